@@ -1,0 +1,183 @@
+/*
+ * smtwc configuration: defaults, parsing of the INI-like config file, lookups.
+ *
+ * Pure C (libc + xkbcommon only, no wlroots), so unit tests link it alone.
+ * The file format is described in docs/config.md.
+ */
+#ifndef SMTWC_CONFIG_H
+#define SMTWC_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <xkbcommon/xkbcommon.h>
+
+/* Lines longer than this (excluding the newline) are rejected. */
+#define SMTWC_CONFIG_MAX_LINE 4096
+/* Files larger than this are rejected as a whole. */
+#define SMTWC_CONFIG_MAX_FILE_SIZE (1024 * 1024)
+/* At most this many error messages are printed per load (all are counted). */
+#define SMTWC_CONFIG_MAX_MESSAGES 100
+
+/* Same values as wlroots' enum wlr_keyboard_modifier. */
+enum smtwc_modifier {
+	SMTWC_MOD_SHIFT = 1,
+	SMTWC_MOD_CAPS = 2,
+	SMTWC_MOD_CTRL = 4,
+	SMTWC_MOD_ALT = 8,
+	SMTWC_MOD_MOD2 = 16, /* usually Num Lock */
+	SMTWC_MOD_MOD3 = 32,
+	SMTWC_MOD_LOGO = 64,
+	SMTWC_MOD_MOD5 = 128,
+};
+
+/* Modifiers ignored when matching bindings (Caps Lock, Num Lock). */
+#define SMTWC_MOD_IGNORED ((uint32_t)(SMTWC_MOD_CAPS | SMTWC_MOD_MOD2))
+
+enum smtwc_action_kind {
+	SMTWC_ACTION_NONE = 0,      /* binding disabled ("none") */
+	SMTWC_ACTION_EXEC,          /* run binding->command via /bin/sh -c */
+	SMTWC_ACTION_EXEC_TERMINAL, /* run the [general] terminal command */
+	SMTWC_ACTION_CLOSE,
+	SMTWC_ACTION_CYCLE,
+	SMTWC_ACTION_QUIT,
+	SMTWC_ACTION_MAXIMIZE,
+	SMTWC_ACTION_FULLSCREEN,
+	SMTWC_ACTION_MINIMIZE,
+};
+
+/* Same values as enum wl_output_transform. */
+enum smtwc_transform {
+	SMTWC_TRANSFORM_NORMAL = 0,
+	SMTWC_TRANSFORM_90 = 1,
+	SMTWC_TRANSFORM_180 = 2,
+	SMTWC_TRANSFORM_270 = 3,
+	SMTWC_TRANSFORM_FLIPPED = 4,
+	SMTWC_TRANSFORM_FLIPPED_90 = 5,
+	SMTWC_TRANSFORM_FLIPPED_180 = 6,
+	SMTWC_TRANSFORM_FLIPPED_270 = 7,
+};
+
+struct smtwc_binding {
+	/* Explicit modifiers (enum smtwc_modifier bits, never CAPS or MOD2). */
+	uint32_t modifiers;
+	/* True if the combo contains "Mod": the [general] modifier is added at
+	 * lookup time, so changing `modifier` affects every such binding. Use
+	 * smtwc_binding_modifiers() for the effective set. */
+	bool uses_mod;
+	xkb_keysym_t keysym; /* lower-case (xkb_keysym_to_lower) */
+	enum smtwc_action_kind action;
+	char *command; /* SMTWC_ACTION_EXEC only, else NULL */
+};
+
+struct smtwc_output_config {
+	char *name; /* output name, or "*" for every output */
+	bool has_mode;
+	int width, height;
+	int refresh_mhz; /* 0: not given, pick the best refresh for width x height */
+	bool has_scale;
+	double scale;
+	bool has_position;
+	int x, y;
+	bool has_enabled;
+	bool enabled;
+	bool has_transform;
+	enum smtwc_transform transform;
+};
+
+struct smtwc_keyboard_config {
+	/* xkb rule names; NULL lets xkbcommon use XKB_DEFAULT_* / built-ins. */
+	char *rules, *model, *layout, *variant, *options;
+	int repeat_rate;  /* Hz, 0 disables repeat */
+	int repeat_delay; /* ms */
+};
+
+struct smtwc_scheduler_config {
+	bool fifo; /* mode = fifo; false: fair */
+	int slice_ms;
+	int lone_slice_ms;
+	int lone_after_ms;
+	int priority_base, priority_min, priority_max; /* min <= base <= max */
+	int input_boost;
+};
+
+struct smtwc_config {
+	/* [general] */
+	uint32_t modifier;    /* exactly one SMTWC_MOD_* bit: drags and "Mod" */
+	char *terminal;       /* never NULL after init */
+	char *cursor_theme;   /* NULL: default theme ($XCURSOR_THEME) */
+	int cursor_size;
+	uint32_t background;  /* 0xRRGGBB */
+	int border_width;
+	uint32_t focused_border, unfocused_border; /* 0xRRGGBB */
+
+	struct smtwc_keyboard_config keyboard;
+
+	/* [bindings]: later entries take precedence over earlier ones. */
+	struct smtwc_binding *bindings;
+	size_t binding_count, binding_capacity;
+
+	/* [startup]: shell commands, in order. */
+	char **startup;
+	size_t startup_count, startup_capacity;
+
+	/* [output NAME] sections, in order of first appearance. */
+	struct smtwc_output_config *outputs;
+	size_t output_count, output_capacity;
+
+	struct smtwc_scheduler_config scheduler;
+};
+
+/* Fills cfg with the defaults. Returns false on allocation failure (cfg is
+ * then left safe to pass to smtwc_config_finish). */
+bool smtwc_config_init(struct smtwc_config *cfg);
+
+/* Frees everything cfg owns and zeroes it. Safe to call twice. */
+void smtwc_config_finish(struct smtwc_config *cfg);
+
+/*
+ * Applies the file at path on top of cfg. Each bad line is reported to errors
+ * (if not NULL) as "path:line: problem" and skipped; the settings it would
+ * have changed keep their previous values. A missing file is not an error.
+ * An unreadable or oversized file is one error and changes nothing.
+ * Returns the number of errors.
+ */
+int smtwc_config_load_file(struct smtwc_config *cfg, const char *path,
+	FILE *errors);
+
+/* Same, for text held in memory; name (may be NULL) is used in messages. */
+int smtwc_config_load_string(struct smtwc_config *cfg, const char *name,
+	const char *text, FILE *errors);
+
+/* $XDG_CONFIG_HOME/smtwc/config, else $HOME/.config/smtwc/config.
+ * malloc'd; NULL if neither variable is usable or on allocation failure. */
+char *smtwc_config_default_path(void);
+
+/* The binding for a key press, or NULL (also if the combo is bound to
+ * "none"). Caps Lock and Num Lock are ignored; keysym is compared
+ * case-insensitively. */
+const struct smtwc_binding *smtwc_config_find_binding(
+	const struct smtwc_config *cfg, uint32_t modifiers, xkb_keysym_t keysym);
+
+/* Effective modifiers of a binding (explicit ones plus cfg->modifier if it
+ * uses "Mod"). */
+uint32_t smtwc_binding_modifiers(const struct smtwc_config *cfg,
+	const struct smtwc_binding *binding);
+
+/* The shell command a binding runs: binding->command for EXEC, the terminal
+ * for EXEC_TERMINAL, NULL for every other action. */
+const char *smtwc_binding_command(const struct smtwc_config *cfg,
+	const struct smtwc_binding *binding);
+
+/* The section for an output: exact name, else "*", else NULL. */
+const struct smtwc_output_config *smtwc_config_find_output(
+	const struct smtwc_config *cfg, const char *name);
+
+/* The name used in the config file ("exec", "close", ..., "none"). */
+const char *smtwc_action_name(enum smtwc_action_kind action);
+
+/* 0xRRGGBB to float RGBA components in [0, 1], alpha 1. */
+void smtwc_color_to_rgba(uint32_t rgb, float rgba[4]);
+
+#endif

@@ -1,0 +1,11 @@
+#ifndef SMTWC_DECORATION_H
+#define SMTWC_DECORATION_H
+
+#include "server.h"
+
+/* xdg-decoration: windows that ask for server-side decorations get borders. */
+void decoration_handle_new(struct wl_listener *listener, void *data);
+/* xdg-activation: a client with a valid token may focus its window. */
+void activation_handle_request(struct wl_listener *listener, void *data);
+
+#endif

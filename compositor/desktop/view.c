@@ -1,0 +1,379 @@
+/*
+ * Window management common to every kind of window: placement, stacking,
+ * focus, borders, maximize/fullscreen/minimize.
+ */
+#include <stdlib.h>
+#include <wlr/types/wlr_scene.h>
+#include <wlr/util/edges.h>
+#include <wlr/util/log.h>
+#include "desktop/view.h"
+#include "output/output.h"
+
+enum { CASCADE_STEP = 32, CASCADE_STEPS = 8 };
+
+static bool view_is_focused(struct smtwc_view *view) {
+	struct wlr_surface *focused =
+		view->server->seat->keyboard_state.focused_surface;
+	return focused != NULL && focused == view->impl->surface(view);
+}
+
+static void view_update_borders(struct smtwc_view *view) {
+	const struct smtwc_config *cfg = &view->server->config;
+	bool shown = view->server_side_decoration && !view->fullscreen &&
+		cfg->border_width > 0;
+	struct wlr_box geo = view->impl->geometry(view);
+	int bw = cfg->border_width;
+	float color[4];
+	smtwc_color_to_rgba(view_is_focused(view) ? cfg->focused_border
+		: cfg->unfocused_border, color);
+	/* Borders sit outside the window geometry so the client's own content
+	 * keeps the size it was configured to. */
+	const struct wlr_box sides[4] = {
+		{ -bw, -bw, geo.width + 2 * bw, bw },
+		{ -bw, geo.height, geo.width + 2 * bw, bw },
+		{ -bw, 0, bw, geo.height },
+		{ geo.width, 0, bw, geo.height },
+	};
+	for (int i = 0; i < 4; i++) {
+		struct wlr_scene_rect *rect = view->border[i];
+		wlr_scene_node_set_enabled(&rect->node, shown);
+		wlr_scene_node_set_position(&rect->node, sides[i].x, sides[i].y);
+		wlr_scene_rect_set_size(rect, sides[i].width, sides[i].height);
+		wlr_scene_rect_set_color(rect, color);
+	}
+}
+
+void view_init(struct smtwc_view *view, struct smtwc_server *server,
+		const struct smtwc_view_impl *impl) {
+	view->kind = SMTWC_NODE_VIEW;
+	view->server = server;
+	view->impl = impl;
+	view->tree = wlr_scene_tree_create(&server->layers[SMTWC_LAYER_WINDOWS]->node);
+	view->tree->node.data = view;
+	const float transparent[4] = {0};
+	for (int i = 0; i < 4; i++) {
+		view->border[i] = wlr_scene_rect_create(&view->tree->node, 0, 0, transparent);
+		wlr_scene_node_set_enabled(&view->border[i]->node, false);
+	}
+	wlr_scene_node_set_enabled(&view->tree->node, false);
+	wl_list_insert(server->views.prev, &view->link);
+}
+
+void view_destroy(struct smtwc_view *view) {
+	struct smtwc_server *server = view->server;
+	if (server->grabbed_view == view) {
+		server->grabbed_view = NULL;
+		server->cursor_mode = SMTWC_CURSOR_PASSTHROUGH;
+	}
+	wl_list_remove(&view->link);
+	wlr_scene_node_destroy(&view->tree->node);
+}
+
+void view_set_content(struct smtwc_view *view, struct wlr_scene_node *content) {
+	view->content = content;
+}
+
+struct wlr_box view_box(struct smtwc_view *view) {
+	struct wlr_box geo = view->impl->geometry(view);
+	return (struct wlr_box){ view->x, view->y, geo.width, geo.height };
+}
+
+void view_move(struct smtwc_view *view, int x, int y) {
+	view->x = x;
+	view->y = y;
+	wlr_scene_node_set_position(&view->tree->node, x, y);
+}
+
+void view_update_geometry(struct smtwc_view *view) {
+	struct wlr_box geo = view->impl->geometry(view);
+	if (view->anchor_edges & (WLR_EDGE_LEFT | WLR_EDGE_TOP)) {
+		int x = view->x, y = view->y;
+		if (view->anchor_edges & WLR_EDGE_LEFT) {
+			x = view->anchor_box.x + view->anchor_box.width - geo.width;
+		}
+		if (view->anchor_edges & WLR_EDGE_TOP) {
+			y = view->anchor_box.y + view->anchor_box.height - geo.height;
+		}
+		if (x != view->x || y != view->y) {
+			view_move(view, x, y);
+		}
+	}
+	if (view->content != NULL) {
+		wlr_scene_node_set_position(view->content, -geo.x, -geo.y);
+	}
+	view_update_borders(view);
+}
+
+static struct wlr_box usable_area_for(struct smtwc_view *view) {
+	struct smtwc_output *output = output_at(view->server,
+		view->x + 1, view->y + 1);
+	if (output == NULL) {
+		output = output_focused(view->server);
+	}
+	return output != NULL ? output->usable_area : (struct wlr_box){0, 0, 800, 600};
+}
+
+/* Cascade new windows inside the usable area of the output under the
+ * cursor, so that windows opened in a row never hide one another exactly. */
+static void view_place(struct smtwc_view *view) {
+	struct smtwc_output *output = output_focused(view->server);
+	struct wlr_box area = output != NULL ? output->usable_area
+		: (struct wlr_box){0, 0, 800, 600};
+	struct wlr_box geo = view->impl->geometry(view);
+	int step = view->server->placement_counter++ % CASCADE_STEPS;
+	int x = area.x + CASCADE_STEP + step * CASCADE_STEP;
+	int y = area.y + CASCADE_STEP + step * CASCADE_STEP;
+	if (x + geo.width > area.x + area.width) {
+		x = area.x + (area.width > geo.width ? (area.width - geo.width) / 2 : 0);
+	}
+	if (y + geo.height > area.y + area.height) {
+		y = area.y + (area.height > geo.height ? (area.height - geo.height) / 2 : 0);
+	}
+	view_move(view, x, y);
+}
+
+void view_map(struct smtwc_view *view) {
+	view->mapped = true;
+	view->minimized = false;
+	view_place(view);
+	view_update_geometry(view);
+	wlr_scene_node_set_enabled(&view->tree->node, true);
+	view_focus(view);
+}
+
+static struct smtwc_view *next_focus_candidate(struct smtwc_server *server,
+		struct smtwc_view *except) {
+	struct smtwc_view *view;
+	wl_list_for_each(view, &server->views, link) {
+		if (view != except && view->mapped && !view->minimized) {
+			return view;
+		}
+	}
+	return NULL;
+}
+
+void view_unmap(struct smtwc_view *view) {
+	struct smtwc_server *server = view->server;
+	bool was_focused = view_is_focused(view);
+	view->mapped = false;
+	wlr_scene_node_set_enabled(&view->tree->node, false);
+	if (server->grabbed_view == view) {
+		server->grabbed_view = NULL;
+		server->cursor_mode = SMTWC_CURSOR_PASSTHROUGH;
+	}
+	if (was_focused) {
+		struct smtwc_view *next = next_focus_candidate(server, view);
+		if (next != NULL) {
+			view_focus(next);
+		} else if (server->exclusive_layer == NULL) {
+			wlr_seat_keyboard_notify_clear_focus(server->seat);
+		}
+	}
+}
+
+struct smtwc_view *view_focused(struct smtwc_server *server) {
+	struct smtwc_view *view;
+	wl_list_for_each(view, &server->views, link) {
+		if (view->mapped && view_is_focused(view)) {
+			return view;
+		}
+	}
+	return NULL;
+}
+
+void view_focus(struct smtwc_view *view) {
+	struct smtwc_server *server = view->server;
+	struct wlr_seat *seat = server->seat;
+	struct wlr_surface *surface = view->impl->surface(view);
+	if (!view->mapped || surface == NULL) {
+		return;
+	}
+	if (view->minimized) {
+		view_set_minimized(view, false);
+	}
+	/* Raise and move to the front of the focus order even when keyboard focus
+	 * cannot move (an exclusive layer surface such as a lock screen holds it). */
+	wlr_scene_node_raise_to_top(&view->tree->node);
+	wl_list_remove(&view->link);
+	wl_list_insert(&server->views, &view->link);
+	if (server->exclusive_layer != NULL) {
+		return;
+	}
+
+	struct smtwc_view *previous = view_focused(server);
+	if (previous == view) {
+		return;
+	}
+	if (previous != NULL) {
+		previous->impl->set_activated(previous, false);
+	}
+	view->impl->set_activated(view, true);
+	struct wlr_keyboard *keyboard = wlr_seat_get_keyboard(seat);
+	if (keyboard != NULL) {
+		wlr_seat_keyboard_notify_enter(seat, surface, keyboard->keycodes,
+			keyboard->num_keycodes, &keyboard->modifiers);
+	} else {
+		wlr_seat_keyboard_notify_enter(seat, surface, NULL, 0, NULL);
+	}
+	if (previous != NULL) {
+		view_update_borders(previous);
+	}
+	view_update_borders(view);
+}
+
+void view_set_maximized(struct smtwc_view *view, bool maximized) {
+	if (view->fullscreen || view->maximized == maximized) {
+		view->impl->set_maximized(view, view->maximized);
+		return;
+	}
+	view->anchor_edges = 0;
+	if (maximized) {
+		view->restore_box = view_box(view);
+		struct wlr_box area = usable_area_for(view);
+		view_move(view, area.x, area.y);
+		view->impl->configure(view, area.width, area.height);
+	} else {
+		view_move(view, view->restore_box.x, view->restore_box.y);
+		view->impl->configure(view, view->restore_box.width, view->restore_box.height);
+	}
+	view->maximized = maximized;
+	view->impl->set_maximized(view, maximized);
+}
+
+void view_set_fullscreen(struct smtwc_view *view, bool fullscreen) {
+	if (view->fullscreen == fullscreen) {
+		view->impl->set_fullscreen(view, fullscreen);
+		return;
+	}
+	struct smtwc_server *server = view->server;
+	view->anchor_edges = 0;
+	if (fullscreen) {
+		if (!view->maximized) {
+			view->restore_box = view_box(view);
+		}
+		struct smtwc_output *output = output_at(server, view->x + 1, view->y + 1);
+		if (output == NULL) {
+			output = output_focused(server);
+		}
+		if (output == NULL) {
+			return;
+		}
+		struct wlr_box box = output_layout_box(output);
+		/* Above panels in the top layer, below overlays. */
+		wlr_scene_node_reparent(&view->tree->node, &server->layers[SMTWC_LAYER_TOP]->node);
+		view_move(view, box.x, box.y);
+		view->impl->configure(view, box.width, box.height);
+	} else {
+		wlr_scene_node_reparent(&view->tree->node, &server->layers[SMTWC_LAYER_WINDOWS]->node);
+		if (view->maximized) {
+			struct wlr_box area = usable_area_for(view);
+			view_move(view, area.x, area.y);
+			view->impl->configure(view, area.width, area.height);
+		} else {
+			view_move(view, view->restore_box.x, view->restore_box.y);
+			view->impl->configure(view, view->restore_box.width, view->restore_box.height);
+		}
+	}
+	view->fullscreen = fullscreen;
+	view->impl->set_fullscreen(view, fullscreen);
+	wlr_scene_node_raise_to_top(&view->tree->node);
+	view_update_borders(view);
+}
+
+void view_set_minimized(struct smtwc_view *view, bool minimized) {
+	if (view->minimized == minimized || !view->mapped) {
+		return;
+	}
+	view->minimized = minimized;
+	wlr_scene_node_set_enabled(&view->tree->node, !minimized);
+	if (minimized && view_is_focused(view)) {
+		struct smtwc_view *next = next_focus_candidate(view->server, view);
+		if (next != NULL) {
+			view_focus(next);
+		} else {
+			wlr_seat_keyboard_notify_clear_focus(view->server->seat);
+		}
+		view->impl->set_activated(view, false);
+		/* Behind every other window in the cycle order. */
+		wl_list_remove(&view->link);
+		wl_list_insert(view->server->views.prev, &view->link);
+	}
+}
+
+void view_set_server_side_decoration(struct smtwc_view *view, bool enabled) {
+	view->server_side_decoration = enabled;
+	view_update_borders(view);
+}
+
+void view_close(struct smtwc_view *view) {
+	view->impl->close(view);
+}
+
+void views_cycle(struct smtwc_server *server) {
+	struct smtwc_view *view;
+	wl_list_for_each_reverse(view, &server->views, link) {
+		if (view->mapped) {
+			view_focus(view);
+			return;
+		}
+	}
+}
+
+void views_ensure_visible(struct smtwc_server *server) {
+	struct smtwc_view *view;
+	wl_list_for_each(view, &server->views, link) {
+		if (!view->mapped) {
+			continue;
+		}
+		struct wlr_box box = view_box(view);
+		if (!wlr_output_layout_intersects(server->output_layout, NULL, &box)) {
+			struct smtwc_output *output = output_focused(server);
+			if (output != NULL) {
+				view_move(view, output->usable_area.x, output->usable_area.y);
+			}
+		}
+	}
+	views_arrange(server);
+}
+
+void views_arrange(struct smtwc_server *server) {
+	struct smtwc_view *view;
+	wl_list_for_each(view, &server->views, link) {
+		if (!view->mapped) {
+			continue;
+		}
+		if (view->fullscreen) {
+			struct smtwc_output *output = output_at(server, view->x + 1, view->y + 1);
+			if (output != NULL) {
+				struct wlr_box box = output_layout_box(output);
+				view_move(view, box.x, box.y);
+				view->impl->configure(view, box.width, box.height);
+			}
+		} else if (view->maximized) {
+			struct wlr_box area = usable_area_for(view);
+			view_move(view, area.x, area.y);
+			view->impl->configure(view, area.width, area.height);
+		}
+	}
+}
+
+enum smtwc_node_kind *desktop_owner_at(struct smtwc_server *server, double lx,
+		double ly, struct wlr_surface **surface, double *sx, double *sy) {
+	*surface = NULL;
+	struct wlr_scene_node *node =
+		wlr_scene_node_at(&server->scene->node, lx, ly, sx, sy);
+	if (node == NULL || node->type != WLR_SCENE_NODE_SURFACE) {
+		/* Borders are views too: clicking one focuses the window. */
+		while (node != NULL && node->data == NULL) {
+			node = node->parent;
+		}
+		return node != NULL ? node->data : NULL;
+	}
+	*surface = wlr_scene_surface_from_node(node)->surface;
+	/* Walk up to the tree that knows its owner; popups have none of their
+	 * own and belong to the window or layer surface they hang from. */
+	while (node != NULL && node->data == NULL) {
+		node = node->parent;
+	}
+	return node != NULL ? node->data : NULL;
+}

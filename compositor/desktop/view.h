@@ -1,0 +1,87 @@
+/*
+ * A view is a window, whatever protocol it came from (xdg-shell now,
+ * Xwayland later). Window management works on views through a small table
+ * of operations so that each shell module only translates its protocol.
+ */
+#ifndef SMTWC_VIEW_H
+#define SMTWC_VIEW_H
+
+#include <stdbool.h>
+#include <wlr/util/box.h>
+#include "server.h"
+
+/* Scene nodes that input can land on carry one of these in node->data so
+ * hit-testing can tell windows from layer surfaces. */
+enum smtwc_node_kind {
+	SMTWC_NODE_VIEW = 1,
+	SMTWC_NODE_LAYER_SURFACE,
+};
+
+struct smtwc_view_impl {
+	struct wlr_surface *(*surface)(struct smtwc_view *view);
+	/* Window geometry inside the surface (CSD shadows are outside it). */
+	struct wlr_box (*geometry)(struct smtwc_view *view);
+	/* Ask the client for a new size of its window geometry. */
+	void (*configure)(struct smtwc_view *view, int width, int height);
+	void (*set_activated)(struct smtwc_view *view, bool activated);
+	void (*set_maximized)(struct smtwc_view *view, bool maximized);
+	void (*set_fullscreen)(struct smtwc_view *view, bool fullscreen);
+	void (*close)(struct smtwc_view *view);
+};
+
+struct smtwc_view {
+	enum smtwc_node_kind kind; /* SMTWC_NODE_VIEW; first, see above */
+	struct wl_list link; /* smtwc_server.views */
+	struct smtwc_server *server;
+	const struct smtwc_view_impl *impl;
+
+	struct wlr_scene_tree *tree;      /* at (x, y): the window geometry origin */
+	struct wlr_scene_node *content;   /* the surface tree, offset by -geometry */
+	struct wlr_scene_rect *border[4]; /* top, bottom, left, right */
+
+	int x, y;
+	bool mapped, minimized, maximized, fullscreen;
+	bool server_side_decoration;
+	struct wlr_box restore_box; /* geometry before maximize/fullscreen */
+	/* After a resize from the left or top, the right/bottom edge of
+	 * anchor_box stays where it was whatever size the client commits. */
+	uint32_t anchor_edges;
+	struct wlr_box anchor_box;
+};
+
+void view_init(struct smtwc_view *view, struct smtwc_server *server,
+	const struct smtwc_view_impl *impl);
+void view_destroy(struct smtwc_view *view);
+/* Creates the scene subtree for the view's surface contents. */
+void view_set_content(struct smtwc_view *view, struct wlr_scene_node *content);
+
+void view_map(struct smtwc_view *view);
+void view_unmap(struct smtwc_view *view);
+/* Called after a commit: follows geometry changes (borders, resize anchors). */
+void view_update_geometry(struct smtwc_view *view);
+
+void view_focus(struct smtwc_view *view);
+struct smtwc_view *view_focused(struct smtwc_server *server);
+void view_move(struct smtwc_view *view, int x, int y);
+void view_set_maximized(struct smtwc_view *view, bool maximized);
+void view_set_fullscreen(struct smtwc_view *view, bool fullscreen);
+void view_set_minimized(struct smtwc_view *view, bool minimized);
+void view_set_server_side_decoration(struct smtwc_view *view, bool enabled);
+void view_close(struct smtwc_view *view);
+/* Layout box of the window geometry. */
+struct wlr_box view_box(struct smtwc_view *view);
+
+/* Focuses the least recently focused mapped view (minimized ones included). */
+void views_cycle(struct smtwc_server *server);
+/* Moves views that no output shows back onto one. */
+void views_ensure_visible(struct smtwc_server *server);
+/* Re-fits maximized/fullscreen views after output or usable-area changes. */
+void views_arrange(struct smtwc_server *server);
+
+/* What is under a layout point: the owner of the scene node (a view or a
+ * layer surface, told apart by the kind it starts with) and the wlr_surface
+ * with surface-local coordinates. NULL over the empty desktop. */
+enum smtwc_node_kind *desktop_owner_at(struct smtwc_server *server, double lx,
+	double ly, struct wlr_surface **surface, double *sx, double *sy);
+
+#endif

@@ -1,0 +1,293 @@
+/*
+ * xdg-shell: toplevels become views, popups become scene subtrees of their
+ * parent, placed where the client's positioner asks and kept on the output.
+ */
+#include <stdlib.h>
+#include <wlr/types/wlr_scene.h>
+#include <wlr/util/log.h>
+#include "desktop/xdg_shell.h"
+#include "desktop/layer_shell.h"
+#include "desktop/view.h"
+#include "input/cursor.h"
+#include "output/output.h"
+
+struct smtwc_xdg_view {
+	struct smtwc_view view;
+	struct wlr_xdg_surface *xdg_surface;
+
+	struct wl_listener map;
+	struct wl_listener unmap;
+	struct wl_listener destroy;
+	struct wl_listener commit;
+	struct wl_listener request_move;
+	struct wl_listener request_resize;
+	struct wl_listener request_maximize;
+	struct wl_listener request_fullscreen;
+	struct wl_listener request_minimize;
+};
+
+static struct smtwc_xdg_view *xdg_view(struct smtwc_view *view) {
+	return wl_container_of(view, (struct smtwc_xdg_view *)NULL, view);
+}
+
+static struct wlr_surface *xdg_view_surface(struct smtwc_view *view) {
+	return xdg_view(view)->xdg_surface->surface;
+}
+
+static struct wlr_box xdg_view_geometry(struct smtwc_view *view) {
+	struct wlr_box box;
+	wlr_xdg_surface_get_geometry(xdg_view(view)->xdg_surface, &box);
+	return box;
+}
+
+static void xdg_view_configure(struct smtwc_view *view, int width, int height) {
+	wlr_xdg_toplevel_set_size(xdg_view(view)->xdg_surface,
+		width > 0 ? (uint32_t)width : 0, height > 0 ? (uint32_t)height : 0);
+}
+
+static void xdg_view_set_activated(struct smtwc_view *view, bool activated) {
+	wlr_xdg_toplevel_set_activated(xdg_view(view)->xdg_surface, activated);
+}
+
+static void xdg_view_set_maximized(struct smtwc_view *view, bool maximized) {
+	wlr_xdg_toplevel_set_maximized(xdg_view(view)->xdg_surface, maximized);
+}
+
+static void xdg_view_set_fullscreen(struct smtwc_view *view, bool fullscreen) {
+	wlr_xdg_toplevel_set_fullscreen(xdg_view(view)->xdg_surface, fullscreen);
+}
+
+static void xdg_view_close(struct smtwc_view *view) {
+	wlr_xdg_toplevel_send_close(xdg_view(view)->xdg_surface);
+}
+
+static const struct smtwc_view_impl xdg_view_impl = {
+	.surface = xdg_view_surface,
+	.geometry = xdg_view_geometry,
+	.configure = xdg_view_configure,
+	.set_activated = xdg_view_set_activated,
+	.set_maximized = xdg_view_set_maximized,
+	.set_fullscreen = xdg_view_set_fullscreen,
+	.close = xdg_view_close,
+};
+
+static void xdg_view_handle_map(struct wl_listener *listener, void *data) {
+	struct smtwc_xdg_view *xv = wl_container_of(listener, xv, map);
+	struct wlr_xdg_toplevel *toplevel = xv->xdg_surface->toplevel;
+	view_map(&xv->view);
+	/* A client may ask for these states before it has a window to apply
+	 * them to; honour them now. */
+	if (toplevel->requested.fullscreen) {
+		view_set_fullscreen(&xv->view, true);
+	} else if (toplevel->requested.maximized) {
+		view_set_maximized(&xv->view, true);
+	}
+}
+
+static void xdg_view_handle_unmap(struct wl_listener *listener, void *data) {
+	struct smtwc_xdg_view *xv = wl_container_of(listener, xv, unmap);
+	view_unmap(&xv->view);
+}
+
+static void xdg_view_handle_commit(struct wl_listener *listener, void *data) {
+	struct smtwc_xdg_view *xv = wl_container_of(listener, xv, commit);
+	if (xv->view.mapped) {
+		view_update_geometry(&xv->view);
+	}
+}
+
+static void xdg_view_handle_destroy(struct wl_listener *listener, void *data) {
+	struct smtwc_xdg_view *xv = wl_container_of(listener, xv, destroy);
+	wl_list_remove(&xv->map.link);
+	wl_list_remove(&xv->unmap.link);
+	wl_list_remove(&xv->destroy.link);
+	wl_list_remove(&xv->commit.link);
+	wl_list_remove(&xv->request_move.link);
+	wl_list_remove(&xv->request_resize.link);
+	wl_list_remove(&xv->request_maximize.link);
+	wl_list_remove(&xv->request_fullscreen.link);
+	wl_list_remove(&xv->request_minimize.link);
+	view_destroy(&xv->view);
+	free(xv);
+}
+
+static void xdg_view_handle_request_move(struct wl_listener *listener, void *data) {
+	struct smtwc_xdg_view *xv = wl_container_of(listener, xv, request_move);
+	/* Clients ask in response to a button press; trusting it without a
+	 * pressed button would let any client steal the pointer. */
+	cursor_begin_interactive(xv->view.server, &xv->view, SMTWC_CURSOR_MOVE, 0, true);
+}
+
+static void xdg_view_handle_request_resize(struct wl_listener *listener, void *data) {
+	struct smtwc_xdg_view *xv = wl_container_of(listener, xv, request_resize);
+	struct wlr_xdg_toplevel_resize_event *event = data;
+	cursor_begin_interactive(xv->view.server, &xv->view, SMTWC_CURSOR_RESIZE,
+		event->edges, true);
+}
+
+static void xdg_view_handle_request_maximize(struct wl_listener *listener, void *data) {
+	struct smtwc_xdg_view *xv = wl_container_of(listener, xv, request_maximize);
+	if (!xv->xdg_surface->mapped) {
+		/* Applied at map; the protocol still wants a configure now. */
+		wlr_xdg_surface_schedule_configure(xv->xdg_surface);
+		return;
+	}
+	view_set_maximized(&xv->view, xv->xdg_surface->toplevel->requested.maximized);
+}
+
+static void xdg_view_handle_request_fullscreen(struct wl_listener *listener, void *data) {
+	struct smtwc_xdg_view *xv = wl_container_of(listener, xv, request_fullscreen);
+	struct wlr_xdg_toplevel_set_fullscreen_event *event = data;
+	if (!xv->xdg_surface->mapped) {
+		wlr_xdg_surface_schedule_configure(xv->xdg_surface);
+		return;
+	}
+	view_set_fullscreen(&xv->view, event->fullscreen);
+}
+
+static void xdg_view_handle_request_minimize(struct wl_listener *listener, void *data) {
+	struct smtwc_xdg_view *xv = wl_container_of(listener, xv, request_minimize);
+	view_set_minimized(&xv->view, true);
+}
+
+static void xdg_toplevel_create(struct smtwc_server *server,
+		struct wlr_xdg_surface *xdg_surface) {
+	struct smtwc_xdg_view *xv = calloc(1, sizeof(*xv));
+	if (xv == NULL) {
+		wl_resource_post_no_memory(xdg_surface->resource);
+		return;
+	}
+	xv->xdg_surface = xdg_surface;
+	view_init(&xv->view, server, &xdg_view_impl);
+	struct wlr_scene_node *content =
+		wlr_scene_xdg_surface_create(&xv->view.tree->node, xdg_surface);
+	view_set_content(&xv->view, content);
+	/* Popups of this toplevel hang from its content tree. */
+	xdg_surface->data = content;
+
+	xv->map.notify = xdg_view_handle_map;
+	wl_signal_add(&xdg_surface->events.map, &xv->map);
+	xv->unmap.notify = xdg_view_handle_unmap;
+	wl_signal_add(&xdg_surface->events.unmap, &xv->unmap);
+	xv->destroy.notify = xdg_view_handle_destroy;
+	wl_signal_add(&xdg_surface->events.destroy, &xv->destroy);
+	xv->commit.notify = xdg_view_handle_commit;
+	wl_signal_add(&xdg_surface->surface->events.commit, &xv->commit);
+
+	struct wlr_xdg_toplevel *toplevel = xdg_surface->toplevel;
+	xv->request_move.notify = xdg_view_handle_request_move;
+	wl_signal_add(&toplevel->events.request_move, &xv->request_move);
+	xv->request_resize.notify = xdg_view_handle_request_resize;
+	wl_signal_add(&toplevel->events.request_resize, &xv->request_resize);
+	xv->request_maximize.notify = xdg_view_handle_request_maximize;
+	wl_signal_add(&toplevel->events.request_maximize, &xv->request_maximize);
+	xv->request_fullscreen.notify = xdg_view_handle_request_fullscreen;
+	wl_signal_add(&toplevel->events.request_fullscreen, &xv->request_fullscreen);
+	xv->request_minimize.notify = xdg_view_handle_request_minimize;
+	wl_signal_add(&toplevel->events.request_minimize, &xv->request_minimize);
+}
+
+struct smtwc_view *xdg_shell_view_from_surface(struct wlr_xdg_surface *xdg_surface) {
+	if (xdg_surface == NULL || xdg_surface->role != WLR_XDG_SURFACE_ROLE_TOPLEVEL ||
+			xdg_surface->data == NULL) {
+		return NULL;
+	}
+	struct wlr_scene_node *content = xdg_surface->data;
+	return content->parent != NULL ? content->parent->data : NULL;
+}
+
+struct wlr_scene_node *xdg_shell_popup_parent(struct wlr_surface *surface) {
+	if (wlr_surface_is_xdg_surface(surface)) {
+		return wlr_xdg_surface_from_wlr_surface(surface)->data;
+	}
+	if (wlr_surface_is_layer_surface(surface)) {
+		return layer_shell_popup_parent(wlr_layer_surface_v1_from_wlr_surface(surface));
+	}
+	return NULL;
+}
+
+/* Layout position of the surface that a popup chain is rooted at; the
+ * positioner works in that surface's coordinates. */
+static bool popup_root_position(struct wlr_xdg_popup *popup, int *x, int *y) {
+	struct wlr_surface *parent = popup->parent;
+	int dx = 0, dy = 0;
+	while (parent != NULL && wlr_surface_is_xdg_surface(parent)) {
+		struct wlr_xdg_surface *xdg = wlr_xdg_surface_from_wlr_surface(parent);
+		if (xdg->role != WLR_XDG_SURFACE_ROLE_POPUP) {
+			break;
+		}
+		dx += xdg->popup->geometry.x;
+		dy += xdg->popup->geometry.y;
+		parent = xdg->popup->parent;
+	}
+	if (parent == NULL) {
+		return false;
+	}
+	struct wlr_scene_node *node = xdg_shell_popup_parent(parent);
+	if (node == NULL || !wlr_scene_node_coords(node, x, y)) {
+		return false;
+	}
+	if (wlr_surface_is_xdg_surface(parent)) {
+		struct wlr_box geo;
+		wlr_xdg_surface_get_geometry(wlr_xdg_surface_from_wlr_surface(parent), &geo);
+		*x += geo.x;
+		*y += geo.y;
+	}
+	*x += dx;
+	*y += dy;
+	return true;
+}
+
+void xdg_shell_unconstrain_popup(struct smtwc_server *server, struct wlr_xdg_popup *popup) {
+	int root_x, root_y;
+	if (!popup_root_position(popup, &root_x, &root_y)) {
+		return;
+	}
+	struct smtwc_output *output = output_at(server,
+		root_x + popup->geometry.x, root_y + popup->geometry.y);
+	if (output == NULL) {
+		output = output_at(server, root_x, root_y);
+	}
+	if (output == NULL) {
+		output = output_focused(server);
+	}
+	if (output == NULL) {
+		return;
+	}
+	struct wlr_box box = output_layout_box(output);
+	struct wlr_box root_space = {
+		.x = box.x - root_x, .y = box.y - root_y,
+		.width = box.width, .height = box.height,
+	};
+	wlr_xdg_popup_unconstrain_from_box(popup, &root_space);
+}
+
+static void xdg_popup_create(struct smtwc_server *server, struct wlr_xdg_surface *xdg_surface) {
+	struct wlr_xdg_popup *popup = xdg_surface->popup;
+	if (popup->parent == NULL) {
+		/* Layer-shell popups get their parent later, via get_popup; the
+		 * layer shell module handles them then. */
+		return;
+	}
+	struct wlr_scene_node *parent_node = xdg_shell_popup_parent(popup->parent);
+	if (parent_node == NULL) {
+		return;
+	}
+	xdg_surface->data = wlr_scene_xdg_surface_create(parent_node, xdg_surface);
+	xdg_shell_unconstrain_popup(server, popup);
+}
+
+void xdg_shell_handle_new_surface(struct wl_listener *listener, void *data) {
+	struct smtwc_server *server = wl_container_of(listener, server, new_xdg_surface);
+	struct wlr_xdg_surface *xdg_surface = data;
+	switch (xdg_surface->role) {
+	case WLR_XDG_SURFACE_ROLE_TOPLEVEL:
+		xdg_toplevel_create(server, xdg_surface);
+		break;
+	case WLR_XDG_SURFACE_ROLE_POPUP:
+		xdg_popup_create(server, xdg_surface);
+		break;
+	case WLR_XDG_SURFACE_ROLE_NONE:
+		break;
+	}
+}

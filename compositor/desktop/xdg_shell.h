@@ -1,0 +1,15 @@
+#ifndef SMTWC_XDG_SHELL_H
+#define SMTWC_XDG_SHELL_H
+
+#include "server.h"
+
+void xdg_shell_handle_new_surface(struct wl_listener *listener, void *data);
+/* The view of an xdg toplevel, NULL for popups and unknown surfaces. */
+struct smtwc_view *xdg_shell_view_from_surface(struct wlr_xdg_surface *xdg_surface);
+/* Scene tree that popups of this surface must be parented to. */
+struct wlr_scene_node *xdg_shell_popup_parent(struct wlr_surface *surface);
+
+/* Keeps a popup inside the output it opens on (flip/slide per positioner). */
+void xdg_shell_unconstrain_popup(struct smtwc_server *server, struct wlr_xdg_popup *popup);
+
+#endif

@@ -1,0 +1,18 @@
+#ifndef SMTWC_CURSOR_H
+#define SMTWC_CURSOR_H
+
+#include "server.h"
+
+void cursor_init(struct smtwc_server *server);
+void cursor_finish(struct smtwc_server *server);
+void cursor_attach_pointer(struct smtwc_server *server, struct wlr_input_device *device);
+
+/* Starts an interactive move or resize of a view with the pointer. Client
+ * requests pass from_client and are honoured only while a button is down on
+ * that window, as the protocol intends. */
+void cursor_begin_interactive(struct smtwc_server *server, struct smtwc_view *view,
+	enum smtwc_cursor_mode mode, uint32_t edges, bool from_client);
+/* Re-sends pointer focus after the scene changed under a still cursor. */
+void cursor_refocus(struct smtwc_server *server, uint32_t time_msec);
+
+#endif

@@ -1,0 +1,175 @@
+/*
+ * The seat: input devices (real, and virtual ones created by clients such as
+ * test drivers or wayvnc), cursor images, clipboard, primary selection and
+ * drag-and-drop requests.
+ */
+#include <stdlib.h>
+#include <wlr/types/wlr_data_device.h>
+#include <wlr/types/wlr_input_device.h>
+#include <wlr/types/wlr_primary_selection.h>
+#include <wlr/types/wlr_virtual_keyboard_v1.h>
+#include <wlr/types/wlr_virtual_pointer_v1.h>
+#include <wlr/util/log.h>
+#include "input/cursor.h"
+#include "input/keyboard.h"
+#include "input/seat.h"
+
+static void seat_update_capabilities(struct smtwc_server *server) {
+	/* A pointer capability is always offered: the cursor exists even before
+	 * a mouse is plugged in, and clients expect it. */
+	uint32_t caps = WL_SEAT_CAPABILITY_POINTER;
+	if (!wl_list_empty(&server->keyboards)) {
+		caps |= WL_SEAT_CAPABILITY_KEYBOARD;
+	}
+	wlr_seat_set_capabilities(server->seat, caps);
+}
+
+static void seat_handle_new_input(struct wl_listener *listener, void *data) {
+	struct smtwc_server *server = wl_container_of(listener, server, new_input);
+	struct wlr_input_device *device = data;
+	switch (device->type) {
+	case WLR_INPUT_DEVICE_KEYBOARD:
+		keyboard_attach(server, device, true);
+		break;
+	case WLR_INPUT_DEVICE_POINTER:
+	case WLR_INPUT_DEVICE_TOUCH:
+	case WLR_INPUT_DEVICE_TABLET_TOOL:
+		cursor_attach_pointer(server, device);
+		break;
+	default:
+		break;
+	}
+	seat_update_capabilities(server);
+}
+
+static void seat_handle_new_virtual_keyboard(struct wl_listener *listener, void *data) {
+	struct smtwc_server *server =
+		wl_container_of(listener, server, new_virtual_keyboard);
+	struct wlr_virtual_keyboard_v1 *vkb = data;
+	/* The client sends its own keymap; ours would replace it. */
+	keyboard_attach(server, &vkb->input_device, false);
+	seat_update_capabilities(server);
+}
+
+static void seat_handle_new_virtual_pointer(struct wl_listener *listener, void *data) {
+	struct smtwc_server *server = wl_container_of(listener, server, new_virtual_pointer);
+	struct wlr_virtual_pointer_v1_new_pointer_event *event = data;
+	struct wlr_input_device *device = &event->new_pointer->input_device;
+	cursor_attach_pointer(server, device);
+	if (event->suggested_output != NULL) {
+		wlr_cursor_map_input_to_output(server->cursor, device, event->suggested_output);
+	}
+}
+
+static void seat_handle_request_set_cursor(struct wl_listener *listener, void *data) {
+	struct smtwc_server *server = wl_container_of(listener, server, request_set_cursor);
+	struct wlr_seat_pointer_request_set_cursor_event *event = data;
+	/* Only the client under the pointer may choose its image. */
+	if (event->seat_client == server->seat->pointer_state.focused_client) {
+		wlr_cursor_set_surface(server->cursor, event->surface,
+			event->hotspot_x, event->hotspot_y);
+	}
+}
+
+static void seat_handle_request_set_selection(struct wl_listener *listener, void *data) {
+	struct smtwc_server *server = wl_container_of(listener, server, request_set_selection);
+	struct wlr_seat_request_set_selection_event *event = data;
+	wlr_seat_set_selection(server->seat, event->source, event->serial);
+}
+
+static void seat_handle_request_set_primary_selection(struct wl_listener *listener,
+		void *data) {
+	struct smtwc_server *server =
+		wl_container_of(listener, server, request_set_primary_selection);
+	struct wlr_seat_request_set_primary_selection_event *event = data;
+	wlr_seat_set_primary_selection(server->seat, event->source, event->serial);
+}
+
+static void seat_handle_request_start_drag(struct wl_listener *listener, void *data) {
+	struct smtwc_server *server = wl_container_of(listener, server, request_start_drag);
+	struct wlr_seat_request_start_drag_event *event = data;
+	if (wlr_seat_validate_pointer_grab_serial(server->seat, event->origin, event->serial)) {
+		wlr_seat_start_pointer_drag(server->seat, event->drag, event->serial);
+		return;
+	}
+	/* A drag not started by a click of ours is refused. */
+	wlr_data_source_destroy(event->drag->source);
+}
+
+struct smtwc_drag_icon {
+	struct smtwc_server *server;
+	struct wl_listener destroy;
+};
+
+static void drag_icon_handle_destroy(struct wl_listener *listener, void *data) {
+	struct smtwc_drag_icon *icon = wl_container_of(listener, icon, destroy);
+	if (icon->server->drag_icon != NULL) {
+		wlr_scene_node_destroy(&icon->server->drag_icon->node);
+		icon->server->drag_icon = NULL;
+	}
+	wl_list_remove(&icon->destroy.link);
+	free(icon);
+}
+
+static void seat_handle_start_drag(struct wl_listener *listener, void *data) {
+	struct smtwc_server *server = wl_container_of(listener, server, start_drag);
+	struct wlr_drag *drag = data;
+	if (drag->icon == NULL || server->drag_icon != NULL) {
+		return;
+	}
+	struct smtwc_drag_icon *icon = calloc(1, sizeof(*icon));
+	if (icon == NULL) {
+		return;
+	}
+	icon->server = server;
+	server->drag_icon = wlr_scene_tree_create(&server->layers[SMTWC_LAYER_POPUPS]->node);
+	wlr_scene_subsurface_tree_create(&server->drag_icon->node, drag->icon->surface);
+	wlr_scene_node_set_position(&server->drag_icon->node,
+		(int)server->cursor->x, (int)server->cursor->y);
+	icon->destroy.notify = drag_icon_handle_destroy;
+	wl_signal_add(&drag->icon->events.destroy, &icon->destroy);
+}
+
+void seat_init(struct smtwc_server *server) {
+	server->seat = wlr_seat_create(server->display, "seat0");
+	wl_list_init(&server->keyboards);
+	cursor_init(server);
+
+	server->new_input.notify = seat_handle_new_input;
+	wl_signal_add(&server->backend->events.new_input, &server->new_input);
+
+	struct wlr_virtual_keyboard_manager_v1 *vkbd =
+		wlr_virtual_keyboard_manager_v1_create(server->display);
+	server->new_virtual_keyboard.notify = seat_handle_new_virtual_keyboard;
+	wl_signal_add(&vkbd->events.new_virtual_keyboard, &server->new_virtual_keyboard);
+	struct wlr_virtual_pointer_manager_v1 *vptr =
+		wlr_virtual_pointer_manager_v1_create(server->display);
+	server->new_virtual_pointer.notify = seat_handle_new_virtual_pointer;
+	wl_signal_add(&vptr->events.new_virtual_pointer, &server->new_virtual_pointer);
+
+	struct wlr_seat *seat = server->seat;
+	server->request_set_cursor.notify = seat_handle_request_set_cursor;
+	wl_signal_add(&seat->events.request_set_cursor, &server->request_set_cursor);
+	server->request_set_selection.notify = seat_handle_request_set_selection;
+	wl_signal_add(&seat->events.request_set_selection, &server->request_set_selection);
+	server->request_set_primary_selection.notify = seat_handle_request_set_primary_selection;
+	wl_signal_add(&seat->events.request_set_primary_selection,
+		&server->request_set_primary_selection);
+	server->request_start_drag.notify = seat_handle_request_start_drag;
+	wl_signal_add(&seat->events.request_start_drag, &server->request_start_drag);
+	server->start_drag.notify = seat_handle_start_drag;
+	wl_signal_add(&seat->events.start_drag, &server->start_drag);
+	seat_update_capabilities(server);
+}
+
+void seat_finish(struct smtwc_server *server) {
+	wl_list_remove(&server->new_input.link);
+	wl_list_remove(&server->new_virtual_keyboard.link);
+	wl_list_remove(&server->new_virtual_pointer.link);
+	wl_list_remove(&server->request_set_cursor.link);
+	wl_list_remove(&server->request_set_selection.link);
+	wl_list_remove(&server->request_set_primary_selection.link);
+	wl_list_remove(&server->request_start_drag.link);
+	wl_list_remove(&server->start_drag.link);
+	cursor_finish(server);
+}

@@ -1,0 +1,10 @@
+#ifndef SMTWC_SEAT_H
+#define SMTWC_SEAT_H
+
+#include "server.h"
+
+/* Creates the seat, the cursor and the input device listeners. */
+void seat_init(struct smtwc_server *server);
+void seat_finish(struct smtwc_server *server);
+
+#endif

@@ -1,0 +1,180 @@
+/*
+ * Outputs: configure each new output (from the config file or its preferred
+ * mode), put it in the layout, and render the scene on its frame events.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <time.h>
+#include <wlr/util/log.h>
+#include "output/output.h"
+#include "desktop/layer_shell.h"
+#include "desktop/view.h"
+
+static void output_handle_frame(struct wl_listener *listener, void *data) {
+	struct smtwc_output *output = wl_container_of(listener, output, frame);
+	struct wlr_scene_output *scene_output =
+		wlr_scene_get_scene_output(output->server->scene, output->wlr_output);
+	if (scene_output == NULL) {
+		return;
+	}
+	/* Renders only if something was damaged; an idle desktop costs nothing. */
+	wlr_scene_output_commit(scene_output);
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	wlr_scene_output_send_frame_done(scene_output, &now);
+}
+
+static void output_handle_destroy(struct wl_listener *listener, void *data) {
+	struct smtwc_output *output = wl_container_of(listener, output, destroy);
+	struct smtwc_server *server = output->server;
+	layer_shell_output_destroyed(output);
+	wl_list_remove(&output->frame.link);
+	wl_list_remove(&output->destroy.link);
+	wl_list_remove(&output->link);
+	output->wlr_output->data = NULL;
+	free(output);
+	/* Windows that were only on the removed output must stay reachable. */
+	views_ensure_visible(server);
+}
+
+static bool output_mode_matches(const struct wlr_output_mode *mode,
+		const struct smtwc_output_config *oc) {
+	if (mode->width != oc->width || mode->height != oc->height) {
+		return false;
+	}
+	return oc->refresh_mhz <= 0 || abs(mode->refresh - oc->refresh_mhz) < 1000;
+}
+
+/* Applies the config section for this output; returns false when the output
+ * is configured as disabled. */
+static bool output_apply_config(struct smtwc_output *output,
+		const struct smtwc_output_config *oc) {
+	struct wlr_output *wlr_output = output->wlr_output;
+	if (oc != NULL && oc->has_enabled && !oc->enabled) {
+		wlr_output_enable(wlr_output, false);
+		wlr_output_commit(wlr_output);
+		return false;
+	}
+	wlr_output_enable(wlr_output, true);
+
+	struct wlr_output_mode *chosen = NULL;
+	if (oc != NULL && oc->has_mode) {
+		/* Without a refresh rate the fastest mode of that size wins. */
+		struct wlr_output_mode *mode;
+		wl_list_for_each(mode, &wlr_output->modes, link) {
+			if (output_mode_matches(mode, oc) &&
+					(chosen == NULL || mode->refresh > chosen->refresh)) {
+				chosen = mode;
+			}
+		}
+		if (chosen == NULL) {
+			/* Nested and headless outputs have no mode list: any size works. */
+			wlr_output_set_custom_mode(wlr_output, oc->width, oc->height,
+				oc->refresh_mhz > 0 ? oc->refresh_mhz : 0);
+		}
+	} else {
+		chosen = wlr_output_preferred_mode(wlr_output);
+	}
+	if (chosen != NULL) {
+		wlr_output_set_mode(wlr_output, chosen);
+	}
+	if (oc != NULL && oc->has_scale) {
+		wlr_output_set_scale(wlr_output, (float)oc->scale);
+	}
+	if (oc != NULL && oc->has_transform) {
+		wlr_output_set_transform(wlr_output, (enum wl_output_transform)oc->transform);
+	}
+	if (!wlr_output_commit(wlr_output)) {
+		wlr_log(WLR_ERROR, "output %s: configured mode rejected, using preferred",
+			wlr_output->name);
+		struct wlr_output_mode *preferred = wlr_output_preferred_mode(wlr_output);
+		if (preferred != NULL) {
+			wlr_output_set_mode(wlr_output, preferred);
+		}
+		wlr_output_set_scale(wlr_output, 1.0f);
+		wlr_output_set_transform(wlr_output, WL_OUTPUT_TRANSFORM_NORMAL);
+		return wlr_output_commit(wlr_output);
+	}
+	return true;
+}
+
+void output_handle_new(struct wl_listener *listener, void *data) {
+	struct smtwc_server *server = wl_container_of(listener, server, new_output);
+	struct wlr_output *wlr_output = data;
+
+	/* The output must know our allocator and renderer before its first commit. */
+	if (!wlr_output_init_render(wlr_output, server->allocator, server->renderer)) {
+		wlr_log(WLR_ERROR, "output %s: cannot initialise rendering", wlr_output->name);
+		return;
+	}
+
+	struct smtwc_output *output = calloc(1, sizeof(*output));
+	if (output == NULL) {
+		return;
+	}
+	output->server = server;
+	output->wlr_output = wlr_output;
+	wlr_output->data = output;
+	wl_list_init(&output->layer_surfaces);
+	output->frame.notify = output_handle_frame;
+	wl_signal_add(&wlr_output->events.frame, &output->frame);
+	output->destroy.notify = output_handle_destroy;
+	wl_signal_add(&wlr_output->events.destroy, &output->destroy);
+	wl_list_insert(server->outputs.prev, &output->link);
+
+	const struct smtwc_output_config *oc =
+		smtwc_config_find_output(&server->config, wlr_output->name);
+	if (!output_apply_config(output, oc)) {
+		return;
+	}
+	if (oc != NULL && oc->has_position) {
+		wlr_output_layout_add(server->output_layout, wlr_output, oc->x, oc->y);
+	} else {
+		wlr_output_layout_add_auto(server->output_layout, wlr_output);
+	}
+	wlr_xcursor_manager_load(server->cursor_manager, wlr_output->scale);
+	wlr_log(WLR_INFO, "output %s: %dx%d scale %.2f", wlr_output->name,
+		wlr_output->width, wlr_output->height, wlr_output->scale);
+}
+
+void output_handle_layout_change(struct wl_listener *listener, void *data) {
+	struct smtwc_server *server = wl_container_of(listener, server, layout_change);
+	struct wlr_box *extents = wlr_output_layout_get_box(server->output_layout, NULL);
+	if (extents != NULL) {
+		wlr_scene_node_set_position(&server->background->node, extents->x, extents->y);
+		wlr_scene_rect_set_size(server->background, extents->width, extents->height);
+	}
+	struct smtwc_output *output;
+	wl_list_for_each(output, &server->outputs, link) {
+		layer_shell_arrange(output);
+	}
+	views_ensure_visible(server);
+}
+
+struct wlr_box output_layout_box(struct smtwc_output *output) {
+	struct wlr_box *box =
+		wlr_output_layout_get_box(output->server->output_layout, output->wlr_output);
+	return box != NULL ? *box : (struct wlr_box){0};
+}
+
+struct smtwc_output *output_from_wlr(struct wlr_output *wlr_output) {
+	return wlr_output != NULL ? wlr_output->data : NULL;
+}
+
+struct smtwc_output *output_at(struct smtwc_server *server, double lx, double ly) {
+	return output_from_wlr(wlr_output_layout_output_at(server->output_layout, lx, ly));
+}
+
+struct smtwc_output *output_focused(struct smtwc_server *server) {
+	struct smtwc_output *output =
+		output_at(server, server->cursor->x, server->cursor->y);
+	if (output != NULL) {
+		return output;
+	}
+	wl_list_for_each(output, &server->outputs, link) {
+		if (wlr_output_layout_get(server->output_layout, output->wlr_output) != NULL) {
+			return output;
+		}
+	}
+	return NULL;
+}

@@ -1,0 +1,178 @@
+/*
+ * Server life cycle: the display, backend, renderer and every global that
+ * real clients and tools expect, then the socket.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <wlr/types/wlr_compositor.h>
+#include <wlr/types/wlr_data_control_v1.h>
+#include <wlr/types/wlr_data_device.h>
+#include <wlr/types/wlr_export_dmabuf_v1.h>
+#include <wlr/types/wlr_presentation_time.h>
+#include <wlr/types/wlr_primary_selection_v1.h>
+#include <wlr/types/wlr_screencopy_v1.h>
+#include <wlr/types/wlr_server_decoration.h>
+#include <wlr/types/wlr_viewporter.h>
+#include <wlr/types/wlr_xdg_activation_v1.h>
+#include <wlr/types/wlr_xdg_decoration_v1.h>
+#include <wlr/types/wlr_xdg_output_v1.h>
+#include <wlr/util/log.h>
+#include "desktop/decoration.h"
+#include "desktop/layer_shell.h"
+#include "desktop/xdg_shell.h"
+#include "input/seat.h"
+#include "output/output.h"
+
+static int handle_terminate_signal(int signal, void *data) {
+	struct smtwc_server *server = data;
+	wlr_log(WLR_INFO, "signal %d: ending the session", signal);
+	server_quit(server);
+	return 0;
+}
+
+void server_quit(struct smtwc_server *server) {
+	wl_display_terminate(server->display);
+}
+
+static void server_create_scene(struct smtwc_server *server) {
+	server->scene = wlr_scene_create();
+	float background[4];
+	smtwc_color_to_rgba(server->config.background, background);
+	/* The background rect is the bottom of the scene, sized to the layout. */
+	server->background = wlr_scene_rect_create(&server->scene->node, 0, 0, background);
+	for (int i = 0; i < SMTWC_LAYER_COUNT; i++) {
+		server->layers[i] = wlr_scene_tree_create(&server->scene->node);
+	}
+	wlr_scene_attach_output_layout(server->scene, server->output_layout);
+}
+
+static void server_create_globals(struct smtwc_server *server) {
+	struct wl_display *display = server->display;
+	/* wlr_compositor_create also provides wl_subcompositor in 0.15. */
+	server->compositor = wlr_compositor_create(display, server->renderer);
+	wlr_data_device_manager_create(display);
+	wlr_primary_selection_v1_device_manager_create(display);
+	wlr_data_control_manager_v1_create(display);
+	wlr_xdg_output_manager_v1_create(display, server->output_layout);
+	wlr_viewporter_create(display);
+	struct wlr_presentation *presentation =
+		wlr_presentation_create(display, server->backend);
+	wlr_scene_set_presentation(server->scene, presentation);
+	wlr_screencopy_manager_v1_create(display);
+	wlr_export_dmabuf_manager_v1_create(display);
+
+	server->xdg_shell = wlr_xdg_shell_create(display);
+	server->new_xdg_surface.notify = xdg_shell_handle_new_surface;
+	wl_signal_add(&server->xdg_shell->events.new_surface, &server->new_xdg_surface);
+
+	server->layer_shell = wlr_layer_shell_v1_create(display);
+	server->new_layer_surface.notify = layer_shell_handle_new_surface;
+	wl_signal_add(&server->layer_shell->events.new_surface, &server->new_layer_surface);
+
+	struct wlr_xdg_decoration_manager_v1 *decorations =
+		wlr_xdg_decoration_manager_v1_create(display);
+	server->new_decoration.notify = decoration_handle_new;
+	wl_signal_add(&decorations->events.new_toplevel_decoration, &server->new_decoration);
+	/* GTK3 and Qt5 still ask through the older KDE protocol. */
+	wlr_server_decoration_manager_set_default_mode(
+		wlr_server_decoration_manager_create(display),
+		WLR_SERVER_DECORATION_MANAGER_MODE_SERVER);
+
+	struct wlr_xdg_activation_v1 *activation = wlr_xdg_activation_v1_create(display);
+	server->request_activate.notify = activation_handle_request;
+	wl_signal_add(&activation->events.request_activate, &server->request_activate);
+}
+
+bool server_init(struct smtwc_server *server) {
+	wl_list_init(&server->outputs);
+	wl_list_init(&server->views);
+	server->display = wl_display_create();
+	server->event_loop = wl_display_get_event_loop(server->display);
+	server->backend = wlr_backend_autocreate(server->display);
+	if (server->backend == NULL) {
+		wlr_log(WLR_ERROR, "no backend could be started");
+		return false;
+	}
+	server->session = wlr_backend_get_session(server->backend);
+
+	server->renderer = wlr_renderer_autocreate(server->backend);
+	if (server->renderer == NULL) {
+		wlr_log(WLR_ERROR, "no renderer could be created");
+		return false;
+	}
+	/* Offers wl_shm, and linux-dmabuf when the renderer can import dmabufs. */
+	wlr_renderer_init_wl_display(server->renderer, server->display);
+	server->allocator = wlr_allocator_autocreate(server->backend, server->renderer);
+	if (server->allocator == NULL) {
+		wlr_log(WLR_ERROR, "no buffer allocator could be created");
+		return false;
+	}
+
+	server->output_layout = wlr_output_layout_create();
+	server->layout_change.notify = output_handle_layout_change;
+	wl_signal_add(&server->output_layout->events.change, &server->layout_change);
+	server->new_output.notify = output_handle_new;
+	wl_signal_add(&server->backend->events.new_output, &server->new_output);
+
+	server_create_scene(server);
+	server_create_globals(server);
+	seat_init(server);
+
+	server->sigterm_source = wl_event_loop_add_signal(server->event_loop, SIGTERM,
+		handle_terminate_signal, server);
+	server->sigint_source = wl_event_loop_add_signal(server->event_loop, SIGINT,
+		handle_terminate_signal, server);
+	return true;
+}
+
+bool server_start(struct smtwc_server *server) {
+	server->socket = wl_display_add_socket_auto(server->display);
+	if (server->socket == NULL) {
+		wlr_log(WLR_ERROR, "cannot create a Wayland socket in XDG_RUNTIME_DIR (%s)",
+			getenv("XDG_RUNTIME_DIR") ? getenv("XDG_RUNTIME_DIR") : "unset");
+		return false;
+	}
+	if (!wlr_backend_start(server->backend)) {
+		wlr_log(WLR_ERROR, "the backend failed to start");
+		return false;
+	}
+	setenv("WAYLAND_DISPLAY", server->socket, true);
+	wlr_xcursor_manager_set_cursor_image(server->cursor_manager, "left_ptr",
+		server->cursor);
+	return true;
+}
+
+void server_finish(struct smtwc_server *server) {
+	if (server->display == NULL) {
+		return;
+	}
+	/* Clients first, so their resources go before the globals they use. */
+	wl_display_destroy_clients(server->display);
+	if (server->sigterm_source != NULL) {
+		wl_event_source_remove(server->sigterm_source);
+		wl_event_source_remove(server->sigint_source);
+	}
+	if (server->seat != NULL) {
+		seat_finish(server);
+	}
+	if (server->backend != NULL) {
+		wlr_backend_destroy(server->backend);
+	}
+	if (server->scene != NULL) {
+		wlr_scene_node_destroy(&server->scene->node);
+	}
+	if (server->allocator != NULL) {
+		wlr_allocator_destroy(server->allocator);
+	}
+	if (server->renderer != NULL) {
+		wlr_renderer_destroy(server->renderer);
+	}
+	if (server->output_layout != NULL) {
+		wl_list_remove(&server->layout_change.link);
+		wl_list_remove(&server->new_output.link);
+		wlr_output_layout_destroy(server->output_layout);
+	}
+	wl_display_destroy(server->display);
+	server->display = NULL;
+	smtwc_config_finish(&server->config);
+}

@@ -1,0 +1,122 @@
+/*
+ * One struct of server state, as in tinywl: every module gets the server and
+ * finds what it needs here. wlroots types appear only in compositor/ files;
+ * pure logic (config, ring decoding, scheduling) lives in modules that do not
+ * include this header.
+ */
+#ifndef SMTWC_SERVER_H
+#define SMTWC_SERVER_H
+
+#include <stdbool.h>
+#include <wayland-server-core.h>
+#include <wlr/backend.h>
+#include <wlr/render/allocator.h>
+#include <wlr/render/wlr_renderer.h>
+#include <wlr/types/wlr_cursor.h>
+#include <wlr/types/wlr_output_layout.h>
+#include <wlr/types/wlr_scene.h>
+#include <wlr/types/wlr_seat.h>
+#include <wlr/types/wlr_xcursor_manager.h>
+#include <wlr/types/wlr_xdg_shell.h>
+#include <wlr/types/wlr_layer_shell_v1.h>
+
+#include "config.h"
+
+/* Stacking of the scene, bottom to top. Layer-shell surfaces go into the four
+ * layer trees; windows between "bottom" and "top" as the protocol requires. */
+enum smtwc_scene_layer {
+	SMTWC_LAYER_BACKGROUND,
+	SMTWC_LAYER_BOTTOM,
+	SMTWC_LAYER_WINDOWS,
+	SMTWC_LAYER_TOP,
+	SMTWC_LAYER_OVERLAY,
+	SMTWC_LAYER_POPUPS,
+	SMTWC_LAYER_COUNT,
+};
+
+enum smtwc_cursor_mode {
+	SMTWC_CURSOR_PASSTHROUGH,
+	SMTWC_CURSOR_MOVE,
+	SMTWC_CURSOR_RESIZE,
+};
+
+struct smtwc_view;
+
+struct smtwc_server {
+	struct wl_display *display;
+	struct wl_event_loop *event_loop;
+	const char *socket;
+	struct wlr_backend *backend;
+	struct wlr_session *session; /* NULL unless running on a VT */
+	struct wlr_renderer *renderer;
+	struct wlr_allocator *allocator;
+	struct wlr_compositor *compositor;
+	bool headless;
+
+	struct smtwc_config config;
+
+	struct wlr_scene *scene;
+	struct wlr_scene_tree *layers[SMTWC_LAYER_COUNT];
+	struct wlr_scene_rect *background;
+
+	struct wlr_output_layout *output_layout;
+	struct wl_list outputs; /* smtwc_output.link */
+	struct wl_listener new_output;
+	struct wl_listener layout_change;
+
+	struct wlr_xdg_shell *xdg_shell;
+	struct wl_listener new_xdg_surface;
+	/* Mapped and unmapped views, most recently focused first. */
+	struct wl_list views; /* smtwc_view.link */
+	int placement_counter;
+
+	struct wlr_layer_shell_v1 *layer_shell;
+	struct wl_listener new_layer_surface;
+	struct wlr_layer_surface_v1 *exclusive_layer; /* holds keyboard focus */
+
+	struct wl_listener new_decoration;
+	struct wl_listener request_activate;
+
+	struct wlr_seat *seat;
+	struct wl_list keyboards; /* smtwc_keyboard.link */
+	struct wl_listener new_input;
+	struct wl_listener new_virtual_keyboard;
+	struct wl_listener new_virtual_pointer;
+	struct wl_listener request_set_cursor;
+	struct wl_listener request_set_selection;
+	struct wl_listener request_set_primary_selection;
+	struct wl_listener request_start_drag;
+	struct wl_listener start_drag;
+
+	struct wlr_cursor *cursor;
+	struct wlr_xcursor_manager *cursor_manager;
+	struct wl_listener cursor_motion;
+	struct wl_listener cursor_motion_absolute;
+	struct wl_listener cursor_button;
+	struct wl_listener cursor_axis;
+	struct wl_listener cursor_frame;
+
+	/* Interactive move/resize grab. */
+	enum smtwc_cursor_mode cursor_mode;
+	struct smtwc_view *grabbed_view;
+	double grab_x, grab_y;
+	struct wlr_box grab_geobox;   /* view box when the grab started */
+	struct wlr_box grab_target;   /* last size asked of the client */
+	uint32_t resize_edges;
+	bool grab_from_client;
+	struct wlr_scene_tree *drag_icon; /* follows the cursor during DnD */
+
+	struct wl_event_source *sigterm_source;
+	struct wl_event_source *sigint_source;
+};
+
+/* server.c */
+bool server_init(struct smtwc_server *server);
+bool server_start(struct smtwc_server *server);
+void server_finish(struct smtwc_server *server);
+void server_quit(struct smtwc_server *server);
+
+/* launch.c: run a command through /bin/sh, detached from the compositor. */
+void launch_command(const char *command);
+
+#endif

@@ -1,0 +1,27 @@
+#!/bin/sh
+# Builds smtwc and starts a session with demo clients: nested in a window when
+# WAYLAND_DISPLAY or DISPLAY is set, on DRM from a VT, headless otherwise
+# (then it prints how to take a screenshot or open a live VNC view).
+# Extra arguments go to smtwc, e.g. --backend headless or -c my.conf.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+scripts/deps.sh session
+[ -d build ] || meson setup build
+meson compile -C build
+
+if [ -z "${XDG_RUNTIME_DIR:-}" ] || [ ! -d "$XDG_RUNTIME_DIR" ]; then
+	XDG_RUNTIME_DIR=/tmp/smtwc-runtime-$(id -u)
+	mkdir -p "$XDG_RUNTIME_DIR"
+	chmod 700 "$XDG_RUNTIME_DIR"
+	export XDG_RUNTIME_DIR
+fi
+# foot refuses to start without a UTF-8 locale.
+case "${LC_ALL:-${LC_CTYPE:-${LANG:-}}}" in
+*UTF-8*|*utf8*) ;;
+*) export LC_ALL=C.UTF-8 ;;
+esac
+
+exec build/compositor/smtwc "$@" \
+	-s weston-simple-shm \
+	-s foot

@@ -1,0 +1,30 @@
+#!/bin/sh
+# The whole test suite, twice: a normal build and an ASan+UBSan build.
+# Installs what the tests need first. CI runs exactly this (.ci/run).
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+scripts/deps.sh test
+
+run_suite() {
+	dir=$1
+	shift
+	if [ -d "$dir" ]; then
+		meson setup --reconfigure "$dir" "$@" >/dev/null
+	else
+		meson setup "$dir" "$@"
+	fi
+	meson compile -C "$dir"
+	meson test -C "$dir" --print-errorlogs --num-processes 2 || failed=1
+}
+
+failed=0
+run_suite build
+# Sanitizers: any error aborts the process, so a test cannot pass over one.
+export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1:halt_on_error=1"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+export LSAN_OPTIONS="suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0"
+run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false --buildtype=debug
+# One summary line over both runs, from meson's own logs.
+python3 tests/summarize.py build/meson-logs/testlog.json build-asan/meson-logs/testlog.json
+exit $failed
