@@ -145,7 +145,7 @@ int main(int argc, char *argv[]) {
 		for (size_t i = 0; i < startup_count; i++) {
 			launch_command(startup[i]);
 		}
-		wl_display_run(server.display);
+		server_run(&server);
 		status = 0;
 	}
 	server_finish(&server);

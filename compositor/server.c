@@ -22,6 +22,9 @@
 #include "desktop/xdg_shell.h"
 #include "input/seat.h"
 #include "output/output.h"
+#include "transport/ring.h"
+#include "transport/ring_loop.h"
+#include "xwayland.h"
 
 static int handle_terminate_signal(int signal, void *data) {
 	struct smtwc_server *server = data;
@@ -31,7 +34,25 @@ static int handle_terminate_signal(int signal, void *data) {
 }
 
 void server_quit(struct smtwc_server *server) {
+	server->running = false;
 	wl_display_terminate(server->display);
+}
+
+void server_run(struct smtwc_server *server) {
+	server->running = true;
+	uint64_t slice_ns = (uint64_t)server->config.scheduler.slice_ms * 1000000u;
+	while (server->running) {
+		bool busy = ring_loop_run_slice(server->transport, slice_ns);
+		/* Idle callbacks (wlroots sends configure events from them) queue
+		 * events: run them now so the flush below sends those events
+		 * before we block, not after the next wakeup. */
+		wl_event_loop_dispatch_idle(server->event_loop);
+		wl_display_flush_clients(server->display);
+		/* Block only when every ring is empty and the clients know it. */
+		int timeout = !busy && ring_loop_prepare_sleep(server->transport) ? -1 : 0;
+		wl_event_loop_dispatch(server->event_loop, timeout);
+		ring_loop_woke(server->transport);
+	}
 }
 
 static void server_create_scene(struct smtwc_server *server) {
@@ -117,6 +138,12 @@ bool server_init(struct smtwc_server *server) {
 	server_create_scene(server);
 	server_create_globals(server);
 	seat_init(server);
+	server->transport = transport_create(server);
+	if (server->transport == NULL) {
+		return false;
+	}
+	/* X applications are optional: without Xwayland the session goes on. */
+	xwayland_init(server);
 
 	server->sigterm_source = wl_event_loop_add_signal(server->event_loop, SIGTERM,
 		handle_terminate_signal, server);
@@ -146,7 +173,10 @@ void server_finish(struct smtwc_server *server) {
 	if (server->display == NULL) {
 		return;
 	}
-	/* Clients first, so their resources go before the globals they use. */
+	/* Xwayland first: it is a client that the xwm would otherwise talk to
+	 * while it is being torn down. Then clients, so their resources go
+	 * before the globals they use. */
+	xwayland_finish(server);
 	wl_display_destroy_clients(server->display);
 	if (server->sigterm_source != NULL) {
 		wl_event_source_remove(server->sigterm_source);
@@ -155,8 +185,18 @@ void server_finish(struct smtwc_server *server) {
 	if (server->seat != NULL) {
 		seat_finish(server);
 	}
+	transport_destroy(server->transport);
+	/* Our listeners on the backend and the layout go before what they
+	 * listen to; the layout before the scene that follows it. */
+	if (server->output_layout != NULL) {
+		wl_list_remove(&server->layout_change.link);
+		wl_list_remove(&server->new_output.link);
+	}
 	if (server->backend != NULL) {
 		wlr_backend_destroy(server->backend);
+	}
+	if (server->output_layout != NULL) {
+		wlr_output_layout_destroy(server->output_layout);
 	}
 	if (server->scene != NULL) {
 		wlr_scene_node_destroy(&server->scene->node);
@@ -166,11 +206,6 @@ void server_finish(struct smtwc_server *server) {
 	}
 	if (server->renderer != NULL) {
 		wlr_renderer_destroy(server->renderer);
-	}
-	if (server->output_layout != NULL) {
-		wl_list_remove(&server->layout_change.link);
-		wl_list_remove(&server->new_output.link);
-		wlr_output_layout_destroy(server->output_layout);
 	}
 	wl_display_destroy(server->display);
 	server->display = NULL;

@@ -106,6 +106,10 @@ struct smtwc_server {
 	bool grab_from_client;
 	struct wlr_scene_tree *drag_icon; /* follows the cursor during DnD */
 
+	struct smtwc_transport *transport; /* smt-ring-v1 */
+	struct smtwc_xwayland *xwayland;   /* NULL without Xwayland */
+	bool running;
+
 	struct wl_event_source *sigterm_source;
 	struct wl_event_source *sigint_source;
 };
@@ -113,6 +117,8 @@ struct smtwc_server {
 /* server.c */
 bool server_init(struct smtwc_server *server);
 bool server_start(struct smtwc_server *server);
+/* The main loop: ring work in slices between event dispatches. */
+void server_run(struct smtwc_server *server);
 void server_finish(struct smtwc_server *server);
 void server_quit(struct smtwc_server *server);
 

@@ -7,9 +7,9 @@ build="build-essential meson ninja-build pkg-config libwlroots-dev libwayland-de
   wayland-protocols libpixman-1-dev libxkbcommon-dev libfreetype-dev libfontconfig-dev
   fonts-dejavu-core xcursor-themes"
 # The session's demo clients, and the tools it tells you to look with.
-session="foot weston grim wayvnc wayland-utils"
+session="foot weston grim wayvnc wayland-utils xwayland x11-apps xterm"
 # Real clients and drivers the integration tests run, and the fuzzing toolchain.
-test="$session wtype python3 clang libclang-rt-14-dev"
+test="$session wtype swaybg python3 clang libclang-rt-14-dev"
 
 case "${1:-}" in
 session) wanted="$build $session" ;;

@@ -19,8 +19,9 @@ static bool view_is_focused(struct smtwc_view *view) {
 
 static void view_update_borders(struct smtwc_view *view) {
 	const struct smtwc_config *cfg = &view->server->config;
+	/* A maximized or fullscreen window has the whole area: no frame. */
 	bool shown = view->server_side_decoration && !view->fullscreen &&
-		cfg->border_width > 0;
+		!view->maximized && cfg->border_width > 0;
 	struct wlr_box geo = view->impl->geometry(view);
 	int bw = cfg->border_width;
 	float color[4];
@@ -82,6 +83,9 @@ void view_move(struct smtwc_view *view, int x, int y) {
 	view->x = x;
 	view->y = y;
 	wlr_scene_node_set_position(&view->tree->node, x, y);
+	if (view->impl->moved != NULL) {
+		view->impl->moved(view);
+	}
 }
 
 void view_update_geometry(struct smtwc_view *view) {
@@ -135,7 +139,11 @@ static void view_place(struct smtwc_view *view) {
 void view_map(struct smtwc_view *view) {
 	view->mapped = true;
 	view->minimized = false;
-	view_place(view);
+	if (view->keep_position) {
+		view_move(view, view->x, view->y);
+	} else {
+		view_place(view);
+	}
 	view_update_geometry(view);
 	wlr_scene_node_set_enabled(&view->tree->node, true);
 	view_focus(view);
@@ -238,6 +246,7 @@ void view_set_maximized(struct smtwc_view *view, bool maximized) {
 	}
 	view->maximized = maximized;
 	view->impl->set_maximized(view, maximized);
+	view_update_borders(view);
 }
 
 void view_set_fullscreen(struct smtwc_view *view, bool fullscreen) {

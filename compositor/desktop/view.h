@@ -15,6 +15,7 @@
 enum smtwc_node_kind {
 	SMTWC_NODE_VIEW = 1,
 	SMTWC_NODE_LAYER_SURFACE,
+	SMTWC_NODE_UNMANAGED, /* X override-redirect windows: menus, tooltips */
 };
 
 struct smtwc_view_impl {
@@ -27,6 +28,8 @@ struct smtwc_view_impl {
 	void (*set_maximized)(struct smtwc_view *view, bool maximized);
 	void (*set_fullscreen)(struct smtwc_view *view, bool fullscreen);
 	void (*close)(struct smtwc_view *view);
+	/* Optional: X windows must know where they are on the root window. */
+	void (*moved)(struct smtwc_view *view);
 };
 
 struct smtwc_view {
@@ -42,6 +45,9 @@ struct smtwc_view {
 	int x, y;
 	bool mapped, minimized, maximized, fullscreen;
 	bool server_side_decoration;
+	/* The client chose its position (X windows with USPosition, dialogs
+	 * placed over their parent): view_map keeps it instead of cascading. */
+	bool keep_position;
 	struct wlr_box restore_box; /* geometry before maximize/fullscreen */
 	/* After a resize from the left or top, the right/bottom edge of
 	 * anchor_box stays where it was whatever size the client commits. */

@@ -178,6 +178,9 @@ static bool handle_press(struct smtwc_server *server, struct wlr_event_pointer_b
 		layer_shell_focus((struct smtwc_layer_surface *)owner);
 		return false;
 	}
+	if (*owner != SMTWC_NODE_VIEW) {
+		return false; /* X menus and tooltips take no focus by clicking */
+	}
 	struct smtwc_view *view = (struct smtwc_view *)owner;
 	view_focus(view);
 	uint32_t mod = server->config.modifier;

@@ -37,6 +37,11 @@ static bool handle_binding(struct smtwc_keyboard *kb, uint32_t keycode) {
 	uint32_t mods = wlr_keyboard_get_modifiers(wlr_kb);
 	const xkb_keysym_t *syms;
 	int nsyms = xkb_state_key_get_syms(wlr_kb->xkb_state, keycode, &syms);
+	if (nsyms > 0 && wlr_log_get_verbosity() >= WLR_DEBUG) {
+		char name[64];
+		xkb_keysym_get_name(syms[0], name, sizeof(name));
+		wlr_log(WLR_DEBUG, "key %s with modifiers 0x%x", name, mods);
+	}
 	for (int i = 0; i < nsyms; i++) {
 		if (switch_vt(server, syms[i])) {
 			return true;
@@ -138,5 +143,10 @@ void keyboard_attach(struct smtwc_server *server, struct wlr_input_device *devic
 	kb->destroy.notify = keyboard_handle_destroy;
 	wl_signal_add(&device->events.destroy, &kb->destroy);
 	wl_list_insert(&server->keyboards, &kb->link);
-	wlr_seat_set_keyboard(server->seat, device);
+	/* A virtual keyboard has no keymap until its client sends one; making
+	 * it the seat's keyboard now would send clients a keymap without an fd
+	 * and break their connection. Its first key or modifier event does it. */
+	if (device->keyboard->keymap != NULL) {
+		wlr_seat_set_keyboard(server->seat, device);
+	}
 }

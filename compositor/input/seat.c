@@ -15,13 +15,11 @@
 #include "input/seat.h"
 
 static void seat_update_capabilities(struct smtwc_server *server) {
-	/* A pointer capability is always offered: the cursor exists even before
-	 * a mouse is plugged in, and clients expect it. */
-	uint32_t caps = WL_SEAT_CAPABILITY_POINTER;
-	if (!wl_list_empty(&server->keyboards)) {
-		caps |= WL_SEAT_CAPABILITY_KEYBOARD;
-	}
-	wlr_seat_set_capabilities(server->seat, caps);
+	/* Pointer and keyboard are always offered, as on any desktop: clients
+	 * bind them at start-up, and a keyboard plugged in (or a virtual one
+	 * created) later must reach clients that are already running. */
+	wlr_seat_set_capabilities(server->seat,
+		WL_SEAT_CAPABILITY_POINTER | WL_SEAT_CAPABILITY_KEYBOARD);
 }
 
 static void seat_handle_new_input(struct wl_listener *listener, void *data) {

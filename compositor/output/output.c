@@ -9,6 +9,7 @@
 #include "output/output.h"
 #include "desktop/layer_shell.h"
 #include "desktop/view.h"
+#include "transport/canvas.h"
 
 static void output_handle_frame(struct wl_listener *listener, void *data) {
 	struct smtwc_output *output = wl_container_of(listener, output, frame);
@@ -17,6 +18,8 @@ static void output_handle_frame(struct wl_listener *listener, void *data) {
 	if (scene_output == NULL) {
 		return;
 	}
+	/* Canvases presented since the last frame are in this one. */
+	canvases_output_frame(output);
 	/* Renders only if something was damaged; an idle desktop costs nothing. */
 	wlr_scene_output_commit(scene_output);
 	struct timespec now;
@@ -24,11 +27,25 @@ static void output_handle_frame(struct wl_listener *listener, void *data) {
 	wlr_scene_output_send_frame_done(scene_output, &now);
 }
 
+static void output_handle_present(struct wl_listener *listener, void *data) {
+	struct smtwc_output *output = wl_container_of(listener, output, present);
+	struct wlr_output_event_present *event = data;
+	struct timespec when;
+	if (event->when != NULL) {
+		when = *event->when;
+	} else {
+		clock_gettime(CLOCK_MONOTONIC, &when);
+	}
+	canvases_output_presented(output,
+		(uint64_t)when.tv_sec * 1000000000u + (uint64_t)when.tv_nsec);
+}
+
 static void output_handle_destroy(struct wl_listener *listener, void *data) {
 	struct smtwc_output *output = wl_container_of(listener, output, destroy);
 	struct smtwc_server *server = output->server;
 	layer_shell_output_destroyed(output);
 	wl_list_remove(&output->frame.link);
+	wl_list_remove(&output->present.link);
 	wl_list_remove(&output->destroy.link);
 	wl_list_remove(&output->link);
 	output->wlr_output->data = NULL;
@@ -118,6 +135,8 @@ void output_handle_new(struct wl_listener *listener, void *data) {
 	wl_list_init(&output->layer_surfaces);
 	output->frame.notify = output_handle_frame;
 	wl_signal_add(&wlr_output->events.frame, &output->frame);
+	output->present.notify = output_handle_present;
+	wl_signal_add(&wlr_output->events.present, &output->present);
 	output->destroy.notify = output_handle_destroy;
 	wl_signal_add(&wlr_output->events.destroy, &output->destroy);
 	wl_list_insert(server->outputs.prev, &output->link);

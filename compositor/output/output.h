@@ -14,6 +14,7 @@ struct smtwc_output {
 	struct wlr_box usable_area;
 
 	struct wl_listener frame;
+	struct wl_listener present;
 	struct wl_listener destroy;
 };
 

@@ -1,0 +1,155 @@
+#include "drawable_table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "smt-ring.h"
+
+pixman_format_code_t smt_format_to_pixman(uint32_t format)
+{
+	switch (format) {
+	case SMT_FORMAT_ARGB8888: return PIXMAN_a8r8g8b8;
+	case SMT_FORMAT_XRGB8888: return PIXMAN_x8r8g8b8;
+	case SMT_FORMAT_A8: return PIXMAN_a8;
+	default: return 0;
+	}
+}
+
+uint32_t smt_format_from_pixman(pixman_format_code_t format)
+{
+	switch (format) {
+	case PIXMAN_a8r8g8b8: return SMT_FORMAT_ARGB8888;
+	case PIXMAN_x8r8g8b8: return SMT_FORMAT_XRGB8888;
+	case PIXMAN_a8: return SMT_FORMAT_A8;
+	default: return 0;
+	}
+}
+
+void smt_drawables_init(struct smt_drawable_table *t, uint32_t max_id,
+			uint32_t max_pixmaps, uint64_t max_bytes)
+{
+	memset(t, 0, sizeof(*t));
+	t->max_id = max_id;
+	t->max_pixmaps = max_pixmaps;
+	t->max_bytes = max_bytes;
+}
+
+static void clear_slot(struct smt_drawable *d)
+{
+	if (d->image)
+		pixman_image_unref(d->image);
+	if (d->owner)
+		pixman_image_unref(d->owner);
+	memset(d, 0, sizeof(*d));
+}
+
+void smt_drawables_fini(struct smt_drawable_table *t)
+{
+	for (uint32_t i = 0; i < t->cap; i++)
+		clear_slot(&t->slots[i]);
+	free(t->slots);
+	memset(t, 0, sizeof(*t));
+}
+
+struct smt_drawable *smt_drawables_get(struct smt_drawable_table *t, uint32_t id)
+{
+	if (id == 0 || id >= t->cap || t->slots[id].kind == SMT_DRAWABLE_NONE)
+		return NULL;
+	return &t->slots[id];
+}
+
+/* Make slot `id` addressable; SMT_ERROR_NONE or an error. */
+static uint32_t reserve(struct smt_drawable_table *t, uint32_t id)
+{
+	if (id == 0 || id >= t->max_id)
+		return SMT_ERROR_BAD_DRAWABLE;
+	if (id < t->cap)
+		return t->slots[id].kind ? SMT_ERROR_ID_IN_USE : SMT_ERROR_NONE;
+	uint64_t cap = t->cap ? t->cap : 16;
+	while (cap <= id)
+		cap *= 2;
+	if (cap > t->max_id)
+		cap = t->max_id;
+	struct smt_drawable *s = realloc(t->slots, cap * sizeof(*s));
+	if (!s)
+		return SMT_ERROR_NO_MEMORY;
+	memset(s + t->cap, 0, (cap - t->cap) * sizeof(*s));
+	t->slots = s;
+	t->cap = (uint32_t)cap;
+	return SMT_ERROR_NONE;
+}
+
+uint32_t smt_drawables_create_pixmap(struct smt_drawable_table *t, uint32_t id,
+				     uint32_t width, uint32_t height, uint32_t format)
+{
+	pixman_format_code_t pf = smt_format_to_pixman(format);
+	if (!pf)
+		return SMT_ERROR_BAD_FORMAT;
+	if (width == 0 || height == 0 || width > SMT_MAX_DIMENSION || height > SMT_MAX_DIMENSION)
+		return SMT_ERROR_LIMIT;
+	uint32_t err = reserve(t, id);
+	if (err)
+		return err;
+	uint64_t stride = ((uint64_t)width * PIXMAN_FORMAT_BPP(pf) + 31) / 32 * 4;
+	uint64_t bytes = stride * height + SMT_PIXMAP_OVERHEAD;
+	if (t->pixmaps >= t->max_pixmaps || bytes > t->max_bytes - t->bytes)
+		return SMT_ERROR_LIMIT;
+	/* pixman zero-fills the bits it allocates. */
+	pixman_image_t *img = pixman_image_create_bits(pf, (int)width, (int)height, NULL, 0);
+	if (!img)
+		return SMT_ERROR_NO_MEMORY;
+	t->slots[id] = (struct smt_drawable){
+		.image = img, .bytes = bytes, .format = format,
+		.width = (int32_t)width, .height = (int32_t)height,
+		.kind = SMT_DRAWABLE_PIXMAP,
+	};
+	t->pixmaps++;
+	t->bytes += bytes;
+	return SMT_ERROR_NONE;
+}
+
+uint32_t smt_drawables_free_pixmap(struct smt_drawable_table *t, uint32_t id)
+{
+	struct smt_drawable *d = smt_drawables_get(t, id);
+	if (!d || d->kind != SMT_DRAWABLE_PIXMAP)
+		return SMT_ERROR_BAD_DRAWABLE;
+	t->pixmaps--;
+	t->bytes -= d->bytes;
+	clear_slot(d);
+	return SMT_ERROR_NONE;
+}
+
+uint32_t smt_drawables_add_canvas(struct smt_drawable_table *t, uint32_t id,
+				  pixman_image_t *image)
+{
+	pixman_format_code_t pf = pixman_image_get_format(image);
+	uint32_t format = smt_format_from_pixman(pf);
+	int w = pixman_image_get_width(image), h = pixman_image_get_height(image);
+	uint32_t *bits = pixman_image_get_data(image);
+	if (!format || !bits || w <= 0 || h <= 0 ||
+	    w > (int)SMT_MAX_DIMENSION || h > (int)SMT_MAX_DIMENSION)
+		return SMT_ERROR_BAD_FORMAT;
+	uint32_t err = reserve(t, id);
+	if (err)
+		return err;
+	/* A private view over the same bits: our clip/transform state never
+	 * leaks into the glue's image, and theirs never into ours. */
+	pixman_image_t *view = pixman_image_create_bits(pf, w, h, bits,
+							pixman_image_get_stride(image));
+	if (!view)
+		return SMT_ERROR_NO_MEMORY;
+	t->slots[id] = (struct smt_drawable){
+		.image = view, .owner = pixman_image_ref(image), .format = format,
+		.width = w, .height = h, .kind = SMT_DRAWABLE_CANVAS,
+	};
+	return SMT_ERROR_NONE;
+}
+
+uint32_t smt_drawables_remove_canvas(struct smt_drawable_table *t, uint32_t id)
+{
+	struct smt_drawable *d = smt_drawables_get(t, id);
+	if (!d || d->kind != SMT_DRAWABLE_CANVAS)
+		return SMT_ERROR_BAD_DRAWABLE;
+	clear_slot(d);
+	return SMT_ERROR_NONE;
+}

@@ -1,0 +1,189 @@
+/* Solid paints: FILL_RECTS, POINTS and thin (0/1-pixel) SEGMENTS. */
+#include "exec_internal.h"
+
+int paint_init(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawable *dst,
+	       uint32_t op, uint32_t colour)
+{
+	/* colour is premultiplied 0xAARRGGBB (checked by the decoder). */
+	uint32_t a = colour >> 24;
+	*p = (struct paint){ .op = (pixman_op_t)op };
+	if (op == SMT_PAINT_CLEAR) {
+		colour = 0;
+		op = SMT_PAINT_SRC;
+	}
+	p->use_fill = op == SMT_PAINT_SRC || (op == SMT_PAINT_OVER && a == 0xff);
+	p->pixel = dst->format == SMT_FORMAT_A8 ? colour >> 24 : colour;
+	pixman_color_t c = {
+		.red = (uint16_t)(((colour >> 16) & 0xff) * 0x101),
+		.green = (uint16_t)(((colour >> 8) & 0xff) * 0x101),
+		.blue = (uint16_t)((colour & 0xff) * 0x101),
+		.alpha = (uint16_t)(a * 0x101),
+	};
+	p->solid = pixman_image_create_solid_fill(&c);
+	if (!p->solid)
+		return exec_fail(ctx, SMT_ERROR_NO_MEMORY, "out of memory", UINT32_MAX);
+	return 0;
+}
+
+void paint_fini(struct paint *p)
+{
+	if (p->solid)
+		pixman_image_unref(p->solid);
+	p->solid = NULL;
+}
+
+void paint_box(const struct paint *p, const struct smt_drawable *dst, const pixman_box32_t *b)
+{
+	pixman_image_t *img = dst->image;
+	int w = b->x2 - b->x1, h = b->y2 - b->y1;
+	assert_in_image(img, b);
+	if (p->use_fill &&
+	    pixman_fill(pixman_image_get_data(img), pixman_image_get_stride(img) / 4,
+			PIXMAN_FORMAT_BPP(pixman_image_get_format(img)), b->x1, b->y1, w, h,
+			p->pixel))
+		return;
+	pixman_image_composite32(p->op, p->solid, NULL, img, 0, 0, 0, 0, b->x1, b->y1, w, h);
+}
+
+uint64_t paint_clipped(struct smt_exec_ctx *ctx, const struct paint *p,
+		       const struct smt_drawable *dst, int64_t x1, int64_t y1,
+		       int64_t x2, int64_t y2)
+{
+	struct clip_iter it;
+	pixman_box32_t b;
+	uint64_t px = 0;
+	if (x1 >= x2 || y1 >= y2)
+		return 0;
+	clip_iter_init(&it, &ctx->clip, x1, y1, x2, y2);
+	while (clip_iter_next(&it, &b)) {
+		paint_box(p, dst, &b);
+		px += box_area(&b);
+	}
+	return px;
+}
+
+int exec_fill_rects(struct smt_exec_ctx *ctx, const struct smt_decoded *d, uint32_t *resume)
+{
+	struct smt_drawable *dst;
+	struct paint p;
+	const struct smt_rect *r = d->array;
+	uint32_t n = (uint32_t)d->array_len;
+
+	if (exec_target(ctx, &dst) || paint_init(ctx, &p, dst, d->u.fill.op, d->u.fill.colour))
+		return -1;
+	for (uint32_t i = *resume; i < n; i++) {
+		uint64_t px = paint_clipped(ctx, &p, dst, r[i].x, r[i].y,
+					    (int64_t)r[i].x + r[i].width,
+					    (int64_t)r[i].y + r[i].height);
+		if (exec_charge(ctx, px) && i + 1 < n) {
+			*resume = i + 1;
+			paint_fini(&p);
+			return EXEC_PARTIAL;
+		}
+	}
+	paint_fini(&p);
+	return 0;
+}
+
+int exec_points(struct smt_exec_ctx *ctx, const struct smt_decoded *d, uint32_t *resume)
+{
+	struct smt_drawable *dst;
+	struct paint p;
+	const struct smt_point *pt = d->array;
+	uint32_t n = (uint32_t)d->array_len;
+
+	if (exec_target(ctx, &dst) || paint_init(ctx, &p, dst, d->u.points.op, d->u.points.colour))
+		return -1;
+	for (uint32_t i = *resume; i < n; i++) {
+		uint64_t px = paint_clipped(ctx, &p, dst, pt[i].x, pt[i].y,
+					    (int64_t)pt[i].x + 1, (int64_t)pt[i].y + 1);
+		if (exec_charge(ctx, px) && i + 1 < n) {
+			*resume = i + 1;
+			paint_fini(&p);
+			return EXEC_PARTIAL;
+		}
+	}
+	paint_fini(&p);
+	return 0;
+}
+
+/* floor(num / den) for den > 0. */
+static int64_t floor_div(int64_t num, int64_t den)
+{
+	int64_t q = num / den;
+	return (num % den != 0 && num < 0) ? q - 1 : q;
+}
+
+/*
+ * One thin segment, both end points included. Along the major axis each
+ * step picks the nearest minor coordinate (Bresenham's choice, computed
+ * directly so the walk can start at the clip edge instead of at a far-away
+ * end point). Coordinates are within +-2^28, so 2 * d * delta < 2^59.
+ * Consecutive pixels on one row/column merge into a single box.
+ */
+static uint64_t thin_segment(struct smt_exec_ctx *ctx, const struct paint *p,
+			     const struct smt_drawable *dst, const struct smt_segment *s)
+{
+	int64_t x1 = s->x1, y1 = s->y1, x2 = s->x2, y2 = s->y2;
+	bool ymajor = (y2 > y1 ? y2 - y1 : y1 - y2) > (x2 > x1 ? x2 - x1 : x1 - x2);
+	if (ymajor) {                       /* walk along y: swap the axes */
+		int64_t t = x1; x1 = y1; y1 = t;
+		t = x2; x2 = y2; y2 = t;
+	}
+	if (x2 < x1) {
+		int64_t t = x1; x1 = x2; x2 = t;
+		t = y1; y1 = y2; y2 = t;
+	}
+	const pixman_box32_t *ext = pixman_region32_extents(&ctx->clip);
+	int64_t lo = ymajor ? ext->y1 : ext->x1, hi = ymajor ? ext->y2 : ext->x2;
+	int64_t mlo = ymajor ? ext->x1 : ext->y1, mhi = ymajor ? ext->x2 : ext->y2;
+	int64_t dx = x2 - x1, dy = y2 - y1;
+	int64_t start = x1 > lo ? x1 : lo, end = x2 < hi - 1 ? x2 : hi - 1;
+	uint64_t px = 0;
+	int64_t run_start = 0, run_minor = 0;
+	bool in_run = false;
+
+	for (int64_t x = start; x <= end + 1; x++) {
+		int64_t m = 0;
+		bool on = x <= end;
+		if (on) {
+			m = dx ? y1 + floor_div(2 * (x - x1) * dy + dx, 2 * dx) : y1;
+			on = m >= mlo && m < mhi;
+		}
+		if (in_run && (!on || m != run_minor)) {
+			px += ymajor
+				? paint_clipped(ctx, p, dst, run_minor, run_start, run_minor + 1, x)
+				: paint_clipped(ctx, p, dst, run_start, run_minor, x, run_minor + 1);
+			in_run = false;
+		}
+		if (on && !in_run) {
+			in_run = true;
+			run_start = x;
+			run_minor = m;
+		}
+	}
+	/* The walk itself costs even when nothing lands on the target. */
+	return px + (uint64_t)(end >= start ? end - start + 1 : 0);
+}
+
+int exec_thin_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d, uint32_t *resume)
+{
+	struct smt_drawable *dst;
+	struct paint p;
+	const struct smt_segment *s = d->array;
+	uint32_t n = (uint32_t)d->array_len;
+
+	if (exec_target(ctx, &dst) ||
+	    paint_init(ctx, &p, dst, d->u.segments.op, d->u.segments.colour))
+		return -1;
+	for (uint32_t i = *resume; i < n; i++) {
+		uint64_t px = thin_segment(ctx, &p, dst, &s[i]);
+		if (exec_charge(ctx, px) && i + 1 < n) {
+			*resume = i + 1;
+			paint_fini(&p);
+			return EXEC_PARTIAL;
+		}
+	}
+	paint_fini(&p);
+	return 0;
+}

@@ -1,0 +1,140 @@
+/*
+ * Internals shared by executor.c and the exec_*.c drawing files.
+ *
+ * Drawing functions return 0 (done), EXEC_PARTIAL (budget used up: *resume
+ * holds the next element; the command stays pending) or -1 (ctx->fault set
+ * by exec_fail). Every box they hand to pixman has been clipped to the
+ * target and the clip region here first, so pixman never sees geometry
+ * outside an image (pixman_fill does no bounds checking at all).
+ */
+#ifndef SMT_EXEC_INTERNAL_H
+#define SMT_EXEC_INTERNAL_H
+
+#include <assert.h>
+#include <pixman.h>
+#include <stdbool.h>
+
+#include "command_decode.h"
+#include "drawable_table.h"
+#include "executor.h"
+#include "pool_view.h"
+
+#define EXEC_PARTIAL 1
+#define EXEC_BOX_BATCH 256
+
+struct smt_exec_ctx {
+	struct smt_exec_config cfg;
+	struct smt_drawable_table drawables;
+	struct smt_pool_table pools;
+	struct smt_ring_reader submit;      /* socket-submitted bytes */
+
+	uint32_t target_id;                 /* 0: none */
+	pixman_region32_t clip;             /* target bounds (n SET_CLIP rects) */
+	pixman_region32_t damage;           /* last PRESENT's damage */
+
+	struct {                            /* the current run's budget */
+		const struct smt_exec_budget *budget;
+		uint64_t pixels, pixels_at_check;
+		uint32_t since_check;
+		bool exhausted;
+	} run;
+
+	struct smt_fault fault;
+	bool dead;
+	struct smt_exec_error dead_error;
+
+	uint8_t *mask_buf;                  /* wide-line coverage bands */
+	size_t mask_cap;
+};
+
+/* Set ctx->fault (code, what, element index); returns -1. */
+int exec_fail(struct smt_exec_ctx *ctx, uint32_t code, const char *what, uint32_t index);
+/* Account pixels (and one unit of work); true once the budget is used up. */
+bool exec_charge(struct smt_exec_ctx *ctx, uint64_t pixels);
+/* The target image, or -1 with NO_TARGET. */
+int exec_target(struct smt_exec_ctx *ctx, struct smt_drawable **out);
+
+/* Iterate the pieces of `box` inside the clip region (already within the
+ * target). Region rectangles are y-sorted, so stop at the first band below. */
+struct clip_iter {
+	const pixman_box32_t *r, *end;
+	pixman_box32_t box;
+};
+static inline void clip_iter_init(struct clip_iter *it, pixman_region32_t *clip,
+				  int64_t x1, int64_t y1, int64_t x2, int64_t y2)
+{
+	int n = 0;
+	it->r = pixman_region32_rectangles(clip, &n);
+	it->end = it->r + n;
+	/* Inputs are within +-2^29 (decoder limits: +-2^28 plus extents),
+	 * so they fit int32. */
+	it->box = (pixman_box32_t){ (int32_t)x1, (int32_t)y1, (int32_t)x2, (int32_t)y2 };
+}
+static inline bool clip_iter_next(struct clip_iter *it, pixman_box32_t *out)
+{
+	while (it->r < it->end) {
+		const pixman_box32_t *c = it->r++;
+		if (c->y1 >= it->box.y2) {
+			it->r = it->end;
+			break;
+		}
+		pixman_box32_t b = {
+			c->x1 > it->box.x1 ? c->x1 : it->box.x1,
+			c->y1 > it->box.y1 ? c->y1 : it->box.y1,
+			c->x2 < it->box.x2 ? c->x2 : it->box.x2,
+			c->y2 < it->box.y2 ? c->y2 : it->box.y2,
+		};
+		if (b.x1 < b.x2 && b.y1 < b.y2) {
+			*out = b;
+			return true;
+		}
+	}
+	return false;
+}
+/* Last line of defence: every box handed to pixman as a destination lies
+ * inside the image. A failure is an executor bug, never a client error;
+ * aborting beats corrupting the compositor's heap (pixman does not check). */
+static inline void assert_in_image(pixman_image_t *img, const pixman_box32_t *b)
+{
+	assert(b->x1 >= 0 && b->y1 >= 0 && b->x1 < b->x2 && b->y1 < b->y2 &&
+	       b->x2 <= pixman_image_get_width(img) && b->y2 <= pixman_image_get_height(img));
+	(void)img;
+	(void)b;
+}
+
+static inline uint64_t box_area(const pixman_box32_t *b)
+{
+	return (uint64_t)(b->x2 - b->x1) * (uint64_t)(b->y2 - b->y1);
+}
+
+/* A solid paint (FILL_RECTS, POINTS, SEGMENTS, GLYPHS). */
+struct paint {
+	pixman_op_t op;
+	pixman_image_t *solid;
+	bool use_fill;                      /* SRC-equivalent: pixman_fill */
+	uint32_t pixel;
+};
+int paint_init(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawable *dst,
+	       uint32_t op, uint32_t colour);
+void paint_fini(struct paint *p);
+/* Paint one box already inside the clip. */
+void paint_box(const struct paint *p, const struct smt_drawable *dst, const pixman_box32_t *b);
+/* Paint a box through the clip; returns pixels painted. */
+uint64_t paint_clipped(struct smt_exec_ctx *ctx, const struct paint *p,
+		       const struct smt_drawable *dst, int64_t x1, int64_t y1,
+		       int64_t x2, int64_t y2);
+
+/* exec_fill.c */
+int exec_fill_rects(struct smt_exec_ctx *ctx, const struct smt_decoded *d, uint32_t *resume);
+int exec_points(struct smt_exec_ctx *ctx, const struct smt_decoded *d, uint32_t *resume);
+int exec_thin_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d, uint32_t *resume);
+/* exec_lines.c */
+int exec_wide_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d, uint32_t *resume);
+/* exec_image.c */
+int exec_put_image(struct smt_exec_ctx *ctx, const struct smt_decoded *d);
+int exec_put_image_pool(struct smt_exec_ctx *ctx, const struct smt_decoded *d);
+int exec_copy_area(struct smt_exec_ctx *ctx, const struct smt_decoded *d);
+int exec_composite(struct smt_exec_ctx *ctx, const struct smt_decoded *d);
+int exec_glyphs(struct smt_exec_ctx *ctx, const struct smt_decoded *d, uint32_t *resume);
+
+#endif

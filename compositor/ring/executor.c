@@ -1,0 +1,385 @@
+/* The executor's context, run loop, budget and state commands. */
+#define _POSIX_C_SOURCE 200809L
+#include "exec_internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Read the clock every this many work units or pixels, not per command:
+ * CLOCK_MONOTONIC via the vDSO is cheap, but not free. */
+#define EXEC_CLOCK_EVERY 64u
+#define EXEC_CLOCK_PIXELS (1u << 18)
+
+void smt_exec_config_defaults(struct smt_exec_config *cfg)
+{
+	*cfg = (struct smt_exec_config){
+		.max_pixmap_bytes = 64ull << 20,
+		.max_pixmaps = 100000,
+		.max_drawable_id = 1u << 18,
+		.max_pool_id = 1024,
+	};
+}
+
+struct smt_exec_ctx *smt_exec_create(const struct smt_exec_config *cfg)
+{
+	struct smt_exec_ctx *ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return NULL;
+	if (cfg)
+		ctx->cfg = *cfg;
+	else
+		smt_exec_config_defaults(&ctx->cfg);
+	smt_drawables_init(&ctx->drawables, ctx->cfg.max_drawable_id, ctx->cfg.max_pixmaps,
+			   ctx->cfg.max_pixmap_bytes);
+	smt_pools_init(&ctx->pools, ctx->cfg.max_pool_id);
+	smt_ring_reader_init_linear(&ctx->submit);
+	pixman_region32_init(&ctx->clip);
+	pixman_region32_init(&ctx->damage);
+	return ctx;
+}
+
+void smt_exec_destroy(struct smt_exec_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	smt_drawables_fini(&ctx->drawables);
+	smt_pools_fini(&ctx->pools);
+	smt_ring_reader_fini(&ctx->submit);
+	pixman_region32_fini(&ctx->clip);
+	pixman_region32_fini(&ctx->damage);
+	free(ctx->mask_buf);
+	free(ctx);
+}
+
+static void reset_target(struct smt_exec_ctx *ctx, uint32_t id)
+{
+	struct smt_drawable *d = smt_drawables_get(&ctx->drawables, id);
+	ctx->target_id = d ? id : 0;
+	pixman_region32_fini(&ctx->clip);
+	if (d)
+		pixman_region32_init_rect(&ctx->clip, 0, 0, (unsigned)d->width, (unsigned)d->height);
+	else
+		pixman_region32_init(&ctx->clip);
+}
+
+uint32_t smt_exec_register_canvas(struct smt_exec_ctx *ctx, uint32_t id, pixman_image_t *image)
+{
+	return image ? smt_drawables_add_canvas(&ctx->drawables, id, image)
+		     : SMT_ERROR_BAD_DRAWABLE;
+}
+
+uint32_t smt_exec_unregister_canvas(struct smt_exec_ctx *ctx, uint32_t id)
+{
+	uint32_t err = smt_drawables_remove_canvas(&ctx->drawables, id);
+	if (!err && ctx->target_id == id)
+		reset_target(ctx, 0);
+	return err;
+}
+
+int smt_exec_register_pool(struct smt_exec_ctx *ctx, uint32_t id, const void *base, uint64_t size)
+{
+	return smt_pools_register(&ctx->pools, id, base, size);
+}
+
+int smt_exec_unregister_pool(struct smt_exec_ctx *ctx, uint32_t id)
+{
+	return smt_pools_unregister(&ctx->pools, id);
+}
+
+pixman_image_t *smt_exec_drawable_image(struct smt_exec_ctx *ctx, uint32_t id)
+{
+	struct smt_drawable *d = smt_drawables_get(&ctx->drawables, id);
+	return d ? d->image : NULL;
+}
+
+uint64_t smt_exec_pixmap_bytes(const struct smt_exec_ctx *ctx) { return ctx->drawables.bytes; }
+uint32_t smt_exec_pixmap_count(const struct smt_exec_ctx *ctx) { return ctx->drawables.pixmaps; }
+
+int exec_fail(struct smt_exec_ctx *ctx, uint32_t code, const char *what, uint32_t index)
+{
+	ctx->fault.code = code;
+	ctx->fault.what = what;
+	ctx->fault.index = index;
+	return -1;
+}
+
+int exec_target(struct smt_exec_ctx *ctx, struct smt_drawable **out)
+{
+	*out = smt_drawables_get(&ctx->drawables, ctx->target_id);
+	return *out ? 0 : exec_fail(ctx, SMT_ERROR_NO_TARGET, "no target drawable", UINT32_MAX);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+bool exec_charge(struct smt_exec_ctx *ctx, uint64_t pixels)
+{
+	const struct smt_exec_budget *b = ctx->run.budget;
+	ctx->run.pixels += pixels;
+	ctx->run.since_check++;
+	if (ctx->run.exhausted)
+		return true;
+	if (b->max_pixels && ctx->run.pixels >= b->max_pixels)
+		ctx->run.exhausted = true;
+	else if (b->deadline_ns && (ctx->run.since_check >= EXEC_CLOCK_EVERY ||
+				    ctx->run.pixels - ctx->run.pixels_at_check >= EXEC_CLOCK_PIXELS)) {
+		ctx->run.since_check = 0;
+		ctx->run.pixels_at_check = ctx->run.pixels;
+		ctx->run.exhausted = now_ns() >= b->deadline_ns;
+	}
+	return ctx->run.exhausted;
+}
+
+/* Region of rects clamped to [0,w)x[0,h), dropping empty ones first (pixman
+ * logs "Invalid rectangle" for malformed boxes, which a client could spam). */
+static int region_from_rects(struct smt_exec_ctx *ctx, pixman_region32_t *out,
+			     const struct smt_rect *r, uint32_t n, int32_t w, int32_t h)
+{
+	pixman_box32_t *boxes = malloc((size_t)n * sizeof(*boxes) + 1);
+	if (!boxes)
+		return exec_fail(ctx, SMT_ERROR_NO_MEMORY, "out of memory", UINT32_MAX);
+	int k = 0;
+	for (uint32_t i = 0; i < n; i++) {      /* int64: x + width cannot wrap */
+		int64_t x1 = r[i].x, y1 = r[i].y;
+		int64_t x2 = x1 + r[i].width, y2 = y1 + r[i].height;
+		x1 = x1 < 0 ? 0 : x1;
+		y1 = y1 < 0 ? 0 : y1;
+		x2 = x2 > w ? w : x2;
+		y2 = y2 > h ? h : y2;
+		if (x1 < x2 && y1 < y2)
+			boxes[k++] = (pixman_box32_t){ (int32_t)x1, (int32_t)y1,
+						       (int32_t)x2, (int32_t)y2 };
+	}
+	/* init_rects merges overlaps in O(n log n). */
+	bool ok = pixman_region32_init_rects(out, boxes, k);
+	free(boxes);
+	return ok ? 0 : exec_fail(ctx, SMT_ERROR_NO_MEMORY, "out of memory", UINT32_MAX);
+}
+
+static int set_clip(struct smt_exec_ctx *ctx, const struct smt_decoded *d)
+{
+	struct smt_drawable *t;
+	if (exec_target(ctx, &t))
+		return -1;
+	uint32_t n = (uint32_t)d->array_len;
+	const struct smt_rect *r = d->array;
+	reset_target(ctx, ctx->target_id);
+	if (n == 0)
+		return 0;                       /* no clip: the whole target */
+	pixman_region32_t rects;
+	if (region_from_rects(ctx, &rects, r, n, t->width, t->height))
+		return -1;
+	pixman_region32_intersect(&ctx->clip, &ctx->clip, &rects);
+	pixman_region32_fini(&rects);
+	exec_charge(ctx, n);
+	return 0;
+}
+
+static int present(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
+		   struct smt_exec_result *out)
+{
+	const struct smt_cmd_present *c = &d->u.present;
+	struct smt_drawable *cv = smt_drawables_get(&ctx->drawables, c->canvas_id);
+	if (!cv || cv->kind != SMT_DRAWABLE_CANVAS)
+		return exec_fail(ctx, SMT_ERROR_BAD_DRAWABLE, "PRESENT of a non-canvas", UINT32_MAX);
+	pixman_region32_fini(&ctx->damage);
+	pixman_region32_init_rect(&ctx->damage, 0, 0, (unsigned)cv->width, (unsigned)cv->height);
+	uint32_t n = (uint32_t)d->array_len;
+	if (n) {
+		pixman_region32_t rects;
+		if (region_from_rects(ctx, &rects, d->array, n, cv->width, cv->height))
+			return -1;
+		pixman_region32_intersect(&ctx->damage, &ctx->damage, &rects);
+		pixman_region32_fini(&rects);
+	}
+	out->present.canvas_id = c->canvas_id;
+	out->present.serial = c->serial;
+	out->present.damage = &ctx->damage;
+	exec_charge(ctx, n);
+	return 0;
+}
+
+/* 0 done, EXEC_PARTIAL, -1 fault. */
+static int exec_one(struct smt_exec_ctx *ctx, struct smt_ring_reader *r,
+		    const struct smt_decoded *d, struct smt_exec_result *out)
+{
+	uint32_t err;
+	switch (d->opcode) {
+	case SMT_OP_NOOP:
+	case SMT_OP_PAD:
+		return 0;
+	case SMT_OP_CREATE_PIXMAP:
+		err = smt_drawables_create_pixmap(&ctx->drawables, d->u.create.id, d->u.create.width,
+						  d->u.create.height, d->u.create.format);
+		return err ? exec_fail(ctx, err, err == SMT_ERROR_LIMIT
+				       ? "pixmap count or memory limit" : "cannot create pixmap",
+				       UINT32_MAX) : 0;
+	case SMT_OP_FREE_PIXMAP:
+		err = smt_drawables_free_pixmap(&ctx->drawables, d->u.free_pixmap.id);
+		if (err)
+			return exec_fail(ctx, err, "not a pixmap of this client", UINT32_MAX);
+		if (ctx->target_id == d->u.free_pixmap.id)
+			reset_target(ctx, 0);
+		return 0;
+	case SMT_OP_SET_TARGET:
+		if (d->u.set_target.id && !smt_drawables_get(&ctx->drawables, d->u.set_target.id))
+			return exec_fail(ctx, SMT_ERROR_BAD_DRAWABLE, "unknown drawable", UINT32_MAX);
+		reset_target(ctx, d->u.set_target.id);
+		return 0;
+	case SMT_OP_SET_CLIP:
+		return set_clip(ctx, d);
+	case SMT_OP_FILL_RECTS:
+		return exec_fill_rects(ctx, d, &r->resume);
+	case SMT_OP_POINTS:
+		return exec_points(ctx, d, &r->resume);
+	case SMT_OP_SEGMENTS:
+		return d->u.segments.line_width > 1 ? exec_wide_segments(ctx, d, &r->resume)
+						    : exec_thin_segments(ctx, d, &r->resume);
+	case SMT_OP_PUT_IMAGE:
+		return exec_put_image(ctx, d);
+	case SMT_OP_PUT_IMAGE_POOL:
+		return exec_put_image_pool(ctx, d);
+	case SMT_OP_COPY_AREA:
+		return exec_copy_area(ctx, d);
+	case SMT_OP_COMPOSITE:
+		return exec_composite(ctx, d);
+	case SMT_OP_GLYPHS:
+		return exec_glyphs(ctx, d, &r->resume);
+	case SMT_OP_PRESENT:
+		return present(ctx, d, out);
+	case SMT_OP_FENCE:
+		out->fences++;
+		out->last_fence = d->u.fence.serial;
+		smt_ring_reader_complete_fence(r, d->u.fence.serial);
+		return 0;
+	default:
+		return exec_fail(ctx, SMT_ERROR_BAD_OPCODE, "unknown opcode", UINT32_MAX);
+	}
+}
+
+static enum smt_exec_stop die(struct smt_exec_ctx *ctx, struct smt_ring_reader *r,
+			      const struct smt_fault *f, struct smt_exec_result *out)
+{
+	struct smt_exec_error *e = &ctx->dead_error;
+	e->code = f->code;
+	e->opcode = f->opcode;
+	e->offset = f->offset;
+	int len = snprintf(e->message, sizeof(e->message), "%s: %s (opcode %s, offset %" PRIu64,
+			   smt_error_name(f->code), f->what ? f->what : "?",
+			   smt_opcode_name(f->opcode), f->offset);
+	if (len > 0 && (size_t)len < sizeof(e->message))
+		snprintf(e->message + len, sizeof(e->message) - (size_t)len,
+			 f->index != UINT32_MAX ? ", element %" PRIu32 ")" : ")", f->index);
+	ctx->dead = true;
+	smt_ring_reader_set_dead(r, f);
+	out->error = *e;
+	return out->stop = SMT_EXEC_ERROR;
+}
+
+static enum smt_exec_stop run(struct smt_exec_ctx *ctx, struct smt_ring_reader *r,
+			      const struct smt_exec_budget *budget, struct smt_exec_result *out)
+{
+	static const struct smt_exec_budget unlimited = { 0, 0, 0 };
+	struct smt_fault f;
+	enum smt_exec_stop stop = SMT_EXEC_EMPTY;
+
+	memset(&ctx->run, 0, sizeof(ctx->run));
+	ctx->run.budget = budget ? budget : &unlimited;
+	if (smt_ring_reader_begin(r, &f) < 0)
+		return die(ctx, r, &f, out);
+	for (;;) {
+		const struct smt_cmd *cmd;
+		struct smt_decoded d;
+		if (ctx->run.budget->max_commands && out->commands >= ctx->run.budget->max_commands) {
+			stop = SMT_EXEC_BUDGET;
+			break;
+		}
+		int rc = smt_ring_reader_peek(r, &cmd, &f);
+		if (rc == 0)
+			break;
+		if (rc < 0 || smt_decode(cmd, &d, &f) < 0)
+			goto fail;
+		ctx->fault = (struct smt_fault){ 0 };
+		rc = exec_one(ctx, r, &d, out);
+		if (rc < 0) {
+			f = ctx->fault;
+			f.opcode = cmd->opcode;
+			f.offset = cmd->offset;
+			goto fail;
+		}
+		if (rc == EXEC_PARTIAL) {
+			stop = SMT_EXEC_BUDGET;
+			break;
+		}
+		out->commands++;
+		out->bytes += cmd->size;
+		smt_ring_reader_consume(r);
+		if (d.opcode == SMT_OP_PRESENT) {
+			stop = SMT_EXEC_PRESENT;
+			break;
+		}
+		if (exec_charge(ctx, 0)) {
+			stop = SMT_EXEC_BUDGET;
+			break;
+		}
+	}
+	out->pixels = ctx->run.pixels;
+	out->wake_client = smt_ring_reader_publish(r);
+	return out->stop = stop;
+fail:
+	out->pixels = ctx->run.pixels;
+	smt_ring_reader_publish(r);
+	return die(ctx, r, &f, out);
+}
+
+static bool already_dead(struct smt_exec_ctx *ctx, struct smt_exec_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!ctx->dead)
+		return false;
+	out->error = ctx->dead_error;
+	out->stop = SMT_EXEC_ERROR;
+	return true;
+}
+
+enum smt_exec_stop smt_exec_run(struct smt_exec_ctx *ctx, struct smt_ring_reader *ring,
+				const struct smt_exec_budget *budget, struct smt_exec_result *out)
+{
+	if (already_dead(ctx, out))
+		return SMT_EXEC_ERROR;
+	return run(ctx, ring, budget, out);
+}
+
+enum smt_exec_stop smt_exec_submit_bytes(struct smt_exec_ctx *ctx, const void *bytes,
+					 size_t len, const struct smt_exec_budget *budget,
+					 struct smt_exec_result *out)
+{
+	struct smt_fault f;
+	if (already_dead(ctx, out))
+		return SMT_EXEC_ERROR;
+	if (smt_ring_reader_append(&ctx->submit, bytes, len, &f) < 0)
+		return die(ctx, &ctx->submit, &f, out);
+	return run(ctx, &ctx->submit, budget, out);
+}
+
+enum smt_exec_stop smt_exec_run_submitted(struct smt_exec_ctx *ctx,
+					  const struct smt_exec_budget *budget,
+					  struct smt_exec_result *out)
+{
+	if (already_dead(ctx, out))
+		return SMT_EXEC_ERROR;
+	return run(ctx, &ctx->submit, budget, out);
+}
+
+size_t smt_exec_submit_pending(const struct smt_exec_ctx *ctx)
+{
+	const struct smt_ring_reader *r = &ctx->submit;
+	return (size_t)(r->base + r->area_size - r->tail);
+}

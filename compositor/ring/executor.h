@@ -1,0 +1,113 @@
+/*
+ * executor — runs one client's ring commands with pixman. Pure: no wlroots,
+ * no Wayland, no syscalls but clock_gettime.
+ *
+ * Per client: a drawable table (pixmaps it owns, canvases the glue
+ * registers), a pool table (mappings the glue registers), the current
+ * target and clip. Work is bounded by a budget of time and pixels, not
+ * commands: long array commands (FILL_RECTS, POINTS, SEGMENTS, GLYPHS) are
+ * resumable between elements, so one command cannot monopolise the
+ * compositor, and they resume from the private copy without re-reading
+ * shared memory.
+ *
+ * PRESENT stops a run: the glue must copy the reported damage from the
+ * canvas to what is on screen BEFORE running further commands, which may
+ * already draw the next frame into the canvas. That is how a half-drawn
+ * frame never reaches the screen.
+ *
+ * An error is final: the context stays dead and every later call reports
+ * the same error; the glue sends the protocol error and disconnects.
+ */
+#ifndef SMT_EXECUTOR_H
+#define SMT_EXECUTOR_H
+
+#include <pixman.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ring_reader.h"
+
+struct smt_exec_ctx;
+
+struct smt_exec_config {
+	uint64_t max_pixmap_bytes;   /* default 64 MiB (pixels + overhead) */
+	uint32_t max_pixmaps;        /* default 100000 */
+	uint32_t max_drawable_id;    /* ids 1..n-1; default 1 << 18 */
+	uint32_t max_pool_id;        /* default 1024 */
+};
+
+struct smt_exec_budget {
+	uint64_t deadline_ns;        /* CLOCK_MONOTONIC; 0 = no time limit */
+	uint64_t max_pixels;         /* 0 = unlimited */
+	uint32_t max_commands;       /* 0 = unlimited (fifo mode uses 10) */
+};
+
+enum smt_exec_stop {
+	SMT_EXEC_EMPTY = 0,          /* no more complete commands */
+	SMT_EXEC_BUDGET = 1,         /* budget used up; call again later */
+	SMT_EXEC_PRESENT = 2,        /* out->present is valid; act, call again */
+	SMT_EXEC_ERROR = 3,          /* out->error is valid; the client is dead */
+};
+
+struct smt_exec_error {
+	uint32_t code;               /* enum smt_error */
+	uint16_t opcode;             /* raw opcode; 0xffff if none */
+	uint64_t offset;             /* stream position of the command */
+	char message[192];
+};
+
+struct smt_exec_result {
+	enum smt_exec_stop stop;
+	uint64_t commands, bytes, pixels;
+	uint32_t fences;             /* FENCEs executed in this call */
+	uint64_t last_fence;
+	bool wake_client;            /* ring mode: write the client's eventfd */
+	struct {
+		uint32_t canvas_id, serial;
+		/* clipped to the canvas; owned by the context, valid until
+		 * the next run/submit call */
+		const pixman_region32_t *damage;
+	} present;
+	struct smt_exec_error error;
+};
+
+void smt_exec_config_defaults(struct smt_exec_config *cfg);
+struct smt_exec_ctx *smt_exec_create(const struct smt_exec_config *cfg); /* NULL cfg: defaults */
+void smt_exec_destroy(struct smt_exec_ctx *ctx);
+
+/* Glue side. Canvas images must be a8r8g8b8, x8r8g8b8 or a8 bits images
+ * no larger than SMT_MAX_DIMENSION; the executor keeps a reference.
+ * Return 0, or an enum smt_error (ID_IN_USE, BAD_DRAWABLE, ...). Drain the
+ * ring before unregistering a canvas the client destroyed, so commands it
+ * queued earlier still find it. */
+uint32_t smt_exec_register_canvas(struct smt_exec_ctx *ctx, uint32_t id, pixman_image_t *image);
+uint32_t smt_exec_unregister_canvas(struct smt_exec_ctx *ctx, uint32_t id);
+/* base/size: the glue's sealed mapping; 0 or -1. */
+int smt_exec_register_pool(struct smt_exec_ctx *ctx, uint32_t id, const void *base, uint64_t size);
+int smt_exec_unregister_pool(struct smt_exec_ctx *ctx, uint32_t id);
+/* The executor's image for a drawable id (tests, screenshots), or NULL. */
+pixman_image_t *smt_exec_drawable_image(struct smt_exec_ctx *ctx, uint32_t id);
+uint64_t smt_exec_pixmap_bytes(const struct smt_exec_ctx *ctx);
+uint32_t smt_exec_pixmap_count(const struct smt_exec_ctx *ctx);
+
+/* Execute from a ring until it is empty, a PRESENT ran, the budget is used
+ * up or an error. Publishes the tail (and the error) to the ring status. */
+enum smt_exec_stop smt_exec_run(struct smt_exec_ctx *ctx, struct smt_ring_reader *ring,
+				const struct smt_exec_budget *budget,
+				struct smt_exec_result *out);
+
+/* Socket fallback: the bytes of one smt_ring_v1.submit. A submit holds
+ * whole commands only (a command never spans submits); the bytes are
+ * copied and queued behind anything still pending, then executed like
+ * smt_exec_run. If the result is BUDGET or PRESENT, call
+ * smt_exec_run_submitted() later to continue the queue. */
+enum smt_exec_stop smt_exec_submit_bytes(struct smt_exec_ctx *ctx, const void *bytes,
+					 size_t len, const struct smt_exec_budget *budget,
+					 struct smt_exec_result *out);
+enum smt_exec_stop smt_exec_run_submitted(struct smt_exec_ctx *ctx,
+					  const struct smt_exec_budget *budget,
+					  struct smt_exec_result *out);
+size_t smt_exec_submit_pending(const struct smt_exec_ctx *ctx);
+
+#endif

@@ -1,0 +1,338 @@
+#include "ring_reader.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fault(struct smt_fault *f, uint32_t code, uint16_t opcode, uint64_t offset,
+		 const char *what)
+{
+	f->code = code;
+	f->opcode = opcode;
+	f->offset = offset;
+	f->what = what;
+	f->index = UINT32_MAX;
+	return -1;
+}
+
+int smt_ring_reader_init(struct smt_ring_reader *r, const void *ring_mem,
+			 size_t ring_mem_size, uint32_t area_size,
+			 struct smt_ring_status *status)
+{
+	memset(r, 0, sizeof(*r));
+	if (area_size < SMT_RING_AREA_MIN || area_size > SMT_RING_AREA_MAX ||
+	    (area_size & (area_size - 1)) != 0 ||
+	    ring_mem_size < (size_t)SMT_RING_HEADER_SIZE + area_size ||
+	    ((uintptr_t)ring_mem & 7) != 0 || !status)
+		return -1;
+	r->hdr = ring_mem;
+	r->area = (const uint8_t *)ring_mem + SMT_RING_HEADER_SIZE;
+	r->area_size = area_size;
+	r->status = status;
+	status->magic = SMT_STATUS_MAGIC;
+	status->version = SMT_RING_VERSION;
+	atomic_store_explicit(&status->tail, 0, memory_order_release);
+	return 0;
+}
+
+void smt_ring_reader_init_linear(struct smt_ring_reader *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->linear = true;
+}
+
+void smt_ring_reader_fini(struct smt_ring_reader *r)
+{
+	if (r->linear)
+		free((void *)r->area);
+	free(r->scratch);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Bytes in the linear queue not yet consumed start at area + (tail - base). */
+int smt_ring_reader_append(struct smt_ring_reader *r, const void *bytes, size_t len,
+			   struct smt_fault *f)
+{
+	const uint8_t *in = bytes;
+	uint64_t end = r->base + r->area_size;  /* stream position of the append */
+
+	/* Framing: a submit holds whole commands, never part of one. The bytes
+	 * are the caller's private copy, so reading sizes here is safe. */
+	for (size_t off = 0; off < len;) {
+		struct smt_cmd_header h;
+		if (len - off < sizeof(h))
+			return fault(f, SMT_ERROR_TRUNCATED, 0xffff, end + off,
+				     "submit ends inside a command header");
+		memcpy(&h, in + off, sizeof(h));
+		if (h.size == 0 || h.size % 8)
+			return fault(f, SMT_ERROR_BAD_SIZE, h.opcode, end + off,
+				     h.size ? "size not a multiple of 8" : "size 0");
+		if (h.size > len - off)
+			return fault(f, SMT_ERROR_TRUNCATED, h.opcode, end + off,
+				     "command spans submits");
+		off += h.size;
+	}
+
+	if (len == 0)
+		return 0;
+	uint64_t live = r->base + r->area_size - r->tail;
+	if (live + len > SMT_SUBMIT_QUEUE_MAX)
+		return fault(f, SMT_ERROR_LIMIT, 0xffff, end, "submit queue full");
+	uint8_t *buf = (uint8_t *)r->area;
+	if (r->tail != r->base) {       /* drop the consumed prefix */
+		memmove(buf, buf + (r->tail - r->base), live);
+		r->base = r->tail;
+		r->area_size = live;
+	}
+	if (live + len > r->linear_cap) {
+		uint64_t cap = r->linear_cap ? r->linear_cap : 4096;
+		while (cap < live + len)
+			cap *= 2;
+		buf = realloc(buf, cap);
+		if (!buf)
+			return fault(f, SMT_ERROR_NO_MEMORY, 0xffff, end, "out of memory");
+		r->linear_cap = cap;
+	}
+	memcpy(buf + live, in, len);
+	r->area = buf;
+	r->area_size = live + len;
+	return 0;
+}
+
+int smt_ring_reader_begin(struct smt_ring_reader *r, struct smt_fault *f)
+{
+	if (r->linear) {
+		r->head = r->base + r->area_size;
+		return 0;
+	}
+	/* The one read of head for this batch. Acquire: the command bytes the
+	 * client wrote before its release store are visible below. */
+	uint64_t head = atomic_load_explicit(&((struct smt_ring_header *)r->hdr)->head,
+					     memory_order_acquire);
+	uint64_t avail = head - r->tail;            /* wraps huge if head < tail */
+	if (avail > r->area_size || head % 8 || head < r->head)
+		return fault(f, SMT_ERROR_BAD_HEAD, 0xffff, r->tail,
+			     "head behind tail, beyond tail + area size, or unaligned");
+	r->head = head;
+	return 0;
+}
+
+static int grow_scratch(struct smt_ring_reader *r, uint32_t need)
+{
+	if (need <= r->scratch_cap)
+		return 0;
+	uint32_t cap = r->scratch_cap ? r->scratch_cap : 256;
+	while (cap < need)
+		cap *= 2;
+	uint8_t *s = realloc(r->scratch, cap);
+	if (!s)
+		return -1;
+	r->scratch = s;
+	r->scratch_cap = cap;
+	return 0;
+}
+
+int smt_ring_reader_peek(struct smt_ring_reader *r, const struct smt_cmd **out,
+			 struct smt_fault *f)
+{
+	uint64_t pos, contig;
+	if (r->linear) {
+		pos = r->tail - r->base;
+		contig = r->area_size - pos;
+	} else {
+		pos = r->tail & (r->area_size - 1);     /* mask every index */
+		contig = r->area_size - pos;
+	}
+	if (r->pending) {
+		/* Resume: the control bytes are still in scratch; only the
+		 * in-place pointer is recomputed (linear queues may move). */
+		r->cmd.data = r->area + pos;
+		*out = &r->cmd;
+		return 1;
+	}
+	uint64_t remaining = r->head - r->tail;
+	if (remaining == 0)
+		return 0;
+
+	struct smt_cmd_header h;
+	memcpy(&h, r->area + pos, sizeof(h));
+	/* Compiler barrier: h is the only copy we trust from here on. */
+	atomic_signal_fence(memory_order_seq_cst);
+
+	uint64_t off = r->tail;
+	if (h.size == 0)
+		return fault(f, SMT_ERROR_BAD_SIZE, h.opcode, off, "size 0");
+	if (h.size % 8)
+		return fault(f, SMT_ERROR_BAD_SIZE, h.opcode, off, "size not a multiple of 8");
+	if (h.size > remaining)
+		return fault(f, SMT_ERROR_TRUNCATED, h.opcode, off, "size runs past head");
+	if (h.size > contig)
+		return fault(f, SMT_ERROR_WRAP, h.opcode, off,
+			     "command runs past the end of the area (missing PAD)");
+	if (h.opcode >= SMT_OP_COUNT)
+		return fault(f, SMT_ERROR_BAD_OPCODE, h.opcode, off, "unknown opcode");
+	if (h.flags != 0)
+		return fault(f, SMT_ERROR_BAD_VALUE, h.opcode, off, "header flags must be 0");
+
+	uint32_t ctl_len = h.size;
+	if (h.opcode == SMT_OP_NOOP || h.opcode == SMT_OP_PAD) {
+		ctl_len = sizeof(h);
+	} else {
+		if (!r->linear && h.size > r->area_size / 2)
+			return fault(f, SMT_ERROR_TOO_LARGE, h.opcode, off,
+				     "command larger than half the ring (use a pool)");
+		if (h.opcode == SMT_OP_PUT_IMAGE) {
+			if (ctl_len > sizeof(struct smt_cmd_put_image))
+				ctl_len = sizeof(struct smt_cmd_put_image);
+		} else if (ctl_len > SMT_CMD_CONTROL_MAX) {
+			return fault(f, SMT_ERROR_TOO_LARGE, h.opcode, off,
+				     "command larger than SMT_CMD_CONTROL_MAX");
+		}
+	}
+	if (grow_scratch(r, ctl_len) < 0)
+		return fault(f, SMT_ERROR_NO_MEMORY, h.opcode, off, "out of memory");
+	memcpy(r->scratch, r->area + pos, ctl_len);
+	/* The second fetch may have seen a different header: use ours. */
+	memcpy(r->scratch, &h, sizeof(h));
+	atomic_signal_fence(memory_order_seq_cst);
+
+	r->cmd = (struct smt_cmd){
+		.opcode = h.opcode, .size = h.size, .offset = off,
+		.ctl = r->scratch, .ctl_len = ctl_len, .data = r->area + pos,
+	};
+	r->pending = true;
+	r->resume = 0;
+	*out = &r->cmd;
+	return 1;
+}
+
+void smt_ring_reader_consume(struct smt_ring_reader *r)
+{
+	if (!r->pending)
+		return;
+	r->tail += r->cmd.size;
+	r->commands++;
+	r->bytes += r->cmd.size;
+	r->pending = false;
+	r->resume = 0;
+	if (r->linear && r->tail == r->base + r->area_size) {
+		r->base = r->tail;              /* queue empty: restart at 0 */
+		r->area_size = 0;
+	}
+}
+
+bool smt_ring_reader_publish(struct smt_ring_reader *r)
+{
+	if (r->linear)
+		return false;
+	struct smt_ring_status *s = r->status;
+	atomic_store_explicit(&s->commands_executed, r->commands, memory_order_relaxed);
+	atomic_store_explicit(&s->bytes_executed, r->bytes, memory_order_relaxed);
+	if (r->tail == r->published)
+		return false;
+	r->published = r->tail;
+	/* Release: our reads of the consumed bytes happen before the client
+	 * may overwrite them. */
+	atomic_store_explicit(&s->tail, r->tail, memory_order_release);
+	/* Full fence between publishing tail and reading WAITING: without
+	 * it the load may pass the store and a wakeup is lost (liburing #541). */
+	atomic_thread_fence(memory_order_seq_cst);
+	struct smt_ring_header *h = (struct smt_ring_header *)r->hdr;
+	uint32_t flags = atomic_load_explicit(&h->flags, memory_order_acquire);
+	if (!(flags & SMT_CLIENT_WAITING))
+		return false;
+	uint64_t need = atomic_load_explicit(&h->wait_tail, memory_order_relaxed);
+	if ((int64_t)(r->tail - need) < 0)
+		return false;
+	/* The server cannot clear the client's flag (read-only mapping), so
+	 * remember what we woke it for and wake once per request. */
+	if (r->woken_any && r->woken_for == need)
+		return false;
+	r->woken_any = true;
+	r->woken_for = need;
+	return true;
+}
+
+bool smt_ring_reader_has_work(const struct smt_ring_reader *r)
+{
+	if (r->linear)
+		return r->tail != r->base + r->area_size;
+	uint64_t head = atomic_load_explicit(&((struct smt_ring_header *)r->hdr)->head,
+					     memory_order_acquire);
+	return head != r->tail;
+}
+
+void smt_ring_reader_complete_fence(struct smt_ring_reader *r, uint64_t serial)
+{
+	if (!r->linear)
+		atomic_store_explicit(&r->status->completed_fence, serial, memory_order_release);
+}
+
+void smt_ring_reader_set_dead(struct smt_ring_reader *r, const struct smt_fault *f)
+{
+	if (r->linear)
+		return;
+	struct smt_ring_status *s = r->status;
+	atomic_store_explicit(&s->error_code, f->code, memory_order_relaxed);
+	atomic_store_explicit(&s->error_opcode, f->opcode, memory_order_relaxed);
+	atomic_store_explicit(&s->error_offset, f->offset, memory_order_relaxed);
+	atomic_store_explicit(&s->flags, SMT_SERVER_DEAD, memory_order_release);
+}
+
+void smt_ring_reader_count_wakeups(struct smt_ring_reader *r, uint64_t to_client,
+				   uint64_t from_client)
+{
+	r->wakeups_to_client += to_client;
+	r->wakeups_from_client += from_client;
+	if (r->linear)
+		return;
+	atomic_store_explicit(&r->status->wakeups_to_client, r->wakeups_to_client,
+			      memory_order_relaxed);
+	atomic_store_explicit(&r->status->wakeups_from_client, r->wakeups_from_client,
+			      memory_order_relaxed);
+}
+
+void smt_global_init(struct smt_global_status *g)
+{
+	g->magic = SMT_GLOBAL_MAGIC;
+	g->version = SMT_RING_VERSION;
+	atomic_store_explicit(&g->server_asleep, 0, memory_order_relaxed);
+	atomic_store_explicit(&g->generation, 0, memory_order_relaxed);
+}
+
+void smt_global_prepare_sleep(struct smt_global_status *g)
+{
+	atomic_store_explicit(&g->server_asleep, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&g->generation, 1, memory_order_relaxed);
+	/* Pairs with the client's fence between storing head and loading
+	 * server_asleep: either we see its head or it sees our flag. */
+	atomic_thread_fence(memory_order_seq_cst);
+}
+
+void smt_global_wake(struct smt_global_status *g)
+{
+	atomic_store_explicit(&g->server_asleep, 0, memory_order_relaxed);
+}
+
+const char *smt_error_name(uint32_t code)
+{
+	static const char *const names[] = {
+		"none", "bad_head", "bad_size", "truncated", "wrap", "too_large",
+		"bad_opcode", "bad_length", "bad_value", "bad_geometry",
+		"bad_drawable", "id_in_use", "no_target", "bad_format",
+		"bad_stride", "bad_pool", "out_of_bounds", "limit", "no_memory",
+	};
+	return code < sizeof(names) / sizeof(names[0]) ? names[code] : "unknown";
+}
+
+const char *smt_opcode_name(uint32_t opcode)
+{
+	static const char *const names[] = {
+		"NOOP", "PAD", "CREATE_PIXMAP", "FREE_PIXMAP", "SET_TARGET",
+		"SET_CLIP", "FILL_RECTS", "POINTS", "SEGMENTS", "PUT_IMAGE",
+		"PUT_IMAGE_POOL", "COPY_AREA", "COMPOSITE", "GLYPHS", "PRESENT",
+		"FENCE",
+	};
+	static_assert(sizeof(names) / sizeof(names[0]) == SMT_OP_COUNT, "names");
+	return opcode < SMT_OP_COUNT ? names[opcode] : "UNKNOWN";
+}

@@ -1,0 +1,111 @@
+/*
+ * ring_reader — the consumer side of a command stream (no pixman, no wlroots).
+ *
+ * Two sources share one validation path:
+ *  - ring mode: a client's shared ring (header page + power-of-two area),
+ *    mapped read-only; the reader keeps its position privately and only
+ *    publishes it to the server-owned smt_ring_status;
+ *  - linear mode: a private queue of bytes that arrived over the socket
+ *    (smt_ring_v1.submit). Each append must hold whole commands.
+ *
+ * Every command is framed from a private copy of its header; its control
+ * bytes (everything but NOOP/PAD payloads and PUT_IMAGE pixels) are copied
+ * into a private scratch buffer before anything looks at them, so a racing
+ * client cannot change what was validated (Xen XSA-155).
+ */
+#ifndef SMT_RING_READER_H
+#define SMT_RING_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "smt-ring.h"
+
+/* Linear-mode queue limit: submits beyond this are SMT_ERROR_LIMIT. */
+#define SMT_SUBMIT_QUEUE_MAX (1u << 20)
+
+struct smt_cmd {
+	uint16_t opcode;
+	uint32_t size;           /* validated total size */
+	uint64_t offset;         /* stream position of the first byte */
+	const uint8_t *ctl;      /* private copy: header + control payload */
+	uint32_t ctl_len;
+	const uint8_t *data;     /* the command in source memory (pixels only) */
+};
+
+struct smt_fault {
+	uint32_t code;           /* enum smt_error */
+	uint16_t opcode;         /* raw opcode from the header (0xffff: none) */
+	uint64_t offset;         /* stream position */
+	const char *what;        /* static string */
+	uint32_t index;          /* array element, or UINT32_MAX */
+};
+
+struct smt_ring_reader {
+	const uint8_t *area;     /* ring: command area; linear: queue buffer */
+	uint64_t area_size;      /* ring: power of two; linear: bytes queued */
+	bool linear;
+	const struct smt_ring_header *hdr;   /* ring mode only (client memory) */
+	struct smt_ring_status *status;      /* ring mode only (server memory) */
+
+	uint64_t tail;           /* next byte to execute (stream position) */
+	uint64_t head;           /* batch snapshot: end of readable bytes */
+	uint64_t base;           /* linear: stream position of area[0] */
+	uint64_t linear_cap;     /* linear: allocated bytes */
+
+	bool pending;            /* cmd copied + framed, not yet consumed */
+	struct smt_cmd cmd;
+	uint32_t resume;         /* executor's element cursor inside cmd */
+
+	uint8_t *scratch;
+	uint32_t scratch_cap;
+
+	uint64_t published;      /* last tail stored to status */
+	uint64_t woken_for;      /* wait_tail of the last client wakeup */
+	bool woken_any;
+	uint64_t commands, bytes, wakeups_to_client, wakeups_from_client;
+};
+
+/* Ring mode. ring_mem: the client's whole mapping (header + area), already
+ * checked by the caller to be sealed and at least ring_mem_size long.
+ * status: a zeroed server page. Returns 0, or -1 (bad sizes / no memory). */
+int smt_ring_reader_init(struct smt_ring_reader *r, const void *ring_mem,
+			 size_t ring_mem_size, uint32_t area_size,
+			 struct smt_ring_status *status);
+void smt_ring_reader_init_linear(struct smt_ring_reader *r);
+void smt_ring_reader_fini(struct smt_ring_reader *r);
+
+/* Linear mode: queue bytes holding whole commands (framing checked here). */
+int smt_ring_reader_append(struct smt_ring_reader *r, const void *bytes, size_t len,
+			   struct smt_fault *f);
+
+/* Start a batch: reads head exactly once (acquire) and validates it. */
+int smt_ring_reader_begin(struct smt_ring_reader *r, struct smt_fault *f);
+/* The current command: 1 = *cmd set, 0 = nothing available, -1 = fault.
+ * Returns the same private copy until consumed (no re-fetch on resume). */
+int smt_ring_reader_peek(struct smt_ring_reader *r, const struct smt_cmd **cmd,
+			 struct smt_fault *f);
+void smt_ring_reader_consume(struct smt_ring_reader *r);
+
+/* Ring mode: publish tail + counters; returns true if the client waits
+ * for a tail we have now reached and its eventfd must be written. */
+bool smt_ring_reader_publish(struct smt_ring_reader *r);
+/* Re-check used around the server-asleep flag: unconsumed bytes? */
+bool smt_ring_reader_has_work(const struct smt_ring_reader *r);
+void smt_ring_reader_complete_fence(struct smt_ring_reader *r, uint64_t serial);
+void smt_ring_reader_set_dead(struct smt_ring_reader *r, const struct smt_fault *f);
+void smt_ring_reader_count_wakeups(struct smt_ring_reader *r, uint64_t to_client,
+				   uint64_t from_client);
+
+/* Server side of the global page. prepare_sleep: set the flag, full fence;
+ * the caller must then re-check every ring (has_work) before epoll_wait and
+ * call smt_global_wake() if any has work, and after waking up. */
+void smt_global_init(struct smt_global_status *g);
+void smt_global_prepare_sleep(struct smt_global_status *g);
+void smt_global_wake(struct smt_global_status *g);
+
+const char *smt_error_name(uint32_t code);
+const char *smt_opcode_name(uint32_t opcode);
+
+#endif

@@ -1,0 +1,429 @@
+/*
+ * smt_canvas_v1: how ring output reaches the screen. The front buffer is a
+ * wlr_buffer over our own memory; with the pixman renderer the texture made
+ * from it reads that memory directly, so a PRESENT costs one copy of the
+ * damaged pixels plus the repaint of the same area.
+ */
+#define _GNU_SOURCE
+#include <drm_fourcc.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <wlr/types/wlr_buffer.h>
+#include <wlr/render/pixman.h>
+#include <wlr/render/wlr_texture.h>
+#include <wlr/types/wlr_output_damage.h>
+#include <wlr/types/wlr_scene.h>
+#include <wlr/types/wlr_xdg_shell.h>
+#include <wlr/util/log.h>
+#include "smt-ring-v1-protocol.h"
+#include "output/output.h"
+#include "server.h"
+#include "transport/canvas.h"
+#include "transport/ring.h"
+
+struct smtwc_canvas_buffer {
+	struct wlr_buffer base;
+	void *data;
+	size_t stride;
+	pixman_image_t *image; /* over data, for copying into */
+};
+
+static void canvas_buffer_destroy(struct wlr_buffer *wlr_buffer) {
+	struct smtwc_canvas_buffer *buffer = wl_container_of(wlr_buffer, buffer, base);
+	pixman_image_unref(buffer->image);
+	free(buffer->data);
+	free(buffer);
+}
+
+static bool canvas_buffer_begin_access(struct wlr_buffer *wlr_buffer, uint32_t flags,
+		void **data, uint32_t *format, size_t *stride) {
+	struct smtwc_canvas_buffer *buffer = wl_container_of(wlr_buffer, buffer, base);
+	*data = buffer->data;
+	*format = DRM_FORMAT_ARGB8888;
+	*stride = buffer->stride;
+	return true;
+}
+
+static void canvas_buffer_end_access(struct wlr_buffer *wlr_buffer) {
+}
+
+static const struct wlr_buffer_impl canvas_buffer_impl = {
+	.destroy = canvas_buffer_destroy,
+	.begin_data_ptr_access = canvas_buffer_begin_access,
+	.end_data_ptr_access = canvas_buffer_end_access,
+};
+
+static struct smtwc_canvas_buffer *canvas_buffer_create(int width, int height) {
+	struct smtwc_canvas_buffer *buffer = calloc(1, sizeof(*buffer));
+	if (buffer == NULL) {
+		return NULL;
+	}
+	buffer->stride = (size_t)width * 4;
+	buffer->data = calloc((size_t)height, buffer->stride);
+	if (buffer->data != NULL) {
+		buffer->image = pixman_image_create_bits_no_clear(PIXMAN_a8r8g8b8,
+			width, height, buffer->data, (int)buffer->stride);
+	}
+	if (buffer->image == NULL) {
+		free(buffer->data);
+		free(buffer);
+		return NULL;
+	}
+	wlr_buffer_init(&buffer->base, &canvas_buffer_impl, width, height);
+	return buffer;
+}
+
+static uint64_t now_ns(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static struct smtwc_server *canvas_server(struct smtwc_canvas *canvas) {
+	return canvas->ring->transport->server;
+}
+
+static void canvas_send_presented(struct smtwc_canvas *canvas, uint32_t serial,
+		uint64_t exec_ns, uint64_t display_ns) {
+	if (canvas->resource != NULL) {
+		smt_canvas_v1_send_presented(canvas->resource, serial,
+			(uint32_t)(exec_ns >> 32), (uint32_t)exec_ns,
+			(uint32_t)(display_ns >> 32), (uint32_t)display_ns);
+	}
+}
+
+static void canvas_handle_node_destroy(struct wl_listener *listener, void *data) {
+	struct smtwc_canvas *canvas = wl_container_of(listener, canvas, node_destroy);
+	wl_list_remove(&canvas->node_destroy.link);
+	wl_list_init(&canvas->node_destroy.link);
+	canvas->node = NULL;
+}
+
+static void canvas_detach(struct smtwc_canvas *canvas) {
+	if (canvas->node != NULL) {
+		wl_list_remove(&canvas->node_destroy.link);
+		wl_list_init(&canvas->node_destroy.link);
+		wlr_scene_node_destroy(&canvas->node->node);
+		canvas->node = NULL;
+	}
+}
+
+/* The canvas is shown in the scene tree of its surface, above the surface
+ * itself; popups created later stack above it. */
+static void canvas_attach(struct smtwc_canvas *canvas) {
+	if (canvas->node != NULL || canvas->surface == NULL ||
+			!wlr_surface_is_xdg_surface(canvas->surface)) {
+		return;
+	}
+	struct wlr_xdg_surface *xdg = wlr_xdg_surface_from_wlr_surface(canvas->surface);
+	struct wlr_scene_node *parent = xdg->data;
+	if (parent == NULL || !xdg->mapped) {
+		return;
+	}
+	canvas->node = wlr_scene_buffer_create(parent, &canvas->front->base);
+	if (canvas->node == NULL) {
+		return;
+	}
+	wlr_scene_node_raise_to_top(&canvas->node->node);
+	canvas->node_destroy.notify = canvas_handle_node_destroy;
+	wl_signal_add(&canvas->node->node.events.destroy, &canvas->node_destroy);
+}
+
+static void canvas_handle_surface_commit(struct wl_listener *listener, void *data) {
+	struct smtwc_canvas *canvas = wl_container_of(listener, canvas, surface_commit);
+	canvas_attach(canvas);
+}
+
+static void canvas_forget_surface(struct smtwc_canvas *canvas) {
+	if (canvas->surface == NULL) {
+		return;
+	}
+	canvas_detach(canvas);
+	wl_list_remove(&canvas->surface_commit.link);
+	wl_list_remove(&canvas->surface_destroy.link);
+	canvas->surface = NULL;
+}
+
+static void canvas_handle_surface_destroy(struct wl_listener *listener, void *data) {
+	struct smtwc_canvas *canvas = wl_container_of(listener, canvas, surface_destroy);
+	canvas_forget_surface(canvas);
+}
+
+/* Damages the outputs where the rectangle (canvas coordinates) shows;
+ * returns whether any does. */
+static bool canvas_damage_outputs(struct smtwc_canvas *canvas, const pixman_box32_t *rect) {
+	int lx, ly;
+	if (canvas->node == NULL || !wlr_scene_node_coords(&canvas->node->node, &lx, &ly)) {
+		return false;
+	}
+	struct wlr_box box = {
+		lx + rect->x1, ly + rect->y1, rect->x2 - rect->x1, rect->y2 - rect->y1,
+	};
+	bool shown = false;
+	struct wlr_scene_output *so;
+	wl_list_for_each(so, &canvas_server(canvas)->scene->outputs, link) {
+		struct wlr_output *output = so->output;
+		int width, height;
+		wlr_output_effective_resolution(output, &width, &height);
+		struct wlr_box area = { so->x, so->y, width, height }, inter;
+		if (!wlr_box_intersection(&inter, &box, &area)) {
+			continue;
+		}
+		shown = true;
+		if (output->scale != 1.0f || output->transform != WL_OUTPUT_TRANSFORM_NORMAL) {
+			/* Rare on the machines that use rings; exactness over speed. */
+			wlr_output_damage_add_whole(so->damage);
+		} else {
+			struct wlr_box local = { inter.x - so->x, inter.y - so->y,
+				inter.width, inter.height };
+			wlr_output_damage_add_box(so->damage, &local);
+		}
+	}
+	return shown;
+}
+
+void canvas_present(struct smtwc_ring *ring, uint32_t canvas_id,
+		const pixman_region32_t *damage, uint32_t serial) {
+	struct smtwc_canvas *canvas = NULL, *it;
+	wl_list_for_each(it, &ring->canvases, ring_link) {
+		if (it->id == canvas_id) {
+			canvas = it;
+			break;
+		}
+	}
+	if (canvas == NULL) {
+		return;
+	}
+	uint64_t exec_ns = now_ns();
+	int n = 0;
+	const pixman_box32_t *rects = pixman_region32_rectangles(
+		(pixman_region32_t *)damage, &n);
+	struct wlr_renderer *renderer = canvas_server(canvas)->renderer;
+	bool shown = false;
+	for (int i = 0; i < n; i++) {
+		const pixman_box32_t *r = &rects[i];
+		int w = r->x2 - r->x1, h = r->y2 - r->y1;
+		pixman_image_composite32(PIXMAN_OP_SRC, canvas->back, NULL,
+			canvas->front->image, r->x1, r->y1, 0, 0, r->x1, r->y1, w, h);
+		/* Renderers that copied the buffer into a texture need the new
+		 * pixels uploaded; pixman's texture reads our memory directly. */
+		if (!wlr_renderer_is_pixman(renderer) && canvas->node != NULL &&
+				canvas->node->texture != NULL) {
+			wlr_texture_write_pixels(canvas->node->texture,
+				(uint32_t)canvas->front->stride, (uint32_t)w, (uint32_t)h,
+				(uint32_t)r->x1, (uint32_t)r->y1, (uint32_t)r->x1, (uint32_t)r->y1,
+				canvas->front->data);
+		}
+		shown |= canvas_damage_outputs(canvas, r);
+	}
+	if (shown) {
+		canvas->pending = true;
+		canvas->pending_serial = serial;
+		canvas->pending_exec_ns = exec_ns;
+	} else {
+		canvas_send_presented(canvas, serial, exec_ns, 0);
+	}
+}
+
+void canvases_output_frame(struct smtwc_output *output) {
+	struct wlr_box box = output_layout_box(output);
+	struct smtwc_canvas *canvas;
+	wl_list_for_each(canvas, &output->server->transport->canvases, link) {
+		int lx, ly;
+		if (!canvas->pending || canvas->node == NULL ||
+				!wlr_scene_node_coords(&canvas->node->node, &lx, &ly)) {
+			continue;
+		}
+		struct wlr_box cbox = { lx, ly, canvas->width, canvas->height }, inter;
+		if (!wlr_box_intersection(&inter, &cbox, &box)) {
+			continue;
+		}
+		canvas->pending = false;
+		canvas->inflight = true;
+		canvas->inflight_serial = canvas->pending_serial;
+		canvas->inflight_exec_ns = canvas->pending_exec_ns;
+		canvas->inflight_output = output->wlr_output;
+	}
+}
+
+void canvases_output_presented(struct smtwc_output *output, uint64_t when_ns) {
+	struct smtwc_canvas *canvas;
+	wl_list_for_each(canvas, &output->server->transport->canvases, link) {
+		if (canvas->inflight && canvas->inflight_output == output->wlr_output) {
+			canvas->inflight = false;
+			canvas_send_presented(canvas, canvas->inflight_serial,
+				canvas->inflight_exec_ns, when_ns);
+		}
+	}
+}
+
+static void canvas_free(struct smtwc_canvas *canvas) {
+	canvas_forget_surface(canvas);
+	smt_exec_unregister_canvas(canvas->ring->exec, canvas->id);
+	wl_list_remove(&canvas->ring_link);
+	wl_list_remove(&canvas->link);
+	wlr_buffer_drop(&canvas->front->base);
+	pixman_image_unref(canvas->back);
+	free(canvas);
+}
+
+static void canvas_handle_resource_destroy(struct wl_resource *resource) {
+	struct smtwc_canvas *canvas = wl_resource_get_user_data(resource);
+	if (canvas == NULL) {
+		return;
+	}
+	/* Commands the client wrote before destroying the canvas still draw. */
+	ring_drain(canvas->ring);
+	canvas->resource = NULL;
+	canvas_free(canvas);
+}
+
+static bool canvas_size_valid(uint32_t width, uint32_t height) {
+	return width > 0 && height > 0 && width <= SMT_MAX_DIMENSION &&
+		height <= SMT_MAX_DIMENSION;
+}
+
+static void canvas_handle_resize(struct wl_client *client, struct wl_resource *resource,
+		uint32_t width, uint32_t height) {
+	struct smtwc_canvas *canvas = wl_resource_get_user_data(resource);
+	if (canvas == NULL) {
+		return;
+	}
+	if (!canvas_size_valid(width, height)) {
+		wl_resource_post_error(resource, SMT_CANVAS_V1_ERROR_BAD_SIZE,
+			"canvas %u: size %ux%u outside 1..%u", canvas->id, width, height,
+			SMT_MAX_DIMENSION);
+		return;
+	}
+	ring_drain(canvas->ring);
+	pixman_image_t *back = pixman_image_create_bits(PIXMAN_a8r8g8b8,
+		(int)width, (int)height, NULL, 0);
+	struct smtwc_canvas_buffer *front = canvas_buffer_create((int)width, (int)height);
+	if (back == NULL || front == NULL) {
+		if (back != NULL) {
+			pixman_image_unref(back);
+		}
+		if (front != NULL) {
+			wlr_buffer_drop(&front->base);
+		}
+		wl_client_post_no_memory(client);
+		return;
+	}
+	/* Keep what fits: the old frame stays on screen until the next PRESENT
+	 * instead of a flash of transparency. */
+	pixman_image_composite32(PIXMAN_OP_SRC, canvas->back, NULL, back,
+		0, 0, 0, 0, 0, 0, canvas->width, canvas->height);
+	pixman_image_composite32(PIXMAN_OP_SRC, canvas->front->image, NULL, front->image,
+		0, 0, 0, 0, 0, 0, canvas->width, canvas->height);
+	smt_exec_unregister_canvas(canvas->ring->exec, canvas->id);
+	smt_exec_register_canvas(canvas->ring->exec, canvas->id, back);
+	canvas_detach(canvas);
+	wlr_buffer_drop(&canvas->front->base);
+	pixman_image_unref(canvas->back);
+	canvas->back = back;
+	canvas->front = front;
+	canvas->width = (int)width;
+	canvas->height = (int)height;
+	canvas_attach(canvas);
+}
+
+static void canvas_handle_destroy(struct wl_client *client, struct wl_resource *resource) {
+	wl_resource_destroy(resource);
+}
+
+static const struct smt_canvas_v1_interface canvas_impl = {
+	.resize = canvas_handle_resize,
+	.destroy = canvas_handle_destroy,
+};
+
+void canvas_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t id,
+		uint32_t canvas_id, struct wl_resource *surface_resource,
+		uint32_t width, uint32_t height) {
+	struct wl_resource *resource = wl_resource_create(client, &smt_canvas_v1_interface,
+		wl_resource_get_version(ring->resource), id);
+	if (resource == NULL) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	wl_resource_set_implementation(resource, &canvas_impl, NULL,
+		canvas_handle_resource_destroy);
+	if (!canvas_size_valid(width, height)) {
+		wl_resource_post_error(resource, SMT_CANVAS_V1_ERROR_BAD_SIZE,
+			"canvas %u: size %ux%u outside 1..%u", canvas_id, width, height,
+			SMT_MAX_DIMENSION);
+		return;
+	}
+	struct wlr_surface *surface = wlr_surface_from_resource(surface_resource);
+	struct smtwc_canvas *other;
+	wl_list_for_each(other, &ring->transport->canvases, link) {
+		if (other->surface == surface) {
+			wl_resource_post_error(ring->resource, SMT_RING_V1_ERROR_BAD_SURFACE,
+				"get_canvas: the surface already has canvas %u", other->id);
+			return;
+		}
+	}
+	struct smtwc_canvas *canvas = calloc(1, sizeof(*canvas));
+	if (canvas == NULL) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	canvas->back = pixman_image_create_bits(PIXMAN_a8r8g8b8, (int)width, (int)height,
+		NULL, 0);
+	canvas->front = canvas_buffer_create((int)width, (int)height);
+	if (canvas->back == NULL || canvas->front == NULL) {
+		if (canvas->back != NULL) {
+			pixman_image_unref(canvas->back);
+		}
+		if (canvas->front != NULL) {
+			wlr_buffer_drop(&canvas->front->base);
+		}
+		free(canvas);
+		wl_client_post_no_memory(client);
+		return;
+	}
+	uint32_t err = smt_exec_register_canvas(ring->exec, canvas_id, canvas->back);
+	if (err != 0) {
+		pixman_image_unref(canvas->back);
+		wlr_buffer_drop(&canvas->front->base);
+		free(canvas);
+		wl_resource_post_error(ring->resource, SMT_RING_V1_ERROR_BAD_ID,
+			"get_canvas: drawable id %u is 0, out of range or in use (%s)",
+			canvas_id, smt_error_name(err));
+		return;
+	}
+	canvas->resource = resource;
+	canvas->ring = ring;
+	canvas->id = canvas_id;
+	canvas->width = (int)width;
+	canvas->height = (int)height;
+	canvas->surface = surface;
+	wl_list_init(&canvas->node_destroy.link);
+	canvas->surface_commit.notify = canvas_handle_surface_commit;
+	wl_signal_add(&surface->events.commit, &canvas->surface_commit);
+	canvas->surface_destroy.notify = canvas_handle_surface_destroy;
+	wl_signal_add(&surface->events.destroy, &canvas->surface_destroy);
+	wl_list_insert(&ring->canvases, &canvas->ring_link);
+	wl_list_insert(&ring->transport->canvases, &canvas->link);
+	wl_resource_set_user_data(resource, canvas);
+	canvas_attach(canvas);
+}
+
+void canvases_ring_destroyed(struct smtwc_ring *ring) {
+	struct smtwc_canvas *canvas, *tmp;
+	wl_list_for_each_safe(canvas, tmp, &ring->canvases, ring_link) {
+		if (canvas->resource != NULL) {
+			wl_resource_set_user_data(canvas->resource, NULL);
+		}
+		canvas_free(canvas);
+	}
+}
+
+uint64_t canvases_bytes(struct smtwc_ring *ring) {
+	uint64_t total = 0;
+	struct smtwc_canvas *canvas;
+	wl_list_for_each(canvas, &ring->canvases, ring_link) {
+		total += 2ull * 4 * (uint64_t)canvas->width * (uint64_t)canvas->height;
+	}
+	return total;
+}

@@ -1,0 +1,56 @@
+#ifndef SMTWC_TRANSPORT_CANVAS_H
+#define SMTWC_TRANSPORT_CANVAS_H
+
+#include <pixman.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <wayland-server-core.h>
+
+struct smtwc_ring;
+struct smtwc_output;
+struct smtwc_canvas_buffer;
+
+/*
+ * A canvas is two images: the back image that ring commands draw into (the
+ * executor holds it) and the front buffer on screen. PRESENT copies the
+ * damaged rectangles from back to front and damages just those on the
+ * outputs, so the screen never shows a frame the client is still drawing,
+ * and the cost is proportional to the damage.
+ */
+struct smtwc_canvas {
+	struct wl_resource *resource;
+	struct smtwc_ring *ring;
+	struct wl_list ring_link; /* smtwc_ring.canvases */
+	struct wl_list link;      /* smtwc_transport.canvases */
+	uint32_t id;
+	int width, height;
+
+	pixman_image_t *back;
+	struct smtwc_canvas_buffer *front;
+	struct wlr_surface *surface;
+	struct wlr_scene_buffer *node; /* NULL until the surface is on screen */
+
+	/* The last PRESENT not yet reported, and the one in the frame being
+	 * shown on some output. */
+	bool pending, inflight;
+	uint32_t pending_serial, inflight_serial;
+	uint64_t pending_exec_ns, inflight_exec_ns;
+	struct wlr_output *inflight_output;
+
+	struct wl_listener surface_commit;
+	struct wl_listener surface_destroy;
+	struct wl_listener node_destroy;
+};
+
+void canvas_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t id,
+	uint32_t canvas_id, struct wl_resource *surface, uint32_t width, uint32_t height);
+void canvas_present(struct smtwc_ring *ring, uint32_t canvas_id,
+	const pixman_region32_t *damage, uint32_t serial);
+void canvases_ring_destroyed(struct smtwc_ring *ring);
+uint64_t canvases_bytes(struct smtwc_ring *ring);
+
+/* Output hooks: before a frame is rendered, and when it was shown. */
+void canvases_output_frame(struct smtwc_output *output);
+void canvases_output_presented(struct smtwc_output *output, uint64_t when_ns);
+
+#endif

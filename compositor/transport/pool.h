@@ -1,0 +1,27 @@
+#ifndef SMTWC_TRANSPORT_POOL_H
+#define SMTWC_TRANSPORT_POOL_H
+
+#include <stdint.h>
+#include <wayland-server-core.h>
+
+struct smtwc_ring;
+
+/* An image pool: one client memfd mapped once, read-only. PUT_IMAGE_POOL
+ * names it by id and offset, so its mapping count never grows with the
+ * number of images in it. */
+struct smtwc_pool {
+	struct wl_resource *resource;
+	struct smtwc_ring *ring;
+	struct wl_list link; /* smtwc_ring.pools */
+	uint32_t id;
+	int fd;
+	void *map;
+	uint64_t size;
+};
+
+void pool_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t id,
+	uint32_t pool_id, int fd, uint32_t size);
+void pools_ring_destroyed(struct smtwc_ring *ring);
+uint64_t pools_mapped_bytes(struct smtwc_ring *ring);
+
+#endif

@@ -1,0 +1,472 @@
+/*
+ * smt_ring_manager_v1 and smt_ring_v1: setting up shared memory with a
+ * client that is not trusted, and feeding its commands to the executor.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include <wlr/util/log.h>
+#include "smt-ring-v1-protocol.h"
+#include "server.h"
+#include "transport/canvas.h"
+#include "transport/pool.h"
+#include "transport/ring.h"
+#include "transport/shm_fd.h"
+
+static uint64_t now_ns(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void ring_wake_client(struct smtwc_ring *ring) {
+	if (ring->client_eventfd < 0) {
+		return;
+	}
+	uint64_t one = 1;
+	/* EAGAIN means the counter is already non-zero: the client will wake. */
+	if (write(ring->client_eventfd, &one, sizeof(one)) == sizeof(one)) {
+		ring->wakeups_to_client++;
+	}
+}
+
+/* A client dies for a bad command at a safe point, not in the middle of the
+ * loop that executes rings. */
+static void ring_handle_kill(void *data) {
+	struct smtwc_ring *ring = data;
+	ring->kill_source = NULL;
+	wl_client_destroy(ring->client);
+}
+
+static void ring_fail(struct smtwc_ring *ring, const struct smt_exec_error *error) {
+	if (ring->dead) {
+		return;
+	}
+	ring->dead = true;
+	wlr_log(WLR_INFO, "ring of client pid %d: %s", (int)ring->pid, error->message);
+	wl_resource_post_error(ring->resource, SMT_RING_V1_ERROR_BAD_COMMAND, "%s",
+		error->message);
+	ring_wake_client(ring); /* a client blocked on a full ring sees DEAD */
+	ring->kill_source = wl_event_loop_add_idle(
+		wl_display_get_event_loop(ring->transport->server->display),
+		ring_handle_kill, ring);
+}
+
+static void ring_publish_socket_counters(struct smtwc_ring *ring) {
+	if (ring->shared || ring->status == NULL) {
+		return;
+	}
+	atomic_store_explicit(&ring->status->commands_executed, ring->commands,
+		memory_order_relaxed);
+	atomic_store_explicit(&ring->status->bytes_executed, ring->bytes,
+		memory_order_relaxed);
+}
+
+bool ring_has_work(struct smtwc_ring *ring) {
+	if (ring->dead) {
+		return false;
+	}
+	if (ring->shared && smt_ring_reader_has_work(&ring->reader)) {
+		return true;
+	}
+	return smt_exec_submit_pending(ring->exec) > 0;
+}
+
+static enum smt_exec_stop ring_run_once(struct smtwc_ring *ring,
+		const struct smt_exec_budget *budget, struct smt_exec_result *out) {
+	/* Socket bytes first: they were queued by requests the client sent
+	 * before anything it could have written since. */
+	if (smt_exec_submit_pending(ring->exec) > 0) {
+		return smt_exec_run_submitted(ring->exec, budget, out);
+	}
+	if (ring->shared) {
+		return smt_exec_run(ring->exec, &ring->reader, budget, out);
+	}
+	memset(out, 0, sizeof(*out));
+	out->stop = SMT_EXEC_EMPTY;
+	return SMT_EXEC_EMPTY;
+}
+
+static bool ring_account(struct smtwc_ring *ring, enum smt_exec_stop stop,
+		struct smt_exec_result *out) {
+	ring->commands += out->commands;
+	ring->bytes += out->bytes;
+	if (out->wake_client) {
+		ring_wake_client(ring);
+	}
+	if (out->fences > 0 && !ring->shared) {
+		smt_ring_v1_send_fence(ring->resource, (uint32_t)(out->last_fence >> 32),
+			(uint32_t)out->last_fence);
+	}
+	switch (stop) {
+	case SMT_EXEC_PRESENT:
+		canvas_present(ring, out->present.canvas_id, out->present.damage,
+			out->present.serial);
+		return true;
+	case SMT_EXEC_ERROR:
+		ring_fail(ring, &out->error);
+		return false;
+	case SMT_EXEC_EMPTY:
+	case SMT_EXEC_BUDGET:
+		return false;
+	}
+	return false;
+}
+
+bool ring_run(struct smtwc_ring *ring, const struct smt_exec_budget *budget) {
+	if (ring->dead) {
+		return false;
+	}
+	uint64_t start = now_ns();
+	ring->slices++;
+	for (;;) {
+		struct smt_exec_result out;
+		enum smt_exec_stop stop = ring_run_once(ring, budget, &out);
+		bool again = ring_account(ring, stop, &out);
+		if (stop == SMT_EXEC_EMPTY && smt_exec_submit_pending(ring->exec) == 0 &&
+				ring->shared) {
+			/* The submitted queue ran dry; the shared ring may have more. */
+			again = smt_ring_reader_has_work(&ring->reader);
+		}
+		if (!again || (budget->deadline_ns != 0 && now_ns() >= budget->deadline_ns)) {
+			break;
+		}
+	}
+	ring->exec_ns += now_ns() - start;
+	ring_publish_socket_counters(ring);
+	return ring_has_work(ring);
+}
+
+void ring_drain(struct smtwc_ring *ring) {
+	const struct smt_exec_budget unlimited = {0};
+	/* Bounded: the ring holds at most its area and the socket queue 1 MiB. */
+	for (int i = 0; i < 1 << 20 && ring_has_work(ring); i++) {
+		ring_run(ring, &unlimited);
+	}
+}
+
+/* ---- socket submits --------------------------------------------------- */
+
+/* Length of the prefix of buf made of whole commands. A header whose size
+ * is impossible counts as whole, so that the executor rejects it. */
+static size_t whole_commands_prefix(const uint8_t *buf, size_t len) {
+	size_t pos = 0;
+	while (len - pos >= sizeof(struct smt_cmd_header)) {
+		uint32_t size;
+		memcpy(&size, buf + pos + 4, sizeof(size));
+		if (size < sizeof(struct smt_cmd_header) || size % 8 != 0 ||
+				size > SMT_SUBMIT_QUEUE_MAX) {
+			return len;
+		}
+		if (size > len - pos) {
+			break;
+		}
+		pos += size;
+	}
+	return pos;
+}
+
+static void ring_handle_submit(struct wl_client *client, struct wl_resource *resource,
+		struct wl_array *commands) {
+	struct smtwc_ring *ring = wl_resource_get_user_data(resource);
+	if (ring->dead || commands->size == 0) {
+		return;
+	}
+	size_t needed = ring->partial_len + commands->size;
+	if (needed > SMT_SUBMIT_QUEUE_MAX + SMT_CMD_CONTROL_MAX) {
+		struct smt_exec_error error = { .code = SMT_ERROR_LIMIT, .opcode = 0xffff };
+		snprintf(error.message, sizeof(error.message),
+			"submit: more than %u bytes pending (FENCE and wait)", SMT_SUBMIT_QUEUE_MAX);
+		ring_fail(ring, &error);
+		return;
+	}
+	if (needed > ring->partial_cap) {
+		uint8_t *grown = realloc(ring->partial, needed);
+		if (grown == NULL) {
+			wl_client_post_no_memory(client);
+			return;
+		}
+		ring->partial = grown;
+		ring->partial_cap = needed;
+	}
+	memcpy(ring->partial + ring->partial_len, commands->data, commands->size);
+	ring->partial_len = needed;
+	size_t whole = whole_commands_prefix(ring->partial, ring->partial_len);
+	if (whole == 0) {
+		return;
+	}
+	/* Queue only: an already expired budget makes the executor stop before
+	 * the first command, so the scheduler decides when this work runs. */
+	struct smt_exec_budget queue_only = { .deadline_ns = 1 };
+	struct smt_exec_result out;
+	enum smt_exec_stop stop = smt_exec_submit_bytes(ring->exec, ring->partial, whole,
+		&queue_only, &out);
+	while (ring_account(ring, stop, &out)) {
+		stop = smt_exec_run_submitted(ring->exec, &queue_only, &out);
+	}
+	memmove(ring->partial, ring->partial + whole, ring->partial_len - whole);
+	ring->partial_len -= whole;
+}
+
+/* ---- pools and canvases ----------------------------------------------- */
+
+static void ring_handle_create_pool(struct wl_client *client, struct wl_resource *resource,
+		uint32_t id, uint32_t pool_id, int32_t fd, uint32_t size) {
+	struct smtwc_ring *ring = wl_resource_get_user_data(resource);
+	pool_create(ring, client, id, pool_id, fd, size);
+	close(fd);
+}
+
+static void ring_handle_get_canvas(struct wl_client *client, struct wl_resource *resource,
+		uint32_t id, uint32_t canvas_id, struct wl_resource *surface,
+		uint32_t width, uint32_t height) {
+	struct smtwc_ring *ring = wl_resource_get_user_data(resource);
+	canvas_create(ring, client, id, canvas_id, surface, width, height);
+}
+
+static void ring_handle_destroy(struct wl_client *client, struct wl_resource *resource) {
+	wl_resource_destroy(resource);
+}
+
+static const struct smt_ring_v1_interface ring_impl = {
+	.submit = ring_handle_submit,
+	.create_pool = ring_handle_create_pool,
+	.get_canvas = ring_handle_get_canvas,
+	.destroy = ring_handle_destroy,
+};
+
+static void ring_free(struct smtwc_ring *ring) {
+	struct smtwc_transport *transport = ring->transport;
+	if (transport->next_ring == ring) {
+		transport->next_ring = NULL;
+	}
+	wl_list_remove(&ring->link);
+	canvases_ring_destroyed(ring);
+	pools_ring_destroyed(ring);
+	if (ring->kill_source != NULL) {
+		wl_event_source_remove(ring->kill_source);
+	}
+	if (ring->wakeup_source != NULL) {
+		wl_event_source_remove(ring->wakeup_source);
+	}
+	if (ring->exec != NULL) {
+		smt_exec_destroy(ring->exec);
+	}
+	if (ring->shared) {
+		smt_ring_reader_fini(&ring->reader);
+	}
+	if (ring->ring_map != NULL) {
+		munmap(ring->ring_map, ring->ring_map_size);
+	}
+	if (ring->status != NULL) {
+		munmap(ring->status, SMT_STATUS_MAP_SIZE);
+	}
+	if (ring->status_fd >= 0) {
+		close(ring->status_fd);
+	}
+	if (ring->server_eventfd >= 0) {
+		close(ring->server_eventfd);
+	}
+	if (ring->client_eventfd >= 0) {
+		close(ring->client_eventfd);
+	}
+	free(ring->partial);
+	free(ring);
+}
+
+static void ring_handle_resource_destroy(struct wl_resource *resource) {
+	ring_free(wl_resource_get_user_data(resource));
+}
+
+/* The client writes its server eventfd only when the status page says we
+ * sleep: each read here is one real wakeup. */
+static int ring_handle_wakeup(int fd, uint32_t mask, void *data) {
+	struct smtwc_ring *ring = data;
+	uint64_t count;
+	if (read(fd, &count, sizeof(count)) == sizeof(count)) {
+		ring->wakeups_from_client += count;
+		if (ring->shared) {
+			smt_ring_reader_count_wakeups(&ring->reader, 0, count);
+		}
+	}
+	if (mask & (WL_EVENT_HANGUP | WL_EVENT_ERROR)) {
+		wl_event_source_remove(ring->wakeup_source);
+		ring->wakeup_source = NULL;
+	}
+	return 0;
+}
+
+static bool is_eventfd(int fd) {
+	/* An eventfd reads and writes exactly 8 bytes and nothing else does
+	 * that cheaply; the kernel names its file "anon_inode:[eventfd]". */
+	char path[64], target[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0) {
+		return false;
+	}
+	target[n] = '\0';
+	return strcmp(target, "anon_inode:[eventfd]") == 0;
+}
+
+static struct smtwc_ring *ring_create(struct smtwc_transport *transport,
+		struct wl_client *client, struct wl_resource *manager, uint32_t id) {
+	struct smtwc_ring *ring = calloc(1, sizeof(*ring));
+	if (ring == NULL) {
+		wl_client_post_no_memory(client);
+		return NULL;
+	}
+	ring->transport = transport;
+	ring->client = client;
+	ring->status_fd = ring->server_eventfd = ring->client_eventfd = -1;
+	wl_list_init(&ring->pools);
+	wl_list_init(&ring->canvases);
+	wl_list_insert(transport->rings.prev, &ring->link);
+	wl_client_get_credentials(client, &ring->pid, NULL, NULL);
+	ring->resource = wl_resource_create(client, &smt_ring_v1_interface,
+		wl_resource_get_version(manager), id);
+	if (ring->resource == NULL) {
+		wl_list_remove(&ring->link);
+		free(ring);
+		wl_client_post_no_memory(client);
+		return NULL;
+	}
+	wl_resource_set_implementation(ring->resource, &ring_impl, ring,
+		ring_handle_resource_destroy);
+	ring->exec = smt_exec_create(NULL);
+	void *status = NULL;
+	ring->status_fd = shm_fd_create_server_page("smtwc-ring-status",
+		SMT_STATUS_MAP_SIZE, &status);
+	if (ring->exec == NULL || ring->status_fd < 0) {
+		wl_client_post_no_memory(client);
+		return NULL;
+	}
+	ring->status = status;
+	ring->status->magic = SMT_STATUS_MAGIC;
+	ring->status->version = SMT_RING_VERSION;
+	return ring;
+}
+
+static void manager_handle_create_ring(struct wl_client *client,
+		struct wl_resource *resource, uint32_t id, int32_t ring_fd,
+		uint32_t area_size, int32_t server_eventfd, int32_t client_eventfd) {
+	struct smtwc_transport *transport = wl_resource_get_user_data(resource);
+	struct smtwc_ring *ring = ring_create(transport, client, resource, id);
+	if (ring == NULL) {
+		close(ring_fd);
+		close(server_eventfd);
+		close(client_eventfd);
+		return;
+	}
+	ring->server_eventfd = server_eventfd;
+	ring->client_eventfd = client_eventfd;
+	if (area_size < SMT_RING_AREA_MIN || area_size > SMT_RING_AREA_MAX ||
+			(area_size & (area_size - 1)) != 0) {
+		close(ring_fd);
+		wl_resource_post_error(resource, SMT_RING_MANAGER_V1_ERROR_BAD_SIZE,
+			"ring area size %u is not a power of two in [%u, %u]",
+			area_size, SMT_RING_AREA_MIN, SMT_RING_AREA_MAX);
+		return;
+	}
+	if (!is_eventfd(server_eventfd) || !is_eventfd(client_eventfd)) {
+		close(ring_fd);
+		wl_resource_post_error(resource, SMT_RING_MANAGER_V1_ERROR_BAD_EVENTFD,
+			"create_ring: server_eventfd and client_eventfd must be eventfds");
+		return;
+	}
+	const char *why = NULL;
+	size_t map_size = SMT_RING_HEADER_SIZE + (size_t)area_size;
+	ring->ring_map = shm_fd_map_client(ring_fd, map_size, &why);
+	close(ring_fd);
+	if (ring->ring_map == NULL) {
+		wl_resource_post_error(resource, SMT_RING_MANAGER_V1_ERROR_BAD_FD,
+			"create_ring: %s", why);
+		return;
+	}
+	ring->ring_map_size = map_size;
+	if (smt_ring_reader_init(&ring->reader, ring->ring_map, map_size, area_size,
+			ring->status) != 0) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	ring->shared = true;
+	/* Non-blocking reads: the counter is drained whenever it fires. */
+	int flags = fcntl(server_eventfd, F_GETFL);
+	fcntl(server_eventfd, F_SETFL, flags | O_NONBLOCK);
+	flags = fcntl(client_eventfd, F_GETFL);
+	fcntl(client_eventfd, F_SETFL, flags | O_NONBLOCK);
+	ring->wakeup_source = wl_event_loop_add_fd(
+		wl_display_get_event_loop(transport->server->display), server_eventfd,
+		WL_EVENT_READABLE, ring_handle_wakeup, ring);
+	smt_ring_v1_send_status(ring->resource, ring->status_fd, transport->global_status_fd);
+}
+
+static void manager_handle_create_socket_ring(struct wl_client *client,
+		struct wl_resource *resource, uint32_t id) {
+	struct smtwc_transport *transport = wl_resource_get_user_data(resource);
+	struct smtwc_ring *ring = ring_create(transport, client, resource, id);
+	if (ring != NULL) {
+		smt_ring_v1_send_status(ring->resource, ring->status_fd,
+			transport->global_status_fd);
+	}
+}
+
+static void manager_handle_destroy(struct wl_client *client, struct wl_resource *resource) {
+	wl_resource_destroy(resource);
+}
+
+static const struct smt_ring_manager_v1_interface manager_impl = {
+	.create_ring = manager_handle_create_ring,
+	.create_socket_ring = manager_handle_create_socket_ring,
+	.destroy = manager_handle_destroy,
+};
+
+static void manager_bind(struct wl_client *client, void *data, uint32_t version, uint32_t id) {
+	struct wl_resource *resource =
+		wl_resource_create(client, &smt_ring_manager_v1_interface, (int)version, id);
+	if (resource == NULL) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	wl_resource_set_implementation(resource, &manager_impl, data, NULL);
+}
+
+struct smtwc_transport *transport_create(struct smtwc_server *server) {
+	struct smtwc_transport *transport = calloc(1, sizeof(*transport));
+	if (transport == NULL) {
+		return NULL;
+	}
+	transport->server = server;
+	wl_list_init(&transport->rings);
+	wl_list_init(&transport->canvases);
+	void *page = NULL;
+	transport->global_status_fd =
+		shm_fd_create_server_page("smtwc-global-status", SMT_STATUS_MAP_SIZE, &page);
+	if (transport->global_status_fd < 0) {
+		wlr_log_errno(WLR_ERROR, "cannot create the ring status page");
+		free(transport);
+		return NULL;
+	}
+	transport->global_status = page;
+	smt_global_init(transport->global_status);
+	transport->global = wl_global_create(server->display, &smt_ring_manager_v1_interface,
+		1, transport, manager_bind);
+	return transport;
+}
+
+void transport_destroy(struct smtwc_transport *transport) {
+	if (transport == NULL) {
+		return;
+	}
+	wl_global_destroy(transport->global);
+	munmap(transport->global_status, SMT_STATUS_MAP_SIZE);
+	close(transport->global_status_fd);
+	free(transport);
+}

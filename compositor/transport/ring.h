@@ -1,0 +1,71 @@
+/*
+ * The Wayland side of smt-ring-v1: the manager global, rings, pools and the
+ * shared pages. Command execution itself is compositor/ring (pure).
+ */
+#ifndef SMTWC_TRANSPORT_RING_H
+#define SMTWC_TRANSPORT_RING_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include <wayland-server-core.h>
+#include "executor.h"
+#include "ring_reader.h"
+
+struct smtwc_server;
+
+struct smtwc_transport {
+	struct smtwc_server *server;
+	struct wl_global *global;
+	struct smt_global_status *global_status;
+	int global_status_fd;
+	struct wl_list rings;    /* smtwc_ring.link */
+	struct wl_list canvases; /* smtwc_canvas.link */
+	struct smtwc_ring *next_ring; /* round-robin position, may be NULL */
+	uint64_t sleeps, sleeps_avoided;
+};
+
+struct smtwc_ring {
+	struct wl_resource *resource;
+	struct wl_client *client;
+	struct smtwc_transport *transport;
+	struct wl_list link; /* smtwc_transport.rings */
+	pid_t pid;
+
+	bool shared;          /* false: fed only through submit */
+	void *ring_map;       /* client memory, read-only */
+	size_t ring_map_size;
+	struct smt_ring_reader reader;
+	struct smt_exec_ctx *exec;
+
+	struct smt_ring_status *status; /* server page, client maps read-only */
+	int status_fd;
+	int server_eventfd, client_eventfd;
+	struct wl_event_source *wakeup_source;
+
+	/* Socket stream: a command may span submits; the tail of the last
+	 * submit that is not a whole command waits here. */
+	uint8_t *partial;
+	size_t partial_len, partial_cap;
+
+	struct wl_list pools;    /* smtwc_pool.link */
+	struct wl_list canvases; /* smtwc_canvas.ring_link */
+	bool dead;
+	struct wl_event_source *kill_source;
+
+	/* Statistics (smtctl, smt-info). */
+	uint64_t commands, bytes, exec_ns, slices;
+	uint64_t wakeups_to_client, wakeups_from_client;
+};
+
+struct smtwc_transport *transport_create(struct smtwc_server *server);
+void transport_destroy(struct smtwc_transport *transport);
+
+/* Executes commands of one ring within the budget. Returns true when the
+ * ring still has work. PRESENTs are shown as they execute. */
+bool ring_run(struct smtwc_ring *ring, const struct smt_exec_budget *budget);
+bool ring_has_work(struct smtwc_ring *ring);
+/* Executes everything already queued (before a pool or canvas changes
+ * under commands that were written earlier). */
+void ring_drain(struct smtwc_ring *ring);
+
+#endif

@@ -1,0 +1,23 @@
+/*
+ * Where ring execution meets the event loop: between two dispatches, one
+ * ready ring runs for one slice (round robin), so input, Wayland requests
+ * and frames never wait more than a slice. Before the loop blocks, the
+ * server-asleep flag is raised and every ring re-checked (DESIGN.md,
+ * "Synchronisation"): a client that published work just before the flag
+ * went up is seen now, and one that publishes after sees the flag.
+ */
+#ifndef SMTWC_RING_LOOP_H
+#define SMTWC_RING_LOOP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct smtwc_transport;
+
+/* Returns true when some ring still has work. */
+bool ring_loop_run_slice(struct smtwc_transport *transport, uint64_t slice_ns);
+/* Returns true when the loop may block: no ring has work. */
+bool ring_loop_prepare_sleep(struct smtwc_transport *transport);
+void ring_loop_woke(struct smtwc_transport *transport);
+
+#endif

@@ -1,0 +1,22 @@
+/*
+ * Shared memory handed over by clients, and the read-only pages the
+ * compositor hands out. No wlroots here.
+ */
+#ifndef SMTWC_SHM_FD_H
+#define SMTWC_SHM_FD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Maps size bytes of a client's memfd read-only after checking that it is
+ * sealed against shrinking and at least that large: then no access can
+ * fault with SIGBUS whatever the client does later. Returns NULL and sets
+ * *why (a static string) on failure. */
+void *shm_fd_map_client(int fd, uint64_t size, const char **why);
+
+/* A page the compositor writes and clients may only read: a memfd mapped
+ * read-write here, then sealed against resizing and against any future
+ * writable mapping (F_SEAL_FUTURE_WRITE). Returns the fd, -1 on failure. */
+int shm_fd_create_server_page(const char *name, size_t size, void **mapping);
+
+#endif

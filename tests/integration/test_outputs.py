@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Output configuration from the config file: mode, scale and position of two
+headless outputs, as clients see them (xdg-output) and as grim captures them."""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness import Session, check, log  # noqa: E402
+
+CONFIG = """
+[output HEADLESS-1]
+mode = 800x600
+position = 0,0
+
+[output HEADLESS-2]
+position = 800,0
+scale = 2
+"""
+
+
+def xdg_outputs(text):
+    """name -> (x, y, width, height) from wayland-info's xdg-output section."""
+    found = {}
+    for m in re.finditer(r"name: '([^']+)'\s*\n(?:\s*description: [^\n]*\n)?\s*logical_x: (-?\d+), logical_y: (-?\d+)\s*\n"
+                         r"\s*logical_width: (\d+), logical_height: (\d+)", text):
+        found[m.group(1)] = tuple(int(v) for v in m.groups()[1:])
+    return found
+
+
+def test(h):
+    with Session(h, config=CONFIG, outputs=2, park=False) as s:
+        res = s.run(["wayland-info"])
+        outputs = xdg_outputs(res.stdout)
+        log(f"xdg-output: {outputs}")
+        check(outputs.get("HEADLESS-1") == (0, 0, 800, 600),
+              f"HEADLESS-1 should be 800x600 at 0,0, is {outputs.get('HEADLESS-1')}")
+        # 1280x720 pixels at scale 2 are 640x360 in layout coordinates.
+        check(outputs.get("HEADLESS-2") == (800, 0, 640, 360),
+              f"HEADLESS-2 should be 640x360 (scale 2) at 800,0, is {outputs.get('HEADLESS-2')}")
+        img = s.screenshot(output="HEADLESS-1")
+        check((img.width, img.height) == (800, 600),
+              f"grim -o HEADLESS-1 gave {img.width}x{img.height}")
+        img = s.screenshot(output="HEADLESS-2")
+        check((img.width, img.height) == (1280, 720),
+              f"grim -o HEADLESS-2 gave {img.width}x{img.height} (expected the 1280x720 pixels)")
+
+    # A bad output line is reported with file and line, and the rest applies.
+    with Session(h, "bad", config="[output HEADLESS-1]\nmode = huge\nscale = 2\n", park=False) as s:
+        err = s.stderr_text()
+        check(re.search(r"smtwc\.conf:2: .*mode", err) is not None,
+              f"no 'smtwc.conf:2: ... mode' error in the log:\n{err[-1500:]}")
+        outputs = xdg_outputs(s.run(["wayland-info"]).stdout)
+        check(outputs.get("HEADLESS-1") == (0, 0, 640, 360),
+              f"scale 2 from line 3 should still apply, got {outputs.get('HEADLESS-1')}")
+
+
+harness.main(test)

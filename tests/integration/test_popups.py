@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""xdg popups (menus): placed where the client's positioner asks, relative to
+its window, and flipped or slid to stay on the output when they would not
+fit."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness import Session, check, log  # noqa: E402
+
+WINDOW = (128, 128, 128)
+MENU = (255, 128, 0)
+
+
+def popup_tool(h):
+    return os.environ.get("SMT_POPUP") or os.path.join(os.path.dirname(h.vpointer), "smt-popup")
+
+
+def open_menu(s, h, args):
+    excl = s.cursor_exclusion()
+    p = s.spawn([popup_tool(h)] + [str(a) for a in args])
+
+    def both(img):
+        w, m = img.bbox(WINDOW, exclude=excl), img.bbox(MENU, exclude=excl)
+        return (w, m) if w is not None and m is not None else None
+
+    img, (win, menu) = s.wait_screenshot(both, what="the window and its menu")
+    log(f"window {win}, menu {menu}")
+    return p, img, win, menu
+
+
+def test(h):
+    with Session(h) as s:
+        # Room enough: the menu's top-left is the anchor point (bottom-right
+        # anchor and gravity on a 1x1 rectangle at 100,50 -> 101,51).
+        p, img, win, menu = open_menu(s, h, [400, 300, 100, 50, 150, 120])
+        check((menu.x - win.x, menu.y - win.y) == (101, 51),
+              f"menu at {menu.x - win.x},{menu.y - win.y} relative to its window, expected 101,51")
+        check((menu.w, menu.h) == (150, 120), f"menu is {menu.w}x{menu.h}, expected 150x120")
+        p.terminate()
+
+    with Session(h, "constrained") as s:
+        # A wide window whose menu opens near its right edge would run off
+        # the output: flip_x puts it to the left of the anchor instead.
+        p, img, win, menu = open_menu(s, h, [1100, 200, 1090, 20, 300, 100])
+        check(menu.x + menu.w <= 1280, f"menu {menu} runs off the 1280 px wide output")
+        check(menu.x + menu.w <= win.x + 1091, f"menu {menu} was not flipped left of the anchor")
+        check(menu.w == 300 and menu.h == 100, f"menu is {menu.w}x{menu.h}, expected 300x100")
+        # Near the bottom edge it flips upwards.
+        p.terminate()
+        p, img, win, menu = open_menu(s, h, [600, 680, 20, 670, 200, 150])
+        check(menu.y + menu.h <= 720, f"menu {menu} runs off the bottom of the output")
+        check(menu.y >= 0, f"menu {menu} runs off the top of the output")
+
+
+harness.main(test)

@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""SIGTERM with clients connected: exit code 0, socket and lock file removed,
+every client sees the disconnection."""
+import os
+import signal
+import struct
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness import BACKGROUND, FOCUSED, Session, check, log, raw_connect, wait_closed  # noqa: E402
+
+
+def test(h):
+    with Session(h) as s:
+        shm = s.spawn(["weston-simple-shm"])
+        foot = s.spawn(["foot", "sh", "-c", "read l"])
+        s.wait_for_border(FOCUSED, timeout=15, what="foot's window")
+        s.wait_screenshot(lambda img: img.count_not(BACKGROUND) > 250 * 250, timeout=5,
+                          what="both windows on screen")
+
+        # A raw connection that has done a round trip (wl_display.sync).
+        sock = raw_connect(s)
+        sock.sendall(struct.pack("=III", 1, (12 << 16) | 0, 2))
+        reply = b""
+        while len(reply) < 12:
+            chunk = sock.recv(4096)
+            check(chunk, "the compositor closed a fresh connection after wl_display.sync")
+            reply += chunk
+        obj, word = struct.unpack_from("=II", reply)
+        check(obj == 2 and (word & 0xFFFF) == 0,
+              f"expected wl_callback@2.done in reply to sync, got object {obj} word {word:#x}")
+        log("raw client connected and synced")
+
+        check(os.path.exists(s.socket_path + ".lock"),
+              f"no lock file {s.socket_path}.lock next to the socket while running")
+        log(f"sending SIGTERM to the compositor (pid {s.compositor.pid})")
+        os.kill(s.compositor.pid, signal.SIGTERM)
+        s.wait_exit(timeout=5, what="exit on SIGTERM")
+        log("compositor exited 0; socket and lock file removed")
+
+        closed, _ = wait_closed(sock, 5)
+        sock.close()
+        check(closed, "the raw client's connection was not closed after the compositor exited")
+        for p in (shm, foot):
+            rc = p.wait(5)
+            check(rc is not None, f"{p.name} (pid {p.pid}) still running 5 s after the "
+                                  f"compositor exited:\n{p.log_tail()}")
+            log(f"{p.name} exited with {rc} after the disconnection")
+
+
+harness.main(test)

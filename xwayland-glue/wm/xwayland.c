@@ -1,0 +1,454 @@
+/*
+ * The X window manager side. wlroots' xwm speaks X to Xwayland; this module
+ * turns its surfaces into views. If Xwayland dies, wlroots re-arms the lazy
+ * socket and the next X client starts a new server: the compositor and its
+ * Wayland clients never notice.
+ */
+#include <stdlib.h>
+#include <wlr/types/wlr_scene.h>
+#include <wlr/util/log.h>
+#include <wlr/xwayland.h>
+#include <xcb/xcb_icccm.h>
+#include "desktop/view.h"
+#include "input/cursor.h"
+#include "output/output.h"
+#include "server.h"
+#include "xwayland.h"
+
+struct smtwc_xwayland {
+	struct wlr_xwayland *wlr;
+	struct wl_listener ready;
+	struct wl_listener new_surface;
+};
+
+/* A managed X window. */
+struct smtwc_xview {
+	struct smtwc_view view;
+	struct wlr_xwayland_surface *xsurface;
+	struct wl_listener destroy;
+	struct wl_listener map;
+	struct wl_listener unmap;
+	struct wl_listener commit;
+	struct wl_listener request_configure;
+	struct wl_listener request_move;
+	struct wl_listener request_resize;
+	struct wl_listener request_maximize;
+	struct wl_listener request_fullscreen;
+	struct wl_listener request_minimize;
+	struct wl_listener request_activate;
+	struct wl_listener set_override_redirect;
+};
+
+/* An override-redirect window: X placed it; we only show it. */
+struct smtwc_unmanaged {
+	enum smtwc_node_kind kind; /* SMTWC_NODE_UNMANAGED; first */
+	struct smtwc_server *server;
+	struct wlr_xwayland_surface *xsurface;
+	struct wlr_scene_tree *tree;
+	struct wl_listener destroy;
+	struct wl_listener map;
+	struct wl_listener unmap;
+	struct wl_listener set_geometry;
+	struct wl_listener set_override_redirect;
+};
+
+static void xsurface_create_wrapper(struct smtwc_server *server,
+	struct wlr_xwayland_surface *xsurface);
+
+/* ---- managed windows ------------------------------------------------- */
+
+static struct smtwc_xview *xview(struct smtwc_view *view) {
+	return wl_container_of(view, (struct smtwc_xview *)NULL, view);
+}
+
+static struct wlr_surface *xview_surface(struct smtwc_view *view) {
+	return xview(view)->xsurface->surface;
+}
+
+static struct wlr_box xview_geometry(struct smtwc_view *view) {
+	struct wlr_xwayland_surface *xs = xview(view)->xsurface;
+	return (struct wlr_box){ 0, 0, xs->width, xs->height };
+}
+
+static void xview_configure(struct smtwc_view *view, int width, int height) {
+	if (width < 1 || height < 1) {
+		return;
+	}
+	wlr_xwayland_surface_configure(xview(view)->xsurface, (int16_t)view->x,
+		(int16_t)view->y, (uint16_t)width, (uint16_t)height);
+}
+
+static void xview_moved(struct smtwc_view *view) {
+	struct wlr_xwayland_surface *xs = xview(view)->xsurface;
+	if (xs->x != view->x || xs->y != view->y) {
+		wlr_xwayland_surface_configure(xs, (int16_t)view->x, (int16_t)view->y,
+			xs->width, xs->height);
+	}
+}
+
+static void xview_set_activated(struct smtwc_view *view, bool activated) {
+	struct wlr_xwayland_surface *xs = xview(view)->xsurface;
+	wlr_xwayland_surface_activate(xs, activated);
+	if (activated) {
+		/* X stacking must follow ours, or X would deliver input to a
+		 * window that is below another on screen. */
+		wlr_xwayland_surface_restack(xs, NULL, XCB_STACK_MODE_ABOVE);
+	}
+}
+
+static void xview_set_maximized(struct smtwc_view *view, bool maximized) {
+	wlr_xwayland_surface_set_maximized(xview(view)->xsurface, maximized);
+}
+
+static void xview_set_fullscreen(struct smtwc_view *view, bool fullscreen) {
+	wlr_xwayland_surface_set_fullscreen(xview(view)->xsurface, fullscreen);
+}
+
+static void xview_close(struct smtwc_view *view) {
+	/* WM_DELETE_WINDOW when the client supports it, else the connection is
+	 * killed: wlroots makes that choice from WM_PROTOCOLS. */
+	wlr_xwayland_surface_close(xview(view)->xsurface);
+}
+
+static const struct smtwc_view_impl xview_impl = {
+	.surface = xview_surface,
+	.geometry = xview_geometry,
+	.configure = xview_configure,
+	.set_activated = xview_set_activated,
+	.set_maximized = xview_set_maximized,
+	.set_fullscreen = xview_set_fullscreen,
+	.close = xview_close,
+	.moved = xview_moved,
+};
+
+static bool size_hints_give_position(struct wlr_xwayland_surface *xs) {
+	return xs->size_hints != NULL && (xs->size_hints->flags &
+		(XCB_ICCCM_SIZE_HINT_US_POSITION | XCB_ICCCM_SIZE_HINT_P_POSITION));
+}
+
+static void xview_handle_commit(struct wl_listener *listener, void *data) {
+	struct smtwc_xview *xv = wl_container_of(listener, xv, commit);
+	view_update_geometry(&xv->view);
+}
+
+static void xview_handle_map(struct wl_listener *listener, void *data) {
+	struct smtwc_xview *xv = wl_container_of(listener, xv, map);
+	struct wlr_xwayland_surface *xs = xv->xsurface;
+	struct smtwc_view *view = &xv->view;
+	view->content = wlr_scene_subsurface_tree_create(&view->tree->node, xs->surface);
+	xv->commit.notify = xview_handle_commit;
+	wl_signal_add(&xs->surface->events.commit, &xv->commit);
+	view->x = xs->x;
+	view->y = xs->y;
+	view->keep_position = size_hints_give_position(xs);
+	if (!view->keep_position && xs->parent != NULL && xs->parent->data != NULL) {
+		/* Dialogs open centred over the window they belong to. */
+		struct smtwc_view *parent = xs->parent->data;
+		struct wlr_box pb = view_box(parent);
+		view->x = pb.x + (pb.width - xs->width) / 2;
+		view->y = pb.y + (pb.height - xs->height) / 2;
+		view->keep_position = true;
+	}
+	view_map(view);
+	if (xs->fullscreen) {
+		view_set_fullscreen(view, true);
+	} else if (xs->maximized_horz && xs->maximized_vert) {
+		view_set_maximized(view, true);
+	}
+}
+
+static void xview_handle_unmap(struct wl_listener *listener, void *data) {
+	struct smtwc_xview *xv = wl_container_of(listener, xv, unmap);
+	view_unmap(&xv->view);
+	wl_list_remove(&xv->commit.link);
+	if (xv->view.content != NULL) {
+		wlr_scene_node_destroy(xv->view.content);
+		xv->view.content = NULL;
+	}
+}
+
+static void xview_handle_request_configure(struct wl_listener *listener, void *data) {
+	struct smtwc_xview *xv = wl_container_of(listener, xv, request_configure);
+	struct wlr_xwayland_surface_configure_event *event = data;
+	struct smtwc_view *view = &xv->view;
+	if (view->fullscreen || view->maximized) {
+		/* The state decides the size; repeat it to the client. */
+		struct wlr_box box = view_box(view);
+		wlr_xwayland_surface_configure(xv->xsurface, (int16_t)view->x,
+			(int16_t)view->y, (uint16_t)box.width, (uint16_t)box.height);
+		return;
+	}
+	view->x = event->x;
+	view->y = event->y;
+	if (view->mapped) {
+		wlr_scene_node_set_position(&view->tree->node, view->x, view->y);
+	}
+	wlr_xwayland_surface_configure(xv->xsurface, event->x, event->y,
+		event->width, event->height);
+}
+
+static void xview_handle_request_move(struct wl_listener *listener, void *data) {
+	struct smtwc_xview *xv = wl_container_of(listener, xv, request_move);
+	cursor_begin_interactive(xv->view.server, &xv->view, SMTWC_CURSOR_MOVE, 0, true);
+}
+
+static void xview_handle_request_resize(struct wl_listener *listener, void *data) {
+	struct smtwc_xview *xv = wl_container_of(listener, xv, request_resize);
+	struct wlr_xwayland_resize_event *event = data;
+	cursor_begin_interactive(xv->view.server, &xv->view, SMTWC_CURSOR_RESIZE,
+		event->edges, true);
+}
+
+static void xview_handle_request_maximize(struct wl_listener *listener, void *data) {
+	struct smtwc_xview *xv = wl_container_of(listener, xv, request_maximize);
+	struct wlr_xwayland_surface *xs = xv->xsurface;
+	if (xv->view.mapped) {
+		view_set_maximized(&xv->view, xs->maximized_horz && xs->maximized_vert);
+	}
+}
+
+static void xview_handle_request_fullscreen(struct wl_listener *listener, void *data) {
+	struct smtwc_xview *xv = wl_container_of(listener, xv, request_fullscreen);
+	if (xv->view.mapped) {
+		view_set_fullscreen(&xv->view, xv->xsurface->fullscreen);
+	}
+}
+
+static void xview_handle_request_minimize(struct wl_listener *listener, void *data) {
+	struct smtwc_xview *xv = wl_container_of(listener, xv, request_minimize);
+	struct wlr_xwayland_minimize_event *event = data;
+	view_set_minimized(&xv->view, event->minimize);
+}
+
+static void xview_handle_request_activate(struct wl_listener *listener, void *data) {
+	struct smtwc_xview *xv = wl_container_of(listener, xv, request_activate);
+	if (xv->view.mapped) {
+		view_focus(&xv->view);
+	}
+}
+
+static void xview_destroy(struct smtwc_xview *xv) {
+	wl_list_remove(&xv->destroy.link);
+	wl_list_remove(&xv->map.link);
+	wl_list_remove(&xv->unmap.link);
+	wl_list_remove(&xv->request_configure.link);
+	wl_list_remove(&xv->request_move.link);
+	wl_list_remove(&xv->request_resize.link);
+	wl_list_remove(&xv->request_maximize.link);
+	wl_list_remove(&xv->request_fullscreen.link);
+	wl_list_remove(&xv->request_minimize.link);
+	wl_list_remove(&xv->request_activate.link);
+	wl_list_remove(&xv->set_override_redirect.link);
+	xv->xsurface->data = NULL;
+	view_destroy(&xv->view);
+	free(xv);
+}
+
+static void xview_handle_destroy(struct wl_listener *listener, void *data) {
+	struct smtwc_xview *xv = wl_container_of(listener, xv, destroy);
+	xview_destroy(xv);
+}
+
+/* A window may turn into a menu (or back) while it exists. */
+static void xview_handle_set_override_redirect(struct wl_listener *listener, void *data) {
+	struct smtwc_xview *xv = wl_container_of(listener, xv, set_override_redirect);
+	struct wlr_xwayland_surface *xs = xv->xsurface;
+	struct smtwc_server *server = xv->view.server;
+	bool mapped = xs->mapped;
+	if (mapped) {
+		xview_handle_unmap(&xv->unmap, NULL);
+	}
+	xview_destroy(xv);
+	xsurface_create_wrapper(server, xs);
+	if (mapped && xs->data != NULL) {
+		wl_signal_emit(&xs->events.map, xs);
+	}
+}
+
+static void xview_create(struct smtwc_server *server, struct wlr_xwayland_surface *xs) {
+	struct smtwc_xview *xv = calloc(1, sizeof(*xv));
+	if (xv == NULL) {
+		return;
+	}
+	xv->xsurface = xs;
+	view_init(&xv->view, server, &xview_impl);
+	/* X draws its own frames, or asks for none: give it the focus border. */
+	xv->view.server_side_decoration = true;
+	xs->data = &xv->view;
+#define LISTEN(signal, field, handler) \
+	xv->field.notify = handler; wl_signal_add(&xs->events.signal, &xv->field)
+	LISTEN(destroy, destroy, xview_handle_destroy);
+	LISTEN(map, map, xview_handle_map);
+	LISTEN(unmap, unmap, xview_handle_unmap);
+	LISTEN(request_configure, request_configure, xview_handle_request_configure);
+	LISTEN(request_move, request_move, xview_handle_request_move);
+	LISTEN(request_resize, request_resize, xview_handle_request_resize);
+	LISTEN(request_maximize, request_maximize, xview_handle_request_maximize);
+	LISTEN(request_fullscreen, request_fullscreen, xview_handle_request_fullscreen);
+	LISTEN(request_minimize, request_minimize, xview_handle_request_minimize);
+	LISTEN(request_activate, request_activate, xview_handle_request_activate);
+	LISTEN(set_override_redirect, set_override_redirect, xview_handle_set_override_redirect);
+#undef LISTEN
+}
+
+/* ---- override-redirect windows --------------------------------------- */
+
+static void unmanaged_handle_set_geometry(struct wl_listener *listener, void *data) {
+	struct smtwc_unmanaged *um = wl_container_of(listener, um, set_geometry);
+	if (um->tree != NULL) {
+		wlr_scene_node_set_position(&um->tree->node, um->xsurface->x, um->xsurface->y);
+	}
+}
+
+static void unmanaged_handle_map(struct wl_listener *listener, void *data) {
+	struct smtwc_unmanaged *um = wl_container_of(listener, um, map);
+	struct wlr_xwayland_surface *xs = um->xsurface;
+	um->tree = wlr_scene_tree_create(&um->server->layers[SMTWC_LAYER_POPUPS]->node);
+	um->tree->node.data = um;
+	wlr_scene_subsurface_tree_create(&um->tree->node, xs->surface);
+	wlr_scene_node_set_position(&um->tree->node, xs->x, xs->y);
+	um->set_geometry.notify = unmanaged_handle_set_geometry;
+	wl_signal_add(&xs->events.set_geometry, &um->set_geometry);
+	/* Menus grab the keyboard through X; give them the Wayland focus too
+	 * when ICCCM says they take input. */
+	if (wlr_xwayland_or_surface_wants_focus(xs)) {
+		struct wlr_keyboard *kb = wlr_seat_get_keyboard(um->server->seat);
+		if (kb != NULL) {
+			wlr_seat_keyboard_notify_enter(um->server->seat, xs->surface,
+				kb->keycodes, kb->num_keycodes, &kb->modifiers);
+		}
+	}
+}
+
+static void unmanaged_handle_unmap(struct wl_listener *listener, void *data) {
+	struct smtwc_unmanaged *um = wl_container_of(listener, um, unmap);
+	struct smtwc_server *server = um->server;
+	wl_list_remove(&um->set_geometry.link);
+	wlr_scene_node_destroy(&um->tree->node);
+	um->tree = NULL;
+	if (server->seat->keyboard_state.focused_surface == um->xsurface->surface) {
+		/* Focus goes back to the window the menu came from. */
+		struct smtwc_view *view;
+		wl_list_for_each(view, &server->views, link) {
+			if (view->mapped && !view->minimized) {
+				wlr_seat_keyboard_notify_clear_focus(server->seat);
+				view_focus(view);
+				break;
+			}
+		}
+	}
+}
+
+static void unmanaged_destroy(struct smtwc_unmanaged *um) {
+	if (um->tree != NULL) {
+		unmanaged_handle_unmap(&um->unmap, NULL);
+	}
+	wl_list_remove(&um->destroy.link);
+	wl_list_remove(&um->map.link);
+	wl_list_remove(&um->unmap.link);
+	wl_list_remove(&um->set_override_redirect.link);
+	um->xsurface->data = NULL;
+	free(um);
+}
+
+static void unmanaged_handle_destroy(struct wl_listener *listener, void *data) {
+	struct smtwc_unmanaged *um = wl_container_of(listener, um, destroy);
+	unmanaged_destroy(um);
+}
+
+static void unmanaged_handle_set_override_redirect(struct wl_listener *listener, void *data) {
+	struct smtwc_unmanaged *um = wl_container_of(listener, um, set_override_redirect);
+	struct wlr_xwayland_surface *xs = um->xsurface;
+	struct smtwc_server *server = um->server;
+	bool mapped = xs->mapped;
+	unmanaged_destroy(um);
+	xsurface_create_wrapper(server, xs);
+	if (mapped && xs->data != NULL) {
+		wl_signal_emit(&xs->events.map, xs);
+	}
+}
+
+static void unmanaged_create(struct smtwc_server *server, struct wlr_xwayland_surface *xs) {
+	struct smtwc_unmanaged *um = calloc(1, sizeof(*um));
+	if (um == NULL) {
+		return;
+	}
+	um->kind = SMTWC_NODE_UNMANAGED;
+	um->server = server;
+	um->xsurface = xs;
+	xs->data = NULL;
+	um->destroy.notify = unmanaged_handle_destroy;
+	wl_signal_add(&xs->events.destroy, &um->destroy);
+	um->map.notify = unmanaged_handle_map;
+	wl_signal_add(&xs->events.map, &um->map);
+	um->unmap.notify = unmanaged_handle_unmap;
+	wl_signal_add(&xs->events.unmap, &um->unmap);
+	um->set_override_redirect.notify = unmanaged_handle_set_override_redirect;
+	wl_signal_add(&xs->events.set_override_redirect, &um->set_override_redirect);
+}
+
+/* ---- the server -------------------------------------------------------- */
+
+static void xsurface_create_wrapper(struct smtwc_server *server,
+		struct wlr_xwayland_surface *xsurface) {
+	if (xsurface->override_redirect) {
+		unmanaged_create(server, xsurface);
+	} else {
+		xview_create(server, xsurface);
+	}
+}
+
+static void xwayland_handle_new_surface(struct wl_listener *listener, void *data) {
+	struct smtwc_xwayland *xw = wl_container_of(listener, xw, new_surface);
+	struct smtwc_server *server = xw->wlr->data;
+	xsurface_create_wrapper(server, data);
+}
+
+static void xwayland_handle_ready(struct wl_listener *listener, void *data) {
+	struct smtwc_xwayland *xw = wl_container_of(listener, xw, ready);
+	struct smtwc_server *server = xw->wlr->data;
+	wlr_xwayland_set_seat(xw->wlr, server->seat);
+	struct wlr_xcursor *xcursor =
+		wlr_xcursor_manager_get_xcursor(server->cursor_manager, "left_ptr", 1);
+	if (xcursor != NULL) {
+		struct wlr_xcursor_image *image = xcursor->images[0];
+		wlr_xwayland_set_cursor(xw->wlr, image->buffer, image->width * 4,
+			image->width, image->height, (int32_t)image->hotspot_x,
+			(int32_t)image->hotspot_y);
+	}
+	wlr_log(WLR_INFO, "Xwayland is ready on DISPLAY=%s", xw->wlr->display_name);
+}
+
+bool xwayland_init(struct smtwc_server *server) {
+	struct smtwc_xwayland *xw = calloc(1, sizeof(*xw));
+	if (xw == NULL) {
+		return false;
+	}
+	/* Lazy: no X server runs until an X client connects to the socket. */
+	xw->wlr = wlr_xwayland_create(server->display, server->compositor, true);
+	if (xw->wlr == NULL) {
+		wlr_log(WLR_ERROR, "Xwayland is unavailable; X applications will not run");
+		free(xw);
+		return false;
+	}
+	xw->wlr->data = server;
+	xw->ready.notify = xwayland_handle_ready;
+	wl_signal_add(&xw->wlr->events.ready, &xw->ready);
+	xw->new_surface.notify = xwayland_handle_new_surface;
+	wl_signal_add(&xw->wlr->events.new_surface, &xw->new_surface);
+	setenv("DISPLAY", xw->wlr->display_name, true);
+	server->xwayland = xw;
+	return true;
+}
+
+void xwayland_finish(struct smtwc_server *server) {
+	struct smtwc_xwayland *xw = server->xwayland;
+	if (xw == NULL) {
+		return;
+	}
+	wl_list_remove(&xw->ready.link);
+	wl_list_remove(&xw->new_surface.link);
+	wlr_xwayland_destroy(xw->wlr);
+	free(xw);
+	server->xwayland = NULL;
+}
