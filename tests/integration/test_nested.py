@@ -15,8 +15,11 @@ def test(h):
         excl = outer.cursor_exclusion()
         # No --backend: with WAYLAND_DISPLAY set, "auto" must pick nesting.
         # Its startup client draws the 250x250 simple-shm pattern inside.
+        supp = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "sanitizers",
+                            "lsan-nested.supp")
+        env = {"LSAN_OPTIONS": f"suppressions={os.path.abspath(supp)}:print_suppressions=0"}
         inner = outer.spawn([h.smtwc, "-c", "/dev/null", "-s", "weston-simple-shm"],
-                            name="smtwc-nested")
+                            name="smtwc-nested", env=env)
 
         def nested_client(img):
             # The nested output has the same background colour, so what
