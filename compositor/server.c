@@ -17,6 +17,7 @@
 #include <wlr/types/wlr_xdg_decoration_v1.h>
 #include <wlr/types/wlr_xdg_output_v1.h>
 #include <wlr/util/log.h>
+#include "control/control.h"
 #include "desktop/decoration.h"
 #include "desktop/layer_shell.h"
 #include "desktop/xdg_shell.h"
@@ -164,6 +165,8 @@ bool server_start(struct smtwc_server *server) {
 		return false;
 	}
 	setenv("WAYLAND_DISPLAY", server->socket, true);
+	/* smtctl needs it; the session goes on without it. */
+	control_init(server);
 	wlr_xcursor_manager_set_cursor_image(server->cursor_manager, "left_ptr",
 		server->cursor);
 	return true;
@@ -177,6 +180,7 @@ void server_finish(struct smtwc_server *server) {
 	 * while it is being torn down. Then clients, so their resources go
 	 * before the globals they use. */
 	xwayland_finish(server);
+	control_finish(server);
 	wl_display_destroy_clients(server->display);
 	if (server->sigterm_source != NULL) {
 		wl_event_source_remove(server->sigterm_source);

@@ -108,6 +108,7 @@ struct smtwc_server {
 
 	struct smtwc_transport *transport; /* smt-ring-v1 */
 	struct smtwc_xwayland *xwayland;   /* NULL without Xwayland */
+	struct smtwc_control *control;     /* NULL without a control socket */
 	bool running;
 
 	struct wl_event_source *sigterm_source;

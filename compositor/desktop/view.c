@@ -8,6 +8,7 @@
 #include <wlr/util/log.h>
 #include "desktop/view.h"
 #include "output/output.h"
+#include "transport/canvas.h"
 
 enum { CASCADE_STEP = 32, CASCADE_STEPS = 8 };
 
@@ -371,16 +372,16 @@ enum smtwc_node_kind *desktop_owner_at(struct smtwc_server *server, double lx,
 	*surface = NULL;
 	struct wlr_scene_node *node =
 		wlr_scene_node_at(&server->scene->node, lx, ly, sx, sy);
-	if (node == NULL || node->type != WLR_SCENE_NODE_SURFACE) {
-		/* Borders are views too: clicking one focuses the window. */
-		while (node != NULL && node->data == NULL) {
-			node = node->parent;
-		}
-		return node != NULL ? node->data : NULL;
+	if (node != NULL && node->type == WLR_SCENE_NODE_SURFACE) {
+		*surface = wlr_scene_surface_from_node(node)->surface;
+	} else if ((*surface = canvas_node_surface(node)) != NULL) {
+		/* A ring canvas covers its surface from the same origin: the
+		 * input is the surface's, at the same coordinates. */
+		node = node->parent;
 	}
-	*surface = wlr_scene_surface_from_node(node)->surface;
-	/* Walk up to the tree that knows its owner; popups have none of their
-	 * own and belong to the window or layer surface they hang from. */
+	/* Walk up to the tree that knows its owner; popups and borders have
+	 * none of their own and belong to the window or layer surface they
+	 * hang from. */
 	while (node != NULL && node->data == NULL) {
 		node = node->parent;
 	}

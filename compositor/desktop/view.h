@@ -16,6 +16,7 @@ enum smtwc_node_kind {
 	SMTWC_NODE_VIEW = 1,
 	SMTWC_NODE_LAYER_SURFACE,
 	SMTWC_NODE_UNMANAGED, /* X override-redirect windows: menus, tooltips */
+	SMTWC_NODE_CANVAS,    /* a ring canvas shown over its wl_surface */
 };
 
 struct smtwc_view_impl {

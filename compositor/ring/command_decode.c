@@ -73,7 +73,7 @@ static int stride_ok(const struct smt_cmd *c, struct smt_fault *f, uint32_t form
 
 static int decode_arrays(const struct smt_cmd *c, struct smt_decoded *d, struct smt_fault *f)
 {
-	const struct smt_decoded *k = d;
+	const struct smt_decoded *k = d;     /* read-only from here on */
 	uint32_t n;
 
 	switch (c->opcode) {

@@ -119,8 +119,8 @@ uint32_t smt_drawables_free_pixmap(struct smt_drawable_table *t, uint32_t id)
 	return SMT_ERROR_NONE;
 }
 
-uint32_t smt_drawables_add_canvas(struct smt_drawable_table *t, uint32_t id,
-				  pixman_image_t *image)
+/* Fill *d with a canvas entry for image (a private view + a reference). */
+static uint32_t make_canvas(struct smt_drawable *d, pixman_image_t *image)
 {
 	pixman_format_code_t pf = pixman_image_get_format(image);
 	uint32_t format = smt_format_from_pixman(pf);
@@ -129,19 +129,37 @@ uint32_t smt_drawables_add_canvas(struct smt_drawable_table *t, uint32_t id,
 	if (!format || !bits || w <= 0 || h <= 0 ||
 	    w > (int)SMT_MAX_DIMENSION || h > (int)SMT_MAX_DIMENSION)
 		return SMT_ERROR_BAD_FORMAT;
-	uint32_t err = reserve(t, id);
-	if (err)
-		return err;
 	/* A private view over the same bits: our clip/transform state never
 	 * leaks into the glue's image, and theirs never into ours. */
 	pixman_image_t *view = pixman_image_create_bits(pf, w, h, bits,
 							pixman_image_get_stride(image));
 	if (!view)
 		return SMT_ERROR_NO_MEMORY;
-	t->slots[id] = (struct smt_drawable){
+	*d = (struct smt_drawable){
 		.image = view, .owner = pixman_image_ref(image), .format = format,
 		.width = w, .height = h, .kind = SMT_DRAWABLE_CANVAS,
 	};
+	return SMT_ERROR_NONE;
+}
+
+uint32_t smt_drawables_add_canvas(struct smt_drawable_table *t, uint32_t id,
+				  pixman_image_t *image)
+{
+	uint32_t err = reserve(t, id);
+	return err ? err : make_canvas(&t->slots[id], image);
+}
+
+uint32_t smt_drawables_replace_canvas(struct smt_drawable_table *t, uint32_t id,
+				      pixman_image_t *image)
+{
+	struct smt_drawable *d = smt_drawables_get(t, id), fresh;
+	if (!d || d->kind != SMT_DRAWABLE_CANVAS)
+		return SMT_ERROR_BAD_DRAWABLE;
+	uint32_t err = make_canvas(&fresh, image);
+	if (err)
+		return err;
+	clear_slot(d);
+	*d = fresh;
 	return SMT_ERROR_NONE;
 }
 

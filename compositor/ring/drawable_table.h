@@ -52,6 +52,9 @@ uint32_t smt_drawables_create_pixmap(struct smt_drawable_table *t, uint32_t id,
 uint32_t smt_drawables_free_pixmap(struct smt_drawable_table *t, uint32_t id);
 uint32_t smt_drawables_add_canvas(struct smt_drawable_table *t, uint32_t id,
 				  pixman_image_t *image);
+/* Same id, new image (canvas resize). */
+uint32_t smt_drawables_replace_canvas(struct smt_drawable_table *t, uint32_t id,
+				      pixman_image_t *image);
 uint32_t smt_drawables_remove_canvas(struct smt_drawable_table *t, uint32_t id);
 
 pixman_format_code_t smt_format_to_pixman(uint32_t format);

@@ -2,7 +2,7 @@
 #include "exec_internal.h"
 
 int paint_init(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawable *dst,
-	       uint32_t op, uint32_t colour)
+	       uint32_t op, uint32_t colour, bool need_solid)
 {
 	/* colour is premultiplied 0xAARRGGBB (checked by the decoder). */
 	uint32_t a = colour >> 24;
@@ -19,6 +19,11 @@ int paint_init(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawa
 		.blue = (uint16_t)((colour & 0xff) * 0x101),
 		.alpha = (uint16_t)(a * 0x101),
 	};
+	p->color = c;
+	/* SRC-like fills (the common case) never need the solid image: skip
+	 * the allocation per command. */
+	if (!need_solid && p->use_fill)
+		return 0;
 	p->solid = pixman_image_create_solid_fill(&c);
 	if (!p->solid)
 		return exec_fail(ctx, SMT_ERROR_NO_MEMORY, "out of memory", UINT32_MAX);
@@ -32,7 +37,7 @@ void paint_fini(struct paint *p)
 	p->solid = NULL;
 }
 
-void paint_box(const struct paint *p, const struct smt_drawable *dst, const pixman_box32_t *b)
+void paint_box(struct paint *p, const struct smt_drawable *dst, const pixman_box32_t *b)
 {
 	pixman_image_t *img = dst->image;
 	int w = b->x2 - b->x1, h = b->y2 - b->y1;
@@ -42,10 +47,12 @@ void paint_box(const struct paint *p, const struct smt_drawable *dst, const pixm
 			PIXMAN_FORMAT_BPP(pixman_image_get_format(img)), b->x1, b->y1, w, h,
 			p->pixel))
 		return;
+	if (!p->solid && !(p->solid = pixman_image_create_solid_fill(&p->color)))
+		return;                         /* out of memory: drop the box */
 	pixman_image_composite32(p->op, p->solid, NULL, img, 0, 0, 0, 0, b->x1, b->y1, w, h);
 }
 
-uint64_t paint_clipped(struct smt_exec_ctx *ctx, const struct paint *p,
+uint64_t paint_clipped(struct smt_exec_ctx *ctx, struct paint *p,
 		       const struct smt_drawable *dst, int64_t x1, int64_t y1,
 		       int64_t x2, int64_t y2)
 {
@@ -69,7 +76,7 @@ int exec_fill_rects(struct smt_exec_ctx *ctx, const struct smt_decoded *d, uint3
 	const struct smt_rect *r = d->array;
 	uint32_t n = (uint32_t)d->array_len;
 
-	if (exec_target(ctx, &dst) || paint_init(ctx, &p, dst, d->u.fill.op, d->u.fill.colour))
+	if (exec_target(ctx, &dst) || paint_init(ctx, &p, dst, d->u.fill.op, d->u.fill.colour, false))
 		return -1;
 	for (uint32_t i = *resume; i < n; i++) {
 		uint64_t px = paint_clipped(ctx, &p, dst, r[i].x, r[i].y,
@@ -92,7 +99,7 @@ int exec_points(struct smt_exec_ctx *ctx, const struct smt_decoded *d, uint32_t 
 	const struct smt_point *pt = d->array;
 	uint32_t n = (uint32_t)d->array_len;
 
-	if (exec_target(ctx, &dst) || paint_init(ctx, &p, dst, d->u.points.op, d->u.points.colour))
+	if (exec_target(ctx, &dst) || paint_init(ctx, &p, dst, d->u.points.op, d->u.points.colour, false))
 		return -1;
 	for (uint32_t i = *resume; i < n; i++) {
 		uint64_t px = paint_clipped(ctx, &p, dst, pt[i].x, pt[i].y,
@@ -121,7 +128,7 @@ static int64_t floor_div(int64_t num, int64_t den)
  * end point). Coordinates are within +-2^28, so 2 * d * delta < 2^59.
  * Consecutive pixels on one row/column merge into a single box.
  */
-static uint64_t thin_segment(struct smt_exec_ctx *ctx, const struct paint *p,
+static uint64_t thin_segment(struct smt_exec_ctx *ctx, struct paint *p,
 			     const struct smt_drawable *dst, const struct smt_segment *s)
 {
 	int64_t x1 = s->x1, y1 = s->y1, x2 = s->x2, y2 = s->y2;
@@ -174,7 +181,7 @@ int exec_thin_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d, ui
 	uint32_t n = (uint32_t)d->array_len;
 
 	if (exec_target(ctx, &dst) ||
-	    paint_init(ctx, &p, dst, d->u.segments.op, d->u.segments.colour))
+	    paint_init(ctx, &p, dst, d->u.segments.op, d->u.segments.colour, false))
 		return -1;
 	for (uint32_t i = *resume; i < n; i++) {
 		uint64_t px = thin_segment(ctx, &p, dst, &s[i]);

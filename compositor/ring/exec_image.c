@@ -71,14 +71,20 @@ int exec_put_image_pool(struct smt_exec_ctx *ctx, const struct smt_decoded *d)
 	if (!pixels)
 		return exec_fail(ctx, SMT_ERROR_OUT_OF_BOUNDS,
 				 "offset + stride * height beyond the pool", UINT32_MAX);
-	if (c->width == 0 || c->height == 0)
+	/* Only the rows that can reach the clip: a pool image may be larger
+	 * than pixman accepts (stride * height > INT_MAX) and still be fine. */
+	const pixman_box32_t *e = pixman_region32_extents(&ctx->clip);
+	int64_t y1 = c->dst_y > e->y1 ? c->dst_y : e->y1;
+	int64_t y2 = (int64_t)c->dst_y + c->height < e->y2 ? (int64_t)c->dst_y + c->height : e->y2;
+	if (c->width == 0 || y1 >= y2)
 		return 0;
 	/* Zero copy: pixman reads straight from the client's pool mapping. */
-	pixman_image_t *src = wrap_pixels(ctx, c->format, c->width, c->height, pixels, c->stride);
+	pixman_image_t *src = wrap_pixels(ctx, c->format, c->width, (uint32_t)(y2 - y1),
+					  pixels + (uint64_t)(y1 - c->dst_y) * c->stride, c->stride);
 	if (!src)
 		return -1;
 	uint64_t px = blit(ctx, PIXMAN_OP_SRC, src, NULL, dst->image, 0, 0, 0, 0,
-			   c->dst_x, c->dst_y, c->width, c->height);
+			   c->dst_x, y1, c->width, y2 - y1);
 	pixman_image_unref(src);
 	exec_charge(ctx, px);
 	return 0;
@@ -119,11 +125,11 @@ static void move_box(const struct smt_drawable *d, const pixman_box32_t *b, int6
 	size_t bpp = d->format == SMT_FORMAT_A8 ? 1 : 4;
 	size_t len = (size_t)(b->x2 - b->x1) * bpp;
 	int32_t h = b->y2 - b->y1;
-	pixman_box32_t from = { (int32_t)(b->x1 + ox), (int32_t)(b->y1 + oy),
-				(int32_t)(b->x2 + ox), (int32_t)(b->y2 + oy) };
+	pixman_box32_t src_box = { (int32_t)(b->x1 + ox), (int32_t)(b->y1 + oy),
+				   (int32_t)(b->x2 + ox), (int32_t)(b->y2 + oy) };
 	assert_in_image(d->image, b);
-	assert_in_image(d->image, &from);
-	(void)from;
+	assert_in_image(d->image, &src_box);
+	(void)src_box;
 	for (int32_t i = 0; i < h; i++) {
 		int32_t y = oy < 0 ? b->y2 - 1 - i : b->y1 + i;   /* moving down: bottom first */
 		uint8_t *to = bits + (size_t)y * stride + (size_t)b->x1 * bpp;
@@ -258,13 +264,14 @@ int exec_glyphs(struct smt_exec_ctx *ctx, const struct smt_decoded *d, uint32_t 
 		return exec_fail(ctx, SMT_ERROR_BAD_DRAWABLE, "unknown atlas drawable", UINT32_MAX);
 	if (atlas->format != SMT_FORMAT_A8)
 		return exec_fail(ctx, SMT_ERROR_BAD_FORMAT, "atlas must be A8", UINT32_MAX);
-	if (*resume == 0)   /* check all before drawing any: rejected whole */
-		for (uint32_t i = 0; i < n; i++)
-			if ((int32_t)g[i].atlas_x + g[i].width > atlas->width ||
-			    (int32_t)g[i].atlas_y + g[i].height > atlas->height)
-				return exec_fail(ctx, SMT_ERROR_OUT_OF_BOUNDS,
-						 "glyph outside the atlas", i);
-	if (paint_init(ctx, &p, dst, c->op, c->colour))
+	/* Check all before drawing any, so a bad command is rejected whole.
+	 * Resumed runs check again: socket commands may have run in between
+	 * and replaced the atlas. */
+	for (uint32_t i = *resume; i < n; i++)
+		if ((int32_t)g[i].atlas_x + g[i].width > atlas->width ||
+		    (int32_t)g[i].atlas_y + g[i].height > atlas->height)
+			return exec_fail(ctx, SMT_ERROR_OUT_OF_BOUNDS, "glyph outside the atlas", i);
+	if (paint_init(ctx, &p, dst, c->op, c->colour, true))
 		return -1;
 	for (uint32_t i = *resume; i < n; i++) {
 		int64_t x = (int64_t)c->origin_x + g[i].dst_x, y = (int64_t)c->origin_y + g[i].dst_y;

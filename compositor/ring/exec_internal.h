@@ -113,14 +113,16 @@ struct paint {
 	pixman_image_t *solid;
 	bool use_fill;                      /* SRC-equivalent: pixman_fill */
 	uint32_t pixel;
+	pixman_color_t color;
 };
+/* need_solid: the caller composites with p->solid itself (masks). */
 int paint_init(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawable *dst,
-	       uint32_t op, uint32_t colour);
+	       uint32_t op, uint32_t colour, bool need_solid);
 void paint_fini(struct paint *p);
 /* Paint one box already inside the clip. */
-void paint_box(const struct paint *p, const struct smt_drawable *dst, const pixman_box32_t *b);
+void paint_box(struct paint *p, const struct smt_drawable *dst, const pixman_box32_t *b);
 /* Paint a box through the clip; returns pixels painted. */
-uint64_t paint_clipped(struct smt_exec_ctx *ctx, const struct paint *p,
+uint64_t paint_clipped(struct smt_exec_ctx *ctx, struct paint *p,
 		       const struct smt_drawable *dst, int64_t x1, int64_t y1,
 		       int64_t x2, int64_t y2);
 

@@ -140,7 +140,7 @@ int exec_wide_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d, ui
 	double half = d->u.segments.line_width / 2.0;
 
 	if (exec_target(ctx, &dst) ||
-	    paint_init(ctx, &p, dst, d->u.segments.op, d->u.segments.colour))
+	    paint_init(ctx, &p, dst, d->u.segments.op, d->u.segments.colour, true))
 		return -1;
 	const pixman_box32_t ext = *pixman_region32_extents(&ctx->clip);
 	for (uint32_t i = *resume; i < n; i += EXEC_SEG_CHUNK) {

@@ -1,5 +1,7 @@
 /* The executor's context, run loop, budget and state commands. */
+#ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
+#endif
 #include "exec_internal.h"
 
 #include <inttypes.h>
@@ -69,6 +71,15 @@ uint32_t smt_exec_register_canvas(struct smt_exec_ctx *ctx, uint32_t id, pixman_
 {
 	return image ? smt_drawables_add_canvas(&ctx->drawables, id, image)
 		     : SMT_ERROR_BAD_DRAWABLE;
+}
+
+uint32_t smt_exec_replace_canvas(struct smt_exec_ctx *ctx, uint32_t id, pixman_image_t *image)
+{
+	uint32_t err = image ? smt_drawables_replace_canvas(&ctx->drawables, id, image)
+			     : SMT_ERROR_BAD_DRAWABLE;
+	if (!err && ctx->target_id == id)
+		reset_target(ctx, id);          /* still the target; clip = new bounds */
+	return err;
 }
 
 uint32_t smt_exec_unregister_canvas(struct smt_exec_ctx *ctx, uint32_t id)
@@ -292,6 +303,11 @@ static enum smt_exec_stop run(struct smt_exec_ctx *ctx, struct smt_ring_reader *
 
 	memset(&ctx->run, 0, sizeof(ctx->run));
 	ctx->run.budget = budget ? budget : &unlimited;
+	/* A deadline already past runs nothing (the glue queues socket bytes
+	 * this way); otherwise at least one element runs, so a short slice
+	 * still makes progress. */
+	if (ctx->run.budget->deadline_ns && now_ns() >= ctx->run.budget->deadline_ns)
+		return out->stop = SMT_EXEC_BUDGET;
 	if (smt_ring_reader_begin(r, &f) < 0)
 		return die(ctx, r, &f, out);
 	for (;;) {
@@ -367,6 +383,17 @@ enum smt_exec_stop smt_exec_submit_bytes(struct smt_exec_ctx *ctx, const void *b
 	if (smt_ring_reader_append(&ctx->submit, bytes, len, &f) < 0)
 		return die(ctx, &ctx->submit, &f, out);
 	return run(ctx, &ctx->submit, budget, out);
+}
+
+enum smt_exec_stop smt_exec_queue_bytes(struct smt_exec_ctx *ctx, const void *bytes,
+					size_t len, struct smt_exec_result *out)
+{
+	struct smt_fault f;
+	if (already_dead(ctx, out))
+		return SMT_EXEC_ERROR;
+	if (smt_ring_reader_append(&ctx->submit, bytes, len, &f) < 0)
+		return die(ctx, &ctx->submit, &f, out);
+	return out->stop = smt_exec_submit_pending(ctx) ? SMT_EXEC_BUDGET : SMT_EXEC_EMPTY;
 }
 
 enum smt_exec_stop smt_exec_run_submitted(struct smt_exec_ctx *ctx,

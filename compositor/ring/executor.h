@@ -37,6 +37,10 @@ struct smt_exec_config {
 	uint32_t max_pool_id;        /* default 1024 */
 };
 
+/* A run stops once the deadline passes or max_pixels/max_commands is
+ * reached, checked between elements (the clock every 64 elements or 256K
+ * pixels). A deadline already past at the start runs nothing; any other
+ * budget runs at least one element, so runs always make progress. */
 struct smt_exec_budget {
 	uint64_t deadline_ns;        /* CLOCK_MONOTONIC; 0 = no time limit */
 	uint64_t max_pixels;         /* 0 = unlimited */
@@ -83,6 +87,10 @@ void smt_exec_destroy(struct smt_exec_ctx *ctx);
  * queued earlier still find it. */
 uint32_t smt_exec_register_canvas(struct smt_exec_ctx *ctx, uint32_t id, pixman_image_t *image);
 uint32_t smt_exec_unregister_canvas(struct smt_exec_ctx *ctx, uint32_t id);
+/* Canvas resize: the id now names `image`. If it is the current target it
+ * stays the target, with its clip reset to the new bounds (unregister +
+ * register would leave the client without a target). */
+uint32_t smt_exec_replace_canvas(struct smt_exec_ctx *ctx, uint32_t id, pixman_image_t *image);
 /* base/size: the glue's sealed mapping; 0 or -1. */
 int smt_exec_register_pool(struct smt_exec_ctx *ctx, uint32_t id, const void *base, uint64_t size);
 int smt_exec_unregister_pool(struct smt_exec_ctx *ctx, uint32_t id);
@@ -105,6 +113,10 @@ enum smt_exec_stop smt_exec_run(struct smt_exec_ctx *ctx, struct smt_ring_reader
 enum smt_exec_stop smt_exec_submit_bytes(struct smt_exec_ctx *ctx, const void *bytes,
 					 size_t len, const struct smt_exec_budget *budget,
 					 struct smt_exec_result *out);
+/* Queue a submit without running it (BUDGET: bytes pending; ERROR: bad
+ * framing); the scheduler runs it later with smt_exec_run_submitted(). */
+enum smt_exec_stop smt_exec_queue_bytes(struct smt_exec_ctx *ctx, const void *bytes,
+					size_t len, struct smt_exec_result *out);
 enum smt_exec_stop smt_exec_run_submitted(struct smt_exec_ctx *ctx,
 					  const struct smt_exec_budget *budget,
 					  struct smt_exec_result *out);

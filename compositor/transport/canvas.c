@@ -17,6 +17,7 @@
 #include <wlr/types/wlr_xdg_shell.h>
 #include <wlr/util/log.h>
 #include "smt-ring-v1-protocol.h"
+#include "desktop/view.h"
 #include "output/output.h"
 #include "server.h"
 #include "transport/canvas.h"
@@ -126,6 +127,7 @@ static void canvas_attach(struct smtwc_canvas *canvas) {
 		return;
 	}
 	wlr_scene_node_raise_to_top(&canvas->node->node);
+	canvas->node->node.data = canvas;
 	canvas->node_destroy.notify = canvas_handle_node_destroy;
 	wl_signal_add(&canvas->node->node.events.destroy, &canvas->node_destroy);
 }
@@ -354,6 +356,7 @@ void canvas_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t i
 			SMT_MAX_DIMENSION);
 		return;
 	}
+	ring_drain(ring);
 	struct wlr_surface *surface = wlr_surface_from_resource(surface_resource);
 	struct smtwc_canvas *other;
 	wl_list_for_each(other, &ring->transport->canvases, link) {
@@ -392,6 +395,7 @@ void canvas_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t i
 			canvas_id, smt_error_name(err));
 		return;
 	}
+	canvas->kind = SMTWC_NODE_CANVAS;
 	canvas->resource = resource;
 	canvas->ring = ring;
 	canvas->id = canvas_id;
@@ -426,4 +430,12 @@ uint64_t canvases_bytes(struct smtwc_ring *ring) {
 		total += 2ull * 4 * (uint64_t)canvas->width * (uint64_t)canvas->height;
 	}
 	return total;
+}
+
+struct wlr_surface *canvas_node_surface(struct wlr_scene_node *node) {
+	if (node == NULL || node->type != WLR_SCENE_NODE_BUFFER || node->data == NULL) {
+		return NULL;
+	}
+	struct smtwc_canvas *canvas = node->data;
+	return canvas->kind == SMTWC_NODE_CANVAS ? canvas->surface : NULL;
 }

@@ -18,6 +18,7 @@ struct smtwc_canvas_buffer;
  * and the cost is proportional to the damage.
  */
 struct smtwc_canvas {
+	int kind; /* SMTWC_NODE_CANVAS: the scene node's data points here */
 	struct wl_resource *resource;
 	struct smtwc_ring *ring;
 	struct wl_list ring_link; /* smtwc_ring.canvases */
@@ -48,6 +49,8 @@ void canvas_present(struct smtwc_ring *ring, uint32_t canvas_id,
 	const pixman_region32_t *damage, uint32_t serial);
 void canvases_ring_destroyed(struct smtwc_ring *ring);
 uint64_t canvases_bytes(struct smtwc_ring *ring);
+/* The surface whose content a canvas scene node shows (input goes there). */
+struct wlr_surface *canvas_node_surface(struct wlr_scene_node *node);
 
 /* Output hooks: before a frame is rendered, and when it was shown. */
 void canvases_output_frame(struct smtwc_output *output);

@@ -83,6 +83,7 @@ void pool_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t id,
 	}
 	wl_resource_set_implementation(resource, &pool_impl, NULL,
 		pool_handle_resource_destroy);
+	ring_drain(ring);
 	struct smtwc_pool *existing;
 	wl_list_for_each(existing, &ring->pools, link) {
 		if (existing->id == pool_id) {

@@ -34,6 +34,9 @@ static void ring_wake_client(struct smtwc_ring *ring) {
 	/* EAGAIN means the counter is already non-zero: the client will wake. */
 	if (write(ring->client_eventfd, &one, sizeof(one)) == sizeof(one)) {
 		ring->wakeups_to_client++;
+		if (ring->shared) {
+			smt_ring_reader_count_wakeups(&ring->reader, 1, 0);
+		}
 	}
 }
 

@@ -65,3 +65,12 @@ bool ring_loop_prepare_sleep(struct smtwc_transport *transport) {
 void ring_loop_woke(struct smtwc_transport *transport) {
 	smt_global_wake(transport->global_status);
 }
+
+void ring_loop_write_client_sched(struct smtwc_ring *ring, struct json_writer *w) {
+	(void)ring;
+	(void)w;
+}
+
+void ring_loop_config_changed(struct smtwc_transport *transport) {
+	(void)transport;
+}

@@ -20,4 +20,11 @@ bool ring_loop_run_slice(struct smtwc_transport *transport, uint64_t slice_ns);
 bool ring_loop_prepare_sleep(struct smtwc_transport *transport);
 void ring_loop_woke(struct smtwc_transport *transport);
 
+struct smtwc_ring;
+struct json_writer;
+/* The scheduler's view of a client, for the control socket. */
+void ring_loop_write_client_sched(struct smtwc_ring *ring, struct json_writer *w);
+/* The [scheduler] settings changed (smtctl set): apply them now. */
+void ring_loop_config_changed(struct smtwc_transport *transport);
+
 #endif

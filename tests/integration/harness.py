@@ -54,6 +54,19 @@ PACKAGES = {
     "wtype": "wtype",
     "wayland-info": "wayland-utils",
     "weston-simple-shm": "weston",
+    # X clients (Session(x11=True) tests)
+    "xterm": "xterm",
+    "xeyes": "x11-apps",
+    "xclock": "x11-apps",
+    "x11perf": "x11-apps",
+    "xmessage": "x11-utils",
+    "xwininfo": "x11-utils",
+    "xprop": "x11-utils",
+    "xdotool": "xdotool",
+    "xclip": "xclip",
+    "xsel": "xsel",
+    "wl-copy": "wl-clipboard",
+    "wl-paste": "wl-clipboard",
 }
 
 _TIMEOUT_SCALE = float(os.environ.get("SMT_TEST_TIMEOUT_SCALE", "1") or "1")
@@ -487,8 +500,10 @@ class Session:
     SIGTERM and removes its socket, and deletes the temporary directory."""
 
     def __init__(self, h, label="main", args=(), config=None, outputs=None, env=None,
-                 startup=None, start=True, park=True, keyboard=True):
+                 startup=None, start=True, park=True, keyboard=True, x11=False):
         self.h = h
+        self.x11 = x11
+        self.x_display = None
         self.park = park
         self.keyboard = keyboard
         self.label = label
@@ -556,6 +571,11 @@ class Session:
             argv += ["-c", "/dev/null"]
         if self.startup is not None:
             argv += ["-s", self.startup]
+        if self.x11:
+            # The compositor exports DISPLAY (its lazy Xwayland socket) to
+            # what it launches: let a startup command tell us which one.
+            argv += ["-s", 'printf "%s\\n" "$DISPLAY" > "$XDG_RUNTIME_DIR/.x-display.tmp" && '
+                           'mv "$XDG_RUNTIME_DIR/.x-display.tmp" "$XDG_RUNTIME_DIR/.x-display"']
         argv += self.extra_args
         log(f"starting: {shlex.join(argv)}  (XDG_RUNTIME_DIR={self.runtime_dir})")
         errf = open(self.compositor_log, "wb")
@@ -576,6 +596,8 @@ class Session:
                     fail(f"{self.socket_path} is not a socket")
                 log(f"compositor ready: pid {self.compositor.pid}, WAYLAND_DISPLAY={self.display}")
                 self.env["WAYLAND_DISPLAY"] = self.display
+                if self.x11:
+                    self._learn_x_display(deadline)
                 if self.keyboard:
                     self.add_keyboard_anchor()
                 if self.park:
@@ -591,6 +613,24 @@ class Session:
         fail(f"compositor not ready after {scaled(timeout):.0f} s: {what}.\n"
              f"--- smtwc stderr ---\n{self.compositor.log_tail(60)}\n--- smtwc stdout ---\n"
              + "".join(self._stdout_lines[-20:]))
+
+    def _learn_x_display(self, deadline):
+        """Read the DISPLAY the x11 startup command wrote; X clients the test
+        starts get it in their environment from then on."""
+        path = os.path.join(self.runtime_dir, ".x-display")
+        while not os.path.exists(path):
+            if time.monotonic() > deadline or not self.compositor.alive():
+                fail(f"the compositor's startup command did not report DISPLAY ({path} "
+                     f"missing).\n--- smtwc stderr ---\n{self.compositor.log_tail(60)}")
+            time.sleep(0.02)
+        with open(path) as f:
+            value = f.read().strip()
+        check(re.fullmatch(r":\d+", value),
+              f"the compositor exported DISPLAY={value!r}, expected ':N' (Xwayland unavailable?)"
+              f"\n--- smtwc stderr ---\n{self.compositor.log_tail(60)}")
+        self.x_display = value
+        self.env["DISPLAY"] = value
+        log(f"compositor's X display: DISPLAY={value}")
 
     def _read_stdout(self, pipe):
         with pipe:
@@ -761,6 +801,73 @@ class Session:
         rc = p.wait(timeout)
         check(rc == 0, f"wtype holding modifiers ended with {rc}:\n{p.log_tail()}")
         self.clients.remove(p)
+
+    # -- X clients (Session(x11=True)) ------------------------------------------
+
+    def xwayland_pid(self):
+        """Pid of the Xwayland this compositor runs, or None while none runs.
+        wlroots double-forks it, so it is not the compositor's child: it is
+        the Xwayland process in the compositor's session (the harness starts
+        the compositor with setsid, so that session id is the compositor's
+        pid and nothing of other tests is in it)."""
+        if self.compositor is None or not self.compositor.alive():
+            return None
+        sid = self.compositor.pid
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    comm_rest = f.read()
+            except OSError:
+                continue
+            lpar, rpar = comm_rest.find("("), comm_rest.rfind(")")
+            fields = comm_rest[rpar + 2:].split()
+            # fields: state ppid pgrp session ...
+            if comm_rest[lpar + 1:rpar] == "Xwayland" and len(fields) > 3 \
+                    and int(fields[3]) == sid and fields[0] != "Z":
+                return int(entry)
+        return None
+
+    def x_search(self, *criteria):
+        """X window ids (ints) that `xdotool search --onlyvisible criteria`
+        finds, e.g. x_search("--classname", "xeyes")."""
+        check(self.x_display, "x_search needs Session(x11=True)")
+        res = self.run(["xdotool", "search", "--onlyvisible"] + list(criteria),
+                       timeout=10.0, check_rc=False)
+        return [int(w) for w in res.stdout.split()]
+
+    def wait_x_window(self, *criteria, timeout=15.0):
+        """Wait for exactly one viewable X window matching criteria (see
+        x_search); returns its id."""
+        found = self.wait_until(lambda: self.x_search(*criteria), timeout=timeout,
+                                what=f"a viewable X window ({' '.join(criteria)})",
+                                interval=0.2)
+        check(len(found) == 1, f"{len(found)} X windows match {criteria}: {found}")
+        return found[0]
+
+    def x_window_info(self, wid):
+        """What xwininfo says of an X window: a dict with x, y (outer
+        top-left on the root, as xwininfo's "Absolute upper-left"), width and
+        height (inside the X border), border (width), viewable and
+        override_redirect (bools)."""
+        res = self.run(["xwininfo", "-id", str(wid)], timeout=10.0)
+        keys = {"x": "Absolute upper-left X", "y": "Absolute upper-left Y", "width": "Width",
+                "height": "Height", "border": "Border width"}
+        info = {}
+        for k, key in keys.items():
+            m = re.search(r"^\s*" + re.escape(key) + r":\s*(-?\d+)", res.stdout, re.M)
+            check(m, f"xwininfo -id {wid}: no '{key}' in:\n{res.stdout}")
+            info[k] = int(m.group(1))
+        info["viewable"] = "Map State: IsViewable" in res.stdout
+        info["override_redirect"] = "Override Redirect State: yes" in res.stdout
+        return info
+
+    def x_geometry(self, wid):
+        """The area an X window covers on the root, its X border included
+        (that is what Xwayland draws into the window's surface): a Rect."""
+        i = self.x_window_info(wid)
+        return Rect(i["x"], i["y"], i["width"] + 2 * i["border"], i["height"] + 2 * i["border"])
 
     # -- screenshots ------------------------------------------------------------
 

@@ -303,6 +303,7 @@ static int run_case(struct hostile *h, const char *name) {
 		cmd(h, SMT_OP_SET_TARGET, 16, target, sizeof(target));
 		int pfd = make_memfd(65536, F_SEAL_SHRINK);
 		smt_ring_v1_create_pool(h->ring, 3, pfd, 65536);
+		wl_display_roundtrip(h->display); /* the pool exists before commands use it */
 		struct smt_cmd_put_image_pool image = {
 			{ SMT_OP_PUT_IMAGE_POOL, 0, sizeof(image) }, 3, SMT_FORMAT_ARGB8888,
 			UINT64_MAX & ~(uint64_t)63, 64 * 4, 64, 64, 0, 0, 0 };

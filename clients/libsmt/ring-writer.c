@@ -1,0 +1,64 @@
+/* ring-writer: see ring-writer.h. */
+#include "ring-writer.h"
+
+void smt_ring_writer_init(struct smt_ring_writer *w, struct smt_ring_header *hdr,
+			  const struct smt_ring_status *status,
+			  const struct smt_global_status *global, void *area,
+			  uint32_t area_size)
+{
+	*w = (struct smt_ring_writer){
+		.hdr = hdr, .status = status, .global = global,
+		.area = area, .area_size = area_size,
+	};
+	/* A fresh ring starts at 0; adopt a published head (re-init) anyway. */
+	w->head = w->published = w->tail_seen =
+		atomic_load_explicit(&hdr->head, memory_order_relaxed);
+}
+
+uint64_t smt_ring_writer_tail(struct smt_ring_writer *w)
+{
+	uint64_t t = atomic_load_explicit(&((struct smt_ring_status *)w->status)->tail,
+					  memory_order_acquire);
+	/* The server is trusted, but a tail beyond our head or behind the last
+	 * one seen would corrupt the space arithmetic: clamp it. */
+	if ((int64_t)(t - w->head) > 0)
+		t = w->head;
+	if ((int64_t)(t - w->tail_seen) < 0)
+		t = w->tail_seen;
+	w->tail_seen = t;
+	return t;
+}
+
+void *smt_ring_writer_reserve(struct smt_ring_writer *w, uint32_t size, uint64_t *need_tail)
+{
+	uint32_t pad = smt_ring_pad_needed(w->head, w->area_size, size);
+	uint64_t want = (uint64_t)pad + size;
+	/* size <= area/2 and pad < size, so want < area: always satisfiable */
+	if (smt_ring_space(w->head, w->tail_seen, w->area_size) < want &&
+	    smt_ring_space(w->head, smt_ring_writer_tail(w), w->area_size) < want) {
+		*need_tail = w->head + want - w->area_size;
+		return NULL;
+	}
+	if (pad) {
+		smt_encode_noop(smt_ring_at(w->area, w->area_size, w->head), SMT_OP_PAD, pad);
+		w->head += pad;
+		w->pads++;
+	}
+	return smt_ring_at(w->area, w->area_size, w->head);
+}
+
+void smt_ring_writer_commit(struct smt_ring_writer *w, uint32_t size)
+{
+	w->head += size;
+	w->commands++;
+}
+
+bool smt_ring_writer_publish(struct smt_ring_writer *w)
+{
+	if (w->head == w->published)
+		return false;
+	w->published = w->head;
+	/* statistics first (relaxed): they ride on the release of head */
+	atomic_store_explicit(&w->hdr->commands_written, w->commands, memory_order_relaxed);
+	return smt_ring_client_publish(w->hdr, w->global, w->head);
+}

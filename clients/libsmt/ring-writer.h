@@ -1,0 +1,58 @@
+/*
+ * ring-writer — the producer side of a shared-memory command ring (pure:
+ * no Wayland, no syscalls; the caller does the waiting and the eventfd
+ * writes, so unit tests can drive it over an in-memory fake header/status).
+ *
+ * It follows the recipe in protocol/smt-ring.h: a command never wraps, the
+ * writer pads to the end of the area with PAD instead; head is private
+ * until published with store-release + full fence (smt_ring_client_publish).
+ */
+#ifndef SMT_RING_WRITER_H
+#define SMT_RING_WRITER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "smt-ring.h"
+
+struct smt_ring_writer {
+	struct smt_ring_header *hdr;            /* client-written page */
+	const struct smt_ring_status *status;   /* server-written, read-only */
+	const struct smt_global_status *global; /* server-written, read-only */
+	uint8_t *area;
+	uint32_t area_size;                     /* power of two */
+	uint64_t head;        /* bytes written locally (not yet all published) */
+	uint64_t published;   /* last head stored to hdr->head */
+	uint64_t tail_seen;   /* last tail read: saves touching the server's
+	                       * cache line while there is known room */
+	uint64_t commands;    /* commands committed (PADs not counted) */
+	uint64_t pads;
+};
+
+void smt_ring_writer_init(struct smt_ring_writer *w, struct smt_ring_header *hdr,
+			  const struct smt_ring_status *status,
+			  const struct smt_global_status *global, void *area,
+			  uint32_t area_size);
+
+/* Largest command accepted: half the area (a bigger one could need more
+ * than the whole ring once padding is counted). */
+static inline uint32_t smt_ring_writer_max_cmd(const struct smt_ring_writer *w)
+{
+	return w->area_size / 2;
+}
+
+/* Room for one command of `size` bytes (multiple of 8, <= max_cmd).
+ * Returns where to encode it, after writing a PAD if the command would
+ * cross the end of the area. Returns NULL if the ring is too full:
+ * *need_tail is then the tail position that makes room (wait for it with
+ * smt_ring_client_begin_wait, then call again). */
+void *smt_ring_writer_reserve(struct smt_ring_writer *w, uint32_t size, uint64_t *need_tail);
+/* The command of `size` bytes at the reserved pointer is complete. */
+void smt_ring_writer_commit(struct smt_ring_writer *w, uint32_t size);
+/* Publishes head if it moved: true if the server is asleep and its
+ * eventfd must be written (then count it in hdr->wakeups_sent). */
+bool smt_ring_writer_publish(struct smt_ring_writer *w);
+/* The server's tail (acquire), clamped to what we wrote. */
+uint64_t smt_ring_writer_tail(struct smt_ring_writer *w);
+
+#endif

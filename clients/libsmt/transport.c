@@ -1,0 +1,445 @@
+/*
+ * libsmt: the two transports behind smt__begin/smt__end, flushing, fences.
+ *
+ * Ring: commands go straight into shared memory (ring-writer.c); head is
+ * published by smt_flush, when a quarter of the area is unpublished (so
+ * the compositor starts while we still write) and before any wait.
+ *
+ * Socket: commands queue in a local buffer and leave as submit requests of
+ * at most SMT_SUBMIT_MAX bytes (chunker.c). The compositor holds at most
+ * 1 MiB unexecuted, so the library writes a FENCE every 256 KiB of stream
+ * and never has more than 768 KiB beyond the last acknowledged one in
+ * flight: a fence is always on its way before that window closes.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "smt-internal.h"
+#include "smt-ring-v1-client-protocol.h"
+
+static bool is_ring(const struct smt_ctx *ctx) { return ctx->transport == SMT_TRANSPORT_RING; }
+
+uint64_t smt__ring_dead(struct smt_ctx *ctx)
+{
+	return ctx->status && (atomic_load_explicit(&((struct smt_ring_status *)ctx->status)->flags,
+						    memory_order_acquire) & SMT_SERVER_DEAD);
+}
+
+/* ---- fence bookkeeping ---------------------------------------------------- */
+
+/* Retire marks of fences known complete: by serial (status page or fence
+ * event) or, on a ring, because tail passed them (a consumed FENCE has
+ * executed). Retiring one also acknowledges the socket stream up to it. */
+static void retire(struct smt_ctx *ctx, uint64_t serial, uint64_t tail)
+{
+	size_t i = 0;
+	if (serial > ctx->completed_fence)
+		ctx->completed_fence = serial;
+	while (i < ctx->n_marks && (ctx->marks[i].serial <= ctx->completed_fence ||
+				    ctx->marks[i].end_pos <= tail)) {
+		if (ctx->marks[i].serial > ctx->completed_fence)
+			ctx->completed_fence = ctx->marks[i].serial;
+		ctx->acked_pos = ctx->marks[i].end_pos;
+		i++;
+	}
+	if (i) {
+		memmove(ctx->marks, ctx->marks + i, (ctx->n_marks - i) * sizeof(*ctx->marks));
+		ctx->n_marks -= i;
+	}
+}
+
+uint64_t smt_completed_fence(struct smt_ctx *ctx)
+{
+	if (is_ring(ctx) && ctx->status) {
+		uint64_t c = atomic_load_explicit(
+			&((struct smt_ring_status *)ctx->status)->completed_fence,
+			memory_order_acquire);
+		retire(ctx, c, smt_ring_writer_tail(&ctx->w));
+	} else if (!ctx->failed) {
+		wl_display_dispatch_queue_pending(ctx->display, ctx->queue);  /* fence events */
+	}
+	return ctx->completed_fence;
+}
+
+/* ---- Wayland side --------------------------------------------------------- */
+
+static void ring_status(void *data, struct smt_ring_v1 *ring, int32_t status_fd,
+			int32_t global_fd)
+{
+	struct smt_ctx *ctx = data;
+	void *s = mmap(NULL, SMT_STATUS_MAP_SIZE, PROT_READ, MAP_SHARED, status_fd, 0);
+	void *g = mmap(NULL, SMT_STATUS_MAP_SIZE, PROT_READ, MAP_SHARED, global_fd, 0);
+	close(status_fd);
+	close(global_fd);
+	if (s == MAP_FAILED || g == MAP_FAILED) {
+		smt__fail(ctx, "cannot map the status pages: %s", strerror(errno));
+		return;
+	}
+	ctx->status = s;
+	ctx->global = g;
+	ctx->got_status = true;
+	if (ctx->status->magic != SMT_STATUS_MAGIC || ctx->global->magic != SMT_GLOBAL_MAGIC)
+		smt__fail(ctx, "status pages have a bad magic");
+}
+
+static void ring_fence(void *data, struct smt_ring_v1 *ring, uint32_t hi, uint32_t lo)
+{
+	retire(data, (uint64_t)hi << 32 | lo, 0);
+}
+
+static const struct smt_ring_v1_listener ring_listener = { ring_status, ring_fence };
+
+/* 0, -errno of a local failure (the caller may fall back to the socket),
+ * or -EPIPE when the context failed. */
+static int create_shm_ring(struct smt_ctx *ctx)
+{
+	uint32_t area = ctx->opts.area_size ? ctx->opts.area_size : SMT_RING_AREA_DEFAULT;
+	if (area < SMT_RING_AREA_MIN || area > SMT_RING_AREA_MAX || (area & (area - 1)))
+		return smt__fail(ctx, "ring area size %u: not a power of two in [4 KiB, 16 MiB]",
+				 area);
+	int fd = memfd_create("smt-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -errno;
+	ctx->ring_map_size = SMT_RING_HEADER_SIZE + (size_t)area;
+	if (ftruncate(fd, (off_t)ctx->ring_map_size) < 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
+		int e = -errno;
+		close(fd);
+		return e;
+	}
+	void *map = mmap(NULL, ctx->ring_map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ctx->server_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	ctx->client_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (map == MAP_FAILED || ctx->server_efd < 0 || ctx->client_efd < 0) {
+		int e = -errno;
+		if (map != MAP_FAILED)
+			munmap(map, ctx->ring_map_size);
+		close(fd);
+		return e;       /* the eventfds are closed by transport_fini */
+	}
+	ctx->ring_map = map;
+	struct smt_ring_header *hdr = map;   /* a fresh memfd is zero */
+	hdr->magic = SMT_RING_MAGIC;
+	hdr->version = SMT_RING_VERSION;
+	hdr->area_size = area;
+	hdr->header_size = SMT_RING_HEADER_SIZE;
+	/* libwayland duplicates the fds while marshalling */
+	ctx->ring = smt_ring_manager_v1_create_ring(ctx->manager, fd, area, ctx->server_efd,
+						    ctx->client_efd);
+	close(fd);
+	ctx->w.area_size = area;
+	return 0;
+}
+
+int smt__transport_init(struct smt_ctx *ctx)
+{
+	if (ctx->transport != SMT_TRANSPORT_SOCKET) {
+		int r = create_shm_ring(ctx);
+		if (r == -EPIPE)
+			return r;
+		if (r < 0 && ctx->transport == SMT_TRANSPORT_RING)
+			return smt__fail(ctx, "cannot create a shared-memory ring: %s", strerror(-r));
+		if (r < 0)
+			fprintf(stderr, "libsmt: no shared memory (%s): using the socket\n",
+				strerror(-r));
+		ctx->transport = r < 0 ? SMT_TRANSPORT_SOCKET : SMT_TRANSPORT_RING;
+	}
+	if (!ctx->ring)
+		ctx->ring = smt_ring_manager_v1_create_socket_ring(ctx->manager);
+	wl_proxy_set_queue((struct wl_proxy *)ctx->ring, ctx->queue);
+	smt_ring_v1_add_listener(ctx->ring, &ring_listener, ctx);
+
+	int r = smt__roundtrip(ctx);
+	if (r)
+		return r;
+	if (!ctx->got_status)
+		return smt__fail(ctx, "the compositor sent no ring status");
+	uint32_t area = ctx->opts.area_size ? ctx->opts.area_size : SMT_RING_AREA_DEFAULT;
+	if (is_ring(ctx)) {
+		smt_ring_writer_init(&ctx->w, ctx->ring_map, ctx->status, ctx->global,
+				     (uint8_t *)ctx->ring_map + SMT_RING_HEADER_SIZE, area);
+		ctx->max_cmd = smt_ring_writer_max_cmd(&ctx->w);
+	} else {
+		ctx->max_cmd = area / 2 < SMT_SOCKET_MAX_CMD ? area / 2 : SMT_SOCKET_MAX_CMD;
+		if (ctx->max_cmd < SMT_RING_AREA_MIN / 2)
+			ctx->max_cmd = SMT_RING_AREA_MIN / 2;
+	}
+	return 0;
+}
+
+void smt__transport_fini(struct smt_ctx *ctx)
+{
+	if (ctx->ring)
+		smt_ring_v1_destroy(ctx->ring);
+	if (ctx->ring_map)
+		munmap(ctx->ring_map, ctx->ring_map_size);
+	if (ctx->status)
+		munmap((void *)ctx->status, SMT_STATUS_MAP_SIZE);
+	if (ctx->global)
+		munmap((void *)ctx->global, SMT_STATUS_MAP_SIZE);
+	if (ctx->server_efd >= 0)
+		close(ctx->server_efd);
+	if (ctx->client_efd >= 0)
+		close(ctx->client_efd);
+}
+
+/* ---- ring transport ------------------------------------------------------- */
+
+static void ring_publish(struct smt_ctx *ctx)
+{
+	if (smt_ring_writer_publish(&ctx->w)) {
+		uint64_t one = 1;
+		/* EAGAIN would mean the counter is nearly 2^64: already awake */
+		if (write(ctx->server_efd, &one, sizeof(one)) == sizeof(one)) {
+			ctx->wakeups_sent++;
+			atomic_store_explicit(&ctx->w.hdr->wakeups_sent, ctx->wakeups_sent,
+					      memory_order_relaxed);
+		}
+	}
+}
+
+/* Publish, then block until the server's tail reaches need (the client
+ * wait of smt-ring.h), reading Wayland events meanwhile. */
+static int ring_wait_tail(struct smt_ctx *ctx, uint64_t need)
+{
+	ring_publish(ctx);
+	for (;;) {
+		int r = smt__check(ctx);
+		if (r)
+			return r;
+		if ((int64_t)(smt_ring_writer_tail(&ctx->w) - need) >= 0)
+			return 0;
+		if (!smt_ring_client_begin_wait(ctx->w.hdr, ctx->status, need))
+			continue;       /* reached meanwhile, or dead: re-check */
+		/* The timeout only bounds the damage of a server bug: a correct
+		 * server always writes the eventfd (Dekker pattern). */
+		r = smt__wait_io(ctx, ctx->client_efd, 1000, false);
+		uint64_t v;
+		if (read(ctx->client_efd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+			r = r ? r : smt__fail(ctx, "eventfd: %s", strerror(errno));
+		smt_ring_client_end_wait(ctx->w.hdr);
+		if (r)
+			return r;
+	}
+}
+
+/* ---- socket transport ----------------------------------------------------- */
+
+static int socket_send(struct smt_ctx *ctx)
+{
+	while (ctx->ssent < ctx->slen) {
+		size_t n = smt_chunk_next(&ctx->chunker, ctx->sbuf + ctx->ssent,
+					  ctx->slen - ctx->ssent, SMT_SUBMIT_MAX);
+		/* keep what the compositor must buffer under its 1 MiB limit */
+		while (ctx->sent_pos + n > ctx->acked_pos + SMT_SOCKET_WINDOW) {
+			int r = smt__flush_requests(ctx);
+			if (r || (r = smt__wait_io(ctx, -1, 1000, false)))
+				return r;
+		}
+		struct wl_array a = { .size = n, .alloc = n, .data = ctx->sbuf + ctx->ssent };
+		smt_ring_v1_submit(ctx->ring, &a);
+		ctx->ssent += n;
+		ctx->sent_pos += n;
+		ctx->submits++;
+		ctx->submit_bytes += n;
+		/* one message at a time out of libwayland's 4 KiB buffer: an
+		 * overflow there would kill the connection */
+		int r = smt__flush_requests(ctx);
+		if (r)
+			return r;
+	}
+	ctx->slen = ctx->ssent = 0;
+	return 0;
+}
+
+static void *socket_begin(struct smt_ctx *ctx, uint32_t size)
+{
+	if (ctx->slen + size > SMT_SOCKET_BATCH && ctx->slen > 0 && socket_send(ctx))
+		return NULL;
+	if (ctx->slen + size > ctx->scap) {
+		size_t cap = ctx->scap ? ctx->scap : SMT_SOCKET_BATCH;
+		while (cap < ctx->slen + size)
+			cap *= 2;
+		uint8_t *b = realloc(ctx->sbuf, cap);
+		if (!b) {
+			smt__fail(ctx, "out of memory");
+			return NULL;
+		}
+		ctx->sbuf = b;
+		ctx->scap = cap;
+	}
+	return ctx->sbuf + ctx->slen;
+}
+
+/* ---- common --------------------------------------------------------------- */
+
+void *smt__begin(struct smt_ctx *ctx, uint32_t size)
+{
+	if (ctx->failed || smt__ring_dead(ctx)) {
+		smt__check(ctx);
+		return NULL;
+	}
+	if (!is_ring(ctx))
+		return ctx->cur = socket_begin(ctx, size);
+	for (;;) {
+		uint64_t need;
+		void *p = smt_ring_writer_reserve(&ctx->w, size, &need);
+		if (p)
+			return ctx->cur = p;
+		ctx->full_waits++;
+		atomic_store_explicit(&ctx->w.hdr->full_waits, ctx->full_waits,
+				      memory_order_relaxed);
+		if (ring_wait_tail(ctx, need))
+			return NULL;
+	}
+}
+
+static int emit_fence(struct smt_ctx *ctx, uint64_t *serial);
+
+int smt__end(struct smt_ctx *ctx, uint32_t size)
+{
+	if (ctx->tap)
+		ctx->tap(ctx->tap_data, ctx->cur, size);
+	ctx->commands++;
+	if (is_ring(ctx)) {
+		smt_ring_writer_commit(&ctx->w, size);
+		if (ctx->w.head - ctx->w.published >= ctx->w.area_size / 4)
+			ring_publish(ctx);
+		return 0;
+	}
+	ctx->slen += size;
+	ctx->stream_pos += size;
+	if (ctx->stream_pos - ctx->last_fence_pos >= SMT_SOCKET_FENCE_EVERY) {
+		uint64_t serial;
+		return emit_fence(ctx, &serial);
+	}
+	return 0;
+}
+
+static int emit_fence(struct smt_ctx *ctx, uint64_t *serial)
+{
+	/* drop marks the ring already passed (no shared read: the tail last
+	 * seen), so an app that fences without ever waiting stays bounded */
+	if (is_ring(ctx))
+		retire(ctx, 0, ctx->w.tail_seen);
+	if (ctx->n_marks == ctx->cap_marks) {
+		size_t cap = ctx->cap_marks ? ctx->cap_marks * 2 : 16;
+		struct smt_fence_mark *m = realloc(ctx->marks, cap * sizeof(*m));
+		if (!m)
+			return smt__fail(ctx, "out of memory");
+		ctx->marks = m;
+		ctx->cap_marks = cap;
+	}
+	void *p = smt__begin(ctx, sizeof(struct smt_cmd_fence));
+	if (!p)
+		return -EPIPE;
+	*serial = ++ctx->next_fence;
+	smt_encode_fence(p, *serial);
+	/* set before smt__end so it does not fence again */
+	ctx->last_fence_pos = ctx->stream_pos + sizeof(struct smt_cmd_fence);
+	int r = smt__end(ctx, sizeof(struct smt_cmd_fence));
+	uint64_t end = is_ring(ctx) ? ctx->w.head : ctx->stream_pos;
+	ctx->marks[ctx->n_marks++] = (struct smt_fence_mark){ *serial, end };
+	return r;
+}
+
+int smt_flush(struct smt_ctx *ctx)
+{
+	int r = smt__check(ctx);
+	if (r)
+		return r;
+	if (is_ring(ctx))
+		ring_publish(ctx);
+	else if ((r = socket_send(ctx)))
+		return r;
+	return smt__flush_requests(ctx);
+}
+
+uint64_t smt_fence(struct smt_ctx *ctx)
+{
+	uint64_t serial = 0;
+	return emit_fence(ctx, &serial) ? 0 : serial;
+}
+
+int smt_wait_fence(struct smt_ctx *ctx, uint64_t serial)
+{
+	if (serial == 0 || serial > ctx->next_fence)
+		return -EINVAL;
+	int r = smt_flush(ctx);
+	while (!r && smt_completed_fence(ctx) < serial) {
+		if (is_ring(ctx)) {
+			/* marks are in serial order; ours is still there */
+			size_t i = 0;
+			while (i < ctx->n_marks && ctx->marks[i].serial < serial)
+				i++;
+			if (i == ctx->n_marks)
+				return smt__fail(ctx, "fence %llu lost", (unsigned long long)serial);
+			r = ring_wait_tail(ctx, ctx->marks[i].end_pos);
+		} else {
+			r = smt__wait_io(ctx, -1, 1000, false);
+		}
+	}
+	return r;
+}
+
+int smt_sync(struct smt_ctx *ctx)
+{
+	uint64_t s = smt_fence(ctx);
+	return s ? smt_wait_fence(ctx, s) : -EPIPE;
+}
+
+void smt_set_tap(struct smt_ctx *ctx, smt_tap_fn fn, void *data)
+{
+	ctx->tap = fn;
+	ctx->tap_data = data;
+}
+
+int smt_get_stats(struct smt_ctx *ctx, struct smt_stats *o)
+{
+	struct smt_ring_status *s = (struct smt_ring_status *)ctx->status;
+	struct smt_global_status *g = (struct smt_global_status *)ctx->global;
+	memset(o, 0, sizeof(*o));
+	o->transport = ctx->transport;
+	o->area_size = ctx->w.area_size;
+	o->last_fence = ctx->next_fence;
+	o->completed_fence = smt_completed_fence(ctx);
+	o->full_waits = ctx->full_waits;
+	o->sleeps = ctx->sleeps;
+	o->wakeups_sent = ctx->wakeups_sent;
+	o->submits = ctx->submits;
+	o->commands_written = ctx->commands;
+	o->submit_bytes = ctx->submit_bytes;
+	if (is_ring(ctx)) {
+		o->head = ctx->w.head;
+		o->published = ctx->w.published;
+		o->tail = smt_ring_writer_tail(&ctx->w);
+		o->pads_written = ctx->w.pads;
+	} else {
+		o->head = ctx->stream_pos;
+		o->published = ctx->sent_pos;
+		o->tail = ctx->acked_pos;       /* known executed: the last fence */
+	}
+	if (s) {
+		o->commands_executed = atomic_load_explicit(&s->commands_executed, memory_order_relaxed);
+		o->bytes_executed = atomic_load_explicit(&s->bytes_executed, memory_order_relaxed);
+		o->wakeups_to_client = atomic_load_explicit(&s->wakeups_to_client, memory_order_relaxed);
+		o->wakeups_from_client = atomic_load_explicit(&s->wakeups_from_client,
+							      memory_order_relaxed);
+		o->dead = atomic_load_explicit(&s->flags, memory_order_acquire) & SMT_SERVER_DEAD;
+		o->error_code = atomic_load_explicit(&s->error_code, memory_order_relaxed);
+		o->error_opcode = atomic_load_explicit(&s->error_opcode, memory_order_relaxed);
+		o->error_offset = atomic_load_explicit(&s->error_offset, memory_order_relaxed);
+	}
+	if (g) {
+		o->server_asleep = atomic_load_explicit(&g->server_asleep, memory_order_relaxed);
+		o->generation = atomic_load_explicit(&g->generation, memory_order_relaxed);
+	}
+	return ctx->failed ? -EPIPE : 0;
+}

@@ -1,0 +1,280 @@
+/*
+ * smtctl: talks to a running smtwc over its control socket.
+ *
+ *   smtctl clients            per-client table (like xrestop)
+ *   smtctl top [SECONDS]      the same, refreshed every second (q or ^C quits)
+ *   smtctl stats [--json]     compositor, scheduler and client statistics
+ *   smtctl get                scheduler settings
+ *   smtctl set KEY VALUE      change a scheduler setting live
+ *
+ * The socket is $SMTWC_CONTROL, else $XDG_RUNTIME_DIR/$WAYLAND_DISPLAY.smtwc.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <termios.h>
+#include <unistd.h>
+
+static int control_connect(void) {
+	char path[108];
+	const char *env = getenv("SMTWC_CONTROL");
+	if (env != NULL) {
+		snprintf(path, sizeof(path), "%s", env);
+	} else {
+		const char *runtime = getenv("XDG_RUNTIME_DIR");
+		const char *display = getenv("WAYLAND_DISPLAY");
+		if (runtime == NULL) {
+			fputs("smtctl: XDG_RUNTIME_DIR is not set\n", stderr);
+			return -1;
+		}
+		snprintf(path, sizeof(path), "%s/%s.smtwc", runtime,
+			display != NULL ? display : "wayland-0");
+	}
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
+		fprintf(stderr, "smtctl: cannot connect to %s: %s\n", path, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+		}
+		return -1;
+	}
+	return fd;
+}
+
+/* Sends one request and returns the one-line answer (malloc'd). */
+static char *request(int fd, const char *line) {
+	size_t len = strlen(line);
+	if (send(fd, line, len, MSG_NOSIGNAL) != (ssize_t)len ||
+			send(fd, "\n", 1, MSG_NOSIGNAL) != 1) {
+		fprintf(stderr, "smtctl: the compositor closed the connection\n");
+		return NULL;
+	}
+	size_t cap = 4096, used = 0;
+	char *buf = malloc(cap);
+	while (buf != NULL) {
+		if (used + 1 >= cap) {
+			char *grown = realloc(buf, cap *= 2);
+			if (grown == NULL) {
+				break;
+			}
+			buf = grown;
+		}
+		ssize_t n = recv(fd, buf + used, cap - used - 1, 0);
+		if (n <= 0) {
+			break;
+		}
+		used += (size_t)n;
+		buf[used] = '\0';
+		char *nl = memchr(buf, '\n', used);
+		if (nl != NULL) {
+			*nl = '\0';
+			return buf;
+		}
+	}
+	free(buf);
+	fprintf(stderr, "smtctl: no answer from the compositor\n");
+	return NULL;
+}
+
+/* ---- just enough JSON for the flat objects smtwc sends ------------------ */
+
+/* The value of "key" in the object starting at obj (first level only),
+ * copied into out. Returns false if absent. */
+static bool json_get(const char *obj, const char *key, char *out, size_t out_len) {
+	size_t klen = strlen(key);
+	int depth = 0;
+	bool in_string = false;
+	for (const char *p = obj; *p != '\0'; p++) {
+		if (in_string) {
+			if (*p == '\\' && p[1] != '\0') {
+				p++;
+			} else if (*p == '"') {
+				in_string = false;
+			}
+			continue;
+		}
+		if (*p == '{' || *p == '[') {
+			depth++;
+		} else if (*p == '}' || *p == ']') {
+			if (--depth == 0) {
+				return false;
+			}
+		} else if (*p == '"') {
+			if (depth == 1 && strncmp(p + 1, key, klen) == 0 && p[1 + klen] == '"' &&
+					p[2 + klen] == ':') {
+				const char *v = p + 3 + klen;
+				size_t n = 0;
+				if (*v == '"') {
+					for (v++; *v != '\0' && *v != '"' && n + 1 < out_len; v++) {
+						if (*v == '\\' && v[1] != '\0') {
+							v++;
+						}
+						out[n++] = *v;
+					}
+				} else {
+					while (*v != '\0' && *v != ',' && *v != '}' && n + 1 < out_len) {
+						out[n++] = *v++;
+					}
+				}
+				out[n] = '\0';
+				return true;
+			}
+			in_string = true;
+		}
+	}
+	return false;
+}
+
+/* Calls fn for each object of the array "clients". */
+static void for_each_client(const char *json, void (*fn)(const char *obj, void *), void *data) {
+	const char *p = strstr(json, "\"clients\":[");
+	if (p == NULL) {
+		return;
+	}
+	p += strlen("\"clients\":[");
+	while ((p = strchr(p, '{')) != NULL) {
+		fn(p, data);
+		/* Client objects are flat: skip to the end of this one. */
+		const char *end = strchr(p, '}');
+		if (end == NULL) {
+			break;
+		}
+		p = end + 1;
+		if (*p == ']') {
+			break;
+		}
+	}
+}
+
+static void print_error_if_any(const char *json) {
+	char msg[512];
+	if (json_get(json, "error", msg, sizeof(msg))) {
+		fprintf(stderr, "smtctl: %s\n", msg);
+	}
+}
+
+static void print_client_row(const char *obj, void *data) {
+	static const char *const keys[] = {
+		"pid", "app_id", "priority", "slices", "time_ms", "commands", "bytes",
+		"wakeups_from_client", "wakeups_to_client", "boosts", "ring_bytes", "pool_bytes",
+		"canvas_bytes", "pixmap_bytes",
+	};
+	static const int widths[] = { 7, 16, 5, 8, 10, 10, 12, 7, 7, 6, 9, 10, 10, 10 };
+	(void)data;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		char value[64] = "-";
+		json_get(obj, keys[i], value, sizeof(value));
+		if (strcmp(value, "null") == 0) {
+			strcpy(value, "-");
+		}
+		printf("%*.*s ", i == 1 ? -widths[i] : widths[i], widths[i], value);
+	}
+	putchar('\n');
+}
+
+static void print_clients_table(const char *json) {
+	printf("%7s %-16s %5s %8s %10s %10s %12s %7s %7s %6s %9s %10s %10s %10s\n",
+		"PID", "APP", "PRIO", "SLICES", "TIME(ms)", "COMMANDS", "BYTES", "WK-IN",
+		"WK-OUT", "BOOSTS", "RING", "POOLS", "CANVASES", "PIXMAPS");
+	for_each_client(json, print_client_row, NULL);
+}
+
+static int run_top(int fd, int seconds) {
+	struct termios saved, raw;
+	bool tty = isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved) == 0;
+	if (tty) {
+		raw = saved;
+		raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+		tcsetattr(STDIN_FILENO, TCSANOW, &raw);
+	}
+	int status = 0;
+	for (int i = 0; seconds <= 0 || i < seconds; i++) {
+		char *answer = request(fd, "stats");
+		if (answer == NULL) {
+			status = 1;
+			break;
+		}
+		char mode[16] = "?", slice[16] = "?";
+		json_get(strstr(answer, "\"scheduler\":") ? strstr(answer, "\"scheduler\":") + 12
+			: answer, "mode", mode, sizeof(mode));
+		json_get(strstr(answer, "\"scheduler\":") ? strstr(answer, "\"scheduler\":") + 12
+			: answer, "slice-ms", slice, sizeof(slice));
+		printf("\033[H\033[2Jsmtwc: scheduler %s, slice %s ms\n\n", mode, slice);
+		print_clients_table(answer);
+		fflush(stdout);
+		free(answer);
+		struct pollfd pfd = { STDIN_FILENO, POLLIN, 0 };
+		if (tty && poll(&pfd, 1, 1000) > 0) {
+			char c = 0;
+			if (read(STDIN_FILENO, &c, 1) == 1 && (c == 'q' || c == 'Q')) {
+				break;
+			}
+		} else if (!tty) {
+			sleep(1);
+		}
+	}
+	if (tty) {
+		tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+	}
+	return status;
+}
+
+static void usage(FILE *out) {
+	fputs("usage: smtctl clients | top [SECONDS] | stats [--json] | get | set KEY VALUE\n"
+		"keys for set: mode (fair|fifo), slice-ms, lone-slice-ms, lone-after-ms,\n"
+		"              priority-base, priority-min, priority-max, input-boost\n", out);
+}
+
+int main(int argc, char *argv[]) {
+	if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	const char *verb = argv[1];
+	bool json = argc == 3 && strcmp(argv[2], "--json") == 0;
+	char line[512];
+	if (strcmp(verb, "set") == 0 && argc == 4) {
+		snprintf(line, sizeof(line), "set %s %s", argv[2], argv[3]);
+	} else if ((strcmp(verb, "clients") == 0 || strcmp(verb, "stats") == 0 ||
+			strcmp(verb, "get") == 0) && (argc == 2 || json)) {
+		snprintf(line, sizeof(line), "%s", verb);
+	} else if (strcmp(verb, "top") == 0 && argc <= 3) {
+		line[0] = '\0';
+	} else {
+		usage(stderr);
+		return 2;
+	}
+	int fd = control_connect();
+	if (fd < 0) {
+		return 1;
+	}
+	if (strcmp(verb, "top") == 0) {
+		int status = run_top(fd, argc == 3 ? atoi(argv[2]) : 0);
+		close(fd);
+		return status;
+	}
+	char *answer = request(fd, line);
+	close(fd);
+	if (answer == NULL) {
+		return 1;
+	}
+	int status = strstr(answer, "\"error\":") != NULL ? 1 : 0;
+	if (status != 0) {
+		print_error_if_any(answer);
+	} else if (json || strcmp(verb, "stats") == 0 || strcmp(verb, "get") == 0 ||
+			strcmp(verb, "set") == 0) {
+		puts(answer);
+	} else {
+		print_clients_table(answer);
+	}
+	free(answer);
+	return status;
+}

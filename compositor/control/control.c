@@ -1,0 +1,230 @@
+/*
+ * Control socket plumbing: non-blocking accept, bounded line reads, queued
+ * writes. A client that sends an overlong line or never reads its answers is
+ * disconnected; the compositor never blocks on it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <wlr/util/log.h>
+#include "control/control.h"
+#include "control/control_requests.h"
+#include "server.h"
+
+enum {
+	MAX_CONNECTIONS = 32,
+	MAX_LINE = 4096,
+	MAX_PENDING_OUTPUT = 4 << 20,
+};
+
+struct control_connection {
+	struct wl_list link;
+	struct smtwc_control *control;
+	int fd;
+	struct wl_event_source *source;
+	char in[MAX_LINE];
+	size_t in_len;
+	char *out;
+	size_t out_len, out_cap;
+};
+
+struct smtwc_control {
+	struct smtwc_server *server;
+	int fd;
+	char path[108];
+	struct wl_event_source *source;
+	struct wl_list connections;
+	int count;
+};
+
+static void connection_close(struct control_connection *c) {
+	wl_list_remove(&c->link);
+	wl_event_source_remove(c->source);
+	close(c->fd);
+	c->control->count--;
+	free(c->out);
+	free(c);
+}
+
+/* Returns false when the connection had to be closed. */
+static bool connection_flush(struct control_connection *c) {
+	while (c->out_len > 0) {
+		ssize_t n = send(c->fd, c->out, c->out_len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				wl_event_source_fd_update(c->source,
+					WL_EVENT_READABLE | WL_EVENT_WRITABLE);
+				return true;
+			}
+			connection_close(c);
+			return false;
+		}
+		memmove(c->out, c->out + n, c->out_len - (size_t)n);
+		c->out_len -= (size_t)n;
+	}
+	wl_event_source_fd_update(c->source, WL_EVENT_READABLE);
+	return true;
+}
+
+static bool connection_queue(struct control_connection *c, const char *data, size_t len) {
+	if (c->out_len + len > MAX_PENDING_OUTPUT) {
+		return false; /* it does not read what it asks for */
+	}
+	if (c->out_len + len > c->out_cap) {
+		size_t cap = c->out_cap ? c->out_cap : 4096;
+		while (cap < c->out_len + len) {
+			cap *= 2;
+		}
+		char *grown = realloc(c->out, cap);
+		if (grown == NULL) {
+			return false;
+		}
+		c->out = grown;
+		c->out_cap = cap;
+	}
+	memcpy(c->out + c->out_len, data, len);
+	c->out_len += len;
+	return true;
+}
+
+static bool connection_answer(struct control_connection *c, char *line) {
+	struct json_writer w = {0};
+	control_answer(c->control->server, line, &w);
+	bool ok = json_finish(&w) && connection_queue(c, w.data, w.len);
+	json_writer_free(&w);
+	return ok;
+}
+
+static int connection_handle_event(int fd, uint32_t mask, void *data) {
+	struct control_connection *c = data;
+	if (mask & (WL_EVENT_HANGUP | WL_EVENT_ERROR)) {
+		connection_close(c);
+		return 0;
+	}
+	if (mask & WL_EVENT_WRITABLE) {
+		if (!connection_flush(c)) {
+			return 0;
+		}
+	}
+	if (!(mask & WL_EVENT_READABLE)) {
+		return 0;
+	}
+	ssize_t n = recv(fd, c->in + c->in_len, sizeof(c->in) - c->in_len, MSG_DONTWAIT);
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+		connection_close(c);
+		return 0;
+	}
+	if (n < 0) {
+		return 0;
+	}
+	c->in_len += (size_t)n;
+	char *start = c->in, *newline;
+	while ((newline = memchr(start, '\n', c->in_len - (size_t)(start - c->in))) != NULL) {
+		*newline = '\0';
+		if (!connection_answer(c, start)) {
+			connection_close(c);
+			return 0;
+		}
+		start = newline + 1;
+	}
+	size_t rest = c->in_len - (size_t)(start - c->in);
+	if (rest == sizeof(c->in)) {
+		/* A line longer than any request: not a control client. */
+		connection_queue(c, "{\"error\":\"request line too long\"}\n", 34);
+		connection_flush(c);
+		connection_close(c);
+		return 0;
+	}
+	memmove(c->in, start, rest);
+	c->in_len = rest;
+	connection_flush(c);
+	return 0;
+}
+
+static int control_handle_accept(int fd, uint32_t mask, void *data) {
+	struct smtwc_control *control = data;
+	int client = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (client < 0) {
+		return 0;
+	}
+	if (control->count >= MAX_CONNECTIONS) {
+		close(client);
+		return 0;
+	}
+	struct control_connection *c = calloc(1, sizeof(*c));
+	if (c == NULL) {
+		close(client);
+		return 0;
+	}
+	c->control = control;
+	c->fd = client;
+	c->source = wl_event_loop_add_fd(control->server->event_loop, client,
+		WL_EVENT_READABLE, connection_handle_event, c);
+	if (c->source == NULL) {
+		close(client);
+		free(c);
+		return 0;
+	}
+	wl_list_insert(&control->connections, &c->link);
+	control->count++;
+	return 0;
+}
+
+bool control_init(struct smtwc_server *server) {
+	const char *runtime = getenv("XDG_RUNTIME_DIR");
+	if (runtime == NULL || server->socket == NULL) {
+		return false;
+	}
+	struct smtwc_control *control = calloc(1, sizeof(*control));
+	if (control == NULL) {
+		return false;
+	}
+	control->server = server;
+	wl_list_init(&control->connections);
+	int len = snprintf(control->path, sizeof(control->path), "%s/%s.smtwc", runtime,
+		server->socket);
+	if (len < 0 || (size_t)len >= sizeof(control->path)) {
+		wlr_log(WLR_ERROR, "control socket path too long; smtctl will not work");
+		free(control);
+		return false;
+	}
+	control->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	memcpy(addr.sun_path, control->path, (size_t)len + 1);
+	unlink(control->path);
+	if (control->fd < 0 || bind(control->fd, (struct sockaddr *)&addr, sizeof(addr)) != 0 ||
+			listen(control->fd, 8) != 0) {
+		wlr_log_errno(WLR_ERROR, "control socket %s", control->path);
+		if (control->fd >= 0) {
+			close(control->fd);
+		}
+		free(control);
+		return false;
+	}
+	control->source = wl_event_loop_add_fd(server->event_loop, control->fd,
+		WL_EVENT_READABLE, control_handle_accept, control);
+	setenv("SMTWC_CONTROL", control->path, true);
+	server->control = control;
+	return true;
+}
+
+void control_finish(struct smtwc_server *server) {
+	struct smtwc_control *control = server->control;
+	if (control == NULL) {
+		return;
+	}
+	struct control_connection *c, *tmp;
+	wl_list_for_each_safe(c, tmp, &control->connections, link) {
+		connection_close(c);
+	}
+	wl_event_source_remove(control->source);
+	close(control->fd);
+	unlink(control->path);
+	free(control);
+	server->control = NULL;
+}

@@ -1,0 +1,23 @@
+/*
+ * The control socket: $XDG_RUNTIME_DIR/<WAYLAND_DISPLAY>.smtwc, exported to
+ * children as SMTWC_CONTROL. One request per line, one JSON object per
+ * answer line. smtctl is its client; scripts may speak it directly:
+ *
+ *   clients            {"clients":[{pid, app_id, priority, ...}, ...]}
+ *   stats              {"server":{...}, "scheduler":{...}, "clients":[...]}
+ *   set KEY VALUE      {"ok":true} or {"error":"..."}  (scheduler settings)
+ *   get                {"scheduler":{...}}
+ *
+ * A bad request gets {"error": "..."}; the connection stays open.
+ */
+#ifndef SMTWC_CONTROL_H
+#define SMTWC_CONTROL_H
+
+#include <stdbool.h>
+
+struct smtwc_server;
+
+bool control_init(struct smtwc_server *server);
+void control_finish(struct smtwc_server *server);
+
+#endif

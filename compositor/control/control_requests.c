@@ -1,0 +1,163 @@
+/*
+ * What the control socket answers: per-client ring statistics (like
+ * xrestop), compositor totals, and the scheduler settings, which `set`
+ * changes live through the same parser as the config file.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <wlr/types/wlr_xdg_shell.h>
+#include "control/control_requests.h"
+#include "desktop/view.h"
+#include "server.h"
+#include "transport/canvas.h"
+#include "transport/pool.h"
+#include "transport/ring.h"
+#include "transport/ring_loop.h"
+
+/* The app id of one of the client's windows, or NULL. */
+static const char *client_app_id(struct smtwc_server *server, struct wl_client *client) {
+	struct smtwc_view *view;
+	wl_list_for_each(view, &server->views, link) {
+		struct wlr_surface *surface = view->impl->surface(view);
+		if (surface == NULL || wl_resource_get_client(surface->resource) != client ||
+				!wlr_surface_is_xdg_surface(surface)) {
+			continue;
+		}
+		struct wlr_xdg_surface *xdg = wlr_xdg_surface_from_wlr_surface(surface);
+		if (xdg->role == WLR_XDG_SURFACE_ROLE_TOPLEVEL && xdg->toplevel->app_id != NULL) {
+			return xdg->toplevel->app_id;
+		}
+	}
+	return NULL;
+}
+
+static void write_client(struct smtwc_server *server, struct smtwc_ring *ring,
+		struct json_writer *w) {
+	json_begin_object(w);
+	json_int(w, "pid", ring->pid);
+	json_string(w, "app_id", client_app_id(server, ring->client));
+	json_string(w, "transport", ring->shared ? "ring" : "socket");
+	ring_loop_write_client_sched(ring, w);
+	json_uint(w, "slices", ring->slices);
+	json_double(w, "time_ms", (double)ring->exec_ns / 1e6);
+	json_uint(w, "commands", ring->commands);
+	json_uint(w, "bytes", ring->bytes);
+	json_uint(w, "wakeups_from_client", ring->wakeups_from_client);
+	json_uint(w, "wakeups_to_client", ring->wakeups_to_client);
+	json_uint(w, "ring_bytes", ring->ring_map_size);
+	json_uint(w, "pool_bytes", pools_mapped_bytes(ring));
+	json_uint(w, "canvas_bytes", canvases_bytes(ring));
+	json_uint(w, "pixmap_bytes", smt_exec_pixmap_bytes(ring->exec));
+	json_uint(w, "pixmaps", smt_exec_pixmap_count(ring->exec));
+	json_end_object(w);
+}
+
+static void write_clients(struct smtwc_server *server, struct json_writer *w) {
+	json_begin_array(w, "clients");
+	struct smtwc_ring *ring;
+	wl_list_for_each(ring, &server->transport->rings, link) {
+		write_client(server, ring, w);
+	}
+	json_end_array(w);
+}
+
+static void write_scheduler(struct smtwc_server *server, struct json_writer *w) {
+	const struct smtwc_scheduler_config *s = &server->config.scheduler;
+	json_object_key(w, "scheduler");
+	json_string(w, "mode", s->fifo ? "fifo" : "fair");
+	json_int(w, "slice-ms", s->slice_ms);
+	json_int(w, "lone-slice-ms", s->lone_slice_ms);
+	json_int(w, "lone-after-ms", s->lone_after_ms);
+	json_int(w, "priority-base", s->priority_base);
+	json_int(w, "priority-min", s->priority_min);
+	json_int(w, "priority-max", s->priority_max);
+	json_int(w, "input-boost", s->input_boost);
+	json_end_object(w);
+}
+
+static void write_server(struct smtwc_server *server, struct json_writer *w) {
+	struct smtwc_transport *t = server->transport;
+	json_object_key(w, "server");
+	json_int(w, "pid", getpid());
+	json_string(w, "wayland_display", server->socket);
+	int rings = wl_list_length(&t->rings);
+	json_int(w, "rings", rings);
+	json_uint(w, "sleeps", t->sleeps);
+	json_uint(w, "sleeps_avoided", t->sleeps_avoided);
+	json_end_object(w);
+}
+
+static void answer_error(struct json_writer *w, const char *message) {
+	json_begin_object(w);
+	json_string(w, "error", message);
+	json_end_object(w);
+}
+
+/* "set KEY VALUE": validated and applied by the config parser, so the
+ * control socket and the config file accept exactly the same settings. */
+static void answer_set(struct smtwc_server *server, const char *key, const char *value,
+		struct json_writer *w) {
+	char *text = NULL, *errors = NULL;
+	size_t errors_len = 0;
+	if (asprintf(&text, "[scheduler]\n%s = %s\n", key, value) < 0) {
+		answer_error(w, "out of memory");
+		return;
+	}
+	FILE *err = open_memstream(&errors, &errors_len);
+	int count = smtwc_config_load_string(&server->config, "set", text, err);
+	if (err != NULL) {
+		fclose(err);
+	}
+	free(text);
+	if (count > 0) {
+		/* "set:2: problem" -> "problem" */
+		const char *msg = errors != NULL ? errors : "invalid setting";
+		const char *colon = strstr(msg, ": ");
+		char *line = strdup(colon != NULL ? colon + 2 : msg);
+		if (line != NULL) {
+			line[strcspn(line, "\n")] = '\0';
+		}
+		answer_error(w, line != NULL ? line : "invalid setting");
+		free(line);
+	} else {
+		ring_loop_config_changed(server->transport);
+		json_begin_object(w);
+		json_bool(w, "ok", true);
+		write_scheduler(server, w);
+		json_end_object(w);
+	}
+	free(errors);
+}
+
+void control_answer(struct smtwc_server *server, char *line, struct json_writer *w) {
+	char *save = NULL;
+	char *verb = strtok_r(line, " \t\r", &save);
+	char *arg1 = verb != NULL ? strtok_r(NULL, " \t\r", &save) : NULL;
+	char *arg2 = arg1 != NULL ? strtok_r(NULL, "\r", &save) : NULL;
+	if (verb == NULL) {
+		answer_error(w, "empty request (try: clients, stats, get, set KEY VALUE)");
+	} else if (strcmp(verb, "clients") == 0 && arg1 == NULL) {
+		json_begin_object(w);
+		write_clients(server, w);
+		json_end_object(w);
+	} else if (strcmp(verb, "stats") == 0 && arg1 == NULL) {
+		json_begin_object(w);
+		write_server(server, w);
+		write_scheduler(server, w);
+		write_clients(server, w);
+		json_end_object(w);
+	} else if (strcmp(verb, "get") == 0 && arg1 == NULL) {
+		json_begin_object(w);
+		write_scheduler(server, w);
+		json_end_object(w);
+	} else if (strcmp(verb, "set") == 0 && arg1 != NULL && arg2 != NULL) {
+		answer_set(server, arg1, arg2, w);
+	} else if (strcmp(verb, "set") == 0) {
+		answer_error(w, "usage: set KEY VALUE (keys as in the [scheduler] section)");
+	} else {
+		answer_error(w, "unknown request (try: clients, stats, get, set KEY VALUE)");
+	}
+}

@@ -1,0 +1,11 @@
+#ifndef SMTWC_CONTROL_REQUESTS_H
+#define SMTWC_CONTROL_REQUESTS_H
+
+#include "control/json_writer.h"
+
+struct smtwc_server;
+
+/* Answers one request line (without its newline) into w. */
+void control_answer(struct smtwc_server *server, char *line, struct json_writer *w);
+
+#endif

@@ -1,0 +1,125 @@
+/*
+ * The ring scheduler's decisions: whose ring runs next, for how long, and how
+ * client priorities move (DESIGN.md "The scheduler", seed 001, docs/scheduler.md).
+ *
+ * Pure: no wlroots, no Wayland, no system calls. The caller reads
+ * CLOCK_MONOTONIC and passes `now` (nanoseconds) to every call, so the unit
+ * tests drive the scheduler with a fake clock. Not thread-safe.
+ *
+ * PRIORITY DIRECTION: a higher number is more favoured, as in the seed and
+ * the X server ("requests are executed from the client with highest
+ * priority"). This is the opposite of Unix nice: priority_max is the most
+ * favoured level, priority_min the least.
+ *
+ * How the glue drives it (one iteration of the main loop):
+ *   - report ring transitions with smt_sched_set_ready() and input sent to a
+ *     client with smt_sched_input();
+ *   - smt_sched_pick(); run that ring with the decision's budget;
+ *   - smt_sched_charge() with the real start and end times;
+ *   - if the decision says drain_all (fifo mode), pick again without going
+ *     back to the event loop; otherwise dispatch events, then loop.
+ * Always call smt_sched_charge() after a successful pick before the next pick.
+ */
+#ifndef SMTWC_SCHED_H
+#define SMTWC_SCHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct smt_sched_params {
+	bool fifo;              /* the seed's original server instead of fair */
+	uint64_t slice_ns;      /* normal slice; also the run time one penalty costs */
+	uint64_t lone_slice_ns; /* slice of a client that has been busy alone */
+	uint64_t lone_after_ns; /* how long alone before lone_slice_ns applies */
+	int prio_base, prio_min, prio_max; /* min <= base <= max */
+	int input_boost;        /* priority gained per boost (0: no boost) */
+	uint32_t fifo_commands; /* fifo: commands per client per turn (seed: 10) */
+	/* Each this much time spent idle (ring empty) earns +1 back toward
+	 * base. 0: 2 * slice_ns (the X server's "idle" threshold). */
+	uint64_t idle_praise_ns;
+	/* At most one boost per this interval per client, so pointer motion at
+	 * 1000 Hz cannot pin a busy client at max. 0: 2 * slice_ns. */
+	uint64_t input_boost_interval_ns;
+};
+
+/* X server defaults: fair, 5 ms slice, 15 ms lone slice after 1 s,
+ * priorities 0 in -20..+20, boost 1, fifo batches of 10. */
+void smt_sched_params_default(struct smt_sched_params *params);
+/* slice_ns, lone_slice_ns and fifo_commands nonzero, min <= base <= max,
+ * input_boost >= 0. */
+bool smt_sched_params_valid(const struct smt_sched_params *params);
+
+struct smt_sched;
+struct smt_sched_client;
+
+/* NULL if the parameters are invalid or memory is short. */
+struct smt_sched *smt_sched_create(const struct smt_sched_params *params);
+/* Clients must be removed first (their owners hold the pointers). */
+void smt_sched_destroy(struct smt_sched *sched);
+/* Live change (smtctl set). Priorities are clamped into the new range; the
+ * slice in progress keeps its deadline. False (nothing changed) if invalid. */
+bool smt_sched_set_params(struct smt_sched *sched, const struct smt_sched_params *params);
+/* The parameters in force, with the 0 = derived fields resolved. */
+void smt_sched_get_params(const struct smt_sched *sched, struct smt_sched_params *out);
+
+/* A new client starts at prio_base, not ready, last in ring order (fifo
+ * order). owner is the caller's (the ring). NULL when memory is short. */
+struct smt_sched_client *smt_sched_client_add(struct smt_sched *sched, void *owner,
+	uint64_t now);
+/* Safe at any time, also for the client that is running or was just picked. */
+void smt_sched_client_remove(struct smt_sched *sched, struct smt_sched_client *client);
+void *smt_sched_client_owner(const struct smt_sched_client *client);
+bool smt_sched_client_ready(const struct smt_sched_client *client);
+
+/* The ring went from empty to having work (ready) or back. Idempotent. */
+void smt_sched_set_ready(struct smt_sched *sched, struct smt_sched_client *client,
+	bool ready, uint64_t now);
+/* Pointer or keyboard input was sent to this client. */
+void smt_sched_input(struct smt_sched *sched, struct smt_sched_client *client,
+	uint64_t now);
+
+struct smt_sched_decision {
+	struct smt_sched_client *client;
+	void *owner;
+	/* Same conventions as struct smt_exec_budget: 0 = no limit. */
+	uint64_t deadline_ns;
+	uint32_t max_commands;
+	/* A lone client's long slice: it must end as soon as another client is
+	 * ready. Run it in pieces no longer than slice_ns, report the other
+	 * rings' readiness between pieces and stop when smt_sched_should_yield(). */
+	bool lone;
+	/* fifo: pick again without polling until pick returns false. */
+	bool drain_all;
+};
+
+/* Chooses the next client. False (out->client NULL): nobody is ready. */
+bool smt_sched_pick(struct smt_sched *sched, uint64_t now, struct smt_sched_decision *out);
+/* True when the slice in progress should end now: its deadline passed, or it
+ * is a lone slice and another client became ready. */
+bool smt_sched_should_yield(const struct smt_sched *sched, uint64_t now);
+/* The picked client ran from start to end and executed `commands`;
+ * still_ready says whether its ring still has work. */
+void smt_sched_charge(struct smt_sched *sched, struct smt_sched_client *client,
+	uint64_t start, uint64_t end, bool still_ready, uint64_t commands);
+
+/* For smtctl (like xrestop). Times in nanoseconds. */
+struct smt_sched_stats {
+	int priority;
+	bool ready;
+	uint64_t slices;     /* times picked */
+	uint64_t run_ns;     /* time charged */
+	uint64_t commands;
+	uint64_t inputs;     /* smt_sched_input calls */
+	uint64_t boosts;     /* priority levels gained from input */
+	uint64_t penalties;  /* levels lost to run time */
+	uint64_t praises;    /* levels regained by idleness */
+	uint64_t lone_slices;
+	uint64_t wait_max_ns;   /* longest ready-to-picked wait */
+	uint64_t wait_total_ns; /* sum of those waits (mean = total / slices) */
+};
+/* Brings pending idle praise up to date (hence not const). */
+void smt_sched_client_stats(struct smt_sched *sched, struct smt_sched_client *client,
+	uint64_t now, struct smt_sched_stats *out);
+unsigned smt_sched_ready_count(const struct smt_sched *sched);
+
+#endif

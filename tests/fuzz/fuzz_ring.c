@@ -1,0 +1,175 @@
+/*
+ * libFuzzer target: arbitrary bytes as a hostile client's ring contents or
+ * socket submits, run through ring_reader + decoder + executor with a canvas,
+ * an A8 canvas and a pool registered.
+ *
+ * pixman is not built with ASan, so an out-of-bounds write inside pixman
+ * would go unseen; the canvases, the pool and the ring therefore live in
+ * mmap'd memory that ends exactly at a PROT_NONE guard page, so running
+ * off their end faults at once. (The executor also asserts every box it
+ * hands pixman.)
+ *
+ * Input: byte 0 flags (bit 0: submit path; bits 1-2: area 4 KiB << n;
+ * bit 3: toggle canvas 2 between chunks), byte 1 pixel budget (0: none,
+ * else 1 << (b % 24) per run), then chunks of [u16 length][bytes]. In ring
+ * mode each chunk is written at head (wrapping, with no regard for PAD or
+ * free space — a hostile client) and head += length is published; in
+ * submit mode each chunk is one submit.
+ */
+#define _DEFAULT_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "executor.h"
+#include "ring_reader.h"
+#include "smt-ring.h"
+
+struct guarded {
+	uint8_t *map, *ptr;
+	size_t map_len;
+};
+
+/* len bytes ending exactly at a guard page; ptr is 8-aligned if len is. */
+static void *guarded_alloc(struct guarded *g, size_t len)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t pages = (len + page - 1) / page;
+	g->map_len = (pages + 2) * page;
+	g->map = mmap(NULL, g->map_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (g->map == MAP_FAILED)
+		abort();
+	if (mprotect(g->map + page, pages * page, PROT_READ | PROT_WRITE) != 0)
+		abort();
+	g->ptr = g->map + page + pages * page - len;
+	return g->ptr;
+}
+
+static void guarded_free(struct guarded *g)
+{
+	munmap(g->map, g->map_len);
+}
+
+static pixman_image_t *guarded_image(struct guarded *g, pixman_format_code_t f, int w, int h)
+{
+	int stride = ((w * PIXMAN_FORMAT_BPP(f) + 31) / 32) * 4;
+	uint32_t *bits = guarded_alloc(g, (size_t)stride * (size_t)h);
+	memset(bits, 0x33, (size_t)stride * (size_t)h);
+	return pixman_image_create_bits(f, w, h, bits, stride);
+}
+
+/* FUZZ_RING_VERBOSE=1 prints how each input ends (for triage and seeds). */
+static void report(const struct smt_exec_result *res)
+{
+	static int verbose = -1;
+	if (verbose < 0)
+		verbose = getenv("FUZZ_RING_VERBOSE") != NULL;
+	if (verbose)
+		fprintf(stderr, "stop %d: %s\n", res->stop,
+			res->stop == SMT_EXEC_ERROR ? res->error.message : "");
+}
+
+static void run_all(struct smt_exec_ctx *ctx, struct smt_ring_reader *ring,
+		    const struct smt_exec_budget *b)
+{
+	struct smt_exec_result res;
+	for (int i = 0; i < 64; i++) {
+		enum smt_exec_stop s = ring ? smt_exec_run(ctx, ring, b, &res)
+					    : smt_exec_run_submitted(ctx, b, &res);
+		if (s == SMT_EXEC_EMPTY || s == SMT_EXEC_ERROR)
+			break;
+	}
+	report(&res);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 2)
+		return 0;
+	uint8_t flags = data[0];
+	struct smt_exec_budget budget = { 0, data[1] ? 1ull << (data[1] % 24) : 0, 0 };
+	data += 2;
+	size -= 2;
+
+	struct smt_exec_config cfg;
+	smt_exec_config_defaults(&cfg);
+	cfg.max_pixmap_bytes = 4u << 20;     /* keep executions fast */
+	cfg.max_drawable_id = 4096;
+	struct smt_exec_ctx *ctx = smt_exec_create(&cfg);
+
+	struct guarded gc, ga, gx, gp, gr;
+	pixman_image_t *canvas = guarded_image(&gc, PIXMAN_a8r8g8b8, 67, 45);
+	pixman_image_t *alpha = guarded_image(&ga, PIXMAN_a8, 31, 17);
+	pixman_image_t *xrgb = guarded_image(&gx, PIXMAN_x8r8g8b8, 20, 9);
+	uint8_t *pool = guarded_alloc(&gp, 8192);
+	for (int i = 0; i < 8192; i++)
+		pool[i] = (uint8_t)(i * 7);
+	smt_exec_register_canvas(ctx, 1, canvas);
+	smt_exec_register_canvas(ctx, 2, alpha);
+	smt_exec_register_canvas(ctx, 3, xrgb);
+	smt_exec_register_pool(ctx, 1, pool, 8192);
+	bool alpha_registered = true;
+
+	uint32_t area = 4096u << ((flags >> 1) & 3);
+	struct smt_ring_status *status = aligned_alloc(4096, SMT_STATUS_MAP_SIZE);
+	memset(status, 0, SMT_STATUS_MAP_SIZE);
+	uint8_t *mem = guarded_alloc(&gr, SMT_RING_HEADER_SIZE + area);
+	memset(mem, 0, SMT_RING_HEADER_SIZE + area);
+	struct smt_ring_header *hdr = (struct smt_ring_header *)mem;
+	uint8_t *area_ptr = mem + SMT_RING_HEADER_SIZE;
+	struct smt_ring_reader reader;
+	bool submit = flags & 1;
+	if (!submit && smt_ring_reader_init(&reader, mem, SMT_RING_HEADER_SIZE + area, area,
+					    status) != 0)
+		abort();
+
+	uint64_t head = 0;
+	while (size >= 2) {
+		size_t len = (size_t)data[0] | (size_t)data[1] << 8;
+		data += 2;
+		size -= 2;
+		if (len == 0xffff && (flags & 8)) {
+			if (alpha_registered)
+				smt_exec_unregister_canvas(ctx, 2);
+			else
+				smt_exec_register_canvas(ctx, 2, alpha);
+			alpha_registered = !alpha_registered;
+			continue;
+		}
+		if (len > size)
+			len = size;
+		if (submit) {
+			struct smt_exec_result res;
+			if (smt_exec_submit_bytes(ctx, data, len, &budget, &res) == SMT_EXEC_ERROR) {
+				report(&res);
+				break;
+			}
+			run_all(ctx, NULL, &budget);
+		} else {
+			for (size_t i = 0; i < len; i++)       /* hostile raw write */
+				area_ptr[(head + i) & (area - 1)] = data[i];
+			head += len;
+			smt_ring_client_publish(hdr, &(struct smt_global_status){ 0 }, head);
+			run_all(ctx, &reader, &budget);
+		}
+		data += len;
+		size -= len;
+	}
+
+	if (!submit)
+		smt_ring_reader_fini(&reader);
+	smt_exec_destroy(ctx);
+	pixman_image_unref(canvas);
+	pixman_image_unref(alpha);
+	pixman_image_unref(xrgb);
+	guarded_free(&gc);
+	guarded_free(&ga);
+	guarded_free(&gx);
+	guarded_free(&gp);
+	guarded_free(&gr);
+	free(status);
+	return 0;
+}

@@ -1,0 +1,160 @@
+/*
+ * Writes the seed corpus for fuzz_ring (valid command streams in its input
+ * format) into the directory given as argv[1]. Run by tests/fuzz/run.sh;
+ * the output is also committed under tests/fuzz/corpus/.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "smt-ring.h"
+
+struct seed {
+	_Alignas(8) uint8_t out[16384];
+	size_t len;
+	_Alignas(8) uint8_t chunk[8192];
+	size_t chunk_len;
+	uint64_t head;               /* ring position, for PADs */
+	uint32_t area;
+	int ring;
+};
+
+static void begin(struct seed *s, int ring, unsigned area_shift, uint8_t budget)
+{
+	memset(s, 0, sizeof(*s));
+	s->ring = ring;
+	s->area = 4096u << area_shift;
+	s->out[0] = (uint8_t)((ring ? 0 : 1) | area_shift << 1 | 8);
+	s->out[1] = budget;
+	s->len = 2;
+}
+
+static void flush(struct seed *s)
+{
+	if (!s->chunk_len)
+		return;
+	s->out[s->len++] = (uint8_t)s->chunk_len;
+	s->out[s->len++] = (uint8_t)(s->chunk_len >> 8);
+	memcpy(s->out + s->len, s->chunk, s->chunk_len);
+	s->len += s->chunk_len;
+	s->chunk_len = 0;
+}
+
+/* Append one command as a well-behaved client would (PAD before a wrap,
+ * a new chunk before the ring could overflow). */
+static void add(struct seed *s, const void *cmd, uint32_t size)
+{
+	if (s->ring) {
+		uint32_t pad = smt_ring_pad_needed(s->head, s->area, size);
+		if (s->chunk_len + pad + size > s->area)
+			flush(s);
+		if (pad) {
+			smt_encode_noop(s->chunk + s->chunk_len, SMT_OP_PAD, pad);
+			s->chunk_len += pad;
+			s->head += pad;
+		}
+		s->head += size;
+	} else if (s->chunk_len + size > 4096) {
+		flush(s);
+	}
+	memcpy(s->chunk + s->chunk_len, cmd, size);
+	s->chunk_len += size;
+}
+
+#define ADD(s, call)                                                            \
+	do {                                                                    \
+		_Alignas(8) uint8_t b_[4096];                                   \
+		add(s, b_, (call));                                             \
+	} while (0)
+
+static void write_seed(struct seed *s, const char *dir, const char *name)
+{
+	flush(s);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(s->out, 1, s->len, f) != s->len || fclose(f) != 0) {
+		perror(path);
+		exit(1);
+	}
+}
+
+static void everything(struct seed *s)
+{
+	static const uint8_t atlas[8 * 8] = { [0] = 255, [9] = 255, [18] = 255, [27] = 255 };
+	static const uint32_t px[4 * 4] = { 0xff0000ff, 0x80800000, 0, 0xffffffff };
+	struct smt_rect r[3] = { { 1, 1, 10, 10 }, { -3, 5, 100, 2 }, { 60, 40, 20, 20 } };
+	struct smt_point p[2] = { { 3, 3 }, { 66, 44 } };
+	struct smt_segment sg[2] = { { 0, 0, 66, 44 }, { 60, 2, 5, 40 } };
+	struct smt_glyph g[2] = { { 0, 0, 4, 4, 0, 0 }, { 4, 4, 4, 4, 6, 0 } };
+
+	ADD(s, smt_encode_create_pixmap(b_, 10, 8, 8, SMT_FORMAT_A8));
+	ADD(s, smt_encode_create_pixmap(b_, 11, 16, 16, SMT_FORMAT_ARGB8888));
+	ADD(s, smt_encode_set_target(b_, 10));
+	ADD(s, smt_encode_put_image(b_, 0, 0, 8, 8, SMT_FORMAT_A8, 8, atlas));
+	ADD(s, smt_encode_set_target(b_, 11));
+	ADD(s, smt_encode_put_image(b_, 2, 2, 4, 4, SMT_FORMAT_ARGB8888, 16, px));
+	ADD(s, smt_encode_set_target(b_, 1));
+	ADD(s, smt_encode_fill_rects(b_, SMT_PAINT_OVER, 0x80402010, 3, r));
+	ADD(s, smt_encode_set_clip(b_, 2, r));
+	ADD(s, smt_encode_points(b_, SMT_PAINT_SRC, 0xffffffff, 2, p));
+	ADD(s, smt_encode_segments(b_, SMT_PAINT_SRC, 0xff00ff00, 0, 2, sg));
+	ADD(s, smt_encode_segments(b_, SMT_PAINT_OVER, 0x80000080, 7, 2, sg));
+	ADD(s, smt_encode_set_clip(b_, 0, NULL));
+	ADD(s, smt_encode_glyphs(b_, SMT_PAINT_OVER, 0xff102030, 10, 5, 30, 2, g));
+	ADD(s, smt_encode_put_image_pool(b_, 1, 64, 32, 8, 8, SMT_FORMAT_XRGB8888, 40, 10));
+	ADD(s, smt_encode_copy_area(b_, 11, 0, 0, 16, 16, 20, 20));
+	ADD(s, smt_encode_copy_area(b_, 1, 0, 3, 67, 40, 0, 0));
+	ADD(s, smt_encode_composite(b_, SMT_PAINT_OVER, 11, 10, 0, 0, 0, 0, 30, 5, 16, 16));
+	ADD(s, smt_encode_composite(b_, SMT_PAINT_ADD, 1, 0, 2, 2, 0, 0, 0, 0, 40, 40));
+	ADD(s, smt_encode_set_target(b_, 2));
+	ADD(s, smt_encode_fill_rects(b_, SMT_PAINT_ADD, 0x40000000, 3, r));
+	ADD(s, smt_encode_present(b_, 1, 1, 1, r));
+	ADD(s, smt_encode_free_pixmap(b_, 11));
+	ADD(s, smt_encode_free_pixmap(b_, 10));
+	ADD(s, smt_encode_fence(b_, 42));
+}
+
+int main(int argc, char **argv)
+{
+	struct seed *s = malloc(sizeof(*s));
+	if (argc != 2 || !s)
+		return 2;
+	begin(s, 1, 0, 0);
+	everything(s);
+	write_seed(s, argv[1], "ring_all_opcodes");
+
+	begin(s, 0, 0, 0);
+	everything(s);
+	write_seed(s, argv[1], "submit_all_opcodes");
+
+	begin(s, 1, 0, 16);             /* many laps around a 4 KiB ring, small budget */
+	for (int i = 0; i < 6; i++)
+		everything(s);
+	write_seed(s, argv[1], "ring_wrapping_budget");
+
+	begin(s, 1, 1, 12);
+	ADD(s, smt_encode_set_target(b_, 1));
+	for (int i = 0; i < 40; i++) {
+		struct smt_rect r = { i, i, 30, 3 };
+		ADD(s, smt_encode_fill_rects(b_, SMT_PAINT_XOR, 0xff0f0f0f, 1, &r));
+		ADD(s, smt_encode_copy_area(b_, 1, 0, 1, 67, 44, 0, 0));
+	}
+	write_seed(s, argv[1], "ring_scrolling");
+
+	begin(s, 1, 2, 10);             /* self-referencing composites, long wide lines */
+	{
+		struct smt_segment sg[80];
+		for (int i = 0; i < 80; i++)
+			sg[i] = (struct smt_segment){ i, 0, 40 - i, 20 };
+		ADD(s, smt_encode_set_target(b_, 2));
+		ADD(s, smt_encode_composite(b_, SMT_PAINT_IN, 1, 2, 0, 0, 3, 1, 0, 0, 31, 17));
+		ADD(s, smt_encode_set_target(b_, 3));
+		ADD(s, smt_encode_composite(b_, SMT_PAINT_OVER, 3, 2, 2, 1, 0, 0, 0, 0, 20, 9));
+		ADD(s, smt_encode_copy_area(b_, 3, 1, 1, 19, 8, 0, 0));
+		ADD(s, smt_encode_segments(b_, SMT_PAINT_ADD, 0x20202020, 3, 80, sg));
+	}
+	write_seed(s, argv[1], "ring_self_and_lines");
+	free(s);
+	return 0;
+}

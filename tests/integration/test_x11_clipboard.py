@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""The clipboard and the primary selection between X and Wayland, both ways.
+
+1. Tools: xclip sets the X CLIPBOARD/PRIMARY, wl-paste (Wayland,
+   wlr-data-control) reads it; wl-copy sets the Wayland selection, xclip
+   reads it in X.
+2. What a user does: select a word in xterm with a double-click and paste it
+   into foot (Shift+Insert: primary; Ctrl+Shift+V: clipboard, with xterm's
+   selectToClipboard), and the reverse: select a word in foot (Ctrl+Shift+C
+   for the clipboard) and paste it into xterm with Shift+Insert.
+
+wlroots' X window manager only bridges selections while an X window has the
+focus (it refuses X reads of the Wayland selection, and X selection changes,
+otherwise), so an xterm has the focus whenever X is involved."""
+import os
+import shlex
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness import FOCUSED, Session, check, log, scaled  # noqa: E402
+
+SELECTIONS = [("clipboard", []), ("primary", ["--primary"])]
+
+
+def read_file(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
+def reader(path):
+    return ["sh", "-c", f'read l; printf %s "$l" > {shlex.quote(path)}; exec sleep 600']
+
+
+def shower(word):
+    return ["sh", "-c", f"printf '%s\\n' {shlex.quote(word)}; exec sleep 600"]
+
+
+def tools_part(s):
+    s.spawn(["xterm", "-name", "focusholder", "-geometry", "40x5+800+500"], name="xterm")
+    s.wait_x_window("--classname", "focusholder", timeout=15)
+    s.wait_for_border(FOCUSED, what="the xterm to be focused")
+    for sel, flag in SELECTIONS:
+        # X -> Wayland
+        text = f"x11 {sel} to wayland"
+        path = os.path.join(s.tmp, f"xclip-{sel}.txt")
+        with open(path, "w") as f:
+            f.write(text)
+        xc = s.spawn(["xclip", "-quiet", "-selection", sel, "-i", path], name=f"xclip-{sel}")
+        got = [None]
+
+        def pasted():
+            r = s.run(["wl-paste", "--no-newline"] + flag, timeout=5, check_rc=False)
+            got[0] = (r.returncode, r.stdout, r.stderr.strip())
+            return r.returncode == 0 and r.stdout == text
+
+        try:
+            s.wait_until(pasted, timeout=5, interval=0.2,
+                         what=f"wl-paste {' '.join(flag)} to read what xclip put in the X "
+                              f"{sel.upper()} selection")
+        except harness.TestFailure as e:
+            harness.fail(f"{e}: wl-paste last gave (exit, stdout, stderr) {got[0]}, "
+                         f"expected {text!r}")
+        log(f"X {sel} -> Wayland: ok ({text!r})")
+        xc.terminate()
+        s.clients.remove(xc)
+
+        # Wayland -> X
+        text = f"wayland {sel} to x11"
+        wc = s.spawn(["wl-copy", "--foreground"] + flag + ["--", text], name=f"wl-copy-{sel}")
+
+        def xpasted():
+            r = s.run(["xclip", "-o", "-selection", sel], timeout=5, check_rc=False)
+            got[0] = (r.returncode, r.stdout, r.stderr.strip())
+            return r.returncode == 0 and r.stdout == text
+
+        try:
+            s.wait_until(xpasted, timeout=5, interval=0.2,
+                         what=f"xclip -o to read what wl-copy {' '.join(flag)} put in the "
+                              f"Wayland {sel} selection from the X {sel.upper()} selection")
+        except harness.TestFailure as e:
+            harness.fail(f"{e}: xclip last gave (exit, stdout, stderr) {got[0]}, "
+                         f"expected {text!r}")
+        log(f"Wayland {sel} -> X: ok ({text!r})")
+        wc.terminate()
+        s.clients.remove(wc)
+
+
+def double_click(s, x, y):
+    s.vpointer("move", x, y, "click", "left", "click", "left")
+    s.park_pointer()
+
+
+def new_focused_frame(s, old):
+    """Wait for a focused frame that is not `old`; returns its Rect."""
+    def pred(img):
+        r = s.window_border(img, FOCUSED)
+        return r if r is not None and r != old else None
+    prev = [None]
+
+    def stable(img):
+        r = pred(img)
+        ok = r is not None and r == prev[0]
+        prev[0] = r
+        return r if ok else None
+
+    return s.wait_screenshot(stable, timeout=15, what="a newly focused window")[1]
+
+
+def paste_then_enter(s, frame, paste_key):
+    """Press paste_key in the focused terminal (drawn in frame), wait for the
+    pasted text to show (the paste is asynchronous: a Return sent at once
+    could overtake it), then press Return."""
+    before = s.screenshot().crop(frame.inset(2))
+    s.key(paste_key)
+    try:
+        s.wait_screenshot(lambda img: img.crop(frame.inset(2)).diff_count(before) > 0,
+                          timeout=3, what=f"the text pasted with {paste_key} to show")
+    except harness.TestFailure as e:
+        log(f"(nothing seen pasted, pressing Return anyway: {e})")
+    s.key("Return")
+
+
+def xterm_to_foot(s, sel, word, xrm, paste_key):
+    """Select word in xterm by double-click, paste it into foot."""
+    src = s.spawn(["xterm", "-name", "xsrc", "-geometry", "40x5+760+60"] + xrm + ["-e"] + shower(word),
+                  name="xterm-src")
+    wid = s.wait_x_window("--classname", "xsrc", timeout=15)
+    g = s.x_geometry(wid)
+    _, frame = s.wait_for_border(FOCUSED, what="the source xterm focused")
+    time.sleep(scaled(0.3))  # let the shell print the word
+    # First line of the xterm: 2 px internal border, 13 px "fixed" font.
+    double_click(s, g.x + 20, g.y + 9)
+    r = s.run(["xclip", "-o", "-selection", sel], timeout=5, check_rc=False)
+    check(r.stdout == word, f"the double-click in xterm did not put {word!r} into the X "
+                            f"{sel.upper()} selection (xclip -o: exit {r.returncode}, "
+                            f"{r.stdout!r} {r.stderr.strip()!r})")
+    out = os.path.join(s.tmp, f"foot-{sel}.txt")
+    dst = s.spawn(["foot"] + reader(out), name="foot-dst")
+    dframe = new_focused_frame(s, frame)
+    paste_then_enter(s, dframe, paste_key)
+    try:
+        s.wait_until(lambda: read_file(out) is not None, timeout=5,
+                     what=f"foot's shell to read a line after {paste_key}")
+    except harness.TestFailure as e:
+        harness.fail(f"copy in xterm ({sel}), paste in foot: {e}; "
+                     f"wl-paste now gives {wl_paste(s, sel)!r}")
+    check(read_file(out) == word, f"copy in xterm ({sel}), paste in foot ({paste_key}): foot "
+                                  f"got {read_file(out)!r}, expected {word!r}")
+    log(f"xterm -> foot ({sel}): ok")
+    for p in (dst, src):
+        p.terminate()
+        s.clients.remove(p)
+
+
+def wl_paste(s, sel):
+    flag = ["--primary"] if sel == "primary" else []
+    r = s.run(["wl-paste", "--no-newline"] + flag, timeout=5, check_rc=False)
+    return (r.returncode, r.stdout, r.stderr.strip())
+
+
+def foot_to_xterm(s, sel, word, copy_key, xrm):
+    """Select word in foot by double-click (copy_key too), paste into xterm."""
+    src = s.spawn(["foot"] + shower(word), name="foot-src")
+    _, frame = s.wait_for_border(FOCUSED, what="the source foot focused")
+    time.sleep(scaled(0.3))
+    # First line of foot's text: its content starts inside the 2 px frame.
+    double_click(s, frame.x + 2 + 20, frame.y + 2 + 8)
+    if copy_key:
+        s.key(copy_key)
+    got = [None]
+
+    def selected():
+        got[0] = wl_paste(s, sel)
+        return got[0][1] == word
+
+    try:
+        s.wait_until(selected, timeout=3, interval=0.2,
+                     what=f"wl-paste to show foot's selection {word!r}")
+    except harness.TestFailure:
+        harness.fail(f"the double-click in foot (then {copy_key or 'nothing'}) did not put "
+                     f"{word!r} into the Wayland {sel} selection (wl-paste: {got[0]}) "
+                     f"(saved {s.save(s.screenshot(), 'foot-selection')})")
+    out = os.path.join(s.tmp, f"xterm-{sel}.txt")
+    dst = s.spawn(["xterm", "-name", "xdst", "-geometry", "40x5+760+300"] + xrm + ["-e"] + reader(out),
+                  name="xterm-dst")
+    s.wait_x_window("--classname", "xdst", timeout=15)
+    dframe = new_focused_frame(s, frame)
+    paste_then_enter(s, dframe, "shift+Insert")
+    s.wait_until(lambda: read_file(out) is not None, timeout=5,
+                 what=f"copy in foot ({sel}), paste in xterm: xterm's shell to read a line "
+                      f"after Shift+Insert")
+    check(read_file(out) == word, f"copy in foot ({sel}), paste in xterm: xterm got "
+                                  f"{read_file(out)!r}, expected {word!r}")
+    log(f"foot -> xterm ({sel}): ok")
+    for p in (dst, src):
+        p.terminate()
+        s.clients.remove(p)
+
+
+def test(h):
+    with Session(h, "tools", x11=True) as s:
+        tools_part(s)
+    with Session(h, "terminals", x11=True) as s:
+        xterm_to_foot(s, "primary", "xtermPrimaryWord42", [], "shift+Insert")
+        xterm_to_foot(s, "clipboard", "xtermClipboardWord7",
+                      ["-xrm", "XTerm*selectToClipboard: true"], "ctrl+shift+v")
+        foot_to_xterm(s, "primary", "footPrimaryWord99", None, [])
+        foot_to_xterm(s, "clipboard", "footClipboardWord3", "ctrl+shift+c",
+                      ["-xrm", "XTerm.vt100.translations: #override "
+                               "Shift <Key>Insert: insert-selection(CLIPBOARD)"])
+
+
+harness.main(test)

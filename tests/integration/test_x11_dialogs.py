@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""X dialogs and menus: `xmessage -center` appears centred on the output
+(where X asks) and takes the keyboard (Return presses its default button);
+xterm's Ctrl+left-button menu appears as an override-redirect window at the
+pointer, drawn above the xterm where X put it, and goes away when the button
+is released."""
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness import BACKGROUND, OUTPUT_H, OUTPUT_W, Rect, Session, check, log, scaled  # noqa: E402
+
+
+def _blank(img, rects):
+    """img's pixel bytes with rects set to black (to ignore them)."""
+    data = bytearray(img.data)
+    for r in rects:
+        r = Rect(*r).intersect(img.rect)
+        for y in range(r.y, r.y2):
+            off = (y * img.width + r.x) * 3
+            data[off:off + r.w * 3] = bytes(r.w * 3)
+    return bytes(data)
+
+
+def diff_bbox(a, b, exclude=()):
+    """Bounding box of the pixels that differ between two screenshots of
+    the same size, ignoring the exclude rects; None if none differ."""
+    da, db = _blank(a, exclude), _blank(b, exclude)
+    stride = a.width * 3
+    x0, y0, x1, y1 = a.width, a.height, -1, -1
+    for y in range(a.height):
+        ra, rb = da[y * stride:(y + 1) * stride], db[y * stride:(y + 1) * stride]
+        if ra == rb:
+            continue
+        first = len(os.path.commonprefix([ra, rb])) // 3
+        last = (stride - 1 - len(os.path.commonprefix([ra[::-1], rb[::-1]]))) // 3
+        x0, x1 = min(x0, first), max(x1, last)
+        y0 = min(y0, y)
+        y1 = y
+    if x1 < 0:
+        return None
+    return Rect(x0, y0, x1 - x0 + 1, y1 - y0 + 1)
+
+
+def override_redirect_windows(s):
+    """Viewable override-redirect X windows: {id: info}."""
+    out = {}
+    for wid in s.x_search("--name", ""):
+        try:
+            info = s.x_window_info(wid)
+        except harness.TestFailure:
+            continue  # gone meanwhile
+        if info["viewable"] and info["override_redirect"] and info["width"] > 20:
+            out[wid] = info
+    return out
+
+
+def xmessage_part(s):
+    msg = s.spawn(["xmessage", "-center", "-default", "okay", "-buttons", "okay:7",
+                   "a dialog from X, centred"], name="xmessage")
+    wid = s.wait_x_window("--classname", "xmessage", timeout=15)
+    g = s.x_geometry(wid)
+    log(f"xmessage: X window {wid:#x} covers {g}")
+    cx, cy = OUTPUT_W // 2, OUTPUT_H // 2
+    check(abs(g.center()[0] - cx) <= 50 and abs(g.center()[1] - cy) <= 50,
+          f"X put the -center dialog at {g} (centre {g.center()}), not near the output centre "
+          f"{cx},{cy}")
+
+    def visible(img):
+        box = img.bbox_not(BACKGROUND, exclude=s.cursor_exclusion())
+        if box is None:
+            return None
+        if img.count_not(BACKGROUND, rect=g) < 0.95 * g.w * g.h:
+            return None
+        return box
+
+    img, box = s.wait_screenshot(visible, timeout=10,
+                                 what=f"the xmessage dialog drawn where X has it ({g})")
+    log(f"dialog on screen: {box} (centre {box.center()})")
+    check(abs(box.center()[0] - cx) <= 50 and abs(box.center()[1] - cy) <= 50,
+          lambda: f"the dialog is drawn at {box} (centre {box.center()}), more than 50 px from "
+                  f"the output centre {cx},{cy} (saved {s.save(img, 'xmessage')})")
+    check(box.w <= g.w + 8 and box.h <= g.h + 8,
+          lambda: f"more than the dialog is drawn: {box} vs the X window {g} "
+                  f"(saved {s.save(img, 'xmessage')})")
+
+    # It has the keyboard: Return presses the default button, xmessage exits
+    # with that button's code and its window goes away.
+    s.key("Return")
+    rc = msg.wait(5)
+    check(rc == 7, f"xmessage did not get Return (exit code {rc}, expected 7): the dialog "
+                   f"did not get keyboard focus?\n{msg.log_tail()}")
+    s.clients.remove(msg)
+    s.wait_screenshot(s.only_background, timeout=5, what="the dialog to disappear")
+
+
+def menu_part(h, s):
+    s.spawn(["xterm", "-bg", "white", "-fg", "black", "-geometry", "40x8+100+100"],
+            name="xterm")
+    wid = s.wait_x_window("--classname", "xterm", timeout=15)
+    g = s.x_geometry(wid)
+    log(f"xterm covers {g}")
+    # Near the xterm's bottom-right corner, so most of the menu is over the
+    # desktop; above its middle so the menu has room below.
+    px, py = g.x2 - 30, g.y2 - 30
+    img0, _ = s.wait_screenshot(lambda img: img.count_not(BACKGROUND, rect=g) >= 0.95 * g.w * g.h,
+                                timeout=10, what=f"the xterm drawn at {g}")
+    s.vpointer("move", px, py)
+    time.sleep(scaled(0.3))
+    before = s.screenshot()
+    excl = [Rect(px - 32, py - 32, 80, 80)]
+
+    hold = s.hold_modifiers("ctrl")
+    # The button stays down while this virtual pointer sleeps; xterm's menu
+    # is up exactly as long.
+    vp = s.spawn([h.vpointer, "down", "left", "sleep", str(int(scaled(4000))), "up", "left"],
+                 name="vpointer-hold")
+    try:
+        ors = s.wait_until(lambda: override_redirect_windows(s), timeout=4,
+                           what="an override-redirect X window (xterm's Ctrl+click menu)")
+        check(len(ors) == 1, f"{len(ors)} override-redirect windows: {ors}")
+        (mwid, mi), = ors.items()
+        mg = s.x_geometry(mwid)
+        log(f"menu: X window {mwid:#x} covers {mg}; click point {px},{py}")
+        check(mg.contains(px, py) and py - mg.y <= 60,
+              f"X put the menu at {mg}, not at the click point {px},{py} (expected it to "
+              f"contain the point, within 60 px of its top)")
+
+        def menu_drawn(img):
+            box = diff_bbox(before, img, exclude=excl)
+            if box is None:
+                return None
+            if max(abs(box.x - mg.x), abs(box.y - mg.y), abs(box.x2 - mg.x2),
+                   abs(box.y2 - mg.y2)) > 4:
+                return None
+            return box
+
+        img, box = s.wait_screenshot(menu_drawn, timeout=4,
+                                     what=f"the menu drawn where X has it, {mg} (the changed "
+                                          f"area of the screen)")
+        log(f"menu drawn at {box}")
+        # Above the xterm: where the two overlap, the menu's pixels show.
+        over = mg.intersect(g)
+        if over.w and over.h:
+            changed = diff_bbox(before.crop(over), img.crop(over),
+                                exclude=[Rect(e.x - over.x, e.y - over.y, e.w, e.h)
+                                         for e in excl])
+            check(changed is not None,
+                  lambda: f"the menu is not drawn above the xterm in their overlap {over} "
+                          f"(saved {s.save(img, 'menu')})")
+        # Over the desktop, it is opaque.
+        desk = [Rect(mg.x, max(mg.y, g.y2 + 4), mg.w, mg.y2 - max(mg.y, g.y2 + 4)),
+                Rect(max(mg.x, g.x2 + 4), mg.y, mg.x2 - max(mg.x, g.x2 + 4), mg.h)]
+        for d in desk:
+            if d.w > 0 and d.h > 0:
+                bg = img.count(BACKGROUND, rect=d)
+                check(bg == 0, lambda: f"{bg} desktop pixels show through the menu in {d} "
+                                       f"(saved {s.save(img, 'menu')})")
+    finally:
+        rc = vp.wait(scaled(10))
+        s.release_modifiers(hold)
+    check(rc == 0, f"smt-vpointer holding the button failed ({rc}):\n{vp.log_tail()}")
+    s.clients.remove(vp)
+
+    s.wait_until(lambda: not override_redirect_windows(s), timeout=5,
+                 what="the menu's X window to unmap after the button was released")
+
+    def gone(img):
+        return diff_bbox(before, img, exclude=excl) is None
+
+    s.wait_screenshot(gone, timeout=5, what="the screen to show the xterm alone again after "
+                                            "the menu closed")
+
+
+def test(h):
+    with Session(h, x11=True) as s:
+        xmessage_part(s)
+        menu_part(h, s)
+
+
+harness.main(test)

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Real X programs through the compositor's lazy Xwayland: xterm, xeyes and
+xclock map windows that a grim screenshot shows where X says they are, at
+the size X reports, each in its own frame, with the last one focused."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness import BACKGROUND, FOCUSED, UNFOCUSED, Rect, Session, check, log  # noqa: E402
+
+WHITE = (255, 255, 255)
+BLACK = (0, 0, 0)
+BORDER = 2  # the compositor's frame around X windows
+
+# Where each program asks to be (-geometry with a position: USPosition, which
+# the window manager must honour), far enough apart not to overlap.
+CLIENTS = [
+    ("xterm", ["xterm", "-bg", "white", "-fg", "black", "-geometry", "50x12+60+60"]),
+    ("xeyes", ["xeyes", "-geometry", "220x160+700+60"]),
+    ("xclock", ["xclock", "-analog", "-update", "1", "-geometry", "200x200+700+380"]),
+]
+REQUESTED = {"xeyes": (700, 60, 220, 160), "xclock": (700, 380, 200, 200)}
+
+
+def grown(r, d):
+    return Rect(r.x - d, r.y - d, r.w + 2 * d, r.h + 2 * d)
+
+
+def test(h):
+    with Session(h, x11=True) as s:
+        check(s.xwayland_pid() is None,
+              f"Xwayland (pid {s.xwayland_pid()}) runs before any X client connected "
+              f"(it should start lazily)")
+        geo = {}  # what each window covers on the root, X border included
+        info = {}
+        for name, argv in CLIENTS:
+            s.spawn(argv, name=name)
+            wid = s.wait_x_window("--classname", name, timeout=15)
+            info[name] = s.x_window_info(wid)
+            geo[name] = s.x_geometry(wid)
+            log(f"{name}: X window {wid:#x}: {info[name]}; covers {geo[name]}")
+        check(s.xwayland_pid() is not None, "no Xwayland process in the compositor's session "
+                                            "although X clients run")
+
+        # X honours the positions and sizes asked for (USPosition/USSize).
+        for name, (x, y, w, hh) in REQUESTED.items():
+            i = info[name]
+            check(abs(i["x"] - x) <= 4 and abs(i["y"] - y) <= 4,
+                  f"{name} asked for position {x},{y}, X reports {i['x']},{i['y']}")
+            check(abs(i["width"] - w) <= 4 and abs(i["height"] - hh) <= 4,
+                  f"{name} asked for {w}x{hh}, X reports {i['width']}x{i['height']}")
+        i = info["xterm"]
+        check(abs(i["x"] - 60) <= 4 and abs(i["y"] - 60) <= 4,
+              f"xterm asked for position 60,60, X reports {i['x']},{i['y']}")
+        check(150 <= i["width"] <= 900 and 80 <= i["height"] <= 500,
+              f"xterm of 50x12 characters is {i['width']}x{i['height']} px according to X")
+        names = list(geo)
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                inter = grown(geo[a], 8).intersect(grown(geo[b], 8))
+                check(inter.w == 0 or inter.h == 0,
+                      f"{a} {geo[a]} and {b} {geo[b]} overlap: the test needs them apart")
+
+        def shown(img):
+            """Every window's pixels are drawn where X has it: the non-background
+            area around it is exactly the window plus the frame."""
+            excl = s.cursor_exclusion()
+            for name, g in geo.items():
+                box = img.bbox_not(BACKGROUND, rect=grown(g, 24), exclude=excl)
+                if box is None:
+                    return None
+                want = grown(g, BORDER)
+                if max(abs(box.x - want.x), abs(box.y - want.y),
+                       abs(box.x2 - want.x2), abs(box.y2 - want.y2)) > 2:
+                    return None
+            return True
+
+        img, _ = s.wait_screenshot(shown, timeout=15,
+                                   what="the three X windows drawn at their X geometry "
+                                        f"{geo} (with a {BORDER} px frame)")
+        excl = s.cursor_exclusion()
+
+        def saved():
+            return s.save(img, "windows")
+
+        for name, g in geo.items():
+            box = img.bbox_not(BACKGROUND, rect=grown(g, 24), exclude=excl)
+            log(f"{name}: on screen {box}, colours {img.colors(g, top=4)}")
+            inside = g.w * g.h
+            drawn = img.count_not(BACKGROUND, rect=g, exclude=excl)
+            check(drawn >= 0.98 * inside,
+                  lambda: f"{name}: only {drawn} of {inside} pixels of its window {g} are drawn "
+                          f"(saved {saved()})")
+
+        # Each one looks like itself.
+        x = geo["xterm"]
+        white = img.count(WHITE, rect=x, exclude=excl)
+        check(white >= 0.85 * x.w * x.h,
+              lambda: f"xterm {x} is not mostly white: {white} of {x.w * x.h} white pixels; "
+                      f"colours {img.colors(x)} (saved {saved()})")
+        ink = img.count(BLACK, tol=40, rect=x, exclude=excl)
+        check(ink >= 30, lambda: f"no text in xterm {x} ({ink} dark pixels) (saved {saved()})")
+        e = geo["xeyes"]
+        b, w = img.count(BLACK, tol=40, rect=e), img.count(WHITE, tol=40, rect=e)
+        check(b >= 0.05 * e.w * e.h and w >= 0.2 * e.w * e.h,
+              lambda: f"xeyes {e} does not show black and white eyes: {b} black, {w} white "
+                      f"pixels; colours {img.colors(e)} (saved {saved()})")
+        c = geo["xclock"]
+        b, w = img.count(BLACK, tol=60, rect=c), img.count(WHITE, tol=10, rect=c)
+        check(w >= 0.6 * c.w * c.h and b >= 100,
+              lambda: f"xclock {c} does not show a clock face: {b} dark, {w} white pixels; "
+                      f"colours {img.colors(c)} (saved {saved()})")
+
+        # xclock keeps redrawing through Xwayland (second hand, -update 1).
+        first = img.crop(c)
+
+        def ticked(img2):
+            return img2.crop(c).diff_count(first) > 20
+
+        s.wait_screenshot(ticked, timeout=5, what=f"xclock {c} to redraw (its -update 1 tick)")
+
+        # The last mapped window has focus, the others have unfocused frames,
+        # each frame complete around everything the window covers (xeyes and
+        # xclock have a 1 px X border: Xwayland draws it into the surface).
+        img = s.screenshot()
+        problems = []
+        for name, g in geo.items():
+            color = FOCUSED if name == "xclock" else UNFOCUSED
+            frame = grown(g, BORDER)
+            match, total = img.frame_count(frame, color, width=BORDER)
+            if match < 0.9 * total:
+                sides = {side: img.count(color, rect=r) for side, r in (
+                    ("top", Rect(frame.x, frame.y, frame.w, BORDER)),
+                    ("bottom", Rect(frame.x, frame.y2 - BORDER, frame.w, BORDER)),
+                    ("left", Rect(frame.x, frame.y, BORDER, frame.h)),
+                    ("right", Rect(frame.x2 - BORDER, frame.y, BORDER, frame.h)))}
+                problems.append(
+                    f"{name} (X border width {info[name]['border']}): {match} of {total} "
+                    f"pixels of the {BORDER} px frame {frame} around its window {g} have the "
+                    f"{'focused' if color == FOCUSED else 'unfocused'} colour {color}; "
+                    f"per side: {sides}")
+        check(not problems, lambda: "incomplete window frames:\n  " + "\n  ".join(problems)
+                                    + f"\n(saved {s.save(img, 'frames')})")
+
+
+harness.main(test)

@@ -1,0 +1,317 @@
+/* The socket-submit path, ring sizes, budgets and resumption all give
+ * identical pixels; submits are framed; resumed commands come from the
+ * private copy, never from shared memory again. */
+#include <time.h>
+
+#include "test_ring_util.h"
+
+#define W 80
+#define H 60
+
+/* A stream using every opcode. */
+static void build(struct stream *s, uint64_t fence)
+{
+	static uint32_t img[16 * 12];
+	static uint8_t atlas[8 * 8];
+	for (int i = 0; i < 16 * 12; i++)
+		img[i] = 0xff000000u | (uint32_t)i * 0x010305u;
+	for (int i = 0; i < 64; i++)
+		atlas[i] = (uint8_t)(i * 4);
+	struct smt_rect rects[40], clip[2] = { { 0, 0, 70, 30 }, { 10, 30, 60, 30 } };
+	for (int i = 0; i < 40; i++)
+		rects[i] = (struct smt_rect){ i * 2 - 5, i, 10u + (uint32_t)i, 7 };
+	struct smt_segment seg[12];
+	for (int i = 0; i < 12; i++)
+		seg[i] = (struct smt_segment){ i * 7, 0, 70 - i * 5, 59 };
+	struct smt_point pts[30];
+	for (int i = 0; i < 30; i++)
+		pts[i] = (struct smt_point){ i * 3 % W, i * 7 % H };
+	struct smt_glyph g[5];
+	for (int i = 0; i < 5; i++)
+		g[i] = (struct smt_glyph){ 0, 0, 8, 8, i * 9, 0 };
+
+	ST(s, smt_encode_noop(st_at(s), SMT_OP_NOOP, 24));
+	ST(s, smt_encode_create_pixmap(st_at(s), 5, 16, 12, SMT_FORMAT_ARGB8888));
+	ST(s, smt_encode_create_pixmap(st_at(s), 6, 8, 8, SMT_FORMAT_A8));
+	ST(s, smt_encode_set_target(st_at(s), 5));
+	ST(s, smt_encode_put_image(st_at(s), 0, 0, 16, 12, SMT_FORMAT_ARGB8888, 64, img));
+	ST(s, smt_encode_set_target(st_at(s), 6));
+	ST(s, smt_encode_put_image(st_at(s), 0, 0, 8, 8, SMT_FORMAT_A8, 8, atlas));
+	ST(s, smt_encode_set_target(st_at(s), 1));
+	ST(s, smt_encode_fill_rects(st_at(s), SMT_PAINT_SRC, 0xff202020, 1,
+				    &(struct smt_rect){ 0, 0, W, H }));
+	ST(s, smt_encode_fill_rects(st_at(s), SMT_PAINT_OVER, 0x80004000, 40, rects));
+	ST(s, smt_encode_segments(st_at(s), SMT_PAINT_SRC, 0xffff0000, 0, 12, seg));
+	ST(s, smt_encode_set_clip(st_at(s), 2, clip));
+	ST(s, smt_encode_segments(st_at(s), SMT_PAINT_OVER, 0x80000060, 5, 12, seg));
+	ST(s, smt_encode_points(st_at(s), SMT_PAINT_XOR, 0xffffffff, 30, pts));
+	struct smt_segment many[120];   /* > one 64-segment chunk: resumable */
+	for (int i = 0; i < 120; i++)
+		many[i] = (struct smt_segment){ i % W, 0, W - i % W, H };
+	ST(s, smt_encode_segments(st_at(s), SMT_PAINT_ADD, 0x10080400, 3, 120, many));
+	ST(s, smt_encode_composite(st_at(s), SMT_PAINT_OVER, 5, 6, 0, 0, 0, 0, 30, 20, 16, 12));
+	ST(s, smt_encode_glyphs(st_at(s), SMT_PAINT_OVER, 0xff00ffff, 6, 20, 45, 5, g));
+	ST(s, smt_encode_present(st_at(s), 1, 7, 1, &(struct smt_rect){ 0, 0, 40, 40 }));
+	ST(s, smt_encode_set_clip(st_at(s), 0, NULL));
+	ST(s, smt_encode_copy_area(st_at(s), 1, 0, 5, W, H - 5, 0, 0));   /* scroll */
+	ST(s, smt_encode_copy_area(st_at(s), 5, 0, 0, 16, 12, 60, 45));
+	ST(s, smt_encode_free_pixmap(st_at(s), 5));
+	ST(s, smt_encode_fence(st_at(s), fence));
+}
+
+struct target {
+	struct smt_exec_ctx *ctx;
+	pixman_image_t *canvas;
+};
+
+static void target_init(struct target *t)
+{
+	t->ctx = smt_exec_create(NULL);
+	t->canvas = new_image(PIXMAN_a8r8g8b8, W, H);
+	CHECK(smt_exec_register_canvas(t->ctx, 1, t->canvas) == 0, "register");
+}
+
+static void target_fini(struct target *t)
+{
+	smt_exec_destroy(t->ctx);
+	pixman_image_unref(t->canvas);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* b, or (NULL) a fresh 20 us time slice */
+static const struct smt_exec_budget *slice(const struct smt_exec_budget *b)
+{
+	static struct smt_exec_budget s;
+	if (b)
+		return b;
+	s = (struct smt_exec_budget){ .deadline_ns = now_ns() + 20000 };
+	return &s;
+}
+
+/* Run through a ring with a budget, resuming after every stop. */
+static void run_budgeted(struct target *t, const struct stream *s, uint32_t area,
+			 const struct smt_exec_budget *b, uint64_t *stops)
+{
+	struct test_ring r;
+	struct smt_exec_result res;
+	tr_init(&r, area);
+	for (size_t off = 0; off < s->len;) {
+		struct smt_cmd_header h;
+		memcpy(&h, s->buf + off, sizeof(h));
+		if (tr_push(&r, s->buf + off, h.size) == 0) {
+			off += h.size;
+			continue;
+		}
+		enum smt_exec_stop st = smt_exec_run(t->ctx, &r.reader, slice(b), &res);
+		CHECK(st != SMT_EXEC_ERROR, "%s", res.error.message);
+		(*stops)++;
+	}
+	enum smt_exec_stop st;
+	while ((st = smt_exec_run(t->ctx, &r.reader, slice(b), &res)) != SMT_EXEC_EMPTY) {
+		CHECK(st != SMT_EXEC_ERROR, "%s", res.error.message);
+		(*stops)++;
+	}
+	tr_fini(&r);
+}
+
+static void test_paths_identical(void)
+{
+	struct stream s;
+	struct smt_exec_result res;
+	struct target ring, sock, tiny, pix, cmds, late;
+	st_init(&s);
+	build(&s, 3);
+
+	target_init(&ring);
+	expect_ok(run_ring(ring.ctx, &s, 64 * 1024, &res), &res, "ring");
+	CHECK(res.fences == 1 && res.last_fence == 3, "fence in the last batch");
+
+	target_init(&sock);
+	expect_ok(run_submit(sock.ctx, &s, 4096, &res), &res, "socket");
+	CHECK(smt_exec_submit_pending(sock.ctx) == 0, "queue drained");
+	expect_same(sock.canvas, ring.canvas, "socket path == ring path");
+
+	target_init(&tiny);       /* 4 KiB ring: many PADs and wraps */
+	expect_ok(run_ring(tiny.ctx, &s, 4096, &res), &res, "tiny ring");
+	expect_same(tiny.canvas, ring.canvas, "4 KiB ring == 64 KiB ring");
+
+	uint64_t stops = 0;
+	target_init(&pix);        /* one element per run */
+	run_budgeted(&pix, &s, 4096, &(struct smt_exec_budget){ .max_pixels = 1 }, &stops);
+	CHECK(stops > 80, "pixel budget stopped often (%" PRIu64 ")", stops);
+	expect_same(pix.canvas, ring.canvas, "pixel-budgeted == unbudgeted");
+
+	stops = 0;
+	target_init(&cmds);
+	run_budgeted(&cmds, &s, 8192, &(struct smt_exec_budget){ .max_commands = 1 }, &stops);
+	CHECK(stops >= 20, "command budget stopped often (%" PRIu64 ")", stops);
+	expect_same(cmds.canvas, ring.canvas, "command-budgeted == unbudgeted");
+
+	stops = 0;
+	target_init(&late);       /* tiny slices: 20 us each */
+	run_budgeted(&late, &s, 8192, NULL, &stops);
+	expect_same(late.canvas, ring.canvas, "deadline-budgeted == unbudgeted");
+
+	struct target *all[] = { &ring, &sock, &tiny, &pix, &cmds, &late };
+	for (int i = 0; i < 6; i++)
+		target_fini(all[i]);
+	st_fini(&s);
+}
+
+/* A run under a 1 ms deadline with a huge amount of work returns BUDGET
+ * in reasonable time instead of finishing the whole command. */
+static void test_deadline(void)
+{
+	struct target t;
+	struct test_ring r;
+	BUF_DECL(b, 64 * 1024);
+	struct smt_rect big[1000];
+	for (int i = 0; i < 1000; i++)
+		big[i] = (struct smt_rect){ 0, 0, W, H };
+	target_init(&t);
+	tr_init(&r, 1u << 20);
+	CHECK(tr_push(&r, b, smt_encode_set_target(b, 1)) == 0, "push");
+	for (int i = 0; i < 30; i++)
+		CHECK(tr_push(&r, b, smt_encode_fill_rects(b, SMT_PAINT_OVER, 0x01010101, 1000,
+							    big)) == 0, "push");
+	struct smt_exec_result res;
+	enum smt_exec_stop st = smt_exec_run(t.ctx, &r.reader,
+					     &(struct smt_exec_budget){ .deadline_ns = 1 }, &res);
+	CHECK(st == SMT_EXEC_BUDGET && res.commands == 0 && res.pixels == 0,
+	      "an expired deadline runs nothing");
+	st = smt_exec_run(t.ctx, &r.reader,
+			  &(struct smt_exec_budget){ .deadline_ns = now_ns() + 1000000 }, &res);
+	CHECK(st == SMT_EXEC_BUDGET, "budget stop (%d)", st);
+	CHECK(res.pixels > 0 && res.pixels < 30ull * 1000 * W * H,
+	      "stopped early: %" PRIu64 " pixels", res.pixels);
+	tr_fini(&r);
+	target_fini(&t);
+}
+
+/* After a partial FILL_RECTS, the client scribbles over the command in the
+ * ring. The rest still comes from the private copy. */
+static void test_resume_uses_private_copy(void)
+{
+	struct target a, b;
+	struct test_ring r;
+	struct smt_exec_result res;
+	BUF_DECL(buf, 4096);
+	struct smt_rect rects[50];
+	for (int i = 0; i < 50; i++)
+		rects[i] = (struct smt_rect){ i, i, 5, 5 };
+	uint32_t n = smt_encode_fill_rects(buf, SMT_PAINT_OVER, 0x80808080, 50, rects);
+
+	target_init(&a);
+
+	tr_init(&r, 8192);
+	BUF_DECL(st, 16);
+	CHECK(tr_push(&r, st, smt_encode_set_target(st, 1)) == 0, "push");
+	CHECK(tr_push(&r, buf, n) == 0, "push");
+	CHECK(smt_exec_run(a.ctx, &r.reader, NULL, &res) == SMT_EXEC_EMPTY, "reference");
+	tr_fini(&r);
+
+	target_init(&b);
+	tr_init(&r, 8192);
+	CHECK(tr_push(&r, st, smt_encode_set_target(st, 1)) == 0, "push");
+	uint64_t at = r.head;
+	CHECK(tr_push(&r, buf, n) == 0, "push");
+	CHECK(smt_exec_run(b.ctx, &r.reader, &(struct smt_exec_budget){ .max_pixels = 1 }, &res)
+	      == SMT_EXEC_BUDGET, "partial");
+	/* hostile client: rewrite the pending command (size, count, rects) */
+	memset(smt_ring_at(r.area, r.area_size, at), 0xff, n);
+	while (smt_exec_run(b.ctx, &r.reader, &(struct smt_exec_budget){ .max_pixels = 1 }, &res)
+	       == SMT_EXEC_BUDGET)
+		;
+	CHECK(res.stop == SMT_EXEC_EMPTY, "finished: %s", res.error.message);
+	expect_same(b.canvas, a.canvas, "resume from the private copy");
+	tr_fini(&r);
+	target_fini(&a);
+	target_fini(&b);
+}
+
+static void test_submit_framing(void)
+{
+	struct target t;
+	struct smt_exec_result res;
+	BUF_DECL(b, 256);
+	uint32_t n1 = smt_encode_set_target(b, 1);
+	uint32_t n2 = smt_encode_fence(b + n1, 5);
+
+	target_init(&t);            /* ends in the middle of a command */
+	CHECK(smt_exec_submit_bytes(t.ctx, b, n1 + n2 - 8, NULL, &res) == SMT_EXEC_ERROR &&
+	      res.error.code == SMT_ERROR_TRUNCATED && res.error.offset == n1,
+	      "command spans submits: %s", res.error.message);
+	CHECK(smt_exec_run_submitted(t.ctx, NULL, &res) == SMT_EXEC_ERROR, "dead stays dead");
+	target_fini(&t);
+
+	target_init(&t);            /* ends inside a header */
+	CHECK(smt_exec_submit_bytes(t.ctx, b, n1 + 4, NULL, &res) == SMT_EXEC_ERROR &&
+	      res.error.code == SMT_ERROR_TRUNCATED, "partial header");
+	target_fini(&t);
+
+	target_init(&t);            /* offsets count across submits */
+	CHECK(smt_exec_submit_bytes(t.ctx, b, n1 + n2, NULL, &res) == SMT_EXEC_EMPTY &&
+	      res.fences == 1 && res.last_fence == 5, "ok submit");
+	uint8_t bad[24];
+	memcpy(bad, b, 16);
+	struct smt_cmd_header h = { SMT_OP_NOOP, 0, 0 };
+	memcpy(bad + 16, &h, 8);
+	CHECK(smt_exec_submit_bytes(t.ctx, bad, 24, NULL, &res) == SMT_EXEC_ERROR &&
+	      res.error.code == SMT_ERROR_BAD_SIZE && res.error.offset == n1 + n2 + 16,
+	      "offset %" PRIu64, res.error.offset);
+	target_fini(&t);
+
+	target_init(&t);            /* bad opcode found at execution */
+	h = (struct smt_cmd_header){ 200, 0, 8 };
+	memcpy(bad, &h, 8);
+	CHECK(smt_exec_submit_bytes(t.ctx, bad, 8, NULL, &res) == SMT_EXEC_ERROR &&
+	      res.error.code == SMT_ERROR_BAD_OPCODE && res.error.opcode == 200, "opcode");
+	target_fini(&t);
+
+	/* queue without running, then run */
+	target_init(&t);
+	CHECK(smt_exec_queue_bytes(t.ctx, b, n1 + n2, &res) == SMT_EXEC_BUDGET &&
+	      res.commands == 0 && smt_exec_submit_pending(t.ctx) == n1 + n2, "queued only");
+	CHECK(smt_exec_run_submitted(t.ctx, NULL, &res) == SMT_EXEC_EMPTY && res.fences == 1,
+	      "ran later");
+	CHECK(smt_exec_queue_bytes(t.ctx, b, 4, &res) == SMT_EXEC_ERROR &&
+	      res.error.code == SMT_ERROR_TRUNCATED, "queue checks framing");
+	target_fini(&t);
+
+	/* a budget stop leaves the rest queued; a new submit appends behind it */
+	target_init(&t);
+	struct stream s;
+	st_init(&s);
+	build(&s, 1);
+	CHECK(smt_exec_submit_bytes(t.ctx, s.buf, s.len, &(struct smt_exec_budget){
+		.max_commands = 3 }, &res) == SMT_EXEC_BUDGET, "budget");
+	CHECK(smt_exec_submit_pending(t.ctx) > 0, "queued");
+	uint32_t nf = smt_encode_fence(b, 77);
+	enum smt_exec_stop stop = smt_exec_submit_bytes(t.ctx, b, nf, NULL, &res);
+	uint64_t last = res.last_fence;
+	while (stop == SMT_EXEC_PRESENT) {
+		stop = smt_exec_run_submitted(t.ctx, NULL, &res);
+		if (res.fences)
+			last = res.last_fence;
+	}
+	CHECK(stop == SMT_EXEC_EMPTY && last == 77 && smt_exec_submit_pending(t.ctx) == 0,
+	      "appended submit ran last");
+	st_fini(&s);
+	target_fini(&t);
+}
+
+int main(void)
+{
+	test_paths_identical();
+	test_deadline();
+	test_resume_uses_private_copy();
+	test_submit_framing();
+	printf("test_ring_submit: ok\n");
+	return 0;
+}
