@@ -41,9 +41,8 @@ void server_quit(struct smtwc_server *server) {
 
 void server_run(struct smtwc_server *server) {
 	server->running = true;
-	uint64_t slice_ns = (uint64_t)server->config.scheduler.slice_ms * 1000000u;
 	while (server->running) {
-		bool busy = ring_loop_run_slice(server->transport, slice_ns);
+		bool busy = ring_loop_run_slice(server->transport);
 		/* Idle callbacks (wlroots sends configure events from them) queue
 		 * events: run them now so the flush below sends those events
 		 * before we block, not after the next wakeup. */

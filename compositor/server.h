@@ -68,6 +68,7 @@ struct smtwc_server {
 	struct wl_listener new_xdg_surface;
 	/* Mapped and unmapped views, most recently focused first. */
 	struct wl_list views; /* smtwc_view.link */
+	struct smtwc_view *focused_view; /* activated, framed in the focus colour */
 	int placement_counter;
 
 	struct wlr_layer_shell_v1 *layer_shell;

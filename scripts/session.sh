@@ -22,6 +22,9 @@ case "${LC_ALL:-${LC_CTYPE:-${LANG:-}}}" in
 *) export LC_ALL=C.UTF-8 ;;
 esac
 
+# Demo clients: the ring demo (every draw command through shared memory),
+# a terminal, and an X program through the lazily started Xwayland.
 exec build/compositor/smtwc "$@" \
-	-s weston-simple-shm \
-	-s foot
+	-s "$root/build/clients/smt-demo" \
+	-s foot \
+	-s xeyes

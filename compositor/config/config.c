@@ -468,6 +468,9 @@ bool smtwc_config_init(struct smtwc_config *cfg)
 		.priority_min = -20,
 		.priority_max = 20,
 		.input_boost = 1,
+		.fifo_commands = 10,
+		.idle_praise_ms = 0,
+		.input_boost_interval_ms = 0,
 	};
 
 	cfg->terminal = strdup("foot");
@@ -614,6 +617,9 @@ static const struct key_def scheduler_keys[] = {
 	{"priority-min", KEY_PRIORITY, FIELD(scheduler.priority_min), -20, 20},
 	{"priority-max", KEY_PRIORITY, FIELD(scheduler.priority_max), -20, 20},
 	{"input-boost", KEY_INT, FIELD(scheduler.input_boost), 0, 20},
+	{"fifo-commands", KEY_INT, FIELD(scheduler.fifo_commands), 1, 100000},
+	{"idle-praise-ms", KEY_INT, FIELD(scheduler.idle_praise_ms), 0, 60000},
+	{"input-boost-interval-ms", KEY_INT, FIELD(scheduler.input_boost_interval_ms), 0, 60000},
 	{NULL, KEY_INT, 0, 0, 0},
 };
 

@@ -100,6 +100,9 @@ struct smtwc_scheduler_config {
 	int lone_after_ms;
 	int priority_base, priority_min, priority_max; /* min <= base <= max */
 	int input_boost;
+	int fifo_commands;           /* fifo: commands per client per turn (10) */
+	int idle_praise_ms;          /* idle time per +1 toward base (0: 2 slices) */
+	int input_boost_interval_ms; /* at most one boost per (0: 2 slices) */
 };
 
 struct smtwc_config {

@@ -12,10 +12,10 @@
 
 enum { CASCADE_STEP = 32, CASCADE_STEPS = 8 };
 
+/* The focused window is the one the user last chose, even while one of its
+ * menus (an X override-redirect window) or a layer surface has the keys. */
 static bool view_is_focused(struct smtwc_view *view) {
-	struct wlr_surface *focused =
-		view->server->seat->keyboard_state.focused_surface;
-	return focused != NULL && focused == view->impl->surface(view);
+	return view->server->focused_view == view;
 }
 
 static void view_update_borders(struct smtwc_view *view) {
@@ -66,6 +66,9 @@ void view_destroy(struct smtwc_view *view) {
 	if (server->grabbed_view == view) {
 		server->grabbed_view = NULL;
 		server->cursor_mode = SMTWC_CURSOR_PASSTHROUGH;
+	}
+	if (server->focused_view == view) {
+		server->focused_view = NULL;
 	}
 	wl_list_remove(&view->link);
 	wlr_scene_node_destroy(&view->tree->node);
@@ -164,6 +167,9 @@ static struct smtwc_view *next_focus_candidate(struct smtwc_server *server,
 void view_unmap(struct smtwc_view *view) {
 	struct smtwc_server *server = view->server;
 	bool was_focused = view_is_focused(view);
+	if (was_focused) {
+		server->focused_view = NULL;
+	}
 	view->mapped = false;
 	wlr_scene_node_set_enabled(&view->tree->node, false);
 	if (server->grabbed_view == view) {
@@ -181,13 +187,8 @@ void view_unmap(struct smtwc_view *view) {
 }
 
 struct smtwc_view *view_focused(struct smtwc_server *server) {
-	struct smtwc_view *view;
-	wl_list_for_each(view, &server->views, link) {
-		if (view->mapped && view_is_focused(view)) {
-			return view;
-		}
-	}
-	return NULL;
+	struct smtwc_view *view = server->focused_view;
+	return view != NULL && view->mapped ? view : NULL;
 }
 
 void view_focus(struct smtwc_view *view) {
@@ -209,14 +210,21 @@ void view_focus(struct smtwc_view *view) {
 		return;
 	}
 
-	struct smtwc_view *previous = view_focused(server);
-	if (previous == view) {
+	struct smtwc_view *previous = server->focused_view;
+	if (previous != view) {
+		if (previous != NULL) {
+			previous->impl->set_activated(previous, false);
+		}
+		server->focused_view = view;
+		view->impl->set_activated(view, true);
+		if (previous != NULL) {
+			view_update_borders(previous);
+		}
+		view_update_borders(view);
+	}
+	if (seat->keyboard_state.focused_surface == surface) {
 		return;
 	}
-	if (previous != NULL) {
-		previous->impl->set_activated(previous, false);
-	}
-	view->impl->set_activated(view, true);
 	struct wlr_keyboard *keyboard = wlr_seat_get_keyboard(seat);
 	if (keyboard != NULL) {
 		wlr_seat_keyboard_notify_enter(seat, surface, keyboard->keycodes,
@@ -224,10 +232,6 @@ void view_focus(struct smtwc_view *view) {
 	} else {
 		wlr_seat_keyboard_notify_enter(seat, surface, NULL, 0, NULL);
 	}
-	if (previous != NULL) {
-		view_update_borders(previous);
-	}
-	view_update_borders(view);
 }
 
 void view_set_maximized(struct smtwc_view *view, bool maximized) {
@@ -301,6 +305,7 @@ void view_set_minimized(struct smtwc_view *view, bool minimized) {
 		if (next != NULL) {
 			view_focus(next);
 		} else {
+			view->server->focused_view = NULL;
 			wlr_seat_keyboard_notify_clear_focus(view->server->seat);
 		}
 		view->impl->set_activated(view, false);

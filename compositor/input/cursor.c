@@ -14,6 +14,7 @@
 #include "desktop/view.h"
 #include "input/cursor.h"
 #include "input/keyboard.h"
+#include "transport/ring_loop.h"
 
 enum { MIN_WINDOW_SIZE = 32 };
 
@@ -64,6 +65,14 @@ static void process_resize(struct smtwc_server *server) {
 	view->impl->configure(view, right - left, bottom - top);
 }
 
+/* The client under the pointer was sent input: the scheduler boosts it. */
+static void notify_input(struct smtwc_server *server) {
+	struct wlr_seat_client *focused = server->seat->pointer_state.focused_client;
+	if (focused != NULL) {
+		ring_loop_client_input(server->transport, focused->client);
+	}
+}
+
 static void process_passthrough(struct smtwc_server *server, uint32_t time_msec) {
 	struct wlr_seat *seat = server->seat;
 	double sx, sy;
@@ -79,6 +88,7 @@ static void process_passthrough(struct smtwc_server *server, uint32_t time_msec)
 	/* enter is a no-op when focus does not change; motion always goes out. */
 	wlr_seat_pointer_notify_enter(seat, surface, sx, sy);
 	wlr_seat_pointer_notify_motion(seat, time_msec, sx, sy);
+	notify_input(server);
 }
 
 static void process_motion(struct smtwc_server *server, uint32_t time_msec) {
@@ -215,6 +225,7 @@ static void cursor_handle_button(struct wl_listener *listener, void *data) {
 	}
 	wlr_seat_pointer_notify_button(server->seat, event->time_msec,
 		event->button, event->state);
+	notify_input(server);
 }
 
 static void cursor_handle_axis(struct wl_listener *listener, void *data) {

@@ -9,6 +9,7 @@
 #include <xkbcommon/xkbcommon.h>
 #include "input/actions.h"
 #include "input/keyboard.h"
+#include "transport/ring_loop.h"
 
 uint32_t keyboard_modifiers(struct smtwc_server *server) {
 	uint32_t mods = 0;
@@ -85,6 +86,11 @@ static void keyboard_handle_key(struct wl_listener *listener, void *data) {
 	wlr_seat_set_keyboard(server->seat, kb->device);
 	wlr_seat_keyboard_notify_key(server->seat, event->time_msec,
 		event->keycode, event->state);
+	struct wlr_seat_client *focused = server->seat->keyboard_state.focused_client;
+	if (focused != NULL) {
+		/* The seed's input boost: whoever gets the key answers it first. */
+		ring_loop_client_input(server->transport, focused->client);
+	}
 }
 
 static void keyboard_handle_destroy(struct wl_listener *listener, void *data) {

@@ -3,10 +3,13 @@
 
 #include "exec_internal.h"
 
-/* Composite src (at sx, sy) onto the dst rectangle through the clip. */
-static uint64_t blit(struct smt_exec_ctx *ctx, pixman_op_t op, pixman_image_t *src,
-		     pixman_image_t *mask, pixman_image_t *dst, int64_t sx, int64_t sy,
-		     int64_t mx, int64_t my, int64_t dx, int64_t dy, int64_t w, int64_t h)
+/* Composite src (at sx, sy) onto the dst rectangle through the clip.
+ * shaped: a zero mask leaves dst alone whatever the operator (glyphs);
+ * otherwise Render's rules (COMPOSITE). */
+static uint64_t blit_op(struct smt_exec_ctx *ctx, pixman_op_t op, pixman_image_t *src,
+			pixman_image_t *mask, pixman_image_t *dst, int64_t sx, int64_t sy,
+			int64_t mx, int64_t my, int64_t dx, int64_t dy, int64_t w, int64_t h,
+			bool shaped)
 {
 	struct clip_iter it;
 	pixman_box32_t b;
@@ -17,13 +20,29 @@ static uint64_t blit(struct smt_exec_ctx *ctx, pixman_op_t op, pixman_image_t *s
 	while (clip_iter_next(&it, &b)) {
 		assert_in_image(dst, &b);
 		/* decoder limits keep every coordinate within +-2^29 */
-		pixman_image_composite32(op, src, mask, dst,
-					 (int32_t)(sx + b.x1 - dx), (int32_t)(sy + b.y1 - dy),
-					 (int32_t)(mx + b.x1 - dx), (int32_t)(my + b.y1 - dy),
-					 b.x1, b.y1, b.x2 - b.x1, b.y2 - b.y1);
+		if (shaped && mask) {
+			if (exec_composite_shaped(op, src, mask, dst, (int32_t)(sx + b.x1 - dx),
+						  (int32_t)(sy + b.y1 - dy),
+						  (int32_t)(mx + b.x1 - dx),
+						  (int32_t)(my + b.y1 - dy), b.x1, b.y1,
+						  b.x2 - b.x1, b.y2 - b.y1))
+				exec_fail(ctx, SMT_ERROR_NO_MEMORY, "out of memory", UINT32_MAX);
+		} else {
+			pixman_image_composite32(op, src, mask, dst,
+						 (int32_t)(sx + b.x1 - dx), (int32_t)(sy + b.y1 - dy),
+						 (int32_t)(mx + b.x1 - dx), (int32_t)(my + b.y1 - dy),
+						 b.x1, b.y1, b.x2 - b.x1, b.y2 - b.y1);
+		}
 		px += box_area(&b);
 	}
 	return px;
+}
+
+static uint64_t blit(struct smt_exec_ctx *ctx, pixman_op_t op, pixman_image_t *src,
+		     pixman_image_t *mask, pixman_image_t *dst, int64_t sx, int64_t sy,
+		     int64_t mx, int64_t my, int64_t dx, int64_t dy, int64_t w, int64_t h)
+{
+	return blit_op(ctx, op, src, mask, dst, sx, sy, mx, my, dx, dy, w, h, false);
 }
 
 /* Wrap client pixels (ring or pool memory, read-only to us) for pixman.
@@ -275,8 +294,13 @@ int exec_glyphs(struct smt_exec_ctx *ctx, const struct smt_decoded *d, uint32_t 
 		return -1;
 	for (uint32_t i = *resume; i < n; i++) {
 		int64_t x = (int64_t)c->origin_x + g[i].dst_x, y = (int64_t)c->origin_y + g[i].dst_y;
-		uint64_t px = blit(ctx, p.op, p.solid, atlas->image, dst->image, 0, 0,
-				   g[i].atlas_x, g[i].atlas_y, x, y, g[i].width, g[i].height);
+		uint64_t px = blit_op(ctx, p.op, p.solid, atlas->image, dst->image, 0, 0,
+				      g[i].atlas_x, g[i].atlas_y, x, y, g[i].width, g[i].height,
+				      true);
+		if (ctx->fault.code != SMT_ERROR_NONE) {
+			paint_fini(&p);
+			return -1;
+		}
 		if (exec_charge(ctx, px) && i + 1 < n) {
 			*resume = i + 1;
 			paint_fini(&p);

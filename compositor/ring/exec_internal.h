@@ -47,6 +47,15 @@ struct smt_exec_ctx {
 	size_t mask_cap;
 };
 
+/* src through mask onto dst (dst box x, y, w, h), "clipped to the shape":
+ * where the mask is 0 the destination keeps its pixels whatever the
+ * operator, as core X wide lines and text do. Render's unbounded operators
+ * (SRC, CLEAR, IN, IN_REVERSE, OUT, ATOP_REVERSE) would otherwise clear
+ * the whole box around a line or a glyph. Returns -1 without memory. */
+int exec_composite_shaped(pixman_op_t op, pixman_image_t *src, pixman_image_t *mask,
+			  pixman_image_t *dst, int32_t sx, int32_t sy, int32_t mx, int32_t my,
+			  int32_t x, int32_t y, int32_t w, int32_t h);
+
 /* Set ctx->fault (code, what, element index); returns -1. */
 int exec_fail(struct smt_exec_ctx *ctx, uint32_t code, const char *what, uint32_t index);
 /* Account pixels (and one unit of work); true once the budget is used up. */

@@ -120,9 +120,13 @@ static int draw_chunk(struct smt_exec_ctx *ctx, const struct paint *p,
 			clip_iter_init(&it, &ctx->clip, area->x1, y, area->x2, y + h);
 			while (clip_iter_next(&it, &b)) {
 				assert_in_image(dst->image, &b);
-				pixman_image_composite32(p->op, p->solid, mask, dst->image, 0, 0,
-							 b.x1 - area->x1, b.y1 - y, b.x1, b.y1,
-							 b.x2 - b.x1, b.y2 - b.y1);
+				if (exec_composite_shaped(p->op, p->solid, mask, dst->image, 0, 0,
+							  b.x1 - area->x1, b.y1 - y, b.x1, b.y1,
+							  b.x2 - b.x1, b.y2 - b.y1)) {
+					pixman_image_unref(mask);
+					return exec_fail(ctx, SMT_ERROR_NO_MEMORY, "out of memory",
+							 UINT32_MAX);
+				}
 			}
 		}
 		pixman_image_unref(mask);

@@ -109,6 +109,45 @@ pixman_image_t *smt_exec_drawable_image(struct smt_exec_ctx *ctx, uint32_t id)
 uint64_t smt_exec_pixmap_bytes(const struct smt_exec_ctx *ctx) { return ctx->drawables.bytes; }
 uint32_t smt_exec_pixmap_count(const struct smt_exec_ctx *ctx) { return ctx->drawables.pixmaps; }
 
+static bool op_is_bounded(pixman_op_t op)
+{
+	/* op(transparent source, dst) == dst: a zero mask leaves dst alone. */
+	switch (op) {
+	case PIXMAN_OP_SRC:
+	case PIXMAN_OP_CLEAR:
+	case PIXMAN_OP_IN:
+	case PIXMAN_OP_IN_REVERSE:
+	case PIXMAN_OP_OUT:
+	case PIXMAN_OP_ATOP_REVERSE:
+		return false;
+	default:
+		return true;
+	}
+}
+
+int exec_composite_shaped(pixman_op_t op, pixman_image_t *src, pixman_image_t *mask,
+			  pixman_image_t *dst, int32_t sx, int32_t sy, int32_t mx, int32_t my,
+			  int32_t x, int32_t y, int32_t w, int32_t h)
+{
+	if (op_is_bounded(op)) {
+		pixman_image_composite32(op, src, mask, dst, sx, sy, mx, my, x, y, w, h);
+		return 0;
+	}
+	/* dst = lerp(mask, op(src, dst), dst): compute op(src, dst) on a copy,
+	 * cut the shape out of dst, add the copy back through the shape. */
+	pixman_image_t *tmp = pixman_image_create_bits(pixman_image_get_format(dst), w, h,
+						       NULL, 0);
+	if (!tmp)
+		return -1;
+	pixman_image_composite32(PIXMAN_OP_SRC, dst, NULL, tmp, x, y, 0, 0, 0, 0, w, h);
+	pixman_image_composite32(op, src, NULL, tmp, sx, sy, 0, 0, 0, 0, w, h);
+	pixman_image_composite32(PIXMAN_OP_OUT_REVERSE, mask, NULL, dst, mx, my, 0, 0,
+				 x, y, w, h);
+	pixman_image_composite32(PIXMAN_OP_ADD, tmp, mask, dst, 0, 0, mx, my, x, y, w, h);
+	pixman_image_unref(tmp);
+	return 0;
+}
+
 int exec_fail(struct smt_exec_ctx *ctx, uint32_t code, const char *what, uint32_t index)
 {
 	ctx->fault.code = code;

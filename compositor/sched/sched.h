@@ -88,7 +88,9 @@ struct smt_sched_decision {
 	 * ready. Run it in pieces no longer than slice_ns, report the other
 	 * rings' readiness between pieces and stop when smt_sched_should_yield(). */
 	bool lone;
-	/* fifo: pick again without polling until pick returns false. */
+	/* fifo: pick again without polling until pick returns false. Report
+	 * rings that fill meanwhile only at the next poll: the seed's server
+	 * did not select() again until every buffer was empty. */
 	bool drain_all;
 };
 

@@ -318,8 +318,8 @@ static void canvas_handle_resize(struct wl_client *client, struct wl_resource *r
 		0, 0, 0, 0, 0, 0, canvas->width, canvas->height);
 	pixman_image_composite32(PIXMAN_OP_SRC, canvas->front->image, NULL, front->image,
 		0, 0, 0, 0, 0, 0, canvas->width, canvas->height);
-	smt_exec_unregister_canvas(canvas->ring->exec, canvas->id);
-	smt_exec_register_canvas(canvas->ring->exec, canvas->id, back);
+	/* Replaced in place: it stays the client's target, clipped anew. */
+	smt_exec_replace_canvas(canvas->ring->exec, canvas->id, back);
 	canvas_detach(canvas);
 	wlr_buffer_drop(&canvas->front->base);
 	pixman_image_unref(canvas->back);

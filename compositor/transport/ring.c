@@ -18,6 +18,7 @@
 #include "transport/canvas.h"
 #include "transport/pool.h"
 #include "transport/ring.h"
+#include "transport/ring_loop.h"
 #include "transport/shm_fd.h"
 
 static uint64_t now_ns(void) {
@@ -205,15 +206,10 @@ static void ring_handle_submit(struct wl_client *client, struct wl_resource *res
 	if (whole == 0) {
 		return;
 	}
-	/* Queue only: an already expired budget makes the executor stop before
-	 * the first command, so the scheduler decides when this work runs. */
-	struct smt_exec_budget queue_only = { .deadline_ns = 1 };
+	/* Queue only: the scheduler decides when this work runs. */
 	struct smt_exec_result out;
-	enum smt_exec_stop stop = smt_exec_submit_bytes(ring->exec, ring->partial, whole,
-		&queue_only, &out);
-	while (ring_account(ring, stop, &out)) {
-		stop = smt_exec_run_submitted(ring->exec, &queue_only, &out);
-	}
+	enum smt_exec_stop stop = smt_exec_queue_bytes(ring->exec, ring->partial, whole, &out);
+	ring_account(ring, stop, &out);
 	memmove(ring->partial, ring->partial + whole, ring->partial_len - whole);
 	ring->partial_len -= whole;
 }
@@ -247,8 +243,8 @@ static const struct smt_ring_v1_interface ring_impl = {
 
 static void ring_free(struct smtwc_ring *ring) {
 	struct smtwc_transport *transport = ring->transport;
-	if (transport->next_ring == ring) {
-		transport->next_ring = NULL;
+	if (ring->sched_client != NULL) {
+		smt_sched_client_remove(transport->sched, ring->sched_client);
 	}
 	wl_list_remove(&ring->link);
 	canvases_ring_destroyed(ring);
@@ -333,6 +329,10 @@ static struct smtwc_ring *ring_create(struct smtwc_transport *transport,
 	wl_list_init(&ring->canvases);
 	wl_list_insert(transport->rings.prev, &ring->link);
 	wl_client_get_credentials(client, &ring->pid, NULL, NULL);
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ring->sched_client = smt_sched_client_add(transport->sched, ring,
+		(uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
 	ring->resource = wl_resource_create(client, &smt_ring_v1_interface,
 		wl_resource_get_version(manager), id);
 	if (ring->resource == NULL) {
@@ -459,6 +459,13 @@ struct smtwc_transport *transport_create(struct smtwc_server *server) {
 	}
 	transport->global_status = page;
 	smt_global_init(transport->global_status);
+	if (!ring_loop_init(transport)) {
+		munmap(transport->global_status, SMT_STATUS_MAP_SIZE);
+		close(transport->global_status_fd);
+		free(transport);
+		return NULL;
+	}
+	transport->sched_slice_ns = (uint64_t)server->config.scheduler.slice_ms * 1000000u;
 	transport->global = wl_global_create(server->display, &smt_ring_manager_v1_interface,
 		1, transport, manager_bind);
 	return transport;
@@ -469,6 +476,7 @@ void transport_destroy(struct smtwc_transport *transport) {
 		return;
 	}
 	wl_global_destroy(transport->global);
+	ring_loop_finish(transport);
 	munmap(transport->global_status, SMT_STATUS_MAP_SIZE);
 	close(transport->global_status_fd);
 	free(transport);

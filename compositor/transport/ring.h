@@ -10,6 +10,7 @@
 #include <wayland-server-core.h>
 #include "executor.h"
 #include "ring_reader.h"
+#include "sched.h"
 
 struct smtwc_server;
 
@@ -20,7 +21,8 @@ struct smtwc_transport {
 	int global_status_fd;
 	struct wl_list rings;    /* smtwc_ring.link */
 	struct wl_list canvases; /* smtwc_canvas.link */
-	struct smtwc_ring *next_ring; /* round-robin position, may be NULL */
+	struct smt_sched *sched;
+	uint64_t sched_slice_ns;
 	uint64_t sleeps, sleeps_avoided;
 };
 
@@ -30,6 +32,7 @@ struct smtwc_ring {
 	struct smtwc_transport *transport;
 	struct wl_list link; /* smtwc_transport.rings */
 	pid_t pid;
+	struct smt_sched_client *sched_client;
 
 	bool shared;          /* false: fed only through submit */
 	void *ring_map;       /* client memory, read-only */

@@ -19,6 +19,13 @@ SMTWC (the compositor) and SMT_VPOINTER (tests/tools/smt-vpointer), or from
 grim, wtype, wayland-info, weston-simple-shm) are looked up in PATH; a missing
 one makes the test FAIL (the project's install scripts provide them).
 
+X programs: Session(h, x11=True) adds a startup command (-s) that writes the
+DISPLAY the compositor exports to what it launches (its lazy Xwayland) into
+the private XDG_RUNTIME_DIR; the session reads it at start (s.x_display) and
+gives it to every client it starts. Helpers: s.xwayland_pid() (the Xwayland
+in the compositor's session), s.x_search / s.wait_x_window (xdotool),
+s.x_window_info / s.x_geometry (xwininfo), s.x_override_redirect_windows().
+
 Other environment knobs:
   SMT_TEST_LOGDIR        where failing screenshots/logs are saved (meson-logs)
   SMT_TEST_TIMEOUT_SCALE multiply every timeout (slow machines, sanitizers)
@@ -64,7 +71,6 @@ PACKAGES = {
     "xprop": "x11-utils",
     "xdotool": "xdotool",
     "xclip": "xclip",
-    "xsel": "xsel",
     "wl-copy": "wl-clipboard",
     "wl-paste": "wl-clipboard",
 }
@@ -862,6 +868,20 @@ class Session:
         info["viewable"] = "Map State: IsViewable" in res.stdout
         info["override_redirect"] = "Override Redirect State: yes" in res.stdout
         return info
+
+    def x_override_redirect_windows(self, min_size=1):
+        """Viewable override-redirect X windows (menus, tooltips, x11perf's
+        windows) at least min_size wide and high: {id: x_window_info}."""
+        out = {}
+        for wid in self.x_search("--name", ""):
+            try:
+                info = self.x_window_info(wid)
+            except TestFailure:
+                continue  # gone meanwhile
+            if info["viewable"] and info["override_redirect"] \
+                    and min(info["width"], info["height"]) >= min_size:
+                out[wid] = info
+        return out
 
     def x_geometry(self, wid):
         """The area an X window covers on the root, its X border included

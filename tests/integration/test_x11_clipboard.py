@@ -127,8 +127,8 @@ def paste_then_enter(s, frame, paste_key):
 
 def xterm_to_foot(s, sel, word, xrm, paste_key):
     """Select word in xterm by double-click, paste it into foot."""
-    src = s.spawn(["xterm", "-name", "xsrc", "-geometry", "40x5+760+60"] + xrm + ["-e"] + shower(word),
-                  name="xterm-src")
+    src = s.spawn(["xterm", "-name", "xsrc", "-geometry", "40x5+760+60"] + xrm
+                  + ["-e"] + shower(word), name="xterm-src")
     wid = s.wait_x_window("--classname", "xsrc", timeout=15)
     g = s.x_geometry(wid)
     _, frame = s.wait_for_border(FOCUSED, what="the source xterm focused")
@@ -186,8 +186,8 @@ def foot_to_xterm(s, sel, word, copy_key, xrm):
                      f"{word!r} into the Wayland {sel} selection (wl-paste: {got[0]}) "
                      f"(saved {s.save(s.screenshot(), 'foot-selection')})")
     out = os.path.join(s.tmp, f"xterm-{sel}.txt")
-    dst = s.spawn(["xterm", "-name", "xdst", "-geometry", "40x5+760+300"] + xrm + ["-e"] + reader(out),
-                  name="xterm-dst")
+    dst = s.spawn(["xterm", "-name", "xdst", "-geometry", "40x5+760+300"] + xrm
+                  + ["-e"] + reader(out), name="xterm-dst")
     s.wait_x_window("--classname", "xdst", timeout=15)
     dframe = new_focused_frame(s, frame)
     paste_then_enter(s, dframe, "shift+Insert")

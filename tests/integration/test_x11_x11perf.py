@@ -26,9 +26,12 @@ def test(h):
         seen = {}
 
         def watch():
+            # x11perf draws into override-redirect windows (600x600 at 2,2).
             try:
-                wid = s.wait_x_window("--classname", "x11perf", timeout=15)
-                g = s.x_geometry(wid)
+                wins = s.wait_until(lambda: s.x_override_redirect_windows(min_size=100),
+                                    timeout=15, interval=0.2,
+                                    what="x11perf's override-redirect test window")
+                g = s.x_geometry(max(wins, key=lambda w: wins[w]["width"] * wins[w]["height"]))
                 img = s.screenshot()
                 seen["geometry"] = g
                 seen["drawn"] = img.count_not(BACKGROUND, rect=g)

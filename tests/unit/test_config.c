@@ -665,7 +665,8 @@ static void test_errors(void)
 	EXPECT_ERROR("[scheduler]\nquantum = 5\n", 2,
 		"unknown key 'quantum' in [scheduler] (expected mode, slice-ms, "
 		"lone-slice-ms, lone-after-ms, priority-base, priority-min, "
-		"priority-max, input-boost)");
+		"priority-max, input-boost, fifo-commands, idle-praise-ms, "
+		"input-boost-interval-ms)");
 	/* structure */
 	EXPECT_ERROR("modifier = alt\n", 1,
 		"'modifier' is outside of any section");

@@ -195,7 +195,27 @@ static void ref_wide(pixman_image_t *ref, uint32_t op, uint32_t colour, uint32_t
 	}
 	pixman_color_t c = to_color(colour);
 	pixman_image_t *solid = pixman_image_create_solid_fill(&c);
-	pixman_composite_triangles((pixman_op_t)op, solid, ref, PIXMAN_a8, 0, 0, 0, 0, k, tris);
+	if (op == SMT_PAINT_SRC || op == SMT_PAINT_CLEAR || op == SMT_PAINT_IN ||
+	    op == SMT_PAINT_IN_REVERSE || op == SMT_PAINT_OUT || op == SMT_PAINT_ATOP_REVERSE) {
+		/* Lines are clipped to their shape: pixels outside keep their
+		 * value even for Render's unbounded operators, i.e.
+		 * dst = lerp(coverage, op(src, dst), dst). */
+		int w = pixman_image_get_width(ref), h = pixman_image_get_height(ref);
+		pixman_image_t *mask = pixman_image_create_bits(PIXMAN_a8, w, h, NULL, 0);
+		pixman_image_t *tmp = pixman_image_create_bits(pixman_image_get_format(ref), w, h,
+							       NULL, 0);
+		pixman_add_triangles(mask, 0, 0, k, tris);
+		pixman_image_composite32(PIXMAN_OP_SRC, ref, NULL, tmp, 0, 0, 0, 0, 0, 0, w, h);
+		pixman_image_composite32((pixman_op_t)op, solid, NULL, tmp, 0, 0, 0, 0, 0, 0, w, h);
+		pixman_image_composite32(PIXMAN_OP_OUT_REVERSE, mask, NULL, ref, 0, 0, 0, 0, 0, 0,
+					 w, h);
+		pixman_image_composite32(PIXMAN_OP_ADD, tmp, mask, ref, 0, 0, 0, 0, 0, 0, w, h);
+		pixman_image_unref(tmp);
+		pixman_image_unref(mask);
+	} else {
+		pixman_composite_triangles((pixman_op_t)op, solid, ref, PIXMAN_a8, 0, 0, 0, 0, k,
+					   tris);
+	}
 	pixman_image_unref(solid);
 }
 
@@ -225,6 +245,17 @@ static void test_wide_segments(void)
 	ref_wide(sc.ref, SMT_PAINT_SRC, 0xff00ff00, 9, &near, 1);
 	scene_run_check(&sc, 2, "far wide segment");
 	CHECK(pixel_at(sc.canvas, 30, 30) == 0xff00ff00, "centre is painted");
+	scene_fini(&sc);
+	/* SRC paints the line, not its bounding box: a pixel inside the box
+	 * but away from the line keeps what was there (core X semantics). */
+	scene_init(&sc, PIXMAN_a8r8g8b8, 8);
+	struct smt_segment slant = { 5, 5, 50, 10 };
+	uint32_t before = pixel_at(sc.canvas, 50, 3);
+	ST(&sc.s, smt_encode_segments(st_at(&sc.s), SMT_PAINT_SRC, 0xff00ff00, 5, 1, &slant));
+	ref_wide(sc.ref, SMT_PAINT_SRC, 0xff00ff00, 5, &slant, 1);
+	scene_run_check(&sc, 2, "SRC wide segment keeps its surroundings");
+	CHECK(pixel_at(sc.canvas, 50, 3) == before, "SRC wide line cleared (50,3): %08x -> %08x",
+	      before, pixel_at(sc.canvas, 50, 3));
 	scene_fini(&sc);
 	/* huge width, many segments, A8 target: only must not crash */
 	scene_init(&sc, PIXMAN_a8, 6);

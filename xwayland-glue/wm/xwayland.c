@@ -67,6 +67,12 @@ static struct wlr_surface *xview_surface(struct smtwc_view *view) {
 
 static struct wlr_box xview_geometry(struct smtwc_view *view) {
 	struct wlr_xwayland_surface *xs = xview(view)->xsurface;
+	/* The buffer includes the X border (border_width), which the X window
+	 * size does not; the frame must go around what is drawn. */
+	if (xs->surface != NULL && xs->surface->current.width > 0) {
+		return (struct wlr_box){ 0, 0, xs->surface->current.width,
+			xs->surface->current.height };
+	}
 	return (struct wlr_box){ 0, 0, xs->width, xs->height };
 }
 
