@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Makes docs/screenshots/session.png and smt-demo.png: a headless smtwc session with real
+clients (the ring demo, foot, X programs through Xwayland, a layer-shell
+panel), arranged with Logo+drag like a user would, captured with grim.
+
+    build/... : python3 docs/screenshots/make.py [BUILD_DIR]
+"""
+import os
+import struct
+import sys
+import time
+import zlib
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
+BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build"))
+os.environ.setdefault("SMTWC", os.path.join(BUILD, "compositor", "smtwc"))
+os.environ.setdefault("SMT_VPOINTER", os.path.join(BUILD, "tests", "tools", "smt-vpointer"))
+import harness  # noqa: E402
+from harness import FOCUSED, Session, log  # noqa: E402
+
+
+def write_png(img, path):
+    rows = b"".join(b"\0" + img.data[y * img.width * 3:(y + 1) * img.width * 3]
+                    for y in range(img.height))
+
+    def chunk(kind, data):
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data) & 0xffffffff))
+
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n")
+        f.write(chunk(b"IHDR", struct.pack(">IIBBBBB", img.width, img.height, 8, 2, 0, 0, 0)))
+        f.write(chunk(b"IDAT", zlib.compress(rows, 9)))
+        f.write(chunk(b"IEND", b""))
+
+
+def drag(s, start, end):
+    """Logo + left drag: moves the window under start by end - start."""
+    hold = s.hold_modifiers("logo")
+    s.vpointer("move", *start, "down", "left", "sleep", 50, "move", *end, "sleep", 50,
+               "up", "left")
+    s.release_modifiers(hold)
+    time.sleep(0.3)
+
+
+def make(h):
+    with Session(h, "screenshot", x11=True) as s:
+        s.spawn([os.path.join(BUILD, "tests", "tools", "smt-panel"), "--anchor", "top",
+                 "--size", "24", "--exclusive", "24", "--color", "202030"])
+        demo = s.spawn([os.path.join(BUILD, "clients", "smt-demo")])
+        s.wait_until(lambda: "DEMO" in open(demo.log_path).read() or True, timeout=5)
+        s.wait_for_border(FOCUSED)
+        time.sleep(0.5)
+        drag(s, (60, 70), (38, 52))           # the demo to the top-left corner
+        s.spawn(["foot", "--window-size-pixels=410x300", "sh", "-c",
+                 "printf 'smtwc session\\n\\n'; uname -sr; echo; "
+                 "smtctl clients 2>/dev/null | cut -c1-58; exec sh"],
+                env={"PATH": os.path.join(BUILD, "clients") + ":" + os.environ["PATH"]})
+        time.sleep(1.0)
+        drag(s, (300, 200), (1090, 470))      # foot to the bottom-right
+        s.spawn(["xeyes", "-geometry", "170x110+1090+40"])
+        s.spawn(["xclock", "-geometry", "150x150+1110+170"])
+        time.sleep(2.0)
+        s.park_pointer()
+        img = s.screenshot()
+        out = os.path.join(ROOT, "docs", "screenshots", "session.png")
+        write_png(img, out)
+        log(f"wrote {out}")
+
+    # smt-demo alone, its static frame: every ring command kind.
+    with Session(h, "demo") as s:
+        demo = s.spawn([os.path.join(BUILD, "clients", "smt-demo"), "--static"])
+        s.wait_until(lambda: "DEMO_READY" in open(demo.log_path).read(), timeout=15)
+        img, frame = s.wait_screenshot(lambda img: img.bbox(FOCUSED), what="the demo window")
+        out = os.path.join(ROOT, "docs", "screenshots", "smt-demo.png")
+        write_png(img.crop(frame), out)
+        log(f"wrote {out}")
+
+
+harness.main(make)
