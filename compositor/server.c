@@ -23,6 +23,7 @@
 #include "desktop/xdg_shell.h"
 #include "input/seat.h"
 #include "output/output.h"
+#include "output/output_management.h"
 #include "transport/ring.h"
 #include "transport/ring_loop.h"
 #include "xwayland.h"
@@ -81,6 +82,7 @@ static void server_create_globals(struct smtwc_server *server) {
 	wlr_scene_set_presentation(server->scene, presentation);
 	wlr_screencopy_manager_v1_create(display);
 	wlr_export_dmabuf_manager_v1_create(display);
+	output_management_init(server);
 
 	server->xdg_shell = wlr_xdg_shell_create(display);
 	server->new_xdg_surface.notify = xdg_shell_handle_new_surface;
@@ -194,6 +196,11 @@ void server_finish(struct smtwc_server *server) {
 	if (server->output_layout != NULL) {
 		wl_list_remove(&server->layout_change.link);
 		wl_list_remove(&server->new_output.link);
+	}
+	if (server->output_manager != NULL) {
+		wl_list_remove(&server->output_apply.link);
+		wl_list_remove(&server->output_test.link);
+		server->output_manager = NULL;
 	}
 	if (server->backend != NULL) {
 		wlr_backend_destroy(server->backend);

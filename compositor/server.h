@@ -63,6 +63,9 @@ struct smtwc_server {
 	struct wl_list outputs; /* smtwc_output.link */
 	struct wl_listener new_output;
 	struct wl_listener layout_change;
+	struct wlr_output_manager_v1 *output_manager;
+	struct wl_listener output_apply;
+	struct wl_listener output_test;
 
 	struct wlr_xdg_shell *xdg_shell;
 	struct wl_listener new_xdg_surface;

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <wlr/util/log.h>
 #include "output/output.h"
+#include "output/output_management.h"
 #include "desktop/layer_shell.h"
 #include "desktop/view.h"
 #include "transport/canvas.h"
@@ -168,6 +169,7 @@ void output_handle_layout_change(struct wl_listener *listener, void *data) {
 		layer_shell_arrange(output);
 	}
 	views_ensure_visible(server);
+	output_management_update(server);
 }
 
 struct wlr_box output_layout_box(struct smtwc_output *output) {

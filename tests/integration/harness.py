@@ -61,6 +61,7 @@ PACKAGES = {
     "wtype": "wtype",
     "wayland-info": "wayland-utils",
     "weston-simple-shm": "weston",
+    "wlr-randr": "wlr-randr",
     # X clients (Session(x11=True) tests)
     "xterm": "xterm",
     "xeyes": "x11-apps",

@@ -46,6 +46,19 @@ def test(h):
         check((img.width, img.height) == (1280, 720),
               f"grim -o HEADLESS-2 gave {img.width}x{img.height} (expected the 1280x720 pixels)")
 
+    # At run time, through wlr-output-management (wlr-randr, a tool nobody
+    # here wrote): a new mode, scale and position, seen by clients.
+    with Session(h, "randr", park=False) as s:
+        s.run(["wlr-randr", "--output", "HEADLESS-1", "--custom-mode", "1024x768",
+               "--scale", "2", "--pos", "10,20"])
+        outputs = xdg_outputs(s.run(["wayland-info"]).stdout)
+        check(outputs.get("HEADLESS-1") == (10, 20, 512, 384),
+              f"after wlr-randr HEADLESS-1 should be 512x384 at 10,20, is "
+              f"{outputs.get('HEADLESS-1')}")
+        res = s.run(["wlr-randr"])
+        check("1024x768 px" in res.stdout and "Scale: 2.0" in res.stdout,
+              f"wlr-randr does not report the new state:\n{res.stdout}")
+
     # A bad output line is reported with file and line, and the rest applies.
     with Session(h, "bad", config="[output HEADLESS-1]\nmode = huge\nscale = 2\n", park=False) as s:
         err = s.stderr_text()

@@ -1,0 +1,109 @@
+/*
+ * Every change is tried first (wlr_output_test) on every output, and only
+ * then committed, so a configuration is applied whole or not at all.
+ */
+#include <wlr/types/wlr_output_management_v1.h>
+#include <wlr/util/log.h>
+#include "output/output.h"
+#include "output/output_management.h"
+
+static void head_apply_state(struct wlr_output_configuration_head_v1 *head) {
+	struct wlr_output *output = head->state.output;
+	wlr_output_enable(output, head->state.enabled);
+	if (!head->state.enabled) {
+		return;
+	}
+	if (head->state.mode != NULL) {
+		wlr_output_set_mode(output, head->state.mode);
+	} else {
+		wlr_output_set_custom_mode(output, head->state.custom_mode.width,
+			head->state.custom_mode.height, head->state.custom_mode.refresh);
+	}
+	wlr_output_set_scale(output, head->state.scale);
+	wlr_output_set_transform(output, head->state.transform);
+}
+
+/* Tests (commit false) or applies (commit true) a configuration. */
+static bool apply_configuration(struct smtwc_server *server,
+		struct wlr_output_configuration_v1 *config, bool commit) {
+	bool ok = true;
+	struct wlr_output_configuration_head_v1 *head;
+	wl_list_for_each(head, &config->heads, link) {
+		head_apply_state(head);
+		ok = ok && wlr_output_test(head->state.output);
+	}
+	wl_list_for_each(head, &config->heads, link) {
+		struct wlr_output *output = head->state.output;
+		if (!ok || !commit) {
+			wlr_output_rollback(output);
+			continue;
+		}
+		if (!wlr_output_commit(output)) {
+			wlr_log(WLR_ERROR, "output %s: configuration tested fine but failed",
+				output->name);
+			ok = false;
+			continue;
+		}
+		if (head->state.enabled) {
+			wlr_output_layout_add(server->output_layout, output,
+				head->state.x, head->state.y);
+		} else {
+			wlr_output_layout_remove(server->output_layout, output);
+		}
+	}
+	return ok;
+}
+
+static void handle_apply(struct wl_listener *listener, void *data) {
+	struct smtwc_server *server = wl_container_of(listener, server, output_apply);
+	struct wlr_output_configuration_v1 *config = data;
+	if (apply_configuration(server, config, true)) {
+		wlr_output_configuration_v1_send_succeeded(config);
+	} else {
+		wlr_output_configuration_v1_send_failed(config);
+	}
+	wlr_output_configuration_v1_destroy(config);
+	output_management_update(server);
+}
+
+static void handle_test(struct wl_listener *listener, void *data) {
+	struct smtwc_server *server = wl_container_of(listener, server, output_test);
+	struct wlr_output_configuration_v1 *config = data;
+	if (apply_configuration(server, config, false)) {
+		wlr_output_configuration_v1_send_succeeded(config);
+	} else {
+		wlr_output_configuration_v1_send_failed(config);
+	}
+	wlr_output_configuration_v1_destroy(config);
+}
+
+void output_management_update(struct smtwc_server *server) {
+	if (server->output_manager == NULL) {
+		return;
+	}
+	struct wlr_output_configuration_v1 *config = wlr_output_configuration_v1_create();
+	if (config == NULL) {
+		return;
+	}
+	struct smtwc_output *output;
+	wl_list_for_each(output, &server->outputs, link) {
+		struct wlr_output_configuration_head_v1 *head =
+			wlr_output_configuration_head_v1_create(config, output->wlr_output);
+		if (head == NULL) {
+			continue;
+		}
+		struct wlr_box box = output_layout_box(output);
+		head->state.enabled = output->wlr_output->enabled;
+		head->state.x = box.x;
+		head->state.y = box.y;
+	}
+	wlr_output_manager_v1_set_configuration(server->output_manager, config);
+}
+
+void output_management_init(struct smtwc_server *server) {
+	server->output_manager = wlr_output_manager_v1_create(server->display);
+	server->output_apply.notify = handle_apply;
+	wl_signal_add(&server->output_manager->events.apply, &server->output_apply);
+	server->output_test.notify = handle_test;
+	wl_signal_add(&server->output_manager->events.test, &server->output_test);
+}

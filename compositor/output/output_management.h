@@ -1,0 +1,14 @@
+/*
+ * wlr-output-management: lets tools such as wlr-randr and kanshi read and
+ * change modes, positions, scales and transforms at run time.
+ */
+#ifndef SMTWC_OUTPUT_MANAGEMENT_H
+#define SMTWC_OUTPUT_MANAGEMENT_H
+
+#include "server.h"
+
+void output_management_init(struct smtwc_server *server);
+/* Tells clients the current state after any output change. */
+void output_management_update(struct smtwc_server *server);
+
+#endif
