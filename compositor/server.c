@@ -22,6 +22,7 @@
 #include "desktop/layer_shell.h"
 #include "desktop/xdg_shell.h"
 #include "input/seat.h"
+#include "output/frame_pacing.h"
 #include "output/output.h"
 #include "output/output_management.h"
 #include "transport/ring.h"
@@ -72,6 +73,7 @@ static void server_create_globals(struct smtwc_server *server) {
 	struct wl_display *display = server->display;
 	/* wlr_compositor_create also provides wl_subcompositor in 0.15. */
 	server->compositor = wlr_compositor_create(display, server->renderer);
+	frame_pacing_init(server);
 	wlr_data_device_manager_create(display);
 	wlr_primary_selection_v1_device_manager_create(display);
 	wlr_data_control_manager_v1_create(display);
@@ -196,6 +198,9 @@ void server_finish(struct smtwc_server *server) {
 	if (server->output_layout != NULL) {
 		wl_list_remove(&server->layout_change.link);
 		wl_list_remove(&server->new_output.link);
+	}
+	if (server->compositor != NULL) {
+		wl_list_remove(&server->new_surface.link);
 	}
 	if (server->output_manager != NULL) {
 		wl_list_remove(&server->output_apply.link);

@@ -52,6 +52,10 @@ struct smtwc_server {
 	struct wlr_allocator *allocator;
 	struct wlr_compositor *compositor;
 	bool headless;
+	/* Surface commits so far; outputs with nothing new skip their frame. */
+	uint64_t commit_seq;
+	bool frame_pacing_off;
+	struct wl_listener new_surface;
 
 	struct smtwc_config config;
 

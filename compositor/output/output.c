@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <wlr/util/log.h>
+#include "output/frame_pacing.h"
 #include "output/output.h"
 #include "output/output_management.h"
 #include "desktop/layer_shell.h"
@@ -16,7 +17,7 @@ static void output_handle_frame(struct wl_listener *listener, void *data) {
 	struct smtwc_output *output = wl_container_of(listener, output, frame);
 	struct wlr_scene_output *scene_output =
 		wlr_scene_get_scene_output(output->server->scene, output->wlr_output);
-	if (scene_output == NULL) {
+	if (scene_output == NULL || !frame_pacing_needs_frame(output)) {
 		return;
 	}
 	/* Canvases presented since the last frame are in this one. */

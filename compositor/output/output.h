@@ -12,6 +12,7 @@ struct smtwc_output {
 	/* What layer-shell exclusive zones leave for windows, in layout
 	 * coordinates. Maximized windows and new placements use it. */
 	struct wlr_box usable_area;
+	uint64_t seen_commit_seq; /* frame_pacing */
 
 	struct wl_listener frame;
 	struct wl_listener present;
