@@ -123,6 +123,8 @@ void *smt_pool_ptr(struct smt_pool *pool, uint64_t offset)
 	return offset < pool->size ? pool->map + offset : NULL;
 }
 
+#define POOL_PARKED_FLUSH (256u * 1024u)
+
 static int pool_grow(struct smt_pool *pool, uint64_t need)
 {
 	/* double, or more if one request needs it: amortised O(1) growth */
@@ -171,6 +173,18 @@ int smt_pool_alloc(struct smt_pool *pool, uint64_t bytes, uint64_t *offset)
 	int r = smt__check(pool->ctx);
 	if (r)
 		return r;
+	/* Blocks parked behind fences the compositor has not even seen yet
+	 * cannot come back: once a lot is parked, publish so those fences
+	 * complete and the space is reused instead of fresh pool pages
+	 * (docs/benchmarks.md, "Images"). A ring publish is a store and a
+	 * fence, writing the eventfd only if the compositor sleeps; over the
+	 * socket it would be a sendmsg per allocation, so not there. */
+	if (pool->def_bytes >= POOL_PARKED_FLUSH &&
+	    smt_transport(pool->ctx) == SMT_TRANSPORT_RING) {
+		r = smt_flush(pool->ctx);
+		if (r)
+			return r;
+	}
 	smt_pool_reclaim(pool);
 	r = smt_palloc_alloc(&pool->alloc, bytes, offset);
 	if (r == -ENOSPC && pool->def_bytes >= bytes) {

@@ -403,7 +403,21 @@ bool smt_sched_should_yield(const struct smt_sched *sched, uint64_t now) {
 	if (sched->running_deadline != 0 && now >= sched->running_deadline) {
 		return true;
 	}
-	return sched->running_lone && sched->ready_count > 1;
+	if (sched->p.fifo) {
+		return false;
+	}
+	if (sched->running_lone && sched->ready_count > 1) {
+		return true;
+	}
+	/* Preemption at command boundaries: a more favoured client (a light
+	 * or boosted one) that became ready does not wait for the end of a
+	 * flooder's slice. Equals still take turns only at slice ends. */
+	for (const struct smt_sched_client *c = sched->head; c != NULL; c = c->next) {
+		if (c != sched->running && c->ready && c->priority > sched->running->priority) {
+			return true;
+		}
+	}
+	return false;
 }
 
 void smt_sched_charge(struct smt_sched *sched, struct smt_sched_client *client,

@@ -96,8 +96,10 @@ struct smt_sched_decision {
 
 /* Chooses the next client. False (out->client NULL): nobody is ready. */
 bool smt_sched_pick(struct smt_sched *sched, uint64_t now, struct smt_sched_decision *out);
-/* True when the slice in progress should end now: its deadline passed, or it
- * is a lone slice and another client became ready. */
+/* True when the slice in progress should end now: its deadline passed, it
+ * is a lone slice and another client became ready, or (fair mode) a client
+ * of higher priority became ready. The glue asks between short pieces of a
+ * slice, so a light or boosted client waits at most one piece. */
 bool smt_sched_should_yield(const struct smt_sched *sched, uint64_t now);
 /* The picked client ran from start to end and executed `commands`;
  * still_ready says whether its ring still has work. */

@@ -297,6 +297,35 @@ static void test_highest_first(void) {
 	smt_sched_destroy(s);
 }
 
+/* A more favoured client that becomes ready ends an equal's slice early;
+ * an equal does not. */
+static void test_preempt(void) {
+	current_test = "preemption by a more favoured client";
+	struct smt_sched *s = new_sched(false);
+	uint64_t now = T0;
+	struct smt_sched_client *flood = smt_sched_client_add(s, (void *)1, now);
+	struct smt_sched_client *peer = smt_sched_client_add(s, (void *)2, now);
+	struct smt_sched_client *light = smt_sched_client_add(s, (void *)3, now);
+	smt_sched_set_ready(s, flood, true, now);
+	struct smt_sched_decision d;
+	CHECK(smt_sched_pick(s, now, &d));
+	CHECK(d.client == flood);
+	now += MS(1);
+	smt_sched_set_ready(s, peer, true, now);
+	CHECK(!smt_sched_should_yield(s, now)); /* an equal waits for the slice end */
+	smt_sched_input(s, light, now);         /* light is boosted above base */
+	smt_sched_set_ready(s, light, true, now);
+	CHECK(smt_sched_should_yield(s, now));  /* ...and preempts at once */
+	smt_sched_charge(s, flood, now - MS(1), now, true, 10);
+	CHECK(smt_sched_pick(s, now, &d));
+	CHECK(d.client == light);
+	smt_sched_charge(s, light, now, now + US(100), false, 1);
+	smt_sched_client_remove(s, flood);
+	smt_sched_client_remove(s, peer);
+	smt_sched_client_remove(s, light);
+	smt_sched_destroy(s);
+}
+
 static void test_lone(void) {
 	current_test = "lone busy client";
 	struct smt_sched *s = new_sched(false);
@@ -810,6 +839,7 @@ int main(void) {
 	test_penalty_praise();
 	test_input_boost();
 	test_highest_first();
+	test_preempt();
 	test_lone();
 	test_fifo();
 	test_param_change();

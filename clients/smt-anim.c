@@ -1,0 +1,272 @@
+/*
+ * smt-anim — animation jitter, like the modified xengine of the fair-share
+ * scheduler paper (seed 001): a frame is drawn every --period-ms (15 ms) on a
+ * fixed CLOCK_MONOTONIC schedule, whatever happened to earlier frames.
+ *
+ *   smt-anim [--seconds S] [--warmup S] [--period-ms MS] [--csv FILE]
+ *
+ * Per frame (CLOCK_MONOTONIC ns):
+ *   issue    the client started writing the frame's commands
+ *   exec     the compositor executed the frame's PRESENT
+ *   display  the output presented the frame showing it
+ * Drawing latency is exec - issue (and display - issue); the frame interval
+ * is the time between consecutive execs (the paper's "time between frames",
+ * measured where the server finished each frame); display intervals are
+ * recorded too but are quantised by the 60 Hz output.
+ *
+ * exec for every frame comes from a 1x1 PRESENT of an off-screen part of
+ * the canvas, written right after the frame's PRESENT: the window is wider
+ * than the output, so it is placed at x = 0 and its right end is outside; the
+ * compositor reports such a PRESENT at once with its execution time, while a
+ * visible PRESENT that a later one replaces before the next output frame is
+ * never reported. A frame's display time is the one of the first reported
+ * visible PRESENT at or after its own.
+ *
+ * CSV columns: frame,due_ns,issue_ns,exec_ns,display_ns (due: the schedule,
+ * so issue - due is the machine's wake-up lateness; 0 = unknown).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "smt.h"
+
+#define WIN_W 1500   /* wider than the 1280-pixel output: placed at x = 0 */
+#define WIN_H 260
+#define MARK_X (WIN_W - 4)
+#define SQ 48
+#define BG 0xff282828u
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+struct frame {
+	uint64_t due, issue, exec, display;
+	uint32_t vis_serial, mark_serial;
+};
+
+struct anim {
+	struct smt_ctx *ctx;
+	struct smt_window *win;
+	struct frame *f;
+	size_t n, cap;
+	size_t *by_mark;
+	size_t by_mark_cap;
+	uint32_t *vis_serial;
+	uint64_t *vis_display;
+	size_t n_vis, vis_cap;
+	uint64_t marks_on_screen;
+	struct smt_rect last;
+	bool running;
+};
+
+static void on_presented(void *data, struct smt_window *w, uint32_t serial, uint64_t exec_ns,
+			 uint64_t display_ns)
+{
+	struct anim *a = data;
+	if (serial < a->by_mark_cap && a->by_mark[serial] != SIZE_MAX) {
+		a->f[a->by_mark[serial]].exec = exec_ns;
+		if (display_ns)
+			a->marks_on_screen++;
+		return;
+	}
+	if (!display_ns)
+		return;
+	if (a->n_vis == a->vis_cap) {
+		a->vis_cap = a->vis_cap ? 2 * a->vis_cap : 4096;
+		a->vis_serial = realloc(a->vis_serial, a->vis_cap * sizeof(*a->vis_serial));
+		a->vis_display = realloc(a->vis_display, a->vis_cap * sizeof(*a->vis_display));
+	}
+	a->vis_serial[a->n_vis] = serial;
+	a->vis_display[a->n_vis++] = display_ns;
+}
+
+static void on_close(void *data, struct smt_window *w) { ((struct anim *)data)->running = false; }
+static const struct smt_window_listener listener = { .close = on_close,
+						     .presented = on_presented };
+
+static void draw_frame(struct anim *a, size_t i)
+{
+	/* a square bouncing along a line: a triangle wave */
+	int32_t span = 1000, p = (int32_t)((i * 6) % (2 * (size_t)span));
+	int32_t x = 40 + (p > span ? 2 * span - p : p), y = 100;
+	struct frame *fr = &a->f[i];
+	fr->issue = now_ns();
+	smt_fill_rect(a->ctx, SMT_PAINT_SRC, BG, a->last.x, a->last.y, a->last.width,
+		      a->last.height);
+	smt_fill_rect(a->ctx, SMT_PAINT_SRC, 0xff83a598u, x, y, SQ, SQ);
+	smt_fill_rect(a->ctx, SMT_PAINT_SRC, 0xfffe8019u, x + 8, y + 8, SQ - 16, SQ - 16);
+	struct smt_rect now = { x, y, SQ, SQ };
+	int32_t x0 = a->last.x < x ? a->last.x : x;
+	int32_t x1 = a->last.x + (int32_t)a->last.width > x + SQ
+		? a->last.x + (int32_t)a->last.width : x + SQ;
+	struct smt_rect dmg = { x0, y, (uint32_t)(x1 - x0), SQ };
+	a->last = now;
+	struct smt_rect mark = { MARK_X, (int32_t)(i % 2), 1, 1 };
+	smt_fill_rect(a->ctx, SMT_PAINT_SRC, 0xff000000u | (uint32_t)i, mark.x, mark.y, 1, 1);
+	uint32_t vis = 0, m = 0;
+	smt_window_present(a->win, 1, &dmg, &vis);
+	smt_window_present(a->win, 1, &mark, &m);
+	smt_flush(a->ctx);
+	fr->vis_serial = vis;
+	fr->mark_serial = m;
+	if (m >= a->by_mark_cap) {
+		size_t n = a->by_mark_cap ? a->by_mark_cap : 4096;
+		while (n <= m)
+			n *= 2;
+		a->by_mark = realloc(a->by_mark, n * sizeof(*a->by_mark));
+		for (size_t k = a->by_mark_cap; k < n; k++)
+			a->by_mark[k] = SIZE_MAX;
+		a->by_mark_cap = n;
+	}
+	a->by_mark[m] = i;
+}
+
+/* Dispatches events until `until` (CLOCK_MONOTONIC ns). */
+static int wait_until(struct anim *a, uint64_t until)
+{
+	int fd = smt_get_fd(a->ctx);
+	while (a->running) {
+		if (smt_dispatch(a->ctx, 0) < 0)
+			return -1;
+		uint64_t t = now_ns();
+		if (t >= until)
+			return 0;
+		uint64_t left = until - t;
+		if (left > 100000000u)
+			left = 100000000u;
+		struct timespec ts = { 0, (long)left };
+		struct pollfd p = { fd, POLLIN, 0 };
+		ppoll(&p, 1, &ts, NULL);
+	}
+	return 0;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+static void summary(const char *name, uint64_t *v, size_t n)
+{
+	if (!n) {
+		printf("anim: %-9s no samples\n", name);
+		return;
+	}
+	double sum = 0, sq = 0;
+	for (size_t i = 0; i < n; i++) {
+		sum += (double)v[i];
+		sq += (double)v[i] * (double)v[i];
+	}
+	double mean = sum / (double)n, sd = sq / (double)n - mean * mean;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	printf("anim: %-9s n=%zu mean=%.3f sd=%.3f p50=%.3f p99=%.3f max=%.3f ms\n", name, n,
+	       mean / 1e6, (sd > 0 ? __builtin_sqrt(sd) : 0) / 1e6, (double)v[n / 2] / 1e6,
+	       (double)v[(n * 99) / 100] / 1e6, (double)v[n - 1] / 1e6);
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: smt-anim [--seconds S] [--warmup S] [--period-ms MS] [--csv FILE]\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	double seconds = 10, warmup = 1, period_ms = 15;
+	const char *csv = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
+			seconds = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--warmup") && i + 1 < argc)
+			warmup = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--period-ms") && i + 1 < argc)
+			period_ms = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--csv") && i + 1 < argc)
+			csv = argv[++i];
+		else
+			return usage();
+	}
+	if (seconds <= 0 || warmup < 0 || period_ms < 1)
+		return usage();
+	struct anim a = { .running = true, .last = { 40, 100, SQ, SQ } };
+	if (!(a.ctx = smt_connect(NULL)))
+		return 1;
+	a.win = smt_window_create(a.ctx, "smt-anim", "smt-anim", WIN_W, WIN_H);
+	if (!a.win) {
+		fprintf(stderr, "smt-anim: %s\n", smt_error_message(a.ctx));
+		return 1;
+	}
+	smt_window_set_listener(a.win, &listener, &a);
+	smt_set_target(a.ctx, smt_window_canvas(a.win));
+	smt_fill_rect(a.ctx, SMT_PAINT_SRC, BG, 0, 0, WIN_W, WIN_H);
+	smt_window_present(a.win, 0, NULL, NULL);
+	smt_sync(a.ctx);
+
+	uint64_t period = (uint64_t)(period_ms * 1e6);
+	a.cap = (size_t)((seconds + warmup) * 1e3 / period_ms) + 4;
+	a.f = calloc(a.cap, sizeof(*a.f));
+	uint64_t start = now_ns(), next = start;
+	while (a.running && a.n < a.cap) {
+		a.f[a.n].due = next;
+		draw_frame(&a, a.n++);
+		next += period;
+		uint64_t t = now_ns();
+		if (next < t)
+			next = t;   /* fell behind: no burst of catch-up frames */
+		if (wait_until(&a, next) < 0)
+			break;
+	}
+	smt_sync(a.ctx);
+	wait_until(&a, now_ns() + 200000000u);
+
+	size_t vi = 0;
+	for (size_t i = 0; i < a.n; i++) {
+		while (vi < a.n_vis && a.vis_serial[vi] < a.f[i].vis_serial)
+			vi++;
+		if (vi < a.n_vis)
+			a.f[i].display = a.vis_display[vi];
+	}
+	uint64_t t0 = start + (uint64_t)(warmup * 1e9);
+	FILE *f = csv ? fopen(csv, "w") : NULL;
+	if (csv && !f)
+		perror(csv);
+	if (f)
+		fprintf(f, "frame,due_ns,issue_ns,exec_ns,display_ns\n");
+	uint64_t *lat = calloc(a.n + 1, 8), *iv = calloc(a.n + 1, 8);
+	size_t nl = 0, ni = 0;
+	uint64_t prev = 0;
+	for (size_t i = 0; i < a.n; i++) {
+		struct frame *fr = &a.f[i];
+		if (fr->issue < t0)
+			continue;
+		if (f)
+			fprintf(f, "%zu,%llu,%llu,%llu,%llu\n", i, (unsigned long long)fr->due,
+				(unsigned long long)fr->issue,
+				(unsigned long long)fr->exec, (unsigned long long)fr->display);
+		if (fr->exec) {
+			lat[nl++] = fr->exec - fr->issue;
+			if (prev)
+				iv[ni++] = fr->exec - prev;
+			prev = fr->exec;
+		}
+	}
+	if (f)
+		fclose(f);
+	printf("anim: %zu frames, %llu marker presents on screen (must be 0)\n", a.n,
+	       (unsigned long long)a.marks_on_screen);
+	summary("drawing", lat, nl);
+	summary("interval", iv, ni);
+	int rc = smt_failed(a.ctx) ? 1 : 0;
+	smt_disconnect(a.ctx);
+	return rc;
+}

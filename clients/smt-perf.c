@@ -1,0 +1,1144 @@
+/*
+ * smt-perf — an x11perf-like benchmark over libsmt.
+ *
+ *   smt-perf [-t ring,socket,local] [-s SECONDS] [-w WARMUP] [-r ROUNDS] [-c CASES]
+ *            [--csv FILE] [--quick]
+ *   smt-perf --images [-n 100,1000,...] [--iters K] [--server-pid PID] [--csv FILE]
+ *   smt-perf --clients 1,10,100,300 [--server-pid PID] [--pings K] [--csv FILE]
+ *
+ * Throughput mode: every case draws into a 600x600 canvas (x11perf's window
+ * size) for a warm-up, then for a set time, and ends with a FENCE whose
+ * completion is waited for, so only executed work counts. One operation is
+ * one command carrying one object (one point, one rectangle, one segment,
+ * one image, one line of glyphs). Transports:
+ *   ring    libsmt over the shared-memory ring (compositor executes)
+ *   socket  libsmt over smt_ring_v1.submit (the fallback)
+ *   local   the same command bytes through the same executor
+ *           (compositor/ring) in this process, over an in-memory ring on
+ *           a pixman image of the same size: no transport at all, the
+ *           physical limit of the executor.
+ * Wakeup counters (ring): client->server eventfd writes and server->client
+ * wakeups per 1000 commands, from the ring's counters.
+ *
+ * Images mode (the mmap seed's benchmark shape, 002): for each N, keep N
+ * live images of 4000 bytes in a pool, then time random create/free churn
+ * over 100 slots of images of 1..16384 bytes (each created image is drawn
+ * once with PUT_IMAGE_POOL so the compositor touches it; freed blocks are
+ * released after a fence). Reports us per operation and the compositor's
+ * /proc/PID/maps line count.
+ *
+ * SMT_PERF_ALLOC_ONLY=1 smt-perf --images runs the same churn on libsmt's
+ * sub-allocator alone (no compositor), to separate its cost.
+ *
+ * Clients mode: N ring connections in this process; compositor RSS per
+ * client, compositor CPU while all are idle, and the FENCE round trip
+ * (smt_sync) of one client while the others are idle, and while one other
+ * client draws continuously (a second thread).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pixman.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "smt.h"
+#include "smt-ring.h"
+#include "executor.h"
+#include "ring_reader.h"
+#include "ring-writer.h"
+#include "pool-alloc.h"
+
+static uint32_t opt_area;   /* ring area (bytes), 0: libsmt default */
+
+#define WIN_W 600
+#define WIN_H 600
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void die(const char *msg)
+{
+	fprintf(stderr, "smt-perf: %s\n", msg);
+	exit(1);
+}
+
+static void usage(void);
+
+/* ---- backends ------------------------------------------------------------ */
+
+enum tkind { T_RING, T_SOCKET, T_LOCAL };
+
+struct be {
+	enum tkind kind;
+	/* remote */
+	struct smt_ctx *ctx;
+	struct smt_window *win;
+	struct smt_pool *pool;
+	/* local */
+	struct smt_exec_ctx *ex;
+	struct smt_ring_reader rd;
+	struct smt_ring_writer w;
+	uint8_t *ring_mem;
+	struct smt_ring_status *status;
+	struct smt_global_status *global;
+	pixman_image_t *canvas_img;
+	uint8_t *lpool;
+	uint64_t lpool_size, lpool_used;
+	uint32_t next_id;
+	uint64_t lfence;
+	uint64_t local_cmds;
+	/* common */
+	uint32_t canvas;
+	uint32_t pool_id;
+};
+
+static void local_drain(struct be *b)
+{
+	smt_ring_writer_publish(&b->w);
+	for (;;) {
+		struct smt_exec_budget bud = { 0 };
+		struct smt_exec_result res;
+		enum smt_exec_stop st = smt_exec_run(b->ex, &b->rd, &bud, &res);
+		b->local_cmds += res.commands;
+		if (st == SMT_EXEC_ERROR) {
+			fprintf(stderr, "smt-perf: local executor: %s\n", res.error.message);
+			exit(1);
+		}
+		if (st == SMT_EXEC_EMPTY)
+			return;
+	}
+}
+
+static void *lbegin(struct be *b, uint32_t size)
+{
+	for (;;) {
+		uint64_t need;
+		void *p = smt_ring_writer_reserve(&b->w, size, &need);
+		if (p)
+			return p;
+		local_drain(b);
+	}
+}
+
+static void lend(struct be *b, uint32_t size)
+{
+	smt_ring_writer_commit(&b->w, size);
+}
+
+static void be_open(struct be *b, enum tkind kind)
+{
+	memset(b, 0, sizeof(*b));
+	b->kind = kind;
+	if (kind == T_LOCAL) {
+		uint32_t area = SMT_RING_AREA_DEFAULT;
+		b->ring_mem = aligned_alloc(4096, SMT_RING_HEADER_SIZE + area);
+		b->status = aligned_alloc(4096, SMT_STATUS_MAP_SIZE);
+		b->global = aligned_alloc(4096, SMT_STATUS_MAP_SIZE);
+		if (!b->ring_mem || !b->status || !b->global)
+			die("out of memory");
+		memset(b->ring_mem, 0, SMT_RING_HEADER_SIZE + area);
+		memset(b->status, 0, SMT_STATUS_MAP_SIZE);
+		memset(b->global, 0, SMT_STATUS_MAP_SIZE);
+		smt_global_init(b->global);
+		if (smt_ring_reader_init(&b->rd, b->ring_mem, SMT_RING_HEADER_SIZE + area, area,
+					 b->status))
+			die("ring reader init");
+		smt_ring_writer_init(&b->w, (struct smt_ring_header *)b->ring_mem, b->status,
+				     b->global, b->ring_mem + SMT_RING_HEADER_SIZE, area);
+		b->ex = smt_exec_create(NULL);
+		b->canvas_img = pixman_image_create_bits(PIXMAN_a8r8g8b8, WIN_W, WIN_H, NULL, 0);
+		b->canvas = 1;
+		if (smt_exec_register_canvas(b->ex, b->canvas, b->canvas_img))
+			die("register canvas");
+		b->lpool_size = 8u << 20;
+		b->lpool = aligned_alloc(4096, b->lpool_size);
+		memset(b->lpool, 0, b->lpool_size);
+		b->pool_id = 1;
+		smt_exec_register_pool(b->ex, b->pool_id, b->lpool, b->lpool_size);
+		b->next_id = 16;
+	} else {
+		struct smt_options o = { 0 };
+		o.transport = kind == T_RING ? SMT_TRANSPORT_RING : SMT_TRANSPORT_SOCKET;
+		o.area_size = opt_area;
+		b->ctx = smt_connect(&o);
+		if (!b->ctx)
+			die("cannot connect to smtwc");
+		if (smt_transport(b->ctx) != o.transport)
+			die("requested transport not available");
+		b->win = smt_window_create(b->ctx, "smt-perf", "smt-perf", WIN_W, WIN_H);
+		if (!b->win)
+			die("cannot create window");
+		b->canvas = smt_window_canvas(b->win);
+		b->pool = smt_pool_create(b->ctx, 8u << 20);
+		if (!b->pool)
+			die("cannot create pool");
+		b->pool_id = smt_pool_id(b->pool);
+	}
+	/* target + background */
+	if (kind == T_LOCAL) {
+		uint32_t sz = sizeof(struct smt_cmd_set_target);
+		smt_encode_set_target(lbegin(b, sz), b->canvas);
+		lend(b, sz);
+	} else {
+		smt_set_target(b->ctx, b->canvas);
+	}
+}
+
+static void be_sync(struct be *b)
+{
+	if (b->kind == T_LOCAL) {
+		uint32_t sz = sizeof(struct smt_cmd_fence);
+		smt_encode_fence(lbegin(b, sz), ++b->lfence);
+		lend(b, sz);
+		local_drain(b);
+	} else if (smt_sync(b->ctx)) {
+		fprintf(stderr, "smt-perf: sync failed: %s\n", smt_error_message(b->ctx));
+		exit(1);
+	}
+}
+
+static void be_close(struct be *b)
+{
+	if (b->kind == T_LOCAL) {
+		smt_exec_destroy(b->ex);
+		smt_ring_reader_fini(&b->rd);
+		pixman_image_unref(b->canvas_img);
+		free(b->ring_mem);
+		free(b->status);
+		free(b->global);
+		free(b->lpool);
+	} else {
+		smt_disconnect(b->ctx);
+	}
+}
+
+#define ARR_SIZE(T, n, E) smt_cmd_array_size(sizeof(T), (n), sizeof(E))
+
+static void op_noop(struct be *b)
+{
+	if (b->kind == T_LOCAL) {
+		smt_encode_noop(lbegin(b, 8), SMT_OP_NOOP, 8);
+		lend(b, 8);
+	} else {
+		smt_noop(b->ctx, 8);
+	}
+}
+
+static void op_fill(struct be *b, uint32_t colour, uint32_t n, const struct smt_rect *r)
+{
+	if (b->kind == T_LOCAL) {
+		uint32_t sz = ARR_SIZE(struct smt_cmd_fill_rects, n, *r);
+		smt_encode_fill_rects(lbegin(b, sz), SMT_PAINT_SRC, colour, n, r);
+		lend(b, sz);
+	} else {
+		smt_fill_rects(b->ctx, SMT_PAINT_SRC, colour, n, r);
+	}
+}
+
+static void op_points(struct be *b, uint32_t colour, uint32_t n, const struct smt_point *p)
+{
+	if (b->kind == T_LOCAL) {
+		uint32_t sz = ARR_SIZE(struct smt_cmd_points, n, *p);
+		smt_encode_points(lbegin(b, sz), SMT_PAINT_SRC, colour, n, p);
+		lend(b, sz);
+	} else {
+		smt_points(b->ctx, SMT_PAINT_SRC, colour, n, p);
+	}
+}
+
+static void op_segs(struct be *b, uint32_t colour, uint32_t lw, uint32_t n,
+		    const struct smt_segment *s)
+{
+	if (b->kind == T_LOCAL) {
+		uint32_t sz = ARR_SIZE(struct smt_cmd_segments, n, *s);
+		smt_encode_segments(lbegin(b, sz), SMT_PAINT_SRC, colour, lw, n, s);
+		lend(b, sz);
+	} else {
+		smt_segments(b->ctx, SMT_PAINT_SRC, colour, lw, n, s);
+	}
+}
+
+static void op_put(struct be *b, int32_t x, int32_t y, uint32_t w, uint32_t h, const void *px)
+{
+	if (b->kind == T_LOCAL) {
+		uint32_t sz = smt_cmd_put_image_size(w * 4, h);
+		smt_encode_put_image(lbegin(b, sz), x, y, w, h, SMT_FORMAT_ARGB8888, w * 4, px);
+		lend(b, sz);
+	} else {
+		if (smt_put_image(b->ctx, x, y, w, h, SMT_FORMAT_ARGB8888, w * 4, px))
+			die("put_image failed");
+	}
+}
+
+struct img {
+	struct smt_image si;   /* remote */
+	uint64_t off;          /* local */
+	uint32_t w, h;
+};
+
+static void img_alloc(struct be *b, struct img *im, uint32_t w, uint32_t h)
+{
+	im->w = w;
+	im->h = h;
+	uint8_t *data;
+	if (b->kind == T_LOCAL) {
+		im->off = b->lpool_used;
+		b->lpool_used += ((uint64_t)w * h * 4 + 63) & ~63ull;
+		if (b->lpool_used > b->lpool_size)
+			die("local pool too small");
+		data = b->lpool + im->off;
+	} else {
+		if (smt_image_alloc(b->pool, w, h, SMT_FORMAT_ARGB8888, &im->si))
+			die("image alloc");
+		data = im->si.data;
+	}
+	for (uint32_t i = 0; i < w * h; i++)
+		((uint32_t *)data)[i] = 0xff000000u | (i * 2654435761u >> 8);
+}
+
+static void op_put_pool(struct be *b, struct img *im, int32_t x, int32_t y)
+{
+	if (b->kind == T_LOCAL) {
+		uint32_t sz = sizeof(struct smt_cmd_put_image_pool);
+		smt_encode_put_image_pool(lbegin(b, sz), b->pool_id, im->off, im->w * 4, im->w,
+					  im->h, SMT_FORMAT_ARGB8888, x, y);
+		lend(b, sz);
+	} else {
+		smt_put_image_pool(b->ctx, b->pool, &im->si, x, y);
+	}
+}
+
+static void op_copy(struct be *b, uint32_t src, int32_t sx, int32_t sy, uint32_t w, uint32_t h,
+		    int32_t dx, int32_t dy)
+{
+	if (b->kind == T_LOCAL) {
+		uint32_t sz = sizeof(struct smt_cmd_copy_area);
+		smt_encode_copy_area(lbegin(b, sz), src, sx, sy, w, h, dx, dy);
+		lend(b, sz);
+	} else {
+		smt_copy_area(b->ctx, src, sx, sy, w, h, dx, dy);
+	}
+}
+
+static void op_composite(struct be *b, uint32_t src, int32_t dx, int32_t dy, uint32_t w,
+			 uint32_t h)
+{
+	if (b->kind == T_LOCAL) {
+		uint32_t sz = sizeof(struct smt_cmd_composite);
+		smt_encode_composite(lbegin(b, sz), SMT_PAINT_OVER, src, 0, 0, 0, 0, 0, dx, dy, w, h);
+		lend(b, sz);
+	} else {
+		smt_composite(b->ctx, SMT_PAINT_OVER, src, 0, 0, 0, 0, 0, dx, dy, w, h);
+	}
+}
+
+static void op_glyphs(struct be *b, uint32_t atlas, int32_t x, int32_t y, uint32_t n,
+		      const struct smt_glyph *g)
+{
+	if (b->kind == T_LOCAL) {
+		uint32_t sz = ARR_SIZE(struct smt_cmd_glyphs, n, *g);
+		smt_encode_glyphs(lbegin(b, sz), SMT_PAINT_OVER, 0xff000000u, atlas, x, y, n, g);
+		lend(b, sz);
+	} else {
+		smt_glyphs(b->ctx, SMT_PAINT_OVER, 0xff000000u, atlas, x, y, n, g);
+	}
+}
+
+static uint32_t be_pixmap(struct be *b, uint32_t w, uint32_t h, uint32_t format)
+{
+	if (b->kind == T_LOCAL) {
+		uint32_t id = b->next_id++;
+		uint32_t sz = sizeof(struct smt_cmd_create_pixmap);
+		smt_encode_create_pixmap(lbegin(b, sz), id, w, h, format);
+		lend(b, sz);
+		return id;
+	}
+	uint32_t id = smt_create_pixmap(b->ctx, w, h, format);
+	if (!id)
+		die("create pixmap");
+	return id;
+}
+
+static void be_target(struct be *b, uint32_t id)
+{
+	if (b->kind == T_LOCAL) {
+		uint32_t sz = sizeof(struct smt_cmd_set_target);
+		smt_encode_set_target(lbegin(b, sz), id);
+		lend(b, sz);
+	} else {
+		smt_set_target(b->ctx, id);
+	}
+}
+
+/* ---- cases ---------------------------------------------------------------- */
+
+struct cstate {
+	uint32_t pix;          /* composite source / glyph atlas */
+	struct img im;
+	uint32_t *pixels;
+	struct smt_glyph glyphs[64];
+	uint32_t nglyphs;
+};
+
+struct pcase {
+	const char *name;      /* short name */
+	const char *desc;      /* x11perf-like description */
+	const char *x11perf;   /* matching x11perf test, or NULL */
+	uint32_t size;         /* rect / line / image size */
+	int kind;
+	bool pool;             /* put-image from a pool */
+};
+
+enum { K_NOOP, K_DOT, K_RECT, K_SEG, K_WSEG, K_PUT, K_COPY, K_COMP, K_GLYPHS };
+
+static const struct pcase cases[] = {
+	{ "noop", "NOOP command", "noop", 0, K_NOOP, false },
+	{ "dot", "Dot", "dot", 1, K_DOT, false },
+	{ "rect1", "1x1 rectangle", "rect1", 1, K_RECT, false },
+	{ "rect10", "10x10 rectangle", "rect10", 10, K_RECT, false },
+	{ "rect100", "100x100 rectangle", "rect100", 100, K_RECT, false },
+	{ "rect500", "500x500 rectangle", "rect500", 500, K_RECT, false },
+	{ "seg10", "10-pixel line segment", "seg10", 10, K_SEG, false },
+	{ "seg100", "100-pixel line segment", "seg100", 100, K_SEG, false },
+	{ "seg500", "500-pixel line segment", "seg500", 500, K_SEG, false },
+	{ "wseg100", "100-pixel wide (10px) segment", NULL, 100, K_WSEG, false },
+	{ "put10", "PutImage 10x10 inline", "putimage10", 10, K_PUT, false },
+	{ "put100", "PutImage 100x100 inline", "putimage100", 100, K_PUT, false },
+	{ "poolput10", "PutImage 10x10 from pool", "shmput10", 10, K_PUT, true },
+	{ "poolput100", "PutImage 100x100 from pool", "shmput100", 100, K_PUT, true },
+	{ "poolput500", "PutImage 500x500 from pool", "shmput500", 500, K_PUT, true },
+	{ "copy10", "Copy 10x10 canvas->canvas", "copywinwin10", 10, K_COPY, false },
+	{ "copy100", "Copy 100x100 canvas->canvas", "copywinwin100", 100, K_COPY, false },
+	{ "copy500", "Copy 500x500 canvas->canvas", "copywinwin500", 500, K_COPY, false },
+	{ "comp100", "Composite OVER 100x100 ARGB (alpha)", NULL, 100, K_COMP, false },
+	{ "glyphs", "Glyphs: a line of 40 8x13 chars", NULL, 40, K_GLYPHS, false },
+};
+#define NCASES (sizeof(cases) / sizeof(cases[0]))
+
+static void case_setup(struct be *b, const struct pcase *c, struct cstate *st)
+{
+	memset(st, 0, sizeof(*st));
+	uint32_t s = c->size;
+	if (c->kind == K_PUT && !c->pool) {
+		st->pixels = malloc((size_t)s * s * 4);
+		for (uint32_t i = 0; i < s * s; i++)
+			st->pixels[i] = 0xff000000u | (i * 2654435761u >> 8);
+	} else if (c->kind == K_PUT) {
+		img_alloc(b, &st->im, s, s);
+	} else if (c->kind == K_COMP) {
+		/* an ARGB pixmap with a translucent gradient */
+		st->pix = be_pixmap(b, s, s, SMT_FORMAT_ARGB8888);
+		be_target(b, st->pix);
+		for (uint32_t y = 0; y < s; y += 10) {
+			uint32_t a = 40 + (y * 200 / s);
+			struct smt_rect r = { 0, (int32_t)y, s, 10 };
+			op_fill(b, (a << 24) | ((a / 2) << 16) | (a / 3), 1, &r);
+		}
+		be_target(b, b->canvas);
+	} else if (c->kind == K_GLYPHS) {
+		/* A8 atlas of 95 8x13 cells with a synthetic pattern */
+		uint32_t aw = 95 * 8, ah = 13;
+		st->pix = be_pixmap(b, aw, ah, SMT_FORMAT_A8);
+		be_target(b, st->pix);
+		for (uint32_t g = 0; g < 95; g++)
+			for (uint32_t k = 0; k < 6; k++) {
+				struct smt_rect r = { (int32_t)(g * 8 + 1 + (g + k) % 5), (int32_t)(1 + 2 * k),
+						      2, 1 + (g * 7 + k) % 2 };
+				op_fill(b, 0xff000000u, 1, &r);
+			}
+		be_target(b, b->canvas);
+		st->nglyphs = c->size;
+		for (uint32_t i = 0; i < st->nglyphs; i++) {
+			uint32_t ch = (i * 37) % 95;
+			st->glyphs[i] = (struct smt_glyph){ (uint16_t)(ch * 8), 0, 8, 13,
+							    (int32_t)(i * 8), -10 };
+		}
+	}
+	be_sync(b);
+}
+
+static void case_cleanup(struct be *b, const struct pcase *c, struct cstate *st)
+{
+	(void)c;
+	free(st->pixels);
+	if (b->kind != T_LOCAL && c->kind == K_PUT && c->pool)
+		smt_pool_free(b->pool, st->im.si.offset);
+	if (b->kind == T_LOCAL && c->kind == K_PUT && c->pool)
+		b->lpool_used = 0;
+	if (st->pix) {
+		if (b->kind == T_LOCAL) {
+			uint32_t sz = sizeof(struct smt_cmd_free_pixmap);
+			smt_encode_free_pixmap(lbegin(b, sz), st->pix);
+			lend(b, sz);
+		} else {
+			smt_free_pixmap(b->ctx, st->pix);
+		}
+	}
+	be_sync(b);
+}
+
+static void case_op(struct be *b, const struct pcase *c, struct cstate *st, uint64_t i)
+{
+	uint32_t s = c->size;
+	uint32_t colour = 0xff000000u | (uint32_t)(i * 0x010307u);
+	uint32_t span = WIN_W > s ? WIN_W - s : 1;
+	int32_t x = (int32_t)((i * 7) % span), y = (int32_t)((i * 13) % (WIN_H > s ? WIN_H - s : 1));
+	switch (c->kind) {
+	case K_NOOP:
+		op_noop(b);
+		break;
+	case K_DOT: {
+		struct smt_point p = { (int32_t)(i % WIN_W), (int32_t)((i / WIN_W) % WIN_H) };
+		op_points(b, colour, 1, &p);
+		break;
+	}
+	case K_RECT: {
+		struct smt_rect r = { x, y, s, s };
+		op_fill(b, colour, 1, &r);
+		break;
+	}
+	case K_SEG:
+	case K_WSEG: {
+		/* alternate directions like x11perf's fan; length s */
+		struct smt_segment sg;
+		int32_t off = (int32_t)(i % 50);
+		switch (i & 3) {
+		case 0: sg = (struct smt_segment){ 50, 50 + off, 50 + (int32_t)s, 50 + off }; break;
+		case 1: sg = (struct smt_segment){ 50 + off, 50, 50 + off, 50 + (int32_t)s }; break;
+		case 2: sg = (struct smt_segment){ 50, 50, 50 + (int32_t)s, 50 + (int32_t)s / 2 }; break;
+		default: sg = (struct smt_segment){ 50, 50 + (int32_t)s, 50 + (int32_t)s / 2, 50 }; break;
+		}
+		op_segs(b, colour, c->kind == K_WSEG ? 10 : 0, 1, &sg);
+		break;
+	}
+	case K_PUT:
+		if (c->pool)
+			op_put_pool(b, &st->im, x, y);
+		else
+			op_put(b, x, y, s, s, st->pixels);
+		break;
+	case K_COPY: {
+		int32_t sx = (int32_t)((i * 3) % span), sy = (int32_t)((i * 5) % span);
+		op_copy(b, b->canvas, sx, sy, s, s, x, y);
+		break;
+	}
+	case K_COMP:
+		op_composite(b, st->pix, x, y, s, s);
+		break;
+	case K_GLYPHS:
+		op_glyphs(b, st->pix, 10, 20 + (int32_t)((i * 13) % (WIN_H - 30)), st->nglyphs,
+			  st->glyphs);
+		break;
+	}
+}
+
+struct counters {
+	uint64_t cmds, wake_c2s, wake_s2c, full_waits, sleeps;
+};
+
+static void read_counters(struct be *b, struct counters *k)
+{
+	memset(k, 0, sizeof(*k));
+	if (b->kind == T_LOCAL) {
+		k->cmds = b->w.commands;
+		return;
+	}
+	struct smt_stats s;
+	smt_get_stats(b->ctx, &s);
+	k->cmds = s.commands_written;
+	k->wake_c2s = s.wakeups_sent;
+	k->wake_s2c = s.wakeups_to_client;
+	k->full_waits = s.full_waits;
+	k->sleeps = s.sleeps;
+}
+
+struct result {
+	double ops_per_s;
+	uint64_t ops;
+	double secs;
+	struct counters d;
+};
+
+static void run_case(struct be *b, const struct pcase *c, double secs, double warm,
+		     struct result *out)
+{
+	struct cstate st;
+	case_setup(b, c, &st);
+	uint64_t i = 0;
+	uint64_t t0 = now_ns(), end = t0 + (uint64_t)(warm * 1e9);
+	while (now_ns() < end)
+		for (int k = 0; k < 16; k++)
+			case_op(b, c, &st, i++);
+	be_sync(b);
+	struct counters k0, k1;
+	read_counters(b, &k0);
+	uint64_t n = 0;
+	t0 = now_ns();
+	end = t0 + (uint64_t)(secs * 1e9);
+	/* check the clock every `batch` operations; keep batches short for
+	 * slow operations */
+	uint32_t batch = 1;
+	for (;;) {
+		for (uint32_t k = 0; k < batch; k++)
+			case_op(b, c, &st, i++);
+		n += batch;
+		uint64_t t = now_ns();
+		if (t >= end)
+			break;
+		if (batch < 256 && t - t0 < (uint64_t)(secs * 1e9 / 8))
+			batch = (uint32_t)(n < 256 ? n : 256);
+	}
+	be_sync(b);
+	uint64_t t1 = now_ns();
+	read_counters(b, &k1);
+	out->ops = n;
+	out->secs = (double)(t1 - t0) / 1e9;
+	out->ops_per_s = (double)n / out->secs;
+	out->d.cmds = k1.cmds - k0.cmds;
+	out->d.wake_c2s = k1.wake_c2s - k0.wake_c2s;
+	out->d.wake_s2c = k1.wake_s2c - k0.wake_s2c;
+	out->d.full_waits = k1.full_waits - k0.full_waits;
+	out->d.sleeps = k1.sleeps - k0.sleeps;
+	case_cleanup(b, c, &st);
+}
+
+static bool case_selected(const char *list, const char *name)
+{
+	if (!list || !*list)
+		return true;
+	size_t n = strlen(name);
+	for (const char *p = list; *p;) {
+		const char *e = strchr(p, ',');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		if (l == n && strncmp(p, name, n) == 0)
+			return true;
+		p += l + (e ? 1 : 0);
+	}
+	return false;
+}
+
+static int cmp_res(const void *a, const void *b)
+{
+	double x = ((const struct result *)a)->ops_per_s, y = ((const struct result *)b)->ops_per_s;
+	return x < y ? -1 : x > y;
+}
+
+/* Every case runs on every transport back to back, `rounds` times, and the
+ * median round is reported: the machine is shared and noisy, and side by
+ * side in time is what makes the ratios meaningful. */
+static int throughput(const char *tlist, double secs, double warm, int rounds,
+		      const char *list, const char *csv)
+{
+	struct be b[3];
+	const char *names[3];
+	int nb = 0;
+	char *dup = strdup(tlist), *save = NULL;
+	for (char *t = strtok_r(dup, ",", &save); t && nb < 3; t = strtok_r(NULL, ",", &save)) {
+		enum tkind kind;
+		if (!strcmp(t, "ring"))
+			kind = T_RING;
+		else if (!strcmp(t, "socket"))
+			kind = T_SOCKET;
+		else if (!strcmp(t, "local"))
+			kind = T_LOCAL;
+		else
+			usage();
+		names[nb] = t;
+		be_open(&b[nb++], kind);
+	}
+	FILE *f = NULL;
+	if (csv) {
+		f = fopen(csv, "a");
+		if (!f)
+			die("cannot open csv");
+		fseek(f, 0, SEEK_END);
+		if (ftell(f) == 0)
+			fprintf(f, "transport,case,x11perf,ops_per_s,ops,seconds,commands,"
+				   "wakeups_c2s,wakeups_s2c,full_waits,sleeps,min_ops_per_s,"
+				   "max_ops_per_s,rounds\n");
+	}
+	printf("# smt-perf transports=%s window=%dx%d seconds=%.2f warmup=%.2f rounds=%d "
+	       "(median round)\n", tlist, WIN_W, WIN_H, secs, warm, rounds);
+	printf("%-11s %-7s %14s %10s %9s %9s %9s  %s\n", "case", "transp", "ops/s", "commands",
+	       "c2s/1k", "s2c/1k", "fullwait", "description");
+	struct result *rs = calloc((size_t)rounds, sizeof(*rs));
+	for (size_t ci = 0; ci < NCASES; ci++) {
+		const struct pcase *c = &cases[ci];
+		if (!case_selected(list, c->name))
+			continue;
+		struct result all[3][16];
+		for (int r = 0; r < rounds; r++)
+			for (int k = 0; k < nb; k++)
+				run_case(&b[k], c, secs, warm, &all[k][r]);
+		for (int k = 0; k < nb; k++) {
+			memcpy(rs, all[k], sizeof(*rs) * (size_t)rounds);
+			qsort(rs, (size_t)rounds, sizeof(*rs), cmp_res);
+			struct result *m = &rs[rounds / 2];
+			double per = m->d.cmds ? 1000.0 / (double)m->d.cmds : 0;
+			printf("%-11s %-7s %14.1f %10" PRIu64 " %9.4f %9.4f %9" PRIu64 "  %s\n",
+			       c->name, names[k], m->ops_per_s, m->d.cmds,
+			       (double)m->d.wake_c2s * per, (double)m->d.wake_s2c * per,
+			       m->d.full_waits, c->desc);
+			if (f)
+				fprintf(f, "%s,%s,%s,%.1f,%" PRIu64 ",%.4f,%" PRIu64 ",%" PRIu64 ",%" PRIu64
+					   ",%" PRIu64 ",%" PRIu64 ",%.1f,%.1f,%d\n",
+					names[k], c->name, c->x11perf ? c->x11perf : "", m->ops_per_s,
+					m->ops, m->secs, m->d.cmds, m->d.wake_c2s, m->d.wake_s2c,
+					m->d.full_waits, m->d.sleeps, rs[0].ops_per_s,
+					rs[rounds - 1].ops_per_s, rounds);
+		}
+		fflush(stdout);
+		if (f)
+			fflush(f);
+	}
+	free(rs);
+	if (f)
+		fclose(f);
+	for (int k = 0; k < nb; k++)
+		be_close(&b[k]);
+	free(dup);
+	return 0;
+}
+
+/* ---- /proc helpers --------------------------------------------------------- */
+
+static long proc_maps_lines(int pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	long n = 0;
+	int ch;
+	while ((ch = fgetc(f)) != EOF)
+		if (ch == '\n')
+			n++;
+	fclose(f);
+	return n;
+}
+
+static long proc_rss_kb(int pid)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	long kb = -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %ld", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* utime + stime in clock ticks */
+static long long proc_cpu_ticks(int pid)
+{
+	char path[64], buf[2048];
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	char *p = strrchr(buf, ')');
+	if (!p)
+		return -1;
+	unsigned long ut = 0, st = 0;
+	/* fields after ')': state(3) ... utime(14) stime(15) */
+	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+		return -1;
+	return (long long)ut + (long long)st;
+}
+
+/* minor page faults (field 10) */
+static long long proc_minflt(int pid)
+{
+	char path[64], buf[2048];
+	if (pid > 0)
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/stat");
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	char *p = strrchr(buf, ')');
+	unsigned long mf = 0;
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %lu", &mf) != 1)
+		return -1;
+	return (long long)mf;
+}
+
+static int parse_list(const char *s, long *out, int max)
+{
+	int n = 0;
+	while (s && *s && n < max) {
+		out[n++] = strtol(s, (char **)&s, 10);
+		if (*s == ',')
+			s++;
+	}
+	return n;
+}
+
+/* ---- images mode -------------------------------------------------------------- */
+
+static uint64_t rng_state = 88172645463325252ull;
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/* The same churn on libsmt's sub-allocator alone (no compositor, no
+ * pixels): separates allocator cost from transport and memory effects. */
+static int images_alloc_only(const char *nlist, long iters)
+{
+	long ns[16];
+	int nn = parse_list(nlist, ns, 16);
+	printf("# allocator only (smt_palloc): %ld create/free ops over 100 slots\n", iters);
+	printf("%8s %10s %14s %14s\n", "N", "us/op", "pages touched", "offset span MiB");
+	for (int k = 0; k < nn; k++) {
+		long N = ns[k];
+		struct smt_palloc a;
+		smt_palloc_init(&a, 0);
+		uint64_t off;
+		for (long i = 0; i < N; i++)
+			while (smt_palloc_alloc(&a, 4000, &off) == -ENOSPC)
+				smt_palloc_grow(&a, a.size ? a.size * 2 : 1u << 20);
+		uint64_t slot[100];
+		bool used[100] = { false };
+		uint64_t npg = (4ull << 30) >> 12, touched = 0, lo = UINT64_MAX, hi = 0;
+		uint8_t *bits = calloc(npg / 8, 1);
+		uint64_t t0 = now_ns();
+		for (long j = 0; j < iters; j++) {
+			unsigned i = (unsigned)(rnd() % 100);
+			if (!used[i]) {
+				uint64_t bytes = 1 + rnd() % 16384;
+				while (smt_palloc_alloc(&a, (bytes + 3) & ~3ull, &slot[i]) == -ENOSPC)
+					smt_palloc_grow(&a, a.size * 2);
+				used[i] = true;
+				for (uint64_t pg = slot[i] >> 12; pg <= (slot[i] + bytes - 1) >> 12; pg++) {
+					if (pg >= npg)
+						continue;
+					touched += !(bits[pg >> 3] & (1u << (pg & 7)));
+					bits[pg >> 3] |= (uint8_t)(1u << (pg & 7));
+				}
+				lo = slot[i] < lo ? slot[i] : lo;
+				hi = slot[i] + bytes > hi ? slot[i] + bytes : hi;
+			} else {
+				smt_palloc_free(&a, slot[i]);
+				used[i] = false;
+			}
+		}
+		printf("%8ld %10.4f %14" PRIu64 " %14.1f\n", N, (double)(now_ns() - t0) / 1e3 / (double)iters,
+		       touched, (double)(hi - lo) / 1048576.0);
+		free(bits);
+		smt_palloc_fini(&a);
+	}
+	return 0;
+}
+
+static int images(const char *nlist, long iters, int spid, const char *csv)
+{
+	long ns[16];
+	int nn = parse_list(nlist, ns, 16);
+	FILE *f = csv ? fopen(csv, "w") : NULL;
+	if (f)
+		fprintf(f, "live_images,ops,us_per_op,pool_bytes,server_maps,server_rss_kb,"
+			   "client_faults_per_op,server_faults_per_op,churn_pages\n");
+	printf("# smt-perf images: churn of %ld create/free ops over 100 slots, 1..16384 bytes\n",
+	       iters);
+	printf("%8s %10s %10s %12s %14s %12s %12s %12s\n", "N", "us/op", "pool MiB", "server maps",
+	       "server RSS MiB", "cli flt/op", "srv flt/op", "churn pages");
+	for (int k = 0; k < nn; k++) {
+		long N = ns[k];
+		struct smt_options o = { .transport = SMT_TRANSPORT_RING };
+		struct smt_ctx *ctx = smt_connect(&o);
+		if (!ctx)
+			die("connect");
+		struct smt_window *win = smt_window_create(ctx, "smt-perf images", "smt-perf",
+							   256, 256);
+		if (!win)
+			die("window");
+		smt_set_target(ctx, smt_window_canvas(win));
+		struct smt_pool *pool = smt_pool_create(ctx, 1u << 20);
+		if (!pool)
+			die("pool");
+		uint64_t *live = malloc(sizeof(uint64_t) * (size_t)N);
+		for (long i = 0; i < N; i++) {
+			struct smt_image im;
+			if (smt_image_alloc(pool, 1000, 1, SMT_FORMAT_ARGB8888, &im))
+				die("image alloc (base)");
+			live[i] = im.offset;
+		}
+		/* one PUT of an image from every part of the pool so the server
+		 * has seen (mapped) all of it */
+		smt_sync(ctx);
+		long maps0 = spid > 0 ? proc_maps_lines(spid) : -1;
+		enum { L = 100 };
+		struct smt_image slot[L];
+		bool used[L] = { false };
+		uint64_t npg = (4ull << 30) >> 12, touched = 0;
+		uint8_t *bits = calloc(npg / 8, 1);
+		long long cf0 = proc_minflt(0), sf0 = spid > 0 ? proc_minflt(spid) : 0;
+		uint64_t t0 = now_ns();
+		for (long j = 0; j < iters; j++) {
+			unsigned i = (unsigned)(rnd() % L);
+			if (!used[i]) {
+				uint32_t bytes = 1 + (uint32_t)(rnd() % 16384);
+				uint32_t w = (bytes + 3) / 4;
+				if (smt_image_alloc(pool, w, 1, SMT_FORMAT_ARGB8888, &slot[i]))
+					die("image alloc");
+				memset(slot[i].data, 0x80, (size_t)w * 4);
+				for (uint64_t pg = slot[i].offset >> 12;
+				     pg <= (slot[i].offset + (uint64_t)w * 4 - 1) >> 12; pg++) {
+					if (pg < npg && !(bits[pg >> 3] & (1u << (pg & 7)))) {
+						touched++;
+						bits[pg >> 3] |= (uint8_t)(1u << (pg & 7));
+					}
+				}
+				smt_put_image_pool(ctx, pool, &slot[i], 0, (int32_t)(j & 127));
+				used[i] = true;
+			} else {
+				uint64_t s = smt_fence(ctx);
+				smt_pool_free_after(pool, slot[i].offset, s);
+				used[i] = false;
+			}
+			if ((j & 63) == 63)
+				smt_pool_reclaim(pool);
+		}
+		smt_sync(ctx);
+		uint64_t t1 = now_ns();
+		long maps1 = spid > 0 ? proc_maps_lines(spid) : -1;
+		long rss = spid > 0 ? proc_rss_kb(spid) : -1;
+		double cf = (double)(proc_minflt(0) - cf0) / (double)iters;
+		double sf = spid > 0 ? (double)(proc_minflt(spid) - sf0) / (double)iters : 0;
+		double us = (double)(t1 - t0) / 1e3 / (double)iters;
+		printf("%8ld %10.3f %10.1f %12ld %14.1f %12.3f %12.3f %12" PRIu64 "\n", N,
+		       us, (double)smt_pool_size(pool) / 1048576.0, maps1, (double)rss / 1024.0, cf, sf,
+		       touched);
+		(void)maps0;
+		free(bits);
+		fflush(stdout);
+		if (f)
+			fprintf(f, "%ld,%ld,%.4f,%" PRIu64 ",%ld,%ld,%.4f,%.4f,%" PRIu64 "\n", N, iters,
+				us, smt_pool_size(pool), maps1, rss, cf, sf, touched);
+		free(live);
+		smt_disconnect(ctx);
+		usleep(200000);
+	}
+	if (f)
+		fclose(f);
+	return 0;
+}
+
+/* ---- clients mode --------------------------------------------------------------- */
+
+static atomic_bool busy_stop;
+static void *busy_thread(void *arg)
+{
+	struct smt_ctx *ctx = arg;
+	uint64_t i = 0;
+	while (!atomic_load(&busy_stop)) {
+		struct smt_rect r = { (int32_t)(i % 200), (int32_t)(i % 150), 10, 10 };
+		smt_fill_rects(ctx, SMT_PAINT_SRC, 0xff000000u | (uint32_t)i, 1, &r);
+		if ((++i & 4095) == 0)
+			smt_sync(ctx);
+	}
+	smt_sync(ctx);
+	return NULL;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void ping_stats(struct smt_ctx *ctx, int pings, double *p50, double *p99, double *mx)
+{
+	double *v = malloc(sizeof(double) * (size_t)pings);
+	for (int i = 0; i < pings; i++) {
+		uint64_t t0 = now_ns();
+		if (smt_sync(ctx))
+			die("ping failed");
+		v[i] = (double)(now_ns() - t0) / 1e3;
+		usleep(1000);
+	}
+	qsort(v, (size_t)pings, sizeof(double), cmp_d);
+	*p50 = v[pings / 2];
+	*p99 = v[(int)((double)pings * 0.99)];
+	*mx = v[pings - 1];
+	free(v);
+}
+
+static int clients(const char *nlist, int spid, int pings, double idle_secs, const char *csv)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	long ns[16];
+	int nn = parse_list(nlist, ns, 16);
+	FILE *f = csv ? fopen(csv, "w") : NULL;
+	if (f)
+		fprintf(f, "clients,rss_base_kb,rss_kb,rss_per_client_kb,idle_cpu_pct,"
+			   "ping_p50_us,ping_p99_us,ping_max_us,busy_ping_p50_us,busy_ping_p99_us,"
+			   "busy_ping_max_us\n");
+	long hz = sysconf(_SC_CLK_TCK);
+	printf("# smt-perf clients: ring clients with a 64x64 window each; ping = FENCE round trip\n");
+	printf("%7s %12s %10s %9s %10s %10s %10s %12s %12s\n", "clients", "RSS/client KiB",
+	       "RSS MiB", "idle CPU%", "ping p50us", "ping p99us", "ping max", "busy p50us",
+	       "busy p99us");
+	for (int k = 0; k < nn; k++) {
+		long N = ns[k];
+		long rss0 = proc_rss_kb(spid);
+		struct smt_ctx **c = calloc((size_t)N + 1, sizeof(*c));
+		struct smt_options o = { .transport = SMT_TRANSPORT_RING };
+		for (long i = 0; i < N + 1; i++) {
+			c[i] = smt_connect(&o);
+			if (!c[i] || smt_transport(c[i]) != SMT_TRANSPORT_RING)
+				die("connect");
+			struct smt_window *w = smt_window_create(c[i], "idle", "smt-perf", 64, 64);
+			if (!w)
+				die("window");
+			smt_set_target(c[i], smt_window_canvas(w));
+			smt_sync(c[i]);
+		}
+		/* c[N] is the extra busy client; it is idle until the busy phase. */
+		usleep(300000);
+		long rss1 = proc_rss_kb(spid);
+		long long cpu0 = proc_cpu_ticks(spid);
+		uint64_t t0 = now_ns();
+		usleep((useconds_t)(idle_secs * 1e6));
+		long long cpu1 = proc_cpu_ticks(spid);
+		double idle_pct = (double)(cpu1 - cpu0) / (double)hz /
+				  ((double)(now_ns() - t0) / 1e9) * 100.0;
+		double p50, p99, mx, bp50, bp99, bmx;
+		ping_stats(c[0], pings, &p50, &p99, &mx);
+		atomic_store(&busy_stop, false);
+		pthread_t th;
+		pthread_create(&th, NULL, busy_thread, c[N]);
+		usleep(100000);
+		ping_stats(c[0], pings, &bp50, &bp99, &bmx);
+		atomic_store(&busy_stop, true);
+		pthread_join(th, NULL);
+		double per = (double)(rss1 - rss0) / (double)(N + 1);
+		printf("%7ld %12.1f %10.1f %9.3f %10.1f %10.1f %10.1f %12.1f %12.1f\n", N, per,
+		       (double)rss1 / 1024.0, idle_pct, p50, p99, mx, bp50, bp99);
+		fflush(stdout);
+		if (f)
+			fprintf(f, "%ld,%ld,%ld,%.1f,%.4f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f\n", N, rss0, rss1,
+				per, idle_pct, p50, p99, mx, bp50, bp99, bmx);
+		for (long i = 0; i < N + 1; i++)
+			smt_disconnect(c[i]);
+		free(c);
+		usleep(500000);
+	}
+	if (f)
+		fclose(f);
+	return 0;
+}
+
+/* ---- main ----------------------------------------------------------------------- */
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: smt-perf [-t ring,socket,local] [-s SECS] [-w WARMUP] [-r ROUNDS] [-c case,...]\n"
+		"                [--area BYTES] [--csv FILE] [--quick] [--list]\n"
+		"       smt-perf --images [-n 100,1000,...] [--iters K] [--server-pid PID] [--csv F]\n"
+		"       smt-perf --clients 1,10,100,300 --server-pid PID [--pings K] [--csv F]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *tname = "ring", *list = NULL, *csv = NULL, *nlist = NULL, *clist = NULL;
+	double secs = 0.8, warm = 0.2, idle = 3.0;
+	long iters = 100000;
+	int spid = 0, pings = 1000, rounds = 3;
+	bool images_mode = false;
+	enum { O_CSV = 256, O_QUICK, O_LIST, O_IMAGES, O_ITERS, O_SPID, O_CLIENTS, O_PINGS, O_IDLE };
+	static const struct option lo[] = {
+		{ "transport", required_argument, NULL, 't' },
+		{ "seconds", required_argument, NULL, 's' },
+		{ "warmup", required_argument, NULL, 'w' },
+		{ "cases", required_argument, NULL, 'c' },
+		{ "csv", required_argument, NULL, O_CSV },
+		{ "quick", no_argument, NULL, O_QUICK },
+		{ "list", no_argument, NULL, O_LIST },
+		{ "images", no_argument, NULL, O_IMAGES },
+		{ "iters", required_argument, NULL, O_ITERS },
+		{ "server-pid", required_argument, NULL, O_SPID },
+		{ "clients", required_argument, NULL, O_CLIENTS },
+		{ "pings", required_argument, NULL, O_PINGS },
+		{ "idle-seconds", required_argument, NULL, O_IDLE },
+		{ "sizes", required_argument, NULL, 'n' },
+		{ "rounds", required_argument, NULL, 'r' },
+		{ "area", required_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int opt;
+	while ((opt = getopt_long(argc, argv, "t:s:w:c:n:r:a:h", lo, NULL)) != -1) {
+		switch (opt) {
+		case 't': tname = optarg; break;
+		case 's': secs = atof(optarg); break;
+		case 'w': warm = atof(optarg); break;
+		case 'c': list = optarg; break;
+		case 'n': nlist = optarg; break;
+		case 'r': rounds = atoi(optarg); break;
+		case 'a': opt_area = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case O_CSV: csv = optarg; break;
+		case O_QUICK: secs = 0.3; warm = 0.05; rounds = 3; iters = 20000; pings = 200; idle = 1.0; break;
+		case O_LIST:
+			for (size_t i = 0; i < NCASES; i++)
+				printf("%-11s %-14s %s\n", cases[i].name,
+				       cases[i].x11perf ? cases[i].x11perf : "-", cases[i].desc);
+			return 0;
+		case O_IMAGES: images_mode = true; break;
+		case O_ITERS: iters = atol(optarg); break;
+		case O_SPID: spid = atoi(optarg); break;
+		case O_CLIENTS: clist = optarg; break;
+		case O_PINGS: pings = atoi(optarg); break;
+		case O_IDLE: idle = atof(optarg); break;
+		default: usage();
+		}
+	}
+	if (images_mode && getenv("SMT_PERF_ALLOC_ONLY"))
+		return images_alloc_only(nlist ? nlist : "100,1000,10000,20000,40000,80000", iters);
+	if (images_mode)
+		return images(nlist ? nlist : "100,1000,10000,20000,40000,80000", iters, spid, csv);
+	if (clist) {
+		if (spid <= 0)
+			die("--clients needs --server-pid");
+		return clients(clist, spid, pings, idle, csv);
+	}
+	if (rounds < 1 || rounds > 16)
+		usage();
+	return throughput(tname, secs, warm, rounds, list, csv);
+}

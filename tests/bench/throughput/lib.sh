@@ -1,0 +1,48 @@
+# Shared by tests/bench/*/run: start a private headless smtwc, stop it by pid.
+# Sets SMTWC_PID, WAYLAND_DISPLAY, XDG_RUNTIME_DIR, X_DISPLAY (the session's
+# lazily started Xwayland), BENCH_TMP.
+ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)}
+BUILD=${BUILD:-$ROOT/build}
+PERF=$BUILD/clients/smt-perf
+PLOTPY=/usr/bin/python3
+
+start_smtwc() {
+	BENCH_TMP=$(mktemp -d /tmp/smt-bench.XXXXXX)
+	export XDG_RUNTIME_DIR=$BENCH_TMP
+	chmod 700 "$BENCH_TMP"
+	unset WAYLAND_DISPLAY DISPLAY
+	ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+	WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_HEADLESS_OUTPUTS=1 \
+		"$BUILD/compositor/smtwc" --backend headless -c /dev/null \
+		-s "echo \$DISPLAY > $BENCH_TMP/display" \
+		>"$BENCH_TMP/smtwc.log" 2>&1 &
+	SMTWC_PID=$!
+	for _ in $(seq 100); do
+		if grep -q '^WAYLAND_DISPLAY=' "$BENCH_TMP/smtwc.log" 2>/dev/null && \
+		   [ -s "$BENCH_TMP/display" ]; then
+			break
+		fi
+		sleep 0.1
+	done
+	WAYLAND_DISPLAY=$(grep -m1 '^WAYLAND_DISPLAY=' "$BENCH_TMP/smtwc.log" | cut -d= -f2)
+	export WAYLAND_DISPLAY
+	X_DISPLAY=$(cat "$BENCH_TMP/display" 2>/dev/null)
+	if [ -z "$WAYLAND_DISPLAY" ]; then
+		echo "smtwc did not start:" >&2
+		cat "$BENCH_TMP/smtwc.log" >&2
+		stop_smtwc
+		exit 1
+	fi
+	trap stop_smtwc EXIT
+}
+
+stop_smtwc() {
+	if [ -n "${SMTWC_PID:-}" ] && kill -0 "$SMTWC_PID" 2>/dev/null; then
+		kill "$SMTWC_PID" 2>/dev/null
+		for _ in $(seq 50); do kill -0 "$SMTWC_PID" 2>/dev/null || break; sleep 0.1; done
+		kill -9 "$SMTWC_PID" 2>/dev/null || true
+	fi
+	SMTWC_PID=
+	[ -n "${BENCH_TMP:-}" ] && rm -rf "$BENCH_TMP"
+	BENCH_TMP=
+}
