@@ -20,6 +20,8 @@ run_suite() {
 
 failed=0
 run_suite build
+# Every libFuzzer target for a bounded time (clang's -fsanitize=fuzzer).
+CLANG=clang tests/fuzz/fuzz.sh "${SMT_FUZZ_SECONDS:-60}" || failed=1
 # Sanitizers: any error aborts the process, so a test cannot pass over one.
 export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1:halt_on_error=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"

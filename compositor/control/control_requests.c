@@ -2,15 +2,22 @@
  * What the control socket answers: per-client ring statistics (like
  * xrestop), compositor totals, and the scheduler settings, which `set`
  * changes live through the same parser as the config file.
+ *
+ * Test facility, headless backend only: `output add` creates a 1280x720
+ * headless output (answers its name), `output remove NAME` destroys one,
+ * as a monitor being plugged and unplugged (tests/integration/test_faults.py).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <wlr/backend/headless.h>
+#include <wlr/backend/multi.h>
 #include <wlr/types/wlr_xdg_shell.h>
 #include "control/control_requests.h"
 #include "desktop/view.h"
+#include "output/output.h"
 #include "server.h"
 #include "transport/canvas.h"
 #include "transport/pool.h"
@@ -132,6 +139,56 @@ static void answer_set(struct smtwc_server *server, const char *key, const char 
 	free(errors);
 }
 
+static void find_headless(struct wlr_backend *backend, void *data) {
+	if (wlr_backend_is_headless(backend)) {
+		*(struct wlr_backend **)data = backend;
+	}
+}
+
+/* "output add" / "output remove NAME" (headless outputs only). */
+static void answer_output(struct smtwc_server *server, const char *action, const char *name,
+		struct json_writer *w) {
+	if (strcmp(action, "add") == 0 && name == NULL) {
+		struct wlr_backend *headless = NULL;
+		if (wlr_backend_is_multi(server->backend)) {
+			wlr_multi_for_each_backend(server->backend, find_headless, &headless);
+		} else {
+			find_headless(server->backend, &headless);
+		}
+		struct wlr_output *out = headless != NULL ?
+			wlr_headless_add_output(headless, 1280, 720) : NULL;
+		if (out == NULL) {
+			answer_error(w, "output add needs the headless backend");
+			return;
+		}
+		json_begin_object(w);
+		json_bool(w, "ok", true);
+		json_string(w, "output", out->name);
+		json_end_object(w);
+		return;
+	}
+	if (strcmp(action, "remove") == 0 && name != NULL) {
+		struct smtwc_output *output;
+		wl_list_for_each(output, &server->outputs, link) {
+			if (strcmp(output->wlr_output->name, name) != 0) {
+				continue;
+			}
+			if (!wlr_output_is_headless(output->wlr_output)) {
+				answer_error(w, "only headless outputs can be removed");
+				return;
+			}
+			wlr_output_destroy(output->wlr_output);
+			json_begin_object(w);
+			json_bool(w, "ok", true);
+			json_end_object(w);
+			return;
+		}
+		answer_error(w, "no such output");
+		return;
+	}
+	answer_error(w, "usage: output add | output remove NAME");
+}
+
 void control_answer(struct smtwc_server *server, char *line, struct json_writer *w) {
 	char *save = NULL;
 	char *verb = strtok_r(line, " \t\r", &save);
@@ -155,6 +212,8 @@ void control_answer(struct smtwc_server *server, char *line, struct json_writer 
 		json_end_object(w);
 	} else if (strcmp(verb, "set") == 0 && arg1 != NULL && arg2 != NULL) {
 		answer_set(server, arg1, arg2, w);
+	} else if (strcmp(verb, "output") == 0 && arg1 != NULL) {
+		answer_output(server, arg1, arg2, w);
 	} else if (strcmp(verb, "set") == 0) {
 		answer_error(w, "usage: set KEY VALUE (keys as in the [scheduler] section)");
 	} else {

@@ -3,8 +3,18 @@
 compositor: each misbehaving client (tests/tools/smt-hostile) gets the
 documented protocol error naming what it did (or is refused), the compositor
 keeps serving a well-behaved client that keeps drawing, and its file
-descriptors and mappings return to where they were."""
+descriptors, mappings and RSS return to where they were.
+
+Besides the named cases: every opcode with out-of-range ids, rectangles,
+counts (incl. 32-bit wrap-around of count * element size), strides and pool
+offsets (smt-hostile --list-ops, each checks the status page names the
+expected error, opcode and offset); a client that floods requests without
+ever reading its socket while another keeps drawing; and drawing into
+another client's canvas (two processes: ids are per ring), checked on
+screen."""
 import os
+import re
+import subprocess
 import sys
 import time
 
@@ -36,6 +46,21 @@ CASES = {
     "pixmap-flood": "limit",
     "race": None,
     "wakeup-storm": None,
+    # the client writes its whole header page (all but head) between batches:
+    # the server's tail lives in its own memory and is unaffected
+    "header-scribble": "after scribbling",
+    "head-backwards": "bad_head",
+    # in range but far outside the target: clipped by the server, no error
+    "giant-geometry": "clipped and executed",
+    "head-huge": "bad_head",
+    # pools: sealed against shrinking, never shrunk, drained before destroy
+    "pool-unsealed": "memfd is not sealed against shrinking",
+    "pool-short": "memfd is smaller than the declared size",
+    "pool-shrink": "would shrink it",
+    "pool-grow-lie": "memfd is smaller than the declared size",
+    "pool-destroy-pending": "bad_pool: unknown pool id (opcode PUT_IMAGE_POOL",
+    # 10000 small pixmaps are fine; 10000 64x64 ones hit the per-client limit
+    "pixmaps-10k": "limit: pixmap count or memory limit (opcode CREATE_PIXMAP",
 }
 
 
@@ -45,10 +70,49 @@ def hostile_tool(h):
 
 
 def resources(pid):
+    """(fds, mappings). Under ASan the allocator maps regions of its own as
+    it grows, so only fds count there (LeakSanitizer checks memory at exit),
+    and the client-memory mappings (memfds) are counted instead."""
     fds = len(os.listdir(f"/proc/{pid}/fd"))
     with open(f"/proc/{pid}/maps") as f:
-        maps = sum(1 for _ in f)
-    return fds, maps
+        lines = f.readlines()
+    if any("libasan" in l for l in lines):
+        return fds, sum(1 for l in lines if "/memfd:" in l)
+    return fds, len(lines)
+
+
+def rss_kb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        return int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
+
+
+def foreign_canvas(h):
+    """Two processes: smt-demo owns canvas N (on screen); a hostile client
+    names N as its target, or creates its own pixmap N and presents it. Both
+    die with bad_drawable and the demo's pixels do not change."""
+    demo = os.environ.get("SMT_DEMO") or os.path.join(
+        os.path.dirname(os.path.dirname(h.smtwc)), "clients", "smt-demo")
+    with Session(h, "foreign") as s:
+        excl = s.cursor_exclusion()
+        p = s.spawn([demo, "--static"])
+        s.wait_until(lambda: "DEMO_READY" in open(p.log_path).read(), what="DEMO_READY")
+        canvas = int(re.search(r"canvas=(\d+)", open(p.log_path).read()).group(1))
+        img0, win = s.wait_screenshot(lambda img: img.bbox_not(BACKGROUND, exclude=excl),
+                                      what="the demo's window")
+        time.sleep(0.3)
+        img0 = s.screenshot()
+        for case in ("foreign-target", "foreign-present"):
+            res = s.run([hostile_tool(h), case, str(canvas)], timeout=20, check_rc=False)
+            out = res.stdout + res.stderr
+            check(res.returncode == 0 and "bad_drawable" in out,
+                  f"{case} {canvas}: exit {res.returncode}\n{out[-1500:]}")
+            log(f"{case} {canvas}: ok")
+        time.sleep(0.3)
+        img1 = s.screenshot()
+        d = img1.diff_count(img0, win)
+        check(d == 0, lambda: f"the demo's window changed in {d} pixels "
+                              f"({s.save(img1, 'foreign-after')})")
+        check(p.alive(), "the demo died")
 
 
 def test(h):
@@ -60,7 +124,8 @@ def test(h):
             lambda img: img.bbox_not(BACKGROUND, exclude=excl), what="simple-shm's window")
         time.sleep(0.3)
         base = resources(pid)
-        log(f"baseline: {base[0]} fds, {base[1]} mappings")
+        rss0 = rss_kb(pid)
+        log(f"baseline: {base[0]} fds, {base[1]} mappings, RSS {rss0} KiB")
 
         for case, expected in CASES.items():
             res = s.run([hostile_tool(h), case], timeout=60, check_rc=False)
@@ -71,6 +136,43 @@ def test(h):
                                        f"{out[-1500:]}")
             check(s.compositor.alive(), f"the compositor died in case {case}")
             log(f"{case}: ok")
+
+        # The server maps client memory read-only: while a ring client runs,
+        # none of the compositor's mappings of its memfd is writable.
+        probe = s.spawn([hostile_tool(h), "echo-probe", "2"], name="echo")
+        time.sleep(1.0)
+        with open(f"/proc/{pid}/maps") as f:
+            ring_maps = [l.split() for l in f if "memfd:smt-hostile" in l]
+        check(ring_maps, "no mapping of the client's ring in the compositor")
+        check(all("w" not in m[1] for m in ring_maps),
+              f"the compositor maps client memory writable: {ring_maps}")
+        check(probe.wait(20) == 0, f"echo-probe: {probe.log_tail()}")
+        log(f"client memory mapped {sorted(set(m[1] for m in ring_maps))} by the compositor; "
+            f"{open(probe.log_path).read().strip().splitlines()[-1]}")
+
+        # Every opcode with out-of-range values, one process per case.
+        ops = subprocess.run([hostile_tool(h), "--list-ops"], capture_output=True, text=True,
+                             check=True).stdout.split()
+        check(len(ops) >= 60, f"only {len(ops)} op cases")
+        for case in ops:
+            res = s.run([hostile_tool(h), case], timeout=20, check_rc=False)
+            out = res.stdout + res.stderr
+            check(res.returncode == 0 and "(opcode " in out,
+                  f"case {case}: exit {res.returncode}\n{out[-1500:]}")
+        log(f"{len(ops)} per-opcode cases: ok")
+
+        # A client that never reads its socket while flooding requests that
+        # make events: the compositor must not block on it (it may drop it);
+        # the well-behaved client keeps drawing meanwhile.
+        flood = s.spawn([hostile_tool(h), "no-read", "4"], name="no-read")
+        time.sleep(1.0)
+        shot = s.screenshot()
+        s.wait_screenshot(lambda img: img.diff_count(shot, win) > 1000 or None,
+                          what="simple-shm to keep animating during the no-read flood")
+        check(s.run(["wayland-info"], timeout=10).returncode == 0,
+              "no new client during the no-read flood")
+        check(flood.wait(20) == 0, f"no-read: {flood.log_tail()}")
+        log(f"no-read: {open(flood.log_path).read().strip().splitlines()[-1]}")
 
         # SIGKILL halfway through writing a command, with a pixmap and a pool.
         res = s.run([hostile_tool(h), "kill-mid-command"], timeout=20, check_rc=False)
@@ -85,7 +187,39 @@ def test(h):
             time.sleep(0.1)
         now = resources(pid)
         check(now == base, f"fds/mappings {now} did not return to the baseline {base}")
+        # RSS: glibc keeps freed heap (10000 64x64 pixmaps of pixmaps-10k
+        # leave ~60 MiB resident until the heap top is trimmed), so the test
+        # is for a trend: running the memory-heavy cases again must not grow
+        # RSS, and it stays bounded.
+        heavy = ("pixmaps-10k", "pixmap-flood", "pool-destroy-pending", "race",
+                 "pixmaps-10k", "kill-mid-command")
+        rss_runs = [rss_kb(pid)]
+        for _ in range(3):
+            for case in heavy:
+                s.run([hostile_tool(h), case], timeout=60, check_rc=False)
+            time.sleep(0.3)
+            rss_runs.append(rss_kb(pid))
+        log(f"RSS {rss0} KiB at the baseline, then after all cases and three runs of the "
+            f"heavy ones: {rss_runs} KiB")
+        rss2 = rss_runs[-1]
+        with open(f"/proc/{pid}/maps") as f:
+            asan = "libasan" in f.read()
+        if asan:
+            # ASan's quarantine holds freed memory (256 MiB by default):
+            # RSS says nothing there; LeakSanitizer checks leaks at exit.
+            log("ASan build: RSS checks skipped (LeakSanitizer checks at exit)")
+            rss_runs, rss2, rss0 = [0] * 4, 0, 0
+        check(rss_runs[3] <= rss_runs[2] + 4 * 1024 and rss_runs[2] <= rss_runs[1] + 4 * 1024,
+              f"RSS keeps growing over identical runs: {rss_runs} KiB")
+        check(rss2 < rss0 + 96 * 1024, f"RSS {rss2} KiB vs baseline {rss0} KiB")
+        deadline = time.monotonic() + harness.scaled(5)
+        while resources(pid) != base and time.monotonic() < deadline:
+            time.sleep(0.1)
+        now = resources(pid)
+        check(now == base, f"fds/mappings {now} did not return to the baseline {base} "
+                           "after the second run")
         check(s.run(["wayland-info"]).returncode == 0, "a new client cannot connect")
+    foreign_canvas(h)
 
 
 harness.main(test)

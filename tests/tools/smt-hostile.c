@@ -3,7 +3,14 @@
  * the tests that prove the compositor survives it. It speaks the protocol
  * directly (not through libsmt, which would refuse to misbehave).
  *
- *   smt-hostile CASE
+ *   smt-hostile CASE [ARG]
+ *   smt-hostile --list-ops         the table-driven per-opcode cases (op:NAME)
+ *
+ * Long-running cases for fault and load tests: no-read SECONDS (floods
+ * wl_display.sync without ever reading its socket), ring-full SECONDS (keeps
+ * its ring full of million-pixel fills and waits on a tail that never
+ * comes), echo-probe SECONDS [INTERVAL_MS] (FENCE round-trip latency through
+ * the ring, "ECHO n= p50= p99= max=" in ms, and every sample with -v).
  *
  * Exit status: 0 when the compositor answered as the rule requires (the
  * expected protocol error, a refused mapping, or simply staying alive), 1
@@ -22,10 +29,19 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <time.h>
+#include <stddef.h>
 #include <unistd.h>
 #include <wayland-client.h>
 #include "smt-ring-v1-client-protocol.h"
 #include "smt-ring.h"
+
+/* A hostile client never tears anything down (and dies by SIGKILL or a
+ * protocol error on purpose): in sanitizer builds, no leak report for it. */
+int __lsan_is_turned_off(void);
+int __lsan_is_turned_off(void) {
+	return 1;
+}
 
 struct hostile {
 	struct wl_display *display;
@@ -39,8 +55,10 @@ struct hostile {
 	struct smt_ring_header *hdr;
 	uint8_t *area;
 	uint64_t head;
-	int server_efd;
+	int server_efd, client_efd;
 	const struct smt_ring_status *status; /* read-only, server-written */
+	const struct smt_global_status *global;
+	struct smt_pool_v1 *pool;
 };
 
 static void registry_global(void *data, struct wl_registry *registry, uint32_t name,
@@ -105,11 +123,17 @@ static void create_good_ring(struct hostile *h, uint32_t area_size) {
 	h->hdr->header_size = SMT_RING_HEADER_SIZE;
 	h->area = h->mem + SMT_RING_HEADER_SIZE;
 	h->server_efd = eventfd(0, EFD_CLOEXEC);
-	create_ring_with(h, fd, area_size, dup(h->server_efd), eventfd(0, EFD_CLOEXEC));
+	h->client_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	create_ring_with(h, fd, area_size, dup(h->server_efd), dup(h->client_efd));
+	close(fd);
 	wl_display_roundtrip(h->display);
 	if (h->status_fd >= 0) {
 		void *page = mmap(NULL, SMT_STATUS_MAP_SIZE, PROT_READ, MAP_SHARED, h->status_fd, 0);
 		h->status = page == MAP_FAILED ? NULL : page;
+	}
+	if (h->global_fd >= 0) {
+		void *page = mmap(NULL, SMT_STATUS_MAP_SIZE, PROT_READ, MAP_SHARED, h->global_fd, 0);
+		h->global = page == MAP_FAILED ? NULL : page;
 	}
 }
 
@@ -169,6 +193,13 @@ static bool status_page_read_only(struct hostile *h) {
 		return false;
 	}
 	printf("status pages refuse writable mappings (%s)\n", strerror(errno));
+	/* Nor can the read-only mapping be upgraded. */
+	if (h->status != NULL && mprotect((void *)h->status, SMT_STATUS_MAP_SIZE,
+			PROT_READ | PROT_WRITE) == 0) {
+		fprintf(stderr, "smt-hostile: mprotect made the status page writable\n");
+		return false;
+	}
+	printf("mprotect(PROT_WRITE) on the status page refused (%s)\n", strerror(errno));
 	return true;
 }
 
@@ -204,6 +235,713 @@ static void *racer(void *data) {
 		words[8] = (i & 4) ? 10 : 0xffffffffu;  /* rect.width */
 	}
 	return NULL;
+}
+
+/* ---- helpers for the newer cases ------------------------------------- */
+
+static double now_ms(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Publishes head and wakes the server if it sleeps (the real protocol). */
+static void kick(struct hostile *h) {
+	if (smt_ring_client_publish(h->hdr, h->global, h->head)) {
+		uint64_t one = 1;
+		if (write(h->server_efd, &one, sizeof(one)) < 0) {
+			perror("smt-hostile: eventfd");
+		}
+	}
+}
+
+static bool ring_dead(const struct hostile *h) {
+	return h->status != NULL &&
+		(atomic_load_explicit(&h->status->flags, memory_order_acquire) & SMT_SERVER_DEAD);
+}
+
+/* Waits for tail >= pos through the WAITING protocol (eventfd), also
+ * reading the Wayland socket. false if the ring died or time ran out. */
+static bool wait_tail_efd(struct hostile *h, uint64_t pos, int timeout_ms) {
+	double end = now_ms() + timeout_ms;
+	while (atomic_load_explicit(&h->status->tail, memory_order_acquire) < pos) {
+		if (ring_dead(h) || now_ms() > end) {
+			return false;
+		}
+		if (smt_ring_client_begin_wait(h->hdr, h->status, pos)) {
+			struct pollfd pfd[2] = {
+				{ h->client_efd, POLLIN, 0 },
+				{ wl_display_get_fd(h->display), POLLIN, 0 },
+			};
+			wl_display_flush(h->display);
+			if (poll(pfd, 2, 50) > 0) {
+				uint64_t v;
+				if (pfd[0].revents & POLLIN) {
+					(void)!read(h->client_efd, &v, sizeof(v));
+				}
+				if (pfd[1].revents & POLLIN) {
+					if (wl_display_dispatch(h->display) < 0) {
+						smt_ring_client_end_wait(h->hdr);
+						return false;
+					}
+				}
+			}
+			smt_ring_client_end_wait(h->hdr);
+		}
+	}
+	return true;
+}
+
+/* Appends one command, PADding to the end of the area when it would wrap
+ * and waiting for space when the ring is full. */
+static bool emit(struct hostile *h, const void *bytes, uint32_t len) {
+	uint32_t pad = smt_ring_pad_needed(h->head, h->area_size, len);
+	uint64_t need = h->head + pad + len;
+	if (need - atomic_load_explicit(&h->status->tail, memory_order_acquire) > h->area_size) {
+		kick(h);
+		if (!wait_tail_efd(h, need - h->area_size, 10000)) {
+			return false;
+		}
+	}
+	if (pad) {
+		struct smt_cmd_header p = { SMT_OP_PAD, 0, pad };
+		memcpy(h->area + (h->head & (h->area_size - 1)), &p, sizeof(p));
+		h->head += pad;
+	}
+	memcpy(h->area + (h->head & (h->area_size - 1)), bytes, len);
+	h->head += len;
+	return true;
+}
+
+static void emit_create(struct hostile *h, uint32_t id, uint32_t w, uint32_t hh, uint32_t f) {
+	struct smt_cmd_create_pixmap c = { { SMT_OP_CREATE_PIXMAP, 0, sizeof(c) }, id, w, hh, f };
+	emit(h, &c, sizeof(c));
+}
+
+static void emit_target(struct hostile *h, uint32_t id) {
+	struct smt_cmd_set_target c = { { SMT_OP_SET_TARGET, 0, sizeof(c) }, id, 0 };
+	emit(h, &c, sizeof(c));
+}
+
+static void emit_fence(struct hostile *h, uint64_t serial) {
+	struct smt_cmd_fence c = { { SMT_OP_FENCE, 0, sizeof(c) }, serial };
+	emit(h, &c, sizeof(c));
+}
+
+/* Prints the ring's death certificate; true if it names code (and opcode,
+ * unless opcode < 0). */
+static bool check_death(struct hostile *h, uint32_t code, int opcode) {
+	if (!ring_dead(h)) {
+		fprintf(stderr, "smt-hostile: the ring is not marked DEAD\n");
+		return false;
+	}
+	uint32_t got = atomic_load(&h->status->error_code);
+	uint32_t op = atomic_load(&h->status->error_opcode);
+	printf("status page: DEAD error_code %u opcode %u offset %llu\n", got, op,
+		(unsigned long long)atomic_load(&h->status->error_offset));
+	if (got != code || (opcode >= 0 && op != (uint32_t)opcode)) {
+		fprintf(stderr, "smt-hostile: expected error_code %u opcode %d\n", code, opcode);
+		return false;
+	}
+	return true;
+}
+
+/* ---- every opcode with out-of-range ids, rects, counts, strides, pool
+ * offsets, one command per case (table-driven). The set-up before each:
+ * ring of 64 KiB; pixmap 5 64x64 ARGB (the target), pixmap 6 64x64 A8,
+ * pool 3 of 64 KiB. ---------------------------------------------------- */
+
+#define I(x) ((uint32_t)(int32_t)(x))
+#define IMAX 0x7fffffffu
+#define IMIN 0x80000000u
+#define UMAX 0xffffffffu
+#define BIG (1u << 28) /* SMT_COORD_MAX */
+#define WHITE 0xffffffffu
+
+struct op_case {
+	const char *name;
+	uint16_t opcode, flags;
+	uint32_t error;      /* expected enum smt_error */
+	bool untarget;       /* SET_TARGET 0 before the command */
+	uint32_t size;       /* 0: 8 + payload rounded up to 8 */
+	uint32_t n;          /* payload words */
+	uint32_t w[20];
+};
+
+static const struct op_case op_cases[] = {
+	/* CREATE_PIXMAP: id, width, height, format */
+	{ "create-id-zero", SMT_OP_CREATE_PIXMAP, 0, SMT_ERROR_BAD_DRAWABLE, 0, 0, 4, { 0, 8, 8, 1 } },
+	{ "create-id-beyond-table", SMT_OP_CREATE_PIXMAP, 0, SMT_ERROR_BAD_DRAWABLE, 0, 0, 4,
+	  { 1u << 18, 8, 8, 1 } },
+	{ "create-id-max", SMT_OP_CREATE_PIXMAP, 0, SMT_ERROR_BAD_DRAWABLE, 0, 0, 4, { UMAX, 8, 8, 1 } },
+	{ "create-id-in-use", SMT_OP_CREATE_PIXMAP, 0, SMT_ERROR_ID_IN_USE, 0, 0, 4, { 5, 8, 8, 1 } },
+	{ "create-width-zero", SMT_OP_CREATE_PIXMAP, 0, SMT_ERROR_BAD_VALUE, 0, 0, 4, { 7, 0, 8, 1 } },
+	{ "create-too-wide", SMT_OP_CREATE_PIXMAP, 0, SMT_ERROR_LIMIT, 0, 0, 4, { 7, 16385, 1, 1 } },
+	{ "create-size-overflow", SMT_OP_CREATE_PIXMAP, 0, SMT_ERROR_LIMIT, 0, 0, 4,
+	  { 7, UMAX, UMAX, 1 } },
+	{ "create-bad-format", SMT_OP_CREATE_PIXMAP, 0, SMT_ERROR_BAD_FORMAT, 0, 0, 4, { 7, 8, 8, 99 } },
+	{ "create-short", SMT_OP_CREATE_PIXMAP, 0, SMT_ERROR_BAD_LENGTH, 0, 16, 2, { 7, 8 } },
+	{ "create-flags", SMT_OP_CREATE_PIXMAP, 1, SMT_ERROR_BAD_VALUE, 0, 0, 4, { 7, 8, 8, 1 } },
+	/* FREE_PIXMAP: id, reserved */
+	{ "free-unknown", SMT_OP_FREE_PIXMAP, 0, SMT_ERROR_BAD_DRAWABLE, 0, 0, 2, { 77, 0 } },
+	{ "free-id-max", SMT_OP_FREE_PIXMAP, 0, SMT_ERROR_BAD_DRAWABLE, 0, 0, 2, { UMAX, 0 } },
+	{ "free-reserved", SMT_OP_FREE_PIXMAP, 0, SMT_ERROR_BAD_VALUE, 0, 0, 2, { 5, 1 } },
+	/* SET_TARGET */
+	{ "target-unknown", SMT_OP_SET_TARGET, 0, SMT_ERROR_BAD_DRAWABLE, 0, 0, 2, { 77, 0 } },
+	{ "target-id-huge", SMT_OP_SET_TARGET, 0, SMT_ERROR_BAD_DRAWABLE, 0, 0, 2, { IMIN, 0 } },
+	{ "target-reserved", SMT_OP_SET_TARGET, 0, SMT_ERROR_BAD_VALUE, 0, 0, 2, { 5, 7 } },
+	/* SET_CLIP: n, reserved, rect[n] */
+	{ "clip-count-overflow", SMT_OP_SET_CLIP, 0, SMT_ERROR_BAD_LENGTH, 0, 0, 6,
+	  { 0x10000001u, 0, 0, 0, 8, 8 } },   /* n * 16 wraps to 16 in 32 bits */
+	{ "clip-rect-overflow", SMT_OP_SET_CLIP, 0, SMT_ERROR_BAD_GEOMETRY, 0, 0, 6,
+	  { 1, 0, IMAX, 0, UMAX, 1 } },
+	{ "clip-no-target", SMT_OP_SET_CLIP, 0, SMT_ERROR_NO_TARGET, true, 0, 6,
+	  { 1, 0, 0, 0, 8, 8 } },
+	/* FILL_RECTS: op, colour, n, reserved, rect[n] */
+	{ "fill-count-wrap", SMT_OP_FILL_RECTS, 0, SMT_ERROR_BAD_LENGTH, 0, 0, 8,
+	  { SMT_PAINT_SRC, WHITE, 0x10000001u, 0, 0, 0, 8, 8 } },
+	{ "fill-count-short", SMT_OP_FILL_RECTS, 0, SMT_ERROR_BAD_LENGTH, 0, 0, 8,
+	  { SMT_PAINT_SRC, WHITE, 2, 0, 0, 0, 8, 8 } },
+	{ "fill-rect-overflow", SMT_OP_FILL_RECTS, 0, SMT_ERROR_BAD_GEOMETRY, 0, 0, 8,
+	  { SMT_PAINT_SRC, WHITE, 1, 0, IMAX - 1, 0, UMAX, 10 } },
+	{ "fill-rect-negative", SMT_OP_FILL_RECTS, 0, SMT_ERROR_BAD_GEOMETRY, 0, 0, 8,
+	  { SMT_PAINT_SRC, WHITE, 1, 0, IMIN, IMIN, UMAX, UMAX } },
+	{ "fill-rect-beyond-coord-max", SMT_OP_FILL_RECTS, 0, SMT_ERROR_BAD_GEOMETRY, 0, 0, 8,
+	  { SMT_PAINT_SRC, WHITE, 1, 0, 0, 0, BIG + 1, 1 } },
+	{ "fill-bad-op", SMT_OP_FILL_RECTS, 0, SMT_ERROR_BAD_VALUE, 0, 0, 8,
+	  { 999, WHITE, 1, 0, 0, 0, 8, 8 } },
+	{ "fill-not-premultiplied", SMT_OP_FILL_RECTS, 0, SMT_ERROR_BAD_VALUE, 0, 0, 8,
+	  { SMT_PAINT_SRC, 0x10ffffffu, 1, 0, 0, 0, 8, 8 } },
+	{ "fill-no-target", SMT_OP_FILL_RECTS, 0, SMT_ERROR_NO_TARGET, true, 0, 8,
+	  { SMT_PAINT_SRC, WHITE, 1, 0, 0, 0, 8, 8 } },
+	/* POINTS: op, colour, n, reserved, point[n] */
+	{ "points-count-wrap", SMT_OP_POINTS, 0, SMT_ERROR_BAD_LENGTH, 0, 0, 6,
+	  { SMT_PAINT_SRC, WHITE, 0x20000001u, 0, 1, 1 } },   /* n * 8 wraps to 8 */
+	{ "points-geometry", SMT_OP_POINTS, 0, SMT_ERROR_BAD_GEOMETRY, 0, 0, 6,
+	  { SMT_PAINT_SRC, WHITE, 1, 0, IMAX, IMIN } },
+	{ "points-no-target", SMT_OP_POINTS, 0, SMT_ERROR_NO_TARGET, true, 0, 6,
+	  { SMT_PAINT_SRC, WHITE, 1, 0, 1, 1 } },
+	/* SEGMENTS: op, colour, line_width, n, segment[n] */
+	{ "segments-count-wrap", SMT_OP_SEGMENTS, 0, SMT_ERROR_BAD_LENGTH, 0, 0, 8,
+	  { SMT_PAINT_SRC, WHITE, 1, 0x10000001u, 0, 0, 9, 9 } },
+	{ "segments-too-wide", SMT_OP_SEGMENTS, 0, SMT_ERROR_BAD_VALUE, 0, 0, 8,
+	  { SMT_PAINT_SRC, WHITE, 100000, 1, 0, 0, 9, 9 } },
+	{ "segments-geometry", SMT_OP_SEGMENTS, 0, SMT_ERROR_BAD_GEOMETRY, 0, 0, 8,
+	  { SMT_PAINT_SRC, WHITE, 30, 1, 0, 0, IMIN, IMAX } },
+	/* PUT_IMAGE: x, y, width, height, format, stride, pixels */
+	{ "put-stride-short", SMT_OP_PUT_IMAGE, 0, SMT_ERROR_BAD_STRIDE, 0, 0, 14,
+	  { 0, 0, 8, 2, SMT_FORMAT_ARGB8888, 4 } },
+	{ "put-stride-unaligned", SMT_OP_PUT_IMAGE, 0, SMT_ERROR_BAD_STRIDE, 0, 0, 14,
+	  { 0, 0, 1, 1, SMT_FORMAT_ARGB8888, 6 } },
+	{ "put-stride-height-wrap", SMT_OP_PUT_IMAGE, 0, SMT_ERROR_BAD_LENGTH, 0, 0, 8,
+	  { 0, 0, 1, 0x40000001u, SMT_FORMAT_ARGB8888, 4 } },  /* 4 * h wraps to 4 */
+	{ "put-bad-format", SMT_OP_PUT_IMAGE, 0, SMT_ERROR_BAD_FORMAT, 0, 0, 8,
+	  { 0, 0, 1, 1, 99, 4 } },
+	{ "put-geometry", SMT_OP_PUT_IMAGE, 0, SMT_ERROR_BAD_GEOMETRY, 0, 0, 8,
+	  { IMAX, 0, 1, 1, SMT_FORMAT_ARGB8888, 4 } },
+	{ "put-no-target", SMT_OP_PUT_IMAGE, 0, SMT_ERROR_NO_TARGET, true, 0, 8,
+	  { 0, 0, 1, 1, SMT_FORMAT_ARGB8888, 4 } },
+	/* PUT_IMAGE_POOL: pool, format, offset lo/hi, stride, w, h, x, y, reserved */
+	{ "pool-unknown", SMT_OP_PUT_IMAGE_POOL, 0, SMT_ERROR_BAD_POOL, 0, 0, 10,
+	  { 9, SMT_FORMAT_ARGB8888, 0, 0, 256, 64, 64, 0, 0, 0 } },
+	{ "pool-id-max", SMT_OP_PUT_IMAGE_POOL, 0, SMT_ERROR_BAD_POOL, 0, 0, 10,
+	  { UMAX, SMT_FORMAT_ARGB8888, 0, 0, 256, 64, 64, 0, 0, 0 } },
+	{ "pool-offset-overflow", SMT_OP_PUT_IMAGE_POOL, 0, SMT_ERROR_OUT_OF_BOUNDS, 0, 0, 10,
+	  { 3, SMT_FORMAT_ARGB8888, 0xffffffc0u, UMAX, 256, 64, 64, 0, 0, 0 } },
+	{ "pool-offset-unaligned", SMT_OP_PUT_IMAGE_POOL, 0, SMT_ERROR_OUT_OF_BOUNDS, 0, 0, 10,
+	  { 3, SMT_FORMAT_ARGB8888, 2, 0, 256, 8, 8, 0, 0, 0 } },
+	{ "pool-range-past-end", SMT_OP_PUT_IMAGE_POOL, 0, SMT_ERROR_OUT_OF_BOUNDS, 0, 0, 10,
+	  { 3, SMT_FORMAT_ARGB8888, 65536 - 256, 0, 256, 64, 2, 0, 0, 0 } },
+	{ "pool-stride-height-overflow", SMT_OP_PUT_IMAGE_POOL, 0, SMT_ERROR_OUT_OF_BOUNDS, 0, 0, 10,
+	  { 3, SMT_FORMAT_ARGB8888, 0, 0, 0x80000000u, 1, 3, 0, 0, 0 } },
+	{ "pool-stride-short", SMT_OP_PUT_IMAGE_POOL, 0, SMT_ERROR_BAD_STRIDE, 0, 0, 10,
+	  { 3, SMT_FORMAT_ARGB8888, 0, 0, 4, 64, 1, 0, 0, 0 } },
+	{ "pool-bad-format", SMT_OP_PUT_IMAGE_POOL, 0, SMT_ERROR_BAD_FORMAT, 0, 0, 10,
+	  { 3, 0, 0, 0, 256, 64, 1, 0, 0, 0 } },
+	{ "pool-geometry", SMT_OP_PUT_IMAGE_POOL, 0, SMT_ERROR_BAD_GEOMETRY, 0, 0, 10,
+	  { 3, SMT_FORMAT_ARGB8888, 0, 0, 256, 64, 1, IMIN, 0, 0 } },
+	/* COPY_AREA: src, sx, sy, w, h, dx, dy, reserved */
+	{ "copy-src-unknown", SMT_OP_COPY_AREA, 0, SMT_ERROR_BAD_DRAWABLE, 0, 0, 8,
+	  { 77, 0, 0, 8, 8, 0, 0, 0 } },
+	{ "copy-src-huge", SMT_OP_COPY_AREA, 0, SMT_ERROR_BAD_DRAWABLE, 0, 0, 8,
+	  { UMAX, 0, 0, 8, 8, 0, 0, 0 } },
+	{ "copy-size-overflow", SMT_OP_COPY_AREA, 0, SMT_ERROR_BAD_GEOMETRY, 0, 0, 8,
+	  { 5, 0, 0, UMAX, UMAX, 0, 0, 0 } },
+	{ "copy-src-geometry", SMT_OP_COPY_AREA, 0, SMT_ERROR_BAD_GEOMETRY, 0, 0, 8,
+	  { 5, IMIN, 0, 8, 8, 0, 0, 0 } },
+	{ "copy-dst-geometry", SMT_OP_COPY_AREA, 0, SMT_ERROR_BAD_GEOMETRY, 0, 0, 8,
+	  { 5, 0, 0, 8, 8, IMAX, IMAX, 0 } },
+	{ "copy-reserved", SMT_OP_COPY_AREA, 0, SMT_ERROR_BAD_VALUE, 0, 0, 8,
+	  { 5, 0, 0, 8, 8, 0, 0, 1 } },
+	{ "copy-no-target", SMT_OP_COPY_AREA, 0, SMT_ERROR_NO_TARGET, true, 0, 8,
+	  { 5, 0, 0, 8, 8, 0, 0, 0 } },
+	/* COMPOSITE: op, src, mask, sx, sy, mx, my, dx, dy, w, h, reserved */
+	{ "composite-src-unknown", SMT_OP_COMPOSITE, 0, SMT_ERROR_BAD_DRAWABLE, 0, 0, 12,
+	  { SMT_PAINT_OVER, 77, 0, 0, 0, 0, 0, 0, 0, 8, 8, 0 } },
+	{ "composite-mask-unknown", SMT_OP_COMPOSITE, 0, SMT_ERROR_BAD_DRAWABLE, 0, 0, 12,
+	  { SMT_PAINT_OVER, 5, 78, 0, 0, 0, 0, 0, 0, 8, 8, 0 } },
+	{ "composite-mask-not-a8", SMT_OP_COMPOSITE, 0, SMT_ERROR_BAD_FORMAT, 0, 0, 12,
+	  { SMT_PAINT_OVER, 6, 5, 0, 0, 0, 0, 0, 0, 8, 8, 0 } },
+	{ "composite-bad-op", SMT_OP_COMPOSITE, 0, SMT_ERROR_BAD_VALUE, 0, 0, 12,
+	  { 1000, 5, 0, 0, 0, 0, 0, 0, 0, 8, 8, 0 } },
+	{ "composite-size-overflow", SMT_OP_COMPOSITE, 0, SMT_ERROR_BAD_GEOMETRY, 0, 0, 12,
+	  { SMT_PAINT_OVER, 5, 6, 0, 0, 0, 0, 0, 0, UMAX, UMAX, 0 } },
+	{ "composite-mask-geometry", SMT_OP_COMPOSITE, 0, SMT_ERROR_BAD_GEOMETRY, 0, 0, 12,
+	  { SMT_PAINT_OVER, 5, 6, 0, 0, IMIN, IMAX, 0, 0, 8, 8, 0 } },
+	{ "composite-no-target", SMT_OP_COMPOSITE, 0, SMT_ERROR_NO_TARGET, true, 0, 12,
+	  { SMT_PAINT_OVER, 5, 0, 0, 0, 0, 0, 0, 0, 8, 8, 0 } },
+	/* GLYPHS: op, colour, atlas, n, ox, oy, glyph[n] (u16 ax, ay, w, h; i32 dx, dy) */
+	{ "glyphs-atlas-unknown", SMT_OP_GLYPHS, 0, SMT_ERROR_BAD_DRAWABLE, 0, 0, 10,
+	  { SMT_PAINT_OVER, WHITE, 77, 1, 0, 0, 0, 8 | (8u << 16), 0, 0 } },
+	{ "glyphs-atlas-not-a8", SMT_OP_GLYPHS, 0, SMT_ERROR_BAD_FORMAT, 0, 0, 10,
+	  { SMT_PAINT_OVER, WHITE, 5, 1, 0, 0, 0, 8 | (8u << 16), 0, 0 } },
+	{ "glyphs-outside-atlas", SMT_OP_GLYPHS, 0, SMT_ERROR_OUT_OF_BOUNDS, 0, 0, 10,
+	  { SMT_PAINT_OVER, WHITE, 6, 1, 0, 0, 60 | (60u << 16), 10 | (10u << 16), 0, 0 } },
+	{ "glyphs-count-wrap", SMT_OP_GLYPHS, 0, SMT_ERROR_BAD_LENGTH, 0, 0, 10,
+	  { SMT_PAINT_OVER, WHITE, 6, 0x10000001u, 0, 0, 0, 8 | (8u << 16), 0, 0 } },
+	{ "glyphs-origin-overflow", SMT_OP_GLYPHS, 0, SMT_ERROR_BAD_GEOMETRY, 0, 0, 10,
+	  { SMT_PAINT_OVER, WHITE, 6, 1, IMAX, IMAX, 0, 8 | (8u << 16), IMAX, IMAX } },
+	/* PRESENT: canvas, serial, n, reserved, rect[n] */
+	{ "present-pixmap", SMT_OP_PRESENT, 0, SMT_ERROR_BAD_DRAWABLE, 0, 0, 4, { 5, 1, 0, 0 } },
+	{ "present-unknown", SMT_OP_PRESENT, 0, SMT_ERROR_BAD_DRAWABLE, 0, 0, 4, { 77, 1, 0, 0 } },
+	{ "present-count-wrap", SMT_OP_PRESENT, 0, SMT_ERROR_BAD_LENGTH, 0, 0, 8,
+	  { 77, 1, 0x10000001u, 0, 0, 0, 8, 8 } },
+	/* FENCE */
+	{ "fence-short", SMT_OP_FENCE, 0, SMT_ERROR_BAD_LENGTH, 0, 8, 0, { 0 } },
+	{ "fence-flags", SMT_OP_FENCE, 0x8000, SMT_ERROR_BAD_VALUE, 0, 0, 2, { 1, 0 } },
+	/* framing */
+	{ "opcode-count", SMT_OP_COUNT, 0, SMT_ERROR_BAD_OPCODE, 0, 0, 0, { 0 } },
+	{ "opcode-max", 0xffff, 0, SMT_ERROR_BAD_OPCODE, 0, 0, 0, { 0 } },
+	{ "too-large", SMT_OP_FILL_RECTS, 0, SMT_ERROR_TOO_LARGE, 0, 40000, 0, { 0 } },
+};
+
+static int run_op_case(struct hostile *h, const char *name) {
+	const struct op_case *c = NULL;
+	for (size_t i = 0; i < sizeof(op_cases) / sizeof(op_cases[0]); i++) {
+		if (strcmp(op_cases[i].name, name) == 0) {
+			c = &op_cases[i];
+		}
+	}
+	if (c == NULL) {
+		fprintf(stderr, "smt-hostile: unknown op case '%s'\n", name);
+		return 2;
+	}
+	create_good_ring(h, 65536);
+	if (h->status == NULL || h->global == NULL) {
+		return 1;
+	}
+	int pfd = make_memfd(65536, F_SEAL_SHRINK);
+	h->pool = smt_ring_v1_create_pool(h->ring, 3, pfd, 65536);
+	close(pfd);
+	wl_display_roundtrip(h->display);
+	emit_create(h, 5, 64, 64, SMT_FORMAT_ARGB8888);
+	emit_create(h, 6, 64, 64, SMT_FORMAT_A8);
+	emit_target(h, 5);
+	if (c->untarget) {
+		emit_target(h, 0);
+	}
+	emit_fence(h, 1);
+	kick(h);
+	if (!wait_tail_efd(h, h->head, 5000)) {
+		fprintf(stderr, "smt-hostile: the set-up failed\n");
+		return 1;
+	}
+	uint8_t buf[40008] = {0};
+	uint32_t size = c->size ? c->size : (uint32_t)((8 + 4 * c->n + 7) & ~7u);
+	struct smt_cmd_header hdr = { c->opcode, c->flags, size };
+	memcpy(buf, &hdr, sizeof(hdr));
+	memcpy(buf + 8, c->w, 4 * c->n);
+	uint64_t offset = h->head;
+	put(h, buf, size > sizeof(buf) ? sizeof(buf) : size);
+	kick(h);
+	if (!expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_BAD_COMMAND, 3000)) {
+		return 1;
+	}
+	if (!check_death(h, c->error, c->opcode < SMT_OP_COUNT ? c->opcode : -1)) {
+		return 1;
+	}
+	uint64_t off = atomic_load(&h->status->error_offset);
+	if (off != offset) {
+		fprintf(stderr, "smt-hostile: error offset %llu, the command was at %llu\n",
+			(unsigned long long)off, (unsigned long long)offset);
+		return 1;
+	}
+	return 0;
+}
+
+/* The client scribbles over its whole header page (all but head) — where
+ * a naive server might keep its tail, sizes or flags — between batches:
+ * the server's tail, which it keeps privately, is unaffected. */
+static int case_header_scribble(struct hostile *h) {
+	create_good_ring(h, 4096);
+	emit_create(h, 5, 64, 64, SMT_FORMAT_ARGB8888);
+	emit_fence(h, 1);
+	kick(h);
+	if (!wait_tail_efd(h, h->head, 5000)) {
+		return 1;
+	}
+	uint64_t *words = (uint64_t *)h->mem;
+	for (size_t i = 0; i < SMT_RING_HEADER_SIZE / 8; i++) {
+		if (i * 8 != offsetof(struct smt_ring_header, head)) {
+			words[i] = UINT64_MAX - i * 8; /* magic, sizes, flags, wait_tail, ... */
+		}
+	}
+	for (uint64_t serial = 2; serial < 200; serial++) {
+		emit_fence(h, serial);
+		kick(h);
+		if (!wait_tail_efd(h, h->head, 5000)) {
+			fprintf(stderr, "smt-hostile: tail stuck at %llu (head %llu)\n",
+				(unsigned long long)atomic_load(&h->status->tail),
+				(unsigned long long)h->head);
+			return 1;
+		}
+		words[1] = serial * 4096 + 8; /* a "tail" where the header's spare words are */
+	}
+	uint64_t tail = atomic_load(&h->status->tail);
+	uint64_t fence = atomic_load(&h->status->completed_fence);
+	printf("after scribbling: tail %llu head %llu completed_fence %llu\n",
+		(unsigned long long)tail, (unsigned long long)h->head, (unsigned long long)fence);
+	return tail == h->head && fence == 199 && !ring_dead(h) ? 0 : 1;
+}
+
+/* Another client's canvas id (from smt-demo): unknown in this ring. */
+static int case_foreign(struct hostile *h, const char *name, uint32_t id) {
+	create_good_ring(h, 4096);
+	int op;
+	if (strcmp(name, "foreign-target") == 0) {
+		emit_target(h, id);
+		op = SMT_OP_SET_TARGET;
+	} else {
+		/* Our own pixmap with the same id is ours alone: it can be
+		 * created and drawn into, but it is not a canvas. */
+		emit_create(h, id, 64, 64, SMT_FORMAT_ARGB8888);
+		emit_target(h, id);
+		struct { struct smt_cmd_fill_rects f; struct smt_rect r; } fill = {
+			{ { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_SRC, 0xffff0000u, 1, 0 },
+			{ 0, 0, 64, 64 } };
+		emit(h, &fill, sizeof(fill));
+		emit_fence(h, 1);
+		kick(h);
+		if (!wait_tail_efd(h, h->head, 5000)) {
+			fprintf(stderr, "smt-hostile: our own pixmap %u failed\n", id);
+			return 1;
+		}
+		printf("own pixmap %u created and filled\n", id);
+		struct smt_cmd_present p = { { SMT_OP_PRESENT, 0, sizeof(p) }, id, 1, 0, 0 };
+		emit(h, &p, sizeof(p));
+		op = SMT_OP_PRESENT;
+	}
+	kick(h);
+	if (!expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_BAD_COMMAND, 3000)) {
+		return 1;
+	}
+	return check_death(h, SMT_ERROR_BAD_DRAWABLE, op) ? 0 : 1;
+}
+
+static void emit_put_pool(struct hostile *h, uint32_t pool, uint64_t offset) {
+	struct smt_cmd_put_image_pool c = { { SMT_OP_PUT_IMAGE_POOL, 0, sizeof(c) }, pool,
+		SMT_FORMAT_ARGB8888, offset, 256, 64, 64, 0, 0, 0 };
+	emit(h, &c, sizeof(c));
+}
+
+static int case_pool(struct hostile *h, const char *name) {
+	create_good_ring(h, 65536);
+	const struct wl_interface *ring = &smt_ring_v1_interface;
+	if (strcmp(name, "pool-unsealed") == 0 || strcmp(name, "pool-short") == 0) {
+		bool unsealed = name[5] == 'u';
+		int pfd = make_memfd(unsealed ? 65536 : 4096, unsealed ? 0 : F_SEAL_SHRINK);
+		smt_ring_v1_create_pool(h->ring, 3, pfd, 65536);
+		return expect_error(h, ring, SMT_RING_V1_ERROR_BAD_FD, 2000) ? 0 : 1;
+	}
+	int pfd = make_memfd(65536, F_SEAL_SHRINK);
+	h->pool = smt_ring_v1_create_pool(h->ring, 3, pfd, 65536);
+	wl_display_roundtrip(h->display);
+	emit_create(h, 5, 64, 64, SMT_FORMAT_ARGB8888);
+	emit_target(h, 5);
+	if (strcmp(name, "pool-shrink") == 0) {
+		/* The seal makes shrinking the memfd impossible... */
+		if (ftruncate(pfd, 4096) == 0) {
+			fprintf(stderr, "smt-hostile: a sealed pool memfd could be shrunk\n");
+			return 1;
+		}
+		printf("ftruncate(shrink) refused: %s\n", strerror(errno));
+		/* ...so the last row of the pool is still readable. */
+		emit_put_pool(h, 3, 65536 - 64 * 256);
+		emit_fence(h, 1);
+		kick(h);
+		if (!wait_tail_efd(h, h->head, 5000)) {
+			fprintf(stderr, "smt-hostile: drawing from the pool failed\n");
+			return 1;
+		}
+		/* and asking the server to shrink its mapping is an error. */
+		smt_pool_v1_resize(h->pool, 4096);
+		return expect_error(h, ring, SMT_RING_V1_ERROR_BAD_FD, 2000) ? 0 : 1;
+	}
+	if (strcmp(name, "pool-grow-lie") == 0) {
+		/* resize beyond what the memfd holds */
+		smt_pool_v1_resize(h->pool, 1u << 24);
+		return expect_error(h, ring, SMT_RING_V1_ERROR_BAD_FD, 2000) ? 0 : 1;
+	}
+	/* pool-destroy-pending: commands naming the pool are published, the
+	 * pool is destroyed at once (no round trip): those commands still run
+	 * (the server drains the ring first), later ones fail with BAD_POOL. */
+	for (int i = 0; i < 100; i++) {
+		emit_put_pool(h, 3, (uint64_t)(i % 4) * 64 * 256);
+	}
+	emit_fence(h, 7);
+	uint64_t pending = h->head;
+	kick(h);
+	smt_pool_v1_destroy(h->pool);
+	wl_display_roundtrip(h->display);
+	if (atomic_load(&h->status->tail) != pending || ring_dead(h)) {
+		fprintf(stderr, "smt-hostile: commands published before destroy did not all run "
+			"(tail %llu of %llu)\n", (unsigned long long)atomic_load(&h->status->tail),
+			(unsigned long long)pending);
+		return 1;
+	}
+	printf("100 pending PUT_IMAGE_POOL ran before the pool went away\n");
+	emit_put_pool(h, 3, 0);
+	kick(h);
+	if (!expect_error(h, ring, SMT_RING_V1_ERROR_BAD_COMMAND, 3000)) {
+		return 1;
+	}
+	return check_death(h, SMT_ERROR_BAD_POOL, SMT_OP_PUT_IMAGE_POOL) ? 0 : 1;
+}
+
+/* Ten thousand small pixmaps are fine; ten thousand 64x64 ones exceed the
+ * per-client pixmap memory (64 MiB) and end the client with LIMIT. */
+static int case_pixmaps_10k(struct hostile *h) {
+	create_good_ring(h, 1u << 20);
+	for (uint32_t id = 1; id <= 10000; id++) {
+		emit_create(h, id, 1, 1, SMT_FORMAT_ARGB8888);
+	}
+	emit_fence(h, 1);
+	kick(h);
+	if (!wait_tail_efd(h, h->head, 10000)) {
+		fprintf(stderr, "smt-hostile: 10000 1x1 pixmaps were refused\n");
+		return 1;
+	}
+	printf("10000 1x1 pixmaps created\n");
+	for (uint32_t id = 10001; id <= 20000; id++) {
+		emit_create(h, id, 64, 64, SMT_FORMAT_ARGB8888);
+		if (ring_dead(h)) {
+			break;
+		}
+	}
+	kick(h);
+	if (!expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_BAD_COMMAND, 5000)) {
+		return 1;
+	}
+	return check_death(h, SMT_ERROR_LIMIT, SMT_OP_CREATE_PIXMAP) ? 0 : 1;
+}
+
+/* wl_display.sync as fast as possible, never reading: the compositor
+ * queues the events; it must not block on us (it may disconnect us). */
+static int case_no_read(struct hostile *h, double seconds) {
+	double end = now_ms() + seconds * 1000;
+	unsigned long sent = 0;
+	bool disconnected = false;
+	int fd = wl_display_get_fd(h->display);
+	while (now_ms() < end) {
+		if (!disconnected) {
+			for (int i = 0; i < 64; i++) {
+				wl_display_sync(h->display); /* never destroyed: we never read */
+				sent++;
+			}
+			if (wl_display_flush(h->display) < 0 && errno != EAGAIN) {
+				disconnected = true;
+				printf("disconnected after %lu syncs (%s)\n", sent, strerror(errno));
+				fflush(stdout);
+				continue;
+			}
+			if (errno == EAGAIN) {
+				struct pollfd p = { fd, POLLOUT, 0 };
+				poll(&p, 1, 10);
+			}
+		} else {
+			usleep(10000);
+		}
+	}
+	printf("NO_READ sent %lu syncs, %s\n", sent, disconnected ? "disconnected" : "still connected");
+	return 0;
+}
+
+/* Keeps its ring full of full-pixmap fills (a million pixels per 40-byte
+ * command) and waits on a tail it never reads its eventfd for. */
+static int case_ring_full(struct hostile *h, double seconds) {
+	create_good_ring(h, 65536);
+	emit_create(h, 1, 1024, 1024, SMT_FORMAT_ARGB8888);
+	emit_target(h, 1);
+	struct { struct smt_cmd_fill_rects f; struct smt_rect r; } fill = {
+		{ { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_OVER, 0x80402010u, 1, 0 },
+		{ 0, 0, 1024, 1024 } };
+	double end = now_ms() + seconds * 1000;
+	unsigned long written = 0, full = 0;
+	while (now_ms() < end && !ring_dead(h)) {
+		uint64_t tail = atomic_load_explicit(&h->status->tail, memory_order_acquire);
+		while (h->head + sizeof(fill) + 64 - tail <= h->area_size) {
+			uint32_t pad = smt_ring_pad_needed(h->head, h->area_size, sizeof(fill));
+			if (pad) {
+				struct smt_cmd_header p = { SMT_OP_PAD, 0, pad };
+				memcpy(h->area + (h->head & (h->area_size - 1)), &p, sizeof(p));
+				h->head += pad;
+			}
+			memcpy(h->area + (h->head & (h->area_size - 1)), &fill, sizeof(fill));
+			h->head += sizeof(fill);
+			written++;
+		}
+		kick(h);
+		full++;
+		/* WAITING for a tail that can never come, eventfd never read */
+		atomic_store(&h->hdr->wait_tail, UINT64_MAX);
+		atomic_store(&h->hdr->flags, SMT_CLIENT_WAITING);
+		usleep(2000);
+		if (full % 64 == 0) {
+			wl_display_dispatch_pending(h->display);
+			wl_display_flush(h->display);
+		}
+	}
+	printf("RING_FULL wrote %lu fills, executed %llu commands, ring full %lu times, %s\n",
+		written, (unsigned long long)atomic_load(&h->status->commands_executed), full,
+		ring_dead(h) ? "DEAD" : "alive");
+	return ring_dead(h) ? 1 : 0;
+}
+
+static int cmp_double(const void *a, const void *b) {
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* FENCE round trips through the ring: write a FENCE, publish (waking the
+ * server if it sleeps), wait for its tail with the WAITING protocol. */
+static int case_echo_probe(struct hostile *h, double seconds, int interval_ms, bool verbose) {
+	create_good_ring(h, 65536);
+	size_t cap = 1 << 20, n = 0;
+	double *lat = malloc(cap * sizeof(*lat));
+	double end = now_ms() + seconds * 1000;
+	uint64_t serial = 0;
+	while (now_ms() < end && n < cap) {
+		double t0 = now_ms();
+		emit_fence(h, ++serial);
+		kick(h);
+		if (!wait_tail_efd(h, h->head, 5000)) {
+			fprintf(stderr, "smt-hostile: echo %llu lost (ring %s)\n",
+				(unsigned long long)serial, ring_dead(h) ? "dead" : "stuck");
+			return 1;
+		}
+		lat[n++] = now_ms() - t0;
+		if (verbose) {
+			printf("S %.3f\n", lat[n - 1]);
+		}
+		wl_display_dispatch_pending(h->display);
+		wl_display_flush(h->display);
+		if (interval_ms > 0) {
+			usleep((useconds_t)interval_ms * 1000);
+		}
+	}
+	qsort(lat, n, sizeof(*lat), cmp_double);
+	if (n == 0) {
+		return 1;
+	}
+	printf("ECHO n=%zu p50=%.3f p99=%.3f max=%.3f ms\n", n, lat[n / 2],
+		lat[(size_t)((double)n * 0.99) < n ? (size_t)((double)n * 0.99) : n - 1], lat[n - 1]);
+	free(lat);
+	return 0;
+}
+
+static int run_new_case(struct hostile *h, const char *name, const char *arg, bool *handled) {
+	*handled = true;
+	double secs = arg ? atof(arg) : 5;
+	if (strncmp(name, "op:", 3) == 0) {
+		return run_op_case(h, name + 3);
+	} else if (strcmp(name, "header-scribble") == 0) {
+		return case_header_scribble(h);
+	} else if (strcmp(name, "foreign-target") == 0 || strcmp(name, "foreign-present") == 0) {
+		return case_foreign(h, name, arg ? (uint32_t)strtoul(arg, NULL, 0) : 1);
+	} else if (strncmp(name, "pool-", 5) == 0 && strcmp(name, "pool-offset-overflow") != 0) {
+		return case_pool(h, name);
+	} else if (strcmp(name, "pixmaps-10k") == 0) {
+		return case_pixmaps_10k(h);
+	} else if (strcmp(name, "no-read") == 0) {
+		return case_no_read(h, secs);
+	} else if (strcmp(name, "ring-full") == 0) {
+		return case_ring_full(h, secs);
+	} else if (strcmp(name, "echo-probe") == 0 || strcmp(name, "echo-probe-v") == 0) {
+		const char *iv = getenv("SMT_ECHO_INTERVAL_MS");
+		return case_echo_probe(h, secs, iv ? atoi(iv) : 10, name[10] == '-');
+	} else if (strcmp(name, "giant-geometry") == 0) {
+		/* Not errors: geometry inside +-2^28 but far outside the target,
+		 * which the server must clip itself before pixman (pixman_fill
+		 * does no bounds checking; trapezoids size their mask from the
+		 * unclipped extents). Must run quickly and leave the ring alive. */
+		const int32_t M = SMT_COORD_MAX / 2;
+		create_good_ring(h, 65536);
+		emit_create(h, 5, 64, 64, SMT_FORMAT_ARGB8888);
+		emit_create(h, 6, 64, 64, SMT_FORMAT_A8);
+		emit_target(h, 5);
+		struct { struct smt_cmd_fill_rects f; struct smt_rect r[2]; } fill = {
+			{ { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_SRC, WHITE, 2, 0 },
+			{ { -M, -M, (uint32_t)M * 2, (uint32_t)M * 2 }, { 63, 63, (uint32_t)M, 1 } } };
+		emit(h, &fill, sizeof(fill));
+		struct { struct smt_cmd_segments c; struct smt_segment s[2]; } seg = {
+			{ { SMT_OP_SEGMENTS, 0, sizeof(seg) }, SMT_PAINT_SRC, WHITE, 1000, 2 },
+			{ { -M, -M, M, M }, { -M, 32, M, 32 } } };
+		emit(h, &seg, sizeof(seg));
+		seg.c.line_width = 0;
+		emit(h, &seg, sizeof(seg));
+		struct { struct smt_cmd_points c; struct smt_point p[2]; } pts = {
+			{ { SMT_OP_POINTS, 0, sizeof(pts) }, SMT_PAINT_SRC, WHITE, 2, 0 },
+			{ { -M, M }, { 10, 10 } } };
+		emit(h, &pts, sizeof(pts));
+		struct smt_cmd_copy_area cp = { { SMT_OP_COPY_AREA, 0, sizeof(cp) }, 5, -M, -M,
+			(uint32_t)M * 2, (uint32_t)M * 2, -M + 5, -M + 7, 0 };
+		emit(h, &cp, sizeof(cp));
+		struct smt_cmd_composite co = { { SMT_OP_COMPOSITE, 0, sizeof(co) }, SMT_PAINT_SRC, 5, 6,
+			-M, -M, M, -M, -M, M - 100, (uint32_t)M, (uint32_t)M, 0 };
+		emit(h, &co, sizeof(co));
+		struct { struct smt_cmd_set_clip c; struct smt_rect r; } clip = {
+			{ { SMT_OP_SET_CLIP, 0, sizeof(clip) }, 1, 0 }, { -M, -M, (uint32_t)M, (uint32_t)M } };
+		emit(h, &clip, sizeof(clip));
+		emit(h, &fill, sizeof(fill));
+		struct { struct smt_cmd_glyphs c; struct smt_glyph g[1]; } gl = {
+			{ { SMT_OP_GLYPHS, 0, sizeof(gl) }, SMT_PAINT_SRC, WHITE, 6, 1, -M, M },
+			{ { 0, 0, 64, 64, M, -M } } };
+		emit(h, &gl, sizeof(gl));
+		emit_fence(h, 9);
+		double t0 = now_ms();
+		kick(h);
+		if (!wait_tail_efd(h, h->head, 10000)) {
+			fprintf(stderr, "smt-hostile: giant geometry failed (%s)\n",
+				ring_dead(h) ? "ring died" : "timeout");
+			return 1;
+		}
+		printf("giant in-range geometry clipped and executed in %.1f ms\n", now_ms() - t0);
+		return 0;
+	} else if (strcmp(name, "head-backwards") == 0) {
+		create_good_ring(h, 4096);
+		emit_fence(h, 1);
+		emit_fence(h, 2);
+		kick(h);
+		if (!wait_tail_efd(h, h->head, 5000)) {
+			return 1;
+		}
+		h->head -= 16;
+		kick(h);
+		if (!expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_BAD_COMMAND, 3000)) {
+			return 1;
+		}
+		return check_death(h, SMT_ERROR_BAD_HEAD, -1) ? 0 : 1;
+	} else if (strcmp(name, "head-huge") == 0) {
+		create_good_ring(h, 4096);
+		h->head = UINT64_MAX & ~(uint64_t)7;
+		kick(h);
+		if (!expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_BAD_COMMAND, 3000)) {
+			return 1;
+		}
+		return check_death(h, SMT_ERROR_BAD_HEAD, -1) ? 0 : 1;
+	}
+	*handled = false;
+	return 0;
 }
 
 static int run_case(struct hostile *h, const char *name) {
@@ -395,10 +1133,17 @@ static int run_case(struct hostile *h, const char *name) {
 }
 
 int main(int argc, char *argv[]) {
-	if (argc != 2) {
-		fputs("usage: smt-hostile CASE\n", stderr);
+	if (argc == 2 && strcmp(argv[1], "--list-ops") == 0) {
+		for (size_t i = 0; i < sizeof(op_cases) / sizeof(op_cases[0]); i++) {
+			printf("op:%s\n", op_cases[i].name);
+		}
+		return 0;
+	}
+	if (argc != 2 && argc != 3) {
+		fputs("usage: smt-hostile CASE [ARG] | --list-ops\n", stderr);
 		return 2;
 	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	struct hostile h = { .status_fd = -1, .global_fd = -1 };
 	h.display = wl_display_connect(NULL);
 	if (h.display == NULL) {
@@ -412,5 +1157,7 @@ int main(int argc, char *argv[]) {
 		fputs("smt-hostile: no smt_ring_manager_v1 global\n", stderr);
 		return 1;
 	}
-	return run_case(&h, argv[1]);
+	bool handled;
+	int rc = run_new_case(&h, argv[1], argc == 3 ? argv[2] : NULL, &handled);
+	return handled ? rc : run_case(&h, argv[1]);
 }

@@ -1,0 +1,190 @@
+/*
+ * libFuzzer target: the socket-submit entry point as the Wayland glue drives
+ * it (compositor/transport/ring.c, ring_handle_submit): arbitrary
+ * smt_ring_v1.submit arrays are appended to a partial buffer, the prefix of
+ * whole commands is queued with smt_exec_queue_bytes (at most
+ * SMT_SUBMIT_QUEUE_MAX + SMT_CMD_CONTROL_MAX pending), and the scheduler runs
+ * smt_exec_run_submitted with a budget at points of its own choosing. Pools
+ * are unregistered and re-registered smaller in between (pool destroy /
+ * shrink while commands are queued), canvases replaced (resize).
+ *
+ * Input: byte 0 pixel budget (0: none, else 1 << (b % 24)); then records of
+ * [u8 action][u16 length][length bytes]: action % 4 == 0 a submit of the
+ * bytes, 1 a scheduler run, 2 pool 1 unregistered / re-registered with
+ * 256 << (byte % 6) bytes, 3 canvas 1 replaced by a fresh one.
+ *
+ * whole_commands_prefix() is a copy of the glue's static function; keep the
+ * two in sync (or move it into compositor/ring/ so both share it).
+ */
+#define _DEFAULT_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "executor.h"
+#include "smt-ring.h"
+
+struct guarded {
+	uint8_t *map, *ptr;
+	size_t map_len;
+};
+
+static void *guarded_alloc(struct guarded *g, size_t len)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t pages = (len + page - 1) / page;
+	g->map_len = (pages + 2) * page;
+	g->map = mmap(NULL, g->map_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (g->map == MAP_FAILED)
+		abort();
+	if (mprotect(g->map + page, pages * page, PROT_READ | PROT_WRITE) != 0)
+		abort();
+	g->ptr = g->map + page + pages * page - len;
+	return g->ptr;
+}
+
+static void guarded_free(struct guarded *g)
+{
+	if (g->map != NULL)
+		munmap(g->map, g->map_len);
+	g->map = NULL;
+}
+
+static pixman_image_t *guarded_image(struct guarded *g, int w, int h)
+{
+	uint32_t *bits = guarded_alloc(g, (size_t)w * 4 * (size_t)h);
+	memset(bits, 0x44, (size_t)w * 4 * (size_t)h);
+	return pixman_image_create_bits(PIXMAN_a8r8g8b8, w, h, bits, w * 4);
+}
+
+/* Copy of compositor/transport/ring.c: whole_commands_prefix(). */
+static size_t whole_commands_prefix(const uint8_t *buf, size_t len)
+{
+	size_t pos = 0;
+	while (len - pos >= sizeof(struct smt_cmd_header)) {
+		uint32_t size;
+		memcpy(&size, buf + pos + 4, sizeof(size));
+		if (size < sizeof(struct smt_cmd_header) || size % 8 != 0 ||
+		    size > SMT_SUBMIT_QUEUE_MAX)
+			return len;
+		if (size > len - pos)
+			break;
+		pos += size;
+	}
+	return pos;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 1)
+		return 0;
+	struct smt_exec_budget budget = { 0, data[0] ? 1ull << (data[0] % 24) : 0, 0 };
+	data++;
+	size--;
+
+	struct smt_exec_config cfg;
+	smt_exec_config_defaults(&cfg);
+	cfg.max_pixmap_bytes = 4u << 20;
+	cfg.max_drawable_id = 4096;
+	struct smt_exec_ctx *ctx = smt_exec_create(&cfg);
+
+	struct guarded gc = {0}, gc2 = {0}, gp = {0};
+	pixman_image_t *canvas = guarded_image(&gc, 61, 37);
+	pixman_image_t *canvas2 = NULL;
+	smt_exec_register_canvas(ctx, 1, canvas);
+	size_t pool_size = 8192;
+	uint8_t *pool = guarded_alloc(&gp, pool_size);
+	memset(pool, 0x5a, pool_size);
+	smt_exec_register_pool(ctx, 1, pool, pool_size);
+	bool pool_registered = true;
+
+	uint8_t *partial = NULL;
+	size_t partial_len = 0;
+	bool dead = false;
+	struct smt_exec_result res;
+
+	while (size >= 3 && !dead) {
+		uint8_t action = data[0];
+		size_t len = (size_t)data[1] | (size_t)data[2] << 8;
+		data += 3;
+		size -= 3;
+		if (len > size)
+			len = size;
+		switch (action & 3) {
+		case 0: {
+			size_t needed = partial_len + len;
+			if (needed > SMT_SUBMIT_QUEUE_MAX + SMT_CMD_CONTROL_MAX) {
+				dead = true; /* the glue kills the ring (LIMIT) */
+				break;
+			}
+			uint8_t *grown = realloc(partial, needed ? needed : 1);
+			if (grown == NULL)
+				abort();
+			partial = grown;
+			memcpy(partial + partial_len, data, len);
+			partial_len = needed;
+			size_t whole = whole_commands_prefix(partial, partial_len);
+			if (whole == 0)
+				break;
+			if (smt_exec_queue_bytes(ctx, partial, whole, &res) == SMT_EXEC_ERROR)
+				dead = true;
+			memmove(partial, partial + whole, partial_len - whole);
+			partial_len -= whole;
+			break;
+		}
+		case 1:
+			for (int i = 0; i < 1 + (action >> 2); i++) {
+				enum smt_exec_stop s = smt_exec_run_submitted(ctx, &budget, &res);
+				if (s == SMT_EXEC_ERROR)
+					dead = true;
+				if (s == SMT_EXEC_EMPTY || s == SMT_EXEC_ERROR)
+					break;
+			}
+			break;
+		case 2:
+			if (pool_registered) {
+				smt_exec_unregister_pool(ctx, 1);
+				guarded_free(&gp);
+			} else {
+				pool_size = (size_t)256 << (action >> 2) % 6;
+				pool = guarded_alloc(&gp, pool_size);
+				memset(pool, 0x3c, pool_size);
+				smt_exec_register_pool(ctx, 1, pool, pool_size);
+			}
+			pool_registered = !pool_registered;
+			break;
+		case 3: {
+			struct guarded g = {0};
+			pixman_image_t *img = guarded_image(&g, 1 + (action >> 2) % 97, 1 + len % 53);
+			smt_exec_replace_canvas(ctx, 1, img);
+			if (canvas2 != NULL) {
+				pixman_image_unref(canvas2);
+				guarded_free(&gc2);
+			}
+			canvas2 = img;
+			gc2 = g;
+			break;
+		}
+		}
+		data += (action & 3) == 0 ? len : 0;
+		size -= (action & 3) == 0 ? len : 0;
+	}
+	/* drain what is left, as the compositor does before a destroy */
+	for (int i = 0; i < 256 && !dead; i++) {
+		enum smt_exec_stop s = smt_exec_run_submitted(ctx, &budget, &res);
+		if (s == SMT_EXEC_EMPTY || s == SMT_EXEC_ERROR)
+			break;
+	}
+	smt_exec_destroy(ctx);
+	pixman_image_unref(canvas);
+	if (canvas2 != NULL)
+		pixman_image_unref(canvas2);
+	guarded_free(&gc);
+	guarded_free(&gc2);
+	guarded_free(&gp);
+	free(partial);
+	return 0;
+}
