@@ -151,7 +151,12 @@ def test_ring_full(h):
         busy = echo(s, hostile, 3)
         log(f"echo idle p50 {idle[1]} p99 {idle[2]} ms; with a full ring p50 {busy[1]} "
             f"p99 {busy[2]} max {busy[3]} ms")
-        check(busy[2] < 50, f"echo p99 {busy[2]} ms while one client holds its ring full")
+        # Starvation would be seconds (the full client never yields); the
+        # latency targets themselves are the interactive benchmark's, on a
+        # quiet machine. Here the suite runs two tests at a time on 2 CPUs.
+        check(busy[2] < 150 and busy[3] < 1000,
+              f"echo p99 {busy[2]} ms, max {busy[3]} ms while one client holds its ring "
+              f"full: the others are starved")
         animating(s, win, "simple-shm to keep animating next to the full ring")
         check(s.run(["wayland-info"]).returncode == 0, "a new client cannot connect")
         check(full.wait(20) == 0, f"ring-full client: exit {full.returncode}\n{full.log_tail()}")

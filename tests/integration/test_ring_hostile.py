@@ -209,7 +209,12 @@ def test(h):
             # RSS says nothing there; LeakSanitizer checks leaks at exit.
             log("ASan build: RSS checks skipped (LeakSanitizer checks at exit)")
             rss_runs, rss2, rss0 = [0] * 4, 0, 0
-        check(rss_runs[3] <= rss_runs[2] + 4 * 1024 and rss_runs[2] <= rss_runs[1] + 4 * 1024,
+        # glibc gives freed heap back to the kernel only now and then, so a
+        # single sample swings by tens of MiB (seen: 53, 20, 71, 31 MiB); a
+        # leak in these cases (tens of MiB per run) raises every sample, so
+        # the lower of the last two runs must not exceed the lower of the
+        # first two by more than 32 MiB.
+        check(min(rss_runs[2:]) <= min(rss_runs[:2]) + 32 * 1024,
               f"RSS keeps growing over identical runs: {rss_runs} KiB")
         check(rss2 < rss0 + 96 * 1024, f"RSS {rss2} KiB vs baseline {rss0} KiB")
         deadline = time.monotonic() + harness.scaled(5)
