@@ -5,11 +5,11 @@ set -eu
 
 build="build-essential meson ninja-build pkg-config libwlroots-dev libwayland-dev
   wayland-protocols libpixman-1-dev libxkbcommon-dev libfreetype-dev libfontconfig-dev
-  fonts-dejavu-core xcursor-themes"
+  fonts-dejavu-core xcursor-themes libx11-dev libxcb-shm0-dev libxext-dev"
 # The session's demo clients, and the tools it tells you to look with.
 session="foot weston grim wayvnc wayland-utils xwayland x11-apps xterm"
 # Real clients and drivers the integration tests run, and the fuzzing toolchain.
-test="$session valgrind wtype swaybg wlr-randr python3 clang libclang-rt-14-dev x11-utils xdotool xclip wl-clipboard"
+test="$session xvfb xauth valgrind wtype swaybg wlr-randr python3 clang libclang-rt-14-dev x11-utils xdotool xclip wl-clipboard"
 
 case "${1:-}" in
 session) wanted="$build $session" ;;

@@ -27,4 +27,4 @@ esac
 exec build/compositor/smtwc "$@" \
 	-s "$root/build/clients/smt-demo" \
 	-s foot \
-	-s xeyes
+	-s "$root/build/xwayland-glue/smt-x11run xeyes"

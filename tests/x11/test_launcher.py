@@ -1,0 +1,62 @@
+"""smt-x11run: finds the shim, appends it to LD_PRELOAD once, runs CMD and
+reports exec failures like env(1) does."""
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import xtest  # noqa: E402
+
+
+def launch(args, **env):
+    e = dict(os.environ)
+    e.pop("LD_PRELOAD", None)
+    e.pop("SMT_X11SHIM_LIB", None)
+    e.update(launch.env)
+    e.update(env)
+    return subprocess.run([os.environ["SMT_X11RUN"], *args], env=e,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def main():
+    f = xtest.Failures()
+    shim = os.path.realpath(os.environ["SMT_X11SHIM_LIB"])
+    p = launch(["--print-shim"])
+    f.check(p.returncode == 0 and os.path.realpath(p.stdout.decode().strip()) == shim,
+            "--print-shim names the shim built next to the launcher")
+
+    show = ["sh", "-c", 'printf %s "$LD_PRELOAD"']
+    if os.environ.get("SMT_ASAN_RUNTIME"):
+        # An ASan-built shim cannot go into sh: let the launcher preload a
+        # harmless library instead; what is tested is the launcher.
+        shim = "libm.so.6"
+        launch.env = {"SMT_X11SHIM_LIB": shim}
+    p = launch(show)
+    f.check(p.returncode == 0 and os.path.realpath(p.stdout.decode()) == shim
+            or p.stdout.decode() == shim, "LD_PRELOAD is the shim when it was unset")
+    # An existing value is kept, the shim appended after it (ld.so warns about
+    # the missing library on stderr; that is fine here).
+    p = launch(show, LD_PRELOAD="/nonexistent/libfoo.so")
+    got = p.stdout.decode().split(":")
+    f.check(p.returncode == 0 and got[0] == "/nonexistent/libfoo.so" and len(got) == 2
+            and (os.path.realpath(got[1]) == shim or got[1] == shim),
+            "the shim is appended to LD_PRELOAD")
+    # (The launcher of a sanitizer build needs the ASan runtime first.)
+    have = ":".join(filter(None, [os.environ.get("SMT_ASAN_RUNTIME"), shim]))
+    p = launch(show, SMT_X11SHIM_LIB=shim, LD_PRELOAD=have)
+    f.check(p.stdout.decode() == have, "an LD_PRELOAD that has the shim is left alone")
+    p = launch(["--print-shim"], SMT_X11SHIM_LIB="/elsewhere/libsmt-x11shim.so")
+    f.check(p.stdout.decode().strip() == "/elsewhere/libsmt-x11shim.so",
+            "SMT_X11SHIM_LIB overrides the search")
+
+    f.check(launch(["sh", "-c", "exit 3"]).returncode == 3, "CMD's exit status is returned")
+    f.check(launch(["/nonexistent/program"]).returncode == 127, "missing CMD: 127")
+    f.check(launch([]).returncode == 2, "no CMD: usage, 2")
+    f.check(launch(["--", "sh", "-c", "exit 0"]).returncode == 0, "-- ends the options")
+    f.exit()
+
+
+launch.env = {}
+
+if __name__ == "__main__":
+    main()
