@@ -336,3 +336,19 @@ const char *smt_opcode_name(uint32_t opcode)
 	static_assert(sizeof(names) / sizeof(names[0]) == SMT_OP_COUNT, "names");
 	return opcode < SMT_OP_COUNT ? names[opcode] : "UNKNOWN";
 }
+
+size_t smt_stream_whole_prefix(const uint8_t *buf, size_t len)
+{
+	size_t pos = 0;
+	while (len - pos >= sizeof(struct smt_cmd_header)) {
+		uint32_t size;
+		memcpy(&size, buf + pos + 4, sizeof(size));
+		if (size < sizeof(struct smt_cmd_header) || size % 8 != 0 ||
+		    size > SMT_SUBMIT_QUEUE_MAX)
+			return len;
+		if (size > len - pos)
+			break;
+		pos += size;
+	}
+	return pos;
+}

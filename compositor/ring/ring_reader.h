@@ -76,6 +76,11 @@ int smt_ring_reader_init(struct smt_ring_reader *r, const void *ring_mem,
 void smt_ring_reader_init_linear(struct smt_ring_reader *r);
 void smt_ring_reader_fini(struct smt_ring_reader *r);
 
+/* Socket submits may split a command; this is the length of the prefix of
+ * buf made of whole commands, the part that can be queued now. A header
+ * whose size is impossible counts as whole, so that the queue rejects it. */
+size_t smt_stream_whole_prefix(const uint8_t *buf, size_t len);
+
 /* Linear mode: queue bytes holding whole commands (framing checked here). */
 int smt_ring_reader_append(struct smt_ring_reader *r, const void *bytes, size_t len,
 			   struct smt_fault *f);

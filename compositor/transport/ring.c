@@ -158,25 +158,6 @@ void ring_drain(struct smtwc_ring *ring) {
 
 /* ---- socket submits --------------------------------------------------- */
 
-/* Length of the prefix of buf made of whole commands. A header whose size
- * is impossible counts as whole, so that the executor rejects it. */
-static size_t whole_commands_prefix(const uint8_t *buf, size_t len) {
-	size_t pos = 0;
-	while (len - pos >= sizeof(struct smt_cmd_header)) {
-		uint32_t size;
-		memcpy(&size, buf + pos + 4, sizeof(size));
-		if (size < sizeof(struct smt_cmd_header) || size % 8 != 0 ||
-				size > SMT_SUBMIT_QUEUE_MAX) {
-			return len;
-		}
-		if (size > len - pos) {
-			break;
-		}
-		pos += size;
-	}
-	return pos;
-}
-
 static void ring_handle_submit(struct wl_client *client, struct wl_resource *resource,
 		struct wl_array *commands) {
 	struct smtwc_ring *ring = wl_resource_get_user_data(resource);
@@ -202,7 +183,7 @@ static void ring_handle_submit(struct wl_client *client, struct wl_resource *res
 	}
 	memcpy(ring->partial + ring->partial_len, commands->data, commands->size);
 	ring->partial_len = needed;
-	size_t whole = whole_commands_prefix(ring->partial, ring->partial_len);
+	size_t whole = smt_stream_whole_prefix(ring->partial, ring->partial_len);
 	if (whole == 0) {
 		return;
 	}

@@ -13,8 +13,8 @@
  * bytes, 1 a scheduler run, 2 pool 1 unregistered / re-registered with
  * 256 << (byte % 6) bytes, 3 canvas 1 replaced by a fresh one.
  *
- * whole_commands_prefix() is a copy of the glue's static function; keep the
- * two in sync (or move it into compositor/ring/ so both share it).
+ * Submits are split into whole commands with smt_stream_whole_prefix(), the
+ * same function the Wayland glue uses.
  */
 #define _DEFAULT_SOURCE
 #include <stdint.h>
@@ -58,23 +58,6 @@ static pixman_image_t *guarded_image(struct guarded *g, int w, int h)
 	uint32_t *bits = guarded_alloc(g, (size_t)w * 4 * (size_t)h);
 	memset(bits, 0x44, (size_t)w * 4 * (size_t)h);
 	return pixman_image_create_bits(PIXMAN_a8r8g8b8, w, h, bits, w * 4);
-}
-
-/* Copy of compositor/transport/ring.c: whole_commands_prefix(). */
-static size_t whole_commands_prefix(const uint8_t *buf, size_t len)
-{
-	size_t pos = 0;
-	while (len - pos >= sizeof(struct smt_cmd_header)) {
-		uint32_t size;
-		memcpy(&size, buf + pos + 4, sizeof(size));
-		if (size < sizeof(struct smt_cmd_header) || size % 8 != 0 ||
-		    size > SMT_SUBMIT_QUEUE_MAX)
-			return len;
-		if (size > len - pos)
-			break;
-		pos += size;
-	}
-	return pos;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -126,7 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			partial = grown;
 			memcpy(partial + partial_len, data, len);
 			partial_len = needed;
-			size_t whole = whole_commands_prefix(partial, partial_len);
+			size_t whole = smt_stream_whole_prefix(partial, partial_len);
 			if (whole == 0)
 				break;
 			if (smt_exec_queue_bytes(ctx, partial, whole, &res) == SMT_EXEC_ERROR)
