@@ -20,12 +20,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Defaults, from measurements on Xvfb (tests/bench/x11/run.py --sizes,
- * docs/x11.md): converted puts win from 16x16x32bpp (1 KiB) up and lose at
- * 8x8 (256 B); converted gets won at every size tried when the machine was
- * quiet but not under load. 4 KiB keeps a margin on both. */
+/* Defaults, from measurements on Xvfb in this project's 2-CPU VM
+ * (tests/bench/x11/run.py --sizes, docs/x11.md). Puts are asynchronous:
+ * converted ones win from 24x24x32bpp (2 KiB) up, break even at 16x16 and
+ * lose at 8x8; 4 KiB keeps a margin. Gets are synchronous round trips: with
+ * idle CPUs a round trip costs ~55 us here and the copy saved is small
+ * change until about 256x256 (converted: -8% at 160x160, +14% at 256x256);
+ * on a busy machine, where round trips are fast, they win from ~90x90, but
+ * the default must not lose on an idle desktop. */
 #define XSHIM_DEFAULT_PUT_MIN (4u * 1024u)
-#define XSHIM_DEFAULT_GET_MIN (4u * 1024u)
+#define XSHIM_DEFAULT_GET_MIN (256u * 1024u)
 /* Room for several 500x500x32bpp images, so that the client's copy of one
  * overlaps the server's drawing of the previous ones; stays within a
  * typical L3 cache. */

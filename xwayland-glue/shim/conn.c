@@ -114,7 +114,8 @@ static void send_fence(struct xshim_conn *sc)
 		sc->fences[sc->nfences++] = ck.sequence;
 		sc->st.fences++;
 	} else {
-		/* Cannot happen (callers reserve a slot), but never lose a reply. */
+		/* Other threads filled the list meanwhile; the fences there
+		 * will do. libxcb must still drop this reply when it comes. */
 		xshim_real.xcb_discard_reply(sc->c, ck.sequence);
 	}
 	xshim_errtab_own(&sc->errtab, ck.sequence);

@@ -31,7 +31,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
 BEGIN, END = "<!-- bench:x11 begin -->", "<!-- bench:x11 end -->"
 SIZES = (10, 100, 500)
-SWEEP = (8, 16, 24, 32, 48, 64, 90, 128, 180)
+SWEEP = (8, 16, 24, 32, 48, 64, 90, 128, 180, 256, 320)
 RESULT = re.compile(r"\(\s*([0-9.]+)/sec\):\s*(.*)$")
 
 
@@ -129,10 +129,10 @@ def measure(args, env, launcher):
     return med, runs, waits
 
 
-def table(med, waits):
-    rows = ["| case | plain ops/s | shim ops/s | shim / plain | ShmPutImage ops/s "
-            "| shim / ShmPutImage | calls converted |",
-            "|---|---:|---:|---:|---:|---:|---:|"]
+def table(med, runs, waits):
+    rows = ["| case | plain ops/s | shim ops/s | shim / plain | per-round shim / plain "
+            "| ShmPutImage ops/s | shim / ShmPutImage | calls converted |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for op, name in (("putimage", "PutImage"), ("getimage", "GetImage")):
         for n in SIZES:
             c = f"{op}{n}"
@@ -145,8 +145,10 @@ def table(med, waits):
                 rcol, rratio = f"{ref:.0f}", f"{s / ref:.2f}"
             else:
                 rcol, rratio = "", ""
-            rows.append(f"| {name} {n}x{n} | {p:.0f} | {s:.0f} | {s / p:.2f} | {rcol} "
-                        f"| {rratio} | {converted} |")
+            ratios = [b / a for a, b in zip(runs[c]["plain"], runs[c]["shim"])]
+            spread = f"{min(ratios):.2f} .. {max(ratios):.2f}"
+            rows.append(f"| {name} {n}x{n} | {p:.0f} | {s:.0f} | {s / p:.2f} | {spread} "
+                        f"| {rcol} | {rratio} | {converted} |")
     return "\n".join(rows)
 
 
@@ -251,7 +253,7 @@ def main():
     try:
         load0 = os.getloadavg()
         started = datetime.datetime.now()
-        med, _, waits = measure(args, env, launcher)
+        med, runs, waits = measure(args, env, launcher)
         if args.sizes:
             with tempfile.TemporaryDirectory() as tmp:
                 sizes = sweep(args, env, launcher, build_imgsizes(tmp))
@@ -271,7 +273,7 @@ def main():
         f"{args.repeat} -time {args.time}; variants alternate within a round. "
         "Shim defaults (segment, thresholds) unless noted.",
         "",
-        table(med, waits),
+        table(med, runs, waits),
         "",
         "Targets:",
         "",
