@@ -74,6 +74,7 @@ static void server_create_globals(struct smtwc_server *server) {
 	/* wlr_compositor_create also provides wl_subcompositor in 0.15. */
 	server->compositor = wlr_compositor_create(display, server->renderer);
 	frame_pacing_init(server);
+	server->render.culling = true;
 	wlr_data_device_manager_create(display);
 	wlr_primary_selection_v1_device_manager_create(display);
 	wlr_data_control_manager_v1_create(display);

@@ -21,6 +21,7 @@
 #include <wlr/types/wlr_layer_shell_v1.h>
 
 #include "config.h"
+#include "output/render.h"
 
 /* Stacking of the scene, bottom to top. Layer-shell surfaces go into the four
  * layer trees; windows between "bottom" and "top" as the protocol requires. */
@@ -56,6 +57,7 @@ struct smtwc_server {
 	uint64_t commit_seq;
 	bool frame_pacing_off;
 	struct wl_listener new_surface;
+	struct smtwc_render render;
 
 	struct smtwc_config config;
 

@@ -4,9 +4,11 @@
  * answer line. smtctl is its client; scripts may speak it directly:
  *
  *   clients            {"clients":[{pid, app_id, priority, ...}, ...]}
- *   stats              {"server":{...}, "scheduler":{...}, "clients":[...]}
+ *   stats              {"server":{...}, "render":{...}, "scheduler":{...}, "clients":[...]}
  *   set KEY VALUE      {"ok":true} or {"error":"..."}  (scheduler settings)
  *   get                {"scheduler":{...}}
+ *   render culled|scene {"ok":true,...}  (occlusion culling, or wlroots'
+ *                      scene renderer to compare against; repaints all)
  *
  * A bad request gets {"error": "..."}; the connection stays open.
  */

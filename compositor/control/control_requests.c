@@ -95,6 +95,14 @@ static void write_server(struct smtwc_server *server, struct json_writer *w) {
 	json_uint(w, "sleeps", t->sleeps);
 	json_uint(w, "sleeps_avoided", t->sleeps_avoided);
 	json_end_object(w);
+	const struct smtwc_render *r = &server->render;
+	json_object_key(w, "render");
+	json_uint(w, "frames", r->frames);
+	json_uint(w, "ns_total", r->ns_total);
+	json_uint(w, "ns_max", r->ns_max);
+	json_uint(w, "pixels_damaged", r->pixels_damaged);
+	json_uint(w, "pixels_painted", r->pixels_painted);
+	json_end_object(w);
 }
 
 static void answer_error(struct json_writer *w, const char *message) {
@@ -212,10 +220,20 @@ void control_answer(struct smtwc_server *server, char *line, struct json_writer 
 		json_end_object(w);
 	} else if (strcmp(verb, "set") == 0 && arg1 != NULL && arg2 != NULL) {
 		answer_set(server, arg1, arg2, w);
+	} else if (strcmp(verb, "render") == 0 && arg1 != NULL && arg2 == NULL &&
+			(strcmp(arg1, "culled") == 0 || strcmp(arg1, "scene") == 0)) {
+		output_render_set_culling(&server->render, server->scene,
+			strcmp(arg1, "culled") == 0);
+		json_begin_object(w);
+		json_bool(w, "ok", true);
+		json_string(w, "render", arg1);
+		json_end_object(w);
 	} else if (strcmp(verb, "output") == 0 && arg1 != NULL) {
 		answer_output(server, arg1, arg2, w);
 	} else if (strcmp(verb, "set") == 0) {
 		answer_error(w, "usage: set KEY VALUE (keys as in the [scheduler] section)");
+	} else if (strcmp(verb, "render") == 0) {
+		answer_error(w, "usage: render culled | render scene");
 	} else {
 		answer_error(w, "unknown request (try: clients, stats, get, set KEY VALUE)");
 	}

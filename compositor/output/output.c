@@ -9,6 +9,7 @@
 #include "output/frame_pacing.h"
 #include "output/output.h"
 #include "output/output_management.h"
+#include "output/render.h"
 #include "desktop/layer_shell.h"
 #include "desktop/view.h"
 #include "transport/canvas.h"
@@ -23,7 +24,7 @@ static void output_handle_frame(struct wl_listener *listener, void *data) {
 	/* Canvases presented since the last frame are in this one. */
 	canvases_output_frame(output);
 	/* Renders only if something was damaged; an idle desktop costs nothing. */
-	wlr_scene_output_commit(scene_output);
+	output_render_frame(scene_output, &output->server->render);
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	wlr_scene_output_send_frame_done(scene_output, &now);

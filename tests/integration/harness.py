@@ -34,6 +34,7 @@ Everything else (ASAN_OPTIONS, WLR_RENDERER, ...) is passed through.
 """
 
 import ctypes
+import json
 import os
 import random
 import re
@@ -431,6 +432,17 @@ def _tail(path, lines=40):
     return "\n".join(text[-lines:])
 
 
+def build_program(var, rel):
+    """A program of this build: $VAR (meson sets it), else REL under the
+    build directory that holds $SMTWC (for scripts run by hand)."""
+    p = os.environ.get(var)
+    if p:
+        return p
+    smtwc = os.environ.get("SMTWC", "")
+    build = os.path.dirname(os.path.dirname(os.path.abspath(smtwc))) if smtwc else ""
+    return os.path.join(build, rel)
+
+
 def find_program(name):
     path = shutil.which(name)
     if path is None:
@@ -685,6 +697,23 @@ class Session:
         self.clients.append(p)
         log(f"spawned {name} pid {p.pid}: {shlex.join(argv)}")
         return p
+
+    def control(self, line, timeout=5.0):
+        """One request on the compositor's control socket; the JSON answer."""
+        c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        c.settimeout(scaled(timeout))
+        try:
+            c.connect(self.socket_path + ".smtwc")
+            c.sendall(line.encode() + b"\n")
+            data = b""
+            while not data.endswith(b"\n"):
+                chunk = c.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+        finally:
+            c.close()
+        return json.loads(data.decode())
 
     def run(self, argv, timeout=10.0, check_rc=True, input=None, env=None):
         """Run a short-lived client to completion (own process group, killed

@@ -12,11 +12,9 @@
   removed.
 
 (Xwayland killed mid-session is test_x11_restart.)"""
-import json
 import os
 import re
 import signal
-import socket
 import sys
 import time
 
@@ -31,22 +29,6 @@ def tool(h, var, name, sub="tests/tools"):
         return p
     build = os.path.dirname(os.path.dirname(h.smtwc))
     return os.path.join(build, sub, name)
-
-
-def control(s, line, timeout=5.0):
-    """One request on the control socket; the JSON answer."""
-    c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    c.settimeout(harness.scaled(timeout))
-    c.connect(s.socket_path + ".smtwc")
-    c.sendall(line.encode() + b"\n")
-    data = b""
-    while not data.endswith(b"\n"):
-        chunk = c.recv(65536)
-        if not chunk:
-            break
-        data += chunk
-    c.close()
-    return json.loads(data.decode())
 
 
 def resources(pid):
@@ -89,14 +71,14 @@ def test_outputs(h):
         base = resources(pid)
 
         # plug a third monitor in and out again: nothing leaks
-        ans = control(s, "output add")
+        ans = s.control("output add")
         check(ans.get("ok") and ans.get("output"), f"output add: {ans}")
         new = ans["output"]
         log(f"added {new}")
         s.wait_until(lambda: new in wl_outputs(s), what=f"clients to see {new}")
         img = s.screenshot(output=new)
         check((img.width, img.height) == (1280, 720), f"{new} is {img.width}x{img.height}")
-        check(control(s, f"output remove {new}").get("ok"), f"output remove {new}")
+        check(s.control(f"output remove {new}").get("ok"), f"output remove {new}")
         s.wait_until(lambda: new not in wl_outputs(s), what=f"{new} to disappear")
         deadline = time.monotonic() + harness.scaled(5)
         while resources(pid) != base and time.monotonic() < deadline:
@@ -105,12 +87,12 @@ def test_outputs(h):
               f"fds/mappings {resources(pid)} after output add+remove, before {base}")
 
         # unplug the monitor the windows are on: they must move to another one
-        ans = control(s, "output add")
+        ans = s.control("output add")
         new = ans["output"]
-        check(control(s, "output remove HEADLESS-1").get("ok"), "output remove HEADLESS-1")
-        check(control(s, "output remove HEADLESS-1").get("error") == "no such output",
+        check(s.control("output remove HEADLESS-1").get("ok"), "output remove HEADLESS-1")
+        check(s.control("output remove HEADLESS-1").get("error") == "no such output",
               "removing a removed output must fail cleanly")
-        check("error" in control(s, "output frobnicate"), "bad output verb accepted")
+        check("error" in s.control("output frobnicate"), "bad output verb accepted")
         s.wait_until(lambda: "HEADLESS-1" not in wl_outputs(s), what="HEADLESS-1 to go")
         shots = {}
         for name in ("HEADLESS-2", new):
@@ -127,12 +109,12 @@ def test_outputs(h):
         n, p50, p99, mx = echo(s, hostile, 1)
         log(f"echo after unplug: n={n} p50={p50} p99={p99} ms")
         # remove every output, then add one back: still alive and serving
-        check(control(s, "output remove HEADLESS-2").get("ok"), "remove HEADLESS-2")
-        check(control(s, f"output remove {new}").get("ok"), f"remove {new}")
+        check(s.control("output remove HEADLESS-2").get("ok"), "remove HEADLESS-2")
+        check(s.control(f"output remove {new}").get("ok"), f"remove {new}")
         s.check_alive()
         n, p50, p99, mx = echo(s, hostile, 1)
         log(f"echo with no output at all: n={n} p99={p99} ms")
-        ans = control(s, "output add")
+        ans = s.control("output add")
         s.wait_until(lambda: ans["output"] in wl_outputs(s), what="an output again")
         img = s.screenshot(output=ans["output"])
         check(img.count_not(BACKGROUND) > 5000, "the windows did not come back on the new output")

@@ -58,15 +58,6 @@ def parse_args():
     return args
 
 
-def tool(var, rel):
-    p = os.environ.get(var)
-    if p:
-        return p
-    smtwc = os.environ.get("SMTWC", "")
-    build = os.path.dirname(os.path.dirname(os.path.abspath(smtwc))) if smtwc else ""
-    return os.path.join(build, rel)
-
-
 def proc_sample(pid):
     with open(f"/proc/{pid}/status") as f:
         rss = int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
@@ -159,6 +150,19 @@ def svg_plot(samples, path, title):
         f.write("\n".join(parts) + "\n")
 
 
+def render_summary(r):
+    """Frames rendered, their mean and worst render time, and how much of the
+    damage occlusion culling left to paint (1.0: every damaged pixel once)."""
+    frames = r.get("frames", 0)
+    if not frames:
+        return None
+    return {"frames": frames,
+            "mean_ms": round(r["ns_total"] / frames / 1e6, 3),
+            "max_ms": round(r["ns_max"] / 1e6, 3),
+            "painted_per_damaged_pixel": round(r["pixels_painted"] /
+                                               max(1, r["pixels_damaged"]), 2)}
+
+
 class Slot:
     def __init__(self):
         self.proc = None
@@ -169,9 +173,9 @@ class Slot:
 
 def run(h, args):
     rng = harness.seeded_random("soak") if not args.seed else __import__("random").Random(args.seed)
-    hostile = tool("SMT_HOSTILE", "tests/tools/smt-hostile")
-    demo = tool("SMT_DEMO", "clients/smt-demo")
-    plaid = tool("SMT_PLAID", "clients/smt-plaid")
+    hostile = harness.build_program("SMT_HOSTILE", "tests/tools/smt-hostile")
+    demo = harness.build_program("SMT_DEMO", "clients/smt-demo")
+    plaid = harness.build_program("SMT_PLAID", "clients/smt-plaid")
     op_cases = subprocess.run([hostile, "--list-ops"], capture_output=True, text=True,
                               check=True).stdout.split()
     hostile_cases = op_cases + ["size-zero", "head-beyond", "pixmap-flood", "race",
@@ -232,6 +236,7 @@ def run(h, args):
         hz = os.sysconf("SC_CLK_TCK")
         last_cpu = (t0, cpu_ticks(pid))
         next_stats = t0
+        render = {}  # the compositor's frame statistics, last sampled
 
         def finish(slot, rc):
             """A client ended (by itself or because we ended it)."""
@@ -315,15 +320,13 @@ def run(h, args):
             if now >= next_stats:
                 next_stats = now + 2.0
                 try:
-                    res = subprocess.run(["smtctl", "clients"] if False else
-                                         [tool("SMTCTL", "clients/smtctl"), "stats", "--json"],
-                                         env=s.client_env(), capture_output=True, text=True,
-                                         timeout=5)
-                    for c in json.loads(res.stdout).get("clients", []):
+                    stats = s.control("stats")
+                    render = stats.get("render", render)
+                    for c in stats.get("clients", []):
                         key = c.get("pid")
                         commands[key] = max(commands.get(key, 0), c.get("commands", 0))
                 except Exception as e:  # noqa: BLE001
-                    log(f"smtctl: {e}")
+                    log(f"control socket: {e}")
             if now >= next_sample:
                 next_sample = now + 1.0
                 rss, fds, maps = proc_sample(pid)
@@ -387,6 +390,7 @@ def run(h, args):
             "echo": {"n": len(lat), "p50_ms": round(p50, 3), "p99_ms": round(p99, 3),
                      "max_ms": round(max(lat), 3) if lat else None, "probe_rc": echo_rc,
                      "p99_ms_per_minute": per_min},
+            "render": render_summary(render),
             "machine_wakeup_lateness": oversleep,
             "compositor_cpu_pct": {"mean": round(statistics.mean(cpus), 1), "max": max(cpus)},
             "load1": {"mean": round(statistics.mean(loads), 2), "max": max(loads),

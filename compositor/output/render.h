@@ -1,0 +1,28 @@
+#ifndef SMTWC_OUTPUT_RENDER_H
+#define SMTWC_OUTPUT_RENDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <wlr/types/wlr_scene.h>
+
+struct smtwc_render {
+	/* false: wlroots' own scene renderer paints every node under the
+	 * damage. Kept to compare against (tests, tests/bench/render). */
+	bool culling;
+	/* Since the compositor started, over all outputs (smtctl stats). */
+	uint64_t frames;
+	uint64_t ns_total, ns_max;   /* time spent in the renders themselves */
+	uint64_t pixels_damaged;     /* what the frames had to repaint */
+	uint64_t pixels_painted;     /* what culling left to paint, clears included */
+};
+
+/* Renders and commits one frame of the scene on this output, painting only
+ * what of each node is damaged and not covered by opaque nodes above it.
+ * Replaces wlr_scene_output_commit; returns what the commit returned. */
+bool output_render_frame(struct wlr_scene_output *scene_output,
+	struct smtwc_render *render);
+/* Switches renderers; every output repaints whole with the new one. */
+void output_render_set_culling(struct smtwc_render *render, struct wlr_scene *scene,
+	bool culling);
+
+#endif

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Occlusion culling paints exactly what wlroots' scene renderer paints.
+
+A stacked desktop: a layer-shell panel, opaque foot windows (opaque region
+on an ARGB buffer), a translucent foot window (no opaque region), ring
+windows (an ARGB canvas over an opaque 1x1 surface scaled by wp_viewporter)
+and a popup. After partial repaints (a click raises a window) and at output
+scale 1, 1.5 (rotated 90 degrees) and 2, the culled frame must be
+byte-identical to the same scene repainted whole by the scene renderer
+(`render scene` on the control socket) and by the culling renderer again.
+And culling must actually cull: a full repaint of this stack paints each
+damaged pixel little more than twice, where the scene renderer paints it
+once per window under it."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness import FOCUSED, Rect, Session, check, log  # noqa: E402
+
+
+def settle(s, what):
+    """A screenshot once two in a row are identical."""
+    prev = [None]
+
+    def still(img):
+        same = prev[0] is not None and img.diff_count(prev[0]) == 0
+        prev[0] = img
+        return img if same else None
+
+    return s.wait_screenshot(still, timeout=15, what=f"a still screen ({what})")[0]
+
+
+def render_stats(s):
+    return s.control("stats")["render"]
+
+
+def compare_renderers(s, label):
+    culled = settle(s, f"{label}, culled")
+    check(s.control("render scene").get("ok"), "render scene refused")
+    scene = settle(s, f"{label}, scene renderer")
+    before = render_stats(s)
+    check(s.control("render culled").get("ok"), "render culled refused")
+    again = settle(s, f"{label}, culled after a full repaint")
+    after = render_stats(s)
+    for name, img in (("scene renderer", scene), ("full culled repaint", again)):
+        diff = img.diff_count(culled)
+        if diff:
+            paths = (s.save(culled, f"{label}-culled"), s.save(img, f"{label}-other"))
+            check(False, f"{label}: {diff} pixels differ between the culled frame and the "
+                         f"{name} (saved {paths[0]}, {paths[1]})")
+    frames = after["frames"] - before["frames"]
+    damaged = after["pixels_damaged"] - before["pixels_damaged"]
+    painted = after["pixels_painted"] - before["pixels_painted"]
+    log(f"{label}: identical; full culled repaint: {frames} frames, "
+        f"{painted / max(1, damaged):.2f} painted per damaged pixel")
+    check(frames >= 1 and damaged >= culled.width * culled.height,
+          f"{label}: switching back to culling did not repaint the whole output "
+          f"({frames} frames, {damaged} pixels damaged)")
+    return painted / damaged
+
+
+def test(h):
+    panel = os.environ.get("SMT_PANEL") or os.path.join(os.path.dirname(h.vpointer), "smt-panel")
+    popup = os.environ.get("SMT_POPUP") or os.path.join(os.path.dirname(h.vpointer), "smt-popup")
+    demo = os.environ["SMT_DEMO"]
+    with Session(h) as s:
+        s.spawn([panel, "--anchor", "top", "--size", 24, "--exclusive", 24,
+                 "--color", "3050c0"])
+        for i in range(3):
+            s.spawn([demo, "--static"], name=f"demo{i}")
+        for i in range(2):
+            s.spawn(["foot", "-o", f"colors.background={i + 2}02020"], name=f"foot{i}")
+        s.spawn(["foot", "-o", "colors.alpha=0.5", "-o", "colors.background=00ff00"],
+                name="foot-translucent")
+        s.wait_for_border(FOCUSED, timeout=20, what="the last window focused")
+        s.spawn([popup, 300, 200, 150, 100, 120, 160], name="popup")
+        settle(s, "every window mapped")
+        ratio = compare_renderers(s, "scale1")
+        check(ratio < 2.6, f"a full repaint of {7} stacked windows painted {ratio:.2f} pixels "
+                           "per damaged pixel: occlusion culling is not culling")
+
+        # A click on the lowest ring window raises it: a partial repaint.
+        # Windows cascade down and right from the first one, so the top left
+        # of what is below the panel belongs to the first (lowest) window.
+        img = s.screenshot()
+        below_panel = Rect(0, 40, img.width, img.height - 40)
+        first = img.bbox_not(rect=below_panel, exclude=s.cursor_exclusion())
+        s.click(first.x + 10, first.y + 10)
+        s.park_pointer()
+        compare_renderers(s, "raised")
+
+        for scale, transform in (("1.5", "normal"), ("2", "90"), ("1", "flipped-180")):
+            s.run(["wlr-randr", "--output", "HEADLESS-1", "--scale", scale,
+                   "--transform", transform])
+            compare_renderers(s, f"scale{scale}-{transform}")
+
+
+if __name__ == "__main__":
+    harness.main(test)
