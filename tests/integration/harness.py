@@ -459,7 +459,7 @@ class Harness:
     def __init__(self, name, argv=None):
         self.name = name
         argv = list(sys.argv[1:] if argv is None else argv)
-        opts = {"--smtwc": os.environ.get("SMTWC"), "--vpointer": os.environ.get("SMT_VPOINTER")}
+        opts = {"--smtwc": os.environ.get("SMTWC"), "--vpointer": None}
         i = 0
         while i < len(argv):
             a = argv[i]
@@ -475,7 +475,10 @@ class Harness:
                 fail(f"unknown argument {a!r} (accepted: --smtwc PATH, --vpointer PATH)")
             i += 1
         self.smtwc = self._binary(opts["--smtwc"], "SMTWC", "the compositor (build/compositor/smtwc)")
-        self._vpointer = opts["--vpointer"]
+        if self.smtwc and not os.environ.get("SMTWC"):
+            os.environ["SMTWC"] = self.smtwc  # for build_program's fallback
+        self._vpointer = opts["--vpointer"] or build_program(
+            "SMT_VPOINTER", "tests/tools/smt-vpointer")
         logdir = os.environ.get("SMT_TEST_LOGDIR") or tempfile.gettempdir()
         try:
             os.makedirs(logdir, exist_ok=True)

@@ -374,7 +374,8 @@ def run(h, args):
         peak = max(x["rss_kb"] for x in samples) if samples else base[0]
         p50, p99 = percentile(lat, 0.5), percentile(lat, 0.99)
         per_min = []
-        per = max(1, len(lat) // max(1, round(args.duration / 60)))
+        minutes = max(1, round(args.duration / 60))
+        per = max(1, -(-len(lat) // minutes))  # ceil: no short chunk of leftovers
         for i in range(0, len(lat), per):
             per_min.append(round(percentile(lat[i:i + per], 0.99), 2))
         cpus = [x["cpu"] for x in samples[1:]] or [0]
