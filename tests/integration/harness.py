@@ -432,6 +432,20 @@ def _tail(path, lines=40):
     return "\n".join(text[-lines:])
 
 
+def process_resources(pid):
+    """(fds, mappings) of a process, for leak checks. Under ASan its allocator
+    maps anonymous regions of its own as it grows and never unmaps them, so
+    there only file-backed mappings count (client memfds, output buffers,
+    libraries); LeakSanitizer checks the memory itself at exit."""
+    fds = len(os.listdir(f"/proc/{pid}/fd"))
+    with open(f"/proc/{pid}/maps") as f:
+        lines = f.readlines()
+    if any("libasan" in line for line in lines):
+        return fds, sum(1 for line in lines if len(line.split(None, 5)) == 6
+                        and line.split(None, 5)[5].startswith("/"))
+    return fds, len(lines)
+
+
 def build_program(var, rel):
     """A program of this build: $VAR (meson sets it), else REL under the
     build directory that holds $SMTWC (for scripts run by hand)."""

@@ -31,13 +31,6 @@ def tool(h, var, name, sub="tests/tools"):
     return os.path.join(build, sub, name)
 
 
-def resources(pid):
-    fds = len(os.listdir(f"/proc/{pid}/fd"))
-    with open(f"/proc/{pid}/maps") as f:
-        maps = sum(1 for _ in f)
-    return fds, maps
-
-
 def wl_outputs(s):
     text = s.run(["wayland-info"], timeout=10).stdout
     return sorted(set(re.findall(r"name: '(HEADLESS-\d+)'", text)))
@@ -68,7 +61,7 @@ def test_outputs(h):
                                    what="simple-shm's window")
         s.spawn([demo])
         time.sleep(1.0)
-        base = resources(pid)
+        base = harness.process_resources(pid)
 
         # plug a third monitor in and out again: nothing leaks
         ans = s.control("output add")
@@ -81,10 +74,10 @@ def test_outputs(h):
         check(s.control(f"output remove {new}").get("ok"), f"output remove {new}")
         s.wait_until(lambda: new not in wl_outputs(s), what=f"{new} to disappear")
         deadline = time.monotonic() + harness.scaled(5)
-        while resources(pid) != base and time.monotonic() < deadline:
+        while harness.process_resources(pid) != base and time.monotonic() < deadline:
             time.sleep(0.1)
-        check(resources(pid) == base,
-              f"fds/mappings {resources(pid)} after output add+remove, before {base}")
+        now = harness.process_resources(pid)
+        check(now == base, f"fds/mappings {now} after output add+remove, before {base}")
 
         # unplug the monitor the windows are on: they must move to another one
         ans = s.control("output add")

@@ -69,18 +69,6 @@ def hostile_tool(h):
                                                          "smt-hostile")
 
 
-def resources(pid):
-    """(fds, mappings). Under ASan the allocator maps regions of its own as
-    it grows, so only fds count there (LeakSanitizer checks memory at exit),
-    and the client-memory mappings (memfds) are counted instead."""
-    fds = len(os.listdir(f"/proc/{pid}/fd"))
-    with open(f"/proc/{pid}/maps") as f:
-        lines = f.readlines()
-    if any("libasan" in l for l in lines):
-        return fds, sum(1 for l in lines if "/memfd:" in l)
-    return fds, len(lines)
-
-
 def rss_kb(pid):
     with open(f"/proc/{pid}/status") as f:
         return int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
@@ -123,7 +111,7 @@ def test(h):
         img0, win = s.wait_screenshot(
             lambda img: img.bbox_not(BACKGROUND, exclude=excl), what="simple-shm's window")
         time.sleep(0.3)
-        base = resources(pid)
+        base = harness.process_resources(pid)
         rss0 = rss_kb(pid)
         log(f"baseline: {base[0]} fds, {base[1]} mappings, RSS {rss0} KiB")
 
@@ -183,9 +171,9 @@ def test(h):
                           what="simple-shm to keep animating after the hostile clients")
         # Everything the hostile clients made the compositor map or open is gone.
         deadline = time.monotonic() + harness.scaled(5)
-        while resources(pid) != base and time.monotonic() < deadline:
+        while harness.process_resources(pid) != base and time.monotonic() < deadline:
             time.sleep(0.1)
-        now = resources(pid)
+        now = harness.process_resources(pid)
         check(now == base, f"fds/mappings {now} did not return to the baseline {base}")
         # RSS: glibc keeps freed heap (10000 64x64 pixmaps of pixmaps-10k
         # leave ~60 MiB resident until the heap top is trimmed), so the test
@@ -219,9 +207,9 @@ def test(h):
               f"RSS keeps growing over identical runs: {rss_runs} KiB")
         check(rss2 < rss0 + 96 * 1024, f"RSS {rss2} KiB vs baseline {rss0} KiB")
         deadline = time.monotonic() + harness.scaled(5)
-        while resources(pid) != base and time.monotonic() < deadline:
+        while harness.process_resources(pid) != base and time.monotonic() < deadline:
             time.sleep(0.1)
-        now = resources(pid)
+        now = harness.process_resources(pid)
         check(now == base, f"fds/mappings {now} did not return to the baseline {base} "
                            "after the second run")
         check(s.run(["wayland-info"]).returncode == 0, "a new client cannot connect")
