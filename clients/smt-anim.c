@@ -130,26 +130,6 @@ static void draw_frame(struct anim *a, size_t i)
 	a->by_mark[m] = i;
 }
 
-/* Dispatches events until `until` (CLOCK_MONOTONIC ns). */
-static int wait_until(struct anim *a, uint64_t until)
-{
-	int fd = smt_get_fd(a->ctx);
-	while (a->running) {
-		if (smt_dispatch(a->ctx, 0) < 0)
-			return -1;
-		uint64_t t = now_ns();
-		if (t >= until)
-			return 0;
-		uint64_t left = until - t;
-		if (left > 100000000u)
-			left = 100000000u;
-		struct timespec ts = { 0, (long)left };
-		struct pollfd p = { fd, POLLIN, 0 };
-		ppoll(&p, 1, &ts, NULL);
-	}
-	return 0;
-}
-
 static int cmp_u64(const void *x, const void *y)
 {
 	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
@@ -223,11 +203,11 @@ int main(int argc, char **argv)
 		uint64_t t = now_ns();
 		if (next < t)
 			next = t;   /* fell behind: no burst of catch-up frames */
-		if (wait_until(&a, next) < 0)
+		if (smt_dispatch_until(a.ctx, next, &a.running) < 0)
 			break;
 	}
 	smt_sync(a.ctx);
-	wait_until(&a, now_ns() + 200000000u);
+	smt_dispatch_until(a.ctx, now_ns() + 200000000u, &a.running);
 
 	size_t vi = 0;
 	for (size_t i = 0; i < a.n; i++) {

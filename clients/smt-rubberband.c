@@ -308,26 +308,6 @@ static void on_close(void *data, struct smt_window *w) { ((struct rb *)data)->ru
 static const struct smt_window_listener win_listener = { .close = on_close,
 							 .presented = on_presented };
 
-/* Runs the loop until `until` (CLOCK_MONOTONIC ns) or close. */
-static int loop_until(struct rb *r, uint64_t until)
-{
-	int fd = smt_get_fd(r->ctx);
-	while (r->running) {
-		if (smt_dispatch(r->ctx, 0) < 0)
-			return -1;
-		uint64_t t = now_ns();
-		if (t >= until)
-			return 0;
-		uint64_t left = until - t;
-		if (left > 100000000u)
-			left = 100000000u;
-		struct timespec ts = { 0, (long)left };
-		struct pollfd p = { fd, POLLIN, 0 };
-		ppoll(&p, 1, &ts, NULL);
-	}
-	return 0;
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -396,7 +376,7 @@ int main(int argc, char **argv)
 	uint64_t deadline = now_ns() + 3000000000u;
 	while (!r.entered && now_ns() < deadline) {
 		vpointer_move(&r, EXTENT_W / 2, EXTENT_H / 2);
-		loop_until(&r, now_ns() + 100000000u);
+		smt_dispatch_until(r.ctx, now_ns() + 100000000u, &r.running);
 	}
 	if (!r.entered) {
 		fprintf(stderr, "smt-rubberband: the pointer never entered the window "
@@ -414,12 +394,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "smt-rubberband: pthread_create failed\n");
 		return 1;
 	}
-	loop_until(&r, start + (uint64_t)((seconds + warmup) * 1e9));
+	smt_dispatch_until(r.ctx, start + (uint64_t)((seconds + warmup) * 1e9), &r.running);
 	atomic_store(&r.stop, true);
 	pthread_join(th, NULL);
 	/* let the last presents come back */
 	smt_sync(r.ctx);
-	loop_until(&r, now_ns() + 200000000u);
+	smt_dispatch_until(r.ctx, now_ns() + 200000000u, &r.running);
 
 	/* display time: first reported visible PRESENT at or after the event's */
 	size_t sent = atomic_load(&r.sent), vi = 0;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "smt-internal.h"
@@ -215,6 +216,27 @@ int smt_dispatch(struct smt_ctx *ctx, int timeout_ms)
 	smt__windows_apply_configures(ctx);
 	r = smt__check(ctx);
 	return r ? r : n;
+}
+
+int smt_dispatch_until(struct smt_ctx *ctx, uint64_t deadline_ns, const bool *keep_going)
+{
+	int fd = smt_get_fd(ctx);
+	while (!keep_going || *keep_going) {
+		int r = smt_dispatch(ctx, 0);
+		if (r < 0)
+			return r;
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		uint64_t t = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+		if (t >= deadline_ns)
+			return 0;
+		uint64_t left = deadline_ns - t;
+		struct timespec timeout = { (time_t)(left / 1000000000u), (long)(left % 1000000000u) };
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		if (ppoll(&p, 1, &timeout, NULL) < 0 && errno != EINTR)
+			return smt__fail(ctx, "poll: %s", strerror(errno));
+	}
+	return 0;
 }
 
 /* ---- globals -------------------------------------------------------------- */

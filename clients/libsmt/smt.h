@@ -87,6 +87,11 @@ int smt_get_fd(struct smt_ctx *ctx);
  * timeout_ms (-1: forever, 0: not at all) if none are queued. Returns the
  * number of events dispatched, or a negative errno. */
 int smt_dispatch(struct smt_ctx *ctx, int timeout_ms);
+/* Dispatches events as they come until CLOCK_MONOTONIC reaches deadline_ns
+ * (nanosecond precision, for measuring clients), or until a callback sets
+ * *keep_going to false (NULL: only the deadline). Returns 0, or a negative
+ * errno as smt_dispatch does. */
+int smt_dispatch_until(struct smt_ctx *ctx, uint64_t deadline_ns, const bool *keep_going);
 
 /* Makes everything written so far visible to the compositor (ring: publish
  * head, write its eventfd only if it sleeps; socket: send submits). */
