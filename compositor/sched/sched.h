@@ -19,6 +19,9 @@
  *   - if the decision says drain_all (fifo mode), pick again without going
  *     back to the event loop; otherwise dispatch events, then loop.
  * Always call smt_sched_charge() after a successful pick before the next pick.
+ * The glue may end a fair slice early to dispatch events: the next pick
+ * gives the same client the rest of its slice (a turn is time, not a pick),
+ * unless a more favoured client is ready or its ring ran dry.
  */
 #ifndef SMTWC_SCHED_H
 #define SMTWC_SCHED_H
@@ -110,7 +113,7 @@ void smt_sched_charge(struct smt_sched *sched, struct smt_sched_client *client,
 struct smt_sched_stats {
 	int priority;
 	bool ready;
-	uint64_t slices;     /* times picked */
+	uint64_t slices;     /* turns: a slice cut short and continued counts once */
 	uint64_t run_ns;     /* time charged */
 	uint64_t commands;
 	uint64_t inputs;     /* smt_sched_input calls */

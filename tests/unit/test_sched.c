@@ -130,15 +130,57 @@ static void test_round_robin(void) {
 	CHECK_INT(st.wait_total_ns, MS(10) * 20);
 	CHECK_INT(st.run_ns, MS(5) * 20);
 	CHECK_INT(st.commands, 100 * 20);
-	/* Slices that stop short alternate too. */
+	/* Turns that end short because the ring ran dry alternate too. */
 	struct smt_sched_decision d;
 	for (int k = 0; k < 6; k++) {
 		CHECK(smt_sched_pick(s, now, &d));
 		CHECK_INT((intptr_t)d.owner, k % 3);
-		smt_sched_charge(s, d.client, now, now + US(100), true, 1);
+		smt_sched_charge(s, d.client, now, now + US(100), false, 1);
 		now += US(100);
+		smt_sched_set_ready(s, d.client, true, now);
 	}
 	for (int i = 0; i < 3; i++) {
+		smt_sched_client_remove(s, c[i]);
+	}
+	smt_sched_destroy(s);
+}
+
+static void test_interrupted_turn(void) {
+	current_test = "a slice cut short continues at the next pick";
+	struct smt_sched *s = new_sched(false);
+	struct smt_sched_client *c[2];
+	uint64_t now = T0;
+	for (int i = 0; i < 2; i++) {
+		c[i] = smt_sched_client_add(s, (void *)(intptr_t)i, now);
+		smt_sched_set_ready(s, c[i], true, now);
+	}
+	/* The event loop interrupts every 1 ms: client 0 keeps the turn for
+	 * its whole 5 ms, in five pieces, each deadline the rest of the slice. */
+	struct smt_sched_decision d;
+	for (int k = 0; k < 5; k++) {
+		CHECK(smt_sched_pick(s, now, &d));
+		CHECK_INT((intptr_t)d.owner, 0);
+		CHECK_INT(d.deadline_ns - now, MS(5) - MS(k));
+		smt_sched_charge(s, d.client, now, now + MS(1), true, 1);
+		now += MS(1);
+	}
+	CHECK(smt_sched_pick(s, now, &d));
+	CHECK_INT((intptr_t)d.owner, 1);
+	/* A ring that runs dry ends its turn: ready again, it starts a new
+	 * one (client 0 paid a penalty for its 5 ms, so 1 goes first). */
+	smt_sched_charge(s, d.client, now, now + MS(1), false, 1);
+	now += MS(1);
+	smt_sched_set_ready(s, c[1], true, now);
+	CHECK(smt_sched_pick(s, now, &d));
+	CHECK_INT((intptr_t)d.owner, 1);
+	CHECK_INT(d.deadline_ns - now, MS(5));
+	smt_sched_charge(s, d.client, now, now + MS(1), true, 1);
+	struct smt_sched_stats st;
+	smt_sched_client_stats(s, c[0], now, &st);
+	CHECK_INT(st.slices, 1);  /* turns, not pieces */
+	smt_sched_client_stats(s, c[1], now, &st);
+	CHECK_INT(st.slices, 2);
+	for (int i = 0; i < 2; i++) {
 		smt_sched_client_remove(s, c[i]);
 	}
 	smt_sched_destroy(s);
@@ -576,6 +618,9 @@ struct sim {
 	struct sim_client c[SIM_MAX];
 	int n;
 	uint64_t now, end, warmup;
+	/* An output frame every frame_period (0: none) that costs frame_ns and,
+	 * like any event, ends the slice running when it comes due. */
+	uint64_t frame_period, frame_ns, next_frame;
 };
 
 static void sim_init(struct sim *sim, bool fifo, uint64_t seconds) {
@@ -616,6 +661,12 @@ static void sim_poll(struct sim *sim) {
 		smt_sched_set_ready(sim->s, c->sc, sim_has_work(c), sim->now);
 	}
 	sim->now += SIM_LOOP_NS;
+	if (sim->frame_period != 0 && sim->now >= sim->next_frame) {
+		sim->now += sim->frame_ns;
+		while (sim->next_frame <= sim->now) {
+			sim->next_frame += sim->frame_period;
+		}
+	}
 }
 
 static void sim_run_one(struct sim *sim, const struct smt_sched_decision *d) {
@@ -632,7 +683,8 @@ static void sim_run_one(struct sim *sim, const struct smt_sched_decision *d) {
 	}
 	/* The executor checks the deadline between commands. */
 	while (sim_has_work(c) && (d->deadline_ns == 0 || sim->now < d->deadline_ns) &&
-			(d->max_commands == 0 || n < d->max_commands)) {
+			(d->max_commands == 0 || n < d->max_commands) &&
+			(sim->frame_period == 0 || sim->now < sim->next_frame)) {
 		sim->now += c->cmd_ns;
 		n++;
 		if (c->kind != SIM_BUSY) {
@@ -689,9 +741,12 @@ static void sim_finish(struct sim *sim) {
 	smt_sched_destroy(sim->s);
 }
 
-static void sim_share(const char *name, const uint64_t cmd_ns[4]) {
+static void sim_share(const char *name, const uint64_t cmd_ns[4], uint64_t frame_period) {
 	struct sim sim;
 	sim_init(&sim, false, 10);
+	sim.frame_period = frame_period;
+	sim.frame_ns = US(1000);
+	sim.next_frame = sim.now + frame_period;
 	for (int i = 0; i < 4; i++) {
 		sim_add(&sim, SIM_BUSY, cmd_ns[i]);
 	}
@@ -714,10 +769,16 @@ static void test_sim_share(void) {
 	current_test = "simulation: 4 busy clients share";
 	printf("4 always-busy clients, 10 simulated seconds, fair:\n");
 	static const uint64_t same[4] = {US(300), US(300), US(300), US(300)};
-	sim_share("identical (0.3 ms commands)", same);
+	sim_share("identical (0.3 ms commands)", same, 0);
 	/* Long commands overshoot the deadline; counting time still shares. */
 	static const uint64_t mixed[4] = {US(100), US(700), US(1300), US(2900)};
-	sim_share("commands of 0.1/0.7/1.3/2.9 ms", mixed);
+	sim_share("commands of 0.1/0.7/1.3/2.9 ms", mixed, 0);
+	/* A 60 Hz frame (1 ms each) that ends whichever slice it falls in:
+	 * 16.7 ms against four 5 ms slices puts it in the same client's slice
+	 * every cycle. Measured in smtwc before turns were kept: that client
+	 * got 7-9 %, the others about 30 %. */
+	static const uint64_t fine[4] = {US(20), US(20), US(20), US(20)};
+	sim_share("0.02 ms commands, 60 Hz frames", fine, 16666667u);
 }
 
 /* A busy client that keeps receiving input (pointer motion at 1000 Hz over
@@ -836,6 +897,7 @@ static void test_sim_interactive(void) {
 int main(void) {
 	test_params();
 	test_round_robin();
+	test_interrupted_turn();
 	test_penalty_praise();
 	test_input_boost();
 	test_highest_first();
