@@ -33,6 +33,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "present_log.h"
 #include "smt.h"
 
 #define WIN_W 1500   /* wider than the 1280-pixel output: placed at x = 0 */
@@ -58,12 +59,7 @@ struct anim {
 	struct smt_window *win;
 	struct frame *f;
 	size_t n, cap;
-	size_t *by_mark;
-	size_t by_mark_cap;
-	uint32_t *vis_serial;
-	uint64_t *vis_display;
-	size_t n_vis, vis_cap;
-	uint64_t marks_on_screen;
+	struct present_log presents;
 	struct smt_rect last;
 	bool running;
 };
@@ -72,21 +68,9 @@ static void on_presented(void *data, struct smt_window *w, uint32_t serial, uint
 			 uint64_t display_ns)
 {
 	struct anim *a = data;
-	if (serial < a->by_mark_cap && a->by_mark[serial] != SIZE_MAX) {
-		a->f[a->by_mark[serial]].exec = exec_ns;
-		if (display_ns)
-			a->marks_on_screen++;
-		return;
-	}
-	if (!display_ns)
-		return;
-	if (a->n_vis == a->vis_cap) {
-		a->vis_cap = a->vis_cap ? 2 * a->vis_cap : 4096;
-		a->vis_serial = realloc(a->vis_serial, a->vis_cap * sizeof(*a->vis_serial));
-		a->vis_display = realloc(a->vis_display, a->vis_cap * sizeof(*a->vis_display));
-	}
-	a->vis_serial[a->n_vis] = serial;
-	a->vis_display[a->n_vis++] = display_ns;
+	size_t frame = present_log_presented(&a->presents, serial, display_ns);
+	if (frame != SIZE_MAX)
+		a->f[frame].exec = exec_ns;
 }
 
 static void on_close(void *data, struct smt_window *w) { ((struct anim *)data)->running = false; }
@@ -118,16 +102,7 @@ static void draw_frame(struct anim *a, size_t i)
 	smt_flush(a->ctx);
 	fr->vis_serial = vis;
 	fr->mark_serial = m;
-	if (m >= a->by_mark_cap) {
-		size_t n = a->by_mark_cap ? a->by_mark_cap : 4096;
-		while (n <= m)
-			n *= 2;
-		a->by_mark = realloc(a->by_mark, n * sizeof(*a->by_mark));
-		for (size_t k = a->by_mark_cap; k < n; k++)
-			a->by_mark[k] = SIZE_MAX;
-		a->by_mark_cap = n;
-	}
-	a->by_mark[m] = i;
+	present_log_mark(&a->presents, m, i);
 }
 
 static int cmp_u64(const void *x, const void *y)
@@ -209,13 +184,9 @@ int main(int argc, char **argv)
 	smt_sync(a.ctx);
 	smt_dispatch_until(a.ctx, now_ns() + 200000000u, &a.running);
 
-	size_t vi = 0;
-	for (size_t i = 0; i < a.n; i++) {
-		while (vi < a.n_vis && a.vis_serial[vi] < a.f[i].vis_serial)
-			vi++;
-		if (vi < a.n_vis)
-			a.f[i].display = a.vis_display[vi];
-	}
+	size_t cursor = 0;
+	for (size_t i = 0; i < a.n; i++)
+		a.f[i].display = present_log_display(&a.presents, a.f[i].vis_serial, &cursor);
 	uint64_t t0 = start + (uint64_t)(warmup * 1e9);
 	FILE *f = csv ? fopen(csv, "w") : NULL;
 	if (csv && !f)
@@ -243,10 +214,11 @@ int main(int argc, char **argv)
 	if (f)
 		fclose(f);
 	printf("anim: %zu frames, %llu marker presents on screen (must be 0)\n", a.n,
-	       (unsigned long long)a.marks_on_screen);
+	       (unsigned long long)a.presents.marks_on_screen);
 	summary("drawing", lat, nl);
 	summary("interval", iv, ni);
 	int rc = smt_failed(a.ctx) ? 1 : 0;
 	smt_disconnect(a.ctx);
+	present_log_finish(&a.presents);
 	return rc;
 }

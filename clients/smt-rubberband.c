@@ -47,6 +47,7 @@
 #include <time.h>
 #include <wayland-client.h>
 
+#include "present_log.h"
 #include "smt.h"
 #include "wlr-virtual-pointer-unstable-v1-client-protocol.h"
 
@@ -90,14 +91,7 @@ struct rb {
 	size_t next_match;            /* events before this are settled */
 	struct smt_rect last_line;
 	bool have_line;
-	/* serial -> event, for the marker presents (serials are small) */
-	size_t *by_mark;
-	size_t by_mark_cap;
-	/* visible presents reported: (serial, display_ns) in order */
-	uint32_t *vis_serial;
-	uint64_t *vis_display;
-	size_t n_vis, vis_cap;
-	uint64_t marks_on_screen;     /* sanity: markers must be off screen */
+	struct present_log presents;  /* items are events */
 	uint64_t received, unmatched;
 	struct wl_display *vdisplay;
 	struct zwlr_virtual_pointer_v1 *vptr;
@@ -197,19 +191,6 @@ static struct smt_rect rect_union(struct smt_rect a, struct smt_rect b)
 	return (struct smt_rect){ x0, y0, (uint32_t)(x1 - x0), (uint32_t)(y1 - y0) };
 }
 
-static void grow_mark(struct rb *r, uint32_t serial)
-{
-	if (serial < r->by_mark_cap)
-		return;
-	size_t n = r->by_mark_cap ? r->by_mark_cap : 4096;
-	while (n <= serial)
-		n *= 2;
-	r->by_mark = realloc(r->by_mark, n * sizeof(*r->by_mark));
-	for (size_t i = r->by_mark_cap; i < n; i++)
-		r->by_mark[i] = SIZE_MAX;
-	r->by_mark_cap = n;
-}
-
 /* The rubber band: from the anchor (raster centre) to the pointer. */
 static void draw_event(struct rb *r, size_t seq, int32_t px, int32_t py)
 {
@@ -231,8 +212,7 @@ static void draw_event(struct rb *r, size_t seq, int32_t px, int32_t py)
 	smt_flush(r->ctx);
 	r->ev[seq].vis_serial = vis;
 	r->ev[seq].mark_serial = m;
-	grow_mark(r, m);
-	r->by_mark[m] = seq;
+	present_log_mark(&r->presents, m, seq);
 }
 
 static void on_enter(void *data, struct smt_window *w, double x, double y)
@@ -287,21 +267,9 @@ static void on_presented(void *data, struct smt_window *w, uint32_t serial, uint
 			 uint64_t display_ns)
 {
 	struct rb *r = data;
-	if (serial < r->by_mark_cap && r->by_mark[serial] != SIZE_MAX) {
-		r->ev[r->by_mark[serial]].exec = exec_ns;
-		if (display_ns)
-			r->marks_on_screen++;
-		return;
-	}
-	if (!display_ns)
-		return;
-	if (r->n_vis == r->vis_cap) {
-		r->vis_cap = r->vis_cap ? 2 * r->vis_cap : 4096;
-		r->vis_serial = realloc(r->vis_serial, r->vis_cap * sizeof(*r->vis_serial));
-		r->vis_display = realloc(r->vis_display, r->vis_cap * sizeof(*r->vis_display));
-	}
-	r->vis_serial[r->n_vis] = serial;
-	r->vis_display[r->n_vis++] = display_ns;
+	size_t seq = present_log_presented(&r->presents, serial, display_ns);
+	if (seq != SIZE_MAX)
+		r->ev[seq].exec = exec_ns;
 }
 
 static void on_close(void *data, struct smt_window *w) { ((struct rb *)data)->running = false; }
@@ -402,15 +370,11 @@ int main(int argc, char **argv)
 	smt_dispatch_until(r.ctx, now_ns() + 200000000u, &r.running);
 
 	/* display time: first reported visible PRESENT at or after the event's */
-	size_t sent = atomic_load(&r.sent), vi = 0;
+	size_t sent = atomic_load(&r.sent), cursor = 0;
 	for (size_t s = 0; s < sent; s++) {
 		struct event *e = &r.ev[s];
-		if (!e->recv || !e->vis_serial)
-			continue;
-		while (vi < r.n_vis && r.vis_serial[vi] < e->vis_serial)
-			vi++;
-		if (vi < r.n_vis)
-			e->display = r.vis_display[vi];
+		if (e->recv && e->vis_serial)
+			e->display = present_log_display(&r.presents, e->vis_serial, &cursor);
 	}
 	uint64_t t0 = start + (uint64_t)(warmup * 1e9);
 	FILE *f = csv ? fopen(csv, "w") : NULL;
@@ -442,12 +406,13 @@ int main(int argc, char **argv)
 	printf("rubberband: %zu moves sent in the measured %.1f s, %zu received, %llu unmatched "
 	       "motion events, %llu marker presents on screen (must be 0)\n",
 	       measured, seconds, nr, (unsigned long long)r.unmatched,
-	       (unsigned long long)r.marks_on_screen);
+	       (unsigned long long)r.presents.marks_on_screen);
 	summary("receipt", rec, nr);
 	summary("echo", ex, ne);
 	summary("display", di, nd);
 	int rc = smt_failed(r.ctx) ? 1 : 0;
 	smt_disconnect(r.ctx);
 	wl_display_disconnect(r.vdisplay);
+	present_log_finish(&r.presents);
 	return rc;
 }
