@@ -18,7 +18,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
-#include <time.h>
 #include <wlr/render/wlr_renderer.h>
 #include <wlr/types/wlr_buffer.h>
 #include <wlr/types/wlr_matrix.h>
@@ -27,6 +26,7 @@
 #include <wlr/types/wlr_surface.h>
 #include <wlr/util/region.h>
 #include "output/render.h"
+#include "monotonic_clock.h"
 
 /* One node that shows somewhere in this frame. */
 struct visible_node {
@@ -296,12 +296,6 @@ static void paint_frame(struct wlr_output *output, struct frame_walk *walk) {
 	wlr_renderer_scissor(output->renderer, NULL);
 }
 
-static uint64_t now_ns(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void render_stats_add(struct smtwc_render *stats, uint64_t ns,
 		uint64_t painted, uint64_t damaged) {
 	stats->frames++;
@@ -338,10 +332,10 @@ void output_render_set_culling(struct smtwc_render *render, struct wlr_scene *sc
 static bool render_frame_with_scene(struct wlr_scene_output *scene_output,
 		struct smtwc_render *stats) {
 	bool damaged = pixman_region32_not_empty(&scene_output->damage->current);
-	uint64_t start = now_ns();
+	uint64_t start = monotonic_now_ns();
 	bool ok = wlr_scene_output_commit(scene_output);
 	if (damaged) {
-		render_stats_add(stats, now_ns() - start, 0, 0);
+		render_stats_add(stats, monotonic_now_ns() - start, 0, 0);
 	}
 	return ok;
 }
@@ -365,7 +359,7 @@ bool output_render_frame(struct wlr_scene_output *scene_output,
 		wlr_output_rollback(output);
 		return true;
 	}
-	uint64_t start = now_ns();
+	uint64_t start = monotonic_now_ns();
 
 	/* Buffers added since the last frame become textures now, as the scene
 	 * renderer would: the list is the scene's, and it expects it drained. */
@@ -404,7 +398,7 @@ bool output_render_frame(struct wlr_scene_output *scene_output,
 	pixman_region32_fini(&walk.uncovered);
 	wlr_output_render_software_cursors(output, &damage);
 	wlr_renderer_end(renderer);
-	render_stats_add(stats, now_ns() - start, painted, region_area(&damage));
+	render_stats_add(stats, monotonic_now_ns() - start, painted, region_area(&damage));
 	pixman_region32_fini(&damage);
 
 	int width, height;

@@ -3,12 +3,12 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "exec_internal.h"
+#include "monotonic_clock.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* Read the clock every this many work units or pixels, not per command:
  * CLOCK_MONOTONIC via the vDSO is cheap, but not free. */
@@ -162,13 +162,6 @@ int exec_target(struct smt_exec_ctx *ctx, struct smt_drawable **out)
 	return *out ? 0 : exec_fail(ctx, SMT_ERROR_NO_TARGET, "no target drawable", UINT32_MAX);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 bool exec_charge(struct smt_exec_ctx *ctx, uint64_t pixels)
 {
 	const struct smt_exec_budget *b = ctx->run.budget;
@@ -182,7 +175,7 @@ bool exec_charge(struct smt_exec_ctx *ctx, uint64_t pixels)
 				    ctx->run.pixels - ctx->run.pixels_at_check >= EXEC_CLOCK_PIXELS)) {
 		ctx->run.since_check = 0;
 		ctx->run.pixels_at_check = ctx->run.pixels;
-		ctx->run.exhausted = now_ns() >= b->deadline_ns;
+		ctx->run.exhausted = monotonic_now_ns() >= b->deadline_ns;
 	}
 	return ctx->run.exhausted;
 }
@@ -345,7 +338,7 @@ static enum smt_exec_stop run(struct smt_exec_ctx *ctx, struct smt_ring_reader *
 	/* A deadline already past runs nothing (the glue queues socket bytes
 	 * this way); otherwise at least one element runs, so a short slice
 	 * still makes progress. */
-	if (ctx->run.budget->deadline_ns && now_ns() >= ctx->run.budget->deadline_ns)
+	if (ctx->run.budget->deadline_ns && monotonic_now_ns() >= ctx->run.budget->deadline_ns)
 		return out->stop = SMT_EXEC_BUDGET;
 	if (smt_ring_reader_begin(r, &f) < 0)
 		return die(ctx, r, &f, out);

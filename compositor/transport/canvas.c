@@ -8,7 +8,6 @@
 #include <drm_fourcc.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <wlr/types/wlr_buffer.h>
 #include <wlr/render/pixman.h>
 #include <wlr/render/wlr_texture.h>
@@ -22,6 +21,7 @@
 #include "server.h"
 #include "transport/canvas.h"
 #include "transport/ring.h"
+#include "monotonic_clock.h"
 
 struct smtwc_canvas_buffer {
 	struct wlr_buffer base;
@@ -73,12 +73,6 @@ static struct smtwc_canvas_buffer *canvas_buffer_create(int width, int height) {
 	}
 	wlr_buffer_init(&buffer->base, &canvas_buffer_impl, width, height);
 	return buffer;
-}
-
-static uint64_t now_ns(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static struct smtwc_server *canvas_server(struct smtwc_canvas *canvas) {
@@ -197,7 +191,7 @@ void canvas_present(struct smtwc_ring *ring, uint32_t canvas_id,
 	if (canvas == NULL) {
 		return;
 	}
-	uint64_t exec_ns = now_ns();
+	uint64_t exec_ns = monotonic_now_ns();
 	int n = 0;
 	const pixman_box32_t *rects = pixman_region32_rectangles(
 		(pixman_region32_t *)damage, &n);

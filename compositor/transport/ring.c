@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 #include <wlr/util/log.h>
 #include "smt-ring-v1-protocol.h"
@@ -20,12 +19,7 @@
 #include "transport/ring.h"
 #include "transport/ring_loop.h"
 #include "transport/shm_fd.h"
-
-static uint64_t now_ns(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+#include "monotonic_clock.h"
 
 static void ring_wake_client(struct smtwc_ring *ring) {
 	if (ring->client_eventfd < 0) {
@@ -128,7 +122,7 @@ bool ring_run(struct smtwc_ring *ring, const struct smt_exec_budget *budget) {
 	if (ring->dead) {
 		return false;
 	}
-	uint64_t start = now_ns();
+	uint64_t start = monotonic_now_ns();
 	ring->slices++;
 	for (;;) {
 		struct smt_exec_result out;
@@ -139,11 +133,11 @@ bool ring_run(struct smtwc_ring *ring, const struct smt_exec_budget *budget) {
 			/* The submitted queue ran dry; the shared ring may have more. */
 			again = smt_ring_reader_has_work(&ring->reader);
 		}
-		if (!again || (budget->deadline_ns != 0 && now_ns() >= budget->deadline_ns)) {
+		if (!again || (budget->deadline_ns != 0 && monotonic_now_ns() >= budget->deadline_ns)) {
 			break;
 		}
 	}
-	ring->exec_ns += now_ns() - start;
+	ring->exec_ns += monotonic_now_ns() - start;
 	ring_publish_socket_counters(ring);
 	return ring_has_work(ring);
 }
@@ -310,10 +304,7 @@ static struct smtwc_ring *ring_create(struct smtwc_transport *transport,
 	wl_list_init(&ring->canvases);
 	wl_list_insert(transport->rings.prev, &ring->link);
 	wl_client_get_credentials(client, &ring->pid, NULL, NULL);
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ring->sched_client = smt_sched_client_add(transport->sched, ring,
-		(uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+	ring->sched_client = smt_sched_client_add(transport->sched, ring, monotonic_now_ns());
 	ring->resource = wl_resource_create(client, &smt_ring_v1_interface,
 		wl_resource_get_version(manager), id);
 	if (ring->resource == NULL) {

@@ -8,17 +8,11 @@
  */
 #include <poll.h>
 #include <stdlib.h>
-#include <time.h>
 #include "control/json_writer.h"
 #include "server.h"
 #include "transport/ring.h"
 #include "transport/ring_loop.h"
-
-static uint64_t now_ns(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+#include "monotonic_clock.h"
 
 static void params_from_config(const struct smtwc_scheduler_config *c,
 		struct smt_sched_params *p) {
@@ -87,7 +81,7 @@ static bool events_pending(struct smtwc_transport *transport) {
 static void run_decision(struct smtwc_transport *transport,
 		const struct smt_sched_decision *d) {
 	struct smtwc_ring *ring = d->owner;
-	uint64_t start = now_ns(), commands_before = ring->commands;
+	uint64_t start = monotonic_now_ns(), commands_before = ring->commands;
 	struct smt_exec_budget budget = {
 		.deadline_ns = d->deadline_ns,
 		.max_commands = d->max_commands,
@@ -95,13 +89,13 @@ static void run_decision(struct smtwc_transport *transport,
 	if (d->deadline_ns != 0) {
 		/* fair (lone or not): a slice in pieces, as if interrupted */
 		for (;;) {
-			uint64_t now = now_ns();
+			uint64_t now = monotonic_now_ns();
 			budget.deadline_ns = now + PIECE_NS < d->deadline_ns ? now + PIECE_NS
 				: d->deadline_ns;
 			if (!ring_run(ring, &budget)) {
 				break;
 			}
-			now = now_ns();
+			now = monotonic_now_ns();
 			if (now >= d->deadline_ns) {
 				break;
 			}
@@ -114,7 +108,7 @@ static void run_decision(struct smtwc_transport *transport,
 	} else {
 		ring_run(ring, &budget);
 	}
-	uint64_t end = now_ns();
+	uint64_t end = monotonic_now_ns();
 	/* The ring may have died (bad command) and been freed only later, at
 	 * the idle kill; its scheduler client is still valid here. */
 	smt_sched_charge(transport->sched, ring->sched_client, start, end,
@@ -152,7 +146,7 @@ bool ring_loop_run_slice(struct smtwc_transport *transport) {
 	/* Events queued by the dispatch that just ran (pointer motion, frame
 	 * done, presented) go out before a slice, not after it. */
 	wl_display_flush_clients(transport->server->display);
-	uint64_t now = now_ns();
+	uint64_t now = monotonic_now_ns();
 	update_readiness(transport, now);
 	struct smt_sched_decision d;
 	if (!smt_sched_pick(sched, now, &d)) {
@@ -180,8 +174,8 @@ bool ring_loop_run_slice(struct smtwc_transport *transport) {
 		struct smtwc_ring *ran = d.owner;
 		bool more = ring_has_work(ran) && ran->bytes -
 			fifo_bytes_at_poll(marks, n_marks, ran) < FIFO_POLL_BYTES;
-		smt_sched_set_ready(sched, ran->sched_client, more, now_ns());
-		if (!smt_sched_pick(sched, now_ns(), &d)) {
+		smt_sched_set_ready(sched, ran->sched_client, more, monotonic_now_ns());
+		if (!smt_sched_pick(sched, monotonic_now_ns(), &d)) {
 			break;
 		}
 		run_decision(transport, &d);
@@ -216,7 +210,7 @@ void ring_loop_client_input(struct smtwc_transport *transport, struct wl_client 
 	if (client == NULL) {
 		return;
 	}
-	uint64_t now = now_ns();
+	uint64_t now = monotonic_now_ns();
 	struct smtwc_ring *ring;
 	wl_list_for_each(ring, &transport->rings, link) {
 		if (ring->client == client && ring->sched_client != NULL) {
@@ -227,7 +221,7 @@ void ring_loop_client_input(struct smtwc_transport *transport, struct wl_client 
 
 void ring_loop_write_client_sched(struct smtwc_ring *ring, struct json_writer *w) {
 	struct smt_sched_stats st;
-	smt_sched_client_stats(ring->transport->sched, ring->sched_client, now_ns(), &st);
+	smt_sched_client_stats(ring->transport->sched, ring->sched_client, monotonic_now_ns(), &st);
 	json_int(w, "priority", st.priority);
 	json_bool(w, "ready", st.ready);
 	json_uint(w, "inputs", st.inputs);
