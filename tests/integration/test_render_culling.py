@@ -69,13 +69,19 @@ def test(h):
                  "--color", "3050c0"])
         for i in range(3):
             s.spawn([demo, "--static"], name=f"demo{i}")
+        # The terminals run a command that prints nothing: a shell's prompt
+        # could appear between the frames being compared.
         for i in range(2):
-            s.spawn(["foot", "-o", f"colors.background={i + 2}02020"], name=f"foot{i}")
-        s.spawn(["foot", "-o", "colors.alpha=0.5", "-o", "colors.background=00ff00"],
-                name="foot-translucent")
+            s.spawn(["foot", "-o", f"colors.background={i + 2}02020", "sleep", "600"],
+                    name=f"foot{i}")
+        s.spawn(["foot", "-o", "colors.alpha=0.5", "-o", "colors.background=00ff00",
+                 "sleep", "600"], name="foot-translucent")
         s.wait_for_border(FOCUSED, timeout=20, what="the last window focused")
         s.spawn([popup, 300, 200, 150, 100, 120, 160], name="popup")
         settle(s, "every window mapped")
+        for bad in ("render", "render sideways", "render culled extra"):
+            ans = s.control(bad)
+            check("usage: render" in ans.get("error", ""), f"{bad!r} answered {ans}")
         ratio = compare_renderers(s, "scale1")
         check(ratio < 2.6, f"a full repaint of {7} stacked windows painted {ratio:.2f} pixels "
                            "per damaged pixel: occlusion culling is not culling")
