@@ -21,45 +21,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "executor.h"
+#include "guarded_memory.h"
 #include "ring_reader.h"
 #include "smt-ring.h"
-
-struct guarded {
-	uint8_t *map, *ptr;
-	size_t map_len;
-};
-
-/* len bytes ending exactly at a guard page; ptr is 8-aligned if len is. */
-static void *guarded_alloc(struct guarded *g, size_t len)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t pages = (len + page - 1) / page;
-	g->map_len = (pages + 2) * page;
-	g->map = mmap(NULL, g->map_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (g->map == MAP_FAILED)
-		abort();
-	if (mprotect(g->map + page, pages * page, PROT_READ | PROT_WRITE) != 0)
-		abort();
-	g->ptr = g->map + page + pages * page - len;
-	return g->ptr;
-}
-
-static void guarded_free(struct guarded *g)
-{
-	munmap(g->map, g->map_len);
-}
-
-static pixman_image_t *guarded_image(struct guarded *g, pixman_format_code_t f, int w, int h)
-{
-	int stride = ((w * PIXMAN_FORMAT_BPP(f) + 31) / 32) * 4;
-	uint32_t *bits = guarded_alloc(g, (size_t)stride * (size_t)h);
-	memset(bits, 0x33, (size_t)stride * (size_t)h);
-	return pixman_image_create_bits(f, w, h, bits, stride);
-}
 
 /* FUZZ_RING_VERBOSE=1 prints how each input ends (for triage and seeds). */
 static void report(const struct smt_exec_result *res)
@@ -101,9 +67,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct smt_exec_ctx *ctx = smt_exec_create(&cfg);
 
 	struct guarded gc, ga, gx, gp, gr;
-	pixman_image_t *canvas = guarded_image(&gc, PIXMAN_a8r8g8b8, 67, 45);
-	pixman_image_t *alpha = guarded_image(&ga, PIXMAN_a8, 31, 17);
-	pixman_image_t *xrgb = guarded_image(&gx, PIXMAN_x8r8g8b8, 20, 9);
+	pixman_image_t *canvas = guarded_image(&gc, PIXMAN_a8r8g8b8, 67, 45, 0x33);
+	pixman_image_t *alpha = guarded_image(&ga, PIXMAN_a8, 31, 17, 0x33);
+	pixman_image_t *xrgb = guarded_image(&gx, PIXMAN_x8r8g8b8, 20, 9, 0x33);
 	uint8_t *pool = guarded_alloc(&gp, 8192);
 	for (int i = 0; i < 8192; i++)
 		pool[i] = (uint8_t)(i * 7);

@@ -21,44 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "executor.h"
+#include "guarded_memory.h"
 #include "smt-ring.h"
-
-struct guarded {
-	uint8_t *map, *ptr;
-	size_t map_len;
-};
-
-static void *guarded_alloc(struct guarded *g, size_t len)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t pages = (len + page - 1) / page;
-	g->map_len = (pages + 2) * page;
-	g->map = mmap(NULL, g->map_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (g->map == MAP_FAILED)
-		abort();
-	if (mprotect(g->map + page, pages * page, PROT_READ | PROT_WRITE) != 0)
-		abort();
-	g->ptr = g->map + page + pages * page - len;
-	return g->ptr;
-}
-
-static void guarded_free(struct guarded *g)
-{
-	if (g->map != NULL)
-		munmap(g->map, g->map_len);
-	g->map = NULL;
-}
-
-static pixman_image_t *guarded_image(struct guarded *g, int w, int h)
-{
-	uint32_t *bits = guarded_alloc(g, (size_t)w * 4 * (size_t)h);
-	memset(bits, 0x44, (size_t)w * 4 * (size_t)h);
-	return pixman_image_create_bits(PIXMAN_a8r8g8b8, w, h, bits, w * 4);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -75,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct smt_exec_ctx *ctx = smt_exec_create(&cfg);
 
 	struct guarded gc = {0}, gc2 = {0}, gp = {0};
-	pixman_image_t *canvas = guarded_image(&gc, 61, 37);
+	pixman_image_t *canvas = guarded_image(&gc, PIXMAN_a8r8g8b8, 61, 37, 0x44);
 	pixman_image_t *canvas2 = NULL;
 	smt_exec_register_canvas(ctx, 1, canvas);
 	size_t pool_size = 8192;
@@ -141,7 +107,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 3: {
 			struct guarded g = {0};
-			pixman_image_t *img = guarded_image(&g, 1 + (action >> 2) % 97, 1 + len % 53);
+			pixman_image_t *img = guarded_image(&g, PIXMAN_a8r8g8b8, 1 + (action >> 2) % 97,
+							    1 + len % 53, 0x44);
 			smt_exec_replace_canvas(ctx, 1, img);
 			if (canvas2 != NULL) {
 				pixman_image_unref(canvas2);
