@@ -76,7 +76,7 @@ static void die(const char *msg)
 	exit(1);
 }
 
-static void usage(void);
+static _Noreturn void usage(void);
 
 /* ---- backends ------------------------------------------------------------ */
 
@@ -1065,7 +1065,7 @@ static int clients(const char *nlist, int spid, int pings, double idle_secs, con
 
 /* ---- main ----------------------------------------------------------------------- */
 
-static void usage(void)
+static _Noreturn void usage(void)
 {
 	fprintf(stderr,
 		"usage: smt-perf [-t ring,socket,local] [-s SECS] [-w WARMUP] [-r ROUNDS] [-c case,...]\n"
