@@ -1,33 +1,11 @@
 /* Unit tests for compositor/sched: the scheduler's decisions on a fake clock,
  * then simulations of a compositor loop (fair against the seed's fifo). */
 #include "sched.h"
+#include "unit_check.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-static int failures;
-static const char *current_test = "";
-
-#define CHECK(cond) \
-	do { \
-		if (!(cond)) { \
-			fprintf(stderr, "%s:%d: [%s] check failed: %s\n", __FILE__, \
-				__LINE__, current_test, #cond); \
-			failures++; \
-		} \
-	} while (0)
-
-#define CHECK_INT(a, b) \
-	do { \
-		long long a_ = (long long)(a), b_ = (long long)(b); \
-		if (a_ != b_) { \
-			fprintf(stderr, "%s:%d: [%s] check failed: %s == %s " \
-				"(%lld vs %lld)\n", __FILE__, __LINE__, current_test, \
-				#a, #b, a_, b_); \
-			failures++; \
-		} \
-	} while (0)
 
 #define MS(x) ((uint64_t)((x) * 1000000.0))
 #define US(x) ((uint64_t)((x) * 1000.0))

@@ -1,20 +1,8 @@
 /* Unit tests for the X11 shim's table of converted requests (xwayland-glue/shim/errtab.c). */
 #include "errtab.h"
+#include "unit_check.h"
 
 #include <stdio.h>
-
-static int failures;
-static const char *current_test = "";
-
-#define CHECK_INT(a, b) \
-	do { \
-		long long a_ = (long long)(a), b_ = (long long)(b); \
-		if (a_ != b_) { \
-			fprintf(stderr, "%s:%d: [%s] check failed: %s == %s (%lld vs %lld)\n", \
-				__FILE__, __LINE__, current_test, #a, #b, a_, b_); \
-			failures++; \
-		} \
-	} while (0)
 
 static void test_ranges(void)
 {

@@ -1,31 +1,10 @@
 /* Unit tests for the X11 shim's segment sub-allocator (xwayland-glue/shim/ring.c). */
 #include "ring.h"
+#include "unit_check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-static const char *current_test = "";
-
-#define CHECK(cond) \
-	do { \
-		if (!(cond)) { \
-			fprintf(stderr, "%s:%d: [%s] check failed: %s\n", __FILE__, \
-				__LINE__, current_test, #cond); \
-			failures++; \
-		} \
-	} while (0)
-
-#define CHECK_INT(a, b) \
-	do { \
-		long long a_ = (long long)(a), b_ = (long long)(b); \
-		if (a_ != b_) { \
-			fprintf(stderr, "%s:%d: [%s] check failed: %s == %s (%lld vs %lld)\n", \
-				__FILE__, __LINE__, current_test, #a, #b, a_, b_); \
-			failures++; \
-		} \
-	} while (0)
 
 static void test_basic(void)
 {
