@@ -113,7 +113,9 @@ struct smt_ring_header {
 	_Alignas(64) _Atomic(uint64_t) wakeups_sent;   /* server eventfd writes */
 	_Atomic(uint64_t) full_waits;       /* times the ring was full */
 	_Atomic(uint64_t) commands_written;
-	_Atomic(uint64_t) reserved1[5];
+	/* stream mode only: fd messages sent on the socket (see below). */
+	_Atomic(uint64_t) fd_messages;
+	_Atomic(uint64_t) reserved1[4];
 	/* the rest of the page is reserved and must be zero */
 };
 static_assert(offsetof(struct smt_ring_header, magic) == 0, "abi");
@@ -124,6 +126,7 @@ static_assert(offsetof(struct smt_ring_header, wait_tail) == 136, "abi");
 static_assert(offsetof(struct smt_ring_header, wakeups_sent) == 192, "abi");
 static_assert(offsetof(struct smt_ring_header, full_waits) == 200, "abi");
 static_assert(offsetof(struct smt_ring_header, commands_written) == 208, "abi");
+static_assert(offsetof(struct smt_ring_header, fd_messages) == 216, "abi");
 static_assert(sizeof(struct smt_ring_header) == 256, "abi");
 static_assert(sizeof(struct smt_ring_header) <= SMT_RING_HEADER_SIZE, "abi");
 
@@ -194,6 +197,10 @@ enum smt_error {
 	SMT_ERROR_OUT_OF_BOUNDS = 16,/* pool range or atlas rectangle outside */
 	SMT_ERROR_LIMIT = 17,        /* pixmap count, memory or dimension limit */
 	SMT_ERROR_NO_MEMORY = 18,    /* the server ran out of memory */
+	/* stream mode (X11) */
+	SMT_ERROR_BAD_MESSAGE = 19,  /* a socket message that is no fd message */
+	SMT_ERROR_TOO_MANY_FDS = 20, /* more fds queued than the server accepts */
+	SMT_ERROR_REVERTED = 21,     /* a forked child took the connection back to the socket */
 };
 
 /* ---- commands ---------------------------------------------------------- */
@@ -533,6 +540,120 @@ static inline bool smt_ring_client_begin_wait(struct smt_ring_header *hdr,
 static inline void smt_ring_client_end_wait(struct smt_ring_header *hdr)
 {
 	atomic_store_explicit(&hdr->flags, 0, memory_order_relaxed);
+}
+
+/* ---- byte-stream mode: X11 requests through the ring -------------------- */
+/*
+ * The same ring, status and global pages carry an X client's request byte
+ * stream into the X server (seed 000's SMT). Differences from command mode:
+ *
+ *   - smt_ring_header.magic is SMT_STREAM_MAGIC; the area holds raw X bytes,
+ *     exactly what the client would have written to its socket, and they DO
+ *     wrap: position p is at area offset p & (area_size - 1), a read may take
+ *     two pieces. No commands, no PAD, no alignment.
+ *   - head/tail/wait_tail, WAITING, server_asleep and every fence are as
+ *     above. status.commands_executed counts X requests the server parsed,
+ *     bytes_executed the bytes it consumed; header.commands_written counts
+ *     requests the client wrote (both informational).
+ *   - Replies, events and errors stay on the socket. The socket carries, from
+ *     client to server, only smt_stream_fd_msg messages after the handshake.
+ *   - Wake-ups: the client writes the server eventfd it created (the server
+ *     never reads it: it is registered edge-triggered, so a client cannot
+ *     make the server block on it). The server wakes a WAITING client with
+ *     one byte on a socketpair it created (send with MSG_DONTWAIT: per call,
+ *     so the client cannot make that send block by clearing O_NONBLOCK on a
+ *     shared file description, as it could on an eventfd).
+ *
+ * Handshake, on a freshly connected X socket before any X byte:
+ *   client -> server   struct smt_stream_hello, SCM_RIGHTS {ring memfd,
+ *                      server eventfd}. Its first byte is 0, which no X
+ *                      client sends first ('B' or 'l'), so a server without
+ *                      the stream half rejects it as a bad byte order; the
+ *                      client therefore sends it only after finding the
+ *                      server's discovery socket (SMT_STREAM_DISCOVERY).
+ *   server -> client   struct smt_stream_ack; if result == 0 with SCM_RIGHTS
+ *                      {status memfd, global memfd, wake socket}, and every
+ *                      later client byte goes through the ring. Otherwise
+ *                      the connection stays on the socket (silent fallback).
+ *
+ * Fds that ride with requests (MIT-SHM AttachFd, DRI3, Present): before
+ * publishing the bytes that need them, the client sends one smt_stream_fd_msg
+ * with the fds as SCM_RIGHTS, then increments header.fd_messages, then
+ * publishes head. The server loads head, THEN compares fd_messages with what
+ * it has received and drains the socket; so fds are always queued in the X
+ * server before the request that takes them is parsed.
+ *
+ * Discovery: an abstract unix socket named SMT_STREAM_DISCOVERY followed by
+ * the decimal pid that SO_PEERCRED reports for the X socket (the process that
+ * listen()ed on it: the compositor for its Xwayland). It also answers a line
+ * "stats\n" with one line per X connection (smt-x11run --stats).
+ */
+#define SMT_STREAM_MAGIC 0x53474e52u        /* "RNGS": header.magic in stream mode */
+#define SMT_STREAM_HELLO_MAGIC 0x31485853u  /* "SXH1" */
+#define SMT_STREAM_ACK_MAGIC 0x31415853u    /* "SXA1" */
+#define SMT_STREAM_FD_MAGIC 0x31465853u     /* "SXF1" */
+#define SMT_STREAM_DISCOVERY "smtwc-x11ring-"
+/* Most fds one smt_stream_fd_msg may carry, and that the server holds for a
+ * connection before the X server has taken them. */
+#define SMT_STREAM_MAX_FDS 16u
+
+struct smt_stream_hello {
+	uint8_t zero;                       /* 0: never a valid first X byte */
+	uint8_t pad[3];
+	uint32_t magic;                     /* SMT_STREAM_HELLO_MAGIC */
+	uint32_t version;                   /* SMT_RING_VERSION */
+	uint32_t area_size;                 /* power of two, AREA_MIN..AREA_MAX */
+};
+static_assert(sizeof(struct smt_stream_hello) == 16, "abi");
+
+enum smt_stream_result {
+	SMT_STREAM_OK = 0,
+	SMT_STREAM_REFUSED_VERSION = 1,
+	SMT_STREAM_REFUSED_MEMFD = 2,       /* not a sealed memfd of the declared size */
+	SMT_STREAM_REFUSED_EVENTFD = 3,
+	SMT_STREAM_REFUSED_LIMIT = 4,       /* too many rings in this server */
+	SMT_STREAM_REFUSED_SERVER = 5,      /* the server could not set up its side */
+};
+
+struct smt_stream_ack {
+	uint32_t magic;                     /* SMT_STREAM_ACK_MAGIC */
+	uint32_t version;
+	uint32_t result;                    /* enum smt_stream_result */
+	uint32_t reserved;
+};
+static_assert(sizeof(struct smt_stream_ack) == 16, "abi");
+
+enum smt_stream_fd_kind {
+	SMT_STREAM_FDS = 1,                 /* fds for the requests from `position` on */
+	SMT_STREAM_REVERT = 2,              /* bytes up to `position` in the ring, the
+					     * rest of the stream on the socket */
+};
+
+struct smt_stream_fd_msg {
+	uint32_t magic;                     /* SMT_STREAM_FD_MAGIC */
+	uint32_t kind;                      /* enum smt_stream_fd_kind */
+	uint64_t position;                  /* stream position (head before the bytes) */
+};
+static_assert(sizeof(struct smt_stream_fd_msg) == 16, "abi");
+
+/* Copies n <= area_size bytes starting at stream position pos out of the
+ * (wrapping) area; the server's only way to read stream bytes. */
+static inline void smt_stream_copy_out(void *dst, const void *area, uint32_t area_size,
+				       uint64_t pos, uint32_t n)
+{
+	uint32_t off = (uint32_t)(pos & (area_size - 1u));
+	uint32_t first = area_size - off < n ? area_size - off : n;
+	memcpy(dst, (const uint8_t *)area + off, first);
+	memcpy((uint8_t *)dst + first, area, n - first);
+}
+/* The client's counterpart: n <= space bytes in at head. */
+static inline void smt_stream_copy_in(void *area, uint32_t area_size, uint64_t head,
+				      const void *src, uint32_t n)
+{
+	uint32_t off = (uint32_t)(head & (area_size - 1u));
+	uint32_t first = area_size - off < n ? area_size - off : n;
+	memcpy((uint8_t *)area + off, src, first);
+	memcpy(area, (const uint8_t *)src + first, n - first);
 }
 
 #endif /* SMT_RING_H */

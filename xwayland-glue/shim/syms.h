@@ -43,6 +43,7 @@
 	X(libxcb, xcb_discard_reply) \
 	X(libxcb, xcb_discard_reply64) \
 	X(libxcb, xcb_disconnect) \
+	X(libxcb, xcb_connect_to_fd) \
 	X(libx11, XPutImage) \
 	X(libx11, XGetImage)
 

@@ -13,10 +13,12 @@
 #include "input/cursor.h"
 #include "output/output.h"
 #include "server.h"
+#include "x11ring_session.h"
 #include "xwayland.h"
 
 struct smtwc_xwayland {
 	struct wlr_xwayland *wlr;
+	struct x11ring_session *ring;  /* NULL: X programs stay on the socket */
 	struct wl_listener ready;
 	struct wl_listener new_surface;
 };
@@ -430,10 +432,13 @@ bool xwayland_init(struct smtwc_server *server) {
 	if (xw == NULL) {
 		return false;
 	}
+	/* Before Xwayland can be started: it is started through our launcher. */
+	xw->ring = x11ring_session_create(wl_display_get_event_loop(server->display));
 	/* Lazy: no X server runs until an X client connects to the socket. */
 	xw->wlr = wlr_xwayland_create(server->display, server->compositor, true);
 	if (xw->wlr == NULL) {
 		wlr_log(WLR_ERROR, "Xwayland is unavailable; X applications will not run");
+		x11ring_session_destroy(xw->ring);
 		free(xw);
 		return false;
 	}
@@ -455,6 +460,7 @@ void xwayland_finish(struct smtwc_server *server) {
 	wl_list_remove(&xw->ready.link);
 	wl_list_remove(&xw->new_surface.link);
 	wlr_xwayland_destroy(xw->wlr);
+	x11ring_session_destroy(xw->ring);
 	free(xw);
 	server->xwayland = NULL;
 }

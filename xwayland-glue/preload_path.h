@@ -1,0 +1,26 @@
+/*
+ * Finding the preload libraries and editing LD_PRELOAD, for the programs
+ * that start others with a half of the X ring in them: smt-x11run (the
+ * client shim), smt-xwayland (the server half) and the compositor.
+ */
+#ifndef SMT_PRELOAD_PATH_H
+#define SMT_PRELOAD_PATH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* $env_var if set; else `name` beside the running executable if it exists
+ * there (the build tree); else `installed`. */
+const char *preload_find(const char *env_var, const char *name, const char *installed,
+			 char *buf, size_t n);
+
+/* LD_PRELOAD with `path` appended (once) and, if `asan_first` in a
+ * sanitizer build, the ASan runtime in front; entries containing `drop` are
+ * removed. Returns a malloc'ed string, or NULL (out of memory, or a path
+ * ld.so cannot take). */
+char *preload_list(const char *current, const char *path, const char *drop, bool asan_first);
+
+/* The ASan runtime a sanitizer build must preload first, or NULL. */
+const char *preload_asan_runtime(void);
+
+#endif

@@ -1,0 +1,334 @@
+/*
+ * The writing side of stream.h: libc's writev, sendmsg, close, dup2 and
+ * dup3 wrapped for attached X sockets, and fork handled. Every process the
+ * session starts has the shim preloaded, so the common case (no attached
+ * connection) is one load and a branch in front of the real call.
+ */
+#define _GNU_SOURCE
+#include "stream.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "scm_rights.h"
+#include "syms.h"
+
+#define XSTREAM_MAX 16
+
+static struct xstream slots[XSTREAM_MAX] = {
+#define FREE_SLOT { .fd = -1 }
+	FREE_SLOT, FREE_SLOT, FREE_SLOT, FREE_SLOT, FREE_SLOT, FREE_SLOT, FREE_SLOT, FREE_SLOT,
+	FREE_SLOT, FREE_SLOT, FREE_SLOT, FREE_SLOT, FREE_SLOT, FREE_SLOT, FREE_SLOT, FREE_SLOT,
+#undef FREE_SLOT
+};
+static atomic_int nattached;
+static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static ssize_t (*real_writev)(int, const struct iovec *, int);
+static ssize_t (*real_sendmsg)(int, const struct msghdr *, int);
+static int (*real_close)(int);
+static int (*real_dup2)(int, int);
+static int (*real_dup3)(int, int, int);
+
+static void set_fn(void *field, const char *name)
+{
+	void *p = dlsym(RTLD_NEXT, name);
+	memcpy(field, &p, sizeof(p));
+}
+
+static void resolve_real(void)
+{
+	set_fn(&real_writev, "writev");
+	set_fn(&real_sendmsg, "sendmsg");
+	set_fn(&real_close, "close");
+	set_fn(&real_dup2, "dup2");
+	set_fn(&real_dup3, "dup3");
+}
+
+/* Early, and again on first use in case another library's constructor
+ * writes before ours ran. */
+__attribute__((constructor)) static void stream_init(void)
+{
+	resolve_real();
+}
+#define REAL(name) (real_##name ? real_##name : (resolve_real(), real_##name))
+
+static struct xstream *find(int fd)
+{
+	if (atomic_load_explicit(&nattached, memory_order_relaxed) == 0 || fd < 0)
+		return NULL;
+	for (int i = 0; i < XSTREAM_MAX; i++) {
+		if (atomic_load_explicit(&slots[i].fd, memory_order_acquire) == fd)
+			return &slots[i];
+	}
+	return NULL;
+}
+
+bool xstream_is_attached(int fd)
+{
+	return find(fd) != NULL;
+}
+
+/* A fork child must not write into its parent's ring. */
+static void forked_child(void)
+{
+	for (int i = 0; i < XSTREAM_MAX; i++)
+		slots[i].forked = true;
+}
+
+struct xstream *xstream_claim_slot(void)
+{
+	static bool atfork;
+	pthread_mutex_lock(&slots_lock);
+	if (!atfork)
+		atfork = pthread_atfork(NULL, NULL, forked_child) == 0;
+	struct xstream *s = NULL;
+	for (int i = 0; i < XSTREAM_MAX && !s; i++) {
+		if (atomic_load_explicit(&slots[i].fd, memory_order_relaxed) == -1) {
+			s = &slots[i];
+			atomic_store_explicit(&s->fd, -2, memory_order_relaxed);  /* claimed */
+		}
+	}
+	pthread_mutex_unlock(&slots_lock);
+	if (s) {
+		s->map = NULL;
+		s->status = NULL;
+		s->global = NULL;
+		s->server_efd = s->wake_fd = -1;
+		s->head = s->wakeups_sent = s->full_waits = s->fd_messages = 0;
+		s->forked = false;
+	}
+	return s;
+}
+
+void xstream_publish_slot(struct xstream *s, int fd)
+{
+	atomic_store_explicit(&s->fd, fd, memory_order_release);
+	atomic_fetch_add_explicit(&nattached, 1, memory_order_relaxed);
+}
+
+void xstream_unmap(struct xstream *s)
+{
+	if (s->map)
+		munmap(s->map, s->map_len);
+	if (s->status)
+		munmap((void *)s->status, SMT_STATUS_MAP_SIZE);
+	if (s->global)
+		munmap((void *)s->global, SMT_STATUS_MAP_SIZE);
+	if (s->server_efd >= 0)
+		REAL(close)(s->server_efd);
+	if (s->wake_fd >= 0)
+		REAL(close)(s->wake_fd);
+	s->map = NULL;
+	s->status = NULL;
+	s->global = NULL;
+	s->server_efd = s->wake_fd = -1;
+}
+
+void xstream_free_slot(struct xstream *s)
+{
+	xstream_unmap(s);
+	pthread_mutex_lock(&slots_lock);
+	atomic_store_explicit(&s->fd, -1, memory_order_release);
+	pthread_mutex_unlock(&slots_lock);
+}
+
+static void detach(struct xstream *s)
+{
+	atomic_fetch_sub_explicit(&nattached, 1, memory_order_relaxed);
+	xstream_free_slot(s);
+}
+
+static bool dead(const struct xstream *s)
+{
+	return atomic_load_explicit(&((struct smt_ring_status *)s->status)->flags,
+				    memory_order_acquire) & SMT_SERVER_DEAD;
+}
+
+static void publish(struct xstream *s)
+{
+	if (smt_ring_client_publish(s->hdr, s->global, s->head)) {
+		uint64_t one = 1;
+		if (write(s->server_efd, &one, sizeof(one)) == sizeof(one)) {
+			s->wakeups_sent++;
+			atomic_store_explicit(&s->hdr->wakeups_sent, s->wakeups_sent,
+					      memory_order_relaxed);
+		}
+	}
+}
+
+/* Ring full: wait until tail >= need, the server dies, or the socket ends.
+ * The bytes so far are published (and the server woken) first. */
+static bool wait_for_room(struct xstream *s, int fd, uint64_t need)
+{
+	publish(s);
+	s->full_waits++;
+	atomic_store_explicit(&s->hdr->full_waits, s->full_waits, memory_order_relaxed);
+	while (smt_ring_client_begin_wait(s->hdr, s->status, need)) {
+		struct pollfd p[2] = {
+			{ .fd = s->wake_fd, .events = POLLIN },
+			{ .fd = fd, .events = POLLRDHUP },
+		};
+		int n = poll(p, 2, 1000);
+		smt_ring_client_end_wait(s->hdr);
+		if (n > 0 && (p[0].revents & POLLIN)) {
+			char buf[64];
+			while (recv(s->wake_fd, buf, sizeof(buf), MSG_DONTWAIT) > 0) {
+			}
+		}
+		if (n > 0 && (p[1].revents & (POLLRDHUP | POLLHUP | POLLERR)))
+			return false;
+	}
+	return !dead(s);
+}
+
+static ssize_t ring_write(struct xstream *s, int fd, const struct iovec *iov, int iovcnt)
+{
+	if (dead(s)) {
+		errno = EPIPE;
+		return -1;
+	}
+	size_t total = 0;
+	for (int i = 0; i < iovcnt; i++) {
+		const uint8_t *p = iov[i].iov_base;
+		size_t len = iov[i].iov_len;
+		while (len > 0) {
+			uint64_t tail = atomic_load_explicit(
+				&((struct smt_ring_status *)s->status)->tail, memory_order_acquire);
+			uint64_t used = s->head - tail;
+			if (used > s->area_size) {  /* the server lost its mind */
+				errno = EPIPE;
+				return -1;
+			}
+			uint32_t room = s->area_size - (uint32_t)used;
+			if (room == 0) {
+				/* Wait for a useful amount, not one byte at a time. */
+				uint64_t want = len < s->area_size / 2 ? len : s->area_size / 2;
+				if (!wait_for_room(s, fd, s->head + want - s->area_size)) {
+					errno = EPIPE;
+					return -1;
+				}
+				continue;
+			}
+			uint32_t n = len < room ? (uint32_t)len : room;
+			smt_stream_copy_in(s->area, s->area_size, s->head, p, n);
+			s->head += n;
+			p += n;
+			len -= n;
+			total += n;
+		}
+	}
+	publish(s);
+	return (ssize_t)total;
+}
+
+/* Sends one fd message on the socket, however long the socket is full. */
+static bool send_fd_message(struct xstream *s, int fd, uint32_t kind, const int *fds,
+			    unsigned nfds)
+{
+	struct smt_stream_fd_msg m = {
+		.magic = SMT_STREAM_FD_MAGIC, .kind = kind, .position = s->head,
+	};
+	union scm_rights_buf u;
+	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	scm_rights_attach(&msg, &u, fds, nfds);
+	for (;;) {
+		ssize_t n = REAL(sendmsg)(fd, &msg, MSG_NOSIGNAL);
+		if (n == (ssize_t)sizeof(m))
+			break;
+		if (n >= 0 || (errno != EAGAIN && errno != EINTR))
+			return false;  /* a 16-byte message is never cut */
+		struct pollfd p = { .fd = fd, .events = POLLOUT };
+		poll(&p, 1, 1000);
+	}
+	/* Counted before the bytes that need the fds are published (release). */
+	s->fd_messages++;
+	atomic_store_explicit(&s->hdr->fd_messages, s->fd_messages, memory_order_relaxed);
+	return true;
+}
+
+/* A fork child writes: the connection goes back to the socket from here. */
+static bool revert(struct xstream *s, int fd)
+{
+	bool ok = !dead(s) && send_fd_message(s, fd, SMT_STREAM_REVERT, NULL, 0);
+	detach(s);
+	return ok;
+}
+
+XSHIM_EXPORT ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
+{
+	struct xstream *s = find(fd);
+	if (s && s->forked && !revert(s, fd)) {
+		errno = EPIPE;
+		return -1;
+	}
+	if (!s || s->forked)
+		return REAL(writev)(fd, iov, iovcnt);
+	return ring_write(s, fd, iov, iovcnt);
+}
+
+XSHIM_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+	struct xstream *s = find(fd);
+	if (s && s->forked && !revert(s, fd)) {
+		errno = EPIPE;
+		return -1;
+	}
+	if (!s || s->forked)
+		return REAL(sendmsg)(fd, msg, flags);
+	int fds[SMT_STREAM_MAX_FDS];
+	unsigned nfds = 0;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(msg); cm; cm = CMSG_NXTHDR((struct msghdr *)msg, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		unsigned k = (unsigned)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+		if (nfds + k > SMT_STREAM_MAX_FDS) {
+			errno = EINVAL;
+			return -1;
+		}
+		memcpy(fds + nfds, CMSG_DATA(cm), k * sizeof(int));
+		nfds += k;
+	}
+	if (dead(s)) {
+		errno = EPIPE;
+		return -1;
+	}
+	if (nfds && !send_fd_message(s, fd, SMT_STREAM_FDS, fds, nfds)) {
+		errno = EPIPE;
+		return -1;
+	}
+	return ring_write(s, fd, msg->msg_iov, (int)msg->msg_iovlen);
+}
+
+XSHIM_EXPORT int close(int fd)
+{
+	struct xstream *s = find(fd);
+	if (s)
+		detach(s);
+	return REAL(close)(fd);
+}
+
+XSHIM_EXPORT int dup2(int oldfd, int newfd)
+{
+	struct xstream *s = oldfd != newfd ? find(newfd) : NULL;
+	if (s)
+		detach(s);
+	return REAL(dup2)(oldfd, newfd);
+}
+
+XSHIM_EXPORT int dup3(int oldfd, int newfd, int flags)
+{
+	struct xstream *s = find(newfd);
+	if (s)
+		detach(s);
+	return REAL(dup3)(oldfd, newfd, flags);
+}

@@ -1,0 +1,50 @@
+/*
+ * The client half of X requests through the ring (smt-ring.h, "byte-stream
+ * mode"): once a connection is attached, every byte libxcb writes to the X
+ * socket (writev, or sendmsg when fds go along) goes into the connection's
+ * ring instead; replies and events keep coming from the socket.
+ *
+ * libxcb serialises its writes per connection (its iolock), so one ring has
+ * one writer at a time; the table of attached connections is read without
+ * a lock and changed under one.
+ */
+#ifndef SMT_X11SHIM_STREAM_H
+#define SMT_X11SHIM_STREAM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "smt-ring.h"
+
+struct xstream {
+	_Atomic int fd;                    /* -1: slot free */
+	void *map;
+	size_t map_len;
+	struct smt_ring_header *hdr;
+	uint8_t *area;
+	uint32_t area_size;
+	const struct smt_ring_status *status;
+	const struct smt_global_status *global;
+	int server_efd;                    /* we write it when the server sleeps */
+	int wake_fd;                       /* the server sends a byte on it */
+	uint64_t head;                     /* private; published to hdr->head */
+	uint64_t wakeups_sent, full_waits, fd_messages;
+	bool forked;                       /* we are a fork child of the attacher */
+};
+
+/* stream_attach.c: offers a ring to the X server behind fd, a connected
+ * socket no byte has been written to. Leaves fd plain when the server has
+ * no stream half or refuses; true when attached. */
+bool xstream_attach(int fd);
+
+/* stream.c */
+struct xstream *xstream_claim_slot(void);
+void xstream_publish_slot(struct xstream *s, int fd);
+void xstream_free_slot(struct xstream *s);
+/* Unmaps and closes a slot's resources (not the X socket). */
+void xstream_unmap(struct xstream *s);
+/* Is fd an attached connection (statistics, tests)? */
+bool xstream_is_attached(int fd);
+
+#endif

@@ -1,0 +1,222 @@
+/*
+ * Attaching a ring to a new X connection (smt-ring.h, "Handshake"), from
+ * the wrapped xcb_connect_to_fd: every libxcb (and so Xlib) connection
+ * passes there after connect() and before its first byte.
+ *
+ * The hello goes out only after the X server's stream half has been found
+ * (its discovery socket, named after the pid SO_PEERCRED gives for the X
+ * socket): any other server would take the hello for a bad byte order. From
+ * then on the server answers, so we wait for its ack; with a refusal the
+ * connection simply stays on the socket.
+ *
+ *   SMT_X11RING=off          never attach
+ *   SMT_X11RING_AREA=bytes   ring size (power of two; default 256 KiB)
+ */
+#define _GNU_SOURCE
+#include "stream.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "scm_rights.h"
+#include "syms.h"
+
+/* Lazy start: the first X client of a session waits while the compositor
+ * starts Xwayland; as long as a plain client would wait for its setup. */
+#define ACK_TIMEOUT_MS 60000
+
+static bool ring_wanted(void)
+{
+	const char *v = getenv("SMT_X11RING");
+	return !(v && (!strcmp(v, "off") || !strcmp(v, "0") || !strcmp(v, "no")));
+}
+
+static uint32_t area_size(void)
+{
+	const char *v = getenv("SMT_X11RING_AREA");
+	unsigned long n = v && *v ? strtoul(v, NULL, 0) : 0;
+	if (n < SMT_RING_AREA_MIN || n > SMT_RING_AREA_MAX || (n & (n - 1)))
+		return SMT_RING_AREA_DEFAULT;
+	return (uint32_t)n;
+}
+
+/* Is there a stream half for the X server that listens behind fd? */
+static bool server_has_stream_half(int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	int domain;
+	socklen_t dlen = sizeof(domain);
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &dlen) != 0 || domain != AF_UNIX ||
+	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.pid <= 0)
+		return false;
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int n = snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1, "%s%d",
+			 SMT_STREAM_DISCOVERY, (int)cred.pid);
+	int d = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (d < 0)
+		return false;
+	socklen_t alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+	bool found = connect(d, (struct sockaddr *)&addr, alen) == 0;
+	/* Only our own user's compositor (or root's) may announce one. */
+	if (found && getsockopt(d, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0)
+		found = cred.uid == getuid() || cred.uid == 0;
+	close(d);
+	return found;
+}
+
+static bool send_hello(int fd, int memfd, int efd, uint32_t area)
+{
+	struct smt_stream_hello hello = {
+		.magic = SMT_STREAM_HELLO_MAGIC, .version = SMT_RING_VERSION, .area_size = area,
+	};
+	struct iovec iov = { .iov_base = &hello, .iov_len = sizeof(hello) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	union scm_rights_buf u;
+	int fds[2] = { memfd, efd };
+	scm_rights_attach(&msg, &u, fds, 2);
+	/* The socket is empty and new: 16 bytes always fit. (Not through our
+	 * sendmsg wrapper: the fd is not attached yet, so it passes through.) */
+	return sendmsg(fd, &msg, MSG_NOSIGNAL) == (ssize_t)sizeof(hello);
+}
+
+/* The ack: 1 = attached (fds filled), 0 = refused (plain), -1 = the
+ * connection is unusable (no answer, or not an ack). */
+static int receive_ack(int fd, int fds[3])
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int r;
+	do
+		r = poll(&p, 1, ACK_TIMEOUT_MS);
+	while (r < 0 && errno == EINTR);
+	if (r <= 0)
+		return -1;
+	struct smt_stream_ack ack;
+	union {
+		char buf[CMSG_SPACE(3 * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { .iov_base = &ack, .iov_len = sizeof(ack) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+			      .msg_controllen = sizeof(u.buf) };
+	ssize_t n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC | MSG_WAITALL);
+	unsigned nfds = 0;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msg); n > 0 && cm; cm = CMSG_NXTHDR(&msg, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		unsigned k = (unsigned)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+		for (unsigned i = 0; i < k; i++) {
+			int f;
+			memcpy(&f, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+			if (nfds < 3)
+				fds[nfds++] = f;
+			else
+				close(f);
+		}
+	}
+	bool is_ack = n == (ssize_t)sizeof(ack) && ack.magic == SMT_STREAM_ACK_MAGIC;
+	if (is_ack && ack.result == SMT_STREAM_OK && nfds == 3)
+		return 1;
+	for (unsigned i = 0; i < nfds; i++)
+		close(fds[i]);
+	if (is_ack && ack.result != SMT_STREAM_OK) {
+		xshim_debug("smt-x11ring: the X server refused a ring (reason %u)", ack.result);
+		return 0;
+	}
+	return -1;
+}
+
+static const void *map_server_page(int fd, uint32_t magic)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0 || st.st_size < (off_t)SMT_STATUS_MAP_SIZE)
+		return NULL;
+	const uint32_t *p = mmap(NULL, SMT_STATUS_MAP_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	if (*p != magic) {
+		munmap((void *)p, SMT_STATUS_MAP_SIZE);
+		return NULL;
+	}
+	return p;
+}
+
+static bool create_ring(struct xstream *s, int *memfd)
+{
+	s->area_size = area_size();
+	s->map_len = (size_t)SMT_RING_HEADER_SIZE + s->area_size;
+	*memfd = memfd_create("smt-x11ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (*memfd < 0)
+		return false;
+	if (ftruncate(*memfd, (off_t)s->map_len) != 0 ||
+	    fcntl(*memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
+		return false;
+	void *map = mmap(NULL, s->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, *memfd, 0);
+	if (map == MAP_FAILED)
+		return false;
+	s->map = map;
+	s->hdr = map;
+	s->area = (uint8_t *)map + SMT_RING_HEADER_SIZE;
+	s->hdr->magic = SMT_STREAM_MAGIC;
+	s->hdr->version = SMT_RING_VERSION;
+	s->hdr->area_size = s->area_size;
+	s->hdr->header_size = SMT_RING_HEADER_SIZE;
+	s->server_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	return s->server_efd >= 0;
+}
+
+bool xstream_attach(int fd)
+{
+	if (!ring_wanted() || !server_has_stream_half(fd))
+		return false;
+	struct xstream *s = xstream_claim_slot();
+	if (!s) {
+		xshim_debug("smt-x11ring: every ring slot of this process is in use");
+		return false;
+	}
+	int memfd = -1;
+	bool made = create_ring(s, &memfd);
+	bool sent = made && send_hello(fd, memfd, s->server_efd, s->area_size);
+	if (memfd >= 0)
+		close(memfd);  /* the mapping keeps it */
+	int fds[3];
+	int r = sent ? receive_ack(fd, fds) : 0;
+	if (r < 0) {
+		/* The hello is out and no ack came: neither the socket nor the
+		 * ring is in a known state. libxcb will see the connection fail. */
+		shutdown(fd, SHUT_RDWR);
+	}
+	if (r == 1) {
+		s->status = map_server_page(fds[0], SMT_STATUS_MAGIC);
+		s->global = map_server_page(fds[1], SMT_GLOBAL_MAGIC);
+		s->wake_fd = fds[2];
+		close(fds[0]);
+		close(fds[1]);
+		if (s->status && s->global) {
+			xstream_publish_slot(s, fd);
+			return true;
+		}
+		shutdown(fd, SHUT_RDWR);  /* the server said yes but sent junk */
+	}
+	xstream_free_slot(s);
+	return false;
+}
+
+XSHIM_EXPORT xcb_connection_t *xcb_connect_to_fd(int fd, xcb_auth_info_t *auth_info)
+{
+	xshim_init();
+	if (xshim_config()->enabled)
+		xstream_attach(fd);
+	return xshim_real.xcb_connect_to_fd(fd, auth_info);
+}

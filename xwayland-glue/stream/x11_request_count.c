@@ -1,0 +1,72 @@
+/* The request counter of x11_request_count.h: a small state machine that
+ * collects just enough header bytes to learn each request's length. */
+#include "x11_request_count.h"
+
+#include <string.h>
+
+static uint32_t card16(const struct x11_request_count *c, const uint8_t *b)
+{
+	return c->msb_first ? (uint32_t)b[0] << 8 | b[1] : (uint32_t)b[1] << 8 | b[0];
+}
+
+static uint32_t card32(const struct x11_request_count *c, const uint8_t *b)
+{
+	return c->msb_first
+		? (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3]
+		: (uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 | (uint32_t)b[1] << 8 | b[0];
+}
+
+static uint32_t pad4(uint32_t n)
+{
+	return (n + 3u) & ~3u;
+}
+
+/* How many header bytes the element being collected needs in total. */
+static uint8_t header_wanted(const struct x11_request_count *c)
+{
+	if (!c->setup_done)
+		return 12;
+	if (c->have >= 4 && card16(c, c->hdr + 2) == 0)
+		return 8;  /* BIG-REQUESTS: the length follows */
+	return 4;
+}
+
+/* The header is complete: the bytes of this element still to come. */
+static uint64_t header_done(struct x11_request_count *c)
+{
+	if (!c->setup_done) {
+		c->setup_done = 1;
+		return (uint64_t)pad4(card16(c, c->hdr + 6)) + pad4(card16(c, c->hdr + 8));
+	}
+	c->requests++;
+	uint64_t len = card16(c, c->hdr + 2);
+	if (len == 0)
+		len = card32(c, c->hdr + 4);
+	len *= 4;
+	return len > c->have ? len - c->have : 0;
+}
+
+void x11_request_count_feed(struct x11_request_count *c, const uint8_t *p, size_t n)
+{
+	while (n > 0) {
+		if (c->skip > 0) {
+			size_t step = c->skip < n ? (size_t)c->skip : n;
+			c->skip -= step;
+			p += step;
+			n -= step;
+			continue;
+		}
+		if (!c->setup_done && c->have == 0)
+			c->msb_first = p[0] == 'B';
+		uint8_t want = header_wanted(c);
+		size_t step = (size_t)(want - c->have) < n ? (size_t)(want - c->have) : n;
+		memcpy(c->hdr + c->have, p, step);
+		c->have += (uint8_t)step;
+		p += step;
+		n -= step;
+		if (c->have == header_wanted(c)) {
+			c->skip = header_done(c);
+			c->have = 0;
+		}
+	}
+}

@@ -1,0 +1,116 @@
+/* See x11ring_session.h. */
+#define _GNU_SOURCE
+#include "x11ring_session.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <wlr/util/log.h>
+
+#include "preload_path.h"
+#include "smt-ring.h"
+
+struct x11ring_session {
+	int discovery_fd;
+	struct wl_event_source *discovery;
+};
+
+/* Build tree first (a developer's session), then the installed files. */
+static const char *find_file(const char *env, const char *built, const char *installed)
+{
+	const char *e = getenv(env);
+	if (e && *e)
+		return e;
+	return access(built, R_OK) == 0 ? built : installed;
+}
+
+/* Clients only connect to learn that we exist; close at once so that the
+ * backlog never fills. */
+static int handle_discovery(int fd, uint32_t mask, void *data)
+{
+	int c;
+	while ((c = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0)
+		close(c);
+	return 0;
+}
+
+static int listen_discovery(void)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int n = snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1, "%s%d",
+			 SMT_STREAM_DISCOVERY, (int)getpid());
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -1;
+	socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+	if (bind(fd, (struct sockaddr *)&addr, len) != 0 || listen(fd, 128) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+struct x11ring_session *x11ring_session_create(struct wl_event_loop *loop)
+{
+	const char *launcher = find_file("SMT_XWAYLAND_LAUNCHER", SMT_XWAYLAND_BUILT,
+					 SMT_XWAYLAND_INSTALLED);
+	const char *shim = find_file("SMT_X11SHIM_LIB", SMT_X11SHIM_BUILT,
+				     SMT_X11SHIM_INSTALLED);
+	if (access(launcher, X_OK) != 0 || access(shim, R_OK) != 0) {
+		wlr_log(WLR_ERROR, "X ring unavailable (%s or %s missing): X programs use the "
+			"socket", launcher, shim);
+		return NULL;
+	}
+	struct x11ring_session *s = calloc(1, sizeof(*s));
+	if (s == NULL) {
+		return NULL;
+	}
+	s->discovery_fd = listen_discovery();
+	if (s->discovery_fd < 0) {
+		wlr_log_errno(WLR_ERROR, "X ring discovery socket");
+		free(s);
+		return NULL;
+	}
+	s->discovery = wl_event_loop_add_fd(loop, s->discovery_fd, WL_EVENT_READABLE,
+		handle_discovery, s);
+	char *list = preload_list(getenv("LD_PRELOAD"), shim, NULL, true);
+	if (s->discovery == NULL || list == NULL) {
+		free(list);
+		x11ring_session_destroy(s);
+		return NULL;
+	}
+	/* Only what we start from now on sees these: Xwayland through
+	 * wlroots, and every program we launch (and their children). */
+	char key[32];
+	snprintf(key, sizeof(key), "%d", (int)getpid());
+	setenv("SMT_X11RING_KEY", key, true);
+	setenv("WLR_XWAYLAND", launcher, true);
+	setenv("LD_PRELOAD", list, true);
+	if (preload_asan_runtime() != NULL) {
+		/* Programs without ASan run under its runtime only to host the
+		 * sanitized shim; their leaks are not ours to report. */
+		const char *o = getenv("ASAN_OPTIONS");
+		char opts[1024];
+		snprintf(opts, sizeof(opts), "%s%sdetect_leaks=0", o ? o : "", o ? ":" : "");
+		setenv("ASAN_OPTIONS", opts, true);
+	}
+	free(list);
+	wlr_log(WLR_INFO, "X ring: Xwayland through %s, clients preload %s", launcher, shim);
+	return s;
+}
+
+void x11ring_session_destroy(struct x11ring_session *s)
+{
+	if (s == NULL) {
+		return;
+	}
+	if (s->discovery != NULL) {
+		wl_event_source_remove(s->discovery);
+	}
+	close(s->discovery_fd);
+	free(s);
+}

@@ -1,0 +1,386 @@
+/*
+ * The libc entry points the stream half wraps inside Xwayland, and the
+ * table of accepted connections. See xconn.h.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "xconn.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+ssize_t (*real_recvmsg)(int, struct msghdr *, int);
+int (*real_close)(int);
+int (*real_epoll_ctl)(int, int, int, struct epoll_event *);
+static ssize_t (*real_read)(int, void *, size_t);
+static int (*real_accept)(int, struct sockaddr *, socklen_t *);
+int (*real_accept4)(int, struct sockaddr *, socklen_t *, int);
+static int (*real_epoll_wait)(int, struct epoll_event *, int, int);
+static int (*real_dup2)(int, int);
+static int (*real_dup3)(int, int, int);
+
+/* Indexed by fd; X clients are a few hundred at most, their fds small. */
+#define XCONN_MAX_FD 8192
+static struct xconn *by_fd[XCONN_MAX_FD];
+static struct xconn *all[XCONN_MAX_FD];
+static unsigned nall;
+static unsigned nring;   /* RING connections: epoll_wait's fast path is 0 */
+
+/* Xwayland runs xkbcomp through a shell: they must not get this library
+ * (nor its statistics socket). Our own LD_PRELOAD entry goes. */
+static void forget_preload(void)
+{
+	const char *v = getenv("LD_PRELOAD");
+	if (!v || !strstr(v, "libsmt-x11ring-server"))
+		return;
+	char *out = calloc(1, strlen(v) + 1);
+	if (!out)
+		return;
+	for (const char *p = v; *p;) {
+		size_t l = strcspn(p, ": ");
+		if (l && !memmem(p, l, "libsmt-x11ring-server", 21)) {
+			if (*out)
+				strcat(out, ":");
+			strncat(out, p, l);
+		}
+		p += l;
+		p += strspn(p, ": ");
+	}
+	setenv("LD_PRELOAD", out, 1);
+	free(out);
+}
+
+__attribute__((constructor)) static void resolve_real(void)
+{
+	real_recvmsg = (__typeof__(real_recvmsg))dlsym(RTLD_NEXT, "recvmsg");
+	real_read = (__typeof__(real_read))dlsym(RTLD_NEXT, "read");
+	real_close = (__typeof__(real_close))dlsym(RTLD_NEXT, "close");
+	real_accept = (__typeof__(real_accept))dlsym(RTLD_NEXT, "accept");
+	real_accept4 = (__typeof__(real_accept4))dlsym(RTLD_NEXT, "accept4");
+	real_epoll_ctl = (__typeof__(real_epoll_ctl))dlsym(RTLD_NEXT, "epoll_ctl");
+	real_epoll_wait = (__typeof__(real_epoll_wait))dlsym(RTLD_NEXT, "epoll_wait");
+	real_dup2 = (__typeof__(real_dup2))dlsym(RTLD_NEXT, "dup2");
+	real_dup3 = (__typeof__(real_dup3))dlsym(RTLD_NEXT, "dup3");
+	forget_preload();
+	xconn_stats_init();
+}
+
+void xconn_log(const struct xconn *c, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (c)
+		fprintf(stderr, "smt-x11ring: client fd %d (pid %d, %s): %s\n", c->fd,
+			(int)c->pid, c->comm, msg);
+	else
+		fprintf(stderr, "smt-x11ring: %s\n", msg);
+}
+
+struct xconn *xconn_get(int fd)
+{
+	return fd >= 0 && fd < XCONN_MAX_FD ? by_fd[fd] : NULL;
+}
+
+struct xconn **xconn_all(unsigned *n)
+{
+	*n = nall;
+	return all;
+}
+
+static void track(int fd)
+{
+	if (fd < 0 || fd >= XCONN_MAX_FD || by_fd[fd])
+		return;  /* beyond the table: stays an ordinary socket */
+	struct xconn *c = calloc(1, sizeof(*c));
+	if (!c)
+		return;
+	c->fd = fd;
+	c->epfd = -1;
+	c->server_efd = c->wake_fd = -1;
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
+		c->pid = cred.pid;
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)cred.pid);
+		FILE *f = fopen(path, "re");
+		if (f) {
+			if (fgets(c->comm, sizeof(c->comm), f))
+				c->comm[strcspn(c->comm, "\n")] = '\0';
+			fclose(f);
+		}
+	}
+	by_fd[fd] = c;
+	all[nall++] = c;
+}
+
+static void untrack(int fd)
+{
+	struct xconn *c = xconn_get(fd);
+	if (!c)
+		return;
+	/* SMT_X11RING_LOG=1: a line per connection as it closes (tests check
+	 * short-lived programs with it). */
+	static int log_closes = -1;
+	if (log_closes < 0) {
+		const char *v = getenv("SMT_X11RING_LOG");
+		log_closes = v && *v == '1';
+	}
+	if (log_closes) {
+		char line[512];
+		if (xconn_format(line, sizeof(line), c) > 0)
+			fprintf(stderr, "smt-x11ring: closed: %s", line);
+	}
+	if (c->state == XCONN_RING)
+		nring--;
+	xconn_release_ring(c);
+	by_fd[fd] = NULL;
+	for (unsigned i = 0; i < nall; i++) {
+		if (all[i] == c) {
+			all[i] = all[--nall];
+			break;
+		}
+	}
+	free(c);
+}
+
+EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)
+{
+	int cfd = real_accept(fd, addr, len);
+	track(cfd);
+	return cfd;
+}
+
+EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
+{
+	int cfd = real_accept4(fd, addr, len, flags);
+	track(cfd);
+	return cfd;
+}
+
+EXPORT int close(int fd)
+{
+	untrack(fd);
+	return real_close(fd);
+}
+
+EXPORT int dup2(int oldfd, int newfd)
+{
+	if (oldfd != newfd)
+		untrack(newfd);
+	return real_dup2(oldfd, newfd);
+}
+
+EXPORT int dup3(int oldfd, int newfd, int flags)
+{
+	untrack(newfd);
+	return real_dup3(oldfd, newfd, flags);
+}
+
+/* A connection's first read decides what it is. */
+static struct xconn *ring_conn(int fd)
+{
+	struct xconn *c = xconn_get(fd);
+	if (c && c->state == XCONN_FRESH) {
+		xconn_handshake(c);
+		if (c->state == XCONN_RING)
+			nring++;
+	}
+	return c && c->state == XCONN_RING ? c : NULL;
+}
+
+/* After a REVERT the socket carries the rest of the stream. */
+static void make_plain(struct xconn *c)
+{
+	nring--;
+	xconn_release_ring(c);
+	c->state = XCONN_PLAIN;
+}
+
+EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	struct xconn *c = ring_conn(fd);
+	if (c) {
+		ssize_t n = xconn_serve(c, msg);
+		if (!c->reverted)
+			return n;
+		make_plain(c);
+	}
+	ssize_t n = real_recvmsg(fd, msg, flags);
+	if (n > 0 && (c = xconn_get(fd)))
+		c->plain_bytes += (uint64_t)n;
+	return n;
+}
+
+EXPORT ssize_t read(int fd, void *buf, size_t count)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = count };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct xconn *c = ring_conn(fd);
+	if (c) {
+		ssize_t n = xconn_serve(c, &msg);
+		if (!c->reverted)
+			return n;
+		make_plain(c);
+	}
+	return real_read(fd, buf, count);
+}
+
+EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
+{
+	struct xconn *c = xconn_get(fd);
+	/* Each time a ring client's read finds nothing, the X server re-arms
+	 * its edge-triggered socket: a syscall that buys nothing here, since
+	 * the ring and the socket's fd messages are looked at on every read. */
+	if (c && c->state == XCONN_RING && op == EPOLL_CTL_MOD && ev && epfd == c->epfd &&
+	    ev->events == c->xevents && ev->data.u64 == c->xdata.u64)
+		return 0;
+	int r = real_epoll_ctl(epfd, op, fd, ev);
+	if (r == 0 && c) {
+		if (op == EPOLL_CTL_DEL) {
+			c->epfd = -1;
+			c->xevents = 0;
+		} else if (ev) {
+			c->epfd = epfd;
+			c->xevents = ev->events;
+			c->xdata = ev->data;
+		}
+		/* The X server's main epoll set: our statistics socket joins it. */
+		static bool stats_added;
+		if (!stats_added && op == EPOLL_CTL_ADD && xconn_stats_fd() >= 0) {
+			struct epoll_event sev = { .events = EPOLLIN,
+						   .data.u64 = XCONN_TAG_STATS };
+			stats_added = real_epoll_ctl(epfd, EPOLL_CTL_ADD, xconn_stats_fd(),
+						     &sev) == 0;
+		}
+	}
+	return r;
+}
+
+static bool any_ring_input(void)
+{
+	for (unsigned i = 0; i < nall; i++) {
+		struct xconn *c = all[i];
+		if (c->state == XCONN_RING && (c->xevents & EPOLLIN) && xconn_has_input(c))
+			return true;
+	}
+	return false;
+}
+
+/* Our own events out, ring connections with bytes in. */
+static int rewrite_events(int epfd, struct epoll_event *ev, int n, int max)
+{
+	int out = 0;
+	for (int i = 0; i < n; i++) {
+		uint64_t tag = ev[i].data.u64;
+		if ((tag & XCONN_TAG) == XCONN_TAG) {
+			if ((tag & ~0xffffffffull) == XCONN_TAG_STATS) {
+				xconn_stats_serve();
+			} else {
+				struct xconn *c = xconn_get((int)(uint32_t)tag);
+				if (c)
+					c->wakeups_from_client++;
+			}
+			continue;
+		}
+		ev[out++] = ev[i];
+	}
+	if (nring == 0)
+		return out;
+	/* Sockets epoll reported may hold fd messages or EOF; they are in the
+	 * list already. */
+	static uint64_t batch;
+	batch++;
+	for (int i = 0; i < out; i++) {
+		for (unsigned k = 0; k < nall; k++) {
+			struct xconn *c = all[k];
+			if (c->state == XCONN_RING && c->epfd == epfd &&
+			    c->xdata.u64 == ev[i].data.u64) {
+				c->sock_readable = true;
+				c->reported = batch;
+				break;
+			}
+		}
+	}
+	for (unsigned k = 0; k < nall && out < max; k++) {
+		struct xconn *c = all[k];
+		if (c->state != XCONN_RING || c->epfd != epfd || !(c->xevents & EPOLLIN) ||
+		    c->reported == batch || !xconn_has_input(c))
+			continue;
+		ev[out].events = EPOLLIN;
+		ev[out].data = c->xdata;
+		out++;
+	}
+	return out;
+}
+
+/* How long the server looks at busy rings before it sleeps: a client that
+ * flushes again within this time costs neither side a syscall (measured in
+ * docs/x11.md). Only right after ring bytes were served, so an idle server
+ * never spins. */
+static uint64_t spin_ns(void)
+{
+	static int64_t ns = -1;
+	if (ns < 0) {
+		const char *v = getenv("SMT_X11RING_SPIN_US");
+		ns = (v && *v ? strtoll(v, NULL, 10) : XCONN_SPIN_US_DEFAULT) * 1000;
+		if (ns < 0)
+			ns = 0;
+	}
+	return (uint64_t)ns;
+}
+
+static bool spin_for_ring_input(void)
+{
+	uint64_t budget = spin_ns();
+	uint64_t start = xconn_now_ns();
+	if (budget == 0 || start - xconn_last_input_ns > budget)
+		return false;
+	for (unsigned i = 0;; i++) {
+		if (any_ring_input())
+			return true;
+		if ((i & 15) == 15 && xconn_now_ns() - start > budget)
+			return false;
+		__builtin_ia32_pause();
+	}
+}
+
+EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
+{
+	struct smt_global_status *g = nring ? xconn_global() : NULL;
+	bool slept = false;
+	if (g && timeout != 0 && spin_for_ring_input())
+		timeout = 0;
+	if (g && timeout != 0) {
+		/* smt-ring.h "server sleep": announce, then look once more, so a
+		 * client that published before seeing the flag is not missed. */
+		atomic_store_explicit(&g->server_asleep, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&g->generation, 1, memory_order_relaxed);
+		atomic_thread_fence(memory_order_seq_cst);
+		if (any_ring_input())
+			timeout = 0;
+		else
+			slept = true;
+		if (!slept)
+			atomic_store_explicit(&g->server_asleep, 0, memory_order_relaxed);
+	}
+	int n = real_epoll_wait(epfd, ev, max, timeout);
+	int saved = errno;
+	if (slept)
+		atomic_store_explicit(&g->server_asleep, 0, memory_order_relaxed);
+	if (n < 0) {
+		errno = saved;
+		return n;
+	}
+	return rewrite_events(epfd, ev, n, max);
+}

@@ -1,0 +1,111 @@
+/*
+ * The stream half inside Xwayland (libsmt-x11ring-server.so, preloaded by
+ * smt-xwayland): per-connection state of every X client socket the server
+ * accepted, and the libc entry points it wraps.
+ *
+ * Xwayland is an unmodified Debian binary, so the ring lives around it: it
+ * accept()s a client, registers the socket with epoll_ctl, waits in
+ * epoll_wait, reads requests with recvmsg (xtrans), close()s. A connection
+ * whose first bytes are a smt_stream_hello becomes a RING connection: from
+ * then on recvmsg on its socket returns bytes copied out of its ring (plus
+ * the fds the client sent alongside), and epoll_wait reports the socket
+ * readable whenever the ring has bytes. Everything else passes through.
+ *
+ * Threads: Xwayland's os layer (accept, poll, read, close of clients) runs
+ * on the main thread only, so this state has no lock.
+ */
+#ifndef SMT_XCONN_H
+#define SMT_XCONN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include "smt-ring.h"
+#include "stream_reader.h"
+
+enum xconn_state {
+	XCONN_FRESH,   /* accepted, no byte read yet: may send a hello */
+	XCONN_PLAIN,   /* an ordinary socket client */
+	XCONN_RING,
+};
+
+struct xconn {
+	int fd;
+	enum xconn_state state;
+	pid_t pid;
+	char comm[16];
+	/* What the X server asked epoll for on this socket. */
+	int epfd;
+	uint32_t xevents;
+	epoll_data_t xdata;
+
+	/* RING only */
+	void *map;
+	size_t map_len;
+	struct smt_ring_status *status;
+	struct stream_reader rd;
+	int server_efd;          /* the client writes it; we never read it */
+	int efd_epfd;            /* the epoll set it is registered in */
+	int wake_fd;             /* our end of the wake socketpair */
+	bool sock_readable;      /* epoll said the socket has something */
+	uint64_t reported;       /* epoll_wait batch that listed the socket */
+	bool sock_eof;
+	bool reverted;           /* REVERT reached: the socket carries the rest */
+	enum smt_error error;    /* why the ring was ended (statistics), or 0 */
+	uint64_t fd_messages;    /* fd messages taken off the socket */
+	int fds[SMT_STREAM_MAX_FDS];  /* received, not yet given to the X server */
+	unsigned nfds;
+	uint64_t wakeups_from_client, wakeups_to_client;
+	uint64_t plain_bytes;    /* read from the socket (PLAIN, or after REVERT) */
+};
+
+/* The real libc functions (RTLD_NEXT). */
+extern ssize_t (*real_recvmsg)(int, struct msghdr *, int);
+extern int (*real_close)(int);
+extern int (*real_epoll_ctl)(int, int, int, struct epoll_event *);
+extern int (*real_accept4)(int, struct sockaddr *, socklen_t *, int);
+
+struct xconn *xconn_get(int fd);
+/* Every tracked connection, for epoll_wait's scan and the statistics. */
+struct xconn **xconn_all(unsigned *n);
+
+/* handshake.c: a FRESH connection's first read. Leaves it PLAIN or RING. */
+void xconn_handshake(struct xconn *c);
+/* Frees a RING connection's ring (not the socket). */
+void xconn_release_ring(struct xconn *c);
+/* The one server-asleep page of this server (NULL until the first ring). */
+struct smt_global_status *xconn_global(void);
+
+/* serve.c */
+ssize_t xconn_serve(struct xconn *c, struct msghdr *msg);
+bool xconn_has_input(struct xconn *c);
+/* Ends the connection's ring with a logged reason; the next read fails. */
+void xconn_kill(struct xconn *c, enum smt_error code, const char *why);
+
+/* stats.c */
+void xconn_stats_init(void);
+/* epoll_wait found the statistics socket readable. */
+void xconn_stats_serve(void);
+int xconn_stats_fd(void);
+/* One statistics line (what --stats prints) for c. */
+int xconn_format(char *buf, size_t n, const struct xconn *c);
+
+/* Tags on our own fds in the X server's epoll set: never a valid pointer
+ * (the X server stores pointers there). */
+#define XCONN_TAG 0xf000000000000000ull
+#define XCONN_TAG_WAKE (XCONN_TAG | 1ull << 32)
+#define XCONN_TAG_STATS (XCONN_TAG | 2ull << 32)
+
+/* serve.c: when ring bytes were last handed to the X server. */
+extern uint64_t xconn_last_input_ns;
+uint64_t xconn_now_ns(void);
+#define XCONN_SPIN_US_DEFAULT 50
+
+void xconn_log(const struct xconn *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif
