@@ -20,9 +20,11 @@ grim, wtype, wayland-info, weston-simple-shm) are looked up in PATH; a missing
 one makes the test FAIL (the project's install scripts provide them).
 
 X programs: Session(h, x11=True) adds a startup command (-s) that writes the
-DISPLAY the compositor exports to what it launches (its lazy Xwayland) into
-the private XDG_RUNTIME_DIR; the session reads it at start (s.x_display) and
-gives it to every client it starts. Helpers: s.xwayland_pid() (the Xwayland
+DISPLAY the compositor exports to what it launches (its lazy Xwayland), and
+the LD_PRELOAD it gives them (the X shim: requests through the X ring), into
+the private XDG_RUNTIME_DIR; the session reads them at start (s.x_display)
+and gives them to every client it starts, as the session would. Xwayland logs
+one line per X connection as it closes (SMT_X11RING_LOG): s.x11ring_closed(). Helpers: s.xwayland_pid() (the Xwayland
 in the compositor's session), s.x_search / s.wait_x_window (xdotool),
 s.x_window_info / s.x_geometry (xwininfo), s.x_override_redirect_windows().
 
@@ -457,6 +459,14 @@ def build_program(var, rel):
     return os.path.join(build, rel)
 
 
+def _x11ring_fields(line):
+    out = {}
+    for kv in line.split():
+        k, _, v = kv.partition("=")
+        out[k] = int(v) if v.isdigit() else v
+    return out
+
+
 def find_program(name):
     path = shutil.which(name)
     if path is None:
@@ -588,6 +598,8 @@ class Session:
         env.pop("LANGUAGE", None)
         if self.outputs is not None:
             env["WLR_HEADLESS_OUTPUTS"] = str(self.outputs)
+        if self.x11:
+            env["SMT_X11RING_LOG"] = "1"
         env.update(self.extra_env)
         return env
 
@@ -610,7 +622,8 @@ class Session:
         if self.x11:
             # The compositor exports DISPLAY (its lazy Xwayland socket) to
             # what it launches: let a startup command tell us which one.
-            argv += ["-s", 'printf "%s\\n" "$DISPLAY" > "$XDG_RUNTIME_DIR/.x-display.tmp" && '
+            argv += ["-s", 'printf "%s\\n" "$DISPLAY" "$LD_PRELOAD" "$ASAN_OPTIONS" '
+                           '> "$XDG_RUNTIME_DIR/.x-display.tmp" && '
                            'mv "$XDG_RUNTIME_DIR/.x-display.tmp" "$XDG_RUNTIME_DIR/.x-display"']
         argv += self.extra_args
         log(f"starting: {shlex.join(argv)}  (XDG_RUNTIME_DIR={self.runtime_dir})")
@@ -660,13 +673,17 @@ class Session:
                      f"missing).\n--- smtwc stderr ---\n{self.compositor.log_tail(60)}")
             time.sleep(0.02)
         with open(path) as f:
-            value = f.read().strip()
+            value, preload, asan_options = (f.read().split("\n") + ["", ""])[:3]
         check(re.fullmatch(r":\d+", value),
               f"the compositor exported DISPLAY={value!r}, expected ':N' (Xwayland unavailable?)"
               f"\n--- smtwc stderr ---\n{self.compositor.log_tail(60)}")
         self.x_display = value
         self.env["DISPLAY"] = value
-        log(f"compositor's X display: DISPLAY={value}")
+        if preload:
+            self.env["LD_PRELOAD"] = preload
+            if asan_options:
+                self.env["ASAN_OPTIONS"] = asan_options
+        log(f"compositor's X display: DISPLAY={value}, LD_PRELOAD={preload}")
 
     def _read_stdout(self, pipe):
         with pipe:
@@ -881,6 +898,24 @@ class Session:
                     and int(fields[3]) == sid and fields[0] != "Z":
                 return int(entry)
         return None
+
+    def x11ring_closed(self):
+        """The X connections Xwayland has closed, from its log (one dict per
+        connection: comm, transport ("ring" or "socket"), requests,
+        ring_bytes, fd_messages, ... as ints where numeric)."""
+        out = []
+        for line in self.stderr_text().splitlines():
+            m = re.search(r"smt-x11ring: closed: (.*)$", line)
+            if m:
+                out.append(_x11ring_fields(m.group(1)))
+        return out
+
+    def x11ring_stats(self):
+        """The live X connections of this session's Xwayland, as
+        `smt-x11run --stats` prints them (list of dicts, see x11ring_closed)."""
+        res = self.run([build_program("SMT_X11RUN", "xwayland-glue/smt-x11run"), "--stats"],
+                       timeout=10.0, env={"LD_PRELOAD": ""})
+        return [_x11ring_fields(line) for line in res.stdout.splitlines() if line.strip()]
 
     def x_search(self, *criteria):
         """X window ids (ints) that `xdotool search --onlyvisible criteria`
