@@ -13,8 +13,6 @@
 
 #include "xconn.h"
 
-uint64_t xconn_last_input_ns;
-
 uint64_t xconn_now_ns(void)
 {
 	struct timespec ts;
@@ -177,7 +175,7 @@ ssize_t xconn_serve(struct xconn *c, struct msghdr *msg)
 	if (wake)
 		wake_client(c);
 	if (total > 0) {
-		xconn_last_input_ns = xconn_now_ns();
+		c->last_input_ns = xconn_now_ns();
 		give_fds(c, msg);
 		return (ssize_t)total;
 	}

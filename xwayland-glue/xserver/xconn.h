@@ -61,6 +61,8 @@ struct xconn {
 	unsigned nfds;
 	uint64_t wakeups_from_client, wakeups_to_client;
 	uint64_t plain_bytes;    /* read from the socket (PLAIN, or after REVERT) */
+	uint64_t last_input_ns;  /* ring bytes last served (the spin) */
+	uint64_t answers;        /* writes to the client (replies, events) */
 };
 
 /* The real libc functions (RTLD_NEXT). */
@@ -100,8 +102,6 @@ int xconn_format(char *buf, size_t n, const struct xconn *c);
 #define XCONN_TAG_WAKE (XCONN_TAG | 1ull << 32)
 #define XCONN_TAG_STATS (XCONN_TAG | 2ull << 32)
 
-/* serve.c: when ring bytes were last handed to the X server. */
-extern uint64_t xconn_last_input_ns;
 uint64_t xconn_now_ns(void);
 #define XCONN_SPIN_US_DEFAULT 50
 
