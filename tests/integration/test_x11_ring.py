@@ -36,6 +36,7 @@ HOSTILE_CASES = {
     # case: whether the server must end the connection with a logged reason
     "plain": False, "ring": False, "unsealed": False,
     "bad-head": True, "past-head": True, "bad-fdmsg": True, "garbage": False,
+    "limit": False,
 }
 
 

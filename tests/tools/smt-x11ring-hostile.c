@@ -14,6 +14,9 @@
  *   bad-fdmsg   a socket message that is no fd message: closed
  *   plain       the X setup on the socket with no hello: works
  *   ring        the X setup through the ring: works (the control case)
+ *   limit       rings on 140 connections at once: the server attaches a
+ *               bounded number and keeps the others on the socket
+ *               (REFUSED_LIMIT), where their X setup works
  *
  * DISPLAY must name a local display; the discovery step is the shim's.
  */
@@ -182,7 +185,7 @@ int main(int argc, char **argv)
 {
 	if (argc != 2) {
 		fprintf(stderr, "usage: smt-x11ring-hostile unsealed|bad-head|past-head|garbage|"
-			"bad-fdmsg|plain|ring\n");
+			"bad-fdmsg|plain|ring|limit\n");
 		return 2;
 	}
 	const char *c = argv[1];
@@ -206,6 +209,28 @@ int main(int argc, char **argv)
 		if (write(fd, setup_req, sizeof(setup_req)) != sizeof(setup_req))
 			return 2;
 		return verdict(read_setup_reply(fd) == 1, "refused-then-plain-setup-accepted");
+	}
+	if (!strcmp(c, "limit")) {
+		enum { N = 140 };
+		int attached = 0, refused = 0;
+		for (int i = 0; i < N; i++) {
+			int cfd = i == 0 ? fd : connect_x();
+			struct ring ri = { 0 };
+			if (cfd < 0 || !attach(cfd, &ri, true))
+				return 2;
+			int res = receive_ack(cfd, &ri);
+			if (res == 0) {
+				attached++;
+				continue;
+			}
+			if (res != SMT_STREAM_REFUSED_LIMIT ||
+			    write(cfd, setup_req, sizeof(setup_req)) != sizeof(setup_req) ||
+			    read_setup_reply(cfd) != 1)
+				return verdict(false, "refused-ring-without-a-working-socket");
+			refused++;
+		}
+		printf("attached %d refused %d\n", attached, refused);
+		return verdict(attached > 0 && refused > 0, "limit-enforced");
 	}
 	if (!attach(fd, &r, true) || receive_ack(fd, &r) != 0)
 		return verdict(false, "ring-not-attached");

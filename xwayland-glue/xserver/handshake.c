@@ -189,6 +189,8 @@ void xconn_handshake(struct xconn *c)
 		result = SMT_STREAM_REFUSED_MEMFD;
 	else if (hello.version != SMT_RING_VERSION)
 		result = SMT_STREAM_REFUSED_VERSION;
+	else if (xconn_ring_count() >= XCONN_MAX_RINGS)
+		result = SMT_STREAM_REFUSED_LIMIT;
 	else
 		result = attach(c, fds[0], fds[1], hello.area_size);
 	if (result != SMT_STREAM_OK) {

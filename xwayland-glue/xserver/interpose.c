@@ -95,6 +95,11 @@ struct xconn *xconn_get(int fd)
 	return fd >= 0 && fd < XCONN_MAX_FD ? by_fd[fd] : NULL;
 }
 
+unsigned xconn_ring_count(void)
+{
+	return nring;
+}
+
 struct xconn **xconn_all(unsigned *n)
 {
 	*n = nall;

@@ -72,6 +72,11 @@ extern int (*real_epoll_ctl)(int, int, int, struct epoll_event *);
 extern int (*real_accept4)(int, struct sockaddr *, socklen_t *, int);
 
 struct xconn *xconn_get(int fd);
+/* RING connections now. Each holds three fds in the X server (socket,
+ * eventfd, wake socket) instead of one, so their number is capped: the
+ * rest stay on the socket (SMT_STREAM_REFUSED_LIMIT). */
+unsigned xconn_ring_count(void);
+#define XCONN_MAX_RINGS 128
 /* Every tracked connection, for epoll_wait's scan and the statistics. */
 struct xconn **xconn_all(unsigned *n);
 
