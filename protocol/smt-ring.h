@@ -585,8 +585,10 @@ static inline void smt_ring_client_end_wait(struct smt_ring_header *hdr)
  *
  * Discovery: an abstract unix socket named SMT_STREAM_DISCOVERY followed by
  * the decimal pid that SO_PEERCRED reports for the X socket (the process that
- * listen()ed on it: the compositor for its Xwayland). It also answers a line
- * "stats\n" with one line per X connection (smt-x11run --stats).
+ * listen()ed on it: the compositor for its Xwayland). The client only
+ * connects and hangs up: a socket there means "this X server reads rings".
+ * Statistics (smt-x11run --stats): SMT_STREAM_DISCOVERY "stats-" <pid>, bound
+ * by the X server, writes one line per X connection to whoever connects.
  */
 #define SMT_STREAM_MAGIC 0x53474e52u        /* "RNGS": header.magic in stream mode */
 #define SMT_STREAM_HELLO_MAGIC 0x31485853u  /* "SXH1" */

@@ -23,8 +23,9 @@ case "${LC_ALL:-${LC_CTYPE:-${LANG:-}}}" in
 esac
 
 # Demo clients: the ring demo (every draw command through shared memory),
-# a terminal, and an X program through the lazily started Xwayland.
+# a terminal, and an X program through the lazily started Xwayland (its
+# requests through the X ring: the session preloads the X shim).
 exec build/compositor/smtwc "$@" \
 	-s "$root/build/clients/smt-demo" \
 	-s foot \
-	-s "$root/build/xwayland-glue/smt-x11run xeyes"
+	-s xeyes
