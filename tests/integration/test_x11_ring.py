@@ -4,7 +4,8 @@ programs in the compositor's session, as a user runs them.
 
 test_x11_ring.py clients|hostile
 
-  clients  xterm takes typed text, xeyes and gtk3-demo (GDK_BACKEND=x11) and a
+  clients  xterm takes text typed through the compositor and through XTEST
+           (xdotool), xeyes and gtk3-demo (GDK_BACKEND=x11) and a
            Qt 5 program (xcb) draw, all through the ring, beside an xclock
            that stays on the socket (SMT_X11RING=off): the statistics say
            which is which. The X checker draws and reads back the same
@@ -65,16 +66,30 @@ def check_ring(row, what, requests=1):
 
 
 def typed_into_xterm(s):
+    """A line typed through XTEST (xdotool, itself an X client on the ring),
+    then one through the compositor's keyboard (wtype)."""
     out = os.path.join(s.tmp, "typed.txt")
     s.spawn(["xterm", "-name", "ringterm", "-geometry", "40x6+40+40", "-e", "sh", "-c",
-             f'read l; printf %s "$l" > {out}; exec sleep 600'], name="xterm")
+             f'read a; read b; printf %s "$a|$b" > {out}; exec sleep 600'], name="xterm")
     s.wait_x_window("--classname", "ringterm")
     row = s.wait_until(lambda: conns(s, "xterm"), timeout=10, what="xterm in the statistics")
     check_ring(row[0], "xterm")
+    # XTEST first: wtype uploads its own keymap, which xdotool would not
+    # know to follow.
+    s.run(["xdotool", "type", "--delay", "5", "by-xtest"], timeout=30)
+    s.run(["xdotool", "key", "Return"], timeout=30)
     s.type_text("through-the-ring", enter=True)
-    s.wait_until(lambda: os.path.exists(out) and open(out).read() == "through-the-ring",
-                 timeout=10, what="the text typed into xterm to reach its shell")
+    try:
+        s.wait_until(lambda: os.path.exists(out), timeout=10,
+                     what="the lines typed into xterm to reach its shell")
+    finally:
+        s.save(s.screenshot(), "xterm-typed")
+    got = open(out).read()
+    check(got == "by-xtest|through-the-ring", f"xterm's shell read {got!r}")
     check_ring(conns(s, "xterm")[0], "xterm after typing", requests=10)
+    xdo = conns(s, "xdotool", live=False)
+    check(xdo and all(r["transport"] == "ring" and r["error"] == 0 for r in xdo),
+          f"xdotool's connections: {xdo}")
     log(f"xterm took typed text; its connection: {conns(s, 'xterm')[0]}")
 
 
