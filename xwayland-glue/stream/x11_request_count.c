@@ -56,6 +56,28 @@ void x11_request_count_feed(struct x11_request_count *c, const uint8_t *p, size_
 			n -= step;
 			continue;
 		}
+		/* Fast path, on the X server's read path: whole ordinary request
+		 * headers in view, counted in locals (p may alias *c). */
+		if (c->setup_done && c->have == 0 && n >= 4) {
+			uint64_t requests = c->requests;
+			const unsigned hi = c->msb_first ? 2 : 3, lo = c->msb_first ? 3 : 2;
+			while (n >= 4) {
+				size_t len = ((size_t)p[hi] << 8 | p[lo]) * 4;
+				if (len == 0)
+					break;  /* BIG-REQUESTS: the slow path reads on */
+				requests++;
+				if (len >= n) {
+					c->requests = requests;
+					c->skip = len - n;
+					return;
+				}
+				p += len;
+				n -= len;
+			}
+			c->requests = requests;
+			if (n == 0)
+				return;
+		}
 		if (!c->setup_done && c->have == 0)
 			c->msb_first = p[0] == 'B';
 		uint8_t want = header_wanted(c);
