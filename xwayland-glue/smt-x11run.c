@@ -121,7 +121,8 @@ int main(int argc, char **argv)
 	}
 	if (i >= argc)
 		return usage(stderr);
-	char *list = preload_list(getenv("LD_PRELOAD"), shim, NULL, false);
+	/* An instrumented shim (sanitizer build) needs ASan's runtime first. */
+	char *list = preload_list(getenv("LD_PRELOAD"), shim, NULL, true);
 	if (!list) {
 		fprintf(stderr, "smt-x11run: cannot preload %s\n", shim);
 		return 125;

@@ -31,17 +31,23 @@ def main():
         # harmless library instead; what is tested is the launcher.
         shim = "libm.so.6"
         launch.env = {"SMT_X11SHIM_LIB": shim}
+    # The launcher of a sanitizer build puts the ASan runtime first (its
+    # shim is instrumented); then the existing value, then the shim.
+    asan = [os.environ["SMT_ASAN_RUNTIME"]] if os.environ.get("SMT_ASAN_RUNTIME") else []
+
+    def is_shim(path):
+        return os.path.realpath(path) == shim or path == shim
+
     p = launch(show)
-    f.check(p.returncode == 0 and os.path.realpath(p.stdout.decode()) == shim
-            or p.stdout.decode() == shim, "LD_PRELOAD is the shim when it was unset")
+    got = p.stdout.decode().split(":")
+    f.check(p.returncode == 0 and got[:-1] == asan and is_shim(got[-1]),
+            "LD_PRELOAD is the shim when it was unset")
     # An existing value is kept, the shim appended after it (ld.so warns about
     # the missing library on stderr; that is fine here).
     p = launch(show, LD_PRELOAD="/nonexistent/libfoo.so")
     got = p.stdout.decode().split(":")
-    f.check(p.returncode == 0 and got[0] == "/nonexistent/libfoo.so" and len(got) == 2
-            and (os.path.realpath(got[1]) == shim or got[1] == shim),
-            "the shim is appended to LD_PRELOAD")
-    # (The launcher of a sanitizer build needs the ASan runtime first.)
+    f.check(p.returncode == 0 and got[:-1] == asan + ["/nonexistent/libfoo.so"]
+            and is_shim(got[-1]), "the shim is appended to LD_PRELOAD")
     have = ":".join(filter(None, [os.environ.get("SMT_ASAN_RUNTIME"), shim]))
     p = launch(show, SMT_X11SHIM_LIB=shim, LD_PRELOAD=have)
     f.check(p.stdout.decode() == have, "an LD_PRELOAD that has the shim is left alone")
