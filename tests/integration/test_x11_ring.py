@@ -4,7 +4,8 @@ programs in the compositor's session, as a user runs them.
 
 test_x11_ring.py clients|hostile
 
-  clients  xterm takes text typed through the compositor and through XTEST
+  clients  a startup command's xeyes and an xdpyinfo run from foot are on the
+           ring; xterm takes text typed through the compositor and through XTEST
            (xdotool), xeyes and gtk3-demo (GDK_BACKEND=x11) and a
            Qt 5 program (xcb) draw, all through the ring, beside an xclock
            that stays on the socket (SMT_X11RING=off): the statistics say
@@ -94,14 +95,14 @@ def typed_into_xterm(s):
 
 
 def ring_and_socket_side_by_side(s):
-    s.spawn(["xeyes", "-geometry", "150x120+500+40"], name="xeyes")
+    eyes = s.spawn(["xeyes", "-geometry", "150x120+500+40"], name="xeyes")
     s.spawn(["xclock", "-geometry", "150x120+700+40"], name="xclock",
             env={"SMT_X11RING": "off"})
     ge = s.x_geometry(s.wait_x_window("--classname", "xeyes"))
     gc = s.x_geometry(s.wait_x_window("--classname", "xclock"))
     drawn(s, ge, "xeyes (ring)")
     drawn(s, gc, "xclock (socket)")
-    check_ring(conns(s, "xeyes")[0], "xeyes")
+    check_ring([r for r in conns(s, "xeyes") if r["pid"] == eyes.pid][0], "xeyes")
     clock = conns(s, "xclock")
     check(len(clock) == 1 and clock[0]["transport"] == "socket" and clock[0]["ring_bytes"] == 0
           and clock[0]["socket_bytes"] > 0,
@@ -224,8 +225,22 @@ def other_server(s):
         log(f"Xvfb {xvfb.display}: xdpyinfo through the shim works on the socket")
 
 
+def started_by_the_session(s):
+    """A startup command's X program, and one started from a terminal the
+    session launched (foot: no X library of its own), are on the ring."""
+    s.wait_x_window("--classname", "startupeyes", timeout=20)
+    check_ring(s.wait_until(lambda: [r for r in conns(s, "xeyes")], timeout=10,
+                            what="the startup xeyes in the statistics")[0], "startup xeyes")
+    out = os.path.join(s.tmp, "from-foot.txt")
+    s.spawn(["foot", "sh", "-c", f"xdpyinfo > {out}.tmp; mv {out}.tmp {out}; exec sleep 600"],
+            name="foot")
+    s.wait_until(lambda: os.path.exists(out), timeout=20, what="xdpyinfo run from foot")
+    check_ring(wait_closed(s, "xdpyinfo")[-1], "xdpyinfo started from foot")
+
+
 def clients(h):
-    with Session(h, x11=True) as s:
+    with Session(h, x11=True, startup="xeyes -name startupeyes -geometry 100x80+1100+600") as s:
+        started_by_the_session(s)
         typed_into_xterm(s)
         ring_and_socket_side_by_side(s)
         toolkits(s)
