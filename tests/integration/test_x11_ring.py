@@ -18,7 +18,8 @@ test_x11_ring.py clients|hostile
            selection; smt-x11run gives the ring to a program started
            elsewhere; an Xvfb display keeps the shim on the socket, silently.
   hostile  clients that break the ring's rules (smt-x11ring-hostile), one
-           killed in the middle of its requests, and Xwayland killed under
+           flooding its ring while another is served, then killed in the
+           middle of its requests, and Xwayland killed under
            ring clients: each loses only its own connection (with a logged
            reason); Xwayland, the compositor and the other X clients carry
            on, and the next Xwayland serves rings again.
@@ -279,6 +280,8 @@ def hostile(h):
         perf = s.spawn(["x11perf", "-time", "60", "-noop"], name="x11perf")
         s.wait_until(lambda: any(r["requests"] > 100000 for r in conns(s, "x11perf")),
                      timeout=30, what="x11perf to stream requests through its ring")
+        # While it floods, the X server's scheduler still serves the others.
+        s.run(["xdpyinfo"], timeout=30)
         perf.signal_group(signal.SIGKILL)
         perf.wait(10)
         s.clients.remove(perf)
