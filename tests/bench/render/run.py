@@ -27,6 +27,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "integration"))
+sys.path.insert(0, os.path.dirname(HERE))
+import benchenv  # noqa: E402
 import harness  # noqa: E402
 from harness import Session, check, log  # noqa: E402
 
@@ -126,6 +128,7 @@ def run(h, args):
 
 
 def main():
+    benchenv.require()
     args = parse_args()
     sys.argv = [sys.argv[0]]
     harness.main(lambda h: run(h, args))

@@ -222,6 +222,9 @@ def write_doc(path, text):
 
 
 def main():
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    import benchenv  # scripts/deps.sh bench: Xvfb, x11perf, xdpyinfo
+    benchenv.require()
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--display", help="measure this server instead of a private Xvfb")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"),
