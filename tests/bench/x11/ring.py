@@ -1,0 +1,309 @@
+#!/usr/bin/env python3
+"""X requests through the shared ring against the socket: x11perf on the
+same Xwayland of one headless smtwc, in one run.
+
+    tests/bench/x11/ring.py [--rounds R] [--time S] [--reps N] [--repeat N]
+                            [--cases a,b] [--smoke] [--out DIR] [--no-write]
+                            [--smtwc PATH]
+
+For each round and case, x11perf runs once on the socket (SMT_X11RING=off)
+and once through the ring, alternating which goes first; the table shows
+medians, the ratio ring/socket, x11perfcomp-style, with seed 000's targets:
+no case below 0.95x, -noop at least 1.3x, the geometric mean of the
+transport-bound cases (fewer than 101 pixels: seed 000's own cut) at least
+1.2x, fewer than 1 client-to-server eventfd write per 10,000 requests, and
+round trips (-prop) not slower than the socket.
+
+Where a case misses its target the table says why, measured: Xwayland's CPU
+use during the case (a server at ~100% of a core is the limit whatever the
+transport) and how often the client found the ring full (it waited for the
+server to catch up).
+
+Writes DIR/x11ring.csv and DIR/x11ring.png (DIR: build/bench), and the table
+between the bench markers of docs/x11.md unless --no-write. --smoke is the
+test suite's run: two cases, one round of 1000 reps, nothing written to docs.
+"""
+import argparse
+import csv
+import datetime
+import math
+import os
+import platform
+import re
+import resource
+import statistics
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "integration"))
+sys.path.insert(0, os.path.dirname(HERE))
+import benchenv  # noqa: E402
+import harness  # noqa: E402
+from harness import Session, check, log  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+BEGIN, END = "<!-- bench:x11ring begin -->", "<!-- bench:x11ring end -->"
+# (x11perf test, what it is, transport-bound: fewer than 101 pixels)
+CASES = [
+    ("noop", "X protocol NoOperation", True),
+    ("dot", "Dot", True),
+    ("rect1", "1x1 rectangle", True),
+    ("rect10", "10x10 rectangle", True),
+    ("rect100", "100x100 rectangle", False),
+    ("seg1", "1-pixel line segment", True),
+    ("seg10", "10-pixel line segment", True),
+    ("seg100", "100-pixel line segment", False),
+    ("copywinwin10", "Copy 10x10 from window to window", True),
+    ("copywinwin100", "Copy 100x100 from window to window", False),
+    ("ftext", "Char in 80-char line (6x13)", True),
+    ("prop", "GetProperty (round trip)", False),
+]
+RESULT = re.compile(r"\(\s*([0-9.]+)/sec\):\s*(.*)$")
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--time", type=int, default=2,
+                    help="seconds of work per run (reps from x11perf's calibration)")
+    ap.add_argument("--reps", type=int, default=0, help="fixed x11perf -reps, no calibration")
+    ap.add_argument("--repeat", type=int, default=2, help="x11perf -repeat")
+    ap.add_argument("--cases", default=None, help="comma-separated x11perf tests")
+    ap.add_argument("--smoke", action="store_true",
+                    help="noop and prop, one round of 1000 reps: the test suite's run")
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--no-write", action="store_true", help="leave docs/x11.md alone")
+    ap.add_argument("--smtwc", default=None)
+    args = ap.parse_args()
+    if args.smoke:
+        args.rounds, args.repeat, args.reps, args.cases = 1, 1, 1000, "noop,prop"
+        args.no_write = True
+    known = {c[0]: c for c in CASES}
+    names = args.cases.split(",") if args.cases else [c[0] for c in CASES]
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        ap.error(f"unknown cases {unknown}; known: {', '.join(known)}")
+    args.case_list = [known[n] for n in names]
+    benchenv.use_build(args.smtwc)
+    return args
+
+
+def cpu_ticks(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])  # utime + stime
+
+
+REPS = re.compile(r"^\s*(\d+) reps @")
+
+
+def calibrate(s, case):
+    """x11perf's own calibration (about 9 s whatever -time says), once per
+    case on the socket: the reps it settles on for one second, so that every
+    measured run does the same fixed work with -reps."""
+    p = s.spawn(["x11perf", "-repeat", "1", "-time", "1", "-" + case],
+                name=f"x11perf-calibrate-{case}", env={"SMT_X11RING": "off"})
+    rc = p.wait(600)
+    s.clients.remove(p)
+    with open(p.log_path) as f:
+        out = f.read()
+    reps = [int(m.group(1)) for m in map(REPS.search, out.splitlines()) if m]
+    check(rc == 0 and reps, f"x11perf -{case} calibration failed ({rc}):\n{out[-1500:]}")
+    return reps[0]
+
+
+def x11perf(s, args, case, reps, ring):
+    """One x11perf run: (rate, Xwayland's and x11perf's CPU shares, its
+    connection's statistics as Xwayland logged them at its close)."""
+    xw = s.xwayland_pid()
+    before_ticks, t0 = cpu_ticks(xw), time.monotonic()
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    p = s.spawn(["x11perf", "-repeat", str(args.repeat), "-reps", str(reps), "-" + case],
+                name=f"x11perf-{case}", env=None if ring else {"SMT_X11RING": "off"})
+    rc = p.wait(600)
+    wall = time.monotonic() - t0
+    cpu = (cpu_ticks(xw) - before_ticks) / os.sysconf("SC_CLK_TCK") / wall
+    ru2 = resource.getrusage(resource.RUSAGE_CHILDREN)  # x11perf, reaped just now
+    client_cpu = (ru2.ru_utime + ru2.ru_stime - ru.ru_utime - ru.ru_stime) / wall
+    s.clients.remove(p)
+    with open(p.log_path) as f:
+        out = f.read()
+    check(rc == 0, f"x11perf -{case} exited with {rc}:\n{out[-1500:]}")
+    rates = [float(m.group(1)) for m in map(RESULT.search, out.splitlines()) if m]
+    check(rates, f"no result from x11perf -{case}:\n{out[-1500:]}")
+    conn = s.wait_until(lambda: [r for r in s.x11ring_closed() if r["pid"] == p.pid],
+                        timeout=10, what=f"Xwayland to log x11perf -{case}'s close")[-1]
+    want = "ring" if ring else "socket"
+    check(conn["transport"] == want, f"x11perf -{case}: expected the {want}, got {conn}")
+    return rates[-1], cpu, client_cpu, conn
+
+
+def measure(s, args):
+    runs = {c[0]: {"socket": [], "ring": []} for c in args.case_list}
+    reps = {}
+    for case, _, _ in args.case_list:
+        reps[case] = args.reps or max(1, calibrate(s, case) * args.time)
+        log(f"{case}: {reps[case]} reps per run")
+    for rnd in range(args.rounds):
+        for i, (case, _, _) in enumerate(args.case_list):
+            order = ("socket", "ring") if (rnd + i) % 2 == 0 else ("ring", "socket")
+            for mode in order:
+                rate, cpu, client_cpu, conn = x11perf(s, args, case, reps[case], mode == "ring")
+                runs[case][mode].append({"rate": rate, "cpu": cpu, "client_cpu": client_cpu,
+                                         **conn})
+                log(f"round {rnd + 1}/{args.rounds} {case:14} {mode:6} {rate:12.1f}/s  "
+                    f"cpu: Xwayland {cpu * 100:5.1f}% x11perf {client_cpu * 100:5.1f}%")
+    return runs
+
+
+def summarize(runs, args):
+    rows = []
+    for case, what, bound in args.case_list:
+        r = runs[case]
+        sock = statistics.median(x["rate"] for x in r["socket"])
+        ring = statistics.median(x["rate"] for x in r["ring"])
+        reqs = sum(x["requests"] for x in r["ring"])
+        writes = sum(x["client_wakeups_sent"] for x in r["ring"])
+        full = sum(x["client_full_waits"] for x in r["ring"])
+        rows.append({
+            "case": case, "what": what, "transport_bound": bound,
+            "socket_per_s": sock, "ring_per_s": ring, "ratio": ring / sock,
+            "requests": reqs,
+            "eventfd_writes_per_10k": 1e4 * writes / reqs if reqs else 0.0,
+            "full_waits_per_10k": 1e4 * full / reqs if reqs else 0.0,
+            "xwayland_cpu_socket": statistics.median(x["cpu"] for x in r["socket"]),
+            "xwayland_cpu_ring": statistics.median(x["cpu"] for x in r["ring"]),
+            "x11perf_cpu_socket": statistics.median(x["client_cpu"] for x in r["socket"]),
+            "x11perf_cpu_ring": statistics.median(x["client_cpu"] for x in r["ring"]),
+        })
+    return rows
+
+
+def targets(rows):
+    """(target, met, measured) lines, seed 000's rules."""
+    out = []
+    worst = min(rows, key=lambda r: r["ratio"])
+    out.append(("no case below 0.95x the socket", worst["ratio"] >= 0.95,
+                f"lowest: {worst['case']} {worst['ratio']:.2f}x"))
+    noop = [r for r in rows if r["case"] == "noop"]
+    if noop:
+        out.append(("-noop at least 1.3x", noop[0]["ratio"] >= 1.3,
+                    f"{noop[0]['ratio']:.2f}x"))
+    bound = [r["ratio"] for r in rows if r["transport_bound"]]
+    if bound:
+        g = math.exp(sum(math.log(x) for x in bound) / len(bound))
+        out.append(("geometric mean of transport-bound cases at least 1.2x", g >= 1.2,
+                    f"{g:.2f}x over {len(bound)} cases"))
+    reqs = sum(r["requests"] for r in rows)
+    per10k = sum(r["eventfd_writes_per_10k"] * r["requests"] for r in rows) / reqs if reqs else 0
+    out.append(("fewer than 1 client-to-server eventfd write per 10,000 requests",
+                per10k < 1.0, f"{per10k:.2f} per 10,000"))
+    prop = [r for r in rows if r["case"] == "prop"]
+    if prop:
+        out.append(("round trips (-prop) not slower than the socket", prop[0]["ratio"] >= 0.95,
+                    f"{prop[0]['ratio']:.2f}x"))
+    return out
+
+
+def why(r):
+    """The measured reason a case is where it is."""
+    if r["x11perf_cpu_socket"] >= 0.9 and r["x11perf_cpu_ring"] >= 0.9:
+        return "client-bound: x11perf at a full core on both transports"
+    if r["xwayland_cpu_socket"] >= 0.9 and r["xwayland_cpu_ring"] >= 0.9:
+        return "server-bound: Xwayland at a full core on both transports"
+    if r["full_waits_per_10k"] >= 1:
+        return "client waited for room (server slower than the client)"
+    return ""
+
+
+def table(rows, args, machine):
+    lines = [f"x11perf on smtwc's Xwayland (headless, pixman), {machine}; median of "
+             f"{args.rounds} rounds alternating which transport runs first, each the average "
+             f"of x11perf -repeat {args.repeat} with a fixed -reps (about {args.time} s of work, "
+             f"from x11perf's own calibration on the socket). "
+             f"{datetime.date.today().isoformat()}.", "",
+             "|  socket/s |    ring/s |  ratio | operation | CPU Xwayland socket / ring | "
+             "CPU x11perf socket / ring | eventfd writes per 10k requests | ring full per 10k "
+             "| measured reason |",
+             "|---:|---:|---:|---|---:|---:|---:|---:|---|"]
+    for r in rows:
+        lines.append(
+            f"| {r['socket_per_s']:.1f} | {r['ring_per_s']:.1f} | {r['ratio']:.2f} | {r['what']} "
+            f"| {r['xwayland_cpu_socket'] * 100:.0f}% / {r['xwayland_cpu_ring'] * 100:.0f}% "
+            f"| {r['x11perf_cpu_socket'] * 100:.0f}% / {r['x11perf_cpu_ring'] * 100:.0f}% "
+            f"| {r['eventfd_writes_per_10k']:.2f} | {r['full_waits_per_10k']:.0f} | {why(r)} |")
+    lines += ["", "| target (seed 000) | met | measured |", "|---|---|---|"]
+    for what, met, measured in targets(rows):
+        lines.append(f"| {what} | {'yes' if met else 'NO'} | {measured} |")
+    return "\n".join(lines)
+
+
+def plot(rows, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(9, 4))
+    names = [r["case"] for r in rows]
+    ax.bar(names, [r["ratio"] for r in rows],
+           color=["tab:blue" if r["transport_bound"] else "tab:gray" for r in rows])
+    for y, style, label in ((1.0, "-", "socket"), (0.95, ":", "0.95x floor"),
+                            (1.3, "--", "noop target 1.3x")):
+        ax.axhline(y, color="black", linestyle=style, linewidth=0.8, label=label)
+    ax.set_ylabel("ring / socket (x11perf rate)")
+    ax.set_title("X requests through the ring vs the socket (blue: transport-bound)")
+    ax.tick_params(axis="x", rotation=45)
+    ax.legend(loc="upper right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def write_doc(text):
+    path = os.path.join(ROOT, "docs", "x11.md")
+    with open(path) as f:
+        doc = f.read()
+    a, b = doc.find(BEGIN), doc.find(END)
+    check(a >= 0 and b > a, f"{path} has no {BEGIN} ... {END} block")
+    with open(path, "w") as f:
+        f.write(doc[:a + len(BEGIN)] + "\n" + text + "\n" + doc[b:])
+    log(f"table written to {path}")
+
+
+def machine():
+    cpu = "?"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    return f"{cpu}, {os.cpu_count()} CPUs, Linux {platform.release()}"
+
+
+def run(h, args):
+    out = args.out or os.path.join(ROOT, "build", "bench")
+    os.makedirs(out, exist_ok=True)
+    with Session(h, "x11ring", x11=True) as s:
+        s.run(["xdpyinfo"], timeout=60)  # Xwayland up before anything is timed
+        rows = summarize(measure(s, args), args)
+    text = table(rows, args, machine())
+    print("\n" + text + "\n")
+    with open(os.path.join(out, "x11ring.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+    plot(rows, os.path.join(out, "x11ring.png"))
+    log(f"results in {out}/x11ring.csv and {out}/x11ring.png")
+    if not args.no_write:
+        write_doc(text)
+
+
+def main():
+    benchenv.require("matplotlib")
+    args = parse_args()
+    sys.argv = [sys.argv[0]]
+    harness.main(lambda h: run(h, args))
+
+
+if __name__ == "__main__":
+    main()
