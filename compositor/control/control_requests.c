@@ -17,6 +17,7 @@
 #include <wlr/types/wlr_xdg_shell.h>
 #include "control/control_requests.h"
 #include "desktop/view.h"
+#include "input/keyboard.h"
 #include "output/output.h"
 #include "server.h"
 #include "transport/canvas.h"
@@ -94,6 +95,11 @@ static void write_server(struct smtwc_server *server, struct json_writer *w) {
 	json_int(w, "rings", rings);
 	json_uint(w, "sleeps", t->sleeps);
 	json_uint(w, "sleeps_avoided", t->sleeps_avoided);
+	/* Synchronisation points for tests: a client's disconnect has been
+	 * processed once it is no longer counted; a virtual keyboard's
+	 * modifier press has arrived once it shows here. */
+	json_int(w, "wayland_clients", wl_list_length(wl_display_get_client_list(server->display)));
+	json_uint(w, "keyboard_modifiers", keyboard_modifiers(server));
 	json_end_object(w);
 	const struct smtwc_render *r = &server->render;
 	json_object_key(w, "render");
