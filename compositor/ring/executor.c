@@ -286,13 +286,13 @@ static int exec_one(struct smt_exec_ctx *ctx, struct smt_ring_reader *r,
 		return d->u.segments.line_width > 1 ? exec_wide_segments(ctx, d, &r->resume)
 						    : exec_thin_segments(ctx, d, &r->resume);
 	case SMT_OP_PUT_IMAGE:
-		return exec_put_image(ctx, d);
+		return exec_put_image(ctx, d, &r->resume);
 	case SMT_OP_PUT_IMAGE_POOL:
-		return exec_put_image_pool(ctx, d);
+		return exec_put_image_pool(ctx, d, &r->resume);
 	case SMT_OP_COPY_AREA:
-		return exec_copy_area(ctx, d);
+		return exec_copy_area(ctx, d, &r->resume);
 	case SMT_OP_COMPOSITE:
-		return exec_composite(ctx, d);
+		return exec_composite(ctx, d, &r->resume);
 	case SMT_OP_GLYPHS:
 		return exec_glyphs(ctx, d, &r->resume);
 	case SMT_OP_PRESENT:
