@@ -442,3 +442,8 @@ size_t smt_exec_submit_pending(const struct smt_exec_ctx *ctx)
 	const struct smt_ring_reader *r = &ctx->submit;
 	return (size_t)(r->base + r->area_size - r->tail);
 }
+
+struct smt_ring_reader *smt_exec_submit_reader(struct smt_exec_ctx *ctx)
+{
+	return &ctx->submit;
+}

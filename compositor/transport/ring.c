@@ -15,6 +15,7 @@
 #include "smt-ring-v1-protocol.h"
 #include "server.h"
 #include "transport/canvas.h"
+#include "transport/ordered_request.h"
 #include "transport/pool.h"
 #include "transport/ring.h"
 #include "transport/ring_loop.h"
@@ -67,6 +68,8 @@ static void ring_publish_socket_counters(struct smtwc_ring *ring) {
 		memory_order_relaxed);
 }
 
+/* Work the executor may run now: both streams stop at the next ordered
+ * request's position (ordered_request.h). */
 bool ring_has_work(struct smtwc_ring *ring) {
 	if (ring->dead) {
 		return false;
@@ -74,14 +77,14 @@ bool ring_has_work(struct smtwc_ring *ring) {
 	if (ring->shared && smt_ring_reader_has_work(&ring->reader)) {
 		return true;
 	}
-	return smt_exec_submit_pending(ring->exec) > 0;
+	return smt_ring_reader_has_work(smt_exec_submit_reader(ring->exec));
 }
 
 static enum smt_exec_stop ring_run_once(struct smtwc_ring *ring,
 		const struct smt_exec_budget *budget, struct smt_exec_result *out) {
 	/* Socket bytes first: they were queued by requests the client sent
 	 * before anything it could have written since. */
-	if (smt_exec_submit_pending(ring->exec) > 0) {
+	if (smt_ring_reader_has_work(smt_exec_submit_reader(ring->exec))) {
 		return smt_exec_run_submitted(ring->exec, budget, out);
 	}
 	if (ring->shared) {
@@ -128,10 +131,14 @@ bool ring_run(struct smtwc_ring *ring, const struct smt_exec_budget *budget) {
 		struct smt_exec_result out;
 		enum smt_exec_stop stop = ring_run_once(ring, budget, &out);
 		bool again = ring_account(ring, stop, &out);
-		if (stop == SMT_EXEC_EMPTY && smt_exec_submit_pending(ring->exec) == 0 &&
-				ring->shared) {
-			/* The submitted queue ran dry; the shared ring may have more. */
-			again = smt_ring_reader_has_work(&ring->reader);
+		if (stop != SMT_EXEC_ERROR) {
+			/* Requests waiting for the commands that just ran. */
+			ordered_requests_apply_ready(ring);
+		}
+		if (stop == SMT_EXEC_EMPTY) {
+			/* One stream ran dry (or reached a request): the other, or
+			 * what follows the request, may have more. */
+			again = ring_has_work(ring);
 		}
 		if (!again || (budget->deadline_ns != 0 && monotonic_now_ns() >= budget->deadline_ns)) {
 			break;
@@ -140,14 +147,6 @@ bool ring_run(struct smtwc_ring *ring, const struct smt_exec_budget *budget) {
 	ring->exec_ns += monotonic_now_ns() - start;
 	ring_publish_socket_counters(ring);
 	return ring_has_work(ring);
-}
-
-void ring_drain(struct smtwc_ring *ring) {
-	const struct smt_exec_budget unlimited = {0};
-	/* Bounded: the ring holds at most its area and the socket queue 1 MiB. */
-	for (int i = 0; i < 1 << 20 && ring_has_work(ring); i++) {
-		ring_run(ring, &unlimited);
-	}
 }
 
 /* ---- socket submits --------------------------------------------------- */
@@ -222,6 +221,7 @@ static void ring_free(struct smtwc_ring *ring) {
 		smt_sched_client_remove(transport->sched, ring->sched_client);
 	}
 	wl_list_remove(&ring->link);
+	ordered_requests_discard(ring);
 	canvases_ring_destroyed(ring);
 	pools_ring_destroyed(ring);
 	if (ring->kill_source != NULL) {
@@ -302,6 +302,7 @@ static struct smtwc_ring *ring_create(struct smtwc_transport *transport,
 	ring->status_fd = ring->server_eventfd = ring->client_eventfd = -1;
 	wl_list_init(&ring->pools);
 	wl_list_init(&ring->canvases);
+	wl_list_init(&ring->ordered);
 	wl_list_insert(transport->rings.prev, &ring->link);
 	wl_client_get_credentials(client, &ring->pid, NULL, NULL);
 	ring->sched_client = smt_sched_client_add(transport->sched, ring, monotonic_now_ns());

@@ -52,6 +52,7 @@ struct smtwc_ring {
 
 	struct wl_list pools;    /* smtwc_pool.link */
 	struct wl_list canvases; /* smtwc_canvas.ring_link */
+	struct wl_list ordered;  /* smtwc_ordered_request.link */
 	bool dead;
 	struct wl_event_source *kill_source;
 
@@ -67,8 +68,5 @@ void transport_destroy(struct smtwc_transport *transport);
  * ring still has work. PRESENTs are shown as they execute. */
 bool ring_run(struct smtwc_ring *ring, const struct smt_exec_budget *budget);
 bool ring_has_work(struct smtwc_ring *ring);
-/* Executes everything already queued (before a pool or canvas changes
- * under commands that were written earlier). */
-void ring_drain(struct smtwc_ring *ring);
 
 #endif
