@@ -36,6 +36,7 @@ struct smt_exec_ctx *smt_exec_create(const struct smt_exec_config *cfg)
 		smt_exec_config_defaults(&ctx->cfg);
 	smt_drawables_init(&ctx->drawables, ctx->cfg.max_drawable_id, ctx->cfg.max_pixmaps,
 			   ctx->cfg.max_pixmap_bytes);
+	ctx->drawables.usage = ctx->cfg.usage;
 	smt_pools_init(&ctx->pools, ctx->cfg.max_pool_id);
 	smt_ring_reader_init_linear(&ctx->submit);
 	pixman_region32_init(&ctx->clip);
@@ -261,6 +262,11 @@ static int exec_one(struct smt_exec_ctx *ctx, struct smt_ring_reader *r,
 	case SMT_OP_CREATE_PIXMAP:
 		err = smt_drawables_create_pixmap(&ctx->drawables, d->u.create.id, d->u.create.width,
 						  d->u.create.height, d->u.create.format);
+		if (err == SMT_ERROR_LIMIT && ctx->drawables.refusal.asked != 0) {
+			smt_usage_describe(&ctx->drawables.refusal, ctx->limit_message,
+					   sizeof(ctx->limit_message));
+			return exec_fail(ctx, err, ctx->limit_message, UINT32_MAX);
+		}
 		return err ? exec_fail(ctx, err, err == SMT_ERROR_LIMIT
 				       ? "pixmap count or memory limit" : "cannot create pixmap",
 				       UINT32_MAX) : 0;

@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "resource_usage.h"
 #include "ring_reader.h"
 
 struct smt_exec_ctx;
@@ -35,6 +36,9 @@ struct smt_exec_config {
 	uint32_t max_pixmaps;        /* default 100000 */
 	uint32_t max_drawable_id;    /* ids 1..n-1; default 1 << 18 */
 	uint32_t max_pool_id;        /* default 1024 */
+	/* Pixmap memory is also charged here: the client's and the
+	 * compositor's limits (resource_usage.h). NULL: none. */
+	struct smt_usage *usage;
 };
 
 /* A run stops once the deadline passes or max_pixels/max_commands is

@@ -20,6 +20,7 @@
 #include "output/output.h"
 #include "server.h"
 #include "transport/canvas.h"
+#include "transport/client_usage.h"
 #include "transport/ordered_request.h"
 #include "transport/ring.h"
 #include "monotonic_clock.h"
@@ -264,7 +265,13 @@ static void canvas_free(struct smtwc_canvas *canvas) {
 	wl_list_remove(&canvas->link);
 	wlr_buffer_drop(&canvas->front->base);
 	pixman_image_unref(canvas->back);
+	client_usage_release(canvas->ring->usage, SMT_RES_MEMORY, canvas->charged);
 	free(canvas);
+}
+
+/* The back image and the front buffer. */
+static uint64_t canvas_memory(uint32_t width, uint32_t height) {
+	return 2ull * 4 * width * height;
 }
 
 /* A canvas change waiting for the commands published before it
@@ -276,6 +283,7 @@ struct canvas_request {
 	pixman_image_t *back;
 	struct smtwc_canvas_buffer *front;
 	uint32_t width, height;
+	uint64_t charged; /* their memory, until they replace the canvas's */
 };
 
 static struct canvas_request *canvas_request_new(struct smtwc_canvas *canvas,
@@ -298,6 +306,7 @@ static void canvas_request_free(struct smtwc_ordered_request *base) {
 	if (req->front != NULL) {
 		wlr_buffer_drop(&req->front->base);
 	}
+	client_usage_release(req->canvas->ring->usage, SMT_RES_MEMORY, req->charged);
 	free(req);
 }
 
@@ -337,6 +346,8 @@ static void canvas_resize_apply(struct smtwc_ordered_request *base) {
 	canvas->front = req->front;
 	canvas->width = (int)req->width;
 	canvas->height = (int)req->height;
+	client_usage_release(canvas->ring->usage, SMT_RES_MEMORY, canvas->charged);
+	canvas->charged = req->charged;
 	canvas_attach(canvas);
 	free(req);
 }
@@ -383,12 +394,24 @@ static void canvas_handle_resize(struct wl_client *client, struct wl_resource *r
 			SMT_MAX_DIMENSION);
 		return;
 	}
+	if (!ordered_request_room(canvas->ring, resource, SMT_CANVAS_V1_ERROR_LIMIT,
+			"smt_canvas_v1.resize")) {
+		return;
+	}
+	/* Both sizes are held until the commands before the resize ran. */
+	uint64_t bytes = canvas_memory(width, height);
+	if (!client_usage_charge(canvas->ring->usage, SMT_RES_MEMORY, bytes, resource,
+			SMT_CANVAS_V1_ERROR_LIMIT, "smt_canvas_v1.resize")) {
+		return;
+	}
 	struct canvas_request *req = canvas_request_new(canvas, canvas_resize_apply,
 		canvas_request_free);
 	if (req == NULL) {
+		client_usage_release(canvas->ring->usage, SMT_RES_MEMORY, bytes);
 		wl_client_post_no_memory(client);
 		return;
 	}
+	req->charged = bytes;
 	req->width = width;
 	req->height = height;
 	req->back = pixman_image_create_bits(PIXMAN_a8r8g8b8, (int)width, (int)height,
@@ -437,11 +460,18 @@ void canvas_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t i
 			return;
 		}
 	}
+	uint64_t bytes = canvas_memory(width, height);
+	if (!client_usage_charge(ring->usage, SMT_RES_MEMORY, bytes, ring->resource,
+			SMT_RING_V1_ERROR_LIMIT, "get_canvas")) {
+		return;
+	}
 	struct smtwc_canvas *canvas = calloc(1, sizeof(*canvas));
 	if (canvas == NULL) {
+		client_usage_release(ring->usage, SMT_RES_MEMORY, bytes);
 		wl_client_post_no_memory(client);
 		return;
 	}
+	canvas->charged = bytes;
 	canvas->back = pixman_image_create_bits(PIXMAN_a8r8g8b8, (int)width, (int)height,
 		NULL, 0);
 	canvas->front = canvas_buffer_create((int)width, (int)height);
@@ -453,6 +483,7 @@ void canvas_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t i
 			wlr_buffer_drop(&canvas->front->base);
 		}
 		free(canvas);
+		client_usage_release(ring->usage, SMT_RES_MEMORY, bytes);
 		wl_client_post_no_memory(client);
 		return;
 	}
@@ -462,6 +493,7 @@ void canvas_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t i
 		pixman_image_unref(canvas->back);
 		wlr_buffer_drop(&canvas->front->base);
 		free(canvas);
+		client_usage_release(ring->usage, SMT_RES_MEMORY, bytes);
 		wl_client_post_no_memory(client);
 		return;
 	}

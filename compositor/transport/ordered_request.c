@@ -29,6 +29,7 @@ void ordered_requests_apply_ready(struct smtwc_ring *ring) {
 			break;
 		}
 		wl_list_remove(&first->link);
+		ring->ordered_count--;
 		first->apply(first);
 	}
 	set_limits(ring);
@@ -38,7 +39,19 @@ void ordered_request_queue(struct smtwc_ring *ring, struct smtwc_ordered_request
 	req->submit_pos = smt_ring_reader_published(smt_exec_submit_reader(ring->exec));
 	req->ring_pos = ring->shared ? smt_ring_reader_published(&ring->reader) : 0;
 	wl_list_insert(ring->ordered.prev, &req->link);
+	ring->ordered_count++;
 	ordered_requests_apply_ready(ring);
+}
+
+bool ordered_request_room(struct smtwc_ring *ring, struct wl_resource *resource,
+		uint32_t code, const char *request) {
+	if (ring->ordered_count < SMTWC_ORDERED_MAX) {
+		return true;
+	}
+	wl_resource_post_error(resource, code, "%s: limit ordered-requests=%d reached: "
+		"%d requests wait for earlier commands", request, SMTWC_ORDERED_MAX,
+		ring->ordered_count);
+	return false;
 }
 
 void ordered_requests_discard(struct smtwc_ring *ring) {
@@ -46,6 +59,7 @@ void ordered_requests_discard(struct smtwc_ring *ring) {
 		struct smtwc_ordered_request *first =
 			wl_container_of(ring->ordered.next, first, link);
 		wl_list_remove(&first->link);
+		ring->ordered_count--;
 		first->discard(first);
 	}
 }

@@ -12,6 +12,7 @@
 #ifndef SMTWC_TRANSPORT_ORDERED_REQUEST_H
 #define SMTWC_TRANSPORT_ORDERED_REQUEST_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <wayland-server-core.h>
 
@@ -25,6 +26,15 @@ struct smtwc_ordered_request {
 	void (*discard)(struct smtwc_ordered_request *req); /* the ring is going away */
 };
 
+/* Requests one ring may have waiting: each holds a mapping or images
+ * (charged to the client's memory), and a resize needs no new object, so
+ * nothing else bounds them. */
+#define SMTWC_ORDERED_MAX 64
+
+/* false (and posts error `code` on resource) if the ring has
+ * SMTWC_ORDERED_MAX requests waiting already. */
+bool ordered_request_room(struct smtwc_ring *ring, struct wl_resource *resource,
+	uint32_t code, const char *request);
 /* Queues req behind everything the client has published, and applies it
  * at once if that has run already (the common case). */
 void ordered_request_queue(struct smtwc_ring *ring, struct smtwc_ordered_request *req);

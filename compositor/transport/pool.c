@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "smt-ring-v1-protocol.h"
+#include "transport/client_usage.h"
 #include "transport/ordered_request.h"
 #include "transport/pool.h"
 #include "transport/ring.h"
@@ -38,6 +39,8 @@ static void pool_free(struct smtwc_pool *pool) {
 	if (pool->fd >= 0) {
 		close(pool->fd);
 	}
+	client_usage_release(pool->ring->usage, SMT_RES_POOLS, 1);
+	client_usage_release(pool->ring->usage, SMT_RES_FDS, 1);
 	wl_list_remove(&pool->link);
 	free(pool);
 }
@@ -124,6 +127,10 @@ static void pool_handle_resize(struct wl_client *client, struct wl_resource *res
 			(unsigned long long)pool->declared);
 		return;
 	}
+	if (!ordered_request_room(pool->ring, pool->ring->resource, SMT_RING_V1_ERROR_LIMIT,
+			"smt_pool_v1.resize")) {
+		return;
+	}
 	const char *why = NULL;
 	void *map = shm_fd_map_client(pool->fd, size, &why);
 	if (map == NULL) {
@@ -170,11 +177,23 @@ void pool_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t id,
 			return;
 		}
 	}
+	/* The dup kept for resizes is a descriptor the client causes. */
+	if (!client_usage_charge(ring->usage, SMT_RES_POOLS, 1, ring->resource,
+			SMT_RING_V1_ERROR_LIMIT, "create_pool")) {
+		return;
+	}
+	if (!client_usage_charge(ring->usage, SMT_RES_FDS, 1, ring->resource,
+			SMT_RING_V1_ERROR_LIMIT, "create_pool")) {
+		client_usage_release(ring->usage, SMT_RES_POOLS, 1);
+		return;
+	}
 	const char *why = NULL;
 	void *map = shm_fd_map_client(fd, size, &why);
 	struct smtwc_pool *pool = map != NULL ? calloc(1, sizeof(*pool)) : NULL;
 	int kept = pool != NULL ? dup(fd) : -1;
 	if (kept < 0) {
+		client_usage_release(ring->usage, SMT_RES_POOLS, 1);
+		client_usage_release(ring->usage, SMT_RES_FDS, 1);
 		free(pool);
 		if (map == NULL) {
 			wl_resource_post_error(ring->resource, SMT_RING_V1_ERROR_BAD_FD,

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "smt-ring-v1-protocol.h"
 #include "server.h"
 #include "transport/canvas.h"
+#include "transport/client_usage.h"
 #include "transport/ordered_request.h"
 #include "transport/pool.h"
 #include "transport/ring.h"
@@ -215,6 +217,14 @@ static const struct smt_ring_v1_interface ring_impl = {
 	.destroy = ring_handle_destroy,
 };
 
+#define RING_TRIM_BYTES (8u << 20)
+
+static void ring_uncharge(struct smtwc_ring *ring) {
+	client_usage_release(ring->usage, SMT_RES_RINGS, 1);
+	client_usage_release(ring->usage, SMT_RES_FDS, ring->fds_charged);
+	client_usage_unref(ring->usage);
+}
+
 static void ring_free(struct smtwc_ring *ring) {
 	struct smtwc_transport *transport = ring->transport;
 	if (ring->sched_client != NULL) {
@@ -231,7 +241,14 @@ static void ring_free(struct smtwc_ring *ring) {
 		wl_event_source_remove(ring->wakeup_source);
 	}
 	if (ring->exec != NULL) {
+		uint64_t pixmap_bytes = smt_exec_pixmap_bytes(ring->exec);
 		smt_exec_destroy(ring->exec);
+		/* Small pixmaps live in the heap, and glibc keeps freed heap
+		 * resident: without a trim, a client that filled its memory
+		 * limit with them left the compositor that large after it. */
+		if (pixmap_bytes >= RING_TRIM_BYTES) {
+			malloc_trim(0);
+		}
 	}
 	if (ring->shared) {
 		smt_ring_reader_fini(&ring->reader);
@@ -252,6 +269,8 @@ static void ring_free(struct smtwc_ring *ring) {
 		close(ring->client_eventfd);
 	}
 	free(ring->partial);
+	/* Last: the executor, pools and canvases released their share. */
+	ring_uncharge(ring);
 	free(ring);
 }
 
@@ -290,13 +309,33 @@ static bool is_eventfd(int fd) {
 	return strcmp(target, "anon_inode:[eventfd]") == 0;
 }
 
+/* fds: those the ring keeps (its status page, and the two eventfds of a
+ * shared ring), charged with the ring itself against the client's limits. */
 static struct smtwc_ring *ring_create(struct smtwc_transport *transport,
-		struct wl_client *client, struct wl_resource *manager, uint32_t id) {
+		struct wl_client *client, struct wl_resource *manager, uint32_t id, uint32_t fds) {
 	struct smtwc_ring *ring = calloc(1, sizeof(*ring));
-	if (ring == NULL) {
+	struct smtwc_client_usage *usage = ring != NULL ?
+		client_usage_ref(transport, client) : NULL;
+	if (usage == NULL) {
+		free(ring);
 		wl_client_post_no_memory(client);
 		return NULL;
 	}
+	if (!client_usage_charge(usage, SMT_RES_RINGS, 1, manager,
+			SMT_RING_MANAGER_V1_ERROR_LIMIT, "create_ring")) {
+		client_usage_unref(usage);
+		free(ring);
+		return NULL;
+	}
+	if (!client_usage_charge(usage, SMT_RES_FDS, fds, manager,
+			SMT_RING_MANAGER_V1_ERROR_LIMIT, "create_ring")) {
+		client_usage_release(usage, SMT_RES_RINGS, 1);
+		client_usage_unref(usage);
+		free(ring);
+		return NULL;
+	}
+	ring->usage = usage;
+	ring->fds_charged = fds;
 	ring->transport = transport;
 	ring->client = client;
 	ring->status_fd = ring->server_eventfd = ring->client_eventfd = -1;
@@ -309,14 +348,22 @@ static struct smtwc_ring *ring_create(struct smtwc_transport *transport,
 	ring->resource = wl_resource_create(client, &smt_ring_v1_interface,
 		wl_resource_get_version(manager), id);
 	if (ring->resource == NULL) {
+		smt_sched_client_remove(transport->sched, ring->sched_client);
 		wl_list_remove(&ring->link);
+		ring_uncharge(ring);
 		free(ring);
 		wl_client_post_no_memory(client);
 		return NULL;
 	}
 	wl_resource_set_implementation(ring->resource, &ring_impl, ring,
 		ring_handle_resource_destroy);
-	ring->exec = smt_exec_create(NULL);
+	/* Pixmap memory counts against the client's and the total limit,
+	 * over all its rings, instead of a limit per ring. */
+	struct smt_exec_config exec_cfg;
+	smt_exec_config_defaults(&exec_cfg);
+	exec_cfg.max_pixmap_bytes = UINT64_MAX;
+	exec_cfg.usage = &ring->usage->usage;
+	ring->exec = smt_exec_create(&exec_cfg);
 	void *status = NULL;
 	ring->status_fd = shm_fd_create_server_page("smtwc-ring-status",
 		SMT_STATUS_MAP_SIZE, &status);
@@ -334,7 +381,7 @@ static void manager_handle_create_ring(struct wl_client *client,
 		struct wl_resource *resource, uint32_t id, int32_t ring_fd,
 		uint32_t area_size, int32_t server_eventfd, int32_t client_eventfd) {
 	struct smtwc_transport *transport = wl_resource_get_user_data(resource);
-	struct smtwc_ring *ring = ring_create(transport, client, resource, id);
+	struct smtwc_ring *ring = ring_create(transport, client, resource, id, 3);
 	if (ring == NULL) {
 		close(ring_fd);
 		close(server_eventfd);
@@ -387,7 +434,7 @@ static void manager_handle_create_ring(struct wl_client *client,
 static void manager_handle_create_socket_ring(struct wl_client *client,
 		struct wl_resource *resource, uint32_t id) {
 	struct smtwc_transport *transport = wl_resource_get_user_data(resource);
-	struct smtwc_ring *ring = ring_create(transport, client, resource, id);
+	struct smtwc_ring *ring = ring_create(transport, client, resource, id, 1);
 	if (ring != NULL) {
 		smt_ring_v1_send_status(ring->resource, ring->status_fd,
 			transport->global_status_fd);
@@ -422,6 +469,8 @@ struct smtwc_transport *transport_create(struct smtwc_server *server) {
 	transport->server = server;
 	wl_list_init(&transport->rings);
 	wl_list_init(&transport->canvases);
+	wl_list_init(&transport->clients);
+	client_usage_init_total(transport);
 	void *page = NULL;
 	transport->global_status_fd =
 		shm_fd_create_server_page("smtwc-global-status", SMT_STATUS_MAP_SIZE, &page);

@@ -445,12 +445,25 @@ def modifier_mask(mods):
     return mask
 
 
+def _readlink(path):
+    try:
+        return os.readlink(path)
+    except OSError:
+        return None
+
+
 def process_resources(pid):
     """(fds, mappings) of a process, for leak checks. Under ASan its allocator
     maps anonymous regions of its own as it grows and never unmaps them, so
     there only file-backed mappings count (client memfds, output buffers,
     libraries); LeakSanitizer checks the memory itself at exit."""
-    fds = len(os.listdir(f"/proc/{pid}/fd"))
+    # The control connection of the last query (wait_clients, stats) may
+    # still be open: the compositor closes it when it reads the EOF.
+    with open("/proc/net/unix") as f:
+        control = {f"socket:[{p[6]}]" for p in (line.split() for line in f)
+                   if len(p) > 7 and p[7].endswith(".smtwc")}
+    fds = sum(1 for fd in os.listdir(f"/proc/{pid}/fd")
+              if _readlink(f"/proc/{pid}/fd/{fd}") not in control)
     with open(f"/proc/{pid}/maps") as f:
         lines = f.readlines()
     if any("libasan" in line for line in lines):

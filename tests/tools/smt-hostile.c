@@ -12,6 +12,11 @@
  * comes), echo-probe SECONDS [INTERVAL_MS] (FENCE round-trip latency through
  * the ring, "ECHO n= p50= p99= max=" in ms, and every sample with -v).
  *
+ * Resource attacks: ring-flood, pool-flood, canvas-huge, canvas-grow,
+ * memory-rings (each must be refused with a LIMIT error naming the limit),
+ * drain-stall (requests that need hours of queued work must not run it),
+ * hold-memory N (keeps N 64 MiB pixmaps until killed).
+ *
  * Exit status: 0 when the compositor answered as the rule requires (the
  * expected protocol error, a refused mapping, or simply staying alive), 1
  * otherwise; 2 for usage errors. It prints what it saw. The protocol error
@@ -122,6 +127,7 @@ static void create_good_ring(struct hostile *h, uint32_t area_size) {
 	h->hdr->area_size = area_size;
 	h->hdr->header_size = SMT_RING_HEADER_SIZE;
 	h->area = h->mem + SMT_RING_HEADER_SIZE;
+	h->head = 0; /* a new stream (cases that make several rings) */
 	h->server_efd = eventfd(0, EFD_CLOEXEC);
 	h->client_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	create_ring_with(h, fd, area_size, dup(h->server_efd), dup(h->client_efd));
@@ -730,7 +736,7 @@ static int case_pool(struct hostile *h, const char *name) {
 	}
 	/* pool-destroy-pending: commands naming the pool are published, the
 	 * pool is destroyed at once (no round trip): those commands still run
-	 * (the server drains the ring first), later ones fail with BAD_POOL. */
+	 * (the destroy waits for them), later ones fail with BAD_POOL. */
 	for (int i = 0; i < 100; i++) {
 		emit_put_pool(h, 3, (uint64_t)(i % 4) * 64 * 256);
 	}
@@ -739,7 +745,7 @@ static int case_pool(struct hostile *h, const char *name) {
 	kick(h);
 	smt_pool_v1_destroy(h->pool);
 	wl_display_roundtrip(h->display);
-	if (atomic_load(&h->status->tail) != pending || ring_dead(h)) {
+	if (!wait_tail_efd(h, pending, HANG_MS) || ring_dead(h)) {
 		fprintf(stderr, "smt-hostile: commands published before destroy did not all run "
 			"(tail %llu of %llu)\n", (unsigned long long)atomic_load(&h->status->tail),
 			(unsigned long long)pending);
@@ -754,8 +760,9 @@ static int case_pool(struct hostile *h, const char *name) {
 	return check_death(h, SMT_ERROR_BAD_POOL, SMT_OP_PUT_IMAGE_POOL) ? 0 : 1;
 }
 
-/* Ten thousand small pixmaps are fine; ten thousand 64x64 ones exceed the
- * per-client pixmap memory (64 MiB) and end the client with LIMIT. */
+/* Ten thousand small pixmaps are fine; twenty thousand 64x64 ones exceed
+ * the client's memory limit (client-memory-mib, 256 by default) and end
+ * the client with LIMIT. */
 static int case_pixmaps_10k(struct hostile *h) {
 	create_good_ring(h, 1u << 20);
 	for (uint32_t id = 1; id <= 10000; id++) {
@@ -768,7 +775,7 @@ static int case_pixmaps_10k(struct hostile *h) {
 		return 1;
 	}
 	printf("10000 1x1 pixmaps created\n");
-	for (uint32_t id = 10001; id <= 20000; id++) {
+	for (uint32_t id = 10001; id <= 30000; id++) {
 		emit_create(h, id, 64, 64, SMT_FORMAT_ARGB8888);
 		if (ring_dead(h)) {
 			break;
@@ -904,6 +911,164 @@ static int case_echo_probe(struct hostile *h, double seconds, int interval_ms, b
 	return 0;
 }
 
+/* ---- resource attacks (docs/protocol.md "Resource limits") ------------ */
+
+/* Rings until the compositor refuses one: the client's ring limit (or
+ * its fd limit, whichever is lower) names itself in the error. */
+static int case_ring_flood(struct hostile *h) {
+	for (int i = 0; i < 100000; i++) {
+		int fd = make_memfd(SMT_RING_HEADER_SIZE + 4096, F_SEAL_SHRINK | F_SEAL_GROW);
+		struct smt_ring_v1 *r = smt_ring_manager_v1_create_ring(h->manager, fd, 4096,
+			eventfd(0, EFD_CLOEXEC), eventfd(0, EFD_CLOEXEC));
+		(void)r;
+		if (wl_display_roundtrip(h->display) < 0) {
+			printf("rings accepted: %d\n", i);
+			return expect_error(h, &smt_ring_manager_v1_interface,
+				SMT_RING_MANAGER_V1_ERROR_LIMIT) ? 0 : 1;
+		}
+	}
+	fprintf(stderr, "smt-hostile: 100000 rings accepted\n");
+	return 1;
+}
+
+/* Pools on one ring until refused (each keeps a descriptor in the
+ * compositor). */
+static int case_pool_flood(struct hostile *h) {
+	create_good_ring(h, 4096);
+	for (uint32_t id = 1; id < 1024; id++) {
+		int fd = make_memfd(4096, F_SEAL_SHRINK);
+		smt_ring_v1_create_pool(h->ring, id, fd, 4096);
+		close(fd);
+		if (wl_display_roundtrip(h->display) < 0) {
+			printf("pools accepted: %u\n", id - 1);
+			return expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_LIMIT) ? 0 : 1;
+		}
+	}
+	fprintf(stderr, "smt-hostile: 1023 pools accepted\n");
+	return 1;
+}
+
+/* A canvas of the largest size: two images of 1 GiB each. */
+static int case_canvas_huge(struct hostile *h) {
+	create_good_ring(h, 4096);
+	struct wl_surface *surface = wl_compositor_create_surface(h->compositor);
+	smt_ring_v1_get_canvas(h->ring, 1, surface, SMT_MAX_DIMENSION, SMT_MAX_DIMENSION);
+	return expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_LIMIT) ? 0 : 1;
+}
+
+/* Growing a canvas past the limit is refused on the canvas. */
+static int case_canvas_grow(struct hostile *h) {
+	create_good_ring(h, 4096);
+	struct wl_surface *surface = wl_compositor_create_surface(h->compositor);
+	struct smt_canvas_v1 *canvas = smt_ring_v1_get_canvas(h->ring, 1, surface, 64, 64);
+	wl_display_roundtrip(h->display);
+	smt_canvas_v1_resize(canvas, SMT_MAX_DIMENSION, 8192);
+	return expect_error(h, &smt_canvas_v1_interface, SMT_CANVAS_V1_ERROR_LIMIT) ? 0 : 1;
+}
+
+/* 64 MiB pixmaps, one per ring: the memory limit is the client's, not the
+ * ring's, so a new ring brings no new allowance. */
+static int case_memory_rings(struct hostile *h) {
+	for (int i = 0; i < 64; i++) {
+		create_good_ring(h, 4096);
+		emit_create(h, 1, 4096, 4096, SMT_FORMAT_ARGB8888);
+		emit_fence(h, 1);
+		kick(h);
+		if (!wait_tail_efd(h, h->head, HANG_MS)) {
+			printf("rings with a 64 MiB pixmap: %d\n", i);
+			if (!expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_BAD_COMMAND)) {
+				return 1;
+			}
+			return check_death(h, SMT_ERROR_LIMIT, SMT_OP_CREATE_PIXMAP) ? 0 : 1;
+		}
+	}
+	fprintf(stderr, "smt-hostile: 64 rings of 64 MiB pixmaps accepted\n");
+	return 1;
+}
+
+/* Holds n 64 MiB pixmaps until killed (prints HOLDING once they exist):
+ * the other clients' share of the compositor's total. */
+static int case_hold_memory(struct hostile *h, int n) {
+	create_good_ring(h, 4096);
+	for (int i = 1; i <= n; i++) {
+		emit_create(h, (uint32_t)i, 4096, 4096, SMT_FORMAT_ARGB8888);
+	}
+	emit_fence(h, 1);
+	kick(h);
+	if (!wait_tail_efd(h, h->head, HANG_MS)) {
+		fprintf(stderr, "smt-hostile: %d pixmaps of 64 MiB refused\n", n);
+		return 1;
+	}
+	printf("HOLDING %d MiB\n", n * 64);
+	while (wl_display_dispatch(h->display) >= 0) {
+	}
+	return 0;
+}
+
+/* A 16 MiB ring full of fills that each cover a 4096x4096 pixmap (hours of
+ * work), then every request that needs the ring's earlier work: pool
+ * create, resize and destroy, canvas create, resize and destroy. Their
+ * handlers must not run that work: this client's own round trip returns,
+ * and a second connection (the victim) gets its round trip and its own
+ * ring's FENCE executed, all while nearly all of the attacker's work is
+ * still queued. */
+static int case_drain_stall(struct hostile *h) {
+	create_good_ring(h, 16u << 20);
+	emit_create(h, 1, 4096, 4096, SMT_FORMAT_ARGB8888);
+	emit_target(h, 1);
+	struct { struct smt_cmd_fill_rects f; struct smt_rect r; } fill = {
+		{ { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_OVER, 0x80402010u, 1, 0 },
+		{ 0, 0, 4096, 4096 } };
+	while (h->head + sizeof(fill) + 64 <= h->area_size) {
+		emit(h, &fill, sizeof(fill));
+	}
+	kick(h);
+	uint64_t queued = h->head;
+	int fd = make_memfd(65536, F_SEAL_SHRINK);
+	struct smt_pool_v1 *pool = smt_ring_v1_create_pool(h->ring, 1, fd, 4096);
+	smt_pool_v1_resize(pool, 65536);
+	close(fd);
+	struct wl_surface *surface = wl_compositor_create_surface(h->compositor);
+	struct smt_canvas_v1 *canvas = smt_ring_v1_get_canvas(h->ring, 2, surface, 256, 256);
+	smt_canvas_v1_resize(canvas, 512, 512);
+	smt_canvas_v1_destroy(canvas);
+	smt_pool_v1_destroy(pool);
+	if (wl_display_roundtrip(h->display) < 0) {
+		fprintf(stderr, "smt-hostile: the attacker's requests were refused\n");
+		return 1;
+	}
+	printf("attacker: its requests answered with %llu of %llu bytes executed\n",
+		(unsigned long long)atomic_load(&h->status->tail), (unsigned long long)queued);
+
+	struct hostile v = { .status_fd = -1, .global_fd = -1, .server_efd = -1, .client_efd = -1 };
+	v.display = wl_display_connect(NULL);
+	if (v.display == NULL) {
+		fputs("smt-hostile: the victim cannot connect\n", stderr);
+		return 1;
+	}
+	struct wl_registry *registry = wl_display_get_registry(v.display);
+	wl_registry_add_listener(registry, &registry_listener, &v);
+	wl_display_roundtrip(v.display);
+	create_good_ring(&v, 4096);
+	emit_fence(&v, 1);
+	kick(&v);
+	if (v.manager == NULL || !wait_tail_efd(&v, v.head, HANG_MS) ||
+			wl_display_roundtrip(v.display) < 0) {
+		fprintf(stderr, "smt-hostile: the victim's requests did not complete\n");
+		return 1;
+	}
+	uint64_t done = atomic_load(&h->status->tail);
+	printf("victim: round trip and FENCE done with %llu of %llu attacker bytes executed\n",
+		(unsigned long long)done, (unsigned long long)queued);
+	if (done >= queued || ring_dead(h)) {
+		fprintf(stderr, "smt-hostile: the attacker's queue was drained (%s)\n",
+			ring_dead(h) ? "ring dead" : "all executed");
+		return 1;
+	}
+	printf("DRAIN_STALL refused\n");
+	return 0;
+}
+
 static int run_new_case(struct hostile *h, const char *name, const char *arg, bool *handled) {
 	*handled = true;
 	double secs = arg ? atof(arg) : 5;
@@ -913,6 +1078,20 @@ static int run_new_case(struct hostile *h, const char *name, const char *arg, bo
 		return case_header_scribble(h);
 	} else if (strcmp(name, "foreign-target") == 0 || strcmp(name, "foreign-present") == 0) {
 		return case_foreign(h, name, arg ? (uint32_t)strtoul(arg, NULL, 0) : 1);
+	} else if (strcmp(name, "ring-flood") == 0) {
+		return case_ring_flood(h);
+	} else if (strcmp(name, "pool-flood") == 0) {
+		return case_pool_flood(h);
+	} else if (strcmp(name, "canvas-huge") == 0) {
+		return case_canvas_huge(h);
+	} else if (strcmp(name, "canvas-grow") == 0) {
+		return case_canvas_grow(h);
+	} else if (strcmp(name, "memory-rings") == 0) {
+		return case_memory_rings(h);
+	} else if (strcmp(name, "drain-stall") == 0) {
+		return case_drain_stall(h);
+	} else if (strcmp(name, "hold-memory") == 0) {
+		return case_hold_memory(h, arg ? atoi(arg) : 1);
 	} else if (strncmp(name, "pool-", 5) == 0 && strcmp(name, "pool-offset-overflow") != 0) {
 		return case_pool(h, name);
 	} else if (strcmp(name, "pixmaps-10k") == 0) {
