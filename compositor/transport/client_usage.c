@@ -34,7 +34,8 @@ static uint64_t fd_budget(int headroom) {
 		lim.rlim_cur = 1024;
 	}
 	uint64_t soft = lim.rlim_cur == RLIM_INFINITY ? 1u << 20 : lim.rlim_cur;
-	return soft > (uint64_t)headroom * 2 ? soft - (uint64_t)headroom : soft / 2;
+	/* A headroom above the limit itself still leaves clients a half. */
+	return soft > (uint64_t)headroom + 64 ? soft - (uint64_t)headroom : soft / 2;
 }
 
 void fd_limit_restore_for_child(void) {
