@@ -20,11 +20,6 @@ def tool(h, env, name):
     return os.environ.get(env) or os.path.join(build, name)
 
 
-def resources(pid):
-    with open(f"/proc/{pid}/maps") as f:
-        return len(os.listdir(f"/proc/{pid}/fd")), sum(1 for _ in f)
-
-
 def start_demo(s, h, transport, dump):
     p = s.spawn([tool(h, "SMT_DEMO", "clients/smt-demo"), "--static", "--transport",
                  transport, "--dump", dump])
@@ -91,7 +86,9 @@ def test(h):
                           what="the socket demo's window to disappear")
         clients = 1  # the harness's keyboard anchor
         s.wait_clients(clients)
-        base = resources(pid)
+        # (without the control connection of wait_clients' last query,
+        # which the compositor closes only when it reads the EOF)
+        base = harness.process_resources(pid)
         anim = s.spawn([tool(h, "SMT_DEMO", "clients/smt-demo")])
         img0, _ = s.wait_screenshot(lambda img: img.bbox(FOCUSED) is not None or None,
                                     what="the animated demo window")
@@ -103,8 +100,8 @@ def test(h):
         s.wait_screenshot(lambda img: s.only_background(img) or None,
                           what="the killed client's window to disappear")
         s.wait_clients(clients)
-        check(resources(pid) == base,
-              f"fds/mappings {resources(pid)} did not return to {base} after the kill")
+        now = harness.process_resources(pid)
+        check(now == base, f"fds/mappings {now} did not return to {base} after the kill")
 
         # Wakeups: with a client keeping the compositor busy (a ring full of
         # seconds of work at every moment), a second client publishing
