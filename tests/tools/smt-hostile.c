@@ -17,6 +17,10 @@
  * drain-stall (requests that need hours of queued work must not run it),
  * hold-memory N (keeps N 64 MiB pixmaps until killed).
  *
+ * For tests/bench/hostile: big-fill SECONDS (ring-full with 4096x4096
+ * fills), drain-attack SECONDS, hold-fds N (a ring and N pools until
+ * killed), sync-probe SECONDS (wl_display round trips, "SYNC n= p50= ...").
+ *
  * Exit status: 0 when the compositor answered as the rule requires (the
  * expected protocol error, a refused mapping, or simply staying alive), 1
  * otherwise; 2 for usage errors. It prints what it saw. The protocol error
@@ -826,15 +830,15 @@ static int case_no_read(struct hostile *h, double seconds) {
 /* Keeps its ring full of full-pixmap fills (a million pixels per 40-byte
  * command) and waits on a tail it never reads its eventfd for. Prints
  * "RING_FULL started" once the ring is full the first time. */
-static int case_ring_full(struct hostile *h, double seconds) {
+static int case_ring_full(struct hostile *h, double seconds, uint32_t side) {
 	/* 1 MiB: about 26000 fills, seconds of work queued at every moment, so
 	 * the compositor has work whenever this client runs at all. */
 	create_good_ring(h, 1u << 20);
-	emit_create(h, 1, 1024, 1024, SMT_FORMAT_ARGB8888);
+	emit_create(h, 1, side, side, SMT_FORMAT_ARGB8888);
 	emit_target(h, 1);
 	struct { struct smt_cmd_fill_rects f; struct smt_rect r; } fill = {
 		{ { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_OVER, 0x80402010u, 1, 0 },
-		{ 0, 0, 1024, 1024 } };
+		{ 0, 0, side, side } };
 	double end = now_ms() + seconds * 1000;
 	unsigned long written = 0, full = 0;
 	while (now_ms() < end && !ring_dead(h)) {
@@ -986,17 +990,23 @@ static int case_memory_rings(struct hostile *h) {
 	return 1;
 }
 
-/* Holds n 64 MiB pixmaps until killed (prints HOLDING once they exist):
- * the other clients' share of the compositor's total. */
+/* Holds n 64 MiB pixmaps, every pixel written (resident), until killed
+ * (prints HOLDING once they exist): the other clients' share of the
+ * compositor's total. */
 static int case_hold_memory(struct hostile *h, int n) {
 	create_good_ring(h, 4096);
+	struct { struct smt_cmd_fill_rects f; struct smt_rect r; } fill = {
+		{ { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_SRC, 0xff402010u, 1, 0 },
+		{ 0, 0, 4096, 4096 } };
 	for (int i = 1; i <= n; i++) {
 		emit_create(h, (uint32_t)i, 4096, 4096, SMT_FORMAT_ARGB8888);
+		emit_target(h, (uint32_t)i);
+		emit(h, &fill, sizeof(fill));
 	}
 	emit_fence(h, 1);
 	kick(h);
 	if (!wait_tail_efd(h, h->head, HANG_MS)) {
-		fprintf(stderr, "smt-hostile: %d pixmaps of 64 MiB refused\n", n);
+		printf("REFUSED: %d pixmaps of 64 MiB\n", n);
 		return 1;
 	}
 	printf("HOLDING %d MiB\n", n * 64);
@@ -1069,6 +1079,89 @@ static int case_drain_stall(struct hostile *h) {
 	return 0;
 }
 
+/* wl_display round trips (what every Wayland client waits for), reported
+ * like echo-probe: "SYNC n= p50= p99= max=" in ms. */
+static int case_sync_probe(struct hostile *h, double seconds) {
+	size_t cap = 1 << 20, n = 0;
+	double *lat = malloc(cap * sizeof(*lat));
+	double end = now_ms() + seconds * 1000;
+	while (now_ms() < end && n < cap) {
+		double t0 = now_ms();
+		if (wl_display_roundtrip(h->display) < 0) {
+			fprintf(stderr, "smt-hostile: round trip failed\n");
+			return 1;
+		}
+		lat[n++] = now_ms() - t0;
+		usleep(10000);
+	}
+	qsort(lat, n, sizeof(*lat), cmp_double);
+	printf("SYNC n=%zu p50=%.3f p99=%.3f max=%.3f ms\n", n, lat[n / 2],
+		lat[(size_t)((double)n * 0.99) < n ? (size_t)((double)n * 0.99) : n - 1], lat[n - 1]);
+	free(lat);
+	return 0;
+}
+
+/* The drain attack of issue 12 for the benchmark: a 16 MiB ring of fills
+ * over a 4096x4096 pixmap, then every request that needs the ring's
+ * earlier work, and the ring refilled as it drains for `seconds`. */
+static int case_drain_attack(struct hostile *h, double seconds) {
+	create_good_ring(h, 16u << 20);
+	emit_create(h, 1, 4096, 4096, SMT_FORMAT_ARGB8888);
+	emit_target(h, 1);
+	struct { struct smt_cmd_fill_rects f; struct smt_rect r; } fill = {
+		{ { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_OVER, 0x80402010u, 1, 0 },
+		{ 0, 0, 4096, 4096 } };
+	while (h->head + sizeof(fill) + 64 <= h->area_size) {
+		emit(h, &fill, sizeof(fill));
+	}
+	kick(h);
+	int fd = make_memfd(65536, F_SEAL_SHRINK);
+	struct smt_pool_v1 *pool = smt_ring_v1_create_pool(h->ring, 1, fd, 4096);
+	smt_pool_v1_resize(pool, 65536);
+	close(fd);
+	struct wl_surface *surface = wl_compositor_create_surface(h->compositor);
+	struct smt_canvas_v1 *canvas = smt_ring_v1_get_canvas(h->ring, 2, surface, 256, 256);
+	smt_canvas_v1_resize(canvas, 512, 512);
+	smt_canvas_v1_destroy(canvas);
+	smt_pool_v1_destroy(pool);
+	if (wl_display_roundtrip(h->display) < 0) {
+		return 1;
+	}
+	printf("DRAIN_ATTACK started\n"); /* the benchmark waits for this line */
+	double end = now_ms() + seconds * 1000;
+	while (now_ms() < end && !ring_dead(h)) {
+		uint64_t tail = atomic_load_explicit(&h->status->tail, memory_order_acquire);
+		while (h->head + sizeof(fill) + 64 - tail <= h->area_size) {
+			emit(h, &fill, sizeof(fill));
+		}
+		kick(h);
+		usleep(2000);
+		wl_display_dispatch_pending(h->display);
+		wl_display_flush(h->display);
+	}
+	return ring_dead(h) ? 1 : 0;
+}
+
+/* One ring and `pools` pools, held until killed: descriptors the
+ * compositor keeps for us. "HOLDING" once they exist, "REFUSED" (exit 0)
+ * if a limit refused them. */
+static int case_hold_fds(struct hostile *h, int pools) {
+	create_good_ring(h, 4096);
+	for (int id = 1; id <= pools; id++) {
+		int fd = make_memfd(4096, F_SEAL_SHRINK);
+		smt_ring_v1_create_pool(h->ring, (uint32_t)id, fd, 4096);
+		close(fd);
+	}
+	if (wl_display_roundtrip(h->display) < 0) {
+		printf("REFUSED\n");
+		return 0;
+	}
+	printf("HOLDING %d fds\n", pools + 3);
+	while (wl_display_dispatch(h->display) >= 0) {
+	}
+	return 0;
+}
+
 static int run_new_case(struct hostile *h, const char *name, const char *arg, bool *handled) {
 	*handled = true;
 	double secs = arg ? atof(arg) : 5;
@@ -1099,7 +1192,15 @@ static int run_new_case(struct hostile *h, const char *name, const char *arg, bo
 	} else if (strcmp(name, "no-read") == 0) {
 		return case_no_read(h, secs);
 	} else if (strcmp(name, "ring-full") == 0) {
-		return case_ring_full(h, secs);
+		return case_ring_full(h, secs, 1024);
+	} else if (strcmp(name, "big-fill") == 0) {
+		return case_ring_full(h, secs, 4096);
+	} else if (strcmp(name, "sync-probe") == 0) {
+		return case_sync_probe(h, secs);
+	} else if (strcmp(name, "drain-attack") == 0) {
+		return case_drain_attack(h, secs);
+	} else if (strcmp(name, "hold-fds") == 0) {
+		return case_hold_fds(h, arg ? atoi(arg) : 1);
 	} else if (strcmp(name, "echo-probe") == 0 || strcmp(name, "echo-probe-v") == 0) {
 		const char *iv = getenv("SMT_ECHO_INTERVAL_MS");
 		return case_echo_probe(h, secs, iv ? atoi(iv) : 10, name[10] == '-');
