@@ -37,6 +37,9 @@ void ordered_requests_apply_ready(struct smtwc_ring *ring, uint64_t deadline_ns)
 		}
 		struct smtwc_ordered_request *first =
 			wl_container_of(ring->ordered.next, first, link);
+		if (!ring->dead && first->prepare != NULL && !first->prepare(first, deadline_ns)) {
+			break; /* still ready: the ring has work */
+		}
 		wl_list_remove(&first->link);
 		ring->ordered_count--;
 		first->apply(first);

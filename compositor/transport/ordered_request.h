@@ -21,6 +21,10 @@ struct smtwc_ring;
 struct smtwc_ordered_request {
 	struct wl_list link; /* smtwc_ring.ordered, oldest first */
 	uint64_t ring_pos, submit_pos;
+	/* Optional: work before apply that can take long (a canvas resize's
+	 * copy), done in the ring's slices: some of it per call, true once all
+	 * is done. The streams stay stopped meanwhile. */
+	bool (*prepare)(struct smtwc_ordered_request *req, uint64_t deadline_ns);
 	/* Both free the request (it is embedded in the caller's struct). */
 	void (*apply)(struct smtwc_ordered_request *req);
 	void (*discard)(struct smtwc_ordered_request *req); /* the ring is going away */
@@ -44,9 +48,9 @@ void ordered_request_queue(struct smtwc_ring *ring, struct smtwc_ordered_request
 /* The first waiting request may be applied: the ring's streams reached it
  * (or the ring is dead). The ring has work then (ring_has_work). */
 bool ordered_requests_ready(struct smtwc_ring *ring);
-/* In the ring's run: applies the ready requests, at least one, more while
- * the clock is before deadline_ns (0: no limit), and stops the streams at
- * the next one. */
+/* In the ring's run: prepares and applies the ready requests, at least a
+ * part of one, more while the clock is before deadline_ns (0: no limit),
+ * and stops the streams at the next one. */
 void ordered_requests_apply_ready(struct smtwc_ring *ring, uint64_t deadline_ns);
 void ordered_requests_discard(struct smtwc_ring *ring);
 
