@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <wlr/util/log.h>
 #include "server.h"
+#include "transport/client_usage.h"
 
 void launch_command(const char *command) {
 	if (command == NULL || command[0] == '\0') {
@@ -27,6 +28,7 @@ void launch_command(const char *command) {
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		pid_t grandchild = fork();
 		if (grandchild == 0) {
+			fd_limit_restore_for_child();
 			execl("/bin/sh", "/bin/sh", "-c", command, (char *)NULL);
 			_exit(127);
 		}

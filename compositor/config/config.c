@@ -472,6 +472,14 @@ bool smtwc_config_init(struct smtwc_config *cfg)
 		.idle_praise_ms = 0,
 		.input_boost_interval_ms = 0,
 	};
+	cfg->limits = (struct smtwc_limits_config){
+		.client_fds = 64,
+		.client_rings = 8,
+		.client_pools = 32,
+		.client_memory_mib = 256,
+		.total_memory_mib = 2048,
+		.fd_headroom = 256,
+	};
 
 	cfg->terminal = strdup("foot");
 	if (!cfg->terminal) {
@@ -516,6 +524,7 @@ enum section {
 	SECTION_STARTUP,
 	SECTION_OUTPUT,
 	SECTION_SCHEDULER,
+	SECTION_LIMITS,
 };
 
 struct parser {
@@ -566,7 +575,7 @@ static void report_oom(struct parser *p)
 	report(p, "out of memory");
 }
 
-/* Table-driven keys of [general], [keyboard] and [scheduler]. */
+/* Table-driven keys of [general], [keyboard], [scheduler] and [limits]. */
 enum key_type {
 	KEY_STRING,
 	KEY_INT,
@@ -620,6 +629,16 @@ static const struct key_def scheduler_keys[] = {
 	{"fifo-commands", KEY_INT, FIELD(scheduler.fifo_commands), 1, 100000},
 	{"idle-praise-ms", KEY_INT, FIELD(scheduler.idle_praise_ms), 0, 60000},
 	{"input-boost-interval-ms", KEY_INT, FIELD(scheduler.input_boost_interval_ms), 0, 60000},
+	{NULL, KEY_INT, 0, 0, 0},
+};
+
+static const struct key_def limits_keys[] = {
+	{"client-fds", KEY_INT, FIELD(limits.client_fds), 3, 1000000},
+	{"client-rings", KEY_INT, FIELD(limits.client_rings), 1, 100000},
+	{"client-pools", KEY_INT, FIELD(limits.client_pools), 1, 100000},
+	{"client-memory-mib", KEY_INT, FIELD(limits.client_memory_mib), 1, 1048576},
+	{"total-memory-mib", KEY_INT, FIELD(limits.total_memory_mib), 1, 1048576},
+	{"fd-headroom", KEY_INT, FIELD(limits.fd_headroom), 16, 1000000},
 	{NULL, KEY_INT, 0, 0, 0},
 };
 
@@ -992,7 +1011,7 @@ static void set_output_key(struct parser *p, const char *key, char *value)
 }
 
 #define SECTION_LIST "general, keyboard, bindings, startup, output NAME, " \
-	"scheduler"
+	"scheduler, limits"
 
 static void parse_section(struct parser *p, char *line)
 {
@@ -1023,6 +1042,7 @@ static void parse_section(struct parser *p, char *line)
 		{"bindings", SECTION_BINDINGS},
 		{"startup", SECTION_STARTUP},
 		{"scheduler", SECTION_SCHEDULER},
+		{"limits", SECTION_LIMITS},
 	};
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
 		if (strcmp(name, sections[i].name) == 0) {
@@ -1096,6 +1116,9 @@ static void parse_line(struct parser *p, char *line)
 		break;
 	case SECTION_SCHEDULER:
 		set_table_key(p, "scheduler", scheduler_keys, key, value);
+		break;
+	case SECTION_LIMITS:
+		set_table_key(p, "limits", limits_keys, key, value);
 		break;
 	case SECTION_BINDINGS:
 		add_binding_line(p, key, value);

@@ -105,6 +105,17 @@ struct smtwc_scheduler_config {
 	int input_boost_interval_ms; /* at most one boost per (0: 2 slices) */
 };
 
+/* What one client (connection) may hold, and the compositor in total
+ * (docs/protocol.md "Resource limits"). */
+struct smtwc_limits_config {
+	int client_fds;        /* descriptors kept for rings, eventfds, pools */
+	int client_rings;
+	int client_pools;
+	int client_memory_mib; /* pixmaps and canvases together */
+	int total_memory_mib;  /* every client together */
+	int fd_headroom;       /* fds kept free below RLIMIT_NOFILE */
+};
+
 struct smtwc_config {
 	/* [general] */
 	uint32_t modifier;    /* exactly one SMTWC_MOD_* bit: drags and "Mod" */
@@ -130,6 +141,7 @@ struct smtwc_config {
 	size_t output_count, output_capacity;
 
 	struct smtwc_scheduler_config scheduler;
+	struct smtwc_limits_config limits;
 };
 
 /* Fills cfg with the defaults. Returns false on allocation failure (cfg is

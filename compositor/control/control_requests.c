@@ -17,9 +17,11 @@
 #include <wlr/types/wlr_xdg_shell.h>
 #include "control/control_requests.h"
 #include "desktop/view.h"
+#include "input/keyboard.h"
 #include "output/output.h"
 #include "server.h"
 #include "transport/canvas.h"
+#include "transport/client_usage.h"
 #include "transport/pool.h"
 #include "transport/ring.h"
 #include "transport/ring_loop.h"
@@ -59,6 +61,12 @@ static void write_client(struct smtwc_server *server, struct smtwc_ring *ring,
 	json_uint(w, "canvas_bytes", canvases_bytes(ring));
 	json_uint(w, "pixmap_bytes", smt_exec_pixmap_bytes(ring->exec));
 	json_uint(w, "pixmaps", smt_exec_pixmap_count(ring->exec));
+	/* The connection's whole usage, shared by its rings (limits). */
+	const struct smt_usage *u = &ring->usage->usage;
+	json_uint(w, "client_fds", u->used[SMT_RES_FDS]);
+	json_uint(w, "client_rings", u->used[SMT_RES_RINGS]);
+	json_uint(w, "client_pools", u->used[SMT_RES_POOLS]);
+	json_uint(w, "client_memory", u->used[SMT_RES_MEMORY]);
 	json_end_object(w);
 }
 
@@ -94,6 +102,16 @@ static void write_server(struct smtwc_server *server, struct json_writer *w) {
 	json_int(w, "rings", rings);
 	json_uint(w, "sleeps", t->sleeps);
 	json_uint(w, "sleeps_avoided", t->sleeps_avoided);
+	/* Every client's usage together, and its caps (limits). */
+	json_uint(w, "total_fds", t->total.used[SMT_RES_FDS]);
+	json_uint(w, "total_fds_max", t->total.max[SMT_RES_FDS]);
+	json_uint(w, "total_memory", t->total.used[SMT_RES_MEMORY]);
+	json_uint(w, "total_memory_max", t->total.max[SMT_RES_MEMORY]);
+	/* Synchronisation points for tests: a client's disconnect has been
+	 * processed once it is no longer counted; a virtual keyboard's
+	 * modifier press has arrived once it shows here. */
+	json_int(w, "wayland_clients", wl_list_length(wl_display_get_client_list(server->display)));
+	json_uint(w, "keyboard_modifiers", keyboard_modifiers(server));
 	json_end_object(w);
 	const struct smtwc_render *r = &server->render;
 	json_object_key(w, "render");

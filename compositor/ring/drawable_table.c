@@ -47,6 +47,8 @@ void smt_drawables_fini(struct smt_drawable_table *t)
 {
 	for (uint32_t i = 0; i < t->cap; i++)
 		clear_slot(&t->slots[i]);
+	if (t->usage)
+		smt_usage_release(t->usage, SMT_RES_MEMORY, t->bytes);
 	free(t->slots);
 	memset(t, 0, sizeof(*t));
 }
@@ -82,6 +84,7 @@ static uint32_t reserve(struct smt_drawable_table *t, uint32_t id)
 uint32_t smt_drawables_create_pixmap(struct smt_drawable_table *t, uint32_t id,
 				     uint32_t width, uint32_t height, uint32_t format)
 {
+	t->refusal.asked = 0;
 	pixman_format_code_t pf = smt_format_to_pixman(format);
 	if (!pf)
 		return SMT_ERROR_BAD_FORMAT;
@@ -94,10 +97,15 @@ uint32_t smt_drawables_create_pixmap(struct smt_drawable_table *t, uint32_t id,
 	uint64_t bytes = stride * height + SMT_PIXMAP_OVERHEAD;
 	if (t->pixmaps >= t->max_pixmaps || bytes > t->max_bytes - t->bytes)
 		return SMT_ERROR_LIMIT;
+	if (t->usage && !smt_usage_charge(t->usage, SMT_RES_MEMORY, bytes, &t->refusal))
+		return SMT_ERROR_LIMIT;
 	/* pixman zero-fills the bits it allocates. */
 	pixman_image_t *img = pixman_image_create_bits(pf, (int)width, (int)height, NULL, 0);
-	if (!img)
+	if (!img) {
+		if (t->usage)
+			smt_usage_release(t->usage, SMT_RES_MEMORY, bytes);
 		return SMT_ERROR_NO_MEMORY;
+	}
 	t->slots[id] = (struct smt_drawable){
 		.image = img, .bytes = bytes, .format = format,
 		.width = (int32_t)width, .height = (int32_t)height,
@@ -115,6 +123,8 @@ uint32_t smt_drawables_free_pixmap(struct smt_drawable_table *t, uint32_t id)
 		return SMT_ERROR_BAD_DRAWABLE;
 	t->pixmaps--;
 	t->bytes -= d->bytes;
+	if (t->usage)
+		smt_usage_release(t->usage, SMT_RES_MEMORY, d->bytes);
 	clear_slot(d);
 	return SMT_ERROR_NONE;
 }

@@ -18,6 +18,8 @@
 #include <pixman.h>
 #include <stdint.h>
 
+#include "resource_usage.h"
+
 enum smt_drawable_kind { SMT_DRAWABLE_NONE = 0, SMT_DRAWABLE_PIXMAP, SMT_DRAWABLE_CANVAS };
 
 /* Bytes charged per pixmap on top of its pixels (pixman image + slot). */
@@ -37,6 +39,11 @@ struct smt_drawable_table {
 	uint32_t cap, max_id;
 	uint32_t pixmaps, max_pixmaps;
 	uint64_t bytes, max_bytes;
+	/* Pixmap bytes are also charged here (the client's and the
+	 * compositor's memory; NULL: only max_bytes). refusal.asked != 0:
+	 * the last create_pixmap's LIMIT came from there. */
+	struct smt_usage *usage;
+	struct smt_usage_refusal refusal;
 };
 
 void smt_drawables_init(struct smt_drawable_table *t, uint32_t max_id,

@@ -69,7 +69,8 @@ uint64_t paint_clipped(struct smt_exec_ctx *ctx, struct paint *p,
 	return px;
 }
 
-int exec_fill_rects(struct smt_exec_ctx *ctx, const struct smt_decoded *d, uint32_t *resume)
+int exec_fill_rects(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
+		    struct smt_resume *resume)
 {
 	struct smt_drawable *dst;
 	struct paint p;
@@ -78,12 +79,31 @@ int exec_fill_rects(struct smt_exec_ctx *ctx, const struct smt_decoded *d, uint3
 
 	if (exec_target(ctx, &dst) || paint_init(ctx, &p, dst, d->u.fill.op, d->u.fill.colour, false))
 		return -1;
-	for (uint32_t i = *resume; i < n; i++) {
-		uint64_t px = paint_clipped(ctx, &p, dst, r[i].x, r[i].y,
-					    (int64_t)r[i].x + r[i].width,
-					    (int64_t)r[i].y + r[i].height);
-		if (exec_charge(ctx, px) && i + 1 < n) {
-			*resume = i + 1;
+	for (uint32_t i = resume->element; i < n; i++) {
+		int64_t x1 = r[i].x, y1 = r[i].y;
+		int64_t x2 = x1 + r[i].width, y2 = y1 + r[i].height;
+		struct band_iter b;
+		int64_t from, to;
+		uint32_t done = i == resume->element ? resume->row : 0;
+		bool partial = false;
+		if (!band_begin(ctx, &b, x1, y1, x2, y2, done, false)) {
+			exec_charge(ctx, 0);        /* nothing visible: one unit of work */
+		} else {
+			while (band_next(&b, &from, &to)) {
+				uint64_t px = paint_clipped(ctx, &p, dst, x1, from, x2, to);
+				if (band_stop(ctx, &b, px, resume)) {
+					resume->element = i;
+					partial = true;
+					break;
+				}
+			}
+		}
+		if (!partial && ctx->run.exhausted && i + 1 < n) {
+			resume->element = i + 1;
+			resume->row = 0;
+			partial = true;
+		}
+		if (partial) {
 			paint_fini(&p);
 			return EXEC_PARTIAL;
 		}
@@ -92,7 +112,7 @@ int exec_fill_rects(struct smt_exec_ctx *ctx, const struct smt_decoded *d, uint3
 	return 0;
 }
 
-int exec_points(struct smt_exec_ctx *ctx, const struct smt_decoded *d, uint32_t *resume)
+int exec_points(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume)
 {
 	struct smt_drawable *dst;
 	struct paint p;
@@ -101,11 +121,11 @@ int exec_points(struct smt_exec_ctx *ctx, const struct smt_decoded *d, uint32_t 
 
 	if (exec_target(ctx, &dst) || paint_init(ctx, &p, dst, d->u.points.op, d->u.points.colour, false))
 		return -1;
-	for (uint32_t i = *resume; i < n; i++) {
+	for (uint32_t i = resume->element; i < n; i++) {
 		uint64_t px = paint_clipped(ctx, &p, dst, pt[i].x, pt[i].y,
 					    (int64_t)pt[i].x + 1, (int64_t)pt[i].y + 1);
 		if (exec_charge(ctx, px) && i + 1 < n) {
-			*resume = i + 1;
+			resume->element = i + 1;
 			paint_fini(&p);
 			return EXEC_PARTIAL;
 		}
@@ -173,7 +193,8 @@ static uint64_t thin_segment(struct smt_exec_ctx *ctx, struct paint *p,
 	return px + (uint64_t)(end >= start ? end - start + 1 : 0);
 }
 
-int exec_thin_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d, uint32_t *resume)
+int exec_thin_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
+		       struct smt_resume *resume)
 {
 	struct smt_drawable *dst;
 	struct paint p;
@@ -183,10 +204,10 @@ int exec_thin_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d, ui
 	if (exec_target(ctx, &dst) ||
 	    paint_init(ctx, &p, dst, d->u.segments.op, d->u.segments.colour, false))
 		return -1;
-	for (uint32_t i = *resume; i < n; i++) {
+	for (uint32_t i = resume->element; i < n; i++) {
 		uint64_t px = thin_segment(ctx, &p, dst, &s[i]);
 		if (exec_charge(ctx, px) && i + 1 < n) {
-			*resume = i + 1;
+			resume->element = i + 1;
 			paint_fini(&p);
 			return EXEC_PARTIAL;
 		}

@@ -1,4 +1,5 @@
 /* Image commands: PUT_IMAGE(_POOL), COPY_AREA, COMPOSITE, GLYPHS. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "exec_internal.h"
@@ -45,6 +46,32 @@ static uint64_t blit(struct smt_exec_ctx *ctx, pixman_op_t op, pixman_image_t *s
 	return blit_op(ctx, op, src, mask, dst, sx, sy, mx, my, dx, dy, w, h, false);
 }
 
+/* blit_op of the rectangle in bands of rows (band_iter), from resume->row:
+ * 0 done, EXEC_PARTIAL, -1 fault. A rectangle with nothing visible still
+ * costs one unit of work. */
+static int blit_banded(struct smt_exec_ctx *ctx, pixman_op_t op, pixman_image_t *src,
+		       pixman_image_t *mask, pixman_image_t *dst, int64_t sx, int64_t sy,
+		       int64_t mx, int64_t my, int64_t dx, int64_t dy, int64_t w, int64_t h,
+		       bool shaped, struct smt_resume *resume)
+{
+	struct band_iter b;
+	int64_t from, to;
+	if (w <= 0 || h <= 0 || !band_begin(ctx, &b, dx, dy, dx + w, dy + h, resume->row, false)) {
+		exec_charge(ctx, 0);
+		return 0;
+	}
+	while (band_next(&b, &from, &to)) {
+		uint64_t px = blit_op(ctx, op, src, mask, dst, sx, sy + (from - dy), mx,
+				      my + (from - dy), dx, from, w, to - from, shaped);
+		if (ctx->fault.code != SMT_ERROR_NONE)
+			return -1;
+		if (band_stop(ctx, &b, px, resume))
+			return EXEC_PARTIAL;
+	}
+	resume->row = 0;
+	return 0;
+}
+
 /* Wrap client pixels (ring or pool memory, read-only to us) for pixman.
  * pixman only reads a source image; the const is cast away for its API. */
 static pixman_image_t *wrap_pixels(struct smt_exec_ctx *ctx, uint32_t format, uint32_t w,
@@ -58,7 +85,8 @@ static pixman_image_t *wrap_pixels(struct smt_exec_ctx *ctx, uint32_t format, ui
 	return img;
 }
 
-int exec_put_image(struct smt_exec_ctx *ctx, const struct smt_decoded *d)
+int exec_put_image(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
+		   struct smt_resume *resume)
 {
 	const struct smt_cmd_put_image *c = &d->u.put;
 	struct smt_drawable *dst;
@@ -70,14 +98,14 @@ int exec_put_image(struct smt_exec_ctx *ctx, const struct smt_decoded *d)
 	pixman_image_t *src = wrap_pixels(ctx, c->format, c->width, c->height, d->array, c->stride);
 	if (!src)
 		return -1;
-	uint64_t px = blit(ctx, PIXMAN_OP_SRC, src, NULL, dst->image, 0, 0, 0, 0,
-			   c->dst_x, c->dst_y, c->width, c->height);
+	int rc = blit_banded(ctx, PIXMAN_OP_SRC, src, NULL, dst->image, 0, 0, 0, 0,
+			     c->dst_x, c->dst_y, c->width, c->height, false, resume);
 	pixman_image_unref(src);
-	exec_charge(ctx, px);
-	return 0;
+	return rc;
 }
 
-int exec_put_image_pool(struct smt_exec_ctx *ctx, const struct smt_decoded *d)
+int exec_put_image_pool(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
+			struct smt_resume *resume)
 {
 	const struct smt_cmd_put_image_pool *c = &d->u.put_pool;
 	struct smt_drawable *dst;
@@ -90,22 +118,30 @@ int exec_put_image_pool(struct smt_exec_ctx *ctx, const struct smt_decoded *d)
 	if (!pixels)
 		return exec_fail(ctx, SMT_ERROR_OUT_OF_BOUNDS,
 				 "offset + stride * height beyond the pool", UINT32_MAX);
-	/* Only the rows that can reach the clip: a pool image may be larger
-	 * than pixman accepts (stride * height > INT_MAX) and still be fine. */
-	const pixman_box32_t *e = pixman_region32_extents(&ctx->clip);
-	int64_t y1 = c->dst_y > e->y1 ? c->dst_y : e->y1;
-	int64_t y2 = (int64_t)c->dst_y + c->height < e->y2 ? (int64_t)c->dst_y + c->height : e->y2;
-	if (c->width == 0 || y1 >= y2)
+	/* Only the rows that can reach the clip, a band at a time: a pool
+	 * image may be larger than pixman accepts (stride * height > INT_MAX)
+	 * and still be fine. Zero copy: pixman reads the client's mapping. */
+	struct band_iter b;
+	int64_t from, to;
+	if (c->width == 0 || !band_begin(ctx, &b, c->dst_x, c->dst_y,
+					 (int64_t)c->dst_x + c->width,
+					 (int64_t)c->dst_y + c->height, resume->row, false)) {
+		exec_charge(ctx, 0);
 		return 0;
-	/* Zero copy: pixman reads straight from the client's pool mapping. */
-	pixman_image_t *src = wrap_pixels(ctx, c->format, c->width, (uint32_t)(y2 - y1),
-					  pixels + (uint64_t)(y1 - c->dst_y) * c->stride, c->stride);
-	if (!src)
-		return -1;
-	uint64_t px = blit(ctx, PIXMAN_OP_SRC, src, NULL, dst->image, 0, 0, 0, 0,
-			   c->dst_x, y1, c->width, y2 - y1);
-	pixman_image_unref(src);
-	exec_charge(ctx, px);
+	}
+	while (band_next(&b, &from, &to)) {
+		pixman_image_t *src = wrap_pixels(ctx, c->format, c->width, (uint32_t)(to - from),
+						  pixels + (uint64_t)(from - c->dst_y) * c->stride,
+						  c->stride);
+		if (!src)
+			return -1;
+		uint64_t px = blit(ctx, PIXMAN_OP_SRC, src, NULL, dst->image, 0, 0, 0, 0,
+				   c->dst_x, from, c->width, to - from);
+		pixman_image_unref(src);
+		if (band_stop(ctx, &b, px, resume))
+			return EXEC_PARTIAL;
+	}
+	resume->row = 0;
 	return 0;
 }
 
@@ -157,7 +193,48 @@ static void move_box(const struct smt_drawable *d, const pixman_box32_t *b, int6
 	}
 }
 
-int exec_copy_area(struct smt_exec_ctx *ctx, const struct smt_decoded *d)
+/* Same-memory copy through a clip of several boxes, rows [from, to): each
+ * destination row reads its source row whole into a row buffer before any
+ * box of it is written. Rows go in the direction that reads every source
+ * row before it is overwritten (bottom first when moving down), so the
+ * result is that of copying from a snapshot, with no snapshot. */
+static int move_rows_clipped(struct smt_exec_ctx *ctx, const struct smt_drawable *d,
+			     int64_t x1, int64_t x2, int64_t from, int64_t to,
+			     int64_t ox, int64_t oy, uint64_t *px)
+{
+	uint8_t *bits = (uint8_t *)pixman_image_get_data(d->image);
+	size_t stride = (size_t)pixman_image_get_stride(d->image);
+	size_t bpp = d->format == SMT_FORMAT_A8 ? 1 : 4;
+	size_t len = (size_t)(x2 - x1) * bpp;
+	if (len > ctx->mask_cap) {
+		uint8_t *buf = realloc(ctx->mask_buf, len);
+		if (!buf)
+			return exec_fail(ctx, SMT_ERROR_NO_MEMORY, "out of memory", UINT32_MAX);
+		ctx->mask_buf = buf;
+		ctx->mask_cap = len;
+	}
+	for (int64_t i = 0; i < to - from; i++) {
+		int64_t y = oy < 0 ? to - 1 - i : from + i;
+		pixman_box32_t src_row = { (int32_t)(x1 + ox), (int32_t)(y + oy),
+					   (int32_t)(x2 + ox), (int32_t)(y + oy + 1) };
+		assert_in_image(d->image, &src_row);
+		(void)src_row;
+		memcpy(ctx->mask_buf, bits + (size_t)(y + oy) * stride + (size_t)(x1 + ox) * bpp, len);
+		struct clip_iter it;
+		pixman_box32_t b;
+		clip_iter_init(&it, &ctx->clip, x1, y, x2, y + 1);
+		while (clip_iter_next(&it, &b)) {
+			assert_in_image(d->image, &b);
+			memcpy(bits + (size_t)y * stride + (size_t)b.x1 * bpp,
+			       ctx->mask_buf + (size_t)(b.x1 - x1) * bpp, (size_t)(b.x2 - b.x1) * bpp);
+			*px += box_area(&b);
+		}
+	}
+	return 0;
+}
+
+int exec_copy_area(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
+		   struct smt_resume *resume)
 {
 	const struct smt_cmd_copy_area *c = &d->u.copy;
 	struct smt_drawable *dst, *src;
@@ -175,39 +252,47 @@ int exec_copy_area(struct smt_exec_ctx *ctx, const struct smt_decoded *d)
 		x2 = src->width - ox;
 	if (y2 > src->height - oy)
 		y2 = src->height - oy;
-	if (x1 >= x2 || y1 >= y2)
+	if (x1 >= x2 || y1 >= y2) {
+		exec_charge(ctx, 0);
 		return 0;
-
-	uint64_t px = 0;
-	struct clip_iter it;
-	pixman_box32_t b;
-	int n_clip = pixman_region32_n_rects(&ctx->clip);
-	if (!same_bits(src, dst)) {
-		px = blit(ctx, PIXMAN_OP_SRC, src->image, NULL, dst->image, x1 + ox, y1 + oy, 0, 0,
-			  x1, y1, x2 - x1, y2 - y1);
-	} else if (n_clip <= 1) {
-		clip_iter_init(&it, &ctx->clip, x1, y1, x2, y2);
-		while (clip_iter_next(&it, &b)) {
-			move_box(dst, &b, ox, oy);
-			px += box_area(&b);
-		}
-	} else {
-		/* Several clip boxes over one memory: a box written early could
-		 * be the source of a later one. Read everything first. */
-		pixman_box32_t r = { (int32_t)(x1 + ox), (int32_t)(y1 + oy),
-				     (int32_t)(x2 + ox), (int32_t)(y2 + oy) };
-		pixman_image_t *tmp = snapshot(ctx, src, &r, false);
-		if (!tmp)
-			return -1;
-		px = blit(ctx, PIXMAN_OP_SRC, tmp, NULL, dst->image, 0, 0, 0, 0,
-			  x1, y1, x2 - x1, y2 - y1);
-		pixman_image_unref(tmp);
 	}
-	exec_charge(ctx, px);
+	if (!same_bits(src, dst))
+		return blit_banded(ctx, PIXMAN_OP_SRC, src->image, NULL, dst->image, x1 + ox,
+				   y1 + oy, 0, 0, x1, y1, x2 - x1, y2 - y1, false, resume);
+
+	/* One memory (scrolling): bands in the order that never overwrites a
+	 * row before it was read, bottom first when moving down. */
+	struct band_iter b;
+	int64_t from, to;
+	bool one_box = pixman_region32_n_rects(&ctx->clip) <= 1;
+	if (!band_begin(ctx, &b, x1, y1, x2, y2, resume->row, oy < 0)) {
+		exec_charge(ctx, 0);
+		return 0;
+	}
+	const pixman_box32_t *e = pixman_region32_extents(&ctx->clip);
+	int64_t left = x1 > e->x1 ? x1 : e->x1, right = x2 < e->x2 ? x2 : e->x2;
+	while (band_next(&b, &from, &to)) {
+		uint64_t px = 0;
+		if (one_box) {
+			struct clip_iter it;
+			pixman_box32_t box;
+			clip_iter_init(&it, &ctx->clip, x1, from, x2, to);
+			while (clip_iter_next(&it, &box)) {
+				move_box(dst, &box, ox, oy);
+				px += box_area(&box);
+			}
+		} else if (move_rows_clipped(ctx, dst, left, right, from, to, ox, oy, &px) < 0) {
+			return -1;
+		}
+		if (band_stop(ctx, &b, px, resume))
+			return EXEC_PARTIAL;
+	}
+	resume->row = 0;
 	return 0;
 }
 
-int exec_composite(struct smt_exec_ctx *ctx, const struct smt_decoded *d)
+int exec_composite(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
+		   struct smt_resume *resume)
 {
 	const struct smt_cmd_composite *c = &d->u.composite;
 	struct smt_drawable *dst, *src, *mask = NULL;
@@ -225,41 +310,65 @@ int exec_composite(struct smt_exec_ctx *ctx, const struct smt_decoded *d)
 	/* Render semantics: source/mask outside their image are transparent
 	 * (pixman REPEAT_NONE), so only the destination needs clipping. */
 	int64_t sx = c->src_x, sy = c->src_y, mx = c->mask_x, my = c->mask_y;
-	pixman_image_t *simg = src->image, *mimg = mask ? mask->image : NULL;
-	pixman_image_t *stmp = NULL, *mtmp = NULL;
-	pixman_box32_t e = *pixman_region32_extents(&ctx->clip);
-	int64_t x1 = c->dst_x > e.x1 ? c->dst_x : e.x1, y1 = c->dst_y > e.y1 ? c->dst_y : e.y1;
-	int64_t x2 = (int64_t)c->dst_x + c->width, y2 = (int64_t)c->dst_y + c->height;
-	x2 = x2 < e.x2 ? x2 : e.x2;
-	y2 = y2 < e.y2 ? y2 : e.y2;
-	if (x1 >= x2 || y1 >= y2)
+	bool src_same = same_bits(src, dst), mask_same = mask && same_bits(mask, dst);
+	if (!src_same && !mask_same)
+		return blit_banded(ctx, (pixman_op_t)c->op, src->image, mask ? mask->image : NULL,
+				   dst->image, sx, sy, mx, my, c->dst_x, c->dst_y, c->width,
+				   c->height, false, resume);
+
+	/* Reading the memory it writes: each band's source (and mask) rows are
+	 * copied first (pixman's composite is not defined for overlapping
+	 * images), and bands go in the order that reads rows before they are
+	 * overwritten. A source and a mask in the target memory that move in
+	 * opposite directions have no such order: then one band does it all. */
+	int64_t src_dy = sy - c->dst_y, mask_dy = my - c->dst_y;
+	bool reverse = src_same ? src_dy < 0 : mask_dy < 0;
+	bool conflict = src_same && mask_same &&
+			((src_dy < 0 && mask_dy > 0) || (src_dy > 0 && mask_dy < 0));
+	struct band_iter b;
+	int64_t from, to;
+	if (!band_begin(ctx, &b, c->dst_x, c->dst_y, (int64_t)c->dst_x + c->width,
+			(int64_t)c->dst_y + c->height, resume->row, reverse)) {
+		exec_charge(ctx, 0);
 		return 0;
-	if (same_bits(src, dst)) {
-		pixman_box32_t r = { (int32_t)(sx + x1 - c->dst_x), (int32_t)(sy + y1 - c->dst_y),
-				     (int32_t)(sx + x2 - c->dst_x), (int32_t)(sy + y2 - c->dst_y) };
-		if (!(simg = stmp = snapshot(ctx, src, &r, true)))
-			return -1;
-		sx = -(x1 - c->dst_x);
-		sy = -(y1 - c->dst_y);
 	}
-	if (mask && same_bits(mask, dst)) {
-		pixman_box32_t r = { (int32_t)(mx + x1 - c->dst_x), (int32_t)(my + y1 - c->dst_y),
-				     (int32_t)(mx + x2 - c->dst_x), (int32_t)(my + y2 - c->dst_y) };
-		if (!(mimg = mtmp = snapshot(ctx, mask, &r, true))) {
-			if (stmp)
-				pixman_image_unref(stmp);
-			return -1;
+	if (conflict)
+		b.rows = b.bottom - b.top;
+	const pixman_box32_t *e = pixman_region32_extents(&ctx->clip);
+	int64_t x1 = c->dst_x > e->x1 ? c->dst_x : e->x1;
+	int64_t x2 = (int64_t)c->dst_x + c->width < e->x2 ? (int64_t)c->dst_x + c->width : e->x2;
+	while (band_next(&b, &from, &to)) {
+		pixman_image_t *simg = src->image, *mimg = mask ? mask->image : NULL;
+		pixman_image_t *stmp = NULL, *mtmp = NULL;
+		int64_t bsx = sx + (x1 - c->dst_x), bsy = sy + (from - c->dst_y);
+		int64_t bmx = mx + (x1 - c->dst_x), bmy = my + (from - c->dst_y);
+		if (src_same) {
+			pixman_box32_t r = { (int32_t)bsx, (int32_t)bsy, (int32_t)(bsx + x2 - x1),
+					     (int32_t)(bsy + to - from) };
+			if (!(simg = stmp = snapshot(ctx, src, &r, true)))
+				return -1;
+			bsx = bsy = 0;
 		}
-		mx = -(x1 - c->dst_x);
-		my = -(y1 - c->dst_y);
+		if (mask_same) {
+			pixman_box32_t r = { (int32_t)bmx, (int32_t)bmy, (int32_t)(bmx + x2 - x1),
+					     (int32_t)(bmy + to - from) };
+			if (!(mimg = mtmp = snapshot(ctx, mask, &r, true))) {
+				if (stmp)
+					pixman_image_unref(stmp);
+				return -1;
+			}
+			bmx = bmy = 0;
+		}
+		uint64_t px = blit(ctx, (pixman_op_t)c->op, simg, mimg, dst->image, bsx, bsy, bmx,
+				   bmy, x1, from, x2 - x1, to - from);
+		if (stmp)
+			pixman_image_unref(stmp);
+		if (mtmp)
+			pixman_image_unref(mtmp);
+		if (band_stop(ctx, &b, px, resume))
+			return EXEC_PARTIAL;
 	}
-	uint64_t px = blit(ctx, (pixman_op_t)c->op, simg, mimg, dst->image, sx, sy, mx, my,
-			   c->dst_x, c->dst_y, c->width, c->height);
-	if (stmp)
-		pixman_image_unref(stmp);
-	if (mtmp)
-		pixman_image_unref(mtmp);
-	exec_charge(ctx, px);
+	resume->row = 0;
 	return 0;
 }
 
@@ -269,7 +378,7 @@ int exec_composite(struct smt_exec_ctx *ctx, const struct smt_decoded *d)
  * client uploads each glyph once); pixman_glyph_cache would copy glyphs
  * and go stale when the client redraws its atlas.
  */
-int exec_glyphs(struct smt_exec_ctx *ctx, const struct smt_decoded *d, uint32_t *resume)
+int exec_glyphs(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume)
 {
 	const struct smt_cmd_glyphs *c = &d->u.glyphs;
 	const struct smt_glyph *g = d->array;
@@ -286,25 +395,30 @@ int exec_glyphs(struct smt_exec_ctx *ctx, const struct smt_decoded *d, uint32_t 
 	/* Check all before drawing any, so a bad command is rejected whole.
 	 * Resumed runs check again: socket commands may have run in between
 	 * and replaced the atlas. */
-	for (uint32_t i = *resume; i < n; i++)
+	for (uint32_t i = resume->element; i < n; i++)
 		if ((int32_t)g[i].atlas_x + g[i].width > atlas->width ||
 		    (int32_t)g[i].atlas_y + g[i].height > atlas->height)
 			return exec_fail(ctx, SMT_ERROR_OUT_OF_BOUNDS, "glyph outside the atlas", i);
 	if (paint_init(ctx, &p, dst, c->op, c->colour, true))
 		return -1;
-	for (uint32_t i = *resume; i < n; i++) {
+	for (uint32_t i = resume->element; i < n; i++) {
 		int64_t x = (int64_t)c->origin_x + g[i].dst_x, y = (int64_t)c->origin_y + g[i].dst_y;
-		uint64_t px = blit_op(ctx, p.op, p.solid, atlas->image, dst->image, 0, 0,
-				      g[i].atlas_x, g[i].atlas_y, x, y, g[i].width, g[i].height,
-				      true);
-		if (ctx->fault.code != SMT_ERROR_NONE) {
-			paint_fini(&p);
-			return -1;
+		if (i != resume->element)
+			resume->row = 0;
+		/* A glyph may be as large as its atlas: bands, like any image. */
+		int rc = blit_banded(ctx, p.op, p.solid, atlas->image, dst->image, 0, 0,
+				     g[i].atlas_x, g[i].atlas_y, x, y, g[i].width, g[i].height,
+				     true, resume);
+		if (rc == EXEC_PARTIAL)
+			resume->element = i;
+		if (rc == 0 && ctx->run.exhausted && i + 1 < n) {
+			resume->element = i + 1;
+			resume->row = 0;
+			rc = EXEC_PARTIAL;
 		}
-		if (exec_charge(ctx, px) && i + 1 < n) {
-			*resume = i + 1;
+		if (rc != 0) {
 			paint_fini(&p);
-			return EXEC_PARTIAL;
+			return rc;
 		}
 	}
 	paint_fini(&p);

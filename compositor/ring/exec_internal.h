@@ -40,6 +40,7 @@ struct smt_exec_ctx {
 	} run;
 
 	struct smt_fault fault;
+	char limit_message[112];            /* fault.what of a usage refusal */
 	bool dead;
 	struct smt_exec_error dead_error;
 
@@ -116,6 +117,69 @@ static inline uint64_t box_area(const pixman_box32_t *b)
 	return (uint64_t)(b->x2 - b->x1) * (uint64_t)(b->y2 - b->y1);
 }
 
+/*
+ * Bands: a big rectangle is drawn a band of rows at a time, and the budget
+ * is charged after each band, so a slice can end inside one element (one
+ * FILL_RECTS rectangle over a 16384x16384 target is a quarter of a billion
+ * pixels). resume->row counts the rows done, in the order they are drawn;
+ * every band starts and ends on whole rows of the same grid whether or not
+ * the work is split, so the pixels are exactly those of an unsplit run.
+ * Small rectangles are one band: no extra cost per element.
+ */
+#define EXEC_BAND_PIXELS (1u << 18)
+
+struct band_iter {
+	int64_t top, bottom, rows, done;
+	bool reverse;                       /* bottom band first */
+};
+
+/* The rows [y1, y2) of the box that lie inside the clip extents; false if
+ * none (or no column) does. done: rows already drawn. */
+static inline bool band_begin(struct smt_exec_ctx *ctx, struct band_iter *b, int64_t x1,
+			      int64_t y1, int64_t x2, int64_t y2, uint32_t done, bool reverse)
+{
+	const pixman_box32_t *e = pixman_region32_extents(&ctx->clip);
+	int64_t left = x1 > e->x1 ? x1 : e->x1, right = x2 < e->x2 ? x2 : e->x2;
+	b->top = y1 > e->y1 ? y1 : e->y1;
+	b->bottom = y2 < e->y2 ? y2 : e->y2;
+	if (left >= right || b->top >= b->bottom)
+		return false;
+	int64_t w = right - left;
+	b->rows = w >= EXEC_BAND_PIXELS ? 1 : EXEC_BAND_PIXELS / w;
+	b->done = done;
+	b->reverse = reverse;
+	return true;
+}
+
+/* The next band [*from, *to); false when every row is done. */
+static inline bool band_next(struct band_iter *b, int64_t *from, int64_t *to)
+{
+	int64_t left = b->bottom - b->top - b->done;
+	if (left <= 0)
+		return false;
+	int64_t n = left < b->rows ? left : b->rows;
+	if (b->reverse) {
+		*to = b->bottom - b->done;
+		*from = *to - n;
+	} else {
+		*from = b->top + b->done;
+		*to = *from + n;
+	}
+	b->done += n;
+	return true;
+}
+
+/* After a band of px pixels: true when the budget is used up and rows are
+ * left (resume->row saved; the caller returns EXEC_PARTIAL). */
+static inline bool band_stop(struct smt_exec_ctx *ctx, struct band_iter *b, uint64_t px,
+			     struct smt_resume *resume)
+{
+	if (!exec_charge(ctx, px) || b->done >= b->bottom - b->top)
+		return false;
+	resume->row = (uint32_t)b->done;
+	return true;
+}
+
 /* A solid paint (FILL_RECTS, POINTS, SEGMENTS, GLYPHS). */
 struct paint {
 	pixman_op_t op;
@@ -136,16 +200,19 @@ uint64_t paint_clipped(struct smt_exec_ctx *ctx, struct paint *p,
 		       int64_t x2, int64_t y2);
 
 /* exec_fill.c */
-int exec_fill_rects(struct smt_exec_ctx *ctx, const struct smt_decoded *d, uint32_t *resume);
-int exec_points(struct smt_exec_ctx *ctx, const struct smt_decoded *d, uint32_t *resume);
-int exec_thin_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d, uint32_t *resume);
+int exec_fill_rects(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume);
+int exec_points(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume);
+int exec_thin_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
+		       struct smt_resume *resume);
 /* exec_lines.c */
-int exec_wide_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d, uint32_t *resume);
+int exec_wide_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
+		       struct smt_resume *resume);
 /* exec_image.c */
-int exec_put_image(struct smt_exec_ctx *ctx, const struct smt_decoded *d);
-int exec_put_image_pool(struct smt_exec_ctx *ctx, const struct smt_decoded *d);
-int exec_copy_area(struct smt_exec_ctx *ctx, const struct smt_decoded *d);
-int exec_composite(struct smt_exec_ctx *ctx, const struct smt_decoded *d);
-int exec_glyphs(struct smt_exec_ctx *ctx, const struct smt_decoded *d, uint32_t *resume);
+int exec_put_image(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume);
+int exec_put_image_pool(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
+			struct smt_resume *resume);
+int exec_copy_area(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume);
+int exec_composite(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume);
+int exec_glyphs(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume);
 
 #endif

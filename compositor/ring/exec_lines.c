@@ -87,9 +87,12 @@ static bool band_coverage(pixman_image_t *mask, const struct smt_segment *s, uin
 	return any;
 }
 
+/* Bands of the chunk's area, each rasterised on its own from the segment
+ * geometry: band y always covers the same rows, so resuming at a band
+ * (*row rows done) draws exactly what an unsplit run draws. */
 static int draw_chunk(struct smt_exec_ctx *ctx, const struct paint *p,
 		      const struct smt_drawable *dst, const struct smt_segment *s,
-		      uint32_t n, double half, const pixman_box32_t *area, uint64_t *px)
+		      uint32_t n, double half, const pixman_box32_t *area, uint32_t *row)
 {
 	int32_t w = area->x2 - area->x1;
 	uint32_t stride = ((uint32_t)w + 3u) & ~3u;
@@ -106,7 +109,7 @@ static int draw_chunk(struct smt_exec_ctx *ctx, const struct paint *p,
 		ctx->mask_buf = buf;
 		ctx->mask_cap = need;
 	}
-	for (int32_t y = area->y1; y < area->y2; y += band) {
+	for (int32_t y = area->y1 + (int32_t)*row; y < area->y2; y += band) {
 		int32_t h = area->y2 - y < band ? area->y2 - y : band;
 		memset(ctx->mask_buf, 0, (size_t)stride * (size_t)h);
 		pixman_image_t *mask = pixman_image_create_bits(PIXMAN_a8, w, h,
@@ -130,12 +133,17 @@ static int draw_chunk(struct smt_exec_ctx *ctx, const struct paint *p,
 			}
 		}
 		pixman_image_unref(mask);
-		*px += (uint64_t)w * (uint64_t)h;
+		if (exec_charge(ctx, (uint64_t)w * (uint64_t)h) && y + h < area->y2) {
+			*row = (uint32_t)(y + h - area->y1);
+			return EXEC_PARTIAL;
+		}
 	}
+	*row = 0;
 	return 0;
 }
 
-int exec_wide_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d, uint32_t *resume)
+int exec_wide_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
+		       struct smt_resume *resume)
 {
 	struct smt_drawable *dst;
 	struct paint p;
@@ -147,7 +155,7 @@ int exec_wide_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d, ui
 	    paint_init(ctx, &p, dst, d->u.segments.op, d->u.segments.colour, true))
 		return -1;
 	const pixman_box32_t ext = *pixman_region32_extents(&ctx->clip);
-	for (uint32_t i = *resume; i < n; i += EXEC_SEG_CHUNK) {
+	for (uint32_t i = resume->element; i < n; i += EXEC_SEG_CHUNK) {
 		uint32_t k = n - i < EXEC_SEG_CHUNK ? n - i : EXEC_SEG_CHUNK;
 		double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
 		for (uint32_t j = i; j < i + k; j++) {
@@ -164,14 +172,19 @@ int exec_wide_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d, ui
 			(int32_t)fmin(ext.x2, ceil(x1 + half + 1.0)),
 			(int32_t)fmin(ext.y2, ceil(y1 + half + 1.0)),
 		};
-		uint64_t px = k;
-		if (area.x1 < area.x2 && area.y1 < area.y2 &&
-		    draw_chunk(ctx, &p, dst, s + i, k, half, &area, &px) < 0) {
-			paint_fini(&p);
-			return -1;
+		if (area.x1 < area.x2 && area.y1 < area.y2) {
+			int rc = draw_chunk(ctx, &p, dst, s + i, k, half, &area, &resume->row);
+			if (rc != 0) {
+				if (rc == EXEC_PARTIAL)
+					resume->element = i;
+				paint_fini(&p);
+				return rc;
+			}
 		}
-		if (exec_charge(ctx, px) && i + k < n) {
-			*resume = i + k;
+		/* The walk over the chunk costs even where nothing is drawn. */
+		if (exec_charge(ctx, k) && i + k < n) {
+			resume->element = i + k;
+			resume->row = 0;
 			paint_fini(&p);
 			return EXEC_PARTIAL;
 		}

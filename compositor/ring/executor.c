@@ -36,6 +36,7 @@ struct smt_exec_ctx *smt_exec_create(const struct smt_exec_config *cfg)
 		smt_exec_config_defaults(&ctx->cfg);
 	smt_drawables_init(&ctx->drawables, ctx->cfg.max_drawable_id, ctx->cfg.max_pixmaps,
 			   ctx->cfg.max_pixmap_bytes);
+	ctx->drawables.usage = ctx->cfg.usage;
 	smt_pools_init(&ctx->pools, ctx->cfg.max_pool_id);
 	smt_ring_reader_init_linear(&ctx->submit);
 	pixman_region32_init(&ctx->clip);
@@ -261,6 +262,11 @@ static int exec_one(struct smt_exec_ctx *ctx, struct smt_ring_reader *r,
 	case SMT_OP_CREATE_PIXMAP:
 		err = smt_drawables_create_pixmap(&ctx->drawables, d->u.create.id, d->u.create.width,
 						  d->u.create.height, d->u.create.format);
+		if (err == SMT_ERROR_LIMIT && ctx->drawables.refusal.asked != 0) {
+			smt_usage_describe(&ctx->drawables.refusal, ctx->limit_message,
+					   sizeof(ctx->limit_message));
+			return exec_fail(ctx, err, ctx->limit_message, UINT32_MAX);
+		}
 		return err ? exec_fail(ctx, err, err == SMT_ERROR_LIMIT
 				       ? "pixmap count or memory limit" : "cannot create pixmap",
 				       UINT32_MAX) : 0;
@@ -286,13 +292,13 @@ static int exec_one(struct smt_exec_ctx *ctx, struct smt_ring_reader *r,
 		return d->u.segments.line_width > 1 ? exec_wide_segments(ctx, d, &r->resume)
 						    : exec_thin_segments(ctx, d, &r->resume);
 	case SMT_OP_PUT_IMAGE:
-		return exec_put_image(ctx, d);
+		return exec_put_image(ctx, d, &r->resume);
 	case SMT_OP_PUT_IMAGE_POOL:
-		return exec_put_image_pool(ctx, d);
+		return exec_put_image_pool(ctx, d, &r->resume);
 	case SMT_OP_COPY_AREA:
-		return exec_copy_area(ctx, d);
+		return exec_copy_area(ctx, d, &r->resume);
 	case SMT_OP_COMPOSITE:
-		return exec_composite(ctx, d);
+		return exec_composite(ctx, d, &r->resume);
 	case SMT_OP_GLYPHS:
 		return exec_glyphs(ctx, d, &r->resume);
 	case SMT_OP_PRESENT:
@@ -441,4 +447,9 @@ size_t smt_exec_submit_pending(const struct smt_exec_ctx *ctx)
 {
 	const struct smt_ring_reader *r = &ctx->submit;
 	return (size_t)(r->base + r->area_size - r->tail);
+}
+
+struct smt_ring_reader *smt_exec_submit_reader(struct smt_exec_ctx *ctx)
+{
+	return &ctx->submit;
 }

@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "resource_usage.h"
 #include "ring_reader.h"
 
 struct smt_exec_ctx;
@@ -35,6 +36,9 @@ struct smt_exec_config {
 	uint32_t max_pixmaps;        /* default 100000 */
 	uint32_t max_drawable_id;    /* ids 1..n-1; default 1 << 18 */
 	uint32_t max_pool_id;        /* default 1024 */
+	/* Pixmap memory is also charged here: the client's and the
+	 * compositor's limits (resource_usage.h). NULL: none. */
+	struct smt_usage *usage;
 };
 
 /* A run stops once the deadline passes or max_pixels/max_commands is
@@ -82,9 +86,9 @@ void smt_exec_destroy(struct smt_exec_ctx *ctx);
 
 /* Glue side. Canvas images must be a8r8g8b8, x8r8g8b8 or a8 bits images
  * no larger than SMT_MAX_DIMENSION; the executor keeps a reference.
- * Return 0, or an enum smt_error (ID_IN_USE, BAD_DRAWABLE, ...). Drain the
- * ring before unregistering a canvas the client destroyed, so commands it
- * queued earlier still find it. */
+ * Return 0, or an enum smt_error (ID_IN_USE, BAD_DRAWABLE, ...). Unregister
+ * a canvas the client destroyed only once the commands it queued earlier
+ * have run (the reader's limit stops the stream there), so they find it. */
 uint32_t smt_exec_register_canvas(struct smt_exec_ctx *ctx, uint32_t id, pixman_image_t *image);
 uint32_t smt_exec_unregister_canvas(struct smt_exec_ctx *ctx, uint32_t id);
 /* Canvas resize: the id now names `image`. If it is the current target it
@@ -121,5 +125,8 @@ enum smt_exec_stop smt_exec_run_submitted(struct smt_exec_ctx *ctx,
 					  const struct smt_exec_budget *budget,
 					  struct smt_exec_result *out);
 size_t smt_exec_submit_pending(const struct smt_exec_ctx *ctx);
+/* The submitted queue's reader: the glue stops it at a position
+ * (smt_ring_reader_set_limit) like a ring's, and asks has_work. */
+struct smt_ring_reader *smt_exec_submit_reader(struct smt_exec_ctx *ctx);
 
 #endif

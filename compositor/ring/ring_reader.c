@@ -29,6 +29,7 @@ int smt_ring_reader_init(struct smt_ring_reader *r, const void *ring_mem,
 	r->area = (const uint8_t *)ring_mem + SMT_RING_HEADER_SIZE;
 	r->area_size = area_size;
 	r->status = status;
+	r->limit = UINT64_MAX;
 	status->magic = SMT_STATUS_MAGIC;
 	status->version = SMT_RING_VERSION;
 	atomic_store_explicit(&status->tail, 0, memory_order_release);
@@ -39,6 +40,7 @@ void smt_ring_reader_init_linear(struct smt_ring_reader *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->linear = true;
+	r->limit = UINT64_MAX;
 }
 
 void smt_ring_reader_fini(struct smt_ring_reader *r)
@@ -99,10 +101,28 @@ int smt_ring_reader_append(struct smt_ring_reader *r, const void *bytes, size_t 
 	return 0;
 }
 
+void smt_ring_reader_set_limit(struct smt_ring_reader *r, uint64_t limit)
+{
+	r->limit = limit;
+}
+
+uint64_t smt_ring_reader_published(const struct smt_ring_reader *r)
+{
+	if (r->linear)
+		return r->base + r->area_size;
+	uint64_t head = atomic_load_explicit(&((struct smt_ring_header *)r->hdr)->head,
+					     memory_order_acquire);
+	if (head - r->tail > r->area_size || head % 8)
+		return r->tail;
+	return head;
+}
+
 int smt_ring_reader_begin(struct smt_ring_reader *r, struct smt_fault *f)
 {
 	if (r->linear) {
 		r->head = r->base + r->area_size;
+		if (r->head > r->limit)
+			r->head = r->limit > r->tail ? r->limit : r->tail;
 		return 0;
 	}
 	/* The one read of head for this batch. Acquire: the command bytes the
@@ -113,7 +133,8 @@ int smt_ring_reader_begin(struct smt_ring_reader *r, struct smt_fault *f)
 	if (avail > r->area_size || head % 8 || head < r->head)
 		return fault(f, SMT_ERROR_BAD_HEAD, 0xffff, r->tail,
 			     "head behind tail, beyond tail + area size, or unaligned");
-	r->head = head;
+	/* A limit never lets the reader past what the client published. */
+	r->head = head > r->limit && r->limit >= r->tail ? r->limit : head;
 	return 0;
 }
 
@@ -201,7 +222,7 @@ int smt_ring_reader_peek(struct smt_ring_reader *r, const struct smt_cmd **out,
 		.ctl = r->scratch, .ctl_len = ctl_len, .data = r->area + pos,
 	};
 	r->pending = true;
-	r->resume = 0;
+	r->resume = (struct smt_resume){ 0, 0 };
 	*out = &r->cmd;
 	return 1;
 }
@@ -214,7 +235,7 @@ void smt_ring_reader_consume(struct smt_ring_reader *r)
 	r->commands++;
 	r->bytes += r->cmd.size;
 	r->pending = false;
-	r->resume = 0;
+	r->resume = (struct smt_resume){ 0, 0 };
 	if (r->linear && r->tail == r->base + r->area_size) {
 		r->base = r->tail;              /* queue empty: restart at 0 */
 		r->area_size = 0;
@@ -255,6 +276,8 @@ bool smt_ring_reader_publish(struct smt_ring_reader *r)
 
 bool smt_ring_reader_has_work(const struct smt_ring_reader *r)
 {
+	if (r->tail >= r->limit)
+		return false;
 	if (r->linear)
 		return r->tail != r->base + r->area_size;
 	uint64_t head = atomic_load_explicit(&((struct smt_ring_header *)r->hdr)->head,

@@ -42,6 +42,14 @@ struct smt_fault {
 	uint32_t index;          /* array element, or UINT32_MAX */
 };
 
+/* Where the executor stopped inside the pending command: the next array
+ * element, and inside that element (or inside a single-element command)
+ * the rows already drawn, so one huge element can end a slice too. */
+struct smt_resume {
+	uint32_t element;
+	uint32_t row;
+};
+
 struct smt_ring_reader {
 	const uint8_t *area;     /* ring: command area; linear: queue buffer */
 	uint64_t area_size;      /* ring: power of two; linear: bytes queued */
@@ -50,13 +58,17 @@ struct smt_ring_reader {
 	struct smt_ring_status *status;      /* ring mode only (server memory) */
 
 	uint64_t tail;           /* next byte to execute (stream position) */
+	/* Commands at or beyond this stream position wait (UINT64_MAX: none):
+	 * a Wayland request that changes a pool or canvas takes effect
+	 * exactly between the commands published before it and after it. */
+	uint64_t limit;
 	uint64_t head;           /* batch snapshot: end of readable bytes */
 	uint64_t base;           /* linear: stream position of area[0] */
 	uint64_t linear_cap;     /* linear: allocated bytes */
 
 	bool pending;            /* cmd copied + framed, not yet consumed */
 	struct smt_cmd cmd;
-	uint32_t resume;         /* executor's element cursor inside cmd */
+	struct smt_resume resume;  /* executor's cursor inside cmd */
 
 	uint8_t *scratch;
 	uint32_t scratch_cap;
@@ -92,6 +104,14 @@ int smt_ring_reader_begin(struct smt_ring_reader *r, struct smt_fault *f);
 int smt_ring_reader_peek(struct smt_ring_reader *r, const struct smt_cmd **cmd,
 			 struct smt_fault *f);
 void smt_ring_reader_consume(struct smt_ring_reader *r);
+
+/* Stop before stream position `limit` (UINT64_MAX: no limit). */
+void smt_ring_reader_set_limit(struct smt_ring_reader *r, uint64_t limit);
+/* The position a limit should hold for "everything published so far": ring
+ * mode reads head once (a value that cannot be a valid head gives the
+ * current tail: the ring fails on it at its next batch anyway), linear
+ * mode the end of the queue. */
+uint64_t smt_ring_reader_published(const struct smt_ring_reader *r);
 
 /* Ring mode: publish tail + counters; returns true if the client waits
  * for a tail we have now reached and its eventfd must be written. */

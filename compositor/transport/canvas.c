@@ -20,6 +20,8 @@
 #include "output/output.h"
 #include "server.h"
 #include "transport/canvas.h"
+#include "transport/client_usage.h"
+#include "transport/ordered_request.h"
 #include "transport/ring.h"
 #include "monotonic_clock.h"
 
@@ -256,12 +258,104 @@ void canvases_output_presented(struct smtwc_output *output, uint64_t when_ns) {
 
 static void canvas_free(struct smtwc_canvas *canvas) {
 	canvas_forget_surface(canvas);
-	smt_exec_unregister_canvas(canvas->ring->exec, canvas->id);
+	if (canvas->registered) {
+		smt_exec_unregister_canvas(canvas->ring->exec, canvas->id);
+	}
 	wl_list_remove(&canvas->ring_link);
 	wl_list_remove(&canvas->link);
 	wlr_buffer_drop(&canvas->front->base);
 	pixman_image_unref(canvas->back);
+	client_usage_release(canvas->ring->usage, SMT_RES_MEMORY, canvas->charged);
 	free(canvas);
+}
+
+/* The back image and the front buffer. */
+static uint64_t canvas_memory(uint32_t width, uint32_t height) {
+	return 2ull * 4 * width * height;
+}
+
+/* A canvas change waiting for the commands published before it
+ * (ordered_request.h). Resize carries the new images, made and checked
+ * when the request arrived. */
+struct canvas_request {
+	struct smtwc_ordered_request base;
+	struct smtwc_canvas *canvas;
+	pixman_image_t *back;
+	struct smtwc_canvas_buffer *front;
+	uint32_t width, height;
+	uint64_t charged; /* their memory, until they replace the canvas's */
+};
+
+static struct canvas_request *canvas_request_new(struct smtwc_canvas *canvas,
+		void (*apply)(struct smtwc_ordered_request *),
+		void (*discard)(struct smtwc_ordered_request *)) {
+	struct canvas_request *req = calloc(1, sizeof(*req));
+	if (req != NULL) {
+		req->base.apply = apply;
+		req->base.discard = discard;
+		req->canvas = canvas;
+	}
+	return req;
+}
+
+static void canvas_request_free(struct smtwc_ordered_request *base) {
+	struct canvas_request *req = wl_container_of(base, req, base);
+	if (req->back != NULL) {
+		pixman_image_unref(req->back);
+	}
+	if (req->front != NULL) {
+		wlr_buffer_drop(&req->front->base);
+	}
+	client_usage_release(req->canvas->ring->usage, SMT_RES_MEMORY, req->charged);
+	free(req);
+}
+
+static void canvas_register_apply(struct smtwc_ordered_request *base) {
+	struct canvas_request *req = wl_container_of(base, req, base);
+	struct smtwc_canvas *canvas = req->canvas;
+	struct smtwc_ring *ring = canvas->ring;
+	/* The id may have been taken by a pixmap the earlier commands made. */
+	uint32_t err = smt_exec_register_canvas(ring->exec, canvas->id, canvas->back);
+	if (err == 0) {
+		canvas->registered = true;
+	} else if (!ring->dead) {
+		wl_resource_post_error(ring->resource, SMT_RING_V1_ERROR_BAD_ID,
+			"get_canvas: drawable id %u is 0, out of range or in use (%s)",
+			canvas->id, smt_error_name(err));
+	}
+	free(req);
+}
+
+static void canvas_resize_apply(struct smtwc_ordered_request *base) {
+	struct canvas_request *req = wl_container_of(base, req, base);
+	struct smtwc_canvas *canvas = req->canvas;
+	/* Keep what fits: the old frame stays on screen until the next PRESENT
+	 * instead of a flash of transparency. */
+	pixman_image_composite32(PIXMAN_OP_SRC, canvas->back, NULL, req->back,
+		0, 0, 0, 0, 0, 0, canvas->width, canvas->height);
+	pixman_image_composite32(PIXMAN_OP_SRC, canvas->front->image, NULL,
+		req->front->image, 0, 0, 0, 0, 0, 0, canvas->width, canvas->height);
+	if (canvas->registered) {
+		/* Replaced in place: it stays the client's target, clipped anew. */
+		smt_exec_replace_canvas(canvas->ring->exec, canvas->id, req->back);
+	}
+	canvas_detach(canvas);
+	wlr_buffer_drop(&canvas->front->base);
+	pixman_image_unref(canvas->back);
+	canvas->back = req->back;
+	canvas->front = req->front;
+	canvas->width = (int)req->width;
+	canvas->height = (int)req->height;
+	client_usage_release(canvas->ring->usage, SMT_RES_MEMORY, canvas->charged);
+	canvas->charged = req->charged;
+	canvas_attach(canvas);
+	free(req);
+}
+
+static void canvas_free_apply(struct smtwc_ordered_request *base) {
+	struct canvas_request *req = wl_container_of(base, req, base);
+	canvas_free(req->canvas);
+	free(req);
 }
 
 static void canvas_handle_resource_destroy(struct wl_resource *resource) {
@@ -269,10 +363,18 @@ static void canvas_handle_resource_destroy(struct wl_resource *resource) {
 	if (canvas == NULL) {
 		return;
 	}
-	/* Commands the client wrote before destroying the canvas still draw. */
-	ring_drain(canvas->ring);
 	canvas->resource = NULL;
-	canvas_free(canvas);
+	/* Off the screen and free for a new canvas on the same surface now;
+	 * commands the client wrote before destroying it still draw into it. */
+	canvas_forget_surface(canvas);
+	struct canvas_request *req = canvas_request_new(canvas, canvas_free_apply,
+		canvas_request_free);
+	if (req == NULL) {
+		canvas_free(canvas); /* out of memory: queued commands fail cleanly */
+		return;
+	}
+	/* (canvases_ring_destroyed frees it if the ring goes first) */
+	ordered_request_queue(canvas->ring, &req->base);
 }
 
 static bool canvas_size_valid(uint32_t width, uint32_t height) {
@@ -292,36 +394,35 @@ static void canvas_handle_resize(struct wl_client *client, struct wl_resource *r
 			SMT_MAX_DIMENSION);
 		return;
 	}
-	ring_drain(canvas->ring);
-	pixman_image_t *back = pixman_image_create_bits(PIXMAN_a8r8g8b8,
-		(int)width, (int)height, NULL, 0);
-	struct smtwc_canvas_buffer *front = canvas_buffer_create((int)width, (int)height);
-	if (back == NULL || front == NULL) {
-		if (back != NULL) {
-			pixman_image_unref(back);
-		}
-		if (front != NULL) {
-			wlr_buffer_drop(&front->base);
-		}
+	if (!ordered_request_room(canvas->ring, resource, SMT_CANVAS_V1_ERROR_LIMIT,
+			"smt_canvas_v1.resize")) {
+		return;
+	}
+	/* Both sizes are held until the commands before the resize ran. */
+	uint64_t bytes = canvas_memory(width, height);
+	if (!client_usage_charge(canvas->ring->usage, SMT_RES_MEMORY, bytes, resource,
+			SMT_CANVAS_V1_ERROR_LIMIT, "smt_canvas_v1.resize")) {
+		return;
+	}
+	struct canvas_request *req = canvas_request_new(canvas, canvas_resize_apply,
+		canvas_request_free);
+	if (req == NULL) {
+		client_usage_release(canvas->ring->usage, SMT_RES_MEMORY, bytes);
 		wl_client_post_no_memory(client);
 		return;
 	}
-	/* Keep what fits: the old frame stays on screen until the next PRESENT
-	 * instead of a flash of transparency. */
-	pixman_image_composite32(PIXMAN_OP_SRC, canvas->back, NULL, back,
-		0, 0, 0, 0, 0, 0, canvas->width, canvas->height);
-	pixman_image_composite32(PIXMAN_OP_SRC, canvas->front->image, NULL, front->image,
-		0, 0, 0, 0, 0, 0, canvas->width, canvas->height);
-	/* Replaced in place: it stays the client's target, clipped anew. */
-	smt_exec_replace_canvas(canvas->ring->exec, canvas->id, back);
-	canvas_detach(canvas);
-	wlr_buffer_drop(&canvas->front->base);
-	pixman_image_unref(canvas->back);
-	canvas->back = back;
-	canvas->front = front;
-	canvas->width = (int)width;
-	canvas->height = (int)height;
-	canvas_attach(canvas);
+	req->charged = bytes;
+	req->width = width;
+	req->height = height;
+	req->back = pixman_image_create_bits(PIXMAN_a8r8g8b8, (int)width, (int)height,
+		NULL, 0);
+	req->front = canvas_buffer_create((int)width, (int)height);
+	if (req->back == NULL || req->front == NULL) {
+		canvas_request_free(&req->base);
+		wl_client_post_no_memory(client);
+		return;
+	}
+	ordered_request_queue(canvas->ring, &req->base);
 }
 
 static void canvas_handle_destroy(struct wl_client *client, struct wl_resource *resource) {
@@ -350,7 +451,6 @@ void canvas_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t i
 			SMT_MAX_DIMENSION);
 		return;
 	}
-	ring_drain(ring);
 	struct wlr_surface *surface = wlr_surface_from_resource(surface_resource);
 	struct smtwc_canvas *other;
 	wl_list_for_each(other, &ring->transport->canvases, link) {
@@ -360,11 +460,18 @@ void canvas_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t i
 			return;
 		}
 	}
+	uint64_t bytes = canvas_memory(width, height);
+	if (!client_usage_charge(ring->usage, SMT_RES_MEMORY, bytes, ring->resource,
+			SMT_RING_V1_ERROR_LIMIT, "get_canvas")) {
+		return;
+	}
 	struct smtwc_canvas *canvas = calloc(1, sizeof(*canvas));
 	if (canvas == NULL) {
+		client_usage_release(ring->usage, SMT_RES_MEMORY, bytes);
 		wl_client_post_no_memory(client);
 		return;
 	}
+	canvas->charged = bytes;
 	canvas->back = pixman_image_create_bits(PIXMAN_a8r8g8b8, (int)width, (int)height,
 		NULL, 0);
 	canvas->front = canvas_buffer_create((int)width, (int)height);
@@ -376,17 +483,18 @@ void canvas_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t i
 			wlr_buffer_drop(&canvas->front->base);
 		}
 		free(canvas);
+		client_usage_release(ring->usage, SMT_RES_MEMORY, bytes);
 		wl_client_post_no_memory(client);
 		return;
 	}
-	uint32_t err = smt_exec_register_canvas(ring->exec, canvas_id, canvas->back);
-	if (err != 0) {
+	struct canvas_request *req = canvas_request_new(canvas, canvas_register_apply,
+		canvas_request_free);
+	if (req == NULL) {
 		pixman_image_unref(canvas->back);
 		wlr_buffer_drop(&canvas->front->base);
 		free(canvas);
-		wl_resource_post_error(ring->resource, SMT_RING_V1_ERROR_BAD_ID,
-			"get_canvas: drawable id %u is 0, out of range or in use (%s)",
-			canvas_id, smt_error_name(err));
+		client_usage_release(ring->usage, SMT_RES_MEMORY, bytes);
+		wl_client_post_no_memory(client);
 		return;
 	}
 	canvas->kind = SMTWC_NODE_CANVAS;
@@ -405,6 +513,9 @@ void canvas_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t i
 	wl_list_insert(&ring->transport->canvases, &canvas->link);
 	wl_resource_set_user_data(resource, canvas);
 	canvas_attach(canvas);
+	/* Drawable ids are the executor's: commands published before this
+	 * request may still create or free the pixmap with this id. */
+	ordered_request_queue(ring, &req->base);
 }
 
 void canvases_ring_destroyed(struct smtwc_ring *ring) {

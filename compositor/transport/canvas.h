@@ -25,6 +25,8 @@ struct smtwc_canvas {
 	struct wl_list link;      /* smtwc_transport.canvases */
 	uint32_t id;
 	int width, height;
+	bool registered; /* the executor knows the id (ordered_request.h) */
+	uint64_t charged; /* memory charged to the client: both images */
 
 	pixman_image_t *back;
 	struct smtwc_canvas_buffer *front;

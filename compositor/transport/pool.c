@@ -1,20 +1,34 @@
 /*
- * smt_pool_v1. Requests on a pool take effect in request order, but ring
- * commands run later; so before a pool changes, every command the client
- * had already written is executed (ring_drain), and commands written after
- * a destroy find no pool and fail cleanly.
+ * smt_pool_v1. Requests on a pool take effect in stream order: the commands
+ * a client published before create_pool, resize or destroy run without the
+ * change, those after it with it (ordered_request.h). The fd and the new
+ * mapping are checked when the request arrives, so a bad one is refused at
+ * once; only the executor's view changes later. Commands written after a
+ * destroy find no pool and fail cleanly.
  */
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include "smt-ring-v1-protocol.h"
+#include "transport/client_usage.h"
+#include "transport/ordered_request.h"
 #include "transport/pool.h"
 #include "transport/ring.h"
 #include "transport/shm_fd.h"
 
+struct pool_request {
+	struct smtwc_ordered_request base;
+	struct smtwc_pool *pool;
+	void *map;     /* resize: the new mapping */
+	uint64_t size;
+};
+
 static void pool_unmap(struct smtwc_pool *pool) {
-	if (pool->map != NULL) {
+	if (pool->registered) {
 		smt_exec_unregister_pool(pool->ring->exec, pool->id);
+		pool->registered = false;
+	}
+	if (pool->map != NULL) {
 		munmap(pool->map, (size_t)pool->size);
 		pool->map = NULL;
 	}
@@ -25,8 +39,64 @@ static void pool_free(struct smtwc_pool *pool) {
 	if (pool->fd >= 0) {
 		close(pool->fd);
 	}
+	client_usage_release(pool->ring->usage, SMT_RES_POOLS, 1);
+	client_usage_release(pool->ring->usage, SMT_RES_FDS, 1);
 	wl_list_remove(&pool->link);
 	free(pool);
+}
+
+static struct pool_request *pool_request_new(struct smtwc_pool *pool,
+		void (*apply)(struct smtwc_ordered_request *),
+		void (*discard)(struct smtwc_ordered_request *)) {
+	struct pool_request *req = calloc(1, sizeof(*req));
+	if (req != NULL) {
+		req->base.apply = apply;
+		req->base.discard = discard;
+		req->pool = pool;
+	}
+	return req;
+}
+
+static void pool_request_free(struct smtwc_ordered_request *base) {
+	free(wl_container_of(base, (struct pool_request *)NULL, base));
+}
+
+static void pool_register_apply(struct smtwc_ordered_request *base) {
+	struct pool_request *req = wl_container_of(base, req, base);
+	struct smtwc_pool *pool = req->pool;
+	if (smt_exec_register_pool(pool->ring->exec, pool->id, pool->map, pool->size) == 0) {
+		pool->registered = true;
+	} else {
+		wl_resource_post_error(pool->ring->resource, SMT_RING_V1_ERROR_BAD_ID,
+			"create_pool: pool id %u is 0 or out of range", pool->id);
+	}
+	free(req);
+}
+
+static void pool_remap_apply(struct smtwc_ordered_request *base) {
+	struct pool_request *req = wl_container_of(base, req, base);
+	struct smtwc_pool *pool = req->pool;
+	bool registered = pool->registered;
+	pool_unmap(pool);
+	pool->map = req->map;
+	pool->size = req->size;
+	if (registered && smt_exec_register_pool(pool->ring->exec, pool->id, pool->map,
+			pool->size) == 0) {
+		pool->registered = true;
+	}
+	free(req);
+}
+
+static void pool_remap_discard(struct smtwc_ordered_request *base) {
+	struct pool_request *req = wl_container_of(base, req, base);
+	munmap(req->map, (size_t)req->size);
+	free(req);
+}
+
+static void pool_free_apply(struct smtwc_ordered_request *base) {
+	struct pool_request *req = wl_container_of(base, req, base);
+	pool_free(req->pool);
+	free(req);
 }
 
 static void pool_handle_resource_destroy(struct wl_resource *resource) {
@@ -34,8 +104,15 @@ static void pool_handle_resource_destroy(struct wl_resource *resource) {
 	if (pool == NULL) {
 		return; /* its ring went first */
 	}
-	ring_drain(pool->ring);
-	pool_free(pool);
+	pool->resource = NULL;
+	pool->destroying = true;
+	/* (pools_ring_destroyed frees a pool whose request is discarded) */
+	struct pool_request *req = pool_request_new(pool, pool_free_apply, pool_request_free);
+	if (req == NULL) {
+		pool_free(pool); /* out of memory: commands still queued fail cleanly */
+		return;
+	}
+	ordered_request_queue(pool->ring, &req->base);
 }
 
 static void pool_handle_resize(struct wl_client *client, struct wl_resource *resource,
@@ -44,13 +121,16 @@ static void pool_handle_resize(struct wl_client *client, struct wl_resource *res
 	if (pool == NULL) {
 		return;
 	}
-	if (size < pool->size) {
+	if (size < pool->declared) {
 		wl_resource_post_error(pool->ring->resource, SMT_RING_V1_ERROR_BAD_FD,
 			"pool %u: resize to %u bytes would shrink it (%llu)", pool->id, size,
-			(unsigned long long)pool->size);
+			(unsigned long long)pool->declared);
 		return;
 	}
-	ring_drain(pool->ring);
+	if (!ordered_request_room(pool->ring, pool->ring->resource, SMT_RING_V1_ERROR_LIMIT,
+			"smt_pool_v1.resize")) {
+		return;
+	}
 	const char *why = NULL;
 	void *map = shm_fd_map_client(pool->fd, size, &why);
 	if (map == NULL) {
@@ -58,10 +138,16 @@ static void pool_handle_resize(struct wl_client *client, struct wl_resource *res
 			"pool %u: resize to %u bytes: %s", pool->id, size, why);
 		return;
 	}
-	pool_unmap(pool);
-	pool->map = map;
-	pool->size = size;
-	smt_exec_register_pool(pool->ring->exec, pool->id, map, size);
+	struct pool_request *req = pool_request_new(pool, pool_remap_apply, pool_remap_discard);
+	if (req == NULL) {
+		munmap(map, size);
+		wl_client_post_no_memory(client);
+		return;
+	}
+	pool->declared = size;
+	req->map = map;
+	req->size = size;
+	ordered_request_queue(pool->ring, &req->base);
 }
 
 static void pool_handle_destroy(struct wl_client *client, struct wl_resource *resource) {
@@ -83,36 +169,37 @@ void pool_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t id,
 	}
 	wl_resource_set_implementation(resource, &pool_impl, NULL,
 		pool_handle_resource_destroy);
-	ring_drain(ring);
 	struct smtwc_pool *existing;
 	wl_list_for_each(existing, &ring->pools, link) {
-		if (existing->id == pool_id) {
+		if (existing->id == pool_id && !existing->destroying) {
 			wl_resource_post_error(ring->resource, SMT_RING_V1_ERROR_BAD_ID,
 				"create_pool: pool id %u is already in use", pool_id);
 			return;
 		}
 	}
+	/* The dup kept for resizes is a descriptor the client causes. */
+	if (!client_usage_charge(ring->usage, SMT_RES_POOLS, 1, ring->resource,
+			SMT_RING_V1_ERROR_LIMIT, "create_pool")) {
+		return;
+	}
+	if (!client_usage_charge(ring->usage, SMT_RES_FDS, 1, ring->resource,
+			SMT_RING_V1_ERROR_LIMIT, "create_pool")) {
+		client_usage_release(ring->usage, SMT_RES_POOLS, 1);
+		return;
+	}
 	const char *why = NULL;
 	void *map = shm_fd_map_client(fd, size, &why);
-	if (map == NULL) {
-		wl_resource_post_error(ring->resource, SMT_RING_V1_ERROR_BAD_FD,
-			"create_pool %u: %s", pool_id, why);
-		return;
-	}
-	if (smt_exec_register_pool(ring->exec, pool_id, map, size) != 0) {
-		munmap(map, size);
-		wl_resource_post_error(ring->resource, SMT_RING_V1_ERROR_BAD_ID,
-			"create_pool: pool id %u is 0 or out of range", pool_id);
-		return;
-	}
-	struct smtwc_pool *pool = calloc(1, sizeof(*pool));
-	int kept = dup(fd);
-	if (pool == NULL || kept < 0) {
+	struct smtwc_pool *pool = map != NULL ? calloc(1, sizeof(*pool)) : NULL;
+	int kept = pool != NULL ? dup(fd) : -1;
+	if (kept < 0) {
+		client_usage_release(ring->usage, SMT_RES_POOLS, 1);
+		client_usage_release(ring->usage, SMT_RES_FDS, 1);
 		free(pool);
-		if (kept >= 0) {
-			close(kept);
+		if (map == NULL) {
+			wl_resource_post_error(ring->resource, SMT_RING_V1_ERROR_BAD_FD,
+				"create_pool %u: %s", pool_id, why);
+			return;
 		}
-		smt_exec_unregister_pool(ring->exec, pool_id);
 		munmap(map, size);
 		wl_client_post_no_memory(client);
 		return;
@@ -122,15 +209,23 @@ void pool_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t id,
 	pool->id = pool_id;
 	pool->fd = kept; /* to remap when the client grows the pool */
 	pool->map = map;
-	pool->size = size;
+	pool->size = pool->declared = size;
 	wl_list_insert(&ring->pools, &pool->link);
 	wl_resource_set_user_data(resource, pool);
+	struct pool_request *req = pool_request_new(pool, pool_register_apply, pool_request_free);
+	if (req == NULL) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	ordered_request_queue(ring, &req->base);
 }
 
 void pools_ring_destroyed(struct smtwc_ring *ring) {
 	struct smtwc_pool *pool, *tmp;
 	wl_list_for_each_safe(pool, tmp, &ring->pools, link) {
-		wl_resource_set_user_data(pool->resource, NULL);
+		if (pool->resource != NULL) {
+			wl_resource_set_user_data(pool->resource, NULL);
+		}
 		pool_free(pool);
 	}
 }

@@ -1,6 +1,7 @@
 #ifndef SMTWC_TRANSPORT_POOL_H
 #define SMTWC_TRANSPORT_POOL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <wayland-server-core.h>
 
@@ -16,7 +17,10 @@ struct smtwc_pool {
 	uint32_t id;
 	int fd;
 	void *map;
-	uint64_t size;
+	uint64_t size;     /* of map, the executor's view */
+	uint64_t declared; /* after the resizes requested so far */
+	bool registered;   /* the executor knows it (ordered_request.h) */
+	bool destroying;   /* resource gone, waiting for earlier commands */
 };
 
 void pool_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t id,

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,8 @@
 #include "smt-ring-v1-protocol.h"
 #include "server.h"
 #include "transport/canvas.h"
+#include "transport/client_usage.h"
+#include "transport/ordered_request.h"
 #include "transport/pool.h"
 #include "transport/ring.h"
 #include "transport/ring_loop.h"
@@ -67,6 +70,8 @@ static void ring_publish_socket_counters(struct smtwc_ring *ring) {
 		memory_order_relaxed);
 }
 
+/* Work the executor may run now: both streams stop at the next ordered
+ * request's position (ordered_request.h). */
 bool ring_has_work(struct smtwc_ring *ring) {
 	if (ring->dead) {
 		return false;
@@ -74,14 +79,14 @@ bool ring_has_work(struct smtwc_ring *ring) {
 	if (ring->shared && smt_ring_reader_has_work(&ring->reader)) {
 		return true;
 	}
-	return smt_exec_submit_pending(ring->exec) > 0;
+	return smt_ring_reader_has_work(smt_exec_submit_reader(ring->exec));
 }
 
 static enum smt_exec_stop ring_run_once(struct smtwc_ring *ring,
 		const struct smt_exec_budget *budget, struct smt_exec_result *out) {
 	/* Socket bytes first: they were queued by requests the client sent
 	 * before anything it could have written since. */
-	if (smt_exec_submit_pending(ring->exec) > 0) {
+	if (smt_ring_reader_has_work(smt_exec_submit_reader(ring->exec))) {
 		return smt_exec_run_submitted(ring->exec, budget, out);
 	}
 	if (ring->shared) {
@@ -128,10 +133,14 @@ bool ring_run(struct smtwc_ring *ring, const struct smt_exec_budget *budget) {
 		struct smt_exec_result out;
 		enum smt_exec_stop stop = ring_run_once(ring, budget, &out);
 		bool again = ring_account(ring, stop, &out);
-		if (stop == SMT_EXEC_EMPTY && smt_exec_submit_pending(ring->exec) == 0 &&
-				ring->shared) {
-			/* The submitted queue ran dry; the shared ring may have more. */
-			again = smt_ring_reader_has_work(&ring->reader);
+		if (stop != SMT_EXEC_ERROR) {
+			/* Requests waiting for the commands that just ran. */
+			ordered_requests_apply_ready(ring);
+		}
+		if (stop == SMT_EXEC_EMPTY) {
+			/* One stream ran dry (or reached a request): the other, or
+			 * what follows the request, may have more. */
+			again = ring_has_work(ring);
 		}
 		if (!again || (budget->deadline_ns != 0 && monotonic_now_ns() >= budget->deadline_ns)) {
 			break;
@@ -140,14 +149,6 @@ bool ring_run(struct smtwc_ring *ring, const struct smt_exec_budget *budget) {
 	ring->exec_ns += monotonic_now_ns() - start;
 	ring_publish_socket_counters(ring);
 	return ring_has_work(ring);
-}
-
-void ring_drain(struct smtwc_ring *ring) {
-	const struct smt_exec_budget unlimited = {0};
-	/* Bounded: the ring holds at most its area and the socket queue 1 MiB. */
-	for (int i = 0; i < 1 << 20 && ring_has_work(ring); i++) {
-		ring_run(ring, &unlimited);
-	}
 }
 
 /* ---- socket submits --------------------------------------------------- */
@@ -216,12 +217,21 @@ static const struct smt_ring_v1_interface ring_impl = {
 	.destroy = ring_handle_destroy,
 };
 
+#define RING_TRIM_BYTES (8u << 20)
+
+static void ring_uncharge(struct smtwc_ring *ring) {
+	client_usage_release(ring->usage, SMT_RES_RINGS, 1);
+	client_usage_release(ring->usage, SMT_RES_FDS, ring->fds_charged);
+	client_usage_unref(ring->usage);
+}
+
 static void ring_free(struct smtwc_ring *ring) {
 	struct smtwc_transport *transport = ring->transport;
 	if (ring->sched_client != NULL) {
 		smt_sched_client_remove(transport->sched, ring->sched_client);
 	}
 	wl_list_remove(&ring->link);
+	ordered_requests_discard(ring);
 	canvases_ring_destroyed(ring);
 	pools_ring_destroyed(ring);
 	if (ring->kill_source != NULL) {
@@ -231,7 +241,14 @@ static void ring_free(struct smtwc_ring *ring) {
 		wl_event_source_remove(ring->wakeup_source);
 	}
 	if (ring->exec != NULL) {
+		uint64_t pixmap_bytes = smt_exec_pixmap_bytes(ring->exec);
 		smt_exec_destroy(ring->exec);
+		/* Small pixmaps live in the heap, and glibc keeps freed heap
+		 * resident: without a trim, a client that filled its memory
+		 * limit with them left the compositor that large after it. */
+		if (pixmap_bytes >= RING_TRIM_BYTES) {
+			malloc_trim(0);
+		}
 	}
 	if (ring->shared) {
 		smt_ring_reader_fini(&ring->reader);
@@ -252,6 +269,8 @@ static void ring_free(struct smtwc_ring *ring) {
 		close(ring->client_eventfd);
 	}
 	free(ring->partial);
+	/* Last: the executor, pools and canvases released their share. */
+	ring_uncharge(ring);
 	free(ring);
 }
 
@@ -290,32 +309,61 @@ static bool is_eventfd(int fd) {
 	return strcmp(target, "anon_inode:[eventfd]") == 0;
 }
 
+/* fds: those the ring keeps (its status page, and the two eventfds of a
+ * shared ring), charged with the ring itself against the client's limits. */
 static struct smtwc_ring *ring_create(struct smtwc_transport *transport,
-		struct wl_client *client, struct wl_resource *manager, uint32_t id) {
+		struct wl_client *client, struct wl_resource *manager, uint32_t id, uint32_t fds) {
 	struct smtwc_ring *ring = calloc(1, sizeof(*ring));
-	if (ring == NULL) {
+	struct smtwc_client_usage *usage = ring != NULL ?
+		client_usage_ref(transport, client) : NULL;
+	if (usage == NULL) {
+		free(ring);
 		wl_client_post_no_memory(client);
 		return NULL;
 	}
+	if (!client_usage_charge(usage, SMT_RES_RINGS, 1, manager,
+			SMT_RING_MANAGER_V1_ERROR_LIMIT, "create_ring")) {
+		client_usage_unref(usage);
+		free(ring);
+		return NULL;
+	}
+	if (!client_usage_charge(usage, SMT_RES_FDS, fds, manager,
+			SMT_RING_MANAGER_V1_ERROR_LIMIT, "create_ring")) {
+		client_usage_release(usage, SMT_RES_RINGS, 1);
+		client_usage_unref(usage);
+		free(ring);
+		return NULL;
+	}
+	ring->usage = usage;
+	ring->fds_charged = fds;
 	ring->transport = transport;
 	ring->client = client;
 	ring->status_fd = ring->server_eventfd = ring->client_eventfd = -1;
 	wl_list_init(&ring->pools);
 	wl_list_init(&ring->canvases);
+	wl_list_init(&ring->ordered);
 	wl_list_insert(transport->rings.prev, &ring->link);
 	wl_client_get_credentials(client, &ring->pid, NULL, NULL);
 	ring->sched_client = smt_sched_client_add(transport->sched, ring, monotonic_now_ns());
 	ring->resource = wl_resource_create(client, &smt_ring_v1_interface,
 		wl_resource_get_version(manager), id);
 	if (ring->resource == NULL) {
+		smt_sched_client_remove(transport->sched, ring->sched_client);
 		wl_list_remove(&ring->link);
+		ring_uncharge(ring);
 		free(ring);
 		wl_client_post_no_memory(client);
 		return NULL;
 	}
 	wl_resource_set_implementation(ring->resource, &ring_impl, ring,
 		ring_handle_resource_destroy);
-	ring->exec = smt_exec_create(NULL);
+	/* Pixmap memory counts against the client's and the total limit,
+	 * over all its rings, instead of a limit per ring. */
+	struct smt_exec_config exec_cfg;
+	smt_exec_config_defaults(&exec_cfg);
+	exec_cfg.max_pixmap_bytes = UINT64_MAX;
+	exec_cfg.usage = &ring->usage->usage;
+	ring->exec = smt_exec_create(&exec_cfg);
 	void *status = NULL;
 	ring->status_fd = shm_fd_create_server_page("smtwc-ring-status",
 		SMT_STATUS_MAP_SIZE, &status);
@@ -333,7 +381,7 @@ static void manager_handle_create_ring(struct wl_client *client,
 		struct wl_resource *resource, uint32_t id, int32_t ring_fd,
 		uint32_t area_size, int32_t server_eventfd, int32_t client_eventfd) {
 	struct smtwc_transport *transport = wl_resource_get_user_data(resource);
-	struct smtwc_ring *ring = ring_create(transport, client, resource, id);
+	struct smtwc_ring *ring = ring_create(transport, client, resource, id, 3);
 	if (ring == NULL) {
 		close(ring_fd);
 		close(server_eventfd);
@@ -386,7 +434,7 @@ static void manager_handle_create_ring(struct wl_client *client,
 static void manager_handle_create_socket_ring(struct wl_client *client,
 		struct wl_resource *resource, uint32_t id) {
 	struct smtwc_transport *transport = wl_resource_get_user_data(resource);
-	struct smtwc_ring *ring = ring_create(transport, client, resource, id);
+	struct smtwc_ring *ring = ring_create(transport, client, resource, id, 1);
 	if (ring != NULL) {
 		smt_ring_v1_send_status(ring->resource, ring->status_fd,
 			transport->global_status_fd);
@@ -421,6 +469,8 @@ struct smtwc_transport *transport_create(struct smtwc_server *server) {
 	transport->server = server;
 	wl_list_init(&transport->rings);
 	wl_list_init(&transport->canvases);
+	wl_list_init(&transport->clients);
+	client_usage_init_total(transport);
 	void *page = NULL;
 	transport->global_status_fd =
 		shm_fd_create_server_page("smtwc-global-status", SMT_STATUS_MAP_SIZE, &page);

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 #include <wayland-server-core.h>
 #include "executor.h"
+#include "resource_usage.h"
 #include "ring_reader.h"
 #include "sched.h"
 
@@ -23,6 +24,8 @@ struct smtwc_transport {
 	struct wl_list canvases; /* smtwc_canvas.link */
 	struct smt_sched *sched;
 	uint64_t sched_slice_ns;
+	struct smt_usage total;  /* every client's usage (client_usage.h) */
+	struct wl_list clients;  /* smtwc_client_usage.link */
 	uint64_t sleeps, sleeps_avoided;
 };
 
@@ -33,6 +36,8 @@ struct smtwc_ring {
 	struct wl_list link; /* smtwc_transport.rings */
 	pid_t pid;
 	struct smt_sched_client *sched_client;
+	struct smtwc_client_usage *usage; /* shared by the client's rings */
+	uint32_t fds_charged;             /* status page, eventfds */
 
 	bool shared;          /* false: fed only through submit */
 	void *ring_map;       /* client memory, read-only */
@@ -52,6 +57,8 @@ struct smtwc_ring {
 
 	struct wl_list pools;    /* smtwc_pool.link */
 	struct wl_list canvases; /* smtwc_canvas.ring_link */
+	struct wl_list ordered;  /* smtwc_ordered_request.link */
+	int ordered_count;
 	bool dead;
 	struct wl_event_source *kill_source;
 
@@ -67,8 +74,5 @@ void transport_destroy(struct smtwc_transport *transport);
  * ring still has work. PRESENTs are shown as they execute. */
 bool ring_run(struct smtwc_ring *ring, const struct smt_exec_budget *budget);
 bool ring_has_work(struct smtwc_ring *ring);
-/* Executes everything already queued (before a pool or canvas changes
- * under commands that were written earlier). */
-void ring_drain(struct smtwc_ring *ring);
 
 #endif

@@ -434,12 +434,38 @@ def _tail(path, lines=40):
     return "\n".join(text[-lines:])
 
 
+MODIFIER_BITS = {"shift": 1, "caps": 2, "ctrl": 4, "alt": 8, "mod2": 16, "mod3": 32,
+                 "logo": 64, "mod5": 128}
+
+
+def modifier_mask(mods):
+    """wlroots' modifier bits for wtype modifier names."""
+    mask = 0
+    for m in mods:
+        check(m.lower() in MODIFIER_BITS, f"unknown modifier {m!r}")
+        mask |= MODIFIER_BITS[m.lower()]
+    return mask
+
+
+def _readlink(path):
+    try:
+        return os.readlink(path)
+    except OSError:
+        return None
+
+
 def process_resources(pid):
     """(fds, mappings) of a process, for leak checks. Under ASan its allocator
     maps anonymous regions of its own as it grows and never unmaps them, so
     there only file-backed mappings count (client memfds, output buffers,
     libraries); LeakSanitizer checks the memory itself at exit."""
-    fds = len(os.listdir(f"/proc/{pid}/fd"))
+    # The control connection of the last query (wait_clients, stats) may
+    # still be open: the compositor closes it when it reads the EOF.
+    with open("/proc/net/unix") as f:
+        control = {f"socket:[{p[6]}]" for p in (line.split() for line in f)
+                   if len(p) > 7 and p[7].endswith(".smtwc")}
+    fds = sum(1 for fd in os.listdir(f"/proc/{pid}/fd")
+              if _readlink(f"/proc/{pid}/fd/{fd}") not in control)
     with open(f"/proc/{pid}/maps") as f:
         lines = f.readlines()
     if any("libasan" in line for line in lines):
@@ -859,7 +885,12 @@ class Session:
         for m in reversed(mods):
             argv += ["-m", m]
         p = self.spawn(argv, name="wtype-hold", stdin=subprocess.PIPE)
-        time.sleep(scaled(0.5))  # let it connect and send the key events
+        p.held_mask = modifier_mask(mods)
+        # The press travels on wtype's own connection: input another client
+        # sends is ordered after it only once the compositor has seen it.
+        self.wait_until(lambda: not p.alive() or
+                        self.keyboard_modifiers() & p.held_mask == p.held_mask,
+                        what=f"the compositor to see {mods} held")
         check(p.alive(), f"wtype holding {mods} exited early:\n{p.log_tail()}")
         return p
 
@@ -871,6 +902,28 @@ class Session:
         rc = p.wait(timeout)
         check(rc == 0, f"wtype holding modifiers ended with {rc}:\n{p.log_tail()}")
         self.clients.remove(p)
+        self.wait_until(lambda: self.keyboard_modifiers() & p.held_mask == 0,
+                        what="the compositor to see the modifiers released")
+
+    # -- compositor state for synchronisation --------------------------------
+
+    def server_stats(self):
+        return self.control("stats")["server"]
+
+    def keyboard_modifiers(self):
+        return self.server_stats()["keyboard_modifiers"]
+
+    def wayland_clients(self):
+        """Wayland connections the compositor has (a disconnect counts once
+        the compositor has processed it and freed what the client had)."""
+        return self.server_stats()["wayland_clients"]
+
+    def wait_clients(self, n, timeout=20.0):
+        """Wait until the compositor has exactly n Wayland connections: the
+        point where resource counts can be compared, instead of a sleep."""
+        self.wait_until(lambda: self.wayland_clients() == n, timeout=timeout,
+                        what=f"the compositor to count {n} Wayland clients "
+                             f"(it counts {self.wayland_clients()})")
 
     # -- X clients (Session(x11=True)) ------------------------------------------
 

@@ -7,7 +7,6 @@ writing while another keeps the compositor busy needs no wakeup syscalls."""
 import os
 import re
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
@@ -19,11 +18,6 @@ BORDER = 2
 def tool(h, env, name):
     build = os.path.dirname(os.path.dirname(os.path.dirname(h.vpointer)))
     return os.environ.get(env) or os.path.join(build, name)
-
-
-def resources(pid):
-    with open(f"/proc/{pid}/maps") as f:
-        return len(os.listdir(f"/proc/{pid}/fd")), sum(1 for _ in f)
 
 
 def start_demo(s, h, transport, dump):
@@ -90,26 +84,32 @@ def test(h):
         demo.terminate()
         s.wait_screenshot(lambda img: s.only_background(img) or None,
                           what="the socket demo's window to disappear")
-        time.sleep(0.3)
-        base = resources(pid)
+        clients = 1  # the harness's keyboard anchor
+        s.wait_clients(clients)
+        # (without the control connection of wait_clients' last query,
+        # which the compositor closes only when it reads the EOF)
+        base = harness.process_resources(pid)
         anim = s.spawn([tool(h, "SMT_DEMO", "clients/smt-demo")])
-        s.wait_screenshot(lambda img: img.bbox(FOCUSED) is not None or None,
-                          what="the animated demo window")
-        time.sleep(0.5)
+        img0, _ = s.wait_screenshot(lambda img: img.bbox(FOCUSED) is not None or None,
+                                    what="the animated demo window")
+        # Mid-stream: it has drawn a second, different frame.
+        s.wait_screenshot(lambda img: img.diff_count(img0) > 0 or None,
+                          what="the demo to animate")
         anim.signal_group(9)
         anim.wait(5)
         s.wait_screenshot(lambda img: s.only_background(img) or None,
                           what="the killed client's window to disappear")
-        deadline = time.monotonic() + harness.scaled(5)
-        while resources(pid) != base and time.monotonic() < deadline:
-            time.sleep(0.1)
-        check(resources(pid) == base,
-              f"fds/mappings {resources(pid)} did not return to {base} after the kill")
+        s.wait_clients(clients)
+        now = harness.process_resources(pid)
+        check(now == base, f"fds/mappings {now} did not return to {base} after the kill")
 
-        # Wakeups: with a flooder keeping the compositor busy, a second
-        # client publishing 200000 commands never has to wake it.
-        s.spawn([tool(h, "SMT_PLAID", "clients/smt-plaid"), "--seconds", "20"])
-        time.sleep(0.5)
+        # Wakeups: with a client keeping the compositor busy (a ring full of
+        # seconds of work at every moment), a second client publishing
+        # 200000 commands never has to wake it.
+        full = s.spawn([tool(h, "SMT_HOSTILE", "tests/tools/smt-hostile"), "ring-full", "60"],
+                       name="ring-full")
+        s.wait_until(lambda: "RING_FULL started" in open(full.log_path).read(),
+                     what="the ring-full client to fill its ring")
         res = s.run([tool(h, "SMT_INFO", "clients/smt-info"), "--count", "200000", "--json"],
                     timeout=30)
         m = re.search(r'"wakeups_client_to_server":\s*(\d+)', res.stdout)

@@ -32,7 +32,7 @@ def test(h):
         start = (frame.x + frame.w - 20, frame.y + frame.h - 20)
         end = (start[0] + 150, start[1] + 60)
         hold = s.hold_modifiers("logo")
-        s.vpointer("move", *start, "down", "right", "sleep", 50, "move", *end, "sleep", 100,
+        s.vpointer("move", *start, "down", "right", "move", *end,
                    "up", "right")
         s.release_modifiers(hold)
         s.park_pointer()

@@ -15,11 +15,10 @@ otherwise), so an xterm has the focus whenever X is involved."""
 import os
 import shlex
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
-from harness import FOCUSED, Session, check, log, scaled  # noqa: E402
+from harness import FOCUSED, Rect, Session, check, log  # noqa: E402
 
 SELECTIONS = [("clipboard", []), ("primary", ["--primary"])]
 
@@ -90,6 +89,17 @@ def tools_part(s):
         s.clients.remove(wc)
 
 
+def wait_text_shown(s, x, y, w, h, what):
+    """Wait until the terminal shows text in the line at (x, y, w, h): more
+    than a few pixels there differ from the line's background (taken just
+    right of it). The shell's output reaches the screen when the terminal
+    has read and drawn it; no fixed delay covers that on a loaded machine."""
+    def shown(img):
+        bg = img.pixel(min(img.width - 1, x + w + 30), y + h // 2)
+        return img.count_not(bg, rect=Rect(x, y, w, h)) >= 10
+    s.wait_screenshot(shown, what=what)
+
+
 def double_click(s, x, y):
     s.vpointer("move", x, y, "click", "left", "click", "left")
     s.park_pointer()
@@ -132,7 +142,9 @@ def xterm_to_foot(s, sel, word, xrm, paste_key):
     wid = s.wait_x_window("--classname", "xsrc", timeout=15)
     g = s.x_geometry(wid)
     _, frame = s.wait_for_border(FOCUSED, what="the source xterm focused")
-    time.sleep(scaled(0.3))  # let the shell print the word
+    # The word after the first cell (where the cursor was before it printed).
+    wait_text_shown(s, g.x + 2 + 6, g.y + 2, 6 * (len(word) - 1), 13,
+                    f"xterm to show {word!r}")
     # First line of the xterm: 2 px internal border, 13 px "fixed" font.
     double_click(s, g.x + 20, g.y + 9)
     r = s.run(["xclip", "-o", "-selection", sel], timeout=5, check_rc=False)
@@ -167,7 +179,7 @@ def foot_to_xterm(s, sel, word, copy_key, xrm):
     """Select word in foot by double-click (copy_key too), paste into xterm."""
     src = s.spawn(["foot"] + shower(word), name="foot-src")
     _, frame = s.wait_for_border(FOCUSED, what="the source foot focused")
-    time.sleep(scaled(0.3))
+    wait_text_shown(s, frame.x + 2 + 12, frame.y + 2, 40, 14, f"foot to show {word!r}")
     # First line of foot's text: its content starts inside the 2 px frame.
     double_click(s, frame.x + 2 + 20, frame.y + 2 + 8)
     if copy_key:

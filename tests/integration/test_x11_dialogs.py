@@ -6,11 +6,10 @@ pointer, drawn above the xterm where X put it, and goes away when the button
 is released."""
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
-from harness import BACKGROUND, OUTPUT_H, OUTPUT_W, Rect, Session, check, log, scaled  # noqa: E402
+from harness import BACKGROUND, OUTPUT_H, OUTPUT_W, Rect, Session, check, log  # noqa: E402
 
 
 def _blank(img, rects):
@@ -95,8 +94,15 @@ def menu_part(s):
     img0, _ = s.wait_screenshot(lambda img: img.count_not(BACKGROUND, rect=g) >= 0.95 * g.w * g.h,
                                 timeout=10, what=f"the xterm drawn at {g}")
     s.vpointer("move", px, py)
-    time.sleep(scaled(0.3))
-    before = s.screenshot()
+    # The xterm may redraw once the pointer enters (its cursor, its frame):
+    # "before" is the screen once two consecutive screenshots agree.
+    prev = [None]
+
+    def settled(img):
+        ok = prev[0] is not None and img.diff_count(prev[0]) == 0
+        prev[0] = img
+        return ok
+    before, _ = s.wait_screenshot(settled, what="the screen to settle after the pointer moved")
     excl = [Rect(px - 32, py - 32, 80, 80)]
 
     hold = s.hold_modifiers("ctrl")

@@ -12,6 +12,15 @@
  * comes), echo-probe SECONDS [INTERVAL_MS] (FENCE round-trip latency through
  * the ring, "ECHO n= p50= p99= max=" in ms, and every sample with -v).
  *
+ * Resource attacks: ring-flood, pool-flood, canvas-huge, canvas-grow,
+ * memory-rings (each must be refused with a LIMIT error naming the limit),
+ * drain-stall (requests that need hours of queued work must not run it),
+ * hold-memory N (keeps N 64 MiB pixmaps until killed).
+ *
+ * For tests/bench/hostile: big-fill SECONDS (ring-full with 4096x4096
+ * fills), drain-attack SECONDS, hold-fds N (a ring and N pools until
+ * killed), sync-probe SECONDS (wl_display round trips, "SYNC n= p50= ...").
+ *
  * Exit status: 0 when the compositor answered as the rule requires (the
  * expected protocol error, a refused mapping, or simply staying alive), 1
  * otherwise; 2 for usage errors. It prints what it saw. The protocol error
@@ -122,6 +131,7 @@ static void create_good_ring(struct hostile *h, uint32_t area_size) {
 	h->hdr->area_size = area_size;
 	h->hdr->header_size = SMT_RING_HEADER_SIZE;
 	h->area = h->mem + SMT_RING_HEADER_SIZE;
+	h->head = 0; /* a new stream (cases that make several rings) */
 	h->server_efd = eventfd(0, EFD_CLOEXEC);
 	h->client_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	create_ring_with(h, fd, area_size, dup(h->server_efd), dup(h->client_efd));
@@ -145,22 +155,46 @@ static void put(struct hostile *h, const void *bytes, size_t len) {
 	h->head += len;
 }
 
+/* Publishes head (any value, also a bad one) and wakes the server if it
+ * sleeps, as a real client does. */
 static void publish(struct hostile *h, uint64_t head) {
-	atomic_store_explicit(&h->hdr->head, head, memory_order_release);
-	/* Always wake the server: these tests do not care about the fast path. */
-	(void)head;
+	if (h->global == NULL) {
+		atomic_store_explicit(&h->hdr->head, head, memory_order_release);
+		return;
+	}
+	if (smt_ring_client_publish(h->hdr, h->global, head)) {
+		uint64_t one = 1;
+		if (write(h->server_efd, &one, sizeof(one)) < 0) {
+			perror("smt-hostile: eventfd");
+		}
+	}
 }
 
-/* Waits up to ms for the connection to die with a protocol error; returns
- * true if it did and the error is on the expected interface with the
- * expected code. */
-static bool expect_error(struct hostile *h, const struct wl_interface *iface, uint32_t code,
-		int ms) {
-	for (int waited = 0; waited < ms; waited += 50) {
-		if (wl_display_roundtrip(h->display) < 0) {
+static double now_ms(void);
+static bool ring_dead(const struct hostile *h);
+static bool wait_event(struct hostile *h, int timeout_ms);
+
+/* Every wait here ends on an event: the protocol error, the ring's DEAD
+ * flag, its tail. HANG_MS only bounds a compositor that never answers (a
+ * failure either way), so a slow or loaded machine cannot fail a case. */
+#define HANG_MS 120000
+
+/* Waits for the connection to die with a protocol error; returns true if
+ * it did and the error is on the expected interface with the expected
+ * code. An error for a request arrives by the round trip after it; an
+ * error for ring commands comes once the compositor ran them, and it marks
+ * the ring DEAD (and wakes us) before it posts the error, so the round
+ * trip after seeing DEAD brings it. */
+static bool expect_error(struct hostile *h, const struct wl_interface *iface, uint32_t code) {
+	bool ring_error = iface == &smt_ring_v1_interface &&
+		code == SMT_RING_V1_ERROR_BAD_COMMAND && h->status != NULL;
+	double end = now_ms() + HANG_MS;
+	for (;;) {
+		bool last = !ring_error || ring_dead(h);
+		if (wl_display_roundtrip(h->display) < 0 || last || now_ms() > end) {
 			break;
 		}
-		usleep(50000);
+		wait_event(h, 100);
 	}
 	int err = wl_display_get_error(h->display);
 	if (err != EPROTO) {
@@ -205,7 +239,8 @@ static bool status_page_read_only(struct hostile *h) {
 
 /* Waits (dispatching) until the compositor consumed up to pos. */
 static bool wait_tail(struct hostile *h, uint64_t pos) {
-	for (int i = 0; i < 2000 && h->status != NULL; i++) {
+	double end = now_ms() + HANG_MS;
+	while (h->status != NULL && now_ms() < end) {
 		if (atomic_load_explicit(&h->status->tail, memory_order_acquire) >= pos) {
 			return true;
 		}
@@ -260,6 +295,27 @@ static bool ring_dead(const struct hostile *h) {
 		(atomic_load_explicit(&h->status->flags, memory_order_acquire) & SMT_SERVER_DEAD);
 }
 
+/* Sleeps until the compositor writes our eventfd or our socket has data
+ * (dispatched), or timeout_ms. false if the connection died. */
+static bool wait_event(struct hostile *h, int timeout_ms) {
+	struct pollfd pfd[2] = {
+		{ h->client_efd, POLLIN, 0 },
+		{ wl_display_get_fd(h->display), POLLIN, 0 },
+	};
+	wl_display_flush(h->display);
+	if (poll(pfd, 2, timeout_ms) <= 0) {
+		return true;
+	}
+	uint64_t v;
+	if (pfd[0].revents & POLLIN) {
+		(void)!read(h->client_efd, &v, sizeof(v));
+	}
+	if ((pfd[1].revents & POLLIN) && wl_display_dispatch(h->display) < 0) {
+		return false;
+	}
+	return true;
+}
+
 /* Waits for tail >= pos through the WAITING protocol (eventfd), also
  * reading the Wayland socket. false if the ring died or time ran out. */
 static bool wait_tail_efd(struct hostile *h, uint64_t pos, int timeout_ms) {
@@ -299,7 +355,7 @@ static bool emit(struct hostile *h, const void *bytes, uint32_t len) {
 	uint64_t need = h->head + pad + len;
 	if (need - atomic_load_explicit(&h->status->tail, memory_order_acquire) > h->area_size) {
 		kick(h);
-		if (!wait_tail_efd(h, need - h->area_size, 10000)) {
+		if (!wait_tail_efd(h, need - h->area_size, HANG_MS)) {
 			return false;
 		}
 	}
@@ -542,7 +598,7 @@ static int run_op_case(struct hostile *h, const char *name) {
 	}
 	emit_fence(h, 1);
 	kick(h);
-	if (!wait_tail_efd(h, h->head, 5000)) {
+	if (!wait_tail_efd(h, h->head, HANG_MS)) {
 		fprintf(stderr, "smt-hostile: the set-up failed\n");
 		return 1;
 	}
@@ -554,7 +610,7 @@ static int run_op_case(struct hostile *h, const char *name) {
 	uint64_t offset = h->head;
 	put(h, buf, size > sizeof(buf) ? sizeof(buf) : size);
 	kick(h);
-	if (!expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_BAD_COMMAND, 3000)) {
+	if (!expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_BAD_COMMAND)) {
 		return 1;
 	}
 	if (!check_death(h, c->error, c->opcode < SMT_OP_COUNT ? c->opcode : -1)) {
@@ -577,7 +633,7 @@ static int case_header_scribble(struct hostile *h) {
 	emit_create(h, 5, 64, 64, SMT_FORMAT_ARGB8888);
 	emit_fence(h, 1);
 	kick(h);
-	if (!wait_tail_efd(h, h->head, 5000)) {
+	if (!wait_tail_efd(h, h->head, HANG_MS)) {
 		return 1;
 	}
 	uint64_t *words = (uint64_t *)h->mem;
@@ -589,7 +645,7 @@ static int case_header_scribble(struct hostile *h) {
 	for (uint64_t serial = 2; serial < 200; serial++) {
 		emit_fence(h, serial);
 		kick(h);
-		if (!wait_tail_efd(h, h->head, 5000)) {
+		if (!wait_tail_efd(h, h->head, HANG_MS)) {
 			fprintf(stderr, "smt-hostile: tail stuck at %llu (head %llu)\n",
 				(unsigned long long)atomic_load(&h->status->tail),
 				(unsigned long long)h->head);
@@ -622,7 +678,7 @@ static int case_foreign(struct hostile *h, const char *name, uint32_t id) {
 		emit(h, &fill, sizeof(fill));
 		emit_fence(h, 1);
 		kick(h);
-		if (!wait_tail_efd(h, h->head, 5000)) {
+		if (!wait_tail_efd(h, h->head, HANG_MS)) {
 			fprintf(stderr, "smt-hostile: our own pixmap %u failed\n", id);
 			return 1;
 		}
@@ -632,7 +688,7 @@ static int case_foreign(struct hostile *h, const char *name, uint32_t id) {
 		op = SMT_OP_PRESENT;
 	}
 	kick(h);
-	if (!expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_BAD_COMMAND, 3000)) {
+	if (!expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_BAD_COMMAND)) {
 		return 1;
 	}
 	return check_death(h, SMT_ERROR_BAD_DRAWABLE, op) ? 0 : 1;
@@ -651,7 +707,7 @@ static int case_pool(struct hostile *h, const char *name) {
 		bool unsealed = name[5] == 'u';
 		int pfd = make_memfd(unsealed ? 65536 : 4096, unsealed ? 0 : F_SEAL_SHRINK);
 		smt_ring_v1_create_pool(h->ring, 3, pfd, 65536);
-		return expect_error(h, ring, SMT_RING_V1_ERROR_BAD_FD, 2000) ? 0 : 1;
+		return expect_error(h, ring, SMT_RING_V1_ERROR_BAD_FD) ? 0 : 1;
 	}
 	int pfd = make_memfd(65536, F_SEAL_SHRINK);
 	h->pool = smt_ring_v1_create_pool(h->ring, 3, pfd, 65536);
@@ -669,22 +725,22 @@ static int case_pool(struct hostile *h, const char *name) {
 		emit_put_pool(h, 3, 65536 - 64 * 256);
 		emit_fence(h, 1);
 		kick(h);
-		if (!wait_tail_efd(h, h->head, 5000)) {
+		if (!wait_tail_efd(h, h->head, HANG_MS)) {
 			fprintf(stderr, "smt-hostile: drawing from the pool failed\n");
 			return 1;
 		}
 		/* and asking the server to shrink its mapping is an error. */
 		smt_pool_v1_resize(h->pool, 4096);
-		return expect_error(h, ring, SMT_RING_V1_ERROR_BAD_FD, 2000) ? 0 : 1;
+		return expect_error(h, ring, SMT_RING_V1_ERROR_BAD_FD) ? 0 : 1;
 	}
 	if (strcmp(name, "pool-grow-lie") == 0) {
 		/* resize beyond what the memfd holds */
 		smt_pool_v1_resize(h->pool, 1u << 24);
-		return expect_error(h, ring, SMT_RING_V1_ERROR_BAD_FD, 2000) ? 0 : 1;
+		return expect_error(h, ring, SMT_RING_V1_ERROR_BAD_FD) ? 0 : 1;
 	}
 	/* pool-destroy-pending: commands naming the pool are published, the
 	 * pool is destroyed at once (no round trip): those commands still run
-	 * (the server drains the ring first), later ones fail with BAD_POOL. */
+	 * (the destroy waits for them), later ones fail with BAD_POOL. */
 	for (int i = 0; i < 100; i++) {
 		emit_put_pool(h, 3, (uint64_t)(i % 4) * 64 * 256);
 	}
@@ -693,7 +749,7 @@ static int case_pool(struct hostile *h, const char *name) {
 	kick(h);
 	smt_pool_v1_destroy(h->pool);
 	wl_display_roundtrip(h->display);
-	if (atomic_load(&h->status->tail) != pending || ring_dead(h)) {
+	if (!wait_tail_efd(h, pending, HANG_MS) || ring_dead(h)) {
 		fprintf(stderr, "smt-hostile: commands published before destroy did not all run "
 			"(tail %llu of %llu)\n", (unsigned long long)atomic_load(&h->status->tail),
 			(unsigned long long)pending);
@@ -702,14 +758,15 @@ static int case_pool(struct hostile *h, const char *name) {
 	printf("100 pending PUT_IMAGE_POOL ran before the pool went away\n");
 	emit_put_pool(h, 3, 0);
 	kick(h);
-	if (!expect_error(h, ring, SMT_RING_V1_ERROR_BAD_COMMAND, 3000)) {
+	if (!expect_error(h, ring, SMT_RING_V1_ERROR_BAD_COMMAND)) {
 		return 1;
 	}
 	return check_death(h, SMT_ERROR_BAD_POOL, SMT_OP_PUT_IMAGE_POOL) ? 0 : 1;
 }
 
-/* Ten thousand small pixmaps are fine; ten thousand 64x64 ones exceed the
- * per-client pixmap memory (64 MiB) and end the client with LIMIT. */
+/* Ten thousand small pixmaps are fine; twenty thousand 64x64 ones exceed
+ * the client's memory limit (client-memory-mib, 256 by default) and end
+ * the client with LIMIT. */
 static int case_pixmaps_10k(struct hostile *h) {
 	create_good_ring(h, 1u << 20);
 	for (uint32_t id = 1; id <= 10000; id++) {
@@ -717,19 +774,19 @@ static int case_pixmaps_10k(struct hostile *h) {
 	}
 	emit_fence(h, 1);
 	kick(h);
-	if (!wait_tail_efd(h, h->head, 10000)) {
+	if (!wait_tail_efd(h, h->head, HANG_MS)) {
 		fprintf(stderr, "smt-hostile: 10000 1x1 pixmaps were refused\n");
 		return 1;
 	}
 	printf("10000 1x1 pixmaps created\n");
-	for (uint32_t id = 10001; id <= 20000; id++) {
+	for (uint32_t id = 10001; id <= 30000; id++) {
 		emit_create(h, id, 64, 64, SMT_FORMAT_ARGB8888);
 		if (ring_dead(h)) {
 			break;
 		}
 	}
 	kick(h);
-	if (!expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_BAD_COMMAND, 5000)) {
+	if (!expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_BAD_COMMAND)) {
 		return 1;
 	}
 	return check_death(h, SMT_ERROR_LIMIT, SMT_OP_CREATE_PIXMAP) ? 0 : 1;
@@ -748,7 +805,11 @@ static int case_no_read(struct hostile *h, double seconds) {
 				wl_display_sync(h->display); /* never destroyed: we never read */
 				sent++;
 			}
-			if (wl_display_flush(h->display) < 0 && errno != EAGAIN) {
+			int flushed = wl_display_flush(h->display);
+			if (sent == 64) {
+				printf("NO_READ started\n"); /* tests wait for this line */
+			}
+			if (flushed < 0 && errno != EAGAIN) {
 				disconnected = true;
 				printf("disconnected after %lu syncs (%s)\n", sent, strerror(errno));
 				fflush(stdout);
@@ -767,14 +828,17 @@ static int case_no_read(struct hostile *h, double seconds) {
 }
 
 /* Keeps its ring full of full-pixmap fills (a million pixels per 40-byte
- * command) and waits on a tail it never reads its eventfd for. */
-static int case_ring_full(struct hostile *h, double seconds) {
-	create_good_ring(h, 65536);
-	emit_create(h, 1, 1024, 1024, SMT_FORMAT_ARGB8888);
+ * command) and waits on a tail it never reads its eventfd for. Prints
+ * "RING_FULL started" once the ring is full the first time. */
+static int case_ring_full(struct hostile *h, double seconds, uint32_t side) {
+	/* 1 MiB: about 26000 fills, seconds of work queued at every moment, so
+	 * the compositor has work whenever this client runs at all. */
+	create_good_ring(h, 1u << 20);
+	emit_create(h, 1, side, side, SMT_FORMAT_ARGB8888);
 	emit_target(h, 1);
 	struct { struct smt_cmd_fill_rects f; struct smt_rect r; } fill = {
 		{ { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_OVER, 0x80402010u, 1, 0 },
-		{ 0, 0, 1024, 1024 } };
+		{ 0, 0, side, side } };
 	double end = now_ms() + seconds * 1000;
 	unsigned long written = 0, full = 0;
 	while (now_ms() < end && !ring_dead(h)) {
@@ -791,7 +855,9 @@ static int case_ring_full(struct hostile *h, double seconds) {
 			written++;
 		}
 		kick(h);
-		full++;
+		if (full++ == 0) {
+			printf("RING_FULL started\n"); /* tests wait for this line */
+		}
 		/* WAITING for a tail that can never come, eventfd never read */
 		atomic_store(&h->hdr->wait_tail, UINT64_MAX);
 		atomic_store(&h->hdr->flags, SMT_CLIENT_WAITING);
@@ -824,7 +890,7 @@ static int case_echo_probe(struct hostile *h, double seconds, int interval_ms, b
 		double t0 = now_ms();
 		emit_fence(h, ++serial);
 		kick(h);
-		if (!wait_tail_efd(h, h->head, 5000)) {
+		if (!wait_tail_efd(h, h->head, HANG_MS)) {
 			fprintf(stderr, "smt-hostile: echo %llu lost (ring %s)\n",
 				(unsigned long long)serial, ring_dead(h) ? "dead" : "stuck");
 			return 1;
@@ -849,6 +915,253 @@ static int case_echo_probe(struct hostile *h, double seconds, int interval_ms, b
 	return 0;
 }
 
+/* ---- resource attacks (docs/protocol.md "Resource limits") ------------ */
+
+/* Rings until the compositor refuses one: the client's ring limit (or
+ * its fd limit, whichever is lower) names itself in the error. */
+static int case_ring_flood(struct hostile *h) {
+	for (int i = 0; i < 100000; i++) {
+		int fd = make_memfd(SMT_RING_HEADER_SIZE + 4096, F_SEAL_SHRINK | F_SEAL_GROW);
+		struct smt_ring_v1 *r = smt_ring_manager_v1_create_ring(h->manager, fd, 4096,
+			eventfd(0, EFD_CLOEXEC), eventfd(0, EFD_CLOEXEC));
+		(void)r;
+		if (wl_display_roundtrip(h->display) < 0) {
+			printf("rings accepted: %d\n", i);
+			return expect_error(h, &smt_ring_manager_v1_interface,
+				SMT_RING_MANAGER_V1_ERROR_LIMIT) ? 0 : 1;
+		}
+	}
+	fprintf(stderr, "smt-hostile: 100000 rings accepted\n");
+	return 1;
+}
+
+/* Pools on one ring until refused (each keeps a descriptor in the
+ * compositor). */
+static int case_pool_flood(struct hostile *h) {
+	create_good_ring(h, 4096);
+	for (uint32_t id = 1; id < 1024; id++) {
+		int fd = make_memfd(4096, F_SEAL_SHRINK);
+		smt_ring_v1_create_pool(h->ring, id, fd, 4096);
+		close(fd);
+		if (wl_display_roundtrip(h->display) < 0) {
+			printf("pools accepted: %u\n", id - 1);
+			return expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_LIMIT) ? 0 : 1;
+		}
+	}
+	fprintf(stderr, "smt-hostile: 1023 pools accepted\n");
+	return 1;
+}
+
+/* A canvas of the largest size: two images of 1 GiB each. */
+static int case_canvas_huge(struct hostile *h) {
+	create_good_ring(h, 4096);
+	struct wl_surface *surface = wl_compositor_create_surface(h->compositor);
+	smt_ring_v1_get_canvas(h->ring, 1, surface, SMT_MAX_DIMENSION, SMT_MAX_DIMENSION);
+	return expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_LIMIT) ? 0 : 1;
+}
+
+/* Growing a canvas past the limit is refused on the canvas. */
+static int case_canvas_grow(struct hostile *h) {
+	create_good_ring(h, 4096);
+	struct wl_surface *surface = wl_compositor_create_surface(h->compositor);
+	struct smt_canvas_v1 *canvas = smt_ring_v1_get_canvas(h->ring, 1, surface, 64, 64);
+	wl_display_roundtrip(h->display);
+	smt_canvas_v1_resize(canvas, SMT_MAX_DIMENSION, 8192);
+	return expect_error(h, &smt_canvas_v1_interface, SMT_CANVAS_V1_ERROR_LIMIT) ? 0 : 1;
+}
+
+/* 64 MiB pixmaps, one per ring: the memory limit is the client's, not the
+ * ring's, so a new ring brings no new allowance. */
+static int case_memory_rings(struct hostile *h) {
+	for (int i = 0; i < 64; i++) {
+		create_good_ring(h, 4096);
+		emit_create(h, 1, 4096, 4096, SMT_FORMAT_ARGB8888);
+		emit_fence(h, 1);
+		kick(h);
+		if (!wait_tail_efd(h, h->head, HANG_MS)) {
+			printf("rings with a 64 MiB pixmap: %d\n", i);
+			if (!expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_BAD_COMMAND)) {
+				return 1;
+			}
+			return check_death(h, SMT_ERROR_LIMIT, SMT_OP_CREATE_PIXMAP) ? 0 : 1;
+		}
+	}
+	fprintf(stderr, "smt-hostile: 64 rings of 64 MiB pixmaps accepted\n");
+	return 1;
+}
+
+/* Holds n 64 MiB pixmaps, every pixel written (resident), until killed
+ * (prints HOLDING once they exist): the other clients' share of the
+ * compositor's total. */
+static int case_hold_memory(struct hostile *h, int n) {
+	create_good_ring(h, 4096);
+	struct { struct smt_cmd_fill_rects f; struct smt_rect r; } fill = {
+		{ { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_SRC, 0xff402010u, 1, 0 },
+		{ 0, 0, 4096, 4096 } };
+	for (int i = 1; i <= n; i++) {
+		emit_create(h, (uint32_t)i, 4096, 4096, SMT_FORMAT_ARGB8888);
+		emit_target(h, (uint32_t)i);
+		emit(h, &fill, sizeof(fill));
+	}
+	emit_fence(h, 1);
+	kick(h);
+	if (!wait_tail_efd(h, h->head, HANG_MS)) {
+		printf("REFUSED: %d pixmaps of 64 MiB\n", n);
+		return 1;
+	}
+	printf("HOLDING %d MiB\n", n * 64);
+	while (wl_display_dispatch(h->display) >= 0) {
+	}
+	return 0;
+}
+
+/* A 16 MiB ring full of fills that each cover a 4096x4096 pixmap (hours of
+ * work), then every request that needs the ring's earlier work: pool
+ * create, resize and destroy, canvas create, resize and destroy. Their
+ * handlers must not run that work: this client's own round trip returns,
+ * and a second connection (the victim) gets its round trip and its own
+ * ring's FENCE executed, all while nearly all of the attacker's work is
+ * still queued. */
+static int case_drain_stall(struct hostile *h) {
+	create_good_ring(h, 16u << 20);
+	emit_create(h, 1, 4096, 4096, SMT_FORMAT_ARGB8888);
+	emit_target(h, 1);
+	struct { struct smt_cmd_fill_rects f; struct smt_rect r; } fill = {
+		{ { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_OVER, 0x80402010u, 1, 0 },
+		{ 0, 0, 4096, 4096 } };
+	while (h->head + sizeof(fill) + 64 <= h->area_size) {
+		emit(h, &fill, sizeof(fill));
+	}
+	kick(h);
+	uint64_t queued = h->head;
+	int fd = make_memfd(65536, F_SEAL_SHRINK);
+	struct smt_pool_v1 *pool = smt_ring_v1_create_pool(h->ring, 1, fd, 4096);
+	smt_pool_v1_resize(pool, 65536);
+	close(fd);
+	struct wl_surface *surface = wl_compositor_create_surface(h->compositor);
+	struct smt_canvas_v1 *canvas = smt_ring_v1_get_canvas(h->ring, 2, surface, 256, 256);
+	smt_canvas_v1_resize(canvas, 512, 512);
+	smt_canvas_v1_destroy(canvas);
+	smt_pool_v1_destroy(pool);
+	if (wl_display_roundtrip(h->display) < 0) {
+		fprintf(stderr, "smt-hostile: the attacker's requests were refused\n");
+		return 1;
+	}
+	printf("attacker: its requests answered with %llu of %llu bytes executed\n",
+		(unsigned long long)atomic_load(&h->status->tail), (unsigned long long)queued);
+
+	struct hostile v = { .status_fd = -1, .global_fd = -1, .server_efd = -1, .client_efd = -1 };
+	v.display = wl_display_connect(NULL);
+	if (v.display == NULL) {
+		fputs("smt-hostile: the victim cannot connect\n", stderr);
+		return 1;
+	}
+	struct wl_registry *registry = wl_display_get_registry(v.display);
+	wl_registry_add_listener(registry, &registry_listener, &v);
+	wl_display_roundtrip(v.display);
+	create_good_ring(&v, 4096);
+	emit_fence(&v, 1);
+	kick(&v);
+	if (v.manager == NULL || !wait_tail_efd(&v, v.head, HANG_MS) ||
+			wl_display_roundtrip(v.display) < 0) {
+		fprintf(stderr, "smt-hostile: the victim's requests did not complete\n");
+		return 1;
+	}
+	uint64_t done = atomic_load(&h->status->tail);
+	printf("victim: round trip and FENCE done with %llu of %llu attacker bytes executed\n",
+		(unsigned long long)done, (unsigned long long)queued);
+	if (done >= queued || ring_dead(h)) {
+		fprintf(stderr, "smt-hostile: the attacker's queue was drained (%s)\n",
+			ring_dead(h) ? "ring dead" : "all executed");
+		return 1;
+	}
+	printf("DRAIN_STALL refused\n");
+	return 0;
+}
+
+/* wl_display round trips (what every Wayland client waits for), reported
+ * like echo-probe: "SYNC n= p50= p99= max=" in ms. */
+static int case_sync_probe(struct hostile *h, double seconds) {
+	size_t cap = 1 << 20, n = 0;
+	double *lat = malloc(cap * sizeof(*lat));
+	double end = now_ms() + seconds * 1000;
+	while (now_ms() < end && n < cap) {
+		double t0 = now_ms();
+		if (wl_display_roundtrip(h->display) < 0) {
+			fprintf(stderr, "smt-hostile: round trip failed\n");
+			return 1;
+		}
+		lat[n++] = now_ms() - t0;
+		usleep(10000);
+	}
+	qsort(lat, n, sizeof(*lat), cmp_double);
+	printf("SYNC n=%zu p50=%.3f p99=%.3f max=%.3f ms\n", n, lat[n / 2],
+		lat[(size_t)((double)n * 0.99) < n ? (size_t)((double)n * 0.99) : n - 1], lat[n - 1]);
+	free(lat);
+	return 0;
+}
+
+/* The drain attack of issue 12 for the benchmark: a 16 MiB ring of fills
+ * over a 4096x4096 pixmap, then every request that needs the ring's
+ * earlier work, and the ring refilled as it drains for `seconds`. */
+static int case_drain_attack(struct hostile *h, double seconds) {
+	create_good_ring(h, 16u << 20);
+	emit_create(h, 1, 4096, 4096, SMT_FORMAT_ARGB8888);
+	emit_target(h, 1);
+	struct { struct smt_cmd_fill_rects f; struct smt_rect r; } fill = {
+		{ { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_OVER, 0x80402010u, 1, 0 },
+		{ 0, 0, 4096, 4096 } };
+	while (h->head + sizeof(fill) + 64 <= h->area_size) {
+		emit(h, &fill, sizeof(fill));
+	}
+	kick(h);
+	int fd = make_memfd(65536, F_SEAL_SHRINK);
+	struct smt_pool_v1 *pool = smt_ring_v1_create_pool(h->ring, 1, fd, 4096);
+	smt_pool_v1_resize(pool, 65536);
+	close(fd);
+	struct wl_surface *surface = wl_compositor_create_surface(h->compositor);
+	struct smt_canvas_v1 *canvas = smt_ring_v1_get_canvas(h->ring, 2, surface, 256, 256);
+	smt_canvas_v1_resize(canvas, 512, 512);
+	smt_canvas_v1_destroy(canvas);
+	smt_pool_v1_destroy(pool);
+	if (wl_display_roundtrip(h->display) < 0) {
+		return 1;
+	}
+	printf("DRAIN_ATTACK started\n"); /* the benchmark waits for this line */
+	double end = now_ms() + seconds * 1000;
+	while (now_ms() < end && !ring_dead(h)) {
+		uint64_t tail = atomic_load_explicit(&h->status->tail, memory_order_acquire);
+		while (h->head + sizeof(fill) + 64 - tail <= h->area_size) {
+			emit(h, &fill, sizeof(fill));
+		}
+		kick(h);
+		usleep(2000);
+		wl_display_dispatch_pending(h->display);
+		wl_display_flush(h->display);
+	}
+	return ring_dead(h) ? 1 : 0;
+}
+
+/* One ring and `pools` pools, held until killed: descriptors the
+ * compositor keeps for us. "HOLDING" once they exist, "REFUSED" (exit 0)
+ * if a limit refused them. */
+static int case_hold_fds(struct hostile *h, int pools) {
+	create_good_ring(h, 4096);
+	for (int id = 1; id <= pools; id++) {
+		int fd = make_memfd(4096, F_SEAL_SHRINK);
+		smt_ring_v1_create_pool(h->ring, (uint32_t)id, fd, 4096);
+		close(fd);
+	}
+	if (wl_display_roundtrip(h->display) < 0) {
+		printf("REFUSED\n");
+		return 0;
+	}
+	printf("HOLDING %d fds\n", pools + 3);
+	while (wl_display_dispatch(h->display) >= 0) {
+	}
+	return 0;
+}
+
 static int run_new_case(struct hostile *h, const char *name, const char *arg, bool *handled) {
 	*handled = true;
 	double secs = arg ? atof(arg) : 5;
@@ -858,6 +1171,20 @@ static int run_new_case(struct hostile *h, const char *name, const char *arg, bo
 		return case_header_scribble(h);
 	} else if (strcmp(name, "foreign-target") == 0 || strcmp(name, "foreign-present") == 0) {
 		return case_foreign(h, name, arg ? (uint32_t)strtoul(arg, NULL, 0) : 1);
+	} else if (strcmp(name, "ring-flood") == 0) {
+		return case_ring_flood(h);
+	} else if (strcmp(name, "pool-flood") == 0) {
+		return case_pool_flood(h);
+	} else if (strcmp(name, "canvas-huge") == 0) {
+		return case_canvas_huge(h);
+	} else if (strcmp(name, "canvas-grow") == 0) {
+		return case_canvas_grow(h);
+	} else if (strcmp(name, "memory-rings") == 0) {
+		return case_memory_rings(h);
+	} else if (strcmp(name, "drain-stall") == 0) {
+		return case_drain_stall(h);
+	} else if (strcmp(name, "hold-memory") == 0) {
+		return case_hold_memory(h, arg ? atoi(arg) : 1);
 	} else if (strncmp(name, "pool-", 5) == 0 && strcmp(name, "pool-offset-overflow") != 0) {
 		return case_pool(h, name);
 	} else if (strcmp(name, "pixmaps-10k") == 0) {
@@ -865,7 +1192,15 @@ static int run_new_case(struct hostile *h, const char *name, const char *arg, bo
 	} else if (strcmp(name, "no-read") == 0) {
 		return case_no_read(h, secs);
 	} else if (strcmp(name, "ring-full") == 0) {
-		return case_ring_full(h, secs);
+		return case_ring_full(h, secs, 1024);
+	} else if (strcmp(name, "big-fill") == 0) {
+		return case_ring_full(h, secs, 4096);
+	} else if (strcmp(name, "sync-probe") == 0) {
+		return case_sync_probe(h, secs);
+	} else if (strcmp(name, "drain-attack") == 0) {
+		return case_drain_attack(h, secs);
+	} else if (strcmp(name, "hold-fds") == 0) {
+		return case_hold_fds(h, arg ? atoi(arg) : 1);
 	} else if (strcmp(name, "echo-probe") == 0 || strcmp(name, "echo-probe-v") == 0) {
 		const char *iv = getenv("SMT_ECHO_INTERVAL_MS");
 		return case_echo_probe(h, secs, iv ? atoi(iv) : 10, name[10] == '-');
@@ -910,7 +1245,7 @@ static int run_new_case(struct hostile *h, const char *name, const char *arg, bo
 		emit_fence(h, 9);
 		double t0 = now_ms();
 		kick(h);
-		if (!wait_tail_efd(h, h->head, 10000)) {
+		if (!wait_tail_efd(h, h->head, HANG_MS)) {
 			fprintf(stderr, "smt-hostile: giant geometry failed (%s)\n",
 				ring_dead(h) ? "ring died" : "timeout");
 			return 1;
@@ -922,12 +1257,12 @@ static int run_new_case(struct hostile *h, const char *name, const char *arg, bo
 		emit_fence(h, 1);
 		emit_fence(h, 2);
 		kick(h);
-		if (!wait_tail_efd(h, h->head, 5000)) {
+		if (!wait_tail_efd(h, h->head, HANG_MS)) {
 			return 1;
 		}
 		h->head -= 16;
 		kick(h);
-		if (!expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_BAD_COMMAND, 3000)) {
+		if (!expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_BAD_COMMAND)) {
 			return 1;
 		}
 		return check_death(h, SMT_ERROR_BAD_HEAD, -1) ? 0 : 1;
@@ -935,7 +1270,7 @@ static int run_new_case(struct hostile *h, const char *name, const char *arg, bo
 		create_good_ring(h, 4096);
 		h->head = UINT64_MAX & ~(uint64_t)7;
 		kick(h);
-		if (!expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_BAD_COMMAND, 3000)) {
+		if (!expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_BAD_COMMAND)) {
 			return 1;
 		}
 		return check_death(h, SMT_ERROR_BAD_HEAD, -1) ? 0 : 1;
@@ -950,18 +1285,18 @@ static int run_case(struct hostile *h, const char *name) {
 	if (strcmp(name, "unsealed") == 0) {
 		int fd = make_memfd(SMT_RING_HEADER_SIZE + 4096, 0);
 		create_ring_with(h, fd, 4096, eventfd(0, 0), eventfd(0, 0));
-		return expect_error(h, mgr, SMT_RING_MANAGER_V1_ERROR_BAD_FD, 2000) ? 0 : 1;
+		return expect_error(h, mgr, SMT_RING_MANAGER_V1_ERROR_BAD_FD) ? 0 : 1;
 	}
 	if (strcmp(name, "short") == 0) {
 		int fd = make_memfd(SMT_RING_HEADER_SIZE + 1024, F_SEAL_SHRINK);
 		create_ring_with(h, fd, 4096, eventfd(0, 0), eventfd(0, 0));
-		return expect_error(h, mgr, SMT_RING_MANAGER_V1_ERROR_BAD_FD, 2000) ? 0 : 1;
+		return expect_error(h, mgr, SMT_RING_MANAGER_V1_ERROR_BAD_FD) ? 0 : 1;
 	}
 	if (strcmp(name, "not-pow2") == 0 || strcmp(name, "too-large") == 0) {
 		uint32_t size = name[0] == 'n' ? 5000 : 1u << 30;
 		int fd = make_memfd(SMT_RING_HEADER_SIZE + 8192, F_SEAL_SHRINK);
 		create_ring_with(h, fd, size, eventfd(0, 0), eventfd(0, 0));
-		return expect_error(h, mgr, SMT_RING_MANAGER_V1_ERROR_BAD_SIZE, 2000) ? 0 : 1;
+		return expect_error(h, mgr, SMT_RING_MANAGER_V1_ERROR_BAD_SIZE) ? 0 : 1;
 	}
 	if (strcmp(name, "not-eventfd") == 0) {
 		int pipefd[2];
@@ -970,12 +1305,12 @@ static int run_case(struct hostile *h, const char *name) {
 		}
 		int fd = make_memfd(SMT_RING_HEADER_SIZE + 4096, F_SEAL_SHRINK);
 		create_ring_with(h, fd, 4096, pipefd[0], eventfd(0, 0));
-		return expect_error(h, mgr, SMT_RING_MANAGER_V1_ERROR_BAD_EVENTFD, 2000) ? 0 : 1;
+		return expect_error(h, mgr, SMT_RING_MANAGER_V1_ERROR_BAD_EVENTFD) ? 0 : 1;
 	}
 	if (strcmp(name, "not-a-memfd") == 0) {
 		int fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
 		create_ring_with(h, fd, 4096, eventfd(0, 0), eventfd(0, 0));
-		return expect_error(h, mgr, SMT_RING_MANAGER_V1_ERROR_BAD_FD, 2000) ? 0 : 1;
+		return expect_error(h, mgr, SMT_RING_MANAGER_V1_ERROR_BAD_FD) ? 0 : 1;
 	}
 
 	create_good_ring(h, 4096);
@@ -1065,7 +1400,7 @@ static int run_case(struct hostile *h, const char *name) {
 			cmd(h, SMT_OP_CREATE_PIXMAP, 24, create, sizeof(create));
 		}
 		publish(h, h->head);
-		return expect_error(h, ring, SMT_RING_V1_ERROR_BAD_COMMAND, 5000) ? 0 : 1;
+		return expect_error(h, ring, SMT_RING_V1_ERROR_BAD_COMMAND) ? 0 : 1;
 	} else if (strcmp(name, "race") == 0) {
 		/* Round 0: a pixmap to draw into, then PAD to the end of the area. */
 		uint32_t create[4] = { 5, 64, 64, SMT_FORMAT_ARGB8888 };
@@ -1129,7 +1464,7 @@ static int run_case(struct hostile *h, const char *name) {
 		return 2;
 	}
 	/* Wake the compositor in case it sleeps, then expect the error. */
-	return expect_error(h, ring, SMT_RING_V1_ERROR_BAD_COMMAND, 3000) ? 0 : 1;
+	return expect_error(h, ring, SMT_RING_V1_ERROR_BAD_COMMAND) ? 0 : 1;
 }
 
 int main(int argc, char *argv[]) {
@@ -1144,7 +1479,7 @@ int main(int argc, char *argv[]) {
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	struct hostile h = { .status_fd = -1, .global_fd = -1 };
+	struct hostile h = { .status_fd = -1, .global_fd = -1, .server_efd = -1, .client_efd = -1 };
 	h.display = wl_display_connect(NULL);
 	if (h.display == NULL) {
 		fputs("smt-hostile: cannot connect\n", stderr);

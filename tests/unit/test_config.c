@@ -205,6 +205,12 @@ static void test_defaults(void)
 	CHECK_INT(cfg.scheduler.priority_min, -20);
 	CHECK_INT(cfg.scheduler.priority_max, 20);
 	CHECK_INT(cfg.scheduler.input_boost, 1);
+	CHECK_INT(cfg.limits.client_fds, 64);
+	CHECK_INT(cfg.limits.client_rings, 8);
+	CHECK_INT(cfg.limits.client_pools, 32);
+	CHECK_INT(cfg.limits.client_memory_mib, 256);
+	CHECK_INT(cfg.limits.total_memory_mib, 2048);
+	CHECK_INT(cfg.limits.fd_headroom, 256);
 
 	CHECK_INT(cfg.binding_count, 7);
 	const uint32_t L = SMTWC_MOD_LOGO, S = SMTWC_MOD_SHIFT;
@@ -304,7 +310,15 @@ static void test_all_keys(void)
 		"priority-base = 5\n"
 		"priority-min = 5\n"
 		"priority-max = 10\n"
-		"input-boost = 20\n";
+		"input-boost = 20\n"
+		"\n"
+		"[limits]\n"
+		"client-fds = 20\n"
+		"client-rings = 2\n"
+		"client-pools = 1\n"
+		"client-memory-mib = 16\n"
+		"total-memory-mib = 100\n"
+		"fd-headroom = 64\n";
 	struct smtwc_config cfg;
 	char *msg;
 	CHECK_INT(load(&cfg, text, &msg), 0);
@@ -377,6 +391,12 @@ static void test_all_keys(void)
 	CHECK_INT(cfg.scheduler.priority_min, 5);
 	CHECK_INT(cfg.scheduler.priority_max, 10);
 	CHECK_INT(cfg.scheduler.input_boost, 20);
+	CHECK_INT(cfg.limits.client_fds, 20);
+	CHECK_INT(cfg.limits.client_rings, 2);
+	CHECK_INT(cfg.limits.client_pools, 1);
+	CHECK_INT(cfg.limits.client_memory_mib, 16);
+	CHECK_INT(cfg.limits.total_memory_mib, 100);
+	CHECK_INT(cfg.limits.fd_headroom, 64);
 	smtwc_config_finish(&cfg);
 }
 
@@ -633,12 +653,17 @@ static void test_errors(void)
 		"lone-slice-ms, lone-after-ms, priority-base, priority-min, "
 		"priority-max, input-boost, fifo-commands, idle-praise-ms, "
 		"input-boost-interval-ms)");
+	EXPECT_ERROR("[limits]\nclient-fds = 2\n", 2,
+		"invalid value '2' for 'client-fds' (expected an integer from 3 to 1000000)");
+	EXPECT_ERROR("[limits]\nrings = 2\n", 2,
+		"unknown key 'rings' in [limits] (expected client-fds, client-rings, "
+		"client-pools, client-memory-mib, total-memory-mib, fd-headroom)");
 	/* structure */
 	EXPECT_ERROR("modifier = alt\n", 1,
 		"'modifier' is outside of any section");
 	EXPECT_ERROR("[colours]\nbackground = #ffffff\nnonsense\n", 1,
 		"unknown section '[colours]' (expected general, keyboard, bindings, "
-		"startup, output NAME, scheduler)");
+		"startup, output NAME, scheduler, limits)");
 	EXPECT_ERROR("[General]\nmodifier = alt\n", 1, "unknown section '[General]'");
 	EXPECT_ERROR("[outputs X]\nscale = 2\n", 1, "unknown section '[outputs X]'");
 	EXPECT_ERROR("[general\nmodifier = alt\n", 1,

@@ -1,0 +1,106 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <wlr/util/log.h>
+#include "server.h"
+#include "transport/client_usage.h"
+#include "transport/ring.h"
+
+/* The soft limit the compositor started with: what launched programs get
+ * back (fd_limit_restore_for_child), since some still use select(2). */
+static struct rlimit started_with;
+static bool raised;
+
+/* fds this process may still open for clients: the soft limit, raised to
+ * the hard one, less the headroom kept for new connections, the
+ * compositor's own files and fds in flight in requests. */
+static uint64_t fd_budget(int headroom) {
+	struct rlimit lim;
+	if (getrlimit(RLIMIT_NOFILE, &lim) == 0) {
+		if (!raised) {
+			started_with = lim;
+			raised = true;
+		}
+		if (lim.rlim_cur < lim.rlim_max) {
+			struct rlimit up = { lim.rlim_max, lim.rlim_max };
+			if (setrlimit(RLIMIT_NOFILE, &up) == 0) {
+				lim = up;
+			} else {
+				wlr_log_errno(WLR_ERROR, "cannot raise RLIMIT_NOFILE to %llu",
+					(unsigned long long)lim.rlim_max);
+			}
+		}
+	} else {
+		lim.rlim_cur = 1024;
+	}
+	uint64_t soft = lim.rlim_cur == RLIM_INFINITY ? 1u << 20 : lim.rlim_cur;
+	/* A headroom above the limit itself still leaves clients a half. */
+	return soft > (uint64_t)headroom + 64 ? soft - (uint64_t)headroom : soft / 2;
+}
+
+void fd_limit_restore_for_child(void) {
+	if (raised) {
+		setrlimit(RLIMIT_NOFILE, &started_with);
+	}
+}
+
+void client_usage_init_total(struct smtwc_transport *transport) {
+	const struct smtwc_limits_config *c = &transport->server->config.limits;
+	struct smt_usage *total = &transport->total;
+	*total = (struct smt_usage){ .is_total = true };
+	total->max[SMT_RES_FDS] = fd_budget(c->fd_headroom);
+	total->max[SMT_RES_MEMORY] = (uint64_t)c->total_memory_mib << 20;
+	wlr_log(WLR_INFO, "client limits: %d fds, %d rings, %d pools, %d MiB each; "
+		"%llu fds, %d MiB in total", c->client_fds, c->client_rings, c->client_pools,
+		c->client_memory_mib, (unsigned long long)total->max[SMT_RES_FDS],
+		c->total_memory_mib);
+}
+
+struct smtwc_client_usage *client_usage_ref(struct smtwc_transport *transport,
+		struct wl_client *client) {
+	struct smtwc_client_usage *cu;
+	wl_list_for_each(cu, &transport->clients, link) {
+		if (cu->client == client) {
+			cu->refs++;
+			return cu;
+		}
+	}
+	cu = calloc(1, sizeof(*cu));
+	if (cu == NULL) {
+		return NULL;
+	}
+	const struct smtwc_limits_config *c = &transport->server->config.limits;
+	cu->client = client;
+	cu->refs = 1;
+	cu->usage.parent = &transport->total;
+	cu->usage.max[SMT_RES_FDS] = (uint64_t)c->client_fds;
+	cu->usage.max[SMT_RES_RINGS] = (uint64_t)c->client_rings;
+	cu->usage.max[SMT_RES_POOLS] = (uint64_t)c->client_pools;
+	cu->usage.max[SMT_RES_MEMORY] = (uint64_t)c->client_memory_mib << 20;
+	wl_list_insert(&transport->clients, &cu->link);
+	return cu;
+}
+
+void client_usage_unref(struct smtwc_client_usage *cu) {
+	if (cu == NULL || --cu->refs > 0) {
+		return;
+	}
+	wl_list_remove(&cu->link);
+	free(cu);
+}
+
+bool client_usage_charge(struct smtwc_client_usage *cu, enum smt_resource r, uint64_t n,
+		struct wl_resource *resource, uint32_t code, const char *request) {
+	struct smt_usage_refusal why;
+	if (smt_usage_charge(&cu->usage, r, n, &why)) {
+		return true;
+	}
+	char text[128];
+	smt_usage_describe(&why, text, sizeof(text));
+	wl_resource_post_error(resource, code, "%s: %s", request, text);
+	return false;
+}
+
+void client_usage_release(struct smtwc_client_usage *cu, enum smt_resource r, uint64_t n) {
+	smt_usage_release(&cu->usage, r, n);
+}

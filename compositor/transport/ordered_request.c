@@ -1,0 +1,65 @@
+#include "transport/ordered_request.h"
+#include "transport/ring.h"
+
+static bool reached(struct smtwc_ring *ring, const struct smtwc_ordered_request *req) {
+	const struct smt_ring_reader *submit = smt_exec_submit_reader(ring->exec);
+	return submit->tail >= req->submit_pos &&
+		(!ring->shared || ring->reader.tail >= req->ring_pos);
+}
+
+static void set_limits(struct smtwc_ring *ring) {
+	uint64_t ring_limit = UINT64_MAX, submit_limit = UINT64_MAX;
+	if (!wl_list_empty(&ring->ordered)) {
+		struct smtwc_ordered_request *first =
+			wl_container_of(ring->ordered.next, first, link);
+		ring_limit = first->ring_pos;
+		submit_limit = first->submit_pos;
+	}
+	smt_ring_reader_set_limit(smt_exec_submit_reader(ring->exec), submit_limit);
+	if (ring->shared) {
+		smt_ring_reader_set_limit(&ring->reader, ring_limit);
+	}
+}
+
+void ordered_requests_apply_ready(struct smtwc_ring *ring) {
+	while (!wl_list_empty(&ring->ordered)) {
+		struct smtwc_ordered_request *first =
+			wl_container_of(ring->ordered.next, first, link);
+		if (!ring->dead && !reached(ring, first)) {
+			break;
+		}
+		wl_list_remove(&first->link);
+		ring->ordered_count--;
+		first->apply(first);
+	}
+	set_limits(ring);
+}
+
+void ordered_request_queue(struct smtwc_ring *ring, struct smtwc_ordered_request *req) {
+	req->submit_pos = smt_ring_reader_published(smt_exec_submit_reader(ring->exec));
+	req->ring_pos = ring->shared ? smt_ring_reader_published(&ring->reader) : 0;
+	wl_list_insert(ring->ordered.prev, &req->link);
+	ring->ordered_count++;
+	ordered_requests_apply_ready(ring);
+}
+
+bool ordered_request_room(struct smtwc_ring *ring, struct wl_resource *resource,
+		uint32_t code, const char *request) {
+	if (ring->ordered_count < SMTWC_ORDERED_MAX) {
+		return true;
+	}
+	wl_resource_post_error(resource, code, "%s: limit ordered-requests=%d reached: "
+		"%d requests wait for earlier commands", request, SMTWC_ORDERED_MAX,
+		ring->ordered_count);
+	return false;
+}
+
+void ordered_requests_discard(struct smtwc_ring *ring) {
+	while (!wl_list_empty(&ring->ordered)) {
+		struct smtwc_ordered_request *first =
+			wl_container_of(ring->ordered.next, first, link);
+		wl_list_remove(&first->link);
+		ring->ordered_count--;
+		first->discard(first);
+	}
+}

@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""Hostile fairness: how long a well-behaved client waits while another
+client attacks the compositor, next to the idle baseline, in one run.
+
+    tests/bench/hostile/run.py [--build DIR] [--seconds N] [--out FILE] [--only NAME]
+
+One headless compositor (normal build) with the limits below. For each
+attack the attackers start, reach their steady state (they say so), then two
+victims measure for N seconds: `smt-hostile echo-probe` (a FENCE through its
+ring and back: the scheduler's answer) and `smt-hostile sync-probe`
+(wl_display round trips: request dispatch), 10 ms apart. Meanwhile the
+compositor's fd count and RSS are sampled from /proc. Every process started
+is ended by its pid; the compositor runs in its own XDG_RUNTIME_DIR.
+
+Prints a Markdown table (docs/reliability.md, "Hostile fairness"), with the
+machine's CPU pressure (PSI "some", last 10 s) at the end of each attack.
+"""
+import argparse
+import json
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+
+TOTAL_FDS = 1000            # cap on all clients' fds (via fd-headroom)
+CLIENT_MIB, TOTAL_MIB = 160, 512
+
+
+def config():
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return ("[limits]\n"
+            f"client-memory-mib = {CLIENT_MIB}\n"
+            f"total-memory-mib = {TOTAL_MIB}\n"
+            f"fd-headroom = {hard - TOTAL_FDS}\n")
+
+
+class Bench:
+    def __init__(self, build):
+        self.build = build
+        self.hostile = os.path.join(build, "tests/tools/smt-hostile")
+        self.procs = []
+        self.dir = tempfile.mkdtemp(prefix="smtwc-hostile-bench-")
+        os.chmod(self.dir, 0o700)
+        cfg = os.path.join(self.dir, "smtwc.ini")
+        with open(cfg, "w") as f:
+            f.write(config())
+        self.env = dict(os.environ, XDG_RUNTIME_DIR=self.dir, WLR_BACKENDS="headless",
+                        WLR_RENDERER="pixman")
+        for name in ("DISPLAY", "WAYLAND_DISPLAY"):
+            self.env.pop(name, None)
+        with open(os.path.join(self.dir, "smtwc.log"), "w") as log:
+            self.compositor = subprocess.Popen(
+                [os.path.join(build, "compositor/smtwc"), "--backend", "headless", "-c", cfg],
+                env=self.env, stdout=log, stderr=subprocess.STDOUT)
+        self.wait_for(lambda: self.socket_name() is not None, "the compositor's socket")
+        self.env["WAYLAND_DISPLAY"] = self.socket_name()
+
+    def socket_name(self):
+        for name in os.listdir(self.dir):
+            if name.startswith("wayland-") and not name.endswith((".lock", ".smtwc")):
+                if os.path.exists(os.path.join(self.dir, name + ".smtwc")):
+                    return name
+        return None
+
+    def wait_for(self, pred, what, timeout=60):
+        end = time.monotonic() + timeout
+        while not pred():
+            if time.monotonic() > end or self.compositor.poll() is not None:
+                sys.exit(f"hostile bench: no {what}")
+            time.sleep(0.05)
+
+    def start(self, argv):
+        out = tempfile.NamedTemporaryFile("w+", dir=self.dir, delete=False)
+        p = subprocess.Popen(argv, env=self.env, stdout=out, stderr=subprocess.STDOUT)
+        p.out = out.name
+        self.procs.append(p)
+        return p
+
+    def output(self, p):
+        with open(p.out) as f:
+            return f.read()
+
+    def stop(self, p):
+        if p.poll() is None:
+            p.send_signal(signal.SIGKILL)
+        p.wait()
+        self.procs.remove(p)
+
+    def stats(self):
+        out = subprocess.run([os.path.join(self.build, "clients/smtctl"), "stats", "--json"],
+                             env=self.env, capture_output=True, text=True, check=True).stdout
+        return json.loads(out)["server"]
+
+    def clients(self):
+        return self.stats()["wayland_clients"]
+
+    def sample(self, stop, peak):
+        pid = self.compositor.pid
+        while not stop.is_set():
+            fds = len(os.listdir(f"/proc/{pid}/fd"))
+            with open(f"/proc/{pid}/status") as f:
+                rss = next(int(l.split()[1]) for l in f if l.startswith("VmRSS"))
+            peak["fds"] = max(peak["fds"], fds)
+            peak["rss"] = max(peak["rss"], rss)
+            time.sleep(0.02)
+
+    def measure(self, seconds):
+        stop, peak = threading.Event(), {"fds": 0, "rss": 0}
+        sampler = threading.Thread(target=self.sample, args=(stop, peak))
+        sampler.start()
+        echo = self.start([self.hostile, "echo-probe", str(seconds)])
+        sync = self.start([self.hostile, "sync-probe", str(seconds)])
+        results = {}
+        for p, key in ((echo, "ECHO"), (sync, "SYNC")):
+            p.wait(seconds * 20 + 120)
+            line = next((l for l in self.output(p).splitlines() if l.startswith(key)), None)
+            results[key] = parse(line) if line else None
+            self.stop(p)
+        usage = self.stats()
+        stop.set()
+        sampler.join()
+        peak["pressure"] = cpu_pressure()
+        return results, peak, usage
+
+    def finish(self):
+        for p in list(self.procs):
+            self.stop(p)
+        self.compositor.send_signal(signal.SIGTERM)
+        try:
+            self.compositor.wait(10)
+        except subprocess.TimeoutExpired:
+            self.compositor.kill()
+            self.compositor.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def cpu_pressure():
+    """Share of the last 10 s in which some runnable task waited for a CPU
+    (PSI): on a shared machine the victim's outliers follow it."""
+    try:
+        with open("/proc/pressure/cpu") as f:
+            return float(f.readline().split()[1].split("=")[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def parse(line):
+    fields = dict(f.split("=") for f in line.split()[1:] if "=" in f)
+    return {k: float(fields[k]) for k in ("p50", "p99", "max")} | {"n": int(fields["n"])}
+
+
+# name, what it does, attackers: (argv after smt-hostile, ready line)
+ATTACKS = [
+    ("idle", "no attacker (baseline)", []),
+    ("drain", "16 MiB ring of 4096x4096 OVER fills refilled as it drains, then "
+              "create_pool, resize, destroy, get_canvas, resize, destroy",
+     [(["drain-attack", "{long}"], "DRAIN_ATTACK started")]),
+    ("big element", "1 MiB ring kept full of single-rectangle fills over 4096x4096",
+     [(["big-fill", "{long}"], "RING_FULL started")]),
+    ("flood x4", "four clients keep 1 MiB rings full of 1024x1024 fills",
+     [(["ring-full", "{long}"], "RING_FULL started")] * 4),
+    ("fds", f"40 clients each hold a ring and 32 pools (35 fds) against a "
+            f"{TOTAL_FDS}-fd total",
+     [(["hold-fds", "32"], ("HOLDING", "REFUSED"))] * 40),
+    ("memory", f"8 clients each fill 2 pixmaps of 64 MiB against {CLIENT_MIB} MiB "
+               f"per client and {TOTAL_MIB} MiB in total",
+     [(["hold-memory", "2"], ("HOLDING", "REFUSED"))] * 8),
+]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(REPO, "build"))
+    ap.add_argument("--seconds", type=int, default=5)
+    ap.add_argument("--out")
+    ap.add_argument("--only", action="append", help="run only this attack (repeatable)")
+    args = ap.parse_args()
+    bench = Bench(os.path.abspath(args.build))
+    rows = []
+    try:
+        base_clients = bench.clients()
+        for name, what, attackers in ATTACKS:
+            if args.only and name not in args.only:
+                continue
+            started = []
+            for argv, ready in attackers:
+                argv = [a.format(long=args.seconds * 10 + 60) for a in argv]
+                started.append((bench.start([bench.hostile] + argv), ready))
+            for p, ready in started:
+                ready = ready if isinstance(ready, tuple) else (ready,)
+                bench.wait_for(lambda: any(r in bench.output(p) for r in ready) or
+                               p.poll() is not None, f"{name}: attacker ready", 120)
+            refused = sum(1 for p, _ in started if "REFUSED" in bench.output(p) or
+                          (p.poll() not in (None, 0)))
+            results, peak, usage = bench.measure(args.seconds)
+            for p, _ in started:
+                bench.stop(p)
+            bench.wait_for(lambda: bench.clients() == base_clients, f"{name}: attackers gone")
+            rows.append((name, what, results, peak, usage, refused, len(started)))
+            print(f"{name}: {results} peak {peak} usage fds {usage['total_fds']} "
+                  f"memory {usage['total_memory'] >> 20} MiB, refused {refused}/{len(started)}",
+                  file=sys.stderr)
+        after = bench.stats()
+    finally:
+        bench.finish()
+
+    def lat(r):
+        return "n/a" if r is None else f"{r['p50']:.2f} / {r['p99']:.2f} / {r['max']:.2f}"
+
+    lines = [
+        f"Victim round trips in ms (p50 / p99 / max), {args.seconds} s per attack, "
+        f"10 ms apart; limits: {CLIENT_MIB} MiB per client, {TOTAL_MIB} MiB and "
+        f"{TOTAL_FDS} fds in total.",
+        "",
+        "| attack | ring FENCE echo | wl_display round trip | attackers refused | "
+        "compositor fds peak | RSS peak (MiB) | counted: fds / MiB | CPU pressure |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, what, results, peak, usage, refused, n in rows:
+        lines.append(f"| {name}: {what} | {lat(results['ECHO'])} | {lat(results['SYNC'])} | "
+                     f"{refused}/{n} | {peak['fds']} | {peak['rss'] // 1024} | "
+                     f"{usage['total_fds']} / {usage['total_memory'] >> 20} | "
+                     f"{'n/a' if peak['pressure'] is None else '%.0f%%' % peak['pressure']} |")
+    lines.append("")
+    lines.append(f"After all attacks: {after['total_fds']} fds and "
+                 f"{after['total_memory']} bytes counted.")
+    text = "\n".join(lines)
+    print(text)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text + "\n")
+
+
+if __name__ == "__main__":
+    main()

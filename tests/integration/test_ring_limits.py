@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""The [limits] section of the configuration is what the compositor
+enforces (docs/protocol.md "Resource limits"): a client's descriptor limit
+refuses its next ring with an error naming the limit and its value; the
+compositor-wide memory cap refuses one client because another holds
+memory, while a third client's requests still complete; once the holder is
+gone the same request succeeds up to the client's own limit; and at the end
+nothing is counted against anyone and the compositor's fds and mappings
+are back where they started."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness import Session, check, log  # noqa: E402
+
+CONFIG = """
+[limits]
+client-fds = 10
+client-memory-mib = 200
+total-memory-mib = 160
+"""
+
+
+def hostile_tool(h):
+    return os.environ.get("SMT_HOSTILE") or os.path.join(os.path.dirname(h.vpointer),
+                                                         "smt-hostile")
+
+
+def run_case(s, h, case, expected, *args):
+    res = s.run([hostile_tool(h), case, *args], timeout=120, check_rc=False)
+    out = res.stdout + res.stderr
+    check(res.returncode == 0, f"{case}: exit {res.returncode}\n{out[-1500:]}")
+    check(expected in out, f"{case}: '{expected}' missing in:\n{out[-1500:]}")
+    check(s.compositor.alive(), f"the compositor died in {case}")
+    log(f"{case}: {expected}")
+    return out
+
+
+def test(h):
+    with Session(h, config=CONFIG) as s:
+        pid = s.compositor.pid
+        clients = s.wayland_clients()
+        base = harness.process_resources(pid)
+
+        # 3 fds per shared ring (status page, two eventfds): three rings fit
+        # in 10, the fourth is refused by the fd limit before the ring limit.
+        run_case(s, h, "ring-flood", "create_ring: limit client-fds=10 reached: 9 in use, "
+                                     "3 more asked")
+
+        # Another client holds 128 of the 160 MiB: the next client's first
+        # 64 MiB pixmap crosses the compositor's total, not its own limit.
+        holder = s.spawn([hostile_tool(h), "hold-memory", "2"], name="holder")
+        s.wait_until(lambda: "HOLDING 128 MiB" in open(holder.log_path).read()
+                     or not holder.alive(), what="the holder's pixmaps")
+        check(holder.alive(), f"holder: {holder.log_tail()}")
+        run_case(s, h, "memory-rings", "limit total-memory-mib=160 reached: 134218240 "
+                                       "bytes in use, 67109120 more asked")
+        # Neither refusal touched a third client: its FENCEs run.
+        run_case(s, h, "echo-probe", "ECHO n=", "1")
+        stats = s.server_stats()
+        check(stats["total_memory"] == 2 * (64 << 20) + 2 * 256,
+              f"the holder's pixmaps are not what is counted: {stats}")
+
+        # Gone holder, released memory: two pixmaps fit again (the third
+        # crosses the total of 160 MiB, the client's own 200 MiB not yet).
+        holder.signal_group(9)
+        holder.wait(10)
+        s.clients.remove(holder)
+        s.wait_clients(clients)
+        run_case(s, h, "memory-rings", "rings with a 64 MiB pixmap: 2")
+
+        s.wait_clients(clients)
+        stats = s.server_stats()
+        check(stats["total_fds"] == 0 and stats["total_memory"] == 0,
+              f"usage still counted after the clients left: {stats}")
+        now = harness.process_resources(pid)
+        check(now == base, f"fds/mappings {now} did not return to {base}")
+        log(f"usage back to 0; fds/mappings {now} as at the start")
+
+
+harness.main(test)
