@@ -1,6 +1,9 @@
 #!/bin/sh
 # Installs the Debian 12 packages smtwc needs, and only the missing ones, so
-# running it again costs a dpkg query. Usage: scripts/deps.sh session|test
+# running it again costs a dpkg query. Usage: scripts/deps.sh session|test|bench
+# With SMT_DEPS_CHECK_ONLY=1 it installs nothing: it names what is missing and
+# fails (the test suite's benchmark runs use this, so that CI notices when the
+# test set lacks something a benchmark needs instead of installing it).
 set -eu
 
 build="build-essential meson ninja-build pkg-config libwlroots-dev libwayland-dev
@@ -8,14 +11,23 @@ build="build-essential meson ninja-build pkg-config libwlroots-dev libwayland-de
   fonts-dejavu-core xcursor-themes libx11-dev libx11-xcb-dev libxcb1-dev libxcb-shm0-dev"
 # The session's demo clients, and the tools it tells you to look with.
 session="foot weston grim wayvnc wayland-utils xwayland x11-apps xterm"
-# Real clients and drivers the integration tests run, and the fuzzing toolchain.
-test="$session xvfb xauth valgrind wtype swaybg wlr-randr python3 clang libclang-rt-14-dev x11-utils xdotool xclip wl-clipboard
+# What the benchmarks (tests/bench/*, docs/benchmarks.md) run: the clients the
+# render and soak benchmarks start, Xwayland and x11perf for the X anchor, Xvfb
+# and xdpyinfo for the X11 shim benchmark, numpy and matplotlib for their
+# tables and plots (for /usr/bin/python3: a pyenv or venv python3 first on
+# PATH does not see them, so the benchmarks' Python runs under Debian's).
+bench="weston wayland-utils xwayland x11-apps xterm xvfb x11-utils xdotool
+  python3 python3-numpy python3-matplotlib"
+# Real clients and drivers the integration tests run, and the fuzzing
+# toolchain; the suite smoke-runs every benchmark, so all of the bench set.
+test="$session $bench xauth valgrind wtype swaybg wlr-randr clang libclang-rt-14-dev xclip wl-clipboard
   gtk-3-examples qtbase5-examples"
 
 case "${1:-}" in
 session) wanted="$build $session" ;;
 test) wanted="$build $test" ;;
-*) echo "usage: $0 session|test" >&2; exit 2 ;;
+bench) wanted="$build $bench" ;;
+*) echo "usage: $0 session|test|bench" >&2; exit 2 ;;
 esac
 
 missing=""
@@ -27,6 +39,10 @@ for pkg in $wanted; do
 	esac
 done
 [ -z "$missing" ] && exit 0
+if [ -n "${SMT_DEPS_CHECK_ONLY:-}" ]; then
+	echo "smtwc: missing Debian packages:$missing (scripts/deps.sh ${1} installs them)" >&2
+	exit 1
+fi
 
 echo "smtwc: installing Debian packages:$missing" >&2
 sudo=""

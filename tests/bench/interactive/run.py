@@ -3,12 +3,14 @@
 idle and among 12 smt-plaid flooders, `fair` and `fifo` in one run; 4-flooder
 fairness; echo latency and throughput against slice length.
 
-    tests/bench/interactive/run.py [--quick] [--build DIR] [--out DIR] [--docs]
+    tests/bench/interactive/run.py [--quick | --smoke] [--build DIR] [--out DIR] [--docs]
 
 Every compositor runs headless in its own XDG_RUNTIME_DIR; every process
 started is ended by its pid. Results go to --out (default
 build/bench/interactive-<time>); --docs also writes docs/bench/scheduler-*.csv
 and docs/plots/scheduler-*.png. See docs/scheduler.md, "Measurements".
+--smoke is the test suite's run: every scenario for 1-2 s, one slice length
+(its figures mean nothing).
 """
 import argparse
 import csv
@@ -25,18 +27,14 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+sys.path.insert(0, os.path.dirname(HERE))
+import benchenv  # noqa: E402
 
-# matplotlib may be missing from a pyenv python3: fall back to the system one
-try:
-    import numpy as np
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-except ImportError:
-    if os.path.exists("/usr/bin/python3") and os.path.realpath(sys.executable) != \
-            os.path.realpath("/usr/bin/python3"):
-        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-    raise
+benchenv.require("numpy", "matplotlib")
+import numpy as np  # noqa: E402
+import matplotlib  # noqa: E402
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
 
 FLOODERS = 12
 
@@ -284,21 +282,25 @@ METRICS = ["receipt", "echo", "echo-display", "drawing", "drawing-display", "fra
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="~1 minute smoke run")
+    ap.add_argument("--quick", action="store_true", help="~1.5 minute run")
+    ap.add_argument("--smoke", action="store_true",
+                    help="every scenario for 1-2 s, one slice: the test suite's run")
     ap.add_argument("--build", default=os.path.join(REPO, "build"))
     ap.add_argument("--out", default=None)
     ap.add_argument("--docs", action="store_true",
                     help="also write docs/bench/scheduler-*.csv and docs/plots/scheduler-*.png")
-    ap.add_argument("--slices", default="1,2,5,10,20")
+    ap.add_argument("--slices", default=None, help="slice lengths swept (1,2,5,10,20)")
     args = ap.parse_args()
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     out = args.out or os.path.join(args.build, "bench", "interactive-" + stamp)
     os.makedirs(out, exist_ok=True)
-    if args.quick:
+    if args.smoke:
+        idle_s, flood_s, fair_s, sweep_s, warm = 1, 2, 1, 1, 1
+    elif args.quick:
         idle_s, flood_s, fair_s, sweep_s, warm = 3, 6, 4, 3, 1
     else:
         idle_s, flood_s, fair_s, sweep_s, warm = 8, 20, 10, 10, 1
-    slices = [int(s) for s in args.slices.split(",")]
+    slices = [int(s) for s in (args.slices or ("5" if args.smoke else "1,2,5,10,20")).split(",")]
     for exe in ("compositor/smtwc", "clients/smt-plaid", "clients/smt-anim",
                 "clients/smt-rubberband", "clients/smtctl"):
         if not os.access(os.path.join(args.build, exe), os.X_OK):
@@ -319,7 +321,7 @@ def main():
     meta = {
         "date_utc": stamp, "machine": platform.node(), "kernel": platform.release(),
         "cpu": cpu_model(), "cores": os.cpu_count(), "git": git + " (+ working tree)",
-        "quick": args.quick, "flooders": FLOODERS, "rubberband_hz": 100, "anim_period_ms": 15,
+        "quick": args.quick, "smoke": args.smoke, "flooders": FLOODERS, "rubberband_hz": 100, "anim_period_ms": 15,
         "seconds": dict(idle=idle_s, flood=flood_s, fairness=fair_s, sweep=sweep_s,
                         warmup=warm),
         "slice_ms_default_runs": 5, "slices_swept": slices, "output": "headless 1280x720 60 Hz",
@@ -417,7 +419,8 @@ def main():
     p("params: %d flooders (smt-plaid), rubber band %d Hz, animation every %d ms, slice 5 ms, "
       "%s s measured (idle/flood), warm-up %d s%s" % (FLOODERS, 100, 15,
                                                       "%d/%d" % (idle_s, flood_s), warm,
-                                                      ", QUICK" if args.quick else ""))
+                                                      ", QUICK" if args.quick else
+                                                      ", SMOKE" if args.smoke else ""))
     cols = ["idle-fair", "idle-fifo", "flood-fair", "flood-fifo", "flood-rare-present-fair"]
     p("")
     p("| metric (ms) | stat | " + " | ".join(cols) + " |")

@@ -2,7 +2,7 @@
 """Output rendering: occlusion culling against wlroots' scene renderer, side
 by side in one compositor.
 
-    tests/bench/render/run.py [--windows N] [--seconds S] [--rounds R]
+    tests/bench/render/run.py [--windows N] [--seconds S] [--rounds R] [--smoke]
                               [--out DIR] [--smtwc PATH]
 
 One headless smtwc (1280x720) with N stacked windows that repaint all the
@@ -16,7 +16,9 @@ frames rendered, the mean time a render takes, and how many pixels
 were painted per damaged pixel (culled only); and an echo probe's FENCE
 round trip (smt-hostile echo-probe, every 10 ms), which waits for renders.
 
-Prints a table; writes DIR/render.json.
+Prints a table; writes DIR/render.json. Measures build/compositor/smtwc
+unless --smtwc or $SMTWC says otherwise. --smoke is the test suite's run:
+the same path with 6 windows, one round of 1 s (its figures mean nothing).
 """
 import argparse
 import json
@@ -27,6 +29,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "integration"))
+sys.path.insert(0, os.path.dirname(HERE))
+import benchenv  # noqa: E402
 import harness  # noqa: E402
 from harness import Session, check, log  # noqa: E402
 
@@ -38,9 +42,12 @@ def parse_args():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--out", default=None)
     ap.add_argument("--smtwc", default=None)
+    ap.add_argument("--smoke", action="store_true",
+                    help="6 windows, 1 round of 1 s: the test suite's run")
     args = ap.parse_args()
-    if args.smtwc:
-        os.environ["SMTWC"] = args.smtwc
+    if args.smoke:
+        args.windows, args.seconds, args.rounds = 6, 1.0, 1
+    benchenv.use_build(args.smtwc)
     return args
 
 
@@ -126,6 +133,7 @@ def run(h, args):
 
 
 def main():
+    benchenv.require()
     args = parse_args()
     sys.argv = [sys.argv[0]]
     harness.main(lambda h: run(h, args))

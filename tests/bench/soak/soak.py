@@ -26,7 +26,8 @@ The latency goal of the 10-minute run is in docs/reliability.md and
 tests/bench/hostile measures fairness under attack.
 
 Writes DIR/report.json, DIR/samples.csv and DIR/rss.svg (the plot) and
-prints a summary (the numbers docs/reliability.md quotes).
+prints a summary (the numbers docs/reliability.md quotes). Measures
+build/compositor/smtwc unless --smtwc or $SMTWC says otherwise.
 """
 import argparse
 import json
@@ -40,6 +41,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "integration"))
+sys.path.insert(0, os.path.dirname(HERE))
+import benchenv  # noqa: E402
 import harness  # noqa: E402
 from harness import Session, check, log  # noqa: E402
 
@@ -56,8 +59,7 @@ def parse_args():
     ap.add_argument("--no-x11", action="store_true")
     ap.add_argument("--smtwc", default=None)
     args = ap.parse_args()
-    if args.smtwc:
-        os.environ["SMTWC"] = args.smtwc
+    benchenv.use_build(args.smtwc)
     args.duration = args.seconds if args.seconds is not None else args.minutes * 60
     return args
 
@@ -439,6 +441,7 @@ def run(h, args):
 
 
 def main():
+    benchenv.require()
     args = parse_args()
     sys.argv = [sys.argv[0]]
     harness.main(lambda h: run(h, args))

@@ -1,10 +1,20 @@
 # Shared by tests/bench/*/run: start a private headless smtwc, stop it by pid.
 # Sets SMTWC_PID, WAYLAND_DISPLAY, XDG_RUNTIME_DIR, X_DISPLAY (the session's
 # lazily started Xwayland), BENCH_TMP.
+# Installs what the benchmarks need first (scripts/deps.sh bench).
 ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)}
 BUILD=${BUILD:-$ROOT/build}
 PERF=$BUILD/clients/smt-perf
-PLOTPY=/usr/bin/python3
+"$ROOT/scripts/deps.sh" bench
+# Tables and plots: the python3 first on PATH, unless it cannot import numpy
+# and matplotlib (a pyenv or venv python3 does not see the Debian packages
+# deps.sh installs): then Debian's, and says so.
+PLOTPY=python3
+if ! python3 -c 'import numpy, matplotlib' 2>/dev/null; then
+	echo "$(basename "$(dirname "$0")"): $(command -v python3) cannot import numpy and" \
+		"matplotlib; tables and plots run under /usr/bin/python3" >&2
+	PLOTPY=/usr/bin/python3
+fi
 
 start_smtwc() {
 	BENCH_TMP=$(mktemp -d /tmp/smt-bench.XXXXXX)

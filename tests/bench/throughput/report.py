@@ -94,28 +94,25 @@ with open(out_csv, "w", newline="") as fh:
     for r in out:
         w.writerow({k: (f"{v:.4g}" if isinstance(v, float) else v) for k, v in r.items()})
 print(f"wrote {out_csv}")
-try:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
-    fig, ax = plt.subplots(figsize=(14, 5.5))
-    idx = np.arange(len(out))
-    series = [("local", "local_ops", "#888"), ("ring", "ring_ops", "#1f77b4"),
-              ("socket", "socket_ops", "#ff7f0e"), ("x11perf (Xwayland)", "x11perf_ops", "#2ca02c")]
-    wdt = 0.2
-    for k, (lab, key, col) in enumerate(series):
-        vals = [r[key] or 0 for r in out]
-        ax.bar(idx + (k - 1.5) * wdt, vals, wdt, label=lab, color=col)
-    ax.set_yscale("log")
-    ax.set_xticks(idx)
-    ax.set_xticklabels([r["case"] for r in out], rotation=45, ha="right")
-    ax.set_ylabel("operations / second (log)")
-    ax.set_title("smt-perf: ring vs socket vs in-process executor vs x11perf on Xwayland")
-    ax.legend()
-    ax.grid(axis="y", which="both", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(out_png, dpi=90)
-    print(f"wrote {out_png}")
-except ImportError as e:
-    print(f"no plot: {e}")
+import matplotlib  # noqa: E402
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+fig, ax = plt.subplots(figsize=(14, 5.5))
+idx = np.arange(len(out))
+series = [("local", "local_ops", "#888"), ("ring", "ring_ops", "#1f77b4"),
+          ("socket", "socket_ops", "#ff7f0e"), ("x11perf (Xwayland)", "x11perf_ops", "#2ca02c")]
+wdt = 0.2
+for k, (lab, key, col) in enumerate(series):
+    vals = [r[key] or 0 for r in out]
+    ax.bar(idx + (k - 1.5) * wdt, vals, wdt, label=lab, color=col)
+ax.set_yscale("log")
+ax.set_xticks(idx)
+ax.set_xticklabels([r["case"] for r in out], rotation=45, ha="right")
+ax.set_ylabel("operations / second (log)")
+ax.set_title("smt-perf: ring vs socket vs in-process executor vs x11perf on Xwayland")
+ax.legend()
+ax.grid(axis="y", which="both", alpha=0.3)
+fig.tight_layout()
+fig.savefig(out_png, dpi=90)
+print(f"wrote {out_png}")

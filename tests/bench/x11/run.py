@@ -4,7 +4,7 @@ without the shim, and ShmPutImage (the application using MIT-SHM itself) as
 the reference, measured side by side in one run.
 
     tests/bench/x11/run.py [--display :N] [--build DIR] [--rounds R]
-                           [--time S] [--repeat N] [--sizes]
+                           [--time S] [--repeat N] [--sizes] [--smoke]
                            [--out FILE | --no-write]
 
 Without --display it starts its own Xvfb (1280x1024x24); with it, it measures
@@ -13,7 +13,10 @@ variant runs first and report the median, because the machine is noisy. The
 table, with machine facts and the date, replaces the block between the
 bench markers in docs/x11.md. --sizes adds a sweep of image sizes between
 x11perf's (imgsizes.c, compiled here with cc) with every image converted,
-to show where the shim starts to pay off.
+to show where the shim starts to pay off. --smoke is the test suite's run:
+one round of every case with a fixed x11perf -reps 100 instead of x11perf's
+calibration, which takes ~9 s per test whatever -time says (its figures mean
+nothing).
 """
 import argparse
 import datetime
@@ -56,8 +59,8 @@ def start_xvfb():
 
 def x11perf(test, env, args, prefix=()):
     """ops/sec of one x11perf test (the average line when repeated)."""
-    out = subprocess.run([*prefix, "x11perf", "-repeat", str(args.repeat),
-                          "-time", str(args.time), "-" + test],
+    length = ["-reps", str(args.reps)] if args.reps else ["-time", str(args.time)]
+    out = subprocess.run([*prefix, "x11perf", "-repeat", str(args.repeat), *length, "-" + test],
                          env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                          check=True).stdout.decode()
     rates = [float(m.group(1)) for m in map(RESULT.search, out.splitlines()) if m]
@@ -222,6 +225,9 @@ def write_doc(path, text):
 
 
 def main():
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    import benchenv  # scripts/deps.sh bench: Xvfb, x11perf, xdpyinfo
+    benchenv.require()
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--display", help="measure this server instead of a private Xvfb")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"),
@@ -233,7 +239,12 @@ def main():
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--sizes", action="store_true",
                     help="also sweep sizes with every image converted")
+    ap.add_argument("--smoke", action="store_true",
+                    help="1 round, x11perf -repeat 1 -reps 100: the test suite's run")
     args = ap.parse_args()
+    args.reps = None
+    if args.smoke:
+        args.rounds, args.repeat, args.reps = 1, 1, 100
 
     for prog in ("x11perf",) + (() if args.display else ("Xvfb",)):
         if not shutil.which(prog):
@@ -270,7 +281,8 @@ def main():
         f"Measured {started:%Y-%m-%d %H:%M} on {machine()}; X server: {name} "
         f"({what}). Load average {load0[0]:.2f} before, {load1[0]:.2f} after.",
         f"Median of {args.rounds} rounds, each the average of x11perf -repeat "
-        f"{args.repeat} -time {args.time}; variants alternate within a round. "
+        f"{args.repeat} " + (f"-reps {args.reps} (SMOKE)" if args.reps else f"-time {args.time}")
+        + "; variants alternate within a round. "
         "Shim defaults (segment, thresholds) unless noted.",
         "",
         table(med, runs, waits),

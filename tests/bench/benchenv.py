@@ -1,0 +1,47 @@
+"""Where every Python benchmark starts: the Debian packages the benchmarks
+need (scripts/deps.sh bench installs whichever are missing), a python3 that
+can import them, and the build to measure.
+
+Which python3: the one first on PATH (the scripts start with
+`#!/usr/bin/env python3`). Debian's python3-numpy and python3-matplotlib are
+visible to /usr/bin/python3 only, so a benchmark that needs them and was
+started under a python3 that cannot import them (pyenv, a venv) says so and
+re-executes itself under /usr/bin/python3.
+"""
+import importlib.util
+import os
+import subprocess
+import sys
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+SYSTEM_PYTHON = "/usr/bin/python3"
+
+
+def _name():
+    return os.path.basename(sys.argv[0]) or "benchmark"
+
+
+def require(*modules):
+    """Install the bench set if anything is missing, then make sure each of
+    `modules` imports. Call it before importing them."""
+    deps = os.path.join(REPO, "scripts", "deps.sh")
+    if subprocess.run([deps, "bench"]).returncode != 0:
+        sys.exit(f"{_name()}: {deps} bench failed")
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if not missing:
+        return
+    if os.path.realpath(sys.executable) != os.path.realpath(SYSTEM_PYTHON) and \
+            os.access(SYSTEM_PYTHON, os.X_OK):
+        print(f"{_name()}: {sys.executable} cannot import {', '.join(missing)}; running under "
+              f"{SYSTEM_PYTHON}, which has Debian's packages", file=sys.stderr, flush=True)
+        os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON] + sys.argv)
+    sys.exit(f"{_name()}: {sys.executable} cannot import {', '.join(missing)} "
+             f"(scripts/deps.sh bench installs them for {SYSTEM_PYTHON})")
+
+
+def use_build(smtwc=None):
+    """The compositor to measure: smtwc if given, else $SMTWC, else this
+    clone's build/ (the harness finds the other programs next to it)."""
+    if smtwc:
+        os.environ["SMTWC"] = smtwc
+    os.environ.setdefault("SMTWC", os.path.join(REPO, "build", "compositor", "smtwc"))
