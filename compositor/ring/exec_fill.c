@@ -20,6 +20,11 @@ int paint_init(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawa
 		.alpha = (uint16_t)(a * 0x101),
 	};
 	p->color = c;
+	p->bits = dst->bits;
+	p->stride = dst->stride;
+	p->bpp = dst->bpp;
+	p->width = dst->width;
+	p->height = dst->height;
 	/* SRC-like fills (the common case) never need the solid image: skip
 	 * the allocation per command. */
 	if (!need_solid && p->use_fill)
@@ -37,24 +42,22 @@ void paint_fini(struct paint *p)
 	p->solid = NULL;
 }
 
-void paint_box(struct paint *p, const struct smt_drawable *dst, const pixman_box32_t *b)
+void paint_box_pixman(struct paint *p, const struct smt_drawable *dst, const pixman_box32_t *b)
 {
 	pixman_image_t *img = dst->image;
 	int w = b->x2 - b->x1, h = b->y2 - b->y1;
 	assert_in_image(img, b);
 	if (p->use_fill &&
-	    pixman_fill(pixman_image_get_data(img), pixman_image_get_stride(img) / 4,
-			PIXMAN_FORMAT_BPP(pixman_image_get_format(img)), b->x1, b->y1, w, h,
-			p->pixel))
+	    pixman_fill((uint32_t *)p->bits, p->stride / 4, p->bpp, b->x1, b->y1, w, h, p->pixel))
 		return;
 	if (!p->solid && !(p->solid = pixman_image_create_solid_fill(&p->color)))
 		return;                         /* out of memory: drop the box */
 	pixman_image_composite32(p->op, p->solid, NULL, img, 0, 0, 0, 0, b->x1, b->y1, w, h);
 }
 
-uint64_t paint_clipped(struct smt_exec_ctx *ctx, struct paint *p,
-		       const struct smt_drawable *dst, int64_t x1, int64_t y1,
-		       int64_t x2, int64_t y2)
+uint64_t paint_clipped_region(struct smt_exec_ctx *ctx, struct paint *p,
+			      const struct smt_drawable *dst, int64_t x1, int64_t y1,
+			      int64_t x2, int64_t y2)
 {
 	struct clip_iter it;
 	pixman_box32_t b;
@@ -170,12 +173,25 @@ static uint64_t thin_segment(struct smt_exec_ctx *ctx, struct paint *p,
 	int64_t run_start = 0, run_minor = 0;
 	bool in_run = false;
 
+	/* m(x) = y1 + floor((2 (x - x1) dy + dx) / 2dx), stepped: one division
+	 * at the start, then the remainder moves by 2dy per x. |dy| <= dx, so
+	 * one correction per step keeps it in [0, 2dx). */
+	int64_t den = dx ? 2 * dx : 1, num = 2 * (start - x1) * dy + dx;
+	int64_t q = floor_div(num, den), rem = num - q * den, step = dx ? 2 * dy : 0;
 	for (int64_t x = start; x <= end + 1; x++) {
 		int64_t m = 0;
 		bool on = x <= end;
 		if (on) {
-			m = dx ? y1 + floor_div(2 * (x - x1) * dy + dx, 2 * dx) : y1;
+			m = y1 + q;
 			on = m >= mlo && m < mhi;
+			rem += step;
+			if (rem >= den) {
+				rem -= den;
+				q++;
+			} else if (rem < 0) {
+				rem += den;
+				q--;
+			}
 		}
 		if (in_run && (!on || m != run_minor)) {
 			px += ymajor
