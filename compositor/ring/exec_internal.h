@@ -13,6 +13,7 @@
 #include <assert.h>
 #include <pixman.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "command_decode.h"
 #include "drawable_table.h"
@@ -245,17 +246,38 @@ static inline void paint_box(struct paint *p, const struct smt_drawable *dst,
 		paint_box_pixman(p, dst, b);
 		return;
 	}
-	uint8_t *row = p->bits + (size_t)b->y1 * (size_t)p->stride;
-	for (int32_t y = b->y1; y < b->y2; y++, row += p->stride) {
-		if (p->bpp == 32) {
+	/* Locals: the stores below could alias *p as far as C knows. */
+	const uint32_t pixel = p->pixel;
+	const size_t stride = (size_t)p->stride;
+	uint8_t *row = p->bits + (size_t)b->y1 * stride;
+	if (p->bpp == 32) {
+		for (int32_t y = b->y1; y < b->y2; y++, row += stride) {
 			uint32_t *px = (uint32_t *)row + b->x1;
 			for (int32_t x = 0; x < w; x++)
-				px[x] = p->pixel;
-		} else {
-			for (int32_t x = 0; x < w; x++)
-				row[b->x1 + x] = (uint8_t)p->pixel;
+				px[x] = pixel;
 		}
+	} else {
+		for (int32_t y = b->y1; y < b->y2; y++, row += stride)
+			memset(row + b->x1, (int)(uint8_t)pixel, (size_t)w);
 	}
+}
+
+/* Plain stores are enough: an SRC-like paint into an 8 or 32 bpp image
+ * through a clip of one rectangle (its extents). */
+static inline bool paint_direct(const struct smt_exec_ctx *ctx, const struct paint *p)
+{
+	return p->use_fill && (p->bpp == 32 || p->bpp == 8) && ctx->clip.data == NULL;
+}
+
+/* One pixel of a paint_direct paint, inside the clip. */
+static inline void paint_pixel(struct paint *p, int32_t x, int32_t y)
+{
+	assert((uint32_t)x < (uint32_t)p->width && (uint32_t)y < (uint32_t)p->height);
+	uint8_t *row = p->bits + (size_t)y * (size_t)p->stride;
+	if (p->bpp == 32)
+		((uint32_t *)row)[x] = p->pixel;
+	else
+		row[x] = (uint8_t)p->pixel;
 }
 
 uint64_t paint_clipped_region(struct smt_exec_ctx *ctx, struct paint *p,
