@@ -165,9 +165,9 @@ static void print_client_row(const char *obj, void *data) {
 	static const char *const keys[] = {
 		"pid", "app_id", "priority", "slices", "time_ms", "commands", "bytes",
 		"wakeups_from_client", "wakeups_to_client", "boosts", "ring_bytes", "pool_bytes",
-		"canvas_bytes", "pixmap_bytes",
+		"canvas_bytes", "pixmap_bytes", "client_fds",
 	};
-	static const int widths[] = { 7, 16, 5, 8, 10, 10, 12, 7, 7, 6, 9, 10, 10, 10 };
+	static const int widths[] = { 7, 16, 5, 8, 10, 10, 12, 7, 7, 6, 9, 10, 10, 10, 4 };
 	(void)data;
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		char value[64] = "-";
@@ -181,9 +181,9 @@ static void print_client_row(const char *obj, void *data) {
 }
 
 static void print_clients_table(const char *json) {
-	printf("%7s %-16s %5s %8s %10s %10s %12s %7s %7s %6s %9s %10s %10s %10s\n",
+	printf("%7s %-16s %5s %8s %10s %10s %12s %7s %7s %6s %9s %10s %10s %10s %4s\n",
 		"PID", "APP", "PRIO", "SLICES", "TIME(ms)", "COMMANDS", "BYTES", "WK-IN",
-		"WK-OUT", "BOOSTS", "RING", "POOLS", "CANVASES", "PIXMAPS");
+		"WK-OUT", "BOOSTS", "RING", "POOLS", "CANVASES", "PIXMAPS", "FDS");
 	for_each_client(json, print_client_row, NULL);
 }
 

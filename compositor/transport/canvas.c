@@ -284,6 +284,7 @@ struct canvas_request {
 	struct smtwc_canvas_buffer *front;
 	uint32_t width, height;
 	uint64_t charged; /* their memory, until they replace the canvas's */
+	int rows_copied;  /* resize: of the old pixels kept, in slices */
 };
 
 static struct canvas_request *canvas_request_new(struct smtwc_canvas *canvas,
@@ -326,15 +327,39 @@ static void canvas_register_apply(struct smtwc_ordered_request *base) {
 	free(req);
 }
 
+/* Pixels per band of the resize copy: what the executor draws between
+ * two looks at the clock. */
+#define RESIZE_BAND_PIXELS (1 << 18)
+
+/* Keep what fits: the old frame stays on screen until the next PRESENT
+ * instead of a flash of transparency. Copied into the new images, which
+ * nobody sees or draws into yet, in bands: the old ones cannot change
+ * meanwhile (the ring's commands wait for the resize; only PRESENT writes
+ * the front image). */
+static bool canvas_resize_prepare(struct smtwc_ordered_request *base, uint64_t deadline_ns) {
+	struct canvas_request *req = wl_container_of(base, req, base);
+	struct smtwc_canvas *canvas = req->canvas;
+	int width = canvas->width < (int)req->width ? canvas->width : (int)req->width;
+	int height = canvas->height < (int)req->height ? canvas->height : (int)req->height;
+	int band = width > 0 && RESIZE_BAND_PIXELS / width > 0 ? RESIZE_BAND_PIXELS / width : 1;
+	do {
+		int rows = height - req->rows_copied < band ? height - req->rows_copied : band;
+		if (rows <= 0) {
+			return true;
+		}
+		int y = req->rows_copied;
+		pixman_image_composite32(PIXMAN_OP_SRC, canvas->back, NULL, req->back,
+			0, y, 0, 0, 0, y, width, rows);
+		pixman_image_composite32(PIXMAN_OP_SRC, canvas->front->image, NULL,
+			req->front->image, 0, y, 0, 0, 0, y, width, rows);
+		req->rows_copied += rows;
+	} while (deadline_ns == 0 || monotonic_now_ns() < deadline_ns);
+	return req->rows_copied >= height;
+}
+
 static void canvas_resize_apply(struct smtwc_ordered_request *base) {
 	struct canvas_request *req = wl_container_of(base, req, base);
 	struct smtwc_canvas *canvas = req->canvas;
-	/* Keep what fits: the old frame stays on screen until the next PRESENT
-	 * instead of a flash of transparency. */
-	pixman_image_composite32(PIXMAN_OP_SRC, canvas->back, NULL, req->back,
-		0, 0, 0, 0, 0, 0, canvas->width, canvas->height);
-	pixman_image_composite32(PIXMAN_OP_SRC, canvas->front->image, NULL,
-		req->front->image, 0, 0, 0, 0, 0, 0, canvas->width, canvas->height);
 	if (canvas->registered) {
 		/* Replaced in place: it stays the client's target, clipped anew. */
 		smt_exec_replace_canvas(canvas->ring->exec, canvas->id, req->back);
@@ -411,6 +436,7 @@ static void canvas_handle_resize(struct wl_client *client, struct wl_resource *r
 		wl_client_post_no_memory(client);
 		return;
 	}
+	req->base.prepare = canvas_resize_prepare;
 	req->charged = bytes;
 	req->width = width;
 	req->height = height;

@@ -1,5 +1,6 @@
 #include "transport/ordered_request.h"
 #include "transport/ring.h"
+#include "monotonic_clock.h"
 
 static bool reached(struct smtwc_ring *ring, const struct smtwc_ordered_request *req) {
 	const struct smt_ring_reader *submit = smt_exec_submit_reader(ring->exec);
@@ -21,17 +22,28 @@ static void set_limits(struct smtwc_ring *ring) {
 	}
 }
 
-void ordered_requests_apply_ready(struct smtwc_ring *ring) {
-	while (!wl_list_empty(&ring->ordered)) {
+bool ordered_requests_ready(struct smtwc_ring *ring) {
+	if (wl_list_empty(&ring->ordered)) {
+		return false;
+	}
+	struct smtwc_ordered_request *first = wl_container_of(ring->ordered.next, first, link);
+	return ring->dead || reached(ring, first);
+}
+
+void ordered_requests_apply_ready(struct smtwc_ring *ring, uint64_t deadline_ns) {
+	do {
+		if (!ordered_requests_ready(ring)) {
+			break;
+		}
 		struct smtwc_ordered_request *first =
 			wl_container_of(ring->ordered.next, first, link);
-		if (!ring->dead && !reached(ring, first)) {
-			break;
+		if (!ring->dead && first->prepare != NULL && !first->prepare(first, deadline_ns)) {
+			break; /* still ready: the ring has work */
 		}
 		wl_list_remove(&first->link);
 		ring->ordered_count--;
 		first->apply(first);
-	}
+	} while (deadline_ns == 0 || monotonic_now_ns() < deadline_ns);
 	set_limits(ring);
 }
 
@@ -40,7 +52,7 @@ void ordered_request_queue(struct smtwc_ring *ring, struct smtwc_ordered_request
 	req->ring_pos = ring->shared ? smt_ring_reader_published(&ring->reader) : 0;
 	wl_list_insert(ring->ordered.prev, &req->link);
 	ring->ordered_count++;
-	ordered_requests_apply_ready(ring);
+	set_limits(ring);
 }
 
 bool ordered_request_room(struct smtwc_ring *ring, struct wl_resource *resource,

@@ -7,7 +7,7 @@
  * create_pool, and every other client waited). It records where the
  * ring's two streams (shared ring and socket submits) stood when the
  * request arrived, the executor stops there, and the request is applied
- * when the scheduler's slices of that ring have reached it.
+ * in the scheduler's slices of that ring once they have reached it.
  */
 #ifndef SMTWC_TRANSPORT_ORDERED_REQUEST_H
 #define SMTWC_TRANSPORT_ORDERED_REQUEST_H
@@ -21,6 +21,10 @@ struct smtwc_ring;
 struct smtwc_ordered_request {
 	struct wl_list link; /* smtwc_ring.ordered, oldest first */
 	uint64_t ring_pos, submit_pos;
+	/* Optional: work before apply that can take long (a canvas resize's
+	 * copy), done in the ring's slices: some of it per call, true once all
+	 * is done. The streams stay stopped meanwhile. */
+	bool (*prepare)(struct smtwc_ordered_request *req, uint64_t deadline_ns);
 	/* Both free the request (it is embedded in the caller's struct). */
 	void (*apply)(struct smtwc_ordered_request *req);
 	void (*discard)(struct smtwc_ordered_request *req); /* the ring is going away */
@@ -35,12 +39,19 @@ struct smtwc_ordered_request {
  * SMTWC_ORDERED_MAX requests waiting already. */
 bool ordered_request_room(struct smtwc_ring *ring, struct wl_resource *resource,
 	uint32_t code, const char *request);
-/* Queues req behind everything the client has published, and applies it
- * at once if that has run already (the common case). */
+/* Queues req behind everything the client has published. It is applied
+ * by the ring's next run, never in the request handler: applying can cost
+ * (a canvas resize copies the old pixels), and libwayland dispatches a
+ * client's whole burst of requests at once, so a handler that applied
+ * would run a burst of resizes outside any budget. */
 void ordered_request_queue(struct smtwc_ring *ring, struct smtwc_ordered_request *req);
-/* After the ring ran: applies the requests its streams have reached and
- * stops the streams at the next one. A dead ring applies them all. */
-void ordered_requests_apply_ready(struct smtwc_ring *ring);
+/* The first waiting request may be applied: the ring's streams reached it
+ * (or the ring is dead). The ring has work then (ring_has_work). */
+bool ordered_requests_ready(struct smtwc_ring *ring);
+/* In the ring's run: prepares and applies the ready requests, at least a
+ * part of one, more while the clock is before deadline_ns (0: no limit),
+ * and stops the streams at the next one. */
+void ordered_requests_apply_ready(struct smtwc_ring *ring, uint64_t deadline_ns);
 void ordered_requests_discard(struct smtwc_ring *ring);
 
 #endif

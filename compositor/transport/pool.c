@@ -58,7 +58,8 @@ static struct pool_request *pool_request_new(struct smtwc_pool *pool,
 }
 
 static void pool_request_free(struct smtwc_ordered_request *base) {
-	free(wl_container_of(base, (struct pool_request *)NULL, base));
+	struct pool_request *req = wl_container_of(base, req, base);
+	free(req);
 }
 
 static void pool_register_apply(struct smtwc_ordered_request *base) {

@@ -76,6 +76,9 @@ bool ring_has_work(struct smtwc_ring *ring) {
 	if (ring->dead) {
 		return false;
 	}
+	if (ordered_requests_ready(ring)) {
+		return true;
+	}
 	if (ring->shared && smt_ring_reader_has_work(&ring->reader)) {
 		return true;
 	}
@@ -135,7 +138,7 @@ bool ring_run(struct smtwc_ring *ring, const struct smt_exec_budget *budget) {
 		bool again = ring_account(ring, stop, &out);
 		if (stop != SMT_EXEC_ERROR) {
 			/* Requests waiting for the commands that just ran. */
-			ordered_requests_apply_ready(ring);
+			ordered_requests_apply_ready(ring, budget->deadline_ns);
 		}
 		if (stop == SMT_EXEC_EMPTY) {
 			/* One stream ran dry (or reached a request): the other, or

@@ -1015,22 +1015,20 @@ static int case_hold_memory(struct hostile *h, int n) {
 	return 0;
 }
 
-/* A 16 MiB ring full of fills that each cover a 4096x4096 pixmap (hours of
- * work), then every request that needs the ring's earlier work: pool
- * create, resize and destroy, canvas create, resize and destroy. Their
- * handlers must not run that work: this client's own round trip returns,
- * and a second connection (the victim) gets its round trip and its own
- * ring's FENCE executed, all while nearly all of the attacker's work is
- * still queued. */
-static int case_drain_stall(struct hostile *h) {
+/* Issue 12's drain: a 16 MiB ring full of fills over a 4096x4096 pixmap
+ * (hours of work), then every request that needs the ring's earlier work:
+ * pool create, resize and destroy, canvas create, resize and destroy.
+ * Returns the head published before the requests. */
+static const struct { struct smt_cmd_fill_rects f; struct smt_rect r; } drain_fill = {
+	{ { SMT_OP_FILL_RECTS, 0, sizeof(drain_fill) }, SMT_PAINT_OVER, 0x80402010u, 1, 0 },
+	{ 0, 0, 4096, 4096 } };
+
+static uint64_t start_drain(struct hostile *h) {
 	create_good_ring(h, 16u << 20);
 	emit_create(h, 1, 4096, 4096, SMT_FORMAT_ARGB8888);
 	emit_target(h, 1);
-	struct { struct smt_cmd_fill_rects f; struct smt_rect r; } fill = {
-		{ { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_OVER, 0x80402010u, 1, 0 },
-		{ 0, 0, 4096, 4096 } };
-	while (h->head + sizeof(fill) + 64 <= h->area_size) {
-		emit(h, &fill, sizeof(fill));
+	while (h->head + sizeof(drain_fill) + 64 <= h->area_size) {
+		emit(h, &drain_fill, sizeof(drain_fill));
 	}
 	kick(h);
 	uint64_t queued = h->head;
@@ -1043,6 +1041,15 @@ static int case_drain_stall(struct hostile *h) {
 	smt_canvas_v1_resize(canvas, 512, 512);
 	smt_canvas_v1_destroy(canvas);
 	smt_pool_v1_destroy(pool);
+	return queued;
+}
+
+/* start_drain; the request handlers must not run the queued work: this
+ * client's own round trip returns, and a second connection (the victim)
+ * gets its round trip and its own ring's FENCE executed, all while nearly
+ * all of the attacker's work is still queued. */
+static int case_drain_stall(struct hostile *h) {
+	uint64_t queued = start_drain(h);
 	if (wl_display_roundtrip(h->display) < 0) {
 		fprintf(stderr, "smt-hostile: the attacker's requests were refused\n");
 		return 1;
@@ -1101,29 +1108,10 @@ static int case_sync_probe(struct hostile *h, double seconds) {
 	return 0;
 }
 
-/* The drain attack of issue 12 for the benchmark: a 16 MiB ring of fills
- * over a 4096x4096 pixmap, then every request that needs the ring's
- * earlier work, and the ring refilled as it drains for `seconds`. */
+/* start_drain for the benchmark, the ring refilled as it drains for
+ * `seconds`. */
 static int case_drain_attack(struct hostile *h, double seconds) {
-	create_good_ring(h, 16u << 20);
-	emit_create(h, 1, 4096, 4096, SMT_FORMAT_ARGB8888);
-	emit_target(h, 1);
-	struct { struct smt_cmd_fill_rects f; struct smt_rect r; } fill = {
-		{ { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_OVER, 0x80402010u, 1, 0 },
-		{ 0, 0, 4096, 4096 } };
-	while (h->head + sizeof(fill) + 64 <= h->area_size) {
-		emit(h, &fill, sizeof(fill));
-	}
-	kick(h);
-	int fd = make_memfd(65536, F_SEAL_SHRINK);
-	struct smt_pool_v1 *pool = smt_ring_v1_create_pool(h->ring, 1, fd, 4096);
-	smt_pool_v1_resize(pool, 65536);
-	close(fd);
-	struct wl_surface *surface = wl_compositor_create_surface(h->compositor);
-	struct smt_canvas_v1 *canvas = smt_ring_v1_get_canvas(h->ring, 2, surface, 256, 256);
-	smt_canvas_v1_resize(canvas, 512, 512);
-	smt_canvas_v1_destroy(canvas);
-	smt_pool_v1_destroy(pool);
+	start_drain(h);
 	if (wl_display_roundtrip(h->display) < 0) {
 		return 1;
 	}
@@ -1131,8 +1119,8 @@ static int case_drain_attack(struct hostile *h, double seconds) {
 	double end = now_ms() + seconds * 1000;
 	while (now_ms() < end && !ring_dead(h)) {
 		uint64_t tail = atomic_load_explicit(&h->status->tail, memory_order_acquire);
-		while (h->head + sizeof(fill) + 64 - tail <= h->area_size) {
-			emit(h, &fill, sizeof(fill));
+		while (h->head + sizeof(drain_fill) + 64 - tail <= h->area_size) {
+			emit(h, &drain_fill, sizeof(drain_fill));
 		}
 		kick(h);
 		usleep(2000);
