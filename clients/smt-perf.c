@@ -8,9 +8,13 @@
  *
  * Throughput mode: every case draws into a 600x600 canvas (x11perf's window
  * size) for a warm-up, then for a set time, and ends with a FENCE whose
- * completion is waited for, so only executed work counts. One operation is
- * one command carrying one object (one point, one rectangle, one segment,
- * one image, one line of glyphs). Transports:
+ * completion is waited for, so only executed work counts. Rates are objects
+ * per second (points, rectangles, segments, images, glyphs), like x11perf's.
+ * By default a command carries as many objects as x11perf puts in one
+ * request for the matching test (--objects x11: 1000 points, rectangles or
+ * segments, 36 100x100 and one 500x500 rectangle, 80 glyphs of a text line;
+ * one image or copy per command); --objects 1 sends one object per command,
+ * which measures the cost per command. Transports:
  *   ring    libsmt over the shared-memory ring (compositor executes)
  *   socket  libsmt over smt_ring_v1.submit (the fallback)
  *   local   the same command bytes through the same executor
@@ -18,7 +22,7 @@
  *           a pixman image of the same size: no transport at all, the
  *           physical limit of the executor.
  * Wakeup counters (ring): client->server eventfd writes and server->client
- * wakeups per 1000 commands, from the ring's counters.
+ * wakeups per 10,000 commands, from the ring's counters.
  *
  * Images mode (the mmap seed's benchmark shape, 002): for each N, keep N
  * live images of 4000 bytes in a pool, then time random create/free churn
@@ -59,6 +63,7 @@
 #include "pool-alloc.h"
 
 static uint32_t opt_area;   /* ring area (bytes), 0: libsmt default */
+static bool opt_single;     /* --objects 1: one object per command */
 
 #define WIN_W 600
 #define WIN_H 600
@@ -390,8 +395,14 @@ struct cstate {
 	uint32_t pix;          /* composite source / glyph atlas */
 	struct img im;
 	uint32_t *pixels;
-	struct smt_glyph glyphs[64];
+	struct smt_glyph glyphs[80];
 	uint32_t nglyphs;
+	/* x11perf batching: the same objects in every command, as x11perf
+	 * sends the same request again (only the colour changes) */
+	uint32_t n;
+	struct smt_point *pts;
+	struct smt_rect *rects;
+	struct smt_segment *segs;
 };
 
 struct pcase {
@@ -401,38 +412,95 @@ struct pcase {
 	uint32_t size;         /* rect / line / image size */
 	int kind;
 	bool pool;             /* put-image from a pool */
+	uint32_t objects;      /* per command: x11perf's objects per request */
 };
 
 enum { K_NOOP, K_DOT, K_RECT, K_SEG, K_WSEG, K_PUT, K_COPY, K_COMP, K_GLYPHS };
 
 static const struct pcase cases[] = {
-	{ "noop", "NOOP command", "noop", 0, K_NOOP, false },
-	{ "dot", "Dot", "dot", 1, K_DOT, false },
-	{ "rect1", "1x1 rectangle", "rect1", 1, K_RECT, false },
-	{ "rect10", "10x10 rectangle", "rect10", 10, K_RECT, false },
-	{ "rect100", "100x100 rectangle", "rect100", 100, K_RECT, false },
-	{ "rect500", "500x500 rectangle", "rect500", 500, K_RECT, false },
-	{ "seg10", "10-pixel line segment", "seg10", 10, K_SEG, false },
-	{ "seg100", "100-pixel line segment", "seg100", 100, K_SEG, false },
-	{ "seg500", "500-pixel line segment", "seg500", 500, K_SEG, false },
-	{ "wseg100", "100-pixel wide (10px) segment", NULL, 100, K_WSEG, false },
-	{ "put10", "PutImage 10x10 inline", "putimage10", 10, K_PUT, false },
-	{ "put100", "PutImage 100x100 inline", "putimage100", 100, K_PUT, false },
-	{ "poolput10", "PutImage 10x10 from pool", "shmput10", 10, K_PUT, true },
-	{ "poolput100", "PutImage 100x100 from pool", "shmput100", 100, K_PUT, true },
-	{ "poolput500", "PutImage 500x500 from pool", "shmput500", 500, K_PUT, true },
-	{ "copy10", "Copy 10x10 canvas->canvas", "copywinwin10", 10, K_COPY, false },
-	{ "copy100", "Copy 100x100 canvas->canvas", "copywinwin100", 100, K_COPY, false },
-	{ "copy500", "Copy 500x500 canvas->canvas", "copywinwin500", 500, K_COPY, false },
-	{ "comp100", "Composite OVER 100x100 ARGB (alpha)", NULL, 100, K_COMP, false },
-	{ "glyphs", "Glyphs: a line of 40 8x13 chars", NULL, 40, K_GLYPHS, false },
+	{ "noop", "NOOP command", "noop", 0, K_NOOP, false, 1 },
+	{ "dot", "Dot", "dot", 1, K_DOT, false, 1000 },
+	{ "rect1", "1x1 rectangle", "rect1", 1, K_RECT, false, 1000 },
+	{ "rect10", "10x10 rectangle", "rect10", 10, K_RECT, false, 1000 },
+	{ "rect100", "100x100 rectangle", "rect100", 100, K_RECT, false, 36 },
+	{ "rect500", "500x500 rectangle", "rect500", 500, K_RECT, false, 1 },
+	{ "seg10", "10-pixel line segment", "seg10", 10, K_SEG, false, 1000 },
+	{ "seg100", "100-pixel line segment", "seg100", 100, K_SEG, false, 1000 },
+	{ "seg500", "500-pixel line segment", "seg500", 500, K_SEG, false, 1000 },
+	{ "wseg100", "100-pixel wide (10px) segment", NULL, 100, K_WSEG, false, 100 },
+	{ "put10", "PutImage 10x10 inline", "putimage10", 10, K_PUT, false, 1 },
+	{ "put100", "PutImage 100x100 inline", "putimage100", 100, K_PUT, false, 1 },
+	{ "poolput10", "PutImage 10x10 from pool", "shmput10", 10, K_PUT, true, 1 },
+	{ "poolput100", "PutImage 100x100 from pool", "shmput100", 100, K_PUT, true, 1 },
+	{ "poolput500", "PutImage 500x500 from pool", "shmput500", 500, K_PUT, true, 1 },
+	{ "copy10", "Copy 10x10 canvas->canvas", "copywinwin10", 10, K_COPY, false, 1 },
+	{ "copy100", "Copy 100x100 canvas->canvas", "copywinwin100", 100, K_COPY, false, 1 },
+	{ "copy500", "Copy 500x500 canvas->canvas", "copywinwin500", 500, K_COPY, false, 1 },
+	{ "comp100", "Composite OVER 100x100 ARGB (alpha)", NULL, 100, K_COMP, false, 1 },
+	{ "text", "Glyph in an 80-glyph line (6x13, A8 atlas)", "ftext", 80, K_GLYPHS, false, 80 },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
+
+static uint32_t case_objects(const struct pcase *c)
+{
+	return opt_single ? 1 : c->objects;
+}
+
+/* n rectangles of s x s on a grid of cells 1 pixel apart, wrapping. */
+static struct smt_rect *grid_rects(uint32_t s, uint32_t n)
+{
+	struct smt_rect *r = calloc(n, sizeof(*r));
+	uint32_t per = s + 1, cells = (WIN_W - s) / per + 1;
+	for (uint32_t k = 0; k < n; k++)
+		r[k] = (struct smt_rect){ (int32_t)(k % cells * per),
+					  (int32_t)(k / cells % cells * per), s, s };
+	return r;
+}
+
+/* n segments of length s: one per s x s square, squares down then across
+ * the window, the end points turning clockwise round the square from one
+ * segment to the next, so every direction is drawn. */
+static struct smt_segment *fan_segments(uint32_t s, uint32_t n)
+{
+	struct smt_segment *g = calloc(n, sizeof(*g));
+	int32_t S = (int32_t)s, margin = (S + 19) / 20;
+	uint32_t turn = 8 * s / n ? 8 * s / n : 1;
+	int32_t x = margin, y = margin;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t a = k * turn % (8 * s);
+		int32_t t = (int32_t)(a % s);
+		int32_t e[8][4] = {
+			{ 0, 0, S, t }, { t, 0, S, S }, { S, 0, S - t, S }, { S, t, 0, S },
+			{ S, S, 0, S - t }, { S - t, S, 0, 0 }, { 0, S, t, 0 }, { 0, S - t, S, 0 },
+		};
+		const int32_t *p = e[a / s];
+		g[k] = (struct smt_segment){ x + p[0], y + p[1], x + p[2], y + p[3] };
+		y += S;
+		if (y >= WIN_H - S - margin) {
+			y = margin;
+			x += S;
+			if (x >= WIN_W - S - margin)
+				x = margin;
+		}
+	}
+	return g;
+}
 
 static void case_setup(struct be *b, const struct pcase *c, struct cstate *st)
 {
 	memset(st, 0, sizeof(*st));
 	uint32_t s = c->size;
+	st->n = case_objects(c);
+	if (st->n > 1 && c->kind == K_DOT) {
+		st->pts = calloc(st->n, sizeof(*st->pts));
+		for (uint32_t k = 0; k < st->n; k++)   /* 40 rows, 15 and 24 apart */
+			st->pts[k] = (struct smt_point){ (int32_t)(k / 40 * 24 % WIN_W + 5),
+							 (int32_t)(k % 40 * 15 + 5) };
+	} else if (st->n > 1 && c->kind == K_RECT) {
+		st->rects = grid_rects(s, st->n);
+	} else if (st->n > 1 && (c->kind == K_SEG || c->kind == K_WSEG)) {
+		st->segs = fan_segments(s, st->n);
+	}
 	if (c->kind == K_PUT && !c->pool) {
 		st->pixels = malloc((size_t)s * s * 4);
 		for (uint32_t i = 0; i < s * s; i++)
@@ -450,22 +518,22 @@ static void case_setup(struct be *b, const struct pcase *c, struct cstate *st)
 		}
 		be_target(b, b->canvas);
 	} else if (c->kind == K_GLYPHS) {
-		/* A8 atlas of 95 8x13 cells with a synthetic pattern */
-		uint32_t aw = 95 * 8, ah = 13;
+		/* A8 atlas of 95 6x13 cells with a synthetic pattern */
+		uint32_t aw = 95 * 6, ah = 13;
 		st->pix = be_pixmap(b, aw, ah, SMT_FORMAT_A8);
 		be_target(b, st->pix);
 		for (uint32_t g = 0; g < 95; g++)
 			for (uint32_t k = 0; k < 6; k++) {
-				struct smt_rect r = { (int32_t)(g * 8 + 1 + (g + k) % 5), (int32_t)(1 + 2 * k),
+				struct smt_rect r = { (int32_t)(g * 6 + 1 + (g + k) % 3), (int32_t)(1 + 2 * k),
 						      2, 1 + (g * 7 + k) % 2 };
 				op_fill(b, 0xff000000u, 1, &r);
 			}
 		be_target(b, b->canvas);
-		st->nglyphs = c->size;
+		st->nglyphs = st->n;
 		for (uint32_t i = 0; i < st->nglyphs; i++) {
 			uint32_t ch = (i * 37) % 95;
-			st->glyphs[i] = (struct smt_glyph){ (uint16_t)(ch * 8), 0, 8, 13,
-							    (int32_t)(i * 8), -10 };
+			st->glyphs[i] = (struct smt_glyph){ (uint16_t)(ch * 6), 0, 6, 13,
+							    (int32_t)(i * 6), -10 };
 		}
 	}
 	be_sync(b);
@@ -475,6 +543,9 @@ static void case_cleanup(struct be *b, const struct pcase *c, struct cstate *st)
 {
 	(void)c;
 	free(st->pixels);
+	free(st->pts);
+	free(st->rects);
+	free(st->segs);
 	if (b->kind != T_LOCAL && c->kind == K_PUT && c->pool)
 		smt_pool_free(b->pool, st->im.si.offset);
 	if (b->kind == T_LOCAL && c->kind == K_PUT && c->pool)
@@ -502,17 +573,29 @@ static void case_op(struct be *b, const struct pcase *c, struct cstate *st, uint
 		op_noop(b);
 		break;
 	case K_DOT: {
+		if (st->pts) {
+			op_points(b, colour, st->n, st->pts);
+			break;
+		}
 		struct smt_point p = { (int32_t)(i % WIN_W), (int32_t)((i / WIN_W) % WIN_H) };
 		op_points(b, colour, 1, &p);
 		break;
 	}
 	case K_RECT: {
+		if (st->rects) {
+			op_fill(b, colour, st->n, st->rects);
+			break;
+		}
 		struct smt_rect r = { x, y, s, s };
 		op_fill(b, colour, 1, &r);
 		break;
 	}
 	case K_SEG:
 	case K_WSEG: {
+		if (st->segs) {
+			op_segs(b, colour, c->kind == K_WSEG ? 10 : 0, st->n, st->segs);
+			break;
+		}
 		/* alternate directions like x11perf's fan; length s */
 		struct smt_segment sg;
 		int32_t off = (int32_t)(i % 50);
@@ -540,8 +623,8 @@ static void case_op(struct be *b, const struct pcase *c, struct cstate *st, uint
 		op_composite(b, st->pix, x, y, s, s);
 		break;
 	case K_GLYPHS:
-		op_glyphs(b, st->pix, 10, 20 + (int32_t)((i * 13) % (WIN_H - 30)), st->nglyphs,
-			  st->glyphs);
+		op_glyphs(b, st->pix, 10 + (st->nglyphs == 1 ? (int32_t)(i * 6 % (WIN_W - 20)) : 0),
+			  20 + (int32_t)((i * 13) % (WIN_H - 30)), st->nglyphs, st->glyphs);
 		break;
 	}
 }
@@ -605,9 +688,9 @@ static void run_case(struct be *b, const struct pcase *c, double secs, double wa
 	be_sync(b);
 	uint64_t t1 = now_ns();
 	read_counters(b, &k1);
-	out->ops = n;
+	out->ops = n * case_objects(c);      /* objects, like x11perf */
 	out->secs = (double)(t1 - t0) / 1e9;
-	out->ops_per_s = (double)n / out->secs;
+	out->ops_per_s = (double)out->ops / out->secs;
 	out->d.cmds = k1.cmds - k0.cmds;
 	out->d.wake_c2s = k1.wake_c2s - k0.wake_c2s;
 	out->d.wake_s2c = k1.wake_s2c - k0.wake_s2c;
@@ -667,14 +750,15 @@ static int throughput(const char *tlist, double secs, double warm, int rounds,
 			die("cannot open csv");
 		fseek(f, 0, SEEK_END);
 		if (ftell(f) == 0)
-			fprintf(f, "transport,case,x11perf,ops_per_s,ops,seconds,commands,"
-				   "wakeups_c2s,wakeups_s2c,full_waits,sleeps,min_ops_per_s,"
+			fprintf(f, "transport,case,x11perf,objects_per_command,ops_per_s,ops,seconds,"
+				   "commands,wakeups_c2s,wakeups_s2c,full_waits,sleeps,min_ops_per_s,"
 				   "max_ops_per_s,rounds\n");
 	}
 	printf("# smt-perf transports=%s window=%dx%d seconds=%.2f warmup=%.2f rounds=%d "
-	       "(median round)\n", tlist, WIN_W, WIN_H, secs, warm, rounds);
-	printf("%-11s %-7s %14s %10s %9s %9s %9s  %s\n", "case", "transp", "ops/s", "commands",
-	       "c2s/1k", "s2c/1k", "fullwait", "description");
+	       "objects=%s (median round)\n", tlist, WIN_W, WIN_H, secs, warm, rounds,
+	       opt_single ? "1 per command" : "x11perf's per request");
+	printf("%-11s %-7s %5s %14s %10s %9s %9s %9s  %s\n", "case", "transp", "objs",
+	       "objects/s", "commands", "c2s/10k", "s2c/10k", "fullwait", "description");
 	struct result *rs = calloc((size_t)rounds, sizeof(*rs));
 	for (size_t ci = 0; ci < NCASES; ci++) {
 		const struct pcase *c = &cases[ci];
@@ -688,15 +772,16 @@ static int throughput(const char *tlist, double secs, double warm, int rounds,
 			memcpy(rs, all[k], sizeof(*rs) * (size_t)rounds);
 			qsort(rs, (size_t)rounds, sizeof(*rs), cmp_res);
 			struct result *m = &rs[rounds / 2];
-			double per = m->d.cmds ? 1000.0 / (double)m->d.cmds : 0;
-			printf("%-11s %-7s %14.1f %10" PRIu64 " %9.4f %9.4f %9" PRIu64 "  %s\n",
-			       c->name, names[k], m->ops_per_s, m->d.cmds,
+			double per = m->d.cmds ? 10000.0 / (double)m->d.cmds : 0;
+			printf("%-11s %-7s %5" PRIu32 " %14.1f %10" PRIu64 " %9.4f %9.4f %9" PRIu64
+			       "  %s\n", c->name, names[k], case_objects(c), m->ops_per_s, m->d.cmds,
 			       (double)m->d.wake_c2s * per, (double)m->d.wake_s2c * per,
 			       m->d.full_waits, c->desc);
 			if (f)
-				fprintf(f, "%s,%s,%s,%.1f,%" PRIu64 ",%.4f,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-					   ",%" PRIu64 ",%" PRIu64 ",%.1f,%.1f,%d\n",
-					names[k], c->name, c->x11perf ? c->x11perf : "", m->ops_per_s,
+				fprintf(f, "%s,%s,%s,%" PRIu32 ",%.1f,%" PRIu64 ",%.4f,%" PRIu64 ",%" PRIu64
+					   ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.1f,%.1f,%d\n",
+					names[k], c->name, c->x11perf ? c->x11perf : "", case_objects(c),
+					m->ops_per_s,
 					m->ops, m->secs, m->d.cmds, m->d.wake_c2s, m->d.wake_s2c,
 					m->d.full_waits, m->d.sleeps, rs[0].ops_per_s,
 					rs[rounds - 1].ops_per_s, rounds);
@@ -1069,7 +1154,7 @@ static _Noreturn void usage(void)
 {
 	fprintf(stderr,
 		"usage: smt-perf [-t ring,socket,local] [-s SECS] [-w WARMUP] [-r ROUNDS] [-c case,...]\n"
-		"                [--area BYTES] [--csv FILE] [--quick] [--list]\n"
+		"                [--objects x11|1] [--area BYTES] [--csv FILE] [--quick] [--list]\n"
 		"       smt-perf --images [-n 100,1000,...] [--iters K] [--server-pid PID] [--csv F]\n"
 		"       smt-perf --clients 1,10,100,300 --server-pid PID [--pings K] [--csv F]\n");
 	exit(2);
@@ -1082,7 +1167,8 @@ int main(int argc, char **argv)
 	long iters = 100000;
 	int spid = 0, pings = 1000, rounds = 3;
 	bool images_mode = false;
-	enum { O_CSV = 256, O_QUICK, O_LIST, O_IMAGES, O_ITERS, O_SPID, O_CLIENTS, O_PINGS, O_IDLE };
+	enum { O_CSV = 256, O_QUICK, O_LIST, O_IMAGES, O_ITERS, O_SPID, O_CLIENTS, O_PINGS, O_IDLE,
+	       O_OBJECTS };
 	static const struct option lo[] = {
 		{ "transport", required_argument, NULL, 't' },
 		{ "seconds", required_argument, NULL, 's' },
@@ -1100,6 +1186,7 @@ int main(int argc, char **argv)
 		{ "sizes", required_argument, NULL, 'n' },
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "area", required_argument, NULL, 'a' },
+		{ "objects", required_argument, NULL, O_OBJECTS },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -1114,11 +1201,17 @@ int main(int argc, char **argv)
 		case 'r': rounds = atoi(optarg); break;
 		case 'a': opt_area = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case O_CSV: csv = optarg; break;
+		case O_OBJECTS:
+			if (strcmp(optarg, "x11") && strcmp(optarg, "1"))
+				usage();
+			opt_single = !strcmp(optarg, "1");
+			break;
 		case O_QUICK: secs = 0.3; warm = 0.05; rounds = 3; iters = 20000; pings = 200; idle = 1.0; break;
 		case O_LIST:
 			for (size_t i = 0; i < NCASES; i++)
-				printf("%-11s %-14s %s\n", cases[i].name,
-				       cases[i].x11perf ? cases[i].x11perf : "-", cases[i].desc);
+				printf("%-11s %-14s %5" PRIu32 "  %s\n", cases[i].name,
+				       cases[i].x11perf ? cases[i].x11perf : "-", cases[i].objects,
+				       cases[i].desc);
 			return 0;
 		case O_IMAGES: images_mode = true; break;
 		case O_ITERS: iters = atol(optarg); break;

@@ -12,11 +12,12 @@ build="build-essential meson ninja-build pkg-config libwlroots-dev libwayland-de
 # The session's demo clients, and the tools it tells you to look with.
 session="foot weston grim wayvnc wayland-utils xwayland x11-apps xterm"
 # What the benchmarks (tests/bench/*, docs/benchmarks.md) run: the clients the
-# render and soak benchmarks start, Xwayland and x11perf for the X anchor, Xvfb
+# render and soak benchmarks start, Xwayland and x11perf for the X anchor (and
+# xfonts-base: its -ftext needs the 6x13 font), Xvfb
 # and xdpyinfo for the X11 shim benchmark, numpy and matplotlib for their
 # tables and plots (for /usr/bin/python3: a pyenv or venv python3 first on
 # PATH does not see them, so the benchmarks' Python runs under Debian's).
-bench="weston wayland-utils xwayland x11-apps xterm xvfb x11-utils xdotool
+bench="weston wayland-utils xwayland x11-apps xfonts-base xterm xvfb x11-utils xdotool
   python3 python3-numpy python3-matplotlib"
 # Real clients and drivers the integration tests run, and the fuzzing
 # toolchain; the suite smoke-runs every benchmark, so all of the bench set.

@@ -13,7 +13,8 @@ static int bad(struct smt_fault *f, const struct smt_cmd *c, uint32_t code,
 	return -1;
 }
 
-/* Fixed part and element size of each opcode's payload. */
+/* Fixed part and element size of each opcode's payload (fixed parts are
+ * whole 32-bit words: smt_decode copies them word by word). */
 static const struct { uint32_t fixed, elem; } layout[SMT_OP_COUNT] = {
 	[SMT_OP_NOOP] = { 8, 0 },
 	[SMT_OP_PAD] = { 8, 0 },
@@ -230,8 +231,11 @@ static uint64_t element_count(const struct smt_decoded *d)
 
 int smt_decode(const struct smt_cmd *c, struct smt_decoded *d, struct smt_fault *f)
 {
-	memset(d, 0, sizeof(*d));
+	/* No memset of the whole view: each opcode reads only its own struct,
+	 * which the memcpy below fills completely (fixed == its size). */
 	d->opcode = c->opcode;
+	d->array = NULL;
+	d->array_len = 0;
 	if (c->opcode == SMT_OP_NOOP || c->opcode == SMT_OP_PAD)
 		return 0;
 
@@ -239,7 +243,9 @@ int smt_decode(const struct smt_cmd *c, struct smt_decoded *d, struct smt_fault 
 	if (c->size < fixed || c->ctl_len < fixed)
 		return bad(f, c, SMT_ERROR_BAD_LENGTH, "shorter than the fixed payload",
 			   UINT32_MAX);
-	memcpy(&d->u, c->ctl, fixed);
+	/* Word by word: fixed parts are a few words, a libc call costs more. */
+	for (uint32_t i = 0; i < fixed; i += 4)
+		memcpy((uint8_t *)&d->u + i, c->ctl + i, 4);
 
 	if (c->opcode == SMT_OP_PUT_IMAGE &&
 	    stride_ok(c, f, d->u.put.format, d->u.put.stride, d->u.put.width))

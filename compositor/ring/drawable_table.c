@@ -53,12 +53,6 @@ void smt_drawables_fini(struct smt_drawable_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-struct smt_drawable *smt_drawables_get(struct smt_drawable_table *t, uint32_t id)
-{
-	if (id == 0 || id >= t->cap || t->slots[id].kind == SMT_DRAWABLE_NONE)
-		return NULL;
-	return &t->slots[id];
-}
 
 /* Make slot `id` addressable; SMT_ERROR_NONE or an error. */
 static uint32_t reserve(struct smt_drawable_table *t, uint32_t id)
@@ -109,6 +103,9 @@ uint32_t smt_drawables_create_pixmap(struct smt_drawable_table *t, uint32_t id,
 	t->slots[id] = (struct smt_drawable){
 		.image = img, .bytes = bytes, .format = format,
 		.width = (int32_t)width, .height = (int32_t)height,
+		.bits = (uint8_t *)pixman_image_get_data(img),
+		.stride = pixman_image_get_stride(img),
+		.bpp = (uint8_t)PIXMAN_FORMAT_BPP(pf),
 		.kind = SMT_DRAWABLE_PIXMAP,
 	};
 	t->pixmaps++;
@@ -147,7 +144,9 @@ static uint32_t make_canvas(struct smt_drawable *d, pixman_image_t *image)
 		return SMT_ERROR_NO_MEMORY;
 	*d = (struct smt_drawable){
 		.image = view, .owner = pixman_image_ref(image), .format = format,
-		.width = w, .height = h, .kind = SMT_DRAWABLE_CANVAS,
+		.width = w, .height = h, .bits = (uint8_t *)bits,
+		.stride = pixman_image_get_stride(image), .bpp = (uint8_t)PIXMAN_FORMAT_BPP(pf),
+		.kind = SMT_DRAWABLE_CANVAS,
 	};
 	return SMT_ERROR_NONE;
 }

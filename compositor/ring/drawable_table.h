@@ -31,6 +31,11 @@ struct smt_drawable {
 	uint64_t bytes;          /* charged to the memory limit */
 	uint32_t format;         /* enum smt_format */
 	int32_t width, height;
+	/* image's bits, read once here so drawing does not ask pixman per
+	 * command: the view's bits never move while the entry exists. */
+	uint8_t *bits;
+	int32_t stride;          /* bytes */
+	uint8_t bpp;
 	uint8_t kind;
 };
 
@@ -50,8 +55,13 @@ void smt_drawables_init(struct smt_drawable_table *t, uint32_t max_id,
 			uint32_t max_pixmaps, uint64_t max_bytes);
 void smt_drawables_fini(struct smt_drawable_table *t);
 
-/* NULL for 0, out-of-range and unused ids. */
-struct smt_drawable *smt_drawables_get(struct smt_drawable_table *t, uint32_t id);
+/* NULL for 0, out-of-range and unused ids. Inline: once per command. */
+static inline struct smt_drawable *smt_drawables_get(struct smt_drawable_table *t, uint32_t id)
+{
+	if (id == 0 || id >= t->cap || t->slots[id].kind == SMT_DRAWABLE_NONE)
+		return NULL;
+	return &t->slots[id];
+}
 
 /* Return an enum smt_error. */
 uint32_t smt_drawables_create_pixmap(struct smt_drawable_table *t, uint32_t id,

@@ -20,6 +20,11 @@ int paint_init(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawa
 		.alpha = (uint16_t)(a * 0x101),
 	};
 	p->color = c;
+	p->bits = dst->bits;
+	p->stride = dst->stride;
+	p->bpp = dst->bpp;
+	p->width = dst->width;
+	p->height = dst->height;
 	/* SRC-like fills (the common case) never need the solid image: skip
 	 * the allocation per command. */
 	if (!need_solid && p->use_fill)
@@ -37,24 +42,22 @@ void paint_fini(struct paint *p)
 	p->solid = NULL;
 }
 
-void paint_box(struct paint *p, const struct smt_drawable *dst, const pixman_box32_t *b)
+void paint_box_pixman(struct paint *p, const struct smt_drawable *dst, const pixman_box32_t *b)
 {
 	pixman_image_t *img = dst->image;
 	int w = b->x2 - b->x1, h = b->y2 - b->y1;
 	assert_in_image(img, b);
 	if (p->use_fill &&
-	    pixman_fill(pixman_image_get_data(img), pixman_image_get_stride(img) / 4,
-			PIXMAN_FORMAT_BPP(pixman_image_get_format(img)), b->x1, b->y1, w, h,
-			p->pixel))
+	    pixman_fill((uint32_t *)p->bits, p->stride / 4, p->bpp, b->x1, b->y1, w, h, p->pixel))
 		return;
 	if (!p->solid && !(p->solid = pixman_image_create_solid_fill(&p->color)))
 		return;                         /* out of memory: drop the box */
 	pixman_image_composite32(p->op, p->solid, NULL, img, 0, 0, 0, 0, b->x1, b->y1, w, h);
 }
 
-uint64_t paint_clipped(struct smt_exec_ctx *ctx, struct paint *p,
-		       const struct smt_drawable *dst, int64_t x1, int64_t y1,
-		       int64_t x2, int64_t y2)
+uint64_t paint_clipped_region(struct smt_exec_ctx *ctx, struct paint *p,
+			      const struct smt_drawable *dst, int64_t x1, int64_t y1,
+			      int64_t x2, int64_t y2)
 {
 	struct clip_iter it;
 	pixman_box32_t b;
@@ -112,6 +115,8 @@ int exec_fill_rects(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
 	return 0;
 }
 
+#define POINTS_CHUNK 64u
+
 int exec_points(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume)
 {
 	struct smt_drawable *dst;
@@ -121,6 +126,29 @@ int exec_points(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct sm
 
 	if (exec_target(ctx, &dst) || paint_init(ctx, &p, dst, d->u.points.op, d->u.points.colour, false))
 		return -1;
+	if (paint_direct(ctx, &p)) {
+		/* Stores inside the clip's extents, charged POINTS_CHUNK at a
+		 * time: the budget is still checked every few hundred ns. */
+		const pixman_box32_t *e = &ctx->clip.extents;
+		for (uint32_t i = resume->element; i < n;) {
+			uint32_t end = n - i > POINTS_CHUNK ? i + POINTS_CHUNK : n;
+			uint64_t px = 0;
+			for (uint32_t k = i; k < end; k++) {
+				int32_t x = pt[k].x, y = pt[k].y;
+				if (x >= e->x1 && x < e->x2 && y >= e->y1 && y < e->y2) {
+					paint_pixel(&p, x, y);
+					px++;
+				}
+			}
+			bool out = exec_charge_units(ctx, end - i, px);
+			i = end;
+			if (out && i < n) {
+				resume->element = i;
+				return EXEC_PARTIAL;
+			}
+		}
+		return 0;
+	}
 	for (uint32_t i = resume->element; i < n; i++) {
 		uint64_t px = paint_clipped(ctx, &p, dst, pt[i].x, pt[i].y,
 					    (int64_t)pt[i].x + 1, (int64_t)pt[i].y + 1);
@@ -170,12 +198,77 @@ static uint64_t thin_segment(struct smt_exec_ctx *ctx, struct paint *p,
 	int64_t run_start = 0, run_minor = 0;
 	bool in_run = false;
 
+	/* m(x) = y1 + floor((2 (x - x1) dy + dx) / 2dx), stepped: one division
+	 * at the start, then the remainder moves by 2dy per x. |dy| <= dx, so
+	 * one correction per step keeps it in [0, 2dx). */
+	int64_t den = dx ? 2 * dx : 1, num = 2 * (start - x1) * dy + dx;
+	int64_t q = floor_div(num, den), rem = num - q * den, step = dx ? 2 * dy : 0;
+	if (paint_direct(ctx, p) && p->bpp == 32 && start <= end) {
+		/* The same walk on a pixel index: one step along the major
+		 * axis adds maj, one along the minor axis mnr. [start, end]
+		 * and [mlo, mhi) lie inside the clip, inside the image. */
+		uint32_t *bits = (uint32_t *)p->bits;
+		const uint32_t pixel = p->pixel;
+		const int64_t row = p->stride / 4, maj = ymajor ? row : 1, mnr = ymajor ? 1 : row;
+		int64_t m = y1 + q;
+		int64_t idx = ymajor ? start * row + m : m * row + start;
+		for (int64_t x = start; x <= end; x++) {
+			if (m >= mlo && m < mhi) {
+				assert(idx >= 0 && idx < (int64_t)p->height * row);
+				bits[idx] = pixel;
+				px++;
+			}
+			idx += maj;
+			rem += step;
+			if (rem >= den) {
+				rem -= den;
+				m++;
+				idx += mnr;
+			} else if (rem < 0) {
+				rem += den;
+				m--;
+				idx -= mnr;
+			}
+		}
+		return px + (uint64_t)(end - start + 1);
+	}
+	if (paint_direct(ctx, p)) {
+		/* One store per pixel, no boxes: [start, end] and [mlo, mhi)
+		 * lie inside the clip, which lies inside the image. */
+		for (int64_t x = start; x <= end; x++) {
+			int64_t m = y1 + q;
+			if (m >= mlo && m < mhi) {
+				if (ymajor)
+					paint_pixel(p, (int32_t)m, (int32_t)x);
+				else
+					paint_pixel(p, (int32_t)x, (int32_t)m);
+				px++;
+			}
+			rem += step;
+			if (rem >= den) {
+				rem -= den;
+				q++;
+			} else if (rem < 0) {
+				rem += den;
+				q--;
+			}
+		}
+		return px + (uint64_t)(end >= start ? end - start + 1 : 0);
+	}
 	for (int64_t x = start; x <= end + 1; x++) {
 		int64_t m = 0;
 		bool on = x <= end;
 		if (on) {
-			m = dx ? y1 + floor_div(2 * (x - x1) * dy + dx, 2 * dx) : y1;
+			m = y1 + q;
 			on = m >= mlo && m < mhi;
+			rem += step;
+			if (rem >= den) {
+				rem -= den;
+				q++;
+			} else if (rem < 0) {
+				rem += den;
+				q--;
+			}
 		}
 		if (in_run && (!on || m != run_minor)) {
 			px += ymajor

@@ -13,6 +13,7 @@
 #include <assert.h>
 #include <pixman.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "command_decode.h"
 #include "drawable_table.h"
@@ -59,8 +60,36 @@ int exec_composite_shaped(pixman_op_t op, pixman_image_t *src, pixman_image_t *m
 
 /* Set ctx->fault (code, what, element index); returns -1. */
 int exec_fail(struct smt_exec_ctx *ctx, uint32_t code, const char *what, uint32_t index);
+/* Read the clock every this many work units or pixels, not per command:
+ * CLOCK_MONOTONIC via the vDSO is cheap, but not free. */
+#define EXEC_CLOCK_EVERY 64u
+#define EXEC_CLOCK_PIXELS (1u << 18)
+
+/* The clock read of exec_charge, out of line (rare). */
+bool exec_charge_clock(struct smt_exec_ctx *ctx);
+
+/* Account pixels and `units` units of work; true once the budget is used
+ * up. Inline: it runs once per element. */
+static inline bool exec_charge_units(struct smt_exec_ctx *ctx, uint32_t units, uint64_t pixels)
+{
+	const struct smt_exec_budget *b = ctx->run.budget;
+	ctx->run.pixels += pixels;
+	ctx->run.since_check += units;
+	if (ctx->run.exhausted)
+		return true;
+	if (b->max_pixels && ctx->run.pixels >= b->max_pixels)
+		return ctx->run.exhausted = true;
+	if (!b->deadline_ns || (ctx->run.since_check < EXEC_CLOCK_EVERY &&
+				ctx->run.pixels - ctx->run.pixels_at_check < EXEC_CLOCK_PIXELS))
+		return false;
+	return exec_charge_clock(ctx);
+}
+
 /* Account pixels (and one unit of work); true once the budget is used up. */
-bool exec_charge(struct smt_exec_ctx *ctx, uint64_t pixels);
+static inline bool exec_charge(struct smt_exec_ctx *ctx, uint64_t pixels)
+{
+	return exec_charge_units(ctx, 1, pixels);
+}
 /* The target image, or -1 with NO_TARGET. */
 int exec_target(struct smt_exec_ctx *ctx, struct smt_drawable **out);
 
@@ -184,20 +213,95 @@ static inline bool band_stop(struct smt_exec_ctx *ctx, struct band_iter *b, uint
 struct paint {
 	pixman_op_t op;
 	pixman_image_t *solid;
-	bool use_fill;                      /* SRC-equivalent: pixman_fill */
+	bool use_fill;                      /* SRC-equivalent: store the pixel */
 	uint32_t pixel;
 	pixman_color_t color;
+	/* The destination's bits, read once per command (not per box). */
+	uint8_t *bits;
+	int32_t stride;                     /* bytes */
+	int32_t bpp;
+	int32_t width, height;
 };
 /* need_solid: the caller composites with p->solid itself (masks). */
 int paint_init(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawable *dst,
 	       uint32_t op, uint32_t colour, bool need_solid);
 void paint_fini(struct paint *p);
+/* A box too wide for paint_box's own stores, or not a plain store. */
+void paint_box_pixman(struct paint *p, const struct smt_drawable *dst, const pixman_box32_t *b);
+
+/* Narrow boxes (dots, thin lines, small rectangles) are stored here
+ * directly: pixman_fill's dispatch costs more than the pixels. */
+#define PAINT_DIRECT_WIDTH 16
+
 /* Paint one box already inside the clip. */
-void paint_box(struct paint *p, const struct smt_drawable *dst, const pixman_box32_t *b);
-/* Paint a box through the clip; returns pixels painted. */
-uint64_t paint_clipped(struct smt_exec_ctx *ctx, struct paint *p,
-		       const struct smt_drawable *dst, int64_t x1, int64_t y1,
-		       int64_t x2, int64_t y2);
+static inline void paint_box(struct paint *p, const struct smt_drawable *dst,
+			     const pixman_box32_t *b)
+{
+	/* The last line of defence, as assert_in_image, against the size
+	 * read at paint_init from the same image. */
+	assert(b->x1 >= 0 && b->y1 >= 0 && b->x1 < b->x2 && b->y1 < b->y2 &&
+	       b->x2 <= p->width && b->y2 <= p->height);
+	int32_t w = b->x2 - b->x1;
+	if (!p->use_fill || w > PAINT_DIRECT_WIDTH || (p->bpp != 32 && p->bpp != 8)) {
+		paint_box_pixman(p, dst, b);
+		return;
+	}
+	/* Locals: the stores below could alias *p as far as C knows. */
+	const uint32_t pixel = p->pixel;
+	const size_t stride = (size_t)p->stride;
+	uint8_t *row = p->bits + (size_t)b->y1 * stride;
+	if (p->bpp == 32) {
+		for (int32_t y = b->y1; y < b->y2; y++, row += stride) {
+			uint32_t *px = (uint32_t *)row + b->x1;
+			for (int32_t x = 0; x < w; x++)
+				px[x] = pixel;
+		}
+	} else {
+		for (int32_t y = b->y1; y < b->y2; y++, row += stride)
+			memset(row + b->x1, (int)(uint8_t)pixel, (size_t)w);
+	}
+}
+
+/* Plain stores are enough: an SRC-like paint into an 8 or 32 bpp image
+ * through a clip of one rectangle (its extents). */
+static inline bool paint_direct(const struct smt_exec_ctx *ctx, const struct paint *p)
+{
+	return p->use_fill && (p->bpp == 32 || p->bpp == 8) && ctx->clip.data == NULL;
+}
+
+/* One pixel of a paint_direct paint, inside the clip. */
+static inline void paint_pixel(struct paint *p, int32_t x, int32_t y)
+{
+	assert((uint32_t)x < (uint32_t)p->width && (uint32_t)y < (uint32_t)p->height);
+	uint8_t *row = p->bits + (size_t)y * (size_t)p->stride;
+	if (p->bpp == 32)
+		((uint32_t *)row)[x] = p->pixel;
+	else
+		row[x] = (uint8_t)p->pixel;
+}
+
+uint64_t paint_clipped_region(struct smt_exec_ctx *ctx, struct paint *p,
+			      const struct smt_drawable *dst, int64_t x1, int64_t y1,
+			      int64_t x2, int64_t y2);
+
+/* Paint a box through the clip; returns pixels painted. A clip of one
+ * rectangle (no SET_CLIP, or a rectangular one) is just its extents. */
+static inline uint64_t paint_clipped(struct smt_exec_ctx *ctx, struct paint *p,
+				     const struct smt_drawable *dst, int64_t x1, int64_t y1,
+				     int64_t x2, int64_t y2)
+{
+	if (ctx->clip.data != NULL)
+		return paint_clipped_region(ctx, p, dst, x1, y1, x2, y2);
+	const pixman_box32_t *e = &ctx->clip.extents;
+	pixman_box32_t b = {
+		(int32_t)(x1 > e->x1 ? x1 : e->x1), (int32_t)(y1 > e->y1 ? y1 : e->y1),
+		(int32_t)(x2 < e->x2 ? x2 : e->x2), (int32_t)(y2 < e->y2 ? y2 : e->y2),
+	};
+	if (b.x1 >= b.x2 || b.y1 >= b.y2)
+		return 0;
+	paint_box(p, dst, &b);
+	return box_area(&b);
+}
 
 /* exec_fill.c */
 int exec_fill_rects(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume);

@@ -10,11 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Read the clock every this many work units or pixels, not per command:
- * CLOCK_MONOTONIC via the vDSO is cheap, but not free. */
-#define EXEC_CLOCK_EVERY 64u
-#define EXEC_CLOCK_PIXELS (1u << 18)
-
 void smt_exec_config_defaults(struct smt_exec_config *cfg)
 {
 	*cfg = (struct smt_exec_config){
@@ -163,21 +158,11 @@ int exec_target(struct smt_exec_ctx *ctx, struct smt_drawable **out)
 	return *out ? 0 : exec_fail(ctx, SMT_ERROR_NO_TARGET, "no target drawable", UINT32_MAX);
 }
 
-bool exec_charge(struct smt_exec_ctx *ctx, uint64_t pixels)
+bool exec_charge_clock(struct smt_exec_ctx *ctx)
 {
-	const struct smt_exec_budget *b = ctx->run.budget;
-	ctx->run.pixels += pixels;
-	ctx->run.since_check++;
-	if (ctx->run.exhausted)
-		return true;
-	if (b->max_pixels && ctx->run.pixels >= b->max_pixels)
-		ctx->run.exhausted = true;
-	else if (b->deadline_ns && (ctx->run.since_check >= EXEC_CLOCK_EVERY ||
-				    ctx->run.pixels - ctx->run.pixels_at_check >= EXEC_CLOCK_PIXELS)) {
-		ctx->run.since_check = 0;
-		ctx->run.pixels_at_check = ctx->run.pixels;
-		ctx->run.exhausted = monotonic_now_ns() >= b->deadline_ns;
-	}
+	ctx->run.since_check = 0;
+	ctx->run.pixels_at_check = ctx->run.pixels;
+	ctx->run.exhausted = monotonic_now_ns() >= ctx->run.budget->deadline_ns;
 	return ctx->run.exhausted;
 }
 
@@ -332,6 +317,11 @@ static enum smt_exec_stop die(struct smt_exec_ctx *ctx, struct smt_ring_reader *
 	return out->stop = SMT_EXEC_ERROR;
 }
 
+/* NOOP/PAD commands per pass of smt_ring_reader_skip_noops, and per unit
+ * of work: a NOOP costs a few ns, a drawing command tens. */
+#define NOOP_RUN 512u
+#define NOOP_PER_UNIT 8u
+
 static enum smt_exec_stop run(struct smt_exec_ctx *ctx, struct smt_ring_reader *r,
 			      const struct smt_exec_budget *budget, struct smt_exec_result *out)
 {
@@ -360,7 +350,9 @@ static enum smt_exec_stop run(struct smt_exec_ctx *ctx, struct smt_ring_reader *
 			break;
 		if (rc < 0 || smt_decode(cmd, &d, &f) < 0)
 			goto fail;
-		ctx->fault = (struct smt_fault){ 0 };
+		/* exec_fail fills code, what and index, opcode and offset are
+		 * set below; code alone says "failed" to drawing code. */
+		ctx->fault.code = SMT_ERROR_NONE;
 		rc = exec_one(ctx, r, &d, out);
 		if (rc < 0) {
 			f = ctx->fault;
@@ -382,6 +374,25 @@ static enum smt_exec_stop run(struct smt_exec_ctx *ctx, struct smt_ring_reader *
 		if (exec_charge(ctx, 0)) {
 			stop = SMT_EXEC_BUDGET;
 			break;
+		}
+		if (d.opcode == SMT_OP_NOOP || d.opcode == SMT_OP_PAD) {
+			/* The rest of a run of NOOP/PAD in one pass: nothing to
+			 * draw, so each costs only its framing checks. At most
+			 * NOOP_RUN a pass, one unit of work per NOOP_PER_UNIT. */
+			uint32_t max = NOOP_RUN, skipped;
+			uint64_t skipped_bytes;
+			if (ctx->run.budget->max_commands &&
+			    ctx->run.budget->max_commands - out->commands < max)
+				max = (uint32_t)(ctx->run.budget->max_commands - out->commands);
+			int bad = smt_ring_reader_skip_noops(r, max, &skipped, &skipped_bytes, &f);
+			out->commands += skipped;
+			out->bytes += skipped_bytes;
+			if (bad)
+				goto fail;
+			if (exec_charge_units(ctx, (skipped + NOOP_PER_UNIT - 1) / NOOP_PER_UNIT, 0)) {
+				stop = SMT_EXEC_BUDGET;
+				break;
+			}
 		}
 	}
 	out->pixels = ctx->run.pixels;

@@ -1,5 +1,6 @@
 #include "ring_reader.h"
 
+#include <assert.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,9 @@ int smt_ring_reader_begin(struct smt_ring_reader *r, struct smt_fault *f)
 	return 0;
 }
 
+/* ctl_len is a multiple of 8 (a command size, or PUT_IMAGE's fixed part). */
+static_assert(sizeof(struct smt_cmd_put_image) % 8 == 0, "PUT_IMAGE control part");
+
 static int grow_scratch(struct smt_ring_reader *r, uint32_t need)
 {
 	if (need <= r->scratch_cap)
@@ -151,6 +155,63 @@ static int grow_scratch(struct smt_ring_reader *r, uint32_t need)
 	r->scratch = s;
 	r->scratch_cap = cap;
 	return 0;
+}
+
+/* Framing checks every command's header passes, in this order (peek and
+ * skip_noops must refuse a header with the same fault). */
+static int check_frame(const struct smt_cmd_header *h, uint64_t off, uint64_t remaining,
+		       uint64_t contig, struct smt_fault *f)
+{
+	if (h->size == 0)
+		return fault(f, SMT_ERROR_BAD_SIZE, h->opcode, off, "size 0");
+	if (h->size % 8)
+		return fault(f, SMT_ERROR_BAD_SIZE, h->opcode, off, "size not a multiple of 8");
+	if (h->size > remaining)
+		return fault(f, SMT_ERROR_TRUNCATED, h->opcode, off, "size runs past head");
+	if (h->size > contig)
+		return fault(f, SMT_ERROR_WRAP, h->opcode, off,
+			     "command runs past the end of the area (missing PAD)");
+	if (h->opcode >= SMT_OP_COUNT)
+		return fault(f, SMT_ERROR_BAD_OPCODE, h->opcode, off, "unknown opcode");
+	if (h->flags != 0)
+		return fault(f, SMT_ERROR_BAD_VALUE, h->opcode, off, "header flags must be 0");
+	return 0;
+}
+
+int smt_ring_reader_skip_noops(struct smt_ring_reader *r, uint32_t max, uint32_t *count,
+			       uint64_t *bytes, struct smt_fault *f)
+{
+	uint64_t tail = r->tail, end = r->head;
+	uint32_t n = 0;
+	int rc = 0;
+	*count = 0;
+	*bytes = 0;
+	if (r->pending)
+		return 0;
+	while (n < max && tail != end) {
+		uint64_t pos = r->linear ? tail - r->base : (tail & (r->area_size - 1));
+		struct smt_cmd_header h;
+		memcpy(&h, r->area + pos, sizeof(h));
+		/* Compiler barrier: h is the only copy we trust from here on. */
+		atomic_signal_fence(memory_order_seq_cst);
+		if (h.opcode != SMT_OP_NOOP && h.opcode != SMT_OP_PAD)
+			break;                  /* peek reads it again, on its own */
+		if ((rc = check_frame(&h, tail, end - tail, r->area_size - pos, f)) < 0)
+			break;
+		tail += h.size;
+		n++;
+	}
+	/* The run before a bad header ran, as if one command at a time. */
+	*count = n;
+	*bytes = tail - r->tail;
+	r->tail = tail;
+	r->commands += n;
+	r->bytes += *bytes;
+	if (r->linear && r->tail == r->base + r->area_size) {
+		r->base = r->tail;              /* queue empty: restart at 0 */
+		r->area_size = 0;
+	}
+	return rc;
 }
 
 int smt_ring_reader_peek(struct smt_ring_reader *r, const struct smt_cmd **out,
@@ -181,19 +242,8 @@ int smt_ring_reader_peek(struct smt_ring_reader *r, const struct smt_cmd **out,
 	atomic_signal_fence(memory_order_seq_cst);
 
 	uint64_t off = r->tail;
-	if (h.size == 0)
-		return fault(f, SMT_ERROR_BAD_SIZE, h.opcode, off, "size 0");
-	if (h.size % 8)
-		return fault(f, SMT_ERROR_BAD_SIZE, h.opcode, off, "size not a multiple of 8");
-	if (h.size > remaining)
-		return fault(f, SMT_ERROR_TRUNCATED, h.opcode, off, "size runs past head");
-	if (h.size > contig)
-		return fault(f, SMT_ERROR_WRAP, h.opcode, off,
-			     "command runs past the end of the area (missing PAD)");
-	if (h.opcode >= SMT_OP_COUNT)
-		return fault(f, SMT_ERROR_BAD_OPCODE, h.opcode, off, "unknown opcode");
-	if (h.flags != 0)
-		return fault(f, SMT_ERROR_BAD_VALUE, h.opcode, off, "header flags must be 0");
+	if (check_frame(&h, off, remaining, contig, f) < 0)
+		return -1;
 
 	uint32_t ctl_len = h.size;
 	if (h.opcode == SMT_OP_NOOP || h.opcode == SMT_OP_PAD) {
@@ -212,7 +262,13 @@ int smt_ring_reader_peek(struct smt_ring_reader *r, const struct smt_cmd **out,
 	}
 	if (grow_scratch(r, ctl_len) < 0)
 		return fault(f, SMT_ERROR_NO_MEMORY, h.opcode, off, "out of memory");
-	memcpy(r->scratch, r->area + pos, ctl_len);
+	/* Control parts are a few words: copy them inline, not via a call. */
+	if (ctl_len <= 64) {
+		for (uint32_t i = 0; i < ctl_len; i += 8)
+			memcpy(r->scratch + i, r->area + pos + i, 8);
+	} else {
+		memcpy(r->scratch, r->area + pos, ctl_len);
+	}
 	/* The second fetch may have seen a different header: use ours. */
 	memcpy(r->scratch, &h, sizeof(h));
 	atomic_signal_fence(memory_order_seq_cst);

@@ -104,6 +104,12 @@ int smt_ring_reader_begin(struct smt_ring_reader *r, struct smt_fault *f);
 int smt_ring_reader_peek(struct smt_ring_reader *r, const struct smt_cmd **cmd,
 			 struct smt_fault *f);
 void smt_ring_reader_consume(struct smt_ring_reader *r);
+/* Consume up to max consecutive NOOP/PAD commands in one pass, each header
+ * read once and framed exactly as peek frames it; stops at the first other
+ * opcode (left for peek). *count and *bytes: what was consumed. Returns
+ * 0, or -1 with *f for a bad header (the run before it is consumed). */
+int smt_ring_reader_skip_noops(struct smt_ring_reader *r, uint32_t max, uint32_t *count,
+			       uint64_t *bytes, struct smt_fault *f);
 
 /* Stop before stream position `limit` (UINT64_MAX: no limit). */
 void smt_ring_reader_set_limit(struct smt_ring_reader *r, uint64_t limit);
