@@ -71,6 +71,40 @@ static void write_clients(struct smtwc_server *server, struct json_writer *w) {
 	json_end_array(w);
 }
 
+/* Mapped windows, front to back: where the compositor shows their window
+ * geometry (borders and client shadows are outside it). */
+static void write_windows(struct smtwc_server *server, struct json_writer *w) {
+	json_begin_array(w, "windows");
+	struct smtwc_view *view;
+	wl_list_for_each(view, &server->views, link) {
+		if (!view->mapped) {
+			continue;
+		}
+		struct wlr_box box = view_box(view);
+		struct wlr_surface *surface = view->impl->surface(view);
+		pid_t pid = 0;
+		if (surface != NULL) {
+			wl_client_get_credentials(wl_resource_get_client(surface->resource),
+				&pid, NULL, NULL);
+		}
+		json_begin_object(w);
+		json_int(w, "pid", pid);
+		json_string(w, "app_id", view->impl->app_id(view));
+		json_string(w, "title", view->impl->title(view));
+		json_int(w, "x", box.x);
+		json_int(w, "y", box.y);
+		json_int(w, "width", box.width);
+		json_int(w, "height", box.height);
+		json_bool(w, "focused", view == server->focused_view);
+		json_bool(w, "maximized", view->maximized);
+		json_bool(w, "fullscreen", view->fullscreen);
+		json_bool(w, "minimized", view->minimized);
+		json_bool(w, "server_side_decoration", view->server_side_decoration);
+		json_end_object(w);
+	}
+	json_end_array(w);
+}
+
 static void write_scheduler(struct smtwc_server *server, struct json_writer *w) {
 	const struct smtwc_scheduler_config *s = &server->config.scheduler;
 	json_object_key(w, "scheduler");
@@ -203,7 +237,7 @@ void control_answer(struct smtwc_server *server, char *line, struct json_writer 
 	char *arg1 = verb != NULL ? strtok_r(NULL, " \t\r", &save) : NULL;
 	char *arg2 = arg1 != NULL ? strtok_r(NULL, "\r", &save) : NULL;
 	if (verb == NULL) {
-		answer_error(w, "empty request (try: clients, stats, get, set KEY VALUE)");
+		answer_error(w, "empty request (try: clients, windows, stats, get, set KEY VALUE)");
 	} else if (strcmp(verb, "clients") == 0 && arg1 == NULL) {
 		json_begin_object(w);
 		write_clients(server, w);
@@ -213,6 +247,10 @@ void control_answer(struct smtwc_server *server, char *line, struct json_writer 
 		write_server(server, w);
 		write_scheduler(server, w);
 		write_clients(server, w);
+		json_end_object(w);
+	} else if (strcmp(verb, "windows") == 0 && arg1 == NULL) {
+		json_begin_object(w);
+		write_windows(server, w);
 		json_end_object(w);
 	} else if (strcmp(verb, "get") == 0 && arg1 == NULL) {
 		json_begin_object(w);
@@ -235,6 +273,6 @@ void control_answer(struct smtwc_server *server, char *line, struct json_writer 
 	} else if (strcmp(verb, "render") == 0) {
 		answer_error(w, "usage: render culled | render scene");
 	} else {
-		answer_error(w, "unknown request (try: clients, stats, get, set KEY VALUE)");
+		answer_error(w, "unknown request (try: clients, windows, stats, get, set KEY VALUE)");
 	}
 }

@@ -106,9 +106,6 @@ void view_update_geometry(struct smtwc_view *view) {
 			view_move(view, x, y);
 		}
 	}
-	if (view->content != NULL) {
-		wlr_scene_node_set_position(view->content, -geo.x, -geo.y);
-	}
 	view_update_borders(view);
 }
 
@@ -121,33 +118,80 @@ static struct wlr_box usable_area_for(struct smtwc_view *view) {
 	return output != NULL ? output->usable_area : (struct wlr_box){0, 0, 800, 600};
 }
 
-/* Cascade new windows inside the usable area of the output under the
- * cursor, so that windows opened in a row never hide one another exactly. */
-static void view_place(struct smtwc_view *view) {
-	struct smtwc_output *output = output_focused(view->server);
-	struct wlr_box area = output != NULL ? output->usable_area
-		: (struct wlr_box){0, 0, 800, 600};
-	struct wlr_box geo = view->impl->geometry(view);
-	int step = view->server->placement_counter++ % CASCADE_STEPS;
-	int x = area.x + CASCADE_STEP + step * CASCADE_STEP;
-	int y = area.y + CASCADE_STEP + step * CASCADE_STEP;
-	if (x + geo.width > area.x + area.width) {
-		x = area.x + (area.width > geo.width ? (area.width - geo.width) / 2 : 0);
+/* Width of the frame the compositor draws around the window, if any. */
+static int view_frame_width(struct smtwc_view *view) {
+	return view->server_side_decoration ? view->server->config.border_width : 0;
+}
+
+/* Moves one axis of a window (frame included) inside the area; one larger
+ * than the area starts at its start, so the title bar and the window's
+ * top-left controls stay reachable. */
+static int clamp_axis(int pos, int len, int area_pos, int area_len) {
+	if (pos + len > area_pos + area_len) {
+		pos = area_pos + area_len - len;
 	}
-	if (y + geo.height > area.y + area.height) {
-		y = area.y + (area.height > geo.height ? (area.height - geo.height) / 2 : 0);
+	return pos < area_pos ? area_pos : pos;
+}
+
+/* Where a window opens: client-chosen positions are kept, others cascade
+ * from the top-left of the usable area so windows opened in a row never
+ * hide one another exactly; either way the window is moved inside the area
+ * (panels' exclusive zones excluded). */
+static void view_place(struct smtwc_view *view, struct wlr_box area, int width,
+		int height) {
+	int frame = view_frame_width(view);
+	int x = view->x, y = view->y;
+	if (!view->keep_position) {
+		int step = view->server->placement_counter++ % CASCADE_STEPS;
+		x = area.x + CASCADE_STEP + step * CASCADE_STEP;
+		y = area.y + CASCADE_STEP + step * CASCADE_STEP;
+		if (x + width + frame > area.x + area.width) {
+			x = area.x + (area.width - width) / 2;
+		}
+		if (y + height + frame > area.y + area.height) {
+			y = area.y + (area.height - height) / 2;
+		}
 	}
+	x = clamp_axis(x - frame, width + 2 * frame, area.x, area.width) + frame;
+	y = clamp_axis(y - frame, height + 2 * frame, area.y, area.height) + frame;
 	view_move(view, x, y);
+}
+
+/* The output a new window opens on: where the client placed it, else the
+ * one under the cursor. */
+static struct wlr_box placement_area(struct smtwc_view *view) {
+	struct smtwc_output *output = NULL;
+	if (view->keep_position) {
+		struct wlr_box geo = view->impl->geometry(view);
+		output = output_at(view->server, view->x + geo.width / 2.0,
+			view->y + geo.height / 2.0);
+	}
+	if (output == NULL) {
+		output = output_focused(view->server);
+	}
+	return output != NULL ? output->usable_area : (struct wlr_box){0, 0, 800, 600};
 }
 
 void view_map(struct smtwc_view *view) {
 	view->mapped = true;
 	view->minimized = false;
-	if (view->keep_position) {
-		view_move(view, view->x, view->y);
-	} else {
-		view_place(view);
+	/* A window larger than the usable area is asked to fit it, as sway and
+	 * labwc do; one that insists on its size still opens with its title
+	 * bar on the output. */
+	struct wlr_box area = placement_area(view);
+	struct wlr_box geo = view->impl->geometry(view);
+	int frame = view_frame_width(view);
+	int width = geo.width, height = geo.height;
+	if (width + 2 * frame > area.width) {
+		width = area.width - 2 * frame;
 	}
+	if (height + 2 * frame > area.height) {
+		height = area.height - 2 * frame;
+	}
+	if ((width != geo.width || height != geo.height) && width > 0 && height > 0) {
+		view->impl->configure(view, width, height);
+	}
+	view_place(view, area, width, height);
 	view_update_geometry(view);
 	wlr_scene_node_set_enabled(&view->tree->node, true);
 	view_focus(view);

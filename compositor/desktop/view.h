@@ -31,6 +31,9 @@ struct smtwc_view_impl {
 	void (*close)(struct smtwc_view *view);
 	/* Optional: X windows must know where they are on the root window. */
 	void (*moved)(struct smtwc_view *view);
+	/* What taskbars and smtctl show; NULL when the client set none. */
+	const char *(*title)(struct smtwc_view *view);
+	const char *(*app_id)(struct smtwc_view *view);
 };
 
 struct smtwc_view {
@@ -40,7 +43,10 @@ struct smtwc_view {
 	const struct smtwc_view_impl *impl;
 
 	struct wlr_scene_tree *tree;      /* at (x, y): the window geometry origin */
-	struct wlr_scene_node *content;   /* the surface tree, offset by -geometry */
+	/* The surface tree. Its origin is the window geometry's: wlroots 0.15's
+	 * xdg helper offsets the surface by -geometry itself, X windows have
+	 * no geometry offset. */
+	struct wlr_scene_node *content;
 	struct wlr_scene_rect *border[4]; /* top, bottom, left, right */
 
 	int x, y;

@@ -61,6 +61,14 @@ static void xdg_view_close(struct smtwc_view *view) {
 	wlr_xdg_toplevel_send_close(xdg_view(view)->xdg_surface);
 }
 
+static const char *xdg_view_title(struct smtwc_view *view) {
+	return xdg_view(view)->xdg_surface->toplevel->title;
+}
+
+static const char *xdg_view_app_id(struct smtwc_view *view) {
+	return xdg_view(view)->xdg_surface->toplevel->app_id;
+}
+
 static const struct smtwc_view_impl xdg_view_impl = {
 	.surface = xdg_view_surface,
 	.geometry = xdg_view_geometry,
@@ -69,6 +77,8 @@ static const struct smtwc_view_impl xdg_view_impl = {
 	.set_maximized = xdg_view_set_maximized,
 	.set_fullscreen = xdg_view_set_fullscreen,
 	.close = xdg_view_close,
+	.title = xdg_view_title,
+	.app_id = xdg_view_app_id,
 };
 
 static void xdg_view_handle_map(struct wl_listener *listener, void *data) {
@@ -206,45 +216,44 @@ struct wlr_scene_node *xdg_shell_popup_parent(struct wlr_surface *surface) {
 	return NULL;
 }
 
-/* Layout position of the surface that a popup chain is rooted at; the
- * positioner works in that surface's coordinates. */
-static bool popup_root_position(struct wlr_xdg_popup *popup, int *x, int *y) {
-	struct wlr_surface *parent = popup->parent;
-	int dx = 0, dy = 0;
-	while (parent != NULL && wlr_surface_is_xdg_surface(parent)) {
-		struct wlr_xdg_surface *xdg = wlr_xdg_surface_from_wlr_surface(parent);
+/* Layout position of the surface a popup chain is rooted at (a toplevel or
+ * a layer surface): positioners and wlroots' unconstraining work in that
+ * surface's coordinates, whose origin lies before the window geometry by the
+ * geometry's offset (client-side shadows). */
+static bool popup_root_origin(struct wlr_xdg_popup *popup, int *x, int *y) {
+	struct wlr_surface *root = popup->parent;
+	while (root != NULL && wlr_surface_is_xdg_surface(root)) {
+		struct wlr_xdg_surface *xdg = wlr_xdg_surface_from_wlr_surface(root);
 		if (xdg->role != WLR_XDG_SURFACE_ROLE_POPUP) {
 			break;
 		}
-		dx += xdg->popup->geometry.x;
-		dy += xdg->popup->geometry.y;
-		parent = xdg->popup->parent;
+		root = xdg->popup->parent;
 	}
-	if (parent == NULL) {
+	if (root == NULL) {
 		return false;
 	}
-	struct wlr_scene_node *node = xdg_shell_popup_parent(parent);
+	struct wlr_scene_node *node = xdg_shell_popup_parent(root);
 	if (node == NULL || !wlr_scene_node_coords(node, x, y)) {
 		return false;
 	}
-	if (wlr_surface_is_xdg_surface(parent)) {
+	if (wlr_surface_is_xdg_surface(root)) {
 		struct wlr_box geo;
-		wlr_xdg_surface_get_geometry(wlr_xdg_surface_from_wlr_surface(parent), &geo);
-		*x += geo.x;
-		*y += geo.y;
+		wlr_xdg_surface_get_geometry(wlr_xdg_surface_from_wlr_surface(root), &geo);
+		*x -= geo.x;
+		*y -= geo.y;
 	}
-	*x += dx;
-	*y += dy;
 	return true;
 }
 
 void xdg_shell_unconstrain_popup(struct smtwc_server *server, struct wlr_xdg_popup *popup) {
 	int root_x, root_y;
-	if (!popup_root_position(popup, &root_x, &root_y)) {
+	if (!popup_root_origin(popup, &root_x, &root_y)) {
 		return;
 	}
-	struct smtwc_output *output = output_at(server,
-		root_x + popup->geometry.x, root_y + popup->geometry.y);
+	int popup_x, popup_y;
+	wlr_xdg_popup_get_toplevel_coords(popup, popup->geometry.x, popup->geometry.y,
+		&popup_x, &popup_y);
+	struct smtwc_output *output = output_at(server, root_x + popup_x, root_y + popup_y);
 	if (output == NULL) {
 		output = output_at(server, root_x, root_y);
 	}

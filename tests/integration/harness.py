@@ -51,6 +51,9 @@ import time
 import traceback
 
 BACKGROUND = (48, 48, 64)
+# A small Qt5 widgets program from Debian (qtbase5-examples); run it with
+# QT_QPA_PLATFORM=wayland (qtwayland5).
+QT_GALLERY = "/usr/lib/x86_64-linux-gnu/qt5/examples/widgets/gallery/gallery"
 FOCUSED = (76, 120, 153)
 UNFOCUSED = (58, 58, 58)
 OUTPUT_W, OUTPUT_H = 1280, 720
@@ -75,6 +78,16 @@ PACKAGES = {
     "xclip": "xclip",
     "wl-copy": "wl-clipboard",
     "wl-paste": "wl-clipboard",
+    # Toolkits as people run them (test_toolkits and friends)
+    "weston-terminal": "weston",
+    "gtk3-demo": "gtk-3-examples",
+    "gtk3-widget-factory": "gtk-3-examples",
+    "gtk4-demo": "gtk-4-examples",
+    "gtk4-widget-factory": "gtk-4-examples",
+    QT_GALLERY: "qtbase5-examples (and qtwayland5)",
+    "swaylock": "swaylock",
+    "swayidle": "swayidle",
+    "wlsunset": "wlsunset",
 }
 
 _TIMEOUT_SCALE = float(os.environ.get("SMT_TEST_TIMEOUT_SCALE", "1") or "1")
@@ -458,7 +471,8 @@ def build_program(var, rel):
 
 
 def find_program(name):
-    path = shutil.which(name)
+    path = shutil.which(name) if os.sep not in name else (
+        name if os.access(name, os.X_OK) else None)
     if path is None:
         pkg = PACKAGES.get(name)
         hint = f" (Debian package '{pkg}'; the install scripts should provide it)" if pkg else ""
@@ -702,8 +716,7 @@ class Session:
         """Start a long-running client (own process group, output to a log
         file in the temp dir). Returns a Process; cleanup terminates it."""
         argv = [str(a) for a in argv]
-        if os.sep not in argv[0]:
-            argv[0] = find_program(argv[0])
+        argv[0] = find_program(argv[0])
         name = name or os.path.basename(argv[0])
         log_path = os.path.join(self.tmp, f"client-{len(self.clients)}-{name}.log")
         with open(log_path, "wb") as out:
@@ -731,6 +744,18 @@ class Session:
         finally:
             c.close()
         return json.loads(data.decode())
+
+    def windows(self):
+        """The compositor's mapped windows, front to back: dicts with pid,
+        app_id, title, x, y, width, height (the window geometry in layout
+        coordinates), focused, maximized, fullscreen, minimized."""
+        return self.control("windows")["windows"]
+
+    def wait_window(self, pred=lambda w: True, timeout=15.0, what="a window"):
+        """Wait for a mapped window for which pred(window dict) is true."""
+        def find():
+            return next((w for w in self.windows() if pred(w)), None)
+        return self.wait_until(find, timeout=timeout, what=what, interval=0.2)
 
     def run(self, argv, timeout=10.0, check_rc=True, input=None, env=None):
         """Run a short-lived client to completion (own process group, killed
