@@ -17,6 +17,7 @@
 #include <wlr/types/wlr_xdg_shell.h>
 #include "control/control_requests.h"
 #include "desktop/view.h"
+#include "desktop/xdg_shell.h"
 #include "output/output.h"
 #include "server.h"
 #include "transport/canvas.h"
@@ -71,6 +72,16 @@ static void write_clients(struct smtwc_server *server, struct json_writer *w) {
 	json_end_array(w);
 }
 
+static void write_popup(struct wlr_box box, void *data) {
+	struct json_writer *w = data;
+	json_begin_object(w);
+	json_int(w, "x", box.x);
+	json_int(w, "y", box.y);
+	json_int(w, "width", box.width);
+	json_int(w, "height", box.height);
+	json_end_object(w);
+}
+
 /* Mapped windows, front to back: where the compositor shows their window
  * geometry (borders and client shadows are outside it). */
 static void write_windows(struct smtwc_server *server, struct json_writer *w) {
@@ -100,6 +111,9 @@ static void write_windows(struct smtwc_server *server, struct json_writer *w) {
 		json_bool(w, "fullscreen", view->fullscreen);
 		json_bool(w, "minimized", view->minimized);
 		json_bool(w, "server_side_decoration", view->server_side_decoration);
+		json_begin_array(w, "popups");
+		xdg_shell_view_popups_for_each(view, write_popup, w);
+		json_end_array(w);
 		json_end_object(w);
 	}
 	json_end_array(w);

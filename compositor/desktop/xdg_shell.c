@@ -84,6 +84,15 @@ static const struct smtwc_view_impl xdg_view_impl = {
 static void xdg_view_handle_map(struct wl_listener *listener, void *data) {
 	struct smtwc_xdg_view *xv = wl_container_of(listener, xv, map);
 	struct wlr_xdg_toplevel *toplevel = xv->xdg_surface->toplevel;
+	struct smtwc_view *parent = xdg_shell_view_from_surface(toplevel->parent);
+	if (parent != NULL && parent->mapped) {
+		/* Dialogs open centred over the window they belong to. */
+		struct wlr_box pb = view_box(parent);
+		struct wlr_box geo = xdg_view_geometry(&xv->view);
+		xv->view.x = pb.x + (pb.width - geo.width) / 2;
+		xv->view.y = pb.y + (pb.height - geo.height) / 2;
+		xv->view.keep_position = true;
+	}
 	view_map(&xv->view);
 	/* A client may ask for these states before it has a window to apply
 	 * them to; honour them now. */
@@ -206,6 +215,29 @@ struct smtwc_view *xdg_shell_view_from_surface(struct wlr_xdg_surface *xdg_surfa
 	return content->parent != NULL ? content->parent->data : NULL;
 }
 
+static void popups_for_each(struct wlr_xdg_surface *xdg_surface,
+		void (*callback)(struct wlr_box box, void *data), void *data) {
+	struct wlr_xdg_popup *popup;
+	wl_list_for_each(popup, &xdg_surface->popups, link) {
+		struct wlr_xdg_surface *base = popup->base;
+		int x, y;
+		struct wlr_scene_node *node = base->data;
+		if (!base->mapped || node == NULL || !wlr_scene_node_coords(node, &x, &y)) {
+			continue;
+		}
+		callback((struct wlr_box){ x, y, popup->geometry.width,
+			popup->geometry.height }, data);
+		popups_for_each(base, callback, data);
+	}
+}
+
+void xdg_shell_view_popups_for_each(struct smtwc_view *view,
+		void (*callback)(struct wlr_box box, void *data), void *data) {
+	if (view->impl == &xdg_view_impl) {
+		popups_for_each(xdg_view(view)->xdg_surface, callback, data);
+	}
+}
+
 struct wlr_scene_node *xdg_shell_popup_parent(struct wlr_surface *surface) {
 	if (wlr_surface_is_xdg_surface(surface)) {
 		return wlr_xdg_surface_from_wlr_surface(surface)->data;
@@ -268,6 +300,15 @@ void xdg_shell_unconstrain_popup(struct smtwc_server *server, struct wlr_xdg_pop
 		.x = box.x - root_x, .y = box.y - root_y,
 		.width = box.width, .height = box.height,
 	};
+	/* Qt 5 allows no adjustment at all, and its menus and combo boxes then
+	 * open off the screen near an edge (it cannot know where its window
+	 * is). Sliding them on is what the user needs. */
+	if (popup->positioner.constraint_adjustment ==
+			XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_NONE) {
+		popup->positioner.constraint_adjustment =
+			XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_SLIDE_X |
+			XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_SLIDE_Y;
+	}
 	wlr_xdg_popup_unconstrain_from_box(popup, &root_space);
 }
 

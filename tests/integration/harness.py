@@ -309,21 +309,30 @@ class Image:
         m, r = self.mask(color, tol, rect, invert=True, exclude=exclude)
         return self._mask_bbox(m, r)
 
-    def diff_count(self, other, rect=None):
-        """Number of pixels of rect that differ (any channel) from other."""
+    def _diff_mask(self, other, rect):
         check((self.width, self.height) == (other.width, other.height),
               "diff of images of different sizes")
         a, r = self._region(rect)
         b, _ = other._region(rect)
         n = r.w * r.h
         if n == 0:
-            return 0
+            return 0, r
         x = (int.from_bytes(a, "little") ^ int.from_bytes(b, "little")).to_bytes(len(a), "little")
         x = x.translate(_NONZERO)
         m = 0
         for c in range(3):
             m |= int.from_bytes(x[c::3], "little")
+        return m, r
+
+    def diff_count(self, other, rect=None):
+        """Number of pixels of rect that differ (any channel) from other."""
+        m, _ = self._diff_mask(other, rect)
         return _popcount(m)
+
+    def diff_bbox(self, other, rect=None):
+        """Bounding box of the pixels of rect that differ from other, or None."""
+        m, r = self._diff_mask(other, rect)
+        return self._mask_bbox(m.to_bytes(r.w * r.h, "little"), r) if m else None
 
     def frame_count(self, rect, color, width=2, tol=0):
         """(matching, total) pixels in the width-pixel frame just inside rect:
