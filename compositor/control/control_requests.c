@@ -14,10 +14,15 @@
 #include <unistd.h>
 #include <wlr/backend/headless.h>
 #include <wlr/backend/multi.h>
+#include <wlr/types/wlr_idle.h>
+#include <wlr/types/wlr_pointer_constraints_v1.h>
 #include <wlr/types/wlr_xdg_shell.h>
 #include "control/control_requests.h"
 #include "desktop/view.h"
 #include "desktop/xdg_shell.h"
+#include "input/idle.h"
+#include "input/input_inhibit.h"
+#include "input/shortcuts_inhibit.h"
 #include "output/output.h"
 #include "server.h"
 #include "transport/canvas.h"
@@ -117,6 +122,38 @@ static void write_windows(struct smtwc_server *server, struct json_writer *w) {
 		json_end_object(w);
 	}
 	json_end_array(w);
+}
+
+/* Who gets input now and what holds it: the cursor, the keyboard focus's
+ * client, and the desktop protocols' state. */
+static void write_seat(struct smtwc_server *server, struct json_writer *w) {
+	struct wlr_seat *seat = server->seat;
+	json_object_key(w, "seat");
+	json_double(w, "cursor_x", server->cursor->x);
+	json_double(w, "cursor_y", server->cursor->y);
+	pid_t pid = 0;
+	struct wlr_surface *focused = seat->keyboard_state.focused_surface;
+	if (focused != NULL) {
+		wl_client_get_credentials(wl_resource_get_client(focused->resource), &pid, NULL, NULL);
+	}
+	json_int(w, "keyboard_focus_pid", pid);
+	json_bool(w, "idle_inhibited", idle_inhibited(server));
+	/* Idle clients' timeouts, and how many of them are counting down. */
+	int timeouts = 0, counting = 0;
+	struct wlr_idle_timeout *timeout;
+	wl_list_for_each(timeout, &server->idle->idle_timers, link) {
+		timeouts++;
+		counting += timeout->enabled && server->idle->enabled && !timeout->idle_state;
+	}
+	json_int(w, "idle_timeouts", timeouts);
+	json_int(w, "idle_timeouts_counting", counting);
+	json_bool(w, "input_inhibited", input_inhibit_active(server));
+	json_bool(w, "shortcuts_inhibited", shortcuts_inhibited(server));
+	struct wlr_pointer_constraint_v1 *c = server->active_constraint;
+	json_string(w, "pointer_constraint", c == NULL ? "none" :
+		c->type == WLR_POINTER_CONSTRAINT_V1_LOCKED ? "locked" : "confined");
+	json_bool(w, "input_method", server->input_method != NULL);
+	json_end_object(w);
 }
 
 static void write_scheduler(struct smtwc_server *server, struct json_writer *w) {
@@ -251,7 +288,7 @@ void control_answer(struct smtwc_server *server, char *line, struct json_writer 
 	char *arg1 = verb != NULL ? strtok_r(NULL, " \t\r", &save) : NULL;
 	char *arg2 = arg1 != NULL ? strtok_r(NULL, "\r", &save) : NULL;
 	if (verb == NULL) {
-		answer_error(w, "empty request (try: clients, windows, stats, get, set KEY VALUE)");
+		answer_error(w, "empty request (try: clients, windows, seat, stats, get, set KEY VALUE)");
 	} else if (strcmp(verb, "clients") == 0 && arg1 == NULL) {
 		json_begin_object(w);
 		write_clients(server, w);
@@ -261,6 +298,10 @@ void control_answer(struct smtwc_server *server, char *line, struct json_writer 
 		write_server(server, w);
 		write_scheduler(server, w);
 		write_clients(server, w);
+		json_end_object(w);
+	} else if (strcmp(verb, "seat") == 0 && arg1 == NULL) {
+		json_begin_object(w);
+		write_seat(server, w);
 		json_end_object(w);
 	} else if (strcmp(verb, "windows") == 0 && arg1 == NULL) {
 		json_begin_object(w);
@@ -287,6 +328,6 @@ void control_answer(struct smtwc_server *server, char *line, struct json_writer 
 	} else if (strcmp(verb, "render") == 0) {
 		answer_error(w, "usage: render culled | render scene");
 	} else {
-		answer_error(w, "unknown request (try: clients, windows, stats, get, set KEY VALUE)");
+		answer_error(w, "unknown request (try: clients, windows, seat, stats, get, set KEY VALUE)");
 	}
 }

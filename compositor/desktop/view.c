@@ -6,7 +6,10 @@
 #include <wlr/types/wlr_scene.h>
 #include <wlr/util/edges.h>
 #include <wlr/util/log.h>
+#include "desktop/foreign_toplevel.h"
 #include "desktop/view.h"
+#include "input/idle.h"
+#include "input/input_inhibit.h"
 #include "output/output.h"
 #include "transport/canvas.h"
 
@@ -78,6 +81,16 @@ void view_set_content(struct smtwc_view *view, struct wlr_scene_node *content) {
 	view->content = content;
 }
 
+struct smtwc_view *view_from_surface(struct smtwc_server *server, struct wlr_surface *surface) {
+	struct smtwc_view *view;
+	wl_list_for_each(view, &server->views, link) {
+		if (surface != NULL && view->impl->surface(view) == surface) {
+			return view;
+		}
+	}
+	return NULL;
+}
+
 struct wlr_box view_box(struct smtwc_view *view) {
 	struct wlr_box geo = view->impl->geometry(view);
 	return (struct wlr_box){ view->x, view->y, geo.width, geo.height };
@@ -107,6 +120,7 @@ void view_update_geometry(struct smtwc_view *view) {
 		}
 	}
 	view_update_borders(view);
+	foreign_toplevel_update(view);
 }
 
 static struct wlr_box usable_area_for(struct smtwc_view *view) {
@@ -194,7 +208,9 @@ void view_map(struct smtwc_view *view) {
 	view_place(view, area, width, height);
 	view_update_geometry(view);
 	wlr_scene_node_set_enabled(&view->tree->node, true);
+	foreign_toplevel_map(view);
 	view_focus(view);
+	idle_inhibit_check(view->server);
 }
 
 static struct smtwc_view *next_focus_candidate(struct smtwc_server *server,
@@ -216,6 +232,8 @@ void view_unmap(struct smtwc_view *view) {
 	}
 	view->mapped = false;
 	wlr_scene_node_set_enabled(&view->tree->node, false);
+	foreign_toplevel_unmap(view);
+	idle_inhibit_check(server);
 	if (server->grabbed_view == view) {
 		server->grabbed_view = NULL;
 		server->cursor_mode = SMTWC_CURSOR_PASSTHROUGH;
@@ -239,7 +257,7 @@ void view_focus(struct smtwc_view *view) {
 	struct smtwc_server *server = view->server;
 	struct wlr_seat *seat = server->seat;
 	struct wlr_surface *surface = view->impl->surface(view);
-	if (!view->mapped || surface == NULL) {
+	if (!view->mapped || surface == NULL || !input_inhibit_allows(server, surface)) {
 		return;
 	}
 	if (view->minimized) {
@@ -263,8 +281,10 @@ void view_focus(struct smtwc_view *view) {
 		view->impl->set_activated(view, true);
 		if (previous != NULL) {
 			view_update_borders(previous);
+			foreign_toplevel_update(previous);
 		}
 		view_update_borders(view);
+		foreign_toplevel_update(view);
 	}
 	if (seat->keyboard_state.focused_surface == surface) {
 		return;
@@ -296,6 +316,7 @@ void view_set_maximized(struct smtwc_view *view, bool maximized) {
 	view->maximized = maximized;
 	view->impl->set_maximized(view, maximized);
 	view_update_borders(view);
+	foreign_toplevel_update(view);
 }
 
 void view_set_fullscreen(struct smtwc_view *view, bool fullscreen) {
@@ -336,6 +357,7 @@ void view_set_fullscreen(struct smtwc_view *view, bool fullscreen) {
 	view->impl->set_fullscreen(view, fullscreen);
 	wlr_scene_node_raise_to_top(&view->tree->node);
 	view_update_borders(view);
+	foreign_toplevel_update(view);
 }
 
 void view_set_minimized(struct smtwc_view *view, bool minimized) {
@@ -357,6 +379,8 @@ void view_set_minimized(struct smtwc_view *view, bool minimized) {
 		wl_list_remove(&view->link);
 		wl_list_insert(view->server->views.prev, &view->link);
 	}
+	foreign_toplevel_update(view);
+	idle_inhibit_check(view->server);
 }
 
 void view_set_server_side_decoration(struct smtwc_view *view, bool enabled) {

@@ -60,6 +60,7 @@ struct smtwc_view {
 	 * anchor_box stays where it was whatever size the client commits. */
 	uint32_t anchor_edges;
 	struct wlr_box anchor_box;
+	struct smtwc_foreign_toplevel *foreign_toplevel; /* while mapped */
 };
 
 void view_init(struct smtwc_view *view, struct smtwc_server *server,
@@ -81,6 +82,8 @@ void view_set_fullscreen(struct smtwc_view *view, bool fullscreen);
 void view_set_minimized(struct smtwc_view *view, bool minimized);
 void view_set_server_side_decoration(struct smtwc_view *view, bool enabled);
 void view_close(struct smtwc_view *view);
+/* The view whose root surface this is, NULL for other surfaces. */
+struct smtwc_view *view_from_surface(struct smtwc_server *server, struct wlr_surface *surface);
 /* Layout box of the window geometry. */
 struct wlr_box view_box(struct smtwc_view *view);
 

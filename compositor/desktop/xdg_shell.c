@@ -7,6 +7,7 @@
 #include <wlr/util/log.h>
 #include "desktop/xdg_shell.h"
 #include "desktop/layer_shell.h"
+#include "desktop/foreign_toplevel.h"
 #include "desktop/view.h"
 #include "input/cursor.h"
 #include "output/output.h"
@@ -24,6 +25,8 @@ struct smtwc_xdg_view {
 	struct wl_listener request_maximize;
 	struct wl_listener request_fullscreen;
 	struct wl_listener request_minimize;
+	struct wl_listener set_title;
+	struct wl_listener set_app_id;
 };
 
 static struct smtwc_xdg_view *xdg_view(struct smtwc_view *view) {
@@ -126,6 +129,8 @@ static void xdg_view_handle_destroy(struct wl_listener *listener, void *data) {
 	wl_list_remove(&xv->request_maximize.link);
 	wl_list_remove(&xv->request_fullscreen.link);
 	wl_list_remove(&xv->request_minimize.link);
+	wl_list_remove(&xv->set_title.link);
+	wl_list_remove(&xv->set_app_id.link);
 	view_destroy(&xv->view);
 	free(xv);
 }
@@ -169,6 +174,16 @@ static void xdg_view_handle_request_minimize(struct wl_listener *listener, void 
 	view_set_minimized(&xv->view, true);
 }
 
+static void xdg_view_handle_set_title(struct wl_listener *listener, void *data) {
+	struct smtwc_xdg_view *xv = wl_container_of(listener, xv, set_title);
+	foreign_toplevel_update(&xv->view);
+}
+
+static void xdg_view_handle_set_app_id(struct wl_listener *listener, void *data) {
+	struct smtwc_xdg_view *xv = wl_container_of(listener, xv, set_app_id);
+	foreign_toplevel_update(&xv->view);
+}
+
 static void xdg_toplevel_create(struct smtwc_server *server,
 		struct wlr_xdg_surface *xdg_surface) {
 	struct smtwc_xdg_view *xv = calloc(1, sizeof(*xv));
@@ -204,6 +219,10 @@ static void xdg_toplevel_create(struct smtwc_server *server,
 	wl_signal_add(&toplevel->events.request_fullscreen, &xv->request_fullscreen);
 	xv->request_minimize.notify = xdg_view_handle_request_minimize;
 	wl_signal_add(&toplevel->events.request_minimize, &xv->request_minimize);
+	xv->set_title.notify = xdg_view_handle_set_title;
+	wl_signal_add(&toplevel->events.set_title, &xv->set_title);
+	xv->set_app_id.notify = xdg_view_handle_set_app_id;
+	wl_signal_add(&toplevel->events.set_app_id, &xv->set_app_id);
 }
 
 struct smtwc_view *xdg_shell_view_from_surface(struct wlr_xdg_surface *xdg_surface) {

@@ -1,0 +1,311 @@
+/*
+ * smt-desktop-tool: the desktop clients without a window that tests need
+ * where Debian 12 has no program (no lswt, wlrctl or wlopm), one per verb,
+ * each printing one line per event:
+ *
+ *   toplevels [--watch]        wlr-foreign-toplevel: prints
+ *                              "toplevel TITLE|APP_ID|STATES|OUTPUTS" for each
+ *                              window and exits; with --watch, again on each
+ *                              change ("closed TITLE" too) until killed.
+ *   toplevels ACTION TITLE     sends ACTION (activate, minimize, unminimize,
+ *                              maximize, unmaximize, fullscreen, close) to
+ *                              the window titled TITLE, prints "sent ACTION"
+ *                              and exits (status 1 without such a window).
+ *   ime TEXT                   input-method-v2: on each activate, commits
+ *                              TEXT to the focused text field ("activate",
+ *                              "deactivate", "unavailable"). Runs until killed.
+ *   power on|off               wlr-output-power: sets every output's mode,
+ *                              prints "mode NAME on|off" as confirmed, exits.
+ */
+#define _GNU_SOURCE
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wayland-client.h>
+#include "input-method-unstable-v2-client-protocol.h"
+#include "wlr-foreign-toplevel-management-unstable-v1-client-protocol.h"
+#include "wlr-output-power-management-unstable-v1-client-protocol.h"
+
+enum { MAX_OUTPUTS = 16 };
+
+struct tool {
+	struct wl_display *display;
+	struct wl_seat *seat;
+	struct wl_output *outputs[MAX_OUTPUTS];
+	int num_outputs;
+	struct zwlr_foreign_toplevel_manager_v1 *toplevels;
+	struct zwp_input_method_manager_v2 *input_methods;
+	struct zwlr_output_power_manager_v1 *power;
+	const char *action, *action_title, *ime_text;
+	bool action_sent;
+	int power_replies;
+	uint32_t ime_serial;
+	bool ime_active;
+};
+
+static void die(const char *what) {
+	fprintf(stderr, "smt-desktop-tool: %s\n", what);
+	exit(1);
+}
+
+/* --- foreign toplevels ------------------------------------------------- */
+
+struct toplevel {
+	struct tool *tool;
+	char *title, *app_id;
+	char states[64];
+	int outputs;
+};
+
+static void tl_title(void *data, struct zwlr_foreign_toplevel_handle_v1 *h, const char *title) {
+	struct toplevel *t = data;
+	free(t->title);
+	t->title = strdup(title);
+}
+static void tl_app_id(void *data, struct zwlr_foreign_toplevel_handle_v1 *h, const char *id) {
+	struct toplevel *t = data;
+	free(t->app_id);
+	t->app_id = strdup(id);
+}
+static void tl_output_enter(void *data, struct zwlr_foreign_toplevel_handle_v1 *h,
+		struct wl_output *output) {
+	((struct toplevel *)data)->outputs++;
+}
+static void tl_output_leave(void *data, struct zwlr_foreign_toplevel_handle_v1 *h,
+		struct wl_output *output) {
+	((struct toplevel *)data)->outputs--;
+}
+static void tl_state(void *data, struct zwlr_foreign_toplevel_handle_v1 *h,
+		struct wl_array *states) {
+	struct toplevel *t = data;
+	static const char *names[] = { "maximized", "minimized", "activated", "fullscreen" };
+	t->states[0] = '\0';
+	uint32_t *s;
+	wl_array_for_each(s, states) {
+		if (*s < 4) {
+			if (t->states[0] != '\0') {
+				strcat(t->states, ",");
+			}
+			strcat(t->states, names[*s]);
+		}
+	}
+}
+
+static void send_action(struct tool *tool, struct zwlr_foreign_toplevel_handle_v1 *h) {
+	const char *a = tool->action;
+	if (strcmp(a, "activate") == 0) {
+		zwlr_foreign_toplevel_handle_v1_activate(h, tool->seat);
+	} else if (strcmp(a, "minimize") == 0) {
+		zwlr_foreign_toplevel_handle_v1_set_minimized(h);
+	} else if (strcmp(a, "unminimize") == 0) {
+		zwlr_foreign_toplevel_handle_v1_unset_minimized(h);
+	} else if (strcmp(a, "maximize") == 0) {
+		zwlr_foreign_toplevel_handle_v1_set_maximized(h);
+	} else if (strcmp(a, "unmaximize") == 0) {
+		zwlr_foreign_toplevel_handle_v1_unset_maximized(h);
+	} else if (strcmp(a, "fullscreen") == 0) {
+		zwlr_foreign_toplevel_handle_v1_set_fullscreen(h, NULL);
+	} else if (strcmp(a, "close") == 0) {
+		zwlr_foreign_toplevel_handle_v1_close(h);
+	}
+}
+
+static void tl_done(void *data, struct zwlr_foreign_toplevel_handle_v1 *h) {
+	struct toplevel *t = data;
+	printf("toplevel %s|%s|%s|%d\n", t->title ? t->title : "", t->app_id ? t->app_id : "",
+		t->states, t->outputs);
+	fflush(stdout);
+	struct tool *tool = t->tool;
+	if (tool->action != NULL && !tool->action_sent && t->title != NULL &&
+			strcmp(t->title, tool->action_title) == 0) {
+		tool->action_sent = true;
+		send_action(tool, h);
+		printf("sent %s\n", tool->action);
+		fflush(stdout);
+	}
+}
+static void tl_closed(void *data, struct zwlr_foreign_toplevel_handle_v1 *h) {
+	struct toplevel *t = data;
+	printf("closed %s\n", t->title ? t->title : "");
+	fflush(stdout);
+	free(t->title);
+	free(t->app_id);
+	free(t);
+	zwlr_foreign_toplevel_handle_v1_destroy(h);
+}
+static void tl_parent(void *data, struct zwlr_foreign_toplevel_handle_v1 *h,
+		struct zwlr_foreign_toplevel_handle_v1 *parent) {
+}
+static const struct zwlr_foreign_toplevel_handle_v1_listener toplevel_listener = {
+	tl_title, tl_app_id, tl_output_enter, tl_output_leave, tl_state, tl_done, tl_closed,
+	tl_parent,
+};
+
+static void manager_toplevel(void *data, struct zwlr_foreign_toplevel_manager_v1 *m,
+		struct zwlr_foreign_toplevel_handle_v1 *h) {
+	struct toplevel *t = calloc(1, sizeof(*t));
+	if (t == NULL) {
+		die("out of memory");
+	}
+	t->tool = data;
+	zwlr_foreign_toplevel_handle_v1_add_listener(h, &toplevel_listener, t);
+}
+static void manager_finished(void *data, struct zwlr_foreign_toplevel_manager_v1 *m) {
+}
+static const struct zwlr_foreign_toplevel_manager_v1_listener manager_listener = {
+	manager_toplevel, manager_finished,
+};
+
+/* --- input method ------------------------------------------------------ */
+
+static void im_activate(void *data, struct zwp_input_method_v2 *im) {
+	((struct tool *)data)->ime_active = true;
+}
+static void im_deactivate(void *data, struct zwp_input_method_v2 *im) {
+	((struct tool *)data)->ime_active = false;
+}
+static void im_surrounding(void *data, struct zwp_input_method_v2 *im, const char *text,
+		uint32_t cursor, uint32_t anchor) {
+}
+static void im_cause(void *data, struct zwp_input_method_v2 *im, uint32_t cause) {
+}
+static void im_content_type(void *data, struct zwp_input_method_v2 *im, uint32_t hint,
+		uint32_t purpose) {
+}
+/* State changes take effect on done; the commit must carry their count. */
+static void im_done(void *data, struct zwp_input_method_v2 *im) {
+	struct tool *tool = data;
+	tool->ime_serial++;
+	puts(tool->ime_active ? "activate" : "deactivate");
+	fflush(stdout);
+	if (tool->ime_active) {
+		zwp_input_method_v2_commit_string(im, tool->ime_text);
+		zwp_input_method_v2_commit(im, tool->ime_serial);
+	}
+}
+static void im_unavailable(void *data, struct zwp_input_method_v2 *im) {
+	puts("unavailable");
+	fflush(stdout);
+	exit(1);
+}
+static const struct zwp_input_method_v2_listener input_method_listener = {
+	im_activate, im_deactivate, im_surrounding, im_cause, im_content_type, im_done,
+	im_unavailable,
+};
+
+/* --- output power ------------------------------------------------------ */
+
+static void power_mode(void *data, struct zwlr_output_power_v1 *power, uint32_t mode) {
+	struct tool *tool = data;
+	printf("mode %s\n", mode == ZWLR_OUTPUT_POWER_V1_MODE_ON ? "on" : "off");
+	fflush(stdout);
+	tool->power_replies++;
+}
+static void power_failed(void *data, struct zwlr_output_power_v1 *power) {
+	puts("failed");
+	fflush(stdout);
+	exit(1);
+}
+static const struct zwlr_output_power_v1_listener power_listener = { power_mode, power_failed };
+
+/* --- set-up ------------------------------------------------------------ */
+
+static void registry_global(void *data, struct wl_registry *registry, uint32_t name,
+		const char *interface, uint32_t version) {
+	struct tool *t = data;
+	if (strcmp(interface, wl_seat_interface.name) == 0 && t->seat == NULL) {
+		t->seat = wl_registry_bind(registry, name, &wl_seat_interface, 1);
+	} else if (strcmp(interface, wl_output_interface.name) == 0 &&
+			t->num_outputs < MAX_OUTPUTS) {
+		t->outputs[t->num_outputs++] = wl_registry_bind(registry, name,
+			&wl_output_interface, 1);
+	} else if (strcmp(interface, zwlr_foreign_toplevel_manager_v1_interface.name) == 0) {
+		t->toplevels = wl_registry_bind(registry, name,
+			&zwlr_foreign_toplevel_manager_v1_interface, version < 3 ? version : 3);
+	} else if (strcmp(interface, zwp_input_method_manager_v2_interface.name) == 0) {
+		t->input_methods = wl_registry_bind(registry, name,
+			&zwp_input_method_manager_v2_interface, 1);
+	} else if (strcmp(interface, zwlr_output_power_manager_v1_interface.name) == 0) {
+		t->power = wl_registry_bind(registry, name,
+			&zwlr_output_power_manager_v1_interface, 1);
+	}
+}
+static void registry_global_remove(void *d, struct wl_registry *r, uint32_t n) {
+}
+static const struct wl_registry_listener registry_listener = {
+	registry_global, registry_global_remove,
+};
+
+static void usage(void) {
+	fputs("usage: smt-desktop-tool toplevels [ACTION TITLE] | ime TEXT | power on|off\n",
+		stderr);
+	exit(2);
+}
+
+int main(int argc, char *argv[]) {
+	if (argc < 2) {
+		usage();
+	}
+	struct tool tool = {0};
+	const char *verb = argv[1];
+	tool.display = wl_display_connect(NULL);
+	if (tool.display == NULL) {
+		die("cannot connect to the Wayland display");
+	}
+	struct wl_registry *registry = wl_display_get_registry(tool.display);
+	wl_registry_add_listener(registry, &registry_listener, &tool);
+	wl_display_roundtrip(tool.display);
+	bool watch = argc == 3 && strcmp(argv[2], "--watch") == 0;
+	if (strcmp(verb, "toplevels") == 0 && (argc == 2 || argc == 4 || watch)) {
+		if (tool.toplevels == NULL || tool.seat == NULL) {
+			die("no zwlr_foreign_toplevel_manager_v1");
+		}
+		if (argc == 4) {
+			tool.action = argv[2];
+			tool.action_title = argv[3];
+		}
+		zwlr_foreign_toplevel_manager_v1_add_listener(tool.toplevels, &manager_listener, &tool);
+		if (!watch) {
+			/* The handles, then their first state and done events; then
+			 * what the action caused has reached the compositor. */
+			wl_display_roundtrip(tool.display);
+			wl_display_roundtrip(tool.display);
+			wl_display_roundtrip(tool.display);
+			return tool.action == NULL || tool.action_sent ? 0 : 1;
+		}
+	} else if (strcmp(verb, "ime") == 0 && argc == 3) {
+		if (tool.input_methods == NULL || tool.seat == NULL) {
+			die("no zwp_input_method_manager_v2");
+		}
+		tool.ime_text = argv[2];
+		struct zwp_input_method_v2 *im =
+			zwp_input_method_manager_v2_get_input_method(tool.input_methods, tool.seat);
+		zwp_input_method_v2_add_listener(im, &input_method_listener, &tool);
+		puts("ready");
+		fflush(stdout);
+	} else if (strcmp(verb, "power") == 0 && argc == 3 &&
+			(strcmp(argv[2], "on") == 0 || strcmp(argv[2], "off") == 0)) {
+		if (tool.power == NULL) {
+			die("no zwlr_output_power_manager_v1");
+		}
+		uint32_t mode = strcmp(argv[2], "on") == 0 ? ZWLR_OUTPUT_POWER_V1_MODE_ON
+			: ZWLR_OUTPUT_POWER_V1_MODE_OFF;
+		for (int i = 0; i < tool.num_outputs; i++) {
+			struct zwlr_output_power_v1 *power =
+				zwlr_output_power_manager_v1_get_output_power(tool.power, tool.outputs[i]);
+			zwlr_output_power_v1_add_listener(power, &power_listener, &tool);
+			zwlr_output_power_v1_set_mode(power, mode);
+		}
+		/* Each output reports its mode when bound and again once changed. */
+		while (tool.power_replies < 2 * tool.num_outputs &&
+				wl_display_dispatch(tool.display) != -1) {
+		}
+		return 0;
+	} else {
+		usage();
+	}
+	while (wl_display_dispatch(tool.display) != -1) {
+	}
+	return 0;
+}
