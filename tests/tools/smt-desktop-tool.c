@@ -11,9 +11,10 @@
  *                              maximize, unmaximize, fullscreen, close) to
  *                              the window titled TITLE, prints "sent ACTION"
  *                              and exits (status 1 without such a window).
- *   ime TEXT                   input-method-v2: on each activate, commits
- *                              TEXT to the focused text field ("activate",
- *                              "deactivate", "unavailable"). Runs until killed.
+ *   ime TEXT                   input-method-v2: each time it is activated,
+ *                              commits TEXT once to the focused text field
+ *                              ("activate", "deactivate", "unavailable").
+ *                              Runs until killed.
  *   power on|off               wlr-output-power: sets every output's mode,
  *                              prints "mode NAME on|off" as confirmed, exits.
  */
@@ -41,7 +42,7 @@ struct tool {
 	bool action_sent;
 	int power_replies;
 	uint32_t ime_serial;
-	bool ime_active;
+	bool ime_active, ime_was_active;
 };
 
 static void die(const char *what) {
@@ -173,10 +174,16 @@ static void im_cause(void *data, struct zwp_input_method_v2 *im, uint32_t cause)
 static void im_content_type(void *data, struct zwp_input_method_v2 *im, uint32_t hint,
 		uint32_t purpose) {
 }
-/* State changes take effect on done; the commit must carry their count. */
+/* State changes take effect on done; the commit must carry their count.
+ * The text is committed once per activation, as a user composing it once
+ * would; later state updates from the field (cursor moves) commit nothing. */
 static void im_done(void *data, struct zwp_input_method_v2 *im) {
 	struct tool *tool = data;
 	tool->ime_serial++;
+	if (tool->ime_active == tool->ime_was_active) {
+		return;
+	}
+	tool->ime_was_active = tool->ime_active;
 	puts(tool->ime_active ? "activate" : "deactivate");
 	fflush(stdout);
 	if (tool->ime_active) {

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Input methods: text committed by an input-method-v2 client reaches the
+text field (text-input-v3) that has the keyboard.
+
+- smt-probe --text-input gets the keyboard before any input method runs;
+  when one starts (smt-desktop-tool ime) the field is entered, enables
+  itself, the input method is activated and its text arrives in the field.
+  Focus moves to another window: the field leaves, the input method is
+  deactivated. Focus back: activated again, the text arrives again.
+- A second input method is refused while one runs.
+- foot, a real terminal with IME support: the committed text goes through
+  the terminal to the shell reading a line (non-ASCII included).
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness import Session, check, log  # noqa: E402
+
+TEXT = "héllo wörld"
+
+
+def tool(h, var, name):
+    return os.environ.get(var) or os.path.join(os.path.dirname(h.vpointer), name)
+
+
+def lines(p):
+    with open(p.log_path, encoding="utf-8") as f:
+        return f.read().splitlines()
+
+
+def seat(s):
+    return s.control("seat")["seat"]
+
+
+def test(h):
+    probe = tool(h, "SMT_PROBE", "smt-probe")
+    desktop_tool = tool(h, "SMT_DESKTOP_TOOL", "smt-desktop-tool")
+    with Session(h) as s:
+        field = s.spawn([probe, "--title", "field", "--text-input"])
+        f = s.wait_window(lambda w: w["title"] == "field" and w["focused"], what="the field")
+        s.wait_until(lambda: "keyboard enter" in lines(field), what="the field's keyboard focus")
+        check("text-input enter" not in lines(field),
+              "the text input was entered without an input method")
+
+        ime = s.spawn([desktop_tool, "ime", TEXT])
+        s.wait_until(lambda: f"commit {TEXT}" in lines(field),
+                     what="the input method's text to reach the focused field")
+        check(seat(s)["input_method"], f"seat: {seat(s)}")
+        check("activate" in lines(ime), f"input method log: {lines(ime)}")
+
+        # A second input method is refused.
+        second = s.spawn([desktop_tool, "ime", "intruder"], name="second-ime")
+        s.wait_until(lambda: "unavailable" in lines(second), what="a second input method refused")
+
+        # Focus elsewhere: the field leaves, the input method is deactivated.
+        s.spawn([probe, "--title", "plain", "--size", "200x100", "--color", "20a040"])
+        s.wait_window(lambda w: w["title"] == "plain" and w["focused"], what="another window")
+        s.wait_until(lambda: "text-input leave" in lines(field), what="the field to leave")
+        s.wait_until(lambda: lines(ime)[-1] == "deactivate", what="the input method deactivated")
+
+        # And back: the text arrives once more.
+        s.click(f["x"] + f["width"] - 20, f["y"] + f["height"] - 20)
+        s.wait_until(lambda: lines(field).count(f"commit {TEXT}") == 2,
+                     what="the text again once the field has the keyboard back")
+        log(f"field: {lines(field)}")
+        ime.terminate()
+        s.wait_until(lambda: not seat(s)["input_method"], what="the input method to go")
+
+    with Session(h, "foot") as s:
+        out = os.path.join(s.tmp, "line.txt")
+        s.spawn(["foot", "sh", "-c", f"read l; printf '%s' \"$l\" > {out}"])
+        s.wait_window(lambda w: w["app_id"] == "foot" and w["focused"], what="foot")
+        ime = s.spawn([desktop_tool, "ime", TEXT])
+        s.wait_until(lambda: "activate" in lines(ime), timeout=15,
+                     what="foot's text input to activate the input method")
+        ime.terminate()
+        s.wait_until(lambda: not seat(s)["input_method"], what="the input method to go")
+        s.key("Return")
+        s.wait_until(lambda: os.path.exists(out), what="the shell in foot to read the line")
+        with open(out, encoding="utf-8") as fh:
+            got = fh.read()
+        check(got == TEXT, f"foot's shell read {got!r}, the input method committed {TEXT!r}")
+
+
+harness.main(test)
