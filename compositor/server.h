@@ -149,6 +149,7 @@ struct smtwc_server {
 	struct wl_listener input_method_grab;
 	struct wl_listener input_method_grab_destroy;
 	struct wl_listener input_method_destroy;
+	struct wlr_output_power_manager_v1 *output_power;
 	struct wl_listener output_power_set_mode;
 
 	struct smtwc_transport *transport; /* smt-ring-v1 */

@@ -16,7 +16,9 @@
  *                              ("activate", "deactivate", "unavailable").
  *                              Runs until killed.
  *   power on|off               wlr-output-power: sets every output's mode,
- *                              prints "mode NAME on|off" as confirmed, exits.
+ *                              prints each "mode on|off" reported, exits 0
+ *                              when every output reported the one asked for
+ *                              in answer to the request.
  */
 #define _GNU_SOURCE
 #include <stdbool.h>
@@ -40,7 +42,8 @@ struct tool {
 	struct zwlr_output_power_manager_v1 *power;
 	const char *action, *action_title, *ime_text;
 	bool action_sent;
-	int power_replies;
+	int power_replies; /* outputs that reported the mode asked for */
+	uint32_t power_wanted;
 	uint32_t ime_serial;
 	bool ime_active, ime_was_active;
 };
@@ -207,7 +210,9 @@ static void power_mode(void *data, struct zwlr_output_power_v1 *power, uint32_t 
 	struct tool *tool = data;
 	printf("mode %s\n", mode == ZWLR_OUTPUT_POWER_V1_MODE_ON ? "on" : "off");
 	fflush(stdout);
-	tool->power_replies++;
+	if (mode == tool->power_wanted) {
+		tool->power_replies++;
+	}
 }
 static void power_failed(void *data, struct zwlr_output_power_v1 *power) {
 	puts("failed");
@@ -296,19 +301,23 @@ int main(int argc, char *argv[]) {
 		if (tool.power == NULL) {
 			die("no zwlr_output_power_manager_v1");
 		}
-		uint32_t mode = strcmp(argv[2], "on") == 0 ? ZWLR_OUTPUT_POWER_V1_MODE_ON
+		tool.power_wanted = strcmp(argv[2], "on") == 0 ? ZWLR_OUTPUT_POWER_V1_MODE_ON
 			: ZWLR_OUTPUT_POWER_V1_MODE_OFF;
+		struct zwlr_output_power_v1 *powers[MAX_OUTPUTS];
 		for (int i = 0; i < tool.num_outputs; i++) {
-			struct zwlr_output_power_v1 *power =
-				zwlr_output_power_manager_v1_get_output_power(tool.power, tool.outputs[i]);
-			zwlr_output_power_v1_add_listener(power, &power_listener, &tool);
-			zwlr_output_power_v1_set_mode(power, mode);
+			powers[i] = zwlr_output_power_manager_v1_get_output_power(tool.power,
+				tool.outputs[i]);
+			zwlr_output_power_v1_add_listener(powers[i], &power_listener, &tool);
 		}
-		/* Each output reports its mode when bound and again once changed. */
-		while (tool.power_replies < 2 * tool.num_outputs &&
-				wl_display_dispatch(tool.display) != -1) {
+		/* Each output reports its current mode first, then the new one
+		 * once the compositor has applied it. */
+		wl_display_roundtrip(tool.display);
+		tool.power_replies = 0;
+		for (int i = 0; i < tool.num_outputs; i++) {
+			zwlr_output_power_v1_set_mode(powers[i], tool.power_wanted);
 		}
-		return 0;
+		wl_display_roundtrip(tool.display);
+		return tool.power_replies == tool.num_outputs ? 0 : 1;
 	} else {
 		usage();
 	}
