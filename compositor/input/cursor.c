@@ -125,11 +125,13 @@ static void cursor_handle_motion(struct wl_listener *listener, void *data) {
 	struct smtwc_server *server = wl_container_of(listener, server, cursor_motion);
 	struct wlr_event_pointer_motion *event = data;
 	idle_notify_activity(server);
+	struct wlr_surface *focus_before = server->seat->pointer_state.focused_surface;
 	double dx = event->delta_x, dy = event->delta_y;
-	pointer_constraints_motion(server, event->time_msec, &dx, &dy,
-		event->unaccel_dx, event->unaccel_dy);
+	pointer_constraints_motion(server, &dx, &dy);
 	wlr_cursor_move(server->cursor, event->device, dx, dy);
 	cursor_process_motion(server, event->time_msec);
+	pointer_constraints_send_relative(server, focus_before, event->time_msec, event->delta_x,
+		event->delta_y, event->unaccel_dx, event->unaccel_dy);
 }
 
 static void cursor_handle_motion_absolute(struct wl_listener *listener, void *data) {
@@ -142,13 +144,17 @@ static void cursor_handle_motion_absolute(struct wl_listener *listener, void *da
 	double lx, ly;
 	wlr_cursor_absolute_to_layout_coords(server->cursor, event->device, event->x, event->y,
 		&lx, &ly);
-	double dx = lx - server->cursor->x, dy = ly - server->cursor->y;
-	if (pointer_constraints_motion(server, event->time_msec, &dx, &dy, dx, dy)) {
+	struct wlr_surface *focus_before = server->seat->pointer_state.focused_surface;
+	double motion_x = lx - server->cursor->x, motion_y = ly - server->cursor->y;
+	double dx = motion_x, dy = motion_y;
+	if (pointer_constraints_motion(server, &dx, &dy)) {
 		wlr_cursor_move(server->cursor, event->device, dx, dy);
 	} else {
 		wlr_cursor_warp_absolute(server->cursor, event->device, event->x, event->y);
 	}
 	cursor_process_motion(server, event->time_msec);
+	pointer_constraints_send_relative(server, focus_before, event->time_msec, motion_x,
+		motion_y, motion_x, motion_y);
 }
 
 static bool view_has_pointer_button(struct smtwc_server *server, struct smtwc_view *view) {

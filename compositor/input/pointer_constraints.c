@@ -108,10 +108,17 @@ static void handle_keyboard_focus_change(struct wl_listener *listener, void *dat
 	recheck(server);
 }
 
-bool pointer_constraints_motion(struct smtwc_server *server, uint32_t time_msec,
-		double *dx, double *dy, double unaccel_dx, double unaccel_dy) {
+void pointer_constraints_send_relative(struct smtwc_server *server,
+		struct wlr_surface *focus_before, uint32_t time_msec, double dx, double dy,
+		double unaccel_dx, double unaccel_dy) {
+	if (server->seat->pointer_state.focused_surface != focus_before) {
+		return;
+	}
 	wlr_relative_pointer_manager_v1_send_relative_motion(server->relative_pointer,
-		server->seat, (uint64_t)time_msec * 1000, *dx, *dy, unaccel_dx, unaccel_dy);
+		server->seat, (uint64_t)time_msec * 1000, dx, dy, unaccel_dx, unaccel_dy);
+}
+
+bool pointer_constraints_motion(struct smtwc_server *server, double *dx, double *dy) {
 	if (server->active_constraint == NULL) {
 		/* The cursor may have moved into the region since focus came. */
 		recheck(server);
