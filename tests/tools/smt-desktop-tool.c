@@ -37,7 +37,9 @@ struct tool {
 	struct wl_seat *seat;
 	struct wl_output *outputs[MAX_OUTPUTS];
 	int num_outputs;
+	struct wl_registry *registry;
 	struct zwlr_foreign_toplevel_manager_v1 *toplevels;
+	struct wl_list toplevel_list; /* toplevel.link */
 	struct zwp_input_method_manager_v2 *input_methods;
 	struct zwlr_output_power_manager_v1 *power;
 	const char *action, *action_title, *ime_text;
@@ -57,6 +59,8 @@ static void die(const char *what) {
 
 struct toplevel {
 	struct tool *tool;
+	struct zwlr_foreign_toplevel_handle_v1 *handle;
+	struct wl_list link; /* tool.toplevel_list */
 	char *title, *app_id;
 	char states[64];
 	int outputs;
@@ -129,14 +133,19 @@ static void tl_done(void *data, struct zwlr_foreign_toplevel_handle_v1 *h) {
 		fflush(stdout);
 	}
 }
+static void toplevel_destroy(struct toplevel *t) {
+	zwlr_foreign_toplevel_handle_v1_destroy(t->handle);
+	wl_list_remove(&t->link);
+	free(t->title);
+	free(t->app_id);
+	free(t);
+}
+
 static void tl_closed(void *data, struct zwlr_foreign_toplevel_handle_v1 *h) {
 	struct toplevel *t = data;
 	printf("closed %s\n", t->title ? t->title : "");
 	fflush(stdout);
-	free(t->title);
-	free(t->app_id);
-	free(t);
-	zwlr_foreign_toplevel_handle_v1_destroy(h);
+	toplevel_destroy(t);
 }
 static void tl_parent(void *data, struct zwlr_foreign_toplevel_handle_v1 *h,
 		struct zwlr_foreign_toplevel_handle_v1 *parent) {
@@ -153,6 +162,8 @@ static void manager_toplevel(void *data, struct zwlr_foreign_toplevel_manager_v1
 		die("out of memory");
 	}
 	t->tool = data;
+	t->handle = h;
+	wl_list_insert(&t->tool->toplevel_list, &t->link);
 	zwlr_foreign_toplevel_handle_v1_add_listener(h, &toplevel_listener, t);
 }
 static void manager_finished(void *data, struct zwlr_foreign_toplevel_manager_v1 *m) {
@@ -249,6 +260,31 @@ static const struct wl_registry_listener registry_listener = {
 	registry_global, registry_global_remove,
 };
 
+/* Everything the verbs that return made, so that leak checkers see none. */
+static void tool_finish(struct tool *tool) {
+	struct toplevel *t, *tmp;
+	wl_list_for_each_safe(t, tmp, &tool->toplevel_list, link) {
+		toplevel_destroy(t);
+	}
+	if (tool->toplevels != NULL) {
+		zwlr_foreign_toplevel_manager_v1_destroy(tool->toplevels);
+	}
+	if (tool->input_methods != NULL) {
+		zwp_input_method_manager_v2_destroy(tool->input_methods);
+	}
+	if (tool->power != NULL) {
+		zwlr_output_power_manager_v1_destroy(tool->power);
+	}
+	for (int i = 0; i < tool->num_outputs; i++) {
+		wl_output_destroy(tool->outputs[i]);
+	}
+	if (tool->seat != NULL) {
+		wl_seat_destroy(tool->seat);
+	}
+	wl_registry_destroy(tool->registry);
+	wl_display_disconnect(tool->display);
+}
+
 static void usage(void) {
 	fputs("usage: smt-desktop-tool toplevels [ACTION TITLE] | ime TEXT | power on|off\n",
 		stderr);
@@ -265,8 +301,9 @@ int main(int argc, char *argv[]) {
 	if (tool.display == NULL) {
 		die("cannot connect to the Wayland display");
 	}
-	struct wl_registry *registry = wl_display_get_registry(tool.display);
-	wl_registry_add_listener(registry, &registry_listener, &tool);
+	wl_list_init(&tool.toplevel_list);
+	tool.registry = wl_display_get_registry(tool.display);
+	wl_registry_add_listener(tool.registry, &registry_listener, &tool);
 	wl_display_roundtrip(tool.display);
 	bool watch = argc == 3 && strcmp(argv[2], "--watch") == 0;
 	if (strcmp(verb, "toplevels") == 0 && (argc == 2 || argc == 4 || watch)) {
@@ -284,7 +321,9 @@ int main(int argc, char *argv[]) {
 			wl_display_roundtrip(tool.display);
 			wl_display_roundtrip(tool.display);
 			wl_display_roundtrip(tool.display);
-			return tool.action == NULL || tool.action_sent ? 0 : 1;
+			int status = tool.action == NULL || tool.action_sent ? 0 : 1;
+			tool_finish(&tool);
+			return status;
 		}
 	} else if (strcmp(verb, "ime") == 0 && argc == 3) {
 		if (tool.input_methods == NULL || tool.seat == NULL) {
@@ -317,7 +356,12 @@ int main(int argc, char *argv[]) {
 			zwlr_output_power_v1_set_mode(powers[i], tool.power_wanted);
 		}
 		wl_display_roundtrip(tool.display);
-		return tool.power_replies == tool.num_outputs ? 0 : 1;
+		int status = tool.power_replies == tool.num_outputs ? 0 : 1;
+		for (int i = 0; i < tool.num_outputs; i++) {
+			zwlr_output_power_v1_destroy(powers[i]);
+		}
+		tool_finish(&tool);
+		return status;
 	} else {
 		usage();
 	}
