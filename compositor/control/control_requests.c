@@ -116,6 +116,8 @@ static void write_windows(struct smtwc_server *server, struct json_writer *w) {
 		json_bool(w, "fullscreen", view->fullscreen);
 		json_bool(w, "minimized", view->minimized);
 		json_bool(w, "server_side_decoration", view->server_side_decoration);
+		json_bool(w, "configure_pending", view->impl->configure_pending != NULL &&
+			view->impl->configure_pending(view));
 		json_begin_array(w, "popups");
 		xdg_shell_view_popups_for_each(view, write_popup, w);
 		json_end_array(w);

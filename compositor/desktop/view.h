@@ -31,6 +31,9 @@ struct smtwc_view_impl {
 	void (*close)(struct smtwc_view *view);
 	/* Optional: X windows must know where they are on the root window. */
 	void (*moved)(struct smtwc_view *view);
+	/* Optional: a configure was sent that the client has not yet acked
+	 * and committed (its size may still change because of it). */
+	bool (*configure_pending)(struct smtwc_view *view);
 	/* What taskbars and smtctl show; NULL when the client set none. */
 	const char *(*title)(struct smtwc_view *view);
 	const char *(*app_id)(struct smtwc_view *view);

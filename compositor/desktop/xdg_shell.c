@@ -64,6 +64,11 @@ static void xdg_view_close(struct smtwc_view *view) {
 	wlr_xdg_toplevel_send_close(xdg_view(view)->xdg_surface);
 }
 
+static bool xdg_view_configure_pending(struct smtwc_view *view) {
+	struct wlr_xdg_surface *xdg = xdg_view(view)->xdg_surface;
+	return xdg->configure_idle != NULL || xdg->current.configure_serial != xdg->scheduled_serial;
+}
+
 static const char *xdg_view_title(struct smtwc_view *view) {
 	return xdg_view(view)->xdg_surface->toplevel->title;
 }
@@ -80,6 +85,7 @@ static const struct smtwc_view_impl xdg_view_impl = {
 	.set_maximized = xdg_view_set_maximized,
 	.set_fullscreen = xdg_view_set_fullscreen,
 	.close = xdg_view_close,
+	.configure_pending = xdg_view_configure_pending,
 	.title = xdg_view_title,
 	.app_id = xdg_view_app_id,
 };

@@ -45,12 +45,14 @@ def app_window(s, app_id):
 
 
 def settle(s, app_id):
-    """The window once its geometry is the same in two looks in a row."""
+    """The window once it has answered every configure and its geometry is
+    the same in two looks in a row."""
     prev = [None]
 
     def same():
         w = app_window(s, app_id)
-        ok = w is not None and prev[0] is not None and window_rect(w) == window_rect(prev[0])
+        ok = w is not None and prev[0] is not None and not w["configure_pending"] and \
+            window_rect(w) == window_rect(prev[0])
         prev[0] = w
         return w if ok else None
 
@@ -58,13 +60,15 @@ def settle(s, app_id):
 
 
 def settle_pid(s, pid, first):
-    """A window of pid other than the first one it mapped, once settled."""
+    """A window of pid other than the first one it mapped, once settled (as
+    settle)."""
     prev = [None]
 
     def same():
         w = next((w for w in s.windows() if w["pid"] == pid and w["title"] == first["title"]),
                  None)
-        ok = w is not None and prev[0] is not None and window_rect(w) == window_rect(prev[0])
+        ok = w is not None and prev[0] is not None and not w["configure_pending"] and \
+            window_rect(w) == window_rect(prev[0])
         prev[0] = w
         return w if ok else None
 
