@@ -22,6 +22,7 @@
 #include <wlr/types/wlr_xdg_output_v1.h>
 #include <wlr/util/log.h>
 #include "control/control.h"
+#include "control/test_input.h"
 #include "desktop/decoration.h"
 #include "desktop/foreign_toplevel.h"
 #include "desktop/layer_shell.h"
@@ -202,6 +203,7 @@ void server_finish(struct smtwc_server *server) {
 	 * before the globals they use. */
 	xwayland_finish(server);
 	control_finish(server);
+	test_input_finish(server);
 	wl_display_destroy_clients(server->display);
 	if (server->sigterm_source != NULL) {
 		wl_event_source_remove(server->sigterm_source);

@@ -155,6 +155,7 @@ struct smtwc_server {
 	struct smtwc_transport *transport; /* smt-ring-v1 */
 	struct smtwc_xwayland *xwayland;   /* NULL without Xwayland */
 	struct smtwc_control *control;     /* NULL without a control socket */
+	struct smtwc_test_input *test_input; /* control's headless devices, if used */
 	bool running;
 
 	struct wl_event_source *sigterm_source;

@@ -5,7 +5,8 @@
  *
  * Test facility, headless backend only: `output add` creates a 1280x720
  * headless output (answers its name), `output remove NAME` destroys one,
- * as a monitor being plugged and unplugged (tests/integration/test_faults.py).
+ * as a monitor being plugged and unplugged (tests/integration/test_faults.py);
+ * `input ...` gestures and pen strokes from headless devices (test_input.h).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include <wlr/types/wlr_pointer_constraints_v1.h>
 #include <wlr/types/wlr_xdg_shell.h>
 #include "control/control_requests.h"
+#include "control/test_input.h"
 #include "desktop/view.h"
 #include "desktop/xdg_shell.h"
 #include "input/idle.h"
@@ -325,6 +327,8 @@ void control_answer(struct smtwc_server *server, char *line, struct json_writer 
 		json_end_object(w);
 	} else if (strcmp(verb, "output") == 0 && arg1 != NULL) {
 		answer_output(server, arg1, arg2, w);
+	} else if (strcmp(verb, "input") == 0 && arg1 != NULL) {
+		test_input_answer(server, arg1, arg2, w);
 	} else if (strcmp(verb, "set") == 0) {
 		answer_error(w, "usage: set KEY VALUE (keys as in the [scheduler] section)");
 	} else if (strcmp(verb, "render") == 0) {

@@ -13,6 +13,11 @@
  *   --text-input              text-input-v3, enabled while focused ("commit TEXT", ...)
  *   --export                  xdg-foreign v2 export ("exported HANDLE")
  *   --import HANDLE           xdg-foreign v2: the window's parent is that window
+ *   --gestures                pointer gestures ("swipe begin N", "swipe update DX DY",
+ *                             "swipe end", "pinch begin N", "pinch update SCALE",
+ *                             "pinch end")
+ *   --tablet                  tablet-v2 ("tablet proximity in|out", "tablet down|up",
+ *                             "tablet motion X Y", "tablet pressure P")
  *
  * Always printed: "configure W H", "mapped", "keyboard enter|leave",
  * "key CODE pressed|released", "pointer enter X Y", "pointer leave",
@@ -30,7 +35,9 @@
 #include "idle-inhibit-unstable-v1-client-protocol.h"
 #include "keyboard-shortcuts-inhibit-unstable-v1-client-protocol.h"
 #include "pointer-constraints-unstable-v1-client-protocol.h"
+#include "pointer-gestures-unstable-v1-client-protocol.h"
 #include "relative-pointer-unstable-v1-client-protocol.h"
+#include "tablet-unstable-v2-client-protocol.h"
 #include "text-input-unstable-v3-client-protocol.h"
 #include "xdg-foreign-unstable-v2-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
@@ -40,6 +47,7 @@ struct options {
 	int width, height;
 	uint32_t color;
 	bool idle_inhibit, shortcuts_inhibit, lock, relative, text_input, export;
+	bool gestures, tablet;
 	bool confine;
 	int confine_box[4];
 };
@@ -58,6 +66,8 @@ struct probe {
 	struct zwp_text_input_manager_v3 *text_inputs;
 	struct zxdg_exporter_v2 *exporter;
 	struct zxdg_importer_v2 *importer;
+	struct zwp_pointer_gestures_v1 *gestures;
+	struct zwp_tablet_manager_v2 *tablets;
 
 	struct wl_surface *surface;
 	struct xdg_surface *xdg;
@@ -206,6 +216,109 @@ static const struct zwp_keyboard_shortcuts_inhibitor_v1_listener shortcuts_liste
 	shortcuts_active, shortcuts_inactive,
 };
 
+/* --- gestures and tablets --------------------------------------------- */
+
+static void swipe_begin(void *data, struct zwp_pointer_gesture_swipe_v1 *g, uint32_t serial,
+		uint32_t time, struct wl_surface *surface, uint32_t fingers) {
+	say("swipe begin %u", fingers);
+}
+static void swipe_update(void *data, struct zwp_pointer_gesture_swipe_v1 *g, uint32_t time,
+		wl_fixed_t dx, wl_fixed_t dy) {
+	say("swipe update %d %d", wl_fixed_to_int(dx), wl_fixed_to_int(dy));
+}
+static void swipe_end(void *data, struct zwp_pointer_gesture_swipe_v1 *g, uint32_t serial,
+		uint32_t time, int32_t cancelled) {
+	say("swipe end%s", cancelled ? " cancelled" : "");
+}
+static const struct zwp_pointer_gesture_swipe_v1_listener swipe_listener = {
+	swipe_begin, swipe_update, swipe_end,
+};
+
+static void pinch_begin(void *data, struct zwp_pointer_gesture_pinch_v1 *g, uint32_t serial,
+		uint32_t time, struct wl_surface *surface, uint32_t fingers) {
+	say("pinch begin %u", fingers);
+}
+static void pinch_update(void *data, struct zwp_pointer_gesture_pinch_v1 *g, uint32_t time,
+		wl_fixed_t dx, wl_fixed_t dy, wl_fixed_t scale, wl_fixed_t rotation) {
+	say("pinch update %.2f", wl_fixed_to_double(scale));
+}
+static void pinch_end(void *data, struct zwp_pointer_gesture_pinch_v1 *g, uint32_t serial,
+		uint32_t time, int32_t cancelled) {
+	say("pinch end%s", cancelled ? " cancelled" : "");
+}
+static const struct zwp_pointer_gesture_pinch_v1_listener pinch_listener = {
+	pinch_begin, pinch_update, pinch_end,
+};
+
+static void tool_type(void *d, struct zwp_tablet_tool_v2 *t, uint32_t type) {
+}
+static void tool_serial(void *d, struct zwp_tablet_tool_v2 *t, uint32_t hi, uint32_t lo) {
+}
+static void tool_wacom(void *d, struct zwp_tablet_tool_v2 *t, uint32_t hi, uint32_t lo) {
+}
+static void tool_capability(void *d, struct zwp_tablet_tool_v2 *t, uint32_t capability) {
+}
+static void tool_done(void *d, struct zwp_tablet_tool_v2 *t) {
+}
+static void tool_removed(void *d, struct zwp_tablet_tool_v2 *t) {
+	zwp_tablet_tool_v2_destroy(t);
+}
+static void tool_proximity_in(void *d, struct zwp_tablet_tool_v2 *t, uint32_t serial,
+		struct zwp_tablet_v2 *tablet, struct wl_surface *surface) {
+	say("tablet proximity in");
+}
+static void tool_proximity_out(void *d, struct zwp_tablet_tool_v2 *t) {
+	say("tablet proximity out");
+}
+static void tool_down(void *d, struct zwp_tablet_tool_v2 *t, uint32_t serial) {
+	say("tablet down");
+}
+static void tool_up(void *d, struct zwp_tablet_tool_v2 *t) {
+	say("tablet up");
+}
+static void tool_motion(void *d, struct zwp_tablet_tool_v2 *t, wl_fixed_t x, wl_fixed_t y) {
+	say("tablet motion %d %d", wl_fixed_to_int(x), wl_fixed_to_int(y));
+}
+static void tool_pressure(void *d, struct zwp_tablet_tool_v2 *t, uint32_t pressure) {
+	say("tablet pressure %u", pressure);
+}
+static void tool_distance(void *d, struct zwp_tablet_tool_v2 *t, uint32_t distance) {
+}
+static void tool_tilt(void *d, struct zwp_tablet_tool_v2 *t, wl_fixed_t x, wl_fixed_t y) {
+}
+static void tool_rotation(void *d, struct zwp_tablet_tool_v2 *t, wl_fixed_t degrees) {
+}
+static void tool_slider(void *d, struct zwp_tablet_tool_v2 *t, int32_t position) {
+}
+static void tool_wheel(void *d, struct zwp_tablet_tool_v2 *t, wl_fixed_t degrees,
+		int32_t clicks) {
+}
+static void tool_button(void *d, struct zwp_tablet_tool_v2 *t, uint32_t serial,
+		uint32_t button, uint32_t state) {
+}
+static void tool_frame(void *d, struct zwp_tablet_tool_v2 *t, uint32_t time) {
+}
+static const struct zwp_tablet_tool_v2_listener tool_listener = {
+	tool_type, tool_serial, tool_wacom, tool_capability, tool_done, tool_removed,
+	tool_proximity_in, tool_proximity_out, tool_down, tool_up, tool_motion, tool_pressure,
+	tool_distance, tool_tilt, tool_rotation, tool_slider, tool_wheel, tool_button,
+	tool_frame,
+};
+
+static void tablet_added(void *d, struct zwp_tablet_seat_v2 *seat, struct zwp_tablet_v2 *t) {
+	say("tablet added");
+}
+static void tablet_tool_added(void *d, struct zwp_tablet_seat_v2 *seat,
+		struct zwp_tablet_tool_v2 *tool) {
+	zwp_tablet_tool_v2_add_listener(tool, &tool_listener, d);
+}
+static void tablet_pad_added(void *d, struct zwp_tablet_seat_v2 *seat,
+		struct zwp_tablet_pad_v2 *pad) {
+}
+static const struct zwp_tablet_seat_v2_listener tablet_seat_listener = {
+	tablet_added, tablet_tool_added, tablet_pad_added,
+};
+
 /* --- text input -------------------------------------------------------- */
 
 static void ti_enter(void *data, struct zwp_text_input_v3 *ti, struct wl_surface *surface) {
@@ -244,6 +357,14 @@ static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps) {
 	if ((caps & WL_SEAT_CAPABILITY_POINTER) && p->pointer == NULL) {
 		p->pointer = wl_seat_get_pointer(seat);
 		wl_pointer_add_listener(p->pointer, &pointer_listener, p);
+		if (p->opt.gestures) {
+			zwp_pointer_gesture_swipe_v1_add_listener(
+				zwp_pointer_gestures_v1_get_swipe_gesture(p->gestures, p->pointer),
+				&swipe_listener, p);
+			zwp_pointer_gesture_pinch_v1_add_listener(
+				zwp_pointer_gestures_v1_get_pinch_gesture(p->gestures, p->pointer),
+				&pinch_listener, p);
+		}
 		if (p->opt.relative) {
 			struct zwp_relative_pointer_v1 *rel =
 				zwp_relative_pointer_manager_v1_get_relative_pointer(p->relative, p->pointer);
@@ -355,6 +476,10 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 		p->exporter = BIND(zxdg_exporter_v2, 1);
 	} else if (strcmp(interface, zxdg_importer_v2_interface.name) == 0) {
 		p->importer = BIND(zxdg_importer_v2, 1);
+	} else if (strcmp(interface, zwp_pointer_gestures_v1_interface.name) == 0) {
+		p->gestures = BIND(zwp_pointer_gestures_v1, 1);
+	} else if (strcmp(interface, zwp_tablet_manager_v2_interface.name) == 0) {
+		p->tablets = BIND(zwp_tablet_manager_v2, 1);
 	}
 }
 static void registry_global_remove(void *d, struct wl_registry *r, uint32_t n) {
@@ -367,7 +492,7 @@ static void usage(void) {
 	fputs("usage: smt-probe [--title T] [--app-id A] [--size WxH] [--color RRGGBB]\n"
 		"  [--idle-inhibit] [--shortcuts-inhibit] [--lock-pointer]\n"
 		"  [--confine-pointer X,Y,W,H] [--relative] [--text-input] [--export]\n"
-		"  [--import HANDLE]\n", stderr);
+		"  [--import HANDLE] [--gestures] [--tablet]\n", stderr);
 	exit(2);
 }
 
@@ -408,6 +533,10 @@ static void parse_options(int argc, char *argv[], struct options *o) {
 			o->export = true;
 		} else if (strcmp(a, "--import") == 0 && next) {
 			o->import = argv[++i];
+		} else if (strcmp(a, "--gestures") == 0) {
+			o->gestures = true;
+		} else if (strcmp(a, "--tablet") == 0) {
+			o->tablet = true;
 		} else {
 			usage();
 		}
@@ -435,7 +564,8 @@ int main(int argc, char *argv[]) {
 			(p.opt.relative && p.relative == NULL) ||
 			(p.opt.text_input && p.text_inputs == NULL) ||
 			(p.opt.export && p.exporter == NULL) ||
-			(p.opt.import != NULL && p.importer == NULL)) {
+			(p.opt.import != NULL && p.importer == NULL) ||
+			(p.opt.gestures && p.gestures == NULL) || (p.opt.tablet && p.tablets == NULL)) {
 		die("the compositor does not offer a protocol asked for");
 	}
 	xdg_wm_base_add_listener(p.wm_base, &wm_base_listener, &p);
@@ -470,6 +600,11 @@ int main(int argc, char *argv[]) {
 			zxdg_importer_v2_import_toplevel(p.importer, p.opt.import);
 		zxdg_imported_v2_add_listener(imported, &imported_listener, &p);
 		zxdg_imported_v2_set_parent_of(imported, p.surface);
+	}
+	if (p.opt.tablet) {
+		zwp_tablet_seat_v2_add_listener(
+			zwp_tablet_manager_v2_get_tablet_seat(p.tablets, p.seat),
+			&tablet_seat_listener, &p);
 	}
 	wl_seat_add_listener(p.seat, &seat_listener, &p);
 	wl_surface_commit(p.surface);
