@@ -18,12 +18,16 @@ bool input_inhibit_active(struct smtwc_server *server) {
 	return server->input_inhibit != NULL && server->input_inhibit->active_client != NULL;
 }
 
+bool input_inhibit_allows_client(struct smtwc_server *server, struct wl_client *client) {
+	return !input_inhibit_active(server) || client == server->input_inhibit->active_client;
+}
+
 bool input_inhibit_allows(struct smtwc_server *server, struct wlr_surface *surface) {
 	if (!input_inhibit_active(server)) {
 		return true;
 	}
 	return surface != NULL &&
-		wl_resource_get_client(surface->resource) == server->input_inhibit->active_client;
+		input_inhibit_allows_client(server, wl_resource_get_client(surface->resource));
 }
 
 static void handle_activate(struct wl_listener *listener, void *data) {

@@ -11,6 +11,7 @@
 #include <wlr/types/wlr_text_input_v3.h>
 #include <wlr/types/wlr_virtual_keyboard_v1.h>
 #include <wlr/util/log.h>
+#include "input/input_inhibit.h"
 #include "input/text_input.h"
 
 struct smtwc_text_input {
@@ -275,6 +276,11 @@ struct wlr_input_method_keyboard_grab_v2 *text_input_keyboard_grab(
 		struct smtwc_server *server, struct wlr_input_device *device) {
 	struct wlr_input_method_v2 *im = server->input_method;
 	if (im == NULL || im->keyboard_grab == NULL) {
+		return NULL;
+	}
+	/* While a locker holds input, the password is not for the input
+	 * method (unless the locker is one). */
+	if (!input_inhibit_allows_client(server, wl_resource_get_client(im->resource))) {
 		return NULL;
 	}
 	/* Keys the input method types itself must not loop back to it. */

@@ -10,6 +10,9 @@ text field (text-input-v3) that has the keyboard.
 - A second input method is refused while one runs.
 - foot, a real terminal with IME support: the committed text goes through
   the terminal to the shell reading a line (non-ASCII included).
+- An input method that grabs the keyboard gets the keys instead of the
+  focused window; while swaylock holds input it gets none of them (they are
+  the password), and it has them again once the lock is gone.
 """
 import os
 import sys
@@ -82,6 +85,32 @@ def test(h):
         with open(out, encoding="utf-8") as fh:
             got = fh.read()
         check(got == TEXT, f"foot's shell read {got!r}, the input method committed {TEXT!r}")
+
+    with Session(h, "grab") as s:
+        field = s.spawn([probe, "--title", "field", "--text-input"])
+        s.wait_window(lambda w: w["title"] == "field" and w["focused"], what="the field")
+        ime = s.spawn([desktop_tool, "ime", TEXT, "--grab"])
+        s.wait_until(lambda: "ready" in lines(ime), what="the input method's grab")
+
+        def grabbed():
+            return [l for l in lines(ime) if l.startswith("grab key") and l.endswith("pressed")]
+
+        s.type_text("a")
+        s.wait_until(lambda: len(grabbed()) == 1, what="a key in the input method's grab")
+        check(not any(l.startswith("key ") for l in lines(field)),
+              f"the field got a key the input method grabbed: {lines(field)}")
+
+        lock = s.spawn(["swaylock", "--color", "cc2020"])
+        s.wait_until(lambda: seat(s)["input_inhibited"], timeout=15, what="swaylock to lock")
+        s.wait_until(lambda: seat(s)["keyboard_focus_pid"] == lock.pid,
+                     what="swaylock to have the keyboard")
+        s.type_text("b")
+        lock.terminate()
+        s.wait_until(lambda: not seat(s)["input_inhibited"], what="the lock to go")
+        s.type_text("c")
+        s.wait_until(lambda: len(grabbed()) >= 2, what="keys in the grab after the lock")
+        check(len(grabbed()) == 2, f"the input method's grab got a key typed into the lock "
+              f"screen: {grabbed()}")
 
 
 harness.main(test)

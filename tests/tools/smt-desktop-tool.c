@@ -11,9 +11,11 @@
  *                              maximize, unmaximize, fullscreen, close) to
  *                              the window titled TITLE, prints "sent ACTION"
  *                              and exits (status 1 without such a window).
- *   ime TEXT                   input-method-v2: each time it is activated,
+ *   ime TEXT [--grab]          input-method-v2: each time it is activated,
  *                              commits TEXT once to the focused text field
- *                              ("activate", "deactivate", "unavailable").
+ *                              ("activate", "deactivate", "unavailable");
+ *                              with --grab it also grabs the keyboard and
+ *                              prints "grab key CODE pressed|released".
  *                              Runs until killed.
  *   power on|off               wlr-output-power: sets every output's mode,
  *                              prints each "mode on|off" reported, exits 0
@@ -25,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <wayland-client.h>
 #include "input-method-unstable-v2-client-protocol.h"
 #include "wlr-foreign-toplevel-management-unstable-v1-client-protocol.h"
@@ -215,6 +218,26 @@ static const struct zwp_input_method_v2_listener input_method_listener = {
 	im_unavailable,
 };
 
+static void grab_keymap(void *data, struct zwp_input_method_keyboard_grab_v2 *grab,
+		uint32_t format, int32_t fd, uint32_t size) {
+	close(fd);
+}
+static void grab_key(void *data, struct zwp_input_method_keyboard_grab_v2 *grab,
+		uint32_t serial, uint32_t time, uint32_t key, uint32_t state) {
+	printf("grab key %u %s\n", key, state ? "pressed" : "released");
+	fflush(stdout);
+}
+static void grab_modifiers(void *data, struct zwp_input_method_keyboard_grab_v2 *grab,
+		uint32_t serial, uint32_t depressed, uint32_t latched, uint32_t locked,
+		uint32_t group) {
+}
+static void grab_repeat_info(void *data, struct zwp_input_method_keyboard_grab_v2 *grab,
+		int32_t rate, int32_t delay) {
+}
+static const struct zwp_input_method_keyboard_grab_v2_listener grab_listener = {
+	grab_keymap, grab_key, grab_modifiers, grab_repeat_info,
+};
+
 /* --- output power ------------------------------------------------------ */
 
 static void power_mode(void *data, struct zwlr_output_power_v1 *power, uint32_t mode) {
@@ -286,7 +309,8 @@ static void tool_finish(struct tool *tool) {
 }
 
 static void usage(void) {
-	fputs("usage: smt-desktop-tool toplevels [ACTION TITLE] | ime TEXT | power on|off\n",
+	fputs("usage: smt-desktop-tool toplevels [--watch | ACTION TITLE] | ime TEXT [--grab] |\n"
+		"       power on|off\n",
 		stderr);
 	exit(2);
 }
@@ -325,7 +349,8 @@ int main(int argc, char *argv[]) {
 			tool_finish(&tool);
 			return status;
 		}
-	} else if (strcmp(verb, "ime") == 0 && argc == 3) {
+	} else if (strcmp(verb, "ime") == 0 &&
+			(argc == 3 || (argc == 4 && strcmp(argv[3], "--grab") == 0))) {
 		if (tool.input_methods == NULL || tool.seat == NULL) {
 			die("no zwp_input_method_manager_v2");
 		}
@@ -333,6 +358,11 @@ int main(int argc, char *argv[]) {
 		struct zwp_input_method_v2 *im =
 			zwp_input_method_manager_v2_get_input_method(tool.input_methods, tool.seat);
 		zwp_input_method_v2_add_listener(im, &input_method_listener, &tool);
+		if (argc == 4) {
+			zwp_input_method_keyboard_grab_v2_add_listener(
+				zwp_input_method_v2_grab_keyboard(im), &grab_listener, &tool);
+		}
+		wl_display_roundtrip(tool.display);
 		puts("ready");
 		fflush(stdout);
 	} else if (strcmp(verb, "power") == 0 && argc == 3 &&
