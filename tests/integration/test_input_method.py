@@ -10,6 +10,8 @@ text field (text-input-v3) that has the keyboard.
 - A second input method is refused while one runs.
 - foot, a real terminal with IME support: the committed text goes through
   the terminal to the shell reading a line (non-ASCII included).
+- GTK3 (zenity --entry): the committed text lands in the entry; OK prints
+  it.
 - An input method that grabs the keyboard gets the keys instead of the
   focused window; while swaylock holds input it gets none of them (they are
   the password), and it has them again once the lock is gone.
@@ -85,6 +87,23 @@ def test(h):
         with open(out, encoding="utf-8") as fh:
             got = fh.read()
         check(got == TEXT, f"foot's shell read {got!r}, the input method committed {TEXT!r}")
+
+    with Session(h, "gtk3") as s:
+        zenity = s.spawn(["zenity", "--entry", "--text", "Name"],
+                         env={"GTK_THEME": "Adwaita", "NO_AT_BRIDGE": "1",
+                              "GDK_BACKEND": "wayland"})
+        z = s.wait_window(lambda w: w["app_id"] == "zenity" and w["focused"], timeout=30,
+                          what="zenity's entry dialog")
+        ime = s.spawn([desktop_tool, "ime", TEXT])
+        s.wait_until(lambda: "activate" in lines(ime), timeout=15,
+                     what="GTK's text input to activate the input method")
+        ime.terminate()
+        s.wait_until(lambda: not seat(s)["input_method"], what="the input method to go")
+        # Its OK button: the right one of the two at the bottom (Adwaita).
+        s.click(z["x"] + z["width"] * 3 // 4, z["y"] + z["height"] - 24)
+        check(zenity.wait(15) == 0, f"zenity did not finish with OK: {lines(zenity)}")
+        check(lines(zenity)[-1:] == [TEXT], f"zenity printed {lines(zenity)}, the input "
+              f"method committed {TEXT!r}")
 
     with Session(h, "grab") as s:
         field = s.spawn([probe, "--title", "field", "--text-input"])
