@@ -242,16 +242,21 @@ static void find_headless(struct wlr_backend *backend, void *data) {
 	}
 }
 
+struct wlr_backend *control_headless_backend(struct smtwc_server *server) {
+	struct wlr_backend *headless = NULL;
+	if (wlr_backend_is_multi(server->backend)) {
+		wlr_multi_for_each_backend(server->backend, find_headless, &headless);
+	} else {
+		find_headless(server->backend, &headless);
+	}
+	return headless;
+}
+
 /* "output add" / "output remove NAME" (headless outputs only). */
 static void answer_output(struct smtwc_server *server, const char *action, const char *name,
 		struct json_writer *w) {
 	if (strcmp(action, "add") == 0 && name == NULL) {
-		struct wlr_backend *headless = NULL;
-		if (wlr_backend_is_multi(server->backend)) {
-			wlr_multi_for_each_backend(server->backend, find_headless, &headless);
-		} else {
-			find_headless(server->backend, &headless);
-		}
+		struct wlr_backend *headless = control_headless_backend(server);
 		struct wlr_output *out = headless != NULL ?
 			wlr_headless_add_output(headless, 1280, 720) : NULL;
 		if (out == NULL) {
