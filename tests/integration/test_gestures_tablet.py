@@ -17,21 +17,14 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import desktop_clients  # noqa: E402
 import harness  # noqa: E402
+from desktop_clients import lines  # noqa: E402
 from harness import Session, check, log  # noqa: E402
 
 
-def tool(h, var, name):
-    return os.environ.get(var) or os.path.join(os.path.dirname(h.vpointer), name)
-
-
-def lines(p):
-    with open(p.log_path) as f:
-        return f.read().splitlines()
-
-
 def test(h):
-    probe = tool(h, "SMT_PROBE", "smt-probe")
+    probe = desktop_clients.probe(h)
     with Session(h) as s:
         pad = s.spawn([probe, "--title", "pad", "--size", "300x200", "--gestures", "--tablet"])
         p = s.wait_window(lambda w: w["title"] == "pad", what="the gesture window")

@@ -20,28 +20,17 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import desktop_clients  # noqa: E402
 import harness  # noqa: E402
+from desktop_clients import lines, seat  # noqa: E402
 from harness import Session, check, log  # noqa: E402
 
 TEXT = "héllo wörld"
 
 
-def tool(h, var, name):
-    return os.environ.get(var) or os.path.join(os.path.dirname(h.vpointer), name)
-
-
-def lines(p):
-    with open(p.log_path, encoding="utf-8") as f:
-        return f.read().splitlines()
-
-
-def seat(s):
-    return s.control("seat")["seat"]
-
-
 def test(h):
-    probe = tool(h, "SMT_PROBE", "smt-probe")
-    desktop_tool = tool(h, "SMT_DESKTOP_TOOL", "smt-desktop-tool")
+    probe = desktop_clients.probe(h)
+    desktop_tool = desktop_clients.desktop_tool(h)
     with Session(h) as s:
         field = s.spawn([probe, "--title", "field", "--text-input"])
         f = s.wait_window(lambda w: w["title"] == "field" and w["focused"], what="the field")

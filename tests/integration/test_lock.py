@@ -16,31 +16,16 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import desktop_clients  # noqa: E402
 import harness  # noqa: E402
+from desktop_clients import lines, seat, window  # noqa: E402
 from harness import OUTPUT_H, OUTPUT_W, Session, check, log  # noqa: E402
 
 LOCK = (0xcc, 0x20, 0x20)
 
 
-def tool(h, var, name):
-    return os.environ.get(var) or os.path.join(os.path.dirname(h.vpointer), name)
-
-
-def lines(p):
-    with open(p.log_path) as f:
-        return f.read().splitlines()
-
-
-def seat(s):
-    return s.control("seat")["seat"]
-
-
-def window(s, title):
-    return next((w for w in s.windows() if w["title"] == title), None)
-
-
 def test(h):
-    probe = tool(h, "SMT_PROBE", "smt-probe")
+    probe = desktop_clients.probe(h)
     with Session(h) as s:
         work = s.spawn([probe, "--title", "work", "--size", "400x300"])
         w = s.wait_window(lambda w: w["title"] == "work" and w["focused"],

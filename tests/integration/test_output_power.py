@@ -16,24 +16,17 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import desktop_clients  # noqa: E402
 import harness  # noqa: E402
+from desktop_clients import lines  # noqa: E402
 from harness import Rect, Session, check  # noqa: E402
 
 BLUE = (0x30, 0x70, 0xc0)
 
 
-def tool(h, var, name):
-    return os.environ.get(var) or os.path.join(os.path.dirname(h.vpointer), name)
-
-
-def lines(p):
-    with open(p.log_path) as f:
-        return f.read().splitlines()
-
-
 def test(h):
-    probe = tool(h, "SMT_PROBE", "smt-probe")
-    desktop_tool = tool(h, "SMT_DESKTOP_TOOL", "smt-desktop-tool")
+    probe = desktop_clients.probe(h)
+    desktop_tool = desktop_clients.desktop_tool(h)
     with Session(h) as s:
         s.spawn([probe, "--title", "shown", "--size", "300x200"])
         w = s.wait_window(lambda w: w["title"] == "shown", what="a window")

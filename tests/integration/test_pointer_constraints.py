@@ -12,21 +12,10 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import desktop_clients  # noqa: E402
 import harness  # noqa: E402
+from desktop_clients import lines, seat  # noqa: E402
 from harness import Session, check, log  # noqa: E402
-
-
-def tool(h, var, name):
-    return os.environ.get(var) or os.path.join(os.path.dirname(h.vpointer), name)
-
-
-def lines(p):
-    with open(p.log_path) as f:
-        return f.read().splitlines()
-
-
-def seat(s):
-    return s.control("seat")["seat"]
 
 
 def cursor(s):
@@ -35,7 +24,7 @@ def cursor(s):
 
 
 def test(h):
-    probe = tool(h, "SMT_PROBE", "smt-probe")
+    probe = desktop_clients.probe(h)
     with Session(h) as s:
         game = s.spawn([probe, "--title", "game", "--size", "400x300", "--lock-pointer",
                         "--relative"])

@@ -10,25 +10,14 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import desktop_clients  # noqa: E402
 import harness  # noqa: E402
+from desktop_clients import lines, window  # noqa: E402
 from harness import Session, check  # noqa: E402
 
 
-def tool(h, var, name):
-    return os.environ.get(var) or os.path.join(os.path.dirname(h.vpointer), name)
-
-
-def lines(p):
-    with open(p.log_path) as f:
-        return f.read().splitlines()
-
-
-def window(s, title):
-    return next((w for w in s.windows() if w["title"] == title), None)
-
-
 def test(h):
-    probe = tool(h, "SMT_PROBE", "smt-probe")
+    probe = desktop_clients.probe(h)
     with Session(h) as s:
         vm = s.spawn([probe, "--title", "vm", "--shortcuts-inhibit"])
         s.wait_window(lambda w: w["title"] == "vm" and w["focused"], what="the viewer")

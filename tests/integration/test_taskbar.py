@@ -16,21 +16,10 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import desktop_clients  # noqa: E402
 import harness  # noqa: E402
+from desktop_clients import lines, window  # noqa: E402
 from harness import OUTPUT_H, OUTPUT_W, Session, check, log  # noqa: E402
-
-
-def tool(h, var, name):
-    return os.environ.get(var) or os.path.join(os.path.dirname(h.vpointer), name)
-
-
-def lines(p):
-    with open(p.log_path) as f:
-        return f.read().splitlines()
-
-
-def window(s, title):
-    return next((w for w in s.windows() if w["title"] == title), None)
 
 
 def listing(s, desktop_tool):
@@ -45,8 +34,8 @@ def listing(s, desktop_tool):
 
 
 def test(h):
-    probe = tool(h, "SMT_PROBE", "smt-probe")
-    desktop_tool = tool(h, "SMT_DESKTOP_TOOL", "smt-desktop-tool")
+    probe = desktop_clients.probe(h)
+    desktop_tool = desktop_clients.desktop_tool(h)
     with Session(h) as s:
         a = s.spawn([probe, "--title", "alpha", "--app-id", "org.example.alpha"])
         s.wait_window(lambda w: w["title"] == "alpha", what="alpha")
