@@ -10,7 +10,7 @@ build="build-essential meson ninja-build pkg-config libwlroots-dev libwayland-de
 session="foot weston grim wayvnc wayland-utils xwayland x11-apps xterm"
 # Real clients and drivers the integration tests run, and the fuzzing toolchain.
 test="$session xvfb xauth valgrind wtype swaybg wlr-randr python3 clang libclang-rt-14-dev x11-utils xdotool xclip wl-clipboard
-  gtk-3-examples gtk-4-examples qtbase5-examples qtwayland5 swaylock swayidle wlsunset zenity"
+  gtk-3-examples gtk-4-examples qtbase5-examples qtwayland5 swaylock swayidle wlsunset"
 
 case "${1:-}" in
 session) wanted="$build $session" ;;

@@ -10,8 +10,8 @@ text field (text-input-v3) that has the keyboard.
 - A second input method is refused while one runs.
 - foot, a real terminal with IME support: the committed text goes through
   the terminal to the shell reading a line (non-ASCII included).
-- GTK3 (zenity --entry): the committed text lands in the entry; OK prints
-  it.
+- GTK3 (gtk3-widget-factory): the committed text replaces the selected
+  text of its focused entry on screen.
 - An input method that grabs the keyboard gets the keys instead of the
   focused window; while swaylock holds input it gets none of them (they are
   the password), and it has them again once the lock is gone.
@@ -23,7 +23,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import desktop_clients  # noqa: E402
 import harness  # noqa: E402
 from desktop_clients import lines, seat  # noqa: E402
-from harness import Session, check, log  # noqa: E402
+from harness import Rect, Session, check, log  # noqa: E402
+
+SELECTION = (53, 132, 228)  # Adwaita's selection background
 
 TEXT = "héllo wörld"
 
@@ -78,21 +80,33 @@ def test(h):
         check(got == TEXT, f"foot's shell read {got!r}, the input method committed {TEXT!r}")
 
     with Session(h, "gtk3") as s:
-        zenity = s.spawn(["zenity", "--entry", "--text", "Name"],
-                         env={"GTK_THEME": "Adwaita", "NO_AT_BRIDGE": "1",
-                              "GDK_BACKEND": "wayland"})
-        z = s.wait_window(lambda w: w["app_id"] == "zenity" and w["focused"], timeout=30,
-                          what="zenity's entry dialog")
+        # gtk3-widget-factory opens with the text of its first entry selected
+        # (white on the selection colour); the input method's text replaces
+        # it (dark on white). The caret does not blink, so only that changes.
+        cfg = os.path.join(s.tmp, "config")
+        os.makedirs(os.path.join(cfg, "gtk-3.0"))
+        with open(os.path.join(cfg, "gtk-3.0", "settings.ini"), "w") as f:
+            f.write("[Settings]\ngtk-cursor-blink = false\n")
+        s.spawn(["gtk3-widget-factory"], env={"GTK_THEME": "Adwaita", "NO_AT_BRIDGE": "1",
+                                             "GDK_BACKEND": "wayland", "XDG_CONFIG_HOME": cfg})
+        g = s.wait_window(lambda w: w["app_id"] == "gtk3-widget-factory" and w["focused"] and
+                          not w["configure_pending"], timeout=30, what="gtk3-widget-factory")
+        entry = Rect(g["x"] + 16, g["y"] + 64, 200, 20)  # inside its first entry
+
+        def text_pixels(img):
+            dark = img.count((0, 0, 0), tol=90, rect=entry)
+            selected = img.count(SELECTION, tol=30, rect=entry)
+            return dark, selected
+
+        before = s.wait_screenshot(lambda img: text_pixels(img)[1] > 200 or None,
+                                   timeout=15, what="the entry's selected text")[0]
+        log(f"gtk3 entry before: dark, selected = {text_pixels(before)}")
         ime = s.spawn([desktop_tool, "ime", TEXT])
         s.wait_until(lambda: "activate" in lines(ime), timeout=15,
                      what="GTK's text input to activate the input method")
-        ime.terminate()
-        s.wait_until(lambda: not seat(s)["input_method"], what="the input method to go")
-        # Its OK button: the right one of the two at the bottom (Adwaita).
-        s.click(z["x"] + z["width"] * 3 // 4, z["y"] + z["height"] - 24)
-        check(zenity.wait(15) == 0, f"zenity did not finish with OK: {lines(zenity)}")
-        check(lines(zenity)[-1:] == [TEXT], f"zenity printed {lines(zenity)}, the input "
-              f"method committed {TEXT!r}")
+        after = s.wait_screenshot(lambda img: (lambda d, sel: d > 30 and sel == 0)(
+            *text_pixels(img)) or None, what="the committed text in the entry, not selected")[0]
+        log(f"gtk3 entry after: dark, selected = {text_pixels(after)}")
 
     with Session(h, "grab") as s:
         field = s.spawn([probe, "--title", "field", "--text-input"])
