@@ -70,6 +70,14 @@ void foreign_toplevel_update(struct smtwc_view *view) {
 	if (!same_string(handle->app_id, app_id)) {
 		wlr_foreign_toplevel_handle_v1_set_app_id(handle, app_id != NULL ? app_id : "");
 	}
+	/* Taskbars group dialogs with their window. */
+	struct smtwc_view *parent = view->impl->parent != NULL ? view->impl->parent(view) : NULL;
+	struct wlr_foreign_toplevel_handle_v1 *parent_handle =
+		parent != NULL && parent->foreign_toplevel != NULL ?
+		parent->foreign_toplevel->handle : NULL;
+	if (handle->parent != parent_handle) {
+		wlr_foreign_toplevel_handle_v1_set_parent(handle, parent_handle);
+	}
 	wlr_foreign_toplevel_handle_v1_set_activated(handle, view->server->focused_view == view);
 	wlr_foreign_toplevel_handle_v1_set_maximized(handle, view->maximized);
 	wlr_foreign_toplevel_handle_v1_set_minimized(handle, view->minimized);

@@ -34,6 +34,8 @@ struct smtwc_view_impl {
 	/* Optional: a configure was sent that the client has not yet acked
 	 * and committed (its size may still change because of it). */
 	bool (*configure_pending)(struct smtwc_view *view);
+	/* Optional: the window this one belongs to (a dialog's), or NULL. */
+	struct smtwc_view *(*parent)(struct smtwc_view *view);
 	/* What taskbars and smtctl show; NULL when the client set none. */
 	const char *(*title)(struct smtwc_view *view);
 	const char *(*app_id)(struct smtwc_view *view);

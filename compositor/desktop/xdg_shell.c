@@ -69,6 +69,10 @@ static bool xdg_view_configure_pending(struct smtwc_view *view) {
 	return xdg->configure_idle != NULL || xdg->current.configure_serial != xdg->scheduled_serial;
 }
 
+static struct smtwc_view *xdg_view_parent(struct smtwc_view *view) {
+	return xdg_shell_view_from_surface(xdg_view(view)->xdg_surface->toplevel->parent);
+}
+
 static const char *xdg_view_title(struct smtwc_view *view) {
 	return xdg_view(view)->xdg_surface->toplevel->title;
 }
@@ -86,6 +90,7 @@ static const struct smtwc_view_impl xdg_view_impl = {
 	.set_fullscreen = xdg_view_set_fullscreen,
 	.close = xdg_view_close,
 	.configure_pending = xdg_view_configure_pending,
+	.parent = xdg_view_parent,
 	.title = xdg_view_title,
 	.app_id = xdg_view_app_id,
 };

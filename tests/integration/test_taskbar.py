@@ -10,7 +10,8 @@ sandboxed program's dialog finds its parent window (xdg-foreign).
   fills the usable area, close asks the client to close (it exits).
 - gtk3-demo, a real toolkit window, is listed under its app id.
 - xdg-foreign v2: a window imported by handle from another client and made
-  the parent of a new window gets that window centred over it, as a dialog.
+  the parent of a new window gets that window centred over it, as a dialog,
+  and the taskbar sees the dialog's parent.
 """
 import os
 import sys
@@ -22,14 +23,19 @@ from desktop_clients import lines, window  # noqa: E402
 from harness import OUTPUT_H, OUTPUT_W, Session, check, log  # noqa: E402
 
 
+parents = {}  # title: the parent window's title, as of the last listing
+
+
 def listing(s, desktop_tool):
     """{title: (app_id, states, outputs)} as a taskbar sees it now."""
     out = s.run([desktop_tool, "toplevels"], timeout=10).stdout.splitlines()
     result = {}
+    parents.clear()
     for line in out:
         if line.startswith("toplevel "):
-            title, app_id, states, outputs = line[len("toplevel "):].split("|")
+            title, app_id, states, outputs, parent = line[len("toplevel "):].split("|")
             result[title] = (app_id, set(filter(None, states.split(","))), int(outputs))
+            parents[title] = parent
     return result
 
 
@@ -93,6 +99,9 @@ def test(h):
         want = (p["x"] + (p["width"] - 300) // 2, p["y"] + (p["height"] - 200) // 2)
         check((d["x"], d["y"]) == want, f"the dialog opened at {(d['x'], d['y'])}, not centred "
               f"over its imported parent {p} at {want}")
+        listing(s, desktop_tool)
+        check(parents.get("portal-dialog") == "parent" and parents.get("parent") == "",
+              f"the taskbar sees parents {parents}; the dialog's should be 'parent'")
 
 
 harness.main(test)

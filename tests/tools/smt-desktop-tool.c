@@ -4,7 +4,8 @@
  * each printing one line per event:
  *
  *   toplevels [--watch]        wlr-foreign-toplevel: prints
- *                              "toplevel TITLE|APP_ID|STATES|OUTPUTS" for each
+ *                              "toplevel TITLE|APP_ID|STATES|OUTPUTS|PARENT"
+ *                              (PARENT: the parent window's title) for each
  *                              window and exits; with --watch, again on each
  *                              change ("closed TITLE" too) until killed.
  *   toplevels ACTION TITLE     sends ACTION (activate, minimize, unminimize,
@@ -67,6 +68,7 @@ struct toplevel {
 	char *title, *app_id;
 	char states[64];
 	int outputs;
+	struct toplevel *parent;
 };
 
 static void tl_title(void *data, struct zwlr_foreign_toplevel_handle_v1 *h, const char *title) {
@@ -124,8 +126,9 @@ static void send_action(struct tool *tool, struct zwlr_foreign_toplevel_handle_v
 
 static void tl_done(void *data, struct zwlr_foreign_toplevel_handle_v1 *h) {
 	struct toplevel *t = data;
-	printf("toplevel %s|%s|%s|%d\n", t->title ? t->title : "", t->app_id ? t->app_id : "",
-		t->states, t->outputs);
+	const char *parent = t->parent != NULL && t->parent->title != NULL ? t->parent->title : "";
+	printf("toplevel %s|%s|%s|%d|%s\n", t->title ? t->title : "", t->app_id ? t->app_id : "",
+		t->states, t->outputs, parent);
 	fflush(stdout);
 	struct tool *tool = t->tool;
 	if (tool->action != NULL && !tool->action_sent && t->title != NULL &&
@@ -137,6 +140,12 @@ static void tl_done(void *data, struct zwlr_foreign_toplevel_handle_v1 *h) {
 	}
 }
 static void toplevel_destroy(struct toplevel *t) {
+	struct toplevel *child;
+	wl_list_for_each(child, &t->tool->toplevel_list, link) {
+		if (child->parent == t) {
+			child->parent = NULL;
+		}
+	}
 	zwlr_foreign_toplevel_handle_v1_destroy(t->handle);
 	wl_list_remove(&t->link);
 	free(t->title);
@@ -152,6 +161,8 @@ static void tl_closed(void *data, struct zwlr_foreign_toplevel_handle_v1 *h) {
 }
 static void tl_parent(void *data, struct zwlr_foreign_toplevel_handle_v1 *h,
 		struct zwlr_foreign_toplevel_handle_v1 *parent) {
+	struct toplevel *t = data;
+	t->parent = parent != NULL ? zwlr_foreign_toplevel_handle_v1_get_user_data(parent) : NULL;
 }
 static const struct zwlr_foreign_toplevel_handle_v1_listener toplevel_listener = {
 	tl_title, tl_app_id, tl_output_enter, tl_output_leave, tl_state, tl_done, tl_closed,
