@@ -4,6 +4,8 @@
  *   smtctl clients            per-client table (like xrestop)
  *   smtctl top [SECONDS]      the same, refreshed every second (q or ^C quits)
  *   smtctl stats [--json]     compositor, scheduler and client statistics
+ *   smtctl windows            mapped windows and their geometry (JSON)
+ *   smtctl seat               cursor, focus, locks and inhibitors (JSON)
  *   smtctl get                scheduler settings
  *   smtctl set KEY VALUE      change a scheduler setting live
  *
@@ -228,7 +230,8 @@ static int run_top(int fd, int seconds) {
 }
 
 static void usage(FILE *out) {
-	fputs("usage: smtctl clients | top [SECONDS] | stats [--json] | get | set KEY VALUE\n"
+	fputs("usage: smtctl clients | top [SECONDS] | stats [--json] | windows | seat |\n"
+		"              get | set KEY VALUE\n"
 		"keys for set: mode (fair|fifo), slice-ms, lone-slice-ms, lone-after-ms,\n"
 		"              priority-base, priority-min, priority-max, input-boost\n", out);
 }
@@ -244,7 +247,9 @@ int main(int argc, char *argv[]) {
 	if (strcmp(verb, "set") == 0 && argc == 4) {
 		snprintf(line, sizeof(line), "set %s %s", argv[2], argv[3]);
 	} else if ((strcmp(verb, "clients") == 0 || strcmp(verb, "stats") == 0 ||
-			strcmp(verb, "get") == 0) && (argc == 2 || json)) {
+			strcmp(verb, "get") == 0 || strcmp(verb, "windows") == 0 ||
+			strcmp(verb, "seat") == 0) &&
+			(argc == 2 || json)) {
 		snprintf(line, sizeof(line), "%s", verb);
 	} else if (strcmp(verb, "top") == 0 && argc <= 3) {
 		line[0] = '\0';
@@ -270,7 +275,8 @@ int main(int argc, char *argv[]) {
 	if (status != 0) {
 		print_error_if_any(answer);
 	} else if (json || strcmp(verb, "stats") == 0 || strcmp(verb, "get") == 0 ||
-			strcmp(verb, "set") == 0) {
+			strcmp(verb, "set") == 0 || strcmp(verb, "windows") == 0 ||
+			strcmp(verb, "seat") == 0) {
 		puts(answer);
 	} else {
 		print_clients_table(answer);

@@ -8,6 +8,7 @@
 #include <wlr/types/wlr_data_control_v1.h>
 #include <wlr/types/wlr_data_device.h>
 #include <wlr/types/wlr_export_dmabuf_v1.h>
+#include <wlr/types/wlr_gamma_control_v1.h>
 #include <wlr/types/wlr_presentation_time.h>
 #include <wlr/types/wlr_primary_selection_v1.h>
 #include <wlr/types/wlr_screencopy_v1.h>
@@ -15,16 +16,22 @@
 #include <wlr/types/wlr_viewporter.h>
 #include <wlr/types/wlr_xdg_activation_v1.h>
 #include <wlr/types/wlr_xdg_decoration_v1.h>
+#include <wlr/types/wlr_xdg_foreign_registry.h>
+#include <wlr/types/wlr_xdg_foreign_v1.h>
+#include <wlr/types/wlr_xdg_foreign_v2.h>
 #include <wlr/types/wlr_xdg_output_v1.h>
 #include <wlr/util/log.h>
 #include "control/control.h"
+#include "control/test_input.h"
 #include "desktop/decoration.h"
+#include "desktop/foreign_toplevel.h"
 #include "desktop/layer_shell.h"
 #include "desktop/xdg_shell.h"
 #include "input/seat.h"
 #include "output/frame_pacing.h"
 #include "output/output.h"
 #include "output/output_management.h"
+#include "output/output_power.h"
 #include "transport/ring.h"
 #include "transport/ring_loop.h"
 #include "xwayland.h"
@@ -86,6 +93,10 @@ static void server_create_globals(struct smtwc_server *server) {
 	wlr_screencopy_manager_v1_create(display);
 	wlr_export_dmabuf_manager_v1_create(display);
 	output_management_init(server);
+	output_power_init(server);
+	/* Night-light tools (wlsunset, gammastep); wlroots applies the ramps on
+	 * the next commit of outputs whose backend has gamma (DRM, not headless). */
+	wlr_gamma_control_manager_v1_create(display);
 
 	server->xdg_shell = wlr_xdg_shell_create(display);
 	server->new_xdg_surface.notify = xdg_shell_handle_new_surface;
@@ -107,6 +118,13 @@ static void server_create_globals(struct smtwc_server *server) {
 	struct wlr_xdg_activation_v1 *activation = wlr_xdg_activation_v1_create(display);
 	server->request_activate.notify = activation_handle_request;
 	wl_signal_add(&activation->events.request_activate, &server->request_activate);
+
+	foreign_toplevel_init(server);
+	/* Dialogs of sandboxed programs (portals) find their parent window. */
+	struct wlr_xdg_foreign_registry *foreign_registry =
+		wlr_xdg_foreign_registry_create(display);
+	wlr_xdg_foreign_v1_create(display, foreign_registry);
+	wlr_xdg_foreign_v2_create(display, foreign_registry);
 }
 
 bool server_init(struct smtwc_server *server) {
@@ -185,6 +203,7 @@ void server_finish(struct smtwc_server *server) {
 	 * before the globals they use. */
 	xwayland_finish(server);
 	control_finish(server);
+	test_input_finish(server);
 	wl_display_destroy_clients(server->display);
 	if (server->sigterm_source != NULL) {
 		wl_event_source_remove(server->sigterm_source);

@@ -42,6 +42,7 @@ enum smtwc_cursor_mode {
 };
 
 struct smtwc_view;
+struct smtwc_gestures;
 
 struct smtwc_server {
 	struct wl_display *display;
@@ -86,6 +87,7 @@ struct smtwc_server {
 
 	struct wl_listener new_decoration;
 	struct wl_listener request_activate;
+	struct wlr_foreign_toplevel_manager_v1 *foreign_toplevels; /* taskbars */
 
 	struct wlr_seat *seat;
 	struct wl_list keyboards; /* smtwc_keyboard.link */
@@ -116,9 +118,44 @@ struct smtwc_server {
 	bool grab_from_client;
 	struct wlr_scene_tree *drag_icon; /* follows the cursor during DnD */
 
+	/* Desktop protocols on the seat (input/): idle, locking, constraints,
+	 * shortcut inhibitors, gestures, input methods. */
+	struct wlr_idle *idle;
+	struct wl_list idle_inhibitors; /* smtwc_idle_inhibitor.link */
+	struct wl_listener new_idle_inhibitor;
+	struct wlr_input_inhibit_manager *input_inhibit;
+	struct wl_listener input_inhibit_activate;
+	struct wl_listener input_inhibit_deactivate;
+	struct wlr_relative_pointer_manager_v1 *relative_pointer;
+	struct wlr_pointer_constraints_v1 *pointer_constraints;
+	struct wlr_pointer_constraint_v1 *active_constraint;
+	struct wl_listener new_pointer_constraint;
+	struct wl_listener constraint_focus_change;
+	struct wl_listener constraint_keyboard_focus_change;
+	struct wlr_keyboard_shortcuts_inhibit_manager_v1 *shortcuts_inhibit;
+	struct wl_listener new_shortcuts_inhibitor;
+	struct smtwc_gestures *gestures;
+	struct wlr_tablet_manager_v2 *tablet_manager;
+	struct wl_listener tablet_axis;
+	struct wl_listener tablet_proximity;
+	struct wl_listener tablet_tip;
+	struct wl_listener tablet_button;
+	struct wl_list text_inputs; /* smtwc_text_input.link */
+	struct wl_listener new_text_input;
+	struct wl_listener text_input_focus_change;
+	struct wlr_input_method_v2 *input_method; /* at most one */
+	struct wl_listener new_input_method;
+	struct wl_listener input_method_commit;
+	struct wl_listener input_method_grab;
+	struct wl_listener input_method_grab_destroy;
+	struct wl_listener input_method_destroy;
+	struct wlr_output_power_manager_v1 *output_power;
+	struct wl_listener output_power_set_mode;
+
 	struct smtwc_transport *transport; /* smt-ring-v1 */
 	struct smtwc_xwayland *xwayland;   /* NULL without Xwayland */
 	struct smtwc_control *control;     /* NULL without a control socket */
+	struct smtwc_test_input *test_input; /* control's headless devices, if used */
 	bool running;
 
 	struct wl_event_source *sigterm_source;

@@ -9,6 +9,10 @@
  *   get                {"scheduler":{...}}
  *   render culled|scene {"ok":true,...}  (occlusion culling, or wlroots'
  *                      scene renderer to compare against; repaints all)
+ *   windows            {"windows":[{pid, app_id, title, x, y, width, height,
+ *                      states, configure_pending, popups}, ...]}
+ *   seat               {"seat":{cursor, keyboard focus, inhibitors, ...}}
+ *   output add|remove, input swipe|pinch|tablet   headless test facilities
  *
  * A bad request gets {"error": "..."}; the connection stays open.
  */

@@ -5,7 +5,8 @@
  *
  * Test facility, headless backend only: `output add` creates a 1280x720
  * headless output (answers its name), `output remove NAME` destroys one,
- * as a monitor being plugged and unplugged (tests/integration/test_faults.py).
+ * as a monitor being plugged and unplugged (tests/integration/test_faults.py);
+ * `input ...` gestures and pen strokes from headless devices (test_input.h).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -14,10 +15,17 @@
 #include <unistd.h>
 #include <wlr/backend/headless.h>
 #include <wlr/backend/multi.h>
+#include <wlr/types/wlr_idle.h>
+#include <wlr/types/wlr_pointer_constraints_v1.h>
 #include <wlr/types/wlr_xdg_shell.h>
 #include "control/control_requests.h"
+#include "control/test_input.h"
 #include "desktop/view.h"
+#include "desktop/xdg_shell.h"
 #include "input/keyboard.h"
+#include "input/idle.h"
+#include "input/input_inhibit.h"
+#include "input/shortcuts_inhibit.h"
 #include "output/output.h"
 #include "server.h"
 #include "transport/canvas.h"
@@ -77,6 +85,87 @@ static void write_clients(struct smtwc_server *server, struct json_writer *w) {
 		write_client(server, ring, w);
 	}
 	json_end_array(w);
+}
+
+static void write_popup(struct wlr_box box, void *data) {
+	struct json_writer *w = data;
+	json_begin_object(w);
+	json_int(w, "x", box.x);
+	json_int(w, "y", box.y);
+	json_int(w, "width", box.width);
+	json_int(w, "height", box.height);
+	json_end_object(w);
+}
+
+/* Mapped windows, front to back: where the compositor shows their window
+ * geometry (borders and client shadows are outside it). */
+static void write_windows(struct smtwc_server *server, struct json_writer *w) {
+	json_begin_array(w, "windows");
+	struct smtwc_view *view;
+	wl_list_for_each(view, &server->views, link) {
+		if (!view->mapped) {
+			continue;
+		}
+		struct wlr_box box = view_box(view);
+		struct wlr_surface *surface = view->impl->surface(view);
+		pid_t pid = 0;
+		if (surface != NULL) {
+			wl_client_get_credentials(wl_resource_get_client(surface->resource),
+				&pid, NULL, NULL);
+		}
+		json_begin_object(w);
+		json_int(w, "pid", pid);
+		json_string(w, "app_id", view->impl->app_id(view));
+		json_string(w, "title", view->impl->title(view));
+		json_int(w, "x", box.x);
+		json_int(w, "y", box.y);
+		json_int(w, "width", box.width);
+		json_int(w, "height", box.height);
+		json_bool(w, "focused", view == server->focused_view);
+		json_bool(w, "maximized", view->maximized);
+		json_bool(w, "fullscreen", view->fullscreen);
+		json_bool(w, "minimized", view->minimized);
+		json_bool(w, "server_side_decoration", view->server_side_decoration);
+		json_bool(w, "configure_pending", view->impl->configure_pending != NULL &&
+			view->impl->configure_pending(view));
+		json_begin_array(w, "popups");
+		xdg_shell_view_popups_for_each(view, write_popup, w);
+		json_end_array(w);
+		json_end_object(w);
+	}
+	json_end_array(w);
+}
+
+/* Who gets input now and what holds it: the cursor, the keyboard focus's
+ * client, and the desktop protocols' state. */
+static void write_seat(struct smtwc_server *server, struct json_writer *w) {
+	struct wlr_seat *seat = server->seat;
+	json_object_key(w, "seat");
+	json_double(w, "cursor_x", server->cursor->x);
+	json_double(w, "cursor_y", server->cursor->y);
+	pid_t pid = 0;
+	struct wlr_surface *focused = seat->keyboard_state.focused_surface;
+	if (focused != NULL) {
+		wl_client_get_credentials(wl_resource_get_client(focused->resource), &pid, NULL, NULL);
+	}
+	json_int(w, "keyboard_focus_pid", pid);
+	json_bool(w, "idle_inhibited", idle_inhibited(server));
+	/* Idle clients' timeouts, and how many of them are counting down. */
+	int timeouts = 0, counting = 0;
+	struct wlr_idle_timeout *timeout;
+	wl_list_for_each(timeout, &server->idle->idle_timers, link) {
+		timeouts++;
+		counting += timeout->enabled && server->idle->enabled && !timeout->idle_state;
+	}
+	json_int(w, "idle_timeouts", timeouts);
+	json_int(w, "idle_timeouts_counting", counting);
+	json_bool(w, "input_inhibited", input_inhibit_active(server));
+	json_bool(w, "shortcuts_inhibited", shortcuts_inhibited(server));
+	struct wlr_pointer_constraint_v1 *c = server->active_constraint;
+	json_string(w, "pointer_constraint", c == NULL ? "none" :
+		c->type == WLR_POINTER_CONSTRAINT_V1_LOCKED ? "locked" : "confined");
+	json_bool(w, "input_method", server->input_method != NULL);
+	json_end_object(w);
 }
 
 static void write_scheduler(struct smtwc_server *server, struct json_writer *w) {
@@ -171,16 +260,21 @@ static void find_headless(struct wlr_backend *backend, void *data) {
 	}
 }
 
+struct wlr_backend *control_headless_backend(struct smtwc_server *server) {
+	struct wlr_backend *headless = NULL;
+	if (wlr_backend_is_multi(server->backend)) {
+		wlr_multi_for_each_backend(server->backend, find_headless, &headless);
+	} else {
+		find_headless(server->backend, &headless);
+	}
+	return headless;
+}
+
 /* "output add" / "output remove NAME" (headless outputs only). */
 static void answer_output(struct smtwc_server *server, const char *action, const char *name,
 		struct json_writer *w) {
 	if (strcmp(action, "add") == 0 && name == NULL) {
-		struct wlr_backend *headless = NULL;
-		if (wlr_backend_is_multi(server->backend)) {
-			wlr_multi_for_each_backend(server->backend, find_headless, &headless);
-		} else {
-			find_headless(server->backend, &headless);
-		}
+		struct wlr_backend *headless = control_headless_backend(server);
 		struct wlr_output *out = headless != NULL ?
 			wlr_headless_add_output(headless, 1280, 720) : NULL;
 		if (out == NULL) {
@@ -221,7 +315,7 @@ void control_answer(struct smtwc_server *server, char *line, struct json_writer 
 	char *arg1 = verb != NULL ? strtok_r(NULL, " \t\r", &save) : NULL;
 	char *arg2 = arg1 != NULL ? strtok_r(NULL, "\r", &save) : NULL;
 	if (verb == NULL) {
-		answer_error(w, "empty request (try: clients, stats, get, set KEY VALUE)");
+		answer_error(w, "empty request (try: clients, windows, seat, stats, get, set KEY VALUE)");
 	} else if (strcmp(verb, "clients") == 0 && arg1 == NULL) {
 		json_begin_object(w);
 		write_clients(server, w);
@@ -231,6 +325,14 @@ void control_answer(struct smtwc_server *server, char *line, struct json_writer 
 		write_server(server, w);
 		write_scheduler(server, w);
 		write_clients(server, w);
+		json_end_object(w);
+	} else if (strcmp(verb, "seat") == 0 && arg1 == NULL) {
+		json_begin_object(w);
+		write_seat(server, w);
+		json_end_object(w);
+	} else if (strcmp(verb, "windows") == 0 && arg1 == NULL) {
+		json_begin_object(w);
+		write_windows(server, w);
 		json_end_object(w);
 	} else if (strcmp(verb, "get") == 0 && arg1 == NULL) {
 		json_begin_object(w);
@@ -248,11 +350,13 @@ void control_answer(struct smtwc_server *server, char *line, struct json_writer 
 		json_end_object(w);
 	} else if (strcmp(verb, "output") == 0 && arg1 != NULL) {
 		answer_output(server, arg1, arg2, w);
+	} else if (strcmp(verb, "input") == 0 && arg1 != NULL) {
+		test_input_answer(server, arg1, arg2, w);
 	} else if (strcmp(verb, "set") == 0) {
 		answer_error(w, "usage: set KEY VALUE (keys as in the [scheduler] section)");
 	} else if (strcmp(verb, "render") == 0) {
 		answer_error(w, "usage: render culled | render scene");
 	} else {
-		answer_error(w, "unknown request (try: clients, stats, get, set KEY VALUE)");
+		answer_error(w, "unknown request (try: clients, windows, seat, stats, get, set KEY VALUE)");
 	}
 }

@@ -8,6 +8,7 @@
 #include <wlr/util/log.h>
 #include "desktop/layer_shell.h"
 #include "desktop/xdg_shell.h"
+#include "input/input_inhibit.h"
 #include "output/output.h"
 
 static const enum smtwc_scene_layer scene_layer_of[] = {
@@ -146,6 +147,9 @@ void layer_shell_focus(struct smtwc_layer_surface *layer) {
 	}
 	struct wlr_keyboard *kb = wlr_seat_get_keyboard(server->seat);
 	struct wlr_surface *surface = layer->layer_surface->surface;
+	if (!input_inhibit_allows(server, surface)) {
+		return;
+	}
 	if (kb != NULL) {
 		wlr_seat_keyboard_notify_enter(server->seat, surface, kb->keycodes,
 			kb->num_keycodes, &kb->modifiers);
@@ -163,7 +167,8 @@ static void layer_handle_map(struct wl_listener *listener, void *data) {
 	 * exclusively until they go away. */
 	if (ls->current.keyboard_interactive ==
 			ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_EXCLUSIVE &&
-			ls->current.layer >= ZWLR_LAYER_SHELL_V1_LAYER_TOP) {
+			ls->current.layer >= ZWLR_LAYER_SHELL_V1_LAYER_TOP &&
+			input_inhibit_allows(layer->server, ls->surface)) {
 		layer->server->exclusive_layer = ls;
 		layer_shell_focus(layer);
 	}

@@ -6,7 +6,10 @@
 #include <wlr/types/wlr_scene.h>
 #include <wlr/util/edges.h>
 #include <wlr/util/log.h>
+#include "desktop/foreign_toplevel.h"
 #include "desktop/view.h"
+#include "input/idle.h"
+#include "input/input_inhibit.h"
 #include "output/output.h"
 #include "transport/canvas.h"
 
@@ -78,6 +81,16 @@ void view_set_content(struct smtwc_view *view, struct wlr_scene_node *content) {
 	view->content = content;
 }
 
+struct smtwc_view *view_from_surface(struct smtwc_server *server, struct wlr_surface *surface) {
+	struct smtwc_view *view;
+	wl_list_for_each(view, &server->views, link) {
+		if (surface != NULL && view->impl->surface(view) == surface) {
+			return view;
+		}
+	}
+	return NULL;
+}
+
 struct wlr_box view_box(struct smtwc_view *view) {
 	struct wlr_box geo = view->impl->geometry(view);
 	return (struct wlr_box){ view->x, view->y, geo.width, geo.height };
@@ -106,10 +119,8 @@ void view_update_geometry(struct smtwc_view *view) {
 			view_move(view, x, y);
 		}
 	}
-	if (view->content != NULL) {
-		wlr_scene_node_set_position(view->content, -geo.x, -geo.y);
-	}
 	view_update_borders(view);
+	foreign_toplevel_update(view);
 }
 
 static struct wlr_box usable_area_for(struct smtwc_view *view) {
@@ -121,36 +132,85 @@ static struct wlr_box usable_area_for(struct smtwc_view *view) {
 	return output != NULL ? output->usable_area : (struct wlr_box){0, 0, 800, 600};
 }
 
-/* Cascade new windows inside the usable area of the output under the
- * cursor, so that windows opened in a row never hide one another exactly. */
-static void view_place(struct smtwc_view *view) {
-	struct smtwc_output *output = output_focused(view->server);
-	struct wlr_box area = output != NULL ? output->usable_area
-		: (struct wlr_box){0, 0, 800, 600};
-	struct wlr_box geo = view->impl->geometry(view);
-	int step = view->server->placement_counter++ % CASCADE_STEPS;
-	int x = area.x + CASCADE_STEP + step * CASCADE_STEP;
-	int y = area.y + CASCADE_STEP + step * CASCADE_STEP;
-	if (x + geo.width > area.x + area.width) {
-		x = area.x + (area.width > geo.width ? (area.width - geo.width) / 2 : 0);
+/* Width of the frame the compositor draws around the window, if any. */
+static int view_frame_width(struct smtwc_view *view) {
+	return view->server_side_decoration ? view->server->config.border_width : 0;
+}
+
+/* Moves one axis of a window (frame included) inside the area; one larger
+ * than the area starts at its start, so the title bar and the window's
+ * top-left controls stay reachable. */
+static int clamp_axis(int pos, int len, int area_pos, int area_len) {
+	if (pos + len > area_pos + area_len) {
+		pos = area_pos + area_len - len;
 	}
-	if (y + geo.height > area.y + area.height) {
-		y = area.y + (area.height > geo.height ? (area.height - geo.height) / 2 : 0);
+	return pos < area_pos ? area_pos : pos;
+}
+
+/* Where a window opens: client-chosen positions are kept, others cascade
+ * from the top-left of the usable area so windows opened in a row never
+ * hide one another exactly; either way the window is moved inside the area
+ * (panels' exclusive zones excluded). */
+static void view_place(struct smtwc_view *view, struct wlr_box area, int width,
+		int height) {
+	int frame = view_frame_width(view);
+	int x = view->x, y = view->y;
+	if (!view->keep_position) {
+		int step = view->server->placement_counter++ % CASCADE_STEPS;
+		x = area.x + CASCADE_STEP + step * CASCADE_STEP;
+		y = area.y + CASCADE_STEP + step * CASCADE_STEP;
+		if (x + width + frame > area.x + area.width) {
+			x = area.x + (area.width - width) / 2;
+		}
+		if (y + height + frame > area.y + area.height) {
+			y = area.y + (area.height - height) / 2;
+		}
 	}
+	x = clamp_axis(x - frame, width + 2 * frame, area.x, area.width) + frame;
+	y = clamp_axis(y - frame, height + 2 * frame, area.y, area.height) + frame;
 	view_move(view, x, y);
+}
+
+/* The output a new window opens on: where the client placed it, else the
+ * one under the cursor. */
+static struct wlr_box placement_area(struct smtwc_view *view) {
+	struct smtwc_output *output = NULL;
+	if (view->keep_position) {
+		struct wlr_box geo = view->impl->geometry(view);
+		output = output_at(view->server, view->x + geo.width / 2.0,
+			view->y + geo.height / 2.0);
+	}
+	if (output == NULL) {
+		output = output_focused(view->server);
+	}
+	return output != NULL ? output->usable_area : (struct wlr_box){0, 0, 800, 600};
 }
 
 void view_map(struct smtwc_view *view) {
 	view->mapped = true;
 	view->minimized = false;
-	if (view->keep_position) {
-		view_move(view, view->x, view->y);
-	} else {
-		view_place(view);
+	/* A window larger than the usable area is asked to fit it, as sway and
+	 * labwc do; one that insists on its size still opens with its title
+	 * bar on the output. */
+	struct wlr_box area = placement_area(view);
+	struct wlr_box geo = view->impl->geometry(view);
+	int frame = view_frame_width(view);
+	int width = geo.width, height = geo.height;
+	if (width + 2 * frame > area.width) {
+		width = area.width - 2 * frame;
 	}
+	if (height + 2 * frame > area.height) {
+		height = area.height - 2 * frame;
+	}
+	if ((width != geo.width || height != geo.height) && width > 0 && height > 0) {
+		view->impl->configure(view, width, height);
+	}
+	view_place(view, area, width, height);
 	view_update_geometry(view);
 	wlr_scene_node_set_enabled(&view->tree->node, true);
+	foreign_toplevel_map(view);
 	view_focus(view);
+	idle_inhibit_check(view->server);
 }
 
 static struct smtwc_view *next_focus_candidate(struct smtwc_server *server,
@@ -172,6 +232,8 @@ void view_unmap(struct smtwc_view *view) {
 	}
 	view->mapped = false;
 	wlr_scene_node_set_enabled(&view->tree->node, false);
+	foreign_toplevel_unmap(view);
+	idle_inhibit_check(server);
 	if (server->grabbed_view == view) {
 		server->grabbed_view = NULL;
 		server->cursor_mode = SMTWC_CURSOR_PASSTHROUGH;
@@ -195,7 +257,7 @@ void view_focus(struct smtwc_view *view) {
 	struct smtwc_server *server = view->server;
 	struct wlr_seat *seat = server->seat;
 	struct wlr_surface *surface = view->impl->surface(view);
-	if (!view->mapped || surface == NULL) {
+	if (!view->mapped || surface == NULL || !input_inhibit_allows(server, surface)) {
 		return;
 	}
 	if (view->minimized) {
@@ -219,8 +281,10 @@ void view_focus(struct smtwc_view *view) {
 		view->impl->set_activated(view, true);
 		if (previous != NULL) {
 			view_update_borders(previous);
+			foreign_toplevel_update(previous);
 		}
 		view_update_borders(view);
+		foreign_toplevel_update(view);
 	}
 	if (seat->keyboard_state.focused_surface == surface) {
 		return;
@@ -252,6 +316,7 @@ void view_set_maximized(struct smtwc_view *view, bool maximized) {
 	view->maximized = maximized;
 	view->impl->set_maximized(view, maximized);
 	view_update_borders(view);
+	foreign_toplevel_update(view);
 }
 
 void view_set_fullscreen(struct smtwc_view *view, bool fullscreen) {
@@ -292,6 +357,7 @@ void view_set_fullscreen(struct smtwc_view *view, bool fullscreen) {
 	view->impl->set_fullscreen(view, fullscreen);
 	wlr_scene_node_raise_to_top(&view->tree->node);
 	view_update_borders(view);
+	foreign_toplevel_update(view);
 }
 
 void view_set_minimized(struct smtwc_view *view, bool minimized) {
@@ -313,6 +379,8 @@ void view_set_minimized(struct smtwc_view *view, bool minimized) {
 		wl_list_remove(&view->link);
 		wl_list_insert(view->server->views.prev, &view->link);
 	}
+	foreign_toplevel_update(view);
+	idle_inhibit_check(view->server);
 }
 
 void view_set_server_side_decoration(struct smtwc_view *view, bool enabled) {

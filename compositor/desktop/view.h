@@ -31,6 +31,14 @@ struct smtwc_view_impl {
 	void (*close)(struct smtwc_view *view);
 	/* Optional: X windows must know where they are on the root window. */
 	void (*moved)(struct smtwc_view *view);
+	/* Optional: a configure was sent that the client has not yet acked
+	 * and committed (its size may still change because of it). */
+	bool (*configure_pending)(struct smtwc_view *view);
+	/* Optional: the window this one belongs to (a dialog's), or NULL. */
+	struct smtwc_view *(*parent)(struct smtwc_view *view);
+	/* What taskbars and smtctl show; NULL when the client set none. */
+	const char *(*title)(struct smtwc_view *view);
+	const char *(*app_id)(struct smtwc_view *view);
 };
 
 struct smtwc_view {
@@ -40,7 +48,10 @@ struct smtwc_view {
 	const struct smtwc_view_impl *impl;
 
 	struct wlr_scene_tree *tree;      /* at (x, y): the window geometry origin */
-	struct wlr_scene_node *content;   /* the surface tree, offset by -geometry */
+	/* The surface tree. Its origin is the window geometry's: wlroots 0.15's
+	 * xdg helper offsets the surface by -geometry itself, X windows have
+	 * no geometry offset. */
+	struct wlr_scene_node *content;
 	struct wlr_scene_rect *border[4]; /* top, bottom, left, right */
 
 	int x, y;
@@ -54,6 +65,7 @@ struct smtwc_view {
 	 * anchor_box stays where it was whatever size the client commits. */
 	uint32_t anchor_edges;
 	struct wlr_box anchor_box;
+	struct smtwc_foreign_toplevel *foreign_toplevel; /* while mapped */
 };
 
 void view_init(struct smtwc_view *view, struct smtwc_server *server,
@@ -75,6 +87,8 @@ void view_set_fullscreen(struct smtwc_view *view, bool fullscreen);
 void view_set_minimized(struct smtwc_view *view, bool minimized);
 void view_set_server_side_decoration(struct smtwc_view *view, bool enabled);
 void view_close(struct smtwc_view *view);
+/* The view whose root surface this is, NULL for other surfaces. */
+struct smtwc_view *view_from_surface(struct smtwc_server *server, struct wlr_surface *surface);
 /* Layout box of the window geometry. */
 struct wlr_box view_box(struct smtwc_view *view);
 

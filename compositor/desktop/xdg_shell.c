@@ -7,6 +7,7 @@
 #include <wlr/util/log.h>
 #include "desktop/xdg_shell.h"
 #include "desktop/layer_shell.h"
+#include "desktop/foreign_toplevel.h"
 #include "desktop/view.h"
 #include "input/cursor.h"
 #include "output/output.h"
@@ -24,6 +25,8 @@ struct smtwc_xdg_view {
 	struct wl_listener request_maximize;
 	struct wl_listener request_fullscreen;
 	struct wl_listener request_minimize;
+	struct wl_listener set_title;
+	struct wl_listener set_app_id;
 };
 
 static struct smtwc_xdg_view *xdg_view(struct smtwc_view *view) {
@@ -61,6 +64,23 @@ static void xdg_view_close(struct smtwc_view *view) {
 	wlr_xdg_toplevel_send_close(xdg_view(view)->xdg_surface);
 }
 
+static bool xdg_view_configure_pending(struct smtwc_view *view) {
+	struct wlr_xdg_surface *xdg = xdg_view(view)->xdg_surface;
+	return xdg->configure_idle != NULL || xdg->current.configure_serial != xdg->scheduled_serial;
+}
+
+static struct smtwc_view *xdg_view_parent(struct smtwc_view *view) {
+	return xdg_shell_view_from_surface(xdg_view(view)->xdg_surface->toplevel->parent);
+}
+
+static const char *xdg_view_title(struct smtwc_view *view) {
+	return xdg_view(view)->xdg_surface->toplevel->title;
+}
+
+static const char *xdg_view_app_id(struct smtwc_view *view) {
+	return xdg_view(view)->xdg_surface->toplevel->app_id;
+}
+
 static const struct smtwc_view_impl xdg_view_impl = {
 	.surface = xdg_view_surface,
 	.geometry = xdg_view_geometry,
@@ -69,11 +89,24 @@ static const struct smtwc_view_impl xdg_view_impl = {
 	.set_maximized = xdg_view_set_maximized,
 	.set_fullscreen = xdg_view_set_fullscreen,
 	.close = xdg_view_close,
+	.configure_pending = xdg_view_configure_pending,
+	.parent = xdg_view_parent,
+	.title = xdg_view_title,
+	.app_id = xdg_view_app_id,
 };
 
 static void xdg_view_handle_map(struct wl_listener *listener, void *data) {
 	struct smtwc_xdg_view *xv = wl_container_of(listener, xv, map);
 	struct wlr_xdg_toplevel *toplevel = xv->xdg_surface->toplevel;
+	struct smtwc_view *parent = xdg_shell_view_from_surface(toplevel->parent);
+	if (parent != NULL && parent->mapped) {
+		/* Dialogs open centred over the window they belong to. */
+		struct wlr_box pb = view_box(parent);
+		struct wlr_box geo = xdg_view_geometry(&xv->view);
+		xv->view.x = pb.x + (pb.width - geo.width) / 2;
+		xv->view.y = pb.y + (pb.height - geo.height) / 2;
+		xv->view.keep_position = true;
+	}
 	view_map(&xv->view);
 	/* A client may ask for these states before it has a window to apply
 	 * them to; honour them now. */
@@ -107,6 +140,8 @@ static void xdg_view_handle_destroy(struct wl_listener *listener, void *data) {
 	wl_list_remove(&xv->request_maximize.link);
 	wl_list_remove(&xv->request_fullscreen.link);
 	wl_list_remove(&xv->request_minimize.link);
+	wl_list_remove(&xv->set_title.link);
+	wl_list_remove(&xv->set_app_id.link);
 	view_destroy(&xv->view);
 	free(xv);
 }
@@ -150,6 +185,16 @@ static void xdg_view_handle_request_minimize(struct wl_listener *listener, void 
 	view_set_minimized(&xv->view, true);
 }
 
+static void xdg_view_handle_set_title(struct wl_listener *listener, void *data) {
+	struct smtwc_xdg_view *xv = wl_container_of(listener, xv, set_title);
+	foreign_toplevel_update(&xv->view);
+}
+
+static void xdg_view_handle_set_app_id(struct wl_listener *listener, void *data) {
+	struct smtwc_xdg_view *xv = wl_container_of(listener, xv, set_app_id);
+	foreign_toplevel_update(&xv->view);
+}
+
 static void xdg_toplevel_create(struct smtwc_server *server,
 		struct wlr_xdg_surface *xdg_surface) {
 	struct smtwc_xdg_view *xv = calloc(1, sizeof(*xv));
@@ -185,6 +230,10 @@ static void xdg_toplevel_create(struct smtwc_server *server,
 	wl_signal_add(&toplevel->events.request_fullscreen, &xv->request_fullscreen);
 	xv->request_minimize.notify = xdg_view_handle_request_minimize;
 	wl_signal_add(&toplevel->events.request_minimize, &xv->request_minimize);
+	xv->set_title.notify = xdg_view_handle_set_title;
+	wl_signal_add(&toplevel->events.set_title, &xv->set_title);
+	xv->set_app_id.notify = xdg_view_handle_set_app_id;
+	wl_signal_add(&toplevel->events.set_app_id, &xv->set_app_id);
 }
 
 struct smtwc_view *xdg_shell_view_from_surface(struct wlr_xdg_surface *xdg_surface) {
@@ -194,6 +243,29 @@ struct smtwc_view *xdg_shell_view_from_surface(struct wlr_xdg_surface *xdg_surfa
 	}
 	struct wlr_scene_node *content = xdg_surface->data;
 	return content->parent != NULL ? content->parent->data : NULL;
+}
+
+static void popups_for_each(struct wlr_xdg_surface *xdg_surface,
+		void (*callback)(struct wlr_box box, void *data), void *data) {
+	struct wlr_xdg_popup *popup;
+	wl_list_for_each(popup, &xdg_surface->popups, link) {
+		struct wlr_xdg_surface *base = popup->base;
+		int x, y;
+		struct wlr_scene_node *node = base->data;
+		if (!base->mapped || node == NULL || !wlr_scene_node_coords(node, &x, &y)) {
+			continue;
+		}
+		callback((struct wlr_box){ x, y, popup->geometry.width,
+			popup->geometry.height }, data);
+		popups_for_each(base, callback, data);
+	}
+}
+
+void xdg_shell_view_popups_for_each(struct smtwc_view *view,
+		void (*callback)(struct wlr_box box, void *data), void *data) {
+	if (view->impl == &xdg_view_impl) {
+		popups_for_each(xdg_view(view)->xdg_surface, callback, data);
+	}
 }
 
 struct wlr_scene_node *xdg_shell_popup_parent(struct wlr_surface *surface) {
@@ -206,45 +278,44 @@ struct wlr_scene_node *xdg_shell_popup_parent(struct wlr_surface *surface) {
 	return NULL;
 }
 
-/* Layout position of the surface that a popup chain is rooted at; the
- * positioner works in that surface's coordinates. */
-static bool popup_root_position(struct wlr_xdg_popup *popup, int *x, int *y) {
-	struct wlr_surface *parent = popup->parent;
-	int dx = 0, dy = 0;
-	while (parent != NULL && wlr_surface_is_xdg_surface(parent)) {
-		struct wlr_xdg_surface *xdg = wlr_xdg_surface_from_wlr_surface(parent);
+/* Layout position of the surface a popup chain is rooted at (a toplevel or
+ * a layer surface): positioners and wlroots' unconstraining work in that
+ * surface's coordinates, whose origin lies before the window geometry by the
+ * geometry's offset (client-side shadows). */
+static bool popup_root_origin(struct wlr_xdg_popup *popup, int *x, int *y) {
+	struct wlr_surface *root = popup->parent;
+	while (root != NULL && wlr_surface_is_xdg_surface(root)) {
+		struct wlr_xdg_surface *xdg = wlr_xdg_surface_from_wlr_surface(root);
 		if (xdg->role != WLR_XDG_SURFACE_ROLE_POPUP) {
 			break;
 		}
-		dx += xdg->popup->geometry.x;
-		dy += xdg->popup->geometry.y;
-		parent = xdg->popup->parent;
+		root = xdg->popup->parent;
 	}
-	if (parent == NULL) {
+	if (root == NULL) {
 		return false;
 	}
-	struct wlr_scene_node *node = xdg_shell_popup_parent(parent);
+	struct wlr_scene_node *node = xdg_shell_popup_parent(root);
 	if (node == NULL || !wlr_scene_node_coords(node, x, y)) {
 		return false;
 	}
-	if (wlr_surface_is_xdg_surface(parent)) {
+	if (wlr_surface_is_xdg_surface(root)) {
 		struct wlr_box geo;
-		wlr_xdg_surface_get_geometry(wlr_xdg_surface_from_wlr_surface(parent), &geo);
-		*x += geo.x;
-		*y += geo.y;
+		wlr_xdg_surface_get_geometry(wlr_xdg_surface_from_wlr_surface(root), &geo);
+		*x -= geo.x;
+		*y -= geo.y;
 	}
-	*x += dx;
-	*y += dy;
 	return true;
 }
 
 void xdg_shell_unconstrain_popup(struct smtwc_server *server, struct wlr_xdg_popup *popup) {
 	int root_x, root_y;
-	if (!popup_root_position(popup, &root_x, &root_y)) {
+	if (!popup_root_origin(popup, &root_x, &root_y)) {
 		return;
 	}
-	struct smtwc_output *output = output_at(server,
-		root_x + popup->geometry.x, root_y + popup->geometry.y);
+	int popup_x, popup_y;
+	wlr_xdg_popup_get_toplevel_coords(popup, popup->geometry.x, popup->geometry.y,
+		&popup_x, &popup_y);
+	struct smtwc_output *output = output_at(server, root_x + popup_x, root_y + popup_y);
 	if (output == NULL) {
 		output = output_at(server, root_x, root_y);
 	}
@@ -259,6 +330,15 @@ void xdg_shell_unconstrain_popup(struct smtwc_server *server, struct wlr_xdg_pop
 		.x = box.x - root_x, .y = box.y - root_y,
 		.width = box.width, .height = box.height,
 	};
+	/* Qt 5 allows no adjustment at all, and its menus and combo boxes then
+	 * open off the screen near an edge (it cannot know where its window
+	 * is). Sliding them on is what the user needs. */
+	if (popup->positioner.constraint_adjustment ==
+			XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_NONE) {
+		popup->positioner.constraint_adjustment =
+			XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_SLIDE_X |
+			XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_SLIDE_Y;
+	}
 	wlr_xdg_popup_unconstrain_from_box(popup, &root_space);
 }
 

@@ -13,7 +13,10 @@
 #include "desktop/layer_shell.h"
 #include "desktop/view.h"
 #include "input/cursor.h"
+#include "input/idle.h"
+#include "input/input_inhibit.h"
 #include "input/keyboard.h"
+#include "input/pointer_constraints.h"
 #include "transport/ring_loop.h"
 
 enum { MIN_WINDOW_SIZE = 32 };
@@ -78,6 +81,9 @@ static void process_passthrough(struct smtwc_server *server, uint32_t time_msec)
 	double sx, sy;
 	struct wlr_surface *surface = NULL;
 	desktop_owner_at(server, server->cursor->x, server->cursor->y, &surface, &sx, &sy);
+	if (!input_inhibit_allows(server, surface)) {
+		surface = NULL; /* only the locker's surfaces get the pointer */
+	}
 	if (surface == NULL) {
 		/* Over the desktop or a border, the compositor owns the image. */
 		wlr_xcursor_manager_set_cursor_image(server->cursor_manager, "left_ptr",
@@ -91,7 +97,7 @@ static void process_passthrough(struct smtwc_server *server, uint32_t time_msec)
 	notify_input(server);
 }
 
-static void process_motion(struct smtwc_server *server, uint32_t time_msec) {
+void cursor_process_motion(struct smtwc_server *server, uint32_t time_msec) {
 	if (server->drag_icon != NULL) {
 		wlr_scene_node_set_position(&server->drag_icon->node,
 			(int)server->cursor->x, (int)server->cursor->y);
@@ -118,16 +124,37 @@ void cursor_refocus(struct smtwc_server *server, uint32_t time_msec) {
 static void cursor_handle_motion(struct wl_listener *listener, void *data) {
 	struct smtwc_server *server = wl_container_of(listener, server, cursor_motion);
 	struct wlr_event_pointer_motion *event = data;
-	wlr_cursor_move(server->cursor, event->device, event->delta_x, event->delta_y);
-	process_motion(server, event->time_msec);
+	idle_notify_activity(server);
+	struct wlr_surface *focus_before = server->seat->pointer_state.focused_surface;
+	double dx = event->delta_x, dy = event->delta_y;
+	pointer_constraints_motion(server, &dx, &dy);
+	wlr_cursor_move(server->cursor, event->device, dx, dy);
+	cursor_process_motion(server, event->time_msec);
+	pointer_constraints_send_relative(server, focus_before, event->time_msec, event->delta_x,
+		event->delta_y, event->unaccel_dx, event->unaccel_dy);
 }
 
 static void cursor_handle_motion_absolute(struct wl_listener *listener, void *data) {
 	struct smtwc_server *server =
 		wl_container_of(listener, server, cursor_motion_absolute);
 	struct wlr_event_pointer_motion_absolute *event = data;
-	wlr_cursor_warp_absolute(server->cursor, event->device, event->x, event->y);
-	process_motion(server, event->time_msec);
+	idle_notify_activity(server);
+	/* Tablets, touch screens and virtual pointers move absolutely; clients
+	 * get the same relative motion and constraints as from a mouse. */
+	double lx, ly;
+	wlr_cursor_absolute_to_layout_coords(server->cursor, event->device, event->x, event->y,
+		&lx, &ly);
+	struct wlr_surface *focus_before = server->seat->pointer_state.focused_surface;
+	double motion_x = lx - server->cursor->x, motion_y = ly - server->cursor->y;
+	double dx = motion_x, dy = motion_y;
+	if (pointer_constraints_motion(server, &dx, &dy)) {
+		wlr_cursor_move(server->cursor, event->device, dx, dy);
+	} else {
+		wlr_cursor_warp_absolute(server->cursor, event->device, event->x, event->y);
+	}
+	cursor_process_motion(server, event->time_msec);
+	pointer_constraints_send_relative(server, focus_before, event->time_msec, motion_x,
+		motion_y, motion_x, motion_y);
 }
 
 static bool view_has_pointer_button(struct smtwc_server *server, struct smtwc_view *view) {
@@ -176,12 +203,12 @@ static uint32_t nearest_edges(struct smtwc_server *server, struct smtwc_view *vi
 	return edges;
 }
 
-static bool handle_press(struct smtwc_server *server, struct wlr_event_pointer_button *event) {
+static bool handle_press(struct smtwc_server *server, uint32_t button) {
 	double sx, sy;
 	struct wlr_surface *surface = NULL;
 	enum smtwc_node_kind *owner = desktop_owner_at(server,
 		server->cursor->x, server->cursor->y, &surface, &sx, &sy);
-	if (owner == NULL) {
+	if (owner == NULL || !input_inhibit_allows(server, surface)) {
 		return false;
 	}
 	if (*owner == SMTWC_NODE_LAYER_SURFACE) {
@@ -195,11 +222,11 @@ static bool handle_press(struct smtwc_server *server, struct wlr_event_pointer_b
 	view_focus(view);
 	uint32_t mod = server->config.modifier;
 	if ((keyboard_modifiers(server) & mod) == mod && mod != 0) {
-		if (event->button == BTN_LEFT) {
+		if (button == BTN_LEFT) {
 			cursor_begin_interactive(server, view, SMTWC_CURSOR_MOVE, 0, false);
 			return true;
 		}
-		if (event->button == BTN_RIGHT) {
+		if (button == BTN_RIGHT) {
 			cursor_begin_interactive(server, view, SMTWC_CURSOR_RESIZE,
 				nearest_edges(server, view), false);
 			return true;
@@ -208,11 +235,11 @@ static bool handle_press(struct smtwc_server *server, struct wlr_event_pointer_b
 	return false;
 }
 
-static void cursor_handle_button(struct wl_listener *listener, void *data) {
-	struct smtwc_server *server = wl_container_of(listener, server, cursor_button);
-	struct wlr_event_pointer_button *event = data;
-	if (event->state == WLR_BUTTON_PRESSED) {
-		if (server->cursor_mode == SMTWC_CURSOR_PASSTHROUGH && handle_press(server, event)) {
+void cursor_process_button(struct smtwc_server *server, uint32_t time_msec, uint32_t button,
+		enum wlr_button_state state) {
+	idle_notify_activity(server);
+	if (state == WLR_BUTTON_PRESSED) {
+		if (server->cursor_mode == SMTWC_CURSOR_PASSTHROUGH && handle_press(server, button)) {
 			/* The compositor's own grab: the client never sees this click. */
 			return;
 		}
@@ -223,14 +250,20 @@ static void cursor_handle_button(struct wl_listener *listener, void *data) {
 			return;
 		}
 	}
-	wlr_seat_pointer_notify_button(server->seat, event->time_msec,
-		event->button, event->state);
+	wlr_seat_pointer_notify_button(server->seat, time_msec, button, state);
 	notify_input(server);
+}
+
+static void cursor_handle_button(struct wl_listener *listener, void *data) {
+	struct smtwc_server *server = wl_container_of(listener, server, cursor_button);
+	struct wlr_event_pointer_button *event = data;
+	cursor_process_button(server, event->time_msec, event->button, event->state);
 }
 
 static void cursor_handle_axis(struct wl_listener *listener, void *data) {
 	struct smtwc_server *server = wl_container_of(listener, server, cursor_axis);
 	struct wlr_event_pointer_axis *event = data;
+	idle_notify_activity(server);
 	wlr_seat_pointer_notify_axis(server->seat, event->time_msec, event->orientation,
 		event->delta, event->delta_discrete, event->source);
 }

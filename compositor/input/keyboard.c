@@ -4,11 +4,16 @@
  */
 #include <stdlib.h>
 #include <wlr/backend/session.h>
+#include <wlr/types/wlr_input_method_v2.h>
 #include <wlr/types/wlr_keyboard.h>
 #include <wlr/util/log.h>
 #include <xkbcommon/xkbcommon.h>
 #include "input/actions.h"
+#include "input/idle.h"
+#include "input/input_inhibit.h"
 #include "input/keyboard.h"
+#include "input/shortcuts_inhibit.h"
+#include "input/text_input.h"
 #include "transport/ring_loop.h"
 
 uint32_t keyboard_modifiers(struct smtwc_server *server) {
@@ -43,9 +48,15 @@ static bool handle_binding(struct smtwc_keyboard *kb, uint32_t keycode) {
 		xkb_keysym_get_name(syms[0], name, sizeof(name));
 		wlr_log(WLR_DEBUG, "key %s with modifiers 0x%x", name, mods);
 	}
+	/* A locker, or a client that asked for every key (a VM viewer), gets
+	 * the compositor's combinations too; only VT switching stays ours. */
+	bool bindings_off = input_inhibit_active(server) || shortcuts_inhibited(server);
 	for (int i = 0; i < nsyms; i++) {
 		if (switch_vt(server, syms[i])) {
 			return true;
+		}
+		if (bindings_off) {
+			continue;
 		}
 		const struct smtwc_binding *binding =
 			smtwc_config_find_binding(&server->config, mods, syms[i]);
@@ -53,6 +64,9 @@ static bool handle_binding(struct smtwc_keyboard *kb, uint32_t keycode) {
 			action_run(server, binding);
 			return true;
 		}
+	}
+	if (bindings_off) {
+		return false;
 	}
 	xkb_layout_index_t layout = xkb_state_key_get_layout(wlr_kb->xkb_state, keycode);
 	nsyms = xkb_keymap_key_get_syms_by_level(wlr_kb->keymap, keycode, layout, 0, &syms);
@@ -67,8 +81,25 @@ static bool handle_binding(struct smtwc_keyboard *kb, uint32_t keycode) {
 	return false;
 }
 
+/* Keys go only where a locker allows: a focus given before it took input,
+ * or by a path that did not ask, is dropped here. */
+static void keyboard_check_focus(struct smtwc_server *server) {
+	if (!input_inhibit_allows(server, server->seat->keyboard_state.focused_surface)) {
+		wlr_seat_keyboard_notify_clear_focus(server->seat);
+	}
+}
+
 static void keyboard_handle_modifiers(struct wl_listener *listener, void *data) {
 	struct smtwc_keyboard *kb = wl_container_of(listener, kb, modifiers);
+	struct wlr_input_method_keyboard_grab_v2 *grab =
+		text_input_keyboard_grab(kb->server, kb->device);
+	if (grab != NULL) {
+		wlr_input_method_keyboard_grab_v2_set_keyboard(grab, kb->device->keyboard);
+		wlr_input_method_keyboard_grab_v2_send_modifiers(grab,
+			&kb->device->keyboard->modifiers);
+		return;
+	}
+	keyboard_check_focus(kb->server);
 	/* One seat, several keyboards: the seat speaks for the last one used. */
 	wlr_seat_set_keyboard(kb->server->seat, kb->device);
 	wlr_seat_keyboard_notify_modifiers(kb->server->seat,
@@ -80,9 +111,19 @@ static void keyboard_handle_key(struct wl_listener *listener, void *data) {
 	struct smtwc_server *server = kb->server;
 	struct wlr_event_keyboard_key *event = data;
 	uint32_t keycode = event->keycode + 8; /* evdev to xkb */
+	idle_notify_activity(server);
 	if (event->state == WL_KEYBOARD_KEY_STATE_PRESSED && handle_binding(kb, keycode)) {
 		return;
 	}
+	/* An input method composing text sees keys before the client. */
+	struct wlr_input_method_keyboard_grab_v2 *grab = text_input_keyboard_grab(server, kb->device);
+	if (grab != NULL) {
+		wlr_input_method_keyboard_grab_v2_set_keyboard(grab, kb->device->keyboard);
+		wlr_input_method_keyboard_grab_v2_send_key(grab, event->time_msec,
+			event->keycode, event->state);
+		return;
+	}
+	keyboard_check_focus(server);
 	wlr_seat_set_keyboard(server->seat, kb->device);
 	wlr_seat_keyboard_notify_key(server->seat, event->time_msec,
 		event->keycode, event->state);

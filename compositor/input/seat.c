@@ -11,8 +11,15 @@
 #include <wlr/types/wlr_virtual_pointer_v1.h>
 #include <wlr/util/log.h>
 #include "input/cursor.h"
+#include "input/gestures.h"
+#include "input/idle.h"
+#include "input/input_inhibit.h"
 #include "input/keyboard.h"
+#include "input/pointer_constraints.h"
 #include "input/seat.h"
+#include "input/shortcuts_inhibit.h"
+#include "input/tablet.h"
+#include "input/text_input.h"
 
 static void seat_update_capabilities(struct smtwc_server *server) {
 	/* Pointer and keyboard are always offered, as on any desktop: clients
@@ -31,8 +38,10 @@ static void seat_handle_new_input(struct wl_listener *listener, void *data) {
 		break;
 	case WLR_INPUT_DEVICE_POINTER:
 	case WLR_INPUT_DEVICE_TOUCH:
-	case WLR_INPUT_DEVICE_TABLET_TOOL:
 		cursor_attach_pointer(server, device);
+		break;
+	case WLR_INPUT_DEVICE_TABLET_TOOL:
+		tablet_attach(server, device);
 		break;
 	default:
 		break;
@@ -132,6 +141,13 @@ void seat_init(struct smtwc_server *server) {
 	server->seat = wlr_seat_create(server->display, "seat0");
 	wl_list_init(&server->keyboards);
 	cursor_init(server);
+	idle_init(server);
+	input_inhibit_init(server);
+	pointer_constraints_init(server);
+	shortcuts_inhibit_init(server);
+	gestures_init(server);
+	tablet_init(server);
+	text_input_init(server);
 
 	server->new_input.notify = seat_handle_new_input;
 	wl_signal_add(&server->backend->events.new_input, &server->new_input);
@@ -169,5 +185,9 @@ void seat_finish(struct smtwc_server *server) {
 	wl_list_remove(&server->request_set_primary_selection.link);
 	wl_list_remove(&server->request_start_drag.link);
 	wl_list_remove(&server->start_drag.link);
+	text_input_finish(server);
+	gestures_finish(server);
+	tablet_finish(server);
+	pointer_constraints_finish(server);
 	cursor_finish(server);
 }

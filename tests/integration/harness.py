@@ -53,6 +53,9 @@ import time
 import traceback
 
 BACKGROUND = (48, 48, 64)
+# A small Qt5 widgets program from Debian (qtbase5-examples); run it with
+# QT_QPA_PLATFORM=wayland (qtwayland5).
+QT_GALLERY = "/usr/lib/x86_64-linux-gnu/qt5/examples/widgets/gallery/gallery"
 FOCUSED = (76, 120, 153)
 UNFOCUSED = (58, 58, 58)
 OUTPUT_W, OUTPUT_H = 1280, 720
@@ -77,6 +80,16 @@ PACKAGES = {
     "xclip": "xclip",
     "wl-copy": "wl-clipboard",
     "wl-paste": "wl-clipboard",
+    # Toolkits as people run them (test_toolkits and friends)
+    "weston-terminal": "weston",
+    "gtk3-demo": "gtk-3-examples",
+    "gtk3-widget-factory": "gtk-3-examples",
+    "gtk4-demo": "gtk-4-examples",
+    "gtk4-widget-factory": "gtk-4-examples",
+    QT_GALLERY: "qtbase5-examples (and qtwayland5)",
+    "swaylock": "swaylock",
+    "swayidle": "swayidle",
+    "wlsunset": "wlsunset",
 }
 
 _TIMEOUT_SCALE = float(os.environ.get("SMT_TEST_TIMEOUT_SCALE", "1") or "1")
@@ -298,21 +311,30 @@ class Image:
         m, r = self.mask(color, tol, rect, invert=True, exclude=exclude)
         return self._mask_bbox(m, r)
 
-    def diff_count(self, other, rect=None):
-        """Number of pixels of rect that differ (any channel) from other."""
+    def _diff_mask(self, other, rect):
         check((self.width, self.height) == (other.width, other.height),
               "diff of images of different sizes")
         a, r = self._region(rect)
         b, _ = other._region(rect)
         n = r.w * r.h
         if n == 0:
-            return 0
+            return 0, r
         x = (int.from_bytes(a, "little") ^ int.from_bytes(b, "little")).to_bytes(len(a), "little")
         x = x.translate(_NONZERO)
         m = 0
         for c in range(3):
             m |= int.from_bytes(x[c::3], "little")
+        return m, r
+
+    def diff_count(self, other, rect=None):
+        """Number of pixels of rect that differ (any channel) from other."""
+        m, _ = self._diff_mask(other, rect)
         return _popcount(m)
+
+    def diff_bbox(self, other, rect=None):
+        """Bounding box of the pixels of rect that differ from other, or None."""
+        m, r = self._diff_mask(other, rect)
+        return self._mask_bbox(m.to_bytes(r.w * r.h, "little"), r) if m else None
 
     def frame_count(self, rect, color, width=2, tol=0):
         """(matching, total) pixels in the width-pixel frame just inside rect:
@@ -494,7 +516,8 @@ def _x11ring_fields(line):
 
 
 def find_program(name):
-    path = shutil.which(name)
+    path = shutil.which(name) if os.sep not in name else (
+        name if os.access(name, os.X_OK) else None)
     if path is None:
         pkg = PACKAGES.get(name)
         hint = f" (Debian package '{pkg}'; the install scripts should provide it)" if pkg else ""
@@ -745,8 +768,7 @@ class Session:
         """Start a long-running client (own process group, output to a log
         file in the temp dir). Returns a Process; cleanup terminates it."""
         argv = [str(a) for a in argv]
-        if os.sep not in argv[0]:
-            argv[0] = find_program(argv[0])
+        argv[0] = find_program(argv[0])
         name = name or os.path.basename(argv[0])
         log_path = os.path.join(self.tmp, f"client-{len(self.clients)}-{name}.log")
         with open(log_path, "wb") as out:
@@ -774,6 +796,18 @@ class Session:
         finally:
             c.close()
         return json.loads(data.decode())
+
+    def windows(self):
+        """The compositor's mapped windows, front to back: dicts with pid,
+        app_id, title, x, y, width, height (the window geometry in layout
+        coordinates), focused, maximized, fullscreen, minimized."""
+        return self.control("windows")["windows"]
+
+    def wait_window(self, pred=lambda w: True, timeout=15.0, what="a window"):
+        """Wait for a mapped window for which pred(window dict) is true."""
+        def find():
+            return next((w for w in self.windows() if pred(w)), None)
+        return self.wait_until(find, timeout=timeout, what=what, interval=0.2)
 
     def run(self, argv, timeout=10.0, check_rc=True, input=None, env=None):
         """Run a short-lived client to completion (own process group, killed

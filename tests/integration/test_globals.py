@@ -26,6 +26,24 @@ EXPECTED = [
     "xdg_wm_base",
     "xdg_activation_v1",
     "zxdg_decoration_manager_v1",
+    # What desktop tools expect (issue 13), as sway 1.7 offers them
+    "zwp_text_input_manager_v3",
+    "zwp_input_method_manager_v2",
+    "zwp_pointer_constraints_v1",
+    "zwp_relative_pointer_manager_v1",
+    "zwp_idle_inhibit_manager_v1",
+    "org_kde_kwin_idle",
+    "zwlr_input_inhibit_manager_v1",
+    "zwlr_gamma_control_manager_v1",
+    "zwlr_foreign_toplevel_manager_v1",
+    "zwp_keyboard_shortcuts_inhibit_manager_v1",
+    "zwp_pointer_gestures_v1",
+    "zwp_tablet_manager_v2",
+    "zxdg_exporter_v1",
+    "zxdg_importer_v1",
+    "zxdg_exporter_v2",
+    "zxdg_importer_v2",
+    "zwlr_output_power_manager_v1",
 ]
 
 

@@ -118,6 +118,14 @@ static void xview_close(struct smtwc_view *view) {
 	wlr_xwayland_surface_close(xview(view)->xsurface);
 }
 
+static const char *xview_title(struct smtwc_view *view) {
+	return xview(view)->xsurface->title;
+}
+
+static const char *xview_app_id(struct smtwc_view *view) {
+	return xview(view)->xsurface->class;
+}
+
 static const struct smtwc_view_impl xview_impl = {
 	.surface = xview_surface,
 	.geometry = xview_geometry,
@@ -127,6 +135,8 @@ static const struct smtwc_view_impl xview_impl = {
 	.set_fullscreen = xview_set_fullscreen,
 	.close = xview_close,
 	.moved = xview_moved,
+	.title = xview_title,
+	.app_id = xview_app_id,
 };
 
 static bool size_hints_give_position(struct wlr_xwayland_surface *xs) {

@@ -1,0 +1,19 @@
+#ifndef SMTWC_TEST_INPUT_H
+#define SMTWC_TEST_INPUT_H
+
+#include "control/json_writer.h"
+#include "server.h"
+
+/* Test facility, headless backend only: input no virtual-input protocol can
+ * make, from devices the headless backend creates, as if a touchpad or a
+ * drawing tablet were plugged in.
+ *   input swipe FINGERS DX DY   a swipe: begin, one update, end
+ *   input pinch FINGERS SCALE   a pinch: begin, one update, end
+ *   input tablet X Y            a pen stroke at layout point (X, Y):
+ *                               proximity in, tip down, a move of (+10, +10)
+ *                               at half pressure, tip up, proximity out */
+void test_input_answer(struct smtwc_server *server, const char *what, const char *args,
+	struct json_writer *w);
+void test_input_finish(struct smtwc_server *server);
+
+#endif

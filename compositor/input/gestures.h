@@ -1,0 +1,11 @@
+#ifndef SMTWC_GESTURES_H
+#define SMTWC_GESTURES_H
+
+#include "server.h"
+
+/* Touchpad swipe, pinch and hold gestures, passed to the client under the
+ * pointer (pointer-gestures-unstable-v1). */
+void gestures_init(struct smtwc_server *server);
+void gestures_finish(struct smtwc_server *server);
+
+#endif

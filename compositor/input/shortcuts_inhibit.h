@@ -1,0 +1,12 @@
+#ifndef SMTWC_SHORTCUTS_INHIBIT_H
+#define SMTWC_SHORTCUTS_INHIBIT_H
+
+#include "server.h"
+
+/* keyboard-shortcuts-inhibit: a remote desktop or VM viewer with the
+ * keyboard gets the compositor's key combinations too. */
+void shortcuts_inhibit_init(struct smtwc_server *server);
+/* Whether the surface with keyboard focus has an active inhibitor. */
+bool shortcuts_inhibited(struct smtwc_server *server);
+
+#endif
