@@ -19,8 +19,9 @@ use during the case (a server at ~100% of a core is the limit whatever the
 transport) and how often the client found the ring full (it waited for the
 server to catch up).
 
-Writes DIR/x11ring.csv and DIR/x11ring.png (DIR: build/bench), and the table
-between the bench markers of docs/x11.md unless --no-write. --smoke is the
+Writes DIR/x11ring.csv and DIR/x11ring.png (DIR: build/bench); unless
+--no-write, also the table between the bench markers of docs/x11.md and the
+CSV and plot into docs/bench/ and docs/plots/. --smoke is the
 test suite's run: two cases, one round of 1000 reps, nothing written to docs.
 """
 import argparse
@@ -31,6 +32,7 @@ import os
 import platform
 import re
 import resource
+import shutil
 import statistics
 import sys
 import time
@@ -98,11 +100,9 @@ def cpu_ticks(pid):
 REPS = re.compile(r"^\s*(\d+) reps @")
 
 
-def calibrate(s, case):
-    """x11perf's own calibration (about 9 s whatever -time says), once per
-    case on the socket: the reps it settles on for one second, so that every
-    measured run does the same fixed work with -reps."""
-    p = s.spawn(["x11perf", "-repeat", "1", "-time", "1", "-" + case],
+def printed_reps(s, case, args):
+    """The object count x11perf prints for one run of `args`."""
+    p = s.spawn(["x11perf", "-repeat", "1"] + args + ["-" + case],
                 name=f"x11perf-calibrate-{case}", env={"SMT_X11RING": "off"})
     rc = p.wait(600)
     s.clients.remove(p)
@@ -111,6 +111,16 @@ def calibrate(s, case):
     reps = [int(m.group(1)) for m in map(REPS.search, out.splitlines()) if m]
     check(rc == 0 and reps, f"x11perf -{case} calibration failed ({rc}):\n{out[-1500:]}")
     return reps[0]
+
+
+def calibrate(s, case, seconds):
+    """x11perf's own calibration (about 9 s whatever -time says), once per
+    case on the socket: the -reps that make `seconds` of work, so that every
+    measured run does the same fixed work. x11perf prints objects (reps
+    times the objects one rep draws), so one rep is run to learn that."""
+    per_second = printed_reps(s, case, ["-time", "1"])
+    objects = printed_reps(s, case, ["-reps", "1"])
+    return max(1, per_second * seconds // objects)
 
 
 def x11perf(s, args, case, reps, ring):
@@ -143,7 +153,7 @@ def measure(s, args):
     runs = {c[0]: {"socket": [], "ring": []} for c in args.case_list}
     reps = {}
     for case, _, _ in args.case_list:
-        reps[case] = args.reps or max(1, calibrate(s, case) * args.time)
+        reps[case] = args.reps or calibrate(s, case, args.time)
         log(f"{case}: {reps[case]} reps per run")
     for rnd in range(args.rounds):
         for i, (case, _, _) in enumerate(args.case_list):
@@ -296,6 +306,9 @@ def run(h, args):
     log(f"results in {out}/x11ring.csv and {out}/x11ring.png")
     if not args.no_write:
         write_doc(text)
+        for src, dst in (("x11ring.csv", "bench"), ("x11ring.png", "plots")):
+            shutil.copy(os.path.join(out, src), os.path.join(ROOT, "docs", dst, src))
+        log("CSV and plot copied to docs/bench/x11ring.csv and docs/plots/x11ring.png")
 
 
 def main():
