@@ -210,8 +210,11 @@ static ssize_t ring_write(struct xstream *s, int fd, const struct iovec *iov, in
 			}
 			uint32_t room = s->area_size - (uint32_t)used;
 			if (room == 0) {
-				/* Wait for a useful amount, not one byte at a time. */
-				uint64_t want = len < s->area_size / 2 ? len : s->area_size / 2;
+				/* Wait for half the ring, not for this piece: a client
+				 * that fills the ring keeps writing, and waking it per
+				 * piece made the server send a wake-up every few KiB
+				 * (x11perf -rect1: one wait per two requests). */
+				uint64_t want = s->area_size / 2;
 				if (!wait_for_room(s, fd, s->head + want - s->area_size)) {
 					errno = EPIPE;
 					return -1;
