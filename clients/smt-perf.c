@@ -18,7 +18,7 @@
  *   ring    libsmt over the shared-memory ring (compositor executes)
  *   socket  libsmt over smt_ring_v1.submit (the fallback)
  *   local   the same command bytes through the same executor
- *           (compositor/ring) in this process, over an in-memory ring on
+ *           (compositor/exec) in this process, over an in-memory ring on
  *           a pixman image of the same size: no transport at all, the
  *           physical limit of the executor.
  * Wakeup counters (ring): client->server eventfd writes and server->client

@@ -32,8 +32,8 @@
 #include "output/output.h"
 #include "output/output_management.h"
 #include "output/output_power.h"
-#include "transport/ring.h"
-#include "transport/ring_loop.h"
+#include "ring/ring.h"
+#include "sched/ring_loop.h"
 #include "xwayland.h"
 
 static int handle_terminate_signal(int signal, void *data) {

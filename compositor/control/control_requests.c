@@ -28,11 +28,11 @@
 #include "input/shortcuts_inhibit.h"
 #include "output/output.h"
 #include "server.h"
-#include "transport/canvas.h"
-#include "transport/client_usage.h"
-#include "transport/pool.h"
-#include "transport/ring.h"
-#include "transport/ring_loop.h"
+#include "ring/canvas.h"
+#include "ring/client_usage.h"
+#include "ring/pool.h"
+#include "ring/ring.h"
+#include "sched/ring_loop.h"
 
 /* The app id of one of the client's windows, or NULL. */
 static const char *client_app_id(struct smtwc_server *server, struct wl_client *client) {

@@ -11,7 +11,7 @@
 #include "input/idle.h"
 #include "input/input_inhibit.h"
 #include "output/output.h"
-#include "transport/canvas.h"
+#include "ring/canvas.h"
 
 enum { CASCADE_STEP = 32, CASCADE_STEPS = 8 };
 

@@ -17,7 +17,7 @@
 #include "input/input_inhibit.h"
 #include "input/keyboard.h"
 #include "input/pointer_constraints.h"
-#include "transport/ring_loop.h"
+#include "sched/ring_loop.h"
 
 enum { MIN_WINDOW_SIZE = 32 };
 

@@ -14,7 +14,7 @@
 #include "input/keyboard.h"
 #include "input/shortcuts_inhibit.h"
 #include "input/text_input.h"
-#include "transport/ring_loop.h"
+#include "sched/ring_loop.h"
 
 uint32_t keyboard_modifiers(struct smtwc_server *server) {
 	uint32_t mods = 0;

@@ -12,7 +12,7 @@
 #include "output/render.h"
 #include "desktop/layer_shell.h"
 #include "desktop/view.h"
-#include "transport/canvas.h"
+#include "ring/canvas.h"
 
 static void output_handle_frame(struct wl_listener *listener, void *data) {
 	struct smtwc_output *output = wl_container_of(listener, output, frame);

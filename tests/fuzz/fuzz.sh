@@ -24,7 +24,7 @@ trap 'rm -rf "$work"' EXIT
 cc=${CLANG:-clang}
 
 flags="-std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror
-       -I$root/compositor/ring -I$root/compositor/config -I$root/protocol"
+       -I$root/compositor/exec -I$root/compositor/config -I$root/protocol"
 san="-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 pixman="$(pkg-config --cflags --libs pixman-1)"
 xkb="$(pkg-config --cflags --libs xkbcommon)"
@@ -34,14 +34,14 @@ for t in $targets; do
 	mkdir -p "$work/$t/corpus" "$work/$t/seeds"
 	case $t in
 	ring)
-		$cc $flags $san "$here/fuzz_ring.c" "$root"/compositor/ring/*.c \
+		$cc $flags $san "$here/fuzz_ring.c" "$root"/compositor/exec/*.c \
 			-o "$work/$t/fuzz" $pixman -lm
 		$cc $flags "$here/gen_seeds.c" -o "$work/gen_seeds" $pixman
 		"$work/gen_seeds" "$work/$t/seeds"
 		cp "$here"/corpus/* "$work/$t/seeds/" 2>/dev/null || true
 		max_len=65536 ;;
 	submit)
-		$cc $flags $san "$here/fuzz_submit.c" "$root"/compositor/ring/*.c \
+		$cc $flags $san "$here/fuzz_submit.c" "$root"/compositor/exec/*.c \
 			-o "$work/$t/fuzz" $pixman -lm
 		cp "$here"/corpus-submit/* "$work/$t/seeds/" 2>/dev/null || true
 		max_len=65536 ;;

@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: the socket-submit entry point as the Wayland glue drives
- * it (compositor/transport/ring.c, ring_handle_submit): arbitrary
+ * it (compositor/ring/ring.c, ring_handle_submit): arbitrary
  * smt_ring_v1.submit arrays are appended to a partial buffer, the prefix of
  * whole commands is queued with smt_exec_queue_bytes (at most
  * SMT_SUBMIT_QUEUE_MAX + SMT_CMD_CONTROL_MAX pending), and the scheduler runs

@@ -71,7 +71,7 @@ static bool put(struct fake *f, uint32_t size, uint64_t seq)
 }
 
 /* The fake server: consume published commands, checking framing like
- * compositor/ring does (no command crosses the end; PAD runs to it). */
+ * compositor/exec does (no command crosses the end; PAD runs to it). */
 static uint64_t consume(struct fake *f, uint64_t max_cmds, uint64_t *seq)
 {
 	uint64_t head = atomic_load_explicit(&f->hdr->head, memory_order_acquire), n = 0;

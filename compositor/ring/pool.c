@@ -10,11 +10,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "smt-ring-v1-protocol.h"
-#include "transport/client_usage.h"
-#include "transport/ordered_request.h"
-#include "transport/pool.h"
-#include "transport/ring.h"
-#include "transport/shm_fd.h"
+#include "ring/client_usage.h"
+#include "ring/ordered_request.h"
+#include "ring/pool.h"
+#include "ring/ring.h"
+#include "ring/shm_fd.h"
 
 struct pool_request {
 	struct smtwc_ordered_request base;

@@ -3,8 +3,8 @@
 #include <sys/resource.h>
 #include <wlr/util/log.h>
 #include "server.h"
-#include "transport/client_usage.h"
-#include "transport/ring.h"
+#include "ring/client_usage.h"
+#include "ring/ring.h"
 
 /* The soft limit the compositor started with: what launched programs get
  * back (fd_limit_restore_for_child), since some still use select(2). */

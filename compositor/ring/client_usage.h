@@ -1,7 +1,7 @@
 /*
  * What each client (connection) holds through smt-ring-v1, charged against
  * the limits of the configuration's [limits] section and the compositor's
- * total (compositor/ring/resource_usage.h does the counting). The record
+ * total (compositor/exec/resource_usage.h does the counting). The record
  * lives as long as the client's rings: everything it holds hangs off a
  * ring, and libwayland destroys a client's resources after its destroy
  * signal, so the rings hold the references.

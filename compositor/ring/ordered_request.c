@@ -1,5 +1,5 @@
-#include "transport/ordered_request.h"
-#include "transport/ring.h"
+#include "ring/ordered_request.h"
+#include "ring/ring.h"
 #include "monotonic_clock.h"
 
 static bool reached(struct smtwc_ring *ring, const struct smtwc_ordered_request *req) {

@@ -15,13 +15,13 @@
 #include <wlr/util/log.h>
 #include "smt-ring-v1-protocol.h"
 #include "server.h"
-#include "transport/canvas.h"
-#include "transport/client_usage.h"
-#include "transport/ordered_request.h"
-#include "transport/pool.h"
-#include "transport/ring.h"
-#include "transport/ring_loop.h"
-#include "transport/shm_fd.h"
+#include "ring/canvas.h"
+#include "ring/client_usage.h"
+#include "ring/ordered_request.h"
+#include "ring/pool.h"
+#include "ring/ring.h"
+#include "sched/ring_loop.h"
+#include "ring/shm_fd.h"
 #include "monotonic_clock.h"
 
 static void ring_wake_client(struct smtwc_ring *ring) {

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include "control/json_writer.h"
 #include "server.h"
-#include "transport/ring.h"
-#include "transport/ring_loop.h"
+#include "ring/ring.h"
+#include "sched/ring_loop.h"
 #include "monotonic_clock.h"
 
 static void params_from_config(const struct smtwc_scheduler_config *c,

@@ -1,6 +1,6 @@
 /*
  * The Wayland side of smt-ring-v1: the manager global, rings, pools and the
- * shared pages. Command execution itself is compositor/ring (pure).
+ * shared pages. Command execution itself is compositor/exec (pure).
  */
 #ifndef SMTWC_TRANSPORT_RING_H
 #define SMTWC_TRANSPORT_RING_H

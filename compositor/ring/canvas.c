@@ -19,10 +19,10 @@
 #include "desktop/view.h"
 #include "output/output.h"
 #include "server.h"
-#include "transport/canvas.h"
-#include "transport/client_usage.h"
-#include "transport/ordered_request.h"
-#include "transport/ring.h"
+#include "ring/canvas.h"
+#include "ring/client_usage.h"
+#include "ring/ordered_request.h"
+#include "ring/ring.h"
 #include "monotonic_clock.h"
 
 struct smtwc_canvas_buffer {
