@@ -34,10 +34,17 @@ Other environment knobs:
   SMT_TEST_VERBOSE=1     print the compositor's log even when a test passes
 Everything else (ASAN_OPTIONS, WLR_RENDERER, ...) is passed through.
 
+Reference images: s.check_reference(img, rect, "name") compares a picture
+whose every pixel is known with tests/integration/reference/name.png,
+within a per-channel tolerance and an allowed count of differing pixels
+(weston's tests are the model). On failure the actual picture and a diff
+image are written to SMT_TEST_LOGDIR; SMT_TEST_UPDATE_REFERENCES=1 writes
+the references from what the tests see instead (look at them, then commit).
+
 The package, one module per job: checks (fail, check, log, timeouts),
-defaults (what an empty config shows), images (Rect, Image), programs
-(finding binaries), processes (process groups, resources), session (a
-Session's life) with the mixins
+defaults (what an empty config shows), images (Rect, Image), png and
+reference (reference images), programs (finding binaries), processes
+(process groups, resources), session (a Session's life) with the mixins
 clients, input, screen and x11, raw_socket (below libwayland), runner
 (Harness, main). Everything a test uses is importable from `harness`.
 """
@@ -47,8 +54,10 @@ from .defaults import BACKGROUND, FOCUSED, OUTPUT_H, OUTPUT_W, UNFOCUSED
 from .images import Image, Rect
 from .input import MODIFIER_BITS, modifier_mask
 from .processes import Process, _is_zombie, process_resources
+from .png import read_png, write_png
 from .programs import PACKAGES, QT_GALLERY, build_program, find_program
 from .raw_socket import raw_connect, wait_closed
+from .reference import compare_images, reference_path
 from .runner import Harness, main, seeded_random
 from .session import Session
 
@@ -56,5 +65,6 @@ __all__ = [
     "BACKGROUND", "FOCUSED", "UNFOCUSED", "OUTPUT_W", "OUTPUT_H", "QT_GALLERY", "PACKAGES",
     "MODIFIER_BITS", "TestFailure", "check", "fail", "log", "scaled", "Image", "Rect",
     "modifier_mask", "Process", "_is_zombie", "process_resources", "build_program",
-    "find_program", "raw_connect", "wait_closed", "Harness", "main", "seeded_random", "Session",
+    "find_program", "read_png", "write_png", "raw_connect", "wait_closed",
+    "compare_images", "reference_path", "Harness", "main", "seeded_random", "Session",
 ]

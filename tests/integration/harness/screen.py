@@ -1,14 +1,15 @@
 """Session methods that look at the screen: grim screenshots, waiting for a
-picture, window frames."""
+picture, window frames, and comparing a picture with a reference image."""
 
 import subprocess
 import time
 
-from .checks import fail, scaled
+from .checks import TestFailure, fail, scaled
 from .defaults import BACKGROUND, FOCUSED
 from .images import Image, Rect
 from .processes import Process, _preexec_client
 from .programs import find_program
+from . import reference
 
 
 class ScreenMixin:
@@ -103,3 +104,47 @@ class ScreenMixin:
         (ignoring the cursor)."""
         return img.count_not(BACKGROUND, exclude=self.cursor_exclusion()) == 0
 
+    def _cursor_exclusion_in(self, r):
+        """cursor_exclusion() in the coordinates of a crop at r."""
+        return [Rect(e.x - r.x, e.y - r.y, e.w, e.h) for e in self.cursor_exclusion()]
+
+    def check_reference(self, img, rect, name, tol=2, allowed=0):
+        """Compare the rect of img with tests/integration/reference/NAME.png
+        (harness/reference.py), ignoring the area around the cursor. The
+        default tolerance is pixman's rounding: blending and scaling may
+        differ by one or two per channel between its CPU-specific paths, and
+        by nothing else on the same software."""
+        r = Rect(*rect)
+        reference.check_reference(self.h, img.crop(r), name, tol, allowed,
+                                  self._cursor_exclusion_in(r))
+
+    def wait_reference(self, locate, name, tol=2, allowed=0, timeout=10.0):
+        """For a picture that settles (a client redrawing after a resize):
+        take screenshots until the area locate(img) returns (a Rect, or None
+        while there is none) matches the reference NAME, then return (img,
+        rect). On timeout, fail as check_reference does on the last picture
+        that had the area. When writing references, the picture written is
+        the first one seen twice in a row."""
+        last = [None]
+
+        def settled(img):
+            r = locate(img)
+            if r is None:
+                return None
+            r = Rect(*r)
+            crop = img.crop(r)
+            prev, last[0] = last[0], (img, r, crop)
+            if reference.updating():
+                return r if prev is not None and prev[2].data == crop.data else None
+            return r if reference.matches(crop, name, tol, allowed,
+                                          self._cursor_exclusion_in(r)) else None
+
+        try:
+            img, r = self.wait_screenshot(settled, timeout, f"the picture of reference {name}")
+        except TestFailure:
+            self.check_alive()  # a dead compositor is the failure, not the picture
+            if last[0] is None:
+                raise
+            img, r, _ = last[0]
+        self.check_reference(img, r, name, tol, allowed)
+        return img, r
