@@ -37,7 +37,8 @@ Everything else (ASAN_OPTIONS, WLR_RENDERER, ...) is passed through.
 Reference images: s.check_reference(img, rect, "name") compares a picture
 whose every pixel is known with tests/integration/reference/name.png,
 within a per-channel tolerance and an allowed count of differing pixels
-(weston's tests are the model). On failure the actual picture and a diff
+(weston's tests are the model); s.wait_reference(locate, "name") waits for
+a picture that settles (a redraw after a resize) to match. On failure the actual picture and a diff
 image are written to SMT_TEST_LOGDIR; SMT_TEST_UPDATE_REFERENCES=1 writes
 the references from what the tests see instead (look at them, then commit).
 
