@@ -6,10 +6,8 @@ panel), arranged with Logo+drag like a user would, captured with grim.
     build/... : python3 docs/screenshots/make.py [BUILD_DIR]
 """
 import os
-import struct
 import sys
 import time
-import zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
@@ -17,22 +15,7 @@ BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT,
 os.environ.setdefault("SMTWC", os.path.join(BUILD, "compositor", "smtwc"))
 os.environ.setdefault("SMT_VPOINTER", os.path.join(BUILD, "tests", "tools", "smt-vpointer"))
 import harness  # noqa: E402
-from harness import FOCUSED, Session, log  # noqa: E402
-
-
-def write_png(img, path):
-    rows = b"".join(b"\0" + img.data[y * img.width * 3:(y + 1) * img.width * 3]
-                    for y in range(img.height))
-
-    def chunk(kind, data):
-        return (struct.pack(">I", len(data)) + kind + data
-                + struct.pack(">I", zlib.crc32(kind + data) & 0xffffffff))
-
-    with open(path, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n")
-        f.write(chunk(b"IHDR", struct.pack(">IIBBBBB", img.width, img.height, 8, 2, 0, 0, 0)))
-        f.write(chunk(b"IDAT", zlib.compress(rows, 9)))
-        f.write(chunk(b"IEND", b""))
+from harness import FOCUSED, Session, log, write_png  # noqa: E402
 
 
 def drag(s, start, end):

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """xdg popups (menus): placed where the client's positioner asks, relative to
 its window, and flipped or slid to stay on the output when they would not
-fit."""
+fit; drawn above their window, whole (the window's area is the reference
+picture reference/popup-*.png)."""
 import os
 import sys
 
@@ -38,6 +39,7 @@ def test(h):
         check((menu.x - win.x, menu.y - win.y) == (101, 51),
               f"menu at {menu.x - win.x},{menu.y - win.y} relative to its window, expected 101,51")
         check((menu.w, menu.h) == (150, 120), f"menu is {menu.w}x{menu.h}, expected 150x120")
+        s.check_reference(img, win, "popup-inside")
         p.terminate()
 
     with Session(h, "constrained") as s:
@@ -47,6 +49,7 @@ def test(h):
         check(menu.x + menu.w <= 1280, f"menu {menu} runs off the 1280 px wide output")
         check(menu.x + menu.w <= win.x + 1091, f"menu {menu} was not flipped left of the anchor")
         check(menu.w == 300 and menu.h == 100, f"menu is {menu.w}x{menu.h}, expected 300x100")
+        s.check_reference(img, win, "popup-flipped-left")
         # Near the bottom edge it flips upwards.
         p.terminate()
         p, img, win, menu = open_menu(s, h, [600, 680, 20, 670, 200, 150])
