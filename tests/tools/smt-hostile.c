@@ -43,7 +43,7 @@
 #include <unistd.h>
 #include <wayland-client.h>
 #include "smt-ring-v1-client-protocol.h"
-#include "smt-ring.h"
+#include "smt-ring-client.h"
 
 /* A hostile client never tears anything down (and dies by SIGKILL or a
  * protocol error on purpose): in sanitizer builds, no leak report for it. */
@@ -436,8 +436,6 @@ static const struct op_case op_cases[] = {
 	{ "create-size-overflow", SMT_OP_CREATE_PIXMAP, 0, SMT_ERROR_LIMIT, 0, 0, 4,
 	  { 7, UMAX, UMAX, 1 } },
 	{ "create-bad-format", SMT_OP_CREATE_PIXMAP, 0, SMT_ERROR_BAD_FORMAT, 0, 0, 4, { 7, 8, 8, 99 } },
-	{ "create-short", SMT_OP_CREATE_PIXMAP, 0, SMT_ERROR_BAD_LENGTH, 0, 16, 2, { 7, 8 } },
-	{ "create-flags", SMT_OP_CREATE_PIXMAP, 1, SMT_ERROR_BAD_VALUE, 0, 0, 4, { 7, 8, 8, 1 } },
 	/* FREE_PIXMAP: id, reserved */
 	{ "free-unknown", SMT_OP_FREE_PIXMAP, 0, SMT_ERROR_BAD_DRAWABLE, 0, 0, 2, { 77, 0 } },
 	{ "free-id-max", SMT_OP_FREE_PIXMAP, 0, SMT_ERROR_BAD_DRAWABLE, 0, 0, 2, { UMAX, 0 } },
@@ -562,20 +560,67 @@ static const struct op_case op_cases[] = {
 	{ "present-unknown", SMT_OP_PRESENT, 0, SMT_ERROR_BAD_DRAWABLE, 0, 0, 4, { 77, 1, 0, 0 } },
 	{ "present-count-wrap", SMT_OP_PRESENT, 0, SMT_ERROR_BAD_LENGTH, 0, 0, 8,
 	  { 77, 1, 0x10000001u, 0, 0, 0, 8, 8 } },
-	/* FENCE */
-	{ "fence-short", SMT_OP_FENCE, 0, SMT_ERROR_BAD_LENGTH, 0, 8, 0, { 0 } },
-	{ "fence-flags", SMT_OP_FENCE, 0x8000, SMT_ERROR_BAD_VALUE, 0, 0, 2, { 1, 0 } },
 	/* framing */
 	{ "opcode-count", SMT_OP_COUNT, 0, SMT_ERROR_BAD_OPCODE, 0, 0, 0, { 0 } },
 	{ "opcode-max", 0xffff, 0, SMT_ERROR_BAD_OPCODE, 0, 0, 0, { 0 } },
 	{ "too-large", SMT_OP_FILL_RECTS, 0, SMT_ERROR_TOO_LARGE, 0, 40000, 0, { 0 } },
 };
 
+/* Two more cases per row of the opcode table (smt-ring.h), so a new opcode
+ * gets them without an edit here: NAME-flags (header flags set, refused
+ * as BAD_VALUE by framing) and, for opcodes the server decodes, NAME-short
+ * (one word short of the fixed part, BAD_LENGTH). Names in lower case. */
+#define TABLE_CASES_MAX (2 * SMT_OP_COUNT)
+
+static size_t table_cases(struct op_case *out) {
+#define ROW_(name, number, fixed, element, copy) \
+	{ #name, SMT_OP_##name, sizeof(struct smt_cmd_##fixed), copy },
+	static const struct {
+		const char *name;
+		uint16_t opcode;
+		uint32_t fixed;
+		enum smt_copy_rule copy;
+	} rows[] = { SMT_OPCODES(ROW_) };
+#undef ROW_
+	static char names[TABLE_CASES_MAX][40];
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char lower[24];
+		size_t k = 0;
+		for (; rows[i].name[k] && k < sizeof(lower) - 1; k++) {
+			char ch = rows[i].name[k];
+			lower[k] = ch == '_' ? '-' : (char)(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+		}
+		lower[k] = 0;
+		snprintf(names[n], sizeof(names[n]), "%s-flags", lower);
+		out[n] = (struct op_case){ names[n], rows[i].opcode, 1, SMT_ERROR_BAD_VALUE, false,
+					   rows[i].fixed, (rows[i].fixed - 8) / 4, { 0 } };
+		n++;
+		if (rows[i].copy == SMT_COPY_HEADER) {
+			continue;
+		}
+		snprintf(names[n], sizeof(names[n]), "%s-short", lower);
+		out[n] = (struct op_case){ names[n], rows[i].opcode, 0, SMT_ERROR_BAD_LENGTH, false,
+					   rows[i].fixed - 8, (rows[i].fixed - 16) / 4, { 0 } };
+		n++;
+	}
+	return n;
+}
+
+/* Every per-opcode case: the hand-written ones above, then the table's. */
+static size_t all_op_cases(struct op_case *out) {
+	size_t n = sizeof(op_cases) / sizeof(op_cases[0]);
+	memcpy(out, op_cases, sizeof(op_cases));
+	return n + table_cases(out + n);
+}
+
 static int run_op_case(struct hostile *h, const char *name) {
+	static struct op_case cases[sizeof(op_cases) / sizeof(op_cases[0]) + TABLE_CASES_MAX];
+	size_t n = all_op_cases(cases);
 	const struct op_case *c = NULL;
-	for (size_t i = 0; i < sizeof(op_cases) / sizeof(op_cases[0]); i++) {
-		if (strcmp(op_cases[i].name, name) == 0) {
-			c = &op_cases[i];
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(cases[i].name, name) == 0) {
+			c = &cases[i];
 		}
 	}
 	if (c == NULL) {
@@ -1457,8 +1502,10 @@ static int run_case(struct hostile *h, const char *name) {
 
 int main(int argc, char *argv[]) {
 	if (argc == 2 && strcmp(argv[1], "--list-ops") == 0) {
-		for (size_t i = 0; i < sizeof(op_cases) / sizeof(op_cases[0]); i++) {
-			printf("op:%s\n", op_cases[i].name);
+		static struct op_case cases[sizeof(op_cases) / sizeof(op_cases[0]) + TABLE_CASES_MAX];
+		size_t n = all_op_cases(cases);
+		for (size_t i = 0; i < n; i++) {
+			printf("op:%s\n", cases[i].name);
 		}
 		return 0;
 	}
