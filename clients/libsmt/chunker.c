@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "smt-ring.h"
+#include "smt-ring-client.h"
 
 size_t smt_chunk_next(struct smt_chunker *c, const uint8_t *p, size_t len, size_t max)
 {

@@ -3,9 +3,10 @@
  * no Wayland, no syscalls; the caller does the waiting and the eventfd
  * writes, so unit tests can drive it over an in-memory fake header/status).
  *
- * It follows the recipe in protocol/smt-ring.h: a command never wraps, the
- * writer pads to the end of the area with PAD instead; head is private
- * until published with store-release + full fence (smt_ring_client_publish).
+ * It follows the recipe in protocol/smt-ring-client.h: a command never
+ * wraps, the writer pads to the end of the area with PAD instead; head is
+ * private until published with store-release + full fence
+ * (smt_ring_client_publish).
  */
 #ifndef SMT_RING_WRITER_H
 #define SMT_RING_WRITER_H
@@ -13,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "smt-ring.h"
+#include "smt-ring-client.h"
 
 struct smt_ring_writer {
 	struct smt_ring_header *hdr;            /* client-written page */

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <xkbcommon/xkbcommon.h>
 
+#include "sched_settings.h"
+
 /* Lines longer than this (excluding the newline) are rejected. */
 #define SMTWC_CONFIG_MAX_LINE 4096
 /* Files larger than this are rejected as a whole. */
@@ -93,27 +95,34 @@ struct smtwc_keyboard_config {
 	int repeat_delay; /* ms */
 };
 
+/* [scheduler]: the mode, and one int per row of SMT_SCHED_SETTINGS
+ * (compositor/sched/sched_settings.h: keys, defaults, ranges). */
 struct smtwc_scheduler_config {
 	bool fifo; /* mode = fifo; false: fair */
-	int slice_ms;
-	int lone_slice_ms;
-	int lone_after_ms;
-	int priority_base, priority_min, priority_max; /* min <= base <= max */
-	int input_boost;
-	int fifo_commands;           /* fifo: commands per client per turn (10) */
-	int idle_praise_ms;          /* idle time per +1 toward base (0: 2 slices) */
-	int input_boost_interval_ms; /* at most one boost per (0: 2 slices) */
+#define SMTWC_SCHED_FIELD_(key, cfg, def, min, max, check, param, unit) int cfg;
+	SMT_SCHED_SETTINGS(SMTWC_SCHED_FIELD_)
+#undef SMTWC_SCHED_FIELD_
 };
 
-/* What one client (connection) may hold, and the compositor in total
- * (docs/protocol.md "Resource limits"). */
+/* [limits]: what one client (connection) may hold, and the compositor in
+ * total (docs/protocol.md "Resource limits"). X(key, field, default, min,
+ * max); the struct, the keys and the defaults all come from this list. */
+#define SMTWC_LIMITS_SETTINGS(X)                                                        \
+	/* descriptors kept for rings, eventfds, pools */                               \
+	X("client-fds",        client_fds,        64,   3,  1000000)                     \
+	X("client-rings",      client_rings,      8,    1,  100000)                      \
+	X("client-pools",      client_pools,      32,   1,  100000)                      \
+	/* pixmaps and canvases together */                                             \
+	X("client-memory-mib", client_memory_mib, 256,  1,  1048576)                     \
+	/* every client together */                                                     \
+	X("total-memory-mib",  total_memory_mib,  2048, 1,  1048576)                     \
+	/* fds kept free below RLIMIT_NOFILE */                                         \
+	X("fd-headroom",       fd_headroom,       256,  16, 1000000)
+
 struct smtwc_limits_config {
-	int client_fds;        /* descriptors kept for rings, eventfds, pools */
-	int client_rings;
-	int client_pools;
-	int client_memory_mib; /* pixmaps and canvases together */
-	int total_memory_mib;  /* every client together */
-	int fd_headroom;       /* fds kept free below RLIMIT_NOFILE */
+#define SMTWC_LIMITS_FIELD_(key, field, def, min, max) int field;
+	SMTWC_LIMITS_SETTINGS(SMTWC_LIMITS_FIELD_)
+#undef SMTWC_LIMITS_FIELD_
 };
 
 struct smtwc_config {

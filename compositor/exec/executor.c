@@ -235,64 +235,138 @@ static int present(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
 	return 0;
 }
 
-/* 0 done, EXEC_PARTIAL, -1 fault. */
-static int exec_one(struct smt_exec_ctx *ctx, struct smt_ring_reader *r,
-		    const struct smt_decoded *d, struct smt_exec_result *out)
+/* ---- dispatch: one op_<fixed> per row of the opcode table (smt-ring.h);
+ * each returns 0 done, EXEC_PARTIAL (resume at r->resume), or -1 fault. */
+
+#define OP_ARGS struct smt_exec_ctx *ctx, struct smt_ring_reader *r, \
+		const struct smt_decoded *d, struct smt_exec_result *out
+
+static inline int op_header(OP_ARGS)
 {
-	uint32_t err;
+	(void)ctx;
+	(void)r;
+	(void)d;
+	(void)out;
+	return 0;                               /* NOOP, PAD */
+}
+
+static inline int op_create_pixmap(OP_ARGS)
+{
+	(void)r;
+	(void)out;
+	uint32_t err = smt_drawables_create_pixmap(&ctx->drawables, d->u.create.id,
+						   d->u.create.width, d->u.create.height,
+						   d->u.create.format);
+	if (err == SMT_ERROR_LIMIT && ctx->drawables.refusal.asked != 0) {
+		smt_usage_describe(&ctx->drawables.refusal, ctx->limit_message,
+				   sizeof(ctx->limit_message));
+		return exec_fail(ctx, err, ctx->limit_message, UINT32_MAX);
+	}
+	return err ? exec_fail(ctx, err, err == SMT_ERROR_LIMIT
+			       ? "pixmap count or memory limit" : "cannot create pixmap",
+			       UINT32_MAX) : 0;
+}
+
+static inline int op_free_pixmap(OP_ARGS)
+{
+	(void)r;
+	(void)out;
+	uint32_t err = smt_drawables_free_pixmap(&ctx->drawables, d->u.free_pixmap.id);
+	if (err)
+		return exec_fail(ctx, err, "not a pixmap of this client", UINT32_MAX);
+	if (ctx->target_id == d->u.free_pixmap.id)
+		reset_target(ctx, 0);
+	return 0;
+}
+
+static inline int op_set_target(OP_ARGS)
+{
+	(void)r;
+	(void)out;
+	if (d->u.set_target.id && !smt_drawables_get(&ctx->drawables, d->u.set_target.id))
+		return exec_fail(ctx, SMT_ERROR_BAD_DRAWABLE, "unknown drawable", UINT32_MAX);
+	reset_target(ctx, d->u.set_target.id);
+	return 0;
+}
+
+static inline int op_set_clip(OP_ARGS)
+{
+	(void)r;
+	(void)out;
+	return set_clip(ctx, d);
+}
+
+static inline int op_fill_rects(OP_ARGS)
+{
+	(void)out;
+	return exec_fill_rects(ctx, d, &r->resume);
+}
+
+static inline int op_points(OP_ARGS)
+{
+	(void)out;
+	return exec_points(ctx, d, &r->resume);
+}
+
+static inline int op_segments(OP_ARGS)
+{
+	(void)out;
+	return d->u.segments.line_width > 1 ? exec_wide_segments(ctx, d, &r->resume)
+					    : exec_thin_segments(ctx, d, &r->resume);
+}
+
+static inline int op_put_image(OP_ARGS)
+{
+	(void)out;
+	return exec_put_image(ctx, d, &r->resume);
+}
+
+static inline int op_put_image_pool(OP_ARGS)
+{
+	(void)out;
+	return exec_put_image_pool(ctx, d, &r->resume);
+}
+
+static inline int op_copy_area(OP_ARGS)
+{
+	(void)out;
+	return exec_copy_area(ctx, d, &r->resume);
+}
+
+static inline int op_composite(OP_ARGS)
+{
+	(void)out;
+	return exec_composite(ctx, d, &r->resume);
+}
+
+static inline int op_glyphs(OP_ARGS)
+{
+	(void)out;
+	return exec_glyphs(ctx, d, &r->resume);
+}
+
+static inline int op_present(OP_ARGS)
+{
+	(void)r;
+	return present(ctx, d, out);
+}
+
+static inline int op_fence(OP_ARGS)
+{
+	(void)ctx;
+	out->fences++;
+	out->last_fence = d->u.fence.serial;
+	smt_ring_reader_complete_fence(r, d->u.fence.serial);
+	return 0;
+}
+
+static int exec_one(OP_ARGS)
+{
 	switch (d->opcode) {
-	case SMT_OP_NOOP:
-	case SMT_OP_PAD:
-		return 0;
-	case SMT_OP_CREATE_PIXMAP:
-		err = smt_drawables_create_pixmap(&ctx->drawables, d->u.create.id, d->u.create.width,
-						  d->u.create.height, d->u.create.format);
-		if (err == SMT_ERROR_LIMIT && ctx->drawables.refusal.asked != 0) {
-			smt_usage_describe(&ctx->drawables.refusal, ctx->limit_message,
-					   sizeof(ctx->limit_message));
-			return exec_fail(ctx, err, ctx->limit_message, UINT32_MAX);
-		}
-		return err ? exec_fail(ctx, err, err == SMT_ERROR_LIMIT
-				       ? "pixmap count or memory limit" : "cannot create pixmap",
-				       UINT32_MAX) : 0;
-	case SMT_OP_FREE_PIXMAP:
-		err = smt_drawables_free_pixmap(&ctx->drawables, d->u.free_pixmap.id);
-		if (err)
-			return exec_fail(ctx, err, "not a pixmap of this client", UINT32_MAX);
-		if (ctx->target_id == d->u.free_pixmap.id)
-			reset_target(ctx, 0);
-		return 0;
-	case SMT_OP_SET_TARGET:
-		if (d->u.set_target.id && !smt_drawables_get(&ctx->drawables, d->u.set_target.id))
-			return exec_fail(ctx, SMT_ERROR_BAD_DRAWABLE, "unknown drawable", UINT32_MAX);
-		reset_target(ctx, d->u.set_target.id);
-		return 0;
-	case SMT_OP_SET_CLIP:
-		return set_clip(ctx, d);
-	case SMT_OP_FILL_RECTS:
-		return exec_fill_rects(ctx, d, &r->resume);
-	case SMT_OP_POINTS:
-		return exec_points(ctx, d, &r->resume);
-	case SMT_OP_SEGMENTS:
-		return d->u.segments.line_width > 1 ? exec_wide_segments(ctx, d, &r->resume)
-						    : exec_thin_segments(ctx, d, &r->resume);
-	case SMT_OP_PUT_IMAGE:
-		return exec_put_image(ctx, d, &r->resume);
-	case SMT_OP_PUT_IMAGE_POOL:
-		return exec_put_image_pool(ctx, d, &r->resume);
-	case SMT_OP_COPY_AREA:
-		return exec_copy_area(ctx, d, &r->resume);
-	case SMT_OP_COMPOSITE:
-		return exec_composite(ctx, d, &r->resume);
-	case SMT_OP_GLYPHS:
-		return exec_glyphs(ctx, d, &r->resume);
-	case SMT_OP_PRESENT:
-		return present(ctx, d, out);
-	case SMT_OP_FENCE:
-		out->fences++;
-		out->last_fence = d->u.fence.serial;
-		smt_ring_reader_complete_fence(r, d->u.fence.serial);
-		return 0;
+#define DISPATCH_(name, number, fixed, element, copy) \
+	case SMT_OP_##name: return op_##fixed(ctx, r, d, out);
+	SMT_OPCODES(DISPATCH_)
+#undef DISPATCH_
 	default:
 		return exec_fail(ctx, SMT_ERROR_BAD_OPCODE, "unknown opcode", UINT32_MAX);
 	}

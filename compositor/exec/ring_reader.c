@@ -139,8 +139,16 @@ int smt_ring_reader_begin(struct smt_ring_reader *r, struct smt_fault *f)
 	return 0;
 }
 
-/* ctl_len is a multiple of 8 (a command size, or PUT_IMAGE's fixed part). */
-static_assert(sizeof(struct smt_cmd_put_image) % 8 == 0, "PUT_IMAGE control part");
+/* Per opcode, from the table: what peek copies out, and the fixed part
+ * that is all SMT_COPY_FIXED copies (a multiple of 8, as ctl_len must be:
+ * smt-ring.h asserts it for every fixed part). */
+#define COPY_RULE_(name, number, fixed, element, copy) [SMT_OP_##name] = copy,
+static const uint8_t copy_rule[SMT_OP_COUNT] = { SMT_OPCODES(COPY_RULE_) };
+#undef COPY_RULE_
+#define FIXED_SIZE_(name, number, fixed, element, copy) \
+	[SMT_OP_##name] = sizeof(struct smt_cmd_##fixed),
+static const uint8_t fixed_size[SMT_OP_COUNT] = { SMT_OPCODES(FIXED_SIZE_) };
+#undef FIXED_SIZE_
 
 static int grow_scratch(struct smt_ring_reader *r, uint32_t need)
 {
@@ -245,16 +253,18 @@ int smt_ring_reader_peek(struct smt_ring_reader *r, const struct smt_cmd **out,
 	if (check_frame(&h, off, remaining, contig, f) < 0)
 		return -1;
 
+	/* What to copy out is the opcode table's copy rule (smt-ring.h). */
 	uint32_t ctl_len = h.size;
-	if (h.opcode == SMT_OP_NOOP || h.opcode == SMT_OP_PAD) {
+	enum smt_copy_rule copy = copy_rule[h.opcode];
+	if (copy == SMT_COPY_HEADER) {
 		ctl_len = sizeof(h);
 	} else {
 		if (!r->linear && h.size > r->area_size / 2)
 			return fault(f, SMT_ERROR_TOO_LARGE, h.opcode, off,
 				     "command larger than half the ring (use a pool)");
-		if (h.opcode == SMT_OP_PUT_IMAGE) {
-			if (ctl_len > sizeof(struct smt_cmd_put_image))
-				ctl_len = sizeof(struct smt_cmd_put_image);
+		if (copy == SMT_COPY_FIXED) {
+			if (ctl_len > fixed_size[h.opcode])
+				ctl_len = fixed_size[h.opcode];
 		} else if (ctl_len > SMT_CMD_CONTROL_MAX) {
 			return fault(f, SMT_ERROR_TOO_LARGE, h.opcode, off,
 				     "command larger than SMT_CMD_CONTROL_MAX");
@@ -406,13 +416,9 @@ const char *smt_error_name(uint32_t code)
 
 const char *smt_opcode_name(uint32_t opcode)
 {
-	static const char *const names[] = {
-		"NOOP", "PAD", "CREATE_PIXMAP", "FREE_PIXMAP", "SET_TARGET",
-		"SET_CLIP", "FILL_RECTS", "POINTS", "SEGMENTS", "PUT_IMAGE",
-		"PUT_IMAGE_POOL", "COPY_AREA", "COMPOSITE", "GLYPHS", "PRESENT",
-		"FENCE",
-	};
-	static_assert(sizeof(names) / sizeof(names[0]) == SMT_OP_COUNT, "names");
+#define NAME_(name, number, fixed, element, copy) [SMT_OP_##name] = #name,
+	static const char *const names[SMT_OP_COUNT] = { SMT_OPCODES(NAME_) };
+#undef NAME_
 	return opcode < SMT_OP_COUNT ? names[opcode] : "UNKNOWN";
 }
 

@@ -12,23 +12,17 @@
 #include "server.h"
 #include "ring/ring.h"
 #include "sched/ring_loop.h"
+#include "sched/sched_settings.h"
 #include "monotonic_clock.h"
 
 static void params_from_config(const struct smtwc_scheduler_config *c,
 		struct smt_sched_params *p) {
-	smt_sched_params_default(p);
-	const uint64_t ms = 1000000u;
+	smt_sched_params_default(p);   /* for any parameter no setting names */
 	p->fifo = c->fifo;
-	p->slice_ns = (uint64_t)c->slice_ms * ms;
-	p->lone_slice_ns = (uint64_t)c->lone_slice_ms * ms;
-	p->lone_after_ns = (uint64_t)c->lone_after_ms * ms;
-	p->prio_base = c->priority_base;
-	p->prio_min = c->priority_min;
-	p->prio_max = c->priority_max;
-	p->input_boost = c->input_boost;
-	p->fifo_commands = (uint32_t)c->fifo_commands;
-	p->idle_praise_ns = (uint64_t)c->idle_praise_ms * ms;
-	p->input_boost_interval_ns = (uint64_t)c->input_boost_interval_ms * ms;
+#define FROM_CONFIG_(key, cfg, def, min, max, check, param, unit) \
+	p->param = (int64_t)c->cfg * (unit);
+	SMT_SCHED_SETTINGS(FROM_CONFIG_)
+#undef FROM_CONFIG_
 }
 
 bool ring_loop_init(struct smtwc_transport *transport) {

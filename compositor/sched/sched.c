@@ -4,6 +4,7 @@
  * why the code does what it does.
  */
 #include "sched.h"
+#include "sched_settings.h"
 
 #include <stdlib.h>
 
@@ -65,19 +66,12 @@ static void saw(struct smt_sched *sched, uint64_t now) {
 }
 
 void smt_sched_params_default(struct smt_sched_params *params) {
+#define DEFAULT_(key, cfg, def, min, max, check, param, unit) .param = (int64_t)(def) * (unit),
 	*params = (struct smt_sched_params){
-		.fifo = false,
-		.slice_ns = 5000000,
-		.lone_slice_ns = 15000000,
-		.lone_after_ns = 1000000000,
-		.prio_base = 0,
-		.prio_min = -20,
-		.prio_max = 20,
-		.input_boost = 1,
-		.fifo_commands = 10,
-		.idle_praise_ns = 0,
-		.input_boost_interval_ns = 0,
+		.fifo = SMT_SCHED_DEFAULT_FIFO,
+		SMT_SCHED_SETTINGS(DEFAULT_)
 	};
+#undef DEFAULT_
 }
 
 bool smt_sched_params_valid(const struct smt_sched_params *params) {

@@ -45,8 +45,8 @@ struct smt_sched_params {
 	uint64_t input_boost_interval_ns;
 };
 
-/* X server defaults: fair, 5 ms slice, 15 ms lone slice after 1 s,
- * priorities 0 in -20..+20, boost 1, fifo batches of 10. */
+/* The defaults of sched_settings.h (the X server's: fair, 5 ms slice,
+ * 15 ms lone slice after 1 s, priorities 0 in -20..+20, boost 1). */
 void smt_sched_params_default(struct smt_sched_params *params);
 /* slice_ns, lone_slice_ns and fifo_commands nonzero, min <= base <= max,
  * input_boost >= 0. */

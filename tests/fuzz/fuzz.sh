@@ -46,8 +46,8 @@ for t in $targets; do
 		cp "$here"/corpus-submit/* "$work/$t/seeds/" 2>/dev/null || true
 		max_len=65536 ;;
 	config)
-		$cc $flags $san "$here/fuzz_config.c" "$root/compositor/config/config.c" \
-			-o "$work/$t/fuzz" $xkb
+		$cc $flags $san -I"$root/compositor/sched" "$here/fuzz_config.c" \
+			"$root"/compositor/config/*.c -o "$work/$t/fuzz" $xkb
 		cp "$here"/corpus-config/* "$work/$t/seeds/" 2>/dev/null || true
 		max_len=8192 ;;
 	x11stream)

@@ -25,7 +25,7 @@
 #include "executor.h"
 #include "guarded_memory.h"
 #include "ring_reader.h"
-#include "smt-ring.h"
+#include "smt-ring-client.h"
 
 /* FUZZ_RING_VERBOSE=1 prints how each input ends (for triage and seeds). */
 static void report(const struct smt_exec_result *res)

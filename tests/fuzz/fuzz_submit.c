@@ -24,7 +24,7 @@
 
 #include "executor.h"
 #include "guarded_memory.h"
-#include "smt-ring.h"
+#include "smt-ring-client.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,13 +1,15 @@
 /*
  * Writes the seed corpus for fuzz_ring (valid command streams in its input
  * format) into the directory given as argv[1]. Run by tests/fuzz/run.sh;
- * the output is also committed under tests/fuzz/corpus/.
+ * the output is also committed under tests/fuzz/corpus/. Besides the
+ * scenarios, one seed per row of the opcode table (smt-ring.h): a new
+ * opcode does not compile here until it has a sample_<fixed> below.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "smt-ring.h"
+#include "smt-ring-client.h"
 
 struct seed {
 	_Alignas(8) uint8_t out[16384];
@@ -115,6 +117,103 @@ static void everything(struct seed *s)
 	ADD(s, smt_encode_fence(b_, 42));
 }
 
+/* ---- one valid command per opcode, after a common set-up: pixmap 10 A8,
+ * pixmap 11 ARGB, target canvas 1 (the harness's canvas; pool 1 is its). */
+
+static uint32_t sample_header(uint8_t *b, uint16_t opcode)
+{
+	return smt_encode_noop(b, opcode, 16);
+}
+static uint32_t sample_create_pixmap(uint8_t *b, uint16_t opcode)
+{
+	(void)opcode;
+	return smt_encode_create_pixmap(b, 12, 4, 4, SMT_FORMAT_XRGB8888);
+}
+static uint32_t sample_free_pixmap(uint8_t *b, uint16_t opcode)
+{
+	(void)opcode;
+	return smt_encode_free_pixmap(b, 11);
+}
+static uint32_t sample_set_target(uint8_t *b, uint16_t opcode)
+{
+	(void)opcode;
+	return smt_encode_set_target(b, 11);
+}
+static const struct smt_rect sample_rects[2] = { { 1, 1, 10, 10 }, { 60, 40, 20, 20 } };
+static uint32_t sample_set_clip(uint8_t *b, uint16_t opcode)
+{
+	(void)opcode;
+	return smt_encode_set_clip(b, 2, sample_rects);
+}
+static uint32_t sample_fill_rects(uint8_t *b, uint16_t opcode)
+{
+	(void)opcode;
+	return smt_encode_fill_rects(b, SMT_PAINT_OVER, 0x80402010, 2, sample_rects);
+}
+static uint32_t sample_points(uint8_t *b, uint16_t opcode)
+{
+	(void)opcode;
+	static const struct smt_point p[2] = { { 3, 3 }, { 66, 44 } };
+	return smt_encode_points(b, SMT_PAINT_SRC, 0xffffffff, 2, p);
+}
+static uint32_t sample_segments(uint8_t *b, uint16_t opcode)
+{
+	(void)opcode;
+	static const struct smt_segment sg[2] = { { 0, 0, 66, 44 }, { 60, 2, 5, 40 } };
+	return smt_encode_segments(b, SMT_PAINT_OVER, 0x80000080, 3, 2, sg);
+}
+static uint32_t sample_put_image(uint8_t *b, uint16_t opcode)
+{
+	(void)opcode;
+	static const uint32_t px[2 * 2] = { 0xff0000ff, 0x80800000, 0, 0xffffffff };
+	return smt_encode_put_image(b, 2, 2, 2, 2, SMT_FORMAT_ARGB8888, 8, px);
+}
+static uint32_t sample_put_image_pool(uint8_t *b, uint16_t opcode)
+{
+	(void)opcode;
+	return smt_encode_put_image_pool(b, 1, 64, 32, 8, 8, SMT_FORMAT_XRGB8888, 40, 10);
+}
+static uint32_t sample_copy_area(uint8_t *b, uint16_t opcode)
+{
+	(void)opcode;
+	return smt_encode_copy_area(b, 11, 0, 0, 16, 16, 20, 20);
+}
+static uint32_t sample_composite(uint8_t *b, uint16_t opcode)
+{
+	(void)opcode;
+	return smt_encode_composite(b, SMT_PAINT_OVER, 11, 10, 0, 0, 0, 0, 30, 5, 16, 16);
+}
+static uint32_t sample_glyphs(uint8_t *b, uint16_t opcode)
+{
+	(void)opcode;
+	static const struct smt_glyph g[2] = { { 0, 0, 4, 4, 0, 0 }, { 4, 4, 4, 4, 6, 0 } };
+	return smt_encode_glyphs(b, SMT_PAINT_OVER, 0xff102030, 10, 5, 30, 2, g);
+}
+static uint32_t sample_present(uint8_t *b, uint16_t opcode)
+{
+	(void)opcode;
+	return smt_encode_present(b, 1, 1, 1, sample_rects);
+}
+static uint32_t sample_fence(uint8_t *b, uint16_t opcode)
+{
+	(void)opcode;
+	return smt_encode_fence(b, 7);
+}
+
+static void one_opcode(struct seed *s, uint16_t opcode)
+{
+	ADD(s, smt_encode_create_pixmap(b_, 10, 8, 8, SMT_FORMAT_A8));
+	ADD(s, smt_encode_create_pixmap(b_, 11, 16, 16, SMT_FORMAT_ARGB8888));
+	ADD(s, smt_encode_set_target(b_, 1));
+	switch (opcode) {
+#define SAMPLE_(name, number, fixed, element, copy) \
+	case SMT_OP_##name: ADD(s, sample_##fixed(b_, opcode)); break;
+	SMT_OPCODES(SAMPLE_)
+#undef SAMPLE_
+	}
+	ADD(s, smt_encode_fence(b_, 1));
+}
+
 int main(int argc, char **argv)
 {
 	struct seed *s = malloc(sizeof(*s));
@@ -155,6 +254,13 @@ int main(int argc, char **argv)
 		ADD(s, smt_encode_segments(b_, SMT_PAINT_ADD, 0x20202020, 3, 80, sg));
 	}
 	write_seed(s, argv[1], "ring_self_and_lines");
+
+#define OP_SEED_(name, number, fixed, element, copy)                                \
+	begin(s, 1, 0, 0);                                                          \
+	one_opcode(s, SMT_OP_##name);                                               \
+	write_seed(s, argv[1], "ring_op_" #name);
+	SMT_OPCODES(OP_SEED_)
+#undef OP_SEED_
 	free(s);
 	return 0;
 }

@@ -34,7 +34,7 @@
 #include <unistd.h>
 
 #include "scm_rights.h"
-#include "smt-ring.h"
+#include "smt-ring-client.h"
 
 #define AREA (64u * 1024u)
 

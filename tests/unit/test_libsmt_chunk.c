@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "smt-ring.h"
+#include "smt-ring-client.h"
 
 static int failures;
 

@@ -1,5 +1,6 @@
-/* The ring ABI: encoding helpers, framing, PAD/wrap, full ring, head
- * validation, header-level rejections, wakeup protocol, fences, DEAD. */
+/* The ring ABI: the opcode table, encoding helpers, framing, PAD/wrap, full
+ * ring, head validation, header-level rejections, wakeup protocol, fences,
+ * DEAD. */
 #include "test_ring_util.h"
 
 static void test_encoding(void)
@@ -148,6 +149,64 @@ static void test_header_rejections(void)
 	tr_fini(&t);
 }
 
+/* Every row of the opcode table (smt-ring.h), as the reader and decoder
+ * must treat it: its name, its minimum size, header flags, and its copy
+ * rule (what may exceed SMT_CMD_CONTROL_MAX, what is never read). */
+struct table_row {
+	const char *name;
+	uint16_t opcode;
+	uint32_t fixed, element;
+	enum smt_copy_rule copy;
+};
+
+static void test_opcode_table(void)
+{
+#define ROW_(name, number, fixed, element, copy) \
+	{ #name, SMT_OP_##name, sizeof(struct smt_cmd_##fixed), element, copy },
+	static const struct table_row rows[] = { SMT_OPCODES(ROW_) };
+#undef ROW_
+	CHECK(sizeof(rows) / sizeof(rows[0]) == SMT_OP_COUNT, "one row per opcode");
+	for (size_t i = 0; i < SMT_OP_COUNT; i++) {
+		const struct table_row *row = &rows[i];
+		struct test_ring t;
+		CHECK(row->opcode == i, "%s: dense", row->name);
+		CHECK(strcmp(smt_opcode_name(row->opcode), row->name) == 0, "%s: name %s",
+		      row->name, smt_opcode_name(row->opcode));
+		CHECK(row->fixed >= 8 && row->fixed % 8 == 0, "%s: fixed part", row->name);
+
+		tr_init(&t, 4096);
+		put_raw(&t, row->opcode, 1, row->fixed, row->fixed);
+		expect_fault(&t, SMT_ERROR_BAD_VALUE, row->opcode, 0, row->name);
+		tr_fini(&t);
+
+		/* Bigger than SMT_CMD_CONTROL_MAX, within half the ring: only
+		 * commands copied whole are limited (the rest is ring garbage). */
+		tr_init(&t, 1u << 18);
+		put_raw(&t, row->opcode, 0, SMT_CMD_CONTROL_MAX + 8, SMT_CMD_CONTROL_MAX + 8);
+		if (row->copy == SMT_COPY_WHOLE) {
+			expect_fault(&t, SMT_ERROR_TOO_LARGE, row->opcode, 0, row->name);
+		} else {
+			struct smt_exec_ctx *ctx = smt_exec_create(NULL);
+			struct smt_exec_result res;
+			tr_run_all(ctx, &t, &res);
+			CHECK(res.error.code != SMT_ERROR_TOO_LARGE, "%s: not copied whole",
+			      row->name);
+			CHECK(row->copy != SMT_COPY_HEADER || res.error.code == SMT_ERROR_NONE,
+			      "%s: payload never read (%s)", row->name, res.error.message);
+			smt_exec_destroy(ctx);
+		}
+		tr_fini(&t);
+
+		if (row->copy == SMT_COPY_HEADER)
+			continue;
+		/* One word short of the fixed part. */
+		tr_init(&t, 4096);
+		put_raw(&t, row->opcode, 0, row->fixed - 8, row->fixed - 8);
+		expect_fault(&t, SMT_ERROR_BAD_LENGTH, row->opcode, 0, row->name);
+		tr_fini(&t);
+	}
+}
+
 /* Wrap with PAD, fill the ring completely, drain, repeat many laps. */
 static void test_wrap_and_full(void)
 {
@@ -260,6 +319,7 @@ int main(void)
 	test_encoding();
 	test_reader_init();
 	test_header_rejections();
+	test_opcode_table();
 	test_wrap_and_full();
 	test_full_ring();
 	test_sleep_protocol();

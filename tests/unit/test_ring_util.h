@@ -9,7 +9,7 @@
 
 #include "executor.h"
 #include "ring_reader.h"
-#include "smt-ring.h"
+#include "smt-ring-client.h"
 
 #define CHECK(cond, ...)                                                        \
 	do {                                                                    \

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "smt-ring-client.h"
 #include "stream_reader.h"
 #include "unit_check.h"
 #include "x11_request_count.h"

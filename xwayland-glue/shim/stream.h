@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "smt-ring.h"
+#include "smt-ring-client.h"
 
 struct xstream {
 	_Atomic int fd;                    /* -1: slot free */

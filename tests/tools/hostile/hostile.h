@@ -1,0 +1,134 @@
+/*
+ * What smt-hostile's case files share: the client's connection and ring,
+ * and the helpers that write commands, publish, and wait for the verdict
+ * (hostile_client.c). Each case file is one kind of rule breaking; main
+ * (smt-hostile.c) dispatches on the case name.
+ */
+#ifndef SMT_HOSTILE_H
+#define SMT_HOSTILE_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include <wayland-client.h>
+#include "smt-ring-v1-client-protocol.h"
+#include "smt-ring-client.h"
+
+struct hostile {
+	struct wl_display *display;
+	struct smt_ring_manager_v1 *manager;
+	struct wl_compositor *compositor;
+	struct smt_ring_v1 *ring;
+	int status_fd, global_fd;
+	/* the ring as the client maps it */
+	uint8_t *mem;
+	uint32_t area_size;
+	struct smt_ring_header *hdr;
+	uint8_t *area;
+	uint64_t head;
+	int server_efd, client_efd;
+	const struct smt_ring_status *status; /* read-only, server-written */
+	const struct smt_global_status *global;
+	struct smt_pool_v1 *pool;
+};
+
+/* Every wait here ends on an event: the protocol error, the ring's DEAD
+ * flag, its tail. HANG_MS only bounds a compositor that never answers (a
+ * failure either way), so a slow or loaded machine cannot fail a case. */
+#define HANG_MS 120000
+
+int make_memfd(size_t size, unsigned int seals);
+/* Creates a ring with the given fd and size; keeps a writable mapping. */
+void create_ring_with(struct hostile *h, int fd, uint32_t area_size, int server_efd,
+		int client_efd);
+void create_good_ring(struct hostile *h, uint32_t area_size);
+/* Appends raw bytes at head (no PAD logic: callers write what they mean). */
+void put(struct hostile *h, const void *bytes, size_t len);
+/* Publishes head (any value, also a bad one) and wakes the server if it
+ * sleeps, as a real client does. */
+void publish(struct hostile *h, uint64_t head);
+/* Waits for the connection to die with a protocol error; returns true if
+ * it did and the error is on the expected interface with the expected
+ * code. An error for a request arrives by the round trip after it; an
+ * error for ring commands comes once the compositor ran them, and it marks
+ * the ring DEAD (and wakes us) before it posts the error, so the round
+ * trip after seeing DEAD brings it. */
+bool expect_error(struct hostile *h, const struct wl_interface *iface, uint32_t code);
+/* Waits (dispatching) until the compositor consumed up to pos. */
+bool wait_tail(struct hostile *h, uint64_t pos);
+void cmd(struct hostile *h, uint16_t opcode, uint32_t size, const void *payload,
+		size_t payload_len);
+double now_ms(void);
+/* Publishes head and wakes the server if it sleeps (the real protocol). */
+void kick(struct hostile *h);
+bool ring_dead(const struct hostile *h);
+/* Sleeps until the compositor writes our eventfd or our socket has data
+ * (dispatched), or timeout_ms. false if the connection died. */
+bool wait_event(struct hostile *h, int timeout_ms);
+/* Waits for tail >= pos through the WAITING protocol (eventfd), also
+ * reading the Wayland socket. false if the ring died or time ran out. */
+bool wait_tail_efd(struct hostile *h, uint64_t pos, int timeout_ms);
+/* Appends one command, PADding to the end of the area when it would wrap
+ * and waiting for space when the ring is full. */
+bool emit(struct hostile *h, const void *bytes, uint32_t len);
+void emit_create(struct hostile *h, uint32_t id, uint32_t w, uint32_t hh, uint32_t f);
+void emit_target(struct hostile *h, uint32_t id);
+void emit_fence(struct hostile *h, uint64_t serial);
+/* Prints the ring's death certificate; true if it names code (and opcode,
+ * unless opcode < 0). */
+bool check_death(struct hostile *h, uint32_t code, int opcode);
+
+/* Connects and binds smt_ring_manager_v1; false (said on stderr) if not. */
+bool hostile_connect(struct hostile *h);
+
+/* ---- the cases, by kind ------------------------------------------------ */
+
+/* hostile_framing.c: bad fds and sizes at ring creation, bad heads,
+ * sizes, opcodes and races on the ring. 2 for an unknown name. */
+int hostile_framing_case(struct hostile *h, const char *name);
+int case_giant_geometry(struct hostile *h);
+int case_head_backwards(struct hostile *h);
+int case_head_huge(struct hostile *h);
+
+/* hostile_ops.c: one bad command per case, from the opcode table and a
+ * hand list of values (op:NAME). */
+int hostile_op_case(struct hostile *h, const char *name);
+void hostile_list_ops(void);
+
+/* hostile_state.c: what a client names (foreign drawables, pools). */
+int case_header_scribble(struct hostile *h);
+int case_foreign(struct hostile *h, const char *name, uint32_t id);
+int case_pool(struct hostile *h, const char *name);
+int case_pixmaps_10k(struct hostile *h);
+
+/* hostile_resources.c: resource attacks, each refused with LIMIT, and
+ * the drain (queued work a request must not wait for). */
+int case_ring_flood(struct hostile *h);
+int case_pool_flood(struct hostile *h);
+int case_canvas_huge(struct hostile *h);
+int case_canvas_grow(struct hostile *h);
+int case_memory_rings(struct hostile *h);
+int case_hold_memory(struct hostile *h, int n);
+int case_drain_stall(struct hostile *h);
+int case_drain_attack(struct hostile *h, double seconds);
+
+/* hostile_load.c: long-running load and latency probes, fds held. */
+int case_no_read(struct hostile *h, double seconds);
+int case_ring_full(struct hostile *h, double seconds, uint32_t side);
+int case_echo_probe(struct hostile *h, double seconds, int interval_ms, bool verbose);
+int case_sync_probe(struct hostile *h, double seconds);
+int case_hold_fds(struct hostile *h, int pools);
+
+#endif

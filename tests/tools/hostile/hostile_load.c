@@ -1,0 +1,171 @@
+/*
+ * Long-running cases for fault tests and tests/bench/hostile: a client
+ * that never reads, a ring kept full, latency probes through the ring and
+ * the socket, fds held.
+ */
+#include "hostile.h"
+
+/* wl_display.sync as fast as possible, never reading: the compositor
+ * queues the events; it must not block on us (it may disconnect us). */
+int case_no_read(struct hostile *h, double seconds) {
+	double end = now_ms() + seconds * 1000;
+	unsigned long sent = 0;
+	bool disconnected = false;
+	int fd = wl_display_get_fd(h->display);
+	while (now_ms() < end) {
+		if (!disconnected) {
+			for (int i = 0; i < 64; i++) {
+				wl_display_sync(h->display); /* never destroyed: we never read */
+				sent++;
+			}
+			int flushed = wl_display_flush(h->display);
+			if (sent == 64) {
+				printf("NO_READ started\n"); /* tests wait for this line */
+			}
+			if (flushed < 0 && errno != EAGAIN) {
+				disconnected = true;
+				printf("disconnected after %lu syncs (%s)\n", sent, strerror(errno));
+				fflush(stdout);
+				continue;
+			}
+			if (errno == EAGAIN) {
+				struct pollfd p = { fd, POLLOUT, 0 };
+				poll(&p, 1, 10);
+			}
+		} else {
+			usleep(10000);
+		}
+	}
+	printf("NO_READ sent %lu syncs, %s\n", sent, disconnected ? "disconnected" : "still connected");
+	return 0;
+}
+
+/* Keeps its ring full of full-pixmap fills (a million pixels per 40-byte
+ * command) and waits on a tail it never reads its eventfd for. Prints
+ * "RING_FULL started" once the ring is full the first time. */
+int case_ring_full(struct hostile *h, double seconds, uint32_t side) {
+	/* 1 MiB: about 26000 fills, seconds of work queued at every moment, so
+	 * the compositor has work whenever this client runs at all. */
+	create_good_ring(h, 1u << 20);
+	emit_create(h, 1, side, side, SMT_FORMAT_ARGB8888);
+	emit_target(h, 1);
+	struct { struct smt_cmd_fill_rects f; struct smt_rect r; } fill = {
+		{ { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_OVER, 0x80402010u, 1, 0 },
+		{ 0, 0, side, side } };
+	double end = now_ms() + seconds * 1000;
+	unsigned long written = 0, full = 0;
+	while (now_ms() < end && !ring_dead(h)) {
+		uint64_t tail = atomic_load_explicit(&h->status->tail, memory_order_acquire);
+		while (h->head + sizeof(fill) + 64 - tail <= h->area_size) {
+			uint32_t pad = smt_ring_pad_needed(h->head, h->area_size, sizeof(fill));
+			if (pad) {
+				struct smt_cmd_header p = { SMT_OP_PAD, 0, pad };
+				memcpy(h->area + (h->head & (h->area_size - 1)), &p, sizeof(p));
+				h->head += pad;
+			}
+			memcpy(h->area + (h->head & (h->area_size - 1)), &fill, sizeof(fill));
+			h->head += sizeof(fill);
+			written++;
+		}
+		kick(h);
+		if (full++ == 0) {
+			printf("RING_FULL started\n"); /* tests wait for this line */
+		}
+		/* WAITING for a tail that can never come, eventfd never read */
+		atomic_store(&h->hdr->wait_tail, UINT64_MAX);
+		atomic_store(&h->hdr->flags, SMT_CLIENT_WAITING);
+		usleep(2000);
+		if (full % 64 == 0) {
+			wl_display_dispatch_pending(h->display);
+			wl_display_flush(h->display);
+		}
+	}
+	printf("RING_FULL wrote %lu fills, executed %llu commands, ring full %lu times, %s\n",
+		written, (unsigned long long)atomic_load(&h->status->commands_executed), full,
+		ring_dead(h) ? "DEAD" : "alive");
+	return ring_dead(h) ? 1 : 0;
+}
+
+static int cmp_double(const void *a, const void *b) {
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* FENCE round trips through the ring: write a FENCE, publish (waking the
+ * server if it sleeps), wait for its tail with the WAITING protocol. */
+int case_echo_probe(struct hostile *h, double seconds, int interval_ms, bool verbose) {
+	create_good_ring(h, 65536);
+	size_t cap = 1 << 20, n = 0;
+	double *lat = malloc(cap * sizeof(*lat));
+	double end = now_ms() + seconds * 1000;
+	uint64_t serial = 0;
+	while (now_ms() < end && n < cap) {
+		double t0 = now_ms();
+		emit_fence(h, ++serial);
+		kick(h);
+		if (!wait_tail_efd(h, h->head, HANG_MS)) {
+			fprintf(stderr, "smt-hostile: echo %llu lost (ring %s)\n",
+				(unsigned long long)serial, ring_dead(h) ? "dead" : "stuck");
+			return 1;
+		}
+		lat[n++] = now_ms() - t0;
+		if (verbose) {
+			printf("S %.3f\n", lat[n - 1]);
+		}
+		wl_display_dispatch_pending(h->display);
+		wl_display_flush(h->display);
+		if (interval_ms > 0) {
+			usleep((useconds_t)interval_ms * 1000);
+		}
+	}
+	qsort(lat, n, sizeof(*lat), cmp_double);
+	if (n == 0) {
+		return 1;
+	}
+	printf("ECHO n=%zu p50=%.3f p99=%.3f max=%.3f ms\n", n, lat[n / 2],
+		lat[(size_t)((double)n * 0.99) < n ? (size_t)((double)n * 0.99) : n - 1], lat[n - 1]);
+	free(lat);
+	return 0;
+}
+
+/* wl_display round trips (what every Wayland client waits for), reported
+ * like echo-probe: "SYNC n= p50= p99= max=" in ms. */
+int case_sync_probe(struct hostile *h, double seconds) {
+	size_t cap = 1 << 20, n = 0;
+	double *lat = malloc(cap * sizeof(*lat));
+	double end = now_ms() + seconds * 1000;
+	while (now_ms() < end && n < cap) {
+		double t0 = now_ms();
+		if (wl_display_roundtrip(h->display) < 0) {
+			fprintf(stderr, "smt-hostile: round trip failed\n");
+			return 1;
+		}
+		lat[n++] = now_ms() - t0;
+		usleep(10000);
+	}
+	qsort(lat, n, sizeof(*lat), cmp_double);
+	printf("SYNC n=%zu p50=%.3f p99=%.3f max=%.3f ms\n", n, lat[n / 2],
+		lat[(size_t)((double)n * 0.99) < n ? (size_t)((double)n * 0.99) : n - 1], lat[n - 1]);
+	free(lat);
+	return 0;
+}
+
+/* One ring and `pools` pools, held until killed: descriptors the
+ * compositor keeps for us. "HOLDING" once they exist, "REFUSED" (exit 0)
+ * if a limit refused them. */
+int case_hold_fds(struct hostile *h, int pools) {
+	create_good_ring(h, 4096);
+	for (int id = 1; id <= pools; id++) {
+		int fd = make_memfd(4096, F_SEAL_SHRINK);
+		smt_ring_v1_create_pool(h->ring, (uint32_t)id, fd, 4096);
+		close(fd);
+	}
+	if (wl_display_roundtrip(h->display) < 0) {
+		printf("REFUSED\n");
+		return 0;
+	}
+	printf("HOLDING %d fds\n", pools + 3);
+	while (wl_display_dispatch(h->display) >= 0) {
+	}
+	return 0;
+}

@@ -1,0 +1,108 @@
+/*
+ * smt-hostile: a client that breaks one rule of smt-ring-v1 on purpose, for
+ * the tests that prove the compositor survives it. It speaks the protocol
+ * directly (not through libsmt, which would refuse to misbehave).
+ *
+ *   smt-hostile CASE [ARG]
+ *   smt-hostile --list-ops         the table-driven per-opcode cases (op:NAME)
+ *
+ * Long-running cases for fault and load tests: no-read SECONDS (floods
+ * wl_display.sync without ever reading its socket), ring-full SECONDS (keeps
+ * its ring full of million-pixel fills and waits on a tail that never
+ * comes), echo-probe SECONDS [INTERVAL_MS] (FENCE round-trip latency through
+ * the ring, "ECHO n= p50= p99= max=" in ms, and every sample with -v).
+ *
+ * Resource attacks: ring-flood, pool-flood, canvas-huge, canvas-grow,
+ * memory-rings (each must be refused with a LIMIT error naming the limit),
+ * drain-stall (requests that need hours of queued work must not run it),
+ * hold-memory N (keeps N 64 MiB pixmaps until killed).
+ *
+ * For tests/bench/hostile: big-fill SECONDS (ring-full with 4096x4096
+ * fills), drain-attack SECONDS, hold-fds N (a ring and N pools until
+ * killed), sync-probe SECONDS (wl_display round trips, "SYNC n= p50= ...").
+ *
+ * Exit status: 0 when the compositor answered as the rule requires (the
+ * expected protocol error, a refused mapping, or simply staying alive), 1
+ * otherwise; 2 for usage errors. It prints what it saw. The protocol error
+ * message itself is printed by libwayland on stderr ("... error N: ...").
+ */
+#include "hostile.h"
+
+/* A hostile client never tears anything down (and dies by SIGKILL or a
+ * protocol error on purpose): in sanitizer builds, no leak report for it. */
+int __lsan_is_turned_off(void);
+int __lsan_is_turned_off(void) {
+	return 1;
+}
+
+static int run_new_case(struct hostile *h, const char *name, const char *arg, bool *handled) {
+	*handled = true;
+	double secs = arg ? atof(arg) : 5;
+	if (strncmp(name, "op:", 3) == 0) {
+		return hostile_op_case(h, name + 3);
+	} else if (strcmp(name, "header-scribble") == 0) {
+		return case_header_scribble(h);
+	} else if (strcmp(name, "foreign-target") == 0 || strcmp(name, "foreign-present") == 0) {
+		return case_foreign(h, name, arg ? (uint32_t)strtoul(arg, NULL, 0) : 1);
+	} else if (strcmp(name, "ring-flood") == 0) {
+		return case_ring_flood(h);
+	} else if (strcmp(name, "pool-flood") == 0) {
+		return case_pool_flood(h);
+	} else if (strcmp(name, "canvas-huge") == 0) {
+		return case_canvas_huge(h);
+	} else if (strcmp(name, "canvas-grow") == 0) {
+		return case_canvas_grow(h);
+	} else if (strcmp(name, "memory-rings") == 0) {
+		return case_memory_rings(h);
+	} else if (strcmp(name, "drain-stall") == 0) {
+		return case_drain_stall(h);
+	} else if (strcmp(name, "hold-memory") == 0) {
+		return case_hold_memory(h, arg ? atoi(arg) : 1);
+	} else if (strncmp(name, "pool-", 5) == 0 && strcmp(name, "pool-offset-overflow") != 0) {
+		return case_pool(h, name);
+	} else if (strcmp(name, "pixmaps-10k") == 0) {
+		return case_pixmaps_10k(h);
+	} else if (strcmp(name, "no-read") == 0) {
+		return case_no_read(h, secs);
+	} else if (strcmp(name, "ring-full") == 0) {
+		return case_ring_full(h, secs, 1024);
+	} else if (strcmp(name, "big-fill") == 0) {
+		return case_ring_full(h, secs, 4096);
+	} else if (strcmp(name, "sync-probe") == 0) {
+		return case_sync_probe(h, secs);
+	} else if (strcmp(name, "drain-attack") == 0) {
+		return case_drain_attack(h, secs);
+	} else if (strcmp(name, "hold-fds") == 0) {
+		return case_hold_fds(h, arg ? atoi(arg) : 1);
+	} else if (strcmp(name, "echo-probe") == 0 || strcmp(name, "echo-probe-v") == 0) {
+		const char *iv = getenv("SMT_ECHO_INTERVAL_MS");
+		return case_echo_probe(h, secs, iv ? atoi(iv) : 10, name[10] == '-');
+	} else if (strcmp(name, "giant-geometry") == 0) {
+		return case_giant_geometry(h);
+	} else if (strcmp(name, "head-backwards") == 0) {
+		return case_head_backwards(h);
+	} else if (strcmp(name, "head-huge") == 0) {
+		return case_head_huge(h);
+	}
+	*handled = false;
+	return 0;
+}
+
+int main(int argc, char *argv[]) {
+	if (argc == 2 && strcmp(argv[1], "--list-ops") == 0) {
+		hostile_list_ops();
+		return 0;
+	}
+	if (argc != 2 && argc != 3) {
+		fputs("usage: smt-hostile CASE [ARG] | --list-ops\n", stderr);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	struct hostile h = { .status_fd = -1, .global_fd = -1, .server_efd = -1, .client_efd = -1 };
+	if (!hostile_connect(&h)) {
+		return 1;
+	}
+	bool handled;
+	int rc = run_new_case(&h, argv[1], argc == 3 ? argv[2] : NULL, &handled);
+	return handled ? rc : hostile_framing_case(&h, argv[1]);
+}
