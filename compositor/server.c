@@ -130,6 +130,9 @@ static void server_create_globals(struct smtwc_server *server) {
 bool server_init(struct smtwc_server *server) {
 	wl_list_init(&server->outputs);
 	wl_list_init(&server->views);
+	wl_signal_init(&server->events.client_input);
+	wl_signal_init(&server->events.output_frame);
+	wl_signal_init(&server->events.output_presented);
 	server->display = wl_display_create();
 	server->event_loop = wl_display_get_event_loop(server->display);
 	server->backend = wlr_backend_autocreate(server->display);

@@ -19,6 +19,12 @@ struct smtwc_output {
 	struct wl_listener destroy;
 };
 
+/* server->events.output_presented's data. */
+struct smtwc_output_presented {
+	struct smtwc_output *output;
+	uint64_t when_ns; /* CLOCK_MONOTONIC */
+};
+
 void output_handle_new(struct wl_listener *listener, void *data);
 void output_handle_layout_change(struct wl_listener *listener, void *data);
 
