@@ -1,3 +1,7 @@
+/*
+ * The control socket's requests (smtctl): control.c reads lines, this
+ * module answers them (control_requests.c lists what it answers).
+ */
 #ifndef SMTWC_CONTROL_REQUESTS_H
 #define SMTWC_CONTROL_REQUESTS_H
 

@@ -1,3 +1,8 @@
+/*
+ * Input devices for tests that no virtual-input protocol can make
+ * (touchpad gestures, a drawing tablet's pen), driven over the control
+ * socket on the headless backend only.
+ */
 #ifndef SMTWC_TEST_INPUT_H
 #define SMTWC_TEST_INPUT_H
 

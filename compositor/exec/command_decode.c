@@ -1,3 +1,14 @@
+/*
+ * Security-critical: the second line of defence against a hostile client,
+ * after ring_reader.c. It defends the executor and pixman from values no
+ * honest client sends: every size is checked exactly against its element
+ * count (no read past the private copy), reserved fields and flags must be
+ * zero, ops/formats/colours/line widths are from the known sets, strides
+ * are bounded, and every coordinate is within +-SMT_COORD_MAX so later
+ * arithmetic cannot overflow int64. A command is refused whole, with an
+ * error naming its opcode and offset, before any pixel is touched
+ * (command_decode.h).
+ */
 #include "command_decode.h"
 
 #include <string.h>

@@ -1,3 +1,7 @@
+/*
+ * Outputs (monitors): their configuration, their place in the layout, and
+ * the frame events that render them.
+ */
 #ifndef SMTWC_OUTPUT_H
 #define SMTWC_OUTPUT_H
 

@@ -1,3 +1,7 @@
+/*
+ * smt_canvas_v1: the compositor-owned image a ring client draws into for
+ * one wl_surface, and how a PRESENT reaches the screen.
+ */
 #ifndef SMTWC_TRANSPORT_CANVAS_H
 #define SMTWC_TRANSPORT_CANVAS_H
 

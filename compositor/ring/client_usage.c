@@ -1,3 +1,8 @@
+/*
+ * Per-connection accounting of what a client holds through smt-ring-v1
+ * (fds, rings, pools, memory) against the [limits] settings and the
+ * compositor's total (client_usage.h).
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
