@@ -269,7 +269,7 @@ static void answer_set(struct smtwc_server *server, const char *key, const char 
 static void answer_output(struct smtwc_server *server, const char *action, const char *name,
 		struct json_writer *w) {
 	if (strcmp(action, "add") == 0 && name == NULL) {
-		struct wlr_backend *headless = control_headless_backend(server);
+		struct wlr_backend *headless = test_input_headless_backend(server);
 		struct wlr_output *out = headless != NULL ?
 			wlr_headless_add_output(headless, 1280, 720) : NULL;
 		if (out == NULL) {

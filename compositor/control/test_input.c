@@ -25,7 +25,7 @@ static void find_headless(struct wlr_backend *backend, void *data) {
 	}
 }
 
-struct wlr_backend *control_headless_backend(struct smtwc_server *server) {
+struct wlr_backend *test_input_headless_backend(struct smtwc_server *server) {
 	struct wlr_backend *headless = NULL;
 	if (wlr_backend_is_multi(server->backend)) {
 		wlr_multi_for_each_backend(server->backend, find_headless, &headless);
@@ -39,7 +39,7 @@ static struct smtwc_test_input *test_input_get(struct smtwc_server *server) {
 	if (server->test_input != NULL) {
 		return server->test_input;
 	}
-	struct wlr_backend *headless = control_headless_backend(server);
+	struct wlr_backend *headless = test_input_headless_backend(server);
 	if (headless == NULL) {
 		return NULL;
 	}

@@ -22,6 +22,6 @@ void test_input_answer(struct smtwc_server *server, const char *what, const char
 void test_input_finish(struct smtwc_server *server);
 /* The headless backend the test facilities use (here and `output add` in
  * control_requests.c), NULL on any other. */
-struct wlr_backend *control_headless_backend(struct smtwc_server *server);
+struct wlr_backend *test_input_headless_backend(struct smtwc_server *server);
 
 #endif
