@@ -21,7 +21,8 @@ struct smtwc_extension {
 	 * why in the log). */
 	bool (*init)(struct smtwc_server *server);
 	/* First in server_finish, before clients are disconnected. Called
-	 * whatever init returned. */
+	 * whatever init returned, and also when server_init failed before
+	 * init ran: it must find nothing to undo then. */
 	void (*finish)(struct smtwc_server *server);
 };
 
