@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <wlr/util/log.h>
 #include "server.h"
-#include "ring/client_usage.h"
+#include "fd_limit.h"
 
 void launch_command(const char *command) {
 	if (command == NULL || command[0] == '\0') {

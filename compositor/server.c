@@ -21,6 +21,7 @@
 #include <wlr/types/wlr_xdg_foreign_v2.h>
 #include <wlr/types/wlr_xdg_output_v1.h>
 #include <wlr/util/log.h>
+#include "extension.h"
 #include "control/control.h"
 #include "control/test_input.h"
 #include "desktop/decoration.h"
@@ -34,7 +35,6 @@
 #include "output/output_power.h"
 #include "ring/ring.h"
 #include "sched/ring_loop.h"
-#include "xwayland.h"
 
 static int handle_terminate_signal(int signal, void *data) {
 	struct smtwc_server *server = data;
@@ -130,6 +130,9 @@ static void server_create_globals(struct smtwc_server *server) {
 bool server_init(struct smtwc_server *server) {
 	wl_list_init(&server->outputs);
 	wl_list_init(&server->views);
+	wl_signal_init(&server->events.client_input);
+	wl_signal_init(&server->events.output_frame);
+	wl_signal_init(&server->events.output_presented);
 	server->display = wl_display_create();
 	server->event_loop = wl_display_get_event_loop(server->display);
 	server->backend = wlr_backend_autocreate(server->display);
@@ -165,8 +168,13 @@ bool server_init(struct smtwc_server *server) {
 	if (server->transport == NULL) {
 		return false;
 	}
-	/* X applications are optional: without Xwayland the session goes on. */
-	xwayland_init(server);
+	/* Extensions (X applications) are optional: without them the session
+	 * goes on. */
+	for (const struct smtwc_extension *const *ext = smtwc_extensions; *ext != NULL; ext++) {
+		if (!(*ext)->init(server)) {
+			wlr_log(WLR_INFO, "going on without %s", (*ext)->name);
+		}
+	}
 
 	server->sigterm_source = wl_event_loop_add_signal(server->event_loop, SIGTERM,
 		handle_terminate_signal, server);
@@ -198,10 +206,12 @@ void server_finish(struct smtwc_server *server) {
 	if (server->display == NULL) {
 		return;
 	}
-	/* Xwayland first: it is a client that the xwm would otherwise talk to
-	 * while it is being torn down. Then clients, so their resources go
-	 * before the globals they use. */
-	xwayland_finish(server);
+	/* Extensions first: Xwayland is a client that the xwm would otherwise
+	 * talk to while it is being torn down. Then clients, so their
+	 * resources go before the globals they use. */
+	for (const struct smtwc_extension *const *ext = smtwc_extensions; *ext != NULL; ext++) {
+		(*ext)->finish(server);
+	}
 	control_finish(server);
 	test_input_finish(server);
 	wl_display_destroy_clients(server->display);

@@ -152,6 +152,22 @@ struct smtwc_server {
 	struct wlr_output_power_manager_v1 *output_power;
 	struct wl_listener output_power_set_mode;
 
+	/* What the window system (output/, desktop/, input/) tells the layers
+	 * above it without knowing them (docs/architecture.md). */
+	struct {
+		/* Pointer or keyboard input was sent to a client (data: its
+		 * struct wl_client): the ring scheduler boosts it. */
+		struct wl_signal client_input;
+		/* An output is about to render a frame (data: struct smtwc_output). */
+		struct wl_signal output_frame;
+		/* An output showed a frame (data: struct smtwc_output_presented). */
+		struct wl_signal output_presented;
+	} events;
+	/* Scene buffers that show a surface's content drawn another way (ring
+	 * canvases) take input for that surface: the surface a node stands in
+	 * for, or NULL. Set by the layer that creates such nodes (ring/). */
+	struct wlr_surface *(*stand_in_surface)(struct wlr_scene_node *node);
+
 	struct smtwc_transport *transport; /* smt-ring-v1 */
 	struct smtwc_xwayland *xwayland;   /* NULL without Xwayland */
 	struct smtwc_control *control;     /* NULL without a control socket */

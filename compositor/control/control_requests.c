@@ -14,7 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <wlr/backend/headless.h>
-#include <wlr/backend/multi.h>
 #include <wlr/types/wlr_idle.h>
 #include <wlr/types/wlr_pointer_constraints_v1.h>
 #include <wlr/types/wlr_xdg_shell.h>
@@ -28,10 +27,7 @@
 #include "input/shortcuts_inhibit.h"
 #include "output/output.h"
 #include "server.h"
-#include "ring/canvas.h"
-#include "ring/client_usage.h"
-#include "ring/pool.h"
-#include "ring/ring.h"
+#include "ring/ring_stats.h"
 #include "sched/ring_loop.h"
 
 /* The app id of one of the client's windows, or NULL. */
@@ -51,39 +47,54 @@ static const char *client_app_id(struct smtwc_server *server, struct wl_client *
 	return NULL;
 }
 
-static void write_client(struct smtwc_server *server, struct smtwc_ring *ring,
-		struct json_writer *w) {
+struct write_clients_state {
+	struct smtwc_server *server;
+	struct json_writer *w;
+};
+
+static void write_client(const struct smtwc_ring_stats *ring, void *data) {
+	struct write_clients_state *state = data;
+	struct json_writer *w = state->w;
 	json_begin_object(w);
 	json_int(w, "pid", ring->pid);
-	json_string(w, "app_id", client_app_id(server, ring->client));
+	json_string(w, "app_id", client_app_id(state->server, ring->client));
 	json_string(w, "transport", ring->shared ? "ring" : "socket");
-	ring_loop_write_client_sched(ring, w);
+	/* The scheduler's view of the client. */
+	const struct smt_sched_stats *st = &ring->sched;
+	json_int(w, "priority", st->priority);
+	json_bool(w, "ready", st->ready);
+	json_uint(w, "inputs", st->inputs);
+	json_uint(w, "boosts", st->boosts);
+	json_uint(w, "penalties", st->penalties);
+	json_uint(w, "praises", st->praises);
+	json_uint(w, "lone_slices", st->lone_slices);
+	json_double(w, "wait_max_ms", (double)st->wait_max_ns / 1e6);
+	json_double(w, "wait_mean_ms", st->slices != 0
+		? (double)st->wait_total_ns / (double)st->slices / 1e6 : 0.0);
+	json_double(w, "sched_time_ms", (double)st->run_ns / 1e6);
 	json_uint(w, "slices", ring->slices);
 	json_double(w, "time_ms", (double)ring->exec_ns / 1e6);
 	json_uint(w, "commands", ring->commands);
 	json_uint(w, "bytes", ring->bytes);
 	json_uint(w, "wakeups_from_client", ring->wakeups_from_client);
 	json_uint(w, "wakeups_to_client", ring->wakeups_to_client);
-	json_uint(w, "ring_bytes", ring->ring_map_size);
-	json_uint(w, "pool_bytes", pools_mapped_bytes(ring));
-	json_uint(w, "canvas_bytes", canvases_bytes(ring));
-	json_uint(w, "pixmap_bytes", smt_exec_pixmap_bytes(ring->exec));
-	json_uint(w, "pixmaps", smt_exec_pixmap_count(ring->exec));
+	json_uint(w, "ring_bytes", ring->ring_bytes);
+	json_uint(w, "pool_bytes", ring->pool_bytes);
+	json_uint(w, "canvas_bytes", ring->canvas_bytes);
+	json_uint(w, "pixmap_bytes", ring->pixmap_bytes);
+	json_uint(w, "pixmaps", ring->pixmaps);
 	/* The connection's whole usage, shared by its rings (limits). */
-	const struct smt_usage *u = &ring->usage->usage;
-	json_uint(w, "client_fds", u->used[SMT_RES_FDS]);
-	json_uint(w, "client_rings", u->used[SMT_RES_RINGS]);
-	json_uint(w, "client_pools", u->used[SMT_RES_POOLS]);
-	json_uint(w, "client_memory", u->used[SMT_RES_MEMORY]);
+	json_uint(w, "client_fds", ring->client_fds);
+	json_uint(w, "client_rings", ring->client_rings);
+	json_uint(w, "client_pools", ring->client_pools);
+	json_uint(w, "client_memory", ring->client_memory);
 	json_end_object(w);
 }
 
 static void write_clients(struct smtwc_server *server, struct json_writer *w) {
 	json_begin_array(w, "clients");
-	struct smtwc_ring *ring;
-	wl_list_for_each(ring, &server->transport->rings, link) {
-		write_client(server, ring, w);
-	}
+	struct write_clients_state state = { server, w };
+	transport_for_each_ring_stats(server->transport, write_client, &state);
 	json_end_array(w);
 }
 
@@ -183,19 +194,19 @@ static void write_scheduler(struct smtwc_server *server, struct json_writer *w) 
 }
 
 static void write_server(struct smtwc_server *server, struct json_writer *w) {
-	struct smtwc_transport *t = server->transport;
+	struct smtwc_transport_stats t;
+	transport_stats(server->transport, &t);
 	json_object_key(w, "server");
 	json_int(w, "pid", getpid());
 	json_string(w, "wayland_display", server->socket);
-	int rings = wl_list_length(&t->rings);
-	json_int(w, "rings", rings);
-	json_uint(w, "sleeps", t->sleeps);
-	json_uint(w, "sleeps_avoided", t->sleeps_avoided);
+	json_int(w, "rings", t.rings);
+	json_uint(w, "sleeps", t.sleeps);
+	json_uint(w, "sleeps_avoided", t.sleeps_avoided);
 	/* Every client's usage together, and its caps (limits). */
-	json_uint(w, "total_fds", t->total.used[SMT_RES_FDS]);
-	json_uint(w, "total_fds_max", t->total.max[SMT_RES_FDS]);
-	json_uint(w, "total_memory", t->total.used[SMT_RES_MEMORY]);
-	json_uint(w, "total_memory_max", t->total.max[SMT_RES_MEMORY]);
+	json_uint(w, "total_fds", t.total_fds);
+	json_uint(w, "total_fds_max", t.total_fds_max);
+	json_uint(w, "total_memory", t.total_memory);
+	json_uint(w, "total_memory_max", t.total_memory_max);
 	/* Synchronisation points for tests: a client's disconnect has been
 	 * processed once it is no longer counted; a virtual keyboard's
 	 * modifier press has arrived once it shows here. */
@@ -254,27 +265,11 @@ static void answer_set(struct smtwc_server *server, const char *key, const char 
 	free(errors);
 }
 
-static void find_headless(struct wlr_backend *backend, void *data) {
-	if (wlr_backend_is_headless(backend)) {
-		*(struct wlr_backend **)data = backend;
-	}
-}
-
-struct wlr_backend *control_headless_backend(struct smtwc_server *server) {
-	struct wlr_backend *headless = NULL;
-	if (wlr_backend_is_multi(server->backend)) {
-		wlr_multi_for_each_backend(server->backend, find_headless, &headless);
-	} else {
-		find_headless(server->backend, &headless);
-	}
-	return headless;
-}
-
 /* "output add" / "output remove NAME" (headless outputs only). */
 static void answer_output(struct smtwc_server *server, const char *action, const char *name,
 		struct json_writer *w) {
 	if (strcmp(action, "add") == 0 && name == NULL) {
-		struct wlr_backend *headless = control_headless_backend(server);
+		struct wlr_backend *headless = test_input_headless_backend(server);
 		struct wlr_output *out = headless != NULL ?
 			wlr_headless_add_output(headless, 1280, 720) : NULL;
 		if (out == NULL) {

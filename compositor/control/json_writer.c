@@ -1,3 +1,7 @@
+/*
+ * The JSON writer behind every control-socket answer (json_writer.h):
+ * pure, so a malformed answer is a bug here, never a client's doing.
+ */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>

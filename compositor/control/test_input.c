@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <wlr/backend/headless.h>
+#include <wlr/backend/multi.h>
 #include <wlr/types/wlr_pointer.h>
 #include <wlr/types/wlr_tablet_tool.h>
-#include "control/control_requests.h"
 #include "control/test_input.h"
 
 struct smtwc_test_input {
@@ -19,11 +19,27 @@ struct smtwc_test_input {
 	uint32_t time_msec; /* event times: increasing, not the clock's */
 };
 
+static void find_headless(struct wlr_backend *backend, void *data) {
+	if (wlr_backend_is_headless(backend)) {
+		*(struct wlr_backend **)data = backend;
+	}
+}
+
+struct wlr_backend *test_input_headless_backend(struct smtwc_server *server) {
+	struct wlr_backend *headless = NULL;
+	if (wlr_backend_is_multi(server->backend)) {
+		wlr_multi_for_each_backend(server->backend, find_headless, &headless);
+	} else {
+		find_headless(server->backend, &headless);
+	}
+	return headless;
+}
+
 static struct smtwc_test_input *test_input_get(struct smtwc_server *server) {
 	if (server->test_input != NULL) {
 		return server->test_input;
 	}
-	struct wlr_backend *headless = control_headless_backend(server);
+	struct wlr_backend *headless = test_input_headless_backend(server);
 	if (headless == NULL) {
 		return NULL;
 	}

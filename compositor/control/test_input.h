@@ -1,3 +1,8 @@
+/*
+ * Input devices for tests that no virtual-input protocol can make
+ * (touchpad gestures, a drawing tablet's pen), driven over the control
+ * socket on the headless backend only.
+ */
 #ifndef SMTWC_TEST_INPUT_H
 #define SMTWC_TEST_INPUT_H
 
@@ -15,5 +20,8 @@
 void test_input_answer(struct smtwc_server *server, const char *what, const char *args,
 	struct json_writer *w);
 void test_input_finish(struct smtwc_server *server);
+/* The headless backend the test facilities use (here and `output add` in
+ * control_requests.c), NULL on any other. */
+struct wlr_backend *test_input_headless_backend(struct smtwc_server *server);
 
 #endif

@@ -1,3 +1,7 @@
+/*
+ * Window decorations (xdg-decoration) and focus requests (xdg-activation):
+ * two small protocols that only set a view's state.
+ */
 #ifndef SMTWC_DECORATION_H
 #define SMTWC_DECORATION_H
 

@@ -1,3 +1,7 @@
+/*
+ * Taskbars and docks (wlr-foreign-toplevel-management) see and control
+ * the mapped windows through one handle per view.
+ */
 #ifndef SMTWC_FOREIGN_TOPLEVEL_H
 #define SMTWC_FOREIGN_TOPLEVEL_H
 

@@ -1,3 +1,7 @@
+/*
+ * Panels, wallpapers and lock screens (wlr-layer-shell): placed per
+ * output by this module, since wlroots 0.15 has no scene helper for them.
+ */
 #ifndef SMTWC_LAYER_SHELL_H
 #define SMTWC_LAYER_SHELL_H
 

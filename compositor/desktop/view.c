@@ -11,7 +11,6 @@
 #include "input/idle.h"
 #include "input/input_inhibit.h"
 #include "output/output.h"
-#include "ring/canvas.h"
 
 enum { CASCADE_STEP = 32, CASCADE_STEPS = 8 };
 
@@ -447,7 +446,8 @@ enum smtwc_node_kind *desktop_owner_at(struct smtwc_server *server, double lx,
 		wlr_scene_node_at(&server->scene->node, lx, ly, sx, sy);
 	if (node != NULL && node->type == WLR_SCENE_NODE_SURFACE) {
 		*surface = wlr_scene_surface_from_node(node)->surface;
-	} else if ((*surface = canvas_node_surface(node)) != NULL) {
+	} else if (node != NULL && server->stand_in_surface != NULL &&
+			(*surface = server->stand_in_surface(node)) != NULL) {
 		/* A ring canvas covers its surface from the same origin: the
 		 * input is the surface's, at the same coordinates. */
 		node = node->parent;

@@ -1,3 +1,7 @@
+/*
+ * xdg-shell, the protocol of almost every Wayland window: toplevels
+ * become views, popups are placed as the client's positioner asks.
+ */
 #ifndef SMTWC_XDG_SHELL_H
 #define SMTWC_XDG_SHELL_H
 

@@ -1,7 +1,15 @@
 /*
- * command_decode — the second gate for hostile bytes, after ring_reader's
- * framing. It sees only the reader's private copy of a command, so every
- * check here holds for what the executor later reads. One decode_<fixed>
+ * Security-critical: the second line of defence against a hostile client,
+ * after ring_reader.c. It defends the executor and pixman from values no
+ * honest client sends: every size is checked exactly against its element
+ * count (no read past the private copy), reserved fields and flags must be
+ * zero, ops/formats/colours/line widths are from the known sets, strides
+ * are bounded, and every coordinate is within +-SMT_COORD_MAX so later
+ * arithmetic cannot overflow int64. A command is refused whole, with an
+ * error naming its opcode and offset, before any pixel is touched
+ * (command_decode.h).
+ *
+ * One decode_<fixed>
  * function per row of the opcode table (smt-ring.h) does that opcode's
  * checks; the table gives the fixed part and element size, smt_decode the
  * order: fixed length, exact size against the count, then field checks.

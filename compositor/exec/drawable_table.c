@@ -1,3 +1,8 @@
+/*
+ * One client's drawable ids -> pixman images (drawable_table.h): ids
+ * index this client's array only, so naming another client's image is
+ * impossible, and every pixmap is charged to the client before it exists.
+ */
 #include "drawable_table.h"
 
 #include <stdlib.h>

@@ -1,3 +1,8 @@
+/*
+ * The executor's bounds checks on a client's image pools (pool_view.h):
+ * every image range is checked inside the one mapping, overflow-safe, so
+ * PUT_IMAGE_POOL can never read outside the memfd the glue mapped.
+ */
 #include "pool_view.h"
 
 #include <stdlib.h>

@@ -1,3 +1,7 @@
+/*
+ * Charging what a client holds to it and to the compositor's total under
+ * limits (resource_usage.h), so no client takes what the others need.
+ */
 #include <stdio.h>
 
 #include "resource_usage.h"

@@ -1,3 +1,15 @@
+/*
+ * Security-critical: the first code that reads a hostile client's shared
+ * memory (ring_reader.h). It defends against a client that rewrites the
+ * ring while the compositor reads it (Xen XSA-155's double fetch): head is
+ * read once per batch and must lie within one ring size after the tail,
+ * every index is masked, each header is copied out once and only the copy
+ * is trusted, control bytes are copied to private scratch before anything
+ * validates them; a command that wraps, runs past head or is too large is
+ * a fault (opcode, offset, reason), never a read out of bounds. The
+ * consumer position is kept privately and only published to a
+ * server-owned page.
+ */
 #include "ring_reader.h"
 
 #include <assert.h>

@@ -1,3 +1,7 @@
+/*
+ * What key bindings do, kept apart from the keyboard so that a binding's
+ * effect is one function per action.
+ */
 #ifndef SMTWC_ACTIONS_H
 #define SMTWC_ACTIONS_H
 

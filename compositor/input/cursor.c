@@ -17,7 +17,6 @@
 #include "input/input_inhibit.h"
 #include "input/keyboard.h"
 #include "input/pointer_constraints.h"
-#include "sched/ring_loop.h"
 
 enum { MIN_WINDOW_SIZE = 32 };
 
@@ -72,7 +71,7 @@ static void process_resize(struct smtwc_server *server) {
 static void notify_input(struct smtwc_server *server) {
 	struct wlr_seat_client *focused = server->seat->pointer_state.focused_client;
 	if (focused != NULL) {
-		ring_loop_client_input(server->transport, focused->client);
+		wl_signal_emit(&server->events.client_input, focused->client);
 	}
 }
 

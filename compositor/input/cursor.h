@@ -1,3 +1,7 @@
+/*
+ * The pointer: where motion and buttons go, and the compositor's own
+ * interactive moves and resizes.
+ */
 #ifndef SMTWC_CURSOR_H
 #define SMTWC_CURSOR_H
 

@@ -1,3 +1,6 @@
+/*
+ * Touchpad gestures, passed through to the client under the pointer.
+ */
 #ifndef SMTWC_GESTURES_H
 #define SMTWC_GESTURES_H
 

@@ -1,3 +1,6 @@
+/*
+ * Idle detection for idle daemons, and the inhibitors that hold it off.
+ */
 #ifndef SMTWC_IDLE_H
 #define SMTWC_IDLE_H
 

@@ -1,3 +1,8 @@
+/*
+ * Screen locking at wlroots 0.15: while a locker holds the input
+ * inhibitor, input goes to nobody else (every place that gives focus asks
+ * here).
+ */
 #ifndef SMTWC_INPUT_INHIBIT_H
 #define SMTWC_INPUT_INHIBIT_H
 

@@ -14,7 +14,6 @@
 #include "input/keyboard.h"
 #include "input/shortcuts_inhibit.h"
 #include "input/text_input.h"
-#include "sched/ring_loop.h"
 
 uint32_t keyboard_modifiers(struct smtwc_server *server) {
 	uint32_t mods = 0;
@@ -130,7 +129,7 @@ static void keyboard_handle_key(struct wl_listener *listener, void *data) {
 	struct wlr_seat_client *focused = server->seat->keyboard_state.focused_client;
 	if (focused != NULL) {
 		/* The seed's input boost: whoever gets the key answers it first. */
-		ring_loop_client_input(server->transport, focused->client);
+		wl_signal_emit(&server->events.client_input, focused->client);
 	}
 }
 

@@ -1,3 +1,7 @@
+/*
+ * Keyboards: keymap, repeat, the compositor's bindings before clients
+ * see a key, and which client gets the keys.
+ */
 #ifndef SMTWC_KEYBOARD_H
 #define SMTWC_KEYBOARD_H
 

@@ -1,3 +1,7 @@
+/*
+ * Pointer locking and confinement, and relative motion, for games, VMs
+ * and remote desktops.
+ */
 #ifndef SMTWC_POINTER_CONSTRAINTS_H
 #define SMTWC_POINTER_CONSTRAINTS_H
 

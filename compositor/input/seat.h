@@ -1,3 +1,7 @@
+/*
+ * The seat: every input device, the cursor image, clipboard and
+ * drag-and-drop, created in one place.
+ */
 #ifndef SMTWC_SEAT_H
 #define SMTWC_SEAT_H
 

@@ -1,3 +1,7 @@
+/*
+ * Letting a VM or remote-desktop viewer with the keyboard receive the
+ * compositor's own key combinations.
+ */
 #ifndef SMTWC_SHORTCUTS_INHIBIT_H
 #define SMTWC_SHORTCUTS_INHIBIT_H
 

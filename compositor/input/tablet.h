@@ -1,3 +1,7 @@
+/*
+ * Drawing tablets: tablet-v2 for clients that bind it, an emulated
+ * pointer for the rest.
+ */
 #ifndef SMTWC_TABLET_H
 #define SMTWC_TABLET_H
 

@@ -1,3 +1,7 @@
+/*
+ * Input methods: the relay between text fields (text-input-v3) and one
+ * input method (input-method-v2).
+ */
 #ifndef SMTWC_TEXT_INPUT_H
 #define SMTWC_TEXT_INPUT_H
 

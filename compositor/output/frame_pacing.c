@@ -1,3 +1,7 @@
+/*
+ * Skipping frames of idle outputs (frame_pacing.h says why and when it
+ * is safe).
+ */
 #include <stdlib.h>
 #include <wlr/types/wlr_compositor.h>
 #include <wlr/types/wlr_output_damage.h>

@@ -12,7 +12,6 @@
 #include "output/render.h"
 #include "desktop/layer_shell.h"
 #include "desktop/view.h"
-#include "ring/canvas.h"
 
 static void output_handle_frame(struct wl_listener *listener, void *data) {
 	struct smtwc_output *output = wl_container_of(listener, output, frame);
@@ -22,7 +21,7 @@ static void output_handle_frame(struct wl_listener *listener, void *data) {
 		return;
 	}
 	/* Canvases presented since the last frame are in this one. */
-	canvases_output_frame(output);
+	wl_signal_emit(&output->server->events.output_frame, output);
 	/* Renders only if something was damaged; an idle desktop costs nothing. */
 	output_render_frame(scene_output, &output->server->render);
 	struct timespec now;
@@ -39,8 +38,11 @@ static void output_handle_present(struct wl_listener *listener, void *data) {
 	} else {
 		clock_gettime(CLOCK_MONOTONIC, &when);
 	}
-	canvases_output_presented(output,
-		(uint64_t)when.tv_sec * 1000000000u + (uint64_t)when.tv_nsec);
+	struct smtwc_output_presented presented = {
+		.output = output,
+		.when_ns = (uint64_t)when.tv_sec * 1000000000u + (uint64_t)when.tv_nsec,
+	};
+	wl_signal_emit(&output->server->events.output_presented, &presented);
 }
 
 static void output_handle_destroy(struct wl_listener *listener, void *data) {

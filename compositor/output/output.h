@@ -1,3 +1,7 @@
+/*
+ * Outputs (monitors): their configuration, their place in the layout, and
+ * the frame events that render them.
+ */
 #ifndef SMTWC_OUTPUT_H
 #define SMTWC_OUTPUT_H
 
@@ -17,6 +21,12 @@ struct smtwc_output {
 	struct wl_listener frame;
 	struct wl_listener present;
 	struct wl_listener destroy;
+};
+
+/* server->events.output_presented's data. */
+struct smtwc_output_presented {
+	struct smtwc_output *output;
+	uint64_t when_ns; /* CLOCK_MONOTONIC */
 };
 
 void output_handle_new(struct wl_listener *listener, void *data);

@@ -1,3 +1,7 @@
+/*
+ * Screens turned off and on by idle daemons (DPMS through
+ * wlr-output-power-management).
+ */
 #ifndef SMTWC_OUTPUT_POWER_H
 #define SMTWC_OUTPUT_POWER_H
 

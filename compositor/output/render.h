@@ -1,3 +1,8 @@
+/*
+ * Rendering an output's frame with occlusion culling (render.c says why
+ * wlroots 0.15's own scene render is not enough). The server embeds the
+ * settings and counters, so this header sits below every module.
+ */
 #ifndef SMTWC_OUTPUT_RENDER_H
 #define SMTWC_OUTPUT_RENDER_H
 

@@ -224,7 +224,8 @@ void canvas_present(struct smtwc_ring *ring, uint32_t canvas_id,
 	}
 }
 
-void canvases_output_frame(struct smtwc_output *output) {
+/* Before a frame is rendered: the PRESENTs it shows are in flight. */
+static void canvases_output_frame(struct smtwc_output *output) {
 	struct wlr_box box = output_layout_box(output);
 	struct smtwc_canvas *canvas;
 	wl_list_for_each(canvas, &output->server->transport->canvases, link) {
@@ -245,7 +246,7 @@ void canvases_output_frame(struct smtwc_output *output) {
 	}
 }
 
-void canvases_output_presented(struct smtwc_output *output, uint64_t when_ns) {
+static void canvases_output_presented(struct smtwc_output *output, uint64_t when_ns) {
 	struct smtwc_canvas *canvas;
 	wl_list_for_each(canvas, &output->server->transport->canvases, link) {
 		if (canvas->inflight && canvas->inflight_output == output->wlr_output) {
@@ -563,10 +564,35 @@ uint64_t canvases_bytes(struct smtwc_ring *ring) {
 	return total;
 }
 
-struct wlr_surface *canvas_node_surface(struct wlr_scene_node *node) {
+/* The surface whose content a canvas scene node shows (input goes there). */
+static struct wlr_surface *canvas_node_surface(struct wlr_scene_node *node) {
 	if (node == NULL || node->type != WLR_SCENE_NODE_BUFFER || node->data == NULL) {
 		return NULL;
 	}
 	struct smtwc_canvas *canvas = node->data;
 	return canvas->kind == SMTWC_NODE_CANVAS ? canvas->surface : NULL;
+}
+
+static void canvases_handle_output_frame(struct wl_listener *listener, void *data) {
+	canvases_output_frame(data);
+}
+
+static void canvases_handle_output_presented(struct wl_listener *listener, void *data) {
+	const struct smtwc_output_presented *event = data;
+	canvases_output_presented(event->output, event->when_ns);
+}
+
+void canvases_listen(struct smtwc_transport *transport) {
+	struct smtwc_server *server = transport->server;
+	transport->output_frame.notify = canvases_handle_output_frame;
+	wl_signal_add(&server->events.output_frame, &transport->output_frame);
+	transport->output_presented.notify = canvases_handle_output_presented;
+	wl_signal_add(&server->events.output_presented, &transport->output_presented);
+	server->stand_in_surface = canvas_node_surface;
+}
+
+void canvases_unlisten(struct smtwc_transport *transport) {
+	wl_list_remove(&transport->output_frame.link);
+	wl_list_remove(&transport->output_presented.link);
+	transport->server->stand_in_surface = NULL;
 }

@@ -1,3 +1,7 @@
+/*
+ * smt_canvas_v1: the compositor-owned image a ring client draws into for
+ * one wl_surface, and how a PRESENT reaches the screen.
+ */
 #ifndef SMTWC_TRANSPORT_CANVAS_H
 #define SMTWC_TRANSPORT_CANVAS_H
 
@@ -7,7 +11,7 @@
 #include <wayland-server-core.h>
 
 struct smtwc_ring;
-struct smtwc_output;
+struct smtwc_transport;
 struct smtwc_canvas_buffer;
 
 /*
@@ -51,11 +55,11 @@ void canvas_present(struct smtwc_ring *ring, uint32_t canvas_id,
 	const pixman_region32_t *damage, uint32_t serial);
 void canvases_ring_destroyed(struct smtwc_ring *ring);
 uint64_t canvases_bytes(struct smtwc_ring *ring);
-/* The surface whose content a canvas scene node shows (input goes there). */
-struct wlr_surface *canvas_node_surface(struct wlr_scene_node *node);
 
-/* Output hooks: before a frame is rendered, and when it was shown. */
-void canvases_output_frame(struct smtwc_output *output);
-void canvases_output_presented(struct smtwc_output *output, uint64_t when_ns);
+/* Listens to the outputs' frames (server->events: a PRESENT is reported
+ * once the frame that shows it was shown) and tells the desktop which
+ * surface a canvas node stands in for (server->stand_in_surface). */
+void canvases_listen(struct smtwc_transport *transport);
+void canvases_unlisten(struct smtwc_transport *transport);
 
 #endif

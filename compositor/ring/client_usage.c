@@ -1,47 +1,25 @@
+/*
+ * Per-connection accounting of what a client holds through smt-ring-v1
+ * (fds, rings, pools, memory) against the [limits] settings and the
+ * compositor's total (client_usage.h).
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <wlr/util/log.h>
+#include "fd_limit.h"
 #include "server.h"
 #include "ring/client_usage.h"
 #include "ring/ring.h"
-
-/* The soft limit the compositor started with: what launched programs get
- * back (fd_limit_restore_for_child), since some still use select(2). */
-static struct rlimit started_with;
-static bool raised;
 
 /* fds this process may still open for clients: the soft limit, raised to
  * the hard one, less the headroom kept for new connections, the
  * compositor's own files and fds in flight in requests. */
 static uint64_t fd_budget(int headroom) {
-	struct rlimit lim;
-	if (getrlimit(RLIMIT_NOFILE, &lim) == 0) {
-		if (!raised) {
-			started_with = lim;
-			raised = true;
-		}
-		if (lim.rlim_cur < lim.rlim_max) {
-			struct rlimit up = { lim.rlim_max, lim.rlim_max };
-			if (setrlimit(RLIMIT_NOFILE, &up) == 0) {
-				lim = up;
-			} else {
-				wlr_log_errno(WLR_ERROR, "cannot raise RLIMIT_NOFILE to %llu",
-					(unsigned long long)lim.rlim_max);
-			}
-		}
-	} else {
-		lim.rlim_cur = 1024;
-	}
-	uint64_t soft = lim.rlim_cur == RLIM_INFINITY ? 1u << 20 : lim.rlim_cur;
+	rlim_t cur = fd_limit_raise();
+	uint64_t soft = cur == RLIM_INFINITY ? 1u << 20 : cur;
 	/* A headroom above the limit itself still leaves clients a half. */
 	return soft > (uint64_t)headroom + 64 ? soft - (uint64_t)headroom : soft / 2;
-}
-
-void fd_limit_restore_for_child(void) {
-	if (raised) {
-		setrlimit(RLIMIT_NOFILE, &started_with);
-	}
 }
 
 void client_usage_init_total(struct smtwc_transport *transport) {

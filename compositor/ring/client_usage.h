@@ -35,8 +35,4 @@ bool client_usage_charge(struct smtwc_client_usage *cu, enum smt_resource r, uin
 	struct wl_resource *resource, uint32_t code, const char *request);
 void client_usage_release(struct smtwc_client_usage *cu, enum smt_resource r, uint64_t n);
 
-/* In a launched program before exec: the fd soft limit the compositor
- * started with (some programs still use select(2)). */
-void fd_limit_restore_for_child(void);
-
 #endif

@@ -1,3 +1,8 @@
+/*
+ * Pool and canvas requests applied in stream order, inside the ring's
+ * scheduled slices rather than in the request handler (ordered_request.h
+ * says why: an unbounded drain let one client stall all the others).
+ */
 #include "ring/ordered_request.h"
 #include "ring/ring.h"
 #include "monotonic_clock.h"

@@ -493,6 +493,7 @@ struct smtwc_transport *transport_create(struct smtwc_server *server) {
 	transport->sched_slice_ns = (uint64_t)server->config.scheduler.slice_ms * 1000000u;
 	transport->global = wl_global_create(server->display, &smt_ring_manager_v1_interface,
 		1, transport, manager_bind);
+	canvases_listen(transport);
 	return transport;
 }
 
@@ -501,6 +502,7 @@ void transport_destroy(struct smtwc_transport *transport) {
 		return;
 	}
 	wl_global_destroy(transport->global);
+	canvases_unlisten(transport);
 	ring_loop_finish(transport);
 	munmap(transport->global_status, SMT_STATUS_MAP_SIZE);
 	close(transport->global_status_fd);

@@ -27,6 +27,10 @@ struct smtwc_transport {
 	struct smt_usage total;  /* every client's usage (client_usage.h) */
 	struct wl_list clients;  /* smtwc_client_usage.link */
 	uint64_t sleeps, sleeps_avoided;
+	/* The window system's events (server.h) that rings act on. */
+	struct wl_listener output_frame;     /* canvas.c */
+	struct wl_listener output_presented; /* canvas.c */
+	struct wl_listener client_input;     /* sched/ring_loop.c */
 };
 
 struct smtwc_ring {

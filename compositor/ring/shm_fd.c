@@ -1,3 +1,12 @@
+/*
+ * Security-critical: every fd of client memory the compositor maps goes
+ * through here (shm_fd.h). It defends the compositor against SIGBUS and
+ * against writes into its state: a client memfd is mapped only if it is
+ * sealed against shrinking (F_SEAL_SHRINK) and at least the declared size,
+ * so truncating it later cannot fault an access (Hyprland #7518), and it is
+ * mapped read-only; the pages the compositor shares are sealed against
+ * resizing and any future writable mapping, so clients can only read them.
+ */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>

@@ -8,7 +8,6 @@
  */
 #include <poll.h>
 #include <stdlib.h>
-#include "control/json_writer.h"
 #include "server.h"
 #include "ring/ring.h"
 #include "sched/ring_loop.h"
@@ -25,6 +24,8 @@ static void params_from_config(const struct smtwc_scheduler_config *c,
 #undef FROM_CONFIG_
 }
 
+static void ring_loop_handle_client_input(struct wl_listener *listener, void *data);
+
 bool ring_loop_init(struct smtwc_transport *transport) {
 	struct smt_sched_params params;
 	params_from_config(&transport->server->config.scheduler, &params);
@@ -35,10 +36,16 @@ bool ring_loop_init(struct smtwc_transport *transport) {
 		smt_sched_params_default(&params);
 		transport->sched = smt_sched_create(&params);
 	}
-	return transport->sched != NULL;
+	if (transport->sched == NULL) {
+		return false;
+	}
+	transport->client_input.notify = ring_loop_handle_client_input;
+	wl_signal_add(&transport->server->events.client_input, &transport->client_input);
+	return true;
 }
 
 void ring_loop_finish(struct smtwc_transport *transport) {
+	wl_list_remove(&transport->client_input.link);
 	smt_sched_destroy(transport->sched);
 	transport->sched = NULL;
 }
@@ -200,7 +207,11 @@ void ring_loop_woke(struct smtwc_transport *transport) {
 	smt_global_wake(transport->global_status);
 }
 
-void ring_loop_client_input(struct smtwc_transport *transport, struct wl_client *client) {
+/* server->events.client_input: pointer or keyboard input was sent to this
+ * client; its rings get the scheduler's input boost. */
+static void ring_loop_handle_client_input(struct wl_listener *listener, void *data) {
+	struct smtwc_transport *transport = wl_container_of(listener, transport, client_input);
+	struct wl_client *client = data;
 	if (client == NULL) {
 		return;
 	}
@@ -211,22 +222,6 @@ void ring_loop_client_input(struct smtwc_transport *transport, struct wl_client 
 			smt_sched_input(transport->sched, ring->sched_client, now);
 		}
 	}
-}
-
-void ring_loop_write_client_sched(struct smtwc_ring *ring, struct json_writer *w) {
-	struct smt_sched_stats st;
-	smt_sched_client_stats(ring->transport->sched, ring->sched_client, monotonic_now_ns(), &st);
-	json_int(w, "priority", st.priority);
-	json_bool(w, "ready", st.ready);
-	json_uint(w, "inputs", st.inputs);
-	json_uint(w, "boosts", st.boosts);
-	json_uint(w, "penalties", st.penalties);
-	json_uint(w, "praises", st.praises);
-	json_uint(w, "lone_slices", st.lone_slices);
-	json_double(w, "wait_max_ms", (double)st.wait_max_ns / 1e6);
-	json_double(w, "wait_mean_ms", st.slices != 0
-		? (double)st.wait_total_ns / (double)st.slices / 1e6 : 0.0);
-	json_double(w, "sched_time_ms", (double)st.run_ns / 1e6);
 }
 
 void ring_loop_config_changed(struct smtwc_transport *transport) {

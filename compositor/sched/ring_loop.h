@@ -14,8 +14,6 @@
 
 struct smtwc_transport;
 
-struct wl_client;
-
 bool ring_loop_init(struct smtwc_transport *transport);
 void ring_loop_finish(struct smtwc_transport *transport);
 /* Returns true when some ring still has work. */
@@ -24,13 +22,6 @@ bool ring_loop_run_slice(struct smtwc_transport *transport);
 bool ring_loop_prepare_sleep(struct smtwc_transport *transport);
 void ring_loop_woke(struct smtwc_transport *transport);
 
-struct smtwc_ring;
-struct json_writer;
-/* The scheduler's view of a client, for the control socket. */
-void ring_loop_write_client_sched(struct smtwc_ring *ring, struct json_writer *w);
-/* Pointer or keyboard input was sent to this client: its rings get the
- * scheduler's input boost. */
-void ring_loop_client_input(struct smtwc_transport *transport, struct wl_client *client);
 /* The [scheduler] settings changed (smtctl set): apply them now. */
 void ring_loop_config_changed(struct smtwc_transport *transport);
 

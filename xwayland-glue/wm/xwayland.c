@@ -1,8 +1,13 @@
 /*
+ * X applications in the session: Xwayland started lazily on the first X
+ * connection, X toplevels managed as views, override-redirect windows
+ * (menus, tooltips) shown where X puts them, above every window.
+ *
  * The X window manager side. wlroots' xwm speaks X to Xwayland; this module
  * turns its surfaces into views. If Xwayland dies, wlroots re-arms the lazy
  * socket and the next X client starts a new server: the compositor and its
- * Wayland clients never notice.
+ * Wayland clients never notice. It plugs into the compositor as an
+ * extension (compositor/extension.h); the compositor does not know it.
  */
 #include <stdlib.h>
 #include <wlr/types/wlr_scene.h>
@@ -13,8 +18,8 @@
 #include "input/cursor.h"
 #include "output/output.h"
 #include "server.h"
+#include "extension.h"
 #include "x11ring_session.h"
-#include "xwayland.h"
 
 struct smtwc_xwayland {
 	struct wlr_xwayland *wlr;
@@ -437,7 +442,8 @@ static void xwayland_handle_ready(struct wl_listener *listener, void *data) {
 	wlr_log(WLR_INFO, "Xwayland is ready on DISPLAY=%s", xw->wlr->display_name);
 }
 
-bool xwayland_init(struct smtwc_server *server) {
+/* Sets DISPLAY for everything the compositor launches afterwards. */
+static bool xwayland_init(struct smtwc_server *server) {
 	struct smtwc_xwayland *xw = calloc(1, sizeof(*xw));
 	if (xw == NULL) {
 		return false;
@@ -462,7 +468,7 @@ bool xwayland_init(struct smtwc_server *server) {
 	return true;
 }
 
-void xwayland_finish(struct smtwc_server *server) {
+static void xwayland_finish(struct smtwc_server *server) {
 	struct smtwc_xwayland *xw = server->xwayland;
 	if (xw == NULL) {
 		return;
@@ -474,3 +480,9 @@ void xwayland_finish(struct smtwc_server *server) {
 	free(xw);
 	server->xwayland = NULL;
 }
+
+const struct smtwc_extension smtwc_xwayland_extension = {
+	.name = "Xwayland (X applications)",
+	.init = xwayland_init,
+	.finish = xwayland_finish,
+};

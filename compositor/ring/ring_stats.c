@@ -1,0 +1,54 @@
+/*
+ * Copies the transport's counters into ring_stats.h's structs for the
+ * control socket, so that control/ knows no ring internals.
+ */
+#include <wayland-server-core.h>
+#include "ring/canvas.h"
+#include "ring/client_usage.h"
+#include "ring/pool.h"
+#include "ring/ring.h"
+#include "ring/ring_stats.h"
+#include "monotonic_clock.h"
+
+void transport_stats(struct smtwc_transport *transport, struct smtwc_transport_stats *out) {
+	*out = (struct smtwc_transport_stats){
+		.rings = wl_list_length(&transport->rings),
+		.sleeps = transport->sleeps,
+		.sleeps_avoided = transport->sleeps_avoided,
+		.total_fds = transport->total.used[SMT_RES_FDS],
+		.total_fds_max = transport->total.max[SMT_RES_FDS],
+		.total_memory = transport->total.used[SMT_RES_MEMORY],
+		.total_memory_max = transport->total.max[SMT_RES_MEMORY],
+	};
+}
+
+void transport_for_each_ring_stats(struct smtwc_transport *transport,
+		void (*fn)(const struct smtwc_ring_stats *stats, void *data), void *data) {
+	struct smtwc_ring *ring;
+	wl_list_for_each(ring, &transport->rings, link) {
+		const struct smt_usage *u = &ring->usage->usage;
+		struct smtwc_ring_stats st = {
+			.client = ring->client,
+			.pid = ring->pid,
+			.shared = ring->shared,
+			.slices = ring->slices,
+			.exec_ns = ring->exec_ns,
+			.commands = ring->commands,
+			.bytes = ring->bytes,
+			.wakeups_from_client = ring->wakeups_from_client,
+			.wakeups_to_client = ring->wakeups_to_client,
+			.ring_bytes = ring->ring_map_size,
+			.pool_bytes = pools_mapped_bytes(ring),
+			.canvas_bytes = canvases_bytes(ring),
+			.pixmap_bytes = smt_exec_pixmap_bytes(ring->exec),
+			.pixmaps = smt_exec_pixmap_count(ring->exec),
+			.client_fds = u->used[SMT_RES_FDS],
+			.client_rings = u->used[SMT_RES_RINGS],
+			.client_pools = u->used[SMT_RES_POOLS],
+			.client_memory = u->used[SMT_RES_MEMORY],
+		};
+		smt_sched_client_stats(transport->sched, ring->sched_client, monotonic_now_ns(),
+			&st.sched);
+		fn(&st, data);
+	}
+}
