@@ -76,7 +76,7 @@ bool ring_has_work(struct smtwc_ring *ring) {
 	if (ring->dead) {
 		return false;
 	}
-	if (ordered_requests_ready(ring)) {
+	if (ring->presenting != NULL || ordered_requests_ready(ring)) {
 		return true;
 	}
 	if (ring->shared && smt_ring_reader_has_work(&ring->reader)) {
@@ -133,10 +133,16 @@ bool ring_run(struct smtwc_ring *ring, const struct smt_exec_budget *budget) {
 	uint64_t start = monotonic_now_ns();
 	ring->slices++;
 	for (;;) {
+		/* A PRESENT's copy first: the commands after it may already draw
+		 * the next frame into the canvas, and requests after it (a resize
+		 * or destroy of that canvas) wait for it like for any command. */
+		if (!canvas_present_resume(ring, budget->deadline_ns)) {
+			break;
+		}
 		struct smt_exec_result out;
 		enum smt_exec_stop stop = ring_run_once(ring, budget, &out);
 		bool again = ring_account(ring, stop, &out);
-		if (stop != SMT_EXEC_ERROR) {
+		if (stop != SMT_EXEC_ERROR && ring->presenting == NULL) {
 			/* Requests waiting for the commands that just ran. */
 			ordered_requests_apply_ready(ring, budget->deadline_ns);
 		}

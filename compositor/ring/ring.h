@@ -14,6 +14,7 @@
 #include "sched.h"
 
 struct smtwc_server;
+struct smtwc_canvas;
 
 struct smtwc_transport {
 	struct smtwc_server *server;
@@ -59,6 +60,9 @@ struct smtwc_ring {
 	struct wl_list canvases; /* smtwc_canvas.ring_link */
 	struct wl_list ordered;  /* smtwc_ordered_request.link */
 	int ordered_count;
+	/* The canvas whose PRESENT is being copied, or NULL: until the copy
+	 * is complete the ring runs nothing else (canvas.h). */
+	struct smtwc_canvas *presenting;
 	bool dead;
 	struct wl_event_source *kill_source;
 
@@ -71,7 +75,8 @@ struct smtwc_transport *transport_create(struct smtwc_server *server);
 void transport_destroy(struct smtwc_transport *transport);
 
 /* Executes commands of one ring within the budget. Returns true when the
- * ring still has work. PRESENTs are shown as they execute. */
+ * ring still has work. A PRESENT is shown once its copy, in bands under
+ * the budget like any command, is complete. */
 bool ring_run(struct smtwc_ring *ring, const struct smt_exec_budget *budget);
 bool ring_has_work(struct smtwc_ring *ring);
 

@@ -15,10 +15,11 @@
  * Resource attacks: ring-flood, pool-flood, canvas-huge, canvas-grow,
  * memory-rings (each must be refused with a LIMIT error naming the limit),
  * drain-stall (requests that need hours of queued work must not run it),
+ * present-split (other clients are answered while a huge PRESENT copies),
  * hold-memory N (keeps N 64 MiB pixmaps until killed).
  *
  * For tests/bench/hostile: big-fill SECONDS (ring-full with 4096x4096
- * fills), drain-attack SECONDS, hold-fds N (a ring and N pools until
+ * fills), drain-attack SECONDS, present-attack SECONDS, hold-fds N (a ring and N pools until
  * killed), sync-probe SECONDS (wl_display round trips, "SYNC n= p50= ...").
  *
  * Exit status: 0 when the compositor answered as the rule requires (the
@@ -1150,6 +1151,132 @@ static int case_hold_fds(struct hostile *h, int pools) {
 	return 0;
 }
 
+/* ---- PRESENT of a huge canvas ----------------------------------------- */
+
+/* A canvas within every configured client limit (8 bytes a pixel: 155 MiB;
+ * tests/bench/hostile allows 160): a full-damage PRESENT copies 77 MiB. */
+#define PRESENT_SIDE 4500
+
+struct presents {
+	uint32_t last_serial; /* of the newest presented event */
+	uint64_t events;      /* presented events, and sync dones, in order */
+	uint64_t presented_at, synced_at;
+};
+
+static void canvas_presented(void *data, struct smt_canvas_v1 *canvas, uint32_t serial,
+		uint32_t exec_hi, uint32_t exec_lo, uint32_t display_hi, uint32_t display_lo) {
+	struct presents *p = data;
+	p->last_serial = serial;
+	p->presented_at = ++p->events;
+}
+static const struct smt_canvas_v1_listener canvas_listener = { canvas_presented };
+
+static void sync_done(void *data, struct wl_callback *cb, uint32_t time) {
+	struct presents *p = data;
+	p->synced_at = ++p->events;
+	wl_callback_destroy(cb);
+}
+static const struct wl_callback_listener sync_listener = { sync_done };
+
+/* A ring and a PRESENT_SIDE canvas on a surface never shown (its PRESENTs
+ * are reported as soon as their copy is done). */
+static struct smt_canvas_v1 *create_present_canvas(struct hostile *h, struct presents *p) {
+	create_good_ring(h, 1u << 20);
+	struct wl_surface *surface = wl_compositor_create_surface(h->compositor);
+	struct smt_canvas_v1 *canvas = smt_ring_v1_get_canvas(h->ring, 1, surface,
+		PRESENT_SIDE, PRESENT_SIDE);
+	smt_canvas_v1_add_listener(canvas, &canvas_listener, p);
+	return wl_display_roundtrip(h->display) < 0 ? NULL : canvas;
+}
+
+static void emit_present(struct hostile *h, uint32_t serial) {
+	uint8_t buf[64];
+	emit(h, buf, smt_encode_present(buf, 1, serial, 0, NULL));
+}
+
+/* A PRESENT's copy runs in bands over the ring's slices, and the event
+ * loop runs between them: once this ring's tail is past a full-damage
+ * PRESENT (its copy has begun), a second connection's round trip, then
+ * one on this connection, are answered before the PRESENT is reported.
+ * A copy in one piece reports it before it reads either request, so the
+ * order never comes out so. Repeated: the round trips must get in while
+ * the copy lasts, which a descheduled client can miss now and then. */
+static int case_present_split(struct hostile *h) {
+	struct presents p = { 0 };
+	if (create_present_canvas(h, &p) == NULL) {
+		fprintf(stderr, "smt-hostile: get_canvas refused\n");
+		return 1;
+	}
+	struct hostile v = { .status_fd = -1, .global_fd = -1, .server_efd = -1, .client_efd = -1 };
+	v.display = wl_display_connect(NULL);
+	if (v.display == NULL) {
+		fputs("smt-hostile: the victim cannot connect\n", stderr);
+		return 1;
+	}
+	const int trials = 8;
+	int between = 0;
+	for (uint32_t serial = 1; serial <= (uint32_t)trials; serial++) {
+		emit_present(h, serial);
+		uint64_t after = h->head;
+		kick(h);
+		double end = now_ms() + HANG_MS;
+		while (atomic_load_explicit(&h->status->tail, memory_order_acquire) < after) {
+			if (ring_dead(h) || now_ms() > end) {
+				fprintf(stderr, "smt-hostile: the PRESENT did not run\n");
+				return 1;
+			}
+			usleep(100);
+		}
+		if (wl_display_roundtrip(v.display) < 0) {
+			fputs("smt-hostile: the victim's round trip failed\n", stderr);
+			return 1;
+		}
+		struct wl_callback *cb = wl_display_sync(h->display);
+		wl_callback_add_listener(cb, &sync_listener, &p);
+		p.synced_at = 0;
+		while (p.synced_at == 0 || p.last_serial != serial) {
+			if (wl_display_dispatch(h->display) < 0) {
+				fputs("smt-hostile: the connection died\n", stderr);
+				return 1;
+			}
+		}
+		bool split = p.synced_at < p.presented_at;
+		between += split;
+		printf("PRESENT %u: round trips answered %s it was reported\n", serial,
+			split ? "before" : "after");
+	}
+	if (between == 0) {
+		fprintf(stderr, "smt-hostile: no round trip answered during a PRESENT's copy\n");
+		return 1;
+	}
+	printf("PRESENT_SPLIT: round trips answered during %d of %d copies\n", between, trials);
+	return 0;
+}
+
+/* For tests/bench/hostile: a 1 MiB ring kept full of full-damage PRESENTs
+ * of the huge canvas (each a 77 MiB copy) for `seconds`. */
+static int case_present_attack(struct hostile *h, double seconds) {
+	struct presents p = { 0 };
+	if (create_present_canvas(h, &p) == NULL) {
+		return 1;
+	}
+	printf("PRESENT_ATTACK started\n"); /* the benchmark waits for this line */
+	fflush(stdout);
+	uint32_t serial = 0;
+	double end = now_ms() + seconds * 1000;
+	while (now_ms() < end && !ring_dead(h)) {
+		uint64_t tail = atomic_load_explicit(&h->status->tail, memory_order_acquire);
+		while (h->head + 64 - tail <= h->area_size) {
+			emit_present(h, ++serial);
+		}
+		kick(h);
+		if (!wait_event(h, 2)) {
+			return 1;
+		}
+	}
+	return ring_dead(h) ? 1 : 0;
+}
+
 static int run_new_case(struct hostile *h, const char *name, const char *arg, bool *handled) {
 	*handled = true;
 	double secs = arg ? atof(arg) : 5;
@@ -1187,6 +1314,10 @@ static int run_new_case(struct hostile *h, const char *name, const char *arg, bo
 		return case_sync_probe(h, secs);
 	} else if (strcmp(name, "drain-attack") == 0) {
 		return case_drain_attack(h, secs);
+	} else if (strcmp(name, "present-split") == 0) {
+		return case_present_split(h);
+	} else if (strcmp(name, "present-attack") == 0) {
+		return case_present_attack(h, secs);
 	} else if (strcmp(name, "hold-fds") == 0) {
 		return case_hold_fds(h, arg ? atoi(arg) : 1);
 	} else if (strcmp(name, "echo-probe") == 0 || strcmp(name, "echo-probe-v") == 0) {
