@@ -27,6 +27,7 @@ struct smtwc_transport {
 	uint64_t sched_slice_ns;
 	struct smt_usage total;  /* every client's usage (client_usage.h) */
 	struct wl_list clients;  /* smtwc_client_usage.link */
+	struct wl_list reclaims; /* heap_reclaim.link: gone rings' pixmaps */
 	uint64_t sleeps, sleeps_avoided;
 };
 
