@@ -73,6 +73,9 @@ CASES = {
     # a full-damage PRESENT of a 4500x4500 canvas copies in bands: other
     # connections' round trips are answered before it is reported
     "present-split": "PRESENT_SPLIT",
+    # socket path: a command split over two submits runs after a request
+    # sent between its pieces (create_pool: found; destroy: bad_pool)
+    "split-around-request": "SPLIT_COMMAND ordered after the request",
 }
 
 

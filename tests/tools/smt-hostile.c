@@ -1151,6 +1151,95 @@ static int case_hold_fds(struct hostile *h, int pools) {
 	return 0;
 }
 
+/* ---- a command split around a request (socket path) ------------------ */
+
+static void split_fence(void *data, struct smt_ring_v1 *ring, uint32_t hi, uint32_t lo) {
+	*(uint64_t *)data = (uint64_t)hi << 32 | lo;
+}
+static void split_status(void *data, struct smt_ring_v1 *ring, int32_t status_fd,
+		int32_t global_fd) {
+	close(status_fd);
+	close(global_fd);
+}
+static const struct smt_ring_v1_listener split_listener = { split_status, split_fence };
+
+static void submit_bytes(struct smt_ring_v1 *ring, const void *bytes, size_t len) {
+	struct wl_array a;
+	wl_array_init(&a);
+	memcpy(wl_array_add(&a, len), bytes, len);
+	smt_ring_v1_submit(ring, &a);
+	wl_array_release(&a);
+}
+
+static void split_create_pool(struct hostile *h, struct smt_ring_v1 *ring);
+
+/* On a new socket ring (with pool 1 first if pool_first), submits a
+ * PUT_IMAGE_POOL of pool 1 in two pieces with `between` sent between
+ * them, then a FENCE. */
+static struct smt_ring_v1 *split_put(struct hostile *h, uint64_t *fence, bool pool_first,
+		void (*between)(struct hostile *h, struct smt_ring_v1 *ring)) {
+	struct smt_ring_v1 *ring = smt_ring_manager_v1_create_socket_ring(h->manager);
+	smt_ring_v1_add_listener(ring, &split_listener, fence);
+	if (pool_first) {
+		split_create_pool(h, ring);
+	}
+	uint8_t buf[256];
+	size_t n = smt_encode_create_pixmap(buf, 1, 16, 16, SMT_FORMAT_ARGB8888);
+	n += smt_encode_set_target(buf + n, 1);
+	submit_bytes(ring, buf, n);
+	struct smt_cmd_put_image_pool put = { { SMT_OP_PUT_IMAGE_POOL, 0, sizeof(put) }, 1,
+		SMT_FORMAT_ARGB8888, 0, 64, 16, 16, 0, 0, 0 };
+	submit_bytes(ring, &put, 12);
+	between(h, ring);
+	memcpy(buf, (const uint8_t *)&put + 12, sizeof(put) - 12);
+	n = sizeof(put) - 12 + smt_encode_fence(buf + sizeof(put) - 12, 1);
+	submit_bytes(ring, buf, n);
+	return ring;
+}
+
+static void split_create_pool(struct hostile *h, struct smt_ring_v1 *ring) {
+	int fd = make_memfd(4096, F_SEAL_SHRINK);
+	h->pool = smt_ring_v1_create_pool(ring, 1, fd, 4096);
+	close(fd);
+}
+
+static void split_destroy_pool(struct hostile *h, struct smt_ring_v1 *ring) {
+	smt_pool_v1_destroy(h->pool);
+}
+
+/* A command counts as published when its last byte is (docs/protocol.md):
+ * split over two submits with create_pool between the pieces it runs after
+ * the pool exists; with smt_pool_v1.destroy between them, after the pool
+ * is gone (bad_pool). */
+static int case_split_around_request(struct hostile *h) {
+	uint64_t fence = 0;
+	split_put(h, &fence, false, split_create_pool);
+	double end = now_ms() + HANG_MS;
+	while (fence != 1) {
+		if (wl_display_roundtrip(h->display) < 0 || now_ms() > end) {
+			fprintf(stderr, "smt-hostile: the command split around create_pool "
+				"failed or never ran\n");
+			return 1;
+		}
+	}
+	printf("split around create_pool: ran after it (fence %llu)\n",
+		(unsigned long long)fence);
+	fence = 0;
+	split_put(h, &fence, true, split_destroy_pool);
+	while (wl_display_roundtrip(h->display) >= 0 && now_ms() < end) {
+		if (fence == 1) {
+			fprintf(stderr, "smt-hostile: the command split around destroy ran "
+				"before it\n");
+			return 1;
+		}
+	}
+	if (!expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_BAD_COMMAND)) {
+		return 1;
+	}
+	printf("SPLIT_COMMAND ordered after the request between its pieces\n");
+	return 0;
+}
+
 /* ---- PRESENT of a huge canvas ----------------------------------------- */
 
 /* A canvas within every configured client limit (8 bytes a pixel: 155 MiB;
@@ -1314,6 +1403,8 @@ static int run_new_case(struct hostile *h, const char *name, const char *arg, bo
 		return case_sync_probe(h, secs);
 	} else if (strcmp(name, "drain-attack") == 0) {
 		return case_drain_attack(h, secs);
+	} else if (strcmp(name, "split-around-request") == 0) {
+		return case_split_around_request(h);
 	} else if (strcmp(name, "present-split") == 0) {
 		return case_present_split(h);
 	} else if (strcmp(name, "present-attack") == 0) {
