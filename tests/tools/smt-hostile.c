@@ -1289,10 +1289,12 @@ static void emit_present(struct hostile *h, uint32_t serial) {
  * one on this connection, are answered before the PRESENT is reported.
  * A copy in one piece reports it before it reads either request, so the
  * order never comes out so. Repeated: the round trips must get in while
- * the copy lasts, which a descheduled client can miss now and then. */
+ * the copy lasts, which a descheduled client can miss now and then. Then
+ * a resize and destroy of the canvas during a copy. */
 static int case_present_split(struct hostile *h) {
 	struct presents p = { 0 };
-	if (create_present_canvas(h, &p) == NULL) {
+	struct smt_canvas_v1 *canvas = create_present_canvas(h, &p);
+	if (canvas == NULL) {
 		fprintf(stderr, "smt-hostile: get_canvas refused\n");
 		return 1;
 	}
@@ -1336,6 +1338,28 @@ static int case_present_split(struct hostile *h) {
 	}
 	if (between == 0) {
 		fprintf(stderr, "smt-hostile: no round trip answered during a PRESENT's copy\n");
+		return 1;
+	}
+	/* A resize and a destroy of the canvas sent while its PRESENT copies
+	 * wait for the copy (the images it copies between stay; ASan builds
+	 * catch them freed early), and the FENCE after them runs. */
+	emit_present(h, trials + 1);
+	uint64_t after = h->head;
+	kick(h);
+	while (atomic_load_explicit(&h->status->tail, memory_order_acquire) < after) {
+		if (ring_dead(h)) {
+			fprintf(stderr, "smt-hostile: the PRESENT failed\n");
+			return 1;
+		}
+		usleep(100);
+	}
+	smt_canvas_v1_resize(canvas, PRESENT_SIDE / 2, PRESENT_SIDE / 2);
+	smt_canvas_v1_destroy(canvas);
+	wl_display_roundtrip(h->display); /* both wait right after the PRESENT */
+	emit_fence(h, 1);
+	kick(h);
+	if (!wait_tail_efd(h, h->head, HANG_MS) || wl_display_roundtrip(h->display) < 0) {
+		fprintf(stderr, "smt-hostile: resize and destroy during a PRESENT failed\n");
 		return 1;
 	}
 	printf("PRESENT_SPLIT: round trips answered during %d of %d copies\n", between, trials);
