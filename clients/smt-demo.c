@@ -2,7 +2,8 @@
  * smt-demo — one window showing every ring command kind in labelled cells,
  * with an animated cell presented with per-frame damage.
  *
- *   smt-demo [--frames N] [--transport ring|socket] [--static] [--dump FILE]
+ *   smt-demo [--frames N] [--transport ring|socket] [--static] [--keep-on-resize]
+ *            [--dump FILE]
  *
  * --static draws one deterministic frame, presents it, waits for a fence,
  * prints "DEMO_READY canvas=ID width=W height=H pool=ID pool_size=N" and
@@ -10,6 +11,9 @@
  * --dump FILE writes every command byte the library generated (the whole
  * stream from connect to that fence, PADs excepted) to FILE and the image
  * pool's bytes to FILE.pool, so a test can replay the frame in-process.
+ * --keep-on-resize does not redraw after a resize: it presents the canvas
+ * as the compositor resized it (what fitted of the old frame) and prints
+ * "KEPT WxH" once that PRESENT is reported (tests compare pixels).
  */
 #include <errno.h>
 #include <math.h>
@@ -41,6 +45,8 @@ struct demo {
 	uint32_t tile, argb, mask;       /* pixmaps */
 	uint64_t frame, max_frames;
 	bool animate, waiting_present, running;
+	bool keep_on_resize;
+	uint32_t kept_serial; /* the PRESENT after a resize, until reported */
 	struct timespec last_frame;
 };
 
@@ -279,11 +285,21 @@ static void on_presented(void *data, struct smt_window *w, uint32_t serial, uint
 {
 	struct demo *d = data;
 	d->waiting_present = false;
+	if (d->kept_serial != 0 && serial >= d->kept_serial) {
+		d->kept_serial = 0;
+		printf("KEPT %ux%u\n", smt_window_width(d->win), smt_window_height(d->win));
+		fflush(stdout);
+	}
 }
 
 static void on_resize(void *data, struct smt_window *w, uint32_t width, uint32_t height)
 {
 	struct demo *d = data;
+	if (d->keep_on_resize) {
+		smt_window_present(d->win, 0, NULL, &d->kept_serial);
+		smt_flush(d->ctx);
+		return;
+	}
 	draw_all(d);
 	smt_window_present(d->win, 0, NULL, NULL);
 }
@@ -304,7 +320,7 @@ static double ms_since(const struct timespec *t)
 static int usage(void)
 {
 	fprintf(stderr, "usage: smt-demo [--frames N] [--transport ring|socket] [--static] "
-			"[--dump FILE]\n");
+			"[--keep-on-resize] [--dump FILE]\n");
 	return 2;
 }
 
@@ -324,6 +340,8 @@ int main(int argc, char **argv)
 			opts.transport = !strcmp(t, "ring") ? SMT_TRANSPORT_RING : SMT_TRANSPORT_SOCKET;
 		} else if (!strcmp(argv[i], "--static"))
 			d.animate = false;
+		else if (!strcmp(argv[i], "--keep-on-resize"))
+			d.keep_on_resize = true;
 		else if (!strcmp(argv[i], "--dump") && i + 1 < argc)
 			dump = argv[++i];
 		else

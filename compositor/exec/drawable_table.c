@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "monotonic_clock.h"
 #include "smt-ring.h"
 
 pixman_format_code_t smt_format_to_pixman(uint32_t format)
@@ -129,6 +130,26 @@ uint32_t smt_drawables_free_pixmap(struct smt_drawable_table *t, uint32_t id)
 		smt_usage_release(t->usage, SMT_RES_MEMORY, d->bytes);
 	clear_slot(d);
 	return SMT_ERROR_NONE;
+}
+
+bool smt_drawables_free_some(struct smt_drawable_table *t, uint64_t max_bytes,
+			     uint64_t deadline_ns)
+{
+	uint64_t freed = 0;
+	uint32_t n = 0;
+	if (t->free_below == 0 || t->free_below > t->cap)
+		t->free_below = t->cap;
+	while (t->pixmaps > 0 && t->free_below > 0) {
+		struct smt_drawable *d = &t->slots[--t->free_below];
+		if (d->kind != SMT_DRAWABLE_PIXMAP)
+			continue;
+		freed += d->bytes;
+		smt_drawables_free_pixmap(t, t->free_below);
+		if (freed >= max_bytes ||
+		    (deadline_ns && ++n % 64 == 0 && monotonic_now_ns() >= deadline_ns))
+			break;
+	}
+	return t->pixmaps == 0;
 }
 
 /* Fill *d with a canvas entry for image (a private view + a reference). */

@@ -16,6 +16,7 @@
 #define SMT_DRAWABLE_TABLE_H
 
 #include <pixman.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "resource_usage.h"
@@ -49,6 +50,7 @@ struct smt_drawable_table {
 	 * the last create_pixmap's LIMIT came from there. */
 	struct smt_usage *usage;
 	struct smt_usage_refusal refusal;
+	uint32_t free_below;     /* smt_drawables_free_some: slots above are done */
 };
 
 void smt_drawables_init(struct smt_drawable_table *t, uint32_t max_id,
@@ -73,6 +75,11 @@ uint32_t smt_drawables_add_canvas(struct smt_drawable_table *t, uint32_t id,
 uint32_t smt_drawables_replace_canvas(struct smt_drawable_table *t, uint32_t id,
 				      pixman_image_t *image);
 uint32_t smt_drawables_remove_canvas(struct smt_drawable_table *t, uint32_t id);
+/* Frees pixmaps, highest id first, until about max_bytes are freed or the
+ * clock passed deadline_ns (0: none; read every 64 pixmaps); at least one.
+ * true once no pixmap is left. */
+bool smt_drawables_free_some(struct smt_drawable_table *t, uint64_t max_bytes,
+			     uint64_t deadline_ns);
 
 pixman_format_code_t smt_format_to_pixman(uint32_t format);
 uint32_t smt_format_from_pixman(pixman_format_code_t format);

@@ -52,6 +52,12 @@ void smt_exec_destroy(struct smt_exec_ctx *ctx)
 	free(ctx);
 }
 
+bool smt_exec_free_pixmaps(struct smt_exec_ctx *ctx, uint64_t max_bytes, uint64_t deadline_ns)
+{
+	ctx->target_id = 0; /* nothing draws any more; no target left dangling */
+	return smt_drawables_free_some(&ctx->drawables, max_bytes, deadline_ns);
+}
+
 static void reset_target(struct smt_exec_ctx *ctx, uint32_t id)
 {
 	struct smt_drawable *d = smt_drawables_get(&ctx->drawables, id);

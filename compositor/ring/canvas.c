@@ -2,7 +2,8 @@
  * smt_canvas_v1: how ring output reaches the screen. The front buffer is a
  * wlr_buffer over our own memory; with the pixman renderer the texture made
  * from it reads that memory directly, so a PRESENT costs one copy of the
- * damaged pixels plus the repaint of the same area.
+ * damaged pixels (in bands over the ring's slices, canvas_copy.h) plus the
+ * repaint of the same area.
  */
 #define _GNU_SOURCE
 #include <drm_fourcc.h>
@@ -181,6 +182,19 @@ static bool canvas_damage_outputs(struct smtwc_canvas *canvas, const pixman_box3
 	return shown;
 }
 
+/* Renderers that copied the buffer into a texture need the new pixels
+ * uploaded; pixman's texture reads our memory directly. */
+static void canvas_present_band(void *data, const pixman_box32_t *band) {
+	struct smtwc_canvas *canvas = data;
+	if (!wlr_renderer_is_pixman(canvas_server(canvas)->renderer) &&
+			canvas->node != NULL && canvas->node->texture != NULL) {
+		wlr_texture_write_pixels(canvas->node->texture,
+			(uint32_t)canvas->front->stride, (uint32_t)(band->x2 - band->x1),
+			(uint32_t)(band->y2 - band->y1), (uint32_t)band->x1, (uint32_t)band->y1,
+			(uint32_t)band->x1, (uint32_t)band->y1, canvas->front->data);
+	}
+}
+
 void canvas_present(struct smtwc_ring *ring, uint32_t canvas_id,
 		const pixman_region32_t *damage, uint32_t serial) {
 	struct smtwc_canvas *canvas = NULL, *it;
@@ -193,35 +207,46 @@ void canvas_present(struct smtwc_ring *ring, uint32_t canvas_id,
 	if (canvas == NULL) {
 		return;
 	}
-	uint64_t exec_ns = monotonic_now_ns();
+	/* Out of memory for the region: the whole canvas is right too. */
+	if (!canvas_copy_init(&canvas->present_copy, damage)) {
+		canvas_copy_init_box(&canvas->present_copy, canvas->width, canvas->height);
+	}
+	canvas->present_serial = serial;
+	canvas->present_exec_ns = monotonic_now_ns();
+	ring->presenting = canvas;
+}
+
+static void canvas_present_end(struct smtwc_canvas *canvas) {
+	canvas_copy_fini(&canvas->present_copy);
+	canvas->ring->presenting = NULL;
+}
+
+bool canvas_present_resume(struct smtwc_ring *ring, uint64_t deadline_ns) {
+	struct smtwc_canvas *canvas = ring->presenting;
+	if (canvas == NULL) {
+		return true;
+	}
+	if (!canvas_copy_run(&canvas->present_copy, canvas->back, canvas->front->image,
+			deadline_ns, canvas_present_band, canvas)) {
+		return false;
+	}
+	/* Damaged only now, so a repaint for this PRESENT shows all of it. */
 	int n = 0;
 	const pixman_box32_t *rects = pixman_region32_rectangles(
-		(pixman_region32_t *)damage, &n);
-	struct wlr_renderer *renderer = canvas_server(canvas)->renderer;
+		&canvas->present_copy.region, &n);
 	bool shown = false;
 	for (int i = 0; i < n; i++) {
-		const pixman_box32_t *r = &rects[i];
-		int w = r->x2 - r->x1, h = r->y2 - r->y1;
-		pixman_image_composite32(PIXMAN_OP_SRC, canvas->back, NULL,
-			canvas->front->image, r->x1, r->y1, 0, 0, r->x1, r->y1, w, h);
-		/* Renderers that copied the buffer into a texture need the new
-		 * pixels uploaded; pixman's texture reads our memory directly. */
-		if (!wlr_renderer_is_pixman(renderer) && canvas->node != NULL &&
-				canvas->node->texture != NULL) {
-			wlr_texture_write_pixels(canvas->node->texture,
-				(uint32_t)canvas->front->stride, (uint32_t)w, (uint32_t)h,
-				(uint32_t)r->x1, (uint32_t)r->y1, (uint32_t)r->x1, (uint32_t)r->y1,
-				canvas->front->data);
-		}
-		shown |= canvas_damage_outputs(canvas, r);
+		shown |= canvas_damage_outputs(canvas, &rects[i]);
 	}
+	canvas_present_end(canvas);
 	if (shown) {
 		canvas->pending = true;
-		canvas->pending_serial = serial;
-		canvas->pending_exec_ns = exec_ns;
+		canvas->pending_serial = canvas->present_serial;
+		canvas->pending_exec_ns = canvas->present_exec_ns;
 	} else {
-		canvas_send_presented(canvas, serial, exec_ns, 0);
+		canvas_send_presented(canvas, canvas->present_serial, canvas->present_exec_ns, 0);
 	}
+	return true;
 }
 
 /* Before a frame is rendered: the PRESENTs it shows are in flight. */
@@ -258,6 +283,9 @@ static void canvases_output_presented(struct smtwc_output *output, uint64_t when
 }
 
 static void canvas_free(struct smtwc_canvas *canvas) {
+	if (canvas->ring->presenting == canvas) {
+		canvas_present_end(canvas); /* the ring is going away */
+	}
 	canvas_forget_surface(canvas);
 	if (canvas->registered) {
 		smt_exec_unregister_canvas(canvas->ring->exec, canvas->id);
@@ -285,7 +313,9 @@ struct canvas_request {
 	struct smtwc_canvas_buffer *front;
 	uint32_t width, height;
 	uint64_t charged; /* their memory, until they replace the canvas's */
-	int rows_copied;  /* resize: of the old pixels kept, in slices */
+	/* resize: the old pixels kept, copied over the ring's slices */
+	bool copying;
+	struct canvas_copy back_copy, front_copy;
 };
 
 static struct canvas_request *canvas_request_new(struct smtwc_canvas *canvas,
@@ -300,6 +330,14 @@ static struct canvas_request *canvas_request_new(struct smtwc_canvas *canvas,
 	return req;
 }
 
+static void canvas_request_end_copy(struct canvas_request *req) {
+	if (req->copying) {
+		canvas_copy_fini(&req->back_copy);
+		canvas_copy_fini(&req->front_copy);
+		req->copying = false;
+	}
+}
+
 static void canvas_request_free(struct smtwc_ordered_request *base) {
 	struct canvas_request *req = wl_container_of(base, req, base);
 	if (req->back != NULL) {
@@ -308,6 +346,7 @@ static void canvas_request_free(struct smtwc_ordered_request *base) {
 	if (req->front != NULL) {
 		wlr_buffer_drop(&req->front->base);
 	}
+	canvas_request_end_copy(req);
 	client_usage_release(req->canvas->ring->usage, SMT_RES_MEMORY, req->charged);
 	free(req);
 }
@@ -328,34 +367,26 @@ static void canvas_register_apply(struct smtwc_ordered_request *base) {
 	free(req);
 }
 
-/* Pixels per band of the resize copy: what the executor draws between
- * two looks at the clock. */
-#define RESIZE_BAND_PIXELS (1 << 18)
-
 /* Keep what fits: the old frame stays on screen until the next PRESENT
  * instead of a flash of transparency. Copied into the new images, which
  * nobody sees or draws into yet, in bands: the old ones cannot change
- * meanwhile (the ring's commands wait for the resize; only PRESENT writes
- * the front image). */
+ * meanwhile (the ring's commands wait for the resize, and a PRESENT's copy,
+ * the only writer of the front image, finished before it). The size that
+ * fits is the canvas's when the copy starts: earlier resizes have applied. */
 static bool canvas_resize_prepare(struct smtwc_ordered_request *base, uint64_t deadline_ns) {
 	struct canvas_request *req = wl_container_of(base, req, base);
 	struct smtwc_canvas *canvas = req->canvas;
-	int width = canvas->width < (int)req->width ? canvas->width : (int)req->width;
-	int height = canvas->height < (int)req->height ? canvas->height : (int)req->height;
-	int band = width > 0 && RESIZE_BAND_PIXELS / width > 0 ? RESIZE_BAND_PIXELS / width : 1;
-	do {
-		int rows = height - req->rows_copied < band ? height - req->rows_copied : band;
-		if (rows <= 0) {
-			return true;
-		}
-		int y = req->rows_copied;
-		pixman_image_composite32(PIXMAN_OP_SRC, canvas->back, NULL, req->back,
-			0, y, 0, 0, 0, y, width, rows);
-		pixman_image_composite32(PIXMAN_OP_SRC, canvas->front->image, NULL,
-			req->front->image, 0, y, 0, 0, 0, y, width, rows);
-		req->rows_copied += rows;
-	} while (deadline_ns == 0 || monotonic_now_ns() < deadline_ns);
-	return req->rows_copied >= height;
+	if (!req->copying) {
+		int width = canvas->width < (int)req->width ? canvas->width : (int)req->width;
+		int height = canvas->height < (int)req->height ? canvas->height : (int)req->height;
+		canvas_copy_init_box(&req->back_copy, width, height);
+		canvas_copy_init_box(&req->front_copy, width, height);
+		req->copying = true;
+	}
+	return canvas_copy_run(&req->back_copy, canvas->back, req->back, deadline_ns,
+			NULL, NULL) &&
+		canvas_copy_run(&req->front_copy, canvas->front->image, req->front->image,
+			deadline_ns, NULL, NULL);
 }
 
 static void canvas_resize_apply(struct smtwc_ordered_request *base) {
@@ -375,6 +406,7 @@ static void canvas_resize_apply(struct smtwc_ordered_request *base) {
 	client_usage_release(canvas->ring->usage, SMT_RES_MEMORY, canvas->charged);
 	canvas->charged = req->charged;
 	canvas_attach(canvas);
+	canvas_request_end_copy(req);
 	free(req);
 }
 

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <wayland-server-core.h>
+#include "ring/canvas_copy.h"
 
 struct smtwc_ring;
 struct smtwc_transport;
@@ -44,6 +45,13 @@ struct smtwc_canvas {
 	uint64_t pending_exec_ns, inflight_exec_ns;
 	struct wlr_output *inflight_output;
 
+	/* A PRESENT whose copy to the front buffer runs over the ring's
+	 * slices (ring->presenting points here meanwhile): the outputs are
+	 * damaged and the serial reported only once it is complete. */
+	struct canvas_copy present_copy;
+	uint32_t present_serial;
+	uint64_t present_exec_ns;
+
 	struct wl_listener surface_commit;
 	struct wl_listener surface_destroy;
 	struct wl_listener node_destroy;
@@ -51,8 +59,14 @@ struct smtwc_canvas {
 
 void canvas_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t id,
 	uint32_t canvas_id, struct wl_resource *surface, uint32_t width, uint32_t height);
+/* A PRESENT the executor ran: starts copying its damage (copied here) to
+ * the front buffer. The copy runs in canvas_present_resume, in bands under
+ * the ring's budget; the ring's later commands and requests wait for it. */
 void canvas_present(struct smtwc_ring *ring, uint32_t canvas_id,
 	const pixman_region32_t *damage, uint32_t serial);
+/* Continues the ring's PRESENT copy, if any, while the clock is before
+ * deadline_ns (0: no limit; at least one band). true when none is left. */
+bool canvas_present_resume(struct smtwc_ring *ring, uint64_t deadline_ns);
 void canvases_ring_destroyed(struct smtwc_ring *ring);
 uint64_t canvases_bytes(struct smtwc_ring *ring);
 

@@ -34,6 +34,13 @@ void client_usage_init_total(struct smtwc_transport *transport) {
 		c->total_memory_mib);
 }
 
+static void client_usage_handle_client_destroy(struct wl_listener *listener, void *data) {
+	struct smtwc_client_usage *cu = wl_container_of(listener, cu, client_destroy);
+	wl_list_remove(&cu->client_destroy.link);
+	wl_list_init(&cu->client_destroy.link);
+	cu->client = NULL;
+}
+
 struct smtwc_client_usage *client_usage_ref(struct smtwc_transport *transport,
 		struct wl_client *client) {
 	struct smtwc_client_usage *cu;
@@ -55,7 +62,16 @@ struct smtwc_client_usage *client_usage_ref(struct smtwc_transport *transport,
 	cu->usage.max[SMT_RES_RINGS] = (uint64_t)c->client_rings;
 	cu->usage.max[SMT_RES_POOLS] = (uint64_t)c->client_pools;
 	cu->usage.max[SMT_RES_MEMORY] = (uint64_t)c->client_memory_mib << 20;
+	cu->client_destroy.notify = client_usage_handle_client_destroy;
+	wl_client_add_destroy_listener(client, &cu->client_destroy);
 	wl_list_insert(&transport->clients, &cu->link);
+	return cu;
+}
+
+struct smtwc_client_usage *client_usage_hold(struct smtwc_client_usage *cu) {
+	if (cu != NULL) {
+		cu->refs++;
+	}
 	return cu;
 }
 
@@ -63,6 +79,7 @@ void client_usage_unref(struct smtwc_client_usage *cu) {
 	if (cu == NULL || --cu->refs > 0) {
 		return;
 	}
+	wl_list_remove(&cu->client_destroy.link);
 	wl_list_remove(&cu->link);
 	free(cu);
 }

@@ -20,13 +20,19 @@ struct smtwc_client_usage {
 	struct smt_usage usage;        /* parent: the transport's total */
 	struct wl_client *client;
 	struct wl_list link;           /* smtwc_transport.clients */
-	int refs;                      /* rings */
+	int refs;                      /* rings, and heap_reclaim's pieces */
+	/* Clears client when it goes: a record outliving its client (its
+	 * memory freed in pieces, heap_reclaim.h) must never be found for a
+	 * new client that got the same address. */
+	struct wl_listener client_destroy;
 };
 
 /* The total's limits from the configuration; raises RLIMIT_NOFILE. */
 void client_usage_init_total(struct smtwc_transport *transport);
 struct smtwc_client_usage *client_usage_ref(struct smtwc_transport *transport,
 	struct wl_client *client);
+/* Another reference to a record (NULL-safe). */
+struct smtwc_client_usage *client_usage_hold(struct smtwc_client_usage *cu);
 void client_usage_unref(struct smtwc_client_usage *cu);
 
 /* Charges n of r; on refusal charges nothing and posts error `code` on

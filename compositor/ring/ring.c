@@ -5,7 +5,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include "server.h"
 #include "ring/canvas.h"
 #include "ring/client_usage.h"
+#include "ring/heap_reclaim.h"
 #include "ring/ordered_request.h"
 #include "ring/pool.h"
 #include "ring/ring.h"
@@ -76,7 +76,7 @@ bool ring_has_work(struct smtwc_ring *ring) {
 	if (ring->dead) {
 		return false;
 	}
-	if (ordered_requests_ready(ring)) {
+	if (ring->presenting != NULL || ordered_requests_ready(ring)) {
 		return true;
 	}
 	if (ring->shared && smt_ring_reader_has_work(&ring->reader)) {
@@ -133,10 +133,16 @@ bool ring_run(struct smtwc_ring *ring, const struct smt_exec_budget *budget) {
 	uint64_t start = monotonic_now_ns();
 	ring->slices++;
 	for (;;) {
+		/* A PRESENT's copy first: the commands after it may already draw
+		 * the next frame into the canvas, and requests after it (a resize
+		 * or destroy of that canvas) wait for it like for any command. */
+		if (!canvas_present_resume(ring, budget->deadline_ns)) {
+			break;
+		}
 		struct smt_exec_result out;
 		enum smt_exec_stop stop = ring_run_once(ring, budget, &out);
 		bool again = ring_account(ring, stop, &out);
-		if (stop != SMT_EXEC_ERROR) {
+		if (stop != SMT_EXEC_ERROR && ring->presenting == NULL) {
 			/* Requests waiting for the commands that just ran. */
 			ordered_requests_apply_ready(ring, budget->deadline_ns);
 		}
@@ -220,8 +226,6 @@ static const struct smt_ring_v1_interface ring_impl = {
 	.destroy = ring_handle_destroy,
 };
 
-#define RING_TRIM_BYTES (8u << 20)
-
 static void ring_uncharge(struct smtwc_ring *ring) {
 	client_usage_release(ring->usage, SMT_RES_RINGS, 1);
 	client_usage_release(ring->usage, SMT_RES_FDS, ring->fds_charged);
@@ -244,14 +248,8 @@ static void ring_free(struct smtwc_ring *ring) {
 		wl_event_source_remove(ring->wakeup_source);
 	}
 	if (ring->exec != NULL) {
-		uint64_t pixmap_bytes = smt_exec_pixmap_bytes(ring->exec);
-		smt_exec_destroy(ring->exec);
-		/* Small pixmaps live in the heap, and glibc keeps freed heap
-		 * resident: without a trim, a client that filled its memory
-		 * limit with them left the compositor that large after it. */
-		if (pixmap_bytes >= RING_TRIM_BYTES) {
-			malloc_trim(0);
-		}
+		/* Many pixmaps are freed in pieces, the heap trimmed after each. */
+		heap_reclaim_add(&ring->transport->reclaims, ring->exec, ring->usage);
 	}
 	if (ring->shared) {
 		smt_ring_reader_fini(&ring->reader);
@@ -472,6 +470,7 @@ struct smtwc_transport *transport_create(struct smtwc_server *server) {
 	transport->server = server;
 	wl_list_init(&transport->rings);
 	wl_list_init(&transport->canvases);
+	wl_list_init(&transport->reclaims);
 	wl_list_init(&transport->clients);
 	client_usage_init_total(transport);
 	void *page = NULL;
@@ -503,6 +502,7 @@ void transport_destroy(struct smtwc_transport *transport) {
 	}
 	wl_global_destroy(transport->global);
 	canvases_unlisten(transport);
+	heap_reclaim_finish(&transport->reclaims);
 	ring_loop_finish(transport);
 	munmap(transport->global_status, SMT_STATUS_MAP_SIZE);
 	close(transport->global_status_fd);

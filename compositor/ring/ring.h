@@ -14,6 +14,7 @@
 #include "sched.h"
 
 struct smtwc_server;
+struct smtwc_canvas;
 
 struct smtwc_transport {
 	struct smtwc_server *server;
@@ -26,6 +27,7 @@ struct smtwc_transport {
 	uint64_t sched_slice_ns;
 	struct smt_usage total;  /* every client's usage (client_usage.h) */
 	struct wl_list clients;  /* smtwc_client_usage.link */
+	struct wl_list reclaims; /* heap_reclaim.link: gone rings' pixmaps */
 	uint64_t sleeps, sleeps_avoided;
 	/* The window system's events (server.h) that rings act on. */
 	struct wl_listener output_frame;     /* canvas.c */
@@ -63,6 +65,9 @@ struct smtwc_ring {
 	struct wl_list canvases; /* smtwc_canvas.ring_link */
 	struct wl_list ordered;  /* smtwc_ordered_request.link */
 	int ordered_count;
+	/* The canvas whose PRESENT is being copied, or NULL: until the copy
+	 * is complete the ring runs nothing else (canvas.h). */
+	struct smtwc_canvas *presenting;
 	bool dead;
 	struct wl_event_source *kill_source;
 
@@ -75,7 +80,8 @@ struct smtwc_transport *transport_create(struct smtwc_server *server);
 void transport_destroy(struct smtwc_transport *transport);
 
 /* Executes commands of one ring within the budget. Returns true when the
- * ring still has work. PRESENTs are shown as they execute. */
+ * ring still has work. A PRESENT is shown once its copy, in bands under
+ * the budget like any command, is complete. */
 bool ring_run(struct smtwc_ring *ring, const struct smt_exec_budget *budget);
 bool ring_has_work(struct smtwc_ring *ring);
 

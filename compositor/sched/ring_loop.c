@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include "server.h"
+#include "ring/heap_reclaim.h"
 #include "ring/ring.h"
 #include "sched/ring_loop.h"
 #include "sched/sched_settings.h"
@@ -147,11 +148,18 @@ bool ring_loop_run_slice(struct smtwc_transport *transport) {
 	/* Events queued by the dispatch that just ran (pointer motion, frame
 	 * done, presented) go out before a slice, not after it. */
 	wl_display_flush_clients(transport->server->display);
+	/* A piece of a gone ring's teardown per turn of the loop, like a
+	 * piece of a slice (heap_reclaim.h). */
+	bool reclaiming = heap_reclaim_pending(&transport->reclaims);
+	if (reclaiming) {
+		heap_reclaim_step(&transport->reclaims, monotonic_now_ns() + PIECE_NS);
+		reclaiming = heap_reclaim_pending(&transport->reclaims);
+	}
 	uint64_t now = monotonic_now_ns();
 	update_readiness(transport, now);
 	struct smt_sched_decision d;
 	if (!smt_sched_pick(sched, now, &d)) {
-		return false;
+		return reclaiming;
 	}
 	struct fifo_mark marks_small[64], *marks = marks_small;
 	size_t n_marks = 0;
@@ -186,10 +194,13 @@ bool ring_loop_run_slice(struct smtwc_transport *transport) {
 	}
 	/* Rings held back by FIFO_POLL_BYTES are not ready now but have work:
 	 * ring_loop_prepare_sleep sees that and the poll does not block. */
-	return smt_sched_ready_count(sched) > 0;
+	return smt_sched_ready_count(sched) > 0 || reclaiming;
 }
 
 bool ring_loop_prepare_sleep(struct smtwc_transport *transport) {
+	if (heap_reclaim_pending(&transport->reclaims)) {
+		return false;
+	}
 	smt_global_prepare_sleep(transport->global_status);
 	struct smtwc_ring *ring;
 	wl_list_for_each(ring, &transport->rings, link) {

@@ -55,7 +55,7 @@ KNOWN_KNOTS = {
     ],
     "ring objects": [
         "ring/canvas", "ring/client_usage", "ring/ordered_request", "ring/pool",
-        "ring/ring", "sched/ring_loop",
+        "ring/ring", "ring/heap_reclaim", "sched/ring_loop",
     ],
 }
 # Where the build looks for a quoted include after the file's own folder

@@ -165,6 +165,9 @@ ATTACKS = [
      [(["drain-attack", "{long}"], "DRAIN_ATTACK started")]),
     ("big element", "1 MiB ring kept full of single-rectangle fills over 4096x4096",
      [(["big-fill", "{long}"], "RING_FULL started")]),
+    ("present", "a 1 MiB ring kept full of full-damage PRESENTs of a 4500x4500 canvas "
+                "(77 MiB copied each)",
+     [(["present-attack", "{long}"], "PRESENT_ATTACK started")]),
     ("flood x4", "four clients keep 1 MiB rings full of 1024x1024 fills",
      [(["ring-full", "{long}"], "RING_FULL started")] * 4),
     ("fds", f"40 clients each hold a ring and 32 pools (35 fds) against a "
@@ -204,6 +207,10 @@ def main():
             for p, _ in started:
                 bench.stop(p)
             bench.wait_for(lambda: bench.clients() == base_clients, f"{name}: attackers gone")
+            # a gone ring's many pixmaps are freed in pieces after it
+            bench.wait_for(lambda: (lambda st: st["total_fds"] == 0 and
+                                    st["total_memory"] == 0)(bench.stats()),
+                           f"{name}: the attackers' usage released")
             rows.append((name, what, results, peak, usage, refused, len(started)))
             print(f"{name}: {results} peak {peak} usage fds {usage['total_fds']} "
                   f"memory {usage['total_memory'] >> 20} MiB, refused {refused}/{len(started)}",

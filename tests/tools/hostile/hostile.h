@@ -131,4 +131,10 @@ int case_echo_probe(struct hostile *h, double seconds, int interval_ms, bool ver
 int case_sync_probe(struct hostile *h, double seconds);
 int case_hold_fds(struct hostile *h, int pools);
 
+/* hostile_order.c: order and slicing of queued work (split commands, a
+ * PRESENT copied in bands). */
+int case_split_around_request(struct hostile *h);
+int case_present_split(struct hostile *h);
+int case_present_attack(struct hostile *h, double seconds);
+
 #endif

@@ -15,10 +15,12 @@
  * Resource attacks: ring-flood, pool-flood, canvas-huge, canvas-grow,
  * memory-rings (each must be refused with a LIMIT error naming the limit),
  * drain-stall (requests that need hours of queued work must not run it),
+ * present-split (other clients are answered while a huge PRESENT copies),
+ * split-around-request (a command split around a request runs after it),
  * hold-memory N (keeps N 64 MiB pixmaps until killed).
  *
  * For tests/bench/hostile: big-fill SECONDS (ring-full with 4096x4096
- * fills), drain-attack SECONDS, hold-fds N (a ring and N pools until
+ * fills), drain-attack SECONDS, present-attack SECONDS, hold-fds N (a ring and N pools until
  * killed), sync-probe SECONDS (wl_display round trips, "SYNC n= p50= ...").
  *
  * Exit status: 0 when the compositor answered as the rule requires (the
@@ -72,6 +74,12 @@ static int run_new_case(struct hostile *h, const char *name, const char *arg, bo
 		return case_sync_probe(h, secs);
 	} else if (strcmp(name, "drain-attack") == 0) {
 		return case_drain_attack(h, secs);
+	} else if (strcmp(name, "split-around-request") == 0) {
+		return case_split_around_request(h);
+	} else if (strcmp(name, "present-split") == 0) {
+		return case_present_split(h);
+	} else if (strcmp(name, "present-attack") == 0) {
+		return case_present_attack(h, secs);
 	} else if (strcmp(name, "hold-fds") == 0) {
 		return case_hold_fds(h, arg ? atoi(arg) : 1);
 	} else if (strcmp(name, "echo-probe") == 0 || strcmp(name, "echo-probe-v") == 0) {

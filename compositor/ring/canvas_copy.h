@@ -1,0 +1,43 @@
+/*
+ * A copy of a region from one image into another of the same coordinates,
+ * in bands of rows and resumable: what a canvas PRESENT (back image to the
+ * one on screen) and a canvas resize (old pixels into the new images)
+ * cost, split by the scheduler's budget like commands are. A full-damage
+ * PRESENT of the largest canvas the default limit allows copies 128 MiB;
+ * in one piece that held every other client for tens of milliseconds.
+ * Pure (pixman and the clock), so unit tests check that a copy split after
+ * every band gives exactly the pixels of an unsplit one.
+ */
+#ifndef SMTWC_RING_CANVAS_COPY_H
+#define SMTWC_RING_CANVAS_COPY_H
+
+#include <pixman.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Pixels per band: what the executor draws between two looks at the clock. */
+#define CANVAS_COPY_BAND_PIXELS (1 << 18)
+
+struct canvas_copy {
+	pixman_region32_t region; /* a private copy: the caller's may change */
+	int rect;                 /* the next rectangle of region */
+	int row;                  /* rows of it already copied */
+};
+
+/* false when out of memory (nothing to fini then). */
+bool canvas_copy_init(struct canvas_copy *copy, const pixman_region32_t *region);
+bool canvas_copy_init_box(struct canvas_copy *copy, int width, int height);
+void canvas_copy_fini(struct canvas_copy *copy);
+bool canvas_copy_done(const struct canvas_copy *copy);
+
+/* Called after each band with the rectangle it copied. */
+typedef void (*canvas_copy_band_fn)(void *data, const pixman_box32_t *band);
+
+/* Copies (PIXMAN_OP_SRC) bands of about CANVAS_COPY_BAND_PIXELS from src
+ * to dst while the clock is before deadline_ns (0: no limit), at least
+ * one band per call so every call makes progress. true once all is
+ * copied. Both images must cover the region. */
+bool canvas_copy_run(struct canvas_copy *copy, pixman_image_t *src, pixman_image_t *dst,
+	uint64_t deadline_ns, canvas_copy_band_fn band_done, void *data);
+
+#endif
