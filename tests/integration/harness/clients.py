@@ -53,6 +53,11 @@ class ClientsMixin:
                 if not chunk:
                     break
                 data += chunk
+            # Wait for the compositor to close its end: a query leaves no
+            # connection behind, so fd counts taken after it are exact.
+            c.shutdown(socket.SHUT_WR)
+            while c.recv(65536):
+                pass
         finally:
             c.close()
         return json.loads(data.decode())
