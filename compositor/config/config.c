@@ -427,6 +427,7 @@ void smtwc_config_finish(struct smtwc_config *cfg)
 {
 	free(cfg->terminal);
 	free(cfg->cursor_theme);
+	free(cfg->title_font);
 	free(cfg->keyboard.rules);
 	free(cfg->keyboard.model);
 	free(cfg->keyboard.layout);
@@ -457,6 +458,11 @@ bool smtwc_config_init(struct smtwc_config *cfg)
 	cfg->border_width = 2;
 	cfg->focused_border = 0x4c7899;
 	cfg->unfocused_border = 0x3a3a3a;
+	/* sway 1.7's title bar colours. */
+	cfg->focused_title = 0x285577;
+	cfg->unfocused_title = 0x222222;
+	cfg->focused_title_text = 0xffffff;
+	cfg->unfocused_title_text = 0x888888;
 	cfg->keyboard.repeat_rate = 25;
 	cfg->keyboard.repeat_delay = 600;
 	cfg->scheduler = (struct smtwc_scheduler_config){
@@ -482,7 +488,8 @@ bool smtwc_config_init(struct smtwc_config *cfg)
 	};
 
 	cfg->terminal = strdup("foot");
-	if (!cfg->terminal) {
+	cfg->title_font = strdup("sans 10");
+	if (!cfg->terminal || !cfg->title_font) {
 		return false;
 	}
 	static const struct {
@@ -603,6 +610,12 @@ static const struct key_def general_keys[] = {
 	{"border-width", KEY_INT, FIELD(border_width), 0, 100},
 	{"focused-border", KEY_COLOR, FIELD(focused_border), 0, 0},
 	{"unfocused-border", KEY_COLOR, FIELD(unfocused_border), 0, 0},
+	{"title-font", KEY_STRING, FIELD(title_font), 0, 0},
+	{"title-height", KEY_INT, FIELD(title_height), 0, 200},
+	{"focused-title", KEY_COLOR, FIELD(focused_title), 0, 0},
+	{"unfocused-title", KEY_COLOR, FIELD(unfocused_title), 0, 0},
+	{"focused-title-text", KEY_COLOR, FIELD(focused_title_text), 0, 0},
+	{"unfocused-title-text", KEY_COLOR, FIELD(unfocused_title_text), 0, 0},
 	{NULL, KEY_INT, 0, 0, 0},
 };
 

@@ -9,6 +9,7 @@
 #include <wlr/util/log.h>
 #include <wlr/xwayland.h>
 #include <xcb/xcb_icccm.h>
+#include "desktop/foreign_toplevel.h"
 #include "desktop/view.h"
 #include "input/cursor.h"
 #include "output/output.h"
@@ -39,6 +40,8 @@ struct smtwc_xview {
 	struct wl_listener request_minimize;
 	struct wl_listener request_activate;
 	struct wl_listener set_override_redirect;
+	struct wl_listener set_title;
+	struct wl_listener set_parent;
 };
 
 /* An override-redirect window: X placed it; we only show it. */
@@ -126,6 +129,13 @@ static const char *xview_app_id(struct smtwc_view *view) {
 	return xview(view)->xsurface->class;
 }
 
+/* WM_TRANSIENT_FOR: a dialog belongs to the window it is transient for,
+ * as sway tells taskbars. */
+static struct smtwc_view *xview_parent(struct smtwc_view *view) {
+	struct wlr_xwayland_surface *parent = xview(view)->xsurface->parent;
+	return parent != NULL && !parent->override_redirect ? parent->data : NULL;
+}
+
 static const struct smtwc_view_impl xview_impl = {
 	.surface = xview_surface,
 	.geometry = xview_geometry,
@@ -137,6 +147,7 @@ static const struct smtwc_view_impl xview_impl = {
 	.moved = xview_moved,
 	.title = xview_title,
 	.app_id = xview_app_id,
+	.parent = xview_parent,
 };
 
 static bool size_hints_give_position(struct wlr_xwayland_surface *xs) {
@@ -245,6 +256,16 @@ static void xview_handle_request_activate(struct wl_listener *listener, void *da
 	}
 }
 
+static void xview_handle_set_title(struct wl_listener *listener, void *data) {
+	struct smtwc_xview *xv = wl_container_of(listener, xv, set_title);
+	view_update_title(&xv->view);
+}
+
+static void xview_handle_set_parent(struct wl_listener *listener, void *data) {
+	struct smtwc_xview *xv = wl_container_of(listener, xv, set_parent);
+	foreign_toplevel_update(&xv->view);
+}
+
 static void xview_destroy(struct smtwc_xview *xv) {
 	wl_list_remove(&xv->destroy.link);
 	wl_list_remove(&xv->map.link);
@@ -257,6 +278,8 @@ static void xview_destroy(struct smtwc_xview *xv) {
 	wl_list_remove(&xv->request_minimize.link);
 	wl_list_remove(&xv->request_activate.link);
 	wl_list_remove(&xv->set_override_redirect.link);
+	wl_list_remove(&xv->set_title.link);
+	wl_list_remove(&xv->set_parent.link);
 	xv->xsurface->data = NULL;
 	view_destroy(&xv->view);
 	free(xv);
@@ -306,6 +329,8 @@ static void xview_create(struct smtwc_server *server, struct wlr_xwayland_surfac
 	LISTEN(request_minimize, request_minimize, xview_handle_request_minimize);
 	LISTEN(request_activate, request_activate, xview_handle_request_activate);
 	LISTEN(set_override_redirect, set_override_redirect, xview_handle_set_override_redirect);
+	LISTEN(set_title, set_title, xview_handle_set_title);
+	LISTEN(set_parent, set_parent, xview_handle_set_parent);
 #undef LISTEN
 }
 
