@@ -4,6 +4,7 @@
  * moves, Mod+right drag resizes, and clients may ask for either).
  */
 #include <linux/input-event-codes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <time.h>
 #include <wlr/types/wlr_pointer.h>
@@ -28,8 +29,10 @@ static void cursor_end_interactive(struct smtwc_server *server) {
 
 static void process_move(struct smtwc_server *server) {
 	struct smtwc_view *view = server->grabbed_view;
-	view_move(view, (int)(server->cursor->x - server->grab_x),
-		(int)(server->cursor->y - server->grab_y));
+	/* Rounded: the pointer's layout position is a double, and truncating
+	 * a difference that should be whole (99.99999) moves a pixel short. */
+	view_move(view, (int)lround(server->cursor->x - server->grab_x),
+		(int)lround(server->cursor->y - server->grab_y));
 }
 
 /* The client picks its final size (it may round to character cells); the
