@@ -567,7 +567,8 @@ static void test_errors(void)
 	EXPECT_ERROR("[general]\ncolour = red\n", 2,
 		"unknown key 'colour' in [general] (expected modifier, terminal, "
 		"cursor-theme, cursor-size, background, border-width, "
-		"focused-border, unfocused-border)");
+		"focused-border, unfocused-border, title-font, title-height, focused-title, "
+		"unfocused-title, focused-title-text, unfocused-title-text)");
 	EXPECT_ERROR("[general]\nModifier = alt\n", 2, "unknown key 'Modifier'");
 	/* keyboard */
 	EXPECT_ERROR("[keyboard]\nrepeat-rate = fast\n", 2,
