@@ -161,5 +161,32 @@ def test(h):
         check(not problems, lambda: "incomplete window frames:\n  " + "\n  ".join(problems)
                                     + f"\n(saved {s.save(img, 'frames')})")
 
+        undecorated_part(s)
+
+
+def undecorated_part(s):
+    """GTK3 under X draws its own header bar and asks for no decorations
+    (_MOTIF_WM_HINTS): like sway, the compositor then draws no border and no
+    title bar, or the window would have two title bars."""
+    s.spawn(["gtk3-demo"], env={"GDK_BACKEND": "x11", "GTK_THEME": "Adwaita",
+                                "NO_AT_BRIDGE": "1"}, name="gtk3-demo-x11")
+    w = s.wait_window(lambda w: (w["app_id"] or "").lower() == "gtk3-demo" and w["focused"],
+                      timeout=30,
+                      what="gtk3-demo's X window, focused")
+    check(not w["server_side_decoration"] and w["title_bar"]["height"] == 0,
+          f"gtk3-demo under X asked for no decorations and got {w}")
+    g = Rect(w["x"], w["y"], w["width"], w["height"])
+    around = grown(g, 40)
+    title_colour = TITLE_COLOURS[FOCUSED]
+
+    def drawn(img):
+        return img.count_not(BACKGROUND, rect=g) >= 0.95 * g.w * g.h
+    img, _ = s.wait_screenshot(drawn, timeout=15, what=f"gtk3-demo drawn at {g}")
+    frame_px = img.count(FOCUSED, rect=around)
+    title_px = img.count(title_colour, rect=around)
+    check(frame_px == 0 and title_px == 0,
+          lambda: f"around gtk3-demo's X window {g}: {frame_px} pixels of the focused border "
+                  f"colour and {title_px} of the title bar colour (saved {s.save(img, 'gtk')})")
+
 
 harness.main(test)

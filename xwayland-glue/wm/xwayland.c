@@ -42,6 +42,7 @@ struct smtwc_xview {
 	struct wl_listener set_override_redirect;
 	struct wl_listener set_title;
 	struct wl_listener set_parent;
+	struct wl_listener set_decorations;
 };
 
 /* An override-redirect window: X placed it; we only show it. */
@@ -266,6 +267,18 @@ static void xview_handle_set_parent(struct wl_listener *listener, void *data) {
 	foreign_toplevel_update(&xv->view);
 }
 
+/* _MOTIF_WM_HINTS: a window that asks for no decorations draws its own
+ * (GTK's header bars); like sway, we then draw none, or it would have two
+ * title bars. */
+static bool xview_wants_frame(struct wlr_xwayland_surface *xs) {
+	return xs->decorations == WLR_XWAYLAND_SURFACE_DECORATIONS_ALL;
+}
+
+static void xview_handle_set_decorations(struct wl_listener *listener, void *data) {
+	struct smtwc_xview *xv = wl_container_of(listener, xv, set_decorations);
+	view_set_server_side_decoration(&xv->view, xview_wants_frame(xv->xsurface));
+}
+
 static void xview_destroy(struct smtwc_xview *xv) {
 	wl_list_remove(&xv->destroy.link);
 	wl_list_remove(&xv->map.link);
@@ -280,6 +293,7 @@ static void xview_destroy(struct smtwc_xview *xv) {
 	wl_list_remove(&xv->set_override_redirect.link);
 	wl_list_remove(&xv->set_title.link);
 	wl_list_remove(&xv->set_parent.link);
+	wl_list_remove(&xv->set_decorations.link);
 	xv->xsurface->data = NULL;
 	view_destroy(&xv->view);
 	free(xv);
@@ -313,8 +327,7 @@ static void xview_create(struct smtwc_server *server, struct wlr_xwayland_surfac
 	}
 	xv->xsurface = xs;
 	view_init(&xv->view, server, &xview_impl);
-	/* X draws its own frames, or asks for none: give it the focus border. */
-	xv->view.server_side_decoration = true;
+	xv->view.server_side_decoration = xview_wants_frame(xs);
 	xs->data = &xv->view;
 #define LISTEN(signal, field, handler) \
 	xv->field.notify = handler; wl_signal_add(&xs->events.signal, &xv->field)
@@ -331,6 +344,7 @@ static void xview_create(struct smtwc_server *server, struct wlr_xwayland_surfac
 	LISTEN(set_override_redirect, set_override_redirect, xview_handle_set_override_redirect);
 	LISTEN(set_title, set_title, xview_handle_set_title);
 	LISTEN(set_parent, set_parent, xview_handle_set_parent);
+	LISTEN(set_decorations, set_decorations, xview_handle_set_decorations);
 #undef LISTEN
 }
 
