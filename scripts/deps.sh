@@ -23,7 +23,8 @@ bench="weston wayland-utils xwayland x11-apps xfonts-base xterm xvfb x11-utils x
 # Real clients and drivers the integration tests run, and the fuzzing
 # toolchain; the suite smoke-runs every benchmark, so all of the bench set.
 test="$session $bench xauth valgrind wtype swaybg wlr-randr clang libclang-rt-14-dev xclip wl-clipboard
-  gtk-3-examples gtk-4-examples qtbase5-examples qtwayland5 swaylock swayidle wlsunset tk"
+  gtk-3-examples gtk-4-examples qtbase5-examples qtwayland5 swaylock swayidle wlsunset tk
+  firefox-esr"
 
 case "${1:-}" in
 session) wanted="$build $session" ;;
