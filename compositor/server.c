@@ -21,6 +21,7 @@
 #include <wlr/types/wlr_xdg_foreign_v2.h>
 #include <wlr/types/wlr_xdg_output_v1.h>
 #include <wlr/util/log.h>
+#include "desktop/title_bar.h"
 #include "control/control.h"
 #include "control/test_input.h"
 #include "desktop/decoration.h"
@@ -244,5 +245,6 @@ void server_finish(struct smtwc_server *server) {
 	}
 	wl_display_destroy(server->display);
 	server->display = NULL;
+	title_bar_fonts_finish();
 	smtwc_config_finish(&server->config);
 }

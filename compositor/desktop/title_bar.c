@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cairo.h>
+#include <fontconfig/fontconfig.h>
 #include <pango/pangocairo.h>
 #include <wlr/types/wlr_buffer.h>
 #include "desktop/title_bar.h"
@@ -199,4 +200,10 @@ void title_bar_hide(struct smtwc_title_bar *bar) {
 	if (bar != NULL) {
 		wlr_scene_node_set_enabled(&bar->tree->node, false);
 	}
+}
+
+void title_bar_fonts_finish(void) {
+	pango_cairo_font_map_set_default(NULL);
+	cairo_debug_reset_static_data();
+	FcFini();
 }

@@ -28,4 +28,8 @@ void title_bar_show(struct smtwc_title_bar *bar, const struct smtwc_config *cfg,
 	int x, int y, int width, int height, const char *title, bool focused);
 void title_bar_hide(struct smtwc_title_bar *bar);
 
+/* At exit, after every title bar is gone: Pango's and fontconfig's caches
+ * are freed, so leak checkers see only real leaks. */
+void title_bar_fonts_finish(void);
+
 #endif
