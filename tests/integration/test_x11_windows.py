@@ -161,7 +161,13 @@ def test(h):
         check(not problems, lambda: "incomplete window frames:\n  " + "\n  ".join(problems)
                                     + f"\n(saved {s.save(img, 'frames')})")
 
-        undecorated_part(s)
+        if "libasan" in s.env.get("LD_PRELOAD", ""):
+            # As in test_x11_ring: gtk3-demo deadlocks under the ASan runtime
+            # the sanitizer build preloads into X clients; the normal build
+            # runs this part.
+            log("gtk3-demo under X left out: it deadlocks under a preloaded ASan runtime")
+        else:
+            undecorated_part(s)
 
 
 def undecorated_part(s):
