@@ -131,6 +131,10 @@ static void server_create_globals(struct smtwc_server *server) {
 bool server_init(struct smtwc_server *server) {
 	wl_list_init(&server->outputs);
 	wl_list_init(&server->views);
+	/* Fonts are loaded and measured before any client connects, so what
+	 * fontconfig and Pango keep (files, caches) is there from the start
+	 * rather than appearing with the first decorated window. */
+	server->title_bar_height = title_bar_height(&server->config);
 	server->display = wl_display_create();
 	server->event_loop = wl_display_get_event_loop(server->display);
 	server->backend = wlr_backend_autocreate(server->display);

@@ -80,7 +80,7 @@ struct smtwc_server {
 	struct wl_list views; /* smtwc_view.link */
 	struct smtwc_view *focused_view; /* activated, framed in the focus colour */
 	int placement_counter;
-	int title_bar_height; /* measured from the font once: 0 until needed */
+	int title_bar_height; /* measured from the title font at start */
 
 	struct wlr_layer_shell_v1 *layer_shell;
 	struct wl_listener new_layer_surface;

@@ -74,9 +74,9 @@ static PangoLayout *title_layout(cairo_t *cr, const char *font, const char *text
 }
 
 int title_bar_height(const struct smtwc_config *cfg) {
-	if (cfg->title_height > 0) {
-		return cfg->title_height;
-	}
+	/* fontconfig loads here, not in the thread Pango would start for it,
+	 * and the font is measured (loaded) even when the height is set. */
+	FcInit();
 	/* Measured on a scratch surface: the line height of the font with the
 	 * tallest glyphs a title commonly has. */
 	cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
@@ -87,7 +87,7 @@ int title_bar_height(const struct smtwc_config *cfg) {
 	g_object_unref(layout);
 	cairo_destroy(cr);
 	cairo_surface_destroy(surface);
-	return height + 2 * PAD_Y;
+	return cfg->title_height > 0 ? cfg->title_height : height + 2 * PAD_Y;
 }
 
 static struct title_buffer *title_render(const struct smtwc_config *cfg, int width,

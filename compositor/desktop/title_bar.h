@@ -18,7 +18,7 @@ struct smtwc_title_bar *title_bar_create(struct wlr_scene_node *parent);
 void title_bar_destroy(struct smtwc_title_bar *bar);
 
 /* Height of the title bar the configuration asks for: title-height, or the
- * font's line height plus padding. */
+ * font's line height plus padding. Loads the fonts: called once, at start. */
 int title_bar_height(const struct smtwc_config *cfg);
 
 /* Shows the bar at (x, y) of its parent with this size, title and focus

@@ -23,9 +23,6 @@ static bool view_is_focused(struct smtwc_view *view) {
 }
 
 static int title_height(struct smtwc_server *server) {
-	if (server->title_bar_height == 0) {
-		server->title_bar_height = title_bar_height(&server->config);
-	}
 	return server->title_bar_height;
 }
 
