@@ -27,6 +27,7 @@
 #include "desktop/decoration.h"
 #include "desktop/foreign_toplevel.h"
 #include "desktop/layer_shell.h"
+#include "desktop/title_bar.h"
 #include "desktop/xdg_shell.h"
 #include "input/seat.h"
 #include "output/frame_pacing.h"
@@ -133,6 +134,10 @@ bool server_init(struct smtwc_server *server) {
 	wl_signal_init(&server->events.client_input);
 	wl_signal_init(&server->events.output_frame);
 	wl_signal_init(&server->events.output_presented);
+	/* Fonts are loaded and measured before any client connects, so what
+	 * fontconfig and Pango keep (files, caches) is there from the start
+	 * rather than appearing with the first decorated window. */
+	server->title_bar_height = title_bar_height(&server->config);
 	server->display = wl_display_create();
 	server->event_loop = wl_display_get_event_loop(server->display);
 	server->backend = wlr_backend_autocreate(server->display);
@@ -254,5 +259,6 @@ void server_finish(struct smtwc_server *server) {
 	}
 	wl_display_destroy(server->display);
 	server->display = NULL;
+	title_bar_fonts_finish();
 	smtwc_config_finish(&server->config);
 }

@@ -80,6 +80,7 @@ struct smtwc_server {
 	struct wl_list views; /* smtwc_view.link */
 	struct smtwc_view *focused_view; /* activated, framed in the focus colour */
 	int placement_counter;
+	int title_bar_height; /* measured from the title font at start */
 
 	struct wlr_layer_shell_v1 *layer_shell;
 	struct wl_listener new_layer_surface;
@@ -140,6 +141,8 @@ struct smtwc_server {
 	struct wl_listener tablet_proximity;
 	struct wl_listener tablet_tip;
 	struct wl_listener tablet_button;
+	struct wl_list tablet_pads; /* smtwc_tablet_pad.link */
+	struct wl_listener tablet_pad_focus; /* pads follow the keyboard focus */
 	struct wl_list text_inputs; /* smtwc_text_input.link */
 	struct wl_listener new_text_input;
 	struct wl_listener text_input_focus_change;

@@ -8,7 +8,8 @@ set -eu
 
 build="build-essential meson ninja-build pkg-config libwlroots-dev libwayland-dev
   wayland-protocols libpixman-1-dev libxkbcommon-dev libfreetype-dev libfontconfig-dev
-  fonts-dejavu-core xcursor-themes libx11-dev libx11-xcb-dev libxcb1-dev libxcb-shm0-dev"
+  fonts-dejavu-core xcursor-themes libx11-dev libx11-xcb-dev libxcb1-dev libxcb-shm0-dev
+  libpango1.0-dev libcairo2-dev"
 # The session's demo clients, and the tools it tells you to look with.
 session="foot weston grim wayvnc wayland-utils xwayland x11-apps xterm"
 # What the benchmarks (tests/bench/*, docs/benchmarks.md) run: the clients the
@@ -22,7 +23,8 @@ bench="weston wayland-utils xwayland x11-apps xfonts-base xterm xvfb x11-utils x
 # Real clients and drivers the integration tests run, and the fuzzing
 # toolchain; the suite smoke-runs every benchmark, so all of the bench set.
 test="$session $bench xauth valgrind wtype swaybg wlr-randr clang libclang-rt-14-dev xclip wl-clipboard
-  gtk-3-examples gtk-4-examples qtbase5-examples qtwayland5 swaylock swayidle wlsunset"
+  gtk-3-examples gtk-4-examples qtbase5-examples qtwayland5 swaylock swayidle wlsunset tk
+  firefox-esr"
 
 case "${1:-}" in
 session) wanted="$build $session" ;;

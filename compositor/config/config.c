@@ -23,6 +23,7 @@ void smtwc_config_finish(struct smtwc_config *cfg)
 {
 	free(cfg->terminal);
 	free(cfg->cursor_theme);
+	free(cfg->title_font);
 	free(cfg->keyboard.rules);
 	free(cfg->keyboard.model);
 	free(cfg->keyboard.layout);
@@ -50,6 +51,11 @@ bool smtwc_config_init(struct smtwc_config *cfg)
 	cfg->border_width = 2;
 	cfg->focused_border = 0x4c7899;
 	cfg->unfocused_border = 0x3a3a3a;
+	/* sway 1.7's title bar colours. */
+	cfg->focused_title = 0x285577;
+	cfg->unfocused_title = 0x222222;
+	cfg->focused_title_text = 0xffffff;
+	cfg->unfocused_title_text = 0x888888;
 	cfg->keyboard.repeat_rate = 25;
 	cfg->keyboard.repeat_delay = 600;
 #define SCHED_DEFAULT_(key, field, def, min, max, check, param, unit) .field = def,
@@ -63,7 +69,8 @@ bool smtwc_config_init(struct smtwc_config *cfg)
 #undef LIMITS_DEFAULT_
 
 	cfg->terminal = strdup("foot");
-	if (!cfg->terminal) {
+	cfg->title_font = strdup("sans 10");
+	if (!cfg->terminal || !cfg->title_font) {
 		return false;
 	}
 	return config_add_default_bindings(cfg);

@@ -134,6 +134,11 @@ struct smtwc_config {
 	uint32_t background;  /* 0xRRGGBB */
 	int border_width;
 	uint32_t focused_border, unfocused_border; /* 0xRRGGBB */
+	/* Title bars of server-side-decorated windows. */
+	char *title_font;     /* Pango font description; never NULL after init */
+	int title_height;     /* pixels; 0: the font's height plus padding */
+	uint32_t focused_title, unfocused_title;           /* background */
+	uint32_t focused_title_text, unfocused_title_text; /* 0xRRGGBB */
 
 	struct smtwc_keyboard_config keyboard;
 

@@ -19,6 +19,12 @@ const struct key_def config_general_keys[] = {
 	{"border-width", KEY_INT, FIELD(border_width), 0, 100, 0},
 	{"focused-border", KEY_COLOR, FIELD(focused_border), 0, 0, 0},
 	{"unfocused-border", KEY_COLOR, FIELD(unfocused_border), 0, 0, 0},
+	{"title-font", KEY_STRING, FIELD(title_font), 0, 0, 0},
+	{"title-height", KEY_INT, FIELD(title_height), 0, 200, 0},
+	{"focused-title", KEY_COLOR, FIELD(focused_title), 0, 0, 0},
+	{"unfocused-title", KEY_COLOR, FIELD(unfocused_title), 0, 0, 0},
+	{"focused-title-text", KEY_COLOR, FIELD(focused_title_text), 0, 0, 0},
+	{"unfocused-title-text", KEY_COLOR, FIELD(unfocused_title_text), 0, 0, 0},
 	{NULL, KEY_INT, 0, 0, 0, 0},
 };
 

@@ -137,6 +137,14 @@ static void write_windows(struct smtwc_server *server, struct json_writer *w) {
 		json_bool(w, "fullscreen", view->fullscreen);
 		json_bool(w, "minimized", view->minimized);
 		json_bool(w, "server_side_decoration", view->server_side_decoration);
+		/* The compositor's title bar above the geometry (0x0: none). */
+		struct wlr_box title = view_title_bar_box(view);
+		json_object_key(w, "title_bar");
+		json_int(w, "x", title.x);
+		json_int(w, "y", title.y);
+		json_int(w, "width", title.width);
+		json_int(w, "height", title.height);
+		json_end_object(w);
 		json_bool(w, "configure_pending", view->impl->configure_pending != NULL &&
 			view->impl->configure_pending(view));
 		json_begin_array(w, "popups");

@@ -7,6 +7,7 @@
 #include <wlr/util/edges.h>
 #include <wlr/util/log.h>
 #include "desktop/foreign_toplevel.h"
+#include "desktop/title_bar.h"
 #include "desktop/view.h"
 #include "input/idle.h"
 #include "input/input_inhibit.h"
@@ -20,23 +21,52 @@ static bool view_is_focused(struct smtwc_view *view) {
 	return view->server->focused_view == view;
 }
 
+static int title_height(struct smtwc_server *server) {
+	return server->title_bar_height;
+}
+
+/* A maximized or fullscreen window has the whole area: no frame. */
+static bool view_framed(struct smtwc_view *view) {
+	return view->server_side_decoration && !view->fullscreen && !view->maximized;
+}
+
+struct smtwc_frame_insets view_frame_insets(struct smtwc_view *view) {
+	if (!view_framed(view)) {
+		return (struct smtwc_frame_insets){0};
+	}
+	int bw = view->server->config.border_width;
+	return (struct smtwc_frame_insets){
+		.top = bw + title_height(view->server), .bottom = bw, .left = bw, .right = bw,
+	};
+}
+
+struct wlr_box view_title_bar_box(struct smtwc_view *view) {
+	if (!view_framed(view)) {
+		return (struct wlr_box){0};
+	}
+	struct wlr_box geo = view->impl->geometry(view);
+	int th = title_height(view->server);
+	return (struct wlr_box){ view->x, view->y - th, geo.width, th };
+}
+
+/* The border goes around the title bar and the window geometry; both sit
+ * outside the geometry so the client's content keeps the size it was
+ * configured to. */
 static void view_update_borders(struct smtwc_view *view) {
 	const struct smtwc_config *cfg = &view->server->config;
-	/* A maximized or fullscreen window has the whole area: no frame. */
-	bool shown = view->server_side_decoration && !view->fullscreen &&
-		!view->maximized && cfg->border_width > 0;
+	bool framed = view_framed(view);
+	bool shown = framed && cfg->border_width > 0;
 	struct wlr_box geo = view->impl->geometry(view);
 	int bw = cfg->border_width;
+	int th = framed ? title_height(view->server) : 0;
+	bool focused = view_is_focused(view);
 	float color[4];
-	smtwc_color_to_rgba(view_is_focused(view) ? cfg->focused_border
-		: cfg->unfocused_border, color);
-	/* Borders sit outside the window geometry so the client's own content
-	 * keeps the size it was configured to. */
+	smtwc_color_to_rgba(focused ? cfg->focused_border : cfg->unfocused_border, color);
 	const struct wlr_box sides[4] = {
-		{ -bw, -bw, geo.width + 2 * bw, bw },
+		{ -bw, -th - bw, geo.width + 2 * bw, bw },
 		{ -bw, geo.height, geo.width + 2 * bw, bw },
-		{ -bw, 0, bw, geo.height },
-		{ geo.width, 0, bw, geo.height },
+		{ -bw, -th, bw, geo.height + th },
+		{ geo.width, -th, bw, geo.height + th },
 	};
 	for (int i = 0; i < 4; i++) {
 		struct wlr_scene_rect *rect = view->border[i];
@@ -45,6 +75,17 @@ static void view_update_borders(struct smtwc_view *view) {
 		wlr_scene_rect_set_size(rect, sides[i].width, sides[i].height);
 		wlr_scene_rect_set_color(rect, color);
 	}
+	if (framed) {
+		title_bar_show(view->title_bar, cfg, 0, -th, geo.width, th,
+			view->impl->title(view), focused);
+	} else {
+		title_bar_hide(view->title_bar);
+	}
+}
+
+void view_update_title(struct smtwc_view *view) {
+	view_update_borders(view);
+	foreign_toplevel_update(view);
 }
 
 void view_init(struct smtwc_view *view, struct smtwc_server *server,
@@ -59,6 +100,9 @@ void view_init(struct smtwc_view *view, struct smtwc_server *server,
 		view->border[i] = wlr_scene_rect_create(&view->tree->node, 0, 0, transparent);
 		wlr_scene_node_set_enabled(&view->border[i]->node, false);
 	}
+	/* Below the content, which view_set_content adds later, so a popup
+	 * reaching over the title bar stays visible. */
+	view->title_bar = title_bar_create(&view->tree->node);
 	wlr_scene_node_set_enabled(&view->tree->node, false);
 	wl_list_insert(server->views.prev, &view->link);
 }
@@ -73,6 +117,7 @@ void view_destroy(struct smtwc_view *view) {
 		server->focused_view = NULL;
 	}
 	wl_list_remove(&view->link);
+	title_bar_destroy(view->title_bar);
 	wlr_scene_node_destroy(&view->tree->node);
 }
 
@@ -131,11 +176,6 @@ static struct wlr_box usable_area_for(struct smtwc_view *view) {
 	return output != NULL ? output->usable_area : (struct wlr_box){0, 0, 800, 600};
 }
 
-/* Width of the frame the compositor draws around the window, if any. */
-static int view_frame_width(struct smtwc_view *view) {
-	return view->server_side_decoration ? view->server->config.border_width : 0;
-}
-
 /* Moves one axis of a window (frame included) inside the area; one larger
  * than the area starts at its start, so the title bar and the window's
  * top-left controls stay reachable. */
@@ -152,21 +192,21 @@ static int clamp_axis(int pos, int len, int area_pos, int area_len) {
  * (panels' exclusive zones excluded). */
 static void view_place(struct smtwc_view *view, struct wlr_box area, int width,
 		int height) {
-	int frame = view_frame_width(view);
+	struct smtwc_frame_insets f = view_frame_insets(view);
 	int x = view->x, y = view->y;
 	if (!view->keep_position) {
 		int step = view->server->placement_counter++ % CASCADE_STEPS;
 		x = area.x + CASCADE_STEP + step * CASCADE_STEP;
 		y = area.y + CASCADE_STEP + step * CASCADE_STEP;
-		if (x + width + frame > area.x + area.width) {
+		if (x + width + f.right > area.x + area.width) {
 			x = area.x + (area.width - width) / 2;
 		}
-		if (y + height + frame > area.y + area.height) {
+		if (y + height + f.bottom > area.y + area.height) {
 			y = area.y + (area.height - height) / 2;
 		}
 	}
-	x = clamp_axis(x - frame, width + 2 * frame, area.x, area.width) + frame;
-	y = clamp_axis(y - frame, height + 2 * frame, area.y, area.height) + frame;
+	x = clamp_axis(x - f.left, width + f.left + f.right, area.x, area.width) + f.left;
+	y = clamp_axis(y - f.top, height + f.top + f.bottom, area.y, area.height) + f.top;
 	view_move(view, x, y);
 }
 
@@ -193,13 +233,13 @@ void view_map(struct smtwc_view *view) {
 	 * bar on the output. */
 	struct wlr_box area = placement_area(view);
 	struct wlr_box geo = view->impl->geometry(view);
-	int frame = view_frame_width(view);
+	struct smtwc_frame_insets f = view_frame_insets(view);
 	int width = geo.width, height = geo.height;
-	if (width + 2 * frame > area.width) {
-		width = area.width - 2 * frame;
+	if (width + f.left + f.right > area.width) {
+		width = area.width - f.left - f.right;
 	}
-	if (height + 2 * frame > area.height) {
-		height = area.height - 2 * frame;
+	if (height + f.top + f.bottom > area.height) {
+		height = area.height - f.top - f.bottom;
 	}
 	if ((width != geo.width || height != geo.height) && width > 0 && height > 0) {
 		view->impl->configure(view, width, height);
@@ -411,7 +451,9 @@ void views_ensure_visible(struct smtwc_server *server) {
 		if (!wlr_output_layout_intersects(server->output_layout, NULL, &box)) {
 			struct smtwc_output *output = output_focused(server);
 			if (output != NULL) {
-				view_move(view, output->usable_area.x, output->usable_area.y);
+				struct smtwc_frame_insets f = view_frame_insets(view);
+				view_move(view, output->usable_area.x + f.left,
+					output->usable_area.y + f.top);
 			}
 		}
 	}

@@ -53,6 +53,7 @@ struct smtwc_view {
 	 * no geometry offset. */
 	struct wlr_scene_node *content;
 	struct wlr_scene_rect *border[4]; /* top, bottom, left, right */
+	struct smtwc_title_bar *title_bar; /* above the geometry, inside the border */
 
 	int x, y;
 	bool mapped, minimized, maximized, fullscreen;
@@ -91,6 +92,16 @@ void view_close(struct smtwc_view *view);
 struct smtwc_view *view_from_surface(struct smtwc_server *server, struct wlr_surface *surface);
 /* Layout box of the window geometry. */
 struct wlr_box view_box(struct smtwc_view *view);
+/* What the compositor draws around the geometry, in pixels per side: the
+ * border, and above it the title bar. All 0 for undecorated windows. */
+struct smtwc_frame_insets {
+	int top, bottom, left, right;
+};
+struct smtwc_frame_insets view_frame_insets(struct smtwc_view *view);
+/* Layout box of the title bar; empty when the window shows none. */
+struct wlr_box view_title_bar_box(struct smtwc_view *view);
+/* The title changed: taskbars and the title bar follow. */
+void view_update_title(struct smtwc_view *view);
 
 /* Focuses the least recently focused mapped view (minimized ones included). */
 void views_cycle(struct smtwc_server *server);

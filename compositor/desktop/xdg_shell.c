@@ -187,7 +187,7 @@ static void xdg_view_handle_request_minimize(struct wl_listener *listener, void 
 
 static void xdg_view_handle_set_title(struct wl_listener *listener, void *data) {
 	struct smtwc_xdg_view *xv = wl_container_of(listener, xv, set_title);
-	foreign_toplevel_update(&xv->view);
+	view_update_title(&xv->view);
 }
 
 static void xdg_view_handle_set_app_id(struct wl_listener *listener, void *data) {

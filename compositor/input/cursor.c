@@ -4,6 +4,7 @@
  * moves, Mod+right drag resizes, and clients may ask for either).
  */
 #include <linux/input-event-codes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <time.h>
 #include <wlr/types/wlr_pointer.h>
@@ -27,8 +28,10 @@ static void cursor_end_interactive(struct smtwc_server *server) {
 
 static void process_move(struct smtwc_server *server) {
 	struct smtwc_view *view = server->grabbed_view;
-	view_move(view, (int)(server->cursor->x - server->grab_x),
-		(int)(server->cursor->y - server->grab_y));
+	/* Rounded: the pointer's layout position is a double, and truncating
+	 * a difference that should be whole (99.99999) moves a pixel short. */
+	view_move(view, (int)lround(server->cursor->x - server->grab_x),
+		(int)lround(server->cursor->y - server->grab_y));
 }
 
 /* The client picks its final size (it may round to character cells); the
@@ -202,6 +205,29 @@ static uint32_t nearest_edges(struct smtwc_server *server, struct smtwc_view *vi
 	return edges;
 }
 
+/* Which edges of the window the pointer is beyond (0 inside the geometry
+ * or over the title bar). */
+static uint32_t frame_edges_at(struct smtwc_server *server, struct smtwc_view *view) {
+	struct wlr_box box = view_box(view);
+	struct wlr_box title = view_title_bar_box(view);
+	double x = server->cursor->x, y = server->cursor->y;
+	if (wlr_box_contains_point(&title, x, y)) {
+		return 0;
+	}
+	uint32_t edges = 0;
+	if (x < box.x) {
+		edges |= WLR_EDGE_LEFT;
+	} else if (x >= box.x + box.width) {
+		edges |= WLR_EDGE_RIGHT;
+	}
+	if (y < title.y || (title.height == 0 && y < box.y)) {
+		edges |= WLR_EDGE_TOP;
+	} else if (y >= box.y + box.height) {
+		edges |= WLR_EDGE_BOTTOM;
+	}
+	return edges;
+}
+
 static bool handle_press(struct smtwc_server *server, uint32_t button) {
 	double sx, sy;
 	struct wlr_surface *surface = NULL;
@@ -219,6 +245,14 @@ static bool handle_press(struct smtwc_server *server, uint32_t button) {
 	}
 	struct smtwc_view *view = (struct smtwc_view *)owner;
 	view_focus(view);
+	if (surface == NULL && button == BTN_LEFT) {
+		/* The compositor's frame: the title bar moves the window, the
+		 * border resizes it from the edges under the pointer. */
+		uint32_t edges = frame_edges_at(server, view);
+		cursor_begin_interactive(server, view, edges == 0 ? SMTWC_CURSOR_MOVE
+			: SMTWC_CURSOR_RESIZE, edges, false);
+		return true;
+	}
 	uint32_t mod = server->config.modifier;
 	if ((keyboard_modifiers(server) & mod) == mod && mod != 0) {
 		if (button == BTN_LEFT) {

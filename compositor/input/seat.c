@@ -43,6 +43,9 @@ static void seat_handle_new_input(struct wl_listener *listener, void *data) {
 	case WLR_INPUT_DEVICE_TABLET_TOOL:
 		tablet_attach(server, device);
 		break;
+	case WLR_INPUT_DEVICE_TABLET_PAD:
+		tablet_pad_attach(server, device);
+		break;
 	default:
 		break;
 	}

@@ -3,10 +3,13 @@
  * tablet-v2 for this seat, the tool's own events go there (proximity,
  * motion, pressure, tilt, tip, buttons); elsewhere it is a mouse, the tip
  * its left button. A surface keeps the tool while the tip is down (the
- * implicit grab), as a pointer keeps its button.
+ * implicit grab), as a pointer keeps its button. A pad's buttons, rings and
+ * strips go to the keyboard focus.
  */
 #include <linux/input-event-codes.h>
 #include <math.h>
+#include <stdlib.h>
+#include <wlr/types/wlr_tablet_pad.h>
 #include <wlr/types/wlr_tablet_tool.h>
 #include <wlr/types/wlr_tablet_v2.h>
 #include "desktop/view.h"
@@ -28,7 +31,177 @@ static struct wlr_tablet_v2_tablet_tool *tool_v2(struct smtwc_server *server,
 
 void tablet_attach(struct smtwc_server *server, struct wlr_input_device *device) {
 	device->data = wlr_tablet_create(server->tablet_manager, server->seat, device);
+	/* Pads name the tablet they belong to by its wlr_tablet. */
+	device->tablet->data = device->data;
 	cursor_attach_pointer(server, device);
+}
+
+/* ---- pads ------------------------------------------------------------ */
+
+struct smtwc_tablet_pad {
+	struct wl_list link; /* smtwc_server.tablet_pads */
+	struct smtwc_server *server;
+	struct wlr_input_device *device;
+	struct wlr_tablet_v2_tablet_pad *pad;
+	struct wlr_tablet_v2_tablet *tablet; /* the one it is attached to, or NULL */
+	struct wlr_surface *focus;           /* the surface it entered, or NULL */
+	struct wl_listener button;
+	struct wl_listener ring;
+	struct wl_listener strip;
+	struct wl_listener attach;
+	struct wl_listener destroy;
+	struct wl_listener tablet_destroy;
+	struct wl_listener focus_destroy;
+};
+
+static void pad_leave(struct smtwc_tablet_pad *pad) {
+	if (pad->focus == NULL) {
+		return;
+	}
+	wlr_tablet_v2_tablet_pad_notify_leave(pad->pad, pad->focus);
+	wl_list_remove(&pad->focus_destroy.link);
+	wl_list_init(&pad->focus_destroy.link);
+	pad->focus = NULL;
+}
+
+static void pad_handle_focus_destroy(struct wl_listener *listener, void *data) {
+	struct smtwc_tablet_pad *pad = wl_container_of(listener, pad, focus_destroy);
+	wl_list_remove(&pad->focus_destroy.link);
+	wl_list_init(&pad->focus_destroy.link);
+	pad->focus = NULL;
+}
+
+/* The pad follows the keyboard focus, as in sway: it leaves the surface it
+ * was on and enters the new one if that client bound tablet-v2. */
+static void pad_set_focus(struct smtwc_tablet_pad *pad, struct wlr_surface *surface) {
+	if (surface == pad->focus) {
+		return;
+	}
+	pad_leave(pad);
+	if (surface == NULL || pad->tablet == NULL ||
+			!input_inhibit_allows(pad->server, surface) ||
+			!wlr_surface_accepts_tablet_v2(pad->tablet, surface)) {
+		return;
+	}
+	wlr_tablet_v2_tablet_pad_notify_enter(pad->pad, pad->tablet, surface);
+	pad->focus = surface;
+	wl_signal_add(&surface->events.destroy, &pad->focus_destroy);
+}
+
+static void pad_handle_button(struct wl_listener *listener, void *data) {
+	struct smtwc_tablet_pad *pad = wl_container_of(listener, pad, button);
+	struct wlr_event_tablet_pad_button *event = data;
+	idle_notify_activity(pad->server);
+	if (pad->focus == NULL) {
+		return;
+	}
+	wlr_tablet_v2_tablet_pad_notify_mode(pad->pad, event->group, event->mode,
+		event->time_msec);
+	wlr_tablet_v2_tablet_pad_notify_button(pad->pad, event->button, event->time_msec,
+		event->state == WLR_BUTTON_PRESSED ? ZWP_TABLET_PAD_V2_BUTTON_STATE_PRESSED
+			: ZWP_TABLET_PAD_V2_BUTTON_STATE_RELEASED);
+}
+
+static void pad_handle_ring(struct wl_listener *listener, void *data) {
+	struct smtwc_tablet_pad *pad = wl_container_of(listener, pad, ring);
+	struct wlr_event_tablet_pad_ring *event = data;
+	idle_notify_activity(pad->server);
+	if (pad->focus != NULL) {
+		/* wlroots 0.15 hands the angle to the wire as a wl_fixed_t without
+		 * converting it (90 degrees arrived as 0.35): convert it here. A
+		 * negative position (the finger lifted) stays negative. */
+		wlr_tablet_v2_tablet_pad_notify_ring(pad->pad, event->ring,
+			event->position * 256.0,
+			event->source == WLR_TABLET_PAD_RING_SOURCE_FINGER, event->time_msec);
+	}
+}
+
+static void pad_handle_strip(struct wl_listener *listener, void *data) {
+	struct smtwc_tablet_pad *pad = wl_container_of(listener, pad, strip);
+	struct wlr_event_tablet_pad_strip *event = data;
+	idle_notify_activity(pad->server);
+	if (pad->focus != NULL) {
+		wlr_tablet_v2_tablet_pad_notify_strip(pad->pad, event->strip, event->position,
+			event->source == WLR_TABLET_PAD_STRIP_SOURCE_FINGER, event->time_msec);
+	}
+}
+
+static void pad_detach_tablet(struct smtwc_tablet_pad *pad) {
+	pad_leave(pad);
+	if (pad->tablet != NULL) {
+		wl_list_remove(&pad->tablet_destroy.link);
+		wl_list_init(&pad->tablet_destroy.link);
+		pad->tablet = NULL;
+	}
+}
+
+static void pad_handle_tablet_destroy(struct wl_listener *listener, void *data) {
+	struct smtwc_tablet_pad *pad = wl_container_of(listener, pad, tablet_destroy);
+	pad_detach_tablet(pad);
+}
+
+static void pad_handle_attach(struct wl_listener *listener, void *data) {
+	struct smtwc_tablet_pad *pad = wl_container_of(listener, pad, attach);
+	struct wlr_tablet *wlr_tablet = data;
+	struct wlr_tablet_v2_tablet *tablet = wlr_tablet != NULL ? wlr_tablet->data : NULL;
+	pad_detach_tablet(pad);
+	if (tablet == NULL) {
+		return; /* not a tablet we announced */
+	}
+	pad->tablet = tablet;
+	wl_signal_add(&tablet->wlr_device->events.destroy, &pad->tablet_destroy);
+	pad_set_focus(pad, pad->server->seat->keyboard_state.focused_surface);
+}
+
+static void pad_handle_destroy(struct wl_listener *listener, void *data) {
+	struct smtwc_tablet_pad *pad = wl_container_of(listener, pad, destroy);
+	pad_detach_tablet(pad);
+	wl_list_remove(&pad->link);
+	wl_list_remove(&pad->button.link);
+	wl_list_remove(&pad->ring.link);
+	wl_list_remove(&pad->strip.link);
+	wl_list_remove(&pad->attach.link);
+	wl_list_remove(&pad->destroy.link);
+	free(pad);
+}
+
+void tablet_pad_attach(struct smtwc_server *server, struct wlr_input_device *device) {
+	struct smtwc_tablet_pad *pad = calloc(1, sizeof(*pad));
+	if (pad == NULL) {
+		return;
+	}
+	pad->pad = wlr_tablet_pad_create(server->tablet_manager, server->seat, device);
+	if (pad->pad == NULL) {
+		free(pad);
+		return;
+	}
+	pad->server = server;
+	pad->device = device;
+	wl_list_init(&pad->tablet_destroy.link);
+	wl_list_init(&pad->focus_destroy.link);
+	pad->tablet_destroy.notify = pad_handle_tablet_destroy;
+	pad->focus_destroy.notify = pad_handle_focus_destroy;
+	struct wlr_tablet_pad *wlr_pad = device->tablet_pad;
+	pad->button.notify = pad_handle_button;
+	wl_signal_add(&wlr_pad->events.button, &pad->button);
+	pad->ring.notify = pad_handle_ring;
+	wl_signal_add(&wlr_pad->events.ring, &pad->ring);
+	pad->strip.notify = pad_handle_strip;
+	wl_signal_add(&wlr_pad->events.strip, &pad->strip);
+	pad->attach.notify = pad_handle_attach;
+	wl_signal_add(&wlr_pad->events.attach_tablet, &pad->attach);
+	pad->destroy.notify = pad_handle_destroy;
+	wl_signal_add(&device->events.destroy, &pad->destroy);
+	wl_list_insert(&server->tablet_pads, &pad->link);
+}
+
+static void handle_keyboard_focus(struct wl_listener *listener, void *data) {
+	struct smtwc_server *server = wl_container_of(listener, server, tablet_pad_focus);
+	struct wlr_seat_keyboard_focus_change_event *event = data;
+	struct smtwc_tablet_pad *pad;
+	wl_list_for_each(pad, &server->tablet_pads, link) {
+		pad_set_focus(pad, event->new_surface);
+	}
 }
 
 /* Moves the cursor to the tool and sends it to the surface under it, if
@@ -163,6 +336,10 @@ void tablet_init(struct smtwc_server *server) {
 	wl_signal_add(&cursor->events.tablet_tool_tip, &server->tablet_tip);
 	server->tablet_button.notify = handle_button;
 	wl_signal_add(&cursor->events.tablet_tool_button, &server->tablet_button);
+	wl_list_init(&server->tablet_pads);
+	server->tablet_pad_focus.notify = handle_keyboard_focus;
+	wl_signal_add(&server->seat->keyboard_state.events.focus_change,
+		&server->tablet_pad_focus);
 }
 
 void tablet_finish(struct smtwc_server *server) {
@@ -170,4 +347,5 @@ void tablet_finish(struct smtwc_server *server) {
 	wl_list_remove(&server->tablet_proximity.link);
 	wl_list_remove(&server->tablet_tip.link);
 	wl_list_remove(&server->tablet_button.link);
+	wl_list_remove(&server->tablet_pad_focus.link);
 }

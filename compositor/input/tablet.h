@@ -13,5 +13,8 @@ void tablet_init(struct smtwc_server *server);
 void tablet_finish(struct smtwc_server *server);
 /* A tablet was plugged in. */
 void tablet_attach(struct smtwc_server *server, struct wlr_input_device *device);
+/* A tablet's pad (its buttons, rings and strips) was plugged in: as in sway,
+ * its events go to the keyboard focus when that client speaks tablet-v2. */
+void tablet_pad_attach(struct smtwc_server *server, struct wlr_input_device *device);
 
 #endif

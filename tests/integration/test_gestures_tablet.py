@@ -12,6 +12,9 @@ touchpad and a pen.
   proximity out, and no pointer button.
 - Over a window that did not bind tablet-v2 the pen is a mouse: its tip is
   the left button.
+- A tablet pad's buttons, ring and strip go to the window with the keyboard
+  focus when it bound tablet-v2 (enter and leave follow the focus), and to
+  nobody otherwise.
 """
 import os
 import sys
@@ -73,6 +76,38 @@ def test(h):
         s.wait_until(lambda: "button 272 released" in lines(other)[mark:],
                      what="the pen's tip as the left button on a window without tablet support")
         check("button 272 pressed" in lines(other)[mark:], f"log: {lines(other)[mark:]}")
+
+        # A pad (plugged in, attached to the tablet, by the first pad request)
+        # is announced with its buttons, ring and strip. Its events go to the
+        # keyboard focus: now the window without tablet support (the pen's
+        # tip clicked it), so nowhere.
+        mark = len(lines(pad))
+        check(s.control("input pad 1 45 0.25").get("ok"), "input pad refused")
+        s.wait_until(lambda: "pad added" in lines(pad)[mark:], what="the pad announced")
+        check("pad buttons 3" in lines(pad)[mark:] and "pad group buttons 3" in lines(pad)[mark:],
+              f"the pad was announced as {lines(pad)[mark:]}")
+        # Focused, the tablet window gets the pad; its events arrive in order.
+        s.click(px, py)
+        s.park_pointer()
+        s.wait_until(lambda: "pad enter" in lines(pad)[mark:],
+                     what="the pad entering the tablet window once it has the keyboard")
+        got = [l for l in lines(pad)[mark:] if l.startswith("pad ") and l != "pad enter"
+               and not l.startswith(("pad buttons", "pad group", "pad added"))]
+        check(not got, f"pad events reached the tablet window before it had the focus: {got}")
+        mark = len(lines(pad))
+        check(s.control("input pad 2 90 0.5").get("ok"), "input pad refused")
+        s.wait_until(lambda: any(l.startswith("pad strip") for l in lines(pad)[mark:]),
+                     what="the pad's events on the focused tablet window")
+        got = [l for l in lines(pad)[mark:] if l.startswith("pad ")]
+        want = ["pad button 2 pressed", "pad button 2 released", "pad ring 90", "pad strip 32767"]
+        check(got == want, f"the pad's events arrived as {got}, expected {want}")
+        # The focus moves away: the pad leaves.
+        s.click(o["x"] + 400, o["y"] + 300)
+        s.park_pointer()
+        s.wait_until(lambda: "pad leave" in lines(pad)[mark:],
+                     what="the pad leaving when the keyboard focus moved to the other window")
+        check(not any(l.startswith("pad") for l in lines(other)),
+              f"the window without tablet support got pad events: {lines(other)}")
 
 
 harness.main(test)

@@ -12,7 +12,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
-from harness import FOCUSED, Image, Session, check, log  # noqa: E402
+from harness import FOCUSED, Image, Rect, Session, check, log  # noqa: E402
 
 BORDER = 2
 
@@ -42,10 +42,16 @@ def compare_with_replay(s, h, dump, info, label):
     excl = s.cursor_exclusion()
 
     def window(img):
+        # The compositor's frame: its border around the title bar and the
+        # window's content.
         frame = img.bbox(FOCUSED, exclude=excl)
-        if frame is None or (frame.w, frame.h) != (width + 2 * BORDER, height + 2 * BORDER):
+        win = next((w for w in s.windows() if w["focused"]), None)
+        if frame is None or win is None:
             return None
-        return frame.inset(BORDER)
+        title = win["title_bar"]["height"]
+        if (frame.w, frame.h) != (width + 2 * BORDER, height + title + 2 * BORDER):
+            return None
+        return Rect(frame.x + BORDER, frame.y + BORDER + title, width, height)
 
     img, content = s.wait_screenshot(window, what=f"the {width}x{height} demo window")
     shown = img.crop(content)

@@ -12,8 +12,12 @@ sandboxed program's dialog finds its parent window (xdg-foreign).
 - xdg-foreign v2: a window imported by handle from another client and made
   the parent of a new window gets that window centred over it, as a dialog,
   and the taskbar sees the dialog's parent.
+- An X dialog (a Tk toplevel made transient for the main window: its
+  WM_TRANSIENT_FOR) is listed with that window as its parent, as sway does,
+  whether it was transient when it mapped or became so later.
 """
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -104,4 +108,46 @@ def test(h):
               f"the taskbar sees parents {parents}; the dialog's should be 'parent'")
 
 
-harness.main(test)
+# A Tk main window and a dialog transient for it (WM_TRANSIENT_FOR). Each
+# line on stdin is Tcl: the test changes the dialog while it is mapped.
+TK_DIALOG = """
+wm title . x-main
+wm geometry . 500x300
+toplevel .d
+wm title .d x-dialog
+wm geometry .d 200x100
+wm transient .d .
+toplevel .e
+wm title .e x-later
+wm geometry .e 200x100
+fileevent stdin readable {eval [gets stdin]}
+"""
+
+
+def x_dialog_part(h, desktop_tool):
+    with Session(h, label="x11", x11=True) as s:
+        script = os.path.join(s.tmp, "dialog.tcl")
+        with open(script, "w") as f:
+            f.write(TK_DIALOG)
+        tk = s.spawn(["wish", script], name="wish", stdin=subprocess.PIPE)
+        s.wait_until(lambda: {"x-main", "x-dialog", "x-later"} <= set(listing(s, desktop_tool)),
+                     timeout=20, what="the Tk window and its dialog on the taskbar")
+        s.wait_until(lambda: listing(s, desktop_tool) and parents.get("x-dialog") == "x-main",
+                     what="the X dialog listed with its WM_TRANSIENT_FOR parent")
+        check(parents.get("x-main") == "", f"the main X window has a parent: {parents}")
+        log(f"X dialog's parent on the taskbar: {parents['x-dialog']!r}")
+        check(parents.get("x-later") == "", f"a window not yet transient has a parent: "
+              f"{parents}")
+        # Made transient while mapped: the taskbar follows.
+        tk.popen.stdin.write(b"wm transient .e .\n")
+        tk.popen.stdin.flush()
+        s.wait_until(lambda: listing(s, desktop_tool) and parents.get("x-later") == "x-main",
+                     what="the X window made transient later listed with its parent")
+
+
+def test_all(h):
+    test(h)
+    x_dialog_part(h, desktop_clients.desktop_tool(h))
+
+
+harness.main(test_all)

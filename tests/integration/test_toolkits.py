@@ -8,6 +8,9 @@ light pixels: shadows only darken the desktop) must be exactly the window
 geometry the control socket reports, a screencopy of that region must show
 the same pixels, the window must open in the next cascade slot instead of
 on the previous window, and maximizing must fill the usable area exactly.
+The Qt5 window's title bar (ours, above its geometry) must show its title in
+the focused colours exactly where the compositor says, and a plain left drag
+on it must move the window by the drag.
 """
 import os
 import sys
@@ -18,6 +21,7 @@ from harness import FOCUSED, OUTPUT_H, OUTPUT_W, QT_GALLERY, Image, Rect, \
     Session, check, log  # noqa: E402
 
 BORDER = 2  # the default border-width
+FOCUSED_TITLE = (0x28, 0x55, 0x77)  # the default focused-title
 LIGHT = 150  # every channel at least this: a window's frame, never the desktop or a shadow
 
 PROGRAMS = [
@@ -62,22 +66,66 @@ def wait_settled(s, app_id):
     return s.wait_screenshot(settled, timeout=30, what=f"{app_id}'s window to settle")
 
 
+def title_bar_rect(w):
+    t = w["title_bar"]
+    return Rect(t["x"], t["y"], t["width"], t["height"])
+
+
 def check_frame(s, img, win, csd, label):
     geo = window_rect(win)
-    frame = light_bbox(s, img)
-    log(f"{label}: geometry {geo}, light frame on screen {frame}")
     if csd:
+        frame = light_bbox(s, img)
+        log(f"{label}: geometry {geo}, light frame on screen {frame}")
         check(frame == geo, lambda: f"{label}: the window's frame is drawn at {frame}, "
               f"the compositor says its geometry is {geo} (shot: {s.save(img, label)})")
-    else:
-        # Server-side: our border goes around the geometry, the content fills it.
-        border = s.window_border(img, FOCUSED)
-        want = Rect(geo.x - BORDER, geo.y - BORDER, geo.w + 2 * BORDER, geo.h + 2 * BORDER)
-        check(border == want, lambda: f"{label}: border at {border}, expected {want} around "
-              f"the geometry {geo} (shot: {s.save(img, label)})")
-        check(frame is not None and geo.x <= frame.x and geo.y <= frame.y and
-              frame.x2 <= geo.x2 and frame.y2 <= geo.y2 and frame.w >= geo.w - 4,
-              lambda: f"{label}: content {frame} does not fill the geometry {geo}")
+        check(title_bar_rect(win).w == 0, f"{label}: decorates itself but has a title bar "
+              f"{win['title_bar']}")
+        return
+    # Server-side: our title bar sits on the geometry, our border goes
+    # around both, the content fills the geometry.
+    bar = title_bar_rect(win)
+    check(bar.h > 0 and bar == Rect(geo.x, geo.y - bar.h, geo.w, bar.h),
+          f"{label}: title bar {bar} is not right above the geometry {geo}")
+    border = s.window_border(img, FOCUSED)
+    want = Rect(geo.x - BORDER, bar.y - BORDER, geo.w + 2 * BORDER, geo.h + bar.h + 2 * BORDER)
+    check(border == want, lambda: f"{label}: border at {border}, expected {want} around "
+          f"the title bar {bar} and the geometry {geo} (shot: {s.save(img, label)})")
+    check_title_bar(s, img, bar, label)
+    m, r = img.mask((255, 255, 255), tol=255 - LIGHT, rect=geo, exclude=s.cursor_exclusion())
+    content = Image._mask_bbox(m, r)
+    log(f"{label}: geometry {geo}, title bar {bar}, light content {content}")
+    check(content is not None and content.w >= geo.w - 4,
+          lambda: f"{label}: content {content} does not fill the geometry {geo}")
+
+
+def check_title_bar(s, img, bar, label):
+    """The bar is the focused title colour with the title's text in it: white
+    pixels starting a few pixels in from its left edge, nowhere else."""
+    background = img.count(FOCUSED_TITLE, rect=bar)
+    text = img.bbox((255, 255, 255), tol=255 - LIGHT, rect=bar)
+    log(f"{label}: title bar {bar}: {background} px of its colour, text at {text}")
+    check(background >= bar.w * bar.h // 2,
+          lambda: f"{label}: only {background} of the title bar's {bar.w * bar.h} pixels "
+          f"have its colour {FOCUSED_TITLE} (shot: {s.save(img, label + '-title')})")
+    check(text is not None and bar.x < text.x <= bar.x + 10 and text.w >= 40 and
+          bar.y < text.y and text.y2 < bar.y2,
+          lambda: f"{label}: no title text in the title bar {bar} (light pixels at {text}; "
+          f"shot: {s.save(img, label + '-title')})")
+
+
+def check_title_drag(s, win, label):
+    """A plain left drag on the title bar moves the window by the drag."""
+    geo, bar = window_rect(win), title_bar_rect(win)
+    x0, y0 = bar.x + bar.w // 2, bar.y + bar.h // 2
+    dx, dy = -40, 50
+    s.vpointer("move", x0, y0, "down", "left", "move", x0 + dx // 2, y0 + dy // 2,
+               "move", x0 + dx, y0 + dy, "up", "left")
+    s.park_pointer()
+    want = Rect(geo.x + dx, geo.y + dy, geo.w, geo.h)
+    img, moved = wait_settled(s, win["app_id"])
+    check(window_rect(moved) == want, f"{label}: dragging the title bar by ({dx}, {dy}) "
+          f"moved the window from {geo} to {window_rect(moved)}, expected {want}")
+    check_frame(s, img, moved, False, label + "-dragged")
 
 
 def check_region_capture(s, img, win, label):
@@ -138,6 +186,8 @@ def test(h):
             check(window_rect(win) == geo, f"{app_id}: restored to {window_rect(win)}, "
                   f"was {geo} before maximizing")
             check_frame(s, img, win, csd, app_id + "-restored")
+            if not csd:
+                check_title_drag(s, win, app_id)
             p.terminate()
             s.wait_until(lambda: all(w["app_id"] != app_id for w in s.windows()),
                          what=f"{app_id}'s window to go")

@@ -179,9 +179,11 @@ def foot_to_xterm(s, sel, word, copy_key, xrm):
     """Select word in foot by double-click (copy_key too), paste into xterm."""
     src = s.spawn(["foot"] + shower(word), name="foot-src")
     _, frame = s.wait_for_border(FOCUSED, what="the source foot focused")
-    wait_text_shown(s, frame.x + 2 + 12, frame.y + 2, 40, 14, f"foot to show {word!r}")
-    # First line of foot's text: its content starts inside the 2 px frame.
-    double_click(s, frame.x + 2 + 20, frame.y + 2 + 8)
+    # First line of foot's text: its content starts at its window geometry,
+    # below the compositor's title bar.
+    geo = next(w for w in s.windows() if w["focused"])
+    wait_text_shown(s, geo["x"] + 12, geo["y"], 40, 14, f"foot to show {word!r}")
+    double_click(s, geo["x"] + 20, geo["y"] + 8)
     if copy_key:
         s.key(copy_key)
     got = [None]

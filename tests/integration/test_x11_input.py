@@ -22,8 +22,16 @@ def read_file(path):
         return None
 
 
-def frame_of(r):
-    return Rect(r.x - BORDER, r.y - BORDER, r.w + 2 * BORDER, r.h + 2 * BORDER)
+def frame_of(r, title):
+    """The compositor's frame around an X window: its title bar (title px
+    high) on top, the border around both."""
+    return Rect(r.x - BORDER, r.y - title - BORDER, r.w + 2 * BORDER, r.h + title + 2 * BORDER)
+
+
+def title_height(s):
+    return s.wait_until(lambda: next((w["title_bar"]["height"] for w in s.windows()
+                                      if w["title_bar"]["height"] > 0), None),
+                        what="a window with a title bar")
 
 
 def xterm_reader(name, path, geometry):
@@ -39,12 +47,13 @@ def test(h):
         s.spawn(xterm_reader("xb", fb, "50x10+560+300"), name="xterm-b")
         gb = s.x_geometry(s.wait_x_window("--classname", "xb"))
         log(f"xterm a covers {ga}, xterm b covers {gb}")
-        check(frame_of(ga).intersect(frame_of(gb)).w == 0 or
-              frame_of(ga).intersect(frame_of(gb)).h == 0,
+        th = title_height(s)
+        check(frame_of(ga, th).intersect(frame_of(gb, th)).w == 0 or
+              frame_of(ga, th).intersect(frame_of(gb, th)).h == 0,
               f"the xterms overlap ({ga}, {gb}): the test needs them apart")
 
         def focus_on(focused, other):
-            ff, fo = frame_of(focused), frame_of(other)
+            ff, fo = frame_of(focused, th), frame_of(other, th)
 
             def pred(img):
                 m1, t1 = img.frame_count(ff, FOCUSED, width=BORDER)
@@ -54,7 +63,7 @@ def test(h):
             return pred
 
         def describe(img, r):
-            f = frame_of(r)
+            f = frame_of(r, th)
             return (f"focused-colour {img.frame_count(f, FOCUSED, width=BORDER)}, "
                     f"unfocused-colour {img.frame_count(f, UNFOCUSED, width=BORDER)} "
                     f"(matching, total) frame pixels")
@@ -65,8 +74,9 @@ def test(h):
                 return s.wait_screenshot(pred, timeout=5, what=what)
             except harness.TestFailure:
                 img = s.last_image
-                log(f"focused window's frame {frame_of(focused)}: {describe(img, focused)}")
-                log(f"other window's frame {frame_of(other)}: {describe(img, other)}")
+                log(f"focused window's frame {frame_of(focused, th)}: "
+                    f"{describe(img, focused)}")
+                log(f"other window's frame {frame_of(other, th)}: {describe(img, other)}")
                 raise
 
         expect_focus("b", gb, ga, "the newest xterm (b) to have the focus frame and a an "

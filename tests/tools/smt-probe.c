@@ -17,7 +17,10 @@
  *                             "swipe end", "pinch begin N", "pinch update SCALE",
  *                             "pinch end")
  *   --tablet                  tablet-v2 ("tablet proximity in|out", "tablet down|up",
- *                             "tablet motion X Y", "tablet pressure P")
+ *                             "tablet motion X Y", "tablet pressure P"; a pad's
+ *                             "pad buttons N", "pad group buttons N", "pad added",
+ *                             "pad enter|leave", "pad button B pressed|released",
+ *                             "pad ring DEGREES", "pad strip POSITION")
  *
  * Always printed: "configure W H", "mapped", "keyboard enter|leave",
  * "key CODE pressed|released", "pointer enter X Y", "pointer leave",
@@ -312,8 +315,84 @@ static void tablet_tool_added(void *d, struct zwp_tablet_seat_v2 *seat,
 		struct zwp_tablet_tool_v2 *tool) {
 	zwp_tablet_tool_v2_add_listener(tool, &tool_listener, d);
 }
+static void ring_source(void *d, struct zwp_tablet_pad_ring_v2 *r, uint32_t source) {
+}
+static void ring_angle(void *d, struct zwp_tablet_pad_ring_v2 *r, wl_fixed_t degrees) {
+	say("pad ring %d", wl_fixed_to_int(degrees));
+}
+static void ring_stop(void *d, struct zwp_tablet_pad_ring_v2 *r) {
+}
+static void ring_frame(void *d, struct zwp_tablet_pad_ring_v2 *r, uint32_t time) {
+}
+static const struct zwp_tablet_pad_ring_v2_listener ring_listener = {
+	ring_source, ring_angle, ring_stop, ring_frame,
+};
+static void strip_source(void *d, struct zwp_tablet_pad_strip_v2 *st, uint32_t source) {
+}
+static void strip_position(void *d, struct zwp_tablet_pad_strip_v2 *st, uint32_t position) {
+	say("pad strip %u", position);
+}
+static void strip_stop(void *d, struct zwp_tablet_pad_strip_v2 *st) {
+}
+static void strip_frame(void *d, struct zwp_tablet_pad_strip_v2 *st, uint32_t time) {
+}
+static const struct zwp_tablet_pad_strip_v2_listener strip_listener = {
+	strip_source, strip_position, strip_stop, strip_frame,
+};
+static void group_buttons(void *d, struct zwp_tablet_pad_group_v2 *g, struct wl_array *b) {
+	say("pad group buttons %zu", b->size / sizeof(uint32_t));
+}
+static void group_ring(void *d, struct zwp_tablet_pad_group_v2 *g,
+		struct zwp_tablet_pad_ring_v2 *ring) {
+	zwp_tablet_pad_ring_v2_add_listener(ring, &ring_listener, d);
+}
+static void group_strip(void *d, struct zwp_tablet_pad_group_v2 *g,
+		struct zwp_tablet_pad_strip_v2 *strip) {
+	zwp_tablet_pad_strip_v2_add_listener(strip, &strip_listener, d);
+}
+static void group_modes(void *d, struct zwp_tablet_pad_group_v2 *g, uint32_t modes) {
+}
+static void group_done(void *d, struct zwp_tablet_pad_group_v2 *g) {
+}
+static void group_mode_switch(void *d, struct zwp_tablet_pad_group_v2 *g, uint32_t time,
+		uint32_t serial, uint32_t mode) {
+}
+static const struct zwp_tablet_pad_group_v2_listener group_listener = {
+	group_buttons, group_ring, group_strip, group_modes, group_done, group_mode_switch,
+};
+static void pad_group(void *d, struct zwp_tablet_pad_v2 *p, struct zwp_tablet_pad_group_v2 *g) {
+	zwp_tablet_pad_group_v2_add_listener(g, &group_listener, d);
+}
+static void pad_path(void *d, struct zwp_tablet_pad_v2 *p, const char *path) {
+}
+static void pad_buttons(void *d, struct zwp_tablet_pad_v2 *p, uint32_t buttons) {
+	say("pad buttons %u", buttons);
+}
+static void pad_done(void *d, struct zwp_tablet_pad_v2 *p) {
+	say("pad added");
+}
+static void pad_button(void *d, struct zwp_tablet_pad_v2 *p, uint32_t time, uint32_t button,
+		uint32_t state) {
+	say("pad button %u %s", button,
+		state == ZWP_TABLET_PAD_V2_BUTTON_STATE_PRESSED ? "pressed" : "released");
+}
+static void pad_enter(void *d, struct zwp_tablet_pad_v2 *p, uint32_t serial,
+		struct zwp_tablet_v2 *tablet, struct wl_surface *surface) {
+	say("pad enter");
+}
+static void pad_leave(void *d, struct zwp_tablet_pad_v2 *p, uint32_t serial,
+		struct wl_surface *surface) {
+	say("pad leave");
+}
+static void pad_removed(void *d, struct zwp_tablet_pad_v2 *p) {
+	zwp_tablet_pad_v2_destroy(p);
+}
+static const struct zwp_tablet_pad_v2_listener pad_listener = {
+	pad_group, pad_path, pad_buttons, pad_done, pad_button, pad_enter, pad_leave, pad_removed,
+};
 static void tablet_pad_added(void *d, struct zwp_tablet_seat_v2 *seat,
 		struct zwp_tablet_pad_v2 *pad) {
+	zwp_tablet_pad_v2_add_listener(pad, &pad_listener, d);
 }
 static const struct zwp_tablet_seat_v2_listener tablet_seat_listener = {
 	tablet_added, tablet_tool_added, tablet_pad_added,

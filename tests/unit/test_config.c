@@ -68,6 +68,12 @@ static bool config_equal(const struct smtwc_config *a,
 	if (a->border_width != b->border_width) DIFF("border_width");
 	if (a->focused_border != b->focused_border) DIFF("focused_border");
 	if (a->unfocused_border != b->unfocused_border) DIFF("unfocused_border");
+	if (!str_eq_nullable(a->title_font, b->title_font)) DIFF("title_font");
+	if (a->title_height != b->title_height) DIFF("title_height");
+	if (a->focused_title != b->focused_title ||
+			a->unfocused_title != b->unfocused_title ||
+			a->focused_title_text != b->focused_title_text ||
+			a->unfocused_title_text != b->unfocused_title_text) DIFF("title colours");
 	const struct smtwc_keyboard_config *ka = &a->keyboard, *kb = &b->keyboard;
 	if (!str_eq_nullable(ka->rules, kb->rules) ||
 			!str_eq_nullable(ka->model, kb->model) ||
@@ -189,6 +195,12 @@ static void test_defaults(void)
 	CHECK_INT(cfg.border_width, 2);
 	CHECK_INT(cfg.focused_border, 0x4c7899);
 	CHECK_INT(cfg.unfocused_border, 0x3a3a3a);
+	CHECK_STR(cfg.title_font, "sans 10");
+	CHECK_INT(cfg.title_height, 0);
+	CHECK_INT(cfg.focused_title, 0x285577);
+	CHECK_INT(cfg.unfocused_title, 0x222222);
+	CHECK_INT(cfg.focused_title_text, 0xffffff);
+	CHECK_INT(cfg.unfocused_title_text, 0x888888);
 	CHECK(cfg.keyboard.rules == NULL && cfg.keyboard.model == NULL &&
 		cfg.keyboard.layout == NULL && cfg.keyboard.variant == NULL &&
 		cfg.keyboard.options == NULL);
@@ -275,6 +287,12 @@ static void test_all_keys(void)
 		"border-width = 0\n"
 		"focused-border = #AbCdEf\n"
 		"unfocused-border = #000001\n"
+		"title-font = DejaVu Sans Bold 11\n"
+		"title-height = 30\n"
+		"focused-title = #010203\n"
+		"unfocused-title = #040506\n"
+		"focused-title-text = #070809\n"
+		"unfocused-title-text = #0a0b0c\n"
 		"\n"
 		"[keyboard]\n"
 		"layout = us,de\n"
@@ -331,6 +349,12 @@ static void test_all_keys(void)
 	CHECK_INT(cfg.cursor_size, 32);
 	CHECK_INT(cfg.background, 0x102030);
 	CHECK_INT(cfg.border_width, 0);
+	CHECK_STR(cfg.title_font, "DejaVu Sans Bold 11");
+	CHECK_INT(cfg.title_height, 30);
+	CHECK_INT(cfg.focused_title, 0x010203);
+	CHECK_INT(cfg.unfocused_title, 0x040506);
+	CHECK_INT(cfg.focused_title_text, 0x070809);
+	CHECK_INT(cfg.unfocused_title_text, 0x0a0b0c);
 	CHECK_INT(cfg.focused_border, 0xabcdef);
 	CHECK_INT(cfg.unfocused_border, 0x000001);
 
@@ -543,7 +567,8 @@ static void test_errors(void)
 	EXPECT_ERROR("[general]\ncolour = red\n", 2,
 		"unknown key 'colour' in [general] (expected modifier, terminal, "
 		"cursor-theme, cursor-size, background, border-width, "
-		"focused-border, unfocused-border)");
+		"focused-border, unfocused-border, title-font, title-height, focused-title, "
+		"unfocused-title, focused-title-text, unfocused-title-text)");
 	EXPECT_ERROR("[general]\nModifier = alt\n", 2, "unknown key 'Modifier'");
 	/* keyboard */
 	EXPECT_ERROR("[keyboard]\nrepeat-rate = fast\n", 2,

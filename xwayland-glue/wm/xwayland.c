@@ -14,6 +14,7 @@
 #include <wlr/util/log.h>
 #include <wlr/xwayland.h>
 #include <xcb/xcb_icccm.h>
+#include "desktop/foreign_toplevel.h"
 #include "desktop/view.h"
 #include "input/cursor.h"
 #include "output/output.h"
@@ -44,6 +45,9 @@ struct smtwc_xview {
 	struct wl_listener request_minimize;
 	struct wl_listener request_activate;
 	struct wl_listener set_override_redirect;
+	struct wl_listener set_title;
+	struct wl_listener set_parent;
+	struct wl_listener set_decorations;
 };
 
 /* An override-redirect window: X placed it; we only show it. */
@@ -131,6 +135,13 @@ static const char *xview_app_id(struct smtwc_view *view) {
 	return xview(view)->xsurface->class;
 }
 
+/* WM_TRANSIENT_FOR: a dialog belongs to the window it is transient for,
+ * as sway tells taskbars. */
+static struct smtwc_view *xview_parent(struct smtwc_view *view) {
+	struct wlr_xwayland_surface *parent = xview(view)->xsurface->parent;
+	return parent != NULL && !parent->override_redirect ? parent->data : NULL;
+}
+
 static const struct smtwc_view_impl xview_impl = {
 	.surface = xview_surface,
 	.geometry = xview_geometry,
@@ -142,6 +153,7 @@ static const struct smtwc_view_impl xview_impl = {
 	.moved = xview_moved,
 	.title = xview_title,
 	.app_id = xview_app_id,
+	.parent = xview_parent,
 };
 
 static bool size_hints_give_position(struct wlr_xwayland_surface *xs) {
@@ -250,6 +262,28 @@ static void xview_handle_request_activate(struct wl_listener *listener, void *da
 	}
 }
 
+static void xview_handle_set_title(struct wl_listener *listener, void *data) {
+	struct smtwc_xview *xv = wl_container_of(listener, xv, set_title);
+	view_update_title(&xv->view);
+}
+
+static void xview_handle_set_parent(struct wl_listener *listener, void *data) {
+	struct smtwc_xview *xv = wl_container_of(listener, xv, set_parent);
+	foreign_toplevel_update(&xv->view);
+}
+
+/* _MOTIF_WM_HINTS: a window that asks for no decorations draws its own
+ * (GTK's header bars); like sway, we then draw none, or it would have two
+ * title bars. */
+static bool xview_wants_frame(struct wlr_xwayland_surface *xs) {
+	return xs->decorations == WLR_XWAYLAND_SURFACE_DECORATIONS_ALL;
+}
+
+static void xview_handle_set_decorations(struct wl_listener *listener, void *data) {
+	struct smtwc_xview *xv = wl_container_of(listener, xv, set_decorations);
+	view_set_server_side_decoration(&xv->view, xview_wants_frame(xv->xsurface));
+}
+
 static void xview_destroy(struct smtwc_xview *xv) {
 	wl_list_remove(&xv->destroy.link);
 	wl_list_remove(&xv->map.link);
@@ -262,6 +296,9 @@ static void xview_destroy(struct smtwc_xview *xv) {
 	wl_list_remove(&xv->request_minimize.link);
 	wl_list_remove(&xv->request_activate.link);
 	wl_list_remove(&xv->set_override_redirect.link);
+	wl_list_remove(&xv->set_title.link);
+	wl_list_remove(&xv->set_parent.link);
+	wl_list_remove(&xv->set_decorations.link);
 	xv->xsurface->data = NULL;
 	view_destroy(&xv->view);
 	free(xv);
@@ -295,8 +332,7 @@ static void xview_create(struct smtwc_server *server, struct wlr_xwayland_surfac
 	}
 	xv->xsurface = xs;
 	view_init(&xv->view, server, &xview_impl);
-	/* X draws its own frames, or asks for none: give it the focus border. */
-	xv->view.server_side_decoration = true;
+	xv->view.server_side_decoration = xview_wants_frame(xs);
 	xs->data = &xv->view;
 #define LISTEN(signal, field, handler) \
 	xv->field.notify = handler; wl_signal_add(&xs->events.signal, &xv->field)
@@ -311,6 +347,9 @@ static void xview_create(struct smtwc_server *server, struct wlr_xwayland_surfac
 	LISTEN(request_minimize, request_minimize, xview_handle_request_minimize);
 	LISTEN(request_activate, request_activate, xview_handle_request_activate);
 	LISTEN(set_override_redirect, set_override_redirect, xview_handle_set_override_redirect);
+	LISTEN(set_title, set_title, xview_handle_set_title);
+	LISTEN(set_parent, set_parent, xview_handle_set_parent);
+	LISTEN(set_decorations, set_decorations, xview_handle_set_decorations);
 #undef LISTEN
 }
 
