@@ -170,11 +170,35 @@ static int64_t floor_div(int64_t num, int64_t den)
 }
 
 /*
+ * One run of a thin segment: major coordinates [from, to) on minor
+ * coordinate m, a row (x-major) or a column (y-major). [from, to) lies
+ * inside the clip's extents along the major axis; [mlo, mhi) are the
+ * extents along the minor one. A clip of one rectangle needs no more
+ * clipping, so the run is one box stored directly (paint_box: narrow
+ * boxes by plain stores, wide ones by pixman_fill, non-SRC ops composited).
+ */
+static uint64_t thin_run(struct smt_exec_ctx *ctx, struct paint *p,
+			 const struct smt_drawable *dst, bool ymajor, int64_t m,
+			 int64_t from, int64_t to, int64_t mlo, int64_t mhi)
+{
+	if (m < mlo || m >= mhi)
+		return 0;
+	if (ctx->clip.data != NULL)
+		return ymajor ? paint_clipped_region(ctx, p, dst, m, from, m + 1, to)
+			      : paint_clipped_region(ctx, p, dst, from, m, to, m + 1);
+	pixman_box32_t b = ymajor
+		? (pixman_box32_t){ (int32_t)m, (int32_t)from, (int32_t)m + 1, (int32_t)to }
+		: (pixman_box32_t){ (int32_t)from, (int32_t)m, (int32_t)to, (int32_t)m + 1 };
+	paint_box(p, dst, &b);
+	return (uint64_t)(to - from);
+}
+
+/*
  * One thin segment, both end points included. Along the major axis each
  * step picks the nearest minor coordinate (Bresenham's choice, computed
  * directly so the walk can start at the clip edge instead of at a far-away
  * end point). Coordinates are within +-2^28, so 2 * d * delta < 2^59.
- * Consecutive pixels on one row/column merge into a single box.
+ * Consecutive pixels on one minor coordinate are painted as one run.
  */
 static uint64_t thin_segment(struct smt_exec_ctx *ctx, struct paint *p,
 			     const struct smt_drawable *dst, const struct smt_segment *s)
@@ -194,96 +218,35 @@ static uint64_t thin_segment(struct smt_exec_ctx *ctx, struct paint *p,
 	int64_t mlo = ymajor ? ext->x1 : ext->y1, mhi = ymajor ? ext->x2 : ext->y2;
 	int64_t dx = x2 - x1, dy = y2 - y1;
 	int64_t start = x1 > lo ? x1 : lo, end = x2 < hi - 1 ? x2 : hi - 1;
-	uint64_t px = 0;
-	int64_t run_start = 0, run_minor = 0;
-	bool in_run = false;
+	if (start > end)
+		return 0;
 
 	/* m(x) = y1 + floor((2 (x - x1) dy + dx) / 2dx), stepped: one division
 	 * at the start, then the remainder moves by 2dy per x. |dy| <= dx, so
 	 * one correction per step keeps it in [0, 2dx). */
 	int64_t den = dx ? 2 * dx : 1, num = 2 * (start - x1) * dy + dx;
 	int64_t q = floor_div(num, den), rem = num - q * den, step = dx ? 2 * dy : 0;
-	if (paint_direct(ctx, p) && p->bpp == 32 && start <= end) {
-		/* The same walk on a pixel index: one step along the major
-		 * axis adds maj, one along the minor axis mnr. [start, end]
-		 * and [mlo, mhi) lie inside the clip, inside the image. */
-		uint32_t *bits = (uint32_t *)p->bits;
-		const uint32_t pixel = p->pixel;
-		const int64_t row = p->stride / 4, maj = ymajor ? row : 1, mnr = ymajor ? 1 : row;
-		int64_t m = y1 + q;
-		int64_t idx = ymajor ? start * row + m : m * row + start;
-		for (int64_t x = start; x <= end; x++) {
-			if (m >= mlo && m < mhi) {
-				assert(idx >= 0 && idx < (int64_t)p->height * row);
-				bits[idx] = pixel;
-				px++;
-			}
-			idx += maj;
-			rem += step;
-			if (rem >= den) {
-				rem -= den;
-				m++;
-				idx += mnr;
-			} else if (rem < 0) {
-				rem += den;
-				m--;
-				idx -= mnr;
-			}
+	int64_t m = y1 + q, from = start;
+	uint64_t px = 0;
+	for (int64_t x = start; x < end; x++) {
+		int64_t next = m;
+		rem += step;
+		if (rem >= den) {
+			rem -= den;
+			next++;
+		} else if (rem < 0) {
+			rem += den;
+			next--;
 		}
-		return px + (uint64_t)(end - start + 1);
-	}
-	if (paint_direct(ctx, p)) {
-		/* One store per pixel, no boxes: [start, end] and [mlo, mhi)
-		 * lie inside the clip, which lies inside the image. */
-		for (int64_t x = start; x <= end; x++) {
-			int64_t m = y1 + q;
-			if (m >= mlo && m < mhi) {
-				if (ymajor)
-					paint_pixel(p, (int32_t)m, (int32_t)x);
-				else
-					paint_pixel(p, (int32_t)x, (int32_t)m);
-				px++;
-			}
-			rem += step;
-			if (rem >= den) {
-				rem -= den;
-				q++;
-			} else if (rem < 0) {
-				rem += den;
-				q--;
-			}
-		}
-		return px + (uint64_t)(end >= start ? end - start + 1 : 0);
-	}
-	for (int64_t x = start; x <= end + 1; x++) {
-		int64_t m = 0;
-		bool on = x <= end;
-		if (on) {
-			m = y1 + q;
-			on = m >= mlo && m < mhi;
-			rem += step;
-			if (rem >= den) {
-				rem -= den;
-				q++;
-			} else if (rem < 0) {
-				rem += den;
-				q--;
-			}
-		}
-		if (in_run && (!on || m != run_minor)) {
-			px += ymajor
-				? paint_clipped(ctx, p, dst, run_minor, run_start, run_minor + 1, x)
-				: paint_clipped(ctx, p, dst, run_start, run_minor, x, run_minor + 1);
-			in_run = false;
-		}
-		if (on && !in_run) {
-			in_run = true;
-			run_start = x;
-			run_minor = m;
+		if (next != m) {
+			px += thin_run(ctx, p, dst, ymajor, m, from, x + 1, mlo, mhi);
+			from = x + 1;
+			m = next;
 		}
 	}
+	px += thin_run(ctx, p, dst, ymajor, m, from, end + 1, mlo, mhi);
 	/* The walk itself costs even when nothing lands on the target. */
-	return px + (uint64_t)(end >= start ? end - start + 1 : 0);
+	return px + (uint64_t)(end - start + 1);
 }
 
 int exec_thin_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d,

@@ -170,6 +170,52 @@ static void test_thin_segments(void)
 	scene_fini(&sc);
 }
 
+/* Every octant (and the axes and diagonals between them) from one centre,
+ * long enough to leave the image, for SRC (plain stores and pixman_fill,
+ * 32 and 8 bpp) and for OVER and ADD (composited), through no clip, a clip
+ * of one rectangle and a clip of two. */
+static void test_thin_octants(void)
+{
+	struct smt_segment seg[32];
+	int n = 0;
+	for (int dx = -2; dx <= 2; dx++)
+		for (int dy = -2; dy <= 2; dy++)
+			if (dx || dy) {
+				/* slopes 0, 1/2, 1, 2 and infinite, both ways */
+				seg[n++] = (struct smt_segment){ 30, 22, 30 + 23 * dx + (dy ? 3 : 0),
+								 22 + 19 * dy - (dx ? 2 : 0) };
+			}
+	seg[n++] = (struct smt_segment){ 62, 1, 1, 46 };  /* long, shallow runs */
+	seg[n++] = (struct smt_segment){ -40, 47, 100, 40 };
+	static const struct smt_rect one[1] = { { 7, 5, 41, 33 } };
+	static const struct {
+		pixman_format_code_t f;
+		uint32_t op, colour;
+	} kinds[] = {
+		{ PIXMAN_a8r8g8b8, SMT_PAINT_SRC, 0xff204060 },
+		{ PIXMAN_a8, SMT_PAINT_SRC, 0xc0000000 },
+		{ PIXMAN_a8r8g8b8, SMT_PAINT_OVER, 0x80000080 },
+		{ PIXMAN_a8, SMT_PAINT_ADD, 0x30000000 },
+	};
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		for (int clip = 0; clip < 3; clip++) {
+			struct scene sc;
+			char what[64];
+			const struct smt_rect *cr = clip == 1 ? one : clip2;
+			scene_init(&sc, kinds[k].f, 3 + (uint32_t)k);
+			if (clip)
+				ST(&sc.s, smt_encode_set_clip(st_at(&sc.s), (uint32_t)clip, cr));
+			ST(&sc.s, smt_encode_segments(st_at(&sc.s), kinds[k].op, kinds[k].colour, 0,
+						      (uint32_t)n, seg));
+			ref_clip(sc.ref, cr, clip);
+			for (int i = 0; i < n; i++)
+				ref_thin(sc.ref, kinds[k].op, kinds[k].colour, seg[i]);
+			snprintf(what, sizeof(what), "thin octants, kind %zu, clip %d", k, clip);
+			scene_run_check(&sc, 0, what);
+			scene_fini(&sc);
+		}
+}
+
 static pixman_point_fixed_t pf(double x, double y)
 {
 	return (pixman_point_fixed_t){ pixman_double_to_fixed(x), pixman_double_to_fixed(y) };
@@ -517,6 +563,7 @@ int main(void)
 	test_fill_rects(PIXMAN_a8);
 	test_points();
 	test_thin_segments();
+	test_thin_octants();
 	test_wide_segments();
 	test_put_image();
 	test_copy_area();
