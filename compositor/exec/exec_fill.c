@@ -133,11 +133,26 @@ int exec_points(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct sm
 		for (uint32_t i = resume->element; i < n;) {
 			uint32_t end = n - i > POINTS_CHUNK ? i + POINTS_CHUNK : n;
 			uint64_t px = 0;
-			for (uint32_t k = i; k < end; k++) {
-				int32_t x = pt[k].x, y = pt[k].y;
-				if (x >= e->x1 && x < e->x2 && y >= e->y1 && y < e->y2) {
-					paint_pixel(&p, x, y);
-					px++;
+			if (p.bpp == 32) {
+				/* paint_pixel for 32 bpp, the format test out of the loop */
+				uint8_t *bits = p.bits;
+				const size_t stride = (size_t)p.stride;
+				const uint32_t pixel = p.pixel;
+				for (uint32_t k = i; k < end; k++) {
+					int32_t x = pt[k].x, y = pt[k].y;
+					if (x >= e->x1 && x < e->x2 && y >= e->y1 && y < e->y2) {
+						assert(x >= 0 && y >= 0 && x < p.width && y < p.height);
+						((uint32_t *)(bits + (size_t)y * stride))[x] = pixel;
+						px++;
+					}
+				}
+			} else {
+				for (uint32_t k = i; k < end; k++) {
+					int32_t x = pt[k].x, y = pt[k].y;
+					if (x >= e->x1 && x < e->x2 && y >= e->y1 && y < e->y2) {
+						paint_pixel(&p, x, y);
+						px++;
+					}
 				}
 			}
 			bool out = exec_charge_units(ctx, end - i, px);
@@ -170,12 +185,11 @@ static int64_t floor_div(int64_t num, int64_t den)
 }
 
 /*
- * One run of a thin segment: major coordinates [from, to) on minor
- * coordinate m, a row (x-major) or a column (y-major). [from, to) lies
- * inside the clip's extents along the major axis; [mlo, mhi) are the
- * extents along the minor one. A clip of one rectangle needs no more
- * clipping, so the run is one box stored directly (paint_box: narrow
- * boxes by plain stores, wide ones by pixman_fill, non-SRC ops composited).
+ * One run of a thin segment that plain stores cannot draw: major
+ * coordinates [from, to) on minor coordinate m, a row (x-major) or a
+ * column (y-major). [from, to) lies inside the clip's extents along the
+ * major axis; [mlo, mhi) are the extents along the minor one. One box per
+ * run: pixman_fill or one composite for the whole run, not one per pixel.
  */
 static uint64_t thin_run(struct smt_exec_ctx *ctx, struct paint *p,
 			 const struct smt_drawable *dst, bool ymajor, int64_t m,
@@ -194,11 +208,69 @@ static uint64_t thin_run(struct smt_exec_ctx *ctx, struct paint *p,
 }
 
 /*
+ * The walk of thin_segment from `start` to `end` along the major axis,
+ * minor coordinate m and remainder rem at start. A direct paint (`direct`,
+ * `wide` for 32 bpp) stores each pixel as the walk passes it (a byte offset
+ * moved by one step per axis: most runs of a slanted line are a pixel or
+ * two, shorter than any call); any other paint gets the runs of pixels on
+ * one minor coordinate (thin_run). Always inlined with constant `direct`
+ * and `wide`: one walk in the source, a tight loop for each case.
+ */
+static inline __attribute__((always_inline)) uint64_t
+thin_walk(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawable *dst, bool ymajor,
+	  int64_t start, int64_t end, int64_t m, int64_t rem, int64_t den, int64_t step,
+	  int64_t mlo, int64_t mhi, const bool direct, const bool wide)
+{
+	/* Direct stores: [start, end] and [mlo, mhi) lie inside the clip's
+	 * extents, inside the image; each store is asserted against it. */
+	uint8_t *const bits = p->bits;
+	const uint32_t pixel = p->pixel;
+	const int64_t bytes = wide ? 4 : 1, stride = p->stride;
+	const int64_t maj = ymajor ? stride : bytes, mnr = ymajor ? bytes : stride;
+	const int64_t size = (int64_t)p->height * stride;
+	int64_t off = ymajor ? start * stride + m * bytes : m * stride + start * bytes;
+	int64_t from = start;
+	uint64_t px = 0;
+	for (int64_t x = start;; x++) {
+		if (direct && m >= mlo && m < mhi) {
+			assert(off >= 0 && off + bytes <= size);
+			if (wide)
+				*(uint32_t *)(bits + off) = pixel;
+			else
+				bits[off] = (uint8_t)pixel;
+			px++;
+		}
+		if (x == end)
+			break;
+		off += maj;
+		rem += step;
+		if (rem >= den) {
+			rem -= den;
+			off += mnr;
+		} else if (rem < 0) {
+			rem += den;
+			off -= mnr;
+		} else {
+			continue;
+		}
+		/* the minor coordinate moved: a run ended at x */
+		if (!direct)
+			px += thin_run(ctx, p, dst, ymajor, m, from, x + 1, mlo, mhi);
+		from = x + 1;
+		m += step > 0 ? 1 : -1;
+	}
+	if (!direct)
+		px += thin_run(ctx, p, dst, ymajor, m, from, end + 1, mlo, mhi);
+	(void)size;
+	return px;
+}
+
+/*
  * One thin segment, both end points included. Along the major axis each
  * step picks the nearest minor coordinate (Bresenham's choice, computed
  * directly so the walk can start at the clip edge instead of at a far-away
  * end point). Coordinates are within +-2^28, so 2 * d * delta < 2^59.
- * Consecutive pixels on one minor coordinate are painted as one run.
+ * The walk itself is thin_walk.
  */
 static uint64_t thin_segment(struct smt_exec_ctx *ctx, struct paint *p,
 			     const struct smt_drawable *dst, const struct smt_segment *s)
@@ -226,25 +298,15 @@ static uint64_t thin_segment(struct smt_exec_ctx *ctx, struct paint *p,
 	 * one correction per step keeps it in [0, 2dx). */
 	int64_t den = dx ? 2 * dx : 1, num = 2 * (start - x1) * dy + dx;
 	int64_t q = floor_div(num, den), rem = num - q * den, step = dx ? 2 * dy : 0;
-	int64_t m = y1 + q, from = start;
-	uint64_t px = 0;
-	for (int64_t x = start; x < end; x++) {
-		int64_t next = m;
-		rem += step;
-		if (rem >= den) {
-			rem -= den;
-			next++;
-		} else if (rem < 0) {
-			rem += den;
-			next--;
-		}
-		if (next != m) {
-			px += thin_run(ctx, p, dst, ymajor, m, from, x + 1, mlo, mhi);
-			from = x + 1;
-			m = next;
-		}
-	}
-	px += thin_run(ctx, p, dst, ymajor, m, from, end + 1, mlo, mhi);
+	int64_t m = y1 + q;
+	uint64_t px;
+
+	if (paint_direct(ctx, p) && p->bpp == 32)
+		px = thin_walk(ctx, p, dst, ymajor, start, end, m, rem, den, step, mlo, mhi, true, true);
+	else if (paint_direct(ctx, p))
+		px = thin_walk(ctx, p, dst, ymajor, start, end, m, rem, den, step, mlo, mhi, true, false);
+	else
+		px = thin_walk(ctx, p, dst, ymajor, start, end, m, rem, den, step, mlo, mhi, false, false);
 	/* The walk itself costs even when nothing lands on the target. */
 	return px + (uint64_t)(end - start + 1);
 }
