@@ -233,6 +233,29 @@ static void be_close(struct be *b)
 
 #define ARR_SIZE(T, n, E) smt_cmd_array_size(sizeof(T), (n), sizeof(E))
 
+/* Room for a batch of commands of at least `size` bytes, up to `max`
+ * (smt_reserve; locally the same ring writer call). */
+static uint8_t *batch_begin(struct be *b, uint32_t size, uint32_t max, uint32_t *room)
+{
+	if (b->kind == T_LOCAL) {
+		void *p = lbegin(b, size);
+		*room = smt_ring_writer_room(&b->w, max);
+		return p;
+	}
+	uint8_t *p = smt_reserve(b->ctx, size, max, room);
+	if (!p)
+		die("smt_reserve failed");
+	return p;
+}
+
+static void batch_end(struct be *b, uint32_t bytes, uint32_t commands)
+{
+	if (b->kind == T_LOCAL)
+		smt_ring_writer_commit_many(&b->w, bytes, commands);
+	else if (smt_commit(b->ctx, bytes, commands))
+		die("smt_commit failed");
+}
+
 static void op_noop(struct be *b)
 {
 	if (b->kind == T_LOCAL) {
@@ -562,12 +585,28 @@ static void case_cleanup(struct be *b, const struct pcase *c, struct cstate *st)
 	be_sync(b);
 }
 
+static uint32_t op_colour(uint64_t i)
+{
+	return 0xff000000u | (uint32_t)(i * 0x010307u);
+}
+
+/* Where operation i of size s goes: spread over the window. */
+static int32_t op_x(uint64_t i, uint32_t s)
+{
+	return (int32_t)((i * 7) % (WIN_W > s ? WIN_W - s : 1));
+}
+
+static int32_t op_y(uint64_t i, uint32_t s)
+{
+	return (int32_t)((i * 13) % (WIN_H > s ? WIN_H - s : 1));
+}
+
 static void case_op(struct be *b, const struct pcase *c, struct cstate *st, uint64_t i)
 {
 	uint32_t s = c->size;
-	uint32_t colour = 0xff000000u | (uint32_t)(i * 0x010307u);
+	uint32_t colour = op_colour(i);
 	uint32_t span = WIN_W > s ? WIN_W - s : 1;
-	int32_t x = (int32_t)((i * 7) % span), y = (int32_t)((i * 13) % (WIN_H > s ? WIN_H - s : 1));
+	int32_t x = op_x(i, s), y = op_y(i, s);
 	switch (c->kind) {
 	case K_NOOP:
 		op_noop(b);
@@ -629,6 +668,37 @@ static void case_op(struct be *b, const struct pcase *c, struct cstate *st, uint
 	}
 }
 
+/*
+ * Operations i .. i + want - 1 of case c; returns how many were written
+ * (at least one). NOOPs and one-object 1x1 fills, the cases bounded by the
+ * writer's cost per command, are written as one batch (smt_reserve /
+ * smt_commit: one reservation for up to `want` commands, as a program
+ * drawing many small things would); the others one at a time.
+ */
+static uint32_t case_ops(struct be *b, const struct pcase *c, struct cstate *st, uint64_t i,
+			 uint32_t want)
+{
+	bool fill1 = c->kind == K_RECT && !st->rects && c->size == 1;
+	if (want < 2 || (c->kind != K_NOOP && !fill1)) {
+		case_op(b, c, st, i);
+		return 1;
+	}
+	uint32_t size = fill1 ? ARR_SIZE(struct smt_cmd_fill_rects, 1, struct smt_rect) : 8;
+	uint32_t room;
+	uint8_t *p = batch_begin(b, size, want * size, &room);
+	uint32_t n = room / size;
+	for (uint32_t k = 0; k < n; k++, p += size) {
+		if (fill1) {
+			struct smt_rect r = { op_x(i + k, 1), op_y(i + k, 1), 1, 1 };
+			smt_encode_fill_rects(p, SMT_PAINT_SRC, op_colour(i + k), 1, &r);
+		} else {
+			smt_encode_noop(p, SMT_OP_NOOP, 8);
+		}
+	}
+	batch_end(b, n * size, n);
+	return n;
+}
+
 struct counters {
 	uint64_t cmds, wake_c2s, wake_s2c, full_waits, sleeps;
 };
@@ -664,8 +734,7 @@ static void run_case(struct be *b, const struct pcase *c, double secs, double wa
 	uint64_t i = 0;
 	uint64_t t0 = now_ns(), end = t0 + (uint64_t)(warm * 1e9);
 	while (now_ns() < end)
-		for (int k = 0; k < 16; k++)
-			case_op(b, c, &st, i++);
+		i += case_ops(b, c, &st, i, 16);
 	be_sync(b);
 	struct counters k0, k1;
 	read_counters(b, &k0);
@@ -676,8 +745,11 @@ static void run_case(struct be *b, const struct pcase *c, double secs, double wa
 	 * slow operations */
 	uint32_t batch = 1;
 	for (;;) {
-		for (uint32_t k = 0; k < batch; k++)
-			case_op(b, c, &st, i++);
+		for (uint32_t k = 0; k < batch;) {
+			uint32_t d = case_ops(b, c, &st, i, batch - k);
+			i += d;
+			k += d;
+		}
 		n += batch;
 		uint64_t t = now_ns();
 		if (t >= end)
