@@ -194,8 +194,10 @@ int smt_noop(struct smt_ctx *ctx, uint32_t bytes);
  * must be a multiple of 8 and at most that). It waits for the compositor
  * as a draw call does. smt_commit completes the first `bytes` of the room
  * (a multiple of 8, <= room) holding `commands` whole commands; nothing
- * else may use ctx in between. NULL / negative errno: bad sizes (-EINVAL)
- * or a failed connection (smt_error_message).
+ * else may use ctx in between. Errors: smt_reserve returns NULL (errno
+ * EINVAL for bad sizes; otherwise the connection failed, see
+ * smt_error_message); smt_commit returns -EINVAL for a size it did not
+ * grant, or the error of the flush it may do.
  */
 void *smt_reserve(struct smt_ctx *ctx, uint32_t min, uint32_t max, uint32_t *room);
 int smt_commit(struct smt_ctx *ctx, uint32_t bytes, uint32_t commands);
