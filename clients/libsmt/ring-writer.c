@@ -53,6 +53,22 @@ void smt_ring_writer_commit(struct smt_ring_writer *w, uint32_t size)
 	w->commands++;
 }
 
+uint32_t smt_ring_writer_room(struct smt_ring_writer *w, uint32_t max)
+{
+	uint64_t to_end = w->area_size - (w->head & (w->area_size - 1));
+	uint64_t limit = to_end < max ? to_end : max;
+	uint64_t space = smt_ring_space(w->head, w->tail_seen, w->area_size);
+	if (space < limit)
+		space = smt_ring_space(w->head, smt_ring_writer_tail(w), w->area_size);
+	return (uint32_t)((space < limit ? space : limit) & ~(uint64_t)7);
+}
+
+void smt_ring_writer_commit_many(struct smt_ring_writer *w, uint32_t size, uint32_t commands)
+{
+	w->head += size;
+	w->commands += commands;
+}
+
 bool smt_ring_writer_publish(struct smt_ring_writer *w)
 {
 	if (w->head == w->published)

@@ -50,6 +50,14 @@ static inline uint32_t smt_ring_writer_max_cmd(const struct smt_ring_writer *w)
 void *smt_ring_writer_reserve(struct smt_ring_writer *w, uint32_t size, uint64_t *need_tail);
 /* The command of `size` bytes at the reserved pointer is complete. */
 void smt_ring_writer_commit(struct smt_ring_writer *w, uint32_t size);
+/* After a successful reserve: the bytes writable at the reserved pointer
+ * without crossing the end of the area or the tail, at most `max`
+ * (multiple of 8); never less than the size just reserved. The tail is
+ * read again only if the last one seen leaves less than that. */
+uint32_t smt_ring_writer_room(struct smt_ring_writer *w, uint32_t max);
+/* `commands` commands, `size` bytes in all, are complete at the reserved
+ * pointer (a batch written into smt_ring_writer_room). */
+void smt_ring_writer_commit_many(struct smt_ring_writer *w, uint32_t size, uint32_t commands);
 /* Publishes head if it moved: true if the server is asleep and its
  * eventfd must be written (then count it in hdr->wakeups_sent). */
 bool smt_ring_writer_publish(struct smt_ring_writer *w);

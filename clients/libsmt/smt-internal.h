@@ -88,6 +88,7 @@ struct smt_ctx {
 	struct wl_list windows, pools, fonts;
 
 	uint8_t *cur;                   /* command being encoded (for the tap) */
+	uint32_t room;                  /* bytes of smt_reserve's room (smt_commit) */
 	smt_tap_fn tap;
 	void *tap_data;
 

@@ -184,8 +184,27 @@ int smt_present(struct smt_ctx *ctx, uint32_t canvas_id, uint32_t serial, uint32
 /* A NOOP command of `bytes` (multiple of 8, >= 8): benchmarks. */
 int smt_noop(struct smt_ctx *ctx, uint32_t bytes);
 
+/*
+ * Batches: room for many commands at once, encoded in place with the
+ * smt_encode_* functions of protocol/smt-ring.h, for programs that write
+ * thousands of small commands (one reservation and one commit per batch
+ * instead of per command). smt_reserve returns where to write and sets
+ * *room to the bytes available there: a multiple of 8 from `min` to `max`
+ * (max is capped at smt_max_inline_image's bound, the largest command; min
+ * must be a multiple of 8 and at most that). It waits for the compositor
+ * as a draw call does. smt_commit completes the first `bytes` of the room
+ * (a multiple of 8, <= room) holding `commands` whole commands; nothing
+ * else may use ctx in between. Errors: smt_reserve returns NULL (errno
+ * EINVAL for bad sizes; otherwise the connection failed, see
+ * smt_error_message); smt_commit returns -EINVAL for a size it did not
+ * grant, or the error of the flush it may do.
+ */
+void *smt_reserve(struct smt_ctx *ctx, uint32_t min, uint32_t max, uint32_t *room);
+int smt_commit(struct smt_ctx *ctx, uint32_t bytes, uint32_t commands);
+
 /* Called with every command the library writes, in order, PADs excepted
- * (so the bytes are a valid submit stream). NULL to stop. */
+ * (so the bytes are a valid submit stream; a batch of smt_commit comes in
+ * one call). NULL to stop. */
 typedef void (*smt_tap_fn)(void *data, const void *command, size_t size);
 void smt_set_tap(struct smt_ctx *ctx, smt_tap_fn fn, void *data);
 

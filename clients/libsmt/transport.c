@@ -312,13 +312,14 @@ void *smt__begin(struct smt_ctx *ctx, uint32_t size)
 
 static int emit_fence(struct smt_ctx *ctx, uint64_t *serial);
 
-int smt__end(struct smt_ctx *ctx, uint32_t size)
+/* smt__end for `commands` commands in `size` bytes. */
+static int end_many(struct smt_ctx *ctx, uint32_t size, uint32_t commands)
 {
 	if (ctx->tap)
 		ctx->tap(ctx->tap_data, ctx->cur, size);
-	ctx->commands++;
+	ctx->commands += commands;
 	if (is_ring(ctx)) {
-		smt_ring_writer_commit(&ctx->w, size);
+		smt_ring_writer_commit_many(&ctx->w, size, commands);
 		if (ctx->w.head - ctx->w.published >= ctx->w.area_size / 4)
 			ring_publish(ctx);
 		return 0;
@@ -330,6 +331,38 @@ int smt__end(struct smt_ctx *ctx, uint32_t size)
 		return emit_fence(ctx, &serial);
 	}
 	return 0;
+}
+
+int smt__end(struct smt_ctx *ctx, uint32_t size)
+{
+	return end_many(ctx, size, 1);
+}
+
+void *smt_reserve(struct smt_ctx *ctx, uint32_t min, uint32_t max, uint32_t *room)
+{
+	if (max > ctx->max_cmd)
+		max = ctx->max_cmd;
+	if (min < 8 || min % 8 || min > max) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* the socket's room is local memory: take all of it at once */
+	void *p = smt__begin(ctx, is_ring(ctx) ? min : max);
+	if (!p)
+		return NULL;
+	*room = is_ring(ctx) ? smt_ring_writer_room(&ctx->w, max) : max & ~7u;
+	ctx->room = *room;
+	return p;
+}
+
+int smt_commit(struct smt_ctx *ctx, uint32_t bytes, uint32_t commands)
+{
+	/* a bad size here would misframe every later command: refuse it
+	 * rather than publish it */
+	if (bytes % 8 || bytes > ctx->room || (bytes && !commands))
+		return -EINVAL;
+	ctx->room = 0;
+	return bytes ? end_many(ctx, bytes, commands) : 0;
 }
 
 static int emit_fence(struct smt_ctx *ctx, uint64_t *serial)

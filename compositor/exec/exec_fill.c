@@ -133,11 +133,26 @@ int exec_points(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct sm
 		for (uint32_t i = resume->element; i < n;) {
 			uint32_t end = n - i > POINTS_CHUNK ? i + POINTS_CHUNK : n;
 			uint64_t px = 0;
-			for (uint32_t k = i; k < end; k++) {
-				int32_t x = pt[k].x, y = pt[k].y;
-				if (x >= e->x1 && x < e->x2 && y >= e->y1 && y < e->y2) {
-					paint_pixel(&p, x, y);
-					px++;
+			if (p.bpp == 32) {
+				/* paint_pixel for 32 bpp, the format test out of the loop */
+				uint8_t *bits = p.bits;
+				const size_t stride = (size_t)p.stride;
+				const uint32_t pixel = p.pixel;
+				for (uint32_t k = i; k < end; k++) {
+					int32_t x = pt[k].x, y = pt[k].y;
+					if (x >= e->x1 && x < e->x2 && y >= e->y1 && y < e->y2) {
+						assert(x >= 0 && y >= 0 && x < p.width && y < p.height);
+						((uint32_t *)(bits + (size_t)y * stride))[x] = pixel;
+						px++;
+					}
+				}
+			} else {
+				for (uint32_t k = i; k < end; k++) {
+					int32_t x = pt[k].x, y = pt[k].y;
+					if (x >= e->x1 && x < e->x2 && y >= e->y1 && y < e->y2) {
+						paint_pixel(&p, x, y);
+						px++;
+					}
 				}
 			}
 			bool out = exec_charge_units(ctx, end - i, px);
@@ -170,11 +185,92 @@ static int64_t floor_div(int64_t num, int64_t den)
 }
 
 /*
+ * One run of a thin segment that plain stores cannot draw: major
+ * coordinates [from, to) on minor coordinate m, a row (x-major) or a
+ * column (y-major). [from, to) lies inside the clip's extents along the
+ * major axis; [mlo, mhi) are the extents along the minor one. One box per
+ * run: pixman_fill or one composite for the whole run, not one per pixel.
+ */
+static uint64_t thin_run(struct smt_exec_ctx *ctx, struct paint *p,
+			 const struct smt_drawable *dst, bool ymajor, int64_t m,
+			 int64_t from, int64_t to, int64_t mlo, int64_t mhi)
+{
+	if (m < mlo || m >= mhi)
+		return 0;
+	if (ctx->clip.data != NULL)
+		return ymajor ? paint_clipped_region(ctx, p, dst, m, from, m + 1, to)
+			      : paint_clipped_region(ctx, p, dst, from, m, to, m + 1);
+	pixman_box32_t b = ymajor
+		? (pixman_box32_t){ (int32_t)m, (int32_t)from, (int32_t)m + 1, (int32_t)to }
+		: (pixman_box32_t){ (int32_t)from, (int32_t)m, (int32_t)to, (int32_t)m + 1 };
+	paint_box(p, dst, &b);
+	return (uint64_t)(to - from);
+}
+
+/*
+ * The walk of thin_segment from `start` to `end` along the major axis,
+ * minor coordinate m and remainder rem at start. A direct paint (`direct`,
+ * `wide` for 32 bpp) stores each pixel as the walk passes it (a byte offset
+ * moved by one step per axis: most runs of a slanted line are a pixel or
+ * two, shorter than any call); any other paint gets the runs of pixels on
+ * one minor coordinate (thin_run). Always inlined with constant `direct`
+ * and `wide`: one walk in the source, a tight loop for each case.
+ */
+static inline __attribute__((always_inline)) uint64_t
+thin_walk(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawable *dst, bool ymajor,
+	  int64_t start, int64_t end, int64_t m, int64_t rem, int64_t den, int64_t step,
+	  int64_t mlo, int64_t mhi, const bool direct, const bool wide)
+{
+	/* Direct stores: [start, end] and [mlo, mhi) lie inside the clip's
+	 * extents, inside the image; each store is asserted against it. */
+	uint8_t *const bits = p->bits;
+	const uint32_t pixel = p->pixel;
+	const int64_t bytes = wide ? 4 : 1, stride = p->stride;
+	const int64_t maj = ymajor ? stride : bytes, mnr = ymajor ? bytes : stride;
+	const int64_t size = (int64_t)p->height * stride;
+	int64_t off = ymajor ? start * stride + m * bytes : m * stride + start * bytes;
+	int64_t from = start;
+	uint64_t px = 0;
+	for (int64_t x = start;; x++) {
+		if (direct && m >= mlo && m < mhi) {
+			assert(off >= 0 && off + bytes <= size);
+			if (wide)
+				*(uint32_t *)(bits + off) = pixel;
+			else
+				bits[off] = (uint8_t)pixel;
+			px++;
+		}
+		if (x == end)
+			break;
+		off += maj;
+		rem += step;
+		if (rem >= den) {
+			rem -= den;
+			off += mnr;
+		} else if (rem < 0) {
+			rem += den;
+			off -= mnr;
+		} else {
+			continue;
+		}
+		/* the minor coordinate moved: a run ended at x */
+		if (!direct)
+			px += thin_run(ctx, p, dst, ymajor, m, from, x + 1, mlo, mhi);
+		from = x + 1;
+		m += step > 0 ? 1 : -1;
+	}
+	if (!direct)
+		px += thin_run(ctx, p, dst, ymajor, m, from, end + 1, mlo, mhi);
+	(void)size;
+	return px;
+}
+
+/*
  * One thin segment, both end points included. Along the major axis each
  * step picks the nearest minor coordinate (Bresenham's choice, computed
  * directly so the walk can start at the clip edge instead of at a far-away
  * end point). Coordinates are within +-2^28, so 2 * d * delta < 2^59.
- * Consecutive pixels on one row/column merge into a single box.
+ * The walk itself is thin_walk.
  */
 static uint64_t thin_segment(struct smt_exec_ctx *ctx, struct paint *p,
 			     const struct smt_drawable *dst, const struct smt_segment *s)
@@ -194,96 +290,25 @@ static uint64_t thin_segment(struct smt_exec_ctx *ctx, struct paint *p,
 	int64_t mlo = ymajor ? ext->x1 : ext->y1, mhi = ymajor ? ext->x2 : ext->y2;
 	int64_t dx = x2 - x1, dy = y2 - y1;
 	int64_t start = x1 > lo ? x1 : lo, end = x2 < hi - 1 ? x2 : hi - 1;
-	uint64_t px = 0;
-	int64_t run_start = 0, run_minor = 0;
-	bool in_run = false;
+	if (start > end)
+		return 0;
 
 	/* m(x) = y1 + floor((2 (x - x1) dy + dx) / 2dx), stepped: one division
 	 * at the start, then the remainder moves by 2dy per x. |dy| <= dx, so
 	 * one correction per step keeps it in [0, 2dx). */
 	int64_t den = dx ? 2 * dx : 1, num = 2 * (start - x1) * dy + dx;
 	int64_t q = floor_div(num, den), rem = num - q * den, step = dx ? 2 * dy : 0;
-	if (paint_direct(ctx, p) && p->bpp == 32 && start <= end) {
-		/* The same walk on a pixel index: one step along the major
-		 * axis adds maj, one along the minor axis mnr. [start, end]
-		 * and [mlo, mhi) lie inside the clip, inside the image. */
-		uint32_t *bits = (uint32_t *)p->bits;
-		const uint32_t pixel = p->pixel;
-		const int64_t row = p->stride / 4, maj = ymajor ? row : 1, mnr = ymajor ? 1 : row;
-		int64_t m = y1 + q;
-		int64_t idx = ymajor ? start * row + m : m * row + start;
-		for (int64_t x = start; x <= end; x++) {
-			if (m >= mlo && m < mhi) {
-				assert(idx >= 0 && idx < (int64_t)p->height * row);
-				bits[idx] = pixel;
-				px++;
-			}
-			idx += maj;
-			rem += step;
-			if (rem >= den) {
-				rem -= den;
-				m++;
-				idx += mnr;
-			} else if (rem < 0) {
-				rem += den;
-				m--;
-				idx -= mnr;
-			}
-		}
-		return px + (uint64_t)(end - start + 1);
-	}
-	if (paint_direct(ctx, p)) {
-		/* One store per pixel, no boxes: [start, end] and [mlo, mhi)
-		 * lie inside the clip, which lies inside the image. */
-		for (int64_t x = start; x <= end; x++) {
-			int64_t m = y1 + q;
-			if (m >= mlo && m < mhi) {
-				if (ymajor)
-					paint_pixel(p, (int32_t)m, (int32_t)x);
-				else
-					paint_pixel(p, (int32_t)x, (int32_t)m);
-				px++;
-			}
-			rem += step;
-			if (rem >= den) {
-				rem -= den;
-				q++;
-			} else if (rem < 0) {
-				rem += den;
-				q--;
-			}
-		}
-		return px + (uint64_t)(end >= start ? end - start + 1 : 0);
-	}
-	for (int64_t x = start; x <= end + 1; x++) {
-		int64_t m = 0;
-		bool on = x <= end;
-		if (on) {
-			m = y1 + q;
-			on = m >= mlo && m < mhi;
-			rem += step;
-			if (rem >= den) {
-				rem -= den;
-				q++;
-			} else if (rem < 0) {
-				rem += den;
-				q--;
-			}
-		}
-		if (in_run && (!on || m != run_minor)) {
-			px += ymajor
-				? paint_clipped(ctx, p, dst, run_minor, run_start, run_minor + 1, x)
-				: paint_clipped(ctx, p, dst, run_start, run_minor, x, run_minor + 1);
-			in_run = false;
-		}
-		if (on && !in_run) {
-			in_run = true;
-			run_start = x;
-			run_minor = m;
-		}
-	}
+	int64_t m = y1 + q;
+	uint64_t px;
+
+	if (paint_direct(ctx, p) && p->bpp == 32)
+		px = thin_walk(ctx, p, dst, ymajor, start, end, m, rem, den, step, mlo, mhi, true, true);
+	else if (paint_direct(ctx, p))
+		px = thin_walk(ctx, p, dst, ymajor, start, end, m, rem, den, step, mlo, mhi, true, false);
+	else
+		px = thin_walk(ctx, p, dst, ymajor, start, end, m, rem, den, step, mlo, mhi, false, false);
 	/* The walk itself costs even when nothing lands on the target. */
-	return px + (uint64_t)(end >= start ? end - start + 1 : 0);
+	return px + (uint64_t)(end - start + 1);
 }
 
 int exec_thin_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d,

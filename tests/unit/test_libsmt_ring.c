@@ -145,6 +145,43 @@ static void test_pad_and_full(void)
 	fake_fini(&f);
 }
 
+/* Batches: room stops at the end of the area and at the tail, reads the
+ * tail again only when the last one seen is short, and a batch of many
+ * commands reaches the server whole and in order. */
+static void test_batch_room(void)
+{
+	struct fake f;
+	uint64_t need, seq = 0;
+	fake_init(&f, 4096);
+	CHECK(smt_ring_writer_reserve(&f.w, 16, &need) == f.area);
+	CHECK(smt_ring_writer_room(&f.w, 100000) == 4096);     /* all of it, nothing more */
+	CHECK(smt_ring_writer_room(&f.w, 1001) == 1000);       /* a multiple of 8 */
+	/* 60 NOOPs of 16 bytes with sequence numbers, one commit */
+	uint8_t *p = f.area;
+	for (uint64_t i = 0; i < 60; i++, p += 16) {
+		smt_encode_noop(p, SMT_OP_NOOP, 16);
+		memcpy(p + 8, &i, 8);
+	}
+	smt_ring_writer_commit_many(&f.w, 60 * 16, 60);
+	CHECK(f.w.head == 960 && f.w.commands == 60);
+	smt_ring_writer_publish(&f.w);
+	CHECK(consume(&f, 1000, &seq) == 60 && seq == 60 && f.tail == 960);
+	/* fill to 4000 with the tail still at 960 as last seen by the writer
+	 * (0): room is bounded by the end of the area, 96 bytes */
+	for (int i = 0; i < 4; i++)
+		CHECK(put(&f, 760, 0));
+	CHECK(f.w.head == 4000);
+	CHECK(smt_ring_writer_reserve(&f.w, 8, &need) != NULL);
+	CHECK(smt_ring_writer_room(&f.w, 4096) == 96);
+	/* past the wrap: the tail bounds the room; the writer's last seen
+	 * tail is older than the server's, so room reads it again */
+	CHECK(put(&f, 96, 0) && f.w.head == 4096);
+	CHECK(smt_ring_writer_reserve(&f.w, 8, &need) == f.area);
+	CHECK(smt_ring_writer_room(&f.w, 4096) == 960);
+	CHECK(f.w.tail_seen == 960);
+	fake_fini(&f);
+}
+
 static void test_publish_and_wait(void)
 {
 	struct fake f;
@@ -240,6 +277,7 @@ static void test_threads(void)
 int main(void)
 {
 	test_pad_and_full();
+	test_batch_room();
 	test_publish_and_wait();
 	test_random();
 	test_threads();

@@ -97,18 +97,37 @@ static void test_fill_rects(pixman_format_code_t f)
 		}
 }
 
+/* Points composited (OVER) and stored (SRC into 32 and 8 bpp), through no
+ * clip, one rectangle and two. */
 static void test_points(void)
 {
-	struct scene sc;
-	struct smt_point p[6] = { { 0, 0 }, { 63, 47 }, { 64, 0 }, { -1, 5 }, { 10, 10 }, { 25, 12 } };
-	scene_init(&sc, PIXMAN_a8r8g8b8, 7);
-	ST(&sc.s, smt_encode_set_clip(st_at(&sc.s), 2, clip2));
-	ST(&sc.s, smt_encode_points(st_at(&sc.s), SMT_PAINT_OVER, 0x80800000, 6, p));
-	ref_clip(sc.ref, clip2, 2);
-	for (int i = 0; i < 6; i++)
-		ref_fill(sc.ref, SMT_PAINT_OVER, 0x80800000, p[i].x, p[i].y, 1, 1);
-	scene_run_check(&sc, 0, "points");
-	scene_fini(&sc);
+	struct smt_point p[8] = { { 0, 0 }, { 63, 47 }, { 64, 0 }, { -1, 5 }, { 10, 10 },
+				  { 25, 12 }, { 7, 5 }, { 47, 37 } };
+	static const struct smt_rect one[1] = { { 7, 5, 41, 33 } };
+	static const struct {
+		pixman_format_code_t f;
+		uint32_t op, colour;
+	} kinds[] = {
+		{ PIXMAN_a8r8g8b8, SMT_PAINT_OVER, 0x80800000 },
+		{ PIXMAN_a8r8g8b8, SMT_PAINT_SRC, 0xff00ff40 },
+		{ PIXMAN_a8, SMT_PAINT_SRC, 0x7f000000 },
+	};
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		for (int clip = 0; clip < 3; clip++) {
+			struct scene sc;
+			char what[48];
+			const struct smt_rect *cr = clip == 1 ? one : clip2;
+			scene_init(&sc, kinds[k].f, 7);
+			if (clip)
+				ST(&sc.s, smt_encode_set_clip(st_at(&sc.s), (uint32_t)clip, cr));
+			ST(&sc.s, smt_encode_points(st_at(&sc.s), kinds[k].op, kinds[k].colour, 8, p));
+			ref_clip(sc.ref, cr, clip);
+			for (int i = 0; i < 8; i++)
+				ref_fill(sc.ref, kinds[k].op, kinds[k].colour, p[i].x, p[i].y, 1, 1);
+			snprintf(what, sizeof(what), "points, kind %zu, clip %d", k, clip);
+			scene_run_check(&sc, 0, what);
+			scene_fini(&sc);
+		}
 }
 
 /* Independent thin-line reference: walk the whole major range pixel by
@@ -168,6 +187,52 @@ static void test_thin_segments(void)
 	CHECK(pixel_at(sc.canvas, 3, 4) == 0 && pixel_at(sc.canvas, 3, 6) == 0, "1 pixel wide");
 	pixman_image_unref(zero);
 	scene_fini(&sc);
+}
+
+/* Every octant (and the axes and diagonals between them) from one centre,
+ * long enough to leave the image, for SRC (plain stores and pixman_fill,
+ * 32 and 8 bpp) and for OVER and ADD (composited), through no clip, a clip
+ * of one rectangle and a clip of two. */
+static void test_thin_octants(void)
+{
+	struct smt_segment seg[32];
+	int n = 0;
+	for (int dx = -2; dx <= 2; dx++)
+		for (int dy = -2; dy <= 2; dy++)
+			if (dx || dy) {
+				/* slopes 0, 1/2, 1, 2 and infinite, both ways */
+				seg[n++] = (struct smt_segment){ 30, 22, 30 + 23 * dx + (dy ? 3 : 0),
+								 22 + 19 * dy - (dx ? 2 : 0) };
+			}
+	seg[n++] = (struct smt_segment){ 62, 1, 1, 46 };  /* long, shallow runs */
+	seg[n++] = (struct smt_segment){ -40, 47, 100, 40 };
+	static const struct smt_rect one[1] = { { 7, 5, 41, 33 } };
+	static const struct {
+		pixman_format_code_t f;
+		uint32_t op, colour;
+	} kinds[] = {
+		{ PIXMAN_a8r8g8b8, SMT_PAINT_SRC, 0xff204060 },
+		{ PIXMAN_a8, SMT_PAINT_SRC, 0xc0000000 },
+		{ PIXMAN_a8r8g8b8, SMT_PAINT_OVER, 0x80000080 },
+		{ PIXMAN_a8, SMT_PAINT_ADD, 0x30000000 },
+	};
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		for (int clip = 0; clip < 3; clip++) {
+			struct scene sc;
+			char what[64];
+			const struct smt_rect *cr = clip == 1 ? one : clip2;
+			scene_init(&sc, kinds[k].f, 3 + (uint32_t)k);
+			if (clip)
+				ST(&sc.s, smt_encode_set_clip(st_at(&sc.s), (uint32_t)clip, cr));
+			ST(&sc.s, smt_encode_segments(st_at(&sc.s), kinds[k].op, kinds[k].colour, 0,
+						      (uint32_t)n, seg));
+			ref_clip(sc.ref, cr, clip);
+			for (int i = 0; i < n; i++)
+				ref_thin(sc.ref, kinds[k].op, kinds[k].colour, seg[i]);
+			snprintf(what, sizeof(what), "thin octants, kind %zu, clip %d", k, clip);
+			scene_run_check(&sc, 0, what);
+			scene_fini(&sc);
+		}
 }
 
 static pixman_point_fixed_t pf(double x, double y)
@@ -428,6 +493,71 @@ static void test_glyphs(void)
 	scene_fini(&sc);
 }
 
+/* Glyphs with every mask value, in opaque, translucent and zero colours,
+ * over patterned 32 bpp targets, partly outside the image, through no
+ * clip, one rectangle (both drawn without pixman) and two; ADD for the
+ * pixman path beside them. pixman itself is the reference, exactly. */
+static void test_glyphs_masks(void)
+{
+	pixman_image_t *atlas = new_image(PIXMAN_a8, 16, 16);
+	uint8_t *ab = (uint8_t *)pixman_image_get_data(atlas);
+	int as = pixman_image_get_stride(atlas);
+	for (int y = 0; y < 16; y++)
+		for (int x = 0; x < 16; x++)
+			ab[y * as + x] = (uint8_t)(y * 16 + x);
+	const struct smt_glyph g[5] = {
+		{ 0, 0, 16, 16, 0, 0 }, { 4, 2, 9, 13, 20, 3 }, { 0, 0, 16, 16, -8, 30 },
+		{ 3, 3, 13, 13, 55, 40 }, { 0, 8, 16, 8, 8, 8 },
+	};
+	static const pixman_format_code_t fmts[] = { PIXMAN_a8r8g8b8, PIXMAN_x8r8g8b8 };
+	static const uint32_t colours[] = { 0xff204080, 0x80402010, 0x00000000, 0x01010101 };
+	static const uint32_t ops[] = { SMT_PAINT_OVER, SMT_PAINT_ADD };
+	static const struct smt_rect one[1] = { { 3, 2, 50, 40 } };
+	for (size_t f = 0; f < 2; f++)
+		for (size_t c = 0; c < 4; c++)
+			for (size_t o = 0; o < 2; o++)
+				for (int clip = 0; clip < 3; clip++) {
+					struct scene sc;
+					char what[80];
+					const struct smt_rect *cr = clip == 1 ? one : clip2;
+					scene_init(&sc, fmts[f], 20 + (uint32_t)c);
+					ST(&sc.s, smt_encode_create_pixmap(st_at(&sc.s), 20, 16, 16,
+									   SMT_FORMAT_A8));
+					ST(&sc.s, smt_encode_set_target(st_at(&sc.s), 20));
+					ST(&sc.s, smt_encode_put_image(st_at(&sc.s), 0, 0, 16, 16,
+								       SMT_FORMAT_A8, (uint32_t)as, ab));
+					ST(&sc.s, smt_encode_set_target(st_at(&sc.s), CANVAS));
+					if (clip)
+						ST(&sc.s, smt_encode_set_clip(st_at(&sc.s),
+									      (uint32_t)clip, cr));
+					ST(&sc.s, smt_encode_glyphs(st_at(&sc.s), ops[o], colours[c], 20,
+								    2, 1, 5, g));
+					ref_clip(sc.ref, cr, clip);
+					pixman_color_t pc = to_color(colours[c]);
+					pixman_image_t *solid = pixman_image_create_solid_fill(&pc);
+					for (int i = 0; i < 5; i++)
+						pixman_image_composite32((pixman_op_t)ops[o], solid, atlas,
+									 sc.ref, 0, 0, g[i].atlas_x,
+									 g[i].atlas_y, 2 + g[i].dst_x,
+									 1 + g[i].dst_y, g[i].width,
+									 g[i].height);
+					pixman_image_unref(solid);
+					snprintf(what, sizeof(what), "glyph masks: fmt %zu colour %zu op %zu clip %d",
+						 f, c, o, clip);
+					if (colours[c] == 0) {
+						/* draws nothing: compare without the "drew" guard */
+						struct smt_exec_result res;
+						expect_ok(run_ring(sc.ctx, &sc.s, 64 * 1024, &res), &res, what);
+						pixman_image_set_clip_region32(sc.ref, NULL);
+						expect_same_tol(sc.canvas, sc.ref, 0, what);
+					} else {
+						scene_run_check(&sc, 0, what);
+					}
+					scene_fini(&sc);
+				}
+	pixman_image_unref(atlas);
+}
+
 static void test_present_and_pixmaps(void)
 {
 	struct scene sc;
@@ -517,11 +647,13 @@ int main(void)
 	test_fill_rects(PIXMAN_a8);
 	test_points();
 	test_thin_segments();
+	test_thin_octants();
 	test_wide_segments();
 	test_put_image();
 	test_copy_area();
 	test_composite();
 	test_glyphs();
+	test_glyphs_masks();
 	test_present_and_pixmaps();
 	test_canvas_replace();
 	printf("test_ring_draw: ok\n");

@@ -1,87 +1,18 @@
-/*
- * smt-perf — an x11perf-like benchmark over libsmt.
- *
- *   smt-perf [-t ring,socket,local] [-s SECONDS] [-w WARMUP] [-r ROUNDS] [-c CASES]
- *            [--csv FILE] [--quick]
- *   smt-perf --images [-n 100,1000,...] [--iters K] [--server-pid PID] [--csv FILE]
- *   smt-perf --clients 1,10,100,300 [--server-pid PID] [--pings K] [--csv FILE]
- *
- * Throughput mode: every case draws into a 600x600 canvas (x11perf's window
- * size) for a warm-up, then for a set time, and ends with a FENCE whose
- * completion is waited for, so only executed work counts. Rates are objects
- * per second (points, rectangles, segments, images, glyphs), like x11perf's.
- * By default a command carries as many objects as x11perf puts in one
- * request for the matching test (--objects x11: 1000 points, rectangles or
- * segments, 36 100x100 and one 500x500 rectangle, 80 glyphs of a text line;
- * one image or copy per command); --objects 1 sends one object per command,
- * which measures the cost per command. Transports:
- *   ring    libsmt over the shared-memory ring (compositor executes)
- *   socket  libsmt over smt_ring_v1.submit (the fallback)
- *   local   the same command bytes through the same executor
- *           (compositor/exec) in this process, over an in-memory ring on
- *           a pixman image of the same size: no transport at all, the
- *           physical limit of the executor.
- * Wakeup counters (ring): client->server eventfd writes and server->client
- * wakeups per 10,000 commands, from the ring's counters.
- *
- * Images mode (the mmap seed's benchmark shape, 002): for each N, keep N
- * live images of 4000 bytes in a pool, then time random create/free churn
- * over 100 slots of images of 1..16384 bytes (each created image is drawn
- * once with PUT_IMAGE_POOL so the compositor touches it; freed blocks are
- * released after a fence). Reports us per operation and the compositor's
- * /proc/PID/maps line count.
- *
- * SMT_PERF_ALLOC_ONLY=1 smt-perf --images runs the same churn on libsmt's
- * sub-allocator alone (no compositor), to separate its cost.
- *
- * Clients mode: N ring connections in this process; compositor RSS per
- * client, compositor CPU while all are idle, and the FENCE round trip
- * (smt_sync) of one client while the others are idle, and while one other
- * client draws continuously (a second thread).
- */
+/* smt-perf's throughput mode: the x11perf-like cases over ring, socket
+ * and local (main.c's comment says what each measures). */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
-#include <math.h>
 #include <pixman.h>
-#include <pthread.h>
-#include <stdatomic.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "smt.h"
 #include "smt-ring.h"
 #include "executor.h"
 #include "ring_reader.h"
 #include "ring-writer.h"
-#include "pool-alloc.h"
-
-static uint32_t opt_area;   /* ring area (bytes), 0: libsmt default */
-static bool opt_single;     /* --objects 1: one object per command */
-
-#define WIN_W 600
-#define WIN_H 600
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void die(const char *msg)
-{
-	fprintf(stderr, "smt-perf: %s\n", msg);
-	exit(1);
-}
-
-static _Noreturn void usage(void);
+#include "perf.h"
 
 /* ---- backends ------------------------------------------------------------ */
 
@@ -232,6 +163,29 @@ static void be_close(struct be *b)
 }
 
 #define ARR_SIZE(T, n, E) smt_cmd_array_size(sizeof(T), (n), sizeof(E))
+
+/* Room for a batch of commands of at least `size` bytes, up to `max`
+ * (smt_reserve; locally the same ring writer call). */
+static uint8_t *batch_begin(struct be *b, uint32_t size, uint32_t max, uint32_t *room)
+{
+	if (b->kind == T_LOCAL) {
+		void *p = lbegin(b, size);
+		*room = smt_ring_writer_room(&b->w, max);
+		return p;
+	}
+	uint8_t *p = smt_reserve(b->ctx, size, max, room);
+	if (!p)
+		die("smt_reserve failed");
+	return p;
+}
+
+static void batch_end(struct be *b, uint32_t bytes, uint32_t commands)
+{
+	if (b->kind == T_LOCAL)
+		smt_ring_writer_commit_many(&b->w, bytes, commands);
+	else if (smt_commit(b->ctx, bytes, commands))
+		die("smt_commit failed");
+}
 
 static void op_noop(struct be *b)
 {
@@ -562,12 +516,28 @@ static void case_cleanup(struct be *b, const struct pcase *c, struct cstate *st)
 	be_sync(b);
 }
 
+static uint32_t op_colour(uint64_t i)
+{
+	return 0xff000000u | (uint32_t)(i * 0x010307u);
+}
+
+/* Where operation i of size s goes: spread over the window. */
+static int32_t op_x(uint64_t i, uint32_t s)
+{
+	return (int32_t)((i * 7) % (WIN_W > s ? WIN_W - s : 1));
+}
+
+static int32_t op_y(uint64_t i, uint32_t s)
+{
+	return (int32_t)((i * 13) % (WIN_H > s ? WIN_H - s : 1));
+}
+
 static void case_op(struct be *b, const struct pcase *c, struct cstate *st, uint64_t i)
 {
 	uint32_t s = c->size;
-	uint32_t colour = 0xff000000u | (uint32_t)(i * 0x010307u);
+	uint32_t colour = op_colour(i);
 	uint32_t span = WIN_W > s ? WIN_W - s : 1;
-	int32_t x = (int32_t)((i * 7) % span), y = (int32_t)((i * 13) % (WIN_H > s ? WIN_H - s : 1));
+	int32_t x = op_x(i, s), y = op_y(i, s);
 	switch (c->kind) {
 	case K_NOOP:
 		op_noop(b);
@@ -629,6 +599,37 @@ static void case_op(struct be *b, const struct pcase *c, struct cstate *st, uint
 	}
 }
 
+/*
+ * Operations i .. i + want - 1 of case c; returns how many were written
+ * (at least one). NOOPs and one-object 1x1 fills, the cases bounded by the
+ * writer's cost per command, are written as one batch (smt_reserve /
+ * smt_commit: one reservation for up to `want` commands, as a program
+ * drawing many small things would); the others one at a time.
+ */
+static uint32_t case_ops(struct be *b, const struct pcase *c, struct cstate *st, uint64_t i,
+			 uint32_t want)
+{
+	bool fill1 = c->kind == K_RECT && !st->rects && c->size == 1;
+	if (want < 2 || (c->kind != K_NOOP && !fill1)) {
+		case_op(b, c, st, i);
+		return 1;
+	}
+	uint32_t size = fill1 ? ARR_SIZE(struct smt_cmd_fill_rects, 1, struct smt_rect) : 8;
+	uint32_t room;
+	uint8_t *p = batch_begin(b, size, want * size, &room);
+	uint32_t n = room / size;
+	for (uint32_t k = 0; k < n; k++, p += size) {
+		if (fill1) {
+			struct smt_rect r = { op_x(i + k, 1), op_y(i + k, 1), 1, 1 };
+			smt_encode_fill_rects(p, SMT_PAINT_SRC, op_colour(i + k), 1, &r);
+		} else {
+			smt_encode_noop(p, SMT_OP_NOOP, 8);
+		}
+	}
+	batch_end(b, n * size, n);
+	return n;
+}
+
 struct counters {
 	uint64_t cmds, wake_c2s, wake_s2c, full_waits, sleeps;
 };
@@ -664,8 +665,7 @@ static void run_case(struct be *b, const struct pcase *c, double secs, double wa
 	uint64_t i = 0;
 	uint64_t t0 = now_ns(), end = t0 + (uint64_t)(warm * 1e9);
 	while (now_ns() < end)
-		for (int k = 0; k < 16; k++)
-			case_op(b, c, &st, i++);
+		i += case_ops(b, c, &st, i, 16);
 	be_sync(b);
 	struct counters k0, k1;
 	read_counters(b, &k0);
@@ -676,8 +676,11 @@ static void run_case(struct be *b, const struct pcase *c, double secs, double wa
 	 * slow operations */
 	uint32_t batch = 1;
 	for (;;) {
-		for (uint32_t k = 0; k < batch; k++)
-			case_op(b, c, &st, i++);
+		for (uint32_t k = 0; k < batch;) {
+			uint32_t d = case_ops(b, c, &st, i, batch - k);
+			i += d;
+			k += d;
+		}
 		n += batch;
 		uint64_t t = now_ns();
 		if (t >= end)
@@ -697,6 +700,13 @@ static void run_case(struct be *b, const struct pcase *c, double secs, double wa
 	out->d.full_waits = k1.full_waits - k0.full_waits;
 	out->d.sleeps = k1.sleeps - k0.sleeps;
 	case_cleanup(b, c, &st);
+}
+
+void list_cases(void)
+{
+	for (size_t i = 0; i < NCASES; i++)
+		printf("%-11s %-14s %5" PRIu32 "  %s\n", cases[i].name,
+		       cases[i].x11perf ? cases[i].x11perf : "-", cases[i].objects, cases[i].desc);
 }
 
 static bool case_selected(const char *list, const char *name)
@@ -723,7 +733,7 @@ static int cmp_res(const void *a, const void *b)
 /* Every case runs on every transport back to back, `rounds` times, and the
  * median round is reported: the machine is shared and noisy, and side by
  * side in time is what makes the ratios meaningful. */
-static int throughput(const char *tlist, double secs, double warm, int rounds,
+int throughput(const char *tlist, double secs, double warm, int rounds,
 		      const char *list, const char *csv)
 {
 	struct be b[3];
@@ -797,441 +807,4 @@ static int throughput(const char *tlist, double secs, double warm, int rounds,
 		be_close(&b[k]);
 	free(dup);
 	return 0;
-}
-
-/* ---- /proc helpers --------------------------------------------------------- */
-
-static long proc_maps_lines(int pid)
-{
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	long n = 0;
-	int ch;
-	while ((ch = fgetc(f)) != EOF)
-		if (ch == '\n')
-			n++;
-	fclose(f);
-	return n;
-}
-
-static long proc_rss_kb(int pid)
-{
-	char path[64], line[256];
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	long kb = -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
-/* utime + stime in clock ticks */
-static long long proc_cpu_ticks(int pid)
-{
-	char path[64], buf[2048];
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	char *p = strrchr(buf, ')');
-	if (!p)
-		return -1;
-	unsigned long ut = 0, st = 0;
-	/* fields after ')': state(3) ... utime(14) stime(15) */
-	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
-		return -1;
-	return (long long)ut + (long long)st;
-}
-
-/* minor page faults (field 10) */
-static long long proc_minflt(int pid)
-{
-	char path[64], buf[2048];
-	if (pid > 0)
-		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	else
-		snprintf(path, sizeof(path), "/proc/self/stat");
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	char *p = strrchr(buf, ')');
-	unsigned long mf = 0;
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %lu", &mf) != 1)
-		return -1;
-	return (long long)mf;
-}
-
-static int parse_list(const char *s, long *out, int max)
-{
-	int n = 0;
-	while (s && *s && n < max) {
-		out[n++] = strtol(s, (char **)&s, 10);
-		if (*s == ',')
-			s++;
-	}
-	return n;
-}
-
-/* ---- images mode -------------------------------------------------------------- */
-
-static uint64_t rng_state = 88172645463325252ull;
-static uint64_t rnd(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
-
-/* The same churn on libsmt's sub-allocator alone (no compositor, no
- * pixels): separates allocator cost from transport and memory effects. */
-static int images_alloc_only(const char *nlist, long iters)
-{
-	long ns[16];
-	int nn = parse_list(nlist, ns, 16);
-	printf("# allocator only (smt_palloc): %ld create/free ops over 100 slots\n", iters);
-	printf("%8s %10s %14s %14s\n", "N", "us/op", "pages touched", "offset span MiB");
-	for (int k = 0; k < nn; k++) {
-		long N = ns[k];
-		struct smt_palloc a;
-		smt_palloc_init(&a, 0);
-		uint64_t off;
-		for (long i = 0; i < N; i++)
-			while (smt_palloc_alloc(&a, 4000, &off) == -ENOSPC)
-				smt_palloc_grow(&a, a.size ? a.size * 2 : 1u << 20);
-		uint64_t slot[100];
-		bool used[100] = { false };
-		uint64_t npg = (4ull << 30) >> 12, touched = 0, lo = UINT64_MAX, hi = 0;
-		uint8_t *bits = calloc(npg / 8, 1);
-		uint64_t t0 = now_ns();
-		for (long j = 0; j < iters; j++) {
-			unsigned i = (unsigned)(rnd() % 100);
-			if (!used[i]) {
-				uint64_t bytes = 1 + rnd() % 16384;
-				while (smt_palloc_alloc(&a, (bytes + 3) & ~3ull, &slot[i]) == -ENOSPC)
-					smt_palloc_grow(&a, a.size * 2);
-				used[i] = true;
-				for (uint64_t pg = slot[i] >> 12; pg <= (slot[i] + bytes - 1) >> 12; pg++) {
-					if (pg >= npg)
-						continue;
-					touched += !(bits[pg >> 3] & (1u << (pg & 7)));
-					bits[pg >> 3] |= (uint8_t)(1u << (pg & 7));
-				}
-				lo = slot[i] < lo ? slot[i] : lo;
-				hi = slot[i] + bytes > hi ? slot[i] + bytes : hi;
-			} else {
-				smt_palloc_free(&a, slot[i]);
-				used[i] = false;
-			}
-		}
-		printf("%8ld %10.4f %14" PRIu64 " %14.1f\n", N, (double)(now_ns() - t0) / 1e3 / (double)iters,
-		       touched, (double)(hi - lo) / 1048576.0);
-		free(bits);
-		smt_palloc_fini(&a);
-	}
-	return 0;
-}
-
-static int images(const char *nlist, long iters, int spid, const char *csv)
-{
-	long ns[16];
-	int nn = parse_list(nlist, ns, 16);
-	FILE *f = csv ? fopen(csv, "w") : NULL;
-	if (f)
-		fprintf(f, "live_images,ops,us_per_op,pool_bytes,server_maps,server_rss_kb,"
-			   "client_faults_per_op,server_faults_per_op,churn_pages\n");
-	printf("# smt-perf images: churn of %ld create/free ops over 100 slots, 1..16384 bytes\n",
-	       iters);
-	printf("%8s %10s %10s %12s %14s %12s %12s %12s\n", "N", "us/op", "pool MiB", "server maps",
-	       "server RSS MiB", "cli flt/op", "srv flt/op", "churn pages");
-	for (int k = 0; k < nn; k++) {
-		long N = ns[k];
-		struct smt_options o = { .transport = SMT_TRANSPORT_RING };
-		struct smt_ctx *ctx = smt_connect(&o);
-		if (!ctx)
-			die("connect");
-		struct smt_window *win = smt_window_create(ctx, "smt-perf images", "smt-perf",
-							   256, 256);
-		if (!win)
-			die("window");
-		smt_set_target(ctx, smt_window_canvas(win));
-		struct smt_pool *pool = smt_pool_create(ctx, 1u << 20);
-		if (!pool)
-			die("pool");
-		uint64_t *live = malloc(sizeof(uint64_t) * (size_t)N);
-		for (long i = 0; i < N; i++) {
-			struct smt_image im;
-			if (smt_image_alloc(pool, 1000, 1, SMT_FORMAT_ARGB8888, &im))
-				die("image alloc (base)");
-			live[i] = im.offset;
-		}
-		/* one PUT of an image from every part of the pool so the server
-		 * has seen (mapped) all of it */
-		smt_sync(ctx);
-		long maps0 = spid > 0 ? proc_maps_lines(spid) : -1;
-		enum { L = 100 };
-		struct smt_image slot[L];
-		bool used[L] = { false };
-		uint64_t npg = (4ull << 30) >> 12, touched = 0;
-		uint8_t *bits = calloc(npg / 8, 1);
-		long long cf0 = proc_minflt(0), sf0 = spid > 0 ? proc_minflt(spid) : 0;
-		uint64_t t0 = now_ns();
-		for (long j = 0; j < iters; j++) {
-			unsigned i = (unsigned)(rnd() % L);
-			if (!used[i]) {
-				uint32_t bytes = 1 + (uint32_t)(rnd() % 16384);
-				uint32_t w = (bytes + 3) / 4;
-				if (smt_image_alloc(pool, w, 1, SMT_FORMAT_ARGB8888, &slot[i]))
-					die("image alloc");
-				memset(slot[i].data, 0x80, (size_t)w * 4);
-				for (uint64_t pg = slot[i].offset >> 12;
-				     pg <= (slot[i].offset + (uint64_t)w * 4 - 1) >> 12; pg++) {
-					if (pg < npg && !(bits[pg >> 3] & (1u << (pg & 7)))) {
-						touched++;
-						bits[pg >> 3] |= (uint8_t)(1u << (pg & 7));
-					}
-				}
-				smt_put_image_pool(ctx, pool, &slot[i], 0, (int32_t)(j & 127));
-				used[i] = true;
-			} else {
-				uint64_t s = smt_fence(ctx);
-				smt_pool_free_after(pool, slot[i].offset, s);
-				used[i] = false;
-			}
-			if ((j & 63) == 63)
-				smt_pool_reclaim(pool);
-		}
-		smt_sync(ctx);
-		uint64_t t1 = now_ns();
-		long maps1 = spid > 0 ? proc_maps_lines(spid) : -1;
-		long rss = spid > 0 ? proc_rss_kb(spid) : -1;
-		double cf = (double)(proc_minflt(0) - cf0) / (double)iters;
-		double sf = spid > 0 ? (double)(proc_minflt(spid) - sf0) / (double)iters : 0;
-		double us = (double)(t1 - t0) / 1e3 / (double)iters;
-		printf("%8ld %10.3f %10.1f %12ld %14.1f %12.3f %12.3f %12" PRIu64 "\n", N,
-		       us, (double)smt_pool_size(pool) / 1048576.0, maps1, (double)rss / 1024.0, cf, sf,
-		       touched);
-		(void)maps0;
-		free(bits);
-		fflush(stdout);
-		if (f)
-			fprintf(f, "%ld,%ld,%.4f,%" PRIu64 ",%ld,%ld,%.4f,%.4f,%" PRIu64 "\n", N, iters,
-				us, smt_pool_size(pool), maps1, rss, cf, sf, touched);
-		free(live);
-		smt_disconnect(ctx);
-		usleep(200000);
-	}
-	if (f)
-		fclose(f);
-	return 0;
-}
-
-/* ---- clients mode --------------------------------------------------------------- */
-
-static atomic_bool busy_stop;
-static void *busy_thread(void *arg)
-{
-	struct smt_ctx *ctx = arg;
-	uint64_t i = 0;
-	while (!atomic_load(&busy_stop)) {
-		struct smt_rect r = { (int32_t)(i % 200), (int32_t)(i % 150), 10, 10 };
-		smt_fill_rects(ctx, SMT_PAINT_SRC, 0xff000000u | (uint32_t)i, 1, &r);
-		if ((++i & 4095) == 0)
-			smt_sync(ctx);
-	}
-	smt_sync(ctx);
-	return NULL;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static void ping_stats(struct smt_ctx *ctx, int pings, double *p50, double *p99, double *mx)
-{
-	double *v = malloc(sizeof(double) * (size_t)pings);
-	for (int i = 0; i < pings; i++) {
-		uint64_t t0 = now_ns();
-		if (smt_sync(ctx))
-			die("ping failed");
-		v[i] = (double)(now_ns() - t0) / 1e3;
-		usleep(1000);
-	}
-	qsort(v, (size_t)pings, sizeof(double), cmp_d);
-	*p50 = v[pings / 2];
-	*p99 = v[(int)((double)pings * 0.99)];
-	*mx = v[pings - 1];
-	free(v);
-}
-
-static int clients(const char *nlist, int spid, int pings, double idle_secs, const char *csv)
-{
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-	long ns[16];
-	int nn = parse_list(nlist, ns, 16);
-	FILE *f = csv ? fopen(csv, "w") : NULL;
-	if (f)
-		fprintf(f, "clients,rss_base_kb,rss_kb,rss_per_client_kb,idle_cpu_pct,"
-			   "ping_p50_us,ping_p99_us,ping_max_us,busy_ping_p50_us,busy_ping_p99_us,"
-			   "busy_ping_max_us\n");
-	long hz = sysconf(_SC_CLK_TCK);
-	printf("# smt-perf clients: ring clients with a 64x64 window each; ping = FENCE round trip\n");
-	printf("%7s %12s %10s %9s %10s %10s %10s %12s %12s\n", "clients", "RSS/client KiB",
-	       "RSS MiB", "idle CPU%", "ping p50us", "ping p99us", "ping max", "busy p50us",
-	       "busy p99us");
-	for (int k = 0; k < nn; k++) {
-		long N = ns[k];
-		long rss0 = proc_rss_kb(spid);
-		struct smt_ctx **c = calloc((size_t)N + 1, sizeof(*c));
-		struct smt_options o = { .transport = SMT_TRANSPORT_RING };
-		for (long i = 0; i < N + 1; i++) {
-			c[i] = smt_connect(&o);
-			if (!c[i] || smt_transport(c[i]) != SMT_TRANSPORT_RING)
-				die("connect");
-			struct smt_window *w = smt_window_create(c[i], "idle", "smt-perf", 64, 64);
-			if (!w)
-				die("window");
-			smt_set_target(c[i], smt_window_canvas(w));
-			smt_sync(c[i]);
-		}
-		/* c[N] is the extra busy client; it is idle until the busy phase. */
-		usleep(300000);
-		long rss1 = proc_rss_kb(spid);
-		long long cpu0 = proc_cpu_ticks(spid);
-		uint64_t t0 = now_ns();
-		usleep((useconds_t)(idle_secs * 1e6));
-		long long cpu1 = proc_cpu_ticks(spid);
-		double idle_pct = (double)(cpu1 - cpu0) / (double)hz /
-				  ((double)(now_ns() - t0) / 1e9) * 100.0;
-		double p50, p99, mx, bp50, bp99, bmx;
-		ping_stats(c[0], pings, &p50, &p99, &mx);
-		atomic_store(&busy_stop, false);
-		pthread_t th;
-		pthread_create(&th, NULL, busy_thread, c[N]);
-		usleep(100000);
-		ping_stats(c[0], pings, &bp50, &bp99, &bmx);
-		atomic_store(&busy_stop, true);
-		pthread_join(th, NULL);
-		double per = (double)(rss1 - rss0) / (double)(N + 1);
-		printf("%7ld %12.1f %10.1f %9.3f %10.1f %10.1f %10.1f %12.1f %12.1f\n", N, per,
-		       (double)rss1 / 1024.0, idle_pct, p50, p99, mx, bp50, bp99);
-		fflush(stdout);
-		if (f)
-			fprintf(f, "%ld,%ld,%ld,%.1f,%.4f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f\n", N, rss0, rss1,
-				per, idle_pct, p50, p99, mx, bp50, bp99, bmx);
-		for (long i = 0; i < N + 1; i++)
-			smt_disconnect(c[i]);
-		free(c);
-		usleep(500000);
-	}
-	if (f)
-		fclose(f);
-	return 0;
-}
-
-/* ---- main ----------------------------------------------------------------------- */
-
-static _Noreturn void usage(void)
-{
-	fprintf(stderr,
-		"usage: smt-perf [-t ring,socket,local] [-s SECS] [-w WARMUP] [-r ROUNDS] [-c case,...]\n"
-		"                [--objects x11|1] [--area BYTES] [--csv FILE] [--quick] [--list]\n"
-		"       smt-perf --images [-n 100,1000,...] [--iters K] [--server-pid PID] [--csv F]\n"
-		"       smt-perf --clients 1,10,100,300 --server-pid PID [--pings K] [--csv F]\n");
-	exit(2);
-}
-
-int main(int argc, char **argv)
-{
-	const char *tname = "ring", *list = NULL, *csv = NULL, *nlist = NULL, *clist = NULL;
-	double secs = 0.8, warm = 0.2, idle = 3.0;
-	long iters = 100000;
-	int spid = 0, pings = 1000, rounds = 3;
-	bool images_mode = false;
-	enum { O_CSV = 256, O_QUICK, O_LIST, O_IMAGES, O_ITERS, O_SPID, O_CLIENTS, O_PINGS, O_IDLE,
-	       O_OBJECTS };
-	static const struct option lo[] = {
-		{ "transport", required_argument, NULL, 't' },
-		{ "seconds", required_argument, NULL, 's' },
-		{ "warmup", required_argument, NULL, 'w' },
-		{ "cases", required_argument, NULL, 'c' },
-		{ "csv", required_argument, NULL, O_CSV },
-		{ "quick", no_argument, NULL, O_QUICK },
-		{ "list", no_argument, NULL, O_LIST },
-		{ "images", no_argument, NULL, O_IMAGES },
-		{ "iters", required_argument, NULL, O_ITERS },
-		{ "server-pid", required_argument, NULL, O_SPID },
-		{ "clients", required_argument, NULL, O_CLIENTS },
-		{ "pings", required_argument, NULL, O_PINGS },
-		{ "idle-seconds", required_argument, NULL, O_IDLE },
-		{ "sizes", required_argument, NULL, 'n' },
-		{ "rounds", required_argument, NULL, 'r' },
-		{ "area", required_argument, NULL, 'a' },
-		{ "objects", required_argument, NULL, O_OBJECTS },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	int opt;
-	while ((opt = getopt_long(argc, argv, "t:s:w:c:n:r:a:h", lo, NULL)) != -1) {
-		switch (opt) {
-		case 't': tname = optarg; break;
-		case 's': secs = atof(optarg); break;
-		case 'w': warm = atof(optarg); break;
-		case 'c': list = optarg; break;
-		case 'n': nlist = optarg; break;
-		case 'r': rounds = atoi(optarg); break;
-		case 'a': opt_area = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case O_CSV: csv = optarg; break;
-		case O_OBJECTS:
-			if (strcmp(optarg, "x11") && strcmp(optarg, "1"))
-				usage();
-			opt_single = !strcmp(optarg, "1");
-			break;
-		case O_QUICK: secs = 0.3; warm = 0.05; rounds = 3; iters = 20000; pings = 200; idle = 1.0; break;
-		case O_LIST:
-			for (size_t i = 0; i < NCASES; i++)
-				printf("%-11s %-14s %5" PRIu32 "  %s\n", cases[i].name,
-				       cases[i].x11perf ? cases[i].x11perf : "-", cases[i].objects,
-				       cases[i].desc);
-			return 0;
-		case O_IMAGES: images_mode = true; break;
-		case O_ITERS: iters = atol(optarg); break;
-		case O_SPID: spid = atoi(optarg); break;
-		case O_CLIENTS: clist = optarg; break;
-		case O_PINGS: pings = atoi(optarg); break;
-		case O_IDLE: idle = atof(optarg); break;
-		default: usage();
-		}
-	}
-	if (images_mode && getenv("SMT_PERF_ALLOC_ONLY"))
-		return images_alloc_only(nlist ? nlist : "100,1000,10000,20000,40000,80000", iters);
-	if (images_mode)
-		return images(nlist ? nlist : "100,1000,10000,20000,40000,80000", iters, spid, csv);
-	if (clist) {
-		if (spid <= 0)
-			die("--clients needs --server-pid");
-		return clients(clist, spid, pings, idle, csv);
-	}
-	if (rounds < 1 || rounds > 16)
-		usage();
-	return throughput(tname, secs, warm, rounds, list, csv);
 }
