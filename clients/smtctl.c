@@ -23,7 +23,8 @@
 #include <termios.h>
 #include <unistd.h>
 
-static int control_connect(void) {
+static int control_connect(void)
+{
 	char path[108];
 	const char *env = getenv("SMTWC_CONTROL");
 	if (env != NULL) {
@@ -52,7 +53,8 @@ static int control_connect(void) {
 }
 
 /* Sends one request and returns the one-line answer (malloc'd). */
-static char *request(int fd, const char *line) {
+static char *request(int fd, const char *line)
+{
 	size_t len = strlen(line);
 	if (send(fd, line, len, MSG_NOSIGNAL) != (ssize_t)len ||
 			send(fd, "\n", 1, MSG_NOSIGNAL) != 1) {
@@ -90,7 +92,8 @@ static char *request(int fd, const char *line) {
 
 /* The value of "key" in the object starting at obj (first level only),
  * copied into out. Returns false if absent. */
-static bool json_get(const char *obj, const char *key, char *out, size_t out_len) {
+static bool json_get(const char *obj, const char *key, char *out, size_t out_len)
+{
 	size_t klen = strlen(key);
 	int depth = 0;
 	bool in_string = false;
@@ -136,7 +139,8 @@ static bool json_get(const char *obj, const char *key, char *out, size_t out_len
 }
 
 /* Calls fn for each object of the array "clients". */
-static void for_each_client(const char *json, void (*fn)(const char *obj, void *), void *data) {
+static void for_each_client(const char *json, void (*fn)(const char *obj, void *), void *data)
+{
 	const char *p = strstr(json, "\"clients\":[");
 	if (p == NULL) {
 		return;
@@ -156,14 +160,16 @@ static void for_each_client(const char *json, void (*fn)(const char *obj, void *
 	}
 }
 
-static void print_error_if_any(const char *json) {
+static void print_error_if_any(const char *json)
+{
 	char msg[512];
 	if (json_get(json, "error", msg, sizeof(msg))) {
 		fprintf(stderr, "smtctl: %s\n", msg);
 	}
 }
 
-static void print_client_row(const char *obj, void *data) {
+static void print_client_row(const char *obj, void *data)
+{
 	static const char *const keys[] = {
 		"pid", "app_id", "priority", "slices", "time_ms", "commands", "bytes",
 		"wakeups_from_client", "wakeups_to_client", "boosts", "ring_bytes", "pool_bytes",
@@ -182,14 +188,16 @@ static void print_client_row(const char *obj, void *data) {
 	putchar('\n');
 }
 
-static void print_clients_table(const char *json) {
+static void print_clients_table(const char *json)
+{
 	printf("%7s %-16s %5s %8s %10s %10s %12s %7s %7s %6s %9s %10s %10s %10s %4s\n",
 		"PID", "APP", "PRIO", "SLICES", "TIME(ms)", "COMMANDS", "BYTES", "WK-IN",
 		"WK-OUT", "BOOSTS", "RING", "POOLS", "CANVASES", "PIXMAPS", "FDS");
 	for_each_client(json, print_client_row, NULL);
 }
 
-static int run_top(int fd, int seconds) {
+static int run_top(int fd, int seconds)
+{
 	struct termios saved, raw;
 	bool tty = isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved) == 0;
 	if (tty) {
@@ -229,14 +237,16 @@ static int run_top(int fd, int seconds) {
 	return status;
 }
 
-static void usage(FILE *out) {
+static void usage(FILE *out)
+{
 	fputs("usage: smtctl clients | top [SECONDS] | stats [--json] | windows | seat |\n"
 		"              get | set KEY VALUE\n"
 		"keys for set: mode (fair|fifo), slice-ms, lone-slice-ms, lone-after-ms,\n"
 		"              priority-base, priority-min, priority-max, input-boost\n", out);
 }
 
-int main(int argc, char *argv[]) {
+int main(int argc, char *argv[])
+{
 	if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;

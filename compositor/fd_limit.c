@@ -11,7 +11,8 @@
 static struct rlimit started_with;
 static bool raised;
 
-rlim_t fd_limit_raise(void) {
+rlim_t fd_limit_raise(void)
+{
 	struct rlimit lim;
 	if (getrlimit(RLIMIT_NOFILE, &lim) != 0) {
 		return 1024;
@@ -32,7 +33,8 @@ rlim_t fd_limit_raise(void) {
 	return lim.rlim_cur;
 }
 
-void fd_limit_restore_for_child(void) {
+void fd_limit_restore_for_child(void)
+{
 	if (raised) {
 		setrlimit(RLIMIT_NOFILE, &started_with);
 	}

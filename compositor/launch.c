@@ -12,7 +12,8 @@
 #include "server.h"
 #include "fd_limit.h"
 
-void launch_command(const char *command) {
+void launch_command(const char *command)
+{
 	if (command == NULL || command[0] == '\0') {
 		return;
 	}

@@ -23,7 +23,8 @@ static const char usage[] =
 	"libinput on a VT, and headless (pixman renderer) otherwise. WLR_BACKENDS,\n"
 	"WLR_RENDERER and WLR_HEADLESS_OUTPUTS are honoured.\n";
 
-static bool on_virtual_terminal(void) {
+static bool on_virtual_terminal(void)
+{
 	const char *tty = isatty(STDIN_FILENO) ? ttyname(STDIN_FILENO) : NULL;
 	if (tty != NULL && strncmp(tty, "/dev/tty", 8) == 0 &&
 			tty[8] >= '0' && tty[8] <= '9') {
@@ -33,7 +34,8 @@ static bool on_virtual_terminal(void) {
 	return type != NULL && strcmp(type, "tty") == 0 && getenv("XDG_VTNR") != NULL;
 }
 
-static void use_headless(void) {
+static void use_headless(void)
+{
 	setenv("WLR_BACKENDS", "headless", true);
 	/* No GPU to find: say so rather than let wlroots probe for one. */
 	setenv("WLR_RENDERER", "pixman", false);
@@ -42,7 +44,8 @@ static void use_headless(void) {
 
 /* Translates --backend into the WLR_* variables wlroots reads; returns
  * whether the session will be headless. */
-static bool select_backend(const char *name) {
+static bool select_backend(const char *name)
+{
 	if (name == NULL || strcmp(name, "auto") == 0) {
 		const char *forced = getenv("WLR_BACKENDS");
 		if (forced != NULL) {
@@ -67,7 +70,8 @@ static bool select_backend(const char *name) {
 	return false;
 }
 
-static void print_headless_help(const struct smtwc_server *server) {
+static void print_headless_help(const struct smtwc_server *server)
+{
 	const char *runtime = getenv("XDG_RUNTIME_DIR");
 	fprintf(stderr,
 		"smtwc is running headless: nothing is shown on this machine.\n"
@@ -78,7 +82,8 @@ static void print_headless_help(const struct smtwc_server *server) {
 		runtime, server->socket, runtime, server->socket, runtime, server->socket);
 }
 
-int main(int argc, char *argv[]) {
+int main(int argc, char *argv[])
+{
 	static const struct option options[] = {
 		{"backend", required_argument, NULL, 'b'},
 		{"config", required_argument, NULL, 'c'},

@@ -37,19 +37,22 @@
 #include "ring/ring.h"
 #include "sched/ring_loop.h"
 
-static int handle_terminate_signal(int signal, void *data) {
+static int handle_terminate_signal(int signal, void *data)
+{
 	struct smtwc_server *server = data;
 	wlr_log(WLR_INFO, "signal %d: ending the session", signal);
 	server_quit(server);
 	return 0;
 }
 
-void server_quit(struct smtwc_server *server) {
+void server_quit(struct smtwc_server *server)
+{
 	server->running = false;
 	wl_display_terminate(server->display);
 }
 
-void server_run(struct smtwc_server *server) {
+void server_run(struct smtwc_server *server)
+{
 	server->running = true;
 	while (server->running) {
 		bool busy = ring_loop_run_slice(server->transport);
@@ -65,7 +68,8 @@ void server_run(struct smtwc_server *server) {
 	}
 }
 
-static void server_create_scene(struct smtwc_server *server) {
+static void server_create_scene(struct smtwc_server *server)
+{
 	server->scene = wlr_scene_create();
 	float background[4];
 	smtwc_color_to_rgba(server->config.background, background);
@@ -77,7 +81,8 @@ static void server_create_scene(struct smtwc_server *server) {
 	wlr_scene_attach_output_layout(server->scene, server->output_layout);
 }
 
-static void server_create_globals(struct smtwc_server *server) {
+static void server_create_globals(struct smtwc_server *server)
+{
 	struct wl_display *display = server->display;
 	/* wlr_compositor_create also provides wl_subcompositor in 0.15. */
 	server->compositor = wlr_compositor_create(display, server->renderer);
@@ -128,7 +133,8 @@ static void server_create_globals(struct smtwc_server *server) {
 	wlr_xdg_foreign_v2_create(display, foreign_registry);
 }
 
-bool server_init(struct smtwc_server *server) {
+bool server_init(struct smtwc_server *server)
+{
 	wl_list_init(&server->outputs);
 	wl_list_init(&server->views);
 	wl_signal_init(&server->events.client_input);
@@ -188,7 +194,8 @@ bool server_init(struct smtwc_server *server) {
 	return true;
 }
 
-bool server_start(struct smtwc_server *server) {
+bool server_start(struct smtwc_server *server)
+{
 	server->socket = wl_display_add_socket_auto(server->display);
 	if (server->socket == NULL) {
 		wlr_log(WLR_ERROR, "cannot create a Wayland socket in XDG_RUNTIME_DIR (%s)",
@@ -207,7 +214,8 @@ bool server_start(struct smtwc_server *server) {
 	return true;
 }
 
-void server_finish(struct smtwc_server *server) {
+void server_finish(struct smtwc_server *server)
+{
 	if (server->display == NULL) {
 		return;
 	}

@@ -42,7 +42,8 @@ struct smtwc_control {
 	int count;
 };
 
-static void connection_close(struct control_connection *c) {
+static void connection_close(struct control_connection *c)
+{
 	wl_list_remove(&c->link);
 	wl_event_source_remove(c->source);
 	close(c->fd);
@@ -52,7 +53,8 @@ static void connection_close(struct control_connection *c) {
 }
 
 /* Returns false when the connection had to be closed. */
-static bool connection_flush(struct control_connection *c) {
+static bool connection_flush(struct control_connection *c)
+{
 	while (c->out_len > 0) {
 		ssize_t n = send(c->fd, c->out, c->out_len, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0) {
@@ -71,7 +73,8 @@ static bool connection_flush(struct control_connection *c) {
 	return true;
 }
 
-static bool connection_queue(struct control_connection *c, const char *data, size_t len) {
+static bool connection_queue(struct control_connection *c, const char *data, size_t len)
+{
 	if (c->out_len + len > MAX_PENDING_OUTPUT) {
 		return false; /* it does not read what it asks for */
 	}
@@ -92,7 +95,8 @@ static bool connection_queue(struct control_connection *c, const char *data, siz
 	return true;
 }
 
-static bool connection_answer(struct control_connection *c, char *line) {
+static bool connection_answer(struct control_connection *c, char *line)
+{
 	struct json_writer w = {0};
 	control_answer(c->control->server, line, &w);
 	bool ok = json_finish(&w) && connection_queue(c, w.data, w.len);
@@ -100,7 +104,8 @@ static bool connection_answer(struct control_connection *c, char *line) {
 	return ok;
 }
 
-static int connection_handle_event(int fd, uint32_t mask, void *data) {
+static int connection_handle_event(int fd, uint32_t mask, void *data)
+{
 	struct control_connection *c = data;
 	if (mask & (WL_EVENT_HANGUP | WL_EVENT_ERROR)) {
 		connection_close(c);
@@ -146,7 +151,8 @@ static int connection_handle_event(int fd, uint32_t mask, void *data) {
 	return 0;
 }
 
-static int control_handle_accept(int fd, uint32_t mask, void *data) {
+static int control_handle_accept(int fd, uint32_t mask, void *data)
+{
 	struct smtwc_control *control = data;
 	int client = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (client < 0) {
@@ -175,7 +181,8 @@ static int control_handle_accept(int fd, uint32_t mask, void *data) {
 	return 0;
 }
 
-bool control_init(struct smtwc_server *server) {
+bool control_init(struct smtwc_server *server)
+{
 	const char *runtime = getenv("XDG_RUNTIME_DIR");
 	if (runtime == NULL || server->socket == NULL) {
 		return false;
@@ -213,7 +220,8 @@ bool control_init(struct smtwc_server *server) {
 	return true;
 }
 
-void control_finish(struct smtwc_server *server) {
+void control_finish(struct smtwc_server *server)
+{
 	struct smtwc_control *control = server->control;
 	if (control == NULL) {
 		return;

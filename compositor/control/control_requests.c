@@ -31,7 +31,8 @@
 #include "sched/ring_loop.h"
 
 /* The app id of one of the client's windows, or NULL. */
-static const char *client_app_id(struct smtwc_server *server, struct wl_client *client) {
+static const char *client_app_id(struct smtwc_server *server, struct wl_client *client)
+{
 	struct smtwc_view *view;
 	wl_list_for_each(view, &server->views, link) {
 		struct wlr_surface *surface = view->impl->surface(view);
@@ -52,7 +53,8 @@ struct write_clients_state {
 	struct json_writer *w;
 };
 
-static void write_client(const struct smtwc_ring_stats *ring, void *data) {
+static void write_client(const struct smtwc_ring_stats *ring, void *data)
+{
 	struct write_clients_state *state = data;
 	struct json_writer *w = state->w;
 	json_begin_object(w);
@@ -91,14 +93,16 @@ static void write_client(const struct smtwc_ring_stats *ring, void *data) {
 	json_end_object(w);
 }
 
-static void write_clients(struct smtwc_server *server, struct json_writer *w) {
+static void write_clients(struct smtwc_server *server, struct json_writer *w)
+{
 	json_begin_array(w, "clients");
 	struct write_clients_state state = { server, w };
 	transport_for_each_ring_stats(server->transport, write_client, &state);
 	json_end_array(w);
 }
 
-static void write_popup(struct wlr_box box, void *data) {
+static void write_popup(struct wlr_box box, void *data)
+{
 	struct json_writer *w = data;
 	json_begin_object(w);
 	json_int(w, "x", box.x);
@@ -110,7 +114,8 @@ static void write_popup(struct wlr_box box, void *data) {
 
 /* Mapped windows, front to back: where the compositor shows their window
  * geometry (borders and client shadows are outside it). */
-static void write_windows(struct smtwc_server *server, struct json_writer *w) {
+static void write_windows(struct smtwc_server *server, struct json_writer *w)
+{
 	json_begin_array(w, "windows");
 	struct smtwc_view *view;
 	wl_list_for_each(view, &server->views, link) {
@@ -157,7 +162,8 @@ static void write_windows(struct smtwc_server *server, struct json_writer *w) {
 
 /* Who gets input now and what holds it: the cursor, the keyboard focus's
  * client, and the desktop protocols' state. */
-static void write_seat(struct smtwc_server *server, struct json_writer *w) {
+static void write_seat(struct smtwc_server *server, struct json_writer *w)
+{
 	struct wlr_seat *seat = server->seat;
 	json_object_key(w, "seat");
 	json_double(w, "cursor_x", server->cursor->x);
@@ -187,7 +193,8 @@ static void write_seat(struct smtwc_server *server, struct json_writer *w) {
 	json_end_object(w);
 }
 
-static void write_scheduler(struct smtwc_server *server, struct json_writer *w) {
+static void write_scheduler(struct smtwc_server *server, struct json_writer *w)
+{
 	const struct smtwc_scheduler_config *s = &server->config.scheduler;
 	json_object_key(w, "scheduler");
 	json_string(w, "mode", s->fifo ? "fifo" : "fair");
@@ -201,7 +208,8 @@ static void write_scheduler(struct smtwc_server *server, struct json_writer *w) 
 	json_end_object(w);
 }
 
-static void write_server(struct smtwc_server *server, struct json_writer *w) {
+static void write_server(struct smtwc_server *server, struct json_writer *w)
+{
 	struct smtwc_transport_stats t;
 	transport_stats(server->transport, &t);
 	json_object_key(w, "server");
@@ -231,7 +239,8 @@ static void write_server(struct smtwc_server *server, struct json_writer *w) {
 	json_end_object(w);
 }
 
-static void answer_error(struct json_writer *w, const char *message) {
+static void answer_error(struct json_writer *w, const char *message)
+{
 	json_begin_object(w);
 	json_string(w, "error", message);
 	json_end_object(w);
@@ -240,7 +249,8 @@ static void answer_error(struct json_writer *w, const char *message) {
 /* "set KEY VALUE": validated and applied by the config parser, so the
  * control socket and the config file accept exactly the same settings. */
 static void answer_set(struct smtwc_server *server, const char *key, const char *value,
-		struct json_writer *w) {
+		struct json_writer *w)
+{
 	char *text = NULL, *errors = NULL;
 	size_t errors_len = 0;
 	if (asprintf(&text, "[scheduler]\n%s = %s\n", key, value) < 0) {
@@ -275,7 +285,8 @@ static void answer_set(struct smtwc_server *server, const char *key, const char 
 
 /* "output add" / "output remove NAME" (headless outputs only). */
 static void answer_output(struct smtwc_server *server, const char *action, const char *name,
-		struct json_writer *w) {
+		struct json_writer *w)
+{
 	if (strcmp(action, "add") == 0 && name == NULL) {
 		struct wlr_backend *headless = test_input_headless_backend(server);
 		struct wlr_output *out = headless != NULL ?
@@ -312,7 +323,8 @@ static void answer_output(struct smtwc_server *server, const char *action, const
 	answer_error(w, "usage: output add | output remove NAME");
 }
 
-void control_answer(struct smtwc_server *server, char *line, struct json_writer *w) {
+void control_answer(struct smtwc_server *server, char *line, struct json_writer *w)
+{
 	char *save = NULL;
 	char *verb = strtok_r(line, " \t\r", &save);
 	char *arg1 = verb != NULL ? strtok_r(NULL, " \t\r", &save) : NULL;

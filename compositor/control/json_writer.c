@@ -9,7 +9,8 @@
 #include <string.h>
 #include "json_writer.h"
 
-static void append(struct json_writer *w, const char *s, size_t n) {
+static void append(struct json_writer *w, const char *s, size_t n)
+{
 	if (w->failed) {
 		return;
 	}
@@ -31,7 +32,8 @@ static void append(struct json_writer *w, const char *s, size_t n) {
 	w->data[w->len] = '\0';
 }
 
-static void appendf(struct json_writer *w, const char *fmt, ...) {
+static void appendf(struct json_writer *w, const char *fmt, ...)
+{
 	char buf[64];
 	va_list ap;
 	va_start(ap, fmt);
@@ -42,7 +44,8 @@ static void appendf(struct json_writer *w, const char *fmt, ...) {
 	}
 }
 
-static void append_escaped(struct json_writer *w, const char *s) {
+static void append_escaped(struct json_writer *w, const char *s)
+{
 	append(w, "\"", 1);
 	for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
 		if (*p == '"' || *p == '\\') {
@@ -58,7 +61,8 @@ static void append_escaped(struct json_writer *w, const char *s) {
 }
 
 /* The separator and key every value starts with. */
-static void begin_value(struct json_writer *w, const char *key) {
+static void begin_value(struct json_writer *w, const char *key)
+{
 	if (w->need_comma) {
 		append(w, ",", 1);
 	}
@@ -69,7 +73,8 @@ static void begin_value(struct json_writer *w, const char *key) {
 	w->need_comma = true;
 }
 
-void json_begin_object(struct json_writer *w) {
+void json_begin_object(struct json_writer *w)
+{
 	if (w->need_comma) {
 		append(w, ",", 1);
 	}
@@ -77,29 +82,34 @@ void json_begin_object(struct json_writer *w) {
 	w->need_comma = false;
 }
 
-void json_object_key(struct json_writer *w, const char *key) {
+void json_object_key(struct json_writer *w, const char *key)
+{
 	begin_value(w, key);
 	append(w, "{", 1);
 	w->need_comma = false;
 }
 
-void json_end_object(struct json_writer *w) {
+void json_end_object(struct json_writer *w)
+{
 	append(w, "}", 1);
 	w->need_comma = true;
 }
 
-void json_begin_array(struct json_writer *w, const char *key) {
+void json_begin_array(struct json_writer *w, const char *key)
+{
 	begin_value(w, key);
 	append(w, "[", 1);
 	w->need_comma = false;
 }
 
-void json_end_array(struct json_writer *w) {
+void json_end_array(struct json_writer *w)
+{
 	append(w, "]", 1);
 	w->need_comma = true;
 }
 
-void json_string(struct json_writer *w, const char *key, const char *value) {
+void json_string(struct json_writer *w, const char *key, const char *value)
+{
 	begin_value(w, key);
 	if (value == NULL) {
 		append(w, "null", 4);
@@ -108,32 +118,38 @@ void json_string(struct json_writer *w, const char *key, const char *value) {
 	}
 }
 
-void json_uint(struct json_writer *w, const char *key, uint64_t value) {
+void json_uint(struct json_writer *w, const char *key, uint64_t value)
+{
 	begin_value(w, key);
 	appendf(w, "%" PRIu64, value);
 }
 
-void json_int(struct json_writer *w, const char *key, int64_t value) {
+void json_int(struct json_writer *w, const char *key, int64_t value)
+{
 	begin_value(w, key);
 	appendf(w, "%" PRId64, value);
 }
 
-void json_double(struct json_writer *w, const char *key, double value) {
+void json_double(struct json_writer *w, const char *key, double value)
+{
 	begin_value(w, key);
 	appendf(w, "%.6g", value);
 }
 
-void json_bool(struct json_writer *w, const char *key, bool value) {
+void json_bool(struct json_writer *w, const char *key, bool value)
+{
 	begin_value(w, key);
 	append(w, value ? "true" : "false", value ? 4 : 5);
 }
 
-bool json_finish(struct json_writer *w) {
+bool json_finish(struct json_writer *w)
+{
 	append(w, "\n", 1);
 	return !w->failed;
 }
 
-void json_writer_free(struct json_writer *w) {
+void json_writer_free(struct json_writer *w)
+{
 	free(w->data);
 	*w = (struct json_writer){0};
 }

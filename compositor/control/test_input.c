@@ -30,13 +30,15 @@ struct smtwc_test_input {
 	uint32_t time_msec; /* event times: increasing, not the clock's */
 };
 
-static void find_headless(struct wlr_backend *backend, void *data) {
+static void find_headless(struct wlr_backend *backend, void *data)
+{
 	if (wlr_backend_is_headless(backend)) {
 		*(struct wlr_backend **)data = backend;
 	}
 }
 
-struct wlr_backend *test_input_headless_backend(struct smtwc_server *server) {
+struct wlr_backend *test_input_headless_backend(struct smtwc_server *server)
+{
 	struct wlr_backend *headless = NULL;
 	if (wlr_backend_is_multi(server->backend)) {
 		wlr_multi_for_each_backend(server->backend, find_headless, &headless);
@@ -48,7 +50,8 @@ struct wlr_backend *test_input_headless_backend(struct smtwc_server *server) {
 
 /* Announces a pad attached to the test tablet. */
 static struct wlr_input_device *pad_create(struct smtwc_server *server,
-		struct smtwc_test_input *ti) {
+		struct smtwc_test_input *ti)
+{
 	struct wlr_input_device *device = calloc(1, sizeof(*device));
 	struct wlr_tablet_pad *pad = calloc(1, sizeof(*pad));
 	if (device == NULL || pad == NULL) {
@@ -79,7 +82,8 @@ static struct wlr_input_device *pad_create(struct smtwc_server *server,
 	return device;
 }
 
-static void pad_destroy(struct smtwc_test_input *ti) {
+static void pad_destroy(struct smtwc_test_input *ti)
+{
 	if (ti->pad == NULL) {
 		return;
 	}
@@ -90,7 +94,8 @@ static void pad_destroy(struct smtwc_test_input *ti) {
 	ti->pad = NULL;
 }
 
-static struct smtwc_test_input *test_input_get(struct smtwc_server *server) {
+static struct smtwc_test_input *test_input_get(struct smtwc_server *server)
+{
 	if (server->test_input != NULL) {
 		return server->test_input;
 	}
@@ -116,7 +121,8 @@ static struct smtwc_test_input *test_input_get(struct smtwc_server *server) {
 	return ti;
 }
 
-static void swipe(struct smtwc_test_input *ti, uint32_t fingers, double dx, double dy) {
+static void swipe(struct smtwc_test_input *ti, uint32_t fingers, double dx, double dy)
+{
 	struct wlr_pointer *p = ti->touchpad->pointer;
 	struct wlr_event_pointer_swipe_begin begin = {
 		.device = ti->touchpad, .time_msec = ++ti->time_msec, .fingers = fingers,
@@ -133,7 +139,8 @@ static void swipe(struct smtwc_test_input *ti, uint32_t fingers, double dx, doub
 	wl_signal_emit(&p->events.swipe_end, &end);
 }
 
-static void pinch(struct smtwc_test_input *ti, uint32_t fingers, double scale) {
+static void pinch(struct smtwc_test_input *ti, uint32_t fingers, double scale)
+{
 	struct wlr_pointer *p = ti->touchpad->pointer;
 	struct wlr_event_pointer_pinch_begin begin = {
 		.device = ti->touchpad, .time_msec = ++ti->time_msec, .fingers = fingers,
@@ -150,7 +157,8 @@ static void pinch(struct smtwc_test_input *ti, uint32_t fingers, double scale) {
 	wl_signal_emit(&p->events.pinch_end, &end);
 }
 
-static void stroke(struct smtwc_server *server, struct smtwc_test_input *ti, double x, double y) {
+static void stroke(struct smtwc_server *server, struct smtwc_test_input *ti, double x, double y)
+{
 	struct wlr_box *layout = wlr_output_layout_get_box(server->output_layout, NULL);
 	double w = layout->width > 0 ? layout->width : 1, h = layout->height > 0 ? layout->height : 1;
 	double nx = (x - layout->x) / w, ny = (y - layout->y) / h;
@@ -188,7 +196,8 @@ static void stroke(struct smtwc_server *server, struct smtwc_test_input *ti, dou
 /* Presses and releases a pad button, turns the ring to an angle and
  * slides the strip to a position (0..1), each a finger's. */
 static void pad_use(struct smtwc_test_input *ti, unsigned int button, double ring,
-		double strip) {
+		double strip)
+{
 	struct wlr_tablet_pad *pad = ti->pad->tablet_pad;
 	struct wlr_event_tablet_pad_button press = {
 		.time_msec = ++ti->time_msec, .button = button, .state = WLR_BUTTON_PRESSED,
@@ -210,20 +219,23 @@ static void pad_use(struct smtwc_test_input *ti, unsigned int button, double rin
 	wl_signal_emit(&pad->events.strip, &slide);
 }
 
-static void answer_ok(struct json_writer *w) {
+static void answer_ok(struct json_writer *w)
+{
 	json_begin_object(w);
 	json_bool(w, "ok", true);
 	json_end_object(w);
 }
 
-static void answer_error(struct json_writer *w, const char *message) {
+static void answer_error(struct json_writer *w, const char *message)
+{
 	json_begin_object(w);
 	json_string(w, "error", message);
 	json_end_object(w);
 }
 
 void test_input_answer(struct smtwc_server *server, const char *what, const char *args,
-		struct json_writer *w) {
+		struct json_writer *w)
+{
 	const char *usage = "usage: input swipe FINGERS DX DY | input pinch FINGERS SCALE | "
 		"input tablet X Y | input pad BUTTON RING-DEGREES STRIP-POSITION";
 	unsigned fingers, button;
@@ -272,7 +284,8 @@ void test_input_answer(struct smtwc_server *server, const char *what, const char
 	answer_ok(w);
 }
 
-void test_input_finish(struct smtwc_server *server) {
+void test_input_finish(struct smtwc_server *server)
+{
 	struct smtwc_test_input *ti = server->test_input;
 	if (ti == NULL) {
 		return;

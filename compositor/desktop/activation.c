@@ -8,7 +8,8 @@
 #include "desktop/view.h"
 #include "desktop/xdg_shell.h"
 
-void activation_handle_request(struct wl_listener *listener, void *data) {
+void activation_handle_request(struct wl_listener *listener, void *data)
+{
 	struct wlr_xdg_activation_v1_request_activate_event *event = data;
 	if (!wlr_surface_is_xdg_surface(event->surface)) {
 		return;

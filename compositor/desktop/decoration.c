@@ -15,7 +15,8 @@ struct smtwc_decoration {
 	struct wl_listener destroy;
 };
 
-static void decoration_apply(struct smtwc_decoration *deco) {
+static void decoration_apply(struct smtwc_decoration *deco)
+{
 	struct wlr_xdg_toplevel_decoration_v1 *d = deco->decoration;
 	/* Without a preference the compositor chooses; we choose server side so
 	 * every window gets a visible focus border. */
@@ -31,12 +32,14 @@ static void decoration_apply(struct smtwc_decoration *deco) {
 	}
 }
 
-static void decoration_handle_request_mode(struct wl_listener *listener, void *data) {
+static void decoration_handle_request_mode(struct wl_listener *listener, void *data)
+{
 	struct smtwc_decoration *deco = wl_container_of(listener, deco, request_mode);
 	decoration_apply(deco);
 }
 
-static void decoration_handle_destroy(struct wl_listener *listener, void *data) {
+static void decoration_handle_destroy(struct wl_listener *listener, void *data)
+{
 	struct smtwc_decoration *deco = wl_container_of(listener, deco, destroy);
 	struct smtwc_view *view = xdg_shell_view_from_surface(deco->decoration->surface);
 	if (view != NULL) {
@@ -47,7 +50,8 @@ static void decoration_handle_destroy(struct wl_listener *listener, void *data) 
 	free(deco);
 }
 
-void decoration_handle_new(struct wl_listener *listener, void *data) {
+void decoration_handle_new(struct wl_listener *listener, void *data)
+{
 	struct wlr_xdg_toplevel_decoration_v1 *decoration = data;
 	struct smtwc_decoration *deco = calloc(1, sizeof(*deco));
 	if (deco == NULL) {

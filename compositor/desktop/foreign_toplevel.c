@@ -20,18 +20,21 @@ struct smtwc_foreign_toplevel {
 	struct wl_listener request_close;
 };
 
-static void handle_request_activate(struct wl_listener *listener, void *data) {
+static void handle_request_activate(struct wl_listener *listener, void *data)
+{
 	struct smtwc_foreign_toplevel *ft = wl_container_of(listener, ft, request_activate);
 	view_focus(ft->view);
 }
 
-static void handle_request_maximize(struct wl_listener *listener, void *data) {
+static void handle_request_maximize(struct wl_listener *listener, void *data)
+{
 	struct smtwc_foreign_toplevel *ft = wl_container_of(listener, ft, request_maximize);
 	struct wlr_foreign_toplevel_handle_v1_maximized_event *event = data;
 	view_set_maximized(ft->view, event->maximized);
 }
 
-static void handle_request_minimize(struct wl_listener *listener, void *data) {
+static void handle_request_minimize(struct wl_listener *listener, void *data)
+{
 	struct smtwc_foreign_toplevel *ft = wl_container_of(listener, ft, request_minimize);
 	struct wlr_foreign_toplevel_handle_v1_minimized_event *event = data;
 	if (event->minimized) {
@@ -41,22 +44,26 @@ static void handle_request_minimize(struct wl_listener *listener, void *data) {
 	}
 }
 
-static void handle_request_fullscreen(struct wl_listener *listener, void *data) {
+static void handle_request_fullscreen(struct wl_listener *listener, void *data)
+{
 	struct smtwc_foreign_toplevel *ft = wl_container_of(listener, ft, request_fullscreen);
 	struct wlr_foreign_toplevel_handle_v1_fullscreen_event *event = data;
 	view_set_fullscreen(ft->view, event->fullscreen);
 }
 
-static void handle_request_close(struct wl_listener *listener, void *data) {
+static void handle_request_close(struct wl_listener *listener, void *data)
+{
 	struct smtwc_foreign_toplevel *ft = wl_container_of(listener, ft, request_close);
 	view_close(ft->view);
 }
 
-static bool same_string(const char *a, const char *b) {
+static bool same_string(const char *a, const char *b)
+{
 	return (a == NULL && b == NULL) || (a != NULL && b != NULL && strcmp(a, b) == 0);
 }
 
-void foreign_toplevel_update(struct smtwc_view *view) {
+void foreign_toplevel_update(struct smtwc_view *view)
+{
 	struct smtwc_foreign_toplevel *ft = view->foreign_toplevel;
 	if (ft == NULL) {
 		return;
@@ -97,7 +104,8 @@ void foreign_toplevel_update(struct smtwc_view *view) {
 	}
 }
 
-void foreign_toplevel_map(struct smtwc_view *view) {
+void foreign_toplevel_map(struct smtwc_view *view)
+{
 	if (view->foreign_toplevel != NULL || view->server->foreign_toplevels == NULL) {
 		return;
 	}
@@ -125,7 +133,8 @@ void foreign_toplevel_map(struct smtwc_view *view) {
 	foreign_toplevel_update(view);
 }
 
-void foreign_toplevel_unmap(struct smtwc_view *view) {
+void foreign_toplevel_unmap(struct smtwc_view *view)
+{
 	struct smtwc_foreign_toplevel *ft = view->foreign_toplevel;
 	if (ft == NULL) {
 		return;
@@ -140,6 +149,7 @@ void foreign_toplevel_unmap(struct smtwc_view *view) {
 	free(ft);
 }
 
-void foreign_toplevel_init(struct smtwc_server *server) {
+void foreign_toplevel_init(struct smtwc_server *server)
+{
 	server->foreign_toplevels = wlr_foreign_toplevel_manager_v1_create(server->display);
 }

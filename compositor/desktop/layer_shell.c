@@ -19,7 +19,8 @@ static const enum smtwc_scene_layer scene_layer_of[] = {
 };
 
 static struct wlr_scene_tree *scene_tree_for(struct smtwc_server *server,
-		enum zwlr_layer_shell_v1_layer layer) {
+		enum zwlr_layer_shell_v1_layer layer)
+{
 	if ((unsigned)layer > ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY) {
 		layer = ZWLR_LAYER_SHELL_V1_LAYER_TOP;
 	}
@@ -30,7 +31,8 @@ static struct wlr_scene_tree *scene_tree_for(struct smtwc_server *server,
  * centres a fixed size), to one edge sticks to it, to none centres. */
 static void place_axis(int bound_start, int bound_len, bool anchor_start,
 		bool anchor_end, int margin_start, int margin_end, int desired,
-		int *pos, int *len) {
+		int *pos, int *len)
+{
 	int size = desired;
 	if (size == 0 && anchor_start && anchor_end) {
 		size = bound_len - margin_start - margin_end;
@@ -53,7 +55,8 @@ static void place_axis(int bound_start, int bound_len, bool anchor_start,
 /* Removes the zone a surface reserves from the usable area. Only surfaces
  * anchored to one edge (optionally stretched along it) reserve space. */
 static void apply_exclusive_zone(struct wlr_box *usable,
-		const struct wlr_layer_surface_v1_state *state) {
+		const struct wlr_layer_surface_v1_state *state)
+{
 	int zone = state->exclusive_zone;
 	if (zone <= 0) {
 		return;
@@ -85,7 +88,8 @@ static void apply_exclusive_zone(struct wlr_box *usable,
 }
 
 static void arrange_one(struct smtwc_layer_surface *layer,
-		const struct wlr_box *full, struct wlr_box *usable) {
+		const struct wlr_box *full, struct wlr_box *usable)
+{
 	struct wlr_layer_surface_v1 *ls = layer->layer_surface;
 	const struct wlr_layer_surface_v1_state *state = &ls->current;
 	const struct wlr_box *bounds = state->exclusive_zone == -1 ? full : usable;
@@ -112,7 +116,8 @@ static void arrange_one(struct smtwc_layer_surface *layer,
 	apply_exclusive_zone(usable, state);
 }
 
-void layer_shell_arrange(struct smtwc_output *output) {
+void layer_shell_arrange(struct smtwc_output *output)
+{
 	struct wlr_box full = output_layout_box(output);
 	struct wlr_box usable = full;
 	/* Top layers claim space before lower ones; within a layer, surfaces
@@ -139,7 +144,8 @@ void layer_shell_arrange(struct smtwc_output *output) {
 	}
 }
 
-void layer_shell_focus(struct smtwc_layer_surface *layer) {
+void layer_shell_focus(struct smtwc_layer_surface *layer)
+{
 	struct smtwc_server *server = layer->server;
 	if (layer->layer_surface->current.keyboard_interactive ==
 			ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_NONE) {
@@ -158,7 +164,8 @@ void layer_shell_focus(struct smtwc_layer_surface *layer) {
 	}
 }
 
-static void layer_handle_map(struct wl_listener *listener, void *data) {
+static void layer_handle_map(struct wl_listener *listener, void *data)
+{
 	struct smtwc_layer_surface *layer = wl_container_of(listener, layer, map);
 	struct wlr_layer_surface_v1 *ls = layer->layer_surface;
 	wlr_scene_node_set_enabled(&layer->tree->node, true);
@@ -174,7 +181,8 @@ static void layer_handle_map(struct wl_listener *listener, void *data) {
 	}
 }
 
-static void layer_handle_unmap(struct wl_listener *listener, void *data) {
+static void layer_handle_unmap(struct wl_listener *listener, void *data)
+{
 	struct smtwc_layer_surface *layer = wl_container_of(listener, layer, unmap);
 	struct smtwc_server *server = layer->server;
 	wlr_scene_node_set_enabled(&layer->tree->node, false);
@@ -196,7 +204,8 @@ static void layer_handle_unmap(struct wl_listener *listener, void *data) {
 	}
 }
 
-static void layer_handle_commit(struct wl_listener *listener, void *data) {
+static void layer_handle_commit(struct wl_listener *listener, void *data)
+{
 	struct smtwc_layer_surface *layer = wl_container_of(listener, layer, commit);
 	struct wlr_layer_surface_v1 *ls = layer->layer_surface;
 	if (layer->output == NULL) {
@@ -212,14 +221,16 @@ static void layer_handle_commit(struct wl_listener *listener, void *data) {
 	}
 }
 
-static void layer_handle_new_popup(struct wl_listener *listener, void *data) {
+static void layer_handle_new_popup(struct wl_listener *listener, void *data)
+{
 	struct smtwc_layer_surface *layer = wl_container_of(listener, layer, new_popup);
 	struct wlr_xdg_popup *popup = data;
 	popup->base->data = wlr_scene_xdg_surface_create(&layer->popup_tree->node, popup->base);
 	xdg_shell_unconstrain_popup(layer->server, popup);
 }
 
-static void layer_handle_destroy(struct wl_listener *listener, void *data) {
+static void layer_handle_destroy(struct wl_listener *listener, void *data)
+{
 	struct smtwc_layer_surface *layer = wl_container_of(listener, layer, destroy);
 	wl_list_remove(&layer->map.link);
 	wl_list_remove(&layer->unmap.link);
@@ -236,12 +247,14 @@ static void layer_handle_destroy(struct wl_listener *listener, void *data) {
 	}
 }
 
-struct wlr_scene_node *layer_shell_popup_parent(struct wlr_layer_surface_v1 *layer_surface) {
+struct wlr_scene_node *layer_shell_popup_parent(struct wlr_layer_surface_v1 *layer_surface)
+{
 	struct smtwc_layer_surface *layer = layer_surface->data;
 	return layer != NULL ? &layer->popup_tree->node : NULL;
 }
 
-void layer_shell_handle_new_surface(struct wl_listener *listener, void *data) {
+void layer_shell_handle_new_surface(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, new_layer_surface);
 	struct wlr_layer_surface_v1 *ls = data;
 	if (ls->output == NULL) {
@@ -293,7 +306,8 @@ void layer_shell_handle_new_surface(struct wl_listener *listener, void *data) {
 	layer_shell_arrange(layer->output);
 }
 
-void layer_shell_output_destroyed(struct smtwc_output *output) {
+void layer_shell_output_destroyed(struct smtwc_output *output)
+{
 	struct smtwc_layer_surface *layer, *tmp;
 	wl_list_for_each_safe(layer, tmp, &output->layer_surfaces, link) {
 		layer->output = NULL;

@@ -21,14 +21,16 @@ struct title_buffer {
 	cairo_surface_t *surface; /* ARGB32: DRM ARGB8888 on every host order */
 };
 
-static void title_buffer_destroy(struct wlr_buffer *wlr_buffer) {
+static void title_buffer_destroy(struct wlr_buffer *wlr_buffer)
+{
 	struct title_buffer *buffer = wl_container_of(wlr_buffer, buffer, base);
 	cairo_surface_destroy(buffer->surface);
 	free(buffer);
 }
 
 static bool title_buffer_begin_access(struct wlr_buffer *wlr_buffer, uint32_t flags,
-		void **data, uint32_t *format, size_t *stride) {
+		void **data, uint32_t *format, size_t *stride)
+{
 	struct title_buffer *buffer = wl_container_of(wlr_buffer, buffer, base);
 	if (flags & WLR_BUFFER_DATA_PTR_ACCESS_WRITE) {
 		return false;
@@ -39,7 +41,8 @@ static bool title_buffer_begin_access(struct wlr_buffer *wlr_buffer, uint32_t fl
 	return true;
 }
 
-static void title_buffer_end_access(struct wlr_buffer *wlr_buffer) {
+static void title_buffer_end_access(struct wlr_buffer *wlr_buffer)
+{
 }
 
 static const struct wlr_buffer_impl title_buffer_impl = {
@@ -58,12 +61,14 @@ struct smtwc_title_bar {
 	uint32_t background, text;
 };
 
-static void set_source_rgb(cairo_t *cr, uint32_t rgb) {
+static void set_source_rgb(cairo_t *cr, uint32_t rgb)
+{
 	cairo_set_source_rgb(cr, ((rgb >> 16) & 0xff) / 255.0, ((rgb >> 8) & 0xff) / 255.0,
 		(rgb & 0xff) / 255.0);
 }
 
-static PangoLayout *title_layout(cairo_t *cr, const char *font, const char *text) {
+static PangoLayout *title_layout(cairo_t *cr, const char *font, const char *text)
+{
 	PangoLayout *layout = pango_cairo_create_layout(cr);
 	PangoFontDescription *desc = pango_font_description_from_string(font);
 	pango_layout_set_font_description(layout, desc);
@@ -73,7 +78,8 @@ static PangoLayout *title_layout(cairo_t *cr, const char *font, const char *text
 	return layout;
 }
 
-int title_bar_height(const struct smtwc_config *cfg) {
+int title_bar_height(const struct smtwc_config *cfg)
+{
 	/* fontconfig loads here, not in the thread Pango would start for it,
 	 * and the font is measured (loaded) even when the height is set. */
 	FcInit();
@@ -91,7 +97,8 @@ int title_bar_height(const struct smtwc_config *cfg) {
 }
 
 static struct title_buffer *title_render(const struct smtwc_config *cfg, int width,
-		int height, const char *title, uint32_t background, uint32_t text) {
+		int height, const char *title, uint32_t background, uint32_t text)
+{
 	struct title_buffer *buffer = calloc(1, sizeof(*buffer));
 	if (buffer == NULL) {
 		return NULL;
@@ -123,7 +130,8 @@ static struct title_buffer *title_render(const struct smtwc_config *cfg, int wid
 	return buffer;
 }
 
-struct smtwc_title_bar *title_bar_create(struct wlr_scene_node *parent) {
+struct smtwc_title_bar *title_bar_create(struct wlr_scene_node *parent)
+{
 	struct smtwc_title_bar *bar = calloc(1, sizeof(*bar));
 	if (bar == NULL) {
 		return NULL;
@@ -137,7 +145,8 @@ struct smtwc_title_bar *title_bar_create(struct wlr_scene_node *parent) {
 	return bar;
 }
 
-void title_bar_destroy(struct smtwc_title_bar *bar) {
+void title_bar_destroy(struct smtwc_title_bar *bar)
+{
 	if (bar == NULL) {
 		return;
 	}
@@ -146,12 +155,14 @@ void title_bar_destroy(struct smtwc_title_bar *bar) {
 	free(bar);
 }
 
-static bool same_title(const char *a, const char *b) {
+static bool same_title(const char *a, const char *b)
+{
 	return (a == NULL || b == NULL) ? a == b : strcmp(a, b) == 0;
 }
 
 void title_bar_show(struct smtwc_title_bar *bar, const struct smtwc_config *cfg,
-		int x, int y, int width, int height, const char *title, bool focused) {
+		int x, int y, int width, int height, const char *title, bool focused)
+{
 	if (bar == NULL) {
 		return;
 	}
@@ -196,13 +207,15 @@ void title_bar_show(struct smtwc_title_bar *bar, const struct smtwc_config *cfg,
 	bar->text = text;
 }
 
-void title_bar_hide(struct smtwc_title_bar *bar) {
+void title_bar_hide(struct smtwc_title_bar *bar)
+{
 	if (bar != NULL) {
 		wlr_scene_node_set_enabled(&bar->tree->node, false);
 	}
 }
 
-void title_bar_fonts_finish(void) {
+void title_bar_fonts_finish(void)
+{
 	pango_cairo_font_map_set_default(NULL);
 	cairo_debug_reset_static_data();
 	FcFini();

@@ -17,20 +17,24 @@ enum { CASCADE_STEP = 32, CASCADE_STEPS = 8 };
 
 /* The focused window is the one the user last chose, even while one of its
  * menus (an X override-redirect window) or a layer surface has the keys. */
-static bool view_is_focused(struct smtwc_view *view) {
+static bool view_is_focused(struct smtwc_view *view)
+{
 	return view->server->focused_view == view;
 }
 
-static int title_height(struct smtwc_server *server) {
+static int title_height(struct smtwc_server *server)
+{
 	return server->title_bar_height;
 }
 
 /* A maximized or fullscreen window has the whole area: no frame. */
-static bool view_framed(struct smtwc_view *view) {
+static bool view_framed(struct smtwc_view *view)
+{
 	return view->server_side_decoration && !view->fullscreen && !view->maximized;
 }
 
-struct smtwc_frame_insets view_frame_insets(struct smtwc_view *view) {
+struct smtwc_frame_insets view_frame_insets(struct smtwc_view *view)
+{
 	if (!view_framed(view)) {
 		return (struct smtwc_frame_insets){0};
 	}
@@ -40,7 +44,8 @@ struct smtwc_frame_insets view_frame_insets(struct smtwc_view *view) {
 	};
 }
 
-struct wlr_box view_title_bar_box(struct smtwc_view *view) {
+struct wlr_box view_title_bar_box(struct smtwc_view *view)
+{
 	if (!view_framed(view)) {
 		return (struct wlr_box){0};
 	}
@@ -52,7 +57,8 @@ struct wlr_box view_title_bar_box(struct smtwc_view *view) {
 /* The border goes around the title bar and the window geometry; both sit
  * outside the geometry so the client's content keeps the size it was
  * configured to. */
-static void view_update_borders(struct smtwc_view *view) {
+static void view_update_borders(struct smtwc_view *view)
+{
 	const struct smtwc_config *cfg = &view->server->config;
 	bool framed = view_framed(view);
 	bool shown = framed && cfg->border_width > 0;
@@ -83,13 +89,15 @@ static void view_update_borders(struct smtwc_view *view) {
 	}
 }
 
-void view_update_title(struct smtwc_view *view) {
+void view_update_title(struct smtwc_view *view)
+{
 	view_update_borders(view);
 	foreign_toplevel_update(view);
 }
 
 void view_init(struct smtwc_view *view, struct smtwc_server *server,
-		const struct smtwc_view_impl *impl) {
+		const struct smtwc_view_impl *impl)
+{
 	view->kind = SMTWC_NODE_VIEW;
 	view->server = server;
 	view->impl = impl;
@@ -107,7 +115,8 @@ void view_init(struct smtwc_view *view, struct smtwc_server *server,
 	wl_list_insert(server->views.prev, &view->link);
 }
 
-void view_destroy(struct smtwc_view *view) {
+void view_destroy(struct smtwc_view *view)
+{
 	struct smtwc_server *server = view->server;
 	if (server->grabbed_view == view) {
 		server->grabbed_view = NULL;
@@ -121,11 +130,13 @@ void view_destroy(struct smtwc_view *view) {
 	wlr_scene_node_destroy(&view->tree->node);
 }
 
-void view_set_content(struct smtwc_view *view, struct wlr_scene_node *content) {
+void view_set_content(struct smtwc_view *view, struct wlr_scene_node *content)
+{
 	view->content = content;
 }
 
-struct smtwc_view *view_from_surface(struct smtwc_server *server, struct wlr_surface *surface) {
+struct smtwc_view *view_from_surface(struct smtwc_server *server, struct wlr_surface *surface)
+{
 	struct smtwc_view *view;
 	wl_list_for_each(view, &server->views, link) {
 		if (surface != NULL && view->impl->surface(view) == surface) {
@@ -135,12 +146,14 @@ struct smtwc_view *view_from_surface(struct smtwc_server *server, struct wlr_sur
 	return NULL;
 }
 
-struct wlr_box view_box(struct smtwc_view *view) {
+struct wlr_box view_box(struct smtwc_view *view)
+{
 	struct wlr_box geo = view->impl->geometry(view);
 	return (struct wlr_box){ view->x, view->y, geo.width, geo.height };
 }
 
-void view_move(struct smtwc_view *view, int x, int y) {
+void view_move(struct smtwc_view *view, int x, int y)
+{
 	view->x = x;
 	view->y = y;
 	wlr_scene_node_set_position(&view->tree->node, x, y);
@@ -149,7 +162,8 @@ void view_move(struct smtwc_view *view, int x, int y) {
 	}
 }
 
-void view_update_geometry(struct smtwc_view *view) {
+void view_update_geometry(struct smtwc_view *view)
+{
 	struct wlr_box geo = view->impl->geometry(view);
 	if (view->anchor_edges & (WLR_EDGE_LEFT | WLR_EDGE_TOP)) {
 		int x = view->x, y = view->y;
@@ -167,7 +181,8 @@ void view_update_geometry(struct smtwc_view *view) {
 	foreign_toplevel_update(view);
 }
 
-static struct wlr_box usable_area_for(struct smtwc_view *view) {
+static struct wlr_box usable_area_for(struct smtwc_view *view)
+{
 	struct smtwc_output *output = output_at(view->server,
 		view->x + 1, view->y + 1);
 	if (output == NULL) {
@@ -179,7 +194,8 @@ static struct wlr_box usable_area_for(struct smtwc_view *view) {
 /* Moves one axis of a window (frame included) inside the area; one larger
  * than the area starts at its start, so the title bar and the window's
  * top-left controls stay reachable. */
-static int clamp_axis(int pos, int len, int area_pos, int area_len) {
+static int clamp_axis(int pos, int len, int area_pos, int area_len)
+{
 	if (pos + len > area_pos + area_len) {
 		pos = area_pos + area_len - len;
 	}
@@ -191,7 +207,8 @@ static int clamp_axis(int pos, int len, int area_pos, int area_len) {
  * hide one another exactly; either way the window is moved inside the area
  * (panels' exclusive zones excluded). */
 static void view_place(struct smtwc_view *view, struct wlr_box area, int width,
-		int height) {
+		int height)
+{
 	struct smtwc_frame_insets f = view_frame_insets(view);
 	int x = view->x, y = view->y;
 	if (!view->keep_position) {
@@ -212,7 +229,8 @@ static void view_place(struct smtwc_view *view, struct wlr_box area, int width,
 
 /* The output a new window opens on: where the client placed it, else the
  * one under the cursor. */
-static struct wlr_box placement_area(struct smtwc_view *view) {
+static struct wlr_box placement_area(struct smtwc_view *view)
+{
 	struct smtwc_output *output = NULL;
 	if (view->keep_position) {
 		struct wlr_box geo = view->impl->geometry(view);
@@ -225,7 +243,8 @@ static struct wlr_box placement_area(struct smtwc_view *view) {
 	return output != NULL ? output->usable_area : (struct wlr_box){0, 0, 800, 600};
 }
 
-void view_map(struct smtwc_view *view) {
+void view_map(struct smtwc_view *view)
+{
 	view->mapped = true;
 	view->minimized = false;
 	/* A window larger than the usable area is asked to fit it, as sway and
@@ -253,7 +272,8 @@ void view_map(struct smtwc_view *view) {
 }
 
 static struct smtwc_view *next_focus_candidate(struct smtwc_server *server,
-		struct smtwc_view *except) {
+		struct smtwc_view *except)
+{
 	struct smtwc_view *view;
 	wl_list_for_each(view, &server->views, link) {
 		if (view != except && view->mapped && !view->minimized) {
@@ -263,7 +283,8 @@ static struct smtwc_view *next_focus_candidate(struct smtwc_server *server,
 	return NULL;
 }
 
-void view_unmap(struct smtwc_view *view) {
+void view_unmap(struct smtwc_view *view)
+{
 	struct smtwc_server *server = view->server;
 	bool was_focused = view_is_focused(view);
 	if (was_focused) {
@@ -287,12 +308,14 @@ void view_unmap(struct smtwc_view *view) {
 	}
 }
 
-struct smtwc_view *view_focused(struct smtwc_server *server) {
+struct smtwc_view *view_focused(struct smtwc_server *server)
+{
 	struct smtwc_view *view = server->focused_view;
 	return view != NULL && view->mapped ? view : NULL;
 }
 
-void view_focus(struct smtwc_view *view) {
+void view_focus(struct smtwc_view *view)
+{
 	struct smtwc_server *server = view->server;
 	struct wlr_seat *seat = server->seat;
 	struct wlr_surface *surface = view->impl->surface(view);
@@ -337,7 +360,8 @@ void view_focus(struct smtwc_view *view) {
 	}
 }
 
-void view_set_maximized(struct smtwc_view *view, bool maximized) {
+void view_set_maximized(struct smtwc_view *view, bool maximized)
+{
 	if (view->fullscreen || view->maximized == maximized) {
 		view->impl->set_maximized(view, view->maximized);
 		return;
@@ -358,7 +382,8 @@ void view_set_maximized(struct smtwc_view *view, bool maximized) {
 	foreign_toplevel_update(view);
 }
 
-void view_set_fullscreen(struct smtwc_view *view, bool fullscreen) {
+void view_set_fullscreen(struct smtwc_view *view, bool fullscreen)
+{
 	if (view->fullscreen == fullscreen) {
 		view->impl->set_fullscreen(view, fullscreen);
 		return;
@@ -399,7 +424,8 @@ void view_set_fullscreen(struct smtwc_view *view, bool fullscreen) {
 	foreign_toplevel_update(view);
 }
 
-void view_set_minimized(struct smtwc_view *view, bool minimized) {
+void view_set_minimized(struct smtwc_view *view, bool minimized)
+{
 	if (view->minimized == minimized || !view->mapped) {
 		return;
 	}
@@ -422,16 +448,19 @@ void view_set_minimized(struct smtwc_view *view, bool minimized) {
 	idle_inhibit_check(view->server);
 }
 
-void view_set_server_side_decoration(struct smtwc_view *view, bool enabled) {
+void view_set_server_side_decoration(struct smtwc_view *view, bool enabled)
+{
 	view->server_side_decoration = enabled;
 	view_update_borders(view);
 }
 
-void view_close(struct smtwc_view *view) {
+void view_close(struct smtwc_view *view)
+{
 	view->impl->close(view);
 }
 
-void views_cycle(struct smtwc_server *server) {
+void views_cycle(struct smtwc_server *server)
+{
 	struct smtwc_view *view;
 	wl_list_for_each_reverse(view, &server->views, link) {
 		if (view->mapped) {
@@ -441,7 +470,8 @@ void views_cycle(struct smtwc_server *server) {
 	}
 }
 
-void views_ensure_visible(struct smtwc_server *server) {
+void views_ensure_visible(struct smtwc_server *server)
+{
 	struct smtwc_view *view;
 	wl_list_for_each(view, &server->views, link) {
 		if (!view->mapped) {
@@ -460,7 +490,8 @@ void views_ensure_visible(struct smtwc_server *server) {
 	views_arrange(server);
 }
 
-void views_arrange(struct smtwc_server *server) {
+void views_arrange(struct smtwc_server *server)
+{
 	struct smtwc_view *view;
 	wl_list_for_each(view, &server->views, link) {
 		if (!view->mapped) {
@@ -482,7 +513,8 @@ void views_arrange(struct smtwc_server *server) {
 }
 
 enum smtwc_node_kind *desktop_owner_at(struct smtwc_server *server, double lx,
-		double ly, struct wlr_surface **surface, double *sx, double *sy) {
+		double ly, struct wlr_surface **surface, double *sx, double *sy)
+{
 	*surface = NULL;
 	struct wlr_scene_node *node =
 		wlr_scene_node_at(&server->scene->node, lx, ly, sx, sy);

@@ -29,55 +29,67 @@ struct smtwc_xdg_view {
 	struct wl_listener set_app_id;
 };
 
-static struct smtwc_xdg_view *xdg_view(struct smtwc_view *view) {
+static struct smtwc_xdg_view *xdg_view(struct smtwc_view *view)
+{
 	return wl_container_of(view, (struct smtwc_xdg_view *)NULL, view);
 }
 
-static struct wlr_surface *xdg_view_surface(struct smtwc_view *view) {
+static struct wlr_surface *xdg_view_surface(struct smtwc_view *view)
+{
 	return xdg_view(view)->xdg_surface->surface;
 }
 
-static struct wlr_box xdg_view_geometry(struct smtwc_view *view) {
+static struct wlr_box xdg_view_geometry(struct smtwc_view *view)
+{
 	struct wlr_box box;
 	wlr_xdg_surface_get_geometry(xdg_view(view)->xdg_surface, &box);
 	return box;
 }
 
-static void xdg_view_configure(struct smtwc_view *view, int width, int height) {
+static void xdg_view_configure(struct smtwc_view *view, int width, int height)
+{
 	wlr_xdg_toplevel_set_size(xdg_view(view)->xdg_surface,
 		width > 0 ? (uint32_t)width : 0, height > 0 ? (uint32_t)height : 0);
 }
 
-static void xdg_view_set_activated(struct smtwc_view *view, bool activated) {
+static void xdg_view_set_activated(struct smtwc_view *view, bool activated)
+{
 	wlr_xdg_toplevel_set_activated(xdg_view(view)->xdg_surface, activated);
 }
 
-static void xdg_view_set_maximized(struct smtwc_view *view, bool maximized) {
+static void xdg_view_set_maximized(struct smtwc_view *view, bool maximized)
+{
 	wlr_xdg_toplevel_set_maximized(xdg_view(view)->xdg_surface, maximized);
 }
 
-static void xdg_view_set_fullscreen(struct smtwc_view *view, bool fullscreen) {
+static void xdg_view_set_fullscreen(struct smtwc_view *view, bool fullscreen)
+{
 	wlr_xdg_toplevel_set_fullscreen(xdg_view(view)->xdg_surface, fullscreen);
 }
 
-static void xdg_view_close(struct smtwc_view *view) {
+static void xdg_view_close(struct smtwc_view *view)
+{
 	wlr_xdg_toplevel_send_close(xdg_view(view)->xdg_surface);
 }
 
-static bool xdg_view_configure_pending(struct smtwc_view *view) {
+static bool xdg_view_configure_pending(struct smtwc_view *view)
+{
 	struct wlr_xdg_surface *xdg = xdg_view(view)->xdg_surface;
 	return xdg->configure_idle != NULL || xdg->current.configure_serial != xdg->scheduled_serial;
 }
 
-static struct smtwc_view *xdg_view_parent(struct smtwc_view *view) {
+static struct smtwc_view *xdg_view_parent(struct smtwc_view *view)
+{
 	return xdg_shell_view_from_surface(xdg_view(view)->xdg_surface->toplevel->parent);
 }
 
-static const char *xdg_view_title(struct smtwc_view *view) {
+static const char *xdg_view_title(struct smtwc_view *view)
+{
 	return xdg_view(view)->xdg_surface->toplevel->title;
 }
 
-static const char *xdg_view_app_id(struct smtwc_view *view) {
+static const char *xdg_view_app_id(struct smtwc_view *view)
+{
 	return xdg_view(view)->xdg_surface->toplevel->app_id;
 }
 
@@ -95,7 +107,8 @@ static const struct smtwc_view_impl xdg_view_impl = {
 	.app_id = xdg_view_app_id,
 };
 
-static void xdg_view_handle_map(struct wl_listener *listener, void *data) {
+static void xdg_view_handle_map(struct wl_listener *listener, void *data)
+{
 	struct smtwc_xdg_view *xv = wl_container_of(listener, xv, map);
 	struct wlr_xdg_toplevel *toplevel = xv->xdg_surface->toplevel;
 	struct smtwc_view *parent = xdg_shell_view_from_surface(toplevel->parent);
@@ -117,19 +130,22 @@ static void xdg_view_handle_map(struct wl_listener *listener, void *data) {
 	}
 }
 
-static void xdg_view_handle_unmap(struct wl_listener *listener, void *data) {
+static void xdg_view_handle_unmap(struct wl_listener *listener, void *data)
+{
 	struct smtwc_xdg_view *xv = wl_container_of(listener, xv, unmap);
 	view_unmap(&xv->view);
 }
 
-static void xdg_view_handle_commit(struct wl_listener *listener, void *data) {
+static void xdg_view_handle_commit(struct wl_listener *listener, void *data)
+{
 	struct smtwc_xdg_view *xv = wl_container_of(listener, xv, commit);
 	if (xv->view.mapped) {
 		view_update_geometry(&xv->view);
 	}
 }
 
-static void xdg_view_handle_destroy(struct wl_listener *listener, void *data) {
+static void xdg_view_handle_destroy(struct wl_listener *listener, void *data)
+{
 	struct smtwc_xdg_view *xv = wl_container_of(listener, xv, destroy);
 	wl_list_remove(&xv->map.link);
 	wl_list_remove(&xv->unmap.link);
@@ -146,21 +162,24 @@ static void xdg_view_handle_destroy(struct wl_listener *listener, void *data) {
 	free(xv);
 }
 
-static void xdg_view_handle_request_move(struct wl_listener *listener, void *data) {
+static void xdg_view_handle_request_move(struct wl_listener *listener, void *data)
+{
 	struct smtwc_xdg_view *xv = wl_container_of(listener, xv, request_move);
 	/* Clients ask in response to a button press; trusting it without a
 	 * pressed button would let any client steal the pointer. */
 	cursor_begin_interactive(xv->view.server, &xv->view, SMTWC_CURSOR_MOVE, 0, true);
 }
 
-static void xdg_view_handle_request_resize(struct wl_listener *listener, void *data) {
+static void xdg_view_handle_request_resize(struct wl_listener *listener, void *data)
+{
 	struct smtwc_xdg_view *xv = wl_container_of(listener, xv, request_resize);
 	struct wlr_xdg_toplevel_resize_event *event = data;
 	cursor_begin_interactive(xv->view.server, &xv->view, SMTWC_CURSOR_RESIZE,
 		event->edges, true);
 }
 
-static void xdg_view_handle_request_maximize(struct wl_listener *listener, void *data) {
+static void xdg_view_handle_request_maximize(struct wl_listener *listener, void *data)
+{
 	struct smtwc_xdg_view *xv = wl_container_of(listener, xv, request_maximize);
 	if (!xv->xdg_surface->mapped) {
 		/* Applied at map; the protocol still wants a configure now. */
@@ -170,7 +189,8 @@ static void xdg_view_handle_request_maximize(struct wl_listener *listener, void 
 	view_set_maximized(&xv->view, xv->xdg_surface->toplevel->requested.maximized);
 }
 
-static void xdg_view_handle_request_fullscreen(struct wl_listener *listener, void *data) {
+static void xdg_view_handle_request_fullscreen(struct wl_listener *listener, void *data)
+{
 	struct smtwc_xdg_view *xv = wl_container_of(listener, xv, request_fullscreen);
 	struct wlr_xdg_toplevel_set_fullscreen_event *event = data;
 	if (!xv->xdg_surface->mapped) {
@@ -180,23 +200,27 @@ static void xdg_view_handle_request_fullscreen(struct wl_listener *listener, voi
 	view_set_fullscreen(&xv->view, event->fullscreen);
 }
 
-static void xdg_view_handle_request_minimize(struct wl_listener *listener, void *data) {
+static void xdg_view_handle_request_minimize(struct wl_listener *listener, void *data)
+{
 	struct smtwc_xdg_view *xv = wl_container_of(listener, xv, request_minimize);
 	view_set_minimized(&xv->view, true);
 }
 
-static void xdg_view_handle_set_title(struct wl_listener *listener, void *data) {
+static void xdg_view_handle_set_title(struct wl_listener *listener, void *data)
+{
 	struct smtwc_xdg_view *xv = wl_container_of(listener, xv, set_title);
 	view_update_title(&xv->view);
 }
 
-static void xdg_view_handle_set_app_id(struct wl_listener *listener, void *data) {
+static void xdg_view_handle_set_app_id(struct wl_listener *listener, void *data)
+{
 	struct smtwc_xdg_view *xv = wl_container_of(listener, xv, set_app_id);
 	foreign_toplevel_update(&xv->view);
 }
 
 static void xdg_toplevel_create(struct smtwc_server *server,
-		struct wlr_xdg_surface *xdg_surface) {
+		struct wlr_xdg_surface *xdg_surface)
+{
 	struct smtwc_xdg_view *xv = calloc(1, sizeof(*xv));
 	if (xv == NULL) {
 		wl_resource_post_no_memory(xdg_surface->resource);
@@ -236,7 +260,8 @@ static void xdg_toplevel_create(struct smtwc_server *server,
 	wl_signal_add(&toplevel->events.set_app_id, &xv->set_app_id);
 }
 
-struct smtwc_view *xdg_shell_view_from_surface(struct wlr_xdg_surface *xdg_surface) {
+struct smtwc_view *xdg_shell_view_from_surface(struct wlr_xdg_surface *xdg_surface)
+{
 	if (xdg_surface == NULL || xdg_surface->role != WLR_XDG_SURFACE_ROLE_TOPLEVEL ||
 			xdg_surface->data == NULL) {
 		return NULL;
@@ -246,7 +271,8 @@ struct smtwc_view *xdg_shell_view_from_surface(struct wlr_xdg_surface *xdg_surfa
 }
 
 static void popups_for_each(struct wlr_xdg_surface *xdg_surface,
-		void (*callback)(struct wlr_box box, void *data), void *data) {
+		void (*callback)(struct wlr_box box, void *data), void *data)
+{
 	struct wlr_xdg_popup *popup;
 	wl_list_for_each(popup, &xdg_surface->popups, link) {
 		struct wlr_xdg_surface *base = popup->base;
@@ -262,13 +288,15 @@ static void popups_for_each(struct wlr_xdg_surface *xdg_surface,
 }
 
 void xdg_shell_view_popups_for_each(struct smtwc_view *view,
-		void (*callback)(struct wlr_box box, void *data), void *data) {
+		void (*callback)(struct wlr_box box, void *data), void *data)
+{
 	if (view->impl == &xdg_view_impl) {
 		popups_for_each(xdg_view(view)->xdg_surface, callback, data);
 	}
 }
 
-struct wlr_scene_node *xdg_shell_popup_parent(struct wlr_surface *surface) {
+struct wlr_scene_node *xdg_shell_popup_parent(struct wlr_surface *surface)
+{
 	if (wlr_surface_is_xdg_surface(surface)) {
 		return wlr_xdg_surface_from_wlr_surface(surface)->data;
 	}
@@ -282,7 +310,8 @@ struct wlr_scene_node *xdg_shell_popup_parent(struct wlr_surface *surface) {
  * a layer surface): positioners and wlroots' unconstraining work in that
  * surface's coordinates, whose origin lies before the window geometry by the
  * geometry's offset (client-side shadows). */
-static bool popup_root_origin(struct wlr_xdg_popup *popup, int *x, int *y) {
+static bool popup_root_origin(struct wlr_xdg_popup *popup, int *x, int *y)
+{
 	struct wlr_surface *root = popup->parent;
 	while (root != NULL && wlr_surface_is_xdg_surface(root)) {
 		struct wlr_xdg_surface *xdg = wlr_xdg_surface_from_wlr_surface(root);
@@ -307,7 +336,8 @@ static bool popup_root_origin(struct wlr_xdg_popup *popup, int *x, int *y) {
 	return true;
 }
 
-void xdg_shell_unconstrain_popup(struct smtwc_server *server, struct wlr_xdg_popup *popup) {
+void xdg_shell_unconstrain_popup(struct smtwc_server *server, struct wlr_xdg_popup *popup)
+{
 	int root_x, root_y;
 	if (!popup_root_origin(popup, &root_x, &root_y)) {
 		return;
@@ -342,7 +372,8 @@ void xdg_shell_unconstrain_popup(struct smtwc_server *server, struct wlr_xdg_pop
 	wlr_xdg_popup_unconstrain_from_box(popup, &root_space);
 }
 
-static void xdg_popup_create(struct smtwc_server *server, struct wlr_xdg_surface *xdg_surface) {
+static void xdg_popup_create(struct smtwc_server *server, struct wlr_xdg_surface *xdg_surface)
+{
 	struct wlr_xdg_popup *popup = xdg_surface->popup;
 	if (popup->parent == NULL) {
 		/* Layer-shell popups get their parent later, via get_popup; the
@@ -357,7 +388,8 @@ static void xdg_popup_create(struct smtwc_server *server, struct wlr_xdg_surface
 	xdg_shell_unconstrain_popup(server, popup);
 }
 
-void xdg_shell_handle_new_surface(struct wl_listener *listener, void *data) {
+void xdg_shell_handle_new_surface(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, new_xdg_surface);
 	struct wlr_xdg_surface *xdg_surface = data;
 	switch (xdg_surface->role) {

@@ -5,7 +5,8 @@
 #include "desktop/view.h"
 #include "input/actions.h"
 
-void action_run(struct smtwc_server *server, const struct smtwc_binding *binding) {
+void action_run(struct smtwc_server *server, const struct smtwc_binding *binding)
+{
 	struct smtwc_view *focused = view_focused(server);
 	wlr_log(WLR_DEBUG, "binding: %s%s%s", smtwc_action_name(binding->action),
 		focused != NULL ? "" : " (no focused window)",

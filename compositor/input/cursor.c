@@ -21,12 +21,14 @@
 
 enum { MIN_WINDOW_SIZE = 32 };
 
-static void cursor_end_interactive(struct smtwc_server *server) {
+static void cursor_end_interactive(struct smtwc_server *server)
+{
 	server->cursor_mode = SMTWC_CURSOR_PASSTHROUGH;
 	server->grabbed_view = NULL;
 }
 
-static void process_move(struct smtwc_server *server) {
+static void process_move(struct smtwc_server *server)
+{
 	struct smtwc_view *view = server->grabbed_view;
 	/* Rounded: the pointer's layout position is a double, and truncating
 	 * a difference that should be whole (99.99999) moves a pixel short. */
@@ -37,7 +39,8 @@ static void process_move(struct smtwc_server *server) {
 /* The client picks its final size (it may round to character cells); the
  * view keeps the edges opposite to the dragged ones fixed when it commits
  * (view_update_geometry), so a top/left resize never shows a jump. */
-static void process_resize(struct smtwc_server *server) {
+static void process_resize(struct smtwc_server *server)
+{
 	struct smtwc_view *view = server->grabbed_view;
 	double dx = server->cursor->x - server->grab_x;
 	double dy = server->cursor->y - server->grab_y;
@@ -71,14 +74,16 @@ static void process_resize(struct smtwc_server *server) {
 }
 
 /* The client under the pointer was sent input: the scheduler boosts it. */
-static void notify_input(struct smtwc_server *server) {
+static void notify_input(struct smtwc_server *server)
+{
 	struct wlr_seat_client *focused = server->seat->pointer_state.focused_client;
 	if (focused != NULL) {
 		wl_signal_emit(&server->events.client_input, focused->client);
 	}
 }
 
-static void process_passthrough(struct smtwc_server *server, uint32_t time_msec) {
+static void process_passthrough(struct smtwc_server *server, uint32_t time_msec)
+{
 	struct wlr_seat *seat = server->seat;
 	double sx, sy;
 	struct wlr_surface *surface = NULL;
@@ -99,7 +104,8 @@ static void process_passthrough(struct smtwc_server *server, uint32_t time_msec)
 	notify_input(server);
 }
 
-void cursor_process_motion(struct smtwc_server *server, uint32_t time_msec) {
+void cursor_process_motion(struct smtwc_server *server, uint32_t time_msec)
+{
 	if (server->drag_icon != NULL) {
 		wlr_scene_node_set_position(&server->drag_icon->node,
 			(int)server->cursor->x, (int)server->cursor->y);
@@ -117,13 +123,15 @@ void cursor_process_motion(struct smtwc_server *server, uint32_t time_msec) {
 	}
 }
 
-void cursor_refocus(struct smtwc_server *server, uint32_t time_msec) {
+void cursor_refocus(struct smtwc_server *server, uint32_t time_msec)
+{
 	if (server->cursor_mode == SMTWC_CURSOR_PASSTHROUGH) {
 		process_passthrough(server, time_msec);
 	}
 }
 
-static void cursor_handle_motion(struct wl_listener *listener, void *data) {
+static void cursor_handle_motion(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, cursor_motion);
 	struct wlr_event_pointer_motion *event = data;
 	idle_notify_activity(server);
@@ -136,7 +144,8 @@ static void cursor_handle_motion(struct wl_listener *listener, void *data) {
 		event->delta_y, event->unaccel_dx, event->unaccel_dy);
 }
 
-static void cursor_handle_motion_absolute(struct wl_listener *listener, void *data) {
+static void cursor_handle_motion_absolute(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server =
 		wl_container_of(listener, server, cursor_motion_absolute);
 	struct wlr_event_pointer_motion_absolute *event = data;
@@ -159,7 +168,8 @@ static void cursor_handle_motion_absolute(struct wl_listener *listener, void *da
 		motion_y, motion_x, motion_y);
 }
 
-static bool view_has_pointer_button(struct smtwc_server *server, struct smtwc_view *view) {
+static bool view_has_pointer_button(struct smtwc_server *server, struct smtwc_view *view)
+{
 	struct wlr_seat *seat = server->seat;
 	struct wlr_surface *focused = seat->pointer_state.focused_surface;
 	return seat->pointer_state.button_count > 0 && focused != NULL &&
@@ -167,7 +177,8 @@ static bool view_has_pointer_button(struct smtwc_server *server, struct smtwc_vi
 }
 
 void cursor_begin_interactive(struct smtwc_server *server, struct smtwc_view *view,
-		enum smtwc_cursor_mode mode, uint32_t edges, bool from_client) {
+		enum smtwc_cursor_mode mode, uint32_t edges, bool from_client)
+{
 	if (!view->mapped || view->fullscreen) {
 		return;
 	}
@@ -197,7 +208,8 @@ void cursor_begin_interactive(struct smtwc_server *server, struct smtwc_view *vi
 }
 
 /* Mod+right drag resizes from the corner nearest to the pointer. */
-static uint32_t nearest_edges(struct smtwc_server *server, struct smtwc_view *view) {
+static uint32_t nearest_edges(struct smtwc_server *server, struct smtwc_view *view)
+{
 	struct wlr_box box = view_box(view);
 	uint32_t edges = 0;
 	edges |= server->cursor->x < box.x + box.width / 2.0 ? WLR_EDGE_LEFT : WLR_EDGE_RIGHT;
@@ -207,7 +219,8 @@ static uint32_t nearest_edges(struct smtwc_server *server, struct smtwc_view *vi
 
 /* Which edges of the window the pointer is beyond (0 inside the geometry
  * or over the title bar). */
-static uint32_t frame_edges_at(struct smtwc_server *server, struct smtwc_view *view) {
+static uint32_t frame_edges_at(struct smtwc_server *server, struct smtwc_view *view)
+{
 	struct wlr_box box = view_box(view);
 	struct wlr_box title = view_title_bar_box(view);
 	double x = server->cursor->x, y = server->cursor->y;
@@ -228,7 +241,8 @@ static uint32_t frame_edges_at(struct smtwc_server *server, struct smtwc_view *v
 	return edges;
 }
 
-static bool handle_press(struct smtwc_server *server, uint32_t button) {
+static bool handle_press(struct smtwc_server *server, uint32_t button)
+{
 	double sx, sy;
 	struct wlr_surface *surface = NULL;
 	enum smtwc_node_kind *owner = desktop_owner_at(server,
@@ -269,7 +283,8 @@ static bool handle_press(struct smtwc_server *server, uint32_t button) {
 }
 
 void cursor_process_button(struct smtwc_server *server, uint32_t time_msec, uint32_t button,
-		enum wlr_button_state state) {
+		enum wlr_button_state state)
+{
 	idle_notify_activity(server);
 	if (state == WLR_BUTTON_PRESSED) {
 		if (server->cursor_mode == SMTWC_CURSOR_PASSTHROUGH && handle_press(server, button)) {
@@ -287,13 +302,15 @@ void cursor_process_button(struct smtwc_server *server, uint32_t time_msec, uint
 	notify_input(server);
 }
 
-static void cursor_handle_button(struct wl_listener *listener, void *data) {
+static void cursor_handle_button(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, cursor_button);
 	struct wlr_event_pointer_button *event = data;
 	cursor_process_button(server, event->time_msec, event->button, event->state);
 }
 
-static void cursor_handle_axis(struct wl_listener *listener, void *data) {
+static void cursor_handle_axis(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, cursor_axis);
 	struct wlr_event_pointer_axis *event = data;
 	idle_notify_activity(server);
@@ -301,16 +318,19 @@ static void cursor_handle_axis(struct wl_listener *listener, void *data) {
 		event->delta, event->delta_discrete, event->source);
 }
 
-static void cursor_handle_frame(struct wl_listener *listener, void *data) {
+static void cursor_handle_frame(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, cursor_frame);
 	wlr_seat_pointer_notify_frame(server->seat);
 }
 
-void cursor_attach_pointer(struct smtwc_server *server, struct wlr_input_device *device) {
+void cursor_attach_pointer(struct smtwc_server *server, struct wlr_input_device *device)
+{
 	wlr_cursor_attach_input_device(server->cursor, device);
 }
 
-void cursor_init(struct smtwc_server *server) {
+void cursor_init(struct smtwc_server *server)
+{
 	server->cursor = wlr_cursor_create();
 	wlr_cursor_attach_output_layout(server->cursor, server->output_layout);
 	server->cursor_manager = wlr_xcursor_manager_create(server->config.cursor_theme,
@@ -329,7 +349,8 @@ void cursor_init(struct smtwc_server *server) {
 	wl_signal_add(&server->cursor->events.frame, &server->cursor_frame);
 }
 
-void cursor_finish(struct smtwc_server *server) {
+void cursor_finish(struct smtwc_server *server)
+{
 	wl_list_remove(&server->cursor_motion.link);
 	wl_list_remove(&server->cursor_motion_absolute.link);
 	wl_list_remove(&server->cursor_button.link);

@@ -16,7 +16,8 @@ struct smtwc_gestures {
 	struct wl_listener hold_begin, hold_end;
 };
 
-static void handle_swipe_begin(struct wl_listener *listener, void *data) {
+static void handle_swipe_begin(struct wl_listener *listener, void *data)
+{
 	struct smtwc_gestures *g = wl_container_of(listener, g, swipe_begin);
 	struct wlr_event_pointer_swipe_begin *event = data;
 	idle_notify_activity(g->server);
@@ -24,21 +25,24 @@ static void handle_swipe_begin(struct wl_listener *listener, void *data) {
 		event->time_msec, event->fingers);
 }
 
-static void handle_swipe_update(struct wl_listener *listener, void *data) {
+static void handle_swipe_update(struct wl_listener *listener, void *data)
+{
 	struct smtwc_gestures *g = wl_container_of(listener, g, swipe_update);
 	struct wlr_event_pointer_swipe_update *event = data;
 	wlr_pointer_gestures_v1_send_swipe_update(g->wlr_gestures, g->server->seat,
 		event->time_msec, event->dx, event->dy);
 }
 
-static void handle_swipe_end(struct wl_listener *listener, void *data) {
+static void handle_swipe_end(struct wl_listener *listener, void *data)
+{
 	struct smtwc_gestures *g = wl_container_of(listener, g, swipe_end);
 	struct wlr_event_pointer_swipe_end *event = data;
 	wlr_pointer_gestures_v1_send_swipe_end(g->wlr_gestures, g->server->seat,
 		event->time_msec, event->cancelled);
 }
 
-static void handle_pinch_begin(struct wl_listener *listener, void *data) {
+static void handle_pinch_begin(struct wl_listener *listener, void *data)
+{
 	struct smtwc_gestures *g = wl_container_of(listener, g, pinch_begin);
 	struct wlr_event_pointer_pinch_begin *event = data;
 	idle_notify_activity(g->server);
@@ -46,21 +50,24 @@ static void handle_pinch_begin(struct wl_listener *listener, void *data) {
 		event->time_msec, event->fingers);
 }
 
-static void handle_pinch_update(struct wl_listener *listener, void *data) {
+static void handle_pinch_update(struct wl_listener *listener, void *data)
+{
 	struct smtwc_gestures *g = wl_container_of(listener, g, pinch_update);
 	struct wlr_event_pointer_pinch_update *event = data;
 	wlr_pointer_gestures_v1_send_pinch_update(g->wlr_gestures, g->server->seat,
 		event->time_msec, event->dx, event->dy, event->scale, event->rotation);
 }
 
-static void handle_pinch_end(struct wl_listener *listener, void *data) {
+static void handle_pinch_end(struct wl_listener *listener, void *data)
+{
 	struct smtwc_gestures *g = wl_container_of(listener, g, pinch_end);
 	struct wlr_event_pointer_pinch_end *event = data;
 	wlr_pointer_gestures_v1_send_pinch_end(g->wlr_gestures, g->server->seat,
 		event->time_msec, event->cancelled);
 }
 
-static void handle_hold_begin(struct wl_listener *listener, void *data) {
+static void handle_hold_begin(struct wl_listener *listener, void *data)
+{
 	struct smtwc_gestures *g = wl_container_of(listener, g, hold_begin);
 	struct wlr_event_pointer_hold_begin *event = data;
 	idle_notify_activity(g->server);
@@ -68,14 +75,16 @@ static void handle_hold_begin(struct wl_listener *listener, void *data) {
 		event->time_msec, event->fingers);
 }
 
-static void handle_hold_end(struct wl_listener *listener, void *data) {
+static void handle_hold_end(struct wl_listener *listener, void *data)
+{
 	struct smtwc_gestures *g = wl_container_of(listener, g, hold_end);
 	struct wlr_event_pointer_hold_end *event = data;
 	wlr_pointer_gestures_v1_send_hold_end(g->wlr_gestures, g->server->seat,
 		event->time_msec, event->cancelled);
 }
 
-void gestures_init(struct smtwc_server *server) {
+void gestures_init(struct smtwc_server *server)
+{
 	struct smtwc_gestures *g = calloc(1, sizeof(*g));
 	if (g == NULL) {
 		return;
@@ -102,7 +111,8 @@ void gestures_init(struct smtwc_server *server) {
 	server->gestures = g;
 }
 
-void gestures_finish(struct smtwc_server *server) {
+void gestures_finish(struct smtwc_server *server)
+{
 	struct smtwc_gestures *g = server->gestures;
 	if (g == NULL) {
 		return;

@@ -17,14 +17,16 @@ struct smtwc_idle_inhibitor {
 	struct wl_listener destroy;
 };
 
-static bool inhibitor_is_active(struct smtwc_idle_inhibitor *inhibitor) {
+static bool inhibitor_is_active(struct smtwc_idle_inhibitor *inhibitor)
+{
 	struct wlr_surface *root = wlr_surface_get_root_surface(inhibitor->wlr_inhibitor->surface);
 	struct smtwc_view *view = view_from_surface(inhibitor->server, root);
 	/* Surfaces of no window (a layer surface) count while they exist. */
 	return view == NULL || (view->mapped && !view->minimized);
 }
 
-bool idle_inhibited(struct smtwc_server *server) {
+bool idle_inhibited(struct smtwc_server *server)
+{
 	struct smtwc_idle_inhibitor *inhibitor;
 	wl_list_for_each(inhibitor, &server->idle_inhibitors, link) {
 		if (inhibitor_is_active(inhibitor)) {
@@ -34,15 +36,18 @@ bool idle_inhibited(struct smtwc_server *server) {
 	return false;
 }
 
-void idle_inhibit_check(struct smtwc_server *server) {
+void idle_inhibit_check(struct smtwc_server *server)
+{
 	wlr_idle_set_enabled(server->idle, server->seat, !idle_inhibited(server));
 }
 
-void idle_notify_activity(struct smtwc_server *server) {
+void idle_notify_activity(struct smtwc_server *server)
+{
 	wlr_idle_notify_activity(server->idle, server->seat);
 }
 
-static void inhibitor_handle_destroy(struct wl_listener *listener, void *data) {
+static void inhibitor_handle_destroy(struct wl_listener *listener, void *data)
+{
 	struct smtwc_idle_inhibitor *inhibitor = wl_container_of(listener, inhibitor, destroy);
 	struct smtwc_server *server = inhibitor->server;
 	wl_list_remove(&inhibitor->link);
@@ -51,7 +56,8 @@ static void inhibitor_handle_destroy(struct wl_listener *listener, void *data) {
 	idle_inhibit_check(server);
 }
 
-static void handle_new_inhibitor(struct wl_listener *listener, void *data) {
+static void handle_new_inhibitor(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, new_idle_inhibitor);
 	struct wlr_idle_inhibitor_v1 *wlr_inhibitor = data;
 	struct smtwc_idle_inhibitor *inhibitor = calloc(1, sizeof(*inhibitor));
@@ -67,7 +73,8 @@ static void handle_new_inhibitor(struct wl_listener *listener, void *data) {
 	idle_inhibit_check(server);
 }
 
-void idle_init(struct smtwc_server *server) {
+void idle_init(struct smtwc_server *server)
+{
 	wl_list_init(&server->idle_inhibitors);
 	server->idle = wlr_idle_create(server->display);
 	struct wlr_idle_inhibit_manager_v1 *manager = wlr_idle_inhibit_v1_create(server->display);

@@ -14,15 +14,18 @@
 #include "input/cursor.h"
 #include "input/input_inhibit.h"
 
-bool input_inhibit_active(struct smtwc_server *server) {
+bool input_inhibit_active(struct smtwc_server *server)
+{
 	return server->input_inhibit != NULL && server->input_inhibit->active_client != NULL;
 }
 
-bool input_inhibit_allows_client(struct smtwc_server *server, struct wl_client *client) {
+bool input_inhibit_allows_client(struct smtwc_server *server, struct wl_client *client)
+{
 	return !input_inhibit_active(server) || client == server->input_inhibit->active_client;
 }
 
-bool input_inhibit_allows(struct smtwc_server *server, struct wlr_surface *surface) {
+bool input_inhibit_allows(struct smtwc_server *server, struct wlr_surface *surface)
+{
 	if (!input_inhibit_active(server)) {
 		return true;
 	}
@@ -30,7 +33,8 @@ bool input_inhibit_allows(struct smtwc_server *server, struct wlr_surface *surfa
 		input_inhibit_allows_client(server, wl_resource_get_client(surface->resource));
 }
 
-static void handle_activate(struct wl_listener *listener, void *data) {
+static void handle_activate(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, input_inhibit_activate);
 	struct wlr_seat *seat = server->seat;
 	wlr_log(WLR_INFO, "input inhibited: only the locker gets input");
@@ -48,7 +52,8 @@ static void handle_activate(struct wl_listener *listener, void *data) {
 	}
 }
 
-static void handle_deactivate(struct wl_listener *listener, void *data) {
+static void handle_deactivate(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, input_inhibit_deactivate);
 	wlr_log(WLR_INFO, "input inhibitor released");
 	/* The keyboard goes back to where the user left it. */
@@ -60,7 +65,8 @@ static void handle_deactivate(struct wl_listener *listener, void *data) {
 	cursor_refocus(server, 0);
 }
 
-void input_inhibit_init(struct smtwc_server *server) {
+void input_inhibit_init(struct smtwc_server *server)
+{
 	server->input_inhibit = wlr_input_inhibit_manager_create(server->display);
 	server->input_inhibit_activate.notify = handle_activate;
 	wl_signal_add(&server->input_inhibit->events.activate, &server->input_inhibit_activate);

@@ -15,7 +15,8 @@
 #include "input/shortcuts_inhibit.h"
 #include "input/text_input.h"
 
-uint32_t keyboard_modifiers(struct smtwc_server *server) {
+uint32_t keyboard_modifiers(struct smtwc_server *server)
+{
 	uint32_t mods = 0;
 	struct smtwc_keyboard *kb;
 	wl_list_for_each(kb, &server->keyboards, link) {
@@ -24,7 +25,8 @@ uint32_t keyboard_modifiers(struct smtwc_server *server) {
 	return mods;
 }
 
-static bool switch_vt(struct smtwc_server *server, xkb_keysym_t sym) {
+static bool switch_vt(struct smtwc_server *server, xkb_keysym_t sym)
+{
 	if (sym < XKB_KEY_XF86Switch_VT_1 || sym > XKB_KEY_XF86Switch_VT_12) {
 		return false;
 	}
@@ -36,7 +38,8 @@ static bool switch_vt(struct smtwc_server *server, xkb_keysym_t sym) {
 
 /* Bindings match the keysym as translated by the current modifiers (so that
  * "Shift+q" arrives as Q) and, failing that, the raw level-one keysym. */
-static bool handle_binding(struct smtwc_keyboard *kb, uint32_t keycode) {
+static bool handle_binding(struct smtwc_keyboard *kb, uint32_t keycode)
+{
 	struct smtwc_server *server = kb->server;
 	struct wlr_keyboard *wlr_kb = kb->device->keyboard;
 	uint32_t mods = wlr_keyboard_get_modifiers(wlr_kb);
@@ -82,13 +85,15 @@ static bool handle_binding(struct smtwc_keyboard *kb, uint32_t keycode) {
 
 /* Keys go only where a locker allows: a focus given before it took input,
  * or by a path that did not ask, is dropped here. */
-static void keyboard_check_focus(struct smtwc_server *server) {
+static void keyboard_check_focus(struct smtwc_server *server)
+{
 	if (!input_inhibit_allows(server, server->seat->keyboard_state.focused_surface)) {
 		wlr_seat_keyboard_notify_clear_focus(server->seat);
 	}
 }
 
-static void keyboard_handle_modifiers(struct wl_listener *listener, void *data) {
+static void keyboard_handle_modifiers(struct wl_listener *listener, void *data)
+{
 	struct smtwc_keyboard *kb = wl_container_of(listener, kb, modifiers);
 	struct wlr_input_method_keyboard_grab_v2 *grab =
 		text_input_keyboard_grab(kb->server, kb->device);
@@ -105,7 +110,8 @@ static void keyboard_handle_modifiers(struct wl_listener *listener, void *data) 
 		&kb->device->keyboard->modifiers);
 }
 
-static void keyboard_handle_key(struct wl_listener *listener, void *data) {
+static void keyboard_handle_key(struct wl_listener *listener, void *data)
+{
 	struct smtwc_keyboard *kb = wl_container_of(listener, kb, key);
 	struct smtwc_server *server = kb->server;
 	struct wlr_event_keyboard_key *event = data;
@@ -133,7 +139,8 @@ static void keyboard_handle_key(struct wl_listener *listener, void *data) {
 	}
 }
 
-static void keyboard_handle_destroy(struct wl_listener *listener, void *data) {
+static void keyboard_handle_destroy(struct wl_listener *listener, void *data)
+{
 	struct smtwc_keyboard *kb = wl_container_of(listener, kb, destroy);
 	wl_list_remove(&kb->modifiers.link);
 	wl_list_remove(&kb->key.link);
@@ -142,7 +149,8 @@ static void keyboard_handle_destroy(struct wl_listener *listener, void *data) {
 	free(kb);
 }
 
-static bool keyboard_apply_config(struct smtwc_server *server, struct wlr_keyboard *keyboard) {
+static bool keyboard_apply_config(struct smtwc_server *server, struct wlr_keyboard *keyboard)
+{
 	const struct smtwc_config *cfg = &server->config;
 	struct xkb_rule_names rules = {
 		.rules = cfg->keyboard.rules,
@@ -172,7 +180,8 @@ static bool keyboard_apply_config(struct smtwc_server *server, struct wlr_keyboa
 }
 
 void keyboard_attach(struct smtwc_server *server, struct wlr_input_device *device,
-		bool apply_keymap) {
+		bool apply_keymap)
+{
 	struct smtwc_keyboard *kb = calloc(1, sizeof(*kb));
 	if (kb == NULL) {
 		return;

@@ -20,12 +20,14 @@ struct smtwc_constraint {
 
 /* Layout position of the surface the pointer is on (the cursor minus the
  * surface-local position last sent). */
-static void pointer_surface_origin(struct smtwc_server *server, double *x, double *y) {
+static void pointer_surface_origin(struct smtwc_server *server, double *x, double *y)
+{
 	*x = server->cursor->x - server->seat->pointer_state.sx;
 	*y = server->cursor->y - server->seat->pointer_state.sy;
 }
 
-static void set_active(struct smtwc_server *server, struct wlr_pointer_constraint_v1 *next) {
+static void set_active(struct smtwc_server *server, struct wlr_pointer_constraint_v1 *next)
+{
 	struct wlr_pointer_constraint_v1 *old = server->active_constraint;
 	if (old == next) {
 		return;
@@ -48,7 +50,8 @@ static void set_active(struct smtwc_server *server, struct wlr_pointer_constrain
 	}
 }
 
-static void recheck(struct smtwc_server *server) {
+static void recheck(struct smtwc_server *server)
+{
 	struct wlr_seat *seat = server->seat;
 	struct wlr_surface *surface = seat->keyboard_state.focused_surface;
 	struct wlr_pointer_constraint_v1 *next = NULL;
@@ -64,12 +67,14 @@ static void recheck(struct smtwc_server *server) {
 	set_active(server, next);
 }
 
-static void constraint_handle_set_region(struct wl_listener *listener, void *data) {
+static void constraint_handle_set_region(struct wl_listener *listener, void *data)
+{
 	struct smtwc_constraint *constraint = wl_container_of(listener, constraint, set_region);
 	recheck(constraint->server);
 }
 
-static void constraint_handle_destroy(struct wl_listener *listener, void *data) {
+static void constraint_handle_destroy(struct wl_listener *listener, void *data)
+{
 	struct smtwc_constraint *constraint = wl_container_of(listener, constraint, destroy);
 	struct smtwc_server *server = constraint->server;
 	if (server->active_constraint == constraint->wlr_constraint) {
@@ -80,7 +85,8 @@ static void constraint_handle_destroy(struct wl_listener *listener, void *data) 
 	free(constraint);
 }
 
-static void handle_new_constraint(struct wl_listener *listener, void *data) {
+static void handle_new_constraint(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, new_pointer_constraint);
 	struct wlr_pointer_constraint_v1 *wlr_constraint = data;
 	struct smtwc_constraint *constraint = calloc(1, sizeof(*constraint));
@@ -97,12 +103,14 @@ static void handle_new_constraint(struct wl_listener *listener, void *data) {
 	recheck(server);
 }
 
-static void handle_focus_change(struct wl_listener *listener, void *data) {
+static void handle_focus_change(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, constraint_focus_change);
 	recheck(server);
 }
 
-static void handle_keyboard_focus_change(struct wl_listener *listener, void *data) {
+static void handle_keyboard_focus_change(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server =
 		wl_container_of(listener, server, constraint_keyboard_focus_change);
 	recheck(server);
@@ -110,7 +118,8 @@ static void handle_keyboard_focus_change(struct wl_listener *listener, void *dat
 
 void pointer_constraints_send_relative(struct smtwc_server *server,
 		struct wlr_surface *focus_before, uint32_t time_msec, double dx, double dy,
-		double unaccel_dx, double unaccel_dy) {
+		double unaccel_dx, double unaccel_dy)
+{
 	if (server->seat->pointer_state.focused_surface != focus_before) {
 		return;
 	}
@@ -118,7 +127,8 @@ void pointer_constraints_send_relative(struct smtwc_server *server,
 		server->seat, (uint64_t)time_msec * 1000, dx, dy, unaccel_dx, unaccel_dy);
 }
 
-bool pointer_constraints_motion(struct smtwc_server *server, double *dx, double *dy) {
+bool pointer_constraints_motion(struct smtwc_server *server, double *dx, double *dy)
+{
 	if (server->active_constraint == NULL) {
 		/* The cursor may have moved into the region since focus came. */
 		recheck(server);
@@ -140,7 +150,8 @@ bool pointer_constraints_motion(struct smtwc_server *server, double *dx, double 
 	return true;
 }
 
-void pointer_constraints_init(struct smtwc_server *server) {
+void pointer_constraints_init(struct smtwc_server *server)
+{
 	server->relative_pointer = wlr_relative_pointer_manager_v1_create(server->display);
 	server->pointer_constraints = wlr_pointer_constraints_v1_create(server->display);
 	server->new_pointer_constraint.notify = handle_new_constraint;
@@ -154,7 +165,8 @@ void pointer_constraints_init(struct smtwc_server *server) {
 		&server->constraint_keyboard_focus_change);
 }
 
-void pointer_constraints_finish(struct smtwc_server *server) {
+void pointer_constraints_finish(struct smtwc_server *server)
+{
 	wl_list_remove(&server->constraint_focus_change.link);
 	wl_list_remove(&server->constraint_keyboard_focus_change.link);
 }

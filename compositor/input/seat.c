@@ -21,7 +21,8 @@
 #include "input/tablet.h"
 #include "input/text_input.h"
 
-static void seat_update_capabilities(struct smtwc_server *server) {
+static void seat_update_capabilities(struct smtwc_server *server)
+{
 	/* Pointer and keyboard are always offered, as on any desktop: clients
 	 * bind them at start-up, and a keyboard plugged in (or a virtual one
 	 * created) later must reach clients that are already running. */
@@ -29,7 +30,8 @@ static void seat_update_capabilities(struct smtwc_server *server) {
 		WL_SEAT_CAPABILITY_POINTER | WL_SEAT_CAPABILITY_KEYBOARD);
 }
 
-static void seat_handle_new_input(struct wl_listener *listener, void *data) {
+static void seat_handle_new_input(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, new_input);
 	struct wlr_input_device *device = data;
 	switch (device->type) {
@@ -52,7 +54,8 @@ static void seat_handle_new_input(struct wl_listener *listener, void *data) {
 	seat_update_capabilities(server);
 }
 
-static void seat_handle_new_virtual_keyboard(struct wl_listener *listener, void *data) {
+static void seat_handle_new_virtual_keyboard(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server =
 		wl_container_of(listener, server, new_virtual_keyboard);
 	struct wlr_virtual_keyboard_v1 *vkb = data;
@@ -61,7 +64,8 @@ static void seat_handle_new_virtual_keyboard(struct wl_listener *listener, void 
 	seat_update_capabilities(server);
 }
 
-static void seat_handle_new_virtual_pointer(struct wl_listener *listener, void *data) {
+static void seat_handle_new_virtual_pointer(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, new_virtual_pointer);
 	struct wlr_virtual_pointer_v1_new_pointer_event *event = data;
 	struct wlr_input_device *device = &event->new_pointer->input_device;
@@ -71,7 +75,8 @@ static void seat_handle_new_virtual_pointer(struct wl_listener *listener, void *
 	}
 }
 
-static void seat_handle_request_set_cursor(struct wl_listener *listener, void *data) {
+static void seat_handle_request_set_cursor(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, request_set_cursor);
 	struct wlr_seat_pointer_request_set_cursor_event *event = data;
 	/* Only the client under the pointer may choose its image. */
@@ -81,21 +86,24 @@ static void seat_handle_request_set_cursor(struct wl_listener *listener, void *d
 	}
 }
 
-static void seat_handle_request_set_selection(struct wl_listener *listener, void *data) {
+static void seat_handle_request_set_selection(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, request_set_selection);
 	struct wlr_seat_request_set_selection_event *event = data;
 	wlr_seat_set_selection(server->seat, event->source, event->serial);
 }
 
 static void seat_handle_request_set_primary_selection(struct wl_listener *listener,
-		void *data) {
+		void *data)
+{
 	struct smtwc_server *server =
 		wl_container_of(listener, server, request_set_primary_selection);
 	struct wlr_seat_request_set_primary_selection_event *event = data;
 	wlr_seat_set_primary_selection(server->seat, event->source, event->serial);
 }
 
-static void seat_handle_request_start_drag(struct wl_listener *listener, void *data) {
+static void seat_handle_request_start_drag(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, request_start_drag);
 	struct wlr_seat_request_start_drag_event *event = data;
 	if (wlr_seat_validate_pointer_grab_serial(server->seat, event->origin, event->serial)) {
@@ -111,7 +119,8 @@ struct smtwc_drag_icon {
 	struct wl_listener destroy;
 };
 
-static void drag_icon_handle_destroy(struct wl_listener *listener, void *data) {
+static void drag_icon_handle_destroy(struct wl_listener *listener, void *data)
+{
 	struct smtwc_drag_icon *icon = wl_container_of(listener, icon, destroy);
 	if (icon->server->drag_icon != NULL) {
 		wlr_scene_node_destroy(&icon->server->drag_icon->node);
@@ -121,7 +130,8 @@ static void drag_icon_handle_destroy(struct wl_listener *listener, void *data) {
 	free(icon);
 }
 
-static void seat_handle_start_drag(struct wl_listener *listener, void *data) {
+static void seat_handle_start_drag(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, start_drag);
 	struct wlr_drag *drag = data;
 	if (drag->icon == NULL || server->drag_icon != NULL) {
@@ -140,7 +150,8 @@ static void seat_handle_start_drag(struct wl_listener *listener, void *data) {
 	wl_signal_add(&drag->icon->events.destroy, &icon->destroy);
 }
 
-void seat_init(struct smtwc_server *server) {
+void seat_init(struct smtwc_server *server)
+{
 	server->seat = wlr_seat_create(server->display, "seat0");
 	wl_list_init(&server->keyboards);
 	cursor_init(server);
@@ -179,7 +190,8 @@ void seat_init(struct smtwc_server *server) {
 	seat_update_capabilities(server);
 }
 
-void seat_finish(struct smtwc_server *server) {
+void seat_finish(struct smtwc_server *server)
+{
 	wl_list_remove(&server->new_input.link);
 	wl_list_remove(&server->new_virtual_keyboard.link);
 	wl_list_remove(&server->new_virtual_pointer.link);

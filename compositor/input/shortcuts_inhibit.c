@@ -6,7 +6,8 @@
 #include <wlr/types/wlr_keyboard_shortcuts_inhibit_v1.h>
 #include "input/shortcuts_inhibit.h"
 
-bool shortcuts_inhibited(struct smtwc_server *server) {
+bool shortcuts_inhibited(struct smtwc_server *server)
+{
 	struct wlr_surface *focused = server->seat->keyboard_state.focused_surface;
 	if (focused == NULL) {
 		return false;
@@ -21,12 +22,14 @@ bool shortcuts_inhibited(struct smtwc_server *server) {
 	return false;
 }
 
-static void handle_new_inhibitor(struct wl_listener *listener, void *data) {
+static void handle_new_inhibitor(struct wl_listener *listener, void *data)
+{
 	struct wlr_keyboard_shortcuts_inhibitor_v1 *inhibitor = data;
 	wlr_keyboard_shortcuts_inhibitor_v1_activate(inhibitor);
 }
 
-void shortcuts_inhibit_init(struct smtwc_server *server) {
+void shortcuts_inhibit_init(struct smtwc_server *server)
+{
 	server->shortcuts_inhibit = wlr_keyboard_shortcuts_inhibit_v1_create(server->display);
 	server->new_shortcuts_inhibitor.notify = handle_new_inhibitor;
 	wl_signal_add(&server->shortcuts_inhibit->events.new_inhibitor,

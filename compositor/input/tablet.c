@@ -22,14 +22,16 @@
  * wlroots destroys them with the device, so only their pointers are kept,
  * in the devices' data. */
 static struct wlr_tablet_v2_tablet_tool *tool_v2(struct smtwc_server *server,
-		struct wlr_tablet_tool *tool) {
+		struct wlr_tablet_tool *tool)
+{
 	if (tool->data == NULL) {
 		tool->data = wlr_tablet_tool_create(server->tablet_manager, server->seat, tool);
 	}
 	return tool->data;
 }
 
-void tablet_attach(struct smtwc_server *server, struct wlr_input_device *device) {
+void tablet_attach(struct smtwc_server *server, struct wlr_input_device *device)
+{
 	device->data = wlr_tablet_create(server->tablet_manager, server->seat, device);
 	/* Pads name the tablet they belong to by its wlr_tablet. */
 	device->tablet->data = device->data;
@@ -54,7 +56,8 @@ struct smtwc_tablet_pad {
 	struct wl_listener focus_destroy;
 };
 
-static void pad_leave(struct smtwc_tablet_pad *pad) {
+static void pad_leave(struct smtwc_tablet_pad *pad)
+{
 	if (pad->focus == NULL) {
 		return;
 	}
@@ -64,7 +67,8 @@ static void pad_leave(struct smtwc_tablet_pad *pad) {
 	pad->focus = NULL;
 }
 
-static void pad_handle_focus_destroy(struct wl_listener *listener, void *data) {
+static void pad_handle_focus_destroy(struct wl_listener *listener, void *data)
+{
 	struct smtwc_tablet_pad *pad = wl_container_of(listener, pad, focus_destroy);
 	wl_list_remove(&pad->focus_destroy.link);
 	wl_list_init(&pad->focus_destroy.link);
@@ -73,7 +77,8 @@ static void pad_handle_focus_destroy(struct wl_listener *listener, void *data) {
 
 /* The pad follows the keyboard focus, as in sway: it leaves the surface it
  * was on and enters the new one if that client bound tablet-v2. */
-static void pad_set_focus(struct smtwc_tablet_pad *pad, struct wlr_surface *surface) {
+static void pad_set_focus(struct smtwc_tablet_pad *pad, struct wlr_surface *surface)
+{
 	if (surface == pad->focus) {
 		return;
 	}
@@ -88,7 +93,8 @@ static void pad_set_focus(struct smtwc_tablet_pad *pad, struct wlr_surface *surf
 	wl_signal_add(&surface->events.destroy, &pad->focus_destroy);
 }
 
-static void pad_handle_button(struct wl_listener *listener, void *data) {
+static void pad_handle_button(struct wl_listener *listener, void *data)
+{
 	struct smtwc_tablet_pad *pad = wl_container_of(listener, pad, button);
 	struct wlr_event_tablet_pad_button *event = data;
 	idle_notify_activity(pad->server);
@@ -102,7 +108,8 @@ static void pad_handle_button(struct wl_listener *listener, void *data) {
 			: ZWP_TABLET_PAD_V2_BUTTON_STATE_RELEASED);
 }
 
-static void pad_handle_ring(struct wl_listener *listener, void *data) {
+static void pad_handle_ring(struct wl_listener *listener, void *data)
+{
 	struct smtwc_tablet_pad *pad = wl_container_of(listener, pad, ring);
 	struct wlr_event_tablet_pad_ring *event = data;
 	idle_notify_activity(pad->server);
@@ -116,7 +123,8 @@ static void pad_handle_ring(struct wl_listener *listener, void *data) {
 	}
 }
 
-static void pad_handle_strip(struct wl_listener *listener, void *data) {
+static void pad_handle_strip(struct wl_listener *listener, void *data)
+{
 	struct smtwc_tablet_pad *pad = wl_container_of(listener, pad, strip);
 	struct wlr_event_tablet_pad_strip *event = data;
 	idle_notify_activity(pad->server);
@@ -126,7 +134,8 @@ static void pad_handle_strip(struct wl_listener *listener, void *data) {
 	}
 }
 
-static void pad_detach_tablet(struct smtwc_tablet_pad *pad) {
+static void pad_detach_tablet(struct smtwc_tablet_pad *pad)
+{
 	pad_leave(pad);
 	if (pad->tablet != NULL) {
 		wl_list_remove(&pad->tablet_destroy.link);
@@ -135,12 +144,14 @@ static void pad_detach_tablet(struct smtwc_tablet_pad *pad) {
 	}
 }
 
-static void pad_handle_tablet_destroy(struct wl_listener *listener, void *data) {
+static void pad_handle_tablet_destroy(struct wl_listener *listener, void *data)
+{
 	struct smtwc_tablet_pad *pad = wl_container_of(listener, pad, tablet_destroy);
 	pad_detach_tablet(pad);
 }
 
-static void pad_handle_attach(struct wl_listener *listener, void *data) {
+static void pad_handle_attach(struct wl_listener *listener, void *data)
+{
 	struct smtwc_tablet_pad *pad = wl_container_of(listener, pad, attach);
 	struct wlr_tablet *wlr_tablet = data;
 	struct wlr_tablet_v2_tablet *tablet = wlr_tablet != NULL ? wlr_tablet->data : NULL;
@@ -153,7 +164,8 @@ static void pad_handle_attach(struct wl_listener *listener, void *data) {
 	pad_set_focus(pad, pad->server->seat->keyboard_state.focused_surface);
 }
 
-static void pad_handle_destroy(struct wl_listener *listener, void *data) {
+static void pad_handle_destroy(struct wl_listener *listener, void *data)
+{
 	struct smtwc_tablet_pad *pad = wl_container_of(listener, pad, destroy);
 	pad_detach_tablet(pad);
 	wl_list_remove(&pad->link);
@@ -165,7 +177,8 @@ static void pad_handle_destroy(struct wl_listener *listener, void *data) {
 	free(pad);
 }
 
-void tablet_pad_attach(struct smtwc_server *server, struct wlr_input_device *device) {
+void tablet_pad_attach(struct smtwc_server *server, struct wlr_input_device *device)
+{
 	struct smtwc_tablet_pad *pad = calloc(1, sizeof(*pad));
 	if (pad == NULL) {
 		return;
@@ -195,7 +208,8 @@ void tablet_pad_attach(struct smtwc_server *server, struct wlr_input_device *dev
 	wl_list_insert(&server->tablet_pads, &pad->link);
 }
 
-static void handle_keyboard_focus(struct wl_listener *listener, void *data) {
+static void handle_keyboard_focus(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, tablet_pad_focus);
 	struct wlr_seat_keyboard_focus_change_event *event = data;
 	struct smtwc_tablet_pad *pad;
@@ -209,7 +223,8 @@ static void handle_keyboard_focus(struct wl_listener *listener, void *data) {
  * emulated instead. */
 static bool tool_motion(struct smtwc_server *server, struct wlr_input_device *device,
 		struct wlr_tablet_tool *tool, uint32_t time_msec, bool has_x, double x,
-		bool has_y, double y) {
+		bool has_y, double y)
+{
 	idle_notify_activity(server);
 	wlr_cursor_warp_absolute(server->cursor, device, has_x ? x : NAN, has_y ? y : NAN);
 	struct wlr_tablet_v2_tablet_tool *tv2 = tool_v2(server, tool);
@@ -240,7 +255,8 @@ static bool tool_motion(struct smtwc_server *server, struct wlr_input_device *de
 	return true;
 }
 
-static void handle_axis(struct wl_listener *listener, void *data) {
+static void handle_axis(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, tablet_axis);
 	struct wlr_event_tablet_tool_axis *event = data;
 	uint32_t axes = event->updated_axes;
@@ -271,7 +287,8 @@ static void handle_axis(struct wl_listener *listener, void *data) {
 	}
 }
 
-static void handle_proximity(struct wl_listener *listener, void *data) {
+static void handle_proximity(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, tablet_proximity);
 	struct wlr_event_tablet_tool_proximity *event = data;
 	if (event->state == WLR_TABLET_TOOL_PROXIMITY_OUT) {
@@ -287,7 +304,8 @@ static void handle_proximity(struct wl_listener *listener, void *data) {
 	}
 }
 
-static void handle_tip(struct wl_listener *listener, void *data) {
+static void handle_tip(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, tablet_tip);
 	struct wlr_event_tablet_tool_tip *event = data;
 	struct wlr_tablet_v2_tablet_tool *tv2 = tool_v2(server, event->tool);
@@ -310,7 +328,8 @@ static void handle_tip(struct wl_listener *listener, void *data) {
 		down ? WLR_BUTTON_PRESSED : WLR_BUTTON_RELEASED);
 }
 
-static void handle_button(struct wl_listener *listener, void *data) {
+static void handle_button(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, tablet_button);
 	struct wlr_event_tablet_tool_button *event = data;
 	struct wlr_tablet_v2_tablet_tool *tv2 = tool_v2(server, event->tool);
@@ -325,7 +344,8 @@ static void handle_button(struct wl_listener *listener, void *data) {
 		event->button == BTN_STYLUS ? BTN_RIGHT : BTN_MIDDLE, event->state);
 }
 
-void tablet_init(struct smtwc_server *server) {
+void tablet_init(struct smtwc_server *server)
+{
 	server->tablet_manager = wlr_tablet_v2_create(server->display);
 	struct wlr_cursor *cursor = server->cursor;
 	server->tablet_axis.notify = handle_axis;
@@ -342,7 +362,8 @@ void tablet_init(struct smtwc_server *server) {
 		&server->tablet_pad_focus);
 }
 
-void tablet_finish(struct smtwc_server *server) {
+void tablet_finish(struct smtwc_server *server)
+{
 	wl_list_remove(&server->tablet_axis.link);
 	wl_list_remove(&server->tablet_proximity.link);
 	wl_list_remove(&server->tablet_tip.link);

@@ -27,7 +27,8 @@ struct smtwc_text_input {
 	struct wl_listener destroy;
 };
 
-static struct smtwc_text_input *focused_text_input(struct smtwc_server *server) {
+static struct smtwc_text_input *focused_text_input(struct smtwc_server *server)
+{
 	struct smtwc_text_input *ti;
 	wl_list_for_each(ti, &server->text_inputs, link) {
 		if (ti->input->focused_surface != NULL) {
@@ -37,14 +38,16 @@ static struct smtwc_text_input *focused_text_input(struct smtwc_server *server) 
 	return NULL;
 }
 
-static void handle_pending_surface_destroy(struct wl_listener *listener, void *data) {
+static void handle_pending_surface_destroy(struct wl_listener *listener, void *data)
+{
 	struct smtwc_text_input *ti = wl_container_of(listener, ti, pending_surface_destroy);
 	wl_list_remove(&ti->pending_surface_destroy.link);
 	wl_list_init(&ti->pending_surface_destroy.link);
 	ti->pending_surface = NULL;
 }
 
-static void set_pending_surface(struct smtwc_text_input *ti, struct wlr_surface *surface) {
+static void set_pending_surface(struct smtwc_text_input *ti, struct wlr_surface *surface)
+{
 	wl_list_remove(&ti->pending_surface_destroy.link);
 	wl_list_init(&ti->pending_surface_destroy.link);
 	ti->pending_surface = surface;
@@ -55,7 +58,8 @@ static void set_pending_surface(struct smtwc_text_input *ti, struct wlr_surface 
 
 /* The text field's state, for the input method to work on. */
 static void send_state_to_input_method(struct smtwc_server *server,
-		struct wlr_text_input_v3 *input) {
+		struct wlr_text_input_v3 *input)
+{
 	struct wlr_input_method_v2 *im = server->input_method;
 	if (input->active_features & WLR_TEXT_INPUT_V3_FEATURE_SURROUNDING_TEXT) {
 		wlr_input_method_v2_send_surrounding_text(im,
@@ -70,14 +74,16 @@ static void send_state_to_input_method(struct smtwc_server *server,
 	wlr_input_method_v2_send_done(im);
 }
 
-static void deactivate_input_method(struct smtwc_server *server) {
+static void deactivate_input_method(struct smtwc_server *server)
+{
 	if (server->input_method != NULL) {
 		wlr_input_method_v2_send_deactivate(server->input_method);
 		wlr_input_method_v2_send_done(server->input_method);
 	}
 }
 
-static void handle_text_input_enable(struct wl_listener *listener, void *data) {
+static void handle_text_input_enable(struct wl_listener *listener, void *data)
+{
 	struct smtwc_text_input *ti = wl_container_of(listener, ti, enable);
 	struct smtwc_server *server = ti->server;
 	if (server->input_method == NULL) {
@@ -87,7 +93,8 @@ static void handle_text_input_enable(struct wl_listener *listener, void *data) {
 	send_state_to_input_method(server, ti->input);
 }
 
-static void handle_text_input_commit(struct wl_listener *listener, void *data) {
+static void handle_text_input_commit(struct wl_listener *listener, void *data)
+{
 	struct smtwc_text_input *ti = wl_container_of(listener, ti, commit);
 	if (!ti->input->current_enabled || ti->server->input_method == NULL ||
 			ti->input->focused_surface == NULL) {
@@ -96,14 +103,16 @@ static void handle_text_input_commit(struct wl_listener *listener, void *data) {
 	send_state_to_input_method(ti->server, ti->input);
 }
 
-static void handle_text_input_disable(struct wl_listener *listener, void *data) {
+static void handle_text_input_disable(struct wl_listener *listener, void *data)
+{
 	struct smtwc_text_input *ti = wl_container_of(listener, ti, disable);
 	if (ti->input->focused_surface != NULL) {
 		deactivate_input_method(ti->server);
 	}
 }
 
-static void handle_text_input_destroy(struct wl_listener *listener, void *data) {
+static void handle_text_input_destroy(struct wl_listener *listener, void *data)
+{
 	struct smtwc_text_input *ti = wl_container_of(listener, ti, destroy);
 	if (ti->input->current_enabled && ti->input->focused_surface != NULL) {
 		deactivate_input_method(ti->server);
@@ -117,13 +126,15 @@ static void handle_text_input_destroy(struct wl_listener *listener, void *data) 
 	free(ti);
 }
 
-static bool same_client(struct wlr_text_input_v3 *input, struct wlr_surface *surface) {
+static bool same_client(struct wlr_text_input_v3 *input, struct wlr_surface *surface)
+{
 	return wl_resource_get_client(input->resource) ==
 		wl_resource_get_client(surface->resource);
 }
 
 /* Keyboard focus moved to surface (or nowhere): text inputs follow it. */
-static void set_focus(struct smtwc_server *server, struct wlr_surface *surface) {
+static void set_focus(struct smtwc_server *server, struct wlr_surface *surface)
+{
 	struct smtwc_text_input *ti;
 	wl_list_for_each(ti, &server->text_inputs, link) {
 		if (ti->pending_surface != NULL && ti->pending_surface != surface) {
@@ -146,13 +157,15 @@ static void set_focus(struct smtwc_server *server, struct wlr_surface *surface) 
 	}
 }
 
-static void handle_keyboard_focus_change(struct wl_listener *listener, void *data) {
+static void handle_keyboard_focus_change(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, text_input_focus_change);
 	struct wlr_seat_keyboard_focus_change_event *event = data;
 	set_focus(server, event->new_surface);
 }
 
-static void handle_new_text_input(struct wl_listener *listener, void *data) {
+static void handle_new_text_input(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, new_text_input);
 	struct wlr_text_input_v3 *input = data;
 	if (input->seat != server->seat) {
@@ -186,7 +199,8 @@ static void handle_new_text_input(struct wl_listener *listener, void *data) {
 	}
 }
 
-static void handle_input_method_commit(struct wl_listener *listener, void *data) {
+static void handle_input_method_commit(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, input_method_commit);
 	struct wlr_input_method_v2 *im = data;
 	struct smtwc_text_input *ti = focused_text_input(server);
@@ -207,7 +221,8 @@ static void handle_input_method_commit(struct wl_listener *listener, void *data)
 	wlr_text_input_v3_send_done(ti->input);
 }
 
-static void handle_keyboard_grab_destroy(struct wl_listener *listener, void *data) {
+static void handle_keyboard_grab_destroy(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, input_method_grab_destroy);
 	struct wlr_input_method_keyboard_grab_v2 *grab = data;
 	wl_list_remove(&server->input_method_grab_destroy.link);
@@ -218,7 +233,8 @@ static void handle_keyboard_grab_destroy(struct wl_listener *listener, void *dat
 	}
 }
 
-static void handle_grab_keyboard(struct wl_listener *listener, void *data) {
+static void handle_grab_keyboard(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, input_method_grab);
 	struct wlr_input_method_keyboard_grab_v2 *grab = data;
 	wlr_input_method_keyboard_grab_v2_set_keyboard(grab, wlr_seat_get_keyboard(server->seat));
@@ -226,7 +242,8 @@ static void handle_grab_keyboard(struct wl_listener *listener, void *data) {
 	wl_signal_add(&grab->events.destroy, &server->input_method_grab_destroy);
 }
 
-static void handle_input_method_destroy(struct wl_listener *listener, void *data) {
+static void handle_input_method_destroy(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, input_method_destroy);
 	wl_list_remove(&server->input_method_commit.link);
 	wl_list_remove(&server->input_method_grab.link);
@@ -243,7 +260,8 @@ static void handle_input_method_destroy(struct wl_listener *listener, void *data
 	}
 }
 
-static void handle_new_input_method(struct wl_listener *listener, void *data) {
+static void handle_new_input_method(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, new_input_method);
 	struct wlr_input_method_v2 *im = data;
 	if (im->seat != server->seat || server->input_method != NULL) {
@@ -273,7 +291,8 @@ static void handle_new_input_method(struct wl_listener *listener, void *data) {
 }
 
 struct wlr_input_method_keyboard_grab_v2 *text_input_keyboard_grab(
-		struct smtwc_server *server, struct wlr_input_device *device) {
+		struct smtwc_server *server, struct wlr_input_device *device)
+{
 	struct wlr_input_method_v2 *im = server->input_method;
 	if (im == NULL || im->keyboard_grab == NULL) {
 		return NULL;
@@ -292,7 +311,8 @@ struct wlr_input_method_keyboard_grab_v2 *text_input_keyboard_grab(
 	return im->keyboard_grab;
 }
 
-void text_input_init(struct smtwc_server *server) {
+void text_input_init(struct smtwc_server *server)
+{
 	wl_list_init(&server->text_inputs);
 	wl_list_init(&server->input_method_grab_destroy.link);
 	server->input_method_grab_destroy.notify = handle_keyboard_grab_destroy;
@@ -309,6 +329,7 @@ void text_input_init(struct smtwc_server *server) {
 		&server->text_input_focus_change);
 }
 
-void text_input_finish(struct smtwc_server *server) {
+void text_input_finish(struct smtwc_server *server)
+{
 	wl_list_remove(&server->text_input_focus_change.link);
 }

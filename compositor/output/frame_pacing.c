@@ -15,12 +15,14 @@ struct surface_watch {
 	struct wl_listener destroy;
 };
 
-static void watch_handle_commit(struct wl_listener *listener, void *data) {
+static void watch_handle_commit(struct wl_listener *listener, void *data)
+{
 	struct surface_watch *watch = wl_container_of(listener, watch, commit);
 	watch->server->commit_seq++;
 }
 
-static void watch_handle_destroy(struct wl_listener *listener, void *data) {
+static void watch_handle_destroy(struct wl_listener *listener, void *data)
+{
 	struct surface_watch *watch = wl_container_of(listener, watch, destroy);
 	/* What was shown may go away: a last frame is due. */
 	watch->server->commit_seq++;
@@ -29,7 +31,8 @@ static void watch_handle_destroy(struct wl_listener *listener, void *data) {
 	free(watch);
 }
 
-static void handle_new_surface(struct wl_listener *listener, void *data) {
+static void handle_new_surface(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, new_surface);
 	struct wlr_surface *surface = data;
 	struct surface_watch *watch = calloc(1, sizeof(*watch));
@@ -46,12 +49,14 @@ static void handle_new_surface(struct wl_listener *listener, void *data) {
 	wl_signal_add(&surface->events.destroy, &watch->destroy);
 }
 
-void frame_pacing_init(struct smtwc_server *server) {
+void frame_pacing_init(struct smtwc_server *server)
+{
 	server->new_surface.notify = handle_new_surface;
 	wl_signal_add(&server->compositor->events.new_surface, &server->new_surface);
 }
 
-bool frame_pacing_needs_frame(struct smtwc_output *output) {
+bool frame_pacing_needs_frame(struct smtwc_output *output)
+{
 	struct smtwc_server *server = output->server;
 	struct wlr_scene_output *scene_output =
 		wlr_scene_get_scene_output(server->scene, output->wlr_output);

@@ -13,7 +13,8 @@
 #include "desktop/layer_shell.h"
 #include "desktop/view.h"
 
-static void output_handle_frame(struct wl_listener *listener, void *data) {
+static void output_handle_frame(struct wl_listener *listener, void *data)
+{
 	struct smtwc_output *output = wl_container_of(listener, output, frame);
 	struct wlr_scene_output *scene_output =
 		wlr_scene_get_scene_output(output->server->scene, output->wlr_output);
@@ -29,7 +30,8 @@ static void output_handle_frame(struct wl_listener *listener, void *data) {
 	wlr_scene_output_send_frame_done(scene_output, &now);
 }
 
-static void output_handle_present(struct wl_listener *listener, void *data) {
+static void output_handle_present(struct wl_listener *listener, void *data)
+{
 	struct smtwc_output *output = wl_container_of(listener, output, present);
 	struct wlr_output_event_present *event = data;
 	struct timespec when;
@@ -45,7 +47,8 @@ static void output_handle_present(struct wl_listener *listener, void *data) {
 	wl_signal_emit(&output->server->events.output_presented, &presented);
 }
 
-static void output_handle_destroy(struct wl_listener *listener, void *data) {
+static void output_handle_destroy(struct wl_listener *listener, void *data)
+{
 	struct smtwc_output *output = wl_container_of(listener, output, destroy);
 	struct smtwc_server *server = output->server;
 	layer_shell_output_destroyed(output);
@@ -60,7 +63,8 @@ static void output_handle_destroy(struct wl_listener *listener, void *data) {
 }
 
 static bool output_mode_matches(const struct wlr_output_mode *mode,
-		const struct smtwc_output_config *oc) {
+		const struct smtwc_output_config *oc)
+{
 	if (mode->width != oc->width || mode->height != oc->height) {
 		return false;
 	}
@@ -70,7 +74,8 @@ static bool output_mode_matches(const struct wlr_output_mode *mode,
 /* Applies the config section for this output; returns false when the output
  * is configured as disabled. */
 static bool output_apply_config(struct smtwc_output *output,
-		const struct smtwc_output_config *oc) {
+		const struct smtwc_output_config *oc)
+{
 	struct wlr_output *wlr_output = output->wlr_output;
 	if (oc != NULL && oc->has_enabled && !oc->enabled) {
 		wlr_output_enable(wlr_output, false);
@@ -120,7 +125,8 @@ static bool output_apply_config(struct smtwc_output *output,
 	return true;
 }
 
-void output_handle_new(struct wl_listener *listener, void *data) {
+void output_handle_new(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, new_output);
 	struct wlr_output *wlr_output = data;
 
@@ -161,7 +167,8 @@ void output_handle_new(struct wl_listener *listener, void *data) {
 		wlr_output->width, wlr_output->height, wlr_output->scale);
 }
 
-void output_handle_layout_change(struct wl_listener *listener, void *data) {
+void output_handle_layout_change(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, layout_change);
 	struct wlr_box *extents = wlr_output_layout_get_box(server->output_layout, NULL);
 	if (extents != NULL) {
@@ -176,21 +183,25 @@ void output_handle_layout_change(struct wl_listener *listener, void *data) {
 	output_management_update(server);
 }
 
-struct wlr_box output_layout_box(struct smtwc_output *output) {
+struct wlr_box output_layout_box(struct smtwc_output *output)
+{
 	struct wlr_box *box =
 		wlr_output_layout_get_box(output->server->output_layout, output->wlr_output);
 	return box != NULL ? *box : (struct wlr_box){0};
 }
 
-struct smtwc_output *output_from_wlr(struct wlr_output *wlr_output) {
+struct smtwc_output *output_from_wlr(struct wlr_output *wlr_output)
+{
 	return wlr_output != NULL ? wlr_output->data : NULL;
 }
 
-struct smtwc_output *output_at(struct smtwc_server *server, double lx, double ly) {
+struct smtwc_output *output_at(struct smtwc_server *server, double lx, double ly)
+{
 	return output_from_wlr(wlr_output_layout_output_at(server->output_layout, lx, ly));
 }
 
-struct smtwc_output *output_focused(struct smtwc_server *server) {
+struct smtwc_output *output_focused(struct smtwc_server *server)
+{
 	struct smtwc_output *output =
 		output_at(server, server->cursor->x, server->cursor->y);
 	if (output != NULL) {

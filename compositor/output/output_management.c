@@ -7,7 +7,8 @@
 #include "output/output.h"
 #include "output/output_management.h"
 
-static void head_apply_state(struct wlr_output_configuration_head_v1 *head) {
+static void head_apply_state(struct wlr_output_configuration_head_v1 *head)
+{
 	struct wlr_output *output = head->state.output;
 	wlr_output_enable(output, head->state.enabled);
 	if (!head->state.enabled) {
@@ -25,7 +26,8 @@ static void head_apply_state(struct wlr_output_configuration_head_v1 *head) {
 
 /* Tests (commit false) or applies (commit true) a configuration. */
 static bool apply_configuration(struct smtwc_server *server,
-		struct wlr_output_configuration_v1 *config, bool commit) {
+		struct wlr_output_configuration_v1 *config, bool commit)
+{
 	bool ok = true;
 	struct wlr_output_configuration_head_v1 *head;
 	wl_list_for_each(head, &config->heads, link) {
@@ -54,7 +56,8 @@ static bool apply_configuration(struct smtwc_server *server,
 	return ok;
 }
 
-static void handle_apply(struct wl_listener *listener, void *data) {
+static void handle_apply(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, output_apply);
 	struct wlr_output_configuration_v1 *config = data;
 	if (apply_configuration(server, config, true)) {
@@ -66,7 +69,8 @@ static void handle_apply(struct wl_listener *listener, void *data) {
 	output_management_update(server);
 }
 
-static void handle_test(struct wl_listener *listener, void *data) {
+static void handle_test(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, output_test);
 	struct wlr_output_configuration_v1 *config = data;
 	if (apply_configuration(server, config, false)) {
@@ -77,7 +81,8 @@ static void handle_test(struct wl_listener *listener, void *data) {
 	wlr_output_configuration_v1_destroy(config);
 }
 
-void output_management_update(struct smtwc_server *server) {
+void output_management_update(struct smtwc_server *server)
+{
 	if (server->output_manager == NULL) {
 		return;
 	}
@@ -100,7 +105,8 @@ void output_management_update(struct smtwc_server *server) {
 	wlr_output_manager_v1_set_configuration(server->output_manager, config);
 }
 
-void output_management_init(struct smtwc_server *server) {
+void output_management_init(struct smtwc_server *server)
+{
 	server->output_manager = wlr_output_manager_v1_create(server->display);
 	server->output_apply.notify = handle_apply;
 	wl_signal_add(&server->output_manager->events.apply, &server->output_apply);

@@ -12,7 +12,8 @@
 #include <wlr/util/log.h>
 #include "output/output_power.h"
 
-static void send_failed(struct wlr_output_power_manager_v1 *manager, struct wlr_output *output) {
+static void send_failed(struct wlr_output_power_manager_v1 *manager, struct wlr_output *output)
+{
 	struct wlr_output_power_v1 *power;
 	wl_list_for_each(power, &manager->output_powers, link) {
 		if (power->output == output) {
@@ -21,7 +22,8 @@ static void send_failed(struct wlr_output_power_manager_v1 *manager, struct wlr_
 	}
 }
 
-static void handle_set_mode(struct wl_listener *listener, void *data) {
+static void handle_set_mode(struct wl_listener *listener, void *data)
+{
 	struct smtwc_server *server = wl_container_of(listener, server, output_power_set_mode);
 	struct wlr_output_power_v1_set_mode_event *event = data;
 	struct wlr_output *output = event->output;
@@ -50,7 +52,8 @@ static void handle_set_mode(struct wl_listener *listener, void *data) {
 	}
 }
 
-void output_power_init(struct smtwc_server *server) {
+void output_power_init(struct smtwc_server *server)
+{
 	server->output_power = wlr_output_power_manager_v1_create(server->display);
 	server->output_power_set_mode.notify = handle_set_mode;
 	wl_signal_add(&server->output_power->events.set_mode, &server->output_power_set_mode);

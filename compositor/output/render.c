@@ -46,18 +46,21 @@ struct frame_walk {
 
 /* The scene renderer's rounding: both edges of a box are rounded, so boxes
  * that touch in logical coordinates still touch once scaled. */
-static int scale_length(int length, int offset, float scale) {
+static int scale_length(int length, int offset, float scale)
+{
 	return (int)(round((offset + length) * scale) - round(offset * scale));
 }
 
-static void scale_box(struct wlr_box *box, float scale) {
+static void scale_box(struct wlr_box *box, float scale)
+{
 	box->width = scale_length(box->width, box->x, scale);
 	box->height = scale_length(box->height, box->y, scale);
 	box->x = (int)round(box->x * scale);
 	box->y = (int)round(box->y * scale);
 }
 
-static void node_size(struct wlr_scene_node *node, int *width, int *height) {
+static void node_size(struct wlr_scene_node *node, int *width, int *height)
+{
 	*width = *height = 0;
 	switch (node->type) {
 	case WLR_SCENE_NODE_ROOT:
@@ -90,7 +93,8 @@ static void node_size(struct wlr_scene_node *node, int *width, int *height) {
 }
 
 static struct wlr_texture *buffer_texture(struct wlr_scene_buffer *scene_buffer,
-		struct wlr_renderer *renderer) {
+		struct wlr_renderer *renderer)
+{
 	struct wlr_client_buffer *client_buffer = wlr_client_buffer_get(scene_buffer->buffer);
 	if (client_buffer != NULL) {
 		return client_buffer->texture;
@@ -108,7 +112,8 @@ static struct wlr_texture *buffer_texture(struct wlr_scene_buffer *scene_buffer,
  * few pixels off their box (measured by test_render_culling), and culling
  * under such a node would leave stale pixels in the gap. */
 static void node_opaque_region(struct wlr_scene_node *node, const struct wlr_box *box,
-		int lx, int ly, struct wlr_output *output, pixman_region32_t *out) {
+		int lx, int ly, struct wlr_output *output, pixman_region32_t *out)
+{
 	if (output->transform != WL_OUTPUT_TRANSFORM_NORMAL) {
 		return;
 	}
@@ -152,7 +157,8 @@ static void node_opaque_region(struct wlr_scene_node *node, const struct wlr_box
 }
 
 static void walk_add(struct frame_walk *walk, struct wlr_scene_node *node,
-		const struct wlr_box *box) {
+		const struct wlr_box *box)
+{
 	pixman_region32_t region;
 	pixman_region32_init_rect(&region, box->x, box->y,
 		(unsigned)box->width, (unsigned)box->height);
@@ -178,7 +184,8 @@ static void walk_add(struct frame_walk *walk, struct wlr_scene_node *node,
 
 /* Front to back: children last in the list are on top. (lx, ly) is the
  * parent's position relative to the output. */
-static void walk_node(struct frame_walk *walk, struct wlr_scene_node *node, int lx, int ly) {
+static void walk_node(struct frame_walk *walk, struct wlr_scene_node *node, int lx, int ly)
+{
 	if (!node->state.enabled || walk->out_of_memory) {
 		return;
 	}
@@ -216,7 +223,8 @@ static void walk_node(struct frame_walk *walk, struct wlr_scene_node *node, int 
 	pixman_region32_fini(&opaque);
 }
 
-static void scissor_output(struct wlr_output *output, const pixman_box32_t *rect) {
+static void scissor_output(struct wlr_output *output, const pixman_box32_t *rect)
+{
 	struct wlr_box box = { rect->x1, rect->y1, rect->x2 - rect->x1, rect->y2 - rect->y1 };
 	int width, height;
 	wlr_output_transformed_resolution(output, &width, &height);
@@ -227,7 +235,8 @@ static void scissor_output(struct wlr_output *output, const pixman_box32_t *rect
 
 static void paint_texture(struct wlr_output *output, const struct visible_node *v,
 		struct wlr_texture *texture, const struct wlr_fbox *source,
-		enum wl_output_transform transform) {
+		enum wl_output_transform transform)
+{
 	float matrix[9];
 	wlr_matrix_project_box(matrix, &v->box, wlr_output_transform_invert(transform), 0.0f,
 		output->transform_matrix);
@@ -244,7 +253,8 @@ static void paint_texture(struct wlr_output *output, const struct visible_node *
 	}
 }
 
-static void paint_node(struct wlr_output *output, const struct visible_node *v) {
+static void paint_node(struct wlr_output *output, const struct visible_node *v)
+{
 	struct wlr_scene_node *node = v->node;
 	switch (node->type) {
 	case WLR_SCENE_NODE_ROOT:
@@ -282,7 +292,8 @@ static void paint_node(struct wlr_output *output, const struct visible_node *v) 
 
 /* Paints the damage: what no node covers is cleared to black, then the
  * visible parts of the nodes, bottom to top. */
-static void paint_frame(struct wlr_output *output, struct frame_walk *walk) {
+static void paint_frame(struct wlr_output *output, struct frame_walk *walk)
+{
 	const float black[4] = { 0.0f, 0.0f, 0.0f, 1.0f };
 	int count;
 	pixman_box32_t *rects = pixman_region32_rectangles(&walk->uncovered, &count);
@@ -297,7 +308,8 @@ static void paint_frame(struct wlr_output *output, struct frame_walk *walk) {
 }
 
 static void render_stats_add(struct smtwc_render *stats, uint64_t ns,
-		uint64_t painted, uint64_t damaged) {
+		uint64_t painted, uint64_t damaged)
+{
 	stats->frames++;
 	stats->ns_total += ns;
 	if (ns > stats->ns_max) {
@@ -307,7 +319,8 @@ static void render_stats_add(struct smtwc_render *stats, uint64_t ns,
 	stats->pixels_damaged += damaged;
 }
 
-static uint64_t region_area(pixman_region32_t *region) {
+static uint64_t region_area(pixman_region32_t *region)
+{
 	int count;
 	pixman_box32_t *rects = pixman_region32_rectangles(region, &count);
 	uint64_t area = 0;
@@ -318,7 +331,8 @@ static uint64_t region_area(pixman_region32_t *region) {
 }
 
 void output_render_set_culling(struct smtwc_render *render, struct wlr_scene *scene,
-		bool culling) {
+		bool culling)
+{
 	render->culling = culling;
 	struct wlr_scene_output *scene_output;
 	wl_list_for_each(scene_output, &scene->outputs, link) {
@@ -330,7 +344,8 @@ void output_render_set_culling(struct smtwc_render *render, struct wlr_scene *sc
  * damage once for the clear and once per node under it. (Its pixel counts
  * are not known here.) */
 static bool render_frame_with_scene(struct wlr_scene_output *scene_output,
-		struct smtwc_render *stats) {
+		struct smtwc_render *stats)
+{
 	bool damaged = pixman_region32_not_empty(&scene_output->damage->current);
 	uint64_t start = monotonic_now_ns();
 	bool ok = wlr_scene_output_commit(scene_output);
@@ -341,7 +356,8 @@ static bool render_frame_with_scene(struct wlr_scene_output *scene_output,
 }
 
 bool output_render_frame(struct wlr_scene_output *scene_output,
-		struct smtwc_render *stats) {
+		struct smtwc_render *stats)
+{
 	if (!stats->culling) {
 		return render_frame_with_scene(scene_output, stats);
 	}

@@ -33,7 +33,8 @@ struct smtwc_canvas_buffer {
 	pixman_image_t *image; /* over data, for copying into */
 };
 
-static void canvas_buffer_destroy(struct wlr_buffer *wlr_buffer) {
+static void canvas_buffer_destroy(struct wlr_buffer *wlr_buffer)
+{
 	struct smtwc_canvas_buffer *buffer = wl_container_of(wlr_buffer, buffer, base);
 	pixman_image_unref(buffer->image);
 	free(buffer->data);
@@ -41,7 +42,8 @@ static void canvas_buffer_destroy(struct wlr_buffer *wlr_buffer) {
 }
 
 static bool canvas_buffer_begin_access(struct wlr_buffer *wlr_buffer, uint32_t flags,
-		void **data, uint32_t *format, size_t *stride) {
+		void **data, uint32_t *format, size_t *stride)
+{
 	struct smtwc_canvas_buffer *buffer = wl_container_of(wlr_buffer, buffer, base);
 	*data = buffer->data;
 	*format = DRM_FORMAT_ARGB8888;
@@ -49,7 +51,8 @@ static bool canvas_buffer_begin_access(struct wlr_buffer *wlr_buffer, uint32_t f
 	return true;
 }
 
-static void canvas_buffer_end_access(struct wlr_buffer *wlr_buffer) {
+static void canvas_buffer_end_access(struct wlr_buffer *wlr_buffer)
+{
 }
 
 static const struct wlr_buffer_impl canvas_buffer_impl = {
@@ -58,7 +61,8 @@ static const struct wlr_buffer_impl canvas_buffer_impl = {
 	.end_data_ptr_access = canvas_buffer_end_access,
 };
 
-static struct smtwc_canvas_buffer *canvas_buffer_create(int width, int height) {
+static struct smtwc_canvas_buffer *canvas_buffer_create(int width, int height)
+{
 	struct smtwc_canvas_buffer *buffer = calloc(1, sizeof(*buffer));
 	if (buffer == NULL) {
 		return NULL;
@@ -78,12 +82,14 @@ static struct smtwc_canvas_buffer *canvas_buffer_create(int width, int height) {
 	return buffer;
 }
 
-static struct smtwc_server *canvas_server(struct smtwc_canvas *canvas) {
+static struct smtwc_server *canvas_server(struct smtwc_canvas *canvas)
+{
 	return canvas->ring->transport->server;
 }
 
 static void canvas_send_presented(struct smtwc_canvas *canvas, uint32_t serial,
-		uint64_t exec_ns, uint64_t display_ns) {
+		uint64_t exec_ns, uint64_t display_ns)
+{
 	if (canvas->resource != NULL) {
 		smt_canvas_v1_send_presented(canvas->resource, serial,
 			(uint32_t)(exec_ns >> 32), (uint32_t)exec_ns,
@@ -91,14 +97,16 @@ static void canvas_send_presented(struct smtwc_canvas *canvas, uint32_t serial,
 	}
 }
 
-static void canvas_handle_node_destroy(struct wl_listener *listener, void *data) {
+static void canvas_handle_node_destroy(struct wl_listener *listener, void *data)
+{
 	struct smtwc_canvas *canvas = wl_container_of(listener, canvas, node_destroy);
 	wl_list_remove(&canvas->node_destroy.link);
 	wl_list_init(&canvas->node_destroy.link);
 	canvas->node = NULL;
 }
 
-static void canvas_detach(struct smtwc_canvas *canvas) {
+static void canvas_detach(struct smtwc_canvas *canvas)
+{
 	if (canvas->node != NULL) {
 		wl_list_remove(&canvas->node_destroy.link);
 		wl_list_init(&canvas->node_destroy.link);
@@ -109,7 +117,8 @@ static void canvas_detach(struct smtwc_canvas *canvas) {
 
 /* The canvas is shown in the scene tree of its surface, above the surface
  * itself; popups created later stack above it. */
-static void canvas_attach(struct smtwc_canvas *canvas) {
+static void canvas_attach(struct smtwc_canvas *canvas)
+{
 	if (canvas->node != NULL || canvas->surface == NULL ||
 			!wlr_surface_is_xdg_surface(canvas->surface)) {
 		return;
@@ -129,12 +138,14 @@ static void canvas_attach(struct smtwc_canvas *canvas) {
 	wl_signal_add(&canvas->node->node.events.destroy, &canvas->node_destroy);
 }
 
-static void canvas_handle_surface_commit(struct wl_listener *listener, void *data) {
+static void canvas_handle_surface_commit(struct wl_listener *listener, void *data)
+{
 	struct smtwc_canvas *canvas = wl_container_of(listener, canvas, surface_commit);
 	canvas_attach(canvas);
 }
 
-static void canvas_forget_surface(struct smtwc_canvas *canvas) {
+static void canvas_forget_surface(struct smtwc_canvas *canvas)
+{
 	if (canvas->surface == NULL) {
 		return;
 	}
@@ -144,14 +155,16 @@ static void canvas_forget_surface(struct smtwc_canvas *canvas) {
 	canvas->surface = NULL;
 }
 
-static void canvas_handle_surface_destroy(struct wl_listener *listener, void *data) {
+static void canvas_handle_surface_destroy(struct wl_listener *listener, void *data)
+{
 	struct smtwc_canvas *canvas = wl_container_of(listener, canvas, surface_destroy);
 	canvas_forget_surface(canvas);
 }
 
 /* Damages the outputs where the rectangle (canvas coordinates) shows;
  * returns whether any does. */
-static bool canvas_damage_outputs(struct smtwc_canvas *canvas, const pixman_box32_t *rect) {
+static bool canvas_damage_outputs(struct smtwc_canvas *canvas, const pixman_box32_t *rect)
+{
 	int lx, ly;
 	if (canvas->node == NULL || !wlr_scene_node_coords(&canvas->node->node, &lx, &ly)) {
 		return false;
@@ -184,7 +197,8 @@ static bool canvas_damage_outputs(struct smtwc_canvas *canvas, const pixman_box3
 
 /* Renderers that copied the buffer into a texture need the new pixels
  * uploaded; pixman's texture reads our memory directly. */
-static void canvas_present_band(void *data, const pixman_box32_t *band) {
+static void canvas_present_band(void *data, const pixman_box32_t *band)
+{
 	struct smtwc_canvas *canvas = data;
 	if (!wlr_renderer_is_pixman(canvas_server(canvas)->renderer) &&
 			canvas->node != NULL && canvas->node->texture != NULL) {
@@ -196,7 +210,8 @@ static void canvas_present_band(void *data, const pixman_box32_t *band) {
 }
 
 void canvas_present(struct smtwc_ring *ring, uint32_t canvas_id,
-		const pixman_region32_t *damage, uint32_t serial) {
+		const pixman_region32_t *damage, uint32_t serial)
+{
 	struct smtwc_canvas *canvas = NULL, *it;
 	wl_list_for_each(it, &ring->canvases, ring_link) {
 		if (it->id == canvas_id) {
@@ -216,12 +231,14 @@ void canvas_present(struct smtwc_ring *ring, uint32_t canvas_id,
 	ring->presenting = canvas;
 }
 
-static void canvas_present_end(struct smtwc_canvas *canvas) {
+static void canvas_present_end(struct smtwc_canvas *canvas)
+{
 	canvas_copy_fini(&canvas->present_copy);
 	canvas->ring->presenting = NULL;
 }
 
-bool canvas_present_resume(struct smtwc_ring *ring, uint64_t deadline_ns) {
+bool canvas_present_resume(struct smtwc_ring *ring, uint64_t deadline_ns)
+{
 	struct smtwc_canvas *canvas = ring->presenting;
 	if (canvas == NULL) {
 		return true;
@@ -250,7 +267,8 @@ bool canvas_present_resume(struct smtwc_ring *ring, uint64_t deadline_ns) {
 }
 
 /* Before a frame is rendered: the PRESENTs it shows are in flight. */
-static void canvases_output_frame(struct smtwc_output *output) {
+static void canvases_output_frame(struct smtwc_output *output)
+{
 	struct wlr_box box = output_layout_box(output);
 	struct smtwc_canvas *canvas;
 	wl_list_for_each(canvas, &output->server->transport->canvases, link) {
@@ -271,7 +289,8 @@ static void canvases_output_frame(struct smtwc_output *output) {
 	}
 }
 
-static void canvases_output_presented(struct smtwc_output *output, uint64_t when_ns) {
+static void canvases_output_presented(struct smtwc_output *output, uint64_t when_ns)
+{
 	struct smtwc_canvas *canvas;
 	wl_list_for_each(canvas, &output->server->transport->canvases, link) {
 		if (canvas->inflight && canvas->inflight_output == output->wlr_output) {
@@ -282,7 +301,8 @@ static void canvases_output_presented(struct smtwc_output *output, uint64_t when
 	}
 }
 
-static void canvas_free(struct smtwc_canvas *canvas) {
+static void canvas_free(struct smtwc_canvas *canvas)
+{
 	if (canvas->ring->presenting == canvas) {
 		canvas_present_end(canvas); /* the ring is going away */
 	}
@@ -299,7 +319,8 @@ static void canvas_free(struct smtwc_canvas *canvas) {
 }
 
 /* The back image and the front buffer. */
-static uint64_t canvas_memory(uint32_t width, uint32_t height) {
+static uint64_t canvas_memory(uint32_t width, uint32_t height)
+{
 	return 2ull * 4 * width * height;
 }
 
@@ -320,7 +341,8 @@ struct canvas_request {
 
 static struct canvas_request *canvas_request_new(struct smtwc_canvas *canvas,
 		void (*apply)(struct smtwc_ordered_request *),
-		void (*discard)(struct smtwc_ordered_request *)) {
+		void (*discard)(struct smtwc_ordered_request *))
+{
 	struct canvas_request *req = calloc(1, sizeof(*req));
 	if (req != NULL) {
 		req->base.apply = apply;
@@ -330,7 +352,8 @@ static struct canvas_request *canvas_request_new(struct smtwc_canvas *canvas,
 	return req;
 }
 
-static void canvas_request_end_copy(struct canvas_request *req) {
+static void canvas_request_end_copy(struct canvas_request *req)
+{
 	if (req->copying) {
 		canvas_copy_fini(&req->back_copy);
 		canvas_copy_fini(&req->front_copy);
@@ -338,7 +361,8 @@ static void canvas_request_end_copy(struct canvas_request *req) {
 	}
 }
 
-static void canvas_request_free(struct smtwc_ordered_request *base) {
+static void canvas_request_free(struct smtwc_ordered_request *base)
+{
 	struct canvas_request *req = wl_container_of(base, req, base);
 	if (req->back != NULL) {
 		pixman_image_unref(req->back);
@@ -351,7 +375,8 @@ static void canvas_request_free(struct smtwc_ordered_request *base) {
 	free(req);
 }
 
-static void canvas_register_apply(struct smtwc_ordered_request *base) {
+static void canvas_register_apply(struct smtwc_ordered_request *base)
+{
 	struct canvas_request *req = wl_container_of(base, req, base);
 	struct smtwc_canvas *canvas = req->canvas;
 	struct smtwc_ring *ring = canvas->ring;
@@ -373,7 +398,8 @@ static void canvas_register_apply(struct smtwc_ordered_request *base) {
  * meanwhile (the ring's commands wait for the resize, and a PRESENT's copy,
  * the only writer of the front image, finished before it). The size that
  * fits is the canvas's when the copy starts: earlier resizes have applied. */
-static bool canvas_resize_prepare(struct smtwc_ordered_request *base, uint64_t deadline_ns) {
+static bool canvas_resize_prepare(struct smtwc_ordered_request *base, uint64_t deadline_ns)
+{
 	struct canvas_request *req = wl_container_of(base, req, base);
 	struct smtwc_canvas *canvas = req->canvas;
 	if (!req->copying) {
@@ -389,7 +415,8 @@ static bool canvas_resize_prepare(struct smtwc_ordered_request *base, uint64_t d
 			deadline_ns, NULL, NULL);
 }
 
-static void canvas_resize_apply(struct smtwc_ordered_request *base) {
+static void canvas_resize_apply(struct smtwc_ordered_request *base)
+{
 	struct canvas_request *req = wl_container_of(base, req, base);
 	struct smtwc_canvas *canvas = req->canvas;
 	if (canvas->registered) {
@@ -410,13 +437,15 @@ static void canvas_resize_apply(struct smtwc_ordered_request *base) {
 	free(req);
 }
 
-static void canvas_free_apply(struct smtwc_ordered_request *base) {
+static void canvas_free_apply(struct smtwc_ordered_request *base)
+{
 	struct canvas_request *req = wl_container_of(base, req, base);
 	canvas_free(req->canvas);
 	free(req);
 }
 
-static void canvas_handle_resource_destroy(struct wl_resource *resource) {
+static void canvas_handle_resource_destroy(struct wl_resource *resource)
+{
 	struct smtwc_canvas *canvas = wl_resource_get_user_data(resource);
 	if (canvas == NULL) {
 		return;
@@ -435,13 +464,15 @@ static void canvas_handle_resource_destroy(struct wl_resource *resource) {
 	ordered_request_queue(canvas->ring, &req->base);
 }
 
-static bool canvas_size_valid(uint32_t width, uint32_t height) {
+static bool canvas_size_valid(uint32_t width, uint32_t height)
+{
 	return width > 0 && height > 0 && width <= SMT_MAX_DIMENSION &&
 		height <= SMT_MAX_DIMENSION;
 }
 
 static void canvas_handle_resize(struct wl_client *client, struct wl_resource *resource,
-		uint32_t width, uint32_t height) {
+		uint32_t width, uint32_t height)
+{
 	struct smtwc_canvas *canvas = wl_resource_get_user_data(resource);
 	if (canvas == NULL) {
 		return;
@@ -484,7 +515,8 @@ static void canvas_handle_resize(struct wl_client *client, struct wl_resource *r
 	ordered_request_queue(canvas->ring, &req->base);
 }
 
-static void canvas_handle_destroy(struct wl_client *client, struct wl_resource *resource) {
+static void canvas_handle_destroy(struct wl_client *client, struct wl_resource *resource)
+{
 	wl_resource_destroy(resource);
 }
 
@@ -495,7 +527,8 @@ static const struct smt_canvas_v1_interface canvas_impl = {
 
 void canvas_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t id,
 		uint32_t canvas_id, struct wl_resource *surface_resource,
-		uint32_t width, uint32_t height) {
+		uint32_t width, uint32_t height)
+{
 	struct wl_resource *resource = wl_resource_create(client, &smt_canvas_v1_interface,
 		wl_resource_get_version(ring->resource), id);
 	if (resource == NULL) {
@@ -577,7 +610,8 @@ void canvas_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t i
 	ordered_request_queue(ring, &req->base);
 }
 
-void canvases_ring_destroyed(struct smtwc_ring *ring) {
+void canvases_ring_destroyed(struct smtwc_ring *ring)
+{
 	struct smtwc_canvas *canvas, *tmp;
 	wl_list_for_each_safe(canvas, tmp, &ring->canvases, ring_link) {
 		if (canvas->resource != NULL) {
@@ -587,7 +621,8 @@ void canvases_ring_destroyed(struct smtwc_ring *ring) {
 	}
 }
 
-uint64_t canvases_bytes(struct smtwc_ring *ring) {
+uint64_t canvases_bytes(struct smtwc_ring *ring)
+{
 	uint64_t total = 0;
 	struct smtwc_canvas *canvas;
 	wl_list_for_each(canvas, &ring->canvases, ring_link) {
@@ -597,7 +632,8 @@ uint64_t canvases_bytes(struct smtwc_ring *ring) {
 }
 
 /* The surface whose content a canvas scene node shows (input goes there). */
-static struct wlr_surface *canvas_node_surface(struct wlr_scene_node *node) {
+static struct wlr_surface *canvas_node_surface(struct wlr_scene_node *node)
+{
 	if (node == NULL || node->type != WLR_SCENE_NODE_BUFFER || node->data == NULL) {
 		return NULL;
 	}
@@ -605,16 +641,19 @@ static struct wlr_surface *canvas_node_surface(struct wlr_scene_node *node) {
 	return canvas->kind == SMTWC_NODE_CANVAS ? canvas->surface : NULL;
 }
 
-static void canvases_handle_output_frame(struct wl_listener *listener, void *data) {
+static void canvases_handle_output_frame(struct wl_listener *listener, void *data)
+{
 	canvases_output_frame(data);
 }
 
-static void canvases_handle_output_presented(struct wl_listener *listener, void *data) {
+static void canvases_handle_output_presented(struct wl_listener *listener, void *data)
+{
 	const struct smtwc_output_presented *event = data;
 	canvases_output_presented(event->output, event->when_ns);
 }
 
-void canvases_listen(struct smtwc_transport *transport) {
+void canvases_listen(struct smtwc_transport *transport)
+{
 	struct smtwc_server *server = transport->server;
 	transport->output_frame.notify = canvases_handle_output_frame;
 	wl_signal_add(&server->events.output_frame, &transport->output_frame);
@@ -623,7 +662,8 @@ void canvases_listen(struct smtwc_transport *transport) {
 	server->stand_in_surface = canvas_node_surface;
 }
 
-void canvases_unlisten(struct smtwc_transport *transport) {
+void canvases_unlisten(struct smtwc_transport *transport)
+{
 	wl_list_remove(&transport->output_frame.link);
 	wl_list_remove(&transport->output_presented.link);
 	transport->server->stand_in_surface = NULL;

@@ -1,7 +1,8 @@
 #include "ring/canvas_copy.h"
 #include "monotonic_clock.h"
 
-bool canvas_copy_init(struct canvas_copy *copy, const pixman_region32_t *region) {
+bool canvas_copy_init(struct canvas_copy *copy, const pixman_region32_t *region)
+{
 	copy->rect = 0;
 	copy->row = 0;
 	pixman_region32_init(&copy->region);
@@ -12,23 +13,27 @@ bool canvas_copy_init(struct canvas_copy *copy, const pixman_region32_t *region)
 	return true;
 }
 
-bool canvas_copy_init_box(struct canvas_copy *copy, int width, int height) {
+bool canvas_copy_init_box(struct canvas_copy *copy, int width, int height)
+{
 	copy->rect = 0;
 	copy->row = 0;
 	pixman_region32_init_rect(&copy->region, 0, 0, (unsigned)width, (unsigned)height);
 	return true;
 }
 
-void canvas_copy_fini(struct canvas_copy *copy) {
+void canvas_copy_fini(struct canvas_copy *copy)
+{
 	pixman_region32_fini(&copy->region);
 }
 
-bool canvas_copy_done(const struct canvas_copy *copy) {
+bool canvas_copy_done(const struct canvas_copy *copy)
+{
 	return copy->rect >= pixman_region32_n_rects((pixman_region32_t *)&copy->region);
 }
 
 bool canvas_copy_run(struct canvas_copy *copy, pixman_image_t *src, pixman_image_t *dst,
-		uint64_t deadline_ns, canvas_copy_band_fn band_done, void *data) {
+		uint64_t deadline_ns, canvas_copy_band_fn band_done, void *data)
+{
 	int n = 0;
 	const pixman_box32_t *rects = pixman_region32_rectangles(&copy->region, &n);
 	while (copy->rect < n) {

@@ -15,14 +15,16 @@
 /* fds this process may still open for clients: the soft limit, raised to
  * the hard one, less the headroom kept for new connections, the
  * compositor's own files and fds in flight in requests. */
-static uint64_t fd_budget(int headroom) {
+static uint64_t fd_budget(int headroom)
+{
 	rlim_t cur = fd_limit_raise();
 	uint64_t soft = cur == RLIM_INFINITY ? 1u << 20 : cur;
 	/* A headroom above the limit itself still leaves clients a half. */
 	return soft > (uint64_t)headroom + 64 ? soft - (uint64_t)headroom : soft / 2;
 }
 
-void client_usage_init_total(struct smtwc_transport *transport) {
+void client_usage_init_total(struct smtwc_transport *transport)
+{
 	const struct smtwc_limits_config *c = &transport->server->config.limits;
 	struct smt_usage *total = &transport->total;
 	*total = (struct smt_usage){ .is_total = true };
@@ -34,7 +36,8 @@ void client_usage_init_total(struct smtwc_transport *transport) {
 		c->total_memory_mib);
 }
 
-static void client_usage_handle_client_destroy(struct wl_listener *listener, void *data) {
+static void client_usage_handle_client_destroy(struct wl_listener *listener, void *data)
+{
 	struct smtwc_client_usage *cu = wl_container_of(listener, cu, client_destroy);
 	wl_list_remove(&cu->client_destroy.link);
 	wl_list_init(&cu->client_destroy.link);
@@ -42,7 +45,8 @@ static void client_usage_handle_client_destroy(struct wl_listener *listener, voi
 }
 
 struct smtwc_client_usage *client_usage_ref(struct smtwc_transport *transport,
-		struct wl_client *client) {
+		struct wl_client *client)
+{
 	struct smtwc_client_usage *cu;
 	wl_list_for_each(cu, &transport->clients, link) {
 		if (cu->client == client) {
@@ -68,14 +72,16 @@ struct smtwc_client_usage *client_usage_ref(struct smtwc_transport *transport,
 	return cu;
 }
 
-struct smtwc_client_usage *client_usage_hold(struct smtwc_client_usage *cu) {
+struct smtwc_client_usage *client_usage_hold(struct smtwc_client_usage *cu)
+{
 	if (cu != NULL) {
 		cu->refs++;
 	}
 	return cu;
 }
 
-void client_usage_unref(struct smtwc_client_usage *cu) {
+void client_usage_unref(struct smtwc_client_usage *cu)
+{
 	if (cu == NULL || --cu->refs > 0) {
 		return;
 	}
@@ -85,7 +91,8 @@ void client_usage_unref(struct smtwc_client_usage *cu) {
 }
 
 bool client_usage_charge(struct smtwc_client_usage *cu, enum smt_resource r, uint64_t n,
-		struct wl_resource *resource, uint32_t code, const char *request) {
+		struct wl_resource *resource, uint32_t code, const char *request)
+{
 	struct smt_usage_refusal why;
 	if (smt_usage_charge(&cu->usage, r, n, &why)) {
 		return true;
@@ -96,6 +103,7 @@ bool client_usage_charge(struct smtwc_client_usage *cu, enum smt_resource r, uin
 	return false;
 }
 
-void client_usage_release(struct smtwc_client_usage *cu, enum smt_resource r, uint64_t n) {
+void client_usage_release(struct smtwc_client_usage *cu, enum smt_resource r, uint64_t n)
+{
 	smt_usage_release(&cu->usage, r, n);
 }

@@ -23,7 +23,8 @@ struct heap_reclaim {
 };
 
 void heap_reclaim_add(struct wl_list *queue, struct smt_exec_ctx *exec,
-		struct smtwc_client_usage *usage) {
+		struct smtwc_client_usage *usage)
+{
 	struct heap_reclaim *r = NULL;
 	if (smt_exec_pixmap_bytes(exec) >= RECLAIM_MIN_BYTES) {
 		r = calloc(1, sizeof(*r));
@@ -37,18 +38,21 @@ void heap_reclaim_add(struct wl_list *queue, struct smt_exec_ctx *exec,
 	wl_list_insert(queue->prev, &r->link);
 }
 
-bool heap_reclaim_pending(struct wl_list *queue) {
+bool heap_reclaim_pending(struct wl_list *queue)
+{
 	return !wl_list_empty(queue);
 }
 
-static void reclaim_free(struct heap_reclaim *r) {
+static void reclaim_free(struct heap_reclaim *r)
+{
 	wl_list_remove(&r->link);
 	smt_exec_destroy(r->exec);
 	client_usage_unref(r->usage);
 	free(r);
 }
 
-void heap_reclaim_step(struct wl_list *queue, uint64_t deadline_ns) {
+void heap_reclaim_step(struct wl_list *queue, uint64_t deadline_ns)
+{
 	if (wl_list_empty(queue)) {
 		return;
 	}
@@ -59,7 +63,8 @@ void heap_reclaim_step(struct wl_list *queue, uint64_t deadline_ns) {
 	malloc_trim(0);
 }
 
-void heap_reclaim_finish(struct wl_list *queue) {
+void heap_reclaim_finish(struct wl_list *queue)
+{
 	while (!wl_list_empty(queue)) {
 		struct heap_reclaim *r = wl_container_of(queue->next, r, link);
 		reclaim_free(r);

@@ -7,13 +7,15 @@
 #include "ring/ring.h"
 #include "monotonic_clock.h"
 
-static bool reached(struct smtwc_ring *ring, const struct smtwc_ordered_request *req) {
+static bool reached(struct smtwc_ring *ring, const struct smtwc_ordered_request *req)
+{
 	const struct smt_ring_reader *submit = smt_exec_submit_reader(ring->exec);
 	return submit->tail >= req->submit_pos &&
 		(!ring->shared || ring->reader.tail >= req->ring_pos);
 }
 
-static void set_limits(struct smtwc_ring *ring) {
+static void set_limits(struct smtwc_ring *ring)
+{
 	uint64_t ring_limit = UINT64_MAX, submit_limit = UINT64_MAX;
 	if (!wl_list_empty(&ring->ordered)) {
 		struct smtwc_ordered_request *first =
@@ -27,7 +29,8 @@ static void set_limits(struct smtwc_ring *ring) {
 	}
 }
 
-bool ordered_requests_ready(struct smtwc_ring *ring) {
+bool ordered_requests_ready(struct smtwc_ring *ring)
+{
 	if (wl_list_empty(&ring->ordered)) {
 		return false;
 	}
@@ -35,7 +38,8 @@ bool ordered_requests_ready(struct smtwc_ring *ring) {
 	return ring->dead || reached(ring, first);
 }
 
-void ordered_requests_apply_ready(struct smtwc_ring *ring, uint64_t deadline_ns) {
+void ordered_requests_apply_ready(struct smtwc_ring *ring, uint64_t deadline_ns)
+{
 	do {
 		if (!ordered_requests_ready(ring)) {
 			break;
@@ -52,7 +56,8 @@ void ordered_requests_apply_ready(struct smtwc_ring *ring, uint64_t deadline_ns)
 	set_limits(ring);
 }
 
-void ordered_request_queue(struct smtwc_ring *ring, struct smtwc_ordered_request *req) {
+void ordered_request_queue(struct smtwc_ring *ring, struct smtwc_ordered_request *req)
+{
 	req->submit_pos = smt_ring_reader_published(smt_exec_submit_reader(ring->exec));
 	req->ring_pos = ring->shared ? smt_ring_reader_published(&ring->reader) : 0;
 	wl_list_insert(ring->ordered.prev, &req->link);
@@ -61,7 +66,8 @@ void ordered_request_queue(struct smtwc_ring *ring, struct smtwc_ordered_request
 }
 
 bool ordered_request_room(struct smtwc_ring *ring, struct wl_resource *resource,
-		uint32_t code, const char *request) {
+		uint32_t code, const char *request)
+{
 	if (ring->ordered_count < SMTWC_ORDERED_MAX) {
 		return true;
 	}
@@ -71,7 +77,8 @@ bool ordered_request_room(struct smtwc_ring *ring, struct wl_resource *resource,
 	return false;
 }
 
-void ordered_requests_discard(struct smtwc_ring *ring) {
+void ordered_requests_discard(struct smtwc_ring *ring)
+{
 	while (!wl_list_empty(&ring->ordered)) {
 		struct smtwc_ordered_request *first =
 			wl_container_of(ring->ordered.next, first, link);

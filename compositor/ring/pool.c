@@ -23,7 +23,8 @@ struct pool_request {
 	uint64_t size;
 };
 
-static void pool_unmap(struct smtwc_pool *pool) {
+static void pool_unmap(struct smtwc_pool *pool)
+{
 	if (pool->registered) {
 		smt_exec_unregister_pool(pool->ring->exec, pool->id);
 		pool->registered = false;
@@ -34,7 +35,8 @@ static void pool_unmap(struct smtwc_pool *pool) {
 	}
 }
 
-static void pool_free(struct smtwc_pool *pool) {
+static void pool_free(struct smtwc_pool *pool)
+{
 	pool_unmap(pool);
 	if (pool->fd >= 0) {
 		close(pool->fd);
@@ -47,7 +49,8 @@ static void pool_free(struct smtwc_pool *pool) {
 
 static struct pool_request *pool_request_new(struct smtwc_pool *pool,
 		void (*apply)(struct smtwc_ordered_request *),
-		void (*discard)(struct smtwc_ordered_request *)) {
+		void (*discard)(struct smtwc_ordered_request *))
+{
 	struct pool_request *req = calloc(1, sizeof(*req));
 	if (req != NULL) {
 		req->base.apply = apply;
@@ -57,12 +60,14 @@ static struct pool_request *pool_request_new(struct smtwc_pool *pool,
 	return req;
 }
 
-static void pool_request_free(struct smtwc_ordered_request *base) {
+static void pool_request_free(struct smtwc_ordered_request *base)
+{
 	struct pool_request *req = wl_container_of(base, req, base);
 	free(req);
 }
 
-static void pool_register_apply(struct smtwc_ordered_request *base) {
+static void pool_register_apply(struct smtwc_ordered_request *base)
+{
 	struct pool_request *req = wl_container_of(base, req, base);
 	struct smtwc_pool *pool = req->pool;
 	if (smt_exec_register_pool(pool->ring->exec, pool->id, pool->map, pool->size) == 0) {
@@ -74,7 +79,8 @@ static void pool_register_apply(struct smtwc_ordered_request *base) {
 	free(req);
 }
 
-static void pool_remap_apply(struct smtwc_ordered_request *base) {
+static void pool_remap_apply(struct smtwc_ordered_request *base)
+{
 	struct pool_request *req = wl_container_of(base, req, base);
 	struct smtwc_pool *pool = req->pool;
 	bool registered = pool->registered;
@@ -88,19 +94,22 @@ static void pool_remap_apply(struct smtwc_ordered_request *base) {
 	free(req);
 }
 
-static void pool_remap_discard(struct smtwc_ordered_request *base) {
+static void pool_remap_discard(struct smtwc_ordered_request *base)
+{
 	struct pool_request *req = wl_container_of(base, req, base);
 	munmap(req->map, (size_t)req->size);
 	free(req);
 }
 
-static void pool_free_apply(struct smtwc_ordered_request *base) {
+static void pool_free_apply(struct smtwc_ordered_request *base)
+{
 	struct pool_request *req = wl_container_of(base, req, base);
 	pool_free(req->pool);
 	free(req);
 }
 
-static void pool_handle_resource_destroy(struct wl_resource *resource) {
+static void pool_handle_resource_destroy(struct wl_resource *resource)
+{
 	struct smtwc_pool *pool = wl_resource_get_user_data(resource);
 	if (pool == NULL) {
 		return; /* its ring went first */
@@ -117,7 +126,8 @@ static void pool_handle_resource_destroy(struct wl_resource *resource) {
 }
 
 static void pool_handle_resize(struct wl_client *client, struct wl_resource *resource,
-		uint32_t size) {
+		uint32_t size)
+{
 	struct smtwc_pool *pool = wl_resource_get_user_data(resource);
 	if (pool == NULL) {
 		return;
@@ -151,7 +161,8 @@ static void pool_handle_resize(struct wl_client *client, struct wl_resource *res
 	ordered_request_queue(pool->ring, &req->base);
 }
 
-static void pool_handle_destroy(struct wl_client *client, struct wl_resource *resource) {
+static void pool_handle_destroy(struct wl_client *client, struct wl_resource *resource)
+{
 	wl_resource_destroy(resource);
 }
 
@@ -161,7 +172,8 @@ static const struct smt_pool_v1_interface pool_impl = {
 };
 
 void pool_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t id,
-		uint32_t pool_id, int fd, uint32_t size) {
+		uint32_t pool_id, int fd, uint32_t size)
+{
 	struct wl_resource *resource = wl_resource_create(client, &smt_pool_v1_interface,
 		wl_resource_get_version(ring->resource), id);
 	if (resource == NULL) {
@@ -221,7 +233,8 @@ void pool_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t id,
 	ordered_request_queue(ring, &req->base);
 }
 
-void pools_ring_destroyed(struct smtwc_ring *ring) {
+void pools_ring_destroyed(struct smtwc_ring *ring)
+{
 	struct smtwc_pool *pool, *tmp;
 	wl_list_for_each_safe(pool, tmp, &ring->pools, link) {
 		if (pool->resource != NULL) {
@@ -231,7 +244,8 @@ void pools_ring_destroyed(struct smtwc_ring *ring) {
 	}
 }
 
-uint64_t pools_mapped_bytes(struct smtwc_ring *ring) {
+uint64_t pools_mapped_bytes(struct smtwc_ring *ring)
+{
 	uint64_t total = 0;
 	struct smtwc_pool *pool;
 	wl_list_for_each(pool, &ring->pools, link) {

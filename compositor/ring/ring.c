@@ -24,7 +24,8 @@
 #include "ring/shm_fd.h"
 #include "monotonic_clock.h"
 
-static void ring_wake_client(struct smtwc_ring *ring) {
+static void ring_wake_client(struct smtwc_ring *ring)
+{
 	if (ring->client_eventfd < 0) {
 		return;
 	}
@@ -40,13 +41,15 @@ static void ring_wake_client(struct smtwc_ring *ring) {
 
 /* A client dies for a bad command at a safe point, not in the middle of the
  * loop that executes rings. */
-static void ring_handle_kill(void *data) {
+static void ring_handle_kill(void *data)
+{
 	struct smtwc_ring *ring = data;
 	ring->kill_source = NULL;
 	wl_client_destroy(ring->client);
 }
 
-static void ring_fail(struct smtwc_ring *ring, const struct smt_exec_error *error) {
+static void ring_fail(struct smtwc_ring *ring, const struct smt_exec_error *error)
+{
 	if (ring->dead) {
 		return;
 	}
@@ -60,7 +63,8 @@ static void ring_fail(struct smtwc_ring *ring, const struct smt_exec_error *erro
 		ring_handle_kill, ring);
 }
 
-static void ring_publish_socket_counters(struct smtwc_ring *ring) {
+static void ring_publish_socket_counters(struct smtwc_ring *ring)
+{
 	if (ring->shared || ring->status == NULL) {
 		return;
 	}
@@ -72,7 +76,8 @@ static void ring_publish_socket_counters(struct smtwc_ring *ring) {
 
 /* Work the executor may run now: both streams stop at the next ordered
  * request's position (ordered_request.h). */
-bool ring_has_work(struct smtwc_ring *ring) {
+bool ring_has_work(struct smtwc_ring *ring)
+{
 	if (ring->dead) {
 		return false;
 	}
@@ -86,7 +91,8 @@ bool ring_has_work(struct smtwc_ring *ring) {
 }
 
 static enum smt_exec_stop ring_run_once(struct smtwc_ring *ring,
-		const struct smt_exec_budget *budget, struct smt_exec_result *out) {
+		const struct smt_exec_budget *budget, struct smt_exec_result *out)
+{
 	/* Socket bytes first: they were queued by requests the client sent
 	 * before anything it could have written since. */
 	if (smt_ring_reader_has_work(smt_exec_submit_reader(ring->exec))) {
@@ -101,7 +107,8 @@ static enum smt_exec_stop ring_run_once(struct smtwc_ring *ring,
 }
 
 static bool ring_account(struct smtwc_ring *ring, enum smt_exec_stop stop,
-		struct smt_exec_result *out) {
+		struct smt_exec_result *out)
+{
 	ring->commands += out->commands;
 	ring->bytes += out->bytes;
 	if (out->wake_client) {
@@ -126,7 +133,8 @@ static bool ring_account(struct smtwc_ring *ring, enum smt_exec_stop stop,
 	return false;
 }
 
-bool ring_run(struct smtwc_ring *ring, const struct smt_exec_budget *budget) {
+bool ring_run(struct smtwc_ring *ring, const struct smt_exec_budget *budget)
+{
 	if (ring->dead) {
 		return false;
 	}
@@ -163,7 +171,8 @@ bool ring_run(struct smtwc_ring *ring, const struct smt_exec_budget *budget) {
 /* ---- socket submits --------------------------------------------------- */
 
 static void ring_handle_submit(struct wl_client *client, struct wl_resource *resource,
-		struct wl_array *commands) {
+		struct wl_array *commands)
+{
 	struct smtwc_ring *ring = wl_resource_get_user_data(resource);
 	if (ring->dead || commands->size == 0) {
 		return;
@@ -202,7 +211,8 @@ static void ring_handle_submit(struct wl_client *client, struct wl_resource *res
 /* ---- pools and canvases ----------------------------------------------- */
 
 static void ring_handle_create_pool(struct wl_client *client, struct wl_resource *resource,
-		uint32_t id, uint32_t pool_id, int32_t fd, uint32_t size) {
+		uint32_t id, uint32_t pool_id, int32_t fd, uint32_t size)
+{
 	struct smtwc_ring *ring = wl_resource_get_user_data(resource);
 	pool_create(ring, client, id, pool_id, fd, size);
 	close(fd);
@@ -210,12 +220,14 @@ static void ring_handle_create_pool(struct wl_client *client, struct wl_resource
 
 static void ring_handle_get_canvas(struct wl_client *client, struct wl_resource *resource,
 		uint32_t id, uint32_t canvas_id, struct wl_resource *surface,
-		uint32_t width, uint32_t height) {
+		uint32_t width, uint32_t height)
+{
 	struct smtwc_ring *ring = wl_resource_get_user_data(resource);
 	canvas_create(ring, client, id, canvas_id, surface, width, height);
 }
 
-static void ring_handle_destroy(struct wl_client *client, struct wl_resource *resource) {
+static void ring_handle_destroy(struct wl_client *client, struct wl_resource *resource)
+{
 	wl_resource_destroy(resource);
 }
 
@@ -226,13 +238,15 @@ static const struct smt_ring_v1_interface ring_impl = {
 	.destroy = ring_handle_destroy,
 };
 
-static void ring_uncharge(struct smtwc_ring *ring) {
+static void ring_uncharge(struct smtwc_ring *ring)
+{
 	client_usage_release(ring->usage, SMT_RES_RINGS, 1);
 	client_usage_release(ring->usage, SMT_RES_FDS, ring->fds_charged);
 	client_usage_unref(ring->usage);
 }
 
-static void ring_free(struct smtwc_ring *ring) {
+static void ring_free(struct smtwc_ring *ring)
+{
 	struct smtwc_transport *transport = ring->transport;
 	if (ring->sched_client != NULL) {
 		smt_sched_client_remove(transport->sched, ring->sched_client);
@@ -275,13 +289,15 @@ static void ring_free(struct smtwc_ring *ring) {
 	free(ring);
 }
 
-static void ring_handle_resource_destroy(struct wl_resource *resource) {
+static void ring_handle_resource_destroy(struct wl_resource *resource)
+{
 	ring_free(wl_resource_get_user_data(resource));
 }
 
 /* The client writes its server eventfd only when the status page says we
  * sleep: each read here is one real wakeup. */
-static int ring_handle_wakeup(int fd, uint32_t mask, void *data) {
+static int ring_handle_wakeup(int fd, uint32_t mask, void *data)
+{
 	struct smtwc_ring *ring = data;
 	uint64_t count;
 	if (read(fd, &count, sizeof(count)) == sizeof(count)) {
@@ -297,7 +313,8 @@ static int ring_handle_wakeup(int fd, uint32_t mask, void *data) {
 	return 0;
 }
 
-static bool is_eventfd(int fd) {
+static bool is_eventfd(int fd)
+{
 	/* An eventfd reads and writes exactly 8 bytes and nothing else does
 	 * that cheaply; the kernel names its file "anon_inode:[eventfd]". */
 	char path[64], target[64];
@@ -313,7 +330,8 @@ static bool is_eventfd(int fd) {
 /* fds: those the ring keeps (its status page, and the two eventfds of a
  * shared ring), charged with the ring itself against the client's limits. */
 static struct smtwc_ring *ring_create(struct smtwc_transport *transport,
-		struct wl_client *client, struct wl_resource *manager, uint32_t id, uint32_t fds) {
+		struct wl_client *client, struct wl_resource *manager, uint32_t id, uint32_t fds)
+{
 	struct smtwc_ring *ring = calloc(1, sizeof(*ring));
 	struct smtwc_client_usage *usage = ring != NULL ?
 		client_usage_ref(transport, client) : NULL;
@@ -380,7 +398,8 @@ static struct smtwc_ring *ring_create(struct smtwc_transport *transport,
 
 static void manager_handle_create_ring(struct wl_client *client,
 		struct wl_resource *resource, uint32_t id, int32_t ring_fd,
-		uint32_t area_size, int32_t server_eventfd, int32_t client_eventfd) {
+		uint32_t area_size, int32_t server_eventfd, int32_t client_eventfd)
+{
 	struct smtwc_transport *transport = wl_resource_get_user_data(resource);
 	struct smtwc_ring *ring = ring_create(transport, client, resource, id, 3);
 	if (ring == NULL) {
@@ -433,7 +452,8 @@ static void manager_handle_create_ring(struct wl_client *client,
 }
 
 static void manager_handle_create_socket_ring(struct wl_client *client,
-		struct wl_resource *resource, uint32_t id) {
+		struct wl_resource *resource, uint32_t id)
+{
 	struct smtwc_transport *transport = wl_resource_get_user_data(resource);
 	struct smtwc_ring *ring = ring_create(transport, client, resource, id, 1);
 	if (ring != NULL) {
@@ -442,7 +462,8 @@ static void manager_handle_create_socket_ring(struct wl_client *client,
 	}
 }
 
-static void manager_handle_destroy(struct wl_client *client, struct wl_resource *resource) {
+static void manager_handle_destroy(struct wl_client *client, struct wl_resource *resource)
+{
 	wl_resource_destroy(resource);
 }
 
@@ -452,7 +473,8 @@ static const struct smt_ring_manager_v1_interface manager_impl = {
 	.destroy = manager_handle_destroy,
 };
 
-static void manager_bind(struct wl_client *client, void *data, uint32_t version, uint32_t id) {
+static void manager_bind(struct wl_client *client, void *data, uint32_t version, uint32_t id)
+{
 	struct wl_resource *resource =
 		wl_resource_create(client, &smt_ring_manager_v1_interface, (int)version, id);
 	if (resource == NULL) {
@@ -462,7 +484,8 @@ static void manager_bind(struct wl_client *client, void *data, uint32_t version,
 	wl_resource_set_implementation(resource, &manager_impl, data, NULL);
 }
 
-struct smtwc_transport *transport_create(struct smtwc_server *server) {
+struct smtwc_transport *transport_create(struct smtwc_server *server)
+{
 	struct smtwc_transport *transport = calloc(1, sizeof(*transport));
 	if (transport == NULL) {
 		return NULL;
@@ -496,7 +519,8 @@ struct smtwc_transport *transport_create(struct smtwc_server *server) {
 	return transport;
 }
 
-void transport_destroy(struct smtwc_transport *transport) {
+void transport_destroy(struct smtwc_transport *transport)
+{
 	if (transport == NULL) {
 		return;
 	}

@@ -10,7 +10,8 @@
 #include "ring/ring_stats.h"
 #include "monotonic_clock.h"
 
-void transport_stats(struct smtwc_transport *transport, struct smtwc_transport_stats *out) {
+void transport_stats(struct smtwc_transport *transport, struct smtwc_transport_stats *out)
+{
 	*out = (struct smtwc_transport_stats){
 		.rings = wl_list_length(&transport->rings),
 		.sleeps = transport->sleeps,
@@ -23,7 +24,8 @@ void transport_stats(struct smtwc_transport *transport, struct smtwc_transport_s
 }
 
 void transport_for_each_ring_stats(struct smtwc_transport *transport,
-		void (*fn)(const struct smtwc_ring_stats *stats, void *data), void *data) {
+		void (*fn)(const struct smtwc_ring_stats *stats, void *data), void *data)
+{
 	struct smtwc_ring *ring;
 	wl_list_for_each(ring, &transport->rings, link) {
 		const struct smt_usage *u = &ring->usage->usage;

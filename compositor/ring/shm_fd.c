@@ -19,7 +19,8 @@
 #define F_SEAL_FUTURE_WRITE 0x0010
 #endif
 
-void *shm_fd_map_client(int fd, uint64_t size, const char **why) {
+void *shm_fd_map_client(int fd, uint64_t size, const char **why)
+{
 	int seals = fcntl(fd, F_GET_SEALS);
 	if (seals < 0) {
 		*why = "fd is not a memfd (F_GET_SEALS failed)";
@@ -46,7 +47,8 @@ void *shm_fd_map_client(int fd, uint64_t size, const char **why) {
 	return mapping;
 }
 
-int shm_fd_create_server_page(const char *name, size_t size, void **mapping) {
+int shm_fd_create_server_page(const char *name, size_t size, void **mapping)
+{
 	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0) {
 		return -1;

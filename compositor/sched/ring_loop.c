@@ -16,7 +16,8 @@
 #include "monotonic_clock.h"
 
 static void params_from_config(const struct smtwc_scheduler_config *c,
-		struct smt_sched_params *p) {
+		struct smt_sched_params *p)
+{
 	smt_sched_params_default(p);   /* for any parameter no setting names */
 	p->fifo = c->fifo;
 #define FROM_CONFIG_(key, cfg, def, min, max, check, param, unit) \
@@ -27,7 +28,8 @@ static void params_from_config(const struct smtwc_scheduler_config *c,
 
 static void ring_loop_handle_client_input(struct wl_listener *listener, void *data);
 
-bool ring_loop_init(struct smtwc_transport *transport) {
+bool ring_loop_init(struct smtwc_transport *transport)
+{
 	struct smt_sched_params params;
 	params_from_config(&transport->server->config.scheduler, &params);
 	transport->sched = smt_sched_create(&params);
@@ -45,14 +47,16 @@ bool ring_loop_init(struct smtwc_transport *transport) {
 	return true;
 }
 
-void ring_loop_finish(struct smtwc_transport *transport) {
+void ring_loop_finish(struct smtwc_transport *transport)
+{
 	wl_list_remove(&transport->client_input.link);
 	smt_sched_destroy(transport->sched);
 	transport->sched = NULL;
 }
 
 /* Tells the scheduler which rings have work now. */
-static void update_readiness(struct smtwc_transport *transport, uint64_t now) {
+static void update_readiness(struct smtwc_transport *transport, uint64_t now)
+{
 	struct smtwc_ring *ring;
 	wl_list_for_each(ring, &transport->rings, link) {
 		if (ring->sched_client != NULL) {
@@ -72,7 +76,8 @@ static void update_readiness(struct smtwc_transport *transport, uint64_t now) {
  * interval sd 7 ms). A piece costs one ready scan and one poll(2). */
 #define PIECE_NS 500000u
 
-static bool events_pending(struct smtwc_transport *transport) {
+static bool events_pending(struct smtwc_transport *transport)
+{
 	struct pollfd p = {
 		.fd = wl_event_loop_get_fd(transport->server->event_loop),
 		.events = POLLIN,
@@ -81,7 +86,8 @@ static bool events_pending(struct smtwc_transport *transport) {
 }
 
 static void run_decision(struct smtwc_transport *transport,
-		const struct smt_sched_decision *d) {
+		const struct smt_sched_decision *d)
+{
 	struct smtwc_ring *ring = d->owner;
 	uint64_t start = monotonic_now_ns(), commands_before = ring->commands;
 	struct smt_exec_budget budget = {
@@ -134,7 +140,8 @@ struct fifo_mark {
 };
 
 static uint64_t fifo_bytes_at_poll(const struct fifo_mark *marks, size_t n,
-		const struct smtwc_ring *ring) {
+		const struct smtwc_ring *ring)
+{
 	for (size_t i = 0; i < n; i++) {
 		if (marks[i].ring == ring) {
 			return marks[i].bytes;
@@ -143,7 +150,8 @@ static uint64_t fifo_bytes_at_poll(const struct fifo_mark *marks, size_t n,
 	return ring->bytes;
 }
 
-bool ring_loop_run_slice(struct smtwc_transport *transport) {
+bool ring_loop_run_slice(struct smtwc_transport *transport)
+{
 	struct smt_sched *sched = transport->sched;
 	/* Events queued by the dispatch that just ran (pointer motion, frame
 	 * done, presented) go out before a slice, not after it. */
@@ -197,7 +205,8 @@ bool ring_loop_run_slice(struct smtwc_transport *transport) {
 	return smt_sched_ready_count(sched) > 0 || reclaiming;
 }
 
-bool ring_loop_prepare_sleep(struct smtwc_transport *transport) {
+bool ring_loop_prepare_sleep(struct smtwc_transport *transport)
+{
 	if (heap_reclaim_pending(&transport->reclaims)) {
 		return false;
 	}
@@ -214,13 +223,15 @@ bool ring_loop_prepare_sleep(struct smtwc_transport *transport) {
 	return true;
 }
 
-void ring_loop_woke(struct smtwc_transport *transport) {
+void ring_loop_woke(struct smtwc_transport *transport)
+{
 	smt_global_wake(transport->global_status);
 }
 
 /* server->events.client_input: pointer or keyboard input was sent to this
  * client; its rings get the scheduler's input boost. */
-static void ring_loop_handle_client_input(struct wl_listener *listener, void *data) {
+static void ring_loop_handle_client_input(struct wl_listener *listener, void *data)
+{
 	struct smtwc_transport *transport = wl_container_of(listener, transport, client_input);
 	struct wl_client *client = data;
 	if (client == NULL) {
@@ -235,7 +246,8 @@ static void ring_loop_handle_client_input(struct wl_listener *listener, void *da
 	}
 }
 
-void ring_loop_config_changed(struct smtwc_transport *transport) {
+void ring_loop_config_changed(struct smtwc_transport *transport)
+{
 	struct smt_sched_params params;
 	params_from_config(&transport->server->config.scheduler, &params);
 	smt_sched_set_params(transport->sched, &params);

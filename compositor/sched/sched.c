@@ -55,17 +55,20 @@ struct smt_sched {
 };
 
 /* The caller's clock is monotonic, but a late `now` must not wrap. */
-static uint64_t elapsed(uint64_t from, uint64_t to) {
+static uint64_t elapsed(uint64_t from, uint64_t to)
+{
 	return to > from ? to - from : 0;
 }
 
-static void saw(struct smt_sched *sched, uint64_t now) {
+static void saw(struct smt_sched *sched, uint64_t now)
+{
 	if (now > sched->latest) {
 		sched->latest = now;
 	}
 }
 
-void smt_sched_params_default(struct smt_sched_params *params) {
+void smt_sched_params_default(struct smt_sched_params *params)
+{
 #define DEFAULT_(key, cfg, def, min, max, check, param, unit) .param = (int64_t)(def) * (unit),
 	*params = (struct smt_sched_params){
 		.fifo = SMT_SCHED_DEFAULT_FIFO,
@@ -74,14 +77,16 @@ void smt_sched_params_default(struct smt_sched_params *params) {
 #undef DEFAULT_
 }
 
-bool smt_sched_params_valid(const struct smt_sched_params *params) {
+bool smt_sched_params_valid(const struct smt_sched_params *params)
+{
 	return params->slice_ns > 0 && params->lone_slice_ns > 0 &&
 		params->fifo_commands > 0 && params->input_boost >= 0 &&
 		params->prio_min <= params->prio_base &&
 		params->prio_base <= params->prio_max;
 }
 
-static void resolve_params(struct smt_sched_params *p) {
+static void resolve_params(struct smt_sched_params *p)
+{
 	/* Twice the slice: a client idle for two slices has let everyone
 	 * else have a turn, which is what the X server calls idle. */
 	uint64_t twice = p->slice_ns > UINT64_MAX / 2 ? UINT64_MAX : 2 * p->slice_ns;
@@ -93,7 +98,8 @@ static void resolve_params(struct smt_sched_params *p) {
 	}
 }
 
-static int clamp_priority(const struct smt_sched *sched, int priority) {
+static int clamp_priority(const struct smt_sched *sched, int priority)
+{
 	if (priority < sched->p.prio_min) {
 		return sched->p.prio_min;
 	}
@@ -103,7 +109,8 @@ static int clamp_priority(const struct smt_sched *sched, int priority) {
 	return priority;
 }
 
-struct smt_sched *smt_sched_create(const struct smt_sched_params *params) {
+struct smt_sched *smt_sched_create(const struct smt_sched_params *params)
+{
 	if (!smt_sched_params_valid(params)) {
 		return NULL;
 	}
@@ -116,11 +123,13 @@ struct smt_sched *smt_sched_create(const struct smt_sched_params *params) {
 	return sched;
 }
 
-void smt_sched_destroy(struct smt_sched *sched) {
+void smt_sched_destroy(struct smt_sched *sched)
+{
 	free(sched);
 }
 
-bool smt_sched_set_params(struct smt_sched *sched, const struct smt_sched_params *params) {
+bool smt_sched_set_params(struct smt_sched *sched, const struct smt_sched_params *params)
+{
 	if (!smt_sched_params_valid(params)) {
 		return false;
 	}
@@ -136,12 +145,14 @@ bool smt_sched_set_params(struct smt_sched *sched, const struct smt_sched_params
 	return true;
 }
 
-void smt_sched_get_params(const struct smt_sched *sched, struct smt_sched_params *out) {
+void smt_sched_get_params(const struct smt_sched *sched, struct smt_sched_params *out)
+{
 	*out = sched->p;
 }
 
 struct smt_sched_client *smt_sched_client_add(struct smt_sched *sched, void *owner,
-		uint64_t now) {
+		uint64_t now)
+{
 	struct smt_sched_client *c = calloc(1, sizeof(*c));
 	if (c == NULL) {
 		return NULL;
@@ -161,15 +172,18 @@ struct smt_sched_client *smt_sched_client_add(struct smt_sched *sched, void *own
 	return c;
 }
 
-void *smt_sched_client_owner(const struct smt_sched_client *client) {
+void *smt_sched_client_owner(const struct smt_sched_client *client)
+{
 	return client->owner;
 }
 
-bool smt_sched_client_ready(const struct smt_sched_client *client) {
+bool smt_sched_client_ready(const struct smt_sched_client *client)
+{
 	return client->ready;
 }
 
-unsigned smt_sched_ready_count(const struct smt_sched *sched) {
+unsigned smt_sched_ready_count(const struct smt_sched *sched)
+{
 	return sched->ready_count;
 }
 
@@ -182,7 +196,8 @@ unsigned smt_sched_ready_count(const struct smt_sched *sched) {
  * sink, and a light client could no longer get ahead of them.
  */
 static void apply_praise(struct smt_sched *sched, struct smt_sched_client *c,
-		uint64_t now) {
+		uint64_t now)
+{
 	if (c->ready) {
 		return;
 	}
@@ -215,7 +230,8 @@ static void apply_praise(struct smt_sched *sched, struct smt_sched_client *c,
  * deadline and refills its ring at once pays like one that uses whole slices.
  */
 static void apply_penalty(struct smt_sched *sched, struct smt_sched_client *c,
-		uint64_t ran) {
+		uint64_t ran)
+{
 	c->run_debt_ns += ran;
 	uint64_t owed = c->run_debt_ns / sched->p.slice_ns;
 	c->run_debt_ns -= owed * sched->p.slice_ns; /* nothing is owed below min */
@@ -225,7 +241,8 @@ static void apply_penalty(struct smt_sched *sched, struct smt_sched_client *c,
 	c->stats.penalties += paid;
 }
 
-static struct smt_sched_client *only_ready(const struct smt_sched *sched) {
+static struct smt_sched_client *only_ready(const struct smt_sched *sched)
+{
 	for (struct smt_sched_client *c = sched->head; c != NULL; c = c->next) {
 		if (c->ready) {
 			return c;
@@ -235,7 +252,8 @@ static struct smt_sched_client *only_ready(const struct smt_sched *sched) {
 }
 
 static void become_ready(struct smt_sched *sched, struct smt_sched_client *c,
-		uint64_t now) {
+		uint64_t now)
+{
 	apply_praise(sched, c, now);
 	if (c == sched->lone) {
 		/* Still the only one; a real rest (not a blip between two
@@ -255,7 +273,8 @@ static void become_ready(struct smt_sched *sched, struct smt_sched_client *c,
 }
 
 static void become_unready(struct smt_sched *sched, struct smt_sched_client *c,
-		uint64_t now) {
+		uint64_t now)
+{
 	c->ready = false;
 	c->unready_at = now;
 	c->idle_anchor = now;
@@ -268,7 +287,8 @@ static void become_unready(struct smt_sched *sched, struct smt_sched_client *c,
 }
 
 void smt_sched_set_ready(struct smt_sched *sched, struct smt_sched_client *client,
-		bool ready, uint64_t now) {
+		bool ready, uint64_t now)
+{
 	saw(sched, now);
 	if (ready && !client->ready) {
 		become_ready(sched, client, now);
@@ -277,7 +297,8 @@ void smt_sched_set_ready(struct smt_sched *sched, struct smt_sched_client *clien
 	}
 }
 
-void smt_sched_client_remove(struct smt_sched *sched, struct smt_sched_client *client) {
+void smt_sched_client_remove(struct smt_sched *sched, struct smt_sched_client *client)
+{
 	if (client->ready) {
 		become_unready(sched, client, sched->latest);
 	}
@@ -307,7 +328,8 @@ void smt_sched_client_remove(struct smt_sched *sched, struct smt_sched_client *c
 }
 
 void smt_sched_input(struct smt_sched *sched, struct smt_sched_client *client,
-		uint64_t now) {
+		uint64_t now)
+{
 	saw(sched, now);
 	client->stats.inputs++;
 	if (sched->p.fifo || sched->p.input_boost == 0) {
@@ -333,7 +355,8 @@ void smt_sched_input(struct smt_sched *sched, struct smt_sched_client *client,
 /* Fair: the highest priority wins; among equals, the one picked least
  * recently (the order clients were added breaks the tie between clients
  * never picked). That is round robin among equals, deterministic, O(clients). */
-static struct smt_sched_client *pick_fair(const struct smt_sched *sched) {
+static struct smt_sched_client *pick_fair(const struct smt_sched *sched)
+{
 	struct smt_sched_client *best = NULL;
 	const struct smt_sched_client *turn = sched->turn_left_ns > 0 ? sched->turn : NULL;
 	for (struct smt_sched_client *c = sched->head; c != NULL; c = c->next) {
@@ -353,7 +376,8 @@ static struct smt_sched_client *pick_fair(const struct smt_sched *sched) {
 
 /* Fifo: the next ready client in ring order after the previous one, as the
  * seed's server walked its ready file descriptors. */
-static struct smt_sched_client *pick_fifo(struct smt_sched *sched) {
+static struct smt_sched_client *pick_fifo(struct smt_sched *sched)
+{
 	struct smt_sched_client *start = sched->fifo_next != NULL ? sched->fifo_next : sched->head;
 	struct smt_sched_client *c = start;
 	while (c != NULL) {
@@ -369,7 +393,8 @@ static struct smt_sched_client *pick_fifo(struct smt_sched *sched) {
 	return NULL;
 }
 
-bool smt_sched_pick(struct smt_sched *sched, uint64_t now, struct smt_sched_decision *out) {
+bool smt_sched_pick(struct smt_sched *sched, uint64_t now, struct smt_sched_decision *out)
+{
 	*out = (struct smt_sched_decision){0};
 	saw(sched, now);
 	sched->running = NULL;
@@ -417,7 +442,8 @@ bool smt_sched_pick(struct smt_sched *sched, uint64_t now, struct smt_sched_deci
 	return true;
 }
 
-bool smt_sched_should_yield(const struct smt_sched *sched, uint64_t now) {
+bool smt_sched_should_yield(const struct smt_sched *sched, uint64_t now)
+{
 	if (sched->running == NULL) {
 		return true;
 	}
@@ -442,7 +468,8 @@ bool smt_sched_should_yield(const struct smt_sched *sched, uint64_t now) {
 }
 
 void smt_sched_charge(struct smt_sched *sched, struct smt_sched_client *client,
-		uint64_t start, uint64_t end, bool still_ready, uint64_t commands) {
+		uint64_t start, uint64_t end, bool still_ready, uint64_t commands)
+{
 	saw(sched, end);
 	if (sched->running == client) {
 		sched->running = NULL;
@@ -470,7 +497,8 @@ void smt_sched_charge(struct smt_sched *sched, struct smt_sched_client *client,
 }
 
 void smt_sched_client_stats(struct smt_sched *sched, struct smt_sched_client *client,
-		uint64_t now, struct smt_sched_stats *out) {
+		uint64_t now, struct smt_sched_stats *out)
+{
 	saw(sched, now);
 	apply_praise(sched, client, now);
 	*out = client->stats;

@@ -54,7 +54,8 @@ struct tool {
 	bool ime_active, ime_was_active;
 };
 
-static void die(const char *what) {
+static void die(const char *what)
+{
 	fprintf(stderr, "smt-desktop-tool: %s\n", what);
 	exit(1);
 }
@@ -71,26 +72,31 @@ struct toplevel {
 	struct toplevel *parent;
 };
 
-static void tl_title(void *data, struct zwlr_foreign_toplevel_handle_v1 *h, const char *title) {
+static void tl_title(void *data, struct zwlr_foreign_toplevel_handle_v1 *h, const char *title)
+{
 	struct toplevel *t = data;
 	free(t->title);
 	t->title = strdup(title);
 }
-static void tl_app_id(void *data, struct zwlr_foreign_toplevel_handle_v1 *h, const char *id) {
+static void tl_app_id(void *data, struct zwlr_foreign_toplevel_handle_v1 *h, const char *id)
+{
 	struct toplevel *t = data;
 	free(t->app_id);
 	t->app_id = strdup(id);
 }
 static void tl_output_enter(void *data, struct zwlr_foreign_toplevel_handle_v1 *h,
-		struct wl_output *output) {
+		struct wl_output *output)
+{
 	((struct toplevel *)data)->outputs++;
 }
 static void tl_output_leave(void *data, struct zwlr_foreign_toplevel_handle_v1 *h,
-		struct wl_output *output) {
+		struct wl_output *output)
+{
 	((struct toplevel *)data)->outputs--;
 }
 static void tl_state(void *data, struct zwlr_foreign_toplevel_handle_v1 *h,
-		struct wl_array *states) {
+		struct wl_array *states)
+{
 	struct toplevel *t = data;
 	static const char *names[] = { "maximized", "minimized", "activated", "fullscreen" };
 	t->states[0] = '\0';
@@ -105,7 +111,8 @@ static void tl_state(void *data, struct zwlr_foreign_toplevel_handle_v1 *h,
 	}
 }
 
-static void send_action(struct tool *tool, struct zwlr_foreign_toplevel_handle_v1 *h) {
+static void send_action(struct tool *tool, struct zwlr_foreign_toplevel_handle_v1 *h)
+{
 	const char *a = tool->action;
 	if (strcmp(a, "activate") == 0) {
 		zwlr_foreign_toplevel_handle_v1_activate(h, tool->seat);
@@ -124,7 +131,8 @@ static void send_action(struct tool *tool, struct zwlr_foreign_toplevel_handle_v
 	}
 }
 
-static void tl_done(void *data, struct zwlr_foreign_toplevel_handle_v1 *h) {
+static void tl_done(void *data, struct zwlr_foreign_toplevel_handle_v1 *h)
+{
 	struct toplevel *t = data;
 	const char *parent = t->parent != NULL && t->parent->title != NULL ? t->parent->title : "";
 	printf("toplevel %s|%s|%s|%d|%s\n", t->title ? t->title : "", t->app_id ? t->app_id : "",
@@ -139,7 +147,8 @@ static void tl_done(void *data, struct zwlr_foreign_toplevel_handle_v1 *h) {
 		fflush(stdout);
 	}
 }
-static void toplevel_destroy(struct toplevel *t) {
+static void toplevel_destroy(struct toplevel *t)
+{
 	struct toplevel *child;
 	wl_list_for_each(child, &t->tool->toplevel_list, link) {
 		if (child->parent == t) {
@@ -153,14 +162,16 @@ static void toplevel_destroy(struct toplevel *t) {
 	free(t);
 }
 
-static void tl_closed(void *data, struct zwlr_foreign_toplevel_handle_v1 *h) {
+static void tl_closed(void *data, struct zwlr_foreign_toplevel_handle_v1 *h)
+{
 	struct toplevel *t = data;
 	printf("closed %s\n", t->title ? t->title : "");
 	fflush(stdout);
 	toplevel_destroy(t);
 }
 static void tl_parent(void *data, struct zwlr_foreign_toplevel_handle_v1 *h,
-		struct zwlr_foreign_toplevel_handle_v1 *parent) {
+		struct zwlr_foreign_toplevel_handle_v1 *parent)
+{
 	struct toplevel *t = data;
 	t->parent = parent != NULL ? zwlr_foreign_toplevel_handle_v1_get_user_data(parent) : NULL;
 }
@@ -170,7 +181,8 @@ static const struct zwlr_foreign_toplevel_handle_v1_listener toplevel_listener =
 };
 
 static void manager_toplevel(void *data, struct zwlr_foreign_toplevel_manager_v1 *m,
-		struct zwlr_foreign_toplevel_handle_v1 *h) {
+		struct zwlr_foreign_toplevel_handle_v1 *h)
+{
 	struct toplevel *t = calloc(1, sizeof(*t));
 	if (t == NULL) {
 		die("out of memory");
@@ -180,7 +192,8 @@ static void manager_toplevel(void *data, struct zwlr_foreign_toplevel_manager_v1
 	wl_list_insert(&t->tool->toplevel_list, &t->link);
 	zwlr_foreign_toplevel_handle_v1_add_listener(h, &toplevel_listener, t);
 }
-static void manager_finished(void *data, struct zwlr_foreign_toplevel_manager_v1 *m) {
+static void manager_finished(void *data, struct zwlr_foreign_toplevel_manager_v1 *m)
+{
 }
 static const struct zwlr_foreign_toplevel_manager_v1_listener manager_listener = {
 	manager_toplevel, manager_finished,
@@ -188,24 +201,30 @@ static const struct zwlr_foreign_toplevel_manager_v1_listener manager_listener =
 
 /* --- input method ------------------------------------------------------ */
 
-static void im_activate(void *data, struct zwp_input_method_v2 *im) {
+static void im_activate(void *data, struct zwp_input_method_v2 *im)
+{
 	((struct tool *)data)->ime_active = true;
 }
-static void im_deactivate(void *data, struct zwp_input_method_v2 *im) {
+static void im_deactivate(void *data, struct zwp_input_method_v2 *im)
+{
 	((struct tool *)data)->ime_active = false;
 }
 static void im_surrounding(void *data, struct zwp_input_method_v2 *im, const char *text,
-		uint32_t cursor, uint32_t anchor) {
+		uint32_t cursor, uint32_t anchor)
+{
 }
-static void im_cause(void *data, struct zwp_input_method_v2 *im, uint32_t cause) {
+static void im_cause(void *data, struct zwp_input_method_v2 *im, uint32_t cause)
+{
 }
 static void im_content_type(void *data, struct zwp_input_method_v2 *im, uint32_t hint,
-		uint32_t purpose) {
+		uint32_t purpose)
+{
 }
 /* State changes take effect on done; the commit must carry their count.
  * The text is committed once per activation, as a user composing it once
  * would; later state updates from the field (cursor moves) commit nothing. */
-static void im_done(void *data, struct zwp_input_method_v2 *im) {
+static void im_done(void *data, struct zwp_input_method_v2 *im)
+{
 	struct tool *tool = data;
 	tool->ime_serial++;
 	if (tool->ime_active == tool->ime_was_active) {
@@ -219,7 +238,8 @@ static void im_done(void *data, struct zwp_input_method_v2 *im) {
 		zwp_input_method_v2_commit(im, tool->ime_serial);
 	}
 }
-static void im_unavailable(void *data, struct zwp_input_method_v2 *im) {
+static void im_unavailable(void *data, struct zwp_input_method_v2 *im)
+{
 	puts("unavailable");
 	fflush(stdout);
 	exit(1);
@@ -230,20 +250,24 @@ static const struct zwp_input_method_v2_listener input_method_listener = {
 };
 
 static void grab_keymap(void *data, struct zwp_input_method_keyboard_grab_v2 *grab,
-		uint32_t format, int32_t fd, uint32_t size) {
+		uint32_t format, int32_t fd, uint32_t size)
+{
 	close(fd);
 }
 static void grab_key(void *data, struct zwp_input_method_keyboard_grab_v2 *grab,
-		uint32_t serial, uint32_t time, uint32_t key, uint32_t state) {
+		uint32_t serial, uint32_t time, uint32_t key, uint32_t state)
+{
 	printf("grab key %u %s\n", key, state ? "pressed" : "released");
 	fflush(stdout);
 }
 static void grab_modifiers(void *data, struct zwp_input_method_keyboard_grab_v2 *grab,
 		uint32_t serial, uint32_t depressed, uint32_t latched, uint32_t locked,
-		uint32_t group) {
+		uint32_t group)
+{
 }
 static void grab_repeat_info(void *data, struct zwp_input_method_keyboard_grab_v2 *grab,
-		int32_t rate, int32_t delay) {
+		int32_t rate, int32_t delay)
+{
 }
 static const struct zwp_input_method_keyboard_grab_v2_listener grab_listener = {
 	grab_keymap, grab_key, grab_modifiers, grab_repeat_info,
@@ -251,7 +275,8 @@ static const struct zwp_input_method_keyboard_grab_v2_listener grab_listener = {
 
 /* --- output power ------------------------------------------------------ */
 
-static void power_mode(void *data, struct zwlr_output_power_v1 *power, uint32_t mode) {
+static void power_mode(void *data, struct zwlr_output_power_v1 *power, uint32_t mode)
+{
 	struct tool *tool = data;
 	printf("mode %s\n", mode == ZWLR_OUTPUT_POWER_V1_MODE_ON ? "on" : "off");
 	fflush(stdout);
@@ -259,7 +284,8 @@ static void power_mode(void *data, struct zwlr_output_power_v1 *power, uint32_t 
 		tool->power_replies++;
 	}
 }
-static void power_failed(void *data, struct zwlr_output_power_v1 *power) {
+static void power_failed(void *data, struct zwlr_output_power_v1 *power)
+{
 	puts("failed");
 	fflush(stdout);
 	exit(1);
@@ -269,7 +295,8 @@ static const struct zwlr_output_power_v1_listener power_listener = { power_mode,
 /* --- set-up ------------------------------------------------------------ */
 
 static void registry_global(void *data, struct wl_registry *registry, uint32_t name,
-		const char *interface, uint32_t version) {
+		const char *interface, uint32_t version)
+{
 	struct tool *t = data;
 	if (strcmp(interface, wl_seat_interface.name) == 0 && t->seat == NULL) {
 		t->seat = wl_registry_bind(registry, name, &wl_seat_interface, 1);
@@ -288,14 +315,16 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 			&zwlr_output_power_manager_v1_interface, 1);
 	}
 }
-static void registry_global_remove(void *d, struct wl_registry *r, uint32_t n) {
+static void registry_global_remove(void *d, struct wl_registry *r, uint32_t n)
+{
 }
 static const struct wl_registry_listener registry_listener = {
 	registry_global, registry_global_remove,
 };
 
 /* Everything the verbs that return made, so that leak checkers see none. */
-static void tool_finish(struct tool *tool) {
+static void tool_finish(struct tool *tool)
+{
 	struct toplevel *t, *tmp;
 	wl_list_for_each_safe(t, tmp, &tool->toplevel_list, link) {
 		toplevel_destroy(t);
@@ -319,14 +348,16 @@ static void tool_finish(struct tool *tool) {
 	wl_display_disconnect(tool->display);
 }
 
-static void usage(void) {
+static void usage(void)
+{
 	fputs("usage: smt-desktop-tool toplevels [--watch | ACTION TITLE] | ime TEXT [--grab] |\n"
 		"       power on|off\n",
 		stderr);
 	exit(2);
 }
 
-int main(int argc, char *argv[]) {
+int main(int argc, char *argv[])
+{
 	if (argc < 2) {
 		usage();
 	}

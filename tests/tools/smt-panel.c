@@ -26,7 +26,8 @@ struct panel {
 	bool closed;
 };
 
-static void usage(void) {
+static void usage(void)
+{
 	fputs("usage: smt-panel [--anchor top|bottom|left|right|fill] [--size N]\n"
 		"                 [--exclusive N] [--color RRGGBB]\n"
 		"                 [--layer background|bottom|top|overlay]\n"
@@ -34,7 +35,8 @@ static void usage(void) {
 	exit(2);
 }
 
-static void draw(struct panel *p, uint32_t width, uint32_t height) {
+static void draw(struct panel *p, uint32_t width, uint32_t height)
+{
 	size_t stride = (size_t)width * 4, size = stride * height;
 	int fd = memfd_create("smt-panel", MFD_CLOEXEC);
 	if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
@@ -61,7 +63,8 @@ static void draw(struct panel *p, uint32_t width, uint32_t height) {
 }
 
 static void layer_configure(void *data, struct zwlr_layer_surface_v1 *ls,
-		uint32_t serial, uint32_t width, uint32_t height) {
+		uint32_t serial, uint32_t width, uint32_t height)
+{
 	struct panel *p = data;
 	zwlr_layer_surface_v1_ack_configure(ls, serial);
 	draw(p, width ? width : 1, height ? height : 1);
@@ -69,7 +72,8 @@ static void layer_configure(void *data, struct zwlr_layer_surface_v1 *ls,
 	fflush(stdout);
 }
 
-static void layer_closed(void *data, struct zwlr_layer_surface_v1 *ls) {
+static void layer_closed(void *data, struct zwlr_layer_surface_v1 *ls)
+{
 	((struct panel *)data)->closed = true;
 }
 
@@ -78,36 +82,43 @@ static const struct zwlr_layer_surface_v1_listener layer_listener = {
 	.closed = layer_closed,
 };
 
-static void kb_keymap(void *d, struct wl_keyboard *k, uint32_t f, int32_t fd, uint32_t s) {
+static void kb_keymap(void *d, struct wl_keyboard *k, uint32_t f, int32_t fd, uint32_t s)
+{
 	close(fd);
 }
 static void kb_enter(void *d, struct wl_keyboard *k, uint32_t s, struct wl_surface *sf,
-		struct wl_array *keys) {
+		struct wl_array *keys)
+{
 	puts("keyboard enter");
 	fflush(stdout);
 }
-static void kb_leave(void *d, struct wl_keyboard *k, uint32_t s, struct wl_surface *sf) {
+static void kb_leave(void *d, struct wl_keyboard *k, uint32_t s, struct wl_surface *sf)
+{
 	puts("keyboard leave");
 	fflush(stdout);
 }
 static void kb_key(void *d, struct wl_keyboard *k, uint32_t s, uint32_t t, uint32_t key,
-		uint32_t state) {
+		uint32_t state)
+{
 	if (state == WL_KEYBOARD_KEY_STATE_PRESSED) {
 		printf("key %u\n", key);
 		fflush(stdout);
 	}
 }
 static void kb_modifiers(void *d, struct wl_keyboard *k, uint32_t s, uint32_t a,
-		uint32_t b, uint32_t c, uint32_t g) {
+		uint32_t b, uint32_t c, uint32_t g)
+{
 }
-static void kb_repeat(void *d, struct wl_keyboard *k, int32_t r, int32_t del) {
+static void kb_repeat(void *d, struct wl_keyboard *k, int32_t r, int32_t del)
+{
 }
 static const struct wl_keyboard_listener keyboard_listener = {
 	kb_keymap, kb_enter, kb_leave, kb_key, kb_modifiers, kb_repeat,
 };
 
 static void registry_global(void *data, struct wl_registry *registry, uint32_t name,
-		const char *interface, uint32_t version) {
+		const char *interface, uint32_t version)
+{
 	struct panel *p = data;
 	if (strcmp(interface, wl_compositor_interface.name) == 0) {
 		p->compositor = wl_registry_bind(registry, name, &wl_compositor_interface, 4);
@@ -121,7 +132,8 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 	}
 }
 
-static void registry_global_remove(void *data, struct wl_registry *r, uint32_t name) {
+static void registry_global_remove(void *data, struct wl_registry *r, uint32_t name)
+{
 }
 
 static const struct wl_registry_listener registry_listener = {
@@ -129,7 +141,8 @@ static const struct wl_registry_listener registry_listener = {
 };
 
 static uint32_t parse_enum(const char *value, const char *const names[],
-		const uint32_t values[], size_t n) {
+		const uint32_t values[], size_t n)
+{
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(value, names[i]) == 0) {
 			return values[i];
@@ -139,7 +152,8 @@ static uint32_t parse_enum(const char *value, const char *const names[],
 	return 0;
 }
 
-int main(int argc, char *argv[]) {
+int main(int argc, char *argv[])
+{
 	struct panel p = { .color = 0xc03030 };
 	static const char *const anchors[] = { "top", "bottom", "left", "right", "fill" };
 	static const uint32_t anchor_bits[] = {

@@ -26,7 +26,8 @@ struct app {
 	bool menu_opened, done;
 };
 
-static struct wl_buffer *solid_buffer(struct app *app, int w, int h, uint32_t argb) {
+static struct wl_buffer *solid_buffer(struct app *app, int w, int h, uint32_t argb)
+{
 	size_t size = (size_t)w * (size_t)h * 4;
 	int fd = memfd_create("smt-popup", MFD_CLOEXEC);
 	if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
@@ -50,27 +51,32 @@ static struct wl_buffer *solid_buffer(struct app *app, int w, int h, uint32_t ar
 	return buffer;
 }
 
-static void wm_base_ping(void *data, struct xdg_wm_base *base, uint32_t serial) {
+static void wm_base_ping(void *data, struct xdg_wm_base *base, uint32_t serial)
+{
 	xdg_wm_base_pong(base, serial);
 }
 static const struct xdg_wm_base_listener wm_base_listener = { wm_base_ping };
 
 static void menu_configure(void *data, struct xdg_popup *popup, int32_t x, int32_t y,
-		int32_t w, int32_t h) {
+		int32_t w, int32_t h)
+{
 	printf("popup %d %d %d %d\n", x, y, w, h);
 	fflush(stdout);
 }
-static void menu_done(void *data, struct xdg_popup *popup) {
+static void menu_done(void *data, struct xdg_popup *popup)
+{
 	puts("popup done");
 	fflush(stdout);
 }
-static void menu_repositioned(void *data, struct xdg_popup *popup, uint32_t token) {
+static void menu_repositioned(void *data, struct xdg_popup *popup, uint32_t token)
+{
 }
 static const struct xdg_popup_listener menu_listener = {
 	menu_configure, menu_done, menu_repositioned,
 };
 
-static void menu_xdg_configure(void *data, struct xdg_surface *xdg, uint32_t serial) {
+static void menu_xdg_configure(void *data, struct xdg_surface *xdg, uint32_t serial)
+{
 	struct app *app = data;
 	xdg_surface_ack_configure(xdg, serial);
 	wl_surface_attach(app->menu, solid_buffer(app, app->menu_w, app->menu_h, 0xffff8000), 0, 0);
@@ -78,7 +84,8 @@ static void menu_xdg_configure(void *data, struct xdg_surface *xdg, uint32_t ser
 }
 static const struct xdg_surface_listener menu_xdg_listener = { menu_xdg_configure };
 
-static void open_menu(struct app *app) {
+static void open_menu(struct app *app)
+{
 	struct xdg_positioner *pos = xdg_wm_base_create_positioner(app->wm_base);
 	xdg_positioner_set_size(pos, app->menu_w, app->menu_h);
 	xdg_positioner_set_anchor_rect(pos, app->anchor_x, app->anchor_y, 1, 1);
@@ -98,7 +105,8 @@ static void open_menu(struct app *app) {
 	wl_surface_commit(app->menu);
 }
 
-static void window_xdg_configure(void *data, struct xdg_surface *xdg, uint32_t serial) {
+static void window_xdg_configure(void *data, struct xdg_surface *xdg, uint32_t serial)
+{
 	struct app *app = data;
 	xdg_surface_ack_configure(xdg, serial);
 	wl_surface_attach(app->window, solid_buffer(app, app->width, app->height, 0xff808080),
@@ -112,21 +120,26 @@ static void window_xdg_configure(void *data, struct xdg_surface *xdg, uint32_t s
 static const struct xdg_surface_listener window_xdg_listener = { window_xdg_configure };
 
 static void toplevel_configure(void *d, struct xdg_toplevel *t, int32_t w, int32_t h,
-		struct wl_array *states) {
+		struct wl_array *states)
+{
 }
-static void toplevel_close(void *data, struct xdg_toplevel *t) {
+static void toplevel_close(void *data, struct xdg_toplevel *t)
+{
 	((struct app *)data)->done = true;
 }
-static void toplevel_bounds(void *d, struct xdg_toplevel *t, int32_t w, int32_t h) {
+static void toplevel_bounds(void *d, struct xdg_toplevel *t, int32_t w, int32_t h)
+{
 }
-static void toplevel_caps(void *d, struct xdg_toplevel *t, struct wl_array *caps) {
+static void toplevel_caps(void *d, struct xdg_toplevel *t, struct wl_array *caps)
+{
 }
 static const struct xdg_toplevel_listener toplevel_listener = {
 	toplevel_configure, toplevel_close, toplevel_bounds, toplevel_caps,
 };
 
 static void registry_global(void *data, struct wl_registry *registry, uint32_t name,
-		const char *interface, uint32_t version) {
+		const char *interface, uint32_t version)
+{
 	struct app *app = data;
 	if (strcmp(interface, wl_compositor_interface.name) == 0) {
 		app->compositor = wl_registry_bind(registry, name, &wl_compositor_interface, 4);
@@ -136,13 +149,15 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 		app->wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
 	}
 }
-static void registry_global_remove(void *d, struct wl_registry *r, uint32_t n) {
+static void registry_global_remove(void *d, struct wl_registry *r, uint32_t n)
+{
 }
 static const struct wl_registry_listener registry_listener = {
 	registry_global, registry_global_remove,
 };
 
-static int parse_int(const char *s) {
+static int parse_int(const char *s)
+{
 	char *end;
 	long v = strtol(s, &end, 10);
 	if (*s == '\0' || *end != '\0' || v < 1 || v > 10000) {
@@ -152,7 +167,8 @@ static int parse_int(const char *s) {
 	return (int)v;
 }
 
-int main(int argc, char *argv[]) {
+int main(int argc, char *argv[])
+{
 	if (argc != 7) {
 		fputs("usage: smt-popup WIN_W WIN_H ANCHOR_X ANCHOR_Y MENU_W MENU_H\n", stderr);
 		return 2;

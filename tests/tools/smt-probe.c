@@ -83,7 +83,8 @@ struct probe {
 };
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...) {
+static void say(const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
@@ -92,12 +93,14 @@ static void say(const char *fmt, ...) {
 	fflush(stdout);
 }
 
-static void die(const char *what) {
+static void die(const char *what)
+{
 	fprintf(stderr, "smt-probe: %s\n", what);
 	exit(1);
 }
 
-static struct wl_buffer *solid_buffer(struct probe *p, int w, int h) {
+static struct wl_buffer *solid_buffer(struct probe *p, int w, int h)
+{
 	size_t size = (size_t)w * (size_t)h * 4;
 	int fd = memfd_create("smt-probe", MFD_CLOEXEC);
 	if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
@@ -122,33 +125,42 @@ static struct wl_buffer *solid_buffer(struct probe *p, int w, int h) {
 /* --- pointer, keyboard, constraints, relative motion ------------------- */
 
 static void pointer_enter(void *data, struct wl_pointer *pointer, uint32_t serial,
-		struct wl_surface *surface, wl_fixed_t x, wl_fixed_t y) {
+		struct wl_surface *surface, wl_fixed_t x, wl_fixed_t y)
+{
 	say("pointer enter %d %d", wl_fixed_to_int(x), wl_fixed_to_int(y));
 }
 static void pointer_leave(void *data, struct wl_pointer *pointer, uint32_t serial,
-		struct wl_surface *surface) {
+		struct wl_surface *surface)
+{
 	say("pointer leave");
 }
 static void pointer_motion(void *data, struct wl_pointer *pointer, uint32_t time,
-		wl_fixed_t x, wl_fixed_t y) {
+		wl_fixed_t x, wl_fixed_t y)
+{
 	say("motion %d %d", wl_fixed_to_int(x), wl_fixed_to_int(y));
 }
 static void pointer_button(void *data, struct wl_pointer *pointer, uint32_t serial,
-		uint32_t time, uint32_t button, uint32_t state) {
+		uint32_t time, uint32_t button, uint32_t state)
+{
 	say("button %u %s", button, state ? "pressed" : "released");
 }
 static void pointer_axis(void *data, struct wl_pointer *pointer, uint32_t time,
-		uint32_t axis, wl_fixed_t value) {
+		uint32_t axis, wl_fixed_t value)
+{
 }
-static void pointer_frame(void *data, struct wl_pointer *pointer) {
+static void pointer_frame(void *data, struct wl_pointer *pointer)
+{
 }
-static void pointer_axis_source(void *data, struct wl_pointer *pointer, uint32_t source) {
+static void pointer_axis_source(void *data, struct wl_pointer *pointer, uint32_t source)
+{
 }
 static void pointer_axis_stop(void *data, struct wl_pointer *pointer, uint32_t time,
-		uint32_t axis) {
+		uint32_t axis)
+{
 }
 static void pointer_axis_discrete(void *data, struct wl_pointer *pointer, uint32_t axis,
-		int32_t discrete) {
+		int32_t discrete)
+{
 }
 static const struct wl_pointer_listener pointer_listener = {
 	.enter = pointer_enter, .leave = pointer_leave, .motion = pointer_motion,
@@ -159,23 +171,28 @@ static const struct wl_pointer_listener pointer_listener = {
 
 static void relative_motion(void *data, struct zwp_relative_pointer_v1 *rel,
 		uint32_t hi, uint32_t lo, wl_fixed_t dx, wl_fixed_t dy, wl_fixed_t dx_unaccel,
-		wl_fixed_t dy_unaccel) {
+		wl_fixed_t dy_unaccel)
+{
 	say("relative %d %d", wl_fixed_to_int(dx_unaccel), wl_fixed_to_int(dy_unaccel));
 }
 static const struct zwp_relative_pointer_v1_listener relative_listener = { relative_motion };
 
-static void locked(void *data, struct zwp_locked_pointer_v1 *lock) {
+static void locked(void *data, struct zwp_locked_pointer_v1 *lock)
+{
 	say("locked");
 }
-static void unlocked(void *data, struct zwp_locked_pointer_v1 *lock) {
+static void unlocked(void *data, struct zwp_locked_pointer_v1 *lock)
+{
 	say("unlocked");
 }
 static const struct zwp_locked_pointer_v1_listener locked_listener = { locked, unlocked };
 
-static void confined(void *data, struct zwp_confined_pointer_v1 *confine) {
+static void confined(void *data, struct zwp_confined_pointer_v1 *confine)
+{
 	say("confined");
 }
-static void unconfined(void *data, struct zwp_confined_pointer_v1 *confine) {
+static void unconfined(void *data, struct zwp_confined_pointer_v1 *confine)
+{
 	say("unconfined");
 }
 static const struct zwp_confined_pointer_v1_listener confined_listener = {
@@ -183,36 +200,44 @@ static const struct zwp_confined_pointer_v1_listener confined_listener = {
 };
 
 static void keyboard_keymap(void *data, struct wl_keyboard *kb, uint32_t format, int32_t fd,
-		uint32_t size) {
+		uint32_t size)
+{
 	close(fd);
 }
 static void keyboard_enter(void *data, struct wl_keyboard *kb, uint32_t serial,
-		struct wl_surface *surface, struct wl_array *keys) {
+		struct wl_surface *surface, struct wl_array *keys)
+{
 	say("keyboard enter");
 }
 static void keyboard_leave(void *data, struct wl_keyboard *kb, uint32_t serial,
-		struct wl_surface *surface) {
+		struct wl_surface *surface)
+{
 	say("keyboard leave");
 }
 static void keyboard_key(void *data, struct wl_keyboard *kb, uint32_t serial, uint32_t time,
-		uint32_t key, uint32_t state) {
+		uint32_t key, uint32_t state)
+{
 	say("key %u %s", key, state ? "pressed" : "released");
 }
 static void keyboard_modifiers(void *data, struct wl_keyboard *kb, uint32_t serial,
-		uint32_t depressed, uint32_t latched, uint32_t locked_mods, uint32_t group) {
+		uint32_t depressed, uint32_t latched, uint32_t locked_mods, uint32_t group)
+{
 }
 static void keyboard_repeat_info(void *data, struct wl_keyboard *kb, int32_t rate,
-		int32_t delay) {
+		int32_t delay)
+{
 }
 static const struct wl_keyboard_listener keyboard_listener = {
 	keyboard_keymap, keyboard_enter, keyboard_leave, keyboard_key, keyboard_modifiers,
 	keyboard_repeat_info,
 };
 
-static void shortcuts_active(void *data, struct zwp_keyboard_shortcuts_inhibitor_v1 *i) {
+static void shortcuts_active(void *data, struct zwp_keyboard_shortcuts_inhibitor_v1 *i)
+{
 	say("shortcuts active");
 }
-static void shortcuts_inactive(void *data, struct zwp_keyboard_shortcuts_inhibitor_v1 *i) {
+static void shortcuts_inactive(void *data, struct zwp_keyboard_shortcuts_inhibitor_v1 *i)
+{
 	say("shortcuts inactive");
 }
 static const struct zwp_keyboard_shortcuts_inhibitor_v1_listener shortcuts_listener = {
@@ -222,15 +247,18 @@ static const struct zwp_keyboard_shortcuts_inhibitor_v1_listener shortcuts_liste
 /* --- gestures and tablets --------------------------------------------- */
 
 static void swipe_begin(void *data, struct zwp_pointer_gesture_swipe_v1 *g, uint32_t serial,
-		uint32_t time, struct wl_surface *surface, uint32_t fingers) {
+		uint32_t time, struct wl_surface *surface, uint32_t fingers)
+{
 	say("swipe begin %u", fingers);
 }
 static void swipe_update(void *data, struct zwp_pointer_gesture_swipe_v1 *g, uint32_t time,
-		wl_fixed_t dx, wl_fixed_t dy) {
+		wl_fixed_t dx, wl_fixed_t dy)
+{
 	say("swipe update %d %d", wl_fixed_to_int(dx), wl_fixed_to_int(dy));
 }
 static void swipe_end(void *data, struct zwp_pointer_gesture_swipe_v1 *g, uint32_t serial,
-		uint32_t time, int32_t cancelled) {
+		uint32_t time, int32_t cancelled)
+{
 	say("swipe end%s", cancelled ? " cancelled" : "");
 }
 static const struct zwp_pointer_gesture_swipe_v1_listener swipe_listener = {
@@ -238,68 +266,90 @@ static const struct zwp_pointer_gesture_swipe_v1_listener swipe_listener = {
 };
 
 static void pinch_begin(void *data, struct zwp_pointer_gesture_pinch_v1 *g, uint32_t serial,
-		uint32_t time, struct wl_surface *surface, uint32_t fingers) {
+		uint32_t time, struct wl_surface *surface, uint32_t fingers)
+{
 	say("pinch begin %u", fingers);
 }
 static void pinch_update(void *data, struct zwp_pointer_gesture_pinch_v1 *g, uint32_t time,
-		wl_fixed_t dx, wl_fixed_t dy, wl_fixed_t scale, wl_fixed_t rotation) {
+		wl_fixed_t dx, wl_fixed_t dy, wl_fixed_t scale, wl_fixed_t rotation)
+{
 	say("pinch update %.2f", wl_fixed_to_double(scale));
 }
 static void pinch_end(void *data, struct zwp_pointer_gesture_pinch_v1 *g, uint32_t serial,
-		uint32_t time, int32_t cancelled) {
+		uint32_t time, int32_t cancelled)
+{
 	say("pinch end%s", cancelled ? " cancelled" : "");
 }
 static const struct zwp_pointer_gesture_pinch_v1_listener pinch_listener = {
 	pinch_begin, pinch_update, pinch_end,
 };
 
-static void tool_type(void *d, struct zwp_tablet_tool_v2 *t, uint32_t type) {
+static void tool_type(void *d, struct zwp_tablet_tool_v2 *t, uint32_t type)
+{
 }
-static void tool_serial(void *d, struct zwp_tablet_tool_v2 *t, uint32_t hi, uint32_t lo) {
+static void tool_serial(void *d, struct zwp_tablet_tool_v2 *t, uint32_t hi, uint32_t lo)
+{
 }
-static void tool_wacom(void *d, struct zwp_tablet_tool_v2 *t, uint32_t hi, uint32_t lo) {
+static void tool_wacom(void *d, struct zwp_tablet_tool_v2 *t, uint32_t hi, uint32_t lo)
+{
 }
-static void tool_capability(void *d, struct zwp_tablet_tool_v2 *t, uint32_t capability) {
+static void tool_capability(void *d, struct zwp_tablet_tool_v2 *t, uint32_t capability)
+{
 }
-static void tool_done(void *d, struct zwp_tablet_tool_v2 *t) {
+static void tool_done(void *d, struct zwp_tablet_tool_v2 *t)
+{
 }
-static void tool_removed(void *d, struct zwp_tablet_tool_v2 *t) {
+static void tool_removed(void *d, struct zwp_tablet_tool_v2 *t)
+{
 	zwp_tablet_tool_v2_destroy(t);
 }
 static void tool_proximity_in(void *d, struct zwp_tablet_tool_v2 *t, uint32_t serial,
-		struct zwp_tablet_v2 *tablet, struct wl_surface *surface) {
+		struct zwp_tablet_v2 *tablet, struct wl_surface *surface)
+{
 	say("tablet proximity in");
 }
-static void tool_proximity_out(void *d, struct zwp_tablet_tool_v2 *t) {
+static void tool_proximity_out(void *d, struct zwp_tablet_tool_v2 *t)
+{
 	say("tablet proximity out");
 }
-static void tool_down(void *d, struct zwp_tablet_tool_v2 *t, uint32_t serial) {
+static void tool_down(void *d, struct zwp_tablet_tool_v2 *t, uint32_t serial)
+{
 	say("tablet down");
 }
-static void tool_up(void *d, struct zwp_tablet_tool_v2 *t) {
+static void tool_up(void *d, struct zwp_tablet_tool_v2 *t)
+{
 	say("tablet up");
 }
-static void tool_motion(void *d, struct zwp_tablet_tool_v2 *t, wl_fixed_t x, wl_fixed_t y) {
+static void tool_motion(void *d, struct zwp_tablet_tool_v2 *t, wl_fixed_t x, wl_fixed_t y)
+{
 	say("tablet motion %d %d", wl_fixed_to_int(x), wl_fixed_to_int(y));
 }
-static void tool_pressure(void *d, struct zwp_tablet_tool_v2 *t, uint32_t pressure) {
+static void tool_pressure(void *d, struct zwp_tablet_tool_v2 *t, uint32_t pressure)
+{
 	say("tablet pressure %u", pressure);
 }
-static void tool_distance(void *d, struct zwp_tablet_tool_v2 *t, uint32_t distance) {
+static void tool_distance(void *d, struct zwp_tablet_tool_v2 *t, uint32_t distance)
+{
 }
-static void tool_tilt(void *d, struct zwp_tablet_tool_v2 *t, wl_fixed_t x, wl_fixed_t y) {
+static void tool_tilt(void *d, struct zwp_tablet_tool_v2 *t, wl_fixed_t x, wl_fixed_t y)
+{
 }
-static void tool_rotation(void *d, struct zwp_tablet_tool_v2 *t, wl_fixed_t degrees) {
+static void tool_rotation(void *d, struct zwp_tablet_tool_v2 *t, wl_fixed_t degrees)
+{
 }
-static void tool_slider(void *d, struct zwp_tablet_tool_v2 *t, int32_t position) {
+static void tool_slider(void *d, struct zwp_tablet_tool_v2 *t, int32_t position)
+{
 }
 static void tool_wheel(void *d, struct zwp_tablet_tool_v2 *t, wl_fixed_t degrees,
-		int32_t clicks) {
+		int32_t clicks)
+{
 }
 static void tool_button(void *d, struct zwp_tablet_tool_v2 *t, uint32_t serial,
-		uint32_t button, uint32_t state) {
+		uint32_t button, uint32_t state)
+{
 }
-static void tool_frame(void *d, struct zwp_tablet_tool_v2 *t, uint32_t time) {
+static void tool_frame(void *d, struct zwp_tablet_tool_v2 *t, uint32_t time)
+{
 }
 static const struct zwp_tablet_tool_v2_listener tool_listener = {
 	tool_type, tool_serial, tool_wacom, tool_capability, tool_done, tool_removed,
@@ -308,90 +358,115 @@ static const struct zwp_tablet_tool_v2_listener tool_listener = {
 	tool_frame,
 };
 
-static void tablet_added(void *d, struct zwp_tablet_seat_v2 *seat, struct zwp_tablet_v2 *t) {
+static void tablet_added(void *d, struct zwp_tablet_seat_v2 *seat, struct zwp_tablet_v2 *t)
+{
 	say("tablet added");
 }
 static void tablet_tool_added(void *d, struct zwp_tablet_seat_v2 *seat,
-		struct zwp_tablet_tool_v2 *tool) {
+		struct zwp_tablet_tool_v2 *tool)
+{
 	zwp_tablet_tool_v2_add_listener(tool, &tool_listener, d);
 }
-static void ring_source(void *d, struct zwp_tablet_pad_ring_v2 *r, uint32_t source) {
+static void ring_source(void *d, struct zwp_tablet_pad_ring_v2 *r, uint32_t source)
+{
 }
-static void ring_angle(void *d, struct zwp_tablet_pad_ring_v2 *r, wl_fixed_t degrees) {
+static void ring_angle(void *d, struct zwp_tablet_pad_ring_v2 *r, wl_fixed_t degrees)
+{
 	say("pad ring %d", wl_fixed_to_int(degrees));
 }
-static void ring_stop(void *d, struct zwp_tablet_pad_ring_v2 *r) {
+static void ring_stop(void *d, struct zwp_tablet_pad_ring_v2 *r)
+{
 }
-static void ring_frame(void *d, struct zwp_tablet_pad_ring_v2 *r, uint32_t time) {
+static void ring_frame(void *d, struct zwp_tablet_pad_ring_v2 *r, uint32_t time)
+{
 }
 static const struct zwp_tablet_pad_ring_v2_listener ring_listener = {
 	ring_source, ring_angle, ring_stop, ring_frame,
 };
-static void strip_source(void *d, struct zwp_tablet_pad_strip_v2 *st, uint32_t source) {
+static void strip_source(void *d, struct zwp_tablet_pad_strip_v2 *st, uint32_t source)
+{
 }
-static void strip_position(void *d, struct zwp_tablet_pad_strip_v2 *st, uint32_t position) {
+static void strip_position(void *d, struct zwp_tablet_pad_strip_v2 *st, uint32_t position)
+{
 	say("pad strip %u", position);
 }
-static void strip_stop(void *d, struct zwp_tablet_pad_strip_v2 *st) {
+static void strip_stop(void *d, struct zwp_tablet_pad_strip_v2 *st)
+{
 }
-static void strip_frame(void *d, struct zwp_tablet_pad_strip_v2 *st, uint32_t time) {
+static void strip_frame(void *d, struct zwp_tablet_pad_strip_v2 *st, uint32_t time)
+{
 }
 static const struct zwp_tablet_pad_strip_v2_listener strip_listener = {
 	strip_source, strip_position, strip_stop, strip_frame,
 };
-static void group_buttons(void *d, struct zwp_tablet_pad_group_v2 *g, struct wl_array *b) {
+static void group_buttons(void *d, struct zwp_tablet_pad_group_v2 *g, struct wl_array *b)
+{
 	say("pad group buttons %zu", b->size / sizeof(uint32_t));
 }
 static void group_ring(void *d, struct zwp_tablet_pad_group_v2 *g,
-		struct zwp_tablet_pad_ring_v2 *ring) {
+		struct zwp_tablet_pad_ring_v2 *ring)
+{
 	zwp_tablet_pad_ring_v2_add_listener(ring, &ring_listener, d);
 }
 static void group_strip(void *d, struct zwp_tablet_pad_group_v2 *g,
-		struct zwp_tablet_pad_strip_v2 *strip) {
+		struct zwp_tablet_pad_strip_v2 *strip)
+{
 	zwp_tablet_pad_strip_v2_add_listener(strip, &strip_listener, d);
 }
-static void group_modes(void *d, struct zwp_tablet_pad_group_v2 *g, uint32_t modes) {
+static void group_modes(void *d, struct zwp_tablet_pad_group_v2 *g, uint32_t modes)
+{
 }
-static void group_done(void *d, struct zwp_tablet_pad_group_v2 *g) {
+static void group_done(void *d, struct zwp_tablet_pad_group_v2 *g)
+{
 }
 static void group_mode_switch(void *d, struct zwp_tablet_pad_group_v2 *g, uint32_t time,
-		uint32_t serial, uint32_t mode) {
+		uint32_t serial, uint32_t mode)
+{
 }
 static const struct zwp_tablet_pad_group_v2_listener group_listener = {
 	group_buttons, group_ring, group_strip, group_modes, group_done, group_mode_switch,
 };
-static void pad_group(void *d, struct zwp_tablet_pad_v2 *p, struct zwp_tablet_pad_group_v2 *g) {
+static void pad_group(void *d, struct zwp_tablet_pad_v2 *p, struct zwp_tablet_pad_group_v2 *g)
+{
 	zwp_tablet_pad_group_v2_add_listener(g, &group_listener, d);
 }
-static void pad_path(void *d, struct zwp_tablet_pad_v2 *p, const char *path) {
+static void pad_path(void *d, struct zwp_tablet_pad_v2 *p, const char *path)
+{
 }
-static void pad_buttons(void *d, struct zwp_tablet_pad_v2 *p, uint32_t buttons) {
+static void pad_buttons(void *d, struct zwp_tablet_pad_v2 *p, uint32_t buttons)
+{
 	say("pad buttons %u", buttons);
 }
-static void pad_done(void *d, struct zwp_tablet_pad_v2 *p) {
+static void pad_done(void *d, struct zwp_tablet_pad_v2 *p)
+{
 	say("pad added");
 }
 static void pad_button(void *d, struct zwp_tablet_pad_v2 *p, uint32_t time, uint32_t button,
-		uint32_t state) {
+		uint32_t state)
+{
 	say("pad button %u %s", button,
 		state == ZWP_TABLET_PAD_V2_BUTTON_STATE_PRESSED ? "pressed" : "released");
 }
 static void pad_enter(void *d, struct zwp_tablet_pad_v2 *p, uint32_t serial,
-		struct zwp_tablet_v2 *tablet, struct wl_surface *surface) {
+		struct zwp_tablet_v2 *tablet, struct wl_surface *surface)
+{
 	say("pad enter");
 }
 static void pad_leave(void *d, struct zwp_tablet_pad_v2 *p, uint32_t serial,
-		struct wl_surface *surface) {
+		struct wl_surface *surface)
+{
 	say("pad leave");
 }
-static void pad_removed(void *d, struct zwp_tablet_pad_v2 *p) {
+static void pad_removed(void *d, struct zwp_tablet_pad_v2 *p)
+{
 	zwp_tablet_pad_v2_destroy(p);
 }
 static const struct zwp_tablet_pad_v2_listener pad_listener = {
 	pad_group, pad_path, pad_buttons, pad_done, pad_button, pad_enter, pad_leave, pad_removed,
 };
 static void tablet_pad_added(void *d, struct zwp_tablet_seat_v2 *seat,
-		struct zwp_tablet_pad_v2 *pad) {
+		struct zwp_tablet_pad_v2 *pad)
+{
 	zwp_tablet_pad_v2_add_listener(pad, &pad_listener, d);
 }
 static const struct zwp_tablet_seat_v2_listener tablet_seat_listener = {
@@ -400,30 +475,36 @@ static const struct zwp_tablet_seat_v2_listener tablet_seat_listener = {
 
 /* --- text input -------------------------------------------------------- */
 
-static void ti_enter(void *data, struct zwp_text_input_v3 *ti, struct wl_surface *surface) {
+static void ti_enter(void *data, struct zwp_text_input_v3 *ti, struct wl_surface *surface)
+{
 	say("text-input enter");
 	zwp_text_input_v3_enable(ti);
 	zwp_text_input_v3_set_content_type(ti, ZWP_TEXT_INPUT_V3_CONTENT_HINT_NONE,
 		ZWP_TEXT_INPUT_V3_CONTENT_PURPOSE_NORMAL);
 	zwp_text_input_v3_commit(ti);
 }
-static void ti_leave(void *data, struct zwp_text_input_v3 *ti, struct wl_surface *surface) {
+static void ti_leave(void *data, struct zwp_text_input_v3 *ti, struct wl_surface *surface)
+{
 	say("text-input leave");
 	zwp_text_input_v3_disable(ti);
 	zwp_text_input_v3_commit(ti);
 }
 static void ti_preedit(void *data, struct zwp_text_input_v3 *ti, const char *text,
-		int32_t begin, int32_t end) {
+		int32_t begin, int32_t end)
+{
 	say("preedit %s", text != NULL ? text : "");
 }
-static void ti_commit(void *data, struct zwp_text_input_v3 *ti, const char *text) {
+static void ti_commit(void *data, struct zwp_text_input_v3 *ti, const char *text)
+{
 	say("commit %s", text != NULL ? text : "");
 }
 static void ti_delete(void *data, struct zwp_text_input_v3 *ti, uint32_t before,
-		uint32_t after) {
+		uint32_t after)
+{
 	say("delete %u %u", before, after);
 }
-static void ti_done(void *data, struct zwp_text_input_v3 *ti, uint32_t serial) {
+static void ti_done(void *data, struct zwp_text_input_v3 *ti, uint32_t serial)
+{
 }
 static const struct zwp_text_input_v3_listener text_input_listener = {
 	ti_enter, ti_leave, ti_preedit, ti_commit, ti_delete, ti_done,
@@ -431,7 +512,8 @@ static const struct zwp_text_input_v3_listener text_input_listener = {
 
 /* --- seat -------------------------------------------------------------- */
 
-static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps) {
+static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps)
+{
 	struct probe *p = data;
 	if ((caps & WL_SEAT_CAPABILITY_POINTER) && p->pointer == NULL) {
 		p->pointer = wl_seat_get_pointer(seat);
@@ -471,18 +553,21 @@ static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps) {
 		wl_keyboard_add_listener(p->keyboard, &keyboard_listener, p);
 	}
 }
-static void seat_name(void *data, struct wl_seat *seat, const char *name) {
+static void seat_name(void *data, struct wl_seat *seat, const char *name)
+{
 }
 static const struct wl_seat_listener seat_listener = { seat_capabilities, seat_name };
 
 /* --- window ------------------------------------------------------------ */
 
-static void wm_base_ping(void *data, struct xdg_wm_base *base, uint32_t serial) {
+static void wm_base_ping(void *data, struct xdg_wm_base *base, uint32_t serial)
+{
 	xdg_wm_base_pong(base, serial);
 }
 static const struct xdg_wm_base_listener wm_base_listener = { wm_base_ping };
 
-static void xdg_configure(void *data, struct xdg_surface *xdg, uint32_t serial) {
+static void xdg_configure(void *data, struct xdg_surface *xdg, uint32_t serial)
+{
 	struct probe *p = data;
 	xdg_surface_ack_configure(xdg, serial);
 	wl_surface_attach(p->surface, solid_buffer(p, p->width, p->height), 0, 0);
@@ -496,7 +581,8 @@ static void xdg_configure(void *data, struct xdg_surface *xdg, uint32_t serial) 
 static const struct xdg_surface_listener xdg_listener = { xdg_configure };
 
 static void toplevel_configure(void *data, struct xdg_toplevel *t, int32_t w, int32_t h,
-		struct wl_array *states) {
+		struct wl_array *states)
+{
 	struct probe *p = data;
 	if (w > 0 && h > 0) {
 		p->width = w;
@@ -504,23 +590,28 @@ static void toplevel_configure(void *data, struct xdg_toplevel *t, int32_t w, in
 	}
 	say("configure %d %d", p->width, p->height);
 }
-static void toplevel_close(void *data, struct xdg_toplevel *t) {
+static void toplevel_close(void *data, struct xdg_toplevel *t)
+{
 	((struct probe *)data)->done = true;
 }
-static void toplevel_bounds(void *d, struct xdg_toplevel *t, int32_t w, int32_t h) {
+static void toplevel_bounds(void *d, struct xdg_toplevel *t, int32_t w, int32_t h)
+{
 }
-static void toplevel_caps(void *d, struct xdg_toplevel *t, struct wl_array *caps) {
+static void toplevel_caps(void *d, struct xdg_toplevel *t, struct wl_array *caps)
+{
 }
 static const struct xdg_toplevel_listener toplevel_listener = {
 	toplevel_configure, toplevel_close, toplevel_bounds, toplevel_caps,
 };
 
-static void exported_handle(void *data, struct zxdg_exported_v2 *exported, const char *handle) {
+static void exported_handle(void *data, struct zxdg_exported_v2 *exported, const char *handle)
+{
 	say("exported %s", handle);
 }
 static const struct zxdg_exported_v2_listener exported_listener = { exported_handle };
 
-static void imported_destroyed(void *data, struct zxdg_imported_v2 *imported) {
+static void imported_destroyed(void *data, struct zxdg_imported_v2 *imported)
+{
 	say("import destroyed");
 }
 static const struct zxdg_imported_v2_listener imported_listener = { imported_destroyed };
@@ -531,7 +622,8 @@ static const struct zxdg_imported_v2_listener imported_listener = { imported_des
 	version < (ver) ? version : (ver))
 
 static void registry_global(void *data, struct wl_registry *registry, uint32_t name,
-		const char *interface, uint32_t version) {
+		const char *interface, uint32_t version)
+{
 	struct probe *p = data;
 	if (strcmp(interface, wl_compositor_interface.name) == 0) {
 		p->compositor = BIND(wl_compositor, 4);
@@ -561,13 +653,15 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 		p->tablets = BIND(zwp_tablet_manager_v2, 1);
 	}
 }
-static void registry_global_remove(void *d, struct wl_registry *r, uint32_t n) {
+static void registry_global_remove(void *d, struct wl_registry *r, uint32_t n)
+{
 }
 static const struct wl_registry_listener registry_listener = {
 	registry_global, registry_global_remove,
 };
 
-static void usage(void) {
+static void usage(void)
+{
 	fputs("usage: smt-probe [--title T] [--app-id A] [--size WxH] [--color RRGGBB]\n"
 		"  [--idle-inhibit] [--shortcuts-inhibit] [--lock-pointer]\n"
 		"  [--confine-pointer X,Y,W,H] [--relative] [--text-input] [--export]\n"
@@ -575,7 +669,8 @@ static void usage(void) {
 	exit(2);
 }
 
-static void parse_options(int argc, char *argv[], struct options *o) {
+static void parse_options(int argc, char *argv[], struct options *o)
+{
 	*o = (struct options){ .title = "smt-probe", .app_id = "smt-probe", .width = 320,
 		.height = 240, .color = 0x3070c0 };
 	for (int i = 1; i < argc; i++) {
@@ -622,7 +717,8 @@ static void parse_options(int argc, char *argv[], struct options *o) {
 	}
 }
 
-int main(int argc, char *argv[]) {
+int main(int argc, char *argv[])
+{
 	struct probe p = {0};
 	parse_options(argc, argv, &p.opt);
 	p.width = p.opt.width;

@@ -14,7 +14,8 @@
 #include <string.h>
 #include "executor.h"
 
-static void *read_file(const char *path, size_t *len) {
+static void *read_file(const char *path, size_t *len)
+{
 	FILE *f = fopen(path, "rb");
 	if (f == NULL) {
 		perror(path);
@@ -43,7 +44,8 @@ static void *read_file(const char *path, size_t *len) {
 	return data;
 }
 
-static uint32_t parse_u32(const char *s) {
+static uint32_t parse_u32(const char *s)
+{
 	char *end;
 	unsigned long v = strtoul(s, &end, 10);
 	if (*s == '\0' || *end != '\0' || v > 100000) {
@@ -53,7 +55,8 @@ static uint32_t parse_u32(const char *s) {
 	return (uint32_t)v;
 }
 
-int main(int argc, char *argv[]) {
+int main(int argc, char *argv[])
+{
 	if (argc != 8) {
 		fputs("usage: smt-replay DUMP CANVAS_ID WIDTH HEIGHT POOL_ID POOL_FILE OUT.ppm\n",
 			stderr);

@@ -64,7 +64,8 @@ struct state {
 
 static const char *prog = "smt-vpointer";
 
-static void usage(FILE *f) {
+static void usage(FILE *f)
+{
 	fprintf(f,
 		"usage: %s [--extent WxH] ACTION...\n"
 		"actions (run in order, each followed by frame + roundtrip):\n"
@@ -81,7 +82,8 @@ static void usage(FILE *f) {
 }
 
 __attribute__((format(printf, 1, 2)))
-static _Noreturn void usage_error(const char *fmt, ...) {
+static _Noreturn void usage_error(const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
 	fprintf(stderr, "%s: ", prog);
@@ -92,7 +94,8 @@ static _Noreturn void usage_error(const char *fmt, ...) {
 	exit(2);
 }
 
-static bool parse_long(const char *s, long min, long max, long *out) {
+static bool parse_long(const char *s, long min, long max, long *out)
+{
 	if (s == NULL || *s == '\0') {
 		return false;
 	}
@@ -106,7 +109,8 @@ static bool parse_long(const char *s, long min, long max, long *out) {
 	return true;
 }
 
-static bool parse_double(const char *s, double min, double max, double *out) {
+static bool parse_double(const char *s, double min, double max, double *out)
+{
 	if (s == NULL || *s == '\0') {
 		return false;
 	}
@@ -120,7 +124,8 @@ static bool parse_double(const char *s, double min, double max, double *out) {
 	return true;
 }
 
-static bool parse_button(const char *s, long *code) {
+static bool parse_button(const char *s, long *code)
+{
 	if (s == NULL) {
 		return false;
 	}
@@ -136,7 +141,8 @@ static bool parse_button(const char *s, long *code) {
 	return true;
 }
 
-static bool parse_extent(const char *s, long *w, long *h) {
+static bool parse_extent(const char *s, long *w, long *h)
+{
 	if (s == NULL) {
 		return false;
 	}
@@ -150,13 +156,15 @@ static bool parse_extent(const char *s, long *w, long *h) {
 	return parse_long(wbuf, 1, MAX_COORD, w) && parse_long(x + 1, 1, MAX_COORD, h);
 }
 
-static uint32_t now_ms(void) {
+static uint32_t now_ms(void)
+{
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint32_t)((uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u);
 }
 
-static void sleep_ms(long ms) {
+static void sleep_ms(long ms)
+{
 	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
 	}
@@ -165,13 +173,15 @@ static void sleep_ms(long ms) {
 // wl_output listener: only the current mode, scale and transform matter.
 static void output_geometry(void *data, struct wl_output *o, int32_t x, int32_t y,
 		int32_t pw, int32_t ph, int32_t subpixel, const char *make, const char *model,
-		int32_t transform) {
+		int32_t transform)
+{
 	struct output_info *info = data;
 	info->transform = transform;
 }
 
 static void output_mode(void *data, struct wl_output *o, uint32_t flags, int32_t width,
-		int32_t height, int32_t refresh) {
+		int32_t height, int32_t refresh)
+{
 	struct output_info *info = data;
 	if (flags & WL_OUTPUT_MODE_CURRENT) {
 		info->width = width;
@@ -179,10 +189,12 @@ static void output_mode(void *data, struct wl_output *o, uint32_t flags, int32_t
 	}
 }
 
-static void output_done(void *data, struct wl_output *o) {
+static void output_done(void *data, struct wl_output *o)
+{
 }
 
-static void output_scale(void *data, struct wl_output *o, int32_t factor) {
+static void output_scale(void *data, struct wl_output *o, int32_t factor)
+{
 	struct output_info *info = data;
 	info->scale = factor;
 }
@@ -195,7 +207,8 @@ static const struct wl_output_listener output_listener = {
 };
 
 static void registry_global(void *data, struct wl_registry *registry, uint32_t name,
-		const char *interface, uint32_t version) {
+		const char *interface, uint32_t version)
+{
 	struct state *st = data;
 	if (strcmp(interface, wl_seat_interface.name) == 0 && st->seat == NULL) {
 		st->seat = wl_registry_bind(registry, name, &wl_seat_interface, 1);
@@ -212,7 +225,8 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 	}
 }
 
-static void registry_global_remove(void *data, struct wl_registry *registry, uint32_t name) {
+static void registry_global_remove(void *data, struct wl_registry *registry, uint32_t name)
+{
 }
 
 static const struct wl_registry_listener registry_listener = {
@@ -221,7 +235,8 @@ static const struct wl_registry_listener registry_listener = {
 };
 
 // Consumes the arguments of the action at argv[*i] and advances *i.
-static void parse_action(int argc, char **argv, int *i, struct action *act) {
+static void parse_action(int argc, char **argv, int *i, struct action *act)
+{
 	const char *name = argv[*i];
 	const char *a1 = *i + 1 < argc ? argv[*i + 1] : NULL;
 	const char *a2 = *i + 2 < argc ? argv[*i + 2] : NULL;
@@ -264,7 +279,8 @@ static void parse_action(int argc, char **argv, int *i, struct action *act) {
 	}
 }
 
-static void compute_extent(const struct state *st, long *w, long *h) {
+static void compute_extent(const struct state *st, long *w, long *h)
+{
 	long total_w = 0, max_h = 0;
 	for (int i = 0; i < st->n_outputs; i++) {
 		const struct output_info *o = &st->outputs[i];
@@ -293,7 +309,8 @@ static void compute_extent(const struct state *st, long *w, long *h) {
 	*h = max_h;
 }
 
-static void check_display(struct wl_display *display, const char *what) {
+static void check_display(struct wl_display *display, const char *what)
+{
 	int err = wl_display_get_error(display);
 	if (err == 0) {
 		return;
@@ -310,13 +327,15 @@ static void check_display(struct wl_display *display, const char *what) {
 	exit(1);
 }
 
-static void send_button(struct zwlr_virtual_pointer_v1 *ptr, long code, bool pressed) {
+static void send_button(struct zwlr_virtual_pointer_v1 *ptr, long code, bool pressed)
+{
 	zwlr_virtual_pointer_v1_button(ptr, now_ms(), (uint32_t)code,
 		pressed ? WL_POINTER_BUTTON_STATE_PRESSED : WL_POINTER_BUTTON_STATE_RELEASED);
 	zwlr_virtual_pointer_v1_frame(ptr);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
 	long extent_w = 0, extent_h = 0;
 	bool have_extent = false;
 	int first = 1;

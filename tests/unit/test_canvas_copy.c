@@ -7,7 +7,8 @@
 #include "unit_check.h"
 #include "ring/canvas_copy.h"
 
-static pixman_image_t *image(int width, int height, uint32_t seed) {
+static pixman_image_t *image(int width, int height, uint32_t seed)
+{
 	pixman_image_t *img = pixman_image_create_bits(PIXMAN_a8r8g8b8, width, height, NULL, 0);
 	uint32_t *p = pixman_image_get_data(img);
 	uint32_t x = seed * 2654435761u + 1;
@@ -20,7 +21,8 @@ static pixman_image_t *image(int width, int height, uint32_t seed) {
 	return img;
 }
 
-static bool same(pixman_image_t *a, pixman_image_t *b) {
+static bool same(pixman_image_t *a, pixman_image_t *b)
+{
 	size_t bytes = (size_t)pixman_image_get_stride(a) * (size_t)pixman_image_get_height(a);
 	return pixman_image_get_width(a) == pixman_image_get_width(b) &&
 		pixman_image_get_height(a) == pixman_image_get_height(b) &&
@@ -33,7 +35,8 @@ struct bands {
 	bool too_big;
 };
 
-static void count_band(void *data, const pixman_box32_t *band) {
+static void count_band(void *data, const pixman_box32_t *band)
+{
 	struct bands *b = data;
 	uint64_t pixels = (uint64_t)(band->x2 - band->x1) * (uint64_t)(band->y2 - band->y1);
 	b->count++;
@@ -47,7 +50,8 @@ static void count_band(void *data, const pixman_box32_t *band) {
 /* Copies region from src into two copies of dst: all at once, and one band
  * per call. Returns the calls the split copy took. */
 static int check_split(const char *name, pixman_image_t *src, int dst_w, int dst_h,
-		const pixman_region32_t *region, int min_calls) {
+		const pixman_region32_t *region, int min_calls)
+{
 	current_test = name;
 	pixman_image_t *whole = image(dst_w, dst_h, 9), *split = image(dst_w, dst_h, 9);
 	pixman_image_t *untouched = image(dst_w, dst_h, 9);
@@ -106,7 +110,8 @@ static int check_split(const char *name, pixman_image_t *src, int dst_w, int dst
 	return calls;
 }
 
-int main(void) {
+int main(void)
+{
 	pixman_image_t *src = image(1500, 1100, 1);
 	pixman_region32_t region;
 

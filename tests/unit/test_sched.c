@@ -13,7 +13,8 @@
 /* Fake clock starting well above 0, so "0 = no deadline" is never hit. */
 #define T0 MS(1000)
 
-static struct smt_sched *new_sched(bool fifo) {
+static struct smt_sched *new_sched(bool fifo)
+{
 	struct smt_sched_params p;
 	smt_sched_params_default(&p);
 	p.fifo = fifo;
@@ -25,7 +26,8 @@ static struct smt_sched *new_sched(bool fifo) {
 	return s;
 }
 
-static int prio(struct smt_sched *s, struct smt_sched_client *c, uint64_t now) {
+static int prio(struct smt_sched *s, struct smt_sched_client *c, uint64_t now)
+{
 	struct smt_sched_stats st;
 	smt_sched_client_stats(s, c, now, &st);
 	return st.priority;
@@ -33,7 +35,8 @@ static int prio(struct smt_sched *s, struct smt_sched_client *c, uint64_t now) {
 
 /* Picks and runs the chosen client until its deadline: a whole slice with
  * work left. Returns the owner (an index) or -1. */
-static int run_whole(struct smt_sched *s, uint64_t *now) {
+static int run_whole(struct smt_sched *s, uint64_t *now)
+{
 	struct smt_sched_decision d;
 	if (!smt_sched_pick(s, *now, &d)) {
 		return -1;
@@ -44,7 +47,8 @@ static int run_whole(struct smt_sched *s, uint64_t *now) {
 	return (int)(intptr_t)d.owner;
 }
 
-static void test_params(void) {
+static void test_params(void)
+{
 	current_test = "params";
 	struct smt_sched_params p, got;
 	smt_sched_params_default(&p);
@@ -84,7 +88,8 @@ static void test_params(void) {
 	smt_sched_destroy(s);
 }
 
-static void test_round_robin(void) {
+static void test_round_robin(void)
+{
 	current_test = "round robin among equals";
 	struct smt_sched *s = new_sched(false);
 	struct smt_sched_client *c[3];
@@ -123,7 +128,8 @@ static void test_round_robin(void) {
 	smt_sched_destroy(s);
 }
 
-static void test_interrupted_turn(void) {
+static void test_interrupted_turn(void)
+{
 	current_test = "a slice cut short continues at the next pick";
 	struct smt_sched *s = new_sched(false);
 	struct smt_sched_client *c[2];
@@ -164,7 +170,8 @@ static void test_interrupted_turn(void) {
 	smt_sched_destroy(s);
 }
 
-static void test_penalty_praise(void) {
+static void test_penalty_praise(void)
+{
 	current_test = "penalty and praise";
 	struct smt_sched *s = new_sched(false);
 	uint64_t now = T0;
@@ -228,7 +235,8 @@ static void test_penalty_praise(void) {
 	smt_sched_destroy(s);
 }
 
-static void test_input_boost(void) {
+static void test_input_boost(void)
+{
 	current_test = "input boost";
 	struct smt_sched_params p;
 	smt_sched_params_default(&p);
@@ -282,7 +290,8 @@ static void test_input_boost(void) {
 	smt_sched_destroy(s);
 }
 
-static void test_highest_first(void) {
+static void test_highest_first(void)
+{
 	current_test = "highest priority first";
 	struct smt_sched *s = new_sched(false);
 	uint64_t now = T0;
@@ -319,7 +328,8 @@ static void test_highest_first(void) {
 
 /* A more favoured client that becomes ready ends an equal's slice early;
  * an equal does not. */
-static void test_preempt(void) {
+static void test_preempt(void)
+{
 	current_test = "preemption by a more favoured client";
 	struct smt_sched *s = new_sched(false);
 	uint64_t now = T0;
@@ -346,7 +356,8 @@ static void test_preempt(void) {
 	smt_sched_destroy(s);
 }
 
-static void test_lone(void) {
+static void test_lone(void)
+{
 	current_test = "lone busy client";
 	struct smt_sched *s = new_sched(false);
 	uint64_t now = T0;
@@ -414,7 +425,8 @@ static void test_lone(void) {
 	smt_sched_destroy(s);
 }
 
-static void test_fifo(void) {
+static void test_fifo(void)
+{
 	current_test = "fifo";
 	struct smt_sched *s = new_sched(true);
 	uint64_t now = T0;
@@ -462,7 +474,8 @@ static void test_fifo(void) {
 	smt_sched_destroy(s);
 }
 
-static void test_param_change(void) {
+static void test_param_change(void)
+{
 	current_test = "parameter changes";
 	struct smt_sched *s = new_sched(false);
 	uint64_t now = T0;
@@ -515,7 +528,8 @@ static void test_param_change(void) {
 	smt_sched_destroy(s);
 }
 
-static void test_remove(void) {
+static void test_remove(void)
+{
 	current_test = "remove during use";
 	struct smt_sched *s = new_sched(false);
 	uint64_t now = T0;
@@ -601,12 +615,14 @@ struct sim {
 	uint64_t frame_period, frame_ns, next_frame;
 };
 
-static void sim_init(struct sim *sim, bool fifo, uint64_t seconds) {
+static void sim_init(struct sim *sim, bool fifo, uint64_t seconds)
+{
 	*sim = (struct sim){ .s = new_sched(fifo), .now = T0 };
 	sim->end = T0 + seconds * MS(1000);
 }
 
-static struct sim_client *sim_add(struct sim *sim, enum sim_kind kind, uint64_t cmd_ns) {
+static struct sim_client *sim_add(struct sim *sim, enum sim_kind kind, uint64_t cmd_ns)
+{
 	struct sim_client *c = &sim->c[sim->n];
 	*c = (struct sim_client){ .kind = kind, .cmd_ns = cmd_ns };
 	c->sc = smt_sched_client_add(sim->s, c, sim->now);
@@ -614,12 +630,14 @@ static struct sim_client *sim_add(struct sim *sim, enum sim_kind kind, uint64_t 
 	return c;
 }
 
-static bool sim_has_work(const struct sim_client *c) {
+static bool sim_has_work(const struct sim_client *c)
+{
 	return c->kind == SIM_BUSY || c->pending > 0;
 }
 
 /* What the event loop learns when it polls: rings that filled, input. */
-static void sim_poll(struct sim *sim) {
+static void sim_poll(struct sim *sim)
+{
 	for (int i = 0; i < sim->n; i++) {
 		struct sim_client *c = &sim->c[i];
 		if (c->kind == SIM_BATCH && c->pending == 0) {
@@ -647,7 +665,8 @@ static void sim_poll(struct sim *sim) {
 	}
 }
 
-static void sim_run_one(struct sim *sim, const struct smt_sched_decision *d) {
+static void sim_run_one(struct sim *sim, const struct smt_sched_decision *d)
+{
 	struct sim_client *c = d->owner;
 	uint64_t start = sim->now, n = 0;
 	if (c->unserved) {
@@ -679,7 +698,8 @@ static void sim_run_one(struct sim *sim, const struct smt_sched_decision *d) {
 	smt_sched_charge(sim->s, c->sc, start, sim->now, sim_has_work(c), n);
 }
 
-static void sim_run(struct sim *sim) {
+static void sim_run(struct sim *sim)
+{
 	while (sim->now < sim->end) {
 		sim_poll(sim);
 		struct smt_sched_decision d;
@@ -712,14 +732,16 @@ static void sim_run(struct sim *sim) {
 	}
 }
 
-static void sim_finish(struct sim *sim) {
+static void sim_finish(struct sim *sim)
+{
 	for (int i = 0; i < sim->n; i++) {
 		smt_sched_client_remove(sim->s, sim->c[i].sc);
 	}
 	smt_sched_destroy(sim->s);
 }
 
-static void sim_share(const char *name, const uint64_t cmd_ns[4], uint64_t frame_period) {
+static void sim_share(const char *name, const uint64_t cmd_ns[4], uint64_t frame_period)
+{
 	struct sim sim;
 	sim_init(&sim, false, 10);
 	sim.frame_period = frame_period;
@@ -743,7 +765,8 @@ static void sim_share(const char *name, const uint64_t cmd_ns[4], uint64_t frame
 	sim_finish(&sim);
 }
 
-static void test_sim_share(void) {
+static void test_sim_share(void)
+{
 	current_test = "simulation: 4 busy clients share";
 	printf("4 always-busy clients, 10 simulated seconds, fair:\n");
 	static const uint64_t same[4] = {US(300), US(300), US(300), US(300)};
@@ -762,7 +785,8 @@ static void test_sim_share(void) {
 /* A busy client that keeps receiving input (pointer motion at 1000 Hz over
  * a flooding window) must not starve the others: boosts are rate-limited to
  * one per 2 slices while run time costs one per slice. */
-static void test_sim_input_hog(void) {
+static void test_sim_input_hog(void)
+{
 	current_test = "simulation: busy client under continuous input";
 	struct smt_sched *s = new_sched(false);
 	uint64_t now = T0, end = T0 + MS(10000), next_input = T0;
@@ -805,7 +829,8 @@ struct sim_result {
 /* One light client (3 commands of 0.1 ms every 16.7 ms, like a rubber band
  * following the pointer) among 12 flooders (seed 001's test). */
 static struct sim_result sim_interactive(bool fifo, enum sim_kind flood, bool input,
-		uint64_t warmup) {
+		uint64_t warmup)
+{
 	struct sim sim;
 	sim_init(&sim, fifo, 10);
 	sim.warmup = T0 + warmup;
@@ -831,14 +856,16 @@ static struct sim_result sim_interactive(bool fifo, enum sim_kind flood, bool in
 	return r;
 }
 
-static void print_result(const char *name, const struct sim_result *r) {
+static void print_result(const char *name, const struct sim_result *r)
+{
 	printf("  %-44s wait max %8.2f ms mean %7.2f ms | echo max %8.2f ms mean %7.2f ms"
 		" | %" PRIu64 " bursts\n", name, (double)r->wait_max / 1e6,
 		(double)r->wait_mean / 1e6, (double)r->echo_max / 1e6,
 		(double)r->echo_mean / 1e6, r->bursts);
 }
 
-static void test_sim_interactive(void) {
+static void test_sim_interactive(void)
+{
 	current_test = "simulation: interactive among 12 flooders";
 	/* From arrival to pick: the end of the slice running when the burst
 	 * arrived, one command of overshoot, two loop dispatches. */
@@ -872,7 +899,8 @@ static void test_sim_interactive(void) {
 	print_result("fifo, 10 ms-frame flooders, input", &r);
 }
 
-int main(void) {
+int main(void)
+{
 	test_params();
 	test_round_robin();
 	test_interrupted_turn();

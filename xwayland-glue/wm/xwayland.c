@@ -68,15 +68,18 @@ static void xsurface_create_wrapper(struct smtwc_server *server,
 
 /* ---- managed windows ------------------------------------------------- */
 
-static struct smtwc_xview *xview(struct smtwc_view *view) {
+static struct smtwc_xview *xview(struct smtwc_view *view)
+{
 	return wl_container_of(view, (struct smtwc_xview *)NULL, view);
 }
 
-static struct wlr_surface *xview_surface(struct smtwc_view *view) {
+static struct wlr_surface *xview_surface(struct smtwc_view *view)
+{
 	return xview(view)->xsurface->surface;
 }
 
-static struct wlr_box xview_geometry(struct smtwc_view *view) {
+static struct wlr_box xview_geometry(struct smtwc_view *view)
+{
 	struct wlr_xwayland_surface *xs = xview(view)->xsurface;
 	/* The buffer includes the X border (border_width), which the X window
 	 * size does not; the frame must go around what is drawn. */
@@ -87,7 +90,8 @@ static struct wlr_box xview_geometry(struct smtwc_view *view) {
 	return (struct wlr_box){ 0, 0, xs->width, xs->height };
 }
 
-static void xview_configure(struct smtwc_view *view, int width, int height) {
+static void xview_configure(struct smtwc_view *view, int width, int height)
+{
 	if (width < 1 || height < 1) {
 		return;
 	}
@@ -95,7 +99,8 @@ static void xview_configure(struct smtwc_view *view, int width, int height) {
 		(int16_t)view->y, (uint16_t)width, (uint16_t)height);
 }
 
-static void xview_moved(struct smtwc_view *view) {
+static void xview_moved(struct smtwc_view *view)
+{
 	struct wlr_xwayland_surface *xs = xview(view)->xsurface;
 	if (xs->x != view->x || xs->y != view->y) {
 		wlr_xwayland_surface_configure(xs, (int16_t)view->x, (int16_t)view->y,
@@ -103,7 +108,8 @@ static void xview_moved(struct smtwc_view *view) {
 	}
 }
 
-static void xview_set_activated(struct smtwc_view *view, bool activated) {
+static void xview_set_activated(struct smtwc_view *view, bool activated)
+{
 	struct wlr_xwayland_surface *xs = xview(view)->xsurface;
 	wlr_xwayland_surface_activate(xs, activated);
 	if (activated) {
@@ -113,31 +119,37 @@ static void xview_set_activated(struct smtwc_view *view, bool activated) {
 	}
 }
 
-static void xview_set_maximized(struct smtwc_view *view, bool maximized) {
+static void xview_set_maximized(struct smtwc_view *view, bool maximized)
+{
 	wlr_xwayland_surface_set_maximized(xview(view)->xsurface, maximized);
 }
 
-static void xview_set_fullscreen(struct smtwc_view *view, bool fullscreen) {
+static void xview_set_fullscreen(struct smtwc_view *view, bool fullscreen)
+{
 	wlr_xwayland_surface_set_fullscreen(xview(view)->xsurface, fullscreen);
 }
 
-static void xview_close(struct smtwc_view *view) {
+static void xview_close(struct smtwc_view *view)
+{
 	/* WM_DELETE_WINDOW when the client supports it, else the connection is
 	 * killed: wlroots makes that choice from WM_PROTOCOLS. */
 	wlr_xwayland_surface_close(xview(view)->xsurface);
 }
 
-static const char *xview_title(struct smtwc_view *view) {
+static const char *xview_title(struct smtwc_view *view)
+{
 	return xview(view)->xsurface->title;
 }
 
-static const char *xview_app_id(struct smtwc_view *view) {
+static const char *xview_app_id(struct smtwc_view *view)
+{
 	return xview(view)->xsurface->class;
 }
 
 /* WM_TRANSIENT_FOR: a dialog belongs to the window it is transient for,
  * as sway tells taskbars. */
-static struct smtwc_view *xview_parent(struct smtwc_view *view) {
+static struct smtwc_view *xview_parent(struct smtwc_view *view)
+{
 	struct wlr_xwayland_surface *parent = xview(view)->xsurface->parent;
 	return parent != NULL && !parent->override_redirect ? parent->data : NULL;
 }
@@ -156,17 +168,20 @@ static const struct smtwc_view_impl xview_impl = {
 	.parent = xview_parent,
 };
 
-static bool size_hints_give_position(struct wlr_xwayland_surface *xs) {
+static bool size_hints_give_position(struct wlr_xwayland_surface *xs)
+{
 	return xs->size_hints != NULL && (xs->size_hints->flags &
 		(XCB_ICCCM_SIZE_HINT_US_POSITION | XCB_ICCCM_SIZE_HINT_P_POSITION));
 }
 
-static void xview_handle_commit(struct wl_listener *listener, void *data) {
+static void xview_handle_commit(struct wl_listener *listener, void *data)
+{
 	struct smtwc_xview *xv = wl_container_of(listener, xv, commit);
 	view_update_geometry(&xv->view);
 }
 
-static void xview_handle_map(struct wl_listener *listener, void *data) {
+static void xview_handle_map(struct wl_listener *listener, void *data)
+{
 	struct smtwc_xview *xv = wl_container_of(listener, xv, map);
 	struct wlr_xwayland_surface *xs = xv->xsurface;
 	struct smtwc_view *view = &xv->view;
@@ -192,7 +207,8 @@ static void xview_handle_map(struct wl_listener *listener, void *data) {
 	}
 }
 
-static void xview_handle_unmap(struct wl_listener *listener, void *data) {
+static void xview_handle_unmap(struct wl_listener *listener, void *data)
+{
 	struct smtwc_xview *xv = wl_container_of(listener, xv, unmap);
 	view_unmap(&xv->view);
 	wl_list_remove(&xv->commit.link);
@@ -202,7 +218,8 @@ static void xview_handle_unmap(struct wl_listener *listener, void *data) {
 	}
 }
 
-static void xview_handle_request_configure(struct wl_listener *listener, void *data) {
+static void xview_handle_request_configure(struct wl_listener *listener, void *data)
+{
 	struct smtwc_xview *xv = wl_container_of(listener, xv, request_configure);
 	struct wlr_xwayland_surface_configure_event *event = data;
 	struct smtwc_view *view = &xv->view;
@@ -222,19 +239,22 @@ static void xview_handle_request_configure(struct wl_listener *listener, void *d
 		event->width, event->height);
 }
 
-static void xview_handle_request_move(struct wl_listener *listener, void *data) {
+static void xview_handle_request_move(struct wl_listener *listener, void *data)
+{
 	struct smtwc_xview *xv = wl_container_of(listener, xv, request_move);
 	cursor_begin_interactive(xv->view.server, &xv->view, SMTWC_CURSOR_MOVE, 0, true);
 }
 
-static void xview_handle_request_resize(struct wl_listener *listener, void *data) {
+static void xview_handle_request_resize(struct wl_listener *listener, void *data)
+{
 	struct smtwc_xview *xv = wl_container_of(listener, xv, request_resize);
 	struct wlr_xwayland_resize_event *event = data;
 	cursor_begin_interactive(xv->view.server, &xv->view, SMTWC_CURSOR_RESIZE,
 		event->edges, true);
 }
 
-static void xview_handle_request_maximize(struct wl_listener *listener, void *data) {
+static void xview_handle_request_maximize(struct wl_listener *listener, void *data)
+{
 	struct smtwc_xview *xv = wl_container_of(listener, xv, request_maximize);
 	struct wlr_xwayland_surface *xs = xv->xsurface;
 	if (xv->view.mapped) {
@@ -242,32 +262,37 @@ static void xview_handle_request_maximize(struct wl_listener *listener, void *da
 	}
 }
 
-static void xview_handle_request_fullscreen(struct wl_listener *listener, void *data) {
+static void xview_handle_request_fullscreen(struct wl_listener *listener, void *data)
+{
 	struct smtwc_xview *xv = wl_container_of(listener, xv, request_fullscreen);
 	if (xv->view.mapped) {
 		view_set_fullscreen(&xv->view, xv->xsurface->fullscreen);
 	}
 }
 
-static void xview_handle_request_minimize(struct wl_listener *listener, void *data) {
+static void xview_handle_request_minimize(struct wl_listener *listener, void *data)
+{
 	struct smtwc_xview *xv = wl_container_of(listener, xv, request_minimize);
 	struct wlr_xwayland_minimize_event *event = data;
 	view_set_minimized(&xv->view, event->minimize);
 }
 
-static void xview_handle_request_activate(struct wl_listener *listener, void *data) {
+static void xview_handle_request_activate(struct wl_listener *listener, void *data)
+{
 	struct smtwc_xview *xv = wl_container_of(listener, xv, request_activate);
 	if (xv->view.mapped) {
 		view_focus(&xv->view);
 	}
 }
 
-static void xview_handle_set_title(struct wl_listener *listener, void *data) {
+static void xview_handle_set_title(struct wl_listener *listener, void *data)
+{
 	struct smtwc_xview *xv = wl_container_of(listener, xv, set_title);
 	view_update_title(&xv->view);
 }
 
-static void xview_handle_set_parent(struct wl_listener *listener, void *data) {
+static void xview_handle_set_parent(struct wl_listener *listener, void *data)
+{
 	struct smtwc_xview *xv = wl_container_of(listener, xv, set_parent);
 	foreign_toplevel_update(&xv->view);
 }
@@ -275,16 +300,19 @@ static void xview_handle_set_parent(struct wl_listener *listener, void *data) {
 /* _MOTIF_WM_HINTS: a window that asks for no decorations draws its own
  * (GTK's header bars); like sway, we then draw none, or it would have two
  * title bars. */
-static bool xview_wants_frame(struct wlr_xwayland_surface *xs) {
+static bool xview_wants_frame(struct wlr_xwayland_surface *xs)
+{
 	return xs->decorations == WLR_XWAYLAND_SURFACE_DECORATIONS_ALL;
 }
 
-static void xview_handle_set_decorations(struct wl_listener *listener, void *data) {
+static void xview_handle_set_decorations(struct wl_listener *listener, void *data)
+{
 	struct smtwc_xview *xv = wl_container_of(listener, xv, set_decorations);
 	view_set_server_side_decoration(&xv->view, xview_wants_frame(xv->xsurface));
 }
 
-static void xview_destroy(struct smtwc_xview *xv) {
+static void xview_destroy(struct smtwc_xview *xv)
+{
 	wl_list_remove(&xv->destroy.link);
 	wl_list_remove(&xv->map.link);
 	wl_list_remove(&xv->unmap.link);
@@ -304,13 +332,15 @@ static void xview_destroy(struct smtwc_xview *xv) {
 	free(xv);
 }
 
-static void xview_handle_destroy(struct wl_listener *listener, void *data) {
+static void xview_handle_destroy(struct wl_listener *listener, void *data)
+{
 	struct smtwc_xview *xv = wl_container_of(listener, xv, destroy);
 	xview_destroy(xv);
 }
 
 /* A window may turn into a menu (or back) while it exists. */
-static void xview_handle_set_override_redirect(struct wl_listener *listener, void *data) {
+static void xview_handle_set_override_redirect(struct wl_listener *listener, void *data)
+{
 	struct smtwc_xview *xv = wl_container_of(listener, xv, set_override_redirect);
 	struct wlr_xwayland_surface *xs = xv->xsurface;
 	struct smtwc_server *server = xv->view.server;
@@ -325,7 +355,8 @@ static void xview_handle_set_override_redirect(struct wl_listener *listener, voi
 	}
 }
 
-static void xview_create(struct smtwc_server *server, struct wlr_xwayland_surface *xs) {
+static void xview_create(struct smtwc_server *server, struct wlr_xwayland_surface *xs)
+{
 	struct smtwc_xview *xv = calloc(1, sizeof(*xv));
 	if (xv == NULL) {
 		return;
@@ -355,14 +386,16 @@ static void xview_create(struct smtwc_server *server, struct wlr_xwayland_surfac
 
 /* ---- override-redirect windows --------------------------------------- */
 
-static void unmanaged_handle_set_geometry(struct wl_listener *listener, void *data) {
+static void unmanaged_handle_set_geometry(struct wl_listener *listener, void *data)
+{
 	struct smtwc_unmanaged *um = wl_container_of(listener, um, set_geometry);
 	if (um->tree != NULL) {
 		wlr_scene_node_set_position(&um->tree->node, um->xsurface->x, um->xsurface->y);
 	}
 }
 
-static void unmanaged_handle_map(struct wl_listener *listener, void *data) {
+static void unmanaged_handle_map(struct wl_listener *listener, void *data)
+{
 	struct smtwc_unmanaged *um = wl_container_of(listener, um, map);
 	struct wlr_xwayland_surface *xs = um->xsurface;
 	um->tree = wlr_scene_tree_create(&um->server->layers[SMTWC_LAYER_POPUPS]->node);
@@ -382,7 +415,8 @@ static void unmanaged_handle_map(struct wl_listener *listener, void *data) {
 	}
 }
 
-static void unmanaged_handle_unmap(struct wl_listener *listener, void *data) {
+static void unmanaged_handle_unmap(struct wl_listener *listener, void *data)
+{
 	struct smtwc_unmanaged *um = wl_container_of(listener, um, unmap);
 	struct smtwc_server *server = um->server;
 	wl_list_remove(&um->set_geometry.link);
@@ -401,7 +435,8 @@ static void unmanaged_handle_unmap(struct wl_listener *listener, void *data) {
 	}
 }
 
-static void unmanaged_destroy(struct smtwc_unmanaged *um) {
+static void unmanaged_destroy(struct smtwc_unmanaged *um)
+{
 	if (um->tree != NULL) {
 		unmanaged_handle_unmap(&um->unmap, NULL);
 	}
@@ -413,12 +448,14 @@ static void unmanaged_destroy(struct smtwc_unmanaged *um) {
 	free(um);
 }
 
-static void unmanaged_handle_destroy(struct wl_listener *listener, void *data) {
+static void unmanaged_handle_destroy(struct wl_listener *listener, void *data)
+{
 	struct smtwc_unmanaged *um = wl_container_of(listener, um, destroy);
 	unmanaged_destroy(um);
 }
 
-static void unmanaged_handle_set_override_redirect(struct wl_listener *listener, void *data) {
+static void unmanaged_handle_set_override_redirect(struct wl_listener *listener, void *data)
+{
 	struct smtwc_unmanaged *um = wl_container_of(listener, um, set_override_redirect);
 	struct wlr_xwayland_surface *xs = um->xsurface;
 	struct smtwc_server *server = um->server;
@@ -430,7 +467,8 @@ static void unmanaged_handle_set_override_redirect(struct wl_listener *listener,
 	}
 }
 
-static void unmanaged_create(struct smtwc_server *server, struct wlr_xwayland_surface *xs) {
+static void unmanaged_create(struct smtwc_server *server, struct wlr_xwayland_surface *xs)
+{
 	struct smtwc_unmanaged *um = calloc(1, sizeof(*um));
 	if (um == NULL) {
 		return;
@@ -452,7 +490,8 @@ static void unmanaged_create(struct smtwc_server *server, struct wlr_xwayland_su
 /* ---- the server -------------------------------------------------------- */
 
 static void xsurface_create_wrapper(struct smtwc_server *server,
-		struct wlr_xwayland_surface *xsurface) {
+		struct wlr_xwayland_surface *xsurface)
+{
 	if (xsurface->override_redirect) {
 		unmanaged_create(server, xsurface);
 	} else {
@@ -460,13 +499,15 @@ static void xsurface_create_wrapper(struct smtwc_server *server,
 	}
 }
 
-static void xwayland_handle_new_surface(struct wl_listener *listener, void *data) {
+static void xwayland_handle_new_surface(struct wl_listener *listener, void *data)
+{
 	struct smtwc_xwayland *xw = wl_container_of(listener, xw, new_surface);
 	struct smtwc_server *server = xw->wlr->data;
 	xsurface_create_wrapper(server, data);
 }
 
-static void xwayland_handle_ready(struct wl_listener *listener, void *data) {
+static void xwayland_handle_ready(struct wl_listener *listener, void *data)
+{
 	struct smtwc_xwayland *xw = wl_container_of(listener, xw, ready);
 	struct smtwc_server *server = xw->wlr->data;
 	wlr_xwayland_set_seat(xw->wlr, server->seat);
@@ -482,7 +523,8 @@ static void xwayland_handle_ready(struct wl_listener *listener, void *data) {
 }
 
 /* Sets DISPLAY for everything the compositor launches afterwards. */
-static bool xwayland_init(struct smtwc_server *server) {
+static bool xwayland_init(struct smtwc_server *server)
+{
 	struct smtwc_xwayland *xw = calloc(1, sizeof(*xw));
 	if (xw == NULL) {
 		return false;
@@ -507,7 +549,8 @@ static bool xwayland_init(struct smtwc_server *server) {
 	return true;
 }
 
-static void xwayland_finish(struct smtwc_server *server) {
+static void xwayland_finish(struct smtwc_server *server)
+{
 	struct smtwc_xwayland *xw = server->xwayland;
 	if (xw == NULL) {
 		return;

@@ -6,7 +6,8 @@
 #include "hostile.h"
 
 static void registry_global(void *data, struct wl_registry *registry, uint32_t name,
-		const char *interface, uint32_t version) {
+		const char *interface, uint32_t version)
+{
 	struct hostile *h = data;
 	if (strcmp(interface, smt_ring_manager_v1_interface.name) == 0) {
 		h->manager = wl_registry_bind(registry, name, &smt_ring_manager_v1_interface, 1);
@@ -15,7 +16,8 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 	}
 }
 
-static void registry_global_remove(void *d, struct wl_registry *r, uint32_t n) {
+static void registry_global_remove(void *d, struct wl_registry *r, uint32_t n)
+{
 }
 
 static const struct wl_registry_listener registry_listener = {
@@ -23,18 +25,21 @@ static const struct wl_registry_listener registry_listener = {
 };
 
 static void ring_status(void *data, struct smt_ring_v1 *ring, int32_t status_fd,
-		int32_t global_fd) {
+		int32_t global_fd)
+{
 	struct hostile *h = data;
 	h->status_fd = status_fd;
 	h->global_fd = global_fd;
 }
 
-static void ring_fence(void *data, struct smt_ring_v1 *ring, uint32_t hi, uint32_t lo) {
+static void ring_fence(void *data, struct smt_ring_v1 *ring, uint32_t hi, uint32_t lo)
+{
 }
 
 static const struct smt_ring_v1_listener ring_listener = { ring_status, ring_fence };
 
-int make_memfd(size_t size, unsigned int seals) {
+int make_memfd(size_t size, unsigned int seals)
+{
 	int fd = memfd_create("smt-hostile", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
 		perror("smt-hostile: memfd");
@@ -49,14 +54,16 @@ int make_memfd(size_t size, unsigned int seals) {
 
 /* Creates a ring with the given fd and size; keeps a writable mapping. */
 void create_ring_with(struct hostile *h, int fd, uint32_t area_size, int server_efd,
-		int client_efd) {
+		int client_efd)
+{
 	h->area_size = area_size;
 	h->ring = smt_ring_manager_v1_create_ring(h->manager, fd, area_size, server_efd,
 		client_efd);
 	smt_ring_v1_add_listener(h->ring, &ring_listener, h);
 }
 
-void create_good_ring(struct hostile *h, uint32_t area_size) {
+void create_good_ring(struct hostile *h, uint32_t area_size)
+{
 	size_t size = SMT_RING_HEADER_SIZE + area_size;
 	int fd = make_memfd(size, F_SEAL_SHRINK | F_SEAL_GROW);
 	h->mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -87,7 +94,8 @@ void create_good_ring(struct hostile *h, uint32_t area_size) {
 }
 
 /* Appends raw bytes at head (no PAD logic: callers write what they mean). */
-void put(struct hostile *h, const void *bytes, size_t len) {
+void put(struct hostile *h, const void *bytes, size_t len)
+{
 	for (size_t i = 0; i < len; i++) {
 		h->area[(h->head + i) & (h->area_size - 1)] = ((const uint8_t *)bytes)[i];
 	}
@@ -96,7 +104,8 @@ void put(struct hostile *h, const void *bytes, size_t len) {
 
 /* Publishes head (any value, also a bad one) and wakes the server if it
  * sleeps, as a real client does. */
-void publish(struct hostile *h, uint64_t head) {
+void publish(struct hostile *h, uint64_t head)
+{
 	if (h->global == NULL) {
 		atomic_store_explicit(&h->hdr->head, head, memory_order_release);
 		return;
@@ -115,7 +124,8 @@ void publish(struct hostile *h, uint64_t head) {
  * error for ring commands comes once the compositor ran them, and it marks
  * the ring DEAD (and wakes us) before it posts the error, so the round
  * trip after seeing DEAD brings it. */
-bool expect_error(struct hostile *h, const struct wl_interface *iface, uint32_t code) {
+bool expect_error(struct hostile *h, const struct wl_interface *iface, uint32_t code)
+{
 	bool ring_error = iface == &smt_ring_v1_interface &&
 		code == SMT_RING_V1_ERROR_BAD_COMMAND && h->status != NULL;
 	double end = now_ms() + HANG_MS;
@@ -144,7 +154,8 @@ bool expect_error(struct hostile *h, const struct wl_interface *iface, uint32_t 
 }
 
 /* Waits (dispatching) until the compositor consumed up to pos. */
-bool wait_tail(struct hostile *h, uint64_t pos) {
+bool wait_tail(struct hostile *h, uint64_t pos)
+{
 	double end = now_ms() + HANG_MS;
 	while (h->status != NULL && now_ms() < end) {
 		if (atomic_load_explicit(&h->status->tail, memory_order_acquire) >= pos) {
@@ -158,20 +169,23 @@ bool wait_tail(struct hostile *h, uint64_t pos) {
 }
 
 void cmd(struct hostile *h, uint16_t opcode, uint32_t size, const void *payload,
-		size_t payload_len) {
+		size_t payload_len)
+{
 	struct smt_cmd_header hdr = { opcode, 0, size };
 	put(h, &hdr, sizeof(hdr));
 	put(h, payload, payload_len);
 }
 
-double now_ms(void) {
+double now_ms(void)
+{
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 /* Publishes head and wakes the server if it sleeps (the real protocol). */
-void kick(struct hostile *h) {
+void kick(struct hostile *h)
+{
 	if (smt_ring_client_publish(h->hdr, h->global, h->head)) {
 		uint64_t one = 1;
 		if (write(h->server_efd, &one, sizeof(one)) < 0) {
@@ -180,14 +194,16 @@ void kick(struct hostile *h) {
 	}
 }
 
-bool ring_dead(const struct hostile *h) {
+bool ring_dead(const struct hostile *h)
+{
 	return h->status != NULL &&
 		(atomic_load_explicit(&h->status->flags, memory_order_acquire) & SMT_SERVER_DEAD);
 }
 
 /* Sleeps until the compositor writes our eventfd or our socket has data
  * (dispatched), or timeout_ms. false if the connection died. */
-bool wait_event(struct hostile *h, int timeout_ms) {
+bool wait_event(struct hostile *h, int timeout_ms)
+{
 	struct pollfd pfd[2] = {
 		{ h->client_efd, POLLIN, 0 },
 		{ wl_display_get_fd(h->display), POLLIN, 0 },
@@ -208,7 +224,8 @@ bool wait_event(struct hostile *h, int timeout_ms) {
 
 /* Waits for tail >= pos through the WAITING protocol (eventfd), also
  * reading the Wayland socket. false if the ring died or time ran out. */
-bool wait_tail_efd(struct hostile *h, uint64_t pos, int timeout_ms) {
+bool wait_tail_efd(struct hostile *h, uint64_t pos, int timeout_ms)
+{
 	double end = now_ms() + timeout_ms;
 	while (atomic_load_explicit(&h->status->tail, memory_order_acquire) < pos) {
 		if (ring_dead(h) || now_ms() > end) {
@@ -240,7 +257,8 @@ bool wait_tail_efd(struct hostile *h, uint64_t pos, int timeout_ms) {
 
 /* Appends one command, PADding to the end of the area when it would wrap
  * and waiting for space when the ring is full. */
-bool emit(struct hostile *h, const void *bytes, uint32_t len) {
+bool emit(struct hostile *h, const void *bytes, uint32_t len)
+{
 	uint32_t pad = smt_ring_pad_needed(h->head, h->area_size, len);
 	uint64_t need = h->head + pad + len;
 	if (need - atomic_load_explicit(&h->status->tail, memory_order_acquire) > h->area_size) {
@@ -259,24 +277,28 @@ bool emit(struct hostile *h, const void *bytes, uint32_t len) {
 	return true;
 }
 
-void emit_create(struct hostile *h, uint32_t id, uint32_t w, uint32_t hh, uint32_t f) {
+void emit_create(struct hostile *h, uint32_t id, uint32_t w, uint32_t hh, uint32_t f)
+{
 	struct smt_cmd_create_pixmap c = { { SMT_OP_CREATE_PIXMAP, 0, sizeof(c) }, id, w, hh, f };
 	emit(h, &c, sizeof(c));
 }
 
-void emit_target(struct hostile *h, uint32_t id) {
+void emit_target(struct hostile *h, uint32_t id)
+{
 	struct smt_cmd_set_target c = { { SMT_OP_SET_TARGET, 0, sizeof(c) }, id, 0 };
 	emit(h, &c, sizeof(c));
 }
 
-void emit_fence(struct hostile *h, uint64_t serial) {
+void emit_fence(struct hostile *h, uint64_t serial)
+{
 	struct smt_cmd_fence c = { { SMT_OP_FENCE, 0, sizeof(c) }, serial };
 	emit(h, &c, sizeof(c));
 }
 
 /* Prints the ring's death certificate; true if it names code (and opcode,
  * unless opcode < 0). */
-bool check_death(struct hostile *h, uint32_t code, int opcode) {
+bool check_death(struct hostile *h, uint32_t code, int opcode)
+{
 	if (!ring_dead(h)) {
 		fprintf(stderr, "smt-hostile: the ring is not marked DEAD\n");
 		return false;
@@ -292,7 +314,8 @@ bool check_death(struct hostile *h, uint32_t code, int opcode) {
 	return true;
 }
 
-bool hostile_connect(struct hostile *h) {
+bool hostile_connect(struct hostile *h)
+{
 	h->display = wl_display_connect(NULL);
 	if (h->display == NULL) {
 		fputs("smt-hostile: cannot connect\n", stderr);

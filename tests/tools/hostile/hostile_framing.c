@@ -8,7 +8,8 @@
 #define WHITE 0xffffffffu
 
 /* The server-written page must refuse a writable mapping. */
-static bool status_page_read_only(struct hostile *h) {
+static bool status_page_read_only(struct hostile *h)
+{
 	void *w = mmap(NULL, SMT_STATUS_MAP_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
 		h->status_fd, 0);
 	if (w != MAP_FAILED) {
@@ -31,7 +32,8 @@ static bool status_page_read_only(struct hostile *h) {
 	return true;
 }
 
-static void *racer(void *data) {
+static void *racer(void *data)
+{
 	/* Rewrites the count and a rectangle of the FILL_RECTS at offset 0
 	 * while the compositor reads it: whatever it validated must be what it
 	 * runs, or an ASan build of the compositor catches the overflow. */
@@ -45,7 +47,8 @@ static void *racer(void *data) {
 	return NULL;
 }
 
-int case_giant_geometry(struct hostile *h) {
+int case_giant_geometry(struct hostile *h)
+{
 	/* Not errors: geometry inside +-2^28 but far outside the target,
 	 * which the server must clip itself before pixman (pixman_fill
 	 * does no bounds checking; trapezoids size their mask from the
@@ -95,7 +98,8 @@ int case_giant_geometry(struct hostile *h) {
 	return 0;
 }
 
-int case_head_backwards(struct hostile *h) {
+int case_head_backwards(struct hostile *h)
+{
 	create_good_ring(h, 4096);
 	emit_fence(h, 1);
 	emit_fence(h, 2);
@@ -111,7 +115,8 @@ int case_head_backwards(struct hostile *h) {
 	return check_death(h, SMT_ERROR_BAD_HEAD, -1) ? 0 : 1;
 }
 
-int case_head_huge(struct hostile *h) {
+int case_head_huge(struct hostile *h)
+{
 	create_good_ring(h, 4096);
 	h->head = UINT64_MAX & ~(uint64_t)7;
 	kick(h);
@@ -121,7 +126,8 @@ int case_head_huge(struct hostile *h) {
 	return check_death(h, SMT_ERROR_BAD_HEAD, -1) ? 0 : 1;
 }
 
-int hostile_framing_case(struct hostile *h, const char *name) {
+int hostile_framing_case(struct hostile *h, const char *name)
+{
 	const struct wl_interface *mgr = &smt_ring_manager_v1_interface;
 	const struct wl_interface *ring = &smt_ring_v1_interface;
 	if (strcmp(name, "unsealed") == 0) {

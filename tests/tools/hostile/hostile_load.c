@@ -7,7 +7,8 @@
 
 /* wl_display.sync as fast as possible, never reading: the compositor
  * queues the events; it must not block on us (it may disconnect us). */
-int case_no_read(struct hostile *h, double seconds) {
+int case_no_read(struct hostile *h, double seconds)
+{
 	double end = now_ms() + seconds * 1000;
 	unsigned long sent = 0;
 	bool disconnected = false;
@@ -43,7 +44,8 @@ int case_no_read(struct hostile *h, double seconds) {
 /* Keeps its ring full of full-pixmap fills (a million pixels per 40-byte
  * command) and waits on a tail it never reads its eventfd for. Prints
  * "RING_FULL started" once the ring is full the first time. */
-int case_ring_full(struct hostile *h, double seconds, uint32_t side) {
+int case_ring_full(struct hostile *h, double seconds, uint32_t side)
+{
 	/* 1 MiB: about 26000 fills, seconds of work queued at every moment, so
 	 * the compositor has work whenever this client runs at all. */
 	create_good_ring(h, 1u << 20);
@@ -86,14 +88,16 @@ int case_ring_full(struct hostile *h, double seconds, uint32_t side) {
 	return ring_dead(h) ? 1 : 0;
 }
 
-static int cmp_double(const void *a, const void *b) {
+static int cmp_double(const void *a, const void *b)
+{
 	double x = *(const double *)a, y = *(const double *)b;
 	return x < y ? -1 : x > y;
 }
 
 /* FENCE round trips through the ring: write a FENCE, publish (waking the
  * server if it sleeps), wait for its tail with the WAITING protocol. */
-int case_echo_probe(struct hostile *h, double seconds, int interval_ms, bool verbose) {
+int case_echo_probe(struct hostile *h, double seconds, int interval_ms, bool verbose)
+{
 	create_good_ring(h, 65536);
 	size_t cap = 1 << 20, n = 0;
 	double *lat = malloc(cap * sizeof(*lat));
@@ -130,7 +134,8 @@ int case_echo_probe(struct hostile *h, double seconds, int interval_ms, bool ver
 
 /* wl_display round trips (what every Wayland client waits for), reported
  * like echo-probe: "SYNC n= p50= p99= max=" in ms. */
-int case_sync_probe(struct hostile *h, double seconds) {
+int case_sync_probe(struct hostile *h, double seconds)
+{
 	size_t cap = 1 << 20, n = 0;
 	double *lat = malloc(cap * sizeof(*lat));
 	double end = now_ms() + seconds * 1000;
@@ -153,7 +158,8 @@ int case_sync_probe(struct hostile *h, double seconds) {
 /* One ring and `pools` pools, held until killed: descriptors the
  * compositor keeps for us. "HOLDING" once they exist, "REFUSED" (exit 0)
  * if a limit refused them. */
-int case_hold_fds(struct hostile *h, int pools) {
+int case_hold_fds(struct hostile *h, int pools)
+{
 	create_good_ring(h, 4096);
 	for (int id = 1; id <= pools; id++) {
 		int fd = make_memfd(4096, F_SEAL_SHRINK);

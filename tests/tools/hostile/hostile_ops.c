@@ -175,7 +175,8 @@ static const struct op_case op_cases[] = {
  * (one word short of the fixed part, BAD_LENGTH). Names in lower case. */
 #define TABLE_CASES_MAX (2 * SMT_OP_COUNT)
 
-static size_t table_cases(struct op_case *out) {
+static size_t table_cases(struct op_case *out)
+{
 #define ROW_(name, number, fixed, element, copy) \
 	{ #name, SMT_OP_##name, sizeof(struct smt_cmd_##fixed), copy },
 	static const struct {
@@ -211,13 +212,15 @@ static size_t table_cases(struct op_case *out) {
 }
 
 /* Every per-opcode case: the hand-written ones above, then the table's. */
-static size_t all_op_cases(struct op_case *out) {
+static size_t all_op_cases(struct op_case *out)
+{
 	size_t n = sizeof(op_cases) / sizeof(op_cases[0]);
 	memcpy(out, op_cases, sizeof(op_cases));
 	return n + table_cases(out + n);
 }
 
-int hostile_op_case(struct hostile *h, const char *name) {
+int hostile_op_case(struct hostile *h, const char *name)
+{
 	static struct op_case cases[sizeof(op_cases) / sizeof(op_cases[0]) + TABLE_CASES_MAX];
 	size_t n = all_op_cases(cases);
 	const struct op_case *c = NULL;
@@ -273,7 +276,8 @@ int hostile_op_case(struct hostile *h, const char *name) {
 	return 0;
 }
 
-void hostile_list_ops(void) {
+void hostile_list_ops(void)
+{
 	static struct op_case cases[sizeof(op_cases) / sizeof(op_cases[0]) + TABLE_CASES_MAX];
 	size_t n = all_op_cases(cases);
 	for (size_t i = 0; i < n; i++) {

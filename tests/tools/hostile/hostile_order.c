@@ -8,17 +8,20 @@
 
 /* ---- a command split around a request (socket path) ------------------ */
 
-static void split_fence(void *data, struct smt_ring_v1 *ring, uint32_t hi, uint32_t lo) {
+static void split_fence(void *data, struct smt_ring_v1 *ring, uint32_t hi, uint32_t lo)
+{
 	*(uint64_t *)data = (uint64_t)hi << 32 | lo;
 }
 static void split_status(void *data, struct smt_ring_v1 *ring, int32_t status_fd,
-		int32_t global_fd) {
+		int32_t global_fd)
+{
 	close(status_fd);
 	close(global_fd);
 }
 static const struct smt_ring_v1_listener split_listener = { split_status, split_fence };
 
-static void submit_bytes(struct smt_ring_v1 *ring, const void *bytes, size_t len) {
+static void submit_bytes(struct smt_ring_v1 *ring, const void *bytes, size_t len)
+{
 	struct wl_array a;
 	wl_array_init(&a);
 	memcpy(wl_array_add(&a, len), bytes, len);
@@ -32,7 +35,8 @@ static void split_create_pool(struct hostile *h, struct smt_ring_v1 *ring);
  * PUT_IMAGE_POOL of pool 1 in two pieces with `between` sent between
  * them, then a FENCE. */
 static struct smt_ring_v1 *split_put(struct hostile *h, uint64_t *fence, bool pool_first,
-		void (*between)(struct hostile *h, struct smt_ring_v1 *ring)) {
+		void (*between)(struct hostile *h, struct smt_ring_v1 *ring))
+{
 	struct smt_ring_v1 *ring = smt_ring_manager_v1_create_socket_ring(h->manager);
 	smt_ring_v1_add_listener(ring, &split_listener, fence);
 	if (pool_first) {
@@ -52,13 +56,15 @@ static struct smt_ring_v1 *split_put(struct hostile *h, uint64_t *fence, bool po
 	return ring;
 }
 
-static void split_create_pool(struct hostile *h, struct smt_ring_v1 *ring) {
+static void split_create_pool(struct hostile *h, struct smt_ring_v1 *ring)
+{
 	int fd = make_memfd(4096, F_SEAL_SHRINK);
 	h->pool = smt_ring_v1_create_pool(ring, 1, fd, 4096);
 	close(fd);
 }
 
-static void split_destroy_pool(struct hostile *h, struct smt_ring_v1 *ring) {
+static void split_destroy_pool(struct hostile *h, struct smt_ring_v1 *ring)
+{
 	smt_pool_v1_destroy(h->pool);
 }
 
@@ -66,7 +72,8 @@ static void split_destroy_pool(struct hostile *h, struct smt_ring_v1 *ring) {
  * split over two submits with create_pool between the pieces it runs after
  * the pool exists; with smt_pool_v1.destroy between them, after the pool
  * is gone (bad_pool). */
-int case_split_around_request(struct hostile *h) {
+int case_split_around_request(struct hostile *h)
+{
 	uint64_t fence = 0;
 	split_put(h, &fence, false, split_create_pool);
 	double end = now_ms() + HANG_MS;
@@ -108,14 +115,16 @@ struct presents {
 };
 
 static void canvas_presented(void *data, struct smt_canvas_v1 *canvas, uint32_t serial,
-		uint32_t exec_hi, uint32_t exec_lo, uint32_t display_hi, uint32_t display_lo) {
+		uint32_t exec_hi, uint32_t exec_lo, uint32_t display_hi, uint32_t display_lo)
+{
 	struct presents *p = data;
 	p->last_serial = serial;
 	p->presented_at = ++p->events;
 }
 static const struct smt_canvas_v1_listener canvas_listener = { canvas_presented };
 
-static void sync_done(void *data, struct wl_callback *cb, uint32_t time) {
+static void sync_done(void *data, struct wl_callback *cb, uint32_t time)
+{
 	struct presents *p = data;
 	p->synced_at = ++p->events;
 	wl_callback_destroy(cb);
@@ -124,7 +133,8 @@ static const struct wl_callback_listener sync_listener = { sync_done };
 
 /* A ring and a PRESENT_SIDE canvas on a surface never shown (its PRESENTs
  * are reported as soon as their copy is done). */
-static struct smt_canvas_v1 *create_present_canvas(struct hostile *h, struct presents *p) {
+static struct smt_canvas_v1 *create_present_canvas(struct hostile *h, struct presents *p)
+{
 	create_good_ring(h, 1u << 20);
 	struct wl_surface *surface = wl_compositor_create_surface(h->compositor);
 	struct smt_canvas_v1 *canvas = smt_ring_v1_get_canvas(h->ring, 1, surface,
@@ -133,7 +143,8 @@ static struct smt_canvas_v1 *create_present_canvas(struct hostile *h, struct pre
 	return wl_display_roundtrip(h->display) < 0 ? NULL : canvas;
 }
 
-static void emit_present(struct hostile *h, uint32_t serial) {
+static void emit_present(struct hostile *h, uint32_t serial)
+{
 	uint8_t buf[64];
 	emit(h, buf, smt_encode_present(buf, 1, serial, 0, NULL));
 }
@@ -146,7 +157,8 @@ static void emit_present(struct hostile *h, uint32_t serial) {
  * order never comes out so. Repeated: the round trips must get in while
  * the copy lasts, which a descheduled client can miss now and then. Then
  * a resize and destroy of the canvas during a copy. */
-int case_present_split(struct hostile *h) {
+int case_present_split(struct hostile *h)
+{
 	struct presents p = { 0 };
 	struct smt_canvas_v1 *canvas = create_present_canvas(h, &p);
 	if (canvas == NULL) {
@@ -223,7 +235,8 @@ int case_present_split(struct hostile *h) {
 
 /* For tests/bench/hostile: a 1 MiB ring kept full of full-damage PRESENTs
  * of the huge canvas (each a 77 MiB copy) for `seconds`. */
-int case_present_attack(struct hostile *h, double seconds) {
+int case_present_attack(struct hostile *h, double seconds)
+{
 	struct presents p = { 0 };
 	if (create_present_canvas(h, &p) == NULL) {
 		return 1;

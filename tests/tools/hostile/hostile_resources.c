@@ -7,7 +7,8 @@
 
 /* Rings until the compositor refuses one: the client's ring limit (or
  * its fd limit, whichever is lower) names itself in the error. */
-int case_ring_flood(struct hostile *h) {
+int case_ring_flood(struct hostile *h)
+{
 	for (int i = 0; i < 100000; i++) {
 		int fd = make_memfd(SMT_RING_HEADER_SIZE + 4096, F_SEAL_SHRINK | F_SEAL_GROW);
 		struct smt_ring_v1 *r = smt_ring_manager_v1_create_ring(h->manager, fd, 4096,
@@ -25,7 +26,8 @@ int case_ring_flood(struct hostile *h) {
 
 /* Pools on one ring until refused (each keeps a descriptor in the
  * compositor). */
-int case_pool_flood(struct hostile *h) {
+int case_pool_flood(struct hostile *h)
+{
 	create_good_ring(h, 4096);
 	for (uint32_t id = 1; id < 1024; id++) {
 		int fd = make_memfd(4096, F_SEAL_SHRINK);
@@ -41,7 +43,8 @@ int case_pool_flood(struct hostile *h) {
 }
 
 /* A canvas of the largest size: two images of 1 GiB each. */
-int case_canvas_huge(struct hostile *h) {
+int case_canvas_huge(struct hostile *h)
+{
 	create_good_ring(h, 4096);
 	struct wl_surface *surface = wl_compositor_create_surface(h->compositor);
 	smt_ring_v1_get_canvas(h->ring, 1, surface, SMT_MAX_DIMENSION, SMT_MAX_DIMENSION);
@@ -49,7 +52,8 @@ int case_canvas_huge(struct hostile *h) {
 }
 
 /* Growing a canvas past the limit is refused on the canvas. */
-int case_canvas_grow(struct hostile *h) {
+int case_canvas_grow(struct hostile *h)
+{
 	create_good_ring(h, 4096);
 	struct wl_surface *surface = wl_compositor_create_surface(h->compositor);
 	struct smt_canvas_v1 *canvas = smt_ring_v1_get_canvas(h->ring, 1, surface, 64, 64);
@@ -60,7 +64,8 @@ int case_canvas_grow(struct hostile *h) {
 
 /* 64 MiB pixmaps, one per ring: the memory limit is the client's, not the
  * ring's, so a new ring brings no new allowance. */
-int case_memory_rings(struct hostile *h) {
+int case_memory_rings(struct hostile *h)
+{
 	for (int i = 0; i < 64; i++) {
 		create_good_ring(h, 4096);
 		emit_create(h, 1, 4096, 4096, SMT_FORMAT_ARGB8888);
@@ -81,7 +86,8 @@ int case_memory_rings(struct hostile *h) {
 /* Holds n 64 MiB pixmaps, every pixel written (resident), until killed
  * (prints HOLDING once they exist): the other clients' share of the
  * compositor's total. */
-int case_hold_memory(struct hostile *h, int n) {
+int case_hold_memory(struct hostile *h, int n)
+{
 	create_good_ring(h, 4096);
 	struct { struct smt_cmd_fill_rects f; struct smt_rect r; } fill = {
 		{ { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_SRC, 0xff402010u, 1, 0 },
@@ -111,7 +117,8 @@ static const struct { struct smt_cmd_fill_rects f; struct smt_rect r; } drain_fi
 	{ { SMT_OP_FILL_RECTS, 0, sizeof(drain_fill) }, SMT_PAINT_OVER, 0x80402010u, 1, 0 },
 	{ 0, 0, 4096, 4096 } };
 
-static uint64_t start_drain(struct hostile *h) {
+static uint64_t start_drain(struct hostile *h)
+{
 	create_good_ring(h, 16u << 20);
 	emit_create(h, 1, 4096, 4096, SMT_FORMAT_ARGB8888);
 	emit_target(h, 1);
@@ -136,7 +143,8 @@ static uint64_t start_drain(struct hostile *h) {
  * client's own round trip returns, and a second connection (the victim)
  * gets its round trip and its own ring's FENCE executed, all while nearly
  * all of the attacker's work is still queued. */
-int case_drain_stall(struct hostile *h) {
+int case_drain_stall(struct hostile *h)
+{
 	uint64_t queued = start_drain(h);
 	if (wl_display_roundtrip(h->display) < 0) {
 		fprintf(stderr, "smt-hostile: the attacker's requests were refused\n");
@@ -172,7 +180,8 @@ int case_drain_stall(struct hostile *h) {
 
 /* start_drain for the benchmark, the ring refilled as it drains for
  * `seconds`. */
-int case_drain_attack(struct hostile *h, double seconds) {
+int case_drain_attack(struct hostile *h, double seconds)
+{
 	start_drain(h);
 	if (wl_display_roundtrip(h->display) < 0) {
 		return 1;

@@ -7,7 +7,8 @@
 /* The client scribbles over its whole header page (all but head) — where
  * a naive server might keep its tail, sizes or flags — between batches:
  * the server's tail, which it keeps privately, is unaffected. */
-int case_header_scribble(struct hostile *h) {
+int case_header_scribble(struct hostile *h)
+{
 	create_good_ring(h, 4096);
 	emit_create(h, 5, 64, 64, SMT_FORMAT_ARGB8888);
 	emit_fence(h, 1);
@@ -40,7 +41,8 @@ int case_header_scribble(struct hostile *h) {
 }
 
 /* Another client's canvas id (from smt-demo): unknown in this ring. */
-int case_foreign(struct hostile *h, const char *name, uint32_t id) {
+int case_foreign(struct hostile *h, const char *name, uint32_t id)
+{
 	create_good_ring(h, 4096);
 	int op;
 	if (strcmp(name, "foreign-target") == 0) {
@@ -73,13 +75,15 @@ int case_foreign(struct hostile *h, const char *name, uint32_t id) {
 	return check_death(h, SMT_ERROR_BAD_DRAWABLE, op) ? 0 : 1;
 }
 
-static void emit_put_pool(struct hostile *h, uint32_t pool, uint64_t offset) {
+static void emit_put_pool(struct hostile *h, uint32_t pool, uint64_t offset)
+{
 	struct smt_cmd_put_image_pool c = { { SMT_OP_PUT_IMAGE_POOL, 0, sizeof(c) }, pool,
 		SMT_FORMAT_ARGB8888, offset, 256, 64, 64, 0, 0, 0 };
 	emit(h, &c, sizeof(c));
 }
 
-int case_pool(struct hostile *h, const char *name) {
+int case_pool(struct hostile *h, const char *name)
+{
 	create_good_ring(h, 65536);
 	const struct wl_interface *ring = &smt_ring_v1_interface;
 	if (strcmp(name, "pool-unsealed") == 0 || strcmp(name, "pool-short") == 0) {
@@ -146,7 +150,8 @@ int case_pool(struct hostile *h, const char *name) {
 /* Ten thousand small pixmaps are fine; twenty thousand 64x64 ones exceed
  * the client's memory limit (client-memory-mib, 256 by default) and end
  * the client with LIMIT. */
-int case_pixmaps_10k(struct hostile *h) {
+int case_pixmaps_10k(struct hostile *h)
+{
 	create_good_ring(h, 1u << 20);
 	for (uint32_t id = 1; id <= 10000; id++) {
 		emit_create(h, id, 1, 1, SMT_FORMAT_ARGB8888);

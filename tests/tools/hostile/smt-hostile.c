@@ -33,11 +33,13 @@
 /* A hostile client never tears anything down (and dies by SIGKILL or a
  * protocol error on purpose): in sanitizer builds, no leak report for it. */
 int __lsan_is_turned_off(void);
-int __lsan_is_turned_off(void) {
+int __lsan_is_turned_off(void)
+{
 	return 1;
 }
 
-static int run_new_case(struct hostile *h, const char *name, const char *arg, bool *handled) {
+static int run_new_case(struct hostile *h, const char *name, const char *arg, bool *handled)
+{
 	*handled = true;
 	double secs = arg ? atof(arg) : 5;
 	if (strncmp(name, "op:", 3) == 0) {
@@ -96,7 +98,8 @@ static int run_new_case(struct hostile *h, const char *name, const char *arg, bo
 	return 0;
 }
 
-int main(int argc, char *argv[]) {
+int main(int argc, char *argv[])
+{
 	if (argc == 2 && strcmp(argv[1], "--list-ops") == 0) {
 		hostile_list_ops();
 		return 0;
