@@ -13,7 +13,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
-from harness import FOCUSED, Session, check, log  # noqa: E402
+from harness import FOCUSED, Rect, Session, check, log  # noqa: E402
 
 BORDER = 2
 
@@ -87,8 +87,12 @@ def test(h):
             return f if f is not None and f.w >= frame.w + 140 and f.h >= frame.h + 50 else None
 
         def content(img):
-            f = grown(img)
-            return f.inset(BORDER) if f is not None else None
+            # The canvas, as the compositor places it: inside the border and
+            # below the title bar (server-side decorations).
+            if grown(img) is None:
+                return None
+            w = next(w for w in s.windows() if w["focused"])
+            return Rect(w["x"], w["y"], w["width"], w["height"])
 
         # The client redraws the whole new canvas after the resize: until its
         # PRESENT the grown canvas still shows the old frame in its top left.

@@ -71,8 +71,10 @@ def typed_into_xterm(s):
     """A line typed through XTEST (xdotool, itself an X client on the ring),
     then one through the compositor's keyboard (wtype)."""
     out = os.path.join(s.tmp, "typed.txt")
+    first = os.path.join(s.tmp, "typed-first.txt")
     s.spawn(["xterm", "-name", "ringterm", "-geometry", "40x6+40+40", "-e", "sh", "-c",
-             f'read a; read b; printf %s "$a|$b" > {out}; exec sleep 600'], name="xterm")
+             f'read a; printf %s "$a" > {first}; read b; printf %s "$a|$b" > {out}; '
+             f'exec sleep 600'], name="xterm")
     s.wait_x_window("--classname", "ringterm")
     row = s.wait_until(lambda: conns(s, "xterm"), timeout=10, what="xterm in the statistics")
     check_ring(row[0], "xterm")
@@ -80,9 +82,14 @@ def typed_into_xterm(s):
     # know to follow.
     s.run(["xdotool", "type", "--delay", "5", "by-xtest"], timeout=30)
     s.run(["xdotool", "key", "Return"], timeout=30)
+    # xterm must have read the XTEST line before wtype's keymap replaces
+    # the X keymap: Xlib updates its keymap when it reads the map change,
+    # so keys still queued in a busy xterm would be looked up in wtype's.
+    s.wait_until(lambda: os.path.exists(first), timeout=15,
+                 what="the line typed through XTEST to reach xterm's shell")
     s.type_text("through-the-ring", enter=True)
     try:
-        s.wait_until(lambda: os.path.exists(out), timeout=10,
+        s.wait_until(lambda: os.path.exists(out), timeout=15,
                      what="the lines typed into xterm to reach its shell")
     finally:
         s.save(s.screenshot(), "xterm-typed")
