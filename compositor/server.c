@@ -175,8 +175,10 @@ bool server_init(struct smtwc_server *server)
 	server_create_scene(server);
 	server_create_globals(server);
 	seat_init(server);
+	/* The scheduler's main-loop half drives the rings: it needs the
+	 * transport, which knows nothing of it. */
 	server->transport = transport_create(server);
-	if (server->transport == NULL) {
+	if (server->transport == NULL || !ring_loop_init(server->transport)) {
 		return false;
 	}
 	/* Extensions (X applications) are optional: without them the session
@@ -235,6 +237,7 @@ void server_finish(struct smtwc_server *server)
 	if (server->seat != NULL) {
 		seat_finish(server);
 	}
+	ring_loop_finish(server->transport);
 	transport_destroy(server->transport);
 	/* Our listeners on the backend and the layout go before what they
 	 * listen to; the layout before the scene that follows it. */

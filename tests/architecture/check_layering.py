@@ -53,10 +53,6 @@ KNOWN_KNOTS = {
         "input/input_inhibit", "input/keyboard", "input/text_input",
         "output/frame_pacing", "output/output", "output/output_management",
     ],
-    "ring objects": [
-        "ring/canvas", "ring/client_usage", "ring/ordered_request", "ring/pool",
-        "ring/ring", "ring/heap_reclaim", "sched/ring_loop",
-    ],
 }
 # Where the build looks for a quoted include after the file's own folder
 # (compositor/meson.build: '.'; exec/, sched/ and config/ through their
