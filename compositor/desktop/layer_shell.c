@@ -116,7 +116,8 @@ static void arrange_one(struct smtwc_layer_surface *layer,
 	apply_exclusive_zone(usable, state);
 }
 
-void layer_shell_arrange(struct smtwc_output *output)
+/* Places every layer surface of the output and recomputes its usable area. */
+static void layer_shell_arrange(struct smtwc_output *output)
 {
 	struct wlr_box full = output_layout_box(output);
 	struct wlr_box usable = full;

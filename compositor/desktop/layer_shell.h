@@ -8,8 +8,6 @@
 #include "desktop/layer_surface.h"
 
 void layer_shell_handle_new_surface(struct wl_listener *listener, void *data);
-/* Places every layer surface of the output and recomputes its usable area. */
-void layer_shell_arrange(struct smtwc_output *output);
 /* server->events.output_layout_change: every output's surfaces are placed
  * again. */
 void layer_shell_handle_output_layout_change(struct wl_listener *listener, void *data);
