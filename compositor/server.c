@@ -28,6 +28,7 @@
 #include "desktop/foreign_toplevel.h"
 #include "desktop/layer_shell.h"
 #include "desktop/title_bar.h"
+#include "desktop/view.h"
 #include "desktop/xdg_shell.h"
 #include "input/seat.h"
 #include "output/frame_pacing.h"
@@ -112,6 +113,21 @@ static void server_create_globals(struct smtwc_server *server)
 	server->new_layer_surface.notify = layer_shell_handle_new_surface;
 	wl_signal_add(&server->layer_shell->events.new_surface, &server->new_layer_surface);
 
+	/* After a layout change, in this order: layer surfaces set the usable
+	 * areas, views are fitted into them, then clients hear of it. */
+	server->layer_shell_output_layout_change.notify = layer_shell_handle_output_layout_change;
+	wl_signal_add(&server->events.output_layout_change,
+		&server->layer_shell_output_layout_change);
+	server->views_output_layout_change.notify = views_handle_output_layout_change;
+	wl_signal_add(&server->events.output_layout_change, &server->views_output_layout_change);
+	server->output_management_layout_change.notify = output_management_handle_layout_change;
+	wl_signal_add(&server->events.output_layout_change,
+		&server->output_management_layout_change);
+	server->layer_shell_output_destroy.notify = layer_shell_handle_output_destroy;
+	wl_signal_add(&server->events.output_destroy, &server->layer_shell_output_destroy);
+	server->views_output_removed.notify = views_handle_output_removed;
+	wl_signal_add(&server->events.output_removed, &server->views_output_removed);
+
 	struct wlr_xdg_decoration_manager_v1 *decorations =
 		wlr_xdg_decoration_manager_v1_create(display);
 	server->new_decoration.notify = decoration_handle_new;
@@ -140,6 +156,13 @@ bool server_init(struct smtwc_server *server)
 	wl_signal_init(&server->events.client_input);
 	wl_signal_init(&server->events.output_frame);
 	wl_signal_init(&server->events.output_presented);
+	wl_signal_init(&server->events.output_layout_change);
+	wl_signal_init(&server->events.output_destroy);
+	wl_signal_init(&server->events.output_removed);
+	wl_signal_init(&server->events.view_map);
+	wl_signal_init(&server->events.view_unmap);
+	wl_signal_init(&server->events.view_change);
+	wl_signal_init(&server->events.view_visibility);
 	/* Fonts are loaded and measured before any client connects, so what
 	 * fontconfig and Pango keep (files, caches) is there from the start
 	 * rather than appearing with the first decorated window. */
@@ -175,8 +198,10 @@ bool server_init(struct smtwc_server *server)
 	server_create_scene(server);
 	server_create_globals(server);
 	seat_init(server);
+	/* The scheduler's main-loop half drives the rings: it needs the
+	 * transport, which knows nothing of it. */
 	server->transport = transport_create(server);
-	if (server->transport == NULL) {
+	if (server->transport == NULL || !ring_loop_init(server->transport)) {
 		return false;
 	}
 	/* Extensions (X applications) are optional: without them the session
@@ -235,6 +260,7 @@ void server_finish(struct smtwc_server *server)
 	if (server->seat != NULL) {
 		seat_finish(server);
 	}
+	ring_loop_finish(server->transport);
 	transport_destroy(server->transport);
 	/* Our listeners on the backend and the layout go before what they
 	 * listen to; the layout before the scene that follows it. */

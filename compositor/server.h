@@ -73,22 +73,30 @@ struct smtwc_server {
 	struct wlr_output_manager_v1 *output_manager;
 	struct wl_listener output_apply;
 	struct wl_listener output_test;
+	struct wl_listener output_management_layout_change; /* events.output_layout_change */
 
 	struct wlr_xdg_shell *xdg_shell;
 	struct wl_listener new_xdg_surface;
 	/* Mapped and unmapped views, most recently focused first. */
 	struct wl_list views; /* smtwc_view.link */
 	struct smtwc_view *focused_view; /* activated, framed in the focus colour */
+	struct wl_listener views_output_layout_change; /* events.output_layout_change */
+	struct wl_listener views_output_removed;       /* events.output_removed */
 	int placement_counter;
 	int title_bar_height; /* measured from the title font at start */
 
 	struct wlr_layer_shell_v1 *layer_shell;
 	struct wl_listener new_layer_surface;
 	struct wlr_layer_surface_v1 *exclusive_layer; /* holds keyboard focus */
+	struct wl_listener layer_shell_output_layout_change; /* events.output_layout_change */
+	struct wl_listener layer_shell_output_destroy;       /* events.output_destroy */
 
 	struct wl_listener new_decoration;
 	struct wl_listener request_activate;
 	struct wlr_foreign_toplevel_manager_v1 *foreign_toplevels; /* taskbars */
+	struct wl_listener foreign_toplevel_view_map;    /* events.view_map */
+	struct wl_listener foreign_toplevel_view_unmap;  /* events.view_unmap */
+	struct wl_listener foreign_toplevel_view_change; /* events.view_change */
 
 	struct wlr_seat *seat;
 	struct wl_list keyboards; /* smtwc_keyboard.link */
@@ -124,6 +132,7 @@ struct smtwc_server {
 	struct wlr_idle *idle;
 	struct wl_list idle_inhibitors; /* smtwc_idle_inhibitor.link */
 	struct wl_listener new_idle_inhibitor;
+	struct wl_listener idle_view_visibility; /* events.view_visibility */
 	struct wlr_input_inhibit_manager *input_inhibit;
 	struct wl_listener input_inhibit_activate;
 	struct wl_listener input_inhibit_deactivate;
@@ -165,6 +174,26 @@ struct smtwc_server {
 		struct wl_signal output_frame;
 		/* An output showed a frame (data: struct smtwc_output_presented). */
 		struct wl_signal output_presented;
+		/* The output layout changed (data: NULL): layer surfaces are
+		 * placed again, views kept on an output, output-management
+		 * clients told, in that order. */
+		struct wl_signal output_layout_change;
+		/* An output is going (data: struct smtwc_output, still whole):
+		 * its layer surfaces are closed. */
+		struct wl_signal output_destroy;
+		/* An output went (data: NULL): views only it showed move. */
+		struct wl_signal output_removed;
+		/* A view was mapped / unmapped (data: struct smtwc_view):
+		 * taskbars get or lose its handle. */
+		struct wl_signal view_map;
+		struct wl_signal view_unmap;
+		/* Title, app id, parent, focus, states or place of a view may
+		 * have changed (data: struct smtwc_view): taskbars follow. */
+		struct wl_signal view_change;
+		/* A view was shown or hidden: mapped, unmapped, minimized or
+		 * restored (data: struct smtwc_view): idle inhibitors on its
+		 * surfaces start or stop counting. */
+		struct wl_signal view_visibility;
 	} events;
 	/* Scene buffers that show a surface's content drawn another way (ring
 	 * canvases) take input for that surface: the surface a node stands in

@@ -104,8 +104,14 @@ void foreign_toplevel_update(struct smtwc_view *view)
 	}
 }
 
-void foreign_toplevel_map(struct smtwc_view *view)
+static void handle_view_change(struct wl_listener *listener, void *data)
 {
+	foreign_toplevel_update(data);
+}
+
+static void handle_view_map(struct wl_listener *listener, void *data)
+{
+	struct smtwc_view *view = data;
 	if (view->foreign_toplevel != NULL || view->server->foreign_toplevels == NULL) {
 		return;
 	}
@@ -133,8 +139,9 @@ void foreign_toplevel_map(struct smtwc_view *view)
 	foreign_toplevel_update(view);
 }
 
-void foreign_toplevel_unmap(struct smtwc_view *view)
+static void handle_view_unmap(struct wl_listener *listener, void *data)
 {
+	struct smtwc_view *view = data;
 	struct smtwc_foreign_toplevel *ft = view->foreign_toplevel;
 	if (ft == NULL) {
 		return;
@@ -152,4 +159,10 @@ void foreign_toplevel_unmap(struct smtwc_view *view)
 void foreign_toplevel_init(struct smtwc_server *server)
 {
 	server->foreign_toplevels = wlr_foreign_toplevel_manager_v1_create(server->display);
+	server->foreign_toplevel_view_map.notify = handle_view_map;
+	wl_signal_add(&server->events.view_map, &server->foreign_toplevel_view_map);
+	server->foreign_toplevel_view_unmap.notify = handle_view_unmap;
+	wl_signal_add(&server->events.view_unmap, &server->foreign_toplevel_view_unmap);
+	server->foreign_toplevel_view_change.notify = handle_view_change;
+	wl_signal_add(&server->events.view_change, &server->foreign_toplevel_view_change);
 }

@@ -8,11 +8,10 @@
 #include "desktop/view.h"
 
 /* wlr-foreign-toplevel-management: taskbars and docks list the mapped
- * windows and activate, minimize, maximize, fullscreen or close them. */
+ * windows and activate, minimize, maximize, fullscreen or close them.
+ * Follows server->events.view_map, view_unmap and view_change: a mapped
+ * window gets a handle, an unmapped one loses it, a change is sent. */
 void foreign_toplevel_init(struct smtwc_server *server);
-/* A window appeared: taskbars learn of it. */
-void foreign_toplevel_map(struct smtwc_view *view);
-void foreign_toplevel_unmap(struct smtwc_view *view);
 /* Title, app id, states or output may have changed: tell taskbars what did. */
 void foreign_toplevel_update(struct smtwc_view *view);
 

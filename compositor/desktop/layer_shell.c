@@ -7,7 +7,7 @@
 #include <wlr/types/wlr_scene.h>
 #include <wlr/util/log.h>
 #include "desktop/layer_shell.h"
-#include "desktop/xdg_shell.h"
+#include "desktop/popup.h"
 #include "input/input_inhibit.h"
 #include "output/output.h"
 
@@ -116,7 +116,8 @@ static void arrange_one(struct smtwc_layer_surface *layer,
 	apply_exclusive_zone(usable, state);
 }
 
-void layer_shell_arrange(struct smtwc_output *output)
+/* Places every layer surface of the output and recomputes its usable area. */
+static void layer_shell_arrange(struct smtwc_output *output)
 {
 	struct wlr_box full = output_layout_box(output);
 	struct wlr_box usable = full;
@@ -226,7 +227,7 @@ static void layer_handle_new_popup(struct wl_listener *listener, void *data)
 	struct smtwc_layer_surface *layer = wl_container_of(listener, layer, new_popup);
 	struct wlr_xdg_popup *popup = data;
 	popup->base->data = wlr_scene_xdg_surface_create(&layer->popup_tree->node, popup->base);
-	xdg_shell_unconstrain_popup(layer->server, popup);
+	popup_unconstrain(layer->server, popup);
 }
 
 static void layer_handle_destroy(struct wl_listener *listener, void *data)
@@ -245,12 +246,6 @@ static void layer_handle_destroy(struct wl_listener *listener, void *data)
 	if (output != NULL) {
 		layer_shell_arrange(output);
 	}
-}
-
-struct wlr_scene_node *layer_shell_popup_parent(struct wlr_layer_surface_v1 *layer_surface)
-{
-	struct smtwc_layer_surface *layer = layer_surface->data;
-	return layer != NULL ? &layer->popup_tree->node : NULL;
 }
 
 void layer_shell_handle_new_surface(struct wl_listener *listener, void *data)
@@ -306,8 +301,19 @@ void layer_shell_handle_new_surface(struct wl_listener *listener, void *data)
 	layer_shell_arrange(layer->output);
 }
 
-void layer_shell_output_destroyed(struct smtwc_output *output)
+void layer_shell_handle_output_layout_change(struct wl_listener *listener, void *data)
 {
+	struct smtwc_server *server =
+		wl_container_of(listener, server, layer_shell_output_layout_change);
+	struct smtwc_output *output;
+	wl_list_for_each(output, &server->outputs, link) {
+		layer_shell_arrange(output);
+	}
+}
+
+void layer_shell_handle_output_destroy(struct wl_listener *listener, void *data)
+{
+	struct smtwc_output *output = data;
 	struct smtwc_layer_surface *layer, *tmp;
 	wl_list_for_each_safe(layer, tmp, &output->layer_surfaces, link) {
 		layer->output = NULL;

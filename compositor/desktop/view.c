@@ -6,10 +6,8 @@
 #include <wlr/types/wlr_scene.h>
 #include <wlr/util/edges.h>
 #include <wlr/util/log.h>
-#include "desktop/foreign_toplevel.h"
 #include "desktop/title_bar.h"
 #include "desktop/view.h"
-#include "input/idle.h"
 #include "input/input_inhibit.h"
 #include "output/output.h"
 
@@ -92,7 +90,7 @@ static void view_update_borders(struct smtwc_view *view)
 void view_update_title(struct smtwc_view *view)
 {
 	view_update_borders(view);
-	foreign_toplevel_update(view);
+	wl_signal_emit(&view->server->events.view_change, view);
 }
 
 void view_init(struct smtwc_view *view, struct smtwc_server *server,
@@ -178,7 +176,7 @@ void view_update_geometry(struct smtwc_view *view)
 		}
 	}
 	view_update_borders(view);
-	foreign_toplevel_update(view);
+	wl_signal_emit(&view->server->events.view_change, view);
 }
 
 static struct wlr_box usable_area_for(struct smtwc_view *view)
@@ -266,9 +264,9 @@ void view_map(struct smtwc_view *view)
 	view_place(view, area, width, height);
 	view_update_geometry(view);
 	wlr_scene_node_set_enabled(&view->tree->node, true);
-	foreign_toplevel_map(view);
+	wl_signal_emit(&view->server->events.view_map, view);
 	view_focus(view);
-	idle_inhibit_check(view->server);
+	wl_signal_emit(&view->server->events.view_visibility, view);
 }
 
 static struct smtwc_view *next_focus_candidate(struct smtwc_server *server,
@@ -292,8 +290,8 @@ void view_unmap(struct smtwc_view *view)
 	}
 	view->mapped = false;
 	wlr_scene_node_set_enabled(&view->tree->node, false);
-	foreign_toplevel_unmap(view);
-	idle_inhibit_check(server);
+	wl_signal_emit(&server->events.view_unmap, view);
+	wl_signal_emit(&server->events.view_visibility, view);
 	if (server->grabbed_view == view) {
 		server->grabbed_view = NULL;
 		server->cursor_mode = SMTWC_CURSOR_PASSTHROUGH;
@@ -343,10 +341,10 @@ void view_focus(struct smtwc_view *view)
 		view->impl->set_activated(view, true);
 		if (previous != NULL) {
 			view_update_borders(previous);
-			foreign_toplevel_update(previous);
+			wl_signal_emit(&previous->server->events.view_change, previous);
 		}
 		view_update_borders(view);
-		foreign_toplevel_update(view);
+		wl_signal_emit(&view->server->events.view_change, view);
 	}
 	if (seat->keyboard_state.focused_surface == surface) {
 		return;
@@ -379,7 +377,7 @@ void view_set_maximized(struct smtwc_view *view, bool maximized)
 	view->maximized = maximized;
 	view->impl->set_maximized(view, maximized);
 	view_update_borders(view);
-	foreign_toplevel_update(view);
+	wl_signal_emit(&view->server->events.view_change, view);
 }
 
 void view_set_fullscreen(struct smtwc_view *view, bool fullscreen)
@@ -421,7 +419,7 @@ void view_set_fullscreen(struct smtwc_view *view, bool fullscreen)
 	view->impl->set_fullscreen(view, fullscreen);
 	wlr_scene_node_raise_to_top(&view->tree->node);
 	view_update_borders(view);
-	foreign_toplevel_update(view);
+	wl_signal_emit(&view->server->events.view_change, view);
 }
 
 void view_set_minimized(struct smtwc_view *view, bool minimized)
@@ -444,8 +442,8 @@ void view_set_minimized(struct smtwc_view *view, bool minimized)
 		wl_list_remove(&view->link);
 		wl_list_insert(view->server->views.prev, &view->link);
 	}
-	foreign_toplevel_update(view);
-	idle_inhibit_check(view->server);
+	wl_signal_emit(&view->server->events.view_change, view);
+	wl_signal_emit(&view->server->events.view_visibility, view);
 }
 
 void view_set_server_side_decoration(struct smtwc_view *view, bool enabled)
@@ -470,7 +468,8 @@ void views_cycle(struct smtwc_server *server)
 	}
 }
 
-void views_ensure_visible(struct smtwc_server *server)
+/* Moves views that no output shows back onto one. */
+static void views_ensure_visible(struct smtwc_server *server)
 {
 	struct smtwc_view *view;
 	wl_list_for_each(view, &server->views, link) {
@@ -488,6 +487,19 @@ void views_ensure_visible(struct smtwc_server *server)
 		}
 	}
 	views_arrange(server);
+}
+
+void views_handle_output_layout_change(struct wl_listener *listener, void *data)
+{
+	struct smtwc_server *server =
+		wl_container_of(listener, server, views_output_layout_change);
+	views_ensure_visible(server);
+}
+
+void views_handle_output_removed(struct wl_listener *listener, void *data)
+{
+	struct smtwc_server *server = wl_container_of(listener, server, views_output_removed);
+	views_ensure_visible(server);
 }
 
 void views_arrange(struct smtwc_server *server)

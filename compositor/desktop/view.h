@@ -105,8 +105,10 @@ void view_update_title(struct smtwc_view *view);
 
 /* Focuses the least recently focused mapped view (minimized ones included). */
 void views_cycle(struct smtwc_server *server);
-/* Moves views that no output shows back onto one. */
-void views_ensure_visible(struct smtwc_server *server);
+/* server->events.output_layout_change and output_removed: views that no
+ * output shows any more move back onto one. */
+void views_handle_output_layout_change(struct wl_listener *listener, void *data);
+void views_handle_output_removed(struct wl_listener *listener, void *data);
 /* Re-fits maximized/fullscreen views after output or usable-area changes. */
 void views_arrange(struct smtwc_server *server);
 

@@ -14,10 +14,5 @@ struct smtwc_view *xdg_shell_view_from_surface(struct wlr_xdg_surface *xdg_surfa
  * an xdg toplevel's view, nested ones included; nothing for other views. */
 void xdg_shell_view_popups_for_each(struct smtwc_view *view,
 	void (*callback)(struct wlr_box box, void *data), void *data);
-/* Scene tree that popups of this surface must be parented to. */
-struct wlr_scene_node *xdg_shell_popup_parent(struct wlr_surface *surface);
-
-/* Keeps a popup inside the output it opens on (flip/slide per positioner). */
-void xdg_shell_unconstrain_popup(struct smtwc_server *server, struct wlr_xdg_popup *popup);
 
 #endif

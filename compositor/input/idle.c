@@ -36,7 +36,7 @@ bool idle_inhibited(struct smtwc_server *server)
 	return false;
 }
 
-void idle_inhibit_check(struct smtwc_server *server)
+static void idle_inhibit_check(struct smtwc_server *server)
 {
 	wlr_idle_set_enabled(server->idle, server->seat, !idle_inhibited(server));
 }
@@ -73,8 +73,16 @@ static void handle_new_inhibitor(struct wl_listener *listener, void *data)
 	idle_inhibit_check(server);
 }
 
+static void handle_view_visibility(struct wl_listener *listener, void *data)
+{
+	struct smtwc_server *server = wl_container_of(listener, server, idle_view_visibility);
+	idle_inhibit_check(server);
+}
+
 void idle_init(struct smtwc_server *server)
 {
+	server->idle_view_visibility.notify = handle_view_visibility;
+	wl_signal_add(&server->events.view_visibility, &server->idle_view_visibility);
 	wl_list_init(&server->idle_inhibitors);
 	server->idle = wlr_idle_create(server->display);
 	struct wlr_idle_inhibit_manager_v1 *manager = wlr_idle_inhibit_v1_create(server->display);

@@ -9,9 +9,6 @@
  */
 #include <wlr/types/wlr_input_inhibitor.h>
 #include <wlr/util/log.h>
-#include "desktop/layer_shell.h"
-#include "desktop/view.h"
-#include "input/cursor.h"
 #include "input/input_inhibit.h"
 
 bool input_inhibit_active(struct smtwc_server *server)
@@ -52,25 +49,9 @@ static void handle_activate(struct wl_listener *listener, void *data)
 	}
 }
 
-static void handle_deactivate(struct wl_listener *listener, void *data)
-{
-	struct smtwc_server *server = wl_container_of(listener, server, input_inhibit_deactivate);
-	wlr_log(WLR_INFO, "input inhibitor released");
-	/* The keyboard goes back to where the user left it. */
-	if (server->exclusive_layer != NULL) {
-		layer_shell_focus(server->exclusive_layer->data);
-	} else if (view_focused(server) != NULL) {
-		view_focus(view_focused(server));
-	}
-	cursor_refocus(server, 0);
-}
-
 void input_inhibit_init(struct smtwc_server *server)
 {
 	server->input_inhibit = wlr_input_inhibit_manager_create(server->display);
 	server->input_inhibit_activate.notify = handle_activate;
 	wl_signal_add(&server->input_inhibit->events.activate, &server->input_inhibit_activate);
-	server->input_inhibit_deactivate.notify = handle_deactivate;
-	wl_signal_add(&server->input_inhibit->events.deactivate,
-		&server->input_inhibit_deactivate);
 }

@@ -9,7 +9,8 @@
 #include "server.h"
 
 /* wlr-input-inhibitor: a screen locker (swaylock at wlroots 0.15) takes all
- * input for its own client until it lets go. */
+ * input for its own client until it lets go (seat.c gives focus back then:
+ * this module knows no windows). */
 void input_inhibit_init(struct smtwc_server *server);
 /* Whether input may go to this surface: always, unless a locker holds
  * input and the surface is not one of its own. */

@@ -6,10 +6,13 @@
 #include <stdlib.h>
 #include <wlr/types/wlr_data_device.h>
 #include <wlr/types/wlr_input_device.h>
+#include <wlr/types/wlr_input_inhibitor.h>
 #include <wlr/types/wlr_primary_selection.h>
 #include <wlr/types/wlr_virtual_keyboard_v1.h>
 #include <wlr/types/wlr_virtual_pointer_v1.h>
 #include <wlr/util/log.h>
+#include "desktop/layer_shell.h"
+#include "desktop/view.h"
 #include "input/cursor.h"
 #include "input/gestures.h"
 #include "input/idle.h"
@@ -150,6 +153,20 @@ static void seat_handle_start_drag(struct wl_listener *listener, void *data)
 	wl_signal_add(&drag->icon->events.destroy, &icon->destroy);
 }
 
+/* The locker let go of the input inhibitor: the keyboard goes back to
+ * where the user left it, the pointer to what is under it. */
+static void seat_handle_input_inhibit_deactivate(struct wl_listener *listener, void *data)
+{
+	struct smtwc_server *server = wl_container_of(listener, server, input_inhibit_deactivate);
+	wlr_log(WLR_INFO, "input inhibitor released");
+	if (server->exclusive_layer != NULL) {
+		layer_shell_focus(server->exclusive_layer->data);
+	} else if (view_focused(server) != NULL) {
+		view_focus(view_focused(server));
+	}
+	cursor_refocus(server, 0);
+}
+
 void seat_init(struct smtwc_server *server)
 {
 	server->seat = wlr_seat_create(server->display, "seat0");
@@ -157,6 +174,9 @@ void seat_init(struct smtwc_server *server)
 	cursor_init(server);
 	idle_init(server);
 	input_inhibit_init(server);
+	server->input_inhibit_deactivate.notify = seat_handle_input_inhibit_deactivate;
+	wl_signal_add(&server->input_inhibit->events.deactivate,
+		&server->input_inhibit_deactivate);
 	pointer_constraints_init(server);
 	shortcuts_inhibit_init(server);
 	gestures_init(server);

@@ -8,10 +8,7 @@
 #include <wlr/util/log.h>
 #include "output/frame_pacing.h"
 #include "output/output.h"
-#include "output/output_management.h"
 #include "output/render.h"
-#include "desktop/layer_shell.h"
-#include "desktop/view.h"
 
 static void output_handle_frame(struct wl_listener *listener, void *data)
 {
@@ -51,7 +48,7 @@ static void output_handle_destroy(struct wl_listener *listener, void *data)
 {
 	struct smtwc_output *output = wl_container_of(listener, output, destroy);
 	struct smtwc_server *server = output->server;
-	layer_shell_output_destroyed(output);
+	wl_signal_emit(&server->events.output_destroy, output);
 	wl_list_remove(&output->frame.link);
 	wl_list_remove(&output->present.link);
 	wl_list_remove(&output->destroy.link);
@@ -59,7 +56,7 @@ static void output_handle_destroy(struct wl_listener *listener, void *data)
 	output->wlr_output->data = NULL;
 	free(output);
 	/* Windows that were only on the removed output must stay reachable. */
-	views_ensure_visible(server);
+	wl_signal_emit(&server->events.output_removed, NULL);
 }
 
 static bool output_mode_matches(const struct wlr_output_mode *mode,
@@ -175,12 +172,7 @@ void output_handle_layout_change(struct wl_listener *listener, void *data)
 		wlr_scene_node_set_position(&server->background->node, extents->x, extents->y);
 		wlr_scene_rect_set_size(server->background, extents->width, extents->height);
 	}
-	struct smtwc_output *output;
-	wl_list_for_each(output, &server->outputs, link) {
-		layer_shell_arrange(output);
-	}
-	views_ensure_visible(server);
-	output_management_update(server);
+	wl_signal_emit(&server->events.output_layout_change, NULL);
 }
 
 struct wlr_box output_layout_box(struct smtwc_output *output)

@@ -7,6 +7,9 @@
 #include "output/output.h"
 #include "output/output_management.h"
 
+/* Tells clients the current configuration of every output. */
+static void output_management_update(struct smtwc_server *server);
+
 static void head_apply_state(struct wlr_output_configuration_head_v1 *head)
 {
 	struct wlr_output *output = head->state.output;
@@ -81,7 +84,7 @@ static void handle_test(struct wl_listener *listener, void *data)
 	wlr_output_configuration_v1_destroy(config);
 }
 
-void output_management_update(struct smtwc_server *server)
+static void output_management_update(struct smtwc_server *server)
 {
 	if (server->output_manager == NULL) {
 		return;
@@ -112,4 +115,11 @@ void output_management_init(struct smtwc_server *server)
 	wl_signal_add(&server->output_manager->events.apply, &server->output_apply);
 	server->output_test.notify = handle_test;
 	wl_signal_add(&server->output_manager->events.test, &server->output_test);
+}
+
+void output_management_handle_layout_change(struct wl_listener *listener, void *data)
+{
+	struct smtwc_server *server =
+		wl_container_of(listener, server, output_management_layout_change);
+	output_management_update(server);
 }

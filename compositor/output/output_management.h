@@ -9,6 +9,7 @@
 
 void output_management_init(struct smtwc_server *server);
 /* Tells clients the current state after any output change. */
-void output_management_update(struct smtwc_server *server);
+/* server->events.output_layout_change: clients see the new layout. */
+void output_management_handle_layout_change(struct wl_listener *listener, void *data);
 
 #endif

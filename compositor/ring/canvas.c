@@ -23,7 +23,7 @@
 #include "ring/canvas.h"
 #include "ring/client_usage.h"
 #include "ring/ordered_request.h"
-#include "ring/ring.h"
+#include "ring/ring_types.h"
 #include "monotonic_clock.h"
 
 struct smtwc_canvas_buffer {

@@ -10,7 +10,7 @@
 #include "fd_limit.h"
 #include "server.h"
 #include "ring/client_usage.h"
-#include "ring/ring.h"
+#include "ring/ring_types.h"
 
 /* fds this process may still open for clients: the soft limit, raised to
  * the hard one, less the headroom kept for new connections, the

@@ -4,7 +4,7 @@
  * says why: an unbounded drain let one client stall all the others).
  */
 #include "ring/ordered_request.h"
-#include "ring/ring.h"
+#include "ring/ring_types.h"
 #include "monotonic_clock.h"
 
 static bool reached(struct smtwc_ring *ring, const struct smtwc_ordered_request *req)

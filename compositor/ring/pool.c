@@ -13,7 +13,7 @@
 #include "ring/client_usage.h"
 #include "ring/ordered_request.h"
 #include "ring/pool.h"
-#include "ring/ring.h"
+#include "ring/ring_types.h"
 #include "ring/shm_fd.h"
 
 struct pool_request {

@@ -20,7 +20,6 @@
 #include "ring/ordered_request.h"
 #include "ring/pool.h"
 #include "ring/ring.h"
-#include "sched/ring_loop.h"
 #include "ring/shm_fd.h"
 #include "monotonic_clock.h"
 
@@ -506,12 +505,6 @@ struct smtwc_transport *transport_create(struct smtwc_server *server)
 	}
 	transport->global_status = page;
 	smt_global_init(transport->global_status);
-	if (!ring_loop_init(transport)) {
-		munmap(transport->global_status, SMT_STATUS_MAP_SIZE);
-		close(transport->global_status_fd);
-		free(transport);
-		return NULL;
-	}
 	transport->sched_slice_ns = (uint64_t)server->config.scheduler.slice_ms * 1000000u;
 	transport->global = wl_global_create(server->display, &smt_ring_manager_v1_interface,
 		1, transport, manager_bind);
@@ -527,7 +520,6 @@ void transport_destroy(struct smtwc_transport *transport)
 	wl_global_destroy(transport->global);
 	canvases_unlisten(transport);
 	heap_reclaim_finish(&transport->reclaims);
-	ring_loop_finish(transport);
 	munmap(transport->global_status, SMT_STATUS_MAP_SIZE);
 	close(transport->global_status_fd);
 	free(transport);

@@ -6,7 +6,7 @@
 #include "ring/canvas.h"
 #include "ring/client_usage.h"
 #include "ring/pool.h"
-#include "ring/ring.h"
+#include "ring/ring_types.h"
 #include "ring/ring_stats.h"
 #include "monotonic_clock.h"
 

@@ -49,6 +49,9 @@ bool ring_loop_init(struct smtwc_transport *transport)
 
 void ring_loop_finish(struct smtwc_transport *transport)
 {
+	if (transport == NULL || transport->sched == NULL) {
+		return; /* ring_loop_init did not run or failed */
+	}
 	wl_list_remove(&transport->client_input.link);
 	smt_sched_destroy(transport->sched);
 	transport->sched = NULL;

@@ -8,9 +8,8 @@ directories compositor/meson.build and its subdirs give), and fails when:
 - an include or a build file in compositor/ reaches into xwayland-glue/
   (the glue plugs into the compositor, never the other way round);
 - a file includes a header of a higher layer (LAYERS below);
-- the graph of modules (foo.c and foo.h are one module) has a cycle,
-  other than inside one of the KNOWN_KNOTS; the cycle is printed with the
-  include behind each step.
+- the graph of modules (foo.c and foo.h are one module) has a cycle; the
+  cycle is printed with the include behind each step.
 
 Usage: check_layering.py SOURCE_ROOT
 """
@@ -42,22 +41,6 @@ ROOT_FILES = {"main.c", "server.c"}
 # Headers private to a module that spans several .c files.
 MODULE_OF_HEADER = {"exec/exec_internal.h": "exec/executor",
                     "config/config_internal.h": "config/config"}
-# Module cycles that predate this check, each tolerated only inside its own
-# set: a cycle that reaches a module outside a knot, or joins two knots,
-# fails. Breaking a knot (docs/architecture.md, "Known knots") means taking
-# its modules off this list; the check says when one no longer needs to be.
-KNOWN_KNOTS = {
-    "window system": [
-        "desktop/foreign_toplevel", "desktop/layer_shell", "desktop/view",
-        "desktop/xdg_shell", "input/actions", "input/cursor", "input/idle",
-        "input/input_inhibit", "input/keyboard", "input/text_input",
-        "output/frame_pacing", "output/output", "output/output_management",
-    ],
-    "ring objects": [
-        "ring/canvas", "ring/client_usage", "ring/ordered_request", "ring/pool",
-        "ring/ring", "ring/heap_reclaim", "sched/ring_loop",
-    ],
-}
 # Where the build looks for a quoted include after the file's own folder
 # (compositor/meson.build: '.'; exec/, sched/ and config/ through their
 # dependencies; protocol/ for the ring ABI).
@@ -123,18 +106,6 @@ def find_cycle(graph):
     return None
 
 
-def reachable(graph, start):
-    """The nodes reachable from start's successors."""
-    seen = set()
-    todo = list(graph.get(start, ()))
-    while todo:
-        n = todo.pop()
-        if n not in seen:
-            seen.add(n)
-            todo.extend(graph.get(n, ()))
-    return seen
-
-
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -191,43 +162,18 @@ def main():
                 why.setdefault((a, b), f"compositor/{rel} includes \"{name}\"")
                 graph.setdefault(b, set())
 
-    knot_of = {m: name for name, members in KNOWN_KNOTS.items() for m in members}
-    collapsed = {}
-    for a, succs in graph.items():
-        ka = knot_of.get(a, a)
-        collapsed.setdefault(ka, set())
-        for b in succs:
-            kb = knot_of.get(b, b)
-            if ka != kb:
-                collapsed[ka].add(kb)
-                why.setdefault((ka, kb), why[(a, b)])
-    cycle = find_cycle(collapsed)
+    cycle = find_cycle(graph)
     if cycle:
         errors.append("include cycle between modules: " + " -> ".join(cycle) + "".join(
             f"\n    {why[(a, b)]}" for a, b in zip(cycle, cycle[1:])))
 
-    notes = []
-    for name, members in KNOWN_KNOTS.items():
-        inside = {m: graph.get(m, set()) & set(members) for m in members}
-        for m in members:
-            if m not in graph:
-                notes.append(f"note: {m} (knot '{name}') no longer exists: take it off "
-                             "KNOWN_KNOTS")
-            elif m not in reachable(inside, m):
-                notes.append(f"note: {m} is in no cycle of knot '{name}' any more: take it "
-                             "off KNOWN_KNOTS")
-
-    for n in notes:
-        print(n)
     for e in errors:
         print(e)
     if errors:
         print(f"FAIL: {len(errors)} problem(s); see docs/architecture.md")
         return 1
-    knotted = sum(len(m) for m in KNOWN_KNOTS.values())
     print(f"ok: {len(sources)} files, {len(graph)} modules in {len(LAYERS)} layers, "
-          f"includes point down, no cycle outside the {len(KNOWN_KNOTS)} known knots "
-          f"({knotted} modules), nothing from {FORBIDDEN}/")
+          f"includes point down, no cycle, nothing from {FORBIDDEN}/")
     return 0
 
 
