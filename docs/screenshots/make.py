@@ -35,15 +35,15 @@ def make(h):
         s.wait_until(lambda: "DEMO" in open(demo.log_path).read() or True, timeout=5)
         s.wait_for_border(FOCUSED)
         time.sleep(0.5)
-        drag(s, (60, 70), (38, 52))           # the demo to the top-left corner
+        drag(s, (60, 70), (38, 66))           # the demo to the top-left, below the panel
         s.spawn(["foot", "--window-size-pixels=410x300", "sh", "-c",
                  "printf 'smtwc session\\n\\n'; uname -sr; echo; "
                  "smtctl clients 2>/dev/null | cut -c1-58; exec sh"],
                 env={"PATH": os.path.join(BUILD, "clients") + ":" + os.environ["PATH"]})
         time.sleep(1.0)
         drag(s, (300, 200), (1090, 470))      # foot to the bottom-right
-        s.spawn(["xeyes", "-geometry", "170x110+1090+40"])
-        s.spawn(["xclock", "-geometry", "150x150+1110+170"])
+        s.spawn(["xeyes", "-geometry", "170x100+1090+50"])
+        s.spawn(["xclock", "-geometry", "150x140+1110+183"])
         time.sleep(2.0)
         s.park_pointer()
         img = s.screenshot()
