@@ -266,6 +266,61 @@ thin_walk(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawable *
 }
 
 /*
+ * The walk of thin_walk for a direct paint whose every pixel is known to
+ * be inside the clip's extents (tested once per segment by the caller):
+ * no test per pixel. The remainder is turned to count up whatever the
+ * slope's sign (r' = den - 1 - rem moves by |step| and wraps at den exactly
+ * when rem would go below 0), so the step is one compare, taken without a
+ * branch: most runs of a slanted line are a pixel or two. Axis-parallel
+ * segments are a plain loop of stores.
+ */
+static inline __attribute__((always_inline)) uint64_t
+thin_walk_inside(struct paint *p, bool ymajor, int64_t start, int64_t end, int64_t m,
+		 int64_t rem, int64_t den, int64_t step, const bool wide)
+{
+	uint8_t *const bits = p->bits;
+	const uint32_t pixel = p->pixel;
+	const int64_t bytes = wide ? 4 : 1, stride = p->stride;
+	const int64_t maj = ymajor ? stride : bytes;
+	int64_t mnr = ymajor ? bytes : stride;
+	int64_t off = ymajor ? start * stride + m * bytes : m * stride + start * bytes;
+	const int64_t n = end - start + 1;
+	if (step < 0) {
+		rem = den - 1 - rem;
+		step = -step;
+		mnr = -mnr;
+	}
+	if (step == 0) {
+		if (wide && !ymajor) {
+			uint32_t *row = (uint32_t *)(bits + off);
+			for (int64_t i = 0; i < n; i++)
+				row[i] = pixel;
+		} else {
+			for (int64_t i = 0; i < n; i++, off += maj) {
+				if (wide)
+					*(uint32_t *)(bits + off) = pixel;
+				else
+					bits[off] = (uint8_t)pixel;
+			}
+		}
+		return (uint64_t)n;
+	}
+	for (int64_t i = 0; i < n; i++) {
+		if (wide)
+			*(uint32_t *)(bits + off) = pixel;
+		else
+			bits[off] = (uint8_t)pixel;
+		off += maj;
+		rem += step;
+		if (rem >= den) {
+			rem -= den;
+			off += mnr;
+		}
+	}
+	return (uint64_t)n;
+}
+
+/*
  * One thin segment, both end points included. Along the major axis each
  * step picks the nearest minor coordinate (Bresenham's choice, computed
  * directly so the walk can start at the clip edge instead of at a far-away
@@ -296,12 +351,28 @@ static uint64_t thin_segment(struct smt_exec_ctx *ctx, struct paint *p,
 	/* m(x) = y1 + floor((2 (x - x1) dy + dx) / 2dx), stepped: one division
 	 * at the start, then the remainder moves by 2dy per x. |dy| <= dx, so
 	 * one correction per step keeps it in [0, 2dx). */
-	int64_t den = dx ? 2 * dx : 1, num = 2 * (start - x1) * dy + dx;
-	int64_t q = floor_div(num, den), rem = num - q * den, step = dx ? 2 * dy : 0;
+	int64_t den = dx ? 2 * dx : 1, step = dx ? 2 * dy : 0;
+	int64_t q = 0, rem = dx;            /* at x1: floor(dx / 2dx) = 0 */
+	if (start != x1) {
+		int64_t num = 2 * (start - x1) * dy + dx;
+		q = floor_div(num, den);
+		rem = num - q * den;
+	}
 	int64_t m = y1 + q;
 	uint64_t px;
 
-	if (paint_direct(ctx, p) && p->bpp == 32)
+	/* m(x) stays between y1 and y2 on [x1, x2]: when both are inside the
+	 * extents' minor range, so is every pixel the walk stores. */
+	int64_t mmin = y1 < y2 ? y1 : y2, mmax = y1 < y2 ? y2 : y1;
+	if (paint_direct(ctx, p) && mmin >= mlo && mmax < mhi) {
+		assert(start >= 0 && mmin >= 0 &&
+		       (ymajor ? mmax < p->width && end < p->height
+			       : end < p->width && mmax < p->height));
+		if (p->bpp == 32)
+			px = thin_walk_inside(p, ymajor, start, end, m, rem, den, step, true);
+		else
+			px = thin_walk_inside(p, ymajor, start, end, m, rem, den, step, false);
+	} else if (paint_direct(ctx, p) && p->bpp == 32)
 		px = thin_walk(ctx, p, dst, ymajor, start, end, m, rem, den, step, mlo, mhi, true, true);
 	else if (paint_direct(ctx, p))
 		px = thin_walk(ctx, p, dst, ymajor, start, end, m, rem, den, step, mlo, mhi, true, false);

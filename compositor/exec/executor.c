@@ -401,6 +401,8 @@ static enum smt_exec_stop die(struct smt_exec_ctx *ctx, struct smt_ring_reader *
  * of work: a NOOP costs a few ns, a drawing command tens. */
 #define NOOP_RUN 512u
 #define NOOP_PER_UNIT 8u
+/* Checks for a client waiting on the tail, per area's worth of bytes run. */
+#define WAKE_CHECKS 8u
 
 static enum smt_exec_stop run(struct smt_exec_ctx *ctx, struct smt_ring_reader *r,
 			      const struct smt_exec_budget *budget, struct smt_exec_result *out)
@@ -418,6 +420,7 @@ static enum smt_exec_stop run(struct smt_exec_ctx *ctx, struct smt_ring_reader *
 		return out->stop = SMT_EXEC_BUDGET;
 	if (smt_ring_reader_begin(r, &f) < 0)
 		return die(ctx, r, &f, out);
+	uint64_t wake_check = r->tail + r->area_size / WAKE_CHECKS;
 	for (;;) {
 		const struct smt_cmd *cmd;
 		struct smt_decoded d;
@@ -470,6 +473,19 @@ static enum smt_exec_stop run(struct smt_exec_ctx *ctx, struct smt_ring_reader *
 			if (bad)
 				goto fail;
 			if (exec_charge_units(ctx, (skipped + NOOP_PER_UNIT - 1) / NOOP_PER_UNIT, 0)) {
+				stop = SMT_EXEC_BUDGET;
+				break;
+			}
+		}
+		/* A client blocked on a full ring waits for the tail, published
+		 * when a run ends. End the run once the tail passed what it asked
+		 * for: it is woken and refills while the rest of the ring keeps
+		 * us busy, instead of after we drained it and slept, when its
+		 * next publish has to wake us (one client-to-server eventfd write
+		 * per ring-full). Checked WAKE_CHECKS times per area's worth. */
+		if (!r->linear && (int64_t)(r->tail - wake_check) >= 0) {
+			wake_check = r->tail + r->area_size / WAKE_CHECKS;
+			if (smt_ring_reader_wake_due(r)) {
 				stop = SMT_EXEC_BUDGET;
 				break;
 			}

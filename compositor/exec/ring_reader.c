@@ -352,6 +352,18 @@ bool smt_ring_reader_publish(struct smt_ring_reader *r)
 	return true;
 }
 
+bool smt_ring_reader_wake_due(const struct smt_ring_reader *r)
+{
+	if (r->linear)
+		return false;
+	struct smt_ring_header *h = (struct smt_ring_header *)r->hdr;
+	uint32_t flags = atomic_load_explicit(&h->flags, memory_order_acquire);
+	if (!(flags & SMT_CLIENT_WAITING))
+		return false;
+	uint64_t need = atomic_load_explicit(&h->wait_tail, memory_order_relaxed);
+	return (int64_t)(r->tail - need) >= 0 && !(r->woken_any && r->woken_for == need);
+}
+
 bool smt_ring_reader_has_work(const struct smt_ring_reader *r)
 {
 	if (r->tail >= r->limit)

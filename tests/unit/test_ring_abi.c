@@ -280,6 +280,44 @@ static void test_full_ring(void)
 	tr_fini(&t);
 }
 
+/* A client waiting for half the ring: the run ends once the tail passed
+ * its wait_tail (checked every 1/8 of the area), publishes and wakes it,
+ * with the rest still queued; without a waiting client one run takes all. */
+static void test_wake_mid_run(void)
+{
+	for (int waiting = 0; waiting <= 1; waiting++) {
+		struct test_ring t;
+		BUF_DECL(b, 64);
+		tr_init(&t, 4096);
+		uint32_t n = smt_encode_fence(b, 1);
+		int k = 0;
+		while (tr_write(&t, b, n) == 0)
+			k++;
+		CHECK(k == 4096 / (int)n, "ring filled: %d", k);
+		tr_publish(&t);
+		uint64_t need = t.head - 2048;
+		if (waiting)
+			CHECK(smt_ring_client_begin_wait(t.hdr, t.status, need), "must sleep");
+		struct smt_exec_ctx *ctx = smt_exec_create(NULL);
+		struct smt_exec_result res;
+		enum smt_exec_stop stop = smt_exec_run(ctx, &t.reader, NULL, &res);
+		uint64_t tail = atomic_load(&t.status->tail);
+		if (waiting) {
+			CHECK(stop == SMT_EXEC_BUDGET && res.wake_client, "run ended to wake");
+			CHECK(tail >= need && tail < need + 4096 / 8, "tail %" PRIu64, tail);
+			CHECK(smt_exec_run(ctx, &t.reader, NULL, &res) == SMT_EXEC_EMPTY &&
+			      !res.wake_client, "the rest, no second wakeup");
+			smt_ring_client_end_wait(t.hdr);
+		} else {
+			CHECK(stop == SMT_EXEC_EMPTY && !res.wake_client, "one run, nobody to wake");
+		}
+		CHECK(atomic_load(&t.status->tail) == t.head, "all executed");
+		CHECK(atomic_load(&t.status->completed_fence) == 1, "fences ran");
+		smt_exec_destroy(ctx);
+		tr_fini(&t);
+	}
+}
+
 static void test_sleep_protocol(void)
 {
 	struct test_ring t;
@@ -322,6 +360,7 @@ int main(void)
 	test_opcode_table();
 	test_wrap_and_full();
 	test_full_ring();
+	test_wake_mid_run();
 	test_sleep_protocol();
 	printf("test_ring_abi: ok\n");
 	return 0;

@@ -235,6 +235,58 @@ static void test_thin_octants(void)
 		}
 }
 
+/* Segments wholly inside the clip's extents (stored without a test per
+ * pixel) beside ones that leave them by one pixel on either axis (the
+ * tested walk): short segments in every octant, axis-parallel ones, and
+ * diagonals from corner to corner of the one-rectangle clip, for plain
+ * stores into 32 and 8 bpp and a composited op, through no clip and one
+ * rectangle. */
+static void test_thin_inside(void)
+{
+	struct smt_segment seg[48];
+	int n = 0;
+	for (int dx = -2; dx <= 2; dx++)
+		for (int dy = -2; dy <= 2; dy++)
+			if (dx || dy)
+				seg[n++] = (struct smt_segment){ 27, 21, 27 + 5 * dx + (dy ? 1 : 0),
+								 21 + 4 * dy - (dx ? 1 : 0) };
+	/* the clip {7, 5, 41, 33} covers x 7..47 and y 5..37 */
+	static const struct smt_segment edge[] = {
+		{ 7, 5, 47, 37 }, { 47, 37, 7, 5 }, { 7, 37, 47, 5 }, { 47, 5, 7, 37 },
+		{ 7, 5, 47, 5 }, { 47, 37, 7, 37 }, { 7, 5, 7, 37 }, { 47, 37, 47, 5 },
+		{ 6, 5, 47, 37 }, { 7, 5, 48, 37 }, { 7, 4, 47, 37 }, { 7, 5, 47, 38 },
+		{ 7, 36, 47, 38 }, { 9, 5, 11, 4 }, { 47, 9, 48, 30 }, { 6, 9, 7, 30 },
+	};
+	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
+		seg[n++] = edge[i];
+	static const struct smt_rect one[1] = { { 7, 5, 41, 33 } };
+	static const struct {
+		pixman_format_code_t f;
+		uint32_t op, colour;
+	} kinds[] = {
+		{ PIXMAN_a8r8g8b8, SMT_PAINT_SRC, 0xff204060 },
+		{ PIXMAN_x8r8g8b8, SMT_PAINT_OVER, 0xff605040 },
+		{ PIXMAN_a8, SMT_PAINT_SRC, 0xc0000000 },
+		{ PIXMAN_a8r8g8b8, SMT_PAINT_OVER, 0x80000080 },
+	};
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		for (int clip = 0; clip < 2; clip++) {
+			struct scene sc;
+			char what[64];
+			scene_init(&sc, kinds[k].f, 17 + (uint32_t)k);
+			if (clip)
+				ST(&sc.s, smt_encode_set_clip(st_at(&sc.s), 1, one));
+			ST(&sc.s, smt_encode_segments(st_at(&sc.s), kinds[k].op, kinds[k].colour, 0,
+						      (uint32_t)n, seg));
+			ref_clip(sc.ref, one, clip);
+			for (int i = 0; i < n; i++)
+				ref_thin(sc.ref, kinds[k].op, kinds[k].colour, seg[i]);
+			snprintf(what, sizeof(what), "thin inside, kind %zu, clip %d", k, clip);
+			scene_run_check(&sc, 0, what);
+			scene_fini(&sc);
+		}
+}
+
 static pixman_point_fixed_t pf(double x, double y)
 {
 	return (pixman_point_fixed_t){ pixman_double_to_fixed(x), pixman_double_to_fixed(y) };
@@ -648,6 +700,7 @@ int main(void)
 	test_points();
 	test_thin_segments();
 	test_thin_octants();
+	test_thin_inside();
 	test_wide_segments();
 	test_put_image();
 	test_copy_area();
