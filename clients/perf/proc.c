@@ -36,23 +36,35 @@ long proc_rss_kb(int pid)
 	return kb;
 }
 
-/* utime + stime in clock ticks */
-long long proc_cpu_ticks(int pid)
+/* The fields of /proc/PID/stat after the command name (pid <= 0: this
+ * process), read into buf; NULL if unreadable. The name is in parentheses
+ * and may itself hold spaces or ')', so the fields start after the last ')'. */
+static const char *stat_fields(int pid, char *buf, size_t size)
 {
-	char path[64], buf[2048];
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	char path[64];
+	if (pid > 0)
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/stat");
 	FILE *f = fopen(path, "r");
 	if (!f)
-		return -1;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+		return NULL;
+	size_t n = fread(buf, 1, size - 1, f);
 	fclose(f);
 	buf[n] = 0;
 	char *p = strrchr(buf, ')');
-	if (!p)
-		return -1;
+	return p ? p + 2 : NULL;
+}
+
+/* utime + stime in clock ticks */
+long long proc_cpu_ticks(int pid)
+{
+	char buf[2048];
+	const char *fields = stat_fields(pid, buf, sizeof(buf));
 	unsigned long ut = 0, st = 0;
 	/* fields after ')': state(3) ... utime(14) stime(15) */
-	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+	if (!fields ||
+	    sscanf(fields, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
 		return -1;
 	return (long long)ut + (long long)st;
 }
@@ -60,20 +72,10 @@ long long proc_cpu_ticks(int pid)
 /* minor page faults (field 10) */
 long long proc_minflt(int pid)
 {
-	char path[64], buf[2048];
-	if (pid > 0)
-		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	else
-		snprintf(path, sizeof(path), "/proc/self/stat");
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	char *p = strrchr(buf, ')');
+	char buf[2048];
+	const char *fields = stat_fields(pid, buf, sizeof(buf));
 	unsigned long mf = 0;
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %lu", &mf) != 1)
+	if (!fields || sscanf(fields, "%*c %*d %*d %*d %*d %*d %*u %lu", &mf) != 1)
 		return -1;
 	return (long long)mf;
 }
