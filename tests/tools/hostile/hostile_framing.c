@@ -126,6 +126,16 @@ int case_head_huge(struct hostile *h)
 	return check_death(h, SMT_ERROR_BAD_HEAD, -1) ? 0 : 1;
 }
 
+/* A 64x64 pixmap (id 5) of this client's own, made the target: 40 bytes of
+ * valid commands ahead of the bad one a case sends. */
+static void target_own_pixmap(struct hostile *h)
+{
+	uint32_t create[4] = { 5, 64, 64, SMT_FORMAT_ARGB8888 };
+	cmd(h, SMT_OP_CREATE_PIXMAP, 24, create, sizeof(create));
+	uint32_t target[2] = { 5, 0 };
+	cmd(h, SMT_OP_SET_TARGET, 16, target, sizeof(target));
+}
+
 int hostile_framing_case(struct hostile *h, const char *name)
 {
 	const struct wl_interface *mgr = &smt_ring_manager_v1_interface;
@@ -199,29 +209,20 @@ int hostile_framing_case(struct hostile *h, const char *name)
 		cmd(h, SMT_OP_SET_TARGET, 16, payload, sizeof(payload));
 		publish(h, h->head);
 	} else if (strcmp(name, "rect-overflow") == 0) {
-		uint32_t create[4] = { 5, 64, 64, SMT_FORMAT_ARGB8888 };
-		cmd(h, SMT_OP_CREATE_PIXMAP, 24, create, sizeof(create));
-		uint32_t target[2] = { 5, 0 };
-		cmd(h, SMT_OP_SET_TARGET, 16, target, sizeof(target));
+		target_own_pixmap(h);
 		struct { uint32_t op, colour, n, reserved; struct smt_rect r; } fill = {
 			SMT_PAINT_SRC, 0xffffffffu, 1, 0, { INT32_MAX - 1, 0, UINT32_MAX, 10 } };
 		cmd(h, SMT_OP_FILL_RECTS, 8 + sizeof(fill), &fill, sizeof(fill));
 		publish(h, h->head);
 	} else if (strcmp(name, "count-overflow") == 0) {
-		uint32_t create[4] = { 5, 64, 64, SMT_FORMAT_ARGB8888 };
-		cmd(h, SMT_OP_CREATE_PIXMAP, 24, create, sizeof(create));
-		uint32_t target[2] = { 5, 0 };
-		cmd(h, SMT_OP_SET_TARGET, 16, target, sizeof(target));
+		target_own_pixmap(h);
 		/* n_rects claims 2^28 rectangles in a 40-byte command. */
 		struct { uint32_t op, colour, n, reserved; struct smt_rect r; } fill = {
 			SMT_PAINT_SRC, 0xffffffffu, 1u << 28, 0, { 0, 0, 10, 10 } };
 		cmd(h, SMT_OP_FILL_RECTS, 8 + sizeof(fill), &fill, sizeof(fill));
 		publish(h, h->head);
 	} else if (strcmp(name, "pool-offset-overflow") == 0) {
-		uint32_t create[4] = { 5, 64, 64, SMT_FORMAT_ARGB8888 };
-		cmd(h, SMT_OP_CREATE_PIXMAP, 24, create, sizeof(create));
-		uint32_t target[2] = { 5, 0 };
-		cmd(h, SMT_OP_SET_TARGET, 16, target, sizeof(target));
+		target_own_pixmap(h);
 		int pfd = make_memfd(65536, F_SEAL_SHRINK);
 		smt_ring_v1_create_pool(h->ring, 3, pfd, 65536);
 		wl_display_roundtrip(h->display); /* the pool exists before commands use it */
@@ -231,10 +232,7 @@ int hostile_framing_case(struct hostile *h, const char *name)
 		put(h, &image, sizeof(image));
 		publish(h, h->head);
 	} else if (strcmp(name, "bad-stride") == 0) {
-		uint32_t create[4] = { 5, 64, 64, SMT_FORMAT_ARGB8888 };
-		cmd(h, SMT_OP_CREATE_PIXMAP, 24, create, sizeof(create));
-		uint32_t target[2] = { 5, 0 };
-		cmd(h, SMT_OP_SET_TARGET, 16, target, sizeof(target));
+		target_own_pixmap(h);
 		struct smt_cmd_put_image img = {
 			{ SMT_OP_PUT_IMAGE, 0, sizeof(img) + 8 * 4 }, 0, 0, 8, 4, SMT_FORMAT_ARGB8888, 4 };
 		put(h, &img, sizeof(img));
@@ -251,10 +249,7 @@ int hostile_framing_case(struct hostile *h, const char *name)
 		return expect_error(h, ring, SMT_RING_V1_ERROR_BAD_COMMAND) ? 0 : 1;
 	} else if (strcmp(name, "race") == 0) {
 		/* Round 0: a pixmap to draw into, then PAD to the end of the area. */
-		uint32_t create[4] = { 5, 64, 64, SMT_FORMAT_ARGB8888 };
-		cmd(h, SMT_OP_CREATE_PIXMAP, 24, create, sizeof(create));
-		uint32_t target[2] = { 5, 0 };
-		cmd(h, SMT_OP_SET_TARGET, 16, target, sizeof(target));
+		target_own_pixmap(h);
 		cmd(h, SMT_OP_PAD, 4096 - 40, NULL, 0);
 		h->head = 4096;
 		publish(h, h->head);
