@@ -320,6 +320,20 @@ void smt_ring_reader_consume(struct smt_ring_reader *r)
 	}
 }
 
+/* Whether the client waits (SMT_CLIENT_WAITING) for a tail we have
+ * reached and not yet woken it for; *need is the tail it asked for. The
+ * server cannot clear the client's flag (read-only mapping), so it
+ * remembers what it woke the client for and wakes once per request. */
+static bool client_wait_reached(const struct smt_ring_reader *r, uint64_t *need)
+{
+	struct smt_ring_header *h = (struct smt_ring_header *)r->hdr;
+	uint32_t flags = atomic_load_explicit(&h->flags, memory_order_acquire);
+	if (!(flags & SMT_CLIENT_WAITING))
+		return false;
+	*need = atomic_load_explicit(&h->wait_tail, memory_order_relaxed);
+	return (int64_t)(r->tail - *need) >= 0 && !(r->woken_any && r->woken_for == *need);
+}
+
 bool smt_ring_reader_publish(struct smt_ring_reader *r)
 {
 	if (r->linear)
@@ -336,16 +350,8 @@ bool smt_ring_reader_publish(struct smt_ring_reader *r)
 	/* Full fence between publishing tail and reading WAITING: without
 	 * it the load may pass the store and a wakeup is lost (liburing #541). */
 	atomic_thread_fence(memory_order_seq_cst);
-	struct smt_ring_header *h = (struct smt_ring_header *)r->hdr;
-	uint32_t flags = atomic_load_explicit(&h->flags, memory_order_acquire);
-	if (!(flags & SMT_CLIENT_WAITING))
-		return false;
-	uint64_t need = atomic_load_explicit(&h->wait_tail, memory_order_relaxed);
-	if ((int64_t)(r->tail - need) < 0)
-		return false;
-	/* The server cannot clear the client's flag (read-only mapping), so
-	 * remember what we woke it for and wake once per request. */
-	if (r->woken_any && r->woken_for == need)
+	uint64_t need;
+	if (!client_wait_reached(r, &need))
 		return false;
 	r->woken_any = true;
 	r->woken_for = need;
@@ -354,14 +360,8 @@ bool smt_ring_reader_publish(struct smt_ring_reader *r)
 
 bool smt_ring_reader_wake_due(const struct smt_ring_reader *r)
 {
-	if (r->linear)
-		return false;
-	struct smt_ring_header *h = (struct smt_ring_header *)r->hdr;
-	uint32_t flags = atomic_load_explicit(&h->flags, memory_order_acquire);
-	if (!(flags & SMT_CLIENT_WAITING))
-		return false;
-	uint64_t need = atomic_load_explicit(&h->wait_tail, memory_order_relaxed);
-	return (int64_t)(r->tail - need) >= 0 && !(r->woken_any && r->woken_for == need);
+	uint64_t need;
+	return !r->linear && client_wait_reached(r, &need);
 }
 
 bool smt_ring_reader_has_work(const struct smt_ring_reader *r)
