@@ -5,6 +5,7 @@
  *            [--csv FILE] [--quick]
  *   smt-perf --images [-n 100,1000,...] [--iters K] [--server-pid PID] [--csv FILE]
  *   smt-perf --clients 1,10,100,300 [--server-pid PID] [--pings K] [--csv FILE]
+ *   smt-perf --raw [-s SECONDS] [-r ROUNDS] [--csv FILE]
  *
  * Throughput mode: every case draws into a 600x600 canvas (x11perf's window
  * size) for a warm-up, then for a set time, and ends with a FENCE whose
@@ -38,6 +39,8 @@
  * client, compositor CPU while all are idle, and the FENCE round trip
  * (smt_sync) of one client while the others are idle, and while one other
  * client draws continuously (a second thread).
+ *
+ * Raw mode (raw.c): the ring's own limit, two processes and no compositor.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -81,7 +84,8 @@ _Noreturn void usage(void)
 		"usage: smt-perf [-t ring,socket,local] [-s SECS] [-w WARMUP] [-r ROUNDS] [-c case,...]\n"
 		"                [--objects x11|1] [--area BYTES] [--csv FILE] [--quick] [--list]\n"
 		"       smt-perf --images [-n 100,1000,...] [--iters K] [--server-pid PID] [--csv F]\n"
-		"       smt-perf --clients 1,10,100,300 --server-pid PID [--pings K] [--csv F]\n");
+		"       smt-perf --clients 1,10,100,300 --server-pid PID [--pings K] [--csv F]\n"
+		"       smt-perf --raw [-s SECS] [-r ROUNDS] [--csv F]\n");
 	exit(2);
 }
 
@@ -91,9 +95,9 @@ int main(int argc, char **argv)
 	double secs = 0.8, warm = 0.2, idle = 3.0;
 	long iters = 100000;
 	int spid = 0, pings = 1000, rounds = 3;
-	bool images_mode = false;
+	bool images_mode = false, raw_mode = false;
 	enum { O_CSV = 256, O_QUICK, O_LIST, O_IMAGES, O_ITERS, O_SPID, O_CLIENTS, O_PINGS, O_IDLE,
-	       O_OBJECTS };
+	       O_OBJECTS, O_RAW };
 	static const struct option lo[] = {
 		{ "transport", required_argument, NULL, 't' },
 		{ "seconds", required_argument, NULL, 's' },
@@ -112,6 +116,7 @@ int main(int argc, char **argv)
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "area", required_argument, NULL, 'a' },
 		{ "objects", required_argument, NULL, O_OBJECTS },
+		{ "raw", no_argument, NULL, O_RAW },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -136,6 +141,7 @@ int main(int argc, char **argv)
 			list_cases();
 			return 0;
 		case O_IMAGES: images_mode = true; break;
+		case O_RAW: raw_mode = true; break;
 		case O_ITERS: iters = atol(optarg); break;
 		case O_SPID: spid = atoi(optarg); break;
 		case O_CLIENTS: clist = optarg; break;
@@ -155,5 +161,7 @@ int main(int argc, char **argv)
 	}
 	if (rounds < 1 || rounds > 16)
 		usage();
+	if (raw_mode)
+		return raw_limit(secs, rounds, csv);
 	return throughput(tname, secs, warm, rounds, list, csv);
 }

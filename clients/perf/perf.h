@@ -1,6 +1,6 @@
 /*
- * smt-perf's core, shared by its three modes (throughput.c, images.c,
- * clients.c): the clock, errors, option lists, /proc readings.
+ * smt-perf's core, shared by its modes (throughput.c, images.c,
+ * clients.c, raw.c): the clock, errors, option lists, /proc readings.
  */
 #ifndef SMT_PERF_H
 #define SMT_PERF_H
@@ -33,5 +33,6 @@ int throughput(const char *tlist, double secs, double warm, int rounds, const ch
 int images(const char *nlist, long iters, int spid, const char *csv);
 int images_alloc_only(const char *nlist, long iters);
 int clients(const char *nlist, int spid, int pings, double idle_secs, const char *csv);
+int raw_limit(double secs, int rounds, const char *csv);
 
 #endif

@@ -58,8 +58,12 @@ if len(sys.argv) >= 3 and sys.argv[1] == "--sizes":
     sizes(sys.argv[2])
     sys.exit(0)
 
-raw_x, raw_1, xtxt, out_csv, out_png, out_md = sys.argv[1:7]
-bench_md = sys.argv[7] if len(sys.argv) > 7 else None
+args = sys.argv[1:]
+limit_csv = None
+if len(args) >= 2 and args[0] == "--limit":
+    limit_csv, args = args[1], args[2:]
+raw_x, raw_1, xtxt, out_csv, out_png, out_md = args[:6]
+bench_md = args[6] if len(args) > 6 else None
 batched, order_b = load(raw_x)
 single, order_s = load(raw_1)
 x = {}
@@ -154,6 +158,37 @@ table("Objects per command as x11perf sends per request (objects/s):", batched, 
 table("One object per command (objects/s = commands/s):", single, order_s, "1")
 lines.append(f"targets met: {met}, missed: {missed}   (c2s/10k: client-to-server eventfd "
              f"writes per 10,000 ring commands)")
+
+
+def limit_table(path):
+    """The ring's own limit (smt-perf --raw) against the compositor's NOOPs:
+    what the compositor's loop adds per command beyond moving and framing."""
+    rows = list(csv.DictReader(open(path)))
+    if not rows:
+        return
+    ring = ops(single, "noop", "ring")
+    lines.append("")
+    lines.append("The ring's own limit (smt-perf --raw: the same writer, a forked consumer "
+                 "spinning, no compositor), NOOPs:")
+    hdr = f"{'consumer':<8} {'bytes':>5} {'commands/s':>14} {'ns/cmd':>7}  what the consumer does"
+    lines.append(hdr)
+    lines.append("-" * len(hdr))
+    what = {"lines": "loads one word per 64-byte line, no framing",
+            "touch": "steps header to header by size, no checks",
+            "frame": "the compositor's reader: begin, skip_noops, publish"}
+    for r in rows:
+        v = float(r["commands_per_s"])
+        lines.append(f"{r['consumer']:<8} {r['bytes']:>5} {v:>14.1f} {1e9 / v:>7.2f}  "
+                     f"{what.get(r['consumer'], '')}")
+    frame8 = next((float(r["commands_per_s"]) for r in rows
+                   if r["consumer"] == "frame" and r["bytes"] == "8"), None)
+    if ring and frame8:
+        lines.append(f"compositor ring noop (8 bytes, one per command): {ring:.1f}/s, "
+                     f"{1e9 / ring:.2f} ns/cmd = {ring / frame8:.2f} of the frame limit")
+
+
+if limit_csv:
+    limit_table(limit_csv)
 text = "\n".join(lines)
 print(text)
 
