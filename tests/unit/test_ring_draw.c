@@ -545,6 +545,63 @@ static void test_glyphs(void)
 	scene_fini(&sc);
 }
 
+/* Glyphs up to 8 pixels wide (text), whose rows are read a word at a
+ * time: every width 1..8, ink at every column, masks of 0, 255 and in
+ * between, glyphs at the atlas's right edge (where a word would leave the
+ * row, so the pixel loop draws them), cut by the clip on either side;
+ * opaque and translucent colours. pixman is the reference, exactly. */
+static void test_glyphs_narrow(void)
+{
+	enum { AW = 40, AH = 12 };
+	pixman_image_t *atlas = new_image(PIXMAN_a8, AW, AH);
+	uint8_t *ab = (uint8_t *)pixman_image_get_data(atlas);
+	int as = pixman_image_get_stride(atlas);
+	static const uint8_t values[] = { 0, 0, 0xff, 0, 0x80, 0xff, 0xff, 0, 0x01, 0xfe, 0, 0 };
+	for (int y = 0; y < AH; y++)
+		for (int x = 0; x < AW; x++)
+			ab[y * as + x] = values[(size_t)(x * 5 + y * 3) % sizeof(values)];
+	struct smt_glyph g[24];
+	uint32_t n = 0;
+	for (uint16_t w = 1; w <= 8; w++) {
+		/* left, middle and flush with the right edge of the atlas */
+		const uint16_t ax[3] = { (uint16_t)(w - 1), 13, (uint16_t)(AW - w) };
+		for (int k = 0; k < 3; k++, n++)
+			g[n] = (struct smt_glyph){ ax[k], (uint16_t)k, w, (uint16_t)(AH - 2 * k),
+						   (int32_t)(n * 9) - 6, (int32_t)(k * 13) - 2 };
+	}
+	static const uint32_t colours[] = { 0xff204080, 0x80402010 };
+	/* clip 0: none, 1: one rectangle cutting glyphs' columns, 2: two */
+	static const struct smt_rect one[1] = { { 7, 3, 150, 30 } };
+	for (size_t c = 0; c < 2; c++)
+		for (int clip = 0; clip < 3; clip++) {
+			struct scene sc;
+			char what[80];
+			const struct smt_rect *cr = clip == 1 ? one : clip2;
+			scene_init(&sc, PIXMAN_a8r8g8b8, 40 + (uint32_t)c);
+			ST(&sc.s, smt_encode_create_pixmap(st_at(&sc.s), 20, AW, AH, SMT_FORMAT_A8));
+			ST(&sc.s, smt_encode_set_target(st_at(&sc.s), 20));
+			ST(&sc.s, smt_encode_put_image(st_at(&sc.s), 0, 0, AW, AH, SMT_FORMAT_A8,
+						       (uint32_t)as, ab));
+			ST(&sc.s, smt_encode_set_target(st_at(&sc.s), CANVAS));
+			if (clip)
+				ST(&sc.s, smt_encode_set_clip(st_at(&sc.s), (uint32_t)clip, cr));
+			ST(&sc.s, smt_encode_glyphs(st_at(&sc.s), SMT_PAINT_OVER, colours[c], 20, 2, 3,
+						    n, g));
+			ref_clip(sc.ref, cr, clip);
+			pixman_color_t pc = to_color(colours[c]);
+			pixman_image_t *solid = pixman_image_create_solid_fill(&pc);
+			for (uint32_t i = 0; i < n; i++)
+				pixman_image_composite32(PIXMAN_OP_OVER, solid, atlas, sc.ref, 0, 0,
+							 g[i].atlas_x, g[i].atlas_y, 2 + g[i].dst_x,
+							 3 + g[i].dst_y, g[i].width, g[i].height);
+			pixman_image_unref(solid);
+			snprintf(what, sizeof(what), "narrow glyphs: colour %zu clip %d", c, clip);
+			scene_run_check(&sc, 0, what);
+			scene_fini(&sc);
+		}
+	pixman_image_unref(atlas);
+}
+
 /* Glyphs with every mask value, in opaque, translucent and zero colours,
  * over patterned 32 bpp targets, partly outside the image, through no
  * clip, one rectangle (both drawn without pixman) and two; ADD for the
@@ -707,6 +764,7 @@ int main(void)
 	test_composite();
 	test_glyphs();
 	test_glyphs_masks();
+	test_glyphs_narrow();
 	test_present_and_pixmaps();
 	test_canvas_replace();
 	printf("test_ring_draw: ok\n");
