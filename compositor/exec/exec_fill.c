@@ -72,6 +72,68 @@ uint64_t paint_clipped_region(struct smt_exec_ctx *ctx, struct paint *p,
 	return px;
 }
 
+/* One rectangle in bands from row `done`; true if the budget ran out with
+ * rows left (resume set). */
+static bool fill_rect_banded(struct smt_exec_ctx *ctx, struct paint *p,
+			     const struct smt_drawable *dst, const struct smt_rect *r,
+			     uint32_t done, struct smt_resume *resume, uint32_t i)
+{
+	int64_t x1 = r->x, y1 = r->y;
+	int64_t x2 = x1 + r->width, y2 = y1 + r->height;
+	struct band_iter b;
+	int64_t from, to;
+	if (!band_begin(ctx, &b, x1, y1, x2, y2, done, false)) {
+		exec_charge(ctx, 0);                /* nothing visible: one unit of work */
+		return false;
+	}
+	while (band_next(&b, &from, &to)) {
+		uint64_t px = paint_clipped(ctx, p, dst, x1, from, x2, to);
+		if (band_stop(ctx, &b, px, resume)) {
+			resume->element = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Rectangles through a clip of one rectangle: each is cut to the extents
+ * here, and one of at most EXEC_BAND_PIXELS (one band: what band_begin
+ * would draw in one piece, and charge the same) goes straight to
+ * paint_box; a bigger one, or the one a slice stopped inside, takes the
+ * banded path. Batched small rectangles spend their time here.
+ */
+static int fill_rects_one_box(struct smt_exec_ctx *ctx, struct paint *p,
+			      const struct smt_drawable *dst, const struct smt_rect *r,
+			      uint32_t n, struct smt_resume *resume)
+{
+	const pixman_box32_t e = ctx->clip.extents;
+	for (uint32_t i = resume->element; i < n; i++) {
+		uint32_t done = i == resume->element ? resume->row : 0;
+		int64_t x1 = r[i].x, y1 = r[i].y;
+		int64_t x2 = x1 + r[i].width, y2 = y1 + r[i].height;
+		x1 = x1 > e.x1 ? x1 : e.x1;
+		y1 = y1 > e.y1 ? y1 : e.y1;
+		x2 = x2 < e.x2 ? x2 : e.x2;
+		y2 = y2 < e.y2 ? y2 : e.y2;
+		if (x1 >= x2 || y1 >= y2) {
+			exec_charge(ctx, 0);
+		} else if (done == 0 && (x2 - x1) * (y2 - y1) <= (int64_t)EXEC_BAND_PIXELS) {
+			pixman_box32_t b = { (int32_t)x1, (int32_t)y1, (int32_t)x2, (int32_t)y2 };
+			paint_box(p, dst, &b);
+			exec_charge(ctx, box_area(&b));
+		} else if (fill_rect_banded(ctx, p, dst, &r[i], done, resume, i)) {
+			return EXEC_PARTIAL;
+		}
+		if (ctx->run.exhausted && i + 1 < n) {
+			resume->element = i + 1;
+			resume->row = 0;
+			return EXEC_PARTIAL;
+		}
+	}
+	return 0;
+}
+
 int exec_fill_rects(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
 		    struct smt_resume *resume)
 {
@@ -79,40 +141,30 @@ int exec_fill_rects(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
 	struct paint p;
 	const struct smt_rect *r = d->array;
 	uint32_t n = (uint32_t)d->array_len;
+	int rc = 0;
 
 	if (exec_target(ctx, &dst) || paint_init(ctx, &p, dst, d->u.fill.op, d->u.fill.colour, false))
 		return -1;
+	if (ctx->clip.data == NULL) {
+		rc = fill_rects_one_box(ctx, &p, dst, r, n, resume);
+		paint_fini(&p);
+		return rc;
+	}
 	for (uint32_t i = resume->element; i < n; i++) {
-		int64_t x1 = r[i].x, y1 = r[i].y;
-		int64_t x2 = x1 + r[i].width, y2 = y1 + r[i].height;
-		struct band_iter b;
-		int64_t from, to;
 		uint32_t done = i == resume->element ? resume->row : 0;
-		bool partial = false;
-		if (!band_begin(ctx, &b, x1, y1, x2, y2, done, false)) {
-			exec_charge(ctx, 0);        /* nothing visible: one unit of work */
-		} else {
-			while (band_next(&b, &from, &to)) {
-				uint64_t px = paint_clipped(ctx, &p, dst, x1, from, x2, to);
-				if (band_stop(ctx, &b, px, resume)) {
-					resume->element = i;
-					partial = true;
-					break;
-				}
-			}
+		if (fill_rect_banded(ctx, &p, dst, &r[i], done, resume, i)) {
+			rc = EXEC_PARTIAL;
+			break;
 		}
-		if (!partial && ctx->run.exhausted && i + 1 < n) {
+		if (ctx->run.exhausted && i + 1 < n) {
 			resume->element = i + 1;
 			resume->row = 0;
-			partial = true;
-		}
-		if (partial) {
-			paint_fini(&p);
-			return EXEC_PARTIAL;
+			rc = EXEC_PARTIAL;
+			break;
 		}
 	}
 	paint_fini(&p);
-	return 0;
+	return rc;
 }
 
 #define POINTS_CHUNK 64u
@@ -122,9 +174,10 @@ int exec_fill_rects(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
 #define POINTS_PER_UNIT 16u
 
 /* Stores of one chunk of points inside the clip's extents e (bpp 32 or 8);
- * returns the pixels stored. The extents, bits and size are locals: the
+ * returns the pixels stored. The extents, bits and stride are locals: the
  * stores could alias ctx or p as far as C knows, which would reload them
- * per point. */
+ * per point. The caller asserts once that e lies inside the image, so the
+ * one range test per axis here is also the bounds check of each store. */
 static inline __attribute__((always_inline)) uint64_t
 points_direct(const struct paint *p, pixman_box32_t e, const struct smt_point *pt,
 	      uint32_t from, uint32_t to, const bool wide)
@@ -132,21 +185,22 @@ points_direct(const struct paint *p, pixman_box32_t e, const struct smt_point *p
 	uint8_t *const bits = p->bits;
 	const size_t stride = (size_t)p->stride;
 	const uint32_t pixel = p->pixel;
-	const int32_t width = p->width, height = p->height;
+	/* x in [x1, x2) iff x - x1 < x2 - x1 as uint32 (no signed overflow) */
+	const uint32_t x1 = (uint32_t)e.x1, y1 = (uint32_t)e.y1;
+	const uint32_t w = e.x2 > e.x1 ? (uint32_t)e.x2 - x1 : 0;
+	const uint32_t h = e.y2 > e.y1 ? (uint32_t)e.y2 - y1 : 0;
 	uint64_t px = 0;
 	for (uint32_t k = from; k < to; k++) {
-		int32_t x = pt[k].x, y = pt[k].y;
-		if (x >= e.x1 && x < e.x2 && y >= e.y1 && y < e.y2) {
-			assert(x >= 0 && y >= 0 && x < width && y < height);
+		uint32_t dx = (uint32_t)pt[k].x - x1, dy = (uint32_t)pt[k].y - y1;
+		if (dx < w && dy < h) {
+			uint8_t *row = bits + (size_t)(dy + y1) * stride;
 			if (wide)
-				((uint32_t *)(bits + (size_t)y * stride))[x] = pixel;
+				((uint32_t *)row)[dx + x1] = pixel;
 			else
-				(bits + (size_t)y * stride)[x] = (uint8_t)pixel;
+				row[dx + x1] = (uint8_t)pixel;
 			px++;
 		}
 	}
-	(void)width;
-	(void)height;
 	return px;
 }
 
@@ -163,6 +217,9 @@ int exec_points(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct sm
 		/* Stores inside the clip's extents, charged POINTS_CHUNK at a
 		 * time: the budget is still checked every few hundred ns. */
 		const pixman_box32_t e = ctx->clip.extents;
+		/* The bounds check of every store below (points_direct). */
+		assert(e.x1 >= e.x2 || e.y1 >= e.y2 ||
+		       (e.x1 >= 0 && e.y1 >= 0 && e.x2 <= p.width && e.y2 <= p.height));
 		for (uint32_t i = resume->element; i < n;) {
 			uint32_t end = n - i > POINTS_CHUNK ? i + POINTS_CHUNK : n;
 			uint64_t px = p.bpp == 32 ? points_direct(&p, e, pt, i, end, true)
