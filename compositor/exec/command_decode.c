@@ -37,13 +37,13 @@ static int bad(struct smt_fault *f, const struct smt_cmd *c, uint32_t code,
 SMT_OPCODES(FITS_)
 #undef FITS_
 
-static int colour_ok(uint32_t c)
+static inline __attribute__((always_inline)) int colour_ok(uint32_t c)
 {
 	uint32_t a = c >> 24;
 	return ((c >> 16) & 0xff) <= a && ((c >> 8) & 0xff) <= a && (c & 0xff) <= a;
 }
 
-static int paint_ok(const struct smt_cmd *c, struct smt_fault *f, uint32_t op, uint32_t colour)
+static inline __attribute__((always_inline)) int paint_ok(const struct smt_cmd *c, struct smt_fault *f, uint32_t op, uint32_t colour)
 {
 	if (op >= SMT_PAINT_COUNT)
 		return bad(f, c, SMT_ERROR_BAD_VALUE, "unknown paint op", UINT32_MAX);
@@ -151,7 +151,7 @@ static int stride_ok(const struct smt_cmd *c, struct smt_fault *f, uint32_t form
 /* The command is exactly its fixed part and n elements (counts are u32
  * and elements <= 16 bytes, so n * element fits easily in 64 bits); the
  * array is then the private copy after the fixed part. */
-static int sized(const struct smt_cmd *c, struct smt_decoded *d, struct smt_fault *f,
+static inline __attribute__((always_inline)) int sized(const struct smt_cmd *c, struct smt_decoded *d, struct smt_fault *f,
 		 uint32_t fixed, uint32_t element, uint64_t n)
 {
 	if (smt_align8(fixed + n * element) != c->size)
@@ -162,7 +162,7 @@ static int sized(const struct smt_cmd *c, struct smt_decoded *d, struct smt_faul
 	return 0;
 }
 
-static int reserved_zero(const struct smt_cmd *c, struct smt_fault *f, uint32_t reserved)
+static inline __attribute__((always_inline)) int reserved_zero(const struct smt_cmd *c, struct smt_fault *f, uint32_t reserved)
 {
 	return reserved ? bad(f, c, SMT_ERROR_BAD_VALUE, "reserved field set", UINT32_MAX) : 0;
 }

@@ -1,25 +1,31 @@
 /* Solid paints: FILL_RECTS, POINTS and thin (0/1-pixel) SEGMENTS. */
 #include "exec_internal.h"
 
+/* colour is premultiplied 0xAARRGGBB (checked by the decoder). */
+static pixman_color_t paint_color(uint32_t colour)
+{
+	return (pixman_color_t){
+		.red = (uint16_t)(((colour >> 16) & 0xff) * 0x101),
+		.green = (uint16_t)(((colour >> 8) & 0xff) * 0x101),
+		.blue = (uint16_t)((colour & 0xff) * 0x101),
+		.alpha = (uint16_t)((colour >> 24) * 0x101),
+	};
+}
+
+/* Runs once per drawing command: only what a plain store needs is set
+ * here; the pixman colour and solid image only when a paint composites. */
 int paint_init(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawable *dst,
 	       uint32_t op, uint32_t colour, bool need_solid)
 {
-	/* colour is premultiplied 0xAARRGGBB (checked by the decoder). */
-	uint32_t a = colour >> 24;
-	*p = (struct paint){ .op = (pixman_op_t)op };
+	p->op = (pixman_op_t)op;
+	p->solid = NULL;
 	if (op == SMT_PAINT_CLEAR) {
 		colour = 0;
 		op = SMT_PAINT_SRC;
 	}
-	p->use_fill = op == SMT_PAINT_SRC || (op == SMT_PAINT_OVER && a == 0xff);
+	p->colour = colour;
+	p->use_fill = op == SMT_PAINT_SRC || (op == SMT_PAINT_OVER && colour >> 24 == 0xff);
 	p->pixel = dst->format == SMT_FORMAT_A8 ? colour >> 24 : colour;
-	pixman_color_t c = {
-		.red = (uint16_t)(((colour >> 16) & 0xff) * 0x101),
-		.green = (uint16_t)(((colour >> 8) & 0xff) * 0x101),
-		.blue = (uint16_t)((colour & 0xff) * 0x101),
-		.alpha = (uint16_t)(a * 0x101),
-	};
-	p->color = c;
 	p->bits = dst->bits;
 	p->stride = dst->stride;
 	p->bpp = dst->bpp;
@@ -29,6 +35,7 @@ int paint_init(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawa
 	 * the allocation per command. */
 	if (!need_solid && p->use_fill)
 		return 0;
+	pixman_color_t c = paint_color(colour);
 	p->solid = pixman_image_create_solid_fill(&c);
 	if (!p->solid)
 		return exec_fail(ctx, SMT_ERROR_NO_MEMORY, "out of memory", UINT32_MAX);
@@ -50,8 +57,11 @@ void paint_box_pixman(struct paint *p, const struct smt_drawable *dst, const pix
 	if (p->use_fill &&
 	    pixman_fill((uint32_t *)p->bits, p->stride / 4, p->bpp, b->x1, b->y1, w, h, p->pixel))
 		return;
-	if (!p->solid && !(p->solid = pixman_image_create_solid_fill(&p->color)))
-		return;                         /* out of memory: drop the box */
+	if (!p->solid) {
+		pixman_color_t c = paint_color(p->colour);
+		if (!(p->solid = pixman_image_create_solid_fill(&c)))
+			return;                 /* out of memory: drop the box */
+	}
 	pixman_image_composite32(p->op, p->solid, NULL, img, 0, 0, 0, 0, b->x1, b->y1, w, h);
 }
 

@@ -90,8 +90,13 @@ static inline bool exec_charge(struct smt_exec_ctx *ctx, uint64_t pixels)
 {
 	return exec_charge_units(ctx, 1, pixels);
 }
-/* The target image, or -1 with NO_TARGET. */
-int exec_target(struct smt_exec_ctx *ctx, struct smt_drawable **out);
+int exec_no_target(struct smt_exec_ctx *ctx);
+/* The target image, or -1 with NO_TARGET. Inline: once per command. */
+static inline int exec_target(struct smt_exec_ctx *ctx, struct smt_drawable **out)
+{
+	*out = smt_drawables_get(&ctx->drawables, ctx->target_id);
+	return *out ? 0 : exec_no_target(ctx);
+}
 
 /* Iterate the pieces of `box` inside the clip region (already within the
  * target). Region rectangles are y-sorted, so stop at the first band below. */
@@ -223,7 +228,7 @@ struct paint {
 	pixman_image_t *solid;
 	bool use_fill;                      /* SRC-equivalent: store the pixel */
 	uint32_t pixel;
-	pixman_color_t color;
+	uint32_t colour;                    /* premultiplied ARGB (CLEAR: 0) */
 	/* The destination's bits, read once per command (not per box). */
 	uint8_t *bits;
 	int32_t stride;                     /* bytes */
