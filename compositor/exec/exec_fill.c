@@ -113,6 +113,8 @@ static bool fill_rect_banded(struct smt_exec_ctx *ctx, struct paint *p,
  * paint_box; a bigger one, or the one a slice stopped inside, takes the
  * banded path. Batched small rectangles spend their time here.
  */
+#define SMALL_RECTS_PER_UNIT 4u
+
 static int fill_rects_one_box(struct smt_exec_ctx *ctx, struct paint *p,
 			      const struct smt_drawable *dst, const struct smt_rect *r,
 			      uint32_t n, struct smt_resume *resume)
@@ -131,7 +133,9 @@ static int fill_rects_one_box(struct smt_exec_ctx *ctx, struct paint *p,
 		} else if (done == 0 && (x2 - x1) * (y2 - y1) <= (int64_t)EXEC_BAND_PIXELS) {
 			pixman_box32_t b = { (int32_t)x1, (int32_t)y1, (int32_t)x2, (int32_t)y2 };
 			paint_box(p, dst, &b);
-			exec_charge(ctx, box_area(&b));
+			/* Pixels as ever; a unit of work per SMALL_RECTS_PER_UNIT:
+			 * a tiny rectangle costs a few ns, not the tens of a unit. */
+			exec_charge_units(ctx, i % SMALL_RECTS_PER_UNIT == 0, box_area(&b));
 		} else if (fill_rect_banded(ctx, p, dst, &r[i], done, resume, i)) {
 			return EXEC_PARTIAL;
 		}
