@@ -374,8 +374,11 @@ int smt_decode(const struct smt_cmd *c, struct smt_decoded *d, struct smt_fault 
 		if (c->size < fixed || c->ctl_len < fixed)                                \
 			return bad(f, c, SMT_ERROR_BAD_LENGTH,                            \
 				   "shorter than the fixed payload", UINT32_MAX);         \
-		/* A constant size: the compiler copies it inline, no call. */           \
-		memcpy(&d->u, c->ctl, fixed);                                             \
+		/* Constant sizes: copied inline, no call; the header and the rest    \
+		 * apart, as the reader stored them (ring_reader.c, peek). */           \
+		memcpy(&d->u.hdr, c->ctl, sizeof(d->u.hdr));                              \
+		memcpy((uint8_t *)&d->u + sizeof(d->u.hdr), c->ctl + sizeof(d->u.hdr),   \
+		       fixed - sizeof(d->u.hdr));                                         \
 		return decode_##fixed_part(c, d, f, fixed, element);                      \
 	}
 	SMT_OPCODES(DECODE_)
