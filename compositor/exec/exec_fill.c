@@ -12,9 +12,30 @@ static pixman_color_t paint_color(uint32_t colour)
 	};
 }
 
-int paint_solid(struct smt_exec_ctx *ctx, struct paint *p)
+/* Runs once per drawing command: only what a plain store needs is set
+ * here; the pixman colour and solid image only when a paint composites. */
+int paint_init(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawable *dst,
+	       uint32_t op, uint32_t colour, bool need_solid)
 {
-	pixman_color_t c = paint_color(p->colour);
+	p->op = (pixman_op_t)op;
+	p->solid = NULL;
+	if (op == SMT_PAINT_CLEAR) {
+		colour = 0;
+		op = SMT_PAINT_SRC;
+	}
+	p->colour = colour;
+	p->use_fill = op == SMT_PAINT_SRC || (op == SMT_PAINT_OVER && colour >> 24 == 0xff);
+	p->pixel = dst->format == SMT_FORMAT_A8 ? colour >> 24 : colour;
+	p->bits = dst->bits;
+	p->stride = dst->stride;
+	p->bpp = dst->bpp;
+	p->width = dst->width;
+	p->height = dst->height;
+	/* SRC-like fills (the common case) never need the solid image: skip
+	 * the allocation per command. */
+	if (!need_solid && p->use_fill)
+		return 0;
+	pixman_color_t c = paint_color(colour);
 	p->solid = pixman_image_create_solid_fill(&c);
 	if (!p->solid)
 		return exec_fail(ctx, SMT_ERROR_NO_MEMORY, "out of memory", UINT32_MAX);

@@ -235,35 +235,9 @@ struct paint {
 	int32_t bpp;
 	int32_t width, height;
 };
-/* The solid image of p's colour (out of line: pixman allocates). */
-int paint_solid(struct smt_exec_ctx *ctx, struct paint *p);
-/* need_solid: the caller composites with p->solid itself (masks). Inline:
- * once per drawing command, and only what a plain store needs is set; the
- * pixman colour and solid image only when a paint composites. */
-static inline int paint_init(struct smt_exec_ctx *ctx, struct paint *p,
-			     const struct smt_drawable *dst, uint32_t op, uint32_t colour,
-			     bool need_solid)
-{
-	p->op = (pixman_op_t)op;
-	p->solid = NULL;
-	if (op == SMT_PAINT_CLEAR) {
-		colour = 0;
-		op = SMT_PAINT_SRC;
-	}
-	p->colour = colour;
-	p->use_fill = op == SMT_PAINT_SRC || (op == SMT_PAINT_OVER && colour >> 24 == 0xff);
-	p->pixel = dst->format == SMT_FORMAT_A8 ? colour >> 24 : colour;
-	p->bits = dst->bits;
-	p->stride = dst->stride;
-	p->bpp = dst->bpp;
-	p->width = dst->width;
-	p->height = dst->height;
-	/* SRC-like fills (the common case) never need the solid image: skip
-	 * the allocation per command. */
-	if (!need_solid && p->use_fill)
-		return 0;
-	return paint_solid(ctx, p);
-}
+/* need_solid: the caller composites with p->solid itself (masks). */
+int paint_init(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawable *dst,
+	       uint32_t op, uint32_t colour, bool need_solid);
 void paint_fini(struct paint *p);
 /* A box too wide for paint_box's own stores, or not a plain store. */
 void paint_box_pixman(struct paint *p, const struct smt_drawable *dst, const pixman_box32_t *b);
