@@ -263,19 +263,7 @@ static inline void paint_box(struct paint *p, const struct smt_drawable *dst,
 	const uint32_t pixel = p->pixel;
 	const size_t stride = (size_t)p->stride;
 	uint8_t *row = p->bits + (size_t)b->y1 * stride;
-	if (p->bpp == 32 && w >= 4) {
-		/* 16-byte stores, the last one overlapping back inside the row
-		 * (the same pixel twice): a 10-pixel row is 3 stores, not 10. */
-		const uint32_t four[4] = { pixel, pixel, pixel, pixel };
-		for (int32_t y = b->y1; y < b->y2; y++, row += stride) {
-			uint32_t *px = (uint32_t *)row + b->x1;
-			int32_t x = 0;
-			for (; x + 4 <= w; x += 4)
-				memcpy(px + x, four, sizeof(four));
-			if (x < w)
-				memcpy(px + w - 4, four, sizeof(four));
-		}
-	} else if (p->bpp == 32) {
+	if (p->bpp == 32) {
 		for (int32_t y = b->y1; y < b->y2; y++, row += stride) {
 			uint32_t *px = (uint32_t *)row + b->x1;
 			for (int32_t x = 0; x < w; x++)
