@@ -1,25 +1,31 @@
 /* Solid paints: FILL_RECTS, POINTS and thin (0/1-pixel) SEGMENTS. */
 #include "exec_internal.h"
 
+/* colour is premultiplied 0xAARRGGBB (checked by the decoder). */
+static pixman_color_t paint_color(uint32_t colour)
+{
+	return (pixman_color_t){
+		.red = (uint16_t)(((colour >> 16) & 0xff) * 0x101),
+		.green = (uint16_t)(((colour >> 8) & 0xff) * 0x101),
+		.blue = (uint16_t)((colour & 0xff) * 0x101),
+		.alpha = (uint16_t)((colour >> 24) * 0x101),
+	};
+}
+
+/* Runs once per drawing command: only what a plain store needs is set
+ * here; the pixman colour and solid image only when a paint composites. */
 int paint_init(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawable *dst,
 	       uint32_t op, uint32_t colour, bool need_solid)
 {
-	/* colour is premultiplied 0xAARRGGBB (checked by the decoder). */
-	uint32_t a = colour >> 24;
-	*p = (struct paint){ .op = (pixman_op_t)op };
+	p->op = (pixman_op_t)op;
+	p->solid = NULL;
 	if (op == SMT_PAINT_CLEAR) {
 		colour = 0;
 		op = SMT_PAINT_SRC;
 	}
-	p->use_fill = op == SMT_PAINT_SRC || (op == SMT_PAINT_OVER && a == 0xff);
+	p->colour = colour;
+	p->use_fill = op == SMT_PAINT_SRC || (op == SMT_PAINT_OVER && colour >> 24 == 0xff);
 	p->pixel = dst->format == SMT_FORMAT_A8 ? colour >> 24 : colour;
-	pixman_color_t c = {
-		.red = (uint16_t)(((colour >> 16) & 0xff) * 0x101),
-		.green = (uint16_t)(((colour >> 8) & 0xff) * 0x101),
-		.blue = (uint16_t)((colour & 0xff) * 0x101),
-		.alpha = (uint16_t)(a * 0x101),
-	};
-	p->color = c;
 	p->bits = dst->bits;
 	p->stride = dst->stride;
 	p->bpp = dst->bpp;
@@ -29,6 +35,7 @@ int paint_init(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawa
 	 * the allocation per command. */
 	if (!need_solid && p->use_fill)
 		return 0;
+	pixman_color_t c = paint_color(colour);
 	p->solid = pixman_image_create_solid_fill(&c);
 	if (!p->solid)
 		return exec_fail(ctx, SMT_ERROR_NO_MEMORY, "out of memory", UINT32_MAX);
@@ -50,9 +57,37 @@ void paint_box_pixman(struct paint *p, const struct smt_drawable *dst, const pix
 	if (p->use_fill &&
 	    pixman_fill((uint32_t *)p->bits, p->stride / 4, p->bpp, b->x1, b->y1, w, h, p->pixel))
 		return;
-	if (!p->solid && !(p->solid = pixman_image_create_solid_fill(&p->color)))
-		return;                         /* out of memory: drop the box */
+	if (!p->solid) {
+		pixman_color_t c = paint_color(p->colour);
+		if (!(p->solid = pixman_image_create_solid_fill(&c)))
+			return;                 /* out of memory: drop the box */
+	}
 	pixman_image_composite32(p->op, p->solid, NULL, img, 0, 0, 0, 0, b->x1, b->y1, w, h);
+}
+
+/* A box of 4 to PAINT_DIRECT_WIDTH pixels a row of a plain-store paint
+ * into 32 bpp, inside the image (asserted as paint_box does): 16-byte
+ * stores, the last one overlapping back inside the row (the same pixel
+ * twice), so a 10-pixel row is 3 stores, not 10. Out of line, and only
+ * for FILL_RECTS: inlined into paint_box it slowed every loop around it. */
+static __attribute__((noinline)) void paint_rows_32(const struct paint *p,
+						    const pixman_box32_t *b)
+{
+	assert(b->x1 >= 0 && b->y1 >= 0 && b->x1 + 4 <= b->x2 && b->y1 < b->y2 &&
+	       b->x2 - b->x1 <= PAINT_DIRECT_WIDTH && b->x2 <= p->width && b->y2 <= p->height);
+	const size_t stride = (size_t)p->stride;
+	const uint32_t pixel = p->pixel;
+	const int32_t w = b->x2 - b->x1, x1 = b->x1, h = b->y2 - b->y1;
+	uint8_t *row = p->bits + (size_t)b->y1 * stride;
+	const uint32_t four[4] = { pixel, pixel, pixel, pixel };
+	for (int32_t y = 0; y < h; y++, row += stride) {
+		uint32_t *px = (uint32_t *)row + x1;
+		int32_t x = 0;
+		for (; x + 4 <= w; x += 4)
+			memcpy(px + x, four, sizeof(four));
+		if (x < w)
+			memcpy(px + w - 4, four, sizeof(four));
+	}
 }
 
 uint64_t paint_clipped_region(struct smt_exec_ctx *ctx, struct paint *p,
@@ -72,6 +107,76 @@ uint64_t paint_clipped_region(struct smt_exec_ctx *ctx, struct paint *p,
 	return px;
 }
 
+/* One rectangle in bands from row `done`; true if the budget ran out with
+ * rows left (resume set). */
+static bool fill_rect_banded(struct smt_exec_ctx *ctx, struct paint *p,
+			     const struct smt_drawable *dst, const struct smt_rect *r,
+			     uint32_t done, struct smt_resume *resume, uint32_t i)
+{
+	int64_t x1 = r->x, y1 = r->y;
+	int64_t x2 = x1 + r->width, y2 = y1 + r->height;
+	struct band_iter b;
+	int64_t from, to;
+	if (!band_begin(ctx, &b, x1, y1, x2, y2, done, false)) {
+		exec_charge(ctx, 0);                /* nothing visible: one unit of work */
+		return false;
+	}
+	while (band_next(&b, &from, &to)) {
+		uint64_t px = paint_clipped(ctx, p, dst, x1, from, x2, to);
+		if (band_stop(ctx, &b, px, resume)) {
+			resume->element = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Rectangles through a clip of one rectangle: each is cut to the extents
+ * here, and one of at most EXEC_BAND_PIXELS (one band: what band_begin
+ * would draw in one piece, and charge the same) goes straight to
+ * paint_box; a bigger one, or the one a slice stopped inside, takes the
+ * banded path. Batched small rectangles spend their time here.
+ */
+#define SMALL_RECTS_PER_UNIT 4u
+
+static int fill_rects_one_box(struct smt_exec_ctx *ctx, struct paint *p,
+			      const struct smt_drawable *dst, const struct smt_rect *r,
+			      uint32_t n, struct smt_resume *resume)
+{
+	const pixman_box32_t e = ctx->clip.extents;
+	const bool wide_rows = p->use_fill && p->bpp == 32;
+	for (uint32_t i = resume->element; i < n; i++) {
+		uint32_t done = i == resume->element ? resume->row : 0;
+		int64_t x1 = r[i].x, y1 = r[i].y;
+		int64_t x2 = x1 + r[i].width, y2 = y1 + r[i].height;
+		x1 = x1 > e.x1 ? x1 : e.x1;
+		y1 = y1 > e.y1 ? y1 : e.y1;
+		x2 = x2 < e.x2 ? x2 : e.x2;
+		y2 = y2 < e.y2 ? y2 : e.y2;
+		if (x1 >= x2 || y1 >= y2) {
+			exec_charge(ctx, 0);
+		} else if (done == 0 && (x2 - x1) * (y2 - y1) <= (int64_t)EXEC_BAND_PIXELS) {
+			pixman_box32_t b = { (int32_t)x1, (int32_t)y1, (int32_t)x2, (int32_t)y2 };
+			if (wide_rows && x2 - x1 >= 4 && x2 - x1 <= PAINT_DIRECT_WIDTH)
+				paint_rows_32(p, &b);
+			else
+				paint_box(p, dst, &b);
+			/* Pixels as ever; a unit of work per SMALL_RECTS_PER_UNIT:
+			 * a tiny rectangle costs a few ns, not the tens of a unit. */
+			exec_charge_units(ctx, i % SMALL_RECTS_PER_UNIT == 0, box_area(&b));
+		} else if (fill_rect_banded(ctx, p, dst, &r[i], done, resume, i)) {
+			return EXEC_PARTIAL;
+		}
+		if (ctx->run.exhausted && i + 1 < n) {
+			resume->element = i + 1;
+			resume->row = 0;
+			return EXEC_PARTIAL;
+		}
+	}
+	return 0;
+}
+
 int exec_fill_rects(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
 		    struct smt_resume *resume)
 {
@@ -79,43 +184,68 @@ int exec_fill_rects(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
 	struct paint p;
 	const struct smt_rect *r = d->array;
 	uint32_t n = (uint32_t)d->array_len;
+	int rc = 0;
 
 	if (exec_target(ctx, &dst) || paint_init(ctx, &p, dst, d->u.fill.op, d->u.fill.colour, false))
 		return -1;
+	if (ctx->clip.data == NULL) {
+		rc = fill_rects_one_box(ctx, &p, dst, r, n, resume);
+		paint_fini(&p);
+		return rc;
+	}
 	for (uint32_t i = resume->element; i < n; i++) {
-		int64_t x1 = r[i].x, y1 = r[i].y;
-		int64_t x2 = x1 + r[i].width, y2 = y1 + r[i].height;
-		struct band_iter b;
-		int64_t from, to;
 		uint32_t done = i == resume->element ? resume->row : 0;
-		bool partial = false;
-		if (!band_begin(ctx, &b, x1, y1, x2, y2, done, false)) {
-			exec_charge(ctx, 0);        /* nothing visible: one unit of work */
-		} else {
-			while (band_next(&b, &from, &to)) {
-				uint64_t px = paint_clipped(ctx, &p, dst, x1, from, x2, to);
-				if (band_stop(ctx, &b, px, resume)) {
-					resume->element = i;
-					partial = true;
-					break;
-				}
-			}
+		if (fill_rect_banded(ctx, &p, dst, &r[i], done, resume, i)) {
+			rc = EXEC_PARTIAL;
+			break;
 		}
-		if (!partial && ctx->run.exhausted && i + 1 < n) {
+		if (ctx->run.exhausted && i + 1 < n) {
 			resume->element = i + 1;
 			resume->row = 0;
-			partial = true;
-		}
-		if (partial) {
-			paint_fini(&p);
-			return EXEC_PARTIAL;
+			rc = EXEC_PARTIAL;
+			break;
 		}
 	}
 	paint_fini(&p);
-	return 0;
+	return rc;
 }
 
 #define POINTS_CHUNK 64u
+/* Points per unit of work: a stored dot costs a nanosecond or two, about
+ * a NOOP, not the tens of a drawing command; charging one unit per point
+ * read the clock every 64 dots, a tenth of the time spent drawing them. */
+#define POINTS_PER_UNIT 16u
+
+/* Stores of one chunk of points inside the clip's extents e (bpp 32 or 8);
+ * returns the pixels stored. The extents, bits and stride are locals: the
+ * stores could alias ctx or p as far as C knows, which would reload them
+ * per point. The caller asserts once that e lies inside the image, so the
+ * one range test per axis here is also the bounds check of each store. */
+static inline __attribute__((always_inline)) uint64_t
+points_direct(const struct paint *p, pixman_box32_t e, const struct smt_point *pt,
+	      uint32_t from, uint32_t to, const bool wide)
+{
+	uint8_t *const bits = p->bits;
+	const size_t stride = (size_t)p->stride;
+	const uint32_t pixel = p->pixel;
+	/* x in [x1, x2) iff x - x1 < x2 - x1 as uint32 (no signed overflow) */
+	const uint32_t x1 = (uint32_t)e.x1, y1 = (uint32_t)e.y1;
+	const uint32_t w = e.x2 > e.x1 ? (uint32_t)e.x2 - x1 : 0;
+	const uint32_t h = e.y2 > e.y1 ? (uint32_t)e.y2 - y1 : 0;
+	uint64_t px = 0;
+	for (uint32_t k = from; k < to; k++) {
+		uint32_t dx = (uint32_t)pt[k].x - x1, dy = (uint32_t)pt[k].y - y1;
+		if (dx < w && dy < h) {
+			uint8_t *row = bits + (size_t)(dy + y1) * stride;
+			if (wide)
+				((uint32_t *)row)[dx + x1] = pixel;
+			else
+				row[dx + x1] = (uint8_t)pixel;
+			px++;
+		}
+	}
+	return px;
+}
 
 int exec_points(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume)
 {
@@ -129,33 +259,16 @@ int exec_points(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct sm
 	if (paint_direct(ctx, &p)) {
 		/* Stores inside the clip's extents, charged POINTS_CHUNK at a
 		 * time: the budget is still checked every few hundred ns. */
-		const pixman_box32_t *e = &ctx->clip.extents;
+		const pixman_box32_t e = ctx->clip.extents;
+		/* The bounds check of every store below (points_direct). */
+		assert(e.x1 >= e.x2 || e.y1 >= e.y2 ||
+		       (e.x1 >= 0 && e.y1 >= 0 && e.x2 <= p.width && e.y2 <= p.height));
 		for (uint32_t i = resume->element; i < n;) {
 			uint32_t end = n - i > POINTS_CHUNK ? i + POINTS_CHUNK : n;
-			uint64_t px = 0;
-			if (p.bpp == 32) {
-				/* paint_pixel for 32 bpp, the format test out of the loop */
-				uint8_t *bits = p.bits;
-				const size_t stride = (size_t)p.stride;
-				const uint32_t pixel = p.pixel;
-				for (uint32_t k = i; k < end; k++) {
-					int32_t x = pt[k].x, y = pt[k].y;
-					if (x >= e->x1 && x < e->x2 && y >= e->y1 && y < e->y2) {
-						assert(x >= 0 && y >= 0 && x < p.width && y < p.height);
-						((uint32_t *)(bits + (size_t)y * stride))[x] = pixel;
-						px++;
-					}
-				}
-			} else {
-				for (uint32_t k = i; k < end; k++) {
-					int32_t x = pt[k].x, y = pt[k].y;
-					if (x >= e->x1 && x < e->x2 && y >= e->y1 && y < e->y2) {
-						paint_pixel(&p, x, y);
-						px++;
-					}
-				}
-			}
-			bool out = exec_charge_units(ctx, end - i, px);
+			uint64_t px = p.bpp == 32 ? points_direct(&p, e, pt, i, end, true)
+						  : points_direct(&p, e, pt, i, end, false);
+			bool out = exec_charge_units(ctx, (end - i + POINTS_PER_UNIT - 1) /
+						     POINTS_PER_UNIT, px);
 			i = end;
 			if (out && i < n) {
 				resume->element = i;
@@ -340,7 +453,7 @@ static uint64_t thin_segment(struct smt_exec_ctx *ctx, struct paint *p,
 		int64_t t = x1; x1 = x2; x2 = t;
 		t = y1; y1 = y2; y2 = t;
 	}
-	const pixman_box32_t *ext = pixman_region32_extents(&ctx->clip);
+	const pixman_box32_t *ext = &ctx->clip.extents;
 	int64_t lo = ymajor ? ext->y1 : ext->x1, hi = ymajor ? ext->y2 : ext->x2;
 	int64_t mlo = ymajor ? ext->x1 : ext->y1, mhi = ymajor ? ext->x2 : ext->y2;
 	int64_t dx = x2 - x1, dy = y2 - y1;

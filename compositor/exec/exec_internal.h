@@ -90,8 +90,13 @@ static inline bool exec_charge(struct smt_exec_ctx *ctx, uint64_t pixels)
 {
 	return exec_charge_units(ctx, 1, pixels);
 }
-/* The target image, or -1 with NO_TARGET. */
-int exec_target(struct smt_exec_ctx *ctx, struct smt_drawable **out);
+int exec_no_target(struct smt_exec_ctx *ctx);
+/* The target image, or -1 with NO_TARGET. Inline: once per command. */
+static inline int exec_target(struct smt_exec_ctx *ctx, struct smt_drawable **out)
+{
+	*out = smt_drawables_get(&ctx->drawables, ctx->target_id);
+	return *out ? 0 : exec_no_target(ctx);
+}
 
 /* Iterate the pieces of `box` inside the clip region (already within the
  * target). Region rectangles are y-sorted, so stop at the first band below. */
@@ -167,14 +172,22 @@ struct band_iter {
 static inline bool band_begin(struct smt_exec_ctx *ctx, struct band_iter *b, int64_t x1,
 			      int64_t y1, int64_t x2, int64_t y2, uint32_t done, bool reverse)
 {
-	const pixman_box32_t *e = pixman_region32_extents(&ctx->clip);
+	/* The extents field, not pixman_region32_extents(): a call per
+	 * element through the PLT for a field read. */
+	const pixman_box32_t *e = &ctx->clip.extents;
 	int64_t left = x1 > e->x1 ? x1 : e->x1, right = x2 < e->x2 ? x2 : e->x2;
 	b->top = y1 > e->y1 ? y1 : e->y1;
 	b->bottom = y2 < e->y2 ? y2 : e->y2;
 	if (left >= right || b->top >= b->bottom)
 		return false;
-	int64_t w = right - left;
-	b->rows = w >= EXEC_BAND_PIXELS ? 1 : EXEC_BAND_PIXELS / w;
+	int64_t w = right - left, h = b->bottom - b->top;
+	/* A box of at most EXEC_BAND_PIXELS is one band: h <= floor(B / w)
+	 * iff h * w <= B, so rows = h draws exactly the same band without
+	 * the 64-bit division (a third of a 1x1 rectangle's time). */
+	if (h * w <= (int64_t)EXEC_BAND_PIXELS)
+		b->rows = h;
+	else
+		b->rows = w >= EXEC_BAND_PIXELS ? 1 : EXEC_BAND_PIXELS / w;
 	b->done = done;
 	b->reverse = reverse;
 	return true;
@@ -215,7 +228,7 @@ struct paint {
 	pixman_image_t *solid;
 	bool use_fill;                      /* SRC-equivalent: store the pixel */
 	uint32_t pixel;
-	pixman_color_t color;
+	uint32_t colour;                    /* premultiplied ARGB (CLEAR: 0) */
 	/* The destination's bits, read once per command (not per box). */
 	uint8_t *bits;
 	int32_t stride;                     /* bytes */
@@ -267,17 +280,6 @@ static inline void paint_box(struct paint *p, const struct smt_drawable *dst,
 static inline bool paint_direct(const struct smt_exec_ctx *ctx, const struct paint *p)
 {
 	return p->use_fill && (p->bpp == 32 || p->bpp == 8) && ctx->clip.data == NULL;
-}
-
-/* One pixel of a paint_direct paint, inside the clip. */
-static inline void paint_pixel(struct paint *p, int32_t x, int32_t y)
-{
-	assert((uint32_t)x < (uint32_t)p->width && (uint32_t)y < (uint32_t)p->height);
-	uint8_t *row = p->bits + (size_t)y * (size_t)p->stride;
-	if (p->bpp == 32)
-		((uint32_t *)row)[x] = p->pixel;
-	else
-		row[x] = (uint8_t)p->pixel;
 }
 
 uint64_t paint_clipped_region(struct smt_exec_ctx *ctx, struct paint *p,

@@ -158,10 +158,9 @@ int exec_fail(struct smt_exec_ctx *ctx, uint32_t code, const char *what, uint32_
 	return -1;
 }
 
-int exec_target(struct smt_exec_ctx *ctx, struct smt_drawable **out)
+int exec_no_target(struct smt_exec_ctx *ctx)
 {
-	*out = smt_drawables_get(&ctx->drawables, ctx->target_id);
-	return *out ? 0 : exec_fail(ctx, SMT_ERROR_NO_TARGET, "no target drawable", UINT32_MAX);
+	return exec_fail(ctx, SMT_ERROR_NO_TARGET, "no target drawable", UINT32_MAX);
 }
 
 bool exec_charge_clock(struct smt_exec_ctx *ctx)

@@ -284,15 +284,21 @@ int smt_ring_reader_peek(struct smt_ring_reader *r, const struct smt_cmd **out,
 	}
 	if (grow_scratch(r, ctl_len) < 0)
 		return fault(f, SMT_ERROR_NO_MEMORY, h.opcode, off, "out of memory");
-	/* Control parts are a few words: copy them inline, not via a call. */
-	if (ctl_len <= 64) {
-		for (uint32_t i = 0; i < ctl_len; i += 8)
+	/* Our copy of the header, then the rest: the header is fetched once.
+	 * Control parts are a few words: copied inline, not via a call, in
+	 * 16-byte pieces from offset 8 (then words), the way the decoder
+	 * reads them back (command_decode.c): a read that spans two of these
+	 * stores cannot be forwarded from them and waits for them to retire. */
+	memcpy(r->scratch, &h, sizeof(h));
+	if (ctl_len <= 128) {
+		uint32_t i = sizeof(h);
+		for (; i + 16 <= ctl_len; i += 16)
+			memcpy(r->scratch + i, r->area + pos + i, 16);
+		for (; i < ctl_len; i += 8)
 			memcpy(r->scratch + i, r->area + pos + i, 8);
 	} else {
-		memcpy(r->scratch, r->area + pos, ctl_len);
+		memcpy(r->scratch + sizeof(h), r->area + pos + sizeof(h), ctl_len - sizeof(h));
 	}
-	/* The second fetch may have seen a different header: use ours. */
-	memcpy(r->scratch, &h, sizeof(h));
 	atomic_signal_fence(memory_order_seq_cst);
 
 	r->cmd = (struct smt_cmd){

@@ -139,6 +139,24 @@ int main(void)
 		check_case(name, &st, 65536, full);
 		st_fini(&st);
 
+		/* Many small rects and dots (the one-band and the direct paths),
+		 * some cut by the edges or outside: a stop after every one. */
+		st_init(&st);
+		set_clip(&st, boxes);
+		struct smt_rect small[200];
+		struct smt_point dots[300];
+		for (int i = 0; i < 200; i++)
+			small[i] = (struct smt_rect){ (i * 97) % (W + 40) - 20, (i * 53) % (H + 40) - 20,
+						     (uint32_t)(i % 19), (uint32_t)(i % 23) + 1 };
+		for (int i = 0; i < 300; i++)
+			dots[i] = (struct smt_point){ (i * 89) % (W + 10) - 5, (i * 31) % (H + 10) - 5 };
+		ST(&st, smt_encode_fill_rects(st_at(&st), SMT_PAINT_SRC, 0xff204080u, 200, small));
+		ST(&st, smt_encode_fill_rects(st_at(&st), SMT_PAINT_OVER, 0x80102030u, 200, small));
+		ST(&st, smt_encode_points(st_at(&st), SMT_PAINT_SRC, 0xff0000ffu, 300, dots));
+		snprintf(name, sizeof(name), "small rects and dots%s", suffix);
+		check_case(name, &st, 65536, 200);
+		st_fini(&st);
+
 		st_init(&st);
 		set_clip(&st, boxes);
 		struct smt_segment seg[2] = { { 0, 0, W, H }, { W, 0, 0, H } };

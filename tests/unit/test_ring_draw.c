@@ -77,9 +77,13 @@ static void test_fill_rects(pixman_format_code_t f)
 	static const uint32_t ops[] = { SMT_PAINT_SRC, SMT_PAINT_OVER, SMT_PAINT_ADD,
 					SMT_PAINT_CLEAR, SMT_PAINT_XOR, SMT_PAINT_IN };
 	static const uint32_t colours[] = { 0xff336699, 0x80402000, 0x20101010 };
-	const struct smt_rect r[5] = {
+	/* Widths 1 to 16 are stored directly (16-byte stores from 4 on),
+	 * wider ones go to pixman. */
+	const struct smt_rect r[12] = {
 		{ 2, 3, 10, 10 }, { 8, 8, 30, 5 }, { -5, -7, 12, 12 },
 		{ 50, 40, 1000, 1000 }, { -(1 << 27), 20, 1u << 28, 2 },
+		{ 0, 0, 1, 1 }, { W - 1, H - 2, 5, 5 }, { W + 3, 1, 2, 2 },
+		{ 20, 30, 4, 3 }, { 33, 21, 5, 2 }, { 40, 2, 16, 4 }, { W - 3, 10, 9, 3 },
 	};
 	for (int clip = 0; clip < 2; clip++)
 		for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
@@ -88,9 +92,9 @@ static void test_fill_rects(pixman_format_code_t f)
 			scene_init(&sc, f, (uint32_t)o);
 			if (clip)
 				ST(&sc.s, smt_encode_set_clip(st_at(&sc.s), 2, clip2));
-			ST(&sc.s, smt_encode_fill_rects(st_at(&sc.s), ops[o], col, 5, r));
+			ST(&sc.s, smt_encode_fill_rects(st_at(&sc.s), ops[o], col, 12, r));
 			ref_clip(sc.ref, clip2, clip ? 2 : 0);
-			for (int i = 0; i < 5; i++)
+			for (int i = 0; i < 12; i++)
 				ref_fill(sc.ref, ops[o], col, r[i].x, r[i].y, r[i].width, r[i].height);
 			scene_run_check(&sc, 0, "fill_rects");
 			scene_fini(&sc);

@@ -3,6 +3,7 @@
 #define _DEFAULT_SOURCE               /* MAP_ANONYMOUS, MAP_NORESERVE */
 #include <sys/mman.h>
 
+#include "command_decode.h"
 #include "test_ring_util.h"
 
 #define CANVAS 1
@@ -398,10 +399,120 @@ static void test_limits_and_values(void)
 	expect(&e, SMT_ERROR_TOO_LARGE, SMT_OP_FILL_RECTS, "> SMT_CMD_CONTROL_MAX");
 }
 
+/* Decode one encoded command straight from a private buffer. */
+static int decode_buf(const uint8_t *buf, uint32_t size, struct smt_fault *f)
+{
+	struct smt_cmd c = { .opcode = (uint16_t)(buf[0] | buf[1] << 8), .size = size,
+			     .offset = 0, .ctl = buf, .ctl_len = size, .data = buf };
+	struct smt_decoded d;
+	return smt_decode(&c, &d, f);
+}
+
+/* The array checks (vector code in command_decode.c) against the scalar
+ * rules smt_coord_ok and smt_span_ok, for values on and around every
+ * limit, at every position of short and longer arrays (vector body, the
+ * last element, the tail): the same verdict and the same element named. */
+static const int64_t edge_coords[] = {
+	INT32_MIN, -(int64_t)SMT_COORD_MAX - 1, -(int64_t)SMT_COORD_MAX,
+	-(int64_t)SMT_COORD_MAX + 1, -1, 0, 1, SMT_COORD_MAX - 1, SMT_COORD_MAX,
+	(int64_t)SMT_COORD_MAX + 1, INT32_MAX,
+};
+static const uint64_t edge_sizes[] = {
+	0, 1, SMT_COORD_MAX, 2ull * SMT_COORD_MAX - 1, 2ull * SMT_COORD_MAX,
+	2ull * SMT_COORD_MAX + 1, (uint64_t)INT32_MAX + 1, UINT32_MAX,
+};
+#define N_EDGE_COORDS (sizeof(edge_coords) / sizeof(edge_coords[0]))
+#define N_EDGE_SIZES (sizeof(edge_sizes) / sizeof(edge_sizes[0]))
+
+static void expect_verdict(const uint8_t *buf, uint32_t size, bool ok, uint32_t index,
+			   const char *what, uint64_t a, uint64_t b)
+{
+	struct smt_fault f;
+	int rc = decode_buf(buf, size, &f);
+	CHECK((rc == 0) == ok, "%s %" PRIx64 " %" PRIx64 ": decode %d want ok=%d", what, a, b,
+	      rc, ok);
+	if (!ok)
+		CHECK(f.code == SMT_ERROR_BAD_GEOMETRY && f.index == index,
+		      "%s %" PRIx64 " %" PRIx64 ": code %u index %u want %u", what, a, b,
+		      f.code, f.index, index);
+}
+
+static void test_geometry_edges(void)
+{
+	static uint8_t buf[4096];
+	const uint32_t lens[] = { 1, 2, 3, 4, 5, 8, 9, 17 };
+	for (size_t li = 0; li < sizeof(lens) / sizeof(lens[0]); li++) {
+		uint32_t n = lens[li];
+		for (uint32_t at = 0; at < n; at++) {
+			/* rects: (x, width) and (y, height) from the edges, at `at` */
+			for (size_t xi = 0; xi < N_EDGE_COORDS; xi++)
+			for (size_t wi = 0; wi < N_EDGE_SIZES; wi++)
+			for (int axis = 0; axis < 2; axis++) {
+				struct smt_rect r[17];
+				for (uint32_t i = 0; i < n; i++)
+					r[i] = (struct smt_rect){ 1, 2, 3, 4 };
+				int64_t v = edge_coords[xi];
+				uint64_t w = edge_sizes[wi];
+				if (axis == 0) {
+					r[at].x = (int32_t)v;
+					r[at].width = (uint32_t)w;
+				} else {
+					r[at].y = (int32_t)v;
+					r[at].height = (uint32_t)w;
+				}
+				bool ok = smt_span_ok(r[at].x, r[at].y, r[at].width, r[at].height);
+				uint32_t size = smt_encode_fill_rects(buf, SMT_PAINT_SRC, 0xff000000,
+								      n, r);
+				expect_verdict(buf, size, ok, at, "rect", (uint64_t)v, w);
+				size = smt_encode_set_clip(buf, n, r);
+				expect_verdict(buf, size, ok, at, "clip", (uint64_t)v, w);
+			}
+			/* points and segments: one coordinate from the edges */
+			for (size_t vi = 0; vi < N_EDGE_COORDS; vi++) {
+				int64_t v = edge_coords[vi];
+				bool ok = smt_coord_ok(v);
+				for (int lane = 0; lane < 2; lane++) {
+					struct smt_point pt[17];
+					for (uint32_t i = 0; i < n; i++)
+						pt[i] = (struct smt_point){ 5, 6 };
+					if (lane == 0)
+						pt[at].x = (int32_t)v;
+					else
+						pt[at].y = (int32_t)v;
+					uint32_t size = smt_encode_points(buf, SMT_PAINT_SRC,
+									  0xff000000, n, pt);
+					expect_verdict(buf, size, ok, at, "point", (uint64_t)v, lane);
+				}
+				for (int lane = 0; lane < 4; lane++) {
+					struct smt_segment sg[17];
+					for (uint32_t i = 0; i < n; i++)
+						sg[i] = (struct smt_segment){ 1, 2, 3, 4 };
+					int32_t *c[4] = { &sg[at].x1, &sg[at].y1, &sg[at].x2,
+							  &sg[at].y2 };
+					*c[lane] = (int32_t)v;
+					uint32_t size = smt_encode_segments(buf, SMT_PAINT_SRC,
+									    0xff000000, 1, n, sg);
+					expect_verdict(buf, size, ok, at, "segment", (uint64_t)v,
+						       lane);
+				}
+			}
+		}
+	}
+	/* Two bad elements: the first is named. */
+	struct smt_rect r[9];
+	for (int i = 0; i < 9; i++)
+		r[i] = (struct smt_rect){ 1, 2, 3, 4 };
+	r[6].x = INT32_MIN;
+	r[2].width = UINT32_MAX;
+	expect_verdict(buf, smt_encode_fill_rects(buf, SMT_PAINT_SRC, 0xff000000, 9, r), false,
+		       2, "two bad rects", 2, 6);
+}
+
 int main(void)
 {
 	test_ids();
 	test_geometry();
+	test_geometry_edges();
 	test_images_and_pools();
 	test_limits_and_values();
 	printf("test_ring_validate: ok\n");
