@@ -477,22 +477,25 @@ static enum smt_exec_stop run(struct smt_exec_ctx *ctx, struct smt_ring_reader *
 				break;
 			}
 		}
-		/* A client blocked on a full ring waits for the tail, published
-		 * when a run ends. End the run once the tail passed what it asked
-		 * for: it is woken and refills while the rest of the ring keeps
-		 * us busy, instead of after we drained it and slept, when its
-		 * next publish has to wake us (one client-to-server eventfd write
-		 * per ring-full). Checked WAKE_CHECKS times per area's worth. */
+		/* WAKE_CHECKS times per area's worth of bytes the tail is
+		 * published (the fenced publish of smt-ring.h): a client spinning
+		 * on a full ring (libsmt's ring_wait_tail) refills behind us
+		 * instead of waiting for the run's end. A client asleep on the
+		 * tail we passed is woken at once, and the run ends: it refills
+		 * while the rest of the ring keeps us busy, instead of after we
+		 * drained it and slept, when its next publish has to wake us
+		 * (one client-to-server eventfd write per ring-full). */
 		if (!r->linear && (int64_t)(r->tail - wake_check) >= 0) {
 			wake_check = r->tail + r->area_size / WAKE_CHECKS;
-			if (smt_ring_reader_wake_due(r)) {
+			if (smt_ring_reader_publish(r)) {
+				out->wake_client = true;
 				stop = SMT_EXEC_BUDGET;
 				break;
 			}
 		}
 	}
 	out->pixels = ctx->run.pixels;
-	out->wake_client = smt_ring_reader_publish(r);
+	out->wake_client |= smt_ring_reader_publish(r);
 	return out->stop = stop;
 fail:
 	out->pixels = ctx->run.pixels;
