@@ -88,11 +88,52 @@ static bool events_pending(struct smtwc_transport *transport)
 	return poll(&p, 1, 0) > 0;
 }
 
+/* Spinning before a sleep. A client streaming through its ring publishes
+ * again a few microseconds after we drained it; blocking in epoll instead
+ * makes its next publish write our eventfd, and it sleeps on its own while
+ * we sleep (measured: put-image 100x100, one command in six, both sides
+ * sleeping and waking; docs/benchmarks.md, "Spinning"). So after running
+ * shared-ring commands the loop looks at the rings for up to SPIN_NS
+ * before it blocks, and stops at once when the event loop has anything
+ * (input, requests, the frame timer): nothing waits longer than now.
+ * A spin only follows commands run, never an idle loop, and it draws on a
+ * credit earned by the time spent running them (at most SPIN_CREDIT_NS):
+ * a client that publishes a little now and then cannot make us spin for
+ * longer than its commands take to run. */
+#define SPIN_NS 50000u
+#define SPIN_CREDIT_NS 1000000u
+
+static void earn_spin(struct smtwc_transport *transport, uint64_t ns)
+{
+	uint64_t credit = transport->spin_credit_ns + ns;
+	transport->spin_credit_ns = credit < SPIN_CREDIT_NS ? credit : SPIN_CREDIT_NS;
+	transport->spin_armed = true;
+}
+
+static bool any_ring_has_work(struct smtwc_transport *transport)
+{
+	struct smtwc_ring *ring;
+	wl_list_for_each(ring, &transport->rings, link) {
+		if (ring_has_work(ring)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
 static void run_decision(struct smtwc_transport *transport,
 		const struct smt_sched_decision *d)
 {
 	struct smtwc_ring *ring = d->owner;
 	uint64_t start = monotonic_now_ns(), commands_before = ring->commands;
+	uint64_t bytes_before = ring->bytes;
 	struct smt_exec_budget budget = {
 		.deadline_ns = d->deadline_ns,
 		.max_commands = d->max_commands,
@@ -120,6 +161,9 @@ static void run_decision(struct smtwc_transport *transport,
 		ring_run(ring, &budget);
 	}
 	uint64_t end = monotonic_now_ns();
+	if (ring->shared && ring->bytes != bytes_before) {
+		earn_spin(transport, end - start);
+	}
 	/* The ring may have died (bad command) and been freed only later, at
 	 * the idle kill; its scheduler client is still valid here. */
 	smt_sched_charge(transport->sched, ring->sched_client, start, end,
@@ -206,6 +250,38 @@ bool ring_loop_run_slice(struct smtwc_transport *transport)
 	/* Rings held back by FIFO_POLL_BYTES are not ready now but have work:
 	 * ring_loop_prepare_sleep sees that and the poll does not block. */
 	return smt_sched_ready_count(sched) > 0 || reclaiming;
+}
+
+bool ring_loop_spin(struct smtwc_transport *transport)
+{
+	uint64_t budget = transport->spin_credit_ns < SPIN_NS ? transport->spin_credit_ns : SPIN_NS;
+	if (!transport->spin_armed || budget == 0) {
+		return false;
+	}
+	transport->spin_armed = false;
+	transport->spins++;
+	uint64_t start = monotonic_now_ns(), spent = 0;
+	bool found = false;
+	/* The rings every turn (shared loads); the clock and the event loop's
+	 * fd (a poll(2)) every 16th, about a microsecond apart. */
+	for (unsigned i = 1;; i++) {
+		if (any_ring_has_work(transport)) {
+			found = true;
+			break;
+		}
+		if ((i & 15) == 0) {
+			spent = monotonic_now_ns() - start;
+			if (spent >= budget || events_pending(transport)) {
+				break;
+			}
+		}
+		cpu_relax();
+	}
+	spent = monotonic_now_ns() - start;
+	transport->spin_credit_ns -= spent < transport->spin_credit_ns ? spent
+		: transport->spin_credit_ns;
+	transport->spins_found_work += found;
+	return found;
 }
 
 bool ring_loop_prepare_sleep(struct smtwc_transport *transport)
