@@ -96,19 +96,17 @@ static bool events_pending(struct smtwc_transport *transport)
  * shared-ring commands the loop looks at the rings for up to SPIN_NS
  * before it blocks, and stops at once when the event loop has anything
  * (input, requests, the frame timer): nothing waits longer than now.
- * A spin only follows commands run, never an idle loop, and it draws on a
- * credit earned by the time spent running them (at most SPIN_CREDIT_NS):
- * a client that publishes a little now and then cannot make us spin for
- * longer than its commands take to run. */
+ * A spin only follows a slice that ran shared-ring commands, never an idle
+ * loop, and the spins between two sleeps add up to at most SPIN_PER_SLEEP_NS:
+ * a client that publishes a few bytes every few tens of microseconds gets
+ * the compositor to block (and itself to write the eventfd) at least once
+ * per millisecond of spinning, and nobody waits for a spin. (A credit of
+ * a few times the time spent running commands bounds such a client more
+ * tightly, but a client half as fast as the executor ran out of it and
+ * both sides went back to sleeping for whole runs more often: the
+ * measurements are in docs/benchmarks.md, "Spinning".) */
 #define SPIN_NS 50000u
-#define SPIN_CREDIT_NS 1000000u
-
-static void earn_spin(struct smtwc_transport *transport, uint64_t ns)
-{
-	uint64_t credit = transport->spin_credit_ns + ns;
-	transport->spin_credit_ns = credit < SPIN_CREDIT_NS ? credit : SPIN_CREDIT_NS;
-	transport->spin_armed = true;
-}
+#define SPIN_PER_SLEEP_NS 1000000u
 
 static bool any_ring_has_work(struct smtwc_transport *transport)
 {
@@ -162,7 +160,7 @@ static void run_decision(struct smtwc_transport *transport,
 	}
 	uint64_t end = monotonic_now_ns();
 	if (ring->shared && ring->bytes != bytes_before) {
-		earn_spin(transport, end - start);
+		transport->spin_armed = true;
 	}
 	/* The ring may have died (bad command) and been freed only later, at
 	 * the idle kill; its scheduler client is still valid here. */
@@ -254,7 +252,8 @@ bool ring_loop_run_slice(struct smtwc_transport *transport)
 
 bool ring_loop_spin(struct smtwc_transport *transport)
 {
-	uint64_t budget = transport->spin_credit_ns < SPIN_NS ? transport->spin_credit_ns : SPIN_NS;
+	uint64_t left = SPIN_PER_SLEEP_NS - transport->spun_since_sleep_ns;
+	uint64_t budget = left < SPIN_NS ? left : SPIN_NS;
 	if (!transport->spin_armed || budget == 0) {
 		return false;
 	}
@@ -278,8 +277,7 @@ bool ring_loop_spin(struct smtwc_transport *transport)
 		cpu_relax();
 	}
 	spent = monotonic_now_ns() - start;
-	transport->spin_credit_ns -= spent < transport->spin_credit_ns ? spent
-		: transport->spin_credit_ns;
+	transport->spun_since_sleep_ns += spent < left ? spent : left;
 	transport->spins_found_work += found;
 	return found;
 }
@@ -299,6 +297,7 @@ bool ring_loop_prepare_sleep(struct smtwc_transport *transport)
 		}
 	}
 	transport->sleeps++;
+	transport->spun_since_sleep_ns = 0;
 	return true;
 }
 
