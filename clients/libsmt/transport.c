@@ -207,7 +207,7 @@ static void ring_publish(struct smt_ctx *ctx)
 }
 
 /* How long a client looks at the tail before it sleeps on its eventfd.
- * The compositor publishes its tail WAKE_CHECKS times per area's worth of
+ * The compositor publishes its tail every 16 KiB (at most area/8) of
  * commands it runs, so while it works through a full ring the tail moves
  * every few microseconds; going to sleep instead costs a wakeup (tens of
  * microseconds on a VM) during which the compositor drains the ring and
