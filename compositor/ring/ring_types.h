@@ -39,6 +39,7 @@ struct smtwc_transport {
 	 * any and before the time ran out. */
 	bool spin_armed;
 	uint64_t spun_since_sleep_ns;
+	uint32_t spin_skip, spin_backoff;
 	uint64_t spins, spins_found_work;
 	/* The window system's events (server.h) that rings act on. */
 	struct wl_listener output_frame;     /* canvas.c */

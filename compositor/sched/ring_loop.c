@@ -94,8 +94,8 @@ static bool events_pending(struct smtwc_transport *transport)
  * we sleep (measured: put-image 100x100, one command in six, both sides
  * sleeping and waking; docs/benchmarks.md, "Spinning"). So after running
  * shared-ring commands the loop looks at the rings for up to SPIN_NS
- * before it blocks, and stops at once when the event loop has anything
- * (input, requests, the frame timer): nothing waits longer than now.
+ * before it blocks, and stops when the event loop has anything (input,
+ * requests, the frame timer: looked at every microsecond).
  * A spin only follows a slice that ran shared-ring commands, never an idle
  * loop, and the spins between two sleeps add up to at most SPIN_PER_SLEEP_NS:
  * a client that publishes a few bytes every few tens of microseconds gets
@@ -104,8 +104,13 @@ static bool events_pending(struct smtwc_transport *transport)
  * a few times the time spent running commands bounds such a client more
  * tightly, but a client half as fast as the executor ran out of it and
  * both sides went back to sleeping for whole runs more often: the
- * measurements are in docs/benchmarks.md, "Spinning".) */
+ * measurements are in docs/benchmarks.md, "Spinning".) Adaptive, like
+ * libsmt's: a spin that ran out of time without finding work makes the
+ * next 1, 2, 4 .. 64 chances to spin block at once; one that found work
+ * ends that. */
 #define SPIN_NS 50000u
+#define SPIN_POLL_NS 1000u
+#define SPIN_BACKOFF_MAX 64u
 #define SPIN_PER_SLEEP_NS 1000000u
 
 static bool any_ring_has_work(struct smtwc_transport *transport)
@@ -258,27 +263,46 @@ bool ring_loop_spin(struct smtwc_transport *transport)
 		return false;
 	}
 	transport->spin_armed = false;
+	if (transport->spin_skip > 0) {
+		transport->spin_skip--;
+		return false;
+	}
 	transport->spins++;
-	uint64_t start = monotonic_now_ns(), spent = 0;
+	uint64_t start = monotonic_now_ns(), polled = start, now = start;
 	bool found = false;
-	/* The rings every turn (shared loads); the clock and the event loop's
-	 * fd (a poll(2)) every 16th, about a microsecond apart. */
-	for (unsigned i = 1;; i++) {
+	/* Every turn the rings (a load of each head) and the clock; the event
+	 * loop's fd (a poll(2)) every SPIN_POLL_NS. By time, not by turns: a
+	 * turn over 300 rings' heads in 300 clients' memory takes tens of
+	 * microseconds (counted in turns, a 50 us spin lasted ~0.5 ms there). */
+	for (;;) {
 		if (any_ring_has_work(transport)) {
 			found = true;
 			break;
 		}
-		if ((i & 15) == 0) {
-			spent = monotonic_now_ns() - start;
-			if (spent >= budget || events_pending(transport)) {
+		now = monotonic_now_ns();
+		if (now - start >= budget) {
+			break;
+		}
+		if (now - polled >= SPIN_POLL_NS) {
+			polled = now;
+			if (events_pending(transport)) {
 				break;
 			}
 		}
 		cpu_relax();
 	}
-	spent = monotonic_now_ns() - start;
+	uint64_t spent = monotonic_now_ns() - start;
 	transport->spun_since_sleep_ns += spent < left ? spent : left;
 	transport->spins_found_work += found;
+	if (found) {
+		transport->spin_backoff = 0;
+	} else if (spent >= budget) {
+		transport->spin_backoff = transport->spin_backoff ? transport->spin_backoff * 2 : 1;
+		if (transport->spin_backoff > SPIN_BACKOFF_MAX) {
+			transport->spin_backoff = SPIN_BACKOFF_MAX;
+		}
+		transport->spin_skip = transport->spin_backoff;
+	}
 	return found;
 }
 
