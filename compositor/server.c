@@ -62,6 +62,9 @@ void server_run(struct smtwc_server *server)
 		 * before we block, not after the next wakeup. */
 		wl_event_loop_dispatch_idle(server->event_loop);
 		wl_display_flush_clients(server->display);
+		if (!busy) {
+			busy = ring_loop_spin(server->transport);
+		}
 		/* Block only when every ring is empty and the clients know it. */
 		int timeout = !busy && ring_loop_prepare_sleep(server->transport) ? -1 : 0;
 		wl_event_loop_dispatch(server->event_loop, timeout);

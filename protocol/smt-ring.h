@@ -74,7 +74,9 @@ static_assert(sizeof(_Atomic(uint32_t)) == 4, "atomic u32 must be plain 4 bytes"
 
 #define SMT_RING_HEADER_SIZE 4096u
 #define SMT_RING_AREA_MIN (4u * 1024u)
-#define SMT_RING_AREA_DEFAULT (256u * 1024u)
+/* libsmt's command ring unless the client asks otherwise: measured in
+ * docs/benchmarks.md, "The default ring size". */
+#define SMT_RING_AREA_DEFAULT (512u * 1024u)
 #define SMT_RING_AREA_MAX (16u * 1024u * 1024u)
 #define SMT_STATUS_MAP_SIZE 4096u           /* status and global pages are mapped whole */
 #define SMT_CACHELINE 64u

@@ -64,6 +64,9 @@ struct smt_ctx {
 	size_t ring_map_size;
 	struct smt_ring_writer w;
 	uint64_t full_waits, sleeps, wakeups_sent;
+	/* ring_wait_tail's spin back-off: waits left without spinning, and
+	 * how many the next failed spin skips (transport.c). */
+	uint32_t spin_skip, spin_backoff;
 	uint64_t commands;              /* written, both transports, PADs excepted */
 
 	/* server pages (both transports get them) */

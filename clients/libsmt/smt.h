@@ -61,7 +61,7 @@ struct smt_input_listener {
 struct smt_options {
 	const char *display;            /* NULL: $WAYLAND_DISPLAY */
 	enum smt_transport transport;
-	uint32_t area_size;             /* ring area, power of two; 0: 256 KiB */
+	uint32_t area_size;             /* ring area, power of two; 0: 512 KiB */
 	const struct smt_input_listener *input;
 	void *input_data;
 };

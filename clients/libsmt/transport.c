@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "smt-internal.h"
@@ -205,18 +206,85 @@ static void ring_publish(struct smt_ctx *ctx)
 	}
 }
 
-/* Publish, then block until the server's tail reaches need (the client
- * wait of smt-ring.h), reading Wayland events meanwhile. */
-static int ring_wait_tail(struct smt_ctx *ctx, uint64_t need)
+/* How long a client looks at the tail before it sleeps on its eventfd.
+ * The compositor publishes its tail every 16 KiB (at most area/8) of
+ * commands it runs, so while it works through a full ring the tail moves
+ * every few microseconds; going to sleep instead costs a wakeup (tens of
+ * microseconds on a VM) during which the compositor drains the ring and
+ * sleeps too (docs/benchmarks.md, "Spinning"). Bounded: a compositor
+ * that does not move costs us at most this much CPU per wait. Only while
+ * the compositor is awake: one we had to wake starts on another CPU if
+ * this one stays busy, and answered a FENCE in ~110 us instead of ~8 us
+ * when we slept at once (tests/bench/clients, ping p50, one client).
+ * Adaptive: a spin that fails makes the next 1, 2, 4 .. 64 waits sleep at
+ * once, a spin that succeeds ends that. With a third busy process on the
+ * two CPUs, spinning without it took the CPU the compositor needed:
+ * put100 128-146 K/s against 291-304 K/s with the back-off (and 311-327 K/s
+ * for the old build, which never spins). */
+#define RING_SPIN_NS 50000u
+#define RING_SPIN_BACKOFF_MAX 64u
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/* Whether the tail reached need (or the ring died) within RING_SPIN_NS,
+ * the compositor awake all along. */
+static bool ring_spin_tail(struct smt_ctx *ctx, uint64_t need)
+{
+	uint64_t start = 0;
+	for (unsigned i = 0;; i++) {
+		if ((int64_t)(smt_ring_writer_tail(&ctx->w) - need) >= 0 || smt__ring_dead(ctx))
+			return true;
+		if (atomic_load_explicit(&((struct smt_global_status *)ctx->global)->server_asleep,
+					 memory_order_relaxed))
+			return false;
+		if ((i & 15) == 0) {
+			uint64_t t = now_ns();
+			if (start == 0)
+				start = t;
+			else if (t - start > RING_SPIN_NS)
+				return false;
+		}
+		cpu_relax();
+	}
+}
+
+/* Publish, then wait until the server's tail reaches need: spinning first
+ * (ring_spin_tail), then, if it still has not, asleep until it reaches
+ * sleep_need >= need (the client wait of smt-ring.h), reading Wayland
+ * events meanwhile. */
+static int ring_wait_tail(struct smt_ctx *ctx, uint64_t need, uint64_t sleep_need)
 {
 	ring_publish(ctx);
+	if (ctx->spin_skip > 0) {
+		ctx->spin_skip--;
+	} else if (ring_spin_tail(ctx, need)) {
+		sleep_need = need;      /* reached, or dead: the loop returns */
+		ctx->spin_backoff = 0;
+	} else {
+		ctx->spin_backoff = ctx->spin_backoff ? ctx->spin_backoff * 2 : 1;
+		if (ctx->spin_backoff > RING_SPIN_BACKOFF_MAX)
+			ctx->spin_backoff = RING_SPIN_BACKOFF_MAX;
+		ctx->spin_skip = ctx->spin_backoff;
+	}
 	for (;;) {
 		int r = smt__check(ctx);
 		if (r)
 			return r;
 		if ((int64_t)(smt_ring_writer_tail(&ctx->w) - need) >= 0)
 			return 0;
-		if (!smt_ring_client_begin_wait(ctx->w.hdr, ctx->status, need))
+		if (!smt_ring_client_begin_wait(ctx->w.hdr, ctx->status, sleep_need))
 			continue;       /* reached meanwhile, or dead: re-check */
 		/* The timeout only bounds the damage of a server bug: a correct
 		 * server always writes the eventfd (Dekker pattern). */
@@ -296,16 +364,14 @@ void *smt__begin(struct smt_ctx *ctx, uint32_t size)
 		ctx->full_waits++;
 		atomic_store_explicit(&ctx->w.hdr->full_waits, ctx->full_waits,
 				      memory_order_relaxed);
-		/* Hysteresis: ask to be woken when half the area is free, not as
-		 * soon as this one command fits, so one wakeup moves at least
-		 * area/2 bytes. Measured (docs/benchmarks.md, "Wakeups"): ~10x
-		 * fewer wakeups for large commands (500x500 fills 2.9 -> 0.3 per
-		 * 1000); small commands unchanged, as the server publishes its
-		 * tail once per run anyway. need < head - area/2 only raises it. */
+		/* Hysteresis for sleeping: ask to be woken when half the area is
+		 * free, not as soon as this one command fits, so one wakeup moves
+		 * at least area/2 bytes. Measured (docs/benchmarks.md, "Wakeups"):
+		 * ~10x fewer wakeups for large commands (500x500 fills 2.9 -> 0.3
+		 * per 1000). A spinning wait goes on as soon as the command fits:
+		 * it costs no syscall. */
 		uint64_t half = ctx->w.head - ctx->w.area_size / 2;
-		if ((int64_t)(half - need) > 0)
-			need = half;
-		if (ring_wait_tail(ctx, need))
+		if (ring_wait_tail(ctx, need, (int64_t)(half - need) > 0 ? half : need))
 			return NULL;
 	}
 }
@@ -423,7 +489,7 @@ int smt_wait_fence(struct smt_ctx *ctx, uint64_t serial)
 				i++;
 			if (i == ctx->n_marks)
 				return smt__fail(ctx, "fence %llu lost", (unsigned long long)serial);
-			r = ring_wait_tail(ctx, ctx->marks[i].end_pos);
+			r = ring_wait_tail(ctx, ctx->marks[i].end_pos, ctx->marks[i].end_pos);
 		} else {
 			r = smt__wait_io(ctx, -1, 1000, false);
 		}

@@ -218,6 +218,8 @@ static void write_server(struct smtwc_server *server, struct json_writer *w)
 	json_int(w, "rings", t.rings);
 	json_uint(w, "sleeps", t.sleeps);
 	json_uint(w, "sleeps_avoided", t.sleeps_avoided);
+	json_uint(w, "spins", t.spins);
+	json_uint(w, "spins_found_work", t.spins_found_work);
 	/* Every client's usage together, and its caps (limits). */
 	json_uint(w, "total_fds", t.total_fds);
 	json_uint(w, "total_fds_max", t.total_fds_max);

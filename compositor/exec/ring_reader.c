@@ -364,12 +364,6 @@ bool smt_ring_reader_publish(struct smt_ring_reader *r)
 	return true;
 }
 
-bool smt_ring_reader_wake_due(const struct smt_ring_reader *r)
-{
-	uint64_t need;
-	return !r->linear && client_wait_reached(r, &need);
-}
-
 bool smt_ring_reader_has_work(const struct smt_ring_reader *r)
 {
 	if (r->tail >= r->limit)

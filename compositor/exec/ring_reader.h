@@ -122,11 +122,6 @@ uint64_t smt_ring_reader_published(const struct smt_ring_reader *r);
 /* Ring mode: publish tail + counters; returns true if the client waits
  * for a tail we have now reached and its eventfd must be written. */
 bool smt_ring_reader_publish(struct smt_ring_reader *r);
-/* Ring mode: the client waits for a tail we have reached and was not yet
- * woken for it (what smt_ring_reader_publish would wake it for), read
- * without publishing: a hint to end a run early, the wakeup itself still
- * follows the fenced protocol of publish. */
-bool smt_ring_reader_wake_due(const struct smt_ring_reader *r);
 /* Re-check used around the server-asleep flag: unconsumed bytes? */
 bool smt_ring_reader_has_work(const struct smt_ring_reader *r);
 void smt_ring_reader_complete_fence(struct smt_ring_reader *r, uint64_t serial);

@@ -29,7 +29,7 @@ struct smtwc_ring_stats {
 
 struct smtwc_transport_stats {
 	int rings;
-	uint64_t sleeps, sleeps_avoided;
+	uint64_t sleeps, sleeps_avoided, spins, spins_found_work;
 	/* Every client's usage together, and its caps (limits). */
 	uint64_t total_fds, total_fds_max, total_memory, total_memory_max;
 };

@@ -33,6 +33,14 @@ struct smtwc_transport {
 	struct wl_list clients;  /* smtwc_client_usage.link */
 	struct wl_list reclaims; /* heap_reclaim.link: gone rings' pixmaps */
 	uint64_t sleeps, sleeps_avoided;
+	/* Spinning before a sleep (sched/ring_loop.c): armed by running
+	 * shared-ring commands; the time spun since the loop last blocked;
+	 * spins, and those that found ring work before the event loop had
+	 * any and before the time ran out. */
+	bool spin_armed;
+	uint64_t spun_since_sleep_ns;
+	uint32_t spin_skip, spin_backoff;
+	uint64_t spins, spins_found_work;
 	/* The window system's events (server.h) that rings act on. */
 	struct wl_listener output_frame;     /* canvas.c */
 	struct wl_listener output_presented; /* canvas.c */

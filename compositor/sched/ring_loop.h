@@ -18,6 +18,10 @@ bool ring_loop_init(struct smtwc_transport *transport);
 void ring_loop_finish(struct smtwc_transport *transport);
 /* Returns true when some ring still has work. */
 bool ring_loop_run_slice(struct smtwc_transport *transport);
+/* Before blocking: after ring commands ran, look at the rings for a
+ * bounded time. Returns true when a ring got work first; false when the
+ * event loop has something, or the time ran out (then block as before). */
+bool ring_loop_spin(struct smtwc_transport *transport);
 /* Returns true when the loop may block: no ring has work. */
 bool ring_loop_prepare_sleep(struct smtwc_transport *transport);
 void ring_loop_woke(struct smtwc_transport *transport);

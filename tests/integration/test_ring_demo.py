@@ -5,7 +5,9 @@ executor, and that picture is the reference one (reference/ring-demo.png:
 the replay alone would follow the executor into a drawing bug); through the
 socket fallback the screen is identical; a client
 killed while drawing leaves no mapping, fd or window behind; and a client
-writing while another keeps the compositor busy needs no wakeup syscalls."""
+writing while another keeps the compositor busy needs no wakeup syscalls;
+after ring commands the compositor spins before it sleeps, an idle one
+never does, nor one that runs a FENCE at a time."""
 import os
 import re
 import sys
@@ -80,6 +82,28 @@ def test(h):
         # Every cell of the demo: fills, points, segments, images, copies,
         # compositing and text (DejaVu Sans Mono from fonts-dejavu-core).
         s.check_reference(img, content, "ring-demo")
+        # Spinning (sched/ring_loop.c): after running ring commands the
+        # compositor looked at the rings before sleeping; with the ring
+        # client idle, each request wakes it and it sleeps again at once,
+        # without spinning (a spin only follows ring commands).
+        before = s.server_stats()
+        check(before["spins"] > 0, f"no spin after the demo's ring commands: {before}")
+        idle = s.server_stats()
+        after = s.server_stats()
+        check(after["spins"] == idle["spins"] and after["sleeps"] > idle["sleeps"],
+              f"an idle ring client kept the compositor spinning: {idle} then {after}")
+        log(f"spins after the demo {before['spins']}; idle: sleeps "
+            f"{idle['sleeps']} -> {after['sleeps']}, no spin")
+        # A client that trickles one 16-byte FENCE at a time arms no spin
+        # (a spin follows 4 KiB of one ring's commands): it cannot keep the
+        # compositor spinning by publishing a little, often.
+        res = s.run([tool(h, "SMT_HOSTILE", "tests/tools/smt-hostile"), "echo-probe", "0.3"],
+                    timeout=30)
+        check("ECHO n=" in res.stdout + res.stderr, f"echo-probe: {res.stdout}{res.stderr}")
+        trickled = s.server_stats()
+        check(trickled["spins"] == after["spins"],
+              f"FENCE round trips armed spins: {after} then {trickled}")
+        log(f"FENCE trickle: {res.stdout.strip()}; no spin")
         demo.terminate()
 
         dump2 = os.path.join(s.tmp, "socket.dump")

@@ -318,6 +318,36 @@ static void test_wake_mid_run(void)
 	}
 }
 
+/* The tail is published during a run, not only when it ends, so a client
+ * spinning on a full ring (libsmt) refills behind the server. Observed from
+ * inside the run: a PUT_IMAGE_POOL whose pool is the status page copies
+ * status.tail, as the client would read it then, into a pixmap. */
+static void test_tail_published_mid_run(void)
+{
+	struct test_ring t;
+	BUF_DECL(b, 1024);
+	tr_init(&t, 4096);
+	struct smt_exec_ctx *ctx = smt_exec_create(NULL);
+	CHECK(smt_exec_register_pool(ctx, 1, t.status, sizeof(*t.status)) == 0, "pool");
+	CHECK(tr_write(&t, b, smt_encode_create_pixmap(b, 2, 2, 1, SMT_FORMAT_ARGB8888)) == 0 &&
+	      tr_write(&t, b, smt_encode_set_target(b, 2)) == 0 &&
+	      tr_write(&t, b, smt_encode_noop(b, SMT_OP_NOOP, 1024)) == 0, "commands");
+	uint64_t put_at = t.head;      /* past area/8: one publish is due */
+	CHECK(tr_write(&t, b, smt_encode_put_image_pool(b, 1, offsetof(struct smt_ring_status, tail),
+							8, 2, 1, SMT_FORMAT_ARGB8888, 0, 0)) == 0 &&
+	      tr_write(&t, b, smt_encode_noop(b, SMT_OP_NOOP, 16)) == 0, "commands");
+	tr_publish(&t);
+	struct smt_exec_result res;
+	CHECK(smt_exec_run(ctx, &t.reader, NULL, &res) == SMT_EXEC_EMPTY, "%s", res.error.message);
+	CHECK(atomic_load(&t.status->tail) == t.head, "all executed");
+	uint64_t seen;
+	memcpy(&seen, pixman_image_get_data(smt_exec_drawable_image(ctx, 2)), sizeof(seen));
+	CHECK(seen == put_at, "tail %" PRIu64 " published before the command at %" PRIu64,
+	      seen, put_at);
+	smt_exec_destroy(ctx);
+	tr_fini(&t);
+}
+
 static void test_sleep_protocol(void)
 {
 	struct test_ring t;
@@ -361,6 +391,7 @@ int main(void)
 	test_wrap_and_full();
 	test_full_ring();
 	test_wake_mid_run();
+	test_tail_published_mid_run();
 	test_sleep_protocol();
 	printf("test_ring_abi: ok\n");
 	return 0;
