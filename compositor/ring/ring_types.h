@@ -36,8 +36,10 @@ struct smtwc_transport {
 	/* Spinning before a sleep (sched/ring_loop.c): armed by running
 	 * shared-ring commands; the time spun since the loop last blocked;
 	 * spins, and those that found ring work before the event loop had
-	 * any and before the time ran out. */
+	 * any and before the time ran out. spin_for: the ring whose commands
+	 * armed the spin, charged with its time. */
 	bool spin_armed;
+	struct smtwc_ring *spin_for;
 	uint64_t spun_since_sleep_ns;
 	uint32_t spin_skip, spin_backoff;
 	uint64_t spins, spins_found_work;

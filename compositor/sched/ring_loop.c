@@ -103,7 +103,8 @@ static bool events_pending(struct smtwc_transport *transport)
  * compositor at 89% of a core with any slice arming a spin, against 19%
  * for a compositor that never spins; it now arms none. To keep us spinning
  * a client must publish 4 KiB every 50 us, and still we block at least
- * once per millisecond spun; nobody waits for a spin. (A credit of
+ * once per millisecond spun; nobody waits for a spin, and the spin's time
+ * is charged to the ring that armed it (charge_spin). (A credit of
  * a few times the time spent running commands bounds such a client more
  * tightly, but a client half as fast as the executor ran out of it and
  * both sides went back to sleeping for whole runs more often: the
@@ -170,6 +171,7 @@ static void run_decision(struct smtwc_transport *transport,
 	uint64_t end = monotonic_now_ns();
 	if (ring->shared && ring->bytes - bytes_before >= SPIN_ARM_BYTES) {
 		transport->spin_armed = true;
+		transport->spin_for = ring;
 	}
 	/* The ring may have died (bad command) and been freed only later, at
 	 * the idle kill; its scheduler client is still valid here. */
@@ -259,10 +261,29 @@ bool ring_loop_run_slice(struct smtwc_transport *transport)
 	return smt_sched_ready_count(sched) > 0 || reclaiming;
 }
 
+/* The spin was for the client whose stream armed it: its CPU time is
+ * charged to that ring like the time its commands ran, so a client that
+ * keeps the compositor spinning pays for it in the fair share. The ring is
+ * looked up, not trusted: it may have gone since it armed the spin. */
+static void charge_spin(struct smtwc_transport *transport, const struct smtwc_ring *armed_by,
+		uint64_t start, uint64_t end)
+{
+	struct smtwc_ring *ring;
+	wl_list_for_each(ring, &transport->rings, link) {
+		if (ring == armed_by && ring->sched_client != NULL) {
+			smt_sched_charge(transport->sched, ring->sched_client, start, end,
+				ring_has_work(ring), 0);
+			return;
+		}
+	}
+}
+
 bool ring_loop_spin(struct smtwc_transport *transport)
 {
 	uint64_t left = SPIN_PER_SLEEP_NS - transport->spun_since_sleep_ns;
 	uint64_t budget = left < SPIN_NS ? left : SPIN_NS;
+	const struct smtwc_ring *armed_by = transport->spin_for;
+	transport->spin_for = NULL;
 	if (!transport->spin_armed || budget == 0) {
 		return false;
 	}
@@ -295,8 +316,9 @@ bool ring_loop_spin(struct smtwc_transport *transport)
 		}
 		cpu_relax();
 	}
-	uint64_t spent = monotonic_now_ns() - start;
+	uint64_t end = monotonic_now_ns(), spent = end - start;
 	transport->spun_since_sleep_ns += spent < left ? spent : left;
+	charge_spin(transport, armed_by, start, end);
 	transport->spins_found_work += found;
 	if (found) {
 		transport->spin_backoff = 0;
