@@ -66,19 +66,14 @@ void paint_box_pixman(struct paint *p, const struct smt_drawable *dst, const pix
 }
 
 /* A box of 4 to PAINT_DIRECT_WIDTH pixels a row of a plain-store paint
- * into 32 bpp, inside the image (asserted as paint_box does): 16-byte
- * stores, the last one overlapping back inside the row (the same pixel
- * twice), so a 10-pixel row is 3 stores, not 10. Out of line, and only
- * for FILL_RECTS: inlined into paint_box it slowed every loop around it. */
-static __attribute__((noinline)) void paint_rows_32(const struct paint *p,
-						    const pixman_box32_t *b)
+ * into 32 bpp at `row` (its first row), x1 to x1 + w: 16-byte stores, the
+ * last one overlapping back inside the row (the same pixel twice), so a
+ * 10-pixel row is 3 stores, not 10. Inlined only into the loop of
+ * fill_rects_one_box, whose counters are locals (inlined into paint_box
+ * it slowed every loop around it). */
+static inline __attribute__((always_inline)) void
+store_rows_32(uint8_t *row, size_t stride, uint32_t pixel, int32_t x1, int32_t w, int32_t h)
 {
-	assert(b->x1 >= 0 && b->y1 >= 0 && b->x1 + 4 <= b->x2 && b->y1 < b->y2 &&
-	       b->x2 - b->x1 <= PAINT_DIRECT_WIDTH && b->x2 <= p->width && b->y2 <= p->height);
-	const size_t stride = (size_t)p->stride;
-	const uint32_t pixel = p->pixel;
-	const int32_t w = b->x2 - b->x1, x1 = b->x1, h = b->y2 - b->y1;
-	uint8_t *row = p->bits + (size_t)b->y1 * stride;
 	const uint32_t four[4] = { pixel, pixel, pixel, pixel };
 	for (int32_t y = 0; y < h; y++, row += stride) {
 		uint32_t *px = (uint32_t *)row + x1;
@@ -134,9 +129,12 @@ static bool fill_rect_banded(struct smt_exec_ctx *ctx, struct paint *p,
 /*
  * Rectangles through a clip of one rectangle: each is cut to the extents
  * here, and one of at most EXEC_BAND_PIXELS (one band: what band_begin
- * would draw in one piece, and charge the same) goes straight to
- * paint_box; a bigger one, or the one a slice stopped inside, takes the
- * banded path. Batched small rectangles spend their time here.
+ * would draw in one piece, and charge the same) is painted at once; a
+ * bigger one, or the one a slice stopped inside, takes the banded path.
+ * Batched small rectangles spend their time here: a plain store into
+ * 32 bpp of 4 to PAINT_DIRECT_WIDTH pixels a row is inlined
+ * (store_rows_32), with the target and the budget's counters in locals
+ * (charge_mirror), so that nothing is reloaded per rectangle.
  */
 #define SMALL_RECTS_PER_UNIT 4u
 
@@ -146,34 +144,55 @@ static int fill_rects_one_box(struct smt_exec_ctx *ctx, struct paint *p,
 {
 	const pixman_box32_t e = ctx->clip.extents;
 	const bool wide_rows = p->use_fill && p->bpp == 32;
+	uint8_t *const bits = p->bits;
+	const size_t stride = (size_t)p->stride;
+	const uint32_t pixel = p->pixel;
+	const int32_t width = p->width, height = p->height;
+	struct charge_mirror c;
+	charge_mirror_load(ctx, &c);
 	for (uint32_t i = resume->element; i < n; i++) {
 		uint32_t done = i == resume->element ? resume->row : 0;
 		int64_t x1 = r[i].x, y1 = r[i].y;
 		int64_t x2 = x1 + r[i].width, y2 = y1 + r[i].height;
+		bool out;
 		x1 = x1 > e.x1 ? x1 : e.x1;
 		y1 = y1 > e.y1 ? y1 : e.y1;
 		x2 = x2 < e.x2 ? x2 : e.x2;
 		y2 = y2 < e.y2 ? y2 : e.y2;
 		if (x1 >= x2 || y1 >= y2) {
-			exec_charge(ctx, 0);
+			out = charge_mirror_add(ctx, &c, 1, 0);
 		} else if (done == 0 && (x2 - x1) * (y2 - y1) <= (int64_t)EXEC_BAND_PIXELS) {
 			pixman_box32_t b = { (int32_t)x1, (int32_t)y1, (int32_t)x2, (int32_t)y2 };
-			if (wide_rows && x2 - x1 >= 4 && x2 - x1 <= PAINT_DIRECT_WIDTH)
-				paint_rows_32(p, &b);
-			else
+			if (wide_rows && x2 - x1 >= 4 && x2 - x1 <= PAINT_DIRECT_WIDTH) {
+				/* The last line of defence, as in paint_box. */
+				assert(b.x1 >= 0 && b.y1 >= 0 && b.y1 < b.y2 &&
+				       b.x2 <= width && b.y2 <= height);
+				store_rows_32(bits + (size_t)b.y1 * stride, stride, pixel, b.x1,
+					      b.x2 - b.x1, b.y2 - b.y1);
+			} else {
 				paint_box(p, dst, &b);
+			}
 			/* Pixels as ever; a unit of work per SMALL_RECTS_PER_UNIT:
 			 * a tiny rectangle costs a few ns, not the tens of a unit. */
-			exec_charge_units(ctx, i % SMALL_RECTS_PER_UNIT == 0, box_area(&b));
-		} else if (fill_rect_banded(ctx, p, dst, &r[i], done, resume, i)) {
-			return EXEC_PARTIAL;
+			out = charge_mirror_add(ctx, &c, i % SMALL_RECTS_PER_UNIT == 0,
+						box_area(&b));
+		} else {
+			charge_mirror_store(ctx, &c);
+			if (fill_rect_banded(ctx, p, dst, &r[i], done, resume, i))
+				return EXEC_PARTIAL;
+			charge_mirror_load(ctx, &c);
+			out = ctx->run.exhausted;
 		}
-		if (ctx->run.exhausted && i + 1 < n) {
+		if (out && i + 1 < n) {
+			charge_mirror_store(ctx, &c);
 			resume->element = i + 1;
 			resume->row = 0;
 			return EXEC_PARTIAL;
 		}
 	}
+	charge_mirror_store(ctx, &c);
+	(void)width;
+	(void)height;
 	return 0;
 }
 
@@ -440,8 +459,9 @@ thin_walk_inside(struct paint *p, bool ymajor, int64_t start, int64_t end, int64
  * end point). Coordinates are within +-2^28, so 2 * d * delta < 2^59.
  * The walk itself is thin_walk.
  */
-static uint64_t thin_segment(struct smt_exec_ctx *ctx, struct paint *p,
-			     const struct smt_drawable *dst, const struct smt_segment *s)
+static inline __attribute__((always_inline)) uint64_t
+thin_segment(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawable *dst,
+	     const struct smt_segment *s, const pixman_box32_t ext, const bool direct)
 {
 	int64_t x1 = s->x1, y1 = s->y1, x2 = s->x2, y2 = s->y2;
 	bool ymajor = (y2 > y1 ? y2 - y1 : y1 - y2) > (x2 > x1 ? x2 - x1 : x1 - x2);
@@ -453,9 +473,8 @@ static uint64_t thin_segment(struct smt_exec_ctx *ctx, struct paint *p,
 		int64_t t = x1; x1 = x2; x2 = t;
 		t = y1; y1 = y2; y2 = t;
 	}
-	const pixman_box32_t *ext = &ctx->clip.extents;
-	int64_t lo = ymajor ? ext->y1 : ext->x1, hi = ymajor ? ext->y2 : ext->x2;
-	int64_t mlo = ymajor ? ext->x1 : ext->y1, mhi = ymajor ? ext->x2 : ext->y2;
+	int64_t lo = ymajor ? ext.y1 : ext.x1, hi = ymajor ? ext.y2 : ext.x2;
+	int64_t mlo = ymajor ? ext.x1 : ext.y1, mhi = ymajor ? ext.x2 : ext.y2;
 	int64_t dx = x2 - x1, dy = y2 - y1;
 	int64_t start = x1 > lo ? x1 : lo, end = x2 < hi - 1 ? x2 : hi - 1;
 	if (start > end)
@@ -477,7 +496,7 @@ static uint64_t thin_segment(struct smt_exec_ctx *ctx, struct paint *p,
 	/* m(x) stays between y1 and y2 on [x1, x2]: when both are inside the
 	 * extents' minor range, so is every pixel the walk stores. */
 	int64_t mmin = y1 < y2 ? y1 : y2, mmax = y1 < y2 ? y2 : y1;
-	if (paint_direct(ctx, p) && mmin >= mlo && mmax < mhi) {
+	if (direct && mmin >= mlo && mmax < mhi) {
 		assert(start >= 0 && mmin >= 0 &&
 		       (ymajor ? mmax < p->width && end < p->height
 			       : end < p->width && mmax < p->height));
@@ -485,15 +504,21 @@ static uint64_t thin_segment(struct smt_exec_ctx *ctx, struct paint *p,
 			px = thin_walk_inside(p, ymajor, start, end, m, rem, den, step, true);
 		else
 			px = thin_walk_inside(p, ymajor, start, end, m, rem, den, step, false);
-	} else if (paint_direct(ctx, p) && p->bpp == 32)
+	} else if (direct && p->bpp == 32)
 		px = thin_walk(ctx, p, dst, ymajor, start, end, m, rem, den, step, mlo, mhi, true, true);
-	else if (paint_direct(ctx, p))
+	else if (direct)
 		px = thin_walk(ctx, p, dst, ymajor, start, end, m, rem, den, step, mlo, mhi, true, false);
 	else
 		px = thin_walk(ctx, p, dst, ymajor, start, end, m, rem, den, step, mlo, mhi, false, false);
 	/* The walk itself costs even when nothing lands on the target. */
 	return px + (uint64_t)(end - start + 1);
 }
+
+/* Segments per unit of work, as SMALL_RECTS_PER_UNIT: a short segment
+ * costs a few tens of ns, about a unit; one per segment read the clock
+ * every 64 of them, 3% of the time of 10-pixel segments (perf, seg10 at
+ * x11perf's batching). Long ones are charged their pixels as ever. */
+#define SEGMENTS_PER_UNIT 4u
 
 int exec_thin_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
 		       struct smt_resume *resume)
@@ -506,14 +531,25 @@ int exec_thin_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
 	if (exec_target(ctx, &dst) ||
 	    paint_init(ctx, &p, dst, d->u.segments.op, d->u.segments.colour, false))
 		return -1;
+	/* The clip's extents, whether stores are direct and the budget's
+	 * counters (charge_mirror) are locals: the pixel stores could alias
+	 * ctx as far as C knows, and would reload them per segment. Nothing
+	 * in thin_segment charges the budget. */
+	const pixman_box32_t ext = ctx->clip.extents;
+	const bool direct = paint_direct(ctx, &p);
+	struct charge_mirror c;
+	int rc = 0;
+	charge_mirror_load(ctx, &c);
 	for (uint32_t i = resume->element; i < n; i++) {
-		uint64_t px = thin_segment(ctx, &p, dst, &s[i]);
-		if (exec_charge(ctx, px) && i + 1 < n) {
+		uint64_t px = direct ? thin_segment(ctx, &p, dst, &s[i], ext, true)
+				     : thin_segment(ctx, &p, dst, &s[i], ext, false);
+		if (charge_mirror_add(ctx, &c, i % SEGMENTS_PER_UNIT == 0, px) && i + 1 < n) {
 			resume->element = i + 1;
-			paint_fini(&p);
-			return EXEC_PARTIAL;
+			rc = EXEC_PARTIAL;
+			break;
 		}
 	}
+	charge_mirror_store(ctx, &c);
 	paint_fini(&p);
-	return 0;
+	return rc;
 }

@@ -90,6 +90,58 @@ static inline bool exec_charge(struct smt_exec_ctx *ctx, uint64_t pixels)
 {
 	return exec_charge_units(ctx, 1, pixels);
 }
+
+/*
+ * exec_charge_units for a loop whose stores (pixels of the target) could
+ * alias ctx as far as C knows, which would make it reload and store
+ * ctx->run per element: the counters are mirrored in locals, with the
+ * first values at which exec_charge_units could answer anything but
+ * "not yet" (stop, since_stop). Below both the answer is false (not
+ * exhausted, under max_pixels, no clock read due); at or past either,
+ * the counters go back to ctx and exec_charge_units itself decides, with
+ * nothing more to add: the same decision, at the same element, as a
+ * call per element. charge_mirror_store before anything else charges.
+ */
+struct charge_mirror {
+	uint64_t pixels, stop;
+	uint32_t since, since_stop;
+};
+
+static inline void charge_mirror_load(const struct smt_exec_ctx *ctx, struct charge_mirror *c)
+{
+	const struct smt_exec_budget *b = ctx->run.budget;
+	c->pixels = ctx->run.pixels;
+	c->since = ctx->run.since_check;
+	c->stop = ctx->run.exhausted ? 0 : UINT64_MAX;
+	c->since_stop = UINT32_MAX;
+	if (b->max_pixels && b->max_pixels < c->stop)
+		c->stop = b->max_pixels;
+	if (b->deadline_ns) {
+		if (ctx->run.pixels_at_check + EXEC_CLOCK_PIXELS < c->stop)
+			c->stop = ctx->run.pixels_at_check + EXEC_CLOCK_PIXELS;
+		c->since_stop = EXEC_CLOCK_EVERY;
+	}
+}
+
+static inline void charge_mirror_store(struct smt_exec_ctx *ctx, const struct charge_mirror *c)
+{
+	ctx->run.pixels = c->pixels;
+	ctx->run.since_check = c->since;
+}
+
+static inline bool charge_mirror_add(struct smt_exec_ctx *ctx, struct charge_mirror *c,
+				     uint32_t units, uint64_t pixels)
+{
+	c->pixels += pixels;
+	c->since += units;
+	if (c->pixels < c->stop && c->since < c->since_stop)
+		return false;
+	charge_mirror_store(ctx, c);
+	bool out = exec_charge_units(ctx, 0, 0);
+	charge_mirror_load(ctx, c);
+	return out;
+}
+
 int exec_no_target(struct smt_exec_ctx *ctx);
 /* The target image, or -1 with NO_TARGET. Inline: once per command. */
 static inline int exec_target(struct smt_exec_ctx *ctx, struct smt_drawable **out)

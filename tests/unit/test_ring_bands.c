@@ -99,6 +99,25 @@ static void check_case(const char *name, const struct stream *st, uint32_t area,
 	printf("%s: %u stops, identical\n", name, stops);
 }
 
+/* A deadline far away: the loops that keep the budget's counters in
+ * locals (charge_mirror) hand them back for each clock read (every 64
+ * units or 2^18 pixels) and take them again; nothing may stop or differ.
+ * (A deadline already past runs nothing at all: smt_exec_run.) */
+static void check_case_deadline(const char *name, const struct stream *st, uint32_t area)
+{
+	struct side whole, split;
+	side_init(&whole);
+	side_init(&split);
+	run_case_ring(&whole, st, area, NULL);
+	const struct smt_exec_budget far = { .deadline_ns = UINT64_MAX / 2 };
+	unsigned stops = run_case_ring(&split, st, area, &far);
+	CHECK(stops == 0, "%s: %u stops before a deadline far away", name, stops);
+	expect_same(split.canvas, whole.canvas, name);
+	side_fini(&whole);
+	side_fini(&split);
+	printf("%s, far deadline: no stop, identical\n", name);
+}
+
 static const struct smt_rect three_boxes[3] = {
 	{ 0, 0, W, 100 }, { 100, 150, 900, 300 }, { 1200, 140, 700, 460 },
 };
@@ -155,6 +174,32 @@ int main(void)
 		ST(&st, smt_encode_points(st_at(&st), SMT_PAINT_SRC, 0xff0000ffu, 300, dots));
 		snprintf(name, sizeof(name), "small rects and dots%s", suffix);
 		check_case(name, &st, 65536, 200);
+		st_fini(&st);
+
+		/* Many thin segments, every direction, some cut by the edges or
+		 * outside (the walk inside the extents and the clipped one); and
+		 * many small rects: a stop after every one, and runs reading the
+		 * clock of a deadline far away. */
+		st_init(&st);
+		set_clip(&st, boxes);
+		static struct smt_segment thin[1000];
+		static struct smt_rect many[1000];
+		for (int i = 0; i < 1000; i++) {
+			int32_t x = (i * 97) % (W + 40) - 20, y = (i * 53) % (H + 40) - 20;
+			thin[i] = (struct smt_segment){ x, y, x + (i % 21) - 10, y + (i * 7 % 23) - 11 };
+			many[i] = (struct smt_rect){ x, y, (uint32_t)(i % 17), (uint32_t)(i % 13) + 1 };
+		}
+		ST(&st, smt_encode_segments(st_at(&st), SMT_PAINT_SRC, 0xff30c050u, 0, 1000, thin));
+		ST(&st, smt_encode_segments(st_at(&st), SMT_PAINT_OVER, 0x80403020u, 1, 1000, thin));
+		snprintf(name, sizeof(name), "thin segments%s", suffix);
+		check_case(name, &st, 65536, 1000);
+		check_case_deadline(name, &st, 65536);
+		st_fini(&st);
+		st_init(&st);
+		set_clip(&st, boxes);
+		ST(&st, smt_encode_fill_rects(st_at(&st), SMT_PAINT_SRC, 0xff204080u, 1000, many));
+		snprintf(name, sizeof(name), "1000 small rects%s", suffix);
+		check_case_deadline(name, &st, 65536);
 		st_fini(&st);
 
 		st_init(&st);
