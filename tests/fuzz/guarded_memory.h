@@ -13,6 +13,18 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SMT_FUZZ_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define SMT_FUZZ_ASAN 1
+#endif
+#ifdef SMT_FUZZ_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
 struct guarded {
 	uint8_t *map, *ptr;
 	size_t map_len;
@@ -29,6 +41,14 @@ static inline void *guarded_alloc(struct guarded *g, size_t len)
 		abort();
 	if (mprotect(g->map + page, pages * page, PROT_READ | PROT_WRITE) != 0)
 		abort();
+#ifdef SMT_FUZZ_ASAN
+	/* Fresh pages from the kernel, but ASan's shadow may still call them
+	 * freed: the address can be one ASan's allocator used for a large
+	 * block (pixman's bits of a pixmap the previous input made) and
+	 * unmapped, and clang 14's ASan does not clear the shadow on our
+	 * mmap. Seen as a "heap-use-after-free" in this memset's caller. */
+	ASAN_UNPOISON_MEMORY_REGION(g->map + page, pages * page);
+#endif
 	g->ptr = g->map + page + pages * page - len;
 	return g->ptr;
 }
