@@ -71,6 +71,14 @@ static void ref_fill(pixman_image_t *ref, uint32_t op, uint32_t colour, int64_t 
 }
 
 static const struct smt_rect clip2[2] = { { 4, 4, 20, 30 }, { 30, 10, 30, 30 } };
+/* The one-rectangle clip of the point and thin-line tests (x 7..47, y 5..37). */
+static const struct smt_rect one[1] = { { 7, 5, 41, 33 } };
+
+/* A target format and a paint of the point and thin-line tests. */
+struct paint_kind {
+	pixman_format_code_t f;
+	uint32_t op, colour;
+};
 
 static void test_fill_rects(pixman_format_code_t f)
 {
@@ -107,11 +115,7 @@ static void test_points(void)
 {
 	struct smt_point p[8] = { { 0, 0 }, { 63, 47 }, { 64, 0 }, { -1, 5 }, { 10, 10 },
 				  { 25, 12 }, { 7, 5 }, { 47, 37 } };
-	static const struct smt_rect one[1] = { { 7, 5, 41, 33 } };
-	static const struct {
-		pixman_format_code_t f;
-		uint32_t op, colour;
-	} kinds[] = {
+	static const struct paint_kind kinds[] = {
 		{ PIXMAN_a8r8g8b8, SMT_PAINT_OVER, 0x80800000 },
 		{ PIXMAN_a8r8g8b8, SMT_PAINT_SRC, 0xff00ff40 },
 		{ PIXMAN_a8, SMT_PAINT_SRC, 0x7f000000 },
@@ -210,11 +214,7 @@ static void test_thin_octants(void)
 			}
 	seg[n++] = (struct smt_segment){ 62, 1, 1, 46 };  /* long, shallow runs */
 	seg[n++] = (struct smt_segment){ -40, 47, 100, 40 };
-	static const struct smt_rect one[1] = { { 7, 5, 41, 33 } };
-	static const struct {
-		pixman_format_code_t f;
-		uint32_t op, colour;
-	} kinds[] = {
+	static const struct paint_kind kinds[] = {
 		{ PIXMAN_a8r8g8b8, SMT_PAINT_SRC, 0xff204060 },
 		{ PIXMAN_a8, SMT_PAINT_SRC, 0xc0000000 },
 		{ PIXMAN_a8r8g8b8, SMT_PAINT_OVER, 0x80000080 },
@@ -263,11 +263,7 @@ static void test_thin_inside(void)
 	};
 	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
 		seg[n++] = edge[i];
-	static const struct smt_rect one[1] = { { 7, 5, 41, 33 } };
-	static const struct {
-		pixman_format_code_t f;
-		uint32_t op, colour;
-	} kinds[] = {
+	static const struct paint_kind kinds[] = {
 		{ PIXMAN_a8r8g8b8, SMT_PAINT_SRC, 0xff204060 },
 		{ PIXMAN_x8r8g8b8, SMT_PAINT_OVER, 0xff605040 },
 		{ PIXMAN_a8, SMT_PAINT_SRC, 0xc0000000 },
@@ -575,12 +571,12 @@ static void test_glyphs_narrow(void)
 	}
 	static const uint32_t colours[] = { 0xff204080, 0x80402010 };
 	/* clip 0: none, 1: one rectangle cutting glyphs' columns, 2: two */
-	static const struct smt_rect one[1] = { { 7, 3, 150, 30 } };
+	static const struct smt_rect cut[1] = { { 7, 3, 150, 30 } };
 	for (size_t c = 0; c < 2; c++)
 		for (int clip = 0; clip < 3; clip++) {
 			struct scene sc;
 			char what[80];
-			const struct smt_rect *cr = clip == 1 ? one : clip2;
+			const struct smt_rect *cr = clip == 1 ? cut : clip2;
 			scene_init(&sc, PIXMAN_a8r8g8b8, 40 + (uint32_t)c);
 			ST(&sc.s, smt_encode_create_pixmap(st_at(&sc.s), 20, AW, AH, SMT_FORMAT_A8));
 			ST(&sc.s, smt_encode_set_target(st_at(&sc.s), 20));
@@ -625,14 +621,14 @@ static void test_glyphs_masks(void)
 	static const pixman_format_code_t fmts[] = { PIXMAN_a8r8g8b8, PIXMAN_x8r8g8b8 };
 	static const uint32_t colours[] = { 0xff204080, 0x80402010, 0x00000000, 0x01010101 };
 	static const uint32_t ops[] = { SMT_PAINT_OVER, SMT_PAINT_ADD };
-	static const struct smt_rect one[1] = { { 3, 2, 50, 40 } };
+	static const struct smt_rect cut[1] = { { 3, 2, 50, 40 } };
 	for (size_t f = 0; f < 2; f++)
 		for (size_t c = 0; c < 4; c++)
 			for (size_t o = 0; o < 2; o++)
 				for (int clip = 0; clip < 3; clip++) {
 					struct scene sc;
 					char what[80];
-					const struct smt_rect *cr = clip == 1 ? one : clip2;
+					const struct smt_rect *cr = clip == 1 ? cut : clip2;
 					scene_init(&sc, fmts[f], 20 + (uint32_t)c);
 					ST(&sc.s, smt_encode_create_pixmap(st_at(&sc.s), 20, 16, 16,
 									   SMT_FORMAT_A8));
