@@ -1,5 +1,6 @@
 /* Solid paints: FILL_RECTS, POINTS and thin (0/1-pixel) SEGMENTS. */
 #include "exec_internal.h"
+#include "solid_rows.h"
 
 /* colour is premultiplied 0xAARRGGBB (checked by the decoder). */
 static pixman_color_t paint_color(uint32_t colour)
@@ -54,6 +55,10 @@ void paint_box_pixman(struct paint *p, const struct smt_drawable *dst, const pix
 	pixman_image_t *img = dst->image;
 	int w = b->x2 - b->x1, h = b->y2 - b->y1;
 	assert_in_image(img, b);
+	if (p->use_fill && p->bpp == 32 && w >= 8 &&
+	    solid_rows_32(p->bits + (size_t)b->y1 * (size_t)p->stride, (size_t)p->stride,
+			  p->pixel, b->x1, w, h))
+		return;
 	if (p->use_fill &&
 	    pixman_fill((uint32_t *)p->bits, p->stride / 4, p->bpp, b->x1, b->y1, w, h, p->pixel))
 		return;

@@ -109,6 +109,33 @@ static void test_fill_rects(pixman_format_code_t f)
 		}
 }
 
+/* Wide plain-store fills (solid_rows.c: aligned 32-byte stores between
+ * two unaligned ends where the CPU has them): every width from 8 to 56 at
+ * every start modulo 8 pixels, rows two high so the stride is stepped. */
+static void test_fill_wide_rows(void)
+{
+	static const struct paint_kind kinds[] = {
+		{ PIXMAN_a8r8g8b8, SMT_PAINT_SRC, 0x80402010 },
+		{ PIXMAN_x8r8g8b8, SMT_PAINT_OVER, 0xff336699 },
+		{ PIXMAN_a8, SMT_PAINT_SRC, 0xc0000000 },
+	};
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		for (uint32_t w = 8; w <= 56; w++) {
+			struct smt_rect r[H / 2];
+			struct scene sc;
+			scene_init(&sc, kinds[k].f, w);
+			for (int i = 0; i < H / 2; i++)
+				r[i] = (struct smt_rect){ (int32_t)((w + (uint32_t)i) % 8), 2 * i, w, 2 };
+			ST(&sc.s, smt_encode_fill_rects(st_at(&sc.s), kinds[k].op, kinds[k].colour,
+							H / 2, r));
+			for (int i = 0; i < H / 2; i++)
+				ref_fill(sc.ref, kinds[k].op, kinds[k].colour, r[i].x, r[i].y,
+					 r[i].width, r[i].height);
+			scene_run_check(&sc, 0, "fill_rects, wide rows");
+			scene_fini(&sc);
+		}
+}
+
 /* Points composited (OVER) and stored (SRC into 32 and 8 bpp), through no
  * clip, one rectangle and two. */
 static void test_points(void)
@@ -754,6 +781,7 @@ int main(void)
 	test_fill_rects(PIXMAN_a8r8g8b8);
 	test_fill_rects(PIXMAN_x8r8g8b8);
 	test_fill_rects(PIXMAN_a8);
+	test_fill_wide_rows();
 	test_points();
 	test_thin_segments();
 	test_thin_octants();
