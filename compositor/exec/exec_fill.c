@@ -611,29 +611,60 @@ static bool thin_packed_ok(const struct paint *p)
 #define SEGMENTS_PER_UNIT 4u
 
 /*
- * The segments of a direct paint from resume->element on: each one with
- * both end points inside the extents takes thin_ends_inside, any other
- * thin_segment. `all_inside`: the caller found every one inside (one pass
- * of segment_outside over the array), so none is tested again here.
- * Always inlined with constant `wide` and `all_inside`.
+ * The segments of a direct paint from resume->element on, each one with
+ * both end points inside the extents by thin_ends_inside, any other by
+ * thin_segment. Always inlined with constant `wide`.
  */
 static inline __attribute__((always_inline)) int
 thin_segments_direct(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawable *dst,
 		     const struct smt_segment *s, uint32_t n, struct smt_resume *resume,
 		     struct charge_mirror *c, const pixman_box32_t ext, const u32x4 lo,
-		     const u32x4 size, const bool wide, const bool all_inside)
+		     const u32x4 size, const bool wide)
 {
 	uint8_t *const bits = p->bits;
 	const int64_t stride = p->stride;
 	const uint32_t pixel = p->pixel;
 	for (uint32_t i = resume->element; i < n; i++) {
-		uint64_t px;
-		if (all_inside || lanes_zero(segment_outside(&s[i], lo, size)))
-			px = thin_ends_inside(bits, stride, pixel, &s[i], wide);
-		else
-			px = thin_segment(ctx, p, dst, &s[i], ext, true);
+		uint64_t px = lanes_zero(segment_outside(&s[i], lo, size))
+			? thin_ends_inside(bits, stride, pixel, &s[i], wide)
+			: thin_segment(ctx, p, dst, &s[i], ext, true);
 		if (charge_mirror_add(ctx, c, i % SEGMENTS_PER_UNIT == 0, px) && i + 1 < n) {
 			resume->element = i + 1;
+			return EXEC_PARTIAL;
+		}
+	}
+	return 0;
+}
+
+/* Segments, and pixels (walked and stored), after which
+ * thin_segments_inside charges the budget: 16 segments of 10 pixels take
+ * a few hundred ns, as a chunk of points (POINTS_CHUNK). */
+#define SEGMENTS_CHUNK 16u
+#define SEGMENTS_CHUNK_PIXELS 4096u
+
+/*
+ * The segments of a direct paint from resume->element on, all found
+ * inside the extents by the caller (one pass of segment_outside over the
+ * array): none is tested again, and the budget is charged once per chunk
+ * (its counters out of the loop that walks, which keeps the walk's values
+ * in registers). Always inlined with constant `wide`.
+ */
+static inline __attribute__((always_inline)) int
+thin_segments_inside(struct smt_exec_ctx *ctx, const struct paint *p,
+		     const struct smt_segment *s, uint32_t n, struct smt_resume *resume,
+		     struct charge_mirror *c, const bool wide)
+{
+	uint8_t *const bits = p->bits;
+	const int64_t stride = p->stride;
+	const uint32_t pixel = p->pixel;
+	for (uint32_t i = resume->element; i < n;) {
+		const uint32_t from = i, end = n - i > SEGMENTS_CHUNK ? i + SEGMENTS_CHUNK : n;
+		uint64_t px = 0;
+		while (i < end && px < SEGMENTS_CHUNK_PIXELS)
+			px += thin_ends_inside(bits, stride, pixel, &s[i++], wide);
+		if (charge_mirror_add(ctx, c, (i - from + SEGMENTS_PER_UNIT - 1) / SEGMENTS_PER_UNIT,
+				      px) && i < n) {
+			resume->element = i;
 			return EXEC_PARTIAL;
 		}
 	}
@@ -670,14 +701,13 @@ int exec_thin_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
 		u32x4 out = { 0, 0, 0, 0 };
 		for (uint32_t i = resume->element; i < n; i++)
 			out |= segment_outside(&s[i], lo, size);
-		const bool all = lanes_zero(out);
-#define DIRECT(wide, all_inside) \
-	thin_segments_direct(ctx, &p, dst, s, n, resume, &c, ext, lo, size, wide, all_inside)
-		if (p.bpp == 32)
-			rc = all ? DIRECT(true, true) : DIRECT(true, false);
+		if (lanes_zero(out))
+			rc = p.bpp == 32 ? thin_segments_inside(ctx, &p, s, n, resume, &c, true)
+					 : thin_segments_inside(ctx, &p, s, n, resume, &c, false);
+		else if (p.bpp == 32)
+			rc = thin_segments_direct(ctx, &p, dst, s, n, resume, &c, ext, lo, size, true);
 		else
-			rc = all ? DIRECT(false, true) : DIRECT(false, false);
-#undef DIRECT
+			rc = thin_segments_direct(ctx, &p, dst, s, n, resume, &c, ext, lo, size, false);
 	} else {
 		const bool direct = paint_direct(ctx, &p);
 		for (uint32_t i = resume->element; i < n; i++) {
