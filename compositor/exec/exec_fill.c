@@ -559,26 +559,27 @@ thin_ends_inside(uint8_t *bits, int64_t stride, uint32_t pixel, const struct smt
 	const int64_t sx = dx < 0 ? -bytes : bytes, sy = dy < 0 ? -stride : stride;
 	const int64_t maj = ymajor ? sy : sx, mnr = ymajor ? sx : sy;
 	const int64_t d = ymajor ? ady : adx, den = 2 * d, step = 2 * (ymajor ? adx : ady);
-	/* As thin_segment, from the low end of the major axis: remainder d,
-	 * or d - 1 mirrored when the minor coordinate falls towards the high
-	 * end; from the high end: 2d - 1 minus that. So from end 1: d when it
-	 * is the low end and the minor coordinate does not fall, or the high
-	 * end and it falls (rises from end 1); else d - 1. */
+	/* As thin_segment, from the low end of the major axis the remainder
+	 * starts at d, or at d - 1 mirrored when the minor coordinate falls
+	 * towards the high end; from the high end at 2d - 1 minus that. So
+	 * end 1 starts at d - 1 + up1: up1 when it is the low end and the
+	 * minor coordinate does not fall, or the high end and it falls (rises
+	 * from end 1); end 2 at d - up1. */
 	const int64_t dmaj = ymajor ? dy : dx, dmin = ymajor ? dx : dy;
-	const int64_t r1 = d - 1 + (dmin + (dmaj >= 0) > 0), r2 = 2 * d - 1 - r1;
+	const int64_t up1 = dmin + (dmaj >= 0) > 0;
 	/* Each walk's remainder, biased by -den so that it reaches 0 where the
 	 * walk steps on the minor axis, and its byte offset, packed in one
 	 * word e * 2^32 + offset: one add moves both, and as the offset of a
-	 * pixel lies in [0, 2^32) the word's sign is e's. The sign, spread by
-	 * an arithmetic shift (GCC and clang), selects the minor step by a
-	 * mask, not a branch: where the steps fall changes with the slope. */
+	 * pixel lies in [0, 2^32) the word's sign is e's. The minor step is a
+	 * select on that sign (a cmov), not a branch: where the steps fall
+	 * changes with the slope from one segment to the next. */
 	const uint64_t turn = (uint64_t)-den << 32;
 	const uint64_t straight1 = ((uint64_t)step << 32) + (uint64_t)maj;
 	const uint64_t straight2 = ((uint64_t)step << 32) - (uint64_t)maj;
 	const uint64_t turn1 = turn + (uint64_t)mnr, turn2 = turn - (uint64_t)mnr;
-	uint64_t v1 = ((uint64_t)(r1 - den) << 32) +
+	uint64_t v1 = ((uint64_t)(up1 - 1 - d) << 32) +
 		      (uint64_t)((int64_t)s->y1 * stride + (int64_t)s->x1 * bytes);
-	uint64_t v2 = ((uint64_t)(r2 - den) << 32) +
+	uint64_t v2 = ((uint64_t)(-up1 - d) << 32) +
 		      (uint64_t)((int64_t)s->y2 * stride + (int64_t)s->x2 * bytes);
 	for (int64_t k = d / 2 + 1; k > 0; k--) {
 		if (wide) {
