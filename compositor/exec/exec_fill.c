@@ -519,11 +519,163 @@ thin_segment(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawabl
 	return px + (uint64_t)(end - start + 1);
 }
 
+/*
+ * Whether both end points of segment s lie inside the box [lo, lo + size)
+ * of the clip's extents, lanes (x, y, x, y): then so does every pixel of
+ * it (they are the corners of its bounding box). As points_direct, a
+ * coordinate is inside iff its distance from lo is below size as uint32.
+ */
+typedef uint32_t u32x4 __attribute__((vector_size(16)));
+
+static inline u32x4 segment_outside(const struct smt_segment *s, u32x4 lo, u32x4 size)
+{
+	static_assert(sizeof(*s) == sizeof(u32x4), "a segment is one vector");
+	u32x4 v;
+	memcpy(&v, s, sizeof(v));
+	return (u32x4)(v - lo >= size);
+}
+
+static inline bool lanes_zero(u32x4 v)
+{
+	return (v[0] | v[1] | v[2] | v[3]) == 0;
+}
+
+/*
+ * A segment of a direct paint whose end points lie inside the clip's
+ * extents (segment_outside), so no pixel needs a test or a clamp: the
+ * pixels of thin_segment, walked from both ends at once. Each end starts
+ * with a remainder known without a division (walking from the high end
+ * of the major axis, the remainder counts down from where the walk from
+ * the low end starts; mirrored, as thin_walk_inside, to count up), and
+ * the two walks are independent chains, so the serial add, compare and
+ * select per pixel covers two pixels. With an odd count of pixels the
+ * middle one is stored by both walks. The caller checks that every byte
+ * offset in the image is below 2^32 (thin_packed_ok).
+ */
+static inline __attribute__((always_inline)) uint64_t
+thin_ends_inside(uint8_t *bits, int64_t stride, uint32_t pixel, const struct smt_segment *s,
+		 const bool wide)
+{
+	const int64_t bytes = wide ? 4 : 1;
+	const int64_t dx = (int64_t)s->x2 - s->x1, dy = (int64_t)s->y2 - s->y1;
+	const int64_t adx = dx < 0 ? -dx : dx, ady = dy < 0 ? -dy : dy;
+	const bool ymajor = ady > adx;
+	/* byte steps from end 1 towards end 2 along the major and minor axes */
+	const int64_t sx = dx < 0 ? -bytes : bytes, sy = dy < 0 ? -stride : stride;
+	const int64_t maj = ymajor ? sy : sx, mnr = ymajor ? sx : sy;
+	const int64_t d = ymajor ? ady : adx, den = 2 * d, step = 2 * (ymajor ? adx : ady);
+	/* As thin_segment, from the low end of the major axis the remainder
+	 * starts at d, or at d - 1 mirrored when the minor coordinate falls
+	 * towards the high end; from the high end at 2d - 1 minus that. So
+	 * end 1 starts at d - 1 + up1: up1 when it is the low end and the
+	 * minor coordinate does not fall, or the high end and it falls (rises
+	 * from end 1); end 2 at d - up1. */
+	const int64_t dmaj = ymajor ? dy : dx, dmin = ymajor ? dx : dy;
+	const int64_t up1 = dmin + (dmaj >= 0) > 0;
+	/* Each walk's remainder, biased by -den so that it reaches 0 where the
+	 * walk steps on the minor axis, and its byte offset, packed in one
+	 * word e * 2^32 + offset: one add moves both, and as the offset of a
+	 * pixel lies in [0, 2^32) the word's sign is e's. The minor step is a
+	 * select on that sign (a cmov), not a branch: where the steps fall
+	 * changes with the slope from one segment to the next. */
+	const uint64_t turn = (uint64_t)-den << 32;
+	const uint64_t straight1 = ((uint64_t)step << 32) + (uint64_t)maj;
+	const uint64_t straight2 = ((uint64_t)step << 32) - (uint64_t)maj;
+	const uint64_t turn1 = turn + (uint64_t)mnr, turn2 = turn - (uint64_t)mnr;
+	uint64_t v1 = ((uint64_t)(up1 - 1 - d) << 32) +
+		      (uint64_t)((int64_t)s->y1 * stride + (int64_t)s->x1 * bytes);
+	uint64_t v2 = ((uint64_t)(-up1 - d) << 32) +
+		      (uint64_t)((int64_t)s->y2 * stride + (int64_t)s->x2 * bytes);
+	for (int64_t k = d / 2 + 1; k > 0; k--) {
+		if (wide) {
+			*(uint32_t *)(bits + (uint32_t)v1) = pixel;
+			*(uint32_t *)(bits + (uint32_t)v2) = pixel;
+		} else {
+			bits[(uint32_t)v1] = (uint8_t)pixel;
+			bits[(uint32_t)v2] = (uint8_t)pixel;
+		}
+		const uint64_t t1 = v1 + straight1, t2 = v2 + straight2;
+		v1 = (int64_t)t1 < 0 ? t1 : t1 + turn1;
+		v2 = (int64_t)t2 < 0 ? t2 : t2 + turn2;
+	}
+	/* as thin_segment: the pixels, and the walk as much again */
+	return 2 * (uint64_t)(d + 1);
+}
+
+/* Whether every byte offset of the paint's target is below 2^32, as
+ * thin_ends_inside needs (any target up to 16384 x 16384 pixels with
+ * rows of at most 4 * 16384 bytes). */
+static bool thin_packed_ok(const struct paint *p)
+{
+	return (uint64_t)p->stride * (uint64_t)p->height <= (uint64_t)1 << 32;
+}
+
 /* Segments per unit of work, as SMALL_RECTS_PER_UNIT: a short segment
  * costs a few tens of ns, about a unit; one per segment read the clock
  * every 64 of them, 3% of the time of 10-pixel segments (perf, seg10 at
  * x11perf's batching). Long ones are charged their pixels as ever. */
 #define SEGMENTS_PER_UNIT 4u
+
+/*
+ * The segments of a direct paint from resume->element on, each one with
+ * both end points inside the extents by thin_ends_inside, any other by
+ * thin_segment. Always inlined with constant `wide`.
+ */
+static inline __attribute__((always_inline)) int
+thin_segments_direct(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawable *dst,
+		     const struct smt_segment *s, uint32_t n, struct smt_resume *resume,
+		     struct charge_mirror *c, const pixman_box32_t ext, const u32x4 lo,
+		     const u32x4 size, const bool wide)
+{
+	uint8_t *const bits = p->bits;
+	const int64_t stride = p->stride;
+	const uint32_t pixel = p->pixel;
+	for (uint32_t i = resume->element; i < n; i++) {
+		uint64_t px = lanes_zero(segment_outside(&s[i], lo, size))
+			? thin_ends_inside(bits, stride, pixel, &s[i], wide)
+			: thin_segment(ctx, p, dst, &s[i], ext, true);
+		if (charge_mirror_add(ctx, c, i % SEGMENTS_PER_UNIT == 0, px) && i + 1 < n) {
+			resume->element = i + 1;
+			return EXEC_PARTIAL;
+		}
+	}
+	return 0;
+}
+
+/* Segments, and pixels (walked and stored), after which
+ * thin_segments_inside charges the budget: 16 segments of 10 pixels take
+ * a few hundred ns, as a chunk of points (POINTS_CHUNK). */
+#define SEGMENTS_CHUNK 16u
+#define SEGMENTS_CHUNK_PIXELS 4096u
+
+/*
+ * The segments of a direct paint from resume->element on, all found
+ * inside the extents by the caller (one pass of segment_outside over the
+ * array): none is tested again, and the budget is charged once per chunk
+ * (its counters out of the loop that walks, which keeps the walk's values
+ * in registers). Always inlined with constant `wide`.
+ */
+static inline __attribute__((always_inline)) int
+thin_segments_inside(struct smt_exec_ctx *ctx, const struct paint *p,
+		     const struct smt_segment *s, uint32_t n, struct smt_resume *resume,
+		     struct charge_mirror *c, const bool wide)
+{
+	uint8_t *const bits = p->bits;
+	const int64_t stride = p->stride;
+	const uint32_t pixel = p->pixel;
+	for (uint32_t i = resume->element; i < n;) {
+		const uint32_t from = i, end = n - i > SEGMENTS_CHUNK ? i + SEGMENTS_CHUNK : n;
+		uint64_t px = 0;
+		while (i < end && px < SEGMENTS_CHUNK_PIXELS)
+			px += thin_ends_inside(bits, stride, pixel, &s[i++], wide);
+		if (charge_mirror_add(ctx, c, (i - from + SEGMENTS_PER_UNIT - 1) / SEGMENTS_PER_UNIT,
+				      px) && i < n) {
+			resume->element = i;
+			return EXEC_PARTIAL;
+		}
+	}
+	return 0;
+}
 
 int exec_thin_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
 		       struct smt_resume *resume)
@@ -536,22 +688,42 @@ int exec_thin_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
 	if (exec_target(ctx, &dst) ||
 	    paint_init(ctx, &p, dst, d->u.segments.op, d->u.segments.colour, false))
 		return -1;
-	/* The clip's extents, whether stores are direct and the budget's
-	 * counters (charge_mirror) are locals: the pixel stores could alias
-	 * ctx as far as C knows, and would reload them per segment. Nothing
-	 * in thin_segment charges the budget. */
+	/* The clip's extents and the budget's counters (charge_mirror) are
+	 * locals: the pixel stores could alias ctx as far as C knows, and
+	 * would reload them per segment. Nothing in thin_segment charges the
+	 * budget. */
 	const pixman_box32_t ext = ctx->clip.extents;
-	const bool direct = paint_direct(ctx, &p);
 	struct charge_mirror c;
 	int rc = 0;
 	charge_mirror_load(ctx, &c);
-	for (uint32_t i = resume->element; i < n; i++) {
-		uint64_t px = direct ? thin_segment(ctx, &p, dst, &s[i], ext, true)
-				     : thin_segment(ctx, &p, dst, &s[i], ext, false);
-		if (charge_mirror_add(ctx, &c, i % SEGMENTS_PER_UNIT == 0, px) && i + 1 < n) {
-			resume->element = i + 1;
-			rc = EXEC_PARTIAL;
-			break;
+	if (paint_direct(ctx, &p) && thin_packed_ok(&p) && ext.x1 < ext.x2 && ext.y1 < ext.y2) {
+		/* The bounds check of every store of thin_ends_inside: its
+		 * segments lie inside the extents, the extents inside the image. */
+		assert(ext.x1 >= 0 && ext.y1 >= 0 && ext.x2 <= p.width && ext.y2 <= p.height);
+		const u32x4 lo = { (uint32_t)ext.x1, (uint32_t)ext.y1, (uint32_t)ext.x1,
+				   (uint32_t)ext.y1 };
+		const u32x4 size = { (uint32_t)ext.x2 - lo[0], (uint32_t)ext.y2 - lo[1],
+				     (uint32_t)ext.x2 - lo[0], (uint32_t)ext.y2 - lo[1] };
+		u32x4 out = { 0, 0, 0, 0 };
+		for (uint32_t i = resume->element; i < n; i++)
+			out |= segment_outside(&s[i], lo, size);
+		if (lanes_zero(out))
+			rc = p.bpp == 32 ? thin_segments_inside(ctx, &p, s, n, resume, &c, true)
+					 : thin_segments_inside(ctx, &p, s, n, resume, &c, false);
+		else if (p.bpp == 32)
+			rc = thin_segments_direct(ctx, &p, dst, s, n, resume, &c, ext, lo, size, true);
+		else
+			rc = thin_segments_direct(ctx, &p, dst, s, n, resume, &c, ext, lo, size, false);
+	} else {
+		const bool direct = paint_direct(ctx, &p);
+		for (uint32_t i = resume->element; i < n; i++) {
+			uint64_t px = direct ? thin_segment(ctx, &p, dst, &s[i], ext, true)
+					     : thin_segment(ctx, &p, dst, &s[i], ext, false);
+			if (charge_mirror_add(ctx, &c, i % SEGMENTS_PER_UNIT == 0, px) && i + 1 < n) {
+				resume->element = i + 1;
+				rc = EXEC_PARTIAL;
+				break;
+			}
 		}
 	}
 	charge_mirror_store(ctx, &c);

@@ -177,19 +177,24 @@ int main(void)
 		st_fini(&st);
 
 		/* Many thin segments, every direction, some cut by the edges or
-		 * outside (the walk inside the extents and the clipped one); and
-		 * many small rects: a stop after every one, and runs reading the
-		 * clock of a deadline far away. */
+		 * outside (the walk inside the extents and the clipped one), then
+		 * as many all inside (no clip: walked from both ends without a
+		 * test per segment); and many small rects: a stop after every
+		 * one, and runs reading the clock of a deadline far away. */
 		st_init(&st);
 		set_clip(&st, boxes);
-		static struct smt_segment thin[1000];
+		static struct smt_segment thin[1000], inside[1000];
 		static struct smt_rect many[1000];
 		for (int i = 0; i < 1000; i++) {
 			int32_t x = (i * 97) % (W + 40) - 20, y = (i * 53) % (H + 40) - 20;
 			thin[i] = (struct smt_segment){ x, y, x + (i % 21) - 10, y + (i * 7 % 23) - 11 };
 			many[i] = (struct smt_rect){ x, y, (uint32_t)(i % 17), (uint32_t)(i % 13) + 1 };
+			x = (i * 97) % (W - 40) + 20;
+			y = (i * 53) % (H - 40) + 20;
+			inside[i] = (struct smt_segment){ x, y, x + (i % 41) - 20, y + (i * 7 % 39) - 19 };
 		}
 		ST(&st, smt_encode_segments(st_at(&st), SMT_PAINT_SRC, 0xff30c050u, 0, 1000, thin));
+		ST(&st, smt_encode_segments(st_at(&st), SMT_PAINT_SRC, 0xff5020a0u, 0, 1000, inside));
 		ST(&st, smt_encode_segments(st_at(&st), SMT_PAINT_OVER, 0x80403020u, 1, 1000, thin));
 		snprintf(name, sizeof(name), "thin segments%s", suffix);
 		check_case(name, &st, 65536, 1000);

@@ -314,6 +314,60 @@ static void test_thin_inside(void)
 		}
 }
 
+/* Segment (dx, dy) with its bounding box's corner at (x, y) (dir 1) or the
+ * same one drawn from its other end, its box's far corner at (x, y)
+ * (dir -1). */
+static struct smt_segment placed(int dx, int dy, int x, int y, int dir)
+{
+	int x1 = dir > 0 ? x + (dx < 0 ? -dx : 0) : x - (dx > 0 ? dx : 0);
+	int y1 = dir > 0 ? y + (dy < 0 ? -dy : 0) : y - (dy > 0 ? dy : 0);
+	return dir > 0 ? (struct smt_segment){ x1, y1, x1 + dx, y1 + dy }
+		       : (struct smt_segment){ x1 + dx, y1 + dy, x1, y1 };
+}
+
+/* Every short segment, major length 0 to 20 in every direction (so every
+ * remainder of the walk from both ends, odd and even pixel counts), for
+ * plain stores into 32 and 8 bpp: one command of two, the segment with its
+ * box at the top-left corner of the extents and drawn from its other end
+ * at the bottom-right one. With no clip the extents are the image's; with
+ * the one-rectangle clip both lie inside it (the walk without a test per
+ * segment), or the second one pixel beyond it (each segment tested: one
+ * walked from both ends, one by the clipped walk). */
+static void test_thin_short(void)
+{
+	static const struct paint_kind kinds[] = {
+		{ PIXMAN_a8r8g8b8, SMT_PAINT_SRC, 0xff204060 },
+		{ PIXMAN_a8, SMT_PAINT_SRC, 0xc0000000 },
+	};
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		for (int place = 0; place < 3; place++)
+			for (int dx = -20; dx <= 20; dx++)
+				for (int dy = -20; dy <= 20; dy++) {
+					const struct smt_rect *e = place ? &one[0]
+									: &(struct smt_rect){ 0, 0, W, H };
+					int out = place == 2;
+					struct smt_segment seg[2] = {
+						placed(dx, dy, e->x, e->y, 1),
+						placed(dx, dy, e->x + (int)e->width - 1 + out,
+						       e->y + (int)e->height - 1 + out, -1),
+					};
+					struct scene sc;
+					char what[80];
+					scene_init(&sc, kinds[k].f, 5 + (uint32_t)k);
+					if (place)
+						ST(&sc.s, smt_encode_set_clip(st_at(&sc.s), 1, one));
+					ST(&sc.s, smt_encode_segments(st_at(&sc.s), kinds[k].op,
+								      kinds[k].colour, 0, 2, seg));
+					ref_clip(sc.ref, one, place ? 1 : 0);
+					for (int i = 0; i < 2; i++)
+						ref_thin(sc.ref, kinds[k].op, kinds[k].colour, seg[i]);
+					snprintf(what, sizeof(what), "thin short %d,%d, kind %zu, place %d",
+						 dx, dy, k, place);
+					scene_run_check(&sc, 0, what);
+					scene_fini(&sc);
+				}
+}
+
 static pixman_point_fixed_t pf(double x, double y)
 {
 	return (pixman_point_fixed_t){ pixman_double_to_fixed(x), pixman_double_to_fixed(y) };
@@ -786,6 +840,7 @@ int main(void)
 	test_thin_segments();
 	test_thin_octants();
 	test_thin_inside();
+	test_thin_short();
 	test_wide_segments();
 	test_put_image();
 	test_copy_area();
