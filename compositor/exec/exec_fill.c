@@ -196,35 +196,36 @@ static int fill_rects_one_box(struct smt_exec_ctx *ctx, struct paint *p,
 	return 0;
 }
 
+int exec_fill_rects_painted(struct smt_exec_ctx *ctx, struct paint *p,
+			    const struct smt_drawable *dst, const struct smt_decoded *d,
+			    struct smt_resume *resume)
+{
+	const struct smt_rect *r = d->array;
+	uint32_t n = (uint32_t)d->array_len;
+
+	if (ctx->clip.data == NULL)
+		return fill_rects_one_box(ctx, p, dst, r, n, resume);
+	for (uint32_t i = resume->element; i < n; i++) {
+		uint32_t done = i == resume->element ? resume->row : 0;
+		if (fill_rect_banded(ctx, p, dst, &r[i], done, resume, i))
+			return EXEC_PARTIAL;
+		if (ctx->run.exhausted && i + 1 < n) {
+			resume->element = i + 1;
+			resume->row = 0;
+			return EXEC_PARTIAL;
+		}
+	}
+	return 0;
+}
+
 int exec_fill_rects(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
 		    struct smt_resume *resume)
 {
 	struct smt_drawable *dst;
 	struct paint p;
-	const struct smt_rect *r = d->array;
-	uint32_t n = (uint32_t)d->array_len;
-	int rc = 0;
-
 	if (exec_target(ctx, &dst) || paint_init(ctx, &p, dst, d->u.fill.op, d->u.fill.colour, false))
 		return -1;
-	if (ctx->clip.data == NULL) {
-		rc = fill_rects_one_box(ctx, &p, dst, r, n, resume);
-		paint_fini(&p);
-		return rc;
-	}
-	for (uint32_t i = resume->element; i < n; i++) {
-		uint32_t done = i == resume->element ? resume->row : 0;
-		if (fill_rect_banded(ctx, &p, dst, &r[i], done, resume, i)) {
-			rc = EXEC_PARTIAL;
-			break;
-		}
-		if (ctx->run.exhausted && i + 1 < n) {
-			resume->element = i + 1;
-			resume->row = 0;
-			rc = EXEC_PARTIAL;
-			break;
-		}
-	}
+	int rc = exec_fill_rects_painted(ctx, &p, dst, d, resume);
 	paint_fini(&p);
 	return rc;
 }

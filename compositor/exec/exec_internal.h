@@ -359,6 +359,11 @@ static inline uint64_t paint_clipped(struct smt_exec_ctx *ctx, struct paint *p,
 
 /* exec_fill.c */
 int exec_fill_rects(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume);
+/* exec_fill_rects with the paint of d's op and colour set up for dst, the
+ * target (a run of FILL_RECTS shares one while they are equal). */
+int exec_fill_rects_painted(struct smt_exec_ctx *ctx, struct paint *p,
+			    const struct smt_drawable *dst, const struct smt_decoded *d,
+			    struct smt_resume *resume);
 int exec_points(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume);
 int exec_thin_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
 		       struct smt_resume *resume);
