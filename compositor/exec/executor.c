@@ -410,91 +410,6 @@ static enum smt_exec_stop die(struct smt_exec_ctx *ctx, struct smt_ring_reader *
 #define PUBLISH_STEP (16u * 1024u)
 #define PUBLISH_PER_AREA 8u
 
-/*
- * The FILL_RECTS after one that ran, while they are small and come one
- * after another: framed in one reader call (smt_ring_reader_frame_run),
- * then each decoded from the run's private copy and drawn with the
- * target looked up once and the paint kept while op and colour are
- * equal; no dispatch, peek or consume per command. Each still stops
- * the run where the loop in run() would stop it: the same faults in the
- * same order (a bad command's own, after the ones before it drew), a
- * budget stop after any command or inside one (then pending, as peek
- * leaves it), at most max commands and not past next_publish, whose
- * publish run() does. Returns 0 (carry on), SMT_EXEC_BUDGET, or -1 with
- * *f.
- */
-static int run_fill_rects(struct smt_exec_ctx *ctx, struct smt_ring_reader *r,
-			  struct smt_exec_result *out, uint32_t max, uint64_t next_publish,
-			  struct smt_fault *f)
-{
-	struct smt_drawable *dst;
-	struct smt_cmd_run run;
-	struct smt_fault frame_fault;
-	if (!r->linear && (int64_t)(r->tail - next_publish) >= 0)
-		return 0;
-	uint64_t max_bytes = r->linear ? UINT64_MAX : next_publish - r->tail;
-	if (exec_target(ctx, &dst))             /* the last command had one */
-		return 0;
-	smt_ring_reader_frame_run(r, SMT_OP_FILL_RECTS, max, max_bytes, &run, &frame_fault);
-
-	const uint8_t *ctl = run.ctl;
-	uint64_t done = 0;                      /* bytes of the commands run */
-	uint32_t k = 0, op = 0, colour = 0;
-	struct paint p = { .solid = NULL };
-	bool painted = false;
-	int rc = 0;
-	ctx->fault.code = SMT_ERROR_NONE;
-	for (; k < run.count; k++) {
-		struct smt_cmd_header h;
-		memcpy(&h, ctl + done, sizeof(h));
-		const struct smt_cmd cmd = {
-			.opcode = h.opcode, .size = h.size, .offset = run.offset + done,
-			.ctl = ctl + done, .ctl_len = h.size,
-		};
-		struct smt_decoded d;
-		if (smt_decode(&cmd, &d, f) < 0) {
-			rc = -1;
-			break;
-		}
-		if (!painted || d.u.fill.op != op || d.u.fill.colour != colour) {
-			paint_fini(&p);
-			op = d.u.fill.op;
-			colour = d.u.fill.colour;
-			painted = paint_init(ctx, &p, dst, op, colour, false) == 0;
-		}
-		struct smt_resume resume = { 0, 0 };
-		int drawn = painted ? exec_fill_rects_painted(ctx, &p, dst, &d, &resume) : -1;
-		if (drawn < 0) {
-			*f = ctx->fault;
-			f->opcode = cmd.opcode;
-			f->offset = cmd.offset;
-			rc = -1;
-			break;
-		}
-		if (drawn == EXEC_PARTIAL) {
-			smt_ring_reader_consume_run(r, k, done);
-			smt_ring_reader_hold(r, &cmd, resume);
-			paint_fini(&p);
-			return SMT_EXEC_BUDGET;
-		}
-		out->commands++;
-		out->bytes += h.size;
-		done += h.size;
-		if (exec_charge(ctx, 0)) {
-			k++;
-			rc = SMT_EXEC_BUDGET;
-			break;
-		}
-	}
-	paint_fini(&p);
-	smt_ring_reader_consume_run(r, k, done);
-	if (rc == 0 && run.bad) {
-		*f = frame_fault;
-		rc = -1;
-	}
-	return rc;
-}
-
 static enum smt_exec_stop run(struct smt_exec_ctx *ctx, struct smt_ring_reader *r,
 			      const struct smt_exec_budget *budget, struct smt_exec_result *out)
 {
@@ -569,15 +484,20 @@ static enum smt_exec_stop run(struct smt_exec_ctx *ctx, struct smt_ring_reader *
 				stop = SMT_EXEC_BUDGET;
 				break;
 			}
-		} else if (d.opcode == SMT_OP_FILL_RECTS) {
+		} else if (d.opcode == SMT_OP_FILL_RECTS &&
+			   (r->linear || (int64_t)(r->tail - next_publish) < 0)) {
+			/* The small FILL_RECTS after it in one pass (exec_fill.c),
+			 * none past the next publish point or the command budget. */
 			uint32_t max = SMT_RUN_MAX;
 			if (ctx->run.budget->max_commands &&
 			    ctx->run.budget->max_commands - out->commands < max)
 				max = (uint32_t)(ctx->run.budget->max_commands - out->commands);
-			int ran = run_fill_rects(ctx, r, out, max, next_publish, &f);
+			int ran = exec_fill_rects_run(ctx, r, out, max,
+						      r->linear ? UINT64_MAX : next_publish - r->tail,
+						      &f);
 			if (ran < 0)
 				goto fail;
-			if (ran == SMT_EXEC_BUDGET) {
+			if (ran == EXEC_PARTIAL) {
 				stop = SMT_EXEC_BUDGET;
 				break;
 			}

@@ -343,16 +343,21 @@ void smt_ring_reader_frame_run(struct smt_ring_reader *r, uint16_t opcode, uint3
 	if (r->pending || opcode >= SMT_OP_COUNT || copy_rule[opcode] != SMT_COPY_WHOLE ||
 	    grow_scratch(r, max * SMT_RUN_CMD_MAX) < 0)
 		return;
+	/* Locals: the copies below could alias *r as far as C knows. Linear
+	 * queues: positions from base, no mask (mask: all ones). */
 	uint8_t *out = r->scratch;
-	while (n < max && tail != end && tail - r->tail < max_bytes) {
-		uint64_t pos = r->linear ? tail - r->base : (tail & (r->area_size - 1));
+	const uint8_t *const area = r->area;
+	const uint64_t size = r->area_size, start = r->tail;
+	const uint64_t base = r->linear ? r->base : 0, mask = r->linear ? UINT64_MAX : size - 1;
+	while (n < max && tail != end && tail - start < max_bytes) {
+		uint64_t pos = (tail - base) & mask;    /* mask every index */
 		struct smt_cmd_header h;
-		memcpy(&h, r->area + pos, sizeof(h));
+		memcpy(&h, area + pos, sizeof(h));
 		/* Compiler barrier: h is the only copy we trust from here on. */
 		atomic_signal_fence(memory_order_seq_cst);
 		if (h.opcode != opcode || h.size > SMT_RUN_CMD_MAX)
 			break;                  /* peek reads it again, on its own */
-		if (check_frame(&h, tail, end - tail, r->area_size - pos, f) < 0) {
+		if (check_frame(&h, tail, end - tail, size - pos, f) < 0) {
 			run->bad = true;
 			break;
 		}
@@ -360,9 +365,9 @@ void smt_ring_reader_frame_run(struct smt_ring_reader *r, uint16_t opcode, uint3
 		memcpy(out, &h, sizeof(h));
 		uint32_t i = sizeof(h);
 		for (; i + 16 <= h.size; i += 16)
-			memcpy(out + i, r->area + pos + i, 16);
+			memcpy(out + i, area + pos + i, 16);
 		for (; i < h.size; i += 8)
-			memcpy(out + i, r->area + pos + i, 8);
+			memcpy(out + i, area + pos + i, 8);
 		atomic_signal_fence(memory_order_seq_cst);
 		out += h.size;
 		tail += h.size;
@@ -370,7 +375,7 @@ void smt_ring_reader_frame_run(struct smt_ring_reader *r, uint16_t opcode, uint3
 	}
 	run->ctl = r->scratch;
 	run->count = n;
-	run->bytes = (uint32_t)(tail - r->tail);
+	run->bytes = (uint32_t)(tail - start);
 }
 
 void smt_ring_reader_consume_run(struct smt_ring_reader *r, uint32_t count, uint64_t bytes)
