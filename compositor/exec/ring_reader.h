@@ -120,7 +120,7 @@ int smt_ring_reader_skip_noops(struct smt_ring_reader *r, uint32_t max, uint32_t
  * the one it stopped inside the pending command (hold).
  */
 #define SMT_RUN_CMD_MAX 128u     /* larger commands are framed by peek */
-#define SMT_RUN_MAX 64u          /* commands per run */
+#define SMT_RUN_MAX 256u         /* commands per run */
 struct smt_cmd_run {
 	const uint8_t *ctl;      /* the copies, back to back */
 	uint64_t offset;         /* stream position of the first */
