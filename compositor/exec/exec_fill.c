@@ -243,104 +243,6 @@ int exec_fill_rects(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
 	return rc;
 }
 
-/*
- * The run: each command decoded from the run's private copy, then drawn
- * with the target looked up once, the paint kept while op and colour are
- * equal, and through a clip of one rectangle the budget's counters kept
- * in locals across commands (charge_mirror: the same decisions at the
- * same points as exec_charge per command); no peek, dispatch or consume
- * per command. The same faults in the same order (a bad command's own,
- * after the ones before it drew; a bad header after the run only once
- * they all ran); a budget stop after a command, or inside one, which is
- * then held pending as peek would leave it.
- */
-int exec_fill_rects_run(struct smt_exec_ctx *ctx, struct smt_ring_reader *r,
-			struct smt_exec_result *out, uint32_t max, uint64_t max_bytes,
-			struct smt_fault *f)
-{
-	struct smt_drawable *dst;
-	struct smt_cmd_run run;
-	struct smt_fault frame_fault;
-	if (exec_target(ctx, &dst))             /* the last command had one */
-		return 0;
-	smt_ring_reader_frame_run(r, SMT_OP_FILL_RECTS, max, max_bytes, &run, &frame_fault);
-	if (run.count == 0 && !run.bad)
-		return 0;
-
-	const bool one_box = ctx->clip.data == NULL;
-	const uint8_t *ctl = run.ctl;
-	uint64_t done = 0;                      /* bytes of the commands run */
-	uint32_t k = 0, op = 0, colour = 0;
-	struct paint p = { .solid = NULL };
-	bool painted = false;
-	struct charge_mirror c;
-	int rc = 0;
-	ctx->fault.code = SMT_ERROR_NONE;
-	charge_mirror_load(ctx, &c);
-	for (; k < run.count; k++) {
-		struct smt_cmd_header h;
-		memcpy(&h, ctl + done, sizeof(h));
-		const struct smt_cmd cmd = {
-			.opcode = h.opcode, .size = h.size, .offset = run.offset + done,
-			.ctl = ctl + done, .ctl_len = h.size,
-		};
-		struct smt_decoded d;
-		if (smt_decode(&cmd, &d, f) < 0) {
-			rc = -1;
-			break;
-		}
-		if (!painted || d.u.fill.op != op || d.u.fill.colour != colour) {
-			if (p.solid)
-				paint_fini(&p);
-			op = d.u.fill.op;
-			colour = d.u.fill.colour;
-			painted = paint_set(ctx, &p, dst, op, colour, false) == 0;
-			if (!painted) {
-				*f = ctx->fault;
-				f->opcode = cmd.opcode;
-				f->offset = cmd.offset;
-				rc = -1;
-				break;
-			}
-		}
-		struct smt_resume resume = { 0, 0 };
-		int drawn;
-		if (one_box) {
-			drawn = fill_rects_one_box(ctx, &p, dst, d.array, (uint32_t)d.array_len,
-						   &resume, &c);
-		} else {
-			charge_mirror_store(ctx, &c);
-			drawn = fill_rects_painted(ctx, &p, dst, &d, &resume);
-			charge_mirror_load(ctx, &c);
-		}
-		if (drawn == EXEC_PARTIAL) {
-			charge_mirror_store(ctx, &c);
-			out->commands += k;
-			out->bytes += done;
-			smt_ring_reader_consume_run(r, k, done);
-			smt_ring_reader_hold(r, &cmd, resume);
-			paint_fini(&p);
-			return EXEC_PARTIAL;
-		}
-		done += h.size;
-		if (charge_mirror_add(ctx, &c, 1, 0)) {     /* exec_charge(ctx, 0) */
-			k++;
-			rc = EXEC_PARTIAL;
-			break;
-		}
-	}
-	charge_mirror_store(ctx, &c);
-	paint_fini(&p);
-	out->commands += k;
-	out->bytes += done;
-	smt_ring_reader_consume_run(r, k, done);
-	if (rc == 0 && run.bad) {
-		*f = frame_fault;
-		rc = -1;
-	}
-	return rc;
-}
-
 #define POINTS_CHUNK 64u
 /* Points per unit of work: a stored dot costs a nanosecond or two, about
  * a NOOP, not the tens of a drawing command; charging one unit per point
@@ -663,5 +565,103 @@ int exec_thin_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
 	}
 	charge_mirror_store(ctx, &c);
 	paint_fini(&p);
+	return rc;
+}
+
+/*
+ * The run: each command decoded from the run's private copy, then drawn
+ * with the target looked up once, the paint kept while op and colour are
+ * equal, and through a clip of one rectangle the budget's counters kept
+ * in locals across commands (charge_mirror: the same decisions at the
+ * same points as exec_charge per command); no peek, dispatch or consume
+ * per command. The same faults in the same order (a bad command's own,
+ * after the ones before it drew; a bad header after the run only once
+ * they all ran); a budget stop after a command, or inside one, which is
+ * then held pending as peek would leave it.
+ */
+int exec_fill_rects_run(struct smt_exec_ctx *ctx, struct smt_ring_reader *r,
+			struct smt_exec_result *out, uint32_t max, uint64_t max_bytes,
+			struct smt_fault *f)
+{
+	struct smt_drawable *dst;
+	struct smt_cmd_run run;
+	struct smt_fault frame_fault;
+	if (exec_target(ctx, &dst))             /* the last command had one */
+		return 0;
+	smt_ring_reader_frame_run(r, SMT_OP_FILL_RECTS, max, max_bytes, &run, &frame_fault);
+	if (run.count == 0 && !run.bad)
+		return 0;
+
+	const bool one_box = ctx->clip.data == NULL;
+	const uint8_t *ctl = run.ctl;
+	uint64_t done = 0;                      /* bytes of the commands run */
+	uint32_t k = 0, op = 0, colour = 0;
+	struct paint p = { .solid = NULL };
+	bool painted = false;
+	struct charge_mirror c;
+	int rc = 0;
+	ctx->fault.code = SMT_ERROR_NONE;
+	charge_mirror_load(ctx, &c);
+	for (; k < run.count; k++) {
+		struct smt_cmd_header h;
+		memcpy(&h, ctl + done, sizeof(h));
+		const struct smt_cmd cmd = {
+			.opcode = h.opcode, .size = h.size, .offset = run.offset + done,
+			.ctl = ctl + done, .ctl_len = h.size,
+		};
+		struct smt_decoded d;
+		if (smt_decode(&cmd, &d, f) < 0) {
+			rc = -1;
+			break;
+		}
+		if (!painted || d.u.fill.op != op || d.u.fill.colour != colour) {
+			if (p.solid)
+				paint_fini(&p);
+			op = d.u.fill.op;
+			colour = d.u.fill.colour;
+			painted = paint_set(ctx, &p, dst, op, colour, false) == 0;
+			if (!painted) {
+				*f = ctx->fault;
+				f->opcode = cmd.opcode;
+				f->offset = cmd.offset;
+				rc = -1;
+				break;
+			}
+		}
+		struct smt_resume resume = { 0, 0 };
+		int drawn;
+		if (one_box) {
+			drawn = fill_rects_one_box(ctx, &p, dst, d.array, (uint32_t)d.array_len,
+						   &resume, &c);
+		} else {
+			charge_mirror_store(ctx, &c);
+			drawn = fill_rects_painted(ctx, &p, dst, &d, &resume);
+			charge_mirror_load(ctx, &c);
+		}
+		if (drawn == EXEC_PARTIAL) {
+			charge_mirror_store(ctx, &c);
+			out->commands += k;
+			out->bytes += done;
+			smt_ring_reader_consume_run(r, k, done);
+			smt_ring_reader_hold(r, &cmd, resume);
+			paint_fini(&p);
+			return EXEC_PARTIAL;
+		}
+		done += h.size;
+		if (charge_mirror_add(ctx, &c, 1, 0)) {     /* exec_charge(ctx, 0) */
+			k++;
+			rc = EXEC_PARTIAL;
+			break;
+		}
+	}
+	charge_mirror_store(ctx, &c);
+	paint_fini(&p);
+	out->commands += k;
+	out->bytes += done;
+	smt_ring_reader_consume_run(r, k, done);
+	if (rc == 0 && run.bad) {
+		*f = frame_fault;
+		rc = -1;
+	}
 	return rc;
 }
