@@ -221,24 +221,37 @@ static void test_bad_in_run(void)
 	}
 }
 
+/* SET_TARGET, then `count` fills of three overlapping 2x2 squares each
+ * (72 bytes, 12 pixels), the colour changing. */
+static void square_fills(struct stream *st, uint32_t count)
+{
+	static const struct smt_rect three[3] = { { 0, 0, 2, 2 }, { 1, 1, 2, 2 }, { 2, 2, 2, 2 } };
+	ST(st, smt_encode_set_target(st_at(st), CANVAS));
+	for (uint32_t i = 0; i < count; i++)
+		ST(st, smt_encode_fill_rects(st_at(st), SMT_PAINT_SRC, colour_of(i), 3, three));
+}
+
+/* A fresh ring of 64 KiB holding the whole stream, published. */
+static void ring_holding(struct test_ring *t, const struct stream *st)
+{
+	tr_init(t, 1u << 16);
+	CHECK(tr_write(t, st->buf, (uint32_t)st->len) == 0, "the stream fits");
+	tr_publish(t);
+}
+
 /* A bad header framed with a run the budget stops first is no error yet:
  * the call ends after the command that used the budget up, and the next
  * one fails on it. */
 static void test_bad_after_budget_stop(void)
 {
 	struct stream st;
-	st_init(&st);
-	ST(&st, smt_encode_set_target(st_at(&st), CANVAS));
-	const struct smt_rect two[3] = { { 0, 0, 2, 2 }, { 1, 1, 2, 2 }, { 2, 2, 2, 2 } };
-	for (uint32_t i = 0; i < 4; i++)
-		ST(&st, smt_encode_fill_rects(st_at(&st), SMT_PAINT_SRC, colour_of(i), 3, two));
-	st.buf[st.len - 72 + 2] = 1;        /* the 4th fill's header flags */
 	struct test_ring t;
 	struct side s;
-	tr_init(&t, 1u << 16);
+	st_init(&st);
+	square_fills(&st, 4);
+	st.buf[st.len - 72 + 2] = 1;        /* the 4th fill's header flags */
+	ring_holding(&t, &st);
 	side_init(&s);
-	CHECK(tr_write(&t, st.buf, (uint32_t)st.len) == 0, "fits");
-	tr_publish(&t);
 	/* 12 pixels a fill: the 3rd one's last rectangle uses 36 up. */
 	const struct smt_exec_budget budget = { .max_pixels = 36 };
 	CHECK(smt_exec_run(s.ctx, &t.reader, &budget, &s.res) == SMT_EXEC_BUDGET &&
@@ -303,19 +316,13 @@ static void test_wrap(void)
 static void test_budget_in_run(void)
 {
 	struct stream st;
-	st_init(&st);
-	ST(&st, smt_encode_set_target(st_at(&st), CANVAS));
-	const struct smt_rect two[3] = { { 0, 0, 2, 2 }, { 1, 1, 2, 2 }, { 2, 2, 2, 2 } };
-	for (uint32_t i = 0; i < 40; i++)
-		ST(&st, smt_encode_fill_rects(st_at(&st), SMT_PAINT_SRC, colour_of(i), 3, two));
-
 	struct test_ring t;
 	struct side s, whole;
-	tr_init(&t, 1u << 16);
+	st_init(&st);
+	square_fills(&st, 40);
+	ring_holding(&t, &st);
 	side_init(&s);
 	side_init(&whole);
-	CHECK(tr_write(&t, st.buf, (uint32_t)st.len) == 0, "fits");
-	tr_publish(&t);
 	/* 12 pixels a command: the 5th command's first rectangle reaches 50. */
 	const struct smt_exec_budget fifty = { .max_pixels = 50 };
 	CHECK(smt_exec_run(s.ctx, &t.reader, &fifty, &s.res) == SMT_EXEC_BUDGET, "stopped");
@@ -338,9 +345,7 @@ static void test_budget_in_run(void)
 	side_init(&c);
 	const struct smt_exec_budget three = { .max_commands = 3 };
 	tr_fini(&t);
-	tr_init(&t, 1u << 16);
-	CHECK(tr_write(&t, st.buf, (uint32_t)st.len) == 0, "fits");
-	tr_publish(&t);
+	ring_holding(&t, &st);
 	for (int k = 0; k < 13; k++) {
 		CHECK(smt_exec_run(c.ctx, &t.reader, &three, &c.res) == SMT_EXEC_BUDGET &&
 		      c.res.commands == 3, "call %d: %" PRIu64 " commands", k, c.res.commands);
@@ -435,10 +440,8 @@ static void test_fence_present(void)
 	fills(&st, 10, 5);
 	struct test_ring t;
 	struct side s;
-	tr_init(&t, 1u << 16);
+	ring_holding(&t, &st);
 	side_init(&s);
-	CHECK(tr_write(&t, st.buf, (uint32_t)st.len) == 0, "fits");
-	tr_publish(&t);
 	CHECK(smt_exec_run(s.ctx, &t.reader, NULL, &s.res) == SMT_EXEC_PRESENT &&
 	      s.res.commands == 13 && s.res.fences == 1 && s.res.last_fence == 7,
 	      "up to PRESENT: %" PRIu64 " commands", s.res.commands);
