@@ -375,7 +375,6 @@ void smt_ring_reader_frame_run(struct smt_ring_reader *r, uint16_t opcode, uint3
 	}
 	run->ctl = r->scratch;
 	run->count = n;
-	run->bytes = (uint32_t)(tail - start);
 }
 
 void smt_ring_reader_consume_run(struct smt_ring_reader *r, uint32_t count, uint64_t bytes)

@@ -124,7 +124,7 @@ int smt_ring_reader_skip_noops(struct smt_ring_reader *r, uint32_t max, uint32_t
 struct smt_cmd_run {
 	const uint8_t *ctl;      /* the copies, back to back */
 	uint64_t offset;         /* stream position of the first */
-	uint32_t count, bytes;
+	uint32_t count;
 	/* The header after the run failed its framing (*f set): it is the
 	 * fault, once the run before it has run. */
 	bool bad;
