@@ -14,9 +14,11 @@ static pixman_color_t paint_color(uint32_t colour)
 }
 
 /* Runs once per drawing command: only what a plain store needs is set
- * here; the pixman colour and solid image only when a paint composites. */
-int paint_init(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawable *dst,
-	       uint32_t op, uint32_t colour, bool need_solid)
+ * here; the pixman colour and solid image only when a paint composites.
+ * Inlined into runs of FILL_RECTS, whose colour changes per command. */
+static inline __attribute__((always_inline)) int
+paint_set(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawable *dst,
+	  uint32_t op, uint32_t colour, bool need_solid)
 {
 	p->op = (pixman_op_t)op;
 	p->solid = NULL;
@@ -41,6 +43,12 @@ int paint_init(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawa
 	if (!p->solid)
 		return exec_fail(ctx, SMT_ERROR_NO_MEMORY, "out of memory", UINT32_MAX);
 	return 0;
+}
+
+int paint_init(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawable *dst,
+	       uint32_t op, uint32_t colour, bool need_solid)
+{
+	return paint_set(ctx, p, dst, op, colour, need_solid);
 }
 
 void paint_fini(struct paint *p)
@@ -139,13 +147,15 @@ static bool fill_rect_banded(struct smt_exec_ctx *ctx, struct paint *p,
  * Batched small rectangles spend their time here: a plain store into
  * 32 bpp of 4 to PAINT_DIRECT_WIDTH pixels a row is inlined
  * (store_rows_32), with the target and the budget's counters in locals
- * (charge_mirror), so that nothing is reloaded per rectangle.
+ * (*c, loaded by the caller and kept loaded), so that nothing is reloaded
+ * per rectangle.
  */
 #define SMALL_RECTS_PER_UNIT 4u
 
-static int fill_rects_one_box(struct smt_exec_ctx *ctx, struct paint *p,
-			      const struct smt_drawable *dst, const struct smt_rect *r,
-			      uint32_t n, struct smt_resume *resume)
+static inline __attribute__((always_inline)) int
+fill_rects_one_box(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawable *dst,
+		   const struct smt_rect *r, uint32_t n, struct smt_resume *resume,
+		   struct charge_mirror *c)
 {
 	const pixman_box32_t e = ctx->clip.extents;
 	const bool wide_rows = p->use_fill && p->bpp == 32;
@@ -153,8 +163,6 @@ static int fill_rects_one_box(struct smt_exec_ctx *ctx, struct paint *p,
 	const size_t stride = (size_t)p->stride;
 	const uint32_t pixel = p->pixel;
 	const int32_t width = p->width, height = p->height;
-	struct charge_mirror c;
-	charge_mirror_load(ctx, &c);
 	for (uint32_t i = resume->element; i < n; i++) {
 		uint32_t done = i == resume->element ? resume->row : 0;
 		int64_t x1 = r[i].x, y1 = r[i].y;
@@ -165,7 +173,7 @@ static int fill_rects_one_box(struct smt_exec_ctx *ctx, struct paint *p,
 		x2 = x2 < e.x2 ? x2 : e.x2;
 		y2 = y2 < e.y2 ? y2 : e.y2;
 		if (x1 >= x2 || y1 >= y2) {
-			out = charge_mirror_add(ctx, &c, 1, 0);
+			out = charge_mirror_add(ctx, c, 1, 0);
 		} else if (done == 0 && (x2 - x1) * (y2 - y1) <= (int64_t)EXEC_BAND_PIXELS) {
 			pixman_box32_t b = { (int32_t)x1, (int32_t)y1, (int32_t)x2, (int32_t)y2 };
 			if (wide_rows && x2 - x1 >= 4 && x2 - x1 <= PAINT_DIRECT_WIDTH) {
@@ -179,25 +187,52 @@ static int fill_rects_one_box(struct smt_exec_ctx *ctx, struct paint *p,
 			}
 			/* Pixels as ever; a unit of work per SMALL_RECTS_PER_UNIT:
 			 * a tiny rectangle costs a few ns, not the tens of a unit. */
-			out = charge_mirror_add(ctx, &c, i % SMALL_RECTS_PER_UNIT == 0,
+			out = charge_mirror_add(ctx, c, i % SMALL_RECTS_PER_UNIT == 0,
 						box_area(&b));
 		} else {
-			charge_mirror_store(ctx, &c);
-			if (fill_rect_banded(ctx, p, dst, &r[i], done, resume, i))
+			charge_mirror_store(ctx, c);
+			bool stopped = fill_rect_banded(ctx, p, dst, &r[i], done, resume, i);
+			charge_mirror_load(ctx, c);
+			if (stopped)
 				return EXEC_PARTIAL;
-			charge_mirror_load(ctx, &c);
 			out = ctx->run.exhausted;
 		}
 		if (out && i + 1 < n) {
-			charge_mirror_store(ctx, &c);
 			resume->element = i + 1;
 			resume->row = 0;
 			return EXEC_PARTIAL;
 		}
 	}
-	charge_mirror_store(ctx, &c);
 	(void)width;
 	(void)height;
+	return 0;
+}
+
+/* FILL_RECTS through any clip, with the paint p set up for dst. */
+static int fill_rects_painted(struct smt_exec_ctx *ctx, struct paint *p,
+			      const struct smt_drawable *dst, const struct smt_decoded *d,
+			      struct smt_resume *resume)
+{
+	const struct smt_rect *r = d->array;
+	uint32_t n = (uint32_t)d->array_len;
+
+	if (ctx->clip.data == NULL) {
+		struct charge_mirror c;
+		charge_mirror_load(ctx, &c);
+		int rc = fill_rects_one_box(ctx, p, dst, r, n, resume, &c);
+		charge_mirror_store(ctx, &c);
+		return rc;
+	}
+	for (uint32_t i = resume->element; i < n; i++) {
+		uint32_t done = i == resume->element ? resume->row : 0;
+		if (fill_rect_banded(ctx, p, dst, &r[i], done, resume, i))
+			return EXEC_PARTIAL;
+		if (ctx->run.exhausted && i + 1 < n) {
+			resume->element = i + 1;
+			resume->row = 0;
+			return EXEC_PARTIAL;
+		}
+	}
 	return 0;
 }
 
@@ -206,30 +241,9 @@ int exec_fill_rects(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
 {
 	struct smt_drawable *dst;
 	struct paint p;
-	const struct smt_rect *r = d->array;
-	uint32_t n = (uint32_t)d->array_len;
-	int rc = 0;
-
 	if (exec_target(ctx, &dst) || paint_init(ctx, &p, dst, d->u.fill.op, d->u.fill.colour, false))
 		return -1;
-	if (ctx->clip.data == NULL) {
-		rc = fill_rects_one_box(ctx, &p, dst, r, n, resume);
-		paint_fini(&p);
-		return rc;
-	}
-	for (uint32_t i = resume->element; i < n; i++) {
-		uint32_t done = i == resume->element ? resume->row : 0;
-		if (fill_rect_banded(ctx, &p, dst, &r[i], done, resume, i)) {
-			rc = EXEC_PARTIAL;
-			break;
-		}
-		if (ctx->run.exhausted && i + 1 < n) {
-			resume->element = i + 1;
-			resume->row = 0;
-			rc = EXEC_PARTIAL;
-			break;
-		}
-	}
+	int rc = fill_rects_painted(ctx, &p, dst, d, resume);
 	paint_fini(&p);
 	return rc;
 }
@@ -728,5 +742,103 @@ int exec_thin_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
 	}
 	charge_mirror_store(ctx, &c);
 	paint_fini(&p);
+	return rc;
+}
+
+/*
+ * The run: each command decoded from the run's private copy, then drawn
+ * with the target looked up once, the paint kept while op and colour are
+ * equal, and through a clip of one rectangle the budget's counters kept
+ * in locals across commands (charge_mirror: the same decisions at the
+ * same points as exec_charge per command); no peek, dispatch or consume
+ * per command. The same faults in the same order (a bad command's own,
+ * after the ones before it drew; a bad header after the run only once
+ * they all ran); a budget stop after a command, or inside one, which is
+ * then held pending as peek would leave it.
+ */
+int exec_fill_rects_run(struct smt_exec_ctx *ctx, struct smt_ring_reader *r,
+			struct smt_exec_result *out, uint32_t max, uint64_t max_bytes,
+			struct smt_fault *f)
+{
+	struct smt_drawable *dst;
+	struct smt_cmd_run run;
+	struct smt_fault frame_fault;
+	if (exec_target(ctx, &dst))             /* the last command had one */
+		return 0;
+	smt_ring_reader_frame_run(r, SMT_OP_FILL_RECTS, max, max_bytes, &run, &frame_fault);
+	if (run.count == 0 && !run.bad)
+		return 0;
+
+	const bool one_box = ctx->clip.data == NULL;
+	const uint8_t *ctl = run.ctl;
+	uint64_t done = 0;                      /* bytes of the commands run */
+	uint32_t k = 0, op = 0, colour = 0;
+	struct paint p = { .solid = NULL };
+	bool painted = false;
+	struct charge_mirror c;
+	int rc = 0;
+	ctx->fault.code = SMT_ERROR_NONE;
+	charge_mirror_load(ctx, &c);
+	for (; k < run.count; k++) {
+		struct smt_cmd_header h;
+		memcpy(&h, ctl + done, sizeof(h));
+		const struct smt_cmd cmd = {
+			.opcode = h.opcode, .size = h.size, .offset = run.offset + done,
+			.ctl = ctl + done, .ctl_len = h.size,
+		};
+		struct smt_decoded d;
+		if (smt_decode(&cmd, &d, f) < 0) {
+			rc = -1;
+			break;
+		}
+		if (!painted || d.u.fill.op != op || d.u.fill.colour != colour) {
+			if (p.solid)
+				paint_fini(&p);
+			op = d.u.fill.op;
+			colour = d.u.fill.colour;
+			painted = paint_set(ctx, &p, dst, op, colour, false) == 0;
+			if (!painted) {
+				*f = ctx->fault;
+				f->opcode = cmd.opcode;
+				f->offset = cmd.offset;
+				rc = -1;
+				break;
+			}
+		}
+		struct smt_resume resume = { 0, 0 };
+		int drawn;
+		if (one_box) {
+			drawn = fill_rects_one_box(ctx, &p, dst, d.array, (uint32_t)d.array_len,
+						   &resume, &c);
+		} else {
+			charge_mirror_store(ctx, &c);
+			drawn = fill_rects_painted(ctx, &p, dst, &d, &resume);
+			charge_mirror_load(ctx, &c);
+		}
+		if (drawn == EXEC_PARTIAL) {
+			charge_mirror_store(ctx, &c);
+			out->commands += k;
+			out->bytes += done;
+			smt_ring_reader_consume_run(r, k, done);
+			smt_ring_reader_hold(r, &cmd, resume);
+			paint_fini(&p);
+			return EXEC_PARTIAL;
+		}
+		done += h.size;
+		if (charge_mirror_add(ctx, &c, 1, 0)) {     /* exec_charge(ctx, 0) */
+			k++;
+			rc = EXEC_PARTIAL;
+			break;
+		}
+	}
+	charge_mirror_store(ctx, &c);
+	paint_fini(&p);
+	out->commands += k;
+	out->bytes += done;
+	smt_ring_reader_consume_run(r, k, done);
+	if (rc == 0 && run.bad) {
+		*f = frame_fault;
+		rc = -1;
+	}
 	return rc;
 }

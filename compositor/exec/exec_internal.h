@@ -359,6 +359,14 @@ static inline uint64_t paint_clipped(struct smt_exec_ctx *ctx, struct paint *p,
 
 /* exec_fill.c */
 int exec_fill_rects(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume);
+/* After a FILL_RECTS ran: the small FILL_RECTS right after it, at most max
+ * of them and none starting max_bytes or more past the tail, framed in one
+ * reader call and run from that copy. Stops, faults and resumes exactly
+ * where one command at a time would. Returns 0 (carry on), EXEC_PARTIAL
+ * (budget used up; maybe a command left pending) or -1 with *f. */
+int exec_fill_rects_run(struct smt_exec_ctx *ctx, struct smt_ring_reader *r,
+			struct smt_exec_result *out, uint32_t max, uint64_t max_bytes,
+			struct smt_fault *f);
 int exec_points(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume);
 int exec_thin_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
 		       struct smt_resume *resume);

@@ -484,6 +484,23 @@ static enum smt_exec_stop run(struct smt_exec_ctx *ctx, struct smt_ring_reader *
 				stop = SMT_EXEC_BUDGET;
 				break;
 			}
+		} else if (d.opcode == SMT_OP_FILL_RECTS &&
+			   (r->linear || (int64_t)(r->tail - next_publish) < 0)) {
+			/* The small FILL_RECTS after it in one pass (exec_fill.c),
+			 * none past the next publish point or the command budget. */
+			uint32_t max = SMT_RUN_MAX;
+			if (ctx->run.budget->max_commands &&
+			    ctx->run.budget->max_commands - out->commands < max)
+				max = (uint32_t)(ctx->run.budget->max_commands - out->commands);
+			int ran = exec_fill_rects_run(ctx, r, out, max,
+						      r->linear ? UINT64_MAX : next_publish - r->tail,
+						      &f);
+			if (ran < 0)
+				goto fail;
+			if (ran == EXEC_PARTIAL) {
+				stop = SMT_EXEC_BUDGET;
+				break;
+			}
 		}
 		/* Every `step` bytes the tail is published (the fenced publish
 		 * of smt-ring.h): a client spinning on a full ring (libsmt's

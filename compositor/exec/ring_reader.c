@@ -326,6 +326,80 @@ void smt_ring_reader_consume(struct smt_ring_reader *r)
 	}
 }
 
+/* What peek would check beyond check_frame cannot refuse a run's command:
+ * it is no larger than half the smallest ring nor the control limit, and
+ * the scratch holds the whole run (grown once, before the first). */
+static_assert(SMT_RUN_CMD_MAX <= SMT_RING_AREA_MIN / 2, "a run's command fits half a ring");
+static_assert(SMT_RUN_CMD_MAX <= SMT_CMD_CONTROL_MAX, "a run's command is copied whole");
+
+void smt_ring_reader_frame_run(struct smt_ring_reader *r, uint16_t opcode, uint32_t max,
+			       uint64_t max_bytes, struct smt_cmd_run *run, struct smt_fault *f)
+{
+	uint64_t tail = r->tail, end = r->head;
+	uint32_t n = 0;
+	*run = (struct smt_cmd_run){ .offset = tail };
+	if (max > SMT_RUN_MAX)
+		max = SMT_RUN_MAX;
+	if (r->pending || opcode >= SMT_OP_COUNT || copy_rule[opcode] != SMT_COPY_WHOLE ||
+	    grow_scratch(r, max * SMT_RUN_CMD_MAX) < 0)
+		return;
+	/* Locals: the copies below could alias *r as far as C knows. Linear
+	 * queues: positions from base, no mask (mask: all ones). */
+	uint8_t *out = r->scratch;
+	const uint8_t *const area = r->area;
+	const uint64_t size = r->area_size, start = r->tail;
+	const uint64_t base = r->linear ? r->base : 0, mask = r->linear ? UINT64_MAX : size - 1;
+	while (n < max && tail != end && tail - start < max_bytes) {
+		uint64_t pos = (tail - base) & mask;    /* mask every index */
+		struct smt_cmd_header h;
+		memcpy(&h, area + pos, sizeof(h));
+		/* Compiler barrier: h is the only copy we trust from here on. */
+		atomic_signal_fence(memory_order_seq_cst);
+		if (h.opcode != opcode || h.size > SMT_RUN_CMD_MAX)
+			break;                  /* peek reads it again, on its own */
+		if (check_frame(&h, tail, end - tail, size - pos, f) < 0) {
+			run->bad = true;
+			break;
+		}
+		/* As peek copies: our header, then 16-byte pieces from 8. */
+		memcpy(out, &h, sizeof(h));
+		uint32_t i = sizeof(h);
+		for (; i + 16 <= h.size; i += 16)
+			memcpy(out + i, area + pos + i, 16);
+		for (; i < h.size; i += 8)
+			memcpy(out + i, area + pos + i, 8);
+		atomic_signal_fence(memory_order_seq_cst);
+		out += h.size;
+		tail += h.size;
+		n++;
+	}
+	run->ctl = r->scratch;
+	run->count = n;
+}
+
+void smt_ring_reader_consume_run(struct smt_ring_reader *r, uint32_t count, uint64_t bytes)
+{
+	assert(!r->pending);
+	r->tail += bytes;
+	r->commands += count;
+	r->bytes += bytes;
+	if (r->linear && r->tail == r->base + r->area_size) {
+		r->base = r->tail;              /* queue empty: restart at 0 */
+		r->area_size = 0;
+	}
+}
+
+void smt_ring_reader_hold(struct smt_ring_reader *r, const struct smt_cmd *cmd,
+			  struct smt_resume resume)
+{
+	assert(!r->pending && cmd->offset == r->tail);
+	uint64_t pos = r->linear ? r->tail - r->base : (r->tail & (r->area_size - 1));
+	r->cmd = *cmd;
+	r->cmd.data = r->area + pos;
+	r->pending = true;
+	r->resume = resume;
+}
+
 /* Whether the client waits (SMT_CLIENT_WAITING) for a tail we have
  * reached and not yet woken it for; *need is the tail it asked for. The
  * server cannot clear the client's flag (read-only mapping), so it

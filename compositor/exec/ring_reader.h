@@ -111,6 +111,37 @@ void smt_ring_reader_consume(struct smt_ring_reader *r);
 int smt_ring_reader_skip_noops(struct smt_ring_reader *r, uint32_t max, uint32_t *count,
 			       uint64_t *bytes, struct smt_fault *f);
 
+/*
+ * A run: consecutive small commands of one opcode, framed in one pass,
+ * each header read once and checked exactly as peek checks it, their
+ * bytes copied back to back into the private scratch (ctl_len == size:
+ * SMT_COPY_WHOLE opcodes only). Nothing is consumed: the executor runs
+ * them from the copy, then consumes what it ran (consume_run), or makes
+ * the one it stopped inside the pending command (hold).
+ */
+#define SMT_RUN_CMD_MAX 128u     /* larger commands are framed by peek */
+#define SMT_RUN_MAX 256u         /* commands per run */
+struct smt_cmd_run {
+	const uint8_t *ctl;      /* the copies, back to back */
+	uint64_t offset;         /* stream position of the first */
+	uint32_t count;
+	/* The header after the run failed its framing (*f set): it is the
+	 * fault, once the run before it has run. */
+	bool bad;
+};
+/* Frame at most max commands of `opcode`, not starting one at or beyond
+ * max_bytes past the tail; stops before any other opcode or a command
+ * larger than SMT_RUN_CMD_MAX (left for peek). An empty run (count 0)
+ * when a command is pending or without memory (peek reports it). */
+void smt_ring_reader_frame_run(struct smt_ring_reader *r, uint16_t opcode, uint32_t max,
+			       uint64_t max_bytes, struct smt_cmd_run *run, struct smt_fault *f);
+/* Consume the first count commands (bytes) of the run framed last. */
+void smt_ring_reader_consume_run(struct smt_ring_reader *r, uint32_t count, uint64_t bytes);
+/* The run's next unconsumed command, cmd (its copy in the run), stopped
+ * inside at `resume`: it is now pending, as if peek had returned it. */
+void smt_ring_reader_hold(struct smt_ring_reader *r, const struct smt_cmd *cmd,
+			  struct smt_resume resume);
+
 /* Stop before stream position `limit` (UINT64_MAX: no limit). */
 void smt_ring_reader_set_limit(struct smt_ring_reader *r, uint64_t limit);
 /* The position a limit should hold for "everything published so far": ring

@@ -15,6 +15,11 @@
  * mode each chunk is written at head (wrapping, with no regard for PAD or
  * free space — a hostile client) and head += length is published; in
  * submit mode each chunk is one submit.
+ *
+ * Inputs without a pixel budget run twice, the second time one command
+ * per call (a budget of one command never forms a run of FILL_RECTS,
+ * executor.c): both must end with the same error (or none) and the same
+ * canvas bytes, so a run stops and fails exactly where single commands do.
  */
 #define _DEFAULT_SOURCE
 #include <stdint.h>
@@ -38,27 +43,37 @@ static void report(const struct smt_exec_result *res)
 			res->stop == SMT_EXEC_ERROR ? res->error.message : "");
 }
 
+/* How an input ended: the error, and the canvases' bytes. */
+struct outcome {
+	struct smt_exec_error error;
+	uint8_t canvas[67 * 45 * 4], alpha[32 * 17], xrgb[20 * 9 * 4];
+};
+
+/* calls: how many a chunk may take (a budget may stop every element). */
 static void run_all(struct smt_exec_ctx *ctx, struct smt_ring_reader *ring,
-		    const struct smt_exec_budget *b)
+		    const struct smt_exec_budget *b, int calls, struct outcome *o)
 {
 	struct smt_exec_result res;
-	for (int i = 0; i < 64; i++) {
+	for (int i = 0; i < calls; i++) {
 		enum smt_exec_stop s = ring ? smt_exec_run(ctx, ring, b, &res)
 					    : smt_exec_run_submitted(ctx, b, &res);
+		if (s == SMT_EXEC_ERROR)
+			o->error = res.error;
 		if (s == SMT_EXEC_EMPTY || s == SMT_EXEC_ERROR)
 			break;
 	}
 	report(&res);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void copy_bits(uint8_t *to, size_t len, pixman_image_t *img)
 {
-	if (size < 2)
-		return 0;
-	uint8_t flags = data[0];
-	struct smt_exec_budget budget = { 0, data[1] ? 1ull << (data[1] % 24) : 0, 0 };
-	data += 2;
-	size -= 2;
+	size_t have = (size_t)pixman_image_get_stride(img) * (size_t)pixman_image_get_height(img);
+	memcpy(to, pixman_image_get_data(img), have < len ? have : len);
+}
+
+static void run_input(const uint8_t *data, size_t size, uint8_t flags,
+		      const struct smt_exec_budget *budget, int calls, struct outcome *o)
+{
 
 	struct smt_exec_config cfg;
 	smt_exec_config_defaults(&cfg);
@@ -109,22 +124,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			len = size;
 		if (submit) {
 			struct smt_exec_result res;
-			if (smt_exec_submit_bytes(ctx, data, len, &budget, &res) == SMT_EXEC_ERROR) {
+			if (smt_exec_submit_bytes(ctx, data, len, budget, &res) == SMT_EXEC_ERROR) {
+				o->error = res.error;
 				report(&res);
 				break;
 			}
-			run_all(ctx, NULL, &budget);
+			run_all(ctx, NULL, budget, calls, o);
 		} else {
 			for (size_t i = 0; i < len; i++)       /* hostile raw write */
 				area_ptr[(head + i) & (area - 1)] = data[i];
 			head += len;
 			smt_ring_client_publish(hdr, &(struct smt_global_status){ 0 }, head);
-			run_all(ctx, &reader, &budget);
+			run_all(ctx, &reader, budget, calls, o);
 		}
 		data += len;
 		size -= len;
 	}
 
+	copy_bits(o->canvas, sizeof(o->canvas), canvas);
+	copy_bits(o->alpha, sizeof(o->alpha), alpha);
+	copy_bits(o->xrgb, sizeof(o->xrgb), xrgb);
 	if (!submit)
 		smt_ring_reader_fini(&reader);
 	smt_exec_destroy(ctx);
@@ -137,5 +156,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	guarded_free(&gp);
 	guarded_free(&gr);
 	free(status);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct outcome runs, single;
+	if (size < 2)
+		return 0;
+	struct smt_exec_budget budget = { 0, data[1] ? 1ull << (data[1] % 24) : 0, 0 };
+	/* Without a budget only PRESENT stops a call before the chunk is
+	 * done; one command per call takes one call per command (a chunk
+	 * holds at most 64 KiB of 8-byte commands): both run to the end. */
+	memset(&runs, 0, sizeof(runs));
+	run_input(data + 2, size - 2, data[0], &budget, budget.max_pixels ? 64 : 1 << 14, &runs);
+	if (budget.max_pixels)
+		return 0;
+	const struct smt_exec_budget one = { .max_commands = 1 };
+	memset(&single, 0, sizeof(single));
+	run_input(data + 2, size - 2, data[0], &one, 1 << 14, &single);
+	if (runs.error.code != single.error.code || runs.error.offset != single.error.offset ||
+	    strcmp(runs.error.message, single.error.message) != 0 ||
+	    memcmp(runs.canvas, single.canvas, sizeof(runs.canvas)) != 0 ||
+	    memcmp(runs.alpha, single.alpha, sizeof(runs.alpha)) != 0 ||
+	    memcmp(runs.xrgb, single.xrgb, sizeof(runs.xrgb)) != 0) {
+		fprintf(stderr, "runs and single commands differ: '%s' vs '%s'\n",
+			runs.error.message, single.error.message);
+		abort();
+	}
 	return 0;
 }

@@ -200,6 +200,37 @@ static uint32_t sample_fence(uint8_t *b, uint16_t opcode)
 	return smt_encode_fence(b, 7);
 }
 
+/* Runs of small FILL_RECTS (executor.c frames them together) across the
+ * wrap, with ops and colours changing and staying, through a clip of two
+ * rectangles, into the A8 canvas and back, ending at a bad header right
+ * after a run that drew. */
+static void fill_runs(struct seed *s)
+{
+	static const uint32_t ops[] = { SMT_PAINT_SRC, SMT_PAINT_SRC, SMT_PAINT_OVER,
+					SMT_PAINT_CLEAR, SMT_PAINT_ADD, SMT_PAINT_XOR };
+	const struct smt_rect clip[2] = { { 2, 2, 20, 10 }, { 30, 20, 30, 20 } };
+	ADD(s, smt_encode_set_target(b_, 1));
+	for (int i = 0; i < 150; i++) {
+		struct smt_rect r[4];
+		for (int k = 0; k < 4; k++)
+			r[k] = (struct smt_rect){ (i * 5 + k * 3) % 70 - 2, (i * 3 + k * 7) % 47 - 1,
+						  1u + (unsigned)(i + k) % 6, 1u + (unsigned)(i * k) % 5 };
+		if (i == 50)
+			ADD(s, smt_encode_set_clip(b_, 2, clip));
+		if (i == 100)
+			ADD(s, smt_encode_set_target(b_, 2));
+		if (i == 130)
+			ADD(s, smt_encode_set_target(b_, 1));
+		ADD(s, smt_encode_fill_rects(b_, ops[i / 3 % 6], (i / 2 % 2 ? 0xff000000u : 0x80000000u) |
+					     (uint32_t)(i * 0x010101 & 0x7f7f7f), 1 + (uint32_t)i % 4, r));
+	}
+	_Alignas(8) uint8_t bad[64];
+	struct smt_rect one = { 1, 1, 2, 2 };
+	uint32_t n = smt_encode_fill_rects(bad, SMT_PAINT_SRC, 0xff00ff00u, 1, &one);
+	bad[2] = 1;                     /* header flags */
+	add(s, bad, n);
+}
+
 static void one_opcode(struct seed *s, uint16_t opcode)
 {
 	ADD(s, smt_encode_create_pixmap(b_, 10, 8, 8, SMT_FORMAT_A8));
@@ -254,6 +285,14 @@ int main(int argc, char **argv)
 		ADD(s, smt_encode_segments(b_, SMT_PAINT_ADD, 0x20202020, 3, 80, sg));
 	}
 	write_seed(s, argv[1], "ring_self_and_lines");
+
+	begin(s, 1, 0, 0);
+	fill_runs(s);
+	write_seed(s, argv[1], "ring_fill_runs");
+
+	begin(s, 0, 0, 0);
+	fill_runs(s);
+	write_seed(s, argv[1], "submit_fill_runs");
 
 #define OP_SEED_(name, number, fixed, element, copy)                                \
 	begin(s, 1, 0, 0);                                                          \
