@@ -78,3 +78,28 @@ bool smt_ring_writer_publish(struct smt_ring_writer *w)
 	atomic_store_explicit(&w->hdr->commands_written, w->commands, memory_order_relaxed);
 	return smt_ring_client_publish(w->hdr, w->global, w->head);
 }
+
+bool smt_ring_writer_drains_slowly(struct smt_ring_writer *w, uint64_t now_ns)
+{
+	uint64_t tail = smt_ring_writer_tail(w);
+	if (w->full_ns == 0 || now_ns - w->full_ns >= SMT_RING_RATE_MAX_AGE_NS) {
+		w->slow = false;        /* no recent full ring: start a window */
+		w->window_ns = now_ns;
+		w->window_tail = tail;
+	} else {
+		uint64_t dt = now_ns - w->window_ns, freed = tail - w->window_tail;
+		/* A verdict per window of half the area (or of
+		 * SMT_RING_SLEEP_WORTH_NS): one late publish does not flip it.
+		 * (area / 2) / (freed / dt) >= SMT_RING_SLEEP_WORTH_NS without
+		 * division, in 64 bits: area / 2 <= 2^23, dt < 2^24 while the
+		 * ring keeps filling, freed far below 2^40. */
+		if (freed >= w->area_size / 2 || dt >= SMT_RING_SLEEP_WORTH_NS) {
+			w->slow = (uint64_t)(w->area_size / 2) * dt >=
+				(uint64_t)SMT_RING_SLEEP_WORTH_NS * freed;
+			w->window_ns = now_ns;
+			w->window_tail = tail;
+		}
+	}
+	w->full_ns = now_ns;
+	return w->slow;
+}

@@ -28,6 +28,10 @@ struct smt_ring_writer {
 	                       * cache line while there is known room */
 	uint64_t commands;    /* commands committed (PADs not counted) */
 	uint64_t pads;
+	/* smt_ring_writer_drains_slowly: when the ring was last full; the
+	 * clock and the tail at the start of the rate's window; its verdict */
+	uint64_t full_ns, window_ns, window_tail;
+	bool slow;
 };
 
 void smt_ring_writer_init(struct smt_ring_writer *w, struct smt_ring_header *hdr,
@@ -63,5 +67,25 @@ void smt_ring_writer_commit_many(struct smt_ring_writer *w, uint32_t size, uint3
 bool smt_ring_writer_publish(struct smt_ring_writer *w);
 /* The server's tail (acquire), clamped to what we wrote. */
 uint64_t smt_ring_writer_tail(struct smt_ring_writer *w);
+
+/* Called when the ring is full, with the clock (CLOCK_MONOTONIC ns):
+ * whether the server frees half the area so slowly that a client asleep
+ * until then (the half-area hysteresis) wakes long before the ring runs
+ * dry, so a spin for one command's room would buy nothing but a CPU taken
+ * from whoever else needs it. The rate is the tail's progress over a
+ * window that starts and ends with the ring full (so the server had our
+ * commands all along; a client that paused between makes it look slower,
+ * and sleeps) and spans half the area or SMT_RING_SLEEP_WORTH_NS, the
+ * verdict holding until the next window ends. "Slowly": half the area
+ * takes at least SMT_RING_SLEEP_WORTH_NS at that rate, several times a
+ * wakeup on this VM (docs/benchmarks.md, "Bimodal
+ * rect10"): 1000 10x10 rectangles per command free 16 KB per ~25 us,
+ * half the default ring in ~400 us; an inline 100x100 image frees 40 KB
+ * per ~2.7 us, half the ring in ~17 us, and needs the spin). Before a
+ * window ended (the first full ring, or the last more than
+ * SMT_RING_RATE_MAX_AGE_NS ago): false. */
+#define SMT_RING_SLEEP_WORTH_NS 300000u
+#define SMT_RING_RATE_MAX_AGE_NS 10000000u
+bool smt_ring_writer_drains_slowly(struct smt_ring_writer *w, uint64_t now_ns);
 
 #endif

@@ -67,6 +67,8 @@ struct smt_ctx {
 	/* ring_wait_tail's spin back-off: waits left without spinning, and
 	 * how many the next failed spin skips (transport.c). */
 	uint32_t spin_skip, spin_backoff;
+	uint64_t spins, spins_reached, spins_server_asleep, spin_skips;
+	uint64_t slow_drain_sleeps;     /* smt_ring_writer_drains_slowly */
 	uint64_t commands;              /* written, both transports, PADs excepted */
 
 	/* server pages (both transports get them) */

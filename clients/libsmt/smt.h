@@ -277,6 +277,11 @@ struct smt_stats {
 	uint64_t wakeups_to_client;            /* server -> client (status page) */
 	uint64_t wakeups_from_client;          /* server eventfd reads it observed */
 	uint64_t full_waits, sleeps;           /* ring full; times we blocked in poll */
+	/* ring waits that spun, whose spin saw the tail reach the need, whose
+	 * spin ended because the compositor slept; waits that slept at once
+	 * for the spin's back-off, and full-ring waits that did because the
+	 * compositor frees half the ring slowly (no spin could pay) */
+	uint64_t spins, spins_reached, spins_server_asleep, spin_skips, slow_drain_sleeps;
 	uint64_t submits, submit_bytes;        /* socket transport */
 	uint32_t server_asleep, generation;    /* global status page */
 	bool dead;

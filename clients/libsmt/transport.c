@@ -220,7 +220,8 @@ static void ring_publish(struct smt_ctx *ctx)
  * once, a spin that succeeds ends that. With a third busy process on the
  * two CPUs, spinning without it took the CPU the compositor needed:
  * put100 128-146 K/s against 291-304 K/s with the back-off (and 311-327 K/s
- * for the old build, which never spins). */
+ * for the old build, which never spins). A full ring that the compositor
+ * drains slowly is not worth a spin at all (smt_ring_writer_drains_slowly). */
 #define RING_SPIN_NS 50000u
 #define RING_SPIN_BACKOFF_MAX 64u
 
@@ -247,8 +248,10 @@ static bool ring_spin_tail(struct smt_ctx *ctx, uint64_t need)
 		if ((int64_t)(smt_ring_writer_tail(&ctx->w) - need) >= 0 || smt__ring_dead(ctx))
 			return true;
 		if (atomic_load_explicit(&((struct smt_global_status *)ctx->global)->server_asleep,
-					 memory_order_relaxed))
+					 memory_order_relaxed)) {
+			ctx->spins_server_asleep++;
 			return false;
+		}
 		if ((i & 15) == 0) {
 			uint64_t t = now_ns();
 			if (start == 0)
@@ -260,23 +263,36 @@ static bool ring_spin_tail(struct smt_ctx *ctx, uint64_t need)
 	}
 }
 
+/* Whether a spin may pay: after a failed spin the next 1, 2, 4 .. 64
+ * waits sleep at once (RING_SPIN_BACKOFF_MAX). */
+static bool ring_spin_due(struct smt_ctx *ctx)
+{
+	if (ctx->spin_skip == 0)
+		return true;
+	ctx->spin_skip--;
+	ctx->spin_skips++;
+	return false;
+}
+
 /* Publish, then wait until the server's tail reaches need: spinning first
- * (ring_spin_tail), then, if it still has not, asleep until it reaches
- * sleep_need >= need (the client wait of smt-ring.h), reading Wayland
- * events meanwhile. */
-static int ring_wait_tail(struct smt_ctx *ctx, uint64_t need, uint64_t sleep_need)
+ * if `spin` (ring_spin_tail), then, if it still has not, asleep until it
+ * reaches sleep_need >= need (the client wait of smt-ring.h), reading
+ * Wayland events meanwhile. */
+static int ring_wait_tail(struct smt_ctx *ctx, uint64_t need, uint64_t sleep_need, bool spin)
 {
 	ring_publish(ctx);
-	if (ctx->spin_skip > 0) {
-		ctx->spin_skip--;
-	} else if (ring_spin_tail(ctx, need)) {
-		sleep_need = need;      /* reached, or dead: the loop returns */
-		ctx->spin_backoff = 0;
-	} else {
-		ctx->spin_backoff = ctx->spin_backoff ? ctx->spin_backoff * 2 : 1;
-		if (ctx->spin_backoff > RING_SPIN_BACKOFF_MAX)
-			ctx->spin_backoff = RING_SPIN_BACKOFF_MAX;
-		ctx->spin_skip = ctx->spin_backoff;
+	if (spin && ring_spin_due(ctx)) {
+		ctx->spins++;
+		if (ring_spin_tail(ctx, need)) {
+			sleep_need = need;      /* reached, or dead: the loop returns */
+			ctx->spin_backoff = 0;
+			ctx->spins_reached++;
+		} else {
+			ctx->spin_backoff = ctx->spin_backoff ? ctx->spin_backoff * 2 : 1;
+			if (ctx->spin_backoff > RING_SPIN_BACKOFF_MAX)
+				ctx->spin_backoff = RING_SPIN_BACKOFF_MAX;
+			ctx->spin_skip = ctx->spin_backoff;
+		}
 	}
 	for (;;) {
 		int r = smt__check(ctx);
@@ -369,9 +385,13 @@ void *smt__begin(struct smt_ctx *ctx, uint32_t size)
 		 * at least area/2 bytes. Measured (docs/benchmarks.md, "Wakeups"):
 		 * ~10x fewer wakeups for large commands (500x500 fills 2.9 -> 0.3
 		 * per 1000). A spinning wait goes on as soon as the command fits:
-		 * it costs no syscall. */
+		 * it costs no syscall; but a compositor that takes long to free
+		 * half the ring would drain it long after we woke, so then we
+		 * sleep at once and leave the CPU to others. */
 		uint64_t half = ctx->w.head - ctx->w.area_size / 2;
-		if (ring_wait_tail(ctx, need, (int64_t)(half - need) > 0 ? half : need))
+		bool spin = !smt_ring_writer_drains_slowly(&ctx->w, now_ns());
+		ctx->slow_drain_sleeps += !spin;
+		if (ring_wait_tail(ctx, need, (int64_t)(half - need) > 0 ? half : need, spin))
 			return NULL;
 	}
 }
@@ -489,7 +509,7 @@ int smt_wait_fence(struct smt_ctx *ctx, uint64_t serial)
 				i++;
 			if (i == ctx->n_marks)
 				return smt__fail(ctx, "fence %llu lost", (unsigned long long)serial);
-			r = ring_wait_tail(ctx, ctx->marks[i].end_pos, ctx->marks[i].end_pos);
+			r = ring_wait_tail(ctx, ctx->marks[i].end_pos, ctx->marks[i].end_pos, true);
 		} else {
 			r = smt__wait_io(ctx, -1, 1000, false);
 		}
@@ -520,6 +540,11 @@ int smt_get_stats(struct smt_ctx *ctx, struct smt_stats *o)
 	o->completed_fence = smt_completed_fence(ctx);
 	o->full_waits = ctx->full_waits;
 	o->sleeps = ctx->sleeps;
+	o->spins = ctx->spins;
+	o->spins_reached = ctx->spins_reached;
+	o->spins_server_asleep = ctx->spins_server_asleep;
+	o->spin_skips = ctx->spin_skips;
+	o->slow_drain_sleeps = ctx->slow_drain_sleeps;
 	o->wakeups_sent = ctx->wakeups_sent;
 	o->submits = ctx->submits;
 	o->commands_written = ctx->commands;

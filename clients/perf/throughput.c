@@ -632,6 +632,7 @@ static uint32_t case_ops(struct be *b, const struct pcase *c, struct cstate *st,
 
 struct counters {
 	uint64_t cmds, wake_c2s, wake_s2c, full_waits, sleeps;
+	uint64_t spins, spins_reached, spins_server_asleep, spin_skips, slow_drain_sleeps;
 };
 
 static void read_counters(struct be *b, struct counters *k)
@@ -648,6 +649,11 @@ static void read_counters(struct be *b, struct counters *k)
 	k->wake_s2c = s.wakeups_to_client;
 	k->full_waits = s.full_waits;
 	k->sleeps = s.sleeps;
+	k->spins = s.spins;
+	k->spins_reached = s.spins_reached;
+	k->spins_server_asleep = s.spins_server_asleep;
+	k->spin_skips = s.spin_skips;
+	k->slow_drain_sleeps = s.slow_drain_sleeps;
 }
 
 struct result {
@@ -699,6 +705,11 @@ static void run_case(struct be *b, const struct pcase *c, double secs, double wa
 	out->d.wake_s2c = k1.wake_s2c - k0.wake_s2c;
 	out->d.full_waits = k1.full_waits - k0.full_waits;
 	out->d.sleeps = k1.sleeps - k0.sleeps;
+	out->d.spins = k1.spins - k0.spins;
+	out->d.spins_reached = k1.spins_reached - k0.spins_reached;
+	out->d.spins_server_asleep = k1.spins_server_asleep - k0.spins_server_asleep;
+	out->d.spin_skips = k1.spin_skips - k0.spin_skips;
+	out->d.slow_drain_sleeps = k1.slow_drain_sleeps - k0.slow_drain_sleeps;
 	case_cleanup(b, c, &st);
 }
 
@@ -762,7 +773,8 @@ int throughput(const char *tlist, double secs, double warm, int rounds,
 		if (ftell(f) == 0)
 			fprintf(f, "transport,case,x11perf,objects_per_command,ops_per_s,ops,seconds,"
 				   "commands,wakeups_c2s,wakeups_s2c,full_waits,sleeps,min_ops_per_s,"
-				   "max_ops_per_s,rounds\n");
+				   "max_ops_per_s,rounds,spins,spins_reached,spins_server_asleep,"
+				   "spin_skips,slow_drain_sleeps\n");
 	}
 	printf("# smt-perf transports=%s window=%dx%d seconds=%.2f warmup=%.2f rounds=%d "
 	       "objects=%s (median round)\n", tlist, WIN_W, WIN_H, secs, warm, rounds,
@@ -789,12 +801,15 @@ int throughput(const char *tlist, double secs, double warm, int rounds,
 			       m->d.full_waits, c->desc);
 			if (f)
 				fprintf(f, "%s,%s,%s,%" PRIu32 ",%.1f,%" PRIu64 ",%.4f,%" PRIu64 ",%" PRIu64
-					   ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.1f,%.1f,%d\n",
+					   ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.1f,%.1f,%d,%" PRIu64
+					   ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
 					names[k], c->name, c->x11perf ? c->x11perf : "", case_objects(c),
 					m->ops_per_s,
 					m->ops, m->secs, m->d.cmds, m->d.wake_c2s, m->d.wake_s2c,
 					m->d.full_waits, m->d.sleeps, rs[0].ops_per_s,
-					rs[rounds - 1].ops_per_s, rounds);
+					rs[rounds - 1].ops_per_s, rounds, m->d.spins,
+					m->d.spins_reached, m->d.spins_server_asleep, m->d.spin_skips,
+					m->d.slow_drain_sleeps);
 		}
 		fflush(stdout);
 		if (f)

@@ -1,7 +1,8 @@
 /*
  * Unit tests for clients/libsmt/ring-writer: PAD at the wrap, the full-ring
  * condition, publishing and the wait helpers of smt-ring.h, over in-memory
- * fake header/status/global pages; then a two-thread producer/consumer run
+ * fake header/status/global pages; the spin-or-sleep choice on a full ring
+ * at given clock values; then a two-thread producer/consumer run
  * with the real atomics.
  */
 #include "ring-writer.h"
@@ -212,6 +213,66 @@ static void test_publish_and_wait(void)
 	fake_fini(&f);
 }
 
+/* Fills the ring with 1 KiB commands, one per free KiB, until full. */
+static void fill(struct fake *f)
+{
+	while (put(f, 1024, 0)) {
+	}
+	smt_ring_writer_publish(&f->w);
+}
+
+/* Spin or sleep on a full ring: the client sleeps at once only when the
+ * server, over a window of half the ring (or SMT_RING_SLEEP_WORTH_NS)
+ * between full rings, takes at least SMT_RING_SLEEP_WORTH_NS per half
+ * ring. The clock is the caller's: these are given instants, nothing here
+ * waits. */
+static void test_drains_slowly(void)
+{
+	struct fake f;
+	const uint64_t us = 1000, half = 32;    /* 1 KiB commands in 64 KiB */
+	fake_init(&f, 64 * 1024);
+	fill(&f);
+	uint64_t t = 5 * us;
+	CHECK(!smt_ring_writer_drains_slowly(&f.w, t));     /* no rate known yet */
+	/* half the ring in 10 us: a wakeup would find it drained, spin */
+	consume(&f, half, NULL);
+	fill(&f);
+	t += 10 * us;
+	CHECK(!smt_ring_writer_drains_slowly(&f.w, t));
+	/* one slow command alone is no verdict: the window is not over */
+	consume(&f, 1, NULL);
+	fill(&f);
+	t += 100 * us;
+	CHECK(!smt_ring_writer_drains_slowly(&f.w, t));
+	/* 8 KiB in 400 us: the window ends slow (half takes 1.6 ms), sleep,
+	 * and the verdict holds while the next window runs */
+	consume(&f, 7, NULL);
+	fill(&f);
+	t += 300 * us;
+	CHECK(smt_ring_writer_drains_slowly(&f.w, t));
+	consume(&f, 4, NULL);
+	fill(&f);
+	t += 10 * us;
+	CHECK(smt_ring_writer_drains_slowly(&f.w, t));
+	/* half the ring a little faster than SMT_RING_SLEEP_WORTH_NS: spin
+	 * (the window began at the last verdict, 4 KiB ago) */
+	consume(&f, half - 4, NULL);
+	fill(&f);
+	t += SMT_RING_SLEEP_WORTH_NS - 20 * us;
+	CHECK(!smt_ring_writer_drains_slowly(&f.w, t));
+	/* exactly at the threshold: sleep */
+	consume(&f, half, NULL);
+	fill(&f);
+	t += SMT_RING_SLEEP_WORTH_NS;
+	CHECK(smt_ring_writer_drains_slowly(&f.w, t));
+	/* the last full ring too long ago to say: a new window, spin */
+	consume(&f, 1, NULL);
+	fill(&f);
+	t += SMT_RING_RATE_MAX_AGE_NS;
+	CHECK(!smt_ring_writer_drains_slowly(&f.w, t));
+	fake_fini(&f);
+}
+
 /* Random sizes against a lazy consumer: order and framing survive many wraps. */
 static void test_random(void)
 {
@@ -279,6 +340,7 @@ int main(void)
 	test_pad_and_full();
 	test_batch_room();
 	test_publish_and_wait();
+	test_drains_slowly();
 	test_random();
 	test_threads();
 	if (failures)
