@@ -162,6 +162,32 @@ static const uint8_t copy_rule[SMT_OP_COUNT] = { SMT_OPCODES(COPY_RULE_) };
 static const uint8_t fixed_size[SMT_OP_COUNT] = { SMT_OPCODES(FIXED_SIZE_) };
 #undef FIXED_SIZE_
 
+/*
+ * A command's first len bytes into private memory: our copy of its header
+ * h (the header is fetched once), then the rest from src. Control parts
+ * are a few words: copied inline, not via a call, in 16-byte pieces from
+ * offset 8 (then words), the way the decoder reads them back
+ * (command_decode.c): a read that spans two of these stores cannot be
+ * forwarded from them and waits for them to retire. Always inlined: peek
+ * and frame_run copy every command through it.
+ */
+static inline __attribute__((always_inline)) void
+copy_control(uint8_t *out, const struct smt_cmd_header *h, const uint8_t *src, uint32_t len)
+{
+	memcpy(out, h, sizeof(*h));
+	if (len <= 128) {
+		uint32_t i = sizeof(*h);
+		for (; i + 16 <= len; i += 16)
+			memcpy(out + i, src + i, 16);
+		for (; i < len; i += 8)
+			memcpy(out + i, src + i, 8);
+	} else {
+		memcpy(out + sizeof(*h), src + sizeof(*h), len - sizeof(*h));
+	}
+	/* Compiler barrier: nothing after reads the client's bytes again. */
+	atomic_signal_fence(memory_order_seq_cst);
+}
+
 static int grow_scratch(struct smt_ring_reader *r, uint32_t need)
 {
 	if (need <= r->scratch_cap)
@@ -284,22 +310,7 @@ int smt_ring_reader_peek(struct smt_ring_reader *r, const struct smt_cmd **out,
 	}
 	if (grow_scratch(r, ctl_len) < 0)
 		return fault(f, SMT_ERROR_NO_MEMORY, h.opcode, off, "out of memory");
-	/* Our copy of the header, then the rest: the header is fetched once.
-	 * Control parts are a few words: copied inline, not via a call, in
-	 * 16-byte pieces from offset 8 (then words), the way the decoder
-	 * reads them back (command_decode.c): a read that spans two of these
-	 * stores cannot be forwarded from them and waits for them to retire. */
-	memcpy(r->scratch, &h, sizeof(h));
-	if (ctl_len <= 128) {
-		uint32_t i = sizeof(h);
-		for (; i + 16 <= ctl_len; i += 16)
-			memcpy(r->scratch + i, r->area + pos + i, 16);
-		for (; i < ctl_len; i += 8)
-			memcpy(r->scratch + i, r->area + pos + i, 8);
-	} else {
-		memcpy(r->scratch + sizeof(h), r->area + pos + sizeof(h), ctl_len - sizeof(h));
-	}
-	atomic_signal_fence(memory_order_seq_cst);
+	copy_control(r->scratch, &h, r->area + pos, ctl_len);
 
 	r->cmd = (struct smt_cmd){
 		.opcode = h.opcode, .size = h.size, .offset = off,
@@ -361,14 +372,7 @@ void smt_ring_reader_frame_run(struct smt_ring_reader *r, uint16_t opcode, uint3
 			run->bad = true;
 			break;
 		}
-		/* As peek copies: our header, then 16-byte pieces from 8. */
-		memcpy(out, &h, sizeof(h));
-		uint32_t i = sizeof(h);
-		for (; i + 16 <= h.size; i += 16)
-			memcpy(out + i, area + pos + i, 16);
-		for (; i < h.size; i += 8)
-			memcpy(out + i, area + pos + i, 8);
-		atomic_signal_fence(memory_order_seq_cst);
+		copy_control(out, &h, area + pos, h.size);
 		out += h.size;
 		tail += h.size;
 		n++;
