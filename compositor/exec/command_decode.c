@@ -15,6 +15,7 @@
  * order: fixed length, exact size against the count, then field checks.
  */
 #include "command_decode.h"
+#include "u32_lanes.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -62,21 +63,8 @@ static inline __attribute__((always_inline)) int paint_ok(const struct smt_cmd *
  * range iff it is at most 2 * SMT_COORD_MAX as uint32 (a negative one
  * wraps far above).
  */
-typedef uint32_t u32x4 __attribute__((vector_size(16)));
 #define COORD_SPAN (2u * SMT_COORD_MAX)
 static_assert(2ull * COORD_SPAN < UINT32_MAX, "two in-range values sum without wrapping");
-
-static inline u32x4 load_u32x4(const uint8_t *p)
-{
-	u32x4 v;
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static inline bool lanes_any(u32x4 v)
-{
-	return (v[0] | v[1] | v[2] | v[3]) != 0;
-}
 
 /* Whether any of n int32 coordinates lies outside +-SMT_COORD_MAX. */
 static bool coords_any_bad(const void *words, uint64_t n)

@@ -1,6 +1,7 @@
 /* Solid paints: FILL_RECTS, POINTS and thin (0/1-pixel) SEGMENTS. */
 #include "exec_internal.h"
 #include "solid_rows.h"
+#include "u32_lanes.h"
 
 /* colour is premultiplied 0xAARRGGBB (checked by the decoder). */
 static pixman_color_t paint_color(uint32_t colour)
@@ -539,19 +540,10 @@ thin_segment(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawabl
  * it (they are the corners of its bounding box). As points_direct, a
  * coordinate is inside iff its distance from lo is below size as uint32.
  */
-typedef uint32_t u32x4 __attribute__((vector_size(16)));
-
 static inline u32x4 segment_outside(const struct smt_segment *s, u32x4 lo, u32x4 size)
 {
 	static_assert(sizeof(*s) == sizeof(u32x4), "a segment is one vector");
-	u32x4 v;
-	memcpy(&v, s, sizeof(v));
-	return (u32x4)(v - lo >= size);
-}
-
-static inline bool lanes_zero(u32x4 v)
-{
-	return (v[0] | v[1] | v[2] | v[3]) == 0;
+	return (u32x4)(load_u32x4(s) - lo >= size);
 }
 
 /*
@@ -645,7 +637,7 @@ thin_segments_direct(struct smt_exec_ctx *ctx, struct paint *p, const struct smt
 	const int64_t stride = p->stride;
 	const uint32_t pixel = p->pixel;
 	for (uint32_t i = resume->element; i < n; i++) {
-		uint64_t px = lanes_zero(segment_outside(&s[i], lo, size))
+		uint64_t px = !lanes_any(segment_outside(&s[i], lo, size))
 			? thin_ends_inside(bits, stride, pixel, &s[i], wide)
 			: thin_segment(ctx, p, dst, &s[i], ext, true);
 		if (charge_mirror_add(ctx, c, i % SEGMENTS_PER_UNIT == 0, px) && i + 1 < n) {
@@ -721,7 +713,7 @@ int exec_thin_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
 		u32x4 out = { 0, 0, 0, 0 };
 		for (uint32_t i = resume->element; i < n; i++)
 			out |= segment_outside(&s[i], lo, size);
-		if (lanes_zero(out))
+		if (!lanes_any(out))
 			rc = p.bpp == 32 ? thin_segments_inside(ctx, &p, s, n, resume, &c, true)
 					 : thin_segments_inside(ctx, &p, s, n, resume, &c, false);
 		else if (p.bpp == 32)
@@ -792,8 +784,7 @@ int exec_fill_rects_run(struct smt_exec_ctx *ctx, struct smt_ring_reader *r,
 			break;
 		}
 		if (!painted || d.u.fill.op != op || d.u.fill.colour != colour) {
-			if (p.solid)
-				paint_fini(&p);
+			paint_fini(&p);
 			op = d.u.fill.op;
 			colour = d.u.fill.colour;
 			painted = paint_set(ctx, &p, dst, op, colour, false) == 0;
