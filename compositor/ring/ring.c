@@ -251,6 +251,9 @@ static void ring_free(struct smtwc_ring *ring)
 		smt_sched_client_remove(transport->sched, ring->sched_client);
 	}
 	wl_list_remove(&ring->link);
+	if (transport->spin_for == ring) {
+		transport->spin_for = NULL;     /* its spin, if any, charged to nobody */
+	}
 	ordered_requests_discard(ring);
 	canvases_ring_destroyed(ring);
 	pools_ring_destroyed(ring);

@@ -263,18 +263,15 @@ bool ring_loop_run_slice(struct smtwc_transport *transport)
 
 /* The spin was for the client whose stream armed it: its CPU time is
  * charged to that ring like the time its commands ran, so a client that
- * keeps the compositor spinning pays for it in the fair share. The ring is
- * looked up, not trusted: it may have gone since it armed the spin. */
-static void charge_spin(struct smtwc_transport *transport, const struct smtwc_ring *armed_by,
+ * keeps the compositor spinning pays for it in the fair share. A ring
+ * freed since it armed the spin left spin_for NULL (ring_free); nothing
+ * that could free one runs during the spin (no dispatch). */
+static void charge_spin(struct smtwc_transport *transport, struct smtwc_ring *armed_by,
 		uint64_t start, uint64_t end)
 {
-	struct smtwc_ring *ring;
-	wl_list_for_each(ring, &transport->rings, link) {
-		if (ring == armed_by && ring->sched_client != NULL) {
-			smt_sched_charge(transport->sched, ring->sched_client, start, end,
-				ring_has_work(ring), 0);
-			return;
-		}
+	if (armed_by != NULL && armed_by->sched_client != NULL) {
+		smt_sched_charge(transport->sched, armed_by->sched_client, start, end,
+			ring_has_work(armed_by), 0);
 	}
 }
 
@@ -282,7 +279,7 @@ bool ring_loop_spin(struct smtwc_transport *transport)
 {
 	uint64_t left = SPIN_PER_SLEEP_NS - transport->spun_since_sleep_ns;
 	uint64_t budget = left < SPIN_NS ? left : SPIN_NS;
-	const struct smtwc_ring *armed_by = transport->spin_for;
+	struct smtwc_ring *armed_by = transport->spin_for;
 	transport->spin_for = NULL;
 	if (!transport->spin_armed || budget == 0) {
 		return false;
