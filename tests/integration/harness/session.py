@@ -15,6 +15,7 @@ import time
 
 from .checks import TestFailure, check, fail, log, scaled
 from .clients import ClientsMixin
+from .fonts import pin_fonts
 from .input import InputMixin
 from .processes import Process, _describe_rc, _is_zombie, _preexec_compositor, _tail
 from .screen import ScreenMixin
@@ -78,6 +79,7 @@ class Session(ClientsMixin, InputMixin, ScreenMixin, X11Mixin):
         env["XDG_CONFIG_HOME"] = self.config_home
         env["LC_ALL"] = "C.UTF-8"
         env.pop("LANGUAGE", None)
+        pin_fonts(env)
         if self.outputs is not None:
             env["WLR_HEADLESS_OUTPUTS"] = str(self.outputs)
         if self.x11:
