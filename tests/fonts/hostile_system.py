@@ -20,6 +20,7 @@ environment meson gives this check (the integration tests' own).
 docs/reliability.md, "Fonts in tests"."""
 import ctypes
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -30,6 +31,15 @@ MS_BIND = 4096
 MS_REC = 16384
 MS_PRIVATE = 1 << 18
 CONF_D = "/etc/fonts/conf.d"
+XDG = "/etc/xdg"
+# Font settings of the programs the tests run, where an administrator puts
+# them (XDG_CONFIG_DIRS): bigger text in other faces.
+HOSTILE_XDG = {
+    "foot/foot.ini": "font=Noto Sans Mono:size=16\n",
+    "weston/weston.ini": "[terminal]\nfont=Noto Sans Mono\nfont-size=20\n",
+    "gtk-3.0/settings.ini": "[Settings]\ngtk-font-name=Liberation Sans 16\n",
+    "gtk-4.0/settings.ini": "[Settings]\ngtk-font-name=Liberation Sans 16\n",
+}
 # Ahead of every conf.d file of Debian's: its <prefer> comes first, its
 # assignments are what later files' "append" defaults cannot override.
 HOSTILE_NAME = "01-prefer-other-faces.conf"
@@ -68,7 +78,7 @@ def libc_call(libc, name, *args):
              f"kernel.unprivileged_userns_clone=1, or run as root)")
 
 
-def enter_hostile_system(conf_d):
+def enter_hostile_system(conf_d, xdg):
     """A mount namespace of our own where conf_d is /etc/fonts/conf.d. Root
     needs nothing else; another user needs a user namespace too, where only
     its own uid and gid are mapped (the tests still run as that user; a
@@ -90,6 +100,7 @@ def enter_hostile_system(conf_d):
     # Mounts made from now on stay in this namespace.
     libc_call(libc, "mount", b"none", b"/", None, MS_REC | MS_PRIVATE, None)
     libc_call(libc, "mount", conf_d.encode(), CONF_D.encode(), None, MS_BIND, None)
+    libc_call(libc, "mount", xdg.encode(), XDG.encode(), None, MS_BIND, None)
 
 
 def fc_match(family, conf):
@@ -134,7 +145,13 @@ def main():
         with open(os.path.join(conf_d, HOSTILE_NAME), "w") as f:
             f.write(HOSTILE)
         # The namespace is this process's; the tests are its children.
-        enter_hostile_system(conf_d)
+        xdg = os.path.join(tmp, "xdg")
+        shutil.copytree(XDG, xdg, symlinks=True)
+        for path, text in HOSTILE_XDG.items():
+            os.makedirs(os.path.dirname(os.path.join(xdg, path)), exist_ok=True)
+            with open(os.path.join(xdg, path), "w") as f:
+                f.write(text)
+        enter_hostile_system(conf_d, xdg)
         check_setup()
         failed = []
         for t in tests:
