@@ -10,7 +10,9 @@ namespace unless run as root; the real /etc is not touched and nothing
 outside this process tree sees it). It
 prefers Noto Sans Mono (fonts-noto-mono) for monospace and the Liberation
 faces (fonts-liberation2) for sans-serif and serif, and renders with full
-hinting, subpixel colour and no antialiasing. Before the tests run, fc-match
+hinting, subpixel colour and no antialiasing. /etc/xdg is replaced the same
+way by a copy with font settings of foot, weston-terminal and GTK 3 and 4
+(bigger, other faces), where an administrator would put them. Before the tests run, fc-match
 must show that the preference is in effect for a process that uses the
 system's configuration and that the suite's configuration
 (tests/fonts/fonts.conf) still gives DejaVu: so the check cannot pass because
