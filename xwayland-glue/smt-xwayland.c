@@ -65,5 +65,6 @@ int main(int argc, char **argv)
 	}
 	execv(xwayland, args);
 	fprintf(stderr, "smt-xwayland: %s: %s\n", xwayland, strerror(errno));
+	free(args);
 	return 127;
 }
