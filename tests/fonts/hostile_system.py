@@ -12,7 +12,8 @@ prefers Noto Sans Mono (fonts-noto-mono) for monospace and the Liberation
 faces (fonts-liberation2) for sans-serif and serif, and renders with full
 hinting, subpixel colour and no antialiasing. /etc/xdg is replaced the same
 way by a copy with font settings of foot, weston-terminal and GTK 3 and 4
-(bigger, other faces), where an administrator would put them. Before the tests run, fc-match
+(bigger, other faces), where an administrator would put them, and /etc/dconf
+by a copy with a system database that sets GTK's font names. Before the tests run, fc-match
 must show that the preference is in effect for a process that uses the
 system's configuration and that the suite's configuration
 (tests/fonts/fonts.conf) still gives DejaVu: so the check cannot pass because
@@ -34,6 +35,12 @@ MS_REC = 16384
 MS_PRIVATE = 1 << 18
 CONF_D = "/etc/fonts/conf.d"
 XDG = "/etc/xdg"
+DCONF = "/etc/dconf"
+# GTK's font names, from a system dconf database (an administrator's lockdown
+# or default): the profile names it, `dconf compile` builds it.
+HOSTILE_DCONF_PROFILE = "user-db:user\nsystem-db:smt-hostile\n"
+HOSTILE_DCONF_KEYS = ("[org/gnome/desktop/interface]\nfont-name='Liberation Sans 16'\n"
+                      "monospace-font-name='Noto Sans Mono 16'\n")
 # Font settings of the programs the tests run, where an administrator puts
 # them (XDG_CONFIG_DIRS): bigger text in other faces.
 HOSTILE_XDG = {
@@ -80,7 +87,7 @@ def libc_call(libc, name, *args):
              f"kernel.unprivileged_userns_clone=1, or run as root)")
 
 
-def enter_hostile_system(conf_d, xdg):
+def enter_hostile_system(conf_d, xdg, dconf):
     """A mount namespace of our own where conf_d is /etc/fonts/conf.d. Root
     needs nothing else; another user needs a user namespace too, where only
     its own uid and gid are mapped (the tests still run as that user; a
@@ -103,6 +110,39 @@ def enter_hostile_system(conf_d, xdg):
     libc_call(libc, "mount", b"none", b"/", None, MS_REC | MS_PRIVATE, None)
     libc_call(libc, "mount", conf_d.encode(), CONF_D.encode(), None, MS_BIND, None)
     libc_call(libc, "mount", xdg.encode(), XDG.encode(), None, MS_BIND, None)
+    libc_call(libc, "mount", dconf.encode(), DCONF.encode(), None, MS_BIND, None)
+
+
+def make_hostile_dconf(tmp):
+    """A copy of /etc/dconf with a system database setting GTK's fonts."""
+    if not os.path.isdir(DCONF):
+        fail(f"{DCONF} is missing (dconf-gsettings-backend, scripts/deps.sh test)")
+    dconf = os.path.join(tmp, "dconf")
+    shutil.copytree(DCONF, dconf, symlinks=True)
+    os.makedirs(os.path.join(dconf, "profile"), exist_ok=True)
+    os.makedirs(os.path.join(dconf, "db", "smt-hostile.d"), exist_ok=True)
+    with open(os.path.join(dconf, "profile", "user"), "w") as f:
+        f.write(HOSTILE_DCONF_PROFILE)
+    with open(os.path.join(dconf, "db", "smt-hostile.d", "00-fonts"), "w") as f:
+        f.write(HOSTILE_DCONF_KEYS)
+    r = subprocess.run(["dconf", "compile", os.path.join(dconf, "db", "smt-hostile"),
+                        os.path.join(dconf, "db", "smt-hostile.d")],
+                       capture_output=True, text=True, timeout=60)
+    if r.returncode != 0:
+        fail(f"dconf compile: {r.stderr.strip()} (dconf-cli, scripts/deps.sh test)")
+    return dconf
+
+
+def gtk_font_name(backend):
+    env = dict(os.environ)
+    env.pop("GSETTINGS_BACKEND", None)
+    if backend:
+        env["GSETTINGS_BACKEND"] = backend
+    with tempfile.TemporaryDirectory(prefix="smt-hostile-home-") as home:
+        env["XDG_CONFIG_HOME"] = home  # no user database: the system's shows
+        r = subprocess.run(["gsettings", "get", "org.gnome.desktop.interface", "font-name"],
+                           env=env, capture_output=True, text=True, timeout=60)
+    return r.stdout.strip() if r.returncode == 0 else f"(gsettings: {r.stderr.strip()})"
 
 
 def fc_match(family, conf):
@@ -130,8 +170,14 @@ def check_setup():
         if got != want or aa != "True":
             fail(f"with the suite's {SUITE_CONF}, {family} is {got!r} (antialias {aa}) "
                  f"on the hostile system, not {want!r}")
+    got = gtk_font_name(None)
+    if got != "'Liberation Sans 16'":
+        fail(f"the hostile dconf database is not in effect: GTK's font-name is {got}")
+    got = gtk_font_name("memory")
+    if got == "'Liberation Sans 16'":
+        fail("GSETTINGS_BACKEND=memory still reads the hostile dconf database")
     print(f"hostile system: {', '.join(f'{k} -> {v}' for k, v in SYSTEM_WANTED.items())}, "
-          f"no antialiasing; the suite's config: "
+          f"no antialiasing, GTK font-name 'Liberation Sans 16'; the suite's config: "
           f"{', '.join(f'{k} -> {v}' for k, v in SUITE_WANTED.items())}", flush=True)
 
 
@@ -153,7 +199,8 @@ def main():
             os.makedirs(os.path.dirname(os.path.join(xdg, path)), exist_ok=True)
             with open(os.path.join(xdg, path), "w") as f:
                 f.write(text)
-        enter_hostile_system(conf_d, xdg)
+        dconf = make_hostile_dconf(tmp)
+        enter_hostile_system(conf_d, xdg, dconf)
         check_setup()
         failed = []
         for t in tests:

@@ -3,7 +3,7 @@
 and xfonts-base), not whatever the machine has installed or prefers
 (issue 25): the compositor's title bars and foot have loaded DejaVu faces of
 fonts-dejavu-core and no other font file; fontconfig answers the generic
-names with them in every client; the session's Xwayland offers only
+names with them in every client; GTK's font names are the schemas' defaults; the session's Xwayland offers only
 xfonts-base's misc fonts and its built-ins, so an Xaw program's default
 font pattern cannot land on a Type1 or 75dpi font another package added.
 tests/fonts/hostile_system.py runs this test again under a system font
@@ -26,6 +26,7 @@ GENERIC = {"monospace": "DejaVu Sans Mono", "mono": "DejaVu Sans Mono",
            "system-ui": "DejaVu Sans", "Cantarell": "DejaVu Sans", "Noto Sans Mono": "DejaVu Sans",
            "Liberation Mono": "DejaVu Sans", "Helvetica": "DejaVu Sans"}
 X_MISC = "/usr/share/fonts/X11/misc"
+GTK_FONTS = {"font-name": "'Cantarell 11'", "monospace-font-name": "'Monospace 11'"}
 # What Xt gives a program that names no font (XtDefaultFont).
 XT_DEFAULT_FONT = "-*-*-*-R-*-*-*-120-*-*-*-*-ISO8859-*"
 
@@ -73,6 +74,11 @@ def test(h):
             got = s.run(["fc-match", "-f", "%{family[0]}|%{file}", family]).stdout
             check(got == f"{face}|{DEJAVU}{face.replace(' ', '')}.ttf",
                   f"fontconfig in the session gives {got!r} for {family!r}, not {face}")
+        # GTK's font names: gsettings-desktop-schemas' defaults (Debian 12),
+        # which fontconfig above turns into DejaVu Sans and Sans Mono 11.
+        for key, want in GTK_FONTS.items():
+            got = s.run(["gsettings", "get", "org.gnome.desktop.interface", key]).stdout.strip()
+            check(got == want, f"GTK's {key} in the session is {got}, not {want}")
         foot = s.spawn(["foot", "sh", "-c", "echo text in foot; read l"])
         s.wait_for_border(FOCUSED, timeout=15, what="foot's window")
         s.wait_until(lambda: mapped_fonts(foot.pid), timeout=15, what="foot to load its font")

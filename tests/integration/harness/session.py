@@ -82,6 +82,9 @@ class Session(ClientsMixin, InputMixin, ScreenMixin, X11Mixin):
         env["XDG_RUNTIME_DIR"] = self.runtime_dir
         env["XDG_CONFIG_HOME"] = self.config_home
         env["XDG_CONFIG_DIRS"] = self.config_dirs
+        # GSettings from the schemas' defaults: no dconf database, the
+        # system's (/etc/dconf: an administrator's font-name) included.
+        env["GSETTINGS_BACKEND"] = "memory"
         env["LC_ALL"] = "C.UTF-8"
         env.pop("LANGUAGE", None)
         pin_fonts(env)
