@@ -80,15 +80,14 @@ def fail(msg):
     sys.exit(1)
 
 
-def libc_call(libc, name, *args):
+def libc_call(libc, name, *args, hint=""):
     if getattr(libc, name)(*args) != 0:
-        err = ctypes.get_errno()
-        fail(f"{name}{args[:2]}: {os.strerror(err)} (needs unprivileged user namespaces: "
-             f"kernel.unprivileged_userns_clone=1, or run as root)")
+        fail(f"{name}{args[:2]}: {os.strerror(ctypes.get_errno())}{hint}")
 
 
 def enter_hostile_system(conf_d, xdg, dconf):
-    """A mount namespace of our own where conf_d is /etc/fonts/conf.d. Root
+    """A mount namespace of our own where conf_d, xdg and dconf are
+    /etc/fonts/conf.d, /etc/xdg and /etc/dconf. Root
     needs nothing else; another user needs a user namespace too, where only
     its own uid and gid are mapped (the tests still run as that user; a
     program that chowns to another group, as xterm does with its pty, gets
@@ -99,7 +98,8 @@ def enter_hostile_system(conf_d, xdg, dconf):
     if uid == 0:
         libc_call(libc, "unshare", CLONE_NEWNS)
     else:
-        libc_call(libc, "unshare", CLONE_NEWUSER | CLONE_NEWNS)
+        libc_call(libc, "unshare", CLONE_NEWUSER | CLONE_NEWNS, hint=" (a user other than root needs unprivileged user namespaces: "
+                  "kernel.unprivileged_userns_clone=1 on Debian)")
         with open("/proc/self/setgroups", "w") as f:
             f.write("deny")
         with open("/proc/self/uid_map", "w") as f:
