@@ -22,9 +22,15 @@ bench="weston wayland-utils xwayland x11-apps xfonts-base xterm xvfb x11-utils x
   python3 python3-numpy python3-matplotlib"
 # Real clients and drivers the integration tests run, and the fuzzing
 # toolchain; the suite smoke-runs every benchmark, so all of the bench set.
+# The tests see fonts-dejavu-core only (tests/fonts/fonts.conf); the other
+# faces are what fonts_hostile_system makes the system prefer, and
+# fonts-urw-base35 fills an X core font directory the session's Xwayland must
+# leave out (test_fonts), so that both checks can fail; it builds a system
+# dconf database (GTK's font names) with dconf-cli.
 test="$session $bench xauth valgrind wtype swaybg wlr-randr clang libclang-rt-14-dev xclip wl-clipboard
   gtk-3-examples gtk-4-examples qtbase5-examples qtwayland5 swaylock swayidle wlsunset tk
-  firefox-esr"
+  firefox-esr fontconfig fonts-noto-mono fonts-liberation2 fonts-urw-base35
+  dconf-gsettings-backend dconf-cli libglib2.0-bin"
 
 case "${1:-}" in
 session) wanted="$build $session" ;;

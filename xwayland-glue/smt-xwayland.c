@@ -7,10 +7,15 @@
  *   SMT_XWAYLAND_BINARY        the Xwayland to run (default /usr/bin/Xwayland)
  *   SMT_X11RING_SERVER_LIB     the server half (default: beside this program,
  *                              else the installed one)
+ *   SMT_XWAYLAND_FONT_PATH     Xwayland's core font path (-fp) instead of its
+ *                              compiled-in one, which takes in whatever font
+ *                              packages add under /usr/share/fonts/X11 (the
+ *                              test suite pins it to xfonts-base's)
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +29,6 @@
 
 int main(int argc, char **argv)
 {
-	(void)argc;
 	char buf[PATH_MAX];
 	const char *half = preload_find("SMT_X11RING_SERVER_LIB", "libsmt-x11ring-server.so",
 					SMT_X11RING_SERVER_INSTALLED, buf, sizeof(buf));
@@ -45,8 +49,22 @@ int main(int argc, char **argv)
 		fprintf(stderr, "smt-xwayland: %s missing; Xwayland runs without the ring\n", half);
 	}
 	free(list);
-	argv[0] = (char *)xwayland;
-	execv(xwayland, argv);
+	/* wlroots' arguments, then -fp PATH if asked for, then the NULL. */
+	const char *font_path = getenv("SMT_XWAYLAND_FONT_PATH");
+	bool with_fp = font_path && *font_path;
+	char **args = calloc((size_t)argc + 3, sizeof(*args));
+	if (!args) {
+		fprintf(stderr, "smt-xwayland: out of memory\n");
+		return 127;
+	}
+	memcpy(args, argv, (size_t)argc * sizeof(*args));
+	args[0] = (char *)xwayland;
+	if (with_fp) {
+		args[argc] = "-fp";
+		args[argc + 1] = (char *)font_path;
+	}
+	execv(xwayland, args);
 	fprintf(stderr, "smt-xwayland: %s: %s\n", xwayland, strerror(errno));
+	free(args);
 	return 127;
 }

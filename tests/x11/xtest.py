@@ -27,6 +27,14 @@ def need(*programs):
             sys.exit(SKIP)
 
 
+def font_path():
+    """-fp with the suite's core font path (meson's test setup exports it),
+    so that fonts other packages add to the server's default path change no
+    drawing."""
+    fp = os.environ.get("SMT_XWAYLAND_FONT_PATH")
+    return ["-fp", fp] if fp else []
+
+
 class Xvfb:
     """An Xvfb on a free display number (it picks one: -displayfd), stopped
     by pid. extra: more server arguments, e.g. ['-extension', 'MIT-SHM']."""
@@ -37,7 +45,7 @@ class Xvfb:
         self.log = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
             ["Xvfb", "-displayfd", str(w), "-screen", "0", "1280x1024x24",
-             "-nolisten", "tcp", "-noreset", *extra],
+             "-nolisten", "tcp", "-noreset", *font_path(), *extra],
             pass_fds=(w,), stdin=subprocess.DEVNULL, stdout=self.log,
             stderr=self.log)
         os.close(w)

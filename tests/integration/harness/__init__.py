@@ -32,7 +32,10 @@ Other environment knobs:
   SMT_TEST_LOGDIR        where failing screenshots/logs are saved (meson-logs)
   SMT_TEST_TIMEOUT_SCALE multiply every timeout (slow machines, sanitizers)
   SMT_TEST_VERBOSE=1     print the compositor's log even when a test passes
-Everything else (ASAN_OPTIONS, WLR_RENDERER, ...) is passed through.
+Everything else (ASAN_OPTIONS, WLR_RENDERER, ...) is passed through, but
+fonts: every process of a session sees the suite's (fonts.py: FONTCONFIG_FILE
+is tests/fonts/fonts.conf, Xwayland's core font path xfonts-base's), whatever
+the machine has installed or prefers.
 
 Reference images: s.check_reference(img, rect, "name") compares a picture
 whose every pixel is known with tests/integration/reference/name.png,
@@ -43,7 +46,7 @@ image are written to SMT_TEST_LOGDIR; SMT_TEST_UPDATE_REFERENCES=1 writes
 the references from what the tests see instead (look at them, then commit).
 
 The package, one module per job: checks (fail, check, log, timeouts),
-defaults (what an empty config shows), images (Rect, Image), png and
+defaults (what an empty config shows), fonts (the fonts a session sees), images (Rect, Image), png and
 reference (reference images), programs (finding binaries), processes
 (process groups, resources), session (a Session's life) with the mixins
 clients, input, screen and x11, raw_socket (below libwayland), runner

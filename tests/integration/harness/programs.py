@@ -28,6 +28,8 @@ PACKAGES = {
     "xwininfo": "x11-utils",
     "xprop": "x11-utils",
     "xdotool": "xdotool",
+    "xlsfonts": "x11-utils",
+    "fc-match": "fontconfig",
     "xclip": "xclip",
     "wl-copy": "wl-clipboard",
     "wl-paste": "wl-clipboard",

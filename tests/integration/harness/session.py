@@ -15,6 +15,7 @@ import time
 
 from .checks import TestFailure, check, fail, log, scaled
 from .clients import ClientsMixin
+from .fonts import pin_fonts
 from .input import InputMixin
 from .processes import Process, _describe_rc, _is_zombie, _preexec_compositor, _tail
 from .screen import ScreenMixin
@@ -49,8 +50,12 @@ class Session(ClientsMixin, InputMixin, ScreenMixin, X11Mixin):
         self.tmp = tempfile.mkdtemp(prefix=f"smtwc-{h.name}-")
         self.runtime_dir = os.path.join(self.tmp, "runtime")
         self.config_home = os.path.join(self.tmp, "config")
+        # Empty: the system's /etc/xdg (foot.ini, weston.ini, GTK's
+        # settings.ini: fonts among them) is an administrator's to change.
+        self.config_dirs = os.path.join(self.tmp, "config-dirs")
         os.mkdir(self.runtime_dir, 0o700)
         os.mkdir(self.config_home, 0o700)
+        os.mkdir(self.config_dirs, 0o700)
         self.config_path = None
         if config is not None:
             self.config_path = os.path.join(self.tmp, "smtwc.conf")
@@ -76,8 +81,13 @@ class Session(ClientsMixin, InputMixin, ScreenMixin, X11Mixin):
             env.pop(k, None)
         env["XDG_RUNTIME_DIR"] = self.runtime_dir
         env["XDG_CONFIG_HOME"] = self.config_home
+        env["XDG_CONFIG_DIRS"] = self.config_dirs
+        # GSettings from the schemas' defaults: no dconf database, the
+        # system's (/etc/dconf: an administrator's font-name) included.
+        env["GSETTINGS_BACKEND"] = "memory"
         env["LC_ALL"] = "C.UTF-8"
         env.pop("LANGUAGE", None)
+        pin_fonts(env)
         if self.outputs is not None:
             env["WLR_HEADLESS_OUTPUTS"] = str(self.outputs)
         if self.x11:
