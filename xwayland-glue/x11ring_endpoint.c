@@ -33,7 +33,11 @@ bool x11ring_endpoint_path(const char *kind, long key, char *path, size_t n, cha
 		snprintf(why, why_n, "XDG_RUNTIME_DIR is not set");
 		return false;
 	}
-	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+	if (stat(dir, &st) != 0) {
+		snprintf(why, why_n, "XDG_RUNTIME_DIR %s: %s", dir, strerror(errno));
+		return false;
+	}
+	if (!S_ISDIR(st.st_mode)) {
 		snprintf(why, why_n, "XDG_RUNTIME_DIR %s is no directory", dir);
 		return false;
 	}
