@@ -11,8 +11,9 @@ test_x11_ring_trust.py users|endpoints|fallback
              the discovery and statistics sockets refuse it (0700 runtime
              directory), and still give it nothing when the directory and
              sockets are opened up; its smt-x11run --stats prints nothing.
-             A same-uid hello flood is logged at the rate limit, with a
-             count of the lines left out.
+             A program of our uid named like a terminal escape shows as
+             '?'s in the log and the statistics. A same-uid hello flood is
+             logged at the rate limit, with a count of the lines left out.
   endpoints  a process that took the statistics socket's name before
              Xwayland started is reported in the log; X programs keep the
              ring; smt-x11run --stats prints only lines of the statistics'
@@ -116,6 +117,17 @@ elif action == "hold":
     print(json.dumps({"holding": len(held)}), flush=True)
     sys.stdin.read()
     out = {"held": len(held)}
+elif action == "named":
+    # A comm that is a terminal escape, then a hello the server refuses
+    # (logged), and the connection kept on the socket.
+    import ctypes
+    ctypes.CDLL(None).prctl(15, b"\x1b]0;pwn\x07", 0, 0, 0)
+    s = x_socket()
+    hello(s, False)
+    ack = s.recv(64)
+    print(json.dumps({"ack": len(ack)}), flush=True)
+    sys.stdin.read()
+    out = {}
 elif action == "connect":
     out = {p: try_connect(p) for p in sys.argv[2:]}
 print(json.dumps(out), flush=True)
@@ -263,6 +275,26 @@ def other_uid_endpoints(s):
         f"{res.stderr.strip()}")
 
 
+def escapes_in_comm(s):
+    """A program of our uid named like a terminal escape: its refusal line
+    and its statistics line carry '?' instead."""
+    named = s.spawn(peer_argv("named", uid=None), name="peer-named", stdin=subprocess.PIPE,
+                    env={"LD_PRELOAD": "", "ASAN_OPTIONS": ""})
+    s.wait_until(lambda: '"ack": 16' in open(named.log_path).read(), timeout=30,
+                 what="the refusal of the oddly named program's hello")
+    rows = [r for r in s.x11ring_stats() if r["pid"] == named.pid]
+    check(len(rows) == 1 and rows[0]["comm"] == "??0?pwn?" and rows[0]["transport"] == "socket",
+          f"the statistics of a program named with an escape: {rows}")
+    named.popen.stdin.close()
+    check(named.wait(harness.scaled(30)) == 0, named.log_tail())
+    s.clients.remove(named)
+    log_text = s.stderr_text()
+    check("\x1b" not in log_text, "a terminal escape reached the compositor's log")
+    check([ln for ln in ring_lines(s) if f"(pid {named.pid}, ??0?pwn?)" in ln
+           and "ring refused" in ln], "no refusal line for the oddly named program")
+    log(f"a comm of ESC ]0;pwn BEL: printed as ??0?pwn? in the log and the statistics")
+
+
 def same_uid_flood_rate_limited(s):
     since = len(s.stderr_text().splitlines())
     start = time.monotonic()
@@ -290,6 +322,7 @@ def users(h):
         other_uid_hellos(s, xw)
         other_uid_holds_connections(s)
         other_uid_endpoints(s)
+        escapes_in_comm(s)
         same_uid_flood_rate_limited(s)
         xdpyinfo_on(s, "ring")
         check(s.xwayland_pid() == xw, "Xwayland was replaced during the attacks")
