@@ -26,7 +26,8 @@ test_x11_ring_trust.py users|endpoints|fallback
              hello is closed by the X server, it reconnects in place and
              stays on the socket: x11-imgcheck prints the same as with
              SMT_X11RING=off), SMT_X11RING=off, and Xvfb; the statistics
-             and the shim's debug line say which transport.
+             and the shim's debug line say which transport. A server that
+             answers the hello with junk: reconnected in place too.
 """
 import json
 import os
@@ -518,7 +519,109 @@ def xvfb_and_off(h):
         log("Xvfb: no hello sent, --stats says no ring; SMT_X11RING=off: the socket")
 
 
+class OddServer:
+    """An X server address whose listener (this test process) announces a
+    stream half in a private runtime directory of its own, but answers a
+    hello with 16 bytes that are no ack; everything else is passed on to a
+    real X server (Xvfb) byte for byte."""
+
+    def __init__(self, target_display, runtime_dir):
+        self.target = "\0/tmp/.X11-unix/X" + target_display.lstrip(":")
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        for num in range(90, 190):
+            try:
+                self.sock.bind(f"\0/tmp/.X11-unix/X{num}")
+                break
+            except OSError:
+                continue
+        else:
+            raise RuntimeError("no free display number between 90 and 190")
+        self.display = f":{num}"
+        self.sock.listen(16)
+        self.discovery = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.discovery.bind(os.path.join(runtime_dir, f"smtwc-x11ring-{os.getpid()}"))
+        self.discovery.listen(16)
+        self.hellos = 0
+        for sock, handle in ((self.sock, self.serve), (self.discovery, lambda c: c.close())):
+            threading.Thread(target=self.accept_loop, args=(sock, handle), daemon=True).start()
+
+    @staticmethod
+    def accept_loop(sock, handle):
+        while True:
+            try:
+                c, _ = sock.accept()
+            except OSError:
+                return
+            handle(c)
+
+    def serve(self, c):
+        first = c.recv(16)
+        if first[:1] == b"\0":
+            self.hellos += 1
+            c.sendall(b"\x01" * 16)  # not an ack
+            c.close()
+            return
+        up = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        up.connect(self.target)
+        up.sendall(first)
+        for a, b in ((c, up), (up, c)):
+            threading.Thread(target=self.pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def pump(a, b):
+        try:
+            while True:
+                data = a.recv(65536)
+                if not data:
+                    break
+                b.sendall(data)
+        except OSError:
+            pass
+        for x in (a, b):
+            try:
+                x.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def close(self):
+        for x in (self.sock, self.discovery):
+            x.shutdown(socket.SHUT_RDWR)
+            x.close()
+
+
+def odd_answer(h):
+    """A server that answers the hello with something that is no ack: the
+    program still opens its display (reconnected in place), and the next
+    program asks again (only a closed hello is remembered)."""
+    import tempfile
+    import xtest
+    run = build_program("SMT_X11RUN", "xwayland-glue/smt-x11run")
+    shim = subprocess.run([run, "--print-shim"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    with tempfile.TemporaryDirectory(prefix="smt-odd-") as rt, xtest.Xvfb() as xvfb:
+        os.chmod(rt, 0o700)
+        odd = OddServer(xvfb.display, rt)
+        try:
+            env = dict(os.environ, DISPLAY=odd.display, XDG_RUNTIME_DIR=rt,
+                       LD_PRELOAD=shim, SMT_X11SHIM_DEBUG="1")
+            for _ in range(2):
+                res = subprocess.run(["xdpyinfo", "-queryExtensions"], env=env,
+                                     capture_output=True, text=True,
+                                     timeout=harness.scaled(60))
+                check(res.returncode == 0 and
+                      f"name of display:    {odd.display}" in res.stdout and
+                      res.stderr.count("no usable answer to the ring's hello; reconnected") == 1,
+                      f"xdpyinfo behind a server that answers the hello with junk: rc "
+                      f"{res.returncode}\n{res.stdout[:300]}\n{res.stderr[-600:]}")
+            check(odd.hellos == 2,
+                  f"{odd.hellos} hellos reached the odd server, expected one per program")
+        finally:
+            odd.close()
+    log("a server answering the hello with junk: each program reconnected in place")
+
+
 def fallback(h):
+    odd_answer(h)
     wrapper_keeps_ring(h)
     without_server_half(h, "wrapper-drops-preload")
     without_server_half(h, "missing-lib")

@@ -290,19 +290,6 @@ bool xstream_attach(int fd)
 		close(memfd);  /* the mapping keeps it */
 	int fds[3];
 	int r = sent ? receive_ack(fd, fds) : 0;
-	if (r == -2) {
-		remember_without_ring(x.pid, &x.addr, x.len);
-		if (reconnect_in_place(fd, &x)) {
-			xshim_debug("smt-x11ring: the X server closed the connection at the ring's "
-				    "hello (it serves no rings); reconnected, on the socket");
-			r = 0;
-		}
-	}
-	if (r < 0) {
-		/* The hello is out and no ack came: neither the socket nor the
-		 * ring is in a known state. libxcb will see the connection fail. */
-		shutdown(fd, SHUT_RDWR);
-	}
 	if (r == 1) {
 		s->status = map_server_page(fds[0], SMT_STATUS_MAGIC);
 		s->global = map_server_page(fds[1], SMT_GLOBAL_MAGIC);
@@ -313,7 +300,23 @@ bool xstream_attach(int fd)
 			xstream_publish_slot(s, fd);
 			return true;
 		}
-		shutdown(fd, SHUT_RDWR);  /* the server said yes but sent junk */
+		r = -1;  /* the server said yes but sent junk */
+	}
+	if (r < 0) {
+		/* The hello is out and no usable ack came back: the server
+		 * closed the connection (no stream half: remembered), answered
+		 * something else, or nothing for ACK_TIMEOUT_MS. Neither the
+		 * socket nor the ring is in a known state, so libxcb gets a new
+		 * connection in its place and meets the server as on a socket. */
+		if (r == -2)
+			remember_without_ring(x.pid, &x.addr, x.len);
+		if (reconnect_in_place(fd, &x))
+			xshim_debug("smt-x11ring: %s; reconnected, on the socket",
+				    r == -2 ? "the X server closed the connection at the ring's hello "
+					      "(it serves no rings)"
+					    : "no usable answer to the ring's hello");
+		else
+			shutdown(fd, SHUT_RDWR);  /* libxcb sees the connection fail */
 	}
 	xstream_free_slot(s);
 	return false;
