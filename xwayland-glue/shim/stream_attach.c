@@ -140,8 +140,9 @@ static bool server_may_have_stream_half(int fd, struct x_server *x)
 	return true;
 }
 
-/* The X server closed fd at the hello: a new connection to the same
- * address takes fd's number, with fd's flags, before libxcb sees it. */
+/* The hello on fd got no usable answer: a new connection to the same
+ * address (the same listener) takes fd's number, with fd's flags, before
+ * libxcb sees it. */
 static bool reconnect_in_place(int fd, const struct x_server *x)
 {
 	int fl = fcntl(fd, F_GETFL);
