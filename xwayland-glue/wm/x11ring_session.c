@@ -110,5 +110,11 @@ void x11ring_session_destroy(struct x11ring_session *s)
 		close(s->discovery_fd);
 		unlink(s->discovery_path);
 	}
+	/* Xwayland removes its statistics socket as it exits; one killed
+	 * leaves it behind, named after us: the session ends here. */
+	char stats[108], why[256];
+	if (x11ring_endpoint_path(X11RING_ENDPOINT_STATS, (long)getpid(), stats, sizeof(stats),
+				  why, sizeof(why)))
+		unlink(stats);
 	free(s);
 }
