@@ -413,7 +413,8 @@ static inline uint32_t smt_format_bpp(uint32_t format)
  *                      client sends first ('B' or 'l'), so a server without
  *                      the stream half rejects it as a bad byte order; the
  *                      client therefore sends it only after finding the
- *                      server's discovery socket (SMT_STREAM_DISCOVERY).
+ *                      server's discovery socket (SMT_STREAM_DISCOVERY),
+ *                      and reconnects if the server closes it anyway.
  *   server -> client   struct smt_stream_ack; if result == 0 with SCM_RIGHTS
  *                      {status memfd, global memfd, wake socket}, and every
  *                      later client byte goes through the ring. Otherwise
@@ -426,12 +427,18 @@ static inline uint32_t smt_format_bpp(uint32_t format)
  * it has received and drains the socket; so fds are always queued in the X
  * server before the request that takes them is parsed.
  *
- * Discovery: an abstract unix socket named SMT_STREAM_DISCOVERY followed by
- * the decimal pid that SO_PEERCRED reports for the X socket (the process that
- * listen()ed on it: the compositor for its Xwayland). The client only
- * connects and hangs up: a socket there means "this X server reads rings".
- * Statistics (smt-x11run --stats): SMT_STREAM_DISCOVERY "stats-" <pid>, bound
- * by the X server, writes one line per X connection to whoever connects.
+ * Discovery: a unix socket $XDG_RUNTIME_DIR/SMT_STREAM_DISCOVERY<pid>, pid
+ * being what SO_PEERCRED reports for the X socket (the process that
+ * listen()ed on it: the compositor for its Xwayland), in a runtime directory
+ * of the client's own uid and mode 0700, listened on by its own uid. The
+ * client only connects and hangs up: a socket there means "this X server
+ * may read rings"; only the ack says it does. A server that closes the
+ * connection at the hello has no stream half: the client reconnects in
+ * place and stays on the socket. The server half answers hellos only from
+ * peers of its own uid (SO_PEERCRED).
+ * Statistics (smt-x11run --stats): the same name with ".stats", bound by
+ * the X server, writes one line per X connection to a peer of its own uid
+ * (xwayland-glue/x11ring_endpoint.h).
  */
 #define SMT_STREAM_MAGIC 0x53474e52u        /* "RNGS": header.magic in stream mode */
 #define SMT_STREAM_HELLO_MAGIC 0x31485853u  /* "SXH1" */

@@ -10,7 +10,8 @@
  * nothing in programs that never talk X: it loads no X library itself).
  *
  * --stats prints, per X connection of the Xwayland behind $DISPLAY, whether
- * it uses the ring, its requests and bytes, and wake-ups each way.
+ * it uses the ring, its requests and bytes, and wake-ups each way: only
+ * from a server of our own uid, and only lines of the statistics' form.
  *
  * The shim is found, in order: $SMT_X11SHIM_LIB; next to this executable
  * (the build tree, where both are built side by side); the installed path.
@@ -26,7 +27,12 @@
 #include <unistd.h>
 
 #include "preload_path.h"
-#include "smt-ring.h"
+#include "x11ring_endpoint.h"
+
+/* What --stats reads at most: one line per X client of the server, each
+ * under 400 bytes; Xwayland serves a few hundred clients. */
+#define STATS_BYTES_MAX (1 << 20)
+#define STATS_LINE_MAX 1024
 
 #ifndef SMT_X11SHIM_INSTALLED
 #error "SMT_X11SHIM_INSTALLED must name the installed shim"
@@ -68,32 +74,96 @@ static int connect_display(void)
 	return -1;
 }
 
+/* A statistics line as the server half writes it (xserver/stats.c): only
+ * key=value words of printable characters, nothing a terminal would act
+ * on. */
+static bool is_stats_line(const char *l, size_t n)
+{
+	if (n == 0 || n > STATS_LINE_MAX)
+		return false;
+	bool in_key = true, seen_eq = false;
+	size_t key_len = 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = l[i];
+		if (c == ' ') {
+			if (!seen_eq || key_len == 0 || l[i - 1] == '=')
+				return false;
+			in_key = true, seen_eq = false, key_len = 0;
+		} else if (in_key && c == '=') {
+			if (key_len == 0)
+				return false;
+			in_key = false, seen_eq = true;
+		} else if (in_key) {
+			if (!((c >= 'a' && c <= 'z') || c == '_'))
+				return false;
+			key_len++;
+		} else if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			     (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-' ||
+			     c == '?')) {
+			return false;
+		}
+	}
+	return seen_eq && l[n - 1] != '=';
+}
+
 static int print_stats(void)
 {
+	const char *display = getenv("DISPLAY") ? getenv("DISPLAY") : "";
 	int x = connect_display();
 	struct ucred cred;
 	socklen_t clen = sizeof(cred);
 	if (x < 0 || getsockopt(x, SOL_SOCKET, SO_PEERCRED, &cred, &clen) != 0) {
-		fprintf(stderr, "smt-x11run: no local X server on DISPLAY=%s\n",
-			getenv("DISPLAY") ? getenv("DISPLAY") : "");
+		fprintf(stderr, "smt-x11run: no local X server on DISPLAY=%s\n", display);
+		if (x >= 0)
+			close(x);
 		return 1;
 	}
 	close(x);
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	int n = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "%sstats-%d",
-			 SMT_STREAM_DISCOVERY, (int)cred.pid);
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&a, len) != 0) {
-		fprintf(stderr, "smt-x11run: the X server on DISPLAY=%s has no X ring "
-			"(not the session's Xwayland, or it is not running yet)\n", getenv("DISPLAY"));
+	/* Only from a process of our own uid, in our private runtime
+	 * directory (x11ring_endpoint.h). */
+	char why[256];
+	int fd = x11ring_endpoint_connect(X11RING_ENDPOINT_STATS, (long)cred.pid, NULL, why,
+					  sizeof(why));
+	if (fd < 0) {
+		fprintf(stderr, "smt-x11run: no X ring statistics for DISPLAY=%s (%s): not the "
+			"session's Xwayland, not running yet, or running without the ring's "
+			"server half (then every connection is on the socket)\n", display, why);
 		return 1;
 	}
-	char buf[4096];
+	/* Bounded, and only what has the form of a statistics line. */
+	static char buf[STATS_BYTES_MAX + 1];
+	size_t len = 0;
 	ssize_t r;
-	while ((r = read(fd, buf, sizeof(buf))) > 0)
-		fwrite(buf, 1, (size_t)r, stdout);
+	while (len < STATS_BYTES_MAX &&
+	       (r = read(fd, buf + len, STATS_BYTES_MAX - len)) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		len += (size_t)r;
+	}
+	bool truncated = len == STATS_BYTES_MAX;
 	close(fd);
+	unsigned dropped = 0;
+	for (size_t at = 0; at < len;) {
+		char *nl = memchr(buf + at, '\n', len - at);
+		if (!nl) {
+			dropped++;  /* an unfinished last line */
+			break;
+		}
+		size_t n = (size_t)(nl - (buf + at));
+		if (is_stats_line(buf + at, n))
+			fwrite(buf + at, 1, n + 1, stdout);
+		else
+			dropped++;
+		at += n + 1;
+	}
+	if (dropped)
+		fprintf(stderr, "smt-x11run: %u line%s from the statistics socket %s not "
+			"statistics: left out\n", dropped, dropped == 1 ? "" : "s",
+			dropped == 1 ? "was" : "were");
+	if (truncated)
+		fprintf(stderr, "smt-x11run: statistics cut at %d bytes\n", STATS_BYTES_MAX);
 	return 0;
 }
 

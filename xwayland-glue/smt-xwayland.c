@@ -46,7 +46,10 @@ int main(int argc, char **argv)
 			setenv("ASAN_OPTIONS", opts, 1);
 		}
 	} else {
-		fprintf(stderr, "smt-xwayland: %s missing; Xwayland runs without the ring\n", half);
+		/* X programs learn it from Xwayland at their first connection
+		 * (it closes the hello) and stay on the socket (docs/x11.md). */
+		fprintf(stderr, "smt-xwayland: %s missing; Xwayland runs without the ring "
+			"(X programs use the socket)\n", half);
 	}
 	free(list);
 	/* wlroots' arguments, then -fp PATH if asked for, then the NULL. */

@@ -3,11 +3,16 @@
  * the wrapped xcb_connect_to_fd: every libxcb (and so Xlib) connection
  * passes there after connect() and before its first byte.
  *
- * The hello goes out only after the X server's stream half has been found
+ * The hello goes out only to an X server the session says may serve rings
  * (its discovery socket, named after the pid SO_PEERCRED gives for the X
- * socket): any other server would take the hello for a bad byte order. From
- * then on the server answers, so we wait for its ack; with a refusal the
- * connection simply stays on the socket.
+ * socket, in our private runtime directory): any other server would take
+ * the hello for a bad byte order. Whether rings are really served only the
+ * X server itself can say: an ack (attached or refused: the connection goes
+ * on) or, from an X server without the stream half (a wrapper script that
+ * dropped LD_PRELOAD, the half's library missing), a connection closed at
+ * the hello's first byte. Then a new connection to the same address takes
+ * the old one's fd number and flags, libxcb never notices, and this process
+ * remembers that this server has no ring.
  *
  *   SMT_X11RING=off          never attach
  *   SMT_X11RING_AREA=bytes   ring size (power of two; default 256 KiB)
@@ -18,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +37,7 @@
 #include "config.h"
 #include "scm_rights.h"
 #include "syms.h"
+#include "x11ring_endpoint.h"
 
 /* Lazy start: the first X client of a session waits while the compositor
  * starts Xwayland; as long as a plain client would wait for its setup. */
@@ -55,8 +62,57 @@ static uint32_t area_size(void)
 	return (uint32_t)n;
 }
 
-/* Is there a stream half for the X server that listens behind fd? */
-static bool server_has_stream_half(int fd)
+/* X servers (listener pid and address) that closed the connection at our
+ * hello: no stream half behind them, whatever discovery says. Per process;
+ * a server is asked once, and a full table only means asking again. */
+struct no_ring_server {
+	pid_t pid;
+	socklen_t len;
+	struct sockaddr_un addr;
+};
+#define NO_RING_SERVERS 8
+static struct no_ring_server no_ring[NO_RING_SERVERS];
+static unsigned no_ring_next;
+static pthread_mutex_t no_ring_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool same_server(const struct no_ring_server *e, pid_t pid,
+			const struct sockaddr_un *a, socklen_t len)
+{
+	return e->len == len && e->pid == pid && !memcmp(&e->addr, a, len);
+}
+
+static bool known_without_ring(pid_t pid, const struct sockaddr_un *a, socklen_t len)
+{
+	bool found = false;
+	pthread_mutex_lock(&no_ring_lock);
+	for (unsigned i = 0; i < NO_RING_SERVERS && !found; i++)
+		found = same_server(&no_ring[i], pid, a, len);
+	pthread_mutex_unlock(&no_ring_lock);
+	return found;
+}
+
+static void remember_without_ring(pid_t pid, const struct sockaddr_un *a, socklen_t len)
+{
+	if (known_without_ring(pid, a, len))
+		return;
+	pthread_mutex_lock(&no_ring_lock);
+	struct no_ring_server *e = &no_ring[no_ring_next++ % NO_RING_SERVERS];
+	e->pid = pid;
+	e->len = len;
+	memcpy(&e->addr, a, len);
+	pthread_mutex_unlock(&no_ring_lock);
+}
+
+/* The X server behind fd: its listener's pid and address. */
+struct x_server {
+	pid_t pid;
+	socklen_t len;
+	struct sockaddr_un addr;
+};
+
+/* May the X server behind fd serve rings? A local one whose session has
+ * announced a stream half, and that has not closed a hello before. */
+static bool server_may_have_stream_half(int fd, struct x_server *x)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
@@ -65,19 +121,51 @@ static bool server_has_stream_half(int fd)
 	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &dlen) != 0 || domain != AF_UNIX ||
 	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.pid <= 0)
 		return false;
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	int n = snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1, "%s%d",
-			 SMT_STREAM_DISCOVERY, (int)cred.pid);
-	int d = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	x->pid = cred.pid;
+	x->len = sizeof(x->addr);
+	if (getpeername(fd, (struct sockaddr *)&x->addr, &x->len) != 0 ||
+	    x->len <= offsetof(struct sockaddr_un, sun_path) || x->len > sizeof(x->addr) ||
+	    x->addr.sun_family != AF_UNIX)
+		return false;
+	if (known_without_ring(x->pid, &x->addr, x->len))
+		return false;
+	/* Only a compositor of our own uid, in our private runtime directory,
+	 * announces one (x11ring_endpoint.h). */
+	char why[256];
+	int d = x11ring_endpoint_connect(X11RING_ENDPOINT_DISCOVERY, (long)cred.pid, NULL, why,
+					 sizeof(why));
 	if (d < 0)
 		return false;
-	socklen_t alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
-	bool found = connect(d, (struct sockaddr *)&addr, alen) == 0;
-	/* Only our own user's compositor (or root's) may announce one. */
-	if (found && getsockopt(d, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0)
-		found = cred.uid == getuid() || cred.uid == 0;
 	close(d);
-	return found;
+	return true;
+}
+
+/* The hello on fd got no usable answer: a new connection to the same
+ * address (the same listener) takes fd's number, with fd's flags, before
+ * libxcb sees it. */
+static bool reconnect_in_place(int fd, const struct x_server *x)
+{
+	int fl = fcntl(fd, F_GETFL);
+	int fdfl = fcntl(fd, F_GETFD);
+	int n = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fl < 0 || fdfl < 0 || n < 0) {
+		if (n >= 0)
+			close(n);
+		return false;
+	}
+	int r;
+	do
+		r = connect(n, (const struct sockaddr *)&x->addr, x->len);
+	while (r != 0 && errno == EINTR);
+	/* The same server? (Not a new one started at the same address.) */
+	struct ucred cred;
+	socklen_t clen = sizeof(cred);
+	bool ok = r == 0 && getsockopt(n, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0 &&
+		  cred.pid == x->pid &&
+		  dup3(n, fd, (fdfl & FD_CLOEXEC) ? O_CLOEXEC : 0) == fd &&
+		  fcntl(fd, F_SETFL, fl) == 0;
+	close(n);
+	return ok;
 }
 
 static bool send_hello(int fd, int memfd, int efd, uint32_t area)
@@ -96,7 +184,8 @@ static bool send_hello(int fd, int memfd, int efd, uint32_t area)
 }
 
 /* The ack: 1 = attached (fds filled), 0 = refused (plain), -1 = the
- * connection is unusable (no answer, or not an ack). */
+ * connection is unusable (no answer, or not an ack), -2 = the server closed
+ * it at the hello (no stream half). */
 static int receive_ack(int fd, int fds[3])
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -114,7 +203,12 @@ static int receive_ack(int fd, int fds[3])
 	struct iovec iov = { .iov_base = &ack, .iov_len = sizeof(ack) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
 			      .msg_controllen = sizeof(u.buf) };
-	ssize_t n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC | MSG_WAITALL);
+	ssize_t n;
+	do
+		n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC | MSG_WAITALL);
+	while (n < 0 && errno == EINTR);
+	if (n == 0 || (n < 0 && (errno == ECONNRESET || errno == EPIPE)))
+		return -2;
 	unsigned nfds = 0;
 	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msg); n > 0 && cm; cm = CMSG_NXTHDR(&msg, cm)) {
 		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
@@ -182,7 +276,8 @@ static bool create_ring(struct xstream *s, int *memfd)
 
 bool xstream_attach(int fd)
 {
-	if (!ring_wanted() || !server_has_stream_half(fd))
+	struct x_server x;
+	if (!ring_wanted() || !server_may_have_stream_half(fd, &x))
 		return false;
 	struct xstream *s = xstream_claim_slot();
 	if (!s) {
@@ -196,11 +291,6 @@ bool xstream_attach(int fd)
 		close(memfd);  /* the mapping keeps it */
 	int fds[3];
 	int r = sent ? receive_ack(fd, fds) : 0;
-	if (r < 0) {
-		/* The hello is out and no ack came: neither the socket nor the
-		 * ring is in a known state. libxcb will see the connection fail. */
-		shutdown(fd, SHUT_RDWR);
-	}
 	if (r == 1) {
 		s->status = map_server_page(fds[0], SMT_STATUS_MAGIC);
 		s->global = map_server_page(fds[1], SMT_GLOBAL_MAGIC);
@@ -211,7 +301,23 @@ bool xstream_attach(int fd)
 			xstream_publish_slot(s, fd);
 			return true;
 		}
-		shutdown(fd, SHUT_RDWR);  /* the server said yes but sent junk */
+		r = -1;  /* the server said yes but sent junk */
+	}
+	if (r < 0) {
+		/* The hello is out and no usable ack came back: the server
+		 * closed the connection (no stream half: remembered), answered
+		 * something else, or nothing for ACK_TIMEOUT_MS. Neither the
+		 * socket nor the ring is in a known state, so libxcb gets a new
+		 * connection in its place and meets the server as on a socket. */
+		if (r == -2)
+			remember_without_ring(x.pid, &x.addr, x.len);
+		if (reconnect_in_place(fd, &x))
+			xshim_debug("smt-x11ring: %s; reconnected, on the socket",
+				    r == -2 ? "the X server closed the connection at the ring's hello "
+					      "(it serves no rings)"
+					    : "no usable answer to the ring's hello");
+		else
+			shutdown(fd, SHUT_RDWR);  /* libxcb sees the connection fail */
 	}
 	xstream_free_slot(s);
 	return false;

@@ -12,11 +12,12 @@
 #include <wlr/util/log.h>
 
 #include "preload_path.h"
-#include "smt-ring.h"
+#include "x11ring_endpoint.h"
 
 struct x11ring_session {
 	int discovery_fd;
 	struct wl_event_source *discovery;
+	char discovery_path[108];
 };
 
 /* Build tree first (a developer's session), then the installed files. */
@@ -29,29 +30,13 @@ static const char *find_file(const char *env, const char *built, const char *ins
 }
 
 /* Clients only connect to learn that we exist; close at once so that the
- * backlog never fills. */
+ * backlog never fills. Nothing is written: the answer is the connection. */
 static int handle_discovery(int fd, uint32_t mask, void *data)
 {
 	int c;
 	while ((c = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0)
 		close(c);
 	return 0;
-}
-
-static int listen_discovery(void)
-{
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	int n = snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1, "%s%d",
-			 SMT_STREAM_DISCOVERY, (int)getpid());
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -1;
-	socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
-	if (bind(fd, (struct sockaddr *)&addr, len) != 0 || listen(fd, 128) != 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
 }
 
 struct x11ring_session *x11ring_session_create(struct wl_event_loop *loop)
@@ -69,12 +54,22 @@ struct x11ring_session *x11ring_session_create(struct wl_event_loop *loop)
 	if (s == NULL) {
 		return NULL;
 	}
-	s->discovery_fd = listen_discovery();
+	/* In the private runtime directory: nobody else can take its name
+	 * first. One we find served already (another compositor of ours with
+	 * this pid, in a shared runtime directory) is reported and left alone:
+	 * the session then runs without the ring, every X program on the
+	 * socket. */
+	char why[256];
+	s->discovery_fd = x11ring_endpoint_listen(X11RING_ENDPOINT_DISCOVERY, (long)getpid(),
+						  why, sizeof(why));
 	if (s->discovery_fd < 0) {
-		wlr_log_errno(WLR_ERROR, "X ring discovery socket");
+		wlr_log(WLR_ERROR, "X ring discovery socket not created (%s): X programs of this "
+			"session use the socket", why);
 		free(s);
 		return NULL;
 	}
+	x11ring_endpoint_path(X11RING_ENDPOINT_DISCOVERY, (long)getpid(), s->discovery_path,
+			      sizeof(s->discovery_path), why, sizeof(why));
 	s->discovery = wl_event_loop_add_fd(loop, s->discovery_fd, WL_EVENT_READABLE,
 		handle_discovery, s);
 	char *list = preload_list(getenv("LD_PRELOAD"), shim, NULL, true);
@@ -111,6 +106,15 @@ void x11ring_session_destroy(struct x11ring_session *s)
 	if (s->discovery != NULL) {
 		wl_event_source_remove(s->discovery);
 	}
-	close(s->discovery_fd);
+	if (s->discovery_fd >= 0) {
+		close(s->discovery_fd);
+		unlink(s->discovery_path);
+	}
+	/* Xwayland removes its statistics socket as it exits; one killed
+	 * leaves it behind, named after us: the session ends here. */
+	char stats[108], why[256];
+	if (x11ring_endpoint_path(X11RING_ENDPOINT_STATS, (long)getpid(), stats, sizeof(stats),
+				  why, sizeof(why)))
+		unlink(stats);
 	free(s);
 }

@@ -3,6 +3,13 @@
  * 'l' and is left alone; a smt_stream_hello (first byte 0) with a sealed
  * memfd and an eventfd gets a ring. Whatever the hello gets wrong, the
  * client hears why in the ack and stays on the socket.
+ *
+ * Only a peer of the X server's own uid is listened to (docs/x11.md,
+ * "Trust model"): it could attach a debugger to Xwayland anyway, so a ring
+ * gives it nothing new. Anybody else's connection is not even looked at:
+ * its first byte goes to the X server as on any socket, which closes a
+ * connection whose byte order is 0, before authorization. It holds no
+ * ring slot, no fd of ours, no memory of ours and writes no log line.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,6 +23,7 @@
 #include <unistd.h>
 
 #include "scm_rights.h"
+#include "x11ring_endpoint.h"
 #include "xconn.h"
 
 static struct smt_global_status *global;
@@ -152,6 +160,13 @@ static uint32_t attach(struct xconn *c, int memfd, int efd, uint32_t area_size)
 
 void xconn_handshake(struct xconn *c)
 {
+	/* Asked again rather than trusting track(): a failed getsockopt there
+	 * must not let a peer in here. */
+	if (c->other_user || !x11ring_peer_is_us(c->fd, NULL)) {
+		c->other_user = true;
+		c->state = XCONN_PLAIN;
+		return;
+	}
 	struct smt_stream_hello hello;
 	ssize_t n = recv(c->fd, &hello, sizeof(hello), MSG_PEEK | MSG_DONTWAIT);
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))

@@ -5,7 +5,6 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,22 +71,21 @@ __attribute__((constructor)) static void resolve_real(void)
 	real_dup3 = (__typeof__(real_dup3))dlsym(RTLD_NEXT, "dup3");
 	real_writev = (__typeof__(real_writev))dlsym(RTLD_NEXT, "writev");
 	real_sendmsg = (__typeof__(real_sendmsg))dlsym(RTLD_NEXT, "sendmsg");
-	forget_preload();
-	xconn_stats_init();
 }
 
-void xconn_log(const struct xconn *c, const char *fmt, ...)
+/* The process that registers fds with epoll is the X server. A wrapper
+ * script's shell that execs Xwayland, or the shell Xwayland runs xkbcomp
+ * with, loads this library too and must neither drop it from LD_PRELOAD
+ * (the wrapper's Xwayland would run without it) nor take the statistics
+ * socket. */
+static void become_server(void)
 {
-	char msg[256];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (c)
-		fprintf(stderr, "smt-x11ring: client fd %d (pid %d, %s): %s\n", c->fd,
-			(int)c->pid, c->comm, msg);
-	else
-		fprintf(stderr, "smt-x11ring: %s\n", msg);
+	static bool done;
+	if (done)
+		return;
+	done = true;
+	forget_preload();
+	xconn_stats_init();
 }
 
 struct xconn *xconn_get(int fd)
@@ -120,6 +118,7 @@ static void track(int fd)
 	socklen_t len = sizeof(cred);
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
 		c->pid = cred.pid;
+		c->other_user = cred.uid != geteuid();
 		char path[64];
 		snprintf(path, sizeof(path), "/proc/%d/comm", (int)cred.pid);
 		FILE *f = fopen(path, "re");
@@ -145,7 +144,7 @@ static void untrack(int fd)
 		const char *v = getenv("SMT_X11RING_LOG");
 		log_closes = v && *v == '1';
 	}
-	if (log_closes) {
+	if (log_closes && !c->other_user) {
 		char line[512];
 		if (xconn_format(line, sizeof(line), c) > 0)
 			fprintf(stderr, "smt-x11ring: closed: %s", line);
@@ -269,6 +268,7 @@ EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 
 EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 {
+	become_server();
 	struct xconn *c = xconn_get(fd);
 	/* Each time a ring client's read finds nothing, the X server re-arms
 	 * its edge-triggered socket: a syscall that buys nothing here, since

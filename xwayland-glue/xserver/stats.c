@@ -1,8 +1,10 @@
 /*
- * `smt-x11run --stats`: an abstract unix socket named
- * SMT_STREAM_DISCOVERY "stats-" <key>, where <key> is the SO_PEERCRED pid of
- * the X socket (the compositor, which exports it to us as SMT_X11RING_KEY).
- * A connection gets one line per X client and is closed; no request.
+ * `smt-x11run --stats`: the statistics endpoint (x11ring_endpoint.h,
+ * $XDG_RUNTIME_DIR/smtwc-x11ring-<key>.stats), where <key> is the
+ * SO_PEERCRED pid of the X socket (the compositor, which exports it to us as
+ * SMT_X11RING_KEY). A connection gets one line per X client and is closed;
+ * no request. Only our own uid gets anything: the lines name every X client
+ * and their counters move with each keystroke.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,9 +15,23 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "x11ring_endpoint.h"
 #include "xconn.h"
 
 static int stats_fd = -1;
+static char stats_path[108];
+static pid_t stats_owner;  /* a forked child that exits leaves it alone */
+
+/* Connections answered per wake-up: a reader flooding the socket delays
+ * the X server by at most this many answers before it serves its clients
+ * again (epoll reports the rest next time round). */
+#define STATS_ACCEPTS_PER_WAKEUP 4
+
+static void remove_stats_socket(void)
+{
+	if (stats_path[0] && getpid() == stats_owner)
+		unlink(stats_path);
+}
 
 int xconn_stats_fd(void)
 {
@@ -25,35 +41,39 @@ int xconn_stats_fd(void)
 void xconn_stats_init(void)
 {
 	const char *key = getenv("SMT_X11RING_KEY");
-	if (!key || !*key)
+	char *end;
+	long k = key ? strtol(key, &end, 10) : 0;
+	if (!key || !*key || *end || k <= 0)
 		return;
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	int len = snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1, "%sstats-%s",
-			   SMT_STREAM_DISCOVERY, key);
-	if (len <= 0 || (size_t)len >= sizeof(addr.sun_path) - 1)
-		return;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return;
-	socklen_t alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len);
-	if (bind(fd, (struct sockaddr *)&addr, alen) != 0 || listen(fd, 8) != 0) {
-		xconn_log(NULL, "no statistics socket: %s", strerror(errno));
-		real_close(fd);
+	char why[256];
+	int fd = x11ring_endpoint_listen(X11RING_ENDPOINT_STATS, k, why, sizeof(why));
+	if (fd < 0) {
+		/* Taken by a process of ours we do not know, or no private
+		 * runtime directory: said loudly, and then nothing is served. */
+		xconn_log(NULL, "no statistics socket: %s; smt-x11run --stats will not show "
+			  "this X server's connections", why);
 		return;
 	}
 	stats_fd = fd;
+	if (x11ring_endpoint_path(X11RING_ENDPOINT_STATS, k, stats_path, sizeof(stats_path),
+				  why, sizeof(why))) {
+		stats_owner = getpid();
+		atexit(remove_stats_socket);
+	}
 }
 
 int xconn_format(char *buf, size_t n, const struct xconn *c)
 {
 	const struct smt_ring_header *h = c->map ? c->rd.hdr : NULL;
 	const char *mode = c->state == XCONN_RING ? "ring" : "socket";
+	char comm[16];
+	xconn_printable_comm(c, comm);
 	return snprintf(buf, n,
 			"fd=%d pid=%d comm=%s transport=%s requests=%llu ring_bytes=%llu "
 			"socket_bytes=%llu wakeups_from_client=%llu wakeups_to_client=%llu "
 			"client_wakeups_sent=%llu client_full_waits=%llu fd_messages=%llu answers=%llu "
 			"reverted=%d error=%d\n",
-			c->fd, (int)c->pid, c->comm[0] ? c->comm : "?", mode,
+			c->fd, (int)c->pid, comm, mode,
 			(unsigned long long)c->rd.count.requests,
 			(unsigned long long)c->rd.tail,
 			(unsigned long long)c->plain_bytes,
@@ -68,10 +88,14 @@ int xconn_format(char *buf, size_t n, const struct xconn *c)
 
 void xconn_stats_serve(void)
 {
-	for (;;) {
+	for (int i = 0; i < STATS_ACCEPTS_PER_WAKEUP; i++) {
 		int fd = real_accept4(stats_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (fd < 0)
 			return;
+		if (!x11ring_peer_is_us(fd, NULL)) {
+			real_close(fd);  /* another uid: not a byte */
+			continue;
+		}
 		unsigned n;
 		struct xconn **all = xconn_all(&n);
 		size_t cap = 256 + (size_t)n * 320, len = 0;

@@ -37,7 +37,8 @@ struct xconn {
 	int fd;
 	enum xconn_state state;
 	pid_t pid;
-	char comm[16];
+	char comm[16];           /* as /proc says: the client chooses it */
+	bool other_user;         /* SO_PEERCRED uid is not ours: never a ring */
 	/* What the X server asked epoll for on this socket. */
 	int epfd;
 	uint32_t xevents;
@@ -110,7 +111,15 @@ int xconn_format(char *buf, size_t n, const struct xconn *c);
 uint64_t xconn_now_ns(void);
 #define XCONN_SPIN_US_DEFAULT 50
 
+/* log.c: one line on stderr (the compositor's log), at most
+ * XCONN_LOG_BURST at once and XCONN_LOG_PER_SEC after that, whatever
+ * clients do; how many were left out is said in the next line written.
+ * The client's comm is printed with anything but [A-Za-z0-9._-] as '?'. */
 void xconn_log(const struct xconn *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+#define XCONN_LOG_BURST 20
+#define XCONN_LOG_PER_SEC 2
+/* c's comm as it may be printed (log lines, statistics). */
+void xconn_printable_comm(const struct xconn *c, char out[16]);
 
 #endif
