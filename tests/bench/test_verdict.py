@@ -77,6 +77,10 @@ class Verdicts(unittest.TestCase):
     def test_counts_may_be_zero(self):
         c2s = V.value_interval([0.0, 0.0, 0.0], log=False)    # per 10k commands, < 1
         self.assertEqual(V.verdict(c2s, 1.0, higher=False), V.MET)
+        near0 = V.value_interval([0.001, 0.02, 0.004], log=False, scale=1.0)
+        self.assertEqual(V.verdict(near0, 1.0, higher=False), V.MET)
+        self.assertFalse(near0.wide)                          # narrow against the target 1
+        self.assertTrue(V.value_interval([0.001, 0.02, 0.004], log=False).wide)
         with self.assertRaises(ValueError):
             V.value_interval([0.0, 1.0])                      # a rate of 0 has no log
 

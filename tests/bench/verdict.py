@@ -65,8 +65,9 @@ class Interval:
     """A figure measured in rounds: its median, the min and max of the
     rounds, and the 95% interval (lo, hi) that verdicts are judged on."""
 
-    def __init__(self, values, lo, hi):
+    def __init__(self, values, lo, hi, scale=None):
         self.values = list(values)
+        self.scale = scale
         self.n = len(self.values)
         self.median = statistics.median(self.values) if self.values else math.nan
         self.min = min(self.values) if self.values else math.nan
@@ -79,9 +80,14 @@ class Interval:
 
     @property
     def wide(self):
-        """Too wide to judge anything within WIDE of it (or undefined)."""
+        """Too wide to judge anything within WIDE of it (or undefined). A
+        plain (not log) interval is measured against its scale, the size
+        of what it is judged against (a count near 0 against a target of
+        1: [0.00-0.02] is narrow)."""
         if not self.decided:
             return True
+        if self.scale is not None:
+            return self.hi - self.lo > (WIDE - 1) * self.scale
         if self.lo <= 0:
             return self.hi > self.lo
         return self.hi / self.lo > WIDE
@@ -121,17 +127,18 @@ def _positive(values, what):
     return values
 
 
-def value_interval(values, log=True):
+def value_interval(values, log=True, scale=None):
     """A positive figure (a rate, a latency) measured once per round. log:
     the interval of the geometric mean (rates and times are judged in
     proportion); log=False: of the plain mean, for figures that may be 0
-    (a count per 10,000 commands, a share)."""
+    (a count per 10,000 commands, a share), whose width is "wide" against
+    scale (default: the median's size)."""
     if not log:
         values = [float(v) for v in values]
         lo, hi = _t_interval(values)
-        if not math.isfinite(lo):
-            return Interval(values, -math.inf, math.inf)
-        return Interval(values, lo, hi)
+        if scale is None and values:
+            scale = abs(statistics.median(values))
+        return Interval(values, lo, hi, scale)
     values = _positive(values, "value_interval")
     lo, hi = _exp(*_t_interval([math.log(v) for v in values]))
     if hi == math.inf:
