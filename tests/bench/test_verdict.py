@@ -128,6 +128,12 @@ class Verdicts(unittest.TestCase):
         self.assertEqual(t.summary(), "targets: 1 met, 1 missed, 2 undecided of 4; "
                          "1 with a spread too wide to judge (interval > x1.25)")
 
+    def test_all_of(self):
+        self.assertEqual(V.all_of([V.MET, V.MET]), V.MET)
+        self.assertEqual(V.all_of([V.MET, V.UNDECIDED]), V.UNDECIDED)
+        self.assertEqual(V.all_of([V.UNDECIDED, V.MISSED, V.MET]), V.MISSED)
+        self.assertEqual(V.all_of([]), V.UNDECIDED)
+
     def test_load_text(self):
         self.assertIn("before", V.load_text(V.loadavg(), None))
 

@@ -212,6 +212,12 @@ class Tally:
         self.rows.append((name, iv, target, higher, v))
         return v
 
+    def record(self, name, iv, target, higher, v):
+        """A verdict reached otherwise (all_of over several intervals); iv
+        the one to show beside it (the closest to the target)."""
+        self.rows.append((name, iv, target, higher, v))
+        return v
+
     def count(self, v):
         return sum(1 for r in self.rows if r[4] == v)
 
@@ -260,3 +266,14 @@ METHOD = (f"median [95% interval: Student-t of the mean of the per-round logs; "
           f"paired per round for ratios]; verdict on the interval: ok = met (all of it "
           f"clears the target), MISS = missed (none of it does), ?? = undecided; "
           f"'wide' = interval > x{WIDE:g}")
+
+
+def all_of(verdicts):
+    """One verdict over several ("no case below ..."): MISSED if any is
+    missed, MET if all are met, else UNDECIDED."""
+    verdicts = list(verdicts)
+    if any(v == MISSED for v in verdicts):
+        return MISSED
+    if verdicts and all(v == MET for v in verdicts):
+        return MET
+    return UNDECIDED
