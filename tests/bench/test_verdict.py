@@ -59,6 +59,7 @@ class Verdicts(unittest.TestCase):
         self.assertEqual(V.verdict(iv, 1.0), V.UNDECIDED)
         self.assertEqual(V.verdict(iv, 100.0), V.UNDECIDED)
         self.assertEqual(iv.text(), "5.00 [-]")
+        self.assertEqual(V.value_interval([0.05, 39.0]).text(), "19.52 [0.00-3.3e+18]")
 
     def test_lower_is_better(self):
         lat = V.value_interval([1.1, 1.3, 1.2, 1.25, 1.15])    # ms, target <= 2

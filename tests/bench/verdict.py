@@ -98,7 +98,10 @@ class Interval:
             return "-"
         if not self.decided:
             return f"{self.median:.{prec}f} [-]"
-        return f"{self.median:.{prec}f} [{self.lo:.{prec}f}-{self.hi:.{prec}f}]"
+
+        def num(v):  # an interval of 2 rounds can reach 1e18: keep it short
+            return f"{v:.{prec}f}" if abs(v) < 1e5 else f"{v:.1e}"
+        return f"{num(self.median)} [{num(self.lo)}-{num(self.hi)}]"
 
     def __repr__(self):
         return f"Interval({self.text(4)}, n={self.n})"
