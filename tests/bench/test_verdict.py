@@ -5,6 +5,7 @@ unpaired (Welch) ratio, the warnings and the summary's counts."""
 import math
 import os
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -134,6 +135,29 @@ class Verdicts(unittest.TestCase):
         self.assertEqual(V.all_of([V.MET, V.UNDECIDED]), V.UNDECIDED)
         self.assertEqual(V.all_of([V.UNDECIDED, V.MISSED, V.MET]), V.MISSED)
         self.assertEqual(V.all_of([]), V.UNDECIDED)
+
+    def test_compare_runs(self):
+        """Two runs' verdict files: alike, decided by one only, flipped."""
+        met = self.ratio([0.97, 0.99, 0.96, 1.00, 0.98, 0.97])
+        missed = self.ratio([0.80, 0.82, 0.79, 0.83, 0.81, 0.80])
+        und = self.ratio([0.86, 0.95, 0.88, 0.93, 0.87, 0.94])
+        full, quick = V.Tally(), V.Tally()
+        for name, a, b in (("same", met, met), ("one", missed, und), ("both-und", und, und),
+                           ("flip", met, missed)):
+            full.judge(name, a, 0.9)
+            quick.judge(name, b, 0.9)
+        quick.judge("new", met, 0.9)
+        with tempfile.TemporaryDirectory() as d:
+            fa, fb = os.path.join(d, "a.csv"), os.path.join(d, "b.csv")
+            full.write(fa)
+            quick.write(fb)
+            lines, flips = V.compare(fa, fb)
+            self.assertEqual(flips, ["flip"])
+            self.assertEqual(lines[0], "4 targets in both runs: 1 decided alike by both, "
+                             "1 flipped, 1 decided by one run only, 1 undecided in both")
+            self.assertIn("new", lines[1])
+            self.assertEqual(V.main(["verdict.py", "compare", fa, fa]), 0)
+            self.assertEqual(V.main(["verdict.py", "compare", fa, fb]), 1)
 
     def test_load_text(self):
         self.assertIn("before", V.load_text(V.loadavg(), None))

@@ -30,9 +30,11 @@ i.e. the machine moved too much during the run to judge anything close.
 Only the standard library: the statistics must not depend on numpy being
 importable (the smoke runs and the unit test run under any python3).
 """
+import csv
 import math
 import os
 import statistics
+import sys
 
 CONFIDENCE = 0.95
 # An interval wider than this (hi / lo, about +-12% around the middle) is
@@ -227,6 +229,20 @@ class Tally:
     def wide(self):
         return [r[0] for r in self.rows if r[1] is not None and r[1].wide]
 
+    FIELDS = ["target", "median", "lo", "hi", "rounds", "threshold", "better", "verdict",
+              "wide"]
+
+    def write(self, path):
+        """Every verdict of the run as CSV (FIELDS), for compare()."""
+        with open(path, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(self.FIELDS)
+            for name, iv, target, higher, v in self.rows:
+                w.writerow([name] + ([f"{iv.median:.6g}", f"{iv.lo:.6g}", f"{iv.hi:.6g}", iv.n]
+                                     if iv is not None else ["", "", "", 0]) +
+                           [target_text(target, higher), "higher" if higher else "lower", v,
+                            "yes" if iv is None or iv.wide else "no"])
+
     def summary(self):
         s = (f"targets: {self.count(MET)} met, {self.count(MISSED)} missed, "
              f"{self.count(UNDECIDED)} undecided of {len(self.rows)}")
@@ -280,3 +296,52 @@ def all_of(verdicts):
     if verdicts and all(v == MET for v in verdicts):
         return MET
     return UNDECIDED
+
+
+def compare(path_a, path_b):
+    """Two runs' verdict CSVs (Tally.write): (lines to print, flips). A
+    flip is a target one run calls met and the other missed; a target
+    decided in one run and undecided in the other is no contradiction."""
+    def read(path):
+        with open(path, newline="") as f:
+            return {r["target"]: r for r in csv.DictReader(f)}
+    a, b = read(path_a), read(path_b)
+    both = [t for t in a if t in b]
+    flips, agree, one = [], 0, 0
+    for t in both:
+        va, vb = a[t]["verdict"], b[t]["verdict"]
+        if UNDECIDED in (va, vb):
+            one += va != vb
+            continue
+        if va == vb:
+            agree += 1
+        else:
+            flips.append(t)
+    lines = [f"{len(both)} targets in both runs: {agree} decided alike by both, "
+             f"{len(flips)} flipped, {one} decided by one run only, "
+             f"{len(both) - agree - len(flips) - one} undecided in both"]
+    only = sorted(set(a) ^ set(b))
+    if only:
+        lines.append(f"{len(only)} targets in one run only (ignored): {', '.join(only[:5])}"
+                     f"{' ...' if len(only) > 5 else ''}")
+    for t in flips:
+        lines.append(f"  FLIP {t}: {a[t]['verdict']} {a[t]['median']} [{a[t]['lo']}-"
+                     f"{a[t]['hi']}] against {b[t]['verdict']} {b[t]['median']} "
+                     f"[{b[t]['lo']}-{b[t]['hi']}]")
+    return lines, flips
+
+
+def main(argv):
+    """verdict.py compare A.csv B.csv: do two runs of a benchmark agree on
+    every target both decide? Exit status 1 if any verdict flipped."""
+    if len(argv) != 4 or argv[1] != "compare":
+        print("usage: verdict.py compare RUN-A-verdicts.csv RUN-B-verdicts.csv",
+              file=sys.stderr)
+        return 2
+    lines, flips = compare(argv[2], argv[3])
+    print("\n".join(lines))
+    return 1 if flips else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -13,7 +13,8 @@ ring and back: the scheduler's answer) and `smt-hostile sync-probe`
 compositor's fd count and RSS are sampled from /proc. Every process started
 is ended by its pid; the compositor runs in its own XDG_RUNTIME_DIR.
 
-Prints a Markdown table (docs/reliability.md, "Hostile fairness"), with the
+Prints a Markdown table (docs/reliability.md, "Hostile fairness"; --out:
+also into FILE, and its verdicts into FILE's name with -verdicts.csv), with the
 machine's CPU pressure (PSI "some", last 10 s) at the end of each attack.
 Every attack runs in R rounds (default 3; the attacks in reverse order in
 every other round): the table shows the median of the rounds with their
@@ -298,7 +299,9 @@ def main():
     finally:
         bench.finish()
 
-    lines, _ = report(rows, args, after, load_before)
+    lines, tally = report(rows, args, after, load_before)
+    if args.out:
+        tally.write(os.path.splitext(args.out)[0] + "-verdicts.csv")
     text = "\n".join(lines)
     print(text)
     if args.out:

@@ -95,6 +95,9 @@ with open(out_csv, "w", newline="") as fh:
     for r in out:
         w.writerow({k: (f"{v:.4f}" if isinstance(v, float) else v) for k, v in r.items()})
 print("wrote", out_csv)
+verdicts_csv = os.path.join(os.path.dirname(out_csv), "bench-images-verdicts.csv")
+tally.write(verdicts_csv)
+print("wrote", verdicts_csv)
 
 import matplotlib  # noqa: E402
 matplotlib.use("Agg")

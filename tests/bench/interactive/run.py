@@ -560,6 +560,8 @@ def main():
             f.write("  %-4s %-66s %s\n" % (V.short(res), name,
                                            iv.text(3) if iv is not None else "-"))
         f.write(tally.summary() + "\n" + V.load_text(load_before, V.loadavg()) + "\n")
+    files["verdicts"] = os.path.join(out, "scheduler-verdicts.csv")
+    tally.write(files["verdicts"])
 
     # ---- plots ----------------------------------------------------------------------
     def cdf(ax, v, label):

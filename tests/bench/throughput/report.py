@@ -7,7 +7,8 @@ usage: report.py [--load-before "LOADAVG"] [--rounds R] [--limit 'LIMIT-*.csv']
 
 Each RAW glob names one smt-perf CSV per round (-r 1): RAW-X11 with
 --objects x11 (x11perf's objects per request), RAW-1 with --objects 1;
-LIMIT one smt-perf --raw CSV per round. X11PERF.txt: a line per test, its
+LIMIT one smt-perf --raw CSV per round. Besides OUT.csv, every verdict goes
+to bench-throughput-verdicts.csv beside it (verdict.py compare). X11PERF.txt: a line per test, its
 name, a tab, then x11perf's "reps @" line of every repetition, tab-separated.
 Rates are the median of the rounds; ratios the median of the per-round
 ratios (ring/local, ring/socket measured side by side in each round) with
@@ -287,6 +288,9 @@ with open(out_csv, "w", newline="") as fh:
     for r in out:
         w.writerow({k: (f"{v:.4g}" if isinstance(v, float) else v) for k, v in r.items()})
 print(f"wrote {out_csv}")
+verdicts_csv = os.path.join(os.path.dirname(out_csv), "bench-throughput-verdicts.csv")
+tally.write(verdicts_csv)
+print(f"wrote {verdicts_csv} (compare two runs: tests/bench/verdict.py compare A B)")
 with open(out_md, "w") as fh:
     fh.write("```\n" + text + "\n```\n")
 print(f"wrote {out_md}")

@@ -337,6 +337,7 @@ def run(h, args):
         rows = summarize(measure(s, args), args)
     text = table(rows, args, machine(), load_before)
     print("\n" + text + "\n")
+    targets(rows)[1].write(os.path.join(out, "x11ring-verdicts.csv"))
     with open(os.path.join(out, "x11ring.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()
