@@ -338,7 +338,11 @@ def main(argv):
         print("usage: verdict.py compare RUN-A-verdicts.csv RUN-B-verdicts.csv",
               file=sys.stderr)
         return 2
-    lines, flips = compare(argv[2], argv[3])
+    try:
+        lines, flips = compare(argv[2], argv[3])
+    except (OSError, KeyError) as e:
+        print(f"verdict.py compare: {e}", file=sys.stderr)
+        return 2
     print("\n".join(lines))
     return 1 if flips else 0
 
