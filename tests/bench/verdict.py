@@ -15,10 +15,13 @@ the log means when they are not), turned back by exp: an interval of the
 geometric mean, symmetric in ratio terms (x0.9 and x1.1 weigh alike). Why
 this and not min-max or a bootstrap: the t quantile and the 1/sqrt(n) both
 widen the interval as rounds get fewer (n = 3: t = 4.30; n = 6: 2.57), so
-a --quick run with fewer or shorter, noisier rounds decides less, not
-differently; min-max and a percentile bootstrap of 3 rounds never reach
-beyond the 3 values seen, so they are narrower with fewer rounds, which is
-what made verdicts flip. One round gives no interval: undecided.
+a --quick run with fewer or shorter, noisier rounds decides less rather
+than differently; min-max and a percentile bootstrap of 3 rounds never
+reach beyond the 3 values seen, so they are narrower with fewer rounds and
+a short run would decide more, and sometimes differently. One round gives
+no interval: undecided. Limits: a 95% interval misses the true value one
+time in twenty, and the machine's load changes the true value of a ratio
+that needs two free cores; compare() finds the flips that remain.
 
 Verdicts against a target (higher is better unless said):
   met        the whole interval clears the target
@@ -36,7 +39,6 @@ import os
 import statistics
 import sys
 
-CONFIDENCE = 0.95
 # An interval wider than this (hi / lo, about +-12% around the middle) is
 # flagged: too wide to judge a target within that distance.
 WIDE = 1.25
