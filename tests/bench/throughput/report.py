@@ -2,18 +2,19 @@
 """Combine smt-perf (local/ring/socket) and x11perf results: tables with
 every figure's spread, verdicts on the targets, CSV, plot.
 usage: report.py [--load-before "LOADAVG"] [--rounds R] [--limit 'LIMIT-*.csv']
-                 'RAW-X11-*.csv' 'RAW-1-*.csv' X11PERF.txt OUT.csv OUT.png OUT.md [BENCHMARKS.md]
+                 'RAW-X11-*.csv' 'RAW-1-*.csv' 'X11PERF-*.txt' OUT.csv OUT.png OUT.md
+                 [BENCHMARKS.md]
        report.py --sizes SIZES.csv
 
 Each RAW glob names one smt-perf CSV per round (-r 1): RAW-X11 with
 --objects x11 (x11perf's objects per request), RAW-1 with --objects 1;
 LIMIT one smt-perf --raw CSV per round. Besides OUT.csv, every verdict goes
-to bench-throughput-verdicts.csv beside it (verdict.py compare). X11PERF.txt: a line per test, its
-name, a tab, then x11perf's "reps @" line of every repetition, tab-separated.
-Rates are the median of the rounds; ratios the median of the per-round
-ratios (ring/local, ring/socket measured side by side in each round) with
-a 95% interval, ring/X the ratio of the medians with Welch's interval (X
-ran after smt-perf); targets are judged on the intervals
+to bench-throughput-verdicts.csv beside it (verdict.py compare). X11PERF-*:
+one file per round, a line per test: its name, a tab, x11perf's "reps @"
+line (or one file, each line holding every round's, tab-separated). Rates are the median of the rounds; ratios the median of the
+per-round ratios with a 95% interval: ring/local and ring/socket measured
+side by side in each round, ring/X within the same round (x11perf runs
+after smt-perf in each round); targets are judged on the intervals
 (tests/bench/verdict.py). BENCHMARKS.md, if it exists, gets the tables
 between its "<!-- throughput-table:begin -->" and "...:end -->" lines."""
 import csv
@@ -27,15 +28,19 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import verdict as V  # noqa: E402
 
 
+def round_files(pattern):
+    """The files of a glob in round order (x-2 before x-10)."""
+    return sorted(glob.glob(pattern), key=lambda p: [int(x) if x.isdigit() else x
+                                                      for x in re.split(r"(\d+)", p)])
+
+
 def load(pattern):
     """{case: {transport: [row of each round]}}, the case order, and the
     per-round files in order: one file per round, so a case's rounds line
     up across transports (a round where one transport is missing is left
     out of that case's paired ratios, see paired())."""
     rows, order = {}, []
-    files = sorted(glob.glob(pattern), key=lambda p: [int(x) if x.isdigit() else x
-                                                       for x in re.split(r"(\d+)", p)])
-    for rnd, path in enumerate(files):
+    for rnd, path in enumerate(round_files(pattern)):
         for r in csv.DictReader(open(path)):
             c = r["case"]
             if c not in order:
@@ -92,14 +97,18 @@ raw_x, raw_1, xtxt, out_csv, out_png, out_md = args[:6]
 bench_md = args[6] if len(args) > 6 else None
 batched, order_b = load(raw_x)
 single, order_s = load(raw_1)
-x = {}
-for line in open(xtxt):
-    if "\t" not in line:
-        continue
-    name, rest = line.split("\t", 1)
-    rates = [float(m) for m in re.findall(r"\(\s*([0-9.]+)/sec\)", rest)]
-    if rates:
-        x[name.strip()] = rates
+x = {}   # x11perf test: {round: objects/s}
+for rnd, path in enumerate(round_files(xtxt)):
+    for line in open(path):
+        if "\t" not in line:
+            continue
+        name, rest = line.split("\t", 1)
+        # One "reps @" line per file and round; a single file may also hold
+        # every round's lines on one line, tab-separated (-repeat R).
+        rates = [float(v) for v in re.findall(r"\(\s*([0-9.]+)/sec\)", rest)]
+        for k, v in enumerate(rates):
+            if v > 0:
+                x.setdefault(name.strip(), {})[rnd + k] = v
 
 # The issue's targets (docs/benchmarks.md). ring/X on every case x11perf
 # has; noop twice X's NoOperation; 3x socket for noop and rect1 one object
@@ -129,6 +138,13 @@ def paired(rows, c, a, b):
 def ratio_iv(rows, c, a, b):
     na, nb = paired(rows, c, a, b)
     return V.ratio_interval(na, nb) if na and all(v > 0 for v in na + nb) else None
+
+
+def ring_x_iv(rows, c, xr):
+    """ring/X paired by round: smt-perf's ring and x11perf of the same round."""
+    ring = {r["round"]: float(r["ops_per_s"]) for r in rows.get(c, {}).get("ring", [])}
+    both = sorted(k for k in ring if k in xr and ring[k] > 0)
+    return V.ratio_interval([ring[k] for k in both], [xr[k] for k in both]) if both else None
 
 
 def c2s10k(rows, c):
@@ -193,9 +209,10 @@ def table(title, rows, order, mode):
         objs = int(first["objects_per_command"])
         # X batches per request; only the batched table compares with it
         # (and noop, the same in both).
-        xv = x.get(xt) if xt and (mode == "x11" or c == "noop") else None
+        xr = x.get(xt) if xt and (mode == "x11" or c == "noop") else None
+        xv = list(xr.values()) if xr else None
         rl, rs = ratio_iv(rows, c, "ring", "local"), ratio_iv(rows, c, "ring", "socket")
-        rx = V.ratio_interval(ri, xv, paired=False) if ri and xv else None
+        rx = ring_x_iv(rows, c, xr) if xr else None
         wk = c2s10k(rows, c)
         sp = spread(rows, c)
         v = verdicts(mode, c, rl, rs, rx, wk)
@@ -233,8 +250,8 @@ lines.append(tally.summary())
 lines.append(f"{nrounds} rounds{'' if rounds_asked in (None, nrounds) else f' of {rounds_asked}'}; "
              f"{V.load_text(load_before, V.loadavg())}")
 lines.append(f"Reading: {V.METHOD}; '~' marks it on a target. spread: the widest "
-             f"(max-min)/median of a transport's rate over the rounds. r/X: ratio of the "
-             f"medians, Welch's interval (x11perf -repeat, after smt-perf). c2s/10k: "
+             f"(max-min)/median of a transport's rate over the rounds. r/X: paired by round "
+             f"(x11perf after smt-perf in each round). c2s/10k: "
              f"client-to-server eventfd writes per 10,000 ring commands (median round).")
 und = [r for r in tally.rows if r[4] != V.MET]
 if und:
