@@ -161,6 +161,10 @@ class Verdicts(unittest.TestCase):
 
     def test_load_text(self):
         self.assertIn("before", V.load_text(V.loadavg(), None))
+        cpus = os.cpu_count()
+        quiet, busy = (0.1, 0.1, 0.1, "1/100"), (cpus + 1.0, 1.0, 1.0, "9/100")
+        self.assertNotIn("WARNING", V.load_text(quiet, quiet))
+        self.assertIn("WARNING: busier than its CPUs", V.load_text(quiet, busy))
 
 
 if __name__ == "__main__":

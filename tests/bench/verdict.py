@@ -276,11 +276,19 @@ def loadavg():
 
 
 def load_text(before, after):
-    """'load 1.20/0.90/0.40 before, 3.10/1.50/0.60 after (1/5/15 min), 2 CPUs'."""
+    """'load average 1.20/0.90/0.40 before, 3.10/1.50/0.60 after (1/5/15 min),
+    2 CPUs', and a warning when the 1-minute load exceeded the CPUs."""
     def one(x):
         return "?" if x is None else f"{x[0]:.2f}/{x[1]:.2f}/{x[2]:.2f}"
-    return (f"load average {one(before)} before, {one(after)} after (1/5/15 min), "
-            f"{os.cpu_count()} CPUs")
+    cpus = os.cpu_count() or 1
+    text = f"load average {one(before)} before, {one(after)} after (1/5/15 min), {cpus} CPUs"
+    # More runnable work than CPUs: the verdicts describe the machine under
+    # that load (a ring needs two free cores, local one), not the code on a
+    # quiet machine; round-to-round intervals do not cover that difference.
+    if any(x is not None and x[0] > cpus for x in (before, after)):
+        text += (" - WARNING: busier than its CPUs, so every verdict holds for this load "
+                 "only")
+    return text
 
 
 METHOD = (f"median [95% interval: Student-t of the mean of the per-round logs; "
