@@ -1,6 +1,8 @@
 # Shared by tests/bench/*/run: start a private headless smtwc, stop it by pid.
 # Sets SMTWC_PID, WAYLAND_DISPLAY, XDG_RUNTIME_DIR, X_DISPLAY (the session's
-# lazily started Xwayland), BENCH_TMP.
+# lazily started Xwayland), BENCH_TMP. SERVER_CPUS (a taskset CPU list, e.g.
+# 1), when set, pins the compositor and everything it starts (its Xwayland)
+# to those CPUs.
 # Installs what the benchmarks need first (scripts/deps.sh bench).
 ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)}
 BUILD=${BUILD:-$ROOT/build}
@@ -22,8 +24,10 @@ start_smtwc() {
 	chmod 700 "$BENCH_TMP"
 	unset WAYLAND_DISPLAY DISPLAY
 	ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+	local pin=()
+	[ -n "${SERVER_CPUS:-}" ] && pin=(taskset -c "$SERVER_CPUS")
 	WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_HEADLESS_OUTPUTS=1 \
-		"$BUILD/compositor/smtwc" --backend headless -c /dev/null \
+		"${pin[@]}" "$BUILD/compositor/smtwc" --backend headless -c /dev/null \
 		-s "echo \$DISPLAY > $BENCH_TMP/display" \
 		>"$BENCH_TMP/smtwc.log" 2>&1 &
 	SMTWC_PID=$!

@@ -42,6 +42,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "integration"))
 sys.path.insert(0, os.path.dirname(HERE))
 import benchenv  # noqa: E402
 import harness  # noqa: E402
+import verdict as V  # noqa: E402
 from harness import Session, check, log  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
@@ -168,20 +169,28 @@ def measure(s, args):
 
 
 def summarize(runs, args):
+    """Per case: medians, and ring/socket as the median of the per-round
+    ratios with a 95% interval (both transports run in every round, one
+    after the other: paired). The per-round figures go into the CSV too."""
     rows = []
     for case, what, bound in args.case_list:
         r = runs[case]
-        sock = statistics.median(x["rate"] for x in r["socket"])
-        ring = statistics.median(x["rate"] for x in r["ring"])
+        socks = [x["rate"] for x in r["socket"]]
+        rings = [x["rate"] for x in r["ring"]]
+        iv = V.ratio_interval(rings, socks)
         reqs = sum(x["requests"] for x in r["ring"])
         writes = sum(x["client_wakeups_sent"] for x in r["ring"])
         full = sum(x["client_full_waits"] for x in r["ring"])
         rows.append({
             "case": case, "what": what, "transport_bound": bound,
-            "socket_per_s": sock, "ring_per_s": ring, "ratio": ring / sock,
+            "socket_per_s": statistics.median(socks), "ring_per_s": statistics.median(rings),
+            "ratio": iv.median, "ratio_lo": iv.lo, "ratio_hi": iv.hi, "rounds": iv.n,
+            "socket_rounds": socks, "ring_rounds": rings,
             "requests": reqs,
             "eventfd_writes_per_10k": 1e4 * writes / reqs if reqs else 0.0,
             "full_waits_per_10k": 1e4 * full / reqs if reqs else 0.0,
+            "requests_rounds": [x["requests"] for x in r["ring"]],
+            "writes_rounds": [x["client_wakeups_sent"] for x in r["ring"]],
             "xwayland_cpu_socket": statistics.median(x["cpu"] for x in r["socket"]),
             "xwayland_cpu_ring": statistics.median(x["cpu"] for x in r["ring"]),
             "x11perf_cpu_socket": statistics.median(x["client_cpu"] for x in r["socket"]),
@@ -190,30 +199,52 @@ def summarize(runs, args):
     return rows
 
 
+def ratio_iv(r):
+    return V.ratio_interval(r["ring_rounds"], r["socket_rounds"])
+
+
 def targets(rows):
-    """(target, met, measured) lines, seed 000's rules."""
+    """(target, verdict, measured) lines, seed 000's rules, each judged on
+    a 95% interval over the rounds (tests/bench/verdict.py)."""
     out = []
-    worst = min(rows, key=lambda r: r["ratio"])
-    out.append(("no case below 0.95x the socket", worst["ratio"] >= 0.95,
-                f"lowest: {worst['case']} {worst['ratio']:.2f}x"))
+    tally = V.Tally()
+    ivs = {r["case"]: ratio_iv(r) for r in rows}
+    worst = min(rows, key=lambda r: ivs[r["case"]].lo if ivs[r["case"]].decided
+                else r["ratio"])
+    v = V.all_of(V.verdict(ivs[r["case"]], 0.95) for r in rows)
+    tally.record("no case below 0.95x", ivs[worst["case"]], 0.95, True, v)
+    out.append(("no case below 0.95x the socket", v,
+                f"lowest: {worst['case']} {ivs[worst['case']].text(2)}x"))
     noop = [r for r in rows if r["case"] == "noop"]
     if noop:
-        out.append(("-noop at least 1.3x", noop[0]["ratio"] >= 1.3,
-                    f"{noop[0]['ratio']:.2f}x"))
-    bound = [r["ratio"] for r in rows if r["transport_bound"]]
+        iv = ivs["noop"]
+        out.append(("-noop at least 1.3x", tally.judge("noop", iv, 1.3), f"{iv.text(2)}x"))
+    bound = [r for r in rows if r["transport_bound"]]
     if bound:
-        g = math.exp(sum(math.log(x) for x in bound) / len(bound))
-        out.append(("geometric mean of transport-bound cases at least 1.2x", g >= 1.2,
-                    f"{g:.2f}x over {len(bound)} cases"))
-    reqs = sum(r["requests"] for r in rows)
-    per10k = sum(r["eventfd_writes_per_10k"] * r["requests"] for r in rows) / reqs if reqs else 0
+        # The geometric mean of each round's ratios over the bound cases:
+        # one figure per round.
+        n = min(len(r["ring_rounds"]) for r in bound)
+        g = [math.exp(sum(math.log(r["ring_rounds"][k] / r["socket_rounds"][k])
+                          for r in bound) / len(bound)) for k in range(n)]
+        iv = V.value_interval(g)
+        out.append(("geometric mean of transport-bound cases at least 1.2x",
+                    tally.judge("geomean", iv, 1.2), f"{iv.text(2)}x over {len(bound)} cases"))
+    n = min(len(r["requests_rounds"]) for r in rows)
+    per_round = []
+    for k in range(n):
+        reqs = sum(r["requests_rounds"][k] for r in rows)
+        if reqs:
+            per_round.append(1e4 * sum(r["writes_rounds"][k] for r in rows) / reqs)
+    iv = V.value_interval(per_round, log=False, scale=1.0) if per_round else None
     out.append(("fewer than 1 client-to-server eventfd write per 10,000 requests",
-                per10k < 1.0, f"{per10k:.2f} per 10,000"))
+                tally.judge("eventfd", iv, 1.0, higher=False),
+                f"{iv.text(2) if iv is not None else '-'} per 10,000"))
     prop = [r for r in rows if r["case"] == "prop"]
     if prop:
-        out.append(("round trips (-prop) not slower than the socket", prop[0]["ratio"] >= 0.95,
-                    f"{prop[0]['ratio']:.2f}x"))
-    return out
+        iv = ivs["prop"]
+        out.append(("round trips (-prop) not slower than the socket", tally.judge("prop", iv, 0.95),
+                    f"{iv.text(2)}x"))
+    return out, tally
 
 
 def why(r):
@@ -227,25 +258,32 @@ def why(r):
     return ""
 
 
-def table(rows, args, machine):
+def table(rows, args, machine, load_before=None):
     lines = [f"x11perf on smtwc's Xwayland (headless, pixman), {machine}; median of "
              f"{args.rounds} rounds alternating which transport runs first, each the average "
              f"of x11perf -repeat {args.repeat} with a fixed -reps (about {args.time} s of work, "
-             f"from x11perf's own calibration on the socket). "
+             f"from x11perf's own calibration on the socket); the ratio is the median of the "
+             f"rounds' ratios with its 95% interval. {V.load_text(load_before, V.loadavg())}. "
              f"{datetime.date.today().isoformat()}.", "",
-             "|  socket/s |    ring/s |  ratio | operation | CPU Xwayland socket / ring | "
+             "|  socket/s |    ring/s |  ratio [95%] | operation | CPU Xwayland socket / ring | "
              "CPU x11perf socket / ring | eventfd writes per 10k requests | ring full per 10k "
              "| measured reason |",
              "|---:|---:|---:|---|---:|---:|---:|---:|---|"]
     for r in rows:
+        iv = ratio_iv(r)
         lines.append(
-            f"| {r['socket_per_s']:.1f} | {r['ring_per_s']:.1f} | {r['ratio']:.2f} | {r['what']} "
+            f"| {r['socket_per_s']:.1f} | {r['ring_per_s']:.1f} | {iv.text(2)}"
+            f"{' wide' if iv.wide else ''} | {r['what']} "
             f"| {r['xwayland_cpu_socket'] * 100:.0f}% / {r['xwayland_cpu_ring'] * 100:.0f}% "
             f"| {r['x11perf_cpu_socket'] * 100:.0f}% / {r['x11perf_cpu_ring'] * 100:.0f}% "
             f"| {r['eventfd_writes_per_10k']:.2f} | {r['full_waits_per_10k']:.0f} | {why(r)} |")
-    lines += ["", "| target (seed 000) | met | measured |", "|---|---|---|"]
-    for what, met, measured in targets(rows):
-        lines.append(f"| {what} | {'yes' if met else 'NO'} | {measured} |")
+    out, tally = targets(rows)
+    lines += ["", "| target (seed 000) | verdict | measured: median [95% interval] |",
+              "|---|---|---|"]
+    for what, v, measured in out:
+        lines.append(f"| {what} | {v} | {measured} |")
+    lines += ["", tally.summary() + f" ({args.rounds} rounds; a single round decides nothing). "
+              f"Reading: {V.METHOD}."]
     return "\n".join(lines)
 
 
@@ -293,11 +331,13 @@ def machine():
 def run(h, args):
     out = args.out or os.path.join(ROOT, "build", "bench")
     os.makedirs(out, exist_ok=True)
+    load_before = V.loadavg()
     with Session(h, "x11ring", x11=True) as s:
         s.run(["xdpyinfo"], timeout=60)  # Xwayland up before anything is timed
         rows = summarize(measure(s, args), args)
-    text = table(rows, args, machine())
+    text = table(rows, args, machine(), load_before)
     print("\n" + text + "\n")
+    targets(rows)[1].write(os.path.join(out, "x11ring-verdicts.csv"))
     with open(os.path.join(out, "x11ring.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()

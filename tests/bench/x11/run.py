@@ -9,12 +9,14 @@ the reference, measured side by side in one run.
 
 Without --display it starts its own Xvfb (1280x1024x24); with it, it measures
 an existing server (e.g. the compositor's Xwayland). Rounds alternate which
-variant runs first and report the median, because the machine is noisy. The
+variant runs first and report the median, because the machine is noisy;
+each ratio carries its 95% interval over the rounds and each target is
+judged on it: met, missed or undecided (tests/bench/verdict.py). The
 table, with machine facts and the date, replaces the block between the
 bench markers in docs/x11.md. --sizes adds a sweep of image sizes between
 x11perf's (imgsizes.c, compiled here with cc) with every image converted,
 to show where the shim starts to pay off. --smoke is the test suite's run:
-one round of every case with a fixed x11perf -reps 100 instead of x11perf's
+two rounds of every case with a fixed x11perf -reps 100 instead of x11perf's
 calibration, which takes ~9 s per test whatever -time says (its figures mean
 nothing).
 """
@@ -29,6 +31,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import verdict as V  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
@@ -133,8 +138,8 @@ def measure(args, env, launcher):
 
 
 def table(med, runs, waits):
-    rows = ["| case | plain ops/s | shim ops/s | shim / plain | per-round shim / plain "
-            "| ShmPutImage ops/s | shim / ShmPutImage | calls converted |",
+    rows = ["| case | plain ops/s | shim ops/s | shim / plain [95%] | per-round shim / plain "
+            "| ShmPutImage ops/s | shim / ShmPutImage [95%] | calls converted |",
             "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for op, name in (("putimage", "PutImage"), ("getimage", "GetImage")):
         for n in SIZES:
@@ -145,33 +150,44 @@ def table(med, runs, waits):
             converted = "yes" if int(conv.get(key, "0")) > 100 else "no (below threshold)"
             if op == "putimage":
                 ref = med[f"shmput{n}"]["ref"]
-                rcol, rratio = f"{ref:.0f}", f"{s / ref:.2f}"
+                rcol = f"{ref:.0f}"
+                rratio = V.ratio_interval(runs[c]["shim"], runs[f"shmput{n}"]["ref"],
+                                          paired=False).text(2)
             else:
                 rcol, rratio = "", ""
             ratios = [b / a for a, b in zip(runs[c]["plain"], runs[c]["shim"])]
             spread = f"{min(ratios):.2f} .. {max(ratios):.2f}"
-            rows.append(f"| {name} {n}x{n} | {p:.0f} | {s:.0f} | {s / p:.2f} | {spread} "
+            iv = V.ratio_interval(runs[c]["shim"], runs[c]["plain"])
+            rows.append(f"| {name} {n}x{n} | {p:.0f} | {s:.0f} | {iv.text(2)} | {spread} "
                         f"| {rcol} | {rratio} | {converted} |")
     return "\n".join(rows)
 
 
-def targets(med):
-    put500, put100 = med["putimage500"], med["putimage100"]
-    ref500 = med["shmput500"]["ref"]
+def targets(runs):
+    """Each target judged on the 95% interval of its ratio over the rounds:
+    shim against plain paired round by round (they alternate within a
+    round), shim against ShmPutImage unpaired (the reference runs after the
+    cases)."""
+    put500, put100 = runs["putimage500"], runs["putimage100"]
     goals = [
         ("PutImage 500x500 through the shim >= 3x plain",
-         put500["shim"] / put500["plain"], 3.0),
+         V.ratio_interval(put500["shim"], put500["plain"]), 3.0),
         ("PutImage 500x500 through the shim >= 60% of ShmPutImage",
-         put500["shim"] / ref500, 0.60),
+         V.ratio_interval(put500["shim"], runs["shmput500"]["ref"], paired=False), 0.60),
         ("PutImage 100x100 through the shim >= 2x plain",
-         put100["shim"] / put100["plain"], 2.0),
+         V.ratio_interval(put100["shim"], put100["plain"]), 2.0),
     ]
-    for c, d in med.items():
+    for c, d in runs.items():
         if "shim" in d:
             goals.append((f"{c}: no slower than plain by more than 5%",
-                          d["shim"] / d["plain"], 0.95))
-    return [f"- {'met   ' if v >= want else 'MISSED'} {what}: {v:.2f} (want >= {want})"
-            for what, v, want in goals]
+                          V.ratio_interval(d["shim"], d["plain"]), 0.95))
+    tally = V.Tally()
+    lines = []
+    for what, iv, want in goals:
+        v = tally.judge(what, iv, want)
+        lines.append(f"- {v:<9} {what}: {iv.text(2)} (want >= {want})"
+                     f"{' (spread too wide to judge)' if iv.wide else ''}")
+    return lines + ["", tally.summary(), "", f"Reading: {V.METHOD}."]
 
 
 def build_imgsizes(tmp):
@@ -240,11 +256,11 @@ def main():
     ap.add_argument("--sizes", action="store_true",
                     help="also sweep sizes with every image converted")
     ap.add_argument("--smoke", action="store_true",
-                    help="1 round, x11perf -repeat 1 -reps 100: the test suite's run")
+                    help="2 rounds, x11perf -repeat 1 -reps 100: the test suite's run")
     args = ap.parse_args()
     args.reps = None
     if args.smoke:
-        args.rounds, args.repeat, args.reps = 1, 1, 100
+        args.rounds, args.repeat, args.reps = 2, 1, 100
 
     for prog in ("x11perf",) + (() if args.display else ("Xvfb",)):
         if not shutil.which(prog):
@@ -287,9 +303,9 @@ def main():
         "",
         table(med, runs, waits),
         "",
-        "Targets:",
+        "Targets (median [95% interval] of the rounds):",
         "",
-        *targets(med),
+        *targets(runs),
         "",
         *([f"Sizes between x11perf's, every image converted (thresholds 1; "
            "`imgsizes.c`, synchronised every 200 puts / 20 gets):", "", sizes, ""]
