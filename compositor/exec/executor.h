@@ -108,6 +108,11 @@ int smt_exec_unregister_pool(struct smt_exec_ctx *ctx, uint32_t id);
 pixman_image_t *smt_exec_drawable_image(struct smt_exec_ctx *ctx, uint32_t id);
 uint64_t smt_exec_pixmap_bytes(const struct smt_exec_ctx *ctx);
 uint32_t smt_exec_pixmap_count(const struct smt_exec_ctx *ctx);
+/* What the drawable table itself holds (charged like pixmaps). */
+uint64_t smt_exec_table_bytes(const struct smt_exec_ctx *ctx);
+/* After smt_exec_register_canvas returned SMT_ERROR_LIMIT: the limit that
+ * refused the table's growth, or NULL. */
+const struct smt_usage_refusal *smt_exec_last_refusal(const struct smt_exec_ctx *ctx);
 
 /* Execute from a ring until it is empty, a PRESENT ran, the budget is used
  * up or an error. Publishes the tail (and the error) to the ring status. */

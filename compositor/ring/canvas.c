@@ -382,8 +382,14 @@ static void canvas_register_apply(struct smtwc_ordered_request *base)
 	struct smtwc_ring *ring = canvas->ring;
 	/* The id may have been taken by a pixmap the earlier commands made. */
 	uint32_t err = smt_exec_register_canvas(ring->exec, canvas->id, canvas->back);
+	const struct smt_usage_refusal *why = smt_exec_last_refusal(ring->exec);
 	if (err == 0) {
 		canvas->registered = true;
+	} else if (!ring->dead && err == SMT_ERROR_LIMIT && why != NULL) {
+		char text[128];
+		smt_usage_describe(why, text, sizeof(text));
+		wl_resource_post_error(ring->resource, SMT_RING_V1_ERROR_LIMIT,
+			"get_canvas: drawable id %u: %s", canvas->id, text);
 	} else if (!ring->dead) {
 		wl_resource_post_error(ring->resource, SMT_RING_V1_ERROR_BAD_ID,
 			"get_canvas: drawable id %u is 0, out of range or in use (%s)",
