@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "monotonic_clock.h"
+#include "page_release.h"
 #include "smt-ring.h"
 
 pixman_format_code_t smt_format_to_pixman(uint32_t format)
@@ -195,6 +196,16 @@ uint32_t smt_drawables_free_pixmap(struct smt_drawable_table *t, uint32_t id)
 	return SMT_ERROR_NONE;
 }
 
+/* A pixmap larger than this has its pages given back in pieces of this
+ * size before it is freed (page_release.h): one free of a 64 MiB pixmap
+ * was one munmap of all its written pages. */
+#define RELEASE_PIECE_BYTES (4u << 20)
+
+static bool past(uint64_t deadline_ns)
+{
+	return deadline_ns != 0 && monotonic_now_ns() >= deadline_ns;
+}
+
 bool smt_drawables_free_some(struct smt_drawable_table *t, uint64_t max_bytes,
 			     uint64_t deadline_ns)
 {
@@ -203,18 +214,35 @@ bool smt_drawables_free_some(struct smt_drawable_table *t, uint64_t max_bytes,
 	if (t->free_below == 0 || t->free_below > top)
 		t->free_below = top;
 	while (t->pixmaps > 0 && t->free_below > 0) {
-		uint32_t id = --t->free_below;
+		uint32_t id = t->free_below - 1;
 		if (t->chunks[id / SMT_DRAWABLE_CHUNK] == NULL) {
-			t->free_below -= id % SMT_DRAWABLE_CHUNK; /* the whole chunk */
+			t->free_below -= id % SMT_DRAWABLE_CHUNK + 1; /* the whole chunk */
 			continue;
 		}
 		struct smt_drawable *d = slot(t, id);
-		if (d->kind != SMT_DRAWABLE_PIXMAP)
+		if (d->kind != SMT_DRAWABLE_PIXMAP) {
+			t->free_below--;
 			continue;
-		freed += d->bytes;
+		}
+		if (d->bytes > RELEASE_PIECE_BYTES) {
+			if (t->releasing_id != id) {
+				page_release_init(&t->releasing, d->bits,
+						  (size_t)d->stride * (size_t)d->height);
+				t->releasing_id = id;
+			}
+			do {
+				freed += page_release_some(&t->releasing, RELEASE_PIECE_BYTES);
+			} while (!page_release_done(&t->releasing) && freed < max_bytes &&
+				 !past(deadline_ns));
+			if (!page_release_done(&t->releasing))
+				break;
+			t->releasing_id = 0;
+		} else {
+			freed += d->bytes;
+		}
 		smt_drawables_free_pixmap(t, id);
-		if (freed >= max_bytes ||
-		    (deadline_ns && ++n % 64 == 0 && monotonic_now_ns() >= deadline_ns))
+		t->free_below--;
+		if (freed >= max_bytes || (deadline_ns && ++n % 64 == 0 && past(deadline_ns)))
 			break;
 	}
 	return t->pixmaps == 0;

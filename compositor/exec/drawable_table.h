@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "page_release.h"
 #include "resource_usage.h"
 
 enum smt_drawable_kind { SMT_DRAWABLE_NONE = 0, SMT_DRAWABLE_PIXMAP, SMT_DRAWABLE_CANVAS };
@@ -63,6 +64,8 @@ struct smt_drawable_table {
 	struct smt_usage *usage;
 	struct smt_usage_refusal refusal;
 	uint32_t free_below;     /* smt_drawables_free_some: ids above are done */
+	uint32_t releasing_id;   /* ... and this large pixmap's pages, in pieces */
+	struct page_release releasing;
 };
 
 void smt_drawables_init(struct smt_drawable_table *t, uint32_t max_id,
@@ -92,8 +95,9 @@ uint32_t smt_drawables_remove_canvas(struct smt_drawable_table *t, uint32_t id);
 /* What one chunk of the table costs (charged when it is allocated). */
 uint64_t smt_drawables_chunk_bytes(void);
 /* Frees pixmaps, highest id first, until about max_bytes are freed or the
- * clock passed deadline_ns (0: none; read every 64 pixmaps); at least one.
- * true once no pixmap is left. */
+ * clock passed deadline_ns (0: none; read every 64 pixmaps); at least one,
+ * or a piece of one: a large pixmap's pages are given back in pieces first
+ * (page_release.h). true once no pixmap is left. */
 bool smt_drawables_free_some(struct smt_drawable_table *t, uint64_t max_bytes,
 			     uint64_t deadline_ns);
 

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 #include <wayland-server-core.h>
 #include "executor.h"
+#include "ring/heap_reclaim.h"
 #include "resource_usage.h"
 #include "ring_reader.h"
 #include "sched.h"
@@ -26,12 +27,13 @@ struct smtwc_transport {
 	struct smt_global_status *global_status;
 	int global_status_fd;
 	struct wl_list rings;    /* smtwc_ring.link */
-	struct wl_list canvases; /* smtwc_canvas.link */
+	struct wl_list canvases_pending;  /* smtwc_canvas.pending_link */
+	struct wl_list canvases_inflight; /* smtwc_canvas.inflight_link */
 	struct smt_sched *sched;
 	uint64_t sched_slice_ns;
 	struct smt_usage total;  /* every client's usage (client_usage.h) */
 	struct wl_list clients;  /* smtwc_client_usage.link */
-	struct wl_list reclaims; /* heap_reclaim.link: gone rings' pixmaps */
+	struct heap_reclaim_queue reclaims; /* what gone rings leave, freed in pieces */
 	uint64_t sleeps, sleeps_avoided;
 	/* Spinning before a sleep (sched/ring_loop.c): armed by running
 	 * shared-ring commands; the time spun since the loop last blocked;
