@@ -13,6 +13,7 @@
 #include "page_release.h"
 #include "ring/client_usage.h"
 #include "ring/heap_reclaim.h"
+#include "ring/ring_types.h"
 
 /* Freed per turn: a few ms of work at most with the trim after it. */
 #define RECLAIM_PIECE_BYTES (16u << 20)

@@ -26,16 +26,9 @@
 
 struct smtwc_client_usage;
 struct smt_exec_ctx;
+/* The queue itself is in ring/ring_types.h (the transport holds it). */
+struct heap_reclaim_queue;
 
-struct heap_reclaim_queue {
-	struct wl_list items;    /* heap_reclaim.link, oldest first */
-	/* What is waiting (bytes: memory still allocated or mapped), and
-	 * the pieces run and items finished so far: the control socket
-	 * shows them, so a test can tell that another client was served
-	 * while a teardown was still in progress. */
-	uint64_t pending_items, pending_bytes;
-	uint64_t pieces, items_done;
-};
 
 void heap_reclaim_init(struct heap_reclaim_queue *queue);
 /* Takes the executor of a gone ring; holds a reference to the usage

@@ -13,13 +13,23 @@
 #include <sys/types.h>
 #include <wayland-server-core.h>
 #include "executor.h"
-#include "ring/heap_reclaim.h"
 #include "resource_usage.h"
 #include "ring_reader.h"
 #include "sched.h"
 
 struct smtwc_server;
 struct smtwc_canvas;
+
+/* What gone rings leave, freed in pieces (ring/heap_reclaim.h). */
+struct heap_reclaim_queue {
+	struct wl_list items;    /* heap_reclaim.link, oldest first */
+	/* What is waiting (bytes: memory still allocated or mapped), and
+	 * the pieces run and items finished so far: the control socket
+	 * shows them, so a test can tell that another client was served
+	 * while a teardown was still in progress. */
+	uint64_t pending_items, pending_bytes;
+	uint64_t pieces, items_done;
+};
 
 struct smtwc_transport {
 	struct smtwc_server *server;
