@@ -213,15 +213,21 @@ bool smt_drawables_free_some(struct smt_drawable_table *t, uint64_t max_bytes,
 	uint32_t n = 0, top = t->chunk_cap * SMT_DRAWABLE_CHUNK;
 	if (t->free_below == 0 || t->free_below > top)
 		t->free_below = top;
-	while (t->pixmaps > 0 && t->free_below > 0) {
+	while ((t->pixmaps > 0 || t->canvases > 0) && t->free_below > 0) {
 		uint32_t id = t->free_below - 1;
 		if (t->chunks[id / SMT_DRAWABLE_CHUNK] == NULL) {
 			t->free_below -= id % SMT_DRAWABLE_CHUNK + 1; /* the whole chunk */
 			continue;
 		}
 		struct smt_drawable *d = slot(t, id);
-		if (d->kind != SMT_DRAWABLE_PIXMAP) {
+		if (d->kind == SMT_DRAWABLE_CANVAS) {
+			smt_drawables_remove_canvas(t, id);
+			d = NULL;
+		}
+		if (d == NULL || d->kind != SMT_DRAWABLE_PIXMAP) {
 			t->free_below--;
+			if (d == NULL && deadline_ns && ++n % 64 == 0 && past(deadline_ns))
+				break;
 			continue;
 		}
 		if (d->bytes > RELEASE_PIECE_BYTES) {
@@ -245,7 +251,7 @@ bool smt_drawables_free_some(struct smt_drawable_table *t, uint64_t max_bytes,
 		if (freed >= max_bytes || (deadline_ns && ++n % 64 == 0 && past(deadline_ns)))
 			break;
 	}
-	return t->pixmaps == 0;
+	return t->pixmaps == 0 && t->canvases == 0;
 }
 
 /* Fill *d with a canvas entry for image (a private view + a reference). */
@@ -277,7 +283,10 @@ uint32_t smt_drawables_add_canvas(struct smt_drawable_table *t, uint32_t id,
 				  pixman_image_t *image)
 {
 	uint32_t err = reserve(t, id);
-	return err ? err : make_canvas(slot(t, id), image);
+	if (!err)
+		err = make_canvas(slot(t, id), image);
+	t->canvases += err == SMT_ERROR_NONE;
+	return err;
 }
 
 uint32_t smt_drawables_replace_canvas(struct smt_drawable_table *t, uint32_t id,
@@ -300,5 +309,6 @@ uint32_t smt_drawables_remove_canvas(struct smt_drawable_table *t, uint32_t id)
 	if (!d || d->kind != SMT_DRAWABLE_CANVAS)
 		return SMT_ERROR_BAD_DRAWABLE;
 	clear_slot(d);
+	t->canvases--;
 	return SMT_ERROR_NONE;
 }

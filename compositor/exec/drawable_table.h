@@ -56,6 +56,7 @@ struct smt_drawable_table {
 	 * counted in no pixmap limit: they are the table's, not an image's). */
 	uint64_t table_bytes;
 	uint32_t pixmaps, max_pixmaps;
+	uint32_t canvases;
 	uint64_t bytes, max_bytes;
 	/* Pixmap bytes are also charged here (the client's and the
 	 * compositor's memory; NULL: only max_bytes). refusal.asked != 0:
@@ -94,10 +95,12 @@ uint32_t smt_drawables_replace_canvas(struct smt_drawable_table *t, uint32_t id,
 uint32_t smt_drawables_remove_canvas(struct smt_drawable_table *t, uint32_t id);
 /* What one chunk of the table costs (charged when it is allocated). */
 uint64_t smt_drawables_chunk_bytes(void);
-/* Frees pixmaps, highest id first, until about max_bytes are freed or the
- * clock passed deadline_ns (0: none; read every 64 pixmaps); at least one,
- * or a piece of one: a large pixmap's pages are given back in pieces first
- * (page_release.h). true once no pixmap is left. */
+/* Frees pixmaps and drops canvas entries (their references), highest id
+ * first, until about max_bytes are freed or the clock passed deadline_ns
+ * (0: none; read every 64 entries); at least one, or a piece of one: a
+ * large pixmap's pages are given back in pieces first (page_release.h).
+ * true once no pixmap or canvas is left (the table is then cheap to
+ * finish: its chunks only). */
 bool smt_drawables_free_some(struct smt_drawable_table *t, uint64_t max_bytes,
 			     uint64_t deadline_ns);
 

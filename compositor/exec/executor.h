@@ -96,8 +96,8 @@ uint32_t smt_exec_unregister_canvas(struct smt_exec_ctx *ctx, uint32_t id);
  * register would leave the client without a target). */
 uint32_t smt_exec_replace_canvas(struct smt_exec_ctx *ctx, uint32_t id, pixman_image_t *image);
 /* Teardown in pieces, for a context whose client is gone: frees pixmaps
- * until about max_bytes are freed or the clock passed deadline_ns (0:
- * none), at least one; true once none is left. Freeing a client's 256 MiB
+ * (and drops canvas entries) until about max_bytes are freed or the clock
+ * passed deadline_ns (0: none), at least one; true once none is left. Freeing a client's 256 MiB
  * of small pixmaps at once took tens of ms. smt_exec_destroy still frees
  * whatever is left. */
 bool smt_exec_free_pixmaps(struct smt_exec_ctx *ctx, uint64_t max_bytes, uint64_t deadline_ns);

@@ -22,7 +22,7 @@
 /* Heap freed in a turn before it is worth a trim. */
 #define RECLAIM_TRIM_BYTES (1u << 20)
 
-enum reclaim_kind { RECLAIM_EXEC, RECLAIM_MEMORY, RECLAIM_MAPPING };
+enum reclaim_kind { RECLAIM_EXEC, RECLAIM_MEMORY, RECLAIM_MAPPING, RECLAIM_WORK };
 
 struct heap_reclaim {
 	struct wl_list link; /* heap_reclaim_queue.items */
@@ -39,6 +39,8 @@ struct heap_reclaim {
 	/* RECLAIM_MAPPING */
 	unsigned char *map;
 	size_t map_len, unmapped;
+	/* RECLAIM_WORK (data as above) */
+	bool (*some)(void *data, uint64_t deadline_ns);
 };
 
 void heap_reclaim_init(struct heap_reclaim_queue *queue)
@@ -111,6 +113,21 @@ void heap_reclaim_add_mapping(struct heap_reclaim_queue *queue, void *map, size_
 	reclaim_queue(queue, r, len);
 }
 
+void heap_reclaim_add_work(struct heap_reclaim_queue *queue,
+		bool (*some)(void *data, uint64_t deadline_ns), void *data)
+{
+	struct heap_reclaim *r = calloc(1, sizeof(*r));
+	if (r == NULL) {
+		while (!some(data, 0)) {
+		}
+		return;
+	}
+	r->kind = RECLAIM_WORK;
+	r->some = some;
+	r->data = data;
+	reclaim_queue(queue, r, 0);
+}
+
 bool heap_reclaim_pending(struct heap_reclaim_queue *queue)
 {
 	return !wl_list_empty(&queue->items);
@@ -132,6 +149,12 @@ static void reclaim_free(struct heap_reclaim_queue *queue, struct heap_reclaim *
 	case RECLAIM_MAPPING:
 		if (r->unmapped < r->map_len) {
 			munmap(r->map + r->unmapped, r->map_len - r->unmapped);
+		}
+		break;
+	case RECLAIM_WORK:
+		if (r->data != NULL) { /* shutdown: the rest at once */
+			while (!r->some(r->data, 0)) {
+			}
 		}
 		break;
 	}
@@ -185,6 +208,12 @@ static bool reclaim_some(struct heap_reclaim_queue *queue, struct heap_reclaim *
 			}
 		}
 		finished = r->unmapped >= r->map_len;
+		break;
+	case RECLAIM_WORK:
+		finished = r->some(r->data, deadline_ns);
+		if (finished) {
+			r->data = NULL;
+		}
 		break;
 	}
 	/* Shown as pending until the item is gone; never below 0. */

@@ -42,6 +42,10 @@ void heap_reclaim_add_memory(struct heap_reclaim_queue *queue,
 	void *block, size_t block_len, void *block2, size_t block2_len,
 	void (*release)(void *data), void *data,
 	struct smtwc_client_usage *usage, uint64_t charged);
+/* Teardown of its own kind: some(data, deadline_ns) does a piece, at least
+ * a little, and returns true once all is done (and data is freed). */
+void heap_reclaim_add_work(struct heap_reclaim_queue *queue,
+	bool (*some)(void *data, uint64_t deadline_ns), void *data);
 /* A mapping, unmapped in pieces. */
 void heap_reclaim_add_mapping(struct heap_reclaim_queue *queue, void *map, size_t len);
 bool heap_reclaim_pending(struct heap_reclaim_queue *queue);

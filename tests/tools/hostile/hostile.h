@@ -140,7 +140,7 @@ int case_present_attack(struct hostile *h, double seconds);
 /* hostile_accounting.c: what bookkeeping costs (tables, canvases), teardown
  * of many objects, requests counted as ordered, a victim driven by lines. */
 int case_hold_pixmaps(struct hostile *h, const char *arg);
-int case_hold_top_id(struct hostile *h);
+int case_hold_top_id(struct hostile *h, int rings);
 int case_sparse_ids(struct hostile *h);
 int case_canvas_flood(struct hostile *h, int n);
 int case_ordered_flood(struct hostile *h, const char *name);

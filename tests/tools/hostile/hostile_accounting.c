@@ -47,17 +47,20 @@ int case_hold_pixmaps(struct hostile *h, const char *arg)
 	return 0;
 }
 
-/* One 1x1 pixmap with the largest id a ring takes (2^18 - 1): its table
- * must cost a few KiB, not 2^18 slots. HOLDING, then held. */
-int case_hold_top_id(struct hostile *h)
+/* On each of `rings` rings, one 1x1 pixmap with the largest id a ring
+ * takes (2^18 - 1): its table must cost a few KiB, not 2^18 slots (issue
+ * 24: 16 connections x 8 rings took 1,794 MiB). HOLDING, then held. */
+int case_hold_top_id(struct hostile *h, int rings)
 {
-	create_good_ring(h, 4096);
-	emit_create(h, (1u << 18) - 1, 1, 1, SMT_FORMAT_ARGB8888);
-	if (!drain(h)) {
-		printf("REFUSED\n");
-		return 1;
+	for (int r = 0; r < rings; r++) {
+		create_good_ring(h, 4096);
+		emit_create(h, (1u << 18) - 1, 1, 1, SMT_FORMAT_ARGB8888);
+		if (!drain(h)) {
+			printf("REFUSED\n");
+			return 1;
+		}
 	}
-	printf("HOLDING id %u\n", (1u << 18) - 1);
+	printf("HOLDING id %u on %d rings\n", (1u << 18) - 1, rings);
 	hold(h);
 	return 0;
 }
@@ -97,6 +100,7 @@ refused:
 int case_canvas_flood(struct hostile *h, int n)
 {
 	create_good_ring(h, 4096);
+	printf("CANVAS_FLOOD started\n");
 	for (int i = 1; i <= n; i++) {
 		struct wl_surface *surface = wl_compositor_create_surface(h->compositor);
 		smt_ring_v1_get_canvas(h->ring, (uint32_t)i, surface, 1, 1);
@@ -217,6 +221,7 @@ int case_canvas_surface_gone(struct hostile *h)
  * with them). HOLDING, then held. */
 int case_pixmap_churn(struct hostile *h)
 {
+	printf("PIXMAP_CHURN started\n");
 	for (int r = 0; r < 4; r++) {
 		create_good_ring(h, 65536);
 		for (int round = 0; round < 20; round++) {

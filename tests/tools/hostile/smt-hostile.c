@@ -23,7 +23,7 @@
  * fills), drain-attack SECONDS, present-attack SECONDS, hold-fds N (a ring and N pools until
  * killed), sync-probe SECONDS (wl_display round trips, "SYNC n= p50= ...").
  *
- * Memory and costs (issue 24): hold-pixmaps RINGSxPIXMAPS, hold-top-id,
+ * Memory and costs (issue 24): hold-pixmaps RINGSxPIXMAPS, hold-top-id [RINGS],
  * pixmap-churn, canvas-flood N (held until killed once made), sparse-ids
  * (refused by the memory limit), get_canvas-ordered and
  * create_pool-ordered (refused naming ordered-requests),
@@ -113,7 +113,7 @@ static int run_accounting_case(struct hostile *h, const char *name, const char *
 	if (strcmp(name, "hold-pixmaps") == 0) {
 		return case_hold_pixmaps(h, arg);
 	} else if (strcmp(name, "hold-top-id") == 0) {
-		return case_hold_top_id(h);
+		return case_hold_top_id(h, arg ? atoi(arg) : 1);
 	} else if (strcmp(name, "sparse-ids") == 0) {
 		return case_sparse_ids(h);
 	} else if (strcmp(name, "canvas-flood") == 0) {
