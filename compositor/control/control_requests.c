@@ -91,6 +91,7 @@ static void write_client(const struct smtwc_ring_stats *ring, void *data)
 	json_uint(w, "client_rings", ring->client_rings);
 	json_uint(w, "client_pools", ring->client_pools);
 	json_uint(w, "client_memory", ring->client_memory);
+	json_uint(w, "client_canvases", ring->client_canvases);
 	json_end_object(w);
 }
 

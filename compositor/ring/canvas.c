@@ -393,6 +393,7 @@ static void canvas_free(struct smtwc_canvas *canvas)
 	wl_list_remove(&canvas->inflight_link);
 	canvas_images_reclaim(canvas->ring->transport, canvas->ring->usage, canvas->back,
 		canvas->front, canvas->charged);
+	client_usage_release(canvas->ring->usage, SMT_RES_CANVASES, 1);
 	free(canvas);
 }
 
@@ -648,14 +649,23 @@ void canvas_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t i
 			"get_canvas: the surface already has canvas %u", other->id);
 		return;
 	}
+	/* Counted as well as charged: a disconnect destroys all of a client's
+	 * surfaces in one go inside libwayland (about 1 us each, 52 ms for
+	 * 52,000), which no budget can split. */
+	if (!client_usage_charge(ring->usage, SMT_RES_CANVASES, 1, ring->resource,
+			SMT_RING_V1_ERROR_LIMIT, "get_canvas")) {
+		return;
+	}
 	uint64_t bytes = canvas_memory(width, height);
 	if (!client_usage_charge(ring->usage, SMT_RES_MEMORY, bytes, ring->resource,
 			SMT_RING_V1_ERROR_LIMIT, "get_canvas")) {
+		client_usage_release(ring->usage, SMT_RES_CANVASES, 1);
 		return;
 	}
 	struct smtwc_canvas *canvas = calloc(1, sizeof(*canvas));
 	if (canvas == NULL) {
 		client_usage_release(ring->usage, SMT_RES_MEMORY, bytes);
+		client_usage_release(ring->usage, SMT_RES_CANVASES, 1);
 		wl_client_post_no_memory(client);
 		return;
 	}
@@ -672,6 +682,7 @@ void canvas_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t i
 		}
 		free(canvas);
 		client_usage_release(ring->usage, SMT_RES_MEMORY, bytes);
+		client_usage_release(ring->usage, SMT_RES_CANVASES, 1);
 		wl_client_post_no_memory(client);
 		return;
 	}
@@ -682,6 +693,7 @@ void canvas_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t i
 		wlr_buffer_drop(&canvas->front->base);
 		free(canvas);
 		client_usage_release(ring->usage, SMT_RES_MEMORY, bytes);
+		client_usage_release(ring->usage, SMT_RES_CANVASES, 1);
 		wl_client_post_no_memory(client);
 		return;
 	}
@@ -728,6 +740,7 @@ static bool gone_canvases_some(void *data, uint64_t deadline_ns)
 		wl_list_remove(&canvas->ring_link);
 		canvas_images_reclaim(gone->transport, gone->usage, canvas->back,
 			canvas->front, canvas->charged);
+		client_usage_release(gone->usage, SMT_RES_CANVASES, 1);
 		free(canvas);
 		if (deadline_ns != 0 && ++n % 64 == 0 && monotonic_now_ns() >= deadline_ns) {
 			return false;

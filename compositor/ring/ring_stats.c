@@ -55,6 +55,7 @@ void transport_for_each_ring_stats(struct smtwc_transport *transport,
 			.client_rings = u->used[SMT_RES_RINGS],
 			.client_pools = u->used[SMT_RES_POOLS],
 			.client_memory = u->used[SMT_RES_MEMORY],
+			.client_canvases = u->used[SMT_RES_CANVASES],
 		};
 		smt_sched_client_stats(transport->sched, ring->sched_client, monotonic_now_ns(),
 			&st.sched);

@@ -26,6 +26,7 @@ struct smtwc_ring_stats {
 	uint64_t table_bytes;        /* the drawable table itself */
 	/* The connection's whole usage, shared by its rings (limits). */
 	uint64_t client_fds, client_rings, client_pools, client_memory;
+	uint64_t client_canvases;
 };
 
 struct smtwc_transport_stats {

@@ -153,15 +153,18 @@ def test(h):
         kill_and_wait(s, [p], clients)
 
         # Item 3: a canvas is charged with its bookkeeping and its
-        # surface; enough of them reach the client's limit, named; the
-        # requests that wait for earlier commands are counted.
-        p = hold(s, h, "canvas-flood", "2000")
+        # surface, and counted; past the count (or the memory) the client
+        # is refused, naming the limit; the requests that wait for earlier
+        # commands are counted.
+        p = hold(s, h, "canvas-flood", "1000")
         rings = check_charged(s, p.pid, "canvas-flood")
-        per_canvas = rings[0]["canvas_bytes"] / 2000
-        check(per_canvas >= 1024, f"a 1x1 canvas is charged {per_canvas} bytes")
+        per_canvas = rings[0]["canvas_bytes"] / 1000
+        check(per_canvas >= 1024 and rings[0]["client_canvases"] == 1000,
+              f"1000 1x1 canvases: {per_canvas} bytes each, {rings[0]['client_canvases']}")
         log(f"a 1x1 canvas with its surface: {per_canvas:.0f} bytes charged")
         kill_and_wait(s, [p], clients)
-        run_case(s, h, "canvas-flood", "limit client-memory-mib=96 reached", "200000")
+        run_case(s, h, "canvas-flood", "get_canvas: limit client-canvases=1024 reached: "
+                                       "1024 in use, 1 more asked", "52000")
         run_case(s, h, "get_canvas-ordered", "get_canvas: limit ordered-requests=64 reached")
         run_case(s, h, "create_pool-ordered",
                  "create_pool: limit ordered-requests=64 reached")

@@ -170,7 +170,7 @@ def parse(line):
 # name, what it does, attackers: (argv after smt-hostile, ready line); the
 # names in KILLED_MIDWAY have their attackers killed halfway through the
 # measurement (the victims measure the teardown).
-KILLED_MIDWAY = {"teardown x6", "top ids x16", "canvases", "pixmap churn x4"}
+KILLED_MIDWAY = {"teardown x6", "top ids x16", "canvases x40", "pixmap churn x4"}
 ATTACKS = [
     ("idle", "no attacker (baseline)", []),
     ("drain", "16 MiB ring of 4096x4096 OVER fills refilled as it drains, then "
@@ -196,9 +196,12 @@ ATTACKS = [
     ("top ids x16", "16 clients each hold a 1x1 pixmap with id 2^18-1 on 8 rings, "
                     "killed together halfway",
      [(["hold-top-id", "8"], ("HOLDING", "REFUSED"))] * 16),
-    ("canvases", "one client makes 52,000 1x1 canvases on surfaces of their own "
-                 "(measured while it makes them), killed halfway",
+    ("canvas limit", "one client asks for 52,000 1x1 canvases on surfaces of their own "
+                     "(refused past client-canvases=1024)",
      [(["canvas-flood", "52000"], "CANVAS_FLOOD started")]),
+    ("canvases x40", "40 clients each make 1,000 1x1 canvases on surfaces of their own "
+                     "(measured while they make them), killed together halfway",
+     [(["canvas-flood", "1000"], "CANVAS_FLOOD started")] * 40),
     ("pixmap churn x4", "four clients create and free 2,000 pixmaps at ids spread over "
                         "2^18, 20 rounds on each of 4 rings, killed halfway",
      [(["pixmap-churn"], "PIXMAP_CHURN started")] * 4),
