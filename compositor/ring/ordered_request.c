@@ -62,7 +62,7 @@ void ordered_request_queue(struct smtwc_ring *ring, struct smtwc_ordered_request
 	req->ring_pos = ring->shared ? smt_ring_reader_published(&ring->reader) : 0;
 	if (wl_list_empty(&ring->ordered) && !ring->dead && ring->presenting == NULL &&
 			req->prepare == NULL && reached(ring, req)) {
-		req->apply(req); /* nothing to wait for, and cheap (the header) */
+		req->apply(req); /* nothing to wait for; cheap (ordered_request.h) */
 		return;
 	}
 	wl_list_insert(ring->ordered.prev, &req->link);

@@ -81,8 +81,9 @@ def test(h):
         run_case(s, h, "memory-rings", "rings with a 64 MiB pixmap: 2")
 
         s.wait_clients(clients)
-        s.wait_until(lambda: (lambda st: st["total_fds"] == 0 and st["total_memory"] == 0)(
-            s.server_stats()), what="usage back to 0 after the clients left")
+        s.wait_until(lambda: (lambda st: st["total_fds"] == 0 and st["total_memory"] == 0
+                              and st["reclaim_items"] == 0)(s.server_stats()),
+                     what="usage back to 0 after the clients left")
         now = harness.process_resources(pid)
         check(now == base, f"fds/mappings {now} did not return to {base}")
         log(f"usage back to 0; fds/mappings {now} as at the start")
