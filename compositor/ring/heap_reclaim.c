@@ -195,6 +195,11 @@ static bool reclaim_some(struct heap_reclaim_queue *queue, struct heap_reclaim *
 			}
 		}
 		finished = page_release_done(&r->blocks[0]) && page_release_done(&r->blocks[1]);
+		if (finished) {
+			/* freed now: heap blocks, when glibc's mmap threshold
+			 * has grown past their size */
+			*heap += r->blocks[0].len + r->blocks[1].len;
+		}
 		break;
 	case RECLAIM_MAPPING:
 		while (r->unmapped < r->map_len && *done - before < max) {
@@ -246,7 +251,9 @@ void heap_reclaim_step(struct heap_reclaim_queue *queue, uint64_t deadline_ns)
 			break;
 		}
 	}
-	if (heap >= RECLAIM_TRIM_BYTES || (heap > 0 && wl_list_empty(&queue->items))) {
+	/* And always once the queue is empty: what the small pieces freed
+	 * stays resident otherwise. */
+	if (heap >= RECLAIM_TRIM_BYTES || wl_list_empty(&queue->items)) {
 		malloc_trim(0);
 	}
 }

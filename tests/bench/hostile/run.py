@@ -170,7 +170,8 @@ def parse(line):
 # name, what it does, attackers: (argv after smt-hostile, ready line); the
 # names in KILLED_MIDWAY have their attackers killed halfway through the
 # measurement (the victims measure the teardown).
-KILLED_MIDWAY = {"teardown x6", "top ids x16", "canvases x40", "pixmap churn x4"}
+KILLED_MIDWAY = {"teardown x6", "top ids x16", "canvases x40", "pixmap churn x4",
+                 "canvas teardown"}
 ATTACKS = [
     ("idle", "no attacker (baseline)", []),
     ("drain", "16 MiB ring of 4096x4096 OVER fills refilled as it drains, then "
@@ -202,6 +203,9 @@ ATTACKS = [
     ("canvases x40", "40 clients each make 1,000 1x1 canvases on surfaces of their own "
                      "(measured while they make them), killed together halfway",
      [(["canvas-flood", "1000"], "CANVAS_FLOOD started")] * 40),
+    ("canvas teardown", "present's attacker (a 4500x4500 canvas, 154 MiB of written "
+                        "images) killed halfway",
+     [(["present-attack", "{long}"], "PRESENT_ATTACK started")]),
     ("pixmap churn x4", "four clients create and free 2,000 pixmaps at ids spread over "
                         "2^18, 20 rounds on each of 4 rings, killed halfway",
      [(["pixmap-churn"], "PIXMAP_CHURN started")] * 4),
