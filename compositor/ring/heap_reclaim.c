@@ -19,8 +19,14 @@
 #define RECLAIM_PIECE_BYTES (16u << 20)
 /* A block's pages, or a mapping, released per call between clock reads. */
 #define RECLAIM_BLOCK_BYTES (2u << 20)
-/* Heap freed in a turn before it is worth a trim. */
-#define RECLAIM_TRIM_BYTES (1u << 20)
+/* Heap freed since the last trim before it is worth one. malloc_trim costs
+ * in proportion to the free chunks of the whole heap, not to what was
+ * freed (measured under load: 10.9 ms of CPU after four clients' churned
+ * tables, 36 ms after 40 clients' 1,000 canvases each), so it runs only
+ * after this much, or after a little once the queue is empty. Large blocks
+ * do not wait for it: their pages were given back already. */
+#define RECLAIM_TRIM_BYTES (8u << 20)
+#define RECLAIM_TRIM_IDLE_BYTES (1u << 20)
 
 enum reclaim_kind { RECLAIM_EXEC, RECLAIM_MEMORY, RECLAIM_MAPPING, RECLAIM_WORK };
 
@@ -251,10 +257,11 @@ void heap_reclaim_step(struct heap_reclaim_queue *queue, uint64_t deadline_ns)
 			break;
 		}
 	}
-	/* And always once the queue is empty: what the small pieces freed
-	 * stays resident otherwise. */
-	if (heap >= RECLAIM_TRIM_BYTES || wl_list_empty(&queue->items)) {
+	queue->untrimmed += heap;
+	if (queue->untrimmed >= RECLAIM_TRIM_BYTES || (wl_list_empty(&queue->items) &&
+			queue->untrimmed >= RECLAIM_TRIM_IDLE_BYTES)) {
 		malloc_trim(0);
+		queue->untrimmed = 0;
 	}
 }
 

@@ -29,6 +29,7 @@ struct heap_reclaim_queue {
 	 * while a teardown was still in progress. */
 	uint64_t pending_items, pending_bytes;
 	uint64_t pieces, items_done;
+	uint64_t untrimmed;      /* heap freed since the last malloc_trim */
 };
 
 struct smtwc_transport {
