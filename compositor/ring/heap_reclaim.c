@@ -23,10 +23,9 @@
  * in proportion to the free chunks of the whole heap, not to what was
  * freed (measured under load: 10.9 ms of CPU after four clients' churned
  * tables, 36 ms after 40 clients' 1,000 canvases each), so it runs only
- * after this much, or after a little once the queue is empty. Large blocks
- * do not wait for it: their pages were given back already. */
+ * after this much; less stays resident until a later teardown adds to it.
+ * Large blocks do not wait for it: their pages were given back already. */
 #define RECLAIM_TRIM_BYTES (8u << 20)
-#define RECLAIM_TRIM_IDLE_BYTES (1u << 20)
 
 enum reclaim_kind { RECLAIM_EXEC, RECLAIM_MEMORY, RECLAIM_MAPPING, RECLAIM_WORK };
 
@@ -258,8 +257,7 @@ void heap_reclaim_step(struct heap_reclaim_queue *queue, uint64_t deadline_ns)
 		}
 	}
 	queue->untrimmed += heap;
-	if (queue->untrimmed >= RECLAIM_TRIM_BYTES || (wl_list_empty(&queue->items) &&
-			queue->untrimmed >= RECLAIM_TRIM_IDLE_BYTES)) {
+	if (queue->untrimmed >= RECLAIM_TRIM_BYTES) {
 		malloc_trim(0);
 		queue->untrimmed = 0;
 	}
