@@ -5,7 +5,10 @@
  * one connection) and releases it on FREE_PIXMAP and when a context goes;
  * the table costs what it allocates (a chunk per range of ids used), not
  * the largest id, and its growth is refused naming the limit. */
+#include <unistd.h>
+
 #include "drawable_table.h"
+#include "page_release.h"
 #include "test_ring_util.h"
 
 static void test_levels(void)
@@ -151,11 +154,77 @@ static void test_table_charges(void)
 	st_fini(&s);
 }
 
+/* page_release gives back only the pages wholly inside the block, in
+ * pieces, and leaves the partial pages at both ends (the allocator's
+ * headers may live there) as they were. */
+static void test_page_release(void)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t len = 10 * page + 200;
+	unsigned char *mem = aligned_alloc(page, 12 * page);
+	unsigned char *block = mem + 100; /* starts and ends inside a page */
+	memset(mem, 0xab, 12 * page);
+	struct page_release pr;
+	page_release_init(&pr, block, len);
+	CHECK(pr.pages == mem + page && pr.len == 9 * page, "whole pages: %zu",
+	      pr.len / page);
+	unsigned pieces = 0;
+	while (page_release_some(&pr, 2 * page) > 0)
+		pieces++;
+	CHECK(pieces == 5 && page_release_done(&pr), "in pieces: %u", pieces);
+	size_t zero = 0, kept = 0;
+	for (size_t i = 0; i < 12 * page; i++) {
+		if (i >= page && i < 10 * page)
+			zero += mem[i] == 0;
+		else
+			kept += mem[i] == 0xab;
+	}
+	CHECK(zero == 9 * page && kept == 3 * page, "released %zu, kept %zu", zero, kept);
+	page_release_init(&pr, block, page / 2); /* no whole page: nothing */
+	CHECK(pr.len == 0 && page_release_some(&pr, page) == 0, "a block inside a page");
+	free(mem);
+}
+
+/* A gone client's large pixmap goes in pieces: its pages over several
+ * calls, then the pixmap; the memory stays charged until it is freed. */
+static void test_large_pixmap_in_pieces(void)
+{
+	struct smt_usage client = { 0 };
+	struct smt_exec_config cfg;
+	smt_exec_config_defaults(&cfg);
+	cfg.usage = &client;
+	struct smt_exec_ctx *ctx = smt_exec_create(&cfg);
+	struct smt_exec_result res;
+	struct stream s;
+	st_init(&s);
+	ST(&s, smt_encode_create_pixmap(st_at(&s), 7, 2048, 2048, SMT_FORMAT_ARGB8888));
+	ST(&s, smt_encode_create_pixmap(st_at(&s), 8, 64, 64, SMT_FORMAT_ARGB8888));
+	expect_ok(run_ring(ctx, &s, 4096, &res), &res, "a 16 MiB and a 16 KiB pixmap");
+	uint64_t charged = client.used[SMT_RES_MEMORY];
+	unsigned calls = 1;
+	CHECK(!smt_exec_free_pixmaps(ctx, 1, 0), "the small one first (highest id)");
+	CHECK(smt_exec_pixmap_count(ctx) == 1, "%u left", smt_exec_pixmap_count(ctx));
+	while (!smt_exec_free_pixmaps(ctx, 1, 0) && calls < 100) {
+		calls++;
+		CHECK(smt_exec_pixmap_count(ctx) == 1 &&
+		      client.used[SMT_RES_MEMORY] == charged - (64 * 64 * 4 + SMT_PIXMAP_OVERHEAD),
+		      "charged until freed");
+	}
+	CHECK(calls >= 4 && calls < 100 && smt_exec_pixmap_count(ctx) == 0,
+	      "16 MiB of pages in pieces of 4 MiB: %u calls", calls);
+	CHECK(client.used[SMT_RES_MEMORY] == smt_exec_table_bytes(ctx), "only the table left");
+	smt_exec_destroy(ctx);
+	CHECK(client.used[SMT_RES_MEMORY] == 0, "nothing left");
+	st_fini(&s);
+}
+
 int main(void)
 {
 	test_levels();
 	test_executor_charges();
 	test_table_charges();
+	test_page_release();
+	test_large_pixmap_in_pieces();
 	printf("test_ring_usage: ok\n");
 	return 0;
 }
