@@ -93,10 +93,12 @@ refused:
 	return check_death(h, SMT_ERROR_LIMIT, SMT_OP_CREATE_PIXMAP) ? 0 : 1;
 }
 
-/* N 1x1 canvases, each on a wl_surface of its own, in bursts of 500 with
- * a round trip after each: refused by the client's memory limit with
- * get_canvas's LIMIT error (what a canvas and its surface cost is
- * charged), or "HOLDING n canvases" and held when N fit. */
+/* N 1x1 canvases, each on a wl_surface of its own, in bursts of 50 with
+ * a round trip after each: refused by a client limit (client-canvases, or
+ * the memory a canvas and its surface are charged) with get_canvas's LIMIT
+ * error, or "HOLDING n canvases" and held when N fit. A burst (2,000
+ * bytes) leaves in one write, so the compositor's error and disconnect
+ * never meet a write still under way (EPIPE instead of the error). */
 int case_canvas_flood(struct hostile *h, int n)
 {
 	create_good_ring(h, 4096);
@@ -104,7 +106,7 @@ int case_canvas_flood(struct hostile *h, int n)
 	for (int i = 1; i <= n; i++) {
 		struct wl_surface *surface = wl_compositor_create_surface(h->compositor);
 		smt_ring_v1_get_canvas(h->ring, (uint32_t)i, surface, 1, 1);
-		if ((i % 500 == 0 || i == n) && wl_display_roundtrip(h->display) < 0) {
+		if ((i % 50 == 0 || i == n) && wl_display_roundtrip(h->display) < 0) {
 			printf("canvases before the refusal: about %d\n", i);
 			return expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_LIMIT)
 				? 0 : 1;
@@ -131,15 +133,18 @@ static void queue_busy_work(struct hostile *h)
 	kick(h);
 }
 
-/* get_canvas-ordered / create_pool-ordered: 100 of those requests (pools
- * destroyed as made) behind busy commands: the one past 64 waiting is
- * refused naming ordered-requests (before, 5,000 get_canvas waited and none
- * was refused). */
+/* get_canvas-ordered / create_pool-ordered: those requests (pools destroyed
+ * as made) behind busy commands: the one past 64 waiting is refused naming
+ * ordered-requests (before, 5,000 get_canvas waited and none was refused).
+ * Just past the limit, so that every write precedes the error (70 canvas
+ * requests leave in one write; the pools' fds in two, the refused one in
+ * the second). */
 int case_ordered_flood(struct hostile *h, const char *name)
 {
 	bool canvases = strncmp(name, "get_canvas", 10) == 0;
 	queue_busy_work(h);
-	for (uint32_t i = 2; i < 102; i++) {
+	uint32_t last = canvases ? 72 : 36;
+	for (uint32_t i = 2; i < last; i++) {
 		if (canvases) {
 			struct wl_surface *s = wl_compositor_create_surface(h->compositor);
 			smt_ring_v1_get_canvas(h->ring, i, s, 1, 1);
