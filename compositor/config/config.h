@@ -112,6 +112,8 @@ struct smtwc_scheduler_config {
 	X("client-fds",        client_fds,        64,   3,  1000000)                     \
 	X("client-rings",      client_rings,      8,    1,  100000)                      \
 	X("client-pools",      client_pools,      32,   1,  100000)                      \
+	/* canvases (each with its wl_surface; a disconnect frees them all) */         \
+	X("client-canvases",   client_canvases,   1024, 1,  1000000)                     \
 	/* pixmaps and canvases together */                                             \
 	X("client-memory-mib", client_memory_mib, 256,  1,  1048576)                     \
 	/* every client together */                                                     \

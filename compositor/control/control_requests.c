@@ -85,11 +85,13 @@ static void write_client(const struct smtwc_ring_stats *ring, void *data)
 	json_uint(w, "canvas_bytes", ring->canvas_bytes);
 	json_uint(w, "pixmap_bytes", ring->pixmap_bytes);
 	json_uint(w, "pixmaps", ring->pixmaps);
+	json_uint(w, "table_bytes", ring->table_bytes);
 	/* The connection's whole usage, shared by its rings (limits). */
 	json_uint(w, "client_fds", ring->client_fds);
 	json_uint(w, "client_rings", ring->client_rings);
 	json_uint(w, "client_pools", ring->client_pools);
 	json_uint(w, "client_memory", ring->client_memory);
+	json_uint(w, "client_canvases", ring->client_canvases);
 	json_end_object(w);
 }
 
@@ -225,6 +227,10 @@ static void write_server(struct smtwc_server *server, struct json_writer *w)
 	json_uint(w, "total_fds_max", t.total_fds_max);
 	json_uint(w, "total_memory", t.total_memory);
 	json_uint(w, "total_memory_max", t.total_memory_max);
+	json_uint(w, "reclaim_items", t.reclaim_items);
+	json_uint(w, "reclaim_bytes", t.reclaim_bytes);
+	json_uint(w, "reclaim_pieces", t.reclaim_pieces);
+	json_uint(w, "reclaim_done", t.reclaim_done);
 	/* Synchronisation points for tests: a client's disconnect has been
 	 * processed once it is no longer counted; a virtual keyboard's
 	 * modifier press has arrived once it shows here. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "monotonic_clock.h"
+#include "page_release.h"
 #include "smt-ring.h"
 
 pixman_format_code_t smt_format_to_pixman(uint32_t format)
@@ -51,34 +52,97 @@ static void clear_slot(struct smt_drawable *d)
 
 void smt_drawables_fini(struct smt_drawable_table *t)
 {
-	for (uint32_t i = 0; i < t->cap; i++)
-		clear_slot(&t->slots[i]);
+	for (uint32_t c = 0; c < t->chunk_cap; c++) {
+		if (t->chunks[c] == NULL)
+			continue;
+		for (uint32_t i = 0; i < SMT_DRAWABLE_CHUNK; i++)
+			clear_slot(&t->chunks[c][i]);
+		free(t->chunks[c]);
+	}
 	if (t->usage)
-		smt_usage_release(t->usage, SMT_RES_MEMORY, t->bytes);
-	free(t->slots);
+		smt_usage_release(t->usage, SMT_RES_MEMORY, t->bytes + t->table_bytes);
+	free(t->chunks);
 	memset(t, 0, sizeof(*t));
 }
 
+/* malloc's own header per block, counted with what the table allocates. */
+#define ALLOC_OVERHEAD 16u
 
-/* Make slot `id` addressable; SMT_ERROR_NONE or an error. */
+uint64_t smt_drawables_chunk_bytes(void)
+{
+	return SMT_DRAWABLE_CHUNK * sizeof(struct smt_drawable) + ALLOC_OVERHEAD;
+}
+
+static bool charge_table(struct smt_drawable_table *t, uint64_t bytes)
+{
+	if (t->usage && !smt_usage_charge(t->usage, SMT_RES_MEMORY, bytes, &t->refusal))
+		return false;
+	t->table_bytes += bytes;
+	return true;
+}
+
+static void uncharge_table(struct smt_drawable_table *t, uint64_t bytes)
+{
+	if (t->usage)
+		smt_usage_release(t->usage, SMT_RES_MEMORY, bytes);
+	t->table_bytes -= bytes;
+}
+
+/* The directory covers chunk c: grown to a power of two past it (at most
+ * the chunks max_id needs), its new entries charged. */
+static uint32_t reserve_directory(struct smt_drawable_table *t, uint32_t c)
+{
+	if (c < t->chunk_cap)
+		return SMT_ERROR_NONE;
+	uint32_t most = (t->max_id + SMT_DRAWABLE_CHUNK - 1) / SMT_DRAWABLE_CHUNK;
+	uint32_t cap = t->chunk_cap ? t->chunk_cap : 4;
+	while (cap <= c)
+		cap *= 2;
+	if (cap > most)
+		cap = most;
+	uint64_t more = (uint64_t)(cap - t->chunk_cap) * sizeof(*t->chunks);
+	if (!charge_table(t, more + (t->chunk_cap ? 0 : ALLOC_OVERHEAD)))
+		return SMT_ERROR_LIMIT;
+	struct smt_drawable **grown = realloc(t->chunks, cap * sizeof(*grown));
+	if (!grown) {
+		uncharge_table(t, more + (t->chunk_cap ? 0 : ALLOC_OVERHEAD));
+		return SMT_ERROR_NO_MEMORY;
+	}
+	memset(grown + t->chunk_cap, 0, (cap - t->chunk_cap) * sizeof(*grown));
+	t->chunks = grown;
+	t->chunk_cap = cap;
+	return SMT_ERROR_NONE;
+}
+
+/* Make slot `id` addressable; SMT_ERROR_NONE or an error (LIMIT with
+ * t->refusal set when the table's growth was refused). */
 static uint32_t reserve(struct smt_drawable_table *t, uint32_t id)
 {
+	t->refusal.asked = 0;
 	if (id == 0 || id >= t->max_id)
 		return SMT_ERROR_BAD_DRAWABLE;
-	if (id < t->cap)
-		return t->slots[id].kind ? SMT_ERROR_ID_IN_USE : SMT_ERROR_NONE;
-	uint64_t cap = t->cap ? t->cap : 16;
-	while (cap <= id)
-		cap *= 2;
-	if (cap > t->max_id)
-		cap = t->max_id;
-	struct smt_drawable *s = realloc(t->slots, cap * sizeof(*s));
-	if (!s)
+	uint32_t c = id / SMT_DRAWABLE_CHUNK;
+	uint32_t err = reserve_directory(t, c);
+	if (err)
+		return err;
+	if (t->chunks[c] != NULL)
+		return t->chunks[c][id % SMT_DRAWABLE_CHUNK].kind ? SMT_ERROR_ID_IN_USE
+								   : SMT_ERROR_NONE;
+	uint64_t bytes = smt_drawables_chunk_bytes();
+	if (!charge_table(t, bytes))
+		return SMT_ERROR_LIMIT;
+	t->chunks[c] = calloc(SMT_DRAWABLE_CHUNK, sizeof(struct smt_drawable));
+	if (!t->chunks[c]) {
+		uncharge_table(t, bytes);
 		return SMT_ERROR_NO_MEMORY;
-	memset(s + t->cap, 0, (cap - t->cap) * sizeof(*s));
-	t->slots = s;
-	t->cap = (uint32_t)cap;
+	}
+	t->chunk_count++;
 	return SMT_ERROR_NONE;
+}
+
+static struct smt_drawable *slot(struct smt_drawable_table *t, uint32_t id)
+{
+	return &t->chunks[id / SMT_DRAWABLE_CHUNK][id % SMT_DRAWABLE_CHUNK];
 }
 
 uint32_t smt_drawables_create_pixmap(struct smt_drawable_table *t, uint32_t id,
@@ -106,7 +170,7 @@ uint32_t smt_drawables_create_pixmap(struct smt_drawable_table *t, uint32_t id,
 			smt_usage_release(t->usage, SMT_RES_MEMORY, bytes);
 		return SMT_ERROR_NO_MEMORY;
 	}
-	t->slots[id] = (struct smt_drawable){
+	*slot(t, id) = (struct smt_drawable){
 		.image = img, .bytes = bytes, .format = format,
 		.width = (int32_t)width, .height = (int32_t)height,
 		.bits = (uint8_t *)pixman_image_get_data(img),
@@ -132,24 +196,69 @@ uint32_t smt_drawables_free_pixmap(struct smt_drawable_table *t, uint32_t id)
 	return SMT_ERROR_NONE;
 }
 
+/* A pixmap larger than this has its pages given back in pieces of this
+ * size before it is freed (page_release.h): one free of a 64 MiB pixmap
+ * was one munmap of all its written pages. */
+#define RELEASE_PIECE_BYTES (4u << 20)
+
+static bool past(uint64_t deadline_ns)
+{
+	return deadline_ns != 0 && monotonic_now_ns() >= deadline_ns;
+}
+
 bool smt_drawables_free_some(struct smt_drawable_table *t, uint64_t max_bytes,
 			     uint64_t deadline_ns)
 {
 	uint64_t freed = 0;
-	uint32_t n = 0;
-	if (t->free_below == 0 || t->free_below > t->cap)
-		t->free_below = t->cap;
-	while (t->pixmaps > 0 && t->free_below > 0) {
-		struct smt_drawable *d = &t->slots[--t->free_below];
-		if (d->kind != SMT_DRAWABLE_PIXMAP)
+	uint32_t n = 0, top = t->chunk_cap * SMT_DRAWABLE_CHUNK;
+	if (t->free_below == 0 || t->free_below > top)
+		t->free_below = top;
+	while ((t->pixmaps > 0 || t->canvases > 0) && t->free_below > 0) {
+		uint32_t id = t->free_below - 1;
+		if (t->chunks[id / SMT_DRAWABLE_CHUNK] == NULL) {
+			t->free_below -= id % SMT_DRAWABLE_CHUNK + 1; /* the whole chunk */
 			continue;
-		freed += d->bytes;
-		smt_drawables_free_pixmap(t, t->free_below);
-		if (freed >= max_bytes ||
-		    (deadline_ns && ++n % 64 == 0 && monotonic_now_ns() >= deadline_ns))
+		}
+		struct smt_drawable *d = slot(t, id);
+		if (d->kind == SMT_DRAWABLE_CANVAS) {
+			smt_drawables_remove_canvas(t, id);
+			d = NULL;
+		}
+		if (d == NULL || d->kind != SMT_DRAWABLE_PIXMAP) {
+			t->free_below--;
+			if (d == NULL && deadline_ns && ++n % 64 == 0 && past(deadline_ns))
+				break;
+			continue;
+		}
+		if (d->bytes > RELEASE_PIECE_BYTES) {
+			if (t->releasing_id != id) {
+				page_release_init(&t->releasing, d->bits,
+						  (size_t)d->stride * (size_t)d->height);
+				t->releasing_id = id;
+			}
+			do {
+				freed += page_release_some(&t->releasing, RELEASE_PIECE_BYTES);
+			} while (!page_release_done(&t->releasing) && freed < max_bytes &&
+				 !past(deadline_ns));
+			if (!page_release_done(&t->releasing))
+				break;
+			t->releasing_id = 0;
+		} else {
+			/* Its whole pages go back now: glibc keeps a freed heap
+			 * block resident, and malloc_trim, which would give them
+			 * back later, costs in proportion to the whole heap (54
+			 * and 128 ms measured), not to what this client held. */
+			struct page_release pages;
+			page_release_init(&pages, d->bits, (size_t)d->stride * (size_t)d->height);
+			page_release_some(&pages, RELEASE_PIECE_BYTES);
+			freed += d->bytes;
+		}
+		smt_drawables_free_pixmap(t, id);
+		t->free_below--;
+		if (freed >= max_bytes || (deadline_ns && ++n % 64 == 0 && past(deadline_ns)))
 			break;
 	}
-	return t->pixmaps == 0;
+	return t->pixmaps == 0 && t->canvases == 0;
 }
 
 /* Fill *d with a canvas entry for image (a private view + a reference). */
@@ -181,7 +290,10 @@ uint32_t smt_drawables_add_canvas(struct smt_drawable_table *t, uint32_t id,
 				  pixman_image_t *image)
 {
 	uint32_t err = reserve(t, id);
-	return err ? err : make_canvas(&t->slots[id], image);
+	if (!err)
+		err = make_canvas(slot(t, id), image);
+	t->canvases += err == SMT_ERROR_NONE;
+	return err;
 }
 
 uint32_t smt_drawables_replace_canvas(struct smt_drawable_table *t, uint32_t id,
@@ -204,5 +316,6 @@ uint32_t smt_drawables_remove_canvas(struct smt_drawable_table *t, uint32_t id)
 	if (!d || d->kind != SMT_DRAWABLE_CANVAS)
 		return SMT_ERROR_BAD_DRAWABLE;
 	clear_slot(d);
+	t->canvases--;
 	return SMT_ERROR_NONE;
 }

@@ -110,6 +110,12 @@ pixman_image_t *smt_exec_drawable_image(struct smt_exec_ctx *ctx, uint32_t id)
 
 uint64_t smt_exec_pixmap_bytes(const struct smt_exec_ctx *ctx) { return ctx->drawables.bytes; }
 uint32_t smt_exec_pixmap_count(const struct smt_exec_ctx *ctx) { return ctx->drawables.pixmaps; }
+uint64_t smt_exec_table_bytes(const struct smt_exec_ctx *ctx) { return ctx->drawables.table_bytes; }
+
+const struct smt_usage_refusal *smt_exec_last_refusal(const struct smt_exec_ctx *ctx)
+{
+	return ctx->drawables.refusal.asked != 0 ? &ctx->drawables.refusal : NULL;
+}
 
 static bool op_is_bounded(pixman_op_t op)
 {

@@ -96,8 +96,8 @@ uint32_t smt_exec_unregister_canvas(struct smt_exec_ctx *ctx, uint32_t id);
  * register would leave the client without a target). */
 uint32_t smt_exec_replace_canvas(struct smt_exec_ctx *ctx, uint32_t id, pixman_image_t *image);
 /* Teardown in pieces, for a context whose client is gone: frees pixmaps
- * until about max_bytes are freed or the clock passed deadline_ns (0:
- * none), at least one; true once none is left. Freeing a client's 256 MiB
+ * (and drops canvas entries) until about max_bytes are freed or the clock
+ * passed deadline_ns (0: none), at least one; true once none is left. Freeing a client's 256 MiB
  * of small pixmaps at once took tens of ms. smt_exec_destroy still frees
  * whatever is left. */
 bool smt_exec_free_pixmaps(struct smt_exec_ctx *ctx, uint64_t max_bytes, uint64_t deadline_ns);
@@ -108,6 +108,11 @@ int smt_exec_unregister_pool(struct smt_exec_ctx *ctx, uint32_t id);
 pixman_image_t *smt_exec_drawable_image(struct smt_exec_ctx *ctx, uint32_t id);
 uint64_t smt_exec_pixmap_bytes(const struct smt_exec_ctx *ctx);
 uint32_t smt_exec_pixmap_count(const struct smt_exec_ctx *ctx);
+/* What the drawable table itself holds (charged like pixmaps). */
+uint64_t smt_exec_table_bytes(const struct smt_exec_ctx *ctx);
+/* After smt_exec_register_canvas returned SMT_ERROR_LIMIT: the limit that
+ * refused the table's growth, or NULL. */
+const struct smt_usage_refusal *smt_exec_last_refusal(const struct smt_exec_ctx *ctx);
 
 /* Execute from a ring until it is empty, a PRESENT ran, the budget is used
  * up or an error. Publishes the tail (and the error) to the ring status. */

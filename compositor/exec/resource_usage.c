@@ -36,6 +36,7 @@ void smt_usage_describe(const struct smt_usage_refusal *why, char *buf, size_t l
 	static const char *const names[SMT_RES_COUNT] = {
 		[SMT_RES_FDS] = "fds", [SMT_RES_RINGS] = "rings",
 		[SMT_RES_POOLS] = "pools", [SMT_RES_MEMORY] = "memory-mib",
+		[SMT_RES_CANVASES] = "canvases",
 	};
 	const char *unit = why->resource == SMT_RES_MEMORY ? " bytes" : "";
 	uint64_t shown = why->resource == SMT_RES_MEMORY ? why->max >> 20 : why->max;

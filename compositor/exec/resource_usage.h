@@ -19,6 +19,7 @@ enum smt_resource {
 	SMT_RES_RINGS,
 	SMT_RES_POOLS,
 	SMT_RES_MEMORY,  /* bytes: pixmaps (pixels + overhead) and canvases */
+	SMT_RES_CANVASES,
 	SMT_RES_COUNT,
 };
 

@@ -22,8 +22,10 @@
 #include "server.h"
 #include "ring/canvas.h"
 #include "ring/client_usage.h"
+#include "ring/heap_reclaim.h"
 #include "ring/ordered_request.h"
 #include "ring/ring_types.h"
+#include "drawable_table.h"
 #include "monotonic_clock.h"
 
 struct smtwc_canvas_buffer {
@@ -80,6 +82,53 @@ static struct smtwc_canvas_buffer *canvas_buffer_create(int width, int height)
 	}
 	wlr_buffer_init(&buffer->base, &canvas_buffer_impl, width, height);
 	return buffer;
+}
+
+/* A canvas's images that nothing shows or draws into any more. */
+struct canvas_images {
+	pixman_image_t *back;
+	struct smtwc_canvas_buffer *front;
+};
+
+static void canvas_images_drop(pixman_image_t *back, struct smtwc_canvas_buffer *front)
+{
+	if (back != NULL) {
+		pixman_image_unref(back);
+	}
+	if (front != NULL) {
+		wlr_buffer_drop(&front->base);
+	}
+}
+
+static void canvas_images_release(void *data)
+{
+	struct canvas_images *images = data;
+	canvas_images_drop(images->back, images->front);
+	free(images);
+}
+
+/* Freed in pieces with what else is torn down (heap_reclaim.h): a canvas
+ * of 256 MiB of written pixels was one munmap in a request handler. The
+ * images' memory stays charged (`charged`) until it is freed. */
+static void canvas_images_reclaim(struct smtwc_transport *transport,
+		struct smtwc_client_usage *usage, pixman_image_t *back,
+		struct smtwc_canvas_buffer *front, uint64_t charged)
+{
+	struct canvas_images *images = back != NULL || front != NULL ?
+		calloc(1, sizeof(*images)) : NULL;
+	if (images == NULL) {
+		canvas_images_drop(back, front);
+		client_usage_release(usage, SMT_RES_MEMORY, charged);
+		return;
+	}
+	*images = (struct canvas_images){ back, front };
+	void *back_bits = back != NULL ? pixman_image_get_data(back) : NULL;
+	size_t back_len = back != NULL ? (size_t)pixman_image_get_stride(back) *
+		(size_t)pixman_image_get_height(back) : 0;
+	heap_reclaim_add_memory(&transport->reclaims, back_bits, back_len,
+		front != NULL ? front->data : NULL,
+		front != NULL ? front->stride * (size_t)front->base.height : 0,
+		canvas_images_release, images, usage, charged);
 }
 
 static struct smtwc_server *canvas_server(struct smtwc_canvas *canvas)
@@ -149,6 +198,7 @@ static void canvas_forget_surface(struct smtwc_canvas *canvas)
 	if (canvas->surface == NULL) {
 		return;
 	}
+	wlr_addon_finish(&canvas->surface_addon);
 	canvas_detach(canvas);
 	wl_list_remove(&canvas->surface_commit.link);
 	wl_list_remove(&canvas->surface_destroy.link);
@@ -160,6 +210,20 @@ static void canvas_handle_surface_destroy(struct wl_listener *listener, void *da
 	struct smtwc_canvas *canvas = wl_container_of(listener, canvas, surface_destroy);
 	canvas_forget_surface(canvas);
 }
+
+/* The surface's addons are finished after its destroy signal, when the
+ * canvas has let go already (canvas_forget_surface); this is for a surface
+ * that goes some other way. */
+static void canvas_addon_destroy(struct wlr_addon *addon)
+{
+	struct smtwc_canvas *canvas = wl_container_of(addon, canvas, surface_addon);
+	canvas_forget_surface(canvas);
+}
+
+static const struct wlr_addon_interface canvas_addon_impl = {
+	.name = "smtwc_canvas",
+	.destroy = canvas_addon_destroy,
+};
 
 /* Damages the outputs where the rectangle (canvas coordinates) shows;
  * returns whether any does. */
@@ -257,6 +321,10 @@ bool canvas_present_resume(struct smtwc_ring *ring, uint64_t deadline_ns)
 	}
 	canvas_present_end(canvas);
 	if (shown) {
+		if (!canvas->pending) {
+			wl_list_insert(canvas->ring->transport->canvases_pending.prev,
+				&canvas->pending_link);
+		}
 		canvas->pending = true;
 		canvas->pending_serial = canvas->present_serial;
 		canvas->pending_exec_ns = canvas->present_exec_ns;
@@ -270,8 +338,9 @@ bool canvas_present_resume(struct smtwc_ring *ring, uint64_t deadline_ns)
 static void canvases_output_frame(struct smtwc_output *output)
 {
 	struct wlr_box box = output_layout_box(output);
-	struct smtwc_canvas *canvas;
-	wl_list_for_each(canvas, &output->server->transport->canvases, link) {
+	struct smtwc_canvas *canvas, *tmp;
+	wl_list_for_each_safe(canvas, tmp, &output->server->transport->canvases_pending,
+			pending_link) {
 		int lx, ly;
 		if (!canvas->pending || canvas->node == NULL ||
 				!wlr_scene_node_coords(&canvas->node->node, &lx, &ly)) {
@@ -282,6 +351,12 @@ static void canvases_output_frame(struct smtwc_output *output)
 			continue;
 		}
 		canvas->pending = false;
+		wl_list_remove(&canvas->pending_link);
+		wl_list_init(&canvas->pending_link);
+		if (!canvas->inflight) {
+			wl_list_insert(output->server->transport->canvases_inflight.prev,
+				&canvas->inflight_link);
+		}
 		canvas->inflight = true;
 		canvas->inflight_serial = canvas->pending_serial;
 		canvas->inflight_exec_ns = canvas->pending_exec_ns;
@@ -291,10 +366,13 @@ static void canvases_output_frame(struct smtwc_output *output)
 
 static void canvases_output_presented(struct smtwc_output *output, uint64_t when_ns)
 {
-	struct smtwc_canvas *canvas;
-	wl_list_for_each(canvas, &output->server->transport->canvases, link) {
+	struct smtwc_canvas *canvas, *tmp;
+	wl_list_for_each_safe(canvas, tmp, &output->server->transport->canvases_inflight,
+			inflight_link) {
 		if (canvas->inflight && canvas->inflight_output == output->wlr_output) {
 			canvas->inflight = false;
+			wl_list_remove(&canvas->inflight_link);
+			wl_list_init(&canvas->inflight_link);
 			canvas_send_presented(canvas, canvas->inflight_serial,
 				canvas->inflight_exec_ns, when_ns);
 		}
@@ -311,17 +389,12 @@ static void canvas_free(struct smtwc_canvas *canvas)
 		smt_exec_unregister_canvas(canvas->ring->exec, canvas->id);
 	}
 	wl_list_remove(&canvas->ring_link);
-	wl_list_remove(&canvas->link);
-	wlr_buffer_drop(&canvas->front->base);
-	pixman_image_unref(canvas->back);
-	client_usage_release(canvas->ring->usage, SMT_RES_MEMORY, canvas->charged);
+	wl_list_remove(&canvas->pending_link);
+	wl_list_remove(&canvas->inflight_link);
+	canvas_images_reclaim(canvas->ring->transport, canvas->ring->usage, canvas->back,
+		canvas->front, canvas->charged);
+	client_usage_release(canvas->ring->usage, SMT_RES_CANVASES, 1);
 	free(canvas);
-}
-
-/* The back image and the front buffer. */
-static uint64_t canvas_memory(uint32_t width, uint32_t height)
-{
-	return 2ull * 4 * width * height;
 }
 
 /* A canvas change waiting for the commands published before it
@@ -338,6 +411,24 @@ struct canvas_request {
 	bool copying;
 	struct canvas_copy back_copy, front_copy;
 };
+
+/* What a canvas costs the compositor besides its pixels: its struct and
+ * the front buffer's, two pixman images, the scene node that shows it, and
+ * the wl_surface it stands on with the resources of both (the surface is
+ * created for nothing else; a client with 52,000 1x1 canvases was charged
+ * 8 bytes each, issue 24). */
+#define CANVAS_BOOKKEEPING (sizeof(struct smtwc_canvas) + \
+	sizeof(struct smtwc_canvas_buffer) + 2 * SMT_PIXMAP_OVERHEAD + \
+	sizeof(struct wlr_scene_buffer) + sizeof(struct wlr_surface) + \
+	sizeof(struct canvas_request) + 2 * WL_RESOURCE_BYTES)
+/* libwayland's struct wl_resource with its listeners and map entry. */
+#define WL_RESOURCE_BYTES 128u
+
+/* The back image and the front buffer, and the bookkeeping around them. */
+static uint64_t canvas_memory(uint32_t width, uint32_t height)
+{
+	return 2ull * 4 * width * height + CANVAS_BOOKKEEPING;
+}
 
 static struct canvas_request *canvas_request_new(struct smtwc_canvas *canvas,
 		void (*apply)(struct smtwc_ordered_request *),
@@ -364,14 +455,10 @@ static void canvas_request_end_copy(struct canvas_request *req)
 static void canvas_request_free(struct smtwc_ordered_request *base)
 {
 	struct canvas_request *req = wl_container_of(base, req, base);
-	if (req->back != NULL) {
-		pixman_image_unref(req->back);
-	}
-	if (req->front != NULL) {
-		wlr_buffer_drop(&req->front->base);
-	}
 	canvas_request_end_copy(req);
-	client_usage_release(req->canvas->ring->usage, SMT_RES_MEMORY, req->charged);
+	struct smtwc_ring *ring = req->canvas->ring;
+	canvas_images_reclaim(ring->transport, ring->usage, req->back, req->front,
+		req->charged);
 	free(req);
 }
 
@@ -382,8 +469,14 @@ static void canvas_register_apply(struct smtwc_ordered_request *base)
 	struct smtwc_ring *ring = canvas->ring;
 	/* The id may have been taken by a pixmap the earlier commands made. */
 	uint32_t err = smt_exec_register_canvas(ring->exec, canvas->id, canvas->back);
+	const struct smt_usage_refusal *why = smt_exec_last_refusal(ring->exec);
 	if (err == 0) {
 		canvas->registered = true;
+	} else if (!ring->dead && err == SMT_ERROR_LIMIT && why != NULL) {
+		char text[128];
+		smt_usage_describe(why, text, sizeof(text));
+		wl_resource_post_error(ring->resource, SMT_RING_V1_ERROR_LIMIT,
+			"get_canvas: drawable id %u: %s", canvas->id, text);
 	} else if (!ring->dead) {
 		wl_resource_post_error(ring->resource, SMT_RING_V1_ERROR_BAD_ID,
 			"get_canvas: drawable id %u is 0, out of range or in use (%s)",
@@ -424,13 +517,12 @@ static void canvas_resize_apply(struct smtwc_ordered_request *base)
 		smt_exec_replace_canvas(canvas->ring->exec, canvas->id, req->back);
 	}
 	canvas_detach(canvas);
-	wlr_buffer_drop(&canvas->front->base);
-	pixman_image_unref(canvas->back);
+	canvas_images_reclaim(canvas->ring->transport, canvas->ring->usage, canvas->back,
+		canvas->front, canvas->charged);
 	canvas->back = req->back;
 	canvas->front = req->front;
 	canvas->width = (int)req->width;
 	canvas->height = (int)req->height;
-	client_usage_release(canvas->ring->usage, SMT_RES_MEMORY, canvas->charged);
 	canvas->charged = req->charged;
 	canvas_attach(canvas);
 	canvas_request_end_copy(req);
@@ -543,23 +635,37 @@ void canvas_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t i
 			SMT_MAX_DIMENSION);
 		return;
 	}
+	/* Counted with the other requests that wait for earlier commands. */
+	if (!ordered_request_room(ring, ring->resource, SMT_RING_V1_ERROR_LIMIT,
+			"get_canvas")) {
+		return;
+	}
 	struct wlr_surface *surface = wlr_surface_from_resource(surface_resource);
-	struct smtwc_canvas *other;
-	wl_list_for_each(other, &ring->transport->canvases, link) {
-		if (other->surface == surface) {
-			wl_resource_post_error(ring->resource, SMT_RING_V1_ERROR_BAD_SURFACE,
-				"get_canvas: the surface already has canvas %u", other->id);
-			return;
-		}
+	struct wlr_addon *addon = wlr_addon_find(&surface->addons, ring->transport,
+		&canvas_addon_impl);
+	if (addon != NULL) {
+		struct smtwc_canvas *other = wl_container_of(addon, other, surface_addon);
+		wl_resource_post_error(ring->resource, SMT_RING_V1_ERROR_BAD_SURFACE,
+			"get_canvas: the surface already has canvas %u", other->id);
+		return;
+	}
+	/* Counted as well as charged: a disconnect destroys all of a client's
+	 * surfaces in one go inside libwayland (about 1 us each, 52 ms for
+	 * 52,000), which no budget can split. */
+	if (!client_usage_charge(ring->usage, SMT_RES_CANVASES, 1, ring->resource,
+			SMT_RING_V1_ERROR_LIMIT, "get_canvas")) {
+		return;
 	}
 	uint64_t bytes = canvas_memory(width, height);
 	if (!client_usage_charge(ring->usage, SMT_RES_MEMORY, bytes, ring->resource,
 			SMT_RING_V1_ERROR_LIMIT, "get_canvas")) {
+		client_usage_release(ring->usage, SMT_RES_CANVASES, 1);
 		return;
 	}
 	struct smtwc_canvas *canvas = calloc(1, sizeof(*canvas));
 	if (canvas == NULL) {
 		client_usage_release(ring->usage, SMT_RES_MEMORY, bytes);
+		client_usage_release(ring->usage, SMT_RES_CANVASES, 1);
 		wl_client_post_no_memory(client);
 		return;
 	}
@@ -576,6 +682,7 @@ void canvas_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t i
 		}
 		free(canvas);
 		client_usage_release(ring->usage, SMT_RES_MEMORY, bytes);
+		client_usage_release(ring->usage, SMT_RES_CANVASES, 1);
 		wl_client_post_no_memory(client);
 		return;
 	}
@@ -586,6 +693,7 @@ void canvas_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t i
 		wlr_buffer_drop(&canvas->front->base);
 		free(canvas);
 		client_usage_release(ring->usage, SMT_RES_MEMORY, bytes);
+		client_usage_release(ring->usage, SMT_RES_CANVASES, 1);
 		wl_client_post_no_memory(client);
 		return;
 	}
@@ -602,7 +710,10 @@ void canvas_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t i
 	canvas->surface_destroy.notify = canvas_handle_surface_destroy;
 	wl_signal_add(&surface->events.destroy, &canvas->surface_destroy);
 	wl_list_insert(&ring->canvases, &canvas->ring_link);
-	wl_list_insert(&ring->transport->canvases, &canvas->link);
+	wl_list_init(&canvas->pending_link);
+	wl_list_init(&canvas->inflight_link);
+	wlr_addon_init(&canvas->surface_addon, &surface->addons, ring->transport,
+		&canvas_addon_impl);
 	wl_resource_set_user_data(resource, canvas);
 	canvas_attach(canvas);
 	/* Drawable ids are the executor's: commands published before this
@@ -610,15 +721,73 @@ void canvas_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t i
 	ordered_request_queue(ring, &req->base);
 }
 
+/* A gone ring's canvases, off the screen and their surfaces already,
+ * freed in pieces (heap_reclaim.h): a client with 52,000 canvases took
+ * 25 ms of the disconnect to free them. */
+struct gone_canvases {
+	struct wl_list canvases; /* smtwc_canvas.ring_link */
+	struct smtwc_transport *transport;
+	struct smtwc_client_usage *usage;
+};
+
+static bool gone_canvases_some(void *data, uint64_t deadline_ns)
+{
+	struct gone_canvases *gone = data;
+	unsigned n = 0;
+	while (!wl_list_empty(&gone->canvases)) {
+		struct smtwc_canvas *canvas =
+			wl_container_of(gone->canvases.next, canvas, ring_link);
+		wl_list_remove(&canvas->ring_link);
+		canvas_images_reclaim(gone->transport, gone->usage, canvas->back,
+			canvas->front, canvas->charged);
+		client_usage_release(gone->usage, SMT_RES_CANVASES, 1);
+		free(canvas);
+		if (deadline_ns != 0 && ++n % 64 == 0 && monotonic_now_ns() >= deadline_ns) {
+			return false;
+		}
+	}
+	client_usage_unref(gone->usage);
+	free(gone);
+	return true;
+}
+
 void canvases_ring_destroyed(struct smtwc_ring *ring)
 {
+	if (wl_list_empty(&ring->canvases)) {
+		return;
+	}
+	struct gone_canvases *gone = calloc(1, sizeof(*gone));
 	struct smtwc_canvas *canvas, *tmp;
+	if (gone == NULL) { /* out of memory: all at once */
+		wl_list_for_each_safe(canvas, tmp, &ring->canvases, ring_link) {
+			if (canvas->resource != NULL) {
+				wl_resource_set_user_data(canvas->resource, NULL);
+			}
+			canvas_free(canvas);
+		}
+		return;
+	}
+	wl_list_init(&gone->canvases);
+	gone->transport = ring->transport;
+	gone->usage = client_usage_hold(ring->usage);
+	/* What the screen, the surfaces, the frames and the client's
+	 * resources know of them goes now; the executor (its entries) is
+	 * torn down in pieces too. */
 	wl_list_for_each_safe(canvas, tmp, &ring->canvases, ring_link) {
 		if (canvas->resource != NULL) {
 			wl_resource_set_user_data(canvas->resource, NULL);
 		}
-		canvas_free(canvas);
+		if (ring->presenting == canvas) {
+			canvas_present_end(canvas);
+		}
+		canvas_forget_surface(canvas);
+		wl_list_remove(&canvas->pending_link);
+		wl_list_remove(&canvas->inflight_link);
+		wl_list_remove(&canvas->ring_link);
+		canvas->ring = NULL;
+		wl_list_insert(gone->canvases.prev, &canvas->ring_link);
 	}
+	heap_reclaim_add_work(&gone->transport->reclaims, gone_canvases_some, gone);
 }
 
 uint64_t canvases_bytes(struct smtwc_ring *ring)
@@ -626,7 +795,7 @@ uint64_t canvases_bytes(struct smtwc_ring *ring)
 	uint64_t total = 0;
 	struct smtwc_canvas *canvas;
 	wl_list_for_each(canvas, &ring->canvases, ring_link) {
-		total += 2ull * 4 * (uint64_t)canvas->width * (uint64_t)canvas->height;
+		total += canvas->charged;
 	}
 	return total;
 }

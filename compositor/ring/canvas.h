@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <wayland-server-core.h>
+#include <wlr/util/addon.h>
 #include "ring/canvas_copy.h"
 
 struct smtwc_ring;
@@ -27,7 +28,10 @@ struct smtwc_canvas {
 	struct wl_resource *resource;
 	struct smtwc_ring *ring;
 	struct wl_list ring_link; /* smtwc_ring.canvases */
-	struct wl_list link;      /* smtwc_transport.canvases */
+	/* smtwc_transport.canvases_pending / canvases_inflight while it has a
+	 * PRESENT waiting for / in a frame: a frame looks at those only, not
+	 * at every canvas of every client. */
+	struct wl_list pending_link, inflight_link;
 	uint32_t id;
 	int width, height;
 	bool registered; /* the executor knows the id (ordered_request.h) */
@@ -52,6 +56,9 @@ struct smtwc_canvas {
 	uint32_t present_serial;
 	uint64_t present_exec_ns;
 
+	/* On the surface, owned by the transport: get_canvas finds a
+	 * surface's canvas there, without walking every canvas. */
+	struct wlr_addon surface_addon;
 	struct wl_listener surface_commit;
 	struct wl_listener surface_destroy;
 	struct wl_listener node_destroy;

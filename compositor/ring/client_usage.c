@@ -30,9 +30,9 @@ void client_usage_init_total(struct smtwc_transport *transport)
 	*total = (struct smt_usage){ .is_total = true };
 	total->max[SMT_RES_FDS] = fd_budget(c->fd_headroom);
 	total->max[SMT_RES_MEMORY] = (uint64_t)c->total_memory_mib << 20;
-	wlr_log(WLR_INFO, "client limits: %d fds, %d rings, %d pools, %d MiB each; "
-		"%llu fds, %d MiB in total", c->client_fds, c->client_rings, c->client_pools,
-		c->client_memory_mib, (unsigned long long)total->max[SMT_RES_FDS],
+	wlr_log(WLR_INFO, "client limits: %d fds, %d rings, %d pools, %d canvases, %d MiB "
+		"each; %llu fds, %d MiB in total", c->client_fds, c->client_rings,
+		c->client_pools, c->client_canvases, c->client_memory_mib, (unsigned long long)total->max[SMT_RES_FDS],
 		c->total_memory_mib);
 }
 
@@ -65,6 +65,7 @@ struct smtwc_client_usage *client_usage_ref(struct smtwc_transport *transport,
 	cu->usage.max[SMT_RES_FDS] = (uint64_t)c->client_fds;
 	cu->usage.max[SMT_RES_RINGS] = (uint64_t)c->client_rings;
 	cu->usage.max[SMT_RES_POOLS] = (uint64_t)c->client_pools;
+	cu->usage.max[SMT_RES_CANVASES] = (uint64_t)c->client_canvases;
 	cu->usage.max[SMT_RES_MEMORY] = (uint64_t)c->client_memory_mib << 20;
 	cu->client_destroy.notify = client_usage_handle_client_destroy;
 	wl_client_add_destroy_listener(client, &cu->client_destroy);

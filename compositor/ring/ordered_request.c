@@ -60,6 +60,11 @@ void ordered_request_queue(struct smtwc_ring *ring, struct smtwc_ordered_request
 {
 	req->submit_pos = smt_ring_reader_published(smt_exec_submit_reader(ring->exec));
 	req->ring_pos = ring->shared ? smt_ring_reader_published(&ring->reader) : 0;
+	if (wl_list_empty(&ring->ordered) && !ring->dead && ring->presenting == NULL &&
+			req->prepare == NULL && reached(ring, req)) {
+		req->apply(req); /* nothing to wait for; cheap (ordered_request.h) */
+		return;
+	}
 	wl_list_insert(ring->ordered.prev, &req->link);
 	ring->ordered_count++;
 	set_limits(ring);

@@ -32,7 +32,9 @@ struct smtwc_ordered_request {
 
 /* Requests one ring may have waiting: each holds a mapping or images
  * (charged to the client's memory), and a resize needs no new object, so
- * nothing else bounds them. */
+ * nothing else bounds them. get_canvas and create_pool count too (before,
+ * 5,000 get_canvas waited behind busy commands and none was refused). The
+ * error names the limit "ordered-requests". */
 #define SMTWC_ORDERED_MAX 64
 
 /* false (and posts error `code` on resource) if the ring has
@@ -40,10 +42,15 @@ struct smtwc_ordered_request {
 bool ordered_request_room(struct smtwc_ring *ring, struct wl_resource *resource,
 	uint32_t code, const char *request);
 /* Queues req behind everything the client has published. It is applied
- * by the ring's next run, never in the request handler: applying can cost
+ * by the ring's next run, not in the request handler: applying can cost
  * (a canvas resize copies the old pixels), and libwayland dispatches a
  * client's whole burst of requests at once, so a handler that applied
- * would run a burst of resizes outside any budget. */
+ * would run a burst of resizes outside any budget. Except when nothing is
+ * there to wait for (every command before it ran, no request waits, no
+ * PRESENT is being copied) and the request has no prepare step: then it
+ * is applied at once, at the cost of a lookup and a small allocation, so
+ * only requests that really wait count against SMTWC_ORDERED_MAX (a
+ * client creating 100 canvases in a burst is not refused). */
 void ordered_request_queue(struct smtwc_ring *ring, struct smtwc_ordered_request *req);
 /* The first waiting request may be applied: the ring's streams reached it
  * (or the ring is dead). The ring has work then (ring_has_work). */

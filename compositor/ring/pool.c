@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "smt-ring-v1-protocol.h"
 #include "ring/client_usage.h"
+#include "ring/heap_reclaim.h"
 #include "ring/ordered_request.h"
 #include "ring/pool.h"
 #include "ring/ring_types.h"
@@ -30,7 +31,9 @@ static void pool_unmap(struct smtwc_pool *pool)
 		pool->registered = false;
 	}
 	if (pool->map != NULL) {
-		munmap(pool->map, (size_t)pool->size);
+		/* A mapping of GiBs is unmapped in pieces (heap_reclaim.h). */
+		heap_reclaim_add_mapping(&pool->ring->transport->reclaims, pool->map,
+			(size_t)pool->size);
 		pool->map = NULL;
 	}
 }
@@ -97,7 +100,8 @@ static void pool_remap_apply(struct smtwc_ordered_request *base)
 static void pool_remap_discard(struct smtwc_ordered_request *base)
 {
 	struct pool_request *req = wl_container_of(base, req, base);
-	munmap(req->map, (size_t)req->size);
+	heap_reclaim_add_mapping(&req->pool->ring->transport->reclaims, req->map,
+		(size_t)req->size);
 	free(req);
 }
 
@@ -182,6 +186,11 @@ void pool_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t id,
 	}
 	wl_resource_set_implementation(resource, &pool_impl, NULL,
 		pool_handle_resource_destroy);
+	/* Counted with the other requests that wait for earlier commands. */
+	if (!ordered_request_room(ring, ring->resource, SMT_RING_V1_ERROR_LIMIT,
+			"create_pool")) {
+		return;
+	}
 	struct smtwc_pool *existing;
 	wl_list_for_each(existing, &ring->pools, link) {
 		if (existing->id == pool_id && !existing->destroying) {

@@ -264,14 +264,15 @@ static void ring_free(struct smtwc_ring *ring)
 		wl_event_source_remove(ring->wakeup_source);
 	}
 	if (ring->exec != NULL) {
-		/* Many pixmaps are freed in pieces, the heap trimmed after each. */
+		/* Its pixmaps and table are freed in pieces, the heap trimmed. */
 		heap_reclaim_add(&ring->transport->reclaims, ring->exec, ring->usage);
 	}
 	if (ring->shared) {
 		smt_ring_reader_fini(&ring->reader);
 	}
 	if (ring->ring_map != NULL) {
-		munmap(ring->ring_map, ring->ring_map_size);
+		heap_reclaim_add_mapping(&transport->reclaims, ring->ring_map,
+			ring->ring_map_size);
 	}
 	if (ring->status != NULL) {
 		munmap(ring->status, SMT_STATUS_MAP_SIZE);
@@ -494,8 +495,9 @@ struct smtwc_transport *transport_create(struct smtwc_server *server)
 	}
 	transport->server = server;
 	wl_list_init(&transport->rings);
-	wl_list_init(&transport->canvases);
-	wl_list_init(&transport->reclaims);
+	wl_list_init(&transport->canvases_pending);
+	wl_list_init(&transport->canvases_inflight);
+	heap_reclaim_init(&transport->reclaims);
 	wl_list_init(&transport->clients);
 	client_usage_init_total(transport);
 	void *page = NULL;

@@ -22,6 +22,10 @@ void transport_stats(struct smtwc_transport *transport, struct smtwc_transport_s
 		.total_fds_max = transport->total.max[SMT_RES_FDS],
 		.total_memory = transport->total.used[SMT_RES_MEMORY],
 		.total_memory_max = transport->total.max[SMT_RES_MEMORY],
+		.reclaim_items = transport->reclaims.pending_items,
+		.reclaim_bytes = transport->reclaims.pending_bytes,
+		.reclaim_pieces = transport->reclaims.pieces,
+		.reclaim_done = transport->reclaims.items_done,
 	};
 }
 
@@ -46,10 +50,12 @@ void transport_for_each_ring_stats(struct smtwc_transport *transport,
 			.canvas_bytes = canvases_bytes(ring),
 			.pixmap_bytes = smt_exec_pixmap_bytes(ring->exec),
 			.pixmaps = smt_exec_pixmap_count(ring->exec),
+			.table_bytes = smt_exec_table_bytes(ring->exec),
 			.client_fds = u->used[SMT_RES_FDS],
 			.client_rings = u->used[SMT_RES_RINGS],
 			.client_pools = u->used[SMT_RES_POOLS],
 			.client_memory = u->used[SMT_RES_MEMORY],
+			.client_canvases = u->used[SMT_RES_CANVASES],
 		};
 		smt_sched_client_stats(transport->sched, ring->sched_client, monotonic_now_ns(),
 			&st.sched);

@@ -23,8 +23,10 @@ struct smtwc_ring_stats {
 	uint64_t slices, exec_ns, commands, bytes;
 	uint64_t wakeups_from_client, wakeups_to_client;
 	uint64_t ring_bytes, pool_bytes, canvas_bytes, pixmap_bytes, pixmaps;
+	uint64_t table_bytes;        /* the drawable table itself */
 	/* The connection's whole usage, shared by its rings (limits). */
 	uint64_t client_fds, client_rings, client_pools, client_memory;
+	uint64_t client_canvases;
 };
 
 struct smtwc_transport_stats {
@@ -32,6 +34,9 @@ struct smtwc_transport_stats {
 	uint64_t sleeps, sleeps_avoided, spins, spins_found_work;
 	/* Every client's usage together, and its caps (limits). */
 	uint64_t total_fds, total_fds_max, total_memory, total_memory_max;
+	/* Gone rings' teardown in pieces (heap_reclaim.h): what waits, the
+	 * pieces run and the items finished. */
+	uint64_t reclaim_items, reclaim_bytes, reclaim_pieces, reclaim_done;
 };
 
 void transport_stats(struct smtwc_transport *transport, struct smtwc_transport_stats *out);

@@ -20,18 +20,31 @@
 struct smtwc_server;
 struct smtwc_canvas;
 
+/* What gone rings leave, freed in pieces (ring/heap_reclaim.h). */
+struct heap_reclaim_queue {
+	struct wl_list items;    /* heap_reclaim.link, oldest first */
+	/* What is waiting (bytes: memory still allocated or mapped), and
+	 * the pieces run and items finished so far: the control socket
+	 * shows them, so a test can tell that another client was served
+	 * while a teardown was still in progress. */
+	uint64_t pending_items, pending_bytes;
+	uint64_t pieces, items_done;
+	uint64_t untrimmed;      /* heap freed since the last malloc_trim */
+};
+
 struct smtwc_transport {
 	struct smtwc_server *server;
 	struct wl_global *global;
 	struct smt_global_status *global_status;
 	int global_status_fd;
 	struct wl_list rings;    /* smtwc_ring.link */
-	struct wl_list canvases; /* smtwc_canvas.link */
+	struct wl_list canvases_pending;  /* smtwc_canvas.pending_link */
+	struct wl_list canvases_inflight; /* smtwc_canvas.inflight_link */
 	struct smt_sched *sched;
 	uint64_t sched_slice_ns;
 	struct smt_usage total;  /* every client's usage (client_usage.h) */
 	struct wl_list clients;  /* smtwc_client_usage.link */
-	struct wl_list reclaims; /* heap_reclaim.link: gone rings' pixmaps */
+	struct heap_reclaim_queue reclaims; /* what gone rings leave, freed in pieces */
 	uint64_t sleeps, sleeps_avoided;
 	/* Spinning before a sleep (sched/ring_loop.c): armed by running
 	 * shared-ring commands; the time spun since the loop last blocked;

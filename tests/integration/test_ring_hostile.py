@@ -208,12 +208,14 @@ def test(h):
                           what="simple-shm to keep animating after the hostile clients")
         # Everything the hostile clients made the compositor map or open is
         # gone once it has processed their disconnects.
-        # Nothing is still counted against anyone (limits released; a gone
-        # ring's many pixmaps are freed in pieces after it, counted until
-        # then), and then nothing is still mapped or open either.
+        # Nothing is still counted against anyone (limits released; what a
+        # gone ring leaves is freed in pieces after it, memory counted until
+        # then, mappings unmapped: reclaim_items says when all is done), and
+        # then nothing is still mapped or open either.
         s.wait_clients(clients)
-        s.wait_until(lambda: (lambda st: st["total_fds"] == 0 and st["total_memory"] == 0)(
-            s.server_stats()), what="usage back to 0 after every ring client left")
+        s.wait_until(lambda: (lambda st: st["total_fds"] == 0 and st["total_memory"] == 0
+                              and st["reclaim_items"] == 0)(s.server_stats()),
+                     what="usage back to 0 after every ring client left")
         now = harness.process_resources(pid)
         check(now == base, f"fds/mappings {now} did not return to the baseline {base}")
         # RSS: glibc keeps freed heap (10000 64x64 pixmaps of pixmaps-10k
@@ -227,7 +229,8 @@ def test(h):
             for case in heavy:
                 s.run([hostile_tool(h), case], timeout=60, check_rc=False)
             s.wait_clients(clients)
-            s.wait_until(lambda: s.server_stats()["total_memory"] == 0,
+            s.wait_until(lambda: (lambda st: st["total_memory"] == 0 and
+                                  st["reclaim_items"] == 0)(s.server_stats()),
                          what="the heavy cases' pixmaps to be freed")
             rss_runs.append(rss_kb(pid))
         log(f"RSS {rss0} KiB at the baseline, then after all cases and three runs of the "

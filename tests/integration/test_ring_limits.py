@@ -54,13 +54,19 @@ def test(h):
         s.wait_until(lambda: "HOLDING 128 MiB" in open(holder.log_path).read()
                      or not holder.alive(), what="the holder's pixmaps")
         check(holder.alive(), f"holder: {holder.log_tail()}")
-        run_case(s, h, "memory-rings", "limit total-memory-mib=160 reached: 134218240 "
+        # In use: the holder's two pixmaps and its ring's drawable table,
+        # and the refused client's own table (one chunk, like the holder's:
+        # charged before its pixmap was refused).
+        table = sum(c["table_bytes"] for c in s.control("stats")["clients"])
+        check(0 < table < 64 << 10, f"the holder's drawable table: {table} bytes")
+        in_use = 2 * ((64 << 20) + 256) + 2 * table
+        run_case(s, h, "memory-rings", f"limit total-memory-mib=160 reached: {in_use} "
                                        "bytes in use, 67109120 more asked")
         # Neither refusal touched a third client: its FENCEs run.
         run_case(s, h, "echo-probe", "ECHO n=", "1")
         stats = s.server_stats()
-        check(stats["total_memory"] == 2 * (64 << 20) + 2 * 256,
-              f"the holder's pixmaps are not what is counted: {stats}")
+        check(stats["total_memory"] == 2 * ((64 << 20) + 256) + table,
+              f"the holder's pixmaps and table are not what is counted: {stats}")
 
         # Gone holder, released memory: two pixmaps fit again (the third
         # crosses the total of 160 MiB, the client's own 200 MiB not yet).
@@ -75,8 +81,9 @@ def test(h):
         run_case(s, h, "memory-rings", "rings with a 64 MiB pixmap: 2")
 
         s.wait_clients(clients)
-        s.wait_until(lambda: (lambda st: st["total_fds"] == 0 and st["total_memory"] == 0)(
-            s.server_stats()), what="usage back to 0 after the clients left")
+        s.wait_until(lambda: (lambda st: st["total_fds"] == 0 and st["total_memory"] == 0
+                              and st["reclaim_items"] == 0)(s.server_stats()),
+                     what="usage back to 0 after the clients left")
         now = harness.process_resources(pid)
         check(now == base, f"fds/mappings {now} did not return to {base}")
         log(f"usage back to 0; fds/mappings {now} as at the start")

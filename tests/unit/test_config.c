@@ -220,6 +220,7 @@ static void test_defaults(void)
 	CHECK_INT(cfg.limits.client_fds, 64);
 	CHECK_INT(cfg.limits.client_rings, 8);
 	CHECK_INT(cfg.limits.client_pools, 32);
+	CHECK_INT(cfg.limits.client_canvases, 1024);
 	CHECK_INT(cfg.limits.client_memory_mib, 256);
 	CHECK_INT(cfg.limits.total_memory_mib, 2048);
 	CHECK_INT(cfg.limits.fd_headroom, 256);
@@ -334,6 +335,7 @@ static void test_all_keys(void)
 		"client-fds = 20\n"
 		"client-rings = 2\n"
 		"client-pools = 1\n"
+		"client-canvases = 7\n"
 		"client-memory-mib = 16\n"
 		"total-memory-mib = 100\n"
 		"fd-headroom = 64\n";
@@ -418,6 +420,7 @@ static void test_all_keys(void)
 	CHECK_INT(cfg.limits.client_fds, 20);
 	CHECK_INT(cfg.limits.client_rings, 2);
 	CHECK_INT(cfg.limits.client_pools, 1);
+	CHECK_INT(cfg.limits.client_canvases, 7);
 	CHECK_INT(cfg.limits.client_memory_mib, 16);
 	CHECK_INT(cfg.limits.total_memory_mib, 100);
 	CHECK_INT(cfg.limits.fd_headroom, 64);
@@ -682,7 +685,7 @@ static void test_errors(void)
 		"invalid value '2' for 'client-fds' (expected an integer from 3 to 1000000)");
 	EXPECT_ERROR("[limits]\nrings = 2\n", 2,
 		"unknown key 'rings' in [limits] (expected client-fds, client-rings, "
-		"client-pools, client-memory-mib, total-memory-mib, fd-headroom)");
+		"client-pools, client-canvases, client-memory-mib, total-memory-mib, fd-headroom)");
 	/* structure */
 	EXPECT_ERROR("modifier = alt\n", 1,
 		"'modifier' is outside of any section");

@@ -1,9 +1,14 @@
 /* Resource accounting (resource_usage.h): a charge that would cross the
  * client's or the total's limit charges nothing and names the level, limit
  * and figures; releases give it back; the executor charges pixmap memory
- * to a client shared by two contexts (two rings of one connection) and
- * releases it on FREE_PIXMAP and when a context goes. */
+ * and its drawable table to a client shared by two contexts (two rings of
+ * one connection) and releases it on FREE_PIXMAP and when a context goes;
+ * the table costs what it allocates (a chunk per range of ids used), not
+ * the largest id, and its growth is refused naming the limit. */
+#include <unistd.h>
+
 #include "drawable_table.h"
+#include "page_release.h"
 #include "test_ring_util.h"
 
 static void test_levels(void)
@@ -49,7 +54,9 @@ static void test_executor_charges(void)
 	struct smt_usage total = { .is_total = true };
 	struct smt_usage client = { .parent = &total };
 	const uint64_t pixmap = 64 * 64 * 4 + SMT_PIXMAP_OVERHEAD;
-	client.max[SMT_RES_MEMORY] = 3 * pixmap;
+	/* The directory's first entries and one chunk: ids 1 and 2 share it. */
+	const uint64_t table = 4 * sizeof(void *) + 16 + smt_drawables_chunk_bytes();
+	client.max[SMT_RES_MEMORY] = 3 * pixmap + 2 * table;
 	struct smt_exec_config cfg;
 	smt_exec_config_defaults(&cfg);
 	cfg.usage = &client;
@@ -60,7 +67,10 @@ static void test_executor_charges(void)
 	ST(&s, smt_encode_create_pixmap(st_at(&s), 1, 64, 64, SMT_FORMAT_ARGB8888));
 	ST(&s, smt_encode_create_pixmap(st_at(&s), 2, 64, 64, SMT_FORMAT_ARGB8888));
 	expect_ok(run_ring(ring1, &s, 4096, &res), &res, "two pixmaps on ring 1");
-	CHECK(client.used[SMT_RES_MEMORY] == 2 * pixmap && total.used[SMT_RES_MEMORY] == 2 * pixmap,
+	CHECK(smt_exec_table_bytes(ring1) == table, "table %llu",
+	      (unsigned long long)smt_exec_table_bytes(ring1));
+	CHECK(client.used[SMT_RES_MEMORY] == 2 * pixmap + table &&
+	      total.used[SMT_RES_MEMORY] == 2 * pixmap + table,
 	      "charged to the client and the total");
 
 	s.len = 0;
@@ -70,12 +80,13 @@ static void test_executor_charges(void)
 	CHECK(res.error.code == SMT_ERROR_LIMIT &&
 	      strstr(res.error.message, "limit client-memory-mib=0 reached") &&
 	      strstr(res.error.message, "opcode CREATE_PIXMAP"), "%s", res.error.message);
-	CHECK(client.used[SMT_RES_MEMORY] == 3 * pixmap, "the refused pixmap is not charged");
+	CHECK(client.used[SMT_RES_MEMORY] == 3 * pixmap + 2 * table,
+	      "the refused pixmap is not charged (ring 2's table is)");
 
 	s.len = 0;
 	ST(&s, smt_encode_free_pixmap(st_at(&s), 1));
 	expect_ok(run_ring(ring1, &s, 4096, &res), &res, "free on ring 1");
-	CHECK(client.used[SMT_RES_MEMORY] == 2 * pixmap, "FREE_PIXMAP releases");
+	CHECK(client.used[SMT_RES_MEMORY] == 2 * pixmap + 2 * table, "FREE_PIXMAP releases");
 	smt_exec_destroy(ring2);
 	smt_exec_destroy(ring1);
 	CHECK(client.used[SMT_RES_MEMORY] == 0 && total.used[SMT_RES_MEMORY] == 0,
@@ -83,10 +94,137 @@ static void test_executor_charges(void)
 	st_fini(&s);
 }
 
+/* Issue 24, item 2: one pixmap with the largest id grew the table to 2^18
+ * slots (15 MiB) while 260 bytes were charged. */
+static void test_table_charges(void)
+{
+	struct smt_usage total = { .is_total = true };
+	struct smt_usage client = { .parent = &total };
+	const uint64_t pixmap = 1 * 1 * 4 + SMT_PIXMAP_OVERHEAD;
+	client.max[SMT_RES_MEMORY] = 1u << 20;
+	struct smt_exec_config cfg;
+	smt_exec_config_defaults(&cfg);
+	cfg.usage = &client;
+	struct smt_exec_ctx *ctx = smt_exec_create(&cfg);
+	struct smt_exec_result res;
+	struct stream s;
+	st_init(&s);
+	const uint32_t top = cfg.max_drawable_id - 1;
+	ST(&s, smt_encode_create_pixmap(st_at(&s), top, 1, 1, SMT_FORMAT_ARGB8888));
+	expect_ok(run_ring(ctx, &s, 4096, &res), &res, "a pixmap with the largest id");
+	uint64_t dir = (uint64_t)cfg.max_drawable_id / SMT_DRAWABLE_CHUNK * sizeof(void *) + 16;
+	CHECK(smt_exec_table_bytes(ctx) == dir + smt_drawables_chunk_bytes(),
+	      "table: the directory and one chunk, %llu bytes",
+	      (unsigned long long)smt_exec_table_bytes(ctx));
+	CHECK(smt_exec_table_bytes(ctx) < 64u << 10, "not 2^18 slots");
+	CHECK(client.used[SMT_RES_MEMORY] == pixmap + smt_exec_table_bytes(ctx),
+	      "what the table allocated is charged: %llu",
+	      (unsigned long long)client.used[SMT_RES_MEMORY]);
+
+	/* One pixmap per chunk until the client's memory is full: refused by a
+	 * chunk's charge, naming the limit, nothing charged for it. */
+	uint32_t id = SMT_DRAWABLE_CHUNK, made = 0;
+	enum smt_exec_stop stop = SMT_EXEC_EMPTY;
+	while (id < top && stop != SMT_EXEC_ERROR) {
+		s.len = 0;
+		ST(&s, smt_encode_create_pixmap(st_at(&s), id, 1, 1, SMT_FORMAT_ARGB8888));
+		stop = run_ring(ctx, &s, 4096, &res);
+		made += stop != SMT_EXEC_ERROR;
+		id += SMT_DRAWABLE_CHUNK;
+	}
+	CHECK(stop == SMT_EXEC_ERROR && res.error.code == SMT_ERROR_LIMIT &&
+	      strstr(res.error.message, "limit client-memory-mib=1 reached") &&
+	      strstr(res.error.message, "opcode CREATE_PIXMAP"), "%s", res.error.message);
+	CHECK(made > 10 && made < (1u << 20) / smt_drawables_chunk_bytes(), "%u sparse pixmaps", made);
+	CHECK(client.used[SMT_RES_MEMORY] == (made + 1) * pixmap + smt_exec_table_bytes(ctx) &&
+	      client.used[SMT_RES_MEMORY] <= 1u << 20, "charged: %llu",
+	      (unsigned long long)client.used[SMT_RES_MEMORY]);
+
+	/* A canvas that needs a new chunk is refused the same way. */
+	pixman_image_t *img = pixman_image_create_bits(PIXMAN_a8r8g8b8, 4, 4, NULL, 0);
+	CHECK(smt_exec_register_canvas(ctx, id, img) == SMT_ERROR_LIMIT &&
+	      smt_exec_last_refusal(ctx) != NULL && !smt_exec_last_refusal(ctx)->total,
+	      "a canvas's chunk refused naming the client's limit");
+	CHECK(smt_exec_register_canvas(ctx, top - 1, img) == SMT_ERROR_NONE &&
+	      smt_exec_last_refusal(ctx) == NULL, "a canvas in a chunk that exists");
+	pixman_image_unref(img);
+	smt_exec_destroy(ctx);
+	CHECK(client.used[SMT_RES_MEMORY] == 0 && total.used[SMT_RES_MEMORY] == 0,
+	      "everything released with the context");
+	st_fini(&s);
+}
+
+/* page_release gives back only the pages wholly inside the block, in
+ * pieces, and leaves the partial pages at both ends (the allocator's
+ * headers may live there) as they were. */
+static void test_page_release(void)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t len = 10 * page + 200;
+	unsigned char *mem = aligned_alloc(page, 12 * page);
+	unsigned char *block = mem + 100; /* starts and ends inside a page */
+	memset(mem, 0xab, 12 * page);
+	struct page_release pr;
+	page_release_init(&pr, block, len);
+	CHECK(pr.pages == mem + page && pr.len == 9 * page, "whole pages: %zu",
+	      pr.len / page);
+	unsigned pieces = 0;
+	while (page_release_some(&pr, 2 * page) > 0)
+		pieces++;
+	CHECK(pieces == 5 && page_release_done(&pr), "in pieces: %u", pieces);
+	size_t zero = 0, kept = 0;
+	for (size_t i = 0; i < 12 * page; i++) {
+		if (i >= page && i < 10 * page)
+			zero += mem[i] == 0;
+		else
+			kept += mem[i] == 0xab;
+	}
+	CHECK(zero == 9 * page && kept == 3 * page, "released %zu, kept %zu", zero, kept);
+	page_release_init(&pr, block, page / 2); /* no whole page: nothing */
+	CHECK(pr.len == 0 && page_release_some(&pr, page) == 0, "a block inside a page");
+	free(mem);
+}
+
+/* A gone client's large pixmap goes in pieces: its pages over several
+ * calls, then the pixmap; the memory stays charged until it is freed. */
+static void test_large_pixmap_in_pieces(void)
+{
+	struct smt_usage client = { 0 };
+	struct smt_exec_config cfg;
+	smt_exec_config_defaults(&cfg);
+	cfg.usage = &client;
+	struct smt_exec_ctx *ctx = smt_exec_create(&cfg);
+	struct smt_exec_result res;
+	struct stream s;
+	st_init(&s);
+	ST(&s, smt_encode_create_pixmap(st_at(&s), 7, 2048, 2048, SMT_FORMAT_ARGB8888));
+	ST(&s, smt_encode_create_pixmap(st_at(&s), 8, 64, 64, SMT_FORMAT_ARGB8888));
+	expect_ok(run_ring(ctx, &s, 4096, &res), &res, "a 16 MiB and a 16 KiB pixmap");
+	uint64_t charged = client.used[SMT_RES_MEMORY];
+	unsigned calls = 1;
+	CHECK(!smt_exec_free_pixmaps(ctx, 1, 0), "the small one first (highest id)");
+	CHECK(smt_exec_pixmap_count(ctx) == 1, "%u left", smt_exec_pixmap_count(ctx));
+	while (!smt_exec_free_pixmaps(ctx, 1, 0) && calls < 100) {
+		calls++;
+		CHECK(smt_exec_pixmap_count(ctx) == 1 &&
+		      client.used[SMT_RES_MEMORY] == charged - (64 * 64 * 4 + SMT_PIXMAP_OVERHEAD),
+		      "charged until freed");
+	}
+	CHECK(calls >= 4 && calls < 100 && smt_exec_pixmap_count(ctx) == 0,
+	      "16 MiB of pages in pieces of 4 MiB: %u calls", calls);
+	CHECK(client.used[SMT_RES_MEMORY] == smt_exec_table_bytes(ctx), "only the table left");
+	smt_exec_destroy(ctx);
+	CHECK(client.used[SMT_RES_MEMORY] == 0, "nothing left");
+	st_fini(&s);
+}
+
 int main(void)
 {
 	test_levels();
 	test_executor_charges();
+	test_table_charges();
+	test_page_release();
+	test_large_pixmap_in_pieces();
 	printf("test_ring_usage: ok\n");
 	return 0;
 }

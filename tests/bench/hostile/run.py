@@ -122,19 +122,29 @@ class Bench:
             peak["rss"] = max(peak["rss"], rss)
             time.sleep(0.02)
 
-    def measure(self, seconds):
+    def measure(self, seconds, kill_midway=()):
+        """kill_midway: attackers killed together halfway through, so the
+        victims measure their teardown too."""
         stop, peak = threading.Event(), {"fds": 0, "rss": 0}
         sampler = threading.Thread(target=self.sample, args=(stop, peak))
         sampler.start()
         echo = self.start([self.hostile, "echo-probe", str(seconds)])
         sync = self.start([self.hostile, "sync-probe", str(seconds)])
+        held = None
+        if kill_midway:
+            time.sleep(seconds / 2)
+            held = self.stats()  # what they hold, counted, before the kill
+            for p in kill_midway:
+                p.send_signal(signal.SIGKILL)
+            for p in kill_midway:
+                p.wait()
         results = {}
         for p, key in ((echo, "ECHO"), (sync, "SYNC")):
             p.wait(seconds * 20 + 120)
             line = next((l for l in self.output(p).splitlines() if l.startswith(key)), None)
             results[key] = parse(line) if line else None
             self.stop(p)
-        usage = self.stats()
+        usage = held or self.stats()
         stop.set()
         sampler.join()
         peak["pressure"] = cpu_pressure()
@@ -167,7 +177,11 @@ def parse(line):
     return {k: float(fields[k]) for k in ("p50", "p99", "max")} | {"n": int(fields["n"])}
 
 
-# name, what it does, attackers: (argv after smt-hostile, ready line)
+# name, what it does, attackers: (argv after smt-hostile, ready line); the
+# names in KILLED_MIDWAY have their attackers killed halfway through the
+# measurement (the victims measure the teardown).
+KILLED_MIDWAY = {"teardown x6", "top ids x16", "canvases x40", "pixmap churn x4",
+                 "canvas teardown"}
 ATTACKS = [
     ("idle", "no attacker (baseline)", []),
     ("drain", "16 MiB ring of 4096x4096 OVER fills refilled as it drains, then "
@@ -186,6 +200,25 @@ ATTACKS = [
     ("memory", f"8 clients each fill 2 pixmaps of 64 MiB against {CLIENT_MIB} MiB "
                f"per client and {TOTAL_MIB} MiB in total",
      [(["hold-memory", "2"], ("HOLDING", "REFUSED"))] * 8),
+    # Issue 24, memory and costs.
+    ("teardown x6", "6 clients each hold 8 rings x 31,000 1x1 pixmaps (each ring just "
+                    "under the old 8 MiB threshold), killed together halfway",
+     [(["hold-pixmaps", "8x31000"], ("HOLDING", "REFUSED"))] * 6),
+    ("top ids x16", "16 clients each hold a 1x1 pixmap with id 2^18-1 on 8 rings, "
+                    "killed together halfway",
+     [(["hold-top-id", "8"], ("HOLDING", "REFUSED"))] * 16),
+    ("canvas limit", "one client asks for 52,000 1x1 canvases on surfaces of their own "
+                     "(refused past client-canvases=1024)",
+     [(["canvas-flood", "52000"], "CANVAS_FLOOD started")]),
+    ("canvases x40", "40 clients each make 1,000 1x1 canvases on surfaces of their own "
+                     "(measured while they make them), killed together halfway",
+     [(["canvas-flood", "1000"], "CANVAS_FLOOD started")] * 40),
+    ("canvas teardown", "present's attacker (a 4500x4500 canvas, 154 MiB of written "
+                        "images) killed halfway",
+     [(["present-attack", "{long}"], "PRESENT_ATTACK started")]),
+    ("pixmap churn x4", "four clients create and free 2,000 pixmaps at ids spread over "
+                        "2^18, 20 rounds on each of 4 rings, killed halfway",
+     [(["pixmap-churn"], "PIXMAP_CHURN started")] * 4),
 ]
 
 
@@ -283,7 +316,8 @@ def main():
                                p.poll() is not None, f"{name}: attacker ready", 120)
             refused = sum(1 for p, _ in started if "REFUSED" in bench.output(p) or
                           (p.poll() not in (None, 0)))
-            results, peak, usage = bench.measure(args.seconds)
+            results, peak, usage = bench.measure(
+                args.seconds, [p for p, _ in started] if name in KILLED_MIDWAY else ())
             for p, _ in started:
                 bench.stop(p)
             bench.wait_for(lambda: bench.clients() == base_clients, f"{name}: attackers gone")

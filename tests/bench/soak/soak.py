@@ -369,8 +369,9 @@ def run(h, args):
         # Every disconnect processed: what the clients caused is freed now.
         # (glibc may trim a heap mapping, so mappings may end below the baseline.)
         s.wait_clients(idle_clients, timeout=60)
-        # (a gone ring's many pixmaps are freed in pieces after it)
-        s.wait_until(lambda: s.server_stats()["total_memory"] == 0, timeout=60,
+        # (what a gone ring leaves is freed in pieces after it)
+        s.wait_until(lambda: (lambda st: st["total_memory"] == 0 and
+                              st["reclaim_items"] == 0)(s.server_stats()), timeout=60,
                      what="every ring client's memory to be freed")
         final = proc_sample(pid)
         s.check_alive()

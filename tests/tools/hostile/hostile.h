@@ -137,4 +137,15 @@ int case_split_around_request(struct hostile *h);
 int case_present_split(struct hostile *h);
 int case_present_attack(struct hostile *h, double seconds);
 
+/* hostile_accounting.c: what bookkeeping costs (tables, canvases), teardown
+ * of many objects, requests counted as ordered, a victim driven by lines. */
+int case_hold_pixmaps(struct hostile *h, const char *arg);
+int case_hold_top_id(struct hostile *h, int rings);
+int case_sparse_ids(struct hostile *h);
+int case_canvas_flood(struct hostile *h, int n);
+int case_ordered_flood(struct hostile *h, const char *name);
+int case_canvas_surface_gone(struct hostile *h);
+int case_pixmap_churn(struct hostile *h);
+int case_trip_on_line(struct hostile *h);
+
 #endif

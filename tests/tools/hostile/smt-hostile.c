@@ -23,6 +23,12 @@
  * fills), drain-attack SECONDS, present-attack SECONDS, hold-fds N (a ring and N pools until
  * killed), sync-probe SECONDS (wl_display round trips, "SYNC n= p50= ...").
  *
+ * Memory and costs (issue 24): hold-pixmaps RINGSxPIXMAPS, hold-top-id [RINGS],
+ * pixmap-churn, canvas-flood N (held until killed once made), sparse-ids
+ * (refused by the memory limit), get_canvas-ordered and
+ * create_pool-ordered (refused naming ordered-requests),
+ * canvas-surface-gone, trip-on-line (a victim: a round trip per line).
+ *
  * Exit status: 0 when the compositor answered as the rule requires (the
  * expected protocol error, a refused mapping, or simply staying alive), 1
  * otherwise; 2 for usage errors. It prints what it saw. The protocol error
@@ -37,6 +43,9 @@ int __lsan_is_turned_off(void)
 {
 	return 1;
 }
+
+static int run_accounting_case(struct hostile *h, const char *name, const char *arg,
+	bool *handled);
 
 static int run_new_case(struct hostile *h, const char *name, const char *arg, bool *handled)
 {
@@ -93,6 +102,31 @@ static int run_new_case(struct hostile *h, const char *name, const char *arg, bo
 		return case_head_backwards(h);
 	} else if (strcmp(name, "head-huge") == 0) {
 		return case_head_huge(h);
+	}
+	return run_accounting_case(h, name, arg, handled);
+}
+
+static int run_accounting_case(struct hostile *h, const char *name, const char *arg,
+		bool *handled)
+{
+	*handled = true;
+	if (strcmp(name, "hold-pixmaps") == 0) {
+		return case_hold_pixmaps(h, arg);
+	} else if (strcmp(name, "hold-top-id") == 0) {
+		return case_hold_top_id(h, arg ? atoi(arg) : 1);
+	} else if (strcmp(name, "sparse-ids") == 0) {
+		return case_sparse_ids(h);
+	} else if (strcmp(name, "canvas-flood") == 0) {
+		return case_canvas_flood(h, arg ? atoi(arg) : 52000);
+	} else if (strcmp(name, "get_canvas-ordered") == 0 ||
+			strcmp(name, "create_pool-ordered") == 0) {
+		return case_ordered_flood(h, name);
+	} else if (strcmp(name, "canvas-surface-gone") == 0) {
+		return case_canvas_surface_gone(h);
+	} else if (strcmp(name, "pixmap-churn") == 0) {
+		return case_pixmap_churn(h);
+	} else if (strcmp(name, "trip-on-line") == 0) {
+		return case_trip_on_line(h);
 	}
 	*handled = false;
 	return 0;

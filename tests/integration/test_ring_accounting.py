@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""Issue 24, memory and costs (docs/reliability.md): what the compositor
+holds because of a ring client is what `smtctl stats` charges it (pixmaps,
+drawable tables, canvases with their bookkeeping); each attack is refused
+or bounded with an error naming the limit; a gone client's teardown runs in
+pieces while another client is served in between; afterwards nothing is
+counted and the compositor's fds and mappings are back at the start."""
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness import Session, check, log  # noqa: E402
+
+# Room for the attacks that must succeed (8 rings x 31,000 pixmaps with
+# their tables: about 79 MiB a connection), small enough that the sparse
+# tables and the canvas flood reach the client's limit in seconds.
+CONFIG = """
+[limits]
+client-memory-mib = 96
+total-memory-mib = 1024
+"""
+TEARDOWN_CLIENTS = 4
+TEARDOWN_SHAPE = "8x31000"
+
+
+def hostile_tool(h):
+    return os.environ.get("SMT_HOSTILE") or os.path.join(os.path.dirname(h.vpointer),
+                                                         "smt-hostile")
+
+
+def run_case(s, h, case, expected, *args):
+    res = s.run([hostile_tool(h), case, *args], timeout=300, check_rc=False)
+    out = res.stdout + res.stderr
+    check(res.returncode == 0, f"{case}: exit {res.returncode}\n{out[-1500:]}")
+    check(expected in out, f"{case}: '{expected}' missing in:\n{out[-1500:]}")
+    check(s.compositor.alive(), f"the compositor died in {case}")
+    log(f"{case}: {expected}")
+    return out
+
+
+def hold(s, h, case, *args):
+    """A hostile case that holds what it made until killed: started, and
+    waited for until it says HOLDING."""
+    p = s.spawn([hostile_tool(h), case, *args], name=case)
+    s.wait_until(lambda: "HOLDING" in open(p.log_path).read() or not p.alive(),
+                 timeout=300, what=f"{case} to hold", interval=0.05)
+    check(p.alive(), f"{case}: {p.log_tail()}")
+    return p
+
+
+def rings_of(s, pid):
+    return [c for c in s.control("stats")["clients"] if c["pid"] == pid]
+
+
+def check_charged(s, pid, what):
+    """The connection's memory as charged equals what its rings hold:
+    pixmaps, drawable tables and canvases (with their bookkeeping)."""
+    rings = rings_of(s, pid)
+    check(rings, f"{what}: no ring of pid {pid} in the stats")
+    held = sum(r["pixmap_bytes"] + r["table_bytes"] + r["canvas_bytes"] for r in rings)
+    charged = rings[0]["client_memory"]
+    check(charged == held, f"{what}: charged {charged} bytes, its rings hold {held}: {rings}")
+    return rings
+
+
+def kill_and_wait(s, procs, clients):
+    for p in procs:
+        p.signal_group(9)
+    for p in procs:
+        p.wait(10)
+    s.wait_clients(clients)
+
+
+def test_teardown(s, h, clients):
+    """Issue 24 item 1: connections of rings each just under the old
+    threshold for freeing in pieces, closed together. The victim's round
+    trip (a wl_display sync and a FENCE through its ring) is made after
+    the compositor processed the disconnects and completes while the
+    teardown is still in progress: the control socket shows the teardown's
+    queue before and after it, with pieces run in between."""
+    victim = s.spawn([hostile_tool(h), "trip-on-line"], name="victim", stdin=subprocess.PIPE)
+    s.wait_until(lambda: "READY" in open(victim.log_path).read() or not victim.alive(),
+                 what="the victim's ring")
+    check(victim.alive(), f"victim: {victim.log_tail()}")
+    attackers = [hold(s, h, "hold-pixmaps", TEARDOWN_SHAPE) for _ in range(TEARDOWN_CLIENTS)]
+    for p in attackers:
+        rings = check_charged(s, p.pid, "hold-pixmaps")
+        check(len(rings) == 8 and all(r["pixmaps"] == 31000 for r in rings),
+              f"hold-pixmaps: {rings}")
+        # 31,000 ids in use: their chunks of the table, a slot's few tens
+        # of bytes each, charged (before: the same, uncharged).
+        check(all(31000 * 32 < r["table_bytes"] < 31000 * 64 for r in rings),
+              f"tables: {[r['table_bytes'] for r in rings]}")
+    log(f"{TEARDOWN_CLIENTS} clients hold {TEARDOWN_SHAPE} pixmaps, charged as held")
+
+    for p in attackers:
+        p.signal_group(9)
+    for p in attackers:
+        p.wait(10)
+    # The disconnects are processed once only the victim is left.
+    s.wait_until(lambda: s.server_stats()["wayland_clients"] == clients + 1,
+                 what="the attackers' disconnects", interval=0.005)
+    before = s.server_stats()
+    check(before["reclaim_items"] > 0 and before["reclaim_bytes"] > 0,
+          f"the gone clients' pixmaps were not queued for freeing in pieces: {before}")
+    victim.popen.stdin.write(b"go\n")
+    victim.popen.stdin.flush()
+    s.wait_until(lambda: "DONE 1" in open(victim.log_path).read() or not victim.alive(),
+                 what="the victim's round trip", interval=0.002)
+    after = s.server_stats()
+    check("DONE 1" in open(victim.log_path).read(), f"victim: {victim.log_tail()}")
+    log(f"teardown before the victim's trip: {before['reclaim_items']} items, "
+        f"{before['reclaim_bytes']} bytes, {before['reclaim_pieces']} pieces; after: "
+        f"{after['reclaim_items']} items, {after['reclaim_bytes']} bytes, "
+        f"{after['reclaim_pieces']} pieces")
+    check(after["reclaim_items"] > 0 and after["reclaim_bytes"] < before["reclaim_bytes"]
+          and after["reclaim_pieces"] > before["reclaim_pieces"],
+          "the victim was not served while the teardown was in progress (in pieces): "
+          f"before {before}, after {after}")
+    s.wait_until(lambda: s.server_stats()["reclaim_items"] == 0, timeout=120,
+                 what="the teardown to finish")
+    st = s.server_stats()
+    check(st["total_memory"] == 0 and st["reclaim_bytes"] == 0,
+          f"memory still counted after the teardown: {st}")
+    victim.popen.stdin.close()
+    victim.wait(10)
+    s.wait_clients(clients)
+
+
+def test(h):
+    with Session(h, config=CONFIG) as s:
+        pid = s.compositor.pid
+        clients = s.wayland_clients()
+        base = harness.process_resources(pid)
+
+        # Item 2: one pixmap with the largest id costs a chunk and a
+        # directory, charged; tables that grow past the limit are refused.
+        p = hold(s, h, "hold-top-id")
+        rings = check_charged(s, p.pid, "hold-top-id")
+        check(rings[0]["table_bytes"] < 64 << 10, f"table of id 2^18-1: {rings}")
+        log(f"id 2^18-1: table {rings[0]['table_bytes']} bytes, charged")
+        kill_and_wait(s, [p], clients)
+        run_case(s, h, "sparse-ids", "limit client-memory-mib=96 reached")
+
+        # Own attack: churn over the whole id range frees every pixmap;
+        # what stays charged is the tables, exactly.
+        p = hold(s, h, "pixmap-churn")
+        rings = check_charged(s, p.pid, "pixmap-churn")
+        check(all(r["pixmaps"] == 0 and r["pixmap_bytes"] == 0 for r in rings),
+              f"pixmaps left after churn: {rings}")
+        kill_and_wait(s, [p], clients)
+
+        # Item 3: a canvas is charged with its bookkeeping and its
+        # surface, and counted; past the count (or the memory) the client
+        # is refused, naming the limit; the requests that wait for earlier
+        # commands are counted.
+        p = hold(s, h, "canvas-flood", "1000")
+        rings = check_charged(s, p.pid, "canvas-flood")
+        per_canvas = rings[0]["canvas_bytes"] / 1000
+        check(per_canvas >= 1024 and rings[0]["client_canvases"] == 1000,
+              f"1000 1x1 canvases: {per_canvas} bytes each, {rings[0]['client_canvases']}")
+        log(f"a 1x1 canvas with its surface: {per_canvas:.0f} bytes charged")
+        kill_and_wait(s, [p], clients)
+        run_case(s, h, "canvas-flood", "get_canvas: limit client-canvases=1024 reached: "
+                                       "1024 in use, 1 more asked", "52000")
+        run_case(s, h, "get_canvas-ordered", "get_canvas: limit ordered-requests=64 reached")
+        run_case(s, h, "create_pool-ordered",
+                 "create_pool: limit ordered-requests=64 reached")
+        run_case(s, h, "canvas-surface-gone", "50 rounds, no error")
+        s.wait_clients(clients)
+
+        # Item 1.
+        test_teardown(s, h, clients)
+
+        s.wait_until(lambda: (lambda st: st["total_memory"] == 0 and st["total_fds"] == 0
+                              and st["reclaim_items"] == 0)(s.server_stats()),
+                     what="usage back to 0 after the clients left")
+        now = harness.process_resources(pid)
+        check(now == base, f"fds/mappings {now} did not return to {base}")
+        log(f"usage back to 0; fds/mappings {now} as at the start")
+
+
+harness.main(test)
