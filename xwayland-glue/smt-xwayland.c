@@ -7,6 +7,10 @@
  *   SMT_XWAYLAND_BINARY        the Xwayland to run (default /usr/bin/Xwayland)
  *   SMT_X11RING_SERVER_LIB     the server half (default: beside this program,
  *                              else the installed one)
+ *   SMT_XWAYLAND_SCHED_INTERVAL_MS, SMT_XWAYLAND_SCHED_MAX_MS
+ *                              the compositor's [xwayland] settings, passed on
+ *                              as -schedInterval and -schedMax (docs/x11.md
+ *                              "Scheduling X clients"); unset: Xwayland's own
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,9 +26,29 @@
 #error "SMT_X11RING_SERVER_INSTALLED must name the installed server half"
 #endif
 
+/* An [xwayland] setting from the environment as Xwayland's option, appended
+ * to args (which has room); a value that is not 1-1000 is left out, said. */
+static void add_sched_option(char **args, int *n, const char *env, const char *option,
+			     char value[static 8])
+{
+	const char *v = getenv(env);
+	if (!v || !*v)
+		return;
+	char *end;
+	errno = 0;
+	long ms = strtol(v, &end, 10);
+	if (errno || *end || ms < 1 || ms > 1000) {
+		fprintf(stderr, "smt-xwayland: %s=%s is not 1-1000 ms; Xwayland keeps its "
+			"own %s\n", env, v, option);
+		return;
+	}
+	snprintf(value, 8, "%ld", ms);
+	args[(*n)++] = (char *)option;
+	args[(*n)++] = value;
+}
+
 int main(int argc, char **argv)
 {
-	(void)argc;
 	char buf[PATH_MAX];
 	const char *half = preload_find("SMT_X11RING_SERVER_LIB", "libsmt-x11ring-server.so",
 					SMT_X11RING_SERVER_INSTALLED, buf, sizeof(buf));
@@ -45,8 +69,22 @@ int main(int argc, char **argv)
 		fprintf(stderr, "smt-xwayland: %s missing; Xwayland runs without the ring\n", half);
 	}
 	free(list);
-	argv[0] = (char *)xwayland;
-	execv(xwayland, argv);
+	/* wlroots' own arguments, then ours: Xwayland takes options in any
+	 * order. */
+	char **args = calloc((size_t)argc + 5, sizeof(*args));
+	if (!args) {
+		fprintf(stderr, "smt-xwayland: out of memory\n");
+		return 127;
+	}
+	int n = 0;
+	args[n++] = (char *)xwayland;
+	for (int i = 1; i < argc; i++)
+		args[n++] = argv[i];
+	char interval[8], max[8];
+	add_sched_option(args, &n, "SMT_XWAYLAND_SCHED_INTERVAL_MS", "-schedInterval", interval);
+	add_sched_option(args, &n, "SMT_XWAYLAND_SCHED_MAX_MS", "-schedMax", max);
+	args[n] = NULL;
+	execv(xwayland, args);
 	fprintf(stderr, "smt-xwayland: %s: %s\n", xwayland, strerror(errno));
 	return 127;
 }
