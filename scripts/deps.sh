@@ -18,11 +18,11 @@ session="foot weston grim wayvnc wayland-utils xwayland x11-apps xterm"
 # and xdpyinfo for the X11 shim benchmark, numpy and matplotlib for their
 # tables and plots (for /usr/bin/python3: a pyenv or venv python3 first on
 # PATH does not see them, so the benchmarks' Python runs under Debian's).
-bench="weston wayland-utils xwayland x11-apps xfonts-base xterm xvfb x11-utils xdotool
+bench="weston wayland-utils xwayland x11-apps xfonts-base xterm xvfb x11-utils xdotool wtype
   python3 python3-numpy python3-matplotlib"
 # Real clients and drivers the integration tests run, and the fuzzing
 # toolchain; the suite smoke-runs every benchmark, so all of the bench set.
-test="$session $bench xauth valgrind wtype swaybg wlr-randr clang libclang-rt-14-dev xclip wl-clipboard
+test="$session $bench xauth valgrind swaybg wlr-randr clang libclang-rt-14-dev xclip wl-clipboard
   gtk-3-examples gtk-4-examples qtbase5-examples qtwayland5 swaylock swayidle wlsunset tk
   firefox-esr"
 
