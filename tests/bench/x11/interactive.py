@@ -5,8 +5,8 @@ settings side by side in one run (issue 26; docs/x11.md "Scheduling X
 clients").
 
     tests/bench/x11/interactive.py [--rounds R] [--seconds S] [--idle-seconds S]
-        [--flooders N] [--intervals 5,2,1] [--sched-max MS] [--keys]
-        [--smoke] [--out DIR] [--docs]
+        [--flooders N] [--intervals 5,2,1] [--sched-max MS] [--keys] [--expose]
+        [--echo-warmup S] [--smoke] [--out DIR] [--docs]
 
 x11-echo draws a rectangle, changes a property of its window and times the
 PropertyNotify, every 10 ms; x11-plaid floods PolyFillRectangle (50
@@ -17,7 +17,10 @@ alone ("idle"), then the echo among N flooders ("flood"), all on one
 transport (SMT_X11RING=off: the socket). --keys adds "typed": the same
 echo answering keys typed into it (wtype, 10 ms apart) among the
 flooders: whether Xwayland's praise for delivered events helps a focused
-client.
+client. --expose adds "exposed", a diagnosis: the timed echo, each one
+starting with a ClearArea that brings the client an Expose, another event
+Xwayland praises a client for. --echo-warmup 0 keeps each echo's first
+samples (default: 1 s left out).
 
 Beside each echo: the flooders' throughput (requests the server executed,
 per second), Xwayland's CPU, the echo's own run-queue delay (the machine's
@@ -66,6 +69,8 @@ def parse_args():
                     help="[xwayland] sched-interval-ms values compared (5: Xwayland's own)")
     ap.add_argument("--sched-max", type=int, default=15, help="[xwayland] sched-max-ms")
     ap.add_argument("--keys", action="store_true", help="also the typed-into echo")
+    ap.add_argument("--expose", action="store_true", help="also the exposed echo (diagnosis)")
+    ap.add_argument("--echo-warmup", type=float, default=1.0)
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--out", default=None)
     ap.add_argument("--docs", action="store_true")
@@ -73,7 +78,7 @@ def parse_args():
     args = ap.parse_args()
     if args.smoke:
         args.rounds, args.seconds, args.idle_seconds, args.flooders = 1, 1.5, 1.0, 4
-        args.intervals, args.keys, args.docs = "5,1", True, False
+        args.intervals, args.keys, args.expose, args.docs = "5,1", True, True, False
     args.interval_list = [int(x) for x in args.intervals.split(",")]
     if not args.interval_list or any(not 1 <= x <= 1000 for x in args.interval_list):
         ap.error("--intervals: 1-1000 ms each")
@@ -127,13 +132,15 @@ def flooder_counts(s, flooders):
     return out
 
 
-def echo_run(s, transport, seconds, tag, keys=False):
+def echo_run(s, transport, seconds, tag, warmup, keys=False, expose=False):
     """One x11-echo run: its samples in ms (None: lost) and the ms it
     waited for a CPU while measuring."""
     csv_path = os.path.join(s.tmp, f"echo-{tag}.csv")
-    argv = [program("x11-echo"), "--seconds", seconds, "--warmup", 1, "--csv", csv_path]
+    argv = [program("x11-echo"), "--seconds", seconds, "--warmup", warmup, "--csv", csv_path]
     if keys:
         argv.append("--keys")
+    if expose:
+        argv.append("--expose")
     p = s.spawn(argv, name=f"x11-echo-{tag}", env=transport_env(transport))
     wait_line(s, p, "ready", 30, f"x11-echo ({tag}) to map its window")
     if keys:
@@ -162,7 +169,7 @@ def measure_setting(s, args, rnd, interval, order, samples, results):
         key = (interval, transport)
         log(f"round {rnd + 1}: interval {interval} ms, {transport}: idle")
         lat, delay = echo_run(s, transport, args.idle_seconds,
-                              f"r{rnd}-{interval}-{transport}-idle")
+                              f"r{rnd}-{interval}-{transport}-idle", args.echo_warmup)
         xw = xw or s.xwayland_pid()
         record(samples, results, rnd, key, "idle", lat, {"echo_cpu_wait_ms": delay})
 
@@ -175,22 +182,30 @@ def measure_setting(s, args, rnd, interval, order, samples, results):
         n0 = flooder_counts(s, flooders)
         log(f"round {rnd + 1}: interval {interval} ms, {transport}: {args.flooders} flooders")
         lat, delay = echo_run(s, transport, args.seconds,
-                              f"r{rnd}-{interval}-{transport}-flood")
+                              f"r{rnd}-{interval}-{transport}-flood", args.echo_warmup)
         n1 = flooder_counts(s, flooders)
         c1, t1 = cpu_ticks(xw), time.monotonic()
         reqs = sum(n1[k][0] - n0[k][0] for k in n1)
         span = statistics.median((n1[k][1] - n0[k][1]) / 1e9 for k in n1)
-        extra = {"echo_cpu_wait_ms": delay, "throughput": reqs / span,
-                 "xwayland_cpu": (c1 - c0) / os.sysconf("SC_CLK_TCK") / (t1 - t0),
+        cpu = (c1 - c0) / os.sysconf("SC_CLK_TCK") / (t1 - t0)
+        extra = {"echo_cpu_wait_ms": delay, "throughput": reqs / span, "xwayland_cpu": cpu,
+                 # Requests per second of Xwayland's CPU: what a setting costs
+                 # the server per request, less bound to the CPU share a loaded
+                 # machine happens to give it than the throughput.
+                 "per_cpu_second": reqs / span / cpu if cpu > 0 else float("nan"),
                  "load_before": load0, "load_after": loadavg(),
                  "per_flooder_min": min(n1[k][0] - n0[k][0] for k in n1) / span,
                  "per_flooder_max": max(n1[k][0] - n0[k][0] for k in n1) / span}
         record(samples, results, rnd, key, "flood", lat, extra)
-        if args.keys:
-            log(f"round {rnd + 1}: interval {interval} ms, {transport}: typed into")
+        for wanted, scenario, how in ((args.keys, "typed", {"keys": True}),
+                                      (args.expose, "exposed", {"expose": True})):
+            if not wanted:
+                continue
+            log(f"round {rnd + 1}: interval {interval} ms, {transport}: {scenario}")
             lat, delay = echo_run(s, transport, args.seconds / 2,
-                                  f"r{rnd}-{interval}-{transport}-typed", keys=True)
-            record(samples, results, rnd, key, "typed", lat, {"echo_cpu_wait_ms": delay})
+                                  f"r{rnd}-{interval}-{transport}-{scenario}", args.echo_warmup,
+                                  **how)
+            record(samples, results, rnd, key, scenario, lat, {"echo_cpu_wait_ms": delay})
         for p in flooders:
             p.terminate()
             s.clients.remove(p)
@@ -218,7 +233,11 @@ def record(samples, results, rnd, key, scenario, lat, extra):
          # Waits of a whole round of other clients' slices (issue 26's
          # 40-50 ms rounds): longer than 3 slices of the setting.
          "over_3_slices": sum(1 for x in got if x > 3 * key[0]),
-         "over_20ms": sum(1 for x in got if x > 20)}
+         "over_20ms": sum(1 for x in got if x > 20),
+         # When the first such wait came: from then on the echo shares the
+         # flooders' round robin (docs/x11.md "Scheduling X clients").
+         "first_over_3_slices": next((i for i, x in enumerate(lat)
+                                      if x is not None and x > 3 * key[0]), -1)}
     r.update(extra)
     results.append(r)
     log(f"   echo p50 {r['p50']:.2f} p99 {r['p99']:.2f} max {r['max']:.2f} ms, "
@@ -245,7 +264,7 @@ def summarize(results, args):
     rows = []
     for interval in args.interval_list:
         for transport in TRANSPORTS:
-            for scenario in ("idle", "flood", "typed"):
+            for scenario in ("idle", "flood", "typed", "exposed"):
                 rs = [r for r in results if (r["interval_ms"], r["transport"], r["scenario"]) ==
                       (interval, transport, scenario)]
                 if not rs:
@@ -258,7 +277,8 @@ def summarize(results, args):
                 for k in ("p50", "p90", "p99", "max", "echo_cpu_wait_ms"):
                     row[k] = [r[k] for r in rs]
                 if scenario == "flood":
-                    for k in ("throughput", "xwayland_cpu", "load_before", "load_after"):
+                    for k in ("throughput", "xwayland_cpu", "per_cpu_second", "load_before",
+                              "load_after"):
                         row[k] = [r[k] for r in rs]
                     ratios = []
                     for r in rs:
@@ -281,13 +301,16 @@ def table(rows, base, args, machine, load):
         f"goes first: the echo alone for {args.idle_seconds:g} s, then among "
         f"{args.flooders} x11-plaid flooders for {args.seconds:g} s"
         + (", then typed into (a key every 10 ms, each answered by the same echo) among them"
-           if args.keys else "") +
+           if args.keys else "")
+        + (", then exposed (the timed echo, each starting with a ClearArea that brings it an "
+           "Expose) among them" if args.expose else "") +
         f". Figures: median over the rounds [min-max]. Load average (1 min) over the run: "
         f"{load}; the machine was shared, so absolute times carry its noise and the "
         f"comparison is the side-by-side one. {datetime.date.today().isoformat()}.", "",
         "| interval | transport | echo | p50 ms | p90 ms | p99 ms | max ms | > 3 slices | "
-        f"lost | echo waited for a CPU, ms | flooders req/s | vs {base} ms | Xwayland CPU |",
-        "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        f"lost | echo waited for a CPU, ms | flooders req/s | vs {base} ms | Xwayland CPU "
+        "| req per Xwayland CPU-second |",
+        "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         flood = r["scenario"] == "flood"
         lines.append(
@@ -298,64 +321,80 @@ def table(rows, base, args, machine, load):
             f"| {spread(r['echo_cpu_wait_ms'], '{:.0f}')} "
             f"| {spread(r['throughput'], '{:.0f}') if flood else ''} "
             f"| {spread(r['throughput_ratio'], '{:.3f}') if flood else ''} "
-            f"| {spread([x * 100 for x in r['xwayland_cpu']], '{:.0f}%') if flood else ''} |")
+            f"| {spread([x * 100 for x in r['xwayland_cpu']], '{:.0f}%') if flood else ''} "
+            f"| {spread([x / 1e3 for x in r['per_cpu_second']], '{:.0f}K') if flood else ''} |")
     return "\n".join(lines)
 
 
-def targets(rows, default):
+def targets(rows, default, base):
     out = []
     for transport in TRANSPORTS:
+        for scenario, what in (("flood", "timed echo"), ("typed", "typed-into echo")):
+            f = [r for r in rows if (r["interval_ms"], r["transport"], r["scenario"]) ==
+                 (default, transport, scenario)]
+            if not f:
+                continue
+            p50, p99 = max(f[0]["p50"]), max(f[0]["p99"])
+            out.append((f"{transport}: {what} p50 <= {TARGET_P50:g} ms among flooders "
+                        "(every round)", p50 <= TARGET_P50, f"worst round {p50:.2f} ms"))
+            out.append((f"{transport}: {what} p99 <= {TARGET_P99:g} ms among flooders "
+                        "(every round)", p99 <= TARGET_P99, f"worst round {p99:.2f} ms"))
         f = [r for r in rows if (r["interval_ms"], r["transport"], r["scenario"]) ==
              (default, transport, "flood")]
-        if not f:
-            continue
-        f = f[0]
-        p50, p99 = max(f["p50"]), max(f["p99"])
-        out.append((f"{transport}: echo p50 <= {TARGET_P50:g} ms among flooders (every round)",
-                    p50 <= TARGET_P50, f"worst round {p50:.2f} ms"))
-        out.append((f"{transport}: echo p99 <= {TARGET_P99:g} ms among flooders (every round)",
-                    p99 <= TARGET_P99, f"worst round {p99:.2f} ms"))
-        if f.get("throughput_ratio"):
-            lo = min(f["throughput_ratio"])
-            out.append((f"{transport}: flooders' throughput within 5% of interval 5",
+        if f and f[0].get("throughput_ratio"):
+            lo = min(f[0]["throughput_ratio"])
+            out.append((f"{transport}: flooders' throughput within 5% of {base} ms (every round)",
                         lo >= TARGET_THROUGHPUT, f"lowest round {lo:.3f}x"))
     return out
 
 
 def plot(samples, rows, path):
+    """CDFs of the timed and the typed-into echo among the flooders, and
+    the timed echo's histogram, per interval and transport."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 4.5))
+    fig, axes = plt.subplots(1, 3, figsize=(16, 4.5))
     styles = {"ring": "-", "socket": "--"}
     intervals = sorted({s["interval_ms"] for s in samples}, reverse=True)
     colours = dict(zip(intervals, ["tab:red", "tab:orange", "tab:green", "tab:blue",
                                    "tab:purple"]))
+
+    def values(interval, transport, scenario):
+        return sorted(float(s["echo_ms"]) for s in samples
+                      if (s["interval_ms"], s["transport"], s["scenario"]) ==
+                      (interval, transport, scenario) and s["echo_ms"] != "")
+    for ax, scenario, title in ((axes[0], "flood", "timed echo among flooders: CDF"),
+                                (axes[1], "typed", "typed-into echo among flooders: CDF")):
+        for interval in intervals:
+            for transport in TRANSPORTS:
+                v = values(interval, transport, scenario)
+                if v:
+                    ax.plot(v, [(i + 1) / len(v) for i in range(len(v))], styles[transport],
+                            color=colours.get(interval, "black"),
+                            label=f"{interval} ms, {transport}")
+        ax.set_xscale("log")
+        ax.set_xlabel("echo (ms, log)")
+        ax.set_ylabel("fraction of echoes")
+        ax.axvline(TARGET_P50, color="gray", linewidth=0.8)
+        ax.axvline(TARGET_P99, color="gray", linewidth=0.8, linestyle=":")
+        ax.set_title(title)
+        ax.legend(fontsize=8)
+    bx = axes[2]
     for interval in intervals:
         for transport in TRANSPORTS:
-            v = sorted(float(s["echo_ms"]) for s in samples
-                       if (s["interval_ms"], s["transport"], s["scenario"]) ==
-                       (interval, transport, "flood") and s["echo_ms"] != "")
-            if not v:
-                continue
-            ax.plot(v, [(i + 1) / len(v) for i in range(len(v))], styles[transport],
-                    color=colours.get(interval, "black"),
-                    label=f"{interval} ms, {transport}")
-            bx.hist(v, bins=[x / 4 for x in range(0, 241)], histtype="step",
-                    linestyle=styles[transport], color=colours.get(interval, "black"),
-                    label=f"{interval} ms, {transport}")
-    ax.set_xscale("log")
-    ax.set_xlabel("echo (ms, log)")
-    ax.set_ylabel("fraction of echoes")
-    ax.axvline(TARGET_P50, color="gray", linewidth=0.8)
-    ax.axvline(TARGET_P99, color="gray", linewidth=0.8, linestyle=":")
-    ax.set_title("X echo among flooders: CDF by sched-interval-ms")
-    ax.legend(fontsize=8)
+            v = values(interval, transport, "flood")
+            if v:
+                bx.hist(v, bins=[x / 2 for x in range(0, 241)], histtype="step",
+                        linestyle=styles[transport], color=colours.get(interval, "black"),
+                        label=f"{interval} ms, {transport}")
     bx.set_yscale("log")
-    bx.set_xlabel("echo (ms)")
-    bx.set_ylabel("echoes per 0.25 ms bin (log)")
-    bx.set_title("histogram (all rounds)")
+    bx.set_xlabel("timed echo (ms)")
+    bx.set_ylabel("echoes per 0.5 ms bin (log)")
+    bx.set_title("timed echo among flooders: histogram")
     bx.legend(fontsize=8)
+    fig.suptitle("x11-echo among x11-plaid flooders by [xwayland] sched-interval-ms "
+                 "(grey: 1 and 2 ms targets)")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -401,15 +440,16 @@ def run(h, args):
     text = table(rows, base, args, machine(), load)
     text += "\n\n| target (issue 26, at " + f"{default} ms) | met | measured |\n|---|---|---|\n"
     text += "\n".join(f"| {w} | {'yes' if m else 'NO'} | {v} |"
-                      for w, m, v in targets(rows, default))
+                      for w, m, v in targets(rows, default, base))
     print("\n" + text + "\n")
     with open(os.path.join(out, "x11-interactive-echo.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(samples[0].keys()))
         w.writeheader()
         w.writerows(samples)
     keys = ["round", "interval_ms", "transport", "scenario", "samples", "lost", "p50", "p90",
-            "p99", "max", "over_3_slices", "over_20ms", "echo_cpu_wait_ms", "throughput", "per_flooder_min",
-            "per_flooder_max", "xwayland_cpu", "load_before", "load_after"]
+            "p99", "max", "over_3_slices", "over_20ms", "first_over_3_slices",
+            "echo_cpu_wait_ms", "throughput", "per_flooder_min",
+            "per_flooder_max", "xwayland_cpu", "per_cpu_second", "load_before", "load_after"]
     with open(os.path.join(out, "x11-interactive-summary.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=keys)
         w.writeheader()

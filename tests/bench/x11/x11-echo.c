@@ -6,11 +6,19 @@
  * which is what a person typing into an X program waits for.
  *
  *   x11-echo --seconds S [--warmup S] [--period-ms MS] --csv PATH [--keys]
+ *            [--expose]
  *
- * --keys: instead of a timer, every KeyPress the window receives (its
- * focus, keys from the compositor) starts an echo: the event's arrival
- * in the client is "due" and the same requests follow. Samples that
- * arrive during --warmup are not written.
+ * --keys: instead of a timer, a KeyPress the window receives (its focus,
+ * keys from the compositor) starts an echo: the event's arrival in the
+ * client is "due" and the same requests follow; keys that arrive while an
+ * echo is on its way are answered by it. Samples that arrive during
+ * --warmup are not written.
+ *
+ * --expose (a diagnosis, docs/x11.md "Scheduling X clients"): each echo
+ * begins with a ClearArea that exposes one pixel, so the server delivers
+ * the client an Expose, one of the events for which Xwayland's smart
+ * scheduler praises a client (+1), as it does for key, button and motion
+ * events.
  *
  * CSV: seq,due_ns,send_ns,recv_ns (CLOCK_MONOTONIC; recv_ns 0: no
  * PropertyNotify within a second, counted as lost). Prints "ready" once its
@@ -93,7 +101,7 @@ int main(int argc, char **argv)
 {
 	double seconds = 0, warmup = 1, period_ms = 10;
 	const char *csv = NULL;
-	int keys_mode = 0;
+	int keys_mode = 0, expose = 0;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
 			seconds = atof(argv[++i]);
@@ -105,13 +113,15 @@ int main(int argc, char **argv)
 			csv = argv[++i];
 		else if (strcmp(argv[i], "--keys") == 0)
 			keys_mode = 1;
+		else if (strcmp(argv[i], "--expose") == 0)
+			expose = 1;
 		else
 			seconds = -1;
 	}
 	if (!(seconds > 0 && seconds <= 3600 && warmup >= 0 && warmup <= 60 &&
 	      period_ms >= 1 && period_ms <= 1000 && csv)) {
 		fprintf(stderr, "usage: x11-echo --seconds S [--warmup S] [--period-ms MS] "
-			"--csv PATH [--keys]\n");
+			"--csv PATH [--keys] [--expose]\n");
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
@@ -163,14 +173,15 @@ int main(int argc, char **argv)
 	int measuring = 0;
 	while (n < cap && !xcb_connection_has_error(c)) {
 		if (keys_mode) {
-			if (keys == 0) {
-				xcb_generic_event_t *k = wait_event(c, XCB_KEY_PRESS, end, NULL);
-				if (!k)
-					break;
-				free(k);
-			} else {
-				keys--;
-			}
+			/* Keys that came while the last echo was on its way are
+			 * answered by it, as a program redraws once for what was
+			 * typed meanwhile: echoing them back to back would time the
+			 * server staying with the client it runs, not reaching it. */
+			keys = 0;
+			xcb_generic_event_t *k = wait_event(c, XCB_KEY_PRESS, end, NULL);
+			if (!k)
+				break;
+			free(k);
 			due = now_ns();
 		} else {
 			sleep_until(due);
@@ -183,6 +194,8 @@ int main(int argc, char **argv)
 		}
 		uint64_t send = now_ns();
 		seq++;
+		if (expose)  /* its Expose is dropped by wait_event */
+			xcb_clear_area(c, 1, win, 199, 99, 1, 1);
 		xcb_rectangle_t r = { (int16_t)(seq % 180), (int16_t)(seq / 180 % 80), 20, 20 };
 		xcb_poly_fill_rectangle(c, win, gc, 1, &r);
 		xcb_change_property(c, XCB_PROP_MODE_REPLACE, win, echo_atom, XCB_ATOM_CARDINAL,
