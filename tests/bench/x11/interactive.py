@@ -5,7 +5,7 @@ settings side by side in one run (issue 26; docs/x11.md "Scheduling X
 clients").
 
     tests/bench/x11/interactive.py [--rounds R] [--seconds S] [--idle-seconds S]
-        [--flooders N] [--intervals 5,2,1] [--sched-max MS] [--keys] [--expose]
+        [--flooders N] [--intervals 5,2,1] [--sched-max MS] [--keys] [--xi2] [--expose]
         [--echo-warmup S] [--smoke] [--out DIR] [--docs]
 
 x11-echo draws a rectangle, changes a property of its window and times the
@@ -17,7 +17,9 @@ alone ("idle"), then the echo among N flooders ("flood"), all on one
 transport (SMT_X11RING=off: the socket). --keys adds "typed": the same
 echo answering keys typed into it (wtype, 10 ms apart) among the
 flooders: whether Xwayland's praise for delivered events helps a focused
-client. --expose adds "exposed", a diagnosis: the timed echo, each one
+client. --xi2 adds "typed-xi2": the same with the keys taken as XInput 2
+events (as GTK 3 takes them), which Xwayland does not praise a client
+for. --expose adds "exposed", a diagnosis: the timed echo, each one
 starting with a ClearArea that brings the client an Expose, another event
 Xwayland praises a client for. --echo-warmup 0 keeps each echo's first
 samples (default: 1 s left out).
@@ -69,6 +71,7 @@ def parse_args():
                     help="[xwayland] sched-interval-ms values compared (5: Xwayland's own)")
     ap.add_argument("--sched-max", type=int, default=15, help="[xwayland] sched-max-ms")
     ap.add_argument("--keys", action="store_true", help="also the typed-into echo")
+    ap.add_argument("--xi2", action="store_true", help="also the echo typed into with XI2 keys")
     ap.add_argument("--expose", action="store_true", help="also the exposed echo (diagnosis)")
     ap.add_argument("--echo-warmup", type=float, default=1.0)
     ap.add_argument("--smoke", action="store_true")
@@ -78,7 +81,8 @@ def parse_args():
     args = ap.parse_args()
     if args.smoke:
         args.rounds, args.seconds, args.idle_seconds, args.flooders = 1, 1.5, 1.0, 4
-        args.intervals, args.keys, args.expose, args.docs = "5,1", True, True, False
+        args.intervals, args.keys, args.xi2, args.expose = "5,1", True, True, True
+        args.docs = False
     args.interval_list = [int(x) for x in args.intervals.split(",")]
     if not args.interval_list or any(not 1 <= x <= 1000 for x in args.interval_list):
         ap.error("--intervals: 1-1000 ms each")
@@ -132,7 +136,7 @@ def flooder_counts(s, flooders):
     return out
 
 
-def echo_run(s, transport, seconds, tag, warmup, keys=False, expose=False):
+def echo_run(s, transport, seconds, tag, warmup, keys=False, expose=False, xi2=False):
     """One x11-echo run: its samples in ms (None: lost) and the ms it
     waited for a CPU while measuring."""
     csv_path = os.path.join(s.tmp, f"echo-{tag}.csv")
@@ -141,6 +145,8 @@ def echo_run(s, transport, seconds, tag, warmup, keys=False, expose=False):
         argv.append("--keys")
     if expose:
         argv.append("--expose")
+    if xi2:
+        argv.append("--xi2")
     p = s.spawn(argv, name=f"x11-echo-{tag}", env=transport_env(transport))
     wait_line(s, p, "ready", 30, f"x11-echo ({tag}) to map its window")
     if keys:
@@ -198,6 +204,7 @@ def measure_setting(s, args, rnd, interval, order, samples, results):
                  "per_flooder_max": max(n1[k][0] - n0[k][0] for k in n1) / span}
         record(samples, results, rnd, key, "flood", lat, extra)
         for wanted, scenario, how in ((args.keys, "typed", {"keys": True}),
+                                      (args.xi2, "typed-xi2", {"keys": True, "xi2": True}),
                                       (args.expose, "exposed", {"expose": True})):
             if not wanted:
                 continue
@@ -264,7 +271,7 @@ def summarize(results, args):
     rows = []
     for interval in args.interval_list:
         for transport in TRANSPORTS:
-            for scenario in ("idle", "flood", "typed", "exposed"):
+            for scenario in ("idle", "flood", "typed", "typed-xi2", "exposed"):
                 rs = [r for r in results if (r["interval_ms"], r["transport"], r["scenario"]) ==
                       (interval, transport, scenario)]
                 if not rs:
@@ -302,6 +309,7 @@ def table(rows, base, args, machine, load):
         f"{args.flooders} x11-plaid flooders for {args.seconds:g} s"
         + (", then typed into (a key every 10 ms, each answered by the same echo) among them"
            if args.keys else "")
+        + (", then the same with the keys as XInput 2 events" if args.xi2 else "")
         + (", then exposed (the timed echo, each starting with a ClearArea that brings it an "
            "Expose) among them" if args.expose else "") +
         f". Figures: median over the rounds [min-max]. Load average (1 min) over the run: "
@@ -329,7 +337,8 @@ def table(rows, base, args, machine, load):
 def targets(rows, default, base):
     out = []
     for transport in TRANSPORTS:
-        for scenario, what in (("flood", "timed echo"), ("typed", "typed-into echo")):
+        for scenario, what in (("flood", "timed echo"), ("typed", "typed-into echo"),
+                               ("typed-xi2", "typed-into echo, XI2 keys")):
             f = [r for r in rows if (r["interval_ms"], r["transport"], r["scenario"]) ==
                  (default, transport, scenario)]
             if not f:

@@ -6,13 +6,16 @@
  * which is what a person typing into an X program waits for.
  *
  *   x11-echo --seconds S [--warmup S] [--period-ms MS] --csv PATH [--keys]
- *            [--expose]
+ *            [--expose] [--xi2]
  *
  * --keys: instead of a timer, a KeyPress the window receives (its focus,
  * keys from the compositor) starts an echo: the event's arrival in the
  * client is "due" and the same requests follow; keys that arrive while an
  * echo is on its way are answered by it. Samples that arrive during
  * --warmup are not written.
+ *
+ * --xi2: with --keys, the keys come as XInput 2 events (XI_KeyPress, as
+ * GTK 3 and other XI2 programs take them) instead of core KeyPress.
  *
  * --expose (a diagnosis, docs/x11.md "Scheduling X clients"): each echo
  * begins with a ClearArea that exposes one pixel, so the server delivers
@@ -35,6 +38,7 @@
 #include <string.h>
 #include <time.h>
 #include <xcb/xcb.h>
+#include <xcb/xinput.h>
 
 #define LOST_AFTER_NS 1000000000ull
 
@@ -52,20 +56,32 @@ static void sleep_until(uint64_t ns)
 		;
 }
 
+/* Keys come as core KeyPress or, with --xi2, as XI_KeyPress. */
+static int use_xi2;
+static uint8_t xi_opcode;
+
+static int is_key(const xcb_generic_event_t *e)
+{
+	uint8_t t = e->response_type & 0x7f;
+	if (!use_xi2)
+		return t == XCB_KEY_PRESS;
+	const xcb_ge_generic_event_t *ge = (const xcb_ge_generic_event_t *)e;
+	return t == XCB_GE_GENERIC && ge->extension == xi_opcode &&
+	       ge->event_type == XCB_INPUT_KEY_PRESS;
+}
+
+#define ANY_KEY 0xff  /* wait_event's type for a key, core or XI2 */
+
 /* The next event of type `type` (sent events included) before deadline_ns;
- * others are dropped, KeyPress counted into *keys when keys is not NULL.
- * NULL on timeout or a dead connection. */
-static xcb_generic_event_t *wait_event(xcb_connection_t *c, uint8_t type, uint64_t deadline_ns,
-				       unsigned *keys)
+ * others are dropped. NULL on timeout or a dead connection. */
+static xcb_generic_event_t *wait_event(xcb_connection_t *c, uint8_t type, uint64_t deadline_ns)
 {
 	for (;;) {
 		xcb_generic_event_t *e;
 		while ((e = xcb_poll_for_event(c)) != NULL) {
 			uint8_t t = e->response_type & 0x7f;
-			if (t == type)
+			if (type == ANY_KEY ? is_key(e) : t == type)
 				return e;
-			if (t == XCB_KEY_PRESS && keys)
-				(*keys)++;
 			free(e);
 		}
 		if (xcb_connection_has_error(c))
@@ -115,13 +131,15 @@ int main(int argc, char **argv)
 			keys_mode = 1;
 		else if (strcmp(argv[i], "--expose") == 0)
 			expose = 1;
+		else if (strcmp(argv[i], "--xi2") == 0)
+			use_xi2 = 1;
 		else
 			seconds = -1;
 	}
 	if (!(seconds > 0 && seconds <= 3600 && warmup >= 0 && warmup <= 60 &&
 	      period_ms >= 1 && period_ms <= 1000 && csv)) {
 		fprintf(stderr, "usage: x11-echo --seconds S [--warmup S] [--period-ms MS] "
-			"--csv PATH [--keys] [--expose]\n");
+			"--csv PATH [--keys] [--expose] [--xi2]\n");
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
@@ -133,7 +151,8 @@ int main(int argc, char **argv)
 	xcb_screen_t *s = xcb_setup_roots_iterator(xcb_get_setup(c)).data;
 	xcb_window_t win = xcb_generate_id(c);
 	uint32_t values[2] = { s->white_pixel, XCB_EVENT_MASK_PROPERTY_CHANGE |
-			       XCB_EVENT_MASK_EXPOSURE | XCB_EVENT_MASK_KEY_PRESS };
+			       XCB_EVENT_MASK_EXPOSURE |
+			       (use_xi2 ? 0 : XCB_EVENT_MASK_KEY_PRESS) };
 	xcb_create_window(c, XCB_COPY_FROM_PARENT, win, s->root, 0, 0, 200, 100, 0,
 			  XCB_WINDOW_CLASS_INPUT_OUTPUT, s->root_visual,
 			  XCB_CW_BACK_PIXEL | XCB_CW_EVENT_MASK, values);
@@ -151,9 +170,26 @@ int main(int argc, char **argv)
 	xcb_gcontext_t gc = xcb_generate_id(c);
 	uint32_t fg = s->black_pixel;
 	xcb_create_gc(c, gc, win, XCB_GC_FOREGROUND, &fg);
+	if (use_xi2) {
+		const xcb_query_extension_reply_t *xi = xcb_get_extension_data(c, &xcb_input_id);
+		xcb_input_xi_query_version_reply_t *v = xi && xi->present ?
+			xcb_input_xi_query_version_reply(c, xcb_input_xi_query_version(c, 2, 2),
+							 NULL) : NULL;
+		if (!v || v->major_version < 2) {
+			fprintf(stderr, "x11-echo: the server has no XInput 2\n");
+			return 1;
+		}
+		free(v);
+		xi_opcode = xi->major_opcode;
+		struct {
+			xcb_input_event_mask_t head;
+			uint32_t mask;
+		} m = { { XCB_INPUT_DEVICE_ALL_MASTER, 1 }, XCB_INPUT_XI_EVENT_MASK_KEY_PRESS };
+		xcb_input_xi_select_events(c, win, 1, &m.head);
+	}
 	xcb_map_window(c, win);
 	xcb_flush(c);
-	free(wait_event(c, XCB_EXPOSE, now_ns() + 30 * 1000000000ull, NULL));
+	free(wait_event(c, XCB_EXPOSE, now_ns() + 30 * 1000000000ull));
 	printf("ready\n");
 	fflush(stdout);
 
@@ -168,7 +204,6 @@ int main(int argc, char **argv)
 		 end = measure_from + (uint64_t)(seconds * 1e9),
 		 period = (uint64_t)(period_ms * 1e6), due = start + period;
 	uint32_t seq = 0;
-	unsigned keys = 0;
 	uint64_t delay0 = 0;
 	int measuring = 0;
 	while (n < cap && !xcb_connection_has_error(c)) {
@@ -177,8 +212,7 @@ int main(int argc, char **argv)
 			 * answered by it, as a program redraws once for what was
 			 * typed meanwhile: echoing them back to back would time the
 			 * server staying with the client it runs, not reaching it. */
-			keys = 0;
-			xcb_generic_event_t *k = wait_event(c, XCB_KEY_PRESS, end, NULL);
+			xcb_generic_event_t *k = wait_event(c, ANY_KEY, end);
 			if (!k)
 				break;
 			free(k);
@@ -205,8 +239,7 @@ int main(int argc, char **argv)
 		 * atom's notification answers. */
 		uint64_t recv = 0;
 		xcb_generic_event_t *e;
-		while ((e = wait_event(c, XCB_PROPERTY_NOTIFY, send + LOST_AFTER_NS,
-				       keys_mode ? &keys : NULL)) != NULL) {
+		while ((e = wait_event(c, XCB_PROPERTY_NOTIFY, send + LOST_AFTER_NS)) != NULL) {
 			int ours = ((xcb_property_notify_event_t *)e)->atom == echo_atom;
 			free(e);
 			if (ours) {
