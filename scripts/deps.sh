@@ -8,7 +8,7 @@ set -eu
 
 build="build-essential meson ninja-build pkg-config libwlroots-dev libwayland-dev
   wayland-protocols libpixman-1-dev libxkbcommon-dev libfreetype-dev libfontconfig-dev
-  fonts-dejavu-core xcursor-themes libx11-dev libx11-xcb-dev libxcb1-dev libxcb-shm0-dev
+  fonts-dejavu-core xcursor-themes libx11-dev libx11-xcb-dev libxcb1-dev libxcb-shm0-dev libxcb-xinput-dev
   libpango1.0-dev libcairo2-dev"
 # The session's demo clients, and the tools it tells you to look with.
 session="foot weston grim wayvnc wayland-utils xwayland x11-apps xterm"
@@ -18,7 +18,7 @@ session="foot weston grim wayvnc wayland-utils xwayland x11-apps xterm"
 # and xdpyinfo for the X11 shim benchmark, numpy and matplotlib for their
 # tables and plots (for /usr/bin/python3: a pyenv or venv python3 first on
 # PATH does not see them, so the benchmarks' Python runs under Debian's).
-bench="weston wayland-utils xwayland x11-apps xfonts-base xterm xvfb x11-utils xdotool
+bench="weston wayland-utils xwayland x11-apps xfonts-base xterm xvfb x11-utils xdotool wtype
   python3 python3-numpy python3-matplotlib"
 # Real clients and drivers the integration tests run, and the fuzzing
 # toolchain; the suite smoke-runs every benchmark, so all of the bench set.
@@ -27,7 +27,7 @@ bench="weston wayland-utils xwayland x11-apps xfonts-base xterm xvfb x11-utils x
 # fonts-urw-base35 fills an X core font directory the session's Xwayland must
 # leave out (test_fonts), so that both checks can fail; it builds a system
 # dconf database (GTK's font names) with dconf-cli.
-test="$session $bench xauth valgrind wtype swaybg wlr-randr clang libclang-rt-14-dev xclip wl-clipboard
+test="$session $bench xauth valgrind swaybg wlr-randr clang libclang-rt-14-dev xclip wl-clipboard
   gtk-3-examples gtk-4-examples qtbase5-examples qtwayland5 swaylock swayidle wlsunset tk
   firefox-esr fontconfig fonts-noto-mono fonts-liberation2 fonts-urw-base35
   dconf-gsettings-backend dconf-cli libglib2.0-bin"

@@ -11,6 +11,10 @@
  *                              compiled-in one, which takes in whatever font
  *                              packages add under /usr/share/fonts/X11 (the
  *                              test suite pins it to xfonts-base's)
+ *   SMT_XWAYLAND_SCHED_INTERVAL_MS, SMT_XWAYLAND_SCHED_MAX_MS
+ *                              the compositor's [xwayland] settings, passed on
+ *                              as -schedInterval and -schedMax (docs/x11.md
+ *                              "Scheduling X clients"); unset: Xwayland's own
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,6 +30,27 @@
 #ifndef SMT_X11RING_SERVER_INSTALLED
 #error "SMT_X11RING_SERVER_INSTALLED must name the installed server half"
 #endif
+
+/* An [xwayland] setting from the environment as Xwayland's option, appended
+ * to args (which has room); a value that is not 1-1000 is left out, said. */
+static void add_sched_option(char **args, int *n, const char *env, const char *option,
+			     char value[static 8])
+{
+	const char *v = getenv(env);
+	if (!v || !*v)
+		return;
+	char *end;
+	errno = 0;
+	long ms = strtol(v, &end, 10);
+	if (errno || *end || ms < 1 || ms > 1000) {
+		fprintf(stderr, "smt-xwayland: %s=%s is not 1-1000 ms; Xwayland keeps its "
+			"own %s\n", env, v, option);
+		return;
+	}
+	snprintf(value, 8, "%ld", ms);
+	args[(*n)++] = (char *)option;
+	args[(*n)++] = value;
+}
 
 int main(int argc, char **argv)
 {
@@ -52,20 +77,26 @@ int main(int argc, char **argv)
 			"(X programs use the socket)\n", half);
 	}
 	free(list);
-	/* wlroots' arguments, then -fp PATH if asked for, then the NULL. */
+	/* wlroots' own arguments, then ours (Xwayland takes options in any
+	 * order): -fp PATH if asked for, the scheduler's settings. */
 	const char *font_path = getenv("SMT_XWAYLAND_FONT_PATH");
-	bool with_fp = font_path && *font_path;
-	char **args = calloc((size_t)argc + 3, sizeof(*args));
+	char **args = calloc((size_t)argc + 7, sizeof(*args));
 	if (!args) {
 		fprintf(stderr, "smt-xwayland: out of memory\n");
 		return 127;
 	}
-	memcpy(args, argv, (size_t)argc * sizeof(*args));
-	args[0] = (char *)xwayland;
-	if (with_fp) {
-		args[argc] = "-fp";
-		args[argc + 1] = (char *)font_path;
+	int n = 0;
+	args[n++] = (char *)xwayland;
+	for (int i = 1; i < argc; i++)
+		args[n++] = argv[i];
+	if (font_path && *font_path) {
+		args[n++] = "-fp";
+		args[n++] = (char *)font_path;
 	}
+	char interval[8], max[8];
+	add_sched_option(args, &n, "SMT_XWAYLAND_SCHED_INTERVAL_MS", "-schedInterval", interval);
+	add_sched_option(args, &n, "SMT_XWAYLAND_SCHED_MAX_MS", "-schedMax", max);
+	args[n] = NULL;
 	execv(xwayland, args);
 	fprintf(stderr, "smt-xwayland: %s: %s\n", xwayland, strerror(errno));
 	free(args);

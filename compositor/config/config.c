@@ -67,6 +67,11 @@ bool smtwc_config_init(struct smtwc_config *cfg)
 #define LIMITS_DEFAULT_(key, field, def, min, max) .field = def,
 	cfg->limits = (struct smtwc_limits_config){ SMTWC_LIMITS_SETTINGS(LIMITS_DEFAULT_) };
 #undef LIMITS_DEFAULT_
+#define XWAYLAND_DEFAULT_(key, field, def, min, max) .field = def,
+	cfg->xwayland = (struct smtwc_xwayland_config){
+		SMTWC_XWAYLAND_SETTINGS(XWAYLAND_DEFAULT_)
+	};
+#undef XWAYLAND_DEFAULT_
 
 	cfg->terminal = strdup("foot");
 	cfg->title_font = strdup("sans 10");
@@ -111,7 +116,7 @@ void config_report_oom(struct parser *p)
 /* ---- lines and sections --------------------------------------------------- */
 
 #define SECTION_LIST "general, keyboard, bindings, startup, output NAME, " \
-	"scheduler, limits"
+	"scheduler, limits, xwayland"
 
 static void parse_section(struct parser *p, char *line)
 {
@@ -143,6 +148,7 @@ static void parse_section(struct parser *p, char *line)
 		{"startup", SECTION_STARTUP},
 		{"scheduler", SECTION_SCHEDULER},
 		{"limits", SECTION_LIMITS},
+		{"xwayland", SECTION_XWAYLAND},
 	};
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
 		if (strcmp(name, sections[i].name) == 0) {
@@ -225,6 +231,9 @@ static void parse_line(struct parser *p, char *line)
 		break;
 	case SECTION_LIMITS:
 		config_set_key(p, "limits", config_limits_keys, key, value, whole_config);
+		break;
+	case SECTION_XWAYLAND:
+		config_set_key(p, "xwayland", config_xwayland_keys, key, value, whole_config);
 		break;
 	case SECTION_BINDINGS:
 		config_binding_line(p, key, value);

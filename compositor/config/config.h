@@ -127,6 +127,22 @@ struct smtwc_limits_config {
 #undef SMTWC_LIMITS_FIELD_
 };
 
+/* [xwayland]: Xwayland's own smart scheduler, passed to it as -schedInterval
+ * and -schedMax when the compositor starts it (docs/x11.md "Scheduling X
+ * clients"). X(key, field, default, min, max), in ms. The interval is the
+ * slice an X client may keep the server while others wait (Xwayland's own
+ * default: 5); the defaults come from tests/bench/x11/interactive.py. */
+#define SMTWC_XWAYLAND_SETTINGS(X)                                                      \
+	X("sched-interval-ms", sched_interval_ms, 1,  1, 1000)                           \
+	/* the longest slice a lone busy client grows to (Xwayland's default) */        \
+	X("sched-max-ms",      sched_max_ms,      15, 1, 1000)
+
+struct smtwc_xwayland_config {
+#define SMTWC_XWAYLAND_FIELD_(key, field, def, min, max) int field;
+	SMTWC_XWAYLAND_SETTINGS(SMTWC_XWAYLAND_FIELD_)
+#undef SMTWC_XWAYLAND_FIELD_
+};
+
 struct smtwc_config {
 	/* [general] */
 	uint32_t modifier;    /* exactly one SMTWC_MOD_* bit: drags and "Mod" */
@@ -158,6 +174,7 @@ struct smtwc_config {
 
 	struct smtwc_scheduler_config scheduler;
 	struct smtwc_limits_config limits;
+	struct smtwc_xwayland_config xwayland;
 };
 
 /* Fills cfg with the defaults. Returns false on allocation failure (cfg is

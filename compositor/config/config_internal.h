@@ -2,7 +2,7 @@
  * What the config parser's files share (not part of the config API): the
  * parser's state and its messages, the text helpers every section uses,
  * the value parsers, and the key tables that drive [general], [keyboard],
- * [scheduler], [limits] and [output NAME].
+ * [scheduler], [limits], [xwayland] and [output NAME].
  *
  * Every line is parsed into temporaries first and only assigned when it is
  * entirely valid, so a bad line never changes a setting.
@@ -25,6 +25,7 @@ enum section {
 	SECTION_OUTPUT,
 	SECTION_SCHEDULER,
 	SECTION_LIMITS,
+	SECTION_XWAYLAND,
 };
 
 struct parser {
@@ -200,6 +201,7 @@ extern const struct key_def config_general_keys[];
 extern const struct key_def config_keyboard_keys[];
 extern const struct key_def config_scheduler_keys[];
 extern const struct key_def config_limits_keys[];
+extern const struct key_def config_xwayland_keys[];
 
 /* Sets key (one of keys, a list ending with a NULL name) from value, in
  * the struct base(p) returns once the value is valid (NULL: out of

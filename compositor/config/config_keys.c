@@ -1,10 +1,10 @@
 /*
- * The key tables of [general], [keyboard], [scheduler] and [limits], and
- * the one function that sets any table-driven key ([output NAME] uses it
- * too, with its own table in config_outputs.c): find the key, parse the
- * value into a temporary, then store it. Scheduler and limit keys come
- * from the setting lists (sched_settings.h, config.h), which also hold
- * their defaults and ranges.
+ * The key tables of [general], [keyboard], [scheduler], [limits] and
+ * [xwayland], and the one function that sets any table-driven key ([output
+ * NAME] uses it too, with its own table in config_outputs.c): find the key,
+ * parse the value into a temporary, then store it. Scheduler, limit and
+ * Xwayland keys come from the setting lists (sched_settings.h, config.h),
+ * which also hold their defaults and ranges.
  */
 #include "config_internal.h"
 
@@ -54,6 +54,14 @@ const struct key_def config_limits_keys[] = {
 	{NULL, KEY_INT, 0, 0, 0, 0},
 };
 #undef LIMITS_KEY_
+
+#define XWAYLAND_KEY_(key, field, def, min, max) \
+	{key, KEY_INT, FIELD(xwayland.field), min, max, 0},
+const struct key_def config_xwayland_keys[] = {
+	SMTWC_XWAYLAND_SETTINGS(XWAYLAND_KEY_)
+	{NULL, KEY_INT, 0, 0, 0, 0},
+};
+#undef XWAYLAND_KEY_
 
 static void report_unknown_key(struct parser *p, const char *key,
 	const char *section, const struct key_def *keys)

@@ -224,6 +224,8 @@ static void test_defaults(void)
 	CHECK_INT(cfg.limits.client_memory_mib, 256);
 	CHECK_INT(cfg.limits.total_memory_mib, 2048);
 	CHECK_INT(cfg.limits.fd_headroom, 256);
+	CHECK_INT(cfg.xwayland.sched_interval_ms, 1);
+	CHECK_INT(cfg.xwayland.sched_max_ms, 15);
 
 	CHECK_INT(cfg.binding_count, 7);
 	const uint32_t L = SMTWC_MOD_LOGO, S = SMTWC_MOD_SHIFT;
@@ -338,7 +340,11 @@ static void test_all_keys(void)
 		"client-canvases = 7\n"
 		"client-memory-mib = 16\n"
 		"total-memory-mib = 100\n"
-		"fd-headroom = 64\n";
+		"fd-headroom = 64\n"
+		"\n"
+		"[xwayland]\n"
+		"sched-interval-ms = 3\n"
+		"sched-max-ms = 30\n";
 	struct smtwc_config cfg;
 	char *msg;
 	CHECK_INT(load(&cfg, text, &msg), 0);
@@ -424,6 +430,8 @@ static void test_all_keys(void)
 	CHECK_INT(cfg.limits.client_memory_mib, 16);
 	CHECK_INT(cfg.limits.total_memory_mib, 100);
 	CHECK_INT(cfg.limits.fd_headroom, 64);
+	CHECK_INT(cfg.xwayland.sched_interval_ms, 3);
+	CHECK_INT(cfg.xwayland.sched_max_ms, 30);
 	smtwc_config_finish(&cfg);
 }
 
@@ -686,12 +694,17 @@ static void test_errors(void)
 	EXPECT_ERROR("[limits]\nrings = 2\n", 2,
 		"unknown key 'rings' in [limits] (expected client-fds, client-rings, "
 		"client-pools, client-canvases, client-memory-mib, total-memory-mib, fd-headroom)");
+	EXPECT_ERROR("[xwayland]\nsched-interval-ms = 0\n", 2,
+		"invalid value '0' for 'sched-interval-ms' (expected an integer from 1 to 1000)");
+	EXPECT_ERROR("[xwayland]\nsched-interval = 2\n", 2,
+		"unknown key 'sched-interval' in [xwayland] (expected sched-interval-ms, "
+		"sched-max-ms)");
 	/* structure */
 	EXPECT_ERROR("modifier = alt\n", 1,
 		"'modifier' is outside of any section");
 	EXPECT_ERROR("[colours]\nbackground = #ffffff\nnonsense\n", 1,
 		"unknown section '[colours]' (expected general, keyboard, bindings, "
-		"startup, output NAME, scheduler, limits)");
+		"startup, output NAME, scheduler, limits, xwayland)");
 	EXPECT_ERROR("[General]\nmodifier = alt\n", 1, "unknown section '[General]'");
 	EXPECT_ERROR("[outputs X]\nscale = 2\n", 1, "unknown section '[outputs X]'");
 	EXPECT_ERROR("[general\nmodifier = alt\n", 1,

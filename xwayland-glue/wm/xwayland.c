@@ -9,6 +9,7 @@
  * Wayland clients never notice. It plugs into the compositor as an
  * extension (compositor/extension.h); the compositor does not know it.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <wlr/types/wlr_scene.h>
 #include <wlr/util/log.h>
@@ -522,6 +523,19 @@ static void xwayland_handle_ready(struct wl_listener *listener, void *data)
 	wlr_log(WLR_INFO, "Xwayland is ready on DISPLAY=%s", xw->wlr->display_name);
 }
 
+/* Xwayland's smart scheduler settings ([xwayland] in the config), for
+ * smt-xwayland to pass as -schedInterval and -schedMax: wlroots 0.15 starts
+ * Xwayland with arguments of its own, so the environment is the only way
+ * through. Only a server started through our launcher sees them. */
+static void xwayland_export_sched(const struct smtwc_xwayland_config *cfg)
+{
+	char v[16];
+	snprintf(v, sizeof(v), "%d", cfg->sched_interval_ms);
+	setenv("SMT_XWAYLAND_SCHED_INTERVAL_MS", v, true);
+	snprintf(v, sizeof(v), "%d", cfg->sched_max_ms);
+	setenv("SMT_XWAYLAND_SCHED_MAX_MS", v, true);
+}
+
 /* Sets DISPLAY for everything the compositor launches afterwards. */
 static bool xwayland_init(struct smtwc_server *server)
 {
@@ -531,6 +545,12 @@ static bool xwayland_init(struct smtwc_server *server)
 	}
 	/* Before Xwayland can be started: it is started through our launcher. */
 	xw->ring = x11ring_session_create(wl_display_get_event_loop(server->display));
+	if (xw->ring != NULL) {
+		xwayland_export_sched(&server->config.xwayland);
+	} else {
+		wlr_log(WLR_ERROR, "Xwayland starts without our launcher: its scheduler keeps "
+			"its own defaults, not [xwayland]'s");
+	}
 	/* Lazy: no X server runs until an X client connects to the socket. */
 	xw->wlr = wlr_xwayland_create(server->display, server->compositor, true);
 	if (xw->wlr == NULL) {
