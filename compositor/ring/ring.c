@@ -15,6 +15,7 @@
 #include "smt-ring-v1-protocol.h"
 #include "server.h"
 #include "ring/canvas.h"
+#include "ring/client_listen.h"
 #include "ring/client_usage.h"
 #include "ring/heap_reclaim.h"
 #include "ring/ordered_request.h"
@@ -237,10 +238,20 @@ static const struct smt_ring_v1_interface ring_impl = {
 	.destroy = ring_handle_destroy,
 };
 
+/* A ring's cost (ring_types.h) as the charges against the client. */
+static void ring_cost_charges(const struct ring_cost *cost, struct client_charge out[4])
+{
+	out[0] = (struct client_charge){ SMT_RES_RINGS, 1 };
+	out[1] = (struct client_charge){ SMT_RES_FDS, cost->fds };
+	out[2] = (struct client_charge){ SMT_RES_MAPPINGS, cost->mappings };
+	out[3] = (struct client_charge){ SMT_RES_ADDRESS, cost->address };
+}
+
 static void ring_uncharge(struct smtwc_ring *ring)
 {
-	client_usage_release(ring->usage, SMT_RES_RINGS, 1);
-	client_usage_release(ring->usage, SMT_RES_FDS, ring->fds_charged);
+	struct client_charge charges[4];
+	ring_cost_charges(&ring->cost, charges);
+	client_usage_release_all(ring->usage, charges, 4);
 	client_usage_unref(ring->usage);
 }
 
@@ -329,10 +340,9 @@ static bool is_eventfd(int fd)
 	return strcmp(target, "anon_inode:[eventfd]") == 0;
 }
 
-/* fds: those the ring keeps (its status page, and the two eventfds of a
- * shared ring), charged with the ring itself against the client's limits. */
 static struct smtwc_ring *ring_create(struct smtwc_transport *transport,
-		struct wl_client *client, struct wl_resource *manager, uint32_t id, uint32_t fds)
+		struct wl_client *client, struct wl_resource *manager, uint32_t id,
+		const struct ring_cost *cost)
 {
 	struct smtwc_ring *ring = calloc(1, sizeof(*ring));
 	struct smtwc_client_usage *usage = ring != NULL ?
@@ -342,21 +352,16 @@ static struct smtwc_ring *ring_create(struct smtwc_transport *transport,
 		wl_client_post_no_memory(client);
 		return NULL;
 	}
-	if (!client_usage_charge(usage, SMT_RES_RINGS, 1, manager,
+	struct client_charge charges[4];
+	ring_cost_charges(cost, charges);
+	if (!client_usage_charge_all(usage, charges, 4, manager,
 			SMT_RING_MANAGER_V1_ERROR_LIMIT, "create_ring")) {
-		client_usage_unref(usage);
-		free(ring);
-		return NULL;
-	}
-	if (!client_usage_charge(usage, SMT_RES_FDS, fds, manager,
-			SMT_RING_MANAGER_V1_ERROR_LIMIT, "create_ring")) {
-		client_usage_release(usage, SMT_RES_RINGS, 1);
 		client_usage_unref(usage);
 		free(ring);
 		return NULL;
 	}
 	ring->usage = usage;
-	ring->fds_charged = fds;
+	ring->cost = *cost;
 	ring->transport = transport;
 	ring->client = client;
 	ring->status_fd = ring->server_eventfd = ring->client_eventfd = -1;
@@ -403,7 +408,13 @@ static void manager_handle_create_ring(struct wl_client *client,
 		uint32_t area_size, int32_t server_eventfd, int32_t client_eventfd)
 {
 	struct smtwc_transport *transport = wl_resource_get_user_data(resource);
-	struct smtwc_ring *ring = ring_create(transport, client, resource, id, 3);
+	const struct ring_cost cost = {
+		.fds = 4, .mappings = 2,
+		/* (a size out of range is refused as bad_size just after) */
+		.address = SMT_STATUS_MAP_SIZE + SMT_RING_HEADER_SIZE +
+			(area_size <= SMT_RING_AREA_MAX ? (uint64_t)area_size : 0),
+	};
+	struct smtwc_ring *ring = ring_create(transport, client, resource, id, &cost);
 	if (ring == NULL) {
 		close(ring_fd);
 		close(server_eventfd);
@@ -457,7 +468,8 @@ static void manager_handle_create_socket_ring(struct wl_client *client,
 		struct wl_resource *resource, uint32_t id)
 {
 	struct smtwc_transport *transport = wl_resource_get_user_data(resource);
-	struct smtwc_ring *ring = ring_create(transport, client, resource, id, 1);
+	const struct ring_cost cost = { .fds = 1, .mappings = 1, .address = SMT_STATUS_MAP_SIZE };
+	struct smtwc_ring *ring = ring_create(transport, client, resource, id, &cost);
 	if (ring != NULL) {
 		smt_ring_v1_send_status(ring->resource, ring->status_fd,
 			transport->global_status_fd);
@@ -520,8 +532,10 @@ void transport_destroy(struct smtwc_transport *transport)
 	if (transport == NULL) {
 		return;
 	}
+	client_listen_stop(transport);
 	wl_global_destroy(transport->global);
 	canvases_unlisten(transport);
+	client_usage_finish(transport);
 	heap_reclaim_finish(&transport->reclaims);
 	munmap(transport->global_status, SMT_STATUS_MAP_SIZE);
 	close(transport->global_status_fd);
