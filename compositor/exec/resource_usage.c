@@ -77,7 +77,7 @@ void smt_usage_describe(const struct smt_usage_refusal *why, char *buf, size_t l
 	snprintf(buf, len, "limit %s-%s=%llu reached%s: %llu%s in use, %llu more asked",
 		 levels[why->level], smt_resource_key(why->resource),
 		 (unsigned long long)shown,
-		 why->reserve ? " (the rest is kept for new clients)" : "",
+		 why->reserve ? " (new-client reserve)" : "",
 		 (unsigned long long)why->used, bytes ? " bytes" : "",
 		 (unsigned long long)why->asked);
 }

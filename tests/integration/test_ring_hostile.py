@@ -212,7 +212,9 @@ def test(h):
         # ring's many pixmaps are freed in pieces after it, counted until
         # then), and then nothing is still mapped or open either.
         s.wait_clients(clients)
-        s.wait_until(lambda: (lambda st: st["total_fds"] == 0 and st["total_memory"] == 0)(
+        # (what stays counted: each remaining connection's socket, 2 fds)
+        s.wait_until(lambda: (lambda st: st["total_fds"] == 2 * st["total_connections"] and
+                              st["total_memory"] == 0 and st["total_rings"] == 0)(
             s.server_stats()), what="usage back to 0 after every ring client left")
         now = harness.process_resources(pid)
         check(now == base, f"fds/mappings {now} did not return to the baseline {base}")

@@ -72,7 +72,7 @@ static void test_process_and_reserve(void)
 	CHECK(!smt_usage_charge(&a, SMT_RES_MEMORY, 1, &why), "a: not a newcomer");
 	CHECK(why.level == SMT_LEVEL_TOTAL && why.reserve, "refused the reserve");
 	smt_usage_describe(&why, text, sizeof(text));
-	CHECK(strstr(text, "(the rest is kept for new clients)"), "%s", text);
+	CHECK(strstr(text, "limit total-memory-mib=0 reached (new-client reserve): 700 bytes"), "%s", text);
 	CHECK(!smt_usage_charge(&c, SMT_RES_MEMORY, 301, &why), "more than the reserve");
 	CHECK(smt_usage_charge(&c, SMT_RES_MEMORY, 200, &why), "newcomer's first window");
 	CHECK(smt_usage_charge(&c, SMT_RES_MEMORY, 100, &why), "within the reserve still");
