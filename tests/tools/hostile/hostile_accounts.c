@@ -235,3 +235,24 @@ int case_hold_memory_conns(struct hostile *h, int connections)
 	}
 	return 0;
 }
+
+/* hold-address N: N pools of 4 GiB - 4 KiB (sparse memfds: address
+ * space, not memory), held until killed. */
+int case_hold_address(struct hostile *h, int n)
+{
+	create_good_ring(h, 4096);
+	const uint32_t size = 0xfffff000u;
+	for (int id = 1; id <= n; id++) {
+		int fd = make_memfd(size, F_SEAL_SHRINK);
+		smt_ring_v1_create_pool(h->ring, (uint32_t)id, fd, size);
+		close(fd);
+	}
+	if (wl_display_roundtrip(h->display) < 0) {
+		printf("REFUSED: %d pools of 4 GiB\n", n);
+		return 1;
+	}
+	printf("HOLDING %d GiB of address space\n", n * 4);
+	while (wl_display_dispatch(h->display) >= 0) {
+	}
+	return 0;
+}

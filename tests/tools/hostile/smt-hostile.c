@@ -23,7 +23,8 @@
  * each, held), connections N / hold-connections N (N more connections of
  * this process), resize-stack N (N resizes of one pool queued behind
  * hours of work, held), address-flood (4 GiB pools until refused),
- * hold-memory-conns N (N connections with two 64 MiB pixmaps each, held).
+ * hold-memory-conns N (N connections with two 64 MiB pixmaps each, held),
+ * hold-address N (N pools of 4 GiB, held).
  *
  * For tests/bench/hostile: big-fill SECONDS (ring-full with 4096x4096
  * fills), drain-attack SECONDS, present-attack SECONDS, hold-fds N (a ring and N pools until
@@ -98,6 +99,8 @@ static int run_new_case(struct hostile *h, const char *name, const char *arg, bo
 		return case_pool_resize_stack(h, arg ? atoi(arg) : 60);
 	} else if (strcmp(name, "hold-memory-conns") == 0) {
 		return case_hold_memory_conns(h, arg ? atoi(arg) : 2);
+	} else if (strcmp(name, "hold-address") == 0) {
+		return case_hold_address(h, arg ? atoi(arg) : 1);
 	} else if (strcmp(name, "address-flood") == 0) {
 		return case_address_flood(h);
 	} else if (strcmp(name, "hold-fds") == 0) {
