@@ -117,14 +117,15 @@ struct smtwc_scheduler_config {
 	X("client-pools",      client_pools,      32,   1,  100000)                      \
 	/* pixmaps and canvases together */                                             \
 	X("client-memory-mib", client_memory_mib, 256,  1,  1048576)                     \
-	/* mappings of client memfds and ring pages, and their address space */         \
-	X("client-mappings",   client_mappings,   128,  2,  1000000)                     \
+	/* mappings of client memfds (rings, pools, wl_shm pools) and ring pages, */    \
+	/* and their address space                                                 */    \
+	X("client-mappings",   client_mappings,   512,  2,  1000000)                     \
 	X("client-address-space-mib", client_address_space_mib, 16384, 1, 1u << 30)     \
 	/* every connection of one process together (SO_PEERCRED pid) */               \
 	X("process-connections", process_connections, 16, 1, 100000)                   \
 	X("process-fds",       process_fds,       192,  3,  1000000)                     \
 	X("process-memory-mib", process_memory_mib, 512, 1, 1048576)                    \
-	X("process-mappings",  process_mappings,  256,  2,  1000000)                     \
+	X("process-mappings",  process_mappings,  1024, 2,  1000000)                     \
 	X("process-address-space-mib", process_address_space_mib, 32768, 1, 1u << 30)  \
 	/* every process of one uid together */                                         \
 	X("uid-connections",   uid_connections,   256,  1,  1000000)                     \

@@ -17,6 +17,7 @@
 #include "ring/canvas.h"
 #include "ring/client_listen.h"
 #include "ring/client_usage.h"
+#include "ring/shm_pool_usage.h"
 #include "ring/heap_reclaim.h"
 #include "ring/ordered_request.h"
 #include "ring/pool.h"
@@ -510,6 +511,7 @@ struct smtwc_transport *transport_create(struct smtwc_server *server)
 	wl_list_init(&transport->reclaims);
 	wl_list_init(&transport->clients);
 	client_usage_init_total(transport);
+	shm_pool_usage_init(transport);
 	void *page = NULL;
 	transport->global_status_fd =
 		shm_fd_create_server_page("smtwc-global-status", SMT_STATUS_MAP_SIZE, &page);
@@ -535,6 +537,7 @@ void transport_destroy(struct smtwc_transport *transport)
 	client_listen_stop(transport);
 	wl_global_destroy(transport->global);
 	canvases_unlisten(transport);
+	shm_pool_usage_finish(transport);
 	client_usage_finish(transport);
 	heap_reclaim_finish(&transport->reclaims);
 	munmap(transport->global_status, SMT_STATUS_MAP_SIZE);

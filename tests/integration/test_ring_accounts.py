@@ -10,7 +10,9 @@ before, during and after each attack; other clients are served throughout.
   stopped by process-fds (fds in flight count as the process's fds).
 - many connections of one process: process-connections refuses the rest.
 - pool resizes queued behind hours of work: the pool stays one mapping.
-- pools of 4 GiB: client-address-space-mib refuses the fifth.
+- pools of 4 GiB: client-address-space-mib refuses the fifth; core wl_shm
+  pools of 2 GiB likewise (libwayland maps them; the client is charged),
+  and a wl_shm pool destroyed while a buffer lives stays counted.
 - one process's connections share one memory allowance (process-memory-mib),
   and the total keeps a reserve that only a newcomer may use: with one
   process at the total less the reserve, a new process's first 64 MiB
@@ -177,6 +179,19 @@ def test(h):
                                         "reached")
         s.wait_clients(clients)
         acc.check("after address-flood")
+
+        # core wl_shm pools: libwayland maps each, the client is charged
+        run_case(s, h, "shm-pool-flood", "wl_shm.create_pool: limit "
+                                         "client-address-space-mib=16384 reached")
+        s.wait_clients(clients)
+        acc.check("after shm-pool-flood")
+        # a destroyed wl_shm pool stays mapped (and counted) for its buffer
+        p = spawn_until(s, h, "hold-shm-buffers", "20", "HOLDING 20")
+        a = acc.check("during hold-shm-buffers")
+        check(a["counted_maps"] - acc.base["counted_maps"] == 20,
+              f"20 wl_shm mappings held, counted {a['counted_maps']}")
+        stop(s, clients, p)
+        acc.check("after hold-shm-buffers")
 
         # one process's connections share its memory; the reserve
         p = spawn_until(s, h, "hold-memory-conns", "3", "HOLDING")

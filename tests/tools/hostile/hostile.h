@@ -139,6 +139,8 @@ int case_connections(struct hostile *h, int n, bool hold);
 int case_pool_resize_stack(struct hostile *h, int n);
 int case_address_flood(struct hostile *h);
 int case_hold_address(struct hostile *h, int n);
+int case_shm_pool_flood(struct hostile *h);
+int case_hold_shm_buffers(struct hostile *h, int n);
 int case_hold_memory_conns(struct hostile *h, int connections);
 
 /* hostile_order.c: order and slicing of queued work (split commands, a

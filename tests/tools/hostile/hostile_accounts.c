@@ -256,3 +256,77 @@ int case_hold_address(struct hostile *h, int n)
 	}
 	return 0;
 }
+
+static void shm_global(void *data, struct wl_registry *registry, uint32_t name,
+		const char *interface, uint32_t version)
+{
+	if (strcmp(interface, "wl_shm") == 0) {
+		*(struct wl_shm **)data = wl_registry_bind(registry, name, &wl_shm_interface, 1);
+	}
+}
+
+static void shm_global_remove(void *data, struct wl_registry *registry, uint32_t name)
+{
+}
+
+static struct wl_shm *bind_shm(struct hostile *h)
+{
+	static const struct wl_registry_listener listener = { shm_global, shm_global_remove };
+	struct wl_shm *shm = NULL;
+	struct wl_registry *registry = wl_display_get_registry(h->display);
+	wl_registry_add_listener(registry, &listener, &shm);
+	wl_display_roundtrip(h->display);
+	return shm;
+}
+
+/* shm-pool-flood: core wl_shm pools of 2 GiB - 1 (sparse memfds) until the
+ * compositor ends the connection: libwayland maps each one, and its
+ * address space is the client's. */
+int case_shm_pool_flood(struct hostile *h)
+{
+	struct wl_shm *shm = bind_shm(h);
+	if (shm == NULL) {
+		fputs("smt-hostile: no wl_shm\n", stderr);
+		return 1;
+	}
+	const int32_t size = 0x7fffffff;
+	for (int i = 0; i < 100000; i++) {
+		int fd = make_memfd((size_t)size, 0);
+		wl_shm_create_pool(shm, fd, size);
+		close(fd);
+		if (wl_display_roundtrip(h->display) < 0) {
+			printf("wl_shm pools of 2 GiB accepted: %d\n", i);
+			return expect_error(h, &wl_display_interface, WL_DISPLAY_ERROR_IMPLEMENTATION)
+				? 0 : 1;
+		}
+	}
+	fputs("smt-hostile: 100000 wl_shm pools of 2 GiB accepted\n", stderr);
+	return 1;
+}
+
+/* hold-shm-buffers N: N wl_shm pools of 1 MiB, each with one buffer,
+ * each pool object destroyed at once (libwayland keeps the mapping for
+ * the buffer); held until killed. */
+int case_hold_shm_buffers(struct hostile *h, int n)
+{
+	struct wl_shm *shm = bind_shm(h);
+	if (shm == NULL) {
+		fputs("smt-hostile: no wl_shm\n", stderr);
+		return 1;
+	}
+	for (int i = 0; i < n; i++) {
+		int fd = make_memfd(1u << 20, 0);
+		struct wl_shm_pool *pool = wl_shm_create_pool(shm, fd, 1 << 20);
+		close(fd);
+		wl_shm_pool_create_buffer(pool, 0, 256, 256, 1024, WL_SHM_FORMAT_ARGB8888);
+		wl_shm_pool_destroy(pool);
+	}
+	if (wl_display_roundtrip(h->display) < 0) {
+		printf("REFUSED: %d wl_shm buffers\n", n);
+		return 1;
+	}
+	printf("HOLDING %d wl_shm buffers\n", n);
+	while (wl_display_dispatch(h->display) >= 0) {
+	}
+	return 0;
+}

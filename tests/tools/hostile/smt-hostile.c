@@ -24,7 +24,9 @@
  * this process), resize-stack N (N resizes of one pool queued behind
  * hours of work, held), address-flood (4 GiB pools until refused),
  * hold-memory-conns N (N connections with two 64 MiB pixmaps each, held),
- * hold-address N (N pools of 4 GiB, held).
+ * hold-address N (N pools of 4 GiB, held), shm-pool-flood (core wl_shm
+ * pools of 2 GiB until disconnected), hold-shm-buffers N (N wl_shm pools
+ * destroyed with one buffer each kept, held).
  *
  * For tests/bench/hostile: big-fill SECONDS (ring-full with 4096x4096
  * fills), drain-attack SECONDS, present-attack SECONDS, hold-fds N (a ring and N pools until
@@ -99,6 +101,10 @@ static int run_new_case(struct hostile *h, const char *name, const char *arg, bo
 		return case_pool_resize_stack(h, arg ? atoi(arg) : 60);
 	} else if (strcmp(name, "hold-memory-conns") == 0) {
 		return case_hold_memory_conns(h, arg ? atoi(arg) : 2);
+	} else if (strcmp(name, "shm-pool-flood") == 0) {
+		return case_shm_pool_flood(h);
+	} else if (strcmp(name, "hold-shm-buffers") == 0) {
+		return case_hold_shm_buffers(h, arg ? atoi(arg) : 1);
 	} else if (strcmp(name, "hold-address") == 0) {
 		return case_hold_address(h, arg ? atoi(arg) : 1);
 	} else if (strcmp(name, "address-flood") == 0) {
