@@ -277,6 +277,7 @@ static void write_server(struct smtwc_server *server, struct json_writer *w)
 	json_uint(w, "connections_accepted", t.connections_accepted);
 	json_uint(w, "connections_refused", t.connections_refused);
 	json_uint(w, "connections_dropped_at_fd_limit", t.connections_dropped_at_fd_limit);
+	json_uint(w, "accept_wakeups", t.accept_wakeups);
 	/* Synchronisation points for tests: a client's disconnect has been
 	 * processed once it is no longer counted; a virtual keyboard's
 	 * modifier press has arrived once it shows here. */

@@ -16,6 +16,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 #include <wlr/util/log.h>
+#include "fd_limit.h"
 #include "log_limit.h"
 #include "server.h"
 #include "ring/client_listen.h"
@@ -27,40 +28,56 @@
 #define ACCEPTS_PER_WAKEUP 16
 
 struct smtwc_client_listen {
-	int fd, lock_fd, spare_fd;
+	int fd, lock_fd;
 	struct wl_event_source *source;
 	char name[32];
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	char lock_path[sizeof(((struct sockaddr_un *)0)->sun_path) + 8];
 	struct log_limit refused_log, fd_limit_log, error_log;
+	/* A second after a burst whose lines were left out, one line with
+	 * the counts, so the log's last word is the total. */
+	struct wl_event_source *summary;
+	bool summary_armed;
 	uint64_t accepted, refused, dropped_at_fd_limit;
+	uint64_t wakeups;   /* a loop spinning on an error would show here */
 };
 
-static int open_spare(void)
+static void arm_summary(struct smtwc_client_listen *l)
 {
-	return open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (!l->summary_armed && l->summary != NULL) {
+		wl_event_source_timer_update(l->summary, 1000);
+		l->summary_armed = true;
+	}
 }
 
-/* At the fd limit the pending connection cannot be accepted, so the
- * listening socket stays readable: give back the spare fd, accept the
- * connection into it and close it, take the spare again. */
-static void drop_at_fd_limit(struct smtwc_client_listen *l)
+static int handle_summary(void *data)
 {
-	if (l->spare_fd >= 0) {
-		close(l->spare_fd);
-		l->spare_fd = -1;
+	struct smtwc_client_listen *l = data;
+	l->summary_armed = false;
+	if (l->fd_limit_log.left_out > 0) {
+		wlr_log(WLR_ERROR, "at the process's fd limit: %llu more connections closed "
+			"unserved (%llu so far)", (unsigned long long)l->fd_limit_log.left_out,
+			(unsigned long long)l->dropped_at_fd_limit);
+		l->fd_limit_log.left_out = 0;
 	}
-	int fd = accept4(l->fd, NULL, NULL, SOCK_CLOEXEC);
-	if (fd >= 0) {
-		close(fd);
+	if (l->refused_log.left_out > 0) {
+		wlr_log(WLR_ERROR, "%llu more connections refused by their limits (%llu so far)",
+			(unsigned long long)l->refused_log.left_out, (unsigned long long)l->refused);
+		l->refused_log.left_out = 0;
 	}
-	l->spare_fd = open_spare();
+	return 0;
+}
+
+static void log_dropped(struct smtwc_client_listen *l)
+{
 	l->dropped_at_fd_limit++;
 	uint64_t left_out;
 	if (log_limit_allow(&l->fd_limit_log, &left_out)) {
 		wlr_log(WLR_ERROR, "at the process's fd limit: a new connection was closed "
 			"unserved (%llu so far, %llu not logged before)",
 			(unsigned long long)l->dropped_at_fd_limit, (unsigned long long)left_out);
+	} else {
+		arm_summary(l);
 	}
 }
 
@@ -86,6 +103,8 @@ static void serve(struct smtwc_transport *transport, struct smtwc_client_listen 
 		wlr_log(WLR_ERROR, "connection of pid %d (uid %d) refused: %s (%llu refused "
 			"in all, %llu not logged before)", (int)cu->pid, (int)cu->uid, cu->refused,
 			(unsigned long long)l->refused, (unsigned long long)left_out);
+	} else {
+		arm_summary(l);
 	}
 	wl_client_post_implementation_error(client, "connection refused: %s", cu->refused);
 	wl_client_destroy(client);   /* flushes the error first */
@@ -95,20 +114,22 @@ static int handle_accept(int fd, uint32_t mask, void *data)
 {
 	struct smtwc_transport *transport = data;
 	struct smtwc_client_listen *l = transport->listen;
+	l->wakeups++;
 	for (int i = 0; i < ACCEPTS_PER_WAKEUP; i++) {
-		int client_fd = accept4(l->fd, NULL, NULL, SOCK_CLOEXEC);
+		bool dropped;
+		int client_fd = fd_limit_accept(l->fd, SOCK_CLOEXEC, &dropped);
 		if (client_fd >= 0) {
 			serve(transport, l, client_fd);
+			continue;
+		}
+		if (dropped) {
+			log_dropped(l);
 			continue;
 		}
 		if (errno == EINTR || errno == ECONNABORTED) {
 			continue;
 		}
-		if (errno == EMFILE || errno == ENFILE) {
-			drop_at_fd_limit(l);
-			continue;
-		}
-		if (errno != EAGAIN) {
+		if (errno != EAGAIN && errno != EMFILE) {
 			uint64_t left_out;
 			if (log_limit_allow(&l->error_log, &left_out)) {
 				wlr_log_errno(WLR_ERROR, "accept on %s (%llu not logged before)",
@@ -178,10 +199,10 @@ const char *client_listen_start(struct smtwc_transport *transport)
 		free(l);
 		return NULL;
 	}
-	l->spare_fd = open_spare();
 	transport->listen = l;
-	l->source = wl_event_loop_add_fd(wl_display_get_event_loop(transport->server->display),
-		l->fd, WL_EVENT_READABLE, handle_accept, transport);
+	struct wl_event_loop *loop = wl_display_get_event_loop(transport->server->display);
+	l->source = wl_event_loop_add_fd(loop, l->fd, WL_EVENT_READABLE, handle_accept, transport);
+	l->summary = wl_event_loop_add_timer(loop, handle_summary, l);
 	if (l->source == NULL) {
 		client_listen_stop(transport);
 		return NULL;
@@ -198,13 +219,13 @@ void client_listen_stop(struct smtwc_transport *transport)
 	if (l->source != NULL) {
 		wl_event_source_remove(l->source);
 	}
+	if (l->summary != NULL) {
+		wl_event_source_remove(l->summary);
+	}
 	unlink(l->path);
 	close(l->fd);
 	unlink(l->lock_path);
 	close(l->lock_fd);
-	if (l->spare_fd >= 0) {
-		close(l->spare_fd);
-	}
 	free(l);
 	transport->listen = NULL;
 }
@@ -213,5 +234,5 @@ void client_listen_stats(struct smtwc_transport *transport, struct client_listen
 {
 	struct smtwc_client_listen *l = transport->listen;
 	*out = l != NULL ? (struct client_listen_stats){ l->accepted, l->refused,
-		l->dropped_at_fd_limit } : (struct client_listen_stats){0};
+		l->dropped_at_fd_limit, l->wakeups } : (struct client_listen_stats){0};
 }

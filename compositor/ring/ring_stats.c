@@ -32,6 +32,7 @@ void transport_stats(struct smtwc_transport *transport, struct smtwc_transport_s
 	out->connections_accepted = l.accepted;
 	out->connections_refused = l.refused;
 	out->connections_dropped_at_fd_limit = l.dropped_at_fd_limit;
+	out->accept_wakeups = l.wakeups;
 }
 
 struct account_walk {

@@ -37,6 +37,7 @@ struct smtwc_transport_stats {
 	uint64_t total_used[SMT_RES_COUNT], total_max[SMT_RES_COUNT];
 	/* The Wayland socket's accept (client_listen.h). */
 	uint64_t connections_accepted, connections_refused, connections_dropped_at_fd_limit;
+	uint64_t accept_wakeups;
 };
 
 /* One account: a connection, a process or a uid (client_usage.h). */
