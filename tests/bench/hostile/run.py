@@ -191,6 +191,9 @@ ATTACKS = [
      [(["resize-stack", "60"], ("RESIZED", "refused"))] * 4),
     ("address space", "20 processes each hold 3 pools of 4 GiB (sparse memfds)",
      [(["hold-address", "3"], ("HOLDING", "REFUSED"))] * 20),
+    ("wl_shm buffers", "20 processes each keep 100 buffers of destroyed 1 MiB wl_shm pools "
+                       "(libwayland keeps each mapped)",
+     [(["hold-shm-buffers", "100"], ("HOLDING", "REFUSED"))] * 20),
     ("one process", f"one process, 8 connections, each filling 2 pixmaps of 64 MiB "
                     f"(process-memory-mib={PROCESS_MIB})",
      [(["hold-memory-conns", "8"], "HOLDING")]),
