@@ -23,4 +23,9 @@ struct log_limit {
 /* true: write this line; *left_out is how many were left out before it. */
 bool log_limit_allow(struct log_limit *limit, uint64_t *left_out);
 
+/* libwayland's own messages ("error in client communication (pid N)",
+ * one per misbehaving connection) through a limit, into wlroots' log.
+ * After wlr_log_init, which installs wlroots' handler. */
+void log_limit_wayland(void);
+
 #endif

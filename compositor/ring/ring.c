@@ -15,6 +15,7 @@
 #include "smt-ring-v1-protocol.h"
 #include "server.h"
 #include "ring/canvas.h"
+#include "log_limit.h"
 #include "ring/client_listen.h"
 #include "ring/client_usage.h"
 #include "ring/shm_pool_usage.h"
@@ -55,7 +56,13 @@ static void ring_fail(struct smtwc_ring *ring, const struct smt_exec_error *erro
 		return;
 	}
 	ring->dead = true;
-	wlr_log(WLR_INFO, "ring of client pid %d: %s", (int)ring->pid, error->message);
+	/* A client can fail and reconnect in a loop: its log is bounded. */
+	static struct log_limit fail_log;
+	uint64_t left_out;
+	if (log_limit_allow(&fail_log, &left_out)) {
+		wlr_log(WLR_INFO, "ring of client pid %d: %s (%llu ring errors not logged "
+			"before)", (int)ring->pid, error->message, (unsigned long long)left_out);
+	}
 	wl_resource_post_error(ring->resource, SMT_RING_V1_ERROR_BAD_COMMAND, "%s",
 		error->message);
 	ring_wake_client(ring); /* a client blocked on a full ring sees DEAD */
