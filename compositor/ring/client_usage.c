@@ -5,7 +5,9 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 #include <wlr/util/log.h>
 #include "fd_limit.h"
 #include "server.h"
@@ -24,6 +26,9 @@ static uint64_t fd_budget(int headroom)
 }
 
 static void client_usage_handle_client_created(struct wl_listener *listener, void *data);
+
+/* Limits of 0: none at that level. */
+static const struct smtwc_limits_config unlimited;
 
 /* A connection's socket and the event loop's dup of it. */
 #define SOCKET_FDS 2
@@ -153,6 +158,14 @@ static struct smtwc_client_usage *client_usage_create(struct smtwc_transport *tr
 		group_unref(uid);    /* the process account holds its uid already */
 	}
 	const struct smtwc_limits_config *c = &transport->server->config.limits;
+	/* A connection the compositor made itself (wlroots' socketpair for
+	 * Xwayland: its peer credentials are ours) serves every X client:
+	 * counted, but under the total's limits only. */
+	bool own = cu->pid == getpid();
+	if (own) {
+		c = &unlimited;
+		memset(cu->process->usage.max, 0, sizeof(cu->process->usage.max));
+	}
 	cu->transport = transport;
 	cu->client = client;
 	cu->refs = 1;                /* the client's, until it goes */
