@@ -4,6 +4,8 @@
  *   smtctl clients            per-client table (like xrestop)
  *   smtctl top [SECONDS]      the same, refreshed every second (q or ^C quits)
  *   smtctl stats [--json]     compositor, scheduler and client statistics
+ *   smtctl accounts [--json]  what each uid, process and connection holds,
+ *                             against its limits
  *   smtctl windows            mapped windows and their geometry (JSON)
  *   smtctl seat               cursor, focus, locks and inhibitors (JSON)
  *   smtctl get                scheduler settings
@@ -138,14 +140,15 @@ static bool json_get(const char *obj, const char *key, char *out, size_t out_len
 	return false;
 }
 
-/* Calls fn for each object of the array "clients". */
-static void for_each_client(const char *json, void (*fn)(const char *obj, void *), void *data)
+/* Calls fn for each object of the array `array` ("\"clients\":["). */
+static void for_each_object(const char *json, const char *array,
+		void (*fn)(const char *obj, void *), void *data)
 {
-	const char *p = strstr(json, "\"clients\":[");
+	const char *p = strstr(json, array);
 	if (p == NULL) {
 		return;
 	}
-	p += strlen("\"clients\":[");
+	p += strlen(array);
 	while ((p = strchr(p, '{')) != NULL) {
 		fn(p, data);
 		/* Client objects are flat: skip to the end of this one. */
@@ -158,6 +161,60 @@ static void for_each_client(const char *json, void (*fn)(const char *obj, void *
 			break;
 		}
 	}
+}
+
+static void for_each_client(const char *json, void (*fn)(const char *obj, void *), void *data)
+{
+	for_each_object(json, "\"clients\":[", fn, data);
+}
+
+/* "used/max", or "used" when the level has no limit; bytes in MiB. */
+static void print_used_max(const char *obj, const char *key, bool mib, int width)
+{
+	char used[32] = "0", max[32] = "0", key_max[64], cell[80];
+	json_get(obj, key, used, sizeof(used));
+	snprintf(key_max, sizeof(key_max), "%s_max", key);
+	json_get(obj, key_max, max, sizeof(max));
+	unsigned long long u = strtoull(used, NULL, 10), m = strtoull(max, NULL, 10);
+	if (mib) {
+		u >>= 20;
+		m >>= 20;
+	}
+	if (m != 0) {
+		snprintf(cell, sizeof(cell), "%llu/%llu", u, m);
+	} else {
+		snprintf(cell, sizeof(cell), "%llu", u);
+	}
+	printf("%*s ", width, cell);
+}
+
+static void print_account_row(const char *obj, void *data)
+{
+	char level[16] = "?", id[16] = "-", uid[16] = "-";
+	(void)data;
+	json_get(obj, "level", level, sizeof(level));
+	json_get(obj, strcmp(level, "uid") == 0 ? "uid" : "pid", id, sizeof(id));
+	json_get(obj, "uid", uid, sizeof(uid));
+	printf("%-10s %7s %6s ", level, id, uid);
+	print_used_max(obj, "connections", false, 8);
+	print_used_max(obj, "fds", false, 11);
+	print_used_max(obj, "fds_in_flight", false, 7);
+	print_used_max(obj, "rings", false, 5);
+	print_used_max(obj, "pools", false, 6);
+	print_used_max(obj, "canvases", false, 10);
+	print_used_max(obj, "memory", true, 10);
+	print_used_max(obj, "mappings", false, 11);
+	print_used_max(obj, "address_space", true, 15);
+	putchar('\n');
+}
+
+/* Accounts first, then the compositor's total from "server". */
+static void print_accounts_table(const char *json)
+{
+	printf("%-10s %7s %6s %8s %11s %7s %5s %6s %10s %10s %11s %15s\n", "ACCOUNT", "ID",
+		"UID", "CONNS", "FDS", "INFLT", "RINGS", "POOLS", "CANVASES", "MEM(MiB)", "MAPPINGS",
+		"ADDR(MiB)");
+	for_each_object(json, "\"accounts\":[", print_account_row, NULL);
 }
 
 static void print_error_if_any(const char *json)
@@ -239,8 +296,8 @@ static int run_top(int fd, int seconds)
 
 static void usage(FILE *out)
 {
-	fputs("usage: smtctl clients | top [SECONDS] | stats [--json] | windows | seat |\n"
-		"              get | set KEY VALUE\n"
+	fputs("usage: smtctl clients | top [SECONDS] | stats [--json] | accounts [--json] |\n"
+		"              windows | seat | get | set KEY VALUE\n"
 		"keys for set: mode (fair|fifo), slice-ms, lone-slice-ms, lone-after-ms,\n"
 		"              priority-base, priority-min, priority-max, input-boost\n", out);
 }
@@ -257,6 +314,7 @@ int main(int argc, char *argv[])
 	if (strcmp(verb, "set") == 0 && argc == 4) {
 		snprintf(line, sizeof(line), "set %s %s", argv[2], argv[3]);
 	} else if ((strcmp(verb, "clients") == 0 || strcmp(verb, "stats") == 0 ||
+			strcmp(verb, "accounts") == 0 ||
 			strcmp(verb, "get") == 0 || strcmp(verb, "windows") == 0 ||
 			strcmp(verb, "seat") == 0) &&
 			(argc == 2 || json)) {
@@ -288,6 +346,8 @@ int main(int argc, char *argv[])
 			strcmp(verb, "set") == 0 || strcmp(verb, "windows") == 0 ||
 			strcmp(verb, "seat") == 0) {
 		puts(answer);
+	} else if (strcmp(verb, "accounts") == 0) {
+		print_accounts_table(answer);
 	} else {
 		print_clients_table(answer);
 	}

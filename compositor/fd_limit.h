@@ -7,6 +7,7 @@
 #ifndef SMTWC_FD_LIMIT_H
 #define SMTWC_FD_LIMIT_H
 
+#include <stdbool.h>
 #include <sys/resource.h>
 
 /* Raises the soft limit to the hard one (remembering the first one seen);
@@ -14,5 +15,13 @@
 rlim_t fd_limit_raise(void);
 /* In a launched program before exec. */
 void fd_limit_restore_for_child(void);
+
+/* accept4 for a listening socket in a level-triggered event loop. At the
+ * fd limit the pending connection cannot be accepted, so the socket would
+ * stay readable and the loop spin: then a spare descriptor the process
+ * keeps is closed, the connection accepted into it and closed, and the
+ * spare taken again. Returns the new fd; -1 with errno otherwise, and
+ * *dropped set when a connection was closed that way. */
+int fd_limit_accept(int listen_fd, int flags, bool *dropped);
 
 #endif

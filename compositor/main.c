@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <wlr/util/log.h>
+#include "log_limit.h"
 #include "server.h"
 
 static const char usage[] =
@@ -122,6 +123,7 @@ int main(int argc, char *argv[])
 		return 2;
 	}
 	wlr_log_init(verbosity, NULL);
+	log_limit_wayland();
 
 	static struct smtwc_server server;
 	smtwc_config_init(&server.config);

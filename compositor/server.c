@@ -35,6 +35,7 @@
 #include "output/output.h"
 #include "output/output_management.h"
 #include "output/output_power.h"
+#include "ring/client_listen.h"
 #include "ring/ring.h"
 #include "sched/ring_loop.h"
 
@@ -224,7 +225,9 @@ bool server_init(struct smtwc_server *server)
 
 bool server_start(struct smtwc_server *server)
 {
-	server->socket = wl_display_add_socket_auto(server->display);
+	/* Our own accept: connections charged to their process and uid, and
+	 * no busy loop at the fd limit (ring/client_listen.h). */
+	server->socket = client_listen_start(server->transport);
 	if (server->socket == NULL) {
 		wlr_log(WLR_ERROR, "cannot create a Wayland socket in XDG_RUNTIME_DIR (%s)",
 			getenv("XDG_RUNTIME_DIR") ? getenv("XDG_RUNTIME_DIR") : "unset");

@@ -108,16 +108,39 @@ struct smtwc_scheduler_config {
  * total (docs/protocol.md "Resource limits"). X(key, field, default, min,
  * max); the struct, the keys and the defaults all come from this list. */
 #define SMTWC_LIMITS_SETTINGS(X)                                                        \
-	/* descriptors kept for rings, eventfds, pools */                               \
-	X("client-fds",        client_fds,        64,   3,  1000000)                     \
+	/* descriptors held for the connection: its socket, rings (4 each),  */        \
+	/* pools, fds in flight in libwayland's buffer                        */        \
+	X("client-fds",        client_fds,        96,   3,  1000000)                     \
+	/* of which in flight: received, not yet in a dispatched request */           \
+	X("client-fds-in-flight", client_fds_in_flight, 64, 28, 1000000)               \
 	X("client-rings",      client_rings,      8,    1,  100000)                      \
 	X("client-pools",      client_pools,      32,   1,  100000)                      \
 	/* canvases (each with its wl_surface; a disconnect frees them all) */         \
 	X("client-canvases",   client_canvases,   1024, 1,  1000000)                     \
 	/* pixmaps and canvases together */                                             \
 	X("client-memory-mib", client_memory_mib, 256,  1,  1048576)                     \
+	/* mappings of client memfds (rings, pools, wl_shm pools) and ring pages, */    \
+	/* and their address space                                                 */    \
+	X("client-mappings",   client_mappings,   512,  2,  1000000)                     \
+	X("client-address-space-mib", client_address_space_mib, 16384, 1, 1u << 30)     \
+	/* every connection of one process together (SO_PEERCRED pid) */               \
+	X("process-connections", process_connections, 16, 1, 100000)                   \
+	X("process-fds",       process_fds,       192,  3,  1000000)                     \
+	X("process-memory-mib", process_memory_mib, 512, 1, 1048576)                    \
+	X("process-mappings",  process_mappings,  1024, 2,  1000000)                     \
+	X("process-address-space-mib", process_address_space_mib, 32768, 1, 1u << 30)  \
+	/* every process of one uid together */                                         \
+	X("uid-connections",   uid_connections,   256,  1,  1000000)                     \
 	/* every client together */                                                     \
+	X("total-connections", total_connections, 1024, 1,  1000000)                     \
 	X("total-memory-mib",  total_memory_mib,  2048, 1,  1048576)                     \
+	X("total-mappings",    total_mappings,    16384, 2, 1000000)                     \
+	X("total-address-space-mib", total_address_space_mib, 4194304, 1, 1u << 30)     \
+	/* of the totals, kept for processes that hold no more than this */             \
+	/* (a new client's first window): memory and address space in MiB, */           \
+	/* fds and mappings in number                                      */           \
+	X("first-window-reserve-mib", first_window_reserve_mib, 64, 0, 1048576)         \
+	X("first-window-reserve-fds", first_window_reserve_fds, 16, 0, 1000000)         \
 	/* fds kept free below RLIMIT_NOFILE */                                         \
 	X("fd-headroom",       fd_headroom,       256,  16, 1000000)
 

@@ -12,6 +12,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 #include <wlr/util/log.h>
+#include "fd_limit.h"
 #include "control/control.h"
 #include "control/control_requests.h"
 #include "server.h"
@@ -154,7 +155,8 @@ static int connection_handle_event(int fd, uint32_t mask, void *data)
 static int control_handle_accept(int fd, uint32_t mask, void *data)
 {
 	struct smtwc_control *control = data;
-	int client = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	bool dropped;   /* at the fd limit: closed, so the loop does not spin */
+	int client = fd_limit_accept(fd, SOCK_CLOEXEC | SOCK_NONBLOCK, &dropped);
 	if (client < 0) {
 		return 0;
 	}

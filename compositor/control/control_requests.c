@@ -103,6 +103,45 @@ static void write_clients(struct smtwc_server *server, struct json_writer *w)
 	json_end_array(w);
 }
 
+/* JSON names of enum smt_resource (memory and address space in bytes). */
+static const char *const resource_names[SMT_RES_COUNT] = {
+	[SMT_RES_FDS] = "fds", [SMT_RES_RINGS] = "rings", [SMT_RES_POOLS] = "pools",
+	[SMT_RES_MEMORY] = "memory", [SMT_RES_MAPPINGS] = "mappings",
+	[SMT_RES_ADDRESS] = "address_space", [SMT_RES_CONNECTIONS] = "connections",
+	[SMT_RES_FDS_IN_FLIGHT] = "fds_in_flight", [SMT_RES_CANVASES] = "canvases",
+};
+
+static void write_account(const struct smtwc_account_stats *a, void *data)
+{
+	static const char *const levels[] = {
+		[SMT_LEVEL_CLIENT] = "connection", [SMT_LEVEL_PROCESS] = "process",
+		[SMT_LEVEL_UID] = "uid", [SMT_LEVEL_TOTAL] = "total",
+	};
+	struct json_writer *w = data;
+	json_begin_object(w);
+	json_string(w, "level", levels[a->level]);
+	json_int(w, a->level == SMT_LEVEL_UID ? "uid" : "pid", (int)a->id);
+	if (a->level != SMT_LEVEL_UID) {
+		json_int(w, "uid", (int)a->uid);
+	}
+	for (int r = 0; r < SMT_RES_COUNT; r++) {
+		char key[64];
+		json_uint(w, resource_names[r], a->used[r]);
+		snprintf(key, sizeof(key), "%s_max", resource_names[r]);
+		json_uint(w, key, a->max[r]);
+	}
+	json_end_object(w);
+}
+
+/* Every account (uids, processes, connections) with what it holds and its
+ * limits (0: none at that level); keys as the [limits] settings'. */
+static void write_accounts(struct smtwc_server *server, struct json_writer *w)
+{
+	json_begin_array(w, "accounts");
+	transport_for_each_account(server->transport, write_account, w);
+	json_end_array(w);
+}
+
 static void write_popup(struct wlr_box box, void *data)
 {
 	struct json_writer *w = data;
@@ -231,6 +270,20 @@ static void write_server(struct smtwc_server *server, struct json_writer *w)
 	json_uint(w, "reclaim_bytes", t.reclaim_bytes);
 	json_uint(w, "reclaim_pieces", t.reclaim_pieces);
 	json_uint(w, "reclaim_done", t.reclaim_done);
+	for (int r = 0; r < SMT_RES_COUNT; r++) {
+		if (r == SMT_RES_FDS || r == SMT_RES_MEMORY) {
+			continue;    /* above */
+		}
+		char key[64];
+		snprintf(key, sizeof(key), "total_%s", resource_names[r]);
+		json_uint(w, key, t.total_used[r]);
+		snprintf(key, sizeof(key), "total_%s_max", resource_names[r]);
+		json_uint(w, key, t.total_max[r]);
+	}
+	json_uint(w, "connections_accepted", t.connections_accepted);
+	json_uint(w, "connections_refused", t.connections_refused);
+	json_uint(w, "connections_dropped_at_fd_limit", t.connections_dropped_at_fd_limit);
+	json_uint(w, "accept_wakeups", t.accept_wakeups);
 	/* Synchronisation points for tests: a client's disconnect has been
 	 * processed once it is no longer counted; a virtual keyboard's
 	 * modifier press has arrived once it shows here. */
@@ -338,7 +391,7 @@ void control_answer(struct smtwc_server *server, char *line, struct json_writer 
 	char *arg1 = verb != NULL ? strtok_r(NULL, " \t\r", &save) : NULL;
 	char *arg2 = arg1 != NULL ? strtok_r(NULL, "\r", &save) : NULL;
 	if (verb == NULL) {
-		answer_error(w, "empty request (try: clients, windows, seat, stats, get, set KEY VALUE)");
+		answer_error(w, "empty request (try: clients, accounts, windows, seat, stats, get, set KEY VALUE)");
 	} else if (strcmp(verb, "clients") == 0 && arg1 == NULL) {
 		json_begin_object(w);
 		write_clients(server, w);
@@ -348,6 +401,11 @@ void control_answer(struct smtwc_server *server, char *line, struct json_writer 
 		write_server(server, w);
 		write_scheduler(server, w);
 		write_clients(server, w);
+		write_accounts(server, w);
+		json_end_object(w);
+	} else if (strcmp(verb, "accounts") == 0 && arg1 == NULL) {
+		json_begin_object(w);
+		write_accounts(server, w);
 		json_end_object(w);
 	} else if (strcmp(verb, "seat") == 0 && arg1 == NULL) {
 		json_begin_object(w);
@@ -380,6 +438,6 @@ void control_answer(struct smtwc_server *server, char *line, struct json_writer 
 	} else if (strcmp(verb, "render") == 0) {
 		answer_error(w, "usage: render culled | render scene");
 	} else {
-		answer_error(w, "unknown request (try: clients, windows, seat, stats, get, set KEY VALUE)");
+		answer_error(w, "unknown request (try: clients, accounts, windows, seat, stats, get, set KEY VALUE)");
 	}
 }

@@ -41,7 +41,7 @@ struct smt_exec_ctx {
 	} run;
 
 	struct smt_fault fault;
-	char limit_message[112];            /* fault.what of a usage refusal */
+	char limit_message[144];            /* fault.what of a usage refusal */
 	bool dead;
 	struct smt_exec_error dead_error;
 

@@ -1,11 +1,12 @@
 /*
  * resource_usage — what one client holds of what the compositor has, under
  * limits (pure: no wlroots, no Wayland). Every resource a client causes is
- * charged to its counters and, through `parent`, to the compositor's total,
- * so one client can neither take what the others need nor, by opening many
- * connections, everything together. A charge that would cross any limit
- * charges nothing and says which limit, so the client's protocol error can
- * name it and its value.
+ * charged to its connection's counters and, through `parent`, to its
+ * process's, its uid's and the compositor's total, so one client can
+ * neither take what the others need nor, by opening many connections (or
+ * many processes), more than one share. A charge that would cross any
+ * limit charges nothing and says which limit, so the client's protocol
+ * error can name it and its value.
  */
 #ifndef SMT_RESOURCE_USAGE_H
 #define SMT_RESOURCE_USAGE_H
@@ -15,24 +16,45 @@
 #include <stdint.h>
 
 enum smt_resource {
-	SMT_RES_FDS,     /* descriptors the compositor keeps for the client */
+	SMT_RES_FDS,     /* descriptors the compositor holds for the client:
+			  * its socket, what rings and pools keep (with the
+			  * event loop's dups) and fds in flight */
 	SMT_RES_RINGS,
 	SMT_RES_POOLS,
 	SMT_RES_MEMORY,  /* bytes: pixmaps (pixels + overhead) and canvases */
 	SMT_RES_CANVASES,
+	SMT_RES_MAPPINGS, /* mappings of client and server memfds */
+	SMT_RES_ADDRESS, /* bytes of address space those mappings take */
+	SMT_RES_CONNECTIONS,
+	SMT_RES_FDS_IN_FLIGHT, /* fds read by libwayland, not yet dispatched:
+				* capped per connection; above it they count
+				* as fds of the process, uid and total */
 	SMT_RES_COUNT,
+};
+
+/* Who an account is for; names the limits ("client-...", "process-..."). */
+enum smt_usage_level {
+	SMT_LEVEL_CLIENT,   /* one connection */
+	SMT_LEVEL_PROCESS,  /* every connection of one pid (SO_PEERCRED) */
+	SMT_LEVEL_UID,      /* every process of one uid */
+	SMT_LEVEL_TOTAL,    /* the compositor */
 };
 
 struct smt_usage {
 	uint64_t used[SMT_RES_COUNT];
 	uint64_t max[SMT_RES_COUNT];   /* 0: no limit at this level */
-	struct smt_usage *parent;      /* the compositor's total, or NULL */
-	bool is_total;                 /* names the limits "total-..." */
+	/* The last reserve[r] below max[r] is kept for newcomers: a charge
+	 * may use it only while its process holds no more than reserve[r]
+	 * afterwards (a new client's first window). */
+	uint64_t reserve[SMT_RES_COUNT];
+	struct smt_usage *parent;      /* the next level up, or NULL */
+	enum smt_usage_level level;
 };
 
 struct smt_usage_refusal {
 	enum smt_resource resource;
-	bool total;                    /* the compositor-wide limit, not the client's */
+	enum smt_usage_level level;    /* whose limit */
+	bool reserve;                  /* refused the newcomers' reserve */
 	uint64_t max, used, asked;
 };
 
@@ -43,5 +65,7 @@ void smt_usage_release(struct smt_usage *u, enum smt_resource r, uint64_t n);
 /* "limit client-memory-mib=256 reached: 268435200 bytes in use, 65536 more
  * asked" — the configuration key and value, then the figures. */
 void smt_usage_describe(const struct smt_usage_refusal *why, char *buf, size_t len);
+/* The key's name without its level: "memory-mib", "fds". */
+const char *smt_resource_key(enum smt_resource r);
 
 #endif

@@ -1,20 +1,22 @@
 /*
- * Per-connection accounting of what a client holds through smt-ring-v1
- * (fds, rings, pools, memory) against the [limits] settings and the
- * compositor's total (client_usage.h).
+ * Accounting of what each client holds, by connection, process and uid,
+ * against the [limits] settings and the compositor's total
+ * (client_usage.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 #include <wlr/util/log.h>
 #include "fd_limit.h"
 #include "server.h"
 #include "ring/client_usage.h"
+#include "ring/fds_in_flight.h"
 #include "ring/ring_types.h"
 
 /* fds this process may still open for clients: the soft limit, raised to
- * the hard one, less the headroom kept for new connections, the
- * compositor's own files and fds in flight in requests. */
+ * the hard one, less the headroom kept for the compositor's own files. */
 static uint64_t fd_budget(int headroom)
 {
 	rlim_t cur = fd_limit_raise();
@@ -23,17 +25,96 @@ static uint64_t fd_budget(int headroom)
 	return soft > (uint64_t)headroom + 64 ? soft - (uint64_t)headroom : soft / 2;
 }
 
+static void client_usage_handle_client_created(struct wl_listener *listener, void *data);
+
+/* Limits of 0: none at that level. */
+static const struct smtwc_limits_config unlimited;
+
+/* A connection's socket and the event loop's dup of it. */
+#define SOCKET_FDS 2
+
 void client_usage_init_total(struct smtwc_transport *transport)
 {
 	const struct smtwc_limits_config *c = &transport->server->config.limits;
 	struct smt_usage *total = &transport->total;
-	*total = (struct smt_usage){ .is_total = true };
+	*total = (struct smt_usage){ .level = SMT_LEVEL_TOTAL };
 	total->max[SMT_RES_FDS] = fd_budget(c->fd_headroom);
 	total->max[SMT_RES_MEMORY] = (uint64_t)c->total_memory_mib << 20;
-	wlr_log(WLR_INFO, "client limits: %d fds, %d rings, %d pools, %d canvases, %d MiB "
-		"each; %llu fds, %d MiB in total", c->client_fds, c->client_rings,
-		c->client_pools, c->client_canvases, c->client_memory_mib, (unsigned long long)total->max[SMT_RES_FDS],
-		c->total_memory_mib);
+	total->max[SMT_RES_MAPPINGS] = (uint64_t)c->total_mappings;
+	total->max[SMT_RES_ADDRESS] = (uint64_t)c->total_address_space_mib << 20;
+	total->max[SMT_RES_CONNECTIONS] = (uint64_t)c->total_connections;
+	total->reserve[SMT_RES_MEMORY] = (uint64_t)c->first_window_reserve_mib << 20;
+	total->reserve[SMT_RES_ADDRESS] = (uint64_t)c->first_window_reserve_mib << 20;
+	total->reserve[SMT_RES_FDS] = (uint64_t)c->first_window_reserve_fds;
+	total->reserve[SMT_RES_MAPPINGS] = (uint64_t)c->first_window_reserve_fds;
+	wl_list_init(&transport->processes);
+	wl_list_init(&transport->uids);
+	fds_in_flight_init(transport->server->display);
+	transport->client_created.notify = client_usage_handle_client_created;
+	wl_display_add_client_created_listener(transport->server->display,
+		&transport->client_created);
+	wlr_log(WLR_INFO, "client limits: %d fds, %d rings, %d pools, %d canvases, %d MiB, %d mappings each; "
+		"per process %d connections, %d fds, %d MiB; %llu fds, %d MiB, %d mappings, "
+		"%d connections in total, %d MiB and %d fds kept for first windows",
+		c->client_fds, c->client_rings, c->client_pools, c->client_canvases,
+		c->client_memory_mib, c->client_mappings, c->process_connections, c->process_fds,
+		c->process_memory_mib, (unsigned long long)total->max[SMT_RES_FDS],
+		c->total_memory_mib, c->total_mappings, c->total_connections,
+		c->first_window_reserve_mib, c->first_window_reserve_fds);
+}
+
+void client_usage_finish(struct smtwc_transport *transport)
+{
+	wl_list_remove(&transport->client_created.link);
+	fds_in_flight_finish();
+}
+
+/* The account of pid or uid `id` (under `parent`: a pid reused by another
+ * uid is another process) in `list`, created on first use. A walk
+ * once per connection, not per request: the list is as long as the
+ * processes (uids) that hold connections, which total-connections bounds. */
+static struct smtwc_usage_group *group_ref(struct smtwc_transport *transport,
+		struct wl_list *list, long id, enum smt_usage_level level, struct smt_usage *parent)
+{
+	struct smtwc_usage_group *g;
+	wl_list_for_each(g, list, link) {
+		if (g->id == id && g->usage.parent == parent) {
+			g->refs++;
+			return g;
+		}
+	}
+	g = calloc(1, sizeof(*g));
+	if (g == NULL) {
+		return NULL;
+	}
+	const struct smtwc_limits_config *c = &transport->server->config.limits;
+	g->id = id;
+	g->refs = 1;
+	g->usage.level = level;
+	g->usage.parent = parent;
+	if (level == SMT_LEVEL_PROCESS) {
+		g->usage.max[SMT_RES_CONNECTIONS] = (uint64_t)c->process_connections;
+		g->usage.max[SMT_RES_FDS] = (uint64_t)c->process_fds;
+		g->usage.max[SMT_RES_MEMORY] = (uint64_t)c->process_memory_mib << 20;
+		g->usage.max[SMT_RES_MAPPINGS] = (uint64_t)c->process_mappings;
+		g->usage.max[SMT_RES_ADDRESS] = (uint64_t)c->process_address_space_mib << 20;
+	} else {
+		g->usage.max[SMT_RES_CONNECTIONS] = (uint64_t)c->uid_connections;
+	}
+	wl_list_insert(list->prev, &g->link);
+	return g;
+}
+
+static void group_unref(struct smtwc_usage_group *g)
+{
+	if (g == NULL || --g->refs > 0) {
+		return;
+	}
+	if (g->usage.level == SMT_LEVEL_PROCESS && g->usage.parent != NULL) {
+		group_unref(wl_container_of(g->usage.parent, g, usage));
+	}
+	wl_list_remove(&g->link);
+	free(g);
 }
 
 static void client_usage_handle_client_destroy(struct wl_listener *listener, void *data)
@@ -41,35 +122,119 @@ static void client_usage_handle_client_destroy(struct wl_listener *listener, voi
 	struct smtwc_client_usage *cu = wl_container_of(listener, cu, client_destroy);
 	wl_list_remove(&cu->client_destroy.link);
 	wl_list_init(&cu->client_destroy.link);
+	/* libwayland closes the fds still in its buffer and the socket right
+	 * after this signal. */
+	if (cu->socket_fd >= 0) {
+		fds_in_flight_unwatch(cu->socket_fd);
+		cu->socket_fd = -1;
+	}
+	if (cu->socket_charged) {
+		smt_usage_release(&cu->usage, SMT_RES_FDS, SOCKET_FDS);
+		smt_usage_release(&cu->usage, SMT_RES_CONNECTIONS, 1);
+		cu->socket_charged = false;
+	}
 	cu->client = NULL;
+	client_usage_unref(cu);
+}
+
+static struct smtwc_client_usage *client_usage_create(struct smtwc_transport *transport,
+		struct wl_client *client)
+{
+	struct smtwc_client_usage *cu = calloc(1, sizeof(*cu));
+	if (cu == NULL) {
+		return NULL;
+	}
+	wl_client_get_credentials(client, &cu->pid, &cu->uid, NULL);
+	struct smtwc_usage_group *uid = group_ref(transport, &transport->uids, (long)cu->uid,
+		SMT_LEVEL_UID, &transport->total);
+	cu->process = uid != NULL ? group_ref(transport, &transport->processes,
+		(long)cu->pid, SMT_LEVEL_PROCESS, &uid->usage) : NULL;
+	if (cu->process == NULL) {
+		group_unref(uid);
+		free(cu);
+		return NULL;
+	}
+	if (cu->process->refs > 1) {
+		group_unref(uid);    /* the process account holds its uid already */
+	}
+	const struct smtwc_limits_config *c = &transport->server->config.limits;
+	/* A connection the compositor made itself (wlroots' socketpair for
+	 * Xwayland: its peer credentials are ours) serves every X client:
+	 * counted, but under the total's limits only. */
+	bool own = cu->pid == getpid();
+	if (own) {
+		c = &unlimited;
+		memset(cu->process->usage.max, 0, sizeof(cu->process->usage.max));
+	}
+	cu->transport = transport;
+	cu->client = client;
+	cu->refs = 1;                /* the client's, until it goes */
+	cu->socket_fd = -1;
+	cu->usage.level = SMT_LEVEL_CLIENT;
+	cu->usage.parent = &cu->process->usage;
+	cu->usage.max[SMT_RES_FDS] = (uint64_t)c->client_fds;
+	cu->usage.max[SMT_RES_FDS_IN_FLIGHT] = (uint64_t)c->client_fds_in_flight;
+	cu->usage.max[SMT_RES_RINGS] = (uint64_t)c->client_rings;
+	cu->usage.max[SMT_RES_POOLS] = (uint64_t)c->client_pools;
+	cu->usage.max[SMT_RES_CANVASES] = (uint64_t)c->client_canvases;
+	cu->usage.max[SMT_RES_MEMORY] = (uint64_t)c->client_memory_mib << 20;
+	cu->usage.max[SMT_RES_MAPPINGS] = (uint64_t)c->client_mappings;
+	cu->usage.max[SMT_RES_ADDRESS] = (uint64_t)c->client_address_space_mib << 20;
+	cu->client_destroy.notify = client_usage_handle_client_destroy;
+	wl_client_add_destroy_listener(client, &cu->client_destroy);
+	wl_list_insert(&transport->clients, &cu->link);
+	return cu;
+}
+
+/* Every new connection: its socket is a connection of its process and two
+ * fds (libwayland's event source for the client holds a dup of it). A refusal is kept in `refused` for the accept path
+ * (client_listen.c), which ends the client with it. */
+static void client_usage_handle_client_created(struct wl_listener *listener, void *data)
+{
+	struct smtwc_transport *transport = wl_container_of(listener, transport, client_created);
+	struct wl_client *client = data;
+	struct smtwc_client_usage *cu = client_usage_create(transport, client);
+	if (cu == NULL) {
+		return;
+	}
+	struct smt_usage_refusal why;
+	if (!smt_usage_charge(&cu->usage, SMT_RES_CONNECTIONS, 1, &why)) {
+		smt_usage_describe(&why, cu->refused, sizeof(cu->refused));
+		return;
+	}
+	if (!smt_usage_charge(&cu->usage, SMT_RES_FDS, SOCKET_FDS, &why)) {
+		smt_usage_release(&cu->usage, SMT_RES_CONNECTIONS, 1);
+		smt_usage_describe(&why, cu->refused, sizeof(cu->refused));
+		return;
+	}
+	cu->socket_charged = true;
+	cu->socket_fd = wl_client_get_fd(client);
+	fds_in_flight_watch(cu->socket_fd, client, &cu->usage);
+}
+
+struct smtwc_client_usage *client_usage_find(struct wl_client *client)
+{
+	struct wl_listener *l = wl_client_get_destroy_listener(client,
+		client_usage_handle_client_destroy);
+	if (l == NULL) {
+		return NULL;
+	}
+	struct smtwc_client_usage *cu = wl_container_of(l, cu, client_destroy);
+	return cu;
 }
 
 struct smtwc_client_usage *client_usage_ref(struct smtwc_transport *transport,
 		struct wl_client *client)
 {
-	struct smtwc_client_usage *cu;
-	wl_list_for_each(cu, &transport->clients, link) {
-		if (cu->client == client) {
-			cu->refs++;
-			return cu;
+	struct smtwc_client_usage *cu = client_usage_find(client);
+	if (cu == NULL) {
+		/* A client created before the transport listened. */
+		cu = client_usage_create(transport, client);
+		if (cu == NULL) {
+			return NULL;
 		}
 	}
-	cu = calloc(1, sizeof(*cu));
-	if (cu == NULL) {
-		return NULL;
-	}
-	const struct smtwc_limits_config *c = &transport->server->config.limits;
-	cu->client = client;
-	cu->refs = 1;
-	cu->usage.parent = &transport->total;
-	cu->usage.max[SMT_RES_FDS] = (uint64_t)c->client_fds;
-	cu->usage.max[SMT_RES_RINGS] = (uint64_t)c->client_rings;
-	cu->usage.max[SMT_RES_POOLS] = (uint64_t)c->client_pools;
-	cu->usage.max[SMT_RES_CANVASES] = (uint64_t)c->client_canvases;
-	cu->usage.max[SMT_RES_MEMORY] = (uint64_t)c->client_memory_mib << 20;
-	cu->client_destroy.notify = client_usage_handle_client_destroy;
-	wl_client_add_destroy_listener(client, &cu->client_destroy);
-	wl_list_insert(&transport->clients, &cu->link);
+	cu->refs++;
 	return cu;
 }
 
@@ -88,6 +253,7 @@ void client_usage_unref(struct smtwc_client_usage *cu)
 	}
 	wl_list_remove(&cu->client_destroy.link);
 	wl_list_remove(&cu->link);
+	group_unref(cu->process);
 	free(cu);
 }
 
@@ -98,7 +264,7 @@ bool client_usage_charge(struct smtwc_client_usage *cu, enum smt_resource r, uin
 	if (smt_usage_charge(&cu->usage, r, n, &why)) {
 		return true;
 	}
-	char text[128];
+	char text[160];
 	smt_usage_describe(&why, text, sizeof(text));
 	wl_resource_post_error(resource, code, "%s: %s", request, text);
 	return false;
@@ -107,4 +273,36 @@ bool client_usage_charge(struct smtwc_client_usage *cu, enum smt_resource r, uin
 void client_usage_release(struct smtwc_client_usage *cu, enum smt_resource r, uint64_t n)
 {
 	smt_usage_release(&cu->usage, r, n);
+}
+
+bool client_usage_charge_all(struct smtwc_client_usage *cu, const struct client_charge *c,
+		size_t count, struct wl_resource *resource, uint32_t code, const char *request)
+{
+	for (size_t i = 0; i < count; i++) {
+		if (!client_usage_charge(cu, c[i].resource, c[i].n, resource, code, request)) {
+			client_usage_release_all(cu, c, i);
+			return false;
+		}
+	}
+	return true;
+}
+
+void client_usage_release_all(struct smtwc_client_usage *cu, const struct client_charge *c,
+		size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		smt_usage_release(&cu->usage, c[i].resource, c[i].n);
+	}
+}
+
+void client_usage_for_each_group(struct smtwc_transport *transport,
+		void (*fn)(const struct smtwc_usage_group *group, void *data), void *data)
+{
+	struct smtwc_usage_group *g;
+	wl_list_for_each(g, &transport->uids, link) {
+		fn(g, data);
+	}
+	wl_list_for_each(g, &transport->processes, link) {
+		fn(g, data);
+	}
 }

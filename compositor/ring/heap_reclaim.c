@@ -40,7 +40,7 @@ struct heap_reclaim {
 	struct page_release blocks[2];
 	void (*release)(void *data);
 	void *data;
-	uint64_t charged;
+	uint64_t charged;    /* MEMORY: bytes; MAPPING: address space still charged */
 	/* RECLAIM_MAPPING */
 	unsigned char *map;
 	size_t map_len, unmapped;
@@ -105,16 +105,28 @@ void heap_reclaim_add_memory(struct heap_reclaim_queue *queue,
 	reclaim_queue(queue, r, (uint64_t)block_len + block2_len);
 }
 
-void heap_reclaim_add_mapping(struct heap_reclaim_queue *queue, void *map, size_t len)
+static void mapping_uncharge(struct smtwc_client_usage *usage, uint64_t address)
+{
+	if (usage != NULL) {
+		client_usage_release(usage, SMT_RES_MAPPINGS, 1);
+		client_usage_release(usage, SMT_RES_ADDRESS, address);
+	}
+}
+
+void heap_reclaim_add_mapping(struct heap_reclaim_queue *queue, void *map, size_t len,
+		struct smtwc_client_usage *usage, uint64_t address)
 {
 	struct heap_reclaim *r = calloc(1, sizeof(*r));
 	if (r == NULL) {
 		munmap(map, len);
+		mapping_uncharge(usage, address);
 		return;
 	}
 	r->kind = RECLAIM_MAPPING;
 	r->map = map;
 	r->map_len = len;
+	r->usage = client_usage_hold(usage);
+	r->charged = address;
 	reclaim_queue(queue, r, len);
 }
 
@@ -155,6 +167,7 @@ static void reclaim_free(struct heap_reclaim_queue *queue, struct heap_reclaim *
 		if (r->unmapped < r->map_len) {
 			munmap(r->map + r->unmapped, r->map_len - r->unmapped);
 		}
+		mapping_uncharge(r->usage, r->charged);
 		break;
 	case RECLAIM_WORK:
 		if (r->data != NULL) { /* shutdown: the rest at once */
@@ -213,6 +226,13 @@ static bool reclaim_some(struct heap_reclaim_queue *queue, struct heap_reclaim *
 			munmap(r->map + r->unmapped, n);
 			r->unmapped += n;
 			*done += n;
+			/* The address space goes with each piece; the mapping
+			 * (one line of /proc/self/maps still) with the last. */
+			uint64_t gone = n < r->charged ? n : r->charged;
+			if (r->usage != NULL) {
+				client_usage_release(r->usage, SMT_RES_ADDRESS, gone);
+			}
+			r->charged -= gone;
 			if (past(deadline_ns)) {
 				break;
 			}

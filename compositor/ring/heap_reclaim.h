@@ -13,8 +13,9 @@
  * RECLAIM_PIECE_BYTES or what the time allows, over as many items as fit,
  * then trims the heap. A large block (a pixmap's or canvas's pixels, a
  * pool's mapping) is itself released in pieces (page_release.h, munmap of
- * part of a mapping). Memory stays charged to the client (and the
- * compositor's total) until it is freed.
+ * part of a mapping). Memory, mappings and address space stay charged to
+ * the client (its process, uid and the compositor's total) until they are
+ * freed.
  */
 #ifndef SMTWC_RING_HEAP_RECLAIM_H
 #define SMTWC_RING_HEAP_RECLAIM_H
@@ -46,8 +47,13 @@ void heap_reclaim_add_memory(struct heap_reclaim_queue *queue,
  * a little, and returns true once all is done (and data is freed). */
 void heap_reclaim_add_work(struct heap_reclaim_queue *queue,
 	bool (*some)(void *data, uint64_t deadline_ns), void *data);
-/* A mapping, unmapped in pieces. */
-void heap_reclaim_add_mapping(struct heap_reclaim_queue *queue, void *map, size_t len);
+/* A mapping, unmapped in pieces from its start. It stays charged to
+ * `usage` (may be NULL) as one mapping until its last piece is unmapped,
+ * and as `address` bytes of address space less what the pieces unmapped:
+ * the accounting matches /proc/self/maps throughout, and a client cannot
+ * free its share faster than the queue frees the compositor's. */
+void heap_reclaim_add_mapping(struct heap_reclaim_queue *queue, void *map, size_t len,
+	struct smtwc_client_usage *usage, uint64_t address);
 bool heap_reclaim_pending(struct heap_reclaim_queue *queue);
 /* One piece over the queue, until deadline_ns at most (and at least a
  * piece of one item). */

@@ -2,10 +2,13 @@
  * smt_pool_v1. Requests on a pool take effect in stream order: the commands
  * a client published before create_pool, resize or destroy run without the
  * change, those after it with it (ordered_request.h). The fd and the new
- * mapping are checked when the request arrives, so a bad one is refused at
- * once; only the executor's view changes later. Commands written after a
- * destroy find no pool and fail cleanly.
+ * size are checked, and the address space charged, when the request
+ * arrives, so a bad one is refused at once; the mapping is replaced
+ * (mremap) when the resize applies, so a pool is one mapping whatever the
+ * client asks. Commands written after a destroy find no pool and fail
+ * cleanly.
  */
+#define _GNU_SOURCE
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -20,32 +23,42 @@
 struct pool_request {
 	struct smtwc_ordered_request base;
 	struct smtwc_pool *pool;
-	void *map;     /* resize: the new mapping */
-	uint64_t size;
+	uint64_t size; /* resize: the size to map */
 };
 
-static void pool_unmap(struct smtwc_pool *pool)
+/* A pool's charges: itself, the fd kept for resizes, its one mapping and
+ * the address space of its declared size. */
+static void pool_charges(uint64_t declared, struct client_charge out[4])
+{
+	out[0] = (struct client_charge){ SMT_RES_POOLS, 1 };
+	out[1] = (struct client_charge){ SMT_RES_FDS, 1 };
+	out[2] = (struct client_charge){ SMT_RES_MAPPINGS, 1 };
+	out[3] = (struct client_charge){ SMT_RES_ADDRESS, declared };
+}
+
+static void pool_free(struct smtwc_pool *pool)
 {
 	if (pool->registered) {
 		smt_exec_unregister_pool(pool->ring->exec, pool->id);
 		pool->registered = false;
 	}
+	struct client_charge charges[4];
+	pool_charges(pool->declared, charges);
 	if (pool->map != NULL) {
-		/* A mapping of GiBs is unmapped in pieces (heap_reclaim.h). */
+		/* A mapping of GiBs is unmapped in pieces (heap_reclaim.h); it
+		 * stays charged, as a mapping and its address space, until it
+		 * is gone. The address space of a resize that never applied
+		 * (declared beyond the mapping) goes now. */
 		heap_reclaim_add_mapping(&pool->ring->transport->reclaims, pool->map,
-			(size_t)pool->size);
+			(size_t)pool->size, pool->ring->usage, pool->size);
 		pool->map = NULL;
+		charges[2].n = 0;
+		charges[3].n = pool->declared - pool->size;
 	}
-}
-
-static void pool_free(struct smtwc_pool *pool)
-{
-	pool_unmap(pool);
 	if (pool->fd >= 0) {
 		close(pool->fd);
 	}
-	client_usage_release(pool->ring->usage, SMT_RES_POOLS, 1);
-	client_usage_release(pool->ring->usage, SMT_RES_FDS, 1);
+	client_usage_release_all(pool->ring->usage, charges, 4);
 	wl_list_remove(&pool->link);
 	free(pool);
 }
@@ -86,10 +99,23 @@ static void pool_remap_apply(struct smtwc_ordered_request *base)
 {
 	struct pool_request *req = wl_container_of(base, req, base);
 	struct smtwc_pool *pool = req->pool;
+	pool->resize_pending = NULL;
 	bool registered = pool->registered;
-	pool_unmap(pool);
-	pool->map = req->map;
-	pool->size = req->size;
+	if (registered) {
+		smt_exec_unregister_pool(pool->ring->exec, pool->id);
+		pool->registered = false;
+	}
+	/* The file is sealed against shrinking and was at least this large
+	 * when the resize arrived, so the larger mapping cannot fault. */
+	void *map = mremap(pool->map, (size_t)pool->size, (size_t)req->size, MREMAP_MAYMOVE);
+	if (map == MAP_FAILED) {
+		wl_resource_post_error(pool->ring->resource, SMT_RING_V1_ERROR_LIMIT,
+			"pool %u: resize to %llu bytes: mremap failed (address space)", pool->id,
+			(unsigned long long)req->size);
+	} else {
+		pool->map = map;
+		pool->size = req->size;
+	}
 	if (registered && smt_exec_register_pool(pool->ring->exec, pool->id, pool->map,
 			pool->size) == 0) {
 		pool->registered = true;
@@ -100,8 +126,7 @@ static void pool_remap_apply(struct smtwc_ordered_request *base)
 static void pool_remap_discard(struct smtwc_ordered_request *base)
 {
 	struct pool_request *req = wl_container_of(base, req, base);
-	heap_reclaim_add_mapping(&req->pool->ring->transport->reclaims, req->map,
-		(size_t)req->size);
+	req->pool->resize_pending = NULL;
 	free(req);
 }
 
@@ -142,26 +167,32 @@ static void pool_handle_resize(struct wl_client *client, struct wl_resource *res
 			(unsigned long long)pool->declared);
 		return;
 	}
-	if (!ordered_request_room(pool->ring, pool->ring->resource, SMT_RING_V1_ERROR_LIMIT,
-			"smt_pool_v1.resize")) {
+	if (pool->resize_pending == NULL && !ordered_request_room(pool->ring,
+			pool->ring->resource, SMT_RING_V1_ERROR_LIMIT, "smt_pool_v1.resize")) {
 		return;
 	}
 	const char *why = NULL;
-	void *map = shm_fd_map_client(pool->fd, size, &why);
-	if (map == NULL) {
+	if (!shm_fd_check_client(pool->fd, size, &why)) {
 		wl_resource_post_error(pool->ring->resource, SMT_RING_V1_ERROR_BAD_FD,
 			"pool %u: resize to %u bytes: %s", pool->id, size, why);
 		return;
 	}
-	struct pool_request *req = pool_request_new(pool, pool_remap_apply, pool_remap_discard);
-	if (req == NULL) {
-		munmap(map, size);
-		wl_client_post_no_memory(client);
+	if (!client_usage_charge(pool->ring->usage, SMT_RES_ADDRESS, size - pool->declared,
+			pool->ring->resource, SMT_RING_V1_ERROR_LIMIT, "smt_pool_v1.resize")) {
 		return;
 	}
 	pool->declared = size;
-	req->map = map;
+	if (pool->resize_pending != NULL) {
+		pool->resize_pending->size = size;   /* one mapping, the latest size */
+		return;
+	}
+	struct pool_request *req = pool_request_new(pool, pool_remap_apply, pool_remap_discard);
+	if (req == NULL) {
+		wl_client_post_no_memory(client);
+		return;
+	}
 	req->size = size;
+	pool->resize_pending = req;
 	ordered_request_queue(pool->ring, &req->base);
 }
 
@@ -200,13 +231,10 @@ void pool_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t id,
 		}
 	}
 	/* The dup kept for resizes is a descriptor the client causes. */
-	if (!client_usage_charge(ring->usage, SMT_RES_POOLS, 1, ring->resource,
+	struct client_charge charges[4];
+	pool_charges(size, charges);
+	if (!client_usage_charge_all(ring->usage, charges, 4, ring->resource,
 			SMT_RING_V1_ERROR_LIMIT, "create_pool")) {
-		return;
-	}
-	if (!client_usage_charge(ring->usage, SMT_RES_FDS, 1, ring->resource,
-			SMT_RING_V1_ERROR_LIMIT, "create_pool")) {
-		client_usage_release(ring->usage, SMT_RES_POOLS, 1);
 		return;
 	}
 	const char *why = NULL;
@@ -214,8 +242,7 @@ void pool_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t id,
 	struct smtwc_pool *pool = map != NULL ? calloc(1, sizeof(*pool)) : NULL;
 	int kept = pool != NULL ? dup(fd) : -1;
 	if (kept < 0) {
-		client_usage_release(ring->usage, SMT_RES_POOLS, 1);
-		client_usage_release(ring->usage, SMT_RES_FDS, 1);
+		client_usage_release_all(ring->usage, charges, 4);
 		free(pool);
 		if (map == NULL) {
 			wl_resource_post_error(ring->resource, SMT_RING_V1_ERROR_BAD_FD,

@@ -10,6 +10,7 @@
 #include <wayland-server-core.h>
 
 struct smtwc_ring;
+struct pool_request;
 
 /* An image pool: one client memfd mapped once, read-only. PUT_IMAGE_POOL
  * names it by id and offset, so its mapping count never grows with the
@@ -22,7 +23,12 @@ struct smtwc_pool {
 	int fd;
 	void *map;
 	uint64_t size;     /* of map, the executor's view */
-	uint64_t declared; /* after the resizes requested so far */
+	uint64_t declared; /* after the resizes requested so far: what is
+			    * charged as address space */
+	/* The one resize waiting for its place in the stream: later resizes
+	 * before it applies only raise its size, so a pool never has more
+	 * than one mapping (issue 24: 64 pending resizes mapped it 64 times). */
+	struct pool_request *resize_pending;
 	bool registered;   /* the executor knows it (ordered_request.h) */
 	bool destroying;   /* resource gone, waiting for earlier commands */
 };

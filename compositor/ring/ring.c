@@ -15,7 +15,10 @@
 #include "smt-ring-v1-protocol.h"
 #include "server.h"
 #include "ring/canvas.h"
+#include "log_limit.h"
+#include "ring/client_listen.h"
 #include "ring/client_usage.h"
+#include "ring/shm_pool_usage.h"
 #include "ring/heap_reclaim.h"
 #include "ring/ordered_request.h"
 #include "ring/pool.h"
@@ -53,7 +56,13 @@ static void ring_fail(struct smtwc_ring *ring, const struct smt_exec_error *erro
 		return;
 	}
 	ring->dead = true;
-	wlr_log(WLR_INFO, "ring of client pid %d: %s", (int)ring->pid, error->message);
+	/* A client can fail and reconnect in a loop: its log is bounded. */
+	static struct log_limit fail_log;
+	uint64_t left_out;
+	if (log_limit_allow(&fail_log, &left_out)) {
+		wlr_log(WLR_INFO, "ring of client pid %d: %s (%llu ring errors not logged "
+			"before)", (int)ring->pid, error->message, (unsigned long long)left_out);
+	}
 	wl_resource_post_error(ring->resource, SMT_RING_V1_ERROR_BAD_COMMAND, "%s",
 		error->message);
 	ring_wake_client(ring); /* a client blocked on a full ring sees DEAD */
@@ -237,10 +246,20 @@ static const struct smt_ring_v1_interface ring_impl = {
 	.destroy = ring_handle_destroy,
 };
 
+/* A ring's cost (ring_types.h) as the charges against the client. */
+static void ring_cost_charges(const struct ring_cost *cost, struct client_charge out[4])
+{
+	out[0] = (struct client_charge){ SMT_RES_RINGS, 1 };
+	out[1] = (struct client_charge){ SMT_RES_FDS, cost->fds };
+	out[2] = (struct client_charge){ SMT_RES_MAPPINGS, cost->mappings };
+	out[3] = (struct client_charge){ SMT_RES_ADDRESS, cost->address };
+}
+
 static void ring_uncharge(struct smtwc_ring *ring)
 {
-	client_usage_release(ring->usage, SMT_RES_RINGS, 1);
-	client_usage_release(ring->usage, SMT_RES_FDS, ring->fds_charged);
+	struct client_charge charges[4];
+	ring_cost_charges(&ring->cost, charges);
+	client_usage_release_all(ring->usage, charges, 4);
 	client_usage_unref(ring->usage);
 }
 
@@ -271,8 +290,11 @@ static void ring_free(struct smtwc_ring *ring)
 		smt_ring_reader_fini(&ring->reader);
 	}
 	if (ring->ring_map != NULL) {
+		/* Charged (a mapping and its address space) until it is gone. */
 		heap_reclaim_add_mapping(&transport->reclaims, ring->ring_map,
-			ring->ring_map_size);
+			ring->ring_map_size, ring->usage, ring->ring_map_size);
+		ring->cost.mappings -= 1;
+		ring->cost.address -= ring->ring_map_size;
 	}
 	if (ring->status != NULL) {
 		munmap(ring->status, SMT_STATUS_MAP_SIZE);
@@ -330,10 +352,9 @@ static bool is_eventfd(int fd)
 	return strcmp(target, "anon_inode:[eventfd]") == 0;
 }
 
-/* fds: those the ring keeps (its status page, and the two eventfds of a
- * shared ring), charged with the ring itself against the client's limits. */
 static struct smtwc_ring *ring_create(struct smtwc_transport *transport,
-		struct wl_client *client, struct wl_resource *manager, uint32_t id, uint32_t fds)
+		struct wl_client *client, struct wl_resource *manager, uint32_t id,
+		const struct ring_cost *cost)
 {
 	struct smtwc_ring *ring = calloc(1, sizeof(*ring));
 	struct smtwc_client_usage *usage = ring != NULL ?
@@ -343,21 +364,16 @@ static struct smtwc_ring *ring_create(struct smtwc_transport *transport,
 		wl_client_post_no_memory(client);
 		return NULL;
 	}
-	if (!client_usage_charge(usage, SMT_RES_RINGS, 1, manager,
+	struct client_charge charges[4];
+	ring_cost_charges(cost, charges);
+	if (!client_usage_charge_all(usage, charges, 4, manager,
 			SMT_RING_MANAGER_V1_ERROR_LIMIT, "create_ring")) {
-		client_usage_unref(usage);
-		free(ring);
-		return NULL;
-	}
-	if (!client_usage_charge(usage, SMT_RES_FDS, fds, manager,
-			SMT_RING_MANAGER_V1_ERROR_LIMIT, "create_ring")) {
-		client_usage_release(usage, SMT_RES_RINGS, 1);
 		client_usage_unref(usage);
 		free(ring);
 		return NULL;
 	}
 	ring->usage = usage;
-	ring->fds_charged = fds;
+	ring->cost = *cost;
 	ring->transport = transport;
 	ring->client = client;
 	ring->status_fd = ring->server_eventfd = ring->client_eventfd = -1;
@@ -404,7 +420,13 @@ static void manager_handle_create_ring(struct wl_client *client,
 		uint32_t area_size, int32_t server_eventfd, int32_t client_eventfd)
 {
 	struct smtwc_transport *transport = wl_resource_get_user_data(resource);
-	struct smtwc_ring *ring = ring_create(transport, client, resource, id, 3);
+	const struct ring_cost cost = {
+		.fds = 4, .mappings = 2,
+		/* (a size out of range is refused as bad_size just after) */
+		.address = SMT_STATUS_MAP_SIZE + SMT_RING_HEADER_SIZE +
+			(area_size <= SMT_RING_AREA_MAX ? (uint64_t)area_size : 0),
+	};
+	struct smtwc_ring *ring = ring_create(transport, client, resource, id, &cost);
 	if (ring == NULL) {
 		close(ring_fd);
 		close(server_eventfd);
@@ -458,7 +480,8 @@ static void manager_handle_create_socket_ring(struct wl_client *client,
 		struct wl_resource *resource, uint32_t id)
 {
 	struct smtwc_transport *transport = wl_resource_get_user_data(resource);
-	struct smtwc_ring *ring = ring_create(transport, client, resource, id, 1);
+	const struct ring_cost cost = { .fds = 1, .mappings = 1, .address = SMT_STATUS_MAP_SIZE };
+	struct smtwc_ring *ring = ring_create(transport, client, resource, id, &cost);
 	if (ring != NULL) {
 		smt_ring_v1_send_status(ring->resource, ring->status_fd,
 			transport->global_status_fd);
@@ -500,6 +523,7 @@ struct smtwc_transport *transport_create(struct smtwc_server *server)
 	heap_reclaim_init(&transport->reclaims);
 	wl_list_init(&transport->clients);
 	client_usage_init_total(transport);
+	shm_pool_usage_init(transport);
 	void *page = NULL;
 	transport->global_status_fd =
 		shm_fd_create_server_page("smtwc-global-status", SMT_STATUS_MAP_SIZE, &page);
@@ -522,8 +546,11 @@ void transport_destroy(struct smtwc_transport *transport)
 	if (transport == NULL) {
 		return;
 	}
+	client_listen_stop(transport);
 	wl_global_destroy(transport->global);
 	canvases_unlisten(transport);
+	shm_pool_usage_finish(transport);
+	client_usage_finish(transport);
 	heap_reclaim_finish(&transport->reclaims);
 	munmap(transport->global_status, SMT_STATUS_MAP_SIZE);
 	close(transport->global_status_fd);

@@ -4,6 +4,8 @@
  */
 #include <wayland-server-core.h>
 #include "ring/canvas.h"
+#include <string.h>
+#include "ring/client_listen.h"
 #include "ring/client_usage.h"
 #include "ring/pool.h"
 #include "ring/ring_types.h"
@@ -27,6 +29,50 @@ void transport_stats(struct smtwc_transport *transport, struct smtwc_transport_s
 		.reclaim_pieces = transport->reclaims.pieces,
 		.reclaim_done = transport->reclaims.items_done,
 	};
+	memcpy(out->total_used, transport->total.used, sizeof(out->total_used));
+	memcpy(out->total_max, transport->total.max, sizeof(out->total_max));
+	struct client_listen_stats l;
+	client_listen_stats(transport, &l);
+	out->connections_accepted = l.accepted;
+	out->connections_refused = l.refused;
+	out->connections_dropped_at_fd_limit = l.dropped_at_fd_limit;
+	out->accept_wakeups = l.wakeups;
+}
+
+struct account_walk {
+	void (*fn)(const struct smtwc_account_stats *stats, void *data);
+	void *data;
+};
+
+static void account_of(const struct smt_usage *u, long id, long uid, struct account_walk *walk)
+{
+	struct smtwc_account_stats st = { .level = u->level, .id = id, .uid = uid };
+	memcpy(st.used, u->used, sizeof(st.used));
+	memcpy(st.max, u->max, sizeof(st.max));
+	walk->fn(&st, walk->data);
+}
+
+static void group_account(const struct smtwc_usage_group *g, void *data)
+{
+	long uid = g->id;
+	if (g->usage.level == SMT_LEVEL_PROCESS) {
+		const struct smtwc_usage_group *u = wl_container_of(g->usage.parent, u, usage);
+		uid = u->id;
+	}
+	account_of(&g->usage, g->id, uid, data);
+}
+
+void transport_for_each_account(struct smtwc_transport *transport,
+		void (*fn)(const struct smtwc_account_stats *stats, void *data), void *data)
+{
+	struct account_walk walk = { fn, data };
+	client_usage_for_each_group(transport, group_account, &walk);
+	struct smtwc_client_usage *cu;
+	wl_list_for_each(cu, &transport->clients, link) {
+		if (cu->client != NULL) {
+			account_of(&cu->usage, (long)cu->pid, (long)cu->uid, &walk);
+		}
+	}
 }
 
 void transport_for_each_ring_stats(struct smtwc_transport *transport,

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "resource_usage.h"
 #include "sched.h"
 
 struct smtwc_transport;
@@ -37,7 +38,24 @@ struct smtwc_transport_stats {
 	/* Gone rings' teardown in pieces (heap_reclaim.h): what waits, the
 	 * pieces run and the items finished. */
 	uint64_t reclaim_items, reclaim_bytes, reclaim_pieces, reclaim_done;
+	/* The same for every resource (resource_usage.h), by enum smt_resource. */
+	uint64_t total_used[SMT_RES_COUNT], total_max[SMT_RES_COUNT];
+	/* The Wayland socket's accept (client_listen.h). */
+	uint64_t connections_accepted, connections_refused, connections_dropped_at_fd_limit;
+	uint64_t accept_wakeups;
 };
+
+/* One account: a connection, a process or a uid (client_usage.h). */
+struct smtwc_account_stats {
+	enum smt_usage_level level;
+	long id;          /* pid (connection, process) or uid */
+	long uid;
+	uint64_t used[SMT_RES_COUNT], max[SMT_RES_COUNT];
+};
+/* Calls fn with each uid's, then each process's, then each connection's
+ * account. */
+void transport_for_each_account(struct smtwc_transport *transport,
+	void (*fn)(const struct smtwc_account_stats *stats, void *data), void *data);
 
 void transport_stats(struct smtwc_transport *transport, struct smtwc_transport_stats *out);
 /* Calls fn with each ring's statistics, in the transport's order. */

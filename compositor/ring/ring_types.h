@@ -45,6 +45,9 @@ struct smtwc_transport {
 	struct smt_usage total;  /* every client's usage (client_usage.h) */
 	struct wl_list clients;  /* smtwc_client_usage.link */
 	struct heap_reclaim_queue reclaims; /* what gone rings leave, freed in pieces */
+	struct wl_list processes, uids; /* smtwc_usage_group.link */
+	struct wl_listener client_created;  /* client_usage.c: charges the socket */
+	struct smtwc_client_listen *listen; /* the Wayland socket (client_listen.h) */
 	uint64_t sleeps, sleeps_avoided;
 	/* Spinning before a sleep (sched/ring_loop.c): armed by running
 	 * shared-ring commands; the time spun since the loop last blocked;
@@ -62,6 +65,14 @@ struct smtwc_transport {
 	struct wl_listener client_input;     /* sched/ring_loop.c */
 };
 
+/* What a ring keeps, charged with it: fds (its status page; for a shared
+ * ring also the two eventfds and the event loop's dup of the server's)
+ * and mappings (the status page; for a shared ring its area too) with
+ * their address space. */
+struct ring_cost {
+	uint64_t fds, mappings, address;
+};
+
 struct smtwc_ring {
 	struct wl_resource *resource;
 	struct wl_client *client;
@@ -70,7 +81,7 @@ struct smtwc_ring {
 	pid_t pid;
 	struct smt_sched_client *sched_client;
 	struct smtwc_client_usage *usage; /* shared by the client's rings */
-	uint32_t fds_charged;             /* status page, eventfds */
+	struct ring_cost cost;            /* charged with the ring (ring.c) */
 
 	bool shared;          /* false: fed only through submit */
 	void *ring_map;       /* client memory, read-only */

@@ -19,24 +19,32 @@
 #define F_SEAL_FUTURE_WRITE 0x0010
 #endif
 
-void *shm_fd_map_client(int fd, uint64_t size, const char **why)
+bool shm_fd_check_client(int fd, uint64_t size, const char **why)
 {
 	int seals = fcntl(fd, F_GET_SEALS);
 	if (seals < 0) {
 		*why = "fd is not a memfd (F_GET_SEALS failed)";
-		return NULL;
+		return false;
 	}
 	if (!(seals & F_SEAL_SHRINK)) {
 		*why = "memfd is not sealed against shrinking (F_SEAL_SHRINK)";
-		return NULL;
+		return false;
 	}
 	struct stat st;
 	if (fstat(fd, &st) != 0) {
 		*why = "fstat failed on the memfd";
-		return NULL;
+		return false;
 	}
 	if (size == 0 || size > SIZE_MAX || (uint64_t)st.st_size < size) {
 		*why = "memfd is smaller than the declared size";
+		return false;
+	}
+	return true;
+}
+
+void *shm_fd_map_client(int fd, uint64_t size, const char **why)
+{
+	if (!shm_fd_check_client(fd, size, why)) {
 		return NULL;
 	}
 	void *mapping = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);

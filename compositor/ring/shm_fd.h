@@ -5,6 +5,7 @@
 #ifndef SMTWC_SHM_FD_H
 #define SMTWC_SHM_FD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,6 +14,9 @@
  * fault with SIGBUS whatever the client does later. Returns NULL and sets
  * *why (a static string) on failure. */
 void *shm_fd_map_client(int fd, uint64_t size, const char **why);
+/* The same checks without mapping (a pool resize is checked when it
+ * arrives, mapped when it applies). */
+bool shm_fd_check_client(int fd, uint64_t size, const char **why);
 
 /* A page the compositor writes and clients may only read: a memfd mapped
  * read-write here, then sealed against resizing and against any future

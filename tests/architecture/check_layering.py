@@ -24,7 +24,7 @@ LAYERS = [
     # no wlroots: linked alone by unit tests and fuzzers
     ("pure", ["config/", "exec/", "sched/sched.", "sched/sched_settings.h"]),
     # the server struct every module shares, and what it embeds or declares
-    ("core", ["server.h", "extension.h", "fd_limit.", "launch.c", "output/render."]),
+    ("core", ["server.h", "extension.h", "fd_limit.", "log_limit.", "launch.c", "output/render."]),
     # the window system: outputs, windows, input
     ("shell", ["output/", "desktop/", "input/"]),
     # the ring protocol's Wayland objects and the scheduler's main-loop half

@@ -217,7 +217,9 @@ static void test_defaults(void)
 	CHECK_INT(cfg.scheduler.priority_min, -20);
 	CHECK_INT(cfg.scheduler.priority_max, 20);
 	CHECK_INT(cfg.scheduler.input_boost, 1);
-	CHECK_INT(cfg.limits.client_fds, 64);
+	CHECK_INT(cfg.limits.client_fds, 96);
+	CHECK_INT(cfg.limits.process_connections, 16);
+	CHECK_INT(cfg.limits.first_window_reserve_mib, 64);
 	CHECK_INT(cfg.limits.client_rings, 8);
 	CHECK_INT(cfg.limits.client_pools, 32);
 	CHECK_INT(cfg.limits.client_canvases, 1024);
@@ -692,8 +694,13 @@ static void test_errors(void)
 	EXPECT_ERROR("[limits]\nclient-fds = 2\n", 2,
 		"invalid value '2' for 'client-fds' (expected an integer from 3 to 1000000)");
 	EXPECT_ERROR("[limits]\nrings = 2\n", 2,
-		"unknown key 'rings' in [limits] (expected client-fds, client-rings, "
-		"client-pools, client-canvases, client-memory-mib, total-memory-mib, fd-headroom)");
+		"unknown key 'rings' in [limits] (expected client-fds, client-fds-in-flight, client-rings, "
+		"client-pools, client-canvases, client-memory-mib, client-mappings, "
+		"client-address-space-mib, "
+		"process-connections, process-fds, process-memory-mib, process-mappings, "
+		"process-address-space-mib, uid-connections, total-connections, "
+		"total-memory-mib, total-mappings, total-address-space-mib, "
+		"first-window-reserve-mib, first-window-reserve-fds, fd-headroom)");
 	EXPECT_ERROR("[xwayland]\nsched-interval-ms = 0\n", 2,
 		"invalid value '0' for 'sched-interval-ms' (expected an integer from 1 to 1000)");
 	EXPECT_ERROR("[xwayland]\nsched-interval = 2\n", 2,

@@ -13,7 +13,7 @@
 
 static void test_levels(void)
 {
-	struct smt_usage total = { .is_total = true };
+	struct smt_usage total = { .level = SMT_LEVEL_TOTAL };
 	total.max[SMT_RES_MEMORY] = 1000;
 	struct smt_usage a = { .parent = &total }, b = { .parent = &total };
 	a.max[SMT_RES_MEMORY] = b.max[SMT_RES_MEMORY] = 600;
@@ -22,11 +22,11 @@ static void test_levels(void)
 
 	CHECK(smt_usage_charge(&a, SMT_RES_MEMORY, 600, &why), "a: up to its limit");
 	CHECK(!smt_usage_charge(&a, SMT_RES_MEMORY, 1, &why), "a: over its limit");
-	CHECK(!why.total && why.resource == SMT_RES_MEMORY && why.max == 600 &&
+	CHECK(why.level == SMT_LEVEL_CLIENT && why.resource == SMT_RES_MEMORY && why.max == 600 &&
 	      why.used == 600 && why.asked == 1, "refusal names the client level");
 	CHECK(smt_usage_charge(&b, SMT_RES_MEMORY, 400, &why), "b: within the total");
 	CHECK(!smt_usage_charge(&b, SMT_RES_MEMORY, 1, &why), "b: the total is full");
-	CHECK(why.total && why.max == 1000 && why.used == 1000, "refusal names the total");
+	CHECK(why.level == SMT_LEVEL_TOTAL && why.max == 1000 && why.used == 1000, "refusal names the total");
 	CHECK(b.used[SMT_RES_MEMORY] == 400 && total.used[SMT_RES_MEMORY] == 1000,
 	      "a refused charge charges no level");
 
@@ -49,9 +49,49 @@ static void test_levels(void)
 	CHECK(smt_usage_charge(&b, SMT_RES_POOLS, 1u << 30, NULL), "no pool limit set");
 }
 
+/* Connections of one process share its account: two clients of one pid
+ * together cannot pass the process's limit, another process can; the
+ * total's reserve is for processes that hold no more than it. */
+static void test_process_and_reserve(void)
+{
+	struct smt_usage total = { .level = SMT_LEVEL_TOTAL };
+	total.max[SMT_RES_MEMORY] = 1000;
+	total.reserve[SMT_RES_MEMORY] = 300;
+	struct smt_usage uid = { .level = SMT_LEVEL_UID, .parent = &total };
+	struct smt_usage p1 = { .level = SMT_LEVEL_PROCESS, .parent = &uid };
+	struct smt_usage p2 = { .level = SMT_LEVEL_PROCESS, .parent = &uid };
+	p1.max[SMT_RES_MEMORY] = p2.max[SMT_RES_MEMORY] = 800;
+	struct smt_usage a = { .parent = &p1 }, b = { .parent = &p1 }, c = { .parent = &p2 };
+	a.max[SMT_RES_MEMORY] = b.max[SMT_RES_MEMORY] = c.max[SMT_RES_MEMORY] = 500;
+	struct smt_usage_refusal why;
+	char text[160];
+
+	CHECK(smt_usage_charge(&a, SMT_RES_MEMORY, 400, &why), "a");
+	CHECK(smt_usage_charge(&b, SMT_RES_MEMORY, 300, &why), "b: same process, 700 together");
+	CHECK(!smt_usage_charge(&b, SMT_RES_MEMORY, 101, &why), "b: the process's limit");
+	CHECK(why.level == SMT_LEVEL_PROCESS && why.max == 800 && why.used == 700, "names process");
+	smt_usage_describe(&why, text, sizeof(text));
+	CHECK(strstr(text, "limit process-memory-mib=0 reached: 700 bytes in use"), "%s", text);
+	/* 700 of 1000 used: the last 300 are the reserve. p1 (holding 700)
+	 * may not take them; p2, a newcomer, may take up to 300. */
+	CHECK(!smt_usage_charge(&a, SMT_RES_MEMORY, 1, &why), "a: not a newcomer");
+	CHECK(why.level == SMT_LEVEL_TOTAL && why.reserve, "refused the reserve");
+	smt_usage_describe(&why, text, sizeof(text));
+	CHECK(strstr(text, "limit total-memory-mib=0 reached (new-client reserve): 700 bytes"), "%s", text);
+	CHECK(!smt_usage_charge(&c, SMT_RES_MEMORY, 301, &why), "more than the reserve");
+	CHECK(smt_usage_charge(&c, SMT_RES_MEMORY, 200, &why), "newcomer's first window");
+	CHECK(smt_usage_charge(&c, SMT_RES_MEMORY, 100, &why), "within the reserve still");
+	CHECK(!smt_usage_charge(&c, SMT_RES_MEMORY, 1, &why), "total full");
+	CHECK(total.used[SMT_RES_MEMORY] == 1000 && uid.used[SMT_RES_MEMORY] == 1000 &&
+	      p1.used[SMT_RES_MEMORY] == 700 && p2.used[SMT_RES_MEMORY] == 300, "levels add up");
+	smt_usage_release(&a, SMT_RES_MEMORY, 400);
+	CHECK(p1.used[SMT_RES_MEMORY] == 300 && total.used[SMT_RES_MEMORY] == 600, "released");
+	CHECK(smt_usage_charge(&a, SMT_RES_MEMORY, 100, &why), "room outside the reserve again");
+}
+
 static void test_executor_charges(void)
 {
-	struct smt_usage total = { .is_total = true };
+	struct smt_usage total = { .level = SMT_LEVEL_TOTAL };
 	struct smt_usage client = { .parent = &total };
 	const uint64_t pixmap = 64 * 64 * 4 + SMT_PIXMAP_OVERHEAD;
 	/* The directory's first entries and one chunk: ids 1 and 2 share it. */
@@ -98,7 +138,7 @@ static void test_executor_charges(void)
  * slots (15 MiB) while 260 bytes were charged. */
 static void test_table_charges(void)
 {
-	struct smt_usage total = { .is_total = true };
+	struct smt_usage total = { .level = SMT_LEVEL_TOTAL };
 	struct smt_usage client = { .parent = &total };
 	const uint64_t pixmap = 1 * 1 * 4 + SMT_PIXMAP_OVERHEAD;
 	client.max[SMT_RES_MEMORY] = 1u << 20;
@@ -143,7 +183,8 @@ static void test_table_charges(void)
 	/* A canvas that needs a new chunk is refused the same way. */
 	pixman_image_t *img = pixman_image_create_bits(PIXMAN_a8r8g8b8, 4, 4, NULL, 0);
 	CHECK(smt_exec_register_canvas(ctx, id, img) == SMT_ERROR_LIMIT &&
-	      smt_exec_last_refusal(ctx) != NULL && !smt_exec_last_refusal(ctx)->total,
+	      smt_exec_last_refusal(ctx) != NULL &&
+	      smt_exec_last_refusal(ctx)->level == SMT_LEVEL_CLIENT,
 	      "a canvas's chunk refused naming the client's limit");
 	CHECK(smt_exec_register_canvas(ctx, top - 1, img) == SMT_ERROR_NONE &&
 	      smt_exec_last_refusal(ctx) == NULL, "a canvas in a chunk that exists");
@@ -221,6 +262,7 @@ static void test_large_pixmap_in_pieces(void)
 int main(void)
 {
 	test_levels();
+	test_process_and_reserve();
 	test_executor_charges();
 	test_table_charges();
 	test_page_release();

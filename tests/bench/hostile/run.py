@@ -10,7 +10,7 @@ attack the attackers start, reach their steady state (they say so), then two
 victims measure for N seconds: `smt-hostile echo-probe` (a FENCE through its
 ring and back: the scheduler's answer) and `smt-hostile sync-probe`
 (wl_display round trips: request dispatch), 10 ms apart. Meanwhile the
-compositor's fd count and RSS are sampled from /proc. Every process started
+compositor's fd count, RSS and mapping count are sampled from /proc. Every process started
 is ended by its pid; the compositor runs in its own XDG_RUNTIME_DIR.
 
 Prints a Markdown table (docs/reliability.md, "Hostile fairness"; --out:
@@ -41,13 +41,14 @@ sys.path.insert(0, os.path.dirname(HERE))
 import verdict as V  # noqa: E402
 
 TOTAL_FDS = 1000            # cap on all clients' fds (via fd-headroom)
-CLIENT_MIB, TOTAL_MIB = 160, 512
+CLIENT_MIB, PROCESS_MIB, TOTAL_MIB = 160, 256, 512
 
 
 def config():
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     return ("[limits]\n"
             f"client-memory-mib = {CLIENT_MIB}\n"
+            f"process-memory-mib = {PROCESS_MIB}\n"
             f"total-memory-mib = {TOTAL_MIB}\n"
             f"fd-headroom = {hard - TOTAL_FDS}\n")
 
@@ -118,14 +119,17 @@ class Bench:
             fds = len(os.listdir(f"/proc/{pid}/fd"))
             with open(f"/proc/{pid}/status") as f:
                 rss = next(int(l.split()[1]) for l in f if l.startswith("VmRSS"))
+            with open(f"/proc/{pid}/maps") as f:
+                maps = sum(1 for _ in f)
             peak["fds"] = max(peak["fds"], fds)
             peak["rss"] = max(peak["rss"], rss)
+            peak["maps"] = max(peak["maps"], maps)
             time.sleep(0.02)
 
     def measure(self, seconds, kill_midway=()):
         """kill_midway: attackers killed together halfway through, so the
         victims measure their teardown too."""
-        stop, peak = threading.Event(), {"fds": 0, "rss": 0}
+        stop, peak = threading.Event(), {"fds": 0, "rss": 0, "maps": 0}
         sampler = threading.Thread(target=self.sample, args=(stop, peak))
         sampler.start()
         echo = self.start([self.hostile, "echo-probe", str(seconds)])
@@ -200,7 +204,7 @@ ATTACKS = [
     ("memory", f"8 clients each fill 2 pixmaps of 64 MiB against {CLIENT_MIB} MiB "
                f"per client and {TOTAL_MIB} MiB in total",
      [(["hold-memory", "2"], ("HOLDING", "REFUSED"))] * 8),
-    # Issue 24, memory and costs.
+    # Issue 24, part A: memory and costs.
     ("teardown x6", "6 clients each hold 8 rings x 31,000 1x1 pixmaps (each ring just "
                     "under the old 8 MiB threshold), killed together halfway",
      [(["hold-pixmaps", "8x31000"], ("HOLDING", "REFUSED"))] * 6),
@@ -219,6 +223,23 @@ ATTACKS = [
     ("pixmap churn x4", "four clients create and free 2,000 pixmaps at ids spread over "
                         "2^18, 20 rounds on each of 4 rings, killed halfway",
      [(["pixmap-churn"], "PIXMAP_CHURN started")] * 4),
+    # issue 24, part B
+    ("parked fds", f"20 processes, each with connections parking 56 fds in never-completed "
+                   f"messages until refused (process-fds, {TOTAL_FDS}-fd total)",
+     [(["hold-parked", "6"], "HOLDING")] * 20),
+    ("connections", "4 processes open 31 connections each (process-connections=16)",
+     [(["hold-connections", "30"], "CONNECTIONS")] * 4),
+    ("resize stack", "4 clients queue 60 resizes of one pool behind a 1 MiB ring of "
+                     "4096x4096 fills",
+     [(["resize-stack", "60"], ("RESIZED", "refused"))] * 4),
+    ("address space", "20 processes each hold 3 pools of 4 GiB (sparse memfds)",
+     [(["hold-address", "3"], ("HOLDING", "REFUSED"))] * 20),
+    ("wl_shm buffers", "20 processes each keep 100 buffers of destroyed 1 MiB wl_shm pools "
+                       "(libwayland keeps each mapped)",
+     [(["hold-shm-buffers", "100"], ("HOLDING", "REFUSED"))] * 20),
+    ("one process", f"one process, 8 connections, each filling 2 pixmaps of 64 MiB "
+                    f"(process-memory-mib={PROCESS_MIB})",
+     [(["hold-memory-conns", "8"], "HOLDING")]),
 ]
 
 
@@ -254,13 +275,16 @@ def report(rows, args, after, load_before):
     lines = [
         f"Victim round trips in ms (p50 / p99 / max, each the median of {args.rounds} rounds, "
         f"[min-max] of the rounds' maxima), {args.seconds} s per attack and round, "
-        f"10 ms apart; limits: {CLIENT_MIB} MiB per client, {TOTAL_MIB} MiB and "
-        f"{TOTAL_FDS} fds in total. Target: victim maximum under {TARGET_MAX_MS:g} ms, "
-        f"judged on the 95% interval of the per-round maxima.",
+        f"10 ms apart; limits: {CLIENT_MIB} MiB per client, {PROCESS_MIB} MiB per "
+        f"process, {TOTAL_MIB} MiB and {TOTAL_FDS} fds in total, the rest as the defaults "
+        f"(docs/config.md); counted: at the end of the attack (for attackers killed "
+        f"halfway: just before the kill), with the victims' own. Target: victim maximum "
+        f"under {TARGET_MAX_MS:g} ms, judged on the 95% interval of the per-round maxima.",
         "",
         "| attack | ring FENCE echo | wl_display round trip | max < 50 ms | attackers refused | "
-        "compositor fds peak | RSS peak (MiB) | counted: fds / MiB | CPU pressure |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "compositor fds peak | RSS peak (MiB) | mappings peak | counted: fds / MiB / "
+        "mappings / GiB of address space | CPU pressure |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for name, rs in by.items():
         what = rs[0][1]
@@ -276,13 +300,17 @@ def report(rows, args, after, load_before):
             f"| {name}: {what} | {lat(rs, 'ECHO')} | {lat(rs, 'SYNC')} | "
             f"{V.short(v)} {iv.text(2) if iv is not None else '-'} | {refused} of {rs[0][6]} | "
             f"{max(r[3]['fds'] for r in rs)} | {max(r[3]['rss'] for r in rs) // 1024} | "
+            f"{max(r[3]['maps'] for r in rs)} | "
             f"{max(r[4]['total_fds'] for r in rs)} / "
-            f"{max(r[4]['total_memory'] for r in rs) >> 20} | "
+            f"{max(r[4]['total_memory'] for r in rs) >> 20} / "
+            f"{max(r[4]['total_mappings'] for r in rs)} / "
+            f"{max(r[4]['total_address_space'] for r in rs) >> 30} | "
             f"{'n/a' if not pressure else '%.0f-%.0f%%' % (min(pressure), max(pressure))} |")
     lines.append("")
-    lines.append(f"After all attacks: {after['total_fds']} fds and "
-                 f"{after['total_memory']} bytes counted. Peaks and counts: the largest of "
-                 f"the rounds; refused: per round.")
+    lines.append(f"After all attacks: {after['total_fds']} fds "
+                 f"({after['total_connections']} connections), {after['total_memory']} bytes, "
+                 f"{after['total_mappings']} mappings counted. Peaks and counts: the largest "
+                 f"of the rounds; refused: per round.")
     every = V.all_of(r[4] for r in tally.rows)
     lines.append(f"Victim maximum under {TARGET_MAX_MS:g} ms during every attack: {every}. "
                  f"{tally.summary()}; {V.load_text(load_before, V.loadavg())}.")
@@ -314,16 +342,20 @@ def main():
                 ready = ready if isinstance(ready, tuple) else (ready,)
                 bench.wait_for(lambda: any(r in bench.output(p) for r in ready) or
                                p.poll() is not None, f"{name}: attacker ready", 120)
+            # refused: a pixmap or pool not made, or an error naming a limit
+            # ("... reached") at any of its connections
             refused = sum(1 for p, _ in started if "REFUSED" in bench.output(p) or
-                          (p.poll() not in (None, 0)))
+                          "reached" in bench.output(p) or (p.poll() not in (None, 0)))
             results, peak, usage = bench.measure(
                 args.seconds, [p for p, _ in started] if name in KILLED_MIDWAY else ())
             for p, _ in started:
                 bench.stop(p)
             bench.wait_for(lambda: bench.clients() == base_clients, f"{name}: attackers gone")
-            # a gone ring's many pixmaps are freed in pieces after it
-            bench.wait_for(lambda: (lambda st: st["total_fds"] == 0 and
-                                    st["total_memory"] == 0)(bench.stats()),
+            # a gone ring's many pixmaps and its mappings are freed in pieces
+            # after it (each remaining connection's socket stays counted: 2 fds)
+            bench.wait_for(lambda: (lambda st: st["total_fds"] == 2 * st["total_connections"]
+                                    and st["total_memory"] == 0 and
+                                    st["reclaim_items"] == 0)(bench.stats()),
                            f"{name}: the attackers' usage released")
             rows.append((name, what, results, peak, usage, refused, len(started)))
             print(f"{name}: {results} peak {peak} usage fds {usage['total_fds']} "

@@ -131,6 +131,18 @@ int case_echo_probe(struct hostile *h, double seconds, int interval_ms, bool ver
 int case_sync_probe(struct hostile *h, double seconds);
 int case_hold_fds(struct hostile *h, int pools);
 
+/* hostile_accounts.c: fds parked in libwayland's buffer, connections of
+ * one process, pool resizes and address space (issue 24). */
+int case_park_fds(struct hostile *h, int n);
+int case_hold_parked(struct hostile *h, int connections);
+int case_connections(struct hostile *h, int n, bool hold);
+int case_pool_resize_stack(struct hostile *h, int n);
+int case_address_flood(struct hostile *h);
+int case_hold_address(struct hostile *h, int n);
+int case_shm_pool_flood(struct hostile *h);
+int case_hold_shm_buffers(struct hostile *h, int n);
+int case_hold_memory_conns(struct hostile *h, int connections);
+
 /* hostile_order.c: order and slicing of queued work (split commands, a
  * PRESENT copied in bands). */
 int case_split_around_request(struct hostile *h);

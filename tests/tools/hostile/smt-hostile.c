@@ -17,7 +17,16 @@
  * drain-stall (requests that need hours of queued work must not run it),
  * present-split (other clients are answered while a huge PRESENT copies),
  * split-around-request (a command split around a request runs after it),
- * hold-memory N (keeps N 64 MiB pixmaps until killed).
+ * hold-memory N (keeps N 64 MiB pixmaps until killed). Issue 24's accounts:
+ * park-fds N (a message that never completes, with N fds: disconnected
+ * past client-fds-in-flight), hold-parked N (N connections parking 56 fds
+ * each, held), connections N / hold-connections N (N more connections of
+ * this process), resize-stack N (N resizes of one pool queued behind
+ * hours of work, held), address-flood (4 GiB pools until refused),
+ * hold-memory-conns N (N connections with two 64 MiB pixmaps each, held),
+ * hold-address N (N pools of 4 GiB, held), shm-pool-flood (core wl_shm
+ * pools of 2 GiB until disconnected), hold-shm-buffers N (N wl_shm pools
+ * destroyed with one buffer each kept, held).
  *
  * For tests/bench/hostile: big-fill SECONDS (ring-full with 4096x4096
  * fills), drain-attack SECONDS, present-attack SECONDS, hold-fds N (a ring and N pools until
@@ -91,6 +100,24 @@ static int run_new_case(struct hostile *h, const char *name, const char *arg, bo
 		return case_present_split(h);
 	} else if (strcmp(name, "present-attack") == 0) {
 		return case_present_attack(h, secs);
+	} else if (strcmp(name, "park-fds") == 0) {
+		return case_park_fds(h, arg ? atoi(arg) : 1000);
+	} else if (strcmp(name, "hold-parked") == 0) {
+		return case_hold_parked(h, arg ? atoi(arg) : 1);
+	} else if (strcmp(name, "connections") == 0 || strcmp(name, "hold-connections") == 0) {
+		return case_connections(h, arg ? atoi(arg) : 100, name[0] == 'h');
+	} else if (strcmp(name, "resize-stack") == 0) {
+		return case_pool_resize_stack(h, arg ? atoi(arg) : 60);
+	} else if (strcmp(name, "hold-memory-conns") == 0) {
+		return case_hold_memory_conns(h, arg ? atoi(arg) : 2);
+	} else if (strcmp(name, "shm-pool-flood") == 0) {
+		return case_shm_pool_flood(h);
+	} else if (strcmp(name, "hold-shm-buffers") == 0) {
+		return case_hold_shm_buffers(h, arg ? atoi(arg) : 1);
+	} else if (strcmp(name, "hold-address") == 0) {
+		return case_hold_address(h, arg ? atoi(arg) : 1);
+	} else if (strcmp(name, "address-flood") == 0) {
+		return case_address_flood(h);
 	} else if (strcmp(name, "hold-fds") == 0) {
 		return case_hold_fds(h, arg ? atoi(arg) : 1);
 	} else if (strcmp(name, "echo-probe") == 0 || strcmp(name, "echo-probe-v") == 0) {

@@ -1,0 +1,201 @@
+/*
+ * Counting and bounding the fds a client has in flight in libwayland's
+ * buffer (fds_in_flight.h).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <wlr/util/log.h>
+#include "log_limit.h"
+#include "ring/fds_in_flight.h"
+
+struct watch {
+	struct wl_client *client;
+	struct smt_usage *usage;   /* NULL: not a watched client socket */
+	uint64_t in_flight;
+};
+
+/* Indexed by the client socket's fd: recvmsg finds its account in O(1). */
+static struct watch *watches;
+static size_t watch_cap;
+/* Set in the main thread only: other threads' recvmsg is never counted. */
+static _Thread_local bool on_main_thread;
+static bool watching;
+static struct wl_protocol_logger *logger;
+static struct log_limit refusal_log;
+
+typedef ssize_t (*recvmsg_fn)(int fd, struct msghdr *msg, int flags);
+
+static struct watch *watch_of(int fd)
+{
+	if (!watching || fd < 0 || (size_t)fd >= watch_cap || watches[fd].usage == NULL ||
+			!on_main_thread) {
+		return NULL;
+	}
+	return &watches[fd];
+}
+
+static uint64_t fds_in(const struct msghdr *msg)
+{
+	uint64_t count = 0;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c != NULL;
+			c = CMSG_NXTHDR((struct msghdr *)msg, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+			count += (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		}
+	}
+	return count;
+}
+
+static void close_fds_in(const struct msghdr *msg)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c != NULL;
+			c = CMSG_NXTHDR((struct msghdr *)msg, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+			size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			int *fds = (int *)CMSG_DATA(c);
+			for (size_t i = 0; i < n; i++) {
+				close(fds[i]);
+			}
+		}
+	}
+}
+
+/* Every recvmsg of the process comes here first (the executable's symbol
+ * comes before libc's); only watched client sockets are counted. */
+ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	static recvmsg_fn real_recvmsg;
+	if (real_recvmsg == NULL) {
+		real_recvmsg = (recvmsg_fn)dlsym(RTLD_NEXT, "recvmsg");
+		if (real_recvmsg == NULL) {
+			errno = ENOSYS;
+			return -1;
+		}
+	}
+	ssize_t n = real_recvmsg(fd, msg, flags);
+	struct watch *w = n >= 0 ? watch_of(fd) : NULL;
+	uint64_t count = w != NULL ? fds_in(msg) : 0;
+	if (count == 0) {
+		return n;
+	}
+	/* Capped per connection; as fds, charged from the process up: the
+	 * connection's own fd limit is for what its requests keep, so that a
+	 * request over it is refused by name, not its fds on arrival. */
+	struct smt_usage_refusal why;
+	if (smt_usage_charge(w->usage, SMT_RES_FDS_IN_FLIGHT, count, &why)) {
+		if (w->usage->parent == NULL ||
+				smt_usage_charge(w->usage->parent, SMT_RES_FDS, count, &why)) {
+			w->in_flight += count;
+			return n;
+		}
+		smt_usage_release(w->usage, SMT_RES_FDS_IN_FLIGHT, count);
+	}
+	/* Closed here, never parked: libwayland sees a read error and
+	 * disconnects the client after sending it the error. */
+	close_fds_in(msg);
+	char text[160];
+	smt_usage_describe(&why, text, sizeof(text));
+	pid_t pid = 0;
+	wl_client_get_credentials(w->client, &pid, NULL, NULL);
+	uint64_t left_out;
+	if (log_limit_allow(&refusal_log, &left_out)) {
+		wlr_log(WLR_ERROR, "client pid %d disconnected: %llu fds in flight, %llu more "
+			"arrived: %s (%llu such disconnections not logged before)", (int)pid,
+			(unsigned long long)w->in_flight, (unsigned long long)count, text,
+			(unsigned long long)left_out);
+	}
+	wl_client_post_implementation_error(w->client, "fds in flight: %s", text);
+	errno = EMSGSIZE;
+	return -1;
+}
+
+static void release(struct watch *w, uint64_t count)
+{
+	smt_usage_release(w->usage, SMT_RES_FDS_IN_FLIGHT, count);
+	if (w->usage->parent != NULL) {
+		smt_usage_release(w->usage->parent, SMT_RES_FDS, count);
+	}
+}
+
+static void count_dispatched(void *data, enum wl_protocol_logger_type type,
+		const struct wl_protocol_logger_message *m)
+{
+	if (type != WL_PROTOCOL_LOGGER_REQUEST) {
+		return;
+	}
+	uint64_t count = 0;
+	for (const char *s = m->message->signature; *s; s++) {
+		count += *s == 'h';
+	}
+	if (count == 0) {
+		return;
+	}
+	struct watch *w = watch_of(wl_client_get_fd(wl_resource_get_client(m->resource)));
+	if (w == NULL) {
+		return;
+	}
+	count = count < w->in_flight ? count : w->in_flight;
+	w->in_flight -= count;
+	release(w, count);
+}
+
+void fds_in_flight_init(struct wl_display *display)
+{
+	on_main_thread = true;
+	watching = true;
+	logger = wl_display_add_protocol_logger(display, count_dispatched, NULL);
+}
+
+void fds_in_flight_finish(void)
+{
+	if (logger != NULL) {
+		wl_protocol_logger_destroy(logger);
+		logger = NULL;
+	}
+	watching = false;
+	free(watches);
+	watches = NULL;
+	watch_cap = 0;
+}
+
+void fds_in_flight_watch(int fd, struct wl_client *client, struct smt_usage *usage)
+{
+	if (fd < 0) {
+		return;
+	}
+	if ((size_t)fd >= watch_cap) {
+		size_t cap = watch_cap ? watch_cap : 256;
+		while (cap <= (size_t)fd) {
+			cap *= 2;
+		}
+		struct watch *grown = realloc(watches, cap * sizeof(*grown));
+		if (grown == NULL) {
+			return;     /* uncounted, as before: the connection limits still bound it */
+		}
+		for (size_t i = watch_cap; i < cap; i++) {
+			grown[i] = (struct watch){0};
+		}
+		watches = grown;
+		watch_cap = cap;
+	}
+	watches[fd] = (struct watch){ .client = client, .usage = usage };
+}
+
+void fds_in_flight_unwatch(int fd)
+{
+	struct watch *w = fd >= 0 && (size_t)fd < watch_cap ? &watches[fd] : NULL;
+	if (w == NULL || w->usage == NULL) {
+		return;
+	}
+	release(w, w->in_flight);
+	*w = (struct watch){0};
+}
+
+uint64_t fds_in_flight_count(int fd)
+{
+	return fd >= 0 && (size_t)fd < watch_cap ? watches[fd].in_flight : 0;
+}
