@@ -254,7 +254,13 @@ def test(h):
         # peak of the first two.
         check(min(rss_runs[2:]) <= max(rss_runs[:2]) + 32 * 1024,
               f"RSS keeps growing over identical runs: {rss_runs} KiB")
-        check(rss2 < rss0 + 96 * 1024, f"RSS {rss2} KiB vs baseline {rss0} KiB")
+        # The bound, on the lower of the last two samples for the same
+        # reason: since teardown trims the heap only per 8 MiB freed
+        # (heap_reclaim.c), one sample can hold much of a run's freed heap
+        # (seen: last samples of 96 and 138 MiB against a 24 MiB baseline,
+        # 49 MiB in the sample before the 96); a leak raises both.
+        rss2 = min(rss_runs[2:])
+        check(rss2 < rss0 + 96 * 1024, f"RSS {rss_runs[2:]} KiB vs baseline {rss0} KiB")
         now = harness.process_resources(pid)
         check(now == base, f"fds/mappings {now} did not return to the baseline {base} "
                            "after the second run")
