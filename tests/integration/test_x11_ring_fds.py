@@ -19,7 +19,10 @@ test_x11_ring_fds.py programs|hostile
             (ld.so drops LD_PRELOAD) and keeps its display.
   hostile   smt-x11ring-hostile's fd attacks: an fd message whose bytes
             never come leaves Xwayland idle (its CPU ticks over a window)
-            and is served when they come; a flood of fd messages makes
+            and is served when they come; a fork child's REVERT with its
+            ShmAttachFd and fd already queued behind it (queued while a
+            second connection grabs the server): the fd reaches the X
+            server; a flood of fd messages makes
             Xwayland hold at most one message's fds; a REVERT before the
             tail or past the head ends that ring with a logged reason and
             an error in its statistics; Xwayland and the other clients
@@ -176,14 +179,14 @@ def hostile(h):
         eyes = s.spawn(["xeyes", "-geometry", "150x120+500+40"], name="xeyes")
         s.wait_x_window("--classname", "xeyes")
         xw = s.xwayland_pid()
-        for case, ended in (("fd-hold", False), ("fd-flood", False),
+        for case, ended in (("fd-hold", False), ("fd-flood", False), ("fork-attach", False),
                             ("revert-before-tail", True), ("revert-past-head", True)):
             before = len(s.x11ring_closed())
             res = s.run([tool, case, str(xw)], timeout=90, check_rc=False)
             check(res.returncode == 0, f"smt-x11ring-hostile {case}: {res.stdout}{res.stderr}")
             rows = s.wait_until(lambda: s.x11ring_closed()[before:], timeout=10,
                                 what=f"Xwayland to log the close of the {case} connection")
-            r = [x for x in rows if x["comm"] == "smt-x11ring-hos"][0]
+            r = [x for x in rows if x["comm"] == "smt-x11ring-hos"][-1]
             check((r["error"] != 0) == ended,
                   f"{case}: closed connection {r}, expected "
                   f"{'an ended ring with its error' if ended else 'no ring error'}")

@@ -17,6 +17,11 @@
  *   limit       rings on 140 connections at once: the server attaches a
  *               bounded number and keeps the others on the socket
  *               (REFUSED_LIMIT), where their X setup works
+ *   fork-attach a fork child's turn, played by hand: REVERT, then a
+ *               ShmAttachFd with its fd and a GetInputFocus on the socket,
+ *               all queued while a second connection grabs the server, so
+ *               the X server meets the REVERT with the fd already waiting
+ *               behind it: the attach succeeds (no error before the reply)
  *   revert-before-tail, revert-past-head
  *               a REVERT outside the published bytes: closed (with a
  *               logged reason: the test reads the log)
@@ -71,6 +76,9 @@ static int connect_x(void)
 /* The smallest valid connection setup: little-endian, 11.0, no auth. */
 static const uint8_t setup_req[12] = { 'l', 0, 11, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 
+/* The resource-id-base of the last successful setup reply. */
+static uint32_t setup_id_base;
+
 /* Reads the setup reply's first byte: 1 = success. -1: connection closed. */
 static int read_setup_reply(int fd)
 {
@@ -83,13 +91,15 @@ static int read_setup_reply(int fd)
 		return -1;
 	if (n == (ssize_t)sizeof(b) && b[0] == 1) {
 		/* The rest of a successful reply, so the next read is an answer
-		 * to our first request. */
+		 * to our first request; its resource-id-base is kept. */
 		size_t rest = ((size_t)b[7] << 8 | b[6]) * 4;
 		uint8_t skip[4096];
-		while (rest > 0) {
+		for (bool first = true; rest > 0; first = false) {
 			ssize_t k = recv(fd, skip, rest < sizeof(skip) ? rest : sizeof(skip), 0);
 			if (k <= 0)
 				return -1;
+			if (first && k >= 8)
+				memcpy(&setup_id_base, skip + 4, sizeof(setup_id_base));
 			rest -= (size_t)k;
 		}
 	}
@@ -319,6 +329,68 @@ static int fd_flood(int fd, struct ring *r, uint64_t head, int xpid)
 	return verdict(true, "fd-flood-bounded");
 }
 
+/* Reads 32-byte answers until a reply (1) or an error (0); its first
+ * bytes in out. */
+static int next_answer(int fd, uint8_t out[32])
+{
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		if (poll(&p, 1, 30000) <= 0 || recv(fd, out, 32, MSG_WAITALL) != 32)
+			return -1;
+		if (out[0] == 0 || out[0] == 1)
+			return out[0];
+	}
+}
+
+static bool plain_request(int fd, const void *req, size_t n)
+{
+	return send(fd, req, n, MSG_NOSIGNAL) == (ssize_t)n;
+}
+
+static int fork_attach(int fd, struct ring *r, uint64_t head)
+{
+	uint32_t base = setup_id_base;
+	/* QueryExtension "MIT-SHM" through the ring. */
+	uint8_t q[16] = { 98, 0, 4, 0, 7, 0, 0, 0, 'M', 'I', 'T', '-', 'S', 'H', 'M', 0 };
+	put(r, &head, q, sizeof(q));
+	uint8_t a[32];
+	if (next_answer(fd, a) != 1 || !a[8])
+		return verdict(false, "no-mit-shm");
+	uint8_t major = a[9];
+	/* A second connection grabs the server: it reads nobody else now. */
+	int other = connect_x();
+	uint8_t grab[4] = { 36, 0, 1, 0 }, ungrab[4] = { 37, 0, 1, 0 };
+	uint8_t focus[4] = { 43, 0, 1, 0 };
+	if (other < 0 || !plain_request(other, setup_req, sizeof(setup_req)) ||
+	    read_setup_reply(other) != 1 || !plain_request(other, grab, 4) ||
+	    !plain_request(other, focus, 4) || next_answer(other, a) != 1)
+		return 2;
+	/* The child's turn: REVERT, then its first request with its fd. */
+	int memfd = memfd_create("fork-attach", MFD_CLOEXEC);
+	if (memfd < 0 || ftruncate(memfd, 4096) != 0 ||
+	    !send_fd_message(fd, r, SMT_STREAM_REVERT, head, NULL, 0, 0))
+		return 2;
+	uint8_t attach[12] = { major, 6, 3, 0 };
+	uint32_t seg = base | 0x10;
+	memcpy(attach + 4, &seg, 4);
+	struct iovec iov = { attach, sizeof(attach) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	union scm_rights_buf u;
+	scm_rights_attach(&m, &u, &memfd, 1);
+	if (sendmsg(fd, &m, MSG_NOSIGNAL) != (ssize_t)sizeof(attach) ||
+	    !plain_request(fd, focus, 4))
+		return 2;
+	close(memfd);
+	if (!plain_request(other, ungrab, 4) || !plain_request(other, focus, 4) ||
+	    next_answer(other, a) != 1)
+		return 2;
+	int got = next_answer(fd, a);
+	if (got == 0)
+		printf("X error %u for request %u.%u\n", a[1], a[10], a[8]);
+	close(other);
+	return verdict(got == 1, got == 1 ? "fork-attach-fd-arrived" : "fork-attach-fd-lost");
+}
+
 static int verdict(bool ok, const char *what)
 {
 	puts(what);
@@ -411,6 +483,8 @@ int main(int argc, char **argv)
 		put(&r, &head, noop, sizeof(noop));
 		return verdict(closed_by_server(fd), "bad-fdmsg-closed");
 	}
+	if (!strcmp(c, "fork-attach"))
+		return fork_attach(fd, &r, head);
 	if (!strcmp(c, "revert-before-tail") || !strcmp(c, "revert-past-head")) {
 		bool before = !strcmp(c, "revert-before-tail");
 		if (!send_fd_message(fd, &r, SMT_STREAM_REVERT, before ? head - 4 : head + 4096, NULL,
