@@ -113,17 +113,19 @@ struct control_out {
 	int *data;
 };
 
+/* On the X server's read path: only arithmetic until fds are due. */
 static void control_init(struct control_out *o, struct msghdr *msg)
 {
 	*o = (struct control_out){ .msg = msg };
 	size_t room = msg->msg_control ? msg->msg_controllen : 0;
-	while (CMSG_SPACE((o->capacity + 1) * sizeof(int)) <= room && o->capacity < 4096)
-		o->capacity++;
-	if (o->capacity) {
-		/* msg_controllen is still the caller's room here. */
-		struct cmsghdr *cm = CMSG_FIRSTHDR(msg);
-		o->data = (int *)(void *)CMSG_DATA(cm);
-	}
+	if (room < CMSG_SPACE(sizeof(int)))
+		return;
+	size_t cap = (room - CMSG_LEN(0)) / sizeof(int);
+	while (cap > 0 && CMSG_SPACE(cap * sizeof(int)) > room)
+		cap--;  /* at most the alignment's worth */
+	o->capacity = cap < 65536 ? (unsigned)cap : 65536u;
+	/* msg_controllen is still the caller's room here. */
+	o->data = (int *)(void *)CMSG_DATA(CMSG_FIRSTHDR(msg));
 }
 
 static void control_add(struct control_out *o, const struct stream_socket *sock,
