@@ -22,9 +22,10 @@ bench="weston wayland-utils xwayland x11-apps xfonts-base xterm xvfb x11-utils x
   python3 python3-numpy python3-matplotlib"
 # Real clients and drivers the integration tests run, and the fuzzing
 # toolchain; the suite smoke-runs every benchmark, so all of the bench set.
+# OpenJDK: javac and AWT on X for the X ring's Java VFORK case.
 test="$session $bench xauth valgrind wtype swaybg wlr-randr clang libclang-rt-14-dev xclip wl-clipboard
   gtk-3-examples gtk-4-examples qtbase5-examples qtwayland5 swaylock swayidle wlsunset tk
-  firefox-esr"
+  firefox-esr openjdk-17-jdk-headless openjdk-17-jre"
 
 case "${1:-}" in
 session) wanted="$build $session" ;;
