@@ -421,11 +421,16 @@ static inline uint32_t smt_format_bpp(uint32_t format)
  *                      the connection stays on the socket (silent fallback).
  *
  * Fds that ride with requests (MIT-SHM AttachFd, DRI3, Present): before
- * publishing the bytes that need them, the client sends one smt_stream_fd_msg
- * with the fds as SCM_RIGHTS, then increments header.fd_messages, then
- * publishes head. The server loads head, THEN compares fd_messages with what
- * it has received and drains the socket; so fds are always queued in the X
- * server before the request that takes them is parsed.
+ * publishing the bytes that need them, the client sends smt_stream_fd_msg
+ * messages (at most SMT_STREAM_MAX_FDS fds each, all at the position of
+ * those bytes) with the fds as SCM_RIGHTS, then increments
+ * header.fd_messages, then publishes head. The server loads head, THEN
+ * compares fd_messages with what it has taken; it holds one message ahead
+ * of the bytes and takes the next only when the stream reaches the held
+ * one's position, so the rest stay queued in the kernel (flow control as on
+ * a socket), no read returns a byte at or past a position whose fds are not
+ * handed to the X server, and they go with the read that starts there
+ * (xwayland-glue/stream/stream_fds.h).
  *
  * Discovery: a unix socket $XDG_RUNTIME_DIR/SMT_STREAM_DISCOVERY<pid>, pid
  * being what SO_PEERCRED reports for the X socket (the process that
@@ -445,8 +450,8 @@ static inline uint32_t smt_format_bpp(uint32_t format)
 #define SMT_STREAM_ACK_MAGIC 0x31415853u    /* "SXA1" */
 #define SMT_STREAM_FD_MAGIC 0x31465853u     /* "SXF1" */
 #define SMT_STREAM_DISCOVERY "smtwc-x11ring-"
-/* Most fds one smt_stream_fd_msg may carry, and that the server holds for a
- * connection before the X server has taken them. */
+/* Most fds one smt_stream_fd_msg may carry: also what the server holds for
+ * a connection (one message) before the X server has taken them. */
 #define SMT_STREAM_MAX_FDS 16u
 
 struct smt_stream_hello {

@@ -14,7 +14,12 @@
 const char *preload_find(const char *env_var, const char *name, const char *installed,
 			 char *buf, size_t n);
 
-/* LD_PRELOAD with `path` appended (once) and, if `asan_first` in a
+/* `path` as ld.so resolves it per ELF class ($LIB), when a 32-bit x86
+ * twin of it is installed (or built) beside it: 32-bit programs then load
+ * the twin instead of failing loudly on a 64-bit library. Else `path`. */
+const char *preload_per_class(const char *path, char *buf, size_t n);
+
+/* LD_PRELOAD with `path` appended (once, per class: preload_per_class) and, if `asan_first` in a
  * sanitizer build, the ASan runtime in front; entries containing `drop` are
  * removed. Returns a malloc'ed string, or NULL (out of memory, or a path
  * ld.so cannot take). */

@@ -7,7 +7,9 @@
 # Targets: ring (ring reader + decoder + executor, fuzz_ring.c), submit (the
 # socket-submit path as the Wayland glue drives it, fuzz_submit.c), config
 # (config file / control-socket `set` parser, fuzz_config.c), x11stream (the
-# X server's reader of a client's byte-stream ring, fuzz_x11stream.c). Crashing inputs
+# X server's reader of a client's byte-stream ring, fuzz_x11stream.c), x11fds
+# (fd messages, REVERTs and bytes of that ring in any interleaving against a
+# model, fuzz_x11fds.c and x11fds_model.h). Crashing inputs
 # are kept in ./fuzz-artifacts/TARGET/; turn each into a regression test
 # (a unit test or a seed in tests/fuzz/corpus*/ that `meson test --suite fuzz`
 # replays). Exit status: non-zero if any target found a crash, leak or
@@ -16,7 +18,7 @@ set -eu
 
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
-targets=${*:-ring submit config x11stream}
+targets=${*:-ring submit config x11stream x11fds}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/smt-fuzz.XXXXXX")
@@ -55,8 +57,13 @@ for t in $targets; do
 			"$root"/xwayland-glue/stream/*.c -o "$work/$t/fuzz"
 		cp "$here"/corpus-x11stream/* "$work/$t/seeds/" 2>/dev/null || true
 		max_len=4096 ;;
+	x11fds)
+		$cc $flags $san -I"$root/xwayland-glue/stream" "$here/fuzz_x11fds.c" \
+			"$root"/xwayland-glue/stream/*.c -o "$work/$t/fuzz"
+		cp "$here"/corpus-x11fds/* "$work/$t/seeds/" 2>/dev/null || true
+		max_len=4096 ;;
 	*)
-		echo "fuzz.sh: unknown target '$t' (ring, submit, config, x11stream)" >&2
+		echo "fuzz.sh: unknown target '$t' (ring, submit, config, x11stream, x11fds)" >&2
 		exit 2 ;;
 	esac
 	mkdir -p "fuzz-artifacts/$t"

@@ -75,8 +75,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 			break;
 		}
-		case 4:  /* a REVERT message at position v */
-			if (!stream_reader_limit(&r, v) && !r.dead)
+		case 4:  /* a REVERT message at position v: refused ones end the
+			  * ring (the caller's part, stream_fds.c) */
+			if (!stream_reader_limit(&r, v))
+				stream_reader_fail(&r, SMT_ERROR_BAD_MESSAGE);
+			else if (!r.limited || r.limit != v || r.dead)
 				abort();
 			break;
 		case 5:

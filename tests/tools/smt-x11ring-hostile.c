@@ -17,6 +17,26 @@
  *   limit       rings on 140 connections at once: the server attaches a
  *               bounded number and keeps the others on the socket
  *               (REFUSED_LIMIT), where their X setup works
+ *   fork-attach a fork child's turn, played by hand: REVERT, then a
+ *               ShmAttachFd with its fd and a GetInputFocus on the socket,
+ *               all queued while a second connection grabs the server, so
+ *               the X server meets the REVERT with the fd already waiting
+ *               behind it: the attach succeeds (no error before the reply)
+ *   revert-before-tail, revert-past-head
+ *               a REVERT outside the published bytes: closed (with a
+ *               logged reason: the test reads the log)
+ *
+ * With the X server's pid as a second argument (fd side, issue 23):
+ *
+ *   fd-hold     an fd message counted, its bytes never published, for a
+ *               1 s window: the X server stays idle (its CPU ticks over
+ *               the window, from /proc/PID/stat, below a quarter of the
+ *               window's); then the bytes come (GetInputFocus) and the
+ *               reply arrives: the held fd went with them
+ *   fd-flood    fd messages of 16 fds each, all for one far position, as
+ *               many as the socket takes: the X server holds at most one
+ *               message's fds (its fd count, /proc/PID/fd, grows by at
+ *               most 16 + 4), and gives them all back when we close
  *
  * DISPLAY must name a local display; the discovery step is the shim's.
  */
@@ -30,6 +50,7 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <dirent.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -55,6 +76,9 @@ static int connect_x(void)
 /* The smallest valid connection setup: little-endian, 11.0, no auth. */
 static const uint8_t setup_req[12] = { 'l', 0, 11, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 
+/* The resource-id-base of the last successful setup reply. */
+static uint32_t setup_id_base;
+
 /* Reads the setup reply's first byte: 1 = success. -1: connection closed. */
 static int read_setup_reply(int fd)
 {
@@ -62,8 +86,24 @@ static int read_setup_reply(int fd)
 	if (poll(&p, 1, 30000) <= 0)
 		return -2;
 	uint8_t b[8];
-	ssize_t n = recv(fd, b, sizeof(b), 0);
-	return n <= 0 ? -1 : b[0];
+	ssize_t n = recv(fd, b, sizeof(b), MSG_WAITALL);
+	if (n <= 0)
+		return -1;
+	if (n == (ssize_t)sizeof(b) && b[0] == 1) {
+		/* The rest of a successful reply, so the next read is an answer
+		 * to our first request; its resource-id-base is kept. */
+		size_t rest = ((size_t)b[7] << 8 | b[6]) * 4;
+		uint8_t skip[4096];
+		for (bool first = true; rest > 0; first = false) {
+			ssize_t k = recv(fd, skip, rest < sizeof(skip) ? rest : sizeof(skip), 0);
+			if (k <= 0)
+				return -1;
+			if (first && k >= 8)
+				memcpy(&setup_id_base, skip + 4, sizeof(setup_id_base));
+			rest -= (size_t)k;
+		}
+	}
+	return b[0];
 }
 
 /* Waits until the server closes fd (reads EOF or ECONNRESET). */
@@ -175,6 +215,182 @@ static void put(struct ring *r, uint64_t *head, const void *p, uint32_t n)
 	publish(r, *head);
 }
 
+static int verdict(bool ok, const char *what);
+
+/* utime + stime of a process, in clock ticks (-1: unknown). */
+static long cpu_ticks(int pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')');  /* comm may hold spaces */
+	unsigned long ut, st;
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut,
+			 &st) != 2)
+		return -1;
+	return (long)(ut + st);
+}
+
+static int open_fds(int pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return -1;
+	int n = 0;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+static bool send_fd_message(int fd, struct ring *r, uint32_t kind, uint64_t position,
+			    const int *fds, unsigned nfds, int flags)
+{
+	struct smt_stream_fd_msg m = { .magic = SMT_STREAM_FD_MAGIC, .kind = kind,
+				       .position = position };
+	struct iovec iov = { &m, sizeof(m) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	union scm_rights_buf u;
+	scm_rights_attach(&msg, &u, fds, nfds);
+	if (sendmsg(fd, &msg, flags | MSG_NOSIGNAL) != (ssize_t)sizeof(m))
+		return false;
+	atomic_fetch_add(&r->hdr->fd_messages, 1);
+	return true;
+}
+
+/* A GetInputFocus through the ring, and its 32-byte reply on the socket. */
+static bool round_trip(int fd, struct ring *r, uint64_t *head)
+{
+	uint8_t req[4] = { 43, 0, 1, 0 };
+	put(r, head, req, sizeof(req));
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		uint8_t b[32];
+		if (poll(&p, 1, 30000) <= 0 || recv(fd, b, sizeof(b), MSG_WAITALL) != 32)
+			return false;
+		if (b[0] == 1)
+			return true;  /* the reply; events before it are skipped */
+		if (b[0] == 0)
+			return false;  /* an error */
+	}
+}
+
+static int fd_hold(int fd, struct ring *r, uint64_t head, int xpid)
+{
+	int memfd = memfd_create("held", MFD_CLOEXEC);
+	if (memfd < 0 || !send_fd_message(fd, r, SMT_STREAM_FDS, head, &memfd, 1, 0))
+		return 2;
+	close(memfd);
+	long hz = sysconf(_SC_CLK_TCK);
+	long before = cpu_ticks(xpid);
+	/* The window the X server's CPU time is measured over. */
+	poll(NULL, 0, 1000);
+	long spent = cpu_ticks(xpid) - before;
+	printf("X server CPU while an fd message waits for its bytes: %ld ticks in 1 s "
+	       "(%ld per s)\n", spent, hz);
+	if (before < 0 || spent * 4 >= hz)
+		return verdict(false, "fd-hold-busy");
+	return verdict(round_trip(fd, r, &head), "fd-held-idle-then-served");
+}
+
+static int fd_flood(int fd, struct ring *r, uint64_t head, int xpid)
+{
+	int fds[SMT_STREAM_MAX_FDS];
+	for (unsigned i = 0; i < SMT_STREAM_MAX_FDS; i++) {
+		fds[i] = eventfd(0, EFD_CLOEXEC);
+		if (fds[i] < 0)
+			return 2;
+	}
+	int before = open_fds(xpid);
+	unsigned sent = 0;
+	while (sent < 100000 && send_fd_message(fd, r, SMT_STREAM_FDS, head + (1u << 20), fds,
+						SMT_STREAM_MAX_FDS, MSG_DONTWAIT))
+		sent++;
+	/* The server has seen them: a round trip on a second connection. */
+	int other = connect_x();
+	if (other < 0 || write(other, setup_req, sizeof(setup_req)) != sizeof(setup_req) ||
+	    read_setup_reply(other) != 1)
+		return 2;
+	int during = open_fds(xpid);
+	printf("%u fd messages of %u fds in flight; the X server's fds %d -> %d\n", sent,
+	       SMT_STREAM_MAX_FDS, before, during);
+	close(other);
+	if (before < 0 || sent < 2 || during - before > (int)SMT_STREAM_MAX_FDS + 4)
+		return verdict(false, "fd-flood-held-more-than-one-message");
+	return verdict(true, "fd-flood-bounded");
+}
+
+/* Reads 32-byte answers until a reply (1) or an error (0); its first
+ * bytes in out. */
+static int next_answer(int fd, uint8_t out[32])
+{
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		if (poll(&p, 1, 30000) <= 0 || recv(fd, out, 32, MSG_WAITALL) != 32)
+			return -1;
+		if (out[0] == 0 || out[0] == 1)
+			return out[0];
+	}
+}
+
+static bool plain_request(int fd, const void *req, size_t n)
+{
+	return send(fd, req, n, MSG_NOSIGNAL) == (ssize_t)n;
+}
+
+static int fork_attach(int fd, struct ring *r, uint64_t head)
+{
+	uint32_t base = setup_id_base;
+	/* QueryExtension "MIT-SHM" through the ring. */
+	uint8_t q[16] = { 98, 0, 4, 0, 7, 0, 0, 0, 'M', 'I', 'T', '-', 'S', 'H', 'M', 0 };
+	put(r, &head, q, sizeof(q));
+	uint8_t a[32];
+	if (next_answer(fd, a) != 1 || !a[8])
+		return verdict(false, "no-mit-shm");
+	uint8_t major = a[9];
+	/* A second connection grabs the server: it reads nobody else now. */
+	int other = connect_x();
+	uint8_t grab[4] = { 36, 0, 1, 0 }, ungrab[4] = { 37, 0, 1, 0 };
+	uint8_t focus[4] = { 43, 0, 1, 0 };
+	if (other < 0 || !plain_request(other, setup_req, sizeof(setup_req)) ||
+	    read_setup_reply(other) != 1 || !plain_request(other, grab, 4) ||
+	    !plain_request(other, focus, 4) || next_answer(other, a) != 1)
+		return 2;
+	/* The child's turn: REVERT, then its first request with its fd. */
+	int memfd = memfd_create("fork-attach", MFD_CLOEXEC);
+	if (memfd < 0 || ftruncate(memfd, 4096) != 0 ||
+	    !send_fd_message(fd, r, SMT_STREAM_REVERT, head, NULL, 0, 0))
+		return 2;
+	uint8_t attach[12] = { major, 6, 3, 0 };
+	uint32_t seg = base | 0x10;
+	memcpy(attach + 4, &seg, 4);
+	struct iovec iov = { attach, sizeof(attach) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	union scm_rights_buf u;
+	scm_rights_attach(&m, &u, &memfd, 1);
+	if (sendmsg(fd, &m, MSG_NOSIGNAL) != (ssize_t)sizeof(attach) ||
+	    !plain_request(fd, focus, 4))
+		return 2;
+	close(memfd);
+	if (!plain_request(other, ungrab, 4) || !plain_request(other, focus, 4) ||
+	    next_answer(other, a) != 1)
+		return 2;
+	int got = next_answer(fd, a);
+	if (got == 0)
+		printf("X error %u for request %u.%u\n", a[1], a[10], a[8]);
+	close(other);
+	return verdict(got == 1, got == 1 ? "fork-attach-fd-arrived" : "fork-attach-fd-lost");
+}
+
 static int verdict(bool ok, const char *what)
 {
 	puts(what);
@@ -183,11 +399,13 @@ static int verdict(bool ok, const char *what)
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
+	if (argc != 2 && argc != 3) {
 		fprintf(stderr, "usage: smt-x11ring-hostile unsealed|bad-head|past-head|garbage|"
-			"bad-fdmsg|plain|ring|limit\n");
+			"bad-fdmsg|plain|ring|limit|revert-before-tail|revert-past-head\n"
+			"       smt-x11ring-hostile fd-hold|fd-flood X-SERVER-PID\n");
 		return 2;
 	}
+	int xpid = argc == 3 ? atoi(argv[2]) : -1;
 	const char *c = argv[1];
 	int fd = connect_x();
 	if (fd < 0) {
@@ -265,6 +483,22 @@ int main(int argc, char **argv)
 		put(&r, &head, noop, sizeof(noop));
 		return verdict(closed_by_server(fd), "bad-fdmsg-closed");
 	}
+	if (!strcmp(c, "fork-attach"))
+		return fork_attach(fd, &r, head);
+	if (!strcmp(c, "revert-before-tail") || !strcmp(c, "revert-past-head")) {
+		bool before = !strcmp(c, "revert-before-tail");
+		if (!send_fd_message(fd, &r, SMT_STREAM_REVERT, before ? head - 4 : head + 4096, NULL,
+				     0, 0))
+			return 2;
+		uint8_t noop[4] = { 127, 0, 1, 0 };
+		put(&r, &head, noop, sizeof(noop));
+		return verdict(closed_by_server(fd), before ? "revert-before-tail-closed"
+							    : "revert-past-head-closed");
+	}
+	if (xpid > 0 && !strcmp(c, "fd-hold"))
+		return fd_hold(fd, &r, head, xpid);
+	if (xpid > 0 && !strcmp(c, "fd-flood"))
+		return fd_flood(fd, &r, head, xpid);
 	fprintf(stderr, "unknown case %s\n", c);
 	return 2;
 }

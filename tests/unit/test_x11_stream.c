@@ -1,8 +1,11 @@
 /*
  * The X server's half of the byte-stream ring, linked alone
- * (xwayland-glue/stream): the request counter on streams cut anywhere, and
- * the reader against a client that lies about head, wraps the area, and
- * waits for room.
+ * (xwayland-glue/stream): the request counter on streams cut anywhere, the
+ * reader against a client that lies about head, wraps the area, and waits
+ * for room, and the fd side of its reads (stream_fds.c): the issue's fd
+ * patterns as scenarios, then a property test over random interleavings of
+ * fd messages, REVERTs and bytes (tests/fuzz/x11fds_model.h, which the
+ * fuzz target fuzz_x11fds shares).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +14,7 @@
 #include "stream_reader.h"
 #include "unit_check.h"
 #include "x11_request_count.h"
+#include "../fuzz/x11fds_model.h"
 
 /* A setup (auth name 5 bytes, data 16 bytes, both padded), then requests of
  * 1, 3 and 2 words, then a BIG-REQUESTS request of 70000 words. */
@@ -151,19 +155,193 @@ static void test_reader(void)
 	publish(&f, 310);
 	CHECK_INT(stream_reader_available(&r, &err), 0);
 
-	/* A REVERT past head kills the ring. */
+	/* A REVERT past head is refused; the caller ends the ring with its
+	 * reason (stream_fds.c), so the log says which. */
 	struct stream_reader r2;
 	memset(&f, 0, sizeof(f));
 	stream_reader_init(&r2, f.map, AREA, &f.status);
 	publish(&f, 10);
 	CHECK(!stream_reader_limit(&r2, 11));
-	CHECK(r2.dead);
-	CHECK_INT(atomic_load(&f.status.error_code), SMT_ERROR_BAD_MESSAGE);
+	CHECK(!r2.limited);
+}
+
+/* One read as the X server makes it (16 fds of room unless told). */
+static enum stream_read_result read_model(struct model *mod, size_t max, unsigned room,
+					  size_t *n, unsigned *fds_out)
+{
+	static uint8_t buf[MODEL_AREA];
+	union {
+		char b[CMSG_SPACE(128 * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { buf, max };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
+			      .msg_controllen = CMSG_SPACE(room * sizeof(int)) };
+	enum stream_read_result r = stream_fds_read(&mod->rd, &mod->q, &mod->sock, &msg, n);
+	*fds_out = 0;
+	if (msg.msg_controllen) {
+		struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+		*fds_out = (unsigned)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+		for (unsigned i = 0; i < *fds_out; i++) {
+			int fd;
+			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+			mod->fd_state[fd] = FD_GIVEN;
+		}
+	}
+	return r;
+}
+
+/* The fd patterns, one by one. */
+static void test_fd_scenarios(void)
+{
+	current_test = "fd scenarios";
+	static struct model mod;
+	size_t n;
+	unsigned fds;
+
+	/* Item 7: an fd message whose bytes never come. The server takes it
+	 * (the count says so) and then has nothing to do: not ready, and a
+	 * read (epoll's edge) returns EAGAIN with no fd handed over. */
+	model_init(&mod, true);
+	model_publish(&mod, 40);
+	CHECK(stream_fds_has_input(&mod.rd, &mod.q, &mod.sock));
+	CHECK_INT(read_model(&mod, 100, 16, &n, &fds), STREAM_READ_BYTES);
+	CHECK_INT(n, 40);
+	model_send(&mod, SMT_STREAM_FDS, mod.head, 1, false, true);
+	mod.q.sock_readable = true;
+	for (int i = 0; i < 3; i++) {
+		CHECK(!stream_fds_has_input(&mod.rd, &mod.q, &mod.sock));
+		CHECK_INT(read_model(&mod, 100, 16, &n, &fds), STREAM_READ_AGAIN);
+		CHECK_INT(fds, 0);
+	}
+	CHECK(mod.q.have_next);
+	/* The bytes come: the fd goes with the read that starts at them. */
+	model_publish(&mod, 24);
+	CHECK(stream_fds_has_input(&mod.rd, &mod.q, &mod.sock));
+	CHECK_INT(read_model(&mod, 100, 16, &n, &fds), STREAM_READ_BYTES);
+	CHECK_INT(n, 24);
+	CHECK_INT(fds, 1);
+
+	/* Item 2: 64 ShmAttachFd-like requests of 16 bytes, each after its own
+	 * fd message, all sent before the server reads anything (the client
+	 * only waits when the socket is full). One message is held at a time;
+	 * each read stops before the next message's position, so every fd
+	 * goes with its own request. */
+	model_init(&mod, true);
+	for (int i = 0; i < 64; i++) {
+		model_send(&mod, SMT_STREAM_FDS, mod.head, 1, false, true);
+		model_publish(&mod, 16);
+	}
+	unsigned total_fds = 0;
+	for (int i = 0; i < 64; i++) {
+		CHECK(stream_fds_has_input(&mod.rd, &mod.q, &mod.sock));
+		CHECK_INT(read_model(&mod, MODEL_AREA, 16, &n, &fds), STREAM_READ_BYTES);
+		CHECK_INT(n, 16);
+		CHECK_INT(fds, 1);
+		total_fds += fds;
+		CHECK(mod.qlen <= 64u - (unsigned)i);
+	}
+	CHECK_INT(total_fds, 64);
+	CHECK(!stream_fds_has_input(&mod.rd, &mod.q, &mod.sock));
+
+	/* More fds than one message carries (a program's sendmsg of 20):
+	 * two messages at one position, handed over together. */
+	model_init(&mod, true);
+	model_send(&mod, SMT_STREAM_FDS, 0, 16, false, true);
+	model_send(&mod, SMT_STREAM_FDS, 0, 4, false, true);
+	model_publish(&mod, 8);
+	CHECK_INT(read_model(&mod, 100, 64, &n, &fds), STREAM_READ_BYTES);
+	CHECK_INT(fds, 20);
+	/* ... and with room for 4 only, the rest is closed, as the kernel
+	 * does (MSG_CTRUNC). */
+	model_send(&mod, SMT_STREAM_FDS, mod.head, 16, false, true);
+	model_publish(&mod, 8);
+	CHECK_INT(read_model(&mod, 100, 4, &n, &fds), STREAM_READ_BYTES);
+	CHECK_INT(fds, 4);
+	CHECK_INT(mod.q.fds_dropped, 12);
+
+	/* Item 9: a REVERT before the tail, and past the head: the ring ends
+	 * with a logged reason and an error for the statistics. */
+	for (int past = 0; past <= 1; past++) {
+		model_init(&mod, false);
+		model_publish(&mod, 64);
+		CHECK_INT(read_model(&mod, 32, 16, &n, &fds), STREAM_READ_BYTES);
+		model_send(&mod, SMT_STREAM_REVERT, past ? 65 : 31, 0, false, true);
+		CHECK(stream_fds_has_input(&mod.rd, &mod.q, &mod.sock));
+		CHECK_INT(read_model(&mod, 32, 16, &n, &fds), STREAM_READ_DEAD);
+		CHECK_INT(mod.killed, 1);
+		CHECK_INT(atomic_load(&mod.status.error_code), SMT_ERROR_BAD_MESSAGE);
+	}
+
+	/* Item 3's server side: a fork child's REVERT at position 48 while its
+	 * parent had fds at 40: the parent's bytes and fd come out, then the
+	 * switch, with the X server's control buffer untouched. */
+	model_init(&mod, true);
+	model_publish(&mod, 40);
+	model_send(&mod, SMT_STREAM_FDS, 40, 1, false, true);
+	model_publish(&mod, 8);
+	model_send(&mod, SMT_STREAM_REVERT, 48, 0, false, true);
+	CHECK_INT(read_model(&mod, 100, 16, &n, &fds), STREAM_READ_BYTES);
+	CHECK_INT(n, 40);
+	CHECK_INT(read_model(&mod, 100, 16, &n, &fds), STREAM_READ_BYTES);
+	CHECK_INT(n, 8);
+	CHECK_INT(fds, 1);
+	CHECK(stream_fds_has_input(&mod.rd, &mod.q, &mod.sock));
+	CHECK_INT(read_model(&mod, 100, 16, &n, &fds), STREAM_READ_REVERTED);
+	CHECK_INT(atomic_load(&mod.status.error_code), SMT_ERROR_REVERTED);
+
+	/* A count that lies: looked at once, then the connection is idle. */
+	model_init(&mod, false);
+	atomic_store(&model_hdr(&mod)->fd_messages, 5);
+	CHECK(!stream_fds_has_input(&mod.rd, &mod.q, &mod.sock));
+	CHECK(mod.q.looked);
+	CHECK(!stream_fds_has_input(&mod.rd, &mod.q, &mod.sock));
+
+	/* The client goes while its fd message waits for bytes: the end is
+	 * seen (hung_up) though the message is never read. */
+	model_init(&mod, true);
+	model_send(&mod, SMT_STREAM_FDS, 0, 3, false, true);
+	model_send(&mod, SMT_STREAM_FDS, 0, 3, false, true);
+	CHECK(!stream_fds_has_input(&mod.rd, &mod.q, &mod.sock));
+	mod.eof = true;
+	mod.q.sock_readable = true;
+	CHECK(stream_fds_has_input(&mod.rd, &mod.q, &mod.sock));
+	CHECK_INT(read_model(&mod, 100, 16, &n, &fds), STREAM_READ_END);
+	stream_fds_release(&mod.q, &mod.sock);
+	CHECK_INT(mod.fd_state[0], FD_CLOSED);
+}
+
+/* Random scripts through the model: honest ones, hostile ones. */
+static void test_fd_interleavings(void)
+{
+	current_test = "fd interleavings";
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	static uint8_t script[1200];
+	for (int run = 0; run < 3000; run++) {
+		size_t len = 2 + (size_t)(x % (sizeof(script) - 2));
+		for (size_t i = 0; i < len; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			script[i] = (uint8_t)x;
+		}
+		for (int honest = 0; honest <= 1; honest++) {
+			const char *failure = model_run(script, len, honest);
+			if (failure) {
+				fprintf(stderr, "run %d (%s): %s\n", run, honest ? "honest" : "hostile",
+					failure);
+				CHECK(failure == NULL);
+				return;
+			}
+		}
+	}
 }
 
 int main(void)
 {
 	test_request_count();
 	test_reader();
+	test_fd_scenarios();
+	test_fd_interleavings();
 	return failures != 0;
 }

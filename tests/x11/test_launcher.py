@@ -1,5 +1,7 @@
 """smt-x11run: finds the shim, appends it to LD_PRELOAD once, runs CMD and
-reports exec failures like env(1) does."""
+reports exec failures like env(1) does. Where an ELF32 twin of the shim is
+built beside it (x86-64), the path is ld.so's per-class $LIB form: 64-bit
+programs load the shim, 32-bit ones the twin (no "wrong ELF class" line)."""
 import os
 import subprocess
 import sys
@@ -35,7 +37,11 @@ def main():
     # shim is instrumented); then the existing value, then the shim.
     asan = [os.environ["SMT_ASAN_RUNTIME"]] if os.environ.get("SMT_ASAN_RUNTIME") else []
 
+    def expand(path, lib):
+        return path.replace("$LIB", lib)
+
     def is_shim(path):
+        path = expand(path, "lib/x86_64-linux-gnu")
         return os.path.realpath(path) == shim or path == shim
 
     p = launch(show)
@@ -50,7 +56,23 @@ def main():
             and is_shim(got[-1]), "the shim is appended to LD_PRELOAD")
     have = ":".join(filter(None, [os.environ.get("SMT_ASAN_RUNTIME"), shim]))
     p = launch(show, SMT_X11SHIM_LIB=shim, LD_PRELOAD=have)
-    f.check(p.stdout.decode() == have, "an LD_PRELOAD that has the shim is left alone")
+    got = p.stdout.decode().split(":")
+    f.check(got[:-1] == asan and is_shim(got[-1]),
+            f"an LD_PRELOAD that has the shim keeps it once: {got}")
+    # 32-bit programs: the path's $LIB resolves to an ELF32 x86 object for
+    # them (no i386 ld.so here to run one: the file is what is checked).
+    p = launch(show)
+    last = p.stdout.decode().split(":")[-1]
+    if "$LIB" in last:
+        with open(expand(last, "lib/i386-linux-gnu"), "rb") as elf:
+            head = elf.read(20)
+        f.check(head[:5] == b"\x7fELF\x01" and head[18:20] == b"\x03\x00",
+                f"the 32-bit twin of the shim is an ELF32 i386 object: {head!r}")
+        f.check(os.path.realpath(expand(last, "lib/x86_64-linux-gnu")) ==
+                os.path.realpath(os.environ["SMT_X11SHIM_LIB"]),
+                "$LIB resolves to the shim for 64-bit programs")
+    elif not os.environ.get("SMT_ASAN_RUNTIME"):
+        f.check(os.uname().machine != "x86_64", f"no per-class preload path on x86-64: {last}")
     p = launch(["--print-shim"], SMT_X11SHIM_LIB="/elsewhere/libsmt-x11shim.so")
     f.check(p.stdout.decode().strip() == "/elsewhere/libsmt-x11shim.so",
             "SMT_X11SHIM_LIB overrides the search")

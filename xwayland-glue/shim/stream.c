@@ -1,8 +1,9 @@
 /*
- * The writing side of stream.h: libc's writev, sendmsg, close, dup2 and
- * dup3 wrapped for attached X sockets, and fork handled. Every process the
- * session starts has the shim preloaded, so the common case (no attached
- * connection) is one load and a branch in front of the real call.
+ * The writing side of stream.h: libc's writev, sendmsg, close, dup2, dup3,
+ * close_range and closefrom wrapped for attached X sockets, and fork and
+ * vfork handled. Every process the session starts has the shim preloaded,
+ * so the common case (no attached connection) is one load and a branch in
+ * front of the real call.
  */
 #define _GNU_SOURCE
 #include "stream.h"
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -31,12 +33,20 @@ static struct xstream slots[XSTREAM_MAX] = {
 };
 static atomic_int nattached;
 static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The process whose memory holds the slots: the attacher, or a fork child
+ * (pthread_atfork) with its own copy. A vfork child, posix_spawn's child
+ * (clone with CLONE_VM) or a thread of such a clone shares this memory but
+ * has its own fd table: what it closes is closed for it alone, so it must
+ * leave the slots, its parent's rings, alone. */
+static atomic_int memory_owner;
 
 static ssize_t (*real_writev)(int, const struct iovec *, int);
 static ssize_t (*real_sendmsg)(int, const struct msghdr *, int);
 static int (*real_close)(int);
 static int (*real_dup2)(int, int);
 static int (*real_dup3)(int, int, int);
+static int (*real_close_range)(unsigned, unsigned, int);
+static void (*real_closefrom)(int);
 
 static void set_fn(void *field, const char *name)
 {
@@ -51,6 +61,8 @@ static void resolve_real(void)
 	set_fn(&real_close, "close");
 	set_fn(&real_dup2, "dup2");
 	set_fn(&real_dup3, "dup3");
+	set_fn(&real_close_range, "close_range");
+	set_fn(&real_closefrom, "closefrom");
 }
 
 /* Early, and again on first use in case another library's constructor
@@ -77,9 +89,24 @@ bool xstream_is_attached(int fd)
 	return find(fd) != NULL;
 }
 
-/* A fork child must not write into its parent's ring. */
+/* The raw syscall: glibc caches nothing for getpid since 2.25, but a
+ * process made with clone() directly would not even pass through it. */
+static int current_pid(void)
+{
+	return (int)syscall(SYS_getpid);
+}
+
+/* May this process change the slots (detach a connection it closes)? */
+static bool owns_memory(void)
+{
+	return current_pid() == atomic_load_explicit(&memory_owner, memory_order_relaxed);
+}
+
+/* A fork child must not write into its parent's ring; its memory is its
+ * own copy, so it closes (and unmaps) what it likes. */
 static void forked_child(void)
 {
+	atomic_store_explicit(&memory_owner, current_pid(), memory_order_relaxed);
 	for (int i = 0; i < XSTREAM_MAX; i++)
 		slots[i].forked = true;
 }
@@ -90,6 +117,7 @@ struct xstream *xstream_claim_slot(void)
 	pthread_mutex_lock(&slots_lock);
 	if (!atfork)
 		atfork = pthread_atfork(NULL, NULL, forked_child) == 0;
+	atomic_store_explicit(&memory_owner, current_pid(), memory_order_relaxed);
 	struct xstream *s = NULL;
 	for (int i = 0; i < XSTREAM_MAX && !s; i++) {
 		if (atomic_load_explicit(&slots[i].fd, memory_order_relaxed) == -1) {
@@ -279,6 +307,29 @@ XSHIM_EXPORT ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
 	return ring_write(s, fd, iov, iovcnt);
 }
 
+/* The fds of one sendmsg, in messages of at most SMT_STREAM_MAX_FDS, all
+ * at the position of its bytes: the server hands them over together, in
+ * order, as the socket would (a socket takes up to 253 in one message). */
+static bool send_fds(struct xstream *s, int fd, const struct msghdr *msg)
+{
+	int fds[SMT_STREAM_MAX_FDS];
+	unsigned nfds = 0;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(msg); cm; cm = CMSG_NXTHDR((struct msghdr *)msg, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < k; i++) {
+			memcpy(&fds[nfds++], CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+			if (nfds == SMT_STREAM_MAX_FDS) {
+				if (!send_fd_message(s, fd, SMT_STREAM_FDS, fds, nfds))
+					return false;
+				nfds = 0;
+			}
+		}
+	}
+	return !nfds || send_fd_message(s, fd, SMT_STREAM_FDS, fds, nfds);
+}
+
 XSHIM_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
 	struct xstream *s = find(fd);
@@ -288,50 +339,105 @@ XSHIM_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 	}
 	if (!s || s->forked)
 		return REAL(sendmsg)(fd, msg, flags);
-	int fds[SMT_STREAM_MAX_FDS];
-	unsigned nfds = 0;
-	for (struct cmsghdr *cm = CMSG_FIRSTHDR(msg); cm; cm = CMSG_NXTHDR((struct msghdr *)msg, cm)) {
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-			continue;
-		unsigned k = (unsigned)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-		if (nfds + k > SMT_STREAM_MAX_FDS) {
-			errno = EINVAL;
-			return -1;
-		}
-		memcpy(fds + nfds, CMSG_DATA(cm), k * sizeof(int));
-		nfds += k;
-	}
-	if (dead(s)) {
-		errno = EPIPE;
-		return -1;
-	}
-	if (nfds && !send_fd_message(s, fd, SMT_STREAM_FDS, fds, nfds)) {
+	if (dead(s) || !send_fds(s, fd, msg)) {
 		errno = EPIPE;
 		return -1;
 	}
 	return ring_write(s, fd, msg->msg_iov, (int)msg->msg_iovlen);
 }
 
-XSHIM_EXPORT int close(int fd)
+/* fd, one of a ring's own fds (its eventfd or wake socket), is being
+ * closed by the program (a close loop, closefrom): the connection cannot
+ * go on through the ring without it, so it goes back to the socket, as a
+ * fork child's does, and keeps working. */
+static void closing_ring_fd(int fd)
+{
+	if (atomic_load_explicit(&nattached, memory_order_relaxed) == 0 || fd < 0)
+		return;
+	for (int i = 0; i < XSTREAM_MAX; i++) {
+		struct xstream *s = &slots[i];
+		int sock = atomic_load_explicit(&s->fd, memory_order_acquire);
+		if (sock < 0 || (s->server_efd != fd && s->wake_fd != fd) || !owns_memory())
+			continue;
+		if (s->server_efd == fd)
+			s->server_efd = -1;  /* the caller closes it */
+		else
+			s->wake_fd = -1;
+		if (!s->forked)  /* a fork child reverts when it writes */
+			revert(s, sock);
+		return;
+	}
+}
+
+/* fd is being closed (or replaced) in this process: its ring goes, unless
+ * this process only shares its parent's memory (vfork, posix_spawn). */
+static void closing(int fd)
 {
 	struct xstream *s = find(fd);
-	if (s)
+	if (s && owns_memory())
 		detach(s);
+	else if (!s)
+		closing_ring_fd(fd);
+}
+
+XSHIM_EXPORT int close(int fd)
+{
+	closing(fd);
 	return REAL(close)(fd);
 }
 
 XSHIM_EXPORT int dup2(int oldfd, int newfd)
 {
-	struct xstream *s = oldfd != newfd ? find(newfd) : NULL;
-	if (s)
-		detach(s);
+	if (oldfd != newfd)
+		closing(newfd);
 	return REAL(dup2)(oldfd, newfd);
 }
 
 XSHIM_EXPORT int dup3(int oldfd, int newfd, int flags)
 {
-	struct xstream *s = find(newfd);
-	if (s)
-		detach(s);
+	closing(newfd);
 	return REAL(dup3)(oldfd, newfd, flags);
+}
+
+/* Every attached connection in [first, last]; a close loop's cost when
+ * nothing is attached is one load. */
+static void closing_range(unsigned first, unsigned last)
+{
+	if (atomic_load_explicit(&nattached, memory_order_relaxed) == 0 || !owns_memory())
+		return;
+	for (int i = 0; i < XSTREAM_MAX; i++) {
+		struct xstream *s = &slots[i];
+		int fd = atomic_load_explicit(&s->fd, memory_order_acquire);
+		if (fd < 0)
+			continue;
+		if ((unsigned)fd >= first && (unsigned)fd <= last) {
+			detach(s);
+			continue;
+		}
+		int own[2] = { s->server_efd, s->wake_fd };
+		for (int k = 0; k < 2; k++) {
+			if (own[k] >= 0 && (unsigned)own[k] >= first && (unsigned)own[k] <= last)
+				closing_ring_fd(own[k]);
+		}
+	}
+}
+
+XSHIM_EXPORT int close_range(unsigned first, unsigned last, int flags)
+{
+	/* CLOSE_RANGE_CLOEXEC only marks them: exec ends the rings (their own
+	 * fds are close-on-exec too). */
+	if (!(flags & CLOSE_RANGE_CLOEXEC))
+		closing_range(first, last);
+	if (!REAL(close_range)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return REAL(close_range)(first, last, flags);
+}
+
+XSHIM_EXPORT void closefrom(int lowfd)
+{
+	closing_range(lowfd < 0 ? 0u : (unsigned)lowfd, ~0u);
+	if (REAL(closefrom))
+		REAL(closefrom)(lowfd);
 }

@@ -65,10 +65,8 @@ bool stream_reader_limit(struct stream_reader *r, uint64_t position)
 {
 	enum smt_error err = SMT_ERROR_NONE;
 	uint32_t avail = r->dead ? 0 : published(r, &err);
-	if (err != SMT_ERROR_NONE || position - r->tail > avail) {
-		stream_reader_fail(r, SMT_ERROR_BAD_MESSAGE);
+	if (r->dead || err != SMT_ERROR_NONE || position - r->tail > avail)
 		return false;
-	}
 	r->limit = position;
 	r->limited = true;
 	return true;

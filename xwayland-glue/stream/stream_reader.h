@@ -47,7 +47,8 @@ size_t stream_reader_take(struct stream_reader *r, void *dst, size_t max, uint32
 			  bool *wake_client);
 
 /* A REVERT at `position`: valid only between our tail and the published
- * head. False (and dead) otherwise. */
+ * head. False otherwise, and the caller ends the ring with its reason
+ * (stream_fds.c logs which side it was on). */
 bool stream_reader_limit(struct stream_reader *r, uint64_t position);
 
 /* Ends the ring with a death certificate the client can read. */

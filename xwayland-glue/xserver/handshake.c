@@ -240,7 +240,5 @@ void xconn_release_ring(struct xconn *c)
 	if (c->wake_fd >= 0)
 		real_close(c->wake_fd);
 	c->server_efd = c->wake_fd = -1;
-	for (unsigned i = 0; i < c->nfds; i++)
-		real_close(c->fds[i]);
-	c->nfds = 0;
+	xconn_drop_fds(c);
 }

@@ -219,10 +219,15 @@ EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
 	struct xconn *c = ring_conn(fd);
 	if (c) {
+		/* The control room is the X server's: after a REVERT the real
+		 * recvmsg needs all of it, or the kernel discards the fds of the
+		 * child's first request (its ShmAttachFd got BadMatch). */
+		size_t room = msg->msg_controllen;
 		ssize_t n = xconn_serve(c, msg);
 		if (!c->reverted)
 			return n;
 		make_plain(c);
+		msg->msg_controllen = room;
 	}
 	ssize_t n = real_recvmsg(fd, msg, flags);
 	if (n > 0 && (c = xconn_get(fd)))
@@ -337,7 +342,7 @@ static int rewrite_events(int epfd, struct epoll_event *ev, int n, int max)
 			struct xconn *c = all[k];
 			if (c->state == XCONN_RING && c->epfd == epfd &&
 			    c->xdata.u64 == ev[i].data.u64) {
-				c->sock_readable = true;
+				xconn_socket_reported(c);
 				c->reported = batch;
 				break;
 			}

@@ -25,6 +25,7 @@
 #include <sys/uio.h>
 
 #include "smt-ring.h"
+#include "stream_fds.h"
 #include "stream_reader.h"
 
 enum xconn_state {
@@ -52,14 +53,11 @@ struct xconn {
 	int server_efd;          /* the client writes it; we never read it */
 	int efd_epfd;            /* the epoll set it is registered in */
 	int wake_fd;             /* our end of the wake socketpair */
-	bool sock_readable;      /* epoll said the socket has something */
+	struct stream_fds fq;    /* fd messages, one taken ahead of its bytes */
 	uint64_t reported;       /* epoll_wait batch that listed the socket */
-	bool sock_eof;
 	bool reverted;           /* REVERT reached: the socket carries the rest */
 	enum smt_error error;    /* why the ring was ended (statistics), or 0 */
 	uint64_t fd_messages;    /* fd messages taken off the socket */
-	int fds[SMT_STREAM_MAX_FDS];  /* received, not yet given to the X server */
-	unsigned nfds;
 	uint64_t wakeups_from_client, wakeups_to_client;
 	uint64_t plain_bytes;    /* read from the socket (PLAIN, or after REVERT) */
 	uint64_t last_input_ns;  /* ring bytes last served (the spin) */
@@ -91,6 +89,10 @@ struct smt_global_status *xconn_global(void);
 /* serve.c */
 ssize_t xconn_serve(struct xconn *c, struct msghdr *msg);
 bool xconn_has_input(struct xconn *c);
+/* epoll reported the socket: it may hold an fd message or the end. */
+void xconn_socket_reported(struct xconn *c);
+/* Closes the fds of an fd message not handed to the X server yet. */
+void xconn_drop_fds(struct xconn *c);
 /* Ends the connection's ring with a logged reason; the next read fails. */
 void xconn_kill(struct xconn *c, enum smt_error code, const char *why);
 

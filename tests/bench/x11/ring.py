@@ -3,8 +3,8 @@
 same Xwayland of one headless smtwc, in one run.
 
     tests/bench/x11/ring.py [--rounds R] [--time S] [--reps N] [--repeat N]
-                            [--cases a,b] [--smoke] [--out DIR] [--no-write]
-                            [--smtwc PATH]
+                            [--cases a,b | --broad | --all] [--smoke] [--out DIR]
+                            [--no-write] [--smtwc PATH]
 
 For each round and case, x11perf runs once on the socket (SMT_X11RING=off)
 and once through the ring, alternating which goes first; the table shows
@@ -23,6 +23,14 @@ Writes DIR/x11ring.csv and DIR/x11ring.png (DIR: build/bench); unless
 --no-write, also the table between the bench markers of docs/x11.md and the
 CSV and plot into docs/bench/ and docs/plots/. --smoke is the
 test suite's run: two cases, one round of 1000 reps, nothing written to docs.
+
+--broad is issue 23's broad run: one or two sizes of every family x11perf
+has (BROAD, 44 cases: drawing, text, copies, images, MIT-SHM, window
+operations, round trips); --all is every case this x11perf offers (read
+from `x11perf -help`, about 310: hours, mostly x11perf's own calibration).
+Their table, CSV and plot go to the x11ring-broad block, docs/bench/
+x11ring-broad.csv and docs/plots/x11ring-broad.png, beside the default set's.
+With --smoke they run three of their cases once, for the test suite.
 """
 import argparse
 import csv
@@ -47,6 +55,8 @@ from harness import Session, check, log  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 BEGIN, END = "<!-- bench:x11ring begin -->", "<!-- bench:x11ring end -->"
+BROAD_BEGIN, BROAD_END = ("<!-- bench:x11ring-broad begin -->",
+                          "<!-- bench:x11ring-broad end -->")
 # (x11perf test, what it is, transport-bound: fewer than 101 pixels)
 CASES = [
     ("noop", "X protocol NoOperation", True),
@@ -62,7 +72,39 @@ CASES = [
     ("ftext", "Char in 80-char line (6x13)", True),
     ("prop", "GetProperty (round trip)", False),
 ]
+# Issue 23's broad run: every family, small sizes (where the transport
+# matters) and one large one where the family is about images or copies.
+BROAD = ["noop", "dot", "rect1", "rect10", "rect100", "srect10", "tilerect10", "seg1",
+         "seg10", "dseg10", "hseg10", "line10", "wline10", "orect10", "circle10",
+         "fcircle10", "ellipse10", "triangle10", "trap10", "aatrap10", "complex10",
+         "64poly10complex", "ftext", "tr10text", "aa10text", "polytext", "scroll10",
+         "copywinwin10", "copypixwin10", "copyplane10", "putimage10", "putimage100",
+         "shmput10", "shmget10", "getimage10", "compwinwin10", "pointer", "prop", "gc",
+         "create", "map", "move", "resize", "circulate"]
+# A case is transport-bound (seed 000's cut: fewer than 101 pixels) when
+# its size is 1 or 10, or it draws nothing.
+BOUND_PATTERN = re.compile(r"(?<![0-9])(1|10)(text|complex|convex)?$|^(noop|dot|pointer|prop|"
+                           r"gc|map|unmap|move|umove|circulate|ucirculate|create|ucreate|"
+                           r"destroy|popup|resize|uresize|movetree|ftext|polytext)$")
 RESULT = re.compile(r"\(\s*([0-9.]+)/sec\):\s*(.*)$")
+
+
+def x11perf_cases():
+    """Every test this x11perf offers, in its own order, with its label."""
+    import subprocess
+    out = subprocess.run(["x11perf", "-help"], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True).stdout
+    cases, tests = [], False
+    for line in out.splitlines():
+        m = re.match(r"^\s+-(\S+)\s+(.*)$", line)
+        if not m:
+            continue
+        if m.group(1) == "bs":  # the last option; the tests follow
+            tests = True
+            continue
+        if tests:
+            cases.append((m.group(1), m.group(2).strip()))
+    return cases
 
 
 def parse_args():
@@ -73,17 +115,31 @@ def parse_args():
     ap.add_argument("--reps", type=int, default=0, help="fixed x11perf -reps, no calibration")
     ap.add_argument("--repeat", type=int, default=2, help="x11perf -repeat")
     ap.add_argument("--cases", default=None, help="comma-separated x11perf tests")
+    ap.add_argument("--broad", action="store_true",
+                    help="issue 23's broad list (every family, small sizes)")
+    ap.add_argument("--all", action="store_true", help="every case x11perf offers")
     ap.add_argument("--smoke", action="store_true",
                     help="noop and prop, one round of 1000 reps: the test suite's run")
     ap.add_argument("--out", default=None)
     ap.add_argument("--no-write", action="store_true", help="leave docs/x11.md alone")
     ap.add_argument("--smtwc", default=None)
     args = ap.parse_args()
-    if args.smoke:
-        args.rounds, args.repeat, args.reps, args.cases = 1, 1, 1000, "noop,prop"
-        args.no_write = True
     known = {c[0]: c for c in CASES}
-    names = args.cases.split(",") if args.cases else [c[0] for c in CASES]
+    offered = x11perf_cases()
+    for name, label in offered:
+        known.setdefault(name, (name, label, bool(BOUND_PATTERN.search(name))))
+    args.wide = args.broad or args.all
+    wide = [n for n, _ in offered] if args.all else BROAD
+    if args.smoke:
+        args.rounds, args.repeat, args.no_write = 1, 1, True
+        if args.wide:
+            # First, middle and last of the list, few reps: the parsing,
+            # the table and the plot of the wide run are what is checked.
+            args.reps, args.cases = 100, ",".join([wide[0], wide[len(wide) // 2], wide[-1]])
+        else:
+            args.reps, args.cases = 1000, "noop,prop"
+    names = args.cases.split(",") if args.cases else \
+        wide if args.wide else [c[0] for c in CASES]
     unknown = [n for n in names if n not in known]
     if unknown:
         ap.error(f"unknown cases {unknown}; known: {', '.join(known)}")
@@ -291,7 +347,7 @@ def plot(rows, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(9, 4))
+    fig, ax = plt.subplots(figsize=(max(9, 0.28 * len(rows)), 4))
     names = [r["case"] for r in rows]
     ax.bar(names, [r["ratio"] for r in rows],
            color=["tab:blue" if r["transport_bound"] else "tab:gray" for r in rows])
@@ -307,14 +363,14 @@ def plot(rows, path):
     plt.close(fig)
 
 
-def write_doc(text):
+def write_doc(text, begin=BEGIN, end=END):
     path = os.path.join(ROOT, "docs", "x11.md")
     with open(path) as f:
         doc = f.read()
-    a, b = doc.find(BEGIN), doc.find(END)
-    check(a >= 0 and b > a, f"{path} has no {BEGIN} ... {END} block")
+    a, b = doc.find(begin), doc.find(end)
+    check(a >= 0 and b > a, f"{path} has no {begin} ... {end} block")
     with open(path, "w") as f:
-        f.write(doc[:a + len(BEGIN)] + "\n" + text + "\n" + doc[b:])
+        f.write(doc[:a + len(begin)] + "\n" + text + "\n" + doc[b:])
     log(f"table written to {path}")
 
 
@@ -337,18 +393,22 @@ def run(h, args):
         rows = summarize(measure(s, args), args)
     text = table(rows, args, machine(), load_before)
     print("\n" + text + "\n")
-    targets(rows)[1].write(os.path.join(out, "x11ring-verdicts.csv"))
-    with open(os.path.join(out, "x11ring.csv"), "w", newline="") as f:
+    base = "x11ring-broad" if args.wide else "x11ring"
+    targets(rows)[1].write(os.path.join(out, base + "-verdicts.csv"))
+    with open(os.path.join(out, base + ".csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()
         w.writerows(rows)
-    plot(rows, os.path.join(out, "x11ring.png"))
-    log(f"results in {out}/x11ring.csv and {out}/x11ring.png")
+    plot(rows, os.path.join(out, base + ".png"))
+    log(f"results in {out}/{base}.csv and {out}/{base}.png")
     if not args.no_write:
-        write_doc(text)
-        for src, dst in (("x11ring.csv", "bench"), ("x11ring.png", "plots")):
+        if args.wide:
+            write_doc(text, BROAD_BEGIN, BROAD_END)
+        else:
+            write_doc(text)
+        for src, dst in ((base + ".csv", "bench"), (base + ".png", "plots")):
             shutil.copy(os.path.join(out, src), os.path.join(ROOT, "docs", dst, src))
-        log("CSV and plot copied to docs/bench/x11ring.csv and docs/plots/x11ring.png")
+        log(f"CSV and plot copied to docs/bench/{base}.csv and docs/plots/{base}.png")
 
 
 def main():

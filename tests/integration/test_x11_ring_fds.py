@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""The X ring with every fd and process pattern of ordinary X programs
+(issue 23, docs/x11.md "Fds in order" and "fork, threads, several
+displays"), in the compositor's session, each on the ring as a user runs it.
+
+test_x11_ring_fds.py programs|hostile
+
+  programs  smt-x11-procs (an xcb program, shim preloaded by the session):
+            17 and 64 MIT-SHM segments attached by fd back to back, then a
+            round trip; vfork children that close every fd (a close loop,
+            closefrom/close_range) before exec, also from a second thread
+            while the first makes round trips; posix_spawn with close
+            actions; a fork child whose first request is ShmAttachFd; the
+            program closing the ring's own fds (closefrom above the X
+            socket): every connection survives with no X error, on the ring
+            (or reverted to the socket where the ring's fds were taken
+            away). A Java program in VFORK launch mode runs children while
+            it keeps a window. A setgid program's X child is on the socket
+            (ld.so drops LD_PRELOAD) and keeps its display.
+  hostile   smt-x11ring-hostile's fd attacks: an fd message whose bytes
+            never come leaves Xwayland idle (its CPU ticks over a window)
+            and is served when they come; a fork child's REVERT with its
+            ShmAttachFd and fd already queued behind it (queued while a
+            second connection grabs the server): the fd reaches the X
+            server; a flood of fd messages makes
+            Xwayland hold at most one message's fds; a REVERT before the
+            tail or past the head ends that ring with a logged reason and
+            an error in its statistics; Xwayland and the other clients
+            carry on.
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness import Session, build_program, check, log  # noqa: E402
+
+PROCS = ("SMT_X11_PROCS", "tests/tools/smt-x11-procs")
+
+JAVA_SOURCE = """
+import java.awt.*;
+
+public class VforkX {
+    public static void main(String[] args) throws Exception {
+        Frame f = new Frame("vforkx");
+        f.setSize(200, 150);
+        f.setVisible(true);
+        Toolkit tk = Toolkit.getDefaultToolkit();
+        for (int i = 0; i < 20; i++) {
+            Process p = new ProcessBuilder("/bin/true").start();
+            if (p.waitFor() != 0)
+                System.exit(3);
+            f.setTitle("vforkx " + i);
+            tk.sync();
+            MouseInfo.getPointerInfo().getLocation();  // a round trip
+        }
+        f.dispose();
+        System.out.println("ok java vfork");
+        System.exit(0);
+    }
+}
+"""
+
+
+def closed_of(s, pid):
+    return [r for r in s.x11ring_closed() if r["pid"] == pid]
+
+
+def run_procs(s, args, expect="ring", connections=1, env=None):
+    """smt-x11-procs ARGS to its end; its closed connections must be
+    healthy and on `expect` (or reverted to the socket: "reverted")."""
+    p = s.spawn([build_program(*PROCS)] + args, name="smt-x11-procs", env=env)
+    rc = p.wait(harness.scaled(120))
+    s.clients.remove(p)
+    with open(p.log_path) as f:
+        out = f.read()
+    check(rc == 0 and "ok " in out, f"smt-x11-procs {' '.join(args)} exited with {rc}:\n"
+                                    f"{out[-2000:]}")
+    rows = s.wait_until(lambda: closed_of(s, p.pid) if len(closed_of(s, p.pid)) >= connections
+                        else None, timeout=10,
+                        what=f"Xwayland to log the close of smt-x11-procs {args[0]}")
+    main = rows[0]
+    if expect == "ring":
+        check(main["transport"] == "ring" and main["error"] == 0 and not main["reverted"],
+              f"smt-x11-procs {args[0]}: expected a healthy ring connection, got {rows}")
+    else:
+        check(main["transport"] == "socket" and main["reverted"] and main["error"] == 0,
+              f"smt-x11-procs {args[0]}: expected a connection reverted to the socket, got "
+              f"{rows}")
+    log(f"smt-x11-procs {' '.join(args)}: {out.strip().splitlines()[-1]}; {main}")
+    return main
+
+
+def fd_bursts(s):
+    for n in (17, 64):
+        row = run_procs(s, ["shm-burst", str(n)])
+        # libxcb sends up to 16 fds with one sendmsg: one fd message each.
+        check(row["fd_messages"] >= (n + 15) // 16,
+              f"shm-burst {n}: only {row['fd_messages']} fd messages through the ring")
+
+
+def children(s):
+    run_procs(s, ["vfork-close", "20"])
+    run_procs(s, ["vfork-closefrom", "20"])
+    run_procs(s, ["spawn", "20"])
+    run_procs(s, ["threads-vfork", "20"])
+    # The child's connection is the parent's: it reverts to the socket.
+    run_procs(s, ["fork-shm"], expect="reverted")
+    run_procs(s, ["closefrom-own"], expect="reverted")
+
+
+def java_vfork(s):
+    javac, java = shutil.which("javac"), shutil.which("java")
+    if not javac or not java:
+        log("no JDK (openjdk-17-jdk-headless): the Java VFORK case is left out")
+        return
+    if "libasan" in s.env.get("LD_PRELOAD", ""):
+        # The session preloads ASan's runtime into what it starts: with the
+        # JVM under it, LeakSanitizer's exit check crashes (its tracer
+        # takes a SIGSEGV in the JVM's threads), whatever the shim does.
+        log("Java left out: LeakSanitizer crashes on the JVM at exit")
+        return
+    src = os.path.join(s.tmp, "VforkX.java")
+    with open(src, "w") as f:
+        f.write(JAVA_SOURCE)
+    subprocess.run([javac, "-d", s.tmp, src], check=True, timeout=harness.scaled(120),
+                   env={**os.environ, "LD_PRELOAD": ""})
+    p = s.spawn([java, "-Djdk.lang.Process.launchMechanism=VFORK", "-cp", s.tmp, "VforkX"],
+                name="java-vfork")
+    rc = p.wait(harness.scaled(120))
+    s.clients.remove(p)
+    with open(p.log_path) as f:
+        out = f.read()
+    check(rc == 0 and "ok java vfork" in out,
+          f"Java in VFORK mode exited with {rc}:\n{out[-2000:]}")
+    rows = s.wait_until(lambda: closed_of(s, p.pid), timeout=10,
+                        what="Xwayland to log the close of the Java program's connection")
+    check(any(r["transport"] == "ring" and r["error"] == 0 for r in rows),
+          f"Java in VFORK mode: expected a healthy ring connection, got {rows}")
+    log(f"Java with -Djdk.lang.Process.launchMechanism=VFORK: {rows}")
+
+
+def setgid_child(s):
+    """ld.so ignores and removes LD_PRELOAD in a setgid program: its X
+    children stay on the socket, and keep their display."""
+    if os.geteuid() != 0:
+        log("not root: the setgid case is left out (it needs chgrp)")
+        return
+    env_copy = os.path.join(s.tmp, "setgid-env")
+    shutil.copy("/usr/bin/env", env_copy)
+    shutil.chown(env_copy, group="nogroup")
+    os.chmod(env_copy, 0o2755)
+    before = len([r for r in s.x11ring_closed() if r["comm"] == "xdpyinfo"])
+    res = s.run([env_copy, "xdpyinfo"], timeout=30, check_rc=False)
+    if res.returncode != 0 and "nosuid" in open("/proc/mounts").read():
+        log(f"setgid copy did not run ({res.returncode}); {s.tmp} may be nosuid")
+    check(res.returncode == 0 and "MIT-SHM" in res.stdout,
+          f"xdpyinfo under a setgid program failed ({res.returncode}): {res.stderr[-500:]}")
+    rows = s.wait_until(lambda: [r for r in s.x11ring_closed() if r["comm"] == "xdpyinfo"]
+                        [before:], timeout=10, what="xdpyinfo's closed connection")
+    check(rows[0]["transport"] == "socket" and rows[0]["error"] == 0,
+          f"xdpyinfo under a setgid program: expected the socket, got {rows}")
+    log(f"setgid program's X child: on the socket as documented: {rows[0]}")
+
+
+def programs(h):
+    with Session(h, x11=True) as s:
+        fd_bursts(s)
+        children(s)
+        java_vfork(s)
+        setgid_child(s)
+        s.check_alive()
+
+
+def hostile(h):
+    tool = build_program("SMT_X11RING_HOSTILE", "tests/tools/smt-x11ring-hostile")
+    with Session(h, x11=True) as s:
+        eyes = s.spawn(["xeyes", "-geometry", "150x120+500+40"], name="xeyes")
+        s.wait_x_window("--classname", "xeyes")
+        xw = s.xwayland_pid()
+        for case, ended in (("fd-hold", False), ("fd-flood", False), ("fork-attach", False),
+                            ("revert-before-tail", True), ("revert-past-head", True)):
+            before = len(s.x11ring_closed())
+            res = s.run([tool, case, str(xw)], timeout=90, check_rc=False)
+            check(res.returncode == 0, f"smt-x11ring-hostile {case}: {res.stdout}{res.stderr}")
+            rows = s.wait_until(lambda: s.x11ring_closed()[before:], timeout=10,
+                                what=f"Xwayland to log the close of the {case} connection")
+            r = [x for x in rows if x["comm"] == "smt-x11ring-hos"][-1]
+            check((r["error"] != 0) == ended,
+                  f"{case}: closed connection {r}, expected "
+                  f"{'an ended ring with its error' if ended else 'no ring error'}")
+            log(f"hostile {case}: {res.stdout.strip()}; {r}")
+        text = s.stderr_text()
+        for why in ("a REVERT before the tail", "a REVERT past the published head"):
+            check(why in text, f"no logged reason '{why}' in the compositor's log")
+        check(s.xwayland_pid() == xw, f"Xwayland changed from {xw} to {s.xwayland_pid()}")
+        check(eyes.alive(), f"xeyes died beside the hostile clients:\n{eyes.log_tail()}")
+        s.run(["xdpyinfo"], timeout=20)
+        s.check_alive()
+
+
+if __name__ == "__main__":
+    mode = sys.argv.pop(1) if len(sys.argv) > 1 and sys.argv[1] in ("programs", "hostile") \
+        else "programs"
+    harness.main(programs if mode == "programs" else hostile)
