@@ -9,6 +9,7 @@
  * Wayland clients never notice. It plugs into the compositor as an
  * extension (compositor/extension.h); the compositor does not know it.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <wlr/types/wlr_scene.h>
@@ -569,12 +570,31 @@ static bool xwayland_init(struct smtwc_server *server)
 	return true;
 }
 
+/* wlroots 0.15 frees its X window manager (and the xcb connection in it)
+ * only when it sees Xwayland's end of that connection hang up;
+ * wlr_xwayland_destroy while the connection is up loses both. So a running
+ * Xwayland is ended first and the loop turned until the window manager has
+ * gone, for a bounded while (a wrapper that does not exec Xwayland may
+ * outlive the signal: then it leaks as before). */
+static void xwayland_end_before_destroy(struct smtwc_server *server, struct wlr_xwayland *wlr)
+{
+	if (wlr->xwm == NULL || wlr->server == NULL || wlr->server->pid <= 0) {
+		return;
+	}
+	kill(wlr->server->pid, SIGTERM);
+	struct wl_event_loop *loop = wl_display_get_event_loop(server->display);
+	for (int turns = 0; wlr->xwm != NULL && turns < 100; turns++) {
+		wl_event_loop_dispatch(loop, 10);
+	}
+}
+
 static void xwayland_finish(struct smtwc_server *server)
 {
 	struct smtwc_xwayland *xw = server->xwayland;
 	if (xw == NULL) {
 		return;
 	}
+	xwayland_end_before_destroy(server, xw->wlr);
 	wl_list_remove(&xw->ready.link);
 	wl_list_remove(&xw->new_surface.link);
 	wlr_xwayland_destroy(xw->wlr);
