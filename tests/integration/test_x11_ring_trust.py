@@ -222,7 +222,8 @@ def other_uid_holds_connections(s):
     s.wait_until(lambda: "holding" in open(holder.log_path).read(), timeout=30,
                  what=f"uid {NOBODY} to hold 40 X connections")
     held = [r for r in s.x11ring_stats() if r["comm"] == "python3"]
-    check(len(held) == 40 and all(r["transport"] == "socket" for r in held),
+    check(len(held) == 40 and all(r["transport"] == "socket" and r["why"] == "other-uid"
+                                  for r in held),
           f"uid {NOBODY}'s 40 idle connections: expected 40 socket connections, got {held}")
     # The session's next program still gets a ring (no slot was taken).
     xdpyinfo_on(s, "ring")

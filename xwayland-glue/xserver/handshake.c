@@ -164,6 +164,7 @@ void xconn_handshake(struct xconn *c)
 	 * must not let a peer in here. */
 	if (c->other_user || !x11ring_peer_is_us(c->fd, NULL)) {
 		c->other_user = true;
+		c->socket_why = "other-uid";
 		c->state = XCONN_PLAIN;
 		return;
 	}
@@ -172,12 +173,14 @@ void xconn_handshake(struct xconn *c)
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 		return;  /* still FRESH; the X server will get EAGAIN too */
 	if (n <= 0 || hello.zero != 0) {
+		c->socket_why = "no-hello";
 		c->state = XCONN_PLAIN;
 		return;
 	}
 	if ((size_t)n < sizeof(hello))
 		return;  /* the rest of the hello is on its way */
 	if (hello.magic != SMT_STREAM_HELLO_MAGIC) {
+		c->socket_why = "no-hello";
 		c->state = XCONN_PLAIN;  /* the X server rejects the byte order */
 		return;
 	}
@@ -212,6 +215,7 @@ void xconn_handshake(struct xconn *c)
 		xconn_log(c, "ring refused (reason %u): the connection stays on the socket",
 			  result);
 		send_ack(c, result, NULL, 0);
+		c->socket_why = "refused";
 		c->state = XCONN_PLAIN;
 		for (unsigned i = 0; i < nfds; i++)
 			real_close(fds[i]);

@@ -212,6 +212,7 @@ static void make_plain(struct xconn *c)
 {
 	nring--;
 	xconn_release_ring(c);
+	c->socket_why = "reverted";
 	c->state = XCONN_PLAIN;
 }
 

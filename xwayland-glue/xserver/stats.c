@@ -72,7 +72,7 @@ int xconn_format(char *buf, size_t n, const struct xconn *c)
 			"fd=%d pid=%d comm=%s transport=%s requests=%llu ring_bytes=%llu "
 			"socket_bytes=%llu wakeups_from_client=%llu wakeups_to_client=%llu "
 			"client_wakeups_sent=%llu client_full_waits=%llu fd_messages=%llu answers=%llu "
-			"reverted=%d error=%d\n",
+			"reverted=%d error=%d why=%s\n",
 			c->fd, (int)c->pid, comm, mode,
 			(unsigned long long)c->rd.count.requests,
 			(unsigned long long)c->rd.tail,
@@ -83,7 +83,9 @@ int xconn_format(char *buf, size_t n, const struct xconn *c)
 				&((struct smt_ring_header *)h)->wakeups_sent, memory_order_relaxed) : 0),
 			(unsigned long long)(h ? atomic_load_explicit(
 				&((struct smt_ring_header *)h)->full_waits, memory_order_relaxed) : 0),
-			(unsigned long long)c->fd_messages, (unsigned long long)c->answers, c->reverted, (int)c->error);
+			(unsigned long long)c->fd_messages, (unsigned long long)c->answers, c->reverted, (int)c->error,
+			c->other_user ? "other-uid" : c->state == XCONN_RING ? "ring" :
+			c->state == XCONN_FRESH ? "fresh" : c->socket_why ? c->socket_why : "no-hello");
 }
 
 void xconn_stats_serve(void)

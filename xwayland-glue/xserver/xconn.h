@@ -40,6 +40,11 @@ struct xconn {
 	pid_t pid;
 	char comm[16];           /* as /proc says: the client chooses it */
 	bool other_user;         /* SO_PEERCRED uid is not ours: never a ring */
+	/* Why a PLAIN connection is on the socket, for the statistics (a
+	 * literal): "other-uid", "no-hello" (its first bytes were X: a program
+	 * without the shim, e.g. setuid/setgid, 32-bit or static, or
+	 * SMT_X11RING=off), "refused" (a hello we refused), "reverted". */
+	const char *socket_why;
 	/* What the X server asked epoll for on this socket. */
 	int epfd;
 	uint32_t xevents;
