@@ -5,6 +5,7 @@ programs load the shim, 32-bit ones the twin (no "wrong ELF class" line)."""
 import os
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import xtest  # noqa: E402
@@ -18,6 +19,27 @@ def launch(args, **env):
     e.update(env)
     return subprocess.run([os.environ["SMT_X11RUN"], *args], env=e,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def run_32bit_program(f):
+    """A real 32-bit program under the launcher (gcc-multilib, in the test
+    set of scripts/deps.sh: its biarch ld.so's $LIB is lib32) says nothing of
+    the preload in its terminal. (The sanitizer build's LD_PRELOAD starts
+    with the 64-bit ASan runtime, which a 32-bit ld.so would name.)"""
+    with tempfile.TemporaryDirectory() as d:
+        src, prog = os.path.join(d, "hello32.c"), os.path.join(d, "hello32")
+        with open(src, "w") as c:
+            c.write('#include <stdio.h>\nint main(void) { puts("hello from 32 bits"); '
+                    'return 0; }\n')
+        cc = subprocess.run(["cc", "-m32", "-o", prog, src], stderr=subprocess.PIPE)
+        f.check(cc.returncode == 0, "cc -m32 builds a 32-bit program (gcc-multilib, "
+                f"scripts/deps.sh test): {cc.stderr.decode()[-300:]}")
+        if cc.returncode != 0:
+            return
+        p = launch([prog])
+        f.check(p.returncode == 0 and p.stdout == b"hello from 32 bits\n" and p.stderr == b"",
+                f"a 32-bit program under the launcher: exit {p.returncode}, stdout "
+                f"{p.stdout!r}, stderr {p.stderr.decode()[-300:]!r}")
 
 
 def main():
@@ -71,6 +93,8 @@ def main():
         f.check(os.path.realpath(expand(last, "lib/x86_64-linux-gnu")) ==
                 os.path.realpath(os.environ["SMT_X11SHIM_LIB"]),
                 "$LIB resolves to the shim for 64-bit programs")
+        if not os.environ.get("SMT_ASAN_RUNTIME"):
+            run_32bit_program(f)
     elif not os.environ.get("SMT_ASAN_RUNTIME"):
         f.check(os.uname().machine != "x86_64", f"no per-class preload path on x86-64: {last}")
     p = launch(["--print-shim"], SMT_X11SHIM_LIB="/elsewhere/libsmt-x11shim.so")
