@@ -27,13 +27,13 @@ struct pool_request {
 };
 
 /* A pool's charges: itself, the fd kept for resizes, its one mapping and
- * the address space of its declared size. */
+ * the address space of its declared size (whole pages, as mapped). */
 static void pool_charges(uint64_t declared, struct client_charge out[4])
 {
 	out[0] = (struct client_charge){ SMT_RES_POOLS, 1 };
 	out[1] = (struct client_charge){ SMT_RES_FDS, 1 };
 	out[2] = (struct client_charge){ SMT_RES_MAPPINGS, 1 };
-	out[3] = (struct client_charge){ SMT_RES_ADDRESS, declared };
+	out[3] = (struct client_charge){ SMT_RES_ADDRESS, shm_fd_address_space(declared) };
 }
 
 static void pool_free(struct smtwc_pool *pool)
@@ -49,11 +49,12 @@ static void pool_free(struct smtwc_pool *pool)
 		 * stays charged, as a mapping and its address space, until it
 		 * is gone. The address space of a resize that never applied
 		 * (declared beyond the mapping) goes now. */
+		uint64_t mapped = shm_fd_address_space(pool->size);
 		heap_reclaim_add_mapping(&pool->ring->transport->reclaims, pool->map,
-			(size_t)pool->size, pool->ring->usage, pool->size);
+			(size_t)pool->size, pool->ring->usage, mapped);
 		pool->map = NULL;
 		charges[2].n = 0;
-		charges[3].n = pool->declared - pool->size;
+		charges[3].n -= mapped;
 	}
 	if (pool->fd >= 0) {
 		close(pool->fd);
@@ -177,7 +178,8 @@ static void pool_handle_resize(struct wl_client *client, struct wl_resource *res
 			"pool %u: resize to %u bytes: %s", pool->id, size, why);
 		return;
 	}
-	if (!client_usage_charge(pool->ring->usage, SMT_RES_ADDRESS, size - pool->declared,
+	if (!client_usage_charge(pool->ring->usage, SMT_RES_ADDRESS,
+			shm_fd_address_space(size) - shm_fd_address_space(pool->declared),
 			pool->ring->resource, SMT_RING_V1_ERROR_LIMIT, "smt_pool_v1.resize")) {
 		return;
 	}

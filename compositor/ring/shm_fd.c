@@ -42,6 +42,12 @@ bool shm_fd_check_client(int fd, uint64_t size, const char **why)
 	return true;
 }
 
+uint64_t shm_fd_address_space(uint64_t size)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	return size > UINT64_MAX - (page - 1) ? UINT64_MAX : (size + page - 1) / page * page;
+}
+
 void *shm_fd_map_client(int fd, uint64_t size, const char **why)
 {
 	if (!shm_fd_check_client(fd, size, why)) {

@@ -18,6 +18,11 @@ void *shm_fd_map_client(int fd, uint64_t size, const char **why);
  * arrives, mapped when it applies). */
 bool shm_fd_check_client(int fd, uint64_t size, const char **why);
 
+/* The address space a mapping of size bytes takes, as /proc/PID/maps
+ * shows it: whole pages (mmap rounds the length up). What a client's
+ * mapping is charged as SMT_RES_ADDRESS. */
+uint64_t shm_fd_address_space(uint64_t size);
+
 /* A page the compositor writes and clients may only read: a memfd mapped
  * read-write here, then sealed against resizing and against any future
  * writable mapping (F_SEAL_FUTURE_WRITE). Returns the fd, -1 on failure. */

@@ -9,6 +9,7 @@
 #include "log_limit.h"
 #include "server.h"
 #include "ring/client_usage.h"
+#include "ring/shm_fd.h"
 #include "ring/shm_pool_usage.h"
 #include "ring/ring_types.h"
 
@@ -128,7 +129,8 @@ static void log_request(void *data, enum wl_protocol_logger_type type,
 	struct smt_usage_refusal why;
 	if (create_pool) {
 		int32_t size = m->arguments[2].i;
-		uint64_t bytes = size > 0 ? (uint64_t)size : 0; /* libwayland refuses <= 0 */
+		/* libwayland refuses <= 0; it maps whole pages */
+		uint64_t bytes = size > 0 ? shm_fd_address_space((uint64_t)size) : 0;
 		if (!smt_usage_charge(&cu->usage, SMT_RES_MAPPINGS, 1, &why)) {
 			refuse(client, "wl_shm.create_pool", &why);
 		} else if (!smt_usage_charge(&cu->usage, SMT_RES_ADDRESS, bytes, &why)) {
@@ -149,10 +151,11 @@ static void log_request(void *data, enum wl_protocol_logger_type type,
 		return;
 	}
 	int32_t size = m->arguments[0].i;
-	if (size > 0 && (uint64_t)size > r->size) {
-		uint64_t more = (uint64_t)size - r->size;
+	uint64_t bytes = size > 0 ? shm_fd_address_space((uint64_t)size) : 0;
+	if (bytes > r->size) {
+		uint64_t more = bytes - r->size;
 		if (smt_usage_charge(&r->usage->usage, SMT_RES_ADDRESS, more, &why)) {
-			r->size = (uint64_t)size;
+			r->size = bytes;
 		} else {
 			refuse(client, "wl_shm_pool.resize", &why);
 		}

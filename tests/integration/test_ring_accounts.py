@@ -65,22 +65,36 @@ class Accounts:
         self.pid = s.compositor.pid
         self.base = self.sample()
 
-    def sample(self):
-        st = self.s.server_stats()
+    def real(self):
         fds, _ = harness.process_resources(self.pid)
-        maps, size = memfd_mappings(self.pid)
+        return (fds, *memfd_mappings(self.pid))
+
+    def bracketed(self):
+        """/proc, the stats, /proc again; None unless both /proc reads agree.
+        A gone client's rings and pools are unmapped in pieces by the
+        teardown queue (heap_reclaim.h), between turns of the compositor's
+        loop that run while we read: a stats read followed by a /proc read
+        compares two different moments (on an idle machine the queue
+        unmaps hundreds of MiB in between). The compositor answers the
+        stats at one point of its loop, so when /proc read the same before
+        and after, that is what it held when it counted."""
+        before = self.real()
+        st = self.s.server_stats()
+        if self.real() != before:
+            return None
+        fds, maps, size = before
         return {"fds": fds, "maps": maps, "address": size, "counted_fds": st["total_fds"],
                 "counted_maps": st["total_mappings"],
                 "counted_address": st["total_address_space"],
                 "in_flight": st["total_fds_in_flight"],
                 "connections": st["total_connections"]}
 
+    def sample(self):
+        return self.s.wait_until(self.bracketed, timeout=120, interval=0.002,
+                                 what="/proc to read the same around a stats read")
+
     def check(self, phase, address=True):
-        # a sample is two reads; take one where nothing moved in between
-        for _ in range(5):
-            a, b = self.sample(), self.sample()
-            if a == b:
-                break
+        a = self.sample()
         d = {k: a[k] - self.base[k] for k in a}
         check(d["fds"] == d["counted_fds"],
               f"{phase}: the compositor holds {d['fds']} more fds, counts {d['counted_fds']}"
