@@ -45,3 +45,17 @@ def use_build(smtwc=None):
     if smtwc:
         os.environ["SMTWC"] = smtwc
     os.environ.setdefault("SMTWC", os.path.join(REPO, "build", "compositor", "smtwc"))
+
+
+def write_doc_block(doc, text, begin, end):
+    """Replaces what stands between the markers `begin` and `end` in
+    docs/`doc` with `text` (a benchmark's table in its page)."""
+    path = os.path.join(REPO, "docs", doc)
+    with open(path) as f:
+        page = f.read()
+    a, b = page.find(begin), page.find(end)
+    if a < 0 or b <= a:
+        sys.exit(f"{_name()}: {path} has no {begin} ... {end} block")
+    with open(path, "w") as f:
+        f.write(page[:a + len(begin)] + "\n" + text + "\n" + page[b:])
+    print(f"{_name()}: table written to {path}", file=sys.stderr, flush=True)

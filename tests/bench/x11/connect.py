@@ -108,16 +108,6 @@ def table(rows, args):
     return "\n".join(lines)
 
 
-def write_doc(text):
-    path = os.path.join(ROOT, "docs", "x11.md")
-    with open(path) as f:
-        doc = f.read()
-    a, b = doc.find(BEGIN), doc.find(END)
-    check(a >= 0 and b > a, f"{path} has no {BEGIN} ... {END} block")
-    with open(path, "w") as f:
-        f.write(doc[:a + len(BEGIN)] + "\n" + text + "\n" + doc[b:])
-    log(f"table written to {path}")
-
 
 def run(h, args):
     out = args.out or os.path.join(ROOT, "build", "bench")
@@ -139,7 +129,7 @@ def run(h, args):
         w.writerows(rows)
     log(f"results in {out}/x11connect.csv")
     if not args.no_write:
-        write_doc(text)
+        benchenv.write_doc_block("x11.md", text, BEGIN, END)
         shutil.copy(os.path.join(out, "x11connect.csv"),
                     os.path.join(ROOT, "docs", "bench", "x11connect.csv"))
 

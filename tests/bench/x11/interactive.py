@@ -419,16 +419,6 @@ def machine():
     return f"{cpu}, {os.cpu_count()} CPUs, Linux {platform.release()}"
 
 
-def write_doc(text):
-    path = os.path.join(ROOT, "docs", "x11.md")
-    with open(path) as f:
-        doc = f.read()
-    a, b = doc.find(BEGIN), doc.find(END)
-    check(a >= 0 and b > a, f"{path} has no {BEGIN} ... {END} block")
-    with open(path, "w") as f:
-        f.write(doc[:a + len(BEGIN)] + "\n" + text + "\n" + doc[b:])
-    log(f"table written to {path}")
-
 
 def run(h, args):
     out = args.out or os.path.join(ROOT, "build", "bench")
@@ -468,7 +458,7 @@ def run(h, args):
     plot(samples, rows, os.path.join(out, "x11-interactive.png"))
     log(f"results in {out}/x11-interactive-*.csv and x11-interactive.png")
     if args.docs:
-        write_doc(text)
+        benchenv.write_doc_block("x11.md", text, BEGIN, END)
         for src, dst in (("x11-interactive-summary.csv", "bench"),
                          ("x11-interactive.png", "plots")):
             shutil.copy(os.path.join(out, src), os.path.join(ROOT, "docs", dst, src))

@@ -363,16 +363,6 @@ def plot(rows, path):
     plt.close(fig)
 
 
-def write_doc(text, begin=BEGIN, end=END):
-    path = os.path.join(ROOT, "docs", "x11.md")
-    with open(path) as f:
-        doc = f.read()
-    a, b = doc.find(begin), doc.find(end)
-    check(a >= 0 and b > a, f"{path} has no {begin} ... {end} block")
-    with open(path, "w") as f:
-        f.write(doc[:a + len(begin)] + "\n" + text + "\n" + doc[b:])
-    log(f"table written to {path}")
-
 
 def machine():
     cpu = "?"
@@ -403,9 +393,9 @@ def run(h, args):
     log(f"results in {out}/{base}.csv and {out}/{base}.png")
     if not args.no_write:
         if args.wide:
-            write_doc(text, BROAD_BEGIN, BROAD_END)
+            benchenv.write_doc_block("x11.md", text, BROAD_BEGIN, BROAD_END)
         else:
-            write_doc(text)
+            benchenv.write_doc_block("x11.md", text, BEGIN, END)
         for src, dst in ((base + ".csv", "bench"), (base + ".png", "plots")):
             shutil.copy(os.path.join(out, src), os.path.join(ROOT, "docs", dst, src))
         log(f"CSV and plot copied to docs/bench/{base}.csv and docs/plots/{base}.png")
