@@ -14,15 +14,11 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
+from harness.hostile import hostile_tool  # noqa: E402
 from harness import Session, check, log  # noqa: E402
 
 LIMIT = 40
 ATTEMPTS = 40
-
-
-def hostile_tool(h):
-    return os.environ.get("SMT_HOSTILE") or os.path.join(os.path.dirname(h.vpointer),
-                                                         "smt-hostile")
 
 
 def test(h):

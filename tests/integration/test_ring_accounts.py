@@ -24,6 +24,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
+from harness.hostile import hostile_tool, run_hostile_case as run_case  # noqa: E402
 from harness import Session, check, log  # noqa: E402
 
 CONFIG = """
@@ -33,11 +34,6 @@ process-memory-mib = 257
 total-memory-mib = 322
 first-window-reserve-mib = 65
 """
-
-
-def hostile_tool(h):
-    return os.environ.get("SMT_HOSTILE") or os.path.join(os.path.dirname(h.vpointer),
-                                                         "smt-hostile")
 
 
 def memfd_mappings(pid):
@@ -108,17 +104,6 @@ class Accounts:
         log(f"{phase}: fds +{d['fds']} (of which {a['in_flight']} in flight), mappings "
             f"+{d['maps']}, address +{d['address']}, as counted")
         return a
-
-
-def run_case(s, h, case, expected, *args):
-    res = s.run([hostile_tool(h), case, *args], timeout=120, check_rc=False)
-    out = res.stdout + res.stderr
-    check(res.returncode == 0, f"{case}: exit {res.returncode}\n{out[-1500:]}")
-    for e in expected if isinstance(expected, list) else [expected]:
-        check(e in out, f"{case}: '{e}' missing in:\n{out[-1500:]}")
-    check(s.compositor.alive(), f"the compositor died in {case}")
-    log(f"{case}: {expected}")
-    return out
 
 
 def spawn_until(s, h, case, arg, line):

@@ -19,6 +19,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
+from harness.hostile import hostile_tool  # noqa: E402
 from harness import BACKGROUND, Session, check, log  # noqa: E402
 
 # case -> text the protocol error must contain (None: no error expected)
@@ -77,11 +78,6 @@ CASES = {
     # sent between its pieces (create_pool: found; destroy: bad_pool)
     "split-around-request": "SPLIT_COMMAND ordered after the request",
 }
-
-
-def hostile_tool(h):
-    return os.environ.get("SMT_HOSTILE") or os.path.join(os.path.dirname(h.vpointer),
-                                                         "smt-hostile")
 
 
 def rss_kb(pid):

@@ -12,6 +12,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
+from harness.hostile import hostile_tool, run_hostile_case as run_case  # noqa: E402
 from harness import Session, check, log  # noqa: E402
 
 CONFIG = """
@@ -22,21 +23,6 @@ total-memory-mib = 160
 # the whole total for whoever comes (test_ring_accounts tests the reserve)
 first-window-reserve-mib = 0
 """
-
-
-def hostile_tool(h):
-    return os.environ.get("SMT_HOSTILE") or os.path.join(os.path.dirname(h.vpointer),
-                                                         "smt-hostile")
-
-
-def run_case(s, h, case, expected, *args):
-    res = s.run([hostile_tool(h), case, *args], timeout=120, check_rc=False)
-    out = res.stdout + res.stderr
-    check(res.returncode == 0, f"{case}: exit {res.returncode}\n{out[-1500:]}")
-    check(expected in out, f"{case}: '{expected}' missing in:\n{out[-1500:]}")
-    check(s.compositor.alive(), f"the compositor died in {case}")
-    log(f"{case}: {expected}")
-    return out
 
 
 def test(h):
