@@ -144,6 +144,7 @@ def parse_args():
     if unknown:
         ap.error(f"unknown cases {unknown}; known: {', '.join(known)}")
     args.case_list = [known[n] for n in names]
+    args.omitted = []  # cases x11perf cannot set up on this server
     benchenv.use_build(args.smtwc)
     return args
 
@@ -166,6 +167,10 @@ def printed_reps(s, case, args):
     with open(p.log_path) as f:
         out = f.read()
     reps = [int(m.group(1)) for m in map(REPS.search, out.splitlines()) if m]
+    if rc == 0 and not reps and "benchmark omitted" in out:
+        # x11perf's own word for a case it cannot set up on this server
+        # (e.g. a font that is not on the session's font path)
+        return None
     check(rc == 0 and reps, f"x11perf -{case} calibration failed ({rc}):\n{out[-1500:]}")
     return reps[0]
 
@@ -176,8 +181,8 @@ def calibrate(s, case, seconds):
     measured run does the same fixed work. x11perf prints objects (reps
     times the objects one rep draws), so one rep is run to learn that."""
     per_second = printed_reps(s, case, ["-time", "1"])
-    objects = printed_reps(s, case, ["-reps", "1"])
-    return max(1, per_second * seconds // objects)
+    objects = printed_reps(s, case, ["-reps", "1"]) if per_second else None
+    return max(1, per_second * seconds // objects) if objects else None
 
 
 def x11perf(s, args, case, reps, ring):
@@ -211,7 +216,12 @@ def measure(s, args):
     reps = {}
     for case, _, _ in args.case_list:
         reps[case] = args.reps or calibrate(s, case, args.time)
-        log(f"{case}: {reps[case]} reps per run")
+        if reps[case] is None:
+            args.omitted.append(case)
+            log(f"{case}: omitted (x11perf: benchmark omitted on this server)")
+        else:
+            log(f"{case}: {reps[case]} reps per run")
+    args.case_list = [c for c in args.case_list if c[0] not in args.omitted]
     for rnd in range(args.rounds):
         for i, (case, _, _) in enumerate(args.case_list):
             order = ("socket", "ring") if (rnd + i) % 2 == 0 else ("ring", "socket")
@@ -338,6 +348,9 @@ def table(rows, args, machine, load_before=None):
               "|---|---|---|"]
     for what, v, measured in out:
         lines.append(f"| {what} | {v} | {measured} |")
+    if args.omitted:
+        lines += ["", "Omitted (x11perf: \"benchmark omitted\", e.g. a font not on the "
+                  "session's font path): " + ", ".join("-" + c for c in args.omitted) + "."]
     lines += ["", tally.summary() + f" ({args.rounds} rounds; a single round decides nothing). "
               f"Reading: {V.METHOD}."]
     return "\n".join(lines)
