@@ -10,6 +10,7 @@ re-executes itself under /usr/bin/python3.
 """
 import importlib.util
 import os
+import platform
 import subprocess
 import sys
 
@@ -59,3 +60,17 @@ def write_doc_block(doc, text, begin, end):
     with open(path, "w") as f:
         f.write(page[:a + len(begin)] + "\n" + text + "\n" + page[b:])
     print(f"{_name()}: table written to {path}", file=sys.stderr, flush=True)
+
+
+def machine():
+    """The machine a table was measured on: CPU model, count, kernel."""
+    cpu = "?"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} CPUs, Linux {platform.release()}"

@@ -409,17 +409,6 @@ def plot(samples, rows, path):
     plt.close(fig)
 
 
-def machine():
-    cpu = "?"
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    return f"{cpu}, {os.cpu_count()} CPUs, Linux {platform.release()}"
-
-
-
 def run(h, args):
     out = args.out or os.path.join(ROOT, "build", "bench")
     os.makedirs(out, exist_ok=True)
@@ -436,7 +425,7 @@ def run(h, args):
     load = f"{load0:.1f} before, {loadavg():.1f} after"
     rows, base = summarize(results, args)
     default = min(args.interval_list)
-    text = table(rows, base, args, machine(), load)
+    text = table(rows, base, args, benchenv.machine(), load)
     text += "\n\n| target (issue 26, at " + f"{default} ms) | met | measured |\n|---|---|---|\n"
     text += "\n".join(f"| {w} | {'yes' if m else 'NO'} | {v} |"
                       for w, m, v in targets(rows, default, base))

@@ -376,17 +376,6 @@ def plot(rows, path):
     plt.close(fig)
 
 
-
-def machine():
-    cpu = "?"
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    return f"{cpu}, {os.cpu_count()} CPUs, Linux {platform.release()}"
-
-
 def run(h, args):
     out = args.out or os.path.join(ROOT, "build", "bench")
     os.makedirs(out, exist_ok=True)
@@ -394,7 +383,7 @@ def run(h, args):
     with Session(h, "x11ring", x11=True) as s:
         s.run(["xdpyinfo"], timeout=60)  # Xwayland up before anything is timed
         rows = summarize(measure(s, args), args)
-    text = table(rows, args, machine(), load_before)
+    text = table(rows, args, benchenv.machine(), load_before)
     print("\n" + text + "\n")
     base = "x11ring-broad" if args.wide else "x11ring"
     targets(rows)[1].write(os.path.join(out, base + "-verdicts.csv"))

@@ -86,19 +86,6 @@ def shim_stats(path):
     return {k: v for k, v in (kv.split("=", 1) for kv in lines[-1].split()[3:])}
 
 
-def machine():
-    cpu = "?"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} CPUs, Linux {platform.release()}"
-
-
 def server_name(env):
     try:
         out = subprocess.run(["xdpyinfo"], env=env, stdout=subprocess.PIPE,
@@ -294,7 +281,7 @@ def main():
     what = "a private Xvfb 1280x1024x24" if server else f"display {display}"
     lines = [
         BEGIN,
-        f"Measured {started:%Y-%m-%d %H:%M} on {machine()}; X server: {name} "
+        f"Measured {started:%Y-%m-%d %H:%M} on {benchenv.machine()}; X server: {name} "
         f"({what}). Load average {load0[0]:.2f} before, {load1[0]:.2f} after.",
         f"Median of {args.rounds} rounds, each the average of x11perf -repeat "
         f"{args.repeat} " + (f"-reps {args.reps} (SMOKE)" if args.reps else f"-time {args.time}")
