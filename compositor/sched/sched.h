@@ -1,6 +1,6 @@
 /*
  * The ring scheduler's decisions: whose ring runs next, for how long, and how
- * client priorities move (DESIGN.md "The scheduler", seed 001, docs/scheduler.md).
+ * client priorities move (docs/architecture.md "The design", seed 001, docs/scheduler.md).
  *
  * Pure: no wlroots, no Wayland, no system calls. The caller reads
  * CLOCK_MONOTONIC and passes `now` (nanoseconds) to every call, so the unit
