@@ -10,18 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "unit_check.h"
+
 #include "smt-ring-client.h"
 
-static int failures;
-
-#define CHECK(cond)                                                                  \
-	do {                                                                         \
-		if (!(cond)) {                                                       \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, \
-				#cond);                                              \
-			failures++;                                                  \
-		}                                                                    \
-	} while (0)
 
 static uint64_t rng = 0xdeadbeefcafef00du;
 static uint64_t rnd(void)

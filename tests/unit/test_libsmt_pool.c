@@ -6,16 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
+#include "unit_check.h"
 
-#define CHECK(cond)                                                                  \
-	do {                                                                         \
-		if (!(cond)) {                                                       \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, \
-				#cond);                                              \
-			failures++;                                                  \
-		}                                                                    \
-	} while (0)
 
 static uint64_t rng = 0x9e3779b97f4a7c15u;
 static uint64_t rnd(void)

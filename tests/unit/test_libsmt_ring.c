@@ -13,16 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
+#include "unit_check.h"
 
-#define CHECK(cond)                                                                  \
-	do {                                                                         \
-		if (!(cond)) {                                                       \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, \
-				#cond);                                              \
-			failures++;                                                  \
-		}                                                                    \
-	} while (0)
 
 struct fake {
 	struct smt_ring_header *hdr;

@@ -23,11 +23,11 @@ static uint8_t *pool_bytes;
 static void side_init(struct side *s)
 {
 	s->ctx = smt_exec_create(NULL);
-	CHECK(s->ctx, "ctx");
+	REQUIRE(s->ctx, "ctx");
 	s->canvas = new_image(PIXMAN_a8r8g8b8, W, H);
 	pattern(s->canvas, 7);
-	CHECK(smt_exec_register_canvas(s->ctx, 1, s->canvas) == 0, "canvas");
-	CHECK(smt_exec_register_pool(s->ctx, POOL_ID, pool_bytes, (uint64_t)W * H * 4) == 0,
+	REQUIRE(smt_exec_register_canvas(s->ctx, 1, s->canvas) == 0, "canvas");
+	REQUIRE(smt_exec_register_pool(s->ctx, POOL_ID, pool_bytes, (uint64_t)W * H * 4) == 0,
 	      "pool");
 	struct stream st;
 	st_init(&st);
@@ -40,7 +40,7 @@ static void side_init(struct side *s)
 	ST(&st, smt_encode_put_image_pool(st_at(&st), POOL_ID, 0, W, W, H, SMT_FORMAT_A8, 0, 0));
 	ST(&st, smt_encode_set_target(st_at(&st), 1));
 	struct smt_exec_result res;
-	CHECK(run_ring(s->ctx, &st, 65536, &res) == SMT_EXEC_EMPTY, "set-up: %s",
+	REQUIRE(run_ring(s->ctx, &st, 65536, &res) == SMT_EXEC_EMPTY, "set-up: %s",
 	      res.error.message);
 	st_fini(&st);
 }
@@ -63,13 +63,13 @@ static unsigned run_case_ring(struct side *s, const struct stream *st, uint32_t 
 	for (size_t off = 0; off < st->len;) {
 		struct smt_cmd_header h;
 		memcpy(&h, st->buf + off, sizeof(h));
-		CHECK(tr_write(&r, st->buf + off, h.size) == 0, "the case fits its ring");
+		REQUIRE(tr_write(&r, st->buf + off, h.size) == 0, "the case fits its ring");
 		off += h.size;
 	}
 	tr_publish(&r);
 	enum smt_exec_stop stop;
 	while ((stop = smt_exec_run(s->ctx, &r.reader, budget, &res)) != SMT_EXEC_EMPTY) {
-		CHECK(stop != SMT_EXEC_ERROR, "run: %s", res.error.message);
+		REQUIRE(stop != SMT_EXEC_ERROR, "run: %s", res.error.message);
 		stops += stop == SMT_EXEC_BUDGET;
 	}
 	tr_fini(&r);
@@ -88,7 +88,7 @@ static void check_case(const char *name, const struct stream *st, uint32_t area,
 	unsigned stops = run_case_ring(&split, st, area, &one_pixel);
 	/* Each command before the last stops at least once; the last one
 	 * after each of its bands but the last. */
-	CHECK(stops >= bands - 1, "%s: %u stops, expected a stop inside the element (%u bands)",
+	REQUIRE(stops >= bands - 1, "%s: %u stops, expected a stop inside the element (%u bands)",
 	      name, stops, bands);
 	expect_same(split.canvas, whole.canvas, name);
 	for (uint32_t id = 2; id <= 3; id++)
@@ -111,7 +111,7 @@ static void check_case_deadline(const char *name, const struct stream *st, uint3
 	run_case_ring(&whole, st, area, NULL);
 	const struct smt_exec_budget far = { .deadline_ns = UINT64_MAX / 2 };
 	unsigned stops = run_case_ring(&split, st, area, &far);
-	CHECK(stops == 0, "%s: %u stops before a deadline far away", name, stops);
+	REQUIRE(stops == 0, "%s: %u stops before a deadline far away", name, stops);
 	expect_same(split.canvas, whole.canvas, name);
 	side_fini(&whole);
 	side_fini(&split);
@@ -130,7 +130,7 @@ static void set_clip(struct stream *st, bool boxes)
 int main(void)
 {
 	pool_bytes = aligned_alloc(64, (size_t)W * H * 4);
-	CHECK(pool_bytes, "pool");
+	REQUIRE(pool_bytes, "pool");
 	pixman_image_t *pat = pixman_image_create_bits(PIXMAN_a8r8g8b8, W, H,
 						       (uint32_t *)pool_bytes, W * 4);
 	pattern(pat, 3);

@@ -21,7 +21,7 @@ static void scene_init(struct scene *sc, pixman_format_code_t f, uint32_t seed)
 	pattern(sc->canvas, seed);
 	sc->ref = clone_image(sc->canvas);
 	sc->orig = clone_image(sc->canvas);
-	CHECK(smt_exec_register_canvas(sc->ctx, CANVAS, sc->canvas) == 0, "register");
+	REQUIRE(smt_exec_register_canvas(sc->ctx, CANVAS, sc->canvas) == 0, "register");
 	st_init(&sc->s);
 	ST(&sc->s, smt_encode_set_target(st_at(&sc->s), CANVAS));
 }
@@ -34,7 +34,7 @@ static void scene_run_check(struct scene *sc, int tol, const char *what)
 	expect_same_tol(sc->canvas, sc->ref, tol, what);
 	/* guard against vacuous passes: the command must have drawn something */
 	size_t bytes = (size_t)pixman_image_get_stride(sc->orig) * H;
-	CHECK(memcmp(pixman_image_get_data(sc->orig), pixman_image_get_data(sc->canvas), bytes),
+	REQUIRE(memcmp(pixman_image_get_data(sc->orig), pixman_image_get_data(sc->canvas), bytes),
 	      "%s: nothing was drawn", what);
 }
 
@@ -218,8 +218,8 @@ static void test_thin_segments(void)
 	struct smt_exec_result res;
 	expect_ok(run_ring(sc.ctx, &sc.s, 4096, &res), &res, "spot");
 	for (int x = 0; x < W; x++)
-		CHECK(pixel_at(sc.canvas, x, 5) == (x >= 3 && x <= 9 ? 0xffu : 0u), "x=%d", x);
-	CHECK(pixel_at(sc.canvas, 3, 4) == 0 && pixel_at(sc.canvas, 3, 6) == 0, "1 pixel wide");
+		REQUIRE(pixel_at(sc.canvas, x, 5) == (x >= 3 && x <= 9 ? 0xffu : 0u), "x=%d", x);
+	REQUIRE(pixel_at(sc.canvas, 3, 4) == 0 && pixel_at(sc.canvas, 3, 6) == 0, "1 pixel wide");
 	pixman_image_unref(zero);
 	scene_fini(&sc);
 }
@@ -442,7 +442,7 @@ static void test_wide_segments(void)
 	ST(&sc.s, smt_encode_segments(st_at(&sc.s), SMT_PAINT_SRC, 0xff00ff00, 9, 1, &far));
 	ref_wide(sc.ref, SMT_PAINT_SRC, 0xff00ff00, 9, &near, 1);
 	scene_run_check(&sc, 2, "far wide segment");
-	CHECK(pixel_at(sc.canvas, 30, 30) == 0xff00ff00, "centre is painted");
+	REQUIRE(pixel_at(sc.canvas, 30, 30) == 0xff00ff00, "centre is painted");
 	scene_fini(&sc);
 	/* SRC paints the line, not its bounding box: a pixel inside the box
 	 * but away from the line keeps what was there (core X semantics). */
@@ -452,7 +452,7 @@ static void test_wide_segments(void)
 	ST(&sc.s, smt_encode_segments(st_at(&sc.s), SMT_PAINT_SRC, 0xff00ff00, 5, 1, &slant));
 	ref_wide(sc.ref, SMT_PAINT_SRC, 0xff00ff00, 5, &slant, 1);
 	scene_run_check(&sc, 2, "SRC wide segment keeps its surroundings");
-	CHECK(pixel_at(sc.canvas, 50, 3) == before, "SRC wide line cleared (50,3): %08x -> %08x",
+	REQUIRE(pixel_at(sc.canvas, 50, 3) == before, "SRC wide line cleared (50,3): %08x -> %08x",
 	      before, pixel_at(sc.canvas, 50, 3));
 	scene_fini(&sc);
 	/* huge width, many segments, A8 target: only must not crash */
@@ -483,7 +483,7 @@ static void test_put_image(void)
 			if (pool) {
 				memset(poolmem, 0, 8192);
 				memcpy(poolmem + 1000, px, stride * 13);
-				CHECK(smt_exec_register_pool(sc.ctx, 5, poolmem, 8192) == 0, "pool");
+				REQUIRE(smt_exec_register_pool(sc.ctx, 5, poolmem, 8192) == 0, "pool");
 				ST(&sc.s, smt_encode_put_image_pool(st_at(&sc.s), 5, 1000, stride, 21, 13,
 								    sf[i], 15, 20));
 				ST(&sc.s, smt_encode_put_image_pool(st_at(&sc.s), 5, 1000, stride, 21, 13,
@@ -620,7 +620,7 @@ static void test_glyphs(void)
 					 g[i].atlas_y, 10 + g[i].dst_x, 12 + g[i].dst_y,
 					 g[i].width, g[i].height);
 	scene_run_check(&sc, 0, "glyphs");
-	CHECK((pixel_at(sc.canvas, 11, 15) & 0xffffff) == 0x101010, "L stem is dark");
+	REQUIRE((pixel_at(sc.canvas, 11, 15) & 0xffffff) == 0x101010, "L stem is dark");
 	pixman_image_unref(solid);
 	pixman_image_unref(atlas);
 	scene_fini(&sc);
@@ -757,41 +757,41 @@ static void test_present_and_pixmaps(void)
 	tr_init(&t, 4096);
 	struct smt_rect dmg[2] = { { -5, -5, 10, 10 }, { 60, 40, 100, 100 } };
 	BUF_DECL(b, 256);
-	CHECK(tr_push(&t, b, smt_encode_present(b, CANVAS, 41, 0, NULL)) == 0, "push");
-	CHECK(tr_push(&t, b, smt_encode_present(b, CANVAS, 42, 2, dmg)) == 0, "push");
-	CHECK(tr_push(&t, b, smt_encode_fence(b, 9)) == 0, "push");
-	CHECK(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_PRESENT, "stop at present");
-	CHECK(res.present.canvas_id == CANVAS && res.present.serial == 41 && res.commands == 1,
+	REQUIRE(tr_push(&t, b, smt_encode_present(b, CANVAS, 41, 0, NULL)) == 0, "push");
+	REQUIRE(tr_push(&t, b, smt_encode_present(b, CANVAS, 42, 2, dmg)) == 0, "push");
+	REQUIRE(tr_push(&t, b, smt_encode_fence(b, 9)) == 0, "push");
+	REQUIRE(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_PRESENT, "stop at present");
+	REQUIRE(res.present.canvas_id == CANVAS && res.present.serial == 41 && res.commands == 1,
 	      "first present");
 	pixman_box32_t *e = pixman_region32_extents((pixman_region32_t *)res.present.damage);
-	CHECK(e->x1 == 0 && e->y1 == 0 && e->x2 == W && e->y2 == H, "n=0: whole canvas");
-	CHECK(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_PRESENT, "second");
-	CHECK(res.present.serial == 42, "serial");
+	REQUIRE(e->x1 == 0 && e->y1 == 0 && e->x2 == W && e->y2 == H, "n=0: whole canvas");
+	REQUIRE(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_PRESENT, "second");
+	REQUIRE(res.present.serial == 42, "serial");
 	int n;
 	pixman_region32_rectangles((pixman_region32_t *)res.present.damage, &n);
-	CHECK(n == 2 && pixman_region32_contains_point((pixman_region32_t *)res.present.damage,
+	REQUIRE(n == 2 && pixman_region32_contains_point((pixman_region32_t *)res.present.damage,
 						       4, 4, NULL) &&
 	      pixman_region32_contains_point((pixman_region32_t *)res.present.damage, 63, 47,
 					     NULL) &&
 	      !pixman_region32_contains_point((pixman_region32_t *)res.present.damage, 5, 5,
 					      NULL), "damage clipped to the canvas");
-	CHECK(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_EMPTY && res.fences == 1 &&
+	REQUIRE(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_EMPTY && res.fences == 1 &&
 	      res.last_fence == 9, "fence after present");
 	/* pixmaps: create, count, draw, free; target freed -> no target */
-	CHECK(tr_push(&t, b, smt_encode_create_pixmap(b, 100, 10, 10, SMT_FORMAT_ARGB8888)) == 0, "push");
-	CHECK(tr_push(&t, b, smt_encode_create_pixmap(b, 101, 10, 10, SMT_FORMAT_A8)) == 0, "push");
-	CHECK(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_EMPTY, "%s", res.error.message);
-	CHECK(smt_exec_pixmap_count(sc.ctx) == 2, "count");
-	CHECK(smt_exec_pixmap_bytes(sc.ctx) == 400 + 120 + 2 * SMT_PIXMAP_OVERHEAD, "bytes %" PRIu64,
+	REQUIRE(tr_push(&t, b, smt_encode_create_pixmap(b, 100, 10, 10, SMT_FORMAT_ARGB8888)) == 0, "push");
+	REQUIRE(tr_push(&t, b, smt_encode_create_pixmap(b, 101, 10, 10, SMT_FORMAT_A8)) == 0, "push");
+	REQUIRE(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_EMPTY, "%s", res.error.message);
+	REQUIRE(smt_exec_pixmap_count(sc.ctx) == 2, "count");
+	REQUIRE(smt_exec_pixmap_bytes(sc.ctx) == 400 + 120 + 2 * SMT_PIXMAP_OVERHEAD, "bytes %" PRIu64,
 	      smt_exec_pixmap_bytes(sc.ctx));
-	CHECK(tr_push(&t, b, smt_encode_set_target(b, 100)) == 0, "push");
-	CHECK(tr_push(&t, b, smt_encode_free_pixmap(b, 100)) == 0, "push");
-	CHECK(tr_push(&t, b, smt_encode_free_pixmap(b, 101)) == 0, "push");
-	CHECK(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_EMPTY, "%s", res.error.message);
-	CHECK(smt_exec_pixmap_count(sc.ctx) == 0 && smt_exec_pixmap_bytes(sc.ctx) == 0, "freed");
+	REQUIRE(tr_push(&t, b, smt_encode_set_target(b, 100)) == 0, "push");
+	REQUIRE(tr_push(&t, b, smt_encode_free_pixmap(b, 100)) == 0, "push");
+	REQUIRE(tr_push(&t, b, smt_encode_free_pixmap(b, 101)) == 0, "push");
+	REQUIRE(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_EMPTY, "%s", res.error.message);
+	REQUIRE(smt_exec_pixmap_count(sc.ctx) == 0 && smt_exec_pixmap_bytes(sc.ctx) == 0, "freed");
 	struct smt_rect r = { 0, 0, 1, 1 };
-	CHECK(tr_push(&t, b, smt_encode_fill_rects(b, SMT_PAINT_SRC, 0, 1, &r)) == 0, "push");
-	CHECK(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_ERROR &&
+	REQUIRE(tr_push(&t, b, smt_encode_fill_rects(b, SMT_PAINT_SRC, 0, 1, &r)) == 0, "push");
+	REQUIRE(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_ERROR &&
 	      res.error.code == SMT_ERROR_NO_TARGET, "freed target is gone");
 	tr_fini(&t);
 	scene_fini(&sc);
@@ -807,23 +807,23 @@ static void test_canvas_replace(void)
 	struct smt_rect all = { 0, 0, 1000, 1000 };
 	scene_init(&sc, PIXMAN_a8r8g8b8, 2);
 	tr_init(&t, 4096);
-	CHECK(tr_push(&t, b, smt_encode_set_target(b, CANVAS)) == 0, "push");
-	CHECK(tr_push(&t, b, smt_encode_set_clip(b, 1, &(struct smt_rect){ 0, 0, 5, 5 })) == 0,
+	REQUIRE(tr_push(&t, b, smt_encode_set_target(b, CANVAS)) == 0, "push");
+	REQUIRE(tr_push(&t, b, smt_encode_set_clip(b, 1, &(struct smt_rect){ 0, 0, 5, 5 })) == 0,
 	      "push");
-	CHECK(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_EMPTY, "setup");
+	REQUIRE(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_EMPTY, "setup");
 	pixman_image_t *bigger = new_image(PIXMAN_a8r8g8b8, W * 2, H * 2);
-	CHECK(smt_exec_replace_canvas(sc.ctx, CANVAS, bigger) == 0, "replace");
-	CHECK(smt_exec_replace_canvas(sc.ctx, 77, bigger) == SMT_ERROR_BAD_DRAWABLE, "unknown");
-	CHECK(tr_push(&t, b, smt_encode_fill_rects(b, SMT_PAINT_SRC, 0xff0000ff, 1, &all)) == 0,
+	REQUIRE(smt_exec_replace_canvas(sc.ctx, CANVAS, bigger) == 0, "replace");
+	REQUIRE(smt_exec_replace_canvas(sc.ctx, 77, bigger) == SMT_ERROR_BAD_DRAWABLE, "unknown");
+	REQUIRE(tr_push(&t, b, smt_encode_fill_rects(b, SMT_PAINT_SRC, 0xff0000ff, 1, &all)) == 0,
 	      "push");
-	CHECK(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_EMPTY, "%s",
+	REQUIRE(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_EMPTY, "%s",
 	      res.error.message);
-	CHECK(pixel_at(bigger, W * 2 - 1, H * 2 - 1) == 0xff0000ff, "drawn, clip reset");
+	REQUIRE(pixel_at(bigger, W * 2 - 1, H * 2 - 1) == 0xff0000ff, "drawn, clip reset");
 	expect_same(sc.canvas, sc.orig, "old image untouched");
-	CHECK(smt_exec_unregister_canvas(sc.ctx, CANVAS) == 0, "unregister");
-	CHECK(tr_push(&t, b, smt_encode_fill_rects(b, SMT_PAINT_SRC, 0xff0000ff, 1, &all)) == 0,
+	REQUIRE(smt_exec_unregister_canvas(sc.ctx, CANVAS) == 0, "unregister");
+	REQUIRE(tr_push(&t, b, smt_encode_fill_rects(b, SMT_PAINT_SRC, 0xff0000ff, 1, &all)) == 0,
 	      "push");
-	CHECK(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_ERROR &&
+	REQUIRE(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_ERROR &&
 	      res.error.code == SMT_ERROR_NO_TARGET, "unregistered target is gone");
 	pixman_image_unref(bigger);
 	tr_fini(&t);

@@ -22,10 +22,10 @@ static void side_init(struct side *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->ctx = smt_exec_create(NULL);
-	CHECK(s->ctx, "ctx");
+	REQUIRE(s->ctx, "ctx");
 	s->canvas = new_image(PIXMAN_a8r8g8b8, W, H);
 	pattern(s->canvas, 3);
-	CHECK(smt_exec_register_canvas(s->ctx, CANVAS, s->canvas) == 0, "canvas");
+	REQUIRE(smt_exec_register_canvas(s->ctx, CANVAS, s->canvas) == 0, "canvas");
 }
 
 static void side_fini(struct side *s)
@@ -104,21 +104,21 @@ static void expect_as_one_by_one(const struct stream *st, uint32_t area, const c
 	for (int i = 0; i < 2; i++) {
 		struct side *a = sides[i], *b = refs[i];
 		const char *path = i ? "socket" : "ring";
-		CHECK(a->stop == b->stop, "%s, %s: stop %d, one by one %d", what, path, a->stop,
+		REQUIRE(a->stop == b->stop, "%s, %s: stop %d, one by one %d", what, path, a->stop,
 		      b->stop);
-		CHECK(a->res.error.code == b->res.error.code &&
+		REQUIRE(a->res.error.code == b->res.error.code &&
 		      a->res.error.opcode == b->res.error.opcode &&
 		      a->res.error.offset == b->res.error.offset &&
 		      strcmp(a->res.error.message, b->res.error.message) == 0,
 		      "%s, %s: error '%s', one by one '%s'", what, path, a->res.error.message,
 		      b->res.error.message);
-		CHECK(a->commands == b->commands && a->tail == b->tail &&
+		REQUIRE(a->commands == b->commands && a->tail == b->tail &&
 		      a->executed == b->executed,
 		      "%s, %s: %" PRIu64 " commands to %" PRIu64 ", one by one %" PRIu64
 		      " to %" PRIu64, what, path, a->commands, a->tail, b->commands, b->tail);
 		expect_same(a->canvas, b->canvas, what);
 	}
-	CHECK(ref.calls > ref.commands / 2 && ring.calls < ring.commands / 2 + 2,
+	REQUIRE(ref.calls > ref.commands / 2 && ring.calls < ring.commands / 2 + 2,
 	      "%s: the reference ran one by one (%" PRIu64 " calls), the runs did not (%"
 	      PRIu64 ")", what, ref.calls, ring.calls);
 	expect_same(ring.canvas, sock.canvas, what);
@@ -205,11 +205,11 @@ static void test_bad_in_run(void)
 
 		struct side ring, drawn;
 		expect_as_one_by_one(&st, 1u << 16, cases[c].says, &ring);
-		CHECK(ring.stop == SMT_EXEC_ERROR && ring.res.error.code == cases[c].code &&
+		REQUIRE(ring.stop == SMT_EXEC_ERROR && ring.res.error.code == cases[c].code &&
 		      ring.res.error.opcode == cases[c].opcode &&
 		      ring.res.error.offset == bad_at && strstr(ring.res.error.message, cases[c].says),
 		      "%s: %s", cases[c].says, ring.res.error.message);
-		CHECK(ring.tail == bad_at && ring.commands == 10, "%s: ran up to the bad one",
+		REQUIRE(ring.tail == bad_at && ring.commands == 10, "%s: ran up to the bad one",
 		      cases[c].says);
 		side_init(&drawn);
 		run_ring_budget(&drawn, &good, 1u << 16, NULL);
@@ -235,7 +235,7 @@ static void square_fills(struct stream *st, uint32_t count)
 static void ring_holding(struct test_ring *t, const struct stream *st)
 {
 	tr_init(t, 1u << 16);
-	CHECK(tr_write(t, st->buf, (uint32_t)st->len) == 0, "the stream fits");
+	REQUIRE(tr_write(t, st->buf, (uint32_t)st->len) == 0, "the stream fits");
 	tr_publish(t);
 }
 
@@ -254,10 +254,10 @@ static void test_bad_after_budget_stop(void)
 	side_init(&s);
 	/* 12 pixels a fill: the 3rd one's last rectangle uses 36 up. */
 	const struct smt_exec_budget budget = { .max_pixels = 36 };
-	CHECK(smt_exec_run(s.ctx, &t.reader, &budget, &s.res) == SMT_EXEC_BUDGET &&
+	REQUIRE(smt_exec_run(s.ctx, &t.reader, &budget, &s.res) == SMT_EXEC_BUDGET &&
 	      s.res.commands == 4 && !t.reader.pending, "stopped after the 3rd fill: %s",
 	      s.res.error.message);
-	CHECK(smt_exec_run(s.ctx, &t.reader, &budget, &s.res) == SMT_EXEC_ERROR &&
+	REQUIRE(smt_exec_run(s.ctx, &t.reader, &budget, &s.res) == SMT_EXEC_ERROR &&
 	      s.res.error.code == SMT_ERROR_BAD_VALUE && s.res.error.offset == 16 + 3 * 72,
 	      "then the bad one: %s", s.res.error.message);
 	side_fini(&s);
@@ -276,7 +276,7 @@ static void test_wrap(void)
 	ST(&st, smt_encode_set_target(st_at(&st), CANVAS));
 	fills(&st, 0, 700);
 	expect_as_one_by_one(&st, 4096, "runs across the wrap", &ring);
-	CHECK(ring.stop == SMT_EXEC_EMPTY && ring.commands > 701,
+	REQUIRE(ring.stop == SMT_EXEC_EMPTY && ring.commands > 701,
 	      "all ran, PADs counted: %" PRIu64, ring.commands);
 	side_fini(&ring);
 	st_fini(&st);
@@ -290,19 +290,19 @@ static void test_wrap(void)
 	ST(&st, smt_encode_set_target(st_at(&st), CANVAS));
 	for (uint32_t i = 0; st.len < 4056; i++)
 		fill(&st, i, SMT_PAINT_SRC, colour_of(i), 1);
-	CHECK(st.len == 4056, "40-byte fills after a 16-byte SET_TARGET");
+	REQUIRE(st.len == 4056, "40-byte fills after a 16-byte SET_TARGET");
 	memcpy(t.area, st.buf, st.len);
 	fill(&st, 200, SMT_PAINT_SRC, 0xff00ff00u, 3);   /* 72 bytes from 4056 */
 	memcpy(t.area + 4056, st.buf + 4056, 40);
 	t.head = 16 + 40 * 50;              /* the ring's first half runs first */
 	tr_publish(&t);
 	run_calls(&ring, &t.reader, false, NULL);
-	CHECK(ring.stop == SMT_EXEC_EMPTY, "first half: %s", ring.res.error.message);
+	REQUIRE(ring.stop == SMT_EXEC_EMPTY, "first half: %s", ring.res.error.message);
 	t.head = 4056 + 72;
 	tr_publish(&t);
 	run_calls(&ring, &t.reader, false, NULL);
-	CHECK(ring.res.commands == 51, "the run up to it ran: %" PRIu64, ring.res.commands);
-	CHECK(ring.stop == SMT_EXEC_ERROR && ring.res.error.code == SMT_ERROR_WRAP &&
+	REQUIRE(ring.res.commands == 51, "the run up to it ran: %" PRIu64, ring.res.commands);
+	REQUIRE(ring.stop == SMT_EXEC_ERROR && ring.res.error.code == SMT_ERROR_WRAP &&
 	      ring.res.error.offset == 4056 && atomic_load(&t.status->tail) == 4056,
 	      "wrap without PAD: %s", ring.res.error.message);
 	side_fini(&ring);
@@ -325,16 +325,16 @@ static void test_budget_in_run(void)
 	side_init(&whole);
 	/* 12 pixels a command: the 5th command's first rectangle reaches 50. */
 	const struct smt_exec_budget fifty = { .max_pixels = 50 };
-	CHECK(smt_exec_run(s.ctx, &t.reader, &fifty, &s.res) == SMT_EXEC_BUDGET, "stopped");
-	CHECK(s.res.commands == 5 && s.res.pixels == 52, "SET_TARGET, 4 fills and a rectangle: %"
+	REQUIRE(smt_exec_run(s.ctx, &t.reader, &fifty, &s.res) == SMT_EXEC_BUDGET, "stopped");
+	REQUIRE(s.res.commands == 5 && s.res.pixels == 52, "SET_TARGET, 4 fills and a rectangle: %"
 	      PRIu64 " commands, %" PRIu64 " pixels", s.res.commands, s.res.pixels);
-	CHECK(t.reader.pending && t.reader.resume.element == 1 && t.reader.resume.row == 0 &&
+	REQUIRE(t.reader.pending && t.reader.resume.element == 1 && t.reader.resume.row == 0 &&
 	      t.reader.tail == 16 + 4 * 72 && t.reader.cmd.offset == t.reader.tail,
 	      "pending at the 5th fill's 2nd rectangle");
-	CHECK(atomic_load(&t.status->tail) == 16 + 4 * 72, "tail published up to it");
+	REQUIRE(atomic_load(&t.status->tail) == 16 + 4 * 72, "tail published up to it");
 	s.commands = s.res.commands;
 	run_calls(&s, &t.reader, false, &fifty);
-	CHECK(s.stop == SMT_EXEC_EMPTY && s.commands == 41 && s.calls > 7,
+	REQUIRE(s.stop == SMT_EXEC_EMPTY && s.commands == 41 && s.calls > 7,
 	      "resumed to the end: %" PRIu64 " commands in %" PRIu64 " calls", s.commands,
 	      s.calls);
 	run_ring_budget(&whole, &st, 1u << 16, NULL);
@@ -347,11 +347,11 @@ static void test_budget_in_run(void)
 	tr_fini(&t);
 	ring_holding(&t, &st);
 	for (int k = 0; k < 13; k++) {
-		CHECK(smt_exec_run(c.ctx, &t.reader, &three, &c.res) == SMT_EXEC_BUDGET &&
+		REQUIRE(smt_exec_run(c.ctx, &t.reader, &three, &c.res) == SMT_EXEC_BUDGET &&
 		      c.res.commands == 3, "call %d: %" PRIu64 " commands", k, c.res.commands);
-		CHECK(!t.reader.pending, "stopped between commands");
+		REQUIRE(!t.reader.pending, "stopped between commands");
 	}
-	CHECK(smt_exec_run(c.ctx, &t.reader, &three, &c.res) == SMT_EXEC_EMPTY &&
+	REQUIRE(smt_exec_run(c.ctx, &t.reader, &three, &c.res) == SMT_EXEC_EMPTY &&
 	      c.res.commands == 2, "the last two");
 	expect_same(c.canvas, whole.canvas, "command-budgeted == unbudgeted");
 	side_fini(&c);
@@ -396,7 +396,7 @@ static void test_paint_and_state(void)
 	ST(&st, smt_encode_copy_area(st_at(&st), PIXMAP, 0, 0, W / 2, H, W / 2, 0));
 	struct side ring;
 	expect_as_one_by_one(&st, 1u << 16, "paints changing in runs", &ring);
-	CHECK(ring.stop == SMT_EXEC_EMPTY, "ran: %s", ring.res.error.message);
+	REQUIRE(ring.stop == SMT_EXEC_EMPTY, "ran: %s", ring.res.error.message);
 	side_fini(&ring);
 
 	/* The canvas pixel by pixel: a run of fills, SET_CLIP, a run, SET_TARGET, a run. */
@@ -415,12 +415,12 @@ static void test_paint_and_state(void)
 		ST(&st, smt_encode_fill_rects(st_at(&st), SMT_PAINT_SRC, 0xff000100u + i, 1, &outside));
 	side_init(&ring);
 	run_ring_budget(&ring, &st, 1u << 16, NULL);
-	CHECK(ring.stop == SMT_EXEC_EMPTY, "ran: %s", ring.res.error.message);
-	CHECK(pixel_at(ring.canvas, 0, 0) == 0xff000004u && pixel_at(ring.canvas, W - 1, H - 1) ==
+	REQUIRE(ring.stop == SMT_EXEC_EMPTY, "ran: %s", ring.res.error.message);
+	REQUIRE(pixel_at(ring.canvas, 0, 0) == 0xff000004u && pixel_at(ring.canvas, W - 1, H - 1) ==
 	      0xff000004u, "the first run filled the canvas");
-	CHECK(pixel_at(ring.canvas, 1, 1) == 0xff000013u, "the run after SET_CLIP, clipped");
+	REQUIRE(pixel_at(ring.canvas, 1, 1) == 0xff000013u, "the run after SET_CLIP, clipped");
 	pixman_image_t *pix = smt_exec_drawable_image(ring.ctx, PIXMAP);
-	CHECK(pixel_at(pix, 0, 0) == 0xff000103u && pixel_at(pix, 1, 1) == 0,
+	REQUIRE(pixel_at(pix, 0, 0) == 0xff000103u && pixel_at(pix, 1, 1) == 0,
 	      "the run after SET_TARGET drew into the pixmap, with its own clip");
 	side_fini(&ring);
 	st_fini(&st);
@@ -442,11 +442,11 @@ static void test_fence_present(void)
 	struct side s;
 	ring_holding(&t, &st);
 	side_init(&s);
-	CHECK(smt_exec_run(s.ctx, &t.reader, NULL, &s.res) == SMT_EXEC_PRESENT &&
+	REQUIRE(smt_exec_run(s.ctx, &t.reader, NULL, &s.res) == SMT_EXEC_PRESENT &&
 	      s.res.commands == 13 && s.res.fences == 1 && s.res.last_fence == 7,
 	      "up to PRESENT: %" PRIu64 " commands", s.res.commands);
-	CHECK(atomic_load(&t.status->completed_fence) == 7, "fence completed");
-	CHECK(smt_exec_run(s.ctx, &t.reader, NULL, &s.res) == SMT_EXEC_EMPTY &&
+	REQUIRE(atomic_load(&t.status->completed_fence) == 7, "fence completed");
+	REQUIRE(smt_exec_run(s.ctx, &t.reader, NULL, &s.res) == SMT_EXEC_EMPTY &&
 	      s.res.commands == 5, "the rest");
 	side_fini(&s);
 	tr_fini(&t);
@@ -481,7 +481,7 @@ static void test_wake_in_run(void)
 	}
 	tr_publish(&t);
 	uint64_t need = 3 * step - 100;
-	CHECK(smt_ring_client_begin_wait(t.hdr, t.status, need), "must sleep");
+	REQUIRE(smt_ring_client_begin_wait(t.hdr, t.status, need), "must sleep");
 	/* Publish points: the first command end at or past step, from there the
 	 * first at or past that plus step, ... */
 	uint64_t expect_tail = 0, point = step;
@@ -494,9 +494,9 @@ static void test_wake_in_run(void)
 			point = pos + step;
 		}
 	}
-	CHECK(smt_exec_run(s.ctx, &t.reader, NULL, &s.res) == SMT_EXEC_BUDGET && s.res.wake_client,
+	REQUIRE(smt_exec_run(s.ctx, &t.reader, NULL, &s.res) == SMT_EXEC_BUDGET && s.res.wake_client,
 	      "the run ended to wake the client");
-	CHECK(atomic_load(&t.status->tail) == expect_tail, "woken at %" PRIu64 ", want %" PRIu64,
+	REQUIRE(atomic_load(&t.status->tail) == expect_tail, "woken at %" PRIu64 ", want %" PRIu64,
 	      (uint64_t)atomic_load(&t.status->tail), expect_tail);
 	smt_ring_client_end_wait(t.hdr);
 	side_fini(&s);

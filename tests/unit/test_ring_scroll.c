@@ -56,7 +56,7 @@ static void run_case(pixman_format_code_t f, const struct move *m, int nclip, in
 	pixman_image_t *canvas = new_image(f, W, H);
 	pattern(canvas, (uint32_t)(m - moves) + 1);
 	pixman_image_t *ref = clone_image(canvas);
-	CHECK(smt_exec_register_canvas(ctx, 1, canvas) == 0, "register");
+	REQUIRE(smt_exec_register_canvas(ctx, 1, canvas) == 0, "register");
 	struct stream s;
 	st_init(&s);
 	uint32_t target = 1;

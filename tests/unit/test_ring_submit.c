@@ -68,7 +68,7 @@ static void target_init(struct target *t)
 {
 	t->ctx = smt_exec_create(NULL);
 	t->canvas = new_image(PIXMAN_a8r8g8b8, W, H);
-	CHECK(smt_exec_register_canvas(t->ctx, 1, t->canvas) == 0, "register");
+	REQUIRE(smt_exec_register_canvas(t->ctx, 1, t->canvas) == 0, "register");
 }
 
 static void target_fini(struct target *t)
@@ -109,12 +109,12 @@ static void run_budgeted(struct target *t, const struct stream *s, uint32_t area
 			continue;
 		}
 		enum smt_exec_stop st = smt_exec_run(t->ctx, &r.reader, slice(b), &res);
-		CHECK(st != SMT_EXEC_ERROR, "%s", res.error.message);
+		REQUIRE(st != SMT_EXEC_ERROR, "%s", res.error.message);
 		(*stops)++;
 	}
 	enum smt_exec_stop st;
 	while ((st = smt_exec_run(t->ctx, &r.reader, slice(b), &res)) != SMT_EXEC_EMPTY) {
-		CHECK(st != SMT_EXEC_ERROR, "%s", res.error.message);
+		REQUIRE(st != SMT_EXEC_ERROR, "%s", res.error.message);
 		(*stops)++;
 	}
 	tr_fini(&r);
@@ -130,11 +130,11 @@ static void test_paths_identical(void)
 
 	target_init(&ring);
 	expect_ok(run_ring(ring.ctx, &s, 64 * 1024, &res), &res, "ring");
-	CHECK(res.fences == 1 && res.last_fence == 3, "fence in the last batch");
+	REQUIRE(res.fences == 1 && res.last_fence == 3, "fence in the last batch");
 
 	target_init(&sock);
 	expect_ok(run_submit(sock.ctx, &s, 4096, &res), &res, "socket");
-	CHECK(smt_exec_submit_pending(sock.ctx) == 0, "queue drained");
+	REQUIRE(smt_exec_submit_pending(sock.ctx) == 0, "queue drained");
 	expect_same(sock.canvas, ring.canvas, "socket path == ring path");
 
 	target_init(&tiny);       /* 4 KiB ring: many PADs and wraps */
@@ -144,13 +144,13 @@ static void test_paths_identical(void)
 	uint64_t stops = 0;
 	target_init(&pix);        /* one element per run */
 	run_budgeted(&pix, &s, 4096, &(struct smt_exec_budget){ .max_pixels = 1 }, &stops);
-	CHECK(stops > 80, "pixel budget stopped often (%" PRIu64 ")", stops);
+	REQUIRE(stops > 80, "pixel budget stopped often (%" PRIu64 ")", stops);
 	expect_same(pix.canvas, ring.canvas, "pixel-budgeted == unbudgeted");
 
 	stops = 0;
 	target_init(&cmds);
 	run_budgeted(&cmds, &s, 8192, &(struct smt_exec_budget){ .max_commands = 1 }, &stops);
-	CHECK(stops >= 20, "command budget stopped often (%" PRIu64 ")", stops);
+	REQUIRE(stops >= 20, "command budget stopped often (%" PRIu64 ")", stops);
 	expect_same(cmds.canvas, ring.canvas, "command-budgeted == unbudgeted");
 
 	stops = 0;
@@ -176,19 +176,19 @@ static void test_deadline(void)
 		big[i] = (struct smt_rect){ 0, 0, W, H };
 	target_init(&t);
 	tr_init(&r, 1u << 20);
-	CHECK(tr_push(&r, b, smt_encode_set_target(b, 1)) == 0, "push");
+	REQUIRE(tr_push(&r, b, smt_encode_set_target(b, 1)) == 0, "push");
 	for (int i = 0; i < 30; i++)
-		CHECK(tr_push(&r, b, smt_encode_fill_rects(b, SMT_PAINT_OVER, 0x01010101, 1000,
+		REQUIRE(tr_push(&r, b, smt_encode_fill_rects(b, SMT_PAINT_OVER, 0x01010101, 1000,
 							    big)) == 0, "push");
 	struct smt_exec_result res;
 	enum smt_exec_stop st = smt_exec_run(t.ctx, &r.reader,
 					     &(struct smt_exec_budget){ .deadline_ns = 1 }, &res);
-	CHECK(st == SMT_EXEC_BUDGET && res.commands == 0 && res.pixels == 0,
+	REQUIRE(st == SMT_EXEC_BUDGET && res.commands == 0 && res.pixels == 0,
 	      "an expired deadline runs nothing");
 	st = smt_exec_run(t.ctx, &r.reader,
 			  &(struct smt_exec_budget){ .deadline_ns = now_ns() + 1000000 }, &res);
-	CHECK(st == SMT_EXEC_BUDGET, "budget stop (%d)", st);
-	CHECK(res.pixels > 0 && res.pixels < 30ull * 1000 * W * H,
+	REQUIRE(st == SMT_EXEC_BUDGET, "budget stop (%d)", st);
+	REQUIRE(res.pixels > 0 && res.pixels < 30ull * 1000 * W * H,
 	      "stopped early: %" PRIu64 " pixels", res.pixels);
 	tr_fini(&r);
 	target_fini(&t);
@@ -211,24 +211,24 @@ static void test_resume_uses_private_copy(void)
 
 	tr_init(&r, 8192);
 	BUF_DECL(st, 16);
-	CHECK(tr_push(&r, st, smt_encode_set_target(st, 1)) == 0, "push");
-	CHECK(tr_push(&r, buf, n) == 0, "push");
-	CHECK(smt_exec_run(a.ctx, &r.reader, NULL, &res) == SMT_EXEC_EMPTY, "reference");
+	REQUIRE(tr_push(&r, st, smt_encode_set_target(st, 1)) == 0, "push");
+	REQUIRE(tr_push(&r, buf, n) == 0, "push");
+	REQUIRE(smt_exec_run(a.ctx, &r.reader, NULL, &res) == SMT_EXEC_EMPTY, "reference");
 	tr_fini(&r);
 
 	target_init(&b);
 	tr_init(&r, 8192);
-	CHECK(tr_push(&r, st, smt_encode_set_target(st, 1)) == 0, "push");
+	REQUIRE(tr_push(&r, st, smt_encode_set_target(st, 1)) == 0, "push");
 	uint64_t at = r.head;
-	CHECK(tr_push(&r, buf, n) == 0, "push");
-	CHECK(smt_exec_run(b.ctx, &r.reader, &(struct smt_exec_budget){ .max_pixels = 1 }, &res)
+	REQUIRE(tr_push(&r, buf, n) == 0, "push");
+	REQUIRE(smt_exec_run(b.ctx, &r.reader, &(struct smt_exec_budget){ .max_pixels = 1 }, &res)
 	      == SMT_EXEC_BUDGET, "partial");
 	/* hostile client: rewrite the pending command (size, count, rects) */
 	memset(smt_ring_at(r.area, r.area_size, at), 0xff, n);
 	while (smt_exec_run(b.ctx, &r.reader, &(struct smt_exec_budget){ .max_pixels = 1 }, &res)
 	       == SMT_EXEC_BUDGET)
 		;
-	CHECK(res.stop == SMT_EXEC_EMPTY, "finished: %s", res.error.message);
+	REQUIRE(res.stop == SMT_EXEC_EMPTY, "finished: %s", res.error.message);
 	expect_same(b.canvas, a.canvas, "resume from the private copy");
 	tr_fini(&r);
 	target_fini(&a);
@@ -244,25 +244,25 @@ static void test_submit_framing(void)
 	uint32_t n2 = smt_encode_fence(b + n1, 5);
 
 	target_init(&t);            /* ends in the middle of a command */
-	CHECK(smt_exec_submit_bytes(t.ctx, b, n1 + n2 - 8, NULL, &res) == SMT_EXEC_ERROR &&
+	REQUIRE(smt_exec_submit_bytes(t.ctx, b, n1 + n2 - 8, NULL, &res) == SMT_EXEC_ERROR &&
 	      res.error.code == SMT_ERROR_TRUNCATED && res.error.offset == n1,
 	      "command spans submits: %s", res.error.message);
-	CHECK(smt_exec_run_submitted(t.ctx, NULL, &res) == SMT_EXEC_ERROR, "dead stays dead");
+	REQUIRE(smt_exec_run_submitted(t.ctx, NULL, &res) == SMT_EXEC_ERROR, "dead stays dead");
 	target_fini(&t);
 
 	target_init(&t);            /* ends inside a header */
-	CHECK(smt_exec_submit_bytes(t.ctx, b, n1 + 4, NULL, &res) == SMT_EXEC_ERROR &&
+	REQUIRE(smt_exec_submit_bytes(t.ctx, b, n1 + 4, NULL, &res) == SMT_EXEC_ERROR &&
 	      res.error.code == SMT_ERROR_TRUNCATED, "partial header");
 	target_fini(&t);
 
 	target_init(&t);            /* offsets count across submits */
-	CHECK(smt_exec_submit_bytes(t.ctx, b, n1 + n2, NULL, &res) == SMT_EXEC_EMPTY &&
+	REQUIRE(smt_exec_submit_bytes(t.ctx, b, n1 + n2, NULL, &res) == SMT_EXEC_EMPTY &&
 	      res.fences == 1 && res.last_fence == 5, "ok submit");
 	uint8_t bad[24];
 	memcpy(bad, b, 16);
 	struct smt_cmd_header h = { SMT_OP_NOOP, 0, 0 };
 	memcpy(bad + 16, &h, 8);
-	CHECK(smt_exec_submit_bytes(t.ctx, bad, 24, NULL, &res) == SMT_EXEC_ERROR &&
+	REQUIRE(smt_exec_submit_bytes(t.ctx, bad, 24, NULL, &res) == SMT_EXEC_ERROR &&
 	      res.error.code == SMT_ERROR_BAD_SIZE && res.error.offset == n1 + n2 + 16,
 	      "offset %" PRIu64, res.error.offset);
 	target_fini(&t);
@@ -270,17 +270,17 @@ static void test_submit_framing(void)
 	target_init(&t);            /* bad opcode found at execution */
 	h = (struct smt_cmd_header){ 200, 0, 8 };
 	memcpy(bad, &h, 8);
-	CHECK(smt_exec_submit_bytes(t.ctx, bad, 8, NULL, &res) == SMT_EXEC_ERROR &&
+	REQUIRE(smt_exec_submit_bytes(t.ctx, bad, 8, NULL, &res) == SMT_EXEC_ERROR &&
 	      res.error.code == SMT_ERROR_BAD_OPCODE && res.error.opcode == 200, "opcode");
 	target_fini(&t);
 
 	/* queue without running, then run */
 	target_init(&t);
-	CHECK(smt_exec_queue_bytes(t.ctx, b, n1 + n2, &res) == SMT_EXEC_BUDGET &&
+	REQUIRE(smt_exec_queue_bytes(t.ctx, b, n1 + n2, &res) == SMT_EXEC_BUDGET &&
 	      res.commands == 0 && smt_exec_submit_pending(t.ctx) == n1 + n2, "queued only");
-	CHECK(smt_exec_run_submitted(t.ctx, NULL, &res) == SMT_EXEC_EMPTY && res.fences == 1,
+	REQUIRE(smt_exec_run_submitted(t.ctx, NULL, &res) == SMT_EXEC_EMPTY && res.fences == 1,
 	      "ran later");
-	CHECK(smt_exec_queue_bytes(t.ctx, b, 4, &res) == SMT_EXEC_ERROR &&
+	REQUIRE(smt_exec_queue_bytes(t.ctx, b, 4, &res) == SMT_EXEC_ERROR &&
 	      res.error.code == SMT_ERROR_TRUNCATED, "queue checks framing");
 	target_fini(&t);
 
@@ -289,9 +289,9 @@ static void test_submit_framing(void)
 	struct stream s;
 	st_init(&s);
 	build(&s, 1);
-	CHECK(smt_exec_submit_bytes(t.ctx, s.buf, s.len, &(struct smt_exec_budget){
+	REQUIRE(smt_exec_submit_bytes(t.ctx, s.buf, s.len, &(struct smt_exec_budget){
 		.max_commands = 3 }, &res) == SMT_EXEC_BUDGET, "budget");
-	CHECK(smt_exec_submit_pending(t.ctx) > 0, "queued");
+	REQUIRE(smt_exec_submit_pending(t.ctx) > 0, "queued");
 	uint32_t nf = smt_encode_fence(b, 77);
 	enum smt_exec_stop stop = smt_exec_submit_bytes(t.ctx, b, nf, NULL, &res);
 	uint64_t last = res.last_fence;
@@ -300,7 +300,7 @@ static void test_submit_framing(void)
 		if (res.fences)
 			last = res.last_fence;
 	}
-	CHECK(stop == SMT_EXEC_EMPTY && last == 77 && smt_exec_submit_pending(t.ctx) == 0,
+	REQUIRE(stop == SMT_EXEC_EMPTY && last == 77 && smt_exec_submit_pending(t.ctx) == 0,
 	      "appended submit ran last");
 	st_fini(&s);
 	target_fini(&t);

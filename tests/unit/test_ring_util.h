@@ -7,20 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "unit_check.h"
 #include "executor.h"
 #include "ring_reader.h"
 #include "smt-ring-client.h"
 
-#define CHECK(cond, ...)                                                        \
-	do {                                                                    \
-		if (!(cond)) {                                                  \
-			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__,  \
-				__LINE__, #cond);                               \
-			fprintf(stderr, __VA_ARGS__);                           \
-			fputc('\n', stderr);                                    \
-			exit(1);                                                \
-		}                                                               \
-	} while (0)
 
 /* A client-side ring in private memory, written with the header's helpers. */
 struct test_ring {
@@ -39,7 +30,7 @@ static inline void tr_init(struct test_ring *t, uint32_t area_size)
 	memset(t, 0, sizeof(*t));
 	t->area_size = area_size;
 	t->mem = aligned_alloc(4096, SMT_RING_HEADER_SIZE + area_size);
-	CHECK(t->mem, "alloc");
+	REQUIRE(t->mem, "alloc");
 	memset(t->mem, 0xa5, SMT_RING_HEADER_SIZE + area_size);  /* garbage */
 	t->hdr = (struct smt_ring_header *)t->mem;
 	memset(t->hdr, 0, SMT_RING_HEADER_SIZE);
@@ -49,10 +40,10 @@ static inline void tr_init(struct test_ring *t, uint32_t area_size)
 	t->hdr->header_size = SMT_RING_HEADER_SIZE;
 	t->area = t->mem + SMT_RING_HEADER_SIZE;
 	t->status = aligned_alloc(4096, SMT_STATUS_MAP_SIZE);
-	CHECK(t->status, "alloc");
+	REQUIRE(t->status, "alloc");
 	memset(t->status, 0, SMT_STATUS_MAP_SIZE);
 	smt_global_init(&t->global);
-	CHECK(smt_ring_reader_init(&t->reader, t->mem, SMT_RING_HEADER_SIZE + area_size,
+	REQUIRE(smt_ring_reader_init(&t->reader, t->mem, SMT_RING_HEADER_SIZE + area_size,
 				   area_size, t->status) == 0, "reader init");
 }
 
@@ -96,7 +87,7 @@ static inline int tr_push(struct test_ring *t, const void *cmd, uint32_t size)
 static inline pixman_image_t *new_image(pixman_format_code_t f, int w, int h)
 {
 	pixman_image_t *img = pixman_image_create_bits(f, w, h, NULL, 0);
-	CHECK(img, "image");
+	REQUIRE(img, "image");
 	return img;
 }
 
@@ -139,7 +130,7 @@ static inline void expect_same_tol(pixman_image_t *a, pixman_image_t *b, int tol
 				   const char *what)
 {
 	int w = pixman_image_get_width(a), h = pixman_image_get_height(a);
-	CHECK(w == pixman_image_get_width(b) && h == pixman_image_get_height(b), "%s: size", what);
+	REQUIRE(w == pixman_image_get_width(b) && h == pixman_image_get_height(b), "%s: size", what);
 	int bpp = PIXMAN_FORMAT_BPP(pixman_image_get_format(a)) / 8;
 	const uint8_t *pa = (const uint8_t *)pixman_image_get_data(a);
 	const uint8_t *pb = (const uint8_t *)pixman_image_get_data(b);
@@ -151,7 +142,7 @@ static inline void expect_same_tol(pixman_image_t *a, pixman_image_t *b, int tol
 				uint32_t va = 0, vb = 0;
 				memcpy(&va, pa + y * sa + x / bpp * bpp, (size_t)bpp);
 				memcpy(&vb, pb + y * sb + x / bpp * bpp, (size_t)bpp);
-				CHECK(0, "%s: pixel (%d,%d) got %08" PRIx32 " want %08" PRIx32,
+				REQUIRE(0, "%s: pixel (%d,%d) got %08" PRIx32 " want %08" PRIx32,
 				      what, x / bpp, y, va, vb);
 			}
 		}
@@ -191,7 +182,7 @@ static inline void st_init(struct stream *s)
 	s->cap = 4u << 20;
 	s->buf = aligned_alloc(8, s->cap);
 	s->len = 0;
-	CHECK(s->buf, "alloc");
+	REQUIRE(s->buf, "alloc");
 }
 static inline void st_fini(struct stream *s) { free(s->buf); }
 static inline void *st_at(struct stream *s) { return s->buf + s->len; }
@@ -216,7 +207,7 @@ static inline enum smt_exec_stop run_ring(struct smt_exec_ctx *ctx, const struct
 		stop = tr_run_all(ctx, &t, res);
 		if (stop == SMT_EXEC_ERROR)
 			break;
-		CHECK(tr_write(&t, s->buf + off, h.size) == 0, "command does not fit an empty ring");
+		REQUIRE(tr_write(&t, s->buf + off, h.size) == 0, "command does not fit an empty ring");
 		off += h.size;
 	}
 	if (stop != SMT_EXEC_ERROR) {
@@ -255,7 +246,7 @@ static inline enum smt_exec_stop run_submit(struct smt_exec_ctx *ctx, const stru
 static inline void expect_ok(enum smt_exec_stop s, const struct smt_exec_result *r,
 			     const char *what)
 {
-	CHECK(s == SMT_EXEC_EMPTY, "%s: stop %d: %s", what, s, r->error.message);
+	REQUIRE(s == SMT_EXEC_EMPTY, "%s: stop %d: %s", what, s, r->error.message);
 }
 
 /* Premultiplied colour -> pixman_color_t */

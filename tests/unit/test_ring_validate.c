@@ -25,8 +25,8 @@ static void env_init(struct env *e, const struct smt_exec_config *cfg)
 	e->orig = clone_image(e->canvas);
 	e->pool = aligned_alloc(4096, 4096);
 	memset(e->pool, 0x55, 4096);
-	CHECK(smt_exec_register_canvas(e->ctx, CANVAS, e->canvas) == 0, "canvas");
-	CHECK(smt_exec_register_pool(e->ctx, POOL, e->pool, 4096) == 0, "pool");
+	REQUIRE(smt_exec_register_canvas(e->ctx, CANVAS, e->canvas) == 0, "canvas");
+	REQUIRE(smt_exec_register_pool(e->ctx, POOL, e->pool, 4096) == 0, "pool");
 	st_init(&e->s);
 	ST(&e->s, smt_encode_create_pixmap(st_at(&e->s), 10, 8, 8, SMT_FORMAT_ARGB8888));
 	ST(&e->s, smt_encode_create_pixmap(st_at(&e->s), 11, 8, 8, SMT_FORMAT_A8));
@@ -53,13 +53,13 @@ static void expect(struct env *e, uint32_t code, uint16_t opcode, const char *wh
 {
 	struct smt_exec_result res;
 	enum smt_exec_stop s = run_ring(e->ctx, &e->s, 1u << 20, &res);
-	CHECK(s == SMT_EXEC_ERROR, "%s: no error", what);
-	CHECK(res.error.code == code, "%s: code %s want %s (%s)", what,
+	REQUIRE(s == SMT_EXEC_ERROR, "%s: no error", what);
+	REQUIRE(res.error.code == code, "%s: code %s want %s (%s)", what,
 	      smt_error_name(res.error.code), smt_error_name(code), res.error.message);
-	CHECK(res.error.opcode == opcode, "%s: opcode %u want %u", what, res.error.opcode, opcode);
-	CHECK(res.error.offset == e->bad_at, "%s: offset %" PRIu64 " want %" PRIu64, what,
+	REQUIRE(res.error.opcode == opcode, "%s: opcode %u want %u", what, res.error.opcode, opcode);
+	REQUIRE(res.error.offset == e->bad_at, "%s: offset %" PRIu64 " want %" PRIu64, what,
 	      res.error.offset, e->bad_at);
-	CHECK(strstr(res.error.message, smt_opcode_name(opcode)), "%s: message names opcode: %s",
+	REQUIRE(strstr(res.error.message, smt_opcode_name(opcode)), "%s: message names opcode: %s",
 	      what, res.error.message);
 	expect_same(e->canvas, e->orig, what);   /* nothing drawn */
 	env_fini(e);
@@ -150,12 +150,12 @@ static void test_ids(void)
 	expect_ok(run_ring(e.ctx, &e.s, 4096, &res), &res, "client A");
 	struct smt_exec_ctx *b = smt_exec_create(NULL);
 	pixman_image_t *bc = new_image(PIXMAN_a8r8g8b8, 8, 8);
-	CHECK(smt_exec_register_canvas(b, CANVAS, bc) == 0, "B canvas");
+	REQUIRE(smt_exec_register_canvas(b, CANVAS, bc) == 0, "B canvas");
 	struct stream s;
 	st_init(&s);
 	ST(&s, smt_encode_set_target(st_at(&s), CANVAS));
 	ST(&s, smt_encode_copy_area(st_at(&s), 10, 0, 0, 4, 4, 0, 0));
-	CHECK(run_ring(b, &s, 4096, &res) == SMT_EXEC_ERROR &&
+	REQUIRE(run_ring(b, &s, 4096, &res) == SMT_EXEC_ERROR &&
 	      res.error.code == SMT_ERROR_BAD_DRAWABLE && res.error.offset == 16,
 	      "B cannot name A's pixmap: %s", res.error.message);
 	st_fini(&s);
@@ -281,7 +281,7 @@ static void test_images_and_pools(void)
 					   SMT_FORMAT_ARGB8888, 0, 0));
 	struct smt_exec_result res;
 	expect_ok(run_ring(e.ctx, &e.s, 4096, &res), &res, "last bytes of the pool");
-	CHECK(pixel_at(e.canvas, 3, 3) == 0x55555555, "pool pixels arrived");
+	REQUIRE(pixel_at(e.canvas, 3, 3) == 0x55555555, "pool pixels arrived");
 	env_fini(&e);
 
 	/* a pool image beyond pixman's INT_MAX bytes is fine: only the rows
@@ -290,15 +290,15 @@ static void test_images_and_pools(void)
 		size_t big = (size_t)3 << 30;
 		uint8_t *mem = mmap(NULL, big, PROT_READ,
 				    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		CHECK(mem != MAP_FAILED, "mmap");
+		REQUIRE(mem != MAP_FAILED, "mmap");
 		env_init(&e, NULL);
-		CHECK(smt_exec_register_pool(e.ctx, 9, mem, big) == 0, "big pool");
+		REQUIRE(smt_exec_register_pool(e.ctx, 9, mem, big) == 0, "big pool");
 		ST(&e.s, smt_encode_put_image_pool(st_at(&e.s), 9, 0, 4096, 8, (3u << 30) / 4096,
 						   SMT_FORMAT_ARGB8888, 0, -100000));
 		ST(&e.s, smt_encode_put_image_pool(st_at(&e.s), 9, 0, 4096, 8, (3u << 30) / 4096,
 						   SMT_FORMAT_ARGB8888, 4, 0));
 		expect_ok(run_ring(e.ctx, &e.s, 4096, &res), &res, "3 GiB pool image");
-		CHECK(pixel_at(e.canvas, 5, 5) == 0, "zero pages arrived");
+		REQUIRE(pixel_at(e.canvas, 5, 5) == 0, "zero pages arrived");
 		env_fini(&e);
 		munmap(mem, big);
 	}
@@ -429,10 +429,10 @@ static void expect_verdict(const uint8_t *buf, uint32_t size, bool ok, uint32_t 
 {
 	struct smt_fault f;
 	int rc = decode_buf(buf, size, &f);
-	CHECK((rc == 0) == ok, "%s %" PRIx64 " %" PRIx64 ": decode %d want ok=%d", what, a, b,
+	REQUIRE((rc == 0) == ok, "%s %" PRIx64 " %" PRIx64 ": decode %d want ok=%d", what, a, b,
 	      rc, ok);
 	if (!ok)
-		CHECK(f.code == SMT_ERROR_BAD_GEOMETRY && f.index == index,
+		REQUIRE(f.code == SMT_ERROR_BAD_GEOMETRY && f.index == index,
 		      "%s %" PRIx64 " %" PRIx64 ": code %u index %u want %u", what, a, b,
 		      f.code, f.index, index);
 }
