@@ -24,20 +24,31 @@
 #include "ring/pool.h"
 #include "ring/ring.h"
 #include "ring/shm_fd.h"
+#include "ring/wake_fd.h"
 #include "monotonic_clock.h"
+
+static void ring_end(struct smtwc_ring *ring, uint32_t wl_error, const char *message);
 
 static void ring_wake_client(struct smtwc_ring *ring)
 {
-	if (ring->client_eventfd < 0) {
+	if (ring->client_eventfd < 0 || ring->wake_blocked) {
 		return;
 	}
-	uint64_t one = 1;
-	/* EAGAIN means the counter is already non-zero: the client will wake. */
-	if (write(ring->client_eventfd, &one, sizeof(one)) == sizeof(one)) {
+	switch (wake_fd_signal(ring->client_eventfd)) {
+	case WAKE_FD_SENT:
 		ring->wakeups_to_client++;
 		if (ring->shared) {
 			smt_ring_reader_count_wakeups(&ring->reader, 1, 0);
 		}
+		break;
+	case WAKE_FD_BLOCKED:
+		ring->wake_blocked = true;
+		ring_end(ring, SMT_RING_V1_ERROR_BAD_FD, "client_eventfd blocked a wake-up: "
+			"its O_NONBLOCK was cleared and its count is full");
+		break;
+	case WAKE_FD_PENDING: /* the count is at its top: the client wakes */
+	case WAKE_FD_FAILED:
+		break;
 	}
 }
 
@@ -50,7 +61,8 @@ static void ring_handle_kill(void *data)
 	wl_client_destroy(ring->client);
 }
 
-static void ring_fail(struct smtwc_ring *ring, const struct smt_exec_error *error)
+/* Ends the ring's client with a protocol error, at a safe point. */
+static void ring_end(struct smtwc_ring *ring, uint32_t wl_error, const char *message)
 {
 	if (ring->dead) {
 		return;
@@ -61,14 +73,18 @@ static void ring_fail(struct smtwc_ring *ring, const struct smt_exec_error *erro
 	uint64_t left_out;
 	if (log_limit_allow(&fail_log, &left_out)) {
 		wlr_log(WLR_INFO, "ring of client pid %d: %s (%llu ring errors not logged "
-			"before)", (int)ring->pid, error->message, (unsigned long long)left_out);
+			"before)", (int)ring->pid, message, (unsigned long long)left_out);
 	}
-	wl_resource_post_error(ring->resource, SMT_RING_V1_ERROR_BAD_COMMAND, "%s",
-		error->message);
+	wl_resource_post_error(ring->resource, wl_error, "%s", message);
 	ring_wake_client(ring); /* a client blocked on a full ring sees DEAD */
 	ring->kill_source = wl_event_loop_add_idle(
 		wl_display_get_event_loop(ring->transport->server->display),
 		ring_handle_kill, ring);
+}
+
+static void ring_fail(struct smtwc_ring *ring, const struct smt_exec_error *error)
+{
+	ring_end(ring, SMT_RING_V1_ERROR_BAD_COMMAND, error->message);
 }
 
 static void ring_publish_socket_counters(struct smtwc_ring *ring)
@@ -324,8 +340,8 @@ static void ring_handle_resource_destroy(struct wl_resource *resource)
 static int ring_handle_wakeup(int fd, uint32_t mask, void *data)
 {
 	struct smtwc_ring *ring = data;
-	uint64_t count;
-	if (read(fd, &count, sizeof(count)) == sizeof(count)) {
+	uint64_t count = wake_fd_take(fd);
+	if (count > 0) {
 		ring->wakeups_from_client += count;
 		if (ring->shared) {
 			smt_ring_reader_count_wakeups(&ring->reader, 0, count);

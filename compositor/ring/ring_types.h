@@ -107,6 +107,8 @@ struct smtwc_ring {
 	 * is complete the ring runs nothing else (canvas.h). */
 	struct smtwc_canvas *presenting;
 	bool dead;
+	/* its eventfd blocked a wake-up (wake_fd.h): never written again */
+	bool wake_blocked;
 	struct wl_event_source *kill_source;
 
 	/* Statistics (smtctl, smt-info). */

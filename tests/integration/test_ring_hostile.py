@@ -77,6 +77,10 @@ CASES = {
     # socket path: a command split over two submits runs after a request
     # sent between its pieces (create_pool: found; destroy: bad_pool)
     "split-around-request": "SPLIT_COMMAND ordered after the request",
+    # a client's eventfd made blocking (O_NONBLOCK cleared on the shared
+    # file description): the compositor never waits on it
+    "wake-full": "WAKE_FULL answered; the ring ended with bad_fd",
+    "wake-steal": "WAKE_STEAL answered",
 }
 
 

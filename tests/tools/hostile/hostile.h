@@ -135,6 +135,7 @@ int case_hold_fds(struct hostile *h, int pools);
  * one process, pool resizes and address space (issue 24). */
 int case_park_fds(struct hostile *h, int n);
 int case_hold_parked(struct hostile *h, int connections);
+
 int case_connections(struct hostile *h, int n, bool hold);
 int case_pool_resize_stack(struct hostile *h, int n);
 int case_address_flood(struct hostile *h);
@@ -142,6 +143,10 @@ int case_hold_address(struct hostile *h, int n);
 int case_shm_pool_flood(struct hostile *h);
 int case_hold_shm_buffers(struct hostile *h, int n);
 int case_hold_memory_conns(struct hostile *h, int connections);
+
+/* hostile_wakeup.c: the wake-up eventfds made blocking by the client. */
+int case_wake_full(struct hostile *h);
+int case_wake_steal(struct hostile *h, double seconds);
 
 /* hostile_order.c: order and slicing of queued work (split commands, a
  * PRESENT copied in bands). */

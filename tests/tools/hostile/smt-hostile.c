@@ -129,6 +129,10 @@ static int run_new_case(struct hostile *h, const char *name, const char *arg, bo
 		return case_head_backwards(h);
 	} else if (strcmp(name, "head-huge") == 0) {
 		return case_head_huge(h);
+	} else if (strcmp(name, "wake-full") == 0) {
+		return case_wake_full(h);
+	} else if (strcmp(name, "wake-steal") == 0) {
+		return case_wake_steal(h, arg ? atof(arg) : 2);
 	}
 	return run_accounting_case(h, name, arg, handled);
 }
