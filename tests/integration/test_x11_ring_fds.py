@@ -14,9 +14,14 @@ test_x11_ring_fds.py programs|hostile
             program closing the ring's own fds (closefrom above the X
             socket): every connection survives with no X error, on the ring
             (or reverted to the socket where the ring's fds were taken
-            away). A Java program in VFORK launch mode runs children while
-            it keeps a window. A setgid program's X child is on the socket
-            (ld.so drops LD_PRELOAD) and keeps its display.
+            away). Children made without libc's fork (the raw fork syscall,
+            glibc's clone()), which no pthread_atfork handler sees: their
+            requests are served, on the socket (reverted); one that closes
+            the X socket with a raw syscall and writes on a socketpair put
+            on its number writes there, not into the parent's ring, whose
+            connection carries on. A Java program in VFORK launch mode runs
+            children while it keeps a window. A setgid program's X child is
+            on the socket (ld.so drops LD_PRELOAD) and keeps its display.
   hostile   smt-x11ring-hostile's fd attacks: an fd message whose bytes
             never come leaves Xwayland idle (its CPU ticks over a window)
             and is served when they come; a fork child's REVERT with its
@@ -110,6 +115,11 @@ def children(s):
     # The child's connection is the parent's: it reverts to the socket.
     run_procs(s, ["fork-shm"], expect="reverted")
     run_procs(s, ["closefrom-own"], expect="reverted")
+    # Children that bypass libc's fork (no pthread_atfork handler ran):
+    # the shim finds out from its wipe-on-fork page, as a fork child.
+    run_procs(s, ["rawfork-requests"], expect="reverted")
+    run_procs(s, ["clone-requests"], expect="reverted")
+    run_procs(s, ["rawfork-reuse"])
 
 
 def java_vfork(s):
