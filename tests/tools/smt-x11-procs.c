@@ -33,6 +33,11 @@
  *                      writes there: the bytes reach the socketpair (not
  *                      the parent's ring); the parent's connection then
  *                      makes round trips as before
+ *   drop-gid-exec CMD...  (no X connection) gives up a setgid gid, as
+ *                      urxvt and other setgid programs do before they start
+ *                      a child, and execs CMD: run from a setgid copy of
+ *                      this program, CMD starts without LD_PRELOAD (ld.so
+ *                      removed it) but out of secure mode
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -379,10 +384,16 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		fprintf(stderr, "usage: smt-x11-procs shm-burst|vfork-close|vfork-closefrom|spawn|"
 				"threads-vfork N | fork-shm | closefrom-own | rawfork-requests | "
-				"clone-requests | rawfork-reuse\n");
+				"clone-requests | rawfork-reuse | drop-gid-exec CMD...\n");
 		return 2;
 	}
 	const char *c = argv[1];
+	if (!strcmp(c, "drop-gid-exec") && argc > 2) {
+		if (setgid(getgid()) != 0)
+			return fail("setgid(getgid())");
+		execvp(argv[2], argv + 2);
+		return fail("exec");
+	}
 	int n = argc > 2 ? atoi(argv[2]) : 1;
 	if (n < 1)
 		n = 1;
