@@ -406,15 +406,31 @@ def plot(rows, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
     fig, ax = plt.subplots(figsize=(max(9, 0.28 * len(rows)), 4))
     names = [r["case"] for r in rows]
+
+    def spread(r, k):
+        # The 95% interval around the median (none for a single round).
+        v = r.get(k)
+        return abs(v - r["ratio"]) if isinstance(v, float) and math.isfinite(v) else 0.0
     ax.bar(names, [r["ratio"] for r in rows],
+           yerr=[[spread(r, "ratio_lo") for r in rows], [spread(r, "ratio_hi") for r in rows]],
+           error_kw={"elinewidth": 0.8, "capsize": 2},
            color=["tab:blue" if r["transport_bound"] else "tab:gray" for r in rows])
     for y, style, label in ((1.0, "-", "socket"), (0.95, ":", "0.95x floor"),
                             (1.3, "--", "noop target 1.3x")):
         ax.axhline(y, color="black", linestyle=style, linewidth=0.8, label=label)
+    # Ratios on a log scale (0.5x and 2x equally far from 1); intervals
+    # wider than the axis are cut at its ends.
+    ax.set_yscale("log")
+    ax.set_ylim(0.25, 4)
+    ax.set_yticks([0.25, 0.5, 0.95, 1.3, 2, 4])
+    ax.get_yaxis().set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+    ax.get_yaxis().set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_ylabel("ring / socket (x11perf rate)")
-    ax.set_title("X requests through the ring vs the socket (blue: transport-bound)")
+    ax.set_title("X requests through the ring vs the socket (blue: transport-bound; "
+                 "bars: 95% interval over the rounds)")
     ax.tick_params(axis="x", rotation=45)
     ax.legend(loc="upper right", fontsize=8)
     fig.tight_layout()
