@@ -92,6 +92,8 @@ static void write_client(const struct smtwc_ring_stats *ring, void *data)
 	json_uint(w, "client_pools", ring->client_pools);
 	json_uint(w, "client_memory", ring->client_memory);
 	json_uint(w, "client_canvases", ring->client_canvases);
+	json_uint(w, "client_surfaces", ring->client_surfaces);
+	json_uint(w, "client_surface_bytes", ring->client_surface_bytes);
 	json_end_object(w);
 }
 

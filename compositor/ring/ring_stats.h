@@ -28,6 +28,8 @@ struct smtwc_ring_stats {
 	/* The connection's whole usage, shared by its rings (limits). */
 	uint64_t client_fds, client_rings, client_pools, client_memory;
 	uint64_t client_canvases;
+	/* Its wl_surfaces, and the memory charged for them (surface_usage.h). */
+	uint64_t client_surfaces, client_surface_bytes;
 };
 
 struct smtwc_transport_stats {

@@ -23,10 +23,10 @@ struct surface_record {
 					    * resources after it) */
 };
 
-/* Memory a surface costs: wlroots' surface with its states, this record,
- * and libwayland's resource with its map entry (an estimate, as a
- * canvas's bookkeeping is). */
-#define SURFACE_BYTES (sizeof(struct wlr_surface) + sizeof(struct surface_record) + 128)
+/* The estimate covers what it says (surface_usage.h). */
+_Static_assert(SURFACE_USAGE_BYTES >= sizeof(struct wlr_surface) +
+	sizeof(struct surface_record) + 128, "SURFACE_USAGE_BYTES below a surface's size");
+#define SURFACE_BYTES SURFACE_USAGE_BYTES
 
 static struct {
 	struct smtwc_transport *transport;

@@ -18,6 +18,11 @@
 
 struct smtwc_transport;
 
+/* Memory a surface is charged: wlroots' surface with its states, our
+ * record of it, and libwayland's resource with its map entry (an
+ * estimate, as a canvas's bookkeeping is). */
+#define SURFACE_USAGE_BYTES 1024u
+
 void surface_usage_init(struct smtwc_transport *transport);
 void surface_usage_finish(struct smtwc_transport *transport);
 
