@@ -59,6 +59,7 @@ CASES = {
     "pool-shrink": "would shrink it",
     "pool-grow-lie": "memfd is smaller than the declared size",
     "pool-destroy-pending": "bad_pool: unknown pool id (opcode PUT_IMAGE_POOL",
+    "pool-resize-destroy-pending": "bad_pool: unknown pool id (opcode PUT_IMAGE_POOL",
     # 10000 small pixmaps are fine; 20000 64x64 ones hit the per-client limit
     "pixmaps-10k": "limit: limit client-memory-mib=256 reached",
     # resource attacks: refused with the limit's name and value, and the
