@@ -113,6 +113,8 @@ struct smtwc_scheduler_config {
 	X("client-fds",        client_fds,        96,   3,  1000000)                     \
 	/* of which in flight: received, not yet in a dispatched request */           \
 	X("client-fds-in-flight", client_fds_in_flight, 64, 28, 1000000)               \
+	/* fds sent to it that it has not read (in its socket: the kernel's) */        \
+	X("client-fds-unread", client_fds_unread, 64,  28, 1000000)                   \
 	X("client-rings",      client_rings,      8,    1,  100000)                      \
 	X("client-pools",      client_pools,      32,   1,  100000)                      \
 	/* canvases (each with its wl_surface; a disconnect frees them all) */         \

@@ -69,6 +69,7 @@ const char *smt_resource_key(enum smt_resource r)
 		[SMT_RES_MAPPINGS] = "mappings", [SMT_RES_ADDRESS] = "address-space-mib",
 		[SMT_RES_CONNECTIONS] = "connections",
 		[SMT_RES_FDS_IN_FLIGHT] = "fds-in-flight",
+		[SMT_RES_FDS_UNREAD] = "fds-unread",
 		[SMT_RES_SURFACES] = "surfaces",
 	};
 	return (unsigned)r < SMT_RES_COUNT ? names[r] : "?";

@@ -29,6 +29,11 @@ enum smt_resource {
 	SMT_RES_FDS_IN_FLIGHT, /* fds read by libwayland, not yet dispatched:
 				* capped per connection; above it they count
 				* as fds of the process, uid and total */
+	SMT_RES_FDS_UNREAD, /* fds sent to the client, in its socket, not yet
+			     * read: held by the kernel, not in the
+			     * compositor's fd table, but counted against its
+			     * uid (RLIMIT_NOFILE of them refuse every further
+			     * fd it sends, to anyone) */
 	SMT_RES_SURFACES, /* wl_surfaces, bare or under a canvas: each is
 			   * work in the one dispatch that destroys its
 			   * client (surface_usage.h) */

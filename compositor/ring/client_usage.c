@@ -39,6 +39,8 @@ void client_usage_init_total(struct smtwc_transport *transport)
 	struct smt_usage *total = &transport->total;
 	*total = (struct smt_usage){ .level = SMT_LEVEL_TOTAL };
 	total->max[SMT_RES_FDS] = fd_budget(c->fd_headroom);
+	/* The kernel refuses fds in flight past RLIMIT_NOFILE of them. */
+	total->max[SMT_RES_FDS_UNREAD] = total->max[SMT_RES_FDS];
 	total->max[SMT_RES_MEMORY] = (uint64_t)c->total_memory_mib << 20;
 	total->max[SMT_RES_MAPPINGS] = (uint64_t)c->total_mappings;
 	total->max[SMT_RES_ADDRESS] = (uint64_t)c->total_address_space_mib << 20;
@@ -185,6 +187,7 @@ static struct smtwc_client_usage *client_usage_create(struct smtwc_transport *tr
 	cu->usage.parent = &cu->process->usage;
 	cu->usage.max[SMT_RES_FDS] = (uint64_t)c->client_fds;
 	cu->usage.max[SMT_RES_FDS_IN_FLIGHT] = (uint64_t)c->client_fds_in_flight;
+	cu->usage.max[SMT_RES_FDS_UNREAD] = (uint64_t)c->client_fds_unread;
 	cu->usage.max[SMT_RES_RINGS] = (uint64_t)c->client_rings;
 	cu->usage.max[SMT_RES_POOLS] = (uint64_t)c->client_pools;
 	cu->usage.max[SMT_RES_CANVASES] = (uint64_t)c->client_canvases;

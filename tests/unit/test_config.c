@@ -224,6 +224,7 @@ static void test_defaults(void)
 	CHECK_INT(cfg.limits.client_pools, 32);
 	CHECK_INT(cfg.limits.client_canvases, 1024);
 	CHECK_INT(cfg.limits.client_surfaces, 4096);
+	CHECK_INT(cfg.limits.client_fds_unread, 64);
 	CHECK_INT(cfg.limits.process_canvases, 2048);
 	CHECK_INT(cfg.limits.process_surfaces, 4096);
 	CHECK_INT(cfg.limits.uid_canvases, 4096);
@@ -704,7 +705,8 @@ static void test_errors(void)
 	EXPECT_ERROR("[limits]\nclient-fds = 2\n", 2,
 		"invalid value '2' for 'client-fds' (expected an integer from 3 to 1000000)");
 	EXPECT_ERROR("[limits]\nrings = 2\n", 2,
-		"unknown key 'rings' in [limits] (expected client-fds, client-fds-in-flight, client-rings, "
+		"unknown key 'rings' in [limits] (expected client-fds, client-fds-in-flight, "
+		"client-fds-unread, client-rings, "
 		"client-pools, client-canvases, client-surfaces, client-memory-mib, client-mappings, "
 		"client-address-space-mib, "
 		"process-connections, process-fds, process-memory-mib, process-mappings, "

@@ -30,6 +30,7 @@ struct hostile {
 	struct wl_display *display;
 	struct smt_ring_manager_v1 *manager;
 	struct wl_compositor *compositor;
+	struct wl_seat *seat;
 	struct smt_ring_v1 *ring;
 	int status_fd, global_fd;
 	/* the ring as the client maps it */
@@ -126,6 +127,8 @@ int case_drain_attack(struct hostile *h, double seconds);
 
 /* hostile_load.c: long-running load and latency probes, fds held. */
 int case_no_read(struct hostile *h, double seconds);
+int case_keymap_no_read(struct hostile *h, int n);
+int case_keymap_read(struct hostile *h, int n);
 int case_ring_full(struct hostile *h, double seconds, uint32_t side);
 int case_echo_probe(struct hostile *h, double seconds, int interval_ms, bool verbose);
 int case_sync_probe(struct hostile *h, double seconds);

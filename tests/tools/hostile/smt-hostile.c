@@ -87,6 +87,10 @@ static int run_new_case(struct hostile *h, const char *name, const char *arg, bo
 		return case_pixmaps_10k(h);
 	} else if (strcmp(name, "no-read") == 0) {
 		return case_no_read(h, secs);
+	} else if (strcmp(name, "keymap-no-read") == 0) {
+		return case_keymap_no_read(h, arg ? atoi(arg) : 1000);
+	} else if (strcmp(name, "keymap-read") == 0) {
+		return case_keymap_read(h, arg ? atoi(arg) : 20);
 	} else if (strcmp(name, "ring-full") == 0) {
 		return case_ring_full(h, secs, 1024);
 	} else if (strcmp(name, "big-fill") == 0) {
