@@ -138,6 +138,12 @@ struct smtwc_scheduler_config {
 	X("process-surfaces",  process_surfaces,  4096, 1,  1000000)                     \
 	/* every process of one uid together */                                         \
 	X("uid-connections",   uid_connections,   256,  1,  1000000)                     \
+	/* three quarters of each total: the rest is for other uids (every */          \
+	/* desktop client shares one; the first-window reserves hold here too) */      \
+	X("uid-fds",           uid_fds,           16384, 3, 1000000)                     \
+	X("uid-memory-mib",    uid_memory_mib,    1536, 1,  1048576)                     \
+	X("uid-mappings",      uid_mappings,      12288, 2, 1000000)                     \
+	X("uid-address-space-mib", uid_address_space_mib, 3145728, 1, 1u << 30)         \
 	X("uid-canvases",      uid_canvases,      4096, 1,  1000000)                     \
 	X("uid-surfaces",      uid_surfaces,      8192, 1,  1000000)                     \
 	/* every client together */                                                     \

@@ -107,6 +107,16 @@ static struct smtwc_usage_group *group_ref(struct smtwc_transport *transport,
 		g->usage.max[SMT_RES_SURFACES] = (uint64_t)c->process_surfaces;
 	} else {
 		g->usage.max[SMT_RES_CONNECTIONS] = (uint64_t)c->uid_connections;
+		g->usage.max[SMT_RES_FDS] = (uint64_t)c->uid_fds;
+		g->usage.max[SMT_RES_MEMORY] = (uint64_t)c->uid_memory_mib << 20;
+		g->usage.max[SMT_RES_MAPPINGS] = (uint64_t)c->uid_mappings;
+		g->usage.max[SMT_RES_ADDRESS] = (uint64_t)c->uid_address_space_mib << 20;
+		/* A newcomer of the uid keeps the total's reserve here too:
+		 * with the uid at its limit, its first window still fits. */
+		g->usage.reserve[SMT_RES_MEMORY] = (uint64_t)c->first_window_reserve_mib << 20;
+		g->usage.reserve[SMT_RES_ADDRESS] = (uint64_t)c->first_window_reserve_mib << 20;
+		g->usage.reserve[SMT_RES_FDS] = (uint64_t)c->first_window_reserve_fds;
+		g->usage.reserve[SMT_RES_MAPPINGS] = (uint64_t)c->first_window_reserve_fds;
 		/* Every client of a desktop shares its uid: the last few of
 		 * these are kept for a process's first windows. */
 		g->usage.max[SMT_RES_CANVASES] = (uint64_t)c->uid_canvases;

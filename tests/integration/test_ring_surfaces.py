@@ -5,7 +5,8 @@ because libwayland destroys all of a gone client's surfaces in one event
 dispatch (40 clients x 1,000 canvases killed together: 23 ms of CPU there).
 Each limit refuses with an error naming it; the last few of a uid's
 surfaces are kept for a process's first windows; when the clients are
-gone every count is back where it was. (Behaviour only: what was refused,
+gone every count is back where it was. The uid's memory has a limit of
+its own too (uid-memory-mib). (Behaviour only: what was refused,
 what was counted. The latency is the hostile benchmark's, `surfaces x40`
 and `canvases x40`.)"""
 import os
@@ -23,6 +24,9 @@ uid-surfaces = 600
 process-canvases = 80
 uid-canvases = 200
 first-window-reserve-surfaces = 50
+uid-memory-mib = 100
+# the uid's whole memory for whoever comes (test_ring_accounts tests the reserve)
+first-window-reserve-mib = 0
 """
 
 
@@ -56,6 +60,7 @@ def test(h):
         clients = s.wayland_clients()
         base_surfaces = uid_used(s, "surfaces")
         base_canvases = uid_used(s, "canvases")
+        base_memory = uid_used(s, "memory")
         check(base_canvases == 0, f"canvases counted before any ring client: {base_canvases}")
 
         # One connection's bare surfaces (no ring, no canvas): refused at
@@ -100,8 +105,16 @@ def test(h):
         run_case(s, h, "canvas-flood", "get_canvas: limit uid-canvases=200 reached "
                  "(new-client reserve): 170 in use, 1 more asked", "1000")
         stop(s, holders, clients)
+
+        # The uid's memory: one process holds 64 MiB, another's first 64
+        # MiB pixmap crosses uid-memory-mib (the total, 2048, is far).
+        holder = hold(s, h, "hold-memory", 1)
+        run_case(s, h, "memory-rings", "limit uid-memory-mib=100 reached: ")
+        check(holder.alive(), "the holder was refused too")
+        stop(s, [holder], clients)
         s.wait_until(lambda: uid_used(s, "canvases") == 0 and
                      uid_used(s, "surfaces") == base_surfaces and
+                     uid_used(s, "memory") == base_memory and
                      s.server_stats()["reclaim_items"] == 0,
                      what="canvases and surfaces back to the start")
         log("every refusal named its limit; counts back to the start")

@@ -229,6 +229,10 @@ static void test_defaults(void)
 	CHECK_INT(cfg.limits.process_surfaces, 4096);
 	CHECK_INT(cfg.limits.uid_canvases, 4096);
 	CHECK_INT(cfg.limits.uid_surfaces, 8192);
+	CHECK_INT(cfg.limits.uid_fds, 16384);
+	CHECK_INT(cfg.limits.uid_memory_mib, 1536);
+	CHECK_INT(cfg.limits.uid_mappings, 12288);
+	CHECK_INT(cfg.limits.uid_address_space_mib, 3145728);
 	CHECK_INT(cfg.limits.first_window_reserve_surfaces, 64);
 	CHECK_INT(cfg.limits.client_memory_mib, 256);
 	CHECK_INT(cfg.limits.total_memory_mib, 2048);
@@ -711,6 +715,7 @@ static void test_errors(void)
 		"client-address-space-mib, "
 		"process-connections, process-fds, process-memory-mib, process-mappings, "
 		"process-address-space-mib, process-canvases, process-surfaces, uid-connections, "
+		"uid-fds, uid-memory-mib, uid-mappings, uid-address-space-mib, "
 		"uid-canvases, uid-surfaces, total-connections, "
 		"total-memory-mib, total-mappings, total-address-space-mib, "
 		"first-window-reserve-mib, first-window-reserve-fds, "
