@@ -112,6 +112,7 @@ static const char *const resource_names[SMT_RES_COUNT] = {
 	[SMT_RES_ADDRESS] = "address_space", [SMT_RES_CONNECTIONS] = "connections",
 	[SMT_RES_FDS_IN_FLIGHT] = "fds_in_flight", [SMT_RES_CANVASES] = "canvases",
 	[SMT_RES_FDS_UNREAD] = "fds_unread", [SMT_RES_SURFACES] = "surfaces",
+	[SMT_RES_OBJECTS] = "objects",
 };
 
 static void write_account(const struct smtwc_account_stats *a, void *data)

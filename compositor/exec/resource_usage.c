@@ -70,6 +70,7 @@ const char *smt_resource_key(enum smt_resource r)
 		[SMT_RES_CONNECTIONS] = "connections",
 		[SMT_RES_FDS_IN_FLIGHT] = "fds-in-flight",
 		[SMT_RES_FDS_UNREAD] = "fds-unread",
+		[SMT_RES_OBJECTS] = "objects",
 		[SMT_RES_SURFACES] = "surfaces",
 	};
 	return (unsigned)r < SMT_RES_COUNT ? names[r] : "?";

@@ -34,6 +34,8 @@ enum smt_resource {
 			     * compositor's fd table, but counted against its
 			     * uid (RLIMIT_NOFILE of them refuse every further
 			     * fd it sends, to anyone) */
+	SMT_RES_OBJECTS, /* every Wayland object of the client
+			  * (object_usage.h) */
 	SMT_RES_SURFACES, /* wl_surfaces, bare or under a canvas: each is
 			   * work in the one dispatch that destroys its
 			   * client (surface_usage.h) */

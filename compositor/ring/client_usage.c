@@ -105,6 +105,7 @@ static struct smtwc_usage_group *group_ref(struct smtwc_transport *transport,
 		g->usage.max[SMT_RES_ADDRESS] = (uint64_t)c->process_address_space_mib << 20;
 		g->usage.max[SMT_RES_CANVASES] = (uint64_t)c->process_canvases;
 		g->usage.max[SMT_RES_SURFACES] = (uint64_t)c->process_surfaces;
+		g->usage.max[SMT_RES_OBJECTS] = (uint64_t)c->process_objects;
 	} else {
 		g->usage.max[SMT_RES_CONNECTIONS] = (uint64_t)c->uid_connections;
 		g->usage.max[SMT_RES_FDS] = (uint64_t)c->uid_fds;
@@ -121,6 +122,8 @@ static struct smtwc_usage_group *group_ref(struct smtwc_transport *transport,
 		 * these are kept for a process's first windows. */
 		g->usage.max[SMT_RES_CANVASES] = (uint64_t)c->uid_canvases;
 		g->usage.max[SMT_RES_SURFACES] = (uint64_t)c->uid_surfaces;
+		g->usage.max[SMT_RES_OBJECTS] = (uint64_t)c->uid_objects;
+		g->usage.reserve[SMT_RES_OBJECTS] = (uint64_t)c->first_window_reserve_objects;
 		g->usage.reserve[SMT_RES_CANVASES] = (uint64_t)c->first_window_reserve_surfaces;
 		g->usage.reserve[SMT_RES_SURFACES] = (uint64_t)c->first_window_reserve_surfaces;
 	}
@@ -202,6 +205,7 @@ static struct smtwc_client_usage *client_usage_create(struct smtwc_transport *tr
 	cu->usage.max[SMT_RES_POOLS] = (uint64_t)c->client_pools;
 	cu->usage.max[SMT_RES_CANVASES] = (uint64_t)c->client_canvases;
 	cu->usage.max[SMT_RES_SURFACES] = (uint64_t)c->client_surfaces;
+	cu->usage.max[SMT_RES_OBJECTS] = (uint64_t)c->client_objects;
 	cu->usage.max[SMT_RES_MEMORY] = (uint64_t)c->client_memory_mib << 20;
 	cu->usage.max[SMT_RES_MAPPINGS] = (uint64_t)c->client_mappings;
 	cu->usage.max[SMT_RES_ADDRESS] = (uint64_t)c->client_address_space_mib << 20;

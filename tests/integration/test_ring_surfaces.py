@@ -6,7 +6,8 @@ dispatch (40 clients x 1,000 canvases killed together: 23 ms of CPU there).
 Each limit refuses with an error naming it; the last few of a uid's
 surfaces are kept for a process's first windows; when the clients are
 gone every count is back where it was. The uid's memory has a limit of
-its own too (uid-memory-mib). (Behaviour only: what was refused,
+its own too (uid-memory-mib), and every Wayland object counts
+(client-objects). (Behaviour only: what was refused,
 what was counted. The latency is the hostile benchmark's, `surfaces x40`
 and `canvases x40`.)"""
 import os
@@ -25,6 +26,7 @@ process-canvases = 80
 uid-canvases = 200
 first-window-reserve-surfaces = 50
 uid-memory-mib = 100
+client-objects = 2000
 # the uid's whole memory for whoever comes (test_ring_accounts tests the reserve)
 first-window-reserve-mib = 0
 """
@@ -91,6 +93,15 @@ def test(h):
         stop(s, holders + [first], clients)
         check(uid_used(s, "surfaces") == base_surfaces,
               f"surfaces counted after the holders left: {uid_used(s, 'surfaces')}")
+
+        # Every object counts (client-objects): a flood of wl_regions, which
+        # nothing else bounds, is refused naming the limit.
+        base_objects = uid_used(s, "objects")
+        run_case(s, h, "region-flood", "new wl_region: limit client-objects=2000 reached: "
+                                       "2000 in use, 1 more asked", "100000")
+        s.wait_clients(clients)
+        check(uid_used(s, "objects") == base_objects,
+              f"objects counted after the refusal: {uid_used(s, 'objects')}, {base_objects} before")
 
         # Canvases: per process, then per uid (the same reserve).
         run_case(s, h, "canvas-flood",

@@ -230,6 +230,10 @@ static void test_defaults(void)
 	CHECK_INT(cfg.limits.uid_canvases, 4096);
 	CHECK_INT(cfg.limits.uid_surfaces, 8192);
 	CHECK_INT(cfg.limits.uid_fds, 16384);
+	CHECK_INT(cfg.limits.client_objects, 65536);
+	CHECK_INT(cfg.limits.process_objects, 65536);
+	CHECK_INT(cfg.limits.uid_objects, 131072);
+	CHECK_INT(cfg.limits.first_window_reserve_objects, 4096);
 	CHECK_INT(cfg.limits.uid_memory_mib, 1536);
 	CHECK_INT(cfg.limits.uid_mappings, 12288);
 	CHECK_INT(cfg.limits.uid_address_space_mib, 3145728);
@@ -711,15 +715,17 @@ static void test_errors(void)
 	EXPECT_ERROR("[limits]\nrings = 2\n", 2,
 		"unknown key 'rings' in [limits] (expected client-fds, client-fds-in-flight, "
 		"client-fds-unread, client-rings, "
-		"client-pools, client-canvases, client-surfaces, client-memory-mib, client-mappings, "
+		"client-pools, client-canvases, client-surfaces, client-objects, client-memory-mib, "
+		"client-mappings, "
 		"client-address-space-mib, "
 		"process-connections, process-fds, process-memory-mib, process-mappings, "
-		"process-address-space-mib, process-canvases, process-surfaces, uid-connections, "
+		"process-address-space-mib, process-canvases, process-surfaces, process-objects, "
+		"uid-connections, "
 		"uid-fds, uid-memory-mib, uid-mappings, uid-address-space-mib, "
-		"uid-canvases, uid-surfaces, total-connections, "
+		"uid-canvases, uid-surfaces, uid-objects, total-connections, "
 		"total-memory-mib, total-mappings, total-address-space-mib, "
 		"first-window-reserve-mib, first-window-reserve-fds, "
-		"first-window-reserve-surfaces, fd-headroom)");
+		"first-window-reserve-surfaces, first-window-reserve-objects, fd-headroom)");
 	EXPECT_ERROR("[xwayland]\nsched-interval-ms = 0\n", 2,
 		"invalid value '0' for 'sched-interval-ms' (expected an integer from 1 to 1000)");
 	EXPECT_ERROR("[xwayland]\nsched-interval = 2\n", 2,

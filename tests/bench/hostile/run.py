@@ -184,7 +184,7 @@ def parse(line):
 # name, what it does, attackers: (argv after smt-hostile, ready line); the
 # names in KILLED_MIDWAY have their attackers killed halfway through the
 # measurement (the victims measure the teardown).
-KILLED_MIDWAY = {"teardown x6", "top ids x16", "canvases x40", "surfaces x40",
+KILLED_MIDWAY = {"teardown x6", "top ids x16", "canvases x40", "surfaces x40", "regions x40",
                  "pixmap churn x4", "canvas teardown"}
 ATTACKS = [
     ("idle", "no attacker (baseline)", []),
@@ -221,6 +221,10 @@ ATTACKS = [
     ("surfaces x40", "40 clients each make 1,000 bare wl_surfaces (measured while they "
                      "make them; refused past uid-surfaces=8192), killed together halfway",
      [(["surface-flood", "1000"], "SURFACE_FLOOD started")] * 40),
+    ("regions x40", "40 clients each make 100,000 wl_regions (measured while they make "
+                    "them; refused past client-objects=65536 and uid-objects=131072), "
+                    "killed together halfway",
+     [(["region-flood", "100000"], "REGION_FLOOD started")] * 40),
     ("canvas teardown", "present's attacker (a 4500x4500 canvas, 154 MiB of written "
                         "images) killed halfway",
      [(["present-attack", "{long}"], "PRESENT_ATTACK started")]),

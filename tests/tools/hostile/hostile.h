@@ -159,6 +159,7 @@ int case_hold_top_id(struct hostile *h, int rings);
 int case_sparse_ids(struct hostile *h);
 int case_canvas_flood(struct hostile *h, int n);
 int case_surface_flood(struct hostile *h, int n);
+int case_region_flood(struct hostile *h, int n);
 int case_ordered_flood(struct hostile *h, const char *name);
 int case_canvas_surface_gone(struct hostile *h);
 int case_pixmap_churn(struct hostile *h);
