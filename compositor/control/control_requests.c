@@ -270,6 +270,7 @@ static void write_server(struct smtwc_server *server, struct json_writer *w)
 	json_uint(w, "total_fds_max", t.total_fds_max);
 	json_uint(w, "total_memory", t.total_memory);
 	json_uint(w, "total_memory_max", t.total_memory_max);
+	json_uint(w, "total_surface_bytes", t.total_surface_bytes);
 	json_uint(w, "reclaim_items", t.reclaim_items);
 	json_uint(w, "reclaim_bytes", t.reclaim_bytes);
 	json_uint(w, "reclaim_pieces", t.reclaim_pieces);

@@ -25,6 +25,7 @@ void transport_stats(struct smtwc_transport *transport, struct smtwc_transport_s
 		.total_fds_max = transport->total.max[SMT_RES_FDS],
 		.total_memory = transport->total.used[SMT_RES_MEMORY],
 		.total_memory_max = transport->total.max[SMT_RES_MEMORY],
+		.total_surface_bytes = transport->total.used[SMT_RES_SURFACES] * SURFACE_USAGE_BYTES,
 		.reclaim_items = transport->reclaims.pending_items,
 		.reclaim_bytes = transport->reclaims.pending_bytes,
 		.reclaim_pieces = transport->reclaims.pieces,

@@ -210,9 +210,11 @@ def test(h):
         # then, mappings unmapped: reclaim_items says when all is done), and
         # then nothing is still mapped or open either.
         s.wait_clients(clients)
-        # (what stays counted: each remaining connection's socket, 2 fds)
+        # (what stays counted: each remaining connection's socket, 2 fds,
+        # and simple-shm's surface)
         s.wait_until(lambda: (lambda st: st["total_fds"] == 2 * st["total_connections"] and
-                              st["total_memory"] == 0 and st["total_rings"] == 0 and
+                              st["total_memory"] == st["total_surface_bytes"] and
+                              st["total_rings"] == 0 and
                               st["reclaim_items"] == 0)(
             s.server_stats()), what="usage back to 0 after every ring client left")
         now = harness.process_resources(pid)
@@ -228,7 +230,7 @@ def test(h):
             for case in heavy:
                 s.run([hostile_tool(h), case], timeout=60, check_rc=False)
             s.wait_clients(clients)
-            s.wait_until(lambda: (lambda st: st["total_memory"] == 0 and
+            s.wait_until(lambda: (lambda st: st["total_memory"] == st["total_surface_bytes"] and
                                   st["reclaim_items"] == 0)(s.server_stats()),
                          what="the heavy cases' pixmaps to be freed")
             rss_runs.append(rss_kb(pid))
