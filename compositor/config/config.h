@@ -124,7 +124,7 @@ struct smtwc_scheduler_config {
 	X("client-surfaces",   client_surfaces,   4096, 1,  1000000)                     \
 	/* every Wayland object (libwayland destroys a gone client's all at */          \
 	/* once; a million wl_regions held 180 MiB)                           */          \
-	X("client-objects",    client_objects,    65536, 16, 100000000)                  \
+	X("client-objects",    client_objects,    16384, 16, 100000000)                  \
 	/* pixmaps and canvases together */                                             \
 	X("client-memory-mib", client_memory_mib, 256,  1,  1048576)                     \
 	/* mappings of client memfds (rings, pools, wl_shm pools) and ring pages, */    \
@@ -139,7 +139,7 @@ struct smtwc_scheduler_config {
 	X("process-address-space-mib", process_address_space_mib, 32768, 1, 1u << 30)  \
 	X("process-canvases",  process_canvases,  2048, 1,  1000000)                     \
 	X("process-surfaces",  process_surfaces,  4096, 1,  1000000)                     \
-	X("process-objects",   process_objects,   65536, 16, 100000000)                  \
+	X("process-objects",   process_objects,   16384, 16, 100000000)                  \
 	/* every process of one uid together */                                         \
 	X("uid-connections",   uid_connections,   256,  1,  1000000)                     \
 	/* three quarters of each total: the rest is for other uids (every */          \
@@ -150,7 +150,7 @@ struct smtwc_scheduler_config {
 	X("uid-address-space-mib", uid_address_space_mib, 3145728, 1, 1u << 30)         \
 	X("uid-canvases",      uid_canvases,      4096, 1,  1000000)                     \
 	X("uid-surfaces",      uid_surfaces,      8192, 1,  1000000)                     \
-	X("uid-objects",       uid_objects,       131072, 16, 100000000)                 \
+	X("uid-objects",       uid_objects,       32768, 16, 100000000)                 \
 	/* every client together */                                                     \
 	X("total-connections", total_connections, 1024, 1,  1000000)                     \
 	X("total-memory-mib",  total_memory_mib,  2048, 1,  1048576)                     \
@@ -164,7 +164,7 @@ struct smtwc_scheduler_config {
 	/* of a uid's surfaces and canvases, kept for its processes that hold */      \
 	/* no more than this                                                  */      \
 	X("first-window-reserve-surfaces", first_window_reserve_surfaces, 64, 0, 1000000) \
-	X("first-window-reserve-objects", first_window_reserve_objects, 4096, 0, 100000000) \
+	X("first-window-reserve-objects", first_window_reserve_objects, 1024, 0, 100000000) \
 	/* fds kept free below RLIMIT_NOFILE */                                         \
 	X("fd-headroom",       fd_headroom,       256,  16, 1000000)
 

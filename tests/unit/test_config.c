@@ -230,10 +230,10 @@ static void test_defaults(void)
 	CHECK_INT(cfg.limits.uid_canvases, 4096);
 	CHECK_INT(cfg.limits.uid_surfaces, 8192);
 	CHECK_INT(cfg.limits.uid_fds, 16384);
-	CHECK_INT(cfg.limits.client_objects, 65536);
-	CHECK_INT(cfg.limits.process_objects, 65536);
-	CHECK_INT(cfg.limits.uid_objects, 131072);
-	CHECK_INT(cfg.limits.first_window_reserve_objects, 4096);
+	CHECK_INT(cfg.limits.client_objects, 16384);
+	CHECK_INT(cfg.limits.process_objects, 16384);
+	CHECK_INT(cfg.limits.uid_objects, 32768);
+	CHECK_INT(cfg.limits.first_window_reserve_objects, 1024);
 	CHECK_INT(cfg.limits.uid_memory_mib, 1536);
 	CHECK_INT(cfg.limits.uid_mappings, 12288);
 	CHECK_INT(cfg.limits.uid_address_space_mib, 3145728);

@@ -222,7 +222,7 @@ ATTACKS = [
                      "make them; refused past uid-surfaces=8192), killed together halfway",
      [(["surface-flood", "1000"], "SURFACE_FLOOD started")] * 40),
     ("regions x40", "40 clients each make 100,000 wl_regions (measured while they make "
-                    "them; refused past client-objects=65536 and uid-objects=131072), "
+                    "them; refused past client-objects=16384 and uid-objects=32768), "
                     "killed together halfway",
      [(["region-flood", "100000"], "REGION_FLOOD started")] * 40),
     ("canvas teardown", "present's attacker (a 4500x4500 canvas, 154 MiB of written "
