@@ -4,8 +4,8 @@
  * bounds neither how many objects a connection makes nor what it costs to
  * destroy them: one client held a million wl_regions (180 MiB of the
  * compositor's memory), and when it was killed libwayland destroyed them
- * all in one dispatch (36 ms of CPU, the other clients' round trips 341
- * ms on the loaded machine). An object the account cannot take ends the
+ * all in one dispatch (another client's round trip took 341 ms on the
+ * loaded machine). An object the account cannot take ends the
  * client with an error naming the limit. Objects of the compositor's own
  * connection (Xwayland's) are counted, never refused.
  */
