@@ -20,7 +20,12 @@ struct object_record {
 
 struct client_watch {
 	struct wl_listener resource_created, client_destroy;
-	struct smtwc_client_usage *usage;  /* a reference */
+	/* A reference, taken at the client's first object: client_usage.c
+	 * makes the record in its own client-created listener, and
+	 * libwayland's private signals do not keep their listeners' order
+	 * (each emission reverses it), so at our client-created it may not
+	 * exist yet. */
+	struct smtwc_client_usage *usage;
 	bool refused;                      /* the error is posted: charge no more */
 };
 
@@ -64,6 +69,12 @@ static void handle_resource_created(struct wl_listener *listener, void *data)
 	if (w->refused) {
 		return;   /* going: its objects die with it, uncounted */
 	}
+	if (w->usage == NULL) {
+		w->usage = client_usage_hold(client_usage_find(wl_resource_get_client(resource)));
+		if (w->usage == NULL) {
+			return;   /* no record (out of memory): the other limits hold */
+		}
+	}
 	struct object_record *rec = calloc(1, sizeof(*rec));
 	if (rec == NULL) {
 		wl_client_post_no_memory(wl_resource_get_client(resource));
@@ -97,16 +108,13 @@ static void handle_client_destroy(struct wl_listener *listener, void *data)
 	free(w);
 }
 
-/* After client_usage.c's listener (registered first) made the record. */
 static void handle_client_created(struct wl_listener *listener, void *data)
 {
 	struct wl_client *client = data;
-	struct smtwc_client_usage *cu = client_usage_find(client);
-	struct client_watch *w = cu != NULL ? calloc(1, sizeof(*w)) : NULL;
+	struct client_watch *w = calloc(1, sizeof(*w));
 	if (w == NULL) {
 		return;   /* uncounted: the other limits still hold */
 	}
-	w->usage = client_usage_hold(cu);
 	w->resource_created.notify = handle_resource_created;
 	wl_client_add_resource_created_listener(client, &w->resource_created);
 	w->client_destroy.notify = handle_client_destroy;
