@@ -19,6 +19,8 @@
 #include "ring/client_listen.h"
 #include "ring/client_usage.h"
 #include "ring/shm_pool_usage.h"
+#include "ring/object_usage.h"
+#include "ring/surface_usage.h"
 #include "ring/heap_reclaim.h"
 #include "ring/ordered_request.h"
 #include "ring/pool.h"
@@ -540,6 +542,8 @@ struct smtwc_transport *transport_create(struct smtwc_server *server)
 	wl_list_init(&transport->clients);
 	client_usage_init_total(transport);
 	shm_pool_usage_init(transport);
+	surface_usage_init(transport);
+	object_usage_init(transport);
 	void *page = NULL;
 	transport->global_status_fd =
 		shm_fd_create_server_page("smtwc-global-status", SMT_STATUS_MAP_SIZE, &page);
@@ -565,6 +569,8 @@ void transport_destroy(struct smtwc_transport *transport)
 	client_listen_stop(transport);
 	wl_global_destroy(transport->global);
 	canvases_unlisten(transport);
+	object_usage_finish(transport);
+	surface_usage_finish(transport);
 	shm_pool_usage_finish(transport);
 	client_usage_finish(transport);
 	heap_reclaim_finish(&transport->reclaims);

@@ -184,8 +184,8 @@ def parse(line):
 # name, what it does, attackers: (argv after smt-hostile, ready line); the
 # names in KILLED_MIDWAY have their attackers killed halfway through the
 # measurement (the victims measure the teardown).
-KILLED_MIDWAY = {"teardown x6", "top ids x16", "canvases x40", "pixmap churn x4",
-                 "canvas teardown"}
+KILLED_MIDWAY = {"teardown x6", "top ids x16", "canvases x40", "surfaces x40", "regions x40",
+                 "pixmap churn x4", "canvas teardown"}
 ATTACKS = [
     ("idle", "no attacker (baseline)", []),
     ("drain", "16 MiB ring of 4096x4096 OVER fills refilled as it drains, then "
@@ -215,8 +215,16 @@ ATTACKS = [
                      "(refused past client-canvases=1024)",
      [(["canvas-flood", "52000"], "CANVAS_FLOOD started")]),
     ("canvases x40", "40 clients each make 1,000 1x1 canvases on surfaces of their own "
-                     "(measured while they make them), killed together halfway",
+                     "(measured while they make them; refused past uid-canvases=4096), "
+                     "killed together halfway",
      [(["canvas-flood", "1000"], "CANVAS_FLOOD started")] * 40),
+    ("surfaces x40", "40 clients each make 1,000 bare wl_surfaces (measured while they "
+                     "make them; refused past uid-surfaces=8192), killed together halfway",
+     [(["surface-flood", "1000"], "SURFACE_FLOOD started")] * 40),
+    ("regions x40", "40 clients each make 100,000 wl_regions (measured while they make "
+                    "them; refused past client-objects=16384 and uid-objects=32768), "
+                    "killed together halfway",
+     [(["region-flood", "100000"], "REGION_FLOOD started")] * 40),
     ("canvas teardown", "present's attacker (a 4500x4500 canvas, 154 MiB of written "
                         "images) killed halfway",
      [(["present-attack", "{long}"], "PRESENT_ATTACK started")]),
@@ -343,11 +351,13 @@ def main():
                 bench.wait_for(lambda: any(r in bench.output(p) for r in ready) or
                                p.poll() is not None, f"{name}: attacker ready", 120)
             # refused: a pixmap or pool not made, or an error naming a limit
-            # ("... reached") at any of its connections
-            refused = sum(1 for p, _ in started if "REFUSED" in bench.output(p) or
-                          "reached" in bench.output(p) or (p.poll() not in (None, 0)))
+            # ("... reached") at any of its connections, before or during
+            # the measurement (an attacker that failed before it was killed)
+            failed = {i for i, (p, _) in enumerate(started) if p.poll() not in (None, 0)}
             results, peak, usage = bench.measure(
                 args.seconds, [p for p, _ in started] if name in KILLED_MIDWAY else ())
+            refused = sum(1 for i, (p, _) in enumerate(started) if i in failed or
+                          "REFUSED" in bench.output(p) or "reached" in bench.output(p))
             for p, _ in started:
                 bench.stop(p)
             bench.wait_for(lambda: bench.clients() == base_clients, f"{name}: attackers gone")

@@ -33,7 +33,8 @@
  * killed), sync-probe SECONDS (wl_display round trips, "SYNC n= p50= ...").
  *
  * Memory and costs (issue 24): hold-pixmaps RINGSxPIXMAPS, hold-top-id [RINGS],
- * pixmap-churn, canvas-flood N (held until killed once made), sparse-ids
+ * pixmap-churn, canvas-flood N, surface-flood N and region-flood N (held
+ * until killed once made), sparse-ids
  * (refused by the memory limit), get_canvas-ordered and
  * create_pool-ordered (refused naming ordered-requests),
  * canvas-surface-gone, trip-on-line (a victim: a round trip per line).
@@ -86,6 +87,10 @@ static int run_new_case(struct hostile *h, const char *name, const char *arg, bo
 		return case_pixmaps_10k(h);
 	} else if (strcmp(name, "no-read") == 0) {
 		return case_no_read(h, secs);
+	} else if (strcmp(name, "keymap-no-read") == 0) {
+		return case_keymap_no_read(h, arg ? atoi(arg) : 1000);
+	} else if (strcmp(name, "keymap-read") == 0) {
+		return case_keymap_read(h, arg ? atoi(arg) : 20);
 	} else if (strcmp(name, "ring-full") == 0) {
 		return case_ring_full(h, secs, 1024);
 	} else if (strcmp(name, "big-fill") == 0) {
@@ -149,6 +154,10 @@ static int run_accounting_case(struct hostile *h, const char *name, const char *
 		return case_sparse_ids(h);
 	} else if (strcmp(name, "canvas-flood") == 0) {
 		return case_canvas_flood(h, arg ? atoi(arg) : 52000);
+	} else if (strcmp(name, "surface-flood") == 0) {
+		return case_surface_flood(h, arg ? atoi(arg) : 100000);
+	} else if (strcmp(name, "region-flood") == 0) {
+		return case_region_flood(h, arg ? atoi(arg) : 1000000);
 	} else if (strcmp(name, "get_canvas-ordered") == 0 ||
 			strcmp(name, "create_pool-ordered") == 0) {
 		return case_ordered_flood(h, name);
