@@ -1,8 +1,13 @@
 # Shared by tests/bench/*/run: start a private headless smtwc, stop it by pid.
 # Sets SMTWC_PID, WAYLAND_DISPLAY, XDG_RUNTIME_DIR, X_DISPLAY (the session's
-# lazily started Xwayland), BENCH_TMP. SERVER_CPUS (a taskset CPU list, e.g.
-# 1), when set, pins the compositor and everything it starts (its Xwayland)
-# to those CPUs.
+# lazily started Xwayland), BENCH_TMP (that compositor's runtime directory,
+# removed with it). SERVER_CPUS (a taskset CPU list, e.g. 1), when set, pins
+# the compositor and everything it starts (its Xwayland) to those CPUs.
+# A benchmark that starts a fresh compositor per round (so that its rounds
+# also sample what changes between compositors: where the scheduler puts
+# it, its Xwayland, its memory; docs/benchmarks.md, "Rounds") keeps its raw
+# files in BENCH_RES (bench_results), which outlives the compositors and is
+# removed on exit.
 # Installs what the benchmarks need first (scripts/deps.sh bench).
 ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)}
 BUILD=${BUILD:-$ROOT/build}
@@ -47,7 +52,18 @@ start_smtwc() {
 		stop_smtwc
 		exit 1
 	fi
-	trap stop_smtwc EXIT
+	trap bench_exit EXIT
+}
+
+bench_results() {
+	BENCH_RES=$(mktemp -d /tmp/smt-bench-res.XXXXXX)
+	trap bench_exit EXIT
+}
+
+bench_exit() {
+	stop_smtwc
+	[ -n "${BENCH_RES:-}" ] && rm -rf "$BENCH_RES"
+	BENCH_RES=
 }
 
 stop_smtwc() {
