@@ -308,10 +308,12 @@ def all_of(verdicts):
     return UNDECIDED
 
 
-def compare(path_a, path_b):
-    """Two runs' verdict CSVs (Tally.write): (lines to print, flips). A
-    flip is a target one run calls met and the other missed; a target
-    decided in one run and undecided in the other is no contradiction."""
+def compare_counts(path_a, path_b):
+    """Two runs' verdict CSVs (Tally.write), counted: targets in both,
+    decided alike ('agree'), flipped ('flips': met in one, missed in the
+    other; 'flip_lines' says each with both intervals), decided by one run
+    only ('one': no contradiction), undecided in both ('neither'), and the
+    targets in one run only ('only')."""
     def read(path):
         with open(path, newline="") as f:
             return {r["target"]: r for r in csv.DictReader(f)}
@@ -327,18 +329,28 @@ def compare(path_a, path_b):
             agree += 1
         else:
             flips.append(t)
-    lines = [f"{len(both)} targets in both runs: {agree} decided alike by both, "
-             f"{len(flips)} flipped, {one} decided by one run only, "
-             f"{len(both) - agree - len(flips) - one} undecided in both"]
-    only = sorted(set(a) ^ set(b))
+    return {"targets": len(both), "agree": agree, "flips": flips, "one": one,
+            "neither": len(both) - agree - len(flips) - one,
+            "only": sorted(set(a) ^ set(b)),
+            "flip_lines": [f"{t}: {a[t]['verdict']} {a[t]['median']} [{a[t]['lo']}-"
+                           f"{a[t]['hi']}] against {b[t]['verdict']} {b[t]['median']} "
+                           f"[{b[t]['lo']}-{b[t]['hi']}]" for t in flips]}
+
+
+def compare(path_a, path_b):
+    """Two runs' verdict CSVs (Tally.write): (lines to print, flips). A
+    flip is a target one run calls met and the other missed; a target
+    decided in one run and undecided in the other is no contradiction."""
+    c = compare_counts(path_a, path_b)
+    lines = [f"{c['targets']} targets in both runs: {c['agree']} decided alike by both, "
+             f"{len(c['flips'])} flipped, {c['one']} decided by one run only, "
+             f"{c['neither']} undecided in both"]
+    only = c["only"]
     if only:
         lines.append(f"{len(only)} targets in one run only (ignored): {', '.join(only[:5])}"
                      f"{' ...' if len(only) > 5 else ''}")
-    for t in flips:
-        lines.append(f"  FLIP {t}: {a[t]['verdict']} {a[t]['median']} [{a[t]['lo']}-"
-                     f"{a[t]['hi']}] against {b[t]['verdict']} {b[t]['median']} "
-                     f"[{b[t]['lo']}-{b[t]['hi']}]")
-    return lines, flips
+    lines += [f"  FLIP {f}" for f in c["flip_lines"]]
+    return lines, c["flips"]
 
 
 def main(argv):
