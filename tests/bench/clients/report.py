@@ -11,6 +11,7 @@ Besides OUT.csv, the verdicts go to bench-clients-verdicts.csv beside it
 (verdict.py compare)."""
 import csv
 import glob
+import math
 import os
 import re
 import sys
@@ -90,9 +91,12 @@ def plot(rows, path):
     import matplotlib.pyplot as plt
 
     def err(col):
-        return [[max(0.0, r[col] - r[col + "_lo"]) for r in rows],
-                [max(0.0, r[col + "_hi"] - r[col]) if r[col + "_hi"] != float("inf") else 0.0
-                 for r in rows]]
+        """Whiskers to the interval's ends; none where there is no interval
+        (one round)."""
+        def d(v):
+            return max(0.0, v) if math.isfinite(v) else 0.0
+        return [[d(r[col] - r[col + "_lo"]) for r in rows], [d(r[col + "_hi"] - r[col])
+                                                            for r in rows]]
     n = [r["clients"] for r in rows]
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4))
     for col, fmt, label in (("ping_p50_us", "o-", "ping p50 (others idle)"),

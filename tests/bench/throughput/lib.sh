@@ -3,6 +3,8 @@
 # lazily started Xwayland), BENCH_TMP (that compositor's runtime directory,
 # removed with it). SERVER_CPUS (a taskset CPU list, e.g. 1), when set, pins
 # the compositor and everything it starts (its Xwayland) to those CPUs.
+# SMTWC_CONFIG, when set, is the compositor's configuration file (default
+# none: -c /dev/null, every setting at its default).
 # A benchmark that starts a fresh compositor per round (so that its rounds
 # also sample what changes between compositors: where the scheduler puts
 # it, its Xwayland, its memory; docs/benchmarks.md, "Rounds") keeps its raw
@@ -32,7 +34,7 @@ start_smtwc() {
 	local pin=()
 	[ -n "${SERVER_CPUS:-}" ] && pin=(taskset -c "$SERVER_CPUS")
 	WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_HEADLESS_OUTPUTS=1 \
-		"${pin[@]}" "$BUILD/compositor/smtwc" --backend headless -c /dev/null \
+		"${pin[@]}" "$BUILD/compositor/smtwc" --backend headless -c "${SMTWC_CONFIG:-/dev/null}" \
 		-s "echo \$DISPLAY > $BENCH_TMP/display" \
 		>"$BENCH_TMP/smtwc.log" 2>&1 &
 	SMTWC_PID=$!
