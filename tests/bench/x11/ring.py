@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """X requests through the shared ring against the socket: x11perf on the
-same Xwayland of one headless smtwc, in one run.
+Xwayland of a headless smtwc, in one run: every round in a fresh session
+(compositor and Xwayland), x11perf's -reps found once before the rounds.
 
     tests/bench/x11/ring.py [--rounds R] [--time S] [--reps N] [--repeat N]
                             [--cases a,b | --broad | --all] [--smoke] [--out DIR]
@@ -248,28 +249,38 @@ def x11perf(s, args, case, reps, ring):
     return rates[-1], cpu, client_cpu, conn
 
 
-def measure(s, args):
+def measure(h, args):
+    """The -reps of every case found once in a session of their own, then
+    every round in a fresh session (compositor and Xwayland), so that the
+    rounds also sample what changes between sessions, not only within one
+    (docs/benchmarks.md, "Rounds")."""
     runs = {c[0]: {"socket": [], "ring": []} for c in args.case_list}
     reps = {}
-    for case, _, _ in args.case_list:
-        reps[case] = (args.reps, None) if args.reps else calibrate(s, case, args.time)
-        if reps[case] is None:
-            args.omitted.append(case)
-            log(f"{case}: omitted (x11perf: benchmark omitted on this server)")
-        else:
-            if reps[case][1]:
-                args.repeated[case] = reps[case]
-            log(f"{case}: -reps {reps[case][0]} -repeat {reps[case][1] or args.repeat} per run")
+    with Session(h, "x11ring-calibrate", x11=True) as s:
+        s.run(["xdpyinfo"], timeout=60)
+        for case, _, _ in args.case_list:
+            reps[case] = (args.reps, None) if args.reps else calibrate(s, case, args.time)
+            if reps[case] is None:
+                args.omitted.append(case)
+                log(f"{case}: omitted (x11perf: benchmark omitted on this server)")
+            else:
+                if reps[case][1]:
+                    args.repeated[case] = reps[case]
+                log(f"{case}: -reps {reps[case][0]} -repeat {reps[case][1] or args.repeat} "
+                    f"per run")
     args.case_list = [c for c in args.case_list if c[0] not in args.omitted]
     for rnd in range(args.rounds):
-        for i, (case, _, _) in enumerate(args.case_list):
-            order = ("socket", "ring") if (rnd + i) % 2 == 0 else ("ring", "socket")
-            for mode in order:
-                rate, cpu, client_cpu, conn = x11perf(s, args, case, reps[case], mode == "ring")
-                runs[case][mode].append({"rate": rate, "cpu": cpu, "client_cpu": client_cpu,
-                                         **conn})
-                log(f"round {rnd + 1}/{args.rounds} {case:14} {mode:6} {rate:12.1f}/s  "
-                    f"cpu: Xwayland {cpu * 100:5.1f}% x11perf {client_cpu * 100:5.1f}%")
+        with Session(h, f"x11ring-{rnd + 1}", x11=True) as s:
+            s.run(["xdpyinfo"], timeout=60)  # Xwayland up before anything is timed
+            for i, (case, _, _) in enumerate(args.case_list):
+                order = ("socket", "ring") if (rnd + i) % 2 == 0 else ("ring", "socket")
+                for mode in order:
+                    rate, cpu, client_cpu, conn = x11perf(s, args, case, reps[case],
+                                                          mode == "ring")
+                    runs[case][mode].append({"rate": rate, "cpu": cpu,
+                                             "client_cpu": client_cpu, **conn})
+                    log(f"round {rnd + 1}/{args.rounds} {case:14} {mode:6} {rate:12.1f}/s  "
+                        f"cpu: Xwayland {cpu * 100:5.1f}% x11perf {client_cpu * 100:5.1f}%")
     return runs
 
 
@@ -365,7 +376,8 @@ def why(r):
 
 def table(rows, args, machine, load_before=None):
     lines = [f"x11perf on smtwc's Xwayland (headless, pixman), {machine}; median of "
-             f"{args.rounds} rounds alternating which transport runs first, each the average "
+             f"{args.rounds} rounds, each in a fresh session (compositor and Xwayland), "
+             f"alternating which transport runs first, each the average "
              f"of x11perf -repeat {args.repeat} with a fixed -reps (about {args.time} s of timed "
              f"work, found by probing on the socket); the ratio is the median of the "
              f"rounds' ratios with its 95% interval. {V.load_text(load_before, V.loadavg())}. "
@@ -442,9 +454,7 @@ def run(h, args):
     out = args.out or os.path.join(ROOT, "build", "bench")
     os.makedirs(out, exist_ok=True)
     load_before = V.loadavg()
-    with Session(h, "x11ring", x11=True) as s:
-        s.run(["xdpyinfo"], timeout=60)  # Xwayland up before anything is timed
-        rows = summarize(measure(s, args), args)
+    rows = summarize(measure(h, args), args)
     text = table(rows, args, benchenv.machine(), load_before)
     print("\n" + text + "\n")
     base = "x11ring-broad" if args.wide else "x11ring"
