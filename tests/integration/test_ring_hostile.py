@@ -77,6 +77,8 @@ CASES = {
     # socket path: a command split over two submits runs after a request
     # sent between its pieces (create_pool: found; destroy: bad_pool)
     "split-around-request": "SPLIT_COMMAND ordered after the request",
+    # one stream per ring: a submit on a shared-memory ring is refused
+    "submit-shared-ring": "SUBMIT_SHARED refused",
 }
 
 

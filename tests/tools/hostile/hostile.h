@@ -146,6 +146,7 @@ int case_hold_memory_conns(struct hostile *h, int connections);
 /* hostile_order.c: order and slicing of queued work (split commands, a
  * PRESENT copied in bands). */
 int case_split_around_request(struct hostile *h);
+int case_submit_shared_ring(struct hostile *h);
 int case_present_split(struct hostile *h);
 int case_present_attack(struct hostile *h, double seconds);
 
