@@ -499,7 +499,16 @@ static void manager_handle_create_socket_ring(struct wl_client *client,
 	if (ring == NULL) {
 		return;
 	}
-	ring->socket = submit_area_create(&ring->reader);
+	/* Its area is memory the client causes (submit_area.h). */
+	struct smt_usage_refusal why = { .asked = 0 };
+	ring->socket = submit_area_create(&ring->reader, &ring->usage->usage, &why);
+	if (ring->socket == NULL && why.asked != 0) {
+		char text[160];
+		smt_usage_describe(&why, text, sizeof(text));
+		wl_resource_post_error(resource, SMT_RING_MANAGER_V1_ERROR_LIMIT,
+			"create_socket_ring: %s", text);
+		return;
+	}
 	if (ring->socket == NULL) {
 		wl_client_post_no_memory(client);
 		return;

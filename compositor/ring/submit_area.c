@@ -39,7 +39,25 @@ struct submit_area {
 	/* The start of a command not yet whole (submits split commands). */
 	uint8_t *partial;
 	size_t partial_len, partial_cap;
+	/* Memory the client causes: the block (header page + area) and the
+	 * partial buffer's capacity, charged before they are allocated. */
+	struct smt_usage *usage;
+	uint64_t charged;
+	char refused[160];        /* the fault's text when a charge is refused */
 };
+
+/* Charges n more bytes; on refusal *f is the LIMIT fault naming the limit. */
+static int charge(struct submit_area *a, uint64_t n, uint64_t offset, struct smt_fault *f)
+{
+	struct smt_usage_refusal why;
+	if (a->usage != NULL && !smt_usage_charge(a->usage, SMT_RES_MEMORY, n, &why)) {
+		smt_usage_describe(&why, a->refused, sizeof(a->refused));
+		*f = (struct smt_fault){ SMT_ERROR_LIMIT, 0xffff, offset, a->refused, UINT32_MAX };
+		return -1;
+	}
+	a->charged += n;
+	return 0;
+}
 
 static uint8_t *area_alloc(uint32_t area_size)
 {
@@ -49,16 +67,25 @@ static uint8_t *area_alloc(uint32_t area_size)
 	return mem;
 }
 
-struct submit_area *submit_area_create(struct smt_ring_reader *r)
+struct submit_area *submit_area_create(struct smt_ring_reader *r, struct smt_usage *usage,
+				       struct smt_usage_refusal *why)
 {
 	struct submit_area *a = calloc(1, sizeof(*a));
 	if (a == NULL)
 		return NULL;
 	a->area_size = SMT_RING_AREA_MIN;
+	uint64_t size = SMT_RING_HEADER_SIZE + (uint64_t)a->area_size;
+	if (usage != NULL && !smt_usage_charge(usage, SMT_RES_MEMORY, size, why)) {
+		free(a);
+		return NULL;
+	}
+	a->usage = usage;
+	a->charged = size;
 	a->mem = area_alloc(a->area_size);
 	if (a->mem == NULL ||
-	    smt_ring_reader_init(r, a->mem, SMT_RING_HEADER_SIZE + (size_t)a->area_size,
-				 a->area_size, &a->status) != 0) {
+	    smt_ring_reader_init(r, a->mem, (size_t)size, a->area_size, &a->status) != 0) {
+		if (usage != NULL)
+			smt_usage_release(usage, SMT_RES_MEMORY, size);
 		free(a->mem);
 		free(a);
 		return NULL;
@@ -73,6 +100,8 @@ void submit_area_destroy(struct submit_area *a, struct smt_ring_reader *r)
 	smt_ring_reader_fini(r);
 	if (a == NULL)
 		return;
+	if (a->usage != NULL)
+		smt_usage_release(a->usage, SMT_RES_MEMORY, a->charged);
 	free(a->mem);
 	free(a->partial);
 	free(a);
@@ -82,12 +111,21 @@ void submit_area_destroy(struct submit_area *a, struct smt_ring_reader *r)
  * command that did not cross a multiple of the old size crosses no
  * multiple of the new one, so the reader finds every command whole (the
  * old PADs stay, as PADs in the middle of the area). */
-static int grow(struct submit_area *a, struct smt_ring_reader *r)
+static int grow(struct submit_area *a, struct smt_ring_reader *r, uint64_t offset,
+		struct smt_fault *f)
 {
 	uint32_t old_size = a->area_size, new_size = old_size * 2;
-	uint8_t *mem = area_alloc(new_size);
-	if (mem == NULL)
+	if (charge(a, new_size - old_size, offset, f) < 0)
 		return -1;
+	uint8_t *mem = area_alloc(new_size);
+	if (mem == NULL) {
+		if (a->usage != NULL)
+			smt_usage_release(a->usage, SMT_RES_MEMORY, new_size - old_size);
+		a->charged -= new_size - old_size;
+		*f = (struct smt_fault){ SMT_ERROR_NO_MEMORY, 0xffff, offset, "out of memory",
+					 UINT32_MAX };
+		return -1;
+	}
 	const uint8_t *old_area = a->mem + SMT_RING_HEADER_SIZE;
 	uint8_t *new_area = mem + SMT_RING_HEADER_SIZE;
 	memcpy(mem, a->mem, sizeof(struct smt_ring_header));
@@ -120,8 +158,9 @@ static void pop_passed(struct submit_area *a, uint64_t tail)
 }
 
 /* Room for a command of size bytes (the bound was checked), growing the
- * area when the writer finds none. */
-static void *reserve(struct submit_area *a, struct smt_ring_reader *r, uint32_t size)
+ * area when the writer finds none; NULL with *f if it cannot grow. */
+static void *reserve(struct submit_area *a, struct smt_ring_reader *r, uint32_t size,
+		     uint64_t offset, struct smt_fault *f)
 {
 	for (;;) {
 		uint64_t need, before = a->writer.head;
@@ -138,7 +177,13 @@ static void *reserve(struct submit_area *a, struct smt_ring_reader *r, uint32_t 
 			}
 			return at;
 		}
-		if (a->area_size >= AREA_MAX || grow(a, r) < 0)
+		if (a->area_size >= AREA_MAX) {
+			/* Cannot happen within the bound (AREA_MAX's comment). */
+			*f = (struct smt_fault){ SMT_ERROR_LIMIT, 0xffff, offset,
+						 "submit queue full", UINT32_MAX };
+			return NULL;
+		}
+		if (grow(a, r, offset, f) < 0)
 			return NULL;
 	}
 }
@@ -215,9 +260,9 @@ int submit_area_write(struct submit_area *a, struct smt_ring_reader *r, const vo
 	for (size_t off = 0; off < len;) {
 		struct smt_cmd_header h;
 		memcpy(&h, in + off, sizeof(h));
-		void *at = reserve(a, r, h.size);
+		void *at = reserve(a, r, h.size, end + off, f);
 		if (at == NULL)
-			return fault(f, SMT_ERROR_NO_MEMORY, 0xffff, end + off, "out of memory");
+			return -1;
 		memcpy(at, in + off, h.size);
 		smt_ring_writer_commit(&a->writer, h.size);
 		off += h.size;
@@ -228,6 +273,25 @@ int submit_area_write(struct submit_area *a, struct smt_ring_reader *r, const vo
 	return 0;
 }
 
+/* The partial buffer holds at least need bytes (charged first). */
+static enum submit_result grow_partial(struct submit_area *a, size_t need, struct smt_fault *f)
+{
+	if (need <= a->partial_cap)
+		return SUBMIT_OK;
+	if (charge(a, need - a->partial_cap, submit_area_client_offset(a, a->writer.head), f) < 0)
+		return SUBMIT_FAULT;
+	uint8_t *grown = realloc(a->partial, need);
+	if (grown == NULL) {
+		if (a->usage != NULL)
+			smt_usage_release(a->usage, SMT_RES_MEMORY, need - a->partial_cap);
+		a->charged -= need - a->partial_cap;
+		return SUBMIT_NO_MEMORY;
+	}
+	a->partial = grown;
+	a->partial_cap = need;
+	return SUBMIT_OK;
+}
+
 enum submit_result submit_area_submit(struct submit_area *a, struct smt_ring_reader *r,
 				      const void *bytes, size_t len, struct smt_fault *f)
 {
@@ -236,13 +300,9 @@ enum submit_result submit_area_submit(struct submit_area *a, struct smt_ring_rea
 		return SUBMIT_TOO_MUCH;
 	if (a->partial_len > 0) {
 		/* Complete the waiting command first: copy behind it. */
-		if (a->partial_len + len > a->partial_cap) {
-			uint8_t *grown = realloc(a->partial, a->partial_len + len);
-			if (grown == NULL)
-				return SUBMIT_NO_MEMORY;
-			a->partial = grown;
-			a->partial_cap = a->partial_len + len;
-		}
+		enum submit_result grown = grow_partial(a, a->partial_len + len, f);
+		if (grown != SUBMIT_OK)
+			return grown;
 		memcpy(a->partial + a->partial_len, in, len);
 		a->partial_len += len;
 		in = a->partial;
@@ -256,13 +316,9 @@ enum submit_result submit_area_submit(struct submit_area *a, struct smt_ring_rea
 	if (in == a->partial) {
 		memmove(a->partial, a->partial + whole, rest);
 	} else if (rest > 0) {
-		if (rest > a->partial_cap) {
-			uint8_t *grown = realloc(a->partial, rest);
-			if (grown == NULL)
-				return SUBMIT_NO_MEMORY;
-			a->partial = grown;
-			a->partial_cap = rest;
-		}
+		enum submit_result grown = grow_partial(a, rest, f);
+		if (grown != SUBMIT_OK)
+			return grown;
 		memcpy(a->partial, in + whole, rest);
 	}
 	a->partial_len = rest;

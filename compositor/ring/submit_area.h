@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "resource_usage.h"
 #include "ring_reader.h"
 
 /* Command bytes written and not yet run: a submit beyond this is
@@ -36,15 +37,21 @@
 struct submit_area;
 
 /* A fresh area, r initialised to read it (its status is private to the
- * area: a socket ring's client-visible page holds only counters). NULL
- * without memory. */
-struct submit_area *submit_area_create(struct smt_ring_reader *r);
+ * area: a socket ring's client-visible page holds only counters). Its
+ * memory, the area with its header page and the buffer of an incomplete
+ * command (8 KiB at first, at most ~3.1 MiB), is charged to usage
+ * (SMT_RES_MEMORY; NULL: to nobody) before it is allocated; a growth the
+ * limits refuse is a LIMIT fault naming the limit. NULL without memory,
+ * or (why->asked set) when the first 8 KiB are refused. */
+struct submit_area *submit_area_create(struct smt_ring_reader *r, struct smt_usage *usage,
+				       struct smt_usage_refusal *why);
 /* Finishes r too. */
 void submit_area_destroy(struct submit_area *a, struct smt_ring_reader *r);
 
 enum submit_result {
 	SUBMIT_OK = 0,
-	SUBMIT_FAULT,      /* *f: bad framing, or the queue's bound (LIMIT) */
+	SUBMIT_FAULT,      /* *f: bad framing, the queue's bound or a memory
+			    * limit (LIMIT) */
 	SUBMIT_TOO_MUCH,   /* more than SMT_SUBMIT_PARTIAL_MAX incomplete */
 	SUBMIT_NO_MEMORY,
 };

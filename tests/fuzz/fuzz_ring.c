@@ -105,7 +105,7 @@ static void run_input(const uint8_t *data, size_t size, uint8_t flags,
 	struct smt_ring_reader reader;
 	bool submit = flags & 1;
 	/* Submits: a socket ring's server-owned area (its own reader). */
-	struct submit_area *socket = submit ? submit_area_create(&reader) : NULL;
+	struct submit_area *socket = submit ? submit_area_create(&reader, NULL, NULL) : NULL;
 	if (submit ? socket == NULL
 		   : smt_ring_reader_init(&reader, mem, SMT_RING_HEADER_SIZE + area, area,
 					  status) != 0)

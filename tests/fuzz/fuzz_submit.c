@@ -9,13 +9,15 @@
  * unregistered and re-registered smaller in between (pool destroy / shrink
  * while commands wait), canvases replaced (resize).
  *
- * Input: byte 0 pixel budget (0: none, else 1 << (b % 24)); then records of
+ * Input: byte 0 pixel budget (0: none, else 1 << (b % 24)), and when odd a
+ * 1 MiB memory limit on the area's charges; then records of
  * [u8 action][u16 length][length bytes]: action % 4 == 0 a submit of the
  * bytes, 1 a scheduler run, 2 pool 1 unregistered / re-registered with
  * 256 << (byte % 6) bytes, 3 canvas 1 replaced by a fresh one.
  *
- * After every submit and run the area's accounting is checked: what waits
- * (PADs not counted) never exceeds SMT_SUBMIT_QUEUE_MAX.
+ * After every submit the area's accounting is checked: what waits (PADs not
+ * counted) never exceeds SMT_SUBMIT_QUEUE_MAX; at the end every byte it
+ * charged is released.
  */
 #define _DEFAULT_SOURCE
 #include <stdint.h>
@@ -53,7 +55,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bool pool_registered = true;
 
 	struct smt_ring_reader reader;
-	struct submit_area *socket = submit_area_create(&reader);
+	/* Odd budget bytes: the area's memory is charged against a 1 MiB
+	 * limit, so its growth is refused (LIMIT) on the way. */
+	struct smt_usage usage = { .level = SMT_LEVEL_CLIENT };
+	usage.max[SMT_RES_MEMORY] = data[-1] & 1 ? 1u << 20 : 0;
+	struct smt_usage_refusal why;
+	struct submit_area *socket = submit_area_create(&reader, &usage, &why);
 	if (socket == NULL)
 		abort();
 	bool dead = false;
@@ -131,6 +138,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 	}
 	submit_area_destroy(socket, &reader);
+	if (usage.used[SMT_RES_MEMORY] != 0)
+		abort();                /* every byte charged is released */
 	smt_exec_destroy(ctx);
 	pixman_image_unref(canvas);
 	if (canvas2 != NULL)

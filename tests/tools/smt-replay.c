@@ -84,7 +84,7 @@ int main(int argc, char *argv[])
 	 * writes submits (whole commands, at most SMT_SUBMIT_QUEUE_MAX bytes);
 	 * PRESENT copies damage to the front. */
 	struct smt_ring_reader reader;
-	struct submit_area *area = submit_area_create(&reader);
+	struct submit_area *area = submit_area_create(&reader, NULL, NULL);
 	if (area == NULL) {
 		fputs("smt-replay: out of memory\n", stderr);
 		return 1;

@@ -411,6 +411,48 @@ static void test_submit_area(void)
 	target_fini(&t);
 }
 
+/* The area's memory is the client's: charged before it is allocated (8
+ * KiB, then each growth, then an incomplete command's buffer), refused by
+ * name, released whole. */
+static void test_submit_area_charged(void)
+{
+	struct smt_usage total = { .level = SMT_LEVEL_TOTAL };
+	struct smt_usage client = { .level = SMT_LEVEL_CLIENT, .parent = &total };
+	client.max[SMT_RES_MEMORY] = 16 * 1024;
+	struct smt_usage_refusal why = { .asked = 0 };
+	struct smt_ring_reader reader;
+	struct submit_area *a = submit_area_create(&reader, &client, &why);
+	CHECK(a != NULL && client.used[SMT_RES_MEMORY] == 8192 &&
+	      total.used[SMT_RES_MEMORY] == 8192, "8 KiB charged at every level");
+	static _Alignas(8) uint8_t noop[16 * 1024];
+	struct smt_fault f;
+	CHECK(submit_area_write(a, &reader, noop, smt_encode_noop(noop, SMT_OP_NOOP, 4096), &f) == 0,
+	      "4 KiB fit the first area");
+	CHECK(submit_area_write(a, &reader, noop, smt_encode_noop(noop, SMT_OP_NOOP, 4096), &f) == 0 &&
+	      client.used[SMT_RES_MEMORY] == 12288, "grown to 8 KiB: 4 KiB more charged");
+	CHECK(submit_area_write(a, &reader, noop, smt_encode_noop(noop, SMT_OP_NOOP, 8192), &f) < 0 &&
+	      f.code == SMT_ERROR_LIMIT && strstr(f.what, "client-memory-mib") != NULL &&
+	      client.used[SMT_RES_MEMORY] == 12288, "a growth past the limit: %s", f.what);
+	submit_area_destroy(a, &reader);
+	CHECK(client.used[SMT_RES_MEMORY] == 0 && total.used[SMT_RES_MEMORY] == 0, "released");
+
+	client.max[SMT_RES_MEMORY] = 4096;
+	CHECK(submit_area_create(&reader, &client, &why) == NULL && why.asked == 8192 &&
+	      client.used[SMT_RES_MEMORY] == 0, "the first 8 KiB refused");
+
+	client.max[SMT_RES_MEMORY] = 16 * 1024;
+	a = submit_area_create(&reader, &client, &why);
+	struct smt_cmd_header h = { SMT_OP_NOOP, 0, 65536 };
+	memcpy(noop, &h, 8);
+	CHECK(submit_area_submit(a, &reader, noop, 4096, &f) == SUBMIT_OK &&
+	      client.used[SMT_RES_MEMORY] == 8192 + 4096, "an incomplete command's buffer");
+	CHECK(submit_area_submit(a, &reader, noop, 8192, &f) == SUBMIT_FAULT &&
+	      f.code == SMT_ERROR_LIMIT && client.used[SMT_RES_MEMORY] == 8192 + 4096,
+	      "its growth refused");
+	submit_area_destroy(a, &reader);
+	CHECK(client.used[SMT_RES_MEMORY] == 0, "released");
+}
+
 /* submit_area_submit: the glue's entry point. A command split over
  * submits is written (published) only once whole; an impossible header
  * fails at once; too much of an incomplete command is refused. */
@@ -469,6 +511,7 @@ int main(void)
 	test_submit_framing();
 	test_submit_area();
 	test_submit_pieces();
+	test_submit_area_charged();
 	printf("test_ring_submit: ok\n");
 	return 0;
 }
