@@ -308,19 +308,19 @@ enum submit_result submit_area_submit(struct submit_area *a, struct smt_ring_rea
 		in = a->partial;
 		len = a->partial_len;
 	}
-	/* Whole commands go straight from the request into the area. */
+	/* Whole commands go straight from the request into the area; room
+	 * for the rest first, so that nothing is published on a refusal. */
 	size_t whole = submit_whole_prefix(in, len);
-	if (whole > 0 && submit_area_write(a, r, in, whole, f) < 0)
-		return SUBMIT_FAULT;
 	size_t rest = len - whole;
-	if (in == a->partial) {
-		memmove(a->partial, a->partial + whole, rest);
-	} else if (rest > 0) {
+	if (in != a->partial) {
 		enum submit_result grown = grow_partial(a, rest, f);
 		if (grown != SUBMIT_OK)
 			return grown;
-		memcpy(a->partial, in + whole, rest);
 	}
+	if (whole > 0 && submit_area_write(a, r, in, whole, f) < 0)
+		return SUBMIT_FAULT;
+	if (rest > 0)              /* (no buffer yet while nothing waited) */
+		memmove(a->partial, in + whole, rest);
 	a->partial_len = rest;
 	return SUBMIT_OK;
 }
