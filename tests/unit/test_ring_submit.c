@@ -451,6 +451,19 @@ static void test_submit_area_charged(void)
 	      "its growth refused");
 	submit_area_destroy(a, &reader);
 	CHECK(client.used[SMT_RES_MEMORY] == 0, "released");
+
+	/* Whole commands and the start of another in one submit, the rest's
+	 * buffer refused: nothing of it is published. */
+	client.max[SMT_RES_MEMORY] = 8192 + 100;
+	a = submit_area_create(&reader, &client, &why);
+	uint32_t n = smt_encode_fence(noop, 1);
+	h = (struct smt_cmd_header){ SMT_OP_NOOP, 0, 1024 };
+	memcpy(noop + n, &h, 8);
+	CHECK(submit_area_submit(a, &reader, noop, n + 200, &f) == SUBMIT_FAULT &&
+	      f.code == SMT_ERROR_LIMIT && smt_ring_reader_published(&reader) == 0 &&
+	      !smt_ring_reader_has_work(&reader), "refused, nothing published");
+	submit_area_destroy(a, &reader);
+	CHECK(client.used[SMT_RES_MEMORY] == 0, "released");
 }
 
 /* submit_area_submit: the glue's entry point. A command split over
