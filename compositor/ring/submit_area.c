@@ -257,15 +257,27 @@ int submit_area_write(struct submit_area *a, struct smt_ring_reader *r, const vo
 		return 0;
 	if (submit_area_pending(a, r) + len > SMT_SUBMIT_QUEUE_MAX)
 		return fault(f, SMT_ERROR_LIMIT, 0xffff, end, "submit queue full");
+	/* As many whole commands as the room after the first one's holds,
+	 * in one copy (small commands: one copy per ~4 KiB submit, not one
+	 * reserve per 8 bytes). */
 	for (size_t off = 0; off < len;) {
 		struct smt_cmd_header h;
 		memcpy(&h, in + off, sizeof(h));
 		void *at = reserve(a, r, h.size, end + off, f);
 		if (at == NULL)
 			return -1;
-		memcpy(at, in + off, h.size);
-		smt_ring_writer_commit(&a->writer, h.size);
-		off += h.size;
+		uint32_t room = smt_ring_writer_room(&a->writer, (uint32_t)(len - off));
+		uint32_t bytes = h.size, commands = 1;
+		while (off + bytes < len) {
+			memcpy(&h, in + off + bytes, sizeof(h));
+			if (h.size > room - bytes)
+				break;
+			bytes += h.size;
+			commands++;
+		}
+		memcpy(at, in + off, bytes);
+		smt_ring_writer_commit_many(&a->writer, bytes, commands);
+		off += bytes;
 	}
 	/* The one store of head for these commands: the reader's next batch
 	 * sees them all (nobody sleeps on it: the global page is private). */
