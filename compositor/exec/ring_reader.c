@@ -49,69 +49,18 @@ int smt_ring_reader_init(struct smt_ring_reader *r, const void *ring_mem,
 	return 0;
 }
 
-void smt_ring_reader_init_linear(struct smt_ring_reader *r)
+void smt_ring_reader_move_area(struct smt_ring_reader *r, const void *ring_mem,
+			       uint32_t area_size)
 {
-	memset(r, 0, sizeof(*r));
-	r->linear = true;
-	r->limit = UINT64_MAX;
+	r->hdr = ring_mem;
+	r->area = (const uint8_t *)ring_mem + SMT_RING_HEADER_SIZE;
+	r->area_size = area_size;
 }
 
 void smt_ring_reader_fini(struct smt_ring_reader *r)
 {
-	if (r->linear)
-		free((void *)r->area);
 	free(r->scratch);
 	memset(r, 0, sizeof(*r));
-}
-
-/* Bytes in the linear queue not yet consumed start at area + (tail - base). */
-int smt_ring_reader_append(struct smt_ring_reader *r, const void *bytes, size_t len,
-			   struct smt_fault *f)
-{
-	const uint8_t *in = bytes;
-	uint64_t end = r->base + r->area_size;  /* stream position of the append */
-
-	/* Framing: a submit holds whole commands, never part of one. The bytes
-	 * are the caller's private copy, so reading sizes here is safe. */
-	for (size_t off = 0; off < len;) {
-		struct smt_cmd_header h;
-		if (len - off < sizeof(h))
-			return fault(f, SMT_ERROR_TRUNCATED, 0xffff, end + off,
-				     "submit ends inside a command header");
-		memcpy(&h, in + off, sizeof(h));
-		if (h.size == 0 || h.size % 8)
-			return fault(f, SMT_ERROR_BAD_SIZE, h.opcode, end + off,
-				     h.size ? "size not a multiple of 8" : "size 0");
-		if (h.size > len - off)
-			return fault(f, SMT_ERROR_TRUNCATED, h.opcode, end + off,
-				     "command spans submits");
-		off += h.size;
-	}
-
-	if (len == 0)
-		return 0;
-	uint64_t live = r->base + r->area_size - r->tail;
-	if (live + len > SMT_SUBMIT_QUEUE_MAX)
-		return fault(f, SMT_ERROR_LIMIT, 0xffff, end, "submit queue full");
-	uint8_t *buf = (uint8_t *)r->area;
-	if (r->tail != r->base) {       /* drop the consumed prefix */
-		memmove(buf, buf + (r->tail - r->base), live);
-		r->base = r->tail;
-		r->area_size = live;
-	}
-	if (live + len > r->linear_cap) {
-		uint64_t cap = r->linear_cap ? r->linear_cap : 4096;
-		while (cap < live + len)
-			cap *= 2;
-		buf = realloc(buf, cap);
-		if (!buf)
-			return fault(f, SMT_ERROR_NO_MEMORY, 0xffff, end, "out of memory");
-		r->linear_cap = cap;
-	}
-	memcpy(buf + live, in, len);
-	r->area = buf;
-	r->area_size = live + len;
-	return 0;
 }
 
 void smt_ring_reader_set_limit(struct smt_ring_reader *r, uint64_t limit)
@@ -121,8 +70,6 @@ void smt_ring_reader_set_limit(struct smt_ring_reader *r, uint64_t limit)
 
 uint64_t smt_ring_reader_published(const struct smt_ring_reader *r)
 {
-	if (r->linear)
-		return r->base + r->area_size;
 	uint64_t head = atomic_load_explicit(&((struct smt_ring_header *)r->hdr)->head,
 					     memory_order_acquire);
 	if (head - r->tail > r->area_size || head % 8)
@@ -132,12 +79,6 @@ uint64_t smt_ring_reader_published(const struct smt_ring_reader *r)
 
 int smt_ring_reader_begin(struct smt_ring_reader *r, struct smt_fault *f)
 {
-	if (r->linear) {
-		r->head = r->base + r->area_size;
-		if (r->head > r->limit)
-			r->head = r->limit > r->tail ? r->limit : r->tail;
-		return 0;
-	}
 	/* The one read of head for this batch. Acquire: the command bytes the
 	 * client wrote before its release store are visible below. */
 	uint64_t head = atomic_load_explicit(&((struct smt_ring_header *)r->hdr)->head,
@@ -235,7 +176,7 @@ int smt_ring_reader_skip_noops(struct smt_ring_reader *r, uint32_t max, uint32_t
 	if (r->pending)
 		return 0;
 	while (n < max && tail != end) {
-		uint64_t pos = r->linear ? tail - r->base : (tail & (r->area_size - 1));
+		uint64_t pos = tail & (r->area_size - 1);
 		struct smt_cmd_header h;
 		memcpy(&h, r->area + pos, sizeof(h));
 		/* Compiler barrier: h is the only copy we trust from here on. */
@@ -253,27 +194,18 @@ int smt_ring_reader_skip_noops(struct smt_ring_reader *r, uint32_t max, uint32_t
 	r->tail = tail;
 	r->commands += n;
 	r->bytes += *bytes;
-	if (r->linear && r->tail == r->base + r->area_size) {
-		r->base = r->tail;              /* queue empty: restart at 0 */
-		r->area_size = 0;
-	}
 	return rc;
 }
 
 int smt_ring_reader_peek(struct smt_ring_reader *r, const struct smt_cmd **out,
 			 struct smt_fault *f)
 {
-	uint64_t pos, contig;
-	if (r->linear) {
-		pos = r->tail - r->base;
-		contig = r->area_size - pos;
-	} else {
-		pos = r->tail & (r->area_size - 1);     /* mask every index */
-		contig = r->area_size - pos;
-	}
+	uint64_t pos = r->tail & (r->area_size - 1);     /* mask every index */
+	uint64_t contig = r->area_size - pos;
 	if (r->pending) {
 		/* Resume: the control bytes are still in scratch; only the
-		 * in-place pointer is recomputed (linear queues may move). */
+		 * in-place pointer is recomputed (a socket ring's area may
+		 * have moved: smt_ring_reader_move_area). */
 		r->cmd.data = r->area + pos;
 		*out = &r->cmd;
 		return 1;
@@ -297,7 +229,7 @@ int smt_ring_reader_peek(struct smt_ring_reader *r, const struct smt_cmd **out,
 	if (copy == SMT_COPY_HEADER) {
 		ctl_len = sizeof(h);
 	} else {
-		if (!r->linear && h.size > r->area_size / 2)
+		if (h.size > r->area_size / 2)
 			return fault(f, SMT_ERROR_TOO_LARGE, h.opcode, off,
 				     "command larger than half the ring (use a pool)");
 		if (copy == SMT_COPY_FIXED) {
@@ -331,10 +263,6 @@ void smt_ring_reader_consume(struct smt_ring_reader *r)
 	r->bytes += r->cmd.size;
 	r->pending = false;
 	r->resume = (struct smt_resume){ 0, 0 };
-	if (r->linear && r->tail == r->base + r->area_size) {
-		r->base = r->tail;              /* queue empty: restart at 0 */
-		r->area_size = 0;
-	}
 }
 
 /* What peek would check beyond check_frame cannot refuse a run's command:
@@ -354,14 +282,12 @@ void smt_ring_reader_frame_run(struct smt_ring_reader *r, uint16_t opcode, uint3
 	if (r->pending || opcode >= SMT_OP_COUNT || copy_rule[opcode] != SMT_COPY_WHOLE ||
 	    grow_scratch(r, max * SMT_RUN_CMD_MAX) < 0)
 		return;
-	/* Locals: the copies below could alias *r as far as C knows. Linear
-	 * queues: positions from base, no mask (mask: all ones). */
+	/* Locals: the copies below could alias *r as far as C knows. */
 	uint8_t *out = r->scratch;
 	const uint8_t *const area = r->area;
-	const uint64_t size = r->area_size, start = r->tail;
-	const uint64_t base = r->linear ? r->base : 0, mask = r->linear ? UINT64_MAX : size - 1;
+	const uint64_t size = r->area_size, start = r->tail, mask = size - 1;
 	while (n < max && tail != end && tail - start < max_bytes) {
-		uint64_t pos = (tail - base) & mask;    /* mask every index */
+		uint64_t pos = tail & mask;             /* mask every index */
 		struct smt_cmd_header h;
 		memcpy(&h, area + pos, sizeof(h));
 		/* Compiler barrier: h is the only copy we trust from here on. */
@@ -387,17 +313,13 @@ void smt_ring_reader_consume_run(struct smt_ring_reader *r, uint32_t count, uint
 	r->tail += bytes;
 	r->commands += count;
 	r->bytes += bytes;
-	if (r->linear && r->tail == r->base + r->area_size) {
-		r->base = r->tail;              /* queue empty: restart at 0 */
-		r->area_size = 0;
-	}
 }
 
 void smt_ring_reader_hold(struct smt_ring_reader *r, const struct smt_cmd *cmd,
 			  struct smt_resume resume)
 {
 	assert(!r->pending && cmd->offset == r->tail);
-	uint64_t pos = r->linear ? r->tail - r->base : (r->tail & (r->area_size - 1));
+	uint64_t pos = r->tail & (r->area_size - 1);
 	r->cmd = *cmd;
 	r->cmd.data = r->area + pos;
 	r->pending = true;
@@ -420,8 +342,6 @@ static bool client_wait_reached(const struct smt_ring_reader *r, uint64_t *need)
 
 bool smt_ring_reader_publish(struct smt_ring_reader *r)
 {
-	if (r->linear)
-		return false;
 	struct smt_ring_status *s = r->status;
 	atomic_store_explicit(&s->commands_executed, r->commands, memory_order_relaxed);
 	atomic_store_explicit(&s->bytes_executed, r->bytes, memory_order_relaxed);
@@ -446,8 +366,6 @@ bool smt_ring_reader_has_work(const struct smt_ring_reader *r)
 {
 	if (r->tail >= r->limit)
 		return false;
-	if (r->linear)
-		return r->tail != r->base + r->area_size;
 	uint64_t head = atomic_load_explicit(&((struct smt_ring_header *)r->hdr)->head,
 					     memory_order_acquire);
 	return head != r->tail;
@@ -455,14 +373,11 @@ bool smt_ring_reader_has_work(const struct smt_ring_reader *r)
 
 void smt_ring_reader_complete_fence(struct smt_ring_reader *r, uint64_t serial)
 {
-	if (!r->linear)
-		atomic_store_explicit(&r->status->completed_fence, serial, memory_order_release);
+	atomic_store_explicit(&r->status->completed_fence, serial, memory_order_release);
 }
 
 void smt_ring_reader_set_dead(struct smt_ring_reader *r, const struct smt_fault *f)
 {
-	if (r->linear)
-		return;
 	struct smt_ring_status *s = r->status;
 	atomic_store_explicit(&s->error_code, f->code, memory_order_relaxed);
 	atomic_store_explicit(&s->error_opcode, f->opcode, memory_order_relaxed);
@@ -475,8 +390,6 @@ void smt_ring_reader_count_wakeups(struct smt_ring_reader *r, uint64_t to_client
 {
 	r->wakeups_to_client += to_client;
 	r->wakeups_from_client += from_client;
-	if (r->linear)
-		return;
 	atomic_store_explicit(&r->status->wakeups_to_client, r->wakeups_to_client,
 			      memory_order_relaxed);
 	atomic_store_explicit(&r->status->wakeups_from_client, r->wakeups_from_client,
@@ -522,20 +435,4 @@ const char *smt_opcode_name(uint32_t opcode)
 	static const char *const names[SMT_OP_COUNT] = { SMT_OPCODES(NAME_) };
 #undef NAME_
 	return opcode < SMT_OP_COUNT ? names[opcode] : "UNKNOWN";
-}
-
-size_t smt_stream_whole_prefix(const uint8_t *buf, size_t len)
-{
-	size_t pos = 0;
-	while (len - pos >= sizeof(struct smt_cmd_header)) {
-		uint32_t size;
-		memcpy(&size, buf + pos + 4, sizeof(size));
-		if (size < sizeof(struct smt_cmd_header) || size % 8 != 0 ||
-		    size > SMT_SUBMIT_QUEUE_MAX)
-			return len;
-		if (size > len - pos)
-			break;
-		pos += size;
-	}
-	return pos;
 }

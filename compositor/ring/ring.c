@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@
 #include "ring/ring.h"
 #include "ring/shm_fd.h"
 #include "ring/wake_fd.h"
+#include "ring/submit_area.h"
 #include "monotonic_clock.h"
 
 static void ring_end(struct smtwc_ring *ring, uint32_t wl_error, const char *message);
@@ -100,7 +102,7 @@ static void ring_publish_socket_counters(struct smtwc_ring *ring)
 		memory_order_relaxed);
 }
 
-/* Work the executor may run now: both streams stop at the next ordered
+/* Work the executor may run now: the stream stops at the next ordered
  * request's position (ordered_request.h). */
 bool ring_has_work(struct smtwc_ring *ring)
 {
@@ -110,31 +112,40 @@ bool ring_has_work(struct smtwc_ring *ring)
 	if (ring->presenting != NULL || ordered_requests_ready(ring)) {
 		return true;
 	}
-	if (ring->shared && smt_ring_reader_has_work(&ring->reader)) {
-		return true;
-	}
-	return smt_ring_reader_has_work(smt_exec_submit_reader(ring->exec));
+	return smt_ring_reader_has_work(&ring->reader);
 }
 
-static enum smt_exec_stop ring_run_once(struct smtwc_ring *ring,
-		const struct smt_exec_budget *budget, struct smt_exec_result *out)
+/* A socket ring's fault offset as its client counts it (the bytes it
+ * submitted before), not a position in the area, which holds our PADs. */
+static void socket_error_offset(struct smtwc_ring *ring, struct smt_exec_error *error)
 {
-	/* Socket bytes first: they were queued by requests the client sent
-	 * before anything it could have written since. */
-	if (smt_ring_reader_has_work(smt_exec_submit_reader(ring->exec))) {
-		return smt_exec_run_submitted(ring->exec, budget, out);
+	uint64_t client = submit_area_client_offset(ring->socket, error->offset);
+	char was[40];
+	snprintf(was, sizeof(was), "offset %" PRIu64, error->offset);
+	char *at = strstr(error->message, was);
+	if (client == error->offset || at == NULL) {
+		return;
 	}
-	if (ring->shared) {
-		return smt_exec_run(ring->exec, &ring->reader, budget, out);
-	}
-	memset(out, 0, sizeof(*out));
-	out->stop = SMT_EXEC_EMPTY;
-	return SMT_EXEC_EMPTY;
+	char rest[sizeof(error->message)];
+	snprintf(rest, sizeof(rest), "%s", at + strlen(was));
+	snprintf(at, sizeof(error->message) - (size_t)(at - error->message),
+		"offset %" PRIu64 "%s", client, rest);
+	error->offset = client;
 }
 
 static bool ring_account(struct smtwc_ring *ring, enum smt_exec_stop stop,
 		struct smt_exec_result *out)
 {
+	if (ring->socket != NULL) {
+		/* The PADs our writer added are not the client's commands. */
+		uint64_t pads, pad_bytes;
+		submit_area_pads_passed(ring->socket, &ring->reader, &pads, &pad_bytes);
+		out->commands -= pads;
+		out->bytes -= pad_bytes;
+		if (stop == SMT_EXEC_ERROR) {
+			socket_error_offset(ring, &out->error);
+		}
+	}
 	ring->commands += out->commands;
 	ring->bytes += out->bytes;
 	if (out->wake_client) {
@@ -174,15 +185,14 @@ bool ring_run(struct smtwc_ring *ring, const struct smt_exec_budget *budget)
 			break;
 		}
 		struct smt_exec_result out;
-		enum smt_exec_stop stop = ring_run_once(ring, budget, &out);
+		enum smt_exec_stop stop = smt_exec_run(ring->exec, &ring->reader, budget, &out);
 		bool again = ring_account(ring, stop, &out);
 		if (stop != SMT_EXEC_ERROR && ring->presenting == NULL) {
 			/* Requests waiting for the commands that just ran. */
 			ordered_requests_apply_ready(ring, budget->deadline_ns);
 		}
 		if (stop == SMT_EXEC_EMPTY) {
-			/* One stream ran dry (or reached a request): the other, or
-			 * what follows the request, may have more. */
+			/* The stream reached a request: what follows it may run. */
 			again = ring_has_work(ring);
 		}
 		if (!again || (budget->deadline_ns != 0 && monotonic_now_ns() >= budget->deadline_ns)) {
@@ -203,35 +213,33 @@ static void ring_handle_submit(struct wl_client *client, struct wl_resource *res
 	if (ring->dead || commands->size == 0) {
 		return;
 	}
-	size_t needed = ring->partial_len + commands->size;
-	if (needed > SMT_SUBMIT_QUEUE_MAX + SMT_CMD_CONTROL_MAX) {
-		struct smt_exec_error error = { .code = SMT_ERROR_LIMIT, .opcode = 0xffff };
+	if (ring->socket == NULL) {
+		/* One stream per ring: a shared ring's commands are in its memory. */
+		wl_resource_post_error(resource, SMT_RING_V1_ERROR_BAD_COMMAND,
+			"submit: this ring is in shared memory; write commands there");
+		return;
+	}
+	/* Written only: the scheduler decides when this work runs. */
+	struct smt_fault fault;
+	struct smt_exec_error error = { .code = SMT_ERROR_LIMIT, .opcode = 0xffff };
+	struct smt_exec_result out;
+	switch (submit_area_submit(ring->socket, &ring->reader, commands->data, commands->size,
+			&fault)) {
+	case SUBMIT_OK:
+		break;
+	case SUBMIT_FAULT:
+		smt_exec_fail(ring->exec, &ring->reader, &fault, &out);
+		ring_fail(ring, &out.error);
+		break;
+	case SUBMIT_TOO_MUCH:
 		snprintf(error.message, sizeof(error.message),
 			"submit: more than %u bytes pending (FENCE and wait)", SMT_SUBMIT_QUEUE_MAX);
 		ring_fail(ring, &error);
-		return;
+		break;
+	case SUBMIT_NO_MEMORY:
+		wl_client_post_no_memory(client);
+		break;
 	}
-	if (needed > ring->partial_cap) {
-		uint8_t *grown = realloc(ring->partial, needed);
-		if (grown == NULL) {
-			wl_client_post_no_memory(client);
-			return;
-		}
-		ring->partial = grown;
-		ring->partial_cap = needed;
-	}
-	memcpy(ring->partial + ring->partial_len, commands->data, commands->size);
-	ring->partial_len = needed;
-	size_t whole = smt_stream_whole_prefix(ring->partial, ring->partial_len);
-	if (whole == 0) {
-		return;
-	}
-	/* Queue only: the scheduler decides when this work runs. */
-	struct smt_exec_result out;
-	enum smt_exec_stop stop = smt_exec_queue_bytes(ring->exec, ring->partial, whole, &out);
-	ring_account(ring, stop, &out);
-	memmove(ring->partial, ring->partial + whole, ring->partial_len - whole);
-	ring->partial_len -= whole;
 }
 
 /* ---- pools and canvases ----------------------------------------------- */
@@ -306,6 +314,8 @@ static void ring_free(struct smtwc_ring *ring)
 	}
 	if (ring->shared) {
 		smt_ring_reader_fini(&ring->reader);
+	} else {
+		submit_area_destroy(ring->socket, &ring->reader);
 	}
 	if (ring->ring_map != NULL) {
 		/* Charged (a mapping and its address space) until it is gone. */
@@ -326,7 +336,6 @@ static void ring_free(struct smtwc_ring *ring)
 	if (ring->client_eventfd >= 0) {
 		close(ring->client_eventfd);
 	}
-	free(ring->partial);
 	/* Last: the executor, pools and canvases released their share. */
 	ring_uncharge(ring);
 	free(ring);
@@ -395,6 +404,10 @@ static struct smtwc_ring *ring_create(struct smtwc_transport *transport,
 	ring->transport = transport;
 	ring->client = client;
 	ring->status_fd = ring->server_eventfd = ring->client_eventfd = -1;
+	/* Nothing runs until the ring has its stream (create_ring's checks
+	 * passed, or a socket ring's area exists): one that never gets it
+	 * was refused with a protocol error and waits to be destroyed. */
+	ring->dead = true;
 	wl_list_init(&ring->pools);
 	wl_list_init(&ring->canvases);
 	wl_list_init(&ring->ordered);
@@ -483,6 +496,7 @@ static void manager_handle_create_ring(struct wl_client *client,
 		return;
 	}
 	ring->shared = true;
+	ring->dead = false;
 	/* Non-blocking reads: the counter is drained whenever it fires. */
 	int flags = fcntl(server_eventfd, F_GETFL);
 	fcntl(server_eventfd, F_SETFL, flags | O_NONBLOCK);
@@ -500,10 +514,25 @@ static void manager_handle_create_socket_ring(struct wl_client *client,
 	struct smtwc_transport *transport = wl_resource_get_user_data(resource);
 	const struct ring_cost cost = { .fds = 1, .mappings = 1, .address = SMT_STATUS_MAP_SIZE };
 	struct smtwc_ring *ring = ring_create(transport, client, resource, id, &cost);
-	if (ring != NULL) {
-		smt_ring_v1_send_status(ring->resource, ring->status_fd,
-			transport->global_status_fd);
+	if (ring == NULL) {
+		return;
 	}
+	/* Its area is memory the client causes (submit_area.h). */
+	struct smt_usage_refusal why = { .asked = 0 };
+	ring->socket = submit_area_create(&ring->reader, &ring->usage->usage, &why);
+	if (ring->socket == NULL && why.asked != 0) {
+		char text[160];
+		smt_usage_describe(&why, text, sizeof(text));
+		wl_resource_post_error(resource, SMT_RING_MANAGER_V1_ERROR_LIMIT,
+			"create_socket_ring: %s", text);
+		return;
+	}
+	if (ring->socket == NULL) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	ring->dead = false;
+	smt_ring_v1_send_status(ring->resource, ring->status_fd, transport->global_status_fd);
 }
 
 static void manager_handle_destroy(struct wl_client *client, struct wl_resource *resource)

@@ -19,6 +19,7 @@
 
 struct smtwc_server;
 struct smtwc_canvas;
+struct submit_area;
 
 /* What gone rings leave, freed in pieces (ring/heap_reclaim.h). */
 struct heap_reclaim_queue {
@@ -86,18 +87,16 @@ struct smtwc_ring {
 	bool shared;          /* false: fed only through submit */
 	void *ring_map;       /* client memory, read-only */
 	size_t ring_map_size;
+	/* The one command stream: the client's ring, or (a socket ring) the
+	 * area its submits are written into. */
 	struct smt_ring_reader reader;
+	struct submit_area *socket;  /* socket rings only (ring/submit_area.h) */
 	struct smt_exec_ctx *exec;
 
 	struct smt_ring_status *status; /* server page, client maps read-only */
 	int status_fd;
 	int server_eventfd, client_eventfd;
 	struct wl_event_source *wakeup_source;
-
-	/* Socket stream: a command may span submits; the tail of the last
-	 * submit that is not a whole command waits here. */
-	uint8_t *partial;
-	size_t partial_len, partial_cap;
 
 	struct wl_list pools;    /* smtwc_pool.link */
 	struct wl_list canvases; /* smtwc_canvas.ring_link */

@@ -43,9 +43,10 @@ MODULE_OF_HEADER = {"exec/exec_internal.h": "exec/executor",
                     "config/config_internal.h": "config/config"}
 # Where the build looks for a quoted include after the file's own folder
 # (compositor/meson.build: '.'; exec/, sched/ and config/ through their
-# dependencies; protocol/ for the ring ABI).
+# dependencies; protocol/ for the ring ABI; clients/libsmt for the pure ring
+# writer a socket ring's area shares with libsmt, ring/submit_area.c).
 SEARCH_DIRS = ["compositor", "compositor/exec", "compositor/sched",
-               "compositor/config", "protocol"]
+               "compositor/config", "protocol", "clients/libsmt"]
 FORBIDDEN = "xwayland-glue"
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 GENERATED = re.compile(r"-protocol\.h$")

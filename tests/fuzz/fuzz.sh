@@ -30,21 +30,24 @@ flags="-std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror
 san="-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 pixman="$(pkg-config --cflags --libs pixman-1)"
 xkb="$(pkg-config --cflags --libs xkbcommon)"
+# a socket ring's area (compositor/ring/submit_area.c) and libsmt's writer
+submit_area="-I$root/compositor/ring -I$root/clients/libsmt"
+submit_area_src="$root/compositor/ring/submit_area.c $root/clients/libsmt/ring-writer.c"
 
 status=0
 for t in $targets; do
 	mkdir -p "$work/$t/corpus" "$work/$t/seeds"
 	case $t in
 	ring)
-		$cc $flags $san "$here/fuzz_ring.c" "$root"/compositor/exec/*.c \
-			-o "$work/$t/fuzz" $pixman -lm
+		$cc $flags $san $submit_area "$here/fuzz_ring.c" "$root"/compositor/exec/*.c \
+			$submit_area_src -o "$work/$t/fuzz" $pixman -lm
 		$cc $flags "$here/gen_seeds.c" -o "$work/gen_seeds" $pixman
 		"$work/gen_seeds" "$work/$t/seeds"
 		cp "$here"/corpus/* "$work/$t/seeds/" 2>/dev/null || true
 		max_len=65536 ;;
 	submit)
-		$cc $flags $san "$here/fuzz_submit.c" "$root"/compositor/exec/*.c \
-			-o "$work/$t/fuzz" $pixman -lm
+		$cc $flags $san $submit_area "$here/fuzz_submit.c" "$root"/compositor/exec/*.c \
+			$submit_area_src -o "$work/$t/fuzz" $pixman -lm
 		cp "$here"/corpus-submit/* "$work/$t/seeds/" 2>/dev/null || true
 		max_len=65536 ;;
 	config)

@@ -82,6 +82,8 @@ CASES = {
     # file description): the compositor never waits on it
     "wake-full": "WAKE_FULL answered; the ring ended with bad_fd",
     "wake-steal": "WAKE_STEAL answered",
+    # one stream per ring: a submit on a shared-memory ring is refused
+    "submit-shared-ring": "SUBMIT_SHARED refused",
 }
 
 

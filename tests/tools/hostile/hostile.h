@@ -154,6 +154,7 @@ int case_wake_steal(struct hostile *h, double seconds);
 /* hostile_order.c: order and slicing of queued work (split commands, a
  * PRESENT copied in bands). */
 int case_split_around_request(struct hostile *h);
+int case_submit_shared_ring(struct hostile *h);
 int case_present_split(struct hostile *h);
 int case_present_attack(struct hostile *h, double seconds);
 

@@ -17,6 +17,7 @@
  * drain-stall (requests that need hours of queued work must not run it),
  * present-split (other clients are answered while a huge PRESENT copies),
  * split-around-request (a command split around a request runs after it),
+ * submit-shared-ring (a submit on a shared-memory ring is refused),
  * hold-memory N (keeps N 64 MiB pixmaps until killed). Issue 24's accounts:
  * park-fds N (a message that never completes, with N fds: disconnected
  * past client-fds-in-flight), hold-parked N (N connections parking 56 fds
@@ -101,6 +102,8 @@ static int run_new_case(struct hostile *h, const char *name, const char *arg, bo
 		return case_drain_attack(h, secs);
 	} else if (strcmp(name, "split-around-request") == 0) {
 		return case_split_around_request(h);
+	} else if (strcmp(name, "submit-shared-ring") == 0) {
+		return case_submit_shared_ring(h);
 	} else if (strcmp(name, "present-split") == 0) {
 		return case_present_split(h);
 	} else if (strcmp(name, "present-attack") == 0) {
