@@ -1,0 +1,46 @@
+/* The grant and credit of x11_boost.h. */
+#include "x11_boost.h"
+
+bool x11_boost_input(struct x11_boost *b, const struct x11_boost_config *cfg, uint64_t now)
+{
+	if (cfg->credit_ns == 0)
+		return false;
+	if (b->grants > 0 && now - b->last_grant_ns < cfg->gap_ns)
+		return false;
+	/* What the old grant spent so far is charged to it. */
+	x11_boost_favoured(b, now, false);
+	b->credit_ns = cfg->credit_ns;
+	b->expires_ns = now + cfg->window_ns;
+	b->last_grant_ns = now;
+	b->grants++;
+	return true;
+}
+
+bool x11_boost_live(const struct x11_boost *b, uint64_t now)
+{
+	return b->credit_ns > 0 && now < b->expires_ns;
+}
+
+bool x11_boost_favoured(struct x11_boost *b, uint64_t now, bool pending)
+{
+	if (b->pending_since) {
+		uint64_t spent = now - b->pending_since;
+		if (spent > b->credit_ns)
+			spent = b->credit_ns;
+		b->credit_ns -= spent;
+		b->favoured_ns += spent;
+		b->pending_since = 0;
+	}
+	if (!pending || !x11_boost_live(b, now))
+		return false;
+	b->pending_since = now;
+	return true;
+}
+
+uint64_t x11_boost_deadline(const struct x11_boost *b, uint64_t now)
+{
+	if (!x11_boost_live(b, now))
+		return 0;
+	uint64_t end = now + b->credit_ns;
+	return end < b->expires_ns ? end : b->expires_ns;
+}
