@@ -115,11 +115,15 @@ static void test_grants(void)
 	CHECK(x11_boost_favoured(&b, t + 10 * MS, true));
 	CHECK(x11_boost_favoured(&b, t + 10 * MS + MS / 2, true));
 	CHECK_INT(b.favoured_ns, MS / 2);
-	CHECK(!x11_boost_favoured(&b, t + 10 * MS + MS / 2 + 1, false));  /* served */
+	x11_boost_served(&b, t + 10 * MS + MS / 2 + 1);
+	CHECK_INT(b.served, 1);
 	CHECK(x11_boost_live(&b, t + 11 * MS));
 	CHECK(x11_boost_favoured(&b, t + 20 * MS, true));
 	CHECK(!x11_boost_favoured(&b, t + 30 * MS, true));  /* credit spent */
 	CHECK_INT(b.favoured_ns, 1 * MS);
+	CHECK_INT(b.lapsed, 1);
+	x11_boost_served(&b, t + 31 * MS);  /* read after the credit ran out */
+	CHECK_INT(b.served, 1);
 	CHECK(!x11_boost_live(&b, t + 30 * MS));
 
 	/* A second input within the gap grants nothing; after it, a refill

@@ -23,6 +23,7 @@ bool x11_boost_live(const struct x11_boost *b, uint64_t now)
 
 bool x11_boost_favoured(struct x11_boost *b, uint64_t now, bool pending)
 {
+	bool was = b->pending_since != 0;
 	if (b->pending_since) {
 		uint64_t spent = now - b->pending_since;
 		if (spent > b->credit_ns)
@@ -31,10 +32,22 @@ bool x11_boost_favoured(struct x11_boost *b, uint64_t now, bool pending)
 		b->favoured_ns += spent;
 		b->pending_since = 0;
 	}
-	if (!pending || !x11_boost_live(b, now))
+	if (!pending)
 		return false;
+	if (!x11_boost_live(b, now)) {
+		if (was)
+			b->lapsed++;
+		return false;
+	}
 	b->pending_since = now;
 	return true;
+}
+
+void x11_boost_served(struct x11_boost *b, uint64_t now)
+{
+	if (b->pending_since)
+		b->served++;
+	x11_boost_favoured(b, now, false);
 }
 
 uint64_t x11_boost_deadline(const struct x11_boost *b, uint64_t now)

@@ -32,6 +32,8 @@ struct x11_boost {
 	uint64_t pending_since;   /* 0: not being favoured now */
 	uint64_t grants;          /* statistics */
 	uint64_t favoured_ns;
+	uint64_t served;          /* favoured until its requests were read */
+	uint64_t lapsed;          /* favoured until the credit ran out */
 };
 
 /* The client was sent input at `now`. True if that made a grant. */
@@ -41,6 +43,9 @@ bool x11_boost_live(const struct x11_boost *b, uint64_t now);
 /* The client has requests waiting at `now` (pending) or not: charges the
  * time it has been favoured. Returns whether it is favoured now. */
 bool x11_boost_favoured(struct x11_boost *b, uint64_t now, bool pending);
+/* The X server reads the client's requests: if it was favoured, that
+ * ended with it served ahead of the others. */
+void x11_boost_served(struct x11_boost *b, uint64_t now);
 /* When the current grant runs out if the client stays pending (for the X
  * server's sleep), or 0 if it is not live. */
 uint64_t x11_boost_deadline(const struct x11_boost *b, uint64_t now);

@@ -78,7 +78,9 @@ void input_boost_forget(struct xconn *c)
 
 void input_boost_answered(struct xconn *c, const struct iovec *iov, int iovcnt, size_t written)
 {
-	if (config()->credit_ns == 0)
+	/* A FRESH connection's answers are our own hello's: the X server's
+	 * setup reply follows its first read. */
+	if (config()->credit_ns == 0 || c->state == XCONN_FRESH)
 		return;
 	unsigned input = 0;
 	for (int i = 0; i < iovcnt && written > 0; i++) {
@@ -140,7 +142,7 @@ bool input_boost_yield(struct xconn *c)
 	uint64_t now = xconn_now_ns();
 	/* c's own read: it is being served, so its favour ends here. */
 	if (is_boosted(c, now)) {
-		x11_boost_favoured(&c->boost, now, false);
+		x11_boost_served(&c->boost, now);
 		return false;
 	}
 	if (!someone_favoured(c, now))
