@@ -170,10 +170,58 @@ static void test_fair_share(void)
 	CHECK(favoured <= 250 * MS);
 }
 
+/* Sixteen clients under input at once (every window selecting pointer
+ * motion), requests always waiting: together they hold the others back for
+ * at most a quarter of the time, plus the two credits the share starts
+ * with. */
+static void test_shared(void)
+{
+	current_test = "boost shared";
+	const struct x11_boost_config cfg = { .credit_ns = 1 * MS, .gap_ns = 4 * MS,
+					      .window_ns = 100 * MS };
+	struct x11_boost b[16] = { 0 };
+	struct x11_boost_share share = { 0 };
+	uint64_t t0 = 7000 * MS, held = 0, wanted = 0, step = MS / 10, since = 0;
+	for (uint64_t t = t0; t < t0 + 1000 * MS; t += step) {
+		if (since)
+			x11_boost_share_spend(&share, t - since);
+		since = 0;
+		bool any = false;
+		for (int i = 0; i < 16; i++) {
+			/* grants staggered over the gap: together they would
+			 * cover all of it */
+			if ((t - t0 + (uint64_t)i * 2 * step) % (4 * MS) == 0)
+				x11_boost_input(&b[i], &cfg, t);
+			any = x11_boost_favoured(&b[i], t, true) || any;
+		}
+		if (any)
+			wanted += step;
+		if (any && x11_boost_share_left(&share, &cfg, t)) {
+			held += step;
+			since = t;
+		}
+	}
+	CHECK(wanted >= 900 * MS);
+	CHECK(held <= 250 * MS + 2 * MS + step);
+	CHECK(held >= 240 * MS);
+
+	/* Idle for a long time: the share refills to two credits, no more. */
+	x11_boost_share_left(&share, &cfg, t0 + 100000 * MS);
+	CHECK_INT(share.tokens_ns, 2 * MS);
+	/* A hold that overran what was left is owed: 5 ms held, 2 ms left,
+	 * so the next 12 ms (3 ms of debt at a quarter) hold nobody back. */
+	x11_boost_share_spend(&share, 5 * MS);
+	CHECK(!x11_boost_share_left(&share, &cfg, t0 + 100000 * MS));
+	CHECK(!x11_boost_share_left(&share, &cfg, t0 + 100000 * MS + 12 * MS));
+	CHECK(x11_boost_share_left(&share, &cfg, t0 + 100000 * MS + 13 * MS));
+	CHECK_INT(share.tokens_ns, MS / 4);
+}
+
 int main(void)
 {
 	test_scan();
 	test_grants();
 	test_fair_share();
+	test_shared();
 	return failures != 0;
 }

@@ -36,6 +36,22 @@ struct x11_boost {
 	uint64_t lapsed;          /* favoured until the credit ran out */
 };
 
+/* All favoured clients together: the time during which some client is
+ * favoured refills at credit_ns per gap_ns of time passing, up to two
+ * credits, so that many clients receiving input (every window that selects
+ * pointer motion) cannot add their shares up to hold the others back. */
+struct x11_boost_share {
+	int64_t tokens_ns;      /* below 0: a debt, from a hold that overran */
+	uint64_t last_ns;
+	bool started;
+};
+
+/* Refills at `now`; true while some time is left. */
+bool x11_boost_share_left(struct x11_boost_share *s, const struct x11_boost_config *cfg,
+			  uint64_t now);
+/* Someone was favoured for ns. */
+void x11_boost_share_spend(struct x11_boost_share *s, uint64_t ns);
+
 /* The client was sent input at `now`. True if that made a grant. */
 bool x11_boost_input(struct x11_boost *b, const struct x11_boost_config *cfg, uint64_t now);
 /* Credit left and not expired. */

@@ -42,6 +42,8 @@
 static struct x11_boost_config cfg;
 static bool cfg_read;
 static struct xconn *boosted[INPUT_BOOST_MAX];
+static struct x11_boost_share share;
+static uint64_t favour_since;  /* someone favoured since (0: nobody) */
 static unsigned nboosted;
 /* Some connection is held back (a refused read or a dropped event) and
  * needs reporting once nobody is favoured. */
@@ -110,9 +112,12 @@ static bool pending(struct xconn *c)
 }
 
 /* Whether some boosted client other than `self` is favoured now; settles
- * every grant's credit and drops the spent ones. */
+ * every grant's credit and the shared time, and drops the spent grants. */
 static bool someone_favoured(const struct xconn *self, uint64_t now)
 {
+	if (favour_since)
+		x11_boost_share_spend(&share, now - favour_since);
+	favour_since = 0;
 	bool any = false;
 	for (unsigned i = 0; i < nboosted;) {
 		struct xconn *k = boosted[i];
@@ -124,7 +129,10 @@ static bool someone_favoured(const struct xconn *self, uint64_t now)
 		any = any || fav;
 		i++;
 	}
-	return any;
+	if (!any || !x11_boost_share_left(&share, &cfg, now))
+		return false;
+	favour_since = now;
+	return true;
 }
 
 static bool is_boosted(const struct xconn *c, uint64_t now)
