@@ -19,6 +19,8 @@ connection logs as it closes), never a duration:
 - with two echo windows, the boost follows the focus: the first is boosted
   while it takes the keys, and gets neither input nor grants once the
   second has the focus;
+- keys made with SendEvent (xdotool key --window, the window not focused)
+  reach the window but are not input: no grant;
 - `[xwayland] input-boost-us = 0`: the same typing, no grant, no yield.
 """
 import os
@@ -175,11 +177,37 @@ def focus_follows(s):
         s.clients.remove(p)
 
 
+def send_event_is_not_input(s):
+    """Keys a client fakes with SendEvent (xdotool key --window, to a window
+    without the focus: to the focused one xdotool uses XTEST, which is
+    input to the X server) reach the window but are not input: no grant."""
+    p = s.spawn([bench.program("x11-echo"), "--seconds", "60", "--warmup", "0", "--keys",
+                 "--csv", os.path.join(s.tmp, "sent.csv")], name="x11-echo-sent")
+    bench.wait_line(s, p, "ready", 30, "the x11-echo for SendEvent to map")
+    wid = s.wait_x_window("--name", "x11-echo")
+    s.wait_until(lambda: x_focus(s) == wid, timeout=15, what="the echo to get the focus")
+    other = s.spawn(["xterm"], name="xterm-focus")
+    s.wait_until(lambda: x_focus(s) not in (None, wid), timeout=30,
+                 what="the xterm to take the focus")
+    before = stats_of(s, p.pid)
+    s.run(["xdotool", "key", "--delay", "5", "--window", str(wid)] + ["x"] * 20, timeout=30)
+    # Delivered: the X server wrote them (and the echo's answers) to it.
+    after = s.wait_until(lambda: (lambda r: r if r["answers"] >= before["answers"] + 20 else None)(
+        stats_of(s, p.pid)), timeout=15, what="the sent keys to reach the echo")
+    log(f"after 20 sent keys: {after}")
+    check(after["input_events"] == before["input_events"] and after["boosts"] == before["boosts"],
+          f"keys made with SendEvent counted as input: {before} then {after}")
+    for q in (p, other):
+        q.terminate()
+        s.clients.remove(q)
+
+
 def test(h):
     with Session(h, "boost", x11=True) as s:
         for transport in ("ring", "socket"):
             typed_among_flooders(s, transport, boosted=True)
         focus_follows(s)
+        send_event_is_not_input(s)
     with Session(h, "off", x11=True, config="[xwayland]\ninput-boost-us = 0\n") as s:
         typed_among_flooders(s, "ring", boosted=False)
 
