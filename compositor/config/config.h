@@ -161,7 +161,7 @@ struct smtwc_limits_config {
 	X("sched-max-ms",      sched_max_ms,      15, 1, 1000)                           \
 	/* the input boost's credit per grant, in us (0: off; the server half's  */     \
 	/* input_boost.c; must stay <= INPUT_BOOST_MAX_US) */                            \
-	X("input-boost-us",    input_boost_us,    1000, 0, 100000)
+	X("input-boost-us",    input_boost_us,    4000, 0, 100000)
 
 struct smtwc_xwayland_config {
 #define SMTWC_XWAYLAND_FIELD_(key, field, def, min, max) int field;

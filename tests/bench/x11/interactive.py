@@ -76,7 +76,7 @@ def parse_args():
     ap.add_argument("--flooders", type=int, default=12)
     ap.add_argument("--intervals", default="5,2,1",
                     help="[xwayland] sched-interval-ms values compared (5: Xwayland's own)")
-    ap.add_argument("--boosts", default="0,1000",
+    ap.add_argument("--boosts", default="0,4000",
                     help="[xwayland] input-boost-us values compared at each interval (0: off)")
     ap.add_argument("--sched-max", type=int, default=15, help="[xwayland] sched-max-ms")
     ap.add_argument("--keys", action="store_true", help="also the typed-into echo")
@@ -91,7 +91,7 @@ def parse_args():
     if args.smoke:
         args.rounds, args.seconds, args.idle_seconds, args.flooders = 1, 1.5, 1.0, 4
         args.intervals, args.keys, args.xi2, args.expose = "5,1", True, True, True
-        args.boosts = "0,1000"
+        args.boosts = "0,4000"
         args.docs = False
     args.interval_list = [int(x) for x in args.intervals.split(",")]
     if not args.interval_list or any(not 1 <= x <= 1000 for x in args.interval_list):
