@@ -130,12 +130,6 @@ def typed_among_flooders(s, transport, boosted):
         s.clients.remove(p)
 
 
-def x_focus(s):
-    """The X input focus (a window id) as the window manager set it."""
-    res = s.run(["xdotool", "getwindowfocus"], timeout=10, check_rc=False)
-    return int(res.stdout) if res.returncode == 0 and res.stdout.strip().isdigit() else None
-
-
 def type_keys(s, pid, n):
     """n keys into the focused window, then until the echo `pid` has seen
     them (input events counted by the server: x11-echo selects key presses
@@ -158,7 +152,7 @@ def focus_follows(s):
                     name=f"x11-echo-{name}")
         bench.wait_line(s, p, "ready", 30, f"the {name} x11-echo to map")
         old = focus
-        focus = s.wait_until(lambda: (lambda f: f if f and f != old else None)(x_focus(s)),
+        focus = s.wait_until(lambda: (lambda f: f if f and f != old else None)(s.x_focus()),
                              timeout=15, what=f"the {name} x11-echo's window to get the focus")
         echoes.append(p)
         type_keys(s, p.pid, 30)
@@ -185,9 +179,9 @@ def send_event_is_not_input(s):
                  "--csv", os.path.join(s.tmp, "sent.csv")], name="x11-echo-sent")
     bench.wait_line(s, p, "ready", 30, "the x11-echo for SendEvent to map")
     wid = s.wait_x_window("--name", "x11-echo")
-    s.wait_until(lambda: x_focus(s) == wid, timeout=15, what="the echo to get the focus")
+    s.wait_until(lambda: s.x_focus() == wid, timeout=15, what="the echo to get the focus")
     other = s.spawn(["xterm"], name="xterm-focus")
-    s.wait_until(lambda: x_focus(s) not in (None, wid), timeout=30,
+    s.wait_until(lambda: s.x_focus() not in (None, wid), timeout=30,
                  what="the xterm to take the focus")
     before = stats_of(s, p.pid)
     s.run(["xdotool", "key", "--delay", "5", "--window", str(wid)] + ["x"] * 20, timeout=30)

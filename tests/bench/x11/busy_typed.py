@@ -47,11 +47,6 @@ def parse_args():
     return args
 
 
-def x_focus(s):
-    res = s.run(["xdotool", "getwindowfocus"], timeout=10, check_rc=False)
-    return int(res.stdout) if res.returncode == 0 and res.stdout.strip().isdigit() else None
-
-
 def one(h, args, boost, rnd):
     cfg = f"[xwayland]\ninput-boost-us = {boost}\n"
     with Session(h, f"busy-r{rnd}-b{boost}", x11=True, config=cfg) as s:
@@ -59,10 +54,10 @@ def one(h, args, boost, rnd):
                  for i in range(args.flooders)]
         for p in plain:
             bench.wait_line(s, p, "ready", 30, f"x11-plaid {p.pid} to start")
-        before = x_focus(s)
+        before = s.x_focus()
         typed = s.spawn([bench.program("x11-plaid"), "--keys"], name="x11-plaid-typed")
         bench.wait_line(s, typed, "ready", 30, "the typed x11-plaid to start")
-        s.wait_until(lambda: x_focus(s) not in (None, before), timeout=15,
+        s.wait_until(lambda: s.x_focus() not in (None, before), timeout=15,
                      what="the typed x11-plaid's window to get the focus")
         every = plain + [typed]
         n0 = bench.flooder_counts(s, every)
