@@ -93,12 +93,12 @@ void input_boost_answered(struct xconn *c, const struct iovec *iov, int iovcnt, 
 	if (input == 0)
 		return;
 	c->input_events += input;
-	if (!x11_boost_input(&c->boost, &cfg, xconn_now_ns()))
-		return;
-	for (unsigned i = 0; i < nboosted; i++)
-		if (boosted[i] == c)
-			return;
-	if (nboosted < INPUT_BOOST_MAX)
+	bool listed = false;
+	for (unsigned i = 0; i < nboosted && !listed; i++)
+		listed = boosted[i] == c;
+	if (!listed && nboosted == INPUT_BOOST_MAX)
+		return;  /* no grant until one of the others lapses */
+	if (x11_boost_input(&c->boost, &cfg, xconn_now_ns()) && !listed)
 		boosted[nboosted++] = c;
 }
 
