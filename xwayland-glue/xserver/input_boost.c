@@ -12,10 +12,10 @@
  *   and takes it off its ready list) and epoll does not report it, so the
  *   next pick finds the favoured client; once no client is favoured, the
  *   held ones are reported again;
- * - while any grant is live, other clients' reads are cut to
- *   INPUT_BOOST_READ_CAP bytes, so what the X server already buffered for
- *   them (and runs without reading) is short when the favoured client's
- *   requests arrive.
+ * - while any grant is live, other ring clients' reads are cut to the
+ *   rest of the request under way plus INPUT_BOOST_READ_CAP bytes, so
+ *   what the X server already buffered for them (and runs without reading)
+ *   is short when the favoured client's requests arrive.
  *
  * Fair share: x11_boost.h. The connection to the window manager (a
  * socketpair Xwayland did not accept) is never held back.
@@ -27,8 +27,8 @@
 
 #include "xconn.h"
 
-/* What another client's read may return while a grant is live: two or three
- * ordinary requests. */
+/* What another ring client's read may return past the request under way
+ * while a grant is live: two or three ordinary requests. */
 #define INPUT_BOOST_READ_CAP 1024
 /* A grant unused this long after its input lapses: a reply to input that
  * takes longer is not interactive any more. */
@@ -163,13 +163,21 @@ bool input_boost_yield(struct xconn *c)
 
 size_t input_boost_read_cap(const struct xconn *c, size_t count)
 {
-	if (nboosted == 0 || count <= INPUT_BOOST_READ_CAP)
+	/* Ring connections only: the server half follows their request
+	 * lengths, so a cut never leaves a request short by more than the
+	 * next read gives (a short request ends the client's turn in the X
+	 * server). A socket client's reads are not cut: a large request would
+	 * take a turn per cut. */
+	if (nboosted == 0 || c->state != XCONN_RING || count <= INPUT_BOOST_READ_CAP ||
+	    c->rd.count.have)
 		return count;
 	uint64_t now = xconn_now_ns();
-	for (unsigned i = 0; i < nboosted; i++)
-		if (boosted[i] != c && x11_boost_live(&boosted[i]->boost, now))
-			return INPUT_BOOST_READ_CAP;
-	return count;
+	bool other_live = false;
+	for (unsigned i = 0; i < nboosted && !other_live; i++)
+		other_live = boosted[i] != c && x11_boost_live(&boosted[i]->boost, now);
+	/* the rest of the request under way, then up to the cap */
+	uint64_t cap = c->rd.count.skip + INPUT_BOOST_READ_CAP;
+	return other_live && cap < count ? (size_t)cap : count;
 }
 
 static struct xconn *conn_of(int epfd, const struct epoll_event *ev)
