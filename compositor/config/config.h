@@ -182,7 +182,10 @@ struct smtwc_limits_config {
 #define SMTWC_XWAYLAND_SETTINGS(X)                                                      \
 	X("sched-interval-ms", sched_interval_ms, 1,  1, 1000)                           \
 	/* the longest slice a lone busy client grows to (Xwayland's default) */        \
-	X("sched-max-ms",      sched_max_ms,      15, 1, 1000)
+	X("sched-max-ms",      sched_max_ms,      15, 1, 1000)                           \
+	/* the input boost's credit per grant, in us (0: off; the server half's  */     \
+	/* input_boost.c; must stay <= INPUT_BOOST_MAX_US) */                            \
+	X("input-boost-us",    input_boost_us,    4000, 0, 100000)
 
 struct smtwc_xwayland_config {
 #define SMTWC_XWAYLAND_FIELD_(key, field, def, min, max) int field;

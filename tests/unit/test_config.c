@@ -243,6 +243,7 @@ static void test_defaults(void)
 	CHECK_INT(cfg.limits.fd_headroom, 256);
 	CHECK_INT(cfg.xwayland.sched_interval_ms, 1);
 	CHECK_INT(cfg.xwayland.sched_max_ms, 15);
+	CHECK_INT(cfg.xwayland.input_boost_us, 4000);
 
 	CHECK_INT(cfg.binding_count, 7);
 	const uint32_t L = SMTWC_MOD_LOGO, S = SMTWC_MOD_SHIFT;
@@ -363,7 +364,8 @@ static void test_all_keys(void)
 		"\n"
 		"[xwayland]\n"
 		"sched-interval-ms = 3\n"
-		"sched-max-ms = 30\n";
+		"sched-max-ms = 30\n"
+		"input-boost-us = 0\n";
 	struct smtwc_config cfg;
 	char *msg;
 	CHECK_INT(load(&cfg, text, &msg), 0);
@@ -453,6 +455,7 @@ static void test_all_keys(void)
 	CHECK_INT(cfg.limits.fd_headroom, 64);
 	CHECK_INT(cfg.xwayland.sched_interval_ms, 3);
 	CHECK_INT(cfg.xwayland.sched_max_ms, 30);
+	CHECK_INT(cfg.xwayland.input_boost_us, 0);
 	smtwc_config_finish(&cfg);
 }
 
@@ -730,7 +733,10 @@ static void test_errors(void)
 		"invalid value '0' for 'sched-interval-ms' (expected an integer from 1 to 1000)");
 	EXPECT_ERROR("[xwayland]\nsched-interval = 2\n", 2,
 		"unknown key 'sched-interval' in [xwayland] (expected sched-interval-ms, "
-		"sched-max-ms)");
+		"sched-max-ms, input-boost-us)");
+	EXPECT_ERROR("[xwayland]\ninput-boost-us = 100001\n", 2,
+		"invalid value '100001' for 'input-boost-us' (expected an integer from 0 to "
+		"100000)");
 	/* structure */
 	EXPECT_ERROR("modifier = alt\n", 1,
 		"'modifier' is outside of any section");

@@ -5,16 +5,16 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "x11_card.h"
+
 static uint32_t card16(const struct x11_request_count *c, const uint8_t *b)
 {
-	return c->msb_first ? (uint32_t)b[0] << 8 | b[1] : (uint32_t)b[1] << 8 | b[0];
+	return x11_card16(c->msb_first, b);
 }
 
 static uint32_t card32(const struct x11_request_count *c, const uint8_t *b)
 {
-	return c->msb_first
-		? (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3]
-		: (uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 | (uint32_t)b[1] << 8 | b[0];
+	return x11_card32(c->msb_first, b);
 }
 
 static uint32_t pad4(uint32_t n)

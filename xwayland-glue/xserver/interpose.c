@@ -151,6 +151,7 @@ static void untrack(int fd)
 	}
 	if (c->state == XCONN_RING)
 		nring--;
+	input_boost_forget(c);
 	xconn_release_ring(c);
 	by_fd[fd] = NULL;
 	for (unsigned i = 0; i < nall; i++) {
@@ -216,7 +217,7 @@ static void make_plain(struct xconn *c)
 	c->state = XCONN_PLAIN;
 }
 
-EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+static ssize_t recv_request_bytes(int fd, struct msghdr *msg, int flags)
 {
 	struct xconn *c = ring_conn(fd);
 	if (c) {
@@ -236,11 +237,44 @@ EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	return n;
 }
 
+/* A client's read while another has the input boost: refused, or cut
+ * short (input_boost.c). */
+static bool boost_refuses(int fd)
+{
+	struct xconn *c = xconn_get(fd);
+	if (c && input_boost_yield(c)) {
+		errno = EAGAIN;
+		return true;
+	}
+	return false;
+}
+
+EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	if (boost_refuses(fd))
+		return -1;
+	struct xconn *c = xconn_get(fd);
+	if (!c || msg->msg_iovlen != 1)
+		return recv_request_bytes(fd, msg, flags);
+	size_t full = msg->msg_iov[0].iov_len;
+	msg->msg_iov[0].iov_len = input_boost_read_cap(c, full);
+	ssize_t n = recv_request_bytes(fd, msg, flags);
+	int saved = errno;
+	msg->msg_iov[0].iov_len = full;
+	errno = saved;
+	return n;
+}
+
 EXPORT ssize_t read(int fd, void *buf, size_t count)
 {
+	if (boost_refuses(fd))
+		return -1;
+	struct xconn *c = xconn_get(fd);
+	if (c)
+		count = input_boost_read_cap(c, count);
 	struct iovec iov = { .iov_base = buf, .iov_len = count };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct xconn *c = ring_conn(fd);
+	c = ring_conn(fd);
 	if (c) {
 		ssize_t n = xconn_serve(c, &msg);
 		if (!c->reverted)
@@ -252,24 +286,34 @@ EXPORT ssize_t read(int fd, void *buf, size_t count)
 
 /* The X server answers a client (replies, events, errors) with writev, or
  * sendmsg when fds go along: counted for the statistics, since a client
- * waiting for answers is a round trip the ring cannot shorten. */
-static void note_answer(int fd)
+ * waiting for answers is a round trip the ring cannot shorten, and read
+ * for input events by the input boost. */
+static void note_answer(int fd, const struct iovec *iov, int n, ssize_t written)
 {
 	struct xconn *c = xconn_get(fd);
-	if (c)
-		c->answers++;
+	if (!c)
+		return;
+	c->answers++;
+	if (written > 0)
+		input_boost_answered(c, iov, n, (size_t)written);
 }
 
 EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
 {
-	note_answer(fd);
-	return real_writev(fd, iov, n);
+	ssize_t w = real_writev(fd, iov, n);
+	int saved = errno;
+	note_answer(fd, iov, n, w);
+	errno = saved;
+	return w;
 }
 
 EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
-	note_answer(fd);
-	return real_sendmsg(fd, msg, flags);
+	ssize_t w = real_sendmsg(fd, msg, flags);
+	int saved = errno;
+	note_answer(fd, msg->msg_iov, (int)msg->msg_iovlen, w);
+	errno = saved;
+	return w;
 }
 
 EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
@@ -408,6 +452,7 @@ EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
 {
 	struct smt_global_status *g = nring ? xconn_global() : NULL;
 	bool slept = false;
+	timeout = input_boost_timeout(timeout);
 	if (g && timeout != 0 && spin_for_ring_input())
 		timeout = 0;
 	if (g && timeout != 0) {
@@ -431,5 +476,5 @@ EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
 		errno = saved;
 		return n;
 	}
-	return rewrite_events(epfd, ev, n, max);
+	return input_boost_filter(epfd, ev, rewrite_events(epfd, ev, n, max), max);
 }
