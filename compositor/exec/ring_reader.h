@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "smt-ring.h"
+#include "smt-ring-server.h"
 
 /* Linear-mode queue limit: submits beyond this are SMT_ERROR_LIMIT. */
 #define SMT_SUBMIT_QUEUE_MAX (1u << 20)
@@ -54,8 +54,9 @@ struct smt_ring_reader {
 	const uint8_t *area;     /* ring: command area; linear: queue buffer */
 	uint64_t area_size;      /* ring: power of two; linear: bytes queued */
 	bool linear;
-	const struct smt_ring_header *hdr;   /* ring mode only (client memory) */
-	struct smt_ring_status *status;      /* ring mode only (server memory) */
+	/* Ring mode only: the client's header page, our status page, the tail
+	 * published and the wake-ups sent (the protocol's server half). */
+	struct smt_server_ring shared;
 
 	uint64_t tail;           /* next byte to execute (stream position) */
 	/* Commands at or beyond this stream position wait (UINT64_MAX: none):
@@ -73,9 +74,6 @@ struct smt_ring_reader {
 	uint8_t *scratch;
 	uint32_t scratch_cap;
 
-	uint64_t published;      /* last tail stored to status */
-	uint64_t woken_for;      /* wait_tail of the last client wakeup */
-	bool woken_any;
 	uint64_t commands, bytes, wakeups_to_client, wakeups_from_client;
 };
 
@@ -160,14 +158,7 @@ void smt_ring_reader_set_dead(struct smt_ring_reader *r, const struct smt_fault 
 void smt_ring_reader_count_wakeups(struct smt_ring_reader *r, uint64_t to_client,
 				   uint64_t from_client);
 
-/* Server side of the global page. prepare_sleep: set the flag, full fence;
- * the caller must then re-check every ring (has_work) before epoll_wait and
- * call smt_global_wake() if any has work, and after waking up. */
-void smt_global_init(struct smt_global_status *g);
-void smt_global_prepare_sleep(struct smt_global_status *g);
-void smt_global_wake(struct smt_global_status *g);
-
-const char *smt_error_name(uint32_t code);
-const char *smt_opcode_name(uint32_t opcode);
+/* The global page and the error and opcode names are the protocol's
+ * server half: smt-ring-server.h. */
 
 #endif

@@ -403,7 +403,7 @@ static struct smtwc_ring *ring_create(struct smtwc_transport *transport,
 	exec_cfg.usage = &ring->usage->usage;
 	ring->exec = smt_exec_create(&exec_cfg);
 	void *status = NULL;
-	ring->status_fd = shm_fd_create_server_page("smtwc-ring-status",
+	ring->status_fd = smt_server_page_create("smtwc-ring-status",
 		SMT_STATUS_MAP_SIZE, &status);
 	if (ring->exec == NULL || ring->status_fd < 0) {
 		wl_client_post_no_memory(client);
@@ -526,7 +526,7 @@ struct smtwc_transport *transport_create(struct smtwc_server *server)
 	shm_pool_usage_init(transport);
 	void *page = NULL;
 	transport->global_status_fd =
-		shm_fd_create_server_page("smtwc-global-status", SMT_STATUS_MAP_SIZE, &page);
+		smt_server_page_create("smtwc-global-status", SMT_STATUS_MAP_SIZE, &page);
 	if (transport->global_status_fd < 0) {
 		wlr_log_errno(WLR_ERROR, "cannot create the ring status page");
 		free(transport);

@@ -413,20 +413,18 @@ EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
 	if (g && timeout != 0) {
 		/* smt-ring.h "server sleep": announce, then look once more, so a
 		 * client that published before seeing the flag is not missed. */
-		atomic_store_explicit(&g->server_asleep, 1, memory_order_relaxed);
-		atomic_fetch_add_explicit(&g->generation, 1, memory_order_relaxed);
-		atomic_thread_fence(memory_order_seq_cst);
+		smt_global_prepare_sleep(g);
 		if (any_ring_input())
 			timeout = 0;
 		else
 			slept = true;
 		if (!slept)
-			atomic_store_explicit(&g->server_asleep, 0, memory_order_relaxed);
+			smt_global_wake(g);
 	}
 	int n = real_epoll_wait(epfd, ev, max, timeout);
 	int saved = errno;
 	if (slept)
-		atomic_store_explicit(&g->server_asleep, 0, memory_order_relaxed);
+		smt_global_wake(g);
 	if (n < 0) {
 		errno = saved;
 		return n;
