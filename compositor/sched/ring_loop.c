@@ -13,6 +13,7 @@
 #include "ring/ring.h"
 #include "sched/ring_loop.h"
 #include "sched/sched_settings.h"
+#include "cpu_relax.h"
 #include "monotonic_clock.h"
 
 static void params_from_config(const struct smtwc_scheduler_config *c,
@@ -127,13 +128,6 @@ static bool any_ring_has_work(struct smtwc_transport *transport)
 		}
 	}
 	return false;
-}
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
 }
 
 static void run_decision(struct smtwc_transport *transport,

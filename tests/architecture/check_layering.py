@@ -43,9 +43,10 @@ MODULE_OF_HEADER = {"exec/exec_internal.h": "exec/executor",
                     "config/config_internal.h": "config/config"}
 # Where the build looks for a quoted include after the file's own folder
 # (compositor/meson.build: '.'; exec/, sched/ and config/ through their
-# dependencies; protocol/ for the ring ABI).
+# dependencies; protocol/ for the ring ABI; common/ for the clock and the
+# spin pause, below every layer).
 SEARCH_DIRS = ["compositor", "compositor/exec", "compositor/sched",
-               "compositor/config", "protocol"]
+               "compositor/config", "protocol", "common"]
 FORBIDDEN = "xwayland-glue"
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 GENERATED = re.compile(r"-protocol\.h$")
@@ -150,7 +151,7 @@ def main():
                               f"the compositor must not depend on {FORBIDDEN}/")
                 continue
             if not target.startswith("compositor" + os.sep):
-                continue  # protocol/: the ABI, below everything
+                continue  # protocol/ and common/: below everything
             trel = os.path.relpath(target, "compositor")
             there = layer_of(trel)
             if there is not None and there[0] > here[0]:

@@ -392,15 +392,15 @@ static bool ring_client_streaming(uint64_t now, uint64_t budget)
 static bool spin_for_ring_input(void)
 {
 	uint64_t budget = spin_ns();
-	uint64_t start = xconn_now_ns();
+	uint64_t start = monotonic_now_ns();
 	if (budget == 0 || !ring_client_streaming(start, budget))
 		return false;
 	for (unsigned i = 0;; i++) {
 		if (any_ring_input())
 			return true;
-		if ((i & 15) == 15 && xconn_now_ns() - start > budget)
+		if ((i & 15) == 15 && monotonic_now_ns() - start > budget)
 			return false;
-		__builtin_ia32_pause();
+		cpu_relax();
 	}
 }
 
