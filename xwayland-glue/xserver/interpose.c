@@ -3,7 +3,6 @@
  * table of accepted connections. See xconn.h.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "dlsym_next.h"
 #include "xconn.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -60,17 +60,17 @@ static void forget_preload(void)
 
 __attribute__((constructor)) static void resolve_real(void)
 {
-	real_recvmsg = (__typeof__(real_recvmsg))dlsym(RTLD_NEXT, "recvmsg");
-	real_read = (__typeof__(real_read))dlsym(RTLD_NEXT, "read");
-	real_close = (__typeof__(real_close))dlsym(RTLD_NEXT, "close");
-	real_accept = (__typeof__(real_accept))dlsym(RTLD_NEXT, "accept");
-	real_accept4 = (__typeof__(real_accept4))dlsym(RTLD_NEXT, "accept4");
-	real_epoll_ctl = (__typeof__(real_epoll_ctl))dlsym(RTLD_NEXT, "epoll_ctl");
-	real_epoll_wait = (__typeof__(real_epoll_wait))dlsym(RTLD_NEXT, "epoll_wait");
-	real_dup2 = (__typeof__(real_dup2))dlsym(RTLD_NEXT, "dup2");
-	real_dup3 = (__typeof__(real_dup3))dlsym(RTLD_NEXT, "dup3");
-	real_writev = (__typeof__(real_writev))dlsym(RTLD_NEXT, "writev");
-	real_sendmsg = (__typeof__(real_sendmsg))dlsym(RTLD_NEXT, "sendmsg");
+	dlsym_next(&real_recvmsg, "recvmsg");
+	dlsym_next(&real_read, "read");
+	dlsym_next(&real_close, "close");
+	dlsym_next(&real_accept, "accept");
+	dlsym_next(&real_accept4, "accept4");
+	dlsym_next(&real_epoll_ctl, "epoll_ctl");
+	dlsym_next(&real_epoll_wait, "epoll_wait");
+	dlsym_next(&real_dup2, "dup2");
+	dlsym_next(&real_dup3, "dup3");
+	dlsym_next(&real_writev, "writev");
+	dlsym_next(&real_sendmsg, "sendmsg");
 }
 
 /* The process that registers fds with epoll is the X server. A wrapper
