@@ -270,8 +270,8 @@ static void ring_free(struct smtwc_ring *ring)
 		smt_sched_client_remove(transport->sched, ring->sched_client);
 	}
 	wl_list_remove(&ring->link);
-	if (transport->spin_for == ring) {
-		transport->spin_for = NULL;     /* its spin, if any, charged to nobody */
+	if (transport->loop.spin_for == ring) {
+		transport->loop.spin_for = NULL;     /* its spin, if any, charged to nobody */
 	}
 	ordered_requests_discard(ring);
 	canvases_ring_destroyed(ring);
@@ -534,7 +534,6 @@ struct smtwc_transport *transport_create(struct smtwc_server *server)
 	}
 	transport->global_status = page;
 	smt_global_init(transport->global_status);
-	transport->sched_slice_ns = (uint64_t)server->config.scheduler.slice_ms * 1000000u;
 	transport->global = wl_global_create(server->display, &smt_ring_manager_v1_interface,
 		1, transport, manager_bind);
 	canvases_listen(transport);

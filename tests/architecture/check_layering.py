@@ -22,13 +22,13 @@ import sys
 # compositor/) wins.
 LAYERS = [
     # no wlroots: linked alone by unit tests and fuzzers
-    ("pure", ["config/", "exec/", "sched/sched.", "sched/sched_settings.h"]),
+    ("pure", ["config/", "exec/", "sched/"]),
     # the server struct every module shares, and what it embeds or declares
     ("core", ["server.h", "extension.h", "fd_limit.", "log_limit.", "launch.c", "output/render."]),
     # the window system: outputs, windows, input
     ("shell", ["output/", "desktop/", "input/"]),
-    # the ring protocol's Wayland objects and the scheduler's main-loop half
-    ("ring", ["ring/", "sched/ring_loop."]),
+    # the ring protocol's Wayland objects and the ring loop (slices, spinning, sleep)
+    ("ring", ["ring/"]),
     # the smtctl socket: reads every layer below through accessors
     ("control", ["control/"]),
     # the composition root: creates and wires every module
