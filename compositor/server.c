@@ -37,6 +37,7 @@
 #include "output/output_power.h"
 #include "ring/client_listen.h"
 #include "ring/ring.h"
+#include "ring/ring_transport.h"
 #include "ring/ring_loop.h"
 
 static int handle_terminate_signal(int signal, void *data)

@@ -21,7 +21,7 @@
 #include "ring/shm_pool_usage.h"
 #include "ring/heap_reclaim.h"
 #include "ring/ordered_request.h"
-#include "ring/pool.h"
+#include "ring/image_pool.h"
 #include "ring/ring.h"
 #include "ring/shm_fd.h"
 #include "monotonic_clock.h"
@@ -499,7 +499,7 @@ static const struct smt_ring_manager_v1_interface manager_impl = {
 	.destroy = manager_handle_destroy,
 };
 
-static void manager_bind(struct wl_client *client, void *data, uint32_t version, uint32_t id)
+void ring_manager_bind(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 {
 	struct wl_resource *resource =
 		wl_resource_create(client, &smt_ring_manager_v1_interface, (int)version, id);
@@ -508,50 +508,4 @@ static void manager_bind(struct wl_client *client, void *data, uint32_t version,
 		return;
 	}
 	wl_resource_set_implementation(resource, &manager_impl, data, NULL);
-}
-
-struct smtwc_transport *transport_create(struct smtwc_server *server)
-{
-	struct smtwc_transport *transport = calloc(1, sizeof(*transport));
-	if (transport == NULL) {
-		return NULL;
-	}
-	transport->server = server;
-	wl_list_init(&transport->rings);
-	wl_list_init(&transport->canvases_pending);
-	wl_list_init(&transport->canvases_inflight);
-	heap_reclaim_init(&transport->reclaims);
-	wl_list_init(&transport->clients);
-	client_usage_init_total(transport);
-	shm_pool_usage_init(transport);
-	void *page = NULL;
-	transport->global_status_fd =
-		smt_server_page_create("smtwc-global-status", SMT_STATUS_MAP_SIZE, &page);
-	if (transport->global_status_fd < 0) {
-		wlr_log_errno(WLR_ERROR, "cannot create the ring status page");
-		free(transport);
-		return NULL;
-	}
-	transport->global_status = page;
-	smt_global_init(transport->global_status);
-	transport->global = wl_global_create(server->display, &smt_ring_manager_v1_interface,
-		1, transport, manager_bind);
-	canvases_listen(transport);
-	return transport;
-}
-
-void transport_destroy(struct smtwc_transport *transport)
-{
-	if (transport == NULL) {
-		return;
-	}
-	client_listen_stop(transport);
-	wl_global_destroy(transport->global);
-	canvases_unlisten(transport);
-	shm_pool_usage_finish(transport);
-	client_usage_finish(transport);
-	heap_reclaim_finish(&transport->reclaims);
-	munmap(transport->global_status, SMT_STATUS_MAP_SIZE);
-	close(transport->global_status_fd);
-	free(transport);
 }

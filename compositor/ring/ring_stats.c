@@ -7,7 +7,7 @@
 #include <string.h>
 #include "ring/client_listen.h"
 #include "ring/client_usage.h"
-#include "ring/pool.h"
+#include "ring/image_pool.h"
 #include "ring/ring_types.h"
 #include "ring/ring_stats.h"
 #include "monotonic_clock.h"
