@@ -3,7 +3,9 @@
  * smt-ring-server.h). The memory order is smt-ring.h's: a change to it, or
  * to the wake-up policy, is made here once for both rings.
  */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE   /* memfd_create, F_ADD_SEALS */
+#endif
 #include "smt-ring-server.h"
 
 #include <errno.h>

@@ -4,7 +4,9 @@
  * death certificate, the global page's sleep flag, sealed server pages and
  * a name for every error and opcode code smt-ring.h defines.
  */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE   /* memfd_create, F_ADD_SEALS */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
