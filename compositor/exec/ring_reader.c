@@ -8,7 +8,10 @@
  * validates them; a command that wraps, runs past head or is too large is
  * a fault (opcode, offset, reason), never a read out of bounds. The
  * consumer position is kept privately and only published to a
- * server-owned page.
+ * server-owned page. Reading and bounding head, publishing the tail, the
+ * wake-up and the death certificate are the protocol's server half
+ * (protocol/smt-ring-server.c), which the X ring shares; what is here is
+ * command framing and copy-out.
  */
 #include "ring_reader.h"
 

@@ -11,7 +11,8 @@
  * Every command is framed from a private copy of its header; its control
  * bytes (everything but NOOP/PAD payloads and PUT_IMAGE pixels) are copied
  * into a private scratch buffer before anything looks at them, so a racing
- * client cannot change what was validated (Xen XSA-155).
+ * client cannot change what was validated (Xen XSA-155). The shared pages'
+ * rules (head, tail, wake-up, death certificate) are smt-ring-server.h's.
  */
 #ifndef SMT_RING_READER_H
 #define SMT_RING_READER_H
