@@ -28,7 +28,7 @@
 #include "output/output.h"
 #include "server.h"
 #include "ring/ring_stats.h"
-#include "sched/ring_loop.h"
+#include "ring/ring_loop.h"
 
 /* The app id of one of the client's windows, or NULL. */
 static const char *client_app_id(struct smtwc_server *server, struct wl_client *client)

@@ -8,7 +8,10 @@
  * validates them; a command that wraps, runs past head or is too large is
  * a fault (opcode, offset, reason), never a read out of bounds. The
  * consumer position is kept privately and only published to a
- * server-owned page.
+ * server-owned page. Reading and bounding head, publishing the tail, the
+ * wake-up and the death certificate are the protocol's server half
+ * (protocol/smt-ring-server.c), which the X ring shares; what is here is
+ * command framing and copy-out.
  */
 #include "ring_reader.h"
 
@@ -38,21 +41,17 @@ int smt_ring_reader_init(struct smt_ring_reader *r, const void *ring_mem,
 	    ring_mem_size < (size_t)SMT_RING_HEADER_SIZE + area_size ||
 	    ((uintptr_t)ring_mem & 7) != 0 || !status)
 		return -1;
-	r->hdr = ring_mem;
 	r->area = (const uint8_t *)ring_mem + SMT_RING_HEADER_SIZE;
 	r->area_size = area_size;
-	r->status = status;
 	r->limit = UINT64_MAX;
-	status->magic = SMT_STATUS_MAGIC;
-	status->version = SMT_RING_VERSION;
-	atomic_store_explicit(&status->tail, 0, memory_order_release);
+	smt_server_ring_init(&r->shared, ring_mem, status);
 	return 0;
 }
 
 void smt_ring_reader_move_area(struct smt_ring_reader *r, const void *ring_mem,
 			       uint32_t area_size)
 {
-	r->hdr = ring_mem;
+	r->shared.hdr = ring_mem;
 	r->area = (const uint8_t *)ring_mem + SMT_RING_HEADER_SIZE;
 	r->area_size = area_size;
 }
@@ -70,9 +69,8 @@ void smt_ring_reader_set_limit(struct smt_ring_reader *r, uint64_t limit)
 
 uint64_t smt_ring_reader_published(const struct smt_ring_reader *r)
 {
-	uint64_t head = atomic_load_explicit(&((struct smt_ring_header *)r->hdr)->head,
-					     memory_order_acquire);
-	if (head - r->tail > r->area_size || head % 8)
+	uint64_t head = smt_server_load_head(&r->shared);
+	if (smt_server_head_avail(head, r->tail, r->area_size, 8) == SMT_HEAD_IMPOSSIBLE)
 		return r->tail;
 	return head;
 }
@@ -81,10 +79,9 @@ int smt_ring_reader_begin(struct smt_ring_reader *r, struct smt_fault *f)
 {
 	/* The one read of head for this batch. Acquire: the command bytes the
 	 * client wrote before its release store are visible below. */
-	uint64_t head = atomic_load_explicit(&((struct smt_ring_header *)r->hdr)->head,
-					     memory_order_acquire);
-	uint64_t avail = head - r->tail;            /* wraps huge if head < tail */
-	if (avail > r->area_size || head % 8 || head < r->head)
+	uint64_t head = smt_server_load_head(&r->shared);
+	if (smt_server_head_avail(head, r->tail, r->area_size, 8) == SMT_HEAD_IMPOSSIBLE ||
+	    head < r->head)
 		return fault(f, SMT_ERROR_BAD_HEAD, 0xffff, r->tail,
 			     "head behind tail, beyond tail + area size, or unaligned");
 	/* A limit never lets the reader past what the client published. */
@@ -326,63 +323,26 @@ void smt_ring_reader_hold(struct smt_ring_reader *r, const struct smt_cmd *cmd,
 	r->resume = resume;
 }
 
-/* Whether the client waits (SMT_CLIENT_WAITING) for a tail we have
- * reached and not yet woken it for; *need is the tail it asked for. The
- * server cannot clear the client's flag (read-only mapping), so it
- * remembers what it woke the client for and wakes once per request. */
-static bool client_wait_reached(const struct smt_ring_reader *r, uint64_t *need)
-{
-	struct smt_ring_header *h = (struct smt_ring_header *)r->hdr;
-	uint32_t flags = atomic_load_explicit(&h->flags, memory_order_acquire);
-	if (!(flags & SMT_CLIENT_WAITING))
-		return false;
-	*need = atomic_load_explicit(&h->wait_tail, memory_order_relaxed);
-	return (int64_t)(r->tail - *need) >= 0 && !(r->woken_any && r->woken_for == *need);
-}
-
 bool smt_ring_reader_publish(struct smt_ring_reader *r)
 {
-	struct smt_ring_status *s = r->status;
-	atomic_store_explicit(&s->commands_executed, r->commands, memory_order_relaxed);
-	atomic_store_explicit(&s->bytes_executed, r->bytes, memory_order_relaxed);
-	if (r->tail == r->published)
-		return false;
-	r->published = r->tail;
-	/* Release: our reads of the consumed bytes happen before the client
-	 * may overwrite them. */
-	atomic_store_explicit(&s->tail, r->tail, memory_order_release);
-	/* Full fence between publishing tail and reading WAITING: without
-	 * it the load may pass the store and a wakeup is lost (liburing #541). */
-	atomic_thread_fence(memory_order_seq_cst);
-	uint64_t need;
-	if (!client_wait_reached(r, &need))
-		return false;
-	r->woken_any = true;
-	r->woken_for = need;
-	return true;
+	return smt_server_publish(&r->shared, r->tail, r->commands, r->bytes);
 }
 
 bool smt_ring_reader_has_work(const struct smt_ring_reader *r)
 {
 	if (r->tail >= r->limit)
 		return false;
-	uint64_t head = atomic_load_explicit(&((struct smt_ring_header *)r->hdr)->head,
-					     memory_order_acquire);
-	return head != r->tail;
+	return smt_server_load_head(&r->shared) != r->tail;
 }
 
 void smt_ring_reader_complete_fence(struct smt_ring_reader *r, uint64_t serial)
 {
-	atomic_store_explicit(&r->status->completed_fence, serial, memory_order_release);
+	smt_server_complete_fence(&r->shared, serial);
 }
 
 void smt_ring_reader_set_dead(struct smt_ring_reader *r, const struct smt_fault *f)
 {
-	struct smt_ring_status *s = r->status;
-	atomic_store_explicit(&s->error_code, f->code, memory_order_relaxed);
-	atomic_store_explicit(&s->error_opcode, f->opcode, memory_order_relaxed);
-	atomic_store_explicit(&s->error_offset, f->offset, memory_order_relaxed);
-	atomic_store_explicit(&s->flags, SMT_SERVER_DEAD, memory_order_release);
+	smt_server_end(&r->shared, f->code, f->opcode, f->offset);
 }
 
 void smt_ring_reader_count_wakeups(struct smt_ring_reader *r, uint64_t to_client,
@@ -390,49 +350,6 @@ void smt_ring_reader_count_wakeups(struct smt_ring_reader *r, uint64_t to_client
 {
 	r->wakeups_to_client += to_client;
 	r->wakeups_from_client += from_client;
-	atomic_store_explicit(&r->status->wakeups_to_client, r->wakeups_to_client,
-			      memory_order_relaxed);
-	atomic_store_explicit(&r->status->wakeups_from_client, r->wakeups_from_client,
-			      memory_order_relaxed);
-}
-
-void smt_global_init(struct smt_global_status *g)
-{
-	g->magic = SMT_GLOBAL_MAGIC;
-	g->version = SMT_RING_VERSION;
-	atomic_store_explicit(&g->server_asleep, 0, memory_order_relaxed);
-	atomic_store_explicit(&g->generation, 0, memory_order_relaxed);
-}
-
-void smt_global_prepare_sleep(struct smt_global_status *g)
-{
-	atomic_store_explicit(&g->server_asleep, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&g->generation, 1, memory_order_relaxed);
-	/* Pairs with the client's fence between storing head and loading
-	 * server_asleep: either we see its head or it sees our flag. */
-	atomic_thread_fence(memory_order_seq_cst);
-}
-
-void smt_global_wake(struct smt_global_status *g)
-{
-	atomic_store_explicit(&g->server_asleep, 0, memory_order_relaxed);
-}
-
-const char *smt_error_name(uint32_t code)
-{
-	static const char *const names[] = {
-		"none", "bad_head", "bad_size", "truncated", "wrap", "too_large",
-		"bad_opcode", "bad_length", "bad_value", "bad_geometry",
-		"bad_drawable", "id_in_use", "no_target", "bad_format",
-		"bad_stride", "bad_pool", "out_of_bounds", "limit", "no_memory",
-	};
-	return code < sizeof(names) / sizeof(names[0]) ? names[code] : "unknown";
-}
-
-const char *smt_opcode_name(uint32_t opcode)
-{
-#define NAME_(name, number, fixed, element, copy) [SMT_OP_##name] = #name,
-	static const char *const names[SMT_OP_COUNT] = { SMT_OPCODES(NAME_) };
-#undef NAME_
-	return opcode < SMT_OP_COUNT ? names[opcode] : "UNKNOWN";
+	smt_server_count_wakeups(&r->shared, r->wakeups_to_client,
+				 r->wakeups_from_client);
 }

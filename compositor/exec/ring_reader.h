@@ -11,7 +11,8 @@
  * Every command is framed from a private copy of its header; its control
  * bytes (everything but NOOP/PAD payloads and PUT_IMAGE pixels) are copied
  * into a private scratch buffer before anything looks at them, so a racing
- * client cannot change what was validated (Xen XSA-155).
+ * client cannot change what was validated (Xen XSA-155). The shared pages'
+ * rules (head, tail, wake-up, death certificate) are smt-ring-server.h's.
  */
 #ifndef SMT_RING_READER_H
 #define SMT_RING_READER_H
@@ -20,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "smt-ring.h"
+#include "smt-ring-server.h"
 
 struct smt_cmd {
 	uint16_t opcode;
@@ -50,8 +51,9 @@ struct smt_resume {
 struct smt_ring_reader {
 	const uint8_t *area;     /* command area */
 	uint64_t area_size;      /* power of two */
-	const struct smt_ring_header *hdr;   /* head (client memory if shared) */
-	struct smt_ring_status *status;      /* server memory */
+	/* The client's header page, our status page, the tail published
+	 * and the wake-ups sent (the protocol's server half). */
+	struct smt_server_ring shared;
 
 	uint64_t tail;           /* next byte to execute (stream position) */
 	/* Commands at or beyond this stream position wait (UINT64_MAX: none):
@@ -67,9 +69,6 @@ struct smt_ring_reader {
 	uint8_t *scratch;
 	uint32_t scratch_cap;
 
-	uint64_t published;      /* last tail stored to status */
-	uint64_t woken_for;      /* wait_tail of the last client wakeup */
-	bool woken_any;
 	uint64_t commands, bytes, wakeups_to_client, wakeups_from_client;
 };
 
@@ -148,14 +147,7 @@ void smt_ring_reader_set_dead(struct smt_ring_reader *r, const struct smt_fault 
 void smt_ring_reader_count_wakeups(struct smt_ring_reader *r, uint64_t to_client,
 				   uint64_t from_client);
 
-/* Server side of the global page. prepare_sleep: set the flag, full fence;
- * the caller must then re-check every ring (has_work) before epoll_wait and
- * call smt_global_wake() if any has work, and after waking up. */
-void smt_global_init(struct smt_global_status *g);
-void smt_global_prepare_sleep(struct smt_global_status *g);
-void smt_global_wake(struct smt_global_status *g);
-
-const char *smt_error_name(uint32_t code);
-const char *smt_opcode_name(uint32_t opcode);
+/* The global page and the error and opcode names are the protocol's
+ * server half: smt-ring-server.h. */
 
 #endif

@@ -24,7 +24,7 @@
 #include "ring/surface_usage.h"
 #include "ring/heap_reclaim.h"
 #include "ring/ordered_request.h"
-#include "ring/pool.h"
+#include "ring/image_pool.h"
 #include "ring/ring.h"
 #include "ring/shm_fd.h"
 #include "ring/wake_fd.h"
@@ -296,8 +296,8 @@ static void ring_free(struct smtwc_ring *ring)
 		smt_sched_client_remove(transport->sched, ring->sched_client);
 	}
 	wl_list_remove(&ring->link);
-	if (transport->spin_for == ring) {
-		transport->spin_for = NULL;     /* its spin, if any, charged to nobody */
+	if (transport->loop.spin_for == ring) {
+		transport->loop.spin_for = NULL;     /* its spin, if any, charged to nobody */
 	}
 	ordered_requests_discard(ring);
 	canvases_ring_destroyed(ring);
@@ -434,7 +434,7 @@ static struct smtwc_ring *ring_create(struct smtwc_transport *transport,
 	exec_cfg.usage = &ring->usage->usage;
 	ring->exec = smt_exec_create(&exec_cfg);
 	void *status = NULL;
-	ring->status_fd = shm_fd_create_server_page("smtwc-ring-status",
+	ring->status_fd = smt_server_page_create("smtwc-ring-status",
 		SMT_STATUS_MAP_SIZE, &status);
 	if (ring->exec == NULL || ring->status_fd < 0) {
 		wl_client_post_no_memory(client);
@@ -546,7 +546,7 @@ static const struct smt_ring_manager_v1_interface manager_impl = {
 	.destroy = manager_handle_destroy,
 };
 
-static void manager_bind(struct wl_client *client, void *data, uint32_t version, uint32_t id)
+void ring_manager_bind(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 {
 	struct wl_resource *resource =
 		wl_resource_create(client, &smt_ring_manager_v1_interface, (int)version, id);
@@ -555,55 +555,4 @@ static void manager_bind(struct wl_client *client, void *data, uint32_t version,
 		return;
 	}
 	wl_resource_set_implementation(resource, &manager_impl, data, NULL);
-}
-
-struct smtwc_transport *transport_create(struct smtwc_server *server)
-{
-	struct smtwc_transport *transport = calloc(1, sizeof(*transport));
-	if (transport == NULL) {
-		return NULL;
-	}
-	transport->server = server;
-	wl_list_init(&transport->rings);
-	wl_list_init(&transport->canvases_pending);
-	wl_list_init(&transport->canvases_inflight);
-	heap_reclaim_init(&transport->reclaims);
-	wl_list_init(&transport->clients);
-	client_usage_init_total(transport);
-	shm_pool_usage_init(transport);
-	surface_usage_init(transport);
-	object_usage_init(transport);
-	void *page = NULL;
-	transport->global_status_fd =
-		shm_fd_create_server_page("smtwc-global-status", SMT_STATUS_MAP_SIZE, &page);
-	if (transport->global_status_fd < 0) {
-		wlr_log_errno(WLR_ERROR, "cannot create the ring status page");
-		free(transport);
-		return NULL;
-	}
-	transport->global_status = page;
-	smt_global_init(transport->global_status);
-	transport->sched_slice_ns = (uint64_t)server->config.scheduler.slice_ms * 1000000u;
-	transport->global = wl_global_create(server->display, &smt_ring_manager_v1_interface,
-		1, transport, manager_bind);
-	canvases_listen(transport);
-	return transport;
-}
-
-void transport_destroy(struct smtwc_transport *transport)
-{
-	if (transport == NULL) {
-		return;
-	}
-	client_listen_stop(transport);
-	wl_global_destroy(transport->global);
-	canvases_unlisten(transport);
-	object_usage_finish(transport);
-	surface_usage_finish(transport);
-	shm_pool_usage_finish(transport);
-	client_usage_finish(transport);
-	heap_reclaim_finish(&transport->reclaims);
-	munmap(transport->global_status, SMT_STATUS_MAP_SIZE);
-	close(transport->global_status_fd);
-	free(transport);
 }

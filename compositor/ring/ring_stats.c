@@ -7,7 +7,7 @@
 #include <string.h>
 #include "ring/client_listen.h"
 #include "ring/client_usage.h"
-#include "ring/pool.h"
+#include "ring/image_pool.h"
 #include "ring/ring_types.h"
 #include "ring/ring_stats.h"
 #include "ring/surface_usage.h"
@@ -17,10 +17,10 @@ void transport_stats(struct smtwc_transport *transport, struct smtwc_transport_s
 {
 	*out = (struct smtwc_transport_stats){
 		.rings = wl_list_length(&transport->rings),
-		.sleeps = transport->sleeps,
-		.sleeps_avoided = transport->sleeps_avoided,
-		.spins = transport->spins,
-		.spins_found_work = transport->spins_found_work,
+		.sleeps = transport->loop.sleeps,
+		.sleeps_avoided = transport->loop.sleeps_avoided,
+		.spins = transport->loop.spins,
+		.spins_found_work = transport->loop.spins_found_work,
 		.total_fds = transport->total.used[SMT_RES_FDS],
 		.total_fds_max = transport->total.max[SMT_RES_FDS],
 		.total_memory = transport->total.used[SMT_RES_MEMORY],

@@ -3,6 +3,7 @@
  * private copy, never from shared memory again. */
 #include <time.h>
 
+#include "monotonic_clock.h"
 #include "test_ring_util.h"
 
 #define W 80
@@ -80,20 +81,13 @@ static void target_fini(struct target *t)
 	pixman_image_unref(t->canvas);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* b, or (NULL) a fresh 20 us time slice */
 static const struct smt_exec_budget *slice(const struct smt_exec_budget *b)
 {
 	static struct smt_exec_budget s;
 	if (b)
 		return b;
-	s = (struct smt_exec_budget){ .deadline_ns = now_ns() + 20000 };
+	s = (struct smt_exec_budget){ .deadline_ns = monotonic_now_ns() + 20000 };
 	return &s;
 }
 
@@ -189,7 +183,7 @@ static void test_deadline(void)
 	CHECK(st == SMT_EXEC_BUDGET && res.commands == 0 && res.pixels == 0,
 	      "an expired deadline runs nothing");
 	st = smt_exec_run(t.ctx, &r.reader,
-			  &(struct smt_exec_budget){ .deadline_ns = now_ns() + 1000000 }, &res);
+			  &(struct smt_exec_budget){ .deadline_ns = monotonic_now_ns() + 1000000 }, &res);
 	CHECK(st == SMT_EXEC_BUDGET, "budget stop (%d)", st);
 	CHECK(res.pixels > 0 && res.pixels < 30ull * 1000 * W * H,
 	      "stopped early: %" PRIu64 " pixels", res.pixels);

@@ -8,7 +8,6 @@
 #define _GNU_SOURCE
 #include "stream.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -21,6 +20,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "dlsym_next.h"
 #include "scm_rights.h"
 #include "syms.h"
 
@@ -62,21 +62,15 @@ static int (*real_dup3)(int, int, int);
 static int (*real_close_range)(unsigned, unsigned, int);
 static void (*real_closefrom)(int);
 
-static void set_fn(void *field, const char *name)
-{
-	void *p = dlsym(RTLD_NEXT, name);
-	memcpy(field, &p, sizeof(p));
-}
-
 static void resolve_real(void)
 {
-	set_fn(&real_writev, "writev");
-	set_fn(&real_sendmsg, "sendmsg");
-	set_fn(&real_close, "close");
-	set_fn(&real_dup2, "dup2");
-	set_fn(&real_dup3, "dup3");
-	set_fn(&real_close_range, "close_range");
-	set_fn(&real_closefrom, "closefrom");
+	dlsym_next(&real_writev, "writev");
+	dlsym_next(&real_sendmsg, "sendmsg");
+	dlsym_next(&real_close, "close");
+	dlsym_next(&real_dup2, "dup2");
+	dlsym_next(&real_dup3, "dup3");
+	dlsym_next(&real_close_range, "close_range");
+	dlsym_next(&real_closefrom, "closefrom");
 }
 
 /* Early, and again on first use in case another library's constructor

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 
+#include "monotonic_clock.h"
 #include "xconn.h"
 
 /* What another ring client's read may return past the request under way
@@ -98,7 +99,7 @@ void input_boost_answered(struct xconn *c, const struct iovec *iov, int iovcnt, 
 		listed = boosted[i] == c;
 	if (!listed && nboosted == INPUT_BOOST_MAX)
 		return;  /* no grant until one of the others lapses */
-	if (x11_boost_input(&c->boost, &cfg, xconn_now_ns()) && !listed)
+	if (x11_boost_input(&c->boost, &cfg, monotonic_now_ns()) && !listed)
 		boosted[nboosted++] = c;
 }
 
@@ -147,7 +148,7 @@ bool input_boost_yield(struct xconn *c)
 {
 	if (nboosted == 0 || c->state == XCONN_FRESH)
 		return false;
-	uint64_t now = xconn_now_ns();
+	uint64_t now = monotonic_now_ns();
 	/* c's own read: it is being served, so its favour ends here. */
 	if (is_boosted(c, now)) {
 		x11_boost_served(&c->boost, now);
@@ -171,7 +172,7 @@ size_t input_boost_read_cap(const struct xconn *c, size_t count)
 	if (nboosted == 0 || c->state != XCONN_RING || count <= INPUT_BOOST_READ_CAP ||
 	    c->rd.count.have)
 		return count;
-	uint64_t now = xconn_now_ns();
+	uint64_t now = monotonic_now_ns();
 	bool other_live = false;
 	for (unsigned i = 0; i < nboosted && !other_live; i++)
 		other_live = boosted[i] != c && x11_boost_live(&boosted[i]->boost, now);
@@ -194,7 +195,7 @@ int input_boost_filter(int epfd, struct epoll_event *ev, int n, int max)
 {
 	if (nboosted == 0 && !any_held)
 		return n;
-	uint64_t now = xconn_now_ns();
+	uint64_t now = monotonic_now_ns();
 	if (someone_favoured(NULL, now)) {
 		int out = 0;
 		for (int i = 0; i < n; i++) {
@@ -243,7 +244,7 @@ int input_boost_timeout(int timeout)
 	 * one's credit runs out, it is reported. */
 	if (!any_held)
 		return timeout;
-	uint64_t now = xconn_now_ns(), end = 0;
+	uint64_t now = monotonic_now_ns(), end = 0;
 	for (unsigned i = 0; i < nboosted; i++) {
 		uint64_t d = x11_boost_deadline(&boosted[i]->boost, now);
 		if (d && (!end || d < end))

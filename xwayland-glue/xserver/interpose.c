@@ -3,7 +3,6 @@
  * table of accepted connections. See xconn.h.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "dlsym_next.h"
 #include "xconn.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -60,17 +60,17 @@ static void forget_preload(void)
 
 __attribute__((constructor)) static void resolve_real(void)
 {
-	real_recvmsg = (__typeof__(real_recvmsg))dlsym(RTLD_NEXT, "recvmsg");
-	real_read = (__typeof__(real_read))dlsym(RTLD_NEXT, "read");
-	real_close = (__typeof__(real_close))dlsym(RTLD_NEXT, "close");
-	real_accept = (__typeof__(real_accept))dlsym(RTLD_NEXT, "accept");
-	real_accept4 = (__typeof__(real_accept4))dlsym(RTLD_NEXT, "accept4");
-	real_epoll_ctl = (__typeof__(real_epoll_ctl))dlsym(RTLD_NEXT, "epoll_ctl");
-	real_epoll_wait = (__typeof__(real_epoll_wait))dlsym(RTLD_NEXT, "epoll_wait");
-	real_dup2 = (__typeof__(real_dup2))dlsym(RTLD_NEXT, "dup2");
-	real_dup3 = (__typeof__(real_dup3))dlsym(RTLD_NEXT, "dup3");
-	real_writev = (__typeof__(real_writev))dlsym(RTLD_NEXT, "writev");
-	real_sendmsg = (__typeof__(real_sendmsg))dlsym(RTLD_NEXT, "sendmsg");
+	dlsym_next(&real_recvmsg, "recvmsg");
+	dlsym_next(&real_read, "read");
+	dlsym_next(&real_close, "close");
+	dlsym_next(&real_accept, "accept");
+	dlsym_next(&real_accept4, "accept4");
+	dlsym_next(&real_epoll_ctl, "epoll_ctl");
+	dlsym_next(&real_epoll_wait, "epoll_wait");
+	dlsym_next(&real_dup2, "dup2");
+	dlsym_next(&real_dup3, "dup3");
+	dlsym_next(&real_writev, "writev");
+	dlsym_next(&real_sendmsg, "sendmsg");
 }
 
 /* The process that registers fds with epoll is the X server. A wrapper
@@ -436,15 +436,15 @@ static bool ring_client_streaming(uint64_t now, uint64_t budget)
 static bool spin_for_ring_input(void)
 {
 	uint64_t budget = spin_ns();
-	uint64_t start = xconn_now_ns();
+	uint64_t start = monotonic_now_ns();
 	if (budget == 0 || !ring_client_streaming(start, budget))
 		return false;
 	for (unsigned i = 0;; i++) {
 		if (any_ring_input())
 			return true;
-		if ((i & 15) == 15 && xconn_now_ns() - start > budget)
+		if ((i & 15) == 15 && monotonic_now_ns() - start > budget)
 			return false;
-		__builtin_ia32_pause();
+		cpu_relax();
 	}
 }
 
@@ -458,20 +458,18 @@ EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
 	if (g && timeout != 0) {
 		/* smt-ring.h "server sleep": announce, then look once more, so a
 		 * client that published before seeing the flag is not missed. */
-		atomic_store_explicit(&g->server_asleep, 1, memory_order_relaxed);
-		atomic_fetch_add_explicit(&g->generation, 1, memory_order_relaxed);
-		atomic_thread_fence(memory_order_seq_cst);
+		smt_global_prepare_sleep(g);
 		if (any_ring_input())
 			timeout = 0;
 		else
 			slept = true;
 		if (!slept)
-			atomic_store_explicit(&g->server_asleep, 0, memory_order_relaxed);
+			smt_global_wake(g);
 	}
 	int n = real_epoll_wait(epfd, ev, max, timeout);
 	int saved = errno;
 	if (slept)
-		atomic_store_explicit(&g->server_asleep, 0, memory_order_relaxed);
+		smt_global_wake(g);
 	if (n < 0) {
 		errno = saved;
 		return n;

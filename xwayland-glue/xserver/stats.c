@@ -64,7 +64,7 @@ void xconn_stats_init(void)
 
 int xconn_format(char *buf, size_t n, const struct xconn *c)
 {
-	const struct smt_ring_header *h = c->map ? c->rd.hdr : NULL;
+	const struct smt_ring_header *h = c->map ? c->rd.shared.hdr : NULL;
 	const char *mode = c->state == XCONN_RING ? "ring" : "socket";
 	char comm[16];
 	xconn_printable_comm(c, comm);

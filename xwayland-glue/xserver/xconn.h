@@ -24,6 +24,8 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
+#include "cpu_relax.h"
+#include "monotonic_clock.h"
 #include "smt-ring.h"
 #include "stream_fds.h"
 #include "stream_reader.h"
@@ -140,7 +142,6 @@ int xconn_format(char *buf, size_t n, const struct xconn *c);
 #define XCONN_TAG_WAKE (XCONN_TAG | 1ull << 32)
 #define XCONN_TAG_STATS (XCONN_TAG | 2ull << 32)
 
-uint64_t xconn_now_ns(void);
 #define XCONN_SPIN_US_DEFAULT 50
 
 /* log.c: one line on stderr (the compositor's log), at most

@@ -22,6 +22,8 @@
 #include <unistd.h>
 #include <xcb/xcb.h>
 
+#include "monotonic_clock.h"
+
 #define RECTS_PER_REQUEST 50
 #define SIDE 40
 #define REQUESTS_PER_SYNC 2000
@@ -38,13 +40,6 @@ static void on_stop(int sig)
 {
 	(void)sig;
 	stop_asked = 1;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
 /* A round trip: every request sent before it has been executed. */
@@ -131,7 +126,7 @@ int main(int argc, char **argv)
 		if (report_asked) {
 			report_asked = 0;
 			printf("processed %llu ns %llu\n", (unsigned long long)processed,
-			       (unsigned long long)now_ns());
+			       (unsigned long long)monotonic_now_ns());
 			fflush(stdout);
 		}
 	}

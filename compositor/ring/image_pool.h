@@ -2,8 +2,8 @@
  * smt_pool_v1: a client's image pool, one memfd mapped once, which
  * PUT_IMAGE_POOL reads by offset (no mapping per image).
  */
-#ifndef SMTWC_TRANSPORT_POOL_H
-#define SMTWC_TRANSPORT_POOL_H
+#ifndef SMTWC_RING_IMAGE_POOL_H
+#define SMTWC_RING_IMAGE_POOL_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -16,7 +16,7 @@
 #include "ring/client_usage.h"
 #include "ring/heap_reclaim.h"
 #include "ring/ordered_request.h"
-#include "ring/pool.h"
+#include "ring/image_pool.h"
 #include "ring/ring_types.h"
 #include "ring/shm_fd.h"
 
