@@ -7,12 +7,11 @@
 #include <wayland-server-core.h>
 #include <wlr/util/log.h>
 #include "log_limit.h"
+#include "monotonic_clock.h"
 
 bool log_limit_allow(struct log_limit *limit, uint64_t *left_out)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	uint64_t now = monotonic_now_ns();
 	limit->events++;
 	if (now - limit->window_start_ns >= 1000000000u) {
 		limit->window_start_ns = now;

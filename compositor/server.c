@@ -37,7 +37,8 @@
 #include "output/output_power.h"
 #include "ring/client_listen.h"
 #include "ring/ring.h"
-#include "sched/ring_loop.h"
+#include "ring/ring_transport.h"
+#include "ring/ring_loop.h"
 
 static int handle_terminate_signal(int signal, void *data)
 {

@@ -180,31 +180,50 @@ static_assert(sizeof(struct smt_global_status) == 128, "abi");
 
 /* ---- errors (status.error_code and the Wayland protocol error) --------- */
 
+/*
+ * The error table: every code, once. X(NAME, number, name) gives
+ * SMT_ERROR_<NAME> = number and the name logs print (smt_error_name in
+ * smt-ring-server.c), so a code cannot be added without its name.
+ */
+#define SMT_ERRORS(X) \
+	X(NONE,           0, "none")           \
+	X(BAD_HEAD,       1, "bad_head")       /* head went backwards, past tail + area, or unaligned */ \
+	X(BAD_SIZE,       2, "bad_size")       /* size 0 or not a multiple of 8 */ \
+	X(TRUNCATED,      3, "truncated")      /* size runs past head / the end of a submit */ \
+	X(WRAP,           4, "wrap")           /* size runs past the end of the area (missing PAD) */ \
+	X(TOO_LARGE,      5, "too_large")      /* > half the area, or > SMT_CMD_CONTROL_MAX */ \
+	X(BAD_OPCODE,     6, "bad_opcode")     \
+	X(BAD_LENGTH,     7, "bad_length")     /* size disagrees with the payload's counts */ \
+	X(BAD_VALUE,      8, "bad_value")      /* flags/reserved nonzero, bad op, colour, width */ \
+	X(BAD_GEOMETRY,   9, "bad_geometry")   /* coordinate outside +-SMT_COORD_MAX */ \
+	X(BAD_DRAWABLE,  10, "bad_drawable")   /* id 0, unknown, out of table, or wrong kind */ \
+	X(ID_IN_USE,     11, "id_in_use")      \
+	X(NO_TARGET,     12, "no_target")      \
+	X(BAD_FORMAT,    13, "bad_format")     /* unknown format, or mask/atlas not A8 */ \
+	X(BAD_STRIDE,    14, "bad_stride")     \
+	X(BAD_POOL,      15, "bad_pool")       \
+	X(OUT_OF_BOUNDS, 16, "out_of_bounds")  /* pool range or atlas rectangle outside */ \
+	X(LIMIT,         17, "limit")          /* pixmap count, memory or dimension limit */ \
+	X(NO_MEMORY,     18, "no_memory")      /* the server ran out of memory */ \
+	/* stream mode (X11) */ \
+	X(BAD_MESSAGE,   19, "bad_message")    /* a socket message that is no fd message */ \
+	X(TOO_MANY_FDS,  20, "too_many_fds")   /* more fds queued than the server accepts */ \
+	X(REVERTED,      21, "reverted")       /* a forked child took the connection back to the socket */
+
+#define SMT_ERROR_ENUM_(name, number, text) SMT_ERROR_##name = number,
 enum smt_error {
-	SMT_ERROR_NONE = 0,
-	SMT_ERROR_BAD_HEAD = 1,      /* head went backwards, past tail + area, or unaligned */
-	SMT_ERROR_BAD_SIZE = 2,      /* size 0 or not a multiple of 8 */
-	SMT_ERROR_TRUNCATED = 3,     /* size runs past head / the end of a submit */
-	SMT_ERROR_WRAP = 4,          /* size runs past the end of the area (missing PAD) */
-	SMT_ERROR_TOO_LARGE = 5,     /* > half the area, or > SMT_CMD_CONTROL_MAX */
-	SMT_ERROR_BAD_OPCODE = 6,
-	SMT_ERROR_BAD_LENGTH = 7,    /* size disagrees with the payload's counts */
-	SMT_ERROR_BAD_VALUE = 8,     /* flags/reserved nonzero, bad op, colour, width */
-	SMT_ERROR_BAD_GEOMETRY = 9,  /* coordinate outside +-SMT_COORD_MAX */
-	SMT_ERROR_BAD_DRAWABLE = 10, /* id 0, unknown, out of table, or wrong kind */
-	SMT_ERROR_ID_IN_USE = 11,
-	SMT_ERROR_NO_TARGET = 12,
-	SMT_ERROR_BAD_FORMAT = 13,   /* unknown format, or mask/atlas not A8 */
-	SMT_ERROR_BAD_STRIDE = 14,
-	SMT_ERROR_BAD_POOL = 15,
-	SMT_ERROR_OUT_OF_BOUNDS = 16,/* pool range or atlas rectangle outside */
-	SMT_ERROR_LIMIT = 17,        /* pixmap count, memory or dimension limit */
-	SMT_ERROR_NO_MEMORY = 18,    /* the server ran out of memory */
-	/* stream mode (X11) */
-	SMT_ERROR_BAD_MESSAGE = 19,  /* a socket message that is no fd message */
-	SMT_ERROR_TOO_MANY_FDS = 20, /* more fds queued than the server accepts */
-	SMT_ERROR_REVERTED = 21,     /* a forked child took the connection back to the socket */
+	SMT_ERRORS(SMT_ERROR_ENUM_)
 };
+#undef SMT_ERROR_ENUM_
+/* Codes are dense (0 .. SMT_ERROR_COUNT - 1, in table order), so a name
+ * table indexed by code has no holes. */
+#define SMT_ERROR_INDEX_(name, number, text) SMT_ERROR_INDEX_##name,
+enum { SMT_ERRORS(SMT_ERROR_INDEX_) SMT_ERROR_COUNT };
+#undef SMT_ERROR_INDEX_
+#define SMT_ERROR_CHECK_(name, number, text) \
+	static_assert((int)SMT_ERROR_##name == (int)SMT_ERROR_INDEX_##name, "errors are dense, in order");
+SMT_ERRORS(SMT_ERROR_CHECK_)
+#undef SMT_ERROR_CHECK_
 
 /* ---- commands ---------------------------------------------------------- */
 

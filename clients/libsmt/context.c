@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "monotonic_clock.h"
 #include "smt-internal.h"
 #include "smt-ring-v1-client-protocol.h"
 #include "viewporter-client-protocol.h"
@@ -225,9 +226,7 @@ int smt_dispatch_until(struct smt_ctx *ctx, uint64_t deadline_ns, const bool *ke
 		int r = smt_dispatch(ctx, 0);
 		if (r < 0)
 			return r;
-		struct timespec now;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		uint64_t t = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+		uint64_t t = monotonic_now_ns();
 		if (t >= deadline_ns)
 			return 0;
 		uint64_t left = deadline_ns - t;

@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu_relax.h"
+#include "monotonic_clock.h"
 #include "smt-internal.h"
 #include "smt-ring-v1-client-protocol.h"
 
@@ -225,20 +227,6 @@ static void ring_publish(struct smt_ctx *ctx)
 #define RING_SPIN_NS 50000u
 #define RING_SPIN_BACKOFF_MAX 64u
 
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
-}
-
 /* Whether the tail reached need (or the ring died) within RING_SPIN_NS,
  * the compositor awake all along. */
 static bool ring_spin_tail(struct smt_ctx *ctx, uint64_t need)
@@ -253,7 +241,7 @@ static bool ring_spin_tail(struct smt_ctx *ctx, uint64_t need)
 			return false;
 		}
 		if ((i & 15) == 0) {
-			uint64_t t = now_ns();
+			uint64_t t = monotonic_now_ns();
 			if (start == 0)
 				start = t;
 			else if (t - start > RING_SPIN_NS)
@@ -389,7 +377,7 @@ void *smt__begin(struct smt_ctx *ctx, uint32_t size)
 		 * half the ring would drain it long after we woke, so then we
 		 * sleep at once and leave the CPU to others. */
 		uint64_t half = ctx->w.head - ctx->w.area_size / 2;
-		bool spin = !smt_ring_writer_drains_slowly(&ctx->w, now_ns());
+		bool spin = !smt_ring_writer_drains_slowly(&ctx->w, monotonic_now_ns());
 		ctx->slow_drain_sleeps += !spin;
 		if (ring_wait_tail(ctx, need, (int64_t)(half - need) > 0 ? half : need, spin))
 			return NULL;

@@ -37,10 +37,10 @@ static void ping_stats(struct smt_ctx *ctx, int pings, double *p50, double *p99,
 {
 	double *v = malloc(sizeof(double) * (size_t)pings);
 	for (int i = 0; i < pings; i++) {
-		uint64_t t0 = now_ns();
+		uint64_t t0 = monotonic_now_ns();
 		if (smt_sync(ctx))
 			die("ping failed");
-		v[i] = (double)(now_ns() - t0) / 1e3;
+		v[i] = (double)(monotonic_now_ns() - t0) / 1e3;
 		usleep(1000);
 	}
 	qsort(v, (size_t)pings, sizeof(double), cmp_d);
@@ -88,11 +88,11 @@ int clients(const char *nlist, int spid, int pings, double idle_secs, const char
 		usleep(300000);
 		long rss1 = proc_rss_kb(spid);
 		long long cpu0 = proc_cpu_ticks(spid);
-		uint64_t t0 = now_ns();
+		uint64_t t0 = monotonic_now_ns();
 		usleep((useconds_t)(idle_secs * 1e6));
 		long long cpu1 = proc_cpu_ticks(spid);
 		double idle_pct = (double)(cpu1 - cpu0) / (double)hz /
-				  ((double)(now_ns() - t0) / 1e9) * 100.0;
+				  ((double)(monotonic_now_ns() - t0) / 1e9) * 100.0;
 		double p50, p99, mx, bp50, bp99, bmx;
 		ping_stats(c[0], pings, &p50, &p99, &mx);
 		atomic_store(&busy_stop, false);

@@ -40,7 +40,7 @@ int images_alloc_only(const char *nlist, long iters)
 		bool used[100] = { false };
 		uint64_t npg = (4ull << 30) >> 12, touched = 0, lo = UINT64_MAX, hi = 0;
 		uint8_t *bits = calloc(npg / 8, 1);
-		uint64_t t0 = now_ns();
+		uint64_t t0 = monotonic_now_ns();
 		for (long j = 0; j < iters; j++) {
 			unsigned i = (unsigned)(rnd() % 100);
 			if (!used[i]) {
@@ -61,7 +61,7 @@ int images_alloc_only(const char *nlist, long iters)
 				used[i] = false;
 			}
 		}
-		printf("%8ld %10.4f %14" PRIu64 " %14.1f\n", N, (double)(now_ns() - t0) / 1e3 / (double)iters,
+		printf("%8ld %10.4f %14" PRIu64 " %14.1f\n", N, (double)(monotonic_now_ns() - t0) / 1e3 / (double)iters,
 		       touched, (double)(hi - lo) / 1048576.0);
 		free(bits);
 		smt_palloc_fini(&a);
@@ -112,7 +112,7 @@ int images(const char *nlist, long iters, int spid, const char *csv)
 		uint64_t npg = (4ull << 30) >> 12, touched = 0;
 		uint8_t *bits = calloc(npg / 8, 1);
 		long long cf0 = proc_minflt(0), sf0 = spid > 0 ? proc_minflt(spid) : 0;
-		uint64_t t0 = now_ns();
+		uint64_t t0 = monotonic_now_ns();
 		for (long j = 0; j < iters; j++) {
 			unsigned i = (unsigned)(rnd() % L);
 			if (!used[i]) {
@@ -139,7 +139,7 @@ int images(const char *nlist, long iters, int spid, const char *csv)
 				smt_pool_reclaim(pool);
 		}
 		smt_sync(ctx);
-		uint64_t t1 = now_ns();
+		uint64_t t1 = monotonic_now_ns();
 		long maps1 = spid > 0 ? proc_maps_lines(spid) : -1;
 		long rss = spid > 0 ? proc_rss_kb(spid) : -1;
 		double cf = (double)(proc_minflt(0) - cf0) / (double)iters;

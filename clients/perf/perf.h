@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "monotonic_clock.h"   /* monotonic_now_ns(): the clock of every figure */
+
 /* x11perf's window size */
 #define WIN_W 600
 #define WIN_H 600
@@ -15,7 +17,6 @@
 extern uint32_t opt_area;   /* ring area (bytes), 0: libsmt default */
 extern bool opt_single;     /* --objects 1: one object per command */
 
-uint64_t now_ns(void);
 void die(const char *msg);
 _Noreturn void usage(void);
 int parse_list(const char *s, long *out, int max);

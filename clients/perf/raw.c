@@ -171,10 +171,10 @@ static double raw_run(enum raw_consumer consumer, uint32_t size, double secs)
 	struct smt_ring_writer w;
 	smt_ring_writer_init(&w, (struct smt_ring_header *)s.ring_mem, s.status, s.global,
 			     s.ring_mem + SMT_RING_HEADER_SIZE, s.area);
-	uint64_t start = now_ns(), stop = start + (uint64_t)(secs * 1e9);
+	uint64_t start = monotonic_now_ns(), stop = start + (uint64_t)(secs * 1e9);
 	uint64_t unpublished = 0;
 	for (uint64_t round = 0;; round++) {
-		if ((round & 63) == 0 && now_ns() >= stop)
+		if ((round & 63) == 0 && monotonic_now_ns() >= stop)
 			break;
 		uint64_t need;
 		uint8_t *p = smt_ring_writer_reserve(&w, size, &need);
@@ -198,7 +198,7 @@ static double raw_run(enum raw_consumer consumer, uint32_t size, double secs)
 	smt_ring_writer_publish(&w);
 	while (smt_ring_writer_tail(&w) != w.head)
 		cpu_relax();
-	double elapsed = (double)(now_ns() - start) / 1e9;
+	double elapsed = (double)(monotonic_now_ns() - start) / 1e9;
 	atomic_store_explicit(&s.control->stop_at, w.head, memory_order_release);
 	int status;
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)

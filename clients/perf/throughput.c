@@ -669,14 +669,14 @@ static void run_case(struct be *b, const struct pcase *c, double secs, double wa
 	struct cstate st;
 	case_setup(b, c, &st);
 	uint64_t i = 0;
-	uint64_t t0 = now_ns(), end = t0 + (uint64_t)(warm * 1e9);
-	while (now_ns() < end)
+	uint64_t t0 = monotonic_now_ns(), end = t0 + (uint64_t)(warm * 1e9);
+	while (monotonic_now_ns() < end)
 		i += case_ops(b, c, &st, i, 16);
 	be_sync(b);
 	struct counters k0, k1;
 	read_counters(b, &k0);
 	uint64_t n = 0;
-	t0 = now_ns();
+	t0 = monotonic_now_ns();
 	end = t0 + (uint64_t)(secs * 1e9);
 	/* check the clock every `batch` operations; keep batches short for
 	 * slow operations */
@@ -688,14 +688,14 @@ static void run_case(struct be *b, const struct pcase *c, double secs, double wa
 			k += d;
 		}
 		n += batch;
-		uint64_t t = now_ns();
+		uint64_t t = monotonic_now_ns();
 		if (t >= end)
 			break;
 		if (batch < 256 && t - t0 < (uint64_t)(secs * 1e9 / 8))
 			batch = (uint32_t)(n < 256 ? n : 256);
 	}
 	be_sync(b);
-	uint64_t t1 = now_ns();
+	uint64_t t1 = monotonic_now_ns();
 	read_counters(b, &k1);
 	out->ops = n * case_objects(c);      /* objects, like x11perf */
 	out->secs = (double)(t1 - t0) / 1e9;

@@ -113,10 +113,18 @@ struct smtwc_scheduler_config {
 	X("client-fds",        client_fds,        96,   3,  1000000)                     \
 	/* of which in flight: received, not yet in a dispatched request */           \
 	X("client-fds-in-flight", client_fds_in_flight, 64, 28, 1000000)               \
+	/* fds sent to it that it has not read (in its socket: the kernel's) */        \
+	X("client-fds-unread", client_fds_unread, 64,  28, 1000000)                   \
 	X("client-rings",      client_rings,      8,    1,  100000)                      \
 	X("client-pools",      client_pools,      32,   1,  100000)                      \
 	/* canvases (each with its wl_surface; a disconnect frees them all) */         \
 	X("client-canvases",   client_canvases,   1024, 1,  1000000)                     \
+	/* wl_surfaces, bare or under a canvas (libwayland destroys a gone  */           \
+	/* client's all in one dispatch)                                    */           \
+	X("client-surfaces",   client_surfaces,   4096, 1,  1000000)                     \
+	/* every Wayland object (libwayland destroys a gone client's all at */          \
+	/* once; a million wl_regions held 180 MiB)                           */          \
+	X("client-objects",    client_objects,    16384, 16, 100000000)                  \
 	/* pixmaps and canvases together */                                             \
 	X("client-memory-mib", client_memory_mib, 256,  1,  1048576)                     \
 	/* mappings of client memfds (rings, pools, wl_shm pools) and ring pages, */    \
@@ -129,8 +137,20 @@ struct smtwc_scheduler_config {
 	X("process-memory-mib", process_memory_mib, 512, 1, 1048576)                    \
 	X("process-mappings",  process_mappings,  1024, 2,  1000000)                     \
 	X("process-address-space-mib", process_address_space_mib, 32768, 1, 1u << 30)  \
+	X("process-canvases",  process_canvases,  2048, 1,  1000000)                     \
+	X("process-surfaces",  process_surfaces,  4096, 1,  1000000)                     \
+	X("process-objects",   process_objects,   16384, 16, 100000000)                  \
 	/* every process of one uid together */                                         \
 	X("uid-connections",   uid_connections,   256,  1,  1000000)                     \
+	/* three quarters of each total: the rest is for other uids (every */          \
+	/* desktop client shares one; the first-window reserves hold here too) */      \
+	X("uid-fds",           uid_fds,           16384, 3, 1000000)                     \
+	X("uid-memory-mib",    uid_memory_mib,    1536, 1,  1048576)                     \
+	X("uid-mappings",      uid_mappings,      12288, 2, 1000000)                     \
+	X("uid-address-space-mib", uid_address_space_mib, 3145728, 1, 1u << 30)         \
+	X("uid-canvases",      uid_canvases,      4096, 1,  1000000)                     \
+	X("uid-surfaces",      uid_surfaces,      8192, 1,  1000000)                     \
+	X("uid-objects",       uid_objects,       32768, 16, 100000000)                 \
 	/* every client together */                                                     \
 	X("total-connections", total_connections, 1024, 1,  1000000)                     \
 	X("total-memory-mib",  total_memory_mib,  2048, 1,  1048576)                     \
@@ -141,6 +161,10 @@ struct smtwc_scheduler_config {
 	/* fds and mappings in number                                      */           \
 	X("first-window-reserve-mib", first_window_reserve_mib, 64, 0, 1048576)         \
 	X("first-window-reserve-fds", first_window_reserve_fds, 16, 0, 1000000)         \
+	/* of a uid's surfaces and canvases, kept for its processes that hold */      \
+	/* no more than this                                                  */      \
+	X("first-window-reserve-surfaces", first_window_reserve_surfaces, 64, 0, 1000000) \
+	X("first-window-reserve-objects", first_window_reserve_objects, 1024, 0, 100000000) \
 	/* fds kept free below RLIMIT_NOFILE */                                         \
 	X("fd-headroom",       fd_headroom,       256,  16, 1000000)
 
@@ -158,7 +182,10 @@ struct smtwc_limits_config {
 #define SMTWC_XWAYLAND_SETTINGS(X)                                                      \
 	X("sched-interval-ms", sched_interval_ms, 1,  1, 1000)                           \
 	/* the longest slice a lone busy client grows to (Xwayland's default) */        \
-	X("sched-max-ms",      sched_max_ms,      15, 1, 1000)
+	X("sched-max-ms",      sched_max_ms,      15, 1, 1000)                           \
+	/* the input boost's credit per grant, in us (0: off; the server half's  */     \
+	/* input_boost.c; must stay <= INPUT_BOOST_MAX_US) */                            \
+	X("input-boost-us",    input_boost_us,    4000, 0, 100000)
 
 struct smtwc_xwayland_config {
 #define SMTWC_XWAYLAND_FIELD_(key, field, def, min, max) int field;

@@ -28,7 +28,7 @@
 #include "output/output.h"
 #include "server.h"
 #include "ring/ring_stats.h"
-#include "sched/ring_loop.h"
+#include "ring/ring_loop.h"
 
 /* The app id of one of the client's windows, or NULL. */
 static const char *client_app_id(struct smtwc_server *server, struct wl_client *client)
@@ -92,6 +92,8 @@ static void write_client(const struct smtwc_ring_stats *ring, void *data)
 	json_uint(w, "client_pools", ring->client_pools);
 	json_uint(w, "client_memory", ring->client_memory);
 	json_uint(w, "client_canvases", ring->client_canvases);
+	json_uint(w, "client_surfaces", ring->client_surfaces);
+	json_uint(w, "client_surface_bytes", ring->client_surface_bytes);
 	json_end_object(w);
 }
 
@@ -109,6 +111,8 @@ static const char *const resource_names[SMT_RES_COUNT] = {
 	[SMT_RES_MEMORY] = "memory", [SMT_RES_MAPPINGS] = "mappings",
 	[SMT_RES_ADDRESS] = "address_space", [SMT_RES_CONNECTIONS] = "connections",
 	[SMT_RES_FDS_IN_FLIGHT] = "fds_in_flight", [SMT_RES_CANVASES] = "canvases",
+	[SMT_RES_FDS_UNREAD] = "fds_unread", [SMT_RES_SURFACES] = "surfaces",
+	[SMT_RES_OBJECTS] = "objects",
 };
 
 static void write_account(const struct smtwc_account_stats *a, void *data)
@@ -266,6 +270,7 @@ static void write_server(struct smtwc_server *server, struct json_writer *w)
 	json_uint(w, "total_fds_max", t.total_fds_max);
 	json_uint(w, "total_memory", t.total_memory);
 	json_uint(w, "total_memory_max", t.total_memory_max);
+	json_uint(w, "total_surface_bytes", t.total_surface_bytes);
 	json_uint(w, "reclaim_items", t.reclaim_items);
 	json_uint(w, "reclaim_bytes", t.reclaim_bytes);
 	json_uint(w, "reclaim_pieces", t.reclaim_pieces);

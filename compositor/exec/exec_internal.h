@@ -27,7 +27,6 @@ struct smt_exec_ctx {
 	struct smt_exec_config cfg;
 	struct smt_drawable_table drawables;
 	struct smt_pool_table pools;
-	struct smt_ring_reader submit;      /* socket-submitted bytes */
 
 	uint32_t target_id;                 /* 0: none */
 	pixman_region32_t clip;             /* target bounds (n SET_CLIP rects) */

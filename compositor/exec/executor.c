@@ -33,7 +33,6 @@ struct smt_exec_ctx *smt_exec_create(const struct smt_exec_config *cfg)
 			   ctx->cfg.max_pixmap_bytes);
 	ctx->drawables.usage = ctx->cfg.usage;
 	smt_pools_init(&ctx->pools, ctx->cfg.max_pool_id);
-	smt_ring_reader_init_linear(&ctx->submit);
 	pixman_region32_init(&ctx->clip);
 	pixman_region32_init(&ctx->damage);
 	return ctx;
@@ -45,7 +44,6 @@ void smt_exec_destroy(struct smt_exec_ctx *ctx)
 		return;
 	smt_drawables_fini(&ctx->drawables);
 	smt_pools_fini(&ctx->pools);
-	smt_ring_reader_fini(&ctx->submit);
 	pixman_region32_fini(&ctx->clip);
 	pixman_region32_fini(&ctx->damage);
 	free(ctx->mask_buf);
@@ -425,9 +423,8 @@ static enum smt_exec_stop run(struct smt_exec_ctx *ctx, struct smt_ring_reader *
 
 	memset(&ctx->run, 0, sizeof(ctx->run));
 	ctx->run.budget = budget ? budget : &unlimited;
-	/* A deadline already past runs nothing (the glue queues socket bytes
-	 * this way); otherwise at least one element runs, so a short slice
-	 * still makes progress. */
+	/* A deadline already past runs nothing; otherwise at least one
+	 * element runs, so a short slice still makes progress. */
 	if (ctx->run.budget->deadline_ns && monotonic_now_ns() >= ctx->run.budget->deadline_ns)
 		return out->stop = SMT_EXEC_BUDGET;
 	if (smt_ring_reader_begin(r, &f) < 0)
@@ -491,7 +488,7 @@ static enum smt_exec_stop run(struct smt_exec_ctx *ctx, struct smt_ring_reader *
 				break;
 			}
 		} else if (d.opcode == SMT_OP_FILL_RECTS &&
-			   (r->linear || (int64_t)(r->tail - next_publish) < 0)) {
+			   (int64_t)(r->tail - next_publish) < 0) {
 			/* The small FILL_RECTS after it in one pass (exec_fill.c),
 			 * none past the next publish point or the command budget. */
 			uint32_t max = SMT_RUN_MAX;
@@ -499,8 +496,7 @@ static enum smt_exec_stop run(struct smt_exec_ctx *ctx, struct smt_ring_reader *
 			    ctx->run.budget->max_commands - out->commands < max)
 				max = (uint32_t)(ctx->run.budget->max_commands - out->commands);
 			int ran = exec_fill_rects_run(ctx, r, out, max,
-						      r->linear ? UINT64_MAX : next_publish - r->tail,
-						      &f);
+						      next_publish - r->tail, &f);
 			if (ran < 0)
 				goto fail;
 			if (ran == EXEC_PARTIAL) {
@@ -516,7 +512,7 @@ static enum smt_exec_stop run(struct smt_exec_ctx *ctx, struct smt_ring_reader *
 		 * keeps us busy, instead of after we drained it and slept, when
 		 * its next publish has to wake us (one client-to-server eventfd
 		 * write per ring-full). */
-		if (!r->linear && (int64_t)(r->tail - next_publish) >= 0) {
+		if ((int64_t)(r->tail - next_publish) >= 0) {
 			next_publish = r->tail + step;
 			if (smt_ring_reader_publish(r)) {
 				out->wake_client = true;
@@ -552,45 +548,10 @@ enum smt_exec_stop smt_exec_run(struct smt_exec_ctx *ctx, struct smt_ring_reader
 	return run(ctx, ring, budget, out);
 }
 
-enum smt_exec_stop smt_exec_submit_bytes(struct smt_exec_ctx *ctx, const void *bytes,
-					 size_t len, const struct smt_exec_budget *budget,
-					 struct smt_exec_result *out)
-{
-	struct smt_fault f;
-	if (already_dead(ctx, out))
-		return SMT_EXEC_ERROR;
-	if (smt_ring_reader_append(&ctx->submit, bytes, len, &f) < 0)
-		return die(ctx, &ctx->submit, &f, out);
-	return run(ctx, &ctx->submit, budget, out);
-}
-
-enum smt_exec_stop smt_exec_queue_bytes(struct smt_exec_ctx *ctx, const void *bytes,
-					size_t len, struct smt_exec_result *out)
-{
-	struct smt_fault f;
-	if (already_dead(ctx, out))
-		return SMT_EXEC_ERROR;
-	if (smt_ring_reader_append(&ctx->submit, bytes, len, &f) < 0)
-		return die(ctx, &ctx->submit, &f, out);
-	return out->stop = smt_exec_submit_pending(ctx) ? SMT_EXEC_BUDGET : SMT_EXEC_EMPTY;
-}
-
-enum smt_exec_stop smt_exec_run_submitted(struct smt_exec_ctx *ctx,
-					  const struct smt_exec_budget *budget,
-					  struct smt_exec_result *out)
+enum smt_exec_stop smt_exec_fail(struct smt_exec_ctx *ctx, struct smt_ring_reader *ring,
+				 const struct smt_fault *f, struct smt_exec_result *out)
 {
 	if (already_dead(ctx, out))
 		return SMT_EXEC_ERROR;
-	return run(ctx, &ctx->submit, budget, out);
-}
-
-size_t smt_exec_submit_pending(const struct smt_exec_ctx *ctx)
-{
-	const struct smt_ring_reader *r = &ctx->submit;
-	return (size_t)(r->base + r->area_size - r->tail);
-}
-
-struct smt_ring_reader *smt_exec_submit_reader(struct smt_exec_ctx *ctx)
-{
-	return &ctx->submit;
+	return die(ctx, ring, f, out);
 }

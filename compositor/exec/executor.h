@@ -70,11 +70,11 @@ struct smt_exec_result {
 	uint64_t commands, bytes, pixels;
 	uint32_t fences;             /* FENCEs executed in this call */
 	uint64_t last_fence;
-	bool wake_client;            /* ring mode: write the client's eventfd */
+	bool wake_client;            /* write the client's eventfd */
 	struct {
 		uint32_t canvas_id, serial;
 		/* clipped to the canvas; owned by the context, valid until
-		 * the next run/submit call */
+		 * the next run call */
 		const pixman_region32_t *damage;
 	} present;
 	struct smt_exec_error error;
@@ -120,24 +120,10 @@ enum smt_exec_stop smt_exec_run(struct smt_exec_ctx *ctx, struct smt_ring_reader
 				const struct smt_exec_budget *budget,
 				struct smt_exec_result *out);
 
-/* Socket fallback: the bytes of one smt_ring_v1.submit. A submit holds
- * whole commands only (a command never spans submits); the bytes are
- * copied and queued behind anything still pending, then executed like
- * smt_exec_run. If the result is BUDGET or PRESENT, call
- * smt_exec_run_submitted() later to continue the queue. */
-enum smt_exec_stop smt_exec_submit_bytes(struct smt_exec_ctx *ctx, const void *bytes,
-					 size_t len, const struct smt_exec_budget *budget,
-					 struct smt_exec_result *out);
-/* Queue a submit without running it (BUDGET: bytes pending; ERROR: bad
- * framing); the scheduler runs it later with smt_exec_run_submitted(). */
-enum smt_exec_stop smt_exec_queue_bytes(struct smt_exec_ctx *ctx, const void *bytes,
-					size_t len, struct smt_exec_result *out);
-enum smt_exec_stop smt_exec_run_submitted(struct smt_exec_ctx *ctx,
-					  const struct smt_exec_budget *budget,
-					  struct smt_exec_result *out);
-size_t smt_exec_submit_pending(const struct smt_exec_ctx *ctx);
-/* The submitted queue's reader: the glue stops it at a position
- * (smt_ring_reader_set_limit) like a ring's, and asks has_work. */
-struct smt_ring_reader *smt_exec_submit_reader(struct smt_exec_ctx *ctx);
+/* A fault found in a ring's bytes before the reader read them (a socket
+ * submit's framing, or the bound on what may wait: ring/submit_area.h):
+ * the context dies with it as if the reader had found it. */
+enum smt_exec_stop smt_exec_fail(struct smt_exec_ctx *ctx, struct smt_ring_reader *ring,
+				 const struct smt_fault *f, struct smt_exec_result *out);
 
 #endif

@@ -54,6 +54,12 @@ void smt_usage_release(struct smt_usage *u, enum smt_resource r, uint64_t n)
 		level->used[r] -= n < level->used[r] ? n : level->used[r];
 }
 
+void smt_usage_charge_over_limits(struct smt_usage *u, enum smt_resource r, uint64_t n)
+{
+	for (struct smt_usage *level = u; level; level = level->parent)
+		level->used[r] = level->used[r] > UINT64_MAX - n ? UINT64_MAX : level->used[r] + n;
+}
+
 const char *smt_resource_key(enum smt_resource r)
 {
 	static const char *const names[SMT_RES_COUNT] = {
@@ -63,6 +69,9 @@ const char *smt_resource_key(enum smt_resource r)
 		[SMT_RES_MAPPINGS] = "mappings", [SMT_RES_ADDRESS] = "address-space-mib",
 		[SMT_RES_CONNECTIONS] = "connections",
 		[SMT_RES_FDS_IN_FLIGHT] = "fds-in-flight",
+		[SMT_RES_FDS_UNREAD] = "fds-unread",
+		[SMT_RES_OBJECTS] = "objects",
+		[SMT_RES_SURFACES] = "surfaces",
 	};
 	return (unsigned)r < SMT_RES_COUNT ? names[r] : "?";
 }

@@ -29,6 +29,16 @@ enum smt_resource {
 	SMT_RES_FDS_IN_FLIGHT, /* fds read by libwayland, not yet dispatched:
 				* capped per connection; above it they count
 				* as fds of the process, uid and total */
+	SMT_RES_FDS_UNREAD, /* fds sent to the client, in its socket, not yet
+			     * read: held by the kernel, not in the
+			     * compositor's fd table, but counted against its
+			     * uid (RLIMIT_NOFILE of them refuse every further
+			     * fd it sends, to anyone) */
+	SMT_RES_OBJECTS, /* every Wayland object of the client
+			  * (object_usage.h) */
+	SMT_RES_SURFACES, /* wl_surfaces, bare or under a canvas: each is
+			   * work in the one dispatch that destroys its
+			   * client (surface_usage.h) */
 	SMT_RES_COUNT,
 };
 
@@ -61,6 +71,9 @@ struct smt_usage_refusal {
 bool smt_usage_charge(struct smt_usage *u, enum smt_resource r, uint64_t n,
 		      struct smt_usage_refusal *why);
 void smt_usage_release(struct smt_usage *u, enum smt_resource r, uint64_t n);
+/* Counts n of r at every level whatever the limits: for what must not be
+ * refused (the compositor's own connection), yet is held. */
+void smt_usage_charge_over_limits(struct smt_usage *u, enum smt_resource r, uint64_t n);
 
 /* "limit client-memory-mib=256 reached: 268435200 bytes in use, 65536 more
  * asked" — the configuration key and value, then the figures. */

@@ -8,7 +8,10 @@
  * validates them; a command that wraps, runs past head or is too large is
  * a fault (opcode, offset, reason), never a read out of bounds. The
  * consumer position is kept privately and only published to a
- * server-owned page.
+ * server-owned page. Reading and bounding head, publishing the tail, the
+ * wake-up and the death certificate are the protocol's server half
+ * (protocol/smt-ring-server.c), which the X ring shares; what is here is
+ * command framing and copy-out.
  */
 #include "ring_reader.h"
 
@@ -38,80 +41,25 @@ int smt_ring_reader_init(struct smt_ring_reader *r, const void *ring_mem,
 	    ring_mem_size < (size_t)SMT_RING_HEADER_SIZE + area_size ||
 	    ((uintptr_t)ring_mem & 7) != 0 || !status)
 		return -1;
-	r->hdr = ring_mem;
 	r->area = (const uint8_t *)ring_mem + SMT_RING_HEADER_SIZE;
 	r->area_size = area_size;
-	r->status = status;
 	r->limit = UINT64_MAX;
-	status->magic = SMT_STATUS_MAGIC;
-	status->version = SMT_RING_VERSION;
-	atomic_store_explicit(&status->tail, 0, memory_order_release);
+	smt_server_ring_init(&r->shared, ring_mem, status);
 	return 0;
 }
 
-void smt_ring_reader_init_linear(struct smt_ring_reader *r)
+void smt_ring_reader_move_area(struct smt_ring_reader *r, const void *ring_mem,
+			       uint32_t area_size)
 {
-	memset(r, 0, sizeof(*r));
-	r->linear = true;
-	r->limit = UINT64_MAX;
+	r->shared.hdr = ring_mem;
+	r->area = (const uint8_t *)ring_mem + SMT_RING_HEADER_SIZE;
+	r->area_size = area_size;
 }
 
 void smt_ring_reader_fini(struct smt_ring_reader *r)
 {
-	if (r->linear)
-		free((void *)r->area);
 	free(r->scratch);
 	memset(r, 0, sizeof(*r));
-}
-
-/* Bytes in the linear queue not yet consumed start at area + (tail - base). */
-int smt_ring_reader_append(struct smt_ring_reader *r, const void *bytes, size_t len,
-			   struct smt_fault *f)
-{
-	const uint8_t *in = bytes;
-	uint64_t end = r->base + r->area_size;  /* stream position of the append */
-
-	/* Framing: a submit holds whole commands, never part of one. The bytes
-	 * are the caller's private copy, so reading sizes here is safe. */
-	for (size_t off = 0; off < len;) {
-		struct smt_cmd_header h;
-		if (len - off < sizeof(h))
-			return fault(f, SMT_ERROR_TRUNCATED, 0xffff, end + off,
-				     "submit ends inside a command header");
-		memcpy(&h, in + off, sizeof(h));
-		if (h.size == 0 || h.size % 8)
-			return fault(f, SMT_ERROR_BAD_SIZE, h.opcode, end + off,
-				     h.size ? "size not a multiple of 8" : "size 0");
-		if (h.size > len - off)
-			return fault(f, SMT_ERROR_TRUNCATED, h.opcode, end + off,
-				     "command spans submits");
-		off += h.size;
-	}
-
-	if (len == 0)
-		return 0;
-	uint64_t live = r->base + r->area_size - r->tail;
-	if (live + len > SMT_SUBMIT_QUEUE_MAX)
-		return fault(f, SMT_ERROR_LIMIT, 0xffff, end, "submit queue full");
-	uint8_t *buf = (uint8_t *)r->area;
-	if (r->tail != r->base) {       /* drop the consumed prefix */
-		memmove(buf, buf + (r->tail - r->base), live);
-		r->base = r->tail;
-		r->area_size = live;
-	}
-	if (live + len > r->linear_cap) {
-		uint64_t cap = r->linear_cap ? r->linear_cap : 4096;
-		while (cap < live + len)
-			cap *= 2;
-		buf = realloc(buf, cap);
-		if (!buf)
-			return fault(f, SMT_ERROR_NO_MEMORY, 0xffff, end, "out of memory");
-		r->linear_cap = cap;
-	}
-	memcpy(buf + live, in, len);
-	r->area = buf;
-	r->area_size = live + len;
-	return 0;
 }
 
 void smt_ring_reader_set_limit(struct smt_ring_reader *r, uint64_t limit)
@@ -121,29 +69,19 @@ void smt_ring_reader_set_limit(struct smt_ring_reader *r, uint64_t limit)
 
 uint64_t smt_ring_reader_published(const struct smt_ring_reader *r)
 {
-	if (r->linear)
-		return r->base + r->area_size;
-	uint64_t head = atomic_load_explicit(&((struct smt_ring_header *)r->hdr)->head,
-					     memory_order_acquire);
-	if (head - r->tail > r->area_size || head % 8)
+	uint64_t head = smt_server_load_head(&r->shared);
+	if (smt_server_head_avail(head, r->tail, r->area_size, 8) == SMT_HEAD_IMPOSSIBLE)
 		return r->tail;
 	return head;
 }
 
 int smt_ring_reader_begin(struct smt_ring_reader *r, struct smt_fault *f)
 {
-	if (r->linear) {
-		r->head = r->base + r->area_size;
-		if (r->head > r->limit)
-			r->head = r->limit > r->tail ? r->limit : r->tail;
-		return 0;
-	}
 	/* The one read of head for this batch. Acquire: the command bytes the
 	 * client wrote before its release store are visible below. */
-	uint64_t head = atomic_load_explicit(&((struct smt_ring_header *)r->hdr)->head,
-					     memory_order_acquire);
-	uint64_t avail = head - r->tail;            /* wraps huge if head < tail */
-	if (avail > r->area_size || head % 8 || head < r->head)
+	uint64_t head = smt_server_load_head(&r->shared);
+	if (smt_server_head_avail(head, r->tail, r->area_size, 8) == SMT_HEAD_IMPOSSIBLE ||
+	    head < r->head)
 		return fault(f, SMT_ERROR_BAD_HEAD, 0xffff, r->tail,
 			     "head behind tail, beyond tail + area size, or unaligned");
 	/* A limit never lets the reader past what the client published. */
@@ -235,7 +173,7 @@ int smt_ring_reader_skip_noops(struct smt_ring_reader *r, uint32_t max, uint32_t
 	if (r->pending)
 		return 0;
 	while (n < max && tail != end) {
-		uint64_t pos = r->linear ? tail - r->base : (tail & (r->area_size - 1));
+		uint64_t pos = tail & (r->area_size - 1);
 		struct smt_cmd_header h;
 		memcpy(&h, r->area + pos, sizeof(h));
 		/* Compiler barrier: h is the only copy we trust from here on. */
@@ -253,27 +191,18 @@ int smt_ring_reader_skip_noops(struct smt_ring_reader *r, uint32_t max, uint32_t
 	r->tail = tail;
 	r->commands += n;
 	r->bytes += *bytes;
-	if (r->linear && r->tail == r->base + r->area_size) {
-		r->base = r->tail;              /* queue empty: restart at 0 */
-		r->area_size = 0;
-	}
 	return rc;
 }
 
 int smt_ring_reader_peek(struct smt_ring_reader *r, const struct smt_cmd **out,
 			 struct smt_fault *f)
 {
-	uint64_t pos, contig;
-	if (r->linear) {
-		pos = r->tail - r->base;
-		contig = r->area_size - pos;
-	} else {
-		pos = r->tail & (r->area_size - 1);     /* mask every index */
-		contig = r->area_size - pos;
-	}
+	uint64_t pos = r->tail & (r->area_size - 1);     /* mask every index */
+	uint64_t contig = r->area_size - pos;
 	if (r->pending) {
 		/* Resume: the control bytes are still in scratch; only the
-		 * in-place pointer is recomputed (linear queues may move). */
+		 * in-place pointer is recomputed (a socket ring's area may
+		 * have moved: smt_ring_reader_move_area). */
 		r->cmd.data = r->area + pos;
 		*out = &r->cmd;
 		return 1;
@@ -297,7 +226,7 @@ int smt_ring_reader_peek(struct smt_ring_reader *r, const struct smt_cmd **out,
 	if (copy == SMT_COPY_HEADER) {
 		ctl_len = sizeof(h);
 	} else {
-		if (!r->linear && h.size > r->area_size / 2)
+		if (h.size > r->area_size / 2)
 			return fault(f, SMT_ERROR_TOO_LARGE, h.opcode, off,
 				     "command larger than half the ring (use a pool)");
 		if (copy == SMT_COPY_FIXED) {
@@ -331,10 +260,6 @@ void smt_ring_reader_consume(struct smt_ring_reader *r)
 	r->bytes += r->cmd.size;
 	r->pending = false;
 	r->resume = (struct smt_resume){ 0, 0 };
-	if (r->linear && r->tail == r->base + r->area_size) {
-		r->base = r->tail;              /* queue empty: restart at 0 */
-		r->area_size = 0;
-	}
 }
 
 /* What peek would check beyond check_frame cannot refuse a run's command:
@@ -354,14 +279,12 @@ void smt_ring_reader_frame_run(struct smt_ring_reader *r, uint16_t opcode, uint3
 	if (r->pending || opcode >= SMT_OP_COUNT || copy_rule[opcode] != SMT_COPY_WHOLE ||
 	    grow_scratch(r, max * SMT_RUN_CMD_MAX) < 0)
 		return;
-	/* Locals: the copies below could alias *r as far as C knows. Linear
-	 * queues: positions from base, no mask (mask: all ones). */
+	/* Locals: the copies below could alias *r as far as C knows. */
 	uint8_t *out = r->scratch;
 	const uint8_t *const area = r->area;
-	const uint64_t size = r->area_size, start = r->tail;
-	const uint64_t base = r->linear ? r->base : 0, mask = r->linear ? UINT64_MAX : size - 1;
+	const uint64_t size = r->area_size, start = r->tail, mask = size - 1;
 	while (n < max && tail != end && tail - start < max_bytes) {
-		uint64_t pos = (tail - base) & mask;    /* mask every index */
+		uint64_t pos = tail & mask;             /* mask every index */
 		struct smt_cmd_header h;
 		memcpy(&h, area + pos, sizeof(h));
 		/* Compiler barrier: h is the only copy we trust from here on. */
@@ -387,87 +310,39 @@ void smt_ring_reader_consume_run(struct smt_ring_reader *r, uint32_t count, uint
 	r->tail += bytes;
 	r->commands += count;
 	r->bytes += bytes;
-	if (r->linear && r->tail == r->base + r->area_size) {
-		r->base = r->tail;              /* queue empty: restart at 0 */
-		r->area_size = 0;
-	}
 }
 
 void smt_ring_reader_hold(struct smt_ring_reader *r, const struct smt_cmd *cmd,
 			  struct smt_resume resume)
 {
 	assert(!r->pending && cmd->offset == r->tail);
-	uint64_t pos = r->linear ? r->tail - r->base : (r->tail & (r->area_size - 1));
+	uint64_t pos = r->tail & (r->area_size - 1);
 	r->cmd = *cmd;
 	r->cmd.data = r->area + pos;
 	r->pending = true;
 	r->resume = resume;
 }
 
-/* Whether the client waits (SMT_CLIENT_WAITING) for a tail we have
- * reached and not yet woken it for; *need is the tail it asked for. The
- * server cannot clear the client's flag (read-only mapping), so it
- * remembers what it woke the client for and wakes once per request. */
-static bool client_wait_reached(const struct smt_ring_reader *r, uint64_t *need)
-{
-	struct smt_ring_header *h = (struct smt_ring_header *)r->hdr;
-	uint32_t flags = atomic_load_explicit(&h->flags, memory_order_acquire);
-	if (!(flags & SMT_CLIENT_WAITING))
-		return false;
-	*need = atomic_load_explicit(&h->wait_tail, memory_order_relaxed);
-	return (int64_t)(r->tail - *need) >= 0 && !(r->woken_any && r->woken_for == *need);
-}
-
 bool smt_ring_reader_publish(struct smt_ring_reader *r)
 {
-	if (r->linear)
-		return false;
-	struct smt_ring_status *s = r->status;
-	atomic_store_explicit(&s->commands_executed, r->commands, memory_order_relaxed);
-	atomic_store_explicit(&s->bytes_executed, r->bytes, memory_order_relaxed);
-	if (r->tail == r->published)
-		return false;
-	r->published = r->tail;
-	/* Release: our reads of the consumed bytes happen before the client
-	 * may overwrite them. */
-	atomic_store_explicit(&s->tail, r->tail, memory_order_release);
-	/* Full fence between publishing tail and reading WAITING: without
-	 * it the load may pass the store and a wakeup is lost (liburing #541). */
-	atomic_thread_fence(memory_order_seq_cst);
-	uint64_t need;
-	if (!client_wait_reached(r, &need))
-		return false;
-	r->woken_any = true;
-	r->woken_for = need;
-	return true;
+	return smt_server_publish(&r->shared, r->tail, r->commands, r->bytes);
 }
 
 bool smt_ring_reader_has_work(const struct smt_ring_reader *r)
 {
 	if (r->tail >= r->limit)
 		return false;
-	if (r->linear)
-		return r->tail != r->base + r->area_size;
-	uint64_t head = atomic_load_explicit(&((struct smt_ring_header *)r->hdr)->head,
-					     memory_order_acquire);
-	return head != r->tail;
+	return smt_server_load_head(&r->shared) != r->tail;
 }
 
 void smt_ring_reader_complete_fence(struct smt_ring_reader *r, uint64_t serial)
 {
-	if (!r->linear)
-		atomic_store_explicit(&r->status->completed_fence, serial, memory_order_release);
+	smt_server_complete_fence(&r->shared, serial);
 }
 
 void smt_ring_reader_set_dead(struct smt_ring_reader *r, const struct smt_fault *f)
 {
-	if (r->linear)
-		return;
-	struct smt_ring_status *s = r->status;
-	atomic_store_explicit(&s->error_code, f->code, memory_order_relaxed);
-	atomic_store_explicit(&s->error_opcode, f->opcode, memory_order_relaxed);
-	atomic_store_explicit(&s->error_offset, f->offset, memory_order_relaxed);
-	atomic_store_explicit(&s->flags, SMT_SERVER_DEAD, memory_order_release);
+	smt_server_end(&r->shared, f->code, f->opcode, f->offset);
 }
 
 void smt_ring_reader_count_wakeups(struct smt_ring_reader *r, uint64_t to_client,
@@ -475,67 +350,6 @@ void smt_ring_reader_count_wakeups(struct smt_ring_reader *r, uint64_t to_client
 {
 	r->wakeups_to_client += to_client;
 	r->wakeups_from_client += from_client;
-	if (r->linear)
-		return;
-	atomic_store_explicit(&r->status->wakeups_to_client, r->wakeups_to_client,
-			      memory_order_relaxed);
-	atomic_store_explicit(&r->status->wakeups_from_client, r->wakeups_from_client,
-			      memory_order_relaxed);
-}
-
-void smt_global_init(struct smt_global_status *g)
-{
-	g->magic = SMT_GLOBAL_MAGIC;
-	g->version = SMT_RING_VERSION;
-	atomic_store_explicit(&g->server_asleep, 0, memory_order_relaxed);
-	atomic_store_explicit(&g->generation, 0, memory_order_relaxed);
-}
-
-void smt_global_prepare_sleep(struct smt_global_status *g)
-{
-	atomic_store_explicit(&g->server_asleep, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&g->generation, 1, memory_order_relaxed);
-	/* Pairs with the client's fence between storing head and loading
-	 * server_asleep: either we see its head or it sees our flag. */
-	atomic_thread_fence(memory_order_seq_cst);
-}
-
-void smt_global_wake(struct smt_global_status *g)
-{
-	atomic_store_explicit(&g->server_asleep, 0, memory_order_relaxed);
-}
-
-const char *smt_error_name(uint32_t code)
-{
-	static const char *const names[] = {
-		"none", "bad_head", "bad_size", "truncated", "wrap", "too_large",
-		"bad_opcode", "bad_length", "bad_value", "bad_geometry",
-		"bad_drawable", "id_in_use", "no_target", "bad_format",
-		"bad_stride", "bad_pool", "out_of_bounds", "limit", "no_memory",
-	};
-	return code < sizeof(names) / sizeof(names[0]) ? names[code] : "unknown";
-}
-
-const char *smt_opcode_name(uint32_t opcode)
-{
-#define NAME_(name, number, fixed, element, copy) [SMT_OP_##name] = #name,
-	static const char *const names[SMT_OP_COUNT] = { SMT_OPCODES(NAME_) };
-#undef NAME_
-	return opcode < SMT_OP_COUNT ? names[opcode] : "UNKNOWN";
-}
-
-size_t smt_stream_whole_prefix(const uint8_t *buf, size_t len)
-{
-	size_t pos = 0;
-	while (len - pos >= sizeof(struct smt_cmd_header)) {
-		uint32_t size;
-		memcpy(&size, buf + pos + 4, sizeof(size));
-		if (size < sizeof(struct smt_cmd_header) || size % 8 != 0 ||
-		    size > SMT_SUBMIT_QUEUE_MAX)
-			return len;
-		if (size > len - pos)
-			break;
-		pos += size;
-	}
-	return pos;
+	smt_server_count_wakeups(&r->shared, r->wakeups_to_client,
+				 r->wakeups_from_client);
 }

@@ -1,17 +1,18 @@
 /*
  * ring_reader — the consumer side of a command stream (no pixman, no wlroots).
  *
- * Two sources share one validation path:
- *  - ring mode: a client's shared ring (header page + power-of-two area),
- *    mapped read-only; the reader keeps its position privately and only
- *    publishes it to the server-owned smt_ring_status;
- *  - linear mode: a private queue of bytes that arrived over the socket
- *    (smt_ring_v1.submit). Each append must hold whole commands.
+ * One source: a ring (header page + power-of-two area). A shared ring is
+ * the client's memory, mapped read-only; a socket ring's is the
+ * compositor's own, written from smt_ring_v1.submit requests
+ * (compositor/ring/submit_area.h), and read the same way. The reader keeps
+ * its position privately and only publishes it to a server-owned
+ * smt_ring_status.
  *
  * Every command is framed from a private copy of its header; its control
  * bytes (everything but NOOP/PAD payloads and PUT_IMAGE pixels) are copied
  * into a private scratch buffer before anything looks at them, so a racing
- * client cannot change what was validated (Xen XSA-155).
+ * client cannot change what was validated (Xen XSA-155). The shared pages'
+ * rules (head, tail, wake-up, death certificate) are smt-ring-server.h's.
  */
 #ifndef SMT_RING_READER_H
 #define SMT_RING_READER_H
@@ -20,10 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "smt-ring.h"
-
-/* Linear-mode queue limit: submits beyond this are SMT_ERROR_LIMIT. */
-#define SMT_SUBMIT_QUEUE_MAX (1u << 20)
+#include "smt-ring-server.h"
 
 struct smt_cmd {
 	uint16_t opcode;
@@ -51,11 +49,11 @@ struct smt_resume {
 };
 
 struct smt_ring_reader {
-	const uint8_t *area;     /* ring: command area; linear: queue buffer */
-	uint64_t area_size;      /* ring: power of two; linear: bytes queued */
-	bool linear;
-	const struct smt_ring_header *hdr;   /* ring mode only (client memory) */
-	struct smt_ring_status *status;      /* ring mode only (server memory) */
+	const uint8_t *area;     /* command area */
+	uint64_t area_size;      /* power of two */
+	/* The client's header page, our status page, the tail published
+	 * and the wake-ups sent (the protocol's server half). */
+	struct smt_server_ring shared;
 
 	uint64_t tail;           /* next byte to execute (stream position) */
 	/* Commands at or beyond this stream position wait (UINT64_MAX: none):
@@ -63,8 +61,6 @@ struct smt_ring_reader {
 	 * exactly between the commands published before it and after it. */
 	uint64_t limit;
 	uint64_t head;           /* batch snapshot: end of readable bytes */
-	uint64_t base;           /* linear: stream position of area[0] */
-	uint64_t linear_cap;     /* linear: allocated bytes */
 
 	bool pending;            /* cmd copied + framed, not yet consumed */
 	struct smt_cmd cmd;
@@ -73,29 +69,21 @@ struct smt_ring_reader {
 	uint8_t *scratch;
 	uint32_t scratch_cap;
 
-	uint64_t published;      /* last tail stored to status */
-	uint64_t woken_for;      /* wait_tail of the last client wakeup */
-	bool woken_any;
 	uint64_t commands, bytes, wakeups_to_client, wakeups_from_client;
 };
 
-/* Ring mode. ring_mem: the client's whole mapping (header + area), already
+/* ring_mem: the whole ring (header + area); a client's mapping already
  * checked by the caller to be sealed and at least ring_mem_size long.
  * status: a zeroed server page. Returns 0, or -1 (bad sizes / no memory). */
 int smt_ring_reader_init(struct smt_ring_reader *r, const void *ring_mem,
 			 size_t ring_mem_size, uint32_t area_size,
 			 struct smt_ring_status *status);
-void smt_ring_reader_init_linear(struct smt_ring_reader *r);
+/* A server-owned ring moved to new memory (a socket ring's area grew):
+ * the same stream positions, the waiting bytes copied to where the new
+ * size's mask puts them. Never for a client's ring. */
+void smt_ring_reader_move_area(struct smt_ring_reader *r, const void *ring_mem,
+			       uint32_t area_size);
 void smt_ring_reader_fini(struct smt_ring_reader *r);
-
-/* Socket submits may split a command; this is the length of the prefix of
- * buf made of whole commands, the part that can be queued now. A header
- * whose size is impossible counts as whole, so that the queue rejects it. */
-size_t smt_stream_whole_prefix(const uint8_t *buf, size_t len);
-
-/* Linear mode: queue bytes holding whole commands (framing checked here). */
-int smt_ring_reader_append(struct smt_ring_reader *r, const void *bytes, size_t len,
-			   struct smt_fault *f);
 
 /* Start a batch: reads head exactly once (acquire) and validates it. */
 int smt_ring_reader_begin(struct smt_ring_reader *r, struct smt_fault *f);
@@ -144,13 +132,12 @@ void smt_ring_reader_hold(struct smt_ring_reader *r, const struct smt_cmd *cmd,
 
 /* Stop before stream position `limit` (UINT64_MAX: no limit). */
 void smt_ring_reader_set_limit(struct smt_ring_reader *r, uint64_t limit);
-/* The position a limit should hold for "everything published so far": ring
- * mode reads head once (a value that cannot be a valid head gives the
- * current tail: the ring fails on it at its next batch anyway), linear
- * mode the end of the queue. */
+/* The position a limit should hold for "everything published so far":
+ * head read once (a value that cannot be a valid head gives the current
+ * tail: the ring fails on it at its next batch anyway). */
 uint64_t smt_ring_reader_published(const struct smt_ring_reader *r);
 
-/* Ring mode: publish tail + counters; returns true if the client waits
+/* Publish tail + counters; returns true if the client waits
  * for a tail we have now reached and its eventfd must be written. */
 bool smt_ring_reader_publish(struct smt_ring_reader *r);
 /* Re-check used around the server-asleep flag: unconsumed bytes? */
@@ -160,14 +147,7 @@ void smt_ring_reader_set_dead(struct smt_ring_reader *r, const struct smt_fault 
 void smt_ring_reader_count_wakeups(struct smt_ring_reader *r, uint64_t to_client,
 				   uint64_t from_client);
 
-/* Server side of the global page. prepare_sleep: set the flag, full fence;
- * the caller must then re-check every ring (has_work) before epoll_wait and
- * call smt_global_wake() if any has work, and after waking up. */
-void smt_global_init(struct smt_global_status *g);
-void smt_global_prepare_sleep(struct smt_global_status *g);
-void smt_global_wake(struct smt_global_status *g);
-
-const char *smt_error_name(uint32_t code);
-const char *smt_opcode_name(uint32_t opcode);
+/* The global page and the error and opcode names are the protocol's
+ * server half: smt-ring-server.h. */
 
 #endif

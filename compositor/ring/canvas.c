@@ -414,13 +414,13 @@ struct canvas_request {
 
 /* What a canvas costs the compositor besides its pixels: its struct and
  * the front buffer's, two pixman images, the scene node that shows it, and
- * the wl_surface it stands on with the resources of both (the surface is
- * created for nothing else; a client with 52,000 1x1 canvases was charged
- * 8 bytes each, issue 24). */
+ * its resource (a client with 52,000 1x1 canvases was charged 8 bytes
+ * each, issue 24). The wl_surface it stands on is charged as every
+ * surface is (surface_usage.h). */
 #define CANVAS_BOOKKEEPING (sizeof(struct smtwc_canvas) + \
 	sizeof(struct smtwc_canvas_buffer) + 2 * SMT_PIXMAP_OVERHEAD + \
-	sizeof(struct wlr_scene_buffer) + sizeof(struct wlr_surface) + \
-	sizeof(struct canvas_request) + 2 * WL_RESOURCE_BYTES)
+	sizeof(struct wlr_scene_buffer) + \
+	sizeof(struct canvas_request) + WL_RESOURCE_BYTES)
 /* libwayland's struct wl_resource with its listeners and map entry. */
 #define WL_RESOURCE_BYTES 128u
 

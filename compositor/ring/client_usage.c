@@ -39,6 +39,8 @@ void client_usage_init_total(struct smtwc_transport *transport)
 	struct smt_usage *total = &transport->total;
 	*total = (struct smt_usage){ .level = SMT_LEVEL_TOTAL };
 	total->max[SMT_RES_FDS] = fd_budget(c->fd_headroom);
+	/* The kernel refuses fds in flight past RLIMIT_NOFILE of them. */
+	total->max[SMT_RES_FDS_UNREAD] = total->max[SMT_RES_FDS];
 	total->max[SMT_RES_MEMORY] = (uint64_t)c->total_memory_mib << 20;
 	total->max[SMT_RES_MAPPINGS] = (uint64_t)c->total_mappings;
 	total->max[SMT_RES_ADDRESS] = (uint64_t)c->total_address_space_mib << 20;
@@ -53,12 +55,15 @@ void client_usage_init_total(struct smtwc_transport *transport)
 	transport->client_created.notify = client_usage_handle_client_created;
 	wl_display_add_client_created_listener(transport->server->display,
 		&transport->client_created);
-	wlr_log(WLR_INFO, "client limits: %d fds, %d rings, %d pools, %d canvases, %d MiB, %d mappings each; "
-		"per process %d connections, %d fds, %d MiB; %llu fds, %d MiB, %d mappings, "
-		"%d connections in total, %d MiB and %d fds kept for first windows",
+	wlr_log(WLR_INFO, "client limits: %d fds, %d rings, %d pools, %d canvases, %d surfaces, "
+		"%d MiB, %d mappings each; per process %d connections, %d fds, %d MiB, "
+		"%d canvases, %d surfaces; per uid %d canvases, %d surfaces; %llu fds, %d MiB, "
+		"%d mappings, %d connections in total, %d MiB and %d fds kept for first windows",
 		c->client_fds, c->client_rings, c->client_pools, c->client_canvases,
-		c->client_memory_mib, c->client_mappings, c->process_connections, c->process_fds,
-		c->process_memory_mib, (unsigned long long)total->max[SMT_RES_FDS],
+		c->client_surfaces, c->client_memory_mib, c->client_mappings,
+		c->process_connections, c->process_fds, c->process_memory_mib,
+		c->process_canvases, c->process_surfaces, c->uid_canvases, c->uid_surfaces,
+		(unsigned long long)total->max[SMT_RES_FDS],
 		c->total_memory_mib, c->total_mappings, c->total_connections,
 		c->first_window_reserve_mib, c->first_window_reserve_fds);
 }
@@ -98,8 +103,29 @@ static struct smtwc_usage_group *group_ref(struct smtwc_transport *transport,
 		g->usage.max[SMT_RES_MEMORY] = (uint64_t)c->process_memory_mib << 20;
 		g->usage.max[SMT_RES_MAPPINGS] = (uint64_t)c->process_mappings;
 		g->usage.max[SMT_RES_ADDRESS] = (uint64_t)c->process_address_space_mib << 20;
+		g->usage.max[SMT_RES_CANVASES] = (uint64_t)c->process_canvases;
+		g->usage.max[SMT_RES_SURFACES] = (uint64_t)c->process_surfaces;
+		g->usage.max[SMT_RES_OBJECTS] = (uint64_t)c->process_objects;
 	} else {
 		g->usage.max[SMT_RES_CONNECTIONS] = (uint64_t)c->uid_connections;
+		g->usage.max[SMT_RES_FDS] = (uint64_t)c->uid_fds;
+		g->usage.max[SMT_RES_MEMORY] = (uint64_t)c->uid_memory_mib << 20;
+		g->usage.max[SMT_RES_MAPPINGS] = (uint64_t)c->uid_mappings;
+		g->usage.max[SMT_RES_ADDRESS] = (uint64_t)c->uid_address_space_mib << 20;
+		/* A newcomer of the uid keeps the total's reserve here too:
+		 * with the uid at its limit, its first window still fits. */
+		g->usage.reserve[SMT_RES_MEMORY] = (uint64_t)c->first_window_reserve_mib << 20;
+		g->usage.reserve[SMT_RES_ADDRESS] = (uint64_t)c->first_window_reserve_mib << 20;
+		g->usage.reserve[SMT_RES_FDS] = (uint64_t)c->first_window_reserve_fds;
+		g->usage.reserve[SMT_RES_MAPPINGS] = (uint64_t)c->first_window_reserve_fds;
+		/* Every client of a desktop shares its uid: the last few of
+		 * these are kept for a process's first windows. */
+		g->usage.max[SMT_RES_CANVASES] = (uint64_t)c->uid_canvases;
+		g->usage.max[SMT_RES_SURFACES] = (uint64_t)c->uid_surfaces;
+		g->usage.max[SMT_RES_OBJECTS] = (uint64_t)c->uid_objects;
+		g->usage.reserve[SMT_RES_OBJECTS] = (uint64_t)c->first_window_reserve_objects;
+		g->usage.reserve[SMT_RES_CANVASES] = (uint64_t)c->first_window_reserve_surfaces;
+		g->usage.reserve[SMT_RES_SURFACES] = (uint64_t)c->first_window_reserve_surfaces;
 	}
 	wl_list_insert(list->prev, &g->link);
 	return g;
@@ -174,9 +200,12 @@ static struct smtwc_client_usage *client_usage_create(struct smtwc_transport *tr
 	cu->usage.parent = &cu->process->usage;
 	cu->usage.max[SMT_RES_FDS] = (uint64_t)c->client_fds;
 	cu->usage.max[SMT_RES_FDS_IN_FLIGHT] = (uint64_t)c->client_fds_in_flight;
+	cu->usage.max[SMT_RES_FDS_UNREAD] = (uint64_t)c->client_fds_unread;
 	cu->usage.max[SMT_RES_RINGS] = (uint64_t)c->client_rings;
 	cu->usage.max[SMT_RES_POOLS] = (uint64_t)c->client_pools;
 	cu->usage.max[SMT_RES_CANVASES] = (uint64_t)c->client_canvases;
+	cu->usage.max[SMT_RES_SURFACES] = (uint64_t)c->client_surfaces;
+	cu->usage.max[SMT_RES_OBJECTS] = (uint64_t)c->client_objects;
 	cu->usage.max[SMT_RES_MEMORY] = (uint64_t)c->client_memory_mib << 20;
 	cu->usage.max[SMT_RES_MAPPINGS] = (uint64_t)c->client_mappings;
 	cu->usage.max[SMT_RES_ADDRESS] = (uint64_t)c->client_address_space_mib << 20;

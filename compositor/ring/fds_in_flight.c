@@ -5,7 +5,9 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <linux/sockios.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <wlr/util/log.h>
@@ -16,6 +18,7 @@ struct watch {
 	struct wl_client *client;
 	struct smt_usage *usage;   /* NULL: not a watched client socket */
 	uint64_t in_flight;
+	uint64_t to_client;        /* sent to it, not known to be read yet */
 };
 
 /* Indexed by the client socket's fd: recvmsg finds its account in O(1). */
@@ -25,9 +28,10 @@ static size_t watch_cap;
 static _Thread_local bool on_main_thread;
 static bool watching;
 static struct wl_protocol_logger *logger;
-static struct log_limit refusal_log;
+static struct log_limit refusal_log, send_refusal_log;
 
 typedef ssize_t (*recvmsg_fn)(int fd, struct msghdr *msg, int flags);
+typedef ssize_t (*sendmsg_fn)(int fd, const struct msghdr *msg, int flags);
 
 static struct watch *watch_of(int fd)
 {
@@ -64,6 +68,17 @@ static void close_fds_in(const struct msghdr *msg)
 	}
 }
 
+/* The fds sent to the client are all read once nothing sent waits in its
+ * socket (one ioctl, only while some are counted). */
+static void settle_sent(struct watch *w, int fd)
+{
+	int unread = 0;
+	if (w->to_client != 0 && ioctl(fd, SIOCOUTQ, &unread) == 0 && unread == 0) {
+		smt_usage_release(w->usage, SMT_RES_FDS_UNREAD, w->to_client);
+		w->to_client = 0;
+	}
+}
+
 /* Every recvmsg of the process comes here first (the executable's symbol
  * comes before libc's); only watched client sockets are counted. */
 ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
@@ -78,6 +93,9 @@ ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	}
 	ssize_t n = real_recvmsg(fd, msg, flags);
 	struct watch *w = n >= 0 ? watch_of(fd) : NULL;
+	if (w != NULL) {
+		settle_sent(w, fd);   /* it talks to us: it may have read */
+	}
 	uint64_t count = w != NULL ? fds_in(msg) : 0;
 	if (count == 0) {
 		return n;
@@ -111,6 +129,51 @@ ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	wl_client_post_implementation_error(w->client, "fds in flight: %s", text);
 	errno = EMSGSIZE;
 	return -1;
+}
+
+/* Every sendmsg of the process comes here first (libwayland flushes its
+ * connections with it); only fds sent on watched client sockets count. */
+ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+	static sendmsg_fn real_sendmsg;
+	if (real_sendmsg == NULL) {
+		real_sendmsg = (sendmsg_fn)dlsym(RTLD_NEXT, "sendmsg");
+		if (real_sendmsg == NULL) {
+			errno = ENOSYS;
+			return -1;
+		}
+	}
+	struct watch *w = watch_of(fd);
+	uint64_t count = w != NULL ? fds_in(msg) : 0;
+	if (count == 0) {
+		return real_sendmsg(fd, msg, flags);
+	}
+	settle_sent(w, fd);
+	struct smt_usage_refusal why;
+	if (!smt_usage_charge(w->usage, SMT_RES_FDS_UNREAD, count, &why)) {
+		char text[160];
+		smt_usage_describe(&why, text, sizeof(text));
+		pid_t pid = 0;
+		wl_client_get_credentials(w->client, &pid, NULL, NULL);
+		uint64_t left_out;
+		if (log_limit_allow(&send_refusal_log, &left_out)) {
+			wlr_log(WLR_ERROR, "client pid %d disconnected: it has not read %llu fds "
+				"sent to it, %llu more to send: %s (%llu such disconnections "
+				"not logged before)", (int)pid, (unsigned long long)w->to_client,
+				(unsigned long long)count, text, (unsigned long long)left_out);
+		}
+		errno = ENOBUFS;   /* libwayland's flush fails: it destroys the client */
+		return -1;
+	}
+	ssize_t n = real_sendmsg(fd, msg, flags);
+	if (n > 0) {
+		w->to_client += count;   /* the fds went with the first byte */
+	} else {
+		int saved = errno;
+		smt_usage_release(w->usage, SMT_RES_FDS_UNREAD, count);
+		errno = saved;
+	}
+	return n;
 }
 
 static void release(struct watch *w, uint64_t count)
@@ -192,6 +255,7 @@ void fds_in_flight_unwatch(int fd)
 		return;
 	}
 	release(w, w->in_flight);
+	smt_usage_release(w->usage, SMT_RES_FDS_UNREAD, w->to_client);
 	*w = (struct watch){0};
 }
 

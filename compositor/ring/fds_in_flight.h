@@ -10,6 +10,22 @@
  * them, and charges what it keeps). A delivery the account cannot take is
  * closed at once and the client disconnected with an error naming the
  * limit. Main thread only, like libwayland's dispatch.
+ *
+ * The other way too: fds the compositor sends a client (keymaps, the
+ * pipes of clipboard and drag-and-drop transfers) sit in the socket's
+ * queue until the client reads them, held by the kernel and counted
+ * against the compositor's uid (past RLIMIT_NOFILE of them the kernel
+ * refuses every further fd the compositor sends, to every client), and a
+ * client that never reads lets them pile up as long as its socket takes
+ * bytes. So the compositor's sendmsg counts the fds it sends to a watched
+ * client as its "fds unread" (not as fds: the compositor's fd table no
+ * longer holds them; capped per connection, client-fds-unread, and in
+ * total below RLIMIT_NOFILE) until the client has read everything sent
+ * (the socket's unread bytes, SIOCOUTQ, are 0: checked when the
+ * compositor next sends to it or hears from it, so an idle client's last
+ * fds may stay counted until then). A send the account cannot take
+ * fails, and libwayland disconnects the client (which reads nothing, so
+ * the reason goes to the log, rate-limited).
  */
 #ifndef SMTWC_FDS_IN_FLIGHT_H
 #define SMTWC_FDS_IN_FLIGHT_H

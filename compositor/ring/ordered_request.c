@@ -9,24 +9,18 @@
 
 static bool reached(struct smtwc_ring *ring, const struct smtwc_ordered_request *req)
 {
-	const struct smt_ring_reader *submit = smt_exec_submit_reader(ring->exec);
-	return submit->tail >= req->submit_pos &&
-		(!ring->shared || ring->reader.tail >= req->ring_pos);
+	return ring->reader.tail >= req->pos;
 }
 
-static void set_limits(struct smtwc_ring *ring)
+static void set_limit(struct smtwc_ring *ring)
 {
-	uint64_t ring_limit = UINT64_MAX, submit_limit = UINT64_MAX;
+	uint64_t limit = UINT64_MAX;
 	if (!wl_list_empty(&ring->ordered)) {
 		struct smtwc_ordered_request *first =
 			wl_container_of(ring->ordered.next, first, link);
-		ring_limit = first->ring_pos;
-		submit_limit = first->submit_pos;
+		limit = first->pos;
 	}
-	smt_ring_reader_set_limit(smt_exec_submit_reader(ring->exec), submit_limit);
-	if (ring->shared) {
-		smt_ring_reader_set_limit(&ring->reader, ring_limit);
-	}
+	smt_ring_reader_set_limit(&ring->reader, limit);
 }
 
 bool ordered_requests_ready(struct smtwc_ring *ring)
@@ -53,13 +47,13 @@ void ordered_requests_apply_ready(struct smtwc_ring *ring, uint64_t deadline_ns)
 		ring->ordered_count--;
 		first->apply(first);
 	} while (deadline_ns == 0 || monotonic_now_ns() < deadline_ns);
-	set_limits(ring);
+	set_limit(ring);
 }
 
 void ordered_request_queue(struct smtwc_ring *ring, struct smtwc_ordered_request *req)
 {
-	req->submit_pos = smt_ring_reader_published(smt_exec_submit_reader(ring->exec));
-	req->ring_pos = ring->shared ? smt_ring_reader_published(&ring->reader) : 0;
+	/* (A dead ring applies its requests at once; it may have no stream.) */
+	req->pos = ring->dead ? 0 : smt_ring_reader_published(&ring->reader);
 	if (wl_list_empty(&ring->ordered) && !ring->dead && ring->presenting == NULL &&
 			req->prepare == NULL && reached(ring, req)) {
 		req->apply(req); /* nothing to wait for; cheap (ordered_request.h) */
@@ -67,7 +61,7 @@ void ordered_request_queue(struct smtwc_ring *ring, struct smtwc_ordered_request
 	}
 	wl_list_insert(ring->ordered.prev, &req->link);
 	ring->ordered_count++;
-	set_limits(ring);
+	set_limit(ring);
 }
 
 bool ordered_request_room(struct smtwc_ring *ring, struct wl_resource *resource,

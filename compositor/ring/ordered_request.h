@@ -5,9 +5,10 @@
  * it publishes after. The handler never runs the earlier commands itself:
  * that was an unbounded drain (one client queued seconds of fills, sent
  * create_pool, and every other client waited). It records where the
- * ring's two streams (shared ring and socket submits) stood when the
- * request arrived, the executor stops there, and the request is applied
- * in the scheduler's slices of that ring once they have reached it.
+ * ring's command stream (shared memory or socket submits: one reader
+ * either way) stood when the request arrived, the reader stops there, and
+ * the request is applied in the scheduler's slices of that ring once they
+ * have reached it.
  */
 #ifndef SMTWC_TRANSPORT_ORDERED_REQUEST_H
 #define SMTWC_TRANSPORT_ORDERED_REQUEST_H
@@ -20,10 +21,10 @@ struct smtwc_ring;
 
 struct smtwc_ordered_request {
 	struct wl_list link; /* smtwc_ring.ordered, oldest first */
-	uint64_t ring_pos, submit_pos;
+	uint64_t pos;        /* the stream's published end when it arrived */
 	/* Optional: work before apply that can take long (a canvas resize's
 	 * copy), done in the ring's slices: some of it per call, true once all
-	 * is done. The streams stay stopped meanwhile. */
+	 * is done. The stream stays stopped meanwhile. */
 	bool (*prepare)(struct smtwc_ordered_request *req, uint64_t deadline_ns);
 	/* Both free the request (it is embedded in the caller's struct). */
 	void (*apply)(struct smtwc_ordered_request *req);
@@ -52,12 +53,12 @@ bool ordered_request_room(struct smtwc_ring *ring, struct wl_resource *resource,
  * only requests that really wait count against SMTWC_ORDERED_MAX (a
  * client creating 100 canvases in a burst is not refused). */
 void ordered_request_queue(struct smtwc_ring *ring, struct smtwc_ordered_request *req);
-/* The first waiting request may be applied: the ring's streams reached it
+/* The first waiting request may be applied: the ring's stream reached it
  * (or the ring is dead). The ring has work then (ring_has_work). */
 bool ordered_requests_ready(struct smtwc_ring *ring);
 /* In the ring's run: prepares and applies the ready requests, at least a
  * part of one, more while the clock is before deadline_ns (0: no limit),
- * and stops the streams at the next one. */
+ * and stops the stream at the next one. */
 void ordered_requests_apply_ready(struct smtwc_ring *ring, uint64_t deadline_ns);
 void ordered_requests_discard(struct smtwc_ring *ring);
 

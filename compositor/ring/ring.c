@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,25 +20,39 @@
 #include "ring/client_listen.h"
 #include "ring/client_usage.h"
 #include "ring/shm_pool_usage.h"
+#include "ring/object_usage.h"
+#include "ring/surface_usage.h"
 #include "ring/heap_reclaim.h"
 #include "ring/ordered_request.h"
-#include "ring/pool.h"
+#include "ring/image_pool.h"
 #include "ring/ring.h"
 #include "ring/shm_fd.h"
+#include "ring/wake_fd.h"
+#include "ring/submit_area.h"
 #include "monotonic_clock.h"
+
+static void ring_end(struct smtwc_ring *ring, uint32_t wl_error, const char *message);
 
 static void ring_wake_client(struct smtwc_ring *ring)
 {
-	if (ring->client_eventfd < 0) {
+	if (ring->client_eventfd < 0 || ring->wake_blocked) {
 		return;
 	}
-	uint64_t one = 1;
-	/* EAGAIN means the counter is already non-zero: the client will wake. */
-	if (write(ring->client_eventfd, &one, sizeof(one)) == sizeof(one)) {
+	switch (wake_fd_signal(ring->client_eventfd)) {
+	case WAKE_FD_SENT:
 		ring->wakeups_to_client++;
 		if (ring->shared) {
 			smt_ring_reader_count_wakeups(&ring->reader, 1, 0);
 		}
+		break;
+	case WAKE_FD_BLOCKED:
+		ring->wake_blocked = true;
+		ring_end(ring, SMT_RING_V1_ERROR_BAD_FD, "client_eventfd blocked a wake-up: "
+			"its O_NONBLOCK was cleared and its count is full");
+		break;
+	case WAKE_FD_PENDING: /* the count is at its top: the client wakes */
+	case WAKE_FD_FAILED:
+		break;
 	}
 }
 
@@ -50,7 +65,8 @@ static void ring_handle_kill(void *data)
 	wl_client_destroy(ring->client);
 }
 
-static void ring_fail(struct smtwc_ring *ring, const struct smt_exec_error *error)
+/* Ends the ring's client with a protocol error, at a safe point. */
+static void ring_end(struct smtwc_ring *ring, uint32_t wl_error, const char *message)
 {
 	if (ring->dead) {
 		return;
@@ -61,14 +77,18 @@ static void ring_fail(struct smtwc_ring *ring, const struct smt_exec_error *erro
 	uint64_t left_out;
 	if (log_limit_allow(&fail_log, &left_out)) {
 		wlr_log(WLR_INFO, "ring of client pid %d: %s (%llu ring errors not logged "
-			"before)", (int)ring->pid, error->message, (unsigned long long)left_out);
+			"before)", (int)ring->pid, message, (unsigned long long)left_out);
 	}
-	wl_resource_post_error(ring->resource, SMT_RING_V1_ERROR_BAD_COMMAND, "%s",
-		error->message);
+	wl_resource_post_error(ring->resource, wl_error, "%s", message);
 	ring_wake_client(ring); /* a client blocked on a full ring sees DEAD */
 	ring->kill_source = wl_event_loop_add_idle(
 		wl_display_get_event_loop(ring->transport->server->display),
 		ring_handle_kill, ring);
+}
+
+static void ring_fail(struct smtwc_ring *ring, const struct smt_exec_error *error)
+{
+	ring_end(ring, SMT_RING_V1_ERROR_BAD_COMMAND, error->message);
 }
 
 static void ring_publish_socket_counters(struct smtwc_ring *ring)
@@ -82,7 +102,7 @@ static void ring_publish_socket_counters(struct smtwc_ring *ring)
 		memory_order_relaxed);
 }
 
-/* Work the executor may run now: both streams stop at the next ordered
+/* Work the executor may run now: the stream stops at the next ordered
  * request's position (ordered_request.h). */
 bool ring_has_work(struct smtwc_ring *ring)
 {
@@ -92,31 +112,40 @@ bool ring_has_work(struct smtwc_ring *ring)
 	if (ring->presenting != NULL || ordered_requests_ready(ring)) {
 		return true;
 	}
-	if (ring->shared && smt_ring_reader_has_work(&ring->reader)) {
-		return true;
-	}
-	return smt_ring_reader_has_work(smt_exec_submit_reader(ring->exec));
+	return smt_ring_reader_has_work(&ring->reader);
 }
 
-static enum smt_exec_stop ring_run_once(struct smtwc_ring *ring,
-		const struct smt_exec_budget *budget, struct smt_exec_result *out)
+/* A socket ring's fault offset as its client counts it (the bytes it
+ * submitted before), not a position in the area, which holds our PADs. */
+static void socket_error_offset(struct smtwc_ring *ring, struct smt_exec_error *error)
 {
-	/* Socket bytes first: they were queued by requests the client sent
-	 * before anything it could have written since. */
-	if (smt_ring_reader_has_work(smt_exec_submit_reader(ring->exec))) {
-		return smt_exec_run_submitted(ring->exec, budget, out);
+	uint64_t client = submit_area_client_offset(ring->socket, error->offset);
+	char was[40];
+	snprintf(was, sizeof(was), "offset %" PRIu64, error->offset);
+	char *at = strstr(error->message, was);
+	if (client == error->offset || at == NULL) {
+		return;
 	}
-	if (ring->shared) {
-		return smt_exec_run(ring->exec, &ring->reader, budget, out);
-	}
-	memset(out, 0, sizeof(*out));
-	out->stop = SMT_EXEC_EMPTY;
-	return SMT_EXEC_EMPTY;
+	char rest[sizeof(error->message)];
+	snprintf(rest, sizeof(rest), "%s", at + strlen(was));
+	snprintf(at, sizeof(error->message) - (size_t)(at - error->message),
+		"offset %" PRIu64 "%s", client, rest);
+	error->offset = client;
 }
 
 static bool ring_account(struct smtwc_ring *ring, enum smt_exec_stop stop,
 		struct smt_exec_result *out)
 {
+	if (ring->socket != NULL) {
+		/* The PADs our writer added are not the client's commands. */
+		uint64_t pads, pad_bytes;
+		submit_area_pads_passed(ring->socket, &ring->reader, &pads, &pad_bytes);
+		out->commands -= pads;
+		out->bytes -= pad_bytes;
+		if (stop == SMT_EXEC_ERROR) {
+			socket_error_offset(ring, &out->error);
+		}
+	}
 	ring->commands += out->commands;
 	ring->bytes += out->bytes;
 	if (out->wake_client) {
@@ -156,15 +185,14 @@ bool ring_run(struct smtwc_ring *ring, const struct smt_exec_budget *budget)
 			break;
 		}
 		struct smt_exec_result out;
-		enum smt_exec_stop stop = ring_run_once(ring, budget, &out);
+		enum smt_exec_stop stop = smt_exec_run(ring->exec, &ring->reader, budget, &out);
 		bool again = ring_account(ring, stop, &out);
 		if (stop != SMT_EXEC_ERROR && ring->presenting == NULL) {
 			/* Requests waiting for the commands that just ran. */
 			ordered_requests_apply_ready(ring, budget->deadline_ns);
 		}
 		if (stop == SMT_EXEC_EMPTY) {
-			/* One stream ran dry (or reached a request): the other, or
-			 * what follows the request, may have more. */
+			/* The stream reached a request: what follows it may run. */
 			again = ring_has_work(ring);
 		}
 		if (!again || (budget->deadline_ns != 0 && monotonic_now_ns() >= budget->deadline_ns)) {
@@ -185,35 +213,33 @@ static void ring_handle_submit(struct wl_client *client, struct wl_resource *res
 	if (ring->dead || commands->size == 0) {
 		return;
 	}
-	size_t needed = ring->partial_len + commands->size;
-	if (needed > SMT_SUBMIT_QUEUE_MAX + SMT_CMD_CONTROL_MAX) {
-		struct smt_exec_error error = { .code = SMT_ERROR_LIMIT, .opcode = 0xffff };
+	if (ring->socket == NULL) {
+		/* One stream per ring: a shared ring's commands are in its memory. */
+		wl_resource_post_error(resource, SMT_RING_V1_ERROR_BAD_COMMAND,
+			"submit: this ring is in shared memory; write commands there");
+		return;
+	}
+	/* Written only: the scheduler decides when this work runs. */
+	struct smt_fault fault;
+	struct smt_exec_error error = { .code = SMT_ERROR_LIMIT, .opcode = 0xffff };
+	struct smt_exec_result out;
+	switch (submit_area_submit(ring->socket, &ring->reader, commands->data, commands->size,
+			&fault)) {
+	case SUBMIT_OK:
+		break;
+	case SUBMIT_FAULT:
+		smt_exec_fail(ring->exec, &ring->reader, &fault, &out);
+		ring_fail(ring, &out.error);
+		break;
+	case SUBMIT_TOO_MUCH:
 		snprintf(error.message, sizeof(error.message),
 			"submit: more than %u bytes pending (FENCE and wait)", SMT_SUBMIT_QUEUE_MAX);
 		ring_fail(ring, &error);
-		return;
+		break;
+	case SUBMIT_NO_MEMORY:
+		wl_client_post_no_memory(client);
+		break;
 	}
-	if (needed > ring->partial_cap) {
-		uint8_t *grown = realloc(ring->partial, needed);
-		if (grown == NULL) {
-			wl_client_post_no_memory(client);
-			return;
-		}
-		ring->partial = grown;
-		ring->partial_cap = needed;
-	}
-	memcpy(ring->partial + ring->partial_len, commands->data, commands->size);
-	ring->partial_len = needed;
-	size_t whole = smt_stream_whole_prefix(ring->partial, ring->partial_len);
-	if (whole == 0) {
-		return;
-	}
-	/* Queue only: the scheduler decides when this work runs. */
-	struct smt_exec_result out;
-	enum smt_exec_stop stop = smt_exec_queue_bytes(ring->exec, ring->partial, whole, &out);
-	ring_account(ring, stop, &out);
-	memmove(ring->partial, ring->partial + whole, ring->partial_len - whole);
-	ring->partial_len -= whole;
 }
 
 /* ---- pools and canvases ----------------------------------------------- */
@@ -270,8 +296,8 @@ static void ring_free(struct smtwc_ring *ring)
 		smt_sched_client_remove(transport->sched, ring->sched_client);
 	}
 	wl_list_remove(&ring->link);
-	if (transport->spin_for == ring) {
-		transport->spin_for = NULL;     /* its spin, if any, charged to nobody */
+	if (transport->loop.spin_for == ring) {
+		transport->loop.spin_for = NULL;     /* its spin, if any, charged to nobody */
 	}
 	ordered_requests_discard(ring);
 	canvases_ring_destroyed(ring);
@@ -288,6 +314,8 @@ static void ring_free(struct smtwc_ring *ring)
 	}
 	if (ring->shared) {
 		smt_ring_reader_fini(&ring->reader);
+	} else {
+		submit_area_destroy(ring->socket, &ring->reader);
 	}
 	if (ring->ring_map != NULL) {
 		/* Charged (a mapping and its address space) until it is gone. */
@@ -308,7 +336,6 @@ static void ring_free(struct smtwc_ring *ring)
 	if (ring->client_eventfd >= 0) {
 		close(ring->client_eventfd);
 	}
-	free(ring->partial);
 	/* Last: the executor, pools and canvases released their share. */
 	ring_uncharge(ring);
 	free(ring);
@@ -324,8 +351,8 @@ static void ring_handle_resource_destroy(struct wl_resource *resource)
 static int ring_handle_wakeup(int fd, uint32_t mask, void *data)
 {
 	struct smtwc_ring *ring = data;
-	uint64_t count;
-	if (read(fd, &count, sizeof(count)) == sizeof(count)) {
+	uint64_t count = wake_fd_take(fd);
+	if (count > 0) {
 		ring->wakeups_from_client += count;
 		if (ring->shared) {
 			smt_ring_reader_count_wakeups(&ring->reader, 0, count);
@@ -377,6 +404,10 @@ static struct smtwc_ring *ring_create(struct smtwc_transport *transport,
 	ring->transport = transport;
 	ring->client = client;
 	ring->status_fd = ring->server_eventfd = ring->client_eventfd = -1;
+	/* Nothing runs until the ring has its stream (create_ring's checks
+	 * passed, or a socket ring's area exists): one that never gets it
+	 * was refused with a protocol error and waits to be destroyed. */
+	ring->dead = true;
 	wl_list_init(&ring->pools);
 	wl_list_init(&ring->canvases);
 	wl_list_init(&ring->ordered);
@@ -403,7 +434,7 @@ static struct smtwc_ring *ring_create(struct smtwc_transport *transport,
 	exec_cfg.usage = &ring->usage->usage;
 	ring->exec = smt_exec_create(&exec_cfg);
 	void *status = NULL;
-	ring->status_fd = shm_fd_create_server_page("smtwc-ring-status",
+	ring->status_fd = smt_server_page_create("smtwc-ring-status",
 		SMT_STATUS_MAP_SIZE, &status);
 	if (ring->exec == NULL || ring->status_fd < 0) {
 		wl_client_post_no_memory(client);
@@ -465,6 +496,7 @@ static void manager_handle_create_ring(struct wl_client *client,
 		return;
 	}
 	ring->shared = true;
+	ring->dead = false;
 	/* Non-blocking reads: the counter is drained whenever it fires. */
 	int flags = fcntl(server_eventfd, F_GETFL);
 	fcntl(server_eventfd, F_SETFL, flags | O_NONBLOCK);
@@ -482,10 +514,25 @@ static void manager_handle_create_socket_ring(struct wl_client *client,
 	struct smtwc_transport *transport = wl_resource_get_user_data(resource);
 	const struct ring_cost cost = { .fds = 1, .mappings = 1, .address = SMT_STATUS_MAP_SIZE };
 	struct smtwc_ring *ring = ring_create(transport, client, resource, id, &cost);
-	if (ring != NULL) {
-		smt_ring_v1_send_status(ring->resource, ring->status_fd,
-			transport->global_status_fd);
+	if (ring == NULL) {
+		return;
 	}
+	/* Its area is memory the client causes (submit_area.h). */
+	struct smt_usage_refusal why = { .asked = 0 };
+	ring->socket = submit_area_create(&ring->reader, &ring->usage->usage, &why);
+	if (ring->socket == NULL && why.asked != 0) {
+		char text[160];
+		smt_usage_describe(&why, text, sizeof(text));
+		wl_resource_post_error(resource, SMT_RING_MANAGER_V1_ERROR_LIMIT,
+			"create_socket_ring: %s", text);
+		return;
+	}
+	if (ring->socket == NULL) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	ring->dead = false;
+	smt_ring_v1_send_status(ring->resource, ring->status_fd, transport->global_status_fd);
 }
 
 static void manager_handle_destroy(struct wl_client *client, struct wl_resource *resource)
@@ -499,7 +546,7 @@ static const struct smt_ring_manager_v1_interface manager_impl = {
 	.destroy = manager_handle_destroy,
 };
 
-static void manager_bind(struct wl_client *client, void *data, uint32_t version, uint32_t id)
+void ring_manager_bind(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 {
 	struct wl_resource *resource =
 		wl_resource_create(client, &smt_ring_manager_v1_interface, (int)version, id);
@@ -508,51 +555,4 @@ static void manager_bind(struct wl_client *client, void *data, uint32_t version,
 		return;
 	}
 	wl_resource_set_implementation(resource, &manager_impl, data, NULL);
-}
-
-struct smtwc_transport *transport_create(struct smtwc_server *server)
-{
-	struct smtwc_transport *transport = calloc(1, sizeof(*transport));
-	if (transport == NULL) {
-		return NULL;
-	}
-	transport->server = server;
-	wl_list_init(&transport->rings);
-	wl_list_init(&transport->canvases_pending);
-	wl_list_init(&transport->canvases_inflight);
-	heap_reclaim_init(&transport->reclaims);
-	wl_list_init(&transport->clients);
-	client_usage_init_total(transport);
-	shm_pool_usage_init(transport);
-	void *page = NULL;
-	transport->global_status_fd =
-		shm_fd_create_server_page("smtwc-global-status", SMT_STATUS_MAP_SIZE, &page);
-	if (transport->global_status_fd < 0) {
-		wlr_log_errno(WLR_ERROR, "cannot create the ring status page");
-		free(transport);
-		return NULL;
-	}
-	transport->global_status = page;
-	smt_global_init(transport->global_status);
-	transport->sched_slice_ns = (uint64_t)server->config.scheduler.slice_ms * 1000000u;
-	transport->global = wl_global_create(server->display, &smt_ring_manager_v1_interface,
-		1, transport, manager_bind);
-	canvases_listen(transport);
-	return transport;
-}
-
-void transport_destroy(struct smtwc_transport *transport)
-{
-	if (transport == NULL) {
-		return;
-	}
-	client_listen_stop(transport);
-	wl_global_destroy(transport->global);
-	canvases_unlisten(transport);
-	shm_pool_usage_finish(transport);
-	client_usage_finish(transport);
-	heap_reclaim_finish(&transport->reclaims);
-	munmap(transport->global_status, SMT_STATUS_MAP_SIZE);
-	close(transport->global_status_fd);
-	free(transport);
 }

@@ -1,6 +1,6 @@
 /*
- * The Wayland side of smt-ring-v1: the manager global, rings, pools and the
- * shared pages. Command execution itself is compositor/exec (pure).
+ * The Wayland side of smt-ring-v1: the manager's requests, rings and their
+ * shared pages (the transport they share: ring_transport.h). Command execution itself is compositor/exec (pure).
  */
 #ifndef SMTWC_TRANSPORT_RING_H
 #define SMTWC_TRANSPORT_RING_H
@@ -10,8 +10,8 @@
 
 struct smtwc_server;
 
-struct smtwc_transport *transport_create(struct smtwc_server *server);
-void transport_destroy(struct smtwc_transport *transport);
+/* Binds a client to the manager global (ring_transport.c creates it). */
+void ring_manager_bind(struct wl_client *client, void *data, uint32_t version, uint32_t id);
 
 /* Executes commands of one ring within the budget. Returns true when the
  * ring still has work. A PRESENT is shown once its copy, in bands under

@@ -7,23 +7,25 @@
 #include <string.h>
 #include "ring/client_listen.h"
 #include "ring/client_usage.h"
-#include "ring/pool.h"
+#include "ring/image_pool.h"
 #include "ring/ring_types.h"
 #include "ring/ring_stats.h"
+#include "ring/surface_usage.h"
 #include "monotonic_clock.h"
 
 void transport_stats(struct smtwc_transport *transport, struct smtwc_transport_stats *out)
 {
 	*out = (struct smtwc_transport_stats){
 		.rings = wl_list_length(&transport->rings),
-		.sleeps = transport->sleeps,
-		.sleeps_avoided = transport->sleeps_avoided,
-		.spins = transport->spins,
-		.spins_found_work = transport->spins_found_work,
+		.sleeps = transport->loop.sleeps,
+		.sleeps_avoided = transport->loop.sleeps_avoided,
+		.spins = transport->loop.spins,
+		.spins_found_work = transport->loop.spins_found_work,
 		.total_fds = transport->total.used[SMT_RES_FDS],
 		.total_fds_max = transport->total.max[SMT_RES_FDS],
 		.total_memory = transport->total.used[SMT_RES_MEMORY],
 		.total_memory_max = transport->total.max[SMT_RES_MEMORY],
+		.total_surface_bytes = transport->total.used[SMT_RES_SURFACES] * SURFACE_USAGE_BYTES,
 		.reclaim_items = transport->reclaims.pending_items,
 		.reclaim_bytes = transport->reclaims.pending_bytes,
 		.reclaim_pieces = transport->reclaims.pieces,
@@ -102,6 +104,8 @@ void transport_for_each_ring_stats(struct smtwc_transport *transport,
 			.client_pools = u->used[SMT_RES_POOLS],
 			.client_memory = u->used[SMT_RES_MEMORY],
 			.client_canvases = u->used[SMT_RES_CANVASES],
+			.client_surfaces = u->used[SMT_RES_SURFACES],
+			.client_surface_bytes = u->used[SMT_RES_SURFACES] * SURFACE_USAGE_BYTES,
 		};
 		smt_sched_client_stats(transport->sched, ring->sched_client, monotonic_now_ns(),
 			&st.sched);

@@ -28,6 +28,8 @@ struct smtwc_ring_stats {
 	/* The connection's whole usage, shared by its rings (limits). */
 	uint64_t client_fds, client_rings, client_pools, client_memory;
 	uint64_t client_canvases;
+	/* Its wl_surfaces, and the memory charged for them (surface_usage.h). */
+	uint64_t client_surfaces, client_surface_bytes;
 };
 
 struct smtwc_transport_stats {
@@ -35,6 +37,9 @@ struct smtwc_transport_stats {
 	uint64_t sleeps, sleeps_avoided, spins, spins_found_work;
 	/* Every client's usage together, and its caps (limits). */
 	uint64_t total_fds, total_fds_max, total_memory, total_memory_max;
+	/* Of total_memory, what the wl_surfaces are charged (surface_usage.h):
+	 * every ordinary client has some, rings or not. */
+	uint64_t total_surface_bytes;
 	/* Gone rings' teardown in pieces (heap_reclaim.h): what waits, the
 	 * pieces run and the items finished. */
 	uint64_t reclaim_items, reclaim_bytes, reclaim_pieces, reclaim_done;

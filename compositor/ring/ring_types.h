@@ -15,10 +15,12 @@
 #include "executor.h"
 #include "resource_usage.h"
 #include "ring_reader.h"
+#include "ring/ring_loop_state.h"
 #include "sched.h"
 
 struct smtwc_server;
 struct smtwc_canvas;
+struct submit_area;
 
 /* What gone rings leave, freed in pieces (ring/heap_reclaim.h). */
 struct heap_reclaim_queue {
@@ -41,28 +43,16 @@ struct smtwc_transport {
 	struct wl_list canvases_pending;  /* smtwc_canvas.pending_link */
 	struct wl_list canvases_inflight; /* smtwc_canvas.inflight_link */
 	struct smt_sched *sched;
-	uint64_t sched_slice_ns;
 	struct smt_usage total;  /* every client's usage (client_usage.h) */
 	struct wl_list clients;  /* smtwc_client_usage.link */
 	struct heap_reclaim_queue reclaims; /* what gone rings leave, freed in pieces */
 	struct wl_list processes, uids; /* smtwc_usage_group.link */
 	struct wl_listener client_created;  /* client_usage.c: charges the socket */
 	struct smtwc_client_listen *listen; /* the Wayland socket (client_listen.h) */
-	uint64_t sleeps, sleeps_avoided;
-	/* Spinning before a sleep (sched/ring_loop.c): armed by running
-	 * shared-ring commands; the time spun since the loop last blocked;
-	 * spins, and those that found ring work before the event loop had
-	 * any and before the time ran out. spin_for: the ring whose commands
-	 * armed the spin, charged with its time. */
-	bool spin_armed;
-	struct smtwc_ring *spin_for;
-	uint64_t spun_since_sleep_ns;
-	uint32_t spin_skip, spin_backoff;
-	uint64_t spins, spins_found_work;
+	struct ring_loop_state loop;        /* ring/ring_loop.c */
 	/* The window system's events (server.h) that rings act on. */
 	struct wl_listener output_frame;     /* canvas.c */
 	struct wl_listener output_presented; /* canvas.c */
-	struct wl_listener client_input;     /* sched/ring_loop.c */
 };
 
 /* What a ring keeps, charged with it: fds (its status page; for a shared
@@ -86,18 +76,16 @@ struct smtwc_ring {
 	bool shared;          /* false: fed only through submit */
 	void *ring_map;       /* client memory, read-only */
 	size_t ring_map_size;
+	/* The one command stream: the client's ring, or (a socket ring) the
+	 * area its submits are written into. */
 	struct smt_ring_reader reader;
+	struct submit_area *socket;  /* socket rings only (ring/submit_area.h) */
 	struct smt_exec_ctx *exec;
 
 	struct smt_ring_status *status; /* server page, client maps read-only */
 	int status_fd;
 	int server_eventfd, client_eventfd;
 	struct wl_event_source *wakeup_source;
-
-	/* Socket stream: a command may span submits; the tail of the last
-	 * submit that is not a whole command waits here. */
-	uint8_t *partial;
-	size_t partial_len, partial_cap;
 
 	struct wl_list pools;    /* smtwc_pool.link */
 	struct wl_list canvases; /* smtwc_canvas.ring_link */
@@ -107,6 +95,8 @@ struct smtwc_ring {
 	 * is complete the ring runs nothing else (canvas.h). */
 	struct smtwc_canvas *presenting;
 	bool dead;
+	/* its eventfd blocked a wake-up (wake_fd.h): never written again */
+	bool wake_blocked;
 	struct wl_event_source *kill_source;
 
 	/* Statistics (smtctl, smt-info). */

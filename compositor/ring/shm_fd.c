@@ -4,8 +4,8 @@
  * against writes into its state: a client memfd is mapped only if it is
  * sealed against shrinking (F_SEAL_SHRINK) and at least the declared size,
  * so truncating it later cannot fault an access (Hyprland #7518), and it is
- * mapped read-only; the pages the compositor shares are sealed against
- * resizing and any future writable mapping, so clients can only read them.
+ * mapped read-only. The pages the compositor shares are created and sealed
+ * by the protocol's server half (smt_server_page_create, smt-ring-server.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,10 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "ring/shm_fd.h"
-
-#ifndef F_SEAL_FUTURE_WRITE
-#define F_SEAL_FUTURE_WRITE 0x0010
-#endif
 
 bool shm_fd_check_client(int fd, uint64_t size, const char **why)
 {
@@ -59,31 +55,4 @@ void *shm_fd_map_client(int fd, uint64_t size, const char **why)
 		return NULL;
 	}
 	return mapping;
-}
-
-int shm_fd_create_server_page(const char *name, size_t size, void **mapping)
-{
-	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (fd < 0) {
-		return -1;
-	}
-	if (ftruncate(fd, (off_t)size) != 0) {
-		close(fd);
-		return -1;
-	}
-	void *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED) {
-		close(fd);
-		return -1;
-	}
-	/* Our writable mapping predates the seal and stays valid; clients can
-	 * only ever map the page read-only. */
-	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
-			F_SEAL_FUTURE_WRITE | F_SEAL_SEAL) != 0) {
-		munmap(map, size);
-		close(fd);
-		return -1;
-	}
-	*mapping = map;
-	return fd;
 }

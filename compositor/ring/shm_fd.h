@@ -1,6 +1,7 @@
 /*
- * Shared memory handed over by clients, and the read-only pages the
- * compositor hands out. No wlroots here.
+ * Shared memory handed over by clients. The read-only pages the compositor
+ * hands out are smt_server_page_create's (smt-ring-server.h). No wlroots
+ * here.
  */
 #ifndef SMTWC_SHM_FD_H
 #define SMTWC_SHM_FD_H
@@ -22,10 +23,5 @@ bool shm_fd_check_client(int fd, uint64_t size, const char **why);
  * shows it: whole pages (mmap rounds the length up). What a client's
  * mapping is charged as SMT_RES_ADDRESS. */
 uint64_t shm_fd_address_space(uint64_t size);
-
-/* A page the compositor writes and clients may only read: a memfd mapped
- * read-write here, then sealed against resizing and against any future
- * writable mapping (F_SEAL_FUTURE_WRITE). Returns the fd, -1 on failure. */
-int shm_fd_create_server_page(const char *name, size_t size, void **mapping);
 
 #endif

@@ -53,6 +53,23 @@ class Verdicts(unittest.TestCase):
         self.assertEqual((iv.median, iv.min, iv.max, iv.n), (2.0, 1.0, 3.0, 3))
         self.assertTrue(iv.lo < iv.min and iv.hi > iv.max)  # 3 rounds: t = 4.30
 
+    def test_typical_spread_floors_a_lucky_case(self):
+        # Three rounds that happen to agree (0.99-1.01) would meet 0.9 on
+        # their own; in a run where the other cases' rounds moved by ~x1.5,
+        # the floor (their median spread) leaves it undecided, and a case
+        # whose own spread is wider keeps its own.
+        lucky = [0.99, 1.00, 1.01]
+        noisy = [[0.6, 1.0, 1.4], [0.7, 1.2, 0.9], [1.5, 0.8, 1.0], lucky]
+        floor = V.typical_log_sd(noisy)
+        self.assertGreater(floor, 0.2)
+        self.assertEqual(V.verdict(V.value_interval(lucky), 0.9), V.MET)
+        self.assertEqual(V.verdict(V.value_interval(lucky, sd_floor=floor), 0.9), V.UNDECIDED)
+        wide = [0.3, 1.0, 3.0]
+        self.assertEqual(V.value_interval(wide, sd_floor=floor).lo, V.value_interval(wide).lo)
+        paired = V.ratio_interval(lucky, [1.0, 1.0, 1.0], sd_floor=floor)
+        self.assertEqual(V.verdict(paired, 0.9), V.UNDECIDED)
+        self.assertIsNone(V.typical_log_sd([[1.0]]))
+
     def test_one_round_is_undecided(self):
         iv = V.value_interval([5.0])
         self.assertFalse(iv.decided)

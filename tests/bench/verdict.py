@@ -111,14 +111,34 @@ class Interval:
         return f"Interval({self.text(4)}, n={self.n})"
 
 
-def _t_interval(xs):
-    """95% t interval of the mean of xs: (lo, hi), infinite for n < 2."""
+def _t_interval(xs, sd_floor=None):
+    """95% t interval of the mean of xs: (lo, hi), infinite for n < 2. The
+    spread is the sample's standard deviation, or sd_floor if that is larger
+    (see typical_log_sd)."""
     n = len(xs)
     if n < 2:
         return -math.inf, math.inf
     m = statistics.fmean(xs)
-    h = t975(n - 1) * statistics.stdev(xs) / math.sqrt(n)
+    h = t975(n - 1) * max(statistics.stdev(xs), sd_floor or 0.0) / math.sqrt(n)
     return m - h, m + h
+
+
+def typical_log_sd(samples):
+    """The typical round-to-round spread of one kind of figure in one run:
+    the median, over the cases (each a list of per-round figures, e.g. each
+    case's per-round ring/local ratios), of the standard deviation of their
+    logarithms; None without a case of two rounds. Used as a floor on each
+    case's own spread (sd_floor): with 3-6 rounds a case's own standard
+    deviation is a poor estimate (3 rounds that happen to agree give a
+    narrow interval while the machine moved everything else in that run), and
+    the machine's noise is shared by the cases measured side by side. The
+    median, not a pooled mean, so that a few cases noisy by nature (a
+    bimodal one) do not widen every other case's interval. A floor only
+    widens intervals: it can turn a verdict into undecided, never into the
+    opposite one."""
+    sds = sorted(statistics.stdev(math.log(v) for v in xs)
+                 for xs in samples if len(xs) >= 2 and all(v > 0 for v in xs))
+    return statistics.median(sds) if sds else None
 
 
 def _exp(lo, hi):
@@ -134,12 +154,13 @@ def _positive(values, what):
     return values
 
 
-def value_interval(values, log=True, scale=None):
+def value_interval(values, log=True, scale=None, sd_floor=None):
     """A positive figure (a rate, a latency) measured once per round. log:
     the interval of the geometric mean (rates and times are judged in
     proportion); log=False: of the plain mean, for figures that may be 0
     (a count per 10,000 commands, a share), whose width is "wide" against
-    scale (default: the median's size)."""
+    scale (default: the median's size). sd_floor (log only): the least
+    spread of the logs to assume (typical_log_sd)."""
     if not log:
         values = [float(v) for v in values]
         lo, hi = _t_interval(values)
@@ -147,23 +168,25 @@ def value_interval(values, log=True, scale=None):
             scale = abs(statistics.median(values))
         return Interval(values, lo, hi, scale)
     values = _positive(values, "value_interval")
-    lo, hi = _exp(*_t_interval([math.log(v) for v in values]))
+    lo, hi = _exp(*_t_interval([math.log(v) for v in values], sd_floor))
     if hi == math.inf:
         lo = -math.inf
     return Interval(values, lo, hi)
 
 
-def ratio_interval(num, den, paired=True):
+def ratio_interval(num, den, paired=True, sd_floor=None):
     """num/den from per-round figures. paired: num[i] and den[i] were
     measured side by side in round i (the ratio of each round is the
     sample; drift common to both cancels). Unpaired (measured at different
     times, e.g. x11perf after smt-perf): Welch's interval of
-    mean(log num) - mean(log den), whose spread carries both sides'."""
+    mean(log num) - mean(log den), whose spread carries both sides'.
+    sd_floor (paired only): the least spread of the per-round log ratios
+    to assume (typical_log_sd)."""
     num, den = _positive(num, "ratio numerator"), _positive(den, "ratio denominator")
     if paired:
         if len(num) != len(den):
             raise ValueError(f"paired ratio of {len(num)} and {len(den)} rounds")
-        return value_interval([a / b for a, b in zip(num, den)])
+        return value_interval([a / b for a, b in zip(num, den)], sd_floor=sd_floor)
     ln, ld = [math.log(v) for v in num], [math.log(v) for v in den]
     ratios = [a / b for a in num for b in den] if num and den else []
     point = statistics.median(num) / statistics.median(den) if num and den else math.nan
@@ -308,10 +331,12 @@ def all_of(verdicts):
     return UNDECIDED
 
 
-def compare(path_a, path_b):
-    """Two runs' verdict CSVs (Tally.write): (lines to print, flips). A
-    flip is a target one run calls met and the other missed; a target
-    decided in one run and undecided in the other is no contradiction."""
+def compare_counts(path_a, path_b):
+    """Two runs' verdict CSVs (Tally.write), counted: targets in both,
+    decided alike ('agree'), flipped ('flips': met in one, missed in the
+    other; 'flip_lines' says each with both intervals), decided by one run
+    only ('one': no contradiction), undecided in both ('neither'), and the
+    targets in one run only ('only')."""
     def read(path):
         with open(path, newline="") as f:
             return {r["target"]: r for r in csv.DictReader(f)}
@@ -327,18 +352,28 @@ def compare(path_a, path_b):
             agree += 1
         else:
             flips.append(t)
-    lines = [f"{len(both)} targets in both runs: {agree} decided alike by both, "
-             f"{len(flips)} flipped, {one} decided by one run only, "
-             f"{len(both) - agree - len(flips) - one} undecided in both"]
-    only = sorted(set(a) ^ set(b))
+    return {"targets": len(both), "agree": agree, "flips": flips, "one": one,
+            "neither": len(both) - agree - len(flips) - one,
+            "only": sorted(set(a) ^ set(b)),
+            "flip_lines": [f"{t}: {a[t]['verdict']} {a[t]['median']} [{a[t]['lo']}-"
+                           f"{a[t]['hi']}] against {b[t]['verdict']} {b[t]['median']} "
+                           f"[{b[t]['lo']}-{b[t]['hi']}]" for t in flips]}
+
+
+def compare(path_a, path_b):
+    """Two runs' verdict CSVs (Tally.write): (lines to print, flips). A
+    flip is a target one run calls met and the other missed; a target
+    decided in one run and undecided in the other is no contradiction."""
+    c = compare_counts(path_a, path_b)
+    lines = [f"{c['targets']} targets in both runs: {c['agree']} decided alike by both, "
+             f"{len(c['flips'])} flipped, {c['one']} decided by one run only, "
+             f"{c['neither']} undecided in both"]
+    only = c["only"]
     if only:
         lines.append(f"{len(only)} targets in one run only (ignored): {', '.join(only[:5])}"
                      f"{' ...' if len(only) > 5 else ''}")
-    for t in flips:
-        lines.append(f"  FLIP {t}: {a[t]['verdict']} {a[t]['median']} [{a[t]['lo']}-"
-                     f"{a[t]['hi']}] against {b[t]['verdict']} {b[t]['median']} "
-                     f"[{b[t]['lo']}-{b[t]['hi']}]")
-    return lines, flips
+    lines += [f"  FLIP {f}" for f in c["flip_lines"]]
+    return lines, c["flips"]
 
 
 def main(argv):

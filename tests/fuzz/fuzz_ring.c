@@ -14,7 +14,8 @@
  * else 1 << (b % 24) per run), then chunks of [u16 length][bytes]. In ring
  * mode each chunk is written at head (wrapping, with no regard for PAD or
  * free space — a hostile client) and head += length is published; in
- * submit mode each chunk is one submit.
+ * submit mode each chunk is one submit of whole commands, written into a
+ * socket ring's area (ring/submit_area.h) and run from there.
  *
  * Inputs without a pixel budget run twice, the second time one command
  * per call (a budget of one command never forms a run of FILL_RECTS,
@@ -31,6 +32,7 @@
 #include "guarded_memory.h"
 #include "ring_reader.h"
 #include "smt-ring-client.h"
+#include "submit_area.h"
 
 /* FUZZ_RING_VERBOSE=1 prints how each input ends (for triage and seeds). */
 static void report(const struct smt_exec_result *res)
@@ -55,8 +57,7 @@ static void run_all(struct smt_exec_ctx *ctx, struct smt_ring_reader *ring,
 {
 	struct smt_exec_result res;
 	for (int i = 0; i < calls; i++) {
-		enum smt_exec_stop s = ring ? smt_exec_run(ctx, ring, b, &res)
-					    : smt_exec_run_submitted(ctx, b, &res);
+		enum smt_exec_stop s = smt_exec_run(ctx, ring, b, &res);
 		if (s == SMT_EXEC_ERROR)
 			o->error = res.error;
 		if (s == SMT_EXEC_EMPTY || s == SMT_EXEC_ERROR)
@@ -103,8 +104,11 @@ static void run_input(const uint8_t *data, size_t size, uint8_t flags,
 	uint8_t *area_ptr = mem + SMT_RING_HEADER_SIZE;
 	struct smt_ring_reader reader;
 	bool submit = flags & 1;
-	if (!submit && smt_ring_reader_init(&reader, mem, SMT_RING_HEADER_SIZE + area, area,
-					    status) != 0)
+	/* Submits: a socket ring's server-owned area (its own reader). */
+	struct submit_area *socket = submit ? submit_area_create(&reader, NULL, NULL) : NULL;
+	if (submit ? socket == NULL
+		   : smt_ring_reader_init(&reader, mem, SMT_RING_HEADER_SIZE + area, area,
+					  status) != 0)
 		abort();
 
 	uint64_t head = 0;
@@ -124,12 +128,14 @@ static void run_input(const uint8_t *data, size_t size, uint8_t flags,
 			len = size;
 		if (submit) {
 			struct smt_exec_result res;
-			if (smt_exec_submit_bytes(ctx, data, len, budget, &res) == SMT_EXEC_ERROR) {
+			struct smt_fault fault;
+			if (submit_area_write(socket, &reader, data, len, &fault) < 0) {
+				smt_exec_fail(ctx, &reader, &fault, &res);
 				o->error = res.error;
 				report(&res);
 				break;
 			}
-			run_all(ctx, NULL, budget, calls, o);
+			run_all(ctx, &reader, budget, calls, o);
 		} else {
 			for (size_t i = 0; i < len; i++)       /* hostile raw write */
 				area_ptr[(head + i) & (area - 1)] = data[i];
@@ -144,7 +150,9 @@ static void run_input(const uint8_t *data, size_t size, uint8_t flags,
 	copy_bits(o->canvas, sizeof(o->canvas), canvas);
 	copy_bits(o->alpha, sizeof(o->alpha), alpha);
 	copy_bits(o->xrgb, sizeof(o->xrgb), xrgb);
-	if (!submit)
+	if (submit)
+		submit_area_destroy(socket, &reader);
+	else
 		smt_ring_reader_fini(&reader);
 	smt_exec_destroy(ctx);
 	pixman_image_unref(canvas);

@@ -1,20 +1,23 @@
 /*
- * libFuzzer target: the socket-submit entry point as the Wayland glue drives
- * it (compositor/ring/ring.c, ring_handle_submit): arbitrary
- * smt_ring_v1.submit arrays are appended to a partial buffer, the prefix of
- * whole commands is queued with smt_exec_queue_bytes (at most
- * SMT_SUBMIT_QUEUE_MAX + SMT_CMD_CONTROL_MAX pending), and the scheduler runs
- * smt_exec_run_submitted with a budget at points of its own choosing. Pools
- * are unregistered and re-registered smaller in between (pool destroy /
- * shrink while commands are queued), canvases replaced (resize).
+ * libFuzzer target: the socket-submit path as the Wayland glue drives it
+ * (compositor/ring/ring.c, ring_handle_submit): arbitrary smt_ring_v1.submit
+ * arrays go through submit_area_submit (ring/submit_area.h: the part of a
+ * command not yet whole waits, at most SMT_SUBMIT_PARTIAL_MAX; whole
+ * commands are written into the ring's server-owned area, at most
+ * SMT_SUBMIT_QUEUE_MAX waiting, growing the area), and the scheduler runs
+ * the ring's reader with a budget at points of its own choosing. Pools are
+ * unregistered and re-registered smaller in between (pool destroy / shrink
+ * while commands wait), canvases replaced (resize).
  *
- * Input: byte 0 pixel budget (0: none, else 1 << (b % 24)); then records of
+ * Input: byte 0 pixel budget (0: none, else 1 << (b % 24)), and when odd a
+ * 1 MiB memory limit on the area's charges; then records of
  * [u8 action][u16 length][length bytes]: action % 4 == 0 a submit of the
  * bytes, 1 a scheduler run, 2 pool 1 unregistered / re-registered with
  * 256 << (byte % 6) bytes, 3 canvas 1 replaced by a fresh one.
  *
- * Submits are split into whole commands with smt_stream_whole_prefix(), the
- * same function the Wayland glue uses.
+ * After every submit the area's accounting is checked: what waits (PADs not
+ * counted) never exceeds SMT_SUBMIT_QUEUE_MAX; at the end every byte it
+ * charged is released.
  */
 #define _DEFAULT_SOURCE
 #include <stdint.h>
@@ -25,6 +28,7 @@
 #include "executor.h"
 #include "guarded_memory.h"
 #include "smt-ring-client.h"
+#include "submit_area.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -50,10 +54,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	smt_exec_register_pool(ctx, 1, pool, pool_size);
 	bool pool_registered = true;
 
-	uint8_t *partial = NULL;
-	size_t partial_len = 0;
+	struct smt_ring_reader reader;
+	/* Odd budget bytes: the area's memory is charged against a 1 MiB
+	 * limit, so its growth is refused (LIMIT) on the way. */
+	struct smt_usage usage = { .level = SMT_LEVEL_CLIENT };
+	usage.max[SMT_RES_MEMORY] = data[-1] & 1 ? 1u << 20 : 0;
+	struct smt_usage_refusal why;
+	struct submit_area *socket = submit_area_create(&reader, &usage, &why);
+	if (socket == NULL)
+		abort();
 	bool dead = false;
 	struct smt_exec_result res;
+	struct smt_fault fault;
 
 	while (size >= 3 && !dead) {
 		uint8_t action = data[0];
@@ -63,30 +75,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (len > size)
 			len = size;
 		switch (action & 3) {
-		case 0: {
-			size_t needed = partial_len + len;
-			if (needed > SMT_SUBMIT_QUEUE_MAX + SMT_CMD_CONTROL_MAX) {
-				dead = true; /* the glue kills the ring (LIMIT) */
+		case 0:
+			switch (submit_area_submit(socket, &reader, data, len, &fault)) {
+			case SUBMIT_OK:
 				break;
-			}
-			uint8_t *grown = realloc(partial, needed ? needed : 1);
-			if (grown == NULL)
-				abort();
-			partial = grown;
-			memcpy(partial + partial_len, data, len);
-			partial_len = needed;
-			size_t whole = smt_stream_whole_prefix(partial, partial_len);
-			if (whole == 0)
-				break;
-			if (smt_exec_queue_bytes(ctx, partial, whole, &res) == SMT_EXEC_ERROR)
+			case SUBMIT_FAULT:
+				if (smt_exec_fail(ctx, &reader, &fault, &res) != SMT_EXEC_ERROR)
+					abort();
 				dead = true;
-			memmove(partial, partial + whole, partial_len - whole);
-			partial_len -= whole;
+				break;
+			case SUBMIT_TOO_MUCH:   /* the glue kills the ring (LIMIT) */
+				dead = true;
+				break;
+			case SUBMIT_NO_MEMORY:
+				abort();
+			}
+			if (submit_area_pending(socket, &reader) > SMT_SUBMIT_QUEUE_MAX)
+				abort();
 			break;
-		}
 		case 1:
 			for (int i = 0; i < 1 + (action >> 2); i++) {
-				enum smt_exec_stop s = smt_exec_run_submitted(ctx, &budget, &res);
+				enum smt_exec_stop s = smt_exec_run(ctx, &reader, &budget, &res);
 				if (s == SMT_EXEC_ERROR)
 					dead = true;
 				if (s == SMT_EXEC_EMPTY || s == SMT_EXEC_ERROR)
@@ -124,10 +133,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	/* drain what is left, as the compositor does before a destroy */
 	for (int i = 0; i < 256 && !dead; i++) {
-		enum smt_exec_stop s = smt_exec_run_submitted(ctx, &budget, &res);
+		enum smt_exec_stop s = smt_exec_run(ctx, &reader, &budget, &res);
 		if (s == SMT_EXEC_EMPTY || s == SMT_EXEC_ERROR)
 			break;
 	}
+	submit_area_destroy(socket, &reader);
+	if (usage.used[SMT_RES_MEMORY] != 0)
+		abort();                /* every byte charged is released */
 	smt_exec_destroy(ctx);
 	pixman_image_unref(canvas);
 	if (canvas2 != NULL)
@@ -135,6 +147,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	guarded_free(&gc);
 	guarded_free(&gc2);
 	guarded_free(&gp);
-	free(partial);
 	return 0;
 }

@@ -47,10 +47,12 @@ def rings_of(s, pid):
 
 def check_charged(s, pid, what):
     """The connection's memory as charged equals what its rings hold:
-    pixmaps, drawable tables and canvases (with their bookkeeping)."""
+    pixmaps, drawable tables and canvases (with their bookkeeping), and
+    what its wl_surfaces are charged."""
     rings = rings_of(s, pid)
     check(rings, f"{what}: no ring of pid {pid} in the stats")
     held = sum(r["pixmap_bytes"] + r["table_bytes"] + r["canvas_bytes"] for r in rings)
+    held += rings[0]["client_surface_bytes"]
     charged = rings[0]["client_memory"]
     check(charged == held, f"{what}: charged {charged} bytes, its rings hold {held}: {rings}")
     return rings
@@ -149,9 +151,11 @@ def test(h):
         # commands are counted.
         p = hold(s, h, "canvas-flood", "1000")
         rings = check_charged(s, p.pid, "canvas-flood")
-        per_canvas = rings[0]["canvas_bytes"] / 1000
-        check(per_canvas >= 1024 and rings[0]["client_canvases"] == 1000,
-              f"1000 1x1 canvases: {per_canvas} bytes each, {rings[0]['client_canvases']}")
+        per_canvas = (rings[0]["canvas_bytes"] + rings[0]["client_surface_bytes"]) / 1000
+        check(per_canvas >= 1024 and rings[0]["client_canvases"] == 1000 and
+              rings[0]["client_surfaces"] == 1000,
+              f"1000 1x1 canvases: {per_canvas} bytes each, {rings[0]['client_canvases']}, "
+              f"{rings[0]['client_surfaces']} surfaces")
         log(f"a 1x1 canvas with its surface: {per_canvas:.0f} bytes charged")
         kill_and_wait(s, [p], clients)
         run_case(s, h, "canvas-flood", "get_canvas: limit client-canvases=1024 reached: "

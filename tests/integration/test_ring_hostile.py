@@ -59,6 +59,7 @@ CASES = {
     "pool-shrink": "would shrink it",
     "pool-grow-lie": "memfd is smaller than the declared size",
     "pool-destroy-pending": "bad_pool: unknown pool id (opcode PUT_IMAGE_POOL",
+    "pool-resize-destroy-pending": "bad_pool: unknown pool id (opcode PUT_IMAGE_POOL",
     # 10000 small pixmaps are fine; 20000 64x64 ones hit the per-client limit
     "pixmaps-10k": "limit: limit client-memory-mib=256 reached",
     # resource attacks: refused with the limit's name and value, and the
@@ -77,6 +78,12 @@ CASES = {
     # socket path: a command split over two submits runs after a request
     # sent between its pieces (create_pool: found; destroy: bad_pool)
     "split-around-request": "SPLIT_COMMAND ordered after the request",
+    # a client's eventfd made blocking (O_NONBLOCK cleared on the shared
+    # file description): the compositor never waits on it
+    "wake-full": "WAKE_FULL answered; the ring ended with bad_fd",
+    "wake-steal": "WAKE_STEAL answered",
+    # one stream per ring: a submit on a shared-memory ring is refused
+    "submit-shared-ring": "SUBMIT_SHARED refused",
 }
 
 
@@ -209,9 +216,11 @@ def test(h):
         # then, mappings unmapped: reclaim_items says when all is done), and
         # then nothing is still mapped or open either.
         s.wait_clients(clients)
-        # (what stays counted: each remaining connection's socket, 2 fds)
+        # (what stays counted: each remaining connection's socket, 2 fds,
+        # and simple-shm's surface)
         s.wait_until(lambda: (lambda st: st["total_fds"] == 2 * st["total_connections"] and
-                              st["total_memory"] == 0 and st["total_rings"] == 0 and
+                              st["total_memory"] == st["total_surface_bytes"] and
+                              st["total_rings"] == 0 and
                               st["reclaim_items"] == 0)(
             s.server_stats()), what="usage back to 0 after every ring client left")
         now = harness.process_resources(pid)
@@ -227,7 +236,7 @@ def test(h):
             for case in heavy:
                 s.run([hostile_tool(h), case], timeout=60, check_rc=False)
             s.wait_clients(clients)
-            s.wait_until(lambda: (lambda st: st["total_memory"] == 0 and
+            s.wait_until(lambda: (lambda st: st["total_memory"] == st["total_surface_bytes"] and
                                   st["reclaim_items"] == 0)(s.server_stats()),
                          what="the heavy cases' pixmaps to be freed")
             rss_runs.append(rss_kb(pid))

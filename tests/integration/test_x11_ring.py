@@ -16,7 +16,8 @@ test_x11_ring.py clients|hostile
            requests larger than the whole ring (BigRequests) pass; xclip's
            forked child leaves the ring for the socket and still serves the
            selection; smt-x11run gives the ring to a program started
-           elsewhere; an Xvfb display keeps the shim on the socket, silently.
+           elsewhere; an Xvfb display keeps the shim on the socket, silently;
+           xwd of the root window answers as it does on the socket.
   hostile  clients that break the ring's rules (smt-x11ring-hostile), one
            flooding its ring while another is served, then killed in the
            middle of its requests, and Xwayland killed under
@@ -233,6 +234,25 @@ def other_server(s):
         log(f"Xvfb {xvfb.display}: xdpyinfo through the shim works on the socket")
 
 
+def root_window_image(s):
+    """xwd of the root window answers as on the socket: the image shim
+    reads a root window the plain way. (A fresh rootless Xwayland answers
+    ShmGetImage of its root with black pixels where GetImage says BadMatch;
+    after windows came and went both say BadMatch.)"""
+    def xwd(name, env=None):
+        path = os.path.join(s.tmp, name)
+        res = s.run(["xwd", "-root", "-silent", "-out", path], timeout=30, check_rc=False,
+                    env=env)
+        with open(path, "rb") as f:
+            return res, f.read()
+    shim, shim_img = xwd("root-shim.xwd")
+    plain, plain_img = xwd("root-plain.xwd", {"SMT_X11SHIM": "off", "SMT_X11RING": "off"})
+    check(shim.returncode == plain.returncode and shim_img == plain_img,
+          f"xwd -root: exit {shim.returncode} and {len(shim_img)} bytes through the "
+          f"shims, exit {plain.returncode} and {len(plain_img)} bytes on the socket")
+    log(f"xwd -root: exit {shim.returncode} on both")
+
+
 def started_by_the_session(s):
     """A startup command's X program, and one started from a terminal the
     session launched (foot: no X library of its own), are on the ring."""
@@ -248,6 +268,7 @@ def started_by_the_session(s):
 
 def clients(h):
     with Session(h, x11=True, startup="xeyes -name startupeyes -geometry 100x80+1100+600") as s:
+        root_window_image(s)  # first: while the X server is fresh
         started_by_the_session(s)
         typed_into_xterm(s)
         ring_and_socket_side_by_side(s)

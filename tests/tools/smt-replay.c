@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "executor.h"
+#include "submit_area.h"
 
 static void *read_file(const char *path, size_t *len)
 {
@@ -79,10 +80,20 @@ int main(int argc, char *argv[])
 		fputs("smt-replay: cannot set up the executor\n", stderr);
 		return 1;
 	}
-	/* The stream is fed in pieces no larger than a socket submit, like the
-	 * compositor would receive them; PRESENT copies damage to the front. */
+	/* The stream is written into a socket ring's area, as the compositor
+	 * writes submits (whole commands, at most SMT_SUBMIT_QUEUE_MAX bytes);
+	 * PRESENT copies damage to the front. */
+	struct smt_ring_reader reader;
+	struct submit_area *area = submit_area_create(&reader, NULL, NULL);
+	if (area == NULL) {
+		fputs("smt-replay: out of memory\n", stderr);
+		return 1;
+	}
 	struct smt_exec_result out;
-	enum smt_exec_stop stop = smt_exec_submit_bytes(ctx, stream, stream_len, NULL, &out);
+	struct smt_fault fault;
+	enum smt_exec_stop stop = submit_area_write(area, &reader, stream, stream_len, &fault) < 0
+		? smt_exec_fail(ctx, &reader, &fault, &out)
+		: smt_exec_run(ctx, &reader, NULL, &out);
 	for (;;) {
 		if (stop == SMT_EXEC_ERROR) {
 			fprintf(stderr, "smt-replay: %s\n", out.error.message);
@@ -101,7 +112,7 @@ int main(int argc, char *argv[])
 		if (stop == SMT_EXEC_EMPTY) {
 			break;
 		}
-		stop = smt_exec_run_submitted(ctx, NULL, &out);
+		stop = smt_exec_run(ctx, &reader, NULL, &out);
 	}
 	FILE *f = fopen(argv[7], "wb");
 	if (f == NULL) {
@@ -122,6 +133,7 @@ int main(int argc, char *argv[])
 	fclose(f);
 	pixman_image_unref(back);
 	pixman_image_unref(front);
+	submit_area_destroy(area, &reader);
 	smt_exec_destroy(ctx);
 	free(stream);
 	free(pool);

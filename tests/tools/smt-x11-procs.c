@@ -23,6 +23,21 @@
  *   closefrom-own      the program itself closes every fd above the X
  *                      socket (the ring's own fds among them): the
  *                      connection goes on, on the socket
+ *   rawfork-requests   like fork-shm, but the child is made by the raw
+ *                      fork syscall (no libc fork, no pthread_atfork
+ *                      handler runs): its ShmAttachFd and round trips are
+ *                      served
+ *   clone-requests     the same with a child made by glibc's clone()
+ *   rawfork-reuse      a raw fork child closes the X socket with the raw
+ *                      close syscall, puts a socketpair on its number and
+ *                      writes there: the bytes reach the socketpair (not
+ *                      the parent's ring); the parent's connection then
+ *                      makes round trips as before
+ *   drop-gid-exec CMD...  (no X connection) gives up a setgid gid, as
+ *                      urxvt and other setgid programs do before they start
+ *                      a child, and execs CMD: run from a setgid copy of
+ *                      this program, CMD starts without LD_PRELOAD (ld.so
+ *                      removed it) but out of secure mode
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,7 +50,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <xcb/shm.h>
@@ -252,6 +272,101 @@ static int fork_shm(void)
 	return 0;
 }
 
+/* A child made without libc's fork: nothing of the shim ran in it. */
+enum raw_child { RAW_FORK, RAW_CLONE };
+
+static int clone_entry(void *arg)
+{
+	int (*fn)(void) = (int (*)(void))arg;
+	return fn();
+}
+
+static pid_t start_raw_child(enum raw_child how, int (*fn)(void))
+{
+	if (how == RAW_FORK) {
+		pid_t pid = (pid_t)syscall(SYS_fork);
+		if (pid == 0)
+			_exit(fn());
+		return pid;
+	}
+	static char stack[256 * 1024] __attribute__((aligned(16)));
+	void *fnp;
+	memcpy(&fnp, &fn, sizeof(fnp));
+	return clone(clone_entry, stack + sizeof(stack), SIGCHLD, fnp);
+}
+
+static bool child_succeeded(pid_t pid)
+{
+	int status;
+	return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	       WEXITSTATUS(status) == 0;
+}
+
+static int child_requests(void)
+{
+	int fd = memfd_of(4096);
+	xcb_shm_seg_t seg = xcb_generate_id(conn);
+	xcb_generic_error_t *e =
+		xcb_request_check(conn, xcb_shm_attach_fd_checked(conn, seg, fd, 0));
+	if (e) {
+		printf("FAILED: the raw child's ShmAttachFd: X error %u\n", e->error_code);
+		fflush(stdout);
+		return 1;
+	}
+	for (int i = 0; i < 10; i++) {
+		if (!round_trip())
+			return fail("a round trip of the raw child");
+	}
+	if (!segment_works(seg))
+		return fail("the raw child's segment");
+	fflush(stdout);
+	return 0;
+}
+
+static int raw_child_requests(enum raw_child how)
+{
+	if (!child_succeeded(start_raw_child(how, child_requests)))
+		return fail("the raw child's requests on the inherited connection");
+	printf("ok %s-requests the child's requests were served\n",
+	       how == RAW_FORK ? "rawfork" : "clone");
+	return 0;
+}
+
+static int child_reuses_x_number(void)
+{
+	int xfd = xcb_get_file_descriptor(conn);
+	int sp[2];
+	/* Raw syscalls: nothing of the shim sees the X socket go. */
+	if (syscall(SYS_close, xfd) != 0 ||
+	    syscall(SYS_socketpair, AF_UNIX, SOCK_STREAM, 0, sp) != 0)
+		return fail("the raw child's socketpair");
+	if (sp[0] != xfd && syscall(SYS_dup3, sp[0], xfd, 0) != xfd)
+		return fail("the raw child's dup3 onto the X socket's number");
+	static const char msg[] = "not an X request";
+	struct iovec iov = { .iov_base = (void *)msg, .iov_len = sizeof(msg) };
+	if (writev(xfd, &iov, 1) != (ssize_t)sizeof(msg))
+		return fail("the raw child's writev on its socketpair");
+	char got[sizeof(msg)];
+	if (recv(sp[1], got, sizeof(got), MSG_DONTWAIT) != (ssize_t)sizeof(msg) ||
+	    memcmp(got, msg, sizeof(msg)) != 0)
+		return fail("the raw child's bytes did not reach its socketpair");
+	close(xfd);
+	fflush(stdout);
+	return 0;
+}
+
+static int rawfork_reuse(void)
+{
+	if (!child_succeeded(start_raw_child(RAW_FORK, child_reuses_x_number)))
+		return fail("the raw fork child writing on the X socket's number");
+	for (int i = 0; i < 10; i++) {
+		if (!round_trip())
+			return fail("a round trip of the parent after its raw fork child");
+	}
+	printf("ok rawfork-reuse the parent's connection went on\n");
+	return 0;
+}
+
 static int closefrom_own(void)
 {
 	int xfd = xcb_get_file_descriptor(conn);
@@ -268,10 +383,17 @@ int main(int argc, char **argv)
 {
 	if (argc < 2) {
 		fprintf(stderr, "usage: smt-x11-procs shm-burst|vfork-close|vfork-closefrom|spawn|"
-				"threads-vfork N | fork-shm | closefrom-own\n");
+				"threads-vfork N | fork-shm | closefrom-own | rawfork-requests | "
+				"clone-requests | rawfork-reuse | drop-gid-exec CMD...\n");
 		return 2;
 	}
 	const char *c = argv[1];
+	if (!strcmp(c, "drop-gid-exec") && argc > 2) {
+		if (setgid(getgid()) != 0)
+			return fail("setgid(getgid())");
+		execvp(argv[2], argv + 2);
+		return fail("exec");
+	}
 	int n = argc > 2 ? atoi(argv[2]) : 1;
 	if (n < 1)
 		n = 1;
@@ -296,6 +418,12 @@ int main(int argc, char **argv)
 		rc = fork_shm();
 	else if (!strcmp(c, "closefrom-own"))
 		rc = closefrom_own();
+	else if (!strcmp(c, "rawfork-requests"))
+		rc = raw_child_requests(RAW_FORK);
+	else if (!strcmp(c, "clone-requests"))
+		rc = raw_child_requests(RAW_CLONE);
+	else if (!strcmp(c, "rawfork-reuse"))
+		rc = rawfork_reuse();
 	else
 		return fail("unknown case");
 	fflush(stdout);

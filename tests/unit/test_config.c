@@ -223,11 +223,27 @@ static void test_defaults(void)
 	CHECK_INT(cfg.limits.client_rings, 8);
 	CHECK_INT(cfg.limits.client_pools, 32);
 	CHECK_INT(cfg.limits.client_canvases, 1024);
+	CHECK_INT(cfg.limits.client_surfaces, 4096);
+	CHECK_INT(cfg.limits.client_fds_unread, 64);
+	CHECK_INT(cfg.limits.process_canvases, 2048);
+	CHECK_INT(cfg.limits.process_surfaces, 4096);
+	CHECK_INT(cfg.limits.uid_canvases, 4096);
+	CHECK_INT(cfg.limits.uid_surfaces, 8192);
+	CHECK_INT(cfg.limits.uid_fds, 16384);
+	CHECK_INT(cfg.limits.client_objects, 16384);
+	CHECK_INT(cfg.limits.process_objects, 16384);
+	CHECK_INT(cfg.limits.uid_objects, 32768);
+	CHECK_INT(cfg.limits.first_window_reserve_objects, 1024);
+	CHECK_INT(cfg.limits.uid_memory_mib, 1536);
+	CHECK_INT(cfg.limits.uid_mappings, 12288);
+	CHECK_INT(cfg.limits.uid_address_space_mib, 3145728);
+	CHECK_INT(cfg.limits.first_window_reserve_surfaces, 64);
 	CHECK_INT(cfg.limits.client_memory_mib, 256);
 	CHECK_INT(cfg.limits.total_memory_mib, 2048);
 	CHECK_INT(cfg.limits.fd_headroom, 256);
 	CHECK_INT(cfg.xwayland.sched_interval_ms, 1);
 	CHECK_INT(cfg.xwayland.sched_max_ms, 15);
+	CHECK_INT(cfg.xwayland.input_boost_us, 4000);
 
 	CHECK_INT(cfg.binding_count, 7);
 	const uint32_t L = SMTWC_MOD_LOGO, S = SMTWC_MOD_SHIFT;
@@ -340,13 +356,16 @@ static void test_all_keys(void)
 		"client-rings = 2\n"
 		"client-pools = 1\n"
 		"client-canvases = 7\n"
+		"client-surfaces = 9\n"
+		"uid-surfaces = 11\n"
 		"client-memory-mib = 16\n"
 		"total-memory-mib = 100\n"
 		"fd-headroom = 64\n"
 		"\n"
 		"[xwayland]\n"
 		"sched-interval-ms = 3\n"
-		"sched-max-ms = 30\n";
+		"sched-max-ms = 30\n"
+		"input-boost-us = 0\n";
 	struct smtwc_config cfg;
 	char *msg;
 	CHECK_INT(load(&cfg, text, &msg), 0);
@@ -429,11 +448,14 @@ static void test_all_keys(void)
 	CHECK_INT(cfg.limits.client_rings, 2);
 	CHECK_INT(cfg.limits.client_pools, 1);
 	CHECK_INT(cfg.limits.client_canvases, 7);
+	CHECK_INT(cfg.limits.client_surfaces, 9);
+	CHECK_INT(cfg.limits.uid_surfaces, 11);
 	CHECK_INT(cfg.limits.client_memory_mib, 16);
 	CHECK_INT(cfg.limits.total_memory_mib, 100);
 	CHECK_INT(cfg.limits.fd_headroom, 64);
 	CHECK_INT(cfg.xwayland.sched_interval_ms, 3);
 	CHECK_INT(cfg.xwayland.sched_max_ms, 30);
+	CHECK_INT(cfg.xwayland.input_boost_us, 0);
 	smtwc_config_finish(&cfg);
 }
 
@@ -694,18 +716,27 @@ static void test_errors(void)
 	EXPECT_ERROR("[limits]\nclient-fds = 2\n", 2,
 		"invalid value '2' for 'client-fds' (expected an integer from 3 to 1000000)");
 	EXPECT_ERROR("[limits]\nrings = 2\n", 2,
-		"unknown key 'rings' in [limits] (expected client-fds, client-fds-in-flight, client-rings, "
-		"client-pools, client-canvases, client-memory-mib, client-mappings, "
+		"unknown key 'rings' in [limits] (expected client-fds, client-fds-in-flight, "
+		"client-fds-unread, client-rings, "
+		"client-pools, client-canvases, client-surfaces, client-objects, client-memory-mib, "
+		"client-mappings, "
 		"client-address-space-mib, "
 		"process-connections, process-fds, process-memory-mib, process-mappings, "
-		"process-address-space-mib, uid-connections, total-connections, "
+		"process-address-space-mib, process-canvases, process-surfaces, process-objects, "
+		"uid-connections, "
+		"uid-fds, uid-memory-mib, uid-mappings, uid-address-space-mib, "
+		"uid-canvases, uid-surfaces, uid-objects, total-connections, "
 		"total-memory-mib, total-mappings, total-address-space-mib, "
-		"first-window-reserve-mib, first-window-reserve-fds, fd-headroom)");
+		"first-window-reserve-mib, first-window-reserve-fds, "
+		"first-window-reserve-surfaces, first-window-reserve-objects, fd-headroom)");
 	EXPECT_ERROR("[xwayland]\nsched-interval-ms = 0\n", 2,
 		"invalid value '0' for 'sched-interval-ms' (expected an integer from 1 to 1000)");
 	EXPECT_ERROR("[xwayland]\nsched-interval = 2\n", 2,
 		"unknown key 'sched-interval' in [xwayland] (expected sched-interval-ms, "
-		"sched-max-ms)");
+		"sched-max-ms, input-boost-us)");
+	EXPECT_ERROR("[xwayland]\ninput-boost-us = 100001\n", 2,
+		"invalid value '100001' for 'input-boost-us' (expected an integer from 0 to "
+		"100000)");
 	/* structure */
 	EXPECT_ERROR("modifier = alt\n", 1,
 		"'modifier' is outside of any section");

@@ -37,12 +37,11 @@ static void side_fini(struct side *s)
 static const struct smt_exec_budget one_command = { .max_commands = 1 };
 
 /* Calls until EMPTY or ERROR (PRESENT and BUDGET are resumed). */
-static void run_calls(struct side *s, struct smt_ring_reader *r, bool socket,
+static void run_calls(struct side *s, struct smt_ring_reader *r,
 		      const struct smt_exec_budget *b)
 {
 	do {
-		s->stop = socket ? smt_exec_run_submitted(s->ctx, b, &s->res)
-				 : smt_exec_run(s->ctx, r, b, &s->res);
+		s->stop = smt_exec_run(s->ctx, r, b, &s->res);
 		s->commands += s->res.commands;
 		s->calls++;
 	} while (s->stop == SMT_EXEC_BUDGET || s->stop == SMT_EXEC_PRESENT);
@@ -63,11 +62,11 @@ static void run_ring_budget(struct side *s, const struct stream *st, uint32_t ar
 			continue;
 		}
 		tr_publish(&t);
-		run_calls(s, &t.reader, false, b);
+		run_calls(s, &t.reader, b);
 	}
 	if (s->stop != SMT_EXEC_ERROR) {
 		tr_publish(&t);
-		run_calls(s, &t.reader, false, b);
+		run_calls(s, &t.reader, b);
 	}
 	s->tail = atomic_load(&t.status->tail);
 	s->executed = atomic_load(&t.status->commands_executed);
@@ -78,11 +77,14 @@ static void run_ring_budget(struct side *s, const struct stream *st, uint32_t ar
 static void run_socket_budget(struct side *s, const struct stream *st,
 			      const struct smt_exec_budget *b)
 {
-	s->stop = smt_exec_queue_bytes(s->ctx, st->buf, st->len, &s->res);
+	struct test_socket t;
+	ts_init(&t);
+	s->stop = ts_queue(s->ctx, &t, st->buf, st->len, &s->res);
 	if (s->stop != SMT_EXEC_ERROR)
-		run_calls(s, NULL, true, b);
-	s->tail = smt_exec_submit_reader(s->ctx)->tail;
-	s->executed = smt_exec_submit_reader(s->ctx)->commands;
+		run_calls(s, &t.reader, b);
+	s->tail = t.reader.tail;
+	s->executed = t.reader.commands;
+	ts_fini(&t);
 }
 
 /* Runs vs one command per call, on a ring (area) and the socket path: the
@@ -296,11 +298,11 @@ static void test_wrap(void)
 	memcpy(t.area + 4056, st.buf + 4056, 40);
 	t.head = 16 + 40 * 50;              /* the ring's first half runs first */
 	tr_publish(&t);
-	run_calls(&ring, &t.reader, false, NULL);
+	run_calls(&ring, &t.reader, NULL);
 	REQUIRE(ring.stop == SMT_EXEC_EMPTY, "first half: %s", ring.res.error.message);
 	t.head = 4056 + 72;
 	tr_publish(&t);
-	run_calls(&ring, &t.reader, false, NULL);
+	run_calls(&ring, &t.reader, NULL);
 	REQUIRE(ring.res.commands == 51, "the run up to it ran: %" PRIu64, ring.res.commands);
 	REQUIRE(ring.stop == SMT_EXEC_ERROR && ring.res.error.code == SMT_ERROR_WRAP &&
 	      ring.res.error.offset == 4056 && atomic_load(&t.status->tail) == 4056,
@@ -333,7 +335,7 @@ static void test_budget_in_run(void)
 	      "pending at the 5th fill's 2nd rectangle");
 	REQUIRE(atomic_load(&t.status->tail) == 16 + 4 * 72, "tail published up to it");
 	s.commands = s.res.commands;
-	run_calls(&s, &t.reader, false, &fifty);
+	run_calls(&s, &t.reader, &fifty);
 	REQUIRE(s.stop == SMT_EXEC_EMPTY && s.commands == 41 && s.calls > 7,
 	      "resumed to the end: %" PRIu64 " commands in %" PRIu64 " calls", s.commands,
 	      s.calls);

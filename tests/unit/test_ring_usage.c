@@ -89,6 +89,39 @@ static void test_process_and_reserve(void)
 	REQUIRE(smt_usage_charge(&a, SMT_RES_MEMORY, 100, &why), "room outside the reserve again");
 }
 
+/* What must not be refused (the compositor's own connection's surfaces)
+ * is counted at every level over the limits, and the others then see it:
+ * the uid's surfaces limit and its reserve count it. */
+static void test_over_limits(void)
+{
+	struct smt_usage total = { .level = SMT_LEVEL_TOTAL };
+	struct smt_usage uid = { .level = SMT_LEVEL_UID, .parent = &total };
+	uid.max[SMT_RES_SURFACES] = 10;
+	uid.reserve[SMT_RES_SURFACES] = 2;
+	struct smt_usage p1 = { .level = SMT_LEVEL_PROCESS, .parent = &uid };
+	struct smt_usage p2 = { .level = SMT_LEVEL_PROCESS, .parent = &uid };
+	struct smt_usage own = { .parent = &p1 }, c = { .parent = &p2 };
+	struct smt_usage_refusal why;
+	char text[160];
+
+	smt_usage_charge_over_limits(&own, SMT_RES_SURFACES, 12);
+	REQUIRE(own.used[SMT_RES_SURFACES] == 12 && uid.used[SMT_RES_SURFACES] == 12 &&
+	      total.used[SMT_RES_SURFACES] == 12, "counted at every level over the limit");
+	REQUIRE(!smt_usage_charge(&c, SMT_RES_SURFACES, 1, &why), "the uid is full");
+	smt_usage_describe(&why, text, sizeof(text));
+	REQUIRE(strcmp(text, "limit uid-surfaces=10 reached: 12 in use, 1 more asked") == 0,
+	      "%s", text);
+	smt_usage_release(&own, SMT_RES_SURFACES, 5);
+	REQUIRE(smt_usage_charge(&c, SMT_RES_SURFACES, 2, &why), "a newcomer: from the reserve");
+	REQUIRE(!smt_usage_charge(&c, SMT_RES_SURFACES, 1, &why) && why.reserve,
+	      "past the reserve");
+	smt_usage_describe(&why, text, sizeof(text));
+	REQUIRE(strcmp(text, "limit uid-surfaces=10 reached (new-client reserve): 9 in use, "
+		"1 more asked") == 0, "%s", text);
+	smt_usage_charge_over_limits(&own, SMT_RES_SURFACES, UINT64_MAX);
+	REQUIRE(total.used[SMT_RES_SURFACES] == UINT64_MAX, "no wrap-around");
+}
+
 static void test_executor_charges(void)
 {
 	struct smt_usage total = { .level = SMT_LEVEL_TOTAL };
@@ -263,6 +296,7 @@ int main(void)
 {
 	test_levels();
 	test_process_and_reserve();
+	test_over_limits();
 	test_executor_charges();
 	test_table_charges();
 	test_page_release();

@@ -11,6 +11,7 @@
 #include "executor.h"
 #include "ring_reader.h"
 #include "smt-ring-client.h"
+#include "submit_area.h"
 
 
 /* A client-side ring in private memory, written with the header's helpers. */
@@ -218,10 +219,54 @@ static inline enum smt_exec_stop run_ring(struct smt_exec_ctx *ctx, const struct
 	return stop;
 }
 
+/* A socket ring's stream as the compositor keeps it: the server-owned
+ * area its submits are written into (ring/submit_area.h) and its reader. */
+struct test_socket {
+	struct smt_ring_reader reader;
+	struct submit_area *area;
+};
+
+static inline void ts_init(struct test_socket *t)
+{
+	t->area = submit_area_create(&t->reader, NULL, NULL);
+	CHECK(t->area != NULL, "submit area");
+}
+
+static inline void ts_fini(struct test_socket *t)
+{
+	submit_area_destroy(t->area, &t->reader);
+}
+
+/* Whole commands written, not run (as ring.c's submit handler): ERROR
+ * as the compositor fails the ring, else BUDGET while bytes wait. */
+static inline enum smt_exec_stop ts_queue(struct smt_exec_ctx *ctx, struct test_socket *t,
+					  const void *bytes, size_t len,
+					  struct smt_exec_result *res)
+{
+	struct smt_fault f;
+	memset(res, 0, sizeof(*res));
+	if (submit_area_write(t->area, &t->reader, bytes, len, &f) < 0)
+		return smt_exec_fail(ctx, &t->reader, &f, res);
+	return res->stop = submit_area_pending(t->area, &t->reader) ? SMT_EXEC_BUDGET
+								    : SMT_EXEC_EMPTY;
+}
+
+/* Written, then run under budget b. */
+static inline enum smt_exec_stop ts_submit(struct smt_exec_ctx *ctx, struct test_socket *t,
+					   const void *bytes, size_t len,
+					   const struct smt_exec_budget *b,
+					   struct smt_exec_result *res)
+{
+	if (ts_queue(ctx, t, bytes, len, res) == SMT_EXEC_ERROR)
+		return SMT_EXEC_ERROR;
+	return smt_exec_run(ctx, &t->reader, b, res);
+}
+
 /* Feed a stream through the socket path in submits of <= max bytes (whole
  * commands; a bigger command goes alone). */
-static inline enum smt_exec_stop run_submit(struct smt_exec_ctx *ctx, const struct stream *s,
-					    size_t max, struct smt_exec_result *res)
+static inline enum smt_exec_stop run_submit(struct smt_exec_ctx *ctx, struct test_socket *t,
+					    const struct stream *s, size_t max,
+					    struct smt_exec_result *res)
 {
 	enum smt_exec_stop stop = SMT_EXEC_EMPTY;
 	for (size_t off = 0; off < s->len;) {
@@ -233,9 +278,9 @@ static inline enum smt_exec_stop run_submit(struct smt_exec_ctx *ctx, const stru
 				break;
 			len += h.size;
 		}
-		stop = smt_exec_submit_bytes(ctx, s->buf + off, len, NULL, res);
+		stop = ts_submit(ctx, t, s->buf + off, len, NULL, res);
 		while (stop == SMT_EXEC_PRESENT || stop == SMT_EXEC_BUDGET)
-			stop = smt_exec_run_submitted(ctx, NULL, res);
+			stop = smt_exec_run(ctx, &t->reader, NULL, res);
 		if (stop == SMT_EXEC_ERROR)
 			break;
 		off += len;

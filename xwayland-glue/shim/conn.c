@@ -9,7 +9,7 @@
 
 #include <X11/Xproto.h>
 
-#include "config.h"
+#include "shim_config.h"
 #include "seg.h"
 #include "syms.h"
 

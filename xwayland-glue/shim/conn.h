@@ -23,7 +23,7 @@
 #include <xcb/shm.h>
 
 #include "errtab.h"
-#include "ring.h"
+#include "shm_segment_alloc.h"
 
 enum xshim_conn_state {
 	XSHIM_CONN_UNTRIED,   /* nothing converted yet; set up on first large call */

@@ -10,7 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "shim_config.h"
 #include "conn.h"
 #include "syms.h"
 

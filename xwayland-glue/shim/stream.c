@@ -8,7 +8,6 @@
 #define _GNU_SOURCE
 #include "stream.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -16,10 +15,12 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "dlsym_next.h"
 #include "scm_rights.h"
 #include "syms.h"
 
@@ -39,6 +40,19 @@ static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
  * has its own fd table: what it closes is closed for it alone, so it must
  * leave the slots, its parent's rings, alone. */
 static atomic_int memory_owner;
+/* A page the kernel zeroes in every child that gets a copy of this memory
+ * (MADV_WIPEONFORK: fork, and clone without CLONE_VM), however the child
+ * was made. libc's fork runs our pthread_atfork handler; a raw
+ * syscall(SYS_fork), or clone() called directly, runs nothing of ours, and
+ * its child, whose copy of the slots still names the parent's rings (their
+ * memory is a shared mapping), would write into them. Reading 0 here is
+ * how such a child finds out, with one load and no syscall on the write
+ * path. Children that share this memory (vfork, posix_spawn, clone with
+ * CLONE_VM) and threads see the owner's mark. NULL where the kernel lacks
+ * MADV_WIPEONFORK (before Linux 4.14): raw fork children are then not
+ * detected. */
+static _Atomic(atomic_uchar *) copy_mark;
+static void adopt_if_fork_copy(void);
 
 static ssize_t (*real_writev)(int, const struct iovec *, int);
 static ssize_t (*real_sendmsg)(int, const struct msghdr *, int);
@@ -48,21 +62,15 @@ static int (*real_dup3)(int, int, int);
 static int (*real_close_range)(unsigned, unsigned, int);
 static void (*real_closefrom)(int);
 
-static void set_fn(void *field, const char *name)
-{
-	void *p = dlsym(RTLD_NEXT, name);
-	memcpy(field, &p, sizeof(p));
-}
-
 static void resolve_real(void)
 {
-	set_fn(&real_writev, "writev");
-	set_fn(&real_sendmsg, "sendmsg");
-	set_fn(&real_close, "close");
-	set_fn(&real_dup2, "dup2");
-	set_fn(&real_dup3, "dup3");
-	set_fn(&real_close_range, "close_range");
-	set_fn(&real_closefrom, "closefrom");
+	dlsym_next(&real_writev, "writev");
+	dlsym_next(&real_sendmsg, "sendmsg");
+	dlsym_next(&real_close, "close");
+	dlsym_next(&real_dup2, "dup2");
+	dlsym_next(&real_dup3, "dup3");
+	dlsym_next(&real_close_range, "close_range");
+	dlsym_next(&real_closefrom, "closefrom");
 }
 
 /* Early, and again on first use in case another library's constructor
@@ -77,6 +85,7 @@ static struct xstream *find(int fd)
 {
 	if (atomic_load_explicit(&nattached, memory_order_relaxed) == 0 || fd < 0)
 		return NULL;
+	adopt_if_fork_copy();
 	for (int i = 0; i < XSTREAM_MAX; i++) {
 		if (atomic_load_explicit(&slots[i].fd, memory_order_acquire) == fd)
 			return &slots[i];
@@ -109,14 +118,68 @@ static void forked_child(void)
 	atomic_store_explicit(&memory_owner, current_pid(), memory_order_relaxed);
 	for (int i = 0; i < XSTREAM_MAX; i++)
 		slots[i].forked = true;
+	atomic_uchar *mark = atomic_load_explicit(&copy_mark, memory_order_relaxed);
+	if (mark)
+		atomic_store_explicit(mark, 1, memory_order_relaxed);
+}
+
+/* The first time the slots are used in a copy of the owner's memory that
+ * no pthread_atfork handler saw (raw fork, clone without CLONE_VM): become
+ * its owner exactly as a fork child does, so every path that writes a ring
+ * or closes one (writev, sendmsg, close and its kin, a new attach) treats
+ * the inherited rings as a fork child's: REVERT on the first write. */
+static void adopt_if_fork_copy(void)
+{
+	atomic_uchar *mark = atomic_load_explicit(&copy_mark, memory_order_relaxed);
+	if (mark && atomic_load_explicit(mark, memory_order_relaxed) == 0)
+		forked_child();
+}
+
+/* Set up once, by the first attach (so programs that never attach pay
+ * nothing), under slots_lock. */
+static void arm_copy_mark(void)
+{
+	if (atomic_load_explicit(&copy_mark, memory_order_relaxed))
+		return;
+	long page = sysconf(_SC_PAGESIZE);
+	void *p = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	if (p == MAP_FAILED)
+		return;
+	if (madvise(p, (size_t)page, MADV_WIPEONFORK) != 0) {
+		munmap(p, (size_t)page);
+		return;
+	}
+	atomic_store_explicit((atomic_uchar *)p, 1, memory_order_relaxed);
+	atomic_store_explicit(&copy_mark, (atomic_uchar *)p, memory_order_relaxed);
+}
+
+static struct xstream_file_id file_id(int fd)
+{
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0)
+		return (struct xstream_file_id){ 0, 0 };
+	return (struct xstream_file_id){ st.st_dev, st.st_ino };
+}
+
+/* Does fd still name the file it named at attach? Only a fork child asks:
+ * the owner's close wrappers see every close of these fds, a child's raw
+ * close syscall does not. (Every eventfd shares one inode, so for the
+ * ring's eventfd this tells only that the number names some eventfd.) */
+static bool same_file(int fd, struct xstream_file_id id)
+{
+	struct xstream_file_id now = file_id(fd);
+	return fd >= 0 && now.ino != 0 && now.dev == id.dev && now.ino == id.ino;
 }
 
 struct xstream *xstream_claim_slot(void)
 {
 	static bool atfork;
+	adopt_if_fork_copy();
 	pthread_mutex_lock(&slots_lock);
 	if (!atfork)
 		atfork = pthread_atfork(NULL, NULL, forked_child) == 0;
+	arm_copy_mark();
 	atomic_store_explicit(&memory_owner, current_pid(), memory_order_relaxed);
 	struct xstream *s = NULL;
 	for (int i = 0; i < XSTREAM_MAX && !s; i++) {
@@ -139,6 +202,9 @@ struct xstream *xstream_claim_slot(void)
 
 void xstream_publish_slot(struct xstream *s, int fd)
 {
+	s->sock_id = file_id(fd);
+	s->server_efd_id = file_id(s->server_efd);
+	s->wake_id = file_id(s->wake_fd);
 	atomic_store_explicit(&s->fd, fd, memory_order_release);
 	atomic_fetch_add_explicit(&nattached, 1, memory_order_relaxed);
 }
@@ -151,9 +217,11 @@ void xstream_unmap(struct xstream *s)
 		munmap((void *)s->status, SMT_STATUS_MAP_SIZE);
 	if (s->global)
 		munmap((void *)s->global, SMT_STATUS_MAP_SIZE);
-	if (s->server_efd >= 0)
+	/* A fork child may have closed them itself (a raw syscall) and reused
+	 * the numbers: close what is still ours only. */
+	if (s->server_efd >= 0 && (!s->forked || same_file(s->server_efd, s->server_efd_id)))
 		REAL(close)(s->server_efd);
-	if (s->wake_fd >= 0)
+	if (s->wake_fd >= 0 && (!s->forked || same_file(s->wake_fd, s->wake_id)))
 		REAL(close)(s->wake_fd);
 	s->map = NULL;
 	s->status = NULL;
@@ -287,10 +355,14 @@ static bool send_fd_message(struct xstream *s, int fd, uint32_t kind, const int 
 	return true;
 }
 
-/* A fork child writes: the connection goes back to the socket from here. */
+/* A fork child writes: the connection goes back to the socket from here.
+ * If fd no longer names the X socket (the child closed it with a raw
+ * syscall and the number was reused), the slot is stale: dropped, and the
+ * write goes to whatever fd names now. */
 static bool revert(struct xstream *s, int fd)
 {
-	bool ok = !dead(s) && send_fd_message(s, fd, SMT_STREAM_REVERT, NULL, 0);
+	bool ok = !same_file(fd, s->sock_id) ||
+		  (!dead(s) && send_fd_message(s, fd, SMT_STREAM_REVERT, NULL, 0));
 	detach(s);
 	return ok;
 }
@@ -354,6 +426,7 @@ static void closing_ring_fd(int fd)
 {
 	if (atomic_load_explicit(&nattached, memory_order_relaxed) == 0 || fd < 0)
 		return;
+	adopt_if_fork_copy();
 	for (int i = 0; i < XSTREAM_MAX; i++) {
 		struct xstream *s = &slots[i];
 		int sock = atomic_load_explicit(&s->fd, memory_order_acquire);
@@ -403,7 +476,10 @@ XSHIM_EXPORT int dup3(int oldfd, int newfd, int flags)
  * nothing is attached is one load. */
 static void closing_range(unsigned first, unsigned last)
 {
-	if (atomic_load_explicit(&nattached, memory_order_relaxed) == 0 || !owns_memory())
+	if (atomic_load_explicit(&nattached, memory_order_relaxed) == 0)
+		return;
+	adopt_if_fork_copy();
+	if (!owns_memory())
 		return;
 	for (int i = 0; i < XSTREAM_MAX; i++) {
 		struct xstream *s = &slots[i];

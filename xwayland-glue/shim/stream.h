@@ -15,6 +15,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* Which open file an fd number named when a ring was attached, to tell
+ * whether the number still names it in a fork child that may have closed
+ * it behind our back (a raw close syscall) and reused the number. */
+struct xstream_file_id {
+	dev_t dev;
+	ino_t ino;
+};
+
 #include "smt-ring-client.h"
 
 struct xstream {
@@ -31,6 +39,7 @@ struct xstream {
 	uint64_t head;                     /* private; published to hdr->head */
 	uint64_t wakeups_sent, full_waits, fd_messages;
 	bool forked;                       /* we are a fork child of the attacher */
+	struct xstream_file_id sock_id, server_efd_id, wake_id;  /* at attach */
 };
 
 /* stream_attach.c: offers a ring to the X server behind fd, a connected

@@ -34,7 +34,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "shim_config.h"
 #include "scm_rights.h"
 #include "syms.h"
 #include "x11ring_endpoint.h"

@@ -2,9 +2,10 @@
 #define _GNU_SOURCE
 #include "syms.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <string.h>
+
+#include "dlsym_next.h"
 
 struct xshim_syms xshim_real;
 
@@ -12,13 +13,6 @@ static const char *const soname_libxcb = "libxcb.so.1";
 static const char *const soname_libx11 = "libX11.so.6";
 static const char *const soname_libxcbshm = "libxcb-shm.so.0";
 static const char *const soname_libx11xcb = "libX11-xcb.so.1";
-
-/* POSIX guarantees dlsym's object pointer can hold a function pointer; copy
- * the bits rather than cast, which ISO C does not define. */
-static void set_fn(void *field, void *p)
-{
-	memcpy(field, &p, sizeof(p));
-}
 
 /* Past the shim first: that is the definition the program would have called.
  * Then the library itself if it is loaded but not global (dlopen'ed with
@@ -38,7 +32,7 @@ static void *find_loaded(const char *soname, const char *name)
 
 static void load_once(void)
 {
-#define LOAD(lib, name) set_fn(&xshim_real.name, find_loaded(soname_##lib, #name));
+#define LOAD(lib, name) dlsym_store(&xshim_real.name, find_loaded(soname_##lib, #name));
 	XSHIM_SYMS_WRAPPED(LOAD)
 	XSHIM_SYMS_HELPERS(LOAD)
 #undef LOAD
@@ -61,7 +55,7 @@ static void load_shm_once(void)
 	void *libxcbshm = shm, *libx11xcb = x11xcb;
 	bool ok = true;
 #define LOAD(lib, name) \
-	set_fn(&xshim_real.name, lib ? dlsym(lib, #name) : NULL); \
+	dlsym_store(&xshim_real.name, lib ? dlsym(lib, #name) : NULL); \
 	ok = ok && (xshim_real.name || !strcmp(#name, "xcb_shm_attach_fd_checked"));
 	XSHIM_SYMS_SHM(LOAD)
 #undef LOAD

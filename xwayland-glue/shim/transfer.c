@@ -20,6 +20,31 @@ uint32_t xshim_max_row_bytes(const struct xshim_conn *sc, uint32_t w)
 	return max;
 }
 
+/* A root window's image is read the plain way: the X server answers
+ * ShmGetImage and GetImage of a root differently (a rootless Xwayland
+ * gives GetImage BadMatch but ShmGetImage the root's black pixels), and a
+ * program must get what it gets on the socket. Roots are listed in the
+ * connection's setup, one per screen (a screen is 40 bytes plus its depths,
+ * walked without xcb_screen_next, which the shim does not look up). */
+static bool is_root(const struct xshim_conn *sc, xcb_drawable_t d)
+{
+	if (d == sc->root)
+		return true;
+	const xcb_setup_t *setup = xshim_real.xcb_get_setup(sc->c);
+	xcb_screen_iterator_t it = xshim_real.xcb_setup_roots_iterator(setup);
+	for (; it.rem > 0; it.rem--) {
+		if (it.data->root == d)
+			return true;
+		const uint8_t *next = (const uint8_t *)(it.data + 1);
+		for (int i = 0; i < it.data->allowed_depths_len; i++) {
+			const xcb_depth_t *depth = (const xcb_depth_t *)next;
+			next += sizeof(*depth) + (size_t)depth->visuals_len * sizeof(xcb_visualtype_t);
+		}
+		it.data = (xcb_screen_t *)next;
+	}
+	return false;
+}
+
 /* Rows per request: the whole image when it fits in half the segment (so a
  * second one can be copied while the server draws the first), else bands of
  * a quarter. 0: cannot be converted. */
@@ -101,7 +126,7 @@ int xshim_get_sync(struct xshim_conn *sc, xcb_drawable_t d, int16_t x, int16_t y
 	uint32_t max_row = xshim_max_row_bytes(sc, w);
 	uint32_t band = band_rows(sc, max_row, h, true);
 	memset(res, 0, sizeof(*res));
-	if (!band)
+	if (!band || is_root(sc, d))
 		return 0;
 	for (uint32_t done = 0; done < h;) {
 		uint32_t rows = h - done < band ? h - done : band, off, id;
@@ -155,7 +180,7 @@ bool xshim_get_async(struct xshim_conn *sc, xcb_drawable_t d, int16_t x, int16_t
 		   uint16_t w, uint16_t h, uint32_t plane_mask, bool checked, uint32_t *seq)
 {
 	uint32_t max_row = xshim_max_row_bytes(sc, w), off, id;
-	if (!band_rows(sc, max_row, h, false))
+	if (!band_rows(sc, max_row, h, false) || is_root(sc, d))
 		return false;
 	/* Room for the pending-list entry first: nothing to undo after sending. */
 	pthread_mutex_lock(&sc->lock);

@@ -13,7 +13,7 @@
  */
 #include <stdlib.h>
 
-#include "config.h"
+#include "shim_config.h"
 #include "conn.h"
 #include "syms.h"
 #include "transfer.h"

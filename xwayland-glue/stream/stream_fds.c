@@ -7,7 +7,7 @@
 static uint64_t client_count(const struct stream_reader *rd)
 {
 	/* The cast drops const only for the atomic load's signature. */
-	return atomic_load_explicit(&((struct smt_ring_header *)rd->hdr)->fd_messages,
+	return atomic_load_explicit(&((struct smt_ring_header *)rd->shared.hdr)->fd_messages,
 				    memory_order_relaxed);
 }
 

@@ -1,24 +1,21 @@
-/* See stream_reader.h; the memory order is smt-ring.h's "server batch". */
+/* See stream_reader.h; the memory order is smt-ring-server.c's. */
 #include "stream_reader.h"
 
 void stream_reader_init(struct stream_reader *r, const void *ring_map, uint32_t area_size,
 			struct smt_ring_status *status)
 {
 	*r = (struct stream_reader){
-		.hdr = ring_map,
 		.area = (const uint8_t *)ring_map + SMT_RING_HEADER_SIZE,
 		.area_size = area_size,
-		.status = status,
 	};
+	smt_server_ring_init(&r->shared, ring_map, status);
 }
 
 static uint32_t published(const struct stream_reader *r, enum smt_error *err)
 {
-	/* The cast drops const only for the atomic load's signature. */
-	uint64_t head = atomic_load_explicit(
-		&((struct smt_ring_header *)r->hdr)->head, memory_order_acquire);
-	uint64_t avail = head - r->tail;  /* head < tail wraps to a huge value */
-	if (avail > r->area_size) {
+	uint64_t head = smt_server_load_head(&r->shared);
+	uint64_t avail = smt_server_head_avail(head, r->tail, r->area_size, 1);
+	if (avail == SMT_HEAD_IMPOSSIBLE) {
 		*err = SMT_ERROR_BAD_HEAD;
 		return 0;
 	}
@@ -46,18 +43,7 @@ size_t stream_reader_take(struct stream_reader *r, void *dst, size_t max, uint32
 	smt_stream_copy_out(dst, r->area, r->area_size, r->tail, n);
 	x11_request_count_feed(&r->count, dst, n);
 	r->tail += n;
-	atomic_store_explicit(&r->status->tail, r->tail, memory_order_release);
-	atomic_store_explicit(&r->status->bytes_executed, r->tail, memory_order_relaxed);
-	atomic_store_explicit(&r->status->commands_executed, r->count.requests,
-			      memory_order_relaxed);
-	/* liburing #541: the tail must be visible before we look at WAITING,
-	 * or a client that set WAITING just now sleeps forever. */
-	atomic_thread_fence(memory_order_seq_cst);
-	struct smt_ring_header *hdr = (struct smt_ring_header *)r->hdr;
-	if (atomic_load_explicit(&hdr->flags, memory_order_acquire) & SMT_CLIENT_WAITING) {
-		uint64_t need = atomic_load_explicit(&hdr->wait_tail, memory_order_relaxed);
-		*wake_client = (int64_t)(r->tail - need) >= 0;
-	}
+	*wake_client = smt_server_publish(&r->shared, r->tail, r->count.requests, r->tail);
 	return n;
 }
 
@@ -77,8 +63,5 @@ void stream_reader_fail(struct stream_reader *r, enum smt_error code)
 	if (r->dead)
 		return;
 	r->dead = true;
-	atomic_store_explicit(&r->status->error_code, code, memory_order_relaxed);
-	atomic_store_explicit(&r->status->error_opcode, 0xffffu, memory_order_relaxed);
-	atomic_store_explicit(&r->status->error_offset, r->tail, memory_order_relaxed);
-	atomic_store_explicit(&r->status->flags, SMT_SERVER_DEAD, memory_order_release);
+	smt_server_end(&r->shared, code, 0xffffu, r->tail);
 }

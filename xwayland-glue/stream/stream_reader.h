@@ -7,7 +7,10 @@
  * head is read once per take and checked against our own tail (kept here,
  * only published to the status page), the byte count is clamped to the
  * area, and bytes are copied out into the X server's own buffer before
- * anything parses them.
+ * anything parses them. Reading and bounding head, publishing the tail and
+ * waking the client, and the death certificate are the protocol's server
+ * half (smt-ring-server.h), shared with the compositor's command ring;
+ * what is here is the byte stream.
  */
 #ifndef SMT_STREAM_READER_H
 #define SMT_STREAM_READER_H
@@ -16,14 +19,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "smt-ring.h"
+#include "smt-ring-server.h"
 #include "x11_request_count.h"
 
 struct stream_reader {
-	const struct smt_ring_header *hdr;  /* client-written, mapped read-only */
+	/* The client's header page, our status page, the tail published and
+	 * the wake-ups sent: the protocol's server half (smt-ring-server.h). */
+	struct smt_server_ring shared;
 	const uint8_t *area;
 	uint32_t area_size;
-	struct smt_ring_status *status;     /* ours; the client maps it read-only */
 	uint64_t tail;                      /* private: the truth */
 	uint64_t limit;                     /* REVERT: never read past this */
 	bool limited;
@@ -51,7 +55,8 @@ size_t stream_reader_take(struct stream_reader *r, void *dst, size_t max, uint32
  * (stream_fds.c logs which side it was on). */
 bool stream_reader_limit(struct stream_reader *r, uint64_t position);
 
-/* Ends the ring with a death certificate the client can read. */
+/* Ends the ring with a death certificate the client can read (opcode
+ * 0xffff, the offset our tail). */
 void stream_reader_fail(struct stream_reader *r, enum smt_error code);
 
 #endif

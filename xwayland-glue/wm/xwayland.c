@@ -535,6 +535,9 @@ static void xwayland_export_sched(const struct smtwc_xwayland_config *cfg)
 	setenv("SMT_XWAYLAND_SCHED_INTERVAL_MS", v, true);
 	snprintf(v, sizeof(v), "%d", cfg->sched_max_ms);
 	setenv("SMT_XWAYLAND_SCHED_MAX_MS", v, true);
+	/* read by the ring's server half inside Xwayland (input_boost.c) */
+	snprintf(v, sizeof(v), "%d", cfg->input_boost_us);
+	setenv("SMT_XWAYLAND_INPUT_BOOST_US", v, true);
 }
 
 /* Sets DISPLAY for everything the compositor launches afterwards. */

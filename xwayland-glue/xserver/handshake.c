@@ -29,24 +29,15 @@
 static struct smt_global_status *global;
 static int global_fd = -1;
 
-/* A server-written page the client may only map read-only: sealed against
- * resizing and against any new writable mapping once ours exists. */
+/* A server-written page the client may only map read-only
+ * (smt-ring-server.h): sealed against resizing and against any new
+ * writable mapping once ours exists. */
 static void *create_server_page(const char *name, int *fd_out)
 {
-	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	void *p = NULL;
+	int fd = smt_server_page_create(name, SMT_STATUS_MAP_SIZE, &p);
 	if (fd < 0)
 		return NULL;
-	void *p = MAP_FAILED;
-	if (ftruncate(fd, SMT_STATUS_MAP_SIZE) == 0)
-		p = mmap(NULL, SMT_STATUS_MAP_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED ||
-	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE |
-				   F_SEAL_SEAL) != 0) {
-		if (p != MAP_FAILED)
-			munmap(p, SMT_STATUS_MAP_SIZE);
-		real_close(fd);
-		return NULL;
-	}
 	*fd_out = fd;
 	return p;
 }
@@ -56,8 +47,7 @@ struct smt_global_status *xconn_global(void)
 	if (!global) {
 		struct smt_global_status *g = create_server_page("smt-x11ring-global", &global_fd);
 		if (g) {
-			g->magic = SMT_GLOBAL_MAGIC;
-			g->version = SMT_RING_VERSION;
+			smt_global_init(g);
 			global = g;
 		}
 	}
@@ -141,11 +131,10 @@ static uint32_t attach(struct xconn *c, int memfd, int efd, uint32_t area_size)
 		}
 		return SMT_STREAM_REFUSED_SERVER;
 	}
-	status->magic = SMT_STATUS_MAGIC;
-	status->version = SMT_RING_VERSION;
 	c->map = map;
 	c->map_len = len;
 	c->status = status;
+	/* Writes the status page's magic and version (smt-ring-server.h). */
 	stream_reader_init(&c->rd, map, area_size, status);
 	c->server_efd = efd;
 	c->efd_epfd = c->epfd;

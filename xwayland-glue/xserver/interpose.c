@@ -3,7 +3,6 @@
  * table of accepted connections. See xconn.h.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "dlsym_next.h"
 #include "xconn.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -60,17 +60,17 @@ static void forget_preload(void)
 
 __attribute__((constructor)) static void resolve_real(void)
 {
-	real_recvmsg = (__typeof__(real_recvmsg))dlsym(RTLD_NEXT, "recvmsg");
-	real_read = (__typeof__(real_read))dlsym(RTLD_NEXT, "read");
-	real_close = (__typeof__(real_close))dlsym(RTLD_NEXT, "close");
-	real_accept = (__typeof__(real_accept))dlsym(RTLD_NEXT, "accept");
-	real_accept4 = (__typeof__(real_accept4))dlsym(RTLD_NEXT, "accept4");
-	real_epoll_ctl = (__typeof__(real_epoll_ctl))dlsym(RTLD_NEXT, "epoll_ctl");
-	real_epoll_wait = (__typeof__(real_epoll_wait))dlsym(RTLD_NEXT, "epoll_wait");
-	real_dup2 = (__typeof__(real_dup2))dlsym(RTLD_NEXT, "dup2");
-	real_dup3 = (__typeof__(real_dup3))dlsym(RTLD_NEXT, "dup3");
-	real_writev = (__typeof__(real_writev))dlsym(RTLD_NEXT, "writev");
-	real_sendmsg = (__typeof__(real_sendmsg))dlsym(RTLD_NEXT, "sendmsg");
+	dlsym_next(&real_recvmsg, "recvmsg");
+	dlsym_next(&real_read, "read");
+	dlsym_next(&real_close, "close");
+	dlsym_next(&real_accept, "accept");
+	dlsym_next(&real_accept4, "accept4");
+	dlsym_next(&real_epoll_ctl, "epoll_ctl");
+	dlsym_next(&real_epoll_wait, "epoll_wait");
+	dlsym_next(&real_dup2, "dup2");
+	dlsym_next(&real_dup3, "dup3");
+	dlsym_next(&real_writev, "writev");
+	dlsym_next(&real_sendmsg, "sendmsg");
 }
 
 /* The process that registers fds with epoll is the X server. A wrapper
@@ -151,6 +151,7 @@ static void untrack(int fd)
 	}
 	if (c->state == XCONN_RING)
 		nring--;
+	input_boost_forget(c);
 	xconn_release_ring(c);
 	by_fd[fd] = NULL;
 	for (unsigned i = 0; i < nall; i++) {
@@ -216,7 +217,7 @@ static void make_plain(struct xconn *c)
 	c->state = XCONN_PLAIN;
 }
 
-EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+static ssize_t recv_request_bytes(int fd, struct msghdr *msg, int flags)
 {
 	struct xconn *c = ring_conn(fd);
 	if (c) {
@@ -236,11 +237,44 @@ EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	return n;
 }
 
+/* A client's read while another has the input boost: refused, or cut
+ * short (input_boost.c). */
+static bool boost_refuses(int fd)
+{
+	struct xconn *c = xconn_get(fd);
+	if (c && input_boost_yield(c)) {
+		errno = EAGAIN;
+		return true;
+	}
+	return false;
+}
+
+EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	if (boost_refuses(fd))
+		return -1;
+	struct xconn *c = xconn_get(fd);
+	if (!c || msg->msg_iovlen != 1)
+		return recv_request_bytes(fd, msg, flags);
+	size_t full = msg->msg_iov[0].iov_len;
+	msg->msg_iov[0].iov_len = input_boost_read_cap(c, full);
+	ssize_t n = recv_request_bytes(fd, msg, flags);
+	int saved = errno;
+	msg->msg_iov[0].iov_len = full;
+	errno = saved;
+	return n;
+}
+
 EXPORT ssize_t read(int fd, void *buf, size_t count)
 {
+	if (boost_refuses(fd))
+		return -1;
+	struct xconn *c = xconn_get(fd);
+	if (c)
+		count = input_boost_read_cap(c, count);
 	struct iovec iov = { .iov_base = buf, .iov_len = count };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct xconn *c = ring_conn(fd);
+	c = ring_conn(fd);
 	if (c) {
 		ssize_t n = xconn_serve(c, &msg);
 		if (!c->reverted)
@@ -252,24 +286,34 @@ EXPORT ssize_t read(int fd, void *buf, size_t count)
 
 /* The X server answers a client (replies, events, errors) with writev, or
  * sendmsg when fds go along: counted for the statistics, since a client
- * waiting for answers is a round trip the ring cannot shorten. */
-static void note_answer(int fd)
+ * waiting for answers is a round trip the ring cannot shorten, and read
+ * for input events by the input boost. */
+static void note_answer(int fd, const struct iovec *iov, int n, ssize_t written)
 {
 	struct xconn *c = xconn_get(fd);
-	if (c)
-		c->answers++;
+	if (!c)
+		return;
+	c->answers++;
+	if (written > 0)
+		input_boost_answered(c, iov, n, (size_t)written);
 }
 
 EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
 {
-	note_answer(fd);
-	return real_writev(fd, iov, n);
+	ssize_t w = real_writev(fd, iov, n);
+	int saved = errno;
+	note_answer(fd, iov, n, w);
+	errno = saved;
+	return w;
 }
 
 EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
-	note_answer(fd);
-	return real_sendmsg(fd, msg, flags);
+	ssize_t w = real_sendmsg(fd, msg, flags);
+	int saved = errno;
+	note_answer(fd, msg->msg_iov, (int)msg->msg_iovlen, w);
+	errno = saved;
+	return w;
 }
 
 EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
@@ -392,15 +436,15 @@ static bool ring_client_streaming(uint64_t now, uint64_t budget)
 static bool spin_for_ring_input(void)
 {
 	uint64_t budget = spin_ns();
-	uint64_t start = xconn_now_ns();
+	uint64_t start = monotonic_now_ns();
 	if (budget == 0 || !ring_client_streaming(start, budget))
 		return false;
 	for (unsigned i = 0;; i++) {
 		if (any_ring_input())
 			return true;
-		if ((i & 15) == 15 && xconn_now_ns() - start > budget)
+		if ((i & 15) == 15 && monotonic_now_ns() - start > budget)
 			return false;
-		__builtin_ia32_pause();
+		cpu_relax();
 	}
 }
 
@@ -408,28 +452,27 @@ EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
 {
 	struct smt_global_status *g = nring ? xconn_global() : NULL;
 	bool slept = false;
+	timeout = input_boost_timeout(timeout);
 	if (g && timeout != 0 && spin_for_ring_input())
 		timeout = 0;
 	if (g && timeout != 0) {
 		/* smt-ring.h "server sleep": announce, then look once more, so a
 		 * client that published before seeing the flag is not missed. */
-		atomic_store_explicit(&g->server_asleep, 1, memory_order_relaxed);
-		atomic_fetch_add_explicit(&g->generation, 1, memory_order_relaxed);
-		atomic_thread_fence(memory_order_seq_cst);
+		smt_global_prepare_sleep(g);
 		if (any_ring_input())
 			timeout = 0;
 		else
 			slept = true;
 		if (!slept)
-			atomic_store_explicit(&g->server_asleep, 0, memory_order_relaxed);
+			smt_global_wake(g);
 	}
 	int n = real_epoll_wait(epfd, ev, max, timeout);
 	int saved = errno;
 	if (slept)
-		atomic_store_explicit(&g->server_asleep, 0, memory_order_relaxed);
+		smt_global_wake(g);
 	if (n < 0) {
 		errno = saved;
 		return n;
 	}
-	return rewrite_events(epfd, ev, n, max);
+	return input_boost_filter(epfd, ev, rewrite_events(epfd, ev, n, max), max);
 }

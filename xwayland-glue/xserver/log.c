@@ -32,7 +32,7 @@ static bool log_allowed(unsigned long *suppressed_out)
 {
 	static uint64_t tokens = XCONN_LOG_BURST * 1000ull, last_ns;
 	static unsigned long suppressed;
-	uint64_t now = xconn_now_ns();
+	uint64_t now = monotonic_now_ns();
 	if (last_ns)
 		tokens += (now - last_ns) / (1000000000ull / (XCONN_LOG_PER_SEC * 1000ull));
 	last_ns = now;

@@ -14,13 +14,6 @@
 
 #include "xconn.h"
 
-uint64_t xconn_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static const char *error_name(enum smt_error e)
 {
 	switch (e) {
@@ -144,7 +137,7 @@ ssize_t xconn_serve(struct xconn *c, struct msghdr *msg)
 	c->fd_messages = c->fq.received;
 	switch (r) {
 	case STREAM_READ_BYTES:
-		c->last_input_ns = xconn_now_ns();
+		c->last_input_ns = monotonic_now_ns();
 		return (ssize_t)n;
 	case STREAM_READ_END:
 		return 0;

@@ -64,7 +64,7 @@ void xconn_stats_init(void)
 
 int xconn_format(char *buf, size_t n, const struct xconn *c)
 {
-	const struct smt_ring_header *h = c->map ? c->rd.hdr : NULL;
+	const struct smt_ring_header *h = c->map ? c->rd.shared.hdr : NULL;
 	const char *mode = c->state == XCONN_RING ? "ring" : "socket";
 	char comm[16];
 	xconn_printable_comm(c, comm);
@@ -72,7 +72,9 @@ int xconn_format(char *buf, size_t n, const struct xconn *c)
 			"fd=%d pid=%d comm=%s transport=%s requests=%llu ring_bytes=%llu "
 			"socket_bytes=%llu wakeups_from_client=%llu wakeups_to_client=%llu "
 			"client_wakeups_sent=%llu client_full_waits=%llu fd_messages=%llu answers=%llu "
-			"reverted=%d error=%d why=%s\n",
+			"reverted=%d error=%d input_events=%llu boosts=%llu boosted_us=%llu boost_served=%llu "
+			"boost_lapsed=%llu yields=%llu "
+			"why=%s\n",
 			c->fd, (int)c->pid, comm, mode,
 			(unsigned long long)c->rd.count.requests,
 			(unsigned long long)c->rd.tail,
@@ -84,6 +86,10 @@ int xconn_format(char *buf, size_t n, const struct xconn *c)
 			(unsigned long long)(h ? atomic_load_explicit(
 				&((struct smt_ring_header *)h)->full_waits, memory_order_relaxed) : 0),
 			(unsigned long long)c->fd_messages, (unsigned long long)c->answers, c->reverted, (int)c->error,
+			(unsigned long long)c->input_events, (unsigned long long)c->boost.grants,
+			(unsigned long long)(c->boost.favoured_ns / 1000),
+			(unsigned long long)c->boost.served, (unsigned long long)c->boost.lapsed,
+			(unsigned long long)c->yields,
 			c->other_user ? "other-uid" : c->state == XCONN_RING ? "ring" :
 			c->state == XCONN_FRESH ? "fresh" : c->socket_why ? c->socket_why : "no-hello");
 }

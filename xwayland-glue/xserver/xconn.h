@@ -24,9 +24,13 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
+#include "cpu_relax.h"
+#include "monotonic_clock.h"
 #include "smt-ring.h"
 #include "stream_fds.h"
 #include "stream_reader.h"
+#include "x11_boost.h"
+#include "x11_input_scan.h"
 
 enum xconn_state {
 	XCONN_FRESH,   /* accepted, no byte read yet: may send a hello */
@@ -67,6 +71,13 @@ struct xconn {
 	uint64_t plain_bytes;    /* read from the socket (PLAIN, or after REVERT) */
 	uint64_t last_input_ns;  /* ring bytes last served (the spin) */
 	uint64_t answers;        /* writes to the client (replies, events) */
+
+	/* The input boost (input_boost.c), every connection */
+	struct x11_input_scan scan;  /* what the X server wrote to it */
+	struct x11_boost boost;
+	uint64_t input_events;   /* input events written to it */
+	uint64_t yields;         /* reads refused for another's boost */
+	bool held;               /* refused or unreported: report it later */
 };
 
 /* The real libc functions (RTLD_NEXT). */
@@ -101,6 +112,22 @@ void xconn_drop_fds(struct xconn *c);
 /* Ends the connection's ring with a logged reason; the next read fails. */
 void xconn_kill(struct xconn *c, enum smt_error code, const char *why);
 
+/* input_boost.c (docs/x11.md "Scheduling X clients"). Off unless
+ * SMT_XWAYLAND_INPUT_BOOST_US (the compositor's [xwayland] input-boost-us)
+ * is set. */
+#define INPUT_BOOST_MAX_US 100000
+/* The X server wrote `written` bytes of iov to c. */
+void input_boost_answered(struct xconn *c, const struct iovec *iov, int iovcnt, size_t written);
+/* c's read must say "nothing yet": another client is favoured. */
+bool input_boost_yield(struct xconn *c);
+/* How much of count c's read may return. */
+size_t input_boost_read_cap(const struct xconn *c, size_t count);
+/* epoll_wait's events: held-back connections out, released ones in. */
+int input_boost_filter(int epfd, struct epoll_event *ev, int n, int max);
+/* epoll_wait's timeout, shortened to release held-back connections. */
+int input_boost_timeout(int timeout);
+void input_boost_forget(struct xconn *c);
+
 /* stats.c */
 void xconn_stats_init(void);
 /* epoll_wait found the statistics socket readable. */
@@ -115,7 +142,6 @@ int xconn_format(char *buf, size_t n, const struct xconn *c);
 #define XCONN_TAG_WAKE (XCONN_TAG | 1ull << 32)
 #define XCONN_TAG_STATS (XCONN_TAG | 2ull << 32)
 
-uint64_t xconn_now_ns(void);
 #define XCONN_SPIN_US_DEFAULT 50
 
 /* log.c: one line on stderr (the compositor's log), at most

@@ -5,8 +5,8 @@ client attacks the compositor, next to the idle baseline, in one run.
     tests/bench/hostile/run.py [--build DIR] [--seconds N] [--rounds R] [--out FILE]
                                [--only NAME]
 
-One headless compositor (normal build) with the limits below. For each
-attack the attackers start, reach their steady state (they say so), then two
+A headless compositor (normal build; a fresh one per round) with the limits
+below. For each attack the attackers start, reach their steady state (they say so), then two
 victims measure for N seconds: `smt-hostile echo-probe` (a FENCE through its
 ring and back: the scheduler's answer) and `smt-hostile sync-probe`
 (wl_display round trips: request dispatch), 10 ms apart. Meanwhile the
@@ -184,8 +184,8 @@ def parse(line):
 # name, what it does, attackers: (argv after smt-hostile, ready line); the
 # names in KILLED_MIDWAY have their attackers killed halfway through the
 # measurement (the victims measure the teardown).
-KILLED_MIDWAY = {"teardown x6", "top ids x16", "canvases x40", "pixmap churn x4",
-                 "canvas teardown"}
+KILLED_MIDWAY = {"teardown x6", "top ids x16", "canvases x40", "surfaces x40", "regions x40",
+                 "pixmap churn x4", "canvas teardown"}
 ATTACKS = [
     ("idle", "no attacker (baseline)", []),
     ("drain", "16 MiB ring of 4096x4096 OVER fills refilled as it drains, then "
@@ -215,8 +215,16 @@ ATTACKS = [
                      "(refused past client-canvases=1024)",
      [(["canvas-flood", "52000"], "CANVAS_FLOOD started")]),
     ("canvases x40", "40 clients each make 1,000 1x1 canvases on surfaces of their own "
-                     "(measured while they make them), killed together halfway",
+                     "(measured while they make them; refused past uid-canvases=4096), "
+                     "killed together halfway",
      [(["canvas-flood", "1000"], "CANVAS_FLOOD started")] * 40),
+    ("surfaces x40", "40 clients each make 1,000 bare wl_surfaces (measured while they "
+                     "make them; refused past uid-surfaces=8192), killed together halfway",
+     [(["surface-flood", "1000"], "SURFACE_FLOOD started")] * 40),
+    ("regions x40", "40 clients each make 100,000 wl_regions (measured while they make "
+                    "them; refused past client-objects=16384 and uid-objects=32768), "
+                    "killed together halfway",
+     [(["region-flood", "100000"], "REGION_FLOOD started")] * 40),
     ("canvas teardown", "present's attacker (a 4500x4500 canvas, 154 MiB of written "
                         "images) killed halfway",
      [(["present-attack", "{long}"], "PRESENT_ATTACK started")]),
@@ -244,11 +252,11 @@ ATTACKS = [
 
 
 def rounds_of(attacks, rounds):
-    """Every attack once per round, in reverse order every other round, so
-    that the machine's drift over the run does not always hit the same
-    attack."""
+    """The attacks of each round: every attack once, in reverse order every
+    other round, so that the machine's drift over the run does not always
+    hit the same attack."""
     for rnd in range(rounds):
-        yield from (attacks if rnd % 2 == 0 else attacks[::-1])
+        yield attacks if rnd % 2 == 0 else attacks[::-1]
 
 
 TARGET_MAX_MS = 50.0
@@ -307,7 +315,8 @@ def report(rows, args, after, load_before):
             f"{max(r[4]['total_address_space'] for r in rs) >> 30} | "
             f"{'n/a' if not pressure else '%.0f-%.0f%%' % (min(pressure), max(pressure))} |")
     lines.append("")
-    lines.append(f"After all attacks: {after['total_fds']} fds "
+    lines.append(f"After the last round's attacks (a fresh compositor per round): "
+                 f"{after['total_fds']} fds "
                  f"({after['total_connections']} connections), {after['total_memory']} bytes, "
                  f"{after['total_mappings']} mappings counted. Peaks and counts: the largest "
                  f"of the rounds; refused: per round.")
@@ -316,6 +325,40 @@ def report(rows, args, after, load_before):
                  f"{tally.summary()}; {V.load_text(load_before, V.loadavg())}.")
     lines.append(f"Reading: {V.METHOD}.")
     return lines, tally
+
+
+def run_attack(bench, args, base_clients, name, what, attackers):
+    """One attack on `bench`'s compositor: its attackers ready, the victims'
+    samples, then everything it caused released; the row for report()."""
+    started = []
+    for argv, ready in attackers:
+        argv = [a.format(long=args.seconds * 10 + 60) for a in argv]
+        started.append((bench.start([bench.hostile] + argv), ready))
+    for p, ready in started:
+        ready = ready if isinstance(ready, tuple) else (ready,)
+        bench.wait_for(lambda: any(r in bench.output(p) for r in ready) or
+                       p.poll() is not None, f"{name}: attacker ready", 120)
+    # refused: a pixmap or pool not made, or an error naming a limit
+    # ("... reached") at any of its connections, before or during the
+    # measurement (an attacker that failed before it was killed)
+    failed = {i for i, (p, _) in enumerate(started) if p.poll() not in (None, 0)}
+    results, peak, usage = bench.measure(
+        args.seconds, [p for p, _ in started] if name in KILLED_MIDWAY else ())
+    refused = sum(1 for i, (p, _) in enumerate(started) if i in failed or
+                  "REFUSED" in bench.output(p) or "reached" in bench.output(p))
+    for p, _ in started:
+        bench.stop(p)
+    bench.wait_for(lambda: bench.clients() == base_clients, f"{name}: attackers gone")
+    # a gone ring's many pixmaps and its mappings are freed in pieces
+    # after it (each remaining connection's socket stays counted: 2 fds)
+    bench.wait_for(lambda: (lambda st: st["total_fds"] == 2 * st["total_connections"]
+                            and st["total_memory"] == 0 and
+                            st["reclaim_items"] == 0)(bench.stats()),
+                   f"{name}: the attackers' usage released")
+    print(f"{name}: {results} peak {peak} usage fds {usage['total_fds']} "
+          f"memory {usage['total_memory'] >> 20} MiB, refused {refused}/{len(started)}",
+          file=sys.stderr)
+    return (name, what, results, peak, usage, refused, len(started))
 
 
 def main():
@@ -327,43 +370,23 @@ def main():
     ap.add_argument("--only", action="append", help="run only this attack (repeatable)")
     args = ap.parse_args()
     load_before = V.loadavg()
-    bench = Bench(os.path.abspath(args.build))
     rows = []
-    try:
-        base_clients = bench.clients()
-        for name, what, attackers in rounds_of(ATTACKS, args.rounds):
-            if args.only and name not in args.only:
-                continue
-            started = []
-            for argv, ready in attackers:
-                argv = [a.format(long=args.seconds * 10 + 60) for a in argv]
-                started.append((bench.start([bench.hostile] + argv), ready))
-            for p, ready in started:
-                ready = ready if isinstance(ready, tuple) else (ready,)
-                bench.wait_for(lambda: any(r in bench.output(p) for r in ready) or
-                               p.poll() is not None, f"{name}: attacker ready", 120)
-            # refused: a pixmap or pool not made, or an error naming a limit
-            # ("... reached") at any of its connections
-            refused = sum(1 for p, _ in started if "REFUSED" in bench.output(p) or
-                          "reached" in bench.output(p) or (p.poll() not in (None, 0)))
-            results, peak, usage = bench.measure(
-                args.seconds, [p for p, _ in started] if name in KILLED_MIDWAY else ())
-            for p, _ in started:
-                bench.stop(p)
-            bench.wait_for(lambda: bench.clients() == base_clients, f"{name}: attackers gone")
-            # a gone ring's many pixmaps and its mappings are freed in pieces
-            # after it (each remaining connection's socket stays counted: 2 fds)
-            bench.wait_for(lambda: (lambda st: st["total_fds"] == 2 * st["total_connections"]
-                                    and st["total_memory"] == 0 and
-                                    st["reclaim_items"] == 0)(bench.stats()),
-                           f"{name}: the attackers' usage released")
-            rows.append((name, what, results, peak, usage, refused, len(started)))
-            print(f"{name}: {results} peak {peak} usage fds {usage['total_fds']} "
-                  f"memory {usage['total_memory'] >> 20} MiB, refused {refused}/{len(started)}",
-                  file=sys.stderr)
-        after = bench.stats()
-    finally:
-        bench.finish()
+    after = None
+    for rnd, attacks in enumerate(rounds_of(ATTACKS, args.rounds)):
+        # A fresh compositor per round: the rounds also sample what changes
+        # between compositors, not one compositor's history. Within a round
+        # the attacks share it, each ending with everything it caused
+        # released (run_attack waits for that).
+        bench = Bench(os.path.abspath(args.build))
+        try:
+            base_clients = bench.clients()
+            for name, what, attackers in attacks:
+                if args.only and name not in args.only:
+                    continue
+                rows.append(run_attack(bench, args, base_clients, name, what, attackers))
+            after = bench.stats()
+        finally:
+            bench.finish()
 
     lines, tally = report(rows, args, after, load_before)
     if args.out:

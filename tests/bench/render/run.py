@@ -18,7 +18,13 @@ round trip (smt-hostile echo-probe, every 10 ms), which waits for renders.
 
 Prints a table; writes DIR/render.json. Measures build/compositor/smtwc
 unless --smtwc or $SMTWC says otherwise. --smoke is the test suite's run:
-the same path with 6 windows, one round of 1 s (its figures mean nothing).
+the same path with 6 windows, two rounds of 1 s (its figures mean nothing).
+
+Every figure is the median of the rounds; scene / culled is the median of
+the rounds' ratios (the two renderers alternate, so each round pairs them)
+with its 95% interval, and the target, a culled render shorter than the
+scene renderer's (scene / culled render time above 1), is judged on it
+(tests/bench/verdict.py; verdicts in DIR/render-verdicts.csv).
 """
 import argparse
 import json
@@ -32,6 +38,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "integration"))
 sys.path.insert(0, os.path.dirname(HERE))
 import benchenv  # noqa: E402
 import harness  # noqa: E402
+import verdict as V  # noqa: E402
 from harness import Session, check, log  # noqa: E402
 
 
@@ -43,10 +50,10 @@ def parse_args():
     ap.add_argument("--out", default=None)
     ap.add_argument("--smtwc", default=None)
     ap.add_argument("--smoke", action="store_true",
-                    help="6 windows, 1 round of 1 s: the test suite's run")
+                    help="6 windows, 2 rounds of 1 s: the test suite's run")
     args = ap.parse_args()
     if args.smoke:
-        args.windows, args.seconds, args.rounds = 6, 1.0, 1
+        args.windows, args.seconds, args.rounds = 6, 1.0, 2
     benchenv.use_build(args.smtwc)
     return args
 
@@ -62,6 +69,7 @@ def run(h, args):
     hostile = harness.build_program("SMT_HOSTILE", "tests/tools/smt-hostile")
     out = args.out or os.path.join(os.environ.get("SMT_TEST_LOGDIR") or ".", "render-bench")
     os.makedirs(out, exist_ok=True)
+    load_before = V.loadavg()
     with Session(h, "render") as s:
         kinds = []
         for i in range(args.windows):
@@ -115,17 +123,26 @@ def run(h, args):
     print(f"\n{args.windows} windows ({kinds.count('smt-demo')} smt-demo, "
           f"{kinds.count('weston-simple-shm')} weston-simple-shm, {kinds.count('smt-plaid')} "
           f"smt-plaid), 1280x720, {args.rounds} rounds of {args.seconds:.0f} s each, medians\n")
-    print(f"| {'':28} | {'scene renderer':>14} | {'culled':>8} | {'scene / culled':>14} |")
-    print(f"| {'-' * 28} | {'-' * 14}:| {'-' * 8}:| {'-' * 14}:|")
+    print(f"| {'':28} | {'scene renderer':>14} | {'culled':>8} | {'scene / culled [95%]':>20} |")
+    print(f"| {'-' * 28} | {'-' * 14}:| {'-' * 8}:| {'-' * 20}:|")
+    tally = V.Tally()
     for label, key, conv, fmt in rows:
         a, b = med("scene", key), med("culled", key)
         if conv:
             a, b = conv(a), conv(b)
-        ratio = f"{a / b:.2f}x" if b else "-"
-        print(f"| {label:28} | {fmt.format(a):>14} | {fmt.format(b):>8} | {ratio:>14} |")
+        pairs = [(x[key], y[key]) for x, y in zip(results["scene"], results["culled"])
+                 if x[key] and y[key] and x[key] > 0 and y[key] > 0]
+        iv = V.ratio_interval([p[0] for p in pairs], [p[1] for p in pairs]) if pairs else None
+        if key == "render_mean_ms":
+            tally.judge("culled render shorter than the scene renderer's (scene / culled > 1)",
+                        iv, 1.0)
+        ratio = f"{iv.text(2)}x" if iv is not None else "-"
+        print(f"| {label:28} | {fmt.format(a):>14} | {fmt.format(b):>8} | {ratio:>20} |")
     ppd = med("culled", "painted_per_damaged")
     print(f"\nculled: {ppd:.2f} pixels painted per damaged pixel "
           "(the scene renderer paints each once per window under it, plus the clear)")
+    print(f"\n{tally.summary()}; {V.load_text(load_before, V.loadavg())}.\nReading: {V.METHOD}.")
+    tally.write(os.path.join(out, "render-verdicts.csv"))
     with open(os.path.join(out, "render.json"), "w") as f:
         json.dump({"windows": args.windows, "kinds": kinds, "seconds": args.seconds,
                    "results": results}, f, indent=2)

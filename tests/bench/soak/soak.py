@@ -370,7 +370,8 @@ def run(h, args):
         # (glibc may trim a heap mapping, so mappings may end below the baseline.)
         s.wait_clients(idle_clients, timeout=60)
         # (what a gone ring leaves is freed in pieces after it)
-        s.wait_until(lambda: (lambda st: st["total_memory"] == 0 and
+        # (the remaining clients' surfaces stay charged)
+        s.wait_until(lambda: (lambda st: st["total_memory"] == st["total_surface_bytes"] and
                               st["reclaim_items"] == 0)(s.server_stats()), timeout=60,
                      what="every ring client's memory to be freed")
         final = proc_sample(pid)

@@ -1,8 +1,15 @@
 # Shared by tests/bench/*/run: start a private headless smtwc, stop it by pid.
 # Sets SMTWC_PID, WAYLAND_DISPLAY, XDG_RUNTIME_DIR, X_DISPLAY (the session's
-# lazily started Xwayland), BENCH_TMP. SERVER_CPUS (a taskset CPU list, e.g.
-# 1), when set, pins the compositor and everything it starts (its Xwayland)
-# to those CPUs.
+# lazily started Xwayland), BENCH_TMP (that compositor's runtime directory,
+# removed with it). SERVER_CPUS (a taskset CPU list, e.g. 1), when set, pins
+# the compositor and everything it starts (its Xwayland) to those CPUs.
+# SMTWC_CONFIG, when set, is the compositor's configuration file (default
+# none: -c /dev/null, every setting at its default).
+# A benchmark that starts a fresh compositor per round (so that its rounds
+# also sample what changes between compositors: where the scheduler puts
+# it, its Xwayland, its memory; docs/benchmarks.md, "Rounds") keeps its raw
+# files in BENCH_RES (bench_results), which outlives the compositors and is
+# removed on exit.
 # Installs what the benchmarks need first (scripts/deps.sh bench).
 ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)}
 BUILD=${BUILD:-$ROOT/build}
@@ -27,7 +34,7 @@ start_smtwc() {
 	local pin=()
 	[ -n "${SERVER_CPUS:-}" ] && pin=(taskset -c "$SERVER_CPUS")
 	WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_HEADLESS_OUTPUTS=1 \
-		"${pin[@]}" "$BUILD/compositor/smtwc" --backend headless -c /dev/null \
+		"${pin[@]}" "$BUILD/compositor/smtwc" --backend headless -c "${SMTWC_CONFIG:-/dev/null}" \
 		-s "echo \$DISPLAY > $BENCH_TMP/display" \
 		>"$BENCH_TMP/smtwc.log" 2>&1 &
 	SMTWC_PID=$!
@@ -47,7 +54,18 @@ start_smtwc() {
 		stop_smtwc
 		exit 1
 	fi
-	trap stop_smtwc EXIT
+	trap bench_exit EXIT
+}
+
+bench_results() {
+	BENCH_RES=$(mktemp -d /tmp/smt-bench-res.XXXXXX)
+	trap bench_exit EXIT
+}
+
+bench_exit() {
+	stop_smtwc
+	[ -n "${BENCH_RES:-}" ] && rm -rf "$BENCH_RES"
+	BENCH_RES=
 }
 
 stop_smtwc() {

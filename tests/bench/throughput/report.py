@@ -18,13 +18,17 @@ after smt-perf in each round); targets are judged on the intervals
 (tests/bench/verdict.py). BENCHMARKS.md, if it exists, gets the tables
 between its "<!-- throughput-table:begin -->" and "...:end -->" lines."""
 import csv
+import datetime
 import glob
+import math
 import os
 import re
 import statistics
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import benchenv  # noqa: E402
 import verdict as V  # noqa: E402
 
 
@@ -135,16 +139,48 @@ def paired(rows, c, a, b):
     return [ra[k] for k in both], [rb[k] for k in both]
 
 
-def ratio_iv(rows, c, a, b):
+def ratio_iv(rows, c, a, b, floor=None):
     na, nb = paired(rows, c, a, b)
-    return V.ratio_interval(na, nb) if na and all(v > 0 for v in na + nb) else None
+    return V.ratio_interval(na, nb, sd_floor=floor) if na and all(v > 0 for v in na + nb) \
+        else None
 
 
-def ring_x_iv(rows, c, xr):
-    """ring/X paired by round: smt-perf's ring and x11perf of the same round."""
+def ring_x_rounds(rows, c, xr):
+    """ring and X of the rounds that have both: smt-perf's ring and x11perf
+    of the same round."""
     ring = {r["round"]: float(r["ops_per_s"]) for r in rows.get(c, {}).get("ring", [])}
     both = sorted(k for k in ring if k in xr and ring[k] > 0)
-    return V.ratio_interval([ring[k] for k in both], [xr[k] for k in both]) if both else None
+    return [ring[k] for k in both], [xr[k] for k in both]
+
+
+def ring_x_iv(rows, c, xr, floor=None):
+    """ring/X paired by round."""
+    ring, xs = ring_x_rounds(rows, c, xr)
+    return V.ratio_interval(ring, xs, sd_floor=floor) if ring else None
+
+
+def floors(rows, order, mode):
+    """Per ratio (ring/local, ring/socket, ring/X), the typical
+    round-to-round spread of its logs over this table's cases
+    (verdict.typical_log_sd): each case's interval assumes at least that
+    spread, so that a case whose few rounds happen to agree is not decided
+    on them while the machine moved every other case of the run."""
+    def ratios(na, nb):
+        return [a / b for a, b in zip(na, nb) if a > 0 and b > 0]
+    out = {}
+    for a, b in (("ring", "local"), ("ring", "socket")):
+        out[b] = V.typical_log_sd([ratios(*paired(rows, c, a, b)) for c in order])
+    out["X"] = V.typical_log_sd([ratios(*ring_x_rounds(rows, c, xtests(rows, c, mode)))
+                                 for c in order if xtests(rows, c, mode)])
+    return out
+
+
+def xtests(rows, c, mode):
+    """x11perf's rounds for case c in this table ({round: objects/s}), or
+    None: X batches per request, so only the batched table compares with it
+    (and noop, the same in both)."""
+    xt = next(iter(rows[c].values()))[0]["x11perf"]
+    return x.get(xt) if xt and (mode == "x11" or c == "noop") else None
 
 
 def c2s10k(rows, c):
@@ -161,8 +197,25 @@ def spread(rows, c):
     return max(w) if w else None
 
 
+def provenance():
+    """What a table was measured from: the date, the commit (and whether the
+    tree had changes), the machine; written first, so that the tables in
+    docs/ say which run they are."""
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")
+
+    def git(*a):
+        r = subprocess.run(["git", "-C", root, *a], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, text=True)
+        return r.stdout.strip() if r.returncode == 0 else ""
+    rev = git("rev-parse", "--short", "HEAD") or "?"
+    dirty = " with local changes" if git("status", "--porcelain", "--untracked-files=no") else ""
+    return (f"Run of {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, "
+            f"commit {rev}{dirty}; {benchenv.machine()}; "
+            f"{rounds_asked or '?'} rounds, each on a fresh compositor.")
+
+
 out = []
-lines = []
+lines = [provenance(), ""]
 
 
 def verdicts(table, c, rl, rs, rx, wk):
@@ -201,18 +254,18 @@ def table(title, rows, order, mode):
            f"{'r/sock [95%]':>19} {'c2s/10k':>8}  targets")
     lines.append(hdr)
     lines.append("-" * len(hdr))
+    fl = floors(rows, order, mode)
     for c in order:
         r = rows[c]
         lo, ri, so = (rates(rows, c, t) for t in ("local", "ring", "socket"))
         first = next(iter(r.values()))[0]
         xt = first["x11perf"]
         objs = int(first["objects_per_command"])
-        # X batches per request; only the batched table compares with it
-        # (and noop, the same in both).
-        xr = x.get(xt) if xt and (mode == "x11" or c == "noop") else None
+        xr = xtests(rows, c, mode)
         xv = list(xr.values()) if xr else None
-        rl, rs = ratio_iv(rows, c, "ring", "local"), ratio_iv(rows, c, "ring", "socket")
-        rx = ring_x_iv(rows, c, xr) if xr else None
+        rl = ratio_iv(rows, c, "ring", "local", fl["local"])
+        rs = ratio_iv(rows, c, "ring", "socket", fl["socket"])
+        rx = ring_x_iv(rows, c, xr, fl["X"]) if xr else None
         wk = c2s10k(rows, c)
         sp = spread(rows, c)
         v = verdicts(mode, c, rl, rs, rx, wk)
@@ -237,6 +290,10 @@ def table(title, rows, order, mode):
         row["ring_wakeups_s2c"] = sum(int(q["wakeups_s2c"]) for q in rr) if rr else None
         row["targets"] = v
         out.append(row)
+    lines.append("floor on each ratio's spread (the median over the cases of its rounds' sd, "
+                 "as a factor): " + ", ".join(
+                     f"r/{k} x{math.exp(v):.3f}" if v is not None else f"r/{k} -"
+                     for k, v in fl.items()))
     lines.append("")
 
 
@@ -251,7 +308,8 @@ lines.append(f"{nrounds} rounds{'' if rounds_asked in (None, nrounds) else f' of
              f"{V.load_text(load_before, V.loadavg())}")
 lines.append(f"Reading: {V.METHOD}; '~' marks it on a target. spread: the widest "
              f"(max-min)/median of a transport's rate over the rounds. r/X: paired by round "
-             f"(x11perf after smt-perf in each round). c2s/10k: "
+             f"(x11perf after smt-perf in each round); each ratio's interval assumes at least "
+             f"its table's floor of spread (verdict.typical_log_sd). c2s/10k: "
              f"client-to-server eventfd writes per 10,000 ring commands (median round).")
 und = [r for r in tally.rows if r[4] != V.MET]
 if und:

@@ -5,14 +5,16 @@ settings side by side in one run (issue 26; docs/x11.md "Scheduling X
 clients").
 
     tests/bench/x11/interactive.py [--rounds R] [--seconds S] [--idle-seconds S]
-        [--flooders N] [--intervals 5,2,1] [--sched-max MS] [--keys] [--xi2] [--expose]
+        [--flooders N] [--intervals 5,2,1] [--boosts 0,1000] [--sched-max MS] [--keys]
+        [--xi2] [--expose]
         [--echo-warmup S] [--smoke] [--out DIR] [--docs]
 
 x11-echo draws a rectangle, changes a property of its window and times the
 PropertyNotify, every 10 ms; x11-plaid floods PolyFillRectangle (50
 rectangles of 40x40, a round trip every 2,000). Each round starts one
-headless smtwc per [xwayland] sched-interval-ms setting (rotating which
-goes first) and in it, alternating which transport goes first: the echo
+headless smtwc per setting ([xwayland] sched-interval-ms, and input-boost-us
+for each of --boosts: the input boost of docs/x11.md; rotating which goes
+first) and in it, alternating which transport goes first: the echo
 alone ("idle"), then the echo among N flooders ("flood"), all on one
 transport (SMT_X11RING=off: the socket). --keys adds "typed": the same
 echo answering keys typed into it (wtype, 10 ms apart) among the
@@ -32,8 +34,13 @@ Every figure is the median over the rounds with the min-max beside it.
 Writes DIR/x11-interactive-{echo,summary}.csv and x11-interactive.png
 (DIR: build/bench); --docs also the table between the markers in
 docs/x11.md and the CSVs and plot into docs/bench/ and docs/plots/.
+Settings: every interval with the first of --boosts, the other boosts at
+the shortest interval only. The flooders' throughput is measured during
+every scenario among them (typed, typed-xi2, exposed too: what a boost
+takes from them), against the same scenario at the base setting (interval
+5 or the largest, first boost) in the same round and transport.
 --smoke is the test suite's run: one short round, 4 flooders, intervals 5
-and 1, nothing written to docs.
+and 1 without the boost and 1 with it, nothing written to docs.
 """
 import argparse
 import csv
@@ -69,6 +76,8 @@ def parse_args():
     ap.add_argument("--flooders", type=int, default=12)
     ap.add_argument("--intervals", default="5,2,1",
                     help="[xwayland] sched-interval-ms values compared (5: Xwayland's own)")
+    ap.add_argument("--boosts", default="0,4000",
+                    help="[xwayland] input-boost-us values compared at each interval (0: off)")
     ap.add_argument("--sched-max", type=int, default=15, help="[xwayland] sched-max-ms")
     ap.add_argument("--keys", action="store_true", help="also the typed-into echo")
     ap.add_argument("--xi2", action="store_true", help="also the echo typed into with XI2 keys")
@@ -82,10 +91,19 @@ def parse_args():
     if args.smoke:
         args.rounds, args.seconds, args.idle_seconds, args.flooders = 1, 1.5, 1.0, 4
         args.intervals, args.keys, args.xi2, args.expose = "5,1", True, True, True
+        args.boosts = "0,4000"
         args.docs = False
     args.interval_list = [int(x) for x in args.intervals.split(",")]
     if not args.interval_list or any(not 1 <= x <= 1000 for x in args.interval_list):
         ap.error("--intervals: 1-1000 ms each")
+    args.boost_list = [int(x) for x in args.boosts.split(",")]
+    if not args.boost_list or any(not 0 <= x <= 100000 for x in args.boost_list):
+        ap.error("--boosts: 0-100000 us each")
+    # (interval, boost) per session: every interval with the first boost
+    # setting, the other boost settings at the shortest interval only (the
+    # compositor's default; a run's length grows with each setting).
+    args.settings = [(i, b) for i in args.interval_list for b in args.boost_list
+                     if b == args.boost_list[0] or i == min(args.interval_list)]
     benchenv.use_build(args.smtwc)
     return args
 
@@ -169,13 +187,14 @@ def echo_run(s, transport, seconds, tag, warmup, keys=False, expose=False, xi2=F
     return lat, delay
 
 
-def measure_setting(s, args, rnd, interval, order, samples, results):
+def measure_setting(s, args, rnd, setting, order, samples, results):
     xw = None
+    interval, boost = setting
     for transport in order:
-        key = (interval, transport)
-        log(f"round {rnd + 1}: interval {interval} ms, {transport}: idle")
+        key = (interval, boost, transport)
+        log(f"round {rnd + 1}: interval {interval} ms, boost {boost} us, {transport}: idle")
         lat, delay = echo_run(s, transport, args.idle_seconds,
-                              f"r{rnd}-{interval}-{transport}-idle", args.echo_warmup)
+                              f"r{rnd}-{interval}-{boost}-{transport}-idle", args.echo_warmup)
         xw = xw or s.xwayland_pid()
         record(samples, results, rnd, key, "idle", lat, {"echo_cpu_wait_ms": delay})
 
@@ -184,35 +203,35 @@ def measure_setting(s, args, rnd, interval, order, samples, results):
         for p in flooders:
             wait_line(s, p, "ready", 30, f"x11-plaid {p.pid} to start")
         time.sleep(1)  # every flooder past its first batches
-        load0, c0, t0 = loadavg(), cpu_ticks(xw), time.monotonic()
-        n0 = flooder_counts(s, flooders)
-        log(f"round {rnd + 1}: interval {interval} ms, {transport}: {args.flooders} flooders")
-        lat, delay = echo_run(s, transport, args.seconds,
-                              f"r{rnd}-{interval}-{transport}-flood", args.echo_warmup)
-        n1 = flooder_counts(s, flooders)
-        c1, t1 = cpu_ticks(xw), time.monotonic()
-        reqs = sum(n1[k][0] - n0[k][0] for k in n1)
-        span = statistics.median((n1[k][1] - n0[k][1]) / 1e9 for k in n1)
-        cpu = (c1 - c0) / os.sysconf("SC_CLK_TCK") / (t1 - t0)
-        extra = {"echo_cpu_wait_ms": delay, "throughput": reqs / span, "xwayland_cpu": cpu,
-                 # Requests per second of Xwayland's CPU: what a setting costs
-                 # the server per request, less bound to the CPU share a loaded
-                 # machine happens to give it than the throughput.
-                 "per_cpu_second": reqs / span / cpu if cpu > 0 else float("nan"),
-                 "load_before": load0, "load_after": loadavg(),
-                 "per_flooder_min": min(n1[k][0] - n0[k][0] for k in n1) / span,
-                 "per_flooder_max": max(n1[k][0] - n0[k][0] for k in n1) / span}
-        record(samples, results, rnd, key, "flood", lat, extra)
-        for wanted, scenario, how in ((args.keys, "typed", {"keys": True}),
-                                      (args.xi2, "typed-xi2", {"keys": True, "xi2": True}),
-                                      (args.expose, "exposed", {"expose": True})):
+        for wanted, scenario, seconds, how in (
+                (True, "flood", args.seconds, {}),
+                (args.keys, "typed", args.seconds / 2, {"keys": True}),
+                (args.xi2, "typed-xi2", args.seconds / 2, {"keys": True, "xi2": True}),
+                (args.expose, "exposed", args.seconds / 2, {"expose": True})):
             if not wanted:
                 continue
-            log(f"round {rnd + 1}: interval {interval} ms, {transport}: {scenario}")
-            lat, delay = echo_run(s, transport, args.seconds / 2,
-                                  f"r{rnd}-{interval}-{transport}-{scenario}", args.echo_warmup,
-                                  **how)
-            record(samples, results, rnd, key, scenario, lat, {"echo_cpu_wait_ms": delay})
+            load0, c0, t0 = loadavg(), cpu_ticks(xw), time.monotonic()
+            n0 = flooder_counts(s, flooders)
+            log(f"round {rnd + 1}: interval {interval} ms, boost {boost} us, {transport}: "
+                f"{scenario} among {args.flooders} flooders")
+            lat, delay = echo_run(s, transport, seconds,
+                                  f"r{rnd}-{interval}-{boost}-{transport}-{scenario}",
+                                  args.echo_warmup, **how)
+            n1 = flooder_counts(s, flooders)
+            c1, t1 = cpu_ticks(xw), time.monotonic()
+            reqs = sum(n1[k][0] - n0[k][0] for k in n1)
+            span = statistics.median((n1[k][1] - n0[k][1]) / 1e9 for k in n1)
+            cpu = (c1 - c0) / os.sysconf("SC_CLK_TCK") / (t1 - t0)
+            extra = {"echo_cpu_wait_ms": delay, "throughput": reqs / span, "xwayland_cpu": cpu,
+                     # Requests per second of Xwayland's CPU: what a setting
+                     # costs the server per request, less bound to the CPU
+                     # share a loaded machine happens to give it than the
+                     # throughput.
+                     "per_cpu_second": reqs / span / cpu if cpu > 0 else float("nan"),
+                     "load_before": load0, "load_after": loadavg(),
+                     "per_flooder_min": min(n1[k][0] - n0[k][0] for k in n1) / span,
+                     "per_flooder_max": max(n1[k][0] - n0[k][0] for k in n1) / span}
+            record(samples, results, rnd, key, scenario, lat, extra)
         for p in flooders:
             p.terminate()
             s.clients.remove(p)
@@ -230,10 +249,12 @@ def pct(v, q):
 def record(samples, results, rnd, key, scenario, lat, extra):
     got = [x for x in lat if x is not None]
     for i, x in enumerate(lat):
-        samples.append({"round": rnd + 1, "interval_ms": key[0], "transport": key[1],
+        samples.append({"round": rnd + 1, "interval_ms": key[0], "boost_us": key[1],
+                        "transport": key[2],
                         "scenario": scenario, "seq": i,
                         "echo_ms": "" if x is None else f"{x:.4f}"})
-    r = {"round": rnd + 1, "interval_ms": key[0], "transport": key[1], "scenario": scenario,
+    r = {"round": rnd + 1, "interval_ms": key[0], "boost_us": key[1], "transport": key[2],
+         "scenario": scenario,
          "samples": len(lat), "lost": len(lat) - len(got),
          "p50": pct(got, 50), "p90": pct(got, 90), "p99": pct(got, 99),
          "max": max(got) if got else float("nan"),
@@ -264,34 +285,37 @@ def spread(values, fmt):
 
 
 def summarize(results, args):
-    """One row per (interval, transport, scenario): medians over rounds with
+    """One row per (setting, transport, scenario): medians over rounds with
     min-max, and the flooders' throughput against interval 5 (or the
-    largest interval measured) in the same round and transport."""
-    base = 5 if 5 in args.interval_list else max(args.interval_list)
+    largest interval measured) without the boost (or the smallest boost
+    measured) in the same round and transport."""
+    base = (5 if 5 in args.interval_list else max(args.interval_list), min(args.boost_list))
     rows = []
-    for interval in args.interval_list:
+    for interval, boost in args.settings:
         for transport in TRANSPORTS:
             for scenario in ("idle", "flood", "typed", "typed-xi2", "exposed"):
-                rs = [r for r in results if (r["interval_ms"], r["transport"], r["scenario"]) ==
-                      (interval, transport, scenario)]
+                rs = [r for r in results if (r["interval_ms"], r["boost_us"], r["transport"],
+                                             r["scenario"]) ==
+                      (interval, boost, transport, scenario)]
                 if not rs:
                     continue
-                row = {"interval_ms": interval, "transport": transport, "scenario": scenario,
+                row = {"interval_ms": interval, "boost_us": boost, "transport": transport,
+                       "scenario": scenario,
                        "rounds": len(rs), "samples": sum(r["samples"] for r in rs),
                        "lost": sum(r["lost"] for r in rs),
                        "over_3_slices": sum(r["over_3_slices"] for r in rs),
                        "over_20ms": sum(r["over_20ms"] for r in rs)}
                 for k in ("p50", "p90", "p99", "max", "echo_cpu_wait_ms"):
                     row[k] = [r[k] for r in rs]
-                if scenario == "flood":
+                if scenario != "idle":
                     for k in ("throughput", "xwayland_cpu", "per_cpu_second", "load_before",
                               "load_after"):
                         row[k] = [r[k] for r in rs]
                     ratios = []
                     for r in rs:
-                        b = [x for x in results if (x["round"], x["interval_ms"], x["transport"],
-                                                    x["scenario"]) ==
-                             (r["round"], base, transport, "flood")]
+                        b = [x for x in results if (x["round"], x["interval_ms"], x["boost_us"],
+                                                    x["transport"], x["scenario"]) ==
+                             (r["round"], *base, transport, scenario)]
                         if b:
                             ratios.append(r["throughput"] / b[0]["throughput"])
                     row["throughput_ratio"] = ratios
@@ -303,7 +327,9 @@ def table(rows, base, args, machine, load):
     lines = [
         f"x11-echo (every 10 ms: a rectangle, a property change, the PropertyNotify timed) on "
         f"smtwc's Xwayland (headless, pixman), {machine}. {args.rounds} rounds; each round "
-        f"one session per `[xwayland] sched-interval-ms` (rotating which goes first, "
+        f"one session per setting of `[xwayland] sched-interval-ms` and `input-boost-us` "
+        f"(each interval with boost {args.boost_list[0]} us, the other boosts at "
+        f"{min(args.interval_list)} ms; rotating which goes first, "
         f"`sched-max-ms = {args.sched_max}`), in it the ring and the socket alternating which "
         f"goes first: the echo alone for {args.idle_seconds:g} s, then among "
         f"{args.flooders} x11-plaid flooders for {args.seconds:g} s"
@@ -312,17 +338,19 @@ def table(rows, base, args, machine, load):
         + (", then the same with the keys as XInput 2 events" if args.xi2 else "")
         + (", then exposed (the timed echo, each starting with a ClearArea that brings it an "
            "Expose) among them" if args.expose else "") +
-        f". Figures: median over the rounds [min-max]. Load average (1 min) over the run: "
+        f". The flooders' throughput is measured during each scenario among them and "
+        f"compared with the same scenario at {base[0]} ms, boost {base[1]} us in the same "
+        f"round. Figures: median over the rounds [min-max]. Load average (1 min) over the run: "
         f"{load}; the machine was shared, so absolute times carry its noise and the "
         f"comparison is the side-by-side one. {datetime.date.today().isoformat()}.", "",
-        "| interval | transport | echo | p50 ms | p90 ms | p99 ms | max ms | > 3 slices | "
-        f"lost | echo waited for a CPU, ms | flooders req/s | vs {base} ms | Xwayland CPU "
-        "| req per Xwayland CPU-second |",
-        "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        "| interval | boost | transport | echo | p50 ms | p90 ms | p99 ms | max ms | "
+        f"> 3 slices | lost | echo waited for a CPU, ms | flooders req/s | vs {base[0]} ms, "
+        f"boost {base[1]} | Xwayland CPU | req per Xwayland CPU-second |",
+        "|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
-        flood = r["scenario"] == "flood"
+        flood = r["scenario"] != "idle"
         lines.append(
-            f"| {r['interval_ms']} ms | {r['transport']} | {r['scenario']} "
+            f"| {r['interval_ms']} ms | {r['boost_us']} us | {r['transport']} | {r['scenario']} "
             f"| {spread(r['p50'], '{:.2f}')} | {spread(r['p90'], '{:.2f}')} "
             f"| {spread(r['p99'], '{:.2f}')} | {spread(r['max'], '{:.1f}')} "
             f"| {r['over_3_slices']} of {r['samples']} | {r['lost']} "
@@ -339,8 +367,8 @@ def targets(rows, default, base):
     for transport in TRANSPORTS:
         for scenario, what in (("flood", "timed echo"), ("typed", "typed-into echo"),
                                ("typed-xi2", "typed-into echo, XI2 keys")):
-            f = [r for r in rows if (r["interval_ms"], r["transport"], r["scenario"]) ==
-                 (default, transport, scenario)]
+            f = [r for r in rows if (r["interval_ms"], r["boost_us"], r["transport"],
+                                     r["scenario"]) == (*default, transport, scenario)]
             if not f:
                 continue
             p50, p99 = max(f[0]["p50"]), max(f[0]["p99"])
@@ -348,12 +376,14 @@ def targets(rows, default, base):
                         "(every round)", p50 <= TARGET_P50, f"worst round {p50:.2f} ms"))
             out.append((f"{transport}: {what} p99 <= {TARGET_P99:g} ms among flooders "
                         "(every round)", p99 <= TARGET_P99, f"worst round {p99:.2f} ms"))
-        f = [r for r in rows if (r["interval_ms"], r["transport"], r["scenario"]) ==
-             (default, transport, "flood")]
-        if f and f[0].get("throughput_ratio"):
-            lo = min(f[0]["throughput_ratio"])
-            out.append((f"{transport}: flooders' throughput within 5% of {base} ms (every round)",
-                        lo >= TARGET_THROUGHPUT, f"lowest round {lo:.3f}x"))
+        for scenario, what in (("flood", ""), ("typed-xi2", ", echo typed into (XI2)")):
+            f = [r for r in rows if (r["interval_ms"], r["boost_us"], r["transport"],
+                                     r["scenario"]) == (*default, transport, scenario)]
+            if f and f[0].get("throughput_ratio"):
+                lo = min(f[0]["throughput_ratio"])
+                out.append((f"{transport}: flooders' throughput{what} within 5% of {base[0]} ms, "
+                            f"boost {base[1]} us (every round)",
+                            lo >= TARGET_THROUGHPUT, f"lowest round {lo:.3f}x"))
     return out
 
 
@@ -365,23 +395,28 @@ def plot(samples, rows, path):
     import matplotlib.pyplot as plt
     fig, axes = plt.subplots(1, 3, figsize=(16, 4.5))
     styles = {"ring": "-", "socket": "--"}
-    intervals = sorted({s["interval_ms"] for s in samples}, reverse=True)
+    intervals = sorted({(s["interval_ms"], s["boost_us"]) for s in samples},
+                       key=lambda k: (-k[0], k[1]))
     colours = dict(zip(intervals, ["tab:red", "tab:orange", "tab:green", "tab:blue",
-                                   "tab:purple"]))
+                                   "tab:purple", "tab:brown", "tab:pink"]))
 
     def values(interval, transport, scenario):
         return sorted(float(s["echo_ms"]) for s in samples
-                      if (s["interval_ms"], s["transport"], s["scenario"]) ==
+                      if ((s["interval_ms"], s["boost_us"]), s["transport"], s["scenario"]) ==
                       (interval, transport, scenario) and s["echo_ms"] != "")
+
+    def label(interval, transport):
+        return f"{interval[0]} ms, boost {interval[1]} us, {transport}"
     for ax, scenario, title in ((axes[0], "flood", "timed echo among flooders: CDF"),
-                                (axes[1], "typed", "typed-into echo among flooders: CDF")):
+                                (axes[1], "typed-xi2",
+                                 "echo typed into with XI2 keys among flooders: CDF")):
         for interval in intervals:
             for transport in TRANSPORTS:
                 v = values(interval, transport, scenario)
                 if v:
                     ax.plot(v, [(i + 1) / len(v) for i in range(len(v))], styles[transport],
                             color=colours.get(interval, "black"),
-                            label=f"{interval} ms, {transport}")
+                            label=label(interval, transport))
         ax.set_xscale("log")
         ax.set_xlabel("echo (ms, log)")
         ax.set_ylabel("fraction of echoes")
@@ -396,13 +431,14 @@ def plot(samples, rows, path):
             if v:
                 bx.hist(v, bins=[x / 2 for x in range(0, 241)], histtype="step",
                         linestyle=styles[transport], color=colours.get(interval, "black"),
-                        label=f"{interval} ms, {transport}")
+                        label=label(interval, transport))
     bx.set_yscale("log")
     bx.set_xlabel("timed echo (ms)")
     bx.set_ylabel("echoes per 0.5 ms bin (log)")
     bx.set_title("timed echo among flooders: histogram")
     bx.legend(fontsize=8)
-    fig.suptitle("x11-echo among x11-plaid flooders by [xwayland] sched-interval-ms "
+    fig.suptitle("x11-echo among x11-plaid flooders by [xwayland] sched-interval-ms, "
+                 "input-boost-us "
                  "(grey: 1 and 2 ms targets)")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
@@ -415,18 +451,21 @@ def run(h, args):
     samples, results = [], []
     load0 = loadavg()
     for rnd in range(args.rounds):
-        k = rnd % len(args.interval_list)
-        for j, interval in enumerate(args.interval_list[k:] + args.interval_list[:k]):
+        k = rnd % len(args.settings)
+        for j, (interval, boost) in enumerate(args.settings[k:] + args.settings[:k]):
             order = TRANSPORTS if (rnd + j) % 2 == 0 else TRANSPORTS[::-1]
             cfg = (f"[xwayland]\nsched-interval-ms = {interval}\n"
-                   f"sched-max-ms = {args.sched_max}\n")
-            with Session(h, f"r{rnd}-i{interval}", x11=True, config=cfg) as s:
-                measure_setting(s, args, rnd, interval, order, samples, results)
+                   f"sched-max-ms = {args.sched_max}\ninput-boost-us = {boost}\n")
+            with Session(h, f"r{rnd}-i{interval}-b{boost}", x11=True, config=cfg) as s:
+                measure_setting(s, args, rnd, (interval, boost), order, samples, results)
     load = f"{load0:.1f} before, {loadavg():.1f} after"
     rows, base = summarize(results, args)
-    default = min(args.interval_list)
+    # The compositor's defaults if measured, else the shortest interval and
+    # the largest boost.
+    default = (min(args.interval_list), max(args.boost_list))
     text = table(rows, base, args, benchenv.machine(), load)
-    text += "\n\n| target (issue 26, at " + f"{default} ms) | met | measured |\n|---|---|---|\n"
+    text += ("\n\n| target (issue 26, at " + f"{default[0]} ms, boost {default[1]} us) "
+             "| met | measured |\n|---|---|---|\n")
     text += "\n".join(f"| {w} | {'yes' if m else 'NO'} | {v} |"
                       for w, m, v in targets(rows, default, base))
     print("\n" + text + "\n")
@@ -434,7 +473,7 @@ def run(h, args):
         w = csv.DictWriter(f, fieldnames=list(samples[0].keys()))
         w.writeheader()
         w.writerows(samples)
-    keys = ["round", "interval_ms", "transport", "scenario", "samples", "lost", "p50", "p90",
+    keys = ["round", "interval_ms", "boost_us", "transport", "scenario", "samples", "lost", "p50", "p90",
             "p99", "max", "over_3_slices", "over_20ms", "first_over_3_slices",
             "echo_cpu_wait_ms", "throughput", "per_flooder_min",
             "per_flooder_max", "xwayland_cpu", "per_cpu_second", "load_before", "load_after"]

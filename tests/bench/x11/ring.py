@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """X requests through the shared ring against the socket: x11perf on the
-same Xwayland of one headless smtwc, in one run.
+Xwayland of a headless smtwc, in one run: every round in a fresh session
+(compositor and Xwayland), x11perf's -reps found once before the rounds.
 
     tests/bench/x11/ring.py [--rounds R] [--time S] [--reps N] [--repeat N]
                             [--cases a,b | --broad | --all] [--smoke] [--out DIR]
@@ -27,7 +28,9 @@ test suite's run: two cases, one round of 1000 reps, nothing written to docs.
 --broad is issue 23's broad run: one or two sizes of every family x11perf
 has (BROAD, 44 cases: drawing, text, copies, images, MIT-SHM, window
 operations, round trips); --all is every case this x11perf offers (read
-from `x11perf -help`, about 310: hours, mostly x11perf's own calibration).
+from `x11perf -help`, about 310). The -reps of each case are found by short
+probes on the socket (calibrate), not by x11perf's own -time calibration,
+which took minutes per window case.
 Their table, CSV and plot go to the x11ring-broad block, docs/bench/
 x11ring-broad.csv and docs/plots/x11ring-broad.png, beside the default set's.
 With --smoke they run three of their cases once, for the test suite.
@@ -110,8 +113,8 @@ def x11perf_cases():
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--time", type=int, default=2,
-                    help="seconds of work per run (reps from x11perf's calibration)")
+    ap.add_argument("--time", type=float, default=2,
+                    help="seconds of timed work per run (-reps found by probing)")
     ap.add_argument("--reps", type=int, default=0, help="fixed x11perf -reps, no calibration")
     ap.add_argument("--repeat", type=int, default=2, help="x11perf -repeat")
     ap.add_argument("--cases", default=None, help="comma-separated x11perf tests")
@@ -133,9 +136,11 @@ def parse_args():
     if args.smoke:
         args.rounds, args.repeat, args.no_write = 1, 1, True
         if args.wide:
-            # First, middle and last of the list, few reps: the parsing,
-            # the table and the plot of the wide run are what is checked.
-            args.reps, args.cases = 100, ",".join([wide[0], wide[len(wide) // 2], wide[-1]])
+            # The first and last of the list and -create (whose -reps
+            # x11perf caps: the -repeat path), each probed for 50 ms of
+            # work: the probing, the parsing, the table and the plot of
+            # the wide run are what is checked.
+            args.time, args.cases = 0.05, ",".join([wide[0], "create", wide[-1]])
         else:
             args.reps, args.cases = 1000, "noop,prop"
     names = args.cases.split(",") if args.cases else \
@@ -145,6 +150,7 @@ def parse_args():
         ap.error(f"unknown cases {unknown}; known: {', '.join(known)}")
     args.case_list = [known[n] for n in names]
     args.omitted = []  # cases x11perf cannot set up on this server
+    args.repeated = {}  # case: (reps, repeat) for the cases x11perf caps
     benchenv.use_build(args.smtwc)
     return args
 
@@ -155,43 +161,75 @@ def cpu_ticks(pid):
     return int(fields[11]) + int(fields[12])  # utime + stime
 
 
-REPS = re.compile(r"^\s*(\d+) reps @")
+# One x11perf result line: the objects it did ("N reps", or "N trep" for
+# the average of -repeat runs) and its rate.
+DONE = re.compile(r"^\s*(\d+) t?reps? @.*\(\s*([0-9.]+)/sec\)")
+PROBE_S = 0.2       # timed work a calibration probe must reach before scaling
+MAX_REPEAT = 100    # -repeat for a case x11perf caps (see calibrate)
 
 
-def printed_reps(s, case, args):
-    """The object count x11perf prints for one run of `args`."""
-    p = s.spawn(["x11perf", "-repeat", "1"] + args + ["-" + case],
+def probe(s, case, reps):
+    """One x11perf run of `reps` on the socket: (objects it did, seconds of
+    timed work), or None when x11perf omits the case on this server (e.g.
+    a font that is not on the session's font path)."""
+    p = s.spawn(["x11perf", "-repeat", "1", "-reps", str(reps), "-" + case],
                 name=f"x11perf-calibrate-{case}", env={"SMT_X11RING": "off"})
     rc = p.wait(600)
     s.clients.remove(p)
     with open(p.log_path) as f:
         out = f.read()
-    reps = [int(m.group(1)) for m in map(REPS.search, out.splitlines()) if m]
-    if rc == 0 and not reps and "benchmark omitted" in out:
-        # x11perf's own word for a case it cannot set up on this server
-        # (e.g. a font that is not on the session's font path)
+    done = [m for m in map(DONE.search, out.splitlines()) if m]
+    if rc == 0 and not done and "benchmark omitted" in out:
         return None
-    check(rc == 0 and reps, f"x11perf -{case} calibration failed ({rc}):\n{out[-1500:]}")
-    return reps[0]
+    check(rc == 0 and done, f"x11perf -{case} -reps {reps} failed ({rc}):\n{out[-1500:]}")
+    # Some cases run several sizes in turn (-create: 4 .. 200 subwindows);
+    # the last is the one measured (x11perf() takes the last rate).
+    objects, rate = int(done[-1].group(1)), float(done[-1].group(2))
+    return objects, objects / rate if rate > 0 else 0.0
 
 
 def calibrate(s, case, seconds):
-    """x11perf's own calibration (about 9 s whatever -time says), once per
-    case on the socket: the -reps that make `seconds` of work, so that every
-    measured run does the same fixed work. x11perf prints objects (reps
-    times the objects one rep draws), so one rep is run to learn that."""
-    per_second = printed_reps(s, case, ["-time", "1"])
-    objects = printed_reps(s, case, ["-reps", "1"]) if per_second else None
-    return max(1, per_second * seconds // objects) if objects else None
+    """(-reps, -repeat or None for the default) that make about `seconds`
+    of timed work per x11perf run, the same fixed work on both transports.
+
+    Found by probing on the socket: runs of growing -reps until one times
+    PROBE_S, then scaled. x11perf's own calibration (-time) was used
+    before: about 9 s per case, and 4 to 7 minutes per run for -move,
+    -resize and -circulate under this Xwayland, whose untimed setup (200
+    subwindows per rep, mapped and exposed) it repeats while doubling its
+    reps toward 2 s; that made --broad take an hour. A case whose -reps
+    x11perf caps (the window cases create as many parents of 200
+    subwindows as fit the screen, so -create and -map time about a
+    millisecond whatever -reps says) is recognised by doing fewer objects
+    than asked, and gets -repeat instead, up to MAX_REPEAT timed runs that
+    x11perf averages: one run of a millisecond is one wake-up's noise."""
+    first = probe(s, case, 1)
+    if first is None:
+        return None
+    per_rep, timed = first
+    reps = 1
+    for _ in range(12):
+        if timed >= PROBE_S:
+            break
+        want = int(reps * min(1000.0, max(2.0, 1.5 * PROBE_S / max(timed, 1e-7))))
+        objects, t = probe(s, case, want)
+        if objects < want * per_rep:
+            return (max(1, objects // per_rep),
+                    max(2, min(MAX_REPEAT, math.ceil(seconds / max(t, 1e-6)))))
+        reps, timed = want, t
+    return max(1, round(reps * seconds / max(timed, 1e-6))), None
 
 
 def x11perf(s, args, case, reps, ring):
-    """One x11perf run: (rate, Xwayland's and x11perf's CPU shares, its
-    connection's statistics as Xwayland logged them at its close)."""
+    """One x11perf run of reps = (-reps, -repeat or None): (rate, Xwayland's
+    and x11perf's CPU shares, its connection's statistics as Xwayland
+    logged them at its close)."""
+    reps, repeat = reps
     xw = s.xwayland_pid()
     before_ticks, t0 = cpu_ticks(xw), time.monotonic()
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-    p = s.spawn(["x11perf", "-repeat", str(args.repeat), "-reps", str(reps), "-" + case],
+    p = s.spawn(["x11perf", "-repeat", str(repeat or args.repeat), "-reps", str(reps),
+                 "-" + case],
                 name=f"x11perf-{case}", env=None if ring else {"SMT_X11RING": "off"})
     rc = p.wait(600)
     wall = time.monotonic() - t0
@@ -211,26 +249,38 @@ def x11perf(s, args, case, reps, ring):
     return rates[-1], cpu, client_cpu, conn
 
 
-def measure(s, args):
+def measure(h, args):
+    """The -reps of every case found once in a session of their own, then
+    every round in a fresh session (compositor and Xwayland), so that the
+    rounds also sample what changes between sessions, not only within one
+    (docs/benchmarks.md, "Rounds")."""
     runs = {c[0]: {"socket": [], "ring": []} for c in args.case_list}
     reps = {}
-    for case, _, _ in args.case_list:
-        reps[case] = args.reps or calibrate(s, case, args.time)
-        if reps[case] is None:
-            args.omitted.append(case)
-            log(f"{case}: omitted (x11perf: benchmark omitted on this server)")
-        else:
-            log(f"{case}: {reps[case]} reps per run")
+    with Session(h, "x11ring-calibrate", x11=True) as s:
+        s.run(["xdpyinfo"], timeout=60)
+        for case, _, _ in args.case_list:
+            reps[case] = (args.reps, None) if args.reps else calibrate(s, case, args.time)
+            if reps[case] is None:
+                args.omitted.append(case)
+                log(f"{case}: omitted (x11perf: benchmark omitted on this server)")
+            else:
+                if reps[case][1]:
+                    args.repeated[case] = reps[case]
+                log(f"{case}: -reps {reps[case][0]} -repeat {reps[case][1] or args.repeat} "
+                    f"per run")
     args.case_list = [c for c in args.case_list if c[0] not in args.omitted]
     for rnd in range(args.rounds):
-        for i, (case, _, _) in enumerate(args.case_list):
-            order = ("socket", "ring") if (rnd + i) % 2 == 0 else ("ring", "socket")
-            for mode in order:
-                rate, cpu, client_cpu, conn = x11perf(s, args, case, reps[case], mode == "ring")
-                runs[case][mode].append({"rate": rate, "cpu": cpu, "client_cpu": client_cpu,
-                                         **conn})
-                log(f"round {rnd + 1}/{args.rounds} {case:14} {mode:6} {rate:12.1f}/s  "
-                    f"cpu: Xwayland {cpu * 100:5.1f}% x11perf {client_cpu * 100:5.1f}%")
+        with Session(h, f"x11ring-{rnd + 1}", x11=True) as s:
+            s.run(["xdpyinfo"], timeout=60)  # Xwayland up before anything is timed
+            for i, (case, _, _) in enumerate(args.case_list):
+                order = ("socket", "ring") if (rnd + i) % 2 == 0 else ("ring", "socket")
+                for mode in order:
+                    rate, cpu, client_cpu, conn = x11perf(s, args, case, reps[case],
+                                                          mode == "ring")
+                    runs[case][mode].append({"rate": rate, "cpu": cpu,
+                                             "client_cpu": client_cpu, **conn})
+                    log(f"round {rnd + 1}/{args.rounds} {case:14} {mode:6} {rate:12.1f}/s  "
+                        f"cpu: Xwayland {cpu * 100:5.1f}% x11perf {client_cpu * 100:5.1f}%")
     return runs
 
 
@@ -326,9 +376,10 @@ def why(r):
 
 def table(rows, args, machine, load_before=None):
     lines = [f"x11perf on smtwc's Xwayland (headless, pixman), {machine}; median of "
-             f"{args.rounds} rounds alternating which transport runs first, each the average "
-             f"of x11perf -repeat {args.repeat} with a fixed -reps (about {args.time} s of work, "
-             f"from x11perf's own calibration on the socket); the ratio is the median of the "
+             f"{args.rounds} rounds, each in a fresh session (compositor and Xwayland), "
+             f"alternating which transport runs first, each the average "
+             f"of x11perf -repeat {args.repeat} with a fixed -reps (about {args.time} s of timed "
+             f"work, found by probing on the socket); the ratio is the median of the "
              f"rounds' ratios with its 95% interval. {V.load_text(load_before, V.loadavg())}. "
              f"{datetime.date.today().isoformat()}.", "",
              "|  socket/s |    ring/s |  ratio [95%] | operation | CPU Xwayland socket / ring | "
@@ -351,6 +402,13 @@ def table(rows, args, machine, load_before=None):
     if args.omitted:
         lines += ["", "Omitted (x11perf: \"benchmark omitted\", e.g. a font not on the "
                   "session's font path): " + ", ".join("-" + c for c in args.omitted) + "."]
+    if args.repeated:
+        lines += ["", "x11perf caps the -reps of " +
+                  ", ".join("-" + c for c in args.repeated) + " (as many parents of subwindows "
+                  "as fit the screen: about a millisecond of timed work per run), so these ran "
+                  "with more timed runs instead, averaged by x11perf: " +
+                  ", ".join(f"-{c} -reps {r} -repeat {n}"
+                            for c, (r, n) in args.repeated.items()) + "."]
     lines += ["", tally.summary() + f" ({args.rounds} rounds; a single round decides nothing). "
               f"Reading: {V.METHOD}."]
     return "\n".join(lines)
@@ -360,15 +418,31 @@ def plot(rows, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
     fig, ax = plt.subplots(figsize=(max(9, 0.28 * len(rows)), 4))
     names = [r["case"] for r in rows]
+
+    def spread(r, k):
+        # The 95% interval around the median (none for a single round).
+        v = r.get(k)
+        return abs(v - r["ratio"]) if isinstance(v, float) and math.isfinite(v) else 0.0
     ax.bar(names, [r["ratio"] for r in rows],
+           yerr=[[spread(r, "ratio_lo") for r in rows], [spread(r, "ratio_hi") for r in rows]],
+           error_kw={"elinewidth": 0.8, "capsize": 2},
            color=["tab:blue" if r["transport_bound"] else "tab:gray" for r in rows])
     for y, style, label in ((1.0, "-", "socket"), (0.95, ":", "0.95x floor"),
                             (1.3, "--", "noop target 1.3x")):
         ax.axhline(y, color="black", linestyle=style, linewidth=0.8, label=label)
+    # Ratios on a log scale (0.5x and 2x equally far from 1); intervals
+    # wider than the axis are cut at its ends.
+    ax.set_yscale("log")
+    ax.set_ylim(0.25, 4)
+    ax.set_yticks([0.25, 0.5, 0.95, 1.3, 2, 4])
+    ax.get_yaxis().set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+    ax.get_yaxis().set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_ylabel("ring / socket (x11perf rate)")
-    ax.set_title("X requests through the ring vs the socket (blue: transport-bound)")
+    ax.set_title("X requests through the ring vs the socket (blue: transport-bound; "
+                 "bars: 95% interval over the rounds)")
     ax.tick_params(axis="x", rotation=45)
     ax.legend(loc="upper right", fontsize=8)
     fig.tight_layout()
@@ -380,9 +454,7 @@ def run(h, args):
     out = args.out or os.path.join(ROOT, "build", "bench")
     os.makedirs(out, exist_ok=True)
     load_before = V.loadavg()
-    with Session(h, "x11ring", x11=True) as s:
-        s.run(["xdpyinfo"], timeout=60)  # Xwayland up before anything is timed
-        rows = summarize(measure(s, args), args)
+    rows = summarize(measure(h, args), args)
     text = table(rows, args, benchenv.machine(), load_before)
     print("\n" + text + "\n")
     base = "x11ring-broad" if args.wide else "x11ring"

@@ -5,7 +5,7 @@ the reference, measured side by side in one run.
 
     tests/bench/x11/run.py [--display :N] [--build DIR] [--rounds R]
                            [--time S] [--repeat N] [--sizes] [--smoke]
-                           [--out FILE | --no-write]
+                           [--out FILE | --no-write] [--verdicts FILE]
 
 Without --display it starts its own Xvfb (1280x1024x24); with it, it measures
 an existing server (e.g. the compositor's Xwayland). Rounds alternate which
@@ -18,7 +18,11 @@ x11perf's (imgsizes.c, compiled here with cc) with every image converted,
 to show where the shim starts to pay off. --smoke is the test suite's run:
 two rounds of every case with a fixed x11perf -reps 100 instead of x11perf's
 calibration, which takes ~9 s per test whatever -time says (its figures mean
-nothing).
+nothing). Otherwise that calibration runs once per case, before the rounds
+(plain, for -time S of work), and every measured run uses the -reps it
+found, so that the rounds do the same work and cost S each, not 9 s + S.
+--verdicts FILE also writes every target's verdict as CSV (verdict.py
+compare A B).
 """
 import argparse
 import datetime
@@ -62,9 +66,35 @@ def start_xvfb():
     return p, ":" + num.decode().strip()
 
 
+REPS = re.compile(r"^\s*(\d+) reps @")
+
+
+def printed_reps(test, env, length):
+    """The object count x11perf prints for one plain run of `test`."""
+    out = subprocess.run(["x11perf", "-repeat", "1", *length, "-" + test], env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                         check=True).stdout.decode()
+    reps = [int(m.group(1)) for m in map(REPS.search, out.splitlines()) if m]
+    if not reps:
+        sys.exit(f"run.py: no result from x11perf -{test}:\n{out}")
+    return reps[-1]
+
+
+def fixed_reps(test, env, args):
+    """The -reps that make about args.time seconds of `test`, from one run
+    of x11perf's own calibration (about 9 s whatever -time says): found
+    once per test, so that every measured run does the same fixed work
+    without calibrating again. x11perf prints objects (reps times the
+    objects one rep draws), so one rep is run to learn that."""
+    per_time = printed_reps(test, env, ["-time", str(args.time)])
+    per_rep = printed_reps(test, env, ["-reps", "1"])
+    return max(1, per_time // max(1, per_rep))
+
+
 def x11perf(test, env, args, prefix=()):
     """ops/sec of one x11perf test (the average line when repeated)."""
-    length = ["-reps", str(args.reps)] if args.reps else ["-time", str(args.time)]
+    reps = args.reps or args.case_reps.get(test)
+    length = ["-reps", str(reps)] if reps else ["-time", str(args.time)]
     out = subprocess.run([*prefix, "x11perf", "-repeat", str(args.repeat), *length, "-" + test],
                          env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                          check=True).stdout.decode()
@@ -103,6 +133,10 @@ def measure(args, env, launcher):
     runs = {c: {"plain": [], "shim": []} for c in cases}
     runs.update({r: {"ref": []} for r in refs})
     waits = {}
+    if not args.reps:
+        for c in cases + refs:
+            args.case_reps[c] = fixed_reps(c, env, args)
+            print(f"{c}: -reps {args.case_reps[c]} per run", flush=True)
     for rnd in range(args.rounds):
         for c in cases:
             order = ("plain", "shim") if rnd % 2 == 0 else ("shim", "plain")
@@ -174,7 +208,7 @@ def targets(runs):
         v = tally.judge(what, iv, want)
         lines.append(f"- {v:<9} {what}: {iv.text(2)} (want >= {want})"
                      f"{' (spread too wide to judge)' if iv.wide else ''}")
-    return lines + ["", tally.summary(), "", f"Reading: {V.METHOD}."]
+    return lines + ["", tally.summary(), "", f"Reading: {V.METHOD}."], tally
 
 
 def build_imgsizes(tmp):
@@ -242,10 +276,13 @@ def main():
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--sizes", action="store_true",
                     help="also sweep sizes with every image converted")
+    ap.add_argument("--verdicts", default=None,
+                    help="also write every target's verdict to this CSV (verdict.py compare)")
     ap.add_argument("--smoke", action="store_true",
                     help="2 rounds, x11perf -repeat 1 -reps 100: the test suite's run")
     args = ap.parse_args()
     args.reps = None
+    args.case_reps = {}  # test: -reps found once (fixed_reps)
     if args.smoke:
         args.rounds, args.repeat, args.reps = 2, 1, 100
 
@@ -278,13 +315,19 @@ def main():
             server.terminate()
             server.wait()
 
+    goals, tally = targets(runs)
+    if args.verdicts:
+        tally.write(args.verdicts)
+        print(f"verdicts written to {args.verdicts} (tests/bench/verdict.py compare A B)")
     what = "a private Xvfb 1280x1024x24" if server else f"display {display}"
     lines = [
         BEGIN,
         f"Measured {started:%Y-%m-%d %H:%M} on {benchenv.machine()}; X server: {name} "
         f"({what}). Load average {load0[0]:.2f} before, {load1[0]:.2f} after.",
         f"Median of {args.rounds} rounds, each the average of x11perf -repeat "
-        f"{args.repeat} " + (f"-reps {args.reps} (SMOKE)" if args.reps else f"-time {args.time}")
+        f"{args.repeat} " + (f"-reps {args.reps} (SMOKE)" if args.reps else
+                             f"-reps found once per case for {args.time} s of work "
+                             f"(x11perf's calibration, plain)")
         + "; variants alternate within a round. "
         "Shim defaults (segment, thresholds) unless noted.",
         "",
@@ -292,7 +335,7 @@ def main():
         "",
         "Targets (median [95% interval] of the rounds):",
         "",
-        *targets(runs),
+        *goals,
         "",
         *([f"Sizes between x11perf's, every image converted (thresholds 1; "
            "`imgsizes.c`, synchronised every 200 puts / 20 gets):", "", sizes, ""]

@@ -40,14 +40,9 @@
 #include <xcb/xcb.h>
 #include <xcb/xinput.h>
 
-#define LOST_AFTER_NS 1000000000ull
+#include "monotonic_clock.h"
 
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
+#define LOST_AFTER_NS 1000000000ull
 
 static void sleep_until(uint64_t ns)
 {
@@ -86,7 +81,7 @@ static xcb_generic_event_t *wait_event(xcb_connection_t *c, uint8_t type, uint64
 		}
 		if (xcb_connection_has_error(c))
 			return NULL;
-		uint64_t now = now_ns();
+		uint64_t now = monotonic_now_ns();
 		if (now >= deadline_ns)
 			return NULL;
 		struct pollfd p = { xcb_get_file_descriptor(c), POLLIN, 0 };
@@ -189,7 +184,7 @@ int main(int argc, char **argv)
 	}
 	xcb_map_window(c, win);
 	xcb_flush(c);
-	free(wait_event(c, XCB_EXPOSE, now_ns() + 30 * 1000000000ull));
+	free(wait_event(c, XCB_EXPOSE, monotonic_now_ns() + 30 * 1000000000ull));
 	printf("ready\n");
 	fflush(stdout);
 
@@ -200,7 +195,7 @@ int main(int argc, char **argv)
 	if (!v)
 		return 1;
 	size_t n = 0, lost = 0;
-	uint64_t start = now_ns(), measure_from = start + (uint64_t)(warmup * 1e9),
+	uint64_t start = monotonic_now_ns(), measure_from = start + (uint64_t)(warmup * 1e9),
 		 end = measure_from + (uint64_t)(seconds * 1e9),
 		 period = (uint64_t)(period_ms * 1e6), due = start + period;
 	uint32_t seq = 0;
@@ -216,7 +211,7 @@ int main(int argc, char **argv)
 			if (!k)
 				break;
 			free(k);
-			due = now_ns();
+			due = monotonic_now_ns();
 		} else {
 			sleep_until(due);
 		}
@@ -226,7 +221,7 @@ int main(int argc, char **argv)
 			measuring = 1;
 			delay0 = run_delay_ns();
 		}
-		uint64_t send = now_ns();
+		uint64_t send = monotonic_now_ns();
 		seq++;
 		if (expose)  /* its Expose is dropped by wait_event */
 			xcb_clear_area(c, 1, win, 199, 99, 1, 1);
@@ -243,7 +238,7 @@ int main(int argc, char **argv)
 			int ours = ((xcb_property_notify_event_t *)e)->atom == echo_atom;
 			free(e);
 			if (ours) {
-				recv = now_ns();
+				recv = monotonic_now_ns();
 				break;
 			}
 		}
@@ -253,7 +248,7 @@ int main(int argc, char **argv)
 		}
 		if (!keys_mode) {
 			due += period;
-			uint64_t now = now_ns();
+			uint64_t now = monotonic_now_ns();
 			if (due < now)  /* late: the next one from now, not a burst */
 				due = now + period - (now - due) % period;
 		}

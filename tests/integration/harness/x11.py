@@ -65,6 +65,13 @@ class X11Mixin:
                        timeout=10.0, env={"LD_PRELOAD": ""})
         return [_x11ring_fields(line) for line in res.stdout.splitlines() if line.strip()]
 
+    def x_focus(self):
+        """The X input focus (a window id) as the window manager set it, or
+        None (no focus, or xdotool failed)."""
+        res = self.run(["xdotool", "getwindowfocus"], timeout=10.0, check_rc=False)
+        out = res.stdout.strip()
+        return int(out) if res.returncode == 0 and out.isdigit() else None
+
     def x_search(self, *criteria):
         """X window ids (ints) that `xdotool search --onlyvisible criteria`
         finds, e.g. x_search("--classname", "xeyes")."""

@@ -30,6 +30,7 @@ struct hostile {
 	struct wl_display *display;
 	struct smt_ring_manager_v1 *manager;
 	struct wl_compositor *compositor;
+	struct wl_seat *seat;
 	struct smt_ring_v1 *ring;
 	int status_fd, global_fd;
 	/* the ring as the client maps it */
@@ -126,6 +127,8 @@ int case_drain_attack(struct hostile *h, double seconds);
 
 /* hostile_load.c: long-running load and latency probes, fds held. */
 int case_no_read(struct hostile *h, double seconds);
+int case_keymap_no_read(struct hostile *h, int n);
+int case_keymap_read(struct hostile *h, int n);
 int case_ring_full(struct hostile *h, double seconds, uint32_t side);
 int case_echo_probe(struct hostile *h, double seconds, int interval_ms, bool verbose);
 int case_sync_probe(struct hostile *h, double seconds);
@@ -135,6 +138,7 @@ int case_hold_fds(struct hostile *h, int pools);
  * one process, pool resizes and address space (issue 24). */
 int case_park_fds(struct hostile *h, int n);
 int case_hold_parked(struct hostile *h, int connections);
+
 int case_connections(struct hostile *h, int n, bool hold);
 int case_pool_resize_stack(struct hostile *h, int n);
 int case_address_flood(struct hostile *h);
@@ -143,9 +147,14 @@ int case_shm_pool_flood(struct hostile *h);
 int case_hold_shm_buffers(struct hostile *h, int n);
 int case_hold_memory_conns(struct hostile *h, int connections);
 
+/* hostile_wakeup.c: the wake-up eventfds made blocking by the client. */
+int case_wake_full(struct hostile *h);
+int case_wake_steal(struct hostile *h, double seconds);
+
 /* hostile_order.c: order and slicing of queued work (split commands, a
  * PRESENT copied in bands). */
 int case_split_around_request(struct hostile *h);
+int case_submit_shared_ring(struct hostile *h);
 int case_present_split(struct hostile *h);
 int case_present_attack(struct hostile *h, double seconds);
 
@@ -155,6 +164,8 @@ int case_hold_pixmaps(struct hostile *h, const char *arg);
 int case_hold_top_id(struct hostile *h, int rings);
 int case_sparse_ids(struct hostile *h);
 int case_canvas_flood(struct hostile *h, int n);
+int case_surface_flood(struct hostile *h, int n);
+int case_region_flood(struct hostile *h, int n);
 int case_ordered_flood(struct hostile *h, const char *name);
 int case_canvas_surface_gone(struct hostile *h);
 int case_pixmap_churn(struct hostile *h);

@@ -13,6 +13,8 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 		h->manager = wl_registry_bind(registry, name, &smt_ring_manager_v1_interface, 1);
 	} else if (strcmp(interface, wl_compositor_interface.name) == 0) {
 		h->compositor = wl_registry_bind(registry, name, &wl_compositor_interface, 4);
+	} else if (strcmp(interface, wl_seat_interface.name) == 0 && h->seat == NULL) {
+		h->seat = wl_registry_bind(registry, name, &wl_seat_interface, 1);
 	}
 }
 

@@ -41,6 +41,98 @@ int case_no_read(struct hostile *h, double seconds)
 	return 0;
 }
 
+/* keymap-no-read N: asks for N wl_keyboards and never reads what comes
+ * back: each brings a keymap fd (wlroots sends it again to every keyboard
+ * the client has), which waits in the socket until the client reads it.
+ * Prints "KEYMAPS asked N" and holds until killed, or "DISCONNECTED after
+ * N" once the compositor has hung up (it cannot send us an error we would
+ * read: the reason is in its log). */
+int case_keymap_no_read(struct hostile *h, int n)
+{
+	if (h->seat == NULL) {
+		fprintf(stderr, "smt-hostile: no wl_seat\n");
+		return 1;
+	}
+	int fd = wl_display_get_fd(h->display);
+	for (int i = 1; i <= n; i++) {
+		wl_seat_get_keyboard(h->seat);   /* never released: we never read */
+		if (wl_display_flush(h->display) < 0 && errno != EAGAIN) {
+			printf("DISCONNECTED after %d (%s)\n", i, strerror(errno));
+			return 0;
+		}
+	}
+	printf("KEYMAPS asked %d\n", n);
+	fflush(stdout);
+	/* Hung up on, or held until killed: neither reads. */
+	struct pollfd p = { fd, POLLRDHUP, 0 };
+	while (poll(&p, 1, HANG_MS) == 0 || !(p.revents & (POLLHUP | POLLRDHUP | POLLERR))) {
+	}
+	printf("DISCONNECTED after %d\n", n);
+	return 0;
+}
+
+static int keymaps_seen;
+
+static void kb_keymap(void *data, struct wl_keyboard *k, uint32_t format, int32_t fd,
+		uint32_t size)
+{
+	keymaps_seen++;
+	close(fd);
+}
+
+static void kb_enter(void *data, struct wl_keyboard *k, uint32_t serial,
+		struct wl_surface *surface, struct wl_array *keys)
+{
+}
+
+static void kb_leave(void *data, struct wl_keyboard *k, uint32_t serial,
+		struct wl_surface *surface)
+{
+}
+
+static void kb_key(void *data, struct wl_keyboard *k, uint32_t serial, uint32_t time,
+		uint32_t key, uint32_t state)
+{
+}
+
+static void kb_modifiers(void *data, struct wl_keyboard *k, uint32_t serial,
+		uint32_t depressed, uint32_t latched, uint32_t locked, uint32_t group)
+{
+}
+
+static void kb_repeat(void *data, struct wl_keyboard *k, int32_t rate, int32_t delay)
+{
+}
+
+static const struct wl_keyboard_listener keymap_counter = {
+	kb_keymap, kb_enter, kb_leave, kb_key, kb_modifiers, kb_repeat,
+};
+
+/* keymap-read N: the same N wl_keyboards, reading everything after each
+ * (a round trip), then one more round trip: what a well-behaved client
+ * does. Prints "KEYMAPS read N" and holds until killed. */
+int case_keymap_read(struct hostile *h, int n)
+{
+	if (h->seat == NULL) {
+		fprintf(stderr, "smt-hostile: no wl_seat\n");
+		return 1;
+	}
+	for (int i = 1; i <= n + 1; i++) {
+		if (i <= n) {
+			wl_keyboard_add_listener(wl_seat_get_keyboard(h->seat), &keymap_counter, NULL);
+		}
+		if (wl_display_roundtrip(h->display) < 0) {
+			printf("DISCONNECTED after %d\n", i);
+			return 1;
+		}
+	}
+	printf("KEYMAPS read %d (%d keymaps received)\n", n, keymaps_seen);
+	fflush(stdout);
+	while (wl_display_dispatch(h->display) >= 0) {
+	}
+	return 0;
+}
+
 /* Keeps its ring full of full-pixmap fills (a million pixels per 40-byte
  * command) and waits on a tail it never reads its eventfd for. Prints
  * "RING_FULL started" once the ring is full the first time. */

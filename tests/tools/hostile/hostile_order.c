@@ -102,6 +102,22 @@ int case_split_around_request(struct hostile *h)
 	return 0;
 }
 
+/* One stream per ring (docs/protocol.md): a shared ring's commands are in
+ * its memory, so a submit on it is refused (bad_command), not run as a
+ * second stream beside the ring's. */
+int case_submit_shared_ring(struct hostile *h)
+{
+	create_good_ring(h, 4096);
+	uint8_t buf[64];
+	size_t n = smt_encode_fence(buf, 1);
+	submit_bytes(h->ring, buf, n);
+	if (!expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_BAD_COMMAND)) {
+		return 1;
+	}
+	printf("SUBMIT_SHARED refused\n");
+	return 0;
+}
+
 /* ---- PRESENT of a huge canvas ----------------------------------------- */
 
 /* A canvas within every configured client limit (8 bytes a pixel: 155 MiB;

@@ -82,6 +82,52 @@ static void emit_put_pool(struct hostile *h, uint32_t pool, uint64_t offset)
 	emit(h, &c, sizeof(c));
 }
 
+/* pool-resize-destroy-pending: a resize and then the destroy, both queued
+ * behind fills of a 2048x2048 pixmap: every command between them sees the
+ * grown pool (one in the new part), commands after the destroy find no
+ * pool. The destroy's request used to be allocated when it arrived and,
+ * on failure, the pool freed at once under the queued resize; now it is
+ * the pool's own from its creation, so it always waits its turn. */
+static int pool_resize_destroy_pending(struct hostile *h, int pfd)
+{
+	static const struct { struct smt_cmd_fill_rects f; struct smt_rect r; } fill = {
+		{ { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_OVER, 0x80402010u, 1, 0 },
+		{ 0, 0, 2048, 2048 } };
+	emit_create(h, 6, 2048, 2048, SMT_FORMAT_ARGB8888);
+	emit_target(h, 6);
+	for (int i = 0; i < 40; i++) {
+		emit(h, &fill, sizeof(fill));
+	}
+	emit_target(h, 5);
+	emit_put_pool(h, 3, 0);
+	kick(h);
+	if (ftruncate(pfd, 131072) != 0) {
+		perror("smt-hostile: ftruncate");
+		return 1;
+	}
+	smt_pool_v1_resize(h->pool, 131072);
+	wl_display_roundtrip(h->display);   /* the resize is where it is in the stream */
+	emit_put_pool(h, 3, 131072 - 64 * 256);
+	emit_fence(h, 8);
+	uint64_t pending = h->head;
+	kick(h);
+	smt_pool_v1_destroy(h->pool);
+	wl_display_roundtrip(h->display);
+	if (!wait_tail_efd(h, pending, HANG_MS) || ring_dead(h)) {
+		fprintf(stderr, "smt-hostile: commands before the destroy did not all run "
+			"(tail %llu of %llu)\n", (unsigned long long)atomic_load(&h->status->tail),
+			(unsigned long long)pending);
+		return 1;
+	}
+	printf("a draw from the grown part ran before the pool went away\n");
+	emit_put_pool(h, 3, 0);
+	kick(h);
+	if (!expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_BAD_COMMAND)) {
+		return 1;
+	}
+	return check_death(h, SMT_ERROR_BAD_POOL, SMT_OP_PUT_IMAGE_POOL) ? 0 : 1;
+}
+
 int case_pool(struct hostile *h, const char *name)
 {
 	create_good_ring(h, 65536);
@@ -120,6 +166,9 @@ int case_pool(struct hostile *h, const char *name)
 		/* resize beyond what the memfd holds */
 		smt_pool_v1_resize(h->pool, 1u << 24);
 		return expect_error(h, ring, SMT_RING_V1_ERROR_BAD_FD) ? 0 : 1;
+	}
+	if (strcmp(name, "pool-resize-destroy-pending") == 0) {
+		return pool_resize_destroy_pending(h, pfd);
 	}
 	/* pool-destroy-pending: commands naming the pool are published, the
 	 * pool is destroyed at once (no round trip): those commands still run

@@ -17,6 +17,7 @@
  * drain-stall (requests that need hours of queued work must not run it),
  * present-split (other clients are answered while a huge PRESENT copies),
  * split-around-request (a command split around a request runs after it),
+ * submit-shared-ring (a submit on a shared-memory ring is refused),
  * hold-memory N (keeps N 64 MiB pixmaps until killed). Issue 24's accounts:
  * park-fds N (a message that never completes, with N fds: disconnected
  * past client-fds-in-flight), hold-parked N (N connections parking 56 fds
@@ -33,7 +34,8 @@
  * killed), sync-probe SECONDS (wl_display round trips, "SYNC n= p50= ...").
  *
  * Memory and costs (issue 24): hold-pixmaps RINGSxPIXMAPS, hold-top-id [RINGS],
- * pixmap-churn, canvas-flood N (held until killed once made), sparse-ids
+ * pixmap-churn, canvas-flood N, surface-flood N and region-flood N (held
+ * until killed once made), sparse-ids
  * (refused by the memory limit), get_canvas-ordered and
  * create_pool-ordered (refused naming ordered-requests),
  * canvas-surface-gone, trip-on-line (a victim: a round trip per line).
@@ -86,6 +88,10 @@ static int run_new_case(struct hostile *h, const char *name, const char *arg, bo
 		return case_pixmaps_10k(h);
 	} else if (strcmp(name, "no-read") == 0) {
 		return case_no_read(h, secs);
+	} else if (strcmp(name, "keymap-no-read") == 0) {
+		return case_keymap_no_read(h, arg ? atoi(arg) : 1000);
+	} else if (strcmp(name, "keymap-read") == 0) {
+		return case_keymap_read(h, arg ? atoi(arg) : 20);
 	} else if (strcmp(name, "ring-full") == 0) {
 		return case_ring_full(h, secs, 1024);
 	} else if (strcmp(name, "big-fill") == 0) {
@@ -96,6 +102,8 @@ static int run_new_case(struct hostile *h, const char *name, const char *arg, bo
 		return case_drain_attack(h, secs);
 	} else if (strcmp(name, "split-around-request") == 0) {
 		return case_split_around_request(h);
+	} else if (strcmp(name, "submit-shared-ring") == 0) {
+		return case_submit_shared_ring(h);
 	} else if (strcmp(name, "present-split") == 0) {
 		return case_present_split(h);
 	} else if (strcmp(name, "present-attack") == 0) {
@@ -129,6 +137,10 @@ static int run_new_case(struct hostile *h, const char *name, const char *arg, bo
 		return case_head_backwards(h);
 	} else if (strcmp(name, "head-huge") == 0) {
 		return case_head_huge(h);
+	} else if (strcmp(name, "wake-full") == 0) {
+		return case_wake_full(h);
+	} else if (strcmp(name, "wake-steal") == 0) {
+		return case_wake_steal(h, arg ? atof(arg) : 2);
 	}
 	return run_accounting_case(h, name, arg, handled);
 }
@@ -145,6 +157,10 @@ static int run_accounting_case(struct hostile *h, const char *name, const char *
 		return case_sparse_ids(h);
 	} else if (strcmp(name, "canvas-flood") == 0) {
 		return case_canvas_flood(h, arg ? atoi(arg) : 52000);
+	} else if (strcmp(name, "surface-flood") == 0) {
+		return case_surface_flood(h, arg ? atoi(arg) : 100000);
+	} else if (strcmp(name, "region-flood") == 0) {
+		return case_region_flood(h, arg ? atoi(arg) : 1000000);
 	} else if (strcmp(name, "get_canvas-ordered") == 0 ||
 			strcmp(name, "create_pool-ordered") == 0) {
 		return case_ordered_flood(h, name);

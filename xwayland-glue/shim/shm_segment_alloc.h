@@ -17,8 +17,8 @@
  * arithmetic, so wrap-around is fine while fewer than 2^31 requests are in
  * flight.
  */
-#ifndef SMT_X11SHIM_RING_H
-#define SMT_X11SHIM_RING_H
+#ifndef SMT_X11SHIM_SHM_SEGMENT_ALLOC_H
+#define SMT_X11SHIM_SHM_SEGMENT_ALLOC_H
 
 #include <stdbool.h>
 #include <stdint.h>

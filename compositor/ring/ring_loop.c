@@ -11,8 +11,9 @@
 #include "server.h"
 #include "ring/heap_reclaim.h"
 #include "ring/ring.h"
-#include "sched/ring_loop.h"
+#include "ring/ring_loop.h"
 #include "sched/sched_settings.h"
+#include "cpu_relax.h"
 #include "monotonic_clock.h"
 
 static void params_from_config(const struct smtwc_scheduler_config *c,
@@ -42,8 +43,8 @@ bool ring_loop_init(struct smtwc_transport *transport)
 	if (transport->sched == NULL) {
 		return false;
 	}
-	transport->client_input.notify = ring_loop_handle_client_input;
-	wl_signal_add(&transport->server->events.client_input, &transport->client_input);
+	transport->loop.client_input.notify = ring_loop_handle_client_input;
+	wl_signal_add(&transport->server->events.client_input, &transport->loop.client_input);
 	return true;
 }
 
@@ -52,7 +53,7 @@ void ring_loop_finish(struct smtwc_transport *transport)
 	if (transport == NULL || transport->sched == NULL) {
 		return; /* ring_loop_init did not run or failed */
 	}
-	wl_list_remove(&transport->client_input.link);
+	wl_list_remove(&transport->loop.client_input.link);
 	smt_sched_destroy(transport->sched);
 	transport->sched = NULL;
 }
@@ -129,13 +130,6 @@ static bool any_ring_has_work(struct smtwc_transport *transport)
 	return false;
 }
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
-}
-
 static void run_decision(struct smtwc_transport *transport,
 		const struct smt_sched_decision *d)
 {
@@ -170,8 +164,8 @@ static void run_decision(struct smtwc_transport *transport,
 	}
 	uint64_t end = monotonic_now_ns();
 	if (ring->shared && ring->bytes - bytes_before >= SPIN_ARM_BYTES) {
-		transport->spin_armed = true;
-		transport->spin_for = ring;
+		transport->loop.spin_armed = true;
+		transport->loop.spin_for = ring;
 	}
 	/* The ring may have died (bad command) and been freed only later, at
 	 * the idle kill; its scheduler client is still valid here. */
@@ -277,19 +271,20 @@ static void charge_spin(struct smtwc_transport *transport, struct smtwc_ring *ar
 
 bool ring_loop_spin(struct smtwc_transport *transport)
 {
-	uint64_t left = SPIN_PER_SLEEP_NS - transport->spun_since_sleep_ns;
+	struct ring_loop_state *loop = &transport->loop;
+	uint64_t left = SPIN_PER_SLEEP_NS - loop->spun_since_sleep_ns;
 	uint64_t budget = left < SPIN_NS ? left : SPIN_NS;
-	struct smtwc_ring *armed_by = transport->spin_for;
-	transport->spin_for = NULL;
-	if (!transport->spin_armed || budget == 0) {
+	struct smtwc_ring *armed_by = loop->spin_for;
+	loop->spin_for = NULL;
+	if (!loop->spin_armed || budget == 0) {
 		return false;
 	}
-	transport->spin_armed = false;
-	if (transport->spin_skip > 0) {
-		transport->spin_skip--;
+	loop->spin_armed = false;
+	if (loop->spin_skip > 0) {
+		loop->spin_skip--;
 		return false;
 	}
-	transport->spins++;
+	loop->spins++;
 	uint64_t start = monotonic_now_ns(), polled = start, now = start;
 	bool found = false;
 	/* Every turn the rings (a load of each head) and the clock; the event
@@ -314,17 +309,17 @@ bool ring_loop_spin(struct smtwc_transport *transport)
 		cpu_relax();
 	}
 	uint64_t end = monotonic_now_ns(), spent = end - start;
-	transport->spun_since_sleep_ns += spent < left ? spent : left;
+	loop->spun_since_sleep_ns += spent < left ? spent : left;
 	charge_spin(transport, armed_by, start, end);
-	transport->spins_found_work += found;
+	loop->spins_found_work += found;
 	if (found) {
-		transport->spin_backoff = 0;
+		loop->spin_backoff = 0;
 	} else if (spent >= budget) {
-		transport->spin_backoff = transport->spin_backoff ? transport->spin_backoff * 2 : 1;
-		if (transport->spin_backoff > SPIN_BACKOFF_MAX) {
-			transport->spin_backoff = SPIN_BACKOFF_MAX;
+		loop->spin_backoff = loop->spin_backoff ? loop->spin_backoff * 2 : 1;
+		if (loop->spin_backoff > SPIN_BACKOFF_MAX) {
+			loop->spin_backoff = SPIN_BACKOFF_MAX;
 		}
-		transport->spin_skip = transport->spin_backoff;
+		loop->spin_skip = loop->spin_backoff;
 	}
 	return found;
 }
@@ -339,12 +334,12 @@ bool ring_loop_prepare_sleep(struct smtwc_transport *transport)
 	wl_list_for_each(ring, &transport->rings, link) {
 		if (ring_has_work(ring)) {
 			smt_global_wake(transport->global_status);
-			transport->sleeps_avoided++;
+			transport->loop.sleeps_avoided++;
 			return false;
 		}
 	}
-	transport->sleeps++;
-	transport->spun_since_sleep_ns = 0;
+	transport->loop.sleeps++;
+	transport->loop.spun_since_sleep_ns = 0;
 	return true;
 }
 
@@ -357,7 +352,7 @@ void ring_loop_woke(struct smtwc_transport *transport)
  * client; its rings get the scheduler's input boost. */
 static void ring_loop_handle_client_input(struct wl_listener *listener, void *data)
 {
-	struct smtwc_transport *transport = wl_container_of(listener, transport, client_input);
+	struct smtwc_transport *transport = wl_container_of(listener, transport, loop.client_input);
 	struct wl_client *client = data;
 	if (client == NULL) {
 		return;
@@ -376,5 +371,4 @@ void ring_loop_config_changed(struct smtwc_transport *transport)
 	struct smt_sched_params params;
 	params_from_config(&transport->server->config.scheduler, &params);
 	smt_sched_set_params(transport->sched, &params);
-	transport->sched_slice_ns = params.slice_ns;
 }

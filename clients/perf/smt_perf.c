@@ -54,13 +54,6 @@
 uint32_t opt_area;   /* ring area (bytes), 0: libsmt default */
 bool opt_single;     /* --objects 1: one object per command */
 
-uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 void die(const char *msg)
 {
 	fprintf(stderr, "smt-perf: %s\n", msg);

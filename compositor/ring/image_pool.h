@@ -2,8 +2,8 @@
  * smt_pool_v1: a client's image pool, one memfd mapped once, which
  * PUT_IMAGE_POOL reads by offset (no mapping per image).
  */
-#ifndef SMTWC_TRANSPORT_POOL_H
-#define SMTWC_TRANSPORT_POOL_H
+#ifndef SMTWC_RING_IMAGE_POOL_H
+#define SMTWC_RING_IMAGE_POOL_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -29,6 +29,11 @@ struct smtwc_pool {
 	 * before it applies only raise its size, so a pool never has more
 	 * than one mapping (issue 24: 64 pending resizes mapped it 64 times). */
 	struct pool_request *resize_pending;
+	/* Its destroy request, allocated with the pool: a destroy must queue
+	 * behind the requests that still name the pool (its registration, a
+	 * resize), and freeing the pool at once when that allocation failed
+	 * left them pointing at freed memory. NULL once queued. */
+	struct pool_request *free_request;
 	bool registered;   /* the executor knows it (ordered_request.h) */
 	bool destroying;   /* resource gone, waiting for earlier commands */
 };

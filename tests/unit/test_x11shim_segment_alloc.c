@@ -1,5 +1,5 @@
-/* Unit tests for the X11 shim's segment sub-allocator (xwayland-glue/shim/ring.c). */
-#include "ring.h"
+/* Unit tests for the X11 shim's segment sub-allocator (xwayland-glue/shim/shm_segment_alloc.c). */
+#include "shm_segment_alloc.h"
 #include "unit_check.h"
 
 #include <stdio.h>
@@ -229,9 +229,9 @@ int main(void)
 	test_queue_growth();
 	test_random();
 	if (failures) {
-		fprintf(stderr, "test_x11shim_ring: %d check(s) failed\n", failures);
+		fprintf(stderr, "test_x11shim_segment_alloc: %d check(s) failed\n", failures);
 		return 1;
 	}
-	printf("test_x11shim_ring: all checks passed\n");
+	printf("test_x11shim_segment_alloc: all checks passed\n");
 	return 0;
 }

@@ -1,6 +1,6 @@
 /* Environment settings and diagnostics of the shim; see config.h. */
 #define _GNU_SOURCE
-#include "config.h"
+#include "shim_config.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ring.h"
+#include "shm_segment_alloc.h"
 #include "syms.h"
 
 struct xshim_config xshim_cfg;

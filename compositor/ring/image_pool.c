@@ -16,7 +16,7 @@
 #include "ring/client_usage.h"
 #include "ring/heap_reclaim.h"
 #include "ring/ordered_request.h"
-#include "ring/pool.h"
+#include "ring/image_pool.h"
 #include "ring/ring_types.h"
 #include "ring/shm_fd.h"
 
@@ -61,6 +61,7 @@ static void pool_free(struct smtwc_pool *pool)
 	}
 	client_usage_release_all(pool->ring->usage, charges, 4);
 	wl_list_remove(&pool->link);
+	free(pool->free_request);
 	free(pool);
 }
 
@@ -147,11 +148,8 @@ static void pool_handle_resource_destroy(struct wl_resource *resource)
 	pool->resource = NULL;
 	pool->destroying = true;
 	/* (pools_ring_destroyed frees a pool whose request is discarded) */
-	struct pool_request *req = pool_request_new(pool, pool_free_apply, pool_request_free);
-	if (req == NULL) {
-		pool_free(pool); /* out of memory: commands still queued fail cleanly */
-		return;
-	}
+	struct pool_request *req = pool->free_request;
+	pool->free_request = NULL;
 	ordered_request_queue(pool->ring, &req->base);
 }
 
@@ -242,9 +240,12 @@ void pool_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t id,
 	const char *why = NULL;
 	void *map = shm_fd_map_client(fd, size, &why);
 	struct smtwc_pool *pool = map != NULL ? calloc(1, sizeof(*pool)) : NULL;
-	int kept = pool != NULL ? dup(fd) : -1;
+	struct pool_request *free_request = pool != NULL ?
+		pool_request_new(pool, pool_free_apply, pool_request_free) : NULL;
+	int kept = free_request != NULL ? dup(fd) : -1;
 	if (kept < 0) {
 		client_usage_release_all(ring->usage, charges, 4);
+		free(free_request);
 		free(pool);
 		if (map == NULL) {
 			wl_resource_post_error(ring->resource, SMT_RING_V1_ERROR_BAD_FD,
@@ -261,6 +262,7 @@ void pool_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t id,
 	pool->fd = kept; /* to remap when the client grows the pool */
 	pool->map = map;
 	pool->size = pool->declared = size;
+	pool->free_request = free_request;
 	wl_list_insert(&ring->pools, &pool->link);
 	wl_resource_set_user_data(resource, pool);
 	struct pool_request *req = pool_request_new(pool, pool_register_apply, pool_request_free);

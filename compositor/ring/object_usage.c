@@ -1,0 +1,134 @@
+/*
+ * Counting every object of every client (object_usage.h): libwayland's
+ * resource-created signal of each client charges an object, a destroy
+ * listener on the object gives it back.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+#include <wlr/util/log.h>
+#include "log_limit.h"
+#include "server.h"
+#include "ring/client_usage.h"
+#include "ring/object_usage.h"
+#include "ring/ring_types.h"
+
+struct object_record {
+	struct wl_listener destroy;
+	struct smtwc_client_usage *usage;  /* a reference: objects outlive
+					    * their client's destroy signal */
+};
+
+struct client_watch {
+	struct wl_listener resource_created, client_destroy;
+	/* A reference, taken at the client's first object: client_usage.c
+	 * makes the record in its own client-created listener, and
+	 * libwayland's private signals do not keep their listeners' order
+	 * (each emission reverses it), so at our client-created it may not
+	 * exist yet. */
+	struct smtwc_client_usage *usage;
+	bool refused;                      /* the error is posted: charge no more */
+};
+
+static struct {
+	struct wl_listener client_created;
+	struct log_limit refusal_log;
+} watch;
+
+static void object_destroyed(struct wl_listener *listener, void *data)
+{
+	struct object_record *rec = wl_container_of(listener, rec, destroy);
+	wl_list_remove(&rec->destroy.link);
+	client_usage_release(rec->usage, SMT_RES_OBJECTS, 1);
+	client_usage_unref(rec->usage);
+	free(rec);
+}
+
+static void refuse(struct client_watch *w, struct wl_resource *resource,
+		const struct smt_usage_refusal *why)
+{
+	char text[160];
+	smt_usage_describe(why, text, sizeof(text));
+	struct wl_client *client = wl_resource_get_client(resource);
+	uint64_t left_out;
+	if (log_limit_allow(&watch.refusal_log, &left_out)) {
+		pid_t pid = 0;
+		wl_client_get_credentials(client, &pid, NULL, NULL);
+		wlr_log(WLR_ERROR, "client pid %d: new %s: %s (%llu such refusals not logged "
+			"before)", (int)pid, wl_resource_get_class(resource), text,
+			(unsigned long long)left_out);
+	}
+	wl_client_post_implementation_error(client, "new %s: %s",
+		wl_resource_get_class(resource), text);
+	w->refused = true;
+}
+
+static void handle_resource_created(struct wl_listener *listener, void *data)
+{
+	struct client_watch *w = wl_container_of(listener, w, resource_created);
+	struct wl_resource *resource = data;
+	if (w->refused) {
+		return;   /* going: its objects die with it, uncounted */
+	}
+	if (w->usage == NULL) {
+		w->usage = client_usage_hold(client_usage_find(wl_resource_get_client(resource)));
+		if (w->usage == NULL) {
+			return;   /* no record (out of memory): the other limits hold */
+		}
+	}
+	struct object_record *rec = calloc(1, sizeof(*rec));
+	if (rec == NULL) {
+		wl_client_post_no_memory(wl_resource_get_client(resource));
+		w->refused = true;
+		return;
+	}
+	struct smtwc_client_usage *cu = w->usage;
+	if (cu->pid == getpid()) {
+		smt_usage_charge_over_limits(&cu->usage, SMT_RES_OBJECTS, 1);
+	} else {
+		struct smt_usage_refusal why;
+		if (!smt_usage_charge(&cu->usage, SMT_RES_OBJECTS, 1, &why)) {
+			free(rec);
+			refuse(w, resource, &why);
+			return;
+		}
+	}
+	rec->usage = client_usage_hold(cu);
+	rec->destroy.notify = object_destroyed;
+	wl_resource_add_destroy_listener(resource, &rec->destroy);
+}
+
+static void handle_client_destroy(struct wl_listener *listener, void *data)
+{
+	struct client_watch *w = wl_container_of(listener, w, client_destroy);
+	/* libwayland destroys the objects after this signal: the records
+	 * hold their own references. */
+	wl_list_remove(&w->resource_created.link);
+	wl_list_remove(&w->client_destroy.link);
+	client_usage_unref(w->usage);
+	free(w);
+}
+
+static void handle_client_created(struct wl_listener *listener, void *data)
+{
+	struct wl_client *client = data;
+	struct client_watch *w = calloc(1, sizeof(*w));
+	if (w == NULL) {
+		return;   /* uncounted: the other limits still hold */
+	}
+	w->resource_created.notify = handle_resource_created;
+	wl_client_add_resource_created_listener(client, &w->resource_created);
+	w->client_destroy.notify = handle_client_destroy;
+	wl_client_add_destroy_listener(client, &w->client_destroy);
+}
+
+void object_usage_init(struct smtwc_transport *transport)
+{
+	watch.client_created.notify = handle_client_created;
+	wl_display_add_client_created_listener(transport->server->display,
+		&watch.client_created);
+}
+
+void object_usage_finish(struct smtwc_transport *transport)
+{
+	wl_list_remove(&watch.client_created.link);
+}

@@ -1,0 +1,354 @@
+/*
+ * A socket ring's server-owned area (submit_area.h). The submitted bytes
+ * are the compositor's private copy, so reading their headers here is
+ * safe; the reader still treats the area as it treats a client's ring.
+ */
+#include "submit_area.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ring-writer.h"
+
+/* The area holds twice what may wait: every PAD the writer adds is
+ * smaller than the command after it, which waits too. */
+#define AREA_MAX (2u * SMT_SUBMIT_QUEUE_MAX)
+static_assert(AREA_MAX <= SMT_RING_AREA_MAX, "a valid ring area");
+static_assert(SMT_SUBMIT_QUEUE_MAX <= AREA_MAX / 2, "any command is at most half the area");
+/* PADs between the reader and the writer: at most one per area size the
+ * area had (each ends at a multiple of that size, and what waits is
+ * shorter than the area it was written into): 4 KiB to 2 MiB is 10. */
+#define PADS_MAX 16u
+
+struct submit_area {
+	uint8_t *mem;                     /* header page + area, never shared */
+	uint32_t area_size;
+	struct smt_ring_writer writer;
+	struct smt_ring_status status;    /* the reader's: tail, for the writer */
+	struct smt_global_status global;  /* never asleep: nobody to wake */
+	/* PADs the writer added, not yet passed by the reader, oldest first */
+	struct {
+		uint64_t end;
+		uint32_t size;
+	} pads[PADS_MAX];
+	uint32_t pads_first, pads_count;
+	uint64_t pad_bytes_live;
+	/* PADs passed so far, and as many as the counters were told of */
+	uint64_t passed_count, passed_bytes, reported_count, reported_bytes;
+	/* The start of a command not yet whole (submits split commands). */
+	uint8_t *partial;
+	size_t partial_len, partial_cap;
+	/* Memory the client causes: the block (header page + area) and the
+	 * partial buffer's capacity, charged before they are allocated. */
+	struct smt_usage *usage;
+	uint64_t charged;
+	char refused[160];        /* the fault's text when a charge is refused */
+};
+
+/* Charges n more bytes; on refusal *f is the LIMIT fault naming the limit. */
+static int charge(struct submit_area *a, uint64_t n, uint64_t offset, struct smt_fault *f)
+{
+	struct smt_usage_refusal why;
+	if (a->usage != NULL && !smt_usage_charge(a->usage, SMT_RES_MEMORY, n, &why)) {
+		smt_usage_describe(&why, a->refused, sizeof(a->refused));
+		*f = (struct smt_fault){ SMT_ERROR_LIMIT, 0xffff, offset, a->refused, UINT32_MAX };
+		return -1;
+	}
+	a->charged += n;
+	return 0;
+}
+
+static uint8_t *area_alloc(uint32_t area_size)
+{
+	uint8_t *mem = aligned_alloc(SMT_RING_HEADER_SIZE, SMT_RING_HEADER_SIZE + (size_t)area_size);
+	if (mem != NULL)
+		memset(mem, 0, SMT_RING_HEADER_SIZE);
+	return mem;
+}
+
+struct submit_area *submit_area_create(struct smt_ring_reader *r, struct smt_usage *usage,
+				       struct smt_usage_refusal *why)
+{
+	struct submit_area *a = calloc(1, sizeof(*a));
+	if (a == NULL)
+		return NULL;
+	a->area_size = SMT_RING_AREA_MIN;
+	uint64_t size = SMT_RING_HEADER_SIZE + (uint64_t)a->area_size;
+	if (usage != NULL && !smt_usage_charge(usage, SMT_RES_MEMORY, size, why)) {
+		free(a);
+		return NULL;
+	}
+	a->usage = usage;
+	a->charged = size;
+	a->mem = area_alloc(a->area_size);
+	if (a->mem == NULL ||
+	    smt_ring_reader_init(r, a->mem, (size_t)size, a->area_size, &a->status) != 0) {
+		if (usage != NULL)
+			smt_usage_release(usage, SMT_RES_MEMORY, size);
+		free(a->mem);
+		free(a);
+		return NULL;
+	}
+	smt_ring_writer_init(&a->writer, (struct smt_ring_header *)a->mem, &a->status, &a->global,
+			     a->mem + SMT_RING_HEADER_SIZE, a->area_size);
+	return a;
+}
+
+void submit_area_destroy(struct submit_area *a, struct smt_ring_reader *r)
+{
+	smt_ring_reader_fini(r);
+	if (a == NULL)
+		return;
+	if (a->usage != NULL)
+		smt_usage_release(a->usage, SMT_RES_MEMORY, a->charged);
+	free(a->mem);
+	free(a->partial);
+	free(a);
+}
+
+/* Twice the area, the waiting bytes at the same stream positions: a
+ * command that did not cross a multiple of the old size crosses no
+ * multiple of the new one, so the reader finds every command whole (the
+ * old PADs stay, as PADs in the middle of the area). */
+static int grow(struct submit_area *a, struct smt_ring_reader *r, uint64_t offset,
+		struct smt_fault *f)
+{
+	uint32_t old_size = a->area_size, new_size = old_size * 2;
+	if (charge(a, new_size - old_size, offset, f) < 0)
+		return -1;
+	uint8_t *mem = area_alloc(new_size);
+	if (mem == NULL) {
+		if (a->usage != NULL)
+			smt_usage_release(a->usage, SMT_RES_MEMORY, new_size - old_size);
+		a->charged -= new_size - old_size;
+		*f = (struct smt_fault){ SMT_ERROR_NO_MEMORY, 0xffff, offset, "out of memory",
+					 UINT32_MAX };
+		return -1;
+	}
+	const uint8_t *old_area = a->mem + SMT_RING_HEADER_SIZE;
+	uint8_t *new_area = mem + SMT_RING_HEADER_SIZE;
+	memcpy(mem, a->mem, sizeof(struct smt_ring_header));
+	uint64_t tail = r->tail, head = a->writer.head;
+	uint32_t n = (uint32_t)(head - tail);
+	uint32_t off = (uint32_t)(tail & (old_size - 1));
+	uint32_t first = old_size - off < n ? old_size - off : n;
+	smt_stream_copy_in(new_area, new_size, tail, old_area + off, first);
+	smt_stream_copy_in(new_area, new_size, tail + first, old_area, n - first);
+	free(a->mem);
+	a->mem = mem;
+	a->area_size = new_size;
+	a->writer.hdr = (struct smt_ring_header *)mem;
+	a->writer.area = new_area;
+	a->writer.area_size = new_size;
+	smt_ring_reader_move_area(r, mem, new_size);
+	return 0;
+}
+
+/* The PADs the reader has passed leave the list (and the bound). */
+static void pop_passed(struct submit_area *a, uint64_t tail)
+{
+	while (a->pads_count > 0 && a->pads[a->pads_first].end <= tail) {
+		a->passed_count++;
+		a->passed_bytes += a->pads[a->pads_first].size;
+		a->pad_bytes_live -= a->pads[a->pads_first].size;
+		a->pads_first = (a->pads_first + 1) % PADS_MAX;
+		a->pads_count--;
+	}
+}
+
+/* Room for a command of size bytes (the bound was checked), growing the
+ * area when the writer finds none; NULL with *f if it cannot grow. */
+static void *reserve(struct submit_area *a, struct smt_ring_reader *r, uint32_t size,
+		     uint64_t offset, struct smt_fault *f)
+{
+	for (;;) {
+		uint64_t need, before = a->writer.head;
+		void *at = size <= smt_ring_writer_max_cmd(&a->writer)
+			? smt_ring_writer_reserve(&a->writer, size, &need) : NULL;
+		if (at != NULL) {
+			if (a->writer.head != before) {
+				/* A PAD up to the end of the area, just before the command. */
+				assert(a->pads_count < PADS_MAX);
+				uint32_t i = (a->pads_first + a->pads_count++) % PADS_MAX;
+				a->pads[i].end = a->writer.head;
+				a->pads[i].size = (uint32_t)(a->writer.head - before);
+				a->pad_bytes_live += a->pads[i].size;
+			}
+			return at;
+		}
+		if (a->area_size >= AREA_MAX) {
+			/* Cannot happen within the bound (AREA_MAX's comment). */
+			*f = (struct smt_fault){ SMT_ERROR_LIMIT, 0xffff, offset,
+						 "submit queue full", UINT32_MAX };
+			return NULL;
+		}
+		if (grow(a, r, offset, f) < 0)
+			return NULL;
+	}
+}
+
+size_t submit_area_pending(const struct submit_area *a, const struct smt_ring_reader *r)
+{
+	/* PADs the reader passed but pop_passed has not seen are behind the
+	 * tail: only those still ahead count. */
+	uint64_t pads = a->pad_bytes_live;
+	for (uint32_t k = 0; k < a->pads_count; k++) {
+		uint32_t i = (a->pads_first + k) % PADS_MAX;
+		if (a->pads[i].end <= r->tail)
+			pads -= a->pads[i].size;
+	}
+	return (size_t)(a->writer.head - r->tail - pads);
+}
+
+void submit_area_pads_passed(struct submit_area *a, const struct smt_ring_reader *r,
+			     uint64_t *count, uint64_t *bytes)
+{
+	pop_passed(a, r->tail);
+	*count = a->passed_count - a->reported_count;
+	*bytes = a->passed_bytes - a->reported_bytes;
+	a->reported_count = a->passed_count;
+	a->reported_bytes = a->passed_bytes;
+}
+
+uint64_t submit_area_client_offset(const struct submit_area *a, uint64_t pos)
+{
+	uint64_t pads = a->passed_bytes;
+	for (uint32_t k = 0; k < a->pads_count; k++) {
+		uint32_t i = (a->pads_first + k) % PADS_MAX;
+		if (a->pads[i].end <= pos)
+			pads += a->pads[i].size;
+	}
+	return pos - pads;
+}
+
+static int fault(struct smt_fault *f, uint32_t code, uint16_t opcode, uint64_t offset,
+		 const char *what)
+{
+	*f = (struct smt_fault){ code, opcode, offset, what, UINT32_MAX };
+	return -1;
+}
+
+int submit_area_write(struct submit_area *a, struct smt_ring_reader *r, const void *bytes,
+		      size_t len, struct smt_fault *f)
+{
+	const uint8_t *in = bytes;
+	/* Offsets in faults count the bytes submitted before (the PADs the
+	 * writer added are not the client's). */
+	pop_passed(a, r->tail);
+	uint64_t end = submit_area_client_offset(a, a->writer.head);
+
+	/* Framing: the bytes hold whole commands, never part of one. */
+	for (size_t off = 0; off < len;) {
+		struct smt_cmd_header h;
+		if (len - off < sizeof(h))
+			return fault(f, SMT_ERROR_TRUNCATED, 0xffff, end + off,
+				     "submit ends inside a command header");
+		memcpy(&h, in + off, sizeof(h));
+		if (h.size == 0 || h.size % 8)
+			return fault(f, SMT_ERROR_BAD_SIZE, h.opcode, end + off,
+				     h.size ? "size not a multiple of 8" : "size 0");
+		if (h.size > len - off)
+			return fault(f, SMT_ERROR_TRUNCATED, h.opcode, end + off,
+				     "command spans submits");
+		off += h.size;
+	}
+	if (len == 0)
+		return 0;
+	if (submit_area_pending(a, r) + len > SMT_SUBMIT_QUEUE_MAX)
+		return fault(f, SMT_ERROR_LIMIT, 0xffff, end, "submit queue full");
+	/* As many whole commands as the room after the first one's holds,
+	 * in one copy (small commands: one copy per ~4 KiB submit, not one
+	 * reserve per 8 bytes). */
+	for (size_t off = 0; off < len;) {
+		struct smt_cmd_header h;
+		memcpy(&h, in + off, sizeof(h));
+		void *at = reserve(a, r, h.size, end + off, f);
+		if (at == NULL)
+			return -1;
+		uint32_t room = smt_ring_writer_room(&a->writer, (uint32_t)(len - off));
+		uint32_t bytes = h.size, commands = 1;
+		while (off + bytes < len) {
+			memcpy(&h, in + off + bytes, sizeof(h));
+			if (h.size > room - bytes)
+				break;
+			bytes += h.size;
+			commands++;
+		}
+		memcpy(at, in + off, bytes);
+		smt_ring_writer_commit_many(&a->writer, bytes, commands);
+		off += bytes;
+	}
+	/* The one store of head for these commands: the reader's next batch
+	 * sees them all (nobody sleeps on it: the global page is private). */
+	smt_ring_writer_publish(&a->writer);
+	return 0;
+}
+
+/* The partial buffer holds at least need bytes (charged first). */
+static enum submit_result grow_partial(struct submit_area *a, size_t need, struct smt_fault *f)
+{
+	if (need <= a->partial_cap)
+		return SUBMIT_OK;
+	if (charge(a, need - a->partial_cap, submit_area_client_offset(a, a->writer.head), f) < 0)
+		return SUBMIT_FAULT;
+	uint8_t *grown = realloc(a->partial, need);
+	if (grown == NULL) {
+		if (a->usage != NULL)
+			smt_usage_release(a->usage, SMT_RES_MEMORY, need - a->partial_cap);
+		a->charged -= need - a->partial_cap;
+		return SUBMIT_NO_MEMORY;
+	}
+	a->partial = grown;
+	a->partial_cap = need;
+	return SUBMIT_OK;
+}
+
+enum submit_result submit_area_submit(struct submit_area *a, struct smt_ring_reader *r,
+				      const void *bytes, size_t len, struct smt_fault *f)
+{
+	const uint8_t *in = bytes;
+	if (a->partial_len + len > SMT_SUBMIT_PARTIAL_MAX)
+		return SUBMIT_TOO_MUCH;
+	if (a->partial_len > 0) {
+		/* Complete the waiting command first: copy behind it. */
+		enum submit_result grown = grow_partial(a, a->partial_len + len, f);
+		if (grown != SUBMIT_OK)
+			return grown;
+		memcpy(a->partial + a->partial_len, in, len);
+		a->partial_len += len;
+		in = a->partial;
+		len = a->partial_len;
+	}
+	/* Whole commands go straight from the request into the area; room
+	 * for the rest first, so that nothing is published on a refusal. */
+	size_t whole = submit_whole_prefix(in, len);
+	size_t rest = len - whole;
+	if (in != a->partial) {
+		enum submit_result grown = grow_partial(a, rest, f);
+		if (grown != SUBMIT_OK)
+			return grown;
+	}
+	if (whole > 0 && submit_area_write(a, r, in, whole, f) < 0)
+		return SUBMIT_FAULT;
+	if (rest > 0)              /* (no buffer yet while nothing waited) */
+		memmove(a->partial, in + whole, rest);
+	a->partial_len = rest;
+	return SUBMIT_OK;
+}
+
+size_t submit_whole_prefix(const uint8_t *buf, size_t len)
+{
+	size_t pos = 0;
+	while (len - pos >= sizeof(struct smt_cmd_header)) {
+		uint32_t size;
+		memcpy(&size, buf + pos + 4, sizeof(size));
+		if (size < sizeof(struct smt_cmd_header) || size % 8 != 0 ||
+		    size > SMT_SUBMIT_QUEUE_MAX)
+			return len;
+		if (size > len - pos)
+			break;
+		pos += size;
+	}
+	return pos;
+}

@@ -1,0 +1,113 @@
+/*
+ * Every wl_surface charged to its client's account while it lives
+ * (surface_usage.h), through wlroots' new_surface signal and an addon on
+ * the surface, which wlroots finishes when the surface is destroyed.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+#include <wlr/types/wlr_compositor.h>
+#include <wlr/types/wlr_surface.h>
+#include <wlr/util/addon.h>
+#include <wlr/util/log.h>
+#include "log_limit.h"
+#include "server.h"
+#include "ring/client_usage.h"
+#include "ring/surface_usage.h"
+#include "ring/ring_types.h"
+
+struct surface_record {
+	struct wlr_addon addon;
+	struct smtwc_client_usage *usage;  /* holds a reference: the record
+					    * outlives the client's destroy
+					    * signal (libwayland destroys its
+					    * resources after it) */
+};
+
+/* The estimate covers what it says (surface_usage.h). */
+_Static_assert(SURFACE_USAGE_BYTES >= sizeof(struct wlr_surface) +
+	sizeof(struct surface_record) + 128, "SURFACE_USAGE_BYTES below a surface's size");
+#define SURFACE_BYTES SURFACE_USAGE_BYTES
+
+static struct {
+	struct smtwc_transport *transport;
+	struct wl_listener new_surface;
+	struct log_limit refusal_log;
+} watch;
+
+static void surface_record_destroy(struct wlr_addon *addon)
+{
+	struct surface_record *rec = wl_container_of(addon, rec, addon);
+	wlr_addon_finish(&rec->addon);
+	client_usage_release(rec->usage, SMT_RES_SURFACES, 1);
+	client_usage_release(rec->usage, SMT_RES_MEMORY, SURFACE_BYTES);
+	client_usage_unref(rec->usage);
+	free(rec);
+}
+
+static const struct wlr_addon_interface surface_record_impl = {
+	.name = "smtwc_surface_usage",
+	.destroy = surface_record_destroy,
+};
+
+static void refuse(struct wl_client *client, const struct smt_usage_refusal *why)
+{
+	char text[160];
+	smt_usage_describe(why, text, sizeof(text));
+	uint64_t left_out;
+	if (log_limit_allow(&watch.refusal_log, &left_out)) {
+		pid_t pid = 0;
+		wl_client_get_credentials(client, &pid, NULL, NULL);
+		wlr_log(WLR_ERROR, "client pid %d: wl_compositor.create_surface: %s (%llu such "
+			"refusals not logged before)", (int)pid, text, (unsigned long long)left_out);
+	}
+	wl_client_post_implementation_error(client, "wl_compositor.create_surface: %s", text);
+}
+
+static void handle_new_surface(struct wl_listener *listener, void *data)
+{
+	struct wlr_surface *surface = data;
+	struct wl_client *client = wl_resource_get_client(surface->resource);
+	struct smtwc_client_usage *cu = client_usage_find(client);
+	if (cu == NULL || cu->client == NULL) {
+		return;   /* a client created before accounting began */
+	}
+	struct surface_record *rec = calloc(1, sizeof(*rec));
+	if (rec == NULL) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	/* The compositor's own connection (Xwayland's) is counted, never
+	 * refused: the X server bounds its clients' windows. */
+	if (cu->pid == getpid()) {
+		smt_usage_charge_over_limits(&cu->usage, SMT_RES_SURFACES, 1);
+		smt_usage_charge_over_limits(&cu->usage, SMT_RES_MEMORY, SURFACE_BYTES);
+	} else {
+		struct smt_usage_refusal why;
+		if (!smt_usage_charge(&cu->usage, SMT_RES_SURFACES, 1, &why)) {
+			free(rec);
+			refuse(client, &why);
+			return;
+		}
+		if (!smt_usage_charge(&cu->usage, SMT_RES_MEMORY, SURFACE_BYTES, &why)) {
+			smt_usage_release(&cu->usage, SMT_RES_SURFACES, 1);
+			free(rec);
+			refuse(client, &why);
+			return;
+		}
+	}
+	rec->usage = client_usage_hold(cu);
+	wlr_addon_init(&rec->addon, &surface->addons, watch.transport, &surface_record_impl);
+}
+
+void surface_usage_init(struct smtwc_transport *transport)
+{
+	watch.transport = transport;
+	watch.new_surface.notify = handle_new_surface;
+	wl_signal_add(&transport->server->compositor->events.new_surface, &watch.new_surface);
+}
+
+void surface_usage_finish(struct smtwc_transport *transport)
+{
+	wl_list_remove(&watch.new_surface.link);
+	watch.transport = NULL;
+}

@@ -1,0 +1,35 @@
+/*
+ * A ring's wake-up eventfds, used without ever blocking. Both eventfds come
+ * from the client, and a file descriptor passed over a socket shares its
+ * open file description: the O_NONBLOCK the compositor sets on it is a
+ * flag the client can clear again with fcntl on its own copy. A client
+ * could then make a read of an empty count, or a write to a full one, wait
+ * for ever in the compositor's only thread (smt-hostile wake-steal and
+ * wake-full). Reads here ask the kernel not to wait (RWF_NOWAIT) whatever
+ * the flag says; writes, which have no such flag for eventfds, run under a
+ * one-shot timer whose signal interrupts a write that blocks.
+ */
+#ifndef SMTWC_RING_WAKE_FD_H
+#define SMTWC_RING_WAKE_FD_H
+
+#include <stdint.h>
+
+/* Takes the eventfd's count (0 if there is none), never waiting. */
+uint64_t wake_fd_take(int fd);
+
+enum wake_fd_result {
+	WAKE_FD_SENT,     /* the count went up: the client wakes */
+	WAKE_FD_PENDING,  /* the count is already at its top: it wakes anyway */
+	WAKE_FD_BLOCKED,  /* the write blocked (O_NONBLOCK cleared, count full):
+	                   * interrupted; the client did it on purpose */
+	WAKE_FD_FAILED,   /* any other error */
+};
+
+/* Adds one to the eventfd's count; a write that would block is
+ * interrupted within WAKE_FD_GUARD_NS. Call it from one thread only (the
+ * timer signals the thread that first called it). */
+enum wake_fd_result wake_fd_signal(int fd);
+
+#define WAKE_FD_GUARD_NS 1000000
+
+#endif

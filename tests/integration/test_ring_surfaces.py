@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Issue 24: every wl_surface a client makes is counted against it, its
+process and its uid, and canvases against the process and the uid too,
+because libwayland destroys all of a gone client's surfaces in one event
+dispatch (40 clients x 1,000 canvases killed together: 23 ms of CPU there).
+Each limit refuses with an error naming it; the last few of a uid's
+surfaces are kept for a process's first windows; when the clients are
+gone every count is back where it was. The uid's memory has a limit of
+its own too (uid-memory-mib), and every Wayland object counts
+(client-objects). (Behaviour only: what was refused,
+what was counted. The latency is the hostile benchmark's, `surfaces x40`
+and `canvases x40`.)"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness.hostile import hostile_tool, run_hostile_case as run_case  # noqa: E402
+from harness import Session, check, log  # noqa: E402
+
+CONFIG = """
+[limits]
+client-surfaces = 300
+uid-surfaces = 600
+process-canvases = 80
+uid-canvases = 200
+first-window-reserve-surfaces = 50
+uid-memory-mib = 100
+client-objects = 2000
+# the uid's whole memory for whoever comes (test_ring_accounts tests the reserve)
+first-window-reserve-mib = 0
+"""
+
+
+def uid_used(s, resource):
+    """What the compositor counts for this test's uid (every client of
+    the session runs under it)."""
+    for a in s.control("accounts")["accounts"]:
+        if a["level"] == "uid" and a["uid"] == os.getuid():
+            return a[resource]
+    return 0
+
+
+def hold(s, h, case, n):
+    p = s.spawn([hostile_tool(h), case, str(n)], name=f"{case}-{n}")
+    s.wait_until(lambda: "HOLDING" in open(p.log_path).read() or not p.alive(),
+                 what=f"{case} {n} to hold", interval=0.05)
+    check(p.alive(), f"{case} {n}: {p.log_tail()}")
+    return p
+
+
+def stop(s, procs, clients):
+    for p in procs:
+        p.signal_group(9)
+    for p in procs:
+        p.wait(10)
+    s.wait_clients(clients)
+
+
+def test(h):
+    with Session(h, config=CONFIG) as s:
+        clients = s.wayland_clients()
+        base_surfaces = uid_used(s, "surfaces")
+        base_canvases = uid_used(s, "canvases")
+        base_memory = uid_used(s, "memory")
+        check(base_canvases == 0, f"canvases counted before any ring client: {base_canvases}")
+
+        # One connection's bare surfaces (no ring, no canvas): refused at
+        # client-surfaces, with wl_display's error naming the limit.
+        run_case(s, h, "surface-flood",
+                 "wl_compositor.create_surface: limit client-surfaces=300 reached: "
+                 "300 in use, 1 more asked", "1000")
+        s.wait_clients(clients)
+        check(uid_used(s, "surfaces") == base_surfaces, "surfaces still counted after a refusal")
+
+        # Processes of one uid share uid-surfaces; a process past the
+        # first-window reserve is refused 50 below the limit.
+        holders = [hold(s, h, "surface-flood", 250) for _ in range(2)]
+        used = uid_used(s, "surfaces")
+        check(used == base_surfaces + 500, f"two holders of 250 surfaces: {used} counted")
+        accounts = s.control("accounts")["accounts"]
+        for p in holders:
+            mine = [a for a in accounts if a.get("pid") == p.pid and a["level"] == "process"]
+            check(mine and mine[0]["surfaces"] == 250 and mine[0]["memory"] >= 250 * 824,
+                  f"the holder's process account: {mine}")
+        run_case(s, h, "surface-flood",
+                 f"wl_compositor.create_surface: limit uid-surfaces=600 reached "
+                 f"(new-client reserve): 550 in use, 1 more asked", "1000")
+        log("a third process was refused at the reserve")
+        # A newcomer's first window still gets surfaces, from the reserve.
+        first = hold(s, h, "surface-flood", 40)
+        check(uid_used(s, "surfaces") == base_surfaces + 540, "the newcomer's 40 surfaces")
+        stop(s, holders + [first], clients)
+        check(uid_used(s, "surfaces") == base_surfaces,
+              f"surfaces counted after the holders left: {uid_used(s, 'surfaces')}")
+
+        # Every object counts (client-objects): a flood of wl_regions, which
+        # nothing else bounds, is refused naming the limit.
+        # Twice: consecutive clients (a first version counted every other
+        # one only: libwayland reverses a private signal's listeners at
+        # each emission).
+        base_objects = uid_used(s, "objects")
+        for _ in range(2):
+            run_case(s, h, "region-flood", "new wl_region: limit client-objects=2000 reached: "
+                                           "2000 in use, 1 more asked", "100000")
+            s.wait_clients(clients)
+        check(uid_used(s, "objects") == base_objects,
+              f"objects counted after the refusal: {uid_used(s, 'objects')}, {base_objects} before")
+
+        # Canvases: per process, then per uid (the same reserve).
+        run_case(s, h, "canvas-flood",
+                 "get_canvas: limit process-canvases=80 reached: 80 in use, 1 more asked",
+                 "1000")
+        s.wait_clients(clients)
+        holders = [hold(s, h, "canvas-flood", 60) for _ in range(2)]
+        check(uid_used(s, "canvases") == 120, f"two holders of 60 canvases: "
+              f"{uid_used(s, 'canvases')} counted")
+        # a third process takes the 50 of the reserve as a newcomer would,
+        # then is refused 50 below the limit
+        run_case(s, h, "canvas-flood", "get_canvas: limit uid-canvases=200 reached "
+                 "(new-client reserve): 170 in use, 1 more asked", "1000")
+        stop(s, holders, clients)
+
+        # The uid's memory: one process holds 64 MiB, another's first 64
+        # MiB pixmap crosses uid-memory-mib (the total, 2048, is far).
+        holder = hold(s, h, "hold-memory", 1)
+        run_case(s, h, "memory-rings", "limit uid-memory-mib=100 reached: ")
+        check(holder.alive(), "the holder was refused too")
+        stop(s, [holder], clients)
+        s.wait_until(lambda: uid_used(s, "canvases") == 0 and
+                     uid_used(s, "surfaces") == base_surfaces and
+                     uid_used(s, "memory") == base_memory and
+                     s.server_stats()["reclaim_items"] == 0,
+                     what="canvases and surfaces back to the start")
+        log("every refusal named its limit; counts back to the start")
+
+
+harness.main(test)

@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""The input boost of X clients (docs/x11.md "Scheduling X clients",
+xwayland-glue/xserver/input_boost.c): an X client typed into with XInput 2
+keys (as GTK 3 programs take them) among busy X clients, on the ring and on
+the socket, is served ahead of them, they keep running, and the boost goes
+where the input goes.
+
+What is checked is what the X server's half did, in order, from its
+per-connection statistics (`smt-x11run --stats`, and the line each
+connection logs as it closes), never a duration:
+- the typed-into echo got its XI2 keys counted as input, grants, and episodes
+  where its waiting requests were read while the flooders were held back
+  ("served ahead"); the flooders got no input and no grant, and their reads
+  were refused for it ("yields") on both transports;
+- every flooder's requests kept being executed while the echo was typed
+  into (no starvation);
+- once the keys stop, the flooders are not held back any more: their yields
+  do not move while they execute more requests;
+- with two echo windows, the boost follows the focus: the first is boosted
+  while it takes the keys, and gets neither input nor grants once the
+  second has the focus;
+- keys made with SendEvent (xdotool key --window, the window not focused)
+  reach the window but are not input: no grant;
+- `[xwayland] input-boost-us = 0`: the same typing, no grant, no yield.
+"""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "bench"))
+sys.path.insert(0, os.path.join(HERE, "..", "bench", "x11"))
+import harness  # noqa: E402
+from harness import Session, check, log  # noqa: E402
+import interactive as bench  # noqa: E402  (its x11-echo and x11-plaid drivers)
+
+FLOODERS = {"ring": 2, "socket": 2}
+
+
+def start_flooders(s):
+    out = []
+    for transport, n in FLOODERS.items():
+        for i in range(n):
+            p = s.spawn([bench.program("x11-plaid")], name=f"x11-plaid-{transport}-{i}",
+                        env=bench.transport_env(transport))
+            out.append((transport, p))
+    for _, p in out:
+        bench.wait_line(s, p, "ready", 30, f"x11-plaid {p.pid} to start")
+    return out
+
+
+def stats_of(s, pid):
+    rows = [r for r in s.x11ring_stats() if r.get("pid") == pid]
+    check(len(rows) == 1, f"statistics of pid {pid}: {rows}")
+    return rows[0]
+
+
+def flooder_stats(s, flooders):
+    st = s.x11ring_stats()
+    out = {}
+    for transport, p in flooders:
+        rows = [r for r in st if r.get("pid") == p.pid]
+        check(len(rows) == 1, f"statistics of x11-plaid {p.pid}: {rows}")
+        check(rows[0]["transport"] == transport,
+              f"x11-plaid {p.pid} should be on the {transport}: {rows[0]}")
+        out[p.pid] = rows[0]
+    return out
+
+
+def closed_echo(s, pid):
+    return s.wait_until(lambda: [r for r in s.x11ring_closed() if r["pid"] == pid],
+                        timeout=10, what=f"Xwayland to log x11-echo {pid}'s close")[-1]
+
+
+def typed_among_flooders(s, transport, boosted):
+    """The echo typed into with XI2 keys among the flooders, on one
+    transport; checks what the boost did (or, off, did not do)."""
+    flooders = start_flooders(s)
+    procs = [p for _, p in flooders]
+    n0 = bench.flooder_counts(s, procs)
+    lat, _ = bench.echo_run(s, transport, 2.0, f"typed-xi2-{transport}", 0, keys=True, xi2=True)
+    n1 = bench.flooder_counts(s, procs)
+    answered = [x for x in lat if x is not None]
+    check(len(answered) >= 20, f"the echo answered {len(answered)} of {len(lat)} keys")
+    for pid in n1:
+        check(n1[pid][0] > n0[pid][0],
+              f"x11-plaid {pid} executed no request while the echo was typed into: "
+              f"{n0[pid][0]} then {n1[pid][0]}")
+    echo = [r for r in s.x11ring_closed() if r["transport"] == transport
+            and r.get("comm") == "x11-echo"][-1]
+    fl = flooder_stats(s, flooders)
+    log(f"{transport}: echo {echo}")
+    for pid, r in fl.items():
+        log(f"{transport}: flooder {pid}: input_events={r['input_events']} "
+            f"boosts={r['boosts']} yields={r['yields']}")
+        check(r["input_events"] == 0 and r["boosts"] == 0,
+              f"x11-plaid {pid} got no input but {r}")
+    if not boosted:
+        check(echo["boosts"] == 0 and echo["boost_served"] == 0,
+              f"boost off, yet the echo was boosted: {echo}")
+        check(all(r["yields"] == 0 for r in fl.values()),
+              f"boost off, yet flooders were held back: {fl}")
+        for _, p in flooders:
+            p.terminate()
+            s.clients.remove(p)
+        return
+    check(echo["input_events"] >= len(answered),
+          f"{len(answered)} keys answered but {echo['input_events']} input events seen")
+    check(echo["boosts"] > 0, f"the typed-into echo was never boosted: {echo}")
+    check(echo["boost_served"] > 0,
+          f"the echo's requests were never read while the flooders were held back: {echo}")
+    for t in FLOODERS:
+        y = sum(r["yields"] for (tt, p) in flooders for pid, r in fl.items()
+                if tt == t and p.pid == pid)
+        check(y > 0, f"no {t} flooder was ever held back for the echo: {fl}")
+
+    # The keys have stopped: nobody is held back any more, while every
+    # flooder executes more requests.
+    before = flooder_stats(s, flooders)
+    n2 = bench.flooder_counts(s, procs)
+    n3 = s.wait_until(lambda: (lambda n: n if all(n[k][0] > n2[k][0] for k in n) else None)(
+        bench.flooder_counts(s, procs)), timeout=30, what="every flooder to execute more")
+    after = flooder_stats(s, flooders)
+    for pid in after:
+        check(after[pid]["yields"] == before[pid]["yields"],
+              f"x11-plaid {pid} held back after the keys stopped: {before[pid]['yields']} "
+              f"then {after[pid]['yields']} yields ({n2[pid][0]} -> {n3[pid][0]} requests)")
+    for _, p in flooders:
+        p.terminate()
+        s.clients.remove(p)
+
+
+def type_keys(s, pid, n):
+    """n keys into the focused window, then until the echo `pid` has seen
+    them (input events counted by the server: x11-echo selects key presses
+    only)."""
+    seen = stats_of(s, pid)["input_events"]
+    s.run(["wtype", "-d", "10", "--", "x" * n], timeout=60)
+    s.wait_until(lambda: stats_of(s, pid)["input_events"] >= seen + n, timeout=30,
+                 what=f"x11-echo {pid} to receive {n} keys")
+
+
+def focus_follows(s):
+    """Two echo windows: the boost goes where the keys go. Typed into
+    while focused, the first is boosted; once the second window has the
+    focus and takes the keys, the first gets neither input nor a grant."""
+    echoes = []
+    focus = None
+    for name in ("first", "second"):
+        p = s.spawn([bench.program("x11-echo"), "--seconds", "60", "--warmup", "0", "--keys",
+                     "--xi2", "--csv", os.path.join(s.tmp, f"{name}.csv")],
+                    name=f"x11-echo-{name}")
+        bench.wait_line(s, p, "ready", 30, f"the {name} x11-echo to map")
+        old = focus
+        focus = s.wait_until(lambda: (lambda f: f if f and f != old else None)(s.x_focus()),
+                             timeout=15, what=f"the {name} x11-echo's window to get the focus")
+        echoes.append(p)
+        type_keys(s, p.pid, 30)
+        if name == "first":
+            first = stats_of(s, p.pid)
+            check(first["boosts"] > 0, f"the focused echo was not boosted: {first}")
+    second = stats_of(s, echoes[1].pid)
+    after = stats_of(s, echoes[0].pid)
+    log(f"first echo: {first['boosts']} grants while focused, {after['boosts']} after; "
+        f"second: {second['boosts']}")
+    check(second["boosts"] > 0, f"the focused second echo was not boosted: {second}")
+    check(after["input_events"] == first["input_events"] and after["boosts"] == first["boosts"],
+          f"the echo that lost the focus still got input or grants: {first} then {after}")
+    for p in echoes:
+        p.terminate()
+        s.clients.remove(p)
+
+
+def send_event_is_not_input(s):
+    """Keys a client fakes with SendEvent (xdotool key --window, to a window
+    without the focus: to the focused one xdotool uses XTEST, which is
+    input to the X server) reach the window but are not input: no grant."""
+    p = s.spawn([bench.program("x11-echo"), "--seconds", "60", "--warmup", "0", "--keys",
+                 "--csv", os.path.join(s.tmp, "sent.csv")], name="x11-echo-sent")
+    bench.wait_line(s, p, "ready", 30, "the x11-echo for SendEvent to map")
+    wid = s.wait_x_window("--name", "x11-echo")
+    s.wait_until(lambda: s.x_focus() == wid, timeout=15, what="the echo to get the focus")
+    other = s.spawn(["xterm"], name="xterm-focus")
+    s.wait_until(lambda: s.x_focus() not in (None, wid), timeout=30,
+                 what="the xterm to take the focus")
+    before = stats_of(s, p.pid)
+    s.run(["xdotool", "key", "--delay", "5", "--window", str(wid)] + ["x"] * 20, timeout=30)
+    # Delivered: the X server wrote them (and the echo's answers) to it.
+    after = s.wait_until(lambda: (lambda r: r if r["answers"] >= before["answers"] + 20 else None)(
+        stats_of(s, p.pid)), timeout=15, what="the sent keys to reach the echo")
+    log(f"after 20 sent keys: {after}")
+    check(after["input_events"] == before["input_events"] and after["boosts"] == before["boosts"],
+          f"keys made with SendEvent counted as input: {before} then {after}")
+    for q in (p, other):
+        q.terminate()
+        s.clients.remove(q)
+
+
+def test(h):
+    with Session(h, "boost", x11=True) as s:
+        for transport in ("ring", "socket"):
+            typed_among_flooders(s, transport, boosted=True)
+        focus_follows(s)
+        send_event_is_not_input(s)
+    with Session(h, "off", x11=True, config="[xwayland]\ninput-boost-us = 0\n") as s:
+        typed_among_flooders(s, "ring", boosted=False)
+
+
+if __name__ == "__main__":
+    harness.main(test)

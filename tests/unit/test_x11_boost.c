@@ -1,0 +1,227 @@
+/*
+ * The input boost's pure parts (xwayland-glue/stream): the scanner that
+ * finds input events in what the X server writes to a client, on streams
+ * cut anywhere and in both byte orders, and the grant/credit accounting
+ * that bounds what a boosted client takes from the others.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "unit_check.h"
+#include "x11_boost.h"
+#include "x11_input_scan.h"
+
+static bool msb;
+
+static void put16(uint8_t *b, uint32_t v)
+{
+	if (msb) { b[0] = (uint8_t)(v >> 8); b[1] = (uint8_t)v; }
+	else { b[0] = (uint8_t)v; b[1] = (uint8_t)(v >> 8); }
+}
+
+static void put32(uint8_t *b, uint32_t v)
+{
+	if (msb) { put16(b, v >> 16); put16(b + 2, v & 0xffff); }
+	else { put16(b, v & 0xffff); put16(b + 2, v >> 16); }
+}
+
+/* A 32-byte message of `type` (plus `extra` words for replies and
+ * GenericEvents); `evtype` for GenericEvents. The padding is 0x02 (a
+ * KeyPress type) so that a scanner that lost its place would count it. */
+static size_t message(uint8_t *s, uint8_t type, uint32_t extra, uint16_t evtype)
+{
+	memset(s, 2, 32 + 4 * extra);
+	s[0] = type;
+	if (type == 1 || (type & 0x7f) == 35)
+		put32(s + 4, extra);
+	if ((type & 0x7f) == 35)
+		put16(s + 8, evtype);
+	return 32 + 4 * extra;
+}
+
+/* The setup reply, then every kind of message; `*inputs` gets how many of
+ * them are input to the client. */
+static size_t build_output(uint8_t *s, unsigned *inputs)
+{
+	size_t n = 0;
+	memset(s, 2, 8 + 4 * 30);
+	s[0] = 1;            /* success */
+	put16(s + 2, 11);    /* protocol major version */
+	put16(s + 4, 0);
+	put16(s + 6, 30);    /* 30 more words: screens, formats... */
+	n = 8 + 4 * 30;
+	unsigned in = 0;
+	n += message(s + n, 1, 1000, 0);      /* a long reply */
+	n += message(s + n, 0, 0, 0);         /* an error */
+	for (uint8_t t = 2; t <= 6; t++, in++)
+		n += message(s + n, t, 0, 0); /* core key, button, motion */
+	n += message(s + n, 2 | 0x80, 0, 0);  /* a SendEvent KeyPress: not input */
+	n += message(s + n, 12, 0, 0);        /* Expose */
+	n += message(s + n, 28, 0, 0);        /* PropertyNotify */
+	for (uint16_t e = 2; e <= 6; e++, in++)
+		n += message(s + n, 35, 14, e);   /* XI2 device events */
+	for (uint16_t e = 18; e <= 20; e++, in++)
+		n += message(s + n, 35, 14, e);   /* XI2 touch */
+	n += message(s + n, 35, 6, 17);       /* XI2 RawMotion: to root listeners */
+	n += message(s + n, 35, 2, 1);        /* Present CompleteNotify */
+	n += message(s + n, 35, 0, 2);        /* Present IdleNotify: evtype 2, short */
+	n += message(s + n, 35, 14, 2);       /* one more XI2 KeyPress */
+	in++;
+	n += message(s + n, 1, 0, 0);
+	*inputs = in;
+	return n;
+}
+
+static void test_scan(void)
+{
+	current_test = "input scan";
+	uint8_t *s = malloc(16384);
+	for (int order = 0; order <= 1; order++) {
+		msb = order;
+		unsigned want;
+		size_t n = build_output(s, &want);
+		CHECK_INT(want, 14);
+		const size_t cuts[] = { 1, 3, 7, 12, 31, 32, 33, 100, 4096, n };
+		for (size_t k = 0; k < sizeof(cuts) / sizeof(cuts[0]); k++) {
+			struct x11_input_scan sc = { 0 };
+			unsigned got = 0;
+			for (size_t at = 0; at < n; at += cuts[k])
+				got += x11_input_scan_feed(&sc, s + at, at + cuts[k] > n ? n - at : cuts[k]);
+			CHECK_INT(got, want);
+			CHECK_INT(sc.skip, 0);
+			CHECK_INT(sc.have, 0);
+		}
+	}
+	free(s);
+}
+
+#define MS 1000000ull
+
+static void test_grants(void)
+{
+	current_test = "boost grants";
+	const struct x11_boost_config cfg = { .credit_ns = 1 * MS, .gap_ns = 4 * MS,
+					      .window_ns = 100 * MS };
+	struct x11_boost b = { 0 };
+	uint64_t t = 1000 * MS;
+	CHECK(!x11_boost_live(&b, t));
+	CHECK(!x11_boost_favoured(&b, t, true));  /* no input: never favoured */
+
+	/* Input, then requests: favoured while they wait, for at most the
+	 * credit; what it spent is charged. */
+	CHECK(x11_boost_input(&b, &cfg, t));
+	CHECK(x11_boost_live(&b, t));
+	CHECK_INT(x11_boost_deadline(&b, t), t + 1 * MS);
+	CHECK(x11_boost_favoured(&b, t + 10 * MS, true));
+	CHECK(x11_boost_favoured(&b, t + 10 * MS + MS / 2, true));
+	CHECK_INT(b.favoured_ns, MS / 2);
+	x11_boost_served(&b, t + 10 * MS + MS / 2 + 1);
+	CHECK_INT(b.served, 1);
+	CHECK(x11_boost_live(&b, t + 11 * MS));
+	CHECK(x11_boost_favoured(&b, t + 20 * MS, true));
+	CHECK(!x11_boost_favoured(&b, t + 30 * MS, true));  /* credit spent */
+	CHECK_INT(b.favoured_ns, 1 * MS);
+	CHECK_INT(b.lapsed, 1);
+	x11_boost_served(&b, t + 31 * MS);  /* read after the credit ran out */
+	CHECK_INT(b.served, 1);
+	CHECK(!x11_boost_live(&b, t + 30 * MS));
+
+	/* A second input within the gap grants nothing; after it, a refill
+	 * (not more: grants do not add up). */
+	uint64_t t2 = t + 40 * MS;
+	CHECK(x11_boost_input(&b, &cfg, t2));
+	CHECK(!x11_boost_input(&b, &cfg, t2 + 3 * MS));
+	CHECK_INT(b.grants, 2);
+	CHECK(x11_boost_input(&b, &cfg, t2 + 4 * MS));
+	CHECK_INT(b.credit_ns, 1 * MS);
+	CHECK_INT(b.grants, 3);
+
+	/* An unused grant lapses after the window. */
+	CHECK(x11_boost_live(&b, t2 + 4 * MS + 99 * MS));
+	CHECK(!x11_boost_live(&b, t2 + 4 * MS + 100 * MS));
+	CHECK(!x11_boost_favoured(&b, t2 + 4 * MS + 100 * MS, true));
+	CHECK_INT(x11_boost_deadline(&b, t2 + 4 * MS + 100 * MS), 0);
+
+	/* Off: no grant ever. */
+	const struct x11_boost_config off = { 0 };
+	struct x11_boost o = { 0 };
+	CHECK(!x11_boost_input(&o, &off, t));
+	CHECK(!x11_boost_favoured(&o, t, true));
+}
+
+/* A busy client under a stream of input (1000 events a second, requests
+ * always waiting) is favoured for at most credit / gap of the time. */
+static void test_fair_share(void)
+{
+	current_test = "boost fair share";
+	const struct x11_boost_config cfg = { .credit_ns = 1 * MS, .gap_ns = 4 * MS,
+					      .window_ns = 100 * MS };
+	struct x11_boost b = { 0 };
+	uint64_t t0 = 5000 * MS, favoured = 0, step = MS / 10;
+	for (uint64_t t = t0; t < t0 + 1000 * MS; t += step) {
+		if ((t - t0) % MS == 0)
+			x11_boost_input(&b, &cfg, t);
+		if (x11_boost_favoured(&b, t, true))
+			favoured += step;
+	}
+	x11_boost_favoured(&b, t0 + 1000 * MS, false);
+	CHECK(b.favoured_ns <= 250 * MS);
+	CHECK(b.favoured_ns >= 240 * MS);
+	CHECK(favoured <= 250 * MS);
+}
+
+/* Sixteen clients under input at once (every window selecting pointer
+ * motion), requests always waiting: together they hold the others back for
+ * at most a quarter of the time, plus the two credits the share starts
+ * with. */
+static void test_shared(void)
+{
+	current_test = "boost shared";
+	const struct x11_boost_config cfg = { .credit_ns = 1 * MS, .gap_ns = 4 * MS,
+					      .window_ns = 100 * MS };
+	struct x11_boost b[16] = { 0 };
+	struct x11_boost_share share = { 0 };
+	uint64_t t0 = 7000 * MS, held = 0, wanted = 0, step = MS / 10, since = 0;
+	for (uint64_t t = t0; t < t0 + 1000 * MS; t += step) {
+		if (since)
+			x11_boost_share_spend(&share, t - since);
+		since = 0;
+		bool any = false;
+		for (int i = 0; i < 16; i++) {
+			/* grants staggered over the gap: together they would
+			 * cover all of it */
+			if ((t - t0 + (uint64_t)i * 2 * step) % (4 * MS) == 0)
+				x11_boost_input(&b[i], &cfg, t);
+			any = x11_boost_favoured(&b[i], t, true) || any;
+		}
+		if (any)
+			wanted += step;
+		if (any && x11_boost_share_left(&share, &cfg, t)) {
+			held += step;
+			since = t;
+		}
+	}
+	CHECK(wanted >= 900 * MS);
+	CHECK(held <= 250 * MS + 2 * MS + step);
+	CHECK(held >= 240 * MS);
+
+	/* Idle for a long time: the share refills to two credits, no more. */
+	x11_boost_share_left(&share, &cfg, t0 + 100000 * MS);
+	CHECK_INT(share.tokens_ns, 2 * MS);
+	/* A hold that overran what was left is owed: 5 ms held, 2 ms left,
+	 * so the next 12 ms (3 ms of debt at a quarter) hold nobody back. */
+	x11_boost_share_spend(&share, 5 * MS);
+	CHECK(!x11_boost_share_left(&share, &cfg, t0 + 100000 * MS));
+	CHECK(!x11_boost_share_left(&share, &cfg, t0 + 100000 * MS + 12 * MS));
+	CHECK(x11_boost_share_left(&share, &cfg, t0 + 100000 * MS + 13 * MS));
+	CHECK_INT(share.tokens_ns, MS / 4);
+}
+
+int main(void)
+{
+	test_scan();
+	test_grants();
+	test_fair_share();
+	test_shared();
+	return failures != 0;
+}

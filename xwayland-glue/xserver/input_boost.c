@@ -1,0 +1,257 @@
+/*
+ * The input boost (docs/x11.md "Scheduling X clients"): an X client that
+ * was just sent input (a key, a button, pointer motion: core or XInput 2)
+ * has its next requests served before busy clients', as the compositor's
+ * ring scheduler does for ring clients. Xwayland's own smart scheduler
+ * only praises core input events, not XI2 ones (GTK 3, Firefox), and a
+ * client it favours still waits for the running client's slice; nothing of
+ * Xwayland is patched here, only what it reads and when:
+ *
+ * - while a boosted client has requests waiting ("favoured"), every other
+ *   client's read says "nothing yet" (EAGAIN: the X server ends its turn
+ *   and takes it off its ready list) and epoll does not report it, so the
+ *   next pick finds the favoured client; once no client is favoured, the
+ *   held ones are reported again;
+ * - while any grant is live, other ring clients' reads are cut to the
+ *   rest of the request under way plus INPUT_BOOST_READ_CAP bytes, so
+ *   what the X server already buffered for them (and runs without reading)
+ *   is short when the favoured client's requests arrive.
+ *
+ * Fair share: x11_boost.h. The connection to the window manager (a
+ * socketpair Xwayland did not accept) is never held back.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+
+#include "monotonic_clock.h"
+#include "xconn.h"
+
+/* What another ring client's read may return past the request under way
+ * while a grant is live: two or three ordinary requests. */
+#define INPUT_BOOST_READ_CAP 1024
+/* A grant unused this long after its input lapses: a reply to input that
+ * takes longer is not interactive any more. */
+#define INPUT_BOOST_WINDOW_MS 100
+/* Grants at most every this many credits: a client under a stream of input
+ * takes at most a quarter of the others' time through its grants. */
+#define INPUT_BOOST_GAP_CREDITS 4
+/* Connections with a grant at once; more wait for their next input. */
+#define INPUT_BOOST_MAX 16
+
+static struct x11_boost_config cfg;
+static bool cfg_read;
+static struct xconn *boosted[INPUT_BOOST_MAX];
+static struct x11_boost_share share;
+static uint64_t favour_since;  /* someone favoured since (0: nobody) */
+static unsigned nboosted;
+/* Some connection is held back (a refused read or a dropped event) and
+ * needs reporting once nobody is favoured. */
+static bool any_held;
+
+static const struct x11_boost_config *config(void)
+{
+	if (!cfg_read) {
+		cfg_read = true;
+		const char *v = getenv("SMT_XWAYLAND_INPUT_BOOST_US");
+		char *end;
+		long us = v && *v ? strtol(v, &end, 10) : 0;
+		if (v && *v && (*end || us < 0 || us > INPUT_BOOST_MAX_US)) {
+			xconn_log(NULL, "SMT_XWAYLAND_INPUT_BOOST_US=%s is not 0-%d us: no input boost",
+				  v, INPUT_BOOST_MAX_US);
+			us = 0;
+		}
+		cfg.credit_ns = (uint64_t)us * 1000;
+		cfg.gap_ns = cfg.credit_ns * INPUT_BOOST_GAP_CREDITS;
+		cfg.window_ns = (uint64_t)INPUT_BOOST_WINDOW_MS * 1000000;
+	}
+	return &cfg;
+}
+
+void input_boost_forget(struct xconn *c)
+{
+	for (unsigned i = 0; i < nboosted; i++) {
+		if (boosted[i] == c) {
+			boosted[i] = boosted[--nboosted];
+			return;
+		}
+	}
+}
+
+void input_boost_answered(struct xconn *c, const struct iovec *iov, int iovcnt, size_t written)
+{
+	/* A FRESH connection's answers are our own hello's: the X server's
+	 * setup reply follows its first read. */
+	if (config()->credit_ns == 0 || c->state == XCONN_FRESH)
+		return;
+	unsigned input = 0;
+	for (int i = 0; i < iovcnt && written > 0; i++) {
+		size_t n = iov[i].iov_len < written ? iov[i].iov_len : written;
+		input += x11_input_scan_feed(&c->scan, iov[i].iov_base, n);
+		written -= n;
+	}
+	if (input == 0)
+		return;
+	c->input_events += input;
+	bool listed = false;
+	for (unsigned i = 0; i < nboosted && !listed; i++)
+		listed = boosted[i] == c;
+	if (!listed && nboosted == INPUT_BOOST_MAX)
+		return;  /* no grant until one of the others lapses */
+	if (x11_boost_input(&c->boost, &cfg, monotonic_now_ns()) && !listed)
+		boosted[nboosted++] = c;
+}
+
+/* Requests of c not yet read by the X server. */
+static bool pending(struct xconn *c)
+{
+	if (c->state == XCONN_RING)
+		return xconn_has_input(c);
+	int n = 0;
+	return ioctl(c->fd, FIONREAD, &n) == 0 && n > 0;
+}
+
+/* Whether some boosted client other than `self` is favoured now; settles
+ * every grant's credit and the shared time, and drops the spent grants. */
+static bool someone_favoured(const struct xconn *self, uint64_t now)
+{
+	if (favour_since)
+		x11_boost_share_spend(&share, now - favour_since);
+	favour_since = 0;
+	bool any = false;
+	for (unsigned i = 0; i < nboosted;) {
+		struct xconn *k = boosted[i];
+		bool fav = x11_boost_favoured(&k->boost, now, k != self && pending(k));
+		if (!x11_boost_live(&k->boost, now)) {
+			boosted[i] = boosted[--nboosted];
+			continue;
+		}
+		any = any || fav;
+		i++;
+	}
+	if (!any || !x11_boost_share_left(&share, &cfg, now))
+		return false;
+	favour_since = now;
+	return true;
+}
+
+static bool is_boosted(const struct xconn *c, uint64_t now)
+{
+	for (unsigned i = 0; i < nboosted; i++)
+		if (boosted[i] == c)
+			return x11_boost_live(&c->boost, now);
+	return false;
+}
+
+bool input_boost_yield(struct xconn *c)
+{
+	if (nboosted == 0 || c->state == XCONN_FRESH)
+		return false;
+	uint64_t now = monotonic_now_ns();
+	/* c's own read: it is being served, so its favour ends here. */
+	if (is_boosted(c, now)) {
+		x11_boost_served(&c->boost, now);
+		return false;
+	}
+	if (!someone_favoured(c, now))
+		return false;
+	c->yields++;
+	c->held = true;
+	any_held = true;
+	return true;
+}
+
+size_t input_boost_read_cap(const struct xconn *c, size_t count)
+{
+	/* Ring connections only: the server half follows their request
+	 * lengths, so a cut never leaves a request short by more than the
+	 * next read gives (a short request ends the client's turn in the X
+	 * server). A socket client's reads are not cut: a large request would
+	 * take a turn per cut. */
+	if (nboosted == 0 || c->state != XCONN_RING || count <= INPUT_BOOST_READ_CAP ||
+	    c->rd.count.have)
+		return count;
+	uint64_t now = monotonic_now_ns();
+	bool other_live = false;
+	for (unsigned i = 0; i < nboosted && !other_live; i++)
+		other_live = boosted[i] != c && x11_boost_live(&boosted[i]->boost, now);
+	/* the rest of the request under way, then up to the cap */
+	uint64_t cap = c->rd.count.skip + INPUT_BOOST_READ_CAP;
+	return other_live && cap < count ? (size_t)cap : count;
+}
+
+static struct xconn *conn_of(int epfd, const struct epoll_event *ev)
+{
+	unsigned n;
+	struct xconn **all = xconn_all(&n);
+	for (unsigned i = 0; i < n; i++)
+		if (all[i]->epfd == epfd && all[i]->xdata.u64 == ev->data.u64)
+			return all[i];
+	return NULL;
+}
+
+int input_boost_filter(int epfd, struct epoll_event *ev, int n, int max)
+{
+	if (nboosted == 0 && !any_held)
+		return n;
+	uint64_t now = monotonic_now_ns();
+	if (someone_favoured(NULL, now)) {
+		int out = 0;
+		for (int i = 0; i < n; i++) {
+			struct xconn *c = conn_of(epfd, &ev[i]);
+			if (c && (ev[i].events & EPOLLIN) && !(ev[i].events & (EPOLLHUP | EPOLLERR)) &&
+			    !is_boosted(c, now)) {
+				c->held = true;
+				any_held = true;
+				continue;
+			}
+			ev[out++] = ev[i];
+		}
+		return out;
+	}
+	if (!any_held)
+		return n;
+	/* Nobody favoured: whoever was held back is reported (once: the X
+	 * server reads it until it says EAGAIN, and epoll reports new bytes). */
+	unsigned nall;
+	struct xconn **all = xconn_all(&nall);
+	any_held = false;
+	for (unsigned k = 0; k < nall; k++) {
+		struct xconn *c = all[k];
+		if (!c->held || c->epfd != epfd)
+			continue;
+		if (n >= max) {
+			any_held = true;
+			break;
+		}
+		c->held = false;
+		bool listed = false;
+		for (int i = 0; i < n && !listed; i++)
+			listed = ev[i].data.u64 == c->xdata.u64;
+		if (!listed && (c->xevents & EPOLLIN)) {
+			ev[n].events = EPOLLIN;
+			ev[n].data = c->xdata;
+			n++;
+		}
+	}
+	return n;
+}
+
+int input_boost_timeout(int timeout)
+{
+	/* Only a held-back client needs the X server awake: when the favoured
+	 * one's credit runs out, it is reported. */
+	if (!any_held)
+		return timeout;
+	uint64_t now = monotonic_now_ns(), end = 0;
+	for (unsigned i = 0; i < nboosted; i++) {
+		uint64_t d = x11_boost_deadline(&boosted[i]->boost, now);
+		if (d && (!end || d < end))
+			end = d;
+	}
+	if (!end)
+		return 0;
+	int ms = (int)((end - now + 999999) / 1000000);
+	return timeout < 0 || ms < timeout ? ms : timeout;
+}
