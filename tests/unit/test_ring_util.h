@@ -229,7 +229,7 @@ struct test_socket {
 static inline void ts_init(struct test_socket *t)
 {
 	t->area = submit_area_create(&t->reader, NULL, NULL);
-	CHECK(t->area != NULL, "submit area");
+	REQUIRE(t->area != NULL, "submit area");
 }
 
 static inline void ts_fini(struct test_socket *t)
