@@ -1,5 +1,5 @@
 /* The measuring clients' PRESENT bookkeeping: see present_log.h. */
-#include "present_log.h"
+#include "clients/present_log.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -33,8 +33,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "present_log.h"
-#include "smt.h"
+#include "clients/present_log.h"
+#include "clients/libsmt/smt.h"
 
 #define WIN_W 1500   /* wider than the 1280-pixel output: placed at x = 0 */
 #define WIN_H 260

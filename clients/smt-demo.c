@@ -22,7 +22,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "smt.h"
+#include "clients/libsmt/smt.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846

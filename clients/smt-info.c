@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "smt.h"
+#include "clients/libsmt/smt.h"
 
 static int usage(void)
 {

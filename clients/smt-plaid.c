@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "smt.h"
+#include "clients/libsmt/smt.h"
 
 static uint64_t rng = 0x853c49e6748fea9bu;
 static uint32_t rnd(void)

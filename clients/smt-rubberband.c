@@ -47,8 +47,8 @@
 #include <time.h>
 #include <wayland-client.h>
 
-#include "present_log.h"
-#include "smt.h"
+#include "clients/present_log.h"
+#include "clients/libsmt/smt.h"
 #include "wlr-virtual-pointer-unstable-v1-client-protocol.h"
 
 #define WIN_W 1500   /* wider than the 1280-pixel output: placed at x = 0 */

@@ -6,8 +6,8 @@
 #include <time.h>
 #include <wayland-server-core.h>
 #include <wlr/util/log.h>
-#include "log_limit.h"
-#include "monotonic_clock.h"
+#include "compositor/log_limit.h"
+#include "common/monotonic_clock.h"
 
 bool log_limit_allow(struct log_limit *limit, uint64_t *left_out)
 {

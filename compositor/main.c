@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <wlr/util/log.h>
-#include "log_limit.h"
-#include "server.h"
+#include "compositor/log_limit.h"
+#include "compositor/server.h"
 
 static const char usage[] =
 	"usage: smtwc [options]\n"

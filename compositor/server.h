@@ -20,8 +20,8 @@
 #include <wlr/types/wlr_xdg_shell.h>
 #include <wlr/types/wlr_layer_shell_v1.h>
 
-#include "config.h"
-#include "output/render.h"
+#include "compositor/config/config.h"
+#include "compositor/output/render.h"
 
 /* Stacking of the scene, bottom to top. Layer-shell surfaces go into the four
  * layer trees; windows between "bottom" and "top" as the protocol requires. */

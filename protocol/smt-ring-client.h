@@ -11,7 +11,7 @@
 #ifndef SMT_RING_CLIENT_H
 #define SMT_RING_CLIENT_H
 
-#include "smt-ring.h"
+#include "protocol/smt-ring.h"
 
 /* ---- encoding helpers ---------------------------------------------------- */
 

@@ -6,7 +6,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE   /* memfd_create, F_ADD_SEALS */
 #endif
-#include "smt-ring-server.h"
+#include "protocol/smt-ring-server.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "smt-ring.h"
+#include "protocol/smt-ring.h"
 
 /* The server's view of one ring's two shared pages, and what it remembers
  * about them: the tail it last published and the wake-up it last sent. */

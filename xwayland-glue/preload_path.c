@@ -1,6 +1,6 @@
 /* See preload_path.h. */
 #define _GNU_SOURCE
-#include "preload_path.h"
+#include "xwayland-glue/preload_path.h"
 
 #include <limits.h>
 #include <stdio.h>

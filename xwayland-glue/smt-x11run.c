@@ -26,8 +26,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "preload_path.h"
-#include "x11ring_endpoint.h"
+#include "xwayland-glue/preload_path.h"
+#include "xwayland-glue/x11ring_endpoint.h"
 
 /* What --stats reads at most: one line per X client of the server, each
  * under 400 bytes; Xwayland serves a few hundred clients. */

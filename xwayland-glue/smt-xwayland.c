@@ -25,7 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "preload_path.h"
+#include "xwayland-glue/preload_path.h"
 
 #ifndef SMT_X11RING_SERVER_INSTALLED
 #error "SMT_X11RING_SERVER_INSTALLED must name the installed server half"

@@ -1,6 +1,6 @@
 /* See x11ring_endpoint.h. */
 #define _GNU_SOURCE
-#include "x11ring_endpoint.h"
+#include "xwayland-glue/x11ring_endpoint.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +11,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "smt-ring.h"
+#include "protocol/smt-ring.h"
 
 bool x11ring_peer_is_us(int fd, struct ucred *cred)
 {

@@ -1,9 +1,9 @@
 /* chunker: see chunker.h. */
-#include "chunker.h"
+#include "clients/libsmt/chunker.h"
 
 #include <string.h>
 
-#include "smt-ring-client.h"
+#include "protocol/smt-ring-client.h"
 
 size_t smt_chunk_next(struct smt_chunker *c, const uint8_t *p, size_t len, size_t max)
 {

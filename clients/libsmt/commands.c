@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "smt-internal.h"
+#include "clients/libsmt/smt-internal.h"
 
 static bool colour_ok(uint32_t c)
 {

@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "monotonic_clock.h"
-#include "smt-internal.h"
+#include "common/monotonic_clock.h"
+#include "clients/libsmt/smt-internal.h"
 #include "smt-ring-v1-client-protocol.h"
 #include "viewporter-client-protocol.h"
 #include "xdg-decoration-unstable-v1-client-protocol.h"

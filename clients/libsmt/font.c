@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "smt-internal.h"
+#include "clients/libsmt/smt-internal.h"
 
 #define FIRST_CHAR 32
 #define LAST_CHAR 126

@@ -5,7 +5,7 @@
 #include <unistd.h>
 #include <xkbcommon/xkbcommon.h>
 
-#include "smt-internal.h"
+#include "clients/libsmt/smt-internal.h"
 
 #define CALL(ctx, fn, ...)                                                        \
 	do {                                                                      \

@@ -1,5 +1,5 @@
 /* pool-alloc: see pool-alloc.h for the design. */
-#include "pool-alloc.h"
+#include "clients/libsmt/pool-alloc.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -16,8 +16,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "pool-alloc.h"
-#include "smt-internal.h"
+#include "clients/libsmt/pool-alloc.h"
+#include "clients/libsmt/smt-internal.h"
 #include "smt-ring-v1-client-protocol.h"
 
 /* create_pool and resize carry the size as a 32-bit uint */

@@ -1,5 +1,5 @@
 /* ring-writer: see ring-writer.h. */
-#include "ring-writer.h"
+#include "clients/libsmt/ring-writer.h"
 
 void smt_ring_writer_init(struct smt_ring_writer *w, struct smt_ring_header *hdr,
 			  const struct smt_ring_status *status,

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "smt-ring-client.h"
+#include "protocol/smt-ring-client.h"
 
 struct smt_ring_writer {
 	struct smt_ring_header *hdr;            /* client-written page */

@@ -4,9 +4,9 @@
 
 #include <wayland-client.h>
 
-#include "chunker.h"
-#include "ring-writer.h"
-#include "smt.h"
+#include "clients/libsmt/chunker.h"
+#include "clients/libsmt/ring-writer.h"
+#include "clients/libsmt/smt.h"
 
 struct xkb_context;
 struct xkb_keymap;

@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "smt-ring-client.h"
+#include "protocol/smt-ring-client.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -22,9 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cpu_relax.h"
-#include "monotonic_clock.h"
-#include "smt-internal.h"
+#include "common/cpu_relax.h"
+#include "common/monotonic_clock.h"
+#include "clients/libsmt/smt-internal.h"
 #include "smt-ring-v1-client-protocol.h"
 
 static bool is_ring(const struct smt_ctx *ctx) { return ctx->transport == SMT_TRANSPORT_RING; }

@@ -9,8 +9,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "smt.h"
-#include "perf.h"
+#include "clients/libsmt/smt.h"
+#include "clients/perf/perf.h"
 
 static atomic_bool busy_stop;
 static void *busy_thread(void *arg)

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "smt.h"
-#include "pool-alloc.h"
-#include "perf.h"
+#include "clients/libsmt/smt.h"
+#include "clients/libsmt/pool-alloc.h"
+#include "clients/perf/perf.h"
 
 static uint64_t rng_state = 88172645463325252ull;
 static uint64_t rnd(void)

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "monotonic_clock.h"   /* monotonic_now_ns(): the clock of every figure */
+#include "common/monotonic_clock.h"   /* monotonic_now_ns(): the clock of every figure */
 
 /* x11perf's window size */
 #define WIN_W 600

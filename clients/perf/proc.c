@@ -3,7 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "perf.h"
+#include "clients/perf/perf.h"
 
 long proc_maps_lines(int pid)
 {

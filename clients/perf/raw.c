@@ -30,10 +30,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "smt-ring.h"
-#include "ring_reader.h"
-#include "ring-writer.h"
-#include "perf.h"
+#include "protocol/smt-ring.h"
+#include "compositor/exec/ring_reader.h"
+#include "clients/libsmt/ring-writer.h"
+#include "clients/perf/perf.h"
 
 /* What both processes share besides the ring: where the writer stopped. */
 struct raw_control {

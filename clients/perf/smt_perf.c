@@ -49,7 +49,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "perf.h"
+#include "clients/perf/perf.h"
 
 uint32_t opt_area;   /* ring area (bytes), 0: libsmt default */
 bool opt_single;     /* --objects 1: one object per command */

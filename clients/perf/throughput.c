@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "smt.h"
-#include "smt-ring.h"
-#include "executor.h"
-#include "ring_reader.h"
-#include "ring-writer.h"
-#include "perf.h"
+#include "clients/libsmt/smt.h"
+#include "protocol/smt-ring.h"
+#include "compositor/exec/executor.h"
+#include "compositor/exec/ring_reader.h"
+#include "clients/libsmt/ring-writer.h"
+#include "clients/perf/perf.h"
 
 /* ---- backends ------------------------------------------------------------ */
 

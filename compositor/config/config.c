@@ -4,7 +4,7 @@
  * config_outputs.c, config_bindings.c; values config_values.c. See
  * config.h and docs/config.md.
  */
-#include "config_internal.h"
+#include "compositor/config/config_internal.h"
 
 #include <errno.h>
 #include <stdarg.h>

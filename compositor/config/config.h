@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <xkbcommon/xkbcommon.h>
 
-#include "sched_settings.h"
+#include "compositor/sched/sched_settings.h"
 
 /* Lines longer than this (excluding the newline) are rejected. */
 #define SMTWC_CONFIG_MAX_LINE 4096

@@ -3,7 +3,7 @@
  * every key press) and [startup] (commands run once), and the default
  * bindings.
  */
-#include "config_internal.h"
+#include "compositor/config/config_internal.h"
 
 static const char *const action_names[] = {
 	[SMTWC_ACTION_NONE] = "none",

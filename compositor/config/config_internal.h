@@ -10,7 +10,7 @@
 #ifndef SMTWC_CONFIG_INTERNAL_H
 #define SMTWC_CONFIG_INTERNAL_H
 
-#include "config.h"
+#include "compositor/config/config.h"
 
 #include <stdlib.h>
 #include <string.h>

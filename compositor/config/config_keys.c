@@ -6,7 +6,7 @@
  * Xwayland keys come from the setting lists (sched_settings.h, config.h),
  * which also hold their defaults and ranges.
  */
-#include "config_internal.h"
+#include "compositor/config/config_internal.h"
 
 #define FIELD(f) offsetof(struct smtwc_config, f)
 

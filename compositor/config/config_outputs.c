@@ -3,7 +3,7 @@
  * by its first valid key), set through the same key table machinery as the
  * other sections, and the lookup the output code uses.
  */
-#include "config_internal.h"
+#include "compositor/config/config_internal.h"
 
 #include <assert.h>
 

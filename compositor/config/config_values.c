@@ -3,7 +3,7 @@
  * colours, booleans, modifier names, modes and transforms. Locale
  * independent (no strtol/strtod), so a config reads the same everywhere.
  */
-#include "config_internal.h"
+#include "compositor/config/config_internal.h"
 
 bool config_parse_int(const char *s, long min, long max, int *out)
 {

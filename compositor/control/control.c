@@ -12,10 +12,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 #include <wlr/util/log.h>
-#include "fd_limit.h"
-#include "control/control.h"
-#include "control/control_requests.h"
-#include "server.h"
+#include "compositor/fd_limit.h"
+#include "compositor/control/control.h"
+#include "compositor/control/control_requests.h"
+#include "compositor/server.h"
 
 enum {
 	MAX_CONNECTIONS = 32,

@@ -17,18 +17,18 @@
 #include <wlr/types/wlr_idle.h>
 #include <wlr/types/wlr_pointer_constraints_v1.h>
 #include <wlr/types/wlr_xdg_shell.h>
-#include "control/control_requests.h"
-#include "control/test_input.h"
-#include "desktop/view.h"
-#include "desktop/xdg_shell.h"
-#include "input/keyboard.h"
-#include "input/idle.h"
-#include "input/input_inhibit.h"
-#include "input/shortcuts_inhibit.h"
-#include "output/output.h"
-#include "server.h"
-#include "ring/ring_stats.h"
-#include "ring/ring_loop.h"
+#include "compositor/control/control_requests.h"
+#include "compositor/control/test_input.h"
+#include "compositor/desktop/view.h"
+#include "compositor/desktop/xdg_shell.h"
+#include "compositor/input/keyboard.h"
+#include "compositor/input/idle.h"
+#include "compositor/input/input_inhibit.h"
+#include "compositor/input/shortcuts_inhibit.h"
+#include "compositor/output/output.h"
+#include "compositor/server.h"
+#include "compositor/ring/ring_stats.h"
+#include "compositor/ring/ring_loop.h"
 
 /* The app id of one of the client's windows, or NULL. */
 static const char *client_app_id(struct smtwc_server *server, struct wl_client *client)

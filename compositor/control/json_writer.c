@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "json_writer.h"
+#include "compositor/control/json_writer.h"
 
 static void append(struct json_writer *w, const char *s, size_t n)
 {

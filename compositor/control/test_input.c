@@ -16,7 +16,7 @@
 #include <wlr/interfaces/wlr_tablet_pad.h>
 #include <wlr/types/wlr_tablet_pad.h>
 #include <wlr/types/wlr_tablet_tool.h>
-#include "control/test_input.h"
+#include "compositor/control/test_input.h"
 
 enum { PAD_BUTTONS = 3 };
 

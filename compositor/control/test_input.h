@@ -6,8 +6,8 @@
 #ifndef SMTWC_TEST_INPUT_H
 #define SMTWC_TEST_INPUT_H
 
-#include "control/json_writer.h"
-#include "server.h"
+#include "compositor/control/json_writer.h"
+#include "compositor/server.h"
 
 /* Test facility, headless backend only: input no virtual-input protocol can
  * make, from devices the headless backend creates, as if a touchpad or a

@@ -4,9 +4,9 @@
  * a valid request focuses the window, even a minimized one.
  */
 #include <wlr/types/wlr_xdg_activation_v1.h>
-#include "desktop/decoration.h"
-#include "desktop/view.h"
-#include "desktop/xdg_shell.h"
+#include "compositor/desktop/decoration.h"
+#include "compositor/desktop/view.h"
+#include "compositor/desktop/xdg_shell.h"
 
 void activation_handle_request(struct wl_listener *listener, void *data)
 {

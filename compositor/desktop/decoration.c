@@ -5,9 +5,9 @@
  */
 #include <stdlib.h>
 #include <wlr/types/wlr_xdg_decoration_v1.h>
-#include "desktop/decoration.h"
-#include "desktop/view.h"
-#include "desktop/xdg_shell.h"
+#include "compositor/desktop/decoration.h"
+#include "compositor/desktop/view.h"
+#include "compositor/desktop/xdg_shell.h"
 
 struct smtwc_decoration {
 	struct wlr_xdg_toplevel_decoration_v1 *decoration;

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <wlr/types/wlr_foreign_toplevel_management_v1.h>
-#include "desktop/foreign_toplevel.h"
-#include "output/output.h"
+#include "compositor/desktop/foreign_toplevel.h"
+#include "compositor/output/output.h"
 
 struct smtwc_foreign_toplevel {
 	struct smtwc_view *view;

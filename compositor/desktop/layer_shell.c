@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <wlr/types/wlr_scene.h>
 #include <wlr/util/log.h>
-#include "desktop/layer_shell.h"
-#include "desktop/popup.h"
-#include "input/input_inhibit.h"
-#include "output/output.h"
+#include "compositor/desktop/layer_shell.h"
+#include "compositor/desktop/popup.h"
+#include "compositor/input/input_inhibit.h"
+#include "compositor/output/output.h"
 
 static const enum smtwc_scene_layer scene_layer_of[] = {
 	[ZWLR_LAYER_SHELL_V1_LAYER_BACKGROUND] = SMTWC_LAYER_BACKGROUND,

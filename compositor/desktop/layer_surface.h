@@ -11,7 +11,7 @@
 #include <wayland-server-core.h>
 #include <wlr/types/wlr_layer_shell_v1.h>
 #include <wlr/util/box.h>
-#include "desktop/view.h"
+#include "compositor/desktop/view.h"
 
 struct smtwc_output;
 

@@ -6,9 +6,9 @@
 #include <wlr/types/wlr_layer_shell_v1.h>
 #include <wlr/types/wlr_scene.h>
 #include <wlr/types/wlr_xdg_shell.h>
-#include "desktop/layer_surface.h"
-#include "desktop/popup.h"
-#include "output/output.h"
+#include "compositor/desktop/layer_surface.h"
+#include "compositor/desktop/popup.h"
+#include "compositor/output/output.h"
 
 struct wlr_scene_node *popup_parent(struct wlr_surface *surface)
 {

@@ -11,7 +11,7 @@
 #include <fontconfig/fontconfig.h>
 #include <pango/pangocairo.h>
 #include <wlr/types/wlr_buffer.h>
-#include "desktop/title_bar.h"
+#include "compositor/desktop/title_bar.h"
 
 /* sway 1.7's titlebar_padding: 5 px left of the text, 4 px above and below. */
 enum { PAD_X = 5, PAD_Y = 4 };

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include <wlr/types/wlr_scene.h>
-#include "config.h"
+#include "compositor/config/config.h"
 
 struct smtwc_title_bar;
 

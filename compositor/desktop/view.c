@@ -6,10 +6,10 @@
 #include <wlr/types/wlr_scene.h>
 #include <wlr/util/edges.h>
 #include <wlr/util/log.h>
-#include "desktop/title_bar.h"
-#include "desktop/view.h"
-#include "input/input_inhibit.h"
-#include "output/output.h"
+#include "compositor/desktop/title_bar.h"
+#include "compositor/desktop/view.h"
+#include "compositor/input/input_inhibit.h"
+#include "compositor/output/output.h"
 
 enum { CASCADE_STEP = 32, CASCADE_STEPS = 8 };
 

@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 #include <wlr/util/box.h>
-#include "server.h"
+#include "compositor/server.h"
 
 /* Scene nodes that input can land on carry one of these in node->data so
  * hit-testing can tell windows from layer surfaces. */

@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <wlr/types/wlr_scene.h>
 #include <wlr/util/log.h>
-#include "desktop/xdg_shell.h"
-#include "desktop/popup.h"
-#include "desktop/foreign_toplevel.h"
-#include "desktop/view.h"
-#include "input/cursor.h"
-#include "output/output.h"
+#include "compositor/desktop/xdg_shell.h"
+#include "compositor/desktop/popup.h"
+#include "compositor/desktop/foreign_toplevel.h"
+#include "compositor/desktop/view.h"
+#include "compositor/input/cursor.h"
+#include "compositor/output/output.h"
 
 struct smtwc_xdg_view {
 	struct smtwc_view view;

@@ -5,7 +5,7 @@
 #ifndef SMTWC_XDG_SHELL_H
 #define SMTWC_XDG_SHELL_H
 
-#include "server.h"
+#include "compositor/server.h"
 
 void xdg_shell_handle_new_surface(struct wl_listener *listener, void *data);
 /* The view of an xdg toplevel, NULL for popups and unknown surfaces. */

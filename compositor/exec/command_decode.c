@@ -14,8 +14,8 @@
  * checks; the table gives the fixed part and element size, smt_decode the
  * order: fixed length, exact size against the count, then field checks.
  */
-#include "command_decode.h"
-#include "u32_lanes.h"
+#include "compositor/exec/command_decode.h"
+#include "compositor/exec/u32_lanes.h"
 
 #include <stdbool.h>
 #include <string.h>

@@ -11,8 +11,8 @@
 #ifndef SMT_COMMAND_DECODE_H
 #define SMT_COMMAND_DECODE_H
 
-#include "ring_reader.h"
-#include "smt-ring.h"
+#include "compositor/exec/ring_reader.h"
+#include "protocol/smt-ring.h"
 
 struct smt_decoded {
 	uint16_t opcode;

@@ -3,14 +3,14 @@
  * index this client's array only, so naming another client's image is
  * impossible, and every pixmap is charged to the client before it exists.
  */
-#include "drawable_table.h"
+#include "compositor/exec/drawable_table.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "monotonic_clock.h"
-#include "page_release.h"
-#include "smt-ring.h"
+#include "common/monotonic_clock.h"
+#include "compositor/exec/page_release.h"
+#include "protocol/smt-ring.h"
 
 pixman_format_code_t smt_format_to_pixman(uint32_t format)
 {

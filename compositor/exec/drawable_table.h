@@ -24,8 +24,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "page_release.h"
-#include "resource_usage.h"
+#include "compositor/exec/page_release.h"
+#include "compositor/exec/resource_usage.h"
 
 enum smt_drawable_kind { SMT_DRAWABLE_NONE = 0, SMT_DRAWABLE_PIXMAP, SMT_DRAWABLE_CANVAS };
 

@@ -1,7 +1,7 @@
 /* Solid paints: FILL_RECTS, POINTS and thin (0/1-pixel) SEGMENTS. */
-#include "exec_internal.h"
-#include "solid_rows.h"
-#include "u32_lanes.h"
+#include "compositor/exec/exec_internal.h"
+#include "compositor/exec/solid_rows.h"
+#include "compositor/exec/u32_lanes.h"
 
 /* colour is premultiplied 0xAARRGGBB (checked by the decoder). */
 static pixman_color_t paint_color(uint32_t colour)

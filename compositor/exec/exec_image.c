@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec_internal.h"
+#include "compositor/exec/exec_internal.h"
 
 /* Composite src (at sx, sy) onto the dst rectangle through the clip.
  * shaped: a zero mask leaves dst alone whatever the operator (glyphs);

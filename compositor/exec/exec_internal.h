@@ -15,10 +15,10 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "command_decode.h"
-#include "drawable_table.h"
-#include "executor.h"
-#include "pool_view.h"
+#include "compositor/exec/command_decode.h"
+#include "compositor/exec/drawable_table.h"
+#include "compositor/exec/executor.h"
+#include "compositor/exec/pool_view.h"
 
 #define EXEC_PARTIAL 1
 #define EXEC_BOX_BATCH 256

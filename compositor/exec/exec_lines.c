@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec_internal.h"
+#include "compositor/exec/exec_internal.h"
 
 #define EXEC_SEG_CHUNK 64
 #define EXEC_MASK_BYTES (1u << 20)

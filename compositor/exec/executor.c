@@ -2,8 +2,8 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
-#include "exec_internal.h"
-#include "monotonic_clock.h"
+#include "compositor/exec/exec_internal.h"
+#include "common/monotonic_clock.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -26,8 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "resource_usage.h"
-#include "ring_reader.h"
+#include "compositor/exec/resource_usage.h"
+#include "compositor/exec/ring_reader.h"
 
 struct smt_exec_ctx;
 

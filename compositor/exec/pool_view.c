@@ -3,7 +3,7 @@
  * every image range is checked inside the one mapping, overflow-safe, so
  * PUT_IMAGE_POOL can never read outside the memfd the glue mapped.
  */
-#include "pool_view.h"
+#include "compositor/exec/pool_view.h"
 
 #include <stdlib.h>
 #include <string.h>

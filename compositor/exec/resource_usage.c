@@ -5,7 +5,7 @@
  */
 #include <stdio.h>
 
-#include "resource_usage.h"
+#include "compositor/exec/resource_usage.h"
 
 /* What the charge's process would hold afterwards (the client's own usage
  * when no process level is above it). */

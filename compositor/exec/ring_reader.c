@@ -13,7 +13,7 @@
  * (protocol/smt-ring-server.c), which the X ring shares; what is here is
  * command framing and copy-out.
  */
-#include "ring_reader.h"
+#include "compositor/exec/ring_reader.h"
 
 #include <assert.h>
 #include <stdatomic.h>

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "smt-ring-server.h"
+#include "protocol/smt-ring-server.h"
 
 struct smt_cmd {
 	uint16_t opcode;

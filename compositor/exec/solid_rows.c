@@ -5,7 +5,7 @@
  * overlap the aligned ones). The build targets baseline x86-64, so the
  * AVX2 loop is compiled for that one function and chosen at run time.
  */
-#include "solid_rows.h"
+#include "compositor/exec/solid_rows.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>

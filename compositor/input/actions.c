@@ -2,8 +2,8 @@
  * What key bindings do. Each action acts on the focused window, if any.
  */
 #include <wlr/util/log.h>
-#include "desktop/view.h"
-#include "input/actions.h"
+#include "compositor/desktop/view.h"
+#include "compositor/input/actions.h"
 
 void action_run(struct smtwc_server *server, const struct smtwc_binding *binding)
 {

@@ -11,13 +11,13 @@
 #include <wlr/types/wlr_xdg_shell.h>
 #include <wlr/util/edges.h>
 #include <wlr/util/log.h>
-#include "desktop/layer_shell.h"
-#include "desktop/view.h"
-#include "input/cursor.h"
-#include "input/idle.h"
-#include "input/input_inhibit.h"
-#include "input/keyboard.h"
-#include "input/pointer_constraints.h"
+#include "compositor/desktop/layer_shell.h"
+#include "compositor/desktop/view.h"
+#include "compositor/input/cursor.h"
+#include "compositor/input/idle.h"
+#include "compositor/input/input_inhibit.h"
+#include "compositor/input/keyboard.h"
+#include "compositor/input/pointer_constraints.h"
 
 enum { MIN_WINDOW_SIZE = 32 };
 

@@ -5,7 +5,7 @@
 #ifndef SMTWC_CURSOR_H
 #define SMTWC_CURSOR_H
 
-#include "server.h"
+#include "compositor/server.h"
 
 void cursor_init(struct smtwc_server *server);
 void cursor_finish(struct smtwc_server *server);

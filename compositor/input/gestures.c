@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <wlr/types/wlr_pointer.h>
 #include <wlr/types/wlr_pointer_gestures_v1.h>
-#include "input/gestures.h"
-#include "input/idle.h"
+#include "compositor/input/gestures.h"
+#include "compositor/input/idle.h"
 
 struct smtwc_gestures {
 	struct smtwc_server *server;

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <wlr/types/wlr_idle.h>
 #include <wlr/types/wlr_idle_inhibit_v1.h>
-#include "desktop/view.h"
-#include "input/idle.h"
+#include "compositor/desktop/view.h"
+#include "compositor/input/idle.h"
 
 struct smtwc_idle_inhibitor {
 	struct smtwc_server *server;

@@ -9,7 +9,7 @@
  */
 #include <wlr/types/wlr_input_inhibitor.h>
 #include <wlr/util/log.h>
-#include "input/input_inhibit.h"
+#include "compositor/input/input_inhibit.h"
 
 bool input_inhibit_active(struct smtwc_server *server)
 {

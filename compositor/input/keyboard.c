@@ -8,12 +8,12 @@
 #include <wlr/types/wlr_keyboard.h>
 #include <wlr/util/log.h>
 #include <xkbcommon/xkbcommon.h>
-#include "input/actions.h"
-#include "input/idle.h"
-#include "input/input_inhibit.h"
-#include "input/keyboard.h"
-#include "input/shortcuts_inhibit.h"
-#include "input/text_input.h"
+#include "compositor/input/actions.h"
+#include "compositor/input/idle.h"
+#include "compositor/input/input_inhibit.h"
+#include "compositor/input/keyboard.h"
+#include "compositor/input/shortcuts_inhibit.h"
+#include "compositor/input/text_input.h"
 
 uint32_t keyboard_modifiers(struct smtwc_server *server)
 {

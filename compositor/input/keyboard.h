@@ -5,7 +5,7 @@
 #ifndef SMTWC_KEYBOARD_H
 #define SMTWC_KEYBOARD_H
 
-#include "server.h"
+#include "compositor/server.h"
 
 struct smtwc_keyboard {
 	struct wl_list link; /* smtwc_server.keyboards */

@@ -9,7 +9,7 @@
 #include <wlr/types/wlr_pointer_constraints_v1.h>
 #include <wlr/types/wlr_relative_pointer_v1.h>
 #include <wlr/util/region.h>
-#include "input/pointer_constraints.h"
+#include "compositor/input/pointer_constraints.h"
 
 struct smtwc_constraint {
 	struct smtwc_server *server;

@@ -5,7 +5,7 @@
 #ifndef SMTWC_POINTER_CONSTRAINTS_H
 #define SMTWC_POINTER_CONSTRAINTS_H
 
-#include "server.h"
+#include "compositor/server.h"
 
 /* Pointer locking and confinement (games, VMs, remote desktops) and
  * relative motion for whoever has the pointer. */

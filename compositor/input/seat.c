@@ -11,18 +11,18 @@
 #include <wlr/types/wlr_virtual_keyboard_v1.h>
 #include <wlr/types/wlr_virtual_pointer_v1.h>
 #include <wlr/util/log.h>
-#include "desktop/layer_shell.h"
-#include "desktop/view.h"
-#include "input/cursor.h"
-#include "input/gestures.h"
-#include "input/idle.h"
-#include "input/input_inhibit.h"
-#include "input/keyboard.h"
-#include "input/pointer_constraints.h"
-#include "input/seat.h"
-#include "input/shortcuts_inhibit.h"
-#include "input/tablet.h"
-#include "input/text_input.h"
+#include "compositor/desktop/layer_shell.h"
+#include "compositor/desktop/view.h"
+#include "compositor/input/cursor.h"
+#include "compositor/input/gestures.h"
+#include "compositor/input/idle.h"
+#include "compositor/input/input_inhibit.h"
+#include "compositor/input/keyboard.h"
+#include "compositor/input/pointer_constraints.h"
+#include "compositor/input/seat.h"
+#include "compositor/input/shortcuts_inhibit.h"
+#include "compositor/input/tablet.h"
+#include "compositor/input/text_input.h"
 
 static void seat_update_capabilities(struct smtwc_server *server)
 {

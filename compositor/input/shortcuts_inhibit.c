@@ -4,7 +4,7 @@
  * the user can always get out.
  */
 #include <wlr/types/wlr_keyboard_shortcuts_inhibit_v1.h>
-#include "input/shortcuts_inhibit.h"
+#include "compositor/input/shortcuts_inhibit.h"
 
 bool shortcuts_inhibited(struct smtwc_server *server)
 {

@@ -12,11 +12,11 @@
 #include <wlr/types/wlr_tablet_pad.h>
 #include <wlr/types/wlr_tablet_tool.h>
 #include <wlr/types/wlr_tablet_v2.h>
-#include "desktop/view.h"
-#include "input/cursor.h"
-#include "input/idle.h"
-#include "input/input_inhibit.h"
-#include "input/tablet.h"
+#include "compositor/desktop/view.h"
+#include "compositor/input/cursor.h"
+#include "compositor/input/idle.h"
+#include "compositor/input/input_inhibit.h"
+#include "compositor/input/tablet.h"
 
 /* The tablet-v2 objects live with the wlroots devices they stand for:
  * wlroots destroys them with the device, so only their pointers are kept,

@@ -11,8 +11,8 @@
 #include <wlr/types/wlr_text_input_v3.h>
 #include <wlr/types/wlr_virtual_keyboard_v1.h>
 #include <wlr/util/log.h>
-#include "input/input_inhibit.h"
-#include "input/text_input.h"
+#include "compositor/input/input_inhibit.h"
+#include "compositor/input/text_input.h"
 
 struct smtwc_text_input {
 	struct smtwc_server *server;

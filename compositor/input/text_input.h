@@ -5,7 +5,7 @@
 #ifndef SMTWC_TEXT_INPUT_H
 #define SMTWC_TEXT_INPUT_H
 
-#include "server.h"
+#include "compositor/server.h"
 
 /* Input methods: text-input-v3 (what GTK and Qt speak from a text field)
  * relayed to and from one input-method-v2 client (fcitx5, an on-screen

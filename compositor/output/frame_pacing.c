@@ -6,8 +6,8 @@
 #include <wlr/types/wlr_compositor.h>
 #include <wlr/types/wlr_output_damage.h>
 #include <wlr/types/wlr_scene.h>
-#include "output/frame_pacing.h"
-#include "output/output_types.h"
+#include "compositor/output/frame_pacing.h"
+#include "compositor/output/output_types.h"
 
 struct surface_watch {
 	struct smtwc_server *server;

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <time.h>
 #include <wlr/util/log.h>
-#include "output/frame_pacing.h"
-#include "output/output.h"
-#include "output/render.h"
+#include "compositor/output/frame_pacing.h"
+#include "compositor/output/output.h"
+#include "compositor/output/render.h"
 
 static void output_handle_frame(struct wl_listener *listener, void *data)
 {

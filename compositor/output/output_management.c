@@ -4,8 +4,8 @@
  */
 #include <wlr/types/wlr_output_management_v1.h>
 #include <wlr/util/log.h>
-#include "output/output.h"
-#include "output/output_management.h"
+#include "compositor/output/output.h"
+#include "compositor/output/output_management.h"
 
 /* Tells clients the current configuration of every output. */
 static void output_management_update(struct smtwc_server *server);

@@ -10,7 +10,7 @@
 #include <wlr/types/wlr_output_power_management_v1.h>
 #include <wlr/types/wlr_scene.h>
 #include <wlr/util/log.h>
-#include "output/output_power.h"
+#include "compositor/output/output_power.h"
 
 static void send_failed(struct wlr_output_power_manager_v1 *manager, struct wlr_output *output)
 {

@@ -25,8 +25,8 @@
 #include <wlr/types/wlr_presentation_time.h>
 #include <wlr/types/wlr_surface.h>
 #include <wlr/util/region.h>
-#include "output/render.h"
-#include "monotonic_clock.h"
+#include "compositor/output/render.h"
+#include "common/monotonic_clock.h"
 
 /* One node that shows somewhere in this frame. */
 struct visible_node {

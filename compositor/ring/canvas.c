@@ -17,16 +17,16 @@
 #include <wlr/types/wlr_xdg_shell.h>
 #include <wlr/util/log.h>
 #include "smt-ring-v1-protocol.h"
-#include "desktop/view.h"
-#include "output/output.h"
-#include "server.h"
-#include "ring/canvas.h"
-#include "ring/client_usage.h"
-#include "ring/heap_reclaim.h"
-#include "ring/ordered_request.h"
-#include "ring/ring_types.h"
-#include "drawable_table.h"
-#include "monotonic_clock.h"
+#include "compositor/desktop/view.h"
+#include "compositor/output/output.h"
+#include "compositor/server.h"
+#include "compositor/ring/canvas.h"
+#include "compositor/ring/client_usage.h"
+#include "compositor/ring/heap_reclaim.h"
+#include "compositor/ring/ordered_request.h"
+#include "compositor/ring/ring_types.h"
+#include "compositor/exec/drawable_table.h"
+#include "common/monotonic_clock.h"
 
 struct smtwc_canvas_buffer {
 	struct wlr_buffer base;

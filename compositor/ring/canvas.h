@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <wayland-server-core.h>
 #include <wlr/util/addon.h>
-#include "ring/canvas_copy.h"
+#include "compositor/ring/canvas_copy.h"
 
 struct smtwc_ring;
 struct smtwc_transport;

@@ -1,5 +1,5 @@
-#include "ring/canvas_copy.h"
-#include "monotonic_clock.h"
+#include "compositor/ring/canvas_copy.h"
+#include "common/monotonic_clock.h"
 
 bool canvas_copy_init(struct canvas_copy *copy, const pixman_region32_t *region)
 {

@@ -16,12 +16,12 @@
 #include <sys/un.h>
 #include <unistd.h>
 #include <wlr/util/log.h>
-#include "fd_limit.h"
-#include "log_limit.h"
-#include "server.h"
-#include "ring/client_listen.h"
-#include "ring/client_usage.h"
-#include "ring/ring_types.h"
+#include "compositor/fd_limit.h"
+#include "compositor/log_limit.h"
+#include "compositor/server.h"
+#include "compositor/ring/client_listen.h"
+#include "compositor/ring/client_usage.h"
+#include "compositor/ring/ring_types.h"
 
 /* Connections accepted per wakeup: a burst is served in turns with the
  * other clients instead of ahead of them. */

@@ -9,11 +9,11 @@
 #include <sys/resource.h>
 #include <unistd.h>
 #include <wlr/util/log.h>
-#include "fd_limit.h"
-#include "server.h"
-#include "ring/client_usage.h"
-#include "ring/fds_in_flight.h"
-#include "ring/ring_types.h"
+#include "compositor/fd_limit.h"
+#include "compositor/server.h"
+#include "compositor/ring/client_usage.h"
+#include "compositor/ring/fds_in_flight.h"
+#include "compositor/ring/ring_types.h"
 
 /* fds this process may still open for clients: the soft limit, raised to
  * the hard one, less the headroom kept for the compositor's own files. */

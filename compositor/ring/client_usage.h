@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <wayland-server-core.h>
-#include "resource_usage.h"
+#include "compositor/exec/resource_usage.h"
 
 struct smtwc_transport;
 

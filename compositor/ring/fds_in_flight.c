@@ -11,8 +11,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <wlr/util/log.h>
-#include "log_limit.h"
-#include "ring/fds_in_flight.h"
+#include "compositor/log_limit.h"
+#include "compositor/ring/fds_in_flight.h"
 
 struct watch {
 	struct wl_client *client;

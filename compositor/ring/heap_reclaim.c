@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <wayland-server-core.h>
-#include "executor.h"
-#include "monotonic_clock.h"
-#include "page_release.h"
-#include "ring/client_usage.h"
-#include "ring/heap_reclaim.h"
-#include "ring/ring_types.h"
+#include "compositor/exec/executor.h"
+#include "common/monotonic_clock.h"
+#include "compositor/exec/page_release.h"
+#include "compositor/ring/client_usage.h"
+#include "compositor/ring/heap_reclaim.h"
+#include "compositor/ring/ring_types.h"
 
 /* Freed per turn: a few ms of work at most with the trim after it. */
 #define RECLAIM_PIECE_BYTES (16u << 20)

@@ -13,12 +13,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "smt-ring-v1-protocol.h"
-#include "ring/client_usage.h"
-#include "ring/heap_reclaim.h"
-#include "ring/ordered_request.h"
-#include "ring/image_pool.h"
-#include "ring/ring_types.h"
-#include "ring/shm_fd.h"
+#include "compositor/ring/client_usage.h"
+#include "compositor/ring/heap_reclaim.h"
+#include "compositor/ring/ordered_request.h"
+#include "compositor/ring/image_pool.h"
+#include "compositor/ring/ring_types.h"
+#include "compositor/ring/shm_fd.h"
 
 struct pool_request {
 	struct smtwc_ordered_request base;

@@ -3,9 +3,9 @@
  * scheduled slices rather than in the request handler (ordered_request.h
  * says why: an unbounded drain let one client stall all the others).
  */
-#include "ring/ordered_request.h"
-#include "ring/ring_types.h"
-#include "monotonic_clock.h"
+#include "compositor/ring/ordered_request.h"
+#include "compositor/ring/ring_types.h"
+#include "common/monotonic_clock.h"
 
 static bool reached(struct smtwc_ring *ring, const struct smtwc_ordered_request *req)
 {

@@ -8,13 +8,13 @@
  */
 #include <poll.h>
 #include <stdlib.h>
-#include "server.h"
-#include "ring/heap_reclaim.h"
-#include "ring/ring.h"
-#include "ring/ring_loop.h"
-#include "sched/sched_settings.h"
-#include "cpu_relax.h"
-#include "monotonic_clock.h"
+#include "compositor/server.h"
+#include "compositor/ring/heap_reclaim.h"
+#include "compositor/ring/ring.h"
+#include "compositor/ring/ring_loop.h"
+#include "compositor/sched/sched_settings.h"
+#include "common/cpu_relax.h"
+#include "common/monotonic_clock.h"
 
 static void params_from_config(const struct smtwc_scheduler_config *c,
 		struct smt_sched_params *p)

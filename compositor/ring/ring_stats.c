@@ -3,15 +3,15 @@
  * control socket, so that control/ knows no ring internals.
  */
 #include <wayland-server-core.h>
-#include "ring/canvas.h"
+#include "compositor/ring/canvas.h"
 #include <string.h>
-#include "ring/client_listen.h"
-#include "ring/client_usage.h"
-#include "ring/image_pool.h"
-#include "ring/ring_types.h"
-#include "ring/ring_stats.h"
-#include "ring/surface_usage.h"
-#include "monotonic_clock.h"
+#include "compositor/ring/client_listen.h"
+#include "compositor/ring/client_usage.h"
+#include "compositor/ring/image_pool.h"
+#include "compositor/ring/ring_types.h"
+#include "compositor/ring/ring_stats.h"
+#include "compositor/ring/surface_usage.h"
+#include "common/monotonic_clock.h"
 
 void transport_stats(struct smtwc_transport *transport, struct smtwc_transport_stats *out)
 {

@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "resource_usage.h"
-#include "sched.h"
+#include "compositor/exec/resource_usage.h"
+#include "compositor/sched/sched.h"
 
 struct smtwc_transport;
 struct wl_client;

@@ -10,16 +10,16 @@
 #include <unistd.h>
 #include <wlr/util/log.h>
 #include "smt-ring-v1-protocol.h"
-#include "server.h"
-#include "ring/canvas.h"
-#include "ring/client_listen.h"
-#include "ring/client_usage.h"
-#include "ring/heap_reclaim.h"
-#include "ring/ring.h"
-#include "ring/ring_transport.h"
-#include "ring/shm_pool_usage.h"
-#include "ring/surface_usage.h"
-#include "ring/object_usage.h"
+#include "compositor/server.h"
+#include "compositor/ring/canvas.h"
+#include "compositor/ring/client_listen.h"
+#include "compositor/ring/client_usage.h"
+#include "compositor/ring/heap_reclaim.h"
+#include "compositor/ring/ring.h"
+#include "compositor/ring/ring_transport.h"
+#include "compositor/ring/shm_pool_usage.h"
+#include "compositor/ring/surface_usage.h"
+#include "compositor/ring/object_usage.h"
 
 struct smtwc_transport *transport_create(struct smtwc_server *server)
 {

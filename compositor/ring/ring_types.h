@@ -12,11 +12,11 @@
 #include <stdbool.h>
 #include <sys/types.h>
 #include <wayland-server-core.h>
-#include "executor.h"
-#include "resource_usage.h"
-#include "ring_reader.h"
-#include "ring/ring_loop_state.h"
-#include "sched.h"
+#include "compositor/exec/executor.h"
+#include "compositor/exec/resource_usage.h"
+#include "compositor/exec/ring_reader.h"
+#include "compositor/ring/ring_loop_state.h"
+#include "compositor/sched/sched.h"
 
 struct smtwc_server;
 struct smtwc_canvas;

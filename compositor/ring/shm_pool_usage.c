@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <wlr/util/log.h>
-#include "log_limit.h"
-#include "server.h"
-#include "ring/client_usage.h"
-#include "ring/shm_fd.h"
-#include "ring/shm_pool_usage.h"
-#include "ring/ring_types.h"
+#include "compositor/log_limit.h"
+#include "compositor/server.h"
+#include "compositor/ring/client_usage.h"
+#include "compositor/ring/shm_fd.h"
+#include "compositor/ring/shm_pool_usage.h"
+#include "compositor/ring/ring_types.h"
 
 struct shm_pool_record {
 	struct smtwc_client_usage *usage;

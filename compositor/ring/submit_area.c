@@ -3,13 +3,13 @@
  * are the compositor's private copy, so reading their headers here is
  * safe; the reader still treats the area as it treats a client's ring.
  */
-#include "submit_area.h"
+#include "compositor/ring/submit_area.h"
 
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ring-writer.h"
+#include "clients/libsmt/ring-writer.h"
 
 /* The area holds twice what may wait: every PAD the writer adds is
  * smaller than the command after it, which waits too. */

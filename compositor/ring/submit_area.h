@@ -22,8 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "resource_usage.h"
-#include "ring_reader.h"
+#include "compositor/exec/resource_usage.h"
+#include "compositor/exec/ring_reader.h"
 
 /* Command bytes written and not yet run: a submit beyond this is
  * SMT_ERROR_LIMIT ("submit queue full"); the PADs the writer adds do not

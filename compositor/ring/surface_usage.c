@@ -9,11 +9,11 @@
 #include <wlr/types/wlr_surface.h>
 #include <wlr/util/addon.h>
 #include <wlr/util/log.h>
-#include "log_limit.h"
-#include "server.h"
-#include "ring/client_usage.h"
-#include "ring/surface_usage.h"
-#include "ring/ring_types.h"
+#include "compositor/log_limit.h"
+#include "compositor/server.h"
+#include "compositor/ring/client_usage.h"
+#include "compositor/ring/surface_usage.h"
+#include "compositor/ring/ring_types.h"
 
 struct surface_record {
 	struct wlr_addon addon;

@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <wlr/util/log.h>
-#include "ring/wake_fd.h"
+#include "compositor/ring/wake_fd.h"
 
 uint64_t wake_fd_take(int fd)
 {

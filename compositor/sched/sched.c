@@ -3,8 +3,8 @@
  * logic only. docs/scheduler.md explains the algorithm; comments here say
  * why the code does what it does.
  */
-#include "sched.h"
-#include "sched_settings.h"
+#include "compositor/sched/sched.h"
+#include "compositor/sched/sched_settings.h"
 
 #include <stdlib.h>
 

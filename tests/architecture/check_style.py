@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import sys
 
-FOLDERS = ["clients", "compositor", "protocol", "tests", "xwayland-glue"]
+FOLDERS = ["clients", "common", "compositor", "protocol", "tests", "xwayland-glue"]
 SKIP_FOLDERS = {"corpus", "corpus-config", "corpus-submit", "corpus-x11fds",
                 "corpus-x11stream", "__pycache__"}
 

@@ -28,11 +28,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "executor.h"
-#include "guarded_memory.h"
-#include "ring_reader.h"
-#include "smt-ring-client.h"
-#include "submit_area.h"
+#include "compositor/exec/executor.h"
+#include "tests/fuzz/guarded_memory.h"
+#include "compositor/exec/ring_reader.h"
+#include "protocol/smt-ring-client.h"
+#include "compositor/ring/submit_area.h"
 
 /* FUZZ_RING_VERBOSE=1 prints how each input ends (for triage and seeds). */
 static void report(const struct smt_exec_result *res)

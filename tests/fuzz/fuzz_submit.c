@@ -25,10 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "executor.h"
-#include "guarded_memory.h"
-#include "smt-ring-client.h"
-#include "submit_area.h"
+#include "compositor/exec/executor.h"
+#include "tests/fuzz/guarded_memory.h"
+#include "protocol/smt-ring-client.h"
+#include "compositor/ring/submit_area.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

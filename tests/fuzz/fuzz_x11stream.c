@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stream_reader.h"
+#include "xwayland-glue/stream/stream_reader.h"
 
 #define AREA 4096u
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "smt-ring-client.h"
+#include "protocol/smt-ring-client.h"
 
 struct seed {
 	_Alignas(8) uint8_t out[16384];

@@ -32,7 +32,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "stream_fds.h"
+#include "xwayland-glue/stream/stream_fds.h"
 
 #define MODEL_AREA 1024u
 #define MODEL_QUEUE 64u

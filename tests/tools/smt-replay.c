@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "executor.h"
-#include "submit_area.h"
+#include "compositor/exec/executor.h"
+#include "compositor/ring/submit_area.h"
 
 static void *read_file(const char *path, size_t *len)
 {

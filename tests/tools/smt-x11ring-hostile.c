@@ -54,8 +54,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "scm_rights.h"
-#include "smt-ring-client.h"
+#include "xwayland-glue/stream/scm_rights.h"
+#include "protocol/smt-ring-client.h"
 
 #define AREA (64u * 1024u)
 

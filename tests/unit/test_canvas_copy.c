@@ -4,8 +4,8 @@
  * copy without a deadline, must really have stopped inside rectangles, and
  * must touch nothing outside the region. */
 #include <stdlib.h>
-#include "unit_check.h"
-#include "ring/canvas_copy.h"
+#include "tests/unit/unit_check.h"
+#include "compositor/ring/canvas_copy.h"
 
 static pixman_image_t *image(int width, int height, uint32_t seed)
 {

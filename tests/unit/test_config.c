@@ -1,6 +1,6 @@
 /* Unit tests for compositor/config (pure C, no compositor). */
-#include "config.h"
-#include "unit_check.h"
+#include "compositor/config/config.h"
+#include "tests/unit/unit_check.h"
 
 #include <errno.h>
 #include <stdio.h>

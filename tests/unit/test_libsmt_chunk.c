@@ -4,15 +4,15 @@
  * end on command boundaries unless a command is bigger than a chunk; and
  * chunks are packed greedily.
  */
-#include "chunker.h"
+#include "clients/libsmt/chunker.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "unit_check.h"
+#include "tests/unit/unit_check.h"
 
-#include "smt-ring-client.h"
+#include "protocol/smt-ring-client.h"
 
 
 static uint64_t rng = 0xdeadbeefcafef00du;

@@ -1,12 +1,12 @@
 /* Unit tests for clients/libsmt/pool-alloc (pure C, no compositor). */
-#include "pool-alloc.h"
+#include "clients/libsmt/pool-alloc.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "unit_check.h"
+#include "tests/unit/unit_check.h"
 
 
 static uint64_t rng = 0x9e3779b97f4a7c15u;

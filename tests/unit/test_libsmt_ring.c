@@ -5,7 +5,7 @@
  * at given clock values; then a two-thread producer/consumer run
  * with the real atomics.
  */
-#include "ring-writer.h"
+#include "clients/libsmt/ring-writer.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unit_check.h"
+#include "tests/unit/unit_check.h"
 
 
 struct fake {

@@ -1,7 +1,7 @@
 /* The ring ABI: the opcode table, encoding helpers, framing, PAD/wrap, full
  * ring, head validation, header-level rejections, wakeup protocol, fences,
  * DEAD. */
-#include "test_ring_util.h"
+#include "tests/unit/test_ring_util.h"
 
 static void test_encoding(void)
 {

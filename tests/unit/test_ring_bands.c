@@ -5,7 +5,7 @@
  * stops after every band (a budget of one pixel) must leave every drawable
  * byte for byte as a run without any budget, and must really have stopped
  * inside the element. */
-#include "test_ring_util.h"
+#include "tests/unit/test_ring_util.h"
 
 #define W 2048
 #define H 600

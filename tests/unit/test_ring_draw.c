@@ -1,8 +1,8 @@
 /* Every drawing opcode against a direct pixman reference. */
 #include <math.h>
 
-#include "drawable_table.h"
-#include "test_ring_util.h"
+#include "compositor/exec/drawable_table.h"
+#include "tests/unit/test_ring_util.h"
 
 #define W 64
 #define H 48

@@ -3,7 +3,7 @@
  * does. The reference is the same stream run with a budget of one
  * command per call, which never forms a run: same pixels, same error
  * (code, opcode, offset, element), same published tail and counters. */
-#include "test_ring_util.h"
+#include "tests/unit/test_ring_util.h"
 
 #define W 64
 #define H 48

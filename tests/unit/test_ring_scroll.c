@@ -1,6 +1,6 @@
 /* COPY_AREA within one drawable (scrolling) in every direction, with and
  * without clip rectangles: must equal a copy from an untouched snapshot. */
-#include "test_ring_util.h"
+#include "tests/unit/test_ring_util.h"
 
 #define W 61
 #define H 47

@@ -13,8 +13,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "smt-ring-server.h"
-#include "unit_check.h"
+#include "protocol/smt-ring-server.h"
+#include "tests/unit/unit_check.h"
 
 #ifndef F_SEAL_FUTURE_WRITE
 #define F_SEAL_FUTURE_WRITE 0x0010

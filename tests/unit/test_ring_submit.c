@@ -3,8 +3,8 @@
  * private copy, never from shared memory again. */
 #include <time.h>
 
-#include "monotonic_clock.h"
-#include "test_ring_util.h"
+#include "common/monotonic_clock.h"
+#include "tests/unit/test_ring_util.h"
 
 #define W 80
 #define H 60

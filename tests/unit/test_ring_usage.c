@@ -7,9 +7,9 @@
  * the largest id, and its growth is refused naming the limit. */
 #include <unistd.h>
 
-#include "drawable_table.h"
-#include "page_release.h"
-#include "test_ring_util.h"
+#include "compositor/exec/drawable_table.h"
+#include "compositor/exec/page_release.h"
+#include "tests/unit/test_ring_util.h"
 
 static void test_levels(void)
 {

@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unit_check.h"
-#include "executor.h"
-#include "ring_reader.h"
-#include "smt-ring-client.h"
-#include "submit_area.h"
+#include "tests/unit/unit_check.h"
+#include "compositor/exec/executor.h"
+#include "compositor/exec/ring_reader.h"
+#include "protocol/smt-ring-client.h"
+#include "compositor/ring/submit_area.h"
 
 
 /* A client-side ring in private memory, written with the header's helpers. */

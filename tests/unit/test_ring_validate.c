@@ -3,8 +3,8 @@
 #define _DEFAULT_SOURCE               /* MAP_ANONYMOUS, MAP_NORESERVE */
 #include <sys/mman.h>
 
-#include "command_decode.h"
-#include "test_ring_util.h"
+#include "compositor/exec/command_decode.h"
+#include "tests/unit/test_ring_util.h"
 
 #define CANVAS 1
 #define POOL 2

@@ -1,7 +1,7 @@
 /* Unit tests for compositor/sched: the scheduler's decisions on a fake clock,
  * then simulations of a compositor loop (fair against the seed's fifo). */
-#include "sched.h"
-#include "unit_check.h"
+#include "compositor/sched/sched.h"
+#include "tests/unit/unit_check.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unit_check.h"
-#include "x11_boost.h"
-#include "x11_input_scan.h"
+#include "tests/unit/unit_check.h"
+#include "xwayland-glue/stream/x11_boost.h"
+#include "xwayland-glue/stream/x11_input_scan.h"
 
 static bool msb;
 

@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "smt-ring-client.h"
-#include "stream_reader.h"
-#include "unit_check.h"
-#include "x11_request_count.h"
-#include "../fuzz/x11fds_model.h"
+#include "protocol/smt-ring-client.h"
+#include "xwayland-glue/stream/stream_reader.h"
+#include "tests/unit/unit_check.h"
+#include "xwayland-glue/stream/x11_request_count.h"
+#include "tests/fuzz/x11fds_model.h"
 
 /* A setup (auth name 5 bytes, data 16 bytes, both padded), then requests of
  * 1, 3 and 2 words, then a BIG-REQUESTS request of 70000 words. */

@@ -12,8 +12,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "unit_check.h"
-#include "x11ring_endpoint.h"
+#include "tests/unit/unit_check.h"
+#include "xwayland-glue/x11ring_endpoint.h"
 
 static char dir[64];
 static char why[256];

@@ -1,6 +1,6 @@
 /* Unit tests for the X11 shim's table of converted requests (xwayland-glue/shim/errtab.c). */
-#include "errtab.h"
-#include "unit_check.h"
+#include "xwayland-glue/shim/errtab.h"
+#include "tests/unit/unit_check.h"
 
 #include <stdio.h>
 

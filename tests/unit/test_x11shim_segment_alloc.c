@@ -1,6 +1,6 @@
 /* Unit tests for the X11 shim's segment sub-allocator (xwayland-glue/shim/shm_segment_alloc.c). */
-#include "shm_segment_alloc.h"
-#include "unit_check.h"
+#include "xwayland-glue/shim/shm_segment_alloc.h"
+#include "tests/unit/unit_check.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -16,7 +16,7 @@
  *   --threads           XInitThreads, four threads drawing on one display
  *   --displays          two connections, one closed midway
  */
-#include "imgcheck.h"
+#include "tests/x11/imgcheck.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* Helpers of x11-imgcheck: generator, hash, error log. */
-#include "imgcheck.h"
+#include "tests/x11/imgcheck.h"
 
 #include <stdio.h>
 #include <stdlib.h>

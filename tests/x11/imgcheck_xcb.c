@@ -4,7 +4,7 @@
  * request checks and as events -- on Xlib's connection (Xlib owns the event
  * queue, errors reach its handler) and on a connection of its own.
  */
-#include "imgcheck.h"
+#include "tests/x11/imgcheck.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* Per-connection state: registry, ring space, fences, statistics. */
-#include "conn.h"
+#include "xwayland-glue/shim/conn.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,9 +9,9 @@
 
 #include <X11/Xproto.h>
 
-#include "shim_config.h"
-#include "seg.h"
-#include "syms.h"
+#include "xwayland-glue/shim/shim_config.h"
+#include "xwayland-glue/shim/seg.h"
+#include "xwayland-glue/shim/syms.h"
 
 /* A stream of more ranges than this with no event dequeued in between is
  * not worth remembering (see errtab.h). */

@@ -22,8 +22,8 @@
 #include <xcb/xcb.h>
 #include <xcb/shm.h>
 
-#include "errtab.h"
-#include "shm_segment_alloc.h"
+#include "xwayland-glue/shim/errtab.h"
+#include "xwayland-glue/shim/shm_segment_alloc.h"
 
 enum xshim_conn_state {
 	XSHIM_CONN_UNTRIED,   /* nothing converted yet; set up on first large call */

@@ -1,5 +1,5 @@
 /* Table of converted request sequences; see errtab.h. */
-#include "errtab.h"
+#include "xwayland-glue/shim/errtab.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conn.h"
-#include "syms.h"
-#include "transfer.h"
+#include "xwayland-glue/shim/conn.h"
+#include "xwayland-glue/shim/syms.h"
+#include "xwayland-glue/shim/transfer.h"
 
 /* Index of the pending GetImage with this sequence, or -1. Under sc->lock. */
 static int find_pending(struct xshim_conn *sc, uint32_t seq)

@@ -1,6 +1,6 @@
 /* Creating, attaching and checking the shared segment; see seg.h. */
 #define _GNU_SOURCE
-#include "seg.h"
+#include "xwayland-glue/shim/seg.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -10,9 +10,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "shim_config.h"
-#include "conn.h"
-#include "syms.h"
+#include "xwayland-glue/shim/shim_config.h"
+#include "xwayland-glue/shim/conn.h"
+#include "xwayland-glue/shim/syms.h"
 
 #define CANARY_BYTES 64u
 

@@ -1,6 +1,6 @@
 /* Environment settings and diagnostics of the shim; see config.h. */
 #define _GNU_SOURCE
-#include "shim_config.h"
+#include "xwayland-glue/shim/shim_config.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shm_segment_alloc.h"
-#include "syms.h"
+#include "xwayland-glue/shim/shm_segment_alloc.h"
+#include "xwayland-glue/shim/syms.h"
 
 struct xshim_config xshim_cfg;
 atomic_bool xshim_inited;

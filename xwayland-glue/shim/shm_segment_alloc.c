@@ -1,5 +1,5 @@
 /* Ring sub-allocator of the shim's shared segment; see ring.h. */
-#include "shm_segment_alloc.h"
+#include "xwayland-glue/shim/shm_segment_alloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,7 +6,7 @@
  * front of the real call.
  */
 #define _GNU_SOURCE
-#include "stream.h"
+#include "xwayland-glue/shim/stream.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -20,9 +20,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "dlsym_next.h"
-#include "scm_rights.h"
-#include "syms.h"
+#include "xwayland-glue/dlsym_next.h"
+#include "xwayland-glue/stream/scm_rights.h"
+#include "xwayland-glue/shim/syms.h"
 
 #define XSTREAM_MAX 16
 

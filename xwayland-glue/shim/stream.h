@@ -23,7 +23,7 @@ struct xstream_file_id {
 	ino_t ino;
 };
 
-#include "smt-ring-client.h"
+#include "protocol/smt-ring-client.h"
 
 struct xstream {
 	_Atomic int fd;                    /* -1: slot free */

@@ -18,7 +18,7 @@
  *   SMT_X11RING_AREA=bytes   ring size (power of two; default 256 KiB)
  */
 #define _GNU_SOURCE
-#include "stream.h"
+#include "xwayland-glue/shim/stream.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,10 +34,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "shim_config.h"
-#include "scm_rights.h"
-#include "syms.h"
-#include "x11ring_endpoint.h"
+#include "xwayland-glue/shim/shim_config.h"
+#include "xwayland-glue/stream/scm_rights.h"
+#include "xwayland-glue/shim/syms.h"
+#include "xwayland-glue/x11ring_endpoint.h"
 
 /* Lazy start: the first X client of a session waits while the compositor
  * starts Xwayland; as long as a plain client would wait for its setup. */

@@ -1,11 +1,11 @@
 /* Run-time lookup of the X11/XCB entry points; see syms.h for why. */
 #define _GNU_SOURCE
-#include "syms.h"
+#include "xwayland-glue/shim/syms.h"
 
 #include <pthread.h>
 #include <string.h>
 
-#include "dlsym_next.h"
+#include "xwayland-glue/dlsym_next.h"
 
 struct xshim_syms xshim_real;
 

@@ -1,11 +1,11 @@
 /* PutImage/GetImage through the shared segment; see transfer.h. */
-#include "transfer.h"
+#include "xwayland-glue/shim/transfer.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "conn.h"
-#include "syms.h"
+#include "xwayland-glue/shim/conn.h"
+#include "xwayland-glue/shim/syms.h"
 
 uint32_t xshim_max_row_bytes(const struct xshim_conn *sc, uint32_t w)
 {

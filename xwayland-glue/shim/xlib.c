@@ -16,10 +16,10 @@
 
 #include <stdlib.h>
 
-#include "shim_config.h"
-#include "conn.h"
-#include "syms.h"
-#include "transfer.h"
+#include "xwayland-glue/shim/shim_config.h"
+#include "xwayland-glue/shim/conn.h"
+#include "xwayland-glue/shim/syms.h"
+#include "xwayland-glue/shim/transfer.h"
 
 /* The connection's state if this display can convert now, else NULL. */
 static struct xshim_conn *ready_conn(Display *dpy)

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "smt-ring.h"
+#include "protocol/smt-ring.h"
 
 /* Control space for the most fds one stream message carries. */
 union scm_rights_buf {

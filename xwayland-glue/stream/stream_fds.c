@@ -1,6 +1,6 @@
 /* See stream_fds.h; the memory order is smt-ring.h's "fds that ride with
  * requests": head is loaded first, then the client's count of fd messages. */
-#include "stream_fds.h"
+#include "xwayland-glue/stream/stream_fds.h"
 
 #include <string.h>
 

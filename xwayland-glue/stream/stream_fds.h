@@ -29,8 +29,8 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
-#include "smt-ring.h"
-#include "stream_reader.h"
+#include "protocol/smt-ring.h"
+#include "xwayland-glue/stream/stream_reader.h"
 
 /* One fd message as taken off the socket. */
 struct stream_fd_message {

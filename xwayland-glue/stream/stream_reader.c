@@ -1,5 +1,5 @@
 /* See stream_reader.h; the memory order is smt-ring-server.c's. */
-#include "stream_reader.h"
+#include "xwayland-glue/stream/stream_reader.h"
 
 void stream_reader_init(struct stream_reader *r, const void *ring_map, uint32_t area_size,
 			struct smt_ring_status *status)

@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "smt-ring-server.h"
-#include "x11_request_count.h"
+#include "protocol/smt-ring-server.h"
+#include "xwayland-glue/stream/x11_request_count.h"
 
 struct stream_reader {
 	/* The client's header page, our status page, the tail published and

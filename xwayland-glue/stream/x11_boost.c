@@ -1,5 +1,5 @@
 /* The grant and credit of x11_boost.h. */
-#include "x11_boost.h"
+#include "xwayland-glue/stream/x11_boost.h"
 
 bool x11_boost_input(struct x11_boost *b, const struct x11_boost_config *cfg, uint64_t now)
 {

@@ -1,10 +1,10 @@
 /* The output scanner of x11_input_scan.h: collects each message's first 12
  * bytes (type, length, XI2 evtype), then skips to the next. */
-#include "x11_input_scan.h"
+#include "xwayland-glue/stream/x11_input_scan.h"
 
 #include <stdbool.h>
 
-#include "x11_card.h"
+#include "xwayland-glue/stream/x11_card.h"
 
 enum {
 	X_ERROR = 0,

@@ -1,11 +1,11 @@
 /* The request counter of x11_request_count.h: a small state machine that
  * collects just enough header bytes to learn each request's length. */
-#include "x11_request_count.h"
+#include "xwayland-glue/stream/x11_request_count.h"
 
 #include <stdbool.h>
 #include <string.h>
 
-#include "x11_card.h"
+#include "xwayland-glue/stream/x11_card.h"
 
 static uint32_t card16(const struct x11_request_count *c, const uint8_t *b)
 {

@@ -1,6 +1,6 @@
 /* See x11ring_session.h. */
 #define _GNU_SOURCE
-#include "x11ring_session.h"
+#include "xwayland-glue/wm/x11ring_session.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -11,8 +11,8 @@
 #include <unistd.h>
 #include <wlr/util/log.h>
 
-#include "preload_path.h"
-#include "x11ring_endpoint.h"
+#include "xwayland-glue/preload_path.h"
+#include "xwayland-glue/x11ring_endpoint.h"
 
 struct x11ring_session {
 	int discovery_fd;

@@ -16,13 +16,13 @@
 #include <wlr/util/log.h>
 #include <wlr/xwayland.h>
 #include <xcb/xcb_icccm.h>
-#include "desktop/foreign_toplevel.h"
-#include "desktop/view.h"
-#include "input/cursor.h"
-#include "output/output.h"
-#include "server.h"
-#include "extension.h"
-#include "x11ring_session.h"
+#include "compositor/desktop/foreign_toplevel.h"
+#include "compositor/desktop/view.h"
+#include "compositor/input/cursor.h"
+#include "compositor/output/output.h"
+#include "compositor/server.h"
+#include "compositor/extension.h"
+#include "xwayland-glue/wm/x11ring_session.h"
 
 struct smtwc_xwayland {
 	struct wlr_xwayland *wlr;

@@ -22,9 +22,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "scm_rights.h"
-#include "x11ring_endpoint.h"
-#include "xconn.h"
+#include "xwayland-glue/stream/scm_rights.h"
+#include "xwayland-glue/x11ring_endpoint.h"
+#include "xwayland-glue/xserver/xconn.h"
 
 static struct smt_global_status *global;
 static int global_fd = -1;

@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 
-#include "monotonic_clock.h"
-#include "xconn.h"
+#include "common/monotonic_clock.h"
+#include "xwayland-glue/xserver/xconn.h"
 
 /* What another ring client's read may return past the request under way
  * while a grant is live: two or three ordinary requests. */

@@ -10,8 +10,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "dlsym_next.h"
-#include "xconn.h"
+#include "xwayland-glue/dlsym_next.h"
+#include "xwayland-glue/xserver/xconn.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "xconn.h"
+#include "xwayland-glue/xserver/xconn.h"
 
 void xconn_printable_comm(const struct xconn *c, char out[16])
 {

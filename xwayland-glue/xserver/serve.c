@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "xconn.h"
+#include "xwayland-glue/xserver/xconn.h"
 
 static const char *error_name(enum smt_error e)
 {

@@ -15,8 +15,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "x11ring_endpoint.h"
-#include "xconn.h"
+#include "xwayland-glue/x11ring_endpoint.h"
+#include "xwayland-glue/xserver/xconn.h"
 
 static int stats_fd = -1;
 static char stats_path[108];

@@ -24,13 +24,13 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
-#include "cpu_relax.h"
-#include "monotonic_clock.h"
-#include "smt-ring.h"
-#include "stream_fds.h"
-#include "stream_reader.h"
-#include "x11_boost.h"
-#include "x11_input_scan.h"
+#include "common/cpu_relax.h"
+#include "common/monotonic_clock.h"
+#include "protocol/smt-ring.h"
+#include "xwayland-glue/stream/stream_fds.h"
+#include "xwayland-glue/stream/stream_reader.h"
+#include "xwayland-glue/stream/x11_boost.h"
+#include "xwayland-glue/stream/x11_input_scan.h"
 
 enum xconn_state {
 	XCONN_FRESH,   /* accepted, no byte read yet: may send a hello */

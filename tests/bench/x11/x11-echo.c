@@ -40,7 +40,7 @@
 #include <xcb/xcb.h>
 #include <xcb/xinput.h>
 
-#include "monotonic_clock.h"
+#include "common/monotonic_clock.h"
 
 #define LOST_AFTER_NS 1000000000ull
 

@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include <xcb/xcb.h>
 
-#include "monotonic_clock.h"
+#include "common/monotonic_clock.h"
 
 #define RECTS_PER_REQUEST 50
 #define SIDE 40

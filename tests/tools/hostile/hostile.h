@@ -24,7 +24,7 @@
 #include <unistd.h>
 #include <wayland-client.h>
 #include "smt-ring-v1-client-protocol.h"
-#include "smt-ring-client.h"
+#include "protocol/smt-ring-client.h"
 
 struct hostile {
 	struct wl_display *display;

@@ -5,7 +5,7 @@
  * ordered-requests, and a victim that makes one round trip per line it
  * reads, so a test can tell in what order things happened.
  */
-#include "hostile.h"
+#include "tests/tools/hostile/hostile.h"
 
 /* Waits for the ring to run everything published; false if it died. */
 static bool drain(struct hostile *h)

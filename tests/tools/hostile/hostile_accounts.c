@@ -5,7 +5,7 @@
  * process, pool resizes piling up mappings, pools that take address
  * space. Each is bounded or refused with an error naming the limit.
  */
-#include "hostile.h"
+#include "tests/tools/hostile/hostile.h"
 #include <sys/socket.h>
 
 /* Sends `count` fds (dups of /dev/null) with one byte of a message that

@@ -3,7 +3,7 @@
  * raw writes and publishes, and waits that end on the compositor's verdict
  * (a protocol error, the DEAD flag, a tail).
  */
-#include "hostile.h"
+#include "tests/tools/hostile/hostile.h"
 
 static void registry_global(void *data, struct wl_registry *registry, uint32_t name,
 		const char *interface, uint32_t version)

@@ -3,7 +3,7 @@
  * ring bad heads, sizes and opcodes, a racing writer, giant in-range
  * geometry, and a kill halfway through a command.
  */
-#include "hostile.h"
+#include "tests/tools/hostile/hostile.h"
 
 #define WHITE 0xffffffffu
 

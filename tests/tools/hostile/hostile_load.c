@@ -3,7 +3,7 @@
  * that never reads, a ring kept full, latency probes through the ring and
  * the socket, fds held.
  */
-#include "hostile.h"
+#include "tests/tools/hostile/hostile.h"
 
 /* wl_display.sync as fast as possible, never reading: the compositor
  * queues the events; it must not block on us (it may disconnect us). */

@@ -3,7 +3,7 @@
  * counts, strides and pool offsets, one command per case. Two cases per
  * row of the opcode table come from the table itself.
  */
-#include "hostile.h"
+#include "tests/tools/hostile/hostile.h"
 
 /* ---- every opcode with out-of-range ids, rects, counts, strides, pool
  * offsets, one command per case (table-driven). The set-up before each:

@@ -4,7 +4,7 @@
  * published by its last byte; a huge PRESENT copies in bands over the
  * ring's slices, so other clients are answered during the copy.
  */
-#include "hostile.h"
+#include "tests/tools/hostile/hostile.h"
 
 /* ---- a command split around a request (socket path) ------------------ */
 

@@ -3,7 +3,7 @@
  * refused with a LIMIT error naming the limit, or, for the drain, must not
  * make the compositor run hours of queued work.
  */
-#include "hostile.h"
+#include "tests/tools/hostile/hostile.h"
 
 /* Rings until the compositor refuses one: the client's ring limit (or
  * its fd limit, whichever is lower) names itself in the error. */

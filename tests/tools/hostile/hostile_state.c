@@ -2,7 +2,7 @@
  * Cases about what a client names: a scribbled header page, other
  * clients' drawables, pools out of range, many pixmaps.
  */
-#include "hostile.h"
+#include "tests/tools/hostile/hostile.h"
 
 /* The client scribbles over its whole header page (all but head) — where
  * a naive server might keep its tail, sizes or flags — between batches:

@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "hostile.h"
+#include "tests/tools/hostile/hostile.h"
 
 static void make_blocking(int fd)
 {

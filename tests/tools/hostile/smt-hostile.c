@@ -45,7 +45,7 @@
  * otherwise; 2 for usage errors. It prints what it saw. The protocol error
  * message itself is printed by libwayland on stderr ("... error N: ...").
  */
-#include "hostile.h"
+#include "tests/tools/hostile/hostile.h"
 
 /* A hostile client never tears anything down (and dies by SIGKILL or a
  * protocol error on purpose): in sanitizer builds, no leak report for it. */
