@@ -33,7 +33,7 @@ rlim_t fd_limit_raise(void)
 			lim = up;
 		} else {
 			wlr_log_errno(WLR_ERROR, "cannot raise RLIMIT_NOFILE to %llu",
-				(unsigned long long)lim.rlim_max);
+					(unsigned long long)lim.rlim_max);
 		}
 	}
 	return lim.rlim_cur;

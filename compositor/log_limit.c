@@ -39,7 +39,7 @@ static void wayland_log_handler(const char *fmt, va_list args)
 	vsnprintf(text, sizeof(text), fmt, args);
 	if (left_out > 0) {
 		wlr_log(WLR_INFO, "[wayland] %s (%llu messages of libwayland not logged before)",
-			text, (unsigned long long)left_out);
+				text, (unsigned long long)left_out);
 	} else {
 		wlr_log(WLR_INFO, "[wayland] %s", text);
 	}

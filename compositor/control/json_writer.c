@@ -151,5 +151,5 @@ bool json_finish(struct json_writer *w)
 void json_writer_free(struct json_writer *w)
 {
 	free(w->data);
-	*w = (struct json_writer){0};
+	*w = (struct json_writer){ 0 };
 }

@@ -17,7 +17,7 @@ struct smtwc_output;
 
 struct smtwc_layer_surface {
 	enum smtwc_node_kind kind; /* SMTWC_NODE_LAYER_SURFACE; first */
-	struct wl_list link; /* smtwc_output.layer_surfaces */
+	struct wl_list link;       /* smtwc_output.layer_surfaces */
 	struct smtwc_server *server;
 	struct smtwc_output *output;
 	struct wlr_layer_surface_v1 *layer_surface;

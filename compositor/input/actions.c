@@ -9,8 +9,8 @@ void action_run(struct smtwc_server *server, const struct smtwc_binding *binding
 {
 	struct smtwc_view *focused = view_focused(server);
 	wlr_log(WLR_DEBUG, "binding: %s%s%s", smtwc_action_name(binding->action),
-		focused != NULL ? "" : " (no focused window)",
-		binding->command != NULL ? binding->command : "");
+			focused != NULL ? "" : " (no focused window)",
+			binding->command != NULL ? binding->command : "");
 	switch (binding->action) {
 	case SMTWC_ACTION_NONE:
 		break;

@@ -21,7 +21,8 @@ static void test_encoding(void)
 	memcpy(&c, b, sizeof(c));
 	REQUIRE(c.hdr.opcode == SMT_OP_FILL_RECTS && c.hdr.flags == 0 && c.hdr.size == 72, "hdr");
 	REQUIRE(c.op == SMT_PAINT_OVER && c.colour == 0x80402010 && c.n_rects == 3 &&
-	      c.reserved == 0, "fields");
+					c.reserved == 0,
+			"fields");
 	REQUIRE(memcmp(b + 24, r, 48) == 0, "array");
 	REQUIRE(b[72] == 0xee, "no overrun");
 
@@ -47,29 +48,31 @@ static void test_encoding(void)
 	REQUIRE(smt_ring_space(5000, 1000, 4096) == 96, "space");
 }
 
-static void expect_fault(struct test_ring *t, uint32_t code, uint16_t opcode, uint64_t off,
-			 const char *what)
+static void expect_fault(
+		struct test_ring *t, uint32_t code, uint16_t opcode, uint64_t off, const char *what)
 {
 	struct smt_exec_ctx *ctx = smt_exec_create(NULL);
 	struct smt_exec_result res;
 	enum smt_exec_stop s = tr_run_all(ctx, t, &res);
 	REQUIRE(s == SMT_EXEC_ERROR, "%s: expected an error, got stop %d", what, s);
 	REQUIRE(res.error.code == code, "%s: code %u (%s) want %u", what, res.error.code,
-	      res.error.message, code);
-	REQUIRE(res.error.opcode == opcode, "%s: opcode %u want %u", what, res.error.opcode, opcode);
+			res.error.message, code);
+	REQUIRE(res.error.opcode == opcode, "%s: opcode %u want %u", what, res.error.opcode,
+			opcode);
 	REQUIRE(res.error.offset == off, "%s: offset %" PRIu64 " want %" PRIu64, what,
-	      res.error.offset, off);
+			res.error.offset, off);
 	REQUIRE(atomic_load(&t->status->flags) & SMT_SERVER_DEAD, "%s: DEAD published", what);
 	REQUIRE(atomic_load(&t->status->error_code) == code, "%s: status code", what);
 	REQUIRE(atomic_load(&t->status->error_offset) == off, "%s: status offset", what);
 	/* dead stays dead */
 	REQUIRE(smt_exec_run(ctx, &t->reader, NULL, &res) == SMT_EXEC_ERROR &&
-	      res.error.code == code, "%s: sticky", what);
+					res.error.code == code,
+			"%s: sticky", what);
 	smt_exec_destroy(ctx);
 }
 
 static void put_raw(struct test_ring *t, uint16_t opcode, uint16_t flags, uint32_t size,
-		    uint64_t head_advance)
+		uint64_t head_advance)
 {
 	struct smt_cmd_header h = { opcode, flags, size };
 	memcpy(smt_ring_at(t->area, t->area_size, t->head), &h, sizeof(h));
@@ -101,7 +104,7 @@ static void test_header_rejections(void)
 	tr_fini(&t);
 
 	tr_init(&t, 4096);
-	t.head = 4096 - 16;                 /* pretend earlier bytes were consumed */
+	t.head = 4096 - 16; /* pretend earlier bytes were consumed */
 	t.reader.tail = t.head;
 	t.reader.head = t.head;
 	put_raw(&t, SMT_OP_NOOP, 0, 32, 32);
@@ -134,7 +137,7 @@ static void test_header_rejections(void)
 	tr_fini(&t);
 
 	tr_init(&t, 4096);
-	{   /* head moves backwards after a batch */
+	{ /* head moves backwards after a batch */
 		struct smt_exec_ctx *ctx = smt_exec_create(NULL);
 		struct smt_exec_result res;
 		n = smt_encode_noop(b, SMT_OP_NOOP, 16);
@@ -143,7 +146,8 @@ static void test_header_rejections(void)
 		REQUIRE(smt_exec_run(ctx, &t.reader, NULL, &res) == SMT_EXEC_EMPTY, "ok");
 		smt_ring_client_publish(t.hdr, &t.global, 8);
 		REQUIRE(smt_exec_run(ctx, &t.reader, NULL, &res) == SMT_EXEC_ERROR &&
-		      res.error.code == SMT_ERROR_BAD_HEAD, "backwards head");
+						res.error.code == SMT_ERROR_BAD_HEAD,
+				"backwards head");
 		smt_exec_destroy(ctx);
 	}
 	tr_fini(&t);
@@ -171,7 +175,7 @@ static void test_opcode_table(void)
 		struct test_ring t;
 		REQUIRE(row->opcode == i, "%s: dense", row->name);
 		REQUIRE(strcmp(smt_opcode_name(row->opcode), row->name) == 0, "%s: name %s",
-		      row->name, smt_opcode_name(row->opcode));
+				row->name, smt_opcode_name(row->opcode));
 		REQUIRE(row->fixed >= 8 && row->fixed % 8 == 0, "%s: fixed part", row->name);
 
 		tr_init(&t, 4096);
@@ -190,9 +194,10 @@ static void test_opcode_table(void)
 			struct smt_exec_result res;
 			tr_run_all(ctx, &t, &res);
 			REQUIRE(res.error.code != SMT_ERROR_TOO_LARGE, "%s: not copied whole",
-			      row->name);
+					row->name);
 			REQUIRE(row->copy != SMT_COPY_HEADER || res.error.code == SMT_ERROR_NONE,
-			      "%s: payload never read (%s)", row->name, res.error.message);
+					"%s: payload never read (%s)", row->name,
+					res.error.message);
 			smt_exec_destroy(ctx);
 		}
 		tr_fini(&t);
@@ -236,9 +241,9 @@ static void test_wrap_and_full(void)
 		REQUIRE(pushed > 0, "something fit");
 		tr_publish(&t);
 		REQUIRE(smt_ring_space(t.head, atomic_load(&t.status->tail), 4096) < 4096,
-		      "ring holds data");
+				"ring holds data");
 		REQUIRE(smt_exec_run(ctx, &t.reader, NULL, &res) == SMT_EXEC_EMPTY, "%s",
-		      res.error.message);
+				res.error.message);
 		executed += res.fences;
 		REQUIRE(atomic_load(&t.status->tail) == t.head, "tail caught up with head");
 		if (res.fences)
@@ -270,7 +275,7 @@ static void test_full_ring(void)
 	REQUIRE(smt_exec_run(ctx, &t.reader, &one, &res) == SMT_EXEC_BUDGET, "one command");
 	REQUIRE(res.commands == 1 && res.wake_client, "client woken once its need is met");
 	REQUIRE(smt_exec_run(ctx, &t.reader, &one, &res) == SMT_EXEC_BUDGET && !res.wake_client,
-	      "no second wakeup for the same request");
+			"no second wakeup for the same request");
 	smt_ring_client_end_wait(t.hdr);
 	REQUIRE(tr_write(&t, b, 8) == 0, "room again");
 	/* begin_wait when the condition already holds: no sleep, flag cleared */
@@ -306,10 +311,12 @@ static void test_wake_mid_run(void)
 			REQUIRE(stop == SMT_EXEC_BUDGET && res.wake_client, "run ended to wake");
 			REQUIRE(tail >= need && tail < need + 4096 / 8, "tail %" PRIu64, tail);
 			REQUIRE(smt_exec_run(ctx, &t.reader, NULL, &res) == SMT_EXEC_EMPTY &&
-			      !res.wake_client, "the rest, no second wakeup");
+							!res.wake_client,
+					"the rest, no second wakeup");
 			smt_ring_client_end_wait(t.hdr);
 		} else {
-			REQUIRE(stop == SMT_EXEC_EMPTY && !res.wake_client, "one run, nobody to wake");
+			REQUIRE(stop == SMT_EXEC_EMPTY && !res.wake_client,
+					"one run, nobody to wake");
 		}
 		REQUIRE(atomic_load(&t.status->tail) == t.head, "all executed");
 		REQUIRE(atomic_load(&t.status->completed_fence) == 1, "fences ran");
@@ -330,20 +337,25 @@ static void test_tail_published_mid_run(void)
 	struct smt_exec_ctx *ctx = smt_exec_create(NULL);
 	REQUIRE(smt_exec_register_pool(ctx, 1, t.status, sizeof(*t.status)) == 0, "pool");
 	REQUIRE(tr_write(&t, b, smt_encode_create_pixmap(b, 2, 2, 1, SMT_FORMAT_ARGB8888)) == 0 &&
-	      tr_write(&t, b, smt_encode_set_target(b, 2)) == 0 &&
-	      tr_write(&t, b, smt_encode_noop(b, SMT_OP_NOOP, 1024)) == 0, "commands");
-	uint64_t put_at = t.head;      /* past area/8: one publish is due */
-	REQUIRE(tr_write(&t, b, smt_encode_put_image_pool(b, 1, offsetof(struct smt_ring_status, tail),
-							8, 2, 1, SMT_FORMAT_ARGB8888, 0, 0)) == 0 &&
-	      tr_write(&t, b, smt_encode_noop(b, SMT_OP_NOOP, 16)) == 0, "commands");
+					tr_write(&t, b, smt_encode_set_target(b, 2)) == 0 &&
+					tr_write(&t, b, smt_encode_noop(b, SMT_OP_NOOP, 1024)) == 0,
+			"commands");
+	uint64_t put_at = t.head; /* past area/8: one publish is due */
+	REQUIRE(tr_write(&t, b,
+				smt_encode_put_image_pool(b, 1,
+						offsetof(struct smt_ring_status, tail), 8, 2, 1,
+						SMT_FORMAT_ARGB8888, 0, 0)) == 0 &&
+					tr_write(&t, b, smt_encode_noop(b, SMT_OP_NOOP, 16)) == 0,
+			"commands");
 	tr_publish(&t);
 	struct smt_exec_result res;
-	REQUIRE(smt_exec_run(ctx, &t.reader, NULL, &res) == SMT_EXEC_EMPTY, "%s", res.error.message);
+	REQUIRE(smt_exec_run(ctx, &t.reader, NULL, &res) == SMT_EXEC_EMPTY, "%s",
+			res.error.message);
 	REQUIRE(atomic_load(&t.status->tail) == t.head, "all executed");
 	uint64_t seen;
 	memcpy(&seen, pixman_image_get_data(smt_exec_drawable_image(ctx, 2)), sizeof(seen));
-	REQUIRE(seen == put_at, "tail %" PRIu64 " published before the command at %" PRIu64,
-	      seen, put_at);
+	REQUIRE(seen == put_at, "tail %" PRIu64 " published before the command at %" PRIu64, seen,
+			put_at);
 	smt_exec_destroy(ctx);
 	tr_fini(&t);
 }
@@ -365,7 +377,8 @@ static void test_sleep_protocol(void)
 	REQUIRE(!smt_ring_client_publish(t.hdr, &t.global, t.head), "awake: no syscall");
 	smt_ring_reader_count_wakeups(&t.reader, 2, 3);
 	REQUIRE(atomic_load(&t.status->wakeups_to_client) == 2 &&
-	      atomic_load(&t.status->wakeups_from_client) == 3, "wakeup counters");
+					atomic_load(&t.status->wakeups_from_client) == 3,
+			"wakeup counters");
 	tr_fini(&t);
 }
 

@@ -131,8 +131,10 @@ int case_wake_steal(struct hostile *h, double seconds)
 		}
 		rounds++;
 		if (!other_connection_answers()) {
-			fprintf(stderr, "WAKE_STEAL: the compositor stopped answering after "
-				"%lu wake-ups\n", rounds);
+			fprintf(stderr,
+					"WAKE_STEAL: the compositor stopped answering after "
+					"%lu wake-ups\n",
+					rounds);
 			return 1;
 		}
 	}
