@@ -1,5 +1,5 @@
 /* The measuring clients' PRESENT bookkeeping: see present_log.h. */
-#include "present_log.h"
+#include "clients/present_log.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,8 +48,7 @@ size_t present_log_presented(struct present_log *log, uint32_t serial, uint64_t 
 	return SIZE_MAX;
 }
 
-uint64_t present_log_display(const struct present_log *log, uint32_t vis_serial,
-			     size_t *cursor)
+uint64_t present_log_display(const struct present_log *log, uint32_t vis_serial, size_t *cursor)
 {
 	while (*cursor < log->n_vis && log->vis_serial[*cursor] < vis_serial)
 		(*cursor)++;
@@ -61,5 +60,5 @@ void present_log_finish(struct present_log *log)
 	free(log->item_by_mark);
 	free(log->vis_serial);
 	free(log->vis_display);
-	*log = (struct present_log){0};
+	*log = (struct present_log){ 0 };
 }

@@ -13,12 +13,12 @@
 #include <stdint.h>
 
 struct present_log {
-	size_t *item_by_mark;      /* marker serial -> item, SIZE_MAX if none */
+	size_t *item_by_mark; /* marker serial -> item, SIZE_MAX if none */
 	size_t mark_cap;
-	uint32_t *vis_serial;      /* displayed visible PRESENTs, in order */
+	uint32_t *vis_serial; /* displayed visible PRESENTs, in order */
 	uint64_t *vis_display;
 	size_t n_vis, vis_cap;
-	uint64_t marks_on_screen;  /* sanity: markers must never be displayed */
+	uint64_t marks_on_screen; /* sanity: markers must never be displayed */
 };
 
 /* Item `item`'s marker PRESENT got serial `mark_serial`. */
@@ -28,8 +28,7 @@ void present_log_mark(struct present_log *log, uint32_t mark_serial, size_t item
 size_t present_log_presented(struct present_log *log, uint32_t serial, uint64_t display_ns);
 /* Display time of the first displayed visible PRESENT at or after vis_serial
  * (0: none). Ask in increasing vis_serial order; *cursor starts at 0. */
-uint64_t present_log_display(const struct present_log *log, uint32_t vis_serial,
-			     size_t *cursor);
+uint64_t present_log_display(const struct present_log *log, uint32_t vis_serial, size_t *cursor);
 void present_log_finish(struct present_log *log);
 
 #endif

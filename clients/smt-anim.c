@@ -33,10 +33,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "present_log.h"
-#include "smt.h"
+#include "clients/present_log.h"
+#include "clients/libsmt/smt.h"
 
-#define WIN_W 1500   /* wider than the 1280-pixel output: placed at x = 0 */
+#define WIN_W 1500 /* wider than the 1280-pixel output: placed at x = 0 */
 #define WIN_H 260
 #define MARK_X (WIN_W - 4)
 #define SQ 48
@@ -65,7 +65,7 @@ struct anim {
 };
 
 static void on_presented(void *data, struct smt_window *w, uint32_t serial, uint64_t exec_ns,
-			 uint64_t display_ns)
+		uint64_t display_ns)
 {
 	struct anim *a = data;
 	size_t frame = present_log_presented(&a->presents, serial, display_ns);
@@ -73,9 +73,11 @@ static void on_presented(void *data, struct smt_window *w, uint32_t serial, uint
 		a->f[frame].exec = exec_ns;
 }
 
-static void on_close(void *data, struct smt_window *w) { ((struct anim *)data)->running = false; }
-static const struct smt_window_listener listener = { .close = on_close,
-						     .presented = on_presented };
+static void on_close(void *data, struct smt_window *w)
+{
+	((struct anim *)data)->running = false;
+}
+static const struct smt_window_listener listener = { .close = on_close, .presented = on_presented };
 
 static void draw_frame(struct anim *a, size_t i)
 {
@@ -85,13 +87,14 @@ static void draw_frame(struct anim *a, size_t i)
 	struct frame *fr = &a->f[i];
 	fr->issue = now_ns();
 	smt_fill_rect(a->ctx, SMT_PAINT_SRC, BG, a->last.x, a->last.y, a->last.width,
-		      a->last.height);
+			a->last.height);
 	smt_fill_rect(a->ctx, SMT_PAINT_SRC, 0xff83a598u, x, y, SQ, SQ);
 	smt_fill_rect(a->ctx, SMT_PAINT_SRC, 0xfffe8019u, x + 8, y + 8, SQ - 16, SQ - 16);
 	struct smt_rect now = { x, y, SQ, SQ };
 	int32_t x0 = a->last.x < x ? a->last.x : x;
-	int32_t x1 = a->last.x + (int32_t)a->last.width > x + SQ
-		? a->last.x + (int32_t)a->last.width : x + SQ;
+	int32_t x1 = a->last.x + (int32_t)a->last.width > x + SQ ?
+			a->last.x + (int32_t)a->last.width :
+			x + SQ;
 	struct smt_rect dmg = { x0, y, (uint32_t)(x1 - x0), SQ };
 	a->last = now;
 	struct smt_rect mark = { MARK_X, (int32_t)(i % 2), 1, 1 };
@@ -125,8 +128,8 @@ static void summary(const char *name, uint64_t *v, size_t n)
 	double mean = sum / (double)n, sd = sq / (double)n - mean * mean;
 	qsort(v, n, sizeof(*v), cmp_u64);
 	printf("anim: %-9s n=%zu mean=%.3f sd=%.3f p50=%.3f p99=%.3f max=%.3f ms\n", name, n,
-	       mean / 1e6, (sd > 0 ? __builtin_sqrt(sd) : 0) / 1e6, (double)v[n / 2] / 1e6,
-	       (double)v[(n * 99) / 100] / 1e6, (double)v[n - 1] / 1e6);
+			mean / 1e6, (sd > 0 ? __builtin_sqrt(sd) : 0) / 1e6, (double)v[n / 2] / 1e6,
+			(double)v[(n * 99) / 100] / 1e6, (double)v[n - 1] / 1e6);
 }
 
 static int usage(void)
@@ -177,7 +180,7 @@ int main(int argc, char **argv)
 		next += period;
 		uint64_t t = now_ns();
 		if (next < t)
-			next = t;   /* fell behind: no burst of catch-up frames */
+			next = t; /* fell behind: no burst of catch-up frames */
 		if (smt_dispatch_until(a.ctx, next, &a.running) < 0)
 			break;
 	}
@@ -202,8 +205,8 @@ int main(int argc, char **argv)
 			continue;
 		if (f)
 			fprintf(f, "%zu,%llu,%llu,%llu,%llu\n", i, (unsigned long long)fr->due,
-				(unsigned long long)fr->issue,
-				(unsigned long long)fr->exec, (unsigned long long)fr->display);
+					(unsigned long long)fr->issue, (unsigned long long)fr->exec,
+					(unsigned long long)fr->display);
 		if (fr->exec) {
 			lat[nl++] = fr->exec - fr->issue;
 			if (prev)
@@ -214,7 +217,7 @@ int main(int argc, char **argv)
 	if (f)
 		fclose(f);
 	printf("anim: %zu frames, %llu marker presents on screen (must be 0)\n", a.n,
-	       (unsigned long long)a.presents.marks_on_screen);
+			(unsigned long long)a.presents.marks_on_screen);
 	summary("drawing", lat, nl);
 	summary("interval", iv, ni);
 	int rc = smt_failed(a.ctx) ? 1 : 0;

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "smt.h"
+#include "clients/libsmt/smt.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -42,7 +42,7 @@ struct demo {
 	struct smt_font *font, *big;
 	struct smt_pool *pool;
 	struct smt_image pool_img;
-	uint32_t tile, argb, mask;       /* pixmaps */
+	uint32_t tile, argb, mask; /* pixmaps */
 	uint64_t frame, max_frames;
 	bool animate, waiting_present, running;
 	bool keep_on_resize;
@@ -59,7 +59,7 @@ static uint32_t premul(uint32_t a, uint32_t r, uint32_t g, uint32_t b)
 static struct smt_rect cell(int i)
 {
 	return (struct smt_rect){ MARGIN + (i % 3) * (CELL_W + MARGIN),
-				  MARGIN + (i / 3) * (CELL_H + MARGIN), CELL_W, CELL_H };
+		MARGIN + (i / 3) * (CELL_H + MARGIN), CELL_W, CELL_H };
 }
 
 /* Background and label; returns the content origin below the label. */
@@ -98,7 +98,7 @@ static void draw_points(struct demo *d)
 	for (int i = 0; i < 2000; i++) {
 		double t = i * 2 * M_PI / 2000;
 		pts[i] = (struct smt_point){ x + 120 + (int32_t)lround(110 * sin(3 * t)),
-					     y + 75 + (int32_t)lround(70 * sin(4 * t + 0.5)) };
+			y + 75 + (int32_t)lround(70 * sin(4 * t + 0.5)) };
 	}
 	smt_points(d->ctx, SMT_PAINT_SRC, 0xff88c0d0, 2000, pts);
 	int n = 0;
@@ -116,7 +116,7 @@ static void draw_segments(struct demo *d)
 	for (int i = 0; i < 24; i++) {
 		double a = i * 2 * M_PI / 24;
 		s[i] = (struct smt_segment){ x + 70, y + 75, x + 70 + (int32_t)lround(65 * cos(a)),
-					     y + 75 + (int32_t)lround(65 * sin(a)) };
+			y + 75 + (int32_t)lround(65 * sin(a)) };
 	}
 	smt_segments(d->ctx, SMT_PAINT_SRC, 0xffd8dee9, 0, 24, s);
 	static const uint32_t widths[3] = { 3, 8, 15 };
@@ -128,7 +128,10 @@ static void draw_segments(struct demo *d)
 
 static void draw_put_image(struct demo *d)
 {
-	enum { W = 240, H = 150 };
+	enum {
+		W = 240,
+		H = 150
+	};
 	static uint32_t px[W * H];
 	int32_t x, y;
 	cell_frame(d, 3, "PUT_IMAGE (inline gradient)", &x, &y);
@@ -144,7 +147,10 @@ static void draw_put_image(struct demo *d)
 
 static void draw_pool_image(struct demo *d)
 {
-	enum { W = 240, H = 150 };
+	enum {
+		W = 240,
+		H = 150
+	};
 	int32_t x, y;
 	cell_frame(d, 4, "PUT_IMAGE_POOL (zero copy)", &x, &y);
 	if (!d->pool)
@@ -158,7 +164,8 @@ static void draw_pool_image(struct demo *d)
 	if (smt_image_alloc(d->pool, W, H, SMT_FORMAT_XRGB8888, &d->pool_img))
 		return;
 	for (int j = 0; j < H; j++) {
-		uint32_t *row = (uint32_t *)((uint8_t *)d->pool_img.data + (size_t)j * d->pool_img.stride);
+		uint32_t *row = (uint32_t *)((uint8_t *)d->pool_img.data +
+				(size_t)j * d->pool_img.stride);
 		for (int i = 0; i < W; i++) {
 			int r = (int)lround(hypot(i - W / 2, j - H / 2));
 			row[i] = (r / 8) % 2 ? 0xff5e81ac : 0xffe5e9f0;
@@ -174,8 +181,9 @@ static void draw_copy_area(struct demo *d)
 	/* ten stripes, then scroll the block up by 12 pixels in place: an
 	 * overlapping copy within the canvas */
 	for (int i = 0; i < 10; i++)
-		smt_fill_rect(d->ctx, SMT_PAINT_SRC, i % 2 ? 0xff434c5e : premul(255, 40 + i * 20, 90, 160),
-			      x, y + i * 12, 120, 12);
+		smt_fill_rect(d->ctx, SMT_PAINT_SRC,
+				i % 2 ? 0xff434c5e : premul(255, 40 + i * 20, 90, 160), x,
+				y + i * 12, 120, 12);
 	smt_copy_area(d->ctx, d->canvas, x, y + 12, 120, 108, x, y);
 	/* a pixmap tile copied twice */
 	smt_copy_area(d->ctx, d->tile, 0, 0, 48, 48, x + 140, y);
@@ -195,7 +203,8 @@ static void draw_composite(struct demo *d)
 	smt_fill_rect(d->ctx, SMT_PAINT_SRC, 0xff9aa0a6, x, y, 240, 144);
 	smt_fill_rects(d->ctx, SMT_PAINT_SRC, 0xff5f6368, (size_t)n, checks);
 	smt_composite(d->ctx, SMT_PAINT_OVER, d->argb, 0, 0, 0, 0, 0, x + 10, y + 20, 96, 96);
-	smt_composite(d->ctx, SMT_PAINT_OVER, d->argb, d->mask, 0, 0, 0, 0, x + 130, y + 20, 96, 96);
+	smt_composite(d->ctx, SMT_PAINT_OVER, d->argb, d->mask, 0, 0, 0, 0, x + 130, y + 20, 96,
+			96);
 }
 
 static void draw_text(struct demo *d)
@@ -205,7 +214,8 @@ static void draw_text(struct demo *d)
 	smt_draw_text(d->ctx, d->big, x, y + 40, 0xffeceff4, "smtwc ring demo");
 	smt_draw_text(d->ctx, d->font, x, y + 75, 0xffa3be8c, "The quick brown fox jumps");
 	smt_draw_text(d->ctx, d->font, x, y + 95, 0xffebcb8b, "over the lazy dog 0123456789");
-	smt_draw_text(d->ctx, d->font, x, y + 115, premul(160, 191, 97, 106), "!\"#$%&'()*+,-./:;<=>?@[]");
+	smt_draw_text(d->ctx, d->font, x, y + 115, premul(160, 191, 97, 106),
+			"!\"#$%&'()*+,-./:;<=>?@[]");
 }
 
 static void draw_anim(struct demo *d)
@@ -226,7 +236,9 @@ static void draw_anim(struct demo *d)
 /* Pixmaps used by several cells: created once, before the first frame. */
 static void make_pixmaps(struct demo *d)
 {
-	enum { S = 96 };
+	enum {
+		S = 96
+	};
 	static uint32_t argb[S * S];
 	static uint8_t mask[S * S];
 	d->tile = smt_create_pixmap(d->ctx, 48, 48, SMT_FORMAT_XRGB8888);
@@ -255,7 +267,7 @@ static void draw_all(struct demo *d)
 {
 	smt_set_target(d->ctx, d->canvas);
 	smt_fill_rect(d->ctx, SMT_PAINT_SRC, 0xff101214, 0, 0, smt_window_width(d->win),
-		      smt_window_height(d->win));
+			smt_window_height(d->win));
 	draw_fills(d);
 	draw_points(d);
 	draw_segments(d);
@@ -281,7 +293,7 @@ static void next_frame(struct demo *d)
 }
 
 static void on_presented(void *data, struct smt_window *w, uint32_t serial, uint64_t exec_ns,
-			 uint64_t display_ns)
+		uint64_t display_ns)
 {
 	struct demo *d = data;
 	d->waiting_present = false;
@@ -304,11 +316,17 @@ static void on_resize(void *data, struct smt_window *w, uint32_t width, uint32_t
 	smt_window_present(d->win, 0, NULL, NULL);
 }
 
-static void on_close(void *data, struct smt_window *w) { ((struct demo *)data)->running = false; }
+static void on_close(void *data, struct smt_window *w)
+{
+	((struct demo *)data)->running = false;
+}
 
 static const struct smt_window_listener listener = { on_resize, on_close, on_presented };
 
-static void tap(void *data, const void *cmd, size_t size) { fwrite(cmd, 1, size, data); }
+static void tap(void *data, const void *cmd, size_t size)
+{
+	fwrite(cmd, 1, size, data);
+}
 
 static double ms_since(const struct timespec *t)
 {
@@ -319,7 +337,8 @@ static double ms_since(const struct timespec *t)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: smt-demo [--frames N] [--transport ring|socket] [--static] "
+	fprintf(stderr,
+			"usage: smt-demo [--frames N] [--transport ring|socket] [--static] "
 			"[--keep-on-resize] [--dump FILE]\n");
 	return 2;
 }
@@ -337,7 +356,8 @@ int main(int argc, char **argv)
 			const char *t = argv[++i];
 			if (strcmp(t, "ring") && strcmp(t, "socket"))
 				return usage();
-			opts.transport = !strcmp(t, "ring") ? SMT_TRANSPORT_RING : SMT_TRANSPORT_SOCKET;
+			opts.transport = !strcmp(t, "ring") ? SMT_TRANSPORT_RING :
+							      SMT_TRANSPORT_SOCKET;
 		} else if (!strcmp(argv[i], "--static"))
 			d.animate = false;
 		else if (!strcmp(argv[i], "--keep-on-resize"))
@@ -388,9 +408,9 @@ int main(int argc, char **argv)
 			}
 		}
 		printf("DEMO_READY canvas=%u width=%u height=%u pool=%u pool_size=%llu\n", d.canvas,
-		       smt_window_width(d.win), smt_window_height(d.win),
-		       d.pool ? smt_pool_id(d.pool) : 0,
-		       (unsigned long long)(d.pool ? smt_pool_size(d.pool) : 0));
+				smt_window_width(d.win), smt_window_height(d.win),
+				d.pool ? smt_pool_id(d.pool) : 0,
+				(unsigned long long)(d.pool ? smt_pool_size(d.pool) : 0));
 		fflush(stdout);
 		while (d.running && smt_dispatch(d.ctx, -1) >= 0)
 			;

@@ -13,11 +13,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "smt.h"
+#include "clients/libsmt/smt.h"
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: smt-info [--transport ring|socket] [--count N] [--area BYTES] "
+	fprintf(stderr,
+			"usage: smt-info [--transport ring|socket] [--count N] [--area BYTES] "
 			"[--json]\n");
 	return 2;
 }
@@ -38,7 +39,8 @@ int main(int argc, char **argv)
 			const char *t = argv[++i];
 			if (strcmp(t, "ring") && strcmp(t, "socket"))
 				return usage();
-			opts.transport = !strcmp(t, "ring") ? SMT_TRANSPORT_RING : SMT_TRANSPORT_SOCKET;
+			opts.transport = !strcmp(t, "ring") ? SMT_TRANSPORT_RING :
+							      SMT_TRANSPORT_SOCKET;
 		} else if (!strcmp(argv[i], "--count") && i + 1 < argc)
 			count = strtoul(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--area") && i + 1 < argc)
@@ -58,8 +60,9 @@ int main(int argc, char **argv)
 	int r = pix ? smt_set_target(ctx, pix) : -1;
 	for (unsigned long i = 0; !r && i < count; i++) {
 		if (i % 2)
-			r = smt_fill_rect(ctx, SMT_PAINT_SRC, 0xff000000u | (uint32_t)i * 2654435761u,
-					  (int32_t)(i % 200), (int32_t)(i % 190), 56, 66);
+			r = smt_fill_rect(ctx, SMT_PAINT_SRC,
+					0xff000000u | (uint32_t)i * 2654435761u, (int32_t)(i % 200),
+					(int32_t)(i % 190), 56, 66);
 		else
 			r = smt_noop(ctx, 8);
 		if (!r && i % 1000 == 999)
@@ -86,8 +89,10 @@ int main(int argc, char **argv)
 		{ "commands_executed", s.commands_executed, "status page" },
 		{ "bytes_executed", s.bytes_executed, "status page" },
 		{ "wakeups_client_to_server", s.wakeups_sent, "server eventfd writes" },
-		{ "wakeups_from_client_seen", s.wakeups_from_client, "server eventfd reads (status)" },
-		{ "wakeups_server_to_client", s.wakeups_to_client, "client eventfd writes (status)" },
+		{ "wakeups_from_client_seen", s.wakeups_from_client,
+				"server eventfd reads (status)" },
+		{ "wakeups_server_to_client", s.wakeups_to_client,
+				"client eventfd writes (status)" },
 		{ "full_waits", s.full_waits, "times the ring was full" },
 		{ "client_sleeps", s.sleeps, "times the client blocked in poll" },
 		{ "submits", s.submits, "socket submit messages" },
@@ -100,18 +105,18 @@ int main(int argc, char **argv)
 	size_t n = sizeof(rows) / sizeof(*rows);
 	if (json) {
 		printf("{\"transport\": \"%s\", \"workload_commands\": %lu, \"seconds\": %.6f",
-		       transport, count, secs);
+				transport, count, secs);
 		for (size_t i = 0; i < n; i++)
 			printf(", \"%s\": %llu", rows[i].key, rows[i].value);
 		printf(", \"error\": \"%s\"}\n", r ? "workload failed" : "");
 	} else {
 		printf("transport %s, %lu commands in %.3f s (%.0f commands/s)\n\n", transport,
-		       count, secs, (double)count / secs);
+				count, secs, (double)count / secs);
 		for (size_t i = 0; i < n; i++)
 			printf("  %-26s %14llu  %s\n", rows[i].key, rows[i].value, rows[i].what);
 		if (s.dead)
 			printf("\n  error code %u, opcode %u, offset %llu\n", s.error_code,
-			       s.error_opcode, (unsigned long long)s.error_offset);
+					s.error_opcode, (unsigned long long)s.error_offset);
 	}
 	if (r)
 		fprintf(stderr, "smt-info: %s\n", smt_error_message(ctx));

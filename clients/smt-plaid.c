@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "smt.h"
+#include "clients/libsmt/smt.h"
 
 static uint64_t rng = 0x853c49e6748fea9bu;
 static uint32_t rnd(void)
@@ -32,12 +32,16 @@ static double now_s(void)
 }
 
 static bool closed;
-static void on_close(void *data, struct smt_window *w) { closed = true; }
+static void on_close(void *data, struct smt_window *w)
+{
+	closed = true;
+}
 static const struct smt_window_listener listener = { .close = on_close };
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: smt-plaid [--seconds S] [--transport ring|socket] [--size WxH] "
+	fprintf(stderr,
+			"usage: smt-plaid [--seconds S] [--transport ring|socket] [--size WxH] "
 			"[--batch N] [--present-ms MS]\n");
 	return 2;
 }
@@ -47,14 +51,14 @@ static size_t make_batch(struct smt_rect *r, size_t n, uint32_t w, uint32_t h)
 {
 	for (size_t i = 0; i < n; i++) {
 		uint32_t kind = rnd() % 3;
-		uint32_t t = 2 + rnd() % 24;         /* stripe thickness */
+		uint32_t t = 2 + rnd() % 24; /* stripe thickness */
 		if (kind == 0)
 			r[i] = (struct smt_rect){ 0, (int32_t)(rnd() % h), w, t };
 		else if (kind == 1)
 			r[i] = (struct smt_rect){ (int32_t)(rnd() % w), 0, t, h };
 		else
 			r[i] = (struct smt_rect){ (int32_t)(rnd() % w), (int32_t)(rnd() % h),
-						  8 + rnd() % (w / 4), 8 + rnd() % (h / 4) };
+				8 + rnd() % (w / 4), 8 + rnd() % (h / 4) };
 	}
 	return n;
 }
@@ -72,7 +76,8 @@ int main(int argc, char **argv)
 			const char *t = argv[++i];
 			if (strcmp(t, "ring") && strcmp(t, "socket"))
 				return usage();
-			opts.transport = !strcmp(t, "ring") ? SMT_TRANSPORT_RING : SMT_TRANSPORT_SOCKET;
+			opts.transport = !strcmp(t, "ring") ? SMT_TRANSPORT_RING :
+							      SMT_TRANSPORT_SOCKET;
 		} else if (!strcmp(argv[i], "--size") && i + 1 < argc) {
 			if (sscanf(argv[++i], "%ux%u", &w, &h) != 2 || w < 16 || h < 16)
 				return usage();
@@ -107,10 +112,10 @@ int main(int argc, char **argv)
 			uint32_t a = rnd() % 4 ? 255 : 96 + rnd() % 128;
 			uint32_t c = rnd();
 			uint32_t colour = a << 24 | (((c >> 16) & 0xff) * a / 255) << 16 |
-					  (((c >> 8) & 0xff) * a / 255) << 8 | ((c & 0xff) * a / 255);
+					(((c >> 8) & 0xff) * a / 255) << 8 | ((c & 0xff) * a / 255);
 			make_batch(rects, batch, cw, ch);
 			if (smt_fill_rects(ctx, a == 255 ? SMT_PAINT_SRC : SMT_PAINT_OVER, colour,
-					   batch, rects) < 0)
+					    batch, rects) < 0)
 				goto done;
 			commands++;
 			rect_count += batch;
@@ -129,11 +134,11 @@ done:;
 	int r = smt_sync(ctx);
 	double executed = now_s() - start;
 	printf("plaid: %s transport, %llu commands (%llu rects), %llu presents\n",
-	       smt_transport(ctx) == SMT_TRANSPORT_RING ? "ring" : "socket",
-	       (unsigned long long)commands, (unsigned long long)rect_count,
-	       (unsigned long long)presents);
+			smt_transport(ctx) == SMT_TRANSPORT_RING ? "ring" : "socket",
+			(unsigned long long)commands, (unsigned long long)rect_count,
+			(unsigned long long)presents);
 	printf("plaid: %.0f commands/s written in %.2f s, %.0f commands/s executed in %.2f s\n",
-	       (double)commands / written, written, (double)commands / executed, executed);
+			(double)commands / written, written, (double)commands / executed, executed);
 	free(rects);
 	smt_disconnect(ctx);
 	return r ? 1 : 0;

@@ -47,16 +47,16 @@
 #include <time.h>
 #include <wayland-client.h>
 
-#include "present_log.h"
-#include "smt.h"
+#include "clients/present_log.h"
+#include "clients/libsmt/smt.h"
 #include "wlr-virtual-pointer-unstable-v1-client-protocol.h"
 
-#define WIN_W 1500   /* wider than the 1280-pixel output: placed at x = 0 */
+#define WIN_W 1500 /* wider than the 1280-pixel output: placed at x = 0 */
 #define WIN_H 600
 #define MARK_X (WIN_W - 4)
-#define GRID 32      /* GRID x GRID unique positions */
+#define GRID 32 /* GRID x GRID unique positions */
 #define STEP 4
-#define EXTENT_W 1280  /* the headless output: absolute moves in its pixels */
+#define EXTENT_W 1280 /* the headless output: absolute moves in its pixels */
 #define EXTENT_H 720
 #define BG 0xff1d2021u
 #define FG 0xfffabd2fu
@@ -80,7 +80,7 @@ struct rb {
 	/* pointer placement: layout = local + offset */
 	bool entered;
 	double offset_x, offset_y;
-	int32_t origin_x, origin_y;   /* window-local top-left of the raster */
+	int32_t origin_x, origin_y; /* window-local top-left of the raster */
 	/* the thread's moves */
 	struct event *ev;
 	size_t cap;
@@ -88,10 +88,10 @@ struct rb {
 	_Atomic bool stop, go;
 	double hz;
 	/* matching */
-	size_t next_match;            /* events before this are settled */
+	size_t next_match; /* events before this are settled */
 	struct smt_rect last_line;
 	bool have_line;
-	struct present_log presents;  /* items are events */
+	struct present_log presents; /* items are events */
 	uint64_t received, unmatched;
 	struct wl_display *vdisplay;
 	struct zwlr_virtual_pointer_v1 *vptr;
@@ -110,16 +110,18 @@ static void pos_of(struct rb *r, size_t seq, int32_t *x, int32_t *y)
 /* ---- the "mouse": a thread with its own connection ---------------------- */
 
 static void reg_global(void *data, struct wl_registry *reg, uint32_t name, const char *iface,
-		       uint32_t version)
+		uint32_t version)
 {
 	struct rb *r = data;
 	if (!strcmp(iface, wl_seat_interface.name) && !r->seat)
 		r->seat = wl_registry_bind(reg, name, &wl_seat_interface, 1);
 	else if (!strcmp(iface, zwlr_virtual_pointer_manager_v1_interface.name))
-		r->manager = wl_registry_bind(reg, name,
-					      &zwlr_virtual_pointer_manager_v1_interface, 1);
+		r->manager = wl_registry_bind(
+				reg, name, &zwlr_virtual_pointer_manager_v1_interface, 1);
 }
-static void reg_remove(void *data, struct wl_registry *reg, uint32_t name) {}
+static void reg_remove(void *data, struct wl_registry *reg, uint32_t name)
+{
+}
 static const struct wl_registry_listener reg_listener = { reg_global, reg_remove };
 
 static bool vpointer_open(struct rb *r)
@@ -144,8 +146,7 @@ static bool vpointer_open(struct rb *r)
 static void vpointer_move(struct rb *r, double lx, double ly)
 {
 	zwlr_virtual_pointer_v1_motion_absolute(r->vptr, (uint32_t)(now_ns() / 1000000u),
-						(uint32_t)lround(lx), (uint32_t)lround(ly),
-						EXTENT_W, EXTENT_H);
+			(uint32_t)lround(lx), (uint32_t)lround(ly), EXTENT_W, EXTENT_H);
 	zwlr_virtual_pointer_v1_frame(r->vptr);
 	wl_display_flush(r->vdisplay);
 }
@@ -178,16 +179,17 @@ static struct smt_rect line_box(int32_t x0, int32_t y0, int32_t x1, int32_t y1)
 {
 	int32_t lx = x0 < x1 ? x0 : x1, ly = y0 < y1 ? y0 : y1;
 	int32_t hx = x0 < x1 ? x1 : x0, hy = y0 < y1 ? y1 : y0;
-	return (struct smt_rect){ lx - 2, ly - 2, (uint32_t)(hx - lx + 5), (uint32_t)(hy - ly + 5) };
+	return (struct smt_rect){ lx - 2, ly - 2, (uint32_t)(hx - lx + 5),
+		(uint32_t)(hy - ly + 5) };
 }
 
 static struct smt_rect rect_union(struct smt_rect a, struct smt_rect b)
 {
 	int32_t x0 = a.x < b.x ? a.x : b.x, y0 = a.y < b.y ? a.y : b.y;
-	int32_t x1 = a.x + (int32_t)a.width > b.x + (int32_t)b.width ? a.x + (int32_t)a.width
-								      : b.x + (int32_t)b.width;
-	int32_t y1 = a.y + (int32_t)a.height > b.y + (int32_t)b.height ? a.y + (int32_t)a.height
-									: b.y + (int32_t)b.height;
+	int32_t x1 = a.x + (int32_t)a.width > b.x + (int32_t)b.width ? a.x + (int32_t)a.width :
+								       b.x + (int32_t)b.width;
+	int32_t y1 = a.y + (int32_t)a.height > b.y + (int32_t)b.height ? a.y + (int32_t)a.height :
+									 b.y + (int32_t)b.height;
 	return (struct smt_rect){ x0, y0, (uint32_t)(x1 - x0), (uint32_t)(y1 - y0) };
 }
 
@@ -199,7 +201,7 @@ static void draw_event(struct rb *r, size_t seq, int32_t px, int32_t py)
 	struct smt_rect dmg = r->have_line ? rect_union(box, r->last_line) : box;
 	if (r->have_line)
 		smt_fill_rect(r->ctx, SMT_PAINT_SRC, BG, r->last_line.x, r->last_line.y,
-			      r->last_line.width, r->last_line.height);
+				r->last_line.width, r->last_line.height);
 	struct smt_segment s = { ax, ay, px, py };
 	smt_segments(r->ctx, SMT_PAINT_SRC, FG, 2, 1, &s);
 	r->last_line = box;
@@ -264,7 +266,7 @@ static const struct smt_input_listener input_listener = {
 };
 
 static void on_presented(void *data, struct smt_window *w, uint32_t serial, uint64_t exec_ns,
-			 uint64_t display_ns)
+		uint64_t display_ns)
 {
 	struct rb *r = data;
 	size_t seq = present_log_presented(&r->presents, serial, display_ns);
@@ -272,9 +274,12 @@ static void on_presented(void *data, struct smt_window *w, uint32_t serial, uint
 		r->ev[seq].exec = exec_ns;
 }
 
-static void on_close(void *data, struct smt_window *w) { ((struct rb *)data)->running = false; }
+static void on_close(void *data, struct smt_window *w)
+{
+	((struct rb *)data)->running = false;
+}
 static const struct smt_window_listener win_listener = { .close = on_close,
-							 .presented = on_presented };
+	.presented = on_presented };
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -293,8 +298,8 @@ static void summary(const char *name, uint64_t *v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		sum += (double)v[i];
 	printf("rubberband: %-8s n=%zu mean=%.3f p50=%.3f p99=%.3f max=%.3f ms\n", name, n,
-	       sum / (double)n / 1e6, (double)v[n / 2] / 1e6, (double)v[(n * 99) / 100] / 1e6,
-	       (double)v[n - 1] / 1e6);
+			sum / (double)n / 1e6, (double)v[n / 2] / 1e6,
+			(double)v[(n * 99) / 100] / 1e6, (double)v[n - 1] / 1e6);
 }
 
 static int usage(void)
@@ -347,7 +352,8 @@ int main(int argc, char **argv)
 		smt_dispatch_until(r.ctx, now_ns() + 100000000u, &r.running);
 	}
 	if (!r.entered) {
-		fprintf(stderr, "smt-rubberband: the pointer never entered the window "
+		fprintf(stderr,
+				"smt-rubberband: the pointer never entered the window "
 				"(is another window on top at the output centre?)\n");
 		return 1;
 	}
@@ -390,10 +396,10 @@ int main(int argc, char **argv)
 			continue;
 		measured++;
 		if (f)
-			fprintf(f, "%zu,%llu,%llu,%llu,%llu,%llu\n", s,
-				(unsigned long long)e->due, (unsigned long long)e->send,
-				(unsigned long long)e->recv, (unsigned long long)e->exec,
-				(unsigned long long)e->display);
+			fprintf(f, "%zu,%llu,%llu,%llu,%llu,%llu\n", s, (unsigned long long)e->due,
+					(unsigned long long)e->send, (unsigned long long)e->recv,
+					(unsigned long long)e->exec,
+					(unsigned long long)e->display);
 		if (e->recv)
 			rec[nr++] = e->recv - e->send;
 		if (e->exec)
@@ -405,8 +411,8 @@ int main(int argc, char **argv)
 		fclose(f);
 	printf("rubberband: %zu moves sent in the measured %.1f s, %zu received, %llu unmatched "
 	       "motion events, %llu marker presents on screen (must be 0)\n",
-	       measured, seconds, nr, (unsigned long long)r.unmatched,
-	       (unsigned long long)r.presents.marks_on_screen);
+			measured, seconds, nr, (unsigned long long)r.unmatched,
+			(unsigned long long)r.presents.marks_on_screen);
 	summary("receipt", rec, nr);
 	summary("echo", ex, ne);
 	summary("display", di, nd);

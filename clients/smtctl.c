@@ -39,7 +39,7 @@ static int control_connect(void)
 			return -1;
 		}
 		snprintf(path, sizeof(path), "%s/%s.smtwc", runtime,
-			display != NULL ? display : "wayland-0");
+				display != NULL ? display : "wayland-0");
 	}
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
@@ -127,7 +127,8 @@ static bool json_get(const char *obj, const char *key, char *out, size_t out_len
 						out[n++] = *v;
 					}
 				} else {
-					while (*v != '\0' && *v != ',' && *v != '}' && n + 1 < out_len) {
+					while (*v != '\0' && *v != ',' && *v != '}' &&
+							n + 1 < out_len) {
 						out[n++] = *v++;
 					}
 				}
@@ -211,9 +212,9 @@ static void print_account_row(const char *obj, void *data)
 /* Accounts first, then the compositor's total from "server". */
 static void print_accounts_table(const char *json)
 {
-	printf("%-10s %7s %6s %8s %11s %7s %5s %6s %10s %10s %11s %15s\n", "ACCOUNT", "ID",
-		"UID", "CONNS", "FDS", "INFLT", "RINGS", "POOLS", "CANVASES", "MEM(MiB)", "MAPPINGS",
-		"ADDR(MiB)");
+	printf("%-10s %7s %6s %8s %11s %7s %5s %6s %10s %10s %11s %15s\n", "ACCOUNT", "ID", "UID",
+			"CONNS", "FDS", "INFLT", "RINGS", "POOLS", "CANVASES", "MEM(MiB)",
+			"MAPPINGS", "ADDR(MiB)");
 	for_each_object(json, "\"accounts\":[", print_account_row, NULL);
 }
 
@@ -228,9 +229,21 @@ static void print_error_if_any(const char *json)
 static void print_client_row(const char *obj, void *data)
 {
 	static const char *const keys[] = {
-		"pid", "app_id", "priority", "slices", "time_ms", "commands", "bytes",
-		"wakeups_from_client", "wakeups_to_client", "boosts", "ring_bytes", "pool_bytes",
-		"canvas_bytes", "pixmap_bytes", "client_fds",
+		"pid",
+		"app_id",
+		"priority",
+		"slices",
+		"time_ms",
+		"commands",
+		"bytes",
+		"wakeups_from_client",
+		"wakeups_to_client",
+		"boosts",
+		"ring_bytes",
+		"pool_bytes",
+		"canvas_bytes",
+		"pixmap_bytes",
+		"client_fds",
 	};
 	static const int widths[] = { 7, 16, 5, 8, 10, 10, 12, 7, 7, 6, 9, 10, 10, 10, 4 };
 	(void)data;
@@ -247,9 +260,9 @@ static void print_client_row(const char *obj, void *data)
 
 static void print_clients_table(const char *json)
 {
-	printf("%7s %-16s %5s %8s %10s %10s %12s %7s %7s %6s %9s %10s %10s %10s %4s\n",
-		"PID", "APP", "PRIO", "SLICES", "TIME(ms)", "COMMANDS", "BYTES", "WK-IN",
-		"WK-OUT", "BOOSTS", "RING", "POOLS", "CANVASES", "PIXMAPS", "FDS");
+	printf("%7s %-16s %5s %8s %10s %10s %12s %7s %7s %6s %9s %10s %10s %10s %4s\n", "PID",
+			"APP", "PRIO", "SLICES", "TIME(ms)", "COMMANDS", "BYTES", "WK-IN", "WK-OUT",
+			"BOOSTS", "RING", "POOLS", "CANVASES", "PIXMAPS", "FDS");
 	for_each_client(json, print_client_row, NULL);
 }
 
@@ -270,10 +283,12 @@ static int run_top(int fd, int seconds)
 			break;
 		}
 		char mode[16] = "?", slice[16] = "?";
-		json_get(strstr(answer, "\"scheduler\":") ? strstr(answer, "\"scheduler\":") + 12
-			: answer, "mode", mode, sizeof(mode));
-		json_get(strstr(answer, "\"scheduler\":") ? strstr(answer, "\"scheduler\":") + 12
-			: answer, "slice-ms", slice, sizeof(slice));
+		json_get(strstr(answer, "\"scheduler\":") ? strstr(answer, "\"scheduler\":") + 12 :
+							    answer,
+				"mode", mode, sizeof(mode));
+		json_get(strstr(answer, "\"scheduler\":") ? strstr(answer, "\"scheduler\":") + 12 :
+							    answer,
+				"slice-ms", slice, sizeof(slice));
 		printf("\033[H\033[2Jsmtwc: scheduler %s, slice %s ms\n\n", mode, slice);
 		print_clients_table(answer);
 		fflush(stdout);
@@ -297,9 +312,10 @@ static int run_top(int fd, int seconds)
 static void usage(FILE *out)
 {
 	fputs("usage: smtctl clients | top [SECONDS] | stats [--json] | accounts [--json] |\n"
-		"              windows | seat | get | set KEY VALUE\n"
-		"keys for set: mode (fair|fifo), slice-ms, lone-slice-ms, lone-after-ms,\n"
-		"              priority-base, priority-min, priority-max, input-boost\n", out);
+	      "              windows | seat | get | set KEY VALUE\n"
+	      "keys for set: mode (fair|fifo), slice-ms, lone-slice-ms, lone-after-ms,\n"
+	      "              priority-base, priority-min, priority-max, input-boost\n",
+			out);
 }
 
 int main(int argc, char *argv[])
@@ -314,9 +330,8 @@ int main(int argc, char *argv[])
 	if (strcmp(verb, "set") == 0 && argc == 4) {
 		snprintf(line, sizeof(line), "set %s %s", argv[2], argv[3]);
 	} else if ((strcmp(verb, "clients") == 0 || strcmp(verb, "stats") == 0 ||
-			strcmp(verb, "accounts") == 0 ||
-			strcmp(verb, "get") == 0 || strcmp(verb, "windows") == 0 ||
-			strcmp(verb, "seat") == 0) &&
+				   strcmp(verb, "accounts") == 0 || strcmp(verb, "get") == 0 ||
+				   strcmp(verb, "windows") == 0 || strcmp(verb, "seat") == 0) &&
 			(argc == 2 || json)) {
 		snprintf(line, sizeof(line), "%s", verb);
 	} else if (strcmp(verb, "top") == 0 && argc <= 3) {

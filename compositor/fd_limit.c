@@ -10,7 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <wlr/util/log.h>
-#include "fd_limit.h"
+#include "compositor/fd_limit.h"
 
 /* The soft limit the compositor started with: what launched programs get
  * back (fd_limit_restore_for_child), since some still use select(2). */
@@ -33,7 +33,7 @@ rlim_t fd_limit_raise(void)
 			lim = up;
 		} else {
 			wlr_log_errno(WLR_ERROR, "cannot raise RLIMIT_NOFILE to %llu",
-				(unsigned long long)lim.rlim_max);
+					(unsigned long long)lim.rlim_max);
 		}
 	}
 	return lim.rlim_cur;

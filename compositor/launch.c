@@ -9,8 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <wlr/util/log.h>
-#include "server.h"
-#include "fd_limit.h"
+#include "compositor/server.h"
+#include "compositor/fd_limit.h"
 
 void launch_command(const char *command)
 {

@@ -6,8 +6,8 @@
 #include <time.h>
 #include <wayland-server-core.h>
 #include <wlr/util/log.h>
-#include "log_limit.h"
-#include "monotonic_clock.h"
+#include "compositor/log_limit.h"
+#include "common/monotonic_clock.h"
 
 bool log_limit_allow(struct log_limit *limit, uint64_t *left_out)
 {
@@ -39,7 +39,7 @@ static void wayland_log_handler(const char *fmt, va_list args)
 	vsnprintf(text, sizeof(text), fmt, args);
 	if (left_out > 0) {
 		wlr_log(WLR_INFO, "[wayland] %s (%llu messages of libwayland not logged before)",
-			text, (unsigned long long)left_out);
+				text, (unsigned long long)left_out);
 	} else {
 		wlr_log(WLR_INFO, "[wayland] %s", text);
 	}

@@ -16,8 +16,8 @@
 struct log_limit {
 	uint64_t window_start_ns;
 	unsigned in_window;
-	uint64_t left_out;     /* since the last line written */
-	uint64_t events;       /* all, written or not */
+	uint64_t left_out; /* since the last line written */
+	uint64_t events;   /* all, written or not */
 };
 
 /* true: write this line; *left_out is how many were left out before it. */

@@ -8,27 +8,26 @@
 #include <string.h>
 #include <unistd.h>
 #include <wlr/util/log.h>
-#include "log_limit.h"
-#include "server.h"
+#include "compositor/log_limit.h"
+#include "compositor/server.h"
 
 static const char usage[] =
-	"usage: smtwc [options]\n"
-	"  -b, --backend NAME  auto (default), headless, wayland, x11 or drm\n"
-	"  -c, --config PATH   configuration file (default $XDG_CONFIG_HOME/smtwc/config)\n"
-	"  -s, --startup CMD   run CMD (through /bin/sh) once the session is up;\n"
-	"                      may be given several times\n"
-	"  -d, --debug         verbose wlroots logging\n"
-	"  -h, --help          this text\n"
-	"  -v, --version       print the version\n"
-	"auto picks a nested window when WAYLAND_DISPLAY or DISPLAY is set, DRM and\n"
-	"libinput on a VT, and headless (pixman renderer) otherwise. WLR_BACKENDS,\n"
-	"WLR_RENDERER and WLR_HEADLESS_OUTPUTS are honoured.\n";
+		"usage: smtwc [options]\n"
+		"  -b, --backend NAME  auto (default), headless, wayland, x11 or drm\n"
+		"  -c, --config PATH   configuration file (default $XDG_CONFIG_HOME/smtwc/config)\n"
+		"  -s, --startup CMD   run CMD (through /bin/sh) once the session is up;\n"
+		"                      may be given several times\n"
+		"  -d, --debug         verbose wlroots logging\n"
+		"  -h, --help          this text\n"
+		"  -v, --version       print the version\n"
+		"auto picks a nested window when WAYLAND_DISPLAY or DISPLAY is set, DRM and\n"
+		"libinput on a VT, and headless (pixman renderer) otherwise. WLR_BACKENDS,\n"
+		"WLR_RENDERER and WLR_HEADLESS_OUTPUTS are honoured.\n";
 
 static bool on_virtual_terminal(void)
 {
 	const char *tty = isatty(STDIN_FILENO) ? ttyname(STDIN_FILENO) : NULL;
-	if (tty != NULL && strncmp(tty, "/dev/tty", 8) == 0 &&
-			tty[8] >= '0' && tty[8] <= '9') {
+	if (tty != NULL && strncmp(tty, "/dev/tty", 8) == 0 && tty[8] >= '0' && tty[8] <= '9') {
 		return true;
 	}
 	const char *type = getenv("XDG_SESSION_TYPE");
@@ -75,24 +74,24 @@ static void print_headless_help(const struct smtwc_server *server)
 {
 	const char *runtime = getenv("XDG_RUNTIME_DIR");
 	fprintf(stderr,
-		"smtwc is running headless: nothing is shown on this machine.\n"
-		"  screenshot: XDG_RUNTIME_DIR=%s WAYLAND_DISPLAY=%s grim /tmp/smtwc.png\n"
-		"  live view:  XDG_RUNTIME_DIR=%s WAYLAND_DISPLAY=%s wayvnc 127.0.0.1 5900\n"
-		"              then point a VNC viewer at localhost:5900\n"
-		"  clients:    XDG_RUNTIME_DIR=%s WAYLAND_DISPLAY=%s foot\n",
-		runtime, server->socket, runtime, server->socket, runtime, server->socket);
+			"smtwc is running headless: nothing is shown on this machine.\n"
+			"  screenshot: XDG_RUNTIME_DIR=%s WAYLAND_DISPLAY=%s grim /tmp/smtwc.png\n"
+			"  live view:  XDG_RUNTIME_DIR=%s WAYLAND_DISPLAY=%s wayvnc 127.0.0.1 5900\n"
+			"              then point a VNC viewer at localhost:5900\n"
+			"  clients:    XDG_RUNTIME_DIR=%s WAYLAND_DISPLAY=%s foot\n",
+			runtime, server->socket, runtime, server->socket, runtime, server->socket);
 }
 
 int main(int argc, char *argv[])
 {
 	static const struct option options[] = {
-		{"backend", required_argument, NULL, 'b'},
-		{"config", required_argument, NULL, 'c'},
-		{"startup", required_argument, NULL, 's'},
-		{"debug", no_argument, NULL, 'd'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'v'},
-		{0},
+		{ "backend", required_argument, NULL, 'b' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "startup", required_argument, NULL, 's' },
+		{ "debug", no_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'v' },
+		{ 0 },
 	};
 	const char *backend = NULL, *config_path = NULL;
 	const char **startup = calloc((size_t)argc, sizeof(*startup));
@@ -101,13 +100,30 @@ int main(int argc, char *argv[])
 	int opt;
 	while ((opt = getopt_long(argc, argv, "b:c:s:dhv", options, NULL)) != -1) {
 		switch (opt) {
-		case 'b': backend = optarg; break;
-		case 'c': config_path = optarg; break;
-		case 's': startup[startup_count++] = optarg; break;
-		case 'd': verbosity = WLR_DEBUG; break;
-		case 'h': fputs(usage, stdout); free(startup); return 0;
-		case 'v': puts("smtwc " SMTWC_VERSION); free(startup); return 0;
-		default: fputs(usage, stderr); free(startup); return 2;
+		case 'b':
+			backend = optarg;
+			break;
+		case 'c':
+			config_path = optarg;
+			break;
+		case 's':
+			startup[startup_count++] = optarg;
+			break;
+		case 'd':
+			verbosity = WLR_DEBUG;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			free(startup);
+			return 0;
+		case 'v':
+			puts("smtwc " SMTWC_VERSION);
+			free(startup);
+			return 0;
+		default:
+			fputs(usage, stderr);
+			free(startup);
+			return 2;
 		}
 	}
 	if (optind < argc) {
@@ -130,8 +146,10 @@ int main(int argc, char *argv[])
 	char *default_path = config_path == NULL ? smtwc_config_default_path() : NULL;
 	const char *path = config_path != NULL ? config_path : default_path;
 	if (config_path != NULL && access(config_path, R_OK) != 0) {
-		fprintf(stderr, "%s: cannot read the configuration file: %s; "
-			"starting with defaults\n", config_path, strerror(errno));
+		fprintf(stderr,
+				"%s: cannot read the configuration file: %s; "
+				"starting with defaults\n",
+				config_path, strerror(errno));
 	} else if (path != NULL) {
 		/* Bad lines are reported and skipped: a typo must not cost a session. */
 		smtwc_config_load_file(&server.config, path, stderr);

@@ -21,24 +21,24 @@
 #include <wlr/types/wlr_xdg_foreign_v2.h>
 #include <wlr/types/wlr_xdg_output_v1.h>
 #include <wlr/util/log.h>
-#include "extension.h"
-#include "control/control.h"
-#include "control/test_input.h"
-#include "desktop/decoration.h"
-#include "desktop/foreign_toplevel.h"
-#include "desktop/layer_shell.h"
-#include "desktop/title_bar.h"
-#include "desktop/view.h"
-#include "desktop/xdg_shell.h"
-#include "input/seat.h"
-#include "output/frame_pacing.h"
-#include "output/output.h"
-#include "output/output_management.h"
-#include "output/output_power.h"
-#include "ring/client_listen.h"
-#include "ring/ring.h"
-#include "ring/ring_transport.h"
-#include "ring/ring_loop.h"
+#include "compositor/extension.h"
+#include "compositor/control/control.h"
+#include "compositor/control/test_input.h"
+#include "compositor/desktop/decoration.h"
+#include "compositor/desktop/foreign_toplevel.h"
+#include "compositor/desktop/layer_shell.h"
+#include "compositor/desktop/title_bar.h"
+#include "compositor/desktop/view.h"
+#include "compositor/desktop/xdg_shell.h"
+#include "compositor/input/seat.h"
+#include "compositor/output/frame_pacing.h"
+#include "compositor/output/output.h"
+#include "compositor/output/output_management.h"
+#include "compositor/output/output_power.h"
+#include "compositor/ring/client_listen.h"
+#include "compositor/ring/ring.h"
+#include "compositor/ring/ring_transport.h"
+#include "compositor/ring/ring_loop.h"
 
 static int handle_terminate_signal(int signal, void *data)
 {
@@ -99,8 +99,7 @@ static void server_create_globals(struct smtwc_server *server)
 	wlr_data_control_manager_v1_create(display);
 	wlr_xdg_output_manager_v1_create(display, server->output_layout);
 	wlr_viewporter_create(display);
-	struct wlr_presentation *presentation =
-		wlr_presentation_create(display, server->backend);
+	struct wlr_presentation *presentation = wlr_presentation_create(display, server->backend);
 	wlr_scene_set_presentation(server->scene, presentation);
 	wlr_screencopy_manager_v1_create(display);
 	wlr_export_dmabuf_manager_v1_create(display);
@@ -122,25 +121,25 @@ static void server_create_globals(struct smtwc_server *server)
 	 * areas, views are fitted into them, then clients hear of it. */
 	server->layer_shell_output_layout_change.notify = layer_shell_handle_output_layout_change;
 	wl_signal_add(&server->events.output_layout_change,
-		&server->layer_shell_output_layout_change);
+			&server->layer_shell_output_layout_change);
 	server->views_output_layout_change.notify = views_handle_output_layout_change;
 	wl_signal_add(&server->events.output_layout_change, &server->views_output_layout_change);
 	server->output_management_layout_change.notify = output_management_handle_layout_change;
 	wl_signal_add(&server->events.output_layout_change,
-		&server->output_management_layout_change);
+			&server->output_management_layout_change);
 	server->layer_shell_output_destroy.notify = layer_shell_handle_output_destroy;
 	wl_signal_add(&server->events.output_destroy, &server->layer_shell_output_destroy);
 	server->views_output_removed.notify = views_handle_output_removed;
 	wl_signal_add(&server->events.output_removed, &server->views_output_removed);
 
-	struct wlr_xdg_decoration_manager_v1 *decorations =
-		wlr_xdg_decoration_manager_v1_create(display);
+	struct wlr_xdg_decoration_manager_v1 *decorations = wlr_xdg_decoration_manager_v1_create(
+			display);
 	server->new_decoration.notify = decoration_handle_new;
 	wl_signal_add(&decorations->events.new_toplevel_decoration, &server->new_decoration);
 	/* GTK3 and Qt5 still ask through the older KDE protocol. */
 	wlr_server_decoration_manager_set_default_mode(
-		wlr_server_decoration_manager_create(display),
-		WLR_SERVER_DECORATION_MANAGER_MODE_SERVER);
+			wlr_server_decoration_manager_create(display),
+			WLR_SERVER_DECORATION_MANAGER_MODE_SERVER);
 
 	struct wlr_xdg_activation_v1 *activation = wlr_xdg_activation_v1_create(display);
 	server->request_activate.notify = activation_handle_request;
@@ -148,8 +147,8 @@ static void server_create_globals(struct smtwc_server *server)
 
 	foreign_toplevel_init(server);
 	/* Dialogs of sandboxed programs (portals) find their parent window. */
-	struct wlr_xdg_foreign_registry *foreign_registry =
-		wlr_xdg_foreign_registry_create(display);
+	struct wlr_xdg_foreign_registry *foreign_registry = wlr_xdg_foreign_registry_create(
+			display);
 	wlr_xdg_foreign_v1_create(display, foreign_registry);
 	wlr_xdg_foreign_v2_create(display, foreign_registry);
 }
@@ -217,10 +216,10 @@ bool server_init(struct smtwc_server *server)
 		}
 	}
 
-	server->sigterm_source = wl_event_loop_add_signal(server->event_loop, SIGTERM,
-		handle_terminate_signal, server);
-	server->sigint_source = wl_event_loop_add_signal(server->event_loop, SIGINT,
-		handle_terminate_signal, server);
+	server->sigterm_source = wl_event_loop_add_signal(
+			server->event_loop, SIGTERM, handle_terminate_signal, server);
+	server->sigint_source = wl_event_loop_add_signal(
+			server->event_loop, SIGINT, handle_terminate_signal, server);
 	return true;
 }
 
@@ -231,7 +230,7 @@ bool server_start(struct smtwc_server *server)
 	server->socket = client_listen_start(server->transport);
 	if (server->socket == NULL) {
 		wlr_log(WLR_ERROR, "cannot create a Wayland socket in XDG_RUNTIME_DIR (%s)",
-			getenv("XDG_RUNTIME_DIR") ? getenv("XDG_RUNTIME_DIR") : "unset");
+				getenv("XDG_RUNTIME_DIR") ? getenv("XDG_RUNTIME_DIR") : "unset");
 		return false;
 	}
 	if (!wlr_backend_start(server->backend)) {
@@ -241,8 +240,7 @@ bool server_start(struct smtwc_server *server)
 	setenv("WAYLAND_DISPLAY", server->socket, true);
 	/* smtctl needs it; the session goes on without it. */
 	control_init(server);
-	wlr_xcursor_manager_set_cursor_image(server->cursor_manager, "left_ptr",
-		server->cursor);
+	wlr_xcursor_manager_set_cursor_image(server->cursor_manager, "left_ptr", server->cursor);
 	return true;
 }
 

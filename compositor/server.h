@@ -20,8 +20,8 @@
 #include <wlr/types/wlr_xdg_shell.h>
 #include <wlr/types/wlr_layer_shell_v1.h>
 
-#include "config.h"
-#include "output/render.h"
+#include "compositor/config/config.h"
+#include "compositor/output/render.h"
 
 /* Stacking of the scene, bottom to top. Layer-shell surfaces go into the four
  * layer trees; windows between "bottom" and "top" as the protocol requires. */
@@ -78,8 +78,8 @@ struct smtwc_server {
 	struct wlr_xdg_shell *xdg_shell;
 	struct wl_listener new_xdg_surface;
 	/* Mapped and unmapped views, most recently focused first. */
-	struct wl_list views; /* smtwc_view.link */
-	struct smtwc_view *focused_view; /* activated, framed in the focus colour */
+	struct wl_list views;                          /* smtwc_view.link */
+	struct smtwc_view *focused_view;               /* activated, framed in the focus colour */
 	struct wl_listener views_output_layout_change; /* events.output_layout_change */
 	struct wl_listener views_output_removed;       /* events.output_removed */
 	int placement_counter;
@@ -87,16 +87,16 @@ struct smtwc_server {
 
 	struct wlr_layer_shell_v1 *layer_shell;
 	struct wl_listener new_layer_surface;
-	struct wlr_layer_surface_v1 *exclusive_layer; /* holds keyboard focus */
+	struct wlr_layer_surface_v1 *exclusive_layer;        /* holds keyboard focus */
 	struct wl_listener layer_shell_output_layout_change; /* events.output_layout_change */
 	struct wl_listener layer_shell_output_destroy;       /* events.output_destroy */
 
 	struct wl_listener new_decoration;
 	struct wl_listener request_activate;
 	struct wlr_foreign_toplevel_manager_v1 *foreign_toplevels; /* taskbars */
-	struct wl_listener foreign_toplevel_view_map;    /* events.view_map */
-	struct wl_listener foreign_toplevel_view_unmap;  /* events.view_unmap */
-	struct wl_listener foreign_toplevel_view_change; /* events.view_change */
+	struct wl_listener foreign_toplevel_view_map;              /* events.view_map */
+	struct wl_listener foreign_toplevel_view_unmap;            /* events.view_unmap */
+	struct wl_listener foreign_toplevel_view_change;           /* events.view_change */
 
 	struct wlr_seat *seat;
 	struct wl_list keyboards; /* smtwc_keyboard.link */
@@ -121,8 +121,8 @@ struct smtwc_server {
 	enum smtwc_cursor_mode cursor_mode;
 	struct smtwc_view *grabbed_view;
 	double grab_x, grab_y;
-	struct wlr_box grab_geobox;   /* view box when the grab started */
-	struct wlr_box grab_target;   /* last size asked of the client */
+	struct wlr_box grab_geobox; /* view box when the grab started */
+	struct wlr_box grab_target; /* last size asked of the client */
 	uint32_t resize_edges;
 	bool grab_from_client;
 	struct wlr_scene_tree *drag_icon; /* follows the cursor during DnD */
@@ -150,9 +150,9 @@ struct smtwc_server {
 	struct wl_listener tablet_proximity;
 	struct wl_listener tablet_tip;
 	struct wl_listener tablet_button;
-	struct wl_list tablet_pads; /* smtwc_tablet_pad.link */
+	struct wl_list tablet_pads;          /* smtwc_tablet_pad.link */
 	struct wl_listener tablet_pad_focus; /* pads follow the keyboard focus */
-	struct wl_list text_inputs; /* smtwc_text_input.link */
+	struct wl_list text_inputs;          /* smtwc_text_input.link */
 	struct wl_listener new_text_input;
 	struct wl_listener text_input_focus_change;
 	struct wlr_input_method_v2 *input_method; /* at most one */
@@ -200,9 +200,9 @@ struct smtwc_server {
 	 * for, or NULL. Set by the layer that creates such nodes (ring/). */
 	struct wlr_surface *(*stand_in_surface)(struct wlr_scene_node *node);
 
-	struct smtwc_transport *transport; /* smt-ring-v1 */
-	struct smtwc_xwayland *xwayland;   /* NULL without Xwayland */
-	struct smtwc_control *control;     /* NULL without a control socket */
+	struct smtwc_transport *transport;   /* smt-ring-v1 */
+	struct smtwc_xwayland *xwayland;     /* NULL without Xwayland */
+	struct smtwc_control *control;       /* NULL without a control socket */
 	struct smtwc_test_input *test_input; /* control's headless devices, if used */
 	bool running;
 

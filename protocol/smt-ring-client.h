@@ -11,7 +11,7 @@
 #ifndef SMT_RING_CLIENT_H
 #define SMT_RING_CLIENT_H
 
-#include "smt-ring.h"
+#include "protocol/smt-ring.h"
 
 /* ---- encoding helpers ---------------------------------------------------- */
 
@@ -41,8 +41,8 @@ static inline struct smt_cmd_header smt_cmd_hdr(uint16_t opcode, uint32_t size)
 
 /* Write fixed part + array + zero padding; returns the size written.
  * dst must have room for `size` bytes (from smt_cmd_array_size). */
-static inline uint32_t smt_encode_array(void *dst, const void *fixed, size_t fixed_len,
-					const void *array, size_t array_len)
+static inline uint32_t smt_encode_array(
+		void *dst, const void *fixed, size_t fixed_len, const void *array, size_t array_len)
 {
 	uint8_t *p = (uint8_t *)dst;
 	uint32_t size = (uint32_t)smt_align8(fixed_len + array_len);
@@ -50,18 +50,18 @@ static inline uint32_t smt_encode_array(void *dst, const void *fixed, size_t fix
 	if (array_len)
 		memcpy(p + fixed_len, array, array_len);
 	memset(p + fixed_len + array_len, 0, size - fixed_len - array_len);
-	memcpy(p + 4, &size, sizeof(size));  /* smt_cmd_header.size */
+	memcpy(p + 4, &size, sizeof(size)); /* smt_cmd_header.size */
 	return size;
 }
 
 static inline uint32_t smt_encode_noop(void *dst, uint16_t opcode, uint32_t size)
 {
-	struct smt_cmd_header h = smt_cmd_hdr(opcode, size);  /* NOOP or PAD */
+	struct smt_cmd_header h = smt_cmd_hdr(opcode, size); /* NOOP or PAD */
 	memcpy(dst, &h, sizeof(h));
 	return size;
 }
-static inline uint32_t smt_encode_create_pixmap(void *dst, uint32_t id, uint32_t w,
-						uint32_t h, uint32_t format)
+static inline uint32_t smt_encode_create_pixmap(
+		void *dst, uint32_t id, uint32_t w, uint32_t h, uint32_t format)
 {
 	struct smt_cmd_create_pixmap c = { smt_cmd_hdr(SMT_OP_CREATE_PIXMAP, 0), id, w, h, format };
 	return smt_encode_array(dst, &c, sizeof(c), NULL, 0);
@@ -81,66 +81,63 @@ static inline uint32_t smt_encode_set_clip(void *dst, uint32_t n, const struct s
 	struct smt_cmd_set_clip c = { smt_cmd_hdr(SMT_OP_SET_CLIP, 0), n, 0 };
 	return smt_encode_array(dst, &c, sizeof(c), r, (size_t)n * sizeof(*r));
 }
-static inline uint32_t smt_encode_fill_rects(void *dst, uint32_t op, uint32_t colour,
-					     uint32_t n, const struct smt_rect *r)
+static inline uint32_t smt_encode_fill_rects(
+		void *dst, uint32_t op, uint32_t colour, uint32_t n, const struct smt_rect *r)
 {
 	struct smt_cmd_fill_rects c = { smt_cmd_hdr(SMT_OP_FILL_RECTS, 0), op, colour, n, 0 };
 	return smt_encode_array(dst, &c, sizeof(c), r, (size_t)n * sizeof(*r));
 }
-static inline uint32_t smt_encode_points(void *dst, uint32_t op, uint32_t colour,
-					 uint32_t n, const struct smt_point *p)
+static inline uint32_t smt_encode_points(
+		void *dst, uint32_t op, uint32_t colour, uint32_t n, const struct smt_point *p)
 {
 	struct smt_cmd_points c = { smt_cmd_hdr(SMT_OP_POINTS, 0), op, colour, n, 0 };
 	return smt_encode_array(dst, &c, sizeof(c), p, (size_t)n * sizeof(*p));
 }
 static inline uint32_t smt_encode_segments(void *dst, uint32_t op, uint32_t colour,
-					   uint32_t line_width, uint32_t n,
-					   const struct smt_segment *s)
+		uint32_t line_width, uint32_t n, const struct smt_segment *s)
 {
 	struct smt_cmd_segments c = { smt_cmd_hdr(SMT_OP_SEGMENTS, 0), op, colour, line_width, n };
 	return smt_encode_array(dst, &c, sizeof(c), s, (size_t)n * sizeof(*s));
 }
 /* pixels: height rows of `stride` bytes (stride % 4 == 0). */
-static inline uint32_t smt_encode_put_image(void *dst, int32_t x, int32_t y, uint32_t w,
-					    uint32_t h, uint32_t format, uint32_t stride,
-					    const void *pixels)
+static inline uint32_t smt_encode_put_image(void *dst, int32_t x, int32_t y, uint32_t w, uint32_t h,
+		uint32_t format, uint32_t stride, const void *pixels)
 {
-	struct smt_cmd_put_image c = { smt_cmd_hdr(SMT_OP_PUT_IMAGE, 0), x, y, w, h, format, stride };
+	struct smt_cmd_put_image c = { smt_cmd_hdr(SMT_OP_PUT_IMAGE, 0), x, y, w, h, format,
+		stride };
 	return smt_encode_array(dst, &c, sizeof(c), pixels, (size_t)stride * h);
 }
 static inline uint32_t smt_encode_put_image_pool(void *dst, uint32_t pool_id, uint64_t offset,
-						 uint32_t stride, uint32_t w, uint32_t h,
-						 uint32_t format, int32_t x, int32_t y)
+		uint32_t stride, uint32_t w, uint32_t h, uint32_t format, int32_t x, int32_t y)
 {
-	struct smt_cmd_put_image_pool c = { smt_cmd_hdr(SMT_OP_PUT_IMAGE_POOL, 0), pool_id,
-					    format, offset, stride, w, h, x, y, 0 };
+	struct smt_cmd_put_image_pool c = { smt_cmd_hdr(SMT_OP_PUT_IMAGE_POOL, 0), pool_id, format,
+		offset, stride, w, h, x, y, 0 };
 	return smt_encode_array(dst, &c, sizeof(c), NULL, 0);
 }
 static inline uint32_t smt_encode_copy_area(void *dst, uint32_t src_id, int32_t sx, int32_t sy,
-					    uint32_t w, uint32_t h, int32_t dx, int32_t dy)
+		uint32_t w, uint32_t h, int32_t dx, int32_t dy)
 {
-	struct smt_cmd_copy_area c = { smt_cmd_hdr(SMT_OP_COPY_AREA, 0), src_id, sx, sy, w, h,
-				       dx, dy, 0 };
+	struct smt_cmd_copy_area c = { smt_cmd_hdr(SMT_OP_COPY_AREA, 0), src_id, sx, sy, w, h, dx,
+		dy, 0 };
 	return smt_encode_array(dst, &c, sizeof(c), NULL, 0);
 }
 static inline uint32_t smt_encode_composite(void *dst, uint32_t op, uint32_t src_id,
-					    uint32_t mask_id, int32_t sx, int32_t sy,
-					    int32_t mx, int32_t my, int32_t dx, int32_t dy,
-					    uint32_t w, uint32_t h)
+		uint32_t mask_id, int32_t sx, int32_t sy, int32_t mx, int32_t my, int32_t dx,
+		int32_t dy, uint32_t w, uint32_t h)
 {
-	struct smt_cmd_composite c = { smt_cmd_hdr(SMT_OP_COMPOSITE, 0), op, src_id, mask_id,
-				       sx, sy, mx, my, dx, dy, w, h, 0 };
+	struct smt_cmd_composite c = { smt_cmd_hdr(SMT_OP_COMPOSITE, 0), op, src_id, mask_id, sx,
+		sy, mx, my, dx, dy, w, h, 0 };
 	return smt_encode_array(dst, &c, sizeof(c), NULL, 0);
 }
-static inline uint32_t smt_encode_glyphs(void *dst, uint32_t op, uint32_t colour,
-					 uint32_t atlas_id, int32_t ox, int32_t oy,
-					 uint32_t n, const struct smt_glyph *g)
+static inline uint32_t smt_encode_glyphs(void *dst, uint32_t op, uint32_t colour, uint32_t atlas_id,
+		int32_t ox, int32_t oy, uint32_t n, const struct smt_glyph *g)
 {
-	struct smt_cmd_glyphs c = { smt_cmd_hdr(SMT_OP_GLYPHS, 0), op, colour, atlas_id, n, ox, oy };
+	struct smt_cmd_glyphs c = { smt_cmd_hdr(SMT_OP_GLYPHS, 0), op, colour, atlas_id, n, ox,
+		oy };
 	return smt_encode_array(dst, &c, sizeof(c), g, (size_t)n * sizeof(*g));
 }
 static inline uint32_t smt_encode_present(void *dst, uint32_t canvas_id, uint32_t serial,
-					  uint32_t n, const struct smt_rect *damage)
+		uint32_t n, const struct smt_rect *damage)
 {
 	struct smt_cmd_present c = { smt_cmd_hdr(SMT_OP_PRESENT, 0), canvas_id, serial, n, 0 };
 	return smt_encode_array(dst, &c, sizeof(c), damage, (size_t)n * sizeof(*damage));
@@ -178,13 +175,12 @@ static inline void *smt_ring_at(void *area, uint32_t area_size, uint64_t pos)
 /* Publish new_head; returns true if the client must write the server's
  * eventfd (and then bump hdr->wakeups_sent). */
 static inline bool smt_ring_client_publish(struct smt_ring_header *hdr,
-					   const struct smt_global_status *global,
-					   uint64_t new_head)
+		const struct smt_global_status *global, uint64_t new_head)
 {
 	atomic_store_explicit(&hdr->head, new_head, memory_order_release);
 	atomic_thread_fence(memory_order_seq_cst);
 	return atomic_load_explicit(&((struct smt_global_status *)global)->server_asleep,
-				    memory_order_relaxed) != 0;
+			       memory_order_relaxed) != 0;
 }
 
 /* Announce that the client waits for tail >= need_tail. Returns true if it
@@ -192,8 +188,7 @@ static inline bool smt_ring_client_publish(struct smt_ring_header *hdr,
  * ring is dead (the flag is cleared again in that case). After waking call
  * smt_ring_client_end_wait() and re-check. */
 static inline bool smt_ring_client_begin_wait(struct smt_ring_header *hdr,
-					      const struct smt_ring_status *status,
-					      uint64_t need_tail)
+		const struct smt_ring_status *status, uint64_t need_tail)
 {
 	struct smt_ring_status *s = (struct smt_ring_status *)status;
 	atomic_store_explicit(&hdr->wait_tail, need_tail, memory_order_relaxed);
@@ -216,8 +211,8 @@ static inline void smt_ring_client_end_wait(struct smt_ring_header *hdr)
 
 /* Copies n <= space bytes in at stream position head, wrapping as
  * smt_stream_copy_out() reads them. */
-static inline void smt_stream_copy_in(void *area, uint32_t area_size, uint64_t head,
-				      const void *src, uint32_t n)
+static inline void smt_stream_copy_in(
+		void *area, uint32_t area_size, uint64_t head, const void *src, uint32_t n)
 {
 	uint32_t off = (uint32_t)(head & (area_size - 1u));
 	uint32_t first = area_size - off < n ? area_size - off : n;

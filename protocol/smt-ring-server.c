@@ -4,9 +4,9 @@
  * to the wake-up policy, is made here once for both rings.
  */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE   /* memfd_create, F_ADD_SEALS */
+#define _GNU_SOURCE /* memfd_create, F_ADD_SEALS */
 #endif
-#include "smt-ring-server.h"
+#include "protocol/smt-ring-server.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,8 +17,8 @@
 #define F_SEAL_FUTURE_WRITE 0x0010
 #endif
 
-void smt_server_ring_init(struct smt_server_ring *s, const void *ring_mem,
-			  struct smt_ring_status *status)
+void smt_server_ring_init(
+		struct smt_server_ring *s, const void *ring_mem, struct smt_ring_status *status)
 {
 	*s = (struct smt_server_ring){ .hdr = ring_mem, .status = status };
 	status->magic = SMT_STATUS_MAGIC;
@@ -29,14 +29,13 @@ void smt_server_ring_init(struct smt_server_ring *s, const void *ring_mem,
 uint64_t smt_server_load_head(const struct smt_server_ring *s)
 {
 	/* The cast drops const only for the atomic load's signature. */
-	return atomic_load_explicit(&((struct smt_ring_header *)s->hdr)->head,
-				    memory_order_acquire);
+	return atomic_load_explicit(
+			&((struct smt_ring_header *)s->hdr)->head, memory_order_acquire);
 }
 
-uint64_t smt_server_head_avail(uint64_t head, uint64_t tail, uint64_t area_size,
-			       uint32_t align)
+uint64_t smt_server_head_avail(uint64_t head, uint64_t tail, uint64_t area_size, uint32_t align)
 {
-	uint64_t avail = head - tail;   /* head < tail wraps to a huge value */
+	uint64_t avail = head - tail; /* head < tail wraps to a huge value */
 	if (avail > area_size || head % align)
 		return SMT_HEAD_IMPOSSIBLE;
 	return avail;
@@ -44,8 +43,7 @@ uint64_t smt_server_head_avail(uint64_t head, uint64_t tail, uint64_t area_size,
 
 /* Whether the client waits (SMT_CLIENT_WAITING) for a tail we have reached
  * and not yet woken it for; *need is the tail it asked for. */
-static bool client_wait_reached(const struct smt_server_ring *s, uint64_t tail,
-				uint64_t *need)
+static bool client_wait_reached(const struct smt_server_ring *s, uint64_t tail, uint64_t *need)
 {
 	struct smt_ring_header *h = (struct smt_ring_header *)s->hdr;
 	uint32_t flags = atomic_load_explicit(&h->flags, memory_order_acquire);
@@ -55,8 +53,7 @@ static bool client_wait_reached(const struct smt_server_ring *s, uint64_t tail,
 	return (int64_t)(tail - *need) >= 0 && !(s->woken_any && s->woken_for == *need);
 }
 
-bool smt_server_publish(struct smt_server_ring *s, uint64_t tail, uint64_t commands,
-			uint64_t bytes)
+bool smt_server_publish(struct smt_server_ring *s, uint64_t tail, uint64_t commands, uint64_t bytes)
 {
 	struct smt_ring_status *st = s->status;
 	atomic_store_explicit(&st->commands_executed, commands, memory_order_relaxed);
@@ -83,15 +80,13 @@ void smt_server_complete_fence(struct smt_server_ring *s, uint64_t serial)
 	atomic_store_explicit(&s->status->completed_fence, serial, memory_order_release);
 }
 
-void smt_server_count_wakeups(struct smt_server_ring *s, uint64_t to_client,
-			      uint64_t from_client)
+void smt_server_count_wakeups(struct smt_server_ring *s, uint64_t to_client, uint64_t from_client)
 {
 	atomic_store_explicit(&s->status->wakeups_to_client, to_client, memory_order_relaxed);
 	atomic_store_explicit(&s->status->wakeups_from_client, from_client, memory_order_relaxed);
 }
 
-void smt_server_end(struct smt_server_ring *s, uint32_t code, uint32_t opcode,
-		    uint64_t offset)
+void smt_server_end(struct smt_server_ring *s, uint32_t code, uint32_t opcode, uint64_t offset)
 {
 	struct smt_ring_status *st = s->status;
 	atomic_store_explicit(&st->error_code, code, memory_order_relaxed);
@@ -110,8 +105,10 @@ int smt_server_page_create(const char *name, size_t size, void **mapping)
 		map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	/* Our writable mapping predates the seal and stays valid; clients can
 	 * only ever map the page read-only. */
-	if (map == MAP_FAILED || fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
-				       F_SEAL_FUTURE_WRITE | F_SEAL_SEAL) != 0) {
+	if (map == MAP_FAILED ||
+			fcntl(fd, F_ADD_SEALS,
+					F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE |
+							F_SEAL_SEAL) != 0) {
 		int saved = errno;
 		if (map != MAP_FAILED)
 			munmap(map, size);

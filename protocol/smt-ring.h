@@ -68,9 +68,9 @@ static_assert(sizeof(_Atomic(uint64_t)) == 8, "atomic u64 must be plain 8 bytes"
 static_assert(sizeof(_Atomic(uint32_t)) == 4, "atomic u32 must be plain 4 bytes");
 
 #define SMT_RING_VERSION 1u
-#define SMT_RING_MAGIC 0x31474e52u          /* "RNG1" */
-#define SMT_STATUS_MAGIC 0x31545453u        /* "STT1" */
-#define SMT_GLOBAL_MAGIC 0x31424c47u        /* "GLB1" */
+#define SMT_RING_MAGIC 0x31474e52u   /* "RNG1" */
+#define SMT_STATUS_MAGIC 0x31545453u /* "STT1" */
+#define SMT_GLOBAL_MAGIC 0x31424c47u /* "GLB1" */
 
 #define SMT_RING_HEADER_SIZE 4096u
 #define SMT_RING_AREA_MIN (4u * 1024u)
@@ -78,7 +78,7 @@ static_assert(sizeof(_Atomic(uint32_t)) == 4, "atomic u32 must be plain 4 bytes"
  * docs/benchmarks.md, "The default ring size". */
 #define SMT_RING_AREA_DEFAULT (512u * 1024u)
 #define SMT_RING_AREA_MAX (16u * 1024u * 1024u)
-#define SMT_STATUS_MAP_SIZE 4096u           /* status and global pages are mapped whole */
+#define SMT_STATUS_MAP_SIZE 4096u /* status and global pages are mapped whole */
 #define SMT_CACHELINE 64u
 
 /* Commands whose bytes the server copies out before decoding (all but
@@ -95,26 +95,26 @@ static_assert(sizeof(_Atomic(uint32_t)) == 4, "atomic u32 must be plain 4 bytes"
 
 /* ---- shared pages ------------------------------------------------------ */
 
-#define SMT_CLIENT_WAITING 0x1u             /* smt_ring_header.flags */
-#define SMT_SERVER_DEAD 0x1u                /* smt_ring_status.flags */
+#define SMT_CLIENT_WAITING 0x1u /* smt_ring_header.flags */
+#define SMT_SERVER_DEAD 0x1u    /* smt_ring_status.flags */
 
 /* The ring's first page. Written only by the client; read by the server. */
 struct smt_ring_header {
 	/* line 0: written once before the fd is handed over. Informational:
 	 * the server takes sizes from the create request, never from here. */
-	uint32_t magic;                     /* SMT_RING_MAGIC */
-	uint32_t version;                   /* SMT_RING_VERSION */
+	uint32_t magic;   /* SMT_RING_MAGIC */
+	uint32_t version; /* SMT_RING_VERSION */
 	uint32_t area_size;
-	uint32_t header_size;               /* SMT_RING_HEADER_SIZE */
+	uint32_t header_size; /* SMT_RING_HEADER_SIZE */
 	/* line 1: bytes written. Only store_release after the bytes. */
 	_Alignas(64) _Atomic(uint64_t) head;
 	/* line 2: the client's wait request (see "client wait" above). */
-	_Alignas(64) _Atomic(uint32_t) flags;  /* SMT_CLIENT_WAITING */
+	_Alignas(64) _Atomic(uint32_t) flags; /* SMT_CLIENT_WAITING */
 	uint32_t reserved0;
-	_Atomic(uint64_t) wait_tail;        /* wake me when tail >= this */
+	_Atomic(uint64_t) wait_tail; /* wake me when tail >= this */
 	/* line 3: statistics the client publishes (relaxed; untrusted). */
-	_Alignas(64) _Atomic(uint64_t) wakeups_sent;   /* server eventfd writes */
-	_Atomic(uint64_t) full_waits;       /* times the ring was full */
+	_Alignas(64) _Atomic(uint64_t) wakeups_sent; /* server eventfd writes */
+	_Atomic(uint64_t) full_waits;                /* times the ring was full */
 	_Atomic(uint64_t) commands_written;
 	/* stream mode only: fd messages sent on the socket (see below). */
 	_Atomic(uint64_t) fd_messages;
@@ -135,16 +135,16 @@ static_assert(sizeof(struct smt_ring_header) <= SMT_RING_HEADER_SIZE, "abi");
 
 /* Per-ring server state. Written only by the server; client maps it RO. */
 struct smt_ring_status {
-	uint32_t magic;                     /* SMT_STATUS_MAGIC */
+	uint32_t magic; /* SMT_STATUS_MAGIC */
 	uint32_t version;
 	/* line 1: bytes consumed; store_release after the commands ran. */
 	_Alignas(64) _Atomic(uint64_t) tail;
 	/* line 2: death certificate; error_* stored before flags (release). */
-	_Alignas(64) _Atomic(uint32_t) flags;  /* SMT_SERVER_DEAD */
-	_Atomic(uint32_t) error_code;       /* enum smt_error */
-	_Atomic(uint32_t) error_opcode;     /* enum smt_opcode, or 0xffff */
+	_Alignas(64) _Atomic(uint32_t) flags; /* SMT_SERVER_DEAD */
+	_Atomic(uint32_t) error_code;         /* enum smt_error */
+	_Atomic(uint32_t) error_opcode;       /* enum smt_opcode, or 0xffff */
 	uint32_t reserved0;
-	_Atomic(uint64_t) error_offset;     /* stream position of the command */
+	_Atomic(uint64_t) error_offset; /* stream position of the command */
 	/* line 3: FENCE serial of the last FENCE executed (release). */
 	_Alignas(64) _Atomic(uint64_t) completed_fence;
 	/* line 4: statistics (relaxed). */
@@ -167,7 +167,7 @@ static_assert(sizeof(struct smt_ring_status) <= SMT_STATUS_MAP_SIZE, "abi");
 
 /* One per compositor, read-only to all clients. */
 struct smt_global_status {
-	uint32_t magic;                     /* SMT_GLOBAL_MAGIC */
+	uint32_t magic; /* SMT_GLOBAL_MAGIC */
 	uint32_t version;
 	/* 1 while the server is (about to be) blocked in epoll. */
 	_Alignas(64) _Atomic(uint32_t) server_asleep;
@@ -185,30 +185,30 @@ static_assert(sizeof(struct smt_global_status) == 128, "abi");
  * SMT_ERROR_<NAME> = number and the name logs print (smt_error_name in
  * smt-ring-server.c), so a code cannot be added without its name.
  */
-#define SMT_ERRORS(X) \
-	X(NONE,           0, "none")           \
-	X(BAD_HEAD,       1, "bad_head")       /* head went backwards, past tail + area, or unaligned */ \
-	X(BAD_SIZE,       2, "bad_size")       /* size 0 or not a multiple of 8 */ \
-	X(TRUNCATED,      3, "truncated")      /* size runs past head / the end of a submit */ \
-	X(WRAP,           4, "wrap")           /* size runs past the end of the area (missing PAD) */ \
-	X(TOO_LARGE,      5, "too_large")      /* > half the area, or > SMT_CMD_CONTROL_MAX */ \
-	X(BAD_OPCODE,     6, "bad_opcode")     \
-	X(BAD_LENGTH,     7, "bad_length")     /* size disagrees with the payload's counts */ \
-	X(BAD_VALUE,      8, "bad_value")      /* flags/reserved nonzero, bad op, colour, width */ \
-	X(BAD_GEOMETRY,   9, "bad_geometry")   /* coordinate outside +-SMT_COORD_MAX */ \
-	X(BAD_DRAWABLE,  10, "bad_drawable")   /* id 0, unknown, out of table, or wrong kind */ \
-	X(ID_IN_USE,     11, "id_in_use")      \
-	X(NO_TARGET,     12, "no_target")      \
-	X(BAD_FORMAT,    13, "bad_format")     /* unknown format, or mask/atlas not A8 */ \
-	X(BAD_STRIDE,    14, "bad_stride")     \
-	X(BAD_POOL,      15, "bad_pool")       \
-	X(OUT_OF_BOUNDS, 16, "out_of_bounds")  /* pool range or atlas rectangle outside */ \
-	X(LIMIT,         17, "limit")          /* pixmap count, memory or dimension limit */ \
-	X(NO_MEMORY,     18, "no_memory")      /* the server ran out of memory */ \
-	/* stream mode (X11) */ \
-	X(BAD_MESSAGE,   19, "bad_message")    /* a socket message that is no fd message */ \
-	X(TOO_MANY_FDS,  20, "too_many_fds")   /* more fds queued than the server accepts */ \
-	X(REVERTED,      21, "reverted")       /* a forked child took the connection back to the socket */
+#define SMT_ERRORS(X)                                                                           \
+	X(NONE, 0, "none")                                                                      \
+	X(BAD_HEAD, 1, "bad_head")   /* head went backwards, past tail + area, or unaligned */  \
+	X(BAD_SIZE, 2, "bad_size")   /* size 0 or not a multiple of 8 */                        \
+	X(TRUNCATED, 3, "truncated") /* size runs past head / the end of a submit */            \
+	X(WRAP, 4, "wrap")           /* size runs past the end of the area (missing PAD) */     \
+	X(TOO_LARGE, 5, "too_large") /* > half the area, or > SMT_CMD_CONTROL_MAX */            \
+	X(BAD_OPCODE, 6, "bad_opcode")                                                          \
+	X(BAD_LENGTH, 7, "bad_length")      /* size disagrees with the payload's counts */      \
+	X(BAD_VALUE, 8, "bad_value")        /* flags/reserved nonzero, bad op, colour, width */ \
+	X(BAD_GEOMETRY, 9, "bad_geometry")  /* coordinate outside +-SMT_COORD_MAX */            \
+	X(BAD_DRAWABLE, 10, "bad_drawable") /* id 0, unknown, out of table, or wrong kind */    \
+	X(ID_IN_USE, 11, "id_in_use")                                                           \
+	X(NO_TARGET, 12, "no_target")                                                           \
+	X(BAD_FORMAT, 13, "bad_format") /* unknown format, or mask/atlas not A8 */              \
+	X(BAD_STRIDE, 14, "bad_stride")                                                         \
+	X(BAD_POOL, 15, "bad_pool")                                                             \
+	X(OUT_OF_BOUNDS, 16, "out_of_bounds") /* pool range or atlas rectangle outside */       \
+	X(LIMIT, 17, "limit")                 /* pixmap count, memory or dimension limit */     \
+	X(NO_MEMORY, 18, "no_memory")         /* the server ran out of memory */                \
+	/* stream mode (X11) */                                                                 \
+	X(BAD_MESSAGE, 19, "bad_message")   /* a socket message that is no fd message */        \
+	X(TOO_MANY_FDS, 20, "too_many_fds") /* more fds queued than the server accepts */       \
+	X(REVERTED, 21, "reverted") /* a forked child took the connection back to the socket */
 
 #define SMT_ERROR_ENUM_(name, number, text) SMT_ERROR_##name = number,
 enum smt_error {
@@ -218,10 +218,13 @@ enum smt_error {
 /* Codes are dense (0 .. SMT_ERROR_COUNT - 1, in table order), so a name
  * table indexed by code has no holes. */
 #define SMT_ERROR_INDEX_(name, number, text) SMT_ERROR_INDEX_##name,
-enum { SMT_ERRORS(SMT_ERROR_INDEX_) SMT_ERROR_COUNT };
+enum {
+	SMT_ERRORS(SMT_ERROR_INDEX_) SMT_ERROR_COUNT
+};
 #undef SMT_ERROR_INDEX_
-#define SMT_ERROR_CHECK_(name, number, text) \
-	static_assert((int)SMT_ERROR_##name == (int)SMT_ERROR_INDEX_##name, "errors are dense, in order");
+#define SMT_ERROR_CHECK_(name, number, text)                                \
+	static_assert((int)SMT_ERROR_##name == (int)SMT_ERROR_INDEX_##name, \
+			"errors are dense, in order");
 SMT_ERRORS(SMT_ERROR_CHECK_)
 #undef SMT_ERROR_CHECK_
 
@@ -241,50 +244,58 @@ SMT_ERRORS(SMT_ERROR_CHECK_)
  * Expanded by the decoder, the dispatcher, the fuzz seeds, smt-hostile and
  * the ABI test; docs/protocol.md lists what else a new opcode needs.
  */
-#define SMT_OPCODES(X) \
-	X(NOOP,            0, header,         0,                          SMT_COPY_HEADER) \
-	X(PAD,             1, header,         0,                          SMT_COPY_HEADER) \
-	X(CREATE_PIXMAP,   2, create_pixmap,  0,                          SMT_COPY_WHOLE)  \
-	X(FREE_PIXMAP,     3, free_pixmap,    0,                          SMT_COPY_WHOLE)  \
-	X(SET_TARGET,      4, set_target,     0,                          SMT_COPY_WHOLE)  \
-	X(SET_CLIP,        5, set_clip,       sizeof(struct smt_rect),    SMT_COPY_WHOLE)  \
-	X(FILL_RECTS,      6, fill_rects,     sizeof(struct smt_rect),    SMT_COPY_WHOLE)  \
-	X(POINTS,          7, points,         sizeof(struct smt_point),   SMT_COPY_WHOLE)  \
-	X(SEGMENTS,        8, segments,       sizeof(struct smt_segment), SMT_COPY_WHOLE)  \
-	X(PUT_IMAGE,       9, put_image,      1,                          SMT_COPY_FIXED)  \
-	X(PUT_IMAGE_POOL, 10, put_image_pool, 0,                          SMT_COPY_WHOLE)  \
-	X(COPY_AREA,      11, copy_area,      0,                          SMT_COPY_WHOLE)  \
-	X(COMPOSITE,      12, composite,      0,                          SMT_COPY_WHOLE)  \
-	X(GLYPHS,         13, glyphs,         sizeof(struct smt_glyph),   SMT_COPY_WHOLE)  \
-	X(PRESENT,        14, present,        sizeof(struct smt_rect),    SMT_COPY_WHOLE)  \
-	X(FENCE,          15, fence,          0,                          SMT_COPY_WHOLE)
+#define SMT_OPCODES(X)                                                        \
+	X(NOOP, 0, header, 0, SMT_COPY_HEADER)                                \
+	X(PAD, 1, header, 0, SMT_COPY_HEADER)                                 \
+	X(CREATE_PIXMAP, 2, create_pixmap, 0, SMT_COPY_WHOLE)                 \
+	X(FREE_PIXMAP, 3, free_pixmap, 0, SMT_COPY_WHOLE)                     \
+	X(SET_TARGET, 4, set_target, 0, SMT_COPY_WHOLE)                       \
+	X(SET_CLIP, 5, set_clip, sizeof(struct smt_rect), SMT_COPY_WHOLE)     \
+	X(FILL_RECTS, 6, fill_rects, sizeof(struct smt_rect), SMT_COPY_WHOLE) \
+	X(POINTS, 7, points, sizeof(struct smt_point), SMT_COPY_WHOLE)        \
+	X(SEGMENTS, 8, segments, sizeof(struct smt_segment), SMT_COPY_WHOLE)  \
+	X(PUT_IMAGE, 9, put_image, 1, SMT_COPY_FIXED)                         \
+	X(PUT_IMAGE_POOL, 10, put_image_pool, 0, SMT_COPY_WHOLE)              \
+	X(COPY_AREA, 11, copy_area, 0, SMT_COPY_WHOLE)                        \
+	X(COMPOSITE, 12, composite, 0, SMT_COPY_WHOLE)                        \
+	X(GLYPHS, 13, glyphs, sizeof(struct smt_glyph), SMT_COPY_WHOLE)       \
+	X(PRESENT, 14, present, sizeof(struct smt_rect), SMT_COPY_WHOLE)      \
+	X(FENCE, 15, fence, 0, SMT_COPY_WHOLE)
 
 enum smt_copy_rule {
-	SMT_COPY_HEADER = 0,         /* the 8-byte header; the payload is skipped unread (any size) */
-	SMT_COPY_FIXED = 1,          /* the fixed part; the array is read in place (PUT_IMAGE pixels) */
-	SMT_COPY_WHOLE = 2,          /* the whole command, at most SMT_CMD_CONTROL_MAX bytes */
+	SMT_COPY_HEADER = 0, /* the 8-byte header; the payload is skipped unread (any size) */
+	SMT_COPY_FIXED = 1,  /* the fixed part; the array is read in place (PUT_IMAGE pixels) */
+	SMT_COPY_WHOLE = 2,  /* the whole command, at most SMT_CMD_CONTROL_MAX bytes */
 };
 
 #define SMT_OP_ENUM_(name, number, fixed, element, copy) SMT_OP_##name = number,
 enum smt_opcode {
-	SMT_OPCODES(SMT_OP_ENUM_)
-	SMT_OP_COUNT
+	SMT_OPCODES(SMT_OP_ENUM_) SMT_OP_COUNT
 };
 #undef SMT_OP_ENUM_
 
-enum smt_format {                    /* pixels are host (little-endian) u32/u8 */
-	SMT_FORMAT_ARGB8888 = 1,         /* premultiplied */
+enum smt_format {                /* pixels are host (little-endian) u32/u8 */
+	SMT_FORMAT_ARGB8888 = 1, /* premultiplied */
 	SMT_FORMAT_XRGB8888 = 2,
 	SMT_FORMAT_A8 = 3,
 };
 
 /* Porter-Duff operators; numerically equal to pixman_op_t. */
 enum smt_paint_op {
-	SMT_PAINT_CLEAR = 0, SMT_PAINT_SRC = 1, SMT_PAINT_DST = 2,
-	SMT_PAINT_OVER = 3, SMT_PAINT_OVER_REVERSE = 4, SMT_PAINT_IN = 5,
-	SMT_PAINT_IN_REVERSE = 6, SMT_PAINT_OUT = 7, SMT_PAINT_OUT_REVERSE = 8,
-	SMT_PAINT_ATOP = 9, SMT_PAINT_ATOP_REVERSE = 10, SMT_PAINT_XOR = 11,
-	SMT_PAINT_ADD = 12, SMT_PAINT_SATURATE = 13,
+	SMT_PAINT_CLEAR = 0,
+	SMT_PAINT_SRC = 1,
+	SMT_PAINT_DST = 2,
+	SMT_PAINT_OVER = 3,
+	SMT_PAINT_OVER_REVERSE = 4,
+	SMT_PAINT_IN = 5,
+	SMT_PAINT_IN_REVERSE = 6,
+	SMT_PAINT_OUT = 7,
+	SMT_PAINT_OUT_REVERSE = 8,
+	SMT_PAINT_ATOP = 9,
+	SMT_PAINT_ATOP_REVERSE = 10,
+	SMT_PAINT_XOR = 11,
+	SMT_PAINT_ADD = 12,
+	SMT_PAINT_SATURATE = 13,
 	SMT_PAINT_COUNT
 };
 
@@ -293,17 +304,24 @@ enum smt_paint_op {
 
 struct smt_cmd_header {
 	uint16_t opcode;
-	uint16_t flags;                  /* must be 0 in v1 */
-	uint32_t size;                   /* whole command, multiple of 8, >= 8 */
+	uint16_t flags; /* must be 0 in v1 */
+	uint32_t size;  /* whole command, multiple of 8, >= 8 */
 };
 static_assert(sizeof(struct smt_cmd_header) == 8, "abi");
 
-struct smt_rect { int32_t x, y; uint32_t width, height; };
-struct smt_point { int32_t x, y; };
-struct smt_segment { int32_t x1, y1, x2, y2; };
+struct smt_rect {
+	int32_t x, y;
+	uint32_t width, height;
+};
+struct smt_point {
+	int32_t x, y;
+};
+struct smt_segment {
+	int32_t x1, y1, x2, y2;
+};
 struct smt_glyph {
-	uint16_t atlas_x, atlas_y, width, height;  /* source rect in the atlas */
-	int32_t dst_x, dst_y;                      /* relative to the origin */
+	uint16_t atlas_x, atlas_y, width, height; /* source rect in the atlas */
+	int32_t dst_x, dst_y;                     /* relative to the origin */
 };
 static_assert(sizeof(struct smt_rect) == 16, "abi");
 static_assert(sizeof(struct smt_point) == 8, "abi");
@@ -312,20 +330,35 @@ static_assert(sizeof(struct smt_glyph) == 16, "abi");
 
 /* All "reserved" fields must be zero. Arrays follow the fixed part; the
  * command size is exactly smt_align8(fixed + array bytes). */
-struct smt_cmd_create_pixmap { struct smt_cmd_header hdr; uint32_t id, width, height, format; };
-struct smt_cmd_free_pixmap { struct smt_cmd_header hdr; uint32_t id, reserved; };
-struct smt_cmd_set_target { struct smt_cmd_header hdr; uint32_t id, reserved; };
-struct smt_cmd_set_clip { struct smt_cmd_header hdr; uint32_t n_rects, reserved; };
+struct smt_cmd_create_pixmap {
+	struct smt_cmd_header hdr;
+	uint32_t id, width, height, format;
+};
+struct smt_cmd_free_pixmap {
+	struct smt_cmd_header hdr;
+	uint32_t id, reserved;
+};
+struct smt_cmd_set_target {
+	struct smt_cmd_header hdr;
+	uint32_t id, reserved;
+};
+struct smt_cmd_set_clip {
+	struct smt_cmd_header hdr;
+	uint32_t n_rects, reserved;
+};
 struct smt_cmd_fill_rects {
-	struct smt_cmd_header hdr; uint32_t op, colour, n_rects, reserved;
+	struct smt_cmd_header hdr;
+	uint32_t op, colour, n_rects, reserved;
 };
 struct smt_cmd_points {
-	struct smt_cmd_header hdr; uint32_t op, colour, n_points, reserved;
+	struct smt_cmd_header hdr;
+	uint32_t op, colour, n_points, reserved;
 };
 struct smt_cmd_segments {
-	struct smt_cmd_header hdr; uint32_t op, colour, line_width, n_segments;
+	struct smt_cmd_header hdr;
+	uint32_t op, colour, line_width, n_segments;
 };
-struct smt_cmd_put_image {           /* stride * height pixel bytes follow */
+struct smt_cmd_put_image { /* stride * height pixel bytes follow */
 	struct smt_cmd_header hdr;
 	int32_t dst_x, dst_y;
 	uint32_t width, height, format, stride;
@@ -333,7 +366,7 @@ struct smt_cmd_put_image {           /* stride * height pixel bytes follow */
 struct smt_cmd_put_image_pool {
 	struct smt_cmd_header hdr;
 	uint32_t pool_id, format;
-	uint64_t offset;                 /* of the first pixel in the pool */
+	uint64_t offset; /* of the first pixel in the pool */
 	uint32_t stride, width, height;
 	int32_t dst_x, dst_y;
 	uint32_t reserved;
@@ -348,7 +381,7 @@ struct smt_cmd_copy_area {
 };
 struct smt_cmd_composite {
 	struct smt_cmd_header hdr;
-	uint32_t op, src_id, mask_id;    /* mask_id 0 = no mask */
+	uint32_t op, src_id, mask_id; /* mask_id 0 = no mask */
 	int32_t src_x, src_y, mask_x, mask_y, dst_x, dst_y;
 	uint32_t width, height, reserved;
 };
@@ -357,10 +390,14 @@ struct smt_cmd_glyphs {
 	uint32_t op, colour, atlas_id, n_glyphs;
 	int32_t origin_x, origin_y;
 };
-struct smt_cmd_present {             /* n_rects == 0: the whole canvas */
-	struct smt_cmd_header hdr; uint32_t canvas_id, serial, n_rects, reserved;
+struct smt_cmd_present { /* n_rects == 0: the whole canvas */
+	struct smt_cmd_header hdr;
+	uint32_t canvas_id, serial, n_rects, reserved;
 };
-struct smt_cmd_fence { struct smt_cmd_header hdr; uint64_t serial; };
+struct smt_cmd_fence {
+	struct smt_cmd_header hdr;
+	uint64_t serial;
+};
 
 static_assert(sizeof(struct smt_cmd_create_pixmap) == 24, "abi");
 static_assert(sizeof(struct smt_cmd_free_pixmap) == 16, "abi");
@@ -385,9 +422,11 @@ static_assert(sizeof(struct smt_cmd_fence) == 16, "abi");
 /* Opcodes are dense (0 .. SMT_OP_COUNT - 1, in table order) and every fixed
  * part is whole 8-byte words, so a fixed part's copy is itself aligned. */
 #define SMT_OP_INDEX_(name, number, fixed, element, copy) SMT_OP_INDEX_##name,
-enum { SMT_OPCODES(SMT_OP_INDEX_) };
+enum {
+	SMT_OPCODES(SMT_OP_INDEX_)
+};
 #undef SMT_OP_INDEX_
-#define SMT_OP_CHECK_(name, number, fixed, element, copy)                         \
+#define SMT_OP_CHECK_(name, number, fixed, element, copy)                                         \
 	static_assert((int)SMT_OP_##name == (int)SMT_OP_INDEX_##name, "opcodes dense, in order"); \
 	static_assert(sizeof(struct smt_cmd_##fixed) % 8 == 0, "fixed part 8-aligned");
 SMT_OPCODES(SMT_OP_CHECK_)
@@ -395,13 +434,17 @@ SMT_OPCODES(SMT_OP_CHECK_)
 
 /* The size rule: a command with a fixed part and an array is exactly
  * smt_align8(fixed + array bytes). */
-static inline uint64_t smt_align8(uint64_t n) { return (n + 7u) & ~(uint64_t)7u; }
+static inline uint64_t smt_align8(uint64_t n)
+{
+	return (n + 7u) & ~(uint64_t)7u;
+}
 
 /* Bits per pixel of a format; 0 for an unknown one. */
 static inline uint32_t smt_format_bpp(uint32_t format)
 {
-	return format == SMT_FORMAT_A8 ? 8u
-	     : (format == SMT_FORMAT_ARGB8888 || format == SMT_FORMAT_XRGB8888) ? 32u : 0u;
+	return format == SMT_FORMAT_A8                                                   ? 8u :
+			(format == SMT_FORMAT_ARGB8888 || format == SMT_FORMAT_XRGB8888) ? 32u :
+											   0u;
 }
 
 /* ---- byte-stream mode: X11 requests through the ring -------------------- */
@@ -464,58 +507,58 @@ static inline uint32_t smt_format_bpp(uint32_t format)
  * the X server, writes one line per X connection to a peer of its own uid
  * (xwayland-glue/x11ring_endpoint.h).
  */
-#define SMT_STREAM_MAGIC 0x53474e52u        /* "RNGS": header.magic in stream mode */
-#define SMT_STREAM_HELLO_MAGIC 0x31485853u  /* "SXH1" */
-#define SMT_STREAM_ACK_MAGIC 0x31415853u    /* "SXA1" */
-#define SMT_STREAM_FD_MAGIC 0x31465853u     /* "SXF1" */
+#define SMT_STREAM_MAGIC 0x53474e52u       /* "RNGS": header.magic in stream mode */
+#define SMT_STREAM_HELLO_MAGIC 0x31485853u /* "SXH1" */
+#define SMT_STREAM_ACK_MAGIC 0x31415853u   /* "SXA1" */
+#define SMT_STREAM_FD_MAGIC 0x31465853u    /* "SXF1" */
 #define SMT_STREAM_DISCOVERY "smtwc-x11ring-"
 /* Most fds one smt_stream_fd_msg may carry: also what the server holds for
  * a connection (one message) before the X server has taken them. */
 #define SMT_STREAM_MAX_FDS 16u
 
 struct smt_stream_hello {
-	uint8_t zero;                       /* 0: never a valid first X byte */
+	uint8_t zero; /* 0: never a valid first X byte */
 	uint8_t pad[3];
-	uint32_t magic;                     /* SMT_STREAM_HELLO_MAGIC */
-	uint32_t version;                   /* SMT_RING_VERSION */
-	uint32_t area_size;                 /* power of two, AREA_MIN..AREA_MAX */
+	uint32_t magic;     /* SMT_STREAM_HELLO_MAGIC */
+	uint32_t version;   /* SMT_RING_VERSION */
+	uint32_t area_size; /* power of two, AREA_MIN..AREA_MAX */
 };
 static_assert(sizeof(struct smt_stream_hello) == 16, "abi");
 
 enum smt_stream_result {
 	SMT_STREAM_OK = 0,
 	SMT_STREAM_REFUSED_VERSION = 1,
-	SMT_STREAM_REFUSED_MEMFD = 2,       /* not a sealed memfd of the declared size */
+	SMT_STREAM_REFUSED_MEMFD = 2, /* not a sealed memfd of the declared size */
 	SMT_STREAM_REFUSED_EVENTFD = 3,
-	SMT_STREAM_REFUSED_LIMIT = 4,       /* too many rings in this server */
-	SMT_STREAM_REFUSED_SERVER = 5,      /* the server could not set up its side */
+	SMT_STREAM_REFUSED_LIMIT = 4,  /* too many rings in this server */
+	SMT_STREAM_REFUSED_SERVER = 5, /* the server could not set up its side */
 };
 
 struct smt_stream_ack {
-	uint32_t magic;                     /* SMT_STREAM_ACK_MAGIC */
+	uint32_t magic; /* SMT_STREAM_ACK_MAGIC */
 	uint32_t version;
-	uint32_t result;                    /* enum smt_stream_result */
+	uint32_t result; /* enum smt_stream_result */
 	uint32_t reserved;
 };
 static_assert(sizeof(struct smt_stream_ack) == 16, "abi");
 
 enum smt_stream_fd_kind {
-	SMT_STREAM_FDS = 1,                 /* fds for the requests from `position` on */
-	SMT_STREAM_REVERT = 2,              /* bytes up to `position` in the ring, the
+	SMT_STREAM_FDS = 1,    /* fds for the requests from `position` on */
+	SMT_STREAM_REVERT = 2, /* bytes up to `position` in the ring, the
 					     * rest of the stream on the socket */
 };
 
 struct smt_stream_fd_msg {
-	uint32_t magic;                     /* SMT_STREAM_FD_MAGIC */
-	uint32_t kind;                      /* enum smt_stream_fd_kind */
-	uint64_t position;                  /* stream position (head before the bytes) */
+	uint32_t magic;    /* SMT_STREAM_FD_MAGIC */
+	uint32_t kind;     /* enum smt_stream_fd_kind */
+	uint64_t position; /* stream position (head before the bytes) */
 };
 static_assert(sizeof(struct smt_stream_fd_msg) == 16, "abi");
 
 /* Copies n <= area_size bytes starting at stream position pos out of the
  * (wrapping) area; the server's only way to read stream bytes. */
-static inline void smt_stream_copy_out(void *dst, const void *area, uint32_t area_size,
-				       uint64_t pos, uint32_t n)
+static inline void smt_stream_copy_out(
+		void *dst, const void *area, uint32_t area_size, uint64_t pos, uint32_t n)
 {
 	uint32_t off = (uint32_t)(pos & (area_size - 1u));
 	uint32_t first = area_size - off < n ? area_size - off : n;

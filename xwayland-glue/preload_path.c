@@ -1,6 +1,6 @@
 /* See preload_path.h. */
 #define _GNU_SOURCE
-#include "preload_path.h"
+#include "xwayland-glue/preload_path.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-const char *preload_find(const char *env_var, const char *name, const char *installed,
-			 char *buf, size_t n)
+const char *preload_find(
+		const char *env_var, const char *name, const char *installed, char *buf, size_t n)
 {
 	const char *env = getenv(env_var);
 	if (env && *env)
@@ -57,8 +57,9 @@ const char *preload_per_class(const char *path, char *buf, size_t n)
 		int pre = (int)(at + 1 - path);
 		const char *post = at + 1 + strlen(lib_own);
 		if (snprintf(twin, sizeof(twin), "%.*s%s%s", pre, path, lib_elf32, post) <
-			    (int)sizeof(twin) && readable(twin) &&
-		    snprintf(buf, n, "%.*s$LIB%s", pre, path, post) < (int)n)
+						(int)sizeof(twin) &&
+				readable(twin) &&
+				snprintf(buf, n, "%.*s$LIB%s", pre, path, post) < (int)n)
 			return buf;
 		return path;
 	}
@@ -68,12 +69,11 @@ const char *preload_per_class(const char *path, char *buf, size_t n)
 	if (!slash)
 		return path;
 	int dir = (int)(slash - path);
-	if (snprintf(own, sizeof(own), "%.*s/%s%s", dir, path, lib_own, slash) <
-		    (int)sizeof(own) &&
-	    snprintf(twin, sizeof(twin), "%.*s/%s%s", dir, path, lib_elf32, slash) <
-		    (int)sizeof(twin) &&
-	    readable(own) && readable(twin) &&
-	    snprintf(buf, n, "%.*s/$LIB%s", dir, path, slash) < (int)n)
+	if (snprintf(own, sizeof(own), "%.*s/%s%s", dir, path, lib_own, slash) < (int)sizeof(own) &&
+			snprintf(twin, sizeof(twin), "%.*s/%s%s", dir, path, lib_elf32, slash) <
+					(int)sizeof(twin) &&
+			readable(own) && readable(twin) &&
+			snprintf(buf, n, "%.*s/$LIB%s", dir, path, slash) < (int)n)
 		return buf;
 #else
 	(void)buf;

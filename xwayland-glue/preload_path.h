@@ -11,8 +11,8 @@
 
 /* $env_var if set; else `name` beside the running executable if it exists
  * there (the build tree); else `installed`. */
-const char *preload_find(const char *env_var, const char *name, const char *installed,
-			 char *buf, size_t n);
+const char *preload_find(
+		const char *env_var, const char *name, const char *installed, char *buf, size_t n);
 
 /* `path` as ld.so resolves it per ELF class ($LIB), when a 32-bit x86
  * twin of it is installed (or built) beside it: 32-bit programs then load

@@ -26,8 +26,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "preload_path.h"
-#include "x11ring_endpoint.h"
+#include "xwayland-glue/preload_path.h"
+#include "xwayland-glue/x11ring_endpoint.h"
 
 /* What --stats reads at most: one line per X client of the server, each
  * under 400 bytes; Xwayland serves a few hundred clients. */
@@ -47,7 +47,8 @@ static int usage(FILE *f)
 	      "connections of the Xwayland behind $DISPLAY.\n"
 	      "Environment: SMT_X11RING=off keeps requests on the socket;\n"
 	      "SMT_X11SHIM=off disables the shim; SMT_X11SHIM_STATS=1 prints\n"
-	      "counters at exit; see docs/x11.md for the rest.\n", f);
+	      "counters at exit; see docs/x11.md for the rest.\n",
+			f);
 	return f == stdout ? 0 : 2;
 }
 
@@ -62,10 +63,10 @@ static int connect_display(void)
 	for (int abstract = 1; abstract >= 0; abstract--) {
 		struct sockaddr_un a = { .sun_family = AF_UNIX };
 		int n = snprintf(a.sun_path + abstract, sizeof(a.sun_path) - 1,
-				 "/tmp/.X11-unix/X%d", num);
+				"/tmp/.X11-unix/X%d", num);
 		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + abstract +
-					    (size_t)n + (abstract ? 0 : 1));
+				(size_t)n + (abstract ? 0 : 1));
 		if (fd >= 0 && connect(fd, (struct sockaddr *)&a, len) == 0)
 			return fd;
 		if (fd >= 0)
@@ -98,8 +99,8 @@ static bool is_stats_line(const char *l, size_t n)
 				return false;
 			key_len++;
 		} else if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			     (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-' ||
-			     c == '?')) {
+					   (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+					   c == '-' || c == '?')) {
 			return false;
 		}
 	}
@@ -122,20 +123,21 @@ static int print_stats(void)
 	/* Only from a process of our own uid, in our private runtime
 	 * directory (x11ring_endpoint.h). */
 	char why[256];
-	int fd = x11ring_endpoint_connect(X11RING_ENDPOINT_STATS, (long)cred.pid, NULL, why,
-					  sizeof(why));
+	int fd = x11ring_endpoint_connect(
+			X11RING_ENDPOINT_STATS, (long)cred.pid, NULL, why, sizeof(why));
 	if (fd < 0) {
-		fprintf(stderr, "smt-x11run: no X ring statistics for DISPLAY=%s (%s): not the "
-			"session's Xwayland, not running yet, or running without the ring's "
-			"server half (then every connection is on the socket)\n", display, why);
+		fprintf(stderr,
+				"smt-x11run: no X ring statistics for DISPLAY=%s (%s): not the "
+				"session's Xwayland, not running yet, or running without the ring's "
+				"server half (then every connection is on the socket)\n",
+				display, why);
 		return 1;
 	}
 	/* Bounded, and only what has the form of a statistics line. */
 	static char buf[STATS_BYTES_MAX + 1];
 	size_t len = 0;
 	ssize_t r;
-	while (len < STATS_BYTES_MAX &&
-	       (r = read(fd, buf + len, STATS_BYTES_MAX - len)) != 0) {
+	while (len < STATS_BYTES_MAX && (r = read(fd, buf + len, STATS_BYTES_MAX - len)) != 0) {
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
@@ -148,7 +150,7 @@ static int print_stats(void)
 	for (size_t at = 0; at < len;) {
 		char *nl = memchr(buf + at, '\n', len - at);
 		if (!nl) {
-			dropped++;  /* an unfinished last line */
+			dropped++; /* an unfinished last line */
 			break;
 		}
 		size_t n = (size_t)(nl - (buf + at));
@@ -159,9 +161,10 @@ static int print_stats(void)
 		at += n + 1;
 	}
 	if (dropped)
-		fprintf(stderr, "smt-x11run: %u line%s from the statistics socket %s not "
-			"statistics: left out\n", dropped, dropped == 1 ? "" : "s",
-			dropped == 1 ? "was" : "were");
+		fprintf(stderr,
+				"smt-x11run: %u line%s from the statistics socket %s not "
+				"statistics: left out\n",
+				dropped, dropped == 1 ? "" : "s", dropped == 1 ? "was" : "were");
 	if (truncated)
 		fprintf(stderr, "smt-x11run: statistics cut at %d bytes\n", STATS_BYTES_MAX);
 	return 0;
@@ -171,7 +174,7 @@ int main(int argc, char **argv)
 {
 	char buf[PATH_MAX];
 	const char *shim = preload_find("SMT_X11SHIM_LIB", "libsmt-x11shim.so",
-					SMT_X11SHIM_INSTALLED, buf, sizeof(buf));
+			SMT_X11SHIM_INSTALLED, buf, sizeof(buf));
 	int i = 1;
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "--")) {

@@ -25,7 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "preload_path.h"
+#include "xwayland-glue/preload_path.h"
 
 #ifndef SMT_X11RING_SERVER_INSTALLED
 #error "SMT_X11RING_SERVER_INSTALLED must name the installed server half"
@@ -33,8 +33,8 @@
 
 /* An [xwayland] setting from the environment as Xwayland's option, appended
  * to args (which has room); a value that is not 1-1000 is left out, said. */
-static void add_sched_option(char **args, int *n, const char *env, const char *option,
-			     char value[static 8])
+static void add_sched_option(
+		char **args, int *n, const char *env, const char *option, char value[static 8])
 {
 	const char *v = getenv(env);
 	if (!v || !*v)
@@ -43,8 +43,10 @@ static void add_sched_option(char **args, int *n, const char *env, const char *o
 	errno = 0;
 	long ms = strtol(v, &end, 10);
 	if (errno || *end || ms < 1 || ms > 1000) {
-		fprintf(stderr, "smt-xwayland: %s=%s is not 1-1000 ms; Xwayland keeps its "
-			"own %s\n", env, v, option);
+		fprintf(stderr,
+				"smt-xwayland: %s=%s is not 1-1000 ms; Xwayland keeps its "
+				"own %s\n",
+				env, v, option);
 		return;
 	}
 	snprintf(value, 8, "%ld", ms);
@@ -56,7 +58,7 @@ int main(int argc, char **argv)
 {
 	char buf[PATH_MAX];
 	const char *half = preload_find("SMT_X11RING_SERVER_LIB", "libsmt-x11ring-server.so",
-					SMT_X11RING_SERVER_INSTALLED, buf, sizeof(buf));
+			SMT_X11RING_SERVER_INSTALLED, buf, sizeof(buf));
 	const char *xwayland = getenv("SMT_XWAYLAND_BINARY");
 	if (!xwayland || !*xwayland)
 		xwayland = "/usr/bin/Xwayland";
@@ -67,14 +69,17 @@ int main(int argc, char **argv)
 		if (preload_asan_runtime()) {
 			const char *o = getenv("ASAN_OPTIONS");
 			char opts[1024];
-			snprintf(opts, sizeof(opts), "%s%sdetect_leaks=0", o ? o : "", o ? ":" : "");
+			snprintf(opts, sizeof(opts), "%s%sdetect_leaks=0", o ? o : "",
+					o ? ":" : "");
 			setenv("ASAN_OPTIONS", opts, 1);
 		}
 	} else {
 		/* X programs learn it from Xwayland at their first connection
 		 * (it closes the hello) and stay on the socket (docs/x11.md). */
-		fprintf(stderr, "smt-xwayland: %s missing; Xwayland runs without the ring "
-			"(X programs use the socket)\n", half);
+		fprintf(stderr,
+				"smt-xwayland: %s missing; Xwayland runs without the ring "
+				"(X programs use the socket)\n",
+				half);
 	}
 	free(list);
 	/* wlroots' own arguments, then ours (Xwayland takes options in any

@@ -1,6 +1,6 @@
 /* See x11ring_endpoint.h. */
 #define _GNU_SOURCE
-#include "x11ring_endpoint.h"
+#include "xwayland-glue/x11ring_endpoint.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +11,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "smt-ring.h"
+#include "protocol/smt-ring.h"
 
 bool x11ring_peer_is_us(int fd, struct ucred *cred)
 {
@@ -24,8 +24,8 @@ bool x11ring_peer_is_us(int fd, struct ucred *cred)
 	return c.uid == geteuid();
 }
 
-bool x11ring_endpoint_path(const char *kind, long key, char *path, size_t n, char *why,
-			   size_t why_n)
+bool x11ring_endpoint_path(
+		const char *kind, long key, char *path, size_t n, char *why, size_t why_n)
 {
 	const char *dir = getenv("XDG_RUNTIME_DIR");
 	struct stat st;
@@ -44,12 +44,12 @@ bool x11ring_endpoint_path(const char *kind, long key, char *path, size_t n, cha
 	/* Nobody but us may create or reach a socket in it. */
 	if (st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
 		snprintf(why, why_n, "XDG_RUNTIME_DIR %s is not private (uid %u, mode %03o)", dir,
-			 (unsigned)st.st_uid, (unsigned)(st.st_mode & 0777));
+				(unsigned)st.st_uid, (unsigned)(st.st_mode & 0777));
 		return false;
 	}
 	int len = snprintf(path, n, "%s/%s%ld%s", dir, SMT_STREAM_DISCOVERY, key, kind);
 	if (len < 0 || (size_t)len >= n ||
-	    (size_t)len >= sizeof(((struct sockaddr_un *)NULL)->sun_path)) {
+			(size_t)len >= sizeof(((struct sockaddr_un *)NULL)->sun_path)) {
 		snprintf(why, why_n, "XDG_RUNTIME_DIR %s is too long for a socket name", dir);
 		return false;
 	}
@@ -64,8 +64,7 @@ static int socket_at(const char *path, struct sockaddr_un *a)
 	return socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 }
 
-int x11ring_endpoint_connect(const char *kind, long key, pid_t *peer_pid, char *why,
-			     size_t why_n)
+int x11ring_endpoint_connect(const char *kind, long key, pid_t *peer_pid, char *why, size_t why_n)
 {
 	char path[sizeof(((struct sockaddr_un *)NULL)->sun_path)];
 	if (!x11ring_endpoint_path(kind, key, path, sizeof(path), why, why_n))
@@ -81,7 +80,7 @@ int x11ring_endpoint_connect(const char *kind, long key, pid_t *peer_pid, char *
 	struct ucred cred;
 	if (!x11ring_peer_is_us(fd, &cred)) {
 		snprintf(why, why_n, "%s is held by pid %d of uid %u, not by us", path,
-			 (int)cred.pid, (unsigned)cred.uid);
+				(int)cred.pid, (unsigned)cred.uid);
 		close(fd);
 		return -1;
 	}
@@ -130,7 +129,7 @@ int x11ring_endpoint_listen(const char *kind, long key, char *why, size_t why_n)
 			struct ucred cred = { 0 };
 			x11ring_peer_is_us(probe, &cred);
 			snprintf(why, why_n, "%s is already served by pid %d (uid %u)", path,
-				 (int)cred.pid, (unsigned)cred.uid);
+					(int)cred.pid, (unsigned)cred.uid);
 			close(probe);
 			return -1;
 		}

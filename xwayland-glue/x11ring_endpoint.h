@@ -29,8 +29,8 @@
 
 /* The endpoint's path, or false (with why) when $XDG_RUNTIME_DIR is unset,
  * not ours, open to others or too long for a socket name. */
-bool x11ring_endpoint_path(const char *kind, long key, char *path, size_t n,
-			   char *why, size_t why_n);
+bool x11ring_endpoint_path(
+		const char *kind, long key, char *path, size_t n, char *why, size_t why_n);
 
 /* Binds and listens (non-blocking, close-on-exec). A socket file nobody
  * listens on any more (a previous run of the same pid) is replaced; one
@@ -40,8 +40,7 @@ int x11ring_endpoint_listen(const char *kind, long key, char *why, size_t why_n)
 
 /* Connects (blocking, close-on-exec) and checks that the listener runs as
  * our uid: -1 otherwise (why says which). peer_pid may be NULL. */
-int x11ring_endpoint_connect(const char *kind, long key, pid_t *peer_pid, char *why,
-			     size_t why_n);
+int x11ring_endpoint_connect(const char *kind, long key, pid_t *peer_pid, char *why, size_t why_n);
 
 /* Whether the process at the other end of a connected unix socket runs as
  * our effective uid. */

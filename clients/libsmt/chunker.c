@@ -1,9 +1,9 @@
 /* chunker: see chunker.h. */
-#include "chunker.h"
+#include "clients/libsmt/chunker.h"
 
 #include <string.h>
 
-#include "smt-ring-client.h"
+#include "protocol/smt-ring-client.h"
 
 size_t smt_chunk_next(struct smt_chunker *c, const uint8_t *p, size_t len, size_t max)
 {
@@ -21,18 +21,18 @@ size_t smt_chunk_next(struct smt_chunker *c, const uint8_t *p, size_t len, size_
 	while (n < max) {
 		struct smt_cmd_header h;
 		if (max - n < sizeof(h) && n > 0)
-			break;          /* header would straddle: next chunk */
+			break; /* header would straddle: next chunk */
 		if (len - n < sizeof(h))
-			return max;     /* cannot happen with whole commands */
+			return max; /* cannot happen with whole commands */
 		memcpy(&h, p + n, sizeof(h));
 		if (h.size < sizeof(h) || h.size % 8)
-			return max;     /* not our framing: just cut bytes */
+			return max; /* not our framing: just cut bytes */
 		if (h.size <= max - n) {
 			n += h.size;
 			continue;
 		}
 		if (n > 0)
-			break;          /* starts the next chunk instead */
+			break; /* starts the next chunk instead */
 		/* larger than a whole chunk: it spans submits */
 		c->span_left = h.size - max;
 		return max;

@@ -18,7 +18,7 @@
 #define SMT_SUBMIT_MAX 3584u
 
 struct smt_chunker {
-	uint64_t span_left;   /* bytes of a spanning command not yet chunked */
+	uint64_t span_left; /* bytes of a spanning command not yet chunked */
 };
 
 /* Length of the next chunk of p[0..len) (whole commands from the stream's

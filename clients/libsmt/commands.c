@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "smt-internal.h"
+#include "clients/libsmt/smt-internal.h"
 
 static bool colour_ok(uint32_t c)
 {
@@ -21,7 +21,10 @@ static bool paint_ok(uint32_t op, uint32_t colour)
 	return op < SMT_PAINT_COUNT && colour_ok(colour);
 }
 
-static bool format_ok(uint32_t format) { return smt_format_bpp(format) != 0; }
+static bool format_ok(uint32_t format)
+{
+	return smt_format_bpp(format) != 0;
+}
 
 /* Elements of `elem` bytes that fit one command after `fixed` bytes. */
 static size_t per_cmd(const struct smt_ctx *ctx, size_t fixed, size_t elem)
@@ -31,15 +34,15 @@ static size_t per_cmd(const struct smt_ctx *ctx, size_t fixed, size_t elem)
 }
 
 /* Reserve, encode with `enc` (a statement using p), commit. */
-#define EMIT(ctx, size, enc)                                   \
-	do {                                                   \
-		void *p = smt__begin((ctx), (size));           \
-		if (!p)                                        \
-			return -EPIPE;                         \
-		enc;                                           \
-		int r_ = smt__end((ctx), (size));              \
-		if (r_)                                        \
-			return r_;                             \
+#define EMIT(ctx, size, enc)                         \
+	do {                                         \
+		void *p = smt__begin((ctx), (size)); \
+		if (!p)                              \
+			return -EPIPE;               \
+		enc;                                 \
+		int r_ = smt__end((ctx), (size));    \
+		if (r_)                              \
+			return r_;                   \
 	} while (0)
 
 #define FIXED(type) ((uint32_t)sizeof(struct type))
@@ -91,7 +94,7 @@ int smt_set_clip(struct smt_ctx *ctx, uint32_t n, const struct smt_rect *rects)
 }
 
 int smt_fill_rects(struct smt_ctx *ctx, uint32_t op, uint32_t colour, size_t n,
-		   const struct smt_rect *rects)
+		const struct smt_rect *rects)
 {
 	if (!paint_ok(op, colour) || (n && !rects))
 		return -EINVAL;
@@ -107,14 +110,14 @@ int smt_fill_rects(struct smt_ctx *ctx, uint32_t op, uint32_t colour, size_t n,
 }
 
 int smt_fill_rect(struct smt_ctx *ctx, uint32_t op, uint32_t colour, int32_t x, int32_t y,
-		  uint32_t w, uint32_t h)
+		uint32_t w, uint32_t h)
 {
 	struct smt_rect r = { x, y, w, h };
 	return smt_fill_rects(ctx, op, colour, 1, &r);
 }
 
 int smt_points(struct smt_ctx *ctx, uint32_t op, uint32_t colour, size_t n,
-	       const struct smt_point *pts)
+		const struct smt_point *pts)
 {
 	if (!paint_ok(op, colour) || (n && !pts))
 		return -EINVAL;
@@ -129,8 +132,8 @@ int smt_points(struct smt_ctx *ctx, uint32_t op, uint32_t colour, size_t n,
 	return 0;
 }
 
-int smt_segments(struct smt_ctx *ctx, uint32_t op, uint32_t colour, uint32_t line_width,
-		 size_t n, const struct smt_segment *segs)
+int smt_segments(struct smt_ctx *ctx, uint32_t op, uint32_t colour, uint32_t line_width, size_t n,
+		const struct smt_segment *segs)
 {
 	if (!paint_ok(op, colour) || line_width > SMT_MAX_LINE_WIDTH || (n && !segs))
 		return -EINVAL;
@@ -148,38 +151,41 @@ int smt_segments(struct smt_ctx *ctx, uint32_t op, uint32_t colour, uint32_t lin
 static int image_args_ok(uint32_t w, uint32_t h, uint32_t format, uint32_t stride)
 {
 	if (!w || !h || w > SMT_MAX_DIMENSION || h > SMT_MAX_DIMENSION || !format_ok(format) ||
-	    stride % 4 || stride < (uint64_t)w * smt_format_bpp(format) / 8)
+			stride % 4 || stride < (uint64_t)w * smt_format_bpp(format) / 8)
 		return -EINVAL;
 	return 0;
 }
 
-uint32_t smt_max_inline_image(const struct smt_ctx *ctx) { return ctx->max_cmd; }
+uint32_t smt_max_inline_image(const struct smt_ctx *ctx)
+{
+	return ctx->max_cmd;
+}
 
 int smt_put_image(struct smt_ctx *ctx, int32_t x, int32_t y, uint32_t w, uint32_t h,
-		  uint32_t format, uint32_t stride, const void *pixels)
+		uint32_t format, uint32_t stride, const void *pixels)
 {
 	if (image_args_ok(w, h, format, stride) || !pixels)
 		return -EINVAL;
 	uint32_t size = smt_cmd_put_image_size(stride, h);
 	if (!size || size > ctx->max_cmd)
-		return -E2BIG;      /* never split silently: that is a pool's job */
+		return -E2BIG; /* never split silently: that is a pool's job */
 	EMIT(ctx, size, smt_encode_put_image(p, x, y, w, h, format, stride, pixels));
 	return 0;
 }
 
 int smt_put_image_rows(struct smt_ctx *ctx, int32_t x, int32_t y, uint32_t w, uint32_t h,
-		       uint32_t format, uint32_t stride, const void *pixels)
+		uint32_t format, uint32_t stride, const void *pixels)
 {
 	if (image_args_ok(w, h, format, stride) || !pixels)
 		return -EINVAL;
 	uint32_t rows = (ctx->max_cmd - FIXED(smt_cmd_put_image)) / stride;
 	if (!rows)
-		return -E2BIG;      /* not even one row fits */
+		return -E2BIG; /* not even one row fits */
 	const uint8_t *px = pixels;
 	for (uint32_t done = 0; done < h;) {
 		uint32_t k = h - done < rows ? h - done : rows;
 		int r = smt_put_image(ctx, x, y + (int32_t)done, w, k, format, stride,
-				      px + (size_t)done * stride);
+				px + (size_t)done * stride);
 		if (r)
 			return r;
 		done += k;
@@ -188,21 +194,21 @@ int smt_put_image_rows(struct smt_ctx *ctx, int32_t x, int32_t y, uint32_t w, ui
 }
 
 int smt_put_image_pool(struct smt_ctx *ctx, struct smt_pool *pool, const struct smt_image *img,
-		       int32_t x, int32_t y)
+		int32_t x, int32_t y)
 {
 	if (!pool || !img || image_args_ok(img->width, img->height, img->format, img->stride))
 		return -EINVAL;
 	uint64_t last_row = img->offset + (uint64_t)img->stride * (img->height - 1);
 	if (last_row + (uint64_t)img->width * smt_format_bpp(img->format) / 8 > smt_pool_size(pool))
-		return -EINVAL;     /* the compositor would reject it */
+		return -EINVAL; /* the compositor would reject it */
 	EMIT(ctx, FIXED(smt_cmd_put_image_pool),
-	     smt_encode_put_image_pool(p, smt_pool_id(pool), img->offset, img->stride,
-				       img->width, img->height, img->format, x, y));
+			smt_encode_put_image_pool(p, smt_pool_id(pool), img->offset, img->stride,
+					img->width, img->height, img->format, x, y));
 	return 0;
 }
 
-int smt_copy_area(struct smt_ctx *ctx, uint32_t src, int32_t sx, int32_t sy, uint32_t w,
-		  uint32_t h, int32_t dx, int32_t dy)
+int smt_copy_area(struct smt_ctx *ctx, uint32_t src, int32_t sx, int32_t sy, uint32_t w, uint32_t h,
+		int32_t dx, int32_t dy)
 {
 	if (!src)
 		return -EINVAL;
@@ -211,18 +217,17 @@ int smt_copy_area(struct smt_ctx *ctx, uint32_t src, int32_t sx, int32_t sy, uin
 }
 
 int smt_composite(struct smt_ctx *ctx, uint32_t op, uint32_t src, uint32_t mask, int32_t sx,
-		  int32_t sy, int32_t mx, int32_t my, int32_t dx, int32_t dy, uint32_t w,
-		  uint32_t h)
+		int32_t sy, int32_t mx, int32_t my, int32_t dx, int32_t dy, uint32_t w, uint32_t h)
 {
 	if (!src || op >= SMT_PAINT_COUNT)
 		return -EINVAL;
 	EMIT(ctx, FIXED(smt_cmd_composite),
-	     smt_encode_composite(p, op, src, mask, sx, sy, mx, my, dx, dy, w, h));
+			smt_encode_composite(p, op, src, mask, sx, sy, mx, my, dx, dy, w, h));
 	return 0;
 }
 
-int smt_glyphs(struct smt_ctx *ctx, uint32_t op, uint32_t colour, uint32_t atlas,
-	       int32_t ox, int32_t oy, size_t n, const struct smt_glyph *g)
+int smt_glyphs(struct smt_ctx *ctx, uint32_t op, uint32_t colour, uint32_t atlas, int32_t ox,
+		int32_t oy, size_t n, const struct smt_glyph *g)
 {
 	if (!paint_ok(op, colour) || !atlas || (n && !g))
 		return -EINVAL;

@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "monotonic_clock.h"
-#include "smt-internal.h"
+#include "common/monotonic_clock.h"
+#include "clients/libsmt/smt-internal.h"
 #include "smt-ring-v1-client-protocol.h"
 #include "viewporter-client-protocol.h"
 #include "xdg-decoration-unstable-v1-client-protocol.h"
@@ -34,9 +34,25 @@ int smt__fail(struct smt_ctx *ctx, const char *fmt, ...)
 }
 
 static const char *const error_names[] = {
-	"none", "bad_head", "bad_size", "truncated", "wrap", "too_large", "bad_opcode",
-	"bad_length", "bad_value", "bad_geometry", "bad_drawable", "id_in_use", "no_target",
-	"bad_format", "bad_stride", "bad_pool", "out_of_bounds", "limit", "no_memory",
+	"none",
+	"bad_head",
+	"bad_size",
+	"truncated",
+	"wrap",
+	"too_large",
+	"bad_opcode",
+	"bad_length",
+	"bad_value",
+	"bad_geometry",
+	"bad_drawable",
+	"id_in_use",
+	"no_target",
+	"bad_format",
+	"bad_stride",
+	"bad_pool",
+	"out_of_bounds",
+	"limit",
+	"no_memory",
 };
 
 int smt__check(struct smt_ctx *ctx)
@@ -45,15 +61,19 @@ int smt__check(struct smt_ctx *ctx)
 		return -EPIPE;
 	if (smt__ring_dead(ctx)) {
 		uint32_t code = atomic_load_explicit(
-			&((struct smt_ring_status *)ctx->status)->error_code, memory_order_relaxed);
+				&((struct smt_ring_status *)ctx->status)->error_code,
+				memory_order_relaxed);
 		return smt__fail(ctx, "the compositor ended the ring: %s (opcode %u, offset %llu)",
-				 code < sizeof(error_names) / sizeof(*error_names)
-					 ? error_names[code] : "?",
-				 atomic_load_explicit(&((struct smt_ring_status *)ctx->status)
-							      ->error_opcode, memory_order_relaxed),
-				 (unsigned long long)atomic_load_explicit(
-					 &((struct smt_ring_status *)ctx->status)->error_offset,
-					 memory_order_relaxed));
+				code < sizeof(error_names) / sizeof(*error_names) ?
+						error_names[code] :
+						"?",
+				atomic_load_explicit(&((struct smt_ring_status *)ctx->status)
+								      ->error_opcode,
+						memory_order_relaxed),
+				(unsigned long long)atomic_load_explicit(
+						&((struct smt_ring_status *)ctx->status)
+								 ->error_offset,
+						memory_order_relaxed));
 	}
 	int err = wl_display_get_error(ctx->display);
 	if (err) {
@@ -62,17 +82,29 @@ int smt__check(struct smt_ctx *ctx)
 		if (err == EPROTO) {
 			uint32_t code = wl_display_get_protocol_error(ctx->display, &iface, &id);
 			return smt__fail(ctx, "protocol error %u on %s@%u (message above)", code,
-					 iface ? iface->name : "?", id);
+					iface ? iface->name : "?", id);
 		}
 		return smt__fail(ctx, "Wayland connection lost: %s", strerror(err));
 	}
 	return 0;
 }
 
-const char *smt_error_message(const struct smt_ctx *ctx) { return ctx->error; }
-bool smt_failed(const struct smt_ctx *ctx) { return ctx->failed; }
-enum smt_transport smt_transport(const struct smt_ctx *ctx) { return ctx->transport; }
-int smt_get_fd(struct smt_ctx *ctx) { return wl_display_get_fd(ctx->display); }
+const char *smt_error_message(const struct smt_ctx *ctx)
+{
+	return ctx->error;
+}
+bool smt_failed(const struct smt_ctx *ctx)
+{
+	return ctx->failed;
+}
+enum smt_transport smt_transport(const struct smt_ctx *ctx)
+{
+	return ctx->transport;
+}
+int smt_get_fd(struct smt_ctx *ctx)
+{
+	return wl_display_get_fd(ctx->display);
+}
 
 /* ---- ids ------------------------------------------------------------------ */
 
@@ -89,7 +121,7 @@ void smt__id_put(struct smt_ids *ids, uint32_t id)
 		size_t cap = ids->cap ? ids->cap * 2 : 64;
 		uint32_t *f = realloc(ids->free, cap * sizeof(*f));
 		if (!f)
-			return;         /* the id leaks; harmless */
+			return; /* the id leaks; harmless */
 		ids->free = f;
 		ids->cap = cap;
 	}
@@ -178,7 +210,7 @@ int smt__roundtrip(struct smt_ctx *ctx)
 	wl_callback_add_listener(cb, &sync_listener, &done);
 	while (!done) {
 		if ((r = smt__flush_requests(ctx)) || (r = smt__wait_io(ctx, -1, 1000, false)))
-			return r;   /* cb dies with the display */
+			return r; /* cb dies with the display */
 	}
 	return 0;
 }
@@ -230,7 +262,8 @@ int smt_dispatch_until(struct smt_ctx *ctx, uint64_t deadline_ns, const bool *ke
 		if (t >= deadline_ns)
 			return 0;
 		uint64_t left = deadline_ns - t;
-		struct timespec timeout = { (time_t)(left / 1000000000u), (long)(left % 1000000000u) };
+		struct timespec timeout = { (time_t)(left / 1000000000u),
+			(long)(left % 1000000000u) };
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		if (ppoll(&p, 1, &timeout, NULL) < 0 && errno != EINTR)
 			return smt__fail(ctx, "poll: %s", strerror(errno));
@@ -247,13 +280,13 @@ static void wm_ping(void *data, struct xdg_wm_base *wm, uint32_t serial)
 static const struct xdg_wm_base_listener wm_listener = { wm_ping };
 
 static void *bind(struct wl_registry *reg, uint32_t name, const struct wl_interface *iface,
-		  uint32_t have, uint32_t want)
+		uint32_t have, uint32_t want)
 {
 	return wl_registry_bind(reg, name, iface, have < want ? have : want);
 }
 
-static void global_add(void *data, struct wl_registry *reg, uint32_t name,
-		       const char *iface, uint32_t version)
+static void global_add(void *data, struct wl_registry *reg, uint32_t name, const char *iface,
+		uint32_t version)
 {
 	struct smt_ctx *ctx = data;
 	if (!strcmp(iface, wl_compositor_interface.name) && !ctx->compositor) {
@@ -268,7 +301,8 @@ static void global_add(void *data, struct wl_registry *reg, uint32_t name,
 		wl_proxy_set_queue((struct wl_proxy *)ctx->wm_base, ctx->queue);
 		xdg_wm_base_add_listener(ctx->wm_base, &wm_listener, ctx);
 	} else if (!strcmp(iface, zxdg_decoration_manager_v1_interface.name) && !ctx->decoration) {
-		ctx->decoration = bind(reg, name, &zxdg_decoration_manager_v1_interface, version, 1);
+		ctx->decoration = bind(
+				reg, name, &zxdg_decoration_manager_v1_interface, version, 1);
 	} else if (!strcmp(iface, smt_ring_manager_v1_interface.name) && !ctx->manager) {
 		ctx->manager = bind(reg, name, &smt_ring_manager_v1_interface, version, 1);
 	} else if (!strcmp(iface, wl_seat_interface.name) && !ctx->seat) {
@@ -276,7 +310,9 @@ static void global_add(void *data, struct wl_registry *reg, uint32_t name,
 	}
 }
 
-static void global_remove(void *data, struct wl_registry *reg, uint32_t name) {}
+static void global_remove(void *data, struct wl_registry *reg, uint32_t name)
+{
+}
 static const struct wl_registry_listener registry_listener = { global_add, global_remove };
 
 /* The one pixel every window's surface shows under its canvas, scaled to
@@ -302,7 +338,7 @@ static enum smt_transport pick_transport(const struct smt_options *o)
 	const char *env = getenv("SMT_TRANSPORT");
 	if (env && !strcmp(env, "socket"))
 		return SMT_TRANSPORT_SOCKET;
-	return SMT_TRANSPORT_AUTO;      /* ring, falling back to the socket */
+	return SMT_TRANSPORT_AUTO; /* ring, falling back to the socket */
 }
 
 struct smt_ctx *smt_connect(const struct smt_options *options)
@@ -323,8 +359,10 @@ struct smt_ctx *smt_connect(const struct smt_options *options)
 	ctx->display = wl_display_connect(ctx->opts.display);
 	if (!ctx->display) {
 		fprintf(stderr, "libsmt: cannot connect to Wayland display %s\n",
-			ctx->opts.display ? ctx->opts.display
-			: getenv("WAYLAND_DISPLAY") ? getenv("WAYLAND_DISPLAY") : "(unset)");
+				ctx->opts.display ? ctx->opts.display :
+						getenv("WAYLAND_DISPLAY") ?
+						    getenv("WAYLAND_DISPLAY") :
+						    "(unset)");
 		free(ctx);
 		return NULL;
 	}
@@ -338,9 +376,11 @@ struct smt_ctx *smt_connect(const struct smt_options *options)
 		goto fail;
 	}
 	if (!ctx->compositor || !ctx->shm || !ctx->wm_base || !ctx->viewporter || !ctx->manager) {
-		smt__fail(ctx, "the compositor lacks %s", !ctx->manager ? "smt_ring_manager_v1"
-			  : !ctx->viewporter ? "wp_viewporter"
-			  : !ctx->wm_base ? "xdg_wm_base" : "wl_compositor/wl_shm");
+		smt__fail(ctx, "the compositor lacks %s",
+				!ctx->manager                    ? "smt_ring_manager_v1" :
+						!ctx->viewporter ? "wp_viewporter" :
+						!ctx->wm_base    ? "xdg_wm_base" :
+								   "wl_compositor/wl_shm");
 		goto fail;
 	}
 	if (create_pixel_buffer(ctx) || smt__transport_init(ctx))
@@ -361,7 +401,7 @@ void smt_disconnect(struct smt_ctx *ctx)
 	if (!ctx->failed)
 		smt_flush(ctx);
 	struct smt_window *win, *tmp;
-	wl_list_for_each_safe(win, tmp, &ctx->windows, link)
+	wl_list_for_each_safe (win, tmp, &ctx->windows, link)
 		smt_window_destroy(win);
 	smt__font_destroy_all(ctx);
 	smt__pool_destroy_all(ctx);

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "smt-internal.h"
+#include "clients/libsmt/smt-internal.h"
 
 #define FIRST_CHAR 32
 #define LAST_CHAR 126
@@ -25,7 +25,7 @@ struct glyph_info {
 
 struct smt_font {
 	struct smt_ctx *ctx;
-	struct wl_list link;        /* ctx->fonts */
+	struct wl_list link; /* ctx->fonts */
 	uint32_t atlas;
 	struct smt_font_metrics m;
 	struct glyph_info g[N_CHARS];
@@ -47,7 +47,7 @@ static int find_font_file(const char *pattern, char *path, size_t len, int *inde
 		match = FcFontMatch(cfg, pat, &res);
 		FcChar8 *file = NULL;
 		ok = match && FcPatternGetString(match, FC_FILE, 0, &file) == FcResultMatch &&
-		     (size_t)snprintf(path, len, "%s", (const char *)file) < len;
+				(size_t)snprintf(path, len, "%s", (const char *)file) < len;
 		if (ok && FcPatternGetInteger(match, FC_INDEX, 0, index) != FcResultMatch)
 			*index = 0;
 	}
@@ -64,7 +64,7 @@ static int find_font_file(const char *pattern, char *path, size_t len, int *inde
 static uint8_t *rasterise(FT_Face face, struct smt_font *font, uint32_t *aw, uint32_t *ah)
 {
 	uint32_t maxw = (uint32_t)(face->size->metrics.max_advance >> 6) + 2;
-	uint32_t width = (16 * (maxw + 1) + 3) & ~3u;    /* ~16 glyphs a row */
+	uint32_t width = (16 * (maxw + 1) + 3) & ~3u; /* ~16 glyphs a row */
 	uint32_t x = 0, y = 0, row_h = 0;
 	/* pass 1: place; FreeType renders again in pass 2 (cheap, 95 glyphs) */
 	for (int c = FIRST_CHAR; c <= LAST_CHAR; c++) {
@@ -86,7 +86,7 @@ static uint8_t *rasterise(FT_Face face, struct smt_font *font, uint32_t *aw, uin
 		}
 		g->x = (uint16_t)x;
 		g->y = (uint16_t)y;
-		x += g->w + 1u;     /* 1-pixel gutter: no bleeding between glyphs */
+		x += g->w + 1u; /* 1-pixel gutter: no bleeding between glyphs */
 		row_h = g->h > row_h ? g->h : row_h;
 	}
 	*aw = width;
@@ -100,10 +100,10 @@ static uint8_t *rasterise(FT_Face face, struct smt_font *font, uint32_t *aw, uin
 			continue;
 		FT_Bitmap *b = &face->glyph->bitmap;
 		if (b->pixel_mode != FT_PIXEL_MODE_GRAY)
-			continue;       /* monochrome strikes: leave blank */
+			continue; /* monochrome strikes: leave blank */
 		for (uint32_t r = 0; r < g->h; r++)
 			memcpy(px + (size_t)(g->y + r) * width + g->x,
-			       b->buffer + (ptrdiff_t)r * b->pitch, g->w);
+					b->buffer + (ptrdiff_t)r * b->pitch, g->w);
 	}
 	return px;
 }
@@ -124,7 +124,7 @@ struct smt_font *smt_font_load(struct smt_ctx *ctx, const char *pattern, uint32_
 		return NULL;
 	}
 	if (FT_Init_FreeType(&lib) || FT_New_Face(lib, path, index, &face) ||
-	    FT_Set_Pixel_Sizes(face, 0, pixel_size)) {
+			FT_Set_Pixel_Sizes(face, 0, pixel_size)) {
 		fprintf(stderr, "libsmt: cannot load font %s\n", path);
 		goto out;
 	}
@@ -144,8 +144,8 @@ struct smt_font *smt_font_load(struct smt_ctx *ctx, const char *pattern, uint32_
 	uint32_t prev = ctx->target;
 	font->atlas = smt_create_pixmap(ctx, aw, ah, SMT_FORMAT_A8);
 	if (!font->atlas || smt_set_target(ctx, font->atlas) ||
-	    smt_put_image_rows(ctx, 0, 0, aw, ah, SMT_FORMAT_A8, aw, px) ||
-	    (prev && smt_set_target(ctx, prev)))
+			smt_put_image_rows(ctx, 0, 0, aw, ah, SMT_FORMAT_A8, aw, px) ||
+			(prev && smt_set_target(ctx, prev)))
 		goto fail;
 	font->m.atlas_id = font->atlas;
 	font->ctx = ctx;
@@ -176,7 +176,7 @@ void smt_font_destroy(struct smt_font *font)
 void smt__font_destroy_all(struct smt_ctx *ctx)
 {
 	struct smt_font *f, *tmp;
-	wl_list_for_each_safe(f, tmp, &ctx->fonts, link)
+	wl_list_for_each_safe (f, tmp, &ctx->fonts, link)
 		smt_font_destroy(f);
 }
 
@@ -209,8 +209,8 @@ uint32_t smt_text_width(const struct smt_font *font, const char *s)
 	return w;
 }
 
-int smt_draw_text(struct smt_ctx *ctx, struct smt_font *font, int32_t x, int32_t y,
-		  uint32_t colour, const char *s)
+int smt_draw_text(struct smt_ctx *ctx, struct smt_font *font, int32_t x, int32_t y, uint32_t colour,
+		const char *s)
 {
 	struct smt_glyph buf[256];
 	size_t n = 0;
@@ -221,7 +221,7 @@ int smt_draw_text(struct smt_ctx *ctx, struct smt_font *font, int32_t x, int32_t
 		const struct glyph_info *g = &font->g[c - FIRST_CHAR];
 		if (g->w && g->h)
 			buf[n++] = (struct smt_glyph){ g->x, g->y, g->w, g->h, pen + g->left,
-						       -g->top };
+				-g->top };
 		pen += g->advance;
 		if (n == sizeof(buf) / sizeof(*buf)) {
 			int r = smt_glyphs(ctx, SMT_PAINT_OVER, colour, font->atlas, x, y, n, buf);

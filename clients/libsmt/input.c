@@ -5,24 +5,24 @@
 #include <unistd.h>
 #include <xkbcommon/xkbcommon.h>
 
-#include "smt-internal.h"
+#include "clients/libsmt/smt-internal.h"
 
-#define CALL(ctx, fn, ...)                                                        \
-	do {                                                                      \
-		if ((ctx)->opts.input && (ctx)->opts.input->fn)                   \
+#define CALL(ctx, fn, ...)                                                          \
+	do {                                                                        \
+		if ((ctx)->opts.input && (ctx)->opts.input->fn)                     \
 			(ctx)->opts.input->fn((ctx)->opts.input_data, __VA_ARGS__); \
 	} while (0)
 
 /* ---- pointer -------------------------------------------------------------- */
 
 static void p_enter(void *data, struct wl_pointer *p, uint32_t serial, struct wl_surface *s,
-		    wl_fixed_t x, wl_fixed_t y)
+		wl_fixed_t x, wl_fixed_t y)
 {
 	struct smt_ctx *ctx = data;
 	ctx->pointer_focus = s ? smt__window_from_surface(ctx, s) : NULL;
 	if (ctx->pointer_focus)
 		CALL(ctx, pointer_enter, ctx->pointer_focus, wl_fixed_to_double(x),
-		     wl_fixed_to_double(y));
+				wl_fixed_to_double(y));
 }
 
 static void p_leave(void *data, struct wl_pointer *p, uint32_t serial, struct wl_surface *s)
@@ -38,16 +38,16 @@ static void p_motion(void *data, struct wl_pointer *p, uint32_t time, wl_fixed_t
 	struct smt_ctx *ctx = data;
 	if (ctx->pointer_focus)
 		CALL(ctx, pointer_motion, ctx->pointer_focus, time, wl_fixed_to_double(x),
-		     wl_fixed_to_double(y));
+				wl_fixed_to_double(y));
 }
 
 static void p_button(void *data, struct wl_pointer *p, uint32_t serial, uint32_t time,
-		     uint32_t button, uint32_t state)
+		uint32_t button, uint32_t state)
 {
 	struct smt_ctx *ctx = data;
 	if (ctx->pointer_focus)
 		CALL(ctx, pointer_button, ctx->pointer_focus, time, button,
-		     state == WL_POINTER_BUTTON_STATE_PRESSED);
+				state == WL_POINTER_BUTTON_STATE_PRESSED);
 }
 
 static void p_axis(void *data, struct wl_pointer *p, uint32_t time, uint32_t axis, wl_fixed_t v)
@@ -57,21 +57,34 @@ static void p_axis(void *data, struct wl_pointer *p, uint32_t time, uint32_t axi
 		CALL(ctx, pointer_axis, ctx->pointer_focus, time, axis, wl_fixed_to_double(v));
 }
 
-static void p_frame(void *data, struct wl_pointer *p) {}
-static void p_axis_source(void *data, struct wl_pointer *p, uint32_t source) {}
-static void p_axis_stop(void *data, struct wl_pointer *p, uint32_t time, uint32_t axis) {}
-static void p_axis_discrete(void *data, struct wl_pointer *p, uint32_t axis, int32_t discrete) {}
+static void p_frame(void *data, struct wl_pointer *p)
+{
+}
+static void p_axis_source(void *data, struct wl_pointer *p, uint32_t source)
+{
+}
+static void p_axis_stop(void *data, struct wl_pointer *p, uint32_t time, uint32_t axis)
+{
+}
+static void p_axis_discrete(void *data, struct wl_pointer *p, uint32_t axis, int32_t discrete)
+{
+}
 
 static const struct wl_pointer_listener pointer_listener = {
-	.enter = p_enter, .leave = p_leave, .motion = p_motion, .button = p_button,
-	.axis = p_axis, .frame = p_frame, .axis_source = p_axis_source,
-	.axis_stop = p_axis_stop, .axis_discrete = p_axis_discrete,
+	.enter = p_enter,
+	.leave = p_leave,
+	.motion = p_motion,
+	.button = p_button,
+	.axis = p_axis,
+	.frame = p_frame,
+	.axis_source = p_axis_source,
+	.axis_stop = p_axis_stop,
+	.axis_discrete = p_axis_discrete,
 };
 
 /* ---- keyboard ------------------------------------------------------------- */
 
-static void k_keymap(void *data, struct wl_keyboard *k, uint32_t format, int32_t fd,
-		     uint32_t size)
+static void k_keymap(void *data, struct wl_keyboard *k, uint32_t format, int32_t fd, uint32_t size)
 {
 	struct smt_ctx *ctx = data;
 	char *map = MAP_FAILED;
@@ -79,11 +92,10 @@ static void k_keymap(void *data, struct wl_keyboard *k, uint32_t format, int32_t
 		map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (map == MAP_FAILED)
-		return;             /* keys still arrive, without keysyms */
+		return; /* keys still arrive, without keysyms */
 	/* the string is NUL-terminated within size (wl_keyboard says so) */
 	struct xkb_keymap *km = xkb_keymap_new_from_buffer(ctx->xkb, map, strnlen(map, size),
-							   XKB_KEYMAP_FORMAT_TEXT_V1,
-							   XKB_KEYMAP_COMPILE_NO_FLAGS);
+			XKB_KEYMAP_FORMAT_TEXT_V1, XKB_KEYMAP_COMPILE_NO_FLAGS);
 	munmap(map, size);
 	if (!km)
 		return;
@@ -94,7 +106,7 @@ static void k_keymap(void *data, struct wl_keyboard *k, uint32_t format, int32_t
 }
 
 static void k_enter(void *data, struct wl_keyboard *k, uint32_t serial, struct wl_surface *s,
-		    struct wl_array *keys)
+		struct wl_array *keys)
 {
 	struct smt_ctx *ctx = data;
 	ctx->keyboard_focus = s ? smt__window_from_surface(ctx, s) : NULL;
@@ -110,8 +122,8 @@ static void k_leave(void *data, struct wl_keyboard *k, uint32_t serial, struct w
 	ctx->keyboard_focus = NULL;
 }
 
-static void k_key(void *data, struct wl_keyboard *k, uint32_t serial, uint32_t time,
-		  uint32_t key, uint32_t state)
+static void k_key(void *data, struct wl_keyboard *k, uint32_t serial, uint32_t time, uint32_t key,
+		uint32_t state)
 {
 	struct smt_ctx *ctx = data;
 	char utf8[16] = "";
@@ -124,22 +136,28 @@ static void k_key(void *data, struct wl_keyboard *k, uint32_t serial, uint32_t t
 		xkb_state_key_get_utf8(ctx->xkb_state, key + 8, utf8, sizeof(utf8));
 	}
 	CALL(ctx, key, ctx->keyboard_focus, time, key, sym, utf8,
-	     state == WL_KEYBOARD_KEY_STATE_PRESSED);
+			state == WL_KEYBOARD_KEY_STATE_PRESSED);
 }
 
 static void k_modifiers(void *data, struct wl_keyboard *k, uint32_t serial, uint32_t dep,
-			uint32_t lat, uint32_t lock, uint32_t group)
+		uint32_t lat, uint32_t lock, uint32_t group)
 {
 	struct smt_ctx *ctx = data;
 	if (ctx->xkb_state)
 		xkb_state_update_mask(ctx->xkb_state, dep, lat, lock, 0, 0, group);
 }
 
-static void k_repeat(void *data, struct wl_keyboard *k, int32_t rate, int32_t delay) {}
+static void k_repeat(void *data, struct wl_keyboard *k, int32_t rate, int32_t delay)
+{
+}
 
 static const struct wl_keyboard_listener keyboard_listener = {
-	.keymap = k_keymap, .enter = k_enter, .leave = k_leave, .key = k_key,
-	.modifiers = k_modifiers, .repeat_info = k_repeat,
+	.keymap = k_keymap,
+	.enter = k_enter,
+	.leave = k_leave,
+	.key = k_key,
+	.modifiers = k_modifiers,
+	.repeat_info = k_repeat,
 };
 
 /* ---- seat ----------------------------------------------------------------- */
@@ -167,15 +185,17 @@ static void seat_caps(void *data, struct wl_seat *seat, uint32_t caps)
 	}
 }
 
-static void seat_name(void *data, struct wl_seat *seat, const char *name) {}
+static void seat_name(void *data, struct wl_seat *seat, const char *name)
+{
+}
 
 static const struct wl_seat_listener seat_listener = { seat_caps, seat_name };
 
 void smt__input_seat_bind(struct smt_ctx *ctx, uint32_t name, uint32_t version)
 {
 	/* v5: pointer frames and axis details; nothing newer is needed */
-	ctx->seat = wl_registry_bind(ctx->registry, name, &wl_seat_interface,
-				     version < 5 ? version : 5);
+	ctx->seat = wl_registry_bind(
+			ctx->registry, name, &wl_seat_interface, version < 5 ? version : 5);
 	wl_seat_add_listener(ctx->seat, &seat_listener, ctx);
 	ctx->xkb = xkb_context_new(XKB_CONTEXT_NO_FLAGS);
 }
@@ -189,8 +209,8 @@ void smt__input_fini(struct smt_ctx *ctx)
 	if (ctx->keyboard)
 		v3 ? wl_keyboard_release(ctx->keyboard) : wl_keyboard_destroy(ctx->keyboard);
 	if (ctx->seat)
-		wl_seat_get_version(ctx->seat) >= 5 ? wl_seat_release(ctx->seat)
-						     : wl_seat_destroy(ctx->seat);
+		wl_seat_get_version(ctx->seat) >= 5 ? wl_seat_release(ctx->seat) :
+						      wl_seat_destroy(ctx->seat);
 	xkb_state_unref(ctx->xkb_state);
 	xkb_keymap_unref(ctx->keymap);
 	xkb_context_unref(ctx->xkb);

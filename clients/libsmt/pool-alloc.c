@@ -1,5 +1,5 @@
 /* pool-alloc: see pool-alloc.h for the design. */
-#include "pool-alloc.h"
+#include "clients/libsmt/pool-alloc.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -7,8 +7,8 @@
 
 struct smt_palloc_blk {
 	uint64_t off, size;
-	struct smt_palloc_blk *prev, *next;     /* address order */
-	struct smt_palloc_blk *fprev, *fnext;   /* bin list, free blocks only */
+	struct smt_palloc_blk *prev, *next;   /* address order */
+	struct smt_palloc_blk *fprev, *fnext; /* bin list, free blocks only */
 	bool free;
 };
 
@@ -53,7 +53,7 @@ static size_t slot_of(const struct smt_palloc *a, uint64_t key)
 {
 	/* offsets are multiples of 64: drop the zero bits, then Fibonacci hash */
 	return (size_t)(((key / SMT_PALLOC_ALIGN) * UINT64_C(0x9e3779b97f4a7c15)) >> 17) &
-	       (a->table_cap - 1);
+			(a->table_cap - 1);
 }
 
 static struct smt_palloc_slot *table_find(const struct smt_palloc *a, uint64_t key)
@@ -259,7 +259,7 @@ int smt_palloc_grow(struct smt_palloc *a, uint64_t new_size)
 		return 0;
 	struct smt_palloc_blk *l = a->last;
 	if (l && l->free) {
-		bin_remove(a, l);           /* its bin changes with its size */
+		bin_remove(a, l); /* its bin changes with its size */
 		l->size += new_size - a->size;
 		bin_insert(a, l);
 	} else {
@@ -294,7 +294,7 @@ int smt_palloc_check(const struct smt_palloc *a)
 		if (b->off != pos || b->size == 0 || b->size % SMT_PALLOC_ALIGN || b->prev != prev)
 			return -1;
 		if (b->free && prev && prev->free)
-			return -2;              /* missed coalescing */
+			return -2; /* missed coalescing */
 		if (b->free) {
 			n_free++;
 			/* must be reachable in its own bin */

@@ -30,16 +30,16 @@
 
 struct smt_palloc_blk;
 struct smt_palloc_slot {
-	uint64_t key;                   /* offset */
-	struct smt_palloc_blk *blk;     /* NULL: empty slot */
+	uint64_t key;               /* offset */
+	struct smt_palloc_blk *blk; /* NULL: empty slot */
 };
 
 struct smt_palloc {
-	uint64_t size;                  /* managed bytes, multiple of 64 */
-	uint64_t used;                  /* bytes in allocated blocks */
-	struct smt_palloc_blk *first, *last;        /* address order */
+	uint64_t size;                       /* managed bytes, multiple of 64 */
+	uint64_t used;                       /* bytes in allocated blocks */
+	struct smt_palloc_blk *first, *last; /* address order */
 	struct smt_palloc_blk *bins[SMT_PALLOC_BINS];
-	struct smt_palloc_slot *table;  /* allocated blocks by offset */
+	struct smt_palloc_slot *table; /* allocated blocks by offset */
 	size_t table_cap, table_count;
 	size_t free_blocks;
 };

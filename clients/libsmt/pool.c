@@ -16,8 +16,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "pool-alloc.h"
-#include "smt-internal.h"
+#include "clients/libsmt/pool-alloc.h"
+#include "clients/libsmt/smt-internal.h"
 #include "smt-ring-v1-client-protocol.h"
 
 /* create_pool and resize carry the size as a 32-bit uint */
@@ -29,7 +29,7 @@ struct deferred {
 
 struct smt_pool {
 	struct smt_ctx *ctx;
-	struct wl_list link;            /* ctx->pools */
+	struct wl_list link; /* ctx->pools */
 	struct smt_pool_v1 *proxy;
 	uint32_t id;
 	int fd;
@@ -41,15 +41,18 @@ struct smt_pool {
 	uint64_t def_bytes;
 };
 
-static uint64_t page_round(uint64_t n) { return (n + 4095) & ~UINT64_C(4095); }
+static uint64_t page_round(uint64_t n)
+{
+	return (n + 4095) & ~UINT64_C(4095);
+}
 
 /* Ring commands travel beside the Wayland socket: after a pool request,
  * wait until the compositor handled it, so a PUT_IMAGE_POOL written next
  * cannot be executed before the pool exists or has grown. */
 static int pool_request_done(struct smt_ctx *ctx)
 {
-	return smt_transport(ctx) == SMT_TRANSPORT_RING ? smt__roundtrip(ctx)
-							: smt__flush_requests(ctx);
+	return smt_transport(ctx) == SMT_TRANSPORT_RING ? smt__roundtrip(ctx) :
+							  smt__flush_requests(ctx);
 }
 
 struct smt_pool *smt_pool_create(struct smt_ctx *ctx, uint64_t initial_size)
@@ -66,7 +69,7 @@ struct smt_pool *smt_pool_create(struct smt_ctx *ctx, uint64_t initial_size)
 	pool->fd = memfd_create("smt-pool", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	pool->id = smt__id_get(&ctx->pool_ids);
 	if (pool->fd < 0 || !pool->id || ftruncate(pool->fd, (off_t)size) < 0 ||
-	    fcntl(pool->fd, F_ADD_SEALS, F_SEAL_SHRINK) < 0)
+			fcntl(pool->fd, F_ADD_SEALS, F_SEAL_SHRINK) < 0)
 		goto fail;
 	pool->map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, pool->fd, 0);
 	if (pool->map == MAP_FAILED || smt_palloc_init(&pool->alloc, size))
@@ -95,7 +98,7 @@ void smt_pool_destroy(struct smt_pool *pool)
 		return;
 	struct smt_ctx *ctx = pool->ctx;
 	if (!ctx->failed)
-		smt_flush(ctx);     /* commands naming the pool run before it goes */
+		smt_flush(ctx); /* commands naming the pool run before it goes */
 	if (pool->proxy)
 		smt_pool_v1_destroy(pool->proxy);
 	/* reusable: the compositor handles the destroy before a later
@@ -112,12 +115,18 @@ void smt_pool_destroy(struct smt_pool *pool)
 void smt__pool_destroy_all(struct smt_ctx *ctx)
 {
 	struct smt_pool *pool, *tmp;
-	wl_list_for_each_safe(pool, tmp, &ctx->pools, link)
+	wl_list_for_each_safe (pool, tmp, &ctx->pools, link)
 		smt_pool_destroy(pool);
 }
 
-uint32_t smt_pool_id(const struct smt_pool *pool) { return pool->id; }
-uint64_t smt_pool_size(const struct smt_pool *pool) { return pool->size; }
+uint32_t smt_pool_id(const struct smt_pool *pool)
+{
+	return pool->id;
+}
+uint64_t smt_pool_size(const struct smt_pool *pool)
+{
+	return pool->size;
+}
 void *smt_pool_ptr(struct smt_pool *pool, uint64_t offset)
 {
 	return offset < pool->size ? pool->map + offset : NULL;
@@ -138,7 +147,7 @@ static int pool_grow(struct smt_pool *pool, uint64_t need)
 		return -errno;
 	void *map = mremap(pool->map, pool->size, size, MREMAP_MAYMOVE);
 	if (map == MAP_FAILED)
-		return -errno;      /* the file is bigger; harmless */
+		return -errno; /* the file is bigger; harmless */
 	int r = smt_palloc_grow(&pool->alloc, size);
 	pool->map = map;
 	pool->size = size;
@@ -180,7 +189,7 @@ int smt_pool_alloc(struct smt_pool *pool, uint64_t bytes, uint64_t *offset)
 	 * fence, writing the eventfd only if the compositor sleeps; over the
 	 * socket it would be a sendmsg per allocation, so not there. */
 	if (pool->def_bytes >= POOL_PARKED_FLUSH &&
-	    smt_transport(pool->ctx) == SMT_TRANSPORT_RING) {
+			smt_transport(pool->ctx) == SMT_TRANSPORT_RING) {
 		r = smt_flush(pool->ctx);
 		if (r)
 			return r;
@@ -207,7 +216,7 @@ int smt_pool_free(struct smt_pool *pool, uint64_t offset)
 {
 	for (size_t i = 0; i < pool->n_def; i++)
 		if (pool->def[i].offset == offset)
-			return -EINVAL;     /* already parked */
+			return -EINVAL; /* already parked */
 	return smt_palloc_free(&pool->alloc, offset);
 }
 
@@ -235,17 +244,21 @@ int smt_pool_free_after(struct smt_pool *pool, uint64_t offset, uint64_t serial)
 }
 
 int smt_image_alloc(struct smt_pool *pool, uint32_t w, uint32_t h, uint32_t format,
-		    struct smt_image *out)
+		struct smt_image *out)
 {
 	uint32_t bpp = smt_format_bpp(format);
 	if (!w || !h || w > SMT_MAX_DIMENSION || h > SMT_MAX_DIMENSION || !bpp)
 		return -EINVAL;
-	uint32_t stride = ((w * bpp / 8) + 3) & ~3u;  /* the protocol wants % 4 */
+	uint32_t stride = ((w * bpp / 8) + 3) & ~3u; /* the protocol wants % 4 */
 	uint64_t offset;
 	int r = smt_pool_alloc(pool, (uint64_t)stride * h, &offset);
 	if (r)
 		return r;
-	*out = (struct smt_image){ .offset = offset, .width = w, .height = h, .stride = stride,
-				   .format = format, .data = pool->map + offset };
+	*out = (struct smt_image){ .offset = offset,
+		.width = w,
+		.height = h,
+		.stride = stride,
+		.format = format,
+		.data = pool->map + offset };
 	return 0;
 }

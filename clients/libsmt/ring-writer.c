@@ -1,24 +1,26 @@
 /* ring-writer: see ring-writer.h. */
-#include "ring-writer.h"
+#include "clients/libsmt/ring-writer.h"
 
 void smt_ring_writer_init(struct smt_ring_writer *w, struct smt_ring_header *hdr,
-			  const struct smt_ring_status *status,
-			  const struct smt_global_status *global, void *area,
-			  uint32_t area_size)
+		const struct smt_ring_status *status, const struct smt_global_status *global,
+		void *area, uint32_t area_size)
 {
 	*w = (struct smt_ring_writer){
-		.hdr = hdr, .status = status, .global = global,
-		.area = area, .area_size = area_size,
+		.hdr = hdr,
+		.status = status,
+		.global = global,
+		.area = area,
+		.area_size = area_size,
 	};
 	/* A fresh ring starts at 0; adopt a published head (re-init) anyway. */
-	w->head = w->published = w->tail_seen =
-		atomic_load_explicit(&hdr->head, memory_order_relaxed);
+	w->head = w->published = w->tail_seen = atomic_load_explicit(
+			&hdr->head, memory_order_relaxed);
 }
 
 uint64_t smt_ring_writer_tail(struct smt_ring_writer *w)
 {
-	uint64_t t = atomic_load_explicit(&((struct smt_ring_status *)w->status)->tail,
-					  memory_order_acquire);
+	uint64_t t = atomic_load_explicit(
+			&((struct smt_ring_status *)w->status)->tail, memory_order_acquire);
 	/* The server is trusted, but a tail beyond our head or behind the last
 	 * one seen would corrupt the space arithmetic: clamp it. */
 	if ((int64_t)(t - w->head) > 0)
@@ -35,7 +37,7 @@ void *smt_ring_writer_reserve(struct smt_ring_writer *w, uint32_t size, uint64_t
 	uint64_t want = (uint64_t)pad + size;
 	/* size <= area/2 and pad < size, so want < area: always satisfiable */
 	if (smt_ring_space(w->head, w->tail_seen, w->area_size) < want &&
-	    smt_ring_space(w->head, smt_ring_writer_tail(w), w->area_size) < want) {
+			smt_ring_space(w->head, smt_ring_writer_tail(w), w->area_size) < want) {
 		*need_tail = w->head + want - w->area_size;
 		return NULL;
 	}
@@ -83,7 +85,7 @@ bool smt_ring_writer_drains_slowly(struct smt_ring_writer *w, uint64_t now_ns)
 {
 	uint64_t tail = smt_ring_writer_tail(w);
 	if (w->full_ns == 0 || now_ns - w->full_ns >= SMT_RING_RATE_MAX_AGE_NS) {
-		w->slow = false;        /* no recent full ring: start a window */
+		w->slow = false; /* no recent full ring: start a window */
 		w->window_ns = now_ns;
 		w->window_tail = tail;
 	} else {
@@ -95,7 +97,7 @@ bool smt_ring_writer_drains_slowly(struct smt_ring_writer *w, uint64_t now_ns)
 		 * ring keeps filling, freed far below 2^40. */
 		if (freed >= w->area_size / 2 || dt >= SMT_RING_SLEEP_WORTH_NS) {
 			w->slow = (uint64_t)(w->area_size / 2) * dt >=
-				(uint64_t)SMT_RING_SLEEP_WORTH_NS * freed;
+					(uint64_t)SMT_RING_SLEEP_WORTH_NS * freed;
 			w->window_ns = now_ns;
 			w->window_tail = tail;
 		}

@@ -14,19 +14,19 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "smt-ring-client.h"
+#include "protocol/smt-ring-client.h"
 
 struct smt_ring_writer {
 	struct smt_ring_header *hdr;            /* client-written page */
 	const struct smt_ring_status *status;   /* server-written, read-only */
 	const struct smt_global_status *global; /* server-written, read-only */
 	uint8_t *area;
-	uint32_t area_size;                     /* power of two */
-	uint64_t head;        /* bytes written locally (not yet all published) */
-	uint64_t published;   /* last head stored to hdr->head */
-	uint64_t tail_seen;   /* last tail read: saves touching the server's
+	uint32_t area_size; /* power of two */
+	uint64_t head;      /* bytes written locally (not yet all published) */
+	uint64_t published; /* last head stored to hdr->head */
+	uint64_t tail_seen; /* last tail read: saves touching the server's
 	                       * cache line while there is known room */
-	uint64_t commands;    /* commands committed (PADs not counted) */
+	uint64_t commands;  /* commands committed (PADs not counted) */
 	uint64_t pads;
 	/* smt_ring_writer_drains_slowly: when the ring was last full; the
 	 * clock and the tail at the start of the rate's window; its verdict */
@@ -35,9 +35,8 @@ struct smt_ring_writer {
 };
 
 void smt_ring_writer_init(struct smt_ring_writer *w, struct smt_ring_header *hdr,
-			  const struct smt_ring_status *status,
-			  const struct smt_global_status *global, void *area,
-			  uint32_t area_size);
+		const struct smt_ring_status *status, const struct smt_global_status *global,
+		void *area, uint32_t area_size);
 
 /* Largest command accepted: half the area (a bigger one could need more
  * than the whole ring once padding is counted). */

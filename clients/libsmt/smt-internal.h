@@ -4,9 +4,9 @@
 
 #include <wayland-client.h>
 
-#include "chunker.h"
-#include "ring-writer.h"
-#include "smt.h"
+#include "clients/libsmt/chunker.h"
+#include "clients/libsmt/ring-writer.h"
+#include "clients/libsmt/smt.h"
 
 struct xkb_context;
 struct xkb_keymap;
@@ -17,9 +17,10 @@ struct xkb_state;
 #define SMT_POOL_ID_MAX 1023u
 
 /* Socket transport tuning (see transport.c). */
-#define SMT_SOCKET_BATCH (32u * 1024u)       /* send when this much is queued */
-#define SMT_SOCKET_FENCE_EVERY (256u * 1024u)/* an automatic FENCE this often */
-#define SMT_SOCKET_WINDOW (768u * 1024u)     /* unacknowledged bytes in flight;
+#define SMT_SOCKET_BATCH (32u * 1024u)        /* send when this much is queued */
+#define SMT_SOCKET_FENCE_EVERY (256u * 1024u) /* an automatic FENCE this often */
+#define SMT_SOCKET_WINDOW \
+	(768u * 1024u) /* unacknowledged bytes in flight;
                                               * the compositor allows 1 MiB */
 #define SMT_SOCKET_MAX_CMD (256u * 1024u)
 
@@ -31,7 +32,7 @@ struct smt_ids {
 };
 
 struct smt_fence_mark {
-	uint64_t serial, end_pos;       /* stream position after the FENCE */
+	uint64_t serial, end_pos; /* stream position after the FENCE */
 };
 
 struct smt_ctx {
@@ -41,7 +42,7 @@ struct smt_ctx {
 	 * this queue, so waiting inside a draw call never runs application
 	 * callbacks (no re-entrancy); the default queue holds those. */
 	struct wl_event_queue *queue;
-	struct wl_display *display_q;   /* display wrapper bound to queue */
+	struct wl_display *display_q; /* display wrapper bound to queue */
 	struct wl_compositor *compositor;
 	struct wl_shm *shm;
 	struct wp_viewporter *viewporter;
@@ -52,11 +53,11 @@ struct smt_ctx {
 	struct wl_keyboard *keyboard;
 	struct smt_ring_manager_v1 *manager;
 	struct smt_ring_v1 *ring;
-	struct wl_buffer *pixel;        /* 1x1 buffer every window shows */
+	struct wl_buffer *pixel; /* 1x1 buffer every window shows */
 
 	struct smt_options opts;
 	enum smt_transport transport;
-	uint32_t max_cmd;               /* largest command accepted */
+	uint32_t max_cmd; /* largest command accepted */
 
 	/* shared-memory ring */
 	int ring_fd, server_efd, client_efd;
@@ -68,8 +69,8 @@ struct smt_ctx {
 	 * how many the next failed spin skips (transport.c). */
 	uint32_t spin_skip, spin_backoff;
 	uint64_t spins, spins_reached, spins_server_asleep, spin_skips;
-	uint64_t slow_drain_sleeps;     /* smt_ring_writer_drains_slowly */
-	uint64_t commands;              /* written, both transports, PADs excepted */
+	uint64_t slow_drain_sleeps; /* smt_ring_writer_drains_slowly */
+	uint64_t commands;          /* written, both transports, PADs excepted */
 
 	/* server pages (both transports get them) */
 	const struct smt_ring_status *status;
@@ -89,11 +90,11 @@ struct smt_ctx {
 	size_t n_marks, cap_marks;
 
 	struct smt_ids drawables, pool_ids;
-	uint32_t target;                /* last SET_TARGET (font upload restores it) */
+	uint32_t target; /* last SET_TARGET (font upload restores it) */
 	struct wl_list windows, pools, fonts;
 
-	uint8_t *cur;                   /* command being encoded (for the tap) */
-	uint32_t room;                  /* bytes of smt_reserve's room (smt_commit) */
+	uint8_t *cur;  /* command being encoded (for the tap) */
+	uint32_t room; /* bytes of smt_reserve's room (smt_commit) */
 	smt_tap_fn tap;
 	void *tap_data;
 
@@ -127,7 +128,7 @@ struct smt_window {
 
 /* context.c */
 int smt__fail(struct smt_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int smt__check(struct smt_ctx *ctx);   /* -EPIPE if dead (also polls DEAD/display) */
+int smt__check(struct smt_ctx *ctx); /* -EPIPE if dead (also polls DEAD/display) */
 uint32_t smt__id_get(struct smt_ids *ids);
 void smt__id_put(struct smt_ids *ids, uint32_t id);
 /* Waits for the Wayland fd (and extra_fd if >= 0) up to timeout_ms,
@@ -155,7 +156,7 @@ void smt__transport_fini(struct smt_ctx *ctx);
  * if the context died. Encode there, then smt__end with the same size. */
 void *smt__begin(struct smt_ctx *ctx, uint32_t size);
 int smt__end(struct smt_ctx *ctx, uint32_t size);
-uint64_t smt__ring_dead(struct smt_ctx *ctx);   /* nonzero: DEAD flag seen */
+uint64_t smt__ring_dead(struct smt_ctx *ctx); /* nonzero: DEAD flag seen */
 
 /* input.c */
 void smt__input_seat_bind(struct smt_ctx *ctx, uint32_t name, uint32_t version);

@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "smt-ring-client.h"
+#include "protocol/smt-ring-client.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,21 +47,21 @@ enum smt_transport {
 struct smt_input_listener {
 	void (*pointer_enter)(void *data, struct smt_window *win, double x, double y);
 	void (*pointer_leave)(void *data, struct smt_window *win);
-	void (*pointer_motion)(void *data, struct smt_window *win, uint32_t time_ms,
-			       double x, double y);
+	void (*pointer_motion)(
+			void *data, struct smt_window *win, uint32_t time_ms, double x, double y);
 	void (*pointer_button)(void *data, struct smt_window *win, uint32_t time_ms,
-			       uint32_t button, bool pressed);
-	void (*pointer_axis)(void *data, struct smt_window *win, uint32_t time_ms,
-			     uint32_t axis, double value);
+			uint32_t button, bool pressed);
+	void (*pointer_axis)(void *data, struct smt_window *win, uint32_t time_ms, uint32_t axis,
+			double value);
 	void (*keyboard_focus)(void *data, struct smt_window *win, bool focused);
 	void (*key)(void *data, struct smt_window *win, uint32_t time_ms, uint32_t keycode,
-		    uint32_t keysym, const char *utf8, bool pressed);
+			uint32_t keysym, const char *utf8, bool pressed);
 };
 
 struct smt_options {
-	const char *display;            /* NULL: $WAYLAND_DISPLAY */
+	const char *display; /* NULL: $WAYLAND_DISPLAY */
 	enum smt_transport transport;
-	uint32_t area_size;             /* ring area, power of two; 0: 512 KiB */
+	uint32_t area_size; /* ring area, power of two; 0: 512 KiB */
 	const struct smt_input_listener *input;
 	void *input_data;
 };
@@ -75,7 +75,7 @@ struct smt_ctx *smt_connect(const struct smt_options *options);
 void smt_disconnect(struct smt_ctx *ctx);
 
 enum smt_transport smt_transport(const struct smt_ctx *ctx);
-const char *smt_error_message(const struct smt_ctx *ctx);   /* "" if none */
+const char *smt_error_message(const struct smt_ctx *ctx); /* "" if none */
 bool smt_failed(const struct smt_ctx *ctx);
 
 /* The Wayland fd, for an application's own poll loop: poll it for POLLIN,
@@ -116,18 +116,18 @@ struct smt_window_listener {
 	void (*resize)(void *data, struct smt_window *win, uint32_t width, uint32_t height);
 	void (*close)(void *data, struct smt_window *win);
 	/* A PRESENT reached the screen (display_ns 0: window not visible). */
-	void (*presented)(void *data, struct smt_window *win, uint32_t serial,
-			  uint64_t exec_ns, uint64_t display_ns);
+	void (*presented)(void *data, struct smt_window *win, uint32_t serial, uint64_t exec_ns,
+			uint64_t display_ns);
 };
 
 /* An xdg_toplevel whose content is a canvas of width x height. Blocks
  * until the compositor configured it; the canvas starts transparent. */
-struct smt_window *smt_window_create(struct smt_ctx *ctx, const char *title,
-				     const char *app_id, uint32_t width, uint32_t height);
+struct smt_window *smt_window_create(struct smt_ctx *ctx, const char *title, const char *app_id,
+		uint32_t width, uint32_t height);
 void smt_window_destroy(struct smt_window *win);
-void smt_window_set_listener(struct smt_window *win, const struct smt_window_listener *l,
-			     void *data);
-uint32_t smt_window_canvas(const struct smt_window *win);  /* drawable id */
+void smt_window_set_listener(
+		struct smt_window *win, const struct smt_window_listener *l, void *data);
+uint32_t smt_window_canvas(const struct smt_window *win); /* drawable id */
 uint32_t smt_window_width(const struct smt_window *win);
 uint32_t smt_window_height(const struct smt_window *win);
 bool smt_window_closed(const struct smt_window *win);
@@ -135,14 +135,13 @@ bool smt_window_closed(const struct smt_window *win);
  * serial is reported back through listener->presented. Too many damage
  * rectangles for one command present the whole canvas. Does not flush. */
 int smt_window_present(struct smt_window *win, uint32_t n, const struct smt_rect *damage,
-		       uint32_t *serial);
+		uint32_t *serial);
 
 /* ---- drawing commands (into the current target) ------------------------- */
 
 /* Pixmaps: compositor-side images; ids come from the library. Returns the
  * id, or 0 on failure. */
-uint32_t smt_create_pixmap(struct smt_ctx *ctx, uint32_t width, uint32_t height,
-			   uint32_t format);
+uint32_t smt_create_pixmap(struct smt_ctx *ctx, uint32_t width, uint32_t height, uint32_t format);
 int smt_free_pixmap(struct smt_ctx *ctx, uint32_t id);
 int smt_set_target(struct smt_ctx *ctx, uint32_t drawable_id);
 /* n == 0: no clip (the whole target). */
@@ -150,34 +149,34 @@ int smt_set_clip(struct smt_ctx *ctx, uint32_t n, const struct smt_rect *rects);
 
 /* Array commands are split over as many commands as needed. */
 int smt_fill_rects(struct smt_ctx *ctx, uint32_t op, uint32_t colour, size_t n,
-		   const struct smt_rect *rects);
+		const struct smt_rect *rects);
 int smt_fill_rect(struct smt_ctx *ctx, uint32_t op, uint32_t colour, int32_t x, int32_t y,
-		  uint32_t width, uint32_t height);
+		uint32_t width, uint32_t height);
 int smt_points(struct smt_ctx *ctx, uint32_t op, uint32_t colour, size_t n,
-	       const struct smt_point *points);
+		const struct smt_point *points);
 /* line_width 0: thin (1-pixel Bresenham); else wide, up to SMT_MAX_LINE_WIDTH. */
-int smt_segments(struct smt_ctx *ctx, uint32_t op, uint32_t colour, uint32_t line_width,
-		 size_t n, const struct smt_segment *segments);
+int smt_segments(struct smt_ctx *ctx, uint32_t op, uint32_t colour, uint32_t line_width, size_t n,
+		const struct smt_segment *segments);
 
 /* Inline image: the pixels are copied into the ring. -E2BIG when the
  * command exceeds smt_max_inline_image(); use smt_put_image_rows (several
  * commands) or a pool then. stride % 4 == 0. */
 int smt_put_image(struct smt_ctx *ctx, int32_t x, int32_t y, uint32_t width, uint32_t height,
-		  uint32_t format, uint32_t stride, const void *pixels);
-int smt_put_image_rows(struct smt_ctx *ctx, int32_t x, int32_t y, uint32_t width,
-		       uint32_t height, uint32_t format, uint32_t stride, const void *pixels);
-uint32_t smt_max_inline_image(const struct smt_ctx *ctx);  /* command bytes */
+		uint32_t format, uint32_t stride, const void *pixels);
+int smt_put_image_rows(struct smt_ctx *ctx, int32_t x, int32_t y, uint32_t width, uint32_t height,
+		uint32_t format, uint32_t stride, const void *pixels);
+uint32_t smt_max_inline_image(const struct smt_ctx *ctx); /* command bytes */
 
 /* Copies a rectangle of src (any drawable, the target itself included:
  * overlapping copies scroll correctly) to the target. */
 int smt_copy_area(struct smt_ctx *ctx, uint32_t src_id, int32_t src_x, int32_t src_y,
-		  uint32_t width, uint32_t height, int32_t dst_x, int32_t dst_y);
+		uint32_t width, uint32_t height, int32_t dst_x, int32_t dst_y);
 /* Porter-Duff composite of src (through the A8 mask, 0: none) onto the target. */
 int smt_composite(struct smt_ctx *ctx, uint32_t op, uint32_t src_id, uint32_t mask_id,
-		  int32_t src_x, int32_t src_y, int32_t mask_x, int32_t mask_y,
-		  int32_t dst_x, int32_t dst_y, uint32_t width, uint32_t height);
+		int32_t src_x, int32_t src_y, int32_t mask_x, int32_t mask_y, int32_t dst_x,
+		int32_t dst_y, uint32_t width, uint32_t height);
 int smt_glyphs(struct smt_ctx *ctx, uint32_t op, uint32_t colour, uint32_t atlas_id,
-	       int32_t origin_x, int32_t origin_y, size_t n, const struct smt_glyph *glyphs);
+		int32_t origin_x, int32_t origin_y, size_t n, const struct smt_glyph *glyphs);
 /* Raw PRESENT (smt_window_present is the usual way). */
 int smt_present(struct smt_ctx *ctx, uint32_t canvas_id, uint32_t serial, uint32_t n,
 		const struct smt_rect *damage);
@@ -239,13 +238,13 @@ void *smt_pool_ptr(struct smt_pool *pool, uint64_t offset);
 struct smt_image {
 	uint64_t offset;
 	uint32_t width, height, stride, format;
-	void *data;          /* valid until the pool grows (smt_pool_ptr) */
+	void *data; /* valid until the pool grows (smt_pool_ptr) */
 };
 int smt_image_alloc(struct smt_pool *pool, uint32_t width, uint32_t height, uint32_t format,
-		    struct smt_image *out);
+		struct smt_image *out);
 /* PUT_IMAGE_POOL of the whole image at (x, y) on the target. */
 int smt_put_image_pool(struct smt_ctx *ctx, struct smt_pool *pool, const struct smt_image *img,
-		       int32_t x, int32_t y);
+		int32_t x, int32_t y);
 
 /* ---- text ----------------------------------------------------------------- */
 
@@ -254,36 +253,36 @@ int smt_put_image_pool(struct smt_ctx *ctx, struct smt_pool *pool, const struct 
 struct smt_font *smt_font_load(struct smt_ctx *ctx, const char *pattern, uint32_t pixel_size);
 void smt_font_destroy(struct smt_font *font);
 struct smt_font_metrics {
-	int32_t ascent, descent, line_height, max_advance;   /* pixels */
+	int32_t ascent, descent, line_height, max_advance; /* pixels */
 	uint32_t atlas_id;
 };
 void smt_font_metrics(const struct smt_font *font, struct smt_font_metrics *m);
 uint32_t smt_text_width(const struct smt_font *font, const char *utf8);
 /* Draws with its baseline starting at (x, y), OVER the target. Characters
  * outside ASCII are drawn as '?'. */
-int smt_draw_text(struct smt_ctx *ctx, struct smt_font *font, int32_t x, int32_t y,
-		  uint32_t colour, const char *utf8);
+int smt_draw_text(struct smt_ctx *ctx, struct smt_font *font, int32_t x, int32_t y, uint32_t colour,
+		const char *utf8);
 
 /* ---- counters ------------------------------------------------------------- */
 
 struct smt_stats {
 	enum smt_transport transport;
 	uint32_t area_size;
-	uint64_t head, published, tail;        /* stream positions (bytes) */
+	uint64_t head, published, tail; /* stream positions (bytes) */
 	uint64_t last_fence, completed_fence;
 	uint64_t commands_written, pads_written;
-	uint64_t commands_executed, bytes_executed;   /* from the status page */
-	uint64_t wakeups_sent;                 /* client -> server eventfd writes */
-	uint64_t wakeups_to_client;            /* server -> client (status page) */
-	uint64_t wakeups_from_client;          /* server eventfd reads it observed */
-	uint64_t full_waits, sleeps;           /* ring full; times we blocked in poll */
+	uint64_t commands_executed, bytes_executed; /* from the status page */
+	uint64_t wakeups_sent;                      /* client -> server eventfd writes */
+	uint64_t wakeups_to_client;                 /* server -> client (status page) */
+	uint64_t wakeups_from_client;               /* server eventfd reads it observed */
+	uint64_t full_waits, sleeps;                /* ring full; times we blocked in poll */
 	/* ring waits that spun, whose spin saw the tail reach the need, whose
 	 * spin ended because the compositor slept; waits that slept at once
 	 * for the spin's back-off, and full-ring waits that did because the
 	 * compositor frees half the ring slowly (no spin could pay) */
 	uint64_t spins, spins_reached, spins_server_asleep, spin_skips, slow_drain_sleeps;
-	uint64_t submits, submit_bytes;        /* socket transport */
-	uint32_t server_asleep, generation;    /* global status page */
+	uint64_t submits, submit_bytes;     /* socket transport */
+	uint32_t server_asleep, generation; /* global status page */
 	bool dead;
 	uint32_t error_code, error_opcode;
 	uint64_t error_offset;

@@ -22,17 +22,22 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cpu_relax.h"
-#include "monotonic_clock.h"
-#include "smt-internal.h"
+#include "common/cpu_relax.h"
+#include "common/monotonic_clock.h"
+#include "clients/libsmt/smt-internal.h"
 #include "smt-ring-v1-client-protocol.h"
 
-static bool is_ring(const struct smt_ctx *ctx) { return ctx->transport == SMT_TRANSPORT_RING; }
+static bool is_ring(const struct smt_ctx *ctx)
+{
+	return ctx->transport == SMT_TRANSPORT_RING;
+}
 
 uint64_t smt__ring_dead(struct smt_ctx *ctx)
 {
-	return ctx->status && (atomic_load_explicit(&((struct smt_ring_status *)ctx->status)->flags,
-						    memory_order_acquire) & SMT_SERVER_DEAD);
+	return ctx->status &&
+			(atomic_load_explicit(&((struct smt_ring_status *)ctx->status)->flags,
+					 memory_order_acquire) &
+					SMT_SERVER_DEAD);
 }
 
 /* ---- fence bookkeeping ---------------------------------------------------- */
@@ -45,8 +50,9 @@ static void retire(struct smt_ctx *ctx, uint64_t serial, uint64_t tail)
 	size_t i = 0;
 	if (serial > ctx->completed_fence)
 		ctx->completed_fence = serial;
-	while (i < ctx->n_marks && (ctx->marks[i].serial <= ctx->completed_fence ||
-				    ctx->marks[i].end_pos <= tail)) {
+	while (i < ctx->n_marks &&
+			(ctx->marks[i].serial <= ctx->completed_fence ||
+					ctx->marks[i].end_pos <= tail)) {
 		if (ctx->marks[i].serial > ctx->completed_fence)
 			ctx->completed_fence = ctx->marks[i].serial;
 		ctx->acked_pos = ctx->marks[i].end_pos;
@@ -62,19 +68,18 @@ uint64_t smt_completed_fence(struct smt_ctx *ctx)
 {
 	if (is_ring(ctx) && ctx->status) {
 		uint64_t c = atomic_load_explicit(
-			&((struct smt_ring_status *)ctx->status)->completed_fence,
-			memory_order_acquire);
+				&((struct smt_ring_status *)ctx->status)->completed_fence,
+				memory_order_acquire);
 		retire(ctx, c, smt_ring_writer_tail(&ctx->w));
 	} else if (!ctx->failed) {
-		wl_display_dispatch_queue_pending(ctx->display, ctx->queue);  /* fence events */
+		wl_display_dispatch_queue_pending(ctx->display, ctx->queue); /* fence events */
 	}
 	return ctx->completed_fence;
 }
 
 /* ---- Wayland side --------------------------------------------------------- */
 
-static void ring_status(void *data, struct smt_ring_v1 *ring, int32_t status_fd,
-			int32_t global_fd)
+static void ring_status(void *data, struct smt_ring_v1 *ring, int32_t status_fd, int32_t global_fd)
 {
 	struct smt_ctx *ctx = data;
 	void *s = mmap(NULL, SMT_STATUS_MAP_SIZE, PROT_READ, MAP_SHARED, status_fd, 0);
@@ -106,13 +111,13 @@ static int create_shm_ring(struct smt_ctx *ctx)
 	uint32_t area = ctx->opts.area_size ? ctx->opts.area_size : SMT_RING_AREA_DEFAULT;
 	if (area < SMT_RING_AREA_MIN || area > SMT_RING_AREA_MAX || (area & (area - 1)))
 		return smt__fail(ctx, "ring area size %u: not a power of two in [4 KiB, 16 MiB]",
-				 area);
+				area);
 	int fd = memfd_create("smt-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -errno;
 	ctx->ring_map_size = SMT_RING_HEADER_SIZE + (size_t)area;
 	if (ftruncate(fd, (off_t)ctx->ring_map_size) < 0 ||
-	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
+			fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
 		int e = -errno;
 		close(fd);
 		return e;
@@ -125,17 +130,17 @@ static int create_shm_ring(struct smt_ctx *ctx)
 		if (map != MAP_FAILED)
 			munmap(map, ctx->ring_map_size);
 		close(fd);
-		return e;       /* the eventfds are closed by transport_fini */
+		return e; /* the eventfds are closed by transport_fini */
 	}
 	ctx->ring_map = map;
-	struct smt_ring_header *hdr = map;   /* a fresh memfd is zero */
+	struct smt_ring_header *hdr = map; /* a fresh memfd is zero */
 	hdr->magic = SMT_RING_MAGIC;
 	hdr->version = SMT_RING_VERSION;
 	hdr->area_size = area;
 	hdr->header_size = SMT_RING_HEADER_SIZE;
 	/* libwayland duplicates the fds while marshalling */
-	ctx->ring = smt_ring_manager_v1_create_ring(ctx->manager, fd, area, ctx->server_efd,
-						    ctx->client_efd);
+	ctx->ring = smt_ring_manager_v1_create_ring(
+			ctx->manager, fd, area, ctx->server_efd, ctx->client_efd);
 	close(fd);
 	ctx->w.area_size = area;
 	return 0;
@@ -148,10 +153,11 @@ int smt__transport_init(struct smt_ctx *ctx)
 		if (r == -EPIPE)
 			return r;
 		if (r < 0 && ctx->transport == SMT_TRANSPORT_RING)
-			return smt__fail(ctx, "cannot create a shared-memory ring: %s", strerror(-r));
+			return smt__fail(ctx, "cannot create a shared-memory ring: %s",
+					strerror(-r));
 		if (r < 0)
 			fprintf(stderr, "libsmt: no shared memory (%s): using the socket\n",
-				strerror(-r));
+					strerror(-r));
 		ctx->transport = r < 0 ? SMT_TRANSPORT_SOCKET : SMT_TRANSPORT_RING;
 	}
 	if (!ctx->ring)
@@ -167,7 +173,7 @@ int smt__transport_init(struct smt_ctx *ctx)
 	uint32_t area = ctx->opts.area_size ? ctx->opts.area_size : SMT_RING_AREA_DEFAULT;
 	if (is_ring(ctx)) {
 		smt_ring_writer_init(&ctx->w, ctx->ring_map, ctx->status, ctx->global,
-				     (uint8_t *)ctx->ring_map + SMT_RING_HEADER_SIZE, area);
+				(uint8_t *)ctx->ring_map + SMT_RING_HEADER_SIZE, area);
 		ctx->max_cmd = smt_ring_writer_max_cmd(&ctx->w);
 	} else {
 		ctx->max_cmd = area / 2 < SMT_SOCKET_MAX_CMD ? area / 2 : SMT_SOCKET_MAX_CMD;
@@ -203,7 +209,7 @@ static void ring_publish(struct smt_ctx *ctx)
 		if (write(ctx->server_efd, &one, sizeof(one)) == sizeof(one)) {
 			ctx->wakeups_sent++;
 			atomic_store_explicit(&ctx->w.hdr->wakeups_sent, ctx->wakeups_sent,
-					      memory_order_relaxed);
+					memory_order_relaxed);
 		}
 	}
 }
@@ -236,7 +242,7 @@ static bool ring_spin_tail(struct smt_ctx *ctx, uint64_t need)
 		if ((int64_t)(smt_ring_writer_tail(&ctx->w) - need) >= 0 || smt__ring_dead(ctx))
 			return true;
 		if (atomic_load_explicit(&((struct smt_global_status *)ctx->global)->server_asleep,
-					 memory_order_relaxed)) {
+				    memory_order_relaxed)) {
 			ctx->spins_server_asleep++;
 			return false;
 		}
@@ -272,7 +278,7 @@ static int ring_wait_tail(struct smt_ctx *ctx, uint64_t need, uint64_t sleep_nee
 	if (spin && ring_spin_due(ctx)) {
 		ctx->spins++;
 		if (ring_spin_tail(ctx, need)) {
-			sleep_need = need;      /* reached, or dead: the loop returns */
+			sleep_need = need; /* reached, or dead: the loop returns */
 			ctx->spin_backoff = 0;
 			ctx->spins_reached++;
 		} else {
@@ -289,7 +295,7 @@ static int ring_wait_tail(struct smt_ctx *ctx, uint64_t need, uint64_t sleep_nee
 		if ((int64_t)(smt_ring_writer_tail(&ctx->w) - need) >= 0)
 			return 0;
 		if (!smt_ring_client_begin_wait(ctx->w.hdr, ctx->status, sleep_need))
-			continue;       /* reached meanwhile, or dead: re-check */
+			continue; /* reached meanwhile, or dead: re-check */
 		/* The timeout only bounds the damage of a server bug: a correct
 		 * server always writes the eventfd (Dekker pattern). */
 		r = smt__wait_io(ctx, ctx->client_efd, 1000, false);
@@ -308,7 +314,7 @@ static int socket_send(struct smt_ctx *ctx)
 {
 	while (ctx->ssent < ctx->slen) {
 		size_t n = smt_chunk_next(&ctx->chunker, ctx->sbuf + ctx->ssent,
-					  ctx->slen - ctx->ssent, SMT_SUBMIT_MAX);
+				ctx->slen - ctx->ssent, SMT_SUBMIT_MAX);
 		/* keep what the compositor must buffer under its 1 MiB limit */
 		while (ctx->sent_pos + n > ctx->acked_pos + SMT_SOCKET_WINDOW) {
 			int r = smt__flush_requests(ctx);
@@ -366,8 +372,8 @@ void *smt__begin(struct smt_ctx *ctx, uint32_t size)
 		if (p)
 			return ctx->cur = p;
 		ctx->full_waits++;
-		atomic_store_explicit(&ctx->w.hdr->full_waits, ctx->full_waits,
-				      memory_order_relaxed);
+		atomic_store_explicit(
+				&ctx->w.hdr->full_waits, ctx->full_waits, memory_order_relaxed);
 		/* Hysteresis for sleeping: ask to be woken when half the area is
 		 * free, not as soon as this one command fits, so one wakeup moves
 		 * at least area/2 bytes. Measured (docs/benchmarks.md, "Wakeups"):
@@ -496,7 +502,8 @@ int smt_wait_fence(struct smt_ctx *ctx, uint64_t serial)
 			while (i < ctx->n_marks && ctx->marks[i].serial < serial)
 				i++;
 			if (i == ctx->n_marks)
-				return smt__fail(ctx, "fence %llu lost", (unsigned long long)serial);
+				return smt__fail(
+						ctx, "fence %llu lost", (unsigned long long)serial);
 			r = ring_wait_tail(ctx, ctx->marks[i].end_pos, ctx->marks[i].end_pos, true);
 		} else {
 			r = smt__wait_io(ctx, -1, 1000, false);
@@ -545,14 +552,16 @@ int smt_get_stats(struct smt_ctx *ctx, struct smt_stats *o)
 	} else {
 		o->head = ctx->stream_pos;
 		o->published = ctx->sent_pos;
-		o->tail = ctx->acked_pos;       /* known executed: the last fence */
+		o->tail = ctx->acked_pos; /* known executed: the last fence */
 	}
 	if (s) {
-		o->commands_executed = atomic_load_explicit(&s->commands_executed, memory_order_relaxed);
+		o->commands_executed = atomic_load_explicit(
+				&s->commands_executed, memory_order_relaxed);
 		o->bytes_executed = atomic_load_explicit(&s->bytes_executed, memory_order_relaxed);
-		o->wakeups_to_client = atomic_load_explicit(&s->wakeups_to_client, memory_order_relaxed);
-		o->wakeups_from_client = atomic_load_explicit(&s->wakeups_from_client,
-							      memory_order_relaxed);
+		o->wakeups_to_client = atomic_load_explicit(
+				&s->wakeups_to_client, memory_order_relaxed);
+		o->wakeups_from_client = atomic_load_explicit(
+				&s->wakeups_from_client, memory_order_relaxed);
 		o->dead = atomic_load_explicit(&s->flags, memory_order_acquire) & SMT_SERVER_DEAD;
 		o->error_code = atomic_load_explicit(&s->error_code, memory_order_relaxed);
 		o->error_opcode = atomic_load_explicit(&s->error_opcode, memory_order_relaxed);

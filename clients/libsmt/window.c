@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "smt-internal.h"
+#include "clients/libsmt/smt-internal.h"
 #include "smt-ring-v1-client-protocol.h"
 #include "viewporter-client-protocol.h"
 #include "xdg-decoration-unstable-v1-client-protocol.h"
@@ -20,11 +20,11 @@ static uint32_t clamp_dim(int32_t v, uint32_t fallback)
 	return (uint32_t)v > SMT_MAX_DIMENSION ? SMT_MAX_DIMENSION : (uint32_t)v;
 }
 
-static void toplevel_configure(void *data, struct xdg_toplevel *t, int32_t w, int32_t h,
-			       struct wl_array *states)
+static void toplevel_configure(
+		void *data, struct xdg_toplevel *t, int32_t w, int32_t h, struct wl_array *states)
 {
 	struct smt_window *win = data;
-	win->pending_w = clamp_dim(w, 0);       /* 0: our choice (keep the size) */
+	win->pending_w = clamp_dim(w, 0); /* 0: our choice (keep the size) */
 	win->pending_h = clamp_dim(h, 0);
 }
 
@@ -36,8 +36,12 @@ static void toplevel_close(void *data, struct xdg_toplevel *t)
 		win->listener->close(win->data, win);
 }
 
-static void toplevel_bounds(void *data, struct xdg_toplevel *t, int32_t w, int32_t h) {}
-static void toplevel_caps(void *data, struct xdg_toplevel *t, struct wl_array *caps) {}
+static void toplevel_bounds(void *data, struct xdg_toplevel *t, int32_t w, int32_t h)
+{
+}
+static void toplevel_caps(void *data, struct xdg_toplevel *t, struct wl_array *caps)
+{
+}
 
 static const struct xdg_toplevel_listener toplevel_listener = {
 	.configure = toplevel_configure,
@@ -63,13 +67,13 @@ static void surface_configure(void *data, struct xdg_surface *s, uint32_t serial
 
 static const struct xdg_surface_listener surface_listener = { surface_configure };
 
-static void canvas_presented(void *data, struct smt_canvas_v1 *c, uint32_t serial,
-			     uint32_t exec_hi, uint32_t exec_lo, uint32_t disp_hi, uint32_t disp_lo)
+static void canvas_presented(void *data, struct smt_canvas_v1 *c, uint32_t serial, uint32_t exec_hi,
+		uint32_t exec_lo, uint32_t disp_hi, uint32_t disp_lo)
 {
 	struct smt_window *win = data;
 	if (win->listener && win->listener->presented)
 		win->listener->presented(win->data, win, serial, (uint64_t)exec_hi << 32 | exec_lo,
-					 (uint64_t)disp_hi << 32 | disp_lo);
+				(uint64_t)disp_hi << 32 | disp_lo);
 }
 
 static const struct smt_canvas_v1_listener canvas_listener = { canvas_presented };
@@ -77,7 +81,7 @@ static const struct smt_canvas_v1_listener canvas_listener = { canvas_presented 
 void smt__windows_apply_configures(struct smt_ctx *ctx)
 {
 	struct smt_window *win, *tmp;
-	wl_list_for_each_safe(win, tmp, &ctx->windows, link) {
+	wl_list_for_each_safe (win, tmp, &ctx->windows, link) {
 		if (!win->configure_pending || ctx->failed)
 			continue;
 		win->configure_pending = false;
@@ -106,10 +110,10 @@ void smt__windows_apply_configures(struct smt_ctx *ctx)
 }
 
 struct smt_window *smt_window_create(struct smt_ctx *ctx, const char *title, const char *app_id,
-				     uint32_t width, uint32_t height)
+		uint32_t width, uint32_t height)
 {
 	if (smt__check(ctx) || !width || !height || width > SMT_MAX_DIMENSION ||
-	    height > SMT_MAX_DIMENSION)
+			height > SMT_MAX_DIMENSION)
 		return NULL;
 	struct smt_window *win = calloc(1, sizeof(*win));
 	if (!win)
@@ -133,9 +137,9 @@ struct smt_window *smt_window_create(struct smt_ctx *ctx, const char *title, con
 	if (ctx->decoration) {
 		/* server-side: the compositor draws the focus border */
 		win->decoration = zxdg_decoration_manager_v1_get_toplevel_decoration(
-			ctx->decoration, win->toplevel);
-		zxdg_toplevel_decoration_v1_set_mode(win->decoration,
-						     ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
+				ctx->decoration, win->toplevel);
+		zxdg_toplevel_decoration_v1_set_mode(
+				win->decoration, ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
 	}
 	wl_surface_commit(win->surface);
 	while (!win->configured && !ctx->failed)
@@ -149,8 +153,8 @@ struct smt_window *smt_window_create(struct smt_ctx *ctx, const char *title, con
 	win->height = win->pending_h ? win->pending_h : height;
 
 	win->canvas_id = smt__id_get(&ctx->drawables);
-	win->canvas = smt_ring_v1_get_canvas(ctx->ring, win->canvas_id, win->surface,
-					     win->width, win->height);
+	win->canvas = smt_ring_v1_get_canvas(
+			ctx->ring, win->canvas_id, win->surface, win->width, win->height);
 	wl_proxy_set_queue((struct wl_proxy *)win->canvas, NULL);
 	smt_canvas_v1_add_listener(win->canvas, &canvas_listener, win);
 	wl_surface_attach(win->surface, ctx->pixel, 0, 0);
@@ -171,7 +175,7 @@ void smt_window_destroy(struct smt_window *win)
 		return;
 	struct smt_ctx *ctx = win->ctx;
 	if (!ctx->failed)
-		smt_flush(ctx);     /* commands for this canvas run before it goes */
+		smt_flush(ctx); /* commands for this canvas run before it goes */
 	if (ctx->pointer_focus == win)
 		ctx->pointer_focus = NULL;
 	if (ctx->keyboard_focus == win)
@@ -194,20 +198,32 @@ void smt_window_destroy(struct smt_window *win)
 	free(win);
 }
 
-void smt_window_set_listener(struct smt_window *win, const struct smt_window_listener *l,
-			     void *data)
+void smt_window_set_listener(
+		struct smt_window *win, const struct smt_window_listener *l, void *data)
 {
 	win->listener = l;
 	win->data = data;
 }
 
-uint32_t smt_window_canvas(const struct smt_window *win) { return win->canvas_id; }
-uint32_t smt_window_width(const struct smt_window *win) { return win->width; }
-uint32_t smt_window_height(const struct smt_window *win) { return win->height; }
-bool smt_window_closed(const struct smt_window *win) { return win->closed; }
+uint32_t smt_window_canvas(const struct smt_window *win)
+{
+	return win->canvas_id;
+}
+uint32_t smt_window_width(const struct smt_window *win)
+{
+	return win->width;
+}
+uint32_t smt_window_height(const struct smt_window *win)
+{
+	return win->height;
+}
+bool smt_window_closed(const struct smt_window *win)
+{
+	return win->closed;
+}
 
-int smt_window_present(struct smt_window *win, uint32_t n, const struct smt_rect *damage,
-		       uint32_t *serial)
+int smt_window_present(
+		struct smt_window *win, uint32_t n, const struct smt_rect *damage, uint32_t *serial)
 {
 	uint32_t s = ++win->present_serial;
 	int r = smt_present(win->ctx, win->canvas_id, s, n, damage);
@@ -219,7 +235,7 @@ int smt_window_present(struct smt_window *win, uint32_t n, const struct smt_rect
 struct smt_window *smt__window_from_surface(struct smt_ctx *ctx, struct wl_surface *s)
 {
 	struct smt_window *win;
-	wl_list_for_each(win, &ctx->windows, link)
+	wl_list_for_each (win, &ctx->windows, link)
 		if (win->surface == s)
 			return win;
 	return NULL;

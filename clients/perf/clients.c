@@ -9,8 +9,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "smt.h"
-#include "perf.h"
+#include "clients/libsmt/smt.h"
+#include "clients/perf/perf.h"
 
 static atomic_bool busy_stop;
 static void *busy_thread(void *arg)
@@ -61,14 +61,15 @@ int clients(const char *nlist, int spid, int pings, double idle_secs, const char
 	int nn = parse_list(nlist, ns, 16);
 	FILE *f = csv ? fopen(csv, "w") : NULL;
 	if (f)
-		fprintf(f, "clients,rss_base_kb,rss_kb,rss_per_client_kb,idle_cpu_pct,"
-			   "ping_p50_us,ping_p99_us,ping_max_us,busy_ping_p50_us,busy_ping_p99_us,"
-			   "busy_ping_max_us\n");
+		fprintf(f,
+				"clients,rss_base_kb,rss_kb,rss_per_client_kb,idle_cpu_pct,"
+				"ping_p50_us,ping_p99_us,ping_max_us,busy_ping_p50_us,busy_ping_p99_us,"
+				"busy_ping_max_us\n");
 	long hz = sysconf(_SC_CLK_TCK);
 	printf("# smt-perf clients: ring clients with a 64x64 window each; ping = FENCE round trip\n");
 	printf("%7s %12s %10s %9s %10s %10s %10s %12s %12s\n", "clients", "RSS/client KiB",
-	       "RSS MiB", "idle CPU%", "ping p50us", "ping p99us", "ping max", "busy p50us",
-	       "busy p99us");
+			"RSS MiB", "idle CPU%", "ping p50us", "ping p99us", "ping max",
+			"busy p50us", "busy p99us");
 	for (int k = 0; k < nn; k++) {
 		long N = ns[k];
 		long rss0 = proc_rss_kb(spid);
@@ -92,7 +93,7 @@ int clients(const char *nlist, int spid, int pings, double idle_secs, const char
 		usleep((useconds_t)(idle_secs * 1e6));
 		long long cpu1 = proc_cpu_ticks(spid);
 		double idle_pct = (double)(cpu1 - cpu0) / (double)hz /
-				  ((double)(monotonic_now_ns() - t0) / 1e9) * 100.0;
+				((double)(monotonic_now_ns() - t0) / 1e9) * 100.0;
 		double p50, p99, mx, bp50, bp99, bmx;
 		ping_stats(c[0], pings, &p50, &p99, &mx);
 		atomic_store(&busy_stop, false);
@@ -104,11 +105,11 @@ int clients(const char *nlist, int spid, int pings, double idle_secs, const char
 		pthread_join(th, NULL);
 		double per = (double)(rss1 - rss0) / (double)(N + 1);
 		printf("%7ld %12.1f %10.1f %9.3f %10.1f %10.1f %10.1f %12.1f %12.1f\n", N, per,
-		       (double)rss1 / 1024.0, idle_pct, p50, p99, mx, bp50, bp99);
+				(double)rss1 / 1024.0, idle_pct, p50, p99, mx, bp50, bp99);
 		fflush(stdout);
 		if (f)
-			fprintf(f, "%ld,%ld,%ld,%.1f,%.4f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f\n", N, rss0, rss1,
-				per, idle_pct, p50, p99, mx, bp50, bp99, bmx);
+			fprintf(f, "%ld,%ld,%ld,%.1f,%.4f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f\n", N, rss0,
+					rss1, per, idle_pct, p50, p99, mx, bp50, bp99, bmx);
 		for (long i = 0; i < N + 1; i++)
 			smt_disconnect(c[i]);
 		free(c);

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "smt.h"
-#include "pool-alloc.h"
-#include "perf.h"
+#include "clients/libsmt/smt.h"
+#include "clients/libsmt/pool-alloc.h"
+#include "clients/perf/perf.h"
 
 static uint64_t rng_state = 88172645463325252ull;
 static uint64_t rnd(void)
@@ -45,10 +45,12 @@ int images_alloc_only(const char *nlist, long iters)
 			unsigned i = (unsigned)(rnd() % 100);
 			if (!used[i]) {
 				uint64_t bytes = 1 + rnd() % 16384;
-				while (smt_palloc_alloc(&a, (bytes + 3) & ~3ull, &slot[i]) == -ENOSPC)
+				while (smt_palloc_alloc(&a, (bytes + 3) & ~3ull, &slot[i]) ==
+						-ENOSPC)
 					smt_palloc_grow(&a, a.size * 2);
 				used[i] = true;
-				for (uint64_t pg = slot[i] >> 12; pg <= (slot[i] + bytes - 1) >> 12; pg++) {
+				for (uint64_t pg = slot[i] >> 12; pg <= (slot[i] + bytes - 1) >> 12;
+						pg++) {
 					if (pg >= npg)
 						continue;
 					touched += !(bits[pg >> 3] & (1u << (pg & 7)));
@@ -61,8 +63,9 @@ int images_alloc_only(const char *nlist, long iters)
 				used[i] = false;
 			}
 		}
-		printf("%8ld %10.4f %14" PRIu64 " %14.1f\n", N, (double)(monotonic_now_ns() - t0) / 1e3 / (double)iters,
-		       touched, (double)(hi - lo) / 1048576.0);
+		printf("%8ld %10.4f %14" PRIu64 " %14.1f\n", N,
+				(double)(monotonic_now_ns() - t0) / 1e3 / (double)iters, touched,
+				(double)(hi - lo) / 1048576.0);
 		free(bits);
 		smt_palloc_fini(&a);
 	}
@@ -75,20 +78,21 @@ int images(const char *nlist, long iters, int spid, const char *csv)
 	int nn = parse_list(nlist, ns, 16);
 	FILE *f = csv ? fopen(csv, "w") : NULL;
 	if (f)
-		fprintf(f, "live_images,ops,us_per_op,pool_bytes,server_maps,server_rss_kb,"
-			   "client_faults_per_op,server_faults_per_op,churn_pages\n");
+		fprintf(f,
+				"live_images,ops,us_per_op,pool_bytes,server_maps,server_rss_kb,"
+				"client_faults_per_op,server_faults_per_op,churn_pages\n");
 	printf("# smt-perf images: churn of %ld create/free ops over 100 slots, 1..16384 bytes\n",
-	       iters);
+			iters);
 	printf("%8s %10s %10s %12s %14s %12s %12s %12s\n", "N", "us/op", "pool MiB", "server maps",
-	       "server RSS MiB", "cli flt/op", "srv flt/op", "churn pages");
+			"server RSS MiB", "cli flt/op", "srv flt/op", "churn pages");
 	for (int k = 0; k < nn; k++) {
 		long N = ns[k];
 		struct smt_options o = { .transport = SMT_TRANSPORT_RING };
 		struct smt_ctx *ctx = smt_connect(&o);
 		if (!ctx)
 			die("connect");
-		struct smt_window *win = smt_window_create(ctx, "smt-perf images", "smt-perf",
-							   256, 256);
+		struct smt_window *win = smt_window_create(
+				ctx, "smt-perf images", "smt-perf", 256, 256);
 		if (!win)
 			die("window");
 		smt_set_target(ctx, smt_window_canvas(win));
@@ -106,7 +110,9 @@ int images(const char *nlist, long iters, int spid, const char *csv)
 		 * has seen (mapped) all of it */
 		smt_sync(ctx);
 		long maps0 = spid > 0 ? proc_maps_lines(spid) : -1;
-		enum { L = 100 };
+		enum {
+			L = 100
+		};
 		struct smt_image slot[L];
 		bool used[L] = { false };
 		uint64_t npg = (4ull << 30) >> 12, touched = 0;
@@ -122,7 +128,8 @@ int images(const char *nlist, long iters, int spid, const char *csv)
 					die("image alloc");
 				memset(slot[i].data, 0x80, (size_t)w * 4);
 				for (uint64_t pg = slot[i].offset >> 12;
-				     pg <= (slot[i].offset + (uint64_t)w * 4 - 1) >> 12; pg++) {
+						pg <= (slot[i].offset + (uint64_t)w * 4 - 1) >> 12;
+						pg++) {
 					if (pg < npg && !(bits[pg >> 3] & (1u << (pg & 7)))) {
 						touched++;
 						bits[pg >> 3] |= (uint8_t)(1u << (pg & 7));
@@ -145,15 +152,16 @@ int images(const char *nlist, long iters, int spid, const char *csv)
 		double cf = (double)(proc_minflt(0) - cf0) / (double)iters;
 		double sf = spid > 0 ? (double)(proc_minflt(spid) - sf0) / (double)iters : 0;
 		double us = (double)(t1 - t0) / 1e3 / (double)iters;
-		printf("%8ld %10.3f %10.1f %12ld %14.1f %12.3f %12.3f %12" PRIu64 "\n", N,
-		       us, (double)smt_pool_size(pool) / 1048576.0, maps1, (double)rss / 1024.0, cf, sf,
-		       touched);
+		printf("%8ld %10.3f %10.1f %12ld %14.1f %12.3f %12.3f %12" PRIu64 "\n", N, us,
+				(double)smt_pool_size(pool) / 1048576.0, maps1,
+				(double)rss / 1024.0, cf, sf, touched);
 		(void)maps0;
 		free(bits);
 		fflush(stdout);
 		if (f)
-			fprintf(f, "%ld,%ld,%.4f,%" PRIu64 ",%ld,%ld,%.4f,%.4f,%" PRIu64 "\n", N, iters,
-				us, smt_pool_size(pool), maps1, rss, cf, sf, touched);
+			fprintf(f, "%ld,%ld,%.4f,%" PRIu64 ",%ld,%ld,%.4f,%.4f,%" PRIu64 "\n", N,
+					iters, us, smt_pool_size(pool), maps1, rss, cf, sf,
+					touched);
 		free(live);
 		smt_disconnect(ctx);
 		usleep(200000);

@@ -3,7 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "perf.h"
+#include "clients/perf/perf.h"
 
 long proc_maps_lines(int pid)
 {
@@ -64,7 +64,8 @@ long long proc_cpu_ticks(int pid)
 	unsigned long ut = 0, st = 0;
 	/* fields after ')': state(3) ... utime(14) stime(15) */
 	if (!fields ||
-	    sscanf(fields, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+			sscanf(fields, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut,
+					&st) != 2)
 		return -1;
 	return (long long)ut + (long long)st;
 }

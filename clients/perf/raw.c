@@ -30,18 +30,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "smt-ring.h"
-#include "ring_reader.h"
-#include "ring-writer.h"
-#include "perf.h"
+#include "protocol/smt-ring.h"
+#include "compositor/exec/ring_reader.h"
+#include "clients/libsmt/ring-writer.h"
+#include "clients/perf/perf.h"
 
 /* What both processes share besides the ring: where the writer stopped. */
 struct raw_control {
-	_Atomic uint64_t stop_at;   /* 0: still writing; else the final head */
+	_Atomic uint64_t stop_at; /* 0: still writing; else the final head */
 };
 
 struct raw_shared {
-	uint8_t *ring_mem;          /* header page + area */
+	uint8_t *ring_mem; /* header page + area */
 	struct smt_ring_status *status;
 	struct smt_global_status *global;
 	struct raw_control *control;
@@ -84,7 +84,7 @@ static _Noreturn void consume_lines(const struct raw_shared *s)
 		uint64_t head = head_acquire(h);
 		if (head == tail) {
 			if (writer_done(s, tail))
-				_exit(sum == 1);   /* keeps the loads; never true */
+				_exit(sum == 1); /* keeps the loads; never true */
 			cpu_relax();
 			continue;
 		}
@@ -125,8 +125,8 @@ static _Noreturn void consume_touch(const struct raw_shared *s)
 static _Noreturn void consume_frame(const struct raw_shared *s)
 {
 	struct smt_ring_reader r;
-	if (smt_ring_reader_init(&r, s->ring_mem, SMT_RING_HEADER_SIZE + s->area, s->area,
-				 s->status))
+	if (smt_ring_reader_init(
+			    &r, s->ring_mem, SMT_RING_HEADER_SIZE + s->area, s->area, s->status))
 		_exit(2);
 	for (;;) {
 		struct smt_fault f;
@@ -147,7 +147,11 @@ static _Noreturn void consume_frame(const struct raw_shared *s)
 
 /* Writes NOOPs of `size` bytes for `secs`; returns commands per second
  * (every one consumed when the clock stops). */
-enum raw_consumer { RAW_LINES, RAW_TOUCH, RAW_FRAME };
+enum raw_consumer {
+	RAW_LINES,
+	RAW_TOUCH,
+	RAW_FRAME
+};
 
 static double raw_run(enum raw_consumer consumer, uint32_t size, double secs)
 {
@@ -170,7 +174,7 @@ static double raw_run(enum raw_consumer consumer, uint32_t size, double secs)
 	}
 	struct smt_ring_writer w;
 	smt_ring_writer_init(&w, (struct smt_ring_header *)s.ring_mem, s.status, s.global,
-			     s.ring_mem + SMT_RING_HEADER_SIZE, s.area);
+			s.ring_mem + SMT_RING_HEADER_SIZE, s.area);
 	uint64_t start = monotonic_now_ns(), stop = start + (uint64_t)(secs * 1e9);
 	uint64_t unpublished = 0;
 	for (uint64_t round = 0;; round++) {
@@ -225,8 +229,8 @@ int raw_limit(double secs, int rounds, const char *csv)
 	if (out)
 		fprintf(out, "consumer,bytes,commands_per_s\n");
 	printf("# smt-perf --raw: NOOPs through a %u KiB ring between two processes, both"
-	       " spinning (median of %d rounds of %.2f s)\n", SMT_RING_AREA_DEFAULT / 1024,
-	       rounds, secs);
+	       " spinning (median of %d rounds of %.2f s)\n",
+			SMT_RING_AREA_DEFAULT / 1024, rounds, secs);
 	printf("%-8s %6s %14s %10s\n", "consumer", "bytes", "commands/s", "ns/cmd");
 	static const uint32_t sizes[] = { 8, 16 };
 	static const char *const names[] = { "lines", "touch", "frame" };

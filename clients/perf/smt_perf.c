@@ -49,10 +49,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "perf.h"
+#include "clients/perf/perf.h"
 
-uint32_t opt_area;   /* ring area (bytes), 0: libsmt default */
-bool opt_single;     /* --objects 1: one object per command */
+uint32_t opt_area; /* ring area (bytes), 0: libsmt default */
+bool opt_single;   /* --objects 1: one object per command */
 
 void die(const char *msg)
 {
@@ -74,11 +74,11 @@ int parse_list(const char *s, long *out, int max)
 _Noreturn void usage(void)
 {
 	fprintf(stderr,
-		"usage: smt-perf [-t ring,socket,local] [-s SECS] [-w WARMUP] [-r ROUNDS] [-c case,...]\n"
-		"                [--objects x11|1] [--area BYTES] [--csv FILE] [--quick] [--list]\n"
-		"       smt-perf --images [-n 100,1000,...] [--iters K] [--server-pid PID] [--csv F]\n"
-		"       smt-perf --clients 1,10,100,300 --server-pid PID [--pings K] [--csv F]\n"
-		"       smt-perf --raw [-s SECS] [-r ROUNDS] [--csv F]\n");
+			"usage: smt-perf [-t ring,socket,local] [-s SECS] [-w WARMUP] [-r ROUNDS] [-c case,...]\n"
+			"                [--objects x11|1] [--area BYTES] [--csv FILE] [--quick] [--list]\n"
+			"       smt-perf --images [-n 100,1000,...] [--iters K] [--server-pid PID] [--csv F]\n"
+			"       smt-perf --clients 1,10,100,300 --server-pid PID [--pings K] [--csv F]\n"
+			"       smt-perf --raw [-s SECS] [-r ROUNDS] [--csv F]\n");
 	exit(2);
 }
 
@@ -89,8 +89,19 @@ int main(int argc, char **argv)
 	long iters = 100000;
 	int spid = 0, pings = 1000, rounds = 3;
 	bool images_mode = false, raw_mode = false;
-	enum { O_CSV = 256, O_QUICK, O_LIST, O_IMAGES, O_ITERS, O_SPID, O_CLIENTS, O_PINGS, O_IDLE,
-	       O_OBJECTS, O_RAW };
+	enum {
+		O_CSV = 256,
+		O_QUICK,
+		O_LIST,
+		O_IMAGES,
+		O_ITERS,
+		O_SPID,
+		O_CLIENTS,
+		O_PINGS,
+		O_IDLE,
+		O_OBJECTS,
+		O_RAW
+	};
 	static const struct option lo[] = {
 		{ "transport", required_argument, NULL, 't' },
 		{ "seconds", required_argument, NULL, 's' },
@@ -116,31 +127,69 @@ int main(int argc, char **argv)
 	int opt;
 	while ((opt = getopt_long(argc, argv, "t:s:w:c:n:r:a:h", lo, NULL)) != -1) {
 		switch (opt) {
-		case 't': tname = optarg; break;
-		case 's': secs = atof(optarg); break;
-		case 'w': warm = atof(optarg); break;
-		case 'c': list = optarg; break;
-		case 'n': nlist = optarg; break;
-		case 'r': rounds = atoi(optarg); break;
-		case 'a': opt_area = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case O_CSV: csv = optarg; break;
+		case 't':
+			tname = optarg;
+			break;
+		case 's':
+			secs = atof(optarg);
+			break;
+		case 'w':
+			warm = atof(optarg);
+			break;
+		case 'c':
+			list = optarg;
+			break;
+		case 'n':
+			nlist = optarg;
+			break;
+		case 'r':
+			rounds = atoi(optarg);
+			break;
+		case 'a':
+			opt_area = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case O_CSV:
+			csv = optarg;
+			break;
 		case O_OBJECTS:
 			if (strcmp(optarg, "x11") && strcmp(optarg, "1"))
 				usage();
 			opt_single = !strcmp(optarg, "1");
 			break;
-		case O_QUICK: secs = 0.3; warm = 0.05; rounds = 3; iters = 20000; pings = 200; idle = 1.0; break;
+		case O_QUICK:
+			secs = 0.3;
+			warm = 0.05;
+			rounds = 3;
+			iters = 20000;
+			pings = 200;
+			idle = 1.0;
+			break;
 		case O_LIST:
 			list_cases();
 			return 0;
-		case O_IMAGES: images_mode = true; break;
-		case O_RAW: raw_mode = true; break;
-		case O_ITERS: iters = atol(optarg); break;
-		case O_SPID: spid = atoi(optarg); break;
-		case O_CLIENTS: clist = optarg; break;
-		case O_PINGS: pings = atoi(optarg); break;
-		case O_IDLE: idle = atof(optarg); break;
-		default: usage();
+		case O_IMAGES:
+			images_mode = true;
+			break;
+		case O_RAW:
+			raw_mode = true;
+			break;
+		case O_ITERS:
+			iters = atol(optarg);
+			break;
+		case O_SPID:
+			spid = atoi(optarg);
+			break;
+		case O_CLIENTS:
+			clist = optarg;
+			break;
+		case O_PINGS:
+			pings = atoi(optarg);
+			break;
+		case O_IDLE:
+			idle = atof(optarg);
+			break;
+		default:
+			usage();
 		}
 	}
 	if (images_mode && getenv("SMT_PERF_ALLOC_ONLY"))

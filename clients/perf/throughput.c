@@ -7,16 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "smt.h"
-#include "smt-ring.h"
-#include "executor.h"
-#include "ring_reader.h"
-#include "ring-writer.h"
-#include "perf.h"
+#include "clients/libsmt/smt.h"
+#include "protocol/smt-ring.h"
+#include "compositor/exec/executor.h"
+#include "compositor/exec/ring_reader.h"
+#include "clients/libsmt/ring-writer.h"
+#include "clients/perf/perf.h"
 
 /* ---- backends ------------------------------------------------------------ */
 
-enum tkind { T_RING, T_SOCKET, T_LOCAL };
+enum tkind {
+	T_RING,
+	T_SOCKET,
+	T_LOCAL
+};
 
 struct be {
 	enum tkind kind;
@@ -91,10 +95,10 @@ static void be_open(struct be *b, enum tkind kind)
 		memset(b->global, 0, SMT_STATUS_MAP_SIZE);
 		smt_global_init(b->global);
 		if (smt_ring_reader_init(&b->rd, b->ring_mem, SMT_RING_HEADER_SIZE + area, area,
-					 b->status))
+				    b->status))
 			die("ring reader init");
 		smt_ring_writer_init(&b->w, (struct smt_ring_header *)b->ring_mem, b->status,
-				     b->global, b->ring_mem + SMT_RING_HEADER_SIZE, area);
+				b->global, b->ring_mem + SMT_RING_HEADER_SIZE, area);
 		b->ex = smt_exec_create(NULL);
 		b->canvas_img = pixman_image_create_bits(PIXMAN_a8r8g8b8, WIN_W, WIN_H, NULL, 0);
 		b->canvas = 1;
@@ -219,8 +223,8 @@ static void op_points(struct be *b, uint32_t colour, uint32_t n, const struct sm
 	}
 }
 
-static void op_segs(struct be *b, uint32_t colour, uint32_t lw, uint32_t n,
-		    const struct smt_segment *s)
+static void op_segs(
+		struct be *b, uint32_t colour, uint32_t lw, uint32_t n, const struct smt_segment *s)
 {
 	if (b->kind == T_LOCAL) {
 		uint32_t sz = ARR_SIZE(struct smt_cmd_segments, n, *s);
@@ -244,8 +248,8 @@ static void op_put(struct be *b, int32_t x, int32_t y, uint32_t w, uint32_t h, c
 }
 
 struct img {
-	struct smt_image si;   /* remote */
-	uint64_t off;          /* local */
+	struct smt_image si; /* remote */
+	uint64_t off;        /* local */
 	uint32_t w, h;
 };
 
@@ -274,7 +278,7 @@ static void op_put_pool(struct be *b, struct img *im, int32_t x, int32_t y)
 	if (b->kind == T_LOCAL) {
 		uint32_t sz = sizeof(struct smt_cmd_put_image_pool);
 		smt_encode_put_image_pool(lbegin(b, sz), b->pool_id, im->off, im->w * 4, im->w,
-					  im->h, SMT_FORMAT_ARGB8888, x, y);
+				im->h, SMT_FORMAT_ARGB8888, x, y);
 		lend(b, sz);
 	} else {
 		smt_put_image_pool(b->ctx, b->pool, &im->si, x, y);
@@ -282,7 +286,7 @@ static void op_put_pool(struct be *b, struct img *im, int32_t x, int32_t y)
 }
 
 static void op_copy(struct be *b, uint32_t src, int32_t sx, int32_t sy, uint32_t w, uint32_t h,
-		    int32_t dx, int32_t dy)
+		int32_t dx, int32_t dy)
 {
 	if (b->kind == T_LOCAL) {
 		uint32_t sz = sizeof(struct smt_cmd_copy_area);
@@ -293,12 +297,12 @@ static void op_copy(struct be *b, uint32_t src, int32_t sx, int32_t sy, uint32_t
 	}
 }
 
-static void op_composite(struct be *b, uint32_t src, int32_t dx, int32_t dy, uint32_t w,
-			 uint32_t h)
+static void op_composite(struct be *b, uint32_t src, int32_t dx, int32_t dy, uint32_t w, uint32_t h)
 {
 	if (b->kind == T_LOCAL) {
 		uint32_t sz = sizeof(struct smt_cmd_composite);
-		smt_encode_composite(lbegin(b, sz), SMT_PAINT_OVER, src, 0, 0, 0, 0, 0, dx, dy, w, h);
+		smt_encode_composite(
+				lbegin(b, sz), SMT_PAINT_OVER, src, 0, 0, 0, 0, 0, dx, dy, w, h);
 		lend(b, sz);
 	} else {
 		smt_composite(b->ctx, SMT_PAINT_OVER, src, 0, 0, 0, 0, 0, dx, dy, w, h);
@@ -306,7 +310,7 @@ static void op_composite(struct be *b, uint32_t src, int32_t dx, int32_t dy, uin
 }
 
 static void op_glyphs(struct be *b, uint32_t atlas, int32_t x, int32_t y, uint32_t n,
-		      const struct smt_glyph *g)
+		const struct smt_glyph *g)
 {
 	if (b->kind == T_LOCAL) {
 		uint32_t sz = ARR_SIZE(struct smt_cmd_glyphs, n, *g);
@@ -346,7 +350,7 @@ static void be_target(struct be *b, uint32_t id)
 /* ---- cases ---------------------------------------------------------------- */
 
 struct cstate {
-	uint32_t pix;          /* composite source / glyph atlas */
+	uint32_t pix; /* composite source / glyph atlas */
 	struct img im;
 	uint32_t *pixels;
 	struct smt_glyph glyphs[80];
@@ -360,16 +364,26 @@ struct cstate {
 };
 
 struct pcase {
-	const char *name;      /* short name */
-	const char *desc;      /* x11perf-like description */
-	const char *x11perf;   /* matching x11perf test, or NULL */
-	uint32_t size;         /* rect / line / image size */
+	const char *name;    /* short name */
+	const char *desc;    /* x11perf-like description */
+	const char *x11perf; /* matching x11perf test, or NULL */
+	uint32_t size;       /* rect / line / image size */
 	int kind;
-	bool pool;             /* put-image from a pool */
-	uint32_t objects;      /* per command: x11perf's objects per request */
+	bool pool;        /* put-image from a pool */
+	uint32_t objects; /* per command: x11perf's objects per request */
 };
 
-enum { K_NOOP, K_DOT, K_RECT, K_SEG, K_WSEG, K_PUT, K_COPY, K_COMP, K_GLYPHS };
+enum {
+	K_NOOP,
+	K_DOT,
+	K_RECT,
+	K_SEG,
+	K_WSEG,
+	K_PUT,
+	K_COPY,
+	K_COMP,
+	K_GLYPHS
+};
 
 static const struct pcase cases[] = {
 	{ "noop", "NOOP command", "noop", 0, K_NOOP, false, 1 },
@@ -407,7 +421,7 @@ static struct smt_rect *grid_rects(uint32_t s, uint32_t n)
 	uint32_t per = s + 1, cells = (WIN_W - s) / per + 1;
 	for (uint32_t k = 0; k < n; k++)
 		r[k] = (struct smt_rect){ (int32_t)(k % cells * per),
-					  (int32_t)(k / cells % cells * per), s, s };
+			(int32_t)(k / cells % cells * per), s, s };
 	return r;
 }
 
@@ -424,8 +438,14 @@ static struct smt_segment *fan_segments(uint32_t s, uint32_t n)
 		uint32_t a = k * turn % (8 * s);
 		int32_t t = (int32_t)(a % s);
 		int32_t e[8][4] = {
-			{ 0, 0, S, t }, { t, 0, S, S }, { S, 0, S - t, S }, { S, t, 0, S },
-			{ S, S, 0, S - t }, { S - t, S, 0, 0 }, { 0, S, t, 0 }, { 0, S - t, S, 0 },
+			{ 0, 0, S, t },
+			{ t, 0, S, S },
+			{ S, 0, S - t, S },
+			{ S, t, 0, S },
+			{ S, S, 0, S - t },
+			{ S - t, S, 0, 0 },
+			{ 0, S, t, 0 },
+			{ 0, S - t, S, 0 },
 		};
 		const int32_t *p = e[a / s];
 		g[k] = (struct smt_segment){ x + p[0], y + p[1], x + p[2], y + p[3] };
@@ -447,9 +467,9 @@ static void case_setup(struct be *b, const struct pcase *c, struct cstate *st)
 	st->n = case_objects(c);
 	if (st->n > 1 && c->kind == K_DOT) {
 		st->pts = calloc(st->n, sizeof(*st->pts));
-		for (uint32_t k = 0; k < st->n; k++)   /* 40 rows, 15 and 24 apart */
+		for (uint32_t k = 0; k < st->n; k++) /* 40 rows, 15 and 24 apart */
 			st->pts[k] = (struct smt_point){ (int32_t)(k / 40 * 24 % WIN_W + 5),
-							 (int32_t)(k % 40 * 15 + 5) };
+				(int32_t)(k % 40 * 15 + 5) };
 	} else if (st->n > 1 && c->kind == K_RECT) {
 		st->rects = grid_rects(s, st->n);
 	} else if (st->n > 1 && (c->kind == K_SEG || c->kind == K_WSEG)) {
@@ -478,8 +498,8 @@ static void case_setup(struct be *b, const struct pcase *c, struct cstate *st)
 		be_target(b, st->pix);
 		for (uint32_t g = 0; g < 95; g++)
 			for (uint32_t k = 0; k < 6; k++) {
-				struct smt_rect r = { (int32_t)(g * 6 + 1 + (g + k) % 3), (int32_t)(1 + 2 * k),
-						      2, 1 + (g * 7 + k) % 2 };
+				struct smt_rect r = { (int32_t)(g * 6 + 1 + (g + k) % 3),
+					(int32_t)(1 + 2 * k), 2, 1 + (g * 7 + k) % 2 };
 				op_fill(b, 0xff000000u, 1, &r);
 			}
 		be_target(b, b->canvas);
@@ -487,7 +507,7 @@ static void case_setup(struct be *b, const struct pcase *c, struct cstate *st)
 		for (uint32_t i = 0; i < st->nglyphs; i++) {
 			uint32_t ch = (i * 37) % 95;
 			st->glyphs[i] = (struct smt_glyph){ (uint16_t)(ch * 6), 0, 6, 13,
-							    (int32_t)(i * 6), -10 };
+				(int32_t)(i * 6), -10 };
 		}
 	}
 	be_sync(b);
@@ -570,10 +590,18 @@ static void case_op(struct be *b, const struct pcase *c, struct cstate *st, uint
 		struct smt_segment sg;
 		int32_t off = (int32_t)(i % 50);
 		switch (i & 3) {
-		case 0: sg = (struct smt_segment){ 50, 50 + off, 50 + (int32_t)s, 50 + off }; break;
-		case 1: sg = (struct smt_segment){ 50 + off, 50, 50 + off, 50 + (int32_t)s }; break;
-		case 2: sg = (struct smt_segment){ 50, 50, 50 + (int32_t)s, 50 + (int32_t)s / 2 }; break;
-		default: sg = (struct smt_segment){ 50, 50 + (int32_t)s, 50 + (int32_t)s / 2, 50 }; break;
+		case 0:
+			sg = (struct smt_segment){ 50, 50 + off, 50 + (int32_t)s, 50 + off };
+			break;
+		case 1:
+			sg = (struct smt_segment){ 50 + off, 50, 50 + off, 50 + (int32_t)s };
+			break;
+		case 2:
+			sg = (struct smt_segment){ 50, 50, 50 + (int32_t)s, 50 + (int32_t)s / 2 };
+			break;
+		default:
+			sg = (struct smt_segment){ 50, 50 + (int32_t)s, 50 + (int32_t)s / 2, 50 };
+			break;
 		}
 		op_segs(b, colour, c->kind == K_WSEG ? 10 : 0, 1, &sg);
 		break;
@@ -594,7 +622,7 @@ static void case_op(struct be *b, const struct pcase *c, struct cstate *st, uint
 		break;
 	case K_GLYPHS:
 		op_glyphs(b, st->pix, 10 + (st->nglyphs == 1 ? (int32_t)(i * 6 % (WIN_W - 20)) : 0),
-			  20 + (int32_t)((i * 13) % (WIN_H - 30)), st->nglyphs, st->glyphs);
+				20 + (int32_t)((i * 13) % (WIN_H - 30)), st->nglyphs, st->glyphs);
 		break;
 	}
 }
@@ -606,8 +634,8 @@ static void case_op(struct be *b, const struct pcase *c, struct cstate *st, uint
  * smt_commit: one reservation for up to `want` commands, as a program
  * drawing many small things would); the others one at a time.
  */
-static uint32_t case_ops(struct be *b, const struct pcase *c, struct cstate *st, uint64_t i,
-			 uint32_t want)
+static uint32_t case_ops(
+		struct be *b, const struct pcase *c, struct cstate *st, uint64_t i, uint32_t want)
 {
 	bool fill1 = c->kind == K_RECT && !st->rects && c->size == 1;
 	if (want < 2 || (c->kind != K_NOOP && !fill1)) {
@@ -663,8 +691,8 @@ struct result {
 	struct counters d;
 };
 
-static void run_case(struct be *b, const struct pcase *c, double secs, double warm,
-		     struct result *out)
+static void run_case(
+		struct be *b, const struct pcase *c, double secs, double warm, struct result *out)
 {
 	struct cstate st;
 	case_setup(b, c, &st);
@@ -697,7 +725,7 @@ static void run_case(struct be *b, const struct pcase *c, double secs, double wa
 	be_sync(b);
 	uint64_t t1 = monotonic_now_ns();
 	read_counters(b, &k1);
-	out->ops = n * case_objects(c);      /* objects, like x11perf */
+	out->ops = n * case_objects(c); /* objects, like x11perf */
 	out->secs = (double)(t1 - t0) / 1e9;
 	out->ops_per_s = (double)out->ops / out->secs;
 	out->d.cmds = k1.cmds - k0.cmds;
@@ -717,7 +745,8 @@ void list_cases(void)
 {
 	for (size_t i = 0; i < NCASES; i++)
 		printf("%-11s %-14s %5" PRIu32 "  %s\n", cases[i].name,
-		       cases[i].x11perf ? cases[i].x11perf : "-", cases[i].objects, cases[i].desc);
+				cases[i].x11perf ? cases[i].x11perf : "-", cases[i].objects,
+				cases[i].desc);
 }
 
 static bool case_selected(const char *list, const char *name)
@@ -744,8 +773,8 @@ static int cmp_res(const void *a, const void *b)
 /* Every case runs on every transport back to back, `rounds` times, and the
  * median round is reported: the machine is shared and noisy, and side by
  * side in time is what makes the ratios meaningful. */
-int throughput(const char *tlist, double secs, double warm, int rounds,
-		      const char *list, const char *csv)
+int throughput(const char *tlist, double secs, double warm, int rounds, const char *list,
+		const char *csv)
 {
 	struct be b[3];
 	const char *names[3];
@@ -771,16 +800,18 @@ int throughput(const char *tlist, double secs, double warm, int rounds,
 			die("cannot open csv");
 		fseek(f, 0, SEEK_END);
 		if (ftell(f) == 0)
-			fprintf(f, "transport,case,x11perf,objects_per_command,ops_per_s,ops,seconds,"
-				   "commands,wakeups_c2s,wakeups_s2c,full_waits,sleeps,min_ops_per_s,"
-				   "max_ops_per_s,rounds,spins,spins_reached,spins_server_asleep,"
-				   "spin_skips,slow_drain_sleeps\n");
+			fprintf(f,
+					"transport,case,x11perf,objects_per_command,ops_per_s,ops,seconds,"
+					"commands,wakeups_c2s,wakeups_s2c,full_waits,sleeps,min_ops_per_s,"
+					"max_ops_per_s,rounds,spins,spins_reached,spins_server_asleep,"
+					"spin_skips,slow_drain_sleeps\n");
 	}
 	printf("# smt-perf transports=%s window=%dx%d seconds=%.2f warmup=%.2f rounds=%d "
-	       "objects=%s (median round)\n", tlist, WIN_W, WIN_H, secs, warm, rounds,
-	       opt_single ? "1 per command" : "x11perf's per request");
-	printf("%-11s %-7s %5s %14s %10s %9s %9s %9s  %s\n", "case", "transp", "objs",
-	       "objects/s", "commands", "c2s/10k", "s2c/10k", "fullwait", "description");
+	       "objects=%s (median round)\n",
+			tlist, WIN_W, WIN_H, secs, warm, rounds,
+			opt_single ? "1 per command" : "x11perf's per request");
+	printf("%-11s %-7s %5s %14s %10s %9s %9s %9s  %s\n", "case", "transp", "objs", "objects/s",
+			"commands", "c2s/10k", "s2c/10k", "fullwait", "description");
 	struct result *rs = calloc((size_t)rounds, sizeof(*rs));
 	for (size_t ci = 0; ci < NCASES; ci++) {
 		const struct pcase *c = &cases[ci];
@@ -796,20 +827,23 @@ int throughput(const char *tlist, double secs, double warm, int rounds,
 			struct result *m = &rs[rounds / 2];
 			double per = m->d.cmds ? 10000.0 / (double)m->d.cmds : 0;
 			printf("%-11s %-7s %5" PRIu32 " %14.1f %10" PRIu64 " %9.4f %9.4f %9" PRIu64
-			       "  %s\n", c->name, names[k], case_objects(c), m->ops_per_s, m->d.cmds,
-			       (double)m->d.wake_c2s * per, (double)m->d.wake_s2c * per,
-			       m->d.full_waits, c->desc);
+			       "  %s\n",
+					c->name, names[k], case_objects(c), m->ops_per_s, m->d.cmds,
+					(double)m->d.wake_c2s * per, (double)m->d.wake_s2c * per,
+					m->d.full_waits, c->desc);
 			if (f)
-				fprintf(f, "%s,%s,%s,%" PRIu32 ",%.1f,%" PRIu64 ",%.4f,%" PRIu64 ",%" PRIu64
-					   ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.1f,%.1f,%d,%" PRIu64
-					   ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
-					names[k], c->name, c->x11perf ? c->x11perf : "", case_objects(c),
-					m->ops_per_s,
-					m->ops, m->secs, m->d.cmds, m->d.wake_c2s, m->d.wake_s2c,
-					m->d.full_waits, m->d.sleeps, rs[0].ops_per_s,
-					rs[rounds - 1].ops_per_s, rounds, m->d.spins,
-					m->d.spins_reached, m->d.spins_server_asleep, m->d.spin_skips,
-					m->d.slow_drain_sleeps);
+				fprintf(f,
+						"%s,%s,%s,%" PRIu32 ",%.1f,%" PRIu64
+						",%.4f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+						",%" PRIu64 ",%.1f,%.1f,%d,%" PRIu64 ",%" PRIu64
+						",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+						names[k], c->name, c->x11perf ? c->x11perf : "",
+						case_objects(c), m->ops_per_s, m->ops, m->secs,
+						m->d.cmds, m->d.wake_c2s, m->d.wake_s2c,
+						m->d.full_waits, m->d.sleeps, rs[0].ops_per_s,
+						rs[rounds - 1].ops_per_s, rounds, m->d.spins,
+						m->d.spins_reached, m->d.spins_server_asleep,
+						m->d.spin_skips, m->d.slow_drain_sleeps);
 		}
 		fflush(stdout);
 		if (f)

@@ -4,7 +4,7 @@
  * config_outputs.c, config_bindings.c; values config_values.c. See
  * config.h and docs/config.md.
  */
-#include "config_internal.h"
+#include "compositor/config/config_internal.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -59,18 +59,15 @@ bool smtwc_config_init(struct smtwc_config *cfg)
 	cfg->keyboard.repeat_rate = 25;
 	cfg->keyboard.repeat_delay = 600;
 #define SCHED_DEFAULT_(key, field, def, min, max, check, param, unit) .field = def,
-	cfg->scheduler = (struct smtwc_scheduler_config){
-		.fifo = SMT_SCHED_DEFAULT_FIFO,
-		SMT_SCHED_SETTINGS(SCHED_DEFAULT_)
-	};
+	cfg->scheduler = (struct smtwc_scheduler_config){ .fifo = SMT_SCHED_DEFAULT_FIFO,
+		SMT_SCHED_SETTINGS(SCHED_DEFAULT_) };
 #undef SCHED_DEFAULT_
 #define LIMITS_DEFAULT_(key, field, def, min, max) .field = def,
 	cfg->limits = (struct smtwc_limits_config){ SMTWC_LIMITS_SETTINGS(LIMITS_DEFAULT_) };
 #undef LIMITS_DEFAULT_
 #define XWAYLAND_DEFAULT_(key, field, def, min, max) .field = def,
-	cfg->xwayland = (struct smtwc_xwayland_config){
-		SMTWC_XWAYLAND_SETTINGS(XWAYLAND_DEFAULT_)
-	};
+	cfg->xwayland = (struct smtwc_xwayland_config){ SMTWC_XWAYLAND_SETTINGS(
+			XWAYLAND_DEFAULT_) };
 #undef XWAYLAND_DEFAULT_
 
 	cfg->terminal = strdup("foot");
@@ -91,8 +88,7 @@ void config_report(struct parser *p, const char *fmt, ...)
 	}
 	if (p->error_count > SMTWC_CONFIG_MAX_MESSAGES) {
 		if (p->error_count == SMTWC_CONFIG_MAX_MESSAGES + 1) {
-			fprintf(p->errors, "%s: too many errors, not showing more\n",
-				p->name);
+			fprintf(p->errors, "%s: too many errors, not showing more\n", p->name);
 		}
 		return;
 	}
@@ -115,7 +111,8 @@ void config_report_oom(struct parser *p)
 
 /* ---- lines and sections --------------------------------------------------- */
 
-#define SECTION_LIST "general, keyboard, bindings, startup, output NAME, " \
+#define SECTION_LIST                                          \
+	"general, keyboard, bindings, startup, output NAME, " \
 	"scheduler, limits, xwayland"
 
 static void parse_section(struct parser *p, char *line)
@@ -133,8 +130,7 @@ static void parse_section(struct parser *p, char *line)
 	*close = '\0';
 	char *after = trim(close + 1);
 	if (*after != '\0' && *after != '#') {
-		config_report(p, "unexpected text '%s' after section header",
-			show(&s, after));
+		config_report(p, "unexpected text '%s' after section header", show(&s, after));
 		return;
 	}
 	char *name = trim(line + 1);
@@ -142,13 +138,13 @@ static void parse_section(struct parser *p, char *line)
 		const char *name;
 		enum section section;
 	} sections[] = {
-		{"general", SECTION_GENERAL},
-		{"keyboard", SECTION_KEYBOARD},
-		{"bindings", SECTION_BINDINGS},
-		{"startup", SECTION_STARTUP},
-		{"scheduler", SECTION_SCHEDULER},
-		{"limits", SECTION_LIMITS},
-		{"xwayland", SECTION_XWAYLAND},
+		{ "general", SECTION_GENERAL },
+		{ "keyboard", SECTION_KEYBOARD },
+		{ "bindings", SECTION_BINDINGS },
+		{ "startup", SECTION_STARTUP },
+		{ "scheduler", SECTION_SCHEDULER },
+		{ "limits", SECTION_LIMITS },
+		{ "xwayland", SECTION_XWAYLAND },
 	};
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
 		if (strcmp(name, sections[i].name) == 0) {
@@ -156,12 +152,12 @@ static void parse_section(struct parser *p, char *line)
 			return;
 		}
 	}
-	if (strncmp(name, "output", 6) == 0 &&
-			(name[6] == '\0' || is_blank(name[6]))) {
+	if (strncmp(name, "output", 6) == 0 && (name[6] == '\0' || is_blank(name[6]))) {
 		char *output = trim(name + 6);
 		if (*output == '\0') {
-			config_report(p, "missing output name in [output] (use [output *] "
-				"for every output)");
+			config_report(p,
+					"missing output name in [output] (use [output *] "
+					"for every output)");
 			return;
 		}
 		p->output_name = strdup(output);
@@ -172,8 +168,7 @@ static void parse_section(struct parser *p, char *line)
 		p->section = SECTION_OUTPUT;
 		return;
 	}
-	config_report(p, "unknown section '[%s]' (expected " SECTION_LIST ")",
-		show(&s, name));
+	config_report(p, "unknown section '[%s]' (expected " SECTION_LIST ")", show(&s, name));
 }
 
 /* The sections whose keys are fields of struct smtwc_config itself. */
@@ -199,8 +194,7 @@ static void parse_line(struct parser *p, char *line)
 	struct shown sh;
 	char *eq = strchr(s, '=');
 	if (!eq) {
-		config_report(p, "expected 'key = value', got '%s'",
-			show(&sh, strip_comment(s)));
+		config_report(p, "expected 'key = value', got '%s'", show(&sh, strip_comment(s)));
 		return;
 	}
 	*eq = '\0';
@@ -211,8 +205,10 @@ static void parse_line(struct parser *p, char *line)
 		return;
 	}
 	if (p->section == SECTION_NONE) {
-		config_report(p, "'%s' is outside of any section (start with a header "
-			"such as [general])", show(&sh, key));
+		config_report(p,
+				"'%s' is outside of any section (start with a header "
+				"such as [general])",
+				show(&sh, key));
 		return;
 	}
 	if (*value == '\0') {
@@ -250,8 +246,8 @@ static void parse_line(struct parser *p, char *line)
 	}
 }
 
-static int load_buffer(struct smtwc_config *cfg, const char *name,
-	const char *data, size_t len, FILE *errors)
+static int load_buffer(struct smtwc_config *cfg, const char *name, const char *data, size_t len,
+		FILE *errors)
 {
 	struct parser p = {
 		.cfg = cfg,
@@ -273,8 +269,8 @@ static int load_buffer(struct smtwc_config *cfg, const char *name,
 		size_t n = nl ? (size_t)(nl - start) : len - pos;
 		pos += n + (nl ? 1 : 0);
 		if (n > SMTWC_CONFIG_MAX_LINE) {
-			config_report(&p, "line is too long (%zu bytes, at most %d allowed)",
-				n, SMTWC_CONFIG_MAX_LINE);
+			config_report(&p, "line is too long (%zu bytes, at most %d allowed)", n,
+					SMTWC_CONFIG_MAX_LINE);
 			continue;
 		}
 		if (memchr(start, '\0', n)) {
@@ -286,14 +282,15 @@ static int load_buffer(struct smtwc_config *cfg, const char *name,
 		parse_line(&p, buf);
 	}
 
-	if (p.priority_line > 0 && !(sched->priority_min <= sched->priority_base &&
-			sched->priority_base <= sched->priority_max)) {
+	if (p.priority_line > 0 &&
+			!(sched->priority_min <= sched->priority_base &&
+					sched->priority_base <= sched->priority_max)) {
 		p.line = p.priority_line;
-		config_report(&p, "priority-min (%d) <= priority-base (%d) <= "
-			"priority-max (%d) does not hold; keeping %d, %d, %d",
-			sched->priority_min, sched->priority_base,
-			sched->priority_max, p.saved_priority[1],
-			p.saved_priority[0], p.saved_priority[2]);
+		config_report(&p,
+				"priority-min (%d) <= priority-base (%d) <= "
+				"priority-max (%d) does not hold; keeping %d, %d, %d",
+				sched->priority_min, sched->priority_base, sched->priority_max,
+				p.saved_priority[1], p.saved_priority[0], p.saved_priority[2]);
 		sched->priority_base = p.saved_priority[0];
 		sched->priority_min = p.saved_priority[1];
 		sched->priority_max = p.saved_priority[2];
@@ -303,16 +300,15 @@ static int load_buffer(struct smtwc_config *cfg, const char *name,
 	return p.error_count;
 }
 
-int smtwc_config_load_string(struct smtwc_config *cfg, const char *name,
-	const char *text, FILE *errors)
+int smtwc_config_load_string(
+		struct smtwc_config *cfg, const char *name, const char *text, FILE *errors)
 {
 	return load_buffer(cfg, name, text, strlen(text), errors);
 }
 
-int smtwc_config_load_file(struct smtwc_config *cfg, const char *path,
-	FILE *errors)
+int smtwc_config_load_file(struct smtwc_config *cfg, const char *path, FILE *errors)
 {
-	struct parser p = {.name = path, .errors = errors};
+	struct parser p = { .name = path, .errors = errors };
 	FILE *f = fopen(path, "r");
 	if (!f) {
 		if (errno == ENOENT || errno == ENOTDIR) {
@@ -353,7 +349,7 @@ int smtwc_config_load_file(struct smtwc_config *cfg, const char *path,
 		config_report(&p, "read error: %s; using defaults", strerror(errno));
 	} else if (len > SMTWC_CONFIG_MAX_FILE_SIZE) {
 		config_report(&p, "file is larger than %d bytes; using defaults",
-			SMTWC_CONFIG_MAX_FILE_SIZE);
+				SMTWC_CONFIG_MAX_FILE_SIZE);
 	} else {
 		p.error_count = load_buffer(cfg, path, data, len, errors);
 	}

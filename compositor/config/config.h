@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <xkbcommon/xkbcommon.h>
 
-#include "sched_settings.h"
+#include "compositor/sched/sched_settings.h"
 
 /* Lines longer than this (excluding the newline) are rejected. */
 #define SMTWC_CONFIG_MAX_LINE 4096
@@ -107,66 +107,66 @@ struct smtwc_scheduler_config {
 /* [limits]: what one client (connection) may hold, and the compositor in
  * total (docs/protocol.md "Resource limits"). X(key, field, default, min,
  * max); the struct, the keys and the defaults all come from this list. */
-#define SMTWC_LIMITS_SETTINGS(X)                                                        \
-	/* descriptors held for the connection: its socket, rings (4 each),  */        \
-	/* pools, fds in flight in libwayland's buffer                        */        \
-	X("client-fds",        client_fds,        96,   3,  1000000)                     \
-	/* of which in flight: received, not yet in a dispatched request */           \
-	X("client-fds-in-flight", client_fds_in_flight, 64, 28, 1000000)               \
-	/* fds sent to it that it has not read (in its socket: the kernel's) */        \
-	X("client-fds-unread", client_fds_unread, 64,  28, 1000000)                   \
-	X("client-rings",      client_rings,      8,    1,  100000)                      \
-	X("client-pools",      client_pools,      32,   1,  100000)                      \
-	/* canvases (each with its wl_surface; a disconnect frees them all) */         \
-	X("client-canvases",   client_canvases,   1024, 1,  1000000)                     \
-	/* wl_surfaces, bare or under a canvas (libwayland destroys a gone  */           \
-	/* client's all in one dispatch)                                    */           \
-	X("client-surfaces",   client_surfaces,   4096, 1,  1000000)                     \
-	/* every Wayland object (libwayland destroys a gone client's all at */          \
-	/* once; a million wl_regions held 180 MiB)                           */          \
-	X("client-objects",    client_objects,    16384, 16, 100000000)                  \
-	/* pixmaps and canvases together */                                             \
-	X("client-memory-mib", client_memory_mib, 256,  1,  1048576)                     \
-	/* mappings of client memfds (rings, pools, wl_shm pools) and ring pages, */    \
-	/* and their address space                                                 */    \
-	X("client-mappings",   client_mappings,   512,  2,  1000000)                     \
-	X("client-address-space-mib", client_address_space_mib, 16384, 1, 1u << 30)     \
-	/* every connection of one process together (SO_PEERCRED pid) */               \
-	X("process-connections", process_connections, 16, 1, 100000)                   \
-	X("process-fds",       process_fds,       192,  3,  1000000)                     \
-	X("process-memory-mib", process_memory_mib, 512, 1, 1048576)                    \
-	X("process-mappings",  process_mappings,  1024, 2,  1000000)                     \
-	X("process-address-space-mib", process_address_space_mib, 32768, 1, 1u << 30)  \
-	X("process-canvases",  process_canvases,  2048, 1,  1000000)                     \
-	X("process-surfaces",  process_surfaces,  4096, 1,  1000000)                     \
-	X("process-objects",   process_objects,   16384, 16, 100000000)                  \
-	/* every process of one uid together */                                         \
-	X("uid-connections",   uid_connections,   256,  1,  1000000)                     \
-	/* three quarters of each total: the rest is for other uids (every */          \
-	/* desktop client shares one; the first-window reserves hold here too) */      \
-	X("uid-fds",           uid_fds,           16384, 3, 1000000)                     \
-	X("uid-memory-mib",    uid_memory_mib,    1536, 1,  1048576)                     \
-	X("uid-mappings",      uid_mappings,      12288, 2, 1000000)                     \
-	X("uid-address-space-mib", uid_address_space_mib, 3145728, 1, 1u << 30)         \
-	X("uid-canvases",      uid_canvases,      4096, 1,  1000000)                     \
-	X("uid-surfaces",      uid_surfaces,      8192, 1,  1000000)                     \
-	X("uid-objects",       uid_objects,       32768, 16, 100000000)                 \
-	/* every client together */                                                     \
-	X("total-connections", total_connections, 1024, 1,  1000000)                     \
-	X("total-memory-mib",  total_memory_mib,  2048, 1,  1048576)                     \
-	X("total-mappings",    total_mappings,    16384, 2, 1000000)                     \
-	X("total-address-space-mib", total_address_space_mib, 4194304, 1, 1u << 30)     \
-	/* of the totals, kept for processes that hold no more than this */             \
-	/* (a new client's first window): memory and address space in MiB, */           \
-	/* fds and mappings in number                                      */           \
-	X("first-window-reserve-mib", first_window_reserve_mib, 64, 0, 1048576)         \
-	X("first-window-reserve-fds", first_window_reserve_fds, 16, 0, 1000000)         \
-	/* of a uid's surfaces and canvases, kept for its processes that hold */      \
-	/* no more than this                                                  */      \
-	X("first-window-reserve-surfaces", first_window_reserve_surfaces, 64, 0, 1000000) \
+#define SMTWC_LIMITS_SETTINGS(X)                                                            \
+	/* descriptors held for the connection: its socket, rings (4 each),  */             \
+	/* pools, fds in flight in libwayland's buffer                        */            \
+	X("client-fds", client_fds, 96, 3, 1000000)                                         \
+	/* of which in flight: received, not yet in a dispatched request */                 \
+	X("client-fds-in-flight", client_fds_in_flight, 64, 28, 1000000)                    \
+	/* fds sent to it that it has not read (in its socket: the kernel's) */             \
+	X("client-fds-unread", client_fds_unread, 64, 28, 1000000)                          \
+	X("client-rings", client_rings, 8, 1, 100000)                                       \
+	X("client-pools", client_pools, 32, 1, 100000)                                      \
+	/* canvases (each with its wl_surface; a disconnect frees them all) */              \
+	X("client-canvases", client_canvases, 1024, 1, 1000000)                             \
+	/* wl_surfaces, bare or under a canvas (libwayland destroys a gone  */              \
+	/* client's all in one dispatch)                                    */              \
+	X("client-surfaces", client_surfaces, 4096, 1, 1000000)                             \
+	/* every Wayland object (libwayland destroys a gone client's all at */              \
+	/* once; a million wl_regions held 180 MiB)                           */            \
+	X("client-objects", client_objects, 16384, 16, 100000000)                           \
+	/* pixmaps and canvases together */                                                 \
+	X("client-memory-mib", client_memory_mib, 256, 1, 1048576)                          \
+	/* mappings of client memfds (rings, pools, wl_shm pools) and ring pages, */        \
+	/* and their address space                                                 */       \
+	X("client-mappings", client_mappings, 512, 2, 1000000)                              \
+	X("client-address-space-mib", client_address_space_mib, 16384, 1, 1u << 30)         \
+	/* every connection of one process together (SO_PEERCRED pid) */                    \
+	X("process-connections", process_connections, 16, 1, 100000)                        \
+	X("process-fds", process_fds, 192, 3, 1000000)                                      \
+	X("process-memory-mib", process_memory_mib, 512, 1, 1048576)                        \
+	X("process-mappings", process_mappings, 1024, 2, 1000000)                           \
+	X("process-address-space-mib", process_address_space_mib, 32768, 1, 1u << 30)       \
+	X("process-canvases", process_canvases, 2048, 1, 1000000)                           \
+	X("process-surfaces", process_surfaces, 4096, 1, 1000000)                           \
+	X("process-objects", process_objects, 16384, 16, 100000000)                         \
+	/* every process of one uid together */                                             \
+	X("uid-connections", uid_connections, 256, 1, 1000000)                              \
+	/* three quarters of each total: the rest is for other uids (every */               \
+	/* desktop client shares one; the first-window reserves hold here too) */           \
+	X("uid-fds", uid_fds, 16384, 3, 1000000)                                            \
+	X("uid-memory-mib", uid_memory_mib, 1536, 1, 1048576)                               \
+	X("uid-mappings", uid_mappings, 12288, 2, 1000000)                                  \
+	X("uid-address-space-mib", uid_address_space_mib, 3145728, 1, 1u << 30)             \
+	X("uid-canvases", uid_canvases, 4096, 1, 1000000)                                   \
+	X("uid-surfaces", uid_surfaces, 8192, 1, 1000000)                                   \
+	X("uid-objects", uid_objects, 32768, 16, 100000000)                                 \
+	/* every client together */                                                         \
+	X("total-connections", total_connections, 1024, 1, 1000000)                         \
+	X("total-memory-mib", total_memory_mib, 2048, 1, 1048576)                           \
+	X("total-mappings", total_mappings, 16384, 2, 1000000)                              \
+	X("total-address-space-mib", total_address_space_mib, 4194304, 1, 1u << 30)         \
+	/* of the totals, kept for processes that hold no more than this */                 \
+	/* (a new client's first window): memory and address space in MiB, */               \
+	/* fds and mappings in number                                      */               \
+	X("first-window-reserve-mib", first_window_reserve_mib, 64, 0, 1048576)             \
+	X("first-window-reserve-fds", first_window_reserve_fds, 16, 0, 1000000)             \
+	/* of a uid's surfaces and canvases, kept for its processes that hold */            \
+	/* no more than this                                                  */            \
+	X("first-window-reserve-surfaces", first_window_reserve_surfaces, 64, 0, 1000000)   \
 	X("first-window-reserve-objects", first_window_reserve_objects, 1024, 0, 100000000) \
-	/* fds kept free below RLIMIT_NOFILE */                                         \
-	X("fd-headroom",       fd_headroom,       256,  16, 1000000)
+	/* fds kept free below RLIMIT_NOFILE */                                             \
+	X("fd-headroom", fd_headroom, 256, 16, 1000000)
 
 struct smtwc_limits_config {
 #define SMTWC_LIMITS_FIELD_(key, field, def, min, max) int field;
@@ -179,13 +179,13 @@ struct smtwc_limits_config {
  * clients"). X(key, field, default, min, max), in ms. The interval is the
  * slice an X client may keep the server while others wait (Xwayland's own
  * default: 5); the defaults come from tests/bench/x11/interactive.py. */
-#define SMTWC_XWAYLAND_SETTINGS(X)                                                      \
-	X("sched-interval-ms", sched_interval_ms, 1,  1, 1000)                           \
-	/* the longest slice a lone busy client grows to (Xwayland's default) */        \
-	X("sched-max-ms",      sched_max_ms,      15, 1, 1000)                           \
-	/* the input boost's credit per grant, in us (0: off; the server half's  */     \
-	/* input_boost.c; must stay <= INPUT_BOOST_MAX_US) */                            \
-	X("input-boost-us",    input_boost_us,    4000, 0, 100000)
+#define SMTWC_XWAYLAND_SETTINGS(X)                                                  \
+	X("sched-interval-ms", sched_interval_ms, 1, 1, 1000)                       \
+	/* the longest slice a lone busy client grows to (Xwayland's default) */    \
+	X("sched-max-ms", sched_max_ms, 15, 1, 1000)                                \
+	/* the input boost's credit per grant, in us (0: off; the server half's  */ \
+	/* input_boost.c; must stay <= INPUT_BOOST_MAX_US) */                       \
+	X("input-boost-us", input_boost_us, 4000, 0, 100000)
 
 struct smtwc_xwayland_config {
 #define SMTWC_XWAYLAND_FIELD_(key, field, def, min, max) int field;
@@ -195,17 +195,17 @@ struct smtwc_xwayland_config {
 
 struct smtwc_config {
 	/* [general] */
-	uint32_t modifier;    /* exactly one SMTWC_MOD_* bit: drags and "Mod" */
-	char *terminal;       /* never NULL after init */
-	char *cursor_theme;   /* NULL: default theme ($XCURSOR_THEME) */
+	uint32_t modifier;  /* exactly one SMTWC_MOD_* bit: drags and "Mod" */
+	char *terminal;     /* never NULL after init */
+	char *cursor_theme; /* NULL: default theme ($XCURSOR_THEME) */
 	int cursor_size;
-	uint32_t background;  /* 0xRRGGBB */
+	uint32_t background; /* 0xRRGGBB */
 	int border_width;
 	uint32_t focused_border, unfocused_border; /* 0xRRGGBB */
 	/* Title bars of server-side-decorated windows. */
-	char *title_font;     /* Pango font description; never NULL after init */
-	int title_height;     /* pixels; 0: the font's height plus padding */
-	uint32_t focused_title, unfocused_title;           /* background */
+	char *title_font;                        /* Pango font description; never NULL after init */
+	int title_height;                        /* pixels; 0: the font's height plus padding */
+	uint32_t focused_title, unfocused_title; /* background */
 	uint32_t focused_title_text, unfocused_title_text; /* 0xRRGGBB */
 
 	struct smtwc_keyboard_config keyboard;
@@ -241,12 +241,11 @@ void smtwc_config_finish(struct smtwc_config *cfg);
  * An unreadable or oversized file is one error and changes nothing.
  * Returns the number of errors.
  */
-int smtwc_config_load_file(struct smtwc_config *cfg, const char *path,
-	FILE *errors);
+int smtwc_config_load_file(struct smtwc_config *cfg, const char *path, FILE *errors);
 
 /* Same, for text held in memory; name (may be NULL) is used in messages. */
-int smtwc_config_load_string(struct smtwc_config *cfg, const char *name,
-	const char *text, FILE *errors);
+int smtwc_config_load_string(
+		struct smtwc_config *cfg, const char *name, const char *text, FILE *errors);
 
 /* $XDG_CONFIG_HOME/smtwc/config, else $HOME/.config/smtwc/config.
  * malloc'd; NULL if neither variable is usable or on allocation failure. */
@@ -256,21 +255,21 @@ char *smtwc_config_default_path(void);
  * "none"). Caps Lock and Num Lock are ignored; keysym is compared
  * case-insensitively. */
 const struct smtwc_binding *smtwc_config_find_binding(
-	const struct smtwc_config *cfg, uint32_t modifiers, xkb_keysym_t keysym);
+		const struct smtwc_config *cfg, uint32_t modifiers, xkb_keysym_t keysym);
 
 /* Effective modifiers of a binding (explicit ones plus cfg->modifier if it
  * uses "Mod"). */
-uint32_t smtwc_binding_modifiers(const struct smtwc_config *cfg,
-	const struct smtwc_binding *binding);
+uint32_t smtwc_binding_modifiers(
+		const struct smtwc_config *cfg, const struct smtwc_binding *binding);
 
 /* The shell command a binding runs: binding->command for EXEC, the terminal
  * for EXEC_TERMINAL, NULL for every other action. */
-const char *smtwc_binding_command(const struct smtwc_config *cfg,
-	const struct smtwc_binding *binding);
+const char *smtwc_binding_command(
+		const struct smtwc_config *cfg, const struct smtwc_binding *binding);
 
 /* The section for an output: exact name, else "*", else NULL. */
 const struct smtwc_output_config *smtwc_config_find_output(
-	const struct smtwc_config *cfg, const char *name);
+		const struct smtwc_config *cfg, const char *name);
 
 /* The name used in the config file ("exec", "close", ..., "none"). */
 const char *smtwc_action_name(enum smtwc_action_kind action);

@@ -3,7 +3,7 @@
  * every key press) and [startup] (commands run once), and the default
  * bindings.
  */
-#include "config_internal.h"
+#include "compositor/config/config_internal.h"
 
 static const char *const action_names[] = {
 	[SMTWC_ACTION_NONE] = "none",
@@ -17,7 +17,8 @@ static const char *const action_names[] = {
 	[SMTWC_ACTION_MINIMIZE] = "minimize",
 };
 
-#define ACTION_LIST "exec, exec-terminal, close, cycle, quit, maximize, " \
+#define ACTION_LIST                                           \
+	"exec, exec-terminal, close, cycle, quit, maximize, " \
 	"fullscreen, minimize, none"
 
 const char *smtwc_action_name(enum smtwc_action_kind action)
@@ -43,14 +44,13 @@ bool config_add_binding(struct smtwc_config *cfg, struct smtwc_binding b)
 		if (old->modifiers == b.modifiers && old->uses_mod == b.uses_mod &&
 				old->keysym == b.keysym) {
 			binding_free(old);
-			memmove(old, old + 1,
-				(cfg->binding_count - i - 1) * sizeof(*old));
+			memmove(old, old + 1, (cfg->binding_count - i - 1) * sizeof(*old));
 			cfg->binding_count--;
 			break;
 		}
 	}
-	if (!grow((void **)&cfg->bindings, &cfg->binding_capacity,
-			cfg->binding_count, sizeof(*cfg->bindings))) {
+	if (!grow((void **)&cfg->bindings, &cfg->binding_capacity, cfg->binding_count,
+			    sizeof(*cfg->bindings))) {
 		binding_free(&b);
 		return false;
 	}
@@ -73,13 +73,13 @@ bool config_add_default_bindings(struct smtwc_config *cfg)
 		xkb_keysym_t keysym;
 		enum smtwc_action_kind action;
 	} defaults[] = {
-		{0, XKB_KEY_Return, SMTWC_ACTION_EXEC_TERMINAL},
-		{SMTWC_MOD_SHIFT, XKB_KEY_q, SMTWC_ACTION_CLOSE},
-		{0, XKB_KEY_Tab, SMTWC_ACTION_CYCLE},
-		{SMTWC_MOD_SHIFT, XKB_KEY_e, SMTWC_ACTION_QUIT},
-		{0, XKB_KEY_f, SMTWC_ACTION_FULLSCREEN},
-		{0, XKB_KEY_m, SMTWC_ACTION_MAXIMIZE},
-		{0, XKB_KEY_n, SMTWC_ACTION_MINIMIZE},
+		{ 0, XKB_KEY_Return, SMTWC_ACTION_EXEC_TERMINAL },
+		{ SMTWC_MOD_SHIFT, XKB_KEY_q, SMTWC_ACTION_CLOSE },
+		{ 0, XKB_KEY_Tab, SMTWC_ACTION_CYCLE },
+		{ SMTWC_MOD_SHIFT, XKB_KEY_e, SMTWC_ACTION_QUIT },
+		{ 0, XKB_KEY_f, SMTWC_ACTION_FULLSCREEN },
+		{ 0, XKB_KEY_m, SMTWC_ACTION_MAXIMIZE },
+		{ 0, XKB_KEY_n, SMTWC_ACTION_MINIMIZE },
 	};
 	for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++) {
 		struct smtwc_binding b = {
@@ -96,14 +96,14 @@ bool config_add_default_bindings(struct smtwc_config *cfg)
 	return true;
 }
 
-uint32_t smtwc_binding_modifiers(const struct smtwc_config *cfg,
-	const struct smtwc_binding *binding)
+uint32_t smtwc_binding_modifiers(
+		const struct smtwc_config *cfg, const struct smtwc_binding *binding)
 {
 	return binding->modifiers | (binding->uses_mod ? cfg->modifier : 0);
 }
 
-const char *smtwc_binding_command(const struct smtwc_config *cfg,
-	const struct smtwc_binding *binding)
+const char *smtwc_binding_command(
+		const struct smtwc_config *cfg, const struct smtwc_binding *binding)
 {
 	switch (binding->action) {
 	case SMTWC_ACTION_EXEC:
@@ -116,14 +116,13 @@ const char *smtwc_binding_command(const struct smtwc_config *cfg,
 }
 
 const struct smtwc_binding *smtwc_config_find_binding(
-	const struct smtwc_config *cfg, uint32_t modifiers, xkb_keysym_t keysym)
+		const struct smtwc_config *cfg, uint32_t modifiers, xkb_keysym_t keysym)
 {
 	modifiers &= ~SMTWC_MOD_IGNORED;
 	keysym = xkb_keysym_to_lower(keysym);
 	for (size_t i = cfg->binding_count; i > 0; i--) {
 		const struct smtwc_binding *b = &cfg->bindings[i - 1];
-		if (b->keysym == keysym &&
-				smtwc_binding_modifiers(cfg, b) == modifiers) {
+		if (b->keysym == keysym && smtwc_binding_modifiers(cfg, b) == modifiers) {
 			return b->action == SMTWC_ACTION_NONE ? NULL : b;
 		}
 	}
@@ -132,8 +131,7 @@ const struct smtwc_binding *smtwc_config_find_binding(
 
 /* "Mod+Shift+q" -> modifiers, uses_mod, keysym. Edits combo in place;
  * whole is the combo as written, for messages. */
-static bool parse_combo(struct parser *p, char *combo, const char *whole,
-	struct smtwc_binding *out)
+static bool parse_combo(struct parser *p, char *combo, const char *whole, struct smtwc_binding *out)
 {
 	struct shown s;
 	uint32_t modifiers = 0;
@@ -150,12 +148,12 @@ static bool parse_combo(struct parser *p, char *combo, const char *whole,
 			return false;
 		}
 		if (!plus) {
-			xkb_keysym_t sym = xkb_keysym_from_name(name,
-				XKB_KEYSYM_CASE_INSENSITIVE);
+			xkb_keysym_t sym = xkb_keysym_from_name(name, XKB_KEYSYM_CASE_INSENSITIVE);
 			if (sym == XKB_KEY_NoSymbol) {
-				config_report(p, "unknown key '%s' in '%s' (expected an xkb "
-					"keysym name such as Return, a, F1)",
-					show(&s, name), whole);
+				config_report(p,
+						"unknown key '%s' in '%s' (expected an xkb "
+						"keysym name such as Return, a, F1)",
+						show(&s, name), whole);
 				return false;
 			}
 			out->modifiers = modifiers;
@@ -165,9 +163,10 @@ static bool parse_combo(struct parser *p, char *combo, const char *whole,
 		}
 		uint32_t bit;
 		if (!config_parse_modifier_name(name, true, &bit)) {
-			config_report(p, "unknown modifier '%s' in '%s' (expected Mod, Logo, "
-				"Super, Alt, Ctrl, Control, Shift, Mod3, Mod5)",
-				show(&s, name), whole);
+			config_report(p,
+					"unknown modifier '%s' in '%s' (expected Mod, Logo, "
+					"Super, Alt, Ctrl, Control, Shift, Mod3, Mod5)",
+					show(&s, name), whole);
 			return false;
 		}
 		if (bit == 0) {
@@ -181,7 +180,7 @@ static bool parse_combo(struct parser *p, char *combo, const char *whole,
 
 void config_binding_line(struct parser *p, char *key, char *value)
 {
-	struct smtwc_binding b = {0};
+	struct smtwc_binding b = { 0 };
 	/* Parse the action first: parse_combo edits key in place. */
 	char *word = value;
 	char *rest = value;
@@ -199,8 +198,7 @@ void config_binding_line(struct parser *p, char *key, char *value)
 	}
 	struct shown s;
 	if (i == n) {
-		config_report(p, "unknown action '%s' (expected " ACTION_LIST ")",
-			show(&s, word));
+		config_report(p, "unknown action '%s' (expected " ACTION_LIST ")", show(&s, word));
 		return;
 	}
 	b.action = (enum smtwc_action_kind)i;
@@ -210,8 +208,8 @@ void config_binding_line(struct parser *p, char *key, char *value)
 			return;
 		}
 	} else if (*rest != '\0') {
-		config_report(p, "action '%s' takes no argument (got '%s')",
-			action_names[i], show(&s, rest));
+		config_report(p, "action '%s' takes no argument (got '%s')", action_names[i],
+				show(&s, rest));
 		return;
 	}
 	struct shown whole;
@@ -230,19 +228,18 @@ void config_binding_line(struct parser *p, char *key, char *value)
 	}
 }
 
-void config_startup_line(struct parser *p, const char *key,
-	const char *value)
+void config_startup_line(struct parser *p, const char *key, const char *value)
 {
 	struct shown s;
 	if (strcmp(key, "exec") != 0) {
-		config_report(p, "unknown key '%s' in [startup] (expected exec)",
-			show(&s, key));
+		config_report(p, "unknown key '%s' in [startup] (expected exec)", show(&s, key));
 		return;
 	}
 	struct smtwc_config *cfg = p->cfg;
 	char *copy = strdup(value);
-	if (!copy || !grow((void **)&cfg->startup, &cfg->startup_capacity,
-			cfg->startup_count, sizeof(*cfg->startup))) {
+	if (!copy ||
+			!grow((void **)&cfg->startup, &cfg->startup_capacity, cfg->startup_count,
+					sizeof(*cfg->startup))) {
 		free(copy);
 		config_report_oom(p);
 		return;

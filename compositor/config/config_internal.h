@@ -10,14 +10,14 @@
 #ifndef SMTWC_CONFIG_INTERNAL_H
 #define SMTWC_CONFIG_INTERNAL_H
 
-#include "config.h"
+#include "compositor/config/config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 enum section {
-	SECTION_NONE,    /* before the first header */
-	SECTION_SKIP,    /* unknown or malformed header: lines are ignored */
+	SECTION_NONE, /* before the first header */
+	SECTION_SKIP, /* unknown or malformed header: lines are ignored */
 	SECTION_GENERAL,
 	SECTION_KEYBOARD,
 	SECTION_BINDINGS,
@@ -192,9 +192,9 @@ enum key_type {
 struct key_def {
 	const char *name;
 	enum key_type type;
-	size_t offset;   /* of the value in the section's struct */
-	long min, max;   /* KEY_INT, KEY_PRIORITY */
-	size_t has;      /* of a bool set true with the value; 0: none */
+	size_t offset; /* of the value in the section's struct */
+	long min, max; /* KEY_INT, KEY_PRIORITY */
+	size_t has;    /* of a bool set true with the value; 0: none */
 };
 
 extern const struct key_def config_general_keys[];
@@ -207,7 +207,7 @@ extern const struct key_def config_xwayland_keys[];
  * the struct base(p) returns once the value is valid (NULL: out of
  * memory); section names the section in messages. Edits value. */
 void config_set_key(struct parser *p, const char *section, const struct key_def *keys,
-	const char *key, char *value, void *(*base)(struct parser *p));
+		const char *key, char *value, void *(*base)(struct parser *p));
 
 /* ---- the other sections ---------------------------------------------------- */
 

@@ -6,80 +6,76 @@
  * Xwayland keys come from the setting lists (sched_settings.h, config.h),
  * which also hold their defaults and ranges.
  */
-#include "config_internal.h"
+#include "compositor/config/config_internal.h"
 
 #define FIELD(f) offsetof(struct smtwc_config, f)
 
 const struct key_def config_general_keys[] = {
-	{"modifier", KEY_MODIFIER, FIELD(modifier), 0, 0, 0},
-	{"terminal", KEY_STRING, FIELD(terminal), 0, 0, 0},
-	{"cursor-theme", KEY_STRING, FIELD(cursor_theme), 0, 0, 0},
-	{"cursor-size", KEY_INT, FIELD(cursor_size), 1, 512, 0},
-	{"background", KEY_COLOR, FIELD(background), 0, 0, 0},
-	{"border-width", KEY_INT, FIELD(border_width), 0, 100, 0},
-	{"focused-border", KEY_COLOR, FIELD(focused_border), 0, 0, 0},
-	{"unfocused-border", KEY_COLOR, FIELD(unfocused_border), 0, 0, 0},
-	{"title-font", KEY_STRING, FIELD(title_font), 0, 0, 0},
-	{"title-height", KEY_INT, FIELD(title_height), 0, 200, 0},
-	{"focused-title", KEY_COLOR, FIELD(focused_title), 0, 0, 0},
-	{"unfocused-title", KEY_COLOR, FIELD(unfocused_title), 0, 0, 0},
-	{"focused-title-text", KEY_COLOR, FIELD(focused_title_text), 0, 0, 0},
-	{"unfocused-title-text", KEY_COLOR, FIELD(unfocused_title_text), 0, 0, 0},
-	{NULL, KEY_INT, 0, 0, 0, 0},
+	{ "modifier", KEY_MODIFIER, FIELD(modifier), 0, 0, 0 },
+	{ "terminal", KEY_STRING, FIELD(terminal), 0, 0, 0 },
+	{ "cursor-theme", KEY_STRING, FIELD(cursor_theme), 0, 0, 0 },
+	{ "cursor-size", KEY_INT, FIELD(cursor_size), 1, 512, 0 },
+	{ "background", KEY_COLOR, FIELD(background), 0, 0, 0 },
+	{ "border-width", KEY_INT, FIELD(border_width), 0, 100, 0 },
+	{ "focused-border", KEY_COLOR, FIELD(focused_border), 0, 0, 0 },
+	{ "unfocused-border", KEY_COLOR, FIELD(unfocused_border), 0, 0, 0 },
+	{ "title-font", KEY_STRING, FIELD(title_font), 0, 0, 0 },
+	{ "title-height", KEY_INT, FIELD(title_height), 0, 200, 0 },
+	{ "focused-title", KEY_COLOR, FIELD(focused_title), 0, 0, 0 },
+	{ "unfocused-title", KEY_COLOR, FIELD(unfocused_title), 0, 0, 0 },
+	{ "focused-title-text", KEY_COLOR, FIELD(focused_title_text), 0, 0, 0 },
+	{ "unfocused-title-text", KEY_COLOR, FIELD(unfocused_title_text), 0, 0, 0 },
+	{ NULL, KEY_INT, 0, 0, 0, 0 },
 };
 
 const struct key_def config_keyboard_keys[] = {
-	{"layout", KEY_STRING, FIELD(keyboard.layout), 0, 0, 0},
-	{"model", KEY_STRING, FIELD(keyboard.model), 0, 0, 0},
-	{"rules", KEY_STRING, FIELD(keyboard.rules), 0, 0, 0},
-	{"variant", KEY_STRING, FIELD(keyboard.variant), 0, 0, 0},
-	{"options", KEY_STRING, FIELD(keyboard.options), 0, 0, 0},
-	{"repeat-rate", KEY_INT, FIELD(keyboard.repeat_rate), 0, 1000, 0},
-	{"repeat-delay", KEY_INT, FIELD(keyboard.repeat_delay), 0, 10000, 0},
-	{NULL, KEY_INT, 0, 0, 0, 0},
+	{ "layout", KEY_STRING, FIELD(keyboard.layout), 0, 0, 0 },
+	{ "model", KEY_STRING, FIELD(keyboard.model), 0, 0, 0 },
+	{ "rules", KEY_STRING, FIELD(keyboard.rules), 0, 0, 0 },
+	{ "variant", KEY_STRING, FIELD(keyboard.variant), 0, 0, 0 },
+	{ "options", KEY_STRING, FIELD(keyboard.options), 0, 0, 0 },
+	{ "repeat-rate", KEY_INT, FIELD(keyboard.repeat_rate), 0, 1000, 0 },
+	{ "repeat-delay", KEY_INT, FIELD(keyboard.repeat_delay), 0, 10000, 0 },
+	{ NULL, KEY_INT, 0, 0, 0, 0 },
 };
 
 #define SCHED_KEY_(key, cfg, def, min, max, check, param, unit) \
-	{key, KEY_##check, FIELD(scheduler.cfg), min, max, 0},
+	{ key, KEY_##check, FIELD(scheduler.cfg), min, max, 0 },
 const struct key_def config_scheduler_keys[] = {
-	{"mode", KEY_SCHEDULER_MODE, FIELD(scheduler.fifo), 0, 0, 0},
-	SMT_SCHED_SETTINGS(SCHED_KEY_)
-	{NULL, KEY_INT, 0, 0, 0, 0},
+	{ "mode", KEY_SCHEDULER_MODE, FIELD(scheduler.fifo), 0, 0, 0 },
+	SMT_SCHED_SETTINGS(SCHED_KEY_){ NULL, KEY_INT, 0, 0, 0, 0 },
 };
 #undef SCHED_KEY_
 
-#define LIMITS_KEY_(key, field, def, min, max) {key, KEY_INT, FIELD(limits.field), min, max, 0},
+#define LIMITS_KEY_(key, field, def, min, max) { key, KEY_INT, FIELD(limits.field), min, max, 0 },
 const struct key_def config_limits_keys[] = {
-	SMTWC_LIMITS_SETTINGS(LIMITS_KEY_)
-	{NULL, KEY_INT, 0, 0, 0, 0},
+	SMTWC_LIMITS_SETTINGS(LIMITS_KEY_){ NULL, KEY_INT, 0, 0, 0, 0 },
 };
 #undef LIMITS_KEY_
 
 #define XWAYLAND_KEY_(key, field, def, min, max) \
-	{key, KEY_INT, FIELD(xwayland.field), min, max, 0},
+	{ key, KEY_INT, FIELD(xwayland.field), min, max, 0 },
 const struct key_def config_xwayland_keys[] = {
-	SMTWC_XWAYLAND_SETTINGS(XWAYLAND_KEY_)
-	{NULL, KEY_INT, 0, 0, 0, 0},
+	SMTWC_XWAYLAND_SETTINGS(XWAYLAND_KEY_){ NULL, KEY_INT, 0, 0, 0, 0 },
 };
 #undef XWAYLAND_KEY_
 
-static void report_unknown_key(struct parser *p, const char *key,
-	const char *section, const struct key_def *keys)
+static void report_unknown_key(
+		struct parser *p, const char *key, const char *section, const struct key_def *keys)
 {
-	char list[1024];   /* [limits] has about 30 keys */
+	char list[1024]; /* [limits] has about 30 keys */
 	size_t used = 0;
 	list[0] = '\0';
 	for (const struct key_def *k = keys; k->name; k++) {
-		int n = snprintf(list + used, sizeof(list) - used, "%s%s",
-			used ? ", " : "", k->name);
+		int n = snprintf(list + used, sizeof(list) - used, "%s%s", used ? ", " : "",
+				k->name);
 		if (n < 0 || (size_t)n >= sizeof(list) - used) {
 			break;
 		}
 		used += (size_t)n;
 	}
 	struct shown s;
-	config_report(p, "unknown key '%s' in [%s] (expected %s)", show(&s, key),
-		section, list);
+	config_report(p, "unknown key '%s' in [%s] (expected %s)", show(&s, key), section, list);
 }
 
 /* A parsed value, before it is stored. */
@@ -95,8 +91,8 @@ union key_value {
 
 /* 0, or -1 after reporting why value is not one of k's. orig: value as
  * written (the mode and position parsers edit value). */
-static int parse_value(struct parser *p, const struct key_def *k, char *value,
-	const char *orig, union key_value *v)
+static int parse_value(struct parser *p, const struct key_def *k, char *value, const char *orig,
+		union key_value *v)
 {
 	switch (k->type) {
 	case KEY_STRING:
@@ -109,22 +105,26 @@ static int parse_value(struct parser *p, const struct key_def *k, char *value,
 	case KEY_INT:
 	case KEY_PRIORITY:
 		if (!config_parse_int(value, k->min, k->max, &v->integer)) {
-			config_report(p, "invalid value '%s' for '%s' (expected an integer "
-				"from %ld to %ld)", orig, k->name, k->min, k->max);
+			config_report(p,
+					"invalid value '%s' for '%s' (expected an integer "
+					"from %ld to %ld)",
+					orig, k->name, k->min, k->max);
 			return -1;
 		}
 		return 0;
 	case KEY_COLOR:
 		if (!config_parse_color(value, &v->u32)) {
-			config_report(p, "invalid colour '%s' for '%s' (expected #RRGGBB)",
-				orig, k->name);
+			config_report(p, "invalid colour '%s' for '%s' (expected #RRGGBB)", orig,
+					k->name);
 			return -1;
 		}
 		return 0;
 	case KEY_MODIFIER:
 		if (!config_parse_modifier_name(value, false, &v->u32)) {
-			config_report(p, "invalid modifier '%s' (expected logo, alt, ctrl, "
-				"shift, mod3, mod5)", orig);
+			config_report(p,
+					"invalid modifier '%s' (expected logo, alt, ctrl, "
+					"shift, mod3, mod5)",
+					orig);
 			return -1;
 		}
 		return 0;
@@ -134,30 +134,35 @@ static int parse_value(struct parser *p, const struct key_def *k, char *value,
 		} else if (ascii_eq_nocase(value, "fifo")) {
 			v->boolean = true;
 		} else {
-			config_report(p, "invalid scheduler mode '%s' (expected fair, fifo)",
-				orig);
+			config_report(p, "invalid scheduler mode '%s' (expected fair, fifo)", orig);
 			return -1;
 		}
 		return 0;
 	case KEY_BOOL:
 		if (!config_parse_bool(value, &v->boolean)) {
-			config_report(p, "invalid value '%s' for '%s' (expected true, "
-				"false)", orig, k->name);
+			config_report(p,
+					"invalid value '%s' for '%s' (expected true, "
+					"false)",
+					orig, k->name);
 			return -1;
 		}
 		return 0;
 	case KEY_SCALE:
 		if (!config_parse_decimal(value, 1000, &v->real) || !(v->real > 0) ||
 				v->real > 10) {
-			config_report(p, "invalid scale '%s' (expected a number greater "
-				"than 0 and at most 10)", orig);
+			config_report(p,
+					"invalid scale '%s' (expected a number greater "
+					"than 0 and at most 10)",
+					orig);
 			return -1;
 		}
 		return 0;
 	case KEY_MODE:
 		if (!config_parse_mode(value, &v->ints[0], &v->ints[1], &v->ints[2])) {
-			config_report(p, "invalid mode '%s' (expected WIDTHxHEIGHT or "
-				"WIDTHxHEIGHT@HZ, e.g. 1920x1080@60)", orig);
+			config_report(p,
+					"invalid mode '%s' (expected WIDTHxHEIGHT or "
+					"WIDTHxHEIGHT@HZ, e.g. 1920x1080@60)",
+					orig);
 			return -1;
 		}
 		return 0;
@@ -167,18 +172,19 @@ static int parse_value(struct parser *p, const struct key_def *k, char *value,
 			*comma = '\0';
 		}
 		if (!comma || !config_parse_int(trim(value), -1000000, 1000000, &v->ints[0]) ||
-				!config_parse_int(trim(comma + 1), -1000000, 1000000,
-					&v->ints[1])) {
-			config_report(p, "invalid position '%s' (expected X,Y, e.g. 1280,0)",
-				orig);
+				!config_parse_int(
+						trim(comma + 1), -1000000, 1000000, &v->ints[1])) {
+			config_report(p, "invalid position '%s' (expected X,Y, e.g. 1280,0)", orig);
 			return -1;
 		}
 		return 0;
 	}
 	case KEY_TRANSFORM:
 		if (!config_parse_transform(value, &v->transform)) {
-			config_report(p, "invalid transform '%s' (expected normal, 90, 180, "
-				"270, flipped, flipped-90, flipped-180, flipped-270)", orig);
+			config_report(p,
+					"invalid transform '%s' (expected normal, 90, 180, "
+					"270, flipped, flipped-90, flipped-180, flipped-270)",
+					orig);
 			return -1;
 		}
 		return 0;
@@ -227,7 +233,7 @@ static void store_value(const struct key_def *k, char *base, const union key_val
 }
 
 void config_set_key(struct parser *p, const char *section, const struct key_def *keys,
-	const char *key, char *value, void *(*base)(struct parser *p))
+		const char *key, char *value, void *(*base)(struct parser *p))
 {
 	const struct key_def *k = keys;
 	while (k->name && strcmp(k->name, key) != 0) {

@@ -3,7 +3,7 @@
  * by its first valid key), set through the same key table machinery as the
  * other sections, and the lookup the output code uses.
  */
-#include "config_internal.h"
+#include "compositor/config/config_internal.h"
 
 #include <assert.h>
 
@@ -11,20 +11,21 @@
 
 /* KEY_MODE and KEY_POSITION store consecutive ints. */
 static_assert(OUTPUT(height) == OUTPUT(width) + sizeof(int) &&
-	OUTPUT(refresh_mhz) == OUTPUT(width) + 2 * sizeof(int), "mode ints");
+				OUTPUT(refresh_mhz) == OUTPUT(width) + 2 * sizeof(int),
+		"mode ints");
 static_assert(OUTPUT(y) == OUTPUT(x) + sizeof(int), "position ints");
 
 static const struct key_def output_keys[] = {
-	{"mode", KEY_MODE, OUTPUT(width), 0, 0, OUTPUT(has_mode)},
-	{"scale", KEY_SCALE, OUTPUT(scale), 0, 0, OUTPUT(has_scale)},
-	{"position", KEY_POSITION, OUTPUT(x), 0, 0, OUTPUT(has_position)},
-	{"enabled", KEY_BOOL, OUTPUT(enabled), 0, 0, OUTPUT(has_enabled)},
-	{"transform", KEY_TRANSFORM, OUTPUT(transform), 0, 0, OUTPUT(has_transform)},
-	{NULL, KEY_INT, 0, 0, 0, 0},
+	{ "mode", KEY_MODE, OUTPUT(width), 0, 0, OUTPUT(has_mode) },
+	{ "scale", KEY_SCALE, OUTPUT(scale), 0, 0, OUTPUT(has_scale) },
+	{ "position", KEY_POSITION, OUTPUT(x), 0, 0, OUTPUT(has_position) },
+	{ "enabled", KEY_BOOL, OUTPUT(enabled), 0, 0, OUTPUT(has_enabled) },
+	{ "transform", KEY_TRANSFORM, OUTPUT(transform), 0, 0, OUTPUT(has_transform) },
+	{ NULL, KEY_INT, 0, 0, 0, 0 },
 };
 
 const struct smtwc_output_config *smtwc_config_find_output(
-	const struct smtwc_config *cfg, const char *name)
+		const struct smtwc_config *cfg, const char *name)
 {
 	const struct smtwc_output_config *wildcard = NULL;
 	for (size_t i = 0; i < cfg->output_count; i++) {
@@ -50,8 +51,9 @@ static void *current_output(struct parser *p)
 		}
 	}
 	char *name = strdup(p->output_name);
-	if (!name || !grow((void **)&cfg->outputs, &cfg->output_capacity,
-			cfg->output_count, sizeof(*cfg->outputs))) {
+	if (!name ||
+			!grow((void **)&cfg->outputs, &cfg->output_capacity, cfg->output_count,
+					sizeof(*cfg->outputs))) {
 		free(name);
 		return NULL;
 	}

@@ -3,7 +3,7 @@
  * colours, booleans, modifier names, modes and transforms. Locale
  * independent (no strtol/strtod), so a config reads the same everywhere.
  */
-#include "config_internal.h"
+#include "compositor/config/config_internal.h"
 
 bool config_parse_int(const char *s, long min, long max, int *out)
 {
@@ -140,13 +140,11 @@ bool config_parse_color(const char *s, uint32_t *out)
 
 bool config_parse_bool(const char *s, bool *out)
 {
-	if (ascii_eq_nocase(s, "true") || ascii_eq_nocase(s, "yes") ||
-			ascii_eq_nocase(s, "on")) {
+	if (ascii_eq_nocase(s, "true") || ascii_eq_nocase(s, "yes") || ascii_eq_nocase(s, "on")) {
 		*out = true;
 		return true;
 	}
-	if (ascii_eq_nocase(s, "false") || ascii_eq_nocase(s, "no") ||
-			ascii_eq_nocase(s, "off")) {
+	if (ascii_eq_nocase(s, "false") || ascii_eq_nocase(s, "no") || ascii_eq_nocase(s, "off")) {
 		*out = false;
 		return true;
 	}
@@ -158,17 +156,17 @@ static const struct {
 	const char *name;
 	uint32_t bit;
 } modifier_names[] = {
-	{"mod", 0},
-	{"logo", SMTWC_MOD_LOGO},
-	{"super", SMTWC_MOD_LOGO},
-	{"mod4", SMTWC_MOD_LOGO},
-	{"alt", SMTWC_MOD_ALT},
-	{"mod1", SMTWC_MOD_ALT},
-	{"ctrl", SMTWC_MOD_CTRL},
-	{"control", SMTWC_MOD_CTRL},
-	{"shift", SMTWC_MOD_SHIFT},
-	{"mod3", SMTWC_MOD_MOD3},
-	{"mod5", SMTWC_MOD_MOD5},
+	{ "mod", 0 },
+	{ "logo", SMTWC_MOD_LOGO },
+	{ "super", SMTWC_MOD_LOGO },
+	{ "mod4", SMTWC_MOD_LOGO },
+	{ "alt", SMTWC_MOD_ALT },
+	{ "mod1", SMTWC_MOD_ALT },
+	{ "ctrl", SMTWC_MOD_CTRL },
+	{ "control", SMTWC_MOD_CTRL },
+	{ "shift", SMTWC_MOD_SHIFT },
+	{ "mod3", SMTWC_MOD_MOD3 },
+	{ "mod5", SMTWC_MOD_MOD5 },
 };
 
 bool config_parse_modifier_name(const char *s, bool allow_mod, uint32_t *bit)

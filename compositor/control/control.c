@@ -12,10 +12,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 #include <wlr/util/log.h>
-#include "fd_limit.h"
-#include "control/control.h"
-#include "control/control_requests.h"
-#include "server.h"
+#include "compositor/fd_limit.h"
+#include "compositor/control/control.h"
+#include "compositor/control/control_requests.h"
+#include "compositor/server.h"
 
 enum {
 	MAX_CONNECTIONS = 32,
@@ -60,8 +60,8 @@ static bool connection_flush(struct control_connection *c)
 		ssize_t n = send(c->fd, c->out, c->out_len, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK) {
-				wl_event_source_fd_update(c->source,
-					WL_EVENT_READABLE | WL_EVENT_WRITABLE);
+				wl_event_source_fd_update(
+						c->source, WL_EVENT_READABLE | WL_EVENT_WRITABLE);
 				return true;
 			}
 			connection_close(c);
@@ -98,7 +98,7 @@ static bool connection_queue(struct control_connection *c, const char *data, siz
 
 static bool connection_answer(struct control_connection *c, char *line)
 {
-	struct json_writer w = {0};
+	struct json_writer w = { 0 };
 	control_answer(c->control->server, line, &w);
 	bool ok = json_finish(&w) && connection_queue(c, w.data, w.len);
 	json_writer_free(&w);
@@ -155,7 +155,7 @@ static int connection_handle_event(int fd, uint32_t mask, void *data)
 static int control_handle_accept(int fd, uint32_t mask, void *data)
 {
 	struct smtwc_control *control = data;
-	bool dropped;   /* at the fd limit: closed, so the loop does not spin */
+	bool dropped; /* at the fd limit: closed, so the loop does not spin */
 	int client = fd_limit_accept(fd, SOCK_CLOEXEC | SOCK_NONBLOCK, &dropped);
 	if (client < 0) {
 		return 0;
@@ -171,8 +171,8 @@ static int control_handle_accept(int fd, uint32_t mask, void *data)
 	}
 	c->control = control;
 	c->fd = client;
-	c->source = wl_event_loop_add_fd(control->server->event_loop, client,
-		WL_EVENT_READABLE, connection_handle_event, c);
+	c->source = wl_event_loop_add_fd(control->server->event_loop, client, WL_EVENT_READABLE,
+			connection_handle_event, c);
 	if (c->source == NULL) {
 		close(client);
 		free(c);
@@ -196,7 +196,7 @@ bool control_init(struct smtwc_server *server)
 	control->server = server;
 	wl_list_init(&control->connections);
 	int len = snprintf(control->path, sizeof(control->path), "%s/%s.smtwc", runtime,
-		server->socket);
+			server->socket);
 	if (len < 0 || (size_t)len >= sizeof(control->path)) {
 		wlr_log(WLR_ERROR, "control socket path too long; smtctl will not work");
 		free(control);
@@ -215,8 +215,8 @@ bool control_init(struct smtwc_server *server)
 		free(control);
 		return false;
 	}
-	control->source = wl_event_loop_add_fd(server->event_loop, control->fd,
-		WL_EVENT_READABLE, control_handle_accept, control);
+	control->source = wl_event_loop_add_fd(server->event_loop, control->fd, WL_EVENT_READABLE,
+			control_handle_accept, control);
 	setenv("SMTWC_CONTROL", control->path, true);
 	server->control = control;
 	return true;
@@ -229,7 +229,7 @@ void control_finish(struct smtwc_server *server)
 		return;
 	}
 	struct control_connection *c, *tmp;
-	wl_list_for_each_safe(c, tmp, &control->connections, link) {
+	wl_list_for_each_safe (c, tmp, &control->connections, link) {
 		connection_close(c);
 	}
 	wl_event_source_remove(control->source);

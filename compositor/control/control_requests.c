@@ -17,24 +17,24 @@
 #include <wlr/types/wlr_idle.h>
 #include <wlr/types/wlr_pointer_constraints_v1.h>
 #include <wlr/types/wlr_xdg_shell.h>
-#include "control/control_requests.h"
-#include "control/test_input.h"
-#include "desktop/view.h"
-#include "desktop/xdg_shell.h"
-#include "input/keyboard.h"
-#include "input/idle.h"
-#include "input/input_inhibit.h"
-#include "input/shortcuts_inhibit.h"
-#include "output/output.h"
-#include "server.h"
-#include "ring/ring_stats.h"
-#include "ring/ring_loop.h"
+#include "compositor/control/control_requests.h"
+#include "compositor/control/test_input.h"
+#include "compositor/desktop/view.h"
+#include "compositor/desktop/xdg_shell.h"
+#include "compositor/input/keyboard.h"
+#include "compositor/input/idle.h"
+#include "compositor/input/input_inhibit.h"
+#include "compositor/input/shortcuts_inhibit.h"
+#include "compositor/output/output.h"
+#include "compositor/server.h"
+#include "compositor/ring/ring_stats.h"
+#include "compositor/ring/ring_loop.h"
 
 /* The app id of one of the client's windows, or NULL. */
 static const char *client_app_id(struct smtwc_server *server, struct wl_client *client)
 {
 	struct smtwc_view *view;
-	wl_list_for_each(view, &server->views, link) {
+	wl_list_for_each (view, &server->views, link) {
 		struct wlr_surface *surface = view->impl->surface(view);
 		if (surface == NULL || wl_resource_get_client(surface->resource) != client ||
 				!wlr_surface_is_xdg_surface(surface)) {
@@ -71,8 +71,9 @@ static void write_client(const struct smtwc_ring_stats *ring, void *data)
 	json_uint(w, "praises", st->praises);
 	json_uint(w, "lone_slices", st->lone_slices);
 	json_double(w, "wait_max_ms", (double)st->wait_max_ns / 1e6);
-	json_double(w, "wait_mean_ms", st->slices != 0
-		? (double)st->wait_total_ns / (double)st->slices / 1e6 : 0.0);
+	json_double(w, "wait_mean_ms",
+			st->slices != 0 ? (double)st->wait_total_ns / (double)st->slices / 1e6 :
+					  0.0);
 	json_double(w, "sched_time_ms", (double)st->run_ns / 1e6);
 	json_uint(w, "slices", ring->slices);
 	json_double(w, "time_ms", (double)ring->exec_ns / 1e6);
@@ -107,19 +108,27 @@ static void write_clients(struct smtwc_server *server, struct json_writer *w)
 
 /* JSON names of enum smt_resource (memory and address space in bytes). */
 static const char *const resource_names[SMT_RES_COUNT] = {
-	[SMT_RES_FDS] = "fds", [SMT_RES_RINGS] = "rings", [SMT_RES_POOLS] = "pools",
-	[SMT_RES_MEMORY] = "memory", [SMT_RES_MAPPINGS] = "mappings",
-	[SMT_RES_ADDRESS] = "address_space", [SMT_RES_CONNECTIONS] = "connections",
-	[SMT_RES_FDS_IN_FLIGHT] = "fds_in_flight", [SMT_RES_CANVASES] = "canvases",
-	[SMT_RES_FDS_UNREAD] = "fds_unread", [SMT_RES_SURFACES] = "surfaces",
+	[SMT_RES_FDS] = "fds",
+	[SMT_RES_RINGS] = "rings",
+	[SMT_RES_POOLS] = "pools",
+	[SMT_RES_MEMORY] = "memory",
+	[SMT_RES_MAPPINGS] = "mappings",
+	[SMT_RES_ADDRESS] = "address_space",
+	[SMT_RES_CONNECTIONS] = "connections",
+	[SMT_RES_FDS_IN_FLIGHT] = "fds_in_flight",
+	[SMT_RES_CANVASES] = "canvases",
+	[SMT_RES_FDS_UNREAD] = "fds_unread",
+	[SMT_RES_SURFACES] = "surfaces",
 	[SMT_RES_OBJECTS] = "objects",
 };
 
 static void write_account(const struct smtwc_account_stats *a, void *data)
 {
 	static const char *const levels[] = {
-		[SMT_LEVEL_CLIENT] = "connection", [SMT_LEVEL_PROCESS] = "process",
-		[SMT_LEVEL_UID] = "uid", [SMT_LEVEL_TOTAL] = "total",
+		[SMT_LEVEL_CLIENT] = "connection",
+		[SMT_LEVEL_PROCESS] = "process",
+		[SMT_LEVEL_UID] = "uid",
+		[SMT_LEVEL_TOTAL] = "total",
 	};
 	struct json_writer *w = data;
 	json_begin_object(w);
@@ -163,7 +172,7 @@ static void write_windows(struct smtwc_server *server, struct json_writer *w)
 {
 	json_begin_array(w, "windows");
 	struct smtwc_view *view;
-	wl_list_for_each(view, &server->views, link) {
+	wl_list_for_each (view, &server->views, link) {
 		if (!view->mapped) {
 			continue;
 		}
@@ -171,8 +180,8 @@ static void write_windows(struct smtwc_server *server, struct json_writer *w)
 		struct wlr_surface *surface = view->impl->surface(view);
 		pid_t pid = 0;
 		if (surface != NULL) {
-			wl_client_get_credentials(wl_resource_get_client(surface->resource),
-				&pid, NULL, NULL);
+			wl_client_get_credentials(wl_resource_get_client(surface->resource), &pid,
+					NULL, NULL);
 		}
 		json_begin_object(w);
 		json_int(w, "pid", pid);
@@ -195,8 +204,9 @@ static void write_windows(struct smtwc_server *server, struct json_writer *w)
 		json_int(w, "width", title.width);
 		json_int(w, "height", title.height);
 		json_end_object(w);
-		json_bool(w, "configure_pending", view->impl->configure_pending != NULL &&
-			view->impl->configure_pending(view));
+		json_bool(w, "configure_pending",
+				view->impl->configure_pending != NULL &&
+						view->impl->configure_pending(view));
 		json_begin_array(w, "popups");
 		xdg_shell_view_popups_for_each(view, write_popup, w);
 		json_end_array(w);
@@ -216,14 +226,15 @@ static void write_seat(struct smtwc_server *server, struct json_writer *w)
 	pid_t pid = 0;
 	struct wlr_surface *focused = seat->keyboard_state.focused_surface;
 	if (focused != NULL) {
-		wl_client_get_credentials(wl_resource_get_client(focused->resource), &pid, NULL, NULL);
+		wl_client_get_credentials(
+				wl_resource_get_client(focused->resource), &pid, NULL, NULL);
 	}
 	json_int(w, "keyboard_focus_pid", pid);
 	json_bool(w, "idle_inhibited", idle_inhibited(server));
 	/* Idle clients' timeouts, and how many of them are counting down. */
 	int timeouts = 0, counting = 0;
 	struct wlr_idle_timeout *timeout;
-	wl_list_for_each(timeout, &server->idle->idle_timers, link) {
+	wl_list_for_each (timeout, &server->idle->idle_timers, link) {
 		timeouts++;
 		counting += timeout->enabled && server->idle->enabled && !timeout->idle_state;
 	}
@@ -232,8 +243,10 @@ static void write_seat(struct smtwc_server *server, struct json_writer *w)
 	json_bool(w, "input_inhibited", input_inhibit_active(server));
 	json_bool(w, "shortcuts_inhibited", shortcuts_inhibited(server));
 	struct wlr_pointer_constraint_v1 *c = server->active_constraint;
-	json_string(w, "pointer_constraint", c == NULL ? "none" :
-		c->type == WLR_POINTER_CONSTRAINT_V1_LOCKED ? "locked" : "confined");
+	json_string(w, "pointer_constraint",
+			c == NULL                                                   ? "none" :
+					c->type == WLR_POINTER_CONSTRAINT_V1_LOCKED ? "locked" :
+										      "confined");
 	json_bool(w, "input_method", server->input_method != NULL);
 	json_end_object(w);
 }
@@ -277,7 +290,7 @@ static void write_server(struct smtwc_server *server, struct json_writer *w)
 	json_uint(w, "reclaim_done", t.reclaim_done);
 	for (int r = 0; r < SMT_RES_COUNT; r++) {
 		if (r == SMT_RES_FDS || r == SMT_RES_MEMORY) {
-			continue;    /* above */
+			continue; /* above */
 		}
 		char key[64];
 		snprintf(key, sizeof(key), "total_%s", resource_names[r]);
@@ -356,7 +369,8 @@ static void answer_output(struct smtwc_server *server, const char *action, const
 	if (strcmp(action, "add") == 0 && name == NULL) {
 		struct wlr_backend *headless = test_input_headless_backend(server);
 		struct wlr_output *out = headless != NULL ?
-			wlr_headless_add_output(headless, 1280, 720) : NULL;
+				wlr_headless_add_output(headless, 1280, 720) :
+				NULL;
 		if (out == NULL) {
 			answer_error(w, "output add needs the headless backend");
 			return;
@@ -369,7 +383,7 @@ static void answer_output(struct smtwc_server *server, const char *action, const
 	}
 	if (strcmp(action, "remove") == 0 && name != NULL) {
 		struct smtwc_output *output;
-		wl_list_for_each(output, &server->outputs, link) {
+		wl_list_for_each (output, &server->outputs, link) {
 			if (strcmp(output->wlr_output->name, name) != 0) {
 				continue;
 			}
@@ -428,8 +442,8 @@ void control_answer(struct smtwc_server *server, char *line, struct json_writer 
 		answer_set(server, arg1, arg2, w);
 	} else if (strcmp(verb, "render") == 0 && arg1 != NULL && arg2 == NULL &&
 			(strcmp(arg1, "culled") == 0 || strcmp(arg1, "scene") == 0)) {
-		output_render_set_culling(&server->render, server->scene,
-			strcmp(arg1, "culled") == 0);
+		output_render_set_culling(
+				&server->render, server->scene, strcmp(arg1, "culled") == 0);
 		json_begin_object(w);
 		json_bool(w, "ok", true);
 		json_string(w, "render", arg1);

@@ -5,7 +5,7 @@
 #ifndef SMTWC_CONTROL_REQUESTS_H
 #define SMTWC_CONTROL_REQUESTS_H
 
-#include "control/json_writer.h"
+#include "compositor/control/json_writer.h"
 
 struct smtwc_server;
 

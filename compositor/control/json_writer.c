@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "json_writer.h"
+#include "compositor/control/json_writer.h"
 
 static void append(struct json_writer *w, const char *s, size_t n)
 {
@@ -151,5 +151,5 @@ bool json_finish(struct json_writer *w)
 void json_writer_free(struct json_writer *w)
 {
 	free(w->data);
-	*w = (struct json_writer){0};
+	*w = (struct json_writer){ 0 };
 }

@@ -13,7 +13,7 @@
 struct json_writer {
 	char *data;
 	size_t len, cap;
-	bool failed;       /* out of memory: the answer is dropped */
+	bool failed; /* out of memory: the answer is dropped */
 	bool need_comma;
 };
 

@@ -16,9 +16,11 @@
 #include <wlr/interfaces/wlr_tablet_pad.h>
 #include <wlr/types/wlr_tablet_pad.h>
 #include <wlr/types/wlr_tablet_tool.h>
-#include "control/test_input.h"
+#include "compositor/control/test_input.h"
 
-enum { PAD_BUTTONS = 3 };
+enum {
+	PAD_BUTTONS = 3
+};
 
 struct smtwc_test_input {
 	struct wlr_input_device *touchpad;
@@ -49,8 +51,7 @@ struct wlr_backend *test_input_headless_backend(struct smtwc_server *server)
 }
 
 /* Announces a pad attached to the test tablet. */
-static struct wlr_input_device *pad_create(struct smtwc_server *server,
-		struct smtwc_test_input *ti)
+static struct wlr_input_device *pad_create(struct smtwc_server *server, struct smtwc_test_input *ti)
 {
 	struct wlr_input_device *device = calloc(1, sizeof(*device));
 	struct wlr_tablet_pad *pad = calloc(1, sizeof(*pad));
@@ -125,16 +126,23 @@ static void swipe(struct smtwc_test_input *ti, uint32_t fingers, double dx, doub
 {
 	struct wlr_pointer *p = ti->touchpad->pointer;
 	struct wlr_event_pointer_swipe_begin begin = {
-		.device = ti->touchpad, .time_msec = ++ti->time_msec, .fingers = fingers,
+		.device = ti->touchpad,
+		.time_msec = ++ti->time_msec,
+		.fingers = fingers,
 	};
 	wl_signal_emit(&p->events.swipe_begin, &begin);
 	struct wlr_event_pointer_swipe_update update = {
-		.device = ti->touchpad, .time_msec = ++ti->time_msec, .fingers = fingers,
-		.dx = dx, .dy = dy,
+		.device = ti->touchpad,
+		.time_msec = ++ti->time_msec,
+		.fingers = fingers,
+		.dx = dx,
+		.dy = dy,
 	};
 	wl_signal_emit(&p->events.swipe_update, &update);
 	struct wlr_event_pointer_swipe_end end = {
-		.device = ti->touchpad, .time_msec = ++ti->time_msec, .cancelled = false,
+		.device = ti->touchpad,
+		.time_msec = ++ti->time_msec,
+		.cancelled = false,
 	};
 	wl_signal_emit(&p->events.swipe_end, &end);
 }
@@ -143,16 +151,22 @@ static void pinch(struct smtwc_test_input *ti, uint32_t fingers, double scale)
 {
 	struct wlr_pointer *p = ti->touchpad->pointer;
 	struct wlr_event_pointer_pinch_begin begin = {
-		.device = ti->touchpad, .time_msec = ++ti->time_msec, .fingers = fingers,
+		.device = ti->touchpad,
+		.time_msec = ++ti->time_msec,
+		.fingers = fingers,
 	};
 	wl_signal_emit(&p->events.pinch_begin, &begin);
 	struct wlr_event_pointer_pinch_update update = {
-		.device = ti->touchpad, .time_msec = ++ti->time_msec, .fingers = fingers,
+		.device = ti->touchpad,
+		.time_msec = ++ti->time_msec,
+		.fingers = fingers,
 		.scale = scale,
 	};
 	wl_signal_emit(&p->events.pinch_update, &update);
 	struct wlr_event_pointer_pinch_end end = {
-		.device = ti->touchpad, .time_msec = ++ti->time_msec, .cancelled = false,
+		.device = ti->touchpad,
+		.time_msec = ++ti->time_msec,
+		.cancelled = false,
 	};
 	wl_signal_emit(&p->events.pinch_end, &end);
 }
@@ -160,61 +174,91 @@ static void pinch(struct smtwc_test_input *ti, uint32_t fingers, double scale)
 static void stroke(struct smtwc_server *server, struct smtwc_test_input *ti, double x, double y)
 {
 	struct wlr_box *layout = wlr_output_layout_get_box(server->output_layout, NULL);
-	double w = layout->width > 0 ? layout->width : 1, h = layout->height > 0 ? layout->height : 1;
+	double w = layout->width > 0 ? layout->width : 1,
+	       h = layout->height > 0 ? layout->height : 1;
 	double nx = (x - layout->x) / w, ny = (y - layout->y) / h;
 	double mx = (x + 10 - layout->x) / w, my = (y + 10 - layout->y) / h;
 	struct wlr_tablet *tablet = ti->tablet->tablet;
 	struct wlr_event_tablet_tool_proximity in = {
-		.device = ti->tablet, .tool = &ti->pen, .time_msec = ++ti->time_msec,
-		.x = nx, .y = ny, .state = WLR_TABLET_TOOL_PROXIMITY_IN,
+		.device = ti->tablet,
+		.tool = &ti->pen,
+		.time_msec = ++ti->time_msec,
+		.x = nx,
+		.y = ny,
+		.state = WLR_TABLET_TOOL_PROXIMITY_IN,
 	};
 	wl_signal_emit(&tablet->events.proximity, &in);
 	struct wlr_event_tablet_tool_tip down = {
-		.device = ti->tablet, .tool = &ti->pen, .time_msec = ++ti->time_msec,
-		.x = nx, .y = ny, .state = WLR_TABLET_TOOL_TIP_DOWN,
+		.device = ti->tablet,
+		.tool = &ti->pen,
+		.time_msec = ++ti->time_msec,
+		.x = nx,
+		.y = ny,
+		.state = WLR_TABLET_TOOL_TIP_DOWN,
 	};
 	wl_signal_emit(&tablet->events.tip, &down);
 	struct wlr_event_tablet_tool_axis move = {
-		.device = ti->tablet, .tool = &ti->pen, .time_msec = ++ti->time_msec,
+		.device = ti->tablet,
+		.tool = &ti->pen,
+		.time_msec = ++ti->time_msec,
 		.updated_axes = WLR_TABLET_TOOL_AXIS_X | WLR_TABLET_TOOL_AXIS_Y |
-			WLR_TABLET_TOOL_AXIS_PRESSURE,
-		.x = mx, .y = my, .dx = mx - nx, .dy = my - ny, .pressure = 0.5,
+				WLR_TABLET_TOOL_AXIS_PRESSURE,
+		.x = mx,
+		.y = my,
+		.dx = mx - nx,
+		.dy = my - ny,
+		.pressure = 0.5,
 	};
 	wl_signal_emit(&tablet->events.axis, &move);
 	struct wlr_event_tablet_tool_tip up = {
-		.device = ti->tablet, .tool = &ti->pen, .time_msec = ++ti->time_msec,
-		.x = mx, .y = my, .state = WLR_TABLET_TOOL_TIP_UP,
+		.device = ti->tablet,
+		.tool = &ti->pen,
+		.time_msec = ++ti->time_msec,
+		.x = mx,
+		.y = my,
+		.state = WLR_TABLET_TOOL_TIP_UP,
 	};
 	wl_signal_emit(&tablet->events.tip, &up);
 	struct wlr_event_tablet_tool_proximity out = {
-		.device = ti->tablet, .tool = &ti->pen, .time_msec = ++ti->time_msec,
-		.x = mx, .y = my, .state = WLR_TABLET_TOOL_PROXIMITY_OUT,
+		.device = ti->tablet,
+		.tool = &ti->pen,
+		.time_msec = ++ti->time_msec,
+		.x = mx,
+		.y = my,
+		.state = WLR_TABLET_TOOL_PROXIMITY_OUT,
 	};
 	wl_signal_emit(&tablet->events.proximity, &out);
 }
 
 /* Presses and releases a pad button, turns the ring to an angle and
  * slides the strip to a position (0..1), each a finger's. */
-static void pad_use(struct smtwc_test_input *ti, unsigned int button, double ring,
-		double strip)
+static void pad_use(struct smtwc_test_input *ti, unsigned int button, double ring, double strip)
 {
 	struct wlr_tablet_pad *pad = ti->pad->tablet_pad;
 	struct wlr_event_tablet_pad_button press = {
-		.time_msec = ++ti->time_msec, .button = button, .state = WLR_BUTTON_PRESSED,
+		.time_msec = ++ti->time_msec,
+		.button = button,
+		.state = WLR_BUTTON_PRESSED,
 	};
 	wl_signal_emit(&pad->events.button, &press);
 	struct wlr_event_tablet_pad_button release = {
-		.time_msec = ++ti->time_msec, .button = button, .state = WLR_BUTTON_RELEASED,
+		.time_msec = ++ti->time_msec,
+		.button = button,
+		.state = WLR_BUTTON_RELEASED,
 	};
 	wl_signal_emit(&pad->events.button, &release);
 	struct wlr_event_tablet_pad_ring turn = {
-		.time_msec = ++ti->time_msec, .source = WLR_TABLET_PAD_RING_SOURCE_FINGER,
-		.ring = 0, .position = ring,
+		.time_msec = ++ti->time_msec,
+		.source = WLR_TABLET_PAD_RING_SOURCE_FINGER,
+		.ring = 0,
+		.position = ring,
 	};
 	wl_signal_emit(&pad->events.ring, &turn);
 	struct wlr_event_tablet_pad_strip slide = {
-		.time_msec = ++ti->time_msec, .source = WLR_TABLET_PAD_STRIP_SOURCE_FINGER,
-		.strip = 0, .position = strip,
+		.time_msec = ++ti->time_msec,
+		.source = WLR_TABLET_PAD_STRIP_SOURCE_FINGER,
+		.strip = 0,
+		.position = strip,
 	};
 	wl_signal_emit(&pad->events.strip, &slide);
 }
@@ -237,20 +281,20 @@ void test_input_answer(struct smtwc_server *server, const char *what, const char
 		struct json_writer *w)
 {
 	const char *usage = "usage: input swipe FINGERS DX DY | input pinch FINGERS SCALE | "
-		"input tablet X Y | input pad BUTTON RING-DEGREES STRIP-POSITION";
+			    "input tablet X Y | input pad BUTTON RING-DEGREES STRIP-POSITION";
 	unsigned fingers, button;
 	double c;
 	double a, b;
 	char end;
 	args = args != NULL ? args : "";
 	bool is_swipe = strcmp(what, "swipe") == 0 &&
-		sscanf(args, "%u %lf %lf %c", &fingers, &a, &b, &end) == 3;
+			sscanf(args, "%u %lf %lf %c", &fingers, &a, &b, &end) == 3;
 	bool is_pinch = strcmp(what, "pinch") == 0 &&
-		sscanf(args, "%u %lf %c", &fingers, &a, &end) == 2;
+			sscanf(args, "%u %lf %c", &fingers, &a, &end) == 2;
 	bool is_tablet = strcmp(what, "tablet") == 0 &&
-		sscanf(args, "%lf %lf %c", &a, &b, &end) == 2;
+			sscanf(args, "%lf %lf %c", &a, &b, &end) == 2;
 	bool is_pad = strcmp(what, "pad") == 0 &&
-		sscanf(args, "%u %lf %lf %c", &button, &a, &c, &end) == 3;
+			sscanf(args, "%u %lf %lf %c", &button, &a, &c, &end) == 3;
 	if (!is_swipe && !is_pinch && !is_tablet && !is_pad) {
 		answer_error(w, usage);
 		return;

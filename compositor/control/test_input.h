@@ -6,8 +6,8 @@
 #ifndef SMTWC_TEST_INPUT_H
 #define SMTWC_TEST_INPUT_H
 
-#include "control/json_writer.h"
-#include "server.h"
+#include "compositor/control/json_writer.h"
+#include "compositor/server.h"
 
 /* Test facility, headless backend only: input no virtual-input protocol can
  * make, from devices the headless backend creates, as if a touchpad or a
@@ -18,7 +18,7 @@
  *                               proximity in, tip down, a move of (+10, +10)
  *                               at half pressure, tip up, proximity out */
 void test_input_answer(struct smtwc_server *server, const char *what, const char *args,
-	struct json_writer *w);
+		struct json_writer *w);
 void test_input_finish(struct smtwc_server *server);
 /* The headless backend the test facilities use (here and `output add` in
  * control_requests.c), NULL on any other. */

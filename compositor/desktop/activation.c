@@ -4,9 +4,9 @@
  * a valid request focuses the window, even a minimized one.
  */
 #include <wlr/types/wlr_xdg_activation_v1.h>
-#include "desktop/decoration.h"
-#include "desktop/view.h"
-#include "desktop/xdg_shell.h"
+#include "compositor/desktop/decoration.h"
+#include "compositor/desktop/view.h"
+#include "compositor/desktop/xdg_shell.h"
 
 void activation_handle_request(struct wl_listener *listener, void *data)
 {
@@ -14,8 +14,8 @@ void activation_handle_request(struct wl_listener *listener, void *data)
 	if (!wlr_surface_is_xdg_surface(event->surface)) {
 		return;
 	}
-	struct smtwc_view *view =
-		xdg_shell_view_from_surface(wlr_xdg_surface_from_wlr_surface(event->surface));
+	struct smtwc_view *view = xdg_shell_view_from_surface(
+			wlr_xdg_surface_from_wlr_surface(event->surface));
 	if (view != NULL && view->mapped) {
 		view_focus(view);
 	}

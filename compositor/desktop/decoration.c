@@ -5,9 +5,9 @@
  */
 #include <stdlib.h>
 #include <wlr/types/wlr_xdg_decoration_v1.h>
-#include "desktop/decoration.h"
-#include "desktop/view.h"
-#include "desktop/xdg_shell.h"
+#include "compositor/desktop/decoration.h"
+#include "compositor/desktop/view.h"
+#include "compositor/desktop/xdg_shell.h"
 
 struct smtwc_decoration {
 	struct wlr_xdg_toplevel_decoration_v1 *decoration;
@@ -21,14 +21,14 @@ static void decoration_apply(struct smtwc_decoration *deco)
 	/* Without a preference the compositor chooses; we choose server side so
 	 * every window gets a visible focus border. */
 	enum wlr_xdg_toplevel_decoration_v1_mode mode = d->requested_mode ==
-		WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE
-		? WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE
-		: WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE;
+					WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE ?
+			WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE :
+			WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE;
 	wlr_xdg_toplevel_decoration_v1_set_mode(d, mode);
 	struct smtwc_view *view = xdg_shell_view_from_surface(d->surface);
 	if (view != NULL) {
-		view_set_server_side_decoration(view,
-			mode == WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
+		view_set_server_side_decoration(
+				view, mode == WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
 	}
 }
 

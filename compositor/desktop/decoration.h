@@ -5,7 +5,7 @@
 #ifndef SMTWC_DECORATION_H
 #define SMTWC_DECORATION_H
 
-#include "server.h"
+#include "compositor/server.h"
 
 /* xdg-decoration: windows that ask for server-side decorations get borders. */
 void decoration_handle_new(struct wl_listener *listener, void *data);

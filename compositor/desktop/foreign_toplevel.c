@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <wlr/types/wlr_foreign_toplevel_management_v1.h>
-#include "desktop/foreign_toplevel.h"
-#include "output/output.h"
+#include "compositor/desktop/foreign_toplevel.h"
+#include "compositor/output/output.h"
 
 struct smtwc_foreign_toplevel {
 	struct smtwc_view *view;
@@ -79,9 +79,10 @@ void foreign_toplevel_update(struct smtwc_view *view)
 	}
 	/* Taskbars group dialogs with their window. */
 	struct smtwc_view *parent = view->impl->parent != NULL ? view->impl->parent(view) : NULL;
-	struct wlr_foreign_toplevel_handle_v1 *parent_handle =
-		parent != NULL && parent->foreign_toplevel != NULL ?
-		parent->foreign_toplevel->handle : NULL;
+	struct wlr_foreign_toplevel_handle_v1 *parent_handle = parent != NULL &&
+					parent->foreign_toplevel != NULL ?
+			parent->foreign_toplevel->handle :
+			NULL;
 	if (handle->parent != parent_handle) {
 		wlr_foreign_toplevel_handle_v1_set_parent(handle, parent_handle);
 	}
@@ -90,8 +91,8 @@ void foreign_toplevel_update(struct smtwc_view *view)
 	wlr_foreign_toplevel_handle_v1_set_minimized(handle, view->minimized);
 	wlr_foreign_toplevel_handle_v1_set_fullscreen(handle, view->fullscreen);
 	struct wlr_box box = view_box(view);
-	struct smtwc_output *output = output_at(view->server, box.x + box.width / 2.0,
-		box.y + box.height / 2.0);
+	struct smtwc_output *output = output_at(
+			view->server, box.x + box.width / 2.0, box.y + box.height / 2.0);
 	struct wlr_output *wlr_output = output != NULL ? output->wlr_output : NULL;
 	if (wlr_output != ft->output) {
 		if (ft->output != NULL) {

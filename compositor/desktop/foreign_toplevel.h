@@ -5,7 +5,7 @@
 #ifndef SMTWC_FOREIGN_TOPLEVEL_H
 #define SMTWC_FOREIGN_TOPLEVEL_H
 
-#include "desktop/view.h"
+#include "compositor/desktop/view.h"
 
 /* wlr-foreign-toplevel-management: taskbars and docks list the mapped
  * windows and activate, minimize, maximize, fullscreen or close them.

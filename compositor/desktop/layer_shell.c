@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <wlr/types/wlr_scene.h>
 #include <wlr/util/log.h>
-#include "desktop/layer_shell.h"
-#include "desktop/popup.h"
-#include "input/input_inhibit.h"
-#include "output/output.h"
+#include "compositor/desktop/layer_shell.h"
+#include "compositor/desktop/popup.h"
+#include "compositor/input/input_inhibit.h"
+#include "compositor/output/output.h"
 
 static const enum smtwc_scene_layer scene_layer_of[] = {
 	[ZWLR_LAYER_SHELL_V1_LAYER_BACKGROUND] = SMTWC_LAYER_BACKGROUND,
@@ -18,8 +18,8 @@ static const enum smtwc_scene_layer scene_layer_of[] = {
 	[ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY] = SMTWC_LAYER_OVERLAY,
 };
 
-static struct wlr_scene_tree *scene_tree_for(struct smtwc_server *server,
-		enum zwlr_layer_shell_v1_layer layer)
+static struct wlr_scene_tree *scene_tree_for(
+		struct smtwc_server *server, enum zwlr_layer_shell_v1_layer layer)
 {
 	if ((unsigned)layer > ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY) {
 		layer = ZWLR_LAYER_SHELL_V1_LAYER_TOP;
@@ -29,9 +29,8 @@ static struct wlr_scene_tree *scene_tree_for(struct smtwc_server *server,
 
 /* One axis of the placement rule: anchored to both edges stretches (or
  * centres a fixed size), to one edge sticks to it, to none centres. */
-static void place_axis(int bound_start, int bound_len, bool anchor_start,
-		bool anchor_end, int margin_start, int margin_end, int desired,
-		int *pos, int *len)
+static void place_axis(int bound_start, int bound_len, bool anchor_start, bool anchor_end,
+		int margin_start, int margin_end, int desired, int *pos, int *len)
 {
 	int size = desired;
 	if (size == 0 && anchor_start && anchor_end) {
@@ -54,8 +53,8 @@ static void place_axis(int bound_start, int bound_len, bool anchor_start,
 
 /* Removes the zone a surface reserves from the usable area. Only surfaces
  * anchored to one edge (optionally stretched along it) reserve space. */
-static void apply_exclusive_zone(struct wlr_box *usable,
-		const struct wlr_layer_surface_v1_state *state)
+static void apply_exclusive_zone(
+		struct wlr_box *usable, const struct wlr_layer_surface_v1_state *state)
 {
 	int zone = state->exclusive_zone;
 	if (zone <= 0) {
@@ -87,8 +86,8 @@ static void apply_exclusive_zone(struct wlr_box *usable,
 	}
 }
 
-static void arrange_one(struct smtwc_layer_surface *layer,
-		const struct wlr_box *full, struct wlr_box *usable)
+static void arrange_one(struct smtwc_layer_surface *layer, const struct wlr_box *full,
+		struct wlr_box *usable)
 {
 	struct wlr_layer_surface_v1 *ls = layer->layer_surface;
 	const struct wlr_layer_surface_v1_state *state = &ls->current;
@@ -96,11 +95,11 @@ static void arrange_one(struct smtwc_layer_surface *layer,
 	uint32_t a = state->anchor;
 	struct wlr_box box;
 	place_axis(bounds->x, bounds->width, a & ZWLR_LAYER_SURFACE_V1_ANCHOR_LEFT,
-		a & ZWLR_LAYER_SURFACE_V1_ANCHOR_RIGHT, (int)state->margin.left,
-		(int)state->margin.right, (int)state->desired_width, &box.x, &box.width);
+			a & ZWLR_LAYER_SURFACE_V1_ANCHOR_RIGHT, (int)state->margin.left,
+			(int)state->margin.right, (int)state->desired_width, &box.x, &box.width);
 	place_axis(bounds->y, bounds->height, a & ZWLR_LAYER_SURFACE_V1_ANCHOR_TOP,
-		a & ZWLR_LAYER_SURFACE_V1_ANCHOR_BOTTOM, (int)state->margin.top,
-		(int)state->margin.bottom, (int)state->desired_height, &box.y, &box.height);
+			a & ZWLR_LAYER_SURFACE_V1_ANCHOR_BOTTOM, (int)state->margin.top,
+			(int)state->margin.bottom, (int)state->desired_height, &box.y, &box.height);
 	layer->box = box;
 	wlr_scene_node_set_position(&layer->tree->node, box.x, box.y);
 	wlr_scene_node_set_position(&layer->popup_tree->node, box.x, box.y);
@@ -126,19 +125,20 @@ static void layer_shell_arrange(struct smtwc_output *output)
 	for (int layer = ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY; layer >= 0; layer--) {
 		for (int pass = 0; pass < 2; pass++) {
 			struct smtwc_layer_surface *ls;
-			wl_list_for_each(ls, &output->layer_surfaces, link) {
-				const struct wlr_layer_surface_v1_state *st = &ls->layer_surface->current;
-				if ((int)st->layer != layer || (pass == 0) != (st->exclusive_zone > 0)) {
+			wl_list_for_each (ls, &output->layer_surfaces, link) {
+				const struct wlr_layer_surface_v1_state *st =
+						&ls->layer_surface->current;
+				if ((int)st->layer != layer ||
+						(pass == 0) != (st->exclusive_zone > 0)) {
 					continue;
 				}
 				arrange_one(ls, &full, &usable);
 			}
 		}
 	}
-	bool changed = usable.x != output->usable_area.x ||
-		usable.y != output->usable_area.y ||
-		usable.width != output->usable_area.width ||
-		usable.height != output->usable_area.height;
+	bool changed = usable.x != output->usable_area.x || usable.y != output->usable_area.y ||
+			usable.width != output->usable_area.width ||
+			usable.height != output->usable_area.height;
 	output->usable_area = usable;
 	if (changed) {
 		views_arrange(output->server);
@@ -159,7 +159,7 @@ void layer_shell_focus(struct smtwc_layer_surface *layer)
 	}
 	if (kb != NULL) {
 		wlr_seat_keyboard_notify_enter(server->seat, surface, kb->keycodes,
-			kb->num_keycodes, &kb->modifiers);
+				kb->num_keycodes, &kb->modifiers);
 	} else {
 		wlr_seat_keyboard_notify_enter(server->seat, surface, NULL, 0, NULL);
 	}
@@ -174,7 +174,7 @@ static void layer_handle_map(struct wl_listener *listener, void *data)
 	/* Lock screens and launchers on the upper layers take the keyboard
 	 * exclusively until they go away. */
 	if (ls->current.keyboard_interactive ==
-			ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_EXCLUSIVE &&
+					ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_EXCLUSIVE &&
 			ls->current.layer >= ZWLR_LAYER_SHELL_V1_LAYER_TOP &&
 			input_inhibit_allows(layer->server, ls->surface)) {
 		layer->server->exclusive_layer = ls;
@@ -189,14 +189,14 @@ static void layer_handle_unmap(struct wl_listener *listener, void *data)
 	wlr_scene_node_set_enabled(&layer->tree->node, false);
 	wlr_scene_node_set_enabled(&layer->popup_tree->node, false);
 	bool had_focus = server->seat->keyboard_state.focused_surface ==
-		layer->layer_surface->surface;
+			layer->layer_surface->surface;
 	if (server->exclusive_layer == layer->layer_surface) {
 		server->exclusive_layer = NULL;
 	}
 	if (had_focus) {
 		wlr_seat_keyboard_notify_clear_focus(server->seat);
 		struct smtwc_view *view;
-		wl_list_for_each(view, &server->views, link) {
+		wl_list_for_each (view, &server->views, link) {
 			if (view->mapped && !view->minimized) {
 				view_focus(view);
 				break;
@@ -303,10 +303,10 @@ void layer_shell_handle_new_surface(struct wl_listener *listener, void *data)
 
 void layer_shell_handle_output_layout_change(struct wl_listener *listener, void *data)
 {
-	struct smtwc_server *server =
-		wl_container_of(listener, server, layer_shell_output_layout_change);
+	struct smtwc_server *server = wl_container_of(
+			listener, server, layer_shell_output_layout_change);
 	struct smtwc_output *output;
-	wl_list_for_each(output, &server->outputs, link) {
+	wl_list_for_each (output, &server->outputs, link) {
 		layer_shell_arrange(output);
 	}
 }
@@ -315,7 +315,7 @@ void layer_shell_handle_output_destroy(struct wl_listener *listener, void *data)
 {
 	struct smtwc_output *output = data;
 	struct smtwc_layer_surface *layer, *tmp;
-	wl_list_for_each_safe(layer, tmp, &output->layer_surfaces, link) {
+	wl_list_for_each_safe (layer, tmp, &output->layer_surfaces, link) {
 		layer->output = NULL;
 		wl_list_remove(&layer->link);
 		wl_list_init(&layer->link);

@@ -5,7 +5,7 @@
 #ifndef SMTWC_LAYER_SHELL_H
 #define SMTWC_LAYER_SHELL_H
 
-#include "desktop/layer_surface.h"
+#include "compositor/desktop/layer_surface.h"
 
 void layer_shell_handle_new_surface(struct wl_listener *listener, void *data);
 /* server->events.output_layout_change: every output's surfaces are placed

@@ -11,13 +11,13 @@
 #include <wayland-server-core.h>
 #include <wlr/types/wlr_layer_shell_v1.h>
 #include <wlr/util/box.h>
-#include "desktop/view.h"
+#include "compositor/desktop/view.h"
 
 struct smtwc_output;
 
 struct smtwc_layer_surface {
 	enum smtwc_node_kind kind; /* SMTWC_NODE_LAYER_SURFACE; first */
-	struct wl_list link; /* smtwc_output.layer_surfaces */
+	struct wl_list link;       /* smtwc_output.layer_surfaces */
 	struct smtwc_server *server;
 	struct smtwc_output *output;
 	struct wlr_layer_surface_v1 *layer_surface;

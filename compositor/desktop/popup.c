@@ -6,9 +6,9 @@
 #include <wlr/types/wlr_layer_shell_v1.h>
 #include <wlr/types/wlr_scene.h>
 #include <wlr/types/wlr_xdg_shell.h>
-#include "desktop/layer_surface.h"
-#include "desktop/popup.h"
-#include "output/output.h"
+#include "compositor/desktop/layer_surface.h"
+#include "compositor/desktop/popup.h"
+#include "compositor/output/output.h"
 
 struct wlr_scene_node *popup_parent(struct wlr_surface *surface)
 {
@@ -17,7 +17,7 @@ struct wlr_scene_node *popup_parent(struct wlr_surface *surface)
 	}
 	if (wlr_surface_is_layer_surface(surface)) {
 		struct smtwc_layer_surface *layer =
-			wlr_layer_surface_v1_from_wlr_surface(surface)->data;
+				wlr_layer_surface_v1_from_wlr_surface(surface)->data;
 		return layer != NULL ? &layer->popup_tree->node : NULL;
 	}
 	return NULL;
@@ -60,8 +60,8 @@ void popup_unconstrain(struct smtwc_server *server, struct wlr_xdg_popup *popup)
 		return;
 	}
 	int popup_x, popup_y;
-	wlr_xdg_popup_get_toplevel_coords(popup, popup->geometry.x, popup->geometry.y,
-		&popup_x, &popup_y);
+	wlr_xdg_popup_get_toplevel_coords(
+			popup, popup->geometry.x, popup->geometry.y, &popup_x, &popup_y);
 	struct smtwc_output *output = output_at(server, root_x + popup_x, root_y + popup_y);
 	if (output == NULL) {
 		output = output_at(server, root_x, root_y);
@@ -74,17 +74,18 @@ void popup_unconstrain(struct smtwc_server *server, struct wlr_xdg_popup *popup)
 	}
 	struct wlr_box box = output_layout_box(output);
 	struct wlr_box root_space = {
-		.x = box.x - root_x, .y = box.y - root_y,
-		.width = box.width, .height = box.height,
+		.x = box.x - root_x,
+		.y = box.y - root_y,
+		.width = box.width,
+		.height = box.height,
 	};
 	/* Qt 5 allows no adjustment at all, and its menus and combo boxes then
 	 * open off the screen near an edge (it cannot know where its window
 	 * is). Sliding them on is what the user needs. */
-	if (popup->positioner.constraint_adjustment ==
-			XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_NONE) {
+	if (popup->positioner.constraint_adjustment == XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_NONE) {
 		popup->positioner.constraint_adjustment =
-			XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_SLIDE_X |
-			XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_SLIDE_Y;
+				XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_SLIDE_X |
+				XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_SLIDE_Y;
 	}
 	wlr_xdg_popup_unconstrain_from_box(popup, &root_space);
 }

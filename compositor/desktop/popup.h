@@ -7,7 +7,7 @@
 #define SMTWC_POPUP_H
 
 #include <wlr/types/wlr_xdg_shell.h>
-#include "server.h"
+#include "compositor/server.h"
 
 /* Scene tree that popups of this surface (an xdg surface or a layer
  * surface) must be parented to; NULL for other surfaces. */

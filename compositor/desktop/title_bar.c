@@ -11,10 +11,13 @@
 #include <fontconfig/fontconfig.h>
 #include <pango/pangocairo.h>
 #include <wlr/types/wlr_buffer.h>
-#include "desktop/title_bar.h"
+#include "compositor/desktop/title_bar.h"
 
 /* sway 1.7's titlebar_padding: 5 px left of the text, 4 px above and below. */
-enum { PAD_X = 5, PAD_Y = 4 };
+enum {
+	PAD_X = 5,
+	PAD_Y = 4
+};
 
 struct title_buffer {
 	struct wlr_buffer base;
@@ -28,8 +31,8 @@ static void title_buffer_destroy(struct wlr_buffer *wlr_buffer)
 	free(buffer);
 }
 
-static bool title_buffer_begin_access(struct wlr_buffer *wlr_buffer, uint32_t flags,
-		void **data, uint32_t *format, size_t *stride)
+static bool title_buffer_begin_access(struct wlr_buffer *wlr_buffer, uint32_t flags, void **data,
+		uint32_t *format, size_t *stride)
 {
 	struct title_buffer *buffer = wl_container_of(wlr_buffer, buffer, base);
 	if (flags & WLR_BUFFER_DATA_PTR_ACCESS_WRITE) {
@@ -52,7 +55,7 @@ static const struct wlr_buffer_impl title_buffer_impl = {
 };
 
 struct smtwc_title_bar {
-	struct wlr_scene_tree *tree; /* holds the buffer node; position of the bar */
+	struct wlr_scene_tree *tree;   /* holds the buffer node; position of the bar */
 	struct wlr_scene_buffer *node; /* NULL until first shown */
 	/* What node shows. */
 	char *title;
@@ -64,7 +67,7 @@ struct smtwc_title_bar {
 static void set_source_rgb(cairo_t *cr, uint32_t rgb)
 {
 	cairo_set_source_rgb(cr, ((rgb >> 16) & 0xff) / 255.0, ((rgb >> 8) & 0xff) / 255.0,
-		(rgb & 0xff) / 255.0);
+			(rgb & 0xff) / 255.0);
 }
 
 static PangoLayout *title_layout(cairo_t *cr, const char *font, const char *text)
@@ -96,8 +99,8 @@ int title_bar_height(const struct smtwc_config *cfg)
 	return cfg->title_height > 0 ? cfg->title_height : height + 2 * PAD_Y;
 }
 
-static struct title_buffer *title_render(const struct smtwc_config *cfg, int width,
-		int height, const char *title, uint32_t background, uint32_t text)
+static struct title_buffer *title_render(const struct smtwc_config *cfg, int width, int height,
+		const char *title, uint32_t background, uint32_t text)
 {
 	struct title_buffer *buffer = calloc(1, sizeof(*buffer));
 	if (buffer == NULL) {
@@ -160,8 +163,8 @@ static bool same_title(const char *a, const char *b)
 	return (a == NULL || b == NULL) ? a == b : strcmp(a, b) == 0;
 }
 
-void title_bar_show(struct smtwc_title_bar *bar, const struct smtwc_config *cfg,
-		int x, int y, int width, int height, const char *title, bool focused)
+void title_bar_show(struct smtwc_title_bar *bar, const struct smtwc_config *cfg, int x, int y,
+		int width, int height, const char *title, bool focused)
 {
 	if (bar == NULL) {
 		return;

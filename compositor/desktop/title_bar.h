@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include <wlr/types/wlr_scene.h>
-#include "config.h"
+#include "compositor/config/config.h"
 
 struct smtwc_title_bar;
 
@@ -24,8 +24,8 @@ int title_bar_height(const struct smtwc_config *cfg);
 /* Shows the bar at (x, y) of its parent with this size, title and focus
  * colours; renders again only when one of them changed. A NULL title
  * shows an empty bar. */
-void title_bar_show(struct smtwc_title_bar *bar, const struct smtwc_config *cfg,
-	int x, int y, int width, int height, const char *title, bool focused);
+void title_bar_show(struct smtwc_title_bar *bar, const struct smtwc_config *cfg, int x, int y,
+		int width, int height, const char *title, bool focused);
 void title_bar_hide(struct smtwc_title_bar *bar);
 
 /* At exit, after every title bar is gone: Pango's and fontconfig's caches

@@ -6,12 +6,15 @@
 #include <wlr/types/wlr_scene.h>
 #include <wlr/util/edges.h>
 #include <wlr/util/log.h>
-#include "desktop/title_bar.h"
-#include "desktop/view.h"
-#include "input/input_inhibit.h"
-#include "output/output.h"
+#include "compositor/desktop/title_bar.h"
+#include "compositor/desktop/view.h"
+#include "compositor/input/input_inhibit.h"
+#include "compositor/output/output.h"
 
-enum { CASCADE_STEP = 32, CASCADE_STEPS = 8 };
+enum {
+	CASCADE_STEP = 32,
+	CASCADE_STEPS = 8
+};
 
 /* The focused window is the one the user last chose, even while one of its
  * menus (an X override-redirect window) or a layer surface has the keys. */
@@ -34,18 +37,21 @@ static bool view_framed(struct smtwc_view *view)
 struct smtwc_frame_insets view_frame_insets(struct smtwc_view *view)
 {
 	if (!view_framed(view)) {
-		return (struct smtwc_frame_insets){0};
+		return (struct smtwc_frame_insets){ 0 };
 	}
 	int bw = view->server->config.border_width;
 	return (struct smtwc_frame_insets){
-		.top = bw + title_height(view->server), .bottom = bw, .left = bw, .right = bw,
+		.top = bw + title_height(view->server),
+		.bottom = bw,
+		.left = bw,
+		.right = bw,
 	};
 }
 
 struct wlr_box view_title_bar_box(struct smtwc_view *view)
 {
 	if (!view_framed(view)) {
-		return (struct wlr_box){0};
+		return (struct wlr_box){ 0 };
 	}
 	struct wlr_box geo = view->impl->geometry(view);
 	int th = title_height(view->server);
@@ -80,8 +86,8 @@ static void view_update_borders(struct smtwc_view *view)
 		wlr_scene_rect_set_color(rect, color);
 	}
 	if (framed) {
-		title_bar_show(view->title_bar, cfg, 0, -th, geo.width, th,
-			view->impl->title(view), focused);
+		title_bar_show(view->title_bar, cfg, 0, -th, geo.width, th, view->impl->title(view),
+				focused);
 	} else {
 		title_bar_hide(view->title_bar);
 	}
@@ -101,7 +107,7 @@ void view_init(struct smtwc_view *view, struct smtwc_server *server,
 	view->impl = impl;
 	view->tree = wlr_scene_tree_create(&server->layers[SMTWC_LAYER_WINDOWS]->node);
 	view->tree->node.data = view;
-	const float transparent[4] = {0};
+	const float transparent[4] = { 0 };
 	for (int i = 0; i < 4; i++) {
 		view->border[i] = wlr_scene_rect_create(&view->tree->node, 0, 0, transparent);
 		wlr_scene_node_set_enabled(&view->border[i]->node, false);
@@ -136,7 +142,7 @@ void view_set_content(struct smtwc_view *view, struct wlr_scene_node *content)
 struct smtwc_view *view_from_surface(struct smtwc_server *server, struct wlr_surface *surface)
 {
 	struct smtwc_view *view;
-	wl_list_for_each(view, &server->views, link) {
+	wl_list_for_each (view, &server->views, link) {
 		if (surface != NULL && view->impl->surface(view) == surface) {
 			return view;
 		}
@@ -181,12 +187,11 @@ void view_update_geometry(struct smtwc_view *view)
 
 static struct wlr_box usable_area_for(struct smtwc_view *view)
 {
-	struct smtwc_output *output = output_at(view->server,
-		view->x + 1, view->y + 1);
+	struct smtwc_output *output = output_at(view->server, view->x + 1, view->y + 1);
 	if (output == NULL) {
 		output = output_focused(view->server);
 	}
-	return output != NULL ? output->usable_area : (struct wlr_box){0, 0, 800, 600};
+	return output != NULL ? output->usable_area : (struct wlr_box){ 0, 0, 800, 600 };
 }
 
 /* Moves one axis of a window (frame included) inside the area; one larger
@@ -204,8 +209,7 @@ static int clamp_axis(int pos, int len, int area_pos, int area_len)
  * from the top-left of the usable area so windows opened in a row never
  * hide one another exactly; either way the window is moved inside the area
  * (panels' exclusive zones excluded). */
-static void view_place(struct smtwc_view *view, struct wlr_box area, int width,
-		int height)
+static void view_place(struct smtwc_view *view, struct wlr_box area, int width, int height)
 {
 	struct smtwc_frame_insets f = view_frame_insets(view);
 	int x = view->x, y = view->y;
@@ -233,12 +237,12 @@ static struct wlr_box placement_area(struct smtwc_view *view)
 	if (view->keep_position) {
 		struct wlr_box geo = view->impl->geometry(view);
 		output = output_at(view->server, view->x + geo.width / 2.0,
-			view->y + geo.height / 2.0);
+				view->y + geo.height / 2.0);
 	}
 	if (output == NULL) {
 		output = output_focused(view->server);
 	}
-	return output != NULL ? output->usable_area : (struct wlr_box){0, 0, 800, 600};
+	return output != NULL ? output->usable_area : (struct wlr_box){ 0, 0, 800, 600 };
 }
 
 void view_map(struct smtwc_view *view)
@@ -269,11 +273,11 @@ void view_map(struct smtwc_view *view)
 	wl_signal_emit(&view->server->events.view_visibility, view);
 }
 
-static struct smtwc_view *next_focus_candidate(struct smtwc_server *server,
-		struct smtwc_view *except)
+static struct smtwc_view *next_focus_candidate(
+		struct smtwc_server *server, struct smtwc_view *except)
 {
 	struct smtwc_view *view;
-	wl_list_for_each(view, &server->views, link) {
+	wl_list_for_each (view, &server->views, link) {
 		if (view != except && view->mapped && !view->minimized) {
 			return view;
 		}
@@ -352,7 +356,7 @@ void view_focus(struct smtwc_view *view)
 	struct wlr_keyboard *keyboard = wlr_seat_get_keyboard(seat);
 	if (keyboard != NULL) {
 		wlr_seat_keyboard_notify_enter(seat, surface, keyboard->keycodes,
-			keyboard->num_keycodes, &keyboard->modifiers);
+				keyboard->num_keycodes, &keyboard->modifiers);
 	} else {
 		wlr_seat_keyboard_notify_enter(seat, surface, NULL, 0, NULL);
 	}
@@ -405,14 +409,16 @@ void view_set_fullscreen(struct smtwc_view *view, bool fullscreen)
 		view_move(view, box.x, box.y);
 		view->impl->configure(view, box.width, box.height);
 	} else {
-		wlr_scene_node_reparent(&view->tree->node, &server->layers[SMTWC_LAYER_WINDOWS]->node);
+		wlr_scene_node_reparent(
+				&view->tree->node, &server->layers[SMTWC_LAYER_WINDOWS]->node);
 		if (view->maximized) {
 			struct wlr_box area = usable_area_for(view);
 			view_move(view, area.x, area.y);
 			view->impl->configure(view, area.width, area.height);
 		} else {
 			view_move(view, view->restore_box.x, view->restore_box.y);
-			view->impl->configure(view, view->restore_box.width, view->restore_box.height);
+			view->impl->configure(
+					view, view->restore_box.width, view->restore_box.height);
 		}
 	}
 	view->fullscreen = fullscreen;
@@ -460,7 +466,7 @@ void view_close(struct smtwc_view *view)
 void views_cycle(struct smtwc_server *server)
 {
 	struct smtwc_view *view;
-	wl_list_for_each_reverse(view, &server->views, link) {
+	wl_list_for_each_reverse (view, &server->views, link) {
 		if (view->mapped) {
 			view_focus(view);
 			return;
@@ -472,7 +478,7 @@ void views_cycle(struct smtwc_server *server)
 static void views_ensure_visible(struct smtwc_server *server)
 {
 	struct smtwc_view *view;
-	wl_list_for_each(view, &server->views, link) {
+	wl_list_for_each (view, &server->views, link) {
 		if (!view->mapped) {
 			continue;
 		}
@@ -482,7 +488,7 @@ static void views_ensure_visible(struct smtwc_server *server)
 			if (output != NULL) {
 				struct smtwc_frame_insets f = view_frame_insets(view);
 				view_move(view, output->usable_area.x + f.left,
-					output->usable_area.y + f.top);
+						output->usable_area.y + f.top);
 			}
 		}
 	}
@@ -491,8 +497,7 @@ static void views_ensure_visible(struct smtwc_server *server)
 
 void views_handle_output_layout_change(struct wl_listener *listener, void *data)
 {
-	struct smtwc_server *server =
-		wl_container_of(listener, server, views_output_layout_change);
+	struct smtwc_server *server = wl_container_of(listener, server, views_output_layout_change);
 	views_ensure_visible(server);
 }
 
@@ -505,7 +510,7 @@ void views_handle_output_removed(struct wl_listener *listener, void *data)
 void views_arrange(struct smtwc_server *server)
 {
 	struct smtwc_view *view;
-	wl_list_for_each(view, &server->views, link) {
+	wl_list_for_each (view, &server->views, link) {
 		if (!view->mapped) {
 			continue;
 		}
@@ -524,12 +529,11 @@ void views_arrange(struct smtwc_server *server)
 	}
 }
 
-enum smtwc_node_kind *desktop_owner_at(struct smtwc_server *server, double lx,
-		double ly, struct wlr_surface **surface, double *sx, double *sy)
+enum smtwc_node_kind *desktop_owner_at(struct smtwc_server *server, double lx, double ly,
+		struct wlr_surface **surface, double *sx, double *sy)
 {
 	*surface = NULL;
-	struct wlr_scene_node *node =
-		wlr_scene_node_at(&server->scene->node, lx, ly, sx, sy);
+	struct wlr_scene_node *node = wlr_scene_node_at(&server->scene->node, lx, ly, sx, sy);
 	if (node != NULL && node->type == WLR_SCENE_NODE_SURFACE) {
 		*surface = wlr_scene_surface_from_node(node)->surface;
 	} else if (node != NULL && server->stand_in_surface != NULL &&

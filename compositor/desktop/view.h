@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 #include <wlr/util/box.h>
-#include "server.h"
+#include "compositor/server.h"
 
 /* Scene nodes that input can land on carry one of these in node->data so
  * hit-testing can tell windows from layer surfaces. */
@@ -43,16 +43,16 @@ struct smtwc_view_impl {
 
 struct smtwc_view {
 	enum smtwc_node_kind kind; /* SMTWC_NODE_VIEW; first, see above */
-	struct wl_list link; /* smtwc_server.views */
+	struct wl_list link;       /* smtwc_server.views */
 	struct smtwc_server *server;
 	const struct smtwc_view_impl *impl;
 
-	struct wlr_scene_tree *tree;      /* at (x, y): the window geometry origin */
+	struct wlr_scene_tree *tree; /* at (x, y): the window geometry origin */
 	/* The surface tree. Its origin is the window geometry's: wlroots 0.15's
 	 * xdg helper offsets the surface by -geometry itself, X windows have
 	 * no geometry offset. */
 	struct wlr_scene_node *content;
-	struct wlr_scene_rect *border[4]; /* top, bottom, left, right */
+	struct wlr_scene_rect *border[4];  /* top, bottom, left, right */
 	struct smtwc_title_bar *title_bar; /* above the geometry, inside the border */
 
 	int x, y;
@@ -70,7 +70,7 @@ struct smtwc_view {
 };
 
 void view_init(struct smtwc_view *view, struct smtwc_server *server,
-	const struct smtwc_view_impl *impl);
+		const struct smtwc_view_impl *impl);
 void view_destroy(struct smtwc_view *view);
 /* Creates the scene subtree for the view's surface contents. */
 void view_set_content(struct smtwc_view *view, struct wlr_scene_node *content);
@@ -115,7 +115,7 @@ void views_arrange(struct smtwc_server *server);
 /* What is under a layout point: the owner of the scene node (a view or a
  * layer surface, told apart by the kind it starts with) and the wlr_surface
  * with surface-local coordinates. NULL over the empty desktop. */
-enum smtwc_node_kind *desktop_owner_at(struct smtwc_server *server, double lx,
-	double ly, struct wlr_surface **surface, double *sx, double *sy);
+enum smtwc_node_kind *desktop_owner_at(struct smtwc_server *server, double lx, double ly,
+		struct wlr_surface **surface, double *sx, double *sy);
 
 #endif

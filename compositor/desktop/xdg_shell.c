@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <wlr/types/wlr_scene.h>
 #include <wlr/util/log.h>
-#include "desktop/xdg_shell.h"
-#include "desktop/popup.h"
-#include "desktop/foreign_toplevel.h"
-#include "desktop/view.h"
-#include "input/cursor.h"
-#include "output/output.h"
+#include "compositor/desktop/xdg_shell.h"
+#include "compositor/desktop/popup.h"
+#include "compositor/desktop/foreign_toplevel.h"
+#include "compositor/desktop/view.h"
+#include "compositor/input/cursor.h"
+#include "compositor/output/output.h"
 
 struct smtwc_xdg_view {
 	struct smtwc_view view;
@@ -48,8 +48,8 @@ static struct wlr_box xdg_view_geometry(struct smtwc_view *view)
 
 static void xdg_view_configure(struct smtwc_view *view, int width, int height)
 {
-	wlr_xdg_toplevel_set_size(xdg_view(view)->xdg_surface,
-		width > 0 ? (uint32_t)width : 0, height > 0 ? (uint32_t)height : 0);
+	wlr_xdg_toplevel_set_size(xdg_view(view)->xdg_surface, width > 0 ? (uint32_t)width : 0,
+			height > 0 ? (uint32_t)height : 0);
 }
 
 static void xdg_view_set_activated(struct smtwc_view *view, bool activated)
@@ -75,7 +75,8 @@ static void xdg_view_close(struct smtwc_view *view)
 static bool xdg_view_configure_pending(struct smtwc_view *view)
 {
 	struct wlr_xdg_surface *xdg = xdg_view(view)->xdg_surface;
-	return xdg->configure_idle != NULL || xdg->current.configure_serial != xdg->scheduled_serial;
+	return xdg->configure_idle != NULL ||
+			xdg->current.configure_serial != xdg->scheduled_serial;
 }
 
 static struct smtwc_view *xdg_view_parent(struct smtwc_view *view)
@@ -174,8 +175,8 @@ static void xdg_view_handle_request_resize(struct wl_listener *listener, void *d
 {
 	struct smtwc_xdg_view *xv = wl_container_of(listener, xv, request_resize);
 	struct wlr_xdg_toplevel_resize_event *event = data;
-	cursor_begin_interactive(xv->view.server, &xv->view, SMTWC_CURSOR_RESIZE,
-		event->edges, true);
+	cursor_begin_interactive(
+			xv->view.server, &xv->view, SMTWC_CURSOR_RESIZE, event->edges, true);
 }
 
 static void xdg_view_handle_request_maximize(struct wl_listener *listener, void *data)
@@ -218,8 +219,7 @@ static void xdg_view_handle_set_app_id(struct wl_listener *listener, void *data)
 	foreign_toplevel_update(&xv->view);
 }
 
-static void xdg_toplevel_create(struct smtwc_server *server,
-		struct wlr_xdg_surface *xdg_surface)
+static void xdg_toplevel_create(struct smtwc_server *server, struct wlr_xdg_surface *xdg_surface)
 {
 	struct smtwc_xdg_view *xv = calloc(1, sizeof(*xv));
 	if (xv == NULL) {
@@ -228,8 +228,8 @@ static void xdg_toplevel_create(struct smtwc_server *server,
 	}
 	xv->xdg_surface = xdg_surface;
 	view_init(&xv->view, server, &xdg_view_impl);
-	struct wlr_scene_node *content =
-		wlr_scene_xdg_surface_create(&xv->view.tree->node, xdg_surface);
+	struct wlr_scene_node *content = wlr_scene_xdg_surface_create(
+			&xv->view.tree->node, xdg_surface);
 	view_set_content(&xv->view, content);
 	/* Popups of this toplevel hang from its content tree. */
 	xdg_surface->data = content;
@@ -274,15 +274,15 @@ static void popups_for_each(struct wlr_xdg_surface *xdg_surface,
 		void (*callback)(struct wlr_box box, void *data), void *data)
 {
 	struct wlr_xdg_popup *popup;
-	wl_list_for_each(popup, &xdg_surface->popups, link) {
+	wl_list_for_each (popup, &xdg_surface->popups, link) {
 		struct wlr_xdg_surface *base = popup->base;
 		int x, y;
 		struct wlr_scene_node *node = base->data;
 		if (!base->mapped || node == NULL || !wlr_scene_node_coords(node, &x, &y)) {
 			continue;
 		}
-		callback((struct wlr_box){ x, y, popup->geometry.width,
-			popup->geometry.height }, data);
+		callback((struct wlr_box){ x, y, popup->geometry.width, popup->geometry.height },
+				data);
 		popups_for_each(base, callback, data);
 	}
 }

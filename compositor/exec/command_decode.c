@@ -14,14 +14,14 @@
  * checks; the table gives the fixed part and element size, smt_decode the
  * order: fixed length, exact size against the count, then field checks.
  */
-#include "command_decode.h"
-#include "u32_lanes.h"
+#include "compositor/exec/command_decode.h"
+#include "compositor/exec/u32_lanes.h"
 
 #include <stdbool.h>
 #include <string.h>
 
-static int bad(struct smt_fault *f, const struct smt_cmd *c, uint32_t code,
-	       const char *what, uint32_t index)
+static int bad(struct smt_fault *f, const struct smt_cmd *c, uint32_t code, const char *what,
+		uint32_t index)
 {
 	f->code = code;
 	f->opcode = c->opcode;
@@ -32,9 +32,9 @@ static int bad(struct smt_fault *f, const struct smt_cmd *c, uint32_t code,
 }
 
 /* Every fixed part fits the decoded view (smt_decode copies it there). */
-#define FITS_(name, number, fixed, element, copy)                                   \
+#define FITS_(name, number, fixed, element, copy)                                             \
 	static_assert(sizeof(struct smt_cmd_##fixed) <= sizeof(((struct smt_decoded *)0)->u), \
-		      "smt_decoded.u holds struct smt_cmd_" #fixed);
+			"smt_decoded.u holds struct smt_cmd_" #fixed);
 SMT_OPCODES(FITS_)
 #undef FITS_
 
@@ -44,7 +44,8 @@ static inline __attribute__((always_inline)) int colour_ok(uint32_t c)
 	return ((c >> 16) & 0xff) <= a && ((c >> 8) & 0xff) <= a && (c & 0xff) <= a;
 }
 
-static inline __attribute__((always_inline)) int paint_ok(const struct smt_cmd *c, struct smt_fault *f, uint32_t op, uint32_t colour)
+static inline __attribute__((always_inline)) int paint_ok(
+		const struct smt_cmd *c, struct smt_fault *f, uint32_t op, uint32_t colour)
 {
 	if (op >= SMT_PAINT_COUNT)
 		return bad(f, c, SMT_ERROR_BAD_VALUE, "unknown paint op", UINT32_MAX);
@@ -111,46 +112,48 @@ static bool rects_any_bad(const struct smt_rect *r, uint64_t n)
 	return lanes_any(any);
 }
 
-static int rects_ok(const struct smt_cmd *c, struct smt_fault *f,
-		    const struct smt_rect *r, uint64_t n)
+static int rects_ok(
+		const struct smt_cmd *c, struct smt_fault *f, const struct smt_rect *r, uint64_t n)
 {
 	if (!rects_any_bad(r, n))
 		return 0;
 	for (uint64_t i = 0; i < n; i++)
 		if (!smt_span_ok(r[i].x, r[i].y, r[i].width, r[i].height))
 			return bad(f, c, SMT_ERROR_BAD_GEOMETRY,
-				   "rectangle outside the coordinate range", (uint32_t)i);
+					"rectangle outside the coordinate range", (uint32_t)i);
 	return 0;
 }
 
 /* Stride must be 4-aligned (pixman) and hold a row of width pixels. */
-static int stride_ok(const struct smt_cmd *c, struct smt_fault *f, uint32_t format,
-		     uint32_t stride, uint32_t width)
+static int stride_ok(const struct smt_cmd *c, struct smt_fault *f, uint32_t format, uint32_t stride,
+		uint32_t width)
 {
 	uint32_t bpp = smt_format_bpp(format);
 	if (!bpp)
 		return bad(f, c, SMT_ERROR_BAD_FORMAT, "unknown format", UINT32_MAX);
 	if (stride % 4 || (uint64_t)stride * 8 < (uint64_t)width * bpp)
 		return bad(f, c, SMT_ERROR_BAD_STRIDE, "stride unaligned or shorter than a row",
-			   UINT32_MAX);
+				UINT32_MAX);
 	return 0;
 }
 
 /* The command is exactly its fixed part and n elements (counts are u32
  * and elements <= 16 bytes, so n * element fits easily in 64 bits); the
  * array is then the private copy after the fixed part. */
-static inline __attribute__((always_inline)) int sized(const struct smt_cmd *c, struct smt_decoded *d, struct smt_fault *f,
-		 uint32_t fixed, uint32_t element, uint64_t n)
+static inline __attribute__((always_inline)) int sized(const struct smt_cmd *c,
+		struct smt_decoded *d, struct smt_fault *f, uint32_t fixed, uint32_t element,
+		uint64_t n)
 {
 	if (smt_align8(fixed + n * element) != c->size)
 		return bad(f, c, SMT_ERROR_BAD_LENGTH, "size does not match the payload's count",
-			   UINT32_MAX);
+				UINT32_MAX);
 	d->array = c->ctl + fixed;
 	d->array_len = n;
 	return 0;
 }
 
-static inline __attribute__((always_inline)) int reserved_zero(const struct smt_cmd *c, struct smt_fault *f, uint32_t reserved)
+static inline __attribute__((always_inline)) int reserved_zero(
+		const struct smt_cmd *c, struct smt_fault *f, uint32_t reserved)
 {
 	return reserved ? bad(f, c, SMT_ERROR_BAD_VALUE, "reserved field set", UINT32_MAX) : 0;
 }
@@ -158,8 +161,9 @@ static inline __attribute__((always_inline)) int reserved_zero(const struct smt_
 /* ---- one function per opcode: (command, view with the fixed part copied,
  * fault, fixed size, element size from the table) ----------------------- */
 
-#define DECODE_ARGS const struct smt_cmd *c, struct smt_decoded *d, struct smt_fault *f, \
-		    uint32_t fixed, uint32_t element
+#define DECODE_ARGS                                                                          \
+	const struct smt_cmd *c, struct smt_decoded *d, struct smt_fault *f, uint32_t fixed, \
+			uint32_t element
 
 /* NOOP, PAD: framing was all (their payload is never read). */
 static int decode_header(DECODE_ARGS)
@@ -207,7 +211,7 @@ static int decode_set_target(DECODE_ARGS)
 static int decode_set_clip(DECODE_ARGS)
 {
 	if (sized(c, d, f, fixed, element, d->u.set_clip.n_rects) ||
-	    reserved_zero(c, f, d->u.set_clip.reserved))
+			reserved_zero(c, f, d->u.set_clip.reserved))
 		return -1;
 	return rects_ok(c, f, d->array, d->array_len);
 }
@@ -216,7 +220,7 @@ static int decode_fill_rects(DECODE_ARGS)
 {
 	const struct smt_cmd_fill_rects *p = &d->u.fill;
 	if (sized(c, d, f, fixed, element, p->n_rects) || reserved_zero(c, f, p->reserved) ||
-	    paint_ok(c, f, p->op, p->colour))
+			paint_ok(c, f, p->op, p->colour))
 		return -1;
 	return rects_ok(c, f, d->array, d->array_len);
 }
@@ -225,7 +229,7 @@ static int decode_points(DECODE_ARGS)
 {
 	const struct smt_cmd_points *p = &d->u.points;
 	if (sized(c, d, f, fixed, element, p->n_points) || reserved_zero(c, f, p->reserved) ||
-	    paint_ok(c, f, p->op, p->colour))
+			paint_ok(c, f, p->op, p->colour))
 		return -1;
 	const struct smt_point *e = d->array;
 	if (!coords_any_bad(e, 2 * d->array_len))
@@ -233,7 +237,7 @@ static int decode_points(DECODE_ARGS)
 	for (uint32_t n = 0; n < d->array_len; n++)
 		if (!smt_coord_ok(e[n].x) || !smt_coord_ok(e[n].y))
 			return bad(f, c, SMT_ERROR_BAD_GEOMETRY,
-				   "point outside the coordinate range", n);
+					"point outside the coordinate range", n);
 	return 0;
 }
 
@@ -248,10 +252,10 @@ static int decode_segments(DECODE_ARGS)
 	if (!coords_any_bad(s, 4 * d->array_len))
 		return 0;
 	for (uint32_t n = 0; n < d->array_len; n++)
-		if (!smt_coord_ok(s[n].x1) || !smt_coord_ok(s[n].y1) ||
-		    !smt_coord_ok(s[n].x2) || !smt_coord_ok(s[n].y2))
+		if (!smt_coord_ok(s[n].x1) || !smt_coord_ok(s[n].y1) || !smt_coord_ok(s[n].x2) ||
+				!smt_coord_ok(s[n].y2))
 			return bad(f, c, SMT_ERROR_BAD_GEOMETRY,
-				   "segment outside the coordinate range", n);
+					"segment outside the coordinate range", n);
 	return 0;
 }
 
@@ -262,7 +266,7 @@ static int decode_put_image(DECODE_ARGS)
 {
 	const struct smt_cmd_put_image *p = &d->u.put;
 	if (stride_ok(c, f, p->format, p->stride, p->width) ||
-	    sized(c, d, f, fixed, element, (uint64_t)p->stride * p->height))
+			sized(c, d, f, fixed, element, (uint64_t)p->stride * p->height))
 		return -1;
 	d->array = c->data + fixed;
 	if (!smt_span_ok(p->dst_x, p->dst_y, p->width, p->height))
@@ -274,7 +278,7 @@ static int decode_put_image_pool(DECODE_ARGS)
 {
 	const struct smt_cmd_put_image_pool *p = &d->u.put_pool;
 	if (sized(c, d, f, fixed, element, 0) || reserved_zero(c, f, p->reserved) ||
-	    stride_ok(c, f, p->format, p->stride, p->width))
+			stride_ok(c, f, p->format, p->stride, p->width))
 		return -1;
 	if (p->offset % 4)
 		return bad(f, c, SMT_ERROR_OUT_OF_BOUNDS, "pool offset not 4-aligned", UINT32_MAX);
@@ -291,7 +295,7 @@ static int decode_copy_area(DECODE_ARGS)
 	if (p->src_id == 0)
 		return bad(f, c, SMT_ERROR_BAD_DRAWABLE, "source id 0", UINT32_MAX);
 	if (!smt_span_ok(p->src_x, p->src_y, p->width, p->height) ||
-	    !smt_span_ok(p->dst_x, p->dst_y, p->width, p->height))
+			!smt_span_ok(p->dst_x, p->dst_y, p->width, p->height))
 		return bad(f, c, SMT_ERROR_BAD_GEOMETRY, "rectangle out of range", UINT32_MAX);
 	return 0;
 }
@@ -306,8 +310,8 @@ static int decode_composite(DECODE_ARGS)
 	if (p->src_id == 0)
 		return bad(f, c, SMT_ERROR_BAD_DRAWABLE, "source id 0", UINT32_MAX);
 	if (!smt_span_ok(p->src_x, p->src_y, p->width, p->height) ||
-	    !smt_span_ok(p->mask_x, p->mask_y, p->width, p->height) ||
-	    !smt_span_ok(p->dst_x, p->dst_y, p->width, p->height))
+			!smt_span_ok(p->mask_x, p->mask_y, p->width, p->height) ||
+			!smt_span_ok(p->dst_x, p->dst_y, p->width, p->height))
 		return bad(f, c, SMT_ERROR_BAD_GEOMETRY, "rectangle out of range", UINT32_MAX);
 	return 0;
 }
@@ -324,9 +328,9 @@ static int decode_glyphs(DECODE_ARGS)
 	const struct smt_glyph *e = d->array;
 	for (uint32_t n = 0; n < d->array_len; n++)
 		if (!smt_span_ok((int64_t)g->origin_x + e[n].dst_x,
-				 (int64_t)g->origin_y + e[n].dst_y, e[n].width, e[n].height))
+				    (int64_t)g->origin_y + e[n].dst_y, e[n].width, e[n].height))
 			return bad(f, c, SMT_ERROR_BAD_GEOMETRY,
-				   "glyph outside the coordinate range", n);
+					"glyph outside the coordinate range", n);
 	return 0;
 }
 
@@ -354,24 +358,24 @@ int smt_decode(const struct smt_cmd *c, struct smt_decoded *d, struct smt_fault 
 	d->array_len = 0;
 
 	switch (c->opcode) {
-#define DECODE_(name, number, fixed_part, element, copy)                                 \
-	case SMT_OP_##name: {                                                             \
-		const uint32_t fixed = sizeof(struct smt_cmd_##fixed_part);              \
-		if (copy == SMT_COPY_HEADER)                                              \
-			return 0;                                                         \
-		if (c->size < fixed || c->ctl_len < fixed)                                \
-			return bad(f, c, SMT_ERROR_BAD_LENGTH,                            \
-				   "shorter than the fixed payload", UINT32_MAX);         \
+#define DECODE_(name, number, fixed_part, element, copy)                                         \
+	case SMT_OP_##name: {                                                                    \
+		const uint32_t fixed = sizeof(struct smt_cmd_##fixed_part);                      \
+		if (copy == SMT_COPY_HEADER)                                                     \
+			return 0;                                                                \
+		if (c->size < fixed || c->ctl_len < fixed)                                       \
+			return bad(f, c, SMT_ERROR_BAD_LENGTH, "shorter than the fixed payload", \
+					UINT32_MAX);                                             \
 		/* Constant sizes: copied inline, no call; the header and the rest    \
-		 * apart, as the reader stored them (ring_reader.c, peek). */           \
-		memcpy(&d->u.hdr, c->ctl, sizeof(d->u.hdr));                              \
-		memcpy((uint8_t *)&d->u + sizeof(d->u.hdr), c->ctl + sizeof(d->u.hdr),   \
-		       fixed - sizeof(d->u.hdr));                                         \
-		return decode_##fixed_part(c, d, f, fixed, element);                      \
+		 * apart, as the reader stored them (ring_reader.c, peek). */          \
+		memcpy(&d->u.hdr, c->ctl, sizeof(d->u.hdr));                                     \
+		memcpy((uint8_t *)&d->u + sizeof(d->u.hdr), c->ctl + sizeof(d->u.hdr),           \
+				fixed - sizeof(d->u.hdr));                                       \
+		return decode_##fixed_part(c, d, f, fixed, element);                             \
 	}
-	SMT_OPCODES(DECODE_)
+		SMT_OPCODES(DECODE_)
 #undef DECODE_
-	default:         /* the reader's framing refuses these first */
+	default: /* the reader's framing refuses these first */
 		return bad(f, c, SMT_ERROR_BAD_OPCODE, "unknown opcode", UINT32_MAX);
 	}
 }

@@ -11,8 +11,8 @@
 #ifndef SMT_COMMAND_DECODE_H
 #define SMT_COMMAND_DECODE_H
 
-#include "ring_reader.h"
-#include "smt-ring.h"
+#include "compositor/exec/ring_reader.h"
+#include "protocol/smt-ring.h"
 
 struct smt_decoded {
 	uint16_t opcode;
@@ -36,7 +36,7 @@ struct smt_decoded {
 	/* Array elements (rects, points, segments, glyphs) in the private copy,
 	 * or, for PUT_IMAGE, the pixels in source memory. */
 	const void *array;
-	uint64_t array_len;      /* elements; for PUT_IMAGE bytes */
+	uint64_t array_len; /* elements; for PUT_IMAGE bytes */
 };
 
 /* 0 on success; -1 with *f filled (offset/opcode taken from cmd). */
@@ -50,8 +50,8 @@ static inline int smt_coord_ok(int64_t v)
 static inline int smt_span_ok(int64_t x, int64_t y, uint64_t w, uint64_t h)
 {
 	return smt_coord_ok(x) && smt_coord_ok(y) && w <= 2ull * SMT_COORD_MAX &&
-	       h <= 2ull * SMT_COORD_MAX && smt_coord_ok(x + (int64_t)w) &&
-	       smt_coord_ok(y + (int64_t)h);
+			h <= 2ull * SMT_COORD_MAX && smt_coord_ok(x + (int64_t)w) &&
+			smt_coord_ok(y + (int64_t)h);
 }
 
 #endif

@@ -3,37 +3,45 @@
  * index this client's array only, so naming another client's image is
  * impossible, and every pixmap is charged to the client before it exists.
  */
-#include "drawable_table.h"
+#include "compositor/exec/drawable_table.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "monotonic_clock.h"
-#include "page_release.h"
-#include "smt-ring.h"
+#include "common/monotonic_clock.h"
+#include "compositor/exec/page_release.h"
+#include "protocol/smt-ring.h"
 
 pixman_format_code_t smt_format_to_pixman(uint32_t format)
 {
 	switch (format) {
-	case SMT_FORMAT_ARGB8888: return PIXMAN_a8r8g8b8;
-	case SMT_FORMAT_XRGB8888: return PIXMAN_x8r8g8b8;
-	case SMT_FORMAT_A8: return PIXMAN_a8;
-	default: return 0;
+	case SMT_FORMAT_ARGB8888:
+		return PIXMAN_a8r8g8b8;
+	case SMT_FORMAT_XRGB8888:
+		return PIXMAN_x8r8g8b8;
+	case SMT_FORMAT_A8:
+		return PIXMAN_a8;
+	default:
+		return 0;
 	}
 }
 
 uint32_t smt_format_from_pixman(pixman_format_code_t format)
 {
 	switch (format) {
-	case PIXMAN_a8r8g8b8: return SMT_FORMAT_ARGB8888;
-	case PIXMAN_x8r8g8b8: return SMT_FORMAT_XRGB8888;
-	case PIXMAN_a8: return SMT_FORMAT_A8;
-	default: return 0;
+	case PIXMAN_a8r8g8b8:
+		return SMT_FORMAT_ARGB8888;
+	case PIXMAN_x8r8g8b8:
+		return SMT_FORMAT_XRGB8888;
+	case PIXMAN_a8:
+		return SMT_FORMAT_A8;
+	default:
+		return 0;
 	}
 }
 
-void smt_drawables_init(struct smt_drawable_table *t, uint32_t max_id,
-			uint32_t max_pixmaps, uint64_t max_bytes)
+void smt_drawables_init(struct smt_drawable_table *t, uint32_t max_id, uint32_t max_pixmaps,
+		uint64_t max_bytes)
 {
 	memset(t, 0, sizeof(*t));
 	t->max_id = max_id;
@@ -126,8 +134,8 @@ static uint32_t reserve(struct smt_drawable_table *t, uint32_t id)
 	if (err)
 		return err;
 	if (t->chunks[c] != NULL)
-		return t->chunks[c][id % SMT_DRAWABLE_CHUNK].kind ? SMT_ERROR_ID_IN_USE
-								   : SMT_ERROR_NONE;
+		return t->chunks[c][id % SMT_DRAWABLE_CHUNK].kind ? SMT_ERROR_ID_IN_USE :
+								    SMT_ERROR_NONE;
 	uint64_t bytes = smt_drawables_chunk_bytes();
 	if (!charge_table(t, bytes))
 		return SMT_ERROR_LIMIT;
@@ -145,8 +153,8 @@ static struct smt_drawable *slot(struct smt_drawable_table *t, uint32_t id)
 	return &t->chunks[id / SMT_DRAWABLE_CHUNK][id % SMT_DRAWABLE_CHUNK];
 }
 
-uint32_t smt_drawables_create_pixmap(struct smt_drawable_table *t, uint32_t id,
-				     uint32_t width, uint32_t height, uint32_t format)
+uint32_t smt_drawables_create_pixmap(struct smt_drawable_table *t, uint32_t id, uint32_t width,
+		uint32_t height, uint32_t format)
 {
 	t->refusal.asked = 0;
 	pixman_format_code_t pf = smt_format_to_pixman(format);
@@ -171,8 +179,11 @@ uint32_t smt_drawables_create_pixmap(struct smt_drawable_table *t, uint32_t id,
 		return SMT_ERROR_NO_MEMORY;
 	}
 	*slot(t, id) = (struct smt_drawable){
-		.image = img, .bytes = bytes, .format = format,
-		.width = (int32_t)width, .height = (int32_t)height,
+		.image = img,
+		.bytes = bytes,
+		.format = format,
+		.width = (int32_t)width,
+		.height = (int32_t)height,
 		.bits = (uint8_t *)pixman_image_get_data(img),
 		.stride = pixman_image_get_stride(img),
 		.bpp = (uint8_t)PIXMAN_FORMAT_BPP(pf),
@@ -206,8 +217,7 @@ static bool past(uint64_t deadline_ns)
 	return deadline_ns != 0 && monotonic_now_ns() >= deadline_ns;
 }
 
-bool smt_drawables_free_some(struct smt_drawable_table *t, uint64_t max_bytes,
-			     uint64_t deadline_ns)
+bool smt_drawables_free_some(struct smt_drawable_table *t, uint64_t max_bytes, uint64_t deadline_ns)
 {
 	uint64_t freed = 0;
 	uint32_t n = 0, top = t->chunk_cap * SMT_DRAWABLE_CHUNK;
@@ -233,13 +243,13 @@ bool smt_drawables_free_some(struct smt_drawable_table *t, uint64_t max_bytes,
 		if (d->bytes > RELEASE_PIECE_BYTES) {
 			if (t->releasing_id != id) {
 				page_release_init(&t->releasing, d->bits,
-						  (size_t)d->stride * (size_t)d->height);
+						(size_t)d->stride * (size_t)d->height);
 				t->releasing_id = id;
 			}
 			do {
 				freed += page_release_some(&t->releasing, RELEASE_PIECE_BYTES);
 			} while (!page_release_done(&t->releasing) && freed < max_bytes &&
-				 !past(deadline_ns));
+					!past(deadline_ns));
 			if (!page_release_done(&t->releasing))
 				break;
 			t->releasing_id = 0;
@@ -268,26 +278,30 @@ static uint32_t make_canvas(struct smt_drawable *d, pixman_image_t *image)
 	uint32_t format = smt_format_from_pixman(pf);
 	int w = pixman_image_get_width(image), h = pixman_image_get_height(image);
 	uint32_t *bits = pixman_image_get_data(image);
-	if (!format || !bits || w <= 0 || h <= 0 ||
-	    w > (int)SMT_MAX_DIMENSION || h > (int)SMT_MAX_DIMENSION)
+	if (!format || !bits || w <= 0 || h <= 0 || w > (int)SMT_MAX_DIMENSION ||
+			h > (int)SMT_MAX_DIMENSION)
 		return SMT_ERROR_BAD_FORMAT;
 	/* A private view over the same bits: our clip/transform state never
 	 * leaks into the glue's image, and theirs never into ours. */
-	pixman_image_t *view = pixman_image_create_bits(pf, w, h, bits,
-							pixman_image_get_stride(image));
+	pixman_image_t *view = pixman_image_create_bits(
+			pf, w, h, bits, pixman_image_get_stride(image));
 	if (!view)
 		return SMT_ERROR_NO_MEMORY;
 	*d = (struct smt_drawable){
-		.image = view, .owner = pixman_image_ref(image), .format = format,
-		.width = w, .height = h, .bits = (uint8_t *)bits,
-		.stride = pixman_image_get_stride(image), .bpp = (uint8_t)PIXMAN_FORMAT_BPP(pf),
+		.image = view,
+		.owner = pixman_image_ref(image),
+		.format = format,
+		.width = w,
+		.height = h,
+		.bits = (uint8_t *)bits,
+		.stride = pixman_image_get_stride(image),
+		.bpp = (uint8_t)PIXMAN_FORMAT_BPP(pf),
 		.kind = SMT_DRAWABLE_CANVAS,
 	};
 	return SMT_ERROR_NONE;
 }
 
-uint32_t smt_drawables_add_canvas(struct smt_drawable_table *t, uint32_t id,
-				  pixman_image_t *image)
+uint32_t smt_drawables_add_canvas(struct smt_drawable_table *t, uint32_t id, pixman_image_t *image)
 {
 	uint32_t err = reserve(t, id);
 	if (!err)
@@ -296,8 +310,8 @@ uint32_t smt_drawables_add_canvas(struct smt_drawable_table *t, uint32_t id,
 	return err;
 }
 
-uint32_t smt_drawables_replace_canvas(struct smt_drawable_table *t, uint32_t id,
-				      pixman_image_t *image)
+uint32_t smt_drawables_replace_canvas(
+		struct smt_drawable_table *t, uint32_t id, pixman_image_t *image)
 {
 	struct smt_drawable *d = smt_drawables_get(t, id), fresh;
 	if (!d || d->kind != SMT_DRAWABLE_CANVAS)

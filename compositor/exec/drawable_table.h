@@ -24,24 +24,28 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "page_release.h"
-#include "resource_usage.h"
+#include "compositor/exec/page_release.h"
+#include "compositor/exec/resource_usage.h"
 
-enum smt_drawable_kind { SMT_DRAWABLE_NONE = 0, SMT_DRAWABLE_PIXMAP, SMT_DRAWABLE_CANVAS };
+enum smt_drawable_kind {
+	SMT_DRAWABLE_NONE = 0,
+	SMT_DRAWABLE_PIXMAP,
+	SMT_DRAWABLE_CANVAS
+};
 
 /* Bytes charged per pixmap on top of its pixels (pixman image + slot). */
 #define SMT_PIXMAP_OVERHEAD 256u
 
 struct smt_drawable {
-	pixman_image_t *image;   /* executor's own view */
-	pixman_image_t *owner;   /* canvas: the glue's image (ref held) */
-	uint64_t bytes;          /* charged to the memory limit */
-	uint32_t format;         /* enum smt_format */
+	pixman_image_t *image; /* executor's own view */
+	pixman_image_t *owner; /* canvas: the glue's image (ref held) */
+	uint64_t bytes;        /* charged to the memory limit */
+	uint32_t format;       /* enum smt_format */
 	int32_t width, height;
 	/* image's bits, read once here so drawing does not ask pixman per
 	 * command: the view's bits never move while the entry exists. */
 	uint8_t *bits;
-	int32_t stride;          /* bytes */
+	int32_t stride; /* bytes */
 	uint8_t bpp;
 	uint8_t kind;
 };
@@ -64,13 +68,13 @@ struct smt_drawable_table {
 	 * pixmap's memory or a new chunk of the table). */
 	struct smt_usage *usage;
 	struct smt_usage_refusal refusal;
-	uint32_t free_below;     /* smt_drawables_free_some: ids above are done */
-	uint32_t releasing_id;   /* ... and this large pixmap's pages, in pieces */
+	uint32_t free_below;   /* smt_drawables_free_some: ids above are done */
+	uint32_t releasing_id; /* ... and this large pixmap's pages, in pieces */
 	struct page_release releasing;
 };
 
-void smt_drawables_init(struct smt_drawable_table *t, uint32_t max_id,
-			uint32_t max_pixmaps, uint64_t max_bytes);
+void smt_drawables_init(struct smt_drawable_table *t, uint32_t max_id, uint32_t max_pixmaps,
+		uint64_t max_bytes);
 void smt_drawables_fini(struct smt_drawable_table *t);
 
 /* NULL for 0, out-of-range and unused ids. Inline: once per command. */
@@ -84,14 +88,13 @@ static inline struct smt_drawable *smt_drawables_get(struct smt_drawable_table *
 }
 
 /* Return an enum smt_error. */
-uint32_t smt_drawables_create_pixmap(struct smt_drawable_table *t, uint32_t id,
-				     uint32_t width, uint32_t height, uint32_t format);
+uint32_t smt_drawables_create_pixmap(struct smt_drawable_table *t, uint32_t id, uint32_t width,
+		uint32_t height, uint32_t format);
 uint32_t smt_drawables_free_pixmap(struct smt_drawable_table *t, uint32_t id);
-uint32_t smt_drawables_add_canvas(struct smt_drawable_table *t, uint32_t id,
-				  pixman_image_t *image);
+uint32_t smt_drawables_add_canvas(struct smt_drawable_table *t, uint32_t id, pixman_image_t *image);
 /* Same id, new image (canvas resize). */
-uint32_t smt_drawables_replace_canvas(struct smt_drawable_table *t, uint32_t id,
-				      pixman_image_t *image);
+uint32_t smt_drawables_replace_canvas(
+		struct smt_drawable_table *t, uint32_t id, pixman_image_t *image);
 uint32_t smt_drawables_remove_canvas(struct smt_drawable_table *t, uint32_t id);
 /* What one chunk of the table costs (charged when it is allocated). */
 uint64_t smt_drawables_chunk_bytes(void);
@@ -101,8 +104,8 @@ uint64_t smt_drawables_chunk_bytes(void);
  * large pixmap's pages are given back in pieces first (page_release.h).
  * true once no pixmap or canvas is left (the table is then cheap to
  * finish: its chunks only). */
-bool smt_drawables_free_some(struct smt_drawable_table *t, uint64_t max_bytes,
-			     uint64_t deadline_ns);
+bool smt_drawables_free_some(
+		struct smt_drawable_table *t, uint64_t max_bytes, uint64_t deadline_ns);
 
 pixman_format_code_t smt_format_to_pixman(uint32_t format);
 uint32_t smt_format_from_pixman(pixman_format_code_t format);

@@ -1,7 +1,7 @@
 /* Solid paints: FILL_RECTS, POINTS and thin (0/1-pixel) SEGMENTS. */
-#include "exec_internal.h"
-#include "solid_rows.h"
-#include "u32_lanes.h"
+#include "compositor/exec/exec_internal.h"
+#include "compositor/exec/solid_rows.h"
+#include "compositor/exec/u32_lanes.h"
 
 /* colour is premultiplied 0xAARRGGBB (checked by the decoder). */
 static pixman_color_t paint_color(uint32_t colour)
@@ -17,9 +17,9 @@ static pixman_color_t paint_color(uint32_t colour)
 /* Runs once per drawing command: only what a plain store needs is set
  * here; the pixman colour and solid image only when a paint composites.
  * Inlined into runs of FILL_RECTS, whose colour changes per command. */
-static inline __attribute__((always_inline)) int
-paint_set(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawable *dst,
-	  uint32_t op, uint32_t colour, bool need_solid)
+static inline __attribute__((always_inline)) int paint_set(struct smt_exec_ctx *ctx,
+		struct paint *p, const struct smt_drawable *dst, uint32_t op, uint32_t colour,
+		bool need_solid)
 {
 	p->op = (pixman_op_t)op;
 	p->solid = NULL;
@@ -47,7 +47,7 @@ paint_set(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawable *
 }
 
 int paint_init(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawable *dst,
-	       uint32_t op, uint32_t colour, bool need_solid)
+		uint32_t op, uint32_t colour, bool need_solid)
 {
 	return paint_set(ctx, p, dst, op, colour, need_solid);
 }
@@ -65,16 +65,17 @@ void paint_box_pixman(struct paint *p, const struct smt_drawable *dst, const pix
 	int w = b->x2 - b->x1, h = b->y2 - b->y1;
 	assert_in_image(img, b);
 	if (p->use_fill && p->bpp == 32 && w >= 8 &&
-	    solid_rows_32(p->bits + (size_t)b->y1 * (size_t)p->stride, (size_t)p->stride,
-			  p->pixel, b->x1, w, h))
+			solid_rows_32(p->bits + (size_t)b->y1 * (size_t)p->stride,
+					(size_t)p->stride, p->pixel, b->x1, w, h))
 		return;
 	if (p->use_fill &&
-	    pixman_fill((uint32_t *)p->bits, p->stride / 4, p->bpp, b->x1, b->y1, w, h, p->pixel))
+			pixman_fill((uint32_t *)p->bits, p->stride / 4, p->bpp, b->x1, b->y1, w, h,
+					p->pixel))
 		return;
 	if (!p->solid) {
 		pixman_color_t c = paint_color(p->colour);
 		if (!(p->solid = pixman_image_create_solid_fill(&c)))
-			return;                 /* out of memory: drop the box */
+			return; /* out of memory: drop the box */
 	}
 	pixman_image_composite32(p->op, p->solid, NULL, img, 0, 0, 0, 0, b->x1, b->y1, w, h);
 }
@@ -85,8 +86,8 @@ void paint_box_pixman(struct paint *p, const struct smt_drawable *dst, const pix
  * 10-pixel row is 3 stores, not 10. Inlined only into the loop of
  * fill_rects_one_box, whose counters are locals (inlined into paint_box
  * it slowed every loop around it). */
-static inline __attribute__((always_inline)) void
-store_rows_32(uint8_t *row, size_t stride, uint32_t pixel, int32_t x1, int32_t w, int32_t h)
+static inline __attribute__((always_inline)) void store_rows_32(
+		uint8_t *row, size_t stride, uint32_t pixel, int32_t x1, int32_t w, int32_t h)
 {
 	const uint32_t four[4] = { pixel, pixel, pixel, pixel };
 	for (int32_t y = 0; y < h; y++, row += stride) {
@@ -100,8 +101,7 @@ store_rows_32(uint8_t *row, size_t stride, uint32_t pixel, int32_t x1, int32_t w
 }
 
 uint64_t paint_clipped_region(struct smt_exec_ctx *ctx, struct paint *p,
-			      const struct smt_drawable *dst, int64_t x1, int64_t y1,
-			      int64_t x2, int64_t y2)
+		const struct smt_drawable *dst, int64_t x1, int64_t y1, int64_t x2, int64_t y2)
 {
 	struct clip_iter it;
 	pixman_box32_t b;
@@ -119,15 +119,15 @@ uint64_t paint_clipped_region(struct smt_exec_ctx *ctx, struct paint *p,
 /* One rectangle in bands from row `done`; true if the budget ran out with
  * rows left (resume set). */
 static bool fill_rect_banded(struct smt_exec_ctx *ctx, struct paint *p,
-			     const struct smt_drawable *dst, const struct smt_rect *r,
-			     uint32_t done, struct smt_resume *resume, uint32_t i)
+		const struct smt_drawable *dst, const struct smt_rect *r, uint32_t done,
+		struct smt_resume *resume, uint32_t i)
 {
 	int64_t x1 = r->x, y1 = r->y;
 	int64_t x2 = x1 + r->width, y2 = y1 + r->height;
 	struct band_iter b;
 	int64_t from, to;
 	if (!band_begin(ctx, &b, x1, y1, x2, y2, done, false)) {
-		exec_charge(ctx, 0);                /* nothing visible: one unit of work */
+		exec_charge(ctx, 0); /* nothing visible: one unit of work */
 		return false;
 	}
 	while (band_next(&b, &from, &to)) {
@@ -153,10 +153,9 @@ static bool fill_rect_banded(struct smt_exec_ctx *ctx, struct paint *p,
  */
 #define SMALL_RECTS_PER_UNIT 4u
 
-static inline __attribute__((always_inline)) int
-fill_rects_one_box(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawable *dst,
-		   const struct smt_rect *r, uint32_t n, struct smt_resume *resume,
-		   struct charge_mirror *c)
+static inline __attribute__((always_inline)) int fill_rects_one_box(struct smt_exec_ctx *ctx,
+		struct paint *p, const struct smt_drawable *dst, const struct smt_rect *r,
+		uint32_t n, struct smt_resume *resume, struct charge_mirror *c)
 {
 	const pixman_box32_t e = ctx->clip.extents;
 	const bool wide_rows = p->use_fill && p->bpp == 32;
@@ -179,17 +178,17 @@ fill_rects_one_box(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_d
 			pixman_box32_t b = { (int32_t)x1, (int32_t)y1, (int32_t)x2, (int32_t)y2 };
 			if (wide_rows && x2 - x1 >= 4 && x2 - x1 <= PAINT_DIRECT_WIDTH) {
 				/* The last line of defence, as in paint_box. */
-				assert(b.x1 >= 0 && b.y1 >= 0 && b.y1 < b.y2 &&
-				       b.x2 <= width && b.y2 <= height);
+				assert(b.x1 >= 0 && b.y1 >= 0 && b.y1 < b.y2 && b.x2 <= width &&
+						b.y2 <= height);
 				store_rows_32(bits + (size_t)b.y1 * stride, stride, pixel, b.x1,
-					      b.x2 - b.x1, b.y2 - b.y1);
+						b.x2 - b.x1, b.y2 - b.y1);
 			} else {
 				paint_box(p, dst, &b);
 			}
 			/* Pixels as ever; a unit of work per SMALL_RECTS_PER_UNIT:
 			 * a tiny rectangle costs a few ns, not the tens of a unit. */
-			out = charge_mirror_add(ctx, c, i % SMALL_RECTS_PER_UNIT == 0,
-						box_area(&b));
+			out = charge_mirror_add(
+					ctx, c, i % SMALL_RECTS_PER_UNIT == 0, box_area(&b));
 		} else {
 			charge_mirror_store(ctx, c);
 			bool stopped = fill_rect_banded(ctx, p, dst, &r[i], done, resume, i);
@@ -211,8 +210,8 @@ fill_rects_one_box(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_d
 
 /* FILL_RECTS through any clip, with the paint p set up for dst. */
 static int fill_rects_painted(struct smt_exec_ctx *ctx, struct paint *p,
-			      const struct smt_drawable *dst, const struct smt_decoded *d,
-			      struct smt_resume *resume)
+		const struct smt_drawable *dst, const struct smt_decoded *d,
+		struct smt_resume *resume)
 {
 	const struct smt_rect *r = d->array;
 	uint32_t n = (uint32_t)d->array_len;
@@ -237,12 +236,13 @@ static int fill_rects_painted(struct smt_exec_ctx *ctx, struct paint *p,
 	return 0;
 }
 
-int exec_fill_rects(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
-		    struct smt_resume *resume)
+int exec_fill_rects(
+		struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume)
 {
 	struct smt_drawable *dst;
 	struct paint p;
-	if (exec_target(ctx, &dst) || paint_init(ctx, &p, dst, d->u.fill.op, d->u.fill.colour, false))
+	if (exec_target(ctx, &dst) ||
+			paint_init(ctx, &p, dst, d->u.fill.op, d->u.fill.colour, false))
 		return -1;
 	int rc = fill_rects_painted(ctx, &p, dst, d, resume);
 	paint_fini(&p);
@@ -260,9 +260,9 @@ int exec_fill_rects(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
  * stores could alias ctx or p as far as C knows, which would reload them
  * per point. The caller asserts once that e lies inside the image, so the
  * one range test per axis here is also the bounds check of each store. */
-static inline __attribute__((always_inline)) uint64_t
-points_direct(const struct paint *p, pixman_box32_t e, const struct smt_point *pt,
-	      uint32_t from, uint32_t to, const bool wide)
+static inline __attribute__((always_inline)) uint64_t points_direct(const struct paint *p,
+		pixman_box32_t e, const struct smt_point *pt, uint32_t from, uint32_t to,
+		const bool wide)
 {
 	uint8_t *const bits = p->bits;
 	const size_t stride = (size_t)p->stride;
@@ -293,7 +293,8 @@ int exec_points(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct sm
 	const struct smt_point *pt = d->array;
 	uint32_t n = (uint32_t)d->array_len;
 
-	if (exec_target(ctx, &dst) || paint_init(ctx, &p, dst, d->u.points.op, d->u.points.colour, false))
+	if (exec_target(ctx, &dst) ||
+			paint_init(ctx, &p, dst, d->u.points.op, d->u.points.colour, false))
 		return -1;
 	if (paint_direct(ctx, &p)) {
 		/* Stores inside the clip's extents, charged POINTS_CHUNK at a
@@ -301,13 +302,13 @@ int exec_points(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct sm
 		const pixman_box32_t e = ctx->clip.extents;
 		/* The bounds check of every store below (points_direct). */
 		assert(e.x1 >= e.x2 || e.y1 >= e.y2 ||
-		       (e.x1 >= 0 && e.y1 >= 0 && e.x2 <= p.width && e.y2 <= p.height));
+				(e.x1 >= 0 && e.y1 >= 0 && e.x2 <= p.width && e.y2 <= p.height));
 		for (uint32_t i = resume->element; i < n;) {
 			uint32_t end = n - i > POINTS_CHUNK ? i + POINTS_CHUNK : n;
-			uint64_t px = p.bpp == 32 ? points_direct(&p, e, pt, i, end, true)
-						  : points_direct(&p, e, pt, i, end, false);
-			bool out = exec_charge_units(ctx, (end - i + POINTS_PER_UNIT - 1) /
-						     POINTS_PER_UNIT, px);
+			uint64_t px = p.bpp == 32 ? points_direct(&p, e, pt, i, end, true) :
+						    points_direct(&p, e, pt, i, end, false);
+			bool out = exec_charge_units(
+					ctx, (end - i + POINTS_PER_UNIT - 1) / POINTS_PER_UNIT, px);
 			i = end;
 			if (out && i < n) {
 				resume->element = i;
@@ -317,8 +318,8 @@ int exec_points(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct sm
 		return 0;
 	}
 	for (uint32_t i = resume->element; i < n; i++) {
-		uint64_t px = paint_clipped(ctx, &p, dst, pt[i].x, pt[i].y,
-					    (int64_t)pt[i].x + 1, (int64_t)pt[i].y + 1);
+		uint64_t px = paint_clipped(ctx, &p, dst, pt[i].x, pt[i].y, (int64_t)pt[i].x + 1,
+				(int64_t)pt[i].y + 1);
 		if (exec_charge(ctx, px) && i + 1 < n) {
 			resume->element = i + 1;
 			paint_fini(&p);
@@ -343,18 +344,17 @@ static int64_t floor_div(int64_t num, int64_t den)
  * major axis; [mlo, mhi) are the extents along the minor one. One box per
  * run: pixman_fill or one composite for the whole run, not one per pixel.
  */
-static uint64_t thin_run(struct smt_exec_ctx *ctx, struct paint *p,
-			 const struct smt_drawable *dst, bool ymajor, int64_t m,
-			 int64_t from, int64_t to, int64_t mlo, int64_t mhi)
+static uint64_t thin_run(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawable *dst,
+		bool ymajor, int64_t m, int64_t from, int64_t to, int64_t mlo, int64_t mhi)
 {
 	if (m < mlo || m >= mhi)
 		return 0;
 	if (ctx->clip.data != NULL)
-		return ymajor ? paint_clipped_region(ctx, p, dst, m, from, m + 1, to)
-			      : paint_clipped_region(ctx, p, dst, from, m, to, m + 1);
-	pixman_box32_t b = ymajor
-		? (pixman_box32_t){ (int32_t)m, (int32_t)from, (int32_t)m + 1, (int32_t)to }
-		: (pixman_box32_t){ (int32_t)from, (int32_t)m, (int32_t)to, (int32_t)m + 1 };
+		return ymajor ? paint_clipped_region(ctx, p, dst, m, from, m + 1, to) :
+				paint_clipped_region(ctx, p, dst, from, m, to, m + 1);
+	pixman_box32_t b = ymajor ?
+			(pixman_box32_t){ (int32_t)m, (int32_t)from, (int32_t)m + 1, (int32_t)to } :
+			(pixman_box32_t){ (int32_t)from, (int32_t)m, (int32_t)to, (int32_t)m + 1 };
 	paint_box(p, dst, &b);
 	return (uint64_t)(to - from);
 }
@@ -368,10 +368,10 @@ static uint64_t thin_run(struct smt_exec_ctx *ctx, struct paint *p,
  * one minor coordinate (thin_run). Always inlined with constant `direct`
  * and `wide`: one walk in the source, a tight loop for each case.
  */
-static inline __attribute__((always_inline)) uint64_t
-thin_walk(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawable *dst, bool ymajor,
-	  int64_t start, int64_t end, int64_t m, int64_t rem, int64_t den, int64_t step,
-	  int64_t mlo, int64_t mhi, const bool direct, const bool wide)
+static inline __attribute__((always_inline)) uint64_t thin_walk(struct smt_exec_ctx *ctx,
+		struct paint *p, const struct smt_drawable *dst, bool ymajor, int64_t start,
+		int64_t end, int64_t m, int64_t rem, int64_t den, int64_t step, int64_t mlo,
+		int64_t mhi, const bool direct, const bool wide)
 {
 	/* Direct stores: [start, end] and [mlo, mhi) lie inside the clip's
 	 * extents, inside the image; each store is asserted against it. */
@@ -426,9 +426,9 @@ thin_walk(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawable *
  * branch: most runs of a slanted line are a pixel or two. Axis-parallel
  * segments are a plain loop of stores.
  */
-static inline __attribute__((always_inline)) uint64_t
-thin_walk_inside(struct paint *p, bool ymajor, int64_t start, int64_t end, int64_t m,
-		 int64_t rem, int64_t den, int64_t step, const bool wide)
+static inline __attribute__((always_inline)) uint64_t thin_walk_inside(struct paint *p, bool ymajor,
+		int64_t start, int64_t end, int64_t m, int64_t rem, int64_t den, int64_t step,
+		const bool wide)
 {
 	uint8_t *const bits = p->bits;
 	const uint32_t pixel = p->pixel;
@@ -479,19 +479,27 @@ thin_walk_inside(struct paint *p, bool ymajor, int64_t start, int64_t end, int64
  * end point). Coordinates are within +-2^28, so 2 * d * delta < 2^59.
  * The walk itself is thin_walk.
  */
-static inline __attribute__((always_inline)) uint64_t
-thin_segment(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawable *dst,
-	     const struct smt_segment *s, const pixman_box32_t ext, const bool direct)
+static inline __attribute__((always_inline)) uint64_t thin_segment(struct smt_exec_ctx *ctx,
+		struct paint *p, const struct smt_drawable *dst, const struct smt_segment *s,
+		const pixman_box32_t ext, const bool direct)
 {
 	int64_t x1 = s->x1, y1 = s->y1, x2 = s->x2, y2 = s->y2;
 	bool ymajor = (y2 > y1 ? y2 - y1 : y1 - y2) > (x2 > x1 ? x2 - x1 : x1 - x2);
-	if (ymajor) {                       /* walk along y: swap the axes */
-		int64_t t = x1; x1 = y1; y1 = t;
-		t = x2; x2 = y2; y2 = t;
+	if (ymajor) { /* walk along y: swap the axes */
+		int64_t t = x1;
+		x1 = y1;
+		y1 = t;
+		t = x2;
+		x2 = y2;
+		y2 = t;
 	}
 	if (x2 < x1) {
-		int64_t t = x1; x1 = x2; x2 = t;
-		t = y1; y1 = y2; y2 = t;
+		int64_t t = x1;
+		x1 = x2;
+		x2 = t;
+		t = y1;
+		y1 = y2;
+		y2 = t;
 	}
 	int64_t lo = ymajor ? ext.y1 : ext.x1, hi = ymajor ? ext.y2 : ext.x2;
 	int64_t mlo = ymajor ? ext.x1 : ext.y1, mhi = ymajor ? ext.x2 : ext.y2;
@@ -504,7 +512,7 @@ thin_segment(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawabl
 	 * at the start, then the remainder moves by 2dy per x. |dy| <= dx, so
 	 * one correction per step keeps it in [0, 2dx). */
 	int64_t den = dx ? 2 * dx : 1, step = dx ? 2 * dy : 0;
-	int64_t q = 0, rem = dx;            /* at x1: floor(dx / 2dx) = 0 */
+	int64_t q = 0, rem = dx; /* at x1: floor(dx / 2dx) = 0 */
 	if (start != x1) {
 		int64_t num = 2 * (start - x1) * dy + dx;
 		q = floor_div(num, den);
@@ -518,18 +526,21 @@ thin_segment(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawabl
 	int64_t mmin = y1 < y2 ? y1 : y2, mmax = y1 < y2 ? y2 : y1;
 	if (direct && mmin >= mlo && mmax < mhi) {
 		assert(start >= 0 && mmin >= 0 &&
-		       (ymajor ? mmax < p->width && end < p->height
-			       : end < p->width && mmax < p->height));
+				(ymajor ? mmax < p->width && end < p->height :
+					  end < p->width && mmax < p->height));
 		if (p->bpp == 32)
 			px = thin_walk_inside(p, ymajor, start, end, m, rem, den, step, true);
 		else
 			px = thin_walk_inside(p, ymajor, start, end, m, rem, den, step, false);
 	} else if (direct && p->bpp == 32)
-		px = thin_walk(ctx, p, dst, ymajor, start, end, m, rem, den, step, mlo, mhi, true, true);
+		px = thin_walk(ctx, p, dst, ymajor, start, end, m, rem, den, step, mlo, mhi, true,
+				true);
 	else if (direct)
-		px = thin_walk(ctx, p, dst, ymajor, start, end, m, rem, den, step, mlo, mhi, true, false);
+		px = thin_walk(ctx, p, dst, ymajor, start, end, m, rem, den, step, mlo, mhi, true,
+				false);
 	else
-		px = thin_walk(ctx, p, dst, ymajor, start, end, m, rem, den, step, mlo, mhi, false, false);
+		px = thin_walk(ctx, p, dst, ymajor, start, end, m, rem, den, step, mlo, mhi, false,
+				false);
 	/* The walk itself costs even when nothing lands on the target. */
 	return px + (uint64_t)(end - start + 1);
 }
@@ -558,9 +569,8 @@ static inline u32x4 segment_outside(const struct smt_segment *s, u32x4 lo, u32x4
  * middle one is stored by both walks. The caller checks that every byte
  * offset in the image is below 2^32 (thin_packed_ok).
  */
-static inline __attribute__((always_inline)) uint64_t
-thin_ends_inside(uint8_t *bits, int64_t stride, uint32_t pixel, const struct smt_segment *s,
-		 const bool wide)
+static inline __attribute__((always_inline)) uint64_t thin_ends_inside(uint8_t *bits,
+		int64_t stride, uint32_t pixel, const struct smt_segment *s, const bool wide)
 {
 	const int64_t bytes = wide ? 4 : 1;
 	const int64_t dx = (int64_t)s->x2 - s->x1, dy = (int64_t)s->y2 - s->y1;
@@ -589,9 +599,9 @@ thin_ends_inside(uint8_t *bits, int64_t stride, uint32_t pixel, const struct smt
 	const uint64_t straight2 = ((uint64_t)step << 32) - (uint64_t)maj;
 	const uint64_t turn1 = turn + (uint64_t)mnr, turn2 = turn - (uint64_t)mnr;
 	uint64_t v1 = ((uint64_t)(up1 - 1 - d) << 32) +
-		      (uint64_t)((int64_t)s->y1 * stride + (int64_t)s->x1 * bytes);
+			(uint64_t)((int64_t)s->y1 * stride + (int64_t)s->x1 * bytes);
 	uint64_t v2 = ((uint64_t)(-up1 - d) << 32) +
-		      (uint64_t)((int64_t)s->y2 * stride + (int64_t)s->x2 * bytes);
+			(uint64_t)((int64_t)s->y2 * stride + (int64_t)s->x2 * bytes);
 	for (int64_t k = d / 2 + 1; k > 0; k--) {
 		if (wide) {
 			*(uint32_t *)(bits + (uint32_t)v1) = pixel;
@@ -627,19 +637,18 @@ static bool thin_packed_ok(const struct paint *p)
  * both end points inside the extents by thin_ends_inside, any other by
  * thin_segment. Always inlined with constant `wide`.
  */
-static inline __attribute__((always_inline)) int
-thin_segments_direct(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawable *dst,
-		     const struct smt_segment *s, uint32_t n, struct smt_resume *resume,
-		     struct charge_mirror *c, const pixman_box32_t ext, const u32x4 lo,
-		     const u32x4 size, const bool wide)
+static inline __attribute__((always_inline)) int thin_segments_direct(struct smt_exec_ctx *ctx,
+		struct paint *p, const struct smt_drawable *dst, const struct smt_segment *s,
+		uint32_t n, struct smt_resume *resume, struct charge_mirror *c,
+		const pixman_box32_t ext, const u32x4 lo, const u32x4 size, const bool wide)
 {
 	uint8_t *const bits = p->bits;
 	const int64_t stride = p->stride;
 	const uint32_t pixel = p->pixel;
 	for (uint32_t i = resume->element; i < n; i++) {
-		uint64_t px = !lanes_any(segment_outside(&s[i], lo, size))
-			? thin_ends_inside(bits, stride, pixel, &s[i], wide)
-			: thin_segment(ctx, p, dst, &s[i], ext, true);
+		uint64_t px = !lanes_any(segment_outside(&s[i], lo, size)) ?
+				thin_ends_inside(bits, stride, pixel, &s[i], wide) :
+				thin_segment(ctx, p, dst, &s[i], ext, true);
 		if (charge_mirror_add(ctx, c, i % SEGMENTS_PER_UNIT == 0, px) && i + 1 < n) {
 			resume->element = i + 1;
 			return EXEC_PARTIAL;
@@ -661,10 +670,9 @@ thin_segments_direct(struct smt_exec_ctx *ctx, struct paint *p, const struct smt
  * (its counters out of the loop that walks, which keeps the walk's values
  * in registers). Always inlined with constant `wide`.
  */
-static inline __attribute__((always_inline)) int
-thin_segments_inside(struct smt_exec_ctx *ctx, const struct paint *p,
-		     const struct smt_segment *s, uint32_t n, struct smt_resume *resume,
-		     struct charge_mirror *c, const bool wide)
+static inline __attribute__((always_inline)) int thin_segments_inside(struct smt_exec_ctx *ctx,
+		const struct paint *p, const struct smt_segment *s, uint32_t n,
+		struct smt_resume *resume, struct charge_mirror *c, const bool wide)
 {
 	uint8_t *const bits = p->bits;
 	const int64_t stride = p->stride;
@@ -674,8 +682,9 @@ thin_segments_inside(struct smt_exec_ctx *ctx, const struct paint *p,
 		uint64_t px = 0;
 		while (i < end && px < SEGMENTS_CHUNK_PIXELS)
 			px += thin_ends_inside(bits, stride, pixel, &s[i++], wide);
-		if (charge_mirror_add(ctx, c, (i - from + SEGMENTS_PER_UNIT - 1) / SEGMENTS_PER_UNIT,
-				      px) && i < n) {
+		if (charge_mirror_add(ctx, c,
+				    (i - from + SEGMENTS_PER_UNIT - 1) / SEGMENTS_PER_UNIT, px) &&
+				i < n) {
 			resume->element = i;
 			return EXEC_PARTIAL;
 		}
@@ -683,8 +692,8 @@ thin_segments_inside(struct smt_exec_ctx *ctx, const struct paint *p,
 	return 0;
 }
 
-int exec_thin_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
-		       struct smt_resume *resume)
+int exec_thin_segments(
+		struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume)
 {
 	struct smt_drawable *dst;
 	struct paint p;
@@ -692,7 +701,7 @@ int exec_thin_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
 	uint32_t n = (uint32_t)d->array_len;
 
 	if (exec_target(ctx, &dst) ||
-	    paint_init(ctx, &p, dst, d->u.segments.op, d->u.segments.colour, false))
+			paint_init(ctx, &p, dst, d->u.segments.op, d->u.segments.colour, false))
 		return -1;
 	/* The clip's extents and the budget's counters (charge_mirror) are
 	 * locals: the pixel stores could alias ctx as far as C knows, and
@@ -707,25 +716,28 @@ int exec_thin_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
 		 * segments lie inside the extents, the extents inside the image. */
 		assert(ext.x1 >= 0 && ext.y1 >= 0 && ext.x2 <= p.width && ext.y2 <= p.height);
 		const u32x4 lo = { (uint32_t)ext.x1, (uint32_t)ext.y1, (uint32_t)ext.x1,
-				   (uint32_t)ext.y1 };
+			(uint32_t)ext.y1 };
 		const u32x4 size = { (uint32_t)ext.x2 - lo[0], (uint32_t)ext.y2 - lo[1],
-				     (uint32_t)ext.x2 - lo[0], (uint32_t)ext.y2 - lo[1] };
+			(uint32_t)ext.x2 - lo[0], (uint32_t)ext.y2 - lo[1] };
 		u32x4 out = { 0, 0, 0, 0 };
 		for (uint32_t i = resume->element; i < n; i++)
 			out |= segment_outside(&s[i], lo, size);
 		if (!lanes_any(out))
-			rc = p.bpp == 32 ? thin_segments_inside(ctx, &p, s, n, resume, &c, true)
-					 : thin_segments_inside(ctx, &p, s, n, resume, &c, false);
+			rc = p.bpp == 32 ? thin_segments_inside(ctx, &p, s, n, resume, &c, true) :
+					   thin_segments_inside(ctx, &p, s, n, resume, &c, false);
 		else if (p.bpp == 32)
-			rc = thin_segments_direct(ctx, &p, dst, s, n, resume, &c, ext, lo, size, true);
+			rc = thin_segments_direct(
+					ctx, &p, dst, s, n, resume, &c, ext, lo, size, true);
 		else
-			rc = thin_segments_direct(ctx, &p, dst, s, n, resume, &c, ext, lo, size, false);
+			rc = thin_segments_direct(
+					ctx, &p, dst, s, n, resume, &c, ext, lo, size, false);
 	} else {
 		const bool direct = paint_direct(ctx, &p);
 		for (uint32_t i = resume->element; i < n; i++) {
-			uint64_t px = direct ? thin_segment(ctx, &p, dst, &s[i], ext, true)
-					     : thin_segment(ctx, &p, dst, &s[i], ext, false);
-			if (charge_mirror_add(ctx, &c, i % SEGMENTS_PER_UNIT == 0, px) && i + 1 < n) {
+			uint64_t px = direct ? thin_segment(ctx, &p, dst, &s[i], ext, true) :
+					       thin_segment(ctx, &p, dst, &s[i], ext, false);
+			if (charge_mirror_add(ctx, &c, i % SEGMENTS_PER_UNIT == 0, px) &&
+					i + 1 < n) {
 				resume->element = i + 1;
 				rc = EXEC_PARTIAL;
 				break;
@@ -749,13 +761,12 @@ int exec_thin_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
  * then held pending as peek would leave it.
  */
 int exec_fill_rects_run(struct smt_exec_ctx *ctx, struct smt_ring_reader *r,
-			struct smt_exec_result *out, uint32_t max, uint64_t max_bytes,
-			struct smt_fault *f)
+		struct smt_exec_result *out, uint32_t max, uint64_t max_bytes, struct smt_fault *f)
 {
 	struct smt_drawable *dst;
 	struct smt_cmd_run run;
 	struct smt_fault frame_fault;
-	if (exec_target(ctx, &dst))             /* the last command had one */
+	if (exec_target(ctx, &dst)) /* the last command had one */
 		return 0;
 	smt_ring_reader_frame_run(r, SMT_OP_FILL_RECTS, max, max_bytes, &run, &frame_fault);
 	if (run.count == 0 && !run.bad)
@@ -763,7 +774,7 @@ int exec_fill_rects_run(struct smt_exec_ctx *ctx, struct smt_ring_reader *r,
 
 	const bool one_box = ctx->clip.data == NULL;
 	const uint8_t *ctl = run.ctl;
-	uint64_t done = 0;                      /* bytes of the commands run */
+	uint64_t done = 0; /* bytes of the commands run */
 	uint32_t k = 0, op = 0, colour = 0;
 	struct paint p = { .solid = NULL };
 	bool painted = false;
@@ -775,8 +786,11 @@ int exec_fill_rects_run(struct smt_exec_ctx *ctx, struct smt_ring_reader *r,
 		struct smt_cmd_header h;
 		memcpy(&h, ctl + done, sizeof(h));
 		const struct smt_cmd cmd = {
-			.opcode = h.opcode, .size = h.size, .offset = run.offset + done,
-			.ctl = ctl + done, .ctl_len = h.size,
+			.opcode = h.opcode,
+			.size = h.size,
+			.offset = run.offset + done,
+			.ctl = ctl + done,
+			.ctl_len = h.size,
 		};
 		struct smt_decoded d;
 		if (smt_decode(&cmd, &d, f) < 0) {
@@ -799,8 +813,8 @@ int exec_fill_rects_run(struct smt_exec_ctx *ctx, struct smt_ring_reader *r,
 		struct smt_resume resume = { 0, 0 };
 		int drawn;
 		if (one_box) {
-			drawn = fill_rects_one_box(ctx, &p, dst, d.array, (uint32_t)d.array_len,
-						   &resume, &c);
+			drawn = fill_rects_one_box(
+					ctx, &p, dst, d.array, (uint32_t)d.array_len, &resume, &c);
 		} else {
 			charge_mirror_store(ctx, &c);
 			drawn = fill_rects_painted(ctx, &p, dst, &d, &resume);
@@ -816,7 +830,7 @@ int exec_fill_rects_run(struct smt_exec_ctx *ctx, struct smt_ring_reader *r,
 			return EXEC_PARTIAL;
 		}
 		done += h.size;
-		if (charge_mirror_add(ctx, &c, 1, 0)) {     /* exec_charge(ctx, 0) */
+		if (charge_mirror_add(ctx, &c, 1, 0)) { /* exec_charge(ctx, 0) */
 			k++;
 			rc = EXEC_PARTIAL;
 			break;

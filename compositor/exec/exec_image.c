@@ -2,15 +2,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec_internal.h"
+#include "compositor/exec/exec_internal.h"
 
 /* Composite src (at sx, sy) onto the dst rectangle through the clip.
  * shaped: a zero mask leaves dst alone whatever the operator (glyphs);
  * otherwise Render's rules (COMPOSITE). */
 static uint64_t blit_op(struct smt_exec_ctx *ctx, pixman_op_t op, pixman_image_t *src,
-			pixman_image_t *mask, pixman_image_t *dst, int64_t sx, int64_t sy,
-			int64_t mx, int64_t my, int64_t dx, int64_t dy, int64_t w, int64_t h,
-			bool shaped)
+		pixman_image_t *mask, pixman_image_t *dst, int64_t sx, int64_t sy, int64_t mx,
+		int64_t my, int64_t dx, int64_t dy, int64_t w, int64_t h, bool shaped)
 {
 	struct clip_iter it;
 	pixman_box32_t b;
@@ -23,16 +22,15 @@ static uint64_t blit_op(struct smt_exec_ctx *ctx, pixman_op_t op, pixman_image_t
 		/* decoder limits keep every coordinate within +-2^29 */
 		if (shaped && mask) {
 			if (exec_composite_shaped(op, src, mask, dst, (int32_t)(sx + b.x1 - dx),
-						  (int32_t)(sy + b.y1 - dy),
-						  (int32_t)(mx + b.x1 - dx),
-						  (int32_t)(my + b.y1 - dy), b.x1, b.y1,
-						  b.x2 - b.x1, b.y2 - b.y1))
+					    (int32_t)(sy + b.y1 - dy), (int32_t)(mx + b.x1 - dx),
+					    (int32_t)(my + b.y1 - dy), b.x1, b.y1, b.x2 - b.x1,
+					    b.y2 - b.y1))
 				exec_fail(ctx, SMT_ERROR_NO_MEMORY, "out of memory", UINT32_MAX);
 		} else {
-			pixman_image_composite32(op, src, mask, dst,
-						 (int32_t)(sx + b.x1 - dx), (int32_t)(sy + b.y1 - dy),
-						 (int32_t)(mx + b.x1 - dx), (int32_t)(my + b.y1 - dy),
-						 b.x1, b.y1, b.x2 - b.x1, b.y2 - b.y1);
+			pixman_image_composite32(op, src, mask, dst, (int32_t)(sx + b.x1 - dx),
+					(int32_t)(sy + b.y1 - dy), (int32_t)(mx + b.x1 - dx),
+					(int32_t)(my + b.y1 - dy), b.x1, b.y1, b.x2 - b.x1,
+					b.y2 - b.y1);
 		}
 		px += box_area(&b);
 	}
@@ -40,8 +38,8 @@ static uint64_t blit_op(struct smt_exec_ctx *ctx, pixman_op_t op, pixman_image_t
 }
 
 static uint64_t blit(struct smt_exec_ctx *ctx, pixman_op_t op, pixman_image_t *src,
-		     pixman_image_t *mask, pixman_image_t *dst, int64_t sx, int64_t sy,
-		     int64_t mx, int64_t my, int64_t dx, int64_t dy, int64_t w, int64_t h)
+		pixman_image_t *mask, pixman_image_t *dst, int64_t sx, int64_t sy, int64_t mx,
+		int64_t my, int64_t dx, int64_t dy, int64_t w, int64_t h)
 {
 	return blit_op(ctx, op, src, mask, dst, sx, sy, mx, my, dx, dy, w, h, false);
 }
@@ -50,9 +48,9 @@ static uint64_t blit(struct smt_exec_ctx *ctx, pixman_op_t op, pixman_image_t *s
  * 0 done, EXEC_PARTIAL, -1 fault. A rectangle with nothing visible still
  * costs one unit of work. */
 static int blit_banded(struct smt_exec_ctx *ctx, pixman_op_t op, pixman_image_t *src,
-		       pixman_image_t *mask, pixman_image_t *dst, int64_t sx, int64_t sy,
-		       int64_t mx, int64_t my, int64_t dx, int64_t dy, int64_t w, int64_t h,
-		       bool shaped, struct smt_resume *resume)
+		pixman_image_t *mask, pixman_image_t *dst, int64_t sx, int64_t sy, int64_t mx,
+		int64_t my, int64_t dx, int64_t dy, int64_t w, int64_t h, bool shaped,
+		struct smt_resume *resume)
 {
 	struct band_iter b;
 	int64_t from, to;
@@ -62,7 +60,7 @@ static int blit_banded(struct smt_exec_ctx *ctx, pixman_op_t op, pixman_image_t 
 	}
 	while (band_next(&b, &from, &to)) {
 		uint64_t px = blit_op(ctx, op, src, mask, dst, sx, sy + (from - dy), mx,
-				      my + (from - dy), dx, from, w, to - from, shaped);
+				my + (from - dy), dx, from, w, to - from, shaped);
 		if (ctx->fault.code != SMT_ERROR_NONE)
 			return -1;
 		if (band_stop(ctx, &b, px, resume))
@@ -75,18 +73,16 @@ static int blit_banded(struct smt_exec_ctx *ctx, pixman_op_t op, pixman_image_t 
 /* Wrap client pixels (ring or pool memory, read-only to us) for pixman.
  * pixman only reads a source image; the const is cast away for its API. */
 static pixman_image_t *wrap_pixels(struct smt_exec_ctx *ctx, uint32_t format, uint32_t w,
-				   uint32_t h, const uint8_t *pixels, uint32_t stride)
+		uint32_t h, const uint8_t *pixels, uint32_t stride)
 {
-	pixman_image_t *img = pixman_image_create_bits(smt_format_to_pixman(format), (int)w,
-						       (int)h, (uint32_t *)(uintptr_t)pixels,
-						       (int)stride);
+	pixman_image_t *img = pixman_image_create_bits(smt_format_to_pixman(format), (int)w, (int)h,
+			(uint32_t *)(uintptr_t)pixels, (int)stride);
 	if (!img)
 		exec_fail(ctx, SMT_ERROR_NO_MEMORY, "out of memory", UINT32_MAX);
 	return img;
 }
 
-int exec_put_image(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
-		   struct smt_resume *resume)
+int exec_put_image(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume)
 {
 	const struct smt_cmd_put_image *c = &d->u.put;
 	struct smt_drawable *dst;
@@ -98,14 +94,14 @@ int exec_put_image(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
 	pixman_image_t *src = wrap_pixels(ctx, c->format, c->width, c->height, d->array, c->stride);
 	if (!src)
 		return -1;
-	int rc = blit_banded(ctx, PIXMAN_OP_SRC, src, NULL, dst->image, 0, 0, 0, 0,
-			     c->dst_x, c->dst_y, c->width, c->height, false, resume);
+	int rc = blit_banded(ctx, PIXMAN_OP_SRC, src, NULL, dst->image, 0, 0, 0, 0, c->dst_x,
+			c->dst_y, c->width, c->height, false, resume);
 	pixman_image_unref(src);
 	return rc;
 }
 
-int exec_put_image_pool(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
-			struct smt_resume *resume)
+int exec_put_image_pool(
+		struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume)
 {
 	const struct smt_cmd_put_image_pool *c = &d->u.put_pool;
 	struct smt_drawable *dst;
@@ -117,26 +113,25 @@ int exec_put_image_pool(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
 	const uint8_t *pixels = smt_pool_view_range(pool, c->offset, c->stride, c->height);
 	if (!pixels)
 		return exec_fail(ctx, SMT_ERROR_OUT_OF_BOUNDS,
-				 "offset + stride * height beyond the pool", UINT32_MAX);
+				"offset + stride * height beyond the pool", UINT32_MAX);
 	/* Only the rows that can reach the clip, a band at a time: a pool
 	 * image may be larger than pixman accepts (stride * height > INT_MAX)
 	 * and still be fine. Zero copy: pixman reads the client's mapping. */
 	struct band_iter b;
 	int64_t from, to;
-	if (c->width == 0 || !band_begin(ctx, &b, c->dst_x, c->dst_y,
-					 (int64_t)c->dst_x + c->width,
-					 (int64_t)c->dst_y + c->height, resume->row, false)) {
+	if (c->width == 0 ||
+			!band_begin(ctx, &b, c->dst_x, c->dst_y, (int64_t)c->dst_x + c->width,
+					(int64_t)c->dst_y + c->height, resume->row, false)) {
 		exec_charge(ctx, 0);
 		return 0;
 	}
 	while (band_next(&b, &from, &to)) {
 		pixman_image_t *src = wrap_pixels(ctx, c->format, c->width, (uint32_t)(to - from),
-						  pixels + (uint64_t)(from - c->dst_y) * c->stride,
-						  c->stride);
+				pixels + (uint64_t)(from - c->dst_y) * c->stride, c->stride);
 		if (!src)
 			return -1;
-		uint64_t px = blit(ctx, PIXMAN_OP_SRC, src, NULL, dst->image, 0, 0, 0, 0,
-				   c->dst_x, from, c->width, to - from);
+		uint64_t px = blit(ctx, PIXMAN_OP_SRC, src, NULL, dst->image, 0, 0, 0, 0, c->dst_x,
+				from, c->width, to - from);
 		pixman_image_unref(src);
 		if (band_stop(ctx, &b, px, resume))
 			return EXEC_PARTIAL;
@@ -156,7 +151,7 @@ static bool same_bits(const struct smt_drawable *a, const struct smt_drawable *b
  * source) XRGB becomes ARGB so "outside" stays transparent instead of
  * turning opaque black; COPY_AREA keeps the format so pixels copy bit-exact. */
 static pixman_image_t *snapshot(struct smt_exec_ctx *ctx, const struct smt_drawable *s,
-				const pixman_box32_t *r, bool outside)
+		const pixman_box32_t *r, bool outside)
 {
 	pixman_format_code_t f = pixman_image_get_format(s->image);
 	if (outside && s->format == SMT_FORMAT_XRGB8888)
@@ -167,7 +162,7 @@ static pixman_image_t *snapshot(struct smt_exec_ctx *ctx, const struct smt_drawa
 		return NULL;
 	}
 	pixman_image_composite32(PIXMAN_OP_SRC, s->image, NULL, img, r->x1, r->y1, 0, 0, 0, 0,
-				 r->x2 - r->x1, r->y2 - r->y1);
+			r->x2 - r->x1, r->y2 - r->y1);
 	return img;
 }
 
@@ -181,12 +176,12 @@ static void move_box(const struct smt_drawable *d, const pixman_box32_t *b, int6
 	size_t len = (size_t)(b->x2 - b->x1) * bpp;
 	int32_t h = b->y2 - b->y1;
 	pixman_box32_t src_box = { (int32_t)(b->x1 + ox), (int32_t)(b->y1 + oy),
-				   (int32_t)(b->x2 + ox), (int32_t)(b->y2 + oy) };
+		(int32_t)(b->x2 + ox), (int32_t)(b->y2 + oy) };
 	assert_in_image(d->image, b);
 	assert_in_image(d->image, &src_box);
 	(void)src_box;
 	for (int32_t i = 0; i < h; i++) {
-		int32_t y = oy < 0 ? b->y2 - 1 - i : b->y1 + i;   /* moving down: bottom first */
+		int32_t y = oy < 0 ? b->y2 - 1 - i : b->y1 + i; /* moving down: bottom first */
 		uint8_t *to = bits + (size_t)y * stride + (size_t)b->x1 * bpp;
 		const uint8_t *from = bits + (size_t)(y + oy) * stride + (size_t)(b->x1 + ox) * bpp;
 		memmove(to, from, len);
@@ -198,9 +193,8 @@ static void move_box(const struct smt_drawable *d, const pixman_box32_t *b, int6
  * box of it is written. Rows go in the direction that reads every source
  * row before it is overwritten (bottom first when moving down), so the
  * result is that of copying from a snapshot, with no snapshot. */
-static int move_rows_clipped(struct smt_exec_ctx *ctx, const struct smt_drawable *d,
-			     int64_t x1, int64_t x2, int64_t from, int64_t to,
-			     int64_t ox, int64_t oy, uint64_t *px)
+static int move_rows_clipped(struct smt_exec_ctx *ctx, const struct smt_drawable *d, int64_t x1,
+		int64_t x2, int64_t from, int64_t to, int64_t ox, int64_t oy, uint64_t *px)
 {
 	uint8_t *bits = (uint8_t *)pixman_image_get_data(d->image);
 	size_t stride = (size_t)pixman_image_get_stride(d->image);
@@ -216,32 +210,34 @@ static int move_rows_clipped(struct smt_exec_ctx *ctx, const struct smt_drawable
 	for (int64_t i = 0; i < to - from; i++) {
 		int64_t y = oy < 0 ? to - 1 - i : from + i;
 		pixman_box32_t src_row = { (int32_t)(x1 + ox), (int32_t)(y + oy),
-					   (int32_t)(x2 + ox), (int32_t)(y + oy + 1) };
+			(int32_t)(x2 + ox), (int32_t)(y + oy + 1) };
 		assert_in_image(d->image, &src_row);
 		(void)src_row;
-		memcpy(ctx->mask_buf, bits + (size_t)(y + oy) * stride + (size_t)(x1 + ox) * bpp, len);
+		memcpy(ctx->mask_buf, bits + (size_t)(y + oy) * stride + (size_t)(x1 + ox) * bpp,
+				len);
 		struct clip_iter it;
 		pixman_box32_t b;
 		clip_iter_init(&it, &ctx->clip, x1, y, x2, y + 1);
 		while (clip_iter_next(&it, &b)) {
 			assert_in_image(d->image, &b);
 			memcpy(bits + (size_t)y * stride + (size_t)b.x1 * bpp,
-			       ctx->mask_buf + (size_t)(b.x1 - x1) * bpp, (size_t)(b.x2 - b.x1) * bpp);
+					ctx->mask_buf + (size_t)(b.x1 - x1) * bpp,
+					(size_t)(b.x2 - b.x1) * bpp);
 			*px += box_area(&b);
 		}
 	}
 	return 0;
 }
 
-int exec_copy_area(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
-		   struct smt_resume *resume)
+int exec_copy_area(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume)
 {
 	const struct smt_cmd_copy_area *c = &d->u.copy;
 	struct smt_drawable *dst, *src;
 	if (exec_target(ctx, &dst))
 		return -1;
 	if (!(src = smt_drawables_get(&ctx->drawables, c->src_id)))
-		return exec_fail(ctx, SMT_ERROR_BAD_DRAWABLE, "unknown source drawable", UINT32_MAX);
+		return exec_fail(
+				ctx, SMT_ERROR_BAD_DRAWABLE, "unknown source drawable", UINT32_MAX);
 	/* X semantics: only the part of the source inside src is copied; the
 	 * rest of the destination is left alone. ox/oy: src minus dst. */
 	int64_t ox = (int64_t)c->src_x - c->dst_x, oy = (int64_t)c->src_y - c->dst_y;
@@ -258,7 +254,7 @@ int exec_copy_area(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
 	}
 	if (!same_bits(src, dst))
 		return blit_banded(ctx, PIXMAN_OP_SRC, src->image, NULL, dst->image, x1 + ox,
-				   y1 + oy, 0, 0, x1, y1, x2 - x1, y2 - y1, false, resume);
+				y1 + oy, 0, 0, x1, y1, x2 - x1, y2 - y1, false, resume);
 
 	/* One memory (scrolling): bands in the order that never overwrites a
 	 * row before it was read, bottom first when moving down. */
@@ -291,19 +287,19 @@ int exec_copy_area(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
 	return 0;
 }
 
-int exec_composite(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
-		   struct smt_resume *resume)
+int exec_composite(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume)
 {
 	const struct smt_cmd_composite *c = &d->u.composite;
 	struct smt_drawable *dst, *src, *mask = NULL;
 	if (exec_target(ctx, &dst))
 		return -1;
 	if (!(src = smt_drawables_get(&ctx->drawables, c->src_id)))
-		return exec_fail(ctx, SMT_ERROR_BAD_DRAWABLE, "unknown source drawable", UINT32_MAX);
+		return exec_fail(
+				ctx, SMT_ERROR_BAD_DRAWABLE, "unknown source drawable", UINT32_MAX);
 	if (c->mask_id) {
 		if (!(mask = smt_drawables_get(&ctx->drawables, c->mask_id)))
 			return exec_fail(ctx, SMT_ERROR_BAD_DRAWABLE, "unknown mask drawable",
-					 UINT32_MAX);
+					UINT32_MAX);
 		if (mask->format != SMT_FORMAT_A8)
 			return exec_fail(ctx, SMT_ERROR_BAD_FORMAT, "mask must be A8", UINT32_MAX);
 	}
@@ -313,8 +309,8 @@ int exec_composite(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
 	bool src_same = same_bits(src, dst), mask_same = mask && same_bits(mask, dst);
 	if (!src_same && !mask_same)
 		return blit_banded(ctx, (pixman_op_t)c->op, src->image, mask ? mask->image : NULL,
-				   dst->image, sx, sy, mx, my, c->dst_x, c->dst_y, c->width,
-				   c->height, false, resume);
+				dst->image, sx, sy, mx, my, c->dst_x, c->dst_y, c->width, c->height,
+				false, resume);
 
 	/* Reading the memory it writes: each band's source (and mask) rows are
 	 * copied first (pixman's composite is not defined for overlapping
@@ -328,7 +324,7 @@ int exec_composite(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
 	struct band_iter b;
 	int64_t from, to;
 	if (!band_begin(ctx, &b, c->dst_x, c->dst_y, (int64_t)c->dst_x + c->width,
-			(int64_t)c->dst_y + c->height, resume->row, reverse)) {
+			    (int64_t)c->dst_y + c->height, resume->row, reverse)) {
 		exec_charge(ctx, 0);
 		return 0;
 	}
@@ -344,14 +340,14 @@ int exec_composite(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
 		int64_t bmx = mx + (x1 - c->dst_x), bmy = my + (from - c->dst_y);
 		if (src_same) {
 			pixman_box32_t r = { (int32_t)bsx, (int32_t)bsy, (int32_t)(bsx + x2 - x1),
-					     (int32_t)(bsy + to - from) };
+				(int32_t)(bsy + to - from) };
 			if (!(simg = stmp = snapshot(ctx, src, &r, true)))
 				return -1;
 			bsx = bsy = 0;
 		}
 		if (mask_same) {
 			pixman_box32_t r = { (int32_t)bmx, (int32_t)bmy, (int32_t)(bmx + x2 - x1),
-					     (int32_t)(bmy + to - from) };
+				(int32_t)(bmy + to - from) };
 			if (!(mimg = mtmp = snapshot(ctx, mask, &r, true))) {
 				if (stmp)
 					pixman_image_unref(stmp);
@@ -360,7 +356,7 @@ int exec_composite(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
 			bmx = bmy = 0;
 		}
 		uint64_t px = blit(ctx, (pixman_op_t)c->op, simg, mimg, dst->image, bsx, bsy, bmx,
-				   bmy, x1, from, x2 - x1, to - from);
+				bmy, x1, from, x2 - x1, to - from);
 		if (stmp)
 			pixman_image_unref(stmp);
 		if (mtmp)
@@ -404,8 +400,7 @@ static inline uint32_t un8x4_add_sat(uint32_t x, uint32_t y)
  * Returns the pixels painted; every store is inside the clip's extents.
  */
 static uint64_t glyph_over_direct(const struct smt_exec_ctx *ctx, const struct paint *p,
-				  const struct smt_drawable *atlas, const struct smt_glyph *g,
-				  int64_t x, int64_t y)
+		const struct smt_drawable *atlas, const struct smt_glyph *g, int64_t x, int64_t y)
 {
 	const pixman_box32_t *e = &ctx->clip.extents;
 	int64_t x1 = x > e->x1 ? x : e->x1, y1 = y > e->y1 ? y : e->y1;
@@ -416,8 +411,9 @@ static uint64_t glyph_over_direct(const struct smt_exec_ctx *ctx, const struct p
 	assert(x1 >= 0 && y1 >= 0 && x2 <= p->width && y2 <= p->height);
 	const uint32_t src = p->pixel, srca = src >> 24;
 	const int64_t w = x2 - x1;
-	const uint8_t *mrow = atlas->bits + (size_t)(g->atlas_y + (y1 - y)) * (size_t)atlas->stride +
-			      (size_t)(g->atlas_x + (x1 - x));
+	const uint8_t *mrow = atlas->bits +
+			(size_t)(g->atlas_y + (y1 - y)) * (size_t)atlas->stride +
+			(size_t)(g->atlas_x + (x1 - x));
 	uint8_t *drow = p->bits + (size_t)y1 * (size_t)p->stride + (size_t)x1 * 4;
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	/* Up to 8 pixels a row (text) whose 8-byte load stays inside the
@@ -510,8 +506,9 @@ int exec_glyphs(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct sm
 	 * and replaced the atlas. */
 	for (uint32_t i = resume->element; i < n; i++)
 		if ((int32_t)g[i].atlas_x + g[i].width > atlas->width ||
-		    (int32_t)g[i].atlas_y + g[i].height > atlas->height)
-			return exec_fail(ctx, SMT_ERROR_OUT_OF_BOUNDS, "glyph outside the atlas", i);
+				(int32_t)g[i].atlas_y + g[i].height > atlas->height)
+			return exec_fail(
+					ctx, SMT_ERROR_OUT_OF_BOUNDS, "glyph outside the atlas", i);
 	/* OVER into 32 bpp through one rectangle (text's common case) is
 	 * drawn here; anything else, and glyphs too big for one band, by
 	 * pixman. */
@@ -519,7 +516,8 @@ int exec_glyphs(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct sm
 	if (paint_init(ctx, &p, dst, c->op, c->colour, true))
 		return -1;
 	for (uint32_t i = resume->element; i < n; i++) {
-		int64_t x = (int64_t)c->origin_x + g[i].dst_x, y = (int64_t)c->origin_y + g[i].dst_y;
+		int64_t x = (int64_t)c->origin_x + g[i].dst_x,
+			y = (int64_t)c->origin_y + g[i].dst_y;
 		if (i != resume->element)
 			resume->row = 0;
 		if (direct && (uint32_t)g[i].width * g[i].height <= GLYPH_DIRECT_PIXELS) {
@@ -534,8 +532,8 @@ int exec_glyphs(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct sm
 		}
 		/* A glyph may be as large as its atlas: bands, like any image. */
 		int rc = blit_banded(ctx, p.op, p.solid, atlas->image, dst->image, 0, 0,
-				     g[i].atlas_x, g[i].atlas_y, x, y, g[i].width, g[i].height,
-				     true, resume);
+				g[i].atlas_x, g[i].atlas_y, x, y, g[i].width, g[i].height, true,
+				resume);
 		if (rc == EXEC_PARTIAL)
 			resume->element = i;
 		if (rc == 0 && ctx->run.exhausted && i + 1 < n) {

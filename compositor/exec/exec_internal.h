@@ -15,10 +15,10 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "command_decode.h"
-#include "drawable_table.h"
-#include "executor.h"
-#include "pool_view.h"
+#include "compositor/exec/command_decode.h"
+#include "compositor/exec/drawable_table.h"
+#include "compositor/exec/executor.h"
+#include "compositor/exec/pool_view.h"
 
 #define EXEC_PARTIAL 1
 #define EXEC_BOX_BATCH 256
@@ -28,11 +28,11 @@ struct smt_exec_ctx {
 	struct smt_drawable_table drawables;
 	struct smt_pool_table pools;
 
-	uint32_t target_id;                 /* 0: none */
-	pixman_region32_t clip;             /* target bounds (n SET_CLIP rects) */
-	pixman_region32_t damage;           /* last PRESENT's damage */
+	uint32_t target_id;       /* 0: none */
+	pixman_region32_t clip;   /* target bounds (n SET_CLIP rects) */
+	pixman_region32_t damage; /* last PRESENT's damage */
 
-	struct {                            /* the current run's budget */
+	struct { /* the current run's budget */
 		const struct smt_exec_budget *budget;
 		uint64_t pixels, pixels_at_check;
 		uint32_t since_check;
@@ -40,11 +40,11 @@ struct smt_exec_ctx {
 	} run;
 
 	struct smt_fault fault;
-	char limit_message[144];            /* fault.what of a usage refusal */
+	char limit_message[144]; /* fault.what of a usage refusal */
 	bool dead;
 	struct smt_exec_error dead_error;
 
-	uint8_t *mask_buf;                  /* wide-line coverage bands */
+	uint8_t *mask_buf; /* wide-line coverage bands */
 	size_t mask_cap;
 };
 
@@ -54,8 +54,8 @@ struct smt_exec_ctx {
  * (SRC, CLEAR, IN, IN_REVERSE, OUT, ATOP_REVERSE) would otherwise clear
  * the whole box around a line or a glyph. Returns -1 without memory. */
 int exec_composite_shaped(pixman_op_t op, pixman_image_t *src, pixman_image_t *mask,
-			  pixman_image_t *dst, int32_t sx, int32_t sy, int32_t mx, int32_t my,
-			  int32_t x, int32_t y, int32_t w, int32_t h);
+		pixman_image_t *dst, int32_t sx, int32_t sy, int32_t mx, int32_t my, int32_t x,
+		int32_t y, int32_t w, int32_t h);
 
 /* Set ctx->fault (code, what, element index); returns -1. */
 int exec_fail(struct smt_exec_ctx *ctx, uint32_t code, const char *what, uint32_t index);
@@ -78,8 +78,10 @@ static inline bool exec_charge_units(struct smt_exec_ctx *ctx, uint32_t units, u
 		return true;
 	if (b->max_pixels && ctx->run.pixels >= b->max_pixels)
 		return ctx->run.exhausted = true;
-	if (!b->deadline_ns || (ctx->run.since_check < EXEC_CLOCK_EVERY &&
-				ctx->run.pixels - ctx->run.pixels_at_check < EXEC_CLOCK_PIXELS))
+	if (!b->deadline_ns ||
+			(ctx->run.since_check < EXEC_CLOCK_EVERY &&
+					ctx->run.pixels - ctx->run.pixels_at_check <
+							EXEC_CLOCK_PIXELS))
 		return false;
 	return exec_charge_clock(ctx);
 }
@@ -128,8 +130,8 @@ static inline void charge_mirror_store(struct smt_exec_ctx *ctx, const struct ch
 	ctx->run.since_check = c->since;
 }
 
-static inline bool charge_mirror_add(struct smt_exec_ctx *ctx, struct charge_mirror *c,
-				     uint32_t units, uint64_t pixels)
+static inline bool charge_mirror_add(
+		struct smt_exec_ctx *ctx, struct charge_mirror *c, uint32_t units, uint64_t pixels)
 {
 	c->pixels += pixels;
 	c->since += units;
@@ -155,8 +157,8 @@ struct clip_iter {
 	const pixman_box32_t *r, *end;
 	pixman_box32_t box;
 };
-static inline void clip_iter_init(struct clip_iter *it, pixman_region32_t *clip,
-				  int64_t x1, int64_t y1, int64_t x2, int64_t y2)
+static inline void clip_iter_init(struct clip_iter *it, pixman_region32_t *clip, int64_t x1,
+		int64_t y1, int64_t x2, int64_t y2)
 {
 	int n = 0;
 	it->r = pixman_region32_rectangles(clip, &n);
@@ -192,7 +194,8 @@ static inline bool clip_iter_next(struct clip_iter *it, pixman_box32_t *out)
 static inline void assert_in_image(pixman_image_t *img, const pixman_box32_t *b)
 {
 	assert(b->x1 >= 0 && b->y1 >= 0 && b->x1 < b->x2 && b->y1 < b->y2 &&
-	       b->x2 <= pixman_image_get_width(img) && b->y2 <= pixman_image_get_height(img));
+			b->x2 <= pixman_image_get_width(img) &&
+			b->y2 <= pixman_image_get_height(img));
 	(void)img;
 	(void)b;
 }
@@ -215,13 +218,13 @@ static inline uint64_t box_area(const pixman_box32_t *b)
 
 struct band_iter {
 	int64_t top, bottom, rows, done;
-	bool reverse;                       /* bottom band first */
+	bool reverse; /* bottom band first */
 };
 
 /* The rows [y1, y2) of the box that lie inside the clip extents; false if
  * none (or no column) does. done: rows already drawn. */
-static inline bool band_begin(struct smt_exec_ctx *ctx, struct band_iter *b, int64_t x1,
-			      int64_t y1, int64_t x2, int64_t y2, uint32_t done, bool reverse)
+static inline bool band_begin(struct smt_exec_ctx *ctx, struct band_iter *b, int64_t x1, int64_t y1,
+		int64_t x2, int64_t y2, uint32_t done, bool reverse)
 {
 	/* The extents field, not pixman_region32_extents(): a call per
 	 * element through the PLT for a field read. */
@@ -265,7 +268,7 @@ static inline bool band_next(struct band_iter *b, int64_t *from, int64_t *to)
 /* After a band of px pixels: true when the budget is used up and rows are
  * left (resume->row saved; the caller returns EXEC_PARTIAL). */
 static inline bool band_stop(struct smt_exec_ctx *ctx, struct band_iter *b, uint64_t px,
-			     struct smt_resume *resume)
+		struct smt_resume *resume)
 {
 	if (!exec_charge(ctx, px) || b->done >= b->bottom - b->top)
 		return false;
@@ -277,18 +280,18 @@ static inline bool band_stop(struct smt_exec_ctx *ctx, struct band_iter *b, uint
 struct paint {
 	pixman_op_t op;
 	pixman_image_t *solid;
-	bool use_fill;                      /* SRC-equivalent: store the pixel */
+	bool use_fill; /* SRC-equivalent: store the pixel */
 	uint32_t pixel;
-	uint32_t colour;                    /* premultiplied ARGB (CLEAR: 0) */
+	uint32_t colour; /* premultiplied ARGB (CLEAR: 0) */
 	/* The destination's bits, read once per command (not per box). */
 	uint8_t *bits;
-	int32_t stride;                     /* bytes */
+	int32_t stride; /* bytes */
 	int32_t bpp;
 	int32_t width, height;
 };
 /* need_solid: the caller composites with p->solid itself (masks). */
 int paint_init(struct smt_exec_ctx *ctx, struct paint *p, const struct smt_drawable *dst,
-	       uint32_t op, uint32_t colour, bool need_solid);
+		uint32_t op, uint32_t colour, bool need_solid);
 void paint_fini(struct paint *p);
 /* A box too wide for paint_box's own stores, or not a plain store. */
 void paint_box_pixman(struct paint *p, const struct smt_drawable *dst, const pixman_box32_t *b);
@@ -298,13 +301,13 @@ void paint_box_pixman(struct paint *p, const struct smt_drawable *dst, const pix
 #define PAINT_DIRECT_WIDTH 16
 
 /* Paint one box already inside the clip. */
-static inline void paint_box(struct paint *p, const struct smt_drawable *dst,
-			     const pixman_box32_t *b)
+static inline void paint_box(
+		struct paint *p, const struct smt_drawable *dst, const pixman_box32_t *b)
 {
 	/* The last line of defence, as assert_in_image, against the size
 	 * read at paint_init from the same image. */
-	assert(b->x1 >= 0 && b->y1 >= 0 && b->x1 < b->x2 && b->y1 < b->y2 &&
-	       b->x2 <= p->width && b->y2 <= p->height);
+	assert(b->x1 >= 0 && b->y1 >= 0 && b->x1 < b->x2 && b->y1 < b->y2 && b->x2 <= p->width &&
+			b->y2 <= p->height);
 	int32_t w = b->x2 - b->x1;
 	if (!p->use_fill || w > PAINT_DIRECT_WIDTH || (p->bpp != 32 && p->bpp != 8)) {
 		paint_box_pixman(p, dst, b);
@@ -334,21 +337,21 @@ static inline bool paint_direct(const struct smt_exec_ctx *ctx, const struct pai
 }
 
 uint64_t paint_clipped_region(struct smt_exec_ctx *ctx, struct paint *p,
-			      const struct smt_drawable *dst, int64_t x1, int64_t y1,
-			      int64_t x2, int64_t y2);
+		const struct smt_drawable *dst, int64_t x1, int64_t y1, int64_t x2, int64_t y2);
 
 /* Paint a box through the clip; returns pixels painted. A clip of one
  * rectangle (no SET_CLIP, or a rectangular one) is just its extents. */
 static inline uint64_t paint_clipped(struct smt_exec_ctx *ctx, struct paint *p,
-				     const struct smt_drawable *dst, int64_t x1, int64_t y1,
-				     int64_t x2, int64_t y2)
+		const struct smt_drawable *dst, int64_t x1, int64_t y1, int64_t x2, int64_t y2)
 {
 	if (ctx->clip.data != NULL)
 		return paint_clipped_region(ctx, p, dst, x1, y1, x2, y2);
 	const pixman_box32_t *e = &ctx->clip.extents;
 	pixman_box32_t b = {
-		(int32_t)(x1 > e->x1 ? x1 : e->x1), (int32_t)(y1 > e->y1 ? y1 : e->y1),
-		(int32_t)(x2 < e->x2 ? x2 : e->x2), (int32_t)(y2 < e->y2 ? y2 : e->y2),
+		(int32_t)(x1 > e->x1 ? x1 : e->x1),
+		(int32_t)(y1 > e->y1 ? y1 : e->y1),
+		(int32_t)(x2 < e->x2 ? x2 : e->x2),
+		(int32_t)(y2 < e->y2 ? y2 : e->y2),
 	};
 	if (b.x1 >= b.x2 || b.y1 >= b.y2)
 		return 0;
@@ -357,27 +360,30 @@ static inline uint64_t paint_clipped(struct smt_exec_ctx *ctx, struct paint *p,
 }
 
 /* exec_fill.c */
-int exec_fill_rects(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume);
+int exec_fill_rects(
+		struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume);
 /* After a FILL_RECTS ran: the small FILL_RECTS right after it, at most max
  * of them and none starting max_bytes or more past the tail, framed in one
  * reader call and run from that copy. Stops, faults and resumes exactly
  * where one command at a time would. Returns 0 (carry on), EXEC_PARTIAL
  * (budget used up; maybe a command left pending) or -1 with *f. */
 int exec_fill_rects_run(struct smt_exec_ctx *ctx, struct smt_ring_reader *r,
-			struct smt_exec_result *out, uint32_t max, uint64_t max_bytes,
-			struct smt_fault *f);
+		struct smt_exec_result *out, uint32_t max, uint64_t max_bytes, struct smt_fault *f);
 int exec_points(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume);
-int exec_thin_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
-		       struct smt_resume *resume);
+int exec_thin_segments(
+		struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume);
 /* exec_lines.c */
-int exec_wide_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
-		       struct smt_resume *resume);
+int exec_wide_segments(
+		struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume);
 /* exec_image.c */
-int exec_put_image(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume);
-int exec_put_image_pool(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
-			struct smt_resume *resume);
-int exec_copy_area(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume);
-int exec_composite(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume);
+int exec_put_image(
+		struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume);
+int exec_put_image_pool(
+		struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume);
+int exec_copy_area(
+		struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume);
+int exec_composite(
+		struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume);
 int exec_glyphs(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume);
 
 #endif

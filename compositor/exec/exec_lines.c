@@ -17,14 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec_internal.h"
+#include "compositor/exec/exec_internal.h"
 
 #define EXEC_SEG_CHUNK 64
 #define EXEC_MASK_BYTES (1u << 20)
 
 /* Clip the segment to [x0,x1]x[y0,y1]; false if nothing is left. */
-static bool clip_segment(double *ax, double *ay, double *bx, double *by,
-			 double x0, double y0, double x1, double y1)
+static bool clip_segment(double *ax, double *ay, double *bx, double *by, double x0, double y0,
+		double x1, double y1)
 {
 	double dx = *bx - *ax, dy = *by - *ay, t0 = 0.0, t1 = 1.0;
 	const double p[4] = { -dx, dx, -dy, dy };
@@ -63,7 +63,7 @@ static pixman_point_fixed_t fx(double x, double y)
 
 /* Rasterise the segments touching band (ox, oy, w, h) into mask. */
 static bool band_coverage(pixman_image_t *mask, const struct smt_segment *s, uint32_t n,
-			  double half, int32_t ox, int32_t oy, int32_t w, int32_t h)
+		double half, int32_t ox, int32_t oy, int32_t w, int32_t h)
 {
 	double m = half + 2.0;
 	bool any = false;
@@ -71,12 +71,14 @@ static bool band_coverage(pixman_image_t *mask, const struct smt_segment *s, uin
 		double ax = s[i].x1, ay = s[i].y1, bx = s[i].x2, by = s[i].y2;
 		double len = hypot(bx - ax, by - ay);
 		if (len == 0.0)
-			continue;                   /* butt caps: nothing to draw */
+			continue; /* butt caps: nothing to draw */
 		double nx = -(by - ay) / len * half, ny = (bx - ax) / len * half;
 		if (!clip_segment(&ax, &ay, &bx, &by, ox - m, oy - m, ox + w + m, oy + h + m))
 			continue;
-		ax -= ox; bx -= ox;
-		ay -= oy; by -= oy;
+		ax -= ox;
+		bx -= ox;
+		ay -= oy;
+		by -= oy;
 		pixman_triangle_t t[2] = {
 			{ fx(ax + nx, ay + ny), fx(bx + nx, by + ny), fx(bx - nx, by - ny) },
 			{ fx(ax + nx, ay + ny), fx(bx - nx, by - ny), fx(ax - nx, ay - ny) },
@@ -91,8 +93,8 @@ static bool band_coverage(pixman_image_t *mask, const struct smt_segment *s, uin
  * geometry: band y always covers the same rows, so resuming at a band
  * (*row rows done) draws exactly what an unsplit run draws. */
 static int draw_chunk(struct smt_exec_ctx *ctx, const struct paint *p,
-		      const struct smt_drawable *dst, const struct smt_segment *s,
-		      uint32_t n, double half, const pixman_box32_t *area, uint32_t *row)
+		const struct smt_drawable *dst, const struct smt_segment *s, uint32_t n,
+		double half, const pixman_box32_t *area, uint32_t *row)
 {
 	int32_t w = area->x2 - area->x1;
 	uint32_t stride = ((uint32_t)w + 3u) & ~3u;
@@ -112,9 +114,8 @@ static int draw_chunk(struct smt_exec_ctx *ctx, const struct paint *p,
 	for (int32_t y = area->y1 + (int32_t)*row; y < area->y2; y += band) {
 		int32_t h = area->y2 - y < band ? area->y2 - y : band;
 		memset(ctx->mask_buf, 0, (size_t)stride * (size_t)h);
-		pixman_image_t *mask = pixman_image_create_bits(PIXMAN_a8, w, h,
-								(uint32_t *)ctx->mask_buf,
-								(int)stride);
+		pixman_image_t *mask = pixman_image_create_bits(
+				PIXMAN_a8, w, h, (uint32_t *)ctx->mask_buf, (int)stride);
 		if (!mask)
 			return exec_fail(ctx, SMT_ERROR_NO_MEMORY, "out of memory", UINT32_MAX);
 		if (band_coverage(mask, s, n, half, area->x1, y, w, h)) {
@@ -124,11 +125,11 @@ static int draw_chunk(struct smt_exec_ctx *ctx, const struct paint *p,
 			while (clip_iter_next(&it, &b)) {
 				assert_in_image(dst->image, &b);
 				if (exec_composite_shaped(p->op, p->solid, mask, dst->image, 0, 0,
-							  b.x1 - area->x1, b.y1 - y, b.x1, b.y1,
-							  b.x2 - b.x1, b.y2 - b.y1)) {
+						    b.x1 - area->x1, b.y1 - y, b.x1, b.y1,
+						    b.x2 - b.x1, b.y2 - b.y1)) {
 					pixman_image_unref(mask);
 					return exec_fail(ctx, SMT_ERROR_NO_MEMORY, "out of memory",
-							 UINT32_MAX);
+							UINT32_MAX);
 				}
 			}
 		}
@@ -142,8 +143,8 @@ static int draw_chunk(struct smt_exec_ctx *ctx, const struct paint *p,
 	return 0;
 }
 
-int exec_wide_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
-		       struct smt_resume *resume)
+int exec_wide_segments(
+		struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume)
 {
 	struct smt_drawable *dst;
 	struct paint p;
@@ -152,7 +153,7 @@ int exec_wide_segments(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
 	double half = d->u.segments.line_width / 2.0;
 
 	if (exec_target(ctx, &dst) ||
-	    paint_init(ctx, &p, dst, d->u.segments.op, d->u.segments.colour, true))
+			paint_init(ctx, &p, dst, d->u.segments.op, d->u.segments.colour, true))
 		return -1;
 	const pixman_box32_t ext = *pixman_region32_extents(&ctx->clip);
 	for (uint32_t i = resume->element; i < n; i += EXEC_SEG_CHUNK) {

@@ -2,8 +2,8 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
-#include "exec_internal.h"
-#include "monotonic_clock.h"
+#include "compositor/exec/exec_internal.h"
+#include "common/monotonic_clock.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -30,7 +30,7 @@ struct smt_exec_ctx *smt_exec_create(const struct smt_exec_config *cfg)
 	else
 		smt_exec_config_defaults(&ctx->cfg);
 	smt_drawables_init(&ctx->drawables, ctx->cfg.max_drawable_id, ctx->cfg.max_pixmaps,
-			   ctx->cfg.max_pixmap_bytes);
+			ctx->cfg.max_pixmap_bytes);
 	ctx->drawables.usage = ctx->cfg.usage;
 	smt_pools_init(&ctx->pools, ctx->cfg.max_pool_id);
 	pixman_region32_init(&ctx->clip);
@@ -62,23 +62,24 @@ static void reset_target(struct smt_exec_ctx *ctx, uint32_t id)
 	ctx->target_id = d ? id : 0;
 	pixman_region32_fini(&ctx->clip);
 	if (d)
-		pixman_region32_init_rect(&ctx->clip, 0, 0, (unsigned)d->width, (unsigned)d->height);
+		pixman_region32_init_rect(
+				&ctx->clip, 0, 0, (unsigned)d->width, (unsigned)d->height);
 	else
 		pixman_region32_init(&ctx->clip);
 }
 
 uint32_t smt_exec_register_canvas(struct smt_exec_ctx *ctx, uint32_t id, pixman_image_t *image)
 {
-	return image ? smt_drawables_add_canvas(&ctx->drawables, id, image)
-		     : SMT_ERROR_BAD_DRAWABLE;
+	return image ? smt_drawables_add_canvas(&ctx->drawables, id, image) :
+		       SMT_ERROR_BAD_DRAWABLE;
 }
 
 uint32_t smt_exec_replace_canvas(struct smt_exec_ctx *ctx, uint32_t id, pixman_image_t *image)
 {
-	uint32_t err = image ? smt_drawables_replace_canvas(&ctx->drawables, id, image)
-			     : SMT_ERROR_BAD_DRAWABLE;
+	uint32_t err = image ? smt_drawables_replace_canvas(&ctx->drawables, id, image) :
+			       SMT_ERROR_BAD_DRAWABLE;
 	if (!err && ctx->target_id == id)
-		reset_target(ctx, id);          /* still the target; clip = new bounds */
+		reset_target(ctx, id); /* still the target; clip = new bounds */
 	return err;
 }
 
@@ -106,9 +107,18 @@ pixman_image_t *smt_exec_drawable_image(struct smt_exec_ctx *ctx, uint32_t id)
 	return d ? d->image : NULL;
 }
 
-uint64_t smt_exec_pixmap_bytes(const struct smt_exec_ctx *ctx) { return ctx->drawables.bytes; }
-uint32_t smt_exec_pixmap_count(const struct smt_exec_ctx *ctx) { return ctx->drawables.pixmaps; }
-uint64_t smt_exec_table_bytes(const struct smt_exec_ctx *ctx) { return ctx->drawables.table_bytes; }
+uint64_t smt_exec_pixmap_bytes(const struct smt_exec_ctx *ctx)
+{
+	return ctx->drawables.bytes;
+}
+uint32_t smt_exec_pixmap_count(const struct smt_exec_ctx *ctx)
+{
+	return ctx->drawables.pixmaps;
+}
+uint64_t smt_exec_table_bytes(const struct smt_exec_ctx *ctx)
+{
+	return ctx->drawables.table_bytes;
+}
 
 const struct smt_usage_refusal *smt_exec_last_refusal(const struct smt_exec_ctx *ctx)
 {
@@ -132,8 +142,8 @@ static bool op_is_bounded(pixman_op_t op)
 }
 
 int exec_composite_shaped(pixman_op_t op, pixman_image_t *src, pixman_image_t *mask,
-			  pixman_image_t *dst, int32_t sx, int32_t sy, int32_t mx, int32_t my,
-			  int32_t x, int32_t y, int32_t w, int32_t h)
+		pixman_image_t *dst, int32_t sx, int32_t sy, int32_t mx, int32_t my, int32_t x,
+		int32_t y, int32_t w, int32_t h)
 {
 	if (op_is_bounded(op)) {
 		pixman_image_composite32(op, src, mask, dst, sx, sy, mx, my, x, y, w, h);
@@ -141,14 +151,12 @@ int exec_composite_shaped(pixman_op_t op, pixman_image_t *src, pixman_image_t *m
 	}
 	/* dst = lerp(mask, op(src, dst), dst): compute op(src, dst) on a copy,
 	 * cut the shape out of dst, add the copy back through the shape. */
-	pixman_image_t *tmp = pixman_image_create_bits(pixman_image_get_format(dst), w, h,
-						       NULL, 0);
+	pixman_image_t *tmp = pixman_image_create_bits(pixman_image_get_format(dst), w, h, NULL, 0);
 	if (!tmp)
 		return -1;
 	pixman_image_composite32(PIXMAN_OP_SRC, dst, NULL, tmp, x, y, 0, 0, 0, 0, w, h);
 	pixman_image_composite32(op, src, NULL, tmp, sx, sy, 0, 0, 0, 0, w, h);
-	pixman_image_composite32(PIXMAN_OP_OUT_REVERSE, mask, NULL, dst, mx, my, 0, 0,
-				 x, y, w, h);
+	pixman_image_composite32(PIXMAN_OP_OUT_REVERSE, mask, NULL, dst, mx, my, 0, 0, x, y, w, h);
 	pixman_image_composite32(PIXMAN_OP_ADD, tmp, mask, dst, 0, 0, mx, my, x, y, w, h);
 	pixman_image_unref(tmp);
 	return 0;
@@ -178,13 +186,13 @@ bool exec_charge_clock(struct smt_exec_ctx *ctx)
 /* Region of rects clamped to [0,w)x[0,h), dropping empty ones first (pixman
  * logs "Invalid rectangle" for malformed boxes, which a client could spam). */
 static int region_from_rects(struct smt_exec_ctx *ctx, pixman_region32_t *out,
-			     const struct smt_rect *r, uint32_t n, int32_t w, int32_t h)
+		const struct smt_rect *r, uint32_t n, int32_t w, int32_t h)
 {
 	pixman_box32_t *boxes = malloc((size_t)n * sizeof(*boxes) + 1);
 	if (!boxes)
 		return exec_fail(ctx, SMT_ERROR_NO_MEMORY, "out of memory", UINT32_MAX);
 	int k = 0;
-	for (uint32_t i = 0; i < n; i++) {      /* int64: x + width cannot wrap */
+	for (uint32_t i = 0; i < n; i++) { /* int64: x + width cannot wrap */
 		int64_t x1 = r[i].x, y1 = r[i].y;
 		int64_t x2 = x1 + r[i].width, y2 = y1 + r[i].height;
 		x1 = x1 < 0 ? 0 : x1;
@@ -192,8 +200,8 @@ static int region_from_rects(struct smt_exec_ctx *ctx, pixman_region32_t *out,
 		x2 = x2 > w ? w : x2;
 		y2 = y2 > h ? h : y2;
 		if (x1 < x2 && y1 < y2)
-			boxes[k++] = (pixman_box32_t){ (int32_t)x1, (int32_t)y1,
-						       (int32_t)x2, (int32_t)y2 };
+			boxes[k++] = (pixman_box32_t){ (int32_t)x1, (int32_t)y1, (int32_t)x2,
+				(int32_t)y2 };
 	}
 	/* init_rects merges overlaps in O(n log n). */
 	bool ok = pixman_region32_init_rects(out, boxes, k);
@@ -210,7 +218,7 @@ static int set_clip(struct smt_exec_ctx *ctx, const struct smt_decoded *d)
 	const struct smt_rect *r = d->array;
 	reset_target(ctx, ctx->target_id);
 	if (n == 0)
-		return 0;                       /* no clip: the whole target */
+		return 0; /* no clip: the whole target */
 	pixman_region32_t rects;
 	if (region_from_rects(ctx, &rects, r, n, t->width, t->height))
 		return -1;
@@ -220,13 +228,14 @@ static int set_clip(struct smt_exec_ctx *ctx, const struct smt_decoded *d)
 	return 0;
 }
 
-static int present(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
-		   struct smt_exec_result *out)
+static int present(
+		struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_exec_result *out)
 {
 	const struct smt_cmd_present *c = &d->u.present;
 	struct smt_drawable *cv = smt_drawables_get(&ctx->drawables, c->canvas_id);
 	if (!cv || cv->kind != SMT_DRAWABLE_CANVAS)
-		return exec_fail(ctx, SMT_ERROR_BAD_DRAWABLE, "PRESENT of a non-canvas", UINT32_MAX);
+		return exec_fail(
+				ctx, SMT_ERROR_BAD_DRAWABLE, "PRESENT of a non-canvas", UINT32_MAX);
 	pixman_region32_fini(&ctx->damage);
 	pixman_region32_init_rect(&ctx->damage, 0, 0, (unsigned)cv->width, (unsigned)cv->height);
 	uint32_t n = (uint32_t)d->array_len;
@@ -247,8 +256,9 @@ static int present(struct smt_exec_ctx *ctx, const struct smt_decoded *d,
 /* ---- dispatch: one op_<fixed> per row of the opcode table (smt-ring.h);
  * each returns 0 done, EXEC_PARTIAL (resume at r->resume), or -1 fault. */
 
-#define OP_ARGS struct smt_exec_ctx *ctx, struct smt_ring_reader *r, \
-		const struct smt_decoded *d, struct smt_exec_result *out
+#define OP_ARGS                                                                           \
+	struct smt_exec_ctx *ctx, struct smt_ring_reader *r, const struct smt_decoded *d, \
+			struct smt_exec_result *out
 
 static inline int op_header(OP_ARGS)
 {
@@ -256,7 +266,7 @@ static inline int op_header(OP_ARGS)
 	(void)r;
 	(void)d;
 	(void)out;
-	return 0;                               /* NOOP, PAD */
+	return 0; /* NOOP, PAD */
 }
 
 static inline int op_create_pixmap(OP_ARGS)
@@ -264,16 +274,17 @@ static inline int op_create_pixmap(OP_ARGS)
 	(void)r;
 	(void)out;
 	uint32_t err = smt_drawables_create_pixmap(&ctx->drawables, d->u.create.id,
-						   d->u.create.width, d->u.create.height,
-						   d->u.create.format);
+			d->u.create.width, d->u.create.height, d->u.create.format);
 	if (err == SMT_ERROR_LIMIT && ctx->drawables.refusal.asked != 0) {
 		smt_usage_describe(&ctx->drawables.refusal, ctx->limit_message,
-				   sizeof(ctx->limit_message));
+				sizeof(ctx->limit_message));
 		return exec_fail(ctx, err, ctx->limit_message, UINT32_MAX);
 	}
-	return err ? exec_fail(ctx, err, err == SMT_ERROR_LIMIT
-			       ? "pixmap count or memory limit" : "cannot create pixmap",
-			       UINT32_MAX) : 0;
+	return err ? exec_fail(ctx, err,
+				     err == SMT_ERROR_LIMIT ? "pixmap count or memory limit" :
+							      "cannot create pixmap",
+				     UINT32_MAX) :
+		     0;
 }
 
 static inline int op_free_pixmap(OP_ARGS)
@@ -320,8 +331,8 @@ static inline int op_points(OP_ARGS)
 static inline int op_segments(OP_ARGS)
 {
 	(void)out;
-	return d->u.segments.line_width > 1 ? exec_wide_segments(ctx, d, &r->resume)
-					    : exec_thin_segments(ctx, d, &r->resume);
+	return d->u.segments.line_width > 1 ? exec_wide_segments(ctx, d, &r->resume) :
+					      exec_thin_segments(ctx, d, &r->resume);
 }
 
 static inline int op_put_image(OP_ARGS)
@@ -373,8 +384,9 @@ static int exec_one(OP_ARGS)
 {
 	switch (d->opcode) {
 #define DISPATCH_(name, number, fixed, element, copy) \
-	case SMT_OP_##name: return op_##fixed(ctx, r, d, out);
-	SMT_OPCODES(DISPATCH_)
+	case SMT_OP_##name:                           \
+		return op_##fixed(ctx, r, d, out);
+		SMT_OPCODES(DISPATCH_)
 #undef DISPATCH_
 	default:
 		return exec_fail(ctx, SMT_ERROR_BAD_OPCODE, "unknown opcode", UINT32_MAX);
@@ -382,18 +394,18 @@ static int exec_one(OP_ARGS)
 }
 
 static enum smt_exec_stop die(struct smt_exec_ctx *ctx, struct smt_ring_reader *r,
-			      const struct smt_fault *f, struct smt_exec_result *out)
+		const struct smt_fault *f, struct smt_exec_result *out)
 {
 	struct smt_exec_error *e = &ctx->dead_error;
 	e->code = f->code;
 	e->opcode = f->opcode;
 	e->offset = f->offset;
 	int len = snprintf(e->message, sizeof(e->message), "%s: %s (opcode %s, offset %" PRIu64,
-			   smt_error_name(f->code), f->what ? f->what : "?",
-			   smt_opcode_name(f->opcode), f->offset);
+			smt_error_name(f->code), f->what ? f->what : "?",
+			smt_opcode_name(f->opcode), f->offset);
 	if (len > 0 && (size_t)len < sizeof(e->message))
 		snprintf(e->message + len, sizeof(e->message) - (size_t)len,
-			 f->index != UINT32_MAX ? ", element %" PRIu32 ")" : ")", f->index);
+				f->index != UINT32_MAX ? ", element %" PRIu32 ")" : ")", f->index);
 	ctx->dead = true;
 	smt_ring_reader_set_dead(r, f);
 	out->error = *e;
@@ -415,7 +427,7 @@ static enum smt_exec_stop die(struct smt_exec_ctx *ctx, struct smt_ring_reader *
 #define PUBLISH_PER_AREA 8u
 
 static enum smt_exec_stop run(struct smt_exec_ctx *ctx, struct smt_ring_reader *r,
-			      const struct smt_exec_budget *budget, struct smt_exec_result *out)
+		const struct smt_exec_budget *budget, struct smt_exec_result *out)
 {
 	static const struct smt_exec_budget unlimited = { 0, 0, 0 };
 	struct smt_fault f;
@@ -429,13 +441,15 @@ static enum smt_exec_stop run(struct smt_exec_ctx *ctx, struct smt_ring_reader *
 		return out->stop = SMT_EXEC_BUDGET;
 	if (smt_ring_reader_begin(r, &f) < 0)
 		return die(ctx, r, &f, out);
-	uint64_t step = r->area_size / PUBLISH_PER_AREA < PUBLISH_STEP
-		? r->area_size / PUBLISH_PER_AREA : PUBLISH_STEP;
+	uint64_t step = r->area_size / PUBLISH_PER_AREA < PUBLISH_STEP ?
+			r->area_size / PUBLISH_PER_AREA :
+			PUBLISH_STEP;
 	uint64_t next_publish = r->tail + step;
 	for (;;) {
 		const struct smt_cmd *cmd;
 		struct smt_decoded d;
-		if (ctx->run.budget->max_commands && out->commands >= ctx->run.budget->max_commands) {
+		if (ctx->run.budget->max_commands &&
+				out->commands >= ctx->run.budget->max_commands) {
 			stop = SMT_EXEC_BUDGET;
 			break;
 		}
@@ -476,27 +490,26 @@ static enum smt_exec_stop run(struct smt_exec_ctx *ctx, struct smt_ring_reader *
 			uint32_t max = NOOP_RUN, skipped;
 			uint64_t skipped_bytes;
 			if (ctx->run.budget->max_commands &&
-			    ctx->run.budget->max_commands - out->commands < max)
+					ctx->run.budget->max_commands - out->commands < max)
 				max = (uint32_t)(ctx->run.budget->max_commands - out->commands);
 			int bad = smt_ring_reader_skip_noops(r, max, &skipped, &skipped_bytes, &f);
 			out->commands += skipped;
 			out->bytes += skipped_bytes;
 			if (bad)
 				goto fail;
-			if (exec_charge_units(ctx, (skipped + NOOP_PER_UNIT - 1) / NOOP_PER_UNIT, 0)) {
+			if (exec_charge_units(ctx, (skipped + NOOP_PER_UNIT - 1) / NOOP_PER_UNIT,
+					    0)) {
 				stop = SMT_EXEC_BUDGET;
 				break;
 			}
-		} else if (d.opcode == SMT_OP_FILL_RECTS &&
-			   (int64_t)(r->tail - next_publish) < 0) {
+		} else if (d.opcode == SMT_OP_FILL_RECTS && (int64_t)(r->tail - next_publish) < 0) {
 			/* The small FILL_RECTS after it in one pass (exec_fill.c),
 			 * none past the next publish point or the command budget. */
 			uint32_t max = SMT_RUN_MAX;
 			if (ctx->run.budget->max_commands &&
-			    ctx->run.budget->max_commands - out->commands < max)
+					ctx->run.budget->max_commands - out->commands < max)
 				max = (uint32_t)(ctx->run.budget->max_commands - out->commands);
-			int ran = exec_fill_rects_run(ctx, r, out, max,
-						      next_publish - r->tail, &f);
+			int ran = exec_fill_rects_run(ctx, r, out, max, next_publish - r->tail, &f);
 			if (ran < 0)
 				goto fail;
 			if (ran == EXEC_PARTIAL) {
@@ -541,7 +554,7 @@ static bool already_dead(struct smt_exec_ctx *ctx, struct smt_exec_result *out)
 }
 
 enum smt_exec_stop smt_exec_run(struct smt_exec_ctx *ctx, struct smt_ring_reader *ring,
-				const struct smt_exec_budget *budget, struct smt_exec_result *out)
+		const struct smt_exec_budget *budget, struct smt_exec_result *out)
 {
 	if (already_dead(ctx, out))
 		return SMT_EXEC_ERROR;
@@ -549,7 +562,7 @@ enum smt_exec_stop smt_exec_run(struct smt_exec_ctx *ctx, struct smt_ring_reader
 }
 
 enum smt_exec_stop smt_exec_fail(struct smt_exec_ctx *ctx, struct smt_ring_reader *ring,
-				 const struct smt_fault *f, struct smt_exec_result *out)
+		const struct smt_fault *f, struct smt_exec_result *out)
 {
 	if (already_dead(ctx, out))
 		return SMT_EXEC_ERROR;

@@ -26,16 +26,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "resource_usage.h"
-#include "ring_reader.h"
+#include "compositor/exec/resource_usage.h"
+#include "compositor/exec/ring_reader.h"
 
 struct smt_exec_ctx;
 
 struct smt_exec_config {
-	uint64_t max_pixmap_bytes;   /* default 64 MiB (pixels + overhead) */
-	uint32_t max_pixmaps;        /* default 100000 */
-	uint32_t max_drawable_id;    /* ids 1..n-1; default 1 << 18 */
-	uint32_t max_pool_id;        /* default 1024 */
+	uint64_t max_pixmap_bytes; /* default 64 MiB (pixels + overhead) */
+	uint32_t max_pixmaps;      /* default 100000 */
+	uint32_t max_drawable_id;  /* ids 1..n-1; default 1 << 18 */
+	uint32_t max_pool_id;      /* default 1024 */
 	/* Pixmap memory is also charged here: the client's and the
 	 * compositor's limits (resource_usage.h). NULL: none. */
 	struct smt_usage *usage;
@@ -46,31 +46,31 @@ struct smt_exec_config {
  * pixels). A deadline already past at the start runs nothing; any other
  * budget runs at least one element, so runs always make progress. */
 struct smt_exec_budget {
-	uint64_t deadline_ns;        /* CLOCK_MONOTONIC; 0 = no time limit */
-	uint64_t max_pixels;         /* 0 = unlimited */
-	uint32_t max_commands;       /* 0 = unlimited (fifo mode uses 10) */
+	uint64_t deadline_ns;  /* CLOCK_MONOTONIC; 0 = no time limit */
+	uint64_t max_pixels;   /* 0 = unlimited */
+	uint32_t max_commands; /* 0 = unlimited (fifo mode uses 10) */
 };
 
 enum smt_exec_stop {
-	SMT_EXEC_EMPTY = 0,          /* no more complete commands */
-	SMT_EXEC_BUDGET = 1,         /* budget used up; call again later */
-	SMT_EXEC_PRESENT = 2,        /* out->present is valid; act, call again */
-	SMT_EXEC_ERROR = 3,          /* out->error is valid; the client is dead */
+	SMT_EXEC_EMPTY = 0,   /* no more complete commands */
+	SMT_EXEC_BUDGET = 1,  /* budget used up; call again later */
+	SMT_EXEC_PRESENT = 2, /* out->present is valid; act, call again */
+	SMT_EXEC_ERROR = 3,   /* out->error is valid; the client is dead */
 };
 
 struct smt_exec_error {
-	uint32_t code;               /* enum smt_error */
-	uint16_t opcode;             /* raw opcode; 0xffff if none */
-	uint64_t offset;             /* stream position of the command */
+	uint32_t code;   /* enum smt_error */
+	uint16_t opcode; /* raw opcode; 0xffff if none */
+	uint64_t offset; /* stream position of the command */
 	char message[192];
 };
 
 struct smt_exec_result {
 	enum smt_exec_stop stop;
 	uint64_t commands, bytes, pixels;
-	uint32_t fences;             /* FENCEs executed in this call */
+	uint32_t fences; /* FENCEs executed in this call */
 	uint64_t last_fence;
-	bool wake_client;            /* write the client's eventfd */
+	bool wake_client; /* write the client's eventfd */
 	struct {
 		uint32_t canvas_id, serial;
 		/* clipped to the canvas; owned by the context, valid until
@@ -117,13 +117,12 @@ const struct smt_usage_refusal *smt_exec_last_refusal(const struct smt_exec_ctx 
 /* Execute from a ring until it is empty, a PRESENT ran, the budget is used
  * up or an error. Publishes the tail (and the error) to the ring status. */
 enum smt_exec_stop smt_exec_run(struct smt_exec_ctx *ctx, struct smt_ring_reader *ring,
-				const struct smt_exec_budget *budget,
-				struct smt_exec_result *out);
+		const struct smt_exec_budget *budget, struct smt_exec_result *out);
 
 /* A fault found in a ring's bytes before the reader read them (a socket
  * submit's framing, or the bound on what may wait: ring/submit_area.h):
  * the context dies with it as if the reader had found it. */
 enum smt_exec_stop smt_exec_fail(struct smt_exec_ctx *ctx, struct smt_ring_reader *ring,
-				 const struct smt_fault *f, struct smt_exec_result *out);
+		const struct smt_fault *f, struct smt_exec_result *out);
 
 #endif

@@ -2,7 +2,7 @@
  * Releasing a block's pages in pieces before freeing it (page_release.h).
  */
 #define _DEFAULT_SOURCE
-#include "page_release.h"
+#include "compositor/exec/page_release.h"
 
 #include <stdint.h>
 #include <sys/mman.h>

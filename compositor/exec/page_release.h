@@ -14,9 +14,9 @@
 #include <stddef.h>
 
 struct page_release {
-	unsigned char *pages;  /* the block's first whole page */
-	size_t len;            /* bytes of whole pages in the block */
-	size_t done;           /* of those, released */
+	unsigned char *pages; /* the block's first whole page */
+	size_t len;           /* bytes of whole pages in the block */
+	size_t done;          /* of those, released */
 };
 
 void page_release_init(struct page_release *pr, void *base, size_t len);

@@ -3,7 +3,7 @@
  * every image range is checked inside the one mapping, overflow-safe, so
  * PUT_IMAGE_POOL can never read outside the memfd the glue mapped.
  */
-#include "pool_view.h"
+#include "compositor/exec/pool_view.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -56,10 +56,10 @@ const struct smt_pool_view *smt_pools_get(const struct smt_pool_table *t, uint32
 	return &t->slots[id];
 }
 
-const uint8_t *smt_pool_view_range(const struct smt_pool_view *v, uint64_t offset,
-				   uint32_t stride, uint32_t height)
+const uint8_t *smt_pool_view_range(
+		const struct smt_pool_view *v, uint64_t offset, uint32_t stride, uint32_t height)
 {
-	uint64_t len = (uint64_t)stride * height;    /* < 2^64: both are u32 */
+	uint64_t len = (uint64_t)stride * height; /* < 2^64: both are u32 */
 	uint64_t end;
 	if (__builtin_add_overflow(offset, len, &end) || end > v->size)
 		return NULL;

@@ -13,14 +13,14 @@
 #include <stdint.h>
 
 struct smt_pool_view {
-	const uint8_t *base;     /* NULL: slot unused */
+	const uint8_t *base; /* NULL: slot unused */
 	uint64_t size;
 };
 
 struct smt_pool_table {
 	struct smt_pool_view *slots;
-	uint32_t cap;            /* slots allocated (ids 0..cap-1) */
-	uint32_t max_id;         /* ids must be in 1..max_id-1 */
+	uint32_t cap;    /* slots allocated (ids 0..cap-1) */
+	uint32_t max_id; /* ids must be in 1..max_id-1 */
 };
 
 void smt_pools_init(struct smt_pool_table *t, uint32_t max_id);
@@ -33,7 +33,7 @@ const struct smt_pool_view *smt_pools_get(const struct smt_pool_table *t, uint32
 /* Image of height rows of `stride` bytes starting at offset: requires
  * offset + stride * height <= size (64-bit, overflow-checked). Returns the
  * first pixel or NULL. Stride/width consistency is the decoder's check. */
-const uint8_t *smt_pool_view_range(const struct smt_pool_view *v, uint64_t offset,
-				   uint32_t stride, uint32_t height);
+const uint8_t *smt_pool_view_range(
+		const struct smt_pool_view *v, uint64_t offset, uint32_t stride, uint32_t height);
 
 #endif

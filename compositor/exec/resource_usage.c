@@ -5,7 +5,7 @@
  */
 #include <stdio.h>
 
-#include "resource_usage.h"
+#include "compositor/exec/resource_usage.h"
 
 /* What the charge's process would hold afterwards (the client's own usage
  * when no process level is above it). */
@@ -22,23 +22,26 @@ static uint64_t process_used_after(const struct smt_usage *u, enum smt_resource 
 	return used > UINT64_MAX - n ? UINT64_MAX : used + n;
 }
 
-bool smt_usage_charge(struct smt_usage *u, enum smt_resource r, uint64_t n,
-		      struct smt_usage_refusal *why)
+bool smt_usage_charge(
+		struct smt_usage *u, enum smt_resource r, uint64_t n, struct smt_usage_refusal *why)
 {
 	for (struct smt_usage *level = u; level; level = level->parent) {
 		uint64_t max = level->max[r], used = level->used[r];
 		bool reserved = false;
 		if (max != 0 && level->reserve[r] != 0 && level->reserve[r] < max &&
 				process_used_after(u, r, n) > level->reserve[r]) {
-			max -= level->reserve[r];   /* not a newcomer */
+			max -= level->reserve[r]; /* not a newcomer */
 			reserved = true;
 		}
 		if (max != 0 && (n > max || used > max - n)) {
 			if (why)
 				*why = (struct smt_usage_refusal){
-					.resource = r, .level = level->level,
+					.resource = r,
+					.level = level->level,
 					.reserve = reserved,
-					.max = level->max[r], .used = used, .asked = n,
+					.max = level->max[r],
+					.used = used,
+					.asked = n,
 				};
 			return false;
 		}
@@ -63,10 +66,13 @@ void smt_usage_charge_over_limits(struct smt_usage *u, enum smt_resource r, uint
 const char *smt_resource_key(enum smt_resource r)
 {
 	static const char *const names[SMT_RES_COUNT] = {
-		[SMT_RES_FDS] = "fds", [SMT_RES_RINGS] = "rings",
-		[SMT_RES_POOLS] = "pools", [SMT_RES_MEMORY] = "memory-mib",
+		[SMT_RES_FDS] = "fds",
+		[SMT_RES_RINGS] = "rings",
+		[SMT_RES_POOLS] = "pools",
+		[SMT_RES_MEMORY] = "memory-mib",
 		[SMT_RES_CANVASES] = "canvases",
-		[SMT_RES_MAPPINGS] = "mappings", [SMT_RES_ADDRESS] = "address-space-mib",
+		[SMT_RES_MAPPINGS] = "mappings",
+		[SMT_RES_ADDRESS] = "address-space-mib",
 		[SMT_RES_CONNECTIONS] = "connections",
 		[SMT_RES_FDS_IN_FLIGHT] = "fds-in-flight",
 		[SMT_RES_FDS_UNREAD] = "fds-unread",
@@ -79,15 +85,16 @@ const char *smt_resource_key(enum smt_resource r)
 void smt_usage_describe(const struct smt_usage_refusal *why, char *buf, size_t len)
 {
 	static const char *const levels[] = {
-		[SMT_LEVEL_CLIENT] = "client", [SMT_LEVEL_PROCESS] = "process",
-		[SMT_LEVEL_UID] = "uid", [SMT_LEVEL_TOTAL] = "total",
+		[SMT_LEVEL_CLIENT] = "client",
+		[SMT_LEVEL_PROCESS] = "process",
+		[SMT_LEVEL_UID] = "uid",
+		[SMT_LEVEL_TOTAL] = "total",
 	};
 	bool bytes = why->resource == SMT_RES_MEMORY || why->resource == SMT_RES_ADDRESS;
 	uint64_t shown = bytes ? why->max >> 20 : why->max;
 	snprintf(buf, len, "limit %s-%s=%llu reached%s: %llu%s in use, %llu more asked",
-		 levels[why->level], smt_resource_key(why->resource),
-		 (unsigned long long)shown,
-		 why->reserve ? " (new-client reserve)" : "",
-		 (unsigned long long)why->used, bytes ? " bytes" : "",
-		 (unsigned long long)why->asked);
+			levels[why->level], smt_resource_key(why->resource),
+			(unsigned long long)shown, why->reserve ? " (new-client reserve)" : "",
+			(unsigned long long)why->used, bytes ? " bytes" : "",
+			(unsigned long long)why->asked);
 }

@@ -16,27 +16,27 @@
 #include <stdint.h>
 
 enum smt_resource {
-	SMT_RES_FDS,     /* descriptors the compositor holds for the client:
+	SMT_RES_FDS, /* descriptors the compositor holds for the client:
 			  * its socket, what rings and pools keep (with the
 			  * event loop's dups) and fds in flight */
 	SMT_RES_RINGS,
 	SMT_RES_POOLS,
-	SMT_RES_MEMORY,  /* bytes: pixmaps (pixels + overhead) and canvases */
+	SMT_RES_MEMORY, /* bytes: pixmaps (pixels + overhead) and canvases */
 	SMT_RES_CANVASES,
 	SMT_RES_MAPPINGS, /* mappings of client and server memfds */
-	SMT_RES_ADDRESS, /* bytes of address space those mappings take */
+	SMT_RES_ADDRESS,  /* bytes of address space those mappings take */
 	SMT_RES_CONNECTIONS,
 	SMT_RES_FDS_IN_FLIGHT, /* fds read by libwayland, not yet dispatched:
 				* capped per connection; above it they count
 				* as fds of the process, uid and total */
-	SMT_RES_FDS_UNREAD, /* fds sent to the client, in its socket, not yet
+	SMT_RES_FDS_UNREAD,    /* fds sent to the client, in its socket, not yet
 			     * read: held by the kernel, not in the
 			     * compositor's fd table, but counted against its
 			     * uid (RLIMIT_NOFILE of them refuse every further
 			     * fd it sends, to anyone) */
-	SMT_RES_OBJECTS, /* every Wayland object of the client
+	SMT_RES_OBJECTS,       /* every Wayland object of the client
 			  * (object_usage.h) */
-	SMT_RES_SURFACES, /* wl_surfaces, bare or under a canvas: each is
+	SMT_RES_SURFACES,      /* wl_surfaces, bare or under a canvas: each is
 			   * work in the one dispatch that destroys its
 			   * client (surface_usage.h) */
 	SMT_RES_COUNT,
@@ -44,32 +44,32 @@ enum smt_resource {
 
 /* Who an account is for; names the limits ("client-...", "process-..."). */
 enum smt_usage_level {
-	SMT_LEVEL_CLIENT,   /* one connection */
-	SMT_LEVEL_PROCESS,  /* every connection of one pid (SO_PEERCRED) */
-	SMT_LEVEL_UID,      /* every process of one uid */
-	SMT_LEVEL_TOTAL,    /* the compositor */
+	SMT_LEVEL_CLIENT,  /* one connection */
+	SMT_LEVEL_PROCESS, /* every connection of one pid (SO_PEERCRED) */
+	SMT_LEVEL_UID,     /* every process of one uid */
+	SMT_LEVEL_TOTAL,   /* the compositor */
 };
 
 struct smt_usage {
 	uint64_t used[SMT_RES_COUNT];
-	uint64_t max[SMT_RES_COUNT];   /* 0: no limit at this level */
+	uint64_t max[SMT_RES_COUNT]; /* 0: no limit at this level */
 	/* The last reserve[r] below max[r] is kept for newcomers: a charge
 	 * may use it only while its process holds no more than reserve[r]
 	 * afterwards (a new client's first window). */
 	uint64_t reserve[SMT_RES_COUNT];
-	struct smt_usage *parent;      /* the next level up, or NULL */
+	struct smt_usage *parent; /* the next level up, or NULL */
 	enum smt_usage_level level;
 };
 
 struct smt_usage_refusal {
 	enum smt_resource resource;
-	enum smt_usage_level level;    /* whose limit */
-	bool reserve;                  /* refused the newcomers' reserve */
+	enum smt_usage_level level; /* whose limit */
+	bool reserve;               /* refused the newcomers' reserve */
 	uint64_t max, used, asked;
 };
 
 bool smt_usage_charge(struct smt_usage *u, enum smt_resource r, uint64_t n,
-		      struct smt_usage_refusal *why);
+		struct smt_usage_refusal *why);
 void smt_usage_release(struct smt_usage *u, enum smt_resource r, uint64_t n);
 /* Counts n of r at every level whatever the limits: for what must not be
  * refused (the compositor's own connection), yet is held. */

@@ -13,7 +13,7 @@
  * (protocol/smt-ring-server.c), which the X ring shares; what is here is
  * command framing and copy-out.
  */
-#include "ring_reader.h"
+#include "compositor/exec/ring_reader.h"
 
 #include <assert.h>
 #include <stdatomic.h>
@@ -21,7 +21,7 @@
 #include <string.h>
 
 static int fault(struct smt_fault *f, uint32_t code, uint16_t opcode, uint64_t offset,
-		 const char *what)
+		const char *what)
 {
 	f->code = code;
 	f->opcode = opcode;
@@ -31,15 +31,14 @@ static int fault(struct smt_fault *f, uint32_t code, uint16_t opcode, uint64_t o
 	return -1;
 }
 
-int smt_ring_reader_init(struct smt_ring_reader *r, const void *ring_mem,
-			 size_t ring_mem_size, uint32_t area_size,
-			 struct smt_ring_status *status)
+int smt_ring_reader_init(struct smt_ring_reader *r, const void *ring_mem, size_t ring_mem_size,
+		uint32_t area_size, struct smt_ring_status *status)
 {
 	memset(r, 0, sizeof(*r));
 	if (area_size < SMT_RING_AREA_MIN || area_size > SMT_RING_AREA_MAX ||
-	    (area_size & (area_size - 1)) != 0 ||
-	    ring_mem_size < (size_t)SMT_RING_HEADER_SIZE + area_size ||
-	    ((uintptr_t)ring_mem & 7) != 0 || !status)
+			(area_size & (area_size - 1)) != 0 ||
+			ring_mem_size < (size_t)SMT_RING_HEADER_SIZE + area_size ||
+			((uintptr_t)ring_mem & 7) != 0 || !status)
 		return -1;
 	r->area = (const uint8_t *)ring_mem + SMT_RING_HEADER_SIZE;
 	r->area_size = area_size;
@@ -48,8 +47,7 @@ int smt_ring_reader_init(struct smt_ring_reader *r, const void *ring_mem,
 	return 0;
 }
 
-void smt_ring_reader_move_area(struct smt_ring_reader *r, const void *ring_mem,
-			       uint32_t area_size)
+void smt_ring_reader_move_area(struct smt_ring_reader *r, const void *ring_mem, uint32_t area_size)
 {
 	r->shared.hdr = ring_mem;
 	r->area = (const uint8_t *)ring_mem + SMT_RING_HEADER_SIZE;
@@ -81,9 +79,9 @@ int smt_ring_reader_begin(struct smt_ring_reader *r, struct smt_fault *f)
 	 * client wrote before its release store are visible below. */
 	uint64_t head = smt_server_load_head(&r->shared);
 	if (smt_server_head_avail(head, r->tail, r->area_size, 8) == SMT_HEAD_IMPOSSIBLE ||
-	    head < r->head)
+			head < r->head)
 		return fault(f, SMT_ERROR_BAD_HEAD, 0xffff, r->tail,
-			     "head behind tail, beyond tail + area size, or unaligned");
+				"head behind tail, beyond tail + area size, or unaligned");
 	/* A limit never lets the reader past what the client published. */
 	r->head = head > r->limit && r->limit >= r->tail ? r->limit : head;
 	return 0;
@@ -109,8 +107,8 @@ static const uint8_t fixed_size[SMT_OP_COUNT] = { SMT_OPCODES(FIXED_SIZE_) };
  * forwarded from them and waits for them to retire. Always inlined: peek
  * and frame_run copy every command through it.
  */
-static inline __attribute__((always_inline)) void
-copy_control(uint8_t *out, const struct smt_cmd_header *h, const uint8_t *src, uint32_t len)
+static inline __attribute__((always_inline)) void copy_control(
+		uint8_t *out, const struct smt_cmd_header *h, const uint8_t *src, uint32_t len)
 {
 	memcpy(out, h, sizeof(*h));
 	if (len <= 128) {
@@ -144,7 +142,7 @@ static int grow_scratch(struct smt_ring_reader *r, uint32_t need)
 /* Framing checks every command's header passes, in this order (peek and
  * skip_noops must refuse a header with the same fault). */
 static int check_frame(const struct smt_cmd_header *h, uint64_t off, uint64_t remaining,
-		       uint64_t contig, struct smt_fault *f)
+		uint64_t contig, struct smt_fault *f)
 {
 	if (h->size == 0)
 		return fault(f, SMT_ERROR_BAD_SIZE, h->opcode, off, "size 0");
@@ -154,7 +152,7 @@ static int check_frame(const struct smt_cmd_header *h, uint64_t off, uint64_t re
 		return fault(f, SMT_ERROR_TRUNCATED, h->opcode, off, "size runs past head");
 	if (h->size > contig)
 		return fault(f, SMT_ERROR_WRAP, h->opcode, off,
-			     "command runs past the end of the area (missing PAD)");
+				"command runs past the end of the area (missing PAD)");
 	if (h->opcode >= SMT_OP_COUNT)
 		return fault(f, SMT_ERROR_BAD_OPCODE, h->opcode, off, "unknown opcode");
 	if (h->flags != 0)
@@ -163,7 +161,7 @@ static int check_frame(const struct smt_cmd_header *h, uint64_t off, uint64_t re
 }
 
 int smt_ring_reader_skip_noops(struct smt_ring_reader *r, uint32_t max, uint32_t *count,
-			       uint64_t *bytes, struct smt_fault *f)
+		uint64_t *bytes, struct smt_fault *f)
 {
 	uint64_t tail = r->tail, end = r->head;
 	uint32_t n = 0;
@@ -179,7 +177,7 @@ int smt_ring_reader_skip_noops(struct smt_ring_reader *r, uint32_t max, uint32_t
 		/* Compiler barrier: h is the only copy we trust from here on. */
 		atomic_signal_fence(memory_order_seq_cst);
 		if (h.opcode != SMT_OP_NOOP && h.opcode != SMT_OP_PAD)
-			break;                  /* peek reads it again, on its own */
+			break; /* peek reads it again, on its own */
 		if ((rc = check_frame(&h, tail, end - tail, r->area_size - pos, f)) < 0)
 			break;
 		tail += h.size;
@@ -194,10 +192,9 @@ int smt_ring_reader_skip_noops(struct smt_ring_reader *r, uint32_t max, uint32_t
 	return rc;
 }
 
-int smt_ring_reader_peek(struct smt_ring_reader *r, const struct smt_cmd **out,
-			 struct smt_fault *f)
+int smt_ring_reader_peek(struct smt_ring_reader *r, const struct smt_cmd **out, struct smt_fault *f)
 {
-	uint64_t pos = r->tail & (r->area_size - 1);     /* mask every index */
+	uint64_t pos = r->tail & (r->area_size - 1); /* mask every index */
 	uint64_t contig = r->area_size - pos;
 	if (r->pending) {
 		/* Resume: the control bytes are still in scratch; only the
@@ -228,13 +225,13 @@ int smt_ring_reader_peek(struct smt_ring_reader *r, const struct smt_cmd **out,
 	} else {
 		if (h.size > r->area_size / 2)
 			return fault(f, SMT_ERROR_TOO_LARGE, h.opcode, off,
-				     "command larger than half the ring (use a pool)");
+					"command larger than half the ring (use a pool)");
 		if (copy == SMT_COPY_FIXED) {
 			if (ctl_len > fixed_size[h.opcode])
 				ctl_len = fixed_size[h.opcode];
 		} else if (ctl_len > SMT_CMD_CONTROL_MAX) {
 			return fault(f, SMT_ERROR_TOO_LARGE, h.opcode, off,
-				     "command larger than SMT_CMD_CONTROL_MAX");
+					"command larger than SMT_CMD_CONTROL_MAX");
 		}
 	}
 	if (grow_scratch(r, ctl_len) < 0)
@@ -242,8 +239,12 @@ int smt_ring_reader_peek(struct smt_ring_reader *r, const struct smt_cmd **out,
 	copy_control(r->scratch, &h, r->area + pos, ctl_len);
 
 	r->cmd = (struct smt_cmd){
-		.opcode = h.opcode, .size = h.size, .offset = off,
-		.ctl = r->scratch, .ctl_len = ctl_len, .data = r->area + pos,
+		.opcode = h.opcode,
+		.size = h.size,
+		.offset = off,
+		.ctl = r->scratch,
+		.ctl_len = ctl_len,
+		.data = r->area + pos,
 	};
 	r->pending = true;
 	r->resume = (struct smt_resume){ 0, 0 };
@@ -269,7 +270,7 @@ static_assert(SMT_RUN_CMD_MAX <= SMT_RING_AREA_MIN / 2, "a run's command fits ha
 static_assert(SMT_RUN_CMD_MAX <= SMT_CMD_CONTROL_MAX, "a run's command is copied whole");
 
 void smt_ring_reader_frame_run(struct smt_ring_reader *r, uint16_t opcode, uint32_t max,
-			       uint64_t max_bytes, struct smt_cmd_run *run, struct smt_fault *f)
+		uint64_t max_bytes, struct smt_cmd_run *run, struct smt_fault *f)
 {
 	uint64_t tail = r->tail, end = r->head;
 	uint32_t n = 0;
@@ -277,20 +278,20 @@ void smt_ring_reader_frame_run(struct smt_ring_reader *r, uint16_t opcode, uint3
 	if (max > SMT_RUN_MAX)
 		max = SMT_RUN_MAX;
 	if (r->pending || opcode >= SMT_OP_COUNT || copy_rule[opcode] != SMT_COPY_WHOLE ||
-	    grow_scratch(r, max * SMT_RUN_CMD_MAX) < 0)
+			grow_scratch(r, max * SMT_RUN_CMD_MAX) < 0)
 		return;
 	/* Locals: the copies below could alias *r as far as C knows. */
 	uint8_t *out = r->scratch;
 	const uint8_t *const area = r->area;
 	const uint64_t size = r->area_size, start = r->tail, mask = size - 1;
 	while (n < max && tail != end && tail - start < max_bytes) {
-		uint64_t pos = tail & mask;             /* mask every index */
+		uint64_t pos = tail & mask; /* mask every index */
 		struct smt_cmd_header h;
 		memcpy(&h, area + pos, sizeof(h));
 		/* Compiler barrier: h is the only copy we trust from here on. */
 		atomic_signal_fence(memory_order_seq_cst);
 		if (h.opcode != opcode || h.size > SMT_RUN_CMD_MAX)
-			break;                  /* peek reads it again, on its own */
+			break; /* peek reads it again, on its own */
 		if (check_frame(&h, tail, end - tail, size - pos, f) < 0) {
 			run->bad = true;
 			break;
@@ -312,8 +313,8 @@ void smt_ring_reader_consume_run(struct smt_ring_reader *r, uint32_t count, uint
 	r->bytes += bytes;
 }
 
-void smt_ring_reader_hold(struct smt_ring_reader *r, const struct smt_cmd *cmd,
-			  struct smt_resume resume)
+void smt_ring_reader_hold(
+		struct smt_ring_reader *r, const struct smt_cmd *cmd, struct smt_resume resume)
 {
 	assert(!r->pending && cmd->offset == r->tail);
 	uint64_t pos = r->tail & (r->area_size - 1);
@@ -345,11 +346,10 @@ void smt_ring_reader_set_dead(struct smt_ring_reader *r, const struct smt_fault 
 	smt_server_end(&r->shared, f->code, f->opcode, f->offset);
 }
 
-void smt_ring_reader_count_wakeups(struct smt_ring_reader *r, uint64_t to_client,
-				   uint64_t from_client)
+void smt_ring_reader_count_wakeups(
+		struct smt_ring_reader *r, uint64_t to_client, uint64_t from_client)
 {
 	r->wakeups_to_client += to_client;
 	r->wakeups_from_client += from_client;
-	smt_server_count_wakeups(&r->shared, r->wakeups_to_client,
-				 r->wakeups_from_client);
+	smt_server_count_wakeups(&r->shared, r->wakeups_to_client, r->wakeups_from_client);
 }

@@ -21,23 +21,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "smt-ring-server.h"
+#include "protocol/smt-ring-server.h"
 
 struct smt_cmd {
 	uint16_t opcode;
-	uint32_t size;           /* validated total size */
-	uint64_t offset;         /* stream position of the first byte */
-	const uint8_t *ctl;      /* private copy: header + control payload */
+	uint32_t size;      /* validated total size */
+	uint64_t offset;    /* stream position of the first byte */
+	const uint8_t *ctl; /* private copy: header + control payload */
 	uint32_t ctl_len;
-	const uint8_t *data;     /* the command in source memory (pixels only) */
+	const uint8_t *data; /* the command in source memory (pixels only) */
 };
 
 struct smt_fault {
-	uint32_t code;           /* enum smt_error */
-	uint16_t opcode;         /* raw opcode from the header (0xffff: none) */
-	uint64_t offset;         /* stream position */
-	const char *what;        /* static string */
-	uint32_t index;          /* array element, or UINT32_MAX */
+	uint32_t code;    /* enum smt_error */
+	uint16_t opcode;  /* raw opcode from the header (0xffff: none) */
+	uint64_t offset;  /* stream position */
+	const char *what; /* static string */
+	uint32_t index;   /* array element, or UINT32_MAX */
 };
 
 /* Where the executor stopped inside the pending command: the next array
@@ -49,22 +49,22 @@ struct smt_resume {
 };
 
 struct smt_ring_reader {
-	const uint8_t *area;     /* command area */
-	uint64_t area_size;      /* power of two */
+	const uint8_t *area; /* command area */
+	uint64_t area_size;  /* power of two */
 	/* The client's header page, our status page, the tail published
 	 * and the wake-ups sent (the protocol's server half). */
 	struct smt_server_ring shared;
 
-	uint64_t tail;           /* next byte to execute (stream position) */
+	uint64_t tail; /* next byte to execute (stream position) */
 	/* Commands at or beyond this stream position wait (UINT64_MAX: none):
 	 * a Wayland request that changes a pool or canvas takes effect
 	 * exactly between the commands published before it and after it. */
 	uint64_t limit;
-	uint64_t head;           /* batch snapshot: end of readable bytes */
+	uint64_t head; /* batch snapshot: end of readable bytes */
 
-	bool pending;            /* cmd copied + framed, not yet consumed */
+	bool pending; /* cmd copied + framed, not yet consumed */
 	struct smt_cmd cmd;
-	struct smt_resume resume;  /* executor's cursor inside cmd */
+	struct smt_resume resume; /* executor's cursor inside cmd */
 
 	uint8_t *scratch;
 	uint32_t scratch_cap;
@@ -75,29 +75,27 @@ struct smt_ring_reader {
 /* ring_mem: the whole ring (header + area); a client's mapping already
  * checked by the caller to be sealed and at least ring_mem_size long.
  * status: a zeroed server page. Returns 0, or -1 (bad sizes / no memory). */
-int smt_ring_reader_init(struct smt_ring_reader *r, const void *ring_mem,
-			 size_t ring_mem_size, uint32_t area_size,
-			 struct smt_ring_status *status);
+int smt_ring_reader_init(struct smt_ring_reader *r, const void *ring_mem, size_t ring_mem_size,
+		uint32_t area_size, struct smt_ring_status *status);
 /* A server-owned ring moved to new memory (a socket ring's area grew):
  * the same stream positions, the waiting bytes copied to where the new
  * size's mask puts them. Never for a client's ring. */
-void smt_ring_reader_move_area(struct smt_ring_reader *r, const void *ring_mem,
-			       uint32_t area_size);
+void smt_ring_reader_move_area(struct smt_ring_reader *r, const void *ring_mem, uint32_t area_size);
 void smt_ring_reader_fini(struct smt_ring_reader *r);
 
 /* Start a batch: reads head exactly once (acquire) and validates it. */
 int smt_ring_reader_begin(struct smt_ring_reader *r, struct smt_fault *f);
 /* The current command: 1 = *cmd set, 0 = nothing available, -1 = fault.
  * Returns the same private copy until consumed (no re-fetch on resume). */
-int smt_ring_reader_peek(struct smt_ring_reader *r, const struct smt_cmd **cmd,
-			 struct smt_fault *f);
+int smt_ring_reader_peek(
+		struct smt_ring_reader *r, const struct smt_cmd **cmd, struct smt_fault *f);
 void smt_ring_reader_consume(struct smt_ring_reader *r);
 /* Consume up to max consecutive NOOP/PAD commands in one pass, each header
  * read once and framed exactly as peek frames it; stops at the first other
  * opcode (left for peek). *count and *bytes: what was consumed. Returns
  * 0, or -1 with *f for a bad header (the run before it is consumed). */
 int smt_ring_reader_skip_noops(struct smt_ring_reader *r, uint32_t max, uint32_t *count,
-			       uint64_t *bytes, struct smt_fault *f);
+		uint64_t *bytes, struct smt_fault *f);
 
 /*
  * A run: consecutive small commands of one opcode, framed in one pass,
@@ -107,11 +105,11 @@ int smt_ring_reader_skip_noops(struct smt_ring_reader *r, uint32_t max, uint32_t
  * them from the copy, then consumes what it ran (consume_run), or makes
  * the one it stopped inside the pending command (hold).
  */
-#define SMT_RUN_CMD_MAX 128u     /* larger commands are framed by peek */
-#define SMT_RUN_MAX 256u         /* commands per run */
+#define SMT_RUN_CMD_MAX 128u /* larger commands are framed by peek */
+#define SMT_RUN_MAX 256u     /* commands per run */
 struct smt_cmd_run {
-	const uint8_t *ctl;      /* the copies, back to back */
-	uint64_t offset;         /* stream position of the first */
+	const uint8_t *ctl; /* the copies, back to back */
+	uint64_t offset;    /* stream position of the first */
 	uint32_t count;
 	/* The header after the run failed its framing (*f set): it is the
 	 * fault, once the run before it has run. */
@@ -122,13 +120,13 @@ struct smt_cmd_run {
  * larger than SMT_RUN_CMD_MAX (left for peek). An empty run (count 0)
  * when a command is pending or without memory (peek reports it). */
 void smt_ring_reader_frame_run(struct smt_ring_reader *r, uint16_t opcode, uint32_t max,
-			       uint64_t max_bytes, struct smt_cmd_run *run, struct smt_fault *f);
+		uint64_t max_bytes, struct smt_cmd_run *run, struct smt_fault *f);
 /* Consume the first count commands (bytes) of the run framed last. */
 void smt_ring_reader_consume_run(struct smt_ring_reader *r, uint32_t count, uint64_t bytes);
 /* The run's next unconsumed command, cmd (its copy in the run), stopped
  * inside at `resume`: it is now pending, as if peek had returned it. */
-void smt_ring_reader_hold(struct smt_ring_reader *r, const struct smt_cmd *cmd,
-			  struct smt_resume resume);
+void smt_ring_reader_hold(
+		struct smt_ring_reader *r, const struct smt_cmd *cmd, struct smt_resume resume);
 
 /* Stop before stream position `limit` (UINT64_MAX: no limit). */
 void smt_ring_reader_set_limit(struct smt_ring_reader *r, uint64_t limit);
@@ -144,8 +142,8 @@ bool smt_ring_reader_publish(struct smt_ring_reader *r);
 bool smt_ring_reader_has_work(const struct smt_ring_reader *r);
 void smt_ring_reader_complete_fence(struct smt_ring_reader *r, uint64_t serial);
 void smt_ring_reader_set_dead(struct smt_ring_reader *r, const struct smt_fault *f);
-void smt_ring_reader_count_wakeups(struct smt_ring_reader *r, uint64_t to_client,
-				   uint64_t from_client);
+void smt_ring_reader_count_wakeups(
+		struct smt_ring_reader *r, uint64_t to_client, uint64_t from_client);
 
 /* The global page and the error and opcode names are the protocol's
  * server half: smt-ring-server.h. */

@@ -5,13 +5,13 @@
  * overlap the aligned ones). The build targets baseline x86-64, so the
  * AVX2 loop is compiled for that one function and chosen at run time.
  */
-#include "solid_rows.h"
+#include "compositor/exec/solid_rows.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 
-__attribute__((target("avx2"))) static void
-solid_rows_avx2(uint8_t *row, size_t stride, uint32_t pixel, int32_t x1, int32_t w, int32_t h)
+__attribute__((target("avx2"))) static void solid_rows_avx2(
+		uint8_t *row, size_t stride, uint32_t pixel, int32_t x1, int32_t w, int32_t h)
 {
 	const __m256i v = _mm256_set1_epi32((int)pixel);
 	for (int32_t y = 0; y < h; y++, row += stride) {
@@ -25,8 +25,7 @@ solid_rows_avx2(uint8_t *row, size_t stride, uint32_t pixel, int32_t x1, int32_t
 	}
 }
 
-bool solid_rows_32(uint8_t *row, size_t stride, uint32_t pixel, int32_t x1, int32_t w,
-		   int32_t h)
+bool solid_rows_32(uint8_t *row, size_t stride, uint32_t pixel, int32_t x1, int32_t w, int32_t h)
 {
 	/* A load and a test of what libgcc read from cpuid at start-up. */
 	if (!__builtin_cpu_supports("avx2"))
@@ -35,8 +34,7 @@ bool solid_rows_32(uint8_t *row, size_t stride, uint32_t pixel, int32_t x1, int3
 	return true;
 }
 #else
-bool solid_rows_32(uint8_t *row, size_t stride, uint32_t pixel, int32_t x1, int32_t w,
-		   int32_t h)
+bool solid_rows_32(uint8_t *row, size_t stride, uint32_t pixel, int32_t x1, int32_t w, int32_t h)
 {
 	(void)row;
 	(void)stride;

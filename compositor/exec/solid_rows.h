@@ -11,7 +11,6 @@
  * row), `stride` bytes apart; the caller has checked the box against the
  * image. False, storing nothing, on a CPU without wider stores than
  * pixman's: the caller fills as it would have. */
-bool solid_rows_32(uint8_t *row, size_t stride, uint32_t pixel, int32_t x1, int32_t w,
-		   int32_t h);
+bool solid_rows_32(uint8_t *row, size_t stride, uint32_t pixel, int32_t x1, int32_t w, int32_t h);
 
 #endif

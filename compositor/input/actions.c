@@ -2,15 +2,15 @@
  * What key bindings do. Each action acts on the focused window, if any.
  */
 #include <wlr/util/log.h>
-#include "desktop/view.h"
-#include "input/actions.h"
+#include "compositor/desktop/view.h"
+#include "compositor/input/actions.h"
 
 void action_run(struct smtwc_server *server, const struct smtwc_binding *binding)
 {
 	struct smtwc_view *focused = view_focused(server);
 	wlr_log(WLR_DEBUG, "binding: %s%s%s", smtwc_action_name(binding->action),
-		focused != NULL ? "" : " (no focused window)",
-		binding->command != NULL ? binding->command : "");
+			focused != NULL ? "" : " (no focused window)",
+			binding->command != NULL ? binding->command : "");
 	switch (binding->action) {
 	case SMTWC_ACTION_NONE:
 		break;

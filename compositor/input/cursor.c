@@ -11,15 +11,17 @@
 #include <wlr/types/wlr_xdg_shell.h>
 #include <wlr/util/edges.h>
 #include <wlr/util/log.h>
-#include "desktop/layer_shell.h"
-#include "desktop/view.h"
-#include "input/cursor.h"
-#include "input/idle.h"
-#include "input/input_inhibit.h"
-#include "input/keyboard.h"
-#include "input/pointer_constraints.h"
+#include "compositor/desktop/layer_shell.h"
+#include "compositor/desktop/view.h"
+#include "compositor/input/cursor.h"
+#include "compositor/input/idle.h"
+#include "compositor/input/input_inhibit.h"
+#include "compositor/input/keyboard.h"
+#include "compositor/input/pointer_constraints.h"
 
-enum { MIN_WINDOW_SIZE = 32 };
+enum {
+	MIN_WINDOW_SIZE = 32
+};
 
 static void cursor_end_interactive(struct smtwc_server *server)
 {
@@ -33,7 +35,7 @@ static void process_move(struct smtwc_server *server)
 	/* Rounded: the pointer's layout position is a double, and truncating
 	 * a difference that should be whole (99.99999) moves a pixel short. */
 	view_move(view, (int)lround(server->cursor->x - server->grab_x),
-		(int)lround(server->cursor->y - server->grab_y));
+			(int)lround(server->cursor->y - server->grab_y));
 }
 
 /* The client picks its final size (it may round to character cells); the
@@ -93,8 +95,8 @@ static void process_passthrough(struct smtwc_server *server, uint32_t time_msec)
 	}
 	if (surface == NULL) {
 		/* Over the desktop or a border, the compositor owns the image. */
-		wlr_xcursor_manager_set_cursor_image(server->cursor_manager, "left_ptr",
-			server->cursor);
+		wlr_xcursor_manager_set_cursor_image(
+				server->cursor_manager, "left_ptr", server->cursor);
 		wlr_seat_pointer_clear_focus(seat);
 		return;
 	}
@@ -107,8 +109,8 @@ static void process_passthrough(struct smtwc_server *server, uint32_t time_msec)
 void cursor_process_motion(struct smtwc_server *server, uint32_t time_msec)
 {
 	if (server->drag_icon != NULL) {
-		wlr_scene_node_set_position(&server->drag_icon->node,
-			(int)server->cursor->x, (int)server->cursor->y);
+		wlr_scene_node_set_position(&server->drag_icon->node, (int)server->cursor->x,
+				(int)server->cursor->y);
 	}
 	switch (server->cursor_mode) {
 	case SMTWC_CURSOR_MOVE:
@@ -141,20 +143,19 @@ static void cursor_handle_motion(struct wl_listener *listener, void *data)
 	wlr_cursor_move(server->cursor, event->device, dx, dy);
 	cursor_process_motion(server, event->time_msec);
 	pointer_constraints_send_relative(server, focus_before, event->time_msec, event->delta_x,
-		event->delta_y, event->unaccel_dx, event->unaccel_dy);
+			event->delta_y, event->unaccel_dx, event->unaccel_dy);
 }
 
 static void cursor_handle_motion_absolute(struct wl_listener *listener, void *data)
 {
-	struct smtwc_server *server =
-		wl_container_of(listener, server, cursor_motion_absolute);
+	struct smtwc_server *server = wl_container_of(listener, server, cursor_motion_absolute);
 	struct wlr_event_pointer_motion_absolute *event = data;
 	idle_notify_activity(server);
 	/* Tablets, touch screens and virtual pointers move absolutely; clients
 	 * get the same relative motion and constraints as from a mouse. */
 	double lx, ly;
-	wlr_cursor_absolute_to_layout_coords(server->cursor, event->device, event->x, event->y,
-		&lx, &ly);
+	wlr_cursor_absolute_to_layout_coords(
+			server->cursor, event->device, event->x, event->y, &lx, &ly);
 	struct wlr_surface *focus_before = server->seat->pointer_state.focused_surface;
 	double motion_x = lx - server->cursor->x, motion_y = ly - server->cursor->y;
 	double dx = motion_x, dy = motion_y;
@@ -165,7 +166,7 @@ static void cursor_handle_motion_absolute(struct wl_listener *listener, void *da
 	}
 	cursor_process_motion(server, event->time_msec);
 	pointer_constraints_send_relative(server, focus_before, event->time_msec, motion_x,
-		motion_y, motion_x, motion_y);
+			motion_y, motion_x, motion_y);
 }
 
 static bool view_has_pointer_button(struct smtwc_server *server, struct smtwc_view *view)
@@ -173,7 +174,7 @@ static bool view_has_pointer_button(struct smtwc_server *server, struct smtwc_vi
 	struct wlr_seat *seat = server->seat;
 	struct wlr_surface *focused = seat->pointer_state.focused_surface;
 	return seat->pointer_state.button_count > 0 && focused != NULL &&
-		wlr_surface_get_root_surface(focused) == view->impl->surface(view);
+			wlr_surface_get_root_surface(focused) == view->impl->surface(view);
 }
 
 void cursor_begin_interactive(struct smtwc_server *server, struct smtwc_view *view,
@@ -245,8 +246,8 @@ static bool handle_press(struct smtwc_server *server, uint32_t button)
 {
 	double sx, sy;
 	struct wlr_surface *surface = NULL;
-	enum smtwc_node_kind *owner = desktop_owner_at(server,
-		server->cursor->x, server->cursor->y, &surface, &sx, &sy);
+	enum smtwc_node_kind *owner = desktop_owner_at(
+			server, server->cursor->x, server->cursor->y, &surface, &sx, &sy);
 	if (owner == NULL || !input_inhibit_allows(server, surface)) {
 		return false;
 	}
@@ -263,8 +264,8 @@ static bool handle_press(struct smtwc_server *server, uint32_t button)
 		/* The compositor's frame: the title bar moves the window, the
 		 * border resizes it from the edges under the pointer. */
 		uint32_t edges = frame_edges_at(server, view);
-		cursor_begin_interactive(server, view, edges == 0 ? SMTWC_CURSOR_MOVE
-			: SMTWC_CURSOR_RESIZE, edges, false);
+		cursor_begin_interactive(server, view,
+				edges == 0 ? SMTWC_CURSOR_MOVE : SMTWC_CURSOR_RESIZE, edges, false);
 		return true;
 	}
 	uint32_t mod = server->config.modifier;
@@ -275,7 +276,7 @@ static bool handle_press(struct smtwc_server *server, uint32_t button)
 		}
 		if (button == BTN_RIGHT) {
 			cursor_begin_interactive(server, view, SMTWC_CURSOR_RESIZE,
-				nearest_edges(server, view), false);
+					nearest_edges(server, view), false);
 			return true;
 		}
 	}
@@ -287,7 +288,8 @@ void cursor_process_button(struct smtwc_server *server, uint32_t time_msec, uint
 {
 	idle_notify_activity(server);
 	if (state == WLR_BUTTON_PRESSED) {
-		if (server->cursor_mode == SMTWC_CURSOR_PASSTHROUGH && handle_press(server, button)) {
+		if (server->cursor_mode == SMTWC_CURSOR_PASSTHROUGH &&
+				handle_press(server, button)) {
 			/* The compositor's own grab: the client never sees this click. */
 			return;
 		}
@@ -315,7 +317,7 @@ static void cursor_handle_axis(struct wl_listener *listener, void *data)
 	struct wlr_event_pointer_axis *event = data;
 	idle_notify_activity(server);
 	wlr_seat_pointer_notify_axis(server->seat, event->time_msec, event->orientation,
-		event->delta, event->delta_discrete, event->source);
+			event->delta, event->delta_discrete, event->source);
 }
 
 static void cursor_handle_frame(struct wl_listener *listener, void *data)
@@ -333,8 +335,8 @@ void cursor_init(struct smtwc_server *server)
 {
 	server->cursor = wlr_cursor_create();
 	wlr_cursor_attach_output_layout(server->cursor, server->output_layout);
-	server->cursor_manager = wlr_xcursor_manager_create(server->config.cursor_theme,
-		(uint32_t)server->config.cursor_size);
+	server->cursor_manager = wlr_xcursor_manager_create(
+			server->config.cursor_theme, (uint32_t)server->config.cursor_size);
 	wlr_xcursor_manager_load(server->cursor_manager, 1);
 
 	server->cursor_motion.notify = cursor_handle_motion;

@@ -4,7 +4,7 @@
 #ifndef SMTWC_GESTURES_H
 #define SMTWC_GESTURES_H
 
-#include "server.h"
+#include "compositor/server.h"
 
 /* Touchpad swipe, pinch and hold gestures, passed to the client under the
  * pointer (pointer-gestures-unstable-v1). */

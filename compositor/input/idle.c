@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <wlr/types/wlr_idle.h>
 #include <wlr/types/wlr_idle_inhibit_v1.h>
-#include "desktop/view.h"
-#include "input/idle.h"
+#include "compositor/desktop/view.h"
+#include "compositor/input/idle.h"
 
 struct smtwc_idle_inhibitor {
 	struct smtwc_server *server;
@@ -28,7 +28,7 @@ static bool inhibitor_is_active(struct smtwc_idle_inhibitor *inhibitor)
 bool idle_inhibited(struct smtwc_server *server)
 {
 	struct smtwc_idle_inhibitor *inhibitor;
-	wl_list_for_each(inhibitor, &server->idle_inhibitors, link) {
+	wl_list_for_each (inhibitor, &server->idle_inhibitors, link) {
 		if (inhibitor_is_active(inhibitor)) {
 			return true;
 		}

@@ -4,7 +4,7 @@
 #ifndef SMTWC_IDLE_H
 #define SMTWC_IDLE_H
 
-#include "server.h"
+#include "compositor/server.h"
 
 /* The idle protocol (swayidle) and idle inhibitors (video players). An
  * inhibitor counts only while the window it belongs to can be seen:

@@ -9,7 +9,7 @@
  */
 #include <wlr/types/wlr_input_inhibitor.h>
 #include <wlr/util/log.h>
-#include "input/input_inhibit.h"
+#include "compositor/input/input_inhibit.h"
 
 bool input_inhibit_active(struct smtwc_server *server)
 {
@@ -27,7 +27,8 @@ bool input_inhibit_allows(struct smtwc_server *server, struct wlr_surface *surfa
 		return true;
 	}
 	return surface != NULL &&
-		input_inhibit_allows_client(server, wl_resource_get_client(surface->resource));
+			input_inhibit_allows_client(
+					server, wl_resource_get_client(surface->resource));
 }
 
 static void handle_activate(struct wl_listener *listener, void *data)

@@ -6,7 +6,7 @@
 #ifndef SMTWC_INPUT_INHIBIT_H
 #define SMTWC_INPUT_INHIBIT_H
 
-#include "server.h"
+#include "compositor/server.h"
 
 /* wlr-input-inhibitor: a screen locker (swaylock at wlroots 0.15) takes all
  * input for its own client until it lets go (seat.c gives focus back then:

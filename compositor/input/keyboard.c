@@ -8,18 +8,18 @@
 #include <wlr/types/wlr_keyboard.h>
 #include <wlr/util/log.h>
 #include <xkbcommon/xkbcommon.h>
-#include "input/actions.h"
-#include "input/idle.h"
-#include "input/input_inhibit.h"
-#include "input/keyboard.h"
-#include "input/shortcuts_inhibit.h"
-#include "input/text_input.h"
+#include "compositor/input/actions.h"
+#include "compositor/input/idle.h"
+#include "compositor/input/input_inhibit.h"
+#include "compositor/input/keyboard.h"
+#include "compositor/input/shortcuts_inhibit.h"
+#include "compositor/input/text_input.h"
 
 uint32_t keyboard_modifiers(struct smtwc_server *server)
 {
 	uint32_t mods = 0;
 	struct smtwc_keyboard *kb;
-	wl_list_for_each(kb, &server->keyboards, link) {
+	wl_list_for_each (kb, &server->keyboards, link) {
 		mods |= wlr_keyboard_get_modifiers(kb->device->keyboard);
 	}
 	return mods;
@@ -60,8 +60,8 @@ static bool handle_binding(struct smtwc_keyboard *kb, uint32_t keycode)
 		if (bindings_off) {
 			continue;
 		}
-		const struct smtwc_binding *binding =
-			smtwc_config_find_binding(&server->config, mods, syms[i]);
+		const struct smtwc_binding *binding = smtwc_config_find_binding(
+				&server->config, mods, syms[i]);
 		if (binding != NULL) {
 			action_run(server, binding);
 			return true;
@@ -73,8 +73,8 @@ static bool handle_binding(struct smtwc_keyboard *kb, uint32_t keycode)
 	xkb_layout_index_t layout = xkb_state_key_get_layout(wlr_kb->xkb_state, keycode);
 	nsyms = xkb_keymap_key_get_syms_by_level(wlr_kb->keymap, keycode, layout, 0, &syms);
 	for (int i = 0; i < nsyms; i++) {
-		const struct smtwc_binding *binding =
-			smtwc_config_find_binding(&server->config, mods, syms[i]);
+		const struct smtwc_binding *binding = smtwc_config_find_binding(
+				&server->config, mods, syms[i]);
 		if (binding != NULL) {
 			action_run(server, binding);
 			return true;
@@ -95,19 +95,18 @@ static void keyboard_check_focus(struct smtwc_server *server)
 static void keyboard_handle_modifiers(struct wl_listener *listener, void *data)
 {
 	struct smtwc_keyboard *kb = wl_container_of(listener, kb, modifiers);
-	struct wlr_input_method_keyboard_grab_v2 *grab =
-		text_input_keyboard_grab(kb->server, kb->device);
+	struct wlr_input_method_keyboard_grab_v2 *grab = text_input_keyboard_grab(
+			kb->server, kb->device);
 	if (grab != NULL) {
 		wlr_input_method_keyboard_grab_v2_set_keyboard(grab, kb->device->keyboard);
-		wlr_input_method_keyboard_grab_v2_send_modifiers(grab,
-			&kb->device->keyboard->modifiers);
+		wlr_input_method_keyboard_grab_v2_send_modifiers(
+				grab, &kb->device->keyboard->modifiers);
 		return;
 	}
 	keyboard_check_focus(kb->server);
 	/* One seat, several keyboards: the seat speaks for the last one used. */
 	wlr_seat_set_keyboard(kb->server->seat, kb->device);
-	wlr_seat_keyboard_notify_modifiers(kb->server->seat,
-		&kb->device->keyboard->modifiers);
+	wlr_seat_keyboard_notify_modifiers(kb->server->seat, &kb->device->keyboard->modifiers);
 }
 
 static void keyboard_handle_key(struct wl_listener *listener, void *data)
@@ -121,17 +120,17 @@ static void keyboard_handle_key(struct wl_listener *listener, void *data)
 		return;
 	}
 	/* An input method composing text sees keys before the client. */
-	struct wlr_input_method_keyboard_grab_v2 *grab = text_input_keyboard_grab(server, kb->device);
+	struct wlr_input_method_keyboard_grab_v2 *grab = text_input_keyboard_grab(
+			server, kb->device);
 	if (grab != NULL) {
 		wlr_input_method_keyboard_grab_v2_set_keyboard(grab, kb->device->keyboard);
-		wlr_input_method_keyboard_grab_v2_send_key(grab, event->time_msec,
-			event->keycode, event->state);
+		wlr_input_method_keyboard_grab_v2_send_key(
+				grab, event->time_msec, event->keycode, event->state);
 		return;
 	}
 	keyboard_check_focus(server);
 	wlr_seat_set_keyboard(server->seat, kb->device);
-	wlr_seat_keyboard_notify_key(server->seat, event->time_msec,
-		event->keycode, event->state);
+	wlr_seat_keyboard_notify_key(server->seat, event->time_msec, event->keycode, event->state);
 	struct wlr_seat_client *focused = server->seat->keyboard_state.focused_client;
 	if (focused != NULL) {
 		/* The seed's input boost: whoever gets the key answers it first. */
@@ -163,24 +162,27 @@ static bool keyboard_apply_config(struct smtwc_server *server, struct wlr_keyboa
 	if (context == NULL) {
 		return false;
 	}
-	struct xkb_keymap *keymap =
-		xkb_keymap_new_from_names(context, &rules, XKB_KEYMAP_COMPILE_NO_FLAGS);
+	struct xkb_keymap *keymap = xkb_keymap_new_from_names(
+			context, &rules, XKB_KEYMAP_COMPILE_NO_FLAGS);
 	if (keymap == NULL) {
-		wlr_log(WLR_ERROR, "keyboard layout '%s' (variant '%s', options '%s') "
-			"cannot be compiled; using the default layout",
-			rules.layout ? rules.layout : "", rules.variant ? rules.variant : "",
-			rules.options ? rules.options : "");
+		wlr_log(WLR_ERROR,
+				"keyboard layout '%s' (variant '%s', options '%s') "
+				"cannot be compiled; using the default layout",
+				rules.layout ? rules.layout : "",
+				rules.variant ? rules.variant : "",
+				rules.options ? rules.options : "");
 		keymap = xkb_keymap_new_from_names(context, NULL, XKB_KEYMAP_COMPILE_NO_FLAGS);
 	}
 	bool ok = keymap != NULL && wlr_keyboard_set_keymap(keyboard, keymap);
 	xkb_keymap_unref(keymap);
 	xkb_context_unref(context);
-	wlr_keyboard_set_repeat_info(keyboard, cfg->keyboard.repeat_rate, cfg->keyboard.repeat_delay);
+	wlr_keyboard_set_repeat_info(
+			keyboard, cfg->keyboard.repeat_rate, cfg->keyboard.repeat_delay);
 	return ok;
 }
 
-void keyboard_attach(struct smtwc_server *server, struct wlr_input_device *device,
-		bool apply_keymap)
+void keyboard_attach(
+		struct smtwc_server *server, struct wlr_input_device *device, bool apply_keymap)
 {
 	struct smtwc_keyboard *kb = calloc(1, sizeof(*kb));
 	if (kb == NULL) {

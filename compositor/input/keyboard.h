@@ -5,7 +5,7 @@
 #ifndef SMTWC_KEYBOARD_H
 #define SMTWC_KEYBOARD_H
 
-#include "server.h"
+#include "compositor/server.h"
 
 struct smtwc_keyboard {
 	struct wl_list link; /* smtwc_server.keyboards */
@@ -19,8 +19,8 @@ struct smtwc_keyboard {
 
 /* Physical keyboards get the configured keymap; virtual keyboards bring
  * their own (apply_keymap false). */
-void keyboard_attach(struct smtwc_server *server, struct wlr_input_device *device,
-	bool apply_keymap);
+void keyboard_attach(
+		struct smtwc_server *server, struct wlr_input_device *device, bool apply_keymap);
 /* The modifiers currently held on any keyboard (for Mod+drag). */
 uint32_t keyboard_modifiers(struct smtwc_server *server);
 

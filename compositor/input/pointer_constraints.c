@@ -9,7 +9,7 @@
 #include <wlr/types/wlr_pointer_constraints_v1.h>
 #include <wlr/types/wlr_relative_pointer_v1.h>
 #include <wlr/util/region.h>
-#include "input/pointer_constraints.h"
+#include "compositor/input/pointer_constraints.h"
 
 struct smtwc_constraint {
 	struct smtwc_server *server;
@@ -35,12 +35,13 @@ static void set_active(struct smtwc_server *server, struct wlr_pointer_constrain
 	server->active_constraint = next;
 	if (old != NULL) {
 		if (old->type == WLR_POINTER_CONSTRAINT_V1_LOCKED &&
-				(old->current.committed & WLR_POINTER_CONSTRAINT_V1_STATE_CURSOR_HINT) &&
+				(old->current.committed &
+						WLR_POINTER_CONSTRAINT_V1_STATE_CURSOR_HINT) &&
 				server->seat->pointer_state.focused_surface == old->surface) {
 			double ox, oy;
 			pointer_surface_origin(server, &ox, &oy);
 			wlr_cursor_warp(server->cursor, NULL, ox + old->current.cursor_hint.x,
-				oy + old->current.cursor_hint.y);
+					oy + old->current.cursor_hint.y);
 		}
 		/* A oneshot constraint is destroyed by this. */
 		wlr_pointer_constraint_v1_send_deactivated(old);
@@ -57,11 +58,12 @@ static void recheck(struct smtwc_server *server)
 	struct wlr_pointer_constraint_v1 *next = NULL;
 	if (surface != NULL && surface == seat->pointer_state.focused_surface) {
 		next = wlr_pointer_constraints_v1_constraint_for_surface(
-			server->pointer_constraints, surface, seat);
+				server->pointer_constraints, surface, seat);
 	}
 	if (next != NULL && next != server->active_constraint &&
 			!pixman_region32_contains_point(&next->region,
-				(int)floor(seat->pointer_state.sx), (int)floor(seat->pointer_state.sy), NULL)) {
+					(int)floor(seat->pointer_state.sx),
+					(int)floor(seat->pointer_state.sy), NULL)) {
 		next = NULL;
 	}
 	set_active(server, next);
@@ -111,8 +113,8 @@ static void handle_focus_change(struct wl_listener *listener, void *data)
 
 static void handle_keyboard_focus_change(struct wl_listener *listener, void *data)
 {
-	struct smtwc_server *server =
-		wl_container_of(listener, server, constraint_keyboard_focus_change);
+	struct smtwc_server *server = wl_container_of(
+			listener, server, constraint_keyboard_focus_change);
 	recheck(server);
 }
 
@@ -123,8 +125,8 @@ void pointer_constraints_send_relative(struct smtwc_server *server,
 	if (server->seat->pointer_state.focused_surface != focus_before) {
 		return;
 	}
-	wlr_relative_pointer_manager_v1_send_relative_motion(server->relative_pointer,
-		server->seat, (uint64_t)time_msec * 1000, dx, dy, unaccel_dx, unaccel_dy);
+	wlr_relative_pointer_manager_v1_send_relative_motion(server->relative_pointer, server->seat,
+			(uint64_t)time_msec * 1000, dx, dy, unaccel_dx, unaccel_dy);
 }
 
 bool pointer_constraints_motion(struct smtwc_server *server, double *dx, double *dy)
@@ -156,13 +158,13 @@ void pointer_constraints_init(struct smtwc_server *server)
 	server->pointer_constraints = wlr_pointer_constraints_v1_create(server->display);
 	server->new_pointer_constraint.notify = handle_new_constraint;
 	wl_signal_add(&server->pointer_constraints->events.new_constraint,
-		&server->new_pointer_constraint);
+			&server->new_pointer_constraint);
 	server->constraint_focus_change.notify = handle_focus_change;
 	wl_signal_add(&server->seat->pointer_state.events.focus_change,
-		&server->constraint_focus_change);
+			&server->constraint_focus_change);
 	server->constraint_keyboard_focus_change.notify = handle_keyboard_focus_change;
 	wl_signal_add(&server->seat->keyboard_state.events.focus_change,
-		&server->constraint_keyboard_focus_change);
+			&server->constraint_keyboard_focus_change);
 }
 
 void pointer_constraints_finish(struct smtwc_server *server)

@@ -5,7 +5,7 @@
 #ifndef SMTWC_POINTER_CONSTRAINTS_H
 #define SMTWC_POINTER_CONSTRAINTS_H
 
-#include "server.h"
+#include "compositor/server.h"
 
 /* Pointer locking and confinement (games, VMs, remote desktops) and
  * relative motion for whoever has the pointer. */
@@ -22,7 +22,7 @@ bool pointer_constraints_motion(struct smtwc_server *server, double *dx, double 
  * pointer by relative events when it gets them: sent with the enter, the
  * X pointer lands off by the whole jump and clicks miss their window. */
 void pointer_constraints_send_relative(struct smtwc_server *server,
-	struct wlr_surface *focus_before, uint32_t time_msec, double dx, double dy,
-	double unaccel_dx, double unaccel_dy);
+		struct wlr_surface *focus_before, uint32_t time_msec, double dx, double dy,
+		double unaccel_dx, double unaccel_dy);
 
 #endif

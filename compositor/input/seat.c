@@ -11,26 +11,26 @@
 #include <wlr/types/wlr_virtual_keyboard_v1.h>
 #include <wlr/types/wlr_virtual_pointer_v1.h>
 #include <wlr/util/log.h>
-#include "desktop/layer_shell.h"
-#include "desktop/view.h"
-#include "input/cursor.h"
-#include "input/gestures.h"
-#include "input/idle.h"
-#include "input/input_inhibit.h"
-#include "input/keyboard.h"
-#include "input/pointer_constraints.h"
-#include "input/seat.h"
-#include "input/shortcuts_inhibit.h"
-#include "input/tablet.h"
-#include "input/text_input.h"
+#include "compositor/desktop/layer_shell.h"
+#include "compositor/desktop/view.h"
+#include "compositor/input/cursor.h"
+#include "compositor/input/gestures.h"
+#include "compositor/input/idle.h"
+#include "compositor/input/input_inhibit.h"
+#include "compositor/input/keyboard.h"
+#include "compositor/input/pointer_constraints.h"
+#include "compositor/input/seat.h"
+#include "compositor/input/shortcuts_inhibit.h"
+#include "compositor/input/tablet.h"
+#include "compositor/input/text_input.h"
 
 static void seat_update_capabilities(struct smtwc_server *server)
 {
 	/* Pointer and keyboard are always offered, as on any desktop: clients
 	 * bind them at start-up, and a keyboard plugged in (or a virtual one
 	 * created) later must reach clients that are already running. */
-	wlr_seat_set_capabilities(server->seat,
-		WL_SEAT_CAPABILITY_POINTER | WL_SEAT_CAPABILITY_KEYBOARD);
+	wlr_seat_set_capabilities(
+			server->seat, WL_SEAT_CAPABILITY_POINTER | WL_SEAT_CAPABILITY_KEYBOARD);
 }
 
 static void seat_handle_new_input(struct wl_listener *listener, void *data)
@@ -59,8 +59,7 @@ static void seat_handle_new_input(struct wl_listener *listener, void *data)
 
 static void seat_handle_new_virtual_keyboard(struct wl_listener *listener, void *data)
 {
-	struct smtwc_server *server =
-		wl_container_of(listener, server, new_virtual_keyboard);
+	struct smtwc_server *server = wl_container_of(listener, server, new_virtual_keyboard);
 	struct wlr_virtual_keyboard_v1 *vkb = data;
 	/* The client sends its own keymap; ours would replace it. */
 	keyboard_attach(server, &vkb->input_device, false);
@@ -84,8 +83,8 @@ static void seat_handle_request_set_cursor(struct wl_listener *listener, void *d
 	struct wlr_seat_pointer_request_set_cursor_event *event = data;
 	/* Only the client under the pointer may choose its image. */
 	if (event->seat_client == server->seat->pointer_state.focused_client) {
-		wlr_cursor_set_surface(server->cursor, event->surface,
-			event->hotspot_x, event->hotspot_y);
+		wlr_cursor_set_surface(
+				server->cursor, event->surface, event->hotspot_x, event->hotspot_y);
 	}
 }
 
@@ -96,11 +95,10 @@ static void seat_handle_request_set_selection(struct wl_listener *listener, void
 	wlr_seat_set_selection(server->seat, event->source, event->serial);
 }
 
-static void seat_handle_request_set_primary_selection(struct wl_listener *listener,
-		void *data)
+static void seat_handle_request_set_primary_selection(struct wl_listener *listener, void *data)
 {
-	struct smtwc_server *server =
-		wl_container_of(listener, server, request_set_primary_selection);
+	struct smtwc_server *server = wl_container_of(
+			listener, server, request_set_primary_selection);
 	struct wlr_seat_request_set_primary_selection_event *event = data;
 	wlr_seat_set_primary_selection(server->seat, event->source, event->serial);
 }
@@ -147,8 +145,8 @@ static void seat_handle_start_drag(struct wl_listener *listener, void *data)
 	icon->server = server;
 	server->drag_icon = wlr_scene_tree_create(&server->layers[SMTWC_LAYER_POPUPS]->node);
 	wlr_scene_subsurface_tree_create(&server->drag_icon->node, drag->icon->surface);
-	wlr_scene_node_set_position(&server->drag_icon->node,
-		(int)server->cursor->x, (int)server->cursor->y);
+	wlr_scene_node_set_position(
+			&server->drag_icon->node, (int)server->cursor->x, (int)server->cursor->y);
 	icon->destroy.notify = drag_icon_handle_destroy;
 	wl_signal_add(&drag->icon->events.destroy, &icon->destroy);
 }
@@ -175,8 +173,7 @@ void seat_init(struct smtwc_server *server)
 	idle_init(server);
 	input_inhibit_init(server);
 	server->input_inhibit_deactivate.notify = seat_handle_input_inhibit_deactivate;
-	wl_signal_add(&server->input_inhibit->events.deactivate,
-		&server->input_inhibit_deactivate);
+	wl_signal_add(&server->input_inhibit->events.deactivate, &server->input_inhibit_deactivate);
 	pointer_constraints_init(server);
 	shortcuts_inhibit_init(server);
 	gestures_init(server);
@@ -186,12 +183,12 @@ void seat_init(struct smtwc_server *server)
 	server->new_input.notify = seat_handle_new_input;
 	wl_signal_add(&server->backend->events.new_input, &server->new_input);
 
-	struct wlr_virtual_keyboard_manager_v1 *vkbd =
-		wlr_virtual_keyboard_manager_v1_create(server->display);
+	struct wlr_virtual_keyboard_manager_v1 *vkbd = wlr_virtual_keyboard_manager_v1_create(
+			server->display);
 	server->new_virtual_keyboard.notify = seat_handle_new_virtual_keyboard;
 	wl_signal_add(&vkbd->events.new_virtual_keyboard, &server->new_virtual_keyboard);
-	struct wlr_virtual_pointer_manager_v1 *vptr =
-		wlr_virtual_pointer_manager_v1_create(server->display);
+	struct wlr_virtual_pointer_manager_v1 *vptr = wlr_virtual_pointer_manager_v1_create(
+			server->display);
 	server->new_virtual_pointer.notify = seat_handle_new_virtual_pointer;
 	wl_signal_add(&vptr->events.new_virtual_pointer, &server->new_virtual_pointer);
 
@@ -202,7 +199,7 @@ void seat_init(struct smtwc_server *server)
 	wl_signal_add(&seat->events.request_set_selection, &server->request_set_selection);
 	server->request_set_primary_selection.notify = seat_handle_request_set_primary_selection;
 	wl_signal_add(&seat->events.request_set_primary_selection,
-		&server->request_set_primary_selection);
+			&server->request_set_primary_selection);
 	server->request_start_drag.notify = seat_handle_request_start_drag;
 	wl_signal_add(&seat->events.request_start_drag, &server->request_start_drag);
 	server->start_drag.notify = seat_handle_start_drag;

@@ -5,7 +5,7 @@
 #ifndef SMTWC_SEAT_H
 #define SMTWC_SEAT_H
 
-#include "server.h"
+#include "compositor/server.h"
 
 /* Creates the seat, the cursor and the input device listeners. */
 void seat_init(struct smtwc_server *server);

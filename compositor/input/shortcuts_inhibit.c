@@ -4,7 +4,7 @@
  * the user can always get out.
  */
 #include <wlr/types/wlr_keyboard_shortcuts_inhibit_v1.h>
-#include "input/shortcuts_inhibit.h"
+#include "compositor/input/shortcuts_inhibit.h"
 
 bool shortcuts_inhibited(struct smtwc_server *server)
 {
@@ -13,7 +13,7 @@ bool shortcuts_inhibited(struct smtwc_server *server)
 		return false;
 	}
 	struct wlr_keyboard_shortcuts_inhibitor_v1 *inhibitor;
-	wl_list_for_each(inhibitor, &server->shortcuts_inhibit->inhibitors, link) {
+	wl_list_for_each (inhibitor, &server->shortcuts_inhibit->inhibitors, link) {
 		if (inhibitor->surface == focused && inhibitor->seat == server->seat &&
 				inhibitor->active) {
 			return true;
@@ -33,5 +33,5 @@ void shortcuts_inhibit_init(struct smtwc_server *server)
 	server->shortcuts_inhibit = wlr_keyboard_shortcuts_inhibit_v1_create(server->display);
 	server->new_shortcuts_inhibitor.notify = handle_new_inhibitor;
 	wl_signal_add(&server->shortcuts_inhibit->events.new_inhibitor,
-		&server->new_shortcuts_inhibitor);
+			&server->new_shortcuts_inhibitor);
 }

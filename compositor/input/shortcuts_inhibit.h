@@ -5,7 +5,7 @@
 #ifndef SMTWC_SHORTCUTS_INHIBIT_H
 #define SMTWC_SHORTCUTS_INHIBIT_H
 
-#include "server.h"
+#include "compositor/server.h"
 
 /* keyboard-shortcuts-inhibit: a remote desktop or VM viewer with the
  * keyboard gets the compositor's key combinations too. */

@@ -12,17 +12,17 @@
 #include <wlr/types/wlr_tablet_pad.h>
 #include <wlr/types/wlr_tablet_tool.h>
 #include <wlr/types/wlr_tablet_v2.h>
-#include "desktop/view.h"
-#include "input/cursor.h"
-#include "input/idle.h"
-#include "input/input_inhibit.h"
-#include "input/tablet.h"
+#include "compositor/desktop/view.h"
+#include "compositor/input/cursor.h"
+#include "compositor/input/idle.h"
+#include "compositor/input/input_inhibit.h"
+#include "compositor/input/tablet.h"
 
 /* The tablet-v2 objects live with the wlroots devices they stand for:
  * wlroots destroys them with the device, so only their pointers are kept,
  * in the devices' data. */
-static struct wlr_tablet_v2_tablet_tool *tool_v2(struct smtwc_server *server,
-		struct wlr_tablet_tool *tool)
+static struct wlr_tablet_v2_tablet_tool *tool_v2(
+		struct smtwc_server *server, struct wlr_tablet_tool *tool)
 {
 	if (tool->data == NULL) {
 		tool->data = wlr_tablet_tool_create(server->tablet_manager, server->seat, tool);
@@ -83,8 +83,7 @@ static void pad_set_focus(struct smtwc_tablet_pad *pad, struct wlr_surface *surf
 		return;
 	}
 	pad_leave(pad);
-	if (surface == NULL || pad->tablet == NULL ||
-			!input_inhibit_allows(pad->server, surface) ||
+	if (surface == NULL || pad->tablet == NULL || !input_inhibit_allows(pad->server, surface) ||
 			!wlr_surface_accepts_tablet_v2(pad->tablet, surface)) {
 		return;
 	}
@@ -101,11 +100,11 @@ static void pad_handle_button(struct wl_listener *listener, void *data)
 	if (pad->focus == NULL) {
 		return;
 	}
-	wlr_tablet_v2_tablet_pad_notify_mode(pad->pad, event->group, event->mode,
-		event->time_msec);
+	wlr_tablet_v2_tablet_pad_notify_mode(pad->pad, event->group, event->mode, event->time_msec);
 	wlr_tablet_v2_tablet_pad_notify_button(pad->pad, event->button, event->time_msec,
-		event->state == WLR_BUTTON_PRESSED ? ZWP_TABLET_PAD_V2_BUTTON_STATE_PRESSED
-			: ZWP_TABLET_PAD_V2_BUTTON_STATE_RELEASED);
+			event->state == WLR_BUTTON_PRESSED ?
+					ZWP_TABLET_PAD_V2_BUTTON_STATE_PRESSED :
+					ZWP_TABLET_PAD_V2_BUTTON_STATE_RELEASED);
 }
 
 static void pad_handle_ring(struct wl_listener *listener, void *data)
@@ -117,9 +116,9 @@ static void pad_handle_ring(struct wl_listener *listener, void *data)
 		/* wlroots 0.15 hands the angle to the wire as a wl_fixed_t without
 		 * converting it (90 degrees arrived as 0.35): convert it here. A
 		 * negative position (the finger lifted) stays negative. */
-		wlr_tablet_v2_tablet_pad_notify_ring(pad->pad, event->ring,
-			event->position * 256.0,
-			event->source == WLR_TABLET_PAD_RING_SOURCE_FINGER, event->time_msec);
+		wlr_tablet_v2_tablet_pad_notify_ring(pad->pad, event->ring, event->position * 256.0,
+				event->source == WLR_TABLET_PAD_RING_SOURCE_FINGER,
+				event->time_msec);
 	}
 }
 
@@ -130,7 +129,8 @@ static void pad_handle_strip(struct wl_listener *listener, void *data)
 	idle_notify_activity(pad->server);
 	if (pad->focus != NULL) {
 		wlr_tablet_v2_tablet_pad_notify_strip(pad->pad, event->strip, event->position,
-			event->source == WLR_TABLET_PAD_STRIP_SOURCE_FINGER, event->time_msec);
+				event->source == WLR_TABLET_PAD_STRIP_SOURCE_FINGER,
+				event->time_msec);
 	}
 }
 
@@ -213,7 +213,7 @@ static void handle_keyboard_focus(struct wl_listener *listener, void *data)
 	struct smtwc_server *server = wl_container_of(listener, server, tablet_pad_focus);
 	struct wlr_seat_keyboard_focus_change_event *event = data;
 	struct smtwc_tablet_pad *pad;
-	wl_list_for_each(pad, &server->tablet_pads, link) {
+	wl_list_for_each (pad, &server->tablet_pads, link) {
 		pad_set_focus(pad, event->new_surface);
 	}
 }
@@ -222,8 +222,8 @@ static void handle_keyboard_focus(struct wl_listener *listener, void *data)
  * that surface speaks tablet-v2; returns false when the pointer must be
  * emulated instead. */
 static bool tool_motion(struct smtwc_server *server, struct wlr_input_device *device,
-		struct wlr_tablet_tool *tool, uint32_t time_msec, bool has_x, double x,
-		bool has_y, double y)
+		struct wlr_tablet_tool *tool, uint32_t time_msec, bool has_x, double x, bool has_y,
+		double y)
 {
 	idle_notify_activity(server);
 	wlr_cursor_warp_absolute(server->cursor, device, has_x ? x : NAN, has_y ? y : NAN);
@@ -261,8 +261,8 @@ static void handle_axis(struct wl_listener *listener, void *data)
 	struct wlr_event_tablet_tool_axis *event = data;
 	uint32_t axes = event->updated_axes;
 	if (!tool_motion(server, event->device, event->tool, event->time_msec,
-			axes & WLR_TABLET_TOOL_AXIS_X, event->x, axes & WLR_TABLET_TOOL_AXIS_Y,
-			event->y)) {
+			    axes & WLR_TABLET_TOOL_AXIS_X, event->x, axes & WLR_TABLET_TOOL_AXIS_Y,
+			    event->y)) {
 		cursor_process_motion(server, event->time_msec);
 		return;
 	}
@@ -298,8 +298,8 @@ static void handle_proximity(struct wl_listener *listener, void *data)
 		}
 		return;
 	}
-	if (!tool_motion(server, event->device, event->tool, event->time_msec, true, event->x,
-			true, event->y)) {
+	if (!tool_motion(server, event->device, event->tool, event->time_msec, true, event->x, true,
+			    event->y)) {
 		cursor_process_motion(server, event->time_msec);
 	}
 }
@@ -314,7 +314,8 @@ static void handle_tip(struct wl_listener *listener, void *data)
 		if (down) {
 			wlr_tablet_v2_tablet_tool_notify_down(tv2);
 			/* A click of the tip focuses the window, as a mouse click does. */
-			struct wlr_surface *root = wlr_surface_get_root_surface(tv2->focused_surface);
+			struct wlr_surface *root = wlr_surface_get_root_surface(
+					tv2->focused_surface);
 			struct smtwc_view *view = view_from_surface(server, root);
 			if (view != NULL) {
 				view_focus(view);
@@ -325,7 +326,7 @@ static void handle_tip(struct wl_listener *listener, void *data)
 		return;
 	}
 	cursor_process_button(server, event->time_msec, BTN_LEFT,
-		down ? WLR_BUTTON_PRESSED : WLR_BUTTON_RELEASED);
+			down ? WLR_BUTTON_PRESSED : WLR_BUTTON_RELEASED);
 }
 
 static void handle_button(struct wl_listener *listener, void *data)
@@ -335,13 +336,14 @@ static void handle_button(struct wl_listener *listener, void *data)
 	struct wlr_tablet_v2_tablet_tool *tv2 = tool_v2(server, event->tool);
 	if (tv2 != NULL && tv2->focused_surface != NULL) {
 		wlr_tablet_v2_tablet_tool_notify_button(tv2, event->button,
-			event->state == WLR_BUTTON_PRESSED ? ZWP_TABLET_PAD_V2_BUTTON_STATE_PRESSED
-				: ZWP_TABLET_PAD_V2_BUTTON_STATE_RELEASED);
+				event->state == WLR_BUTTON_PRESSED ?
+						ZWP_TABLET_PAD_V2_BUTTON_STATE_PRESSED :
+						ZWP_TABLET_PAD_V2_BUTTON_STATE_RELEASED);
 		return;
 	}
 	/* The pen's buttons, emulated, are the mouse's right and middle. */
 	cursor_process_button(server, event->time_msec,
-		event->button == BTN_STYLUS ? BTN_RIGHT : BTN_MIDDLE, event->state);
+			event->button == BTN_STYLUS ? BTN_RIGHT : BTN_MIDDLE, event->state);
 }
 
 void tablet_init(struct smtwc_server *server)
@@ -358,8 +360,7 @@ void tablet_init(struct smtwc_server *server)
 	wl_signal_add(&cursor->events.tablet_tool_button, &server->tablet_button);
 	wl_list_init(&server->tablet_pads);
 	server->tablet_pad_focus.notify = handle_keyboard_focus;
-	wl_signal_add(&server->seat->keyboard_state.events.focus_change,
-		&server->tablet_pad_focus);
+	wl_signal_add(&server->seat->keyboard_state.events.focus_change, &server->tablet_pad_focus);
 }
 
 void tablet_finish(struct smtwc_server *server)

@@ -5,7 +5,7 @@
 #ifndef SMTWC_TABLET_H
 #define SMTWC_TABLET_H
 
-#include "server.h"
+#include "compositor/server.h"
 
 /* Drawing tablets: tablet-v2 to clients that bind it (GIMP, Krita through
  * GTK/Qt), the pointer emulated for the others. */

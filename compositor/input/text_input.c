@@ -11,8 +11,8 @@
 #include <wlr/types/wlr_text_input_v3.h>
 #include <wlr/types/wlr_virtual_keyboard_v1.h>
 #include <wlr/util/log.h>
-#include "input/input_inhibit.h"
-#include "input/text_input.h"
+#include "compositor/input/input_inhibit.h"
+#include "compositor/input/text_input.h"
 
 struct smtwc_text_input {
 	struct smtwc_server *server;
@@ -30,7 +30,7 @@ struct smtwc_text_input {
 static struct smtwc_text_input *focused_text_input(struct smtwc_server *server)
 {
 	struct smtwc_text_input *ti;
-	wl_list_for_each(ti, &server->text_inputs, link) {
+	wl_list_for_each (ti, &server->text_inputs, link) {
 		if (ti->input->focused_surface != NULL) {
 			return ti;
 		}
@@ -57,19 +57,21 @@ static void set_pending_surface(struct smtwc_text_input *ti, struct wlr_surface 
 }
 
 /* The text field's state, for the input method to work on. */
-static void send_state_to_input_method(struct smtwc_server *server,
-		struct wlr_text_input_v3 *input)
+static void send_state_to_input_method(struct smtwc_server *server, struct wlr_text_input_v3 *input)
 {
 	struct wlr_input_method_v2 *im = server->input_method;
 	if (input->active_features & WLR_TEXT_INPUT_V3_FEATURE_SURROUNDING_TEXT) {
 		wlr_input_method_v2_send_surrounding_text(im,
-			input->current.surrounding.text != NULL ? input->current.surrounding.text : "",
-			input->current.surrounding.cursor, input->current.surrounding.anchor);
+				input->current.surrounding.text != NULL ?
+						input->current.surrounding.text :
+						"",
+				input->current.surrounding.cursor,
+				input->current.surrounding.anchor);
 	}
 	wlr_input_method_v2_send_text_change_cause(im, input->current.text_change_cause);
 	if (input->active_features & WLR_TEXT_INPUT_V3_FEATURE_CONTENT_TYPE) {
 		wlr_input_method_v2_send_content_type(im, input->current.content_type.hint,
-			input->current.content_type.purpose);
+				input->current.content_type.purpose);
 	}
 	wlr_input_method_v2_send_done(im);
 }
@@ -128,15 +130,14 @@ static void handle_text_input_destroy(struct wl_listener *listener, void *data)
 
 static bool same_client(struct wlr_text_input_v3 *input, struct wlr_surface *surface)
 {
-	return wl_resource_get_client(input->resource) ==
-		wl_resource_get_client(surface->resource);
+	return wl_resource_get_client(input->resource) == wl_resource_get_client(surface->resource);
 }
 
 /* Keyboard focus moved to surface (or nowhere): text inputs follow it. */
 static void set_focus(struct smtwc_server *server, struct wlr_surface *surface)
 {
 	struct smtwc_text_input *ti;
-	wl_list_for_each(ti, &server->text_inputs, link) {
+	wl_list_for_each (ti, &server->text_inputs, link) {
 		if (ti->pending_surface != NULL && ti->pending_surface != surface) {
 			set_pending_surface(ti, NULL);
 		}
@@ -209,14 +210,14 @@ static void handle_input_method_commit(struct wl_listener *listener, void *data)
 	}
 	if (im->current.preedit.text != NULL) {
 		wlr_text_input_v3_send_preedit_string(ti->input, im->current.preedit.text,
-			im->current.preedit.cursor_begin, im->current.preedit.cursor_end);
+				im->current.preedit.cursor_begin, im->current.preedit.cursor_end);
 	}
 	if (im->current.commit_text != NULL) {
 		wlr_text_input_v3_send_commit_string(ti->input, im->current.commit_text);
 	}
 	if (im->current.delete.before_length != 0 || im->current.delete.after_length != 0) {
 		wlr_text_input_v3_send_delete_surrounding_text(ti->input,
-			im->current.delete.before_length, im->current.delete.after_length);
+				im->current.delete.before_length, im->current.delete.after_length);
 	}
 	wlr_text_input_v3_send_done(ti->input);
 }
@@ -277,7 +278,7 @@ static void handle_new_input_method(struct wl_listener *listener, void *data)
 	server->input_method_destroy.notify = handle_input_method_destroy;
 	wl_signal_add(&im->events.destroy, &server->input_method_destroy);
 	struct smtwc_text_input *ti;
-	wl_list_for_each(ti, &server->text_inputs, link) {
+	wl_list_for_each (ti, &server->text_inputs, link) {
 		if (ti->pending_surface != NULL) {
 			wlr_text_input_v3_send_enter(ti->input, ti->pending_surface);
 			set_pending_surface(ti, NULL);
@@ -304,8 +305,9 @@ struct wlr_input_method_keyboard_grab_v2 *text_input_keyboard_grab(
 	}
 	/* Keys the input method types itself must not loop back to it. */
 	struct wlr_virtual_keyboard_v1 *vkb = wlr_input_device_get_virtual_keyboard(device);
-	if (vkb != NULL && wl_resource_get_client(vkb->resource) ==
-			wl_resource_get_client(im->resource)) {
+	if (vkb != NULL &&
+			wl_resource_get_client(vkb->resource) ==
+					wl_resource_get_client(im->resource)) {
 		return NULL;
 	}
 	return im->keyboard_grab;
@@ -316,17 +318,17 @@ void text_input_init(struct smtwc_server *server)
 	wl_list_init(&server->text_inputs);
 	wl_list_init(&server->input_method_grab_destroy.link);
 	server->input_method_grab_destroy.notify = handle_keyboard_grab_destroy;
-	struct wlr_text_input_manager_v3 *text_inputs =
-		wlr_text_input_manager_v3_create(server->display);
+	struct wlr_text_input_manager_v3 *text_inputs = wlr_text_input_manager_v3_create(
+			server->display);
 	server->new_text_input.notify = handle_new_text_input;
 	wl_signal_add(&text_inputs->events.text_input, &server->new_text_input);
-	struct wlr_input_method_manager_v2 *input_methods =
-		wlr_input_method_manager_v2_create(server->display);
+	struct wlr_input_method_manager_v2 *input_methods = wlr_input_method_manager_v2_create(
+			server->display);
 	server->new_input_method.notify = handle_new_input_method;
 	wl_signal_add(&input_methods->events.input_method, &server->new_input_method);
 	server->text_input_focus_change.notify = handle_keyboard_focus_change;
 	wl_signal_add(&server->seat->keyboard_state.events.focus_change,
-		&server->text_input_focus_change);
+			&server->text_input_focus_change);
 }
 
 void text_input_finish(struct smtwc_server *server)

@@ -6,8 +6,8 @@
 #include <wlr/types/wlr_compositor.h>
 #include <wlr/types/wlr_output_damage.h>
 #include <wlr/types/wlr_scene.h>
-#include "output/frame_pacing.h"
-#include "output/output_types.h"
+#include "compositor/output/frame_pacing.h"
+#include "compositor/output/output_types.h"
 
 struct surface_watch {
 	struct smtwc_server *server;
@@ -58,10 +58,10 @@ void frame_pacing_init(struct smtwc_server *server)
 bool frame_pacing_needs_frame(struct smtwc_output *output)
 {
 	struct smtwc_server *server = output->server;
-	struct wlr_scene_output *scene_output =
-		wlr_scene_get_scene_output(server->scene, output->wlr_output);
+	struct wlr_scene_output *scene_output = wlr_scene_get_scene_output(
+			server->scene, output->wlr_output);
 	bool damaged = scene_output != NULL &&
-		pixman_region32_not_empty(&scene_output->damage->current);
+			pixman_region32_not_empty(&scene_output->damage->current);
 	bool committed = output->seen_commit_seq != server->commit_seq;
 	output->seen_commit_seq = server->commit_seq;
 	return server->frame_pacing_off || damaged || committed || output->wlr_output->needs_frame;

@@ -11,7 +11,7 @@
 #define SMTWC_FRAME_PACING_H
 
 #include <stdbool.h>
-#include "server.h"
+#include "compositor/server.h"
 
 struct smtwc_output;
 

@@ -6,15 +6,15 @@
 #include <stdlib.h>
 #include <time.h>
 #include <wlr/util/log.h>
-#include "output/frame_pacing.h"
-#include "output/output.h"
-#include "output/render.h"
+#include "compositor/output/frame_pacing.h"
+#include "compositor/output/output.h"
+#include "compositor/output/render.h"
 
 static void output_handle_frame(struct wl_listener *listener, void *data)
 {
 	struct smtwc_output *output = wl_container_of(listener, output, frame);
-	struct wlr_scene_output *scene_output =
-		wlr_scene_get_scene_output(output->server->scene, output->wlr_output);
+	struct wlr_scene_output *scene_output = wlr_scene_get_scene_output(
+			output->server->scene, output->wlr_output);
 	if (scene_output == NULL || !frame_pacing_needs_frame(output)) {
 		return;
 	}
@@ -59,8 +59,8 @@ static void output_handle_destroy(struct wl_listener *listener, void *data)
 	wl_signal_emit(&server->events.output_removed, NULL);
 }
 
-static bool output_mode_matches(const struct wlr_output_mode *mode,
-		const struct smtwc_output_config *oc)
+static bool output_mode_matches(
+		const struct wlr_output_mode *mode, const struct smtwc_output_config *oc)
 {
 	if (mode->width != oc->width || mode->height != oc->height) {
 		return false;
@@ -70,8 +70,7 @@ static bool output_mode_matches(const struct wlr_output_mode *mode,
 
 /* Applies the config section for this output; returns false when the output
  * is configured as disabled. */
-static bool output_apply_config(struct smtwc_output *output,
-		const struct smtwc_output_config *oc)
+static bool output_apply_config(struct smtwc_output *output, const struct smtwc_output_config *oc)
 {
 	struct wlr_output *wlr_output = output->wlr_output;
 	if (oc != NULL && oc->has_enabled && !oc->enabled) {
@@ -85,7 +84,7 @@ static bool output_apply_config(struct smtwc_output *output,
 	if (oc != NULL && oc->has_mode) {
 		/* Without a refresh rate the fastest mode of that size wins. */
 		struct wlr_output_mode *mode;
-		wl_list_for_each(mode, &wlr_output->modes, link) {
+		wl_list_for_each (mode, &wlr_output->modes, link) {
 			if (output_mode_matches(mode, oc) &&
 					(chosen == NULL || mode->refresh > chosen->refresh)) {
 				chosen = mode;
@@ -94,7 +93,7 @@ static bool output_apply_config(struct smtwc_output *output,
 		if (chosen == NULL) {
 			/* Nested and headless outputs have no mode list: any size works. */
 			wlr_output_set_custom_mode(wlr_output, oc->width, oc->height,
-				oc->refresh_mhz > 0 ? oc->refresh_mhz : 0);
+					oc->refresh_mhz > 0 ? oc->refresh_mhz : 0);
 		}
 	} else {
 		chosen = wlr_output_preferred_mode(wlr_output);
@@ -110,7 +109,7 @@ static bool output_apply_config(struct smtwc_output *output,
 	}
 	if (!wlr_output_commit(wlr_output)) {
 		wlr_log(WLR_ERROR, "output %s: configured mode rejected, using preferred",
-			wlr_output->name);
+				wlr_output->name);
 		struct wlr_output_mode *preferred = wlr_output_preferred_mode(wlr_output);
 		if (preferred != NULL) {
 			wlr_output_set_mode(wlr_output, preferred);
@@ -149,8 +148,8 @@ void output_handle_new(struct wl_listener *listener, void *data)
 	wl_signal_add(&wlr_output->events.destroy, &output->destroy);
 	wl_list_insert(server->outputs.prev, &output->link);
 
-	const struct smtwc_output_config *oc =
-		smtwc_config_find_output(&server->config, wlr_output->name);
+	const struct smtwc_output_config *oc = smtwc_config_find_output(
+			&server->config, wlr_output->name);
 	if (!output_apply_config(output, oc)) {
 		return;
 	}
@@ -160,8 +159,8 @@ void output_handle_new(struct wl_listener *listener, void *data)
 		wlr_output_layout_add_auto(server->output_layout, wlr_output);
 	}
 	wlr_xcursor_manager_load(server->cursor_manager, wlr_output->scale);
-	wlr_log(WLR_INFO, "output %s: %dx%d scale %.2f", wlr_output->name,
-		wlr_output->width, wlr_output->height, wlr_output->scale);
+	wlr_log(WLR_INFO, "output %s: %dx%d scale %.2f", wlr_output->name, wlr_output->width,
+			wlr_output->height, wlr_output->scale);
 }
 
 void output_handle_layout_change(struct wl_listener *listener, void *data)
@@ -177,9 +176,9 @@ void output_handle_layout_change(struct wl_listener *listener, void *data)
 
 struct wlr_box output_layout_box(struct smtwc_output *output)
 {
-	struct wlr_box *box =
-		wlr_output_layout_get_box(output->server->output_layout, output->wlr_output);
-	return box != NULL ? *box : (struct wlr_box){0};
+	struct wlr_box *box = wlr_output_layout_get_box(
+			output->server->output_layout, output->wlr_output);
+	return box != NULL ? *box : (struct wlr_box){ 0 };
 }
 
 struct smtwc_output *output_from_wlr(struct wlr_output *wlr_output)
@@ -194,12 +193,11 @@ struct smtwc_output *output_at(struct smtwc_server *server, double lx, double ly
 
 struct smtwc_output *output_focused(struct smtwc_server *server)
 {
-	struct smtwc_output *output =
-		output_at(server, server->cursor->x, server->cursor->y);
+	struct smtwc_output *output = output_at(server, server->cursor->x, server->cursor->y);
 	if (output != NULL) {
 		return output;
 	}
-	wl_list_for_each(output, &server->outputs, link) {
+	wl_list_for_each (output, &server->outputs, link) {
 		if (wlr_output_layout_get(server->output_layout, output->wlr_output) != NULL) {
 			return output;
 		}

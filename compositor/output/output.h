@@ -5,8 +5,8 @@
 #ifndef SMTWC_OUTPUT_H
 #define SMTWC_OUTPUT_H
 
-#include "output/output_types.h"
-#include "server.h"
+#include "compositor/output/output_types.h"
+#include "compositor/server.h"
 
 void output_handle_new(struct wl_listener *listener, void *data);
 void output_handle_layout_change(struct wl_listener *listener, void *data);

@@ -4,8 +4,8 @@
  */
 #include <wlr/types/wlr_output_management_v1.h>
 #include <wlr/util/log.h>
-#include "output/output.h"
-#include "output/output_management.h"
+#include "compositor/output/output.h"
+#include "compositor/output/output_management.h"
 
 /* Tells clients the current configuration of every output. */
 static void output_management_update(struct smtwc_server *server);
@@ -21,7 +21,7 @@ static void head_apply_state(struct wlr_output_configuration_head_v1 *head)
 		wlr_output_set_mode(output, head->state.mode);
 	} else {
 		wlr_output_set_custom_mode(output, head->state.custom_mode.width,
-			head->state.custom_mode.height, head->state.custom_mode.refresh);
+				head->state.custom_mode.height, head->state.custom_mode.refresh);
 	}
 	wlr_output_set_scale(output, head->state.scale);
 	wlr_output_set_transform(output, head->state.transform);
@@ -33,11 +33,11 @@ static bool apply_configuration(struct smtwc_server *server,
 {
 	bool ok = true;
 	struct wlr_output_configuration_head_v1 *head;
-	wl_list_for_each(head, &config->heads, link) {
+	wl_list_for_each (head, &config->heads, link) {
 		head_apply_state(head);
 		ok = ok && wlr_output_test(head->state.output);
 	}
-	wl_list_for_each(head, &config->heads, link) {
+	wl_list_for_each (head, &config->heads, link) {
 		struct wlr_output *output = head->state.output;
 		if (!ok || !commit) {
 			wlr_output_rollback(output);
@@ -45,13 +45,13 @@ static bool apply_configuration(struct smtwc_server *server,
 		}
 		if (!wlr_output_commit(output)) {
 			wlr_log(WLR_ERROR, "output %s: configuration tested fine but failed",
-				output->name);
+					output->name);
 			ok = false;
 			continue;
 		}
 		if (head->state.enabled) {
-			wlr_output_layout_add(server->output_layout, output,
-				head->state.x, head->state.y);
+			wlr_output_layout_add(server->output_layout, output, head->state.x,
+					head->state.y);
 		} else {
 			wlr_output_layout_remove(server->output_layout, output);
 		}
@@ -94,9 +94,9 @@ static void output_management_update(struct smtwc_server *server)
 		return;
 	}
 	struct smtwc_output *output;
-	wl_list_for_each(output, &server->outputs, link) {
+	wl_list_for_each (output, &server->outputs, link) {
 		struct wlr_output_configuration_head_v1 *head =
-			wlr_output_configuration_head_v1_create(config, output->wlr_output);
+				wlr_output_configuration_head_v1_create(config, output->wlr_output);
 		if (head == NULL) {
 			continue;
 		}
@@ -119,7 +119,7 @@ void output_management_init(struct smtwc_server *server)
 
 void output_management_handle_layout_change(struct wl_listener *listener, void *data)
 {
-	struct smtwc_server *server =
-		wl_container_of(listener, server, output_management_layout_change);
+	struct smtwc_server *server = wl_container_of(
+			listener, server, output_management_layout_change);
 	output_management_update(server);
 }

@@ -5,7 +5,7 @@
 #ifndef SMTWC_OUTPUT_MANAGEMENT_H
 #define SMTWC_OUTPUT_MANAGEMENT_H
 
-#include "server.h"
+#include "compositor/server.h"
 
 void output_management_init(struct smtwc_server *server);
 /* Tells clients the current state after any output change. */

@@ -10,12 +10,12 @@
 #include <wlr/types/wlr_output_power_management_v1.h>
 #include <wlr/types/wlr_scene.h>
 #include <wlr/util/log.h>
-#include "output/output_power.h"
+#include "compositor/output/output_power.h"
 
 static void send_failed(struct wlr_output_power_manager_v1 *manager, struct wlr_output *output)
 {
 	struct wlr_output_power_v1 *power;
-	wl_list_for_each(power, &manager->output_powers, link) {
+	wl_list_for_each (power, &manager->output_powers, link) {
 		if (power->output == output) {
 			zwlr_output_power_v1_send_failed(power->resource);
 		}
@@ -36,15 +36,15 @@ static void handle_set_mode(struct wl_listener *listener, void *data)
 	wlr_output_enable(output, on);
 	if (!wlr_output_commit(output)) {
 		wlr_log(WLR_ERROR, "output %s: cannot turn it %s (the backend cannot disable it)",
-			output->name, on ? "on" : "off");
+				output->name, on ? "on" : "off");
 		wlr_output_rollback(output);
 		send_failed(server->output_power, output);
 		return;
 	}
 	if (on) {
 		/* Whatever changed while it was off must be drawn in full. */
-		struct wlr_scene_output *scene_output =
-			wlr_scene_get_scene_output(server->scene, output);
+		struct wlr_scene_output *scene_output = wlr_scene_get_scene_output(
+				server->scene, output);
 		if (scene_output != NULL) {
 			wlr_output_damage_add_whole(scene_output->damage);
 		}

@@ -5,7 +5,7 @@
 #ifndef SMTWC_OUTPUT_POWER_H
 #define SMTWC_OUTPUT_POWER_H
 
-#include "server.h"
+#include "compositor/server.h"
 
 /* wlr-output-power-management: idle daemons turn screens off and on. */
 void output_power_init(struct smtwc_server *server);

@@ -25,14 +25,14 @@
 #include <wlr/types/wlr_presentation_time.h>
 #include <wlr/types/wlr_surface.h>
 #include <wlr/util/region.h>
-#include "output/render.h"
-#include "monotonic_clock.h"
+#include "compositor/output/render.h"
+#include "common/monotonic_clock.h"
 
 /* One node that shows somewhere in this frame. */
 struct visible_node {
 	struct wlr_scene_node *node;
-	struct wlr_box box;          /* output-buffer coordinates, scaled */
-	pixman_region32_t region;    /* what of it must be painted */
+	struct wlr_box box;       /* output-buffer coordinates, scaled */
+	pixman_region32_t region; /* what of it must be painted */
 };
 
 struct frame_walk {
@@ -92,8 +92,8 @@ static void node_size(struct wlr_scene_node *node, int *width, int *height)
 	}
 }
 
-static struct wlr_texture *buffer_texture(struct wlr_scene_buffer *scene_buffer,
-		struct wlr_renderer *renderer)
+static struct wlr_texture *buffer_texture(
+		struct wlr_scene_buffer *scene_buffer, struct wlr_renderer *renderer)
 {
 	struct wlr_client_buffer *client_buffer = wlr_client_buffer_get(scene_buffer->buffer);
 	if (client_buffer != NULL) {
@@ -111,8 +111,8 @@ static struct wlr_texture *buffer_texture(struct wlr_scene_buffer *scene_buffer,
  * rotated content: wlroots 0.15's pixman renderer places rotated textures a
  * few pixels off their box (measured by test_render_culling), and culling
  * under such a node would leave stale pixels in the gap. */
-static void node_opaque_region(struct wlr_scene_node *node, const struct wlr_box *box,
-		int lx, int ly, struct wlr_output *output, pixman_region32_t *out)
+static void node_opaque_region(struct wlr_scene_node *node, const struct wlr_box *box, int lx,
+		int ly, struct wlr_output *output, pixman_region32_t *out)
 {
 	if (output->transform != WL_OUTPUT_TRANSFORM_NORMAL) {
 		return;
@@ -123,8 +123,8 @@ static void node_opaque_region(struct wlr_scene_node *node, const struct wlr_box
 		return;
 	case WLR_SCENE_NODE_RECT:
 		if (((struct wlr_scene_rect *)node)->color[3] >= 1.0f) {
-			pixman_region32_union_rect(out, out, box->x, box->y,
-				(unsigned)box->width, (unsigned)box->height);
+			pixman_region32_union_rect(out, out, box->x, box->y, (unsigned)box->width,
+					(unsigned)box->height);
 		}
 		return;
 	case WLR_SCENE_NODE_BUFFER:;
@@ -132,8 +132,8 @@ static void node_opaque_region(struct wlr_scene_node *node, const struct wlr_box
 		struct wlr_texture *texture = buffer_texture(buffer, output->renderer);
 		if (texture != NULL && wlr_texture_is_opaque(texture) &&
 				buffer->transform == WL_OUTPUT_TRANSFORM_NORMAL) {
-			pixman_region32_union_rect(out, out, box->x, box->y,
-				(unsigned)box->width, (unsigned)box->height);
+			pixman_region32_union_rect(out, out, box->x, box->y, (unsigned)box->width,
+					(unsigned)box->height);
 		}
 		return;
 	case WLR_SCENE_NODE_SURFACE:;
@@ -149,19 +149,19 @@ static void node_opaque_region(struct wlr_scene_node *node, const struct wlr_box
 			struct wlr_box r = { lx + rects[i].x1, ly + rects[i].y1,
 				rects[i].x2 - rects[i].x1, rects[i].y2 - rects[i].y1 };
 			scale_box(&r, output->scale);
-			pixman_region32_union_rect(out, out, r.x, r.y,
-				(unsigned)r.width, (unsigned)r.height);
+			pixman_region32_union_rect(
+					out, out, r.x, r.y, (unsigned)r.width, (unsigned)r.height);
 		}
 		return;
 	}
 }
 
-static void walk_add(struct frame_walk *walk, struct wlr_scene_node *node,
-		const struct wlr_box *box)
+static void walk_add(
+		struct frame_walk *walk, struct wlr_scene_node *node, const struct wlr_box *box)
 {
 	pixman_region32_t region;
-	pixman_region32_init_rect(&region, box->x, box->y,
-		(unsigned)box->width, (unsigned)box->height);
+	pixman_region32_init_rect(
+			&region, box->x, box->y, (unsigned)box->width, (unsigned)box->height);
 	pixman_region32_intersect(&region, &region, &walk->uncovered);
 	if (!pixman_region32_not_empty(&region)) {
 		pixman_region32_fini(&region);
@@ -178,8 +178,9 @@ static void walk_add(struct frame_walk *walk, struct wlr_scene_node *node,
 		walk->nodes = nodes;
 		walk->capacity = capacity;
 	}
-	walk->nodes[walk->count++] = (struct visible_node){ .node = node, .box = *box,
-		.region = region };
+	walk->nodes[walk->count++] = (struct visible_node){
+		.node = node, .box = *box, .region = region
+	};
 }
 
 /* Front to back: children last in the list are on top. (lx, ly) is the
@@ -192,7 +193,7 @@ static void walk_node(struct frame_walk *walk, struct wlr_scene_node *node, int 
 	lx += node->state.x;
 	ly += node->state.y;
 	struct wlr_scene_node *child;
-	wl_list_for_each_reverse(child, &node->state.children, state.link) {
+	wl_list_for_each_reverse (child, &node->state.children, state.link) {
 		walk_node(walk, child, lx, ly);
 	}
 	if (node->type == WLR_SCENE_NODE_ROOT || node->type == WLR_SCENE_NODE_TREE) {
@@ -202,11 +203,12 @@ static void walk_node(struct frame_walk *walk, struct wlr_scene_node *node, int 
 	struct wlr_output *output = walk->output;
 	if (node->type == WLR_SCENE_NODE_SURFACE && walk->presentation != NULL &&
 			wlr_scene_surface_from_node(node)->primary_output == output &&
-			wlr_surface_get_texture(wlr_scene_surface_from_node(node)->surface) != NULL) {
+			wlr_surface_get_texture(wlr_scene_surface_from_node(node)->surface) !=
+					NULL) {
 		/* Covered or not, the surface is part of this frame: clients pace
 		 * themselves on this feedback, as they did with the scene renderer. */
 		wlr_presentation_surface_sampled_on_output(walk->presentation,
-			wlr_scene_surface_from_node(node)->surface, output);
+				wlr_scene_surface_from_node(node)->surface, output);
 	}
 	struct wlr_box box = { .x = lx, .y = ly };
 	node_size(node, &box.width, &box.height);
@@ -228,8 +230,8 @@ static void scissor_output(struct wlr_output *output, const pixman_box32_t *rect
 	struct wlr_box box = { rect->x1, rect->y1, rect->x2 - rect->x1, rect->y2 - rect->y1 };
 	int width, height;
 	wlr_output_transformed_resolution(output, &width, &height);
-	wlr_box_transform(&box, &box, wlr_output_transform_invert(output->transform),
-		width, height);
+	wlr_box_transform(
+			&box, &box, wlr_output_transform_invert(output->transform), width, height);
 	wlr_renderer_scissor(output->renderer, &box);
 }
 
@@ -239,14 +241,13 @@ static void paint_texture(struct wlr_output *output, const struct visible_node *
 {
 	float matrix[9];
 	wlr_matrix_project_box(matrix, &v->box, wlr_output_transform_invert(transform), 0.0f,
-		output->transform_matrix);
+			output->transform_matrix);
 	struct wlr_fbox whole = { 0, 0, v->box.width, v->box.height };
 	if (wlr_fbox_empty(source)) {
 		source = &whole;
 	}
 	int count;
-	pixman_box32_t *rects = pixman_region32_rectangles(
-		(pixman_region32_t *)&v->region, &count);
+	pixman_box32_t *rects = pixman_region32_rectangles((pixman_region32_t *)&v->region, &count);
 	for (int i = 0; i < count; i++) {
 		scissor_output(output, &rects[i]);
 		wlr_render_subtexture_with_matrix(output->renderer, texture, source, matrix, 1.0f);
@@ -273,11 +274,11 @@ static void paint_node(struct wlr_output *output, const struct visible_node *v)
 		struct wlr_scene_rect *rect = (struct wlr_scene_rect *)node;
 		int count;
 		pixman_box32_t *rects = pixman_region32_rectangles(
-			(pixman_region32_t *)&v->region, &count);
+				(pixman_region32_t *)&v->region, &count);
 		for (int i = 0; i < count; i++) {
 			scissor_output(output, &rects[i]);
 			wlr_render_rect(output->renderer, &v->box, rect->color,
-				output->transform_matrix);
+					output->transform_matrix);
 		}
 		return;
 	case WLR_SCENE_NODE_BUFFER:;
@@ -307,8 +308,8 @@ static void paint_frame(struct wlr_output *output, struct frame_walk *walk)
 	wlr_renderer_scissor(output->renderer, NULL);
 }
 
-static void render_stats_add(struct smtwc_render *stats, uint64_t ns,
-		uint64_t painted, uint64_t damaged)
+static void render_stats_add(
+		struct smtwc_render *stats, uint64_t ns, uint64_t painted, uint64_t damaged)
 {
 	stats->frames++;
 	stats->ns_total += ns;
@@ -325,17 +326,17 @@ static uint64_t region_area(pixman_region32_t *region)
 	pixman_box32_t *rects = pixman_region32_rectangles(region, &count);
 	uint64_t area = 0;
 	for (int i = 0; i < count; i++) {
-		area += (uint64_t)(rects[i].x2 - rects[i].x1) * (uint64_t)(rects[i].y2 - rects[i].y1);
+		area += (uint64_t)(rects[i].x2 - rects[i].x1) *
+				(uint64_t)(rects[i].y2 - rects[i].y1);
 	}
 	return area;
 }
 
-void output_render_set_culling(struct smtwc_render *render, struct wlr_scene *scene,
-		bool culling)
+void output_render_set_culling(struct smtwc_render *render, struct wlr_scene *scene, bool culling)
 {
 	render->culling = culling;
 	struct wlr_scene_output *scene_output;
-	wl_list_for_each(scene_output, &scene->outputs, link) {
+	wl_list_for_each (scene_output, &scene->outputs, link) {
 		wlr_output_damage_add_whole(scene_output->damage);
 	}
 }
@@ -343,8 +344,8 @@ void output_render_set_culling(struct smtwc_render *render, struct wlr_scene *sc
 /* The renderer culling replaces, timed the same way: it paints the whole
  * damage once for the clear and once per node under it. (Its pixel counts
  * are not known here.) */
-static bool render_frame_with_scene(struct wlr_scene_output *scene_output,
-		struct smtwc_render *stats)
+static bool render_frame_with_scene(
+		struct wlr_scene_output *scene_output, struct smtwc_render *stats)
 {
 	bool damaged = pixman_region32_not_empty(&scene_output->damage->current);
 	uint64_t start = monotonic_now_ns();
@@ -355,8 +356,7 @@ static bool render_frame_with_scene(struct wlr_scene_output *scene_output,
 	return ok;
 }
 
-bool output_render_frame(struct wlr_scene_output *scene_output,
-		struct smtwc_render *stats)
+bool output_render_frame(struct wlr_scene_output *scene_output, struct smtwc_render *stats)
 {
 	if (!stats->culling) {
 		return render_frame_with_scene(scene_output, stats);
@@ -381,7 +381,7 @@ bool output_render_frame(struct wlr_scene_output *scene_output,
 	 * renderer would: the list is the scene's, and it expects it drained. */
 	struct wlr_scene *scene = scene_output->scene;
 	struct wlr_scene_buffer *pending, *tmp;
-	wl_list_for_each_safe(pending, tmp, &scene->pending_buffers, pending_link) {
+	wl_list_for_each_safe (pending, tmp, &scene->pending_buffers, pending_link) {
 		buffer_texture(pending, renderer);
 		wl_list_remove(&pending->pending_link);
 		wl_list_init(&pending->pending_link);
@@ -422,7 +422,7 @@ bool output_render_frame(struct wlr_scene_output *scene_output,
 	pixman_region32_t frame_damage;
 	pixman_region32_init(&frame_damage);
 	wlr_region_transform(&frame_damage, &scene_output->damage->current,
-		wlr_output_transform_invert(output->transform), width, height);
+			wlr_output_transform_invert(output->transform), width, height);
 	wlr_output_set_damage(output, &frame_damage);
 	pixman_region32_fini(&frame_damage);
 	return wlr_output_commit(output);

@@ -16,18 +16,16 @@ struct smtwc_render {
 	bool culling;
 	/* Since the compositor started, over all outputs (smtctl stats). */
 	uint64_t frames;
-	uint64_t ns_total, ns_max;   /* time spent in the renders themselves */
-	uint64_t pixels_damaged;     /* what the frames had to repaint */
-	uint64_t pixels_painted;     /* what culling left to paint, clears included */
+	uint64_t ns_total, ns_max; /* time spent in the renders themselves */
+	uint64_t pixels_damaged;   /* what the frames had to repaint */
+	uint64_t pixels_painted;   /* what culling left to paint, clears included */
 };
 
 /* Renders and commits one frame of the scene on this output, painting only
  * what of each node is damaged and not covered by opaque nodes above it.
  * Replaces wlr_scene_output_commit; returns what the commit returned. */
-bool output_render_frame(struct wlr_scene_output *scene_output,
-	struct smtwc_render *render);
+bool output_render_frame(struct wlr_scene_output *scene_output, struct smtwc_render *render);
 /* Switches renderers; every output repaints whole with the new one. */
-void output_render_set_culling(struct smtwc_render *render, struct wlr_scene *scene,
-	bool culling);
+void output_render_set_culling(struct smtwc_render *render, struct wlr_scene *scene, bool culling);
 
 #endif

@@ -17,16 +17,16 @@
 #include <wlr/types/wlr_xdg_shell.h>
 #include <wlr/util/log.h>
 #include "smt-ring-v1-protocol.h"
-#include "desktop/view.h"
-#include "output/output.h"
-#include "server.h"
-#include "ring/canvas.h"
-#include "ring/client_usage.h"
-#include "ring/heap_reclaim.h"
-#include "ring/ordered_request.h"
-#include "ring/ring_types.h"
-#include "drawable_table.h"
-#include "monotonic_clock.h"
+#include "compositor/desktop/view.h"
+#include "compositor/output/output.h"
+#include "compositor/server.h"
+#include "compositor/ring/canvas.h"
+#include "compositor/ring/client_usage.h"
+#include "compositor/ring/heap_reclaim.h"
+#include "compositor/ring/ordered_request.h"
+#include "compositor/ring/ring_types.h"
+#include "compositor/exec/drawable_table.h"
+#include "common/monotonic_clock.h"
 
 struct smtwc_canvas_buffer {
 	struct wlr_buffer base;
@@ -43,8 +43,8 @@ static void canvas_buffer_destroy(struct wlr_buffer *wlr_buffer)
 	free(buffer);
 }
 
-static bool canvas_buffer_begin_access(struct wlr_buffer *wlr_buffer, uint32_t flags,
-		void **data, uint32_t *format, size_t *stride)
+static bool canvas_buffer_begin_access(struct wlr_buffer *wlr_buffer, uint32_t flags, void **data,
+		uint32_t *format, size_t *stride)
 {
 	struct smtwc_canvas_buffer *buffer = wl_container_of(wlr_buffer, buffer, base);
 	*data = buffer->data;
@@ -72,8 +72,8 @@ static struct smtwc_canvas_buffer *canvas_buffer_create(int width, int height)
 	buffer->stride = (size_t)width * 4;
 	buffer->data = calloc((size_t)height, buffer->stride);
 	if (buffer->data != NULL) {
-		buffer->image = pixman_image_create_bits_no_clear(PIXMAN_a8r8g8b8,
-			width, height, buffer->data, (int)buffer->stride);
+		buffer->image = pixman_image_create_bits_no_clear(
+				PIXMAN_a8r8g8b8, width, height, buffer->data, (int)buffer->stride);
 	}
 	if (buffer->image == NULL) {
 		free(buffer->data);
@@ -114,8 +114,8 @@ static void canvas_images_reclaim(struct smtwc_transport *transport,
 		struct smtwc_client_usage *usage, pixman_image_t *back,
 		struct smtwc_canvas_buffer *front, uint64_t charged)
 {
-	struct canvas_images *images = back != NULL || front != NULL ?
-		calloc(1, sizeof(*images)) : NULL;
+	struct canvas_images *images = back != NULL || front != NULL ? calloc(1, sizeof(*images)) :
+								       NULL;
 	if (images == NULL) {
 		canvas_images_drop(back, front);
 		client_usage_release(usage, SMT_RES_MEMORY, charged);
@@ -124,11 +124,12 @@ static void canvas_images_reclaim(struct smtwc_transport *transport,
 	*images = (struct canvas_images){ back, front };
 	void *back_bits = back != NULL ? pixman_image_get_data(back) : NULL;
 	size_t back_len = back != NULL ? (size_t)pixman_image_get_stride(back) *
-		(size_t)pixman_image_get_height(back) : 0;
+					(size_t)pixman_image_get_height(back) :
+					 0;
 	heap_reclaim_add_memory(&transport->reclaims, back_bits, back_len,
-		front != NULL ? front->data : NULL,
-		front != NULL ? front->stride * (size_t)front->base.height : 0,
-		canvas_images_release, images, usage, charged);
+			front != NULL ? front->data : NULL,
+			front != NULL ? front->stride * (size_t)front->base.height : 0,
+			canvas_images_release, images, usage, charged);
 }
 
 static struct smtwc_server *canvas_server(struct smtwc_canvas *canvas)
@@ -136,13 +137,13 @@ static struct smtwc_server *canvas_server(struct smtwc_canvas *canvas)
 	return canvas->ring->transport->server;
 }
 
-static void canvas_send_presented(struct smtwc_canvas *canvas, uint32_t serial,
-		uint64_t exec_ns, uint64_t display_ns)
+static void canvas_send_presented(
+		struct smtwc_canvas *canvas, uint32_t serial, uint64_t exec_ns, uint64_t display_ns)
 {
 	if (canvas->resource != NULL) {
-		smt_canvas_v1_send_presented(canvas->resource, serial,
-			(uint32_t)(exec_ns >> 32), (uint32_t)exec_ns,
-			(uint32_t)(display_ns >> 32), (uint32_t)display_ns);
+		smt_canvas_v1_send_presented(canvas->resource, serial, (uint32_t)(exec_ns >> 32),
+				(uint32_t)exec_ns, (uint32_t)(display_ns >> 32),
+				(uint32_t)display_ns);
 	}
 }
 
@@ -234,11 +235,14 @@ static bool canvas_damage_outputs(struct smtwc_canvas *canvas, const pixman_box3
 		return false;
 	}
 	struct wlr_box box = {
-		lx + rect->x1, ly + rect->y1, rect->x2 - rect->x1, rect->y2 - rect->y1,
+		lx + rect->x1,
+		ly + rect->y1,
+		rect->x2 - rect->x1,
+		rect->y2 - rect->y1,
 	};
 	bool shown = false;
 	struct wlr_scene_output *so;
-	wl_list_for_each(so, &canvas_server(canvas)->scene->outputs, link) {
+	wl_list_for_each (so, &canvas_server(canvas)->scene->outputs, link) {
 		struct wlr_output *output = so->output;
 		int width, height;
 		wlr_output_effective_resolution(output, &width, &height);
@@ -251,8 +255,8 @@ static bool canvas_damage_outputs(struct smtwc_canvas *canvas, const pixman_box3
 			/* Rare on the machines that use rings; exactness over speed. */
 			wlr_output_damage_add_whole(so->damage);
 		} else {
-			struct wlr_box local = { inter.x - so->x, inter.y - so->y,
-				inter.width, inter.height };
+			struct wlr_box local = { inter.x - so->x, inter.y - so->y, inter.width,
+				inter.height };
 			wlr_output_damage_add_box(so->damage, &local);
 		}
 	}
@@ -264,20 +268,20 @@ static bool canvas_damage_outputs(struct smtwc_canvas *canvas, const pixman_box3
 static void canvas_present_band(void *data, const pixman_box32_t *band)
 {
 	struct smtwc_canvas *canvas = data;
-	if (!wlr_renderer_is_pixman(canvas_server(canvas)->renderer) &&
-			canvas->node != NULL && canvas->node->texture != NULL) {
-		wlr_texture_write_pixels(canvas->node->texture,
-			(uint32_t)canvas->front->stride, (uint32_t)(band->x2 - band->x1),
-			(uint32_t)(band->y2 - band->y1), (uint32_t)band->x1, (uint32_t)band->y1,
-			(uint32_t)band->x1, (uint32_t)band->y1, canvas->front->data);
+	if (!wlr_renderer_is_pixman(canvas_server(canvas)->renderer) && canvas->node != NULL &&
+			canvas->node->texture != NULL) {
+		wlr_texture_write_pixels(canvas->node->texture, (uint32_t)canvas->front->stride,
+				(uint32_t)(band->x2 - band->x1), (uint32_t)(band->y2 - band->y1),
+				(uint32_t)band->x1, (uint32_t)band->y1, (uint32_t)band->x1,
+				(uint32_t)band->y1, canvas->front->data);
 	}
 }
 
-void canvas_present(struct smtwc_ring *ring, uint32_t canvas_id,
-		const pixman_region32_t *damage, uint32_t serial)
+void canvas_present(struct smtwc_ring *ring, uint32_t canvas_id, const pixman_region32_t *damage,
+		uint32_t serial)
 {
 	struct smtwc_canvas *canvas = NULL, *it;
-	wl_list_for_each(it, &ring->canvases, ring_link) {
+	wl_list_for_each (it, &ring->canvases, ring_link) {
 		if (it->id == canvas_id) {
 			canvas = it;
 			break;
@@ -307,14 +311,13 @@ bool canvas_present_resume(struct smtwc_ring *ring, uint64_t deadline_ns)
 	if (canvas == NULL) {
 		return true;
 	}
-	if (!canvas_copy_run(&canvas->present_copy, canvas->back, canvas->front->image,
-			deadline_ns, canvas_present_band, canvas)) {
+	if (!canvas_copy_run(&canvas->present_copy, canvas->back, canvas->front->image, deadline_ns,
+			    canvas_present_band, canvas)) {
 		return false;
 	}
 	/* Damaged only now, so a repaint for this PRESENT shows all of it. */
 	int n = 0;
-	const pixman_box32_t *rects = pixman_region32_rectangles(
-		&canvas->present_copy.region, &n);
+	const pixman_box32_t *rects = pixman_region32_rectangles(&canvas->present_copy.region, &n);
 	bool shown = false;
 	for (int i = 0; i < n; i++) {
 		shown |= canvas_damage_outputs(canvas, &rects[i]);
@@ -323,7 +326,7 @@ bool canvas_present_resume(struct smtwc_ring *ring, uint64_t deadline_ns)
 	if (shown) {
 		if (!canvas->pending) {
 			wl_list_insert(canvas->ring->transport->canvases_pending.prev,
-				&canvas->pending_link);
+					&canvas->pending_link);
 		}
 		canvas->pending = true;
 		canvas->pending_serial = canvas->present_serial;
@@ -339,8 +342,8 @@ static void canvases_output_frame(struct smtwc_output *output)
 {
 	struct wlr_box box = output_layout_box(output);
 	struct smtwc_canvas *canvas, *tmp;
-	wl_list_for_each_safe(canvas, tmp, &output->server->transport->canvases_pending,
-			pending_link) {
+	wl_list_for_each_safe (
+			canvas, tmp, &output->server->transport->canvases_pending, pending_link) {
 		int lx, ly;
 		if (!canvas->pending || canvas->node == NULL ||
 				!wlr_scene_node_coords(&canvas->node->node, &lx, &ly)) {
@@ -355,7 +358,7 @@ static void canvases_output_frame(struct smtwc_output *output)
 		wl_list_init(&canvas->pending_link);
 		if (!canvas->inflight) {
 			wl_list_insert(output->server->transport->canvases_inflight.prev,
-				&canvas->inflight_link);
+					&canvas->inflight_link);
 		}
 		canvas->inflight = true;
 		canvas->inflight_serial = canvas->pending_serial;
@@ -367,14 +370,14 @@ static void canvases_output_frame(struct smtwc_output *output)
 static void canvases_output_presented(struct smtwc_output *output, uint64_t when_ns)
 {
 	struct smtwc_canvas *canvas, *tmp;
-	wl_list_for_each_safe(canvas, tmp, &output->server->transport->canvases_inflight,
-			inflight_link) {
+	wl_list_for_each_safe (
+			canvas, tmp, &output->server->transport->canvases_inflight, inflight_link) {
 		if (canvas->inflight && canvas->inflight_output == output->wlr_output) {
 			canvas->inflight = false;
 			wl_list_remove(&canvas->inflight_link);
 			wl_list_init(&canvas->inflight_link);
 			canvas_send_presented(canvas, canvas->inflight_serial,
-				canvas->inflight_exec_ns, when_ns);
+					canvas->inflight_exec_ns, when_ns);
 		}
 	}
 }
@@ -392,7 +395,7 @@ static void canvas_free(struct smtwc_canvas *canvas)
 	wl_list_remove(&canvas->pending_link);
 	wl_list_remove(&canvas->inflight_link);
 	canvas_images_reclaim(canvas->ring->transport, canvas->ring->usage, canvas->back,
-		canvas->front, canvas->charged);
+			canvas->front, canvas->charged);
 	client_usage_release(canvas->ring->usage, SMT_RES_CANVASES, 1);
 	free(canvas);
 }
@@ -417,10 +420,10 @@ struct canvas_request {
  * its resource (a client with 52,000 1x1 canvases was charged 8 bytes
  * each, issue 24). The wl_surface it stands on is charged as every
  * surface is (surface_usage.h). */
-#define CANVAS_BOOKKEEPING (sizeof(struct smtwc_canvas) + \
-	sizeof(struct smtwc_canvas_buffer) + 2 * SMT_PIXMAP_OVERHEAD + \
-	sizeof(struct wlr_scene_buffer) + \
-	sizeof(struct canvas_request) + WL_RESOURCE_BYTES)
+#define CANVAS_BOOKKEEPING                                                          \
+	(sizeof(struct smtwc_canvas) + sizeof(struct smtwc_canvas_buffer) +         \
+			2 * SMT_PIXMAP_OVERHEAD + sizeof(struct wlr_scene_buffer) + \
+			sizeof(struct canvas_request) + WL_RESOURCE_BYTES)
 /* libwayland's struct wl_resource with its listeners and map entry. */
 #define WL_RESOURCE_BYTES 128u
 
@@ -457,8 +460,7 @@ static void canvas_request_free(struct smtwc_ordered_request *base)
 	struct canvas_request *req = wl_container_of(base, req, base);
 	canvas_request_end_copy(req);
 	struct smtwc_ring *ring = req->canvas->ring;
-	canvas_images_reclaim(ring->transport, ring->usage, req->back, req->front,
-		req->charged);
+	canvas_images_reclaim(ring->transport, ring->usage, req->back, req->front, req->charged);
 	free(req);
 }
 
@@ -476,11 +478,11 @@ static void canvas_register_apply(struct smtwc_ordered_request *base)
 		char text[128];
 		smt_usage_describe(why, text, sizeof(text));
 		wl_resource_post_error(ring->resource, SMT_RING_V1_ERROR_LIMIT,
-			"get_canvas: drawable id %u: %s", canvas->id, text);
+				"get_canvas: drawable id %u: %s", canvas->id, text);
 	} else if (!ring->dead) {
 		wl_resource_post_error(ring->resource, SMT_RING_V1_ERROR_BAD_ID,
-			"get_canvas: drawable id %u is 0, out of range or in use (%s)",
-			canvas->id, smt_error_name(err));
+				"get_canvas: drawable id %u is 0, out of range or in use (%s)",
+				canvas->id, smt_error_name(err));
 	}
 	free(req);
 }
@@ -502,10 +504,9 @@ static bool canvas_resize_prepare(struct smtwc_ordered_request *base, uint64_t d
 		canvas_copy_init_box(&req->front_copy, width, height);
 		req->copying = true;
 	}
-	return canvas_copy_run(&req->back_copy, canvas->back, req->back, deadline_ns,
-			NULL, NULL) &&
-		canvas_copy_run(&req->front_copy, canvas->front->image, req->front->image,
-			deadline_ns, NULL, NULL);
+	return canvas_copy_run(&req->back_copy, canvas->back, req->back, deadline_ns, NULL, NULL) &&
+			canvas_copy_run(&req->front_copy, canvas->front->image, req->front->image,
+					deadline_ns, NULL, NULL);
 }
 
 static void canvas_resize_apply(struct smtwc_ordered_request *base)
@@ -518,7 +519,7 @@ static void canvas_resize_apply(struct smtwc_ordered_request *base)
 	}
 	canvas_detach(canvas);
 	canvas_images_reclaim(canvas->ring->transport, canvas->ring->usage, canvas->back,
-		canvas->front, canvas->charged);
+			canvas->front, canvas->charged);
 	canvas->back = req->back;
 	canvas->front = req->front;
 	canvas->width = (int)req->width;
@@ -546,8 +547,8 @@ static void canvas_handle_resource_destroy(struct wl_resource *resource)
 	/* Off the screen and free for a new canvas on the same surface now;
 	 * commands the client wrote before destroying it still draw into it. */
 	canvas_forget_surface(canvas);
-	struct canvas_request *req = canvas_request_new(canvas, canvas_free_apply,
-		canvas_request_free);
+	struct canvas_request *req = canvas_request_new(
+			canvas, canvas_free_apply, canvas_request_free);
 	if (req == NULL) {
 		canvas_free(canvas); /* out of memory: queued commands fail cleanly */
 		return;
@@ -558,8 +559,7 @@ static void canvas_handle_resource_destroy(struct wl_resource *resource)
 
 static bool canvas_size_valid(uint32_t width, uint32_t height)
 {
-	return width > 0 && height > 0 && width <= SMT_MAX_DIMENSION &&
-		height <= SMT_MAX_DIMENSION;
+	return width > 0 && height > 0 && width <= SMT_MAX_DIMENSION && height <= SMT_MAX_DIMENSION;
 }
 
 static void canvas_handle_resize(struct wl_client *client, struct wl_resource *resource,
@@ -571,22 +571,22 @@ static void canvas_handle_resize(struct wl_client *client, struct wl_resource *r
 	}
 	if (!canvas_size_valid(width, height)) {
 		wl_resource_post_error(resource, SMT_CANVAS_V1_ERROR_BAD_SIZE,
-			"canvas %u: size %ux%u outside 1..%u", canvas->id, width, height,
-			SMT_MAX_DIMENSION);
+				"canvas %u: size %ux%u outside 1..%u", canvas->id, width, height,
+				SMT_MAX_DIMENSION);
 		return;
 	}
 	if (!ordered_request_room(canvas->ring, resource, SMT_CANVAS_V1_ERROR_LIMIT,
-			"smt_canvas_v1.resize")) {
+			    "smt_canvas_v1.resize")) {
 		return;
 	}
 	/* Both sizes are held until the commands before the resize ran. */
 	uint64_t bytes = canvas_memory(width, height);
 	if (!client_usage_charge(canvas->ring->usage, SMT_RES_MEMORY, bytes, resource,
-			SMT_CANVAS_V1_ERROR_LIMIT, "smt_canvas_v1.resize")) {
+			    SMT_CANVAS_V1_ERROR_LIMIT, "smt_canvas_v1.resize")) {
 		return;
 	}
-	struct canvas_request *req = canvas_request_new(canvas, canvas_resize_apply,
-		canvas_request_free);
+	struct canvas_request *req = canvas_request_new(
+			canvas, canvas_resize_apply, canvas_request_free);
 	if (req == NULL) {
 		client_usage_release(canvas->ring->usage, SMT_RES_MEMORY, bytes);
 		wl_client_post_no_memory(client);
@@ -596,8 +596,7 @@ static void canvas_handle_resize(struct wl_client *client, struct wl_resource *r
 	req->charged = bytes;
 	req->width = width;
 	req->height = height;
-	req->back = pixman_image_create_bits(PIXMAN_a8r8g8b8, (int)width, (int)height,
-		NULL, 0);
+	req->back = pixman_image_create_bits(PIXMAN_a8r8g8b8, (int)width, (int)height, NULL, 0);
 	req->front = canvas_buffer_create((int)width, (int)height);
 	if (req->back == NULL || req->front == NULL) {
 		canvas_request_free(&req->base);
@@ -618,47 +617,46 @@ static const struct smt_canvas_v1_interface canvas_impl = {
 };
 
 void canvas_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t id,
-		uint32_t canvas_id, struct wl_resource *surface_resource,
-		uint32_t width, uint32_t height)
+		uint32_t canvas_id, struct wl_resource *surface_resource, uint32_t width,
+		uint32_t height)
 {
 	struct wl_resource *resource = wl_resource_create(client, &smt_canvas_v1_interface,
-		wl_resource_get_version(ring->resource), id);
+			wl_resource_get_version(ring->resource), id);
 	if (resource == NULL) {
 		wl_client_post_no_memory(client);
 		return;
 	}
-	wl_resource_set_implementation(resource, &canvas_impl, NULL,
-		canvas_handle_resource_destroy);
+	wl_resource_set_implementation(
+			resource, &canvas_impl, NULL, canvas_handle_resource_destroy);
 	if (!canvas_size_valid(width, height)) {
 		wl_resource_post_error(resource, SMT_CANVAS_V1_ERROR_BAD_SIZE,
-			"canvas %u: size %ux%u outside 1..%u", canvas_id, width, height,
-			SMT_MAX_DIMENSION);
+				"canvas %u: size %ux%u outside 1..%u", canvas_id, width, height,
+				SMT_MAX_DIMENSION);
 		return;
 	}
 	/* Counted with the other requests that wait for earlier commands. */
-	if (!ordered_request_room(ring, ring->resource, SMT_RING_V1_ERROR_LIMIT,
-			"get_canvas")) {
+	if (!ordered_request_room(ring, ring->resource, SMT_RING_V1_ERROR_LIMIT, "get_canvas")) {
 		return;
 	}
 	struct wlr_surface *surface = wlr_surface_from_resource(surface_resource);
-	struct wlr_addon *addon = wlr_addon_find(&surface->addons, ring->transport,
-		&canvas_addon_impl);
+	struct wlr_addon *addon = wlr_addon_find(
+			&surface->addons, ring->transport, &canvas_addon_impl);
 	if (addon != NULL) {
 		struct smtwc_canvas *other = wl_container_of(addon, other, surface_addon);
 		wl_resource_post_error(ring->resource, SMT_RING_V1_ERROR_BAD_SURFACE,
-			"get_canvas: the surface already has canvas %u", other->id);
+				"get_canvas: the surface already has canvas %u", other->id);
 		return;
 	}
 	/* Counted as well as charged: a disconnect destroys all of a client's
 	 * surfaces in one go inside libwayland (about 1 us each, 52 ms for
 	 * 52,000), which no budget can split. */
 	if (!client_usage_charge(ring->usage, SMT_RES_CANVASES, 1, ring->resource,
-			SMT_RING_V1_ERROR_LIMIT, "get_canvas")) {
+			    SMT_RING_V1_ERROR_LIMIT, "get_canvas")) {
 		return;
 	}
 	uint64_t bytes = canvas_memory(width, height);
 	if (!client_usage_charge(ring->usage, SMT_RES_MEMORY, bytes, ring->resource,
-			SMT_RING_V1_ERROR_LIMIT, "get_canvas")) {
+			    SMT_RING_V1_ERROR_LIMIT, "get_canvas")) {
 		client_usage_release(ring->usage, SMT_RES_CANVASES, 1);
 		return;
 	}
@@ -670,8 +668,7 @@ void canvas_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t i
 		return;
 	}
 	canvas->charged = bytes;
-	canvas->back = pixman_image_create_bits(PIXMAN_a8r8g8b8, (int)width, (int)height,
-		NULL, 0);
+	canvas->back = pixman_image_create_bits(PIXMAN_a8r8g8b8, (int)width, (int)height, NULL, 0);
 	canvas->front = canvas_buffer_create((int)width, (int)height);
 	if (canvas->back == NULL || canvas->front == NULL) {
 		if (canvas->back != NULL) {
@@ -686,8 +683,8 @@ void canvas_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t i
 		wl_client_post_no_memory(client);
 		return;
 	}
-	struct canvas_request *req = canvas_request_new(canvas, canvas_register_apply,
-		canvas_request_free);
+	struct canvas_request *req = canvas_request_new(
+			canvas, canvas_register_apply, canvas_request_free);
 	if (req == NULL) {
 		pixman_image_unref(canvas->back);
 		wlr_buffer_drop(&canvas->front->base);
@@ -713,7 +710,7 @@ void canvas_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t i
 	wl_list_init(&canvas->pending_link);
 	wl_list_init(&canvas->inflight_link);
 	wlr_addon_init(&canvas->surface_addon, &surface->addons, ring->transport,
-		&canvas_addon_impl);
+			&canvas_addon_impl);
 	wl_resource_set_user_data(resource, canvas);
 	canvas_attach(canvas);
 	/* Drawable ids are the executor's: commands published before this
@@ -735,11 +732,11 @@ static bool gone_canvases_some(void *data, uint64_t deadline_ns)
 	struct gone_canvases *gone = data;
 	unsigned n = 0;
 	while (!wl_list_empty(&gone->canvases)) {
-		struct smtwc_canvas *canvas =
-			wl_container_of(gone->canvases.next, canvas, ring_link);
+		struct smtwc_canvas *canvas = wl_container_of(
+				gone->canvases.next, canvas, ring_link);
 		wl_list_remove(&canvas->ring_link);
-		canvas_images_reclaim(gone->transport, gone->usage, canvas->back,
-			canvas->front, canvas->charged);
+		canvas_images_reclaim(gone->transport, gone->usage, canvas->back, canvas->front,
+				canvas->charged);
 		client_usage_release(gone->usage, SMT_RES_CANVASES, 1);
 		free(canvas);
 		if (deadline_ns != 0 && ++n % 64 == 0 && monotonic_now_ns() >= deadline_ns) {
@@ -759,7 +756,7 @@ void canvases_ring_destroyed(struct smtwc_ring *ring)
 	struct gone_canvases *gone = calloc(1, sizeof(*gone));
 	struct smtwc_canvas *canvas, *tmp;
 	if (gone == NULL) { /* out of memory: all at once */
-		wl_list_for_each_safe(canvas, tmp, &ring->canvases, ring_link) {
+		wl_list_for_each_safe (canvas, tmp, &ring->canvases, ring_link) {
 			if (canvas->resource != NULL) {
 				wl_resource_set_user_data(canvas->resource, NULL);
 			}
@@ -773,7 +770,7 @@ void canvases_ring_destroyed(struct smtwc_ring *ring)
 	/* What the screen, the surfaces, the frames and the client's
 	 * resources know of them goes now; the executor (its entries) is
 	 * torn down in pieces too. */
-	wl_list_for_each_safe(canvas, tmp, &ring->canvases, ring_link) {
+	wl_list_for_each_safe (canvas, tmp, &ring->canvases, ring_link) {
 		if (canvas->resource != NULL) {
 			wl_resource_set_user_data(canvas->resource, NULL);
 		}
@@ -794,7 +791,7 @@ uint64_t canvases_bytes(struct smtwc_ring *ring)
 {
 	uint64_t total = 0;
 	struct smtwc_canvas *canvas;
-	wl_list_for_each(canvas, &ring->canvases, ring_link) {
+	wl_list_for_each (canvas, &ring->canvases, ring_link) {
 		total += canvas->charged;
 	}
 	return total;

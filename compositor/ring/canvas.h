@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <wayland-server-core.h>
 #include <wlr/util/addon.h>
-#include "ring/canvas_copy.h"
+#include "compositor/ring/canvas_copy.h"
 
 struct smtwc_ring;
 struct smtwc_transport;
@@ -34,7 +34,7 @@ struct smtwc_canvas {
 	struct wl_list pending_link, inflight_link;
 	uint32_t id;
 	int width, height;
-	bool registered; /* the executor knows the id (ordered_request.h) */
+	bool registered;  /* the executor knows the id (ordered_request.h) */
 	uint64_t charged; /* memory charged to the client: both images */
 
 	pixman_image_t *back;
@@ -65,12 +65,12 @@ struct smtwc_canvas {
 };
 
 void canvas_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t id,
-	uint32_t canvas_id, struct wl_resource *surface, uint32_t width, uint32_t height);
+		uint32_t canvas_id, struct wl_resource *surface, uint32_t width, uint32_t height);
 /* A PRESENT the executor ran: starts copying its damage (copied here) to
  * the front buffer. The copy runs in canvas_present_resume, in bands under
  * the ring's budget; the ring's later commands and requests wait for it. */
-void canvas_present(struct smtwc_ring *ring, uint32_t canvas_id,
-	const pixman_region32_t *damage, uint32_t serial);
+void canvas_present(struct smtwc_ring *ring, uint32_t canvas_id, const pixman_region32_t *damage,
+		uint32_t serial);
 /* Continues the ring's PRESENT copy, if any, while the clock is before
  * deadline_ns (0: no limit; at least one band). true when none is left. */
 bool canvas_present_resume(struct smtwc_ring *ring, uint64_t deadline_ns);

@@ -1,5 +1,5 @@
-#include "ring/canvas_copy.h"
-#include "monotonic_clock.h"
+#include "compositor/ring/canvas_copy.h"
+#include "common/monotonic_clock.h"
 
 bool canvas_copy_init(struct canvas_copy *copy, const pixman_region32_t *region)
 {
@@ -39,12 +39,13 @@ bool canvas_copy_run(struct canvas_copy *copy, pixman_image_t *src, pixman_image
 	while (copy->rect < n) {
 		const pixman_box32_t *r = &rects[copy->rect];
 		int width = r->x2 - r->x1, height = r->y2 - r->y1;
-		int band = width > 0 && CANVAS_COPY_BAND_PIXELS / width > 0
-			? CANVAS_COPY_BAND_PIXELS / width : 1;
+		int band = width > 0 && CANVAS_COPY_BAND_PIXELS / width > 0 ?
+				CANVAS_COPY_BAND_PIXELS / width :
+				1;
 		int rows = height - copy->row < band ? height - copy->row : band;
 		pixman_box32_t done = { r->x1, r->y1 + copy->row, r->x2, r->y1 + copy->row + rows };
-		pixman_image_composite32(PIXMAN_OP_SRC, src, NULL, dst, done.x1, done.y1,
-			0, 0, done.x1, done.y1, width, rows);
+		pixman_image_composite32(PIXMAN_OP_SRC, src, NULL, dst, done.x1, done.y1, 0, 0,
+				done.x1, done.y1, width, rows);
 		copy->row += rows;
 		if (copy->row >= height) {
 			copy->rect++;

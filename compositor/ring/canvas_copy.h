@@ -38,6 +38,6 @@ typedef void (*canvas_copy_band_fn)(void *data, const pixman_box32_t *band);
  * one band per call so every call makes progress. true once all is
  * copied. Both images must cover the region. */
 bool canvas_copy_run(struct canvas_copy *copy, pixman_image_t *src, pixman_image_t *dst,
-	uint64_t deadline_ns, canvas_copy_band_fn band_done, void *data);
+		uint64_t deadline_ns, canvas_copy_band_fn band_done, void *data);
 
 #endif

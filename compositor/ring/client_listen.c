@@ -16,12 +16,12 @@
 #include <sys/un.h>
 #include <unistd.h>
 #include <wlr/util/log.h>
-#include "fd_limit.h"
-#include "log_limit.h"
-#include "server.h"
-#include "ring/client_listen.h"
-#include "ring/client_usage.h"
-#include "ring/ring_types.h"
+#include "compositor/fd_limit.h"
+#include "compositor/log_limit.h"
+#include "compositor/server.h"
+#include "compositor/ring/client_listen.h"
+#include "compositor/ring/client_usage.h"
+#include "compositor/ring/ring_types.h"
 
 /* Connections accepted per wakeup: a burst is served in turns with the
  * other clients instead of ahead of them. */
@@ -39,7 +39,7 @@ struct smtwc_client_listen {
 	struct wl_event_source *summary;
 	bool summary_armed;
 	uint64_t accepted, refused, dropped_at_fd_limit;
-	uint64_t wakeups;   /* a loop spinning on an error would show here */
+	uint64_t wakeups; /* a loop spinning on an error would show here */
 };
 
 static void arm_summary(struct smtwc_client_listen *l)
@@ -55,14 +55,17 @@ static int handle_summary(void *data)
 	struct smtwc_client_listen *l = data;
 	l->summary_armed = false;
 	if (l->fd_limit_log.left_out > 0) {
-		wlr_log(WLR_ERROR, "at the process's fd limit: %llu more connections closed "
-			"unserved (%llu so far)", (unsigned long long)l->fd_limit_log.left_out,
-			(unsigned long long)l->dropped_at_fd_limit);
+		wlr_log(WLR_ERROR,
+				"at the process's fd limit: %llu more connections closed "
+				"unserved (%llu so far)",
+				(unsigned long long)l->fd_limit_log.left_out,
+				(unsigned long long)l->dropped_at_fd_limit);
 		l->fd_limit_log.left_out = 0;
 	}
 	if (l->refused_log.left_out > 0) {
 		wlr_log(WLR_ERROR, "%llu more connections refused by their limits (%llu so far)",
-			(unsigned long long)l->refused_log.left_out, (unsigned long long)l->refused);
+				(unsigned long long)l->refused_log.left_out,
+				(unsigned long long)l->refused);
 		l->refused_log.left_out = 0;
 	}
 	return 0;
@@ -73,9 +76,11 @@ static void log_dropped(struct smtwc_client_listen *l)
 	l->dropped_at_fd_limit++;
 	uint64_t left_out;
 	if (log_limit_allow(&l->fd_limit_log, &left_out)) {
-		wlr_log(WLR_ERROR, "at the process's fd limit: a new connection was closed "
-			"unserved (%llu so far, %llu not logged before)",
-			(unsigned long long)l->dropped_at_fd_limit, (unsigned long long)left_out);
+		wlr_log(WLR_ERROR,
+				"at the process's fd limit: a new connection was closed "
+				"unserved (%llu so far, %llu not logged before)",
+				(unsigned long long)l->dropped_at_fd_limit,
+				(unsigned long long)left_out);
 	} else {
 		arm_summary(l);
 	}
@@ -88,7 +93,7 @@ static void serve(struct smtwc_transport *transport, struct smtwc_client_listen 
 		uint64_t left_out;
 		if (log_limit_allow(&l->error_log, &left_out)) {
 			wlr_log_errno(WLR_ERROR, "cannot create a client (%llu not logged before)",
-				(unsigned long long)left_out);
+					(unsigned long long)left_out);
 		}
 		return;
 	}
@@ -100,14 +105,16 @@ static void serve(struct smtwc_transport *transport, struct smtwc_client_listen 
 	l->refused++;
 	uint64_t left_out;
 	if (log_limit_allow(&l->refused_log, &left_out)) {
-		wlr_log(WLR_ERROR, "connection of pid %d (uid %d) refused: %s (%llu refused "
-			"in all, %llu not logged before)", (int)cu->pid, (int)cu->uid, cu->refused,
-			(unsigned long long)l->refused, (unsigned long long)left_out);
+		wlr_log(WLR_ERROR,
+				"connection of pid %d (uid %d) refused: %s (%llu refused "
+				"in all, %llu not logged before)",
+				(int)cu->pid, (int)cu->uid, cu->refused,
+				(unsigned long long)l->refused, (unsigned long long)left_out);
 	} else {
 		arm_summary(l);
 	}
 	wl_client_post_implementation_error(client, "connection refused: %s", cu->refused);
-	wl_client_destroy(client);   /* flushes the error first */
+	wl_client_destroy(client); /* flushes the error first */
 }
 
 static int handle_accept(int fd, uint32_t mask, void *data)
@@ -133,7 +140,7 @@ static int handle_accept(int fd, uint32_t mask, void *data)
 			uint64_t left_out;
 			if (log_limit_allow(&l->error_log, &left_out)) {
 				wlr_log_errno(WLR_ERROR, "accept on %s (%llu not logged before)",
-					l->name, (unsigned long long)left_out);
+						l->name, (unsigned long long)left_out);
 			}
 		}
 		break;
@@ -151,7 +158,7 @@ static bool take_name(struct smtwc_client_listen *l, const char *runtime, int n)
 	}
 	snprintf(l->lock_path, sizeof(l->lock_path), "%s.lock", l->path);
 	l->lock_fd = open(l->lock_path, O_CREAT | O_CLOEXEC | O_RDWR,
-		S_IRUSR | S_IWUSR | S_IRGRP | S_IWGRP);
+			S_IRUSR | S_IWUSR | S_IRGRP | S_IWGRP);
 	if (l->lock_fd < 0) {
 		return false;
 	}
@@ -234,5 +241,6 @@ void client_listen_stats(struct smtwc_transport *transport, struct client_listen
 {
 	struct smtwc_client_listen *l = transport->listen;
 	*out = l != NULL ? (struct client_listen_stats){ l->accepted, l->refused,
-		l->dropped_at_fd_limit, l->wakeups } : (struct client_listen_stats){0};
+		l->dropped_at_fd_limit, l->wakeups } :
+			   (struct client_listen_stats){ 0 };
 }

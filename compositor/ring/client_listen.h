@@ -23,7 +23,7 @@ void client_listen_stop(struct smtwc_transport *transport);
 
 struct client_listen_stats {
 	uint64_t accepted, refused, dropped_at_fd_limit;
-	uint64_t wakeups;   /* times the listening socket woke the loop */
+	uint64_t wakeups; /* times the listening socket woke the loop */
 };
 void client_listen_stats(struct smtwc_transport *transport, struct client_listen_stats *out);
 

@@ -9,11 +9,11 @@
 #include <sys/resource.h>
 #include <unistd.h>
 #include <wlr/util/log.h>
-#include "fd_limit.h"
-#include "server.h"
-#include "ring/client_usage.h"
-#include "ring/fds_in_flight.h"
-#include "ring/ring_types.h"
+#include "compositor/fd_limit.h"
+#include "compositor/server.h"
+#include "compositor/ring/client_usage.h"
+#include "compositor/ring/fds_in_flight.h"
+#include "compositor/ring/ring_types.h"
 
 /* fds this process may still open for clients: the soft limit, raised to
  * the hard one, less the headroom kept for the compositor's own files. */
@@ -53,19 +53,20 @@ void client_usage_init_total(struct smtwc_transport *transport)
 	wl_list_init(&transport->uids);
 	fds_in_flight_init(transport->server->display);
 	transport->client_created.notify = client_usage_handle_client_created;
-	wl_display_add_client_created_listener(transport->server->display,
-		&transport->client_created);
-	wlr_log(WLR_INFO, "client limits: %d fds, %d rings, %d pools, %d canvases, %d surfaces, "
-		"%d MiB, %d mappings each; per process %d connections, %d fds, %d MiB, "
-		"%d canvases, %d surfaces; per uid %d canvases, %d surfaces; %llu fds, %d MiB, "
-		"%d mappings, %d connections in total, %d MiB and %d fds kept for first windows",
-		c->client_fds, c->client_rings, c->client_pools, c->client_canvases,
-		c->client_surfaces, c->client_memory_mib, c->client_mappings,
-		c->process_connections, c->process_fds, c->process_memory_mib,
-		c->process_canvases, c->process_surfaces, c->uid_canvases, c->uid_surfaces,
-		(unsigned long long)total->max[SMT_RES_FDS],
-		c->total_memory_mib, c->total_mappings, c->total_connections,
-		c->first_window_reserve_mib, c->first_window_reserve_fds);
+	wl_display_add_client_created_listener(
+			transport->server->display, &transport->client_created);
+	wlr_log(WLR_INFO,
+			"client limits: %d fds, %d rings, %d pools, %d canvases, %d surfaces, "
+			"%d MiB, %d mappings each; per process %d connections, %d fds, %d MiB, "
+			"%d canvases, %d surfaces; per uid %d canvases, %d surfaces; %llu fds, %d MiB, "
+			"%d mappings, %d connections in total, %d MiB and %d fds kept for first windows",
+			c->client_fds, c->client_rings, c->client_pools, c->client_canvases,
+			c->client_surfaces, c->client_memory_mib, c->client_mappings,
+			c->process_connections, c->process_fds, c->process_memory_mib,
+			c->process_canvases, c->process_surfaces, c->uid_canvases, c->uid_surfaces,
+			(unsigned long long)total->max[SMT_RES_FDS], c->total_memory_mib,
+			c->total_mappings, c->total_connections, c->first_window_reserve_mib,
+			c->first_window_reserve_fds);
 }
 
 void client_usage_finish(struct smtwc_transport *transport)
@@ -78,11 +79,11 @@ void client_usage_finish(struct smtwc_transport *transport)
  * uid is another process) in `list`, created on first use. A walk
  * once per connection, not per request: the list is as long as the
  * processes (uids) that hold connections, which total-connections bounds. */
-static struct smtwc_usage_group *group_ref(struct smtwc_transport *transport,
-		struct wl_list *list, long id, enum smt_usage_level level, struct smt_usage *parent)
+static struct smtwc_usage_group *group_ref(struct smtwc_transport *transport, struct wl_list *list,
+		long id, enum smt_usage_level level, struct smt_usage *parent)
 {
 	struct smtwc_usage_group *g;
-	wl_list_for_each(g, list, link) {
+	wl_list_for_each (g, list, link) {
 		if (g->id == id && g->usage.parent == parent) {
 			g->refs++;
 			return g;
@@ -163,8 +164,8 @@ static void client_usage_handle_client_destroy(struct wl_listener *listener, voi
 	client_usage_unref(cu);
 }
 
-static struct smtwc_client_usage *client_usage_create(struct smtwc_transport *transport,
-		struct wl_client *client)
+static struct smtwc_client_usage *client_usage_create(
+		struct smtwc_transport *transport, struct wl_client *client)
 {
 	struct smtwc_client_usage *cu = calloc(1, sizeof(*cu));
 	if (cu == NULL) {
@@ -172,16 +173,17 @@ static struct smtwc_client_usage *client_usage_create(struct smtwc_transport *tr
 	}
 	wl_client_get_credentials(client, &cu->pid, &cu->uid, NULL);
 	struct smtwc_usage_group *uid = group_ref(transport, &transport->uids, (long)cu->uid,
-		SMT_LEVEL_UID, &transport->total);
-	cu->process = uid != NULL ? group_ref(transport, &transport->processes,
-		(long)cu->pid, SMT_LEVEL_PROCESS, &uid->usage) : NULL;
+			SMT_LEVEL_UID, &transport->total);
+	cu->process = uid != NULL ? group_ref(transport, &transport->processes, (long)cu->pid,
+						    SMT_LEVEL_PROCESS, &uid->usage) :
+				    NULL;
 	if (cu->process == NULL) {
 		group_unref(uid);
 		free(cu);
 		return NULL;
 	}
 	if (cu->process->refs > 1) {
-		group_unref(uid);    /* the process account holds its uid already */
+		group_unref(uid); /* the process account holds its uid already */
 	}
 	const struct smtwc_limits_config *c = &transport->server->config.limits;
 	/* A connection the compositor made itself (wlroots' socketpair for
@@ -194,7 +196,7 @@ static struct smtwc_client_usage *client_usage_create(struct smtwc_transport *tr
 	}
 	cu->transport = transport;
 	cu->client = client;
-	cu->refs = 1;                /* the client's, until it goes */
+	cu->refs = 1; /* the client's, until it goes */
 	cu->socket_fd = -1;
 	cu->usage.level = SMT_LEVEL_CLIENT;
 	cu->usage.parent = &cu->process->usage;
@@ -243,8 +245,8 @@ static void client_usage_handle_client_created(struct wl_listener *listener, voi
 
 struct smtwc_client_usage *client_usage_find(struct wl_client *client)
 {
-	struct wl_listener *l = wl_client_get_destroy_listener(client,
-		client_usage_handle_client_destroy);
+	struct wl_listener *l = wl_client_get_destroy_listener(
+			client, client_usage_handle_client_destroy);
 	if (l == NULL) {
 		return NULL;
 	}
@@ -252,8 +254,8 @@ struct smtwc_client_usage *client_usage_find(struct wl_client *client)
 	return cu;
 }
 
-struct smtwc_client_usage *client_usage_ref(struct smtwc_transport *transport,
-		struct wl_client *client)
+struct smtwc_client_usage *client_usage_ref(
+		struct smtwc_transport *transport, struct wl_client *client)
 {
 	struct smtwc_client_usage *cu = client_usage_find(client);
 	if (cu == NULL) {
@@ -316,8 +318,8 @@ bool client_usage_charge_all(struct smtwc_client_usage *cu, const struct client_
 	return true;
 }
 
-void client_usage_release_all(struct smtwc_client_usage *cu, const struct client_charge *c,
-		size_t count)
+void client_usage_release_all(
+		struct smtwc_client_usage *cu, const struct client_charge *c, size_t count)
 {
 	for (size_t i = 0; i < count; i++) {
 		smt_usage_release(&cu->usage, c[i].resource, c[i].n);
@@ -328,10 +330,10 @@ void client_usage_for_each_group(struct smtwc_transport *transport,
 		void (*fn)(const struct smtwc_usage_group *group, void *data), void *data)
 {
 	struct smtwc_usage_group *g;
-	wl_list_for_each(g, &transport->uids, link) {
+	wl_list_for_each (g, &transport->uids, link) {
 		fn(g, data);
 	}
-	wl_list_for_each(g, &transport->processes, link) {
+	wl_list_for_each (g, &transport->processes, link) {
 		fn(g, data);
 	}
 }

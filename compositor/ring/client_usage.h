@@ -19,29 +19,29 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <wayland-server-core.h>
-#include "resource_usage.h"
+#include "compositor/exec/resource_usage.h"
 
 struct smtwc_transport;
 
 /* A process's or a uid's account: every connection under it together. */
 struct smtwc_usage_group {
-	struct smt_usage usage;        /* parent: the uid's account, or the total */
-	long id;                       /* pid or uid */
-	struct wl_list link;           /* smtwc_transport.processes or .uids */
-	int refs;                      /* client records, or process accounts */
+	struct smt_usage usage; /* parent: the uid's account, or the total */
+	long id;                /* pid or uid */
+	struct wl_list link;    /* smtwc_transport.processes or .uids */
+	int refs;               /* client records, or process accounts */
 };
 
 struct smtwc_client_usage {
-	struct smt_usage usage;        /* parent: the process's account */
+	struct smt_usage usage; /* parent: the process's account */
 	struct smtwc_usage_group *process;
 	struct smtwc_transport *transport;
 	struct wl_client *client;
 	pid_t pid;
 	uid_t uid;
-	int socket_fd;                 /* -1 once the client is gone */
-	bool socket_charged;           /* its socket: 2 fds, 1 connection */
-	struct wl_list link;           /* smtwc_transport.clients */
-	int refs;                      /* the client, rings, heap_reclaim's pieces */
+	int socket_fd;       /* -1 once the client is gone */
+	bool socket_charged; /* its socket: 2 fds, 1 connection */
+	struct wl_list link; /* smtwc_transport.clients */
+	int refs;            /* the client, rings, heap_reclaim's pieces */
 	/* Clears client when it goes: a record outliving its client (its
 	 * memory freed in pieces, heap_reclaim.h) must never be found for a
 	 * new client that got the same address. */
@@ -55,8 +55,8 @@ struct smtwc_client_usage {
 void client_usage_init_total(struct smtwc_transport *transport);
 void client_usage_finish(struct smtwc_transport *transport);
 /* The client's record with another reference (NULL: out of memory). */
-struct smtwc_client_usage *client_usage_ref(struct smtwc_transport *transport,
-	struct wl_client *client);
+struct smtwc_client_usage *client_usage_ref(
+		struct smtwc_transport *transport, struct wl_client *client);
 /* The client's record, no reference taken (NULL if it has none). */
 struct smtwc_client_usage *client_usage_find(struct wl_client *client);
 /* Another reference to a record (NULL-safe). */
@@ -66,7 +66,7 @@ void client_usage_unref(struct smtwc_client_usage *cu);
 /* Charges n of r; on refusal charges nothing and posts error `code` on
  * `resource`, naming the request, the limit and its value. */
 bool client_usage_charge(struct smtwc_client_usage *cu, enum smt_resource r, uint64_t n,
-	struct wl_resource *resource, uint32_t code, const char *request);
+		struct wl_resource *resource, uint32_t code, const char *request);
 void client_usage_release(struct smtwc_client_usage *cu, enum smt_resource r, uint64_t n);
 
 /* Several resources at once (a ring: itself, its fds, mappings and their
@@ -76,12 +76,12 @@ struct client_charge {
 	uint64_t n;
 };
 bool client_usage_charge_all(struct smtwc_client_usage *cu, const struct client_charge *c,
-	size_t count, struct wl_resource *resource, uint32_t code, const char *request);
-void client_usage_release_all(struct smtwc_client_usage *cu, const struct client_charge *c,
-	size_t count);
+		size_t count, struct wl_resource *resource, uint32_t code, const char *request);
+void client_usage_release_all(
+		struct smtwc_client_usage *cu, const struct client_charge *c, size_t count);
 
 /* Each process's and uid's account, for statistics. */
 void client_usage_for_each_group(struct smtwc_transport *transport,
-	void (*fn)(const struct smtwc_usage_group *group, void *data), void *data);
+		void (*fn)(const struct smtwc_usage_group *group, void *data), void *data);
 
 #endif

@@ -11,14 +11,14 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <wlr/util/log.h>
-#include "log_limit.h"
-#include "ring/fds_in_flight.h"
+#include "compositor/log_limit.h"
+#include "compositor/ring/fds_in_flight.h"
 
 struct watch {
 	struct wl_client *client;
-	struct smt_usage *usage;   /* NULL: not a watched client socket */
+	struct smt_usage *usage; /* NULL: not a watched client socket */
 	uint64_t in_flight;
-	uint64_t to_client;        /* sent to it, not known to be read yet */
+	uint64_t to_client; /* sent to it, not known to be read yet */
 };
 
 /* Indexed by the client socket's fd: recvmsg finds its account in O(1). */
@@ -94,7 +94,7 @@ ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	ssize_t n = real_recvmsg(fd, msg, flags);
 	struct watch *w = n >= 0 ? watch_of(fd) : NULL;
 	if (w != NULL) {
-		settle_sent(w, fd);   /* it talks to us: it may have read */
+		settle_sent(w, fd); /* it talks to us: it may have read */
 	}
 	uint64_t count = w != NULL ? fds_in(msg) : 0;
 	if (count == 0) {
@@ -121,10 +121,11 @@ ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	wl_client_get_credentials(w->client, &pid, NULL, NULL);
 	uint64_t left_out;
 	if (log_limit_allow(&refusal_log, &left_out)) {
-		wlr_log(WLR_ERROR, "client pid %d disconnected: %llu fds in flight, %llu more "
-			"arrived: %s (%llu such disconnections not logged before)", (int)pid,
-			(unsigned long long)w->in_flight, (unsigned long long)count, text,
-			(unsigned long long)left_out);
+		wlr_log(WLR_ERROR,
+				"client pid %d disconnected: %llu fds in flight, %llu more "
+				"arrived: %s (%llu such disconnections not logged before)",
+				(int)pid, (unsigned long long)w->in_flight,
+				(unsigned long long)count, text, (unsigned long long)left_out);
 	}
 	wl_client_post_implementation_error(w->client, "fds in flight: %s", text);
 	errno = EMSGSIZE;
@@ -157,17 +158,20 @@ ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 		wl_client_get_credentials(w->client, &pid, NULL, NULL);
 		uint64_t left_out;
 		if (log_limit_allow(&send_refusal_log, &left_out)) {
-			wlr_log(WLR_ERROR, "client pid %d disconnected: it has not read %llu fds "
-				"sent to it, %llu more to send: %s (%llu such disconnections "
-				"not logged before)", (int)pid, (unsigned long long)w->to_client,
-				(unsigned long long)count, text, (unsigned long long)left_out);
+			wlr_log(WLR_ERROR,
+					"client pid %d disconnected: it has not read %llu fds "
+					"sent to it, %llu more to send: %s (%llu such disconnections "
+					"not logged before)",
+					(int)pid, (unsigned long long)w->to_client,
+					(unsigned long long)count, text,
+					(unsigned long long)left_out);
 		}
-		errno = ENOBUFS;   /* libwayland's flush fails: it destroys the client */
+		errno = ENOBUFS; /* libwayland's flush fails: it destroys the client */
 		return -1;
 	}
 	ssize_t n = real_sendmsg(fd, msg, flags);
 	if (n > 0) {
-		w->to_client += count;   /* the fds went with the first byte */
+		w->to_client += count; /* the fds went with the first byte */
 	} else {
 		int saved = errno;
 		smt_usage_release(w->usage, SMT_RES_FDS_UNREAD, count);
@@ -237,10 +241,10 @@ void fds_in_flight_watch(int fd, struct wl_client *client, struct smt_usage *usa
 		}
 		struct watch *grown = realloc(watches, cap * sizeof(*grown));
 		if (grown == NULL) {
-			return;     /* uncounted, as before: the connection limits still bound it */
+			return; /* uncounted, as before: the connection limits still bound it */
 		}
 		for (size_t i = watch_cap; i < cap; i++) {
-			grown[i] = (struct watch){0};
+			grown[i] = (struct watch){ 0 };
 		}
 		watches = grown;
 		watch_cap = cap;
@@ -256,7 +260,7 @@ void fds_in_flight_unwatch(int fd)
 	}
 	release(w, w->in_flight);
 	smt_usage_release(w->usage, SMT_RES_FDS_UNREAD, w->to_client);
-	*w = (struct watch){0};
+	*w = (struct watch){ 0 };
 }
 
 uint64_t fds_in_flight_count(int fd)

@@ -32,7 +32,7 @@
 
 #include <stdint.h>
 #include <wayland-server-core.h>
-#include "resource_usage.h"
+#include "compositor/exec/resource_usage.h"
 
 void fds_in_flight_init(struct wl_display *display);
 void fds_in_flight_finish(void);

@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <wayland-server-core.h>
-#include "executor.h"
-#include "monotonic_clock.h"
-#include "page_release.h"
-#include "ring/client_usage.h"
-#include "ring/heap_reclaim.h"
-#include "ring/ring_types.h"
+#include "compositor/exec/executor.h"
+#include "common/monotonic_clock.h"
+#include "compositor/exec/page_release.h"
+#include "compositor/ring/client_usage.h"
+#include "compositor/ring/heap_reclaim.h"
+#include "compositor/ring/ring_types.h"
 
 /* Freed per turn: a few ms of work at most with the trim after it. */
 #define RECLAIM_PIECE_BYTES (16u << 20)
@@ -27,12 +27,17 @@
  * Large blocks do not wait for it: their pages were given back already. */
 #define RECLAIM_TRIM_BYTES (8u << 20)
 
-enum reclaim_kind { RECLAIM_EXEC, RECLAIM_MEMORY, RECLAIM_MAPPING, RECLAIM_WORK };
+enum reclaim_kind {
+	RECLAIM_EXEC,
+	RECLAIM_MEMORY,
+	RECLAIM_MAPPING,
+	RECLAIM_WORK
+};
 
 struct heap_reclaim {
 	struct wl_list link; /* heap_reclaim_queue.items */
 	enum reclaim_kind kind;
-	uint64_t pending;    /* bytes of queue->pending_bytes that are this item's */
+	uint64_t pending; /* bytes of queue->pending_bytes that are this item's */
 	struct smtwc_client_usage *usage;
 	/* RECLAIM_EXEC */
 	struct smt_exec_ctx *exec;
@@ -40,7 +45,7 @@ struct heap_reclaim {
 	struct page_release blocks[2];
 	void (*release)(void *data);
 	void *data;
-	uint64_t charged;    /* MEMORY: bytes; MAPPING: address space still charged */
+	uint64_t charged; /* MEMORY: bytes; MAPPING: address space still charged */
 	/* RECLAIM_MAPPING */
 	unsigned char *map;
 	size_t map_len, unmapped;
@@ -54,8 +59,7 @@ void heap_reclaim_init(struct heap_reclaim_queue *queue)
 	wl_list_init(&queue->items);
 }
 
-static void reclaim_queue(struct heap_reclaim_queue *queue, struct heap_reclaim *r,
-		uint64_t bytes)
+static void reclaim_queue(struct heap_reclaim_queue *queue, struct heap_reclaim *r, uint64_t bytes)
 {
 	r->pending = bytes;
 	queue->pending_items++;
@@ -82,9 +86,8 @@ void heap_reclaim_add(struct heap_reclaim_queue *queue, struct smt_exec_ctx *exe
 	reclaim_queue(queue, r, exec_bytes(exec));
 }
 
-void heap_reclaim_add_memory(struct heap_reclaim_queue *queue,
-		void *block, size_t block_len, void *block2, size_t block2_len,
-		void (*release)(void *data), void *data,
+void heap_reclaim_add_memory(struct heap_reclaim_queue *queue, void *block, size_t block_len,
+		void *block2, size_t block2_len, void (*release)(void *data), void *data,
 		struct smtwc_client_usage *usage, uint64_t charged)
 {
 	struct heap_reclaim *r = calloc(1, sizeof(*r));
@@ -190,8 +193,8 @@ static bool past(uint64_t deadline_ns)
 
 /* Some of r, up to about max bytes; true once all of it is done. *heap:
  * heap memory freed (worth a trim). */
-static bool reclaim_some(struct heap_reclaim_queue *queue, struct heap_reclaim *r,
-		uint64_t max, uint64_t deadline_ns, uint64_t *done, uint64_t *heap)
+static bool reclaim_some(struct heap_reclaim_queue *queue, struct heap_reclaim *r, uint64_t max,
+		uint64_t deadline_ns, uint64_t *done, uint64_t *heap)
 {
 	uint64_t before = *done;
 	bool finished = false;
@@ -269,7 +272,7 @@ void heap_reclaim_step(struct heap_reclaim_queue *queue, uint64_t deadline_ns)
 	while (!wl_list_empty(&queue->items)) {
 		struct heap_reclaim *r = wl_container_of(queue->items.next, r, link);
 		if (!reclaim_some(queue, r, RECLAIM_PIECE_BYTES - done, deadline_ns, &done,
-				&heap)) {
+				    &heap)) {
 			break; /* stopped by the budget */
 		}
 		if (done >= RECLAIM_PIECE_BYTES || past(deadline_ns)) {

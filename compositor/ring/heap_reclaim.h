@@ -30,30 +30,28 @@ struct smt_exec_ctx;
 /* The queue itself is in ring/ring_types.h (the transport holds it). */
 struct heap_reclaim_queue;
 
-
 void heap_reclaim_init(struct heap_reclaim_queue *queue);
 /* Takes the executor of a gone ring; holds a reference to the usage
  * record it charges. */
 void heap_reclaim_add(struct heap_reclaim_queue *queue, struct smt_exec_ctx *exec,
-	struct smtwc_client_usage *usage);
+		struct smtwc_client_usage *usage);
 /* Up to two blocks of memory whose pages are released in pieces, then
  * release(data) frees them; `charged` bytes of `usage` (may be NULL) are
  * released with them. */
-void heap_reclaim_add_memory(struct heap_reclaim_queue *queue,
-	void *block, size_t block_len, void *block2, size_t block2_len,
-	void (*release)(void *data), void *data,
-	struct smtwc_client_usage *usage, uint64_t charged);
+void heap_reclaim_add_memory(struct heap_reclaim_queue *queue, void *block, size_t block_len,
+		void *block2, size_t block2_len, void (*release)(void *data), void *data,
+		struct smtwc_client_usage *usage, uint64_t charged);
 /* Teardown of its own kind: some(data, deadline_ns) does a piece, at least
  * a little, and returns true once all is done (and data is freed). */
 void heap_reclaim_add_work(struct heap_reclaim_queue *queue,
-	bool (*some)(void *data, uint64_t deadline_ns), void *data);
+		bool (*some)(void *data, uint64_t deadline_ns), void *data);
 /* A mapping, unmapped in pieces from its start. It stays charged to
  * `usage` (may be NULL) as one mapping until its last piece is unmapped,
  * and as `address` bytes of address space less what the pieces unmapped:
  * the accounting matches /proc/self/maps throughout, and a client cannot
  * free its share faster than the queue frees the compositor's. */
 void heap_reclaim_add_mapping(struct heap_reclaim_queue *queue, void *map, size_t len,
-	struct smtwc_client_usage *usage, uint64_t address);
+		struct smtwc_client_usage *usage, uint64_t address);
 bool heap_reclaim_pending(struct heap_reclaim_queue *queue);
 /* One piece over the queue, until deadline_ns at most (and at least a
  * piece of one item). */

@@ -13,12 +13,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "smt-ring-v1-protocol.h"
-#include "ring/client_usage.h"
-#include "ring/heap_reclaim.h"
-#include "ring/ordered_request.h"
-#include "ring/image_pool.h"
-#include "ring/ring_types.h"
-#include "ring/shm_fd.h"
+#include "compositor/ring/client_usage.h"
+#include "compositor/ring/heap_reclaim.h"
+#include "compositor/ring/ordered_request.h"
+#include "compositor/ring/image_pool.h"
+#include "compositor/ring/ring_types.h"
+#include "compositor/ring/shm_fd.h"
 
 struct pool_request {
 	struct smtwc_ordered_request base;
@@ -51,7 +51,7 @@ static void pool_free(struct smtwc_pool *pool)
 		 * (declared beyond the mapping) goes now. */
 		uint64_t mapped = shm_fd_address_space(pool->size);
 		heap_reclaim_add_mapping(&pool->ring->transport->reclaims, pool->map,
-			(size_t)pool->size, pool->ring->usage, mapped);
+				(size_t)pool->size, pool->ring->usage, mapped);
 		pool->map = NULL;
 		charges[2].n = 0;
 		charges[3].n -= mapped;
@@ -92,7 +92,7 @@ static void pool_register_apply(struct smtwc_ordered_request *base)
 		pool->registered = true;
 	} else {
 		wl_resource_post_error(pool->ring->resource, SMT_RING_V1_ERROR_BAD_ID,
-			"create_pool: pool id %u is 0 or out of range", pool->id);
+				"create_pool: pool id %u is 0 or out of range", pool->id);
 	}
 	free(req);
 }
@@ -112,14 +112,15 @@ static void pool_remap_apply(struct smtwc_ordered_request *base)
 	void *map = mremap(pool->map, (size_t)pool->size, (size_t)req->size, MREMAP_MAYMOVE);
 	if (map == MAP_FAILED) {
 		wl_resource_post_error(pool->ring->resource, SMT_RING_V1_ERROR_LIMIT,
-			"pool %u: resize to %llu bytes: mremap failed (address space)", pool->id,
-			(unsigned long long)req->size);
+				"pool %u: resize to %llu bytes: mremap failed (address space)",
+				pool->id, (unsigned long long)req->size);
 	} else {
 		pool->map = map;
 		pool->size = req->size;
 	}
-	if (registered && smt_exec_register_pool(pool->ring->exec, pool->id, pool->map,
-			pool->size) == 0) {
+	if (registered &&
+			smt_exec_register_pool(pool->ring->exec, pool->id, pool->map, pool->size) ==
+					0) {
 		pool->registered = true;
 	}
 	free(req);
@@ -153,8 +154,8 @@ static void pool_handle_resource_destroy(struct wl_resource *resource)
 	ordered_request_queue(pool->ring, &req->base);
 }
 
-static void pool_handle_resize(struct wl_client *client, struct wl_resource *resource,
-		uint32_t size)
+static void pool_handle_resize(
+		struct wl_client *client, struct wl_resource *resource, uint32_t size)
 {
 	struct smtwc_pool *pool = wl_resource_get_user_data(resource);
 	if (pool == NULL) {
@@ -162,28 +163,29 @@ static void pool_handle_resize(struct wl_client *client, struct wl_resource *res
 	}
 	if (size < pool->declared) {
 		wl_resource_post_error(pool->ring->resource, SMT_RING_V1_ERROR_BAD_FD,
-			"pool %u: resize to %u bytes would shrink it (%llu)", pool->id, size,
-			(unsigned long long)pool->declared);
+				"pool %u: resize to %u bytes would shrink it (%llu)", pool->id,
+				size, (unsigned long long)pool->declared);
 		return;
 	}
-	if (pool->resize_pending == NULL && !ordered_request_room(pool->ring,
-			pool->ring->resource, SMT_RING_V1_ERROR_LIMIT, "smt_pool_v1.resize")) {
+	if (pool->resize_pending == NULL &&
+			!ordered_request_room(pool->ring, pool->ring->resource,
+					SMT_RING_V1_ERROR_LIMIT, "smt_pool_v1.resize")) {
 		return;
 	}
 	const char *why = NULL;
 	if (!shm_fd_check_client(pool->fd, size, &why)) {
 		wl_resource_post_error(pool->ring->resource, SMT_RING_V1_ERROR_BAD_FD,
-			"pool %u: resize to %u bytes: %s", pool->id, size, why);
+				"pool %u: resize to %u bytes: %s", pool->id, size, why);
 		return;
 	}
 	if (!client_usage_charge(pool->ring->usage, SMT_RES_ADDRESS,
-			shm_fd_address_space(size) - shm_fd_address_space(pool->declared),
-			pool->ring->resource, SMT_RING_V1_ERROR_LIMIT, "smt_pool_v1.resize")) {
+			    shm_fd_address_space(size) - shm_fd_address_space(pool->declared),
+			    pool->ring->resource, SMT_RING_V1_ERROR_LIMIT, "smt_pool_v1.resize")) {
 		return;
 	}
 	pool->declared = size;
 	if (pool->resize_pending != NULL) {
-		pool->resize_pending->size = size;   /* one mapping, the latest size */
+		pool->resize_pending->size = size; /* one mapping, the latest size */
 		return;
 	}
 	struct pool_request *req = pool_request_new(pool, pool_remap_apply, pool_remap_discard);
@@ -206,27 +208,25 @@ static const struct smt_pool_v1_interface pool_impl = {
 	.destroy = pool_handle_destroy,
 };
 
-void pool_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t id,
-		uint32_t pool_id, int fd, uint32_t size)
+void pool_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t id, uint32_t pool_id,
+		int fd, uint32_t size)
 {
 	struct wl_resource *resource = wl_resource_create(client, &smt_pool_v1_interface,
-		wl_resource_get_version(ring->resource), id);
+			wl_resource_get_version(ring->resource), id);
 	if (resource == NULL) {
 		wl_client_post_no_memory(client);
 		return;
 	}
-	wl_resource_set_implementation(resource, &pool_impl, NULL,
-		pool_handle_resource_destroy);
+	wl_resource_set_implementation(resource, &pool_impl, NULL, pool_handle_resource_destroy);
 	/* Counted with the other requests that wait for earlier commands. */
-	if (!ordered_request_room(ring, ring->resource, SMT_RING_V1_ERROR_LIMIT,
-			"create_pool")) {
+	if (!ordered_request_room(ring, ring->resource, SMT_RING_V1_ERROR_LIMIT, "create_pool")) {
 		return;
 	}
 	struct smtwc_pool *existing;
-	wl_list_for_each(existing, &ring->pools, link) {
+	wl_list_for_each (existing, &ring->pools, link) {
 		if (existing->id == pool_id && !existing->destroying) {
 			wl_resource_post_error(ring->resource, SMT_RING_V1_ERROR_BAD_ID,
-				"create_pool: pool id %u is already in use", pool_id);
+					"create_pool: pool id %u is already in use", pool_id);
 			return;
 		}
 	}
@@ -234,14 +234,15 @@ void pool_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t id,
 	struct client_charge charges[4];
 	pool_charges(size, charges);
 	if (!client_usage_charge_all(ring->usage, charges, 4, ring->resource,
-			SMT_RING_V1_ERROR_LIMIT, "create_pool")) {
+			    SMT_RING_V1_ERROR_LIMIT, "create_pool")) {
 		return;
 	}
 	const char *why = NULL;
 	void *map = shm_fd_map_client(fd, size, &why);
 	struct smtwc_pool *pool = map != NULL ? calloc(1, sizeof(*pool)) : NULL;
 	struct pool_request *free_request = pool != NULL ?
-		pool_request_new(pool, pool_free_apply, pool_request_free) : NULL;
+			pool_request_new(pool, pool_free_apply, pool_request_free) :
+			NULL;
 	int kept = free_request != NULL ? dup(fd) : -1;
 	if (kept < 0) {
 		client_usage_release_all(ring->usage, charges, 4);
@@ -249,7 +250,7 @@ void pool_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t id,
 		free(pool);
 		if (map == NULL) {
 			wl_resource_post_error(ring->resource, SMT_RING_V1_ERROR_BAD_FD,
-				"create_pool %u: %s", pool_id, why);
+					"create_pool %u: %s", pool_id, why);
 			return;
 		}
 		munmap(map, size);
@@ -276,7 +277,7 @@ void pool_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t id,
 void pools_ring_destroyed(struct smtwc_ring *ring)
 {
 	struct smtwc_pool *pool, *tmp;
-	wl_list_for_each_safe(pool, tmp, &ring->pools, link) {
+	wl_list_for_each_safe (pool, tmp, &ring->pools, link) {
 		if (pool->resource != NULL) {
 			wl_resource_set_user_data(pool->resource, NULL);
 		}
@@ -288,7 +289,7 @@ uint64_t pools_mapped_bytes(struct smtwc_ring *ring)
 {
 	uint64_t total = 0;
 	struct smtwc_pool *pool;
-	wl_list_for_each(pool, &ring->pools, link) {
+	wl_list_for_each (pool, &ring->pools, link) {
 		total += pool->size;
 	}
 	return total;

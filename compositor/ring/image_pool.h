@@ -34,12 +34,12 @@ struct smtwc_pool {
 	 * resize), and freeing the pool at once when that allocation failed
 	 * left them pointing at freed memory. NULL once queued. */
 	struct pool_request *free_request;
-	bool registered;   /* the executor knows it (ordered_request.h) */
-	bool destroying;   /* resource gone, waiting for earlier commands */
+	bool registered; /* the executor knows it (ordered_request.h) */
+	bool destroying; /* resource gone, waiting for earlier commands */
 };
 
-void pool_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t id,
-	uint32_t pool_id, int fd, uint32_t size);
+void pool_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t id, uint32_t pool_id,
+		int fd, uint32_t size);
 void pools_ring_destroyed(struct smtwc_ring *ring);
 uint64_t pools_mapped_bytes(struct smtwc_ring *ring);
 

@@ -6,15 +6,15 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <wlr/util/log.h>
-#include "log_limit.h"
-#include "server.h"
-#include "ring/client_usage.h"
-#include "ring/object_usage.h"
-#include "ring/ring_types.h"
+#include "compositor/log_limit.h"
+#include "compositor/server.h"
+#include "compositor/ring/client_usage.h"
+#include "compositor/ring/object_usage.h"
+#include "compositor/ring/ring_types.h"
 
 struct object_record {
 	struct wl_listener destroy;
-	struct smtwc_client_usage *usage;  /* a reference: objects outlive
+	struct smtwc_client_usage *usage; /* a reference: objects outlive
 					    * their client's destroy signal */
 };
 
@@ -26,7 +26,7 @@ struct client_watch {
 	 * (each emission reverses it), so at our client-created it may not
 	 * exist yet. */
 	struct smtwc_client_usage *usage;
-	bool refused;                      /* the error is posted: charge no more */
+	bool refused; /* the error is posted: charge no more */
 };
 
 static struct {
@@ -53,12 +53,14 @@ static void refuse(struct client_watch *w, struct wl_resource *resource,
 	if (log_limit_allow(&watch.refusal_log, &left_out)) {
 		pid_t pid = 0;
 		wl_client_get_credentials(client, &pid, NULL, NULL);
-		wlr_log(WLR_ERROR, "client pid %d: new %s: %s (%llu such refusals not logged "
-			"before)", (int)pid, wl_resource_get_class(resource), text,
-			(unsigned long long)left_out);
+		wlr_log(WLR_ERROR,
+				"client pid %d: new %s: %s (%llu such refusals not logged "
+				"before)",
+				(int)pid, wl_resource_get_class(resource), text,
+				(unsigned long long)left_out);
 	}
-	wl_client_post_implementation_error(client, "new %s: %s",
-		wl_resource_get_class(resource), text);
+	wl_client_post_implementation_error(
+			client, "new %s: %s", wl_resource_get_class(resource), text);
 	w->refused = true;
 }
 
@@ -67,12 +69,12 @@ static void handle_resource_created(struct wl_listener *listener, void *data)
 	struct client_watch *w = wl_container_of(listener, w, resource_created);
 	struct wl_resource *resource = data;
 	if (w->refused) {
-		return;   /* going: its objects die with it, uncounted */
+		return; /* going: its objects die with it, uncounted */
 	}
 	if (w->usage == NULL) {
 		w->usage = client_usage_hold(client_usage_find(wl_resource_get_client(resource)));
 		if (w->usage == NULL) {
-			return;   /* no record (out of memory): the other limits hold */
+			return; /* no record (out of memory): the other limits hold */
 		}
 	}
 	struct object_record *rec = calloc(1, sizeof(*rec));
@@ -113,7 +115,7 @@ static void handle_client_created(struct wl_listener *listener, void *data)
 	struct wl_client *client = data;
 	struct client_watch *w = calloc(1, sizeof(*w));
 	if (w == NULL) {
-		return;   /* uncounted: the other limits still hold */
+		return; /* uncounted: the other limits still hold */
 	}
 	w->resource_created.notify = handle_resource_created;
 	wl_client_add_resource_created_listener(client, &w->resource_created);
@@ -124,8 +126,7 @@ static void handle_client_created(struct wl_listener *listener, void *data)
 void object_usage_init(struct smtwc_transport *transport)
 {
 	watch.client_created.notify = handle_client_created;
-	wl_display_add_client_created_listener(transport->server->display,
-		&watch.client_created);
+	wl_display_add_client_created_listener(transport->server->display, &watch.client_created);
 }
 
 void object_usage_finish(struct smtwc_transport *transport)

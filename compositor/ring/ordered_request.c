@@ -3,9 +3,9 @@
  * scheduled slices rather than in the request handler (ordered_request.h
  * says why: an unbounded drain let one client stall all the others).
  */
-#include "ring/ordered_request.h"
-#include "ring/ring_types.h"
-#include "monotonic_clock.h"
+#include "compositor/ring/ordered_request.h"
+#include "compositor/ring/ring_types.h"
+#include "common/monotonic_clock.h"
 
 static bool reached(struct smtwc_ring *ring, const struct smtwc_ordered_request *req)
 {
@@ -16,8 +16,8 @@ static void set_limit(struct smtwc_ring *ring)
 {
 	uint64_t limit = UINT64_MAX;
 	if (!wl_list_empty(&ring->ordered)) {
-		struct smtwc_ordered_request *first =
-			wl_container_of(ring->ordered.next, first, link);
+		struct smtwc_ordered_request *first = wl_container_of(
+				ring->ordered.next, first, link);
 		limit = first->pos;
 	}
 	smt_ring_reader_set_limit(&ring->reader, limit);
@@ -38,8 +38,8 @@ void ordered_requests_apply_ready(struct smtwc_ring *ring, uint64_t deadline_ns)
 		if (!ordered_requests_ready(ring)) {
 			break;
 		}
-		struct smtwc_ordered_request *first =
-			wl_container_of(ring->ordered.next, first, link);
+		struct smtwc_ordered_request *first = wl_container_of(
+				ring->ordered.next, first, link);
 		if (!ring->dead && first->prepare != NULL && !first->prepare(first, deadline_ns)) {
 			break; /* still ready: the ring has work */
 		}
@@ -64,23 +64,24 @@ void ordered_request_queue(struct smtwc_ring *ring, struct smtwc_ordered_request
 	set_limit(ring);
 }
 
-bool ordered_request_room(struct smtwc_ring *ring, struct wl_resource *resource,
-		uint32_t code, const char *request)
+bool ordered_request_room(struct smtwc_ring *ring, struct wl_resource *resource, uint32_t code,
+		const char *request)
 {
 	if (ring->ordered_count < SMTWC_ORDERED_MAX) {
 		return true;
 	}
-	wl_resource_post_error(resource, code, "%s: limit ordered-requests=%d reached: "
-		"%d requests wait for earlier commands", request, SMTWC_ORDERED_MAX,
-		ring->ordered_count);
+	wl_resource_post_error(resource, code,
+			"%s: limit ordered-requests=%d reached: "
+			"%d requests wait for earlier commands",
+			request, SMTWC_ORDERED_MAX, ring->ordered_count);
 	return false;
 }
 
 void ordered_requests_discard(struct smtwc_ring *ring)
 {
 	while (!wl_list_empty(&ring->ordered)) {
-		struct smtwc_ordered_request *first =
-			wl_container_of(ring->ordered.next, first, link);
+		struct smtwc_ordered_request *first = wl_container_of(
+				ring->ordered.next, first, link);
 		wl_list_remove(&first->link);
 		ring->ordered_count--;
 		first->discard(first);

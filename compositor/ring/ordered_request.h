@@ -40,8 +40,8 @@ struct smtwc_ordered_request {
 
 /* false (and posts error `code` on resource) if the ring has
  * SMTWC_ORDERED_MAX requests waiting already. */
-bool ordered_request_room(struct smtwc_ring *ring, struct wl_resource *resource,
-	uint32_t code, const char *request);
+bool ordered_request_room(struct smtwc_ring *ring, struct wl_resource *resource, uint32_t code,
+		const char *request);
 /* Queues req behind everything the client has published. It is applied
  * by the ring's next run, not in the request handler: applying can cost
  * (a canvas resize copies the old pixels), and libwayland dispatches a

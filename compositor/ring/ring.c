@@ -14,22 +14,22 @@
 #include <unistd.h>
 #include <wlr/util/log.h>
 #include "smt-ring-v1-protocol.h"
-#include "server.h"
-#include "ring/canvas.h"
-#include "log_limit.h"
-#include "ring/client_listen.h"
-#include "ring/client_usage.h"
-#include "ring/shm_pool_usage.h"
-#include "ring/object_usage.h"
-#include "ring/surface_usage.h"
-#include "ring/heap_reclaim.h"
-#include "ring/ordered_request.h"
-#include "ring/image_pool.h"
-#include "ring/ring.h"
-#include "ring/shm_fd.h"
-#include "ring/wake_fd.h"
-#include "ring/submit_area.h"
-#include "monotonic_clock.h"
+#include "compositor/server.h"
+#include "compositor/ring/canvas.h"
+#include "compositor/log_limit.h"
+#include "compositor/ring/client_listen.h"
+#include "compositor/ring/client_usage.h"
+#include "compositor/ring/shm_pool_usage.h"
+#include "compositor/ring/object_usage.h"
+#include "compositor/ring/surface_usage.h"
+#include "compositor/ring/heap_reclaim.h"
+#include "compositor/ring/ordered_request.h"
+#include "compositor/ring/image_pool.h"
+#include "compositor/ring/ring.h"
+#include "compositor/ring/shm_fd.h"
+#include "compositor/ring/wake_fd.h"
+#include "compositor/ring/submit_area.h"
+#include "common/monotonic_clock.h"
 
 static void ring_end(struct smtwc_ring *ring, uint32_t wl_error, const char *message);
 
@@ -47,8 +47,9 @@ static void ring_wake_client(struct smtwc_ring *ring)
 		break;
 	case WAKE_FD_BLOCKED:
 		ring->wake_blocked = true;
-		ring_end(ring, SMT_RING_V1_ERROR_BAD_FD, "client_eventfd blocked a wake-up: "
-			"its O_NONBLOCK was cleared and its count is full");
+		ring_end(ring, SMT_RING_V1_ERROR_BAD_FD,
+				"client_eventfd blocked a wake-up: "
+				"its O_NONBLOCK was cleared and its count is full");
 		break;
 	case WAKE_FD_PENDING: /* the count is at its top: the client wakes */
 	case WAKE_FD_FAILED:
@@ -76,14 +77,16 @@ static void ring_end(struct smtwc_ring *ring, uint32_t wl_error, const char *mes
 	static struct log_limit fail_log;
 	uint64_t left_out;
 	if (log_limit_allow(&fail_log, &left_out)) {
-		wlr_log(WLR_INFO, "ring of client pid %d: %s (%llu ring errors not logged "
-			"before)", (int)ring->pid, message, (unsigned long long)left_out);
+		wlr_log(WLR_INFO,
+				"ring of client pid %d: %s (%llu ring errors not logged "
+				"before)",
+				(int)ring->pid, message, (unsigned long long)left_out);
 	}
 	wl_resource_post_error(ring->resource, wl_error, "%s", message);
 	ring_wake_client(ring); /* a client blocked on a full ring sees DEAD */
 	ring->kill_source = wl_event_loop_add_idle(
-		wl_display_get_event_loop(ring->transport->server->display),
-		ring_handle_kill, ring);
+			wl_display_get_event_loop(ring->transport->server->display),
+			ring_handle_kill, ring);
 }
 
 static void ring_fail(struct smtwc_ring *ring, const struct smt_exec_error *error)
@@ -96,10 +99,9 @@ static void ring_publish_socket_counters(struct smtwc_ring *ring)
 	if (ring->shared || ring->status == NULL) {
 		return;
 	}
-	atomic_store_explicit(&ring->status->commands_executed, ring->commands,
-		memory_order_relaxed);
-	atomic_store_explicit(&ring->status->bytes_executed, ring->bytes,
-		memory_order_relaxed);
+	atomic_store_explicit(
+			&ring->status->commands_executed, ring->commands, memory_order_relaxed);
+	atomic_store_explicit(&ring->status->bytes_executed, ring->bytes, memory_order_relaxed);
 }
 
 /* Work the executor may run now: the stream stops at the next ordered
@@ -128,13 +130,13 @@ static void socket_error_offset(struct smtwc_ring *ring, struct smt_exec_error *
 	}
 	char rest[sizeof(error->message)];
 	snprintf(rest, sizeof(rest), "%s", at + strlen(was));
-	snprintf(at, sizeof(error->message) - (size_t)(at - error->message),
-		"offset %" PRIu64 "%s", client, rest);
+	snprintf(at, sizeof(error->message) - (size_t)(at - error->message), "offset %" PRIu64 "%s",
+			client, rest);
 	error->offset = client;
 }
 
-static bool ring_account(struct smtwc_ring *ring, enum smt_exec_stop stop,
-		struct smt_exec_result *out)
+static bool ring_account(
+		struct smtwc_ring *ring, enum smt_exec_stop stop, struct smt_exec_result *out)
 {
 	if (ring->socket != NULL) {
 		/* The PADs our writer added are not the client's commands. */
@@ -153,12 +155,12 @@ static bool ring_account(struct smtwc_ring *ring, enum smt_exec_stop stop,
 	}
 	if (out->fences > 0 && !ring->shared) {
 		smt_ring_v1_send_fence(ring->resource, (uint32_t)(out->last_fence >> 32),
-			(uint32_t)out->last_fence);
+				(uint32_t)out->last_fence);
 	}
 	switch (stop) {
 	case SMT_EXEC_PRESENT:
 		canvas_present(ring, out->present.canvas_id, out->present.damage,
-			out->present.serial);
+				out->present.serial);
 		return true;
 	case SMT_EXEC_ERROR:
 		ring_fail(ring, &out->error);
@@ -195,7 +197,9 @@ bool ring_run(struct smtwc_ring *ring, const struct smt_exec_budget *budget)
 			/* The stream reached a request: what follows it may run. */
 			again = ring_has_work(ring);
 		}
-		if (!again || (budget->deadline_ns != 0 && monotonic_now_ns() >= budget->deadline_ns)) {
+		if (!again ||
+				(budget->deadline_ns != 0 &&
+						monotonic_now_ns() >= budget->deadline_ns)) {
 			break;
 		}
 	}
@@ -206,8 +210,8 @@ bool ring_run(struct smtwc_ring *ring, const struct smt_exec_budget *budget)
 
 /* ---- socket submits --------------------------------------------------- */
 
-static void ring_handle_submit(struct wl_client *client, struct wl_resource *resource,
-		struct wl_array *commands)
+static void ring_handle_submit(
+		struct wl_client *client, struct wl_resource *resource, struct wl_array *commands)
 {
 	struct smtwc_ring *ring = wl_resource_get_user_data(resource);
 	if (ring->dead || commands->size == 0) {
@@ -216,15 +220,15 @@ static void ring_handle_submit(struct wl_client *client, struct wl_resource *res
 	if (ring->socket == NULL) {
 		/* One stream per ring: a shared ring's commands are in its memory. */
 		wl_resource_post_error(resource, SMT_RING_V1_ERROR_BAD_COMMAND,
-			"submit: this ring is in shared memory; write commands there");
+				"submit: this ring is in shared memory; write commands there");
 		return;
 	}
 	/* Written only: the scheduler decides when this work runs. */
 	struct smt_fault fault;
 	struct smt_exec_error error = { .code = SMT_ERROR_LIMIT, .opcode = 0xffff };
 	struct smt_exec_result out;
-	switch (submit_area_submit(ring->socket, &ring->reader, commands->data, commands->size,
-			&fault)) {
+	switch (submit_area_submit(
+			ring->socket, &ring->reader, commands->data, commands->size, &fault)) {
 	case SUBMIT_OK:
 		break;
 	case SUBMIT_FAULT:
@@ -233,7 +237,8 @@ static void ring_handle_submit(struct wl_client *client, struct wl_resource *res
 		break;
 	case SUBMIT_TOO_MUCH:
 		snprintf(error.message, sizeof(error.message),
-			"submit: more than %u bytes pending (FENCE and wait)", SMT_SUBMIT_QUEUE_MAX);
+				"submit: more than %u bytes pending (FENCE and wait)",
+				SMT_SUBMIT_QUEUE_MAX);
 		ring_fail(ring, &error);
 		break;
 	case SUBMIT_NO_MEMORY:
@@ -253,8 +258,8 @@ static void ring_handle_create_pool(struct wl_client *client, struct wl_resource
 }
 
 static void ring_handle_get_canvas(struct wl_client *client, struct wl_resource *resource,
-		uint32_t id, uint32_t canvas_id, struct wl_resource *surface,
-		uint32_t width, uint32_t height)
+		uint32_t id, uint32_t canvas_id, struct wl_resource *surface, uint32_t width,
+		uint32_t height)
 {
 	struct smtwc_ring *ring = wl_resource_get_user_data(resource);
 	canvas_create(ring, client, id, canvas_id, surface, width, height);
@@ -297,7 +302,7 @@ static void ring_free(struct smtwc_ring *ring)
 	}
 	wl_list_remove(&ring->link);
 	if (transport->loop.spin_for == ring) {
-		transport->loop.spin_for = NULL;     /* its spin, if any, charged to nobody */
+		transport->loop.spin_for = NULL; /* its spin, if any, charged to nobody */
 	}
 	ordered_requests_discard(ring);
 	canvases_ring_destroyed(ring);
@@ -319,8 +324,8 @@ static void ring_free(struct smtwc_ring *ring)
 	}
 	if (ring->ring_map != NULL) {
 		/* Charged (a mapping and its address space) until it is gone. */
-		heap_reclaim_add_mapping(&transport->reclaims, ring->ring_map,
-			ring->ring_map_size, ring->usage, ring->ring_map_size);
+		heap_reclaim_add_mapping(&transport->reclaims, ring->ring_map, ring->ring_map_size,
+				ring->usage, ring->ring_map_size);
 		ring->cost.mappings -= 1;
 		ring->cost.address -= ring->ring_map_size;
 	}
@@ -379,13 +384,12 @@ static bool is_eventfd(int fd)
 	return strcmp(target, "anon_inode:[eventfd]") == 0;
 }
 
-static struct smtwc_ring *ring_create(struct smtwc_transport *transport,
-		struct wl_client *client, struct wl_resource *manager, uint32_t id,
-		const struct ring_cost *cost)
+static struct smtwc_ring *ring_create(struct smtwc_transport *transport, struct wl_client *client,
+		struct wl_resource *manager, uint32_t id, const struct ring_cost *cost)
 {
 	struct smtwc_ring *ring = calloc(1, sizeof(*ring));
-	struct smtwc_client_usage *usage = ring != NULL ?
-		client_usage_ref(transport, client) : NULL;
+	struct smtwc_client_usage *usage = ring != NULL ? client_usage_ref(transport, client) :
+							  NULL;
 	if (usage == NULL) {
 		free(ring);
 		wl_client_post_no_memory(client);
@@ -393,8 +397,8 @@ static struct smtwc_ring *ring_create(struct smtwc_transport *transport,
 	}
 	struct client_charge charges[4];
 	ring_cost_charges(cost, charges);
-	if (!client_usage_charge_all(usage, charges, 4, manager,
-			SMT_RING_MANAGER_V1_ERROR_LIMIT, "create_ring")) {
+	if (!client_usage_charge_all(usage, charges, 4, manager, SMT_RING_MANAGER_V1_ERROR_LIMIT,
+			    "create_ring")) {
 		client_usage_unref(usage);
 		free(ring);
 		return NULL;
@@ -414,8 +418,8 @@ static struct smtwc_ring *ring_create(struct smtwc_transport *transport,
 	wl_list_insert(transport->rings.prev, &ring->link);
 	wl_client_get_credentials(client, &ring->pid, NULL, NULL);
 	ring->sched_client = smt_sched_client_add(transport->sched, ring, monotonic_now_ns());
-	ring->resource = wl_resource_create(client, &smt_ring_v1_interface,
-		wl_resource_get_version(manager), id);
+	ring->resource = wl_resource_create(
+			client, &smt_ring_v1_interface, wl_resource_get_version(manager), id);
 	if (ring->resource == NULL) {
 		smt_sched_client_remove(transport->sched, ring->sched_client);
 		wl_list_remove(&ring->link);
@@ -424,8 +428,8 @@ static struct smtwc_ring *ring_create(struct smtwc_transport *transport,
 		wl_client_post_no_memory(client);
 		return NULL;
 	}
-	wl_resource_set_implementation(ring->resource, &ring_impl, ring,
-		ring_handle_resource_destroy);
+	wl_resource_set_implementation(
+			ring->resource, &ring_impl, ring, ring_handle_resource_destroy);
 	/* Pixmap memory counts against the client's and the total limit,
 	 * over all its rings, instead of a limit per ring. */
 	struct smt_exec_config exec_cfg;
@@ -434,8 +438,7 @@ static struct smtwc_ring *ring_create(struct smtwc_transport *transport,
 	exec_cfg.usage = &ring->usage->usage;
 	ring->exec = smt_exec_create(&exec_cfg);
 	void *status = NULL;
-	ring->status_fd = smt_server_page_create("smtwc-ring-status",
-		SMT_STATUS_MAP_SIZE, &status);
+	ring->status_fd = smt_server_page_create("smtwc-ring-status", SMT_STATUS_MAP_SIZE, &status);
 	if (ring->exec == NULL || ring->status_fd < 0) {
 		wl_client_post_no_memory(client);
 		return NULL;
@@ -446,16 +449,17 @@ static struct smtwc_ring *ring_create(struct smtwc_transport *transport,
 	return ring;
 }
 
-static void manager_handle_create_ring(struct wl_client *client,
-		struct wl_resource *resource, uint32_t id, int32_t ring_fd,
-		uint32_t area_size, int32_t server_eventfd, int32_t client_eventfd)
+static void manager_handle_create_ring(struct wl_client *client, struct wl_resource *resource,
+		uint32_t id, int32_t ring_fd, uint32_t area_size, int32_t server_eventfd,
+		int32_t client_eventfd)
 {
 	struct smtwc_transport *transport = wl_resource_get_user_data(resource);
 	const struct ring_cost cost = {
-		.fds = 4, .mappings = 2,
+		.fds = 4,
+		.mappings = 2,
 		/* (a size out of range is refused as bad_size just after) */
 		.address = SMT_STATUS_MAP_SIZE + SMT_RING_HEADER_SIZE +
-			(area_size <= SMT_RING_AREA_MAX ? (uint64_t)area_size : 0),
+				(area_size <= SMT_RING_AREA_MAX ? (uint64_t)area_size : 0),
 	};
 	struct smtwc_ring *ring = ring_create(transport, client, resource, id, &cost);
 	if (ring == NULL) {
@@ -470,14 +474,14 @@ static void manager_handle_create_ring(struct wl_client *client,
 			(area_size & (area_size - 1)) != 0) {
 		close(ring_fd);
 		wl_resource_post_error(resource, SMT_RING_MANAGER_V1_ERROR_BAD_SIZE,
-			"ring area size %u is not a power of two in [%u, %u]",
-			area_size, SMT_RING_AREA_MIN, SMT_RING_AREA_MAX);
+				"ring area size %u is not a power of two in [%u, %u]", area_size,
+				SMT_RING_AREA_MIN, SMT_RING_AREA_MAX);
 		return;
 	}
 	if (!is_eventfd(server_eventfd) || !is_eventfd(client_eventfd)) {
 		close(ring_fd);
 		wl_resource_post_error(resource, SMT_RING_MANAGER_V1_ERROR_BAD_EVENTFD,
-			"create_ring: server_eventfd and client_eventfd must be eventfds");
+				"create_ring: server_eventfd and client_eventfd must be eventfds");
 		return;
 	}
 	const char *why = NULL;
@@ -485,13 +489,13 @@ static void manager_handle_create_ring(struct wl_client *client,
 	ring->ring_map = shm_fd_map_client(ring_fd, map_size, &why);
 	close(ring_fd);
 	if (ring->ring_map == NULL) {
-		wl_resource_post_error(resource, SMT_RING_MANAGER_V1_ERROR_BAD_FD,
-			"create_ring: %s", why);
+		wl_resource_post_error(
+				resource, SMT_RING_MANAGER_V1_ERROR_BAD_FD, "create_ring: %s", why);
 		return;
 	}
 	ring->ring_map_size = map_size;
 	if (smt_ring_reader_init(&ring->reader, ring->ring_map, map_size, area_size,
-			ring->status) != 0) {
+			    ring->status) != 0) {
 		wl_client_post_no_memory(client);
 		return;
 	}
@@ -503,13 +507,13 @@ static void manager_handle_create_ring(struct wl_client *client,
 	flags = fcntl(client_eventfd, F_GETFL);
 	fcntl(client_eventfd, F_SETFL, flags | O_NONBLOCK);
 	ring->wakeup_source = wl_event_loop_add_fd(
-		wl_display_get_event_loop(transport->server->display), server_eventfd,
-		WL_EVENT_READABLE, ring_handle_wakeup, ring);
+			wl_display_get_event_loop(transport->server->display), server_eventfd,
+			WL_EVENT_READABLE, ring_handle_wakeup, ring);
 	smt_ring_v1_send_status(ring->resource, ring->status_fd, transport->global_status_fd);
 }
 
-static void manager_handle_create_socket_ring(struct wl_client *client,
-		struct wl_resource *resource, uint32_t id)
+static void manager_handle_create_socket_ring(
+		struct wl_client *client, struct wl_resource *resource, uint32_t id)
 {
 	struct smtwc_transport *transport = wl_resource_get_user_data(resource);
 	const struct ring_cost cost = { .fds = 1, .mappings = 1, .address = SMT_STATUS_MAP_SIZE };
@@ -524,7 +528,7 @@ static void manager_handle_create_socket_ring(struct wl_client *client,
 		char text[160];
 		smt_usage_describe(&why, text, sizeof(text));
 		wl_resource_post_error(resource, SMT_RING_MANAGER_V1_ERROR_LIMIT,
-			"create_socket_ring: %s", text);
+				"create_socket_ring: %s", text);
 		return;
 	}
 	if (ring->socket == NULL) {
@@ -548,8 +552,8 @@ static const struct smt_ring_manager_v1_interface manager_impl = {
 
 void ring_manager_bind(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 {
-	struct wl_resource *resource =
-		wl_resource_create(client, &smt_ring_manager_v1_interface, (int)version, id);
+	struct wl_resource *resource = wl_resource_create(
+			client, &smt_ring_manager_v1_interface, (int)version, id);
 	if (resource == NULL) {
 		wl_client_post_no_memory(client);
 		return;

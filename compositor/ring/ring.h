@@ -6,7 +6,7 @@
 #define SMTWC_TRANSPORT_RING_H
 
 #include <stdbool.h>
-#include "ring/ring_types.h"
+#include "compositor/ring/ring_types.h"
 
 struct smtwc_server;
 

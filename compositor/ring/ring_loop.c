@@ -8,18 +8,17 @@
  */
 #include <poll.h>
 #include <stdlib.h>
-#include "server.h"
-#include "ring/heap_reclaim.h"
-#include "ring/ring.h"
-#include "ring/ring_loop.h"
-#include "sched/sched_settings.h"
-#include "cpu_relax.h"
-#include "monotonic_clock.h"
+#include "compositor/server.h"
+#include "compositor/ring/heap_reclaim.h"
+#include "compositor/ring/ring.h"
+#include "compositor/ring/ring_loop.h"
+#include "compositor/sched/sched_settings.h"
+#include "common/cpu_relax.h"
+#include "common/monotonic_clock.h"
 
-static void params_from_config(const struct smtwc_scheduler_config *c,
-		struct smt_sched_params *p)
+static void params_from_config(const struct smtwc_scheduler_config *c, struct smt_sched_params *p)
 {
-	smt_sched_params_default(p);   /* for any parameter no setting names */
+	smt_sched_params_default(p); /* for any parameter no setting names */
 	p->fifo = c->fifo;
 #define FROM_CONFIG_(key, cfg, def, min, max, check, param, unit) \
 	p->param = (int64_t)c->cfg * (unit);
@@ -62,10 +61,10 @@ void ring_loop_finish(struct smtwc_transport *transport)
 static void update_readiness(struct smtwc_transport *transport, uint64_t now)
 {
 	struct smtwc_ring *ring;
-	wl_list_for_each(ring, &transport->rings, link) {
+	wl_list_for_each (ring, &transport->rings, link) {
 		if (ring->sched_client != NULL) {
 			smt_sched_set_ready(transport->sched, ring->sched_client,
-				ring_has_work(ring), now);
+					ring_has_work(ring), now);
 		}
 	}
 }
@@ -122,7 +121,7 @@ static bool events_pending(struct smtwc_transport *transport)
 static bool any_ring_has_work(struct smtwc_transport *transport)
 {
 	struct smtwc_ring *ring;
-	wl_list_for_each(ring, &transport->rings, link) {
+	wl_list_for_each (ring, &transport->rings, link) {
 		if (ring_has_work(ring)) {
 			return true;
 		}
@@ -130,8 +129,7 @@ static bool any_ring_has_work(struct smtwc_transport *transport)
 	return false;
 }
 
-static void run_decision(struct smtwc_transport *transport,
-		const struct smt_sched_decision *d)
+static void run_decision(struct smtwc_transport *transport, const struct smt_sched_decision *d)
 {
 	struct smtwc_ring *ring = d->owner;
 	uint64_t start = monotonic_now_ns(), commands_before = ring->commands;
@@ -144,8 +142,8 @@ static void run_decision(struct smtwc_transport *transport,
 		/* fair (lone or not): a slice in pieces, as if interrupted */
 		for (;;) {
 			uint64_t now = monotonic_now_ns();
-			budget.deadline_ns = now + PIECE_NS < d->deadline_ns ? now + PIECE_NS
-				: d->deadline_ns;
+			budget.deadline_ns = now + PIECE_NS < d->deadline_ns ? now + PIECE_NS :
+									       d->deadline_ns;
 			if (!ring_run(ring, &budget)) {
 				break;
 			}
@@ -169,8 +167,8 @@ static void run_decision(struct smtwc_transport *transport,
 	}
 	/* The ring may have died (bad command) and been freed only later, at
 	 * the idle kill; its scheduler client is still valid here. */
-	smt_sched_charge(transport->sched, ring->sched_client, start, end,
-		ring_has_work(ring), ring->commands - commands_before);
+	smt_sched_charge(transport->sched, ring->sched_client, start, end, ring_has_work(ring),
+			ring->commands - commands_before);
 }
 
 /* fifo: what one poll lets a client run, the seed's request buffer ("typically
@@ -189,8 +187,8 @@ struct fifo_mark {
 	uint64_t bytes;
 };
 
-static uint64_t fifo_bytes_at_poll(const struct fifo_mark *marks, size_t n,
-		const struct smtwc_ring *ring)
+static uint64_t fifo_bytes_at_poll(
+		const struct fifo_mark *marks, size_t n, const struct smtwc_ring *ring)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (marks[i].ring == ring) {
@@ -227,7 +225,7 @@ bool ring_loop_run_slice(struct smtwc_transport *transport)
 			marks = calloc(n, sizeof(*marks));
 		}
 		struct smtwc_ring *ring;
-		wl_list_for_each(ring, &transport->rings, link) {
+		wl_list_for_each (ring, &transport->rings, link) {
 			if (marks != NULL && n_marks < n) {
 				marks[n_marks++] = (struct fifo_mark){ ring, ring->bytes };
 			}
@@ -239,8 +237,9 @@ bool ring_loop_run_slice(struct smtwc_transport *transport)
 		 * or have run a request buffer's worth since the poll; rings that
 		 * got work meanwhile wait for the next poll. */
 		struct smtwc_ring *ran = d.owner;
-		bool more = ring_has_work(ran) && ran->bytes -
-			fifo_bytes_at_poll(marks, n_marks, ran) < FIFO_POLL_BYTES;
+		bool more = ring_has_work(ran) &&
+				ran->bytes - fifo_bytes_at_poll(marks, n_marks, ran) <
+						FIFO_POLL_BYTES;
 		smt_sched_set_ready(sched, ran->sched_client, more, monotonic_now_ns());
 		if (!smt_sched_pick(sched, monotonic_now_ns(), &d)) {
 			break;
@@ -265,7 +264,7 @@ static void charge_spin(struct smtwc_transport *transport, struct smtwc_ring *ar
 {
 	if (armed_by != NULL && armed_by->sched_client != NULL) {
 		smt_sched_charge(transport->sched, armed_by->sched_client, start, end,
-			ring_has_work(armed_by), 0);
+				ring_has_work(armed_by), 0);
 	}
 }
 
@@ -331,7 +330,7 @@ bool ring_loop_prepare_sleep(struct smtwc_transport *transport)
 	}
 	smt_global_prepare_sleep(transport->global_status);
 	struct smtwc_ring *ring;
-	wl_list_for_each(ring, &transport->rings, link) {
+	wl_list_for_each (ring, &transport->rings, link) {
 		if (ring_has_work(ring)) {
 			smt_global_wake(transport->global_status);
 			transport->loop.sleeps_avoided++;
@@ -359,7 +358,7 @@ static void ring_loop_handle_client_input(struct wl_listener *listener, void *da
 	}
 	uint64_t now = monotonic_now_ns();
 	struct smtwc_ring *ring;
-	wl_list_for_each(ring, &transport->rings, link) {
+	wl_list_for_each (ring, &transport->rings, link) {
 		if (ring->client == client && ring->sched_client != NULL) {
 			smt_sched_input(transport->sched, ring->sched_client, now);
 		}

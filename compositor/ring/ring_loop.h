@@ -2,8 +2,8 @@
  * Where ring execution meets the event loop: between two dispatches, one
  * ready ring runs for one slice (round robin), so input, Wayland requests
  * and frames never wait more than a slice. Before the loop blocks, the
- * server-asleep flag is raised and every ring re-checked (DESIGN.md,
- * "Synchronisation"): a client that published work just before the flag
+ * server-asleep flag is raised and every ring re-checked (docs/protocol.md,
+ * "Synchronisation and memory order"): a client that published work just before the flag
  * went up is seen now, and one that publishes after sees the flag.
  */
 #ifndef SMTWC_RING_LOOP_H

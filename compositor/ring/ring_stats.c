@@ -3,15 +3,15 @@
  * control socket, so that control/ knows no ring internals.
  */
 #include <wayland-server-core.h>
-#include "ring/canvas.h"
+#include "compositor/ring/canvas.h"
 #include <string.h>
-#include "ring/client_listen.h"
-#include "ring/client_usage.h"
-#include "ring/image_pool.h"
-#include "ring/ring_types.h"
-#include "ring/ring_stats.h"
-#include "ring/surface_usage.h"
-#include "monotonic_clock.h"
+#include "compositor/ring/client_listen.h"
+#include "compositor/ring/client_usage.h"
+#include "compositor/ring/image_pool.h"
+#include "compositor/ring/ring_types.h"
+#include "compositor/ring/ring_stats.h"
+#include "compositor/ring/surface_usage.h"
+#include "common/monotonic_clock.h"
 
 void transport_stats(struct smtwc_transport *transport, struct smtwc_transport_stats *out)
 {
@@ -25,7 +25,8 @@ void transport_stats(struct smtwc_transport *transport, struct smtwc_transport_s
 		.total_fds_max = transport->total.max[SMT_RES_FDS],
 		.total_memory = transport->total.used[SMT_RES_MEMORY],
 		.total_memory_max = transport->total.max[SMT_RES_MEMORY],
-		.total_surface_bytes = transport->total.used[SMT_RES_SURFACES] * SURFACE_USAGE_BYTES,
+		.total_surface_bytes = transport->total.used[SMT_RES_SURFACES] *
+				SURFACE_USAGE_BYTES,
 		.reclaim_items = transport->reclaims.pending_items,
 		.reclaim_bytes = transport->reclaims.pending_bytes,
 		.reclaim_pieces = transport->reclaims.pieces,
@@ -70,7 +71,7 @@ void transport_for_each_account(struct smtwc_transport *transport,
 	struct account_walk walk = { fn, data };
 	client_usage_for_each_group(transport, group_account, &walk);
 	struct smtwc_client_usage *cu;
-	wl_list_for_each(cu, &transport->clients, link) {
+	wl_list_for_each (cu, &transport->clients, link) {
 		if (cu->client != NULL) {
 			account_of(&cu->usage, (long)cu->pid, (long)cu->uid, &walk);
 		}
@@ -81,7 +82,7 @@ void transport_for_each_ring_stats(struct smtwc_transport *transport,
 		void (*fn)(const struct smtwc_ring_stats *stats, void *data), void *data)
 {
 	struct smtwc_ring *ring;
-	wl_list_for_each(ring, &transport->rings, link) {
+	wl_list_for_each (ring, &transport->rings, link) {
 		const struct smt_usage *u = &ring->usage->usage;
 		struct smtwc_ring_stats st = {
 			.client = ring->client,
@@ -108,7 +109,7 @@ void transport_for_each_ring_stats(struct smtwc_transport *transport,
 			.client_surface_bytes = u->used[SMT_RES_SURFACES] * SURFACE_USAGE_BYTES,
 		};
 		smt_sched_client_stats(transport->sched, ring->sched_client, monotonic_now_ns(),
-			&st.sched);
+				&st.sched);
 		fn(&st, data);
 	}
 }

@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "resource_usage.h"
-#include "sched.h"
+#include "compositor/exec/resource_usage.h"
+#include "compositor/sched/sched.h"
 
 struct smtwc_transport;
 struct wl_client;
@@ -19,12 +19,12 @@ struct wl_client;
 struct smtwc_ring_stats {
 	struct wl_client *client;
 	pid_t pid;
-	bool shared;                 /* false: fed only through submit */
+	bool shared; /* false: fed only through submit */
 	struct smt_sched_stats sched;
 	uint64_t slices, exec_ns, commands, bytes;
 	uint64_t wakeups_from_client, wakeups_to_client;
 	uint64_t ring_bytes, pool_bytes, canvas_bytes, pixmap_bytes, pixmaps;
-	uint64_t table_bytes;        /* the drawable table itself */
+	uint64_t table_bytes; /* the drawable table itself */
 	/* The connection's whole usage, shared by its rings (limits). */
 	uint64_t client_fds, client_rings, client_pools, client_memory;
 	uint64_t client_canvases;
@@ -53,18 +53,18 @@ struct smtwc_transport_stats {
 /* One account: a connection, a process or a uid (client_usage.h). */
 struct smtwc_account_stats {
 	enum smt_usage_level level;
-	long id;          /* pid (connection, process) or uid */
+	long id; /* pid (connection, process) or uid */
 	long uid;
 	uint64_t used[SMT_RES_COUNT], max[SMT_RES_COUNT];
 };
 /* Calls fn with each uid's, then each process's, then each connection's
  * account. */
 void transport_for_each_account(struct smtwc_transport *transport,
-	void (*fn)(const struct smtwc_account_stats *stats, void *data), void *data);
+		void (*fn)(const struct smtwc_account_stats *stats, void *data), void *data);
 
 void transport_stats(struct smtwc_transport *transport, struct smtwc_transport_stats *out);
 /* Calls fn with each ring's statistics, in the transport's order. */
 void transport_for_each_ring_stats(struct smtwc_transport *transport,
-	void (*fn)(const struct smtwc_ring_stats *stats, void *data), void *data);
+		void (*fn)(const struct smtwc_ring_stats *stats, void *data), void *data);
 
 #endif

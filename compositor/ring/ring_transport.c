@@ -10,16 +10,16 @@
 #include <unistd.h>
 #include <wlr/util/log.h>
 #include "smt-ring-v1-protocol.h"
-#include "server.h"
-#include "ring/canvas.h"
-#include "ring/client_listen.h"
-#include "ring/client_usage.h"
-#include "ring/heap_reclaim.h"
-#include "ring/ring.h"
-#include "ring/ring_transport.h"
-#include "ring/shm_pool_usage.h"
-#include "ring/surface_usage.h"
-#include "ring/object_usage.h"
+#include "compositor/server.h"
+#include "compositor/ring/canvas.h"
+#include "compositor/ring/client_listen.h"
+#include "compositor/ring/client_usage.h"
+#include "compositor/ring/heap_reclaim.h"
+#include "compositor/ring/ring.h"
+#include "compositor/ring/ring_transport.h"
+#include "compositor/ring/shm_pool_usage.h"
+#include "compositor/ring/surface_usage.h"
+#include "compositor/ring/object_usage.h"
 
 struct smtwc_transport *transport_create(struct smtwc_server *server)
 {
@@ -38,8 +38,8 @@ struct smtwc_transport *transport_create(struct smtwc_server *server)
 	surface_usage_init(transport);
 	object_usage_init(transport);
 	void *page = NULL;
-	transport->global_status_fd =
-		smt_server_page_create("smtwc-global-status", SMT_STATUS_MAP_SIZE, &page);
+	transport->global_status_fd = smt_server_page_create(
+			"smtwc-global-status", SMT_STATUS_MAP_SIZE, &page);
 	if (transport->global_status_fd < 0) {
 		wlr_log_errno(WLR_ERROR, "cannot create the ring status page");
 		free(transport);
@@ -47,8 +47,8 @@ struct smtwc_transport *transport_create(struct smtwc_server *server)
 	}
 	transport->global_status = page;
 	smt_global_init(transport->global_status);
-	transport->global = wl_global_create(server->display, &smt_ring_manager_v1_interface,
-		1, transport, ring_manager_bind);
+	transport->global = wl_global_create(server->display, &smt_ring_manager_v1_interface, 1,
+			transport, ring_manager_bind);
 	canvases_listen(transport);
 	return transport;
 }

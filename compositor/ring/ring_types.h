@@ -12,11 +12,11 @@
 #include <stdbool.h>
 #include <sys/types.h>
 #include <wayland-server-core.h>
-#include "executor.h"
-#include "resource_usage.h"
-#include "ring_reader.h"
-#include "ring/ring_loop_state.h"
-#include "sched.h"
+#include "compositor/exec/executor.h"
+#include "compositor/exec/resource_usage.h"
+#include "compositor/exec/ring_reader.h"
+#include "compositor/ring/ring_loop_state.h"
+#include "compositor/sched/sched.h"
 
 struct smtwc_server;
 struct smtwc_canvas;
@@ -24,14 +24,14 @@ struct submit_area;
 
 /* What gone rings leave, freed in pieces (ring/heap_reclaim.h). */
 struct heap_reclaim_queue {
-	struct wl_list items;    /* heap_reclaim.link, oldest first */
+	struct wl_list items; /* heap_reclaim.link, oldest first */
 	/* What is waiting (bytes: memory still allocated or mapped), and
 	 * the pieces run and items finished so far: the control socket
 	 * shows them, so a test can tell that another client was served
 	 * while a teardown was still in progress. */
 	uint64_t pending_items, pending_bytes;
 	uint64_t pieces, items_done;
-	uint64_t untrimmed;      /* heap freed since the last malloc_trim */
+	uint64_t untrimmed; /* heap freed since the last malloc_trim */
 };
 
 struct smtwc_transport {
@@ -39,14 +39,14 @@ struct smtwc_transport {
 	struct wl_global *global;
 	struct smt_global_status *global_status;
 	int global_status_fd;
-	struct wl_list rings;    /* smtwc_ring.link */
+	struct wl_list rings;             /* smtwc_ring.link */
 	struct wl_list canvases_pending;  /* smtwc_canvas.pending_link */
 	struct wl_list canvases_inflight; /* smtwc_canvas.inflight_link */
 	struct smt_sched *sched;
-	struct smt_usage total;  /* every client's usage (client_usage.h) */
-	struct wl_list clients;  /* smtwc_client_usage.link */
+	struct smt_usage total;             /* every client's usage (client_usage.h) */
+	struct wl_list clients;             /* smtwc_client_usage.link */
 	struct heap_reclaim_queue reclaims; /* what gone rings leave, freed in pieces */
-	struct wl_list processes, uids; /* smtwc_usage_group.link */
+	struct wl_list processes, uids;     /* smtwc_usage_group.link */
 	struct wl_listener client_created;  /* client_usage.c: charges the socket */
 	struct smtwc_client_listen *listen; /* the Wayland socket (client_listen.h) */
 	struct ring_loop_state loop;        /* ring/ring_loop.c */
@@ -73,13 +73,13 @@ struct smtwc_ring {
 	struct smtwc_client_usage *usage; /* shared by the client's rings */
 	struct ring_cost cost;            /* charged with the ring (ring.c) */
 
-	bool shared;          /* false: fed only through submit */
-	void *ring_map;       /* client memory, read-only */
+	bool shared;    /* false: fed only through submit */
+	void *ring_map; /* client memory, read-only */
 	size_t ring_map_size;
 	/* The one command stream: the client's ring, or (a socket ring) the
 	 * area its submits are written into. */
 	struct smt_ring_reader reader;
-	struct submit_area *socket;  /* socket rings only (ring/submit_area.h) */
+	struct submit_area *socket; /* socket rings only (ring/submit_area.h) */
 	struct smt_exec_ctx *exec;
 
 	struct smt_ring_status *status; /* server page, client maps read-only */

@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "ring/shm_fd.h"
+#include "compositor/ring/shm_fd.h"
 
 bool shm_fd_check_client(int fd, uint64_t size, const char **why)
 {

@@ -6,17 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <wlr/util/log.h>
-#include "log_limit.h"
-#include "server.h"
-#include "ring/client_usage.h"
-#include "ring/shm_fd.h"
-#include "ring/shm_pool_usage.h"
-#include "ring/ring_types.h"
+#include "compositor/log_limit.h"
+#include "compositor/server.h"
+#include "compositor/ring/client_usage.h"
+#include "compositor/ring/shm_fd.h"
+#include "compositor/ring/shm_pool_usage.h"
+#include "compositor/ring/ring_types.h"
 
 struct shm_pool_record {
 	struct smtwc_client_usage *usage;
-	uint64_t size;                     /* charged as address space */
-	int refs;                          /* the pool object, its buffers */
+	uint64_t size; /* charged as address space */
+	int refs;      /* the pool object, its buffers */
 	struct wl_listener pool_destroy;
 };
 
@@ -32,7 +32,7 @@ struct shm_client_watch {
 /* Set by the request, taken by the object it creates (libwayland creates
  * it inside the handler, right after the logger saw the request). */
 static struct {
-	struct smtwc_client_usage *usage;  /* create_pool charged, no pool yet */
+	struct smtwc_client_usage *usage; /* create_pool charged, no pool yet */
 	uint64_t size;
 	struct shm_pool_record *buffer_pool; /* create_buffer on this pool */
 } pending;
@@ -89,8 +89,8 @@ static void drop_pending(void)
 	pending.buffer_pool = NULL;
 }
 
-static void refuse(struct wl_client *client, const char *request,
-		const struct smt_usage_refusal *why)
+static void refuse(
+		struct wl_client *client, const char *request, const struct smt_usage_refusal *why)
 {
 	char text[160];
 	smt_usage_describe(why, text, sizeof(text));
@@ -98,8 +98,10 @@ static void refuse(struct wl_client *client, const char *request,
 	if (log_limit_allow(&refusal_log, &left_out)) {
 		pid_t pid = 0;
 		wl_client_get_credentials(client, &pid, NULL, NULL);
-		wlr_log(WLR_ERROR, "client pid %d: %s: %s (%llu such refusals not logged "
-			"before)", (int)pid, request, text, (unsigned long long)left_out);
+		wlr_log(WLR_ERROR,
+				"client pid %d: %s: %s (%llu such refusals not logged "
+				"before)",
+				(int)pid, request, text, (unsigned long long)left_out);
 	}
 	wl_client_post_implementation_error(client, "%s: %s", request, text);
 }
@@ -113,11 +115,11 @@ static void log_request(void *data, enum wl_protocol_logger_type type,
 	drop_pending();
 	const char *class = wl_resource_get_class(m->resource);
 	bool create_pool = strcmp(class, "wl_shm") == 0 &&
-		strcmp(m->message->name, "create_pool") == 0 && m->arguments_count == 3;
+			strcmp(m->message->name, "create_pool") == 0 && m->arguments_count == 3;
 	bool resize = strcmp(class, "wl_shm_pool") == 0 &&
-		strcmp(m->message->name, "resize") == 0 && m->arguments_count == 1;
+			strcmp(m->message->name, "resize") == 0 && m->arguments_count == 1;
 	bool create_buffer = strcmp(class, "wl_shm_pool") == 0 &&
-		strcmp(m->message->name, "create_buffer") == 0;
+			strcmp(m->message->name, "create_buffer") == 0;
 	if (!create_pool && !resize && !create_buffer) {
 		return;
 	}

@@ -3,13 +3,13 @@
  * are the compositor's private copy, so reading their headers here is
  * safe; the reader still treats the area as it treats a client's ring.
  */
-#include "submit_area.h"
+#include "compositor/ring/submit_area.h"
 
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ring-writer.h"
+#include "clients/libsmt/ring-writer.h"
 
 /* The area holds twice what may wait: every PAD the writer adds is
  * smaller than the command after it, which waits too. */
@@ -22,11 +22,11 @@ static_assert(SMT_SUBMIT_QUEUE_MAX <= AREA_MAX / 2, "any command is at most half
 #define PADS_MAX 16u
 
 struct submit_area {
-	uint8_t *mem;                     /* header page + area, never shared */
+	uint8_t *mem; /* header page + area, never shared */
 	uint32_t area_size;
 	struct smt_ring_writer writer;
-	struct smt_ring_status status;    /* the reader's: tail, for the writer */
-	struct smt_global_status global;  /* never asleep: nobody to wake */
+	struct smt_ring_status status;   /* the reader's: tail, for the writer */
+	struct smt_global_status global; /* never asleep: nobody to wake */
 	/* PADs the writer added, not yet passed by the reader, oldest first */
 	struct {
 		uint64_t end;
@@ -43,7 +43,7 @@ struct submit_area {
 	 * partial buffer's capacity, charged before they are allocated. */
 	struct smt_usage *usage;
 	uint64_t charged;
-	char refused[160];        /* the fault's text when a charge is refused */
+	char refused[160]; /* the fault's text when a charge is refused */
 };
 
 /* Charges n more bytes; on refusal *f is the LIMIT fault naming the limit. */
@@ -61,14 +61,15 @@ static int charge(struct submit_area *a, uint64_t n, uint64_t offset, struct smt
 
 static uint8_t *area_alloc(uint32_t area_size)
 {
-	uint8_t *mem = aligned_alloc(SMT_RING_HEADER_SIZE, SMT_RING_HEADER_SIZE + (size_t)area_size);
+	uint8_t *mem = aligned_alloc(
+			SMT_RING_HEADER_SIZE, SMT_RING_HEADER_SIZE + (size_t)area_size);
 	if (mem != NULL)
 		memset(mem, 0, SMT_RING_HEADER_SIZE);
 	return mem;
 }
 
-struct submit_area *submit_area_create(struct smt_ring_reader *r, struct smt_usage *usage,
-				       struct smt_usage_refusal *why)
+struct submit_area *submit_area_create(
+		struct smt_ring_reader *r, struct smt_usage *usage, struct smt_usage_refusal *why)
 {
 	struct submit_area *a = calloc(1, sizeof(*a));
 	if (a == NULL)
@@ -83,7 +84,8 @@ struct submit_area *submit_area_create(struct smt_ring_reader *r, struct smt_usa
 	a->charged = size;
 	a->mem = area_alloc(a->area_size);
 	if (a->mem == NULL ||
-	    smt_ring_reader_init(r, a->mem, (size_t)size, a->area_size, &a->status) != 0) {
+			smt_ring_reader_init(r, a->mem, (size_t)size, a->area_size, &a->status) !=
+					0) {
 		if (usage != NULL)
 			smt_usage_release(usage, SMT_RES_MEMORY, size);
 		free(a->mem);
@@ -91,7 +93,7 @@ struct submit_area *submit_area_create(struct smt_ring_reader *r, struct smt_usa
 		return NULL;
 	}
 	smt_ring_writer_init(&a->writer, (struct smt_ring_header *)a->mem, &a->status, &a->global,
-			     a->mem + SMT_RING_HEADER_SIZE, a->area_size);
+			a->mem + SMT_RING_HEADER_SIZE, a->area_size);
 	return a;
 }
 
@@ -123,7 +125,7 @@ static int grow(struct submit_area *a, struct smt_ring_reader *r, uint64_t offse
 			smt_usage_release(a->usage, SMT_RES_MEMORY, new_size - old_size);
 		a->charged -= new_size - old_size;
 		*f = (struct smt_fault){ SMT_ERROR_NO_MEMORY, 0xffff, offset, "out of memory",
-					 UINT32_MAX };
+			UINT32_MAX };
 		return -1;
 	}
 	const uint8_t *old_area = a->mem + SMT_RING_HEADER_SIZE;
@@ -160,12 +162,13 @@ static void pop_passed(struct submit_area *a, uint64_t tail)
 /* Room for a command of size bytes (the bound was checked), growing the
  * area when the writer finds none; NULL with *f if it cannot grow. */
 static void *reserve(struct submit_area *a, struct smt_ring_reader *r, uint32_t size,
-		     uint64_t offset, struct smt_fault *f)
+		uint64_t offset, struct smt_fault *f)
 {
 	for (;;) {
 		uint64_t need, before = a->writer.head;
-		void *at = size <= smt_ring_writer_max_cmd(&a->writer)
-			? smt_ring_writer_reserve(&a->writer, size, &need) : NULL;
+		void *at = size <= smt_ring_writer_max_cmd(&a->writer) ?
+				smt_ring_writer_reserve(&a->writer, size, &need) :
+				NULL;
 		if (at != NULL) {
 			if (a->writer.head != before) {
 				/* A PAD up to the end of the area, just before the command. */
@@ -180,7 +183,7 @@ static void *reserve(struct submit_area *a, struct smt_ring_reader *r, uint32_t 
 		if (a->area_size >= AREA_MAX) {
 			/* Cannot happen within the bound (AREA_MAX's comment). */
 			*f = (struct smt_fault){ SMT_ERROR_LIMIT, 0xffff, offset,
-						 "submit queue full", UINT32_MAX };
+				"submit queue full", UINT32_MAX };
 			return NULL;
 		}
 		if (grow(a, r, offset, f) < 0)
@@ -202,7 +205,7 @@ size_t submit_area_pending(const struct submit_area *a, const struct smt_ring_re
 }
 
 void submit_area_pads_passed(struct submit_area *a, const struct smt_ring_reader *r,
-			     uint64_t *count, uint64_t *bytes)
+		uint64_t *count, uint64_t *bytes)
 {
 	pop_passed(a, r->tail);
 	*count = a->passed_count - a->reported_count;
@@ -223,14 +226,14 @@ uint64_t submit_area_client_offset(const struct submit_area *a, uint64_t pos)
 }
 
 static int fault(struct smt_fault *f, uint32_t code, uint16_t opcode, uint64_t offset,
-		 const char *what)
+		const char *what)
 {
 	*f = (struct smt_fault){ code, opcode, offset, what, UINT32_MAX };
 	return -1;
 }
 
 int submit_area_write(struct submit_area *a, struct smt_ring_reader *r, const void *bytes,
-		      size_t len, struct smt_fault *f)
+		size_t len, struct smt_fault *f)
 {
 	const uint8_t *in = bytes;
 	/* Offsets in faults count the bytes submitted before (the PADs the
@@ -243,14 +246,14 @@ int submit_area_write(struct submit_area *a, struct smt_ring_reader *r, const vo
 		struct smt_cmd_header h;
 		if (len - off < sizeof(h))
 			return fault(f, SMT_ERROR_TRUNCATED, 0xffff, end + off,
-				     "submit ends inside a command header");
+					"submit ends inside a command header");
 		memcpy(&h, in + off, sizeof(h));
 		if (h.size == 0 || h.size % 8)
 			return fault(f, SMT_ERROR_BAD_SIZE, h.opcode, end + off,
-				     h.size ? "size not a multiple of 8" : "size 0");
+					h.size ? "size not a multiple of 8" : "size 0");
 		if (h.size > len - off)
 			return fault(f, SMT_ERROR_TRUNCATED, h.opcode, end + off,
-				     "command spans submits");
+					"command spans submits");
 		off += h.size;
 	}
 	if (len == 0)
@@ -305,7 +308,7 @@ static enum submit_result grow_partial(struct submit_area *a, size_t need, struc
 }
 
 enum submit_result submit_area_submit(struct submit_area *a, struct smt_ring_reader *r,
-				      const void *bytes, size_t len, struct smt_fault *f)
+		const void *bytes, size_t len, struct smt_fault *f)
 {
 	const uint8_t *in = bytes;
 	if (a->partial_len + len > SMT_SUBMIT_PARTIAL_MAX)
@@ -331,7 +334,7 @@ enum submit_result submit_area_submit(struct submit_area *a, struct smt_ring_rea
 	}
 	if (whole > 0 && submit_area_write(a, r, in, whole, f) < 0)
 		return SUBMIT_FAULT;
-	if (rest > 0)              /* (no buffer yet while nothing waited) */
+	if (rest > 0) /* (no buffer yet while nothing waited) */
 		memmove(a->partial, in + whole, rest);
 	a->partial_len = rest;
 	return SUBMIT_OK;
@@ -344,7 +347,7 @@ size_t submit_whole_prefix(const uint8_t *buf, size_t len)
 		uint32_t size;
 		memcpy(&size, buf + pos + 4, sizeof(size));
 		if (size < sizeof(struct smt_cmd_header) || size % 8 != 0 ||
-		    size > SMT_SUBMIT_QUEUE_MAX)
+				size > SMT_SUBMIT_QUEUE_MAX)
 			return len;
 		if (size > len - pos)
 			break;

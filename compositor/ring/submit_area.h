@@ -22,8 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "resource_usage.h"
-#include "ring_reader.h"
+#include "compositor/exec/resource_usage.h"
+#include "compositor/exec/ring_reader.h"
 
 /* Command bytes written and not yet run: a submit beyond this is
  * SMT_ERROR_LIMIT ("submit queue full"); the PADs the writer adds do not
@@ -43,16 +43,16 @@ struct submit_area;
  * (SMT_RES_MEMORY; NULL: to nobody) before it is allocated; a growth the
  * limits refuse is a LIMIT fault naming the limit. NULL without memory,
  * or (why->asked set) when the first 8 KiB are refused. */
-struct submit_area *submit_area_create(struct smt_ring_reader *r, struct smt_usage *usage,
-				       struct smt_usage_refusal *why);
+struct submit_area *submit_area_create(
+		struct smt_ring_reader *r, struct smt_usage *usage, struct smt_usage_refusal *why);
 /* Finishes r too. */
 void submit_area_destroy(struct submit_area *a, struct smt_ring_reader *r);
 
 enum submit_result {
 	SUBMIT_OK = 0,
-	SUBMIT_FAULT,      /* *f: bad framing, the queue's bound or a memory
+	SUBMIT_FAULT,    /* *f: bad framing, the queue's bound or a memory
 			    * limit (LIMIT) */
-	SUBMIT_TOO_MUCH,   /* more than SMT_SUBMIT_PARTIAL_MAX incomplete */
+	SUBMIT_TOO_MUCH, /* more than SMT_SUBMIT_PARTIAL_MAX incomplete */
 	SUBMIT_NO_MEMORY,
 };
 /* One smt_ring_v1.submit: appends bytes to the incomplete command, if
@@ -61,17 +61,17 @@ enum submit_result {
  * SMT_SUBMIT_QUEUE_MAX) is a fault at once. Nothing is published on a
  * fault (the ring dies with it: nothing may be written after). */
 enum submit_result submit_area_submit(struct submit_area *a, struct smt_ring_reader *r,
-				      const void *bytes, size_t len, struct smt_fault *f);
+		const void *bytes, size_t len, struct smt_fault *f);
 /* Writes and publishes bytes holding whole commands only (framing checked
  * here: a command that spans the end is TRUNCATED). 0, or -1 with *f. */
 int submit_area_write(struct submit_area *a, struct smt_ring_reader *r, const void *bytes,
-		      size_t len, struct smt_fault *f);
+		size_t len, struct smt_fault *f);
 /* Command bytes written and not yet run (PADs not counted). */
 size_t submit_area_pending(const struct submit_area *a, const struct smt_ring_reader *r);
 /* The PADs the writer added that the reader has passed since the last
  * call: the ring's counters count only the client's commands. */
 void submit_area_pads_passed(struct submit_area *a, const struct smt_ring_reader *r,
-			     uint64_t *count, uint64_t *bytes);
+		uint64_t *count, uint64_t *bytes);
 /* A stream position of the area (a reader's fault) as the client counts
  * it: the bytes it submitted before, without the PADs the writer added. */
 uint64_t submit_area_client_offset(const struct submit_area *a, uint64_t pos);

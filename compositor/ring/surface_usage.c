@@ -9,23 +9,24 @@
 #include <wlr/types/wlr_surface.h>
 #include <wlr/util/addon.h>
 #include <wlr/util/log.h>
-#include "log_limit.h"
-#include "server.h"
-#include "ring/client_usage.h"
-#include "ring/surface_usage.h"
-#include "ring/ring_types.h"
+#include "compositor/log_limit.h"
+#include "compositor/server.h"
+#include "compositor/ring/client_usage.h"
+#include "compositor/ring/surface_usage.h"
+#include "compositor/ring/ring_types.h"
 
 struct surface_record {
 	struct wlr_addon addon;
-	struct smtwc_client_usage *usage;  /* holds a reference: the record
+	struct smtwc_client_usage *usage; /* holds a reference: the record
 					    * outlives the client's destroy
 					    * signal (libwayland destroys its
 					    * resources after it) */
 };
 
 /* The estimate covers what it says (surface_usage.h). */
-_Static_assert(SURFACE_USAGE_BYTES >= sizeof(struct wlr_surface) +
-	sizeof(struct surface_record) + 128, "SURFACE_USAGE_BYTES below a surface's size");
+_Static_assert(SURFACE_USAGE_BYTES >=
+				sizeof(struct wlr_surface) + sizeof(struct surface_record) + 128,
+		"SURFACE_USAGE_BYTES below a surface's size");
 #define SURFACE_BYTES SURFACE_USAGE_BYTES
 
 static struct {
@@ -57,8 +58,10 @@ static void refuse(struct wl_client *client, const struct smt_usage_refusal *why
 	if (log_limit_allow(&watch.refusal_log, &left_out)) {
 		pid_t pid = 0;
 		wl_client_get_credentials(client, &pid, NULL, NULL);
-		wlr_log(WLR_ERROR, "client pid %d: wl_compositor.create_surface: %s (%llu such "
-			"refusals not logged before)", (int)pid, text, (unsigned long long)left_out);
+		wlr_log(WLR_ERROR,
+				"client pid %d: wl_compositor.create_surface: %s (%llu such "
+				"refusals not logged before)",
+				(int)pid, text, (unsigned long long)left_out);
 	}
 	wl_client_post_implementation_error(client, "wl_compositor.create_surface: %s", text);
 }
@@ -69,7 +72,7 @@ static void handle_new_surface(struct wl_listener *listener, void *data)
 	struct wl_client *client = wl_resource_get_client(surface->resource);
 	struct smtwc_client_usage *cu = client_usage_find(client);
 	if (cu == NULL || cu->client == NULL) {
-		return;   /* a client created before accounting began */
+		return; /* a client created before accounting began */
 	}
 	struct surface_record *rec = calloc(1, sizeof(*rec));
 	if (rec == NULL) {

@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <wlr/util/log.h>
-#include "ring/wake_fd.h"
+#include "compositor/ring/wake_fd.h"
 
 uint64_t wake_fd_take(int fd)
 {
@@ -55,8 +55,7 @@ static bool guard_init(void)
 	event.sigev_notify = SIGEV_THREAD_ID;
 	event.sigev_signo = signo;
 	event._sigev_un._tid = gettid();
-	if (sigaction(signo, &action, NULL) != 0 ||
-			sigprocmask(SIG_UNBLOCK, &only, NULL) != 0 ||
+	if (sigaction(signo, &action, NULL) != 0 || sigprocmask(SIG_UNBLOCK, &only, NULL) != 0 ||
 			timer_create(CLOCK_MONOTONIC, &event, &guard_timer) != 0) {
 		wlr_log_errno(WLR_ERROR, "wake-up guard timer");
 		guard_broken = true;
@@ -83,7 +82,8 @@ enum wake_fd_result wake_fd_signal(int fd)
 			return WAKE_FD_BLOCKED;
 		}
 		return write(fd, &one, sizeof(one)) == sizeof(one) ? WAKE_FD_SENT :
-			errno == EAGAIN ? WAKE_FD_PENDING : WAKE_FD_FAILED;
+				errno == EAGAIN                    ? WAKE_FD_PENDING :
+								     WAKE_FD_FAILED;
 	}
 	for (;;) {
 		guard_fired = 0;

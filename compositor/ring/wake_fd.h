@@ -18,11 +18,11 @@
 uint64_t wake_fd_take(int fd);
 
 enum wake_fd_result {
-	WAKE_FD_SENT,     /* the count went up: the client wakes */
-	WAKE_FD_PENDING,  /* the count is already at its top: it wakes anyway */
-	WAKE_FD_BLOCKED,  /* the write blocked (O_NONBLOCK cleared, count full):
+	WAKE_FD_SENT,    /* the count went up: the client wakes */
+	WAKE_FD_PENDING, /* the count is already at its top: it wakes anyway */
+	WAKE_FD_BLOCKED, /* the write blocked (O_NONBLOCK cleared, count full):
 	                   * interrupted; the client did it on purpose */
-	WAKE_FD_FAILED,   /* any other error */
+	WAKE_FD_FAILED,  /* any other error */
 };
 
 /* Adds one to the eventfd's count; a write that would block is

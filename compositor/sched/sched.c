@@ -3,8 +3,8 @@
  * logic only. docs/scheduler.md explains the algorithm; comments here say
  * why the code does what it does.
  */
-#include "sched.h"
-#include "sched_settings.h"
+#include "compositor/sched/sched.h"
+#include "compositor/sched/sched_settings.h"
 
 #include <stdlib.h>
 
@@ -13,14 +13,14 @@ struct smt_sched_client {
 	void *owner;
 	int priority;
 	bool ready;
-	uint64_t ready_since;  /* start of the current wait to be picked */
-	uint64_t unready_at;   /* when the ring last became empty */
-	uint64_t idle_anchor;  /* idle time before this is in idle_credit_ns */
+	uint64_t ready_since;    /* start of the current wait to be picked */
+	uint64_t unready_at;     /* when the ring last became empty */
+	uint64_t idle_anchor;    /* idle time before this is in idle_credit_ns */
 	uint64_t idle_credit_ns; /* idle time not yet turned into praise */
 	uint64_t run_debt_ns;    /* run time not yet turned into penalties */
 	uint64_t last_pick;      /* pick sequence number: round robin */
 	uint64_t last_boost;
-	bool boosted;            /* last_boost is valid */
+	bool boosted; /* last_boost is valid */
 	struct smt_sched_stats stats;
 };
 
@@ -70,19 +70,16 @@ static void saw(struct smt_sched *sched, uint64_t now)
 void smt_sched_params_default(struct smt_sched_params *params)
 {
 #define DEFAULT_(key, cfg, def, min, max, check, param, unit) .param = (int64_t)(def) * (unit),
-	*params = (struct smt_sched_params){
-		.fifo = SMT_SCHED_DEFAULT_FIFO,
-		SMT_SCHED_SETTINGS(DEFAULT_)
-	};
+	*params = (struct smt_sched_params){ .fifo = SMT_SCHED_DEFAULT_FIFO,
+		SMT_SCHED_SETTINGS(DEFAULT_) };
 #undef DEFAULT_
 }
 
 bool smt_sched_params_valid(const struct smt_sched_params *params)
 {
-	return params->slice_ns > 0 && params->lone_slice_ns > 0 &&
-		params->fifo_commands > 0 && params->input_boost >= 0 &&
-		params->prio_min <= params->prio_base &&
-		params->prio_base <= params->prio_max;
+	return params->slice_ns > 0 && params->lone_slice_ns > 0 && params->fifo_commands > 0 &&
+			params->input_boost >= 0 && params->prio_min <= params->prio_base &&
+			params->prio_base <= params->prio_max;
 }
 
 static void resolve_params(struct smt_sched_params *p)
@@ -150,8 +147,7 @@ void smt_sched_get_params(const struct smt_sched *sched, struct smt_sched_params
 	*out = sched->p;
 }
 
-struct smt_sched_client *smt_sched_client_add(struct smt_sched *sched, void *owner,
-		uint64_t now)
+struct smt_sched_client *smt_sched_client_add(struct smt_sched *sched, void *owner, uint64_t now)
 {
 	struct smt_sched_client *c = calloc(1, sizeof(*c));
 	if (c == NULL) {
@@ -195,8 +191,7 @@ unsigned smt_sched_ready_count(const struct smt_sched *sched)
  * busy clients queued behind each other would climb back as fast as they
  * sink, and a light client could no longer get ahead of them.
  */
-static void apply_praise(struct smt_sched *sched, struct smt_sched_client *c,
-		uint64_t now)
+static void apply_praise(struct smt_sched *sched, struct smt_sched_client *c, uint64_t now)
 {
 	if (c->ready) {
 		return;
@@ -229,8 +224,7 @@ static void apply_praise(struct smt_sched *sched, struct smt_sched_client *c,
  * carried across slices, so a client that always stops just short of its
  * deadline and refills its ring at once pays like one that uses whole slices.
  */
-static void apply_penalty(struct smt_sched *sched, struct smt_sched_client *c,
-		uint64_t ran)
+static void apply_penalty(struct smt_sched *sched, struct smt_sched_client *c, uint64_t ran)
 {
 	c->run_debt_ns += ran;
 	uint64_t owed = c->run_debt_ns / sched->p.slice_ns;
@@ -251,8 +245,7 @@ static struct smt_sched_client *only_ready(const struct smt_sched *sched)
 	return NULL;
 }
 
-static void become_ready(struct smt_sched *sched, struct smt_sched_client *c,
-		uint64_t now)
+static void become_ready(struct smt_sched *sched, struct smt_sched_client *c, uint64_t now)
 {
 	apply_praise(sched, c, now);
 	if (c == sched->lone) {
@@ -272,8 +265,7 @@ static void become_ready(struct smt_sched *sched, struct smt_sched_client *c,
 	sched->ready_count++;
 }
 
-static void become_unready(struct smt_sched *sched, struct smt_sched_client *c,
-		uint64_t now)
+static void become_unready(struct smt_sched *sched, struct smt_sched_client *c, uint64_t now)
 {
 	c->ready = false;
 	c->unready_at = now;
@@ -286,8 +278,8 @@ static void become_unready(struct smt_sched *sched, struct smt_sched_client *c,
 	}
 }
 
-void smt_sched_set_ready(struct smt_sched *sched, struct smt_sched_client *client,
-		bool ready, uint64_t now)
+void smt_sched_set_ready(
+		struct smt_sched *sched, struct smt_sched_client *client, bool ready, uint64_t now)
 {
 	saw(sched, now);
 	if (ready && !client->ready) {
@@ -327,8 +319,7 @@ void smt_sched_client_remove(struct smt_sched *sched, struct smt_sched_client *c
 	free(client);
 }
 
-void smt_sched_input(struct smt_sched *sched, struct smt_sched_client *client,
-		uint64_t now)
+void smt_sched_input(struct smt_sched *sched, struct smt_sched_client *client, uint64_t now)
 {
 	saw(sched, now);
 	client->stats.inputs++;
@@ -365,8 +356,8 @@ static struct smt_sched_client *pick_fair(const struct smt_sched *sched)
 		}
 		/* Among equals the client whose turn was cut short comes first. */
 		bool before = best == NULL || c->priority > best->priority ||
-			(c->priority == best->priority && best != turn &&
-				(c == turn || c->last_pick < best->last_pick));
+				(c->priority == best->priority && best != turn &&
+						(c == turn || c->last_pick < best->last_pick));
 		if (before) {
 			best = c;
 		}
@@ -395,7 +386,7 @@ static struct smt_sched_client *pick_fifo(struct smt_sched *sched)
 
 bool smt_sched_pick(struct smt_sched *sched, uint64_t now, struct smt_sched_decision *out)
 {
-	*out = (struct smt_sched_decision){0};
+	*out = (struct smt_sched_decision){ 0 };
 	saw(sched, now);
 	sched->running = NULL;
 	struct smt_sched_client *c = sched->p.fifo ? pick_fifo(sched) : pick_fair(sched);
@@ -414,7 +405,7 @@ bool smt_sched_pick(struct smt_sched *sched, uint64_t now, struct smt_sched_deci
 		 * for nothing; a longer slice cuts that, and ends when anyone
 		 * else is ready (ready_count > 1 clears sched->lone). */
 		out->lone = sched->ready_count == 1 && c == sched->lone &&
-			elapsed(sched->lone_since, now) >= sched->p.lone_after_ns;
+				elapsed(sched->lone_since, now) >= sched->p.lone_after_ns;
 		uint64_t slice = out->lone ? sched->p.lone_slice_ns : sched->p.slice_ns;
 		resumed = !out->lone && c == sched->turn && sched->turn_left_ns > 0;
 		if (resumed) {
@@ -467,8 +458,8 @@ bool smt_sched_should_yield(const struct smt_sched *sched, uint64_t now)
 	return false;
 }
 
-void smt_sched_charge(struct smt_sched *sched, struct smt_sched_client *client,
-		uint64_t start, uint64_t end, bool still_ready, uint64_t commands)
+void smt_sched_charge(struct smt_sched *sched, struct smt_sched_client *client, uint64_t start,
+		uint64_t end, bool still_ready, uint64_t commands)
 {
 	saw(sched, end);
 	if (sched->running == client) {
@@ -478,8 +469,9 @@ void smt_sched_charge(struct smt_sched *sched, struct smt_sched_client *client,
 	client->stats.run_ns += ran;
 	if (client == sched->turn) {
 		/* A ring that ran dry has had its turn; else it keeps the rest. */
-		sched->turn_left_ns = still_ready && ran < sched->turn_left_ns
-			? sched->turn_left_ns - ran : 0;
+		sched->turn_left_ns = still_ready && ran < sched->turn_left_ns ?
+				sched->turn_left_ns - ran :
+				0;
 	}
 	client->stats.commands += commands;
 	if (!sched->p.fifo) {
@@ -496,8 +488,8 @@ void smt_sched_charge(struct smt_sched *sched, struct smt_sched_client *client,
 	}
 }
 
-void smt_sched_client_stats(struct smt_sched *sched, struct smt_sched_client *client,
-		uint64_t now, struct smt_sched_stats *out)
+void smt_sched_client_stats(struct smt_sched *sched, struct smt_sched_client *client, uint64_t now,
+		struct smt_sched_stats *out)
 {
 	saw(sched, now);
 	apply_praise(sched, client, now);

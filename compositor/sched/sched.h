@@ -1,6 +1,6 @@
 /*
  * The ring scheduler's decisions: whose ring runs next, for how long, and how
- * client priorities move (DESIGN.md "The scheduler", seed 001, docs/scheduler.md).
+ * client priorities move (docs/architecture.md "The design", seed 001, docs/scheduler.md).
  *
  * Pure: no wlroots, no Wayland, no system calls. The caller reads
  * CLOCK_MONOTONIC and passes `now` (nanoseconds) to every call, so the unit
@@ -30,13 +30,13 @@
 #include <stdint.h>
 
 struct smt_sched_params {
-	bool fifo;              /* the seed's original server instead of fair */
-	uint64_t slice_ns;      /* normal slice; also the run time one penalty costs */
-	uint64_t lone_slice_ns; /* slice of a client that has been busy alone */
-	uint64_t lone_after_ns; /* how long alone before lone_slice_ns applies */
+	bool fifo;                         /* the seed's original server instead of fair */
+	uint64_t slice_ns;                 /* normal slice; also the run time one penalty costs */
+	uint64_t lone_slice_ns;            /* slice of a client that has been busy alone */
+	uint64_t lone_after_ns;            /* how long alone before lone_slice_ns applies */
 	int prio_base, prio_min, prio_max; /* min <= base <= max */
-	int input_boost;        /* priority gained per boost (0: no boost) */
-	uint32_t fifo_commands; /* fifo: commands per client per turn (seed: 10) */
+	int input_boost;                   /* priority gained per boost (0: no boost) */
+	uint32_t fifo_commands;            /* fifo: commands per client per turn (seed: 10) */
 	/* Each this much time spent idle (ring empty) earns +1 back toward
 	 * base. 0: 2 * slice_ns (the X server's "idle" threshold). */
 	uint64_t idle_praise_ns;
@@ -67,19 +67,17 @@ void smt_sched_get_params(const struct smt_sched *sched, struct smt_sched_params
 
 /* A new client starts at prio_base, not ready, last in ring order (fifo
  * order). owner is the caller's (the ring). NULL when memory is short. */
-struct smt_sched_client *smt_sched_client_add(struct smt_sched *sched, void *owner,
-	uint64_t now);
+struct smt_sched_client *smt_sched_client_add(struct smt_sched *sched, void *owner, uint64_t now);
 /* Safe at any time, also for the client that is running or was just picked. */
 void smt_sched_client_remove(struct smt_sched *sched, struct smt_sched_client *client);
 void *smt_sched_client_owner(const struct smt_sched_client *client);
 bool smt_sched_client_ready(const struct smt_sched_client *client);
 
 /* The ring went from empty to having work (ready) or back. Idempotent. */
-void smt_sched_set_ready(struct smt_sched *sched, struct smt_sched_client *client,
-	bool ready, uint64_t now);
+void smt_sched_set_ready(
+		struct smt_sched *sched, struct smt_sched_client *client, bool ready, uint64_t now);
 /* Pointer or keyboard input was sent to this client. */
-void smt_sched_input(struct smt_sched *sched, struct smt_sched_client *client,
-	uint64_t now);
+void smt_sched_input(struct smt_sched *sched, struct smt_sched_client *client, uint64_t now);
 
 struct smt_sched_decision {
 	struct smt_sched_client *client;
@@ -106,27 +104,27 @@ bool smt_sched_pick(struct smt_sched *sched, uint64_t now, struct smt_sched_deci
 bool smt_sched_should_yield(const struct smt_sched *sched, uint64_t now);
 /* The picked client ran from start to end and executed `commands`;
  * still_ready says whether its ring still has work. */
-void smt_sched_charge(struct smt_sched *sched, struct smt_sched_client *client,
-	uint64_t start, uint64_t end, bool still_ready, uint64_t commands);
+void smt_sched_charge(struct smt_sched *sched, struct smt_sched_client *client, uint64_t start,
+		uint64_t end, bool still_ready, uint64_t commands);
 
 /* For smtctl (like xrestop). Times in nanoseconds. */
 struct smt_sched_stats {
 	int priority;
 	bool ready;
-	uint64_t slices;     /* turns: a slice cut short and continued counts once */
-	uint64_t run_ns;     /* time charged */
+	uint64_t slices; /* turns: a slice cut short and continued counts once */
+	uint64_t run_ns; /* time charged */
 	uint64_t commands;
-	uint64_t inputs;     /* smt_sched_input calls */
-	uint64_t boosts;     /* priority levels gained from input */
-	uint64_t penalties;  /* levels lost to run time */
-	uint64_t praises;    /* levels regained by idleness */
+	uint64_t inputs;    /* smt_sched_input calls */
+	uint64_t boosts;    /* priority levels gained from input */
+	uint64_t penalties; /* levels lost to run time */
+	uint64_t praises;   /* levels regained by idleness */
 	uint64_t lone_slices;
 	uint64_t wait_max_ns;   /* longest ready-to-picked wait */
 	uint64_t wait_total_ns; /* sum of those waits (mean = total / slices) */
 };
 /* Brings pending idle praise up to date (hence not const). */
-void smt_sched_client_stats(struct smt_sched *sched, struct smt_sched_client *client,
-	uint64_t now, struct smt_sched_stats *out);
+void smt_sched_client_stats(struct smt_sched *sched, struct smt_sched_client *client, uint64_t now,
+		struct smt_sched_stats *out);
 unsigned smt_sched_ready_count(const struct smt_sched *sched);
 
 #endif

@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """The compositor's dependencies point one way (docs/architecture.md).
 
-Builds the graph of quoted #includes in compositor/, each resolved the way
-the build resolves it (the including file's folder, then the include
-directories compositor/meson.build and its subdirs give), and fails when:
+Builds the graph of quoted #includes in compositor/, each a path from the
+repository's root (the one include folder every target has), and fails
+when:
 
 - an include or a build file in compositor/ reaches into xwayland-glue/
   (the glue plugs into the compositor, never the other way round);
 - a file includes a header of a higher layer (LAYERS below);
 - the graph of modules (foo.c and foo.h are one module) has a cycle; the
-  cycle is printed with the include behind each step.
+  cycle is printed with the include behind each step;
+- any C file of the tree includes a header of the project by anything but
+  its path from the root (generated Wayland protocol headers keep their
+  wayland-scanner names).
 
 Usage: check_layering.py SOURCE_ROOT
 """
@@ -41,14 +44,8 @@ ROOT_FILES = {"main.c", "server.c"}
 # Headers private to a module that spans several .c files.
 MODULE_OF_HEADER = {"exec/exec_internal.h": "exec/executor",
                     "config/config_internal.h": "config/config"}
-# Where the build looks for a quoted include after the file's own folder
-# (compositor/meson.build: '.'; exec/, sched/ and config/ through their
-# dependencies; protocol/ for the ring ABI; common/ for the clock and the
-# spin pause, below every layer; clients/libsmt for the pure ring writer a
-# socket ring's area shares with libsmt, ring/submit_area.c).
-SEARCH_DIRS = ["compositor", "compositor/exec", "compositor/sched",
-               "compositor/config", "protocol", "common", "clients/libsmt"]
 FORBIDDEN = "xwayland-glue"
+TREE = ["clients", "common", "compositor", "protocol", "tests", "xwayland-glue"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 GENERATED = re.compile(r"-protocol\.h$")
 
@@ -70,13 +67,35 @@ def module_of(rel):
     return MODULE_OF_HEADER.get(rel, os.path.splitext(rel)[0])
 
 
-def resolve(root, including, name):
-    candidates = [os.path.join(os.path.dirname(including), name)]
-    candidates += [os.path.join(root, d, name) for d in SEARCH_DIRS]
-    for path in candidates:
-        if os.path.isfile(path):
-            return os.path.relpath(os.path.realpath(path), root)
+def resolve(root, name):
+    """The file a quoted include names: a path from the root, or None."""
+    path = os.path.join(root, name)
+    if os.path.isfile(path):
+        return os.path.relpath(os.path.realpath(path), root)
     return None
+
+
+def includes_by_path(root):
+    """Every quoted include in the tree's C files names its header by its
+    path from the root (or is a generated protocol header)."""
+    errors = []
+    for folder in TREE:
+        for dirpath, dirs, files in os.walk(os.path.join(root, folder)):
+            dirs[:] = sorted(d for d in dirs if not d.startswith(("corpus", "__")))
+            for f in sorted(files):
+                if not f.endswith((".c", ".h", ".c.in")):
+                    continue
+                path = os.path.join(dirpath, f)
+                rel = os.path.relpath(path, root)
+                with open(path, encoding="utf-8") as fh:
+                    text = fh.read()
+                for name in INCLUDE.findall(text):
+                    if GENERATED.search(name):
+                        continue
+                    if resolve(root, name) is None:
+                        errors.append(f"{rel}: #include \"{name}\" is not a path from the "
+                                      f"repository's root")
+    return errors
 
 
 def find_cycle(graph):
@@ -142,7 +161,7 @@ def main():
         with open(os.path.join(comp, rel), encoding="utf-8") as fh:
             text = fh.read()
         for name in INCLUDE.findall(text):
-            target = resolve(root, os.path.join(comp, rel), name)
+            target = resolve(root, name)
             if target is None:
                 if not GENERATED.search(name):
                     errors.append(f"compositor/{rel}: #include \"{name}\" found nowhere")
@@ -163,6 +182,8 @@ def main():
                 graph[a].add(b)
                 why.setdefault((a, b), f"compositor/{rel} includes \"{name}\"")
                 graph.setdefault(b, set())
+
+    errors += includes_by_path(root)
 
     cycle = find_cycle(graph)
     if cycle:

@@ -1,92 +1,66 @@
 #!/usr/bin/env python3
-"""One brace style in every C file of the project (docs/architecture.md,
-"Style"): a function's opening brace stands on its own line; braces of
-statements, structs and initialisers end their line. Fails naming each
-function whose brace ends its signature line instead.
+"""One style for every C file of the project (docs/architecture.md,
+"Style"): the repository's .clang-format, checked the way clang-format
+checks (`--dry-run --Werror`), so that what the formatter would change is
+what fails. Prints each file the formatter would change with its first
+lines of difference; `clang-format -i FILE` fixes it.
 
-The check lexes just enough C to know the brace depth at the start of each
-line (comments, strings and character literals skipped): a line at file
-scope whose code ends in ") {" and opens the only brace is a function
-definition written the other way.
+Generated files (the build's protocol headers) and the fuzzers' corpora
+are not sources and are not checked.
 
 Usage: check_style.py SOURCE_ROOT
 """
+import difflib
 import os
+import shutil
+import subprocess
 import sys
 
-FOLDERS = ["clients", "compositor", "protocol", "tests", "xwayland-glue"]
+FOLDERS = ["clients", "common", "compositor", "protocol", "tests", "xwayland-glue"]
+SKIP_FOLDERS = {"corpus", "corpus-config", "corpus-submit", "corpus-x11fds",
+                "corpus-x11stream", "__pycache__"}
 
 
-def misplaced_function_braces(text):
-    """Line numbers (1-based) of function definitions with `) {`."""
-    found = []
-    depth = 0
-    in_comment = False
-    for number, line in enumerate(text.splitlines(), 1):
-        start_depth = depth
-        code = []
-        i, n, quote = 0, len(line), None
-        while i < n:
-            c = line[i]
-            if in_comment:
-                if line.startswith("*/", i):
-                    in_comment = False
-                    i += 2
-                    continue
-                i += 1
-                continue
-            if quote:
-                if c == "\\":
-                    i += 2
-                    continue
-                if c == quote:
-                    quote = None
-                i += 1
-                continue
-            if line.startswith("/*", i):
-                in_comment = True
-                i += 2
-                continue
-            if line.startswith("//", i):
-                break
-            if c in "\"'":
-                quote = c
-            elif c == "{":
-                depth += 1
-            elif c == "}":
-                depth -= 1
-            code.append(c)
-            i += 1
-        code = "".join(code).rstrip()
-        if (start_depth == 0 and depth == 1 and code.endswith(") {")
-                and not line.lstrip().startswith("#")
-                and "=" not in code.split("(")[0]):
-            found.append(number)
-    return found
+def sources(root):
+    for folder in FOLDERS:
+        for dirpath, dirs, files in os.walk(os.path.join(root, folder)):
+            dirs[:] = sorted(d for d in dirs if d not in SKIP_FOLDERS)
+            for name in sorted(files):
+                if name.endswith((".c", ".h")):
+                    yield os.path.join(dirpath, name)
 
 
 def main():
-    root = sys.argv[1] if len(sys.argv) > 1 else "."
-    problems = []
-    checked = 0
-    for folder in FOLDERS:
-        for dirpath, _, files in os.walk(os.path.join(root, folder)):
-            for name in sorted(files):
-                if not name.endswith((".c", ".h")):
-                    continue
-                path = os.path.join(dirpath, name)
-                with open(path, encoding="utf-8") as f:
-                    lines = misplaced_function_braces(f.read())
-                checked += 1
-                rel = os.path.relpath(path, root)
-                problems += [f"{rel}:{n}: a function's opening brace goes on its own line"
-                             for n in lines]
-    for p in problems:
-        print(p)
-    if problems:
-        print(f"FAIL: {len(problems)} function(s) in the other brace style")
+    root = os.path.realpath(sys.argv[1] if len(sys.argv) > 1 else ".")
+    tool = shutil.which("clang-format")
+    if tool is None:
+        print("FAIL: clang-format is not installed (scripts/deps.sh test installs it)")
         return 1
-    print(f"ok: {checked} C files, every function's brace on its own line")
+    if not os.path.isfile(os.path.join(root, ".clang-format")):
+        print(f"FAIL: {root}/.clang-format is missing")
+        return 1
+    problems = 0
+    checked = 0
+    for path in sources(root):
+        checked += 1
+        with open(path, encoding="utf-8") as f:
+            original = f.read()
+        # --style=file finds the root's .clang-format from the file's path.
+        formatted = subprocess.run([tool, "--style=file", path], check=True,
+                                   capture_output=True, text=True).stdout
+        if formatted == original:
+            continue
+        problems += 1
+        rel = os.path.relpath(path, root)
+        diff = list(difflib.unified_diff(original.splitlines(), formatted.splitlines(),
+                                         rel, rel + " (clang-format)", n=0, lineterm=""))
+        print(f"{rel}: not in the project's style (clang-format -i {rel})")
+        for line in diff[2:14]:
+            print("    " + line)
+    if problems:
+        print(f"FAIL: {problems} of {checked} C files differ from .clang-format")
+        return 1
+    print(f"ok: {checked} C files in the project's style")
     return 0
 
 

@@ -26,14 +26,13 @@ trap 'rm -rf "$work"' EXIT
 cc=${CLANG:-clang}
 
 flags="-std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror
-       -I$root/compositor/exec -I$root/compositor/config -I$root/protocol -I$root/common"
+       -I$root"  # one include root, as the build (docs/architecture.md, "Style")
 # The protocol's server half, compiled into every ring reader's target.
 ring_server="$root/protocol/smt-ring-server.c"
 san="-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 pixman="$(pkg-config --cflags --libs pixman-1)"
 xkb="$(pkg-config --cflags --libs xkbcommon)"
 # a socket ring's area (compositor/ring/submit_area.c) and libsmt's writer
-submit_area="-I$root/compositor/ring -I$root/clients/libsmt"
 submit_area_src="$root/compositor/ring/submit_area.c $root/clients/libsmt/ring-writer.c"
 
 status=0
@@ -41,29 +40,29 @@ for t in $targets; do
 	mkdir -p "$work/$t/corpus" "$work/$t/seeds"
 	case $t in
 	ring)
-		$cc $flags $san $submit_area "$here/fuzz_ring.c" "$root"/compositor/exec/*.c \
+		$cc $flags $san "$here/fuzz_ring.c" "$root"/compositor/exec/*.c \
 			$submit_area_src "$ring_server" -o "$work/$t/fuzz" $pixman -lm
 		$cc $flags "$here/gen_seeds.c" -o "$work/gen_seeds" $pixman
 		"$work/gen_seeds" "$work/$t/seeds"
 		cp "$here"/corpus/* "$work/$t/seeds/" 2>/dev/null || true
 		max_len=65536 ;;
 	submit)
-		$cc $flags $san $submit_area "$here/fuzz_submit.c" "$root"/compositor/exec/*.c \
+		$cc $flags $san "$here/fuzz_submit.c" "$root"/compositor/exec/*.c \
 			$submit_area_src "$ring_server" -o "$work/$t/fuzz" $pixman -lm
 		cp "$here"/corpus-submit/* "$work/$t/seeds/" 2>/dev/null || true
 		max_len=65536 ;;
 	config)
-		$cc $flags $san -I"$root/compositor/sched" "$here/fuzz_config.c" \
+		$cc $flags $san "$here/fuzz_config.c" \
 			"$root"/compositor/config/*.c -o "$work/$t/fuzz" $xkb
 		cp "$here"/corpus-config/* "$work/$t/seeds/" 2>/dev/null || true
 		max_len=8192 ;;
 	x11stream)
-		$cc $flags $san -I"$root/xwayland-glue/stream" "$here/fuzz_x11stream.c" \
+		$cc $flags $san "$here/fuzz_x11stream.c" \
 			"$root"/xwayland-glue/stream/*.c "$ring_server" -o "$work/$t/fuzz"
 		cp "$here"/corpus-x11stream/* "$work/$t/seeds/" 2>/dev/null || true
 		max_len=4096 ;;
 	x11fds)
-		$cc $flags $san -I"$root/xwayland-glue/stream" "$here/fuzz_x11fds.c" \
+		$cc $flags $san "$here/fuzz_x11fds.c" \
 			"$root"/xwayland-glue/stream/*.c "$ring_server" -o "$work/$t/fuzz"
 		cp "$here"/corpus-x11fds/* "$work/$t/seeds/" 2>/dev/null || true
 		max_len=4096 ;;

@@ -28,11 +28,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "executor.h"
-#include "guarded_memory.h"
-#include "ring_reader.h"
-#include "smt-ring-client.h"
-#include "submit_area.h"
+#include "compositor/exec/executor.h"
+#include "tests/fuzz/guarded_memory.h"
+#include "compositor/exec/ring_reader.h"
+#include "protocol/smt-ring-client.h"
+#include "compositor/ring/submit_area.h"
 
 /* FUZZ_RING_VERBOSE=1 prints how each input ends (for triage and seeds). */
 static void report(const struct smt_exec_result *res)
@@ -42,7 +42,7 @@ static void report(const struct smt_exec_result *res)
 		verbose = getenv("FUZZ_RING_VERBOSE") != NULL;
 	if (verbose)
 		fprintf(stderr, "stop %d: %s\n", res->stop,
-			res->stop == SMT_EXEC_ERROR ? res->error.message : "");
+				res->stop == SMT_EXEC_ERROR ? res->error.message : "");
 }
 
 /* How an input ended: the error, and the canvases' bytes. */
@@ -53,7 +53,7 @@ struct outcome {
 
 /* calls: how many a chunk may take (a budget may stop every element). */
 static void run_all(struct smt_exec_ctx *ctx, struct smt_ring_reader *ring,
-		    const struct smt_exec_budget *b, int calls, struct outcome *o)
+		const struct smt_exec_budget *b, int calls, struct outcome *o)
 {
 	struct smt_exec_result res;
 	for (int i = 0; i < calls; i++) {
@@ -73,12 +73,11 @@ static void copy_bits(uint8_t *to, size_t len, pixman_image_t *img)
 }
 
 static void run_input(const uint8_t *data, size_t size, uint8_t flags,
-		      const struct smt_exec_budget *budget, int calls, struct outcome *o)
+		const struct smt_exec_budget *budget, int calls, struct outcome *o)
 {
-
 	struct smt_exec_config cfg;
 	smt_exec_config_defaults(&cfg);
-	cfg.max_pixmap_bytes = 4u << 20;     /* keep executions fast */
+	cfg.max_pixmap_bytes = 4u << 20; /* keep executions fast */
 	cfg.max_drawable_id = 4096;
 	struct smt_exec_ctx *ctx = smt_exec_create(&cfg);
 
@@ -106,9 +105,9 @@ static void run_input(const uint8_t *data, size_t size, uint8_t flags,
 	bool submit = flags & 1;
 	/* Submits: a socket ring's server-owned area (its own reader). */
 	struct submit_area *socket = submit ? submit_area_create(&reader, NULL, NULL) : NULL;
-	if (submit ? socket == NULL
-		   : smt_ring_reader_init(&reader, mem, SMT_RING_HEADER_SIZE + area, area,
-					  status) != 0)
+	if (submit ? socket == NULL :
+		     smt_ring_reader_init(
+				     &reader, mem, SMT_RING_HEADER_SIZE + area, area, status) != 0)
 		abort();
 
 	uint64_t head = 0;
@@ -137,7 +136,7 @@ static void run_input(const uint8_t *data, size_t size, uint8_t flags,
 			}
 			run_all(ctx, &reader, budget, calls, o);
 		} else {
-			for (size_t i = 0; i < len; i++)       /* hostile raw write */
+			for (size_t i = 0; i < len; i++) /* hostile raw write */
 				area_ptr[(head + i) & (area - 1)] = data[i];
 			head += len;
 			smt_ring_client_publish(hdr, &(struct smt_global_status){ 0 }, head);
@@ -183,12 +182,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&single, 0, sizeof(single));
 	run_input(data + 2, size - 2, data[0], &one, 1 << 14, &single);
 	if (runs.error.code != single.error.code || runs.error.offset != single.error.offset ||
-	    strcmp(runs.error.message, single.error.message) != 0 ||
-	    memcmp(runs.canvas, single.canvas, sizeof(runs.canvas)) != 0 ||
-	    memcmp(runs.alpha, single.alpha, sizeof(runs.alpha)) != 0 ||
-	    memcmp(runs.xrgb, single.xrgb, sizeof(runs.xrgb)) != 0) {
+			strcmp(runs.error.message, single.error.message) != 0 ||
+			memcmp(runs.canvas, single.canvas, sizeof(runs.canvas)) != 0 ||
+			memcmp(runs.alpha, single.alpha, sizeof(runs.alpha)) != 0 ||
+			memcmp(runs.xrgb, single.xrgb, sizeof(runs.xrgb)) != 0) {
 		fprintf(stderr, "runs and single commands differ: '%s' vs '%s'\n",
-			runs.error.message, single.error.message);
+				runs.error.message, single.error.message);
 		abort();
 	}
 	return 0;

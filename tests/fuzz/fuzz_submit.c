@@ -25,10 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "executor.h"
-#include "guarded_memory.h"
-#include "smt-ring-client.h"
-#include "submit_area.h"
+#include "compositor/exec/executor.h"
+#include "tests/fuzz/guarded_memory.h"
+#include "protocol/smt-ring-client.h"
+#include "compositor/ring/submit_area.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.max_drawable_id = 4096;
 	struct smt_exec_ctx *ctx = smt_exec_create(&cfg);
 
-	struct guarded gc = {0}, gc2 = {0}, gp = {0};
+	struct guarded gc = { 0 }, gc2 = { 0 }, gp = { 0 };
 	pixman_image_t *canvas = guarded_image(&gc, PIXMAN_a8r8g8b8, 61, 37, 0x44);
 	pixman_image_t *canvas2 = NULL;
 	smt_exec_register_canvas(ctx, 1, canvas);
@@ -84,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					abort();
 				dead = true;
 				break;
-			case SUBMIT_TOO_MUCH:   /* the glue kills the ring (LIMIT) */
+			case SUBMIT_TOO_MUCH: /* the glue kills the ring (LIMIT) */
 				dead = true;
 				break;
 			case SUBMIT_NO_MEMORY:
@@ -115,9 +115,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			pool_registered = !pool_registered;
 			break;
 		case 3: {
-			struct guarded g = {0};
-			pixman_image_t *img = guarded_image(&g, PIXMAN_a8r8g8b8, 1 + (action >> 2) % 97,
-							    1 + len % 53, 0x44);
+			struct guarded g = { 0 };
+			pixman_image_t *img = guarded_image(&g, PIXMAN_a8r8g8b8,
+					1 + (action >> 2) % 97, 1 + len % 53, 0x44);
 			smt_exec_replace_canvas(ctx, 1, img);
 			if (canvas2 != NULL) {
 				pixman_image_unref(canvas2);
@@ -139,7 +139,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	submit_area_destroy(socket, &reader);
 	if (usage.used[SMT_RES_MEMORY] != 0)
-		abort();                /* every byte charged is released */
+		abort(); /* every byte charged is released */
 	smt_exec_destroy(ctx);
 	pixman_image_unref(canvas);
 	if (canvas2 != NULL)

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "x11fds_model.h"
+#include "tests/fuzz/x11fds_model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

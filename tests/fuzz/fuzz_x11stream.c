@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stream_reader.h"
+#include "xwayland-glue/stream/stream_reader.h"
 
 #define AREA 4096u
 
@@ -46,18 +46,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint64_t tail_before = r.tail;
 		bool was_dead = r.dead;
 		switch (op % 6) {
-		case 0:  /* the client publishes any head */
+		case 0: /* the client publishes any head */
 			atomic_store(&hdr->head, v);
 			break;
-		case 1:  /* the client writes area bytes */
+		case 1: /* the client writes area bytes */
 			memset(f->map + SMT_RING_HEADER_SIZE + (v & (AREA - 1)), (int)(v >> 32),
-			       (size_t)((v >> 12) & 0xff) % (AREA - (v & (AREA - 1)) + 1));
+					(size_t)((v >> 12) & 0xff) % (AREA - (v & (AREA - 1)) + 1));
 			break;
-		case 2:  /* the client waits for room */
+		case 2: /* the client waits for room */
 			atomic_store(&hdr->wait_tail, v);
 			atomic_store(&hdr->flags, (uint32_t)(v & SMT_CLIENT_WAITING));
 			break;
-		case 3: {  /* the server reads, at most v bytes */
+		case 3: { /* the server reads, at most v bytes */
 			enum smt_error err;
 			uint32_t avail = stream_reader_available(&r, &err);
 			if (avail > AREA)
@@ -75,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 			break;
 		}
-		case 4:  /* a REVERT message at position v: refused ones end the
+		case 4: /* a REVERT message at position v: refused ones end the
 			  * ring (the caller's part, stream_fds.c) */
 			if (!stream_reader_limit(&r, v))
 				stream_reader_fail(&r, SMT_ERROR_BAD_MESSAGE);

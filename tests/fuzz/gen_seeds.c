@@ -9,14 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "smt-ring-client.h"
+#include "protocol/smt-ring-client.h"
 
 struct seed {
 	_Alignas(8) uint8_t out[16384];
 	size_t len;
 	_Alignas(8) uint8_t chunk[8192];
 	size_t chunk_len;
-	uint64_t head;               /* ring position, for PADs */
+	uint64_t head; /* ring position, for PADs */
 	uint32_t area;
 	int ring;
 };
@@ -63,10 +63,10 @@ static void add(struct seed *s, const void *cmd, uint32_t size)
 	s->chunk_len += size;
 }
 
-#define ADD(s, call)                                                            \
-	do {                                                                    \
-		_Alignas(8) uint8_t b_[4096];                                   \
-		add(s, b_, (call));                                             \
+#define ADD(s, call)                          \
+	do {                                  \
+		_Alignas(8) uint8_t b_[4096]; \
+		add(s, b_, (call));           \
 	} while (0)
 
 static void write_seed(struct seed *s, const char *dir, const char *name)
@@ -207,27 +207,31 @@ static uint32_t sample_fence(uint8_t *b, uint16_t opcode)
 static void fill_runs(struct seed *s)
 {
 	static const uint32_t ops[] = { SMT_PAINT_SRC, SMT_PAINT_SRC, SMT_PAINT_OVER,
-					SMT_PAINT_CLEAR, SMT_PAINT_ADD, SMT_PAINT_XOR };
+		SMT_PAINT_CLEAR, SMT_PAINT_ADD, SMT_PAINT_XOR };
 	const struct smt_rect clip[2] = { { 2, 2, 20, 10 }, { 30, 20, 30, 20 } };
 	ADD(s, smt_encode_set_target(b_, 1));
 	for (int i = 0; i < 150; i++) {
 		struct smt_rect r[4];
 		for (int k = 0; k < 4; k++)
-			r[k] = (struct smt_rect){ (i * 5 + k * 3) % 70 - 2, (i * 3 + k * 7) % 47 - 1,
-						  1u + (unsigned)(i + k) % 6, 1u + (unsigned)(i * k) % 5 };
+			r[k] = (struct smt_rect){ (i * 5 + k * 3) % 70 - 2,
+				(i * 3 + k * 7) % 47 - 1, 1u + (unsigned)(i + k) % 6,
+				1u + (unsigned)(i * k) % 5 };
 		if (i == 50)
 			ADD(s, smt_encode_set_clip(b_, 2, clip));
 		if (i == 100)
 			ADD(s, smt_encode_set_target(b_, 2));
 		if (i == 130)
 			ADD(s, smt_encode_set_target(b_, 1));
-		ADD(s, smt_encode_fill_rects(b_, ops[i / 3 % 6], (i / 2 % 2 ? 0xff000000u : 0x80000000u) |
-					     (uint32_t)(i * 0x010101 & 0x7f7f7f), 1 + (uint32_t)i % 4, r));
+		ADD(s,
+				smt_encode_fill_rects(b_, ops[i / 3 % 6],
+						(i / 2 % 2 ? 0xff000000u : 0x80000000u) |
+								(uint32_t)(i * 0x010101 & 0x7f7f7f),
+						1 + (uint32_t)i % 4, r));
 	}
 	_Alignas(8) uint8_t bad[64];
 	struct smt_rect one = { 1, 1, 2, 2 };
 	uint32_t n = smt_encode_fill_rects(bad, SMT_PAINT_SRC, 0xff00ff00u, 1, &one);
-	bad[2] = 1;                     /* header flags */
+	bad[2] = 1; /* header flags */
 	add(s, bad, n);
 }
 
@@ -238,8 +242,10 @@ static void one_opcode(struct seed *s, uint16_t opcode)
 	ADD(s, smt_encode_set_target(b_, 1));
 	switch (opcode) {
 #define SAMPLE_(name, number, fixed, element, copy) \
-	case SMT_OP_##name: ADD(s, sample_##fixed(b_, opcode)); break;
-	SMT_OPCODES(SAMPLE_)
+	case SMT_OP_##name:                         \
+		ADD(s, sample_##fixed(b_, opcode)); \
+		break;
+		SMT_OPCODES(SAMPLE_)
 #undef SAMPLE_
 	}
 	ADD(s, smt_encode_fence(b_, 1));
@@ -258,7 +264,7 @@ int main(int argc, char **argv)
 	everything(s);
 	write_seed(s, argv[1], "submit_all_opcodes");
 
-	begin(s, 1, 0, 16);             /* many laps around a 4 KiB ring, small budget */
+	begin(s, 1, 0, 16); /* many laps around a 4 KiB ring, small budget */
 	for (int i = 0; i < 6; i++)
 		everything(s);
 	write_seed(s, argv[1], "ring_wrapping_budget");
@@ -272,7 +278,7 @@ int main(int argc, char **argv)
 	}
 	write_seed(s, argv[1], "ring_scrolling");
 
-	begin(s, 1, 2, 10);             /* self-referencing composites, long wide lines */
+	begin(s, 1, 2, 10); /* self-referencing composites, long wide lines */
 	{
 		struct smt_segment sg[80];
 		for (int i = 0; i < 80; i++)
@@ -294,9 +300,9 @@ int main(int argc, char **argv)
 	fill_runs(s);
 	write_seed(s, argv[1], "submit_fill_runs");
 
-#define OP_SEED_(name, number, fixed, element, copy)                                \
-	begin(s, 1, 0, 0);                                                          \
-	one_opcode(s, SMT_OP_##name);                                               \
+#define OP_SEED_(name, number, fixed, element, copy) \
+	begin(s, 1, 0, 0);                           \
+	one_opcode(s, SMT_OP_##name);                \
 	write_seed(s, argv[1], "ring_op_" #name);
 	SMT_OPCODES(OP_SEED_)
 #undef OP_SEED_

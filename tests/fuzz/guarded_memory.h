@@ -60,8 +60,8 @@ static inline void guarded_free(struct guarded *g)
 }
 
 /* A w x h image of format f in guarded memory, every byte set to fill. */
-static inline pixman_image_t *guarded_image(struct guarded *g, pixman_format_code_t f,
-					    int w, int h, uint8_t fill)
+static inline pixman_image_t *guarded_image(
+		struct guarded *g, pixman_format_code_t f, int w, int h, uint8_t fill)
 {
 	int stride = ((w * PIXMAN_FORMAT_BPP(f) + 31) / 32) * 4;
 	uint32_t *bits = guarded_alloc(g, (size_t)stride * (size_t)h);

@@ -13,7 +13,7 @@ trap 'rm -rf "$work"' EXIT
 cc=${CLANG:-clang}
 
 flags="-std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Wall -Wextra -Werror
-       -I$root/compositor/exec -I$root/protocol -I$root/common $(pkg-config --cflags pixman-1)"
+       -I$root $(pkg-config --cflags pixman-1)"
 san="-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 
 $cc $flags $san "$here/fuzz_ring.c" "$root"/compositor/exec/*.c \

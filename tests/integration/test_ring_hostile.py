@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Every rule of DESIGN.md's "The client is hostile" against a real
+"""Every rule of "The client is hostile" (docs/architecture.md, "The design") against a real
 compositor: each misbehaving client (tests/tools/smt-hostile) gets the
 documented protocol error naming what it did (or is refused), the compositor
 keeps serving a well-behaved client that keeps drawing, and its file

@@ -34,7 +34,9 @@
 #include "wlr-foreign-toplevel-management-unstable-v1-client-protocol.h"
 #include "wlr-output-power-management-unstable-v1-client-protocol.h"
 
-enum { MAX_OUTPUTS = 16 };
+enum {
+	MAX_OUTPUTS = 16
+};
 
 struct tool {
 	struct wl_display *display;
@@ -84,24 +86,23 @@ static void tl_app_id(void *data, struct zwlr_foreign_toplevel_handle_v1 *h, con
 	free(t->app_id);
 	t->app_id = strdup(id);
 }
-static void tl_output_enter(void *data, struct zwlr_foreign_toplevel_handle_v1 *h,
-		struct wl_output *output)
+static void tl_output_enter(
+		void *data, struct zwlr_foreign_toplevel_handle_v1 *h, struct wl_output *output)
 {
 	((struct toplevel *)data)->outputs++;
 }
-static void tl_output_leave(void *data, struct zwlr_foreign_toplevel_handle_v1 *h,
-		struct wl_output *output)
+static void tl_output_leave(
+		void *data, struct zwlr_foreign_toplevel_handle_v1 *h, struct wl_output *output)
 {
 	((struct toplevel *)data)->outputs--;
 }
-static void tl_state(void *data, struct zwlr_foreign_toplevel_handle_v1 *h,
-		struct wl_array *states)
+static void tl_state(void *data, struct zwlr_foreign_toplevel_handle_v1 *h, struct wl_array *states)
 {
 	struct toplevel *t = data;
 	static const char *names[] = { "maximized", "minimized", "activated", "fullscreen" };
 	t->states[0] = '\0';
 	uint32_t *s;
-	wl_array_for_each(s, states) {
+	wl_array_for_each (s, states) {
 		if (*s < 4) {
 			if (t->states[0] != '\0') {
 				strcat(t->states, ",");
@@ -136,7 +137,7 @@ static void tl_done(void *data, struct zwlr_foreign_toplevel_handle_v1 *h)
 	struct toplevel *t = data;
 	const char *parent = t->parent != NULL && t->parent->title != NULL ? t->parent->title : "";
 	printf("toplevel %s|%s|%s|%d|%s\n", t->title ? t->title : "", t->app_id ? t->app_id : "",
-		t->states, t->outputs, parent);
+			t->states, t->outputs, parent);
 	fflush(stdout);
 	struct tool *tool = t->tool;
 	if (tool->action != NULL && !tool->action_sent && t->title != NULL &&
@@ -150,7 +151,7 @@ static void tl_done(void *data, struct zwlr_foreign_toplevel_handle_v1 *h)
 static void toplevel_destroy(struct toplevel *t)
 {
 	struct toplevel *child;
-	wl_list_for_each(child, &t->tool->toplevel_list, link) {
+	wl_list_for_each (child, &t->tool->toplevel_list, link) {
 		if (child->parent == t) {
 			child->parent = NULL;
 		}
@@ -176,7 +177,13 @@ static void tl_parent(void *data, struct zwlr_foreign_toplevel_handle_v1 *h,
 	t->parent = parent != NULL ? zwlr_foreign_toplevel_handle_v1_get_user_data(parent) : NULL;
 }
 static const struct zwlr_foreign_toplevel_handle_v1_listener toplevel_listener = {
-	tl_title, tl_app_id, tl_output_enter, tl_output_leave, tl_state, tl_done, tl_closed,
+	tl_title,
+	tl_app_id,
+	tl_output_enter,
+	tl_output_leave,
+	tl_state,
+	tl_done,
+	tl_closed,
 	tl_parent,
 };
 
@@ -196,7 +203,8 @@ static void manager_finished(void *data, struct zwlr_foreign_toplevel_manager_v1
 {
 }
 static const struct zwlr_foreign_toplevel_manager_v1_listener manager_listener = {
-	manager_toplevel, manager_finished,
+	manager_toplevel,
+	manager_finished,
 };
 
 /* --- input method ------------------------------------------------------ */
@@ -216,8 +224,8 @@ static void im_surrounding(void *data, struct zwp_input_method_v2 *im, const cha
 static void im_cause(void *data, struct zwp_input_method_v2 *im, uint32_t cause)
 {
 }
-static void im_content_type(void *data, struct zwp_input_method_v2 *im, uint32_t hint,
-		uint32_t purpose)
+static void im_content_type(
+		void *data, struct zwp_input_method_v2 *im, uint32_t hint, uint32_t purpose)
 {
 }
 /* State changes take effect on done; the commit must carry their count.
@@ -245,17 +253,22 @@ static void im_unavailable(void *data, struct zwp_input_method_v2 *im)
 	exit(1);
 }
 static const struct zwp_input_method_v2_listener input_method_listener = {
-	im_activate, im_deactivate, im_surrounding, im_cause, im_content_type, im_done,
+	im_activate,
+	im_deactivate,
+	im_surrounding,
+	im_cause,
+	im_content_type,
+	im_done,
 	im_unavailable,
 };
 
-static void grab_keymap(void *data, struct zwp_input_method_keyboard_grab_v2 *grab,
-		uint32_t format, int32_t fd, uint32_t size)
+static void grab_keymap(void *data, struct zwp_input_method_keyboard_grab_v2 *grab, uint32_t format,
+		int32_t fd, uint32_t size)
 {
 	close(fd);
 }
-static void grab_key(void *data, struct zwp_input_method_keyboard_grab_v2 *grab,
-		uint32_t serial, uint32_t time, uint32_t key, uint32_t state)
+static void grab_key(void *data, struct zwp_input_method_keyboard_grab_v2 *grab, uint32_t serial,
+		uint32_t time, uint32_t key, uint32_t state)
 {
 	printf("grab key %u %s\n", key, state ? "pressed" : "released");
 	fflush(stdout);
@@ -270,7 +283,10 @@ static void grab_repeat_info(void *data, struct zwp_input_method_keyboard_grab_v
 {
 }
 static const struct zwp_input_method_keyboard_grab_v2_listener grab_listener = {
-	grab_keymap, grab_key, grab_modifiers, grab_repeat_info,
+	grab_keymap,
+	grab_key,
+	grab_modifiers,
+	grab_repeat_info,
 };
 
 /* --- output power ------------------------------------------------------ */
@@ -302,31 +318,33 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 		t->seat = wl_registry_bind(registry, name, &wl_seat_interface, 1);
 	} else if (strcmp(interface, wl_output_interface.name) == 0 &&
 			t->num_outputs < MAX_OUTPUTS) {
-		t->outputs[t->num_outputs++] = wl_registry_bind(registry, name,
-			&wl_output_interface, 1);
+		t->outputs[t->num_outputs++] = wl_registry_bind(
+				registry, name, &wl_output_interface, 1);
 	} else if (strcmp(interface, zwlr_foreign_toplevel_manager_v1_interface.name) == 0) {
 		t->toplevels = wl_registry_bind(registry, name,
-			&zwlr_foreign_toplevel_manager_v1_interface, version < 3 ? version : 3);
+				&zwlr_foreign_toplevel_manager_v1_interface,
+				version < 3 ? version : 3);
 	} else if (strcmp(interface, zwp_input_method_manager_v2_interface.name) == 0) {
-		t->input_methods = wl_registry_bind(registry, name,
-			&zwp_input_method_manager_v2_interface, 1);
+		t->input_methods = wl_registry_bind(
+				registry, name, &zwp_input_method_manager_v2_interface, 1);
 	} else if (strcmp(interface, zwlr_output_power_manager_v1_interface.name) == 0) {
-		t->power = wl_registry_bind(registry, name,
-			&zwlr_output_power_manager_v1_interface, 1);
+		t->power = wl_registry_bind(
+				registry, name, &zwlr_output_power_manager_v1_interface, 1);
 	}
 }
 static void registry_global_remove(void *d, struct wl_registry *r, uint32_t n)
 {
 }
 static const struct wl_registry_listener registry_listener = {
-	registry_global, registry_global_remove,
+	registry_global,
+	registry_global_remove,
 };
 
 /* Everything the verbs that return made, so that leak checkers see none. */
 static void tool_finish(struct tool *tool)
 {
 	struct toplevel *t, *tmp;
-	wl_list_for_each_safe(t, tmp, &tool->toplevel_list, link) {
+	wl_list_for_each_safe (t, tmp, &tool->toplevel_list, link) {
 		toplevel_destroy(t);
 	}
 	if (tool->toplevels != NULL) {
@@ -351,8 +369,8 @@ static void tool_finish(struct tool *tool)
 static void usage(void)
 {
 	fputs("usage: smt-desktop-tool toplevels [--watch | ACTION TITLE] | ime TEXT [--grab] |\n"
-		"       power on|off\n",
-		stderr);
+	      "       power on|off\n",
+			stderr);
 	exit(2);
 }
 
@@ -361,7 +379,7 @@ int main(int argc, char *argv[])
 	if (argc < 2) {
 		usage();
 	}
-	struct tool tool = {0};
+	struct tool tool = { 0 };
 	const char *verb = argv[1];
 	tool.display = wl_display_connect(NULL);
 	if (tool.display == NULL) {
@@ -380,7 +398,8 @@ int main(int argc, char *argv[])
 			tool.action = argv[2];
 			tool.action_title = argv[3];
 		}
-		zwlr_foreign_toplevel_manager_v1_add_listener(tool.toplevels, &manager_listener, &tool);
+		zwlr_foreign_toplevel_manager_v1_add_listener(
+				tool.toplevels, &manager_listener, &tool);
 		if (!watch) {
 			/* The handles, then their first state and done events; then
 			 * what the action caused has reached the compositor. */
@@ -397,12 +416,13 @@ int main(int argc, char *argv[])
 			die("no zwp_input_method_manager_v2");
 		}
 		tool.ime_text = argv[2];
-		struct zwp_input_method_v2 *im =
-			zwp_input_method_manager_v2_get_input_method(tool.input_methods, tool.seat);
+		struct zwp_input_method_v2 *im = zwp_input_method_manager_v2_get_input_method(
+				tool.input_methods, tool.seat);
 		zwp_input_method_v2_add_listener(im, &input_method_listener, &tool);
 		if (argc == 4) {
 			zwp_input_method_keyboard_grab_v2_add_listener(
-				zwp_input_method_v2_grab_keyboard(im), &grab_listener, &tool);
+					zwp_input_method_v2_grab_keyboard(im), &grab_listener,
+					&tool);
 		}
 		wl_display_roundtrip(tool.display);
 		puts("ready");
@@ -412,12 +432,12 @@ int main(int argc, char *argv[])
 		if (tool.power == NULL) {
 			die("no zwlr_output_power_manager_v1");
 		}
-		tool.power_wanted = strcmp(argv[2], "on") == 0 ? ZWLR_OUTPUT_POWER_V1_MODE_ON
-			: ZWLR_OUTPUT_POWER_V1_MODE_OFF;
+		tool.power_wanted = strcmp(argv[2], "on") == 0 ? ZWLR_OUTPUT_POWER_V1_MODE_ON :
+								 ZWLR_OUTPUT_POWER_V1_MODE_OFF;
 		struct zwlr_output_power_v1 *powers[MAX_OUTPUTS];
 		for (int i = 0; i < tool.num_outputs; i++) {
-			powers[i] = zwlr_output_power_manager_v1_get_output_power(tool.power,
-				tool.outputs[i]);
+			powers[i] = zwlr_output_power_manager_v1_get_output_power(
+					tool.power, tool.outputs[i]);
 			zwlr_output_power_v1_add_listener(powers[i], &power_listener, &tool);
 		}
 		/* Each output reports its current mode first, then the new one

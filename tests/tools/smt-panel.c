@@ -29,9 +29,10 @@ struct panel {
 static void usage(void)
 {
 	fputs("usage: smt-panel [--anchor top|bottom|left|right|fill] [--size N]\n"
-		"                 [--exclusive N] [--color RRGGBB]\n"
-		"                 [--layer background|bottom|top|overlay]\n"
-		"                 [--keyboard none|exclusive|on-demand]\n", stderr);
+	      "                 [--exclusive N] [--color RRGGBB]\n"
+	      "                 [--layer background|bottom|top|overlay]\n"
+	      "                 [--keyboard none|exclusive|on-demand]\n",
+			stderr);
 	exit(2);
 }
 
@@ -54,7 +55,7 @@ static void draw(struct panel *p, uint32_t width, uint32_t height)
 	munmap(pixels, size);
 	struct wl_shm_pool *pool = wl_shm_create_pool(p->shm, fd, (int32_t)size);
 	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, (int32_t)width,
-		(int32_t)height, (int32_t)stride, WL_SHM_FORMAT_XRGB8888);
+			(int32_t)height, (int32_t)stride, WL_SHM_FORMAT_XRGB8888);
 	wl_shm_pool_destroy(pool);
 	close(fd);
 	wl_surface_attach(p->surface, buffer, 0, 0);
@@ -62,8 +63,8 @@ static void draw(struct panel *p, uint32_t width, uint32_t height)
 	wl_surface_commit(p->surface);
 }
 
-static void layer_configure(void *data, struct zwlr_layer_surface_v1 *ls,
-		uint32_t serial, uint32_t width, uint32_t height)
+static void layer_configure(void *data, struct zwlr_layer_surface_v1 *ls, uint32_t serial,
+		uint32_t width, uint32_t height)
 {
 	struct panel *p = data;
 	zwlr_layer_surface_v1_ack_configure(ls, serial);
@@ -105,15 +106,20 @@ static void kb_key(void *d, struct wl_keyboard *k, uint32_t s, uint32_t t, uint3
 		fflush(stdout);
 	}
 }
-static void kb_modifiers(void *d, struct wl_keyboard *k, uint32_t s, uint32_t a,
-		uint32_t b, uint32_t c, uint32_t g)
+static void kb_modifiers(void *d, struct wl_keyboard *k, uint32_t s, uint32_t a, uint32_t b,
+		uint32_t c, uint32_t g)
 {
 }
 static void kb_repeat(void *d, struct wl_keyboard *k, int32_t r, int32_t del)
 {
 }
 static const struct wl_keyboard_listener keyboard_listener = {
-	kb_keymap, kb_enter, kb_leave, kb_key, kb_modifiers, kb_repeat,
+	kb_keymap,
+	kb_enter,
+	kb_leave,
+	kb_key,
+	kb_modifiers,
+	kb_repeat,
 };
 
 static void registry_global(void *data, struct wl_registry *registry, uint32_t name,
@@ -128,7 +134,7 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 		p->seat = wl_registry_bind(registry, name, &wl_seat_interface, 1);
 	} else if (strcmp(interface, zwlr_layer_shell_v1_interface.name) == 0) {
 		p->layer_shell = wl_registry_bind(registry, name, &zwlr_layer_shell_v1_interface,
-			version < 4 ? version : 4);
+				version < 4 ? version : 4);
 	}
 }
 
@@ -137,11 +143,12 @@ static void registry_global_remove(void *data, struct wl_registry *r, uint32_t n
 }
 
 static const struct wl_registry_listener registry_listener = {
-	registry_global, registry_global_remove,
+	registry_global,
+	registry_global_remove,
 };
 
-static uint32_t parse_enum(const char *value, const char *const names[],
-		const uint32_t values[], size_t n)
+static uint32_t parse_enum(
+		const char *value, const char *const names[], const uint32_t values[], size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(value, names[i]) == 0) {
@@ -158,15 +165,16 @@ int main(int argc, char *argv[])
 	static const char *const anchors[] = { "top", "bottom", "left", "right", "fill" };
 	static const uint32_t anchor_bits[] = {
 		ZWLR_LAYER_SURFACE_V1_ANCHOR_TOP | ZWLR_LAYER_SURFACE_V1_ANCHOR_LEFT |
-			ZWLR_LAYER_SURFACE_V1_ANCHOR_RIGHT,
+				ZWLR_LAYER_SURFACE_V1_ANCHOR_RIGHT,
 		ZWLR_LAYER_SURFACE_V1_ANCHOR_BOTTOM | ZWLR_LAYER_SURFACE_V1_ANCHOR_LEFT |
-			ZWLR_LAYER_SURFACE_V1_ANCHOR_RIGHT,
+				ZWLR_LAYER_SURFACE_V1_ANCHOR_RIGHT,
 		ZWLR_LAYER_SURFACE_V1_ANCHOR_LEFT | ZWLR_LAYER_SURFACE_V1_ANCHOR_TOP |
-			ZWLR_LAYER_SURFACE_V1_ANCHOR_BOTTOM,
+				ZWLR_LAYER_SURFACE_V1_ANCHOR_BOTTOM,
 		ZWLR_LAYER_SURFACE_V1_ANCHOR_RIGHT | ZWLR_LAYER_SURFACE_V1_ANCHOR_TOP |
-			ZWLR_LAYER_SURFACE_V1_ANCHOR_BOTTOM,
+				ZWLR_LAYER_SURFACE_V1_ANCHOR_BOTTOM,
 		ZWLR_LAYER_SURFACE_V1_ANCHOR_TOP | ZWLR_LAYER_SURFACE_V1_ANCHOR_BOTTOM |
-			ZWLR_LAYER_SURFACE_V1_ANCHOR_LEFT | ZWLR_LAYER_SURFACE_V1_ANCHOR_RIGHT,
+				ZWLR_LAYER_SURFACE_V1_ANCHOR_LEFT |
+				ZWLR_LAYER_SURFACE_V1_ANCHOR_RIGHT,
 	};
 	static const char *const layers[] = { "background", "bottom", "top", "overlay" };
 	static const uint32_t layer_values[] = { 0, 1, 2, 3 };
@@ -211,19 +219,20 @@ int main(int argc, char *argv[])
 	wl_registry_add_listener(registry, &registry_listener, &p);
 	wl_display_roundtrip(display);
 	if (p.compositor == NULL || p.shm == NULL || p.layer_shell == NULL) {
-		fputs("smt-panel: the compositor lacks wl_compositor, wl_shm or layer-shell\n", stderr);
+		fputs("smt-panel: the compositor lacks wl_compositor, wl_shm or layer-shell\n",
+				stderr);
 		return 1;
 	}
 	if (p.seat != NULL) {
 		wl_keyboard_add_listener(wl_seat_get_keyboard(p.seat), &keyboard_listener, &p);
 	}
 	p.surface = wl_compositor_create_surface(p.compositor);
-	p.layer_surface = zwlr_layer_shell_v1_get_layer_surface(p.layer_shell, p.surface,
-		NULL, layer, "smt-panel");
+	p.layer_surface = zwlr_layer_shell_v1_get_layer_surface(
+			p.layer_shell, p.surface, NULL, layer, "smt-panel");
 	bool horizontal = anchor == anchor_bits[0] || anchor == anchor_bits[1];
 	bool fill = anchor == anchor_bits[4];
 	zwlr_layer_surface_v1_set_size(p.layer_surface, fill || horizontal ? 0 : (uint32_t)size,
-		fill || !horizontal ? 0 : (uint32_t)size);
+			fill || !horizontal ? 0 : (uint32_t)size);
 	zwlr_layer_surface_v1_set_anchor(p.layer_surface, anchor);
 	zwlr_layer_surface_v1_set_exclusive_zone(p.layer_surface, (int32_t)exclusive);
 	zwlr_layer_surface_v1_set_keyboard_interactivity(p.layer_surface, keyboard);

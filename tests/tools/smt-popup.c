@@ -44,8 +44,8 @@ static struct wl_buffer *solid_buffer(struct app *app, int w, int h, uint32_t ar
 	}
 	munmap(px, size);
 	struct wl_shm_pool *pool = wl_shm_create_pool(app->shm, fd, (int32_t)size);
-	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, w, h, w * 4,
-		WL_SHM_FORMAT_XRGB8888);
+	struct wl_buffer *buffer = wl_shm_pool_create_buffer(
+			pool, 0, w, h, w * 4, WL_SHM_FORMAT_XRGB8888);
 	wl_shm_pool_destroy(pool);
 	close(fd);
 	return buffer;
@@ -57,8 +57,8 @@ static void wm_base_ping(void *data, struct xdg_wm_base *base, uint32_t serial)
 }
 static const struct xdg_wm_base_listener wm_base_listener = { wm_base_ping };
 
-static void menu_configure(void *data, struct xdg_popup *popup, int32_t x, int32_t y,
-		int32_t w, int32_t h)
+static void menu_configure(
+		void *data, struct xdg_popup *popup, int32_t x, int32_t y, int32_t w, int32_t h)
 {
 	printf("popup %d %d %d %d\n", x, y, w, h);
 	fflush(stdout);
@@ -72,7 +72,9 @@ static void menu_repositioned(void *data, struct xdg_popup *popup, uint32_t toke
 {
 }
 static const struct xdg_popup_listener menu_listener = {
-	menu_configure, menu_done, menu_repositioned,
+	menu_configure,
+	menu_done,
+	menu_repositioned,
 };
 
 static void menu_xdg_configure(void *data, struct xdg_surface *xdg, uint32_t serial)
@@ -92,10 +94,10 @@ static void open_menu(struct app *app)
 	xdg_positioner_set_anchor(pos, XDG_POSITIONER_ANCHOR_BOTTOM_RIGHT);
 	xdg_positioner_set_gravity(pos, XDG_POSITIONER_GRAVITY_BOTTOM_RIGHT);
 	xdg_positioner_set_constraint_adjustment(pos,
-		XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_FLIP_X |
-		XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_FLIP_Y |
-		XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_SLIDE_X |
-		XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_SLIDE_Y);
+			XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_FLIP_X |
+					XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_FLIP_Y |
+					XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_SLIDE_X |
+					XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_SLIDE_Y);
 	app->menu = wl_compositor_create_surface(app->compositor);
 	app->menu_xdg = xdg_wm_base_get_xdg_surface(app->wm_base, app->menu);
 	xdg_surface_add_listener(app->menu_xdg, &menu_xdg_listener, app);
@@ -109,8 +111,8 @@ static void window_xdg_configure(void *data, struct xdg_surface *xdg, uint32_t s
 {
 	struct app *app = data;
 	xdg_surface_ack_configure(xdg, serial);
-	wl_surface_attach(app->window, solid_buffer(app, app->width, app->height, 0xff808080),
-		0, 0);
+	wl_surface_attach(
+			app->window, solid_buffer(app, app->width, app->height, 0xff808080), 0, 0);
 	wl_surface_commit(app->window);
 	if (!app->menu_opened) {
 		app->menu_opened = true;
@@ -119,8 +121,8 @@ static void window_xdg_configure(void *data, struct xdg_surface *xdg, uint32_t s
 }
 static const struct xdg_surface_listener window_xdg_listener = { window_xdg_configure };
 
-static void toplevel_configure(void *d, struct xdg_toplevel *t, int32_t w, int32_t h,
-		struct wl_array *states)
+static void toplevel_configure(
+		void *d, struct xdg_toplevel *t, int32_t w, int32_t h, struct wl_array *states)
 {
 }
 static void toplevel_close(void *data, struct xdg_toplevel *t)
@@ -134,7 +136,10 @@ static void toplevel_caps(void *d, struct xdg_toplevel *t, struct wl_array *caps
 {
 }
 static const struct xdg_toplevel_listener toplevel_listener = {
-	toplevel_configure, toplevel_close, toplevel_bounds, toplevel_caps,
+	toplevel_configure,
+	toplevel_close,
+	toplevel_bounds,
+	toplevel_caps,
 };
 
 static void registry_global(void *data, struct wl_registry *registry, uint32_t name,
@@ -153,7 +158,8 @@ static void registry_global_remove(void *d, struct wl_registry *r, uint32_t n)
 {
 }
 static const struct wl_registry_listener registry_listener = {
-	registry_global, registry_global_remove,
+	registry_global,
+	registry_global_remove,
 };
 
 static int parse_int(const char *s)
@@ -174,9 +180,12 @@ int main(int argc, char *argv[])
 		return 2;
 	}
 	struct app app = {
-		.width = parse_int(argv[1]), .height = parse_int(argv[2]),
-		.anchor_x = parse_int(argv[3]), .anchor_y = parse_int(argv[4]),
-		.menu_w = parse_int(argv[5]), .menu_h = parse_int(argv[6]),
+		.width = parse_int(argv[1]),
+		.height = parse_int(argv[2]),
+		.anchor_x = parse_int(argv[3]),
+		.anchor_y = parse_int(argv[4]),
+		.menu_w = parse_int(argv[5]),
+		.menu_h = parse_int(argv[6]),
 	};
 	struct wl_display *display = wl_display_connect(NULL);
 	if (display == NULL) {

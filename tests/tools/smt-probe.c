@@ -115,8 +115,8 @@ static struct wl_buffer *solid_buffer(struct probe *p, int w, int h)
 	}
 	munmap(px, size);
 	struct wl_shm_pool *pool = wl_shm_create_pool(p->shm, fd, (int32_t)size);
-	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, w, h, w * 4,
-		WL_SHM_FORMAT_XRGB8888);
+	struct wl_buffer *buffer = wl_shm_pool_create_buffer(
+			pool, 0, w, h, w * 4, WL_SHM_FORMAT_XRGB8888);
 	wl_shm_pool_destroy(pool);
 	close(fd);
 	return buffer;
@@ -129,23 +129,23 @@ static void pointer_enter(void *data, struct wl_pointer *pointer, uint32_t seria
 {
 	say("pointer enter %d %d", wl_fixed_to_int(x), wl_fixed_to_int(y));
 }
-static void pointer_leave(void *data, struct wl_pointer *pointer, uint32_t serial,
-		struct wl_surface *surface)
+static void pointer_leave(
+		void *data, struct wl_pointer *pointer, uint32_t serial, struct wl_surface *surface)
 {
 	say("pointer leave");
 }
-static void pointer_motion(void *data, struct wl_pointer *pointer, uint32_t time,
-		wl_fixed_t x, wl_fixed_t y)
+static void pointer_motion(
+		void *data, struct wl_pointer *pointer, uint32_t time, wl_fixed_t x, wl_fixed_t y)
 {
 	say("motion %d %d", wl_fixed_to_int(x), wl_fixed_to_int(y));
 }
-static void pointer_button(void *data, struct wl_pointer *pointer, uint32_t serial,
-		uint32_t time, uint32_t button, uint32_t state)
+static void pointer_button(void *data, struct wl_pointer *pointer, uint32_t serial, uint32_t time,
+		uint32_t button, uint32_t state)
 {
 	say("button %u %s", button, state ? "pressed" : "released");
 }
-static void pointer_axis(void *data, struct wl_pointer *pointer, uint32_t time,
-		uint32_t axis, wl_fixed_t value)
+static void pointer_axis(void *data, struct wl_pointer *pointer, uint32_t time, uint32_t axis,
+		wl_fixed_t value)
 {
 }
 static void pointer_frame(void *data, struct wl_pointer *pointer)
@@ -154,23 +154,27 @@ static void pointer_frame(void *data, struct wl_pointer *pointer)
 static void pointer_axis_source(void *data, struct wl_pointer *pointer, uint32_t source)
 {
 }
-static void pointer_axis_stop(void *data, struct wl_pointer *pointer, uint32_t time,
-		uint32_t axis)
+static void pointer_axis_stop(void *data, struct wl_pointer *pointer, uint32_t time, uint32_t axis)
 {
 }
-static void pointer_axis_discrete(void *data, struct wl_pointer *pointer, uint32_t axis,
-		int32_t discrete)
+static void pointer_axis_discrete(
+		void *data, struct wl_pointer *pointer, uint32_t axis, int32_t discrete)
 {
 }
 static const struct wl_pointer_listener pointer_listener = {
-	.enter = pointer_enter, .leave = pointer_leave, .motion = pointer_motion,
-	.button = pointer_button, .axis = pointer_axis, .frame = pointer_frame,
-	.axis_source = pointer_axis_source, .axis_stop = pointer_axis_stop,
+	.enter = pointer_enter,
+	.leave = pointer_leave,
+	.motion = pointer_motion,
+	.button = pointer_button,
+	.axis = pointer_axis,
+	.frame = pointer_frame,
+	.axis_source = pointer_axis_source,
+	.axis_stop = pointer_axis_stop,
 	.axis_discrete = pointer_axis_discrete,
 };
 
-static void relative_motion(void *data, struct zwp_relative_pointer_v1 *rel,
-		uint32_t hi, uint32_t lo, wl_fixed_t dx, wl_fixed_t dy, wl_fixed_t dx_unaccel,
+static void relative_motion(void *data, struct zwp_relative_pointer_v1 *rel, uint32_t hi,
+		uint32_t lo, wl_fixed_t dx, wl_fixed_t dy, wl_fixed_t dx_unaccel,
 		wl_fixed_t dy_unaccel)
 {
 	say("relative %d %d", wl_fixed_to_int(dx_unaccel), wl_fixed_to_int(dy_unaccel));
@@ -196,11 +200,12 @@ static void unconfined(void *data, struct zwp_confined_pointer_v1 *confine)
 	say("unconfined");
 }
 static const struct zwp_confined_pointer_v1_listener confined_listener = {
-	confined, unconfined,
+	confined,
+	unconfined,
 };
 
-static void keyboard_keymap(void *data, struct wl_keyboard *kb, uint32_t format, int32_t fd,
-		uint32_t size)
+static void keyboard_keymap(
+		void *data, struct wl_keyboard *kb, uint32_t format, int32_t fd, uint32_t size)
 {
 	close(fd);
 }
@@ -209,8 +214,8 @@ static void keyboard_enter(void *data, struct wl_keyboard *kb, uint32_t serial,
 {
 	say("keyboard enter");
 }
-static void keyboard_leave(void *data, struct wl_keyboard *kb, uint32_t serial,
-		struct wl_surface *surface)
+static void keyboard_leave(
+		void *data, struct wl_keyboard *kb, uint32_t serial, struct wl_surface *surface)
 {
 	say("keyboard leave");
 }
@@ -223,12 +228,15 @@ static void keyboard_modifiers(void *data, struct wl_keyboard *kb, uint32_t seri
 		uint32_t depressed, uint32_t latched, uint32_t locked_mods, uint32_t group)
 {
 }
-static void keyboard_repeat_info(void *data, struct wl_keyboard *kb, int32_t rate,
-		int32_t delay)
+static void keyboard_repeat_info(void *data, struct wl_keyboard *kb, int32_t rate, int32_t delay)
 {
 }
 static const struct wl_keyboard_listener keyboard_listener = {
-	keyboard_keymap, keyboard_enter, keyboard_leave, keyboard_key, keyboard_modifiers,
+	keyboard_keymap,
+	keyboard_enter,
+	keyboard_leave,
+	keyboard_key,
+	keyboard_modifiers,
 	keyboard_repeat_info,
 };
 
@@ -241,7 +249,8 @@ static void shortcuts_inactive(void *data, struct zwp_keyboard_shortcuts_inhibit
 	say("shortcuts inactive");
 }
 static const struct zwp_keyboard_shortcuts_inhibitor_v1_listener shortcuts_listener = {
-	shortcuts_active, shortcuts_inactive,
+	shortcuts_active,
+	shortcuts_inactive,
 };
 
 /* --- gestures and tablets --------------------------------------------- */
@@ -262,7 +271,9 @@ static void swipe_end(void *data, struct zwp_pointer_gesture_swipe_v1 *g, uint32
 	say("swipe end%s", cancelled ? " cancelled" : "");
 }
 static const struct zwp_pointer_gesture_swipe_v1_listener swipe_listener = {
-	swipe_begin, swipe_update, swipe_end,
+	swipe_begin,
+	swipe_update,
+	swipe_end,
 };
 
 static void pinch_begin(void *data, struct zwp_pointer_gesture_pinch_v1 *g, uint32_t serial,
@@ -281,7 +292,9 @@ static void pinch_end(void *data, struct zwp_pointer_gesture_pinch_v1 *g, uint32
 	say("pinch end%s", cancelled ? " cancelled" : "");
 }
 static const struct zwp_pointer_gesture_pinch_v1_listener pinch_listener = {
-	pinch_begin, pinch_update, pinch_end,
+	pinch_begin,
+	pinch_update,
+	pinch_end,
 };
 
 static void tool_type(void *d, struct zwp_tablet_tool_v2 *t, uint32_t type)
@@ -340,21 +353,35 @@ static void tool_rotation(void *d, struct zwp_tablet_tool_v2 *t, wl_fixed_t degr
 static void tool_slider(void *d, struct zwp_tablet_tool_v2 *t, int32_t position)
 {
 }
-static void tool_wheel(void *d, struct zwp_tablet_tool_v2 *t, wl_fixed_t degrees,
-		int32_t clicks)
+static void tool_wheel(void *d, struct zwp_tablet_tool_v2 *t, wl_fixed_t degrees, int32_t clicks)
 {
 }
-static void tool_button(void *d, struct zwp_tablet_tool_v2 *t, uint32_t serial,
-		uint32_t button, uint32_t state)
+static void tool_button(void *d, struct zwp_tablet_tool_v2 *t, uint32_t serial, uint32_t button,
+		uint32_t state)
 {
 }
 static void tool_frame(void *d, struct zwp_tablet_tool_v2 *t, uint32_t time)
 {
 }
 static const struct zwp_tablet_tool_v2_listener tool_listener = {
-	tool_type, tool_serial, tool_wacom, tool_capability, tool_done, tool_removed,
-	tool_proximity_in, tool_proximity_out, tool_down, tool_up, tool_motion, tool_pressure,
-	tool_distance, tool_tilt, tool_rotation, tool_slider, tool_wheel, tool_button,
+	tool_type,
+	tool_serial,
+	tool_wacom,
+	tool_capability,
+	tool_done,
+	tool_removed,
+	tool_proximity_in,
+	tool_proximity_out,
+	tool_down,
+	tool_up,
+	tool_motion,
+	tool_pressure,
+	tool_distance,
+	tool_tilt,
+	tool_rotation,
+	tool_slider,
+	tool_wheel,
+	tool_button,
 	tool_frame,
 };
 
@@ -362,8 +389,8 @@ static void tablet_added(void *d, struct zwp_tablet_seat_v2 *seat, struct zwp_ta
 {
 	say("tablet added");
 }
-static void tablet_tool_added(void *d, struct zwp_tablet_seat_v2 *seat,
-		struct zwp_tablet_tool_v2 *tool)
+static void tablet_tool_added(
+		void *d, struct zwp_tablet_seat_v2 *seat, struct zwp_tablet_tool_v2 *tool)
 {
 	zwp_tablet_tool_v2_add_listener(tool, &tool_listener, d);
 }
@@ -381,7 +408,10 @@ static void ring_frame(void *d, struct zwp_tablet_pad_ring_v2 *r, uint32_t time)
 {
 }
 static const struct zwp_tablet_pad_ring_v2_listener ring_listener = {
-	ring_source, ring_angle, ring_stop, ring_frame,
+	ring_source,
+	ring_angle,
+	ring_stop,
+	ring_frame,
 };
 static void strip_source(void *d, struct zwp_tablet_pad_strip_v2 *st, uint32_t source)
 {
@@ -397,19 +427,22 @@ static void strip_frame(void *d, struct zwp_tablet_pad_strip_v2 *st, uint32_t ti
 {
 }
 static const struct zwp_tablet_pad_strip_v2_listener strip_listener = {
-	strip_source, strip_position, strip_stop, strip_frame,
+	strip_source,
+	strip_position,
+	strip_stop,
+	strip_frame,
 };
 static void group_buttons(void *d, struct zwp_tablet_pad_group_v2 *g, struct wl_array *b)
 {
 	say("pad group buttons %zu", b->size / sizeof(uint32_t));
 }
-static void group_ring(void *d, struct zwp_tablet_pad_group_v2 *g,
-		struct zwp_tablet_pad_ring_v2 *ring)
+static void group_ring(
+		void *d, struct zwp_tablet_pad_group_v2 *g, struct zwp_tablet_pad_ring_v2 *ring)
 {
 	zwp_tablet_pad_ring_v2_add_listener(ring, &ring_listener, d);
 }
-static void group_strip(void *d, struct zwp_tablet_pad_group_v2 *g,
-		struct zwp_tablet_pad_strip_v2 *strip)
+static void group_strip(
+		void *d, struct zwp_tablet_pad_group_v2 *g, struct zwp_tablet_pad_strip_v2 *strip)
 {
 	zwp_tablet_pad_strip_v2_add_listener(strip, &strip_listener, d);
 }
@@ -424,7 +457,12 @@ static void group_mode_switch(void *d, struct zwp_tablet_pad_group_v2 *g, uint32
 {
 }
 static const struct zwp_tablet_pad_group_v2_listener group_listener = {
-	group_buttons, group_ring, group_strip, group_modes, group_done, group_mode_switch,
+	group_buttons,
+	group_ring,
+	group_strip,
+	group_modes,
+	group_done,
+	group_mode_switch,
 };
 static void pad_group(void *d, struct zwp_tablet_pad_v2 *p, struct zwp_tablet_pad_group_v2 *g)
 {
@@ -445,15 +483,15 @@ static void pad_button(void *d, struct zwp_tablet_pad_v2 *p, uint32_t time, uint
 		uint32_t state)
 {
 	say("pad button %u %s", button,
-		state == ZWP_TABLET_PAD_V2_BUTTON_STATE_PRESSED ? "pressed" : "released");
+			state == ZWP_TABLET_PAD_V2_BUTTON_STATE_PRESSED ? "pressed" : "released");
 }
 static void pad_enter(void *d, struct zwp_tablet_pad_v2 *p, uint32_t serial,
 		struct zwp_tablet_v2 *tablet, struct wl_surface *surface)
 {
 	say("pad enter");
 }
-static void pad_leave(void *d, struct zwp_tablet_pad_v2 *p, uint32_t serial,
-		struct wl_surface *surface)
+static void pad_leave(
+		void *d, struct zwp_tablet_pad_v2 *p, uint32_t serial, struct wl_surface *surface)
 {
 	say("pad leave");
 }
@@ -462,15 +500,24 @@ static void pad_removed(void *d, struct zwp_tablet_pad_v2 *p)
 	zwp_tablet_pad_v2_destroy(p);
 }
 static const struct zwp_tablet_pad_v2_listener pad_listener = {
-	pad_group, pad_path, pad_buttons, pad_done, pad_button, pad_enter, pad_leave, pad_removed,
+	pad_group,
+	pad_path,
+	pad_buttons,
+	pad_done,
+	pad_button,
+	pad_enter,
+	pad_leave,
+	pad_removed,
 };
-static void tablet_pad_added(void *d, struct zwp_tablet_seat_v2 *seat,
-		struct zwp_tablet_pad_v2 *pad)
+static void tablet_pad_added(
+		void *d, struct zwp_tablet_seat_v2 *seat, struct zwp_tablet_pad_v2 *pad)
 {
 	zwp_tablet_pad_v2_add_listener(pad, &pad_listener, d);
 }
 static const struct zwp_tablet_seat_v2_listener tablet_seat_listener = {
-	tablet_added, tablet_tool_added, tablet_pad_added,
+	tablet_added,
+	tablet_tool_added,
+	tablet_pad_added,
 };
 
 /* --- text input -------------------------------------------------------- */
@@ -480,7 +527,7 @@ static void ti_enter(void *data, struct zwp_text_input_v3 *ti, struct wl_surface
 	say("text-input enter");
 	zwp_text_input_v3_enable(ti);
 	zwp_text_input_v3_set_content_type(ti, ZWP_TEXT_INPUT_V3_CONTENT_HINT_NONE,
-		ZWP_TEXT_INPUT_V3_CONTENT_PURPOSE_NORMAL);
+			ZWP_TEXT_INPUT_V3_CONTENT_PURPOSE_NORMAL);
 	zwp_text_input_v3_commit(ti);
 }
 static void ti_leave(void *data, struct zwp_text_input_v3 *ti, struct wl_surface *surface)
@@ -489,8 +536,8 @@ static void ti_leave(void *data, struct zwp_text_input_v3 *ti, struct wl_surface
 	zwp_text_input_v3_disable(ti);
 	zwp_text_input_v3_commit(ti);
 }
-static void ti_preedit(void *data, struct zwp_text_input_v3 *ti, const char *text,
-		int32_t begin, int32_t end)
+static void ti_preedit(void *data, struct zwp_text_input_v3 *ti, const char *text, int32_t begin,
+		int32_t end)
 {
 	say("preedit %s", text != NULL ? text : "");
 }
@@ -498,8 +545,7 @@ static void ti_commit(void *data, struct zwp_text_input_v3 *ti, const char *text
 {
 	say("commit %s", text != NULL ? text : "");
 }
-static void ti_delete(void *data, struct zwp_text_input_v3 *ti, uint32_t before,
-		uint32_t after)
+static void ti_delete(void *data, struct zwp_text_input_v3 *ti, uint32_t before, uint32_t after)
 {
 	say("delete %u %u", before, after);
 }
@@ -507,7 +553,12 @@ static void ti_done(void *data, struct zwp_text_input_v3 *ti, uint32_t serial)
 {
 }
 static const struct zwp_text_input_v3_listener text_input_listener = {
-	ti_enter, ti_leave, ti_preedit, ti_commit, ti_delete, ti_done,
+	ti_enter,
+	ti_leave,
+	ti_preedit,
+	ti_commit,
+	ti_delete,
+	ti_done,
 };
 
 /* --- seat -------------------------------------------------------------- */
@@ -520,30 +571,34 @@ static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps)
 		wl_pointer_add_listener(p->pointer, &pointer_listener, p);
 		if (p->opt.gestures) {
 			zwp_pointer_gesture_swipe_v1_add_listener(
-				zwp_pointer_gestures_v1_get_swipe_gesture(p->gestures, p->pointer),
-				&swipe_listener, p);
+					zwp_pointer_gestures_v1_get_swipe_gesture(
+							p->gestures, p->pointer),
+					&swipe_listener, p);
 			zwp_pointer_gesture_pinch_v1_add_listener(
-				zwp_pointer_gestures_v1_get_pinch_gesture(p->gestures, p->pointer),
-				&pinch_listener, p);
+					zwp_pointer_gestures_v1_get_pinch_gesture(
+							p->gestures, p->pointer),
+					&pinch_listener, p);
 		}
 		if (p->opt.relative) {
 			struct zwp_relative_pointer_v1 *rel =
-				zwp_relative_pointer_manager_v1_get_relative_pointer(p->relative, p->pointer);
+					zwp_relative_pointer_manager_v1_get_relative_pointer(
+							p->relative, p->pointer);
 			zwp_relative_pointer_v1_add_listener(rel, &relative_listener, p);
 		}
 		if (p->opt.lock) {
 			struct zwp_locked_pointer_v1 *lock = zwp_pointer_constraints_v1_lock_pointer(
-				p->constraints, p->surface, p->pointer, NULL,
-				ZWP_POINTER_CONSTRAINTS_V1_LIFETIME_PERSISTENT);
+					p->constraints, p->surface, p->pointer, NULL,
+					ZWP_POINTER_CONSTRAINTS_V1_LIFETIME_PERSISTENT);
 			zwp_locked_pointer_v1_add_listener(lock, &locked_listener, p);
 		}
 		if (p->opt.confine) {
 			struct wl_region *region = wl_compositor_create_region(p->compositor);
 			wl_region_add(region, p->opt.confine_box[0], p->opt.confine_box[1],
-				p->opt.confine_box[2], p->opt.confine_box[3]);
+					p->opt.confine_box[2], p->opt.confine_box[3]);
 			struct zwp_confined_pointer_v1 *confine =
-				zwp_pointer_constraints_v1_confine_pointer(p->constraints, p->surface,
-					p->pointer, region, ZWP_POINTER_CONSTRAINTS_V1_LIFETIME_PERSISTENT);
+					zwp_pointer_constraints_v1_confine_pointer(p->constraints,
+							p->surface, p->pointer, region,
+							ZWP_POINTER_CONSTRAINTS_V1_LIFETIME_PERSISTENT);
 			wl_region_destroy(region);
 			zwp_confined_pointer_v1_add_listener(confine, &confined_listener, p);
 		}
@@ -580,8 +635,8 @@ static void xdg_configure(void *data, struct xdg_surface *xdg, uint32_t serial)
 }
 static const struct xdg_surface_listener xdg_listener = { xdg_configure };
 
-static void toplevel_configure(void *data, struct xdg_toplevel *t, int32_t w, int32_t h,
-		struct wl_array *states)
+static void toplevel_configure(
+		void *data, struct xdg_toplevel *t, int32_t w, int32_t h, struct wl_array *states)
 {
 	struct probe *p = data;
 	if (w > 0 && h > 0) {
@@ -601,7 +656,10 @@ static void toplevel_caps(void *d, struct xdg_toplevel *t, struct wl_array *caps
 {
 }
 static const struct xdg_toplevel_listener toplevel_listener = {
-	toplevel_configure, toplevel_close, toplevel_bounds, toplevel_caps,
+	toplevel_configure,
+	toplevel_close,
+	toplevel_bounds,
+	toplevel_caps,
 };
 
 static void exported_handle(void *data, struct zxdg_exported_v2 *exported, const char *handle)
@@ -618,8 +676,8 @@ static const struct zxdg_imported_v2_listener imported_listener = { imported_des
 
 /* --- set-up ------------------------------------------------------------ */
 
-#define BIND(iface, ver) wl_registry_bind(registry, name, &iface##_interface, \
-	version < (ver) ? version : (ver))
+#define BIND(iface, ver) \
+	wl_registry_bind(registry, name, &iface##_interface, version < (ver) ? version : (ver))
 
 static void registry_global(void *data, struct wl_registry *registry, uint32_t name,
 		const char *interface, uint32_t version)
@@ -635,7 +693,8 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 		p->wm_base = BIND(xdg_wm_base, 1);
 	} else if (strcmp(interface, zwp_idle_inhibit_manager_v1_interface.name) == 0) {
 		p->idle_inhibit = BIND(zwp_idle_inhibit_manager_v1, 1);
-	} else if (strcmp(interface, zwp_keyboard_shortcuts_inhibit_manager_v1_interface.name) == 0) {
+	} else if (strcmp(interface, zwp_keyboard_shortcuts_inhibit_manager_v1_interface.name) ==
+			0) {
 		p->shortcuts = BIND(zwp_keyboard_shortcuts_inhibit_manager_v1, 1);
 	} else if (strcmp(interface, zwp_pointer_constraints_v1_interface.name) == 0) {
 		p->constraints = BIND(zwp_pointer_constraints_v1, 1);
@@ -657,22 +716,27 @@ static void registry_global_remove(void *d, struct wl_registry *r, uint32_t n)
 {
 }
 static const struct wl_registry_listener registry_listener = {
-	registry_global, registry_global_remove,
+	registry_global,
+	registry_global_remove,
 };
 
 static void usage(void)
 {
 	fputs("usage: smt-probe [--title T] [--app-id A] [--size WxH] [--color RRGGBB]\n"
-		"  [--idle-inhibit] [--shortcuts-inhibit] [--lock-pointer]\n"
-		"  [--confine-pointer X,Y,W,H] [--relative] [--text-input] [--export]\n"
-		"  [--import HANDLE] [--gestures] [--tablet]\n", stderr);
+	      "  [--idle-inhibit] [--shortcuts-inhibit] [--lock-pointer]\n"
+	      "  [--confine-pointer X,Y,W,H] [--relative] [--text-input] [--export]\n"
+	      "  [--import HANDLE] [--gestures] [--tablet]\n",
+			stderr);
 	exit(2);
 }
 
 static void parse_options(int argc, char *argv[], struct options *o)
 {
-	*o = (struct options){ .title = "smt-probe", .app_id = "smt-probe", .width = 320,
-		.height = 240, .color = 0x3070c0 };
+	*o = (struct options){ .title = "smt-probe",
+		.app_id = "smt-probe",
+		.width = 320,
+		.height = 240,
+		.color = 0x3070c0 };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
@@ -682,7 +746,8 @@ static void parse_options(int argc, char *argv[], struct options *o)
 			o->app_id = argv[++i];
 		} else if (strcmp(a, "--size") == 0 && next) {
 			if (sscanf(argv[++i], "%dx%d", &o->width, &o->height) != 2 ||
-					o->width < 1 || o->height < 1 || o->width > 4096 || o->height > 4096) {
+					o->width < 1 || o->height < 1 || o->width > 4096 ||
+					o->height > 4096) {
 				usage();
 			}
 		} else if (strcmp(a, "--color") == 0 && next) {
@@ -719,7 +784,7 @@ static void parse_options(int argc, char *argv[], struct options *o)
 
 int main(int argc, char *argv[])
 {
-	struct probe p = {0};
+	struct probe p = { 0 };
 	parse_options(argc, argv, &p.opt);
 	p.width = p.opt.width;
 	p.height = p.opt.height;
@@ -740,7 +805,8 @@ int main(int argc, char *argv[])
 			(p.opt.text_input && p.text_inputs == NULL) ||
 			(p.opt.export && p.exporter == NULL) ||
 			(p.opt.import != NULL && p.importer == NULL) ||
-			(p.opt.gestures && p.gestures == NULL) || (p.opt.tablet && p.tablets == NULL)) {
+			(p.opt.gestures && p.gestures == NULL) ||
+			(p.opt.tablet && p.tablets == NULL)) {
 		die("the compositor does not offer a protocol asked for");
 	}
 	xdg_wm_base_add_listener(p.wm_base, &wm_base_listener, &p);
@@ -757,29 +823,30 @@ int main(int argc, char *argv[])
 	}
 	if (p.opt.shortcuts_inhibit) {
 		struct zwp_keyboard_shortcuts_inhibitor_v1 *inhibitor =
-			zwp_keyboard_shortcuts_inhibit_manager_v1_inhibit_shortcuts(p.shortcuts,
-				p.surface, p.seat);
-		zwp_keyboard_shortcuts_inhibitor_v1_add_listener(inhibitor, &shortcuts_listener, &p);
+				zwp_keyboard_shortcuts_inhibit_manager_v1_inhibit_shortcuts(
+						p.shortcuts, p.surface, p.seat);
+		zwp_keyboard_shortcuts_inhibitor_v1_add_listener(
+				inhibitor, &shortcuts_listener, &p);
 	}
 	if (p.opt.text_input) {
 		p.text_input = zwp_text_input_manager_v3_get_text_input(p.text_inputs, p.seat);
 		zwp_text_input_v3_add_listener(p.text_input, &text_input_listener, &p);
 	}
 	if (p.opt.export) {
-		struct zxdg_exported_v2 *exported =
-			zxdg_exporter_v2_export_toplevel(p.exporter, p.surface);
+		struct zxdg_exported_v2 *exported = zxdg_exporter_v2_export_toplevel(
+				p.exporter, p.surface);
 		zxdg_exported_v2_add_listener(exported, &exported_listener, &p);
 	}
 	if (p.opt.import != NULL) {
-		struct zxdg_imported_v2 *imported =
-			zxdg_importer_v2_import_toplevel(p.importer, p.opt.import);
+		struct zxdg_imported_v2 *imported = zxdg_importer_v2_import_toplevel(
+				p.importer, p.opt.import);
 		zxdg_imported_v2_add_listener(imported, &imported_listener, &p);
 		zxdg_imported_v2_set_parent_of(imported, p.surface);
 	}
 	if (p.opt.tablet) {
 		zwp_tablet_seat_v2_add_listener(
-			zwp_tablet_manager_v2_get_tablet_seat(p.tablets, p.seat),
-			&tablet_seat_listener, &p);
+				zwp_tablet_manager_v2_get_tablet_seat(p.tablets, p.seat),
+				&tablet_seat_listener, &p);
 	}
 	wl_seat_add_listener(p.seat, &seat_listener, &p);
 	wl_surface_commit(p.surface);

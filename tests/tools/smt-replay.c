@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "executor.h"
-#include "submit_area.h"
+#include "compositor/exec/executor.h"
+#include "compositor/ring/submit_area.h"
 
 static void *read_file(const char *path, size_t *len)
 {
@@ -60,7 +60,7 @@ int main(int argc, char *argv[])
 {
 	if (argc != 8) {
 		fputs("usage: smt-replay DUMP CANVAS_ID WIDTH HEIGHT POOL_ID POOL_FILE OUT.ppm\n",
-			stderr);
+				stderr);
 		return 2;
 	}
 	uint32_t canvas_id = parse_u32(argv[2]), width = parse_u32(argv[3]);
@@ -70,13 +70,15 @@ int main(int argc, char *argv[])
 	unsigned char *pool = pool_id != 0 ? read_file(argv[6], &pool_len) : NULL;
 
 	struct smt_exec_ctx *ctx = smt_exec_create(NULL);
-	pixman_image_t *back = pixman_image_create_bits(PIXMAN_a8r8g8b8, (int)width,
-		(int)height, NULL, 0);
-	pixman_image_t *front = pixman_image_create_bits(PIXMAN_a8r8g8b8, (int)width,
-		(int)height, NULL, 0);
+	pixman_image_t *back = pixman_image_create_bits(
+			PIXMAN_a8r8g8b8, (int)width, (int)height, NULL, 0);
+	pixman_image_t *front = pixman_image_create_bits(
+			PIXMAN_a8r8g8b8, (int)width, (int)height, NULL, 0);
 	if (ctx == NULL || back == NULL || front == NULL ||
 			smt_exec_register_canvas(ctx, canvas_id, back) != 0 ||
-			(pool != NULL && smt_exec_register_pool(ctx, pool_id, pool, pool_len) != 0)) {
+			(pool != NULL &&
+					smt_exec_register_pool(ctx, pool_id, pool, pool_len) !=
+							0)) {
 		fputs("smt-replay: cannot set up the executor\n", stderr);
 		return 1;
 	}
@@ -91,9 +93,9 @@ int main(int argc, char *argv[])
 	}
 	struct smt_exec_result out;
 	struct smt_fault fault;
-	enum smt_exec_stop stop = submit_area_write(area, &reader, stream, stream_len, &fault) < 0
-		? smt_exec_fail(ctx, &reader, &fault, &out)
-		: smt_exec_run(ctx, &reader, NULL, &out);
+	enum smt_exec_stop stop = submit_area_write(area, &reader, stream, stream_len, &fault) < 0 ?
+			smt_exec_fail(ctx, &reader, &fault, &out) :
+			smt_exec_run(ctx, &reader, NULL, &out);
 	for (;;) {
 		if (stop == SMT_EXEC_ERROR) {
 			fprintf(stderr, "smt-replay: %s\n", out.error.message);
@@ -102,11 +104,11 @@ int main(int argc, char *argv[])
 		if (stop == SMT_EXEC_PRESENT && out.present.canvas_id == canvas_id) {
 			int n = 0;
 			const pixman_box32_t *r = pixman_region32_rectangles(
-				(pixman_region32_t *)out.present.damage, &n);
+					(pixman_region32_t *)out.present.damage, &n);
 			for (int i = 0; i < n; i++) {
 				pixman_image_composite32(PIXMAN_OP_SRC, back, NULL, front, r[i].x1,
-					r[i].y1, 0, 0, r[i].x1, r[i].y1, r[i].x2 - r[i].x1,
-					r[i].y2 - r[i].y1);
+						r[i].y1, 0, 0, r[i].x1, r[i].y1, r[i].x2 - r[i].x1,
+						r[i].y2 - r[i].y1);
 			}
 		}
 		if (stop == SMT_EXEC_EMPTY) {

@@ -34,23 +34,31 @@
 #define BTN_RIGHT_CODE 0x111
 #define BTN_MIDDLE_CODE 0x112
 
-#define MAX_COORD 1000000L    // absolute positions and extents
-#define MAX_REL 100000.0      // relative motion per action
-#define MAX_SLEEP_MS 600000L  // 10 minutes
-#define MAX_SCROLL 10000L     // wheel steps per action
+#define MAX_COORD 1000000L   // absolute positions and extents
+#define MAX_REL 100000.0     // relative motion per action
+#define MAX_SLEEP_MS 600000L // 10 minutes
+#define MAX_SCROLL 10000L    // wheel steps per action
 #define MAX_OUTPUTS 32
 
-enum action_kind { ACT_MOVE, ACT_REL, ACT_DOWN, ACT_UP, ACT_CLICK, ACT_SCROLL, ACT_SLEEP };
+enum action_kind {
+	ACT_MOVE,
+	ACT_REL,
+	ACT_DOWN,
+	ACT_UP,
+	ACT_CLICK,
+	ACT_SCROLL,
+	ACT_SLEEP
+};
 
 struct action {
 	enum action_kind kind;
-	long a, b;      // move: x y; button: code; scroll: steps; sleep: ms
-	double dx, dy;  // rel
+	long a, b;     // move: x y; button: code; scroll: steps; sleep: ms
+	double dx, dy; // rel
 };
 
 struct output_info {
 	struct wl_output *wl_output;
-	int32_t width, height;  // current mode
+	int32_t width, height; // current mode
 	int32_t scale;
 	int32_t transform;
 };
@@ -67,22 +75,21 @@ static const char *prog = "smt-vpointer";
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: %s [--extent WxH] ACTION...\n"
-		"actions (run in order, each followed by frame + roundtrip):\n"
-		"  move X Y        absolute move to layout coordinates\n"
-		"  rel DX DY       relative motion\n"
-		"  down BUTTON     press a button (left|right|middle)\n"
-		"  up BUTTON       release a button\n"
-		"  click BUTTON    press and release a button\n"
-		"  scroll DY       scroll DY wheel steps (negative: up)\n"
-		"  sleep MS        wait MS milliseconds\n"
-		"--extent WxH sets the area absolute moves map to (default: bounding box of\n"
-		"all outputs side by side, or 1280x720 without outputs)\n",
-		prog);
+			"usage: %s [--extent WxH] ACTION...\n"
+			"actions (run in order, each followed by frame + roundtrip):\n"
+			"  move X Y        absolute move to layout coordinates\n"
+			"  rel DX DY       relative motion\n"
+			"  down BUTTON     press a button (left|right|middle)\n"
+			"  up BUTTON       release a button\n"
+			"  click BUTTON    press and release a button\n"
+			"  scroll DY       scroll DY wheel steps (negative: up)\n"
+			"  sleep MS        wait MS milliseconds\n"
+			"--extent WxH sets the area absolute moves map to (default: bounding box of\n"
+			"all outputs side by side, or 1280x720 without outputs)\n",
+			prog);
 }
 
-__attribute__((format(printf, 1, 2)))
-static _Noreturn void usage_error(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) static _Noreturn void usage_error(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -165,14 +172,14 @@ static uint32_t now_ms(void)
 
 static void sleep_ms(long ms)
 {
-	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
 	}
 }
 
 // wl_output listener: only the current mode, scale and transform matter.
-static void output_geometry(void *data, struct wl_output *o, int32_t x, int32_t y,
-		int32_t pw, int32_t ph, int32_t subpixel, const char *make, const char *model,
+static void output_geometry(void *data, struct wl_output *o, int32_t x, int32_t y, int32_t pw,
+		int32_t ph, int32_t subpixel, const char *make, const char *model,
 		int32_t transform)
 {
 	struct output_info *info = data;
@@ -213,14 +220,14 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 	if (strcmp(interface, wl_seat_interface.name) == 0 && st->seat == NULL) {
 		st->seat = wl_registry_bind(registry, name, &wl_seat_interface, 1);
 	} else if (strcmp(interface, zwlr_virtual_pointer_manager_v1_interface.name) == 0) {
-		st->manager = wl_registry_bind(registry, name,
-			&zwlr_virtual_pointer_manager_v1_interface, 1);
+		st->manager = wl_registry_bind(
+				registry, name, &zwlr_virtual_pointer_manager_v1_interface, 1);
 	} else if (strcmp(interface, wl_output_interface.name) == 0 &&
 			st->n_outputs < MAX_OUTPUTS) {
 		struct output_info *info = &st->outputs[st->n_outputs++];
 		info->scale = 1;
-		info->wl_output = wl_registry_bind(registry, name, &wl_output_interface,
-			version < 2 ? version : 2);
+		info->wl_output = wl_registry_bind(
+				registry, name, &wl_output_interface, version < 2 ? version : 2);
 		wl_output_add_listener(info->wl_output, &output_listener, info);
 	}
 }
@@ -243,7 +250,8 @@ static void parse_action(int argc, char **argv, int *i, struct action *act)
 	memset(act, 0, sizeof(*act));
 	if (strcmp(name, "move") == 0) {
 		act->kind = ACT_MOVE;
-		if (!parse_long(a1, 0, MAX_COORD, &act->a) || !parse_long(a2, 0, MAX_COORD, &act->b)) {
+		if (!parse_long(a1, 0, MAX_COORD, &act->a) ||
+				!parse_long(a2, 0, MAX_COORD, &act->b)) {
 			usage_error("%s: expects two integers X Y (0..1000000)", name);
 		}
 		*i += 3;
@@ -265,7 +273,7 @@ static void parse_action(int argc, char **argv, int *i, struct action *act)
 		act->kind = ACT_SCROLL;
 		if (!parse_long(a1, -MAX_SCROLL, MAX_SCROLL, &act->a)) {
 			usage_error("%s: expects an integer number of wheel steps DY (-10000..10000)",
-				name);
+					name);
 		}
 		*i += 2;
 	} else if (strcmp(name, "sleep") == 0) {
@@ -288,7 +296,7 @@ static void compute_extent(const struct state *st, long *w, long *h)
 		if (ow <= 0 || oh <= 0) {
 			continue;
 		}
-		if (o->transform & 1) {  // 90 and 270 degree transforms swap axes
+		if (o->transform & 1) { // 90 and 270 degree transforms swap axes
 			long t = ow;
 			ow = oh;
 			oh = t;
@@ -320,7 +328,7 @@ static void check_display(struct wl_display *display, const char *what)
 		uint32_t id = 0;
 		uint32_t code = wl_display_get_protocol_error(display, &iface, &id);
 		fprintf(stderr, "%s: %s: protocol error %u on %s@%u\n", prog, what, code,
-			iface ? iface->name : "?", id);
+				iface ? iface->name : "?", id);
 	} else {
 		fprintf(stderr, "%s: %s: connection error: %s\n", prog, what, strerror(err));
 	}
@@ -330,7 +338,8 @@ static void check_display(struct wl_display *display, const char *what)
 static void send_button(struct zwlr_virtual_pointer_v1 *ptr, long code, bool pressed)
 {
 	zwlr_virtual_pointer_v1_button(ptr, now_ms(), (uint32_t)code,
-		pressed ? WL_POINTER_BUTTON_STATE_PRESSED : WL_POINTER_BUTTON_STATE_RELEASED);
+			pressed ? WL_POINTER_BUTTON_STATE_PRESSED :
+				  WL_POINTER_BUTTON_STATE_RELEASED);
 	zwlr_virtual_pointer_v1_frame(ptr);
 }
 
@@ -370,12 +379,12 @@ int main(int argc, char **argv)
 	struct wl_display *display = wl_display_connect(NULL);
 	if (display == NULL) {
 		fprintf(stderr, "%s: cannot connect to the Wayland display '%s': %s\n", prog,
-			getenv("WAYLAND_DISPLAY") ? getenv("WAYLAND_DISPLAY") : "wayland-0",
-			strerror(errno));
+				getenv("WAYLAND_DISPLAY") ? getenv("WAYLAND_DISPLAY") : "wayland-0",
+				strerror(errno));
 		free(actions);
 		return 1;
 	}
-	struct state st = {0};
+	struct state st = { 0 };
 	struct wl_registry *registry = wl_display_get_registry(display);
 	wl_registry_add_listener(registry, &registry_listener, &st);
 	if (wl_display_roundtrip(display) < 0 || wl_display_roundtrip(display) < 0) {
@@ -383,7 +392,7 @@ int main(int argc, char **argv)
 	}
 	if (st.manager == NULL) {
 		fprintf(stderr, "%s: the compositor does not offer %s\n", prog,
-			zwlr_virtual_pointer_manager_v1_interface.name);
+				zwlr_virtual_pointer_manager_v1_interface.name);
 		free(actions);
 		wl_display_disconnect(display);
 		return 1;
@@ -393,7 +402,7 @@ int main(int argc, char **argv)
 	}
 
 	struct zwlr_virtual_pointer_v1 *ptr =
-		zwlr_virtual_pointer_manager_v1_create_virtual_pointer(st.manager, st.seat);
+			zwlr_virtual_pointer_manager_v1_create_virtual_pointer(st.manager, st.seat);
 	if (wl_display_roundtrip(display) < 0) {
 		check_display(display, "create_virtual_pointer");
 	}
@@ -403,19 +412,19 @@ int main(int argc, char **argv)
 		switch (act->kind) {
 		case ACT_MOVE:
 			if (act->a > extent_w || act->b > extent_h) {
-				fprintf(stderr, "%s: move %ld %ld is outside the %ldx%ld extent\n", prog,
-					act->a, act->b, extent_w, extent_h);
+				fprintf(stderr, "%s: move %ld %ld is outside the %ldx%ld extent\n",
+						prog, act->a, act->b, extent_w, extent_h);
 				free(actions);
 				wl_display_disconnect(display);
 				return 2;
 			}
 			zwlr_virtual_pointer_v1_motion_absolute(ptr, now_ms(), (uint32_t)act->a,
-				(uint32_t)act->b, (uint32_t)extent_w, (uint32_t)extent_h);
+					(uint32_t)act->b, (uint32_t)extent_w, (uint32_t)extent_h);
 			zwlr_virtual_pointer_v1_frame(ptr);
 			break;
 		case ACT_REL:
 			zwlr_virtual_pointer_v1_motion(ptr, now_ms(), wl_fixed_from_double(act->dx),
-				wl_fixed_from_double(act->dy));
+					wl_fixed_from_double(act->dy));
 			zwlr_virtual_pointer_v1_frame(ptr);
 			break;
 		case ACT_DOWN:
@@ -434,8 +443,8 @@ int main(int argc, char **argv)
 		case ACT_SCROLL:
 			zwlr_virtual_pointer_v1_axis_source(ptr, WL_POINTER_AXIS_SOURCE_WHEEL);
 			zwlr_virtual_pointer_v1_axis_discrete(ptr, now_ms(),
-				WL_POINTER_AXIS_VERTICAL_SCROLL, wl_fixed_from_int((int)act->a * 15),
-				(int32_t)act->a);
+					WL_POINTER_AXIS_VERTICAL_SCROLL,
+					wl_fixed_from_int((int)act->a * 15), (int32_t)act->a);
 			zwlr_virtual_pointer_v1_frame(ptr);
 			break;
 		case ACT_SLEEP:

@@ -76,8 +76,8 @@ static int fail(const char *what)
 /* A round trip, and no error queued: the connection works. */
 static bool round_trip(void)
 {
-	xcb_get_input_focus_reply_t *r =
-		xcb_get_input_focus_reply(conn, xcb_get_input_focus(conn), NULL);
+	xcb_get_input_focus_reply_t *r = xcb_get_input_focus_reply(
+			conn, xcb_get_input_focus(conn), NULL);
 	if (!r)
 		return false;
 	free(r);
@@ -86,8 +86,8 @@ static bool round_trip(void)
 		bool error = ev->response_type == 0;
 		if (error)
 			printf("X error %u (major %u) on sequence %u\n",
-			       ((xcb_generic_error_t *)ev)->error_code,
-			       ((xcb_generic_error_t *)ev)->major_code, ev->sequence);
+					((xcb_generic_error_t *)ev)->error_code,
+					((xcb_generic_error_t *)ev)->major_code, ev->sequence);
 		free(ev);
 		if (error)
 			return false;
@@ -109,8 +109,9 @@ static bool segment_works(xcb_shm_seg_t seg)
 	xcb_pixmap_t pix = xcb_generate_id(conn);
 	xcb_create_pixmap(conn, screen->root_depth, pix, screen->root, 1, 1);
 	xcb_shm_get_image_reply_t *r = xcb_shm_get_image_reply(conn,
-		xcb_shm_get_image(conn, pix, 0, 0, 1, 1, ~0u, XCB_IMAGE_FORMAT_Z_PIXMAP, seg, 0),
-		NULL);
+			xcb_shm_get_image(conn, pix, 0, 0, 1, 1, ~0u, XCB_IMAGE_FORMAT_Z_PIXMAP,
+					seg, 0),
+			NULL);
 	xcb_free_pixmap(conn, pix);
 	bool ok = r != NULL;
 	free(r);
@@ -151,7 +152,10 @@ static int max_fd(void)
 	return (int)rl.rlim_cur;
 }
 
-enum child_close { CLOSE_LOOP, CLOSE_FROM };
+enum child_close {
+	CLOSE_LOOP,
+	CLOSE_FROM
+};
 
 /* vfork, close in the child, exec: what Java's VFORK mode and many C
  * programs do. The child shares our memory until it execs. */
@@ -173,7 +177,7 @@ static bool vfork_close_exec(enum child_close how)
 	}
 	int status;
 	return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-	       WEXITSTATUS(status) == 0;
+			WEXITSTATUS(status) == 0;
 }
 
 static int vfork_loop(int n, enum child_close how)
@@ -202,7 +206,7 @@ static int spawn_loop(int n)
 		int e = posix_spawn(&pid, "/bin/true", &fa, NULL, argv, environ);
 		posix_spawn_file_actions_destroy(&fa);
 		if (e != 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-		    WEXITSTATUS(status) != 0)
+				WEXITSTATUS(status) != 0)
 			return fail("posix_spawn /bin/true");
 		if (!round_trip())
 			return fail("the round trip after posix_spawn");
@@ -254,8 +258,8 @@ static int fork_shm(void)
 	if (pid == 0) {
 		int fd = memfd_of(4096);
 		xcb_shm_seg_t seg = xcb_generate_id(conn);
-		xcb_generic_error_t *e =
-			xcb_request_check(conn, xcb_shm_attach_fd_checked(conn, seg, fd, 0));
+		xcb_generic_error_t *e = xcb_request_check(
+				conn, xcb_shm_attach_fd_checked(conn, seg, fd, 0));
 		if (e) {
 			printf("FAILED: the child's ShmAttachFd: X error %u\n", e->error_code);
 			_exit(1);
@@ -266,14 +270,17 @@ static int fork_shm(void)
 	}
 	int status;
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-	    WEXITSTATUS(status) != 0)
+			WEXITSTATUS(status) != 0)
 		return fail("the forked child's first request with an fd");
 	printf("ok fork-shm the child's ShmAttachFd worked\n");
 	return 0;
 }
 
 /* A child made without libc's fork: nothing of the shim ran in it. */
-enum raw_child { RAW_FORK, RAW_CLONE };
+enum raw_child {
+	RAW_FORK,
+	RAW_CLONE
+};
 
 static int clone_entry(void *arg)
 {
@@ -299,15 +306,15 @@ static bool child_succeeded(pid_t pid)
 {
 	int status;
 	return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-	       WEXITSTATUS(status) == 0;
+			WEXITSTATUS(status) == 0;
 }
 
 static int child_requests(void)
 {
 	int fd = memfd_of(4096);
 	xcb_shm_seg_t seg = xcb_generate_id(conn);
-	xcb_generic_error_t *e =
-		xcb_request_check(conn, xcb_shm_attach_fd_checked(conn, seg, fd, 0));
+	xcb_generic_error_t *e = xcb_request_check(
+			conn, xcb_shm_attach_fd_checked(conn, seg, fd, 0));
 	if (e) {
 		printf("FAILED: the raw child's ShmAttachFd: X error %u\n", e->error_code);
 		fflush(stdout);
@@ -328,7 +335,7 @@ static int raw_child_requests(enum raw_child how)
 	if (!child_succeeded(start_raw_child(how, child_requests)))
 		return fail("the raw child's requests on the inherited connection");
 	printf("ok %s-requests the child's requests were served\n",
-	       how == RAW_FORK ? "rawfork" : "clone");
+			how == RAW_FORK ? "rawfork" : "clone");
 	return 0;
 }
 
@@ -338,7 +345,7 @@ static int child_reuses_x_number(void)
 	int sp[2];
 	/* Raw syscalls: nothing of the shim sees the X socket go. */
 	if (syscall(SYS_close, xfd) != 0 ||
-	    syscall(SYS_socketpair, AF_UNIX, SOCK_STREAM, 0, sp) != 0)
+			syscall(SYS_socketpair, AF_UNIX, SOCK_STREAM, 0, sp) != 0)
 		return fail("the raw child's socketpair");
 	if (sp[0] != xfd && syscall(SYS_dup3, sp[0], xfd, 0) != xfd)
 		return fail("the raw child's dup3 onto the X socket's number");
@@ -348,7 +355,7 @@ static int child_reuses_x_number(void)
 		return fail("the raw child's writev on its socketpair");
 	char got[sizeof(msg)];
 	if (recv(sp[1], got, sizeof(got), MSG_DONTWAIT) != (ssize_t)sizeof(msg) ||
-	    memcmp(got, msg, sizeof(msg)) != 0)
+			memcmp(got, msg, sizeof(msg)) != 0)
 		return fail("the raw child's bytes did not reach its socketpair");
 	close(xfd);
 	fflush(stdout);
@@ -382,7 +389,8 @@ static int closefrom_own(void)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: smt-x11-procs shm-burst|vfork-close|vfork-closefrom|spawn|"
+		fprintf(stderr,
+				"usage: smt-x11-procs shm-burst|vfork-close|vfork-closefrom|spawn|"
 				"threads-vfork N | fork-shm | closefrom-own | rawfork-requests | "
 				"clone-requests | rawfork-reuse | drop-gid-exec CMD...\n");
 		return 2;

@@ -54,8 +54,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "scm_rights.h"
-#include "smt-ring-client.h"
+#include "xwayland-glue/stream/scm_rights.h"
+#include "protocol/smt-ring-client.h"
 
 #define AREA (64u * 1024u)
 
@@ -141,8 +141,9 @@ static int make_memfd(bool seal)
 
 static bool send_hello(int fd, struct ring *r)
 {
-	struct smt_stream_hello h = { .magic = SMT_STREAM_HELLO_MAGIC,
-				      .version = SMT_RING_VERSION, .area_size = AREA };
+	struct smt_stream_hello h = {
+		.magic = SMT_STREAM_HELLO_MAGIC, .version = SMT_RING_VERSION, .area_size = AREA
+	};
 	struct iovec iov = { &h, sizeof(h) };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
 	union scm_rights_buf u;
@@ -155,13 +156,18 @@ static bool send_hello(int fd, struct ring *r)
 static int receive_ack(int fd, struct ring *r)
 {
 	struct smt_stream_ack ack;
-	union { char buf[CMSG_SPACE(3 * sizeof(int))]; struct cmsghdr a; } u;
+	union {
+		char buf[CMSG_SPACE(3 * sizeof(int))];
+		struct cmsghdr a;
+	} u;
 	struct iovec iov = { &ack, sizeof(ack) };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-			    .msg_controllen = sizeof(u.buf) };
+	struct msghdr m = { .msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = u.buf,
+		.msg_controllen = sizeof(u.buf) };
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	if (poll(&p, 1, 60000) <= 0 || recvmsg(fd, &m, MSG_WAITALL) != (ssize_t)sizeof(ack) ||
-	    ack.magic != SMT_STREAM_ACK_MAGIC)
+			ack.magic != SMT_STREAM_ACK_MAGIC)
 		return -1;
 	if (ack.result != SMT_STREAM_OK)
 		return (int)ack.result;
@@ -177,7 +183,7 @@ static int receive_ack(int fd, struct ring *r)
 		return -1;
 	/* The server's pages are read-only to us: a writable mapping fails. */
 	if (mmap(NULL, SMT_STATUS_MAP_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fds[0], 0) !=
-	    MAP_FAILED) {
+			MAP_FAILED) {
 		fprintf(stderr, "the status page could be mapped writable\n");
 		return -1;
 	}
@@ -189,7 +195,7 @@ static bool attach(int fd, struct ring *r, bool seal)
 	r->memfd = make_memfd(seal);
 	r->efd = eventfd(0, EFD_CLOEXEC);
 	void *map = mmap(NULL, SMT_RING_HEADER_SIZE + AREA, PROT_READ | PROT_WRITE, MAP_SHARED,
-			 r->memfd, 0);
+			r->memfd, 0);
 	if (r->memfd < 0 || r->efd < 0 || map == MAP_FAILED)
 		return false;
 	r->hdr = map;
@@ -230,10 +236,11 @@ static long cpu_ticks(int pid)
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
-	const char *p = strrchr(buf, ')');  /* comm may hold spaces */
+	const char *p = strrchr(buf, ')'); /* comm may hold spaces */
 	unsigned long ut, st;
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut,
-			 &st) != 2)
+	if (!p ||
+			sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut,
+					&st) != 2)
 		return -1;
 	return (long)(ut + st);
 }
@@ -253,10 +260,11 @@ static int open_fds(int pid)
 }
 
 static bool send_fd_message(int fd, struct ring *r, uint32_t kind, uint64_t position,
-			    const int *fds, unsigned nfds, int flags)
+		const int *fds, unsigned nfds, int flags)
 {
-	struct smt_stream_fd_msg m = { .magic = SMT_STREAM_FD_MAGIC, .kind = kind,
-				       .position = position };
+	struct smt_stream_fd_msg m = {
+		.magic = SMT_STREAM_FD_MAGIC, .kind = kind, .position = position
+	};
 	struct iovec iov = { &m, sizeof(m) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 	union scm_rights_buf u;
@@ -278,9 +286,9 @@ static bool round_trip(int fd, struct ring *r, uint64_t *head)
 		if (poll(&p, 1, 30000) <= 0 || recv(fd, b, sizeof(b), MSG_WAITALL) != 32)
 			return false;
 		if (b[0] == 1)
-			return true;  /* the reply; events before it are skipped */
+			return true; /* the reply; events before it are skipped */
 		if (b[0] == 0)
-			return false;  /* an error */
+			return false; /* an error */
 	}
 }
 
@@ -296,7 +304,8 @@ static int fd_hold(int fd, struct ring *r, uint64_t head, int xpid)
 	poll(NULL, 0, 1000);
 	long spent = cpu_ticks(xpid) - before;
 	printf("X server CPU while an fd message waits for its bytes: %ld ticks in 1 s "
-	       "(%ld per s)\n", spent, hz);
+	       "(%ld per s)\n",
+			spent, hz);
 	if (before < 0 || spent * 4 >= hz)
 		return verdict(false, "fd-hold-busy");
 	return verdict(round_trip(fd, r, &head), "fd-held-idle-then-served");
@@ -312,17 +321,18 @@ static int fd_flood(int fd, struct ring *r, uint64_t head, int xpid)
 	}
 	int before = open_fds(xpid);
 	unsigned sent = 0;
-	while (sent < 100000 && send_fd_message(fd, r, SMT_STREAM_FDS, head + (1u << 20), fds,
-						SMT_STREAM_MAX_FDS, MSG_DONTWAIT))
+	while (sent < 100000 &&
+			send_fd_message(fd, r, SMT_STREAM_FDS, head + (1u << 20), fds,
+					SMT_STREAM_MAX_FDS, MSG_DONTWAIT))
 		sent++;
 	/* The server has seen them: a round trip on a second connection. */
 	int other = connect_x();
 	if (other < 0 || write(other, setup_req, sizeof(setup_req)) != sizeof(setup_req) ||
-	    read_setup_reply(other) != 1)
+			read_setup_reply(other) != 1)
 		return 2;
 	int during = open_fds(xpid);
 	printf("%u fd messages of %u fds in flight; the X server's fds %d -> %d\n", sent,
-	       SMT_STREAM_MAX_FDS, before, during);
+			SMT_STREAM_MAX_FDS, before, during);
 	close(other);
 	if (before < 0 || sent < 2 || during - before > (int)SMT_STREAM_MAX_FDS + 4)
 		return verdict(false, "fd-flood-held-more-than-one-message");
@@ -362,13 +372,13 @@ static int fork_attach(int fd, struct ring *r, uint64_t head)
 	uint8_t grab[4] = { 36, 0, 1, 0 }, ungrab[4] = { 37, 0, 1, 0 };
 	uint8_t focus[4] = { 43, 0, 1, 0 };
 	if (other < 0 || !plain_request(other, setup_req, sizeof(setup_req)) ||
-	    read_setup_reply(other) != 1 || !plain_request(other, grab, 4) ||
-	    !plain_request(other, focus, 4) || next_answer(other, a) != 1)
+			read_setup_reply(other) != 1 || !plain_request(other, grab, 4) ||
+			!plain_request(other, focus, 4) || next_answer(other, a) != 1)
 		return 2;
 	/* The child's turn: REVERT, then its first request with its fd. */
 	int memfd = memfd_create("fork-attach", MFD_CLOEXEC);
 	if (memfd < 0 || ftruncate(memfd, 4096) != 0 ||
-	    !send_fd_message(fd, r, SMT_STREAM_REVERT, head, NULL, 0, 0))
+			!send_fd_message(fd, r, SMT_STREAM_REVERT, head, NULL, 0, 0))
 		return 2;
 	uint8_t attach[12] = { major, 6, 3, 0 };
 	uint32_t seg = base | 0x10;
@@ -378,11 +388,11 @@ static int fork_attach(int fd, struct ring *r, uint64_t head)
 	union scm_rights_buf u;
 	scm_rights_attach(&m, &u, &memfd, 1);
 	if (sendmsg(fd, &m, MSG_NOSIGNAL) != (ssize_t)sizeof(attach) ||
-	    !plain_request(fd, focus, 4))
+			!plain_request(fd, focus, 4))
 		return 2;
 	close(memfd);
 	if (!plain_request(other, ungrab, 4) || !plain_request(other, focus, 4) ||
-	    next_answer(other, a) != 1)
+			next_answer(other, a) != 1)
 		return 2;
 	int got = next_answer(fd, a);
 	if (got == 0)
@@ -400,9 +410,10 @@ static int verdict(bool ok, const char *what)
 int main(int argc, char **argv)
 {
 	if (argc != 2 && argc != 3) {
-		fprintf(stderr, "usage: smt-x11ring-hostile unsealed|bad-head|past-head|garbage|"
-			"bad-fdmsg|plain|ring|limit|revert-before-tail|revert-past-head\n"
-			"       smt-x11ring-hostile fd-hold|fd-flood X-SERVER-PID\n");
+		fprintf(stderr,
+				"usage: smt-x11ring-hostile unsealed|bad-head|past-head|garbage|"
+				"bad-fdmsg|plain|ring|limit|revert-before-tail|revert-past-head\n"
+				"       smt-x11ring-hostile fd-hold|fd-flood X-SERVER-PID\n");
 		return 2;
 	}
 	int xpid = argc == 3 ? atoi(argv[2]) : -1;
@@ -429,7 +440,9 @@ int main(int argc, char **argv)
 		return verdict(read_setup_reply(fd) == 1, "refused-then-plain-setup-accepted");
 	}
 	if (!strcmp(c, "limit")) {
-		enum { N = 140 };
+		enum {
+			N = 140
+		};
 		int attached = 0, refused = 0;
 		for (int i = 0; i < N; i++) {
 			int cfd = i == 0 ? fd : connect_x();
@@ -442,8 +455,9 @@ int main(int argc, char **argv)
 				continue;
 			}
 			if (res != SMT_STREAM_REFUSED_LIMIT ||
-			    write(cfd, setup_req, sizeof(setup_req)) != sizeof(setup_req) ||
-			    read_setup_reply(cfd) != 1)
+					write(cfd, setup_req, sizeof(setup_req)) !=
+							sizeof(setup_req) ||
+					read_setup_reply(cfd) != 1)
 				return verdict(false, "refused-ring-without-a-working-socket");
 			refused++;
 		}
@@ -487,13 +501,13 @@ int main(int argc, char **argv)
 		return fork_attach(fd, &r, head);
 	if (!strcmp(c, "revert-before-tail") || !strcmp(c, "revert-past-head")) {
 		bool before = !strcmp(c, "revert-before-tail");
-		if (!send_fd_message(fd, &r, SMT_STREAM_REVERT, before ? head - 4 : head + 4096, NULL,
-				     0, 0))
+		if (!send_fd_message(fd, &r, SMT_STREAM_REVERT, before ? head - 4 : head + 4096,
+				    NULL, 0, 0))
 			return 2;
 		uint8_t noop[4] = { 127, 0, 1, 0 };
 		put(&r, &head, noop, sizeof(noop));
-		return verdict(closed_by_server(fd), before ? "revert-before-tail-closed"
-							    : "revert-past-head-closed");
+		return verdict(closed_by_server(fd),
+				before ? "revert-before-tail-closed" : "revert-past-head-closed");
 	}
 	if (xpid > 0 && !strcmp(c, "fd-hold"))
 		return fd_hold(fd, &r, head, xpid);

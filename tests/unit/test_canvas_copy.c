@@ -4,8 +4,8 @@
  * copy without a deadline, must really have stopped inside rectangles, and
  * must touch nothing outside the region. */
 #include <stdlib.h>
-#include "unit_check.h"
-#include "ring/canvas_copy.h"
+#include "tests/unit/unit_check.h"
+#include "compositor/ring/canvas_copy.h"
 
 static pixman_image_t *image(int width, int height, uint32_t seed)
 {
@@ -25,8 +25,8 @@ static bool same(pixman_image_t *a, pixman_image_t *b)
 {
 	size_t bytes = (size_t)pixman_image_get_stride(a) * (size_t)pixman_image_get_height(a);
 	return pixman_image_get_width(a) == pixman_image_get_width(b) &&
-		pixman_image_get_height(a) == pixman_image_get_height(b) &&
-		memcmp(pixman_image_get_data(a), pixman_image_get_data(b), bytes) == 0;
+			pixman_image_get_height(a) == pixman_image_get_height(b) &&
+			memcmp(pixman_image_get_data(a), pixman_image_get_data(b), bytes) == 0;
 }
 
 struct bands {
@@ -91,15 +91,15 @@ static int check_split(const char *name, pixman_image_t *src, int dst_w, int dst
 	}
 	CHECK_INT(b_split.pixels, in_region);
 	const uint32_t *s = pixman_image_get_data(src), *d = pixman_image_get_data(split),
-		*u = pixman_image_get_data(untouched);
+		       *u = pixman_image_get_data(untouched);
 	int src_w = pixman_image_get_width(src);
 	int wrong = 0;
 	for (int y = 0; y < dst_h; y++) {
 		for (int x = 0; x < dst_w; x++) {
-			bool in = pixman_region32_contains_point((pixman_region32_t *)region,
-				x, y, NULL);
-			uint32_t want = in ? s[(size_t)y * (size_t)src_w + (size_t)x]
-				: u[(size_t)y * (size_t)dst_w + (size_t)x];
+			bool in = pixman_region32_contains_point(
+					(pixman_region32_t *)region, x, y, NULL);
+			uint32_t want = in ? s[(size_t)y * (size_t)src_w + (size_t)x] :
+					     u[(size_t)y * (size_t)dst_w + (size_t)x];
 			wrong += d[(size_t)y * (size_t)dst_w + (size_t)x] != want;
 		}
 	}
@@ -123,8 +123,11 @@ int main(void)
 	/* PRESENT of several rectangles (a region of many boxes, some wider
 	 * than tall, one a single column, one a single row) */
 	pixman_box32_t boxes[] = {
-		{ 0, 0, 1500, 300 }, { 20, 310, 700, 1000 }, { 900, 400, 901, 1100 },
-		{ 1000, 1099, 1500, 1100 }, { 5, 1050, 6, 1051 },
+		{ 0, 0, 1500, 300 },
+		{ 20, 310, 700, 1000 },
+		{ 900, 400, 901, 1100 },
+		{ 1000, 1099, 1500, 1100 },
+		{ 5, 1050, 6, 1051 },
 	};
 	pixman_region32_init_rects(&region, boxes, (int)(sizeof(boxes) / sizeof(boxes[0])));
 	check_split("present region", src, 1500, 1100, &region, 5);
@@ -144,7 +147,7 @@ int main(void)
 		struct canvas_copy c;
 		CHECK(canvas_copy_init_box(&c, w, h));
 		check_split("resize", src, sizes[i][0], sizes[i][1], &c.region,
-			(int)(((uint64_t)w * (uint64_t)h) / CANVAS_COPY_BAND_PIXELS));
+				(int)(((uint64_t)w * (uint64_t)h) / CANVAS_COPY_BAND_PIXELS));
 		canvas_copy_fini(&c);
 	}
 	pixman_image_unref(src);

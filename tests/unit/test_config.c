@@ -1,6 +1,6 @@
 /* Unit tests for compositor/config (pure C, no compositor). */
-#include "config.h"
-#include "unit_check.h"
+#include "compositor/config/config.h"
+#include "tests/unit/unit_check.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -52,59 +52,74 @@ static bool str_eq_nullable(const char *a, const char *b)
 }
 
 /* Deep comparison; prints the first difference. */
-static bool config_equal(const struct smtwc_config *a,
-	const struct smtwc_config *b)
+static bool config_equal(const struct smtwc_config *a, const struct smtwc_config *b)
 {
-#define DIFF(what) \
-	do { \
+#define DIFF(what)                                               \
+	do {                                                     \
 		fprintf(stderr, "  config differs: %s\n", what); \
-		return false; \
+		return false;                                    \
 	} while (0)
-	if (a->modifier != b->modifier) DIFF("modifier");
-	if (!str_eq_nullable(a->terminal, b->terminal)) DIFF("terminal");
-	if (!str_eq_nullable(a->cursor_theme, b->cursor_theme)) DIFF("cursor_theme");
-	if (a->cursor_size != b->cursor_size) DIFF("cursor_size");
-	if (a->background != b->background) DIFF("background");
-	if (a->border_width != b->border_width) DIFF("border_width");
-	if (a->focused_border != b->focused_border) DIFF("focused_border");
-	if (a->unfocused_border != b->unfocused_border) DIFF("unfocused_border");
-	if (!str_eq_nullable(a->title_font, b->title_font)) DIFF("title_font");
-	if (a->title_height != b->title_height) DIFF("title_height");
-	if (a->focused_title != b->focused_title ||
-			a->unfocused_title != b->unfocused_title ||
+	if (a->modifier != b->modifier)
+		DIFF("modifier");
+	if (!str_eq_nullable(a->terminal, b->terminal))
+		DIFF("terminal");
+	if (!str_eq_nullable(a->cursor_theme, b->cursor_theme))
+		DIFF("cursor_theme");
+	if (a->cursor_size != b->cursor_size)
+		DIFF("cursor_size");
+	if (a->background != b->background)
+		DIFF("background");
+	if (a->border_width != b->border_width)
+		DIFF("border_width");
+	if (a->focused_border != b->focused_border)
+		DIFF("focused_border");
+	if (a->unfocused_border != b->unfocused_border)
+		DIFF("unfocused_border");
+	if (!str_eq_nullable(a->title_font, b->title_font))
+		DIFF("title_font");
+	if (a->title_height != b->title_height)
+		DIFF("title_height");
+	if (a->focused_title != b->focused_title || a->unfocused_title != b->unfocused_title ||
 			a->focused_title_text != b->focused_title_text ||
-			a->unfocused_title_text != b->unfocused_title_text) DIFF("title colours");
+			a->unfocused_title_text != b->unfocused_title_text)
+		DIFF("title colours");
 	const struct smtwc_keyboard_config *ka = &a->keyboard, *kb = &b->keyboard;
-	if (!str_eq_nullable(ka->rules, kb->rules) ||
-			!str_eq_nullable(ka->model, kb->model) ||
+	if (!str_eq_nullable(ka->rules, kb->rules) || !str_eq_nullable(ka->model, kb->model) ||
 			!str_eq_nullable(ka->layout, kb->layout) ||
 			!str_eq_nullable(ka->variant, kb->variant) ||
-			!str_eq_nullable(ka->options, kb->options)) DIFF("keyboard names");
-	if (ka->repeat_rate != kb->repeat_rate) DIFF("repeat_rate");
-	if (ka->repeat_delay != kb->repeat_delay) DIFF("repeat_delay");
-	if (a->binding_count != b->binding_count) DIFF("binding_count");
+			!str_eq_nullable(ka->options, kb->options))
+		DIFF("keyboard names");
+	if (ka->repeat_rate != kb->repeat_rate)
+		DIFF("repeat_rate");
+	if (ka->repeat_delay != kb->repeat_delay)
+		DIFF("repeat_delay");
+	if (a->binding_count != b->binding_count)
+		DIFF("binding_count");
 	for (size_t i = 0; i < a->binding_count; i++) {
 		const struct smtwc_binding *x = &a->bindings[i], *y = &b->bindings[i];
 		if (x->modifiers != y->modifiers || x->uses_mod != y->uses_mod ||
 				x->keysym != y->keysym || x->action != y->action ||
-				!str_eq_nullable(x->command, y->command)) DIFF("binding");
+				!str_eq_nullable(x->command, y->command))
+			DIFF("binding");
 	}
-	if (a->startup_count != b->startup_count) DIFF("startup_count");
+	if (a->startup_count != b->startup_count)
+		DIFF("startup_count");
 	for (size_t i = 0; i < a->startup_count; i++) {
-		if (strcmp(a->startup[i], b->startup[i]) != 0) DIFF("startup");
+		if (strcmp(a->startup[i], b->startup[i]) != 0)
+			DIFF("startup");
 	}
-	if (a->output_count != b->output_count) DIFF("output_count");
+	if (a->output_count != b->output_count)
+		DIFF("output_count");
 	for (size_t i = 0; i < a->output_count; i++) {
 		const struct smtwc_output_config *x = &a->outputs[i], *y = &b->outputs[i];
 		if (strcmp(x->name, y->name) != 0 || x->has_mode != y->has_mode ||
 				x->width != y->width || x->height != y->height ||
-				x->refresh_mhz != y->refresh_mhz ||
-				x->has_scale != y->has_scale || x->scale != y->scale ||
-				x->has_position != y->has_position || x->x != y->x ||
-				x->y != y->y || x->has_enabled != y->has_enabled ||
-				x->enabled != y->enabled ||
-				x->has_transform != y->has_transform ||
-				x->transform != y->transform) DIFF("output");
+				x->refresh_mhz != y->refresh_mhz || x->has_scale != y->has_scale ||
+				x->scale != y->scale || x->has_position != y->has_position ||
+				x->x != y->x || x->y != y->y || x->has_enabled != y->has_enabled ||
+				x->enabled != y->enabled || x->has_transform != y->has_transform ||
+				x->transform != y->transform)
+			DIFF("output");
 	}
 	const struct smtwc_scheduler_config *sa = &a->scheduler, *sb = &b->scheduler;
 	if (sa->fifo != sb->fifo || sa->slice_ms != sb->slice_ms ||
@@ -112,8 +127,8 @@ static bool config_equal(const struct smtwc_config *a,
 			sa->lone_after_ms != sb->lone_after_ms ||
 			sa->priority_base != sb->priority_base ||
 			sa->priority_min != sb->priority_min ||
-			sa->priority_max != sb->priority_max ||
-			sa->input_boost != sb->input_boost) DIFF("scheduler");
+			sa->priority_max != sb->priority_max || sa->input_boost != sb->input_boost)
+		DIFF("scheduler");
 	return true;
 #undef DIFF
 }
@@ -137,8 +152,7 @@ static int load(struct smtwc_config *cfg, const char *text, char **messages)
 
 /* Text must produce exactly one error, on line `line`, containing `problem`,
  * and leave the configuration exactly at its defaults. */
-static void expect_error_at(const char *text, int line, const char *problem,
-	int src_line)
+static void expect_error_at(const char *text, int line, const char *problem, int src_line)
 {
 	struct smtwc_config cfg, def;
 	char *msg;
@@ -146,14 +160,15 @@ static void expect_error_at(const char *text, int line, const char *problem,
 	CHECK(smtwc_config_init(&def));
 	char prefix[32];
 	snprintf(prefix, sizeof(prefix), "t:%d: ", line);
-	bool ok = n == 1 && count_lines(msg) == 1 &&
-		strncmp(msg, prefix, strlen(prefix)) == 0 && strstr(msg, problem);
+	bool ok = n == 1 && count_lines(msg) == 1 && strncmp(msg, prefix, strlen(prefix)) == 0 &&
+			strstr(msg, problem);
 	bool same = config_equal(&cfg, &def);
 	if (!ok || !same) {
-		fprintf(stderr, "%s:%d: [%s] for input \"%s\": expected one error "
-			"\"%s...%s\"%s, got %d: %s", __FILE__, src_line,
-			current_test, text, prefix, problem,
-			same ? "" : " and unchanged defaults", n, msg);
+		fprintf(stderr,
+				"%s:%d: [%s] for input \"%s\": expected one error "
+				"\"%s...%s\"%s, got %d: %s",
+				__FILE__, src_line, current_test, text, prefix, problem,
+				same ? "" : " and unchanged defaults", n, msg);
 		failures++;
 	}
 	free(msg);
@@ -161,8 +176,7 @@ static void expect_error_at(const char *text, int line, const char *problem,
 	smtwc_config_finish(&def);
 }
 
-#define EXPECT_ERROR(text, line, problem) \
-	expect_error_at(text, line, problem, __LINE__)
+#define EXPECT_ERROR(text, line, problem) expect_error_at(text, line, problem, __LINE__)
 
 static char *write_temp(const char *data, size_t len)
 {
@@ -202,8 +216,8 @@ static void test_defaults(void)
 	CHECK_INT(cfg.focused_title_text, 0xffffff);
 	CHECK_INT(cfg.unfocused_title_text, 0x888888);
 	CHECK(cfg.keyboard.rules == NULL && cfg.keyboard.model == NULL &&
-		cfg.keyboard.layout == NULL && cfg.keyboard.variant == NULL &&
-		cfg.keyboard.options == NULL);
+			cfg.keyboard.layout == NULL && cfg.keyboard.variant == NULL &&
+			cfg.keyboard.options == NULL);
 	CHECK_INT(cfg.keyboard.repeat_rate, 25);
 	CHECK_INT(cfg.keyboard.repeat_delay, 600);
 	CHECK_INT(cfg.startup_count, 0);
@@ -252,17 +266,17 @@ static void test_defaults(void)
 		xkb_keysym_t sym;
 		enum smtwc_action_kind action;
 	} expected[] = {
-		{L, XKB_KEY_Return, SMTWC_ACTION_EXEC_TERMINAL},
-		{L | S, XKB_KEY_q, SMTWC_ACTION_CLOSE},
-		{L, XKB_KEY_Tab, SMTWC_ACTION_CYCLE},
-		{L | S, XKB_KEY_e, SMTWC_ACTION_QUIT},
-		{L, XKB_KEY_f, SMTWC_ACTION_FULLSCREEN},
-		{L, XKB_KEY_m, SMTWC_ACTION_MAXIMIZE},
-		{L, XKB_KEY_n, SMTWC_ACTION_MINIMIZE},
+		{ L, XKB_KEY_Return, SMTWC_ACTION_EXEC_TERMINAL },
+		{ L | S, XKB_KEY_q, SMTWC_ACTION_CLOSE },
+		{ L, XKB_KEY_Tab, SMTWC_ACTION_CYCLE },
+		{ L | S, XKB_KEY_e, SMTWC_ACTION_QUIT },
+		{ L, XKB_KEY_f, SMTWC_ACTION_FULLSCREEN },
+		{ L, XKB_KEY_m, SMTWC_ACTION_MAXIMIZE },
+		{ L, XKB_KEY_n, SMTWC_ACTION_MINIMIZE },
 	};
 	for (size_t i = 0; i < sizeof(expected) / sizeof(expected[0]); i++) {
-		const struct smtwc_binding *b = smtwc_config_find_binding(&cfg,
-			expected[i].mods, expected[i].sym);
+		const struct smtwc_binding *b = smtwc_config_find_binding(
+				&cfg, expected[i].mods, expected[i].sym);
 		CHECK(b != NULL);
 		if (b) {
 			CHECK_INT(b->action, expected[i].action);
@@ -270,10 +284,9 @@ static void test_defaults(void)
 			CHECK_INT(smtwc_binding_modifiers(&cfg, b), expected[i].mods);
 		}
 	}
-	const struct smtwc_binding *b =
-		smtwc_config_find_binding(&cfg, L, XKB_KEY_Return);
+	const struct smtwc_binding *b = smtwc_config_find_binding(&cfg, L, XKB_KEY_Return);
 	CHECK(b && smtwc_binding_command(&cfg, b) &&
-		strcmp(smtwc_binding_command(&cfg, b), "foot") == 0);
+			strcmp(smtwc_binding_command(&cfg, b), "foot") == 0);
 	b = smtwc_config_find_binding(&cfg, L | S, XKB_KEY_q);
 	CHECK(b && smtwc_binding_command(&cfg, b) == NULL);
 	/* unbound combos */
@@ -285,7 +298,8 @@ static void test_defaults(void)
 	CHECK(smtwc_config_init(&def));
 	CHECK_INT(smtwc_config_load_string(&cfg, "t", "", stderr), 0);
 	CHECK_INT(smtwc_config_load_string(&cfg, "t",
-		"# comment\n\n   \t\n  # indented comment\n[general]\n", stderr), 0);
+				  "# comment\n\n   \t\n  # indented comment\n[general]\n", stderr),
+			0);
 	CHECK(config_equal(&cfg, &def));
 	smtwc_config_finish(&def);
 
@@ -297,75 +311,74 @@ static void test_defaults(void)
 static void test_all_keys(void)
 {
 	current_test = "all keys";
-	const char *text =
-		"# full configuration\n"
-		"[general]\n"
-		"modifier = alt\n"
-		"terminal = xterm -e tmux\n"
-		"cursor-theme = Adwaita\n"
-		"cursor-size = 32\n"
-		"background = #102030\n"
-		"border-width = 0\n"
-		"focused-border = #AbCdEf\n"
-		"unfocused-border = #000001\n"
-		"title-font = DejaVu Sans Bold 11\n"
-		"title-height = 30\n"
-		"focused-title = #010203\n"
-		"unfocused-title = #040506\n"
-		"focused-title-text = #070809\n"
-		"unfocused-title-text = #0a0b0c\n"
-		"\n"
-		"[keyboard]\n"
-		"layout = us,de\n"
-		"model = pc105\n"
-		"rules = evdev\n"
-		"variant = ,nodeadkeys\n"
-		"options = grp:alt_shift_toggle,ctrl:nocaps\n"
-		"repeat-rate = 40\n"
-		"repeat-delay = 250\n"
-		"\n"
-		"[bindings]\n"
-		"Mod+Shift+Return = exec foot --server\n"
-		"Ctrl+Alt+Delete = quit\n"
-		"Super+Control+Mod3+Mod5+F1 = close\n"
-		"Mod4+Mod1+x = exec-terminal\n"
-		"\n"
-		"[startup]\n"
-		"exec = swaybg -c '#000000'\n"
-		"exec = foot\n"
-		"\n"
-		"[output HEADLESS-1]\n"
-		"mode = 1920x1080@59.94\n"
-		"scale = 1.5\n"
-		"position = -1280, 40\n"
-		"enabled = false\n"
-		"transform = flipped-270\n"
-		"\n"
-		"[scheduler]\n"
-		"mode = fifo\n"
-		"slice-ms = 1\n"
-		"lone-slice-ms = 1000\n"
-		"lone-after-ms = 250\n"
-		"priority-base = 5\n"
-		"priority-min = 5\n"
-		"priority-max = 10\n"
-		"input-boost = 20\n"
-		"\n"
-		"[limits]\n"
-		"client-fds = 20\n"
-		"client-rings = 2\n"
-		"client-pools = 1\n"
-		"client-canvases = 7\n"
-		"client-surfaces = 9\n"
-		"uid-surfaces = 11\n"
-		"client-memory-mib = 16\n"
-		"total-memory-mib = 100\n"
-		"fd-headroom = 64\n"
-		"\n"
-		"[xwayland]\n"
-		"sched-interval-ms = 3\n"
-		"sched-max-ms = 30\n"
-		"input-boost-us = 0\n";
+	const char *text = "# full configuration\n"
+			   "[general]\n"
+			   "modifier = alt\n"
+			   "terminal = xterm -e tmux\n"
+			   "cursor-theme = Adwaita\n"
+			   "cursor-size = 32\n"
+			   "background = #102030\n"
+			   "border-width = 0\n"
+			   "focused-border = #AbCdEf\n"
+			   "unfocused-border = #000001\n"
+			   "title-font = DejaVu Sans Bold 11\n"
+			   "title-height = 30\n"
+			   "focused-title = #010203\n"
+			   "unfocused-title = #040506\n"
+			   "focused-title-text = #070809\n"
+			   "unfocused-title-text = #0a0b0c\n"
+			   "\n"
+			   "[keyboard]\n"
+			   "layout = us,de\n"
+			   "model = pc105\n"
+			   "rules = evdev\n"
+			   "variant = ,nodeadkeys\n"
+			   "options = grp:alt_shift_toggle,ctrl:nocaps\n"
+			   "repeat-rate = 40\n"
+			   "repeat-delay = 250\n"
+			   "\n"
+			   "[bindings]\n"
+			   "Mod+Shift+Return = exec foot --server\n"
+			   "Ctrl+Alt+Delete = quit\n"
+			   "Super+Control+Mod3+Mod5+F1 = close\n"
+			   "Mod4+Mod1+x = exec-terminal\n"
+			   "\n"
+			   "[startup]\n"
+			   "exec = swaybg -c '#000000'\n"
+			   "exec = foot\n"
+			   "\n"
+			   "[output HEADLESS-1]\n"
+			   "mode = 1920x1080@59.94\n"
+			   "scale = 1.5\n"
+			   "position = -1280, 40\n"
+			   "enabled = false\n"
+			   "transform = flipped-270\n"
+			   "\n"
+			   "[scheduler]\n"
+			   "mode = fifo\n"
+			   "slice-ms = 1\n"
+			   "lone-slice-ms = 1000\n"
+			   "lone-after-ms = 250\n"
+			   "priority-base = 5\n"
+			   "priority-min = 5\n"
+			   "priority-max = 10\n"
+			   "input-boost = 20\n"
+			   "\n"
+			   "[limits]\n"
+			   "client-fds = 20\n"
+			   "client-rings = 2\n"
+			   "client-pools = 1\n"
+			   "client-canvases = 7\n"
+			   "client-surfaces = 9\n"
+			   "uid-surfaces = 11\n"
+			   "client-memory-mib = 16\n"
+			   "total-memory-mib = 100\n"
+			   "fd-headroom = 64\n"
+			   "\n"
+			   "[xwayland]\n"
+			   "sched-interval-ms = 3\n"
+			   "sched-max-ms = 30\n"
+			   "input-boost-us = 0\n";
 	struct smtwc_config cfg;
 	char *msg;
 	CHECK_INT(load(&cfg, text, &msg), 0);
@@ -397,14 +410,13 @@ static void test_all_keys(void)
 
 	const uint32_t A = SMTWC_MOD_ALT, S = SMTWC_MOD_SHIFT, C = SMTWC_MOD_CTRL;
 	CHECK_INT(cfg.binding_count, 11);
-	const struct smtwc_binding *b =
-		smtwc_config_find_binding(&cfg, A | S, XKB_KEY_Return);
+	const struct smtwc_binding *b = smtwc_config_find_binding(&cfg, A | S, XKB_KEY_Return);
 	CHECK(b && b->action == SMTWC_ACTION_EXEC);
 	CHECK(b && b->command && strcmp(b->command, "foot --server") == 0);
 	b = smtwc_config_find_binding(&cfg, C | A, XKB_KEY_Delete);
 	CHECK(b && b->action == SMTWC_ACTION_QUIT && !b->uses_mod);
-	b = smtwc_config_find_binding(&cfg, SMTWC_MOD_LOGO | C | SMTWC_MOD_MOD3 |
-		SMTWC_MOD_MOD5, XKB_KEY_F1);
+	b = smtwc_config_find_binding(
+			&cfg, SMTWC_MOD_LOGO | C | SMTWC_MOD_MOD3 | SMTWC_MOD_MOD5, XKB_KEY_F1);
 	CHECK(b && b->action == SMTWC_ACTION_CLOSE);
 	b = smtwc_config_find_binding(&cfg, SMTWC_MOD_LOGO | A, XKB_KEY_x);
 	CHECK(b && b->action == SMTWC_ACTION_EXEC_TERMINAL);
@@ -422,8 +434,7 @@ static void test_all_keys(void)
 	}
 
 	CHECK_INT(cfg.output_count, 1);
-	const struct smtwc_output_config *o =
-		smtwc_config_find_output(&cfg, "HEADLESS-1");
+	const struct smtwc_output_config *o = smtwc_config_find_output(&cfg, "HEADLESS-1");
 	CHECK(o != NULL);
 	if (o) {
 		CHECK_STR(o->name, "HEADLESS-1");
@@ -470,30 +481,31 @@ static void test_values(void)
 		const char *name;
 		uint32_t bit;
 	} mods[] = {
-		{"logo", SMTWC_MOD_LOGO}, {"Super", SMTWC_MOD_LOGO},
-		{"alt", SMTWC_MOD_ALT}, {"CTRL", SMTWC_MOD_CTRL},
-		{"control", SMTWC_MOD_CTRL}, {"shift", SMTWC_MOD_SHIFT},
-		{"mod3", SMTWC_MOD_MOD3}, {"mod5", SMTWC_MOD_MOD5},
+		{ "logo", SMTWC_MOD_LOGO },
+		{ "Super", SMTWC_MOD_LOGO },
+		{ "alt", SMTWC_MOD_ALT },
+		{ "CTRL", SMTWC_MOD_CTRL },
+		{ "control", SMTWC_MOD_CTRL },
+		{ "shift", SMTWC_MOD_SHIFT },
+		{ "mod3", SMTWC_MOD_MOD3 },
+		{ "mod5", SMTWC_MOD_MOD5 },
 	};
 	for (size_t i = 0; i < sizeof(mods) / sizeof(mods[0]); i++) {
 		char text[64];
-		snprintf(text, sizeof(text), "[general]\nmodifier = %s\n",
-			mods[i].name);
+		snprintf(text, sizeof(text), "[general]\nmodifier = %s\n", mods[i].name);
 		CHECK_INT(load(&cfg, text, NULL), 0);
 		CHECK_INT(cfg.modifier, mods[i].bit);
 		smtwc_config_finish(&cfg);
 	}
-	const char *transforms[] = {"normal", "90", "180", "270", "flipped",
-		"flipped-90", "flipped-180", "flipped-270"};
+	const char *transforms[] = { "normal", "90", "180", "270", "flipped", "flipped-90",
+		"flipped-180", "flipped-270" };
 	for (int i = 0; i < 8; i++) {
 		char text[64];
-		snprintf(text, sizeof(text), "[output X]\ntransform = %s\n",
-			transforms[i]);
+		snprintf(text, sizeof(text), "[output X]\ntransform = %s\n", transforms[i]);
 		CHECK_INT(load(&cfg, text, NULL), 0);
 		o = smtwc_config_find_output(&cfg, "X");
 		CHECK(o && o->has_transform && (int)o->transform == i);
-		CHECK(o && !o->has_mode && !o->has_scale && !o->has_position &&
-			!o->has_enabled);
+		CHECK(o && !o->has_mode && !o->has_scale && !o->has_position && !o->has_enabled);
 		smtwc_config_finish(&cfg);
 	}
 
@@ -502,18 +514,17 @@ static void test_values(void)
 		const char *mode;
 		int w, h, mhz;
 	} modes[] = {
-		{"1280x720", 1280, 720, 0},
-		{"1920x1080@60", 1920, 1080, 60000},
-		{"1920x1080@60Hz", 1920, 1080, 60000},
-		{"1920x1080@59.94", 1920, 1080, 59940},
-		{"800x600@75.0", 800, 600, 75000},
-		{"800x600@59.9996", 800, 600, 60000},
-		{"800x600@143.9124", 800, 600, 143912},
+		{ "1280x720", 1280, 720, 0 },
+		{ "1920x1080@60", 1920, 1080, 60000 },
+		{ "1920x1080@60Hz", 1920, 1080, 60000 },
+		{ "1920x1080@59.94", 1920, 1080, 59940 },
+		{ "800x600@75.0", 800, 600, 75000 },
+		{ "800x600@59.9996", 800, 600, 60000 },
+		{ "800x600@143.9124", 800, 600, 143912 },
 	};
 	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
 		char text[64];
-		snprintf(text, sizeof(text), "[output X]\nmode = %s\n",
-			modes[i].mode);
+		snprintf(text, sizeof(text), "[output X]\nmode = %s\n", modes[i].mode);
 		CHECK_INT(load(&cfg, text, NULL), 0);
 		o = smtwc_config_find_output(&cfg, "X");
 		CHECK(o && o->has_mode);
@@ -527,19 +538,21 @@ static void test_values(void)
 
 	/* scale bounds, booleans, inline comments, whitespace, CRLF */
 	CHECK_INT(load(&cfg,
-		"[output A]\r\n"
-		"scale = 10\r\n"
-		"enabled = true   # on\r\n"
-		"  position=0,0\r\n"
-		"[output B] # comment after a header\n"
-		"\tscale\t=\t0.25\t\n"
-		"[general]\n"
-		"background = #303041   # a comment\n"
-		"terminal = foot # the terminal\n"
-		"cursor-theme =Adwaita#not-a-comment\n", NULL), 0);
+				  "[output A]\r\n"
+				  "scale = 10\r\n"
+				  "enabled = true   # on\r\n"
+				  "  position=0,0\r\n"
+				  "[output B] # comment after a header\n"
+				  "\tscale\t=\t0.25\t\n"
+				  "[general]\n"
+				  "background = #303041   # a comment\n"
+				  "terminal = foot # the terminal\n"
+				  "cursor-theme =Adwaita#not-a-comment\n",
+				  NULL),
+			0);
 	o = smtwc_config_find_output(&cfg, "A");
-	CHECK(o && o->scale == 10.0 && o->has_enabled && o->enabled &&
-		o->has_position && o->x == 0 && o->y == 0);
+	CHECK(o && o->scale == 10.0 && o->has_enabled && o->enabled && o->has_position &&
+			o->x == 0 && o->y == 0);
 	o = smtwc_config_find_output(&cfg, "B");
 	CHECK(o && o->has_scale && o->scale == 0.25);
 	CHECK_INT(cfg.background, 0x303041);
@@ -549,19 +562,23 @@ static void test_values(void)
 
 	/* later values win; duplicate output sections merge */
 	CHECK_INT(load(&cfg,
-		"[general]\nborder-width = 3\nborder-width = 4\n"
-		"[output A]\nscale = 2\n[output B]\nscale = 3\n"
-		"[output A]\nmode = 640x480\n", NULL), 0);
+				  "[general]\nborder-width = 3\nborder-width = 4\n"
+				  "[output A]\nscale = 2\n[output B]\nscale = 3\n"
+				  "[output A]\nmode = 640x480\n",
+				  NULL),
+			0);
 	CHECK_INT(cfg.border_width, 4);
 	CHECK_INT(cfg.output_count, 2);
 	o = smtwc_config_find_output(&cfg, "A");
-	CHECK(o && o->has_scale && o->scale == 2.0 && o->has_mode &&
-		o->width == 640);
+	CHECK(o && o->has_scale && o->scale == 2.0 && o->has_mode && o->width == 640);
 	smtwc_config_finish(&cfg);
 
 	/* priorities may be given in any order */
-	CHECK_INT(load(&cfg, "[scheduler]\npriority-base = 15\n"
-		"priority-min = 10\n", NULL), 0);
+	CHECK_INT(load(&cfg,
+				  "[scheduler]\npriority-base = 15\n"
+				  "priority-min = 10\n",
+				  NULL),
+			0);
 	CHECK_INT(cfg.scheduler.priority_base, 15);
 	CHECK_INT(cfg.scheduler.priority_min, 10);
 	smtwc_config_finish(&cfg);
@@ -570,8 +587,7 @@ static void test_values(void)
 	CHECK_STR(smtwc_action_name(SMTWC_ACTION_NONE), "none");
 	float rgba[4];
 	smtwc_color_to_rgba(0xff0033, rgba);
-	CHECK(rgba[0] == 1.0f && rgba[1] == 0.0f && rgba[2] == 0.2f &&
-		rgba[3] == 1.0f);
+	CHECK(rgba[0] == 1.0f && rgba[1] == 0.0f && rgba[2] == 0.2f && rgba[3] == 1.0f);
 }
 
 static void test_errors(void)
@@ -579,176 +595,168 @@ static void test_errors(void)
 	current_test = "errors";
 	/* general */
 	EXPECT_ERROR("[general]\nmodifier = hyper\n", 2,
-		"invalid modifier 'hyper' (expected logo, alt, ctrl, shift, mod3, mod5)");
+			"invalid modifier 'hyper' (expected logo, alt, ctrl, shift, mod3, mod5)");
 	EXPECT_ERROR("[general]\nmodifier = mod\n", 2, "invalid modifier 'mod'");
 	EXPECT_ERROR("[general]\nterminal =\n", 2, "missing value for 'terminal'");
-	EXPECT_ERROR("[general]\nterminal = # comment\n", 2,
-		"missing value for 'terminal'");
+	EXPECT_ERROR("[general]\nterminal = # comment\n", 2, "missing value for 'terminal'");
 	EXPECT_ERROR("[general]\ncursor-theme =   \n", 2, "missing value");
 	EXPECT_ERROR("[general]\ncursor-size = 0\n", 2,
-		"invalid value '0' for 'cursor-size' (expected an integer from 1 to 512)");
+			"invalid value '0' for 'cursor-size' (expected an integer from 1 to 512)");
 	EXPECT_ERROR("[general]\ncursor-size = 24px\n", 2, "invalid value '24px'");
-	EXPECT_ERROR("[general]\ncursor-size = 99999999999999999999\n", 2,
-		"invalid value");
+	EXPECT_ERROR("[general]\ncursor-size = 99999999999999999999\n", 2, "invalid value");
 	EXPECT_ERROR("[general]\ncursor-size = 0x18\n", 2, "invalid value");
 	EXPECT_ERROR("[general]\nbackground = 303040\n", 2,
-		"invalid colour '303040' for 'background' (expected #RRGGBB)");
+			"invalid colour '303040' for 'background' (expected #RRGGBB)");
 	EXPECT_ERROR("[general]\nbackground = #30304\n", 2, "invalid colour");
 	EXPECT_ERROR("[general]\nbackground = #3030400\n", 2, "invalid colour");
 	EXPECT_ERROR("[general]\nfocused-border = #zzzzzz\n", 2, "invalid colour");
 	EXPECT_ERROR("[general]\nunfocused-border = red\n", 2, "invalid colour");
 	EXPECT_ERROR("[general]\nborder-width = -1\n", 2,
-		"invalid value '-1' for 'border-width' (expected an integer from 0 to 100)");
+			"invalid value '-1' for 'border-width' (expected an integer from 0 to 100)");
 	EXPECT_ERROR("[general]\ncolour = red\n", 2,
-		"unknown key 'colour' in [general] (expected modifier, terminal, "
-		"cursor-theme, cursor-size, background, border-width, "
-		"focused-border, unfocused-border, title-font, title-height, focused-title, "
-		"unfocused-title, focused-title-text, unfocused-title-text)");
+			"unknown key 'colour' in [general] (expected modifier, terminal, "
+			"cursor-theme, cursor-size, background, border-width, "
+			"focused-border, unfocused-border, title-font, title-height, focused-title, "
+			"unfocused-title, focused-title-text, unfocused-title-text)");
 	EXPECT_ERROR("[general]\nModifier = alt\n", 2, "unknown key 'Modifier'");
 	/* keyboard */
 	EXPECT_ERROR("[keyboard]\nrepeat-rate = fast\n", 2,
-		"invalid value 'fast' for 'repeat-rate'");
-	EXPECT_ERROR("[keyboard]\nrepeat-delay = -5\n", 2,
-		"invalid value '-5' for 'repeat-delay'");
+			"invalid value 'fast' for 'repeat-rate'");
+	EXPECT_ERROR("[keyboard]\nrepeat-delay = -5\n", 2, "invalid value '-5' for 'repeat-delay'");
 	EXPECT_ERROR("[keyboard]\nlayout =\n", 2, "missing value for 'layout'");
 	EXPECT_ERROR("[keyboard]\nkeymap = us\n", 2,
-		"unknown key 'keymap' in [keyboard] (expected layout, model, rules, "
-		"variant, options, repeat-rate, repeat-delay)");
+			"unknown key 'keymap' in [keyboard] (expected layout, model, rules, "
+			"variant, options, repeat-rate, repeat-delay)");
 	/* bindings */
 	EXPECT_ERROR("# my bindings\n\n[bindings]\nMod+q = clsoe\n", 4,
-		"unknown action 'clsoe' (expected exec, exec-terminal, close, cycle, "
-		"quit, maximize, fullscreen, minimize, none)");
-	EXPECT_ERROR("[bindings]\nMod+x = exec\n", 2,
-		"action 'exec' needs a command");
-	EXPECT_ERROR("[bindings]\nMod+x = exec   # comment\n", 2,
-		"action 'exec' needs a command");
+			"unknown action 'clsoe' (expected exec, exec-terminal, close, cycle, "
+			"quit, maximize, fullscreen, minimize, none)");
+	EXPECT_ERROR("[bindings]\nMod+x = exec\n", 2, "action 'exec' needs a command");
+	EXPECT_ERROR("[bindings]\nMod+x = exec   # comment\n", 2, "action 'exec' needs a command");
 	EXPECT_ERROR("[bindings]\nMod+x = close now\n", 2,
-		"action 'close' takes no argument (got 'now')");
-	EXPECT_ERROR("[bindings]\nHyper+x = close\n", 2,
-		"unknown modifier 'Hyper' in 'Hyper+x'");
-	EXPECT_ERROR("[bindings]\nMod+Caps+x = close\n", 2,
-		"unknown modifier 'Caps'");
+			"action 'close' takes no argument (got 'now')");
+	EXPECT_ERROR("[bindings]\nHyper+x = close\n", 2, "unknown modifier 'Hyper' in 'Hyper+x'");
+	EXPECT_ERROR("[bindings]\nMod+Caps+x = close\n", 2, "unknown modifier 'Caps'");
 	EXPECT_ERROR("[bindings]\nMod2+x = close\n", 2, "unknown modifier 'Mod2'");
 	EXPECT_ERROR("[bindings]\nMod+nosuchkey = close\n", 2,
-		"unknown key 'nosuchkey' in 'Mod+nosuchkey'");
+			"unknown key 'nosuchkey' in 'Mod+nosuchkey'");
 	EXPECT_ERROR("[bindings]\nMod+Shift = close\n", 2, "unknown key 'Shift'");
-	EXPECT_ERROR("[bindings]\nMod+ = close\n", 2,
-		"empty part in key combination 'Mod+'");
+	EXPECT_ERROR("[bindings]\nMod+ = close\n", 2, "empty part in key combination 'Mod+'");
 	EXPECT_ERROR("[bindings]\nMod++x = close\n", 2, "empty part");
-	EXPECT_ERROR("[bindings]\nMod+Return\n", 2,
-		"expected 'key = value', got 'Mod+Return'");
+	EXPECT_ERROR("[bindings]\nMod+Return\n", 2, "expected 'key = value', got 'Mod+Return'");
 	EXPECT_ERROR("[bindings]\n = close\n", 2, "missing key before '='");
 	EXPECT_ERROR("[bindings]\nMod+n =\n", 2, "missing value for 'Mod+n'");
 	/* startup */
 	EXPECT_ERROR("[startup]\nrun = foot\n", 2,
-		"unknown key 'run' in [startup] (expected exec)");
+			"unknown key 'run' in [startup] (expected exec)");
 	EXPECT_ERROR("[startup]\nexec =\n", 2, "missing value for 'exec'");
 	/* outputs: no output section is created by bad lines */
-	const char *bad_modes[] = {"1920x", "x1080", "1920", "1920x1080@",
-		"0x1080", "1920x0", "-1920x1080", "1920x+1080", "1920x1080@0",
-		"1920x1080@-60", "1920x1080@60.5.5", "1920x1080@.5", "1920x1080@60.",
-		"1920X1080", "1920 x 1080", "99999x1080", "1920x1080@2000", "auto",
-		"1920x1080@60Hzz"};
+	const char *bad_modes[] = { "1920x", "x1080", "1920", "1920x1080@", "0x1080", "1920x0",
+		"-1920x1080", "1920x+1080", "1920x1080@0", "1920x1080@-60", "1920x1080@60.5.5",
+		"1920x1080@.5", "1920x1080@60.", "1920X1080", "1920 x 1080", "99999x1080",
+		"1920x1080@2000", "auto", "1920x1080@60Hzz" };
 	for (size_t i = 0; i < sizeof(bad_modes) / sizeof(bad_modes[0]); i++) {
 		char text[96], problem[96];
 		snprintf(text, sizeof(text), "[output X]\nmode = %s\n", bad_modes[i]);
-		snprintf(problem, sizeof(problem), "invalid mode '%s' (expected "
-			"WIDTHxHEIGHT or WIDTHxHEIGHT@HZ", bad_modes[i]);
+		snprintf(problem, sizeof(problem),
+				"invalid mode '%s' (expected "
+				"WIDTHxHEIGHT or WIDTHxHEIGHT@HZ",
+				bad_modes[i]);
 		EXPECT_ERROR(text, 2, problem);
 	}
-	const char *bad_scales[] = {"0", "0.0", "10.001", "11", "-1", "abc",
-		"nan", "inf", "1e0", "1,5", ".5", "1."};
+	const char *bad_scales[] = { "0", "0.0", "10.001", "11", "-1", "abc", "nan", "inf", "1e0",
+		"1,5", ".5", "1." };
 	for (size_t i = 0; i < sizeof(bad_scales) / sizeof(bad_scales[0]); i++) {
 		char text[96], problem[96];
 		snprintf(text, sizeof(text), "[output X]\nscale = %s\n", bad_scales[i]);
-		snprintf(problem, sizeof(problem), "invalid scale '%s' (expected a "
-			"number greater than 0 and at most 10)", bad_scales[i]);
+		snprintf(problem, sizeof(problem),
+				"invalid scale '%s' (expected a "
+				"number greater than 0 and at most 10)",
+				bad_scales[i]);
 		EXPECT_ERROR(text, 2, problem);
 	}
-	const char *bad_positions[] = {"1", "1,", ",1", "1,2,3", "a,b", "1;2",
-		"2000000,0"};
+	const char *bad_positions[] = { "1", "1,", ",1", "1,2,3", "a,b", "1;2", "2000000,0" };
 	for (size_t i = 0; i < sizeof(bad_positions) / sizeof(bad_positions[0]); i++) {
 		char text[96], problem[96];
-		snprintf(text, sizeof(text), "[output X]\nposition = %s\n",
-			bad_positions[i]);
-		snprintf(problem, sizeof(problem), "invalid position '%s' "
-			"(expected X,Y", bad_positions[i]);
+		snprintf(text, sizeof(text), "[output X]\nposition = %s\n", bad_positions[i]);
+		snprintf(problem, sizeof(problem),
+				"invalid position '%s' "
+				"(expected X,Y",
+				bad_positions[i]);
 		EXPECT_ERROR(text, 2, problem);
 	}
 	EXPECT_ERROR("[output X]\nenabled = maybe\n", 2,
-		"invalid value 'maybe' for 'enabled' (expected true, false)");
+			"invalid value 'maybe' for 'enabled' (expected true, false)");
 	EXPECT_ERROR("[output X]\ntransform = 45\n", 2,
-		"invalid transform '45' (expected normal, 90, 180, 270, flipped, "
-		"flipped-90, flipped-180, flipped-270)");
+			"invalid transform '45' (expected normal, 90, 180, 270, flipped, "
+			"flipped-90, flipped-180, flipped-270)");
 	EXPECT_ERROR("[output X]\nrotate = 90\n", 2,
-		"unknown key 'rotate' in [output X] (expected mode, scale, position, "
-		"enabled, transform)");
+			"unknown key 'rotate' in [output X] (expected mode, scale, position, "
+			"enabled, transform)");
 	EXPECT_ERROR("[output]\nscale = 2\n", 1,
-		"missing output name in [output] (use [output *] for every output)");
+			"missing output name in [output] (use [output *] for every output)");
 	/* scheduler */
 	EXPECT_ERROR("[scheduler]\nmode = rr\n", 2,
-		"invalid scheduler mode 'rr' (expected fair, fifo)");
+			"invalid scheduler mode 'rr' (expected fair, fifo)");
 	EXPECT_ERROR("[scheduler]\nslice-ms = 0\n", 2,
-		"invalid value '0' for 'slice-ms' (expected an integer from 1 to 1000)");
+			"invalid value '0' for 'slice-ms' (expected an integer from 1 to 1000)");
 	EXPECT_ERROR("[scheduler]\nslice-ms = 1001\n", 2, "invalid value '1001'");
 	EXPECT_ERROR("[scheduler]\nlone-slice-ms = 0\n", 2,
-		"for 'lone-slice-ms' (expected an integer from 1 to 1000)");
+			"for 'lone-slice-ms' (expected an integer from 1 to 1000)");
 	EXPECT_ERROR("[scheduler]\nlone-after-ms = -1\n", 2,
-		"invalid value '-1' for 'lone-after-ms'");
+			"invalid value '-1' for 'lone-after-ms'");
 	EXPECT_ERROR("[scheduler]\ninput-boost = 21\n", 2,
-		"invalid value '21' for 'input-boost' (expected an integer from 0 to 20)");
+			"invalid value '21' for 'input-boost' (expected an integer from 0 to 20)");
 	EXPECT_ERROR("[scheduler]\npriority-base = 21\n", 2,
-		"'priority-base' (expected an integer from -20 to 20)");
+			"'priority-base' (expected an integer from -20 to 20)");
 	EXPECT_ERROR("[scheduler]\npriority-min = -21\n", 2,
-		"invalid value '-21' for 'priority-min'");
+			"invalid value '-21' for 'priority-min'");
 	EXPECT_ERROR("[scheduler]\npriority-max = 100\n", 2, "'priority-max'");
 	EXPECT_ERROR("[scheduler]\npriority-min = 5\n", 2,
-		"priority-min (5) <= priority-base (0) <= priority-max (20) does not hold");
-	EXPECT_ERROR("[scheduler]\npriority-max = 3\npriority-base = 4\n\n", 3,
-		"does not hold");
+			"priority-min (5) <= priority-base (0) <= priority-max (20) does not hold");
+	EXPECT_ERROR("[scheduler]\npriority-max = 3\npriority-base = 4\n\n", 3, "does not hold");
 	EXPECT_ERROR("[scheduler]\npriority-min = 1\npriority-max = -1\n"
-		"priority-base = 0\n", 4, "priority-min (1) <= priority-base (0)");
+		     "priority-base = 0\n",
+			4, "priority-min (1) <= priority-base (0)");
 	EXPECT_ERROR("[scheduler]\nquantum = 5\n", 2,
-		"unknown key 'quantum' in [scheduler] (expected mode, slice-ms, "
-		"lone-slice-ms, lone-after-ms, priority-base, priority-min, "
-		"priority-max, input-boost, fifo-commands, idle-praise-ms, "
-		"input-boost-interval-ms)");
+			"unknown key 'quantum' in [scheduler] (expected mode, slice-ms, "
+			"lone-slice-ms, lone-after-ms, priority-base, priority-min, "
+			"priority-max, input-boost, fifo-commands, idle-praise-ms, "
+			"input-boost-interval-ms)");
 	EXPECT_ERROR("[limits]\nclient-fds = 2\n", 2,
-		"invalid value '2' for 'client-fds' (expected an integer from 3 to 1000000)");
+			"invalid value '2' for 'client-fds' (expected an integer from 3 to 1000000)");
 	EXPECT_ERROR("[limits]\nrings = 2\n", 2,
-		"unknown key 'rings' in [limits] (expected client-fds, client-fds-in-flight, "
-		"client-fds-unread, client-rings, "
-		"client-pools, client-canvases, client-surfaces, client-objects, client-memory-mib, "
-		"client-mappings, "
-		"client-address-space-mib, "
-		"process-connections, process-fds, process-memory-mib, process-mappings, "
-		"process-address-space-mib, process-canvases, process-surfaces, process-objects, "
-		"uid-connections, "
-		"uid-fds, uid-memory-mib, uid-mappings, uid-address-space-mib, "
-		"uid-canvases, uid-surfaces, uid-objects, total-connections, "
-		"total-memory-mib, total-mappings, total-address-space-mib, "
-		"first-window-reserve-mib, first-window-reserve-fds, "
-		"first-window-reserve-surfaces, first-window-reserve-objects, fd-headroom)");
+			"unknown key 'rings' in [limits] (expected client-fds, client-fds-in-flight, "
+			"client-fds-unread, client-rings, "
+			"client-pools, client-canvases, client-surfaces, client-objects, client-memory-mib, "
+			"client-mappings, "
+			"client-address-space-mib, "
+			"process-connections, process-fds, process-memory-mib, process-mappings, "
+			"process-address-space-mib, process-canvases, process-surfaces, process-objects, "
+			"uid-connections, "
+			"uid-fds, uid-memory-mib, uid-mappings, uid-address-space-mib, "
+			"uid-canvases, uid-surfaces, uid-objects, total-connections, "
+			"total-memory-mib, total-mappings, total-address-space-mib, "
+			"first-window-reserve-mib, first-window-reserve-fds, "
+			"first-window-reserve-surfaces, first-window-reserve-objects, fd-headroom)");
 	EXPECT_ERROR("[xwayland]\nsched-interval-ms = 0\n", 2,
-		"invalid value '0' for 'sched-interval-ms' (expected an integer from 1 to 1000)");
+			"invalid value '0' for 'sched-interval-ms' (expected an integer from 1 to 1000)");
 	EXPECT_ERROR("[xwayland]\nsched-interval = 2\n", 2,
-		"unknown key 'sched-interval' in [xwayland] (expected sched-interval-ms, "
-		"sched-max-ms, input-boost-us)");
+			"unknown key 'sched-interval' in [xwayland] (expected sched-interval-ms, "
+			"sched-max-ms, input-boost-us)");
 	EXPECT_ERROR("[xwayland]\ninput-boost-us = 100001\n", 2,
-		"invalid value '100001' for 'input-boost-us' (expected an integer from 0 to "
-		"100000)");
+			"invalid value '100001' for 'input-boost-us' (expected an integer from 0 to "
+			"100000)");
 	/* structure */
-	EXPECT_ERROR("modifier = alt\n", 1,
-		"'modifier' is outside of any section");
+	EXPECT_ERROR("modifier = alt\n", 1, "'modifier' is outside of any section");
 	EXPECT_ERROR("[colours]\nbackground = #ffffff\nnonsense\n", 1,
-		"unknown section '[colours]' (expected general, keyboard, bindings, "
-		"startup, output NAME, scheduler, limits, xwayland)");
+			"unknown section '[colours]' (expected general, keyboard, bindings, "
+			"startup, output NAME, scheduler, limits, xwayland)");
 	EXPECT_ERROR("[General]\nmodifier = alt\n", 1, "unknown section '[General]'");
 	EXPECT_ERROR("[outputs X]\nscale = 2\n", 1, "unknown section '[outputs X]'");
-	EXPECT_ERROR("[general\nmodifier = alt\n", 1,
-		"missing ']' in section header '[general'");
+	EXPECT_ERROR("[general\nmodifier = alt\n", 1, "missing ']' in section header '[general'");
 	EXPECT_ERROR("[general] modifier = alt\nmodifier = alt\n", 1,
-		"unexpected text 'modifier = alt' after section header");
+			"unexpected text 'modifier = alt' after section header");
 	EXPECT_ERROR("[general]\njunk\n", 2, "expected 'key = value', got 'junk'");
 	/* control characters are not echoed */
 	EXPECT_ERROR("[general]\nterminal\033[31m\n", 2, "got 'terminal?[31m'");
@@ -757,17 +765,18 @@ static void test_errors(void)
 	struct smtwc_config cfg;
 	char *msg;
 	int n = load(&cfg,
-		"[general]\n"
-		"border-width = 3\n"
-		"border-width = wide\n"
-		"modifier = hyper\n"
-		"[nope]\n"
-		"terminal = ignored\n"
-		"[bindings]\n"
-		"Mod+q = clsoe\n"
-		"Mod+w = close\n"
-		"[general]\n"
-		"terminal = xterm\n", &msg);
+			"[general]\n"
+			"border-width = 3\n"
+			"border-width = wide\n"
+			"modifier = hyper\n"
+			"[nope]\n"
+			"terminal = ignored\n"
+			"[bindings]\n"
+			"Mod+q = clsoe\n"
+			"Mod+w = close\n"
+			"[general]\n"
+			"terminal = xterm\n",
+			&msg);
 	CHECK_INT(n, 4);
 	CHECK_INT(count_lines(msg), 4);
 	CHECK(strstr(msg, "t:3: invalid value 'wide'") != NULL);
@@ -821,8 +830,11 @@ static void test_bindings(void)
 	const uint32_t L = SMTWC_MOD_LOGO, S = SMTWC_MOD_SHIFT;
 
 	/* replacing a default keeps a single entry */
-	CHECK_INT(load(&cfg, "[bindings]\nMod+Return = exec xterm\n"
-		"Mod+Shift+q = exec kill-it\nMod+Shift+q = cycle\n", NULL), 0);
+	CHECK_INT(load(&cfg,
+				  "[bindings]\nMod+Return = exec xterm\n"
+				  "Mod+Shift+q = exec kill-it\nMod+Shift+q = cycle\n",
+				  NULL),
+			0);
 	CHECK_INT(cfg.binding_count, 7);
 	b = smtwc_config_find_binding(&cfg, L, XKB_KEY_Return);
 	CHECK(b && b->action == SMTWC_ACTION_EXEC);
@@ -832,8 +844,11 @@ static void test_bindings(void)
 	smtwc_config_finish(&cfg);
 
 	/* removal with none, also when written with another spelling */
-	CHECK_INT(load(&cfg, "[bindings]\nMod+n = none\nLogo+m = none\n"
-		"mod+SHIFT+Q = NONE\n", NULL), 0);
+	CHECK_INT(load(&cfg,
+				  "[bindings]\nMod+n = none\nLogo+m = none\n"
+				  "mod+SHIFT+Q = NONE\n",
+				  NULL),
+			0);
 	CHECK(smtwc_config_find_binding(&cfg, L, XKB_KEY_n) == NULL);
 	CHECK(smtwc_config_find_binding(&cfg, L, XKB_KEY_m) == NULL);
 	CHECK(smtwc_config_find_binding(&cfg, L | S, XKB_KEY_q) == NULL);
@@ -847,8 +862,11 @@ static void test_bindings(void)
 	smtwc_config_finish(&cfg);
 
 	/* terminal is resolved at lookup time, whatever the order */
-	CHECK_INT(load(&cfg, "[bindings]\nCtrl+t = exec-terminal\n"
-		"[general]\nterminal = xterm\nmodifier = ctrl\n", NULL), 0);
+	CHECK_INT(load(&cfg,
+				  "[bindings]\nCtrl+t = exec-terminal\n"
+				  "[general]\nterminal = xterm\nmodifier = ctrl\n",
+				  NULL),
+			0);
 	b = smtwc_config_find_binding(&cfg, SMTWC_MOD_CTRL, XKB_KEY_Return);
 	CHECK(b && strcmp(smtwc_binding_command(&cfg, b), "xterm") == 0);
 	b = smtwc_config_find_binding(&cfg, SMTWC_MOD_CTRL, XKB_KEY_t);
@@ -857,8 +875,11 @@ static void test_bindings(void)
 	smtwc_config_finish(&cfg);
 
 	/* case-insensitive keysyms and modifiers, spaces around '+' */
-	CHECK_INT(load(&cfg, "[bindings]\nMOD + shift + RETURN = exec a b  c\n"
-		"ctrl+alt+A = quit\nmod5+f12 = close\n", NULL), 0);
+	CHECK_INT(load(&cfg,
+				  "[bindings]\nMOD + shift + RETURN = exec a b  c\n"
+				  "ctrl+alt+A = quit\nmod5+f12 = close\n",
+				  NULL),
+			0);
 	b = smtwc_config_find_binding(&cfg, L | S, XKB_KEY_Return);
 	CHECK(b && b->command && strcmp(b->command, "a b  c") == 0);
 	b = smtwc_config_find_binding(&cfg, SMTWC_MOD_CTRL | SMTWC_MOD_ALT, XKB_KEY_a);
@@ -874,8 +895,7 @@ static void test_bindings(void)
 
 	/* modifier masking: Caps Lock and Num Lock are ignored, others not */
 	CHECK(smtwc_config_init(&cfg));
-	b = smtwc_config_find_binding(&cfg, L | SMTWC_MOD_CAPS | SMTWC_MOD_MOD2,
-		XKB_KEY_Return);
+	b = smtwc_config_find_binding(&cfg, L | SMTWC_MOD_CAPS | SMTWC_MOD_MOD2, XKB_KEY_Return);
 	CHECK(b && b->action == SMTWC_ACTION_EXEC_TERMINAL);
 	b = smtwc_config_find_binding(&cfg, L | SMTWC_MOD_CAPS, XKB_KEY_f);
 	CHECK(b && b->action == SMTWC_ACTION_FULLSCREEN);
@@ -891,8 +911,11 @@ static void test_outputs(void)
 	current_test = "outputs";
 	struct smtwc_config cfg;
 	const struct smtwc_output_config *o;
-	CHECK_INT(load(&cfg, "[output *]\nscale = 2\n[output DP-1]\n"
-		"scale = 1.5\n[output  Some Monitor 1 ]\nenabled = off\n", NULL), 0);
+	CHECK_INT(load(&cfg,
+				  "[output *]\nscale = 2\n[output DP-1]\n"
+				  "scale = 1.5\n[output  Some Monitor 1 ]\nenabled = off\n",
+				  NULL),
+			0);
 	o = smtwc_config_find_output(&cfg, "DP-1");
 	CHECK(o && strcmp(o->name, "DP-1") == 0 && o->scale == 1.5);
 	o = smtwc_config_find_output(&cfg, "HDMI-A-1");
@@ -940,8 +963,7 @@ static void test_long_lines(void)
 	used = (size_t)snprintf(text, size, "[general]\n%s", prefix);
 	memset(text + used, 'y', fill + 1);
 	used += fill + 1;
-	used += (size_t)snprintf(text + used, size - used,
-		"\nborder-width = 7\n%s", prefix);
+	used += (size_t)snprintf(text + used, size - used, "\nborder-width = 7\n%s", prefix);
 	memset(text + used, 'z', 2 * max); /* last line, no newline */
 	used += 2 * max;
 	text[used] = '\0';
@@ -976,8 +998,7 @@ static void test_files(void)
 	/* missing file: no error, defaults */
 	CHECK(smtwc_config_init(&cfg));
 	capture_begin(&c);
-	CHECK_INT(smtwc_config_load_file(&cfg,
-		"/nonexistent-smtwc-dir/smtwc/config", c.f), 0);
+	CHECK_INT(smtwc_config_load_file(&cfg, "/nonexistent-smtwc-dir/smtwc/config", c.f), 0);
 	CHECK_INT(smtwc_config_load_file(&cfg, "/etc/passwd/config", c.f), 0);
 	capture_end(&c);
 	CHECK_STR(c.buf, "");
@@ -995,7 +1016,7 @@ static void test_files(void)
 
 	/* a real file, with a NUL byte on line 3 */
 	static const char data[] = "[general]\nborder-width = 9\nterminal = a\0b\n"
-		"[bindings]\nMod+Return = clsoe\n";
+				   "[bindings]\nMod+Return = clsoe\n";
 	char *path = write_temp(data, sizeof(data) - 1);
 	capture_begin(&c);
 	CHECK_INT(smtwc_config_load_file(&cfg, path, c.f), 2);

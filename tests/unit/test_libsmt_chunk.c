@@ -4,24 +4,15 @@
  * end on command boundaries unless a command is bigger than a chunk; and
  * chunks are packed greedily.
  */
-#include "chunker.h"
+#include "clients/libsmt/chunker.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "smt-ring-client.h"
+#include "tests/unit/unit_check.h"
 
-static int failures;
-
-#define CHECK(cond)                                                                  \
-	do {                                                                         \
-		if (!(cond)) {                                                       \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, \
-				#cond);                                              \
-			failures++;                                                  \
-		}                                                                    \
-	} while (0)
+#include "protocol/smt-ring-client.h"
 
 static uint64_t rng = 0xdeadbeefcafef00du;
 static uint64_t rnd(void)
@@ -35,7 +26,7 @@ static uint64_t rnd(void)
 struct stream {
 	uint8_t *bytes;
 	size_t len;
-	size_t *starts;        /* command start offsets, plus len at the end */
+	size_t *starts; /* command start offsets, plus len at the end */
 	size_t n_cmds;
 };
 
@@ -47,8 +38,8 @@ static void make_stream(struct stream *s, size_t n, uint32_t max_size)
 	s->n_cmds = n;
 	for (size_t i = 0; i < n; i++) {
 		/* mostly small commands, some larger than a whole submit */
-		uint32_t size = rnd() % 10 ? 8 + (uint32_t)(rnd() % 512) / 8 * 8
-					   : 8 + (uint32_t)(rnd() % max_size) / 8 * 8;
+		uint32_t size = rnd() % 10 ? 8 + (uint32_t)(rnd() % 512) / 8 * 8 :
+					     8 + (uint32_t)(rnd() % max_size) / 8 * 8;
 		if (size > max_size)
 			size = max_size;
 		s->starts[i] = s->len;
@@ -110,7 +101,7 @@ static void check_stream(const struct stream *s, size_t max)
 				}
 			}
 		}
-		CHECK(c.span_left == 0);   /* a group always ends on a boundary */
+		CHECK(c.span_left == 0); /* a group always ends on a boundary */
 		cmd += group;
 	}
 	CHECK(out_len == s->len && memcmp(out, s->bytes, s->len) == 0);
@@ -142,7 +133,7 @@ static void test_exact(void)
 	CHECK(smt_chunk_next(&c, buf, len, SMT_SUBMIT_MAX) == 16);
 	CHECK(smt_chunk_next(&c, buf + 16, len - 16, SMT_SUBMIT_MAX) == SMT_SUBMIT_MAX);
 	CHECK(smt_chunk_next(&c, buf + 16 + SMT_SUBMIT_MAX, SMT_SUBMIT_MAX, SMT_SUBMIT_MAX) ==
-	      SMT_SUBMIT_MAX);
+			SMT_SUBMIT_MAX);
 	CHECK(c.span_left == 0);
 	/* nothing in, nothing out */
 	CHECK(smt_chunk_next(&c, buf, 0, SMT_SUBMIT_MAX) == 0);
@@ -155,7 +146,7 @@ int main(void)
 		struct stream s;
 		make_stream(&s, 5000, round % 2 ? 3 * SMT_SUBMIT_MAX : 64 * 1024);
 		check_stream(&s, SMT_SUBMIT_MAX);
-		check_stream(&s, 64 + 8 * (size_t)(rnd() % 512));  /* odd maxima too */
+		check_stream(&s, 64 + 8 * (size_t)(rnd() % 512)); /* odd maxima too */
 		free(s.bytes);
 		free(s.starts);
 	}

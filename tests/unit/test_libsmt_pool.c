@@ -1,21 +1,12 @@
 /* Unit tests for clients/libsmt/pool-alloc (pure C, no compositor). */
-#include "pool-alloc.h"
+#include "clients/libsmt/pool-alloc.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond)                                                                  \
-	do {                                                                         \
-		if (!(cond)) {                                                       \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, \
-				#cond);                                              \
-			failures++;                                                  \
-		}                                                                    \
-	} while (0)
+#include "tests/unit/unit_check.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15u;
 static uint64_t rnd(void)
@@ -43,16 +34,16 @@ static void test_basic(void)
 	CHECK(must_alloc(&a, 100) == 128);
 	CHECK(smt_palloc_block_size(&a, 128) == 128);
 	CHECK(smt_palloc_block_size(&a, 0) == 64);
-	CHECK(smt_palloc_block_size(&a, 192) == 0);      /* free space */
+	CHECK(smt_palloc_block_size(&a, 192) == 0); /* free space */
 	CHECK(a.used == 256);
 	CHECK(smt_palloc_free(&a, 64) == 0);
-	CHECK(must_alloc(&a, 10) == 64);                 /* the hole is reused */
+	CHECK(must_alloc(&a, 10) == 64); /* the hole is reused */
 	CHECK(smt_palloc_check(&a) == 0);
 	CHECK(smt_palloc_free(&a, 0) == 0 && smt_palloc_free(&a, 64) == 0 &&
-	      smt_palloc_free(&a, 128) == 0);
+			smt_palloc_free(&a, 128) == 0);
 	CHECK(a.free_blocks == 1 && a.used == 0);
 	CHECK(smt_palloc_tail_free(&a) == 4096);
-	CHECK(must_alloc(&a, 4096) == 0);                /* everything coalesced */
+	CHECK(must_alloc(&a, 4096) == 0); /* everything coalesced */
 	CHECK(smt_palloc_check(&a) == 0);
 	smt_palloc_fini(&a);
 }
@@ -61,7 +52,7 @@ static void test_invalid(void)
 {
 	struct smt_palloc a;
 	uint64_t off;
-	CHECK(smt_palloc_init(&a, 100) == -EINVAL);      /* not a multiple of 64 */
+	CHECK(smt_palloc_init(&a, 100) == -EINVAL); /* not a multiple of 64 */
 	CHECK(smt_palloc_init(&a, 1024) == 0);
 	CHECK(smt_palloc_alloc(&a, 0, &off) == -EINVAL);
 	CHECK(smt_palloc_alloc(&a, UINT64_MAX, &off) == -EINVAL);
@@ -70,9 +61,9 @@ static void test_invalid(void)
 	CHECK(smt_palloc_free(&a, off + 64) == -EINVAL); /* inside a block */
 	CHECK(smt_palloc_free(&a, 512) == -EINVAL);      /* free space */
 	CHECK(smt_palloc_free(&a, off) == 0);
-	CHECK(smt_palloc_free(&a, off) == -EINVAL);      /* double free */
-	CHECK(smt_palloc_grow(&a, 512) == -EINVAL);      /* shrinking */
-	CHECK(smt_palloc_grow(&a, 2000) == -EINVAL);     /* unaligned */
+	CHECK(smt_palloc_free(&a, off) == -EINVAL);  /* double free */
+	CHECK(smt_palloc_grow(&a, 512) == -EINVAL);  /* shrinking */
+	CHECK(smt_palloc_grow(&a, 2000) == -EINVAL); /* unaligned */
 	CHECK(smt_palloc_check(&a) == 0);
 	smt_palloc_fini(&a);
 }
@@ -81,7 +72,12 @@ static void test_invalid(void)
 static void test_coalesce(void)
 {
 	static const int orders[6][3] = {
-		{ 0, 1, 2 }, { 0, 2, 1 }, { 1, 0, 2 }, { 1, 2, 0 }, { 2, 0, 1 }, { 2, 1, 0 },
+		{ 0, 1, 2 },
+		{ 0, 2, 1 },
+		{ 1, 0, 2 },
+		{ 1, 2, 0 },
+		{ 2, 0, 1 },
+		{ 2, 1, 0 },
 	};
 	for (int o = 0; o < 6; o++) {
 		struct smt_palloc a;
@@ -94,7 +90,7 @@ static void test_coalesce(void)
 			CHECK(smt_palloc_free(&a, off[orders[o][i]]) == 0);
 			CHECK(smt_palloc_check(&a) == 0);
 		}
-		CHECK(a.free_blocks == 1);  /* the tail [640,640) is empty: 10 units used */
+		CHECK(a.free_blocks == 1); /* the tail [640,640) is empty: 10 units used */
 		CHECK(must_alloc(&a, 64 * 6) == 0);
 		smt_palloc_fini(&a);
 	}
@@ -127,7 +123,10 @@ static void test_grow(void)
 }
 
 /* Random churn against a model: one owner tag per 64-byte unit. */
-struct live { uint64_t off, units; uint32_t tag; };
+struct live {
+	uint64_t off, units;
+	uint32_t tag;
+};
 
 static uint64_t largest_free_run(const uint32_t *owner, uint64_t units)
 {
@@ -177,7 +176,7 @@ static void test_churn(void)
 			CHECK(smt_palloc_block_size(&a, off) == need * 64);
 			tag++;
 			for (uint64_t u = off / 64; u < off / 64 + need; u++) {
-				CHECK(owner[u] == 0);        /* no overlap */
+				CHECK(owner[u] == 0); /* no overlap */
 				owner[u] = tag;
 			}
 			live[n_live++] = (struct live){ off, need, tag };
@@ -203,7 +202,7 @@ static void test_churn(void)
 	CHECK(smt_palloc_check(&a) == 0);
 	CHECK(a.used == 0 && a.free_blocks == 1 && smt_palloc_tail_free(&a) == size);
 	printf("churn: %llu grows, %llu ENOSPC, final size %llu\n", (unsigned long long)grows,
-	       (unsigned long long)nospc, (unsigned long long)size);
+			(unsigned long long)nospc, (unsigned long long)size);
 	smt_palloc_fini(&a);
 	free(owner);
 	free(live);
@@ -212,13 +211,15 @@ static void test_churn(void)
 /* Many live blocks: the offset table grows, deletes shift correctly. */
 static void test_many(void)
 {
-	enum { N = 100000 };
+	enum {
+		N = 100000
+	};
 	struct smt_palloc a;
 	uint64_t *offs = malloc(N * sizeof(*offs));
 	CHECK(smt_palloc_init(&a, (uint64_t)N * 64) == 0);
 	for (int i = 0; i < N; i++)
 		offs[i] = must_alloc(&a, 64);
-	for (int i = N - 1; i > 0; i--) {   /* shuffle */
+	for (int i = N - 1; i > 0; i--) { /* shuffle */
 		int j = (int)(rnd() % (uint64_t)(i + 1));
 		uint64_t t = offs[i];
 		offs[i] = offs[j];

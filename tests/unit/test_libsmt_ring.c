@@ -5,7 +5,7 @@
  * at given clock values; then a two-thread producer/consumer run
  * with the real atomics.
  */
-#include "ring-writer.h"
+#include "clients/libsmt/ring-writer.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -13,16 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond)                                                                  \
-	do {                                                                         \
-		if (!(cond)) {                                                       \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, \
-				#cond);                                              \
-			failures++;                                                  \
-		}                                                                    \
-	} while (0)
+#include "tests/unit/unit_check.h"
 
 struct fake {
 	struct smt_ring_header *hdr;
@@ -31,7 +22,7 @@ struct fake {
 	uint8_t *area;
 	uint32_t area_size;
 	struct smt_ring_writer w;
-	uint64_t tail;            /* the fake server's consumer position */
+	uint64_t tail; /* the fake server's consumer position */
 };
 
 static void fake_init(struct fake *f, uint32_t area_size)
@@ -115,17 +106,17 @@ static void test_pad_and_full(void)
 	 * 1000, but only 96 are free (tail is 0) */
 	CHECK(smt_ring_writer_reserve(&f.w, 1000, &need) == NULL);
 	CHECK(need == 4000 + 96 + 1000 - 4096);
-	CHECK(f.w.head == 4000);             /* nothing written on failure */
+	CHECK(f.w.head == 4000); /* nothing written on failure */
 	/* an 8-byte command still fits contiguously */
 	CHECK(put(&f, 8, 0) && f.w.head == 4008);
 	/* now PAD 88 + 1000 are needed: the tail must reach 1000 */
 	CHECK(smt_ring_writer_reserve(&f.w, 1000, &need) == NULL);
 	CHECK(need == 4008 + 88 + 1000 - 4096 && need == 1000);
-	CHECK(smt_ring_writer_publish(&f.w) == false);   /* server awake */
+	CHECK(smt_ring_writer_publish(&f.w) == false); /* server awake */
 	/* the server consumes exactly one command: exactly enough room */
 	CHECK(consume(&f, 1, &seq) == 1 && f.tail == 1000);
 	uint8_t *p = smt_ring_writer_reserve(&f.w, 1000, &need);
-	CHECK(p == f.area);                  /* wrapped to the start */
+	CHECK(p == f.area); /* wrapped to the start */
 	CHECK(f.w.head == 4096 && f.w.pads == 1);
 	struct smt_cmd_header h;
 	memcpy(&h, f.area + 4008, sizeof(h));
@@ -155,8 +146,8 @@ static void test_batch_room(void)
 	uint64_t need, seq = 0;
 	fake_init(&f, 4096);
 	CHECK(smt_ring_writer_reserve(&f.w, 16, &need) == f.area);
-	CHECK(smt_ring_writer_room(&f.w, 100000) == 4096);     /* all of it, nothing more */
-	CHECK(smt_ring_writer_room(&f.w, 1001) == 1000);       /* a multiple of 8 */
+	CHECK(smt_ring_writer_room(&f.w, 100000) == 4096); /* all of it, nothing more */
+	CHECK(smt_ring_writer_room(&f.w, 1001) == 1000);   /* a multiple of 8 */
 	/* 60 NOOPs of 16 bytes with sequence numbers, one commit */
 	uint8_t *p = f.area;
 	for (uint64_t i = 0; i < 60; i++, p += 16) {
@@ -187,13 +178,13 @@ static void test_publish_and_wait(void)
 {
 	struct fake f;
 	fake_init(&f, 4096);
-	CHECK(smt_ring_writer_publish(&f.w) == false);   /* nothing new */
+	CHECK(smt_ring_writer_publish(&f.w) == false); /* nothing new */
 	put(&f, 64, 0);
 	atomic_store(&f.global->server_asleep, 1);
-	CHECK(smt_ring_writer_publish(&f.w) == true);    /* must wake it */
+	CHECK(smt_ring_writer_publish(&f.w) == true); /* must wake it */
 	CHECK(atomic_load(&f.hdr->head) == 64 && f.w.published == 64);
 	CHECK(atomic_load(&f.hdr->commands_written) == 1);
-	CHECK(smt_ring_writer_publish(&f.w) == false);   /* already published */
+	CHECK(smt_ring_writer_publish(&f.w) == false); /* already published */
 
 	/* wait protocol: not reached -> WAITING with the tail it needs */
 	CHECK(smt_ring_client_begin_wait(f.hdr, f.status, 64) == true);
@@ -229,11 +220,11 @@ static void fill(struct fake *f)
 static void test_drains_slowly(void)
 {
 	struct fake f;
-	const uint64_t us = 1000, half = 32;    /* 1 KiB commands in 64 KiB */
+	const uint64_t us = 1000, half = 32; /* 1 KiB commands in 64 KiB */
 	fake_init(&f, 64 * 1024);
 	fill(&f);
 	uint64_t t = 5 * us;
-	CHECK(!smt_ring_writer_drains_slowly(&f.w, t));     /* no rate known yet */
+	CHECK(!smt_ring_writer_drains_slowly(&f.w, t)); /* no rate known yet */
 	/* half the ring in 10 us: a wakeup would find it drained, spin */
 	consume(&f, half, NULL);
 	fill(&f);
@@ -281,7 +272,7 @@ static void test_random(void)
 	fake_init(&f, 8192);
 	for (int i = 0; i < 200000; i++) {
 		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-		uint32_t size = 16 + (uint32_t)(rng % 4081) / 8 * 8;   /* <= area / 2 */
+		uint32_t size = 16 + (uint32_t)(rng % 4081) / 8 * 8; /* <= area / 2 */
 		while (!put(&f, size, wseq)) {
 			smt_ring_writer_publish(&f.w);
 			consume(&f, 1 + rng % 3, &rseq);
@@ -299,7 +290,11 @@ static void test_random(void)
 }
 
 /* The real thing with two threads: acquire/release on head and tail. */
-struct thr { struct fake *f; uint64_t n; uint64_t got; };
+struct thr {
+	struct fake *f;
+	uint64_t n;
+	uint64_t got;
+};
 
 static void *consumer(void *arg)
 {

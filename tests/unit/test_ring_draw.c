@@ -1,8 +1,8 @@
 /* Every drawing opcode against a direct pixman reference. */
 #include <math.h>
 
-#include "drawable_table.h"
-#include "test_ring_util.h"
+#include "compositor/exec/drawable_table.h"
+#include "tests/unit/test_ring_util.h"
 
 #define W 64
 #define H 48
@@ -21,7 +21,7 @@ static void scene_init(struct scene *sc, pixman_format_code_t f, uint32_t seed)
 	pattern(sc->canvas, seed);
 	sc->ref = clone_image(sc->canvas);
 	sc->orig = clone_image(sc->canvas);
-	CHECK(smt_exec_register_canvas(sc->ctx, CANVAS, sc->canvas) == 0, "register");
+	REQUIRE(smt_exec_register_canvas(sc->ctx, CANVAS, sc->canvas) == 0, "register");
 	st_init(&sc->s);
 	ST(&sc->s, smt_encode_set_target(st_at(&sc->s), CANVAS));
 }
@@ -34,8 +34,8 @@ static void scene_run_check(struct scene *sc, int tol, const char *what)
 	expect_same_tol(sc->canvas, sc->ref, tol, what);
 	/* guard against vacuous passes: the command must have drawn something */
 	size_t bytes = (size_t)pixman_image_get_stride(sc->orig) * H;
-	CHECK(memcmp(pixman_image_get_data(sc->orig), pixman_image_get_data(sc->canvas), bytes),
-	      "%s: nothing was drawn", what);
+	REQUIRE(memcmp(pixman_image_get_data(sc->orig), pixman_image_get_data(sc->canvas), bytes),
+			"%s: nothing was drawn", what);
 }
 
 static void scene_fini(struct scene *sc)
@@ -61,10 +61,10 @@ static void ref_clip(pixman_image_t *ref, const struct smt_rect *r, int n)
 /* Reference fill of one rectangle, clamped to the image first (pixman_fill
  * has no bounds checks of its own). */
 static void ref_fill(pixman_image_t *ref, uint32_t op, uint32_t colour, int64_t x, int64_t y,
-		     int64_t w, int64_t h)
+		int64_t w, int64_t h)
 {
-	pixman_box32_t b = { (int32_t)fmax(0, x), (int32_t)fmax(0, y),
-			     (int32_t)fmin(W, x + w), (int32_t)fmin(H, y + h) };
+	pixman_box32_t b = { (int32_t)fmax(0, x), (int32_t)fmax(0, y), (int32_t)fmin(W, x + w),
+		(int32_t)fmin(H, y + h) };
 	pixman_color_t c = to_color(colour);
 	if (b.x1 < b.x2 && b.y1 < b.y2)
 		pixman_image_fill_boxes((pixman_op_t)op, ref, &c, 1, &b);
@@ -83,15 +83,23 @@ struct paint_kind {
 static void test_fill_rects(pixman_format_code_t f)
 {
 	static const uint32_t ops[] = { SMT_PAINT_SRC, SMT_PAINT_OVER, SMT_PAINT_ADD,
-					SMT_PAINT_CLEAR, SMT_PAINT_XOR, SMT_PAINT_IN };
+		SMT_PAINT_CLEAR, SMT_PAINT_XOR, SMT_PAINT_IN };
 	static const uint32_t colours[] = { 0xff336699, 0x80402000, 0x20101010 };
 	/* Widths 1 to 16 are stored directly (16-byte stores from 4 on),
 	 * wider ones go to pixman. */
 	const struct smt_rect r[12] = {
-		{ 2, 3, 10, 10 }, { 8, 8, 30, 5 }, { -5, -7, 12, 12 },
-		{ 50, 40, 1000, 1000 }, { -(1 << 27), 20, 1u << 28, 2 },
-		{ 0, 0, 1, 1 }, { W - 1, H - 2, 5, 5 }, { W + 3, 1, 2, 2 },
-		{ 20, 30, 4, 3 }, { 33, 21, 5, 2 }, { 40, 2, 16, 4 }, { W - 3, 10, 9, 3 },
+		{ 2, 3, 10, 10 },
+		{ 8, 8, 30, 5 },
+		{ -5, -7, 12, 12 },
+		{ 50, 40, 1000, 1000 },
+		{ -(1 << 27), 20, 1u << 28, 2 },
+		{ 0, 0, 1, 1 },
+		{ W - 1, H - 2, 5, 5 },
+		{ W + 3, 1, 2, 2 },
+		{ 20, 30, 4, 3 },
+		{ 33, 21, 5, 2 },
+		{ 40, 2, 16, 4 },
+		{ W - 3, 10, 9, 3 },
 	};
 	for (int clip = 0; clip < 2; clip++)
 		for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
@@ -103,7 +111,8 @@ static void test_fill_rects(pixman_format_code_t f)
 			ST(&sc.s, smt_encode_fill_rects(st_at(&sc.s), ops[o], col, 12, r));
 			ref_clip(sc.ref, clip2, clip ? 2 : 0);
 			for (int i = 0; i < 12; i++)
-				ref_fill(sc.ref, ops[o], col, r[i].x, r[i].y, r[i].width, r[i].height);
+				ref_fill(sc.ref, ops[o], col, r[i].x, r[i].y, r[i].width,
+						r[i].height);
 			scene_run_check(&sc, 0, "fill_rects");
 			scene_fini(&sc);
 		}
@@ -125,12 +134,14 @@ static void test_fill_wide_rows(void)
 			struct scene sc;
 			scene_init(&sc, kinds[k].f, w);
 			for (int i = 0; i < H / 2; i++)
-				r[i] = (struct smt_rect){ (int32_t)((w + (uint32_t)i) % 8), 2 * i, w, 2 };
-			ST(&sc.s, smt_encode_fill_rects(st_at(&sc.s), kinds[k].op, kinds[k].colour,
-							H / 2, r));
+				r[i] = (struct smt_rect){ (int32_t)((w + (uint32_t)i) % 8), 2 * i,
+					w, 2 };
+			ST(&sc.s,
+					smt_encode_fill_rects(st_at(&sc.s), kinds[k].op,
+							kinds[k].colour, H / 2, r));
 			for (int i = 0; i < H / 2; i++)
 				ref_fill(sc.ref, kinds[k].op, kinds[k].colour, r[i].x, r[i].y,
-					 r[i].width, r[i].height);
+						r[i].width, r[i].height);
 			scene_run_check(&sc, 0, "fill_rects, wide rows");
 			scene_fini(&sc);
 		}
@@ -141,7 +152,7 @@ static void test_fill_wide_rows(void)
 static void test_points(void)
 {
 	struct smt_point p[8] = { { 0, 0 }, { 63, 47 }, { 64, 0 }, { -1, 5 }, { 10, 10 },
-				  { 25, 12 }, { 7, 5 }, { 47, 37 } };
+		{ 25, 12 }, { 7, 5 }, { 47, 37 } };
 	static const struct paint_kind kinds[] = {
 		{ PIXMAN_a8r8g8b8, SMT_PAINT_OVER, 0x80800000 },
 		{ PIXMAN_a8r8g8b8, SMT_PAINT_SRC, 0xff00ff40 },
@@ -155,10 +166,13 @@ static void test_points(void)
 			scene_init(&sc, kinds[k].f, 7);
 			if (clip)
 				ST(&sc.s, smt_encode_set_clip(st_at(&sc.s), (uint32_t)clip, cr));
-			ST(&sc.s, smt_encode_points(st_at(&sc.s), kinds[k].op, kinds[k].colour, 8, p));
+			ST(&sc.s,
+					smt_encode_points(st_at(&sc.s), kinds[k].op,
+							kinds[k].colour, 8, p));
 			ref_clip(sc.ref, cr, clip);
 			for (int i = 0; i < 8; i++)
-				ref_fill(sc.ref, kinds[k].op, kinds[k].colour, p[i].x, p[i].y, 1, 1);
+				ref_fill(sc.ref, kinds[k].op, kinds[k].colour, p[i].x, p[i].y, 1,
+						1);
 			snprintf(what, sizeof(what), "points, kind %zu, clip %d", k, clip);
 			scene_run_check(&sc, 0, what);
 			scene_fini(&sc);
@@ -172,15 +186,27 @@ static void ref_thin(pixman_image_t *ref, uint32_t op, uint32_t colour, struct s
 	int64_t x1 = s.x1, y1 = s.y1, x2 = s.x2, y2 = s.y2;
 	int ymaj = llabs(y2 - y1) > llabs(x2 - x1);
 	if (ymaj) {
-		int64_t t = x1; x1 = y1; y1 = t; t = x2; x2 = y2; y2 = t;
+		int64_t t = x1;
+		x1 = y1;
+		y1 = t;
+		t = x2;
+		x2 = y2;
+		y2 = t;
 	}
 	if (x2 < x1) {
-		int64_t t = x1; x1 = x2; x2 = t; t = y1; y1 = y2; y2 = t;
+		int64_t t = x1;
+		x1 = x2;
+		x2 = t;
+		t = y1;
+		y1 = y2;
+		y2 = t;
 	}
 	for (int64_t x = x1 < -2 ? -2 : x1; x <= x2 && x < 100; x++) {
-		double m = x2 == x1 ? (double)y1
-				    : floor((double)y1 + (double)(x - x1) * (double)(y2 - y1) /
-							 (double)(x2 - x1) + 0.5);
+		double m = x2 == x1 ? (double)y1 :
+				      floor((double)y1 +
+						      (double)(x - x1) * (double)(y2 - y1) /
+								      (double)(x2 - x1) +
+						      0.5);
 		ref_fill(ref, op, colour, ymaj ? (int64_t)m : x, ymaj ? x : (int64_t)m, 1, 1);
 	}
 }
@@ -188,9 +214,16 @@ static void ref_thin(pixman_image_t *ref, uint32_t op, uint32_t colour, struct s
 static void test_thin_segments(void)
 {
 	const struct smt_segment seg[] = {
-		{ 1, 1, 60, 1 }, { 2, 2, 2, 45 }, { 0, 0, 63, 47 }, { 63, 0, 0, 47 },
-		{ 5, 40, 50, 7 }, { 10, 10, 10, 10 }, { -1000, 20, 1000, 25 },
-		{ 30, -(1 << 27), 33, 1 << 27 }, { 70, 0, 80, 40 }, { 40, 30, 12, 44 },
+		{ 1, 1, 60, 1 },
+		{ 2, 2, 2, 45 },
+		{ 0, 0, 63, 47 },
+		{ 63, 0, 0, 47 },
+		{ 5, 40, 50, 7 },
+		{ 10, 10, 10, 10 },
+		{ -1000, 20, 1000, 25 },
+		{ 30, -(1 << 27), 33, 1 << 27 },
+		{ 70, 0, 80, 40 },
+		{ 40, 30, 12, 44 },
 	};
 	int n = (int)(sizeof(seg) / sizeof(seg[0]));
 	for (int width = 0; width <= 1; width++)
@@ -199,8 +232,10 @@ static void test_thin_segments(void)
 			scene_init(&sc, PIXMAN_a8r8g8b8, 11);
 			if (clip)
 				ST(&sc.s, smt_encode_set_clip(st_at(&sc.s), 2, clip2));
-			ST(&sc.s, smt_encode_segments(st_at(&sc.s), SMT_PAINT_OVER, 0x80000080,
-						      (uint32_t)width, (uint32_t)n, seg));
+			ST(&sc.s,
+					smt_encode_segments(st_at(&sc.s), SMT_PAINT_OVER,
+							0x80000080, (uint32_t)width, (uint32_t)n,
+							seg));
 			ref_clip(sc.ref, clip2, clip ? 2 : 0);
 			for (int i = 0; i < n; i++)
 				ref_thin(sc.ref, SMT_PAINT_OVER, 0x80000080, seg[i]);
@@ -212,14 +247,15 @@ static void test_thin_segments(void)
 	scene_init(&sc, PIXMAN_a8, 0);
 	pixman_image_t *zero = new_image(PIXMAN_a8, W, H);
 	memcpy(pixman_image_get_data(sc.canvas), pixman_image_get_data(zero),
-	       (size_t)pixman_image_get_stride(zero) * H);
-	ST(&sc.s, smt_encode_segments(st_at(&sc.s), SMT_PAINT_SRC, 0xff000000, 0, 1,
-				      &(struct smt_segment){ 3, 5, 9, 5 }));
+			(size_t)pixman_image_get_stride(zero) * H);
+	ST(&sc.s,
+			smt_encode_segments(st_at(&sc.s), SMT_PAINT_SRC, 0xff000000, 0, 1,
+					&(struct smt_segment){ 3, 5, 9, 5 }));
 	struct smt_exec_result res;
 	expect_ok(run_ring(sc.ctx, &sc.s, 4096, &res), &res, "spot");
 	for (int x = 0; x < W; x++)
-		CHECK(pixel_at(sc.canvas, x, 5) == (x >= 3 && x <= 9 ? 0xffu : 0u), "x=%d", x);
-	CHECK(pixel_at(sc.canvas, 3, 4) == 0 && pixel_at(sc.canvas, 3, 6) == 0, "1 pixel wide");
+		REQUIRE(pixel_at(sc.canvas, x, 5) == (x >= 3 && x <= 9 ? 0xffu : 0u), "x=%d", x);
+	REQUIRE(pixel_at(sc.canvas, 3, 4) == 0 && pixel_at(sc.canvas, 3, 6) == 0, "1 pixel wide");
 	pixman_image_unref(zero);
 	scene_fini(&sc);
 }
@@ -236,10 +272,10 @@ static void test_thin_octants(void)
 		for (int dy = -2; dy <= 2; dy++)
 			if (dx || dy) {
 				/* slopes 0, 1/2, 1, 2 and infinite, both ways */
-				seg[n++] = (struct smt_segment){ 30, 22, 30 + 23 * dx + (dy ? 3 : 0),
-								 22 + 19 * dy - (dx ? 2 : 0) };
+				seg[n++] = (struct smt_segment){ 30, 22,
+					30 + 23 * dx + (dy ? 3 : 0), 22 + 19 * dy - (dx ? 2 : 0) };
 			}
-	seg[n++] = (struct smt_segment){ 62, 1, 1, 46 };  /* long, shallow runs */
+	seg[n++] = (struct smt_segment){ 62, 1, 1, 46 }; /* long, shallow runs */
 	seg[n++] = (struct smt_segment){ -40, 47, 100, 40 };
 	static const struct paint_kind kinds[] = {
 		{ PIXMAN_a8r8g8b8, SMT_PAINT_SRC, 0xff204060 },
@@ -255,8 +291,9 @@ static void test_thin_octants(void)
 			scene_init(&sc, kinds[k].f, 3 + (uint32_t)k);
 			if (clip)
 				ST(&sc.s, smt_encode_set_clip(st_at(&sc.s), (uint32_t)clip, cr));
-			ST(&sc.s, smt_encode_segments(st_at(&sc.s), kinds[k].op, kinds[k].colour, 0,
-						      (uint32_t)n, seg));
+			ST(&sc.s,
+					smt_encode_segments(st_at(&sc.s), kinds[k].op,
+							kinds[k].colour, 0, (uint32_t)n, seg));
 			ref_clip(sc.ref, cr, clip);
 			for (int i = 0; i < n; i++)
 				ref_thin(sc.ref, kinds[k].op, kinds[k].colour, seg[i]);
@@ -280,13 +317,25 @@ static void test_thin_inside(void)
 		for (int dy = -2; dy <= 2; dy++)
 			if (dx || dy)
 				seg[n++] = (struct smt_segment){ 27, 21, 27 + 5 * dx + (dy ? 1 : 0),
-								 21 + 4 * dy - (dx ? 1 : 0) };
+					21 + 4 * dy - (dx ? 1 : 0) };
 	/* the clip {7, 5, 41, 33} covers x 7..47 and y 5..37 */
 	static const struct smt_segment edge[] = {
-		{ 7, 5, 47, 37 }, { 47, 37, 7, 5 }, { 7, 37, 47, 5 }, { 47, 5, 7, 37 },
-		{ 7, 5, 47, 5 }, { 47, 37, 7, 37 }, { 7, 5, 7, 37 }, { 47, 37, 47, 5 },
-		{ 6, 5, 47, 37 }, { 7, 5, 48, 37 }, { 7, 4, 47, 37 }, { 7, 5, 47, 38 },
-		{ 7, 36, 47, 38 }, { 9, 5, 11, 4 }, { 47, 9, 48, 30 }, { 6, 9, 7, 30 },
+		{ 7, 5, 47, 37 },
+		{ 47, 37, 7, 5 },
+		{ 7, 37, 47, 5 },
+		{ 47, 5, 7, 37 },
+		{ 7, 5, 47, 5 },
+		{ 47, 37, 7, 37 },
+		{ 7, 5, 7, 37 },
+		{ 47, 37, 47, 5 },
+		{ 6, 5, 47, 37 },
+		{ 7, 5, 48, 37 },
+		{ 7, 4, 47, 37 },
+		{ 7, 5, 47, 38 },
+		{ 7, 36, 47, 38 },
+		{ 9, 5, 11, 4 },
+		{ 47, 9, 48, 30 },
+		{ 6, 9, 7, 30 },
 	};
 	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
 		seg[n++] = edge[i];
@@ -303,8 +352,9 @@ static void test_thin_inside(void)
 			scene_init(&sc, kinds[k].f, 17 + (uint32_t)k);
 			if (clip)
 				ST(&sc.s, smt_encode_set_clip(st_at(&sc.s), 1, one));
-			ST(&sc.s, smt_encode_segments(st_at(&sc.s), kinds[k].op, kinds[k].colour, 0,
-						      (uint32_t)n, seg));
+			ST(&sc.s,
+					smt_encode_segments(st_at(&sc.s), kinds[k].op,
+							kinds[k].colour, 0, (uint32_t)n, seg));
 			ref_clip(sc.ref, one, clip);
 			for (int i = 0; i < n; i++)
 				ref_thin(sc.ref, kinds[k].op, kinds[k].colour, seg[i]);
@@ -321,8 +371,8 @@ static struct smt_segment placed(int dx, int dy, int x, int y, int dir)
 {
 	int x1 = dir > 0 ? x + (dx < 0 ? -dx : 0) : x - (dx > 0 ? dx : 0);
 	int y1 = dir > 0 ? y + (dy < 0 ? -dy : 0) : y - (dy > 0 ? dy : 0);
-	return dir > 0 ? (struct smt_segment){ x1, y1, x1 + dx, y1 + dy }
-		       : (struct smt_segment){ x1 + dx, y1 + dy, x1, y1 };
+	return dir > 0 ? (struct smt_segment){ x1, y1, x1 + dx, y1 + dy } :
+			 (struct smt_segment){ x1 + dx, y1 + dy, x1, y1 };
 }
 
 /* Every short segment, major length 0 to 20 in every direction (so every
@@ -343,26 +393,35 @@ static void test_thin_short(void)
 		for (int place = 0; place < 3; place++)
 			for (int dx = -20; dx <= 20; dx++)
 				for (int dy = -20; dy <= 20; dy++) {
-					const struct smt_rect *e = place ? &one[0]
-									: &(struct smt_rect){ 0, 0, W, H };
+					const struct smt_rect *e = place ?
+							&one[0] :
+							&(struct smt_rect){ 0, 0, W, H };
 					int out = place == 2;
 					struct smt_segment seg[2] = {
 						placed(dx, dy, e->x, e->y, 1),
 						placed(dx, dy, e->x + (int)e->width - 1 + out,
-						       e->y + (int)e->height - 1 + out, -1),
+								e->y + (int)e->height - 1 + out,
+								-1),
 					};
 					struct scene sc;
 					char what[80];
 					scene_init(&sc, kinds[k].f, 5 + (uint32_t)k);
 					if (place)
-						ST(&sc.s, smt_encode_set_clip(st_at(&sc.s), 1, one));
-					ST(&sc.s, smt_encode_segments(st_at(&sc.s), kinds[k].op,
-								      kinds[k].colour, 0, 2, seg));
+						ST(&sc.s,
+								smt_encode_set_clip(st_at(&sc.s), 1,
+										one));
+					ST(&sc.s,
+							smt_encode_segments(st_at(&sc.s),
+									kinds[k].op,
+									kinds[k].colour, 0, 2,
+									seg));
 					ref_clip(sc.ref, one, place ? 1 : 0);
 					for (int i = 0; i < 2; i++)
-						ref_thin(sc.ref, kinds[k].op, kinds[k].colour, seg[i]);
-					snprintf(what, sizeof(what), "thin short %d,%d, kind %zu, place %d",
-						 dx, dy, k, place);
+						ref_thin(sc.ref, kinds[k].op, kinds[k].colour,
+								seg[i]);
+					snprintf(what, sizeof(what),
+							"thin short %d,%d, kind %zu, place %d", dx,
+							dy, k, place);
 					scene_run_check(&sc, 0, what);
 					scene_fini(&sc);
 				}
@@ -375,7 +434,7 @@ static pixman_point_fixed_t pf(double x, double y)
 
 /* Wide lines: the same triangles composited by pixman directly. */
 static void ref_wide(pixman_image_t *ref, uint32_t op, uint32_t colour, uint32_t width,
-		     const struct smt_segment *s, int n)
+		const struct smt_segment *s, int n)
 {
 	pixman_triangle_t tris[32];
 	int k = 0;
@@ -387,32 +446,33 @@ static void ref_wide(pixman_image_t *ref, uint32_t op, uint32_t colour, uint32_t
 			continue;
 		double nx = -(by - ay) / len * half, ny = (bx - ax) / len * half;
 		tris[k++] = (pixman_triangle_t){ pf(ax + nx, ay + ny), pf(bx + nx, by + ny),
-						 pf(bx - nx, by - ny) };
+			pf(bx - nx, by - ny) };
 		tris[k++] = (pixman_triangle_t){ pf(ax + nx, ay + ny), pf(bx - nx, by - ny),
-						 pf(ax - nx, ay - ny) };
+			pf(ax - nx, ay - ny) };
 	}
 	pixman_color_t c = to_color(colour);
 	pixman_image_t *solid = pixman_image_create_solid_fill(&c);
 	if (op == SMT_PAINT_SRC || op == SMT_PAINT_CLEAR || op == SMT_PAINT_IN ||
-	    op == SMT_PAINT_IN_REVERSE || op == SMT_PAINT_OUT || op == SMT_PAINT_ATOP_REVERSE) {
+			op == SMT_PAINT_IN_REVERSE || op == SMT_PAINT_OUT ||
+			op == SMT_PAINT_ATOP_REVERSE) {
 		/* Lines are clipped to their shape: pixels outside keep their
 		 * value even for Render's unbounded operators, i.e.
 		 * dst = lerp(coverage, op(src, dst), dst). */
 		int w = pixman_image_get_width(ref), h = pixman_image_get_height(ref);
 		pixman_image_t *mask = pixman_image_create_bits(PIXMAN_a8, w, h, NULL, 0);
-		pixman_image_t *tmp = pixman_image_create_bits(pixman_image_get_format(ref), w, h,
-							       NULL, 0);
+		pixman_image_t *tmp = pixman_image_create_bits(
+				pixman_image_get_format(ref), w, h, NULL, 0);
 		pixman_add_triangles(mask, 0, 0, k, tris);
 		pixman_image_composite32(PIXMAN_OP_SRC, ref, NULL, tmp, 0, 0, 0, 0, 0, 0, w, h);
 		pixman_image_composite32((pixman_op_t)op, solid, NULL, tmp, 0, 0, 0, 0, 0, 0, w, h);
-		pixman_image_composite32(PIXMAN_OP_OUT_REVERSE, mask, NULL, ref, 0, 0, 0, 0, 0, 0,
-					 w, h);
+		pixman_image_composite32(
+				PIXMAN_OP_OUT_REVERSE, mask, NULL, ref, 0, 0, 0, 0, 0, 0, w, h);
 		pixman_image_composite32(PIXMAN_OP_ADD, tmp, mask, ref, 0, 0, 0, 0, 0, 0, w, h);
 		pixman_image_unref(tmp);
 		pixman_image_unref(mask);
 	} else {
-		pixman_composite_triangles((pixman_op_t)op, solid, ref, PIXMAN_a8, 0, 0, 0, 0, k,
-					   tris);
+		pixman_composite_triangles(
+				(pixman_op_t)op, solid, ref, PIXMAN_a8, 0, 0, 0, 0, k, tris);
 	}
 	pixman_image_unref(solid);
 }
@@ -420,7 +480,10 @@ static void ref_wide(pixman_image_t *ref, uint32_t op, uint32_t colour, uint32_t
 static void test_wide_segments(void)
 {
 	const struct smt_segment seg[] = {
-		{ 5, 5, 50, 10 }, { 10, 40, 40, 12 }, { 20, 5, 20, 40 }, { 30, 30, 30, 30 },
+		{ 5, 5, 50, 10 },
+		{ 10, 40, 40, 12 },
+		{ 20, 5, 20, 40 },
+		{ 30, 30, 30, 30 },
 	};
 	for (int clip = 0; clip < 2; clip++) {
 		struct scene sc;
@@ -442,7 +505,7 @@ static void test_wide_segments(void)
 	ST(&sc.s, smt_encode_segments(st_at(&sc.s), SMT_PAINT_SRC, 0xff00ff00, 9, 1, &far));
 	ref_wide(sc.ref, SMT_PAINT_SRC, 0xff00ff00, 9, &near, 1);
 	scene_run_check(&sc, 2, "far wide segment");
-	CHECK(pixel_at(sc.canvas, 30, 30) == 0xff00ff00, "centre is painted");
+	REQUIRE(pixel_at(sc.canvas, 30, 30) == 0xff00ff00, "centre is painted");
 	scene_fini(&sc);
 	/* SRC paints the line, not its bounding box: a pixel inside the box
 	 * but away from the line keeps what was there (core X semantics). */
@@ -452,8 +515,8 @@ static void test_wide_segments(void)
 	ST(&sc.s, smt_encode_segments(st_at(&sc.s), SMT_PAINT_SRC, 0xff00ff00, 5, 1, &slant));
 	ref_wide(sc.ref, SMT_PAINT_SRC, 0xff00ff00, 5, &slant, 1);
 	scene_run_check(&sc, 2, "SRC wide segment keeps its surroundings");
-	CHECK(pixel_at(sc.canvas, 50, 3) == before, "SRC wide line cleared (50,3): %08x -> %08x",
-	      before, pixel_at(sc.canvas, 50, 3));
+	REQUIRE(pixel_at(sc.canvas, 50, 3) == before, "SRC wide line cleared (50,3): %08x -> %08x",
+			before, pixel_at(sc.canvas, 50, 3));
 	scene_fini(&sc);
 	/* huge width, many segments, A8 target: only must not crash */
 	scene_init(&sc, PIXMAN_a8, 6);
@@ -483,22 +546,27 @@ static void test_put_image(void)
 			if (pool) {
 				memset(poolmem, 0, 8192);
 				memcpy(poolmem + 1000, px, stride * 13);
-				CHECK(smt_exec_register_pool(sc.ctx, 5, poolmem, 8192) == 0, "pool");
-				ST(&sc.s, smt_encode_put_image_pool(st_at(&sc.s), 5, 1000, stride, 21, 13,
-								    sf[i], 15, 20));
-				ST(&sc.s, smt_encode_put_image_pool(st_at(&sc.s), 5, 1000, stride, 21, 13,
-								    sf[i], -10, 40));
+				REQUIRE(smt_exec_register_pool(sc.ctx, 5, poolmem, 8192) == 0,
+						"pool");
+				ST(&sc.s,
+						smt_encode_put_image_pool(st_at(&sc.s), 5, 1000,
+								stride, 21, 13, sf[i], 15, 20));
+				ST(&sc.s,
+						smt_encode_put_image_pool(st_at(&sc.s), 5, 1000,
+								stride, 21, 13, sf[i], -10, 40));
 			} else {
-				ST(&sc.s, smt_encode_put_image(st_at(&sc.s), 15, 20, 21, 13, sf[i],
-							       stride, px));
-				ST(&sc.s, smt_encode_put_image(st_at(&sc.s), -10, 40, 21, 13, sf[i],
-							       stride, px));
+				ST(&sc.s,
+						smt_encode_put_image(st_at(&sc.s), 15, 20, 21, 13,
+								sf[i], stride, px));
+				ST(&sc.s,
+						smt_encode_put_image(st_at(&sc.s), -10, 40, 21, 13,
+								sf[i], stride, px));
 			}
 			ref_clip(sc.ref, clip2, 2);
-			pixman_image_composite32(PIXMAN_OP_SRC, src, NULL, sc.ref, 0, 0, 0, 0, 15, 20,
-						 21, 13);
-			pixman_image_composite32(PIXMAN_OP_SRC, src, NULL, sc.ref, 0, 0, 0, 0, -10, 40,
-						 21, 13);
+			pixman_image_composite32(PIXMAN_OP_SRC, src, NULL, sc.ref, 0, 0, 0, 0, 15,
+					20, 21, 13);
+			pixman_image_composite32(PIXMAN_OP_SRC, src, NULL, sc.ref, 0, 0, 0, 0, -10,
+					40, 21, 13);
 			scene_run_check(&sc, 0, pool ? "put_image_pool" : "put_image");
 			pixman_image_unref(src);
 			free(poolmem);
@@ -509,13 +577,14 @@ static void test_put_image(void)
 /* Upload a pattern into a new pixmap through the ring; returns the same
  * pattern as a reference image. */
 static pixman_image_t *make_pixmap(struct scene *sc, uint32_t id, uint32_t format,
-				   pixman_format_code_t pfmt, int w, int h, uint32_t seed)
+		pixman_format_code_t pfmt, int w, int h, uint32_t seed)
 {
 	pixman_image_t *img = new_image(pfmt, w, h);
 	pattern(img, seed);
 	ST(&sc->s, smt_encode_create_pixmap(st_at(&sc->s), id, (uint32_t)w, (uint32_t)h, format));
 	ST(&sc->s, smt_encode_set_target(st_at(&sc->s), id));
-	ST(&sc->s, smt_encode_put_image(st_at(&sc->s), 0, 0, (uint32_t)w, (uint32_t)h, format,
+	ST(&sc->s,
+			smt_encode_put_image(st_at(&sc->s), 0, 0, (uint32_t)w, (uint32_t)h, format,
 					(uint32_t)pixman_image_get_stride(img),
 					pixman_image_get_data(img)));
 	ST(&sc->s, smt_encode_set_target(st_at(&sc->s), CANVAS));
@@ -544,20 +613,22 @@ static void test_copy_area(void)
 static void test_composite(void)
 {
 	static const uint32_t ops[] = { SMT_PAINT_OVER, SMT_PAINT_IN, SMT_PAINT_ADD, SMT_PAINT_SRC,
-					SMT_PAINT_ATOP_REVERSE };
+		SMT_PAINT_ATOP_REVERSE };
 	for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++)
 		for (int m = 0; m < 2; m++) {
 			struct scene sc;
 			scene_init(&sc, PIXMAN_a8r8g8b8, 9);
-			pixman_image_t *src = make_pixmap(&sc, 3, SMT_FORMAT_ARGB8888,
-							  PIXMAN_a8r8g8b8, 25, 25, 12);
-			pixman_image_t *mask = make_pixmap(&sc, 4, SMT_FORMAT_A8, PIXMAN_a8, 20, 30, 13);
+			pixman_image_t *src = make_pixmap(
+					&sc, 3, SMT_FORMAT_ARGB8888, PIXMAN_a8r8g8b8, 25, 25, 12);
+			pixman_image_t *mask = make_pixmap(
+					&sc, 4, SMT_FORMAT_A8, PIXMAN_a8, 20, 30, 13);
 			ST(&sc.s, smt_encode_set_clip(st_at(&sc.s), 2, clip2));
-			ST(&sc.s, smt_encode_composite(st_at(&sc.s), ops[o], 3, m ? 4 : 0, -3, 2, 1, -4,
-						       10, 8, 40, 30));
+			ST(&sc.s,
+					smt_encode_composite(st_at(&sc.s), ops[o], 3, m ? 4 : 0, -3,
+							2, 1, -4, 10, 8, 40, 30));
 			ref_clip(sc.ref, clip2, 2);
-			pixman_image_composite32((pixman_op_t)ops[o], src, m ? mask : NULL, sc.ref, -3,
-						 2, 1, -4, 10, 8, 40, 30);
+			pixman_image_composite32((pixman_op_t)ops[o], src, m ? mask : NULL, sc.ref,
+					-3, 2, 1, -4, 10, 8, 40, 30);
 			scene_run_check(&sc, 0, "composite");
 			pixman_image_unref(src);
 			pixman_image_unref(mask);
@@ -567,8 +638,9 @@ static void test_composite(void)
 	 * from a snapshot */
 	struct scene sc;
 	scene_init(&sc, PIXMAN_a8r8g8b8, 10);
-	ST(&sc.s, smt_encode_composite(st_at(&sc.s), SMT_PAINT_OVER, CANVAS, 0, 0, 0, 0, 0, 5, 3,
-				       50, 40));
+	ST(&sc.s,
+			smt_encode_composite(st_at(&sc.s), SMT_PAINT_OVER, CANVAS, 0, 0, 0, 0, 0, 5,
+					3, 50, 40));
 	pixman_image_t *snap = clone_image(sc.ref);
 	pixman_image_composite32(PIXMAN_OP_OVER, snap, NULL, sc.ref, 0, 0, 0, 0, 5, 3, 50, 40);
 	scene_run_check(&sc, 0, "self composite");
@@ -577,8 +649,9 @@ static void test_composite(void)
 	/* an A8 canvas used as its own mask */
 	scene_init(&sc, PIXMAN_a8, 11);
 	pixman_image_t *src = make_pixmap(&sc, 3, SMT_FORMAT_ARGB8888, PIXMAN_a8r8g8b8, 25, 25, 12);
-	ST(&sc.s, smt_encode_composite(st_at(&sc.s), SMT_PAINT_OVER, 3, CANVAS, 0, 0, 2, 1, 4, 3,
-				       40, 30));
+	ST(&sc.s,
+			smt_encode_composite(st_at(&sc.s), SMT_PAINT_OVER, 3, CANVAS, 0, 0, 2, 1, 4,
+					3, 40, 30));
 	snap = clone_image(sc.ref);
 	pixman_image_composite32(PIXMAN_OP_OVER, src, snap, sc.ref, 0, 0, 2, 1, 4, 3, 40, 30);
 	scene_run_check(&sc, 0, "canvas as its own mask");
@@ -596,12 +669,12 @@ static void test_glyphs(void)
 	uint8_t *ab = (uint8_t *)pixman_image_get_data(atlas);
 	int as = pixman_image_get_stride(atlas);
 	for (int y = 0; y < 8; y++) {
-		ab[y * as + 1] = 0xff;                  /* L: vertical bar */
-		ab[y * as + 9] = 0x80;                  /* box: left edge */
+		ab[y * as + 1] = 0xff; /* L: vertical bar */
+		ab[y * as + 9] = 0x80; /* box: left edge */
 		ab[y * as + 14] = 0x80;
 	}
 	for (int x = 1; x < 7; x++)
-		ab[7 * as + x] = 0xff;                  /* L: foot */
+		ab[7 * as + x] = 0xff; /* L: foot */
 	for (int x = 9; x < 15; x++)
 		ab[x] = ab[7 * as + x] = 0x80;
 	ST(&sc.s, smt_encode_create_pixmap(st_at(&sc.s), 20, 16, 8, SMT_FORMAT_A8));
@@ -609,7 +682,9 @@ static void test_glyphs(void)
 	ST(&sc.s, smt_encode_put_image(st_at(&sc.s), 0, 0, 16, 8, SMT_FORMAT_A8, (uint32_t)as, ab));
 	ST(&sc.s, smt_encode_set_target(st_at(&sc.s), CANVAS));
 	struct smt_glyph g[4] = {
-		{ 0, 0, 8, 8, 0, 0 }, { 8, 0, 8, 8, 9, 0 }, { 0, 0, 8, 8, 18, 2 },
+		{ 0, 0, 8, 8, 0, 0 },
+		{ 8, 0, 8, 8, 9, 0 },
+		{ 0, 0, 8, 8, 18, 2 },
 		{ 8, 0, 8, 8, 60, 44 },
 	};
 	ST(&sc.s, smt_encode_glyphs(st_at(&sc.s), SMT_PAINT_OVER, 0xff101010, 20, 10, 12, 4, g));
@@ -617,10 +692,10 @@ static void test_glyphs(void)
 	pixman_image_t *solid = pixman_image_create_solid_fill(&c);
 	for (int i = 0; i < 4; i++)
 		pixman_image_composite32(PIXMAN_OP_OVER, solid, atlas, sc.ref, 0, 0, g[i].atlas_x,
-					 g[i].atlas_y, 10 + g[i].dst_x, 12 + g[i].dst_y,
-					 g[i].width, g[i].height);
+				g[i].atlas_y, 10 + g[i].dst_x, 12 + g[i].dst_y, g[i].width,
+				g[i].height);
 	scene_run_check(&sc, 0, "glyphs");
-	CHECK((pixel_at(sc.canvas, 11, 15) & 0xffffff) == 0x101010, "L stem is dark");
+	REQUIRE((pixel_at(sc.canvas, 11, 15) & 0xffffff) == 0x101010, "L stem is dark");
 	pixman_image_unref(solid);
 	pixman_image_unref(atlas);
 	scene_fini(&sc);
@@ -633,7 +708,10 @@ static void test_glyphs(void)
  * opaque and translucent colours. pixman is the reference, exactly. */
 static void test_glyphs_narrow(void)
 {
-	enum { AW = 40, AH = 12 };
+	enum {
+		AW = 40,
+		AH = 12
+	};
 	pixman_image_t *atlas = new_image(PIXMAN_a8, AW, AH);
 	uint8_t *ab = (uint8_t *)pixman_image_get_data(atlas);
 	int as = pixman_image_get_stride(atlas);
@@ -648,7 +726,7 @@ static void test_glyphs_narrow(void)
 		const uint16_t ax[3] = { (uint16_t)(w - 1), 13, (uint16_t)(AW - w) };
 		for (int k = 0; k < 3; k++, n++)
 			g[n] = (struct smt_glyph){ ax[k], (uint16_t)k, w, (uint16_t)(AH - 2 * k),
-						   (int32_t)(n * 9) - 6, (int32_t)(k * 13) - 2 };
+				(int32_t)(n * 9) - 6, (int32_t)(k * 13) - 2 };
 	}
 	static const uint32_t colours[] = { 0xff204080, 0x80402010 };
 	/* clip 0: none, 1: one rectangle cutting glyphs' columns, 2: two */
@@ -659,22 +737,26 @@ static void test_glyphs_narrow(void)
 			char what[80];
 			const struct smt_rect *cr = clip == 1 ? cut : clip2;
 			scene_init(&sc, PIXMAN_a8r8g8b8, 40 + (uint32_t)c);
-			ST(&sc.s, smt_encode_create_pixmap(st_at(&sc.s), 20, AW, AH, SMT_FORMAT_A8));
+			ST(&sc.s,
+					smt_encode_create_pixmap(
+							st_at(&sc.s), 20, AW, AH, SMT_FORMAT_A8));
 			ST(&sc.s, smt_encode_set_target(st_at(&sc.s), 20));
-			ST(&sc.s, smt_encode_put_image(st_at(&sc.s), 0, 0, AW, AH, SMT_FORMAT_A8,
-						       (uint32_t)as, ab));
+			ST(&sc.s,
+					smt_encode_put_image(st_at(&sc.s), 0, 0, AW, AH,
+							SMT_FORMAT_A8, (uint32_t)as, ab));
 			ST(&sc.s, smt_encode_set_target(st_at(&sc.s), CANVAS));
 			if (clip)
 				ST(&sc.s, smt_encode_set_clip(st_at(&sc.s), (uint32_t)clip, cr));
-			ST(&sc.s, smt_encode_glyphs(st_at(&sc.s), SMT_PAINT_OVER, colours[c], 20, 2, 3,
-						    n, g));
+			ST(&sc.s,
+					smt_encode_glyphs(st_at(&sc.s), SMT_PAINT_OVER, colours[c],
+							20, 2, 3, n, g));
 			ref_clip(sc.ref, cr, clip);
 			pixman_color_t pc = to_color(colours[c]);
 			pixman_image_t *solid = pixman_image_create_solid_fill(&pc);
 			for (uint32_t i = 0; i < n; i++)
 				pixman_image_composite32(PIXMAN_OP_OVER, solid, atlas, sc.ref, 0, 0,
-							 g[i].atlas_x, g[i].atlas_y, 2 + g[i].dst_x,
-							 3 + g[i].dst_y, g[i].width, g[i].height);
+						g[i].atlas_x, g[i].atlas_y, 2 + g[i].dst_x,
+						3 + g[i].dst_y, g[i].width, g[i].height);
 			pixman_image_unref(solid);
 			snprintf(what, sizeof(what), "narrow glyphs: colour %zu clip %d", c, clip);
 			scene_run_check(&sc, 0, what);
@@ -696,8 +778,11 @@ static void test_glyphs_masks(void)
 		for (int x = 0; x < 16; x++)
 			ab[y * as + x] = (uint8_t)(y * 16 + x);
 	const struct smt_glyph g[5] = {
-		{ 0, 0, 16, 16, 0, 0 }, { 4, 2, 9, 13, 20, 3 }, { 0, 0, 16, 16, -8, 30 },
-		{ 3, 3, 13, 13, 55, 40 }, { 0, 8, 16, 8, 8, 8 },
+		{ 0, 0, 16, 16, 0, 0 },
+		{ 4, 2, 9, 13, 20, 3 },
+		{ 0, 0, 16, 16, -8, 30 },
+		{ 3, 3, 13, 13, 55, 40 },
+		{ 0, 8, 16, 8, 8, 8 },
 	};
 	static const pixman_format_code_t fmts[] = { PIXMAN_a8r8g8b8, PIXMAN_x8r8g8b8 };
 	static const uint32_t colours[] = { 0xff204080, 0x80402010, 0x00000000, 0x01010101 };
@@ -711,33 +796,42 @@ static void test_glyphs_masks(void)
 					char what[80];
 					const struct smt_rect *cr = clip == 1 ? cut : clip2;
 					scene_init(&sc, fmts[f], 20 + (uint32_t)c);
-					ST(&sc.s, smt_encode_create_pixmap(st_at(&sc.s), 20, 16, 16,
-									   SMT_FORMAT_A8));
+					ST(&sc.s,
+							smt_encode_create_pixmap(st_at(&sc.s), 20,
+									16, 16, SMT_FORMAT_A8));
 					ST(&sc.s, smt_encode_set_target(st_at(&sc.s), 20));
-					ST(&sc.s, smt_encode_put_image(st_at(&sc.s), 0, 0, 16, 16,
-								       SMT_FORMAT_A8, (uint32_t)as, ab));
+					ST(&sc.s,
+							smt_encode_put_image(st_at(&sc.s), 0, 0, 16,
+									16, SMT_FORMAT_A8,
+									(uint32_t)as, ab));
 					ST(&sc.s, smt_encode_set_target(st_at(&sc.s), CANVAS));
 					if (clip)
-						ST(&sc.s, smt_encode_set_clip(st_at(&sc.s),
-									      (uint32_t)clip, cr));
-					ST(&sc.s, smt_encode_glyphs(st_at(&sc.s), ops[o], colours[c], 20,
-								    2, 1, 5, g));
+						ST(&sc.s,
+								smt_encode_set_clip(st_at(&sc.s),
+										(uint32_t)clip,
+										cr));
+					ST(&sc.s,
+							smt_encode_glyphs(st_at(&sc.s), ops[o],
+									colours[c], 20, 2, 1, 5,
+									g));
 					ref_clip(sc.ref, cr, clip);
 					pixman_color_t pc = to_color(colours[c]);
 					pixman_image_t *solid = pixman_image_create_solid_fill(&pc);
 					for (int i = 0; i < 5; i++)
-						pixman_image_composite32((pixman_op_t)ops[o], solid, atlas,
-									 sc.ref, 0, 0, g[i].atlas_x,
-									 g[i].atlas_y, 2 + g[i].dst_x,
-									 1 + g[i].dst_y, g[i].width,
-									 g[i].height);
+						pixman_image_composite32((pixman_op_t)ops[o], solid,
+								atlas, sc.ref, 0, 0, g[i].atlas_x,
+								g[i].atlas_y, 2 + g[i].dst_x,
+								1 + g[i].dst_y, g[i].width,
+								g[i].height);
 					pixman_image_unref(solid);
-					snprintf(what, sizeof(what), "glyph masks: fmt %zu colour %zu op %zu clip %d",
-						 f, c, o, clip);
+					snprintf(what, sizeof(what),
+							"glyph masks: fmt %zu colour %zu op %zu clip %d",
+							f, c, o, clip);
 					if (colours[c] == 0) {
 						/* draws nothing: compare without the "drew" guard */
 						struct smt_exec_result res;
-						expect_ok(run_ring(sc.ctx, &sc.s, 64 * 1024, &res), &res, what);
+						expect_ok(run_ring(sc.ctx, &sc.s, 64 * 1024, &res),
+								&res, what);
 						pixman_image_set_clip_region32(sc.ref, NULL);
 						expect_same_tol(sc.canvas, sc.ref, 0, what);
 					} else {
@@ -757,42 +851,53 @@ static void test_present_and_pixmaps(void)
 	tr_init(&t, 4096);
 	struct smt_rect dmg[2] = { { -5, -5, 10, 10 }, { 60, 40, 100, 100 } };
 	BUF_DECL(b, 256);
-	CHECK(tr_push(&t, b, smt_encode_present(b, CANVAS, 41, 0, NULL)) == 0, "push");
-	CHECK(tr_push(&t, b, smt_encode_present(b, CANVAS, 42, 2, dmg)) == 0, "push");
-	CHECK(tr_push(&t, b, smt_encode_fence(b, 9)) == 0, "push");
-	CHECK(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_PRESENT, "stop at present");
-	CHECK(res.present.canvas_id == CANVAS && res.present.serial == 41 && res.commands == 1,
-	      "first present");
+	REQUIRE(tr_push(&t, b, smt_encode_present(b, CANVAS, 41, 0, NULL)) == 0, "push");
+	REQUIRE(tr_push(&t, b, smt_encode_present(b, CANVAS, 42, 2, dmg)) == 0, "push");
+	REQUIRE(tr_push(&t, b, smt_encode_fence(b, 9)) == 0, "push");
+	REQUIRE(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_PRESENT, "stop at present");
+	REQUIRE(res.present.canvas_id == CANVAS && res.present.serial == 41 && res.commands == 1,
+			"first present");
 	pixman_box32_t *e = pixman_region32_extents((pixman_region32_t *)res.present.damage);
-	CHECK(e->x1 == 0 && e->y1 == 0 && e->x2 == W && e->y2 == H, "n=0: whole canvas");
-	CHECK(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_PRESENT, "second");
-	CHECK(res.present.serial == 42, "serial");
+	REQUIRE(e->x1 == 0 && e->y1 == 0 && e->x2 == W && e->y2 == H, "n=0: whole canvas");
+	REQUIRE(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_PRESENT, "second");
+	REQUIRE(res.present.serial == 42, "serial");
 	int n;
 	pixman_region32_rectangles((pixman_region32_t *)res.present.damage, &n);
-	CHECK(n == 2 && pixman_region32_contains_point((pixman_region32_t *)res.present.damage,
-						       4, 4, NULL) &&
-	      pixman_region32_contains_point((pixman_region32_t *)res.present.damage, 63, 47,
-					     NULL) &&
-	      !pixman_region32_contains_point((pixman_region32_t *)res.present.damage, 5, 5,
-					      NULL), "damage clipped to the canvas");
-	CHECK(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_EMPTY && res.fences == 1 &&
-	      res.last_fence == 9, "fence after present");
+	REQUIRE(n == 2 &&
+					pixman_region32_contains_point(
+							(pixman_region32_t *)res.present.damage, 4,
+							4, NULL) &&
+					pixman_region32_contains_point(
+							(pixman_region32_t *)res.present.damage, 63,
+							47, NULL) &&
+					!pixman_region32_contains_point(
+							(pixman_region32_t *)res.present.damage, 5,
+							5, NULL),
+			"damage clipped to the canvas");
+	REQUIRE(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_EMPTY && res.fences == 1 &&
+					res.last_fence == 9,
+			"fence after present");
 	/* pixmaps: create, count, draw, free; target freed -> no target */
-	CHECK(tr_push(&t, b, smt_encode_create_pixmap(b, 100, 10, 10, SMT_FORMAT_ARGB8888)) == 0, "push");
-	CHECK(tr_push(&t, b, smt_encode_create_pixmap(b, 101, 10, 10, SMT_FORMAT_A8)) == 0, "push");
-	CHECK(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_EMPTY, "%s", res.error.message);
-	CHECK(smt_exec_pixmap_count(sc.ctx) == 2, "count");
-	CHECK(smt_exec_pixmap_bytes(sc.ctx) == 400 + 120 + 2 * SMT_PIXMAP_OVERHEAD, "bytes %" PRIu64,
-	      smt_exec_pixmap_bytes(sc.ctx));
-	CHECK(tr_push(&t, b, smt_encode_set_target(b, 100)) == 0, "push");
-	CHECK(tr_push(&t, b, smt_encode_free_pixmap(b, 100)) == 0, "push");
-	CHECK(tr_push(&t, b, smt_encode_free_pixmap(b, 101)) == 0, "push");
-	CHECK(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_EMPTY, "%s", res.error.message);
-	CHECK(smt_exec_pixmap_count(sc.ctx) == 0 && smt_exec_pixmap_bytes(sc.ctx) == 0, "freed");
+	REQUIRE(tr_push(&t, b, smt_encode_create_pixmap(b, 100, 10, 10, SMT_FORMAT_ARGB8888)) == 0,
+			"push");
+	REQUIRE(tr_push(&t, b, smt_encode_create_pixmap(b, 101, 10, 10, SMT_FORMAT_A8)) == 0,
+			"push");
+	REQUIRE(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_EMPTY, "%s",
+			res.error.message);
+	REQUIRE(smt_exec_pixmap_count(sc.ctx) == 2, "count");
+	REQUIRE(smt_exec_pixmap_bytes(sc.ctx) == 400 + 120 + 2 * SMT_PIXMAP_OVERHEAD,
+			"bytes %" PRIu64, smt_exec_pixmap_bytes(sc.ctx));
+	REQUIRE(tr_push(&t, b, smt_encode_set_target(b, 100)) == 0, "push");
+	REQUIRE(tr_push(&t, b, smt_encode_free_pixmap(b, 100)) == 0, "push");
+	REQUIRE(tr_push(&t, b, smt_encode_free_pixmap(b, 101)) == 0, "push");
+	REQUIRE(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_EMPTY, "%s",
+			res.error.message);
+	REQUIRE(smt_exec_pixmap_count(sc.ctx) == 0 && smt_exec_pixmap_bytes(sc.ctx) == 0, "freed");
 	struct smt_rect r = { 0, 0, 1, 1 };
-	CHECK(tr_push(&t, b, smt_encode_fill_rects(b, SMT_PAINT_SRC, 0, 1, &r)) == 0, "push");
-	CHECK(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_ERROR &&
-	      res.error.code == SMT_ERROR_NO_TARGET, "freed target is gone");
+	REQUIRE(tr_push(&t, b, smt_encode_fill_rects(b, SMT_PAINT_SRC, 0, 1, &r)) == 0, "push");
+	REQUIRE(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_ERROR &&
+					res.error.code == SMT_ERROR_NO_TARGET,
+			"freed target is gone");
 	tr_fini(&t);
 	scene_fini(&sc);
 }
@@ -807,24 +912,25 @@ static void test_canvas_replace(void)
 	struct smt_rect all = { 0, 0, 1000, 1000 };
 	scene_init(&sc, PIXMAN_a8r8g8b8, 2);
 	tr_init(&t, 4096);
-	CHECK(tr_push(&t, b, smt_encode_set_target(b, CANVAS)) == 0, "push");
-	CHECK(tr_push(&t, b, smt_encode_set_clip(b, 1, &(struct smt_rect){ 0, 0, 5, 5 })) == 0,
-	      "push");
-	CHECK(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_EMPTY, "setup");
+	REQUIRE(tr_push(&t, b, smt_encode_set_target(b, CANVAS)) == 0, "push");
+	REQUIRE(tr_push(&t, b, smt_encode_set_clip(b, 1, &(struct smt_rect){ 0, 0, 5, 5 })) == 0,
+			"push");
+	REQUIRE(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_EMPTY, "setup");
 	pixman_image_t *bigger = new_image(PIXMAN_a8r8g8b8, W * 2, H * 2);
-	CHECK(smt_exec_replace_canvas(sc.ctx, CANVAS, bigger) == 0, "replace");
-	CHECK(smt_exec_replace_canvas(sc.ctx, 77, bigger) == SMT_ERROR_BAD_DRAWABLE, "unknown");
-	CHECK(tr_push(&t, b, smt_encode_fill_rects(b, SMT_PAINT_SRC, 0xff0000ff, 1, &all)) == 0,
-	      "push");
-	CHECK(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_EMPTY, "%s",
-	      res.error.message);
-	CHECK(pixel_at(bigger, W * 2 - 1, H * 2 - 1) == 0xff0000ff, "drawn, clip reset");
+	REQUIRE(smt_exec_replace_canvas(sc.ctx, CANVAS, bigger) == 0, "replace");
+	REQUIRE(smt_exec_replace_canvas(sc.ctx, 77, bigger) == SMT_ERROR_BAD_DRAWABLE, "unknown");
+	REQUIRE(tr_push(&t, b, smt_encode_fill_rects(b, SMT_PAINT_SRC, 0xff0000ff, 1, &all)) == 0,
+			"push");
+	REQUIRE(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_EMPTY, "%s",
+			res.error.message);
+	REQUIRE(pixel_at(bigger, W * 2 - 1, H * 2 - 1) == 0xff0000ff, "drawn, clip reset");
 	expect_same(sc.canvas, sc.orig, "old image untouched");
-	CHECK(smt_exec_unregister_canvas(sc.ctx, CANVAS) == 0, "unregister");
-	CHECK(tr_push(&t, b, smt_encode_fill_rects(b, SMT_PAINT_SRC, 0xff0000ff, 1, &all)) == 0,
-	      "push");
-	CHECK(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_ERROR &&
-	      res.error.code == SMT_ERROR_NO_TARGET, "unregistered target is gone");
+	REQUIRE(smt_exec_unregister_canvas(sc.ctx, CANVAS) == 0, "unregister");
+	REQUIRE(tr_push(&t, b, smt_encode_fill_rects(b, SMT_PAINT_SRC, 0xff0000ff, 1, &all)) == 0,
+			"push");
+	REQUIRE(smt_exec_run(sc.ctx, &t.reader, NULL, &res) == SMT_EXEC_ERROR &&
+					res.error.code == SMT_ERROR_NO_TARGET,
+			"unregistered target is gone");
 	pixman_image_unref(bigger);
 	tr_fini(&t);
 	scene_fini(&sc);

@@ -3,7 +3,7 @@
  * does. The reference is the same stream run with a budget of one
  * command per call, which never forms a run: same pixels, same error
  * (code, opcode, offset, element), same published tail and counters. */
-#include "test_ring_util.h"
+#include "tests/unit/test_ring_util.h"
 
 #define W 64
 #define H 48
@@ -13,7 +13,7 @@
 struct side {
 	struct smt_exec_ctx *ctx;
 	pixman_image_t *canvas;
-	struct smt_exec_result res;   /* the last call's */
+	struct smt_exec_result res; /* the last call's */
 	enum smt_exec_stop stop;
 	uint64_t commands, calls, tail, executed;
 };
@@ -22,10 +22,10 @@ static void side_init(struct side *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->ctx = smt_exec_create(NULL);
-	CHECK(s->ctx, "ctx");
+	REQUIRE(s->ctx, "ctx");
 	s->canvas = new_image(PIXMAN_a8r8g8b8, W, H);
 	pattern(s->canvas, 3);
-	CHECK(smt_exec_register_canvas(s->ctx, CANVAS, s->canvas) == 0, "canvas");
+	REQUIRE(smt_exec_register_canvas(s->ctx, CANVAS, s->canvas) == 0, "canvas");
 }
 
 static void side_fini(struct side *s)
@@ -37,8 +37,7 @@ static void side_fini(struct side *s)
 static const struct smt_exec_budget one_command = { .max_commands = 1 };
 
 /* Calls until EMPTY or ERROR (PRESENT and BUDGET are resumed). */
-static void run_calls(struct side *s, struct smt_ring_reader *r,
-		      const struct smt_exec_budget *b)
+static void run_calls(struct side *s, struct smt_ring_reader *r, const struct smt_exec_budget *b)
 {
 	do {
 		s->stop = smt_exec_run(s->ctx, r, b, &s->res);
@@ -50,7 +49,7 @@ static void run_calls(struct side *s, struct smt_ring_reader *r,
 /* The stream through a ring of `area` bytes, written as room allows (PAD
  * where a command would wrap), each call under budget b. */
 static void run_ring_budget(struct side *s, const struct stream *st, uint32_t area,
-			    const struct smt_exec_budget *b)
+		const struct smt_exec_budget *b)
 {
 	struct test_ring t;
 	tr_init(&t, area);
@@ -74,8 +73,8 @@ static void run_ring_budget(struct side *s, const struct stream *st, uint32_t ar
 }
 
 /* The stream as one socket submit, each call under budget b. */
-static void run_socket_budget(struct side *s, const struct stream *st,
-			      const struct smt_exec_budget *b)
+static void run_socket_budget(
+		struct side *s, const struct stream *st, const struct smt_exec_budget *b)
 {
 	struct test_socket t;
 	ts_init(&t);
@@ -89,8 +88,8 @@ static void run_socket_budget(struct side *s, const struct stream *st,
 
 /* Runs vs one command per call, on a ring (area) and the socket path: the
  * same outcome. Returns the ring side's result in *out (caller fini's it). */
-static void expect_as_one_by_one(const struct stream *st, uint32_t area, const char *what,
-				 struct side *out)
+static void expect_as_one_by_one(
+		const struct stream *st, uint32_t area, const char *what, struct side *out)
 {
 	struct side ring, ref, sock, sock_ref;
 	side_init(&ring);
@@ -106,23 +105,26 @@ static void expect_as_one_by_one(const struct stream *st, uint32_t area, const c
 	for (int i = 0; i < 2; i++) {
 		struct side *a = sides[i], *b = refs[i];
 		const char *path = i ? "socket" : "ring";
-		CHECK(a->stop == b->stop, "%s, %s: stop %d, one by one %d", what, path, a->stop,
-		      b->stop);
-		CHECK(a->res.error.code == b->res.error.code &&
-		      a->res.error.opcode == b->res.error.opcode &&
-		      a->res.error.offset == b->res.error.offset &&
-		      strcmp(a->res.error.message, b->res.error.message) == 0,
-		      "%s, %s: error '%s', one by one '%s'", what, path, a->res.error.message,
-		      b->res.error.message);
-		CHECK(a->commands == b->commands && a->tail == b->tail &&
-		      a->executed == b->executed,
-		      "%s, %s: %" PRIu64 " commands to %" PRIu64 ", one by one %" PRIu64
-		      " to %" PRIu64, what, path, a->commands, a->tail, b->commands, b->tail);
+		REQUIRE(a->stop == b->stop, "%s, %s: stop %d, one by one %d", what, path, a->stop,
+				b->stop);
+		REQUIRE(a->res.error.code == b->res.error.code &&
+						a->res.error.opcode == b->res.error.opcode &&
+						a->res.error.offset == b->res.error.offset &&
+						strcmp(a->res.error.message,
+								b->res.error.message) == 0,
+				"%s, %s: error '%s', one by one '%s'", what, path,
+				a->res.error.message, b->res.error.message);
+		REQUIRE(a->commands == b->commands && a->tail == b->tail &&
+						a->executed == b->executed,
+				"%s, %s: %" PRIu64 " commands to %" PRIu64 ", one by one %" PRIu64
+				" to %" PRIu64,
+				what, path, a->commands, a->tail, b->commands, b->tail);
 		expect_same(a->canvas, b->canvas, what);
 	}
-	CHECK(ref.calls > ref.commands / 2 && ring.calls < ring.commands / 2 + 2,
-	      "%s: the reference ran one by one (%" PRIu64 " calls), the runs did not (%"
-	      PRIu64 ")", what, ref.calls, ring.calls);
+	REQUIRE(ref.calls > ref.commands / 2 && ring.calls < ring.commands / 2 + 2,
+			"%s: the reference ran one by one (%" PRIu64
+			" calls), the runs did not (%" PRIu64 ")",
+			what, ref.calls, ring.calls);
 	expect_same(ring.canvas, sock.canvas, what);
 	side_fini(&ref);
 	side_fini(&sock);
@@ -142,8 +144,8 @@ static uint32_t fill(struct stream *st, uint32_t i, uint32_t op, uint32_t colour
 	struct smt_rect r[4];
 	for (uint32_t k = 0; k < n; k++)
 		r[k] = (struct smt_rect){ (int32_t)((i * 5 + k * 3) % (W + 4)) - 2,
-					  (int32_t)((i * 3 + k * 7) % (H + 2)) - 1,
-					  1 + (i + k) % 6, 1 + (i * k) % 5 };
+			(int32_t)((i * 3 + k * 7) % (H + 2)) - 1, 1 + (i + k) % 6,
+			1 + (i * k) % 5 };
 	return (uint32_t)(st->len += smt_encode_fill_rects(st_at(st), op, colour, n, r));
 }
 
@@ -155,7 +157,13 @@ static void fills(struct stream *st, uint32_t from, uint32_t count)
 
 /* A bad FILL_RECTS in the middle of a run: the error names it (offset,
  * element), the ones before it drew, it and the ones after did not. */
-enum breakage { BAD_RECT, BAD_COUNT, BAD_FLAGS, BAD_OPCODE, BAD_OP };
+enum breakage {
+	BAD_RECT,
+	BAD_COUNT,
+	BAD_FLAGS,
+	BAD_OPCODE,
+	BAD_OP
+};
 
 static void test_bad_in_run(void)
 {
@@ -184,18 +192,18 @@ static void test_bad_in_run(void)
 		uint8_t *p = st.buf + bad_at;
 		uint32_t word;
 		switch (cases[c].how) {
-		case BAD_RECT:                  /* element 2's x out of range */
+		case BAD_RECT: /* element 2's x out of range */
 			word = (uint32_t)SMT_COORD_MAX + 1;
 			memcpy(p + 24 + 2 * 16, &word, 4);
 			break;
-		case BAD_COUNT:                 /* n_rects 2 in a 3-rect command */
+		case BAD_COUNT: /* n_rects 2 in a 3-rect command */
 			word = 2;
 			memcpy(p + 16, &word, 4);
 			break;
 		case BAD_FLAGS:
 			p[2] = 1;
 			break;
-		case BAD_OPCODE:                /* ends the run: peek refuses it */
+		case BAD_OPCODE: /* ends the run: peek refuses it */
 			p[0] = SMT_OP_COUNT + 3;
 			break;
 		case BAD_OP:
@@ -207,12 +215,13 @@ static void test_bad_in_run(void)
 
 		struct side ring, drawn;
 		expect_as_one_by_one(&st, 1u << 16, cases[c].says, &ring);
-		CHECK(ring.stop == SMT_EXEC_ERROR && ring.res.error.code == cases[c].code &&
-		      ring.res.error.opcode == cases[c].opcode &&
-		      ring.res.error.offset == bad_at && strstr(ring.res.error.message, cases[c].says),
-		      "%s: %s", cases[c].says, ring.res.error.message);
-		CHECK(ring.tail == bad_at && ring.commands == 10, "%s: ran up to the bad one",
-		      cases[c].says);
+		REQUIRE(ring.stop == SMT_EXEC_ERROR && ring.res.error.code == cases[c].code &&
+						ring.res.error.opcode == cases[c].opcode &&
+						ring.res.error.offset == bad_at &&
+						strstr(ring.res.error.message, cases[c].says),
+				"%s: %s", cases[c].says, ring.res.error.message);
+		REQUIRE(ring.tail == bad_at && ring.commands == 10, "%s: ran up to the bad one",
+				cases[c].says);
 		side_init(&drawn);
 		run_ring_budget(&drawn, &good, 1u << 16, NULL);
 		expect_same(ring.canvas, drawn.canvas, "the ones before drew, no other");
@@ -237,7 +246,7 @@ static void square_fills(struct stream *st, uint32_t count)
 static void ring_holding(struct test_ring *t, const struct stream *st)
 {
 	tr_init(t, 1u << 16);
-	CHECK(tr_write(t, st->buf, (uint32_t)st->len) == 0, "the stream fits");
+	REQUIRE(tr_write(t, st->buf, (uint32_t)st->len) == 0, "the stream fits");
 	tr_publish(t);
 }
 
@@ -251,17 +260,18 @@ static void test_bad_after_budget_stop(void)
 	struct side s;
 	st_init(&st);
 	square_fills(&st, 4);
-	st.buf[st.len - 72 + 2] = 1;        /* the 4th fill's header flags */
+	st.buf[st.len - 72 + 2] = 1; /* the 4th fill's header flags */
 	ring_holding(&t, &st);
 	side_init(&s);
 	/* 12 pixels a fill: the 3rd one's last rectangle uses 36 up. */
 	const struct smt_exec_budget budget = { .max_pixels = 36 };
-	CHECK(smt_exec_run(s.ctx, &t.reader, &budget, &s.res) == SMT_EXEC_BUDGET &&
-	      s.res.commands == 4 && !t.reader.pending, "stopped after the 3rd fill: %s",
-	      s.res.error.message);
-	CHECK(smt_exec_run(s.ctx, &t.reader, &budget, &s.res) == SMT_EXEC_ERROR &&
-	      s.res.error.code == SMT_ERROR_BAD_VALUE && s.res.error.offset == 16 + 3 * 72,
-	      "then the bad one: %s", s.res.error.message);
+	REQUIRE(smt_exec_run(s.ctx, &t.reader, &budget, &s.res) == SMT_EXEC_BUDGET &&
+					s.res.commands == 4 && !t.reader.pending,
+			"stopped after the 3rd fill: %s", s.res.error.message);
+	REQUIRE(smt_exec_run(s.ctx, &t.reader, &budget, &s.res) == SMT_EXEC_ERROR &&
+					s.res.error.code == SMT_ERROR_BAD_VALUE &&
+					s.res.error.offset == 16 + 3 * 72,
+			"then the bad one: %s", s.res.error.message);
 	side_fini(&s);
 	tr_fini(&t);
 	st_fini(&st);
@@ -278,8 +288,8 @@ static void test_wrap(void)
 	ST(&st, smt_encode_set_target(st_at(&st), CANVAS));
 	fills(&st, 0, 700);
 	expect_as_one_by_one(&st, 4096, "runs across the wrap", &ring);
-	CHECK(ring.stop == SMT_EXEC_EMPTY && ring.commands > 701,
-	      "all ran, PADs counted: %" PRIu64, ring.commands);
+	REQUIRE(ring.stop == SMT_EXEC_EMPTY && ring.commands > 701,
+			"all ran, PADs counted: %" PRIu64, ring.commands);
 	side_fini(&ring);
 	st_fini(&st);
 
@@ -292,21 +302,22 @@ static void test_wrap(void)
 	ST(&st, smt_encode_set_target(st_at(&st), CANVAS));
 	for (uint32_t i = 0; st.len < 4056; i++)
 		fill(&st, i, SMT_PAINT_SRC, colour_of(i), 1);
-	CHECK(st.len == 4056, "40-byte fills after a 16-byte SET_TARGET");
+	REQUIRE(st.len == 4056, "40-byte fills after a 16-byte SET_TARGET");
 	memcpy(t.area, st.buf, st.len);
-	fill(&st, 200, SMT_PAINT_SRC, 0xff00ff00u, 3);   /* 72 bytes from 4056 */
+	fill(&st, 200, SMT_PAINT_SRC, 0xff00ff00u, 3); /* 72 bytes from 4056 */
 	memcpy(t.area + 4056, st.buf + 4056, 40);
-	t.head = 16 + 40 * 50;              /* the ring's first half runs first */
+	t.head = 16 + 40 * 50; /* the ring's first half runs first */
 	tr_publish(&t);
 	run_calls(&ring, &t.reader, NULL);
-	CHECK(ring.stop == SMT_EXEC_EMPTY, "first half: %s", ring.res.error.message);
+	REQUIRE(ring.stop == SMT_EXEC_EMPTY, "first half: %s", ring.res.error.message);
 	t.head = 4056 + 72;
 	tr_publish(&t);
 	run_calls(&ring, &t.reader, NULL);
-	CHECK(ring.res.commands == 51, "the run up to it ran: %" PRIu64, ring.res.commands);
-	CHECK(ring.stop == SMT_EXEC_ERROR && ring.res.error.code == SMT_ERROR_WRAP &&
-	      ring.res.error.offset == 4056 && atomic_load(&t.status->tail) == 4056,
-	      "wrap without PAD: %s", ring.res.error.message);
+	REQUIRE(ring.res.commands == 51, "the run up to it ran: %" PRIu64, ring.res.commands);
+	REQUIRE(ring.stop == SMT_EXEC_ERROR && ring.res.error.code == SMT_ERROR_WRAP &&
+					ring.res.error.offset == 4056 &&
+					atomic_load(&t.status->tail) == 4056,
+			"wrap without PAD: %s", ring.res.error.message);
 	side_fini(&ring);
 	st_fini(&st);
 	tr_fini(&t);
@@ -327,18 +338,21 @@ static void test_budget_in_run(void)
 	side_init(&whole);
 	/* 12 pixels a command: the 5th command's first rectangle reaches 50. */
 	const struct smt_exec_budget fifty = { .max_pixels = 50 };
-	CHECK(smt_exec_run(s.ctx, &t.reader, &fifty, &s.res) == SMT_EXEC_BUDGET, "stopped");
-	CHECK(s.res.commands == 5 && s.res.pixels == 52, "SET_TARGET, 4 fills and a rectangle: %"
-	      PRIu64 " commands, %" PRIu64 " pixels", s.res.commands, s.res.pixels);
-	CHECK(t.reader.pending && t.reader.resume.element == 1 && t.reader.resume.row == 0 &&
-	      t.reader.tail == 16 + 4 * 72 && t.reader.cmd.offset == t.reader.tail,
-	      "pending at the 5th fill's 2nd rectangle");
-	CHECK(atomic_load(&t.status->tail) == 16 + 4 * 72, "tail published up to it");
+	REQUIRE(smt_exec_run(s.ctx, &t.reader, &fifty, &s.res) == SMT_EXEC_BUDGET, "stopped");
+	REQUIRE(s.res.commands == 5 && s.res.pixels == 52,
+			"SET_TARGET, 4 fills and a rectangle: %" PRIu64 " commands, %" PRIu64
+			" pixels",
+			s.res.commands, s.res.pixels);
+	REQUIRE(t.reader.pending && t.reader.resume.element == 1 && t.reader.resume.row == 0 &&
+					t.reader.tail == 16 + 4 * 72 &&
+					t.reader.cmd.offset == t.reader.tail,
+			"pending at the 5th fill's 2nd rectangle");
+	REQUIRE(atomic_load(&t.status->tail) == 16 + 4 * 72, "tail published up to it");
 	s.commands = s.res.commands;
 	run_calls(&s, &t.reader, &fifty);
-	CHECK(s.stop == SMT_EXEC_EMPTY && s.commands == 41 && s.calls > 7,
-	      "resumed to the end: %" PRIu64 " commands in %" PRIu64 " calls", s.commands,
-	      s.calls);
+	REQUIRE(s.stop == SMT_EXEC_EMPTY && s.commands == 41 && s.calls > 7,
+			"resumed to the end: %" PRIu64 " commands in %" PRIu64 " calls", s.commands,
+			s.calls);
 	run_ring_budget(&whole, &st, 1u << 16, NULL);
 	expect_same(s.canvas, whole.canvas, "budgeted == unbudgeted");
 
@@ -349,12 +363,14 @@ static void test_budget_in_run(void)
 	tr_fini(&t);
 	ring_holding(&t, &st);
 	for (int k = 0; k < 13; k++) {
-		CHECK(smt_exec_run(c.ctx, &t.reader, &three, &c.res) == SMT_EXEC_BUDGET &&
-		      c.res.commands == 3, "call %d: %" PRIu64 " commands", k, c.res.commands);
-		CHECK(!t.reader.pending, "stopped between commands");
+		REQUIRE(smt_exec_run(c.ctx, &t.reader, &three, &c.res) == SMT_EXEC_BUDGET &&
+						c.res.commands == 3,
+				"call %d: %" PRIu64 " commands", k, c.res.commands);
+		REQUIRE(!t.reader.pending, "stopped between commands");
 	}
-	CHECK(smt_exec_run(c.ctx, &t.reader, &three, &c.res) == SMT_EXEC_EMPTY &&
-	      c.res.commands == 2, "the last two");
+	REQUIRE(smt_exec_run(c.ctx, &t.reader, &three, &c.res) == SMT_EXEC_EMPTY &&
+					c.res.commands == 2,
+			"the last two");
 	expect_same(c.canvas, whole.canvas, "command-budgeted == unbudgeted");
 	side_fini(&c);
 	side_fini(&s);
@@ -372,11 +388,16 @@ static void test_paint_and_state(void)
 	static const struct {
 		uint32_t op, colour;
 	} paints[] = {
-		{ SMT_PAINT_SRC, 0xff102030u }, { SMT_PAINT_SRC, 0xff102030u },
-		{ SMT_PAINT_OVER, 0x80402000u }, { SMT_PAINT_OVER, 0x80402000u },
-		{ SMT_PAINT_OVER, 0xff00ff00u }, { SMT_PAINT_CLEAR, 0 },
-		{ SMT_PAINT_ADD, 0x40101010u }, { SMT_PAINT_ADD, 0x40101010u },
-		{ SMT_PAINT_SRC, 0x00000000u }, { SMT_PAINT_XOR, 0x80808080u },
+		{ SMT_PAINT_SRC, 0xff102030u },
+		{ SMT_PAINT_SRC, 0xff102030u },
+		{ SMT_PAINT_OVER, 0x80402000u },
+		{ SMT_PAINT_OVER, 0x80402000u },
+		{ SMT_PAINT_OVER, 0xff00ff00u },
+		{ SMT_PAINT_CLEAR, 0 },
+		{ SMT_PAINT_ADD, 0x40101010u },
+		{ SMT_PAINT_ADD, 0x40101010u },
+		{ SMT_PAINT_SRC, 0x00000000u },
+		{ SMT_PAINT_XOR, 0x80808080u },
 		{ SMT_PAINT_SRC, 0xffabcdefu },
 	};
 	const uint32_t np = sizeof(paints) / sizeof(paints[0]);
@@ -398,7 +419,7 @@ static void test_paint_and_state(void)
 	ST(&st, smt_encode_copy_area(st_at(&st), PIXMAP, 0, 0, W / 2, H, W / 2, 0));
 	struct side ring;
 	expect_as_one_by_one(&st, 1u << 16, "paints changing in runs", &ring);
-	CHECK(ring.stop == SMT_EXEC_EMPTY, "ran: %s", ring.res.error.message);
+	REQUIRE(ring.stop == SMT_EXEC_EMPTY, "ran: %s", ring.res.error.message);
 	side_fini(&ring);
 
 	/* The canvas pixel by pixel: a run of fills, SET_CLIP, a run, SET_TARGET, a run. */
@@ -414,16 +435,19 @@ static void test_paint_and_state(void)
 		ST(&st, smt_encode_fill_rects(st_at(&st), SMT_PAINT_SRC, 0xff000010u + i, 1, &all));
 	ST(&st, smt_encode_set_target(st_at(&st), PIXMAP));
 	for (uint32_t i = 0; i < 4; i++)
-		ST(&st, smt_encode_fill_rects(st_at(&st), SMT_PAINT_SRC, 0xff000100u + i, 1, &outside));
+		ST(&st,
+				smt_encode_fill_rects(st_at(&st), SMT_PAINT_SRC, 0xff000100u + i, 1,
+						&outside));
 	side_init(&ring);
 	run_ring_budget(&ring, &st, 1u << 16, NULL);
-	CHECK(ring.stop == SMT_EXEC_EMPTY, "ran: %s", ring.res.error.message);
-	CHECK(pixel_at(ring.canvas, 0, 0) == 0xff000004u && pixel_at(ring.canvas, W - 1, H - 1) ==
-	      0xff000004u, "the first run filled the canvas");
-	CHECK(pixel_at(ring.canvas, 1, 1) == 0xff000013u, "the run after SET_CLIP, clipped");
+	REQUIRE(ring.stop == SMT_EXEC_EMPTY, "ran: %s", ring.res.error.message);
+	REQUIRE(pixel_at(ring.canvas, 0, 0) == 0xff000004u &&
+					pixel_at(ring.canvas, W - 1, H - 1) == 0xff000004u,
+			"the first run filled the canvas");
+	REQUIRE(pixel_at(ring.canvas, 1, 1) == 0xff000013u, "the run after SET_CLIP, clipped");
 	pixman_image_t *pix = smt_exec_drawable_image(ring.ctx, PIXMAP);
-	CHECK(pixel_at(pix, 0, 0) == 0xff000103u && pixel_at(pix, 1, 1) == 0,
-	      "the run after SET_TARGET drew into the pixmap, with its own clip");
+	REQUIRE(pixel_at(pix, 0, 0) == 0xff000103u && pixel_at(pix, 1, 1) == 0,
+			"the run after SET_TARGET drew into the pixmap, with its own clip");
 	side_fini(&ring);
 	st_fini(&st);
 }
@@ -444,12 +468,14 @@ static void test_fence_present(void)
 	struct side s;
 	ring_holding(&t, &st);
 	side_init(&s);
-	CHECK(smt_exec_run(s.ctx, &t.reader, NULL, &s.res) == SMT_EXEC_PRESENT &&
-	      s.res.commands == 13 && s.res.fences == 1 && s.res.last_fence == 7,
-	      "up to PRESENT: %" PRIu64 " commands", s.res.commands);
-	CHECK(atomic_load(&t.status->completed_fence) == 7, "fence completed");
-	CHECK(smt_exec_run(s.ctx, &t.reader, NULL, &s.res) == SMT_EXEC_EMPTY &&
-	      s.res.commands == 5, "the rest");
+	REQUIRE(smt_exec_run(s.ctx, &t.reader, NULL, &s.res) == SMT_EXEC_PRESENT &&
+					s.res.commands == 13 && s.res.fences == 1 &&
+					s.res.last_fence == 7,
+			"up to PRESENT: %" PRIu64 " commands", s.res.commands);
+	REQUIRE(atomic_load(&t.status->completed_fence) == 7, "fence completed");
+	REQUIRE(smt_exec_run(s.ctx, &t.reader, NULL, &s.res) == SMT_EXEC_EMPTY &&
+					s.res.commands == 5,
+			"the rest");
 	side_fini(&s);
 	tr_fini(&t);
 
@@ -483,7 +509,7 @@ static void test_wake_in_run(void)
 	}
 	tr_publish(&t);
 	uint64_t need = 3 * step - 100;
-	CHECK(smt_ring_client_begin_wait(t.hdr, t.status, need), "must sleep");
+	REQUIRE(smt_ring_client_begin_wait(t.hdr, t.status, need), "must sleep");
 	/* Publish points: the first command end at or past step, from there the
 	 * first at or past that plus step, ... */
 	uint64_t expect_tail = 0, point = step;
@@ -496,10 +522,11 @@ static void test_wake_in_run(void)
 			point = pos + step;
 		}
 	}
-	CHECK(smt_exec_run(s.ctx, &t.reader, NULL, &s.res) == SMT_EXEC_BUDGET && s.res.wake_client,
-	      "the run ended to wake the client");
-	CHECK(atomic_load(&t.status->tail) == expect_tail, "woken at %" PRIu64 ", want %" PRIu64,
-	      (uint64_t)atomic_load(&t.status->tail), expect_tail);
+	REQUIRE(smt_exec_run(s.ctx, &t.reader, NULL, &s.res) == SMT_EXEC_BUDGET &&
+					s.res.wake_client,
+			"the run ended to wake the client");
+	REQUIRE(atomic_load(&t.status->tail) == expect_tail, "woken at %" PRIu64 ", want %" PRIu64,
+			(uint64_t)atomic_load(&t.status->tail), expect_tail);
 	smt_ring_client_end_wait(t.hdr);
 	side_fini(&s);
 	tr_fini(&t);

@@ -5,7 +5,7 @@
  * a name for every error and opcode code smt-ring.h defines.
  */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE   /* memfd_create, F_ADD_SEALS */
+#define _GNU_SOURCE /* memfd_create, F_ADD_SEALS */
 #endif
 #include <errno.h>
 #include <fcntl.h>
@@ -13,8 +13,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "smt-ring-server.h"
-#include "unit_check.h"
+#include "protocol/smt-ring-server.h"
+#include "tests/unit/unit_check.h"
 
 #ifndef F_SEAL_FUTURE_WRITE
 #define F_SEAL_FUTURE_WRITE 0x0010
@@ -91,7 +91,7 @@ static void test_publish_and_wake(void)
 	/* A new wait, already reached: woken at the next publish that moves
 	 * the tail. */
 	client_waits(&f, 150);
-	CHECK(!smt_server_publish(&s, 160, 7, 160));   /* tail did not move */
+	CHECK(!smt_server_publish(&s, 160, 7, 160)); /* tail did not move */
 	CHECK_INT(atomic_load(&f.status.commands_executed), 7);
 	CHECK(smt_server_publish(&s, 168, 8, 168));
 	/* Positions compare modulo 2^64, as the client's do. */
@@ -154,7 +154,7 @@ static void test_server_page(void)
 		return;
 	int seals = fcntl(fd, F_GET_SEALS);
 	CHECK_INT(seals & (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL),
-		  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL);
+			F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL);
 	CHECK(fcntl(fd, F_GETFD) & FD_CLOEXEC);
 	CHECK_INT(lseek(fd, 0, SEEK_END), SMT_STATUS_MAP_SIZE);
 	/* Ours stays writable; nobody else can map it writable, resize it or

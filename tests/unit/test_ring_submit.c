@@ -3,8 +3,8 @@
  * private copy, never from shared memory again. */
 #include <time.h>
 
-#include "monotonic_clock.h"
-#include "test_ring_util.h"
+#include "common/monotonic_clock.h"
+#include "tests/unit/test_ring_util.h"
 
 #define W 80
 #define H 60
@@ -39,14 +39,15 @@ static void build(struct stream *s, uint64_t fence)
 	ST(s, smt_encode_set_target(st_at(s), 6));
 	ST(s, smt_encode_put_image(st_at(s), 0, 0, 8, 8, SMT_FORMAT_A8, 8, atlas));
 	ST(s, smt_encode_set_target(st_at(s), 1));
-	ST(s, smt_encode_fill_rects(st_at(s), SMT_PAINT_SRC, 0xff202020, 1,
-				    &(struct smt_rect){ 0, 0, W, H }));
+	ST(s,
+			smt_encode_fill_rects(st_at(s), SMT_PAINT_SRC, 0xff202020, 1,
+					&(struct smt_rect){ 0, 0, W, H }));
 	ST(s, smt_encode_fill_rects(st_at(s), SMT_PAINT_OVER, 0x80004000, 40, rects));
 	ST(s, smt_encode_segments(st_at(s), SMT_PAINT_SRC, 0xffff0000, 0, 12, seg));
 	ST(s, smt_encode_set_clip(st_at(s), 2, clip));
 	ST(s, smt_encode_segments(st_at(s), SMT_PAINT_OVER, 0x80000060, 5, 12, seg));
 	ST(s, smt_encode_points(st_at(s), SMT_PAINT_XOR, 0xffffffff, 30, pts));
-	struct smt_segment many[120];   /* > one 64-segment chunk: resumable */
+	struct smt_segment many[120]; /* > one 64-segment chunk: resumable */
 	for (int i = 0; i < 120; i++)
 		many[i] = (struct smt_segment){ i % W, 0, W - i % W, H };
 	ST(s, smt_encode_segments(st_at(s), SMT_PAINT_ADD, 0x10080400, 3, 120, many));
@@ -54,7 +55,7 @@ static void build(struct stream *s, uint64_t fence)
 	ST(s, smt_encode_glyphs(st_at(s), SMT_PAINT_OVER, 0xff00ffff, 6, 20, 45, 5, g));
 	ST(s, smt_encode_present(st_at(s), 1, 7, 1, &(struct smt_rect){ 0, 0, 40, 40 }));
 	ST(s, smt_encode_set_clip(st_at(s), 0, NULL));
-	ST(s, smt_encode_copy_area(st_at(s), 1, 0, 5, W, H - 5, 0, 0));   /* scroll */
+	ST(s, smt_encode_copy_area(st_at(s), 1, 0, 5, W, H - 5, 0, 0)); /* scroll */
 	ST(s, smt_encode_copy_area(st_at(s), 5, 0, 0, 16, 12, 60, 45));
 	ST(s, smt_encode_free_pixmap(st_at(s), 5));
 	ST(s, smt_encode_fence(st_at(s), fence));
@@ -63,14 +64,14 @@ static void build(struct stream *s, uint64_t fence)
 struct target {
 	struct smt_exec_ctx *ctx;
 	pixman_image_t *canvas;
-	struct test_socket sock;    /* the socket path's stream */
+	struct test_socket sock; /* the socket path's stream */
 };
 
 static void target_init(struct target *t)
 {
 	t->ctx = smt_exec_create(NULL);
 	t->canvas = new_image(PIXMAN_a8r8g8b8, W, H);
-	CHECK(smt_exec_register_canvas(t->ctx, 1, t->canvas) == 0, "register");
+	REQUIRE(smt_exec_register_canvas(t->ctx, 1, t->canvas) == 0, "register");
 	ts_init(&t->sock);
 }
 
@@ -93,7 +94,7 @@ static const struct smt_exec_budget *slice(const struct smt_exec_budget *b)
 
 /* Run through a ring with a budget, resuming after every stop. */
 static void run_budgeted(struct target *t, const struct stream *s, uint32_t area,
-			 const struct smt_exec_budget *b, uint64_t *stops)
+		const struct smt_exec_budget *b, uint64_t *stops)
 {
 	struct test_ring r;
 	struct smt_exec_result res;
@@ -106,12 +107,12 @@ static void run_budgeted(struct target *t, const struct stream *s, uint32_t area
 			continue;
 		}
 		enum smt_exec_stop st = smt_exec_run(t->ctx, &r.reader, slice(b), &res);
-		CHECK(st != SMT_EXEC_ERROR, "%s", res.error.message);
+		REQUIRE(st != SMT_EXEC_ERROR, "%s", res.error.message);
 		(*stops)++;
 	}
 	enum smt_exec_stop st;
 	while ((st = smt_exec_run(t->ctx, &r.reader, slice(b), &res)) != SMT_EXEC_EMPTY) {
-		CHECK(st != SMT_EXEC_ERROR, "%s", res.error.message);
+		REQUIRE(st != SMT_EXEC_ERROR, "%s", res.error.message);
 		(*stops)++;
 	}
 	tr_fini(&r);
@@ -127,31 +128,31 @@ static void test_paths_identical(void)
 
 	target_init(&ring);
 	expect_ok(run_ring(ring.ctx, &s, 64 * 1024, &res), &res, "ring");
-	CHECK(res.fences == 1 && res.last_fence == 3, "fence in the last batch");
+	REQUIRE(res.fences == 1 && res.last_fence == 3, "fence in the last batch");
 
 	target_init(&sock);
 	expect_ok(run_submit(sock.ctx, &sock.sock, &s, 4096, &res), &res, "socket");
-	CHECK(submit_area_pending(sock.sock.area, &sock.sock.reader) == 0, "queue drained");
+	REQUIRE(submit_area_pending(sock.sock.area, &sock.sock.reader) == 0, "queue drained");
 	expect_same(sock.canvas, ring.canvas, "socket path == ring path");
 
-	target_init(&tiny);       /* 4 KiB ring: many PADs and wraps */
+	target_init(&tiny); /* 4 KiB ring: many PADs and wraps */
 	expect_ok(run_ring(tiny.ctx, &s, 4096, &res), &res, "tiny ring");
 	expect_same(tiny.canvas, ring.canvas, "4 KiB ring == 64 KiB ring");
 
 	uint64_t stops = 0;
-	target_init(&pix);        /* one element per run */
+	target_init(&pix); /* one element per run */
 	run_budgeted(&pix, &s, 4096, &(struct smt_exec_budget){ .max_pixels = 1 }, &stops);
-	CHECK(stops > 80, "pixel budget stopped often (%" PRIu64 ")", stops);
+	REQUIRE(stops > 80, "pixel budget stopped often (%" PRIu64 ")", stops);
 	expect_same(pix.canvas, ring.canvas, "pixel-budgeted == unbudgeted");
 
 	stops = 0;
 	target_init(&cmds);
 	run_budgeted(&cmds, &s, 8192, &(struct smt_exec_budget){ .max_commands = 1 }, &stops);
-	CHECK(stops >= 20, "command budget stopped often (%" PRIu64 ")", stops);
+	REQUIRE(stops >= 20, "command budget stopped often (%" PRIu64 ")", stops);
 	expect_same(cmds.canvas, ring.canvas, "command-budgeted == unbudgeted");
 
 	stops = 0;
-	target_init(&late);       /* tiny slices: 20 us each */
+	target_init(&late); /* tiny slices: 20 us each */
 	run_budgeted(&late, &s, 8192, NULL, &stops);
 	expect_same(late.canvas, ring.canvas, "deadline-budgeted == unbudgeted");
 
@@ -173,20 +174,23 @@ static void test_deadline(void)
 		big[i] = (struct smt_rect){ 0, 0, W, H };
 	target_init(&t);
 	tr_init(&r, 1u << 20);
-	CHECK(tr_push(&r, b, smt_encode_set_target(b, 1)) == 0, "push");
+	REQUIRE(tr_push(&r, b, smt_encode_set_target(b, 1)) == 0, "push");
 	for (int i = 0; i < 30; i++)
-		CHECK(tr_push(&r, b, smt_encode_fill_rects(b, SMT_PAINT_OVER, 0x01010101, 1000,
-							    big)) == 0, "push");
+		REQUIRE(tr_push(&r, b,
+					smt_encode_fill_rects(b, SMT_PAINT_OVER, 0x01010101, 1000,
+							big)) == 0,
+				"push");
 	struct smt_exec_result res;
-	enum smt_exec_stop st = smt_exec_run(t.ctx, &r.reader,
-					     &(struct smt_exec_budget){ .deadline_ns = 1 }, &res);
-	CHECK(st == SMT_EXEC_BUDGET && res.commands == 0 && res.pixels == 0,
-	      "an expired deadline runs nothing");
+	enum smt_exec_stop st = smt_exec_run(
+			t.ctx, &r.reader, &(struct smt_exec_budget){ .deadline_ns = 1 }, &res);
+	REQUIRE(st == SMT_EXEC_BUDGET && res.commands == 0 && res.pixels == 0,
+			"an expired deadline runs nothing");
 	st = smt_exec_run(t.ctx, &r.reader,
-			  &(struct smt_exec_budget){ .deadline_ns = monotonic_now_ns() + 1000000 }, &res);
-	CHECK(st == SMT_EXEC_BUDGET, "budget stop (%d)", st);
-	CHECK(res.pixels > 0 && res.pixels < 30ull * 1000 * W * H,
-	      "stopped early: %" PRIu64 " pixels", res.pixels);
+			&(struct smt_exec_budget){ .deadline_ns = monotonic_now_ns() + 1000000 },
+			&res);
+	REQUIRE(st == SMT_EXEC_BUDGET, "budget stop (%d)", st);
+	REQUIRE(res.pixels > 0 && res.pixels < 30ull * 1000 * W * H,
+			"stopped early: %" PRIu64 " pixels", res.pixels);
 	tr_fini(&r);
 	target_fini(&t);
 }
@@ -208,24 +212,25 @@ static void test_resume_uses_private_copy(void)
 
 	tr_init(&r, 8192);
 	BUF_DECL(st, 16);
-	CHECK(tr_push(&r, st, smt_encode_set_target(st, 1)) == 0, "push");
-	CHECK(tr_push(&r, buf, n) == 0, "push");
-	CHECK(smt_exec_run(a.ctx, &r.reader, NULL, &res) == SMT_EXEC_EMPTY, "reference");
+	REQUIRE(tr_push(&r, st, smt_encode_set_target(st, 1)) == 0, "push");
+	REQUIRE(tr_push(&r, buf, n) == 0, "push");
+	REQUIRE(smt_exec_run(a.ctx, &r.reader, NULL, &res) == SMT_EXEC_EMPTY, "reference");
 	tr_fini(&r);
 
 	target_init(&b);
 	tr_init(&r, 8192);
-	CHECK(tr_push(&r, st, smt_encode_set_target(st, 1)) == 0, "push");
+	REQUIRE(tr_push(&r, st, smt_encode_set_target(st, 1)) == 0, "push");
 	uint64_t at = r.head;
-	CHECK(tr_push(&r, buf, n) == 0, "push");
-	CHECK(smt_exec_run(b.ctx, &r.reader, &(struct smt_exec_budget){ .max_pixels = 1 }, &res)
-	      == SMT_EXEC_BUDGET, "partial");
+	REQUIRE(tr_push(&r, buf, n) == 0, "push");
+	REQUIRE(smt_exec_run(b.ctx, &r.reader, &(struct smt_exec_budget){ .max_pixels = 1 },
+				&res) == SMT_EXEC_BUDGET,
+			"partial");
 	/* hostile client: rewrite the pending command (size, count, rects) */
 	memset(smt_ring_at(r.area, r.area_size, at), 0xff, n);
-	while (smt_exec_run(b.ctx, &r.reader, &(struct smt_exec_budget){ .max_pixels = 1 }, &res)
-	       == SMT_EXEC_BUDGET)
+	while (smt_exec_run(b.ctx, &r.reader, &(struct smt_exec_budget){ .max_pixels = 1 }, &res) ==
+			SMT_EXEC_BUDGET)
 		;
-	CHECK(res.stop == SMT_EXEC_EMPTY, "finished: %s", res.error.message);
+	REQUIRE(res.stop == SMT_EXEC_EMPTY, "finished: %s", res.error.message);
 	expect_same(b.canvas, a.canvas, "resume from the private copy");
 	tr_fini(&r);
 	target_fini(&a);
@@ -240,45 +245,56 @@ static void test_submit_framing(void)
 	uint32_t n1 = smt_encode_set_target(b, 1);
 	uint32_t n2 = smt_encode_fence(b + n1, 5);
 
-	target_init(&t);            /* ends in the middle of a command */
-	CHECK(ts_submit(t.ctx, &t.sock, b, n1 + n2 - 8, NULL, &res) == SMT_EXEC_ERROR &&
-	      res.error.code == SMT_ERROR_TRUNCATED && res.error.offset == n1,
-	      "command spans submits: %s", res.error.message);
-	CHECK(smt_exec_run(t.ctx, &t.sock.reader, NULL, &res) == SMT_EXEC_ERROR, "dead stays dead");
+	target_init(&t); /* ends in the middle of a command */
+	REQUIRE(ts_submit(t.ctx, &t.sock, b, n1 + n2 - 8, NULL, &res) == SMT_EXEC_ERROR &&
+					res.error.code == SMT_ERROR_TRUNCATED &&
+					res.error.offset == n1,
+			"command spans submits: %s", res.error.message);
+	REQUIRE(smt_exec_run(t.ctx, &t.sock.reader, NULL, &res) == SMT_EXEC_ERROR,
+			"dead stays dead");
 	target_fini(&t);
 
-	target_init(&t);            /* ends inside a header */
-	CHECK(ts_submit(t.ctx, &t.sock, b, n1 + 4, NULL, &res) == SMT_EXEC_ERROR &&
-	      res.error.code == SMT_ERROR_TRUNCATED, "partial header");
+	target_init(&t); /* ends inside a header */
+	REQUIRE(ts_submit(t.ctx, &t.sock, b, n1 + 4, NULL, &res) == SMT_EXEC_ERROR &&
+					res.error.code == SMT_ERROR_TRUNCATED,
+			"partial header");
 	target_fini(&t);
 
-	target_init(&t);            /* offsets count across submits */
-	CHECK(ts_submit(t.ctx, &t.sock, b, n1 + n2, NULL, &res) == SMT_EXEC_EMPTY &&
-	      res.fences == 1 && res.last_fence == 5, "ok submit");
+	target_init(&t); /* offsets count across submits */
+	REQUIRE(ts_submit(t.ctx, &t.sock, b, n1 + n2, NULL, &res) == SMT_EXEC_EMPTY &&
+					res.fences == 1 && res.last_fence == 5,
+			"ok submit");
 	uint8_t bad[24];
 	memcpy(bad, b, 16);
 	struct smt_cmd_header h = { SMT_OP_NOOP, 0, 0 };
 	memcpy(bad + 16, &h, 8);
-	CHECK(ts_submit(t.ctx, &t.sock, bad, 24, NULL, &res) == SMT_EXEC_ERROR &&
-	      res.error.code == SMT_ERROR_BAD_SIZE && res.error.offset == n1 + n2 + 16,
-	      "offset %" PRIu64, res.error.offset);
+	REQUIRE(ts_submit(t.ctx, &t.sock, bad, 24, NULL, &res) == SMT_EXEC_ERROR &&
+					res.error.code == SMT_ERROR_BAD_SIZE &&
+					res.error.offset == n1 + n2 + 16,
+			"offset %" PRIu64, res.error.offset);
 	target_fini(&t);
 
-	target_init(&t);            /* bad opcode found at execution */
+	target_init(&t); /* bad opcode found at execution */
 	h = (struct smt_cmd_header){ 200, 0, 8 };
 	memcpy(bad, &h, 8);
-	CHECK(ts_submit(t.ctx, &t.sock, bad, 8, NULL, &res) == SMT_EXEC_ERROR &&
-	      res.error.code == SMT_ERROR_BAD_OPCODE && res.error.opcode == 200, "opcode");
+	REQUIRE(ts_submit(t.ctx, &t.sock, bad, 8, NULL, &res) == SMT_EXEC_ERROR &&
+					res.error.code == SMT_ERROR_BAD_OPCODE &&
+					res.error.opcode == 200,
+			"opcode");
 	target_fini(&t);
 
 	/* queue without running, then run */
 	target_init(&t);
-	CHECK(ts_queue(t.ctx, &t.sock, b, n1 + n2, &res) == SMT_EXEC_BUDGET &&
-	      res.commands == 0 && submit_area_pending(t.sock.area, &t.sock.reader) == n1 + n2, "queued only");
-	CHECK(smt_exec_run(t.ctx, &t.sock.reader, NULL, &res) == SMT_EXEC_EMPTY && res.fences == 1,
-	      "ran later");
-	CHECK(ts_queue(t.ctx, &t.sock, b, 4, &res) == SMT_EXEC_ERROR &&
-	      res.error.code == SMT_ERROR_TRUNCATED, "queue checks framing");
+	REQUIRE(ts_queue(t.ctx, &t.sock, b, n1 + n2, &res) == SMT_EXEC_BUDGET &&
+					res.commands == 0 &&
+					submit_area_pending(t.sock.area, &t.sock.reader) == n1 + n2,
+			"queued only");
+	REQUIRE(smt_exec_run(t.ctx, &t.sock.reader, NULL, &res) == SMT_EXEC_EMPTY &&
+					res.fences == 1,
+			"ran later");
+	REQUIRE(ts_queue(t.ctx, &t.sock, b, 4, &res) == SMT_EXEC_ERROR &&
+					res.error.code == SMT_ERROR_TRUNCATED,
+			"queue checks framing");
 	target_fini(&t);
 
 	/* a budget stop leaves the rest queued; a new submit appends behind it */
@@ -286,9 +302,11 @@ static void test_submit_framing(void)
 	struct stream s;
 	st_init(&s);
 	build(&s, 1);
-	CHECK(ts_submit(t.ctx, &t.sock, s.buf, s.len, &(struct smt_exec_budget){
-		.max_commands = 3 }, &res) == SMT_EXEC_BUDGET, "budget");
-	CHECK(submit_area_pending(t.sock.area, &t.sock.reader) > 0, "queued");
+	REQUIRE(ts_submit(t.ctx, &t.sock, s.buf, s.len,
+				&(struct smt_exec_budget){ .max_commands = 3 },
+				&res) == SMT_EXEC_BUDGET,
+			"budget");
+	REQUIRE(submit_area_pending(t.sock.area, &t.sock.reader) > 0, "queued");
 	uint32_t nf = smt_encode_fence(b, 77);
 	enum smt_exec_stop stop = ts_submit(t.ctx, &t.sock, b, nf, NULL, &res);
 	uint64_t last = res.last_fence;
@@ -297,8 +315,9 @@ static void test_submit_framing(void)
 		if (res.fences)
 			last = res.last_fence;
 	}
-	CHECK(stop == SMT_EXEC_EMPTY && last == 77 && submit_area_pending(t.sock.area, &t.sock.reader) == 0,
-	      "appended submit ran last");
+	REQUIRE(stop == SMT_EXEC_EMPTY && last == 77 &&
+					submit_area_pending(t.sock.area, &t.sock.reader) == 0,
+			"appended submit ran last");
 	st_fini(&s);
 	target_fini(&t);
 }
@@ -314,7 +333,7 @@ static void test_submit_area(void)
 	st_init(&s);
 	for (int i = 0; i < 40; i++) {
 		build(&s, (uint64_t)i + 1);
-		ST(&s, smt_encode_free_pixmap(st_at(&s), 6));   /* build creates it again */
+		ST(&s, smt_encode_free_pixmap(st_at(&s), 6)); /* build creates it again */
 	}
 	target_init(&ref);
 	expect_ok(run_ring(ref.ctx, &s, 64 * 1024, &res), &res, "reference");
@@ -334,14 +353,14 @@ static void test_submit_area(void)
 			len += h.size;
 			commands++;
 		} while (commands % 50 == 0 && off + len < s.len && len < 200 * 1024);
-		CHECK(ts_queue(t.ctx, &t.sock, s.buf + off, len, &res) != SMT_EXEC_ERROR,
-		      "%s", res.error.message);
+		REQUIRE(ts_queue(t.ctx, &t.sock, s.buf + off, len, &res) != SMT_EXEC_ERROR, "%s",
+				res.error.message);
 		written += len;
 		off += len;
-		CHECK(submit_area_pending(t.sock.area, &t.sock.reader) <= written - ran,
-		      "pending counts command bytes only");
+		REQUIRE(submit_area_pending(t.sock.area, &t.sock.reader) <= written - ran,
+				"pending counts command bytes only");
 		enum smt_exec_stop st = smt_exec_run(t.ctx, &t.sock.reader, &one, &res);
-		CHECK(st != SMT_EXEC_ERROR, "%s", res.error.message);
+		REQUIRE(st != SMT_EXEC_ERROR, "%s", res.error.message);
 		uint64_t pads, pad_bytes;
 		submit_area_pads_passed(t.sock.area, &t.sock.reader, &pads, &pad_bytes);
 		ran += res.bytes - pad_bytes;
@@ -349,15 +368,15 @@ static void test_submit_area(void)
 	}
 	enum smt_exec_stop st;
 	while ((st = smt_exec_run(t.ctx, &t.sock.reader, NULL, &res)) != SMT_EXEC_EMPTY)
-		CHECK(st != SMT_EXEC_ERROR, "%s", res.error.message);
+		REQUIRE(st != SMT_EXEC_ERROR, "%s", res.error.message);
 	uint64_t pads, pad_bytes;
 	submit_area_pads_passed(t.sock.area, &t.sock.reader, &pads, &pad_bytes);
 	pads_seen += pads;
-	CHECK(pads_seen > 0, "the area wrapped with PADs");
-	CHECK(t.sock.reader.commands - pads_seen == commands,
-	      "commands counted without the PADs: %" PRIu64 " - %" PRIu64 " vs %" PRIu64,
-	      t.sock.reader.commands, pads_seen, commands);
-	CHECK(submit_area_pending(t.sock.area, &t.sock.reader) == 0, "drained");
+	REQUIRE(pads_seen > 0, "the area wrapped with PADs");
+	REQUIRE(t.sock.reader.commands - pads_seen == commands,
+			"commands counted without the PADs: %" PRIu64 " - %" PRIu64 " vs %" PRIu64,
+			t.sock.reader.commands, pads_seen, commands);
+	REQUIRE(submit_area_pending(t.sock.area, &t.sock.reader) == 0, "drained");
 	expect_same(t.canvas, ref.canvas, "grown and wrapped area == ring path");
 	target_fini(&t);
 	target_fini(&ref);
@@ -368,39 +387,47 @@ static void test_submit_area(void)
 	 * after them is at offset 5 KiB, as the client counts. */
 	static _Alignas(8) uint8_t noop[64 * 1024];
 	target_init(&t);
-	CHECK(ts_queue(t.ctx, &t.sock, noop, smt_encode_noop(noop, SMT_OP_NOOP, 3072), &res)
-	      == SMT_EXEC_BUDGET, "3 KiB");
-	CHECK(smt_exec_run(t.ctx, &t.sock.reader, NULL, &res) == SMT_EXEC_EMPTY, "ran");
-	CHECK(ts_queue(t.ctx, &t.sock, noop, smt_encode_noop(noop, SMT_OP_NOOP, 2048), &res)
-	      == SMT_EXEC_BUDGET, "2 KiB");
-	CHECK(submit_area_pending(t.sock.area, &t.sock.reader) == 2048, "2 KiB wait, not the PAD");
+	REQUIRE(ts_queue(t.ctx, &t.sock, noop, smt_encode_noop(noop, SMT_OP_NOOP, 3072), &res) ==
+					SMT_EXEC_BUDGET,
+			"3 KiB");
+	REQUIRE(smt_exec_run(t.ctx, &t.sock.reader, NULL, &res) == SMT_EXEC_EMPTY, "ran");
+	REQUIRE(ts_queue(t.ctx, &t.sock, noop, smt_encode_noop(noop, SMT_OP_NOOP, 2048), &res) ==
+					SMT_EXEC_BUDGET,
+			"2 KiB");
+	REQUIRE(submit_area_pending(t.sock.area, &t.sock.reader) == 2048,
+			"2 KiB wait, not the PAD");
 	struct smt_cmd_header bad = { SMT_OP_FENCE, 0, 12 };
-	CHECK(ts_queue(t.ctx, &t.sock, &bad, 8, &res) == SMT_EXEC_ERROR &&
-	      res.error.code == SMT_ERROR_BAD_SIZE && res.error.offset == 5120,
-	      "offset without the PAD: %s", res.error.message);
+	REQUIRE(ts_queue(t.ctx, &t.sock, &bad, 8, &res) == SMT_EXEC_ERROR &&
+					res.error.code == SMT_ERROR_BAD_SIZE &&
+					res.error.offset == 5120,
+			"offset without the PAD: %s", res.error.message);
 	target_fini(&t);
 
 	/* The bound: SMT_SUBMIT_QUEUE_MAX bytes may wait, 8 more may not. */
 	target_init(&t);
 	for (int i = 0; i < 16; i++)
-		CHECK(ts_queue(t.ctx, &t.sock, noop, smt_encode_noop(noop, SMT_OP_NOOP, 65536),
-			       &res) == SMT_EXEC_BUDGET, "%d: %s", i, res.error.message);
-	CHECK(submit_area_pending(t.sock.area, &t.sock.reader) == SMT_SUBMIT_QUEUE_MAX, "1 MiB");
-	CHECK(ts_queue(t.ctx, &t.sock, noop, smt_encode_noop(noop, SMT_OP_NOOP, 8), &res)
-	      == SMT_EXEC_ERROR && res.error.code == SMT_ERROR_LIMIT &&
-	      res.error.offset == SMT_SUBMIT_QUEUE_MAX &&
-	      strstr(res.error.message, "submit queue full") != NULL, "%s", res.error.message);
+		REQUIRE(ts_queue(t.ctx, &t.sock, noop, smt_encode_noop(noop, SMT_OP_NOOP, 65536),
+					&res) == SMT_EXEC_BUDGET,
+				"%d: %s", i, res.error.message);
+	REQUIRE(submit_area_pending(t.sock.area, &t.sock.reader) == SMT_SUBMIT_QUEUE_MAX, "1 MiB");
+	REQUIRE(ts_queue(t.ctx, &t.sock, noop, smt_encode_noop(noop, SMT_OP_NOOP, 8), &res) ==
+							SMT_EXEC_ERROR &&
+					res.error.code == SMT_ERROR_LIMIT &&
+					res.error.offset == SMT_SUBMIT_QUEUE_MAX &&
+					strstr(res.error.message, "submit queue full") != NULL,
+			"%s", res.error.message);
 	target_fini(&t);
 
 	/* Run some, and the room comes back (the area stays 2 MiB). */
 	target_init(&t);
 	for (int round = 0; round < 64; round++) {
 		for (int i = 0; i < 15; i++)
-			CHECK(ts_queue(t.ctx, &t.sock, noop,
-				       smt_encode_noop(noop, SMT_OP_NOOP, 65536 - 8 * (uint32_t)round),
-				       &res) == SMT_EXEC_BUDGET, "%d/%d: %s", round, i,
-			      res.error.message);
-		CHECK(smt_exec_run(t.ctx, &t.sock.reader, NULL, &res) == SMT_EXEC_EMPTY, "ran");
+			REQUIRE(ts_queue(t.ctx, &t.sock, noop,
+						smt_encode_noop(noop, SMT_OP_NOOP,
+								65536 - 8 * (uint32_t)round),
+						&res) == SMT_EXEC_BUDGET,
+					"%d/%d: %s", round, i, res.error.message);
+		REQUIRE(smt_exec_run(t.ctx, &t.sock.reader, NULL, &res) == SMT_EXEC_EMPTY, "ran");
 	}
 	target_fini(&t);
 }
@@ -416,35 +443,45 @@ static void test_submit_area_charged(void)
 	struct smt_usage_refusal why = { .asked = 0 };
 	struct smt_ring_reader reader;
 	struct submit_area *a = submit_area_create(&reader, &client, &why);
-	CHECK(a != NULL && client.used[SMT_RES_MEMORY] == 8192 &&
-	      total.used[SMT_RES_MEMORY] == 8192, "8 KiB charged at every level");
+	REQUIRE(a != NULL && client.used[SMT_RES_MEMORY] == 8192 &&
+					total.used[SMT_RES_MEMORY] == 8192,
+			"8 KiB charged at every level");
 	static _Alignas(8) uint8_t noop[16 * 1024];
 	struct smt_fault f;
-	CHECK(submit_area_write(a, &reader, noop, smt_encode_noop(noop, SMT_OP_NOOP, 4096), &f) == 0,
-	      "4 KiB fit the first area");
-	CHECK(submit_area_write(a, &reader, noop, smt_encode_noop(noop, SMT_OP_NOOP, 4096), &f) == 0 &&
-	      client.used[SMT_RES_MEMORY] == 12288, "grown to 8 KiB: 4 KiB more charged");
-	CHECK(submit_area_write(a, &reader, noop, smt_encode_noop(noop, SMT_OP_NOOP, 8192), &f) < 0 &&
-	      f.code == SMT_ERROR_LIMIT && strstr(f.what, "client-memory-mib") != NULL &&
-	      client.used[SMT_RES_MEMORY] == 12288, "a growth past the limit: %s", f.what);
+	REQUIRE(submit_area_write(a, &reader, noop, smt_encode_noop(noop, SMT_OP_NOOP, 4096), &f) ==
+					0,
+			"4 KiB fit the first area");
+	REQUIRE(submit_area_write(a, &reader, noop, smt_encode_noop(noop, SMT_OP_NOOP, 4096), &f) ==
+							0 &&
+					client.used[SMT_RES_MEMORY] == 12288,
+			"grown to 8 KiB: 4 KiB more charged");
+	REQUIRE(submit_area_write(a, &reader, noop, smt_encode_noop(noop, SMT_OP_NOOP, 8192), &f) <
+							0 &&
+					f.code == SMT_ERROR_LIMIT &&
+					strstr(f.what, "client-memory-mib") != NULL &&
+					client.used[SMT_RES_MEMORY] == 12288,
+			"a growth past the limit: %s", f.what);
 	submit_area_destroy(a, &reader);
-	CHECK(client.used[SMT_RES_MEMORY] == 0 && total.used[SMT_RES_MEMORY] == 0, "released");
+	REQUIRE(client.used[SMT_RES_MEMORY] == 0 && total.used[SMT_RES_MEMORY] == 0, "released");
 
 	client.max[SMT_RES_MEMORY] = 4096;
-	CHECK(submit_area_create(&reader, &client, &why) == NULL && why.asked == 8192 &&
-	      client.used[SMT_RES_MEMORY] == 0, "the first 8 KiB refused");
+	REQUIRE(submit_area_create(&reader, &client, &why) == NULL && why.asked == 8192 &&
+					client.used[SMT_RES_MEMORY] == 0,
+			"the first 8 KiB refused");
 
 	client.max[SMT_RES_MEMORY] = 16 * 1024;
 	a = submit_area_create(&reader, &client, &why);
 	struct smt_cmd_header h = { SMT_OP_NOOP, 0, 65536 };
 	memcpy(noop, &h, 8);
-	CHECK(submit_area_submit(a, &reader, noop, 4096, &f) == SUBMIT_OK &&
-	      client.used[SMT_RES_MEMORY] == 8192 + 4096, "an incomplete command's buffer");
-	CHECK(submit_area_submit(a, &reader, noop, 8192, &f) == SUBMIT_FAULT &&
-	      f.code == SMT_ERROR_LIMIT && client.used[SMT_RES_MEMORY] == 8192 + 4096,
-	      "its growth refused");
+	REQUIRE(submit_area_submit(a, &reader, noop, 4096, &f) == SUBMIT_OK &&
+					client.used[SMT_RES_MEMORY] == 8192 + 4096,
+			"an incomplete command's buffer");
+	REQUIRE(submit_area_submit(a, &reader, noop, 8192, &f) == SUBMIT_FAULT &&
+					f.code == SMT_ERROR_LIMIT &&
+					client.used[SMT_RES_MEMORY] == 8192 + 4096,
+			"its growth refused");
 	submit_area_destroy(a, &reader);
-	CHECK(client.used[SMT_RES_MEMORY] == 0, "released");
+	REQUIRE(client.used[SMT_RES_MEMORY] == 0, "released");
 
 	/* Whole commands and the start of another in one submit, the rest's
 	 * buffer refused: nothing of it is published. */
@@ -453,11 +490,13 @@ static void test_submit_area_charged(void)
 	uint32_t n = smt_encode_fence(noop, 1);
 	h = (struct smt_cmd_header){ SMT_OP_NOOP, 0, 1024 };
 	memcpy(noop + n, &h, 8);
-	CHECK(submit_area_submit(a, &reader, noop, n + 200, &f) == SUBMIT_FAULT &&
-	      f.code == SMT_ERROR_LIMIT && smt_ring_reader_published(&reader) == 0 &&
-	      !smt_ring_reader_has_work(&reader), "refused, nothing published");
+	REQUIRE(submit_area_submit(a, &reader, noop, n + 200, &f) == SUBMIT_FAULT &&
+					f.code == SMT_ERROR_LIMIT &&
+					smt_ring_reader_published(&reader) == 0 &&
+					!smt_ring_reader_has_work(&reader),
+			"refused, nothing published");
 	submit_area_destroy(a, &reader);
-	CHECK(client.used[SMT_RES_MEMORY] == 0, "released");
+	REQUIRE(client.used[SMT_RES_MEMORY] == 0, "released");
 }
 
 /* submit_area_submit: the glue's entry point. A command split over
@@ -470,30 +509,33 @@ static void test_submit_pieces(void)
 	struct smt_exec_result res;
 	BUF_DECL(b, 256);
 	uint32_t n1 = smt_encode_set_target(b, 1);
-	uint32_t n2 = smt_encode_fill_rects(b + n1, SMT_PAINT_SRC, 0xff00ff00, 1,
-					    &(struct smt_rect){ 0, 0, 4, 4 });
+	uint32_t n2 = smt_encode_fill_rects(
+			b + n1, SMT_PAINT_SRC, 0xff00ff00, 1, &(struct smt_rect){ 0, 0, 4, 4 });
 	uint32_t n3 = smt_encode_fence(b + n1 + n2, 9);
 
 	target_init(&t);
-	CHECK(submit_area_submit(t.sock.area, &t.sock.reader, b, n1 + 3, &f) == SUBMIT_OK,
-	      "a command and 3 bytes");
-	CHECK(submit_area_pending(t.sock.area, &t.sock.reader) == n1, "only the whole one");
-	CHECK(submit_area_submit(t.sock.area, &t.sock.reader, b + n1 + 3, 9, &f) == SUBMIT_OK,
-	      "header done, body not");
-	CHECK(submit_area_pending(t.sock.area, &t.sock.reader) == n1, "still only the first");
-	CHECK(smt_ring_reader_published(&t.sock.reader) == n1, "published: the first only");
-	CHECK(submit_area_submit(t.sock.area, &t.sock.reader, b + n1 + 12, n2 + n3 - 12, &f)
-	      == SUBMIT_OK, "the rest");
-	CHECK(submit_area_pending(t.sock.area, &t.sock.reader) == n1 + n2 + n3, "all whole");
-	CHECK(smt_exec_run(t.ctx, &t.sock.reader, NULL, &res) == SMT_EXEC_EMPTY &&
-	      res.commands == 3 && res.last_fence == 9, "ran: %s", res.error.message);
-	CHECK(pixel_at(t.canvas, 1, 1) == 0xff00ff00, "drawn");
+	REQUIRE(submit_area_submit(t.sock.area, &t.sock.reader, b, n1 + 3, &f) == SUBMIT_OK,
+			"a command and 3 bytes");
+	REQUIRE(submit_area_pending(t.sock.area, &t.sock.reader) == n1, "only the whole one");
+	REQUIRE(submit_area_submit(t.sock.area, &t.sock.reader, b + n1 + 3, 9, &f) == SUBMIT_OK,
+			"header done, body not");
+	REQUIRE(submit_area_pending(t.sock.area, &t.sock.reader) == n1, "still only the first");
+	REQUIRE(smt_ring_reader_published(&t.sock.reader) == n1, "published: the first only");
+	REQUIRE(submit_area_submit(t.sock.area, &t.sock.reader, b + n1 + 12, n2 + n3 - 12, &f) ==
+					SUBMIT_OK,
+			"the rest");
+	REQUIRE(submit_area_pending(t.sock.area, &t.sock.reader) == n1 + n2 + n3, "all whole");
+	REQUIRE(smt_exec_run(t.ctx, &t.sock.reader, NULL, &res) == SMT_EXEC_EMPTY &&
+					res.commands == 3 && res.last_fence == 9,
+			"ran: %s", res.error.message);
+	REQUIRE(pixel_at(t.canvas, 1, 1) == 0xff00ff00, "drawn");
 	target_fini(&t);
 
-	target_init(&t);            /* an impossible size fails with no more bytes */
+	target_init(&t); /* an impossible size fails with no more bytes */
 	struct smt_cmd_header h = { SMT_OP_NOOP, 0, 12 };
-	CHECK(submit_area_submit(t.sock.area, &t.sock.reader, &h, 8, &f) == SUBMIT_FAULT &&
-	      f.code == SMT_ERROR_BAD_SIZE && f.offset == 0, "bad size");
+	REQUIRE(submit_area_submit(t.sock.area, &t.sock.reader, &h, 8, &f) == SUBMIT_FAULT &&
+					f.code == SMT_ERROR_BAD_SIZE && f.offset == 0,
+			"bad size");
 	target_fini(&t);
 
 	/* More than SMT_SUBMIT_PARTIAL_MAX of a command would wait: refused
@@ -502,11 +544,13 @@ static void test_submit_pieces(void)
 	static _Alignas(8) uint8_t big[SMT_SUBMIT_QUEUE_MAX];
 	h = (struct smt_cmd_header){ SMT_OP_NOOP, 0, SMT_SUBMIT_QUEUE_MAX };
 	memcpy(big, &h, 8);
-	CHECK(submit_area_submit(t.sock.area, &t.sock.reader, big, SMT_SUBMIT_QUEUE_MAX - 8, &f)
-	      == SUBMIT_OK && submit_area_pending(t.sock.area, &t.sock.reader) == 0,
-	      "all but 8 bytes of a 1 MiB NOOP wait");
-	CHECK(submit_area_submit(t.sock.area, &t.sock.reader, big, SMT_CMD_CONTROL_MAX + 16, &f)
-	      == SUBMIT_TOO_MUCH, "too much incomplete");
+	REQUIRE(submit_area_submit(t.sock.area, &t.sock.reader, big, SMT_SUBMIT_QUEUE_MAX - 8,
+				&f) == SUBMIT_OK &&
+					submit_area_pending(t.sock.area, &t.sock.reader) == 0,
+			"all but 8 bytes of a 1 MiB NOOP wait");
+	REQUIRE(submit_area_submit(t.sock.area, &t.sock.reader, big, SMT_CMD_CONTROL_MAX + 16,
+				&f) == SUBMIT_TOO_MUCH,
+			"too much incomplete");
 	target_fini(&t);
 }
 

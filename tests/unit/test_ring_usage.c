@@ -7,9 +7,9 @@
  * the largest id, and its growth is refused naming the limit. */
 #include <unistd.h>
 
-#include "drawable_table.h"
-#include "page_release.h"
-#include "test_ring_util.h"
+#include "compositor/exec/drawable_table.h"
+#include "compositor/exec/page_release.h"
+#include "tests/unit/test_ring_util.h"
 
 static void test_levels(void)
 {
@@ -20,33 +20,36 @@ static void test_levels(void)
 	a.max[SMT_RES_RINGS] = 2;
 	struct smt_usage_refusal why;
 
-	CHECK(smt_usage_charge(&a, SMT_RES_MEMORY, 600, &why), "a: up to its limit");
-	CHECK(!smt_usage_charge(&a, SMT_RES_MEMORY, 1, &why), "a: over its limit");
-	CHECK(why.level == SMT_LEVEL_CLIENT && why.resource == SMT_RES_MEMORY && why.max == 600 &&
-	      why.used == 600 && why.asked == 1, "refusal names the client level");
-	CHECK(smt_usage_charge(&b, SMT_RES_MEMORY, 400, &why), "b: within the total");
-	CHECK(!smt_usage_charge(&b, SMT_RES_MEMORY, 1, &why), "b: the total is full");
-	CHECK(why.level == SMT_LEVEL_TOTAL && why.max == 1000 && why.used == 1000, "refusal names the total");
-	CHECK(b.used[SMT_RES_MEMORY] == 400 && total.used[SMT_RES_MEMORY] == 1000,
-	      "a refused charge charges no level");
+	REQUIRE(smt_usage_charge(&a, SMT_RES_MEMORY, 600, &why), "a: up to its limit");
+	REQUIRE(!smt_usage_charge(&a, SMT_RES_MEMORY, 1, &why), "a: over its limit");
+	REQUIRE(why.level == SMT_LEVEL_CLIENT && why.resource == SMT_RES_MEMORY && why.max == 600 &&
+					why.used == 600 && why.asked == 1,
+			"refusal names the client level");
+	REQUIRE(smt_usage_charge(&b, SMT_RES_MEMORY, 400, &why), "b: within the total");
+	REQUIRE(!smt_usage_charge(&b, SMT_RES_MEMORY, 1, &why), "b: the total is full");
+	REQUIRE(why.level == SMT_LEVEL_TOTAL && why.max == 1000 && why.used == 1000,
+			"refusal names the total");
+	REQUIRE(b.used[SMT_RES_MEMORY] == 400 && total.used[SMT_RES_MEMORY] == 1000,
+			"a refused charge charges no level");
 
 	char text[128];
 	smt_usage_describe(&why, text, sizeof(text));
-	CHECK(strstr(text, "limit total-memory-mib=0 reached: 1000 bytes in use, 1 more asked"),
-	      "%s", text);
-	CHECK(smt_usage_charge(&a, SMT_RES_RINGS, 2, NULL) &&
-	      !smt_usage_charge(&a, SMT_RES_RINGS, 1, &why), "rings");
+	REQUIRE(strstr(text, "limit total-memory-mib=0 reached: 1000 bytes in use, 1 more asked"),
+			"%s", text);
+	REQUIRE(smt_usage_charge(&a, SMT_RES_RINGS, 2, NULL) &&
+					!smt_usage_charge(&a, SMT_RES_RINGS, 1, &why),
+			"rings");
 	smt_usage_describe(&why, text, sizeof(text));
-	CHECK(strcmp(text, "limit client-rings=2 reached: 2 in use, 1 more asked") == 0,
-	      "%s", text);
-	CHECK(!smt_usage_charge(&a, SMT_RES_RINGS, UINT64_MAX, &why), "no wrap-around");
+	REQUIRE(strcmp(text, "limit client-rings=2 reached: 2 in use, 1 more asked") == 0, "%s",
+			text);
+	REQUIRE(!smt_usage_charge(&a, SMT_RES_RINGS, UINT64_MAX, &why), "no wrap-around");
 
 	smt_usage_release(&a, SMT_RES_MEMORY, 600);
-	CHECK(smt_usage_charge(&b, SMT_RES_MEMORY, 200, &why), "released memory is free again");
-	CHECK(total.used[SMT_RES_MEMORY] == 600, "total %llu",
-	      (unsigned long long)total.used[SMT_RES_MEMORY]);
+	REQUIRE(smt_usage_charge(&b, SMT_RES_MEMORY, 200, &why), "released memory is free again");
+	REQUIRE(total.used[SMT_RES_MEMORY] == 600, "total %llu",
+			(unsigned long long)total.used[SMT_RES_MEMORY]);
 	/* unlimited resource: no max at either level */
-	CHECK(smt_usage_charge(&b, SMT_RES_POOLS, 1u << 30, NULL), "no pool limit set");
+	REQUIRE(smt_usage_charge(&b, SMT_RES_POOLS, 1u << 30, NULL), "no pool limit set");
 }
 
 /* Connections of one process share its account: two clients of one pid
@@ -66,27 +69,31 @@ static void test_process_and_reserve(void)
 	struct smt_usage_refusal why;
 	char text[160];
 
-	CHECK(smt_usage_charge(&a, SMT_RES_MEMORY, 400, &why), "a");
-	CHECK(smt_usage_charge(&b, SMT_RES_MEMORY, 300, &why), "b: same process, 700 together");
-	CHECK(!smt_usage_charge(&b, SMT_RES_MEMORY, 101, &why), "b: the process's limit");
-	CHECK(why.level == SMT_LEVEL_PROCESS && why.max == 800 && why.used == 700, "names process");
+	REQUIRE(smt_usage_charge(&a, SMT_RES_MEMORY, 400, &why), "a");
+	REQUIRE(smt_usage_charge(&b, SMT_RES_MEMORY, 300, &why), "b: same process, 700 together");
+	REQUIRE(!smt_usage_charge(&b, SMT_RES_MEMORY, 101, &why), "b: the process's limit");
+	REQUIRE(why.level == SMT_LEVEL_PROCESS && why.max == 800 && why.used == 700,
+			"names process");
 	smt_usage_describe(&why, text, sizeof(text));
-	CHECK(strstr(text, "limit process-memory-mib=0 reached: 700 bytes in use"), "%s", text);
+	REQUIRE(strstr(text, "limit process-memory-mib=0 reached: 700 bytes in use"), "%s", text);
 	/* 700 of 1000 used: the last 300 are the reserve. p1 (holding 700)
 	 * may not take them; p2, a newcomer, may take up to 300. */
-	CHECK(!smt_usage_charge(&a, SMT_RES_MEMORY, 1, &why), "a: not a newcomer");
-	CHECK(why.level == SMT_LEVEL_TOTAL && why.reserve, "refused the reserve");
+	REQUIRE(!smt_usage_charge(&a, SMT_RES_MEMORY, 1, &why), "a: not a newcomer");
+	REQUIRE(why.level == SMT_LEVEL_TOTAL && why.reserve, "refused the reserve");
 	smt_usage_describe(&why, text, sizeof(text));
-	CHECK(strstr(text, "limit total-memory-mib=0 reached (new-client reserve): 700 bytes"), "%s", text);
-	CHECK(!smt_usage_charge(&c, SMT_RES_MEMORY, 301, &why), "more than the reserve");
-	CHECK(smt_usage_charge(&c, SMT_RES_MEMORY, 200, &why), "newcomer's first window");
-	CHECK(smt_usage_charge(&c, SMT_RES_MEMORY, 100, &why), "within the reserve still");
-	CHECK(!smt_usage_charge(&c, SMT_RES_MEMORY, 1, &why), "total full");
-	CHECK(total.used[SMT_RES_MEMORY] == 1000 && uid.used[SMT_RES_MEMORY] == 1000 &&
-	      p1.used[SMT_RES_MEMORY] == 700 && p2.used[SMT_RES_MEMORY] == 300, "levels add up");
+	REQUIRE(strstr(text, "limit total-memory-mib=0 reached (new-client reserve): 700 bytes"),
+			"%s", text);
+	REQUIRE(!smt_usage_charge(&c, SMT_RES_MEMORY, 301, &why), "more than the reserve");
+	REQUIRE(smt_usage_charge(&c, SMT_RES_MEMORY, 200, &why), "newcomer's first window");
+	REQUIRE(smt_usage_charge(&c, SMT_RES_MEMORY, 100, &why), "within the reserve still");
+	REQUIRE(!smt_usage_charge(&c, SMT_RES_MEMORY, 1, &why), "total full");
+	REQUIRE(total.used[SMT_RES_MEMORY] == 1000 && uid.used[SMT_RES_MEMORY] == 1000 &&
+					p1.used[SMT_RES_MEMORY] == 700 &&
+					p2.used[SMT_RES_MEMORY] == 300,
+			"levels add up");
 	smt_usage_release(&a, SMT_RES_MEMORY, 400);
-	CHECK(p1.used[SMT_RES_MEMORY] == 300 && total.used[SMT_RES_MEMORY] == 600, "released");
-	CHECK(smt_usage_charge(&a, SMT_RES_MEMORY, 100, &why), "room outside the reserve again");
+	REQUIRE(p1.used[SMT_RES_MEMORY] == 300 && total.used[SMT_RES_MEMORY] == 600, "released");
+	REQUIRE(smt_usage_charge(&a, SMT_RES_MEMORY, 100, &why), "room outside the reserve again");
 }
 
 /* What must not be refused (the compositor's own connection's surfaces)
@@ -105,21 +112,24 @@ static void test_over_limits(void)
 	char text[160];
 
 	smt_usage_charge_over_limits(&own, SMT_RES_SURFACES, 12);
-	CHECK(own.used[SMT_RES_SURFACES] == 12 && uid.used[SMT_RES_SURFACES] == 12 &&
-	      total.used[SMT_RES_SURFACES] == 12, "counted at every level over the limit");
-	CHECK(!smt_usage_charge(&c, SMT_RES_SURFACES, 1, &why), "the uid is full");
+	REQUIRE(own.used[SMT_RES_SURFACES] == 12 && uid.used[SMT_RES_SURFACES] == 12 &&
+					total.used[SMT_RES_SURFACES] == 12,
+			"counted at every level over the limit");
+	REQUIRE(!smt_usage_charge(&c, SMT_RES_SURFACES, 1, &why), "the uid is full");
 	smt_usage_describe(&why, text, sizeof(text));
-	CHECK(strcmp(text, "limit uid-surfaces=10 reached: 12 in use, 1 more asked") == 0,
-	      "%s", text);
+	REQUIRE(strcmp(text, "limit uid-surfaces=10 reached: 12 in use, 1 more asked") == 0, "%s",
+			text);
 	smt_usage_release(&own, SMT_RES_SURFACES, 5);
-	CHECK(smt_usage_charge(&c, SMT_RES_SURFACES, 2, &why), "a newcomer: from the reserve");
-	CHECK(!smt_usage_charge(&c, SMT_RES_SURFACES, 1, &why) && why.reserve,
-	      "past the reserve");
+	REQUIRE(smt_usage_charge(&c, SMT_RES_SURFACES, 2, &why), "a newcomer: from the reserve");
+	REQUIRE(!smt_usage_charge(&c, SMT_RES_SURFACES, 1, &why) && why.reserve,
+			"past the reserve");
 	smt_usage_describe(&why, text, sizeof(text));
-	CHECK(strcmp(text, "limit uid-surfaces=10 reached (new-client reserve): 9 in use, "
-		"1 more asked") == 0, "%s", text);
+	REQUIRE(strcmp(text,
+				"limit uid-surfaces=10 reached (new-client reserve): 9 in use, "
+				"1 more asked") == 0,
+			"%s", text);
 	smt_usage_charge_over_limits(&own, SMT_RES_SURFACES, UINT64_MAX);
-	CHECK(total.used[SMT_RES_SURFACES] == UINT64_MAX, "no wrap-around");
+	REQUIRE(total.used[SMT_RES_SURFACES] == UINT64_MAX, "no wrap-around");
 }
 
 static void test_executor_charges(void)
@@ -140,30 +150,32 @@ static void test_executor_charges(void)
 	ST(&s, smt_encode_create_pixmap(st_at(&s), 1, 64, 64, SMT_FORMAT_ARGB8888));
 	ST(&s, smt_encode_create_pixmap(st_at(&s), 2, 64, 64, SMT_FORMAT_ARGB8888));
 	expect_ok(run_ring(ring1, &s, 4096, &res), &res, "two pixmaps on ring 1");
-	CHECK(smt_exec_table_bytes(ring1) == table, "table %llu",
-	      (unsigned long long)smt_exec_table_bytes(ring1));
-	CHECK(client.used[SMT_RES_MEMORY] == 2 * pixmap + table &&
-	      total.used[SMT_RES_MEMORY] == 2 * pixmap + table,
-	      "charged to the client and the total");
+	REQUIRE(smt_exec_table_bytes(ring1) == table, "table %llu",
+			(unsigned long long)smt_exec_table_bytes(ring1));
+	REQUIRE(client.used[SMT_RES_MEMORY] == 2 * pixmap + table &&
+					total.used[SMT_RES_MEMORY] == 2 * pixmap + table,
+			"charged to the client and the total");
 
 	s.len = 0;
 	ST(&s, smt_encode_create_pixmap(st_at(&s), 1, 64, 64, SMT_FORMAT_ARGB8888));
 	ST(&s, smt_encode_create_pixmap(st_at(&s), 2, 64, 64, SMT_FORMAT_ARGB8888));
-	CHECK(run_ring(ring2, &s, 4096, &res) == SMT_EXEC_ERROR, "ring 2: the client's limit");
-	CHECK(res.error.code == SMT_ERROR_LIMIT &&
-	      strstr(res.error.message, "limit client-memory-mib=0 reached") &&
-	      strstr(res.error.message, "opcode CREATE_PIXMAP"), "%s", res.error.message);
-	CHECK(client.used[SMT_RES_MEMORY] == 3 * pixmap + 2 * table,
-	      "the refused pixmap is not charged (ring 2's table is)");
+	REQUIRE(run_ring(ring2, &s, 4096, &res) == SMT_EXEC_ERROR, "ring 2: the client's limit");
+	REQUIRE(res.error.code == SMT_ERROR_LIMIT &&
+					strstr(res.error.message,
+							"limit client-memory-mib=0 reached") &&
+					strstr(res.error.message, "opcode CREATE_PIXMAP"),
+			"%s", res.error.message);
+	REQUIRE(client.used[SMT_RES_MEMORY] == 3 * pixmap + 2 * table,
+			"the refused pixmap is not charged (ring 2's table is)");
 
 	s.len = 0;
 	ST(&s, smt_encode_free_pixmap(st_at(&s), 1));
 	expect_ok(run_ring(ring1, &s, 4096, &res), &res, "free on ring 1");
-	CHECK(client.used[SMT_RES_MEMORY] == 2 * pixmap + 2 * table, "FREE_PIXMAP releases");
+	REQUIRE(client.used[SMT_RES_MEMORY] == 2 * pixmap + 2 * table, "FREE_PIXMAP releases");
 	smt_exec_destroy(ring2);
 	smt_exec_destroy(ring1);
-	CHECK(client.used[SMT_RES_MEMORY] == 0 && total.used[SMT_RES_MEMORY] == 0,
-	      "a context going releases what it held");
+	REQUIRE(client.used[SMT_RES_MEMORY] == 0 && total.used[SMT_RES_MEMORY] == 0,
+			"a context going releases what it held");
 	st_fini(&s);
 }
 
@@ -186,13 +198,13 @@ static void test_table_charges(void)
 	ST(&s, smt_encode_create_pixmap(st_at(&s), top, 1, 1, SMT_FORMAT_ARGB8888));
 	expect_ok(run_ring(ctx, &s, 4096, &res), &res, "a pixmap with the largest id");
 	uint64_t dir = (uint64_t)cfg.max_drawable_id / SMT_DRAWABLE_CHUNK * sizeof(void *) + 16;
-	CHECK(smt_exec_table_bytes(ctx) == dir + smt_drawables_chunk_bytes(),
-	      "table: the directory and one chunk, %llu bytes",
-	      (unsigned long long)smt_exec_table_bytes(ctx));
-	CHECK(smt_exec_table_bytes(ctx) < 64u << 10, "not 2^18 slots");
-	CHECK(client.used[SMT_RES_MEMORY] == pixmap + smt_exec_table_bytes(ctx),
-	      "what the table allocated is charged: %llu",
-	      (unsigned long long)client.used[SMT_RES_MEMORY]);
+	REQUIRE(smt_exec_table_bytes(ctx) == dir + smt_drawables_chunk_bytes(),
+			"table: the directory and one chunk, %llu bytes",
+			(unsigned long long)smt_exec_table_bytes(ctx));
+	REQUIRE(smt_exec_table_bytes(ctx) < 64u << 10, "not 2^18 slots");
+	REQUIRE(client.used[SMT_RES_MEMORY] == pixmap + smt_exec_table_bytes(ctx),
+			"what the table allocated is charged: %llu",
+			(unsigned long long)client.used[SMT_RES_MEMORY]);
 
 	/* One pixmap per chunk until the client's memory is full: refused by a
 	 * chunk's charge, naming the limit, nothing charged for it. */
@@ -205,26 +217,30 @@ static void test_table_charges(void)
 		made += stop != SMT_EXEC_ERROR;
 		id += SMT_DRAWABLE_CHUNK;
 	}
-	CHECK(stop == SMT_EXEC_ERROR && res.error.code == SMT_ERROR_LIMIT &&
-	      strstr(res.error.message, "limit client-memory-mib=1 reached") &&
-	      strstr(res.error.message, "opcode CREATE_PIXMAP"), "%s", res.error.message);
-	CHECK(made > 10 && made < (1u << 20) / smt_drawables_chunk_bytes(), "%u sparse pixmaps", made);
-	CHECK(client.used[SMT_RES_MEMORY] == (made + 1) * pixmap + smt_exec_table_bytes(ctx) &&
-	      client.used[SMT_RES_MEMORY] <= 1u << 20, "charged: %llu",
-	      (unsigned long long)client.used[SMT_RES_MEMORY]);
+	REQUIRE(stop == SMT_EXEC_ERROR && res.error.code == SMT_ERROR_LIMIT &&
+					strstr(res.error.message,
+							"limit client-memory-mib=1 reached") &&
+					strstr(res.error.message, "opcode CREATE_PIXMAP"),
+			"%s", res.error.message);
+	REQUIRE(made > 10 && made < (1u << 20) / smt_drawables_chunk_bytes(), "%u sparse pixmaps",
+			made);
+	REQUIRE(client.used[SMT_RES_MEMORY] == (made + 1) * pixmap + smt_exec_table_bytes(ctx) &&
+					client.used[SMT_RES_MEMORY] <= 1u << 20,
+			"charged: %llu", (unsigned long long)client.used[SMT_RES_MEMORY]);
 
 	/* A canvas that needs a new chunk is refused the same way. */
 	pixman_image_t *img = pixman_image_create_bits(PIXMAN_a8r8g8b8, 4, 4, NULL, 0);
-	CHECK(smt_exec_register_canvas(ctx, id, img) == SMT_ERROR_LIMIT &&
-	      smt_exec_last_refusal(ctx) != NULL &&
-	      smt_exec_last_refusal(ctx)->level == SMT_LEVEL_CLIENT,
-	      "a canvas's chunk refused naming the client's limit");
-	CHECK(smt_exec_register_canvas(ctx, top - 1, img) == SMT_ERROR_NONE &&
-	      smt_exec_last_refusal(ctx) == NULL, "a canvas in a chunk that exists");
+	REQUIRE(smt_exec_register_canvas(ctx, id, img) == SMT_ERROR_LIMIT &&
+					smt_exec_last_refusal(ctx) != NULL &&
+					smt_exec_last_refusal(ctx)->level == SMT_LEVEL_CLIENT,
+			"a canvas's chunk refused naming the client's limit");
+	REQUIRE(smt_exec_register_canvas(ctx, top - 1, img) == SMT_ERROR_NONE &&
+					smt_exec_last_refusal(ctx) == NULL,
+			"a canvas in a chunk that exists");
 	pixman_image_unref(img);
 	smt_exec_destroy(ctx);
-	CHECK(client.used[SMT_RES_MEMORY] == 0 && total.used[SMT_RES_MEMORY] == 0,
-	      "everything released with the context");
+	REQUIRE(client.used[SMT_RES_MEMORY] == 0 && total.used[SMT_RES_MEMORY] == 0,
+			"everything released with the context");
 	st_fini(&s);
 }
 
@@ -240,12 +256,11 @@ static void test_page_release(void)
 	memset(mem, 0xab, 12 * page);
 	struct page_release pr;
 	page_release_init(&pr, block, len);
-	CHECK(pr.pages == mem + page && pr.len == 9 * page, "whole pages: %zu",
-	      pr.len / page);
+	REQUIRE(pr.pages == mem + page && pr.len == 9 * page, "whole pages: %zu", pr.len / page);
 	unsigned pieces = 0;
 	while (page_release_some(&pr, 2 * page) > 0)
 		pieces++;
-	CHECK(pieces == 5 && page_release_done(&pr), "in pieces: %u", pieces);
+	REQUIRE(pieces == 5 && page_release_done(&pr), "in pieces: %u", pieces);
 	size_t zero = 0, kept = 0;
 	for (size_t i = 0; i < 12 * page; i++) {
 		if (i >= page && i < 10 * page)
@@ -253,9 +268,9 @@ static void test_page_release(void)
 		else
 			kept += mem[i] == 0xab;
 	}
-	CHECK(zero == 9 * page && kept == 3 * page, "released %zu, kept %zu", zero, kept);
+	REQUIRE(zero == 9 * page && kept == 3 * page, "released %zu, kept %zu", zero, kept);
 	page_release_init(&pr, block, page / 2); /* no whole page: nothing */
-	CHECK(pr.len == 0 && page_release_some(&pr, page) == 0, "a block inside a page");
+	REQUIRE(pr.len == 0 && page_release_some(&pr, page) == 0, "a block inside a page");
 	free(mem);
 }
 
@@ -276,19 +291,20 @@ static void test_large_pixmap_in_pieces(void)
 	expect_ok(run_ring(ctx, &s, 4096, &res), &res, "a 16 MiB and a 16 KiB pixmap");
 	uint64_t charged = client.used[SMT_RES_MEMORY];
 	unsigned calls = 1;
-	CHECK(!smt_exec_free_pixmaps(ctx, 1, 0), "the small one first (highest id)");
-	CHECK(smt_exec_pixmap_count(ctx) == 1, "%u left", smt_exec_pixmap_count(ctx));
+	REQUIRE(!smt_exec_free_pixmaps(ctx, 1, 0), "the small one first (highest id)");
+	REQUIRE(smt_exec_pixmap_count(ctx) == 1, "%u left", smt_exec_pixmap_count(ctx));
 	while (!smt_exec_free_pixmaps(ctx, 1, 0) && calls < 100) {
 		calls++;
-		CHECK(smt_exec_pixmap_count(ctx) == 1 &&
-		      client.used[SMT_RES_MEMORY] == charged - (64 * 64 * 4 + SMT_PIXMAP_OVERHEAD),
-		      "charged until freed");
+		REQUIRE(smt_exec_pixmap_count(ctx) == 1 &&
+						client.used[SMT_RES_MEMORY] ==
+								charged - (64 * 64 * 4 + SMT_PIXMAP_OVERHEAD),
+				"charged until freed");
 	}
-	CHECK(calls >= 4 && calls < 100 && smt_exec_pixmap_count(ctx) == 0,
-	      "16 MiB of pages in pieces of 4 MiB: %u calls", calls);
-	CHECK(client.used[SMT_RES_MEMORY] == smt_exec_table_bytes(ctx), "only the table left");
+	REQUIRE(calls >= 4 && calls < 100 && smt_exec_pixmap_count(ctx) == 0,
+			"16 MiB of pages in pieces of 4 MiB: %u calls", calls);
+	REQUIRE(client.used[SMT_RES_MEMORY] == smt_exec_table_bytes(ctx), "only the table left");
 	smt_exec_destroy(ctx);
-	CHECK(client.used[SMT_RES_MEMORY] == 0, "nothing left");
+	REQUIRE(client.used[SMT_RES_MEMORY] == 0, "nothing left");
 	st_fini(&s);
 }
 

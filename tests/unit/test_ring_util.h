@@ -7,21 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "executor.h"
-#include "ring_reader.h"
-#include "smt-ring-client.h"
-#include "submit_area.h"
-
-#define CHECK(cond, ...)                                                        \
-	do {                                                                    \
-		if (!(cond)) {                                                  \
-			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__,  \
-				__LINE__, #cond);                               \
-			fprintf(stderr, __VA_ARGS__);                           \
-			fputc('\n', stderr);                                    \
-			exit(1);                                                \
-		}                                                               \
-	} while (0)
+#include "tests/unit/unit_check.h"
+#include "compositor/exec/executor.h"
+#include "compositor/exec/ring_reader.h"
+#include "protocol/smt-ring-client.h"
+#include "compositor/ring/submit_area.h"
 
 /* A client-side ring in private memory, written with the header's helpers. */
 struct test_ring {
@@ -40,8 +30,8 @@ static inline void tr_init(struct test_ring *t, uint32_t area_size)
 	memset(t, 0, sizeof(*t));
 	t->area_size = area_size;
 	t->mem = aligned_alloc(4096, SMT_RING_HEADER_SIZE + area_size);
-	CHECK(t->mem, "alloc");
-	memset(t->mem, 0xa5, SMT_RING_HEADER_SIZE + area_size);  /* garbage */
+	REQUIRE(t->mem, "alloc");
+	memset(t->mem, 0xa5, SMT_RING_HEADER_SIZE + area_size); /* garbage */
 	t->hdr = (struct smt_ring_header *)t->mem;
 	memset(t->hdr, 0, SMT_RING_HEADER_SIZE);
 	t->hdr->magic = SMT_RING_MAGIC;
@@ -50,11 +40,12 @@ static inline void tr_init(struct test_ring *t, uint32_t area_size)
 	t->hdr->header_size = SMT_RING_HEADER_SIZE;
 	t->area = t->mem + SMT_RING_HEADER_SIZE;
 	t->status = aligned_alloc(4096, SMT_STATUS_MAP_SIZE);
-	CHECK(t->status, "alloc");
+	REQUIRE(t->status, "alloc");
 	memset(t->status, 0, SMT_STATUS_MAP_SIZE);
 	smt_global_init(&t->global);
-	CHECK(smt_ring_reader_init(&t->reader, t->mem, SMT_RING_HEADER_SIZE + area_size,
-				   area_size, t->status) == 0, "reader init");
+	REQUIRE(smt_ring_reader_init(&t->reader, t->mem, SMT_RING_HEADER_SIZE + area_size,
+				area_size, t->status) == 0,
+			"reader init");
 }
 
 static inline void tr_fini(struct test_ring *t)
@@ -97,7 +88,7 @@ static inline int tr_push(struct test_ring *t, const void *cmd, uint32_t size)
 static inline pixman_image_t *new_image(pixman_format_code_t f, int w, int h)
 {
 	pixman_image_t *img = pixman_image_create_bits(f, w, h, NULL, 0);
-	CHECK(img, "image");
+	REQUIRE(img, "image");
 	return img;
 }
 
@@ -130,17 +121,17 @@ static inline pixman_image_t *clone_image(pixman_image_t *src)
 	int w = pixman_image_get_width(src), h = pixman_image_get_height(src);
 	pixman_image_t *img = new_image(f, w, h);
 	memcpy(pixman_image_get_data(img), pixman_image_get_data(src),
-	       (size_t)pixman_image_get_stride(src) * (size_t)h);
+			(size_t)pixman_image_get_stride(src) * (size_t)h);
 	return img;
 }
 
 /* Compare two images of the same format/size; on mismatch print the first
  * differing pixel and exit. `tol` allows per-channel differences. */
-static inline void expect_same_tol(pixman_image_t *a, pixman_image_t *b, int tol,
-				   const char *what)
+static inline void expect_same_tol(pixman_image_t *a, pixman_image_t *b, int tol, const char *what)
 {
 	int w = pixman_image_get_width(a), h = pixman_image_get_height(a);
-	CHECK(w == pixman_image_get_width(b) && h == pixman_image_get_height(b), "%s: size", what);
+	REQUIRE(w == pixman_image_get_width(b) && h == pixman_image_get_height(b), "%s: size",
+			what);
 	int bpp = PIXMAN_FORMAT_BPP(pixman_image_get_format(a)) / 8;
 	const uint8_t *pa = (const uint8_t *)pixman_image_get_data(a);
 	const uint8_t *pb = (const uint8_t *)pixman_image_get_data(b);
@@ -152,8 +143,8 @@ static inline void expect_same_tol(pixman_image_t *a, pixman_image_t *b, int tol
 				uint32_t va = 0, vb = 0;
 				memcpy(&va, pa + y * sa + x / bpp * bpp, (size_t)bpp);
 				memcpy(&vb, pb + y * sb + x / bpp * bpp, (size_t)bpp);
-				CHECK(0, "%s: pixel (%d,%d) got %08" PRIx32 " want %08" PRIx32,
-				      what, x / bpp, y, va, vb);
+				REQUIRE(0, "%s: pixel (%d,%d) got %08" PRIx32 " want %08" PRIx32,
+						what, x / bpp, y, va, vb);
 			}
 		}
 }
@@ -162,7 +153,7 @@ static inline void expect_same_tol(pixman_image_t *a, pixman_image_t *b, int tol
 static inline uint32_t pixel_at(pixman_image_t *img, int x, int y)
 {
 	const uint8_t *p = (const uint8_t *)pixman_image_get_data(img) +
-			   y * pixman_image_get_stride(img);
+			y * pixman_image_get_stride(img);
 	if (PIXMAN_FORMAT_BPP(pixman_image_get_format(img)) == 8)
 		return p[x];
 	uint32_t v;
@@ -172,15 +163,14 @@ static inline uint32_t pixel_at(pixman_image_t *img, int x, int y)
 
 /* Run the executor on the ring until empty (PRESENT stops are resumed);
  * returns the final stop and the accumulated result in *out. */
-static inline enum smt_exec_stop tr_run_all(struct smt_exec_ctx *ctx, struct test_ring *t,
-					    struct smt_exec_result *out)
+static inline enum smt_exec_stop tr_run_all(
+		struct smt_exec_ctx *ctx, struct test_ring *t, struct smt_exec_result *out)
 {
 	enum smt_exec_stop s;
 	while ((s = smt_exec_run(ctx, &t->reader, NULL, out)) == SMT_EXEC_PRESENT)
 		;
 	return s;
 }
-
 
 /* A command stream built with the smt_encode_* helpers. */
 struct stream {
@@ -192,16 +182,22 @@ static inline void st_init(struct stream *s)
 	s->cap = 4u << 20;
 	s->buf = aligned_alloc(8, s->cap);
 	s->len = 0;
-	CHECK(s->buf, "alloc");
+	REQUIRE(s->buf, "alloc");
 }
-static inline void st_fini(struct stream *s) { free(s->buf); }
-static inline void *st_at(struct stream *s) { return s->buf + s->len; }
+static inline void st_fini(struct stream *s)
+{
+	free(s->buf);
+}
+static inline void *st_at(struct stream *s)
+{
+	return s->buf + s->len;
+}
 #define ST(s, call) ((s)->len += (call))
 
 /* Feed a stream through a fresh ring of area_size bytes, draining when full.
  * Returns the final stop (EMPTY or ERROR); PRESENT stops are resumed. */
 static inline enum smt_exec_stop run_ring(struct smt_exec_ctx *ctx, const struct stream *s,
-					  uint32_t area_size, struct smt_exec_result *res)
+		uint32_t area_size, struct smt_exec_result *res)
 {
 	struct test_ring t;
 	enum smt_exec_stop stop = SMT_EXEC_EMPTY;
@@ -217,7 +213,8 @@ static inline enum smt_exec_stop run_ring(struct smt_exec_ctx *ctx, const struct
 		stop = tr_run_all(ctx, &t, res);
 		if (stop == SMT_EXEC_ERROR)
 			break;
-		CHECK(tr_write(&t, s->buf + off, h.size) == 0, "command does not fit an empty ring");
+		REQUIRE(tr_write(&t, s->buf + off, h.size) == 0,
+				"command does not fit an empty ring");
 		off += h.size;
 	}
 	if (stop != SMT_EXEC_ERROR) {
@@ -238,7 +235,7 @@ struct test_socket {
 static inline void ts_init(struct test_socket *t)
 {
 	t->area = submit_area_create(&t->reader, NULL, NULL);
-	CHECK(t->area != NULL, "submit area");
+	REQUIRE(t->area != NULL, "submit area");
 }
 
 static inline void ts_fini(struct test_socket *t)
@@ -249,22 +246,20 @@ static inline void ts_fini(struct test_socket *t)
 /* Whole commands written, not run (as ring.c's submit handler): ERROR
  * as the compositor fails the ring, else BUDGET while bytes wait. */
 static inline enum smt_exec_stop ts_queue(struct smt_exec_ctx *ctx, struct test_socket *t,
-					  const void *bytes, size_t len,
-					  struct smt_exec_result *res)
+		const void *bytes, size_t len, struct smt_exec_result *res)
 {
 	struct smt_fault f;
 	memset(res, 0, sizeof(*res));
 	if (submit_area_write(t->area, &t->reader, bytes, len, &f) < 0)
 		return smt_exec_fail(ctx, &t->reader, &f, res);
-	return res->stop = submit_area_pending(t->area, &t->reader) ? SMT_EXEC_BUDGET
-								    : SMT_EXEC_EMPTY;
+	return res->stop = submit_area_pending(t->area, &t->reader) ? SMT_EXEC_BUDGET :
+								      SMT_EXEC_EMPTY;
 }
 
 /* Written, then run under budget b. */
 static inline enum smt_exec_stop ts_submit(struct smt_exec_ctx *ctx, struct test_socket *t,
-					   const void *bytes, size_t len,
-					   const struct smt_exec_budget *b,
-					   struct smt_exec_result *res)
+		const void *bytes, size_t len, const struct smt_exec_budget *b,
+		struct smt_exec_result *res)
 {
 	if (ts_queue(ctx, t, bytes, len, res) == SMT_EXEC_ERROR)
 		return SMT_EXEC_ERROR;
@@ -274,8 +269,7 @@ static inline enum smt_exec_stop ts_submit(struct smt_exec_ctx *ctx, struct test
 /* Feed a stream through the socket path in submits of <= max bytes (whole
  * commands; a bigger command goes alone). */
 static inline enum smt_exec_stop run_submit(struct smt_exec_ctx *ctx, struct test_socket *t,
-					    const struct stream *s, size_t max,
-					    struct smt_exec_result *res)
+		const struct stream *s, size_t max, struct smt_exec_result *res)
 {
 	enum smt_exec_stop stop = SMT_EXEC_EMPTY;
 	for (size_t off = 0; off < s->len;) {
@@ -297,18 +291,18 @@ static inline enum smt_exec_stop run_submit(struct smt_exec_ctx *ctx, struct tes
 	return stop;
 }
 
-static inline void expect_ok(enum smt_exec_stop s, const struct smt_exec_result *r,
-			     const char *what)
+static inline void expect_ok(
+		enum smt_exec_stop s, const struct smt_exec_result *r, const char *what)
 {
-	CHECK(s == SMT_EXEC_EMPTY, "%s: stop %d: %s", what, s, r->error.message);
+	REQUIRE(s == SMT_EXEC_EMPTY, "%s: stop %d: %s", what, s, r->error.message);
 }
 
 /* Premultiplied colour -> pixman_color_t */
 static inline pixman_color_t to_color(uint32_t c)
 {
 	pixman_color_t pc = { (uint16_t)(((c >> 16) & 0xff) * 0x101),
-			      (uint16_t)(((c >> 8) & 0xff) * 0x101),
-			      (uint16_t)((c & 0xff) * 0x101), (uint16_t)((c >> 24) * 0x101) };
+		(uint16_t)(((c >> 8) & 0xff) * 0x101), (uint16_t)((c & 0xff) * 0x101),
+		(uint16_t)((c >> 24) * 0x101) };
 	return pc;
 }
 

@@ -1,10 +1,10 @@
 /* Every validation rule rejects with the right code, opcode and offset, and
  * a rejected command leaves no pixels behind. */
-#define _DEFAULT_SOURCE               /* MAP_ANONYMOUS, MAP_NORESERVE */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
 #include <sys/mman.h>
 
-#include "command_decode.h"
-#include "test_ring_util.h"
+#include "compositor/exec/command_decode.h"
+#include "tests/unit/test_ring_util.h"
 
 #define CANVAS 1
 #define POOL 2
@@ -14,7 +14,7 @@ struct env {
 	pixman_image_t *canvas, *orig;
 	uint8_t *pool;
 	struct stream s;
-	uint64_t bad_at;          /* offset of the command expected to fail */
+	uint64_t bad_at; /* offset of the command expected to fail */
 };
 
 static void env_init(struct env *e, const struct smt_exec_config *cfg)
@@ -25,8 +25,8 @@ static void env_init(struct env *e, const struct smt_exec_config *cfg)
 	e->orig = clone_image(e->canvas);
 	e->pool = aligned_alloc(4096, 4096);
 	memset(e->pool, 0x55, 4096);
-	CHECK(smt_exec_register_canvas(e->ctx, CANVAS, e->canvas) == 0, "canvas");
-	CHECK(smt_exec_register_pool(e->ctx, POOL, e->pool, 4096) == 0, "pool");
+	REQUIRE(smt_exec_register_canvas(e->ctx, CANVAS, e->canvas) == 0, "canvas");
+	REQUIRE(smt_exec_register_pool(e->ctx, POOL, e->pool, 4096) == 0, "pool");
 	st_init(&e->s);
 	ST(&e->s, smt_encode_create_pixmap(st_at(&e->s), 10, 8, 8, SMT_FORMAT_ARGB8888));
 	ST(&e->s, smt_encode_create_pixmap(st_at(&e->s), 11, 8, 8, SMT_FORMAT_A8));
@@ -53,28 +53,29 @@ static void expect(struct env *e, uint32_t code, uint16_t opcode, const char *wh
 {
 	struct smt_exec_result res;
 	enum smt_exec_stop s = run_ring(e->ctx, &e->s, 1u << 20, &res);
-	CHECK(s == SMT_EXEC_ERROR, "%s: no error", what);
-	CHECK(res.error.code == code, "%s: code %s want %s (%s)", what,
-	      smt_error_name(res.error.code), smt_error_name(code), res.error.message);
-	CHECK(res.error.opcode == opcode, "%s: opcode %u want %u", what, res.error.opcode, opcode);
-	CHECK(res.error.offset == e->bad_at, "%s: offset %" PRIu64 " want %" PRIu64, what,
-	      res.error.offset, e->bad_at);
-	CHECK(strstr(res.error.message, smt_opcode_name(opcode)), "%s: message names opcode: %s",
-	      what, res.error.message);
-	expect_same(e->canvas, e->orig, what);   /* nothing drawn */
+	REQUIRE(s == SMT_EXEC_ERROR, "%s: no error", what);
+	REQUIRE(res.error.code == code, "%s: code %s want %s (%s)", what,
+			smt_error_name(res.error.code), smt_error_name(code), res.error.message);
+	REQUIRE(res.error.opcode == opcode, "%s: opcode %u want %u", what, res.error.opcode,
+			opcode);
+	REQUIRE(res.error.offset == e->bad_at, "%s: offset %" PRIu64 " want %" PRIu64, what,
+			res.error.offset, e->bad_at);
+	REQUIRE(strstr(res.error.message, smt_opcode_name(opcode)), "%s: message names opcode: %s",
+			what, res.error.message);
+	expect_same(e->canvas, e->orig, what); /* nothing drawn */
 	env_fini(e);
 }
 
 /* Encode a valid command, then let the caller break one field. */
-#define PATCH(e, type, encode, field, value)                                    \
-	do {                                                                    \
-		void *p_ = bad(e);                                              \
-		uint32_t n_ = (encode);                                         \
-		type c_;                                                        \
-		memcpy(&c_, p_, sizeof(c_));                                    \
-		c_.field = (value);                                             \
-		memcpy(p_, &c_, sizeof(c_));                                    \
-		(e)->s.len += n_;                                               \
+#define PATCH(e, type, encode, field, value) \
+	do {                                 \
+		void *p_ = bad(e);           \
+		uint32_t n_ = (encode);      \
+		type c_;                     \
+		memcpy(&c_, p_, sizeof(c_)); \
+		c_.field = (value);          \
+		memcpy(p_, &c_, sizeof(c_)); \
+		(e)->s.len += n_;            \
 	} while (0)
 
 static const struct smt_rect ok_rect = { 1, 1, 4, 4 };
@@ -134,7 +135,8 @@ static void test_ids(void)
 	ST(&e.s, smt_encode_composite(bad(&e), SMT_PAINT_OVER, 11, 10, 0, 0, 0, 0, 0, 0, 4, 4));
 	expect(&e, SMT_ERROR_BAD_FORMAT, SMT_OP_COMPOSITE, "mask not A8");
 
-	struct smt_glyph g[3] = { { 0, 0, 4, 4, 0, 0 }, { 4, 4, 4, 4, 5, 0 }, { 5, 5, 4, 4, 9, 0 } };
+	struct smt_glyph g[3] = { { 0, 0, 4, 4, 0, 0 }, { 4, 4, 4, 4, 5, 0 },
+		{ 5, 5, 4, 4, 9, 0 } };
 	env_init(&e, NULL);
 	ST(&e.s, smt_encode_glyphs(bad(&e), SMT_PAINT_OVER, 0xff000000, 10, 2, 2, 2, g));
 	expect(&e, SMT_ERROR_BAD_FORMAT, SMT_OP_GLYPHS, "atlas not A8");
@@ -150,14 +152,15 @@ static void test_ids(void)
 	expect_ok(run_ring(e.ctx, &e.s, 4096, &res), &res, "client A");
 	struct smt_exec_ctx *b = smt_exec_create(NULL);
 	pixman_image_t *bc = new_image(PIXMAN_a8r8g8b8, 8, 8);
-	CHECK(smt_exec_register_canvas(b, CANVAS, bc) == 0, "B canvas");
+	REQUIRE(smt_exec_register_canvas(b, CANVAS, bc) == 0, "B canvas");
 	struct stream s;
 	st_init(&s);
 	ST(&s, smt_encode_set_target(st_at(&s), CANVAS));
 	ST(&s, smt_encode_copy_area(st_at(&s), 10, 0, 0, 4, 4, 0, 0));
-	CHECK(run_ring(b, &s, 4096, &res) == SMT_EXEC_ERROR &&
-	      res.error.code == SMT_ERROR_BAD_DRAWABLE && res.error.offset == 16,
-	      "B cannot name A's pixmap: %s", res.error.message);
+	REQUIRE(run_ring(b, &s, 4096, &res) == SMT_EXEC_ERROR &&
+					res.error.code == SMT_ERROR_BAD_DRAWABLE &&
+					res.error.offset == 16,
+			"B cannot name A's pixmap: %s", res.error.message);
 	st_fini(&s);
 	smt_exec_destroy(b);
 	pixman_image_unref(bc);
@@ -188,13 +191,15 @@ static void test_geometry(void)
 	expect(&e, SMT_ERROR_BAD_GEOMETRY, SMT_OP_PRESENT, "damage INT32_MIN");
 
 	env_init(&e, NULL);
-	ST(&e.s, smt_encode_points(bad(&e), SMT_PAINT_SRC, 0, 1,
-				   &(struct smt_point){ INT32_MIN, 0 }));
+	ST(&e.s,
+			smt_encode_points(bad(&e), SMT_PAINT_SRC, 0, 1,
+					&(struct smt_point){ INT32_MIN, 0 }));
 	expect(&e, SMT_ERROR_BAD_GEOMETRY, SMT_OP_POINTS, "point");
 
 	env_init(&e, NULL);
-	ST(&e.s, smt_encode_segments(bad(&e), SMT_PAINT_SRC, 0, 3, 1,
-				     &(struct smt_segment){ 0, 0, INT32_MAX, 5 }));
+	ST(&e.s,
+			smt_encode_segments(bad(&e), SMT_PAINT_SRC, 0, 3, 1,
+					&(struct smt_segment){ 0, 0, INT32_MAX, 5 }));
 	expect(&e, SMT_ERROR_BAD_GEOMETRY, SMT_OP_SEGMENTS, "segment");
 
 	env_init(&e, NULL);
@@ -202,8 +207,9 @@ static void test_geometry(void)
 	expect(&e, SMT_ERROR_BAD_GEOMETRY, SMT_OP_COPY_AREA, "copy source overflow");
 
 	env_init(&e, NULL);
-	ST(&e.s, smt_encode_composite(bad(&e), SMT_PAINT_OVER, 10, 11, 0, 0, 0, INT32_MAX, 0, 0,
-				      4, 4));
+	ST(&e.s,
+			smt_encode_composite(bad(&e), SMT_PAINT_OVER, 10, 11, 0, 0, 0, INT32_MAX, 0,
+					0, 4, 4));
 	expect(&e, SMT_ERROR_BAD_GEOMETRY, SMT_OP_COMPOSITE, "mask y overflow");
 
 	struct smt_glyph g = { 0, 0, 4, 4, INT32_MAX - 1, 0 };
@@ -223,28 +229,31 @@ static void test_images_and_pools(void)
 
 	env_init(&e, NULL);
 	PATCH(&e, struct smt_cmd_put_image,
-	      smt_encode_put_image(p_, 0, 0, 2, 2, SMT_FORMAT_ARGB8888, 8, px), stride, 6);
+			smt_encode_put_image(p_, 0, 0, 2, 2, SMT_FORMAT_ARGB8888, 8, px), stride,
+			6);
 	expect(&e, SMT_ERROR_BAD_STRIDE, SMT_OP_PUT_IMAGE, "stride not 4-aligned");
 
 	env_init(&e, NULL);
 	PATCH(&e, struct smt_cmd_put_image,
-	      smt_encode_put_image(p_, 0, 0, 2, 2, SMT_FORMAT_ARGB8888, 8, px), width, 3);
+			smt_encode_put_image(p_, 0, 0, 2, 2, SMT_FORMAT_ARGB8888, 8, px), width, 3);
 	expect(&e, SMT_ERROR_BAD_STRIDE, SMT_OP_PUT_IMAGE, "stride shorter than a row");
 
 	env_init(&e, NULL);
 	PATCH(&e, struct smt_cmd_put_image,
-	      smt_encode_put_image(p_, 0, 0, 2, 2, SMT_FORMAT_ARGB8888, 8, px), height, 3);
+			smt_encode_put_image(p_, 0, 0, 2, 2, SMT_FORMAT_ARGB8888, 8, px), height,
+			3);
 	expect(&e, SMT_ERROR_BAD_LENGTH, SMT_OP_PUT_IMAGE, "more rows than pixel bytes");
 
 	env_init(&e, NULL);
 	PATCH(&e, struct smt_cmd_put_image,
-	      smt_encode_put_image(p_, 0, 0, 2, 2, SMT_FORMAT_ARGB8888, 8, px), height,
-	      0x80000001u);
+			smt_encode_put_image(p_, 0, 0, 2, 2, SMT_FORMAT_ARGB8888, 8, px), height,
+			0x80000001u);
 	expect(&e, SMT_ERROR_BAD_LENGTH, SMT_OP_PUT_IMAGE, "stride * height overflows 32 bits");
 
 	env_init(&e, NULL);
 	PATCH(&e, struct smt_cmd_put_image,
-	      smt_encode_put_image(p_, 0, 0, 2, 2, SMT_FORMAT_ARGB8888, 8, px), format, 9);
+			smt_encode_put_image(p_, 0, 0, 2, 2, SMT_FORMAT_ARGB8888, 8, px), format,
+			9);
 	expect(&e, SMT_ERROR_BAD_FORMAT, SMT_OP_PUT_IMAGE, "unknown format");
 
 	env_init(&e, NULL);
@@ -252,23 +261,27 @@ static void test_images_and_pools(void)
 	expect(&e, SMT_ERROR_BAD_POOL, SMT_OP_PUT_IMAGE_POOL, "unknown pool");
 
 	env_init(&e, NULL);
-	ST(&e.s, smt_encode_put_image_pool(bad(&e), POOL, 4096 - 63, 16, 4, 4,
-					   SMT_FORMAT_ARGB8888, 0, 0));
+	ST(&e.s,
+			smt_encode_put_image_pool(bad(&e), POOL, 4096 - 63, 16, 4, 4,
+					SMT_FORMAT_ARGB8888, 0, 0));
 	expect(&e, SMT_ERROR_OUT_OF_BOUNDS, SMT_OP_PUT_IMAGE_POOL, "offset not aligned");
 
 	env_init(&e, NULL);
-	ST(&e.s, smt_encode_put_image_pool(bad(&e), POOL, 4096 - 60, 16, 4, 4,
-					   SMT_FORMAT_ARGB8888, 0, 0));
+	ST(&e.s,
+			smt_encode_put_image_pool(bad(&e), POOL, 4096 - 60, 16, 4, 4,
+					SMT_FORMAT_ARGB8888, 0, 0));
 	expect(&e, SMT_ERROR_OUT_OF_BOUNDS, SMT_OP_PUT_IMAGE_POOL, "4 bytes past the pool");
 
 	env_init(&e, NULL);
-	ST(&e.s, smt_encode_put_image_pool(bad(&e), POOL, UINT64_MAX - 15, 16, 4, 4,
-					   SMT_FORMAT_ARGB8888, 0, 0));
+	ST(&e.s,
+			smt_encode_put_image_pool(bad(&e), POOL, UINT64_MAX - 15, 16, 4, 4,
+					SMT_FORMAT_ARGB8888, 0, 0));
 	expect(&e, SMT_ERROR_OUT_OF_BOUNDS, SMT_OP_PUT_IMAGE_POOL, "offset + size wraps");
 
 	env_init(&e, NULL);
-	ST(&e.s, smt_encode_put_image_pool(bad(&e), POOL, 0, 4096, 4, 1u << 20,
-					   SMT_FORMAT_ARGB8888, 0, 0));
+	ST(&e.s,
+			smt_encode_put_image_pool(bad(&e), POOL, 0, 4096, 4, 1u << 20,
+					SMT_FORMAT_ARGB8888, 0, 0));
 	expect(&e, SMT_ERROR_OUT_OF_BOUNDS, SMT_OP_PUT_IMAGE_POOL, "huge stride * height");
 
 	env_init(&e, NULL);
@@ -277,11 +290,12 @@ static void test_images_and_pools(void)
 
 	/* the exact end of the pool is fine */
 	env_init(&e, NULL);
-	ST(&e.s, smt_encode_put_image_pool(st_at(&e.s), POOL, 4096 - 64, 16, 4, 4,
-					   SMT_FORMAT_ARGB8888, 0, 0));
+	ST(&e.s,
+			smt_encode_put_image_pool(st_at(&e.s), POOL, 4096 - 64, 16, 4, 4,
+					SMT_FORMAT_ARGB8888, 0, 0));
 	struct smt_exec_result res;
 	expect_ok(run_ring(e.ctx, &e.s, 4096, &res), &res, "last bytes of the pool");
-	CHECK(pixel_at(e.canvas, 3, 3) == 0x55555555, "pool pixels arrived");
+	REQUIRE(pixel_at(e.canvas, 3, 3) == 0x55555555, "pool pixels arrived");
 	env_fini(&e);
 
 	/* a pool image beyond pixman's INT_MAX bytes is fine: only the rows
@@ -289,16 +303,19 @@ static void test_images_and_pools(void)
 	{
 		size_t big = (size_t)3 << 30;
 		uint8_t *mem = mmap(NULL, big, PROT_READ,
-				    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		CHECK(mem != MAP_FAILED, "mmap");
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		REQUIRE(mem != MAP_FAILED, "mmap");
 		env_init(&e, NULL);
-		CHECK(smt_exec_register_pool(e.ctx, 9, mem, big) == 0, "big pool");
-		ST(&e.s, smt_encode_put_image_pool(st_at(&e.s), 9, 0, 4096, 8, (3u << 30) / 4096,
-						   SMT_FORMAT_ARGB8888, 0, -100000));
-		ST(&e.s, smt_encode_put_image_pool(st_at(&e.s), 9, 0, 4096, 8, (3u << 30) / 4096,
-						   SMT_FORMAT_ARGB8888, 4, 0));
+		REQUIRE(smt_exec_register_pool(e.ctx, 9, mem, big) == 0, "big pool");
+		ST(&e.s,
+				smt_encode_put_image_pool(st_at(&e.s), 9, 0, 4096, 8,
+						(3u << 30) / 4096, SMT_FORMAT_ARGB8888, 0,
+						-100000));
+		ST(&e.s,
+				smt_encode_put_image_pool(st_at(&e.s), 9, 0, 4096, 8,
+						(3u << 30) / 4096, SMT_FORMAT_ARGB8888, 4, 0));
 		expect_ok(run_ring(e.ctx, &e.s, 4096, &res), &res, "3 GiB pool image");
-		CHECK(pixel_at(e.canvas, 5, 5) == 0, "zero pages arrived");
+		REQUIRE(pixel_at(e.canvas, 5, 5) == 0, "zero pages arrived");
 		env_fini(&e);
 		munmap(mem, big);
 	}
@@ -344,28 +361,30 @@ static void test_limits_and_values(void)
 	expect(&e, SMT_ERROR_BAD_VALUE, SMT_OP_FILL_RECTS, "colour not premultiplied");
 
 	env_init(&e, NULL);
-	ST(&e.s, smt_encode_segments(bad(&e), SMT_PAINT_OVER, 0, SMT_MAX_LINE_WIDTH + 1, 1,
-				     &(struct smt_segment){ 0, 0, 5, 5 }));
+	ST(&e.s,
+			smt_encode_segments(bad(&e), SMT_PAINT_OVER, 0, SMT_MAX_LINE_WIDTH + 1, 1,
+					&(struct smt_segment){ 0, 0, 5, 5 }));
 	expect(&e, SMT_ERROR_BAD_VALUE, SMT_OP_SEGMENTS, "line too wide");
 
 	env_init(&e, NULL);
 	PATCH(&e, struct smt_cmd_fill_rects,
-	      smt_encode_fill_rects(p_, SMT_PAINT_SRC, 0, 1, &ok_rect), reserved, 1);
+			smt_encode_fill_rects(p_, SMT_PAINT_SRC, 0, 1, &ok_rect), reserved, 1);
 	expect(&e, SMT_ERROR_BAD_VALUE, SMT_OP_FILL_RECTS, "reserved field");
 
 	env_init(&e, NULL);
 	PATCH(&e, struct smt_cmd_fill_rects,
-	      smt_encode_fill_rects(p_, SMT_PAINT_SRC, 0, 1, &ok_rect), n_rects, 2);
+			smt_encode_fill_rects(p_, SMT_PAINT_SRC, 0, 1, &ok_rect), n_rects, 2);
 	expect(&e, SMT_ERROR_BAD_LENGTH, SMT_OP_FILL_RECTS, "count larger than size");
 
 	env_init(&e, NULL);
 	PATCH(&e, struct smt_cmd_fill_rects,
-	      smt_encode_fill_rects(p_, SMT_PAINT_SRC, 0, 1, &ok_rect), n_rects, 0);
+			smt_encode_fill_rects(p_, SMT_PAINT_SRC, 0, 1, &ok_rect), n_rects, 0);
 	expect(&e, SMT_ERROR_BAD_LENGTH, SMT_OP_FILL_RECTS, "count smaller than size");
 
 	env_init(&e, NULL);
 	PATCH(&e, struct smt_cmd_fill_rects,
-	      smt_encode_fill_rects(p_, SMT_PAINT_SRC, 0, 1, &ok_rect), n_rects, 0x40000000u);
+			smt_encode_fill_rects(p_, SMT_PAINT_SRC, 0, 1, &ok_rect), n_rects,
+			0x40000000u);
 	expect(&e, SMT_ERROR_BAD_LENGTH, SMT_OP_FILL_RECTS, "count * 16 wraps 32 bits");
 
 	env_init(&e, NULL);
@@ -374,7 +393,7 @@ static void test_limits_and_values(void)
 	expect(&e, SMT_ERROR_BAD_LENGTH, SMT_OP_FENCE, "shorter than the fixed part");
 
 	env_init(&e, NULL);
-	e.s.len = 0;                        /* no SET_TARGET at all */
+	e.s.len = 0; /* no SET_TARGET at all */
 	ST(&e.s, smt_encode_fill_rects(bad(&e), SMT_PAINT_SRC, 0, 1, &ok_rect));
 	expect(&e, SMT_ERROR_NO_TARGET, SMT_OP_FILL_RECTS, "no target");
 
@@ -387,8 +406,9 @@ static void test_limits_and_values(void)
 	env_init(&e, NULL);
 	{
 		uint8_t *p = bad(&e);
-		struct smt_cmd_fill_rects c = { { SMT_OP_FILL_RECTS, 0, 0 }, SMT_PAINT_SRC, 0, 0, 0 };
-		uint32_t n = SMT_CMD_CONTROL_MAX / 16;  /* one rect too many */
+		struct smt_cmd_fill_rects c = { { SMT_OP_FILL_RECTS, 0, 0 }, SMT_PAINT_SRC, 0, 0,
+			0 };
+		uint32_t n = SMT_CMD_CONTROL_MAX / 16; /* one rect too many */
 		c.n_rects = n;
 		c.hdr.size = (uint32_t)(sizeof(c) + n * 16);
 		memcpy(p, &c, sizeof(c));
@@ -402,8 +422,12 @@ static void test_limits_and_values(void)
 /* Decode one encoded command straight from a private buffer. */
 static int decode_buf(const uint8_t *buf, uint32_t size, struct smt_fault *f)
 {
-	struct smt_cmd c = { .opcode = (uint16_t)(buf[0] | buf[1] << 8), .size = size,
-			     .offset = 0, .ctl = buf, .ctl_len = size, .data = buf };
+	struct smt_cmd c = { .opcode = (uint16_t)(buf[0] | buf[1] << 8),
+		.size = size,
+		.offset = 0,
+		.ctl = buf,
+		.ctl_len = size,
+		.data = buf };
 	struct smt_decoded d;
 	return smt_decode(&c, &d, f);
 }
@@ -413,28 +437,42 @@ static int decode_buf(const uint8_t *buf, uint32_t size, struct smt_fault *f)
  * limit, at every position of short and longer arrays (vector body, the
  * last element, the tail): the same verdict and the same element named. */
 static const int64_t edge_coords[] = {
-	INT32_MIN, -(int64_t)SMT_COORD_MAX - 1, -(int64_t)SMT_COORD_MAX,
-	-(int64_t)SMT_COORD_MAX + 1, -1, 0, 1, SMT_COORD_MAX - 1, SMT_COORD_MAX,
-	(int64_t)SMT_COORD_MAX + 1, INT32_MAX,
+	INT32_MIN,
+	-(int64_t)SMT_COORD_MAX - 1,
+	-(int64_t)SMT_COORD_MAX,
+	-(int64_t)SMT_COORD_MAX + 1,
+	-1,
+	0,
+	1,
+	SMT_COORD_MAX - 1,
+	SMT_COORD_MAX,
+	(int64_t)SMT_COORD_MAX + 1,
+	INT32_MAX,
 };
 static const uint64_t edge_sizes[] = {
-	0, 1, SMT_COORD_MAX, 2ull * SMT_COORD_MAX - 1, 2ull * SMT_COORD_MAX,
-	2ull * SMT_COORD_MAX + 1, (uint64_t)INT32_MAX + 1, UINT32_MAX,
+	0,
+	1,
+	SMT_COORD_MAX,
+	2ull * SMT_COORD_MAX - 1,
+	2ull * SMT_COORD_MAX,
+	2ull * SMT_COORD_MAX + 1,
+	(uint64_t)INT32_MAX + 1,
+	UINT32_MAX,
 };
 #define N_EDGE_COORDS (sizeof(edge_coords) / sizeof(edge_coords[0]))
 #define N_EDGE_SIZES (sizeof(edge_sizes) / sizeof(edge_sizes[0]))
 
 static void expect_verdict(const uint8_t *buf, uint32_t size, bool ok, uint32_t index,
-			   const char *what, uint64_t a, uint64_t b)
+		const char *what, uint64_t a, uint64_t b)
 {
 	struct smt_fault f;
 	int rc = decode_buf(buf, size, &f);
-	CHECK((rc == 0) == ok, "%s %" PRIx64 " %" PRIx64 ": decode %d want ok=%d", what, a, b,
-	      rc, ok);
+	REQUIRE((rc == 0) == ok, "%s %" PRIx64 " %" PRIx64 ": decode %d want ok=%d", what, a, b, rc,
+			ok);
 	if (!ok)
-		CHECK(f.code == SMT_ERROR_BAD_GEOMETRY && f.index == index,
-		      "%s %" PRIx64 " %" PRIx64 ": code %u index %u want %u", what, a, b,
-		      f.code, f.index, index);
+		REQUIRE(f.code == SMT_ERROR_BAD_GEOMETRY && f.index == index,
+				"%s %" PRIx64 " %" PRIx64 ": code %u index %u want %u", what, a, b,
+				f.code, f.index, index);
 }
 
 static void test_geometry_edges(void)
@@ -446,27 +484,30 @@ static void test_geometry_edges(void)
 		for (uint32_t at = 0; at < n; at++) {
 			/* rects: (x, width) and (y, height) from the edges, at `at` */
 			for (size_t xi = 0; xi < N_EDGE_COORDS; xi++)
-			for (size_t wi = 0; wi < N_EDGE_SIZES; wi++)
-			for (int axis = 0; axis < 2; axis++) {
-				struct smt_rect r[17];
-				for (uint32_t i = 0; i < n; i++)
-					r[i] = (struct smt_rect){ 1, 2, 3, 4 };
-				int64_t v = edge_coords[xi];
-				uint64_t w = edge_sizes[wi];
-				if (axis == 0) {
-					r[at].x = (int32_t)v;
-					r[at].width = (uint32_t)w;
-				} else {
-					r[at].y = (int32_t)v;
-					r[at].height = (uint32_t)w;
-				}
-				bool ok = smt_span_ok(r[at].x, r[at].y, r[at].width, r[at].height);
-				uint32_t size = smt_encode_fill_rects(buf, SMT_PAINT_SRC, 0xff000000,
-								      n, r);
-				expect_verdict(buf, size, ok, at, "rect", (uint64_t)v, w);
-				size = smt_encode_set_clip(buf, n, r);
-				expect_verdict(buf, size, ok, at, "clip", (uint64_t)v, w);
-			}
+				for (size_t wi = 0; wi < N_EDGE_SIZES; wi++)
+					for (int axis = 0; axis < 2; axis++) {
+						struct smt_rect r[17];
+						for (uint32_t i = 0; i < n; i++)
+							r[i] = (struct smt_rect){ 1, 2, 3, 4 };
+						int64_t v = edge_coords[xi];
+						uint64_t w = edge_sizes[wi];
+						if (axis == 0) {
+							r[at].x = (int32_t)v;
+							r[at].width = (uint32_t)w;
+						} else {
+							r[at].y = (int32_t)v;
+							r[at].height = (uint32_t)w;
+						}
+						bool ok = smt_span_ok(r[at].x, r[at].y, r[at].width,
+								r[at].height);
+						uint32_t size = smt_encode_fill_rects(buf,
+								SMT_PAINT_SRC, 0xff000000, n, r);
+						expect_verdict(buf, size, ok, at, "rect",
+								(uint64_t)v, w);
+						size = smt_encode_set_clip(buf, n, r);
+						expect_verdict(buf, size, ok, at, "clip",
+								(uint64_t)v, w);
+					}
 			/* points and segments: one coordinate from the edges */
 			for (size_t vi = 0; vi < N_EDGE_COORDS; vi++) {
 				int64_t v = edge_coords[vi];
@@ -479,21 +520,22 @@ static void test_geometry_edges(void)
 						pt[at].x = (int32_t)v;
 					else
 						pt[at].y = (int32_t)v;
-					uint32_t size = smt_encode_points(buf, SMT_PAINT_SRC,
-									  0xff000000, n, pt);
-					expect_verdict(buf, size, ok, at, "point", (uint64_t)v, lane);
+					uint32_t size = smt_encode_points(
+							buf, SMT_PAINT_SRC, 0xff000000, n, pt);
+					expect_verdict(buf, size, ok, at, "point", (uint64_t)v,
+							lane);
 				}
 				for (int lane = 0; lane < 4; lane++) {
 					struct smt_segment sg[17];
 					for (uint32_t i = 0; i < n; i++)
 						sg[i] = (struct smt_segment){ 1, 2, 3, 4 };
 					int32_t *c[4] = { &sg[at].x1, &sg[at].y1, &sg[at].x2,
-							  &sg[at].y2 };
+						&sg[at].y2 };
 					*c[lane] = (int32_t)v;
-					uint32_t size = smt_encode_segments(buf, SMT_PAINT_SRC,
-									    0xff000000, 1, n, sg);
+					uint32_t size = smt_encode_segments(
+							buf, SMT_PAINT_SRC, 0xff000000, 1, n, sg);
 					expect_verdict(buf, size, ok, at, "segment", (uint64_t)v,
-						       lane);
+							lane);
 				}
 			}
 		}
@@ -504,8 +546,8 @@ static void test_geometry_edges(void)
 		r[i] = (struct smt_rect){ 1, 2, 3, 4 };
 	r[6].x = INT32_MIN;
 	r[2].width = UINT32_MAX;
-	expect_verdict(buf, smt_encode_fill_rects(buf, SMT_PAINT_SRC, 0xff000000, 9, r), false,
-		       2, "two bad rects", 2, 6);
+	expect_verdict(buf, smt_encode_fill_rects(buf, SMT_PAINT_SRC, 0xff000000, 9, r), false, 2,
+			"two bad rects", 2, 6);
 }
 
 int main(void)

@@ -1,14 +1,14 @@
 /* Unit tests for compositor/sched: the scheduler's decisions on a fake clock,
  * then simulations of a compositor loop (fair against the seed's fifo). */
-#include "sched.h"
-#include "unit_check.h"
+#include "compositor/sched/sched.h"
+#include "tests/unit/unit_check.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#define MS(x) ((uint64_t)((x) * 1000000.0))
-#define US(x) ((uint64_t)((x) * 1000.0))
+#define MS(x) ((uint64_t)((x)*1000000.0))
+#define US(x) ((uint64_t)((x)*1000.0))
 
 /* Fake clock starting well above 0, so "0 = no deadline" is never hit. */
 #define T0 MS(1000)
@@ -161,7 +161,7 @@ static void test_interrupted_turn(void)
 	smt_sched_charge(s, d.client, now, now + MS(1), true, 1);
 	struct smt_sched_stats st;
 	smt_sched_client_stats(s, c[0], now, &st);
-	CHECK_INT(st.slices, 1);  /* turns, not pieces */
+	CHECK_INT(st.slices, 1); /* turns, not pieces */
 	smt_sched_client_stats(s, c[1], now, &st);
 	CHECK_INT(st.slices, 2);
 	for (int i = 0; i < 2; i++) {
@@ -345,7 +345,7 @@ static void test_preempt(void)
 	CHECK(!smt_sched_should_yield(s, now)); /* an equal waits for the slice end */
 	smt_sched_input(s, light, now);         /* light is boosted above base */
 	smt_sched_set_ready(s, light, true, now);
-	CHECK(smt_sched_should_yield(s, now));  /* ...and preempts at once */
+	CHECK(smt_sched_should_yield(s, now)); /* ...and preempts at once */
 	smt_sched_charge(s, flood, now - MS(1), now, true, 10);
 	CHECK(smt_sched_pick(s, now, &d));
 	CHECK(d.client == light);
@@ -439,7 +439,7 @@ static void test_fifo(void)
 	smt_sched_set_ready(s, c[3], true, now);
 	smt_sched_input(s, c[3], now); /* no priorities in fifo */
 	struct smt_sched_decision d;
-	static const int order[] = {0, 2, 3, 0, 2, 3, 0, 2};
+	static const int order[] = { 0, 2, 3, 0, 2, 3, 0, 2 };
 	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
 		CHECK(smt_sched_pick(s, now, &d));
 		CHECK_INT((intptr_t)d.owner, order[k]);
@@ -452,7 +452,7 @@ static void test_fifo(void)
 	}
 	/* Ring order, not readiness order: c1 joins between c0 and c2. */
 	smt_sched_set_ready(s, c[1], true, now);
-	static const int order2[] = {3, 0, 1, 2, 0}; /* c3 emptied on its turn */
+	static const int order2[] = { 3, 0, 1, 2, 0 }; /* c3 emptied on its turn */
 	for (size_t k = 0; k < sizeof(order2) / sizeof(order2[0]); k++) {
 		CHECK(smt_sched_pick(s, now, &d));
 		CHECK_INT((intptr_t)d.owner, order2[k]);
@@ -584,19 +584,23 @@ static void test_remove(void)
 
 /* ---- Simulation of the compositor loop on the fake clock ---- */
 
-enum sim_kind { SIM_BUSY, SIM_BATCH, SIM_BURST };
+enum sim_kind {
+	SIM_BUSY,
+	SIM_BATCH,
+	SIM_BURST
+};
 
 struct sim_client {
 	struct smt_sched_client *sc;
 	enum sim_kind kind;
-	uint64_t cmd_ns;    /* cost of one command */
-	uint64_t pending;   /* queued commands (SIM_BUSY: endless) */
-	uint64_t batch;     /* SIM_BATCH: refilled when the loop polls */
+	uint64_t cmd_ns;  /* cost of one command */
+	uint64_t pending; /* queued commands (SIM_BUSY: endless) */
+	uint64_t batch;   /* SIM_BATCH: refilled when the loop polls */
 	/* SIM_BURST: `batch` commands every period, with input if `input`. */
 	uint64_t period, next_arrival;
 	bool input;
-	uint64_t arrival;   /* when the burst being served arrived */
-	bool unserved;      /* not picked since it arrived */
+	uint64_t arrival; /* when the burst being served arrived */
+	bool unserved;    /* not picked since it arrived */
 	uint64_t waits, wait_sum, wait_max;
 	uint64_t echo_sum, echo_max, bursts_done;
 	uint64_t run_ns;
@@ -723,8 +727,9 @@ static void sim_run(struct sim *sim)
 	 * polled for) has waited at least until the end. */
 	for (int i = 0; i < sim->n; i++) {
 		struct sim_client *c = &sim->c[i];
-		uint64_t oldest = c->unserved ? c->arrival :
-			c->pending == 0 ? c->next_arrival : sim->end;
+		uint64_t oldest = c->unserved   ? c->arrival :
+				c->pending == 0 ? c->next_arrival :
+						  sim->end;
 		if (c->kind == SIM_BURST && oldest >= sim->warmup && oldest < sim->end &&
 				sim->end - oldest > c->wait_max) {
 			c->wait_max = sim->end - oldest;
@@ -769,16 +774,16 @@ static void test_sim_share(void)
 {
 	current_test = "simulation: 4 busy clients share";
 	printf("4 always-busy clients, 10 simulated seconds, fair:\n");
-	static const uint64_t same[4] = {US(300), US(300), US(300), US(300)};
+	static const uint64_t same[4] = { US(300), US(300), US(300), US(300) };
 	sim_share("identical (0.3 ms commands)", same, 0);
 	/* Long commands overshoot the deadline; counting time still shares. */
-	static const uint64_t mixed[4] = {US(100), US(700), US(1300), US(2900)};
+	static const uint64_t mixed[4] = { US(100), US(700), US(1300), US(2900) };
 	sim_share("commands of 0.1/0.7/1.3/2.9 ms", mixed, 0);
 	/* A 60 Hz frame (1 ms each) that ends whichever slice it falls in:
 	 * 16.7 ms against four 5 ms slices puts it in the same client's slice
 	 * every cycle. Measured in smtwc before turns were kept: that client
 	 * got 7-9 %, the others about 30 %. */
-	static const uint64_t fine[4] = {US(20), US(20), US(20), US(20)};
+	static const uint64_t fine[4] = { US(20), US(20), US(20), US(20) };
 	sim_share("0.02 ms commands, 60 Hz frames", fine, 16666667u);
 }
 
@@ -791,7 +796,7 @@ static void test_sim_input_hog(void)
 	struct smt_sched *s = new_sched(false);
 	uint64_t now = T0, end = T0 + MS(10000), next_input = T0;
 	struct smt_sched_client *c[5];
-	uint64_t run[5] = {0};
+	uint64_t run[5] = { 0 };
 	for (int i = 0; i < 5; i++) {
 		c[i] = smt_sched_client_add(s, (void *)(intptr_t)i, now);
 		smt_sched_set_ready(s, c[i], true, now);
@@ -809,7 +814,7 @@ static void test_sim_input_hog(void)
 		smt_sched_charge(s, d.client, start, now, true, 1);
 	}
 	printf("busy client receiving input every 1 ms among 4 busy ones: %.1f%%, others",
-		100.0 * (double)run[0] / (double)(end - T0));
+			100.0 * (double)run[0] / (double)(end - T0));
 	for (int i = 1; i < 5; i++) {
 		printf(" %.1f%%", 100.0 * (double)run[i] / (double)(end - T0));
 		CHECK(run[i] >= (end - T0) / 10);
@@ -828,8 +833,8 @@ struct sim_result {
 
 /* One light client (3 commands of 0.1 ms every 16.7 ms, like a rubber band
  * following the pointer) among 12 flooders (seed 001's test). */
-static struct sim_result sim_interactive(bool fifo, enum sim_kind flood, bool input,
-		uint64_t warmup)
+static struct sim_result sim_interactive(
+		bool fifo, enum sim_kind flood, bool input, uint64_t warmup)
 {
 	struct sim sim;
 	sim_init(&sim, fifo, 10);
@@ -859,9 +864,9 @@ static struct sim_result sim_interactive(bool fifo, enum sim_kind flood, bool in
 static void print_result(const char *name, const struct sim_result *r)
 {
 	printf("  %-44s wait max %8.2f ms mean %7.2f ms | echo max %8.2f ms mean %7.2f ms"
-		" | %" PRIu64 " bursts\n", name, (double)r->wait_max / 1e6,
-		(double)r->wait_mean / 1e6, (double)r->echo_max / 1e6,
-		(double)r->echo_mean / 1e6, r->bursts);
+	       " | %" PRIu64 " bursts\n",
+			name, (double)r->wait_max / 1e6, (double)r->wait_mean / 1e6,
+			(double)r->echo_max / 1e6, (double)r->echo_mean / 1e6, r->bursts);
 }
 
 static void test_sim_interactive(void)
@@ -871,7 +876,7 @@ static void test_sim_interactive(void)
 	 * arrived, one command of overshoot, two loop dispatches. */
 	const uint64_t bound = MS(5) + US(100) + 2 * SIM_LOOP_NS;
 	printf("interactive client among 12 flooders, 10 simulated seconds "
-		"(wait: arrival to first pick; echo: arrival to burst done):\n");
+	       "(wait: arrival to first pick; echo: arrival to burst done):\n");
 
 	struct sim_result r = sim_interactive(false, SIM_BUSY, true, 0);
 	print_result("fair, always-busy flooders, input", &r);
@@ -893,7 +898,8 @@ static void test_sim_interactive(void)
 	print_result("fifo, always-busy flooders, input", &r);
 	if (r.bursts == 0) {
 		printf("  %-44s (never polled again: the light client starved;\n"
-			"  %-44s  wait max is the whole run)\n", "", "");
+		       "  %-44s  wait max is the whole run)\n",
+				"", "");
 	}
 	r = sim_interactive(true, SIM_BATCH, true, 0);
 	print_result("fifo, 10 ms-frame flooders, input", &r);

@@ -7,22 +7,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unit_check.h"
-#include "x11_boost.h"
-#include "x11_input_scan.h"
+#include "tests/unit/unit_check.h"
+#include "xwayland-glue/stream/x11_boost.h"
+#include "xwayland-glue/stream/x11_input_scan.h"
 
 static bool msb;
 
 static void put16(uint8_t *b, uint32_t v)
 {
-	if (msb) { b[0] = (uint8_t)(v >> 8); b[1] = (uint8_t)v; }
-	else { b[0] = (uint8_t)v; b[1] = (uint8_t)(v >> 8); }
+	if (msb) {
+		b[0] = (uint8_t)(v >> 8);
+		b[1] = (uint8_t)v;
+	} else {
+		b[0] = (uint8_t)v;
+		b[1] = (uint8_t)(v >> 8);
+	}
 }
 
 static void put32(uint8_t *b, uint32_t v)
 {
-	if (msb) { put16(b, v >> 16); put16(b + 2, v & 0xffff); }
-	else { put16(b, v & 0xffff); put16(b + 2, v >> 16); }
+	if (msb) {
+		put16(b, v >> 16);
+		put16(b + 2, v & 0xffff);
+	} else {
+		put16(b, v & 0xffff);
+		put16(b + 2, v >> 16);
+	}
 }
 
 /* A 32-byte message of `type` (plus `extra` words for replies and
@@ -45,27 +55,27 @@ static size_t build_output(uint8_t *s, unsigned *inputs)
 {
 	size_t n = 0;
 	memset(s, 2, 8 + 4 * 30);
-	s[0] = 1;            /* success */
-	put16(s + 2, 11);    /* protocol major version */
+	s[0] = 1;         /* success */
+	put16(s + 2, 11); /* protocol major version */
 	put16(s + 4, 0);
-	put16(s + 6, 30);    /* 30 more words: screens, formats... */
+	put16(s + 6, 30); /* 30 more words: screens, formats... */
 	n = 8 + 4 * 30;
 	unsigned in = 0;
-	n += message(s + n, 1, 1000, 0);      /* a long reply */
-	n += message(s + n, 0, 0, 0);         /* an error */
+	n += message(s + n, 1, 1000, 0); /* a long reply */
+	n += message(s + n, 0, 0, 0);    /* an error */
 	for (uint8_t t = 2; t <= 6; t++, in++)
 		n += message(s + n, t, 0, 0); /* core key, button, motion */
 	n += message(s + n, 2 | 0x80, 0, 0);  /* a SendEvent KeyPress: not input */
 	n += message(s + n, 12, 0, 0);        /* Expose */
 	n += message(s + n, 28, 0, 0);        /* PropertyNotify */
 	for (uint16_t e = 2; e <= 6; e++, in++)
-		n += message(s + n, 35, 14, e);   /* XI2 device events */
+		n += message(s + n, 35, 14, e); /* XI2 device events */
 	for (uint16_t e = 18; e <= 20; e++, in++)
-		n += message(s + n, 35, 14, e);   /* XI2 touch */
-	n += message(s + n, 35, 6, 17);       /* XI2 RawMotion: to root listeners */
-	n += message(s + n, 35, 2, 1);        /* Present CompleteNotify */
-	n += message(s + n, 35, 0, 2);        /* Present IdleNotify: evtype 2, short */
-	n += message(s + n, 35, 14, 2);       /* one more XI2 KeyPress */
+		n += message(s + n, 35, 14, e); /* XI2 touch */
+	n += message(s + n, 35, 6, 17);         /* XI2 RawMotion: to root listeners */
+	n += message(s + n, 35, 2, 1);          /* Present CompleteNotify */
+	n += message(s + n, 35, 0, 2);          /* Present IdleNotify: evtype 2, short */
+	n += message(s + n, 35, 14, 2);         /* one more XI2 KeyPress */
 	in++;
 	n += message(s + n, 1, 0, 0);
 	*inputs = in;
@@ -86,7 +96,8 @@ static void test_scan(void)
 			struct x11_input_scan sc = { 0 };
 			unsigned got = 0;
 			for (size_t at = 0; at < n; at += cuts[k])
-				got += x11_input_scan_feed(&sc, s + at, at + cuts[k] > n ? n - at : cuts[k]);
+				got += x11_input_scan_feed(
+						&sc, s + at, at + cuts[k] > n ? n - at : cuts[k]);
 			CHECK_INT(got, want);
 			CHECK_INT(sc.skip, 0);
 			CHECK_INT(sc.have, 0);
@@ -100,12 +111,13 @@ static void test_scan(void)
 static void test_grants(void)
 {
 	current_test = "boost grants";
-	const struct x11_boost_config cfg = { .credit_ns = 1 * MS, .gap_ns = 4 * MS,
-					      .window_ns = 100 * MS };
+	const struct x11_boost_config cfg = {
+		.credit_ns = 1 * MS, .gap_ns = 4 * MS, .window_ns = 100 * MS
+	};
 	struct x11_boost b = { 0 };
 	uint64_t t = 1000 * MS;
 	CHECK(!x11_boost_live(&b, t));
-	CHECK(!x11_boost_favoured(&b, t, true));  /* no input: never favoured */
+	CHECK(!x11_boost_favoured(&b, t, true)); /* no input: never favoured */
 
 	/* Input, then requests: favoured while they wait, for at most the
 	 * credit; what it spent is charged. */
@@ -119,10 +131,10 @@ static void test_grants(void)
 	CHECK_INT(b.served, 1);
 	CHECK(x11_boost_live(&b, t + 11 * MS));
 	CHECK(x11_boost_favoured(&b, t + 20 * MS, true));
-	CHECK(!x11_boost_favoured(&b, t + 30 * MS, true));  /* credit spent */
+	CHECK(!x11_boost_favoured(&b, t + 30 * MS, true)); /* credit spent */
 	CHECK_INT(b.favoured_ns, 1 * MS);
 	CHECK_INT(b.lapsed, 1);
-	x11_boost_served(&b, t + 31 * MS);  /* read after the credit ran out */
+	x11_boost_served(&b, t + 31 * MS); /* read after the credit ran out */
 	CHECK_INT(b.served, 1);
 	CHECK(!x11_boost_live(&b, t + 30 * MS));
 
@@ -154,8 +166,9 @@ static void test_grants(void)
 static void test_fair_share(void)
 {
 	current_test = "boost fair share";
-	const struct x11_boost_config cfg = { .credit_ns = 1 * MS, .gap_ns = 4 * MS,
-					      .window_ns = 100 * MS };
+	const struct x11_boost_config cfg = {
+		.credit_ns = 1 * MS, .gap_ns = 4 * MS, .window_ns = 100 * MS
+	};
 	struct x11_boost b = { 0 };
 	uint64_t t0 = 5000 * MS, favoured = 0, step = MS / 10;
 	for (uint64_t t = t0; t < t0 + 1000 * MS; t += step) {
@@ -177,8 +190,9 @@ static void test_fair_share(void)
 static void test_shared(void)
 {
 	current_test = "boost shared";
-	const struct x11_boost_config cfg = { .credit_ns = 1 * MS, .gap_ns = 4 * MS,
-					      .window_ns = 100 * MS };
+	const struct x11_boost_config cfg = {
+		.credit_ns = 1 * MS, .gap_ns = 4 * MS, .window_ns = 100 * MS
+	};
 	struct x11_boost b[16] = { 0 };
 	struct x11_boost_share share = { 0 };
 	uint64_t t0 = 7000 * MS, held = 0, wanted = 0, step = MS / 10, since = 0;

@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "smt-ring-client.h"
-#include "stream_reader.h"
-#include "unit_check.h"
-#include "x11_request_count.h"
-#include "../fuzz/x11fds_model.h"
+#include "protocol/smt-ring-client.h"
+#include "xwayland-glue/stream/stream_reader.h"
+#include "tests/unit/unit_check.h"
+#include "xwayland-glue/stream/x11_request_count.h"
+#include "tests/fuzz/x11fds_model.h"
 
 /* A setup (auth name 5 bytes, data 16 bytes, both padded), then requests of
  * 1, 3 and 2 words, then a BIG-REQUESTS request of 70000 words. */
@@ -22,8 +22,16 @@ static size_t build_stream(uint8_t *s, bool msb)
 {
 	size_t n = 0;
 	uint8_t setup[12] = { msb ? 'B' : 'l', 0 };
-	#define PUT16(b, v) do { if (msb) { (b)[0] = (uint8_t)((v) >> 8); (b)[1] = (uint8_t)(v); } \
-		else { (b)[0] = (uint8_t)(v); (b)[1] = (uint8_t)((v) >> 8); } } while (0)
+#define PUT16(b, v)                                   \
+	do {                                          \
+		if (msb) {                            \
+			(b)[0] = (uint8_t)((v) >> 8); \
+			(b)[1] = (uint8_t)(v);        \
+		} else {                              \
+			(b)[0] = (uint8_t)(v);        \
+			(b)[1] = (uint8_t)((v) >> 8); \
+		}                                     \
+	} while (0)
 	PUT16(setup + 6, 5);
 	PUT16(setup + 8, 16);
 	memcpy(s, setup, 12);
@@ -43,12 +51,14 @@ static size_t build_stream(uint8_t *s, bool msb)
 	PUT16(big + 2, 0);
 	uint32_t len = 70000;
 	if (msb) {
-		big[4] = (uint8_t)(len >> 24); big[5] = (uint8_t)(len >> 16);
-		big[6] = (uint8_t)(len >> 8); big[7] = (uint8_t)len;
+		big[4] = (uint8_t)(len >> 24);
+		big[5] = (uint8_t)(len >> 16);
+		big[6] = (uint8_t)(len >> 8);
+		big[7] = (uint8_t)len;
 	} else {
 		memcpy(big + 4, &len, 4);
 	}
-	#undef PUT16
+#undef PUT16
 	return n + 70000u * 4;
 }
 
@@ -62,7 +72,8 @@ static void test_request_count(void)
 		for (size_t k = 0; k < sizeof(cuts) / sizeof(cuts[0]); k++) {
 			struct x11_request_count c = { 0 };
 			for (size_t at = 0; at < n; at += cuts[k])
-				x11_request_count_feed(&c, s + at, at + cuts[k] > n ? n - at : cuts[k]);
+				x11_request_count_feed(
+						&c, s + at, at + cuts[k] > n ? n - at : cuts[k]);
 			CHECK_INT(c.requests, 4);
 			CHECK_INT(c.skip, 0);
 			CHECK_INT(c.have, 0);
@@ -166,8 +177,8 @@ static void test_reader(void)
 }
 
 /* One read as the X server makes it (16 fds of room unless told). */
-static enum stream_read_result read_model(struct model *mod, size_t max, unsigned room,
-					  size_t *n, unsigned *fds_out)
+static enum stream_read_result read_model(
+		struct model *mod, size_t max, unsigned room, size_t *n, unsigned *fds_out)
 {
 	static uint8_t buf[MODEL_AREA];
 	union {
@@ -175,8 +186,10 @@ static enum stream_read_result read_model(struct model *mod, size_t max, unsigne
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = { buf, max };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
-			      .msg_controllen = CMSG_SPACE(room * sizeof(int)) };
+	struct msghdr msg = { .msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = u.b,
+		.msg_controllen = CMSG_SPACE(room * sizeof(int)) };
 	enum stream_read_result r = stream_fds_read(&mod->rd, &mod->q, &mod->sock, &msg, n);
 	*fds_out = 0;
 	if (msg.msg_controllen) {
@@ -328,8 +341,8 @@ static void test_fd_interleavings(void)
 		for (int honest = 0; honest <= 1; honest++) {
 			const char *failure = model_run(script, len, honest);
 			if (failure) {
-				fprintf(stderr, "run %d (%s): %s\n", run, honest ? "honest" : "hostile",
-					failure);
+				fprintf(stderr, "run %d (%s): %s\n", run,
+						honest ? "honest" : "hostile", failure);
 				CHECK(failure == NULL);
 				return;
 			}

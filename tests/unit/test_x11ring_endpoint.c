@@ -12,8 +12,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "unit_check.h"
-#include "x11ring_endpoint.h"
+#include "tests/unit/unit_check.h"
+#include "xwayland-glue/x11ring_endpoint.h"
 
 static char dir[64];
 static char why[256];
@@ -22,8 +22,8 @@ static void test_private_dir_only(void)
 {
 	current_test = "private_dir_only";
 	char path[108];
-	CHECK(x11ring_endpoint_path(X11RING_ENDPOINT_STATS, 42, path, sizeof(path), why,
-				    sizeof(why)));
+	CHECK(x11ring_endpoint_path(
+			X11RING_ENDPOINT_STATS, 42, path, sizeof(path), why, sizeof(why)));
 	char want[128];
 	snprintf(want, sizeof(want), "%s/smtwc-x11ring-42.stats", dir);
 	CHECK_STR(path, want);
@@ -32,8 +32,8 @@ static void test_private_dir_only(void)
 	CHECK(strstr(why, "not private") != NULL);
 	chmod(dir, 0700);
 	unsetenv("XDG_RUNTIME_DIR");
-	CHECK_INT(x11ring_endpoint_connect(X11RING_ENDPOINT_DISCOVERY, 42, NULL, why,
-					   sizeof(why)), -1);
+	CHECK_INT(x11ring_endpoint_connect(X11RING_ENDPOINT_DISCOVERY, 42, NULL, why, sizeof(why)),
+			-1);
 	CHECK(strstr(why, "not set") != NULL);
 	setenv("XDG_RUNTIME_DIR", dir, 1);
 }
@@ -59,8 +59,7 @@ static void test_listen_connect(void)
 	close(c);
 	/* Nobody listens any more: the file is stale and replaced. */
 	close(l);
-	CHECK_INT(x11ring_endpoint_connect(X11RING_ENDPOINT_STATS, 7, NULL, why, sizeof(why)),
-		  -1);
+	CHECK_INT(x11ring_endpoint_connect(X11RING_ENDPOINT_STATS, 7, NULL, why, sizeof(why)), -1);
 	l = x11ring_endpoint_listen(X11RING_ENDPOINT_STATS, 7, why, sizeof(why));
 	CHECK(l >= 0);
 	c = x11ring_endpoint_connect(X11RING_ENDPOINT_STATS, 7, NULL, why, sizeof(why));
@@ -73,8 +72,8 @@ static void test_not_a_socket(void)
 {
 	current_test = "not_a_socket";
 	char path[108];
-	CHECK(x11ring_endpoint_path(X11RING_ENDPOINT_DISCOVERY, 9, path, sizeof(path), why,
-				    sizeof(why)));
+	CHECK(x11ring_endpoint_path(
+			X11RING_ENDPOINT_DISCOVERY, 9, path, sizeof(path), why, sizeof(why)));
 	int f = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
 	CHECK(f >= 0);
 	close(f);

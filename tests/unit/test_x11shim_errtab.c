@@ -1,6 +1,6 @@
 /* Unit tests for the X11 shim's table of converted requests (xwayland-glue/shim/errtab.c). */
-#include "errtab.h"
-#include "unit_check.h"
+#include "xwayland-glue/shim/errtab.h"
+#include "tests/unit/unit_check.h"
 
 #include <stdio.h>
 
@@ -12,11 +12,11 @@ static void test_ranges(void)
 	xshim_errtab_add(&t, 5, 72);
 	xshim_errtab_add(&t, 6, 72);
 	xshim_errtab_add(&t, 7, 72);
-	CHECK_INT(t.count, 1);  /* consecutive conversions: one range */
+	CHECK_INT(t.count, 1); /* consecutive conversions: one range */
 	CHECK_INT(xshim_errtab_lookup(&t, 4), 0);
 	CHECK_INT(xshim_errtab_lookup(&t, 6), 72);
 	CHECK_INT(xshim_errtab_lookup(&t, 8), 0);
-	xshim_errtab_add(&t, 9, 72);  /* request 8 was someone else's */
+	xshim_errtab_add(&t, 9, 72); /* request 8 was someone else's */
 	CHECK_INT(t.count, 2);
 	CHECK_INT(xshim_errtab_lookup(&t, 8), 0);
 	xshim_errtab_own(&t, 10);     /* a fence joins the range... */
@@ -26,7 +26,7 @@ static void test_ranges(void)
 	CHECK_INT(t.count, 3);
 	CHECK_INT(xshim_errtab_lookup(&t, 11), 72);
 	CHECK_INT(xshim_errtab_lookup(&t, 12), 73);
-	xshim_errtab_own(&t, 20);     /* not adjacent: ignored */
+	xshim_errtab_own(&t, 20); /* not adjacent: ignored */
 	CHECK_INT(xshim_errtab_lookup(&t, 20), 0);
 	xshim_errtab_finish(&t);
 }
@@ -59,10 +59,10 @@ static void test_bound(void)
 	struct xshim_errtab t;
 	xshim_errtab_init(&t, 4);
 	for (uint32_t i = 0; i < 10; i++)
-		xshim_errtab_add(&t, 100 + 2 * i, 72);  /* gaps: one range each */
+		xshim_errtab_add(&t, 100 + 2 * i, 72); /* gaps: one range each */
 	CHECK_INT(t.count, 4);
 	CHECK_INT(t.dropped, 6);
-	CHECK_INT(xshim_errtab_lookup(&t, 100), 0);   /* forgotten */
+	CHECK_INT(xshim_errtab_lookup(&t, 100), 0); /* forgotten */
 	CHECK_INT(xshim_errtab_lookup(&t, 118), 72);
 	CHECK_INT(xshim_errtab_lookup(&t, 112), 72);
 	xshim_errtab_finish(&t);

@@ -1,6 +1,6 @@
 /* Unit tests for the X11 shim's segment sub-allocator (xwayland-glue/shim/shm_segment_alloc.c). */
-#include "shm_segment_alloc.h"
-#include "unit_check.h"
+#include "xwayland-glue/shim/shm_segment_alloc.h"
+#include "tests/unit/unit_check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +14,7 @@ static void test_basic(void)
 	uint32_t off, id, off2, id2;
 	CHECK(xshim_ring_alloc(&r, 100, &off, &id));
 	CHECK_INT(off, 0);
-	CHECK_INT(xshim_ring_used(&r), 128);  /* rounded to the alignment */
+	CHECK_INT(xshim_ring_used(&r), 128); /* rounded to the alignment */
 	CHECK(xshim_ring_alloc(&r, 200, &off2, &id2));
 	CHECK_INT(off2, 128);
 	CHECK(xshim_ring_busy(&r));
@@ -34,7 +34,7 @@ static void test_basic(void)
 	CHECK(!xshim_ring_alloc(&r, 4097, &off, &id));
 	xshim_ring_finish(&r);
 
-	CHECK(!xshim_ring_init(&r, 10));  /* smaller than one aligned unit */
+	CHECK(!xshim_ring_init(&r, 10)); /* smaller than one aligned unit */
 	xshim_ring_finish(&r);
 }
 
@@ -47,7 +47,7 @@ static void test_full_and_wrap(void)
 	CHECK(xshim_ring_alloc(&r, 640, &a, &ida));
 	CHECK(xshim_ring_alloc(&r, 256, &b, &idb));
 	CHECK_INT(b, 640);
-	CHECK(!xshim_ring_alloc(&r, 256, &c, &idc));  /* 128 left at the end */
+	CHECK(!xshim_ring_alloc(&r, 256, &c, &idc)); /* 128 left at the end */
 	xshim_ring_release(&r, ida);
 	/* 128 at the end is too little: the allocation wraps to 0 and the
 	 * skipped end is charged to it. */
@@ -78,10 +78,10 @@ static void test_held_blocks(void)
 	struct xshim_ring r;
 	xshim_ring_init(&r, 1024);
 	uint32_t a, ida, b, idb, c, idc;
-	CHECK(xshim_ring_alloc(&r, 256, &a, &ida));  /* a pending GetImage */
+	CHECK(xshim_ring_alloc(&r, 256, &a, &ida)); /* a pending GetImage */
 	CHECK(xshim_ring_alloc(&r, 256, &b, &idb));
 	CHECK(xshim_ring_alloc(&r, 256, &c, &idc));
-	CHECK(!xshim_ring_waiting(&r));  /* only held: no fence would help */
+	CHECK(!xshim_ring_waiting(&r)); /* only held: no fence would help */
 	xshim_ring_commit(&r, idb, 5);
 	xshim_ring_commit(&r, idc, 6);
 	CHECK(xshim_ring_waiting(&r));
@@ -105,7 +105,7 @@ static void test_out_of_order_commit(void)
 	/* Two threads: the later allocation was sent first. */
 	xshim_ring_commit(&r, idb, 7);
 	xshim_ring_commit(&r, ida, 9);
-	CHECK_INT(xshim_ring_retire(&r, 8), 0);  /* b is free but behind a */
+	CHECK_INT(xshim_ring_retire(&r, 8), 0); /* b is free but behind a */
 	CHECK_INT(xshim_ring_retire(&r, 9), 128);
 	/* Committing or releasing an id twice, or an unknown id, is harmless. */
 	xshim_ring_commit(&r, ida, 20);
@@ -123,8 +123,8 @@ static void test_sequence_wrap(void)
 	uint32_t a, ida;
 	CHECK(xshim_ring_alloc(&r, 64, &a, &ida));
 	xshim_ring_commit(&r, ida, 0xfffffff0u);
-	CHECK_INT(xshim_ring_retire(&r, 0xffffffe0u), 0);  /* before it */
-	CHECK_INT(xshim_ring_retire(&r, 5), 64);           /* after it, wrapped */
+	CHECK_INT(xshim_ring_retire(&r, 0xffffffe0u), 0); /* before it */
+	CHECK_INT(xshim_ring_retire(&r, 5), 64);          /* after it, wrapped */
 	CHECK(xshim_seq_le(0xffffffffu, 0));
 	CHECK(!xshim_seq_le(1, 0xffffffffu));
 	xshim_ring_finish(&r);
@@ -155,13 +155,16 @@ static void test_queue_growth(void)
 static void test_random(void)
 {
 	current_test = "random";
-	enum { SIZE = 64 * 1024, MAXLIVE = 512 };
+	enum {
+		SIZE = 64 * 1024,
+		MAXLIVE = 512
+	};
 	struct live {
 		uint32_t off, len, id, seq;
-		int state;  /* 0 held, 1 committed */
+		int state; /* 0 held, 1 committed */
 	} live[MAXLIVE];
 	int n = 0;
-	uint32_t seq = 0xfffff000u;  /* cross the wrap too */
+	uint32_t seq = 0xfffff000u; /* cross the wrap too */
 	uint64_t s = 88172645463325252ull;
 	struct xshim_ring r;
 	xshim_ring_init(&r, SIZE);
@@ -172,12 +175,14 @@ static void test_random(void)
 			uint32_t len = (uint32_t)(s >> 20) % 9000, off, id;
 			if (xshim_ring_alloc(&r, len, &off, &id)) {
 				/* What it really takes: rounded up, at least one unit. */
-				len = len ? (len + XSHIM_RING_ALIGN - 1) / XSHIM_RING_ALIGN * XSHIM_RING_ALIGN :
+				len = len ? (len + XSHIM_RING_ALIGN - 1) / XSHIM_RING_ALIGN *
+								XSHIM_RING_ALIGN :
 					    XSHIM_RING_ALIGN;
 				CHECK(off % XSHIM_RING_ALIGN == 0);
 				CHECK(off + len <= SIZE);
 				for (int i = 0; i < n; i++)
-					CHECK(off + len <= live[i].off || live[i].off + live[i].len <= off);
+					CHECK(off + len <= live[i].off ||
+							live[i].off + live[i].len <= off);
 				live[n++] = (struct live){ off, len, id, 0, 0 };
 			}
 		} else if (op < 7 && n) {
@@ -210,7 +215,7 @@ static void test_random(void)
 			break;
 	}
 	xshim_ring_retire(&r, seq);
-	CHECK(!xshim_ring_waiting(&r));  /* every commit retired */
+	CHECK(!xshim_ring_waiting(&r)); /* every commit retired */
 	for (int i = 0; i < n; i++)
 		if (live[i].state == 0)
 			xshim_ring_release(&r, live[i].id);

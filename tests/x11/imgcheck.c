@@ -16,7 +16,7 @@
  *   --threads           XInitThreads, four threads drawing on one display
  *   --displays          two connections, one closed midway
  */
-#include "imgcheck.h"
+#include "tests/x11/imgcheck.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -30,14 +30,14 @@ int loops = 120;
 static XImage *random_image(Display *dpy, struct rng *r, int depth, int w, int h)
 {
 	XImage *img = XCreateImage(dpy, NULL, (unsigned)depth, ZPixmap, 0, NULL, (unsigned)w,
-				   (unsigned)h, 32, 0);
+			(unsigned)h, 32, 0);
 	if (!img)
 		abort();
 	/* Rows longer than needed: the shim must honour bytes_per_line. */
 	int bpl = img->bytes_per_line + 4 * rng_range(r, 0, 3);
 	XDestroyImage(img);
-	img = XCreateImage(dpy, NULL, (unsigned)depth, ZPixmap, 0, NULL, (unsigned)w,
-			   (unsigned)h, 32, bpl);
+	img = XCreateImage(dpy, NULL, (unsigned)depth, ZPixmap, 0, NULL, (unsigned)w, (unsigned)h,
+			32, bpl);
 	size_t n = (size_t)bpl * (size_t)h;
 	img->data = malloc(n);
 	if (!img->data)
@@ -53,11 +53,16 @@ static XImage *random_image(Display *dpy, struct rng *r, int depth, int w, int h
 static void random_size(struct rng *r, int *w, int *h)
 {
 	switch (rng_range(r, 0, 9)) {
-	case 0: case 1: case 2: case 3:
+	case 0:
+	case 1:
+	case 2:
+	case 3:
 		*w = rng_range(r, 1, 40);
 		*h = rng_range(r, 1, 40);
 		break;
-	case 4: case 5: case 6:
+	case 4:
+	case 5:
+	case 6:
 		*w = rng_range(r, 40, 220);
 		*h = rng_range(r, 40, 220);
 		break;
@@ -88,8 +93,7 @@ static void random_gc_state(Display *dpy, GC gc, struct rng *r, int depth, int d
 	}
 }
 
-static void put_sequence(Display *dpy, Drawable d, int depth, int dw, int dh, struct rng *r,
-			 int n)
+static void put_sequence(Display *dpy, Drawable d, int depth, int dw, int dh, struct rng *r, int n)
 {
 	XGCValues v = { .graphics_exposures = False };
 	GC gc = XCreateGC(dpy, d, GCGraphicsExposures, &v);
@@ -100,7 +104,8 @@ static void put_sequence(Display *dpy, Drawable d, int depth, int dw, int dh, st
 		XImage *img = random_image(dpy, r, depth, w, h);
 		random_gc_state(dpy, gc, r, depth, dw, dh);
 		int sx = rng_range(r, -20, w + 10), sy = rng_range(r, -20, h + 10);
-		unsigned pw = (unsigned)rng_range(r, 0, w + 40), ph = (unsigned)rng_range(r, 0, h + 40);
+		unsigned pw = (unsigned)rng_range(r, 0, w + 40),
+			 ph = (unsigned)rng_range(r, 0, h + 40);
 		int dx = rng_range(r, -100, dw + 20), dy = rng_range(r, -100, dh + 20);
 		XPutImage(dpy, d, gc, img, sx, sy, dx, dy, pw, ph);
 		/* The caller may reuse its buffer as soon as the call returns. */
@@ -109,12 +114,14 @@ static void put_sequence(Display *dpy, Drawable d, int depth, int dw, int dh, st
 		if (rng_range(r, 0, 3) == 0) {
 			XSetForeground(dpy, fill, rng_next(r));
 			XFillRectangle(dpy, d, fill, rng_range(r, -20, dw), rng_range(r, -20, dh),
-				       (unsigned)rng_range(r, 1, 300), (unsigned)rng_range(r, 1, 300));
+					(unsigned)rng_range(r, 1, 300),
+					(unsigned)rng_range(r, 1, 300));
 		}
 		if (rng_range(r, 0, 4) == 0)
 			XCopyArea(dpy, d, d, fill, rng_range(r, 0, dw / 2), rng_range(r, 0, dh / 2),
-				  (unsigned)rng_range(r, 1, dw / 2), (unsigned)rng_range(r, 1, dh / 2),
-				  rng_range(r, -50, dw), rng_range(r, -50, dh));
+					(unsigned)rng_range(r, 1, dw / 2),
+					(unsigned)rng_range(r, 1, dh / 2), rng_range(r, -50, dw),
+					rng_range(r, -50, dh));
 	}
 	XFreeGC(dpy, gc);
 	XFreeGC(dpy, fill);
@@ -134,8 +141,8 @@ static void hash_drawable(Display *dpy, Drawable d, int dw, int dh, struct hash 
 		XDestroyImage(z);
 }
 
-static void get_sequence(Display *dpy, Drawable d, int depth, int dw, int dh, struct rng *r,
-			 struct hash *h)
+static void get_sequence(
+		Display *dpy, Drawable d, int depth, int dw, int dh, struct rng *r, struct hash *h)
 {
 	XImage *dest = random_image(dpy, r, depth, 400, 300);
 	for (int i = 0; i < loops / 2; i++) {
@@ -160,7 +167,7 @@ static void get_sequence(Display *dpy, Drawable d, int depth, int dw, int dh, st
 		}
 		if (rng_range(r, 0, 3) == 0 && !out && w <= 400 && hh <= 300) {
 			XImage *s = XGetSubImage(dpy, d, x, y, (unsigned)w, (unsigned)hh, AllPlanes,
-						 ZPixmap, dest, 400 - w, 300 - hh);
+					ZPixmap, dest, 400 - w, 300 - hh);
 			hash_u64(h, s != NULL);
 			hash_ximage(h, dest);
 		}
@@ -168,8 +175,8 @@ static void get_sequence(Display *dpy, Drawable d, int depth, int dw, int dh, st
 	XDestroyImage(dest);
 }
 
-static void check_drawable(Display *dpy, const char *name, Drawable d, int depth, int dw,
-			   int dh, uint64_t seed)
+static void check_drawable(Display *dpy, const char *name, Drawable d, int depth, int dw, int dh,
+		uint64_t seed)
 {
 	struct rng r = { seed };
 	struct hash h;
@@ -193,13 +200,14 @@ static void check_window(Display *dpy)
 {
 	int scr = DefaultScreen(dpy);
 	XSetWindowAttributes a = { .background_pixel = BlackPixel(dpy, scr),
-				   .event_mask = ExposureMask, .override_redirect = True };
+		.event_mask = ExposureMask,
+		.override_redirect = True };
 	Window w = XCreateWindow(dpy, RootWindow(dpy, scr), 0, 0, 900, 700, 0, CopyFromParent,
-				 InputOutput, CopyFromParent,
-				 CWBackPixel | CWEventMask | CWOverrideRedirect, &a);
+			InputOutput, CopyFromParent, CWBackPixel | CWEventMask | CWOverrideRedirect,
+			&a);
 	XMapWindow(dpy, w);
 	XEvent ev;
-	XWindowEvent(dpy, w, ExposureMask, &ev);  /* drawn into only once visible */
+	XWindowEvent(dpy, w, ExposureMask, &ev); /* drawn into only once visible */
 	check_drawable(dpy, "window", w, DefaultDepth(dpy, scr), 900, 700, 1);
 	XDestroyWindow(dpy, w);
 }
@@ -208,8 +216,8 @@ static void check_pixmaps(Display *dpy)
 {
 	static const int depths[] = { 24, 32, 16, 8, 1 };
 	for (size_t i = 0; i < sizeof(depths) / sizeof(depths[0]); i++) {
-		Pixmap p = XCreatePixmap(dpy, DefaultRootWindow(dpy), 800, 600,
-					 (unsigned)depths[i]);
+		Pixmap p = XCreatePixmap(
+				dpy, DefaultRootWindow(dpy), 800, 600, (unsigned)depths[i]);
 		XGCValues v = { .foreground = 0 };
 		GC gc = XCreateGC(dpy, p, GCForeground, &v);
 		XFillRectangle(dpy, p, gc, 0, 0, 800, 600);
@@ -234,12 +242,12 @@ static void check_errors(Display *dpy)
 	XImage *big16 = random_image(dpy, &r, 16, 500, 400);
 	Pixmap p = XCreatePixmap(dpy, root, 600, 600, 24);
 
-	XPutImage(dpy, gone, gc, big, 0, 0, 0, 0, 500, 400);  /* BadDrawable */
-	XPutImage(dpy, p, gc, big16, 0, 0, 0, 0, 500, 400);   /* BadMatch: depth */
-	XPutImage(dpy, p, gc, big, 0, 0, 10, 10, 500, 400);   /* fine */
+	XPutImage(dpy, gone, gc, big, 0, 0, 0, 0, 500, 400); /* BadDrawable */
+	XPutImage(dpy, p, gc, big16, 0, 0, 0, 0, 500, 400);  /* BadMatch: depth */
+	XPutImage(dpy, p, gc, big, 0, 0, 10, 10, 500, 400);  /* fine */
 	XImage *none = XGetImage(dpy, gone, 0, 0, 500, 400, AllPlanes, ZPixmap);
 	hash_u64(&h, none == NULL);
-	none = XGetImage(dpy, p, 300, 300, 500, 400, AllPlanes, ZPixmap);  /* BadMatch */
+	none = XGetImage(dpy, p, 300, 300, 500, 400, AllPlanes, ZPixmap); /* BadMatch */
 	hash_u64(&h, none == NULL);
 	hash_drawable(dpy, p, 600, 600, &h);
 	XSync(dpy, False);
@@ -268,12 +276,15 @@ static void *thread_main(void *p)
 
 static void check_threads(Display *dpy)
 {
-	enum { N = 4 };
+	enum {
+		N = 4
+	};
 	pthread_t t[N];
 	struct thread_arg a[N];
 	for (int i = 0; i < N; i++) {
-		a[i] = (struct thread_arg){ dpy, XCreatePixmap(dpy, DefaultRootWindow(dpy), 640,
-							       480, 24), 1000u + (uint64_t)i };
+		a[i] = (struct thread_arg){ dpy,
+			XCreatePixmap(dpy, DefaultRootWindow(dpy), 640, 480, 24),
+			1000u + (uint64_t)i };
 		pthread_create(&t[i], NULL, thread_main, &a[i]);
 	}
 	for (int i = 0; i < N; i++)
@@ -306,7 +317,7 @@ static void check_displays(Display *dpy)
 		put_sequence(second, p2, 24, 640, 480, &r2, loops / 4);
 	}
 	hash_drawable(second, p2, 640, 480, &h);
-	XCloseDisplay(second);  /* its state goes; the first carries on */
+	XCloseDisplay(second); /* its state goes; the first carries on */
 	put_sequence(dpy, p1, 24, 640, 480, &r1, loops / 4);
 	hash_drawable(dpy, p1, 640, 480, &h);
 	XFreePixmap(dpy, p1);

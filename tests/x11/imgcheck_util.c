@@ -1,5 +1,5 @@
 /* Helpers of x11-imgcheck: generator, hash, error log. */
-#include "imgcheck.h"
+#include "tests/x11/imgcheck.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,8 +66,8 @@ void hash_ximage(struct hash *h, const XImage *img)
 		return;
 	}
 	size_t row = img->format == ZPixmap ?
-			     ((size_t)img->width * (size_t)img->bits_per_pixel + 7) / 8 :
-			     (size_t)img->bytes_per_line;
+			((size_t)img->width * (size_t)img->bits_per_pixel + 7) / 8 :
+			(size_t)img->bytes_per_line;
 	size_t rows = (size_t)img->height * (img->format == ZPixmap ? 1 : (size_t)img->depth);
 	for (size_t y = 0; y < rows; y++)
 		hash_bytes(h, img->data + y * (size_t)img->bytes_per_line, row);
@@ -102,7 +102,7 @@ void errors_hash(struct hash *h, const char *section)
 {
 	for (int i = 0; i < nerrors; i++) {
 		printf("error %s code=%d request=%d minor=%d\n", section, errors[i].code,
-		       errors[i].request, errors[i].minor);
+				errors[i].request, errors[i].minor);
 		hash_bytes(h, &errors[i], sizeof(errors[i]));
 	}
 	hash_u64(h, (uint64_t)nerrors);

@@ -4,7 +4,7 @@
  * request checks and as events -- on Xlib's connection (Xlib owns the event
  * queue, errors reach its handler) and on a connection of its own.
  */
-#include "imgcheck.h"
+#include "tests/x11/imgcheck.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,13 +14,17 @@
 #include <xcb/xcb.h>
 #include <xcb/xcbext.h>
 
-enum { PW = 700, PH = 520, DEPTH = 24 };
+enum {
+	PW = 700,
+	PH = 520,
+	DEPTH = 24
+};
 
 static void hash_error(struct hash *h, const char *what, xcb_generic_error_t *e)
 {
 	if (e)
 		printf("xcb-error %s code=%d major=%d minor=%d\n", what, e->error_code,
-		       e->major_code, e->minor_code);
+				e->major_code, e->minor_code);
 	hash_u64(h, e ? 1u + e->error_code + 256u * e->major_code + 65536u * e->minor_code : 0);
 	free(e);
 }
@@ -37,7 +41,7 @@ static void hash_reply(struct hash *h, xcb_get_image_reply_t *r, int w, int hgt)
 	const uint8_t *d = xcb_get_image_data(r);
 	int len = xcb_get_image_data_length(r);
 	size_t stride = hgt ? (size_t)len / (size_t)hgt : 0;
-	for (int y = 0; y < hgt; y++)  /* only the pixels; row padding is undefined */
+	for (int y = 0; y < hgt; y++) /* only the pixels; row padding is undefined */
 		hash_bytes(h, d + (size_t)y * stride, (size_t)w * 4);
 	free(r);
 }
@@ -63,16 +67,17 @@ static void exercise(xcb_connection_t *c, struct rng *r, struct hash *h, bool ow
 			uint64_t v = rng_next(r);
 			memcpy(data + k, &v, n - k < 8 ? n - k : 8);
 		}
-		int16_t x = (int16_t)rng_range(r, -50, PW - 10), y = (int16_t)rng_range(r, -50, PH - 10);
+		int16_t x = (int16_t)rng_range(r, -50, PW - 10),
+			y = (int16_t)rng_range(r, -50, PH - 10);
 		if (rng_range(r, 0, 5) == 0) {
-			xcb_void_cookie_t ck = xcb_put_image_checked(
-				c, XCB_IMAGE_FORMAT_Z_PIXMAP, p, gc, (uint16_t)w, (uint16_t)hh, x, y, 0,
-				DEPTH, (uint32_t)n, data);
-			memset(data, 0xee, n);  /* reuse at once */
+			xcb_void_cookie_t ck = xcb_put_image_checked(c, XCB_IMAGE_FORMAT_Z_PIXMAP,
+					p, gc, (uint16_t)w, (uint16_t)hh, x, y, 0, DEPTH,
+					(uint32_t)n, data);
+			memset(data, 0xee, n); /* reuse at once */
 			hash_error(h, "put-checked-ok", xcb_request_check(c, ck));
 		} else {
-			xcb_put_image(c, XCB_IMAGE_FORMAT_Z_PIXMAP, p, gc, (uint16_t)w, (uint16_t)hh,
-				      x, y, 0, DEPTH, (uint32_t)n, data);
+			xcb_put_image(c, XCB_IMAGE_FORMAT_Z_PIXMAP, p, gc, (uint16_t)w,
+					(uint16_t)hh, x, y, 0, DEPTH, (uint32_t)n, data);
 			memset(data, 0xee, n);
 		}
 		free(data);
@@ -82,24 +87,26 @@ static void exercise(xcb_connection_t *c, struct rng *r, struct hash *h, bool ow
 	size_t n = 300 * 4 * 200;
 	uint8_t *data = calloc(1, n);
 	xcb_void_cookie_t ck = xcb_put_image_checked(c, XCB_IMAGE_FORMAT_Z_PIXMAP, gone, gc, 300,
-						     200, 0, 0, 0, DEPTH, (uint32_t)n, data);
+			200, 0, 0, 0, DEPTH, (uint32_t)n, data);
 	hash_error(h, "put-checked-bad", xcb_request_check(c, ck));
 	/* An unchecked one: the error is an event (Xlib's handler on Xlib's
 	 * connection). */
-	xcb_put_image(c, XCB_IMAGE_FORMAT_Z_PIXMAP, gone, gc, 300, 200, 0, 0, 0, DEPTH,
-		      (uint32_t)n, data);
+	xcb_put_image(c, XCB_IMAGE_FORMAT_Z_PIXMAP, gone, gc, 300, 200, 0, 0, 0, DEPTH, (uint32_t)n,
+			data);
 	free(data);
 
 	/* Reads: the reply call, the generic poll, a discard, errors. */
-	xcb_get_image_cookie_t g1 = xcb_get_image(c, XCB_IMAGE_FORMAT_Z_PIXMAP, p, 0, 0, PW, PH, ~0u);
-	xcb_get_image_cookie_t g2 = xcb_get_image(c, XCB_IMAGE_FORMAT_Z_PIXMAP, p, 10, 20, 300, 200,
-						  0x00ff00ffu);
-	xcb_get_image_cookie_t g3 = xcb_get_image(c, XCB_IMAGE_FORMAT_Z_PIXMAP, p, 0, 0, 400, 400, ~0u);
+	xcb_get_image_cookie_t g1 = xcb_get_image(
+			c, XCB_IMAGE_FORMAT_Z_PIXMAP, p, 0, 0, PW, PH, ~0u);
+	xcb_get_image_cookie_t g2 = xcb_get_image(
+			c, XCB_IMAGE_FORMAT_Z_PIXMAP, p, 10, 20, 300, 200, 0x00ff00ffu);
+	xcb_get_image_cookie_t g3 = xcb_get_image(
+			c, XCB_IMAGE_FORMAT_Z_PIXMAP, p, 0, 0, 400, 400, ~0u);
 	xcb_discard_reply(c, g3.sequence);
-	xcb_get_image_cookie_t gbad = xcb_get_image(c, XCB_IMAGE_FORMAT_Z_PIXMAP, gone, 0, 0, 300,
-						    300, ~0u);
-	xcb_get_image_cookie_t gout = xcb_get_image_unchecked(c, XCB_IMAGE_FORMAT_Z_PIXMAP, p,
-							      PW - 100, 0, 300, 300, ~0u);
+	xcb_get_image_cookie_t gbad = xcb_get_image(
+			c, XCB_IMAGE_FORMAT_Z_PIXMAP, gone, 0, 0, 300, 300, ~0u);
+	xcb_get_image_cookie_t gout = xcb_get_image_unchecked(
+			c, XCB_IMAGE_FORMAT_Z_PIXMAP, p, PW - 100, 0, 300, 300, ~0u);
 	xcb_generic_error_t *e = NULL;
 	/* Out of order on purpose: the second reply first. */
 	void *rep = NULL;

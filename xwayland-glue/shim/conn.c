@@ -1,5 +1,5 @@
 /* Per-connection state: registry, ring space, fences, statistics. */
-#include "conn.h"
+#include "xwayland-glue/shim/conn.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,9 +9,9 @@
 
 #include <X11/Xproto.h>
 
-#include "shim_config.h"
-#include "seg.h"
-#include "syms.h"
+#include "xwayland-glue/shim/shim_config.h"
+#include "xwayland-glue/shim/seg.h"
+#include "xwayland-glue/shim/syms.h"
 
 /* A stream of more ranges than this with no event dequeued in between is
  * not worth remembering (see errtab.h). */
@@ -23,7 +23,7 @@ atomic_int xshim_pending_gets;
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct xshim_conn **registry;
 static int nregistry, registry_cap;
-static struct xshim_stats closed_totals;  /* of destroyed connections */
+static struct xshim_stats closed_totals; /* of destroyed connections */
 static int nclosed;
 
 struct xshim_conn *xshim_conn_get(xcb_connection_t *c, bool create)
@@ -167,7 +167,7 @@ bool xshim_conn_alloc(struct xshim_conn *sc, uint32_t len, uint32_t *off, uint32
 			return true;
 		}
 		if (!xshim_ring_waiting(&sc->ring))
-			break;  /* held by replies not collected yet: nothing to wait for */
+			break; /* held by replies not collected yet: nothing to wait for */
 		if (sc->nfences == 0) {
 			pthread_mutex_unlock(&sc->lock);
 			send_fence(sc);
@@ -182,7 +182,7 @@ bool xshim_conn_alloc(struct xshim_conn *sc, uint32_t len, uint32_t *off, uint32
 }
 
 void xshim_conn_commit(struct xshim_conn *sc, uint32_t id, uint32_t seq, uint8_t major,
-		     bool error_to_queue, uint32_t bytes)
+		bool error_to_queue, uint32_t bytes)
 {
 	pthread_mutex_lock(&sc->lock);
 	xshim_ring_commit(&sc->ring, id, seq);
@@ -250,7 +250,7 @@ void xshim_conn_release(struct xshim_conn *sc, uint32_t id)
 void xshim_conn_saw_response(struct xshim_conn *sc, xcb_generic_error_t *ev)
 {
 	uint8_t type = ev->response_type & 0x7f;
-	if (type == XCB_KEYMAP_NOTIFY)  /* carries no sequence number */
+	if (type == XCB_KEYMAP_NOTIFY) /* carries no sequence number */
 		return;
 	pthread_mutex_lock(&sc->lock);
 	if (type == 0 && ev->major_code == sc->shm_major) {
@@ -284,22 +284,25 @@ static void print_stats(const char *what, const struct xshim_stats *s, const cha
 {
 	char line[512];
 	snprintf(line, sizeof(line),
-		 "smt-x11shim: pid=%ld %s puts=%" PRIu64 " put_bytes=%" PRIu64
-		 " put_requests=%" PRIu64 " gets=%" PRIu64 " get_bytes=%" PRIu64
-		 " plain=%" PRIu64 " segments=%" PRIu64 " ring_waits=%" PRIu64
-		 " fences=%" PRIu64 " errors_rewritten=%" PRIu64 " state=%s\n",
-		 (long)getpid(), what, s->puts, s->put_bytes, s->put_requests, s->gets,
-		 s->get_bytes, s->plain, s->segments, s->ring_waits, s->fences,
-		 s->errors_rewritten, state);
+			"smt-x11shim: pid=%ld %s puts=%" PRIu64 " put_bytes=%" PRIu64
+			" put_requests=%" PRIu64 " gets=%" PRIu64 " get_bytes=%" PRIu64
+			" plain=%" PRIu64 " segments=%" PRIu64 " ring_waits=%" PRIu64
+			" fences=%" PRIu64 " errors_rewritten=%" PRIu64 " state=%s\n",
+			(long)getpid(), what, s->puts, s->put_bytes, s->put_requests, s->gets,
+			s->get_bytes, s->plain, s->segments, s->ring_waits, s->fences,
+			s->errors_rewritten, state);
 	xshim_stats_line(line);
 }
 
 static const char *state_name(struct xshim_conn *sc)
 {
 	switch (atomic_load(&sc->state)) {
-	case XSHIM_CONN_ACTIVE: return "active";
-	case XSHIM_CONN_OFF: return "off";
-	default: return "unused";
+	case XSHIM_CONN_ACTIVE:
+		return "active";
+	case XSHIM_CONN_OFF:
+		return "off";
+	default:
+		return "unused";
 	}
 }
 

@@ -22,14 +22,14 @@
 #include <xcb/xcb.h>
 #include <xcb/shm.h>
 
-#include "errtab.h"
-#include "shm_segment_alloc.h"
+#include "xwayland-glue/shim/errtab.h"
+#include "xwayland-glue/shim/shm_segment_alloc.h"
 
 enum xshim_conn_state {
-	XSHIM_CONN_UNTRIED,   /* nothing converted yet; set up on first large call */
-	XSHIM_CONN_SETUP,     /* one thread is setting up; others go plain */
+	XSHIM_CONN_UNTRIED, /* nothing converted yet; set up on first large call */
+	XSHIM_CONN_SETUP,   /* one thread is setting up; others go plain */
 	XSHIM_CONN_ACTIVE,
-	XSHIM_CONN_OFF,       /* MIT-SHM unusable: every call goes plain */
+	XSHIM_CONN_OFF, /* MIT-SHM unusable: every call goes plain */
 };
 
 #define XSHIM_MAX_FENCES 8
@@ -40,7 +40,7 @@ enum xshim_conn_state {
 #define XSHIM_MAX_CHECKED 256
 
 struct xshim_format {
-	uint8_t depth, bpp, pad;  /* pad: scanline pad in bits */
+	uint8_t depth, bpp, pad; /* pad: scanline pad in bits */
 };
 
 /* An XCB GetImage whose reply the application has not collected yet: the
@@ -52,10 +52,10 @@ struct xshim_pending_get {
 };
 
 struct xshim_stats {
-	uint64_t puts, put_bytes, put_requests;  /* requests > puts when banded */
+	uint64_t puts, put_bytes, put_requests; /* requests > puts when banded */
 	uint64_t gets, get_bytes;
-	uint64_t plain;         /* large enough, but sent plain (no room, ...) */
-	uint64_t ring_waits;    /* blocked on a fence because the ring was full */
+	uint64_t plain;      /* large enough, but sent plain (no room, ...) */
+	uint64_t ring_waits; /* blocked on a fence because the ring was full */
 	uint64_t fences;
 	uint64_t segments;
 	uint64_t errors_rewritten;
@@ -66,27 +66,30 @@ struct xshim_conn {
 
 	/* Set once by setup, read-only afterwards. */
 	uint8_t shm_major;
-	uint8_t image_byte_order;  /* XCB_IMAGE_ORDER_* of the server */
+	uint8_t image_byte_order; /* XCB_IMAGE_ORDER_* of the server */
 	xcb_window_t root;
-	uint32_t max_request_bytes;  /* without BIG-REQUESTS */
+	uint32_t max_request_bytes; /* without BIG-REQUESTS */
 	struct xshim_format formats[XSHIM_MAX_FORMATS];
 	int nformats;
 	xcb_shm_seg_t seg;
 	uint8_t *base;
 	uint32_t size;
-	int shmid;              /* SysV id, or -1 for a memfd mapping */
+	int shmid; /* SysV id, or -1 for a memfd mapping */
 
 	pthread_mutex_t lock;
 	_Atomic int state;
 	const char *off_reason;
 	struct xshim_ring ring;
-	uint32_t fences[XSHIM_MAX_FENCES];  /* outstanding fence sequences, oldest first */
+	uint32_t fences[XSHIM_MAX_FENCES]; /* outstanding fence sequences, oldest first */
 	int nfences;
-	bool fence_waiter;       /* a thread is blocked on fences[0] */
-	uint32_t since_fence;    /* bytes committed since the last fence */
-	uint32_t unflushed;      /* plain-request bytes the server has not been sent */
+	bool fence_waiter;    /* a thread is blocked on fences[0] */
+	uint32_t since_fence; /* bytes committed since the last fence */
+	uint32_t unflushed;   /* plain-request bytes the server has not been sent */
 	struct xshim_errtab errtab;
-	struct { uint32_t seq; uint8_t major; } checked[XSHIM_MAX_CHECKED];
+	struct {
+		uint32_t seq;
+		uint8_t major;
+	} checked[XSHIM_MAX_CHECKED];
 	int checked_next;
 	struct xshim_pending_get *pending;
 	int npending, pending_cap;
@@ -116,7 +119,7 @@ bool xshim_conn_alloc(struct xshim_conn *sc, uint32_t len, uint32_t *off, uint32
 /* After sending the request that reads the allocation. `bytes` is what the
  * plain request would have carried (for flushing like Xlib would). */
 void xshim_conn_commit(struct xshim_conn *sc, uint32_t id, uint32_t seq, uint8_t major,
-		     bool error_to_queue, uint32_t bytes);
+		bool error_to_queue, uint32_t bytes);
 
 /* After the last request of a call: sends a fence and flushes as needed. */
 void xshim_conn_sent(struct xshim_conn *sc);

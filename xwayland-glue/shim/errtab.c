@@ -1,5 +1,5 @@
 /* Table of converted request sequences; see errtab.h. */
-#include "errtab.h"
+#include "xwayland-glue/shim/errtab.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +41,7 @@ static bool make_room(struct xshim_errtab *t)
 	if (cap > t->max)
 		cap = t->max;
 	struct xshim_errtab_range *v = malloc((size_t)cap * sizeof(*v));
-	if (!v) {  /* keep working with what we have: lose the oldest */
+	if (!v) { /* keep working with what we have: lose the oldest */
 		if (t->count == 0)
 			return false;
 		drop_oldest(t);
@@ -86,7 +86,7 @@ uint8_t xshim_errtab_lookup(const struct xshim_errtab *t, uint32_t seq)
 	for (uint32_t i = t->count; i-- > 0;) {
 		const struct xshim_errtab_range *r = at(t, i);
 		if ((int32_t)(seq - r->last) > 0)
-			return 0;  /* newer than everything from here back */
+			return 0; /* newer than everything from here back */
 		if ((int32_t)(seq - r->first) >= 0)
 			return r->major;
 	}

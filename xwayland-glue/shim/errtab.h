@@ -19,14 +19,14 @@
 #include <stdint.h>
 
 struct xshim_errtab_range {
-	uint32_t first, last;  /* inclusive */
-	uint8_t major;         /* the core request it stands for (72 or 73) */
+	uint32_t first, last; /* inclusive */
+	uint8_t major;        /* the core request it stands for (72 or 73) */
 };
 
 struct xshim_errtab {
-	struct xshim_errtab_range *v;  /* circular, oldest first */
+	struct xshim_errtab_range *v; /* circular, oldest first */
 	uint32_t cap, start, count;
-	uint32_t max;                /* bound on count */
+	uint32_t max; /* bound on count */
 	uint64_t dropped;
 };
 

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conn.h"
-#include "syms.h"
-#include "transfer.h"
+#include "xwayland-glue/shim/conn.h"
+#include "xwayland-glue/shim/syms.h"
+#include "xwayland-glue/shim/transfer.h"
 
 /* Index of the pending GetImage with this sequence, or -1. Under sc->lock. */
 static int find_pending(struct xshim_conn *sc, uint32_t seq)
@@ -33,16 +33,16 @@ static struct xshim_conn *conn_with_pending(xcb_connection_t *c)
 	return xshim_conn_get(c, false);
 }
 
-static xcb_get_image_reply_t *build_reply(struct xshim_conn *sc, uint32_t off,
-					  const xcb_shm_get_image_reply_t *r)
+static xcb_get_image_reply_t *build_reply(
+		struct xshim_conn *sc, uint32_t off, const xcb_shm_get_image_reply_t *r)
 {
-	if (r->size > sc->size - off)  /* the server wrote beyond what we reserved */
+	if (r->size > sc->size - off) /* the server wrote beyond what we reserved */
 		return NULL;
 	xcb_get_image_reply_t *out = malloc(sizeof(*out) + r->size);
 	if (!out)
 		return NULL;
 	memset(out, 0, sizeof(*out));
-	out->response_type = 1;  /* X_Reply */
+	out->response_type = 1; /* X_Reply */
 	out->depth = r->depth;
 	out->sequence = r->sequence;
 	out->length = r->size / 4;
@@ -51,8 +51,8 @@ static xcb_get_image_reply_t *build_reply(struct xshim_conn *sc, uint32_t off,
 	return out;
 }
 
-enum xshim_collect xshim_get_collect(xcb_connection_t *c, uint32_t seq, bool block,
-				 void **reply, xcb_generic_error_t **e)
+enum xshim_collect xshim_get_collect(xcb_connection_t *c, uint32_t seq, bool block, void **reply,
+		xcb_generic_error_t **e)
 {
 	struct xshim_conn *sc = conn_with_pending(c);
 	if (!sc)
@@ -72,7 +72,7 @@ enum xshim_collect xshim_get_collect(xcb_connection_t *c, uint32_t seq, bool blo
 	} else {
 		void *p = NULL;
 		if (!xshim_real.xcb_poll_for_reply(c, seq, &p, &err)) {
-			*reply = NULL;  /* as libxcb leaves them */
+			*reply = NULL; /* as libxcb leaves them */
 			if (e)
 				*e = NULL;
 			return XSHIM_COLLECT_NOT_YET;

@@ -1,6 +1,6 @@
 /* Creating, attaching and checking the shared segment; see seg.h. */
 #define _GNU_SOURCE
-#include "seg.h"
+#include "xwayland-glue/shim/seg.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -10,9 +10,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "shim_config.h"
-#include "conn.h"
-#include "syms.h"
+#include "xwayland-glue/shim/shim_config.h"
+#include "xwayland-glue/shim/conn.h"
+#include "xwayland-glue/shim/syms.h"
 
 #define CANARY_BYTES 64u
 
@@ -28,8 +28,8 @@ static void read_setup(struct xshim_conn *sc, uint8_t *root_depth)
 	int n = xshim_real.xcb_setup_pixmap_formats_length(setup);
 	sc->nformats = 0;
 	for (int i = 0; i < n && sc->nformats < XSHIM_MAX_FORMATS; i++)
-		sc->formats[sc->nformats++] = (struct xshim_format){
-			f[i].depth, f[i].bits_per_pixel, f[i].scanline_pad };
+		sc->formats[sc->nformats++] = (struct xshim_format){ f[i].depth,
+			f[i].bits_per_pixel, f[i].scanline_pad };
 }
 
 /* fd passing needs a Unix socket; on TCP it would break the connection. */
@@ -65,7 +65,7 @@ static bool attach_memfd(struct xshim_conn *sc, xcb_void_cookie_t *ack)
 	}
 	sc->base = p;
 	sc->shmid = -1;
-	*ack = xshim_real.xcb_shm_attach_fd_checked(sc->c, sc->seg, fd, 0);  /* xcb closes fd */
+	*ack = xshim_real.xcb_shm_attach_fd_checked(sc->c, sc->seg, fd, 0); /* xcb closes fd */
 	return true;
 }
 
@@ -92,8 +92,8 @@ static bool attach_sysv(struct xshim_conn *sc, xcb_void_cookie_t *ack)
  * the same id on its own machine; only this round trip tells the two apart
  * from a working local one. Also collects the attach error, if any.
  */
-static const char *verify(struct xshim_conn *sc, uint8_t depth, xcb_void_cookie_t ack,
-			  bool *attached)
+static const char *verify(
+		struct xshim_conn *sc, uint8_t depth, xcb_void_cookie_t ack, bool *attached)
 {
 	xcb_connection_t *c = sc->c;
 	memset(sc->base, 0xa5, CANARY_BYTES);
@@ -104,7 +104,7 @@ static const char *verify(struct xshim_conn *sc, uint8_t depth, xcb_void_cookie_
 	xcb_rectangle_t r = { 0, 0, 1, 1 };
 	xshim_real.xcb_poly_fill_rectangle(c, pix, gc, 1, &r);
 	xcb_shm_get_image_cookie_t gk = xshim_real.xcb_shm_get_image(
-		c, pix, 0, 0, 1, 1, ~0u, XCB_IMAGE_FORMAT_Z_PIXMAP, sc->seg, 0);
+			c, pix, 0, 0, 1, 1, ~0u, XCB_IMAGE_FORMAT_Z_PIXMAP, sc->seg, 0);
 	xshim_real.xcb_free_gc(c, gc);
 	xshim_real.xcb_free_pixmap(c, pix);
 
@@ -152,8 +152,8 @@ bool xshim_seg_setup(struct xshim_conn *sc, const char **why)
 		*why = "connection has an error";
 		return false;
 	}
-	const xcb_query_extension_reply_t *ext =
-		xshim_real.xcb_get_extension_data(c, xshim_real.xcb_shm_id);
+	const xcb_query_extension_reply_t *ext = xshim_real.xcb_get_extension_data(
+			c, xshim_real.xcb_shm_id);
 	if (!ext || !ext->present) {
 		*why = "no MIT-SHM extension";
 		return false;
@@ -163,7 +163,7 @@ bool xshim_seg_setup(struct xshim_conn *sc, const char **why)
 	read_setup(sc, &depth);
 
 	bool use_fd = !cfg->sysv && xshim_real.xcb_shm_attach_fd_checked && unix_socket(c) &&
-		      version_has_fd(c);
+			version_has_fd(c);
 	sc->size = cfg->segment;
 	sc->seg = xshim_real.xcb_generate_id(c);
 	xcb_void_cookie_t ack;
@@ -179,13 +179,13 @@ bool xshim_seg_setup(struct xshim_conn *sc, const char **why)
 		shmctl(sc->shmid, IPC_RMID, NULL);
 	}
 	if (*why) {
-		if (attached)  /* (detaching an unknown segment would be an error) */
+		if (attached) /* (detaching an unknown segment would be an error) */
 			xshim_real.xcb_shm_detach(c, sc->seg);
 		unmap(sc);
 		return false;
 	}
 	xshim_debug("connection %p: %u-byte %s segment", (void *)c, sc->size,
-		  sc->shmid >= 0 ? "SysV" : "memfd");
+			sc->shmid >= 0 ? "SysV" : "memfd");
 	return true;
 }
 

@@ -1,6 +1,6 @@
 /* Environment settings and diagnostics of the shim; see config.h. */
 #define _GNU_SOURCE
-#include "shim_config.h"
+#include "xwayland-glue/shim/shim_config.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,16 +11,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shm_segment_alloc.h"
-#include "syms.h"
+#include "xwayland-glue/shim/shm_segment_alloc.h"
+#include "xwayland-glue/shim/syms.h"
 
 struct xshim_config xshim_cfg;
 atomic_bool xshim_inited;
 
 static bool env_off(const char *v)
 {
-	return v && (!strcmp(v, "0") || !strcmp(v, "off") || !strcmp(v, "no") ||
-		     !strcmp(v, "false"));
+	return v &&
+			(!strcmp(v, "0") || !strcmp(v, "off") || !strcmp(v, "no") ||
+					!strcmp(v, "false"));
 }
 
 static uint32_t env_size(const char *name, uint32_t def, uint32_t lo, uint32_t hi)
@@ -33,10 +34,17 @@ static uint32_t env_size(const char *name, uint32_t def, uint32_t lo, uint32_t h
 	unsigned long long n = strtoull(v, &end, 0);
 	if (errno || end == v)
 		return def;
-	switch (*end) {  /* accept 8M, 64K */
-	case 'k': case 'K': n <<= 10; break;
-	case 'm': case 'M': n <<= 20; break;
-	default: break;
+	switch (*end) { /* accept 8M, 64K */
+	case 'k':
+	case 'K':
+		n <<= 10;
+		break;
+	case 'm':
+	case 'M':
+		n <<= 20;
+		break;
+	default:
+		break;
 	}
 	if (n < lo)
 		n = lo;
@@ -56,8 +64,9 @@ static void parse(void)
 	xshim_cfg.get_min = env_size("SMT_X11SHIM_GET_MIN", XSHIM_DEFAULT_GET_MIN, 1, UINT32_MAX);
 	/* At least 256 KiB so that an image below the thresholds' scale fits;
 	 * at most 1 GiB so that offsets stay far from 32-bit overflow. */
-	xshim_cfg.segment = env_size("SMT_X11SHIM_SEGMENT", XSHIM_DEFAULT_SEGMENT,
-			       256u << 10, 1u << 30) & ~(XSHIM_RING_ALIGN - 1);
+	xshim_cfg.segment = env_size("SMT_X11SHIM_SEGMENT", XSHIM_DEFAULT_SEGMENT, 256u << 10,
+					    1u << 30) &
+			~(XSHIM_RING_ALIGN - 1);
 	xshim_cfg.flush = env_size("SMT_X11SHIM_FLUSH", XSHIM_DEFAULT_FLUSH, 1, UINT32_MAX);
 	v = getenv("SMT_X11SHIM_STATS");
 	xshim_cfg.stats = v && *v && !env_off(v) ? strdup(v) : NULL;

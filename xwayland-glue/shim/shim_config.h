@@ -48,7 +48,7 @@ struct xshim_config {
 	uint32_t put_min, get_min;
 	uint32_t segment;
 	uint32_t flush;
-	const char *stats;  /* NULL: no statistics */
+	const char *stats; /* NULL: no statistics */
 };
 
 extern struct xshim_config xshim_cfg;

@@ -1,5 +1,5 @@
 /* Ring sub-allocator of the shim's shared segment; see ring.h. */
-#include "shm_segment_alloc.h"
+#include "xwayland-glue/shim/shm_segment_alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +61,7 @@ static uint32_t pop_free(struct xshim_ring *r)
 		r->qcount--;
 		r->first_id++;
 	}
-	if (r->used == 0)  /* empty: restart at 0 for the longest contiguous run */
+	if (r->used == 0) /* empty: restart at 0 for the longest contiguous run */
 		r->head = r->tail = 0;
 	return freed;
 }
@@ -85,7 +85,7 @@ bool xshim_ring_alloc(struct xshim_ring *r, uint32_t len, uint32_t *off, uint32_
 			at = r->head;
 			span = len;
 		} else if (r->tail >= len) {
-			at = 0;  /* skip the end; that waste goes with this entry */
+			at = 0; /* skip the end; that waste goes with this entry */
 			span = r->size - r->head + len;
 		} else {
 			return false;

@@ -28,27 +28,27 @@
 #define XSHIM_RING_ALIGN 64u
 
 enum xshim_ring_state {
-	XSHIM_RING_FREE = 0,     /* reclaimable */
-	XSHIM_RING_HELD,         /* owned by the client until released/committed */
-	XSHIM_RING_INFLIGHT,     /* reclaimable once request `seq` has completed */
+	XSHIM_RING_FREE = 0, /* reclaimable */
+	XSHIM_RING_HELD,     /* owned by the client until released/committed */
+	XSHIM_RING_INFLIGHT, /* reclaimable once request `seq` has completed */
 };
 
 struct xshim_ring_entry {
-	uint32_t start;  /* where the span begins (== tail when at the front) */
-	uint32_t span;   /* bytes consumed, including skipped end-of-segment */
+	uint32_t start; /* where the span begins (== tail when at the front) */
+	uint32_t span;  /* bytes consumed, including skipped end-of-segment */
 	uint32_t seq;
 	uint8_t state;
 };
 
 struct xshim_ring {
-	uint32_t size;           /* segment bytes, a multiple of XSHIM_RING_ALIGN */
-	uint32_t head;           /* next free byte */
-	uint32_t tail;           /* first byte still in use */
-	uint32_t used;           /* bytes in use, tells full from empty */
-	struct xshim_ring_entry *q;  /* live allocations, oldest first (circular) */
+	uint32_t size;              /* segment bytes, a multiple of XSHIM_RING_ALIGN */
+	uint32_t head;              /* next free byte */
+	uint32_t tail;              /* first byte still in use */
+	uint32_t used;              /* bytes in use, tells full from empty */
+	struct xshim_ring_entry *q; /* live allocations, oldest first (circular) */
 	uint32_t qcap, qfirst, qcount;
-	uint32_t first_id;       /* id of the oldest live allocation */
-	uint32_t inflight;       /* entries waiting for a request to complete */
+	uint32_t first_id; /* id of the oldest live allocation */
+	uint32_t inflight; /* entries waiting for a request to complete */
 };
 
 bool xshim_ring_init(struct xshim_ring *r, uint32_t size);
@@ -70,11 +70,20 @@ void xshim_ring_release(struct xshim_ring *r, uint32_t id);
 uint32_t xshim_ring_retire(struct xshim_ring *r, uint32_t done);
 
 /* Would waiting for the server free anything? (Not if only HELD remain.) */
-static inline bool xshim_ring_waiting(const struct xshim_ring *r) { return r->inflight != 0; }
+static inline bool xshim_ring_waiting(const struct xshim_ring *r)
+{
+	return r->inflight != 0;
+}
 
 /* Is any allocation still live (HELD or INFLIGHT)? */
-static inline bool xshim_ring_busy(const struct xshim_ring *r) { return r->qcount != 0; }
-static inline uint32_t xshim_ring_used(const struct xshim_ring *r) { return r->used; }
+static inline bool xshim_ring_busy(const struct xshim_ring *r)
+{
+	return r->qcount != 0;
+}
+static inline uint32_t xshim_ring_used(const struct xshim_ring *r)
+{
+	return r->used;
+}
 
 /* Serial-number comparison of X sequences: a <= b. */
 static inline bool xshim_seq_le(uint32_t a, uint32_t b)

@@ -6,7 +6,7 @@
  * front of the real call.
  */
 #define _GNU_SOURCE
-#include "stream.h"
+#include "xwayland-glue/shim/stream.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -20,16 +20,33 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "dlsym_next.h"
-#include "scm_rights.h"
-#include "syms.h"
+#include "xwayland-glue/dlsym_next.h"
+#include "xwayland-glue/stream/scm_rights.h"
+#include "xwayland-glue/shim/syms.h"
 
 #define XSTREAM_MAX 16
 
 static struct xstream slots[XSTREAM_MAX] = {
-#define FREE_SLOT { .fd = -1 }
-	FREE_SLOT, FREE_SLOT, FREE_SLOT, FREE_SLOT, FREE_SLOT, FREE_SLOT, FREE_SLOT, FREE_SLOT,
-	FREE_SLOT, FREE_SLOT, FREE_SLOT, FREE_SLOT, FREE_SLOT, FREE_SLOT, FREE_SLOT, FREE_SLOT,
+#define FREE_SLOT        \
+	{                \
+		.fd = -1 \
+	}
+	FREE_SLOT,
+	FREE_SLOT,
+	FREE_SLOT,
+	FREE_SLOT,
+	FREE_SLOT,
+	FREE_SLOT,
+	FREE_SLOT,
+	FREE_SLOT,
+	FREE_SLOT,
+	FREE_SLOT,
+	FREE_SLOT,
+	FREE_SLOT,
+	FREE_SLOT,
+	FREE_SLOT,
+	FREE_SLOT,
+	FREE_SLOT,
 #undef FREE_SLOT
 };
 static atomic_int nattached;
@@ -142,8 +159,8 @@ static void arm_copy_mark(void)
 	if (atomic_load_explicit(&copy_mark, memory_order_relaxed))
 		return;
 	long page = sysconf(_SC_PAGESIZE);
-	void *p = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		       -1, 0);
+	void *p = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			0);
 	if (p == MAP_FAILED)
 		return;
 	if (madvise(p, (size_t)page, MADV_WIPEONFORK) != 0) {
@@ -185,7 +202,7 @@ struct xstream *xstream_claim_slot(void)
 	for (int i = 0; i < XSTREAM_MAX && !s; i++) {
 		if (atomic_load_explicit(&slots[i].fd, memory_order_relaxed) == -1) {
 			s = &slots[i];
-			atomic_store_explicit(&s->fd, -2, memory_order_relaxed);  /* claimed */
+			atomic_store_explicit(&s->fd, -2, memory_order_relaxed); /* claimed */
 		}
 	}
 	pthread_mutex_unlock(&slots_lock);
@@ -246,7 +263,8 @@ static void detach(struct xstream *s)
 static bool dead(const struct xstream *s)
 {
 	return atomic_load_explicit(&((struct smt_ring_status *)s->status)->flags,
-				    memory_order_acquire) & SMT_SERVER_DEAD;
+			       memory_order_acquire) &
+			SMT_SERVER_DEAD;
 }
 
 static void publish(struct xstream *s)
@@ -256,7 +274,7 @@ static void publish(struct xstream *s)
 		if (write(s->server_efd, &one, sizeof(one)) == sizeof(one)) {
 			s->wakeups_sent++;
 			atomic_store_explicit(&s->hdr->wakeups_sent, s->wakeups_sent,
-					      memory_order_relaxed);
+					memory_order_relaxed);
 		}
 	}
 }
@@ -298,9 +316,10 @@ static ssize_t ring_write(struct xstream *s, int fd, const struct iovec *iov, in
 		size_t len = iov[i].iov_len;
 		while (len > 0) {
 			uint64_t tail = atomic_load_explicit(
-				&((struct smt_ring_status *)s->status)->tail, memory_order_acquire);
+					&((struct smt_ring_status *)s->status)->tail,
+					memory_order_acquire);
 			uint64_t used = s->head - tail;
-			if (used > s->area_size) {  /* the server lost its mind */
+			if (used > s->area_size) { /* the server lost its mind */
 				errno = EPIPE;
 				return -1;
 			}
@@ -330,11 +349,12 @@ static ssize_t ring_write(struct xstream *s, int fd, const struct iovec *iov, in
 }
 
 /* Sends one fd message on the socket, however long the socket is full. */
-static bool send_fd_message(struct xstream *s, int fd, uint32_t kind, const int *fds,
-			    unsigned nfds)
+static bool send_fd_message(struct xstream *s, int fd, uint32_t kind, const int *fds, unsigned nfds)
 {
 	struct smt_stream_fd_msg m = {
-		.magic = SMT_STREAM_FD_MAGIC, .kind = kind, .position = s->head,
+		.magic = SMT_STREAM_FD_MAGIC,
+		.kind = kind,
+		.position = s->head,
 	};
 	union scm_rights_buf u;
 	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
@@ -345,7 +365,7 @@ static bool send_fd_message(struct xstream *s, int fd, uint32_t kind, const int 
 		if (n == (ssize_t)sizeof(m))
 			break;
 		if (n >= 0 || (errno != EAGAIN && errno != EINTR))
-			return false;  /* a 16-byte message is never cut */
+			return false; /* a 16-byte message is never cut */
 		struct pollfd p = { .fd = fd, .events = POLLOUT };
 		poll(&p, 1, 1000);
 	}
@@ -362,7 +382,7 @@ static bool send_fd_message(struct xstream *s, int fd, uint32_t kind, const int 
 static bool revert(struct xstream *s, int fd)
 {
 	bool ok = !same_file(fd, s->sock_id) ||
-		  (!dead(s) && send_fd_message(s, fd, SMT_STREAM_REVERT, NULL, 0));
+			(!dead(s) && send_fd_message(s, fd, SMT_STREAM_REVERT, NULL, 0));
 	detach(s);
 	return ok;
 }
@@ -386,7 +406,8 @@ static bool send_fds(struct xstream *s, int fd, const struct msghdr *msg)
 {
 	int fds[SMT_STREAM_MAX_FDS];
 	unsigned nfds = 0;
-	for (struct cmsghdr *cm = CMSG_FIRSTHDR(msg); cm; cm = CMSG_NXTHDR((struct msghdr *)msg, cm)) {
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(msg); cm;
+			cm = CMSG_NXTHDR((struct msghdr *)msg, cm)) {
 		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
 			continue;
 		size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
@@ -433,10 +454,10 @@ static void closing_ring_fd(int fd)
 		if (sock < 0 || (s->server_efd != fd && s->wake_fd != fd) || !owns_memory())
 			continue;
 		if (s->server_efd == fd)
-			s->server_efd = -1;  /* the caller closes it */
+			s->server_efd = -1; /* the caller closes it */
 		else
 			s->wake_fd = -1;
-		if (!s->forked)  /* a fork child reverts when it writes */
+		if (!s->forked) /* a fork child reverts when it writes */
 			revert(s, sock);
 		return;
 	}

@@ -23,10 +23,10 @@ struct xstream_file_id {
 	ino_t ino;
 };
 
-#include "smt-ring-client.h"
+#include "protocol/smt-ring-client.h"
 
 struct xstream {
-	_Atomic int fd;                    /* -1: slot free */
+	_Atomic int fd; /* -1: slot free */
 	void *map;
 	size_t map_len;
 	struct smt_ring_header *hdr;
@@ -34,12 +34,12 @@ struct xstream {
 	uint32_t area_size;
 	const struct smt_ring_status *status;
 	const struct smt_global_status *global;
-	int server_efd;                    /* we write it when the server sleeps */
-	int wake_fd;                       /* the server sends a byte on it */
-	uint64_t head;                     /* private; published to hdr->head */
+	int server_efd; /* we write it when the server sleeps */
+	int wake_fd;    /* the server sends a byte on it */
+	uint64_t head;  /* private; published to hdr->head */
 	uint64_t wakeups_sent, full_waits, fd_messages;
-	bool forked;                       /* we are a fork child of the attacher */
-	struct xstream_file_id sock_id, server_efd_id, wake_id;  /* at attach */
+	bool forked; /* we are a fork child of the attacher */
+	struct xstream_file_id sock_id, server_efd_id, wake_id; /* at attach */
 };
 
 /* stream_attach.c: offers a ring to the X server behind fd, a connected

@@ -18,7 +18,7 @@
  *   SMT_X11RING_AREA=bytes   ring size (power of two; default 256 KiB)
  */
 #define _GNU_SOURCE
-#include "stream.h"
+#include "xwayland-glue/shim/stream.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,10 +34,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "shim_config.h"
-#include "scm_rights.h"
-#include "syms.h"
-#include "x11ring_endpoint.h"
+#include "xwayland-glue/shim/shim_config.h"
+#include "xwayland-glue/stream/scm_rights.h"
+#include "xwayland-glue/shim/syms.h"
+#include "xwayland-glue/x11ring_endpoint.h"
 
 /* Lazy start: the first X client of a session waits while the compositor
  * starts Xwayland; as long as a plain client would wait for its setup. */
@@ -75,8 +75,8 @@ static struct no_ring_server no_ring[NO_RING_SERVERS];
 static unsigned no_ring_next;
 static pthread_mutex_t no_ring_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static bool same_server(const struct no_ring_server *e, pid_t pid,
-			const struct sockaddr_un *a, socklen_t len)
+static bool same_server(const struct no_ring_server *e, pid_t pid, const struct sockaddr_un *a,
+		socklen_t len)
 {
 	return e->len == len && e->pid == pid && !memcmp(&e->addr, a, len);
 }
@@ -119,21 +119,21 @@ static bool server_may_have_stream_half(int fd, struct x_server *x)
 	int domain;
 	socklen_t dlen = sizeof(domain);
 	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &dlen) != 0 || domain != AF_UNIX ||
-	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.pid <= 0)
+			getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.pid <= 0)
 		return false;
 	x->pid = cred.pid;
 	x->len = sizeof(x->addr);
 	if (getpeername(fd, (struct sockaddr *)&x->addr, &x->len) != 0 ||
-	    x->len <= offsetof(struct sockaddr_un, sun_path) || x->len > sizeof(x->addr) ||
-	    x->addr.sun_family != AF_UNIX)
+			x->len <= offsetof(struct sockaddr_un, sun_path) ||
+			x->len > sizeof(x->addr) || x->addr.sun_family != AF_UNIX)
 		return false;
 	if (known_without_ring(x->pid, &x->addr, x->len))
 		return false;
 	/* Only a compositor of our own uid, in our private runtime directory,
 	 * announces one (x11ring_endpoint.h). */
 	char why[256];
-	int d = x11ring_endpoint_connect(X11RING_ENDPOINT_DISCOVERY, (long)cred.pid, NULL, why,
-					 sizeof(why));
+	int d = x11ring_endpoint_connect(
+			X11RING_ENDPOINT_DISCOVERY, (long)cred.pid, NULL, why, sizeof(why));
 	if (d < 0)
 		return false;
 	close(d);
@@ -161,9 +161,9 @@ static bool reconnect_in_place(int fd, const struct x_server *x)
 	struct ucred cred;
 	socklen_t clen = sizeof(cred);
 	bool ok = r == 0 && getsockopt(n, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0 &&
-		  cred.pid == x->pid &&
-		  dup3(n, fd, (fdfl & FD_CLOEXEC) ? O_CLOEXEC : 0) == fd &&
-		  fcntl(fd, F_SETFL, fl) == 0;
+			cred.pid == x->pid &&
+			dup3(n, fd, (fdfl & FD_CLOEXEC) ? O_CLOEXEC : 0) == fd &&
+			fcntl(fd, F_SETFL, fl) == 0;
 	close(n);
 	return ok;
 }
@@ -171,7 +171,9 @@ static bool reconnect_in_place(int fd, const struct x_server *x)
 static bool send_hello(int fd, int memfd, int efd, uint32_t area)
 {
 	struct smt_stream_hello hello = {
-		.magic = SMT_STREAM_HELLO_MAGIC, .version = SMT_RING_VERSION, .area_size = area,
+		.magic = SMT_STREAM_HELLO_MAGIC,
+		.version = SMT_RING_VERSION,
+		.area_size = area,
 	};
 	struct iovec iov = { .iov_base = &hello, .iov_len = sizeof(hello) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
@@ -201,8 +203,10 @@ static int receive_ack(int fd, int fds[3])
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = { .iov_base = &ack, .iov_len = sizeof(ack) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-			      .msg_controllen = sizeof(u.buf) };
+	struct msghdr msg = { .msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = u.buf,
+		.msg_controllen = sizeof(u.buf) };
 	ssize_t n;
 	do
 		n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC | MSG_WAITALL);
@@ -258,7 +262,7 @@ static bool create_ring(struct xstream *s, int *memfd)
 	if (*memfd < 0)
 		return false;
 	if (ftruncate(*memfd, (off_t)s->map_len) != 0 ||
-	    fcntl(*memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
+			fcntl(*memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
 		return false;
 	void *map = mmap(NULL, s->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, *memfd, 0);
 	if (map == MAP_FAILED)
@@ -288,7 +292,7 @@ bool xstream_attach(int fd)
 	bool made = create_ring(s, &memfd);
 	bool sent = made && send_hello(fd, memfd, s->server_efd, s->area_size);
 	if (memfd >= 0)
-		close(memfd);  /* the mapping keeps it */
+		close(memfd); /* the mapping keeps it */
 	int fds[3];
 	int r = sent ? receive_ack(fd, fds) : 0;
 	if (r == 1) {
@@ -301,7 +305,7 @@ bool xstream_attach(int fd)
 			xstream_publish_slot(s, fd);
 			return true;
 		}
-		r = -1;  /* the server said yes but sent junk */
+		r = -1; /* the server said yes but sent junk */
 	}
 	if (r < 0) {
 		/* The hello is out and no usable ack came back: the server
@@ -313,11 +317,11 @@ bool xstream_attach(int fd)
 			remember_without_ring(x.pid, &x.addr, x.len);
 		if (reconnect_in_place(fd, &x))
 			xshim_debug("smt-x11ring: %s; reconnected, on the socket",
-				    r == -2 ? "the X server closed the connection at the ring's hello "
-					      "(it serves no rings)"
-					    : "no usable answer to the ring's hello");
+					r == -2 ? "the X server closed the connection at the ring's hello "
+						  "(it serves no rings)" :
+						  "no usable answer to the ring's hello");
 		else
-			shutdown(fd, SHUT_RDWR);  /* libxcb sees the connection fail */
+			shutdown(fd, SHUT_RDWR); /* libxcb sees the connection fail */
 	}
 	xstream_free_slot(s);
 	return false;

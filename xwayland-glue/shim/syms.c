@@ -1,11 +1,11 @@
 /* Run-time lookup of the X11/XCB entry points; see syms.h for why. */
 #define _GNU_SOURCE
-#include "syms.h"
+#include "xwayland-glue/shim/syms.h"
 
 #include <pthread.h>
 #include <string.h>
 
-#include "dlsym_next.h"
+#include "xwayland-glue/dlsym_next.h"
 
 struct xshim_syms xshim_real;
 
@@ -26,7 +26,7 @@ static void *find_loaded(const char *soname, const char *name)
 	if (!h)
 		return NULL;
 	p = dlsym(h, name);
-	dlclose(h);  /* NOLOAD took a reference; the library stays loaded */
+	dlclose(h); /* NOLOAD took a reference; the library stays loaded */
 	return p;
 }
 
@@ -54,7 +54,7 @@ static void load_shm_once(void)
 	void *x11xcb = dlopen(soname_libx11xcb, RTLD_LAZY | RTLD_LOCAL);
 	void *libxcbshm = shm, *libx11xcb = x11xcb;
 	bool ok = true;
-#define LOAD(lib, name) \
+#define LOAD(lib, name)                                                \
 	dlsym_store(&xshim_real.name, lib ? dlsym(lib, #name) : NULL); \
 	ok = ok && (xshim_real.name || !strcmp(#name, "xcb_shm_attach_fd_checked"));
 	XSHIM_SYMS_SHM(LOAD)

@@ -26,60 +26,60 @@
 #include <xcb/shm.h>
 
 /* Wrapped by the shim: resolved past the shim (RTLD_NEXT). */
-#define XSHIM_SYMS_WRAPPED(X) \
-	X(libxcb, xcb_put_image) \
-	X(libxcb, xcb_put_image_checked) \
-	X(libxcb, xcb_get_image) \
-	X(libxcb, xcb_get_image_unchecked) \
-	X(libxcb, xcb_get_image_reply) \
-	X(libxcb, xcb_poll_for_event) \
+#define XSHIM_SYMS_WRAPPED(X)                \
+	X(libxcb, xcb_put_image)             \
+	X(libxcb, xcb_put_image_checked)     \
+	X(libxcb, xcb_get_image)             \
+	X(libxcb, xcb_get_image_unchecked)   \
+	X(libxcb, xcb_get_image_reply)       \
+	X(libxcb, xcb_poll_for_event)        \
 	X(libxcb, xcb_poll_for_queued_event) \
-	X(libxcb, xcb_wait_for_event) \
-	X(libxcb, xcb_request_check) \
-	X(libxcb, xcb_wait_for_reply) \
-	X(libxcb, xcb_wait_for_reply64) \
-	X(libxcb, xcb_poll_for_reply) \
-	X(libxcb, xcb_poll_for_reply64) \
-	X(libxcb, xcb_discard_reply) \
-	X(libxcb, xcb_discard_reply64) \
-	X(libxcb, xcb_disconnect) \
-	X(libxcb, xcb_connect_to_fd) \
-	X(libx11, XPutImage) \
+	X(libxcb, xcb_wait_for_event)        \
+	X(libxcb, xcb_request_check)         \
+	X(libxcb, xcb_wait_for_reply)        \
+	X(libxcb, xcb_wait_for_reply64)      \
+	X(libxcb, xcb_poll_for_reply)        \
+	X(libxcb, xcb_poll_for_reply64)      \
+	X(libxcb, xcb_discard_reply)         \
+	X(libxcb, xcb_discard_reply64)       \
+	X(libxcb, xcb_disconnect)            \
+	X(libxcb, xcb_connect_to_fd)         \
+	X(libx11, XPutImage)                 \
 	X(libx11, XGetImage)
 
 /* Helpers from libraries an X program has loaded anyway. */
-#define XSHIM_SYMS_HELPERS(X) \
-	X(libxcb, xcb_get_extension_data) \
-	X(libxcb, xcb_generate_id) \
-	X(libxcb, xcb_flush) \
-	X(libxcb, xcb_get_setup) \
-	X(libxcb, xcb_setup_roots_iterator) \
-	X(libxcb, xcb_setup_pixmap_formats) \
+#define XSHIM_SYMS_HELPERS(X)                      \
+	X(libxcb, xcb_get_extension_data)          \
+	X(libxcb, xcb_generate_id)                 \
+	X(libxcb, xcb_flush)                       \
+	X(libxcb, xcb_get_setup)                   \
+	X(libxcb, xcb_setup_roots_iterator)        \
+	X(libxcb, xcb_setup_pixmap_formats)        \
 	X(libxcb, xcb_setup_pixmap_formats_length) \
-	X(libxcb, xcb_get_file_descriptor) \
-	X(libxcb, xcb_connection_has_error) \
-	X(libxcb, xcb_get_maximum_request_length) \
-	X(libxcb, xcb_get_input_focus) \
-	X(libxcb, xcb_create_pixmap) \
-	X(libxcb, xcb_free_pixmap) \
-	X(libxcb, xcb_create_gc) \
-	X(libxcb, xcb_free_gc) \
-	X(libxcb, xcb_poly_fill_rectangle) \
-	X(libx11, XCreateImage) \
-	X(libx11, _XVIDtoVisual) \
-	X(libx11, _XGetScanlinePad) \
+	X(libxcb, xcb_get_file_descriptor)         \
+	X(libxcb, xcb_connection_has_error)        \
+	X(libxcb, xcb_get_maximum_request_length)  \
+	X(libxcb, xcb_get_input_focus)             \
+	X(libxcb, xcb_create_pixmap)               \
+	X(libxcb, xcb_free_pixmap)                 \
+	X(libxcb, xcb_create_gc)                   \
+	X(libxcb, xcb_free_gc)                     \
+	X(libxcb, xcb_poly_fill_rectangle)         \
+	X(libx11, XCreateImage)                    \
+	X(libx11, _XVIDtoVisual)                   \
+	X(libx11, _XGetScanlinePad)                \
 	X(libx11, _XFlushGCCache)
 
 /* Helpers the program may not have loaded: dlopen()ed on demand. */
-#define XSHIM_SYMS_SHM(X) \
-	X(libxcbshm, xcb_shm_id) \
-	X(libxcbshm, xcb_shm_query_version) \
-	X(libxcbshm, xcb_shm_attach_checked) \
-	X(libxcbshm, xcb_shm_attach_fd_checked) \
-	X(libxcbshm, xcb_shm_detach) \
-	X(libxcbshm, xcb_shm_put_image) \
-	X(libxcbshm, xcb_shm_put_image_checked) \
-	X(libxcbshm, xcb_shm_get_image) \
+#define XSHIM_SYMS_SHM(X)                         \
+	X(libxcbshm, xcb_shm_id)                  \
+	X(libxcbshm, xcb_shm_query_version)       \
+	X(libxcbshm, xcb_shm_attach_checked)      \
+	X(libxcbshm, xcb_shm_attach_fd_checked)   \
+	X(libxcbshm, xcb_shm_detach)              \
+	X(libxcbshm, xcb_shm_put_image)           \
+	X(libxcbshm, xcb_shm_put_image_checked)   \
+	X(libxcbshm, xcb_shm_get_image)           \
 	X(libxcbshm, xcb_shm_get_image_unchecked) \
 	X(libx11xcb, XGetXCBConnection)
 

@@ -1,11 +1,11 @@
 /* PutImage/GetImage through the shared segment; see transfer.h. */
-#include "transfer.h"
+#include "xwayland-glue/shim/transfer.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "conn.h"
-#include "syms.h"
+#include "xwayland-glue/shim/conn.h"
+#include "xwayland-glue/shim/syms.h"
 
 uint32_t xshim_max_row_bytes(const struct xshim_conn *sc, uint32_t w)
 {
@@ -38,7 +38,8 @@ static bool is_root(const struct xshim_conn *sc, xcb_drawable_t d)
 		const uint8_t *next = (const uint8_t *)(it.data + 1);
 		for (int i = 0; i < it.data->allowed_depths_len; i++) {
 			const xcb_depth_t *depth = (const xcb_depth_t *)next;
-			next += sizeof(*depth) + (size_t)depth->visuals_len * sizeof(xcb_visualtype_t);
+			next += sizeof(*depth) +
+					(size_t)depth->visuals_len * sizeof(xcb_visualtype_t);
 		}
 		it.data = (xcb_screen_t *)next;
 	}
@@ -48,8 +49,8 @@ static bool is_root(const struct xshim_conn *sc, xcb_drawable_t d)
 /* Rows per request: the whole image when it fits in half the segment (so a
  * second one can be copied while the server draws the first), else bands of
  * a quarter. 0: cannot be converted. */
-static uint32_t band_rows(const struct xshim_conn *sc, uint32_t stride, uint32_t height,
-			  bool may_split)
+static uint32_t band_rows(
+		const struct xshim_conn *sc, uint32_t stride, uint32_t height, bool may_split)
 {
 	if (stride == 0 || stride > sc->size / 4)
 		return 0;
@@ -61,7 +62,7 @@ static uint32_t band_rows(const struct xshim_conn *sc, uint32_t stride, uint32_t
 }
 
 static void copy_rows(uint8_t *dst, size_t dst_stride, const uint8_t *src, size_t src_stride,
-		      size_t row_bytes, uint32_t rows)
+		size_t row_bytes, uint32_t rows)
 {
 	if (src_stride == dst_stride && row_bytes == dst_stride) {
 		memcpy(dst, src, row_bytes * rows);
@@ -86,15 +87,16 @@ uint32_t xshim_put(struct xshim_conn *sc, const struct xshim_put_args *a, uint32
 			break;
 		/* The copy is what lets the caller reuse its buffer at once. */
 		copy_rows(sc->base + off, a->dst_stride, a->src + done * a->src_stride,
-			  a->src_stride, a->row_bytes, rows);
-		__typeof__(xshim_real.xcb_shm_put_image) send =
-			a->checked ? xshim_real.xcb_shm_put_image_checked : xshim_real.xcb_shm_put_image;
+				a->src_stride, a->row_bytes, rows);
+		__typeof__(xshim_real.xcb_shm_put_image) send = a->checked ?
+				xshim_real.xcb_shm_put_image_checked :
+				xshim_real.xcb_shm_put_image;
 		/* total_width == src_width and src_x == 0: the server takes its
 		 * direct PutImage path, exactly what core PutImage runs. */
-		xcb_void_cookie_t ck = send(sc->c, a->drawable, a->gc, a->width, (uint16_t)rows,
-					    0, 0, a->width, (uint16_t)rows, a->dst_x,
-					    (int16_t)(a->dst_y + (int32_t)done), a->depth,
-					    XCB_IMAGE_FORMAT_Z_PIXMAP, 0, sc->seg, off);
+		xcb_void_cookie_t ck = send(sc->c, a->drawable, a->gc, a->width, (uint16_t)rows, 0,
+				0, a->width, (uint16_t)rows, a->dst_x,
+				(int16_t)(a->dst_y + (int32_t)done), a->depth,
+				XCB_IMAGE_FORMAT_Z_PIXMAP, 0, sc->seg, off);
 		*seq = ck.sequence;
 		pthread_mutex_lock(&sc->lock);
 		if (done == 0)
@@ -120,8 +122,8 @@ static void completed(struct xshim_conn *sc, uint32_t seq)
 	pthread_mutex_unlock(&sc->lock);
 }
 
-int xshim_get_sync(struct xshim_conn *sc, xcb_drawable_t d, int16_t x, int16_t y,
-		 uint16_t w, uint16_t h, uint32_t plane_mask, struct xshim_get_result *res)
+int xshim_get_sync(struct xshim_conn *sc, xcb_drawable_t d, int16_t x, int16_t y, uint16_t w,
+		uint16_t h, uint32_t plane_mask, struct xshim_get_result *res)
 {
 	uint32_t max_row = xshim_max_row_bytes(sc, w);
 	uint32_t band = band_rows(sc, max_row, h, true);
@@ -132,11 +134,12 @@ int xshim_get_sync(struct xshim_conn *sc, xcb_drawable_t d, int16_t x, int16_t y
 		uint32_t rows = h - done < band ? h - done : band, off, id;
 		if (!xshim_conn_alloc(sc, max_row * rows, &off, &id))
 			goto plain;
-		xcb_shm_get_image_cookie_t ck = xshim_real.xcb_shm_get_image(
-			sc->c, d, x, (int16_t)(y + (int32_t)done), w, (uint16_t)rows, plane_mask,
-			XCB_IMAGE_FORMAT_Z_PIXMAP, sc->seg, off);
+		xcb_shm_get_image_cookie_t ck = xshim_real.xcb_shm_get_image(sc->c, d, x,
+				(int16_t)(y + (int32_t)done), w, (uint16_t)rows, plane_mask,
+				XCB_IMAGE_FORMAT_Z_PIXMAP, sc->seg, off);
 		xcb_generic_error_t *err = NULL;
-		xcb_shm_get_image_reply_t *r = xshim_real.xcb_wait_for_reply(sc->c, ck.sequence, &err);
+		xcb_shm_get_image_reply_t *r = xshim_real.xcb_wait_for_reply(
+				sc->c, ck.sequence, &err);
 		if (!r) {
 			xshim_conn_release(sc, id);
 			free(err);
@@ -147,7 +150,7 @@ int xshim_get_sync(struct xshim_conn *sc, xcb_drawable_t d, int16_t x, int16_t y
 		completed(sc, ck.sequence);
 		uint32_t stride = r->size / rows;
 		bool ok = r->size % rows == 0 && stride <= max_row &&
-			  (done == 0 || (stride == res->stride && r->depth == res->depth));
+				(done == 0 || (stride == res->stride && r->depth == res->depth));
 		if (ok && done == 0) {
 			res->depth = r->depth;
 			res->visual = r->visual;
@@ -176,8 +179,8 @@ plain:
 	return 0;
 }
 
-bool xshim_get_async(struct xshim_conn *sc, xcb_drawable_t d, int16_t x, int16_t y,
-		   uint16_t w, uint16_t h, uint32_t plane_mask, bool checked, uint32_t *seq)
+bool xshim_get_async(struct xshim_conn *sc, xcb_drawable_t d, int16_t x, int16_t y, uint16_t w,
+		uint16_t h, uint32_t plane_mask, bool checked, uint32_t *seq)
 {
 	uint32_t max_row = xshim_max_row_bytes(sc, w), off, id;
 	if (!band_rows(sc, max_row, h, false) || is_root(sc, d))
@@ -197,15 +200,16 @@ bool xshim_get_async(struct xshim_conn *sc, xcb_drawable_t d, int16_t x, int16_t
 	pthread_mutex_unlock(&sc->lock);
 	if (!xshim_conn_alloc(sc, max_row * h, &off, &id))
 		return false;
-	__typeof__(xshim_real.xcb_shm_get_image) send =
-		checked ? xshim_real.xcb_shm_get_image : xshim_real.xcb_shm_get_image_unchecked;
-	xcb_shm_get_image_cookie_t ck = send(sc->c, d, x, y, w, h, plane_mask,
-					     XCB_IMAGE_FORMAT_Z_PIXMAP, sc->seg, off);
+	__typeof__(xshim_real.xcb_shm_get_image) send = checked ?
+			xshim_real.xcb_shm_get_image :
+			xshim_real.xcb_shm_get_image_unchecked;
+	xcb_shm_get_image_cookie_t ck = send(
+			sc->c, d, x, y, w, h, plane_mask, XCB_IMAGE_FORMAT_Z_PIXMAP, sc->seg, off);
 	pthread_mutex_lock(&sc->lock);
 	/* Capacity may have been used by another thread meanwhile. */
 	if (sc->npending == sc->pending_cap) {
-		struct xshim_pending_get *p = realloc(sc->pending,
-						    (size_t)(sc->pending_cap + 8) * sizeof(*p));
+		struct xshim_pending_get *p = realloc(
+				sc->pending, (size_t)(sc->pending_cap + 8) * sizeof(*p));
 		if (p) {
 			sc->pending = p;
 			sc->pending_cap += 8;

@@ -13,10 +13,10 @@
  */
 #include <stdlib.h>
 
-#include "shim_config.h"
-#include "conn.h"
-#include "syms.h"
-#include "transfer.h"
+#include "xwayland-glue/shim/shim_config.h"
+#include "xwayland-glue/shim/conn.h"
+#include "xwayland-glue/shim/syms.h"
+#include "xwayland-glue/shim/transfer.h"
 
 static struct xshim_conn *ready_conn(xcb_connection_t *c)
 {
@@ -27,13 +27,13 @@ static struct xshim_conn *ready_conn(xcb_connection_t *c)
 }
 
 static bool put_try(xcb_connection_t *c, bool checked, uint8_t format, xcb_drawable_t drawable,
-		    xcb_gcontext_t gc, uint16_t width, uint16_t height, int16_t dst_x,
-		    int16_t dst_y, uint8_t left_pad, uint8_t depth, uint32_t data_len,
-		    const uint8_t *data, xcb_void_cookie_t *ck)
+		xcb_gcontext_t gc, uint16_t width, uint16_t height, int16_t dst_x, int16_t dst_y,
+		uint8_t left_pad, uint8_t depth, uint32_t data_len, const uint8_t *data,
+		xcb_void_cookie_t *ck)
 {
 	const struct xshim_config *cfg = xshim_init();
-	if (!cfg->enabled || format != XCB_IMAGE_FORMAT_Z_PIXMAP || left_pad || !data ||
-	    !width || !height || data_len < cfg->put_min)
+	if (!cfg->enabled || format != XCB_IMAGE_FORMAT_Z_PIXMAP || left_pad || !data || !width ||
+			!height || data_len < cfg->put_min)
 		return false;
 	struct xshim_conn *sc = ready_conn(c);
 	if (!sc)
@@ -48,14 +48,23 @@ static bool put_try(xcb_connection_t *c, bool checked, uint8_t format, xcb_drawa
 	if (stride * height != data_len)
 		return false;
 	if ((uint64_t)data_len + 24 > sc->max_request_bytes &&
-	    (uint64_t)data_len + 24 > (uint64_t)xshim_real.xcb_get_maximum_request_length(c) * 4)
+			(uint64_t)data_len + 24 >
+					(uint64_t)xshim_real.xcb_get_maximum_request_length(c) * 4)
 		return false;
 	struct xshim_put_args a = {
-		.drawable = drawable, .gc = gc, .depth = depth,
-		.width = width, .height = height, .dst_x = dst_x, .dst_y = dst_y,
-		.src = data, .src_stride = (size_t)stride,
-		.row_bytes = (uint32_t)stride, .dst_stride = (uint32_t)stride,
-		.checked = checked, .max_rows = 0,
+		.drawable = drawable,
+		.gc = gc,
+		.depth = depth,
+		.width = width,
+		.height = height,
+		.dst_x = dst_x,
+		.dst_y = dst_y,
+		.src = data,
+		.src_stride = (size_t)stride,
+		.row_bytes = (uint32_t)stride,
+		.dst_stride = (uint32_t)stride,
+		.checked = checked,
+		.max_rows = 0,
 	};
 	uint32_t seq;
 	if (xshim_put(sc, &a, &seq) != height)
@@ -66,40 +75,38 @@ static bool put_try(xcb_connection_t *c, bool checked, uint8_t format, xcb_drawa
 
 XSHIM_EXPORT
 xcb_void_cookie_t xcb_put_image(xcb_connection_t *c, uint8_t format, xcb_drawable_t drawable,
-				xcb_gcontext_t gc, uint16_t width, uint16_t height, int16_t dst_x,
-				int16_t dst_y, uint8_t left_pad, uint8_t depth, uint32_t data_len,
-				const uint8_t *data)
+		xcb_gcontext_t gc, uint16_t width, uint16_t height, int16_t dst_x, int16_t dst_y,
+		uint8_t left_pad, uint8_t depth, uint32_t data_len, const uint8_t *data)
 {
 	xcb_void_cookie_t ck;
 	if (put_try(c, false, format, drawable, gc, width, height, dst_x, dst_y, left_pad, depth,
-		    data_len, data, &ck))
+			    data_len, data, &ck))
 		return ck;
 	return xshim_real.xcb_put_image(c, format, drawable, gc, width, height, dst_x, dst_y,
-				      left_pad, depth, data_len, data);
+			left_pad, depth, data_len, data);
 }
 
 XSHIM_EXPORT
 xcb_void_cookie_t xcb_put_image_checked(xcb_connection_t *c, uint8_t format,
-					xcb_drawable_t drawable, xcb_gcontext_t gc,
-					uint16_t width, uint16_t height, int16_t dst_x,
-					int16_t dst_y, uint8_t left_pad, uint8_t depth,
-					uint32_t data_len, const uint8_t *data)
+		xcb_drawable_t drawable, xcb_gcontext_t gc, uint16_t width, uint16_t height,
+		int16_t dst_x, int16_t dst_y, uint8_t left_pad, uint8_t depth, uint32_t data_len,
+		const uint8_t *data)
 {
 	xcb_void_cookie_t ck;
 	if (put_try(c, true, format, drawable, gc, width, height, dst_x, dst_y, left_pad, depth,
-		    data_len, data, &ck))
+			    data_len, data, &ck))
 		return ck;
 	return xshim_real.xcb_put_image_checked(c, format, drawable, gc, width, height, dst_x,
-					      dst_y, left_pad, depth, data_len, data);
+			dst_y, left_pad, depth, data_len, data);
 }
 
 static bool get_try(xcb_connection_t *c, bool checked, uint8_t format, xcb_drawable_t drawable,
-		    int16_t x, int16_t y, uint16_t width, uint16_t height, uint32_t plane_mask,
-		    xcb_get_image_cookie_t *ck)
+		int16_t x, int16_t y, uint16_t width, uint16_t height, uint32_t plane_mask,
+		xcb_get_image_cookie_t *ck)
 {
 	const struct xshim_config *cfg = xshim_init();
 	if (!cfg->enabled || format != XCB_IMAGE_FORMAT_Z_PIXMAP || !width || !height ||
-	    (uint64_t)width * height * 4 < cfg->get_min)
+			(uint64_t)width * height * 4 < cfg->get_min)
 		return false;
 	struct xshim_conn *sc = ready_conn(c);
 	uint32_t seq;
@@ -110,9 +117,8 @@ static bool get_try(xcb_connection_t *c, bool checked, uint8_t format, xcb_drawa
 }
 
 XSHIM_EXPORT
-xcb_get_image_cookie_t xcb_get_image(xcb_connection_t *c, uint8_t format,
-				     xcb_drawable_t drawable, int16_t x, int16_t y,
-				     uint16_t width, uint16_t height, uint32_t plane_mask)
+xcb_get_image_cookie_t xcb_get_image(xcb_connection_t *c, uint8_t format, xcb_drawable_t drawable,
+		int16_t x, int16_t y, uint16_t width, uint16_t height, uint32_t plane_mask)
 {
 	xcb_get_image_cookie_t ck;
 	if (get_try(c, true, format, drawable, x, y, width, height, plane_mask, &ck))
@@ -122,20 +128,19 @@ xcb_get_image_cookie_t xcb_get_image(xcb_connection_t *c, uint8_t format,
 
 XSHIM_EXPORT
 xcb_get_image_cookie_t xcb_get_image_unchecked(xcb_connection_t *c, uint8_t format,
-					       xcb_drawable_t drawable, int16_t x, int16_t y,
-					       uint16_t width, uint16_t height,
-					       uint32_t plane_mask)
+		xcb_drawable_t drawable, int16_t x, int16_t y, uint16_t width, uint16_t height,
+		uint32_t plane_mask)
 {
 	xcb_get_image_cookie_t ck;
 	if (get_try(c, false, format, drawable, x, y, width, height, plane_mask, &ck))
 		return ck;
-	return xshim_real.xcb_get_image_unchecked(c, format, drawable, x, y, width, height,
-						plane_mask);
+	return xshim_real.xcb_get_image_unchecked(
+			c, format, drawable, x, y, width, height, plane_mask);
 }
 
 XSHIM_EXPORT
-xcb_get_image_reply_t *xcb_get_image_reply(xcb_connection_t *c, xcb_get_image_cookie_t cookie,
-					   xcb_generic_error_t **e)
+xcb_get_image_reply_t *xcb_get_image_reply(
+		xcb_connection_t *c, xcb_get_image_cookie_t cookie, xcb_generic_error_t **e)
 {
 	xshim_init();
 	void *r = NULL;
@@ -193,13 +198,16 @@ void *xcb_wait_for_reply64(xcb_connection_t *c, uint64_t request, xcb_generic_er
 
 XSHIM_EXPORT
 int xcb_poll_for_reply(xcb_connection_t *c, unsigned int request, void **reply,
-		       xcb_generic_error_t **error)
+		xcb_generic_error_t **error)
 {
 	xshim_init();
 	switch (xshim_get_collect(c, request, false, reply, error)) {
-	case XSHIM_COLLECT_DONE: return 1;
-	case XSHIM_COLLECT_NOT_YET: return 0;
-	default: break;
+	case XSHIM_COLLECT_DONE:
+		return 1;
+	case XSHIM_COLLECT_NOT_YET:
+		return 0;
+	default:
+		break;
 	}
 	int ret = xshim_real.xcb_poll_for_reply(c, request, reply, error);
 	if (ret && error)
@@ -208,14 +216,17 @@ int xcb_poll_for_reply(xcb_connection_t *c, unsigned int request, void **reply,
 }
 
 XSHIM_EXPORT
-int xcb_poll_for_reply64(xcb_connection_t *c, uint64_t request, void **reply,
-			 xcb_generic_error_t **error)
+int xcb_poll_for_reply64(
+		xcb_connection_t *c, uint64_t request, void **reply, xcb_generic_error_t **error)
 {
 	xshim_init();
 	switch (xshim_get_collect(c, (uint32_t)request, false, reply, error)) {
-	case XSHIM_COLLECT_DONE: return 1;
-	case XSHIM_COLLECT_NOT_YET: return 0;
-	default: break;
+	case XSHIM_COLLECT_DONE:
+		return 1;
+	case XSHIM_COLLECT_NOT_YET:
+		return 0;
+	default:
+		break;
 	}
 	int ret = xshim_real.xcb_poll_for_reply64(c, request, reply, error);
 	if (ret && error)

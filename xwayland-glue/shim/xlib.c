@@ -16,10 +16,10 @@
 
 #include <stdlib.h>
 
-#include "shim_config.h"
-#include "conn.h"
-#include "syms.h"
-#include "transfer.h"
+#include "xwayland-glue/shim/shim_config.h"
+#include "xwayland-glue/shim/conn.h"
+#include "xwayland-glue/shim/syms.h"
+#include "xwayland-glue/shim/transfer.h"
 
 /* The connection's state if this display can convert now, else NULL. */
 static struct xshim_conn *ready_conn(Display *dpy)
@@ -33,8 +33,8 @@ static struct xshim_conn *ready_conn(Display *dpy)
 	return sc && xshim_conn_ready(sc) ? sc : NULL;
 }
 
-static bool put_shm(Display *dpy, Drawable d, GC gc, XImage *image, int src_x, int src_y,
-		    int x, int y, long width, long height)
+static bool put_shm(Display *dpy, Drawable d, GC gc, XImage *image, int src_x, int src_y, int x,
+		int y, long width, long height)
 {
 	struct xshim_conn *sc = ready_conn(dpy);
 	if (!sc || width > 65535 || height > 65535)
@@ -48,20 +48,22 @@ static bool put_shm(Display *dpy, Drawable d, GC gc, XImage *image, int src_x, i
 	/* libX11 (PutSubImage) sends at most this many bytes of pixels per
 	 * request, in bands of whole rows: the same bands here give the same
 	 * requests, hence the same errors, as without the shim. */
-	long avail = (dpy->max_request_size > 65536 ? 65536L << 2 : (long)dpy->max_request_size << 2) -
-		     sz_xPutImageReq;
+	long avail = (dpy->max_request_size > 65536 ? 65536L << 2 :
+						      (long)dpy->max_request_size << 2) -
+			sz_xPutImageReq;
 	if (avail < (long)stride)
-		return false;  /* libX11 would split rows too */
+		return false; /* libX11 would split rows too */
 	struct xshim_put_args a = {
 		.drawable = (xcb_drawable_t)d,
 		.gc = (xcb_gcontext_t)gc->gid,
 		.depth = (uint8_t)image->depth,
 		.width = (uint16_t)width,
 		.height = (uint16_t)height,
-		.dst_x = (int16_t)x,  /* the request's INT16, as libX11 truncates */
+		.dst_x = (int16_t)x, /* the request's INT16, as libX11 truncates */
 		.dst_y = (int16_t)y,
-		.src = (const uint8_t *)image->data + (size_t)src_y * (size_t)image->bytes_per_line +
-		       (size_t)src_x * (size_t)(bpp / 8),
+		.src = (const uint8_t *)image->data +
+				(size_t)src_y * (size_t)image->bytes_per_line +
+				(size_t)src_x * (size_t)(bpp / 8),
 		.src_stride = (size_t)image->bytes_per_line,
 		.row_bytes = (uint32_t)(width * (bpp / 8)),
 		.dst_stride = stride,
@@ -79,20 +81,20 @@ static bool put_shm(Display *dpy, Drawable d, GC gc, XImage *image, int src_x, i
 	uint32_t seq, rows = xshim_put(sc, &a, &seq);
 	if (rows == 0)
 		return false;
-	if (rows < (uint32_t)height)  /* the ring ran out midway: rest plain */
+	if (rows < (uint32_t)height) /* the ring ran out midway: rest plain */
 		xshim_real.XPutImage(dpy, d, gc, image, src_x, src_y + (int)rows, x, y + (int)rows,
-				   (unsigned)width, (unsigned)(height - rows));
+				(unsigned)width, (unsigned)(height - rows));
 	return true;
 }
 
 XSHIM_EXPORT
-int XPutImage(Display *dpy, Drawable d, GC gc, XImage *image, int src_x, int src_y, int x,
-	      int y, unsigned int req_width, unsigned int req_height)
+int XPutImage(Display *dpy, Drawable d, GC gc, XImage *image, int src_x, int src_y, int x, int y,
+		unsigned int req_width, unsigned int req_height)
 {
 	const struct xshim_config *cfg = xshim_init();
 	if (cfg->enabled && image && image->format == ZPixmap && image->data && gc &&
-	    image->bits_per_pixel >= 8 && image->bits_per_pixel % 8 == 0 &&
-	    image->bits_per_pixel <= 32) {
+			image->bits_per_pixel >= 8 && image->bits_per_pixel % 8 == 0 &&
+			image->bits_per_pixel <= 32) {
 		/* libX11's own clipping of the source rectangle to the image
 		 * (negative offsets shrink it; the destination does not move). */
 		long width = req_width, height = req_height;
@@ -110,48 +112,50 @@ int XPutImage(Display *dpy, Drawable d, GC gc, XImage *image, int src_x, int src
 		if (sy + height > image->height)
 			height = image->height - sy;
 		if (width > 0 && height > 0 &&
-		    (uint64_t)width * (uint64_t)height * (uint64_t)(image->bits_per_pixel / 8) >=
-			    cfg->put_min &&
-		    put_shm(dpy, d, gc, image, sx, sy, x, y, width, height))
+				(uint64_t)width * (uint64_t)height *
+								(uint64_t)(image->bits_per_pixel /
+										8) >=
+						cfg->put_min &&
+				put_shm(dpy, d, gc, image, sx, sy, x, y, width, height))
 			return 0;
 	}
 	return xshim_real.XPutImage(dpy, d, gc, image, src_x, src_y, x, y, req_width, req_height);
 }
 
 static XImage *get_shm(Display *dpy, Drawable d, int x, int y, unsigned int w, unsigned int h,
-		       unsigned long plane_mask)
+		unsigned long plane_mask)
 {
 	struct xshim_conn *sc = ready_conn(dpy);
 	if (!sc)
 		return NULL;
 	struct xshim_get_result res;
-	if (xshim_get_sync(sc, (xcb_drawable_t)d, (int16_t)x, (int16_t)y, (uint16_t)w,
-			 (uint16_t)h, (uint32_t)plane_mask, &res) != 1)
+	if (xshim_get_sync(sc, (xcb_drawable_t)d, (int16_t)x, (int16_t)y, (uint16_t)w, (uint16_t)h,
+			    (uint32_t)plane_mask, &res) != 1)
 		return NULL;
 	/* Allocated the way libX11 does it, so XDestroyImage frees it. */
-	XImage *img = xshim_real.XCreateImage(dpy, xshim_real._XVIDtoVisual(dpy, res.visual), res.depth,
-					    ZPixmap, 0, (char *)res.data, w, h,
-					    xshim_real._XGetScanlinePad(dpy, res.depth), 0);
+	XImage *img = xshim_real.XCreateImage(dpy, xshim_real._XVIDtoVisual(dpy, res.visual),
+			res.depth, ZPixmap, 0, (char *)res.data, w, h,
+			xshim_real._XGetScanlinePad(dpy, res.depth), 0);
 	if (!img) {
 		free(res.data);
 		return NULL;
 	}
 	if ((uint32_t)img->bytes_per_line != res.stride) {
-		XDestroyImage(img);  /* (frees res.data) */
+		XDestroyImage(img); /* (frees res.data) */
 		return NULL;
 	}
 	return img;
 }
 
 XSHIM_EXPORT
-XImage *XGetImage(Display *dpy, Drawable d, int x, int y, unsigned int width,
-		  unsigned int height, unsigned long plane_mask, int format)
+XImage *XGetImage(Display *dpy, Drawable d, int x, int y, unsigned int width, unsigned int height,
+		unsigned long plane_mask, int format)
 {
 	const struct xshim_config *cfg = xshim_init();
 	/* The size is not known before the reply (the drawable's depth); count
 	 * 4 bytes per pixel, the most any depth up to 32 takes. */
 	if (cfg->enabled && format == ZPixmap && width && height && width <= 65535 &&
-	    height <= 65535 && (uint64_t)width * height * 4 >= cfg->get_min) {
+			height <= 65535 && (uint64_t)width * height * 4 >= cfg->get_min) {
 		XImage *img = get_shm(dpy, d, x, y, width, height, plane_mask);
 		if (img)
 			return img;

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "smt-ring.h"
+#include "protocol/smt-ring.h"
 
 /* Control space for the most fds one stream message carries. */
 union scm_rights_buf {
@@ -18,8 +18,8 @@ union scm_rights_buf {
 };
 
 /* Attaches nfds (<= SMT_STREAM_MAX_FDS) fds to msg; none: no control. */
-static inline void scm_rights_attach(struct msghdr *msg, union scm_rights_buf *u,
-				     const int *fds, unsigned nfds)
+static inline void scm_rights_attach(
+		struct msghdr *msg, union scm_rights_buf *u, const int *fds, unsigned nfds)
 {
 	msg->msg_control = NULL;
 	msg->msg_controllen = 0;

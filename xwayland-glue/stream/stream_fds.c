@@ -1,6 +1,6 @@
 /* See stream_fds.h; the memory order is smt-ring.h's "fds that ride with
  * requests": head is loaded first, then the client's count of fd messages. */
-#include "stream_fds.h"
+#include "xwayland-glue/stream/stream_fds.h"
 
 #include <string.h>
 
@@ -8,11 +8,11 @@ static uint64_t client_count(const struct stream_reader *rd)
 {
 	/* The cast drops const only for the atomic load's signature. */
 	return atomic_load_explicit(&((struct smt_ring_header *)rd->shared.hdr)->fd_messages,
-				    memory_order_relaxed);
+			memory_order_relaxed);
 }
 
 void stream_fds_kill(struct stream_reader *rd, const struct stream_socket *sock,
-		     enum smt_error code, const char *why)
+		enum smt_error code, const char *why)
 {
 	if (!rd->dead && sock->killed)
 		sock->killed(sock->ctx, code, why);
@@ -27,8 +27,8 @@ static void close_all(const struct stream_socket *sock, const int *fds, unsigned
 
 /* A REVERT: the ring carries the stream up to `position`, the socket the
  * rest. Nothing more is taken off the socket after it: those are X bytes. */
-static void take_revert(struct stream_reader *rd, const struct stream_socket *sock,
-			uint64_t position)
+static void take_revert(
+		struct stream_reader *rd, const struct stream_socket *sock, uint64_t position)
 {
 	if ((int64_t)(position - rd->tail) < 0)
 		stream_fds_kill(rd, sock, SMT_ERROR_BAD_MESSAGE, "a REVERT before the tail");
@@ -41,8 +41,8 @@ static void take_revert(struct stream_reader *rd, const struct stream_socket *so
  * the client counted one we have not taken, or epoll reported the socket.
  * With the lookahead full, a report can only mean another message or the
  * client's end: the end is looked for, the message waits in the kernel. */
-static void look(struct stream_reader *rd, struct stream_fds *q,
-		 const struct stream_socket *sock, uint64_t count)
+static void look(struct stream_reader *rd, struct stream_fds *q, const struct stream_socket *sock,
+		uint64_t count)
 {
 	if (rd->dead || rd->limited || q->sock_eof)
 		return;
@@ -92,8 +92,7 @@ static bool next_is_due(const struct stream_fds *q, uint64_t tail)
 
 /* What one read may take of `avail`: not past a REVERT, and not into the
  * bytes of an fd message that is not due yet. */
-static uint32_t bound(const struct stream_reader *rd, const struct stream_fds *q,
-		      uint32_t avail)
+static uint32_t bound(const struct stream_reader *rd, const struct stream_fds *q, uint32_t avail)
 {
 	if (rd->dead)
 		return 0;
@@ -107,7 +106,7 @@ static uint32_t bound(const struct stream_reader *rd, const struct stream_fds *q
 /* The X server's control buffer, filled as the kernel fills it. */
 struct control_out {
 	struct msghdr *msg;
-	unsigned capacity;       /* fds that fit */
+	unsigned capacity; /* fds that fit */
 	unsigned given;
 	unsigned dropped;
 	int *data;
@@ -122,14 +121,14 @@ static void control_init(struct control_out *o, struct msghdr *msg)
 		return;
 	size_t cap = (room - CMSG_LEN(0)) / sizeof(int);
 	while (cap > 0 && CMSG_SPACE(cap * sizeof(int)) > room)
-		cap--;  /* at most the alignment's worth */
+		cap--; /* at most the alignment's worth */
 	o->capacity = cap < 65536 ? (unsigned)cap : 65536u;
 	/* msg_controllen is still the caller's room here. */
 	o->data = (int *)(void *)CMSG_DATA(CMSG_FIRSTHDR(msg));
 }
 
-static void control_add(struct control_out *o, const struct stream_socket *sock,
-			const int *fds, unsigned n)
+static void control_add(
+		struct control_out *o, const struct stream_socket *sock, const int *fds, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
 		if (o->given < o->capacity) {
@@ -173,8 +172,7 @@ static void control_finish(struct control_out *o, struct stream_fds *q)
 }
 
 enum stream_read_result stream_fds_read(struct stream_reader *rd, struct stream_fds *q,
-					const struct stream_socket *sock, struct msghdr *msg,
-					size_t *n)
+		const struct stream_socket *sock, struct msghdr *msg, size_t *n)
 {
 	*n = 0;
 	msg->msg_flags = 0;
@@ -186,7 +184,7 @@ enum stream_read_result stream_fds_read(struct stream_reader *rd, struct stream_
 		stream_fds_kill(rd, sock, err, NULL);
 		return STREAM_READ_DEAD;
 	}
-	uint64_t count = client_count(rd);  /* after head: smt-ring.h */
+	uint64_t count = client_count(rd); /* after head: smt-ring.h */
 	look(rd, q, sock, count);
 	uint32_t avail = bound(rd, q, published);
 
@@ -220,7 +218,7 @@ enum stream_read_result stream_fds_read(struct stream_reader *rd, struct stream_
 		*n = total;
 		return STREAM_READ_BYTES;
 	}
-	msg->msg_flags &= ~MSG_CTRUNC;  /* nothing was returned */
+	msg->msg_flags &= ~MSG_CTRUNC; /* nothing was returned */
 	if (rd->dead)
 		return STREAM_READ_DEAD;
 	if (rd->limited && rd->tail == rd->limit) {
@@ -245,8 +243,8 @@ static bool progress_possible(const struct stream_reader *rd, const struct strea
 	return err != SMT_ERROR_NONE || bound(rd, q, avail) > 0;
 }
 
-bool stream_fds_has_input(struct stream_reader *rd, struct stream_fds *q,
-			  const struct stream_socket *sock)
+bool stream_fds_has_input(
+		struct stream_reader *rd, struct stream_fds *q, const struct stream_socket *sock)
 {
 	if (progress_possible(rd, q))
 		return true;

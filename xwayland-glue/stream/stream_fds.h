@@ -29,22 +29,22 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
-#include "smt-ring.h"
-#include "stream_reader.h"
+#include "protocol/smt-ring.h"
+#include "xwayland-glue/stream/stream_reader.h"
 
 /* One fd message as taken off the socket. */
 struct stream_fd_message {
-	uint32_t kind;          /* enum smt_stream_fd_kind */
+	uint32_t kind; /* enum smt_stream_fd_kind */
 	uint64_t position;
 	int fds[SMT_STREAM_MAX_FDS];
 	unsigned nfds;
 };
 
 enum stream_take {
-	STREAM_TAKE_MESSAGE,    /* *m holds a well-formed message */
-	STREAM_TAKE_EMPTY,      /* nothing queued now */
-	STREAM_TAKE_EOF,        /* the client closed its end */
-	STREAM_TAKE_BAD,        /* not an fd message (*why, its fds closed) */
+	STREAM_TAKE_MESSAGE, /* *m holds a well-formed message */
+	STREAM_TAKE_EMPTY,   /* nothing queued now */
+	STREAM_TAKE_EOF,     /* the client closed its end */
+	STREAM_TAKE_BAD,     /* not an fd message (*why, its fds closed) */
 };
 
 /* The socket and the X server process, for the glue (serve.c) or a test. */
@@ -65,42 +65,41 @@ struct stream_socket {
 };
 
 struct stream_fds {
-	struct stream_fd_message next;   /* the lookahead */
+	struct stream_fd_message next; /* the lookahead */
 	bool have_next;
-	uint64_t received;       /* fd messages taken off the socket */
-	uint64_t looked_count;   /* the client's count when the socket was found empty */
+	uint64_t received;     /* fd messages taken off the socket */
+	uint64_t looked_count; /* the client's count when the socket was found empty */
 	bool looked;
-	bool sock_readable;      /* epoll reported the socket since we last looked */
-	bool sock_eof;           /* the socket is at its end: nothing queued */
-	bool hung_up;            /* the client shut its end; messages may be queued */
-	bool reverted;           /* REVERT reached: the socket carries the rest */
-	uint64_t fds_given;      /* handed to the X server */
-	uint64_t fds_dropped;    /* closed: the X server's control buffer was full */
+	bool sock_readable;   /* epoll reported the socket since we last looked */
+	bool sock_eof;        /* the socket is at its end: nothing queued */
+	bool hung_up;         /* the client shut its end; messages may be queued */
+	bool reverted;        /* REVERT reached: the socket carries the rest */
+	uint64_t fds_given;   /* handed to the X server */
+	uint64_t fds_dropped; /* closed: the X server's control buffer was full */
 };
 
 enum stream_read_result {
-	STREAM_READ_BYTES,       /* > 0 bytes returned */
-	STREAM_READ_END,         /* the client is gone: 0 bytes, end of stream */
-	STREAM_READ_AGAIN,       /* nothing now */
-	STREAM_READ_DEAD,        /* the ring was ended (error) */
-	STREAM_READ_REVERTED,    /* the rest of the stream is on the socket */
+	STREAM_READ_BYTES,    /* > 0 bytes returned */
+	STREAM_READ_END,      /* the client is gone: 0 bytes, end of stream */
+	STREAM_READ_AGAIN,    /* nothing now */
+	STREAM_READ_DEAD,     /* the ring was ended (error) */
+	STREAM_READ_REVERTED, /* the rest of the stream is on the socket */
 };
 
 /* Fills msg's iovecs with ring bytes and its control (SCM_RIGHTS) with the
  * fds due, as recvmsg would; *n the byte count. The fds that do not fit in
  * msg_control are closed and MSG_CTRUNC set, as the kernel does. */
 enum stream_read_result stream_fds_read(struct stream_reader *rd, struct stream_fds *q,
-					const struct stream_socket *sock, struct msghdr *msg,
-					size_t *n);
+		const struct stream_socket *sock, struct msghdr *msg, size_t *n);
 
 /* Would stream_fds_read() make progress now? May take one message off the
  * socket into the lookahead. */
-bool stream_fds_has_input(struct stream_reader *rd, struct stream_fds *q,
-			  const struct stream_socket *sock);
+bool stream_fds_has_input(
+		struct stream_reader *rd, struct stream_fds *q, const struct stream_socket *sock);
 
 /* Ends the ring for `code` (sock->killed first, once). */
 void stream_fds_kill(struct stream_reader *rd, const struct stream_socket *sock,
-		     enum smt_error code, const char *why);
+		enum smt_error code, const char *why);
 
 /* Closes the fds still held (the connection is going). */
 void stream_fds_release(struct stream_fds *q, const struct stream_socket *sock);

@@ -1,8 +1,8 @@
 /* See stream_reader.h; the memory order is smt-ring-server.c's. */
-#include "stream_reader.h"
+#include "xwayland-glue/stream/stream_reader.h"
 
 void stream_reader_init(struct stream_reader *r, const void *ring_map, uint32_t area_size,
-			struct smt_ring_status *status)
+		struct smt_ring_status *status)
 {
 	*r = (struct stream_reader){
 		.area = (const uint8_t *)ring_map + SMT_RING_HEADER_SIZE,
@@ -33,8 +33,8 @@ uint32_t stream_reader_available(const struct stream_reader *r, enum smt_error *
 	return avail;
 }
 
-size_t stream_reader_take(struct stream_reader *r, void *dst, size_t max, uint32_t avail,
-			  bool *wake_client)
+size_t stream_reader_take(
+		struct stream_reader *r, void *dst, size_t max, uint32_t avail, bool *wake_client)
 {
 	*wake_client = false;
 	uint32_t n = avail < max ? avail : (uint32_t)max;

@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "smt-ring-server.h"
-#include "x11_request_count.h"
+#include "protocol/smt-ring-server.h"
+#include "xwayland-glue/stream/x11_request_count.h"
 
 struct stream_reader {
 	/* The client's header page, our status page, the tail published and
@@ -28,15 +28,15 @@ struct stream_reader {
 	struct smt_server_ring shared;
 	const uint8_t *area;
 	uint32_t area_size;
-	uint64_t tail;                      /* private: the truth */
-	uint64_t limit;                     /* REVERT: never read past this */
+	uint64_t tail;  /* private: the truth */
+	uint64_t limit; /* REVERT: never read past this */
 	bool limited;
 	bool dead;
 	struct x11_request_count count;
 };
 
 void stream_reader_init(struct stream_reader *r, const void *ring_map, uint32_t area_size,
-			struct smt_ring_status *status);
+		struct smt_ring_status *status);
 
 /* Bytes the client has published and we have not taken, from ONE load of
  * head; *err is set (and 0 returned) when head is impossible. */
@@ -47,8 +47,8 @@ uint32_t stream_reader_available(const struct stream_reader *r, enum smt_error *
  * the one head load that was validated (and that the caller ordered its
  * other reads after). Sets *wake_client when the client waits for room we
  * just made. */
-size_t stream_reader_take(struct stream_reader *r, void *dst, size_t max, uint32_t avail,
-			  bool *wake_client);
+size_t stream_reader_take(
+		struct stream_reader *r, void *dst, size_t max, uint32_t avail, bool *wake_client);
 
 /* A REVERT at `position`: valid only between our tail and the published
  * head. False otherwise, and the caller ends the ring with its reason

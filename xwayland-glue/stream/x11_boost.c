@@ -1,5 +1,5 @@
 /* The grant and credit of x11_boost.h. */
-#include "x11_boost.h"
+#include "xwayland-glue/stream/x11_boost.h"
 
 bool x11_boost_input(struct x11_boost *b, const struct x11_boost_config *cfg, uint64_t now)
 {
@@ -58,8 +58,8 @@ uint64_t x11_boost_deadline(const struct x11_boost *b, uint64_t now)
 	return end < b->expires_ns ? end : b->expires_ns;
 }
 
-bool x11_boost_share_left(struct x11_boost_share *s, const struct x11_boost_config *cfg,
-			  uint64_t now)
+bool x11_boost_share_left(
+		struct x11_boost_share *s, const struct x11_boost_config *cfg, uint64_t now)
 {
 	const int64_t cap = (int64_t)(2 * cfg->credit_ns);
 	if (!s->started) {
@@ -69,9 +69,9 @@ bool x11_boost_share_left(struct x11_boost_share *s, const struct x11_boost_conf
 		/* elapsed * credit / gap, without overflow for long gaps */
 		uint64_t elapsed = now - s->last_ns;
 		uint64_t add = elapsed / cfg->gap_ns * cfg->credit_ns +
-			       elapsed % cfg->gap_ns * cfg->credit_ns / cfg->gap_ns;
-		s->tokens_ns = add >= (uint64_t)(cap - s->tokens_ns) ? cap
-								      : s->tokens_ns + (int64_t)add;
+				elapsed % cfg->gap_ns * cfg->credit_ns / cfg->gap_ns;
+		s->tokens_ns = add >= (uint64_t)(cap - s->tokens_ns) ? cap :
+								       s->tokens_ns + (int64_t)add;
 	}
 	s->last_ns = now;
 	return s->tokens_ns > 0;

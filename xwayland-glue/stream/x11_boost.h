@@ -20,20 +20,20 @@
 #include <stdint.h>
 
 struct x11_boost_config {
-	uint64_t credit_ns;   /* 0: no boost */
-	uint64_t gap_ns;      /* at least this between two grants */
-	uint64_t window_ns;   /* a grant unused this long after the input ends */
+	uint64_t credit_ns; /* 0: no boost */
+	uint64_t gap_ns;    /* at least this between two grants */
+	uint64_t window_ns; /* a grant unused this long after the input ends */
 };
 
 struct x11_boost {
-	uint64_t credit_ns;       /* left of the current grant */
+	uint64_t credit_ns; /* left of the current grant */
 	uint64_t expires_ns;
 	uint64_t last_grant_ns;
-	uint64_t pending_since;   /* 0: not being favoured now */
-	uint64_t grants;          /* statistics */
+	uint64_t pending_since; /* 0: not being favoured now */
+	uint64_t grants;        /* statistics */
 	uint64_t favoured_ns;
-	uint64_t served;          /* favoured until its requests were read */
-	uint64_t lapsed;          /* favoured until the credit ran out */
+	uint64_t served; /* favoured until its requests were read */
+	uint64_t lapsed; /* favoured until the credit ran out */
 };
 
 /* All favoured clients together: the time during which some client is
@@ -41,14 +41,14 @@ struct x11_boost {
  * credits, so that many clients receiving input (every window that selects
  * pointer motion) cannot add their shares up to hold the others back. */
 struct x11_boost_share {
-	int64_t tokens_ns;      /* below 0: a debt, from a hold that overran */
+	int64_t tokens_ns; /* below 0: a debt, from a hold that overran */
 	uint64_t last_ns;
 	bool started;
 };
 
 /* Refills at `now`; true while some time is left. */
-bool x11_boost_share_left(struct x11_boost_share *s, const struct x11_boost_config *cfg,
-			  uint64_t now);
+bool x11_boost_share_left(
+		struct x11_boost_share *s, const struct x11_boost_config *cfg, uint64_t now);
 /* Someone was favoured for ns. */
 void x11_boost_share_spend(struct x11_boost_share *s, uint64_t ns);
 

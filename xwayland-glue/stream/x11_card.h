@@ -13,9 +13,9 @@ static inline uint32_t x11_card16(bool msb_first, const uint8_t *b)
 
 static inline uint32_t x11_card32(bool msb_first, const uint8_t *b)
 {
-	return msb_first
-		? (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3]
-		: (uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 | (uint32_t)b[1] << 8 | b[0];
+	return msb_first ?
+			(uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3] :
+			(uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 | (uint32_t)b[1] << 8 | b[0];
 }
 
 #endif

@@ -1,10 +1,10 @@
 /* The output scanner of x11_input_scan.h: collects each message's first 12
  * bytes (type, length, XI2 evtype), then skips to the next. */
-#include "x11_input_scan.h"
+#include "xwayland-glue/stream/x11_input_scan.h"
 
 #include <stdbool.h>
 
-#include "x11_card.h"
+#include "xwayland-glue/stream/x11_card.h"
 
 enum {
 	X_ERROR = 0,
@@ -59,7 +59,7 @@ static unsigned header_done(struct x11_input_scan *s, uint64_t *len)
 	if (type == X_GENERIC_EVENT && card32(s, h + 4) >= XI2_DEVICE_EVENT_MIN_LENGTH) {
 		uint32_t evtype = card16(s, h + 8);
 		if ((evtype >= XI2_KEY_PRESS && evtype <= XI2_MOTION) ||
-		    (evtype >= XI2_TOUCH_BEGIN && evtype <= XI2_TOUCH_END))
+				(evtype >= XI2_TOUCH_BEGIN && evtype <= XI2_TOUCH_END))
 			return 1;
 	}
 	return 0;

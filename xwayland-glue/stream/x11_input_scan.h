@@ -24,8 +24,8 @@
 #include <stdint.h>
 
 struct x11_input_scan {
-	uint64_t skip;          /* bytes of the current message left to pass */
-	uint8_t hdr[12];        /* header bytes collected so far */
+	uint64_t skip;   /* bytes of the current message left to pass */
+	uint8_t hdr[12]; /* header bytes collected so far */
 	uint8_t have;
 	uint8_t setup_done;
 	uint8_t msb_first;

@@ -1,11 +1,11 @@
 /* The request counter of x11_request_count.h: a small state machine that
  * collects just enough header bytes to learn each request's length. */
-#include "x11_request_count.h"
+#include "xwayland-glue/stream/x11_request_count.h"
 
 #include <stdbool.h>
 #include <string.h>
 
-#include "x11_card.h"
+#include "xwayland-glue/stream/x11_card.h"
 
 static uint32_t card16(const struct x11_request_count *c, const uint8_t *b)
 {
@@ -28,7 +28,7 @@ static uint8_t header_wanted(const struct x11_request_count *c)
 	if (!c->setup_done)
 		return 12;
 	if (c->have >= 4 && card16(c, c->hdr + 2) == 0)
-		return 8;  /* BIG-REQUESTS: the length follows */
+		return 8; /* BIG-REQUESTS: the length follows */
 	return 4;
 }
 
@@ -56,15 +56,15 @@ static uint64_t header_done(struct x11_request_count *c)
  * through the ring this counter was a fifth of Xwayland's samples (perf).
  * Returns the bytes not consumed (0 when it ended inside a request, whose
  * rest is left in c->skip). */
-static inline __attribute__((always_inline)) size_t
-count_whole(struct x11_request_count *c, const uint8_t *p, size_t n, const bool msb_first)
+static inline __attribute__((always_inline)) size_t count_whole(
+		struct x11_request_count *c, const uint8_t *p, size_t n, const bool msb_first)
 {
 	uint64_t requests = c->requests;
 	while (n >= 4) {
 		size_t units = msb_first ? (size_t)p[2] << 8 | p[3] : (size_t)p[3] << 8 | p[2];
 		size_t len = units * 4;
 		if (len == 0)
-			break;  /* BIG-REQUESTS: the slow path reads on */
+			break; /* BIG-REQUESTS: the slow path reads on */
 		requests++;
 		if (len >= n) {
 			c->requests = requests;
@@ -89,8 +89,8 @@ void x11_request_count_feed(struct x11_request_count *c, const uint8_t *p, size_
 			continue;
 		}
 		if (c->setup_done && c->have == 0 && n >= 4) {
-			size_t left = c->msb_first ? count_whole(c, p, n, true)
-						   : count_whole(c, p, n, false);
+			size_t left = c->msb_first ? count_whole(c, p, n, true) :
+						     count_whole(c, p, n, false);
 			p += n - left;
 			n = left;
 			if (n == 0)

@@ -19,11 +19,11 @@
 
 struct x11_request_count {
 	uint64_t requests;
-	uint64_t skip;          /* bytes of the current request left to pass */
-	uint8_t hdr[12];        /* header bytes collected so far */
+	uint64_t skip;   /* bytes of the current request left to pass */
+	uint8_t hdr[12]; /* header bytes collected so far */
 	uint8_t have;
 	uint8_t setup_done;
-	uint8_t msb_first;      /* byte order from the setup's first byte */
+	uint8_t msb_first; /* byte order from the setup's first byte */
 };
 
 void x11_request_count_feed(struct x11_request_count *c, const uint8_t *p, size_t n);

@@ -1,6 +1,6 @@
 /* See x11ring_session.h. */
 #define _GNU_SOURCE
-#include "x11ring_session.h"
+#include "xwayland-glue/wm/x11ring_session.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -11,8 +11,8 @@
 #include <unistd.h>
 #include <wlr/util/log.h>
 
-#include "preload_path.h"
-#include "x11ring_endpoint.h"
+#include "xwayland-glue/preload_path.h"
+#include "xwayland-glue/x11ring_endpoint.h"
 
 struct x11ring_session {
 	int discovery_fd;
@@ -41,13 +41,14 @@ static int handle_discovery(int fd, uint32_t mask, void *data)
 
 struct x11ring_session *x11ring_session_create(struct wl_event_loop *loop)
 {
-	const char *launcher = find_file("SMT_XWAYLAND_LAUNCHER", SMT_XWAYLAND_BUILT,
-					 SMT_XWAYLAND_INSTALLED);
-	const char *shim = find_file("SMT_X11SHIM_LIB", SMT_X11SHIM_BUILT,
-				     SMT_X11SHIM_INSTALLED);
+	const char *launcher = find_file(
+			"SMT_XWAYLAND_LAUNCHER", SMT_XWAYLAND_BUILT, SMT_XWAYLAND_INSTALLED);
+	const char *shim = find_file("SMT_X11SHIM_LIB", SMT_X11SHIM_BUILT, SMT_X11SHIM_INSTALLED);
 	if (access(launcher, X_OK) != 0 || access(shim, R_OK) != 0) {
-		wlr_log(WLR_ERROR, "X ring unavailable (%s or %s missing): X programs use the "
-			"socket", launcher, shim);
+		wlr_log(WLR_ERROR,
+				"X ring unavailable (%s or %s missing): X programs use the "
+				"socket",
+				launcher, shim);
 		return NULL;
 	}
 	struct x11ring_session *s = calloc(1, sizeof(*s));
@@ -60,18 +61,20 @@ struct x11ring_session *x11ring_session_create(struct wl_event_loop *loop)
 	 * the session then runs without the ring, every X program on the
 	 * socket. */
 	char why[256];
-	s->discovery_fd = x11ring_endpoint_listen(X11RING_ENDPOINT_DISCOVERY, (long)getpid(),
-						  why, sizeof(why));
+	s->discovery_fd = x11ring_endpoint_listen(
+			X11RING_ENDPOINT_DISCOVERY, (long)getpid(), why, sizeof(why));
 	if (s->discovery_fd < 0) {
-		wlr_log(WLR_ERROR, "X ring discovery socket not created (%s): X programs of this "
-			"session use the socket", why);
+		wlr_log(WLR_ERROR,
+				"X ring discovery socket not created (%s): X programs of this "
+				"session use the socket",
+				why);
 		free(s);
 		return NULL;
 	}
 	x11ring_endpoint_path(X11RING_ENDPOINT_DISCOVERY, (long)getpid(), s->discovery_path,
-			      sizeof(s->discovery_path), why, sizeof(why));
-	s->discovery = wl_event_loop_add_fd(loop, s->discovery_fd, WL_EVENT_READABLE,
-		handle_discovery, s);
+			sizeof(s->discovery_path), why, sizeof(why));
+	s->discovery = wl_event_loop_add_fd(
+			loop, s->discovery_fd, WL_EVENT_READABLE, handle_discovery, s);
 	char *list = preload_list(getenv("LD_PRELOAD"), shim, NULL, true);
 	if (s->discovery == NULL || list == NULL) {
 		free(list);
@@ -113,8 +116,8 @@ void x11ring_session_destroy(struct x11ring_session *s)
 	/* Xwayland removes its statistics socket as it exits; one killed
 	 * leaves it behind, named after us: the session ends here. */
 	char stats[108], why[256];
-	if (x11ring_endpoint_path(X11RING_ENDPOINT_STATS, (long)getpid(), stats, sizeof(stats),
-				  why, sizeof(why)))
+	if (x11ring_endpoint_path(X11RING_ENDPOINT_STATS, (long)getpid(), stats, sizeof(stats), why,
+			    sizeof(why)))
 		unlink(stats);
 	free(s);
 }

@@ -16,17 +16,17 @@
 #include <wlr/util/log.h>
 #include <wlr/xwayland.h>
 #include <xcb/xcb_icccm.h>
-#include "desktop/foreign_toplevel.h"
-#include "desktop/view.h"
-#include "input/cursor.h"
-#include "output/output.h"
-#include "server.h"
-#include "extension.h"
-#include "x11ring_session.h"
+#include "compositor/desktop/foreign_toplevel.h"
+#include "compositor/desktop/view.h"
+#include "compositor/input/cursor.h"
+#include "compositor/output/output.h"
+#include "compositor/server.h"
+#include "compositor/extension.h"
+#include "xwayland-glue/wm/x11ring_session.h"
 
 struct smtwc_xwayland {
 	struct wlr_xwayland *wlr;
-	struct x11ring_session *ring;  /* NULL: X programs stay on the socket */
+	struct x11ring_session *ring; /* NULL: X programs stay on the socket */
 	struct wl_listener ready;
 	struct wl_listener new_surface;
 };
@@ -65,8 +65,8 @@ struct smtwc_unmanaged {
 	struct wl_listener set_override_redirect;
 };
 
-static void xsurface_create_wrapper(struct smtwc_server *server,
-	struct wlr_xwayland_surface *xsurface);
+static void xsurface_create_wrapper(
+		struct smtwc_server *server, struct wlr_xwayland_surface *xsurface);
 
 /* ---- managed windows ------------------------------------------------- */
 
@@ -97,16 +97,16 @@ static void xview_configure(struct smtwc_view *view, int width, int height)
 	if (width < 1 || height < 1) {
 		return;
 	}
-	wlr_xwayland_surface_configure(xview(view)->xsurface, (int16_t)view->x,
-		(int16_t)view->y, (uint16_t)width, (uint16_t)height);
+	wlr_xwayland_surface_configure(xview(view)->xsurface, (int16_t)view->x, (int16_t)view->y,
+			(uint16_t)width, (uint16_t)height);
 }
 
 static void xview_moved(struct smtwc_view *view)
 {
 	struct wlr_xwayland_surface *xs = xview(view)->xsurface;
 	if (xs->x != view->x || xs->y != view->y) {
-		wlr_xwayland_surface_configure(xs, (int16_t)view->x, (int16_t)view->y,
-			xs->width, xs->height);
+		wlr_xwayland_surface_configure(
+				xs, (int16_t)view->x, (int16_t)view->y, xs->width, xs->height);
 	}
 }
 
@@ -172,8 +172,10 @@ static const struct smtwc_view_impl xview_impl = {
 
 static bool size_hints_give_position(struct wlr_xwayland_surface *xs)
 {
-	return xs->size_hints != NULL && (xs->size_hints->flags &
-		(XCB_ICCCM_SIZE_HINT_US_POSITION | XCB_ICCCM_SIZE_HINT_P_POSITION));
+	return xs->size_hints != NULL &&
+			(xs->size_hints->flags &
+					(XCB_ICCCM_SIZE_HINT_US_POSITION |
+							XCB_ICCCM_SIZE_HINT_P_POSITION));
 }
 
 static void xview_handle_commit(struct wl_listener *listener, void *data)
@@ -228,8 +230,8 @@ static void xview_handle_request_configure(struct wl_listener *listener, void *d
 	if (view->fullscreen || view->maximized) {
 		/* The state decides the size; repeat it to the client. */
 		struct wlr_box box = view_box(view);
-		wlr_xwayland_surface_configure(xv->xsurface, (int16_t)view->x,
-			(int16_t)view->y, (uint16_t)box.width, (uint16_t)box.height);
+		wlr_xwayland_surface_configure(xv->xsurface, (int16_t)view->x, (int16_t)view->y,
+				(uint16_t)box.width, (uint16_t)box.height);
 		return;
 	}
 	view->x = event->x;
@@ -237,8 +239,8 @@ static void xview_handle_request_configure(struct wl_listener *listener, void *d
 	if (view->mapped) {
 		wlr_scene_node_set_position(&view->tree->node, view->x, view->y);
 	}
-	wlr_xwayland_surface_configure(xv->xsurface, event->x, event->y,
-		event->width, event->height);
+	wlr_xwayland_surface_configure(
+			xv->xsurface, event->x, event->y, event->width, event->height);
 }
 
 static void xview_handle_request_move(struct wl_listener *listener, void *data)
@@ -251,8 +253,8 @@ static void xview_handle_request_resize(struct wl_listener *listener, void *data
 {
 	struct smtwc_xview *xv = wl_container_of(listener, xv, request_resize);
 	struct wlr_xwayland_resize_event *event = data;
-	cursor_begin_interactive(xv->view.server, &xv->view, SMTWC_CURSOR_RESIZE,
-		event->edges, true);
+	cursor_begin_interactive(
+			xv->view.server, &xv->view, SMTWC_CURSOR_RESIZE, event->edges, true);
 }
 
 static void xview_handle_request_maximize(struct wl_listener *listener, void *data)
@@ -368,7 +370,8 @@ static void xview_create(struct smtwc_server *server, struct wlr_xwayland_surfac
 	xv->view.server_side_decoration = xview_wants_frame(xs);
 	xs->data = &xv->view;
 #define LISTEN(signal, field, handler) \
-	xv->field.notify = handler; wl_signal_add(&xs->events.signal, &xv->field)
+	xv->field.notify = handler;    \
+	wl_signal_add(&xs->events.signal, &xv->field)
 	LISTEN(destroy, destroy, xview_handle_destroy);
 	LISTEN(map, map, xview_handle_map);
 	LISTEN(unmap, unmap, xview_handle_unmap);
@@ -411,8 +414,8 @@ static void unmanaged_handle_map(struct wl_listener *listener, void *data)
 	if (wlr_xwayland_or_surface_wants_focus(xs)) {
 		struct wlr_keyboard *kb = wlr_seat_get_keyboard(um->server->seat);
 		if (kb != NULL) {
-			wlr_seat_keyboard_notify_enter(um->server->seat, xs->surface,
-				kb->keycodes, kb->num_keycodes, &kb->modifiers);
+			wlr_seat_keyboard_notify_enter(um->server->seat, xs->surface, kb->keycodes,
+					kb->num_keycodes, &kb->modifiers);
 		}
 	}
 }
@@ -427,7 +430,7 @@ static void unmanaged_handle_unmap(struct wl_listener *listener, void *data)
 	if (server->seat->keyboard_state.focused_surface == um->xsurface->surface) {
 		/* Focus goes back to the window the menu came from. */
 		struct smtwc_view *view;
-		wl_list_for_each(view, &server->views, link) {
+		wl_list_for_each (view, &server->views, link) {
 			if (view->mapped && !view->minimized) {
 				wlr_seat_keyboard_notify_clear_focus(server->seat);
 				view_focus(view);
@@ -491,8 +494,8 @@ static void unmanaged_create(struct smtwc_server *server, struct wlr_xwayland_su
 
 /* ---- the server -------------------------------------------------------- */
 
-static void xsurface_create_wrapper(struct smtwc_server *server,
-		struct wlr_xwayland_surface *xsurface)
+static void xsurface_create_wrapper(
+		struct smtwc_server *server, struct wlr_xwayland_surface *xsurface)
 {
 	if (xsurface->override_redirect) {
 		unmanaged_create(server, xsurface);
@@ -513,13 +516,13 @@ static void xwayland_handle_ready(struct wl_listener *listener, void *data)
 	struct smtwc_xwayland *xw = wl_container_of(listener, xw, ready);
 	struct smtwc_server *server = xw->wlr->data;
 	wlr_xwayland_set_seat(xw->wlr, server->seat);
-	struct wlr_xcursor *xcursor =
-		wlr_xcursor_manager_get_xcursor(server->cursor_manager, "left_ptr", 1);
+	struct wlr_xcursor *xcursor = wlr_xcursor_manager_get_xcursor(
+			server->cursor_manager, "left_ptr", 1);
 	if (xcursor != NULL) {
 		struct wlr_xcursor_image *image = xcursor->images[0];
-		wlr_xwayland_set_cursor(xw->wlr, image->buffer, image->width * 4,
-			image->width, image->height, (int32_t)image->hotspot_x,
-			(int32_t)image->hotspot_y);
+		wlr_xwayland_set_cursor(xw->wlr, image->buffer, image->width * 4, image->width,
+				image->height, (int32_t)image->hotspot_x,
+				(int32_t)image->hotspot_y);
 	}
 	wlr_log(WLR_INFO, "Xwayland is ready on DISPLAY=%s", xw->wlr->display_name);
 }
@@ -552,8 +555,9 @@ static bool xwayland_init(struct smtwc_server *server)
 	if (xw->ring != NULL) {
 		xwayland_export_sched(&server->config.xwayland);
 	} else {
-		wlr_log(WLR_ERROR, "Xwayland starts without our launcher: its scheduler keeps "
-			"its own defaults, not [xwayland]'s");
+		wlr_log(WLR_ERROR,
+				"Xwayland starts without our launcher: its scheduler keeps "
+				"its own defaults, not [xwayland]'s");
 	}
 	/* Lazy: no X server runs until an X client connects to the socket. */
 	xw->wlr = wlr_xwayland_create(server->display, server->compositor, true);

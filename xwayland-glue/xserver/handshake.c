@@ -22,9 +22,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "scm_rights.h"
-#include "x11ring_endpoint.h"
-#include "xconn.h"
+#include "xwayland-glue/stream/scm_rights.h"
+#include "xwayland-glue/x11ring_endpoint.h"
+#include "xwayland-glue/xserver/xconn.h"
 
 static struct smt_global_status *global;
 static int global_fd = -1;
@@ -72,8 +72,8 @@ static bool ring_memfd_ok(int fd, uint32_t area_size)
 	struct stat st;
 	int seals = fcntl(fd, F_GET_SEALS);
 	return seals >= 0 && (seals & F_SEAL_SHRINK) && fstat(fd, &st) == 0 &&
-	       S_ISREG(st.st_mode) &&
-	       (uint64_t)st.st_size >= (uint64_t)SMT_RING_HEADER_SIZE + area_size;
+			S_ISREG(st.st_mode) &&
+			(uint64_t)st.st_size >= (uint64_t)SMT_RING_HEADER_SIZE + area_size;
 }
 
 static bool area_size_ok(uint32_t n)
@@ -114,12 +114,12 @@ static uint32_t attach(struct xconn *c, int memfd, int efd, uint32_t area_size)
 	struct smt_ring_status *status = create_server_page("smt-x11ring-status", &status_fd);
 	int pair[2] = { -1, -1 };
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLET,
-				  .data.u64 = XCONN_TAG_WAKE | (uint32_t)c->fd };
+		.data.u64 = XCONN_TAG_WAKE | (uint32_t)c->fd };
 	/* Edge-triggered: every eventfd write is one event, and we never read
 	 * (or reset) the client's counter, so nothing the client does to that
 	 * fd can make the X server block on it. */
 	if (!status || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, pair) ||
-	    real_epoll_ctl(c->epfd, EPOLL_CTL_ADD, efd, &ev) != 0) {
+			real_epoll_ctl(c->epfd, EPOLL_CTL_ADD, efd, &ev) != 0) {
 		munmap(map, len);
 		if (status) {
 			munmap(status, SMT_STATUS_MAP_SIZE);
@@ -160,17 +160,17 @@ void xconn_handshake(struct xconn *c)
 	struct smt_stream_hello hello;
 	ssize_t n = recv(c->fd, &hello, sizeof(hello), MSG_PEEK | MSG_DONTWAIT);
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-		return;  /* still FRESH; the X server will get EAGAIN too */
+		return; /* still FRESH; the X server will get EAGAIN too */
 	if (n <= 0 || hello.zero != 0) {
 		c->socket_why = "no-hello";
 		c->state = XCONN_PLAIN;
 		return;
 	}
 	if ((size_t)n < sizeof(hello))
-		return;  /* the rest of the hello is on its way */
+		return; /* the rest of the hello is on its way */
 	if (hello.magic != SMT_STREAM_HELLO_MAGIC) {
 		c->socket_why = "no-hello";
-		c->state = XCONN_PLAIN;  /* the X server rejects the byte order */
+		c->state = XCONN_PLAIN; /* the X server rejects the byte order */
 		return;
 	}
 
@@ -179,8 +179,10 @@ void xconn_handshake(struct xconn *c)
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = { .iov_base = &hello, .iov_len = sizeof(hello) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-			      .msg_controllen = sizeof(u.buf) };
+	struct msghdr msg = { .msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = u.buf,
+		.msg_controllen = sizeof(u.buf) };
 	n = real_recvmsg(c->fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 	int fds[4];
 	unsigned nfds = 0;
@@ -202,7 +204,7 @@ void xconn_handshake(struct xconn *c)
 		result = attach(c, fds[0], fds[1], hello.area_size);
 	if (result != SMT_STREAM_OK) {
 		xconn_log(c, "ring refused (reason %u): the connection stays on the socket",
-			  result);
+				result);
 		send_ack(c, result, NULL, 0);
 		c->socket_why = "refused";
 		c->state = XCONN_PLAIN;

@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 
-#include "monotonic_clock.h"
-#include "xconn.h"
+#include "common/monotonic_clock.h"
+#include "xwayland-glue/xserver/xconn.h"
 
 /* What another ring client's read may return past the request under way
  * while a grant is live: two or three ordinary requests. */
@@ -44,7 +44,7 @@ static struct x11_boost_config cfg;
 static bool cfg_read;
 static struct xconn *boosted[INPUT_BOOST_MAX];
 static struct x11_boost_share share;
-static uint64_t favour_since;  /* someone favoured since (0: nobody) */
+static uint64_t favour_since; /* someone favoured since (0: nobody) */
 static unsigned nboosted;
 /* Some connection is held back (a refused read or a dropped event) and
  * needs reporting once nobody is favoured. */
@@ -59,7 +59,7 @@ static const struct x11_boost_config *config(void)
 		long us = v && *v ? strtol(v, &end, 10) : 0;
 		if (v && *v && (*end || us < 0 || us > INPUT_BOOST_MAX_US)) {
 			xconn_log(NULL, "SMT_XWAYLAND_INPUT_BOOST_US=%s is not 0-%d us: no input boost",
-				  v, INPUT_BOOST_MAX_US);
+					v, INPUT_BOOST_MAX_US);
 			us = 0;
 		}
 		cfg.credit_ns = (uint64_t)us * 1000;
@@ -98,7 +98,7 @@ void input_boost_answered(struct xconn *c, const struct iovec *iov, int iovcnt, 
 	for (unsigned i = 0; i < nboosted && !listed; i++)
 		listed = boosted[i] == c;
 	if (!listed && nboosted == INPUT_BOOST_MAX)
-		return;  /* no grant until one of the others lapses */
+		return; /* no grant until one of the others lapses */
 	if (x11_boost_input(&c->boost, &cfg, monotonic_now_ns()) && !listed)
 		boosted[nboosted++] = c;
 }
@@ -170,7 +170,7 @@ size_t input_boost_read_cap(const struct xconn *c, size_t count)
 	 * server). A socket client's reads are not cut: a large request would
 	 * take a turn per cut. */
 	if (nboosted == 0 || c->state != XCONN_RING || count <= INPUT_BOOST_READ_CAP ||
-	    c->rd.count.have)
+			c->rd.count.have)
 		return count;
 	uint64_t now = monotonic_now_ns();
 	bool other_live = false;
@@ -200,8 +200,9 @@ int input_boost_filter(int epfd, struct epoll_event *ev, int n, int max)
 		int out = 0;
 		for (int i = 0; i < n; i++) {
 			struct xconn *c = conn_of(epfd, &ev[i]);
-			if (c && (ev[i].events & EPOLLIN) && !(ev[i].events & (EPOLLHUP | EPOLLERR)) &&
-			    !is_boosted(c, now)) {
+			if (c && (ev[i].events & EPOLLIN) &&
+					!(ev[i].events & (EPOLLHUP | EPOLLERR)) &&
+					!is_boosted(c, now)) {
 				c->held = true;
 				any_held = true;
 				continue;

@@ -10,8 +10,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "dlsym_next.h"
-#include "xconn.h"
+#include "xwayland-glue/dlsym_next.h"
+#include "xwayland-glue/xserver/xconn.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -32,7 +32,7 @@ static ssize_t (*real_sendmsg)(int, const struct msghdr *, int);
 static struct xconn *by_fd[XCONN_MAX_FD];
 static struct xconn *all[XCONN_MAX_FD];
 static unsigned nall;
-static unsigned nring;   /* RING connections: epoll_wait's fast path is 0 */
+static unsigned nring; /* RING connections: epoll_wait's fast path is 0 */
 
 /* Xwayland runs xkbcomp through a shell: they must not get this library
  * (nor its statistics socket). Our own LD_PRELOAD entry goes. */
@@ -107,7 +107,7 @@ struct xconn **xconn_all(unsigned *n)
 static void track(int fd)
 {
 	if (fd < 0 || fd >= XCONN_MAX_FD || by_fd[fd])
-		return;  /* beyond the table: stays an ordinary socket */
+		return; /* beyond the table: stays an ordinary socket */
 	struct xconn *c = calloc(1, sizeof(*c));
 	if (!c)
 		return;
@@ -324,7 +324,7 @@ EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 	 * its edge-triggered socket: a syscall that buys nothing here, since
 	 * the ring and the socket's fd messages are looked at on every read. */
 	if (c && c->state == XCONN_RING && op == EPOLL_CTL_MOD && ev && epfd == c->epfd &&
-	    ev->events == c->xevents && ev->data.u64 == c->xdata.u64)
+			ev->events == c->xevents && ev->data.u64 == c->xdata.u64)
 		return 0;
 	int r = real_epoll_ctl(epfd, op, fd, ev);
 	if (r == 0 && c) {
@@ -339,10 +339,9 @@ EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 		/* The X server's main epoll set: our statistics socket joins it. */
 		static bool stats_added;
 		if (!stats_added && op == EPOLL_CTL_ADD && xconn_stats_fd() >= 0) {
-			struct epoll_event sev = { .events = EPOLLIN,
-						   .data.u64 = XCONN_TAG_STATS };
-			stats_added = real_epoll_ctl(epfd, EPOLL_CTL_ADD, xconn_stats_fd(),
-						     &sev) == 0;
+			struct epoll_event sev = { .events = EPOLLIN, .data.u64 = XCONN_TAG_STATS };
+			stats_added = real_epoll_ctl(epfd, EPOLL_CTL_ADD, xconn_stats_fd(), &sev) ==
+					0;
 		}
 	}
 	return r;
@@ -386,7 +385,7 @@ static int rewrite_events(int epfd, struct epoll_event *ev, int n, int max)
 		for (unsigned k = 0; k < nall; k++) {
 			struct xconn *c = all[k];
 			if (c->state == XCONN_RING && c->epfd == epfd &&
-			    c->xdata.u64 == ev[i].data.u64) {
+					c->xdata.u64 == ev[i].data.u64) {
 				xconn_socket_reported(c);
 				c->reported = batch;
 				break;
@@ -396,7 +395,7 @@ static int rewrite_events(int epfd, struct epoll_event *ev, int n, int max)
 	for (unsigned k = 0; k < nall && out < max; k++) {
 		struct xconn *c = all[k];
 		if (c->state != XCONN_RING || c->epfd != epfd || !(c->xevents & EPOLLIN) ||
-		    c->reported == batch || !xconn_has_input(c))
+				c->reported == batch || !xconn_has_input(c))
 			continue;
 		ev[out].events = EPOLLIN;
 		ev[out].data = c->xdata;

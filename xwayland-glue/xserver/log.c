@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "xconn.h"
+#include "xwayland-glue/xserver/xconn.h"
 
 void xconn_printable_comm(const struct xconn *c, char out[16])
 {
@@ -19,7 +19,7 @@ void xconn_printable_comm(const struct xconn *c, char out[16])
 	for (; i < 15 && c->comm[i]; i++) {
 		char ch = c->comm[i];
 		bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-			  (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-';
+				(ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-';
 		out[i] = ok ? ch : '?';
 	}
 	if (i == 0)
@@ -54,8 +54,10 @@ void xconn_log(const struct xconn *c, const char *fmt, ...)
 	if (!log_allowed(&left_out))
 		return;
 	if (left_out)
-		fprintf(stderr, "smt-x11ring: %lu earlier lines left out (rate limit: %d at once, "
-			"then %d a second)\n", left_out, XCONN_LOG_BURST, XCONN_LOG_PER_SEC);
+		fprintf(stderr,
+				"smt-x11ring: %lu earlier lines left out (rate limit: %d at once, "
+				"then %d a second)\n",
+				left_out, XCONN_LOG_BURST, XCONN_LOG_PER_SEC);
 	char msg[256];
 	va_list ap;
 	va_start(ap, fmt);
@@ -64,8 +66,8 @@ void xconn_log(const struct xconn *c, const char *fmt, ...)
 	if (c) {
 		char comm[16];
 		xconn_printable_comm(c, comm);
-		fprintf(stderr, "smt-x11ring: client fd %d (pid %d, %s): %s\n", c->fd,
-			(int)c->pid, comm, msg);
+		fprintf(stderr, "smt-x11ring: client fd %d (pid %d, %s): %s\n", c->fd, (int)c->pid,
+				comm, msg);
 	} else {
 		fprintf(stderr, "smt-x11ring: %s\n", msg);
 	}

@@ -12,15 +12,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "xconn.h"
+#include "xwayland-glue/xserver/xconn.h"
 
 static const char *error_name(enum smt_error e)
 {
 	switch (e) {
-	case SMT_ERROR_BAD_HEAD: return "head moved backwards or past tail + area";
-	case SMT_ERROR_BAD_MESSAGE: return "a socket message that is no fd message";
-	case SMT_ERROR_TOO_MANY_FDS: return "more fds in one fd message than it may carry";
-	default: return "protocol error";
+	case SMT_ERROR_BAD_HEAD:
+		return "head moved backwards or past tail + area";
+	case SMT_ERROR_BAD_MESSAGE:
+		return "a socket message that is no fd message";
+	case SMT_ERROR_TOO_MANY_FDS:
+		return "more fds in one fd message than it may carry";
+	default:
+		return "protocol error";
 	}
 }
 
@@ -29,7 +33,7 @@ static void killed(void *ctx, enum smt_error code, const char *why)
 	struct xconn *c = ctx;
 	c->error = code;
 	xconn_log(c, "%s (at stream position %llu); closing its connection",
-		  why ? why : error_name(code), (unsigned long long)c->rd.tail);
+			why ? why : error_name(code), (unsigned long long)c->rd.tail);
 }
 
 /* One fd message off the socket, without blocking. */
@@ -42,12 +46,15 @@ static enum stream_take take(void *ctx, struct stream_fd_message *m, enum smt_er
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = { .iov_base = &wire, .iov_len = sizeof(wire) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-			      .msg_controllen = sizeof(u.buf) };
+	struct msghdr msg = { .msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = u.buf,
+		.msg_controllen = sizeof(u.buf) };
 	ssize_t n = real_recvmsg(c->fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 	if (n < 0)
-		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR
-			? STREAM_TAKE_EMPTY : STREAM_TAKE_EOF;
+		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ?
+				STREAM_TAKE_EMPTY :
+				STREAM_TAKE_EOF;
 	if (n == 0)
 		return STREAM_TAKE_EOF;
 	m->nfds = 0;
@@ -92,15 +99,19 @@ static void wake_client(void *ctx)
 	/* MSG_DONTWAIT per call: a full wake socket already means "wake up". */
 	if (send(c->wake_fd, "w", 1, MSG_DONTWAIT | MSG_NOSIGNAL) == 1)
 		c->wakeups_to_client++;
-	atomic_store_explicit(&c->status->wakeups_to_client, c->wakeups_to_client,
-			      memory_order_relaxed);
+	atomic_store_explicit(
+			&c->status->wakeups_to_client, c->wakeups_to_client, memory_order_relaxed);
 }
 
 static struct stream_socket socket_of(struct xconn *c)
 {
 	return (struct stream_socket){
-		.ctx = c, .take = take, .hung_up = hung_up, .close_fd = close_fd,
-		.killed = killed, .wake_client = wake_client,
+		.ctx = c,
+		.take = take,
+		.hung_up = hung_up,
+		.close_fd = close_fd,
+		.killed = killed,
+		.wake_client = wake_client,
 	};
 }
 
@@ -148,7 +159,7 @@ ssize_t xconn_serve(struct xconn *c, struct msghdr *msg)
 		/* A forked child took the connection back to the socket; the
 		 * parent reads why in the death certificate. */
 		xconn_log(c, "reverted to the socket by a forked child at position %llu",
-			  (unsigned long long)c->rd.tail);
+				(unsigned long long)c->rd.tail);
 		c->reverted = true;
 		break;
 	case STREAM_READ_AGAIN:
@@ -157,4 +168,3 @@ ssize_t xconn_serve(struct xconn *c, struct msghdr *msg)
 	errno = EAGAIN;
 	return -1;
 }
-

@@ -15,12 +15,12 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "x11ring_endpoint.h"
-#include "xconn.h"
+#include "xwayland-glue/x11ring_endpoint.h"
+#include "xwayland-glue/xserver/xconn.h"
 
 static int stats_fd = -1;
 static char stats_path[108];
-static pid_t stats_owner;  /* a forked child that exits leaves it alone */
+static pid_t stats_owner; /* a forked child that exits leaves it alone */
 
 /* Connections answered per wake-up: a reader flooding the socket delays
  * the X server by at most this many answers before it serves its clients
@@ -50,13 +50,15 @@ void xconn_stats_init(void)
 	if (fd < 0) {
 		/* Taken by a process of ours we do not know, or no private
 		 * runtime directory: said loudly, and then nothing is served. */
-		xconn_log(NULL, "no statistics socket: %s; smt-x11run --stats will not show "
-			  "this X server's connections", why);
+		xconn_log(NULL,
+				"no statistics socket: %s; smt-x11run --stats will not show "
+				"this X server's connections",
+				why);
 		return;
 	}
 	stats_fd = fd;
-	if (x11ring_endpoint_path(X11RING_ENDPOINT_STATS, k, stats_path, sizeof(stats_path),
-				  why, sizeof(why))) {
+	if (x11ring_endpoint_path(X11RING_ENDPOINT_STATS, k, stats_path, sizeof(stats_path), why,
+			    sizeof(why))) {
 		stats_owner = getpid();
 		atexit(remove_stats_socket);
 	}
@@ -75,23 +77,30 @@ int xconn_format(char *buf, size_t n, const struct xconn *c)
 			"reverted=%d error=%d input_events=%llu boosts=%llu boosted_us=%llu boost_served=%llu "
 			"boost_lapsed=%llu yields=%llu "
 			"why=%s\n",
-			c->fd, (int)c->pid, comm, mode,
-			(unsigned long long)c->rd.count.requests,
-			(unsigned long long)c->rd.tail,
-			(unsigned long long)c->plain_bytes,
+			c->fd, (int)c->pid, comm, mode, (unsigned long long)c->rd.count.requests,
+			(unsigned long long)c->rd.tail, (unsigned long long)c->plain_bytes,
 			(unsigned long long)c->wakeups_from_client,
 			(unsigned long long)c->wakeups_to_client,
 			(unsigned long long)(h ? atomic_load_explicit(
-				&((struct smt_ring_header *)h)->wakeups_sent, memory_order_relaxed) : 0),
-			(unsigned long long)(h ? atomic_load_explicit(
-				&((struct smt_ring_header *)h)->full_waits, memory_order_relaxed) : 0),
-			(unsigned long long)c->fd_messages, (unsigned long long)c->answers, c->reverted, (int)c->error,
-			(unsigned long long)c->input_events, (unsigned long long)c->boost.grants,
+								 &((struct smt_ring_header *)h)
+										  ->wakeups_sent,
+								 memory_order_relaxed) :
+						 0),
+			(unsigned long long)(h ? atomic_load_explicit(&((struct smt_ring_header *)h)
+										       ->full_waits,
+								 memory_order_relaxed) :
+						 0),
+			(unsigned long long)c->fd_messages, (unsigned long long)c->answers,
+			c->reverted, (int)c->error, (unsigned long long)c->input_events,
+			(unsigned long long)c->boost.grants,
 			(unsigned long long)(c->boost.favoured_ns / 1000),
 			(unsigned long long)c->boost.served, (unsigned long long)c->boost.lapsed,
 			(unsigned long long)c->yields,
-			c->other_user ? "other-uid" : c->state == XCONN_RING ? "ring" :
-			c->state == XCONN_FRESH ? "fresh" : c->socket_why ? c->socket_why : "no-hello");
+			c->other_user                           ? "other-uid" :
+					c->state == XCONN_RING  ? "ring" :
+					c->state == XCONN_FRESH ? "fresh" :
+					c->socket_why           ? c->socket_why :
+								  "no-hello");
 }
 
 void xconn_stats_serve(void)
@@ -101,7 +110,7 @@ void xconn_stats_serve(void)
 		if (fd < 0)
 			return;
 		if (!x11ring_peer_is_us(fd, NULL)) {
-			real_close(fd);  /* another uid: not a byte */
+			real_close(fd); /* another uid: not a byte */
 			continue;
 		}
 		unsigned n;

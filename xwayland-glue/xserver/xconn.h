@@ -24,17 +24,17 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
-#include "cpu_relax.h"
-#include "monotonic_clock.h"
-#include "smt-ring.h"
-#include "stream_fds.h"
-#include "stream_reader.h"
-#include "x11_boost.h"
-#include "x11_input_scan.h"
+#include "common/cpu_relax.h"
+#include "common/monotonic_clock.h"
+#include "protocol/smt-ring.h"
+#include "xwayland-glue/stream/stream_fds.h"
+#include "xwayland-glue/stream/stream_reader.h"
+#include "xwayland-glue/stream/x11_boost.h"
+#include "xwayland-glue/stream/x11_input_scan.h"
 
 enum xconn_state {
-	XCONN_FRESH,   /* accepted, no byte read yet: may send a hello */
-	XCONN_PLAIN,   /* an ordinary socket client */
+	XCONN_FRESH, /* accepted, no byte read yet: may send a hello */
+	XCONN_PLAIN, /* an ordinary socket client */
 	XCONN_RING,
 };
 
@@ -42,8 +42,8 @@ struct xconn {
 	int fd;
 	enum xconn_state state;
 	pid_t pid;
-	char comm[16];           /* as /proc says: the client chooses it */
-	bool other_user;         /* SO_PEERCRED uid is not ours: never a ring */
+	char comm[16];   /* as /proc says: the client chooses it */
+	bool other_user; /* SO_PEERCRED uid is not ours: never a ring */
 	/* Why a PLAIN connection is on the socket, for the statistics (a
 	 * literal): "other-uid", "no-hello" (its first bytes were X: a program
 	 * without the shim, e.g. setuid/setgid, 32-bit or static, or
@@ -59,25 +59,25 @@ struct xconn {
 	size_t map_len;
 	struct smt_ring_status *status;
 	struct stream_reader rd;
-	int server_efd;          /* the client writes it; we never read it */
-	int efd_epfd;            /* the epoll set it is registered in */
-	int wake_fd;             /* our end of the wake socketpair */
-	struct stream_fds fq;    /* fd messages, one taken ahead of its bytes */
-	uint64_t reported;       /* epoll_wait batch that listed the socket */
-	bool reverted;           /* REVERT reached: the socket carries the rest */
-	enum smt_error error;    /* why the ring was ended (statistics), or 0 */
-	uint64_t fd_messages;    /* fd messages taken off the socket */
+	int server_efd;       /* the client writes it; we never read it */
+	int efd_epfd;         /* the epoll set it is registered in */
+	int wake_fd;          /* our end of the wake socketpair */
+	struct stream_fds fq; /* fd messages, one taken ahead of its bytes */
+	uint64_t reported;    /* epoll_wait batch that listed the socket */
+	bool reverted;        /* REVERT reached: the socket carries the rest */
+	enum smt_error error; /* why the ring was ended (statistics), or 0 */
+	uint64_t fd_messages; /* fd messages taken off the socket */
 	uint64_t wakeups_from_client, wakeups_to_client;
-	uint64_t plain_bytes;    /* read from the socket (PLAIN, or after REVERT) */
-	uint64_t last_input_ns;  /* ring bytes last served (the spin) */
-	uint64_t answers;        /* writes to the client (replies, events) */
+	uint64_t plain_bytes;   /* read from the socket (PLAIN, or after REVERT) */
+	uint64_t last_input_ns; /* ring bytes last served (the spin) */
+	uint64_t answers;       /* writes to the client (replies, events) */
 
 	/* The input boost (input_boost.c), every connection */
-	struct x11_input_scan scan;  /* what the X server wrote to it */
+	struct x11_input_scan scan; /* what the X server wrote to it */
 	struct x11_boost boost;
-	uint64_t input_events;   /* input events written to it */
-	uint64_t yields;         /* reads refused for another's boost */
-	bool held;               /* refused or unreported: report it later */
+	uint64_t input_events; /* input events written to it */
+	uint64_t yields;       /* reads refused for another's boost */
+	bool held;             /* refused or unreported: report it later */
 };
 
 /* The real libc functions (RTLD_NEXT). */
@@ -148,8 +148,7 @@ int xconn_format(char *buf, size_t n, const struct xconn *c);
  * XCONN_LOG_BURST at once and XCONN_LOG_PER_SEC after that, whatever
  * clients do; how many were left out is said in the next line written.
  * The client's comm is printed with anything but [A-Za-z0-9._-] as '?'. */
-void xconn_log(const struct xconn *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void xconn_log(const struct xconn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #define XCONN_LOG_BURST 20
 #define XCONN_LOG_PER_SEC 2
 /* c's comm as it may be printed (log lines, statistics). */

@@ -38,10 +38,11 @@ int main(int argc, char **argv)
 	}
 	int scr = DefaultScreen(dpy);
 	XSetWindowAttributes a = { .background_pixel = BlackPixel(dpy, scr),
-				   .override_redirect = True, .event_mask = ExposureMask };
+		.override_redirect = True,
+		.event_mask = ExposureMask };
 	Window w = XCreateWindow(dpy, RootWindow(dpy, scr), 0, 0, 600, 600, 0, CopyFromParent,
-				 InputOutput, CopyFromParent,
-				 CWBackPixel | CWOverrideRedirect | CWEventMask, &a);
+			InputOutput, CopyFromParent, CWBackPixel | CWOverrideRedirect | CWEventMask,
+			&a);
 	XMapWindow(dpy, w);
 	XEvent ev;
 	XWindowEvent(dpy, w, ExposureMask, &ev);
@@ -56,11 +57,13 @@ int main(int argc, char **argv)
 		int batch = put ? 200 : 20;
 		do {
 			for (int k = 0; k < batch; k++, ops++) {
-				int x = (int)((ops * 37) % (600 - n + 1)), y = (int)((ops * 11) % (600 - n + 1));
+				int x = (int)((ops * 37) % (600 - n + 1)),
+				    y = (int)((ops * 11) % (600 - n + 1));
 				if (put) {
 					XPutImage(dpy, w, gc, src, x, y, y, x, n, n);
 				} else {
-					XImage *img = XGetImage(dpy, w, x, y, n, n, AllPlanes, ZPixmap);
+					XImage *img = XGetImage(
+							dpy, w, x, y, n, n, AllPlanes, ZPixmap);
 					if (img)
 						XDestroyImage(img);
 				}

@@ -40,7 +40,7 @@
 #include <xcb/xcb.h>
 #include <xcb/xinput.h>
 
-#include "monotonic_clock.h"
+#include "common/monotonic_clock.h"
 
 #define LOST_AFTER_NS 1000000000ull
 
@@ -62,10 +62,10 @@ static int is_key(const xcb_generic_event_t *e)
 		return t == XCB_KEY_PRESS;
 	const xcb_ge_generic_event_t *ge = (const xcb_ge_generic_event_t *)e;
 	return t == XCB_GE_GENERIC && ge->extension == xi_opcode &&
-	       ge->event_type == XCB_INPUT_KEY_PRESS;
+			ge->event_type == XCB_INPUT_KEY_PRESS;
 }
 
-#define ANY_KEY 0xff  /* wait_event's type for a key, core or XI2 */
+#define ANY_KEY 0xff /* wait_event's type for a key, core or XI2 */
 
 /* The next event of type `type` (sent events included) before deadline_ns;
  * others are dropped. NULL on timeout or a dead connection. */
@@ -131,10 +131,11 @@ int main(int argc, char **argv)
 		else
 			seconds = -1;
 	}
-	if (!(seconds > 0 && seconds <= 3600 && warmup >= 0 && warmup <= 60 &&
-	      period_ms >= 1 && period_ms <= 1000 && csv)) {
-		fprintf(stderr, "usage: x11-echo --seconds S [--warmup S] [--period-ms MS] "
-			"--csv PATH [--keys] [--expose] [--xi2]\n");
+	if (!(seconds > 0 && seconds <= 3600 && warmup >= 0 && warmup <= 60 && period_ms >= 1 &&
+			    period_ms <= 1000 && csv)) {
+		fprintf(stderr,
+				"usage: x11-echo --seconds S [--warmup S] [--period-ms MS] "
+				"--csv PATH [--keys] [--expose] [--xi2]\n");
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
@@ -145,17 +146,17 @@ int main(int argc, char **argv)
 	}
 	xcb_screen_t *s = xcb_setup_roots_iterator(xcb_get_setup(c)).data;
 	xcb_window_t win = xcb_generate_id(c);
-	uint32_t values[2] = { s->white_pixel, XCB_EVENT_MASK_PROPERTY_CHANGE |
-			       XCB_EVENT_MASK_EXPOSURE |
-			       (use_xi2 ? 0 : XCB_EVENT_MASK_KEY_PRESS) };
+	uint32_t values[2] = { s->white_pixel,
+		XCB_EVENT_MASK_PROPERTY_CHANGE | XCB_EVENT_MASK_EXPOSURE |
+				(use_xi2 ? 0 : XCB_EVENT_MASK_KEY_PRESS) };
 	xcb_create_window(c, XCB_COPY_FROM_PARENT, win, s->root, 0, 0, 200, 100, 0,
-			  XCB_WINDOW_CLASS_INPUT_OUTPUT, s->root_visual,
-			  XCB_CW_BACK_PIXEL | XCB_CW_EVENT_MASK, values);
+			XCB_WINDOW_CLASS_INPUT_OUTPUT, s->root_visual,
+			XCB_CW_BACK_PIXEL | XCB_CW_EVENT_MASK, values);
 	static const char name[] = "x11-echo";
 	xcb_change_property(c, XCB_PROP_MODE_REPLACE, win, XCB_ATOM_WM_NAME, XCB_ATOM_STRING, 8,
-			    sizeof(name) - 1, name);
-	xcb_intern_atom_reply_t *a =
-		xcb_intern_atom_reply(c, xcb_intern_atom(c, 0, 8, "SMT_ECHO"), NULL);
+			sizeof(name) - 1, name);
+	xcb_intern_atom_reply_t *a = xcb_intern_atom_reply(
+			c, xcb_intern_atom(c, 0, 8, "SMT_ECHO"), NULL);
 	if (!a) {
 		fprintf(stderr, "x11-echo: InternAtom failed\n");
 		return 1;
@@ -168,8 +169,9 @@ int main(int argc, char **argv)
 	if (use_xi2) {
 		const xcb_query_extension_reply_t *xi = xcb_get_extension_data(c, &xcb_input_id);
 		xcb_input_xi_query_version_reply_t *v = xi && xi->present ?
-			xcb_input_xi_query_version_reply(c, xcb_input_xi_query_version(c, 2, 2),
-							 NULL) : NULL;
+				xcb_input_xi_query_version_reply(
+						c, xcb_input_xi_query_version(c, 2, 2), NULL) :
+				NULL;
 		if (!v || v->major_version < 2) {
 			fprintf(stderr, "x11-echo: the server has no XInput 2\n");
 			return 1;
@@ -190,7 +192,7 @@ int main(int argc, char **argv)
 
 	size_t cap = (size_t)((seconds + warmup) * 1000.0 / period_ms) + 16;
 	if (keys_mode)
-		cap = (size_t)((seconds + warmup) * 2000.0) + 16;  /* up to 2,000 keys/s */
+		cap = (size_t)((seconds + warmup) * 2000.0) + 16; /* up to 2,000 keys/s */
 	struct sample *v = calloc(cap, sizeof(*v));
 	if (!v)
 		return 1;
@@ -223,12 +225,12 @@ int main(int argc, char **argv)
 		}
 		uint64_t send = monotonic_now_ns();
 		seq++;
-		if (expose)  /* its Expose is dropped by wait_event */
+		if (expose) /* its Expose is dropped by wait_event */
 			xcb_clear_area(c, 1, win, 199, 99, 1, 1);
 		xcb_rectangle_t r = { (int16_t)(seq % 180), (int16_t)(seq / 180 % 80), 20, 20 };
 		xcb_poly_fill_rectangle(c, win, gc, 1, &r);
-		xcb_change_property(c, XCB_PROP_MODE_REPLACE, win, echo_atom, XCB_ATOM_CARDINAL,
-				    32, 1, &seq);
+		xcb_change_property(c, XCB_PROP_MODE_REPLACE, win, echo_atom, XCB_ATOM_CARDINAL, 32,
+				1, &seq);
 		xcb_flush(c);
 		/* The window manager changes properties of ours too: only our
 		 * atom's notification answers. */
@@ -249,7 +251,7 @@ int main(int argc, char **argv)
 		if (!keys_mode) {
 			due += period;
 			uint64_t now = monotonic_now_ns();
-			if (due < now)  /* late: the next one from now, not a burst */
+			if (due < now) /* late: the next one from now, not a burst */
 				due = now + period - (now - due) % period;
 		}
 	}
@@ -262,7 +264,7 @@ int main(int argc, char **argv)
 	fprintf(f, "seq,due_ns,send_ns,recv_ns\n");
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "%zu,%llu,%llu,%llu\n", i, (unsigned long long)v[i].due,
-			(unsigned long long)v[i].send, (unsigned long long)v[i].recv);
+				(unsigned long long)v[i].send, (unsigned long long)v[i].recv);
 	fclose(f);
 	free(v);
 	printf("samples %zu lost %zu run_delay_ms %.1f\n", n, lost, delay_ms);

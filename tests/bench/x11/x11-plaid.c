@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include <xcb/xcb.h>
 
-#include "monotonic_clock.h"
+#include "common/monotonic_clock.h"
 
 #define RECTS_PER_REQUEST 50
 #define SIDE 40
@@ -45,8 +45,7 @@ static void on_stop(int sig)
 /* A round trip: every request sent before it has been executed. */
 static int sync_server(xcb_connection_t *c)
 {
-	xcb_get_input_focus_reply_t *r =
-		xcb_get_input_focus_reply(c, xcb_get_input_focus(c), NULL);
+	xcb_get_input_focus_reply_t *r = xcb_get_input_focus_reply(c, xcb_get_input_focus(c), NULL);
 	if (!r)
 		return -1;
 	free(r);
@@ -59,8 +58,8 @@ int main(int argc, char **argv)
 	uint32_t keys = 0;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--size") == 0 && i + 1 < argc &&
-		    sscanf(argv[++i], "%ux%u", &w, &h) == 2 && w >= SIDE && h >= SIDE &&
-		    w <= 4096 && h <= 4096)
+				sscanf(argv[++i], "%ux%u", &w, &h) == 2 && w >= SIDE && h >= SIDE &&
+				w <= 4096 && h <= 4096)
 			continue;
 		/* A busy program typed into (the input boost's worst case,
 		 * docs/x11.md): its window takes key presses, which it never
@@ -86,17 +85,17 @@ int main(int argc, char **argv)
 	xcb_screen_t *s = xcb_setup_roots_iterator(xcb_get_setup(c)).data;
 	xcb_window_t win = xcb_generate_id(c);
 	uint32_t values[2] = { s->black_pixel, keys };
-	xcb_create_window(c, XCB_COPY_FROM_PARENT, win, s->root, 0, 0, (uint16_t)w, (uint16_t)h,
-			  0, XCB_WINDOW_CLASS_INPUT_OUTPUT, s->root_visual,
-			  XCB_CW_BACK_PIXEL | XCB_CW_EVENT_MASK, values);
+	xcb_create_window(c, XCB_COPY_FROM_PARENT, win, s->root, 0, 0, (uint16_t)w, (uint16_t)h, 0,
+			XCB_WINDOW_CLASS_INPUT_OUTPUT, s->root_visual,
+			XCB_CW_BACK_PIXEL | XCB_CW_EVENT_MASK, values);
 	static const char name[] = "x11-plaid";
 	xcb_change_property(c, XCB_PROP_MODE_REPLACE, win, XCB_ATOM_WM_NAME, XCB_ATOM_STRING, 8,
-			    sizeof(name) - 1, name);
+			sizeof(name) - 1, name);
 	xcb_map_window(c, win);
 	xcb_gcontext_t gc[2] = { xcb_generate_id(c), xcb_generate_id(c) };
 	/* Two colours from the pid, so neighbouring flooders differ. */
 	uint32_t colour[2] = { 0x400000u | ((uint32_t)getpid() * 2654435761u & 0x3fffffu),
-			       0xc0c0c0u ^ ((uint32_t)getpid() * 40503u & 0x3f3f3fu) };
+		0xc0c0c0u ^ ((uint32_t)getpid() * 40503u & 0x3f3f3fu) };
 	for (int i = 0; i < 2; i++)
 		xcb_create_gc(c, gc[i], win, XCB_GC_FOREGROUND, &colour[i]);
 	if (sync_server(c) != 0) {
@@ -114,10 +113,10 @@ int main(int argc, char **argv)
 		for (int i = 0; i < RECTS_PER_REQUEST; i++, step++) {
 			unsigned cols = w / SIDE, rows = h / SIDE;
 			r[i] = (xcb_rectangle_t){ (int16_t)((step % cols) * SIDE),
-						  (int16_t)((step / cols % rows) * SIDE), SIDE, SIDE };
+				(int16_t)((step / cols % rows) * SIDE), SIDE, SIDE };
 		}
-		xcb_poly_fill_rectangle(c, win, gc[(step / RECTS_PER_REQUEST) & 1],
-					RECTS_PER_REQUEST, r);
+		xcb_poly_fill_rectangle(
+				c, win, gc[(step / RECTS_PER_REQUEST) & 1], RECTS_PER_REQUEST, r);
 		if (++sent % REQUESTS_PER_SYNC == 0 || report_asked) {
 			if (sync_server(c) != 0)
 				break;
@@ -126,7 +125,7 @@ int main(int argc, char **argv)
 		if (report_asked) {
 			report_asked = 0;
 			printf("processed %llu ns %llu\n", (unsigned long long)processed,
-			       (unsigned long long)monotonic_now_ns());
+					(unsigned long long)monotonic_now_ns());
 			fflush(stdout);
 		}
 	}

@@ -24,7 +24,7 @@
 #include <unistd.h>
 #include <wayland-client.h>
 #include "smt-ring-v1-client-protocol.h"
-#include "smt-ring-client.h"
+#include "protocol/smt-ring-client.h"
 
 struct hostile {
 	struct wl_display *display;
@@ -52,8 +52,8 @@ struct hostile {
 
 int make_memfd(size_t size, unsigned int seals);
 /* Creates a ring with the given fd and size; keeps a writable mapping. */
-void create_ring_with(struct hostile *h, int fd, uint32_t area_size, int server_efd,
-		int client_efd);
+void create_ring_with(
+		struct hostile *h, int fd, uint32_t area_size, int server_efd, int client_efd);
 void create_good_ring(struct hostile *h, uint32_t area_size);
 /* Appends raw bytes at head (no PAD logic: callers write what they mean). */
 void put(struct hostile *h, const void *bytes, size_t len);

@@ -5,7 +5,7 @@
  * ordered-requests, and a victim that makes one round trip per line it
  * reads, so a test can tell in what order things happened.
  */
-#include "hostile.h"
+#include "tests/tools/hostile/hostile.h"
 
 /* Waits for the ring to run everything published; false if it died. */
 static bool drain(struct hostile *h)
@@ -108,8 +108,9 @@ int case_canvas_flood(struct hostile *h, int n)
 		smt_ring_v1_get_canvas(h->ring, (uint32_t)i, surface, 1, 1);
 		if ((i % 50 == 0 || i == n) && wl_display_roundtrip(h->display) < 0) {
 			printf("canvases before the refusal: about %d\n", i);
-			return expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_LIMIT)
-				? 0 : 1;
+			return expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_LIMIT) ?
+					0 :
+					1;
 		}
 	}
 	printf("HOLDING %d canvases\n", n);
@@ -131,7 +132,9 @@ int case_surface_flood(struct hostile *h, int n)
 		if ((i % 50 == 0 || i == n) && wl_display_roundtrip(h->display) < 0) {
 			printf("surfaces before the refusal: about %d\n", i);
 			return expect_error(h, &wl_display_interface,
-				WL_DISPLAY_ERROR_IMPLEMENTATION) ? 0 : 1;
+					       WL_DISPLAY_ERROR_IMPLEMENTATION) ?
+					0 :
+					1;
 		}
 	}
 	printf("HOLDING %d surfaces\n", n);
@@ -154,7 +157,9 @@ int case_region_flood(struct hostile *h, int n)
 		if ((i % 1000 == 0 || i == n) && wl_display_roundtrip(h->display) < 0) {
 			printf("regions before the refusal: about %d\n", i);
 			return expect_error(h, &wl_display_interface,
-				WL_DISPLAY_ERROR_IMPLEMENTATION) ? 0 : 1;
+					       WL_DISPLAY_ERROR_IMPLEMENTATION) ?
+					0 :
+					1;
 		}
 	}
 	printf("HOLDING %d regions\n", n);
@@ -167,8 +172,10 @@ int case_region_flood(struct hostile *h, int n)
  * waits for earlier commands waits. */
 static void queue_busy_work(struct hostile *h)
 {
-	static const struct { struct smt_cmd_fill_rects f; struct smt_rect r; } fill = {
-		{ { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_OVER, 0x80402010u, 1, 0 },
+	static const struct {
+		struct smt_cmd_fill_rects f;
+		struct smt_rect r;
+	} fill = { { { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_OVER, 0x80402010u, 1, 0 },
 		{ 0, 0, 4096, 4096 } };
 	create_good_ring(h, 1u << 20);
 	emit_create(h, 1, 4096, 4096, SMT_FORMAT_ARGB8888);
@@ -212,11 +219,13 @@ int case_ordered_flood(struct hostile *h, const char *name)
  * accepted. Exit 0 if every FENCE comes back and no error came. */
 int case_canvas_surface_gone(struct hostile *h)
 {
-	static const struct { struct smt_cmd_fill_rects f; struct smt_rect r; } fill = {
-		{ { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_SRC, 0xff102030u, 1, 0 },
-		{ 0, 0, 64, 64 } }, busy = {
-		{ { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_OVER, 0x80102030u, 1, 0 },
-		{ 0, 0, 2048, 2048 } };
+	static const struct {
+		struct smt_cmd_fill_rects f;
+		struct smt_rect r;
+	} fill = { { { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_SRC, 0xff102030u, 1, 0 },
+		{ 0, 0, 64, 64 } },
+	  busy = { { { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_OVER, 0x80102030u, 1, 0 },
+		  { 0, 0, 2048, 2048 } };
 	create_good_ring(h, 65536);
 	emit_create(h, 1, 2048, 2048, SMT_FORMAT_ARGB8888);
 	for (uint32_t round = 0; round < 50; round++) {
@@ -228,8 +237,7 @@ int case_canvas_surface_gone(struct hostile *h)
 		kick(h);
 		uint32_t id = 100 + round;
 		struct wl_surface *surface = wl_compositor_create_surface(h->compositor);
-		struct smt_canvas_v1 *canvas = smt_ring_v1_get_canvas(h->ring, id, surface,
-			64, 64);
+		struct smt_canvas_v1 *canvas = smt_ring_v1_get_canvas(h->ring, id, surface, 64, 64);
 		wl_surface_destroy(surface); /* before the canvas request applies */
 		/* The requests arrived: what is published next comes after them. */
 		if (wl_display_roundtrip(h->display) < 0) {
@@ -238,8 +246,10 @@ int case_canvas_surface_gone(struct hostile *h)
 		}
 		emit_target(h, id);
 		emit(h, &fill, sizeof(fill));
-		struct { struct smt_cmd_present p; struct smt_rect r; } present = {
-			{ { SMT_OP_PRESENT, 0, sizeof(present) }, id, round, 1, 0 },
+		struct {
+			struct smt_cmd_present p;
+			struct smt_rect r;
+		} present = { { { SMT_OP_PRESENT, 0, sizeof(present) }, id, round, 1, 0 },
 			{ 0, 0, 64, 64 } };
 		emit(h, &present, sizeof(present));
 		if (!drain(h) || wl_display_roundtrip(h->display) < 0) {
@@ -251,11 +261,13 @@ int case_canvas_surface_gone(struct hostile *h)
 		smt_canvas_v1_destroy(canvas);
 		canvas = smt_ring_v1_get_canvas(h->ring, 500 + round, surface, 32, 32);
 		smt_canvas_v1_destroy(canvas);
-		struct smt_canvas_v1 *again = smt_ring_v1_get_canvas(h->ring, 1000 + round,
-			surface, 16, 16);
+		struct smt_canvas_v1 *again = smt_ring_v1_get_canvas(
+				h->ring, 1000 + round, surface, 16, 16);
 		if (wl_display_roundtrip(h->display) < 0 || !drain(h)) {
-			fprintf(stderr, "smt-hostile: a canvas on a surface freed of its "
-				"canvas was refused (round %u)\n", round);
+			fprintf(stderr,
+					"smt-hostile: a canvas on a surface freed of its "
+					"canvas was refused (round %u)\n",
+					round);
 			return 1;
 		}
 		smt_canvas_v1_destroy(again);
@@ -277,12 +289,18 @@ int case_pixmap_churn(struct hostile *h)
 		create_good_ring(h, 65536);
 		for (int round = 0; round < 20; round++) {
 			for (uint32_t i = 0; i < 2000; i++) {
-				uint32_t id = 1 + (i * 131u + (uint32_t)round * 7919u) % ((1u << 18) - 2);
+				uint32_t id = 1 +
+						(i * 131u + (uint32_t)round * 7919u) %
+								((1u << 18) - 2);
 				emit_create(h, id, 1 + i % 7, 1 + i % 5, SMT_FORMAT_ARGB8888);
 			}
 			for (uint32_t i = 0; i < 2000; i++) {
-				uint32_t id = 1 + (i * 131u + (uint32_t)round * 7919u) % ((1u << 18) - 2);
-				struct smt_cmd_free_pixmap f = { { SMT_OP_FREE_PIXMAP, 0, sizeof(f) }, id, 0 };
+				uint32_t id = 1 +
+						(i * 131u + (uint32_t)round * 7919u) %
+								((1u << 18) - 2);
+				struct smt_cmd_free_pixmap f = {
+					{ SMT_OP_FREE_PIXMAP, 0, sizeof(f) }, id, 0
+				};
 				emit(h, &f, sizeof(f));
 			}
 			if (!drain(h)) {

@@ -5,7 +5,7 @@
  * process, pool resizes piling up mappings, pools that take address
  * space. Each is bounded or refused with an error naming the limit.
  */
-#include "hostile.h"
+#include "tests/tools/hostile/hostile.h"
 #include <sys/socket.h>
 
 /* Sends `count` fds (dups of /dev/null) with one byte of a message that
@@ -20,7 +20,9 @@ static bool send_fds(int sock, int count, const void *bytes, size_t len)
 	char control[CMSG_SPACE(sizeof(fds))];
 	memset(control, 0, sizeof(control));
 	struct iovec iov = { (void *)bytes, len };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
+	struct msghdr msg = { .msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = control,
 		.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)count) };
 	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
 	c->cmsg_level = SOL_SOCKET;
@@ -116,7 +118,7 @@ int case_hold_parked(struct hostile *h, int connections)
  * until killed when hold is set. */
 int case_connections(struct hostile *h, int n, bool hold)
 {
-	int accepted = 1, refused = 0;   /* the main connection */
+	int accepted = 1, refused = 0; /* the main connection */
 	for (int i = 0; i < n; i++) {
 		struct wl_display *d = wl_display_connect(NULL);
 		if (d == NULL) {
@@ -146,8 +148,10 @@ int case_pool_resize_stack(struct hostile *h, int n)
 	create_good_ring(h, 1u << 20);
 	emit_create(h, 1, 4096, 4096, SMT_FORMAT_ARGB8888);
 	emit_target(h, 1);
-	static const struct { struct smt_cmd_fill_rects f; struct smt_rect r; } fill = {
-		{ { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_OVER, 0x80402010u, 1, 0 },
+	static const struct {
+		struct smt_cmd_fill_rects f;
+		struct smt_rect r;
+	} fill = { { { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_OVER, 0x80402010u, 1, 0 },
 		{ 0, 0, 4096, 4096 } };
 	while (h->head + sizeof(fill) + 64 <= h->area_size) {
 		emit(h, &fill, sizeof(fill));
@@ -182,7 +186,9 @@ int case_address_flood(struct hostile *h)
 		close(fd);
 		if (wl_display_roundtrip(h->display) < 0) {
 			printf("pools of 4 GiB accepted: %u\n", id - 1);
-			return expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_LIMIT) ? 0 : 1;
+			return expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_LIMIT) ?
+					0 :
+					1;
 		}
 	}
 	fprintf(stderr, "smt-hostile: 1023 pools of 4 GiB accepted\n");
@@ -194,8 +200,10 @@ int case_address_flood(struct hostile *h)
 static bool hold_two_pixmaps(struct hostile *h)
 {
 	create_good_ring(h, 4096);
-	struct { struct smt_cmd_fill_rects f; struct smt_rect r; } fill = {
-		{ { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_SRC, 0xff402010u, 1, 0 },
+	struct {
+		struct smt_cmd_fill_rects f;
+		struct smt_rect r;
+	} fill = { { { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_SRC, 0xff402010u, 1, 0 },
 		{ 0, 0, 4096, 4096 } };
 	for (uint32_t i = 1; i <= 2; i++) {
 		emit_create(h, i, 4096, 4096, SMT_FORMAT_ARGB8888);
@@ -216,8 +224,9 @@ int case_hold_memory_conns(struct hostile *h, int connections)
 	for (int i = 0; i < connections; i++) {
 		struct hostile *c = i == 0 ? h : calloc(1, sizeof(*c));
 		if (i > 0) {
-			*c = (struct hostile){ .status_fd = -1, .global_fd = -1,
-				.server_efd = -1, .client_efd = -1 };
+			*c = (struct hostile){
+				.status_fd = -1, .global_fd = -1, .server_efd = -1, .client_efd = -1
+			};
 			if (!hostile_connect(c)) {
 				refused++;
 				continue;
@@ -226,7 +235,7 @@ int case_hold_memory_conns(struct hostile *h, int connections)
 		if (hold_two_pixmaps(c)) {
 			held++;
 		} else {
-			wl_display_roundtrip(c->display);   /* prints the error */
+			wl_display_roundtrip(c->display); /* prints the error */
 			refused++;
 		}
 	}
@@ -296,8 +305,10 @@ int case_shm_pool_flood(struct hostile *h)
 		close(fd);
 		if (wl_display_roundtrip(h->display) < 0) {
 			printf("wl_shm pools of 2 GiB accepted: %d\n", i);
-			return expect_error(h, &wl_display_interface, WL_DISPLAY_ERROR_IMPLEMENTATION)
-				? 0 : 1;
+			return expect_error(h, &wl_display_interface,
+					       WL_DISPLAY_ERROR_IMPLEMENTATION) ?
+					0 :
+					1;
 		}
 	}
 	fputs("smt-hostile: 100000 wl_shm pools of 2 GiB accepted\n", stderr);

@@ -3,7 +3,7 @@
  * raw writes and publishes, and waits that end on the compositor's verdict
  * (a protocol error, the DEAD flag, a tail).
  */
-#include "hostile.h"
+#include "tests/tools/hostile/hostile.h"
 
 static void registry_global(void *data, struct wl_registry *registry, uint32_t name,
 		const char *interface, uint32_t version)
@@ -23,11 +23,11 @@ static void registry_global_remove(void *d, struct wl_registry *r, uint32_t n)
 }
 
 static const struct wl_registry_listener registry_listener = {
-	registry_global, registry_global_remove,
+	registry_global,
+	registry_global_remove,
 };
 
-static void ring_status(void *data, struct smt_ring_v1 *ring, int32_t status_fd,
-		int32_t global_fd)
+static void ring_status(void *data, struct smt_ring_v1 *ring, int32_t status_fd, int32_t global_fd)
 {
 	struct hostile *h = data;
 	h->status_fd = status_fd;
@@ -55,12 +55,11 @@ int make_memfd(size_t size, unsigned int seals)
 }
 
 /* Creates a ring with the given fd and size; keeps a writable mapping. */
-void create_ring_with(struct hostile *h, int fd, uint32_t area_size, int server_efd,
-		int client_efd)
+void create_ring_with(struct hostile *h, int fd, uint32_t area_size, int server_efd, int client_efd)
 {
 	h->area_size = area_size;
-	h->ring = smt_ring_manager_v1_create_ring(h->manager, fd, area_size, server_efd,
-		client_efd);
+	h->ring = smt_ring_manager_v1_create_ring(
+			h->manager, fd, area_size, server_efd, client_efd);
 	smt_ring_v1_add_listener(h->ring, &ring_listener, h);
 }
 
@@ -86,11 +85,13 @@ void create_good_ring(struct hostile *h, uint32_t area_size)
 	close(fd);
 	wl_display_roundtrip(h->display);
 	if (h->status_fd >= 0) {
-		void *page = mmap(NULL, SMT_STATUS_MAP_SIZE, PROT_READ, MAP_SHARED, h->status_fd, 0);
+		void *page = mmap(
+				NULL, SMT_STATUS_MAP_SIZE, PROT_READ, MAP_SHARED, h->status_fd, 0);
 		h->status = page == MAP_FAILED ? NULL : page;
 	}
 	if (h->global_fd >= 0) {
-		void *page = mmap(NULL, SMT_STATUS_MAP_SIZE, PROT_READ, MAP_SHARED, h->global_fd, 0);
+		void *page = mmap(
+				NULL, SMT_STATUS_MAP_SIZE, PROT_READ, MAP_SHARED, h->global_fd, 0);
 		h->global = page == MAP_FAILED ? NULL : page;
 	}
 }
@@ -129,7 +130,7 @@ void publish(struct hostile *h, uint64_t head)
 bool expect_error(struct hostile *h, const struct wl_interface *iface, uint32_t code)
 {
 	bool ring_error = iface == &smt_ring_v1_interface &&
-		code == SMT_RING_V1_ERROR_BAD_COMMAND && h->status != NULL;
+			code == SMT_RING_V1_ERROR_BAD_COMMAND && h->status != NULL;
 	double end = now_ms() + HANG_MS;
 	for (;;) {
 		bool last = !ring_error || ring_dead(h);
@@ -141,7 +142,7 @@ bool expect_error(struct hostile *h, const struct wl_interface *iface, uint32_t 
 	int err = wl_display_get_error(h->display);
 	if (err != EPROTO) {
 		fprintf(stderr, "smt-hostile: no protocol error (display error %d: %s)\n", err,
-			err ? strerror(err) : "none");
+				err ? strerror(err) : "none");
 		return false;
 	}
 	const struct wl_interface *got = NULL;
@@ -170,8 +171,7 @@ bool wait_tail(struct hostile *h, uint64_t pos)
 	return false;
 }
 
-void cmd(struct hostile *h, uint16_t opcode, uint32_t size, const void *payload,
-		size_t payload_len)
+void cmd(struct hostile *h, uint16_t opcode, uint32_t size, const void *payload, size_t payload_len)
 {
 	struct smt_cmd_header hdr = { opcode, 0, size };
 	put(h, &hdr, sizeof(hdr));
@@ -199,7 +199,8 @@ void kick(struct hostile *h)
 bool ring_dead(const struct hostile *h)
 {
 	return h->status != NULL &&
-		(atomic_load_explicit(&h->status->flags, memory_order_acquire) & SMT_SERVER_DEAD);
+			(atomic_load_explicit(&h->status->flags, memory_order_acquire) &
+					SMT_SERVER_DEAD);
 }
 
 /* Sleeps until the compositor writes our eventfd or our socket has data
@@ -308,7 +309,7 @@ bool check_death(struct hostile *h, uint32_t code, int opcode)
 	uint32_t got = atomic_load(&h->status->error_code);
 	uint32_t op = atomic_load(&h->status->error_opcode);
 	printf("status page: DEAD error_code %u opcode %u offset %llu\n", got, op,
-		(unsigned long long)atomic_load(&h->status->error_offset));
+			(unsigned long long)atomic_load(&h->status->error_offset));
 	if (got != code || (opcode >= 0 && op != (uint32_t)opcode)) {
 		fprintf(stderr, "smt-hostile: expected error_code %u opcode %d\n", code, opcode);
 		return false;

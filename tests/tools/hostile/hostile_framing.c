@@ -3,15 +3,15 @@
  * ring bad heads, sizes and opcodes, a racing writer, giant in-range
  * geometry, and a kill halfway through a command.
  */
-#include "hostile.h"
+#include "tests/tools/hostile/hostile.h"
 
 #define WHITE 0xffffffffu
 
 /* The server-written page must refuse a writable mapping. */
 static bool status_page_read_only(struct hostile *h)
 {
-	void *w = mmap(NULL, SMT_STATUS_MAP_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
-		h->status_fd, 0);
+	void *w = mmap(NULL, SMT_STATUS_MAP_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, h->status_fd,
+			0);
 	if (w != MAP_FAILED) {
 		fprintf(stderr, "smt-hostile: the status page could be mapped writable\n");
 		return false;
@@ -23,8 +23,9 @@ static bool status_page_read_only(struct hostile *h)
 	}
 	printf("status pages refuse writable mappings (%s)\n", strerror(errno));
 	/* Nor can the read-only mapping be upgraded. */
-	if (h->status != NULL && mprotect((void *)h->status, SMT_STATUS_MAP_SIZE,
-			PROT_READ | PROT_WRITE) == 0) {
+	if (h->status != NULL &&
+			mprotect((void *)h->status, SMT_STATUS_MAP_SIZE, PROT_READ | PROT_WRITE) ==
+					0) {
 		fprintf(stderr, "smt-hostile: mprotect made the status page writable\n");
 		return false;
 	}
@@ -40,9 +41,9 @@ static void *racer(void *data)
 	struct hostile *h = data;
 	volatile uint32_t *words = (volatile uint32_t *)h->area;
 	for (unsigned long i = 0;; i++) {
-		words[4] = (i & 1) ? 1 : 0x7fffffffu;   /* n_rects */
-		words[6] = (i & 2) ? 0 : 0x7ffffff0u;   /* rect.x */
-		words[8] = (i & 4) ? 10 : 0xffffffffu;  /* rect.width */
+		words[4] = (i & 1) ? 1 : 0x7fffffffu;  /* n_rects */
+		words[6] = (i & 2) ? 0 : 0x7ffffff0u;  /* rect.x */
+		words[8] = (i & 4) ? 10 : 0xffffffffu; /* rect.width */
 	}
 	return NULL;
 }
@@ -58,18 +59,24 @@ int case_giant_geometry(struct hostile *h)
 	emit_create(h, 5, 64, 64, SMT_FORMAT_ARGB8888);
 	emit_create(h, 6, 64, 64, SMT_FORMAT_A8);
 	emit_target(h, 5);
-	struct { struct smt_cmd_fill_rects f; struct smt_rect r[2]; } fill = {
-		{ { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_SRC, WHITE, 2, 0 },
+	struct {
+		struct smt_cmd_fill_rects f;
+		struct smt_rect r[2];
+	} fill = { { { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_SRC, WHITE, 2, 0 },
 		{ { -M, -M, (uint32_t)M * 2, (uint32_t)M * 2 }, { 63, 63, (uint32_t)M, 1 } } };
 	emit(h, &fill, sizeof(fill));
-	struct { struct smt_cmd_segments c; struct smt_segment s[2]; } seg = {
-		{ { SMT_OP_SEGMENTS, 0, sizeof(seg) }, SMT_PAINT_SRC, WHITE, 1000, 2 },
+	struct {
+		struct smt_cmd_segments c;
+		struct smt_segment s[2];
+	} seg = { { { SMT_OP_SEGMENTS, 0, sizeof(seg) }, SMT_PAINT_SRC, WHITE, 1000, 2 },
 		{ { -M, -M, M, M }, { -M, 32, M, 32 } } };
 	emit(h, &seg, sizeof(seg));
 	seg.c.line_width = 0;
 	emit(h, &seg, sizeof(seg));
-	struct { struct smt_cmd_points c; struct smt_point p[2]; } pts = {
-		{ { SMT_OP_POINTS, 0, sizeof(pts) }, SMT_PAINT_SRC, WHITE, 2, 0 },
+	struct {
+		struct smt_cmd_points c;
+		struct smt_point p[2];
+	} pts = { { { SMT_OP_POINTS, 0, sizeof(pts) }, SMT_PAINT_SRC, WHITE, 2, 0 },
 		{ { -M, M }, { 10, 10 } } };
 	emit(h, &pts, sizeof(pts));
 	struct smt_cmd_copy_area cp = { { SMT_OP_COPY_AREA, 0, sizeof(cp) }, 5, -M, -M,
@@ -78,12 +85,17 @@ int case_giant_geometry(struct hostile *h)
 	struct smt_cmd_composite co = { { SMT_OP_COMPOSITE, 0, sizeof(co) }, SMT_PAINT_SRC, 5, 6,
 		-M, -M, M, -M, -M, M - 100, (uint32_t)M, (uint32_t)M, 0 };
 	emit(h, &co, sizeof(co));
-	struct { struct smt_cmd_set_clip c; struct smt_rect r; } clip = {
-		{ { SMT_OP_SET_CLIP, 0, sizeof(clip) }, 1, 0 }, { -M, -M, (uint32_t)M, (uint32_t)M } };
+	struct {
+		struct smt_cmd_set_clip c;
+		struct smt_rect r;
+	} clip = { { { SMT_OP_SET_CLIP, 0, sizeof(clip) }, 1, 0 },
+		{ -M, -M, (uint32_t)M, (uint32_t)M } };
 	emit(h, &clip, sizeof(clip));
 	emit(h, &fill, sizeof(fill));
-	struct { struct smt_cmd_glyphs c; struct smt_glyph g[1]; } gl = {
-		{ { SMT_OP_GLYPHS, 0, sizeof(gl) }, SMT_PAINT_SRC, WHITE, 6, 1, -M, M },
+	struct {
+		struct smt_cmd_glyphs c;
+		struct smt_glyph g[1];
+	} gl = { { { SMT_OP_GLYPHS, 0, sizeof(gl) }, SMT_PAINT_SRC, WHITE, 6, 1, -M, M },
 		{ { 0, 0, 64, 64, M, -M } } };
 	emit(h, &gl, sizeof(gl));
 	emit_fence(h, 9);
@@ -91,7 +103,7 @@ int case_giant_geometry(struct hostile *h)
 	kick(h);
 	if (!wait_tail_efd(h, h->head, HANG_MS)) {
 		fprintf(stderr, "smt-hostile: giant geometry failed (%s)\n",
-			ring_dead(h) ? "ring died" : "timeout");
+				ring_dead(h) ? "ring died" : "timeout");
 		return 1;
 	}
 	printf("giant in-range geometry clipped and executed in %.1f ms\n", now_ms() - t0);
@@ -178,14 +190,14 @@ int hostile_framing_case(struct hostile *h, const char *name)
 	if (strcmp(name, "head-beyond") == 0) {
 		publish(h, 4096 + 64);
 	} else if (strcmp(name, "head-unaligned") == 0) {
-		uint32_t payload[2] = {0};
+		uint32_t payload[2] = { 0 };
 		cmd(h, SMT_OP_NOOP, 16, payload, sizeof(payload));
 		publish(h, 12);
 	} else if (strcmp(name, "size-zero") == 0) {
 		cmd(h, SMT_OP_NOOP, 0, NULL, 0);
 		publish(h, 8);
 	} else if (strcmp(name, "size-odd") == 0) {
-		uint32_t payload[2] = {0};
+		uint32_t payload[2] = { 0 };
 		cmd(h, SMT_OP_NOOP, 12, payload, sizeof(payload));
 		publish(h, 16);
 	} else if (strcmp(name, "size-past-end") == 0) {
@@ -198,7 +210,7 @@ int hostile_framing_case(struct hostile *h, const char *name)
 			fputs("smt-hostile: the compositor did not consume the NOOP\n", stderr);
 			return 1;
 		}
-		uint32_t payload[6] = {0};
+		uint32_t payload[6] = { 0 };
 		cmd(h, SMT_OP_NOOP, 32, payload, sizeof(payload));
 		publish(h, h->head);
 	} else if (strcmp(name, "bad-opcode") == 0) {
@@ -210,15 +222,19 @@ int hostile_framing_case(struct hostile *h, const char *name)
 		publish(h, h->head);
 	} else if (strcmp(name, "rect-overflow") == 0) {
 		target_own_pixmap(h);
-		struct { uint32_t op, colour, n, reserved; struct smt_rect r; } fill = {
-			SMT_PAINT_SRC, 0xffffffffu, 1, 0, { INT32_MAX - 1, 0, UINT32_MAX, 10 } };
+		struct {
+			uint32_t op, colour, n, reserved;
+			struct smt_rect r;
+		} fill = { SMT_PAINT_SRC, 0xffffffffu, 1, 0, { INT32_MAX - 1, 0, UINT32_MAX, 10 } };
 		cmd(h, SMT_OP_FILL_RECTS, 8 + sizeof(fill), &fill, sizeof(fill));
 		publish(h, h->head);
 	} else if (strcmp(name, "count-overflow") == 0) {
 		target_own_pixmap(h);
 		/* n_rects claims 2^28 rectangles in a 40-byte command. */
-		struct { uint32_t op, colour, n, reserved; struct smt_rect r; } fill = {
-			SMT_PAINT_SRC, 0xffffffffu, 1u << 28, 0, { 0, 0, 10, 10 } };
+		struct {
+			uint32_t op, colour, n, reserved;
+			struct smt_rect r;
+		} fill = { SMT_PAINT_SRC, 0xffffffffu, 1u << 28, 0, { 0, 0, 10, 10 } };
 		cmd(h, SMT_OP_FILL_RECTS, 8 + sizeof(fill), &fill, sizeof(fill));
 		publish(h, h->head);
 	} else if (strcmp(name, "pool-offset-overflow") == 0) {
@@ -226,17 +242,17 @@ int hostile_framing_case(struct hostile *h, const char *name)
 		int pfd = make_memfd(65536, F_SEAL_SHRINK);
 		smt_ring_v1_create_pool(h->ring, 3, pfd, 65536);
 		wl_display_roundtrip(h->display); /* the pool exists before commands use it */
-		struct smt_cmd_put_image_pool image = {
-			{ SMT_OP_PUT_IMAGE_POOL, 0, sizeof(image) }, 3, SMT_FORMAT_ARGB8888,
-			UINT64_MAX & ~(uint64_t)63, 64 * 4, 64, 64, 0, 0, 0 };
+		struct smt_cmd_put_image_pool image = { { SMT_OP_PUT_IMAGE_POOL, 0, sizeof(image) },
+			3, SMT_FORMAT_ARGB8888, UINT64_MAX & ~(uint64_t)63, 64 * 4, 64, 64, 0, 0,
+			0 };
 		put(h, &image, sizeof(image));
 		publish(h, h->head);
 	} else if (strcmp(name, "bad-stride") == 0) {
 		target_own_pixmap(h);
-		struct smt_cmd_put_image img = {
-			{ SMT_OP_PUT_IMAGE, 0, sizeof(img) + 8 * 4 }, 0, 0, 8, 4, SMT_FORMAT_ARGB8888, 4 };
+		struct smt_cmd_put_image img = { { SMT_OP_PUT_IMAGE, 0, sizeof(img) + 8 * 4 }, 0, 0,
+			8, 4, SMT_FORMAT_ARGB8888, 4 };
 		put(h, &img, sizeof(img));
-		uint8_t pixels[32] = {0};
+		uint8_t pixels[32] = { 0 };
 		put(h, pixels, sizeof(pixels));
 		publish(h, h->head);
 	} else if (strcmp(name, "pixmap-flood") == 0) {
@@ -259,8 +275,10 @@ int hostile_framing_case(struct hostile *h, const char *name)
 		}
 		/* Every later round: the same FILL_RECTS at offset 0 and a PAD at
 		 * 40, republished while the racer rewrites the fill. */
-		struct { uint32_t op, colour, n, reserved; struct smt_rect r; } fill = {
-			SMT_PAINT_SRC, 0xffffffffu, 1, 0, { 0, 0, 10, 10 } };
+		struct {
+			uint32_t op, colour, n, reserved;
+			struct smt_rect r;
+		} fill = { SMT_PAINT_SRC, 0xffffffffu, 1, 0, { 0, 0, 10, 10 } };
 		cmd(h, SMT_OP_FILL_RECTS, 8 + sizeof(fill), &fill, sizeof(fill));
 		cmd(h, SMT_OP_PAD, 4096 - 40, NULL, 0);
 		pthread_t thread;

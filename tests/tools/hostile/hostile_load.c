@@ -3,7 +3,7 @@
  * that never reads, a ring kept full, latency probes through the ring and
  * the socket, fds held.
  */
-#include "hostile.h"
+#include "tests/tools/hostile/hostile.h"
 
 /* wl_display.sync as fast as possible, never reading: the compositor
  * queues the events; it must not block on us (it may disconnect us). */
@@ -25,7 +25,8 @@ int case_no_read(struct hostile *h, double seconds)
 			}
 			if (flushed < 0 && errno != EAGAIN) {
 				disconnected = true;
-				printf("disconnected after %lu syncs (%s)\n", sent, strerror(errno));
+				printf("disconnected after %lu syncs (%s)\n", sent,
+						strerror(errno));
 				fflush(stdout);
 				continue;
 			}
@@ -37,7 +38,8 @@ int case_no_read(struct hostile *h, double seconds)
 			usleep(10000);
 		}
 	}
-	printf("NO_READ sent %lu syncs, %s\n", sent, disconnected ? "disconnected" : "still connected");
+	printf("NO_READ sent %lu syncs, %s\n", sent,
+			disconnected ? "disconnected" : "still connected");
 	return 0;
 }
 
@@ -55,7 +57,7 @@ int case_keymap_no_read(struct hostile *h, int n)
 	}
 	int fd = wl_display_get_fd(h->display);
 	for (int i = 1; i <= n; i++) {
-		wl_seat_get_keyboard(h->seat);   /* never released: we never read */
+		wl_seat_get_keyboard(h->seat); /* never released: we never read */
 		if (wl_display_flush(h->display) < 0 && errno != EAGAIN) {
 			printf("DISCONNECTED after %d (%s)\n", i, strerror(errno));
 			return 0;
@@ -73,30 +75,28 @@ int case_keymap_no_read(struct hostile *h, int n)
 
 static int keymaps_seen;
 
-static void kb_keymap(void *data, struct wl_keyboard *k, uint32_t format, int32_t fd,
-		uint32_t size)
+static void kb_keymap(void *data, struct wl_keyboard *k, uint32_t format, int32_t fd, uint32_t size)
 {
 	keymaps_seen++;
 	close(fd);
 }
 
-static void kb_enter(void *data, struct wl_keyboard *k, uint32_t serial,
-		struct wl_surface *surface, struct wl_array *keys)
+static void kb_enter(void *data, struct wl_keyboard *k, uint32_t serial, struct wl_surface *surface,
+		struct wl_array *keys)
 {
 }
 
-static void kb_leave(void *data, struct wl_keyboard *k, uint32_t serial,
-		struct wl_surface *surface)
+static void kb_leave(void *data, struct wl_keyboard *k, uint32_t serial, struct wl_surface *surface)
 {
 }
 
-static void kb_key(void *data, struct wl_keyboard *k, uint32_t serial, uint32_t time,
-		uint32_t key, uint32_t state)
+static void kb_key(void *data, struct wl_keyboard *k, uint32_t serial, uint32_t time, uint32_t key,
+		uint32_t state)
 {
 }
 
-static void kb_modifiers(void *data, struct wl_keyboard *k, uint32_t serial,
-		uint32_t depressed, uint32_t latched, uint32_t locked, uint32_t group)
+static void kb_modifiers(void *data, struct wl_keyboard *k, uint32_t serial, uint32_t depressed,
+		uint32_t latched, uint32_t locked, uint32_t group)
 {
 }
 
@@ -105,7 +105,12 @@ static void kb_repeat(void *data, struct wl_keyboard *k, int32_t rate, int32_t d
 }
 
 static const struct wl_keyboard_listener keymap_counter = {
-	kb_keymap, kb_enter, kb_leave, kb_key, kb_modifiers, kb_repeat,
+	kb_keymap,
+	kb_enter,
+	kb_leave,
+	kb_key,
+	kb_modifiers,
+	kb_repeat,
 };
 
 /* keymap-read N: the same N wl_keyboards, reading everything after each
@@ -119,7 +124,8 @@ int case_keymap_read(struct hostile *h, int n)
 	}
 	for (int i = 1; i <= n + 1; i++) {
 		if (i <= n) {
-			wl_keyboard_add_listener(wl_seat_get_keyboard(h->seat), &keymap_counter, NULL);
+			wl_keyboard_add_listener(
+					wl_seat_get_keyboard(h->seat), &keymap_counter, NULL);
 		}
 		if (wl_display_roundtrip(h->display) < 0) {
 			printf("DISCONNECTED after %d\n", i);
@@ -143,8 +149,10 @@ int case_ring_full(struct hostile *h, double seconds, uint32_t side)
 	create_good_ring(h, 1u << 20);
 	emit_create(h, 1, side, side, SMT_FORMAT_ARGB8888);
 	emit_target(h, 1);
-	struct { struct smt_cmd_fill_rects f; struct smt_rect r; } fill = {
-		{ { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_OVER, 0x80402010u, 1, 0 },
+	struct {
+		struct smt_cmd_fill_rects f;
+		struct smt_rect r;
+	} fill = { { { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_OVER, 0x80402010u, 1, 0 },
 		{ 0, 0, side, side } };
 	double end = now_ms() + seconds * 1000;
 	unsigned long written = 0, full = 0;
@@ -175,8 +183,8 @@ int case_ring_full(struct hostile *h, double seconds, uint32_t side)
 		}
 	}
 	printf("RING_FULL wrote %lu fills, executed %llu commands, ring full %lu times, %s\n",
-		written, (unsigned long long)atomic_load(&h->status->commands_executed), full,
-		ring_dead(h) ? "DEAD" : "alive");
+			written, (unsigned long long)atomic_load(&h->status->commands_executed),
+			full, ring_dead(h) ? "DEAD" : "alive");
 	return ring_dead(h) ? 1 : 0;
 }
 
@@ -201,7 +209,8 @@ int case_echo_probe(struct hostile *h, double seconds, int interval_ms, bool ver
 		kick(h);
 		if (!wait_tail_efd(h, h->head, HANG_MS)) {
 			fprintf(stderr, "smt-hostile: echo %llu lost (ring %s)\n",
-				(unsigned long long)serial, ring_dead(h) ? "dead" : "stuck");
+					(unsigned long long)serial,
+					ring_dead(h) ? "dead" : "stuck");
 			return 1;
 		}
 		lat[n++] = now_ms() - t0;
@@ -219,7 +228,8 @@ int case_echo_probe(struct hostile *h, double seconds, int interval_ms, bool ver
 		return 1;
 	}
 	printf("ECHO n=%zu p50=%.3f p99=%.3f max=%.3f ms\n", n, lat[n / 2],
-		lat[(size_t)((double)n * 0.99) < n ? (size_t)((double)n * 0.99) : n - 1], lat[n - 1]);
+			lat[(size_t)((double)n * 0.99) < n ? (size_t)((double)n * 0.99) : n - 1],
+			lat[n - 1]);
 	free(lat);
 	return 0;
 }
@@ -242,7 +252,8 @@ int case_sync_probe(struct hostile *h, double seconds)
 	}
 	qsort(lat, n, sizeof(*lat), cmp_double);
 	printf("SYNC n=%zu p50=%.3f p99=%.3f max=%.3f ms\n", n, lat[n / 2],
-		lat[(size_t)((double)n * 0.99) < n ? (size_t)((double)n * 0.99) : n - 1], lat[n - 1]);
+			lat[(size_t)((double)n * 0.99) < n ? (size_t)((double)n * 0.99) : n - 1],
+			lat[n - 1]);
 	free(lat);
 	return 0;
 }

@@ -4,7 +4,7 @@
  * published by its last byte; a huge PRESENT copies in bands over the
  * ring's slices, so other clients are answered during the copy.
  */
-#include "hostile.h"
+#include "tests/tools/hostile/hostile.h"
 
 /* ---- a command split around a request (socket path) ------------------ */
 
@@ -12,8 +12,7 @@ static void split_fence(void *data, struct smt_ring_v1 *ring, uint32_t hi, uint3
 {
 	*(uint64_t *)data = (uint64_t)hi << 32 | lo;
 }
-static void split_status(void *data, struct smt_ring_v1 *ring, int32_t status_fd,
-		int32_t global_fd)
+static void split_status(void *data, struct smt_ring_v1 *ring, int32_t status_fd, int32_t global_fd)
 {
 	close(status_fd);
 	close(global_fd);
@@ -79,19 +78,20 @@ int case_split_around_request(struct hostile *h)
 	double end = now_ms() + HANG_MS;
 	while (fence != 1) {
 		if (wl_display_roundtrip(h->display) < 0 || now_ms() > end) {
-			fprintf(stderr, "smt-hostile: the command split around create_pool "
-				"failed or never ran\n");
+			fprintf(stderr,
+					"smt-hostile: the command split around create_pool "
+					"failed or never ran\n");
 			return 1;
 		}
 	}
-	printf("split around create_pool: ran after it (fence %llu)\n",
-		(unsigned long long)fence);
+	printf("split around create_pool: ran after it (fence %llu)\n", (unsigned long long)fence);
 	fence = 0;
 	split_put(h, &fence, true, split_destroy_pool);
 	while (wl_display_roundtrip(h->display) >= 0 && now_ms() < end) {
 		if (fence == 1) {
-			fprintf(stderr, "smt-hostile: the command split around destroy ran "
-				"before it\n");
+			fprintf(stderr,
+					"smt-hostile: the command split around destroy ran "
+					"before it\n");
 			return 1;
 		}
 	}
@@ -153,8 +153,8 @@ static struct smt_canvas_v1 *create_present_canvas(struct hostile *h, struct pre
 {
 	create_good_ring(h, 1u << 20);
 	struct wl_surface *surface = wl_compositor_create_surface(h->compositor);
-	struct smt_canvas_v1 *canvas = smt_ring_v1_get_canvas(h->ring, 1, surface,
-		PRESENT_SIDE, PRESENT_SIDE);
+	struct smt_canvas_v1 *canvas = smt_ring_v1_get_canvas(
+			h->ring, 1, surface, PRESENT_SIDE, PRESENT_SIDE);
 	smt_canvas_v1_add_listener(canvas, &canvas_listener, p);
 	return wl_display_roundtrip(h->display) < 0 ? NULL : canvas;
 }
@@ -217,7 +217,7 @@ int case_present_split(struct hostile *h)
 		bool split = p.synced_at < p.presented_at;
 		between += split;
 		printf("PRESENT %u: round trips answered %s it was reported\n", serial,
-			split ? "before" : "after");
+				split ? "before" : "after");
 	}
 	if (between == 0) {
 		fprintf(stderr, "smt-hostile: no round trip answered during a PRESENT's copy\n");
@@ -273,4 +273,3 @@ int case_present_attack(struct hostile *h, double seconds)
 	}
 	return ring_dead(h) ? 1 : 0;
 }
-

@@ -3,7 +3,7 @@
  * refused with a LIMIT error naming the limit, or, for the drain, must not
  * make the compositor run hours of queued work.
  */
-#include "hostile.h"
+#include "tests/tools/hostile/hostile.h"
 
 /* Rings until the compositor refuses one: the client's ring limit (or
  * its fd limit, whichever is lower) names itself in the error. */
@@ -12,12 +12,14 @@ int case_ring_flood(struct hostile *h)
 	for (int i = 0; i < 100000; i++) {
 		int fd = make_memfd(SMT_RING_HEADER_SIZE + 4096, F_SEAL_SHRINK | F_SEAL_GROW);
 		struct smt_ring_v1 *r = smt_ring_manager_v1_create_ring(h->manager, fd, 4096,
-			eventfd(0, EFD_CLOEXEC), eventfd(0, EFD_CLOEXEC));
+				eventfd(0, EFD_CLOEXEC), eventfd(0, EFD_CLOEXEC));
 		(void)r;
 		if (wl_display_roundtrip(h->display) < 0) {
 			printf("rings accepted: %d\n", i);
 			return expect_error(h, &smt_ring_manager_v1_interface,
-				SMT_RING_MANAGER_V1_ERROR_LIMIT) ? 0 : 1;
+					       SMT_RING_MANAGER_V1_ERROR_LIMIT) ?
+					0 :
+					1;
 		}
 	}
 	fprintf(stderr, "smt-hostile: 100000 rings accepted\n");
@@ -35,7 +37,9 @@ int case_pool_flood(struct hostile *h)
 		close(fd);
 		if (wl_display_roundtrip(h->display) < 0) {
 			printf("pools accepted: %u\n", id - 1);
-			return expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_LIMIT) ? 0 : 1;
+			return expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_LIMIT) ?
+					0 :
+					1;
 		}
 	}
 	fprintf(stderr, "smt-hostile: 1023 pools accepted\n");
@@ -73,7 +77,8 @@ int case_memory_rings(struct hostile *h)
 		kick(h);
 		if (!wait_tail_efd(h, h->head, HANG_MS)) {
 			printf("rings with a 64 MiB pixmap: %d\n", i);
-			if (!expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_BAD_COMMAND)) {
+			if (!expect_error(h, &smt_ring_v1_interface,
+					    SMT_RING_V1_ERROR_BAD_COMMAND)) {
 				return 1;
 			}
 			return check_death(h, SMT_ERROR_LIMIT, SMT_OP_CREATE_PIXMAP) ? 0 : 1;
@@ -89,8 +94,10 @@ int case_memory_rings(struct hostile *h)
 int case_hold_memory(struct hostile *h, int n)
 {
 	create_good_ring(h, 4096);
-	struct { struct smt_cmd_fill_rects f; struct smt_rect r; } fill = {
-		{ { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_SRC, 0xff402010u, 1, 0 },
+	struct {
+		struct smt_cmd_fill_rects f;
+		struct smt_rect r;
+	} fill = { { { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_SRC, 0xff402010u, 1, 0 },
 		{ 0, 0, 4096, 4096 } };
 	for (int i = 1; i <= n; i++) {
 		emit_create(h, (uint32_t)i, 4096, 4096, SMT_FORMAT_ARGB8888);
@@ -113,8 +120,11 @@ int case_hold_memory(struct hostile *h, int n)
  * (hours of work), then every request that needs the ring's earlier work:
  * pool create, resize and destroy, canvas create, resize and destroy.
  * Returns the head published before the requests. */
-static const struct { struct smt_cmd_fill_rects f; struct smt_rect r; } drain_fill = {
-	{ { SMT_OP_FILL_RECTS, 0, sizeof(drain_fill) }, SMT_PAINT_OVER, 0x80402010u, 1, 0 },
+static const struct {
+	struct smt_cmd_fill_rects f;
+	struct smt_rect r;
+} drain_fill = { { { SMT_OP_FILL_RECTS, 0, sizeof(drain_fill) }, SMT_PAINT_OVER, 0x80402010u, 1,
+				 0 },
 	{ 0, 0, 4096, 4096 } };
 
 static uint64_t start_drain(struct hostile *h)
@@ -151,7 +161,8 @@ int case_drain_stall(struct hostile *h)
 		return 1;
 	}
 	printf("attacker: its requests answered with %llu of %llu bytes executed\n",
-		(unsigned long long)atomic_load(&h->status->tail), (unsigned long long)queued);
+			(unsigned long long)atomic_load(&h->status->tail),
+			(unsigned long long)queued);
 
 	struct hostile v = { .status_fd = -1, .global_fd = -1, .server_efd = -1, .client_efd = -1 };
 	if (!hostile_connect(&v)) {
@@ -168,10 +179,10 @@ int case_drain_stall(struct hostile *h)
 	}
 	uint64_t done = atomic_load(&h->status->tail);
 	printf("victim: round trip and FENCE done with %llu of %llu attacker bytes executed\n",
-		(unsigned long long)done, (unsigned long long)queued);
+			(unsigned long long)done, (unsigned long long)queued);
 	if (done >= queued || ring_dead(h)) {
 		fprintf(stderr, "smt-hostile: the attacker's queue was drained (%s)\n",
-			ring_dead(h) ? "ring dead" : "all executed");
+				ring_dead(h) ? "ring dead" : "all executed");
 		return 1;
 	}
 	printf("DRAIN_STALL refused\n");

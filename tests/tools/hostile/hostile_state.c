@@ -2,7 +2,7 @@
  * Cases about what a client names: a scribbled header page, other
  * clients' drawables, pools out of range, many pixmaps.
  */
-#include "hostile.h"
+#include "tests/tools/hostile/hostile.h"
 
 /* The client scribbles over its whole header page (all but head) — where
  * a naive server might keep its tail, sizes or flags — between batches:
@@ -27,8 +27,8 @@ int case_header_scribble(struct hostile *h)
 		kick(h);
 		if (!wait_tail_efd(h, h->head, HANG_MS)) {
 			fprintf(stderr, "smt-hostile: tail stuck at %llu (head %llu)\n",
-				(unsigned long long)atomic_load(&h->status->tail),
-				(unsigned long long)h->head);
+					(unsigned long long)atomic_load(&h->status->tail),
+					(unsigned long long)h->head);
 			return 1;
 		}
 		words[1] = serial * 4096 + 8; /* a "tail" where the header's spare words are */
@@ -36,7 +36,8 @@ int case_header_scribble(struct hostile *h)
 	uint64_t tail = atomic_load(&h->status->tail);
 	uint64_t fence = atomic_load(&h->status->completed_fence);
 	printf("after scribbling: tail %llu head %llu completed_fence %llu\n",
-		(unsigned long long)tail, (unsigned long long)h->head, (unsigned long long)fence);
+			(unsigned long long)tail, (unsigned long long)h->head,
+			(unsigned long long)fence);
 	return tail == h->head && fence == 199 && !ring_dead(h) ? 0 : 1;
 }
 
@@ -53,8 +54,11 @@ int case_foreign(struct hostile *h, const char *name, uint32_t id)
 		 * created and drawn into, but it is not a canvas. */
 		emit_create(h, id, 64, 64, SMT_FORMAT_ARGB8888);
 		emit_target(h, id);
-		struct { struct smt_cmd_fill_rects f; struct smt_rect r; } fill = {
-			{ { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_SRC, 0xffff0000u, 1, 0 },
+		struct {
+			struct smt_cmd_fill_rects f;
+			struct smt_rect r;
+		} fill = { { { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_SRC, 0xffff0000u, 1,
+					   0 },
 			{ 0, 0, 64, 64 } };
 		emit(h, &fill, sizeof(fill));
 		emit_fence(h, 1);
@@ -90,8 +94,10 @@ static void emit_put_pool(struct hostile *h, uint32_t pool, uint64_t offset)
  * the pool's own from its creation, so it always waits its turn. */
 static int pool_resize_destroy_pending(struct hostile *h, int pfd)
 {
-	static const struct { struct smt_cmd_fill_rects f; struct smt_rect r; } fill = {
-		{ { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_OVER, 0x80402010u, 1, 0 },
+	static const struct {
+		struct smt_cmd_fill_rects f;
+		struct smt_rect r;
+	} fill = { { { SMT_OP_FILL_RECTS, 0, sizeof(fill) }, SMT_PAINT_OVER, 0x80402010u, 1, 0 },
 		{ 0, 0, 2048, 2048 } };
 	emit_create(h, 6, 2048, 2048, SMT_FORMAT_ARGB8888);
 	emit_target(h, 6);
@@ -106,7 +112,7 @@ static int pool_resize_destroy_pending(struct hostile *h, int pfd)
 		return 1;
 	}
 	smt_pool_v1_resize(h->pool, 131072);
-	wl_display_roundtrip(h->display);   /* the resize is where it is in the stream */
+	wl_display_roundtrip(h->display); /* the resize is where it is in the stream */
 	emit_put_pool(h, 3, 131072 - 64 * 256);
 	emit_fence(h, 8);
 	uint64_t pending = h->head;
@@ -114,9 +120,11 @@ static int pool_resize_destroy_pending(struct hostile *h, int pfd)
 	smt_pool_v1_destroy(h->pool);
 	wl_display_roundtrip(h->display);
 	if (!wait_tail_efd(h, pending, HANG_MS) || ring_dead(h)) {
-		fprintf(stderr, "smt-hostile: commands before the destroy did not all run "
-			"(tail %llu of %llu)\n", (unsigned long long)atomic_load(&h->status->tail),
-			(unsigned long long)pending);
+		fprintf(stderr,
+				"smt-hostile: commands before the destroy did not all run "
+				"(tail %llu of %llu)\n",
+				(unsigned long long)atomic_load(&h->status->tail),
+				(unsigned long long)pending);
 		return 1;
 	}
 	printf("a draw from the grown part ran before the pool went away\n");
@@ -182,9 +190,11 @@ int case_pool(struct hostile *h, const char *name)
 	smt_pool_v1_destroy(h->pool);
 	wl_display_roundtrip(h->display);
 	if (!wait_tail_efd(h, pending, HANG_MS) || ring_dead(h)) {
-		fprintf(stderr, "smt-hostile: commands published before destroy did not all run "
-			"(tail %llu of %llu)\n", (unsigned long long)atomic_load(&h->status->tail),
-			(unsigned long long)pending);
+		fprintf(stderr,
+				"smt-hostile: commands published before destroy did not all run "
+				"(tail %llu of %llu)\n",
+				(unsigned long long)atomic_load(&h->status->tail),
+				(unsigned long long)pending);
 		return 1;
 	}
 	printf("100 pending PUT_IMAGE_POOL ran before the pool went away\n");

@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "hostile.h"
+#include "tests/tools/hostile/hostile.h"
 
 static void make_blocking(int fd)
 {
@@ -131,8 +131,10 @@ int case_wake_steal(struct hostile *h, double seconds)
 		}
 		rounds++;
 		if (!other_connection_answers()) {
-			fprintf(stderr, "WAKE_STEAL: the compositor stopped answering after "
-				"%lu wake-ups\n", rounds);
+			fprintf(stderr,
+					"WAKE_STEAL: the compositor stopped answering after "
+					"%lu wake-ups\n",
+					rounds);
 			return 1;
 		}
 	}

@@ -45,7 +45,7 @@
  * otherwise; 2 for usage errors. It prints what it saw. The protocol error
  * message itself is printed by libwayland on stderr ("... error N: ...").
  */
-#include "hostile.h"
+#include "tests/tools/hostile/hostile.h"
 
 /* A hostile client never tears anything down (and dies by SIGKILL or a
  * protocol error on purpose): in sanitizer builds, no leak report for it. */
@@ -55,8 +55,7 @@ int __lsan_is_turned_off(void)
 	return 1;
 }
 
-static int run_accounting_case(struct hostile *h, const char *name, const char *arg,
-	bool *handled);
+static int run_accounting_case(struct hostile *h, const char *name, const char *arg, bool *handled);
 
 static int run_new_case(struct hostile *h, const char *name, const char *arg, bool *handled)
 {
@@ -145,8 +144,7 @@ static int run_new_case(struct hostile *h, const char *name, const char *arg, bo
 	return run_accounting_case(h, name, arg, handled);
 }
 
-static int run_accounting_case(struct hostile *h, const char *name, const char *arg,
-		bool *handled)
+static int run_accounting_case(struct hostile *h, const char *name, const char *arg, bool *handled)
 {
 	*handled = true;
 	if (strcmp(name, "hold-pixmaps") == 0) {
