@@ -9,6 +9,7 @@
  * `input ...` gestures and pen strokes from headless devices (test_input.h).
  */
 #define _GNU_SOURCE
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -288,6 +289,10 @@ static void write_server(struct smtwc_server *server, struct json_writer *w)
 	json_uint(w, "reclaim_bytes", t.reclaim_bytes);
 	json_uint(w, "reclaim_pieces", t.reclaim_pieces);
 	json_uint(w, "reclaim_done", t.reclaim_done);
+	/* What the heap holds allocated (not what the kernel keeps resident,
+	 * which glibc trims now and then): a leak test's exact measure. */
+	struct mallinfo2 heap = mallinfo2();
+	json_uint(w, "heap_in_use", heap.uordblks + heap.hblkhd);
 	for (int r = 0; r < SMT_RES_COUNT; r++) {
 		if (r == SMT_RES_FDS || r == SMT_RES_MEMORY) {
 			continue; /* above */

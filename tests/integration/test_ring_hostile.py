@@ -225,13 +225,14 @@ def test(h):
             s.server_stats()), what="usage back to 0 after every ring client left")
         now = harness.process_resources(pid)
         check(now == base, f"fds/mappings {now} did not return to the baseline {base}")
-        # RSS: glibc keeps freed heap (10000 64x64 pixmaps of pixmaps-10k
-        # leave ~60 MiB resident until the heap top is trimmed), so the test
-        # is for a trend: running the memory-heavy cases again must not grow
-        # RSS, and it stays bounded.
+        # Leaks: the heap's bytes in use (smtctl's heap_in_use, glibc's
+        # mallinfo2), not RSS, which glibc trims only now and then (seen:
+        # samples of 22, 29, 67, 64 MiB over identical runs). Running the
+        # memory-heavy cases again must not grow what stays allocated; a
+        # leak in them (tens of MiB per run) would grow it run after run.
         heavy = ("pixmaps-10k", "pixmap-flood", "pool-destroy-pending", "race",
                  "pixmaps-10k", "kill-mid-command")
-        rss_runs = [rss_kb(pid)]
+        heap_runs, rss_runs = [s.server_stats()["heap_in_use"]], [rss_kb(pid)]
         for _ in range(3):
             for case in heavy:
                 s.run([hostile_tool(h), case], timeout=60, check_rc=False)
@@ -239,31 +240,24 @@ def test(h):
             s.wait_until(lambda: (lambda st: st["total_memory"] == st["total_surface_bytes"] and
                                   st["reclaim_items"] == 0)(s.server_stats()),
                          what="the heavy cases' pixmaps to be freed")
+            heap_runs.append(s.server_stats()["heap_in_use"])
             rss_runs.append(rss_kb(pid))
         log(f"RSS {rss0} KiB at the baseline, then after all cases and three runs of the "
-            f"heavy ones: {rss_runs} KiB")
-        rss2 = rss_runs[-1]
+            f"heavy ones: {rss_runs} KiB; heap in use {[x >> 10 for x in heap_runs]} KiB")
         with open(f"/proc/{pid}/maps") as f:
             asan = "libasan" in f.read()
         if asan:
-            # ASan's quarantine holds freed memory (256 MiB by default):
-            # RSS says nothing there; LeakSanitizer checks leaks at exit.
-            log("ASan build: RSS checks skipped (LeakSanitizer checks at exit)")
-            rss_runs, rss2, rss0 = [0] * 4, 0, 0
-        # glibc gives freed heap back to the kernel only now and then, so a
-        # single sample swings by tens of MiB (seen: 53, 20, 71, 31 and
-        # 65, 19, 80, 80 MiB; with malloc_trim after a big client 15, 13,
-        # 99, 14) within the footprint of one run; a leak in these cases
-        # (tens of MiB per run) pushes every sample up run after run, so
-        # the lower of the last two runs must stay within 32 MiB of the
-        # peak of the first two.
-        check(min(rss_runs[2:]) <= max(rss_runs[:2]) + 32 * 1024,
-              f"RSS keeps growing over identical runs: {rss_runs} KiB")
-        # The bound, on the lower of the last two samples for the same
-        # reason: since teardown trims the heap only per 8 MiB freed
-        # (heap_reclaim.c), one sample can hold much of a run's freed heap
-        # (seen: last samples of 96 and 138 MiB against a 24 MiB baseline,
-        # 49 MiB in the sample before the 96); a leak raises both.
+            # ASan's allocator is not glibc's and its quarantine holds freed
+            # memory: LeakSanitizer checks leaks at exit instead.
+            log("ASan build: heap and RSS checks skipped (LeakSanitizer checks at exit)")
+            heap_runs, rss_runs, rss0 = [0] * 4, [0] * 4, 0
+        check(min(heap_runs[2:]) <= max(heap_runs[:2]) + 8 * 1024 * 1024,
+              f"the heap in use keeps growing over identical runs: {heap_runs} bytes")
+        # A bound on what stays resident, on the lower of the last two
+        # samples: teardown trims the heap only per 8 MiB freed
+        # (heap_reclaim.c), so one sample can hold much of a run's freed
+        # heap (seen: 96 and 138 MiB against a 24 MiB baseline); a leak
+        # raises both.
         rss2 = min(rss_runs[2:])
         check(rss2 < rss0 + 96 * 1024, f"RSS {rss_runs[2:]} KiB vs baseline {rss0} KiB")
         now = harness.process_resources(pid)
