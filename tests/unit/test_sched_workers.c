@@ -108,7 +108,7 @@ static void test_turn_resumes(void)
 	smt_sched_charge(s, c[0], now + MS(2), now + MS(3), true, 1);
 	smt_sched_charge(s, c[1], now + MS(1), now + MS(6), true, 1);
 	/* c0 again (2 ms left), then c2's new turn while c0 runs: c0 keeps
-	 * the rest of its turn, a turn not running would have lost it. */
+	 * the rest of its turn. */
 	CHECK(smt_sched_pick(s, now + MS(6), &d));
 	CHECK(d.client == c[0]);
 	CHECK_INT(d.deadline_ns - (now + MS(6)), MS(2));
@@ -121,6 +121,40 @@ static void test_turn_resumes(void)
 	CHECK_INT(d.deadline_ns - (now + MS(7)), MS(1));
 	smt_sched_charge(s, d.client, now + MS(7), now + MS(8), true, 1);
 	smt_sched_charge(s, c[2], now + MS(6), now + MS(8), true, 1);
+	remove_all(s, c, 3);
+}
+
+/* One worker: a flooder preempted by a boosted client gets the rest of its
+ * turn after it, before the next flooder's turn. */
+static void test_preempted_turn_kept(void)
+{
+	current_test = "a turn preempted by a more favoured client goes on afterwards";
+	struct smt_sched *s = new_sched(false, 1);
+	struct smt_sched_client *c[3];
+	uint64_t now = T0;
+	add_ready(s, c, 2, now);
+	c[2] = smt_sched_client_add(s, (void *)2, now);
+	struct smt_sched_decision d;
+	CHECK(smt_sched_pick(s, now, &d));
+	CHECK(d.client == c[0]);
+	smt_sched_input(s, c[2], now + MS(2));
+	smt_sched_set_ready(s, c[2], true, now + MS(2));
+	CHECK(smt_sched_should_yield(s, c[0], now + MS(2)));
+	smt_sched_charge(s, c[0], now, now + MS(2), true, 1);
+	CHECK(smt_sched_pick(s, now + MS(2), &d));
+	CHECK(d.client == c[2]);
+	smt_sched_charge(s, c[2], now + MS(2), now + MS(2.1), false, 1);
+	CHECK(smt_sched_pick(s, now + MS(2.1), &d));
+	CHECK(d.client == c[0]); /* not c1, which has not had a turn yet */
+	CHECK_INT(d.deadline_ns - (now + MS(2.1)), MS(3));
+	smt_sched_charge(s, c[0], now + MS(2.1), d.deadline_ns, true, 1);
+	CHECK(smt_sched_pick(s, d.deadline_ns, &d));
+	CHECK(d.client == c[1]);
+	CHECK_INT(d.deadline_ns - (now + MS(5.1)), MS(5));
+	smt_sched_charge(s, c[1], now + MS(5.1), d.deadline_ns, true, 1);
+	struct smt_sched_stats st;
+	smt_sched_client_stats(s, c[0], now, &st);
+	CHECK_INT(st.slices, 1); /* one turn, in two runs */
 	remove_all(s, c, 3);
 }
 
@@ -476,6 +510,7 @@ int main(void)
 {
 	test_no_double_run();
 	test_turn_resumes();
+	test_preempted_turn_kept();
 	test_highest_gets_next_worker();
 	test_boost_preempts_least_favoured();
 	test_lone_generalised();
