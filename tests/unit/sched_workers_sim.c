@@ -62,7 +62,19 @@ struct wsim_client *wsim_add_bursty(struct wsim *sim, uint64_t cmd_ns, uint64_t 
 	c->first_ns = first_ns;
 	c->next_arrival = first_ns;
 	c->input = input;
+	c->rng = 0x9e3779b97f4a7c15u + (uint64_t)sim->n_clients;
 	return c;
+}
+
+/* xorshift64: the same sequence on every machine. */
+static uint64_t next_random(uint64_t *state)
+{
+	uint64_t x = *state;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*state = x;
+	return x;
 }
 
 static bool has_work(const struct wsim_client *c)
@@ -184,6 +196,9 @@ static void arrivals(struct wsim *sim)
 			c->pending += c->burst_commands;
 			smt_sched_set_ready(sim->sched, c->sc, true, sim->now);
 			c->next_arrival += c->period_ns;
+			if (c->jitter_ns != 0) {
+				c->next_arrival += next_random(&c->rng) % (c->jitter_ns + 1);
+			}
 		}
 	}
 }

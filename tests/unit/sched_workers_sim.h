@@ -30,6 +30,10 @@ struct wsim_client {
 	uint64_t period_ns, first_ns;
 	uint64_t burst_commands;
 	bool input;
+	/* Each period is period_ns plus 0..jitter_ns, drawn from a fixed-seed
+	 * generator (deterministic), so wake-ups do not lock to the pieces. */
+	uint64_t jitter_ns;
+	uint64_t rng;
 
 	uint64_t pending;      /* commands queued (not for flooders) */
 	uint64_t next_arrival; /* of the next burst */
