@@ -139,13 +139,6 @@ struct smt_sched *smt_sched_create(const struct smt_sched_params *params)
 	return sched;
 }
 
-void smt_sched_set_workers(struct smt_sched *sched, unsigned workers)
-{
-	/* Fewer workers than runs in progress: those runs end as charged,
-	 * and pick refuses until the count is below the new number. */
-	sched->workers = workers > 0 ? workers : 1;
-}
-
 unsigned smt_sched_running_count(const struct smt_sched *sched)
 {
 	return sched->running_count;
@@ -281,6 +274,16 @@ static void end_lone_streaks(struct smt_sched *sched)
 	}
 }
 
+static void start_lone_streaks(struct smt_sched *sched, uint64_t now)
+{
+	for (struct smt_sched_client *c = sched->head; c != NULL; c = c->next) {
+		if (c->ready) {
+			c->lone_valid = true;
+			c->lone_since = now;
+		}
+	}
+}
+
 static void become_ready(struct smt_sched *sched, struct smt_sched_client *c, uint64_t now)
 {
 	apply_praise(sched, c, now);
@@ -313,12 +316,20 @@ static void become_unready(struct smt_sched *sched, struct smt_sched_client *c, 
 	if (contended(sched, sched->ready_count + 1) && !contended(sched, sched->ready_count)) {
 		/* Nobody waits for a worker any more: those left have been
 		 * alone from now on. */
-		for (struct smt_sched_client *r = sched->head; r != NULL; r = r->next) {
-			if (r->ready) {
-				r->lone_valid = true;
-				r->lone_since = now;
-			}
-		}
+		start_lone_streaks(sched, now);
+	}
+}
+
+void smt_sched_set_workers(struct smt_sched *sched, unsigned workers)
+{
+	/* Fewer workers than runs in progress: those runs end as charged,
+	 * and pick refuses until the count is below the new number. */
+	bool was_contended = contended(sched, sched->ready_count);
+	sched->workers = workers > 0 ? workers : 1;
+	if (was_contended && !contended(sched, sched->ready_count)) {
+		start_lone_streaks(sched, sched->latest); /* nobody waits any more */
+	} else if (!was_contended && contended(sched, sched->ready_count)) {
+		end_lone_streaks(sched);
 	}
 }
 

@@ -258,7 +258,7 @@ static void test_lone_generalised(void)
 	add_ready(s, c, 2, now);
 	c[2] = smt_sched_client_add(s, (void *)2, now);
 	/* Two busy clients on two workers: after a second each is lone. */
-	struct smt_sched_decision d0, d1;
+	struct smt_sched_decision d0, d1, d[3];
 	int lone_picks = 0;
 	while (now < T0 + MS(1100)) {
 		CHECK(smt_sched_pick(s, now, &d0));
@@ -294,13 +294,33 @@ static void test_lone_generalised(void)
 	CHECK(smt_sched_pick(s, now, &d0));
 	CHECK(!d0.lone);
 	smt_sched_charge(s, d0.client, now, now + MS(1), true, 1);
-	/* With three workers three busy clients are lone too. */
-	smt_sched_set_workers(s, 3);
+	/* Three busy clients on two workers: nobody is lone, however long. */
 	smt_sched_set_ready(s, c[2], true, now);
 	now += MS(1000);
 	CHECK(smt_sched_pick(s, now, &d0));
-	CHECK(d0.lone);
+	CHECK(!d0.lone);
 	smt_sched_charge(s, d0.client, now, now + MS(1), true, 1);
+	/* A third worker: nobody waits from the latest time the scheduler
+	 * saw (the charge, now + 1 ms) on, and a second later all three are
+	 * lone. */
+	smt_sched_set_workers(s, 3);
+	CHECK(smt_sched_pick(s, now + MS(1000), &d0));
+	CHECK(!d0.lone);
+	smt_sched_charge(s, d0.client, now + MS(1000), now + MS(1001), true, 1);
+	now += MS(1001);
+	for (int i = 0; i < 3; i++) {
+		CHECK(smt_sched_pick(s, now, &d[i]));
+		CHECK(d[i].lone);
+	}
+	/* Back to two: the third waits, the long slices end. */
+	smt_sched_set_workers(s, 2);
+	CHECK(smt_sched_should_yield(s, d[0].client, now + MS(1)));
+	for (int i = 0; i < 3; i++) {
+		smt_sched_charge(s, d[i].client, now, now + MS(1), true, 1);
+	}
+	CHECK(smt_sched_pick(s, now + MS(1), &d0));
+	CHECK(!d0.lone);
+	smt_sched_charge(s, d0.client, now + MS(1), now + MS(2), true, 1);
 	remove_all(s, c, 3);
 }
 
