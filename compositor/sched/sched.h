@@ -28,9 +28,9 @@
  *     back to the event loop; otherwise dispatch events, then loop.
  * With one worker, always call smt_sched_charge() after a successful pick
  * before the next pick (the next pick returns false until then).
- * The glue may end a fair slice early to dispatch events: the next pick
- * gives the same client the rest of its slice (a turn is time, not a pick),
- * unless a more favoured client is ready or its ring ran dry.
+ * The glue may end a fair slice early to dispatch events, or because
+ * should_yield said so: the client's next pick gives it the rest of its
+ * slice (a turn is time, not a pick), unless its ring ran dry.
  */
 #ifndef SMTWC_SCHED_H
 #define SMTWC_SCHED_H
