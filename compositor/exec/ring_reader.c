@@ -54,13 +54,6 @@ void smt_ring_reader_move_area(struct smt_ring_reader *r, const void *ring_mem, 
 	r->area_size = area_size;
 }
 
-void smt_ring_reader_skip_to(struct smt_ring_reader *r, uint64_t pos)
-{
-	assert(!r->pending && r->tail == r->head && pos >= r->tail);
-	r->tail = r->head = pos;
-	smt_ring_reader_publish(r);
-}
-
 void smt_ring_reader_fini(struct smt_ring_reader *r)
 {
 	free(r->scratch);

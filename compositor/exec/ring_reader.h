@@ -90,11 +90,6 @@ int smt_ring_reader_init(struct smt_ring_reader *r, const void *ring_mem, size_t
  * size's mask puts them. Never for a client's ring. */
 void smt_ring_reader_move_area(struct smt_ring_reader *r, const void *ring_mem, uint32_t area_size);
 void smt_ring_reader_fini(struct smt_ring_reader *r);
-/* A server-owned ring whose writer moved both ends on while nothing waited
- * (a socket ring's area rewinding to its start: submit_area.c): the reader
- * goes on at pos, as if it had read to there, and publishes that tail.
- * Never for a client's ring. */
-void smt_ring_reader_skip_to(struct smt_ring_reader *r, uint64_t pos);
 /* Faults' positions are shown to the client through fn(data, pos) from now
  * on. fn runs where the ring runs, with the same exclusion as the glue's
  * writes to the area it translates for. */

@@ -36,9 +36,6 @@ struct submit_area {
 	uint64_t pad_bytes_live;
 	/* PADs passed so far, and as many as the counters were told of */
 	uint64_t passed_count, passed_bytes, reported_count, reported_bytes;
-	/* Stream bytes both ends skipped to rewind (rewind_if_empty): like
-	 * PADs, not the client's, but never read, so never counted. */
-	uint64_t skipped;
 	/* The start of a command not yet whole (submits split commands). */
 	uint8_t *partial;
 	size_t partial_len, partial_cap;
@@ -169,27 +166,6 @@ static void pop_passed(struct submit_area *a, uint64_t tail)
 	}
 }
 
-/* An area the reader has run empty starts the next write at its
- * beginning: both ends move on to the next multiple of the area size.
- * A client's bursts then reuse the first few warm KiB instead of walking
- * the whole area (up to 2 MiB) through the cache. No PAD is written: one
- * would keep its room until the reader passed it, and the area's bound
- * (AREA_MAX) counts on every PAD being smaller than the command after it.
- * Not while an ordered request waits for a position (the reader's limit). */
-static void rewind_if_empty(struct submit_area *a, struct smt_ring_reader *r)
-{
-	uint32_t at = (uint32_t)(a->writer.head & (a->area_size - 1));
-	if (at == 0 || r->pending || r->tail != a->writer.head || r->head != r->tail ||
-			r->limit != UINT64_MAX || a->pads_count != 0)
-		return;
-	uint64_t pos = a->writer.head + (a->area_size - at);
-	a->skipped += a->area_size - at;
-	a->writer.head = pos;
-	a->writer.tail_seen = pos;
-	smt_ring_writer_publish(&a->writer);
-	smt_ring_reader_skip_to(r, pos);
-}
-
 /* Room for a command of size bytes (the bound was checked), growing the
  * area when the writer finds none; NULL with *f if it cannot grow. */
 static void *reserve(struct submit_area *a, struct smt_ring_reader *r, uint32_t size,
@@ -247,7 +223,7 @@ void submit_area_pads_passed(struct submit_area *a, const struct smt_ring_reader
 
 uint64_t submit_area_client_offset(const struct submit_area *a, uint64_t pos)
 {
-	uint64_t pads = a->passed_bytes + a->skipped;
+	uint64_t pads = a->passed_bytes;
 	for (uint32_t k = 0; k < a->pads_count; k++) {
 		uint32_t i = (a->pads_first + k) % PADS_MAX;
 		if (a->pads[i].end <= pos)
@@ -291,7 +267,6 @@ int submit_area_write(struct submit_area *a, struct smt_ring_reader *r, const vo
 		return 0;
 	if (submit_area_pending(a, r) + len > SMT_SUBMIT_QUEUE_MAX)
 		return fault(f, SMT_ERROR_LIMIT, 0xffff, end, "submit queue full");
-	rewind_if_empty(a, r);
 	/* As many whole commands as the room after the first one's holds,
 	 * in one copy (small commands: one copy per ~4 KiB submit, not one
 	 * reserve per 8 bytes). */

@@ -582,74 +582,6 @@ static void test_submit_pieces(void)
 	target_fini(&t);
 }
 
-/* An area the reader ran empty starts the next write at its beginning:
- * both ends move on to the next multiple of its size, no PAD written, and
- * the client's offsets and the counters do not see the bytes skipped
- * (rewind_if_empty); never while bytes wait. */
-static void test_submit_rewind(void)
-{
-	static _Alignas(8) uint8_t noop[8192];
-	struct target t;
-	struct smt_exec_result res;
-	uint64_t pads, pad_bytes;
-
-	/* 1 KiB ran; 512 bytes start at 4 KiB, as the client's 1 KiB. */
-	target_init(&t);
-	REQUIRE(ts_queue(t.ctx, &t.sock, noop, smt_encode_noop(noop, SMT_OP_NOOP, 1024), &res) ==
-					SMT_EXEC_BUDGET,
-			"1 KiB");
-	REQUIRE(smt_exec_run(t.ctx, &t.sock.reader, NULL, &res) == SMT_EXEC_EMPTY, "ran");
-	submit_area_pads_passed(t.sock.area, &t.sock.reader, &pads, &pad_bytes);
-	REQUIRE(ts_queue(t.ctx, &t.sock, noop, smt_encode_noop(noop, SMT_OP_NOOP, 512), &res) ==
-					SMT_EXEC_BUDGET,
-			"512");
-	CHECK_INT(smt_ring_reader_published(&t.sock.reader), 4096 + 512);
-	CHECK_INT(t.sock.reader.tail, 4096);
-	CHECK_INT(submit_area_client_offset(t.sock.area, 4096), 1024);
-	CHECK_INT(submit_area_pending(t.sock.area, &t.sock.reader), 512);
-	REQUIRE(smt_exec_run(t.ctx, &t.sock.reader, NULL, &res) == SMT_EXEC_EMPTY, "ran again");
-	CHECK_INT(res.commands, 1);
-	CHECK_INT(res.bytes, 512);
-	submit_area_pads_passed(t.sock.area, &t.sock.reader, &pads, &pad_bytes);
-	CHECK_INT(pads, 0);
-	CHECK_INT(pad_bytes, 0);
-	/* A fault after two rewinds is at the client's offset: 1536. */
-	struct smt_cmd_header unknown = { 0x7ff0, 0, 8 };
-	REQUIRE(ts_queue(t.ctx, &t.sock, &unknown, 8, &res) == SMT_EXEC_BUDGET, "queued");
-	CHECK_INT(t.sock.reader.tail, 8192);
-	REQUIRE(smt_exec_run(t.ctx, &t.sock.reader, NULL, &res) == SMT_EXEC_ERROR &&
-					res.error.code == SMT_ERROR_BAD_OPCODE &&
-					res.error.offset == 1536 &&
-					strstr(res.error.message, "offset 1536") != NULL,
-			"fault after a rewind: %s", res.error.message);
-	target_fini(&t);
-
-	/* Bytes wait (not run): no rewind, the write follows on. */
-	target_init(&t);
-	REQUIRE(ts_queue(t.ctx, &t.sock, noop, smt_encode_noop(noop, SMT_OP_NOOP, 1024), &res) ==
-					SMT_EXEC_BUDGET,
-			"1 KiB");
-	REQUIRE(ts_queue(t.ctx, &t.sock, noop, smt_encode_noop(noop, SMT_OP_NOOP, 512), &res) ==
-					SMT_EXEC_BUDGET,
-			"512");
-	CHECK_INT(smt_ring_reader_published(&t.sock.reader), 1536);
-	CHECK_INT(submit_area_pending(t.sock.area, &t.sock.reader), 1536);
-	target_fini(&t);
-
-	/* An ordered request waits for a position: no rewind. */
-	target_init(&t);
-	REQUIRE(ts_queue(t.ctx, &t.sock, noop, smt_encode_noop(noop, SMT_OP_NOOP, 1024), &res) ==
-					SMT_EXEC_BUDGET,
-			"1 KiB");
-	REQUIRE(smt_exec_run(t.ctx, &t.sock.reader, NULL, &res) == SMT_EXEC_EMPTY, "ran");
-	smt_ring_reader_set_limit(&t.sock.reader, 1024);
-	REQUIRE(ts_queue(t.ctx, &t.sock, noop, smt_encode_noop(noop, SMT_OP_NOOP, 512), &res) ==
-					SMT_EXEC_BUDGET,
-			"512");
-	CHECK_INT(smt_ring_reader_published(&t.sock.reader), 1536);
-	target_fini(&t);
-}
-
 int main(void)
 {
 	test_paths_identical();
@@ -659,11 +591,6 @@ int main(void)
 	test_submit_area();
 	test_submit_pieces();
 	test_submit_area_charged();
-	test_submit_rewind();
-	if (failures != 0) {
-		fprintf(stderr, "test_ring_submit: %d checks failed\n", failures);
-		return 1;
-	}
 	printf("test_ring_submit: ok\n");
 	return 0;
 }
