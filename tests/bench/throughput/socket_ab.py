@@ -16,8 +16,11 @@ rounds' own ratios with its 95% interval and min-max (tests/bench/verdict.py),
 then the geometric mean over the cases per round, with its interval. A
 ratio below 1 means the current tree is slower.
 
-    tests/bench/throughput/socket_ab.py [--base REV] [--rounds N] [--seconds S]
-        [--cases a,b] [--objects x11|1] [--dir DIR] [--csv FILE]
+    tests/bench/throughput/socket_ab.py [--base REV] [--current REV] [--rounds N]
+        [--seconds S] [--cases a,b] [--objects x11|1] [--dir DIR] [--csv FILE]
+
+--current REV measures that commit (also from `git archive`) instead of
+the working tree.
 
 Run on a quiet machine for a verdict; under load both sides share the
 noise (alternation) but the interval is wide.
@@ -53,8 +56,8 @@ def build(src, bdir, log):
     run(["meson", "compile", "-C", bdir] + TARGETS, stdout=log, stderr=log)
 
 
-def base_source(rev, top):
-    """The base commit's tree under top (extracted once per commit)."""
+def commit_source(rev, top):
+    """A commit's tree under top (extracted once per commit)."""
     full = subprocess.run(["git", "-C", ROOT, "rev-parse", "--verify", rev + "^{commit}"],
                           check=True, capture_output=True, text=True).stdout.strip()
     src = os.path.join(top, "src-" + full[:12])
@@ -132,6 +135,7 @@ def one_round(bdir, args, out_csv):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--base", default="7146457")
+    ap.add_argument("--current", help="a commit instead of the working tree")
     ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--seconds", type=float, default=0.3)
     ap.add_argument("--warmup", type=float, default=0.05)
@@ -146,12 +150,17 @@ def main():
     os.makedirs(args.dir, exist_ok=True)
     t0 = time.monotonic()
     with open(os.path.join(args.dir, "build.log"), "a") as log:
-        src, base_id = base_source(args.base, args.dir)
-        sides = {"base": os.path.join(args.dir, "build-" + base_id),
-                 "current": os.path.join(args.dir, "build-current")}
-        print(f"building {args.base} ({base_id}) and {ROOT} under {args.dir} ...", flush=True)
+        src, base_id = commit_source(args.base, args.dir)
+        if args.current:
+            cur_src, cur_id = commit_source(args.current, args.dir)
+            cur_dir = os.path.join(args.dir, "build-" + cur_id)
+        else:
+            cur_src, cur_id = ROOT, ROOT
+            cur_dir = os.path.join(args.dir, "build-current")
+        sides = {"base": os.path.join(args.dir, "build-" + base_id), "current": cur_dir}
+        print(f"building {args.base} ({base_id}) and {cur_id} under {args.dir} ...", flush=True)
         build(src, sides["base"], log)
-        build(ROOT, sides["current"], log)
+        build(cur_src, sides["current"], log)
     built = time.monotonic()
 
     load_before = V.loadavg()
@@ -166,7 +175,8 @@ def main():
     load_after = V.loadavg()
 
     cases = [c for c in rates["base"][0] if all(c in x for s in rates.values() for x in s)]
-    print(f"\nsocket transport, current tree / {args.base}: {args.rounds} rounds, "
+    print(f"\nsocket transport, {args.current or 'the working tree'} / {args.base}: "
+          f"{args.rounds} rounds, "
           f"{args.seconds} s per case, objects {args.objects}; "
           f"{V.load_text(load_before, load_after)}")
     print(f"{'case':<11} {'base obj/s':>13} {'current obj/s':>14}  "
