@@ -30,7 +30,6 @@ import csv
 import math
 import os
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -40,6 +39,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 sys.path.insert(0, os.path.join(HERE, ".."))
+import benchenv  # noqa: E402
 import verdict as V  # noqa: E402
 
 TARGETS = ["smtwc", "smt-perf"]
@@ -103,13 +103,7 @@ class Compositor:
         self.env["WAYLAND_DISPLAY"] = display
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        benchenv.stop(self.proc, 20)
         self.log.close()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
