@@ -33,6 +33,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/monotonic_clock.h"
 #include "clients/present_log.h"
 #include "clients/libsmt/smt.h"
 
@@ -41,13 +42,6 @@
 #define MARK_X (WIN_W - 4)
 #define SQ 48
 #define BG 0xff282828u
-
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
 
 struct frame {
 	uint64_t due, issue, exec, display;
@@ -85,7 +79,7 @@ static void draw_frame(struct anim *a, size_t i)
 	int32_t span = 1000, p = (int32_t)((i * 6) % (2 * (size_t)span));
 	int32_t x = 40 + (p > span ? 2 * span - p : p), y = 100;
 	struct frame *fr = &a->f[i];
-	fr->issue = now_ns();
+	fr->issue = monotonic_now_ns();
 	smt_fill_rect(a->ctx, SMT_PAINT_SRC, BG, a->last.x, a->last.y, a->last.width,
 			a->last.height);
 	smt_fill_rect(a->ctx, SMT_PAINT_SRC, 0xff83a598u, x, y, SQ, SQ);
@@ -173,19 +167,19 @@ int main(int argc, char **argv)
 	uint64_t period = (uint64_t)(period_ms * 1e6);
 	a.cap = (size_t)((seconds + warmup) * 1e3 / period_ms) + 4;
 	a.f = calloc(a.cap, sizeof(*a.f));
-	uint64_t start = now_ns(), next = start;
+	uint64_t start = monotonic_now_ns(), next = start;
 	while (a.running && a.n < a.cap) {
 		a.f[a.n].due = next;
 		draw_frame(&a, a.n++);
 		next += period;
-		uint64_t t = now_ns();
+		uint64_t t = monotonic_now_ns();
 		if (next < t)
 			next = t; /* fell behind: no burst of catch-up frames */
 		if (smt_dispatch_until(a.ctx, next, &a.running) < 0)
 			break;
 	}
 	smt_sync(a.ctx);
-	smt_dispatch_until(a.ctx, now_ns() + 200000000u, &a.running);
+	smt_dispatch_until(a.ctx, monotonic_now_ns() + 200000000u, &a.running);
 
 	size_t cursor = 0;
 	for (size_t i = 0; i < a.n; i++)

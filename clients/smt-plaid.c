@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/monotonic_clock.h"
 #include "clients/libsmt/smt.h"
 
 static uint64_t rng = 0x853c49e6748fea9bu;
@@ -26,9 +27,7 @@ static uint32_t rnd(void)
 
 static double now_s(void)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+	return (double)monotonic_now_ns() / 1e9;
 }
 
 static bool closed;

@@ -47,6 +47,7 @@
 #include <time.h>
 #include <wayland-client.h>
 
+#include "common/monotonic_clock.h"
 #include "clients/present_log.h"
 #include "clients/libsmt/smt.h"
 #include "wlr-virtual-pointer-unstable-v1-client-protocol.h"
@@ -60,13 +61,6 @@
 #define EXTENT_H 720
 #define BG 0xff1d2021u
 #define FG 0xfffabd2fu
-
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
 
 struct event {
 	uint64_t due, send, recv, exec, display;
@@ -145,7 +139,7 @@ static bool vpointer_open(struct rb *r)
 
 static void vpointer_move(struct rb *r, double lx, double ly)
 {
-	zwlr_virtual_pointer_v1_motion_absolute(r->vptr, (uint32_t)(now_ns() / 1000000u),
+	zwlr_virtual_pointer_v1_motion_absolute(r->vptr, (uint32_t)(monotonic_now_ns() / 1000000u),
 			(uint32_t)lround(lx), (uint32_t)lround(ly), EXTENT_W, EXTENT_H);
 	zwlr_virtual_pointer_v1_frame(r->vptr);
 	wl_display_flush(r->vdisplay);
@@ -155,7 +149,7 @@ static void *mouse_thread(void *data)
 {
 	struct rb *r = data;
 	uint64_t period = (uint64_t)(1e9 / r->hz);
-	uint64_t t = now_ns();
+	uint64_t t = monotonic_now_ns();
 	for (size_t seq = 0; seq < r->cap && !atomic_load(&r->stop); seq++) {
 		t += period;
 		struct timespec ts = { (time_t)(t / 1000000000u), (long)(t % 1000000000u) };
@@ -164,7 +158,7 @@ static void *mouse_thread(void *data)
 		int32_t x, y;
 		pos_of(r, seq, &x, &y);
 		r->ev[seq].due = t;
-		r->ev[seq].send = now_ns();
+		r->ev[seq].send = monotonic_now_ns();
 		atomic_store(&r->sent, seq + 1);
 		vpointer_move(r, x + r->offset_x, y + r->offset_y);
 		/* nothing is expected back; keep the queue from growing anyway */
@@ -231,7 +225,7 @@ static void on_enter(void *data, struct smt_window *w, double x, double y)
 static void on_motion(void *data, struct smt_window *w, uint32_t time_ms, double x, double y)
 {
 	struct rb *r = data;
-	uint64_t t = now_ns();
+	uint64_t t = monotonic_now_ns();
 	if (!atomic_load(&r->go))
 		return;
 	int32_t px = (int32_t)lround(x), py = (int32_t)lround(y);
@@ -346,10 +340,10 @@ int main(int argc, char **argv)
 	/* Find where the window is: move to the output centre, wait for enter. */
 	r.cap = (size_t)((seconds + warmup) * hz) + 16;
 	r.ev = calloc(r.cap, sizeof(*r.ev));
-	uint64_t deadline = now_ns() + 3000000000u;
-	while (!r.entered && now_ns() < deadline) {
+	uint64_t deadline = monotonic_now_ns() + 3000000000u;
+	while (!r.entered && monotonic_now_ns() < deadline) {
 		vpointer_move(&r, EXTENT_W / 2, EXTENT_H / 2);
-		smt_dispatch_until(r.ctx, now_ns() + 100000000u, &r.running);
+		smt_dispatch_until(r.ctx, monotonic_now_ns() + 100000000u, &r.running);
 	}
 	if (!r.entered) {
 		fprintf(stderr,
@@ -363,7 +357,7 @@ int main(int argc, char **argv)
 	r.origin_y = want_y < 48 ? 48 : want_y;
 	atomic_store(&r.go, true);
 	pthread_t th;
-	uint64_t start = now_ns();
+	uint64_t start = monotonic_now_ns();
 	if (pthread_create(&th, NULL, mouse_thread, &r)) {
 		fprintf(stderr, "smt-rubberband: pthread_create failed\n");
 		return 1;
@@ -373,7 +367,7 @@ int main(int argc, char **argv)
 	pthread_join(th, NULL);
 	/* let the last presents come back */
 	smt_sync(r.ctx);
-	smt_dispatch_until(r.ctx, now_ns() + 200000000u, &r.running);
+	smt_dispatch_until(r.ctx, monotonic_now_ns() + 200000000u, &r.running);
 
 	/* display time: first reported visible PRESENT at or after the event's */
 	size_t sent = atomic_load(&r.sent), cursor = 0;

@@ -393,6 +393,7 @@ static int exec_one(OP_ARGS)
 	}
 }
 
+/* f's offset is as the client counts it (client_offset below). */
 static enum smt_exec_stop die(struct smt_exec_ctx *ctx, struct smt_ring_reader *r,
 		const struct smt_fault *f, struct smt_exec_result *out)
 {
@@ -410,6 +411,14 @@ static enum smt_exec_stop die(struct smt_exec_ctx *ctx, struct smt_ring_reader *
 	smt_ring_reader_set_dead(r, f);
 	out->error = *e;
 	return out->stop = SMT_EXEC_ERROR;
+}
+
+/* A fault the reader or a command found, at a position of the ring's
+ * stream, moved to the client's count (a socket ring's PADs are not its). */
+static struct smt_fault *client_fault(const struct smt_ring_reader *r, struct smt_fault *f)
+{
+	f->offset = smt_ring_reader_client_offset(r, f->offset);
+	return f;
 }
 
 /* NOOP/PAD commands per pass of smt_ring_reader_skip_noops, and per unit
@@ -440,7 +449,7 @@ static enum smt_exec_stop run(struct smt_exec_ctx *ctx, struct smt_ring_reader *
 	if (ctx->run.budget->deadline_ns && monotonic_now_ns() >= ctx->run.budget->deadline_ns)
 		return out->stop = SMT_EXEC_BUDGET;
 	if (smt_ring_reader_begin(r, &f) < 0)
-		return die(ctx, r, &f, out);
+		return die(ctx, r, client_fault(r, &f), out);
 	uint64_t step = r->area_size / PUBLISH_PER_AREA < PUBLISH_STEP ?
 			r->area_size / PUBLISH_PER_AREA :
 			PUBLISH_STEP;
@@ -540,7 +549,7 @@ static enum smt_exec_stop run(struct smt_exec_ctx *ctx, struct smt_ring_reader *
 fail:
 	out->pixels = ctx->run.pixels;
 	smt_ring_reader_publish(r);
-	return die(ctx, r, &f, out);
+	return die(ctx, r, client_fault(r, &f), out);
 }
 
 static bool already_dead(struct smt_exec_ctx *ctx, struct smt_exec_result *out)

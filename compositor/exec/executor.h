@@ -121,7 +121,9 @@ enum smt_exec_stop smt_exec_run(struct smt_exec_ctx *ctx, struct smt_ring_reader
 
 /* A fault found in a ring's bytes before the reader read them (a socket
  * submit's framing, or the bound on what may wait: ring/submit_area.h):
- * the context dies with it as if the reader had found it. */
+ * the context dies with it as if the reader had found it. f's offset is
+ * already as the client counts it (the glue's own faults are); the faults
+ * smt_exec_run finds go through smt_ring_reader_client_offset. */
 enum smt_exec_stop smt_exec_fail(struct smt_exec_ctx *ctx, struct smt_ring_reader *ring,
 		const struct smt_fault *f, struct smt_exec_result *out);
 

@@ -60,6 +60,18 @@ void smt_ring_reader_fini(struct smt_ring_reader *r)
 	memset(r, 0, sizeof(*r));
 }
 
+void smt_ring_reader_show_offsets(struct smt_ring_reader *r,
+		uint64_t (*fn)(const void *data, uint64_t pos), const void *data)
+{
+	r->client_offset = fn;
+	r->client_offset_data = data;
+}
+
+uint64_t smt_ring_reader_client_offset(const struct smt_ring_reader *r, uint64_t pos)
+{
+	return r->client_offset ? r->client_offset(r->client_offset_data, pos) : pos;
+}
+
 void smt_ring_reader_set_limit(struct smt_ring_reader *r, uint64_t limit)
 {
 	r->limit = limit;

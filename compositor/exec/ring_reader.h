@@ -70,6 +70,14 @@ struct smt_ring_reader {
 	uint32_t scratch_cap;
 
 	uint64_t commands, bytes, wakeups_to_client, wakeups_from_client;
+
+	/* A fault's stream position as the client counts it (NULL: as is).
+	 * A socket ring's area holds PADs its client never wrote, so the
+	 * glue that writes the area gives the translation
+	 * (smt_ring_reader_show_offsets); the executor applies it before it
+	 * formats the error. */
+	uint64_t (*client_offset)(const void *data, uint64_t pos);
+	const void *client_offset_data;
 };
 
 /* ring_mem: the whole ring (header + area); a client's mapping already
@@ -82,6 +90,13 @@ int smt_ring_reader_init(struct smt_ring_reader *r, const void *ring_mem, size_t
  * size's mask puts them. Never for a client's ring. */
 void smt_ring_reader_move_area(struct smt_ring_reader *r, const void *ring_mem, uint32_t area_size);
 void smt_ring_reader_fini(struct smt_ring_reader *r);
+/* Faults' positions are shown to the client through fn(data, pos) from now
+ * on. fn runs where the ring runs, with the same exclusion as the glue's
+ * writes to the area it translates for. */
+void smt_ring_reader_show_offsets(struct smt_ring_reader *r,
+		uint64_t (*fn)(const void *data, uint64_t pos), const void *data);
+/* A stream position of this ring as its client counts it. */
+uint64_t smt_ring_reader_client_offset(const struct smt_ring_reader *r, uint64_t pos);
 
 /* Start a batch: reads head exactly once (acquire) and validates it. */
 int smt_ring_reader_begin(struct smt_ring_reader *r, struct smt_fault *f);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <wlr/util/log.h>
 #include "compositor/fd_limit.h"
+#include "compositor/log_limit.h"
 #include "compositor/server.h"
 #include "compositor/ring/client_usage.h"
 #include "compositor/ring/fds_in_flight.h"
@@ -299,6 +300,22 @@ bool client_usage_charge(struct smtwc_client_usage *cu, enum smt_resource r, uin
 	smt_usage_describe(&why, text, sizeof(text));
 	wl_resource_post_error(resource, code, "%s: %s", request, text);
 	return false;
+}
+
+void client_usage_refuse(
+		struct wl_client *client, const char *request, const struct smt_usage_refusal *why)
+{
+	static struct log_limit refusal_log;
+	char text[160];
+	smt_usage_describe(why, text, sizeof(text));
+	uint64_t left_out;
+	if (log_limit_allow(&refusal_log, &left_out)) {
+		pid_t pid = 0;
+		wl_client_get_credentials(client, &pid, NULL, NULL);
+		wlr_log(WLR_ERROR, "client pid %d: %s: %s (%llu such refusals not logged before)",
+				(int)pid, request, text, (unsigned long long)left_out);
+	}
+	wl_client_post_implementation_error(client, "%s: %s", request, text);
 }
 
 void client_usage_release(struct smtwc_client_usage *cu, enum smt_resource r, uint64_t n)

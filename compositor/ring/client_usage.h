@@ -69,6 +69,14 @@ bool client_usage_charge(struct smtwc_client_usage *cu, enum smt_resource r, uin
 		struct wl_resource *resource, uint32_t code, const char *request);
 void client_usage_release(struct smtwc_client_usage *cu, enum smt_resource r, uint64_t n);
 
+/* Ends a client whose new object (a surface, a pool, any Wayland object)
+ * went past a limit: an implementation error "REQUEST: <the limit>" and a
+ * log line naming its pid, through one rate limit for every such refusal
+ * (a client refused a million times costs a few lines). For objects made
+ * without a request handler of ours to post a protocol error from. */
+void client_usage_refuse(
+		struct wl_client *client, const char *request, const struct smt_usage_refusal *why);
+
 /* Several resources at once (a ring: itself, its fds, mappings and their
  * address space): all or nothing, with client_usage_charge's error. */
 struct client_charge {

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <linux/sockios.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -79,25 +80,59 @@ static void settle_sent(struct watch *w, int fd)
 	}
 }
 
+/* The account of a watched client socket (NULL: not watched, or not on
+ * the main thread) and how many fds msg carries. Whatever goes either way
+ * on the socket says the client may have read what we sent: settled first. */
+static struct watch *account_of(int fd, const struct msghdr *msg, uint64_t *count)
+{
+	struct watch *w = watch_of(fd);
+	if (w != NULL) {
+		settle_sent(w, fd);
+		*count = fds_in(msg);
+	}
+	return w;
+}
+
+/* libc's definition of a function we wrap, found once into *fn_field;
+ * false (errno ENOSYS) if there is none. POSIX lets dlsym's object
+ * pointer hold a function pointer: its bits are copied, not cast. */
+static bool find_real(void *fn_field, const char *name)
+{
+	void *symbol;
+	memcpy(&symbol, fn_field, sizeof(symbol));
+	if (symbol == NULL) {
+		symbol = dlsym(RTLD_NEXT, name);
+		if (symbol == NULL) {
+			errno = ENOSYS;
+			return false;
+		}
+		memcpy(fn_field, &symbol, sizeof(symbol));
+	}
+	return true;
+}
+
+/* The refusal's text for the log and the client's error; the client's pid. */
+static pid_t describe_refusal(
+		const struct watch *w, const struct smt_usage_refusal *why, char *text, size_t size)
+{
+	smt_usage_describe(why, text, size);
+	pid_t pid = 0;
+	wl_client_get_credentials(w->client, &pid, NULL, NULL);
+	return pid;
+}
+
 /* Every recvmsg of the process comes here first (the executable's symbol
  * comes before libc's); only watched client sockets are counted. */
 ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
 	static recvmsg_fn real_recvmsg;
-	if (real_recvmsg == NULL) {
-		real_recvmsg = (recvmsg_fn)dlsym(RTLD_NEXT, "recvmsg");
-		if (real_recvmsg == NULL) {
-			errno = ENOSYS;
-			return -1;
-		}
+	if (!find_real(&real_recvmsg, "recvmsg")) {
+		return -1;
 	}
 	ssize_t n = real_recvmsg(fd, msg, flags);
-	struct watch *w = n >= 0 ? watch_of(fd) : NULL;
-	if (w != NULL) {
-		settle_sent(w, fd); /* it talks to us: it may have read */
-	}
-	uint64_t count = w != NULL ? fds_in(msg) : 0;
-	if (count == 0) {
+	uint64_t count = 0;
+	struct watch *w = n >= 0 ? account_of(fd, msg, &count) : NULL;
+	if (w == NULL || count == 0) {
 		return n;
 	}
 	/* Capped per connection; as fds, charged from the process up: the
@@ -116,9 +151,7 @@ ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	 * disconnects the client after sending it the error. */
 	close_fds_in(msg);
 	char text[160];
-	smt_usage_describe(&why, text, sizeof(text));
-	pid_t pid = 0;
-	wl_client_get_credentials(w->client, &pid, NULL, NULL);
+	pid_t pid = describe_refusal(w, &why, text, sizeof(text));
 	uint64_t left_out;
 	if (log_limit_allow(&refusal_log, &left_out)) {
 		wlr_log(WLR_ERROR,
@@ -137,25 +170,18 @@ ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
 	static sendmsg_fn real_sendmsg;
-	if (real_sendmsg == NULL) {
-		real_sendmsg = (sendmsg_fn)dlsym(RTLD_NEXT, "sendmsg");
-		if (real_sendmsg == NULL) {
-			errno = ENOSYS;
-			return -1;
-		}
+	if (!find_real(&real_sendmsg, "sendmsg")) {
+		return -1;
 	}
-	struct watch *w = watch_of(fd);
-	uint64_t count = w != NULL ? fds_in(msg) : 0;
-	if (count == 0) {
+	uint64_t count = 0;
+	struct watch *w = account_of(fd, msg, &count);
+	if (w == NULL || count == 0) {
 		return real_sendmsg(fd, msg, flags);
 	}
-	settle_sent(w, fd);
 	struct smt_usage_refusal why;
 	if (!smt_usage_charge(w->usage, SMT_RES_FDS_UNREAD, count, &why)) {
 		char text[160];
-		smt_usage_describe(&why, text, sizeof(text));
-		pid_t pid = 0;
-		wl_client_get_credentials(w->client, &pid, NULL, NULL);
+		pid_t pid = describe_refusal(w, &why, text, sizeof(text));
 		uint64_t left_out;
 		if (log_limit_allow(&send_refusal_log, &left_out)) {
 			wlr_log(WLR_ERROR,

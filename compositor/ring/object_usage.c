@@ -3,10 +3,9 @@
  * resource-created signal of each client charges an object, a destroy
  * listener on the object gives it back.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include <wlr/util/log.h>
-#include "compositor/log_limit.h"
 #include "compositor/server.h"
 #include "compositor/ring/client_usage.h"
 #include "compositor/ring/object_usage.h"
@@ -31,7 +30,6 @@ struct client_watch {
 
 static struct {
 	struct wl_listener client_created;
-	struct log_limit refusal_log;
 } watch;
 
 static void object_destroyed(struct wl_listener *listener, void *data)
@@ -46,21 +44,9 @@ static void object_destroyed(struct wl_listener *listener, void *data)
 static void refuse(struct client_watch *w, struct wl_resource *resource,
 		const struct smt_usage_refusal *why)
 {
-	char text[160];
-	smt_usage_describe(why, text, sizeof(text));
-	struct wl_client *client = wl_resource_get_client(resource);
-	uint64_t left_out;
-	if (log_limit_allow(&watch.refusal_log, &left_out)) {
-		pid_t pid = 0;
-		wl_client_get_credentials(client, &pid, NULL, NULL);
-		wlr_log(WLR_ERROR,
-				"client pid %d: new %s: %s (%llu such refusals not logged "
-				"before)",
-				(int)pid, wl_resource_get_class(resource), text,
-				(unsigned long long)left_out);
-	}
-	wl_client_post_implementation_error(
-			client, "new %s: %s", wl_resource_get_class(resource), text);
+	char request[96];
+	snprintf(request, sizeof(request), "new %s", wl_resource_get_class(resource));
+	client_usage_refuse(wl_resource_get_client(resource), request, why);
 	w->refused = true;
 }
 

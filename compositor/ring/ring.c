@@ -117,24 +117,6 @@ bool ring_has_work(struct smtwc_ring *ring)
 	return smt_ring_reader_has_work(&ring->reader);
 }
 
-/* A socket ring's fault offset as its client counts it (the bytes it
- * submitted before), not a position in the area, which holds our PADs. */
-static void socket_error_offset(struct smtwc_ring *ring, struct smt_exec_error *error)
-{
-	uint64_t client = submit_area_client_offset(ring->socket, error->offset);
-	char was[40];
-	snprintf(was, sizeof(was), "offset %" PRIu64, error->offset);
-	char *at = strstr(error->message, was);
-	if (client == error->offset || at == NULL) {
-		return;
-	}
-	char rest[sizeof(error->message)];
-	snprintf(rest, sizeof(rest), "%s", at + strlen(was));
-	snprintf(at, sizeof(error->message) - (size_t)(at - error->message), "offset %" PRIu64 "%s",
-			client, rest);
-	error->offset = client;
-}
-
 static bool ring_account(
 		struct smtwc_ring *ring, enum smt_exec_stop stop, struct smt_exec_result *out)
 {
@@ -144,9 +126,6 @@ static bool ring_account(
 		submit_area_pads_passed(ring->socket, &ring->reader, &pads, &pad_bytes);
 		out->commands -= pads;
 		out->bytes -= pad_bytes;
-		if (stop == SMT_EXEC_ERROR) {
-			socket_error_offset(ring, &out->error);
-		}
 	}
 	ring->commands += out->commands;
 	ring->bytes += out->bytes;

@@ -5,8 +5,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <wlr/util/log.h>
-#include "compositor/log_limit.h"
 #include "compositor/server.h"
 #include "compositor/ring/client_usage.h"
 #include "compositor/ring/shm_fd.h"
@@ -40,7 +38,6 @@ static struct {
 static struct wl_protocol_logger *logger;
 static struct wl_listener client_created;
 static bool listening;
-static struct log_limit refusal_log;
 
 static void record_unref(struct shm_pool_record *r)
 {
@@ -89,23 +86,6 @@ static void drop_pending(void)
 	pending.buffer_pool = NULL;
 }
 
-static void refuse(
-		struct wl_client *client, const char *request, const struct smt_usage_refusal *why)
-{
-	char text[160];
-	smt_usage_describe(why, text, sizeof(text));
-	uint64_t left_out;
-	if (log_limit_allow(&refusal_log, &left_out)) {
-		pid_t pid = 0;
-		wl_client_get_credentials(client, &pid, NULL, NULL);
-		wlr_log(WLR_ERROR,
-				"client pid %d: %s: %s (%llu such refusals not logged "
-				"before)",
-				(int)pid, request, text, (unsigned long long)left_out);
-	}
-	wl_client_post_implementation_error(client, "%s: %s", request, text);
-}
-
 static void log_request(void *data, enum wl_protocol_logger_type type,
 		const struct wl_protocol_logger_message *m)
 {
@@ -134,10 +114,10 @@ static void log_request(void *data, enum wl_protocol_logger_type type,
 		/* libwayland refuses <= 0; it maps whole pages */
 		uint64_t bytes = size > 0 ? shm_fd_address_space((uint64_t)size) : 0;
 		if (!smt_usage_charge(&cu->usage, SMT_RES_MAPPINGS, 1, &why)) {
-			refuse(client, "wl_shm.create_pool", &why);
+			client_usage_refuse(client, "wl_shm.create_pool", &why);
 		} else if (!smt_usage_charge(&cu->usage, SMT_RES_ADDRESS, bytes, &why)) {
 			smt_usage_release(&cu->usage, SMT_RES_MAPPINGS, 1);
-			refuse(client, "wl_shm.create_pool", &why);
+			client_usage_refuse(client, "wl_shm.create_pool", &why);
 		} else {
 			pending.usage = cu;
 			pending.size = bytes;
@@ -159,7 +139,7 @@ static void log_request(void *data, enum wl_protocol_logger_type type,
 		if (smt_usage_charge(&r->usage->usage, SMT_RES_ADDRESS, more, &why)) {
 			r->size = bytes;
 		} else {
-			refuse(client, "wl_shm_pool.resize", &why);
+			client_usage_refuse(client, "wl_shm_pool.resize", &why);
 		}
 	}
 }

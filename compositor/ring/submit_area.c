@@ -59,6 +59,12 @@ static int charge(struct submit_area *a, uint64_t n, uint64_t offset, struct smt
 	return 0;
 }
 
+/* The reader's translation of its faults' positions (submit_area_create). */
+static uint64_t client_offset_of(const void *area, uint64_t pos)
+{
+	return submit_area_client_offset(area, pos);
+}
+
 static uint8_t *area_alloc(uint32_t area_size)
 {
 	uint8_t *mem = aligned_alloc(
@@ -94,6 +100,7 @@ struct submit_area *submit_area_create(
 	}
 	smt_ring_writer_init(&a->writer, (struct smt_ring_header *)a->mem, &a->status, &a->global,
 			a->mem + SMT_RING_HEADER_SIZE, a->area_size);
+	smt_ring_reader_show_offsets(r, client_offset_of, a);
 	return a;
 }
 

@@ -37,7 +37,9 @@
 struct submit_area;
 
 /* A fresh area, r initialised to read it (its status is private to the
- * area: a socket ring's client-visible page holds only counters). Its
+ * area: a socket ring's client-visible page holds only counters) and to
+ * show its faults' offsets as the client counts them
+ * (submit_area_client_offset). Its
  * memory, the area with its header page and the buffer of an incomplete
  * command (8 KiB at first, at most ~3.1 MiB), is charged to usage
  * (SMT_RES_MEMORY; NULL: to nobody) before it is allocated; a growth the

@@ -8,8 +8,6 @@
 #include <wlr/types/wlr_compositor.h>
 #include <wlr/types/wlr_surface.h>
 #include <wlr/util/addon.h>
-#include <wlr/util/log.h>
-#include "compositor/log_limit.h"
 #include "compositor/server.h"
 #include "compositor/ring/client_usage.h"
 #include "compositor/ring/surface_usage.h"
@@ -32,7 +30,6 @@ _Static_assert(SURFACE_USAGE_BYTES >=
 static struct {
 	struct smtwc_transport *transport;
 	struct wl_listener new_surface;
-	struct log_limit refusal_log;
 } watch;
 
 static void surface_record_destroy(struct wlr_addon *addon)
@@ -49,22 +46,6 @@ static const struct wlr_addon_interface surface_record_impl = {
 	.name = "smtwc_surface_usage",
 	.destroy = surface_record_destroy,
 };
-
-static void refuse(struct wl_client *client, const struct smt_usage_refusal *why)
-{
-	char text[160];
-	smt_usage_describe(why, text, sizeof(text));
-	uint64_t left_out;
-	if (log_limit_allow(&watch.refusal_log, &left_out)) {
-		pid_t pid = 0;
-		wl_client_get_credentials(client, &pid, NULL, NULL);
-		wlr_log(WLR_ERROR,
-				"client pid %d: wl_compositor.create_surface: %s (%llu such "
-				"refusals not logged before)",
-				(int)pid, text, (unsigned long long)left_out);
-	}
-	wl_client_post_implementation_error(client, "wl_compositor.create_surface: %s", text);
-}
 
 static void handle_new_surface(struct wl_listener *listener, void *data)
 {
@@ -88,13 +69,13 @@ static void handle_new_surface(struct wl_listener *listener, void *data)
 		struct smt_usage_refusal why;
 		if (!smt_usage_charge(&cu->usage, SMT_RES_SURFACES, 1, &why)) {
 			free(rec);
-			refuse(client, &why);
+			client_usage_refuse(client, "wl_compositor.create_surface", &why);
 			return;
 		}
 		if (!smt_usage_charge(&cu->usage, SMT_RES_MEMORY, SURFACE_BYTES, &why)) {
 			smt_usage_release(&cu->usage, SMT_RES_SURFACES, 1);
 			free(rec);
-			refuse(client, &why);
+			client_usage_refuse(client, "wl_compositor.create_surface", &why);
 			return;
 		}
 	}

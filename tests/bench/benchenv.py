@@ -11,6 +11,7 @@ re-executes itself under /usr/bin/python3.
 import importlib.util
 import os
 import platform
+import signal
 import subprocess
 import sys
 
@@ -38,6 +39,18 @@ def require(*modules):
         os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON] + sys.argv)
     sys.exit(f"{_name()}: {sys.executable} cannot import {', '.join(missing)} "
              f"(scripts/deps.sh bench installs them for {SYSTEM_PYTHON})")
+
+
+def stop(proc, timeout=10):
+    """End a process a benchmark started (a compositor): SIGTERM, then
+    SIGKILL if it has not exited after timeout seconds; reaped either way."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def use_build(smtwc=None):

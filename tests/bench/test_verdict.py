@@ -153,6 +153,43 @@ class Verdicts(unittest.TestCase):
         self.assertEqual(V.all_of([V.UNDECIDED, V.MISSED, V.MET]), V.MISSED)
         self.assertEqual(V.all_of([]), V.UNDECIDED)
 
+    def test_every_case_names_what_missed(self):
+        """The summary of 'no case below 0.95x' names the missed case with
+        the worst point estimate, not the widest interval (x11perf's
+        'lowest: map 1.15 [0.11-7.44]' while -prop missed at 0.55)."""
+        wide = V.ratio_interval([1.9, 0.5], [1.0, 1.0])   # 2 rounds: [0.0x-...]
+        prop = self.ratio([0.55, 0.50, 0.60, 0.57, 0.52, 0.55])
+        fc = self.ratio([0.90, 0.88, 0.91, 0.89, 0.90, 0.92])
+        ok = self.ratio([0.97, 0.99, 0.98, 1.00, 0.98, 0.97])
+        ivs = {"map": wide, "fcircle10": fc, "prop": prop, "rect100": ok}
+        self.assertLess(wide.lo, prop.lo)  # what the old summary fell for
+        v, shown, text = V.every_case(ivs, 0.95)
+        self.assertEqual(v, V.MISSED)
+        self.assertIs(shown, prop)
+        self.assertTrue(text.startswith("missed: prop "), text)
+        self.assertIn(", fcircle10 ", text)
+        self.assertNotIn("map", text)
+        self.assertNotIn("rect100", text)
+        # None missed: the undecided ones, worst first.
+        v, shown, text = V.every_case({"map": wide, "rect100": ok}, 0.95)
+        self.assertEqual((v, shown), (V.UNDECIDED, wide))
+        self.assertTrue(text.startswith("undecided: map "), text)
+        # All met: the worst one met, by its median.
+        better = self.ratio([1.10, 1.12, 1.09, 1.11, 1.10, 1.12])
+        v, shown, text = V.every_case({"a": better, "b": ok}, 0.95, unit="x")
+        self.assertEqual((v, shown), (V.MET, ok))
+        self.assertEqual(text, f"worst: b {ok.text(2)}x")
+        # Many misses: the first three, then how many more.
+        many = {f"c{i}": self.ratio([0.5 + i / 100] * 3 + [0.52 + i / 100] * 3)
+                for i in range(5)}
+        v, shown, text = V.every_case(many, 0.95)
+        self.assertTrue(text.startswith("missed: c0 "), text)
+        self.assertTrue(text.endswith(" and 2 more"), text)
+        # Lower is better: the worst is the highest median.
+        v, shown, text = V.every_case({"a": better, "b": ok}, 1.05, higher=False)
+        self.assertEqual((v, shown), (V.MISSED, better))
+        self.assertEqual(V.every_case({}, 0.95)[0], V.UNDECIDED)
+
     def test_compare_runs(self):
         """Two runs' verdict files: alike, decided by one only, flipped."""
         met = self.ratio([0.97, 0.99, 0.96, 1.00, 0.98, 0.97])

@@ -331,6 +331,32 @@ def all_of(verdicts):
     return UNDECIDED
 
 
+def every_case(intervals, target, higher=True, most=3, unit=""):
+    """One target over many cases ("no case below 0.95x"): the verdict
+    (all_of), the interval to record beside it, and a text that names what
+    decided it: each missed case, worst point estimate first (at most
+    `most`, then how many more); else each undecided one the same way; else
+    the worst case met; unit follows each figure. intervals: {case: Interval}. The worst is judged on
+    the median, never on an interval's bound: a case measured badly (2
+    rounds: [0.11-7.44]) is not the lowest because its interval is wide."""
+    if not intervals:
+        return UNDECIDED, None, "no cases"
+    judged = {c: verdict(iv, target, higher) for c, iv in intervals.items()}
+    v = all_of(judged.values())
+
+    def worst_first(cases):
+        return sorted(cases, key=lambda c: intervals[c].median, reverse=not higher)
+
+    for kind in (MISSED, UNDECIDED):
+        cases = worst_first(c for c, j in judged.items() if j == kind)
+        if cases:
+            shown = ", ".join(f"{c} {intervals[c].text(2)}{unit}" for c in cases[:most])
+            more = f" and {len(cases) - most} more" if len(cases) > most else ""
+            return v, intervals[cases[0]], f"{kind}: {shown}{more}"
+    worst = worst_first(intervals)[0]
+    return v, intervals[worst], f"worst: {worst} {intervals[worst].text(2)}{unit}"
+
+
 def compare_counts(path_a, path_b):
     """Two runs' verdict CSVs (Tally.write), counted: targets in both,
     decided alike ('agree'), flipped ('flips': met in one, missed in the

@@ -325,6 +325,24 @@ static void test_submit_framing(void)
 /* A socket ring's area (ring/submit_area.h): it grows while commands wait
  * (one of them half run), wraps with PADs of its own, and what the client
  * sees counts only its bytes: the bound, the offsets, the counters. */
+/* A fresh 4 KiB area where 3 KiB ran and 2 KiB more wait behind a 1 KiB
+ * PAD: stream positions 4-6 KiB, the client's 3-5 KiB. */
+static void wrap_behind_pad(struct target *t, uint8_t *noop)
+{
+	struct smt_exec_result res;
+	/* 2 + 1 KiB: a 3 KiB command would grow the area (at most half of it) */
+	REQUIRE(ts_queue(t->ctx, &t->sock, noop,
+				smt_encode_noop(noop, SMT_OP_NOOP, 2048) +
+						smt_encode_noop(noop + 2048, SMT_OP_NOOP, 1024),
+				&res) == SMT_EXEC_BUDGET,
+			"3 KiB");
+	REQUIRE(smt_exec_run(t->ctx, &t->sock.reader, NULL, &res) == SMT_EXEC_EMPTY, "ran");
+	REQUIRE(ts_queue(t->ctx, &t->sock, noop, smt_encode_noop(noop, SMT_OP_NOOP, 2048), &res) ==
+					SMT_EXEC_BUDGET,
+			"2 KiB");
+	REQUIRE(submit_area_client_offset(t->sock.area, 6144) == 5120, "a 1 KiB PAD at 3 KiB");
+}
+
 static void test_submit_area(void)
 {
 	struct target ref, t;
@@ -387,13 +405,7 @@ static void test_submit_area(void)
 	 * after them is at offset 5 KiB, as the client counts. */
 	static _Alignas(8) uint8_t noop[64 * 1024];
 	target_init(&t);
-	REQUIRE(ts_queue(t.ctx, &t.sock, noop, smt_encode_noop(noop, SMT_OP_NOOP, 3072), &res) ==
-					SMT_EXEC_BUDGET,
-			"3 KiB");
-	REQUIRE(smt_exec_run(t.ctx, &t.sock.reader, NULL, &res) == SMT_EXEC_EMPTY, "ran");
-	REQUIRE(ts_queue(t.ctx, &t.sock, noop, smt_encode_noop(noop, SMT_OP_NOOP, 2048), &res) ==
-					SMT_EXEC_BUDGET,
-			"2 KiB");
+	wrap_behind_pad(&t, noop);
 	REQUIRE(submit_area_pending(t.sock.area, &t.sock.reader) == 2048,
 			"2 KiB wait, not the PAD");
 	struct smt_cmd_header bad = { SMT_OP_FENCE, 0, 12 };
@@ -401,6 +413,20 @@ static void test_submit_area(void)
 					res.error.code == SMT_ERROR_BAD_SIZE &&
 					res.error.offset == 5120,
 			"offset without the PAD: %s", res.error.message);
+	target_fini(&t);
+
+	/* The same, found by the executor, not the submit's framing: an
+	 * unknown opcode after the PAD is at 5 KiB in the error and in its
+	 * message (the area position is 6 KiB). */
+	target_init(&t);
+	wrap_behind_pad(&t, noop);
+	struct smt_cmd_header unknown = { 0x7ff0, 0, 8 };
+	REQUIRE(ts_queue(t.ctx, &t.sock, &unknown, 8, &res) == SMT_EXEC_BUDGET, "queued");
+	REQUIRE(smt_exec_run(t.ctx, &t.sock.reader, NULL, &res) == SMT_EXEC_ERROR &&
+					res.error.code == SMT_ERROR_BAD_OPCODE &&
+					res.error.offset == 5120 &&
+					strstr(res.error.message, "offset 5120") != NULL,
+			"executor's fault offset without the PAD: %s", res.error.message);
 	target_fini(&t);
 
 	/* The bound: SMT_SUBMIT_QUEUE_MAX bytes may wait, 8 more may not. */

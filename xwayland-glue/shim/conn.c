@@ -84,7 +84,7 @@ bool xshim_conn_ready(struct xshim_conn *sc)
 		return false;
 	}
 	pthread_mutex_lock(&sc->lock);
-	bool ok = xshim_ring_init(&sc->ring, sc->size);
+	bool ok = xshim_segment_alloc_init(&sc->space, sc->size);
 	sc->st.segments++;
 	pthread_mutex_unlock(&sc->lock);
 	if (!ok) {
@@ -151,7 +151,7 @@ static bool wait_oldest_fence(struct xshim_conn *sc)
 		sc->st.ring_waits++;
 	/* Without a reply the connection is broken; nothing will be reused
 	 * any more, but retiring keeps the books straight. */
-	xshim_ring_retire(&sc->ring, f);
+	xshim_segment_alloc_retire(&sc->space, f);
 	return true;
 }
 
@@ -162,11 +162,11 @@ bool xshim_conn_alloc(struct xshim_conn *sc, uint32_t len, uint32_t *off, uint32
 	 * up; a fence always reclaims every committed request before it, so two
 	 * rounds without room mean the ring is held by uncollected replies. */
 	for (int round = 0; round < 3; round++) {
-		if (xshim_ring_alloc(&sc->ring, len, off, id)) {
+		if (xshim_segment_alloc_reserve(&sc->space, len, off, id)) {
 			pthread_mutex_unlock(&sc->lock);
 			return true;
 		}
-		if (!xshim_ring_waiting(&sc->ring))
+		if (!xshim_segment_alloc_waiting(&sc->space))
 			break; /* held by replies not collected yet: nothing to wait for */
 		if (sc->nfences == 0) {
 			pthread_mutex_unlock(&sc->lock);
@@ -185,7 +185,7 @@ void xshim_conn_commit(struct xshim_conn *sc, uint32_t id, uint32_t seq, uint8_t
 		bool error_to_queue, uint32_t bytes)
 {
 	pthread_mutex_lock(&sc->lock);
-	xshim_ring_commit(&sc->ring, id, seq);
+	xshim_segment_alloc_commit(&sc->space, id, seq);
 	if (error_to_queue)
 		xshim_errtab_add(&sc->errtab, seq, major);
 	sc->since_fence += bytes;
@@ -243,7 +243,7 @@ void xshim_conn_rewrite_checked(struct xshim_conn *sc, xcb_generic_error_t *e)
 void xshim_conn_release(struct xshim_conn *sc, uint32_t id)
 {
 	pthread_mutex_lock(&sc->lock);
-	xshim_ring_release(&sc->ring, id);
+	xshim_segment_alloc_release(&sc->space, id);
 	pthread_mutex_unlock(&sc->lock);
 }
 
@@ -326,7 +326,7 @@ void xshim_conn_destroy(xcb_connection_t *c)
 	print_stats("connection", &sc->st, state_name(sc));
 	atomic_fetch_sub(&xshim_pending_gets, sc->npending);
 	xshim_seg_destroy(sc);
-	xshim_ring_finish(&sc->ring);
+	xshim_segment_alloc_finish(&sc->space);
 	xshim_errtab_finish(&sc->errtab);
 	free(sc->pending);
 	pthread_mutex_destroy(&sc->lock);

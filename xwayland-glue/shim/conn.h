@@ -47,7 +47,7 @@ struct xshim_format {
  * pixels wait in the segment (HELD) until it asks for the reply. */
 struct xshim_pending_get {
 	uint32_t seq;
-	uint32_t ring_id;
+	uint32_t alloc_id;
 	uint32_t off;
 };
 
@@ -79,7 +79,7 @@ struct xshim_conn {
 	pthread_mutex_t lock;
 	_Atomic int state;
 	const char *off_reason;
-	struct xshim_ring ring;
+	struct xshim_segment_alloc space;  /* sub-allocator of the shared segment */
 	uint32_t fences[XSHIM_MAX_FENCES]; /* outstanding fence sequences, oldest first */
 	int nfences;
 	bool fence_waiter;    /* a thread is blocked on fences[0] */

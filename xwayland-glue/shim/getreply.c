@@ -97,8 +97,8 @@ enum xshim_collect xshim_get_collect(xcb_connection_t *c, uint32_t seq, bool blo
 		drop_pending(sc, i);
 	/* The server has written the pixels (or failed): the space is free,
 	 * and every earlier request is done too. */
-	xshim_ring_release(&sc->ring, pg.ring_id);
-	xshim_ring_retire(&sc->ring, seq);
+	xshim_segment_alloc_release(&sc->space, pg.alloc_id);
+	xshim_segment_alloc_retire(&sc->space, seq);
 	pthread_mutex_unlock(&sc->lock);
 	if (e)
 		*e = err;
@@ -117,7 +117,7 @@ void xshim_get_discard(xcb_connection_t *c, uint32_t seq)
 	if (i >= 0) {
 		/* The server may still write there: free it only after a fence
 		 * shows the request done. */
-		xshim_ring_commit(&sc->ring, sc->pending[i].ring_id, seq);
+		xshim_segment_alloc_commit(&sc->space, sc->pending[i].alloc_id, seq);
 		drop_pending(sc, i);
 	}
 	pthread_mutex_unlock(&sc->lock);

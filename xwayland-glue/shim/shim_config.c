@@ -66,7 +66,7 @@ static void parse(void)
 	 * at most 1 GiB so that offsets stay far from 32-bit overflow. */
 	xshim_cfg.segment = env_size("SMT_X11SHIM_SEGMENT", XSHIM_DEFAULT_SEGMENT, 256u << 10,
 					    1u << 30) &
-			~(XSHIM_RING_ALIGN - 1);
+			~(XSHIM_SEGMENT_ALIGN - 1);
 	xshim_cfg.flush = env_size("SMT_X11SHIM_FLUSH", XSHIM_DEFAULT_FLUSH, 1, UINT32_MAX);
 	v = getenv("SMT_X11SHIM_STATS");
 	xshim_cfg.stats = v && *v && !env_off(v) ? strdup(v) : NULL;

@@ -4,36 +4,36 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool xshim_ring_init(struct xshim_ring *r, uint32_t size)
+bool xshim_segment_alloc_init(struct xshim_segment_alloc *r, uint32_t size)
 {
 	memset(r, 0, sizeof(*r));
-	r->size = size - size % XSHIM_RING_ALIGN;
+	r->size = size - size % XSHIM_SEGMENT_ALIGN;
 	return r->size != 0;
 }
 
-void xshim_ring_finish(struct xshim_ring *r)
+void xshim_segment_alloc_finish(struct xshim_segment_alloc *r)
 {
 	free(r->q);
 	memset(r, 0, sizeof(*r));
 }
 
-static struct xshim_ring_entry *entry_at(struct xshim_ring *r, uint32_t i)
+static struct xshim_segment_alloc_entry *entry_at(struct xshim_segment_alloc *r, uint32_t i)
 {
 	return &r->q[(r->qfirst + i) % r->qcap];
 }
 
-static struct xshim_ring_entry *entry_by_id(struct xshim_ring *r, uint32_t id)
+static struct xshim_segment_alloc_entry *entry_by_id(struct xshim_segment_alloc *r, uint32_t id)
 {
 	uint32_t i = id - r->first_id;
 	return i < r->qcount ? entry_at(r, i) : NULL;
 }
 
-static bool queue_grow(struct xshim_ring *r)
+static bool queue_grow(struct xshim_segment_alloc *r)
 {
 	if (r->qcount < r->qcap)
 		return true;
 	uint32_t cap = r->qcap ? r->qcap * 2 : 16;
-	struct xshim_ring_entry *q = malloc((size_t)cap * sizeof(*q));
+	struct xshim_segment_alloc_entry *q = malloc((size_t)cap * sizeof(*q));
 	if (!q)
 		return false;
 	/* Unroll the circle so that the oldest entry is at index 0. */
@@ -47,11 +47,11 @@ static bool queue_grow(struct xshim_ring *r)
 }
 
 /* Frees the oldest entries that are FREE, in order; the tail follows. */
-static uint32_t pop_free(struct xshim_ring *r)
+static uint32_t pop_free(struct xshim_segment_alloc *r)
 {
 	uint32_t freed = 0;
-	while (r->qcount && entry_at(r, 0)->state == XSHIM_RING_FREE) {
-		struct xshim_ring_entry *e = entry_at(r, 0);
+	while (r->qcount && entry_at(r, 0)->state == XSHIM_SEGMENT_FREE) {
+		struct xshim_segment_alloc_entry *e = entry_at(r, 0);
 		r->tail = e->start + e->span;
 		if (r->tail >= r->size)
 			r->tail -= r->size;
@@ -66,13 +66,14 @@ static uint32_t pop_free(struct xshim_ring *r)
 	return freed;
 }
 
-bool xshim_ring_alloc(struct xshim_ring *r, uint32_t len, uint32_t *off, uint32_t *id)
+bool xshim_segment_alloc_reserve(
+		struct xshim_segment_alloc *r, uint32_t len, uint32_t *off, uint32_t *id)
 {
 	if (len == 0)
 		len = 1;
 	if (len > r->size)
 		return false;
-	len = (len + XSHIM_RING_ALIGN - 1) & ~(XSHIM_RING_ALIGN - 1);
+	len = (len + XSHIM_SEGMENT_ALIGN - 1) & ~(XSHIM_SEGMENT_ALIGN - 1);
 	if (!queue_grow(r))
 		return false;
 
@@ -101,43 +102,45 @@ bool xshim_ring_alloc(struct xshim_ring *r, uint32_t len, uint32_t *off, uint32_
 	if (r->head == r->size)
 		r->head = 0;
 	r->used += span;
-	struct xshim_ring_entry *e = entry_at(r, r->qcount);
-	*e = (struct xshim_ring_entry){ .start = start, .span = span, .state = XSHIM_RING_HELD };
+	struct xshim_segment_alloc_entry *e = entry_at(r, r->qcount);
+	*e = (struct xshim_segment_alloc_entry){
+		.start = start, .span = span, .state = XSHIM_SEGMENT_HELD
+	};
 	*id = r->first_id + r->qcount;
 	r->qcount++;
 	*off = at;
 	return true;
 }
 
-void xshim_ring_commit(struct xshim_ring *r, uint32_t id, uint32_t seq)
+void xshim_segment_alloc_commit(struct xshim_segment_alloc *r, uint32_t id, uint32_t seq)
 {
-	struct xshim_ring_entry *e = entry_by_id(r, id);
-	if (e && e->state == XSHIM_RING_HELD) {
+	struct xshim_segment_alloc_entry *e = entry_by_id(r, id);
+	if (e && e->state == XSHIM_SEGMENT_HELD) {
 		e->seq = seq;
-		e->state = XSHIM_RING_INFLIGHT;
+		e->state = XSHIM_SEGMENT_INFLIGHT;
 		r->inflight++;
 	}
 }
 
-void xshim_ring_release(struct xshim_ring *r, uint32_t id)
+void xshim_segment_alloc_release(struct xshim_segment_alloc *r, uint32_t id)
 {
-	struct xshim_ring_entry *e = entry_by_id(r, id);
+	struct xshim_segment_alloc_entry *e = entry_by_id(r, id);
 	if (e) {
-		if (e->state == XSHIM_RING_INFLIGHT)
+		if (e->state == XSHIM_SEGMENT_INFLIGHT)
 			r->inflight--;
-		e->state = XSHIM_RING_FREE;
+		e->state = XSHIM_SEGMENT_FREE;
 		pop_free(r);
 	}
 }
 
-uint32_t xshim_ring_retire(struct xshim_ring *r, uint32_t done)
+uint32_t xshim_segment_alloc_retire(struct xshim_segment_alloc *r, uint32_t done)
 {
 	/* Requests may have been committed out of allocation order (two threads),
 	 * so look at every entry rather than stopping at the first young one. */
 	for (uint32_t i = 0; i < r->qcount; i++) {
-		struct xshim_ring_entry *e = entry_at(r, i);
-		if (e->state == XSHIM_RING_INFLIGHT && xshim_seq_le(e->seq, done)) {
-			e->state = XSHIM_RING_FREE;
+		struct xshim_segment_alloc_entry *e = entry_at(r, i);
+		if (e->state == XSHIM_SEGMENT_INFLIGHT && xshim_seq_le(e->seq, done)) {
+			e->state = XSHIM_SEGMENT_FREE;
 			r->inflight--;
 		}
 	}

@@ -118,7 +118,7 @@ uint32_t xshim_put(struct xshim_conn *sc, const struct xshim_put_args *a, uint32
 static void completed(struct xshim_conn *sc, uint32_t seq)
 {
 	pthread_mutex_lock(&sc->lock);
-	xshim_ring_retire(&sc->ring, seq);
+	xshim_segment_alloc_retire(&sc->space, seq);
 	pthread_mutex_unlock(&sc->lock);
 }
 
@@ -222,7 +222,7 @@ bool xshim_get_async(struct xshim_conn *sc, xcb_drawable_t d, int16_t x, int16_t
 	} else {
 		/* Out of memory: the reply would be unreadable. Impossible in
 		 * practice; keep the segment consistent at least. */
-		xshim_ring_commit(&sc->ring, id, ck.sequence);
+		xshim_segment_alloc_commit(&sc->space, id, ck.sequence);
 	}
 	if (!checked)
 		xshim_errtab_add(&sc->errtab, ck.sequence, XSHIM_CORE_GET_IMAGE);

@@ -38,6 +38,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 sys.path.insert(0, os.path.dirname(HERE))
+import benchenv  # noqa: E402
 import verdict as V  # noqa: E402
 
 TOTAL_FDS = 1000            # cap on all clients' fds (via fd-headroom)
@@ -157,12 +158,7 @@ class Bench:
     def finish(self):
         for p in list(self.procs):
             self.stop(p)
-        self.compositor.send_signal(signal.SIGTERM)
-        try:
-            self.compositor.wait(10)
-        except subprocess.TimeoutExpired:
-            self.compositor.kill()
-            self.compositor.wait()
+        benchenv.stop(self.compositor, 10)
         shutil.rmtree(self.dir, ignore_errors=True)
 
 

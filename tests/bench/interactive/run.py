@@ -26,7 +26,6 @@ import json
 import os
 import platform
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -59,13 +58,7 @@ class Procs:
         return p
 
     def stop(self, p, timeout=3.0):
-        if p.poll() is None:
-            p.send_signal(signal.SIGTERM)
-            try:
-                p.wait(timeout)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+        benchenv.stop(p, timeout)
         if p in self.procs:
             self.procs.remove(p)
 
