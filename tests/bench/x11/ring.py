@@ -517,10 +517,27 @@ def plot(rows, path):
         # The 95% interval around the median (none for a single round).
         v = r.get(k)
         return abs(v - r["ratio"]) if isinstance(v, float) and math.isfinite(v) else 0.0
-    ax.bar(names, [r["ratio"] for r in rows],
+    contended = "contended_ratio" in rows[0]
+    width = 0.4 if contended else 0.8
+    xs = range(len(rows))
+    ax.bar([x - (width / 2 if contended else 0) for x in xs], [r["ratio"] for r in rows],
+           width=width,
            yerr=[[spread(r, "ratio_lo") for r in rows], [spread(r, "ratio_hi") for r in rows]],
            error_kw={"elinewidth": 0.8, "capsize": 2},
            color=["tab:blue" if r["transport_bound"] else "tab:gray" for r in rows])
+    if contended:
+        # The same pairs with the busy loops of --contend beside them.
+        def cspread(r, k):
+            v = r.get(k)
+            return abs(v - r["contended_ratio"]) if isinstance(v, float) and \
+                math.isfinite(v) else 0.0
+        ax.bar([x + width / 2 for x in xs], [r["contended_ratio"] for r in rows], width=width,
+               yerr=[[cspread(r, "contended_ratio_lo") for r in rows],
+                     [cspread(r, "contended_ratio_hi") for r in rows]],
+               error_kw={"elinewidth": 0.8, "capsize": 2}, color="tab:orange",
+               label="with busy loops (--contend)")
+    ax.set_xticks(list(xs))
+    ax.set_xticklabels(names)
     for y, style, label in ((1.0, "-", "socket"), (0.95, ":", "0.95x floor"),
                             (1.3, "--", "noop target 1.3x")):
         ax.axhline(y, color="black", linestyle=style, linewidth=0.8, label=label)
