@@ -372,6 +372,21 @@ def spin_outcomes(ring_runs, prefix):
             max(1, reqs) for k in SPIN_OUTCOMES}
 
 
+def check_spin_counted(runs):
+    """The suite's run: a round-tripping ring client (-prop) armed spins
+    and each one is counted with how it ended; socket clients arm none."""
+    for case, r in runs.items():
+        for mode, xs in r.items():
+            for x in xs:
+                check(all(f"spin_{k}" in x for k in SPIN_OUTCOMES),
+                      f"-{case} {mode}: no spin counters in Xwayland's statistics: {x}")
+                n = sum(x[f"spin_{k}"] for k in SPIN_OUTCOMES)
+                if mode.startswith("socket"):
+                    check(n == 0, f"-{case} on the socket counted spins: {x}")
+                elif case == "prop":
+                    check(n > 0, f"-prop through the ring counted no spins: {x}")
+
+
 def spin_text(r, prefix):
     return " / ".join(f"{r[f'{prefix}spin_{k}_per_10k']:.0f}" for k in SPIN_OUTCOMES)
 
@@ -562,7 +577,10 @@ def run(h, args):
     out = args.out or os.path.join(ROOT, "build", "bench")
     os.makedirs(out, exist_ok=True)
     load_before = V.loadavg()
-    rows = summarize(measure(h, args), args)
+    runs = measure(h, args)
+    if args.smoke:
+        check_spin_counted(runs)
+    rows = summarize(runs, args)
     text = table(rows, args, benchenv.machine(), load_before)
     print("\n" + text + "\n")
     base = "x11ring-broad" if args.wide else "x11ring"
