@@ -145,7 +145,7 @@ static void untrack(int fd)
 		log_closes = v && *v == '1';
 	}
 	if (log_closes && !c->other_user) {
-		char line[512];
+		char line[768];
 		if (xconn_format(line, sizeof(line), c) > 0)
 			fprintf(stderr, "smt-x11ring: closed: %s", line);
 	}
@@ -404,46 +404,71 @@ static int rewrite_events(int epfd, struct epoll_event *ev, int n, int max)
 	return out;
 }
 
-/* How long the server looks at busy rings before it sleeps: a client that
- * flushes again within this time costs neither side a syscall (measured in
- * docs/x11.md). Only right after ring bytes were served, so an idle server
- * never spins. */
-static uint64_t spin_ns(void)
+/* How long the server looks at busy rings before it sleeps, and whether
+ * it does at all (stream/x11_spin.h): a client that flushes again within
+ * this time costs neither side a syscall (measured in docs/x11.md). Only
+ * right after ring bytes were served, so an idle server never spins, and
+ * not after spins that found nothing or lost the CPU (backoff). */
+static const struct x11_spin_config *spin_config(void)
 {
-	static int64_t ns = -1;
-	if (ns < 0) {
+	static struct x11_spin_config cfg = { .preempt_gap_ns = X11_SPIN_PREEMPT_GAP_NS };
+	static bool read;
+	if (!read) {
+		read = true;
 		const char *v = getenv("SMT_X11RING_SPIN_US");
-		ns = (v && *v ? strtoll(v, NULL, 10) : XCONN_SPIN_US_DEFAULT) * 1000;
-		if (ns < 0)
-			ns = 0;
+		long long us = v && *v ? strtoll(v, NULL, 10) : XCONN_SPIN_US_DEFAULT;
+		cfg.budget_ns = us > 0 && us <= XCONN_SPIN_US_MAX ? (uint64_t)us * 1000u : 0;
 	}
-	return (uint64_t)ns;
+	return &cfg;
 }
 
-/* A ring client that sent requests within the budget: its next bytes
- * probably come soon. */
-static bool ring_client_streaming(uint64_t now, uint64_t budget)
+static struct x11_spin spin;
+
+/* The ring client that sent requests last, if within the budget: its next
+ * bytes probably come soon. The spin's outcome is counted on it. */
+static struct xconn *streaming_client(uint64_t now, uint64_t budget)
 {
+	struct xconn *last = NULL;
 	for (unsigned i = 0; i < nall; i++) {
-		const struct xconn *c = all[i];
-		if (c->state == XCONN_RING && now - c->last_input_ns <= budget)
-			return true;
+		struct xconn *c = all[i];
+		if (c->state == XCONN_RING && now - c->last_input_ns <= budget &&
+				(!last || c->last_input_ns > last->last_input_ns))
+			last = c;
 	}
-	return false;
+	return last;
 }
 
 static bool spin_for_ring_input(void)
 {
-	uint64_t budget = spin_ns();
-	uint64_t start = monotonic_now_ns();
-	if (budget == 0 || !ring_client_streaming(start, budget))
+	const struct x11_spin_config *cfg = spin_config();
+	uint64_t now = monotonic_now_ns();
+	struct xconn *armer = cfg->budget_ns ? streaming_client(now, cfg->budget_ns) : NULL;
+	uint64_t skipped = spin.skipped;
+	if (!x11_spin_begin(&spin, cfg, now, armer != NULL)) {
+		if (armer)
+			armer->spin_skipped += spin.skipped - skipped;
 		return false;
+	}
 	for (unsigned i = 0;; i++) {
-		if (any_ring_input())
+		bool input = any_ring_input();
+		/* The clock every 16 looks, and at once when there is input. */
+		enum x11_spin_step step = input || (i & 15) == 15 ?
+				x11_spin_look(&spin, cfg, monotonic_now_ns(), input) :
+				X11_SPIN_GO_ON;
+		switch (step) {
+		case X11_SPIN_GO_ON:
+			cpu_relax();
+			continue;
+		case X11_SPIN_FOUND:
+			armer->spin_found++;
 			return true;
-		if ((i & 15) == 15 && monotonic_now_ns() - start > budget)
+		case X11_SPIN_MISSED:
+			armer->spin_missed++;
 			return false;
-		cpu_relax();
+		case X11_SPIN_PREEMPTED:
+			armer->spin_preempted++;
+			return false;
+		}
 	}
 }
 

@@ -75,7 +75,8 @@ int xconn_format(char *buf, size_t n, const struct xconn *c)
 			"socket_bytes=%llu wakeups_from_client=%llu wakeups_to_client=%llu "
 			"client_wakeups_sent=%llu client_full_waits=%llu fd_messages=%llu answers=%llu "
 			"reverted=%d error=%d input_events=%llu boosts=%llu boosted_us=%llu boost_served=%llu "
-			"boost_lapsed=%llu yields=%llu "
+			"boost_lapsed=%llu yields=%llu spin_found=%llu spin_missed=%llu "
+			"spin_preempted=%llu spin_skipped=%llu "
 			"why=%s\n",
 			c->fd, (int)c->pid, comm, mode, (unsigned long long)c->rd.count.requests,
 			(unsigned long long)c->rd.tail, (unsigned long long)c->plain_bytes,
@@ -95,7 +96,9 @@ int xconn_format(char *buf, size_t n, const struct xconn *c)
 			(unsigned long long)c->boost.grants,
 			(unsigned long long)(c->boost.favoured_ns / 1000),
 			(unsigned long long)c->boost.served, (unsigned long long)c->boost.lapsed,
-			(unsigned long long)c->yields,
+			(unsigned long long)c->yields, (unsigned long long)c->spin_found,
+			(unsigned long long)c->spin_missed, (unsigned long long)c->spin_preempted,
+			(unsigned long long)c->spin_skipped,
 			c->other_user                           ? "other-uid" :
 					c->state == XCONN_RING  ? "ring" :
 					c->state == XCONN_FRESH ? "fresh" :
@@ -115,7 +118,7 @@ void xconn_stats_serve(void)
 		}
 		unsigned n;
 		struct xconn **all = xconn_all(&n);
-		size_t cap = 256 + (size_t)n * 320, len = 0;
+		size_t cap = 256 + (size_t)n * 448, len = 0;
 		char *buf = malloc(cap);
 		if (buf) {
 			for (unsigned i = 0; i < n; i++) {

@@ -31,6 +31,7 @@
 #include "xwayland-glue/stream/stream_reader.h"
 #include "xwayland-glue/stream/x11_boost.h"
 #include "xwayland-glue/stream/x11_input_scan.h"
+#include "xwayland-glue/stream/x11_spin.h"
 
 enum xconn_state {
 	XCONN_FRESH, /* accepted, no byte read yet: may send a hello */
@@ -71,6 +72,10 @@ struct xconn {
 	uint64_t plain_bytes;   /* read from the socket (PLAIN, or after REVERT) */
 	uint64_t last_input_ns; /* ring bytes last served (the spin) */
 	uint64_t answers;       /* writes to the client (replies, events) */
+	/* Spins before a sleep that this client's bytes armed (x11_spin.h):
+	 * ended by its or another ring's input, by the budget, by losing the
+	 * CPU; and chances not taken for the backoff. */
+	uint64_t spin_found, spin_missed, spin_preempted, spin_skipped;
 
 	/* The input boost (input_boost.c), every connection */
 	struct x11_input_scan scan; /* what the X server wrote to it */
@@ -143,6 +148,7 @@ int xconn_format(char *buf, size_t n, const struct xconn *c);
 #define XCONN_TAG_STATS (XCONN_TAG | 2ull << 32)
 
 #define XCONN_SPIN_US_DEFAULT 50
+#define XCONN_SPIN_US_MAX 10000 /* SMT_X11RING_SPIN_US above this: no spin */
 
 /* log.c: one line on stderr (the compositor's log), at most
  * XCONN_LOG_BURST at once and XCONN_LOG_PER_SEC after that, whatever

@@ -5,7 +5,7 @@ Xwayland of a headless smtwc, in one run: every round in a fresh session
 
     tests/bench/x11/ring.py [--rounds R] [--time S] [--reps N] [--repeat N]
                             [--cases a,b | --broad | --all] [--smoke] [--out DIR]
-                            [--no-write] [--smtwc PATH]
+                            [--no-write] [--smtwc PATH] [--contend N [--contend-pin]]
 
 For each round and case, x11perf runs once on the socket (SMT_X11RING=off)
 and once through the ring, alternating which goes first; the table shows
@@ -34,6 +34,14 @@ which took minutes per window case.
 Their table, CSV and plot go to the x11ring-broad block, docs/bench/
 x11ring-broad.csv and docs/plots/x11ring-broad.png, beside the default set's.
 With --smoke they run three of their cases once, for the test suite.
+
+--contend N adds a contended pair to every case of every round: the same
+socket and ring runs again with N busy loops beside them (tests/bench/
+contend.py; --contend-pin binds loop i to CPU i), started just before the
+pair and stopped just after, so the quiet and the contended ratio of a
+case are measured minutes apart in the same sessions. The table gets a
+column for it and the targets a row each for "no case below 0.95x" and
+the round trip under contention.
 """
 import argparse
 import csv
@@ -52,6 +60,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "integration"))
 sys.path.insert(0, os.path.dirname(HERE))
 import benchenv  # noqa: E402
+import contend  # noqa: E402
 import harness  # noqa: E402
 import verdict as V  # noqa: E402
 from harness import Session, check, log  # noqa: E402
@@ -126,6 +135,10 @@ def parse_args():
     ap.add_argument("--out", default=None)
     ap.add_argument("--no-write", action="store_true", help="leave docs/x11.md alone")
     ap.add_argument("--smtwc", default=None)
+    ap.add_argument("--contend", type=int, default=0,
+                    help="also measure every pair with N busy loops beside it")
+    ap.add_argument("--contend-pin", action="store_true",
+                    help="pin busy loop i to CPU i (with --contend)")
     args = ap.parse_args()
     known = {c[0]: c for c in CASES}
     offered = x11perf_cases()
@@ -254,7 +267,10 @@ def measure(h, args):
     every round in a fresh session (compositor and Xwayland), so that the
     rounds also sample what changes between sessions, not only within one
     (docs/benchmarks.md, "Rounds")."""
-    runs = {c[0]: {"socket": [], "ring": []} for c in args.case_list}
+    modes = [("socket", False), ("ring", False)]
+    if args.contend:
+        modes += [("socket", True), ("ring", True)]
+    runs = {c[0]: {key(m, c2): [] for m, c2 in modes} for c in args.case_list}
     reps = {}
     with Session(h, "x11ring-calibrate", x11=True) as s:
         s.run(["xdpyinfo"], timeout=60)
@@ -274,14 +290,24 @@ def measure(h, args):
             s.run(["xdpyinfo"], timeout=60)  # Xwayland up before anything is timed
             for i, (case, _, _) in enumerate(args.case_list):
                 order = ("socket", "ring") if (rnd + i) % 2 == 0 else ("ring", "socket")
-                for mode in order:
-                    rate, cpu, client_cpu, conn = x11perf(s, args, case, reps[case],
-                                                          mode == "ring")
-                    runs[case][mode].append({"rate": rate, "cpu": cpu,
-                                             "client_cpu": client_cpu, **conn})
-                    log(f"round {rnd + 1}/{args.rounds} {case:14} {mode:6} {rate:12.1f}/s  "
-                        f"cpu: Xwayland {cpu * 100:5.1f}% x11perf {client_cpu * 100:5.1f}%")
+                for contended in (False, True) if args.contend else (False,):
+                    with contend.BusyLoops(args.contend if contended else 0,
+                                           args.contend_pin) as loops:
+                        for mode in order:
+                            rate, cpu, client_cpu, conn = x11perf(s, args, case, reps[case],
+                                                                  mode == "ring")
+                            check(loops.alive() == loops.n, "a busy loop ended early")
+                            runs[case][key(mode, contended)].append(
+                                {"rate": rate, "cpu": cpu, "client_cpu": client_cpu, **conn})
+                            log(f"round {rnd + 1}/{args.rounds} {case:14} "
+                                f"{key(mode, contended):10} {rate:12.1f}/s  cpu: Xwayland "
+                                f"{cpu * 100:5.1f}% x11perf {client_cpu * 100:5.1f}%")
     return runs
+
+
+def key(mode, contended):
+    """runs[case]'s key: 'socket', 'ring', or with the busy loops '+c'."""
+    return mode + ("+c" if contended else "")
 
 
 def summarize(runs, args):
@@ -311,15 +337,69 @@ def summarize(runs, args):
             "xwayland_cpu_ring": statistics.median(x["cpu"] for x in r["ring"]),
             "x11perf_cpu_socket": statistics.median(x["client_cpu"] for x in r["socket"]),
             "x11perf_cpu_ring": statistics.median(x["client_cpu"] for x in r["ring"]),
+            **spin_outcomes(r["ring"], ""),
         })
+        if args.contend:
+            cs = [x["rate"] for x in r["socket+c"]]
+            cr = [x["rate"] for x in r["ring+c"]]
+            civ = V.ratio_interval(cr, cs)
+            rows[-1].update({
+                "contended_socket_per_s": statistics.median(cs),
+                "contended_ring_per_s": statistics.median(cr),
+                "contended_ratio": civ.median, "contended_ratio_lo": civ.lo,
+                "contended_ratio_hi": civ.hi,
+                "contended_socket_rounds": cs, "contended_ring_rounds": cr,
+                "contended_xwayland_cpu_ring": statistics.median(
+                    x["cpu"] for x in r["ring+c"]),
+                "contended_eventfd_writes_per_10k": 1e4 * sum(
+                    x["client_wakeups_sent"] for x in r["ring+c"]) / max(1, sum(
+                        x["requests"] for x in r["ring+c"])),
+                **spin_outcomes(r["ring+c"], "contended_"),
+            })
     return rows
+
+
+SPIN_OUTCOMES = ("found", "missed", "preempted", "skipped")
+
+
+def spin_outcomes(ring_runs, prefix):
+    """How Xwayland's spins before sleeping ended for this case's ring
+    runs, per 10,000 requests (docs/x11.md, "The server-asleep flag, the
+    spin, and wake-ups"): found input, ran out of time, lost the CPU, or
+    not taken (backoff). Older server halves do not count them."""
+    reqs = sum(x["requests"] for x in ring_runs)
+    return {f"{prefix}spin_{k}_per_10k": 1e4 * sum(x.get(f"spin_{k}", 0) for x in ring_runs) /
+            max(1, reqs) for k in SPIN_OUTCOMES}
+
+
+def check_spin_counted(runs):
+    """The suite's run: a round-tripping ring client (-prop) armed spins
+    and each one is counted with how it ended; socket clients arm none."""
+    for case, r in runs.items():
+        for mode, xs in r.items():
+            for x in xs:
+                check(all(f"spin_{k}" in x for k in SPIN_OUTCOMES),
+                      f"-{case} {mode}: no spin counters in Xwayland's statistics: {x}")
+                n = sum(x[f"spin_{k}"] for k in SPIN_OUTCOMES)
+                if mode.startswith("socket"):
+                    check(n == 0, f"-{case} on the socket counted spins: {x}")
+                elif case == "prop":
+                    check(n > 0, f"-prop through the ring counted no spins: {x}")
+
+
+def spin_text(r, prefix):
+    return " / ".join(f"{r[f'{prefix}spin_{k}_per_10k']:.0f}" for k in SPIN_OUTCOMES)
 
 
 def ratio_iv(r):
     return V.ratio_interval(r["ring_rounds"], r["socket_rounds"])
 
 
-def targets(rows):
+def contended_iv(r):
+    return V.ratio_interval(r["contended_ring_rounds"], r["contended_socket_rounds"])
+
+
+def targets(rows, contended=0):
     """(target, verdict, measured) lines, seed 000's rules, each judged on
     a 95% interval over the rounds (tests/bench/verdict.py)."""
     out = []
@@ -357,6 +437,19 @@ def targets(rows):
         iv = ivs["prop"]
         out.append(("round trips (-prop) not slower than the socket", tally.judge("prop", iv, 0.95),
                     f"{iv.text(2)}x"))
+    if contended:
+        civs = {r["case"]: contended_iv(r) for r in rows}
+        worst = min(rows, key=lambda r: civs[r["case"]].lo if civs[r["case"]].decided
+                    else r["contended_ratio"])
+        v = V.all_of(V.verdict(civs[r["case"]], 0.95) for r in rows)
+        tally.record("no case below 0.95x, contended", civs[worst["case"]], 0.95, True, v)
+        out.append((f"no case below 0.95x the socket with {contended} busy loops", v,
+                    f"lowest: {worst['case']} {civs[worst['case']].text(2)}x"))
+        if prop:
+            iv = civs["prop"]
+            out.append((f"round trips (-prop) not slower than the socket with {contended} "
+                        "busy loops", tally.judge("prop contended", iv, 0.95),
+                        f"{iv.text(2)}x"))
     return out, tally
 
 
@@ -372,26 +465,39 @@ def why(r):
 
 
 def table(rows, args, machine, load_before=None):
+    c = args.contend
+    cloops = contend.BusyLoops(c, args.contend_pin)
     lines = [f"x11perf on smtwc's Xwayland (headless, pixman), {machine}; median of "
              f"{args.rounds} rounds, each in a fresh session (compositor and Xwayland), "
              f"alternating which transport runs first, each the average "
              f"of x11perf -repeat {args.repeat} with a fixed -reps (about {args.time} s of timed "
              f"work, found by probing on the socket); the ratio is the median of the "
              f"rounds' ratios with its 95% interval. {V.load_text(load_before, V.loadavg())}. "
+             + (f"Contended: each pair measured again with {cloops.text()}, in the same "
+                f"round; the contended column is the median of those rounds' ratios. "
+                if c else "") +
              f"{datetime.date.today().isoformat()}.", "",
-             "|  socket/s |    ring/s |  ratio [95%] | operation | CPU Xwayland socket / ring | "
+             "|  socket/s |    ring/s |  ratio [95%] | " +
+             (f"ratio, {c} busy loops [95%] | " if c else "") +
+             "operation | CPU Xwayland socket / ring | "
              "CPU x11perf socket / ring | eventfd writes per 10k requests | ring full per 10k "
-             "| measured reason |",
-             "|---:|---:|---:|---|---:|---:|---:|---:|---|"]
+             "| spins found / missed / lost the CPU / skipped per 10k" +
+             (", quiet; contended" if c else "") + " | measured reason |",
+             "|---:|---:|---:|" + ("---:|" if c else "") + "---|---:|---:|---:|---:|---:|---|"]
     for r in rows:
         iv = ratio_iv(r)
+        civ = contended_iv(r) if c else None
         lines.append(
             f"| {r['socket_per_s']:.1f} | {r['ring_per_s']:.1f} | {iv.text(2)}"
-            f"{' wide' if iv.wide else ''} | {r['what']} "
+            f"{' wide' if iv.wide else ''} | " +
+            (f"{civ.text(2)}{' wide' if civ.wide else ''} | " if c else "") +
+            f"{r['what']} "
             f"| {r['xwayland_cpu_socket'] * 100:.0f}% / {r['xwayland_cpu_ring'] * 100:.0f}% "
             f"| {r['x11perf_cpu_socket'] * 100:.0f}% / {r['x11perf_cpu_ring'] * 100:.0f}% "
-            f"| {r['eventfd_writes_per_10k']:.2f} | {r['full_waits_per_10k']:.0f} | {why(r)} |")
-    out, tally = targets(rows)
+            f"| {r['eventfd_writes_per_10k']:.2f} | {r['full_waits_per_10k']:.0f} "
+            f"| {spin_text(r, '')}{'; ' + spin_text(r, 'contended_') if c else ''} "
+            f"| {why(r)} |")
+    out, tally = targets(rows, c)
     lines += ["", "| target (seed 000) | verdict | measured: median [95% interval] |",
               "|---|---|---|"]
     for what, v, measured in out:
@@ -423,10 +529,27 @@ def plot(rows, path):
         # The 95% interval around the median (none for a single round).
         v = r.get(k)
         return abs(v - r["ratio"]) if isinstance(v, float) and math.isfinite(v) else 0.0
-    ax.bar(names, [r["ratio"] for r in rows],
+    contended = "contended_ratio" in rows[0]
+    width = 0.4 if contended else 0.8
+    xs = range(len(rows))
+    ax.bar([x - (width / 2 if contended else 0) for x in xs], [r["ratio"] for r in rows],
+           width=width,
            yerr=[[spread(r, "ratio_lo") for r in rows], [spread(r, "ratio_hi") for r in rows]],
            error_kw={"elinewidth": 0.8, "capsize": 2},
            color=["tab:blue" if r["transport_bound"] else "tab:gray" for r in rows])
+    if contended:
+        # The same pairs with the busy loops of --contend beside them.
+        def cspread(r, k):
+            v = r.get(k)
+            return abs(v - r["contended_ratio"]) if isinstance(v, float) and \
+                math.isfinite(v) else 0.0
+        ax.bar([x + width / 2 for x in xs], [r["contended_ratio"] for r in rows], width=width,
+               yerr=[[cspread(r, "contended_ratio_lo") for r in rows],
+                     [cspread(r, "contended_ratio_hi") for r in rows]],
+               error_kw={"elinewidth": 0.8, "capsize": 2}, color="tab:orange",
+               label="with busy loops (--contend)")
+    ax.set_xticks(list(xs))
+    ax.set_xticklabels(names)
     for y, style, label in ((1.0, "-", "socket"), (0.95, ":", "0.95x floor"),
                             (1.3, "--", "noop target 1.3x")):
         ax.axhline(y, color="black", linestyle=style, linewidth=0.8, label=label)
@@ -451,11 +574,14 @@ def run(h, args):
     out = args.out or os.path.join(ROOT, "build", "bench")
     os.makedirs(out, exist_ok=True)
     load_before = V.loadavg()
-    rows = summarize(measure(h, args), args)
+    runs = measure(h, args)
+    if args.smoke:
+        check_spin_counted(runs)
+    rows = summarize(runs, args)
     text = table(rows, args, benchenv.machine(), load_before)
     print("\n" + text + "\n")
     base = "x11ring-broad" if args.wide else "x11ring"
-    targets(rows)[1].write(os.path.join(out, base + "-verdicts.csv"))
+    targets(rows, args.contend)[1].write(os.path.join(out, base + "-verdicts.csv"))
     with open(os.path.join(out, base + ".csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()

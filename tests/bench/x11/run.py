@@ -6,6 +6,7 @@ the reference, measured side by side in one run.
     tests/bench/x11/run.py [--display :N] [--build DIR] [--rounds R]
                            [--time S] [--repeat N] [--sizes] [--smoke]
                            [--out FILE | --no-write] [--verdicts FILE]
+                           [--contend N [--contend-pin]]
 
 Without --display it starts its own Xvfb (1280x1024x24); with it, it measures
 an existing server (e.g. the compositor's Xwayland). Rounds alternate which
@@ -22,7 +23,9 @@ nothing). Otherwise that calibration runs once per case, before the rounds
 (plain, for -time S of work), and every measured run uses the -reps it
 found, so that the rounds do the same work and cost S each, not 9 s + S.
 --verdicts FILE also writes every target's verdict as CSV (verdict.py
-compare A B).
+compare A B). --contend N runs N busy loops (tests/bench/contend.py) through
+the rounds, after the calibration: the same work under a CPU contention
+another machine can repeat.
 """
 import argparse
 import datetime
@@ -37,6 +40,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import contend  # noqa: E402 (--contend: busy loops beside the rounds)
 import verdict as V  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
@@ -137,6 +141,17 @@ def measure(args, env, launcher):
         for c in cases + refs:
             args.case_reps[c] = fixed_reps(c, env, args)
             print(f"{c}: -reps {args.case_reps[c]} per run", flush=True)
+    # The busy loops of --contend run through the rounds, not the
+    # calibration: the same -reps as a run without them.
+    with contend.BusyLoops(args.contend, args.contend_pin) as loops:
+        rounds(args, env, launcher, cases, refs, runs, waits)
+        if loops.alive() != loops.n:
+            sys.exit("run.py: a busy loop of --contend ended early")
+    med = {c: {v: statistics.median(xs) for v, xs in d.items()} for c, d in runs.items()}
+    return med, runs, waits
+
+
+def rounds(args, env, launcher, cases, refs, runs, waits):
     for rnd in range(args.rounds):
         for c in cases:
             order = ("plain", "shim") if rnd % 2 == 0 else ("shim", "plain")
@@ -154,8 +169,6 @@ def measure(args, env, launcher):
         for r in refs:
             runs[r]["ref"].append(x11perf(r, env, args))
             print(f"round {rnd + 1} {r}: {runs[r]['ref'][-1]:.0f}/s", flush=True)
-    med = {c: {v: statistics.median(xs) for v, xs in d.items()} for c, d in runs.items()}
-    return med, runs, waits
 
 
 def table(med, runs, waits):
@@ -280,6 +293,10 @@ def main():
                     help="also write every target's verdict to this CSV (verdict.py compare)")
     ap.add_argument("--smoke", action="store_true",
                     help="2 rounds, x11perf -repeat 1 -reps 100: the test suite's run")
+    ap.add_argument("--contend", type=int, default=0,
+                    help="N busy loops beside the rounds (tests/bench/contend.py)")
+    ap.add_argument("--contend-pin", action="store_true",
+                    help="pin busy loop i to CPU i (with --contend)")
     args = ap.parse_args()
     args.reps = None
     args.case_reps = {}  # test: -reps found once (fixed_reps)
@@ -329,7 +346,9 @@ def main():
                              f"-reps found once per case for {args.time} s of work "
                              f"(x11perf's calibration, plain)")
         + "; variants alternate within a round. "
-        "Shim defaults (segment, thresholds) unless noted.",
+        "Shim defaults (segment, thresholds) unless noted."
+        + (f" Contended: {contend.BusyLoops(args.contend, args.contend_pin).text()} "
+           "through the rounds." if args.contend else ""),
         "",
         table(med, runs, waits),
         "",
