@@ -142,8 +142,11 @@ static int connection_handle_event(int fd, uint32_t mask, void *data)
 	if (rest == sizeof(c->in)) {
 		/* A line longer than any request: not a control client. */
 		connection_queue(c, "{\"error\":\"request line too long\"}\n", 34);
-		connection_flush(c);
-		connection_close(c);
+		/* A failed send closes the connection already (a peer that shut
+		 * its reading side down): close it only once. */
+		if (connection_flush(c)) {
+			connection_close(c);
+		}
 		return 0;
 	}
 	memmove(c->in, start, rest);
