@@ -163,6 +163,17 @@ static int control_handle_accept(int fd, uint32_t mask, void *data)
 	if (client < 0) {
 		return 0;
 	}
+	/* Settings, statistics of every client and input injection are our
+	 * uid's only: XDG_RUNTIME_DIR is private, but a directory or socket
+	 * opened up by mistake must still give another uid nothing (as the X
+	 * ring's statistics socket does). */
+	struct ucred peer;
+	socklen_t peer_len = sizeof(peer);
+	if (getsockopt(client, SOL_SOCKET, SO_PEERCRED, &peer, &peer_len) != 0 ||
+			peer.uid != geteuid()) {
+		close(client);
+		return 0;
+	}
 	if (control->count >= MAX_CONNECTIONS) {
 		close(client);
 		return 0;

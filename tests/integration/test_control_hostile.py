@@ -13,10 +13,15 @@ on and its settings are unchanged.
   served once one is given back;
 - a peer that asks and never reads: disconnected when its answers pile up;
 - every `set` key with values out of range or malformed: refused by name,
-  the settings as before."""
+  the settings as before;
+- another uid (nobody, through setpriv; needs root) with the runtime
+  directory and the socket opened up: closed without a byte (before: it
+  was answered, and could change settings and inject input)."""
 import json
 import os
 import socket
+import stat
+import subprocess
 import sys
 import time
 
@@ -119,7 +124,10 @@ def slots(s):
             check(chunk, "a held connection was closed")
             line += chunk
     extra = connect(s)
-    extra.sendall(b"get\n")
+    try:
+        extra.sendall(b"get\n")
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # closed already: what we expect
     check(read_all(extra) == b"", "a connection past the slots was answered")
     extra.close()
     held.pop().close()
@@ -179,6 +187,50 @@ def bad_sets(s):
     log(f"{refused} malformed or out-of-range sets refused by name, settings unchanged")
 
 
+NOBODY = 65534
+PEER = """
+import socket, sys
+c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+c.settimeout(20)
+c.connect(sys.argv[1])
+data = b""
+try:
+    c.sendall(b"get\\n")
+    c.shutdown(socket.SHUT_WR)
+    while True:
+        chunk = c.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+except (BrokenPipeError, ConnectionResetError):
+    pass  # closed before or after our request
+print(len(data))
+"""
+
+
+def other_uid(s):
+    if os.geteuid() != 0:
+        log("not root: the other-uid case is left out")
+        return
+    path = s.socket_path + ".smtwc"
+    modes = {p: stat.S_IMODE(os.stat(p).st_mode) for p in (s.tmp, s.runtime_dir, path)}
+    for p in (s.tmp, s.runtime_dir):
+        os.chmod(p, 0o711)
+    os.chmod(path, 0o777)
+    try:
+        res = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}",
+                              "--clear-groups", sys.executable, "-c", PEER, path],
+                             capture_output=True, text=True, timeout=scaled(30))
+    finally:
+        for p, m in modes.items():
+            os.chmod(p, m)
+    check(res.returncode == 0 and res.stdout.strip() == "0",
+          f"uid {NOBODY} on an opened-up control socket: rc {res.returncode}, "
+          f"{res.stdout.strip()} bytes, {res.stderr[-500:]}")
+    check(s.control("get").get("scheduler") is not None, "control socket gone")
+    log(f"uid {NOBODY} on an opened-up control socket: closed without a byte")
+
+
 def test(h):
     with Session(h) as s:
         overlong_unread(s)
@@ -187,6 +239,7 @@ def test(h):
         slots(s)
         never_reads(s)
         bad_sets(s)
+        other_uid(s)
         s.check_alive()
 
 
