@@ -73,6 +73,16 @@ struct smtwc_binding {
 	char *command; /* SMTWC_ACTION_EXEC only, else NULL */
 };
 
+/* The largest output mode and scale, from the config file or from a client
+ * (wlr-output-management): a headless or nested output takes any mode it
+ * is given and allocates its buffers for it (20000x20000 cost 1.5 GiB). */
+#define SMTWC_OUTPUT_MAX_SIDE 16384
+#define SMTWC_OUTPUT_MAX_SCALE 10
+/* 1000 Hz. wlroots' headless output waits 1000000 / mHz ms a frame: above
+ * 1000000 mHz that is 0, which disarms its frame timer, and no frame is
+ * drawn again, whatever mode comes next. */
+#define SMTWC_OUTPUT_MAX_REFRESH_MHZ 1000000
+
 struct smtwc_output_config {
 	char *name; /* output name, or "*" for every output */
 	bool has_mode;

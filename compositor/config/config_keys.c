@@ -149,7 +149,7 @@ static int parse_value(struct parser *p, const struct key_def *k, char *value, c
 		return 0;
 	case KEY_SCALE:
 		if (!config_parse_decimal(value, 1000, &v->real) || !(v->real > 0) ||
-				v->real > 10) {
+				v->real > SMTWC_OUTPUT_MAX_SCALE) {
 			config_report(p,
 					"invalid scale '%s' (expected a number greater "
 					"than 0 and at most 10)",

@@ -198,8 +198,8 @@ bool config_parse_mode(char *value, int *width, int *height, int *mhz)
 		hz = at + 1;
 	}
 	if (value[0] == '+' || value[0] == '-' || h[0] == '+' || h[0] == '-' ||
-			!config_parse_int(value, 1, 16384, width) ||
-			!config_parse_int(h, 1, 16384, height)) {
+			!config_parse_int(value, 1, SMTWC_OUTPUT_MAX_SIDE, width) ||
+			!config_parse_int(h, 1, SMTWC_OUTPUT_MAX_SIDE, height)) {
 		return false;
 	}
 	*mhz = 0;
@@ -209,7 +209,8 @@ bool config_parse_mode(char *value, int *width, int *height, int *mhz)
 			hz[n - 2] = '\0';
 		}
 		long m;
-		if (!config_parse_milli(hz, 1000, &m) || m <= 0 || m > 1000000) {
+		if (!config_parse_milli(hz, 1000, &m) || m <= 0 ||
+				m > SMTWC_OUTPUT_MAX_REFRESH_MHZ) {
 			return false;
 		}
 		*mhz = (int)m;

@@ -142,8 +142,11 @@ static int connection_handle_event(int fd, uint32_t mask, void *data)
 	if (rest == sizeof(c->in)) {
 		/* A line longer than any request: not a control client. */
 		connection_queue(c, "{\"error\":\"request line too long\"}\n", 34);
-		connection_flush(c);
-		connection_close(c);
+		/* A failed send closes the connection already (a peer that shut
+		 * its reading side down): close it only once. */
+		if (connection_flush(c)) {
+			connection_close(c);
+		}
 		return 0;
 	}
 	memmove(c->in, start, rest);
@@ -158,6 +161,17 @@ static int control_handle_accept(int fd, uint32_t mask, void *data)
 	bool dropped; /* at the fd limit: closed, so the loop does not spin */
 	int client = fd_limit_accept(fd, SOCK_CLOEXEC | SOCK_NONBLOCK, &dropped);
 	if (client < 0) {
+		return 0;
+	}
+	/* Settings, statistics of every client and input injection are our
+	 * uid's only: XDG_RUNTIME_DIR is private, but a directory or socket
+	 * opened up by mistake must still give another uid nothing (as the X
+	 * ring's statistics socket does). */
+	struct ucred peer;
+	socklen_t peer_len = sizeof(peer);
+	if (getsockopt(client, SOL_SOCKET, SO_PEERCRED, &peer, &peer_len) != 0 ||
+			peer.uid != geteuid()) {
+		close(client);
 		return 0;
 	}
 	if (control->count >= MAX_CONNECTIONS) {

@@ -44,6 +44,42 @@ static void appendf(struct json_writer *w, const char *fmt, ...)
 	}
 }
 
+/* The length of the well-formed UTF-8 sequence at p (RFC 3629: no
+ * overlong forms, no surrogates, nothing past U+10FFFF), 0 if there is
+ * none. Strings come from clients (app ids, titles) and from what a
+ * control client typed: JSON must be UTF-8 whatever they hold. */
+static size_t utf8_sequence_length(const unsigned char *p)
+{
+	unsigned char c = p[0];
+	size_t n;
+	uint32_t min, cp;
+	if (c >= 0xc2 && c <= 0xdf) {
+		n = 2;
+		min = 0x80;
+		cp = c & 0x1fu;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		n = 3;
+		min = 0x800;
+		cp = c & 0x0fu;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4;
+		min = 0x10000;
+		cp = c & 0x07u;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80) { /* also stops at the terminating NUL */
+			return 0;
+		}
+		cp = cp << 6 | (p[i] & 0x3fu);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+		return 0;
+	}
+	return n;
+}
+
 static void append_escaped(struct json_writer *w, const char *s)
 {
 	append(w, "\"", 1);
@@ -53,8 +89,16 @@ static void append_escaped(struct json_writer *w, const char *s)
 			append(w, esc, 2);
 		} else if (*p < 0x20) {
 			appendf(w, "\\u%04x", *p);
-		} else {
+		} else if (*p < 0x80) {
 			append(w, (const char *)p, 1);
+		} else {
+			size_t n = utf8_sequence_length(p);
+			if (n == 0) {
+				append(w, "\\ufffd", 6); /* a byte that is not UTF-8 */
+			} else {
+				append(w, (const char *)p, n);
+				p += n - 1;
+			}
 		}
 	}
 	append(w, "\"", 1);

@@ -4,11 +4,39 @@
  */
 #include <wlr/types/wlr_output_management_v1.h>
 #include <wlr/util/log.h>
+#include "compositor/config/config.h"
 #include "compositor/output/output.h"
 #include "compositor/output/output_management.h"
 
 /* Tells clients the current configuration of every output. */
 static void output_management_update(struct smtwc_server *server);
+
+/* A client's custom mode and scale within what the config file accepts
+ * (config.h): a headless or nested output takes whatever it is given. */
+static bool head_state_in_bounds(const struct wlr_output_configuration_head_v1 *head)
+{
+	const struct wlr_output_head_v1_state *st = &head->state;
+	if (st->enabled && st->mode == NULL &&
+			(st->custom_mode.width < 1 ||
+					st->custom_mode.width > SMTWC_OUTPUT_MAX_SIDE ||
+					st->custom_mode.height < 1 ||
+					st->custom_mode.height > SMTWC_OUTPUT_MAX_SIDE ||
+					st->custom_mode.refresh < 0 ||
+					st->custom_mode.refresh > SMTWC_OUTPUT_MAX_REFRESH_MHZ)) {
+		wlr_log(WLR_INFO,
+				"output %s: custom mode %dx%d@%d mHz refused (at most %dx%d, %d mHz)",
+				st->output->name, st->custom_mode.width, st->custom_mode.height,
+				st->custom_mode.refresh, SMTWC_OUTPUT_MAX_SIDE,
+				SMTWC_OUTPUT_MAX_SIDE, SMTWC_OUTPUT_MAX_REFRESH_MHZ);
+		return false;
+	}
+	if (st->enabled && !(st->scale > 0 && st->scale <= SMTWC_OUTPUT_MAX_SCALE)) {
+		wlr_log(WLR_INFO, "output %s: scale %f refused (at most %d)", st->output->name,
+				st->scale, SMTWC_OUTPUT_MAX_SCALE);
+		return false;
+	}
+	return true;
+}
 
 static void head_apply_state(struct wlr_output_configuration_head_v1 *head)
 {
@@ -35,7 +63,7 @@ static bool apply_configuration(struct smtwc_server *server,
 	struct wlr_output_configuration_head_v1 *head;
 	wl_list_for_each (head, &config->heads, link) {
 		head_apply_state(head);
-		ok = ok && wlr_output_test(head->state.output);
+		ok = ok && head_state_in_bounds(head) && wlr_output_test(head->state.output);
 	}
 	wl_list_for_each (head, &config->heads, link) {
 		struct wlr_output *output = head->state.output;

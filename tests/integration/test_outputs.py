@@ -58,6 +58,22 @@ def test(h):
         res = s.run(["wlr-randr"])
         check("1024x768 px" in res.stdout and "Scale: 2.0" in res.stdout,
               f"wlr-randr does not report the new state:\n{res.stdout}")
+        # Past what the config file accepts, refused (session 24, red team):
+        # a headless or nested output takes any mode it is given, 20000x20000
+        # cost 1.5 GiB, and above 1000 Hz wlroots' headless frame timer
+        # computes a delay of 0 ms, which disarms it: no frame was drawn
+        # again, whatever mode came next (grim waited for good).
+        for args in (["--custom-mode", "20000x20000"],
+                     ["--custom-mode", "1024x768@2000000Hz"],
+                     ["--scale", "11"]):
+            res = s.run(["wlr-randr", "--output", "HEADLESS-1", *args], check_rc=False)
+            check(res.returncode != 0, f"wlr-randr {' '.join(args)} was applied")
+        res = s.run(["wlr-randr"])
+        check("1024x768 px, 60.0" in res.stdout and "Scale: 2.0" in res.stdout,
+              f"a refused configuration changed the output:\n{res.stdout}")
+        img = s.screenshot(output="HEADLESS-1")
+        check((img.width, img.height) == (1024, 768), f"grim gave {img.width}x{img.height}")
+        log("modes past 16384 px or 1000 Hz and scales past 10 refused; frames still drawn")
 
     # A bad output line is reported with file and line, and the rest applies.
     with Session(h, "bad", config="[output HEADLESS-1]\nmode = huge\nscale = 2\n", park=False) as s:

@@ -171,4 +171,9 @@ int case_canvas_surface_gone(struct hostile *h);
 int case_pixmap_churn(struct hostile *h);
 int case_trip_on_line(struct hostile *h);
 
+/* hostile_lifecycle.c: the extension's objects in odd orders, descriptors
+ * of the wrong kind, zero and huge sizes (life:NAME [ARG]). 2 for an
+ * unknown name. */
+int hostile_lifecycle_case(struct hostile *h, const char *name, const char *arg);
+
 #endif

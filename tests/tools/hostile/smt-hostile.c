@@ -168,6 +168,8 @@ static int run_accounting_case(struct hostile *h, const char *name, const char *
 		return case_pixmap_churn(h);
 	} else if (strcmp(name, "trip-on-line") == 0) {
 		return case_trip_on_line(h);
+	} else if (strncmp(name, "life:", 5) == 0) {
+		return hostile_lifecycle_case(h, name + 5, arg);
 	}
 	*handled = false;
 	return 0;
