@@ -168,7 +168,7 @@ static void run_decision(struct smtwc_transport *transport, const struct smt_sch
 				break;
 			}
 			update_readiness(transport, now);
-			if (smt_sched_should_yield(transport->sched, now) ||
+			if (smt_sched_should_yield(transport->sched, ring->sched_client, now) ||
 					events_pending(transport)) {
 				break;
 			}

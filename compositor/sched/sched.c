@@ -21,6 +21,34 @@ struct smt_sched_client {
 	uint64_t last_pick;      /* pick sequence number: round robin */
 	uint64_t last_boost;
 	bool boosted; /* last_boost is valid */
+
+	/* Lone streak: since lone_since this client has been ready with no
+	 * ready client waiting for a worker (or resting only briefly, with
+	 * nobody else becoming ready meanwhile). lone_valid: a streak exists. */
+	bool lone_valid;
+	uint64_t lone_since;
+	uint64_t ready_events_at_rest; /* sched->ready_events when it last went idle */
+
+	/* Fair: how much of its turn is left. The glue ends a slice early
+	 * whenever the event loop has something to dispatch; the client then
+	 * continues its turn at the next pick. Without this, turns are equal
+	 * in number but not in time: with the output's frame timer firing in
+	 * the same client's slice every cycle (16.7 ms against four 5 ms
+	 * slices), that client got a third of the others' share (measured:
+	 * 7-9 % instead of 25 %). A turn cut short by a more favoured client
+	 * (preemption) goes on too: when the next pick started a new turn
+	 * and dropped the rest, a flooder lost up to a slice at every echo
+	 * that preempted it (the model, docs/scheduler.md "Scaling on paper":
+	 * shares 0.92-1.12 of fair with one worker and 12 flooders, 0.99-1.04
+	 * with the rest kept). */
+	uint64_t turn_left_ns;
+
+	/* The run in progress on a worker, between pick and charge. */
+	bool running;
+	uint64_t run_deadline;
+	bool run_lone;
+	uint64_t run_seq; /* pick order of the runs in progress: ties among the least favoured */
+
 	struct smt_sched_stats stats;
 };
 
@@ -31,27 +59,17 @@ struct smt_sched {
 	uint64_t pick_seq;
 	uint64_t latest; /* the latest `now` seen: the clock for calls without one */
 
-	/* The client that has been the only ready one (whenever any was)
-	 * since lone_since; NULL while two or more are ready. */
-	struct smt_sched_client *lone;
-	uint64_t lone_since;
+	/* How many clients may run at once, and how many do (picked, not
+	 * charged yet). */
+	unsigned workers;
+	unsigned running_count;
+	uint64_t run_seq;
+
+	/* Counts every client becoming ready: a client resting through one
+	 * of these lost its lone streak (somebody else wanted a worker). */
+	uint64_t ready_events;
 
 	struct smt_sched_client *fifo_next; /* fifo: where the next scan starts */
-
-	/* The slice in progress, between pick and charge. */
-	struct smt_sched_client *running;
-	uint64_t running_deadline;
-	bool running_lone;
-
-	/* Fair: whose turn it is and how much of its slice is left. The glue
-	 * ends a slice early whenever the event loop has something to
-	 * dispatch; the client then continues its turn at the next pick.
-	 * Without this, turns are equal in number but not in time: with the
-	 * output's frame timer firing in the same client's slice every cycle
-	 * (16.7 ms against four 5 ms slices), that client got a third of the
-	 * others' share (measured: 7-9 % instead of 25 %). */
-	struct smt_sched_client *turn;
-	uint64_t turn_left_ns;
 };
 
 /* The caller's clock is monotonic, but a late `now` must not wrap. */
@@ -117,7 +135,13 @@ struct smt_sched *smt_sched_create(const struct smt_sched_params *params)
 	}
 	sched->p = *params;
 	resolve_params(&sched->p);
+	sched->workers = 1;
 	return sched;
+}
+
+unsigned smt_sched_running_count(const struct smt_sched *sched)
+{
+	return sched->running_count;
 }
 
 void smt_sched_destroy(struct smt_sched *sched)
@@ -235,30 +259,47 @@ static void apply_penalty(struct smt_sched *sched, struct smt_sched_client *c, u
 	c->stats.penalties += paid;
 }
 
-static struct smt_sched_client *only_ready(const struct smt_sched *sched)
+/* Contended: more clients are ready than there are workers, so one of
+ * them waits for a worker. Clients running are ready (their rings have
+ * work) unless the glue just found them empty. */
+static bool contended(const struct smt_sched *sched, unsigned ready_count)
+{
+	return ready_count > sched->workers;
+}
+
+static void end_lone_streaks(struct smt_sched *sched)
+{
+	for (struct smt_sched_client *c = sched->head; c != NULL; c = c->next) {
+		c->lone_valid = false;
+	}
+}
+
+static void start_lone_streaks(struct smt_sched *sched, uint64_t now)
 {
 	for (struct smt_sched_client *c = sched->head; c != NULL; c = c->next) {
 		if (c->ready) {
-			return c;
+			c->lone_valid = true;
+			c->lone_since = now;
 		}
 	}
-	return NULL;
 }
 
 static void become_ready(struct smt_sched *sched, struct smt_sched_client *c, uint64_t now)
 {
 	apply_praise(sched, c, now);
-	if (c == sched->lone) {
-		/* Still the only one; a real rest (not a blip between two
-		 * refills of its ring) makes it a new lone streak. */
-		if (elapsed(c->unready_at, now) >= sched->p.idle_praise_ns) {
-			sched->lone_since = now;
-		}
-	} else if (sched->ready_count == 0) {
-		sched->lone = c;
-		sched->lone_since = now;
+	sched->ready_events++;
+	if (contended(sched, sched->ready_count + 1)) {
+		end_lone_streaks(sched); /* somebody waits for a worker: nobody is alone */
 	} else {
-		sched->lone = NULL; /* two are ready: nobody is alone */
+		/* A blip between two refills of its ring, with nobody else
+		 * wanting a worker meanwhile, continues the streak; a real rest
+		 * makes a new one. */
+		bool blip = c->lone_valid && c->ready_events_at_rest + 1 == sched->ready_events &&
+				elapsed(c->unready_at, now) < sched->p.idle_praise_ns;
+		if (!blip) {
+			c->lone_valid = true;
+			c->lone_since = now;
+		}
 	}
 	c->ready = true;
 	c->ready_since = now;
@@ -270,11 +311,25 @@ static void become_unready(struct smt_sched *sched, struct smt_sched_client *c, 
 	c->ready = false;
 	c->unready_at = now;
 	c->idle_anchor = now;
+	c->ready_events_at_rest = sched->ready_events;
 	sched->ready_count--;
-	if (sched->ready_count == 1) {
-		/* The one left has been alone from now on. */
-		sched->lone = only_ready(sched);
-		sched->lone_since = now;
+	if (contended(sched, sched->ready_count + 1) && !contended(sched, sched->ready_count)) {
+		/* Nobody waits for a worker any more: those left have been
+		 * alone from now on. */
+		start_lone_streaks(sched, now);
+	}
+}
+
+void smt_sched_set_workers(struct smt_sched *sched, unsigned workers)
+{
+	/* Fewer workers than runs in progress: those runs end as charged,
+	 * and pick refuses until the count is below the new number. */
+	bool was_contended = contended(sched, sched->ready_count);
+	sched->workers = workers > 0 ? workers : 1;
+	if (was_contended && !contended(sched, sched->ready_count)) {
+		start_lone_streaks(sched, sched->latest); /* nobody waits any more */
+	} else if (!was_contended && contended(sched, sched->ready_count)) {
+		end_lone_streaks(sched);
 	}
 }
 
@@ -294,14 +349,8 @@ void smt_sched_client_remove(struct smt_sched *sched, struct smt_sched_client *c
 	if (client->ready) {
 		become_unready(sched, client, sched->latest);
 	}
-	if (sched->lone == client) {
-		sched->lone = NULL;
-	}
-	if (sched->running == client) {
-		sched->running = NULL;
-	}
-	if (sched->turn == client) {
-		sched->turn = NULL;
+	if (client->running) {
+		sched->running_count--; /* its outstanding run is forgotten */
 	}
 	if (sched->fifo_next == client) {
 		sched->fifo_next = client->next;
@@ -343,21 +392,22 @@ void smt_sched_input(struct smt_sched *sched, struct smt_sched_client *client, u
 	client->boosted = true;
 }
 
-/* Fair: the highest priority wins; among equals, the one picked least
- * recently (the order clients were added breaks the tie between clients
- * never picked). That is round robin among equals, deterministic, O(clients). */
+/* Fair: the highest priority among the ready clients not running wins;
+ * among equals, the one picked least recently (the order clients were added
+ * breaks the tie between clients never picked). That is round robin among
+ * equals, deterministic, O(clients). */
 static struct smt_sched_client *pick_fair(const struct smt_sched *sched)
 {
 	struct smt_sched_client *best = NULL;
-	const struct smt_sched_client *turn = sched->turn_left_ns > 0 ? sched->turn : NULL;
 	for (struct smt_sched_client *c = sched->head; c != NULL; c = c->next) {
-		if (!c->ready) {
-			continue;
+		if (!c->ready || c->running) {
+			continue; /* a ring runs on one worker at a time: its order holds */
 		}
 		/* Among equals the client whose turn was cut short comes first. */
 		bool before = best == NULL || c->priority > best->priority ||
-				(c->priority == best->priority && best != turn &&
-						(c == turn || c->last_pick < best->last_pick));
+				(c->priority == best->priority && best->turn_left_ns == 0 &&
+						(c->turn_left_ns > 0 ||
+								c->last_pick < best->last_pick));
 		if (before) {
 			best = c;
 		}
@@ -384,11 +434,34 @@ static struct smt_sched_client *pick_fifo(struct smt_sched *sched)
 	return NULL;
 }
 
+/* Decides the slice of a fair pick: a lone slice, the rest of a turn cut
+ * short, or a new turn. Returns the slice; *resumed when a turn goes on. */
+static uint64_t fair_slice(struct smt_sched *sched, struct smt_sched_client *c, uint64_t now,
+		bool *lone, bool *resumed)
+{
+	/* A lone busy client pays for select-like overhead on every slice
+	 * for nothing; a longer slice cuts that, and ends when anyone is
+	 * left waiting for a worker (which also ends every streak). */
+	*lone = !contended(sched, sched->ready_count) && c->lone_valid &&
+			elapsed(c->lone_since, now) >= sched->p.lone_after_ns;
+	*resumed = !*lone && c->turn_left_ns > 0;
+	if (*resumed) {
+		return c->turn_left_ns;
+	}
+	uint64_t slice = *lone ? sched->p.lone_slice_ns : sched->p.slice_ns;
+	c->turn_left_ns = *lone ? 0 : slice;
+	return slice;
+}
+
 bool smt_sched_pick(struct smt_sched *sched, uint64_t now, struct smt_sched_decision *out)
 {
 	*out = (struct smt_sched_decision){ 0 };
 	saw(sched, now);
-	sched->running = NULL;
+	/* fifo reproduces the original single-threaded X server: one runner. */
+	unsigned runners = sched->p.fifo ? 1 : sched->workers;
+	if (sched->running_count >= runners) {
+		return false;
+	}
 	struct smt_sched_client *c = sched->p.fifo ? pick_fifo(sched) : pick_fair(sched);
 	if (c == NULL) {
 		return false;
@@ -401,19 +474,7 @@ bool smt_sched_pick(struct smt_sched *sched, uint64_t now, struct smt_sched_deci
 		out->max_commands = sched->p.fifo_commands;
 		out->drain_all = true;
 	} else {
-		/* A lone busy client pays for select-like overhead on every slice
-		 * for nothing; a longer slice cuts that, and ends when anyone
-		 * else is ready (ready_count > 1 clears sched->lone). */
-		out->lone = sched->ready_count == 1 && c == sched->lone &&
-				elapsed(sched->lone_since, now) >= sched->p.lone_after_ns;
-		uint64_t slice = out->lone ? sched->p.lone_slice_ns : sched->p.slice_ns;
-		resumed = !out->lone && c == sched->turn && sched->turn_left_ns > 0;
-		if (resumed) {
-			slice = sched->turn_left_ns;
-		} else {
-			sched->turn = out->lone ? NULL : c;
-			sched->turn_left_ns = out->lone ? 0 : slice;
-		}
+		uint64_t slice = fair_slice(sched, c, now, &out->lone, &resumed);
 		out->deadline_ns = now > UINT64_MAX - slice ? UINT64_MAX : now + slice;
 	}
 
@@ -427,31 +488,55 @@ bool smt_sched_pick(struct smt_sched *sched, uint64_t now, struct smt_sched_deci
 		c->last_pick = ++sched->pick_seq;
 	}
 	c->stats.lone_slices += out->lone;
-	sched->running = c;
-	sched->running_deadline = out->deadline_ns;
-	sched->running_lone = out->lone;
+	c->running = true;
+	c->run_deadline = out->deadline_ns;
+	c->run_lone = out->lone;
+	c->run_seq = ++sched->run_seq;
+	sched->running_count++;
 	return true;
 }
 
-bool smt_sched_should_yield(const struct smt_sched *sched, uint64_t now)
+/* The running client that yields first to a more favoured waiting one: the
+ * lowest priority; among equals, the one that started running first. */
+static const struct smt_sched_client *least_favoured_running(const struct smt_sched *sched)
 {
-	if (sched->running == NULL) {
-		return true;
+	const struct smt_sched_client *least = NULL;
+	for (const struct smt_sched_client *c = sched->head; c != NULL; c = c->next) {
+		if (c->running &&
+				(least == NULL || c->priority < least->priority ||
+						(c->priority == least->priority &&
+								c->run_seq < least->run_seq))) {
+			least = c;
+		}
 	}
-	if (sched->running_deadline != 0 && now >= sched->running_deadline) {
+	return least;
+}
+
+bool smt_sched_should_yield(
+		const struct smt_sched *sched, const struct smt_sched_client *running, uint64_t now)
+{
+	if (running == NULL || !running->running) {
+		return true; /* no run in progress (removed, or charged already) */
+	}
+	if (running->run_deadline != 0 && now >= running->run_deadline) {
 		return true;
 	}
 	if (sched->p.fifo) {
 		return false;
 	}
-	if (sched->running_lone && sched->ready_count > 1) {
+	if (running->run_lone && contended(sched, sched->ready_count)) {
 		return true;
 	}
 	/* Preemption at command boundaries: a more favoured client (a light
 	 * or boosted one) that became ready does not wait for the end of a
-	 * flooder's slice. Equals still take turns only at slice ends. */
+	 * flooder's slice. It takes a free worker if there is one; otherwise
+	 * the least favoured running client makes room, so one piece later
+	 * it runs. Equals still take turns only at slice ends. */
+	if (sched->running_count < sched->workers || least_favoured_running(sched) != running) {
+		return false;
+	}
 	for (const struct smt_sched_client *c = sched->head; c != NULL; c = c->next) {
-		if (c != sched->running && c->ready && c->priority > sched->running->priority) {
+		if (!c->running && c->ready && c->priority > running->priority) {
 			return true;
 		}
 	}
@@ -462,17 +547,16 @@ void smt_sched_charge(struct smt_sched *sched, struct smt_sched_client *client, 
 		uint64_t end, bool still_ready, uint64_t commands)
 {
 	saw(sched, end);
-	if (sched->running == client) {
-		sched->running = NULL;
+	if (client->running) {
+		client->running = false;
+		sched->running_count--;
 	}
 	uint64_t ran = elapsed(start, end);
 	client->stats.run_ns += ran;
-	if (client == sched->turn) {
-		/* A ring that ran dry has had its turn; else it keeps the rest. */
-		sched->turn_left_ns = still_ready && ran < sched->turn_left_ns ?
-				sched->turn_left_ns - ran :
-				0;
-	}
+	/* A ring that ran dry has had its turn; else it keeps the rest. */
+	client->turn_left_ns = still_ready && ran < client->turn_left_ns ?
+			client->turn_left_ns - ran :
+			0;
 	client->stats.commands += commands;
 	if (!sched->p.fifo) {
 		apply_penalty(sched, client, ran); /* fifo has no priorities */
@@ -496,4 +580,5 @@ void smt_sched_client_stats(struct smt_sched *sched, struct smt_sched_client *cl
 	*out = client->stats;
 	out->priority = client->priority;
 	out->ready = client->ready;
+	out->running = client->running;
 }

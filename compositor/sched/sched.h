@@ -4,7 +4,15 @@
  *
  * Pure: no wlroots, no Wayland, no system calls. The caller reads
  * CLOCK_MONOTONIC and passes `now` (nanoseconds) to every call, so the unit
- * tests drive the scheduler with a fake clock. Not thread-safe.
+ * tests drive the scheduler with a fake clock. Not thread-safe: with worker
+ * threads the glue calls it under one mutex.
+ *
+ * Workers: up to smt_sched_set_workers() clients run at once (default 1:
+ * the one-thread loop below). Each worker picks, runs its client's ring in
+ * pieces asking smt_sched_should_yield() about that client between them, and
+ * charges it; a client is never picked while it runs, so a ring's commands
+ * stay in order. fifo stays single-runner whatever the number of workers:
+ * it reproduces the original single-threaded X server.
  *
  * PRIORITY DIRECTION: a higher number is more favoured, as in the seed and
  * the X server ("requests are executed from the client with highest
@@ -18,10 +26,11 @@
  *   - smt_sched_charge() with the real start and end times;
  *   - if the decision says drain_all (fifo mode), pick again without going
  *     back to the event loop; otherwise dispatch events, then loop.
- * Always call smt_sched_charge() after a successful pick before the next pick.
- * The glue may end a fair slice early to dispatch events: the next pick
- * gives the same client the rest of its slice (a turn is time, not a pick),
- * unless a more favoured client is ready or its ring ran dry.
+ * With one worker, always call smt_sched_charge() after a successful pick
+ * before the next pick (the next pick returns false until then).
+ * The glue may end a fair slice early to dispatch events, or because
+ * should_yield said so: the client's next pick gives it the rest of its
+ * slice (a turn is time, not a pick), unless its ring ran dry.
  */
 #ifndef SMTWC_SCHED_H
 #define SMTWC_SCHED_H
@@ -95,15 +104,28 @@ struct smt_sched_decision {
 	bool drain_all;
 };
 
-/* Chooses the next client. False (out->client NULL): nobody is ready. */
+/* How many clients may run at once (picked and not charged yet); 0 counts
+ * as 1. A live change: with fewer workers than runs in progress, pick
+ * refuses until enough of them are charged. */
+void smt_sched_set_workers(struct smt_sched *sched, unsigned workers);
+unsigned smt_sched_running_count(const struct smt_sched *sched);
+
+/* Chooses the next client for a free worker: the highest-priority ready
+ * client that is not running. False (out->client NULL): no ready client is
+ * waiting, or every worker is busy (fifo: one client is running). */
 bool smt_sched_pick(struct smt_sched *sched, uint64_t now, struct smt_sched_decision *out);
-/* True when the slice in progress should end now: its deadline passed, it
- * is a lone slice and another client became ready, or (fair mode) a client
- * of higher priority became ready. The glue asks between short pieces of a
- * slice, so a light or boosted client waits at most one piece. */
-bool smt_sched_should_yield(const struct smt_sched *sched, uint64_t now);
-/* The picked client ran from start to end and executed `commands`;
- * still_ready says whether its ring still has work. */
+/* True when `running`'s slice should end now: its deadline passed; or it is
+ * a lone slice and a ready client waits for a worker; or (fair mode) a ready
+ * client of higher priority is waiting, no worker is free and `running` is
+ * the least favoured running client (ties: the one running longest). The
+ * glue asks between short pieces of a slice, so a light or boosted client
+ * waits at most one piece. NULL or a client not running: true. */
+bool smt_sched_should_yield(const struct smt_sched *sched, const struct smt_sched_client *running,
+		uint64_t now);
+/* Ends the client's run (any order among running clients): it ran from
+ * start to end and executed `commands`; still_ready says whether its ring
+ * still has work. Also charges time spent for a client that is not
+ * running (the spin), without ending anything. */
 void smt_sched_charge(struct smt_sched *sched, struct smt_sched_client *client, uint64_t start,
 		uint64_t end, bool still_ready, uint64_t commands);
 
@@ -121,6 +143,7 @@ struct smt_sched_stats {
 	uint64_t lone_slices;
 	uint64_t wait_max_ns;   /* longest ready-to-picked wait */
 	uint64_t wait_total_ns; /* sum of those waits (mean = total / slices) */
+	bool running;           /* picked and not charged yet */
 };
 /* Brings pending idle praise up to date (hence not const). */
 void smt_sched_client_stats(struct smt_sched *sched, struct smt_sched_client *client, uint64_t now,

@@ -342,10 +342,10 @@ static void test_preempt(void)
 	CHECK(d.client == flood);
 	now += MS(1);
 	smt_sched_set_ready(s, peer, true, now);
-	CHECK(!smt_sched_should_yield(s, now)); /* an equal waits for the slice end */
-	smt_sched_input(s, light, now);         /* light is boosted above base */
+	CHECK(!smt_sched_should_yield(s, flood, now)); /* an equal waits for the slice end */
+	smt_sched_input(s, light, now);                /* light is boosted above base */
 	smt_sched_set_ready(s, light, true, now);
-	CHECK(smt_sched_should_yield(s, now)); /* ...and preempts at once */
+	CHECK(smt_sched_should_yield(s, flood, now)); /* ...and preempts at once */
 	smt_sched_charge(s, flood, now - MS(1), now, true, 10);
 	CHECK(smt_sched_pick(s, now, &d));
 	CHECK(d.client == light);
@@ -383,18 +383,18 @@ static void test_lone(void)
 	CHECK(smt_sched_pick(s, now, &d));
 	CHECK(d.lone);
 	CHECK_INT(d.deadline_ns - now, MS(15));
-	CHECK(!smt_sched_should_yield(s, now + MS(3)));
+	CHECK(!smt_sched_should_yield(s, a, now + MS(3)));
 	/* Another client becomes ready: the long slice ends at once. */
 	smt_sched_set_ready(s, b, true, now + MS(3));
-	CHECK(smt_sched_should_yield(s, now + MS(3)));
+	CHECK(smt_sched_should_yield(s, a, now + MS(3)));
 	smt_sched_charge(s, a, now, now + MS(3), true, 1);
 	now += MS(3);
 	CHECK(smt_sched_pick(s, now, &d));
 	CHECK(!d.lone);
 	CHECK(d.client == b); /* a was picked more recently */
 	CHECK_INT(d.deadline_ns - now, MS(5));
-	CHECK(!smt_sched_should_yield(s, now + MS(4)));
-	CHECK(smt_sched_should_yield(s, now + MS(5)));
+	CHECK(!smt_sched_should_yield(s, b, now + MS(4)));
+	CHECK(smt_sched_should_yield(s, b, now + MS(5)));
 	smt_sched_charge(s, b, now, now + MS(1), false, 1);
 	now += MS(1);
 	/* Alone again: the second starts over. */
@@ -446,7 +446,7 @@ static void test_fifo(void)
 		CHECK_INT(d.max_commands, 10);
 		CHECK(d.drain_all);
 		CHECK_INT(d.deadline_ns, 0); /* counted in commands, not time */
-		CHECK(!smt_sched_should_yield(s, now + MS(1000)));
+		CHECK(!smt_sched_should_yield(s, d.client, now + MS(1000)));
 		smt_sched_charge(s, d.client, now, now + MS(20), true, 10);
 		now += MS(20);
 	}
@@ -542,7 +542,7 @@ static void test_remove(void)
 	CHECK(smt_sched_pick(s, now, &d));
 	CHECK(d.client == c[0]);
 	smt_sched_client_remove(s, c[0]); /* dies while running */
-	CHECK(smt_sched_should_yield(s, now));
+	CHECK(smt_sched_should_yield(s, NULL, now));
 	CHECK_INT(smt_sched_ready_count(s), 2);
 	CHECK(smt_sched_pick(s, now, &d));
 	CHECK(d.client == c[1]);
