@@ -31,9 +31,6 @@ struct ring_workers {
 	bool main_sleeping;
 	uint64_t main_woken_ns; /* when a worker last woke it between pieces */
 	unsigned threads, started, running;
-	/* How many runs at once the scheduler allows (smt_sched_pick's
-	 * outstanding picks). */
-	unsigned slots;
 	pthread_t *thread;
 	struct wl_list handed; /* smtwc_ring.handed_link, oldest first */
 	int main_fd;           /* eventfd the main thread's loop watches */
@@ -98,7 +95,8 @@ static bool worker_run(struct ring_workers *w, struct smtwc_ring *ring,
 		 * client waits for this worker. */
 		bool stop = !go_on || *handed || !work || d->deadline_ns == 0 ||
 				monotonic_now_ns() >= d->deadline_ns ||
-				smt_sched_should_yield(w->transport->sched, monotonic_now_ns());
+				smt_sched_should_yield(
+						w->transport->sched, d->client, monotonic_now_ns());
 		pthread_mutex_unlock(&w->lock);
 		if (stop) {
 			return work;
@@ -113,7 +111,9 @@ static void *worker_main(void *data)
 	pthread_mutex_lock(&w->lock);
 	while (!w->stopping) {
 		struct smt_sched_decision d;
-		if (w->running >= w->slots || !smt_sched_pick(sched, monotonic_now_ns(), &d)) {
+		/* (the scheduler returns nobody while every worker runs, and
+		 * in fifo mode while anyone runs) */
+		if (!smt_sched_pick(sched, monotonic_now_ns(), &d)) {
 			pthread_cond_wait(&w->work, &w->lock);
 			continue;
 		}
@@ -151,10 +151,8 @@ static void *worker_main(void *data)
 			}
 		}
 		pthread_cond_broadcast(&w->ended);
-		if (w->running < w->slots) {
-			/* another worker may wait for this slot */
-			pthread_cond_signal(&w->work);
-		}
+		/* another worker may wait for the run this one ended */
+		pthread_cond_signal(&w->work);
 	}
 	pthread_mutex_unlock(&w->lock);
 	wake_fd_thread_done();
@@ -180,9 +178,6 @@ struct ring_workers *ring_workers_create(
 	w->transport = transport;
 	w->ops = *ops;
 	w->threads = n;
-	/* The scheduler allows one outstanding pick; with its N-runner API
-	 * (smt_sched_set_workers) this becomes n. */
-	w->slots = 1;
 	wl_list_init(&w->handed);
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->work, NULL);
@@ -218,6 +213,9 @@ struct ring_workers *ring_workers_create(
 		return NULL;
 	}
 	w->threads = w->started;
+	pthread_mutex_lock(&w->lock);
+	smt_sched_set_workers(transport->sched, w->started);
+	pthread_mutex_unlock(&w->lock);
 	wlr_log(WLR_INFO, "ring commands run on %u worker threads", w->started);
 	return w;
 }
@@ -268,7 +266,7 @@ void ring_workers_unlock(struct smtwc_transport *transport)
 
 void ring_workers_kick_locked(struct ring_workers *w)
 {
-	if (smt_sched_ready_count(w->transport->sched) > 0 && w->running < w->slots) {
+	if (smt_sched_ready_count(w->transport->sched) > 0 && w->running < w->threads) {
 		pthread_cond_broadcast(&w->work);
 	}
 }
