@@ -63,10 +63,11 @@ def test(h):
                     check(expected in out, f"round {r}: {case}: '{expected}' missing:\n"
                                            f"{out[-1500:]}")
             # The bad command's error was posted by the main thread, which
-            # logged it with the client's pid.
+            # logged it with the client's pid (in the first round: ring
+            # errors are logged at a bounded rate, log_limit.h).
             bad_pid = bad["bad-opcode"].pid
             log_text = open(s.compositor_log).read()
-            check(re.search(rf"ring of client pid {bad_pid}: bad_opcode", log_text),
+            check(r > 0 or re.search(rf"ring of client pid {bad_pid}: bad_opcode", log_text),
                   f"round {r}: no logged error for the bad-opcode client {bad_pid}")
             # The main loop answers while the demos draw.
             check(s.server_stats()["rings"] >= len(demos),
