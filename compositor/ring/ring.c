@@ -424,8 +424,7 @@ static void ring_free(struct smtwc_ring *ring)
 {
 	struct smtwc_transport *transport = ring->transport;
 	/* A worker's run ends first (at most its piece in progress). */
-	ring_workers_forget(transport, ring);
-	wl_list_remove(&ring->link);
+	ring_workers_forget(transport, ring); /* and off the list */
 	if (transport->loop.spin_for == ring) {
 		transport->loop.spin_for = NULL; /* its spin, if any, charged to nobody */
 	}
@@ -544,9 +543,9 @@ static struct smtwc_ring *ring_create(struct smtwc_transport *transport, struct 
 	wl_list_init(&ring->handed_link);
 	pthread_mutex_init(&ring->exec_lock, NULL);
 	ring->run_state = RING_IDLE;
-	wl_list_insert(transport->rings.prev, &ring->link);
 	wl_client_get_credentials(client, &ring->pid, NULL, NULL);
-	ring_workers_lock(transport);
+	ring_workers_lock(transport); /* (workers read the list of rings) */
+	wl_list_insert(transport->rings.prev, &ring->link);
 	ring->sched_client = smt_sched_client_add(transport->sched, ring, monotonic_now_ns());
 	ring_workers_unlock(transport);
 	ring->resource = wl_resource_create(
@@ -554,7 +553,6 @@ static struct smtwc_ring *ring_create(struct smtwc_transport *transport, struct 
 	if (ring->resource == NULL) {
 		ring_workers_forget(transport, ring);
 		pthread_mutex_destroy(&ring->exec_lock);
-		wl_list_remove(&ring->link);
 		ring_uncharge(ring);
 		free(ring);
 		wl_client_post_no_memory(client);

@@ -15,9 +15,9 @@
  * its loop and before it sleeps). It sleeps with the server-asleep flag
  * up (clients wake it) only while no worker runs; while one does, the
  * flag is down, so a client publishing into a busy compositor makes no
- * system call, and the worker wakes the main thread once a piece and at
- * the end of its run to look at the rings again: a publish seen by
- * nobody cannot be lost.
+ * system call; between pieces the worker looks at the idle rings' heads
+ * and wakes the main thread when one moved, and it wakes it at the end of
+ * its run: a publish seen by nobody cannot be lost.
  */
 #ifndef SMTWC_RING_WORKERS_H
 #define SMTWC_RING_WORKERS_H
@@ -71,7 +71,8 @@ bool ring_workers_ring_idle(const struct smtwc_ring *ring);
 bool ring_workers_settle(struct ring_workers *workers);
 
 /* Main thread, before a ring is freed: ends its run (waiting for at most
- * the piece in progress), drops its handoff and its scheduler client. */
+ * the piece in progress), drops its handoff and its scheduler client, and
+ * takes it off the transport's list of rings (which workers read). */
 void ring_workers_forget(struct smtwc_transport *transport, struct smtwc_ring *ring);
 
 /* Counters for smtctl stats and the tests: runs, pieces, handoffs. */
