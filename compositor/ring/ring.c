@@ -629,8 +629,12 @@ static void manager_handle_create_ring(struct wl_client *client, struct wl_resou
 		wl_client_post_no_memory(client);
 		return;
 	}
+	/* Published under the workers' lock: a worker between pieces reads
+	 * a shared ring's reader (ring_workers.c) once it sees shared. */
+	ring_workers_lock(transport);
 	ring->shared = true;
 	ring->dead = false;
+	ring_workers_unlock(transport);
 	/* Non-blocking reads: the counter is drained whenever it fires. */
 	int flags = fcntl(server_eventfd, F_GETFL);
 	fcntl(server_eventfd, F_SETFL, flags | O_NONBLOCK);
