@@ -79,6 +79,7 @@ static void update_readiness(struct smtwc_transport *transport, uint64_t now)
 	struct smtwc_ring *ring;
 	wl_list_for_each (ring, &transport->rings, link) {
 		if (ring->sched_client != NULL && ring_workers_ring_idle(ring)) {
+			ring_workers_saw_locked(ring);
 			smt_sched_set_ready(transport->sched, ring->sched_client,
 					ring_has_work(ring), now);
 		}
@@ -371,9 +372,11 @@ static bool prepare_sleep_with_workers(struct smtwc_transport *transport)
 	uint64_t now = monotonic_now_ns();
 	struct smtwc_ring *ring;
 	wl_list_for_each (ring, &transport->rings, link) {
-		if (ring->sched_client != NULL && ring_workers_ring_idle(ring) &&
-				!smt_sched_client_ready(ring->sched_client) &&
-				ring_has_work(ring)) {
+		if (ring->sched_client == NULL || !ring_workers_ring_idle(ring)) {
+			continue;
+		}
+		ring_workers_saw_locked(ring);
+		if (!smt_sched_client_ready(ring->sched_client) && ring_has_work(ring)) {
 			smt_sched_set_ready(transport->sched, ring->sched_client, true, now);
 		}
 	}

@@ -137,6 +137,9 @@ struct smtwc_ring {
 	 * end its run after the piece (the ring is being freed). */
 	pthread_mutex_t exec_lock;
 	enum ring_run_state run_state;
+	/* The client's head when the main thread last looked at an idle
+	 * shared ring: workers wake it only for a head it has not seen. */
+	uint64_t head_seen;
 	atomic_bool stop_run;
 	struct wl_list handed_link; /* ring_workers.handed */
 	struct ring_handoff handoff;

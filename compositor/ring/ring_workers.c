@@ -52,7 +52,8 @@ static void wake_main_locked(struct ring_workers *w)
 /* Under the workers' lock, which guards the transport's list of rings
  * (ring_create, ring_workers_forget) and every ring's run_state: whether
  * a shared ring nobody runs, not yet reported ready, has a head past its
- * tail. Only the client's head (an atomic load) and the tail (written by
+ * tail that the main thread has not seen (a ring that cannot run, dead or
+ * stopped at a limit, wakes it once per publish, not once per piece). Only the client's head (an atomic load) and the tail (written by
  * the last run, before its ring became idle under this lock) are read;
  * the main thread decides what the work is (ordered requests' limits,
  * ring_has_work). Socket rings' work arrives by a Wayland request, which
@@ -62,9 +63,11 @@ static bool idle_ring_published_locked(struct ring_workers *w)
 	struct smtwc_ring *ring;
 	wl_list_for_each (ring, &w->transport->rings, link) {
 		if (ring->shared && ring->run_state == RING_IDLE && ring->sched_client != NULL &&
-				!smt_sched_client_ready(ring->sched_client) &&
-				smt_server_load_head(&ring->reader.shared) != ring->reader.tail) {
-			return true;
+				!smt_sched_client_ready(ring->sched_client)) {
+			uint64_t head = smt_server_load_head(&ring->reader.shared);
+			if (head != ring->reader.tail && head != ring->head_seen) {
+				return true;
+			}
 		}
 	}
 	return false;
@@ -323,6 +326,13 @@ void ring_workers_kick_locked(struct ring_workers *w)
 {
 	if (smt_sched_ready_count(w->transport->sched) > 0 && w->running < w->threads) {
 		pthread_cond_broadcast(&w->work);
+	}
+}
+
+void ring_workers_saw_locked(struct smtwc_ring *ring)
+{
+	if (ring->shared) {
+		ring->head_seen = smt_server_load_head(&ring->reader.shared);
 	}
 }
 

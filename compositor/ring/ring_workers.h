@@ -60,6 +60,9 @@ void ring_workers_kick_locked(struct ring_workers *workers);
 /* Under ring_workers_lock: the main thread is about to block (true) or
  * woke (false); a worker that leaves a ring idle meanwhile wakes it. */
 void ring_workers_main_sleeping_locked(struct ring_workers *workers, bool sleeping);
+/* Under ring_workers_lock, main thread: it looked at this idle ring's
+ * stream (workers wake it for a head it has not seen). */
+void ring_workers_saw_locked(struct smtwc_ring *ring);
 /* Under ring_workers_lock: how many rings workers run now. */
 unsigned ring_workers_running_locked(const struct ring_workers *workers);
 /* Whether the scheduler may look at this ring's stream now (nobody runs
