@@ -84,6 +84,7 @@ static bool idle_ring_published_locked(struct ring_workers *w)
  * the run's, charged to that client like its commands. */
 #define WORKER_SPIN_NS 50000u
 #define WORKER_SPIN_ARM_BYTES 4096u
+#define WORKER_FIFO_POLL_BYTES 4096u
 
 static bool spin_for_more(struct ring_workers *w, struct smtwc_ring *ring, uint64_t deadline_ns)
 {
@@ -130,7 +131,8 @@ static bool worker_run(struct ring_workers *w, struct smtwc_ring *ring,
 		 * again while the main thread waits to free it. */
 		work = !stopped && !*handed && w->ops.has_work(ring);
 		*commands = ring->commands - commands_before;
-		bool armed = ring->shared && ring->bytes - bytes_before >= WORKER_SPIN_ARM_BYTES;
+		uint64_t ran = ring->bytes - bytes_before;
+		bool armed = ring->shared && ran >= WORKER_SPIN_ARM_BYTES;
 		pthread_mutex_unlock(&ring->exec_lock);
 		if (!work && go_on == false && !*handed && !stopped && armed && !spun &&
 				d->deadline_ns != 0) {
@@ -148,10 +150,16 @@ static bool worker_run(struct ring_workers *w, struct smtwc_ring *ring,
 		if (w->main_sleeping && idle_ring_published_locked(w)) {
 			wake_main_locked(w);
 		}
-		/* fifo (no deadline): one piece of fifo_commands, as the main
-		 * thread runs it; fair: until the slice ends or a more favoured
-		 * client waits for this worker. */
-		bool stop = !go_on || *handed || !work || d->deadline_ns == 0 ||
+		/* fifo (no deadline): pieces of fifo_commands until the ring
+		 * is empty or ran a request buffer's worth, what the seed's
+		 * server read per client per select(2) (ring_loop.c,
+		 * FIFO_POLL_BYTES; with one pick of fifo_commands per turn, a
+		 * client drawing 100 frames a second among 12 flooders fell
+		 * seconds behind); fair: until the slice ends or a more
+		 * favoured client waits for this worker. */
+		bool fifo_done = d->deadline_ns == 0 &&
+				(!d->drain_all || ran >= WORKER_FIFO_POLL_BYTES);
+		bool stop = !go_on || *handed || !work || fifo_done ||
 				monotonic_now_ns() >= d->deadline_ns ||
 				smt_sched_should_yield(
 						w->transport->sched, d->client, monotonic_now_ns());
