@@ -27,6 +27,20 @@ export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1:halt_on_error=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 export LSAN_OPTIONS="suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0"
 run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false --buildtype=debug
+# ThreadSanitizer (clang) over the code ring worker threads share: the pure
+# executor on several threads (test_exec_threads: accounts charged
+# concurrently) and the scheduler. Only these targets: the compositor
+# itself does not run under TSan (wlroots and libwayland are not built
+# for it). A minute or two on two cores.
+tsan_tests="exec_threads sched sched_workers"
+if [ -d build-tsan ]; then
+	CC=clang meson setup --reconfigure build-tsan -Db_sanitize=thread -Db_lundef=false >/dev/null
+else
+	CC=clang meson setup build-tsan -Db_sanitize=thread -Db_lundef=false >/dev/null
+fi
+meson compile -C build-tsan $(for t in $tsan_tests; do printf 'tests/unit/test_%s ' "$t"; done) &&
+	TSAN_OPTIONS="halt_on_error=1" meson test -C build-tsan --no-rebuild --print-errorlogs \
+		$tsan_tests || failed=1
 # One summary line over both runs, from meson's own logs.
 python3 tests/summarize.py build/meson-logs/testlog.json build-asan/meson-logs/testlog.json
 exit $failed

@@ -60,6 +60,7 @@ bool smtwc_config_init(struct smtwc_config *cfg)
 	cfg->keyboard.repeat_delay = 600;
 #define SCHED_DEFAULT_(key, field, def, min, max, check, param, unit) .field = def,
 	cfg->scheduler = (struct smtwc_scheduler_config){ .fifo = SMT_SCHED_DEFAULT_FIFO,
+		.workers = SMTWC_WORKERS_DEFAULT,
 		SMT_SCHED_SETTINGS(SCHED_DEFAULT_) };
 #undef SCHED_DEFAULT_
 #define LIMITS_DEFAULT_(key, field, def, min, max) .field = def,

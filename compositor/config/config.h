@@ -109,6 +109,11 @@ struct smtwc_keyboard_config {
  * (compositor/sched/sched_settings.h: keys, defaults, ranges). */
 struct smtwc_scheduler_config {
 	bool fifo; /* mode = fifo; false: fair */
+	/* workers = N: threads that run rings' commands (0: the main thread
+	 * runs them; read at start). */
+	int workers;
+#define SMTWC_WORKERS_DEFAULT 0
+#define SMTWC_WORKERS_MAX 64
 #define SMTWC_SCHED_FIELD_(key, cfg, def, min, max, check, param, unit) int cfg;
 	SMT_SCHED_SETTINGS(SMTWC_SCHED_FIELD_)
 #undef SMTWC_SCHED_FIELD_

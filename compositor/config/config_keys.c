@@ -43,6 +43,7 @@ const struct key_def config_keyboard_keys[] = {
 	{ key, KEY_##check, FIELD(scheduler.cfg), min, max, 0 },
 const struct key_def config_scheduler_keys[] = {
 	{ "mode", KEY_SCHEDULER_MODE, FIELD(scheduler.fifo), 0, 0, 0 },
+	{ "workers", KEY_INT, FIELD(scheduler.workers), 0, SMTWC_WORKERS_MAX, 0 },
 	SMT_SCHED_SETTINGS(SCHED_KEY_){ NULL, KEY_INT, 0, 0, 0, 0 },
 };
 #undef SCHED_KEY_

@@ -3,6 +3,7 @@
  * compositor's total under limits (resource_usage.h), so no client takes
  * what the others need.
  */
+#include <pthread.h>
 #include <stdio.h>
 
 #include "compositor/exec/resource_usage.h"
@@ -22,7 +23,15 @@ static uint64_t process_used_after(const struct smt_usage *u, enum smt_resource 
 	return used > UINT64_MAX - n ? UINT64_MAX : used + n;
 }
 
-bool smt_usage_charge(
+/* Worker threads charge pixmaps to the accounts a client's rings share
+ * (its connection, process, uid and the total) while the main thread
+ * charges its requests: a check against a limit and the addition that
+ * follows are one step under this lock, so two threads cannot both pass
+ * a limit with room for one (docs/architecture.md "Threads"). One lock
+ * for the whole tree: a charge walks four levels, none contended long. */
+static pthread_mutex_t usage_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool usage_charge_locked(
 		struct smt_usage *u, enum smt_resource r, uint64_t n, struct smt_usage_refusal *why)
 {
 	for (struct smt_usage *level = u; level; level = level->parent) {
@@ -51,16 +60,29 @@ bool smt_usage_charge(
 	return true;
 }
 
+bool smt_usage_charge(
+		struct smt_usage *u, enum smt_resource r, uint64_t n, struct smt_usage_refusal *why)
+{
+	pthread_mutex_lock(&usage_lock);
+	bool ok = usage_charge_locked(u, r, n, why);
+	pthread_mutex_unlock(&usage_lock);
+	return ok;
+}
+
 void smt_usage_release(struct smt_usage *u, enum smt_resource r, uint64_t n)
 {
+	pthread_mutex_lock(&usage_lock);
 	for (struct smt_usage *level = u; level; level = level->parent)
 		level->used[r] -= n < level->used[r] ? n : level->used[r];
+	pthread_mutex_unlock(&usage_lock);
 }
 
 void smt_usage_charge_over_limits(struct smt_usage *u, enum smt_resource r, uint64_t n)
 {
+	pthread_mutex_lock(&usage_lock);
 	for (struct smt_usage *level = u; level; level = level->parent)
 		level->used[r] = level->used[r] > UINT64_MAX - n ? UINT64_MAX : level->used[r] + n;
+	pthread_mutex_unlock(&usage_lock);
 }
 
 const char *smt_resource_key(enum smt_resource r)

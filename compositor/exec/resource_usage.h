@@ -68,6 +68,8 @@ struct smt_usage_refusal {
 	uint64_t max, used, asked;
 };
 
+/* Charge and release are safe from several threads on
+ * accounts of one tree (one lock for all accounts). */
 bool smt_usage_charge(struct smt_usage *u, enum smt_resource r, uint64_t n,
 		struct smt_usage_refusal *why);
 void smt_usage_release(struct smt_usage *u, enum smt_resource r, uint64_t n);

@@ -550,7 +550,11 @@ static void canvas_handle_resource_destroy(struct wl_resource *resource)
 	struct canvas_request *req = canvas_request_new(
 			canvas, canvas_free_apply, canvas_request_free);
 	if (req == NULL) {
-		canvas_free(canvas); /* out of memory: queued commands fail cleanly */
+		/* out of memory: queued commands fail cleanly (a worker may be
+		 * drawing: it is the ring's for one piece at most) */
+		pthread_mutex_lock(&canvas->ring->exec_lock);
+		canvas_free(canvas);
+		pthread_mutex_unlock(&canvas->ring->exec_lock);
 		return;
 	}
 	/* (canvases_ring_destroyed frees it if the ring goes first) */

@@ -3,6 +3,7 @@
  * scheduled slices rather than in the request handler (ordered_request.h
  * says why: an unbounded drain let one client stall all the others).
  */
+#include <pthread.h>
 #include "compositor/ring/ordered_request.h"
 #include "compositor/ring/ring_types.h"
 #include "common/monotonic_clock.h"
@@ -52,16 +53,20 @@ void ordered_requests_apply_ready(struct smtwc_ring *ring, uint64_t deadline_ns)
 
 void ordered_request_queue(struct smtwc_ring *ring, struct smtwc_ordered_request *req)
 {
+	/* A worker may be running the ring: the stream's position, the
+	 * executor (apply) and the limit are its for one piece at most. */
+	pthread_mutex_lock(&ring->exec_lock);
 	/* (A dead ring applies its requests at once; it may have no stream.) */
 	req->pos = ring->dead ? 0 : smt_ring_reader_published(&ring->reader);
 	if (wl_list_empty(&ring->ordered) && !ring->dead && ring->presenting == NULL &&
 			req->prepare == NULL && reached(ring, req)) {
 		req->apply(req); /* nothing to wait for; cheap (ordered_request.h) */
-		return;
+	} else {
+		wl_list_insert(ring->ordered.prev, &req->link);
+		ring->ordered_count++;
+		set_limit(ring);
 	}
-	wl_list_insert(ring->ordered.prev, &req->link);
-	ring->ordered_count++;
-	set_limit(ring);
+	pthread_mutex_unlock(&ring->exec_lock);
 }
 
 bool ordered_request_room(struct smtwc_ring *ring, struct wl_resource *resource, uint32_t code,

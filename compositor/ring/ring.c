@@ -26,6 +26,7 @@
 #include "compositor/ring/ordered_request.h"
 #include "compositor/ring/image_pool.h"
 #include "compositor/ring/ring.h"
+#include "compositor/ring/ring_workers.h"
 #include "compositor/ring/shm_fd.h"
 #include "compositor/ring/wake_fd.h"
 #include "compositor/ring/submit_area.h"
@@ -33,10 +34,13 @@
 
 static void ring_end(struct smtwc_ring *ring, uint32_t wl_error, const char *message);
 
-static void ring_wake_client(struct smtwc_ring *ring)
+/* Writes the client's eventfd; false when the write blocked (the client
+ * cleared O_NONBLOCK and filled the count: it is ended for that). Safe on
+ * a worker thread: no Wayland. */
+static bool ring_wake_client_fd(struct smtwc_ring *ring)
 {
 	if (ring->client_eventfd < 0 || ring->wake_blocked) {
-		return;
+		return true;
 	}
 	switch (wake_fd_signal(ring->client_eventfd)) {
 	case WAKE_FD_SENT:
@@ -47,13 +51,25 @@ static void ring_wake_client(struct smtwc_ring *ring)
 		break;
 	case WAKE_FD_BLOCKED:
 		ring->wake_blocked = true;
-		ring_end(ring, SMT_RING_V1_ERROR_BAD_FD,
-				"client_eventfd blocked a wake-up: "
-				"its O_NONBLOCK was cleared and its count is full");
-		break;
+		return false;
 	case WAKE_FD_PENDING: /* the count is at its top: the client wakes */
 	case WAKE_FD_FAILED:
 		break;
+	}
+	return true;
+}
+
+static void ring_end_wake_blocked(struct smtwc_ring *ring)
+{
+	ring_end(ring, SMT_RING_V1_ERROR_BAD_FD,
+			"client_eventfd blocked a wake-up: "
+			"its O_NONBLOCK was cleared and its count is full");
+}
+
+static void ring_wake_client(struct smtwc_ring *ring)
+{
+	if (!ring_wake_client_fd(ring)) {
+		ring_end_wake_blocked(ring);
 	}
 }
 
@@ -72,7 +88,11 @@ static void ring_end(struct smtwc_ring *ring, uint32_t wl_error, const char *mes
 	if (ring->dead) {
 		return;
 	}
+	/* A worker may be running it (a submit's fault): it sees dead at its
+	 * next piece. */
+	pthread_mutex_lock(&ring->exec_lock);
 	ring->dead = true;
+	pthread_mutex_unlock(&ring->exec_lock);
 	/* A client can fail and reconnect in a loop: its log is bounded. */
 	static struct log_limit fail_log;
 	uint64_t left_out;
@@ -83,7 +103,11 @@ static void ring_end(struct smtwc_ring *ring, uint32_t wl_error, const char *mes
 				(int)ring->pid, message, (unsigned long long)left_out);
 	}
 	wl_resource_post_error(ring->resource, wl_error, "%s", message);
-	ring_wake_client(ring); /* a client blocked on a full ring sees DEAD */
+	pthread_mutex_lock(&ring->exec_lock);
+	/* a client blocked on a full ring sees DEAD (a second blocked write
+	 * ends nothing more: dead is set) */
+	ring_wake_client_fd(ring);
+	pthread_mutex_unlock(&ring->exec_lock);
 	ring->kill_source = wl_event_loop_add_idle(
 			wl_display_get_event_loop(ring->transport->server->display),
 			ring_handle_kill, ring);
@@ -117,8 +141,8 @@ bool ring_has_work(struct smtwc_ring *ring)
 	return smt_ring_reader_has_work(&ring->reader);
 }
 
-static bool ring_account(
-		struct smtwc_ring *ring, enum smt_exec_stop stop, struct smt_exec_result *out)
+/* The counters of a run (either thread). */
+static void ring_count(struct smtwc_ring *ring, struct smt_exec_result *out)
 {
 	if (ring->socket != NULL) {
 		/* The PADs our writer added are not the client's commands. */
@@ -129,6 +153,12 @@ static bool ring_account(
 	}
 	ring->commands += out->commands;
 	ring->bytes += out->bytes;
+}
+
+static bool ring_account(
+		struct smtwc_ring *ring, enum smt_exec_stop stop, struct smt_exec_result *out)
+{
+	ring_count(ring, out);
 	if (out->wake_client) {
 		ring_wake_client(ring);
 	}
@@ -187,6 +217,95 @@ bool ring_run(struct smtwc_ring *ring, const struct smt_exec_budget *budget)
 	return ring_has_work(ring);
 }
 
+/* ---- on worker threads (ring_workers.h) ------------------------------ */
+
+bool ring_run_piece(struct smtwc_ring *ring, const struct smt_exec_budget *budget)
+{
+	struct ring_handoff *h = &ring->handoff;
+	if (ring->dead) {
+		return false;
+	}
+	if (ring->presenting != NULL || ordered_requests_ready(ring)) {
+		/* (an ordered request the main thread queued since the pick) */
+		h->ordered = true;
+		return false;
+	}
+	uint64_t start = monotonic_now_ns();
+	struct smt_exec_result out;
+	enum smt_exec_stop stop = smt_exec_run(ring->exec, &ring->reader, budget, &out);
+	ring_count(ring, &out);
+	if (out.wake_client && !ring_wake_client_fd(ring)) {
+		h->wake_blocked = true;
+	}
+	if (out.fences > 0 && !ring->shared) {
+		h->fence = true;
+		h->last_fence = out.last_fence;
+	}
+	bool go_on = false;
+	switch (stop) {
+	case SMT_EXEC_PRESENT:
+		h->present = true;
+		h->present_canvas = out.present.canvas_id;
+		h->present_serial = out.present.serial;
+		h->present_damage = out.present.damage;
+		break;
+	case SMT_EXEC_ERROR:
+		h->error = true;
+		h->error_detail = out.error;
+		break;
+	case SMT_EXEC_EMPTY:
+		/* The stream reached a request, or the client's last command. */
+		h->ordered = ordered_requests_ready(ring);
+		break;
+	case SMT_EXEC_BUDGET:
+		go_on = true;
+		break;
+	}
+	ring->exec_ns += monotonic_now_ns() - start;
+	ring_publish_socket_counters(ring);
+	return go_on;
+}
+
+bool ring_handoff_pending(const struct smtwc_ring *ring)
+{
+	const struct ring_handoff *h = &ring->handoff;
+	return h->error || h->wake_blocked || h->fence || h->present || h->ordered;
+}
+
+/* The main thread's part of a worker's run, in ring_run's order: the
+ * client's wake-up failure and fence, its error or PRESENT, then the
+ * PRESENT's copy and the ordered requests the stream reached. */
+bool ring_settle(struct smtwc_ring *ring, uint64_t deadline_ns)
+{
+	struct ring_handoff *h = &ring->handoff;
+	if (h->wake_blocked) {
+		h->wake_blocked = false;
+		ring_end_wake_blocked(ring);
+	}
+	if (h->fence) {
+		h->fence = false;
+		smt_ring_v1_send_fence(ring->resource, (uint32_t)(h->last_fence >> 32),
+				(uint32_t)h->last_fence);
+	}
+	if (h->error) {
+		h->error = false;
+		ring_fail(ring, &h->error_detail);
+	}
+	if (h->present) {
+		h->present = false;
+		canvas_present(ring, h->present_canvas, h->present_damage, h->present_serial);
+	}
+	h->ordered = false;
+	if (ring->dead) {
+		return true;
+	}
+	if (!canvas_present_resume(ring, deadline_ns)) {
+		return false;
+	}
+	ordered_requests_apply_ready(ring, deadline_ns);
+	return ring->presenting == NULL && !ordered_requests_ready(ring);
+}
+
 /* ---- socket submits --------------------------------------------------- */
 
 static void ring_handle_submit(
@@ -202,16 +321,22 @@ static void ring_handle_submit(
 				"submit: this ring is in shared memory; write commands there");
 		return;
 	}
-	/* Written only: the scheduler decides when this work runs. */
+	/* Written only: the scheduler decides when this work runs. The area
+	 * and its reader are the running worker's for one piece at most. */
 	struct smt_fault fault;
 	struct smt_exec_error error = { .code = SMT_ERROR_LIMIT, .opcode = 0xffff };
 	struct smt_exec_result out;
-	switch (submit_area_submit(
-			ring->socket, &ring->reader, commands->data, commands->size, &fault)) {
+	pthread_mutex_lock(&ring->exec_lock);
+	enum submit_result result = submit_area_submit(
+			ring->socket, &ring->reader, commands->data, commands->size, &fault);
+	if (result == SUBMIT_FAULT) {
+		smt_exec_fail(ring->exec, &ring->reader, &fault, &out);
+	}
+	pthread_mutex_unlock(&ring->exec_lock);
+	switch (result) {
 	case SUBMIT_OK:
 		break;
 	case SUBMIT_FAULT:
-		smt_exec_fail(ring->exec, &ring->reader, &fault, &out);
 		ring_fail(ring, &out.error);
 		break;
 	case SUBMIT_TOO_MUCH:
@@ -276,10 +401,8 @@ static void ring_uncharge(struct smtwc_ring *ring)
 static void ring_free(struct smtwc_ring *ring)
 {
 	struct smtwc_transport *transport = ring->transport;
-	if (ring->sched_client != NULL) {
-		smt_sched_client_remove(transport->sched, ring->sched_client);
-	}
-	wl_list_remove(&ring->link);
+	/* A worker's run ends first (at most its piece in progress). */
+	ring_workers_forget(transport, ring); /* and off the list */
 	if (transport->loop.spin_for == ring) {
 		transport->loop.spin_for = NULL; /* its spin, if any, charged to nobody */
 	}
@@ -322,6 +445,7 @@ static void ring_free(struct smtwc_ring *ring)
 	}
 	/* Last: the executor, pools and canvases released their share. */
 	ring_uncharge(ring);
+	pthread_mutex_destroy(&ring->exec_lock);
 	free(ring);
 }
 
@@ -394,14 +518,19 @@ static struct smtwc_ring *ring_create(struct smtwc_transport *transport, struct 
 	wl_list_init(&ring->pools);
 	wl_list_init(&ring->canvases);
 	wl_list_init(&ring->ordered);
-	wl_list_insert(transport->rings.prev, &ring->link);
+	wl_list_init(&ring->handed_link);
+	pthread_mutex_init(&ring->exec_lock, NULL);
+	ring->run_state = RING_IDLE;
 	wl_client_get_credentials(client, &ring->pid, NULL, NULL);
+	ring_workers_lock(transport); /* (workers read the list of rings) */
+	wl_list_insert(transport->rings.prev, &ring->link);
 	ring->sched_client = smt_sched_client_add(transport->sched, ring, monotonic_now_ns());
+	ring_workers_unlock(transport);
 	ring->resource = wl_resource_create(
 			client, &smt_ring_v1_interface, wl_resource_get_version(manager), id);
 	if (ring->resource == NULL) {
-		smt_sched_client_remove(transport->sched, ring->sched_client);
-		wl_list_remove(&ring->link);
+		ring_workers_forget(transport, ring);
+		pthread_mutex_destroy(&ring->exec_lock);
 		ring_uncharge(ring);
 		free(ring);
 		wl_client_post_no_memory(client);
@@ -478,8 +607,12 @@ static void manager_handle_create_ring(struct wl_client *client, struct wl_resou
 		wl_client_post_no_memory(client);
 		return;
 	}
+	/* Published under the workers' lock: a worker between pieces reads
+	 * a shared ring's reader (ring_workers.c) once it sees shared. */
+	ring_workers_lock(transport);
 	ring->shared = true;
 	ring->dead = false;
+	ring_workers_unlock(transport);
 	/* Non-blocking reads: the counter is drained whenever it fires. */
 	int flags = fcntl(server_eventfd, F_GETFL);
 	fcntl(server_eventfd, F_SETFL, flags | O_NONBLOCK);

@@ -12,6 +12,7 @@
 #include "compositor/ring/heap_reclaim.h"
 #include "compositor/ring/ring.h"
 #include "compositor/ring/ring_loop.h"
+#include "compositor/ring/ring_workers.h"
 #include "compositor/sched/sched_settings.h"
 #include "common/cpu_relax.h"
 #include "common/monotonic_clock.h"
@@ -44,6 +45,17 @@ bool ring_loop_init(struct smtwc_transport *transport)
 	}
 	transport->loop.client_input.notify = ring_loop_handle_client_input;
 	wl_signal_add(&transport->server->events.client_input, &transport->loop.client_input);
+	unsigned workers = (unsigned)transport->server->config.scheduler.workers;
+	if (workers > 0) {
+		static const struct ring_workers_ops ops = {
+			.run_piece = ring_run_piece,
+			.has_work = ring_has_work,
+			.handoff_pending = ring_handoff_pending,
+			.settle = ring_settle,
+		};
+		/* None could start: the main thread runs the rings (logged). */
+		transport->workers = ring_workers_create(transport, workers, &ops);
+	}
 	return true;
 }
 
@@ -53,16 +65,21 @@ void ring_loop_finish(struct smtwc_transport *transport)
 		return; /* ring_loop_init did not run or failed */
 	}
 	wl_list_remove(&transport->loop.client_input.link);
+	ring_workers_destroy(transport->workers);
+	transport->workers = NULL;
 	smt_sched_destroy(transport->sched);
 	transport->sched = NULL;
 }
 
-/* Tells the scheduler which rings have work now. */
+/* Tells the scheduler which rings have work now. With workers, under
+ * their lock, and only of the rings nobody runs: a worker's run reports
+ * its ring when it is charged, and a handed ring waits for ring_settle. */
 static void update_readiness(struct smtwc_transport *transport, uint64_t now)
 {
 	struct smtwc_ring *ring;
 	wl_list_for_each (ring, &transport->rings, link) {
-		if (ring->sched_client != NULL) {
+		if (ring->sched_client != NULL && ring_workers_ring_idle(ring)) {
+			ring_workers_saw_locked(ring);
 			smt_sched_set_ready(transport->sched, ring->sched_client,
 					ring_has_work(ring), now);
 		}
@@ -198,6 +215,19 @@ static uint64_t fifo_bytes_at_poll(
 	return ring->bytes;
 }
 
+/* With workers the main thread runs no commands: it settles what runs
+ * handed back (PRESENTs, errors, fences, ordered requests), tells the
+ * scheduler which rings got work and wakes idle workers. */
+static bool ring_loop_feed_workers(struct smtwc_transport *transport, bool reclaiming)
+{
+	bool handed = ring_workers_settle(transport->workers);
+	ring_workers_lock(transport);
+	update_readiness(transport, monotonic_now_ns());
+	ring_workers_kick_locked(transport->workers);
+	ring_workers_unlock(transport);
+	return handed || reclaiming;
+}
+
 bool ring_loop_run_slice(struct smtwc_transport *transport)
 {
 	struct smt_sched *sched = transport->sched;
@@ -210,6 +240,9 @@ bool ring_loop_run_slice(struct smtwc_transport *transport)
 	if (reclaiming) {
 		heap_reclaim_step(&transport->reclaims, monotonic_now_ns() + PIECE_NS);
 		reclaiming = heap_reclaim_pending(&transport->reclaims);
+	}
+	if (transport->workers != NULL) {
+		return ring_loop_feed_workers(transport, reclaiming);
 	}
 	uint64_t now = monotonic_now_ns();
 	update_readiness(transport, now);
@@ -275,6 +308,7 @@ bool ring_loop_spin(struct smtwc_transport *transport)
 	uint64_t budget = left < SPIN_NS ? left : SPIN_NS;
 	struct smtwc_ring *armed_by = loop->spin_for;
 	loop->spin_for = NULL;
+	/* (with workers nothing arms it: the main thread runs no commands) */
 	if (!loop->spin_armed || budget == 0) {
 		return false;
 	}
@@ -323,10 +357,43 @@ bool ring_loop_spin(struct smtwc_transport *transport)
 	return found;
 }
 
+/* With workers the main thread may block while rings have work: what it
+ * finds after raising the server-asleep flag goes to the scheduler and
+ * the workers, not to this thread. The server-asleep flag goes up only
+ * while no worker runs (ring_workers.h: otherwise the workers wake us);
+ * a handed ring kept ring_loop_run_slice busy. */
+static bool prepare_sleep_with_workers(struct smtwc_transport *transport)
+{
+	ring_workers_lock(transport);
+	ring_workers_main_sleeping_locked(transport->workers, true);
+	if (ring_workers_running_locked(transport->workers) == 0) {
+		smt_global_prepare_sleep(transport->global_status);
+	}
+	uint64_t now = monotonic_now_ns();
+	struct smtwc_ring *ring;
+	wl_list_for_each (ring, &transport->rings, link) {
+		if (ring->sched_client == NULL || !ring_workers_ring_idle(ring)) {
+			continue;
+		}
+		ring_workers_saw_locked(ring);
+		if (!smt_sched_client_ready(ring->sched_client) && ring_has_work(ring)) {
+			smt_sched_set_ready(transport->sched, ring->sched_client, true, now);
+		}
+	}
+	ring_workers_kick_locked(transport->workers);
+	ring_workers_unlock(transport);
+	transport->loop.sleeps++;
+	transport->loop.spun_since_sleep_ns = 0;
+	return true;
+}
+
 bool ring_loop_prepare_sleep(struct smtwc_transport *transport)
 {
 	if (heap_reclaim_pending(&transport->reclaims)) {
 		return false;
+	}
+	if (transport->workers != NULL) {
+		return prepare_sleep_with_workers(transport);
 	}
 	smt_global_prepare_sleep(transport->global_status);
 	struct smtwc_ring *ring;
@@ -345,6 +412,11 @@ bool ring_loop_prepare_sleep(struct smtwc_transport *transport)
 void ring_loop_woke(struct smtwc_transport *transport)
 {
 	smt_global_wake(transport->global_status);
+	ring_workers_lock(transport);
+	if (transport->workers != NULL) {
+		ring_workers_main_sleeping_locked(transport->workers, false);
+	}
+	ring_workers_unlock(transport);
 }
 
 /* server->events.client_input: pointer or keyboard input was sent to this
@@ -358,16 +430,20 @@ static void ring_loop_handle_client_input(struct wl_listener *listener, void *da
 	}
 	uint64_t now = monotonic_now_ns();
 	struct smtwc_ring *ring;
+	ring_workers_lock(transport);
 	wl_list_for_each (ring, &transport->rings, link) {
 		if (ring->client == client && ring->sched_client != NULL) {
 			smt_sched_input(transport->sched, ring->sched_client, now);
 		}
 	}
+	ring_workers_unlock(transport);
 }
 
 void ring_loop_config_changed(struct smtwc_transport *transport)
 {
 	struct smt_sched_params params;
 	params_from_config(&transport->server->config.scheduler, &params);
+	ring_workers_lock(transport);
 	smt_sched_set_params(transport->sched, &params);
+	ring_workers_unlock(transport);
 }

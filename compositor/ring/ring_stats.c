@@ -10,6 +10,7 @@
 #include "compositor/ring/image_pool.h"
 #include "compositor/ring/ring_types.h"
 #include "compositor/ring/ring_stats.h"
+#include "compositor/ring/ring_workers.h"
 #include "compositor/ring/surface_usage.h"
 #include "common/monotonic_clock.h"
 
@@ -84,6 +85,9 @@ void transport_for_each_ring_stats(struct smtwc_transport *transport,
 	struct smtwc_ring *ring;
 	wl_list_for_each (ring, &transport->rings, link) {
 		const struct smt_usage *u = &ring->usage->usage;
+		/* A worker may be running it: its counters and executor are
+		 * read between two pieces. */
+		pthread_mutex_lock(&ring->exec_lock);
 		struct smtwc_ring_stats st = {
 			.client = ring->client,
 			.pid = ring->pid,
@@ -108,8 +112,11 @@ void transport_for_each_ring_stats(struct smtwc_transport *transport,
 			.client_surfaces = u->used[SMT_RES_SURFACES],
 			.client_surface_bytes = u->used[SMT_RES_SURFACES] * SURFACE_USAGE_BYTES,
 		};
+		pthread_mutex_unlock(&ring->exec_lock);
+		ring_workers_lock(transport);
 		smt_sched_client_stats(transport->sched, ring->sched_client, monotonic_now_ns(),
 				&st.sched);
+		ring_workers_unlock(transport);
 		fn(&st, data);
 	}
 }

@@ -9,6 +9,8 @@
 #ifndef SMTWC_RING_TYPES_H
 #define SMTWC_RING_TYPES_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <sys/types.h>
 #include <wayland-server-core.h>
@@ -21,6 +23,7 @@
 struct smtwc_server;
 struct smtwc_canvas;
 struct submit_area;
+struct ring_workers;
 
 /* What gone rings leave, freed in pieces (ring/heap_reclaim.h). */
 struct heap_reclaim_queue {
@@ -50,9 +53,37 @@ struct smtwc_transport {
 	struct wl_listener client_created;  /* client_usage.c: charges the socket */
 	struct smtwc_client_listen *listen; /* the Wayland socket (client_listen.h) */
 	struct ring_loop_state loop;        /* ring/ring_loop.c */
+	/* Worker threads that run rings' commands ([scheduler] workers;
+	 * NULL: the main thread runs them, ring/ring_workers.h). */
+	struct ring_workers *workers;
 	/* The window system's events (server.h) that rings act on. */
 	struct wl_listener output_frame;     /* canvas.c */
 	struct wl_listener output_presented; /* canvas.c */
+};
+
+/* Where a ring is with the worker threads (ring/ring_workers.h; changed
+ * under the workers' lock). */
+enum ring_run_state {
+	RING_IDLE,    /* nobody runs it: the scheduler may pick it */
+	RING_RUNNING, /* a worker runs its commands */
+	RING_HANDED,  /* a run stopped for the main thread (ring_handoff) */
+};
+
+/* What a worker's run leaves for the main thread: Wayland events and
+ * errors, and the PRESENT a worker cannot show (docs/architecture.md,
+ * "Threads"). */
+struct ring_handoff {
+	bool error;        /* a bad command: error holds it */
+	bool wake_blocked; /* the client's eventfd blocked a wake-up */
+	bool fence;        /* a socket ring's FENCE: last_fence */
+	bool present;      /* a PRESENT: present_* */
+	bool ordered;      /* the stream reached an ordered request */
+	struct smt_exec_error error_detail;
+	uint64_t last_fence;
+	uint32_t present_canvas, present_serial;
+	/* the executor's region (valid until the ring runs again, and it
+	 * does not before the main thread took this) */
+	const pixman_region32_t *present_damage;
 };
 
 /* What a ring keeps, charged with it: fds (its status page; for a shared
@@ -98,6 +129,20 @@ struct smtwc_ring {
 	/* its eventfd blocked a wake-up (wake_fd.h): never written again */
 	bool wake_blocked;
 	struct wl_event_source *kill_source;
+
+	/* Threads (docs/architecture.md "Threads"): a worker holds
+	 * exec_lock for one piece of a run; the main thread takes it before
+	 * it touches the stream or the executor (requests, stats). run_state
+	 * and handed_link are the workers' lock's; stop_run asks a worker to
+	 * end its run after the piece (the ring is being freed). */
+	pthread_mutex_t exec_lock;
+	enum ring_run_state run_state;
+	/* The client's head when the main thread last looked at an idle
+	 * shared ring: workers wake it only for a head it has not seen. */
+	uint64_t head_seen;
+	atomic_bool stop_run;
+	struct wl_list handed_link; /* ring_workers.handed */
+	struct ring_handoff handoff;
 
 	/* Statistics (smtctl, smt-info). */
 	uint64_t commands, bytes, exec_ns, slices;

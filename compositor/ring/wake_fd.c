@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -26,10 +27,13 @@ uint64_t wake_fd_take(int fd)
 	return count;
 }
 
-static timer_t guard_timer;
-static bool guard_ready;
-static bool guard_broken;
-static volatile sig_atomic_t guard_fired;
+/* One guard per thread: the timer signals the thread that created it
+ * (SIGEV_THREAD_ID), so a worker's blocked write is interrupted in that
+ * worker, and the flag its handler raises is that thread's. */
+static _Thread_local timer_t guard_timer;
+static _Thread_local bool guard_ready;
+static _Thread_local bool guard_broken;
+static _Thread_local volatile sig_atomic_t guard_fired;
 
 /* Does nothing but exist: its arrival ends a blocked write with EINTR
  * (installed without SA_RESTART). */
@@ -55,7 +59,8 @@ static bool guard_init(void)
 	event.sigev_notify = SIGEV_THREAD_ID;
 	event.sigev_signo = signo;
 	event._sigev_un._tid = gettid();
-	if (sigaction(signo, &action, NULL) != 0 || sigprocmask(SIG_UNBLOCK, &only, NULL) != 0 ||
+	if (sigaction(signo, &action, NULL) != 0 ||
+			pthread_sigmask(SIG_UNBLOCK, &only, NULL) != 0 ||
 			timer_create(CLOCK_MONOTONIC, &event, &guard_timer) != 0) {
 		wlr_log_errno(WLR_ERROR, "wake-up guard timer");
 		guard_broken = true;
@@ -63,6 +68,14 @@ static bool guard_init(void)
 	}
 	guard_ready = true;
 	return true;
+}
+
+void wake_fd_thread_done(void)
+{
+	if (guard_ready) {
+		timer_delete(guard_timer);
+		guard_ready = false;
+	}
 }
 
 static void guard_arm(long ns)

@@ -26,9 +26,12 @@ enum wake_fd_result {
 };
 
 /* Adds one to the eventfd's count; a write that would block is
- * interrupted within WAKE_FD_GUARD_NS. Call it from one thread only (the
- * timer signals the thread that first called it). */
+ * interrupted within WAKE_FD_GUARD_NS. Safe from any thread: each thread
+ * that calls it gets its own guard timer, which signals that thread (the
+ * main thread and each ring worker). A thread's timer lives as long as
+ * the thread: wake_fd_thread_done deletes it before the thread ends. */
 enum wake_fd_result wake_fd_signal(int fd);
+void wake_fd_thread_done(void);
 
 #define WAKE_FD_GUARD_NS 1000000
 

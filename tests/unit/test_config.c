@@ -224,6 +224,7 @@ static void test_defaults(void)
 	CHECK_INT(cfg.output_count, 0);
 	CHECK(smtwc_config_find_output(&cfg, "HEADLESS-1") == NULL);
 	CHECK(!cfg.scheduler.fifo);
+	CHECK_INT(cfg.scheduler.workers, 0);
 	CHECK_INT(cfg.scheduler.slice_ms, 5);
 	CHECK_INT(cfg.scheduler.lone_slice_ms, 15);
 	CHECK_INT(cfg.scheduler.lone_after_ms, 1000);
@@ -356,6 +357,7 @@ static void test_all_keys(void)
 			   "\n"
 			   "[scheduler]\n"
 			   "mode = fifo\n"
+			   "workers = 3\n"
 			   "slice-ms = 1\n"
 			   "lone-slice-ms = 1000\n"
 			   "lone-after-ms = 250\n"
@@ -448,6 +450,7 @@ static void test_all_keys(void)
 	CHECK(smtwc_config_find_output(&cfg, "headless-1") == NULL);
 
 	CHECK(cfg.scheduler.fifo);
+	CHECK_INT(cfg.scheduler.workers, 3);
 	CHECK_INT(cfg.scheduler.slice_ms, 1);
 	CHECK_INT(cfg.scheduler.lone_slice_ms, 1000);
 	CHECK_INT(cfg.scheduler.lone_after_ms, 250);
@@ -698,6 +701,7 @@ static void test_errors(void)
 	/* scheduler */
 	EXPECT_ERROR("[scheduler]\nmode = rr\n", 2,
 			"invalid scheduler mode 'rr' (expected fair, fifo)");
+	EXPECT_ERROR("[scheduler]\nworkers = 65\n", 2, "invalid value '65'");
 	EXPECT_ERROR("[scheduler]\nslice-ms = 0\n", 2,
 			"invalid value '0' for 'slice-ms' (expected an integer from 1 to 1000)");
 	EXPECT_ERROR("[scheduler]\nslice-ms = 1001\n", 2, "invalid value '1001'");
@@ -719,7 +723,7 @@ static void test_errors(void)
 		     "priority-base = 0\n",
 			4, "priority-min (1) <= priority-base (0)");
 	EXPECT_ERROR("[scheduler]\nquantum = 5\n", 2,
-			"unknown key 'quantum' in [scheduler] (expected mode, slice-ms, "
+			"unknown key 'quantum' in [scheduler] (expected mode, workers, slice-ms, "
 			"lone-slice-ms, lone-after-ms, priority-base, priority-min, "
 			"priority-max, input-boost, fifo-commands, idle-praise-ms, "
 			"input-boost-interval-ms)");

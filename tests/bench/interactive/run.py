@@ -44,6 +44,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 FLOODERS = 12
+WORKERS = None  # --workers: [scheduler] workers of every compositor
 
 
 class Procs:
@@ -76,6 +77,8 @@ class Compositor:
         cfg = os.path.join(self.dir, "smtwc.ini")
         with open(cfg, "w") as f:
             f.write("[scheduler]\nmode = %s\nslice-ms = %d\n" % (mode, slice_ms))
+            if WORKERS is not None:
+                f.write("workers = %d\n" % WORKERS)
         env = dict(os.environ)
         for k in ("WAYLAND_DISPLAY", "DISPLAY", "WAYLAND_SOCKET"):
             env.pop(k, None)
@@ -293,7 +296,12 @@ def main():
     ap.add_argument("--slices", default=None, help="slice lengths swept (1,2,5,10,20)")
     ap.add_argument("--rounds", type=int, default=None,
                     help="rounds of the judged scenarios (full 4, --quick 3, --smoke 2)")
+    ap.add_argument("--workers", type=int, default=None,
+                    help="[scheduler] workers of every compositor (issue 28: run once with "
+                         "0 and once with the default to compare; default: the setting's)")
     args = ap.parse_args()
+    global WORKERS
+    WORKERS = args.workers
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     out = args.out or os.path.join(args.build, "bench", "interactive-" + stamp)
     os.makedirs(out, exist_ok=True)

@@ -67,12 +67,17 @@ static bool other_connection_answers(void)
 int case_wake_full(struct hostile *h)
 {
 	create_good_ring(h, 4096);
-	make_blocking(h->client_efd);
-	uint64_t full = UINT64_MAX - 1;
-	if (write(h->client_efd, &full, sizeof(full)) != sizeof(full)) {
-		perror("smt-hostile: eventfd");
-		return 1;
+	/* Filled while still non-blocking: a wake-up of ours may still be on
+	 * its way from a compositor thread (worker threads write it after
+	 * the round trip that ended our wait), and must not block us. */
+	uint64_t full = UINT64_MAX - 1, taken;
+	while (write(h->client_efd, &full, sizeof(full)) != sizeof(full)) {
+		if (errno != EAGAIN || read(h->client_efd, &taken, sizeof(taken)) < 0) {
+			perror("smt-hostile: eventfd");
+			return 1;
+		}
 	}
+	make_blocking(h->client_efd);
 	/* A ring full of NOOPs, and a wait for all of it to be taken, as a
 	 * real client waits for room: the compositor wakes us when it is. */
 	struct smt_cmd_header noop = { SMT_OP_NOOP, 0, sizeof(noop) };
@@ -87,6 +92,17 @@ int case_wake_full(struct hostile *h)
 	if (!other_connection_answers()) {
 		fputs("WAKE_FULL: the compositor stopped answering\n", stderr);
 		return 1;
+	}
+	/* The blocked write is found by whichever thread runs the ring; with
+	 * worker threads the error is posted by the main thread after the
+	 * worker handed the ring over, so it may come a few round trips
+	 * later. (Only the Wayland connection is polled: reading the eventfd
+	 * would empty the count the compositor must find full.) */
+	double end = now_ms() + HANG_MS;
+	while (wl_display_get_error(h->display) == 0 && now_ms() < end &&
+			wl_display_roundtrip(h->display) >= 0) {
+		struct pollfd pfd = { wl_display_get_fd(h->display), POLLIN, 0 };
+		poll(&pfd, 1, 10);
 	}
 	bool ended = expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_BAD_FD);
 	printf("WAKE_FULL answered; the ring %s\n", ended ? "ended with bad_fd" : "lives");

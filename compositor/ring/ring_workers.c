@@ -1,0 +1,439 @@
+/*
+ * The worker threads that run rings' commands, one scheduler for all of
+ * them (ring_workers.h; docs/architecture.md "Threads").
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+#include <wlr/util/log.h>
+#include "compositor/server.h"
+#include "compositor/ring/ring_workers.h"
+#include "compositor/ring/wake_fd.h"
+#include "common/cpu_relax.h"
+#include "common/monotonic_clock.h"
+
+struct ring_workers {
+	struct smtwc_transport *transport;
+	struct ring_workers_ops ops;
+	/* Guards the scheduler, every ring's run_state and handed_link, and
+	 * what follows. Lock order: a ring's exec_lock, then this one. */
+	pthread_mutex_t lock;
+	pthread_cond_t work;  /* idle workers: rings became ready, or stop */
+	pthread_cond_t ended; /* a run ended (ring_workers_forget waits) */
+	bool stopping;
+	/* The main thread is about to block or blocked in its event loop: a
+	 * worker that leaves a ring idle wakes it to look at the ring again
+	 * (ring_workers.h says why). */
+	bool main_sleeping;
+	unsigned threads, started, running;
+	pthread_t *thread;
+	struct wl_list handed; /* smtwc_ring.handed_link, oldest first */
+	int main_fd;           /* eventfd the main thread's loop watches */
+	struct wl_event_source *main_source;
+	uint64_t runs, pieces, handoffs, main_wakeups;
+};
+
+static void wake_main_locked(struct ring_workers *w)
+{
+	/* Our own eventfd, non-blocking, never full in practice (the main
+	 * thread drains it each wake-up); a failed write is a wake-up that
+	 * is already pending. */
+	uint64_t one = 1;
+	if (write(w->main_fd, &one, sizeof(one)) == sizeof(one)) {
+		w->main_wakeups++;
+	}
+}
+
+/* Under the workers' lock, which guards the transport's list of rings
+ * (ring_create, ring_workers_forget) and every ring's run_state: whether
+ * a shared ring nobody runs, not yet reported ready, has a head past its
+ * tail that the main thread has not seen (a ring that cannot run, dead or
+ * stopped at a limit, wakes it once per publish, not once per piece). Only the client's head (an atomic load) and the tail (written by
+ * the last run, before its ring became idle under this lock) are read;
+ * the main thread decides what the work is (ordered requests' limits,
+ * ring_has_work). Socket rings' work arrives by a Wayland request, which
+ * wakes the main thread anyway. */
+static bool idle_ring_published_locked(struct ring_workers *w)
+{
+	struct smtwc_ring *ring;
+	wl_list_for_each (ring, &w->transport->rings, link) {
+		if (ring->shared && ring->run_state == RING_IDLE && ring->sched_client != NULL &&
+				!smt_sched_client_ready(ring->sched_client)) {
+			uint64_t head = smt_server_load_head(&ring->reader.shared);
+			if (head != ring->reader.tail && head != ring->head_seen) {
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/* A client streaming through its ring publishes again a few microseconds
+ * after a worker drained it; a worker that went idle at once would make
+ * each publish a wake-up of the main thread (the flag is up when no worker
+ * runs) and then of a worker: measured, inline put-image 100x100 from one
+ * client ran at 0.3-0.5x of the main thread's rate, which spins before it
+ * sleeps for the same reason (ring_loop.c, "Spinning"). So a run that
+ * executed at least SPIN_ARM_BYTES looks at its own ring for up to
+ * SPIN_NS before it ends, once per run, within the slice: the time is
+ * the run's, charged to that client like its commands. */
+#define WORKER_SPIN_NS 50000u
+#define WORKER_SPIN_ARM_BYTES 4096u
+#define WORKER_FIFO_POLL_BYTES 4096u
+
+static bool spin_for_more(struct ring_workers *w, struct smtwc_ring *ring, uint64_t deadline_ns)
+{
+	uint64_t start = monotonic_now_ns(), now = start;
+	while (now - start < WORKER_SPIN_NS && (deadline_ns == 0 || now < deadline_ns) &&
+			!atomic_load(&ring->stop_run)) {
+		pthread_mutex_lock(&ring->exec_lock);
+		bool work = w->ops.has_work(ring);
+		pthread_mutex_unlock(&ring->exec_lock);
+		if (work) {
+			return true;
+		}
+		cpu_relax();
+		now = monotonic_now_ns();
+	}
+	return false;
+}
+
+/* One run of a picked ring, in pieces. Sets *handed when the run left
+ * something for the main thread; returns whether the ring still has
+ * commands (for the charge). */
+static bool worker_run(struct ring_workers *w, struct smtwc_ring *ring,
+		const struct smt_sched_decision *d, bool *handed, uint64_t *commands)
+{
+	pthread_mutex_lock(&ring->exec_lock);
+	uint64_t commands_before = ring->commands, bytes_before = ring->bytes;
+	ring->slices++;
+	pthread_mutex_unlock(&ring->exec_lock);
+	bool work = false, spun = false;
+	*handed = false;
+	for (;;) {
+		uint64_t now = monotonic_now_ns();
+		struct smt_exec_budget budget = { .max_commands = d->max_commands };
+		if (d->deadline_ns != 0) {
+			budget.deadline_ns = now + RING_WORKERS_PIECE_NS < d->deadline_ns ?
+					now + RING_WORKERS_PIECE_NS :
+					d->deadline_ns;
+		}
+		pthread_mutex_lock(&ring->exec_lock);
+		bool stopped = atomic_load(&ring->stop_run);
+		bool go_on = !stopped && w->ops.run_piece(ring, &budget);
+		*handed = w->ops.handoff_pending(ring);
+		/* A ring being freed is charged as empty: no worker picks it
+		 * again while the main thread waits to free it. */
+		work = !stopped && !*handed && w->ops.has_work(ring);
+		*commands = ring->commands - commands_before;
+		uint64_t ran = ring->bytes - bytes_before;
+		bool armed = ring->shared && ran >= WORKER_SPIN_ARM_BYTES;
+		pthread_mutex_unlock(&ring->exec_lock);
+		if (!work && go_on == false && !*handed && !stopped && armed && !spun &&
+				d->deadline_ns != 0) {
+			spun = true;
+			work = spin_for_more(w, ring, d->deadline_ns);
+			go_on = work;
+		}
+		pthread_mutex_lock(&w->lock);
+		w->pieces++;
+		/* While a worker runs, clients do not wake the sleeping main
+		 * thread (the server-asleep flag is down): between pieces the
+		 * workers look for rings that got work meanwhile and wake it
+		 * to tell the scheduler, as it does between its own pieces
+		 * (ring_loop.c). */
+		if (w->main_sleeping && idle_ring_published_locked(w)) {
+			wake_main_locked(w);
+		}
+		/* fifo (no deadline): pieces of fifo_commands until the ring
+		 * is empty or ran a request buffer's worth, what the seed's
+		 * server read per client per select(2) (ring_loop.c,
+		 * FIFO_POLL_BYTES; with one pick of fifo_commands per turn, a
+		 * client drawing 100 frames a second among 12 flooders fell
+		 * seconds behind); fair: until the slice ends or a more
+		 * favoured client waits for this worker. */
+		bool fifo_done = d->deadline_ns == 0 &&
+				(!d->drain_all || ran >= WORKER_FIFO_POLL_BYTES);
+		bool stop = !go_on || *handed || !work || fifo_done ||
+				monotonic_now_ns() >= d->deadline_ns ||
+				smt_sched_should_yield(
+						w->transport->sched, d->client, monotonic_now_ns());
+		pthread_mutex_unlock(&w->lock);
+		if (stop) {
+			return work;
+		}
+	}
+}
+
+static void *worker_main(void *data)
+{
+	struct ring_workers *w = data;
+	struct smt_sched *sched = w->transport->sched;
+	pthread_mutex_lock(&w->lock);
+	while (!w->stopping) {
+		struct smt_sched_decision d;
+		/* (the scheduler returns nobody while every worker runs, and
+		 * in fifo mode while anyone runs) */
+		if (!smt_sched_pick(sched, monotonic_now_ns(), &d)) {
+			pthread_cond_wait(&w->work, &w->lock);
+			continue;
+		}
+		struct smtwc_ring *ring = d.owner;
+		ring->run_state = RING_RUNNING;
+		if (w->main_sleeping) {
+			/* the main thread slept with the flag up; from now on the
+			 * workers wake it (worker_run) */
+			smt_global_wake(w->transport->global_status);
+		}
+		w->running++;
+		w->runs++;
+		pthread_mutex_unlock(&w->lock);
+
+		uint64_t start = monotonic_now_ns(), commands = 0;
+		bool handed = false;
+		bool still = worker_run(w, ring, &d, &handed, &commands);
+		uint64_t end = monotonic_now_ns();
+
+		pthread_mutex_lock(&w->lock);
+		w->running--;
+		/* (ring_workers_forget waits for this run: the client is valid) */
+		smt_sched_charge(sched, d.client, start, end, still, commands);
+		if (handed) {
+			ring->run_state = RING_HANDED;
+			wl_list_insert(w->handed.prev, &ring->handed_link);
+			w->handoffs++;
+			wake_main_locked(w);
+		} else {
+			ring->run_state = RING_IDLE;
+			if (w->main_sleeping) {
+				/* it looks at the rings again, and raises the flag
+				 * if no worker runs */
+				wake_main_locked(w);
+			}
+		}
+		pthread_cond_broadcast(&w->ended);
+		/* another worker may wait for the run this one ended */
+		pthread_cond_signal(&w->work);
+	}
+	pthread_mutex_unlock(&w->lock);
+	wake_fd_thread_done();
+	return NULL;
+}
+
+static int handle_main_wakeup(int fd, uint32_t mask, void *data)
+{
+	(void)mask;
+	(void)data;
+	wake_fd_take(fd); /* the loop's turn after this dispatch settles */
+	return 0;
+}
+
+struct ring_workers *ring_workers_create(
+		struct smtwc_transport *transport, unsigned n, const struct ring_workers_ops *ops)
+{
+	struct ring_workers *w = calloc(1, sizeof(*w));
+	if (w == NULL || n == 0) {
+		free(w);
+		return NULL;
+	}
+	w->transport = transport;
+	w->ops = *ops;
+	w->threads = n;
+	wl_list_init(&w->handed);
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->work, NULL);
+	pthread_cond_init(&w->ended, NULL);
+	w->main_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	w->thread = calloc(n, sizeof(*w->thread));
+	if (w->main_fd >= 0) {
+		w->main_source = wl_event_loop_add_fd(transport->server->event_loop, w->main_fd,
+				WL_EVENT_READABLE, handle_main_wakeup, w);
+	}
+	if (w->thread == NULL || w->main_source == NULL) {
+		wlr_log(WLR_ERROR, "ring workers: no memory or eventfd");
+		ring_workers_destroy(w);
+		return NULL;
+	}
+	/* Workers take no signals but their own guard's (wake_fd.c): the
+	 * main thread handles SIGTERM and friends through the event loop. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	for (unsigned i = 0; i < n; i++) {
+		int err = pthread_create(&w->thread[i], NULL, worker_main, w);
+		if (err != 0) {
+			wlr_log(WLR_ERROR, "ring workers: thread %u of %u: %s", i + 1, n,
+					strerror(err));
+			break;
+		}
+		w->started++;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (w->started == 0) {
+		ring_workers_destroy(w);
+		return NULL;
+	}
+	w->threads = w->started;
+	pthread_mutex_lock(&w->lock);
+	smt_sched_set_workers(transport->sched, w->started);
+	pthread_mutex_unlock(&w->lock);
+	wlr_log(WLR_INFO, "ring commands run on %u worker threads", w->started);
+	return w;
+}
+
+void ring_workers_destroy(struct ring_workers *w)
+{
+	if (w == NULL) {
+		return;
+	}
+	pthread_mutex_lock(&w->lock);
+	w->stopping = true;
+	pthread_cond_broadcast(&w->work);
+	pthread_mutex_unlock(&w->lock);
+	for (unsigned i = 0; i < w->started; i++) {
+		pthread_join(w->thread[i], NULL);
+	}
+	if (w->main_source != NULL) {
+		wl_event_source_remove(w->main_source);
+	}
+	if (w->main_fd >= 0) {
+		close(w->main_fd);
+	}
+	pthread_cond_destroy(&w->ended);
+	pthread_cond_destroy(&w->work);
+	pthread_mutex_destroy(&w->lock);
+	free(w->thread);
+	free(w);
+}
+
+unsigned ring_workers_count(const struct ring_workers *w)
+{
+	return w != NULL ? w->threads : 0;
+}
+
+void ring_workers_lock(struct smtwc_transport *transport)
+{
+	if (transport->workers != NULL) {
+		pthread_mutex_lock(&transport->workers->lock);
+	}
+}
+
+void ring_workers_unlock(struct smtwc_transport *transport)
+{
+	if (transport->workers != NULL) {
+		pthread_mutex_unlock(&transport->workers->lock);
+	}
+}
+
+void ring_workers_kick_locked(struct ring_workers *w)
+{
+	if (smt_sched_ready_count(w->transport->sched) > 0 && w->running < w->threads) {
+		pthread_cond_broadcast(&w->work);
+	}
+}
+
+void ring_workers_saw_locked(struct smtwc_ring *ring)
+{
+	if (ring->shared) {
+		ring->head_seen = smt_server_load_head(&ring->reader.shared);
+	}
+}
+
+void ring_workers_main_sleeping_locked(struct ring_workers *w, bool sleeping)
+{
+	w->main_sleeping = sleeping;
+}
+
+unsigned ring_workers_running_locked(const struct ring_workers *w)
+{
+	return w->running;
+}
+
+bool ring_workers_ring_idle(const struct smtwc_ring *ring)
+{
+	return ring->run_state == RING_IDLE;
+}
+
+bool ring_workers_settle(struct ring_workers *w)
+{
+	uint64_t deadline = monotonic_now_ns() + RING_WORKERS_PIECE_NS;
+	struct wl_list again;
+	wl_list_init(&again);
+	pthread_mutex_lock(&w->lock);
+	while (!wl_list_empty(&w->handed)) {
+		struct smtwc_ring *ring = wl_container_of(w->handed.next, ring, handed_link);
+		wl_list_remove(&ring->handed_link);
+		wl_list_init(&ring->handed_link);
+		pthread_mutex_unlock(&w->lock);
+		/* HANDED: no worker picks it; nothing here frees a ring (a
+		 * client ended by the handoff is destroyed from an idle
+		 * callback). */
+		bool done = w->ops.settle(ring, deadline);
+		pthread_mutex_lock(&w->lock);
+		if (done) {
+			ring->run_state = RING_IDLE;
+		} else {
+			wl_list_insert(again.prev, &ring->handed_link);
+		}
+		if (monotonic_now_ns() >= deadline) {
+			break;
+		}
+	}
+	/* What is left waits for the next turn, in its order. */
+	wl_list_insert_list(&w->handed, &again);
+	bool left = !wl_list_empty(&w->handed);
+	pthread_mutex_unlock(&w->lock);
+	return left;
+}
+
+void ring_workers_forget(struct smtwc_transport *transport, struct smtwc_ring *ring)
+{
+	struct ring_workers *w = transport->workers;
+	if (w == NULL) {
+		if (ring->sched_client != NULL) {
+			smt_sched_client_remove(transport->sched, ring->sched_client);
+			ring->sched_client = NULL;
+		}
+		wl_list_remove(&ring->link);
+		wl_list_init(&ring->link);
+		return;
+	}
+	pthread_mutex_lock(&w->lock);
+	atomic_store(&ring->stop_run, true);
+	while (ring->run_state == RING_RUNNING) {
+		pthread_cond_wait(&w->ended, &w->lock);
+	}
+	if (ring->run_state == RING_HANDED) {
+		wl_list_remove(&ring->handed_link);
+		wl_list_init(&ring->handed_link);
+		ring->run_state = RING_IDLE;
+	}
+	if (ring->sched_client != NULL) {
+		smt_sched_client_remove(transport->sched, ring->sched_client);
+		ring->sched_client = NULL;
+	}
+	/* (workers read the list between pieces: idle_ring_published_locked) */
+	wl_list_remove(&ring->link);
+	wl_list_init(&ring->link);
+	pthread_mutex_unlock(&w->lock);
+}
+
+void ring_workers_stats(struct ring_workers *w, struct ring_workers_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (w == NULL) {
+		return;
+	}
+	pthread_mutex_lock(&w->lock);
+	out->threads = w->threads;
+	out->runs = w->runs;
+	out->pieces = w->pieces;
+	out->handoffs = w->handoffs;
+	out->main_wakeups = w->main_wakeups;
+	pthread_mutex_unlock(&w->lock);
+}

@@ -1,0 +1,88 @@
+/*
+ * Worker threads that execute rings' commands ([scheduler] workers = N),
+ * so the main thread keeps dispatching input and Wayland requests and
+ * rendering frames while clients draw (docs/architecture.md, "Threads").
+ *
+ * One scheduler (compositor/sched, not thread-safe) for all of them, under
+ * the workers' lock. A worker picks the most favoured ready ring, runs it
+ * in pieces of at most RING_WORKERS_PIECE_NS (holding the ring's
+ * exec_lock for one piece at a time) and charges it. What needs the main
+ * thread (a PRESENT to show, a protocol error, a socket ring's fence,
+ * ordered requests the stream reached) stops the run: the ring is handed
+ * to the main thread through a list and an eventfd in the event loop, and
+ * not picked again until the main thread settled it. Which rings have
+ * work is the main thread's to say (it reads their streams each turn of
+ * its loop and before it sleeps). It sleeps with the server-asleep flag
+ * up (clients wake it) only while no worker runs; while one does, the
+ * flag is down, so a client publishing into a busy compositor makes no
+ * system call; between pieces the worker looks at the idle rings' heads
+ * and wakes the main thread when one moved, and it wakes it at the end of
+ * its run: a publish seen by nobody cannot be lost.
+ */
+#ifndef SMTWC_RING_WORKERS_H
+#define SMTWC_RING_WORKERS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "compositor/ring/ring_types.h"
+
+/* A piece of a run: the longest the main thread waits for a ring's
+ * exec_lock (as ring_loop's pieces on the main thread). */
+#define RING_WORKERS_PIECE_NS 500000u
+
+/* What the workers call in ring.c (wired by ring_loop.c: ring.c cannot be
+ * included here, it includes this). */
+struct ring_workers_ops {
+	/* One piece under the ring's exec_lock: true when the run may go on. */
+	bool (*run_piece)(struct smtwc_ring *ring, const struct smt_exec_budget *budget);
+	/* Under exec_lock, after a run: whether it still has commands. */
+	bool (*has_work)(struct smtwc_ring *ring);
+	/* Whether the run left something for the main thread (ring->handoff). */
+	bool (*handoff_pending)(const struct smtwc_ring *ring);
+	/* Main thread: acts on the handoff and continues a PRESENT's copy and
+	 * ordered requests until deadline_ns; true when nothing is left. */
+	bool (*settle)(struct smtwc_ring *ring, uint64_t deadline_ns);
+};
+
+/* Starts n >= 1 threads. NULL (logged) if none could start. */
+struct ring_workers *ring_workers_create(
+		struct smtwc_transport *transport, unsigned n, const struct ring_workers_ops *ops);
+/* Stops and joins them; every ring's run has ended. */
+void ring_workers_destroy(struct ring_workers *workers);
+unsigned ring_workers_count(const struct ring_workers *workers);
+
+/* The scheduler's lock, for every smt_sched_* call the main thread makes
+ * while workers exist (no-op without workers). */
+void ring_workers_lock(struct smtwc_transport *transport);
+void ring_workers_unlock(struct smtwc_transport *transport);
+/* Under ring_workers_lock: ready rings were reported; idle workers wake. */
+void ring_workers_kick_locked(struct ring_workers *workers);
+/* Under ring_workers_lock: the main thread is about to block (true) or
+ * woke (false); a worker that leaves a ring idle meanwhile wakes it. */
+void ring_workers_main_sleeping_locked(struct ring_workers *workers, bool sleeping);
+/* Under ring_workers_lock, main thread: it looked at this idle ring's
+ * stream (workers wake it for a head it has not seen). */
+void ring_workers_saw_locked(struct smtwc_ring *ring);
+/* Under ring_workers_lock: how many rings workers run now. */
+unsigned ring_workers_running_locked(const struct ring_workers *workers);
+/* Whether the scheduler may look at this ring's stream now (nobody runs
+ * it and no handoff waits); under ring_workers_lock. */
+bool ring_workers_ring_idle(const struct smtwc_ring *ring);
+
+/* Main thread, each turn of its loop: settles handed rings for up to one
+ * piece. True when some are left (the loop must not block). */
+bool ring_workers_settle(struct ring_workers *workers);
+
+/* Main thread, before a ring is freed: ends its run (waiting for at most
+ * the piece in progress), drops its handoff and its scheduler client, and
+ * takes it off the transport's list of rings (which workers read). */
+void ring_workers_forget(struct smtwc_transport *transport, struct smtwc_ring *ring);
+
+/* Counters for smtctl stats and the tests: runs, pieces, handoffs. */
+struct ring_workers_stats {
+	unsigned threads;
+	uint64_t runs, pieces, handoffs, main_wakeups;
+};
+void ring_workers_stats(struct ring_workers *workers, struct ring_workers_stats *out);
+
+#endif

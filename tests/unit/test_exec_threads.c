@@ -1,0 +1,112 @@
+/*
+ * The pure executor on several threads at once, as ring workers run it
+ * (docs/architecture.md "Threads"): each thread a client with its own
+ * context and ring, all of one process (and so one uid and the total),
+ * creating, drawing into and freeing pixmaps against the process's memory
+ * limit. A charge is a check and an addition under one lock
+ * (resource_usage.c): the pixmaps alive at any moment never hold more than
+ * the process's limit, and once every context is gone every level is back
+ * to zero. Also built under ThreadSanitizer (scripts/test.sh, build-tsan).
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "compositor/exec/drawable_table.h"
+#include "tests/unit/test_ring_util.h"
+
+#define THREADS 4
+#define ROUNDS 300
+#define SIDE 64
+#define FILLS 64 /* per pixmap: it lives while the others' do */
+
+static struct smt_usage total = { .level = SMT_LEVEL_TOTAL };
+static struct smt_usage uid = { .parent = &total, .level = SMT_LEVEL_UID };
+static struct smt_usage process = { .parent = &uid, .level = SMT_LEVEL_PROCESS };
+static const uint64_t pixmap_bytes = SIDE * SIDE * 4 + SMT_PIXMAP_OVERHEAD;
+static atomic_uint_fast64_t alive, refused, drawn;
+static pthread_barrier_t start; /* every client begins at once */
+
+static struct smt_exec_ctx *new_ctx(struct smt_usage *client)
+{
+	struct smt_exec_config cfg;
+	smt_exec_config_defaults(&cfg);
+	cfg.usage = client;
+	struct smt_exec_ctx *ctx = smt_exec_create(&cfg);
+	REQUIRE(ctx, "context");
+	return ctx;
+}
+
+static void *client_thread(void *data)
+{
+	struct smt_usage *client = data;
+	struct smt_exec_ctx *ctx = new_ctx(client);
+	struct stream s;
+	st_init(&s);
+	struct smt_exec_result res;
+	pthread_barrier_wait(&start);
+	for (int i = 0; i < ROUNDS; i++) {
+		s.len = 0;
+		ST(&s, smt_encode_create_pixmap(st_at(&s), 1, SIDE, SIDE, SMT_FORMAT_ARGB8888));
+		if (run_ring(ctx, &s, 4096, &res) == SMT_EXEC_ERROR) {
+			REQUIRE(res.error.code == SMT_ERROR_LIMIT, "refused: %s",
+					res.error.message);
+			atomic_fetch_add(&refused, 1);
+			/* A client ended by its error: a new connection. */
+			smt_exec_destroy(ctx);
+			ctx = new_ctx(client);
+			continue;
+		}
+		uint64_t now = atomic_fetch_add(&alive, 1) + 1;
+		REQUIRE(now * pixmap_bytes <= process.max[SMT_RES_MEMORY],
+				"%llu pixmaps alive: more than the process's limit",
+				(unsigned long long)now);
+		struct smt_rect r = { 0, 0, SIDE, SIDE };
+		s.len = 0;
+		ST(&s, smt_encode_set_target(st_at(&s), 1));
+		ST(&s,
+				smt_encode_fill_rects(st_at(&s), SMT_PAINT_SRC,
+						0xff000000u | (uint32_t)i, 1, &r));
+		expect_ok(run_ring(ctx, &s, 4096, &res), &res, "draw");
+		atomic_fetch_add(&drawn, 1);
+		atomic_fetch_sub(&alive, 1);
+		s.len = 0;
+		ST(&s, smt_encode_free_pixmap(st_at(&s), 1));
+		expect_ok(run_ring(ctx, &s, 4096, &res), &res, "free");
+	}
+	smt_exec_destroy(ctx);
+	st_fini(&s);
+	return NULL;
+}
+
+int main(void)
+{
+	/* Room for one pixmap (and every context's table) for four clients
+	 * that each want one: they meet the limit all the time. */
+	process.max[SMT_RES_MEMORY] = pixmap_bytes + pixmap_bytes / 2;
+	struct smt_usage clients[THREADS];
+	pthread_t threads[THREADS];
+	pthread_barrier_init(&start, NULL, THREADS);
+	for (int i = 0; i < THREADS; i++) {
+		clients[i] = (struct smt_usage){ .parent = &process, .level = SMT_LEVEL_CLIENT };
+		REQUIRE(pthread_create(&threads[i], NULL, client_thread, &clients[i]) == 0,
+				"thread");
+	}
+	for (int i = 0; i < THREADS; i++) {
+		pthread_join(threads[i], NULL);
+	}
+	pthread_barrier_destroy(&start);
+	for (int r = 0; r < SMT_RES_COUNT; r++) {
+		REQUIRE(total.used[r] == 0 && uid.used[r] == 0 && process.used[r] == 0,
+				"resource %d still charged: total %llu", r,
+				(unsigned long long)total.used[r]);
+		for (int i = 0; i < THREADS; i++) {
+			REQUIRE(clients[i].used[r] == 0, "client %d: resource %d", i, r);
+		}
+	}
+	printf("exec threads: %d clients, %llu pixmaps drawn, %llu refused at the limit\n", THREADS,
+			(unsigned long long)atomic_load(&drawn),
+			(unsigned long long)atomic_load(&refused));
+	REQUIRE(atomic_load(&drawn) > 0 && atomic_load(&refused) > 0,
+			"the clients met the limit and drew");
+	return 0;
+}
