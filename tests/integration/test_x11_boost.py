@@ -21,7 +21,14 @@ connection logs as it closes), never a duration:
   second has the focus;
 - keys made with SendEvent (xdotool key --window, the window not focused)
   reach the window but are not input: no grant;
-- `[xwayland] input-boost-us = 0`: the same typing, no grant, no yield.
+- `[xwayland] input-boost-us = 0`: the same typing, no grant, no yield;
+- the timed echo that nobody types into (seed 001's method) among the
+  flooders is light (it used a small part of the X server's time): its
+  waiting requests were read while the flooders were held back ("served
+  ahead", with light grants and no input), the flooders were charged more
+  of the server's time than it, got no light grant, and every one of them
+  kept executing requests; with `[xwayland] light-boost-pct = 0` the same
+  echo gets no grant and nobody is held back.
 """
 import os
 import sys
@@ -130,6 +137,51 @@ def typed_among_flooders(s, transport, boosted):
         s.clients.remove(p)
 
 
+def light_among_flooders(s, transport, light):
+    """The timed echo (no input) among the flooders on one transport: with
+    light grants on, its requests are read ahead of the flooders' (served
+    while they are held back); off, nobody is held back."""
+    flooders = start_flooders(s)
+    procs = [p for _, p in flooders]
+    y0 = {pid: r["yields"] for pid, r in flooder_stats(s, flooders).items()}
+    n0 = bench.flooder_counts(s, procs)
+    lat, _ = bench.echo_run(s, transport, 2.0, f"light-{transport}-{light}", 0)
+    n1 = bench.flooder_counts(s, procs)
+    answered = [x for x in lat if x is not None]
+    check(len(answered) >= 20, f"the echo answered {len(answered)} of {len(lat)}")
+    for pid in n1:
+        check(n1[pid][0] > n0[pid][0],
+              f"x11-plaid {pid} executed no request while the echo ran: "
+              f"{n0[pid][0]} then {n1[pid][0]}")
+    echo = [r for r in s.x11ring_closed() if r["transport"] == transport
+            and r.get("comm") == "x11-echo"][-1]
+    fl = flooder_stats(s, flooders)
+    log(f"{transport}, light {light}: echo {echo}")
+    for pid, r in fl.items():
+        log(f"{transport}: flooder {pid}: light_grants={r['light_grants']} "
+            f"yields={r['yields']} xtime_us={r['xtime_us']}")
+    check(echo["input_events"] == 0 and echo["boosts"] == 0,
+          f"the timed echo got input or an input grant: {echo}")
+    held = sum(r["yields"] - y0[pid] for pid, r in fl.items())
+    if light:
+        check(echo["light_grants"] > 0, f"the timed echo got no light grant: {echo}")
+        check(echo["boost_served"] > 0,
+              f"the echo's requests were never read while the flooders were held back: {echo}")
+        check(held > 0, f"no flooder was ever held back for the light echo: {fl}")
+        for pid, r in fl.items():
+            check(r["light_grants"] == 0, f"x11-plaid {pid} (busy) got light grants: {r}")
+            check(r["xtime_us"] > echo["xtime_us"],
+                  f"x11-plaid {pid} was charged less of the X server than the echo: "
+                  f"{r['xtime_us']} against {echo['xtime_us']} us")
+    else:
+        check(echo["light_grants"] == 0 and echo["boost_served"] == 0,
+              f"light grants off, yet the echo got one: {echo}")
+        check(held == 0, f"light grants off, yet flooders were held back: {fl}")
+    for _, p in flooders:
+        p.terminate()
+        s.clients.remove(p)
+
+
 def type_keys(s, pid, n):
     """n keys into the focused window, then until the echo `pid` has seen
     them (input events counted by the server: x11-echo selects key presses
@@ -200,10 +252,14 @@ def test(h):
     with Session(h, "boost", x11=True) as s:
         for transport in ("ring", "socket"):
             typed_among_flooders(s, transport, boosted=True)
+        for transport in ("ring", "socket"):
+            light_among_flooders(s, transport, light=True)
         focus_follows(s)
         send_event_is_not_input(s)
     with Session(h, "off", x11=True, config="[xwayland]\ninput-boost-us = 0\n") as s:
         typed_among_flooders(s, "ring", boosted=False)
+    with Session(h, "nolight", x11=True, config="[xwayland]\nlight-boost-pct = 0\n") as s:
+        light_among_flooders(s, "ring", light=False)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@
 #include "tests/unit/unit_check.h"
 #include "xwayland-glue/stream/x11_boost.h"
 #include "xwayland-glue/stream/x11_input_scan.h"
+#include "xwayland-glue/stream/x11_usage.h"
 
 static bool msb;
 
@@ -231,11 +232,108 @@ static void test_shared(void)
 	CHECK_INT(share.tokens_ns, MS / 4);
 }
 
+/* The X server's time per client (x11_usage.h): charged per window, light
+ * against the mean of those that used any, and light grants as often as
+ * the client stays light but never on top of a live grant. */
+static void test_light(void)
+{
+	current_test = "light clients";
+	const uint64_t W = X11_USAGE_WINDOW_NS;
+	const uint64_t t0 = 1000 * W; /* a window's start */
+	struct x11_usage flood[12] = { 0 }, echo = { 0 }, idle = { 0 };
+	/* Two windows: every flooder 8 ms a window, the echo 0.05 ms every
+	 * 10 ms (0.5 ms a window); `idle` never used anything. */
+	for (uint64_t t = t0; t < t0 + 2 * W; t += MS) {
+		for (int i = 0; i < 12; i++)
+			x11_usage_charge(&flood[i], t, 8 * MS / 100);
+		if ((t - t0) % (10 * MS) == 0)
+			x11_usage_charge(&echo, t, MS / 20);
+	}
+	uint64_t now = t0 + 2 * W - 1;
+	CHECK_INT(x11_usage_recent(&flood[0], now), 16 * MS);
+	CHECK_INT(x11_usage_recent(&echo, now), MS);
+	struct x11_usage_sum sum = { 0 };
+	for (int i = 0; i < 12; i++)
+		x11_usage_add(&sum, &flood[i], now);
+	x11_usage_add(&sum, &echo, now);
+	x11_usage_add(&sum, &idle, now);
+	CHECK_INT(sum.used, 13); /* `idle` used nothing: not in the mean */
+	CHECK(x11_usage_light(&echo, &sum, 25, now));
+	/* `idle` used nothing, so it has no history: not judged yet */
+	CHECK(!x11_usage_light(&idle, &sum, 25, now));
+	/* nor is a client that started within the last window */
+	struct x11_usage young = { 0 };
+	x11_usage_charge(&young, now - W / 2, MS / 20);
+	CHECK(!x11_usage_light(&young, &sum, 25, now));
+	CHECK(x11_usage_light(&young, &sum, 25, now - W / 2 + W));
+	for (int i = 0; i < 12; i++)
+		CHECK(!x11_usage_light(&flood[i], &sum, 25, now));
+	CHECK(!x11_usage_light(&echo, &sum, 0, now)); /* 0: off */
+	/* A flooder splitting its 8 ms a window over k connections: they are
+	 * light only while each uses under a quarter of the mean, so all k
+	 * together use less than the k fair shares the X server's round robin
+	 * gives k connections anyway: splitting buys no time. */
+	for (int k = 2; k <= 16; k *= 2) {
+		struct x11_usage parts[16] = { 0 };
+		struct x11_usage_sum split = { 0 };
+		for (int i = 1; i < 12; i++)
+			x11_usage_add(&split, &flood[i], now);
+		x11_usage_add(&split, &echo, now);
+		for (int i = 0; i < k; i++) {
+			x11_usage_charge(&parts[i], t0 + 1, 8 * MS / (uint64_t)k);
+			x11_usage_charge(&parts[i], t0 + W, 8 * MS / (uint64_t)k);
+			x11_usage_add(&split, &parts[i], now);
+		}
+		uint64_t mine = 0;
+		for (int i = 0; i < k; i++)
+			mine += x11_usage_recent(&parts[i], now);
+		bool light = x11_usage_light(&parts[0], &split, 25, now);
+		CHECK(!light || mine * split.used < (uint64_t)k * split.total_ns);
+		CHECK(light == (k >= 8)); /* 1 ms a window each among 16 ms flooders */
+	}
+	/* Alone (nobody else used any time): nobody to be served ahead of. */
+	struct x11_usage_sum alone = { 0 };
+	x11_usage_add(&alone, &echo, now);
+	CHECK(!x11_usage_light(&echo, &alone, 25, now));
+
+	/* Windows roll: a window later the older one is forgotten, two
+	 * windows later everything is. */
+	CHECK_INT(x11_usage_recent(&echo, now + W), echo.cur_ns);
+	CHECK_INT(x11_usage_recent(&echo, now + 2 * W + 1), 0);
+	x11_usage_charge(&echo, now + 2 * W + 1, MS);
+	CHECK_INT(x11_usage_recent(&echo, now + 2 * W + 1), MS);
+	/* A stall longer than a window is charged as one window. */
+	x11_usage_charge(&idle, now, 10 * W);
+	CHECK_INT(x11_usage_recent(&idle, now), W);
+
+	/* Light grants: one per lapse, none on top of a live grant. */
+	struct x11_boost_config cfg = {
+		.credit_ns = 4 * MS, .gap_ns = 16 * MS, .window_ns = 100 * MS
+	};
+	struct x11_boost b = { 0 };
+	CHECK(x11_boost_light(&b, &cfg, t0));
+	CHECK(!x11_boost_light(&b, &cfg, t0 + MS)); /* still live */
+	CHECK(x11_boost_favoured(&b, t0 + MS, true));
+	x11_boost_served(&b, t0 + 2 * MS);
+	CHECK_INT(b.credit_ns, 3 * MS);
+	CHECK(x11_boost_light(&b, &cfg, t0 + 101 * MS)); /* expired: a new one */
+	CHECK_INT(b.credit_ns, 4 * MS);
+	CHECK_INT(b.light_grants, 2);
+	CHECK_INT(b.grants, 0); /* input grants counted apart */
+	/* Input right after a light grant still makes an input grant (its gap
+	 * counts input grants only). */
+	CHECK(x11_boost_input(&b, &cfg, t0 + 102 * MS));
+	struct x11_boost_config off = { 0 };
+	struct x11_boost z = { 0 };
+	CHECK(!x11_boost_light(&z, &off, t0));
+}
+
 int main(void)
 {
 	test_scan();
 	test_grants();
 	test_fair_share();
 	test_shared();
+	test_light();
 	return failures != 0;
 }

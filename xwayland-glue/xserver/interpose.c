@@ -242,6 +242,8 @@ static ssize_t recv_request_bytes(int fd, struct msghdr *msg, int flags)
 static bool boost_refuses(int fd)
 {
 	struct xconn *c = xconn_get(fd);
+	if (c)
+		input_boost_reading(c);
 	if (c && input_boost_yield(c)) {
 		errno = EAGAIN;
 		return true;
@@ -451,6 +453,7 @@ EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
 {
 	struct smt_global_status *g = nring ? xconn_global() : NULL;
 	bool slept = false;
+	input_boost_polling(false);
 	timeout = input_boost_timeout(timeout);
 	if (g && timeout != 0 && spin_for_ring_input())
 		timeout = 0;
@@ -467,6 +470,7 @@ EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
 	}
 	int n = real_epoll_wait(epfd, ev, max, timeout);
 	int saved = errno;
+	input_boost_polling(true);
 	if (slept)
 		smt_global_wake(g);
 	if (n < 0) {

@@ -75,7 +75,7 @@ int xconn_format(char *buf, size_t n, const struct xconn *c)
 			"socket_bytes=%llu wakeups_from_client=%llu wakeups_to_client=%llu "
 			"client_wakeups_sent=%llu client_full_waits=%llu fd_messages=%llu answers=%llu "
 			"reverted=%d error=%d input_events=%llu boosts=%llu boosted_us=%llu boost_served=%llu "
-			"boost_lapsed=%llu yields=%llu "
+			"boost_lapsed=%llu yields=%llu light_grants=%llu xtime_us=%llu "
 			"why=%s\n",
 			c->fd, (int)c->pid, comm, mode, (unsigned long long)c->rd.count.requests,
 			(unsigned long long)c->rd.tail, (unsigned long long)c->plain_bytes,
@@ -95,7 +95,8 @@ int xconn_format(char *buf, size_t n, const struct xconn *c)
 			(unsigned long long)c->boost.grants,
 			(unsigned long long)(c->boost.favoured_ns / 1000),
 			(unsigned long long)c->boost.served, (unsigned long long)c->boost.lapsed,
-			(unsigned long long)c->yields,
+			(unsigned long long)c->yields, (unsigned long long)c->boost.light_grants,
+			(unsigned long long)(c->usage.total_ns / 1000),
 			c->other_user                           ? "other-uid" :
 					c->state == XCONN_RING  ? "ring" :
 					c->state == XCONN_FRESH ? "fresh" :
