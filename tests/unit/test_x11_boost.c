@@ -11,6 +11,7 @@
 #include "xwayland-glue/stream/x11_boost.h"
 #include "xwayland-glue/stream/x11_input_scan.h"
 #include "xwayland-glue/stream/x11_usage.h"
+#include "xwayland-glue/stream/x11_xi1_query.h"
 
 static bool msb;
 
@@ -232,6 +233,108 @@ static void test_shared(void)
 	CHECK_INT(share.tokens_ns, MS / 4);
 }
 
+/* XInput 1: the client's QueryExtension for XInputExtension found in its
+ * requests at every cut (after a setup with authorization, a BIG-REQUESTS
+ * request and a QueryExtension for another name), the reply with its
+ * sequence number read for the first event, and from then on its device
+ * events (first + 1..5) counted as input, but not DeviceValuator (first +
+ * 0), a SendEvent one, or anything while the first event is unknown. */
+static void test_xi1(void)
+{
+	current_test = "XInput 1";
+	for (int order = 0; order <= 1; order++) {
+		msb = order;
+		uint8_t req[256];
+		size_t n = 0;
+		memset(req, 0, sizeof(req));
+		req[0] = msb ? 'B' : 'l';
+		put16(req + 6, 18); /* "MIT-MAGIC-COOKIE-1" */
+		put16(req + 8, 16);
+		n = 12 + 20 + 16;
+		req[n] = 43; /* GetInputFocus, seq 1 */
+		put16(req + n + 2, 1);
+		n += 4;
+		req[n] = 98; /* QueryExtension "XKEYBOARD", seq 2 */
+		put16(req + n + 2, 2 + 3);
+		put16(req + n + 4, 9);
+		memcpy(req + n + 8, "XKEYBOARD", 9);
+		n += 20;
+		req[n] = 72; /* a BIG-REQUESTS PutImage of 40 bytes, seq 3 */
+		put16(req + n + 2, 0);
+		put32(req + n + 4, 10);
+		n += 40;
+		req[n] = 98; /* QueryExtension "XInputExtension", seq 4 */
+		put16(req + n + 2, 2 + 4);
+		put16(req + n + 4, 15);
+		memcpy(req + n + 8, "XInputExtension", 15);
+		n += 24;
+		req[n] = 1; /* one more request after it */
+		put16(req + n + 2, 1);
+		n += 4;
+		const size_t cuts[] = { 1, 2, 5, 11, 23, 24, n };
+		for (size_t k = 0; k < sizeof(cuts) / sizeof(cuts[0]); k++) {
+			struct x11_xi1_query q = { 0 };
+			for (size_t at = 0; at < n; at += cuts[k])
+				x11_xi1_query_feed(
+						&q, req + at, at + cuts[k] > n ? n - at : cuts[k]);
+			CHECK(q.asked);
+			CHECK_INT(q.asked_seq, 4);
+			CHECK_INT(q.seq, 5);
+			CHECK_INT(q.skip, 0);
+		}
+
+		/* The output: the setup reply, a reply with another sequence number
+		 * (not believed), QueryExtension's (first event 66), then events. */
+		uint8_t out[1024];
+		size_t m = 0;
+		memset(out, 0, sizeof(out));
+		out[0] = 1;
+		put16(out + 2, 11);
+		put16(out + 6, 2);
+		m = 16;
+		const uint8_t first = 66;
+		for (uint16_t seq = 2; seq <= 4; seq += 2) {
+			out[m] = 1;
+			put16(out + m + 2, seq);
+			out[m + 8] = 1;
+			out[m + 10] = seq == 4 ? first : 80;
+			m += 32;
+		}
+		size_t events = m;
+		for (uint8_t t = first; t <= first + 6; t++, m += 32)
+			out[m] = t; /* DeviceValuator, the five device events, FocusIn */
+		out[m] = (uint8_t)((first + 1) | 0x80); /* a SendEvent DeviceKeyPress */
+		m += 32;
+
+		struct x11_input_scan sc = { .want_reply = true, .want_seq = 4 };
+		CHECK_INT(x11_input_scan_feed(&sc, out, events), 0);
+		CHECK_INT(sc.learned, first);
+		CHECK(!sc.want_reply);
+		/* not known to this scanner yet: not input */
+		struct x11_input_scan before = sc;
+		CHECK_INT(x11_input_scan_feed(&before, out + events, m - events), 0);
+		sc.xi1_first = sc.learned;
+		for (size_t at = events; at < m; at += 7) {
+			static unsigned got;
+			if (at == events)
+				got = 0;
+			got += x11_input_scan_feed(&sc, out + at, at + 7 > m ? m - at : 7);
+			if (at + 7 >= m)
+				CHECK_INT(got, 5);
+		}
+		/* a reply saying "not present" or an out-of-range event is not believed */
+		struct x11_input_scan no = { .want_reply = true, .want_seq = 4 };
+		out[16 + 32 + 8] = 0;
+		x11_input_scan_feed(&no, out, events);
+		CHECK_INT(no.learned, 0);
+		struct x11_input_scan low = { .want_reply = true, .want_seq = 4 };
+		out[16 + 32 + 8] = 1;
+		out[16 + 32 + 10] = 35;
+		x11_input_scan_feed(&low, out, events);
+		CHECK_INT(low.learned, 0);
+	}
+}
+
 /* The X server's time per client (x11_usage.h): charged per window, light
  * against the mean of those that used any, and light grants as often as
  * the client stays light but never on top of a live grant. */
@@ -335,5 +438,6 @@ int main(void)
 	test_fair_share();
 	test_shared();
 	test_light();
+	test_xi1();
 	return failures != 0;
 }

@@ -52,6 +52,9 @@ static unsigned light_pct;
  * (its last read), or NULL: none read since the last poll. */
 static struct xconn *running;
 static uint64_t mark_ns;
+/* XInput 1's first event in this X server (0: not known yet), from the
+ * first reply to a client's QueryExtension for it (x11_xi1_query.h). */
+static uint8_t xi1_first;
 static struct xconn *boosted[INPUT_BOOST_MAX];
 static struct x11_boost_share share;
 static uint64_t favour_since; /* someone favoured since (0: nobody) */
@@ -100,6 +103,19 @@ void input_boost_reading(struct xconn *c)
 	mark_ns = now;
 }
 
+void input_boost_requests(struct xconn *c, const struct iovec *iov, int iovcnt, size_t n)
+{
+	/* Only until some client's reply told XInput 1's first event; a
+	 * client that asked already waits for its reply. */
+	if (xi1_first || c->xi1.asked || config()->credit_ns == 0)
+		return;
+	for (int i = 0; i < iovcnt && n > 0; i++) {
+		size_t k = iov[i].iov_len < n ? iov[i].iov_len : n;
+		x11_xi1_query_feed(&c->xi1, iov[i].iov_base, k);
+		n -= k;
+	}
+}
+
 void input_boost_polling(bool returned)
 {
 	uint64_t now = monotonic_now_ns();
@@ -129,10 +145,20 @@ void input_boost_answered(struct xconn *c, const struct iovec *iov, int iovcnt, 
 	if (config()->credit_ns == 0 || c->state == XCONN_FRESH)
 		return;
 	unsigned input = 0;
+	c->scan.xi1_first = xi1_first;
+	if (!xi1_first && c->xi1.asked && !c->scan.want_reply && !c->scan.learned) {
+		c->scan.want_reply = true;
+		c->scan.want_seq = c->xi1.asked_seq;
+	}
 	for (int i = 0; i < iovcnt && written > 0; i++) {
 		size_t n = iov[i].iov_len < written ? iov[i].iov_len : written;
 		input += x11_input_scan_feed(&c->scan, iov[i].iov_base, n);
 		written -= n;
+	}
+	if (!xi1_first && c->scan.learned) {
+		xi1_first = c->scan.learned;
+		xconn_log(c, "XInput 1 device events are %d-%d: input to the boost", xi1_first + 1,
+				xi1_first + 5);
 	}
 	if (input == 0)
 		return;

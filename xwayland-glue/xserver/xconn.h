@@ -32,6 +32,7 @@
 #include "xwayland-glue/stream/x11_boost.h"
 #include "xwayland-glue/stream/x11_input_scan.h"
 #include "xwayland-glue/stream/x11_usage.h"
+#include "xwayland-glue/stream/x11_xi1_query.h"
 
 enum xconn_state {
 	XCONN_FRESH, /* accepted, no byte read yet: may send a hello */
@@ -75,6 +76,7 @@ struct xconn {
 
 	/* The input boost (input_boost.c), every connection */
 	struct x11_input_scan scan; /* what the X server wrote to it */
+	struct x11_xi1_query xi1;   /* what it asked, until XInput 1 is known */
 	struct x11_boost boost;
 	struct x11_usage usage; /* the X server's time spent on it */
 	uint64_t input_events;  /* input events written to it */
@@ -124,6 +126,8 @@ void input_boost_answered(struct xconn *c, const struct iovec *iov, int iovcnt, 
 /* The X server reads c's requests (before input_boost_yield): charges it
  * the time since its last read. */
 void input_boost_reading(struct xconn *c);
+/* The X server was given these n bytes of c's requests. */
+void input_boost_requests(struct xconn *c, const struct iovec *iov, int iovcnt, size_t n);
 /* The X server polls (returned false) or has polled (true): the time
  * between is nobody's. */
 void input_boost_polling(bool returned);
