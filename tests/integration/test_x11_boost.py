@@ -15,7 +15,8 @@ connection logs as it closes), never a duration:
 - every flooder's requests kept being executed while the echo was typed
   into (no starvation);
 - once the keys stop, the flooders are not held back any more: their yields
-  do not move while they execute more requests;
+  do not move while they execute more requests (unless one of them got a
+  light grant meanwhile, below);
 - with two echo windows, the boost follows the focus: the first is boosted
   while it takes the keys, and gets neither input nor grants once the
   second has the focus;
@@ -137,10 +138,15 @@ def typed_among_flooders(s, transport, boosted):
     n3 = s.wait_until(lambda: (lambda n: n if all(n[k][0] > n2[k][0] for k in n) else None)(
         bench.flooder_counts(s, procs)), timeout=30, what="every flooder to execute more")
     after = flooder_stats(s, flooders)
+    # Unless one of them got a light grant meanwhile (a flooder the loaded
+    # machine left unserved for a window: light clients below), which
+    # holds the others back as input does.
+    light = sum(after[p]["light_grants"] - before[p]["light_grants"] for p in after)
     for pid in after:
-        check(after[pid]["yields"] == before[pid]["yields"],
+        check(light > 0 or after[pid]["yields"] == before[pid]["yields"],
               f"x11-plaid {pid} held back after the keys stopped: {before[pid]['yields']} "
-              f"then {after[pid]['yields']} yields ({n2[pid][0]} -> {n3[pid][0]} requests)")
+              f"then {after[pid]['yields']} yields ({n2[pid][0]} -> {n3[pid][0]} requests), "
+              "and no flooder got a light grant")
     for _, p in flooders:
         p.terminate()
         s.clients.remove(p)

@@ -8,7 +8,8 @@
  * the next read (of anyone) or to the next poll is that client's work. It
  * is kept per window of X11_USAGE_WINDOW_NS: the current window and the one
  * before, so "lately" is between one and two windows, with no decay to
- * compute on every read.
+ * compute on every read. `now` is whatever clock the caller keeps: the
+ * server half uses the X server's own working time (input_boost.c).
  *
  * A client is *light* when it used less than `pct` percent of the mean of
  * the clients that used any time lately: the echo of a program that draws

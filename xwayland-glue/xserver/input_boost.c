@@ -52,6 +52,22 @@ static unsigned light_pct;
  * (its last read), or NULL: none read since the last poll. */
 static struct xconn *running;
 static uint64_t mark_ns;
+/* The X server's working time so far, the clock of x11_usage: "lately" is
+ * the last 100-200 ms of its work, not of the wall clock, so that on a
+ * loaded machine, where Xwayland runs a fraction of the time, a window
+ * still spans a whole round of the busy clients (by the wall clock, a
+ * flooder the X server had no time for in one window looked light in the
+ * next: measured in integration/x11_boost under ASan and load). Starts
+ * at 1: 0 means "never charged". */
+static uint64_t work_ns = 1;
+
+static void charge(struct xconn *c, uint64_t ns)
+{
+	if (ns > X11_USAGE_WINDOW_NS)
+		ns = X11_USAGE_WINDOW_NS; /* a stall: the X server was not running */
+	work_ns += ns;
+	x11_usage_charge(&c->usage, work_ns, ns);
+}
 /* XInput 1's first event in this X server (0: not known yet), from the
  * first reply to a client's QueryExtension for it (x11_xi1_query.h). */
 static uint8_t xi1_first;
@@ -98,7 +114,7 @@ void input_boost_reading(struct xconn *c)
 	uint64_t now = monotonic_now_ns();
 	struct xconn *who = running ? running : c;
 	if (mark_ns && now > mark_ns)
-		x11_usage_charge(&who->usage, now, now - mark_ns);
+		charge(who, now - mark_ns);
 	running = c;
 	mark_ns = now;
 }
@@ -120,7 +136,7 @@ void input_boost_polling(bool returned)
 {
 	uint64_t now = monotonic_now_ns();
 	if (running && mark_ns && now > mark_ns)
-		x11_usage_charge(&running->usage, now, now - mark_ns);
+		charge(running, now - mark_ns);
 	running = NULL;
 	/* waiting in epoll is nobody's work; from its return on it is */
 	mark_ns = returned ? now : 0;
@@ -275,10 +291,10 @@ static void grant_light(int epfd, const struct epoll_event *ev, int n, uint64_t 
 			unsigned nall;
 			struct xconn **all = xconn_all(&nall);
 			for (unsigned k = 0; k < nall; k++)
-				x11_usage_add(&sum, &all[k]->usage, now);
+				x11_usage_add(&sum, &all[k]->usage, work_ns);
 			summed = true;
 		}
-		if (!x11_usage_light(&c->usage, &sum, light_pct, now))
+		if (!x11_usage_light(&c->usage, &sum, light_pct, work_ns))
 			continue;
 		bool listed = false;
 		for (unsigned k = 0; k < nboosted && !listed; k++)
