@@ -30,11 +30,12 @@ bench="weston wayland-utils xwayland x11-apps xfonts-base xterm xvfb x11-utils x
 # on X for the X ring's Java VFORK case; gcc-multilib: a real 32-bit
 # program under the session's per-class preload path (x11_launcher).
 # clang-format: the style test checks every C file against .clang-format.
+# xinput: its "test" listens to XInput 1 device events (x11_boost).
 test="$session $bench xauth valgrind swaybg wlr-randr clang libclang-rt-14-dev xclip wl-clipboard
   gtk-3-examples gtk-4-examples qtbase5-examples qtwayland5 swaylock swayidle wlsunset tk
   firefox-esr fontconfig fonts-noto-mono fonts-liberation2 fonts-urw-base35
   dconf-gsettings-backend dconf-cli libglib2.0-bin openjdk-17-jdk-headless openjdk-17-jre
-  gcc-multilib clang-format"
+  gcc-multilib clang-format xinput"
 
 case "${1:-}" in
 session) wanted="$build $session" ;;

@@ -200,7 +200,10 @@ struct smtwc_limits_config {
 	X("sched-max-ms", sched_max_ms, 15, 1, 1000)                                \
 	/* the input boost's credit per grant, in us (0: off; the server half's  */ \
 	/* input_boost.c; must stay <= INPUT_BOOST_MAX_US) */                       \
-	X("input-boost-us", input_boost_us, 4000, 0, 100000)
+	X("input-boost-us", input_boost_us, 4000, 0, 100000)                        \
+	/* a client that used less than this % of the mean X server time of */      \
+	/* the busy clients lately gets a grant when it has requests (0: off) */    \
+	X("light-boost-pct", light_boost_pct, 25, 0, 100)
 
 struct smtwc_xwayland_config {
 #define SMTWC_XWAYLAND_FIELD_(key, field, def, min, max) int field;

@@ -15,15 +15,32 @@ connection logs as it closes), never a duration:
 - every flooder's requests kept being executed while the echo was typed
   into (no starvation);
 - once the keys stop, the flooders are not held back any more: their yields
-  do not move while they execute more requests;
+  do not move while they execute more requests (unless one of them got a
+  light grant meanwhile, below);
 - with two echo windows, the boost follows the focus: the first is boosted
   while it takes the keys, and gets neither input nor grants once the
   second has the focus;
 - keys made with SendEvent (xdotool key --window, the window not focused)
   reach the window but are not input: no grant;
-- `[xwayland] input-boost-us = 0`: the same typing, no grant, no yield.
+- `[xwayland] input-boost-us = 0`: the same typing, no grant, no yield;
+- XInput 1 device events are input: `xinput test` (which selects
+  DeviceKeyPress and DeviceKeyRelease on the root window through XInput 1,
+  as old programs with extension events do) gets the keys typed into a
+  focused X window as XI1 events, and they count as its input events and
+  give it grants, once the server half has learnt the extension's event
+  codes from the reply to its QueryExtension (logged);
+- the timed echo that nobody types into (seed 001's method) among the
+  flooders is light (it used a small part of the X server's time): its
+  waiting requests were read while the flooders were held back ("served
+  ahead", with light grants and no input), the flooders were charged more
+  of the server's time than it, got fewer light grants than it (one now
+  and then, after a window in which a loaded machine left one unserved),
+  and every one of them
+  kept executing requests; with `[xwayland] light-boost-pct = 0` the same
+  echo gets no grant and nobody is held back.
 """
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -121,11 +138,98 @@ def typed_among_flooders(s, transport, boosted):
     n3 = s.wait_until(lambda: (lambda n: n if all(n[k][0] > n2[k][0] for k in n) else None)(
         bench.flooder_counts(s, procs)), timeout=30, what="every flooder to execute more")
     after = flooder_stats(s, flooders)
+    # Unless one of them got a light grant meanwhile (a flooder the loaded
+    # machine left unserved for a window: light clients below), which
+    # holds the others back as input does.
+    light = sum(after[p]["light_grants"] - before[p]["light_grants"] for p in after)
     for pid in after:
-        check(after[pid]["yields"] == before[pid]["yields"],
+        check(light > 0 or after[pid]["yields"] == before[pid]["yields"],
               f"x11-plaid {pid} held back after the keys stopped: {before[pid]['yields']} "
-              f"then {after[pid]['yields']} yields ({n2[pid][0]} -> {n3[pid][0]} requests)")
+              f"then {after[pid]['yields']} yields ({n2[pid][0]} -> {n3[pid][0]} requests), "
+              "and no flooder got a light grant")
     for _, p in flooders:
+        p.terminate()
+        s.clients.remove(p)
+
+
+def light_among_flooders(s, transport, light):
+    """The timed echo (no input) among the flooders on one transport: with
+    light grants on, its requests are read ahead of the flooders' (served
+    while they are held back); off, nobody is held back."""
+    flooders = start_flooders(s)
+    procs = [p for _, p in flooders]
+    y0 = {pid: r["yields"] for pid, r in flooder_stats(s, flooders).items()}
+    n0 = bench.flooder_counts(s, procs)
+    lat, _ = bench.echo_run(s, transport, 2.0, f"light-{transport}-{light}", 0)
+    n1 = bench.flooder_counts(s, procs)
+    answered = [x for x in lat if x is not None]
+    check(len(answered) >= 20, f"the echo answered {len(answered)} of {len(lat)}")
+    for pid in n1:
+        check(n1[pid][0] > n0[pid][0],
+              f"x11-plaid {pid} executed no request while the echo ran: "
+              f"{n0[pid][0]} then {n1[pid][0]}")
+    echo = [r for r in s.x11ring_closed() if r["transport"] == transport
+            and r.get("comm") == "x11-echo"][-1]
+    fl = flooder_stats(s, flooders)
+    log(f"{transport}, light {light}: echo {echo}")
+    for pid, r in fl.items():
+        log(f"{transport}: flooder {pid}: light_grants={r['light_grants']} "
+            f"yields={r['yields']} xtime_us={r['xtime_us']}")
+    check(echo["input_events"] == 0 and echo["boosts"] == 0,
+          f"the timed echo got input or an input grant: {echo}")
+    held = sum(r["yields"] - y0[pid] for pid, r in fl.items())
+    if light:
+        check(echo["light_grants"] > 0, f"the timed echo got no light grant: {echo}")
+        check(echo["boost_served"] > 0,
+              f"the echo's requests were never read while the flooders were held back: {echo}")
+        check(held > 0, f"no flooder was ever held back for the light echo: {fl}")
+        for pid, r in fl.items():
+            # A flooder is light only after a window or two in which the X
+            # server served it little (on a loaded machine that happens:
+            # idleness praised), so it may get one now and then, never as
+            # many as the echo.
+            check(r["light_grants"] < echo["light_grants"],
+                  f"x11-plaid {pid} (busy) got as many light grants as the echo: {r}")
+            check(r["xtime_us"] > echo["xtime_us"],
+                  f"x11-plaid {pid} was charged less of the X server than the echo: "
+                  f"{r['xtime_us']} against {echo['xtime_us']} us")
+    else:
+        check(echo["light_grants"] == 0 and echo["boost_served"] == 0,
+              f"light grants off, yet the echo got one: {echo}")
+        check(held == 0, f"light grants off, yet flooders were held back: {fl}")
+    for _, p in flooders:
+        p.terminate()
+        s.clients.remove(p)
+
+
+def xi1_keys_are_input(s):
+    """xinput test on the session's XInput 1 keyboard: the keys typed into
+    a focused echo reach it as DeviceKeyPress/Release, which count as its
+    input and make grants."""
+    res = s.run(["xinput", "list", "--short"], timeout=10)
+    ids = [int(m) for line in res.stdout.splitlines() if "xwayland-keyboard" in line
+           and "slave" in line for m in re.findall(r"id=(\d+)", line)]
+    check(ids, f"no XInput keyboard in:\n{res.stdout}")
+    echo = s.spawn([bench.program("x11-echo"), "--seconds", "60", "--warmup", "0", "--keys",
+                    "--csv", os.path.join(s.tmp, "xi1.csv")], name="x11-echo-xi1")
+    bench.wait_line(s, echo, "ready", 30, "the x11-echo for XInput 1 to map")
+    wid = s.wait_x_window("--name", "x11-echo")
+    s.wait_until(lambda: s.x_focus() == wid, timeout=15, what="the echo to get the focus")
+    tests = [s.spawn(["xinput", "test", str(i)], name=f"xinput-test-{i}") for i in ids]
+    for t in tests:
+        s.wait_until(lambda: [r for r in s.x11ring_stats() if r.get("pid") == t.pid],
+                     timeout=15, what=f"xinput test {t.pid} to connect")
+    s.run(["wtype", "-d", "10", "--", "x" * 20], timeout=60)
+    seen = s.wait_until(lambda: [t for t in tests if "key press" in open(t.log_path).read()],
+                        timeout=15, what="xinput test to print a key press")
+    t = seen[0]
+    st = s.wait_until(lambda: (lambda r: r if r["input_events"] >= 20 else None)(
+        stats_of(s, t.pid)), timeout=15, what="xinput test's XI1 keys counted as input")
+    log(f"xinput test {t.pid}: {st}")
+    check(st["boosts"] > 0, f"XInput 1 keys made no grant: {st}")
+    check("XInput 1 device events are" in s.stderr_text(),
+          "the server half did not log the XInput 1 event codes it learnt")
+    for p in tests + [echo]:
         p.terminate()
         s.clients.remove(p)
 
@@ -200,10 +304,15 @@ def test(h):
     with Session(h, "boost", x11=True) as s:
         for transport in ("ring", "socket"):
             typed_among_flooders(s, transport, boosted=True)
+        for transport in ("ring", "socket"):
+            light_among_flooders(s, transport, light=True)
         focus_follows(s)
         send_event_is_not_input(s)
+        xi1_keys_are_input(s)
     with Session(h, "off", x11=True, config="[xwayland]\ninput-boost-us = 0\n") as s:
         typed_among_flooders(s, "ring", boosted=False)
+    with Session(h, "nolight", x11=True, config="[xwayland]\nlight-boost-pct = 0\n") as s:
+        light_among_flooders(s, "ring", light=False)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,8 @@
 #include "tests/unit/unit_check.h"
 #include "xwayland-glue/stream/x11_boost.h"
 #include "xwayland-glue/stream/x11_input_scan.h"
+#include "xwayland-glue/stream/x11_usage.h"
+#include "xwayland-glue/stream/x11_xi1_query.h"
 
 static bool msb;
 
@@ -231,11 +233,211 @@ static void test_shared(void)
 	CHECK_INT(share.tokens_ns, MS / 4);
 }
 
+/* XInput 1: the client's QueryExtension for XInputExtension found in its
+ * requests at every cut (after a setup with authorization, a BIG-REQUESTS
+ * request and a QueryExtension for another name), the reply with its
+ * sequence number read for the first event, and from then on its device
+ * events (first + 1..5) counted as input, but not DeviceValuator (first +
+ * 0), a SendEvent one, or anything while the first event is unknown. */
+static void test_xi1(void)
+{
+	current_test = "XInput 1";
+	for (int order = 0; order <= 1; order++) {
+		msb = order;
+		uint8_t req[256];
+		size_t n = 0;
+		memset(req, 0, sizeof(req));
+		req[0] = msb ? 'B' : 'l';
+		put16(req + 6, 18); /* "MIT-MAGIC-COOKIE-1" */
+		put16(req + 8, 16);
+		n = 12 + 20 + 16;
+		req[n] = 43; /* GetInputFocus, seq 1 */
+		put16(req + n + 2, 1);
+		n += 4;
+		req[n] = 98; /* QueryExtension "XKEYBOARD", seq 2 */
+		put16(req + n + 2, 2 + 3);
+		put16(req + n + 4, 9);
+		memcpy(req + n + 8, "XKEYBOARD", 9);
+		n += 20;
+		req[n] = 72; /* a BIG-REQUESTS PutImage of 40 bytes, seq 3 */
+		put16(req + n + 2, 0);
+		put32(req + n + 4, 10);
+		n += 40;
+		req[n] = 98; /* QueryExtension "XInputExtension", seq 4 */
+		put16(req + n + 2, 2 + 4);
+		put16(req + n + 4, 15);
+		memcpy(req + n + 8, "XInputExtension", 15);
+		n += 24;
+		req[n] = 1; /* one more request after it */
+		put16(req + n + 2, 1);
+		n += 4;
+		const size_t cuts[] = { 1, 2, 5, 11, 23, 24, n };
+		for (size_t k = 0; k < sizeof(cuts) / sizeof(cuts[0]); k++) {
+			struct x11_xi1_query q = { 0 };
+			for (size_t at = 0; at < n; at += cuts[k])
+				x11_xi1_query_feed(
+						&q, req + at, at + cuts[k] > n ? n - at : cuts[k]);
+			CHECK(q.asked);
+			CHECK_INT(q.asked_seq, 4);
+			CHECK_INT(q.seq, 5);
+			CHECK_INT(q.skip, 0);
+		}
+
+		/* The output: the setup reply, a reply with another sequence number
+		 * (not believed), QueryExtension's (first event 66), then events. */
+		uint8_t out[1024];
+		size_t m = 0;
+		memset(out, 0, sizeof(out));
+		out[0] = 1;
+		put16(out + 2, 11);
+		put16(out + 6, 2);
+		m = 16;
+		const uint8_t first = 66;
+		for (uint16_t seq = 2; seq <= 4; seq += 2) {
+			out[m] = 1;
+			put16(out + m + 2, seq);
+			out[m + 8] = 1;
+			out[m + 10] = seq == 4 ? first : 80;
+			m += 32;
+		}
+		size_t events = m;
+		for (uint8_t t = first; t <= first + 6; t++, m += 32)
+			out[m] = t; /* DeviceValuator, the five device events, FocusIn */
+		out[m] = (uint8_t)((first + 1) | 0x80); /* a SendEvent DeviceKeyPress */
+		m += 32;
+
+		struct x11_input_scan sc = { .want_reply = true, .want_seq = 4 };
+		CHECK_INT(x11_input_scan_feed(&sc, out, events), 0);
+		CHECK_INT(sc.learned, first);
+		CHECK(!sc.want_reply);
+		/* not known to this scanner yet: not input */
+		struct x11_input_scan before = sc;
+		CHECK_INT(x11_input_scan_feed(&before, out + events, m - events), 0);
+		sc.xi1_first = sc.learned;
+		for (size_t at = events; at < m; at += 7) {
+			static unsigned got;
+			if (at == events)
+				got = 0;
+			got += x11_input_scan_feed(&sc, out + at, at + 7 > m ? m - at : 7);
+			if (at + 7 >= m)
+				CHECK_INT(got, 5);
+		}
+		/* a reply saying "not present" or an out-of-range event is not believed */
+		struct x11_input_scan no = { .want_reply = true, .want_seq = 4 };
+		out[16 + 32 + 8] = 0;
+		x11_input_scan_feed(&no, out, events);
+		CHECK_INT(no.learned, 0);
+		struct x11_input_scan low = { .want_reply = true, .want_seq = 4 };
+		out[16 + 32 + 8] = 1;
+		out[16 + 32 + 10] = 35;
+		x11_input_scan_feed(&low, out, events);
+		CHECK_INT(low.learned, 0);
+	}
+}
+
+/* The X server's time per client (x11_usage.h): charged per window, light
+ * against the mean of those that used any, and light grants as often as
+ * the client stays light but never on top of a live grant. */
+static void test_light(void)
+{
+	current_test = "light clients";
+	const uint64_t W = X11_USAGE_WINDOW_NS;
+	const uint64_t t0 = 1000 * W; /* a window's start */
+	struct x11_usage flood[12] = { 0 }, echo = { 0 }, idle = { 0 };
+	/* Two windows: every flooder 8 ms a window, the echo 0.05 ms every
+	 * 10 ms (0.5 ms a window); `idle` never used anything. */
+	for (uint64_t t = t0; t < t0 + 2 * W; t += MS) {
+		for (int i = 0; i < 12; i++)
+			x11_usage_charge(&flood[i], t, 8 * MS / 100);
+		if ((t - t0) % (10 * MS) == 0)
+			x11_usage_charge(&echo, t, MS / 20);
+	}
+	uint64_t now = t0 + 2 * W - 1;
+	CHECK_INT(x11_usage_recent(&flood[0], now), 16 * MS);
+	CHECK_INT(x11_usage_recent(&echo, now), MS);
+	struct x11_usage_sum sum = { 0 };
+	for (int i = 0; i < 12; i++)
+		x11_usage_add(&sum, &flood[i], now);
+	x11_usage_add(&sum, &echo, now);
+	x11_usage_add(&sum, &idle, now);
+	CHECK_INT(sum.used, 13); /* `idle` used nothing: not in the mean */
+	CHECK(x11_usage_light(&echo, &sum, 25, now));
+	/* `idle` used nothing, so it has no history: not judged yet */
+	CHECK(!x11_usage_light(&idle, &sum, 25, now));
+	/* nor is a client that started within the last window */
+	struct x11_usage young = { 0 };
+	x11_usage_charge(&young, now - W / 2, MS / 20);
+	CHECK(!x11_usage_light(&young, &sum, 25, now));
+	CHECK(x11_usage_light(&young, &sum, 25, now - W / 2 + W));
+	for (int i = 0; i < 12; i++)
+		CHECK(!x11_usage_light(&flood[i], &sum, 25, now));
+	CHECK(!x11_usage_light(&echo, &sum, 0, now)); /* 0: off */
+	/* A flooder splitting its 8 ms a window over k connections: they are
+	 * light only while each uses under a quarter of the mean, so all k
+	 * together use less than the k fair shares the X server's round robin
+	 * gives k connections anyway: splitting buys no time. */
+	for (int k = 2; k <= 16; k *= 2) {
+		struct x11_usage parts[16] = { 0 };
+		struct x11_usage_sum split = { 0 };
+		for (int i = 1; i < 12; i++)
+			x11_usage_add(&split, &flood[i], now);
+		x11_usage_add(&split, &echo, now);
+		for (int i = 0; i < k; i++) {
+			x11_usage_charge(&parts[i], t0 + 1, 8 * MS / (uint64_t)k);
+			x11_usage_charge(&parts[i], t0 + W, 8 * MS / (uint64_t)k);
+			x11_usage_add(&split, &parts[i], now);
+		}
+		uint64_t mine = 0;
+		for (int i = 0; i < k; i++)
+			mine += x11_usage_recent(&parts[i], now);
+		bool light = x11_usage_light(&parts[0], &split, 25, now);
+		CHECK(!light || mine * split.used < (uint64_t)k * split.total_ns);
+		CHECK(light == (k >= 8)); /* 1 ms a window each among 16 ms flooders */
+	}
+	/* Alone (nobody else used any time): nobody to be served ahead of. */
+	struct x11_usage_sum alone = { 0 };
+	x11_usage_add(&alone, &echo, now);
+	CHECK(!x11_usage_light(&echo, &alone, 25, now));
+
+	/* Windows roll: a window later the older one is forgotten, two
+	 * windows later everything is. */
+	CHECK_INT(x11_usage_recent(&echo, now + W), echo.cur_ns);
+	CHECK_INT(x11_usage_recent(&echo, now + 2 * W + 1), 0);
+	x11_usage_charge(&echo, now + 2 * W + 1, MS);
+	CHECK_INT(x11_usage_recent(&echo, now + 2 * W + 1), MS);
+	/* A stall longer than a window is charged as one window. */
+	x11_usage_charge(&idle, now, 10 * W);
+	CHECK_INT(x11_usage_recent(&idle, now), W);
+
+	/* Light grants: one per lapse, none on top of a live grant. */
+	struct x11_boost_config cfg = {
+		.credit_ns = 4 * MS, .gap_ns = 16 * MS, .window_ns = 100 * MS
+	};
+	struct x11_boost b = { 0 };
+	CHECK(x11_boost_light(&b, &cfg, t0));
+	CHECK(!x11_boost_light(&b, &cfg, t0 + MS)); /* still live */
+	CHECK(x11_boost_favoured(&b, t0 + MS, true));
+	x11_boost_served(&b, t0 + 2 * MS);
+	CHECK_INT(b.credit_ns, 3 * MS);
+	CHECK(x11_boost_light(&b, &cfg, t0 + 101 * MS)); /* expired: a new one */
+	CHECK_INT(b.credit_ns, 4 * MS);
+	CHECK_INT(b.light_grants, 2);
+	CHECK_INT(b.grants, 0); /* input grants counted apart */
+	/* Input right after a light grant still makes an input grant (its gap
+	 * counts input grants only). */
+	CHECK(x11_boost_input(&b, &cfg, t0 + 102 * MS));
+	struct x11_boost_config off = { 0 };
+	struct x11_boost z = { 0 };
+	CHECK(!x11_boost_light(&z, &off, t0));
+}
+
 int main(void)
 {
 	test_scan();
 	test_grants();
 	test_fair_share();
 	test_shared();
+	test_light();
+	test_xi1();
 	return failures != 0;
 }

@@ -16,6 +16,17 @@ bool x11_boost_input(struct x11_boost *b, const struct x11_boost_config *cfg, ui
 	return true;
 }
 
+bool x11_boost_light(struct x11_boost *b, const struct x11_boost_config *cfg, uint64_t now)
+{
+	if (cfg->credit_ns == 0 || x11_boost_live(b, now))
+		return false;
+	x11_boost_favoured(b, now, false);
+	b->credit_ns = cfg->credit_ns;
+	b->expires_ns = now + cfg->window_ns;
+	b->light_grants++;
+	return true;
+}
+
 bool x11_boost_live(const struct x11_boost *b, uint64_t now)
 {
 	return b->credit_ns > 0 && now < b->expires_ns;

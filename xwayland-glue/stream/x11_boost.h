@@ -32,8 +32,9 @@ struct x11_boost {
 	uint64_t pending_since; /* 0: not being favoured now */
 	uint64_t grants;        /* statistics */
 	uint64_t favoured_ns;
-	uint64_t served; /* favoured until its requests were read */
-	uint64_t lapsed; /* favoured until the credit ran out */
+	uint64_t served;       /* favoured until its requests were read */
+	uint64_t lapsed;       /* favoured until the credit ran out */
+	uint64_t light_grants; /* grants for being light (x11_usage.h) */
 };
 
 /* All favoured clients together: the time during which some client is
@@ -54,6 +55,11 @@ void x11_boost_share_spend(struct x11_boost_share *s, uint64_t ns);
 
 /* The client was sent input at `now`. True if that made a grant. */
 bool x11_boost_input(struct x11_boost *b, const struct x11_boost_config *cfg, uint64_t now);
+/* The client, light (x11_usage.h), has requests waiting at `now`: a grant
+ * unless it holds a live one. Unlike input's, these come as often as the
+ * client stays light: what bounds them is that it used less than a fair
+ * share, and the shared time below. True if that made a grant. */
+bool x11_boost_light(struct x11_boost *b, const struct x11_boost_config *cfg, uint64_t now);
 /* Credit left and not expired. */
 bool x11_boost_live(const struct x11_boost *b, uint64_t now);
 /* The client has requests waiting at `now` (pending) or not: charges the

@@ -19,6 +19,12 @@ enum {
 	XI2_TOUCH_END = 20,
 	/* sizeof(xXIDeviceEvent) is 80: 12 units past the 32-byte event */
 	XI2_DEVICE_EVENT_MIN_LENGTH = 12,
+	/* XInput 1: DeviceKeyPress .. DeviceMotionNotify past its first event;
+	 * extension events are 64-127 */
+	XI1_DEVICE_KEY_PRESS = 1,
+	XI1_DEVICE_MOTION_NOTIFY = 5,
+	X_FIRST_EXTENSION_EVENT = 64,
+	X_LAST_EVENT = 127,
 };
 
 static uint32_t card16(const struct x11_input_scan *c, const uint8_t *b)
@@ -52,8 +58,18 @@ static unsigned header_done(struct x11_input_scan *s, uint64_t *len)
 	*len = 32;
 	if (h[0] == X_REPLY || type == X_GENERIC_EVENT)
 		*len += 4 * (uint64_t)card32(s, h + 4);
+	if (h[0] == X_REPLY && s->want_reply && card16(s, h + 2) == s->want_seq) {
+		/* QueryExtension's reply: present at byte 8, first event at 10 */
+		s->want_reply = false;
+		if (h[8] == 1 && h[10] >= X_FIRST_EXTENSION_EVENT &&
+				h[10] <= X_LAST_EVENT - XI1_DEVICE_MOTION_NOTIFY)
+			s->learned = h[10];
+	}
 	if (h[0] == X_ERROR || h[0] == X_REPLY || sent)
 		return 0;
+	if (s->xi1_first && type >= s->xi1_first + XI1_DEVICE_KEY_PRESS &&
+			type <= s->xi1_first + XI1_DEVICE_MOTION_NOTIFY)
+		return 1;
 	if (type >= X_KEY_PRESS && type <= X_MOTION_NOTIFY)
 		return 1;
 	if (type == X_GENERIC_EVENT && card32(s, h + 4) >= XI2_DEVICE_EVENT_MIN_LENGTH) {

@@ -15,11 +15,17 @@
  * GenericEvent with evtype 2-6 or touch 18-20 that is as long as an
  * XIDeviceEvent: Xwayland's other GenericEvents, Present's, are shorter;
  * XI2 raw events go to whoever listens on the root and are not input to
- * that client). Events made with SendEvent (bit 0x80) are not input.
+ * that client), or an XInput 1 device event (DeviceKeyPress,
+ * DeviceKeyRelease, DeviceButtonPress, DeviceButtonRelease,
+ * DeviceMotionNotify: the extension's first event plus 1-5, once that is
+ * known: x11_xi1_query.h; old programs that take tablets or extra devices
+ * through XInput 1, such as GTK 2's extension events). Events made with
+ * SendEvent (bit 0x80) are not input.
  */
 #ifndef SMT_X11_INPUT_SCAN_H
 #define SMT_X11_INPUT_SCAN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,6 +35,13 @@ struct x11_input_scan {
 	uint8_t have;
 	uint8_t setup_done;
 	uint8_t msb_first;
+	/* XInput 1: the extension's first event, 0 while unknown (set by the
+	 * caller); the sequence number of the client's QueryExtension for it,
+	 * whose reply gives it (`learned`, 0 until then). */
+	uint8_t xi1_first;
+	uint8_t learned;
+	bool want_reply;
+	uint16_t want_seq;
 };
 
 /* Input events among the n bytes. */

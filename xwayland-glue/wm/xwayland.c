@@ -541,6 +541,8 @@ static void xwayland_export_sched(const struct smtwc_xwayland_config *cfg)
 	/* read by the ring's server half inside Xwayland (input_boost.c) */
 	snprintf(v, sizeof(v), "%d", cfg->input_boost_us);
 	setenv("SMT_XWAYLAND_INPUT_BOOST_US", v, true);
+	snprintf(v, sizeof(v), "%d", cfg->light_boost_pct);
+	setenv("SMT_XWAYLAND_LIGHT_BOOST_PCT", v, true);
 }
 
 /* Sets DISPLAY for everything the compositor launches afterwards. */

@@ -2,7 +2,10 @@
  * The input boost (docs/x11.md "Scheduling X clients"): an X client that
  * was just sent input (a key, a button, pointer motion: core or XInput 2)
  * has its next requests served before busy clients', as the compositor's
- * ring scheduler does for ring clients. Xwayland's own smart scheduler
+ * ring scheduler does for ring clients. So has a *light* client, one that
+ * used less than a fair share of the X server lately (x11_usage.h: the
+ * time between its reads is charged to it), when epoll reports it with
+ * requests waiting: an animation or an echo that nobody types into. Xwayland's own smart scheduler
  * only praises core input events, not XI2 ones (GTK 3, Firefox), and a
  * client it favours still waits for the running client's slice; nothing of
  * Xwayland is patched here, only what it reads and when:
@@ -26,6 +29,7 @@
 #include <sys/ioctl.h>
 
 #include "common/monotonic_clock.h"
+#include "xwayland-glue/stream/x11_usage.h"
 #include "xwayland-glue/xserver/xconn.h"
 
 /* What another ring client's read may return past the request under way
@@ -42,6 +46,31 @@
 
 static struct x11_boost_config cfg;
 static bool cfg_read;
+/* Light below this percentage of the mean recent use (0: no light grants). */
+static unsigned light_pct;
+/* The connection whose requests the X server is running since `mark_ns`
+ * (its last read), or NULL: none read since the last poll. */
+static struct xconn *running;
+static uint64_t mark_ns;
+/* The X server's working time so far, the clock of x11_usage: "lately" is
+ * the last 100-200 ms of its work, not of the wall clock, so that on a
+ * loaded machine, where Xwayland runs a fraction of the time, a window
+ * still spans a whole round of the busy clients (by the wall clock, a
+ * flooder the X server had no time for in one window looked light in the
+ * next: measured in integration/x11_boost under ASan and load). Starts
+ * at 1: 0 means "never charged". */
+static uint64_t work_ns = 1;
+
+static void charge(struct xconn *c, uint64_t ns)
+{
+	if (ns > X11_USAGE_WINDOW_NS)
+		ns = X11_USAGE_WINDOW_NS; /* a stall: the X server was not running */
+	work_ns += ns;
+	x11_usage_charge(&c->usage, work_ns, ns);
+}
+/* XInput 1's first event in this X server (0: not known yet), from the
+ * first reply to a client's QueryExtension for it (x11_xi1_query.h). */
+static uint8_t xi1_first;
 static struct xconn *boosted[INPUT_BOOST_MAX];
 static struct x11_boost_share share;
 static uint64_t favour_since; /* someone favoured since (0: nobody) */
@@ -65,12 +94,58 @@ static const struct x11_boost_config *config(void)
 		cfg.credit_ns = (uint64_t)us * 1000;
 		cfg.gap_ns = cfg.credit_ns * INPUT_BOOST_GAP_CREDITS;
 		cfg.window_ns = (uint64_t)INPUT_BOOST_WINDOW_MS * 1000000;
+		v = getenv("SMT_XWAYLAND_LIGHT_BOOST_PCT");
+		long pct = v && *v ? strtol(v, &end, 10) : 0;
+		if (v && *v && (*end || pct < 0 || pct > 100)) {
+			xconn_log(NULL, "SMT_XWAYLAND_LIGHT_BOOST_PCT=%s is not 0-100: no light boost",
+					v);
+			pct = 0;
+		}
+		light_pct = cfg.credit_ns ? (unsigned)pct : 0;
 	}
 	return &cfg;
 }
 
+/* The time since the mark is the work of the client read last; right
+ * after a poll, of the client read first (the X server runs one client per
+ * pick, starting with the requests it buffered for it). */
+void input_boost_reading(struct xconn *c)
+{
+	uint64_t now = monotonic_now_ns();
+	struct xconn *who = running ? running : c;
+	if (mark_ns && now > mark_ns)
+		charge(who, now - mark_ns);
+	running = c;
+	mark_ns = now;
+}
+
+void input_boost_requests(struct xconn *c, const struct iovec *iov, int iovcnt, size_t n)
+{
+	/* Only until some client's reply told XInput 1's first event; a
+	 * client that asked already waits for its reply. */
+	if (xi1_first || c->xi1.asked || config()->credit_ns == 0)
+		return;
+	for (int i = 0; i < iovcnt && n > 0; i++) {
+		size_t k = iov[i].iov_len < n ? iov[i].iov_len : n;
+		x11_xi1_query_feed(&c->xi1, iov[i].iov_base, k);
+		n -= k;
+	}
+}
+
+void input_boost_polling(bool returned)
+{
+	uint64_t now = monotonic_now_ns();
+	if (running && mark_ns && now > mark_ns)
+		charge(running, now - mark_ns);
+	running = NULL;
+	/* waiting in epoll is nobody's work; from its return on it is */
+	mark_ns = returned ? now : 0;
+}
+
 void input_boost_forget(struct xconn *c)
 {
+	if (running == c)
+		running = NULL;
 	for (unsigned i = 0; i < nboosted; i++) {
 		if (boosted[i] == c) {
 			boosted[i] = boosted[--nboosted];
@@ -86,10 +161,20 @@ void input_boost_answered(struct xconn *c, const struct iovec *iov, int iovcnt, 
 	if (config()->credit_ns == 0 || c->state == XCONN_FRESH)
 		return;
 	unsigned input = 0;
+	c->scan.xi1_first = xi1_first;
+	if (!xi1_first && c->xi1.asked && !c->scan.want_reply && !c->scan.learned) {
+		c->scan.want_reply = true;
+		c->scan.want_seq = c->xi1.asked_seq;
+	}
 	for (int i = 0; i < iovcnt && written > 0; i++) {
 		size_t n = iov[i].iov_len < written ? iov[i].iov_len : written;
 		input += x11_input_scan_feed(&c->scan, iov[i].iov_base, n);
 		written -= n;
+	}
+	if (!xi1_first && c->scan.learned) {
+		xi1_first = c->scan.learned;
+		xconn_log(c, "XInput 1 device events are %d-%d: input to the boost", xi1_first + 1,
+				xi1_first + 5);
 	}
 	if (input == 0)
 		return;
@@ -191,11 +276,43 @@ static struct xconn *conn_of(int epfd, const struct epoll_event *ev)
 	return NULL;
 }
 
+/* Light clients that epoll reports with requests waiting get a grant. */
+static void grant_light(int epfd, const struct epoll_event *ev, int n, uint64_t now)
+{
+	struct x11_usage_sum sum = { 0 };
+	bool summed = false;
+	for (int i = 0; i < n && nboosted < INPUT_BOOST_MAX; i++) {
+		if (!(ev[i].events & EPOLLIN) || (ev[i].events & (EPOLLHUP | EPOLLERR)))
+			continue;
+		struct xconn *c = conn_of(epfd, &ev[i]);
+		if (!c || c->state == XCONN_FRESH || x11_boost_live(&c->boost, now))
+			continue;
+		if (!summed) {
+			unsigned nall;
+			struct xconn **all = xconn_all(&nall);
+			for (unsigned k = 0; k < nall; k++)
+				x11_usage_add(&sum, &all[k]->usage, work_ns);
+			summed = true;
+		}
+		if (!x11_usage_light(&c->usage, &sum, light_pct, work_ns))
+			continue;
+		bool listed = false;
+		for (unsigned k = 0; k < nboosted && !listed; k++)
+			listed = boosted[k] == c;
+		if (x11_boost_light(&c->boost, &cfg, now) && !listed)
+			boosted[nboosted++] = c;
+	}
+}
+
 int input_boost_filter(int epfd, struct epoll_event *ev, int n, int max)
 {
-	if (nboosted == 0 && !any_held)
+	if (config()->credit_ns == 0 || (nboosted == 0 && !any_held && light_pct == 0))
 		return n;
 	uint64_t now = monotonic_now_ns();
+	if (light_pct)
+		grant_light(epfd, ev, n, now);
+	if (nboosted == 0 && !any_held)
+		return n;
 	if (someone_favoured(NULL, now)) {
 		int out = 0;
 		for (int i = 0; i < n; i++) {

@@ -145,7 +145,7 @@ static void untrack(int fd)
 		log_closes = v && *v == '1';
 	}
 	if (log_closes && !c->other_user) {
-		char line[768];
+		char line[1024];
 		if (xconn_format(line, sizeof(line), c) > 0)
 			fprintf(stderr, "smt-x11ring: closed: %s", line);
 	}
@@ -242,6 +242,8 @@ static ssize_t recv_request_bytes(int fd, struct msghdr *msg, int flags)
 static bool boost_refuses(int fd)
 {
 	struct xconn *c = xconn_get(fd);
+	if (c)
+		input_boost_reading(c);
 	if (c && input_boost_yield(c)) {
 		errno = EAGAIN;
 		return true;
@@ -254,13 +256,19 @@ EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	if (boost_refuses(fd))
 		return -1;
 	struct xconn *c = xconn_get(fd);
-	if (!c || msg->msg_iovlen != 1)
-		return recv_request_bytes(fd, msg, flags);
+	if (!c || msg->msg_iovlen != 1) {
+		ssize_t n = recv_request_bytes(fd, msg, flags);
+		if (n > 0 && (c = xconn_get(fd)))
+			input_boost_requests(c, msg->msg_iov, (int)msg->msg_iovlen, (size_t)n);
+		return n;
+	}
 	size_t full = msg->msg_iov[0].iov_len;
 	msg->msg_iov[0].iov_len = input_boost_read_cap(c, full);
 	ssize_t n = recv_request_bytes(fd, msg, flags);
 	int saved = errno;
 	msg->msg_iov[0].iov_len = full;
+	if (n > 0 && (c = xconn_get(fd)))
+		input_boost_requests(c, msg->msg_iov, 1, (size_t)n);
 	errno = saved;
 	return n;
 }
@@ -275,13 +283,23 @@ EXPORT ssize_t read(int fd, void *buf, size_t count)
 	struct iovec iov = { .iov_base = buf, .iov_len = count };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 	c = ring_conn(fd);
+	ssize_t n;
 	if (c) {
-		ssize_t n = xconn_serve(c, &msg);
-		if (!c->reverted)
+		n = xconn_serve(c, &msg);
+		if (!c->reverted) {
+			if (n > 0)
+				input_boost_requests(c, &iov, 1, (size_t)n);
 			return n;
+		}
 		make_plain(c);
 	}
-	return real_read(fd, buf, count);
+	n = real_read(fd, buf, count);
+	if (n > 0 && (c = xconn_get(fd))) {
+		int saved = errno;
+		input_boost_requests(c, &iov, 1, (size_t)n);
+		errno = saved;
+	}
+	return n;
 }
 
 /* The X server answers a client (replies, events, errors) with writev, or
@@ -476,6 +494,7 @@ EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
 {
 	struct smt_global_status *g = nring ? xconn_global() : NULL;
 	bool slept = false;
+	input_boost_polling(false);
 	timeout = input_boost_timeout(timeout);
 	if (g && timeout != 0 && spin_for_ring_input())
 		timeout = 0;
@@ -492,6 +511,7 @@ EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
 	}
 	int n = real_epoll_wait(epfd, ev, max, timeout);
 	int saved = errno;
+	input_boost_polling(true);
 	if (slept)
 		smt_global_wake(g);
 	if (n < 0) {

@@ -32,6 +32,8 @@
 #include "xwayland-glue/stream/x11_boost.h"
 #include "xwayland-glue/stream/x11_input_scan.h"
 #include "xwayland-glue/stream/x11_spin.h"
+#include "xwayland-glue/stream/x11_usage.h"
+#include "xwayland-glue/stream/x11_xi1_query.h"
 
 enum xconn_state {
 	XCONN_FRESH, /* accepted, no byte read yet: may send a hello */
@@ -79,10 +81,12 @@ struct xconn {
 
 	/* The input boost (input_boost.c), every connection */
 	struct x11_input_scan scan; /* what the X server wrote to it */
+	struct x11_xi1_query xi1;   /* what it asked, until XInput 1 is known */
 	struct x11_boost boost;
-	uint64_t input_events; /* input events written to it */
-	uint64_t yields;       /* reads refused for another's boost */
-	bool held;             /* refused or unreported: report it later */
+	struct x11_usage usage; /* the X server's time spent on it */
+	uint64_t input_events;  /* input events written to it */
+	uint64_t yields;        /* reads refused for another's boost */
+	bool held;              /* refused or unreported: report it later */
 };
 
 /* The real libc functions (RTLD_NEXT). */
@@ -119,10 +123,19 @@ void xconn_kill(struct xconn *c, enum smt_error code, const char *why);
 
 /* input_boost.c (docs/x11.md "Scheduling X clients"). Off unless
  * SMT_XWAYLAND_INPUT_BOOST_US (the compositor's [xwayland] input-boost-us)
- * is set. */
+ * is set; light clients' grants also need SMT_XWAYLAND_LIGHT_BOOST_PCT
+ * ([xwayland] light-boost-pct). */
 #define INPUT_BOOST_MAX_US 100000
 /* The X server wrote `written` bytes of iov to c. */
 void input_boost_answered(struct xconn *c, const struct iovec *iov, int iovcnt, size_t written);
+/* The X server reads c's requests (before input_boost_yield): charges it
+ * the time since its last read. */
+void input_boost_reading(struct xconn *c);
+/* The X server was given these n bytes of c's requests. */
+void input_boost_requests(struct xconn *c, const struct iovec *iov, int iovcnt, size_t n);
+/* The X server polls (returned false) or has polled (true): the time
+ * between is nobody's. */
+void input_boost_polling(bool returned);
 /* c's read must say "nothing yet": another client is favoured. */
 bool input_boost_yield(struct xconn *c);
 /* How much of count c's read may return. */
