@@ -41,6 +41,7 @@ fi
 meson compile -C build-tsan $(for t in $tsan_tests; do printf 'tests/unit/test_%s ' "$t"; done) &&
 	TSAN_OPTIONS="halt_on_error=1" meson test -C build-tsan --no-rebuild --print-errorlogs \
 		$tsan_tests || failed=1
-# One summary line over both runs, from meson's own logs.
-python3 tests/summarize.py build/meson-logs/testlog.json build-asan/meson-logs/testlog.json
+# One summary line over the three runs, from meson's own logs.
+python3 tests/summarize.py build/meson-logs/testlog.json build-asan/meson-logs/testlog.json \
+	build-tsan/meson-logs/testlog.json
 exit $failed
