@@ -239,6 +239,48 @@ static int fault(struct smt_fault *f, uint32_t code, uint16_t opcode, uint64_t o
 	return -1;
 }
 
+/* Copies len bytes of `commands` whole, checked commands into the area
+ * and publishes them; end is the client's offset of the first. Most
+ * submits fit before the area's end and go in one copy without a walk
+ * (a NOOP is 8 bytes: each walk over them costs as much as running them);
+ * only where the area wraps are the commands walked to find the last one
+ * that fits. */
+static int copy_in(struct submit_area *a, struct smt_ring_reader *r, const uint8_t *in, size_t len,
+		uint32_t commands, uint64_t end, struct smt_fault *f)
+{
+	if (submit_area_pending(a, r) + len > SMT_SUBMIT_QUEUE_MAX)
+		return fault(f, SMT_ERROR_LIMIT, 0xffff, end, "submit queue full");
+	for (size_t off = 0; off < len;) {
+		struct smt_cmd_header h;
+		memcpy(&h, in + off, sizeof(h));
+		void *at = reserve(a, r, h.size, end + off, f);
+		if (at == NULL)
+			return -1;
+		uint32_t room = smt_ring_writer_room(&a->writer, (uint32_t)(len - off));
+		uint32_t bytes = h.size, count = 1;
+		if (room >= len - off) {
+			bytes = (uint32_t)(len - off);
+			count = commands;
+		} else {
+			while (off + bytes < len) {
+				memcpy(&h, in + off + bytes, sizeof(h));
+				if (h.size > room - bytes)
+					break;
+				bytes += h.size;
+				count++;
+			}
+		}
+		memcpy(at, in + off, bytes);
+		smt_ring_writer_commit_many(&a->writer, bytes, count);
+		commands -= count;
+		off += bytes;
+	}
+	/* The one store of head for these commands: the reader's next batch
+	 * sees them all (nobody sleeps on it: the global page is private). */
+	smt_ring_writer_publish(&a->writer);
+	return 0;
+}
+
 int submit_area_write(struct submit_area *a, struct smt_ring_reader *r, const void *bytes,
 		size_t len, struct smt_fault *f)
 {
@@ -249,7 +291,8 @@ int submit_area_write(struct submit_area *a, struct smt_ring_reader *r, const vo
 	uint64_t end = submit_area_client_offset(a, a->writer.head);
 
 	/* Framing: the bytes hold whole commands, never part of one. */
-	for (size_t off = 0; off < len;) {
+	uint32_t commands = 0;
+	for (size_t off = 0; off < len; commands++) {
 		struct smt_cmd_header h;
 		if (len - off < sizeof(h))
 			return fault(f, SMT_ERROR_TRUNCATED, 0xffff, end + off,
@@ -265,34 +308,31 @@ int submit_area_write(struct submit_area *a, struct smt_ring_reader *r, const vo
 	}
 	if (len == 0)
 		return 0;
-	if (submit_area_pending(a, r) + len > SMT_SUBMIT_QUEUE_MAX)
-		return fault(f, SMT_ERROR_LIMIT, 0xffff, end, "submit queue full");
-	/* As many whole commands as the room after the first one's holds,
-	 * in one copy (small commands: one copy per ~4 KiB submit, not one
-	 * reserve per 8 bytes). */
-	for (size_t off = 0; off < len;) {
-		struct smt_cmd_header h;
-		memcpy(&h, in + off, sizeof(h));
-		void *at = reserve(a, r, h.size, end + off, f);
-		if (at == NULL)
-			return -1;
-		uint32_t room = smt_ring_writer_room(&a->writer, (uint32_t)(len - off));
-		uint32_t bytes = h.size, commands = 1;
-		while (off + bytes < len) {
-			memcpy(&h, in + off + bytes, sizeof(h));
-			if (h.size > room - bytes)
-				break;
-			bytes += h.size;
-			commands++;
+	return copy_in(a, r, in, len, commands, end, f);
+}
+
+/* The whole commands at the start of buf: their length, and their count in
+ * *commands. *bad when the walk stopped at a header no command can have
+ * (0, not a multiple of 8, above SMT_SUBMIT_QUEUE_MAX). */
+static size_t frame_whole(const uint8_t *buf, size_t len, uint32_t *commands, bool *bad)
+{
+	size_t pos = 0;
+	*commands = 0;
+	*bad = false;
+	while (len - pos >= sizeof(struct smt_cmd_header)) {
+		uint32_t size;
+		memcpy(&size, buf + pos + 4, sizeof(size));
+		if (size < sizeof(struct smt_cmd_header) || size % 8 != 0 ||
+				size > SMT_SUBMIT_QUEUE_MAX) {
+			*bad = true;
+			break;
 		}
-		memcpy(at, in + off, bytes);
-		smt_ring_writer_commit_many(&a->writer, bytes, commands);
-		off += bytes;
+		if (size > len - pos)
+			break;
+		pos += size;
+		(*commands)++;
 	}
-	/* The one store of head for these commands: the reader's next batch
-	 * sees them all (nobody sleeps on it: the global page is private). */
-	smt_ring_writer_publish(&a->writer);
-	return 0;
+	return pos;
 }
 
 /* The partial buffer holds at least need bytes (charged first). */
@@ -332,33 +372,26 @@ enum submit_result submit_area_submit(struct submit_area *a, struct smt_ring_rea
 	}
 	/* Whole commands go straight from the request into the area; room
 	 * for the rest first, so that nothing is published on a refusal. */
-	size_t whole = submit_whole_prefix(in, len);
+	uint32_t commands;
+	bool bad;
+	size_t whole = frame_whole(in, len, &commands, &bad);
+	if (bad) /* the write's framing check names the fault */
+		return submit_area_write(a, r, in, len, f) < 0 ? SUBMIT_FAULT : SUBMIT_OK;
 	size_t rest = len - whole;
 	if (in != a->partial) {
 		enum submit_result grown = grow_partial(a, rest, f);
 		if (grown != SUBMIT_OK)
 			return grown;
 	}
-	if (whole > 0 && submit_area_write(a, r, in, whole, f) < 0)
-		return SUBMIT_FAULT;
+	if (whole > 0) {
+		/* Framed once, above: copied without a second walk. */
+		pop_passed(a, r->tail);
+		if (copy_in(a, r, in, whole, commands, submit_area_client_offset(a, a->writer.head),
+				    f) < 0)
+			return SUBMIT_FAULT;
+	}
 	if (rest > 0) /* (no buffer yet while nothing waited) */
 		memmove(a->partial, in + whole, rest);
 	a->partial_len = rest;
 	return SUBMIT_OK;
-}
-
-size_t submit_whole_prefix(const uint8_t *buf, size_t len)
-{
-	size_t pos = 0;
-	while (len - pos >= sizeof(struct smt_cmd_header)) {
-		uint32_t size;
-		memcpy(&size, buf + pos + 4, sizeof(size));
-		if (size < sizeof(struct smt_cmd_header) || size % 8 != 0 ||
-				size > SMT_SUBMIT_QUEUE_MAX)
-			return len;
-		if (size > len - pos)
-			break;
-		pos += size;
-	}
-	return pos;
 }

@@ -77,8 +77,5 @@ void submit_area_pads_passed(struct submit_area *a, const struct smt_ring_reader
 /* A stream position of the area (a reader's fault) as the client counts
  * it: the bytes it submitted before, without the PADs the writer added. */
 uint64_t submit_area_client_offset(const struct submit_area *a, uint64_t pos);
-/* The length of the prefix of buf made of whole commands. A header whose
- * size is impossible counts as whole, so that the write refuses it. */
-size_t submit_whole_prefix(const uint8_t *buf, size_t len);
 
 #endif
