@@ -196,7 +196,9 @@ struct smtwc_scheduler_config {
 	X("surface-cached-commits", surface_cached_commits, 256, 1, 1000000)                \
 	/* frame callbacks asked on a surface before its commit; committed ones */          \
 	/* past it are answered at once                                         */          \
-	X("surface-frame-callbacks", surface_frame_callbacks, 64, 1, 1000000)
+	X("surface-frame-callbacks", surface_frame_callbacks, 64, 1, 1000000)               \
+	/* idle inhibitors of one connection (input/idle.c)                     */          \
+	X("client-idle-inhibitors", client_idle_inhibitors, 16, 1, 1000000)
 
 struct smtwc_limits_config {
 #define SMTWC_LIMITS_FIELD_(key, field, def, min, max) int field;

@@ -130,6 +130,11 @@ def test(h):
         answered = int(out.split("asked, ")[1].split()[0])
         check(answered >= 5000 - 2 * 64, f"frame callbacks answered: {answered} of 5000")
 
+        # Idle inhibitors: each new one walked all before it.
+        run_case(s, h, "inhibitor-flood",
+                 "zwp_idle_inhibit_manager_v1.create_inhibitor: limit "
+                 "client-idle-inhibitors=16 reached: 16 in use, 1 more asked", "100000")
+
         # Activation tokens outlive their objects (30 s in wlroots): each
         # is an object of its client, with its memory.
         run_case(s, h, "token-flood", "limit client-objects=2000 reached", "100000")

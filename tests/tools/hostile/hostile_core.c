@@ -6,6 +6,7 @@
  * (exit 0 when it does) or must be served to its end (exit 0 then).
  */
 #include "tests/tools/hostile/hostile.h"
+#include "idle-inhibit-unstable-v1-client-protocol.h"
 #include "primary-selection-unstable-v1-client-protocol.h"
 #include "wlr-data-control-unstable-v1-client-protocol.h"
 #include "xdg-activation-v1-client-protocol.h"
@@ -16,6 +17,7 @@ static struct {
 	struct zwlr_data_control_manager_v1 *control;
 	struct wl_subcompositor *subcompositor;
 	struct xdg_activation_v1 *activation;
+	struct zwp_idle_inhibit_manager_v1 *inhibit;
 } core;
 
 static void handle_global(void *data, struct wl_registry *registry, uint32_t name,
@@ -32,6 +34,9 @@ static void handle_global(void *data, struct wl_registry *registry, uint32_t nam
 	} else if (strcmp(interface, wl_subcompositor_interface.name) == 0) {
 		core.subcompositor = wl_registry_bind(
 				registry, name, &wl_subcompositor_interface, 1);
+	} else if (strcmp(interface, zwp_idle_inhibit_manager_v1_interface.name) == 0) {
+		core.inhibit = wl_registry_bind(
+				registry, name, &zwp_idle_inhibit_manager_v1_interface, 1);
 	} else if (strcmp(interface, xdg_activation_v1_interface.name) == 0) {
 		core.activation = wl_registry_bind(registry, name, &xdg_activation_v1_interface, 1);
 	}
@@ -269,6 +274,24 @@ static int token_flood(struct hostile *h, long n)
 	return hold_here(h, "tokens", n);
 }
 
+/* inhibitor-flood N: N idle inhibitors on one surface: refused past
+ * client-idle-inhibitors (each new one walked all before it). */
+static int inhibitor_flood(struct hostile *h, long n)
+{
+	struct wl_surface *surface = wl_compositor_create_surface(h->compositor);
+	for (long i = 0; i < n; i++) {
+		zwp_idle_inhibit_manager_v1_create_inhibitor(core.inhibit, surface);
+		if ((i + 1) % 64 == 0 && wl_display_roundtrip(h->display) < 0) {
+			return refused(h, "idle inhibitors", i + 1);
+		}
+	}
+	if (wl_display_roundtrip(h->display) < 0) {
+		return refused(h, "idle inhibitors", n);
+	}
+	printf("inhibitors: all %ld taken\n", n);
+	return 1;
+}
+
 int hostile_core_case(struct hostile *h, const char *name, const char *arg, const char *arg2,
 		bool *handled)
 {
@@ -287,6 +310,8 @@ int hostile_core_case(struct hostile *h, const char *name, const char *arg, cons
 		return bind_core(h) ? cached_commits(h, n) : 1;
 	} else if (strcmp(name, "frame-flood") == 0 || strcmp(name, "frame-commits") == 0) {
 		return bind_core(h) ? frames(h, n, name[6] == 'c') : 1;
+	} else if (strcmp(name, "inhibitor-flood") == 0) {
+		return bind_core(h) ? inhibitor_flood(h, n) : 1;
 	} else if (strcmp(name, "token-flood") == 0) {
 		return bind_core(h) ? token_flood(h, n) : 1;
 	}
