@@ -214,14 +214,17 @@ static void check_region(struct wl_resource *resource, struct request *rq)
 	struct charge_record *rec = NULL;
 	if (l != NULL) {
 		rec = wl_container_of(l, rec, destroy);
-	} else if (n > REGION_FREE_RECTS) {
-		rec = record_of(resource);
 	}
-	if (rec == NULL) {
+	struct smtwc_client_usage *cu = rec != NULL ? rec->usage : client_usage_find(client);
+	if (cu == NULL ||
+			over_limit(client, cu, rq, "region-rects", config()->region_rects,
+					(uint64_t)n, 1, "rectangles")) {
 		return;
 	}
-	if (over_limit(client, rec->usage, rq, "region-rects", config()->region_rects, (uint64_t)n,
-			    1, "rectangles")) {
+	if (rec == NULL && n > REGION_FREE_RECTS) {
+		rec = record_of(resource); /* a small region costs no record */
+	}
+	if (rec == NULL) {
 		return;
 	}
 	/* What the previous requests left: this one's boxes are charged at
