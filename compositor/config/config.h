@@ -198,7 +198,9 @@ struct smtwc_scheduler_config {
 	/* past it are answered at once                                         */          \
 	X("surface-frame-callbacks", surface_frame_callbacks, 64, 1, 1000000)               \
 	/* idle inhibitors of one connection (input/idle.c)                     */          \
-	X("client-idle-inhibitors", client_idle_inhibitors, 16, 1, 1000000)
+	X("client-idle-inhibitors", client_idle_inhibitors, 16, 1, 1000000)                 \
+	/* screencopy frames with a copy asked, not yet destroyed            */             \
+	X("client-screencopy-copies", client_screencopy_copies, 16, 1, 1000000)
 
 struct smtwc_limits_config {
 #define SMTWC_LIMITS_FIELD_(key, field, def, min, max) int field;

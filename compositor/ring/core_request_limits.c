@@ -314,6 +314,90 @@ static void check_token_commit(struct wl_resource *resource, struct request *rq)
 	}
 }
 
+/* Copies waiting (asked, their frame not destroyed) of one client. */
+struct client_copies {
+	struct wl_listener client_destroy;
+	int waiting;
+	int refs; /* the client's, and each frame's: frames outlive the
+		   * client's destroy signal */
+};
+
+struct copy_record {
+	struct wl_listener destroy;
+	struct client_copies *copies;
+};
+
+static void copies_unref(struct client_copies *cc)
+{
+	if (--cc->refs == 0) {
+		free(cc);
+	}
+}
+
+static void handle_copies_client_destroy(struct wl_listener *listener, void *data)
+{
+	struct client_copies *cc = wl_container_of(listener, cc, client_destroy);
+	wl_list_remove(&cc->client_destroy.link);
+	copies_unref(cc);
+}
+
+static void handle_copy_destroy(struct wl_listener *listener, void *data)
+{
+	struct copy_record *rec = wl_container_of(listener, rec, destroy);
+	wl_list_remove(&rec->destroy.link);
+	rec->copies->waiting--;
+	copies_unref(rec->copies);
+	free(rec);
+}
+
+/* zwlr_screencopy_frame_v1.copy / copy_with_damage: at the output's next
+ * commit wlroots copies the whole output (or the frame's region) into the
+ * client's buffer, once for every frame waiting: thousands of frames on
+ * one wl_buffer were gigabytes of copying in one commit. A frame counts
+ * from its copy until the client destroys it (grim, wf-recorder: one per
+ * output at a time). */
+static void check_copy(struct wl_resource *resource, struct request *rq)
+{
+	if (wl_resource_get_destroy_listener(resource, handle_copy_destroy) != NULL) {
+		return; /* a second copy: wlroots' error */
+	}
+	struct wl_client *client = wl_resource_get_client(resource);
+	struct smtwc_client_usage *cu = client_usage_find(client);
+	if (cu == NULL) {
+		return;
+	}
+	struct wl_listener *l = wl_client_get_destroy_listener(
+			client, handle_copies_client_destroy);
+	struct client_copies *cc = NULL;
+	if (l != NULL) {
+		cc = wl_container_of(l, cc, client_destroy);
+	} else {
+		cc = calloc(1, sizeof(*cc));
+		if (cc == NULL) {
+			wl_client_post_no_memory(client);
+			return;
+		}
+		cc->refs = 1;
+		cc->client_destroy.notify = handle_copies_client_destroy;
+		wl_client_add_destroy_listener(client, &cc->client_destroy);
+	}
+	if (over_limit(client, cu, rq, "client-screencopy-copies",
+			    config()->client_screencopy_copies, (uint64_t)cc->waiting, 1,
+			    "waiting")) {
+		return;
+	}
+	struct copy_record *rec = calloc(1, sizeof(*rec));
+	if (rec == NULL) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	rec->copies = cc;
+	cc->refs++;
+	cc->waiting++;
+	rec->destroy.notify = handle_copy_destroy;
+	wl_resource_add_destroy_listener(resource, &rec->destroy);
+}
+
 static bool is(const char *a, const char *b)
 {
 	return strcmp(a, b) == 0;
@@ -350,6 +434,10 @@ static void handle_protocol_message(void *data, enum wl_protocol_logger_type typ
 	} else if (is(class, "wl_region")) {
 		if (is(name, "add") || is(name, "subtract")) {
 			check_region(resource, &rq);
+		}
+	} else if (is(class, "zwlr_screencopy_frame_v1")) {
+		if (is(name, "copy") || is(name, "copy_with_damage")) {
+			check_copy(resource, &rq);
 		}
 	} else if (is(class, "xdg_activation_token_v1") && is(name, "commit")) {
 		check_token_commit(resource, &rq);

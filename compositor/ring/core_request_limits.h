@@ -9,7 +9,9 @@
  * compositor's CPU, another client's round trip p50 56 ms); likewise
  * wl_region.add; a synchronized subsurface keeps each commit until its
  * parent commits; frame callbacks of a surface that is not shown pile up;
- * a committed xdg-activation token lives 30 s after its object is gone.
+ * a committed xdg-activation token lives 30 s after its object is gone;
+ * every screencopy frame waiting copies the whole output at its next
+ * commit.
  *
  * libwayland calls a display's protocol loggers with every request after
  * decoding it and before its handler runs, so one logger sees them all
@@ -21,7 +23,7 @@
  * memory (MIME types, large regions, activation tokens) is charged to the
  * client's account; a request past a per-object limit (`source-mime-types`,
  * `source-mime-bytes`, `region-rects`, `surface-cached-commits`,
- * `surface-frame-callbacks` before a commit) or the account's ends the
+ * `surface-frame-callbacks` before a commit, `client-screencopy-copies`) or the account's ends the
  * client with wl_display's implementation error naming the request and the
  * limit, and a log line naming its pid. A logger cannot stop the handler:
  * the refused request itself still runs, then libwayland destroys the

@@ -135,6 +135,12 @@ def test(h):
                  "zwp_idle_inhibit_manager_v1.create_inhibitor: limit "
                  "client-idle-inhibitors=16 reached: 16 in use, 1 more asked", "100000")
 
+        # Screencopy: every copy waiting is a copy of the whole output at
+        # its next commit.
+        run_case(s, h, "screencopy-flood",
+                 "zwlr_screencopy_frame_v1.copy: limit client-screencopy-copies=16 reached: "
+                 "16 waiting, 1 more asked", "10000")
+
         # Activation tokens outlive their objects (30 s in wlroots): each
         # is an object of its client, with its memory.
         run_case(s, h, "token-flood", "limit client-objects=2000 reached", "100000")

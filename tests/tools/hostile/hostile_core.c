@@ -9,6 +9,7 @@
 #include "idle-inhibit-unstable-v1-client-protocol.h"
 #include "primary-selection-unstable-v1-client-protocol.h"
 #include "wlr-data-control-unstable-v1-client-protocol.h"
+#include "wlr-screencopy-unstable-v1-client-protocol.h"
 #include "xdg-activation-v1-client-protocol.h"
 
 static struct {
@@ -18,6 +19,9 @@ static struct {
 	struct wl_subcompositor *subcompositor;
 	struct xdg_activation_v1 *activation;
 	struct zwp_idle_inhibit_manager_v1 *inhibit;
+	struct zwlr_screencopy_manager_v1 *screencopy;
+	struct wl_output *output;
+	struct wl_shm *shm;
 } core;
 
 static void handle_global(void *data, struct wl_registry *registry, uint32_t name,
@@ -37,6 +41,13 @@ static void handle_global(void *data, struct wl_registry *registry, uint32_t nam
 	} else if (strcmp(interface, zwp_idle_inhibit_manager_v1_interface.name) == 0) {
 		core.inhibit = wl_registry_bind(
 				registry, name, &zwp_idle_inhibit_manager_v1_interface, 1);
+	} else if (strcmp(interface, zwlr_screencopy_manager_v1_interface.name) == 0) {
+		core.screencopy = wl_registry_bind(
+				registry, name, &zwlr_screencopy_manager_v1_interface, 1);
+	} else if (strcmp(interface, wl_output_interface.name) == 0 && core.output == NULL) {
+		core.output = wl_registry_bind(registry, name, &wl_output_interface, 1);
+	} else if (strcmp(interface, wl_shm_interface.name) == 0) {
+		core.shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
 	} else if (strcmp(interface, xdg_activation_v1_interface.name) == 0) {
 		core.activation = wl_registry_bind(registry, name, &xdg_activation_v1_interface, 1);
 	}
@@ -292,6 +303,76 @@ static int inhibitor_flood(struct hostile *h, long n)
 	return 1;
 }
 
+static struct {
+	uint32_t format, width, height, stride;
+} frame_buffer;
+
+static void handle_frame_buffer(void *data, struct zwlr_screencopy_frame_v1 *frame, uint32_t format,
+		uint32_t width, uint32_t height, uint32_t stride)
+{
+	frame_buffer.format = format;
+	frame_buffer.width = width;
+	frame_buffer.height = height;
+	frame_buffer.stride = stride;
+}
+
+static void handle_frame_flags(void *data, struct zwlr_screencopy_frame_v1 *frame, uint32_t f)
+{
+}
+
+static void handle_frame_ready(void *data, struct zwlr_screencopy_frame_v1 *frame, uint32_t sec_hi,
+		uint32_t sec_lo, uint32_t nsec)
+{
+}
+
+static void handle_frame_failed(void *data, struct zwlr_screencopy_frame_v1 *frame)
+{
+}
+
+static const struct zwlr_screencopy_frame_v1_listener frame_buffer_listener = {
+	.buffer = handle_frame_buffer,
+	.flags = handle_frame_flags,
+	.ready = handle_frame_ready,
+	.failed = handle_frame_failed,
+};
+
+/* screencopy-flood N: N frames of the first output, each asked to copy
+ * into one wl_shm buffer, none destroyed: refused past
+ * client-screencopy-copies (each waiting copy is a copy of the whole
+ * output at its next commit). */
+static int screencopy_flood(struct hostile *h, long n)
+{
+	struct zwlr_screencopy_frame_v1 *first = zwlr_screencopy_manager_v1_capture_output(
+			core.screencopy, 0, core.output);
+	zwlr_screencopy_frame_v1_add_listener(first, &frame_buffer_listener, NULL);
+	if (wl_display_roundtrip(h->display) < 0 || frame_buffer.width == 0) {
+		fprintf(stderr, "smt-hostile: no screencopy buffer format\n");
+		return 1;
+	}
+	size_t size = (size_t)frame_buffer.stride * frame_buffer.height;
+	int fd = make_memfd(size, 0);
+	struct wl_shm_pool *pool = wl_shm_create_pool(core.shm, fd, (int32_t)size);
+	close(fd);
+	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, (int32_t)frame_buffer.width,
+			(int32_t)frame_buffer.height, (int32_t)frame_buffer.stride,
+			frame_buffer.format);
+	zwlr_screencopy_frame_v1_copy(first, buffer);
+	for (long i = 1; i < n; i++) {
+		struct zwlr_screencopy_frame_v1 *frame = zwlr_screencopy_manager_v1_capture_output(
+				core.screencopy, 0, core.output);
+		zwlr_screencopy_frame_v1_add_listener(frame, &frame_buffer_listener, NULL);
+		zwlr_screencopy_frame_v1_copy(frame, buffer);
+		if ((i + 1) % 8 == 0 && wl_display_roundtrip(h->display) < 0) {
+			return refused(h, "screencopy copies", i + 1);
+		}
+	}
+	if (wl_display_roundtrip(h->display) < 0) {
+		return refused(h, "screencopy copies", n);
+	}
+	printf("screencopy: all %ld copies taken\n", n);
+	return 1;
+}
+
 int hostile_core_case(struct hostile *h, const char *name, const char *arg, const char *arg2,
 		bool *handled)
 {
@@ -310,6 +391,8 @@ int hostile_core_case(struct hostile *h, const char *name, const char *arg, cons
 		return bind_core(h) ? cached_commits(h, n) : 1;
 	} else if (strcmp(name, "frame-flood") == 0 || strcmp(name, "frame-commits") == 0) {
 		return bind_core(h) ? frames(h, n, name[6] == 'c') : 1;
+	} else if (strcmp(name, "screencopy-flood") == 0) {
+		return bind_core(h) ? screencopy_flood(h, n) : 1;
 	} else if (strcmp(name, "inhibitor-flood") == 0) {
 		return bind_core(h) ? inhibitor_flood(h, n) : 1;
 	} else if (strcmp(name, "token-flood") == 0) {

@@ -43,7 +43,7 @@
  * Core requests wlroots handles (hostile_core.c): offer-flood KIND [N] and
  * hold-offers KIND N (KIND data, primary or control), damage-flood N
  * [SECONDS], region-rects N, hold-region N, cached-commits N, frame-flood
- * N, frame-commits N, token-flood N, inhibitor-flood N.
+ * N, frame-commits N, token-flood N, inhibitor-flood N, screencopy-flood N.
  *
  * Exit status: 0 when the compositor answered as the rule requires (the
  * expected protocol error, a refused mapping, or simply staying alive), 1
