@@ -23,9 +23,9 @@
  * memory (MIME types, large regions, activation tokens) is charged to the
  * client's account; a request past a per-object limit (`source-mime-types`,
  * `source-mime-bytes`, `region-rects`, `surface-cached-commits`,
- * `surface-frame-callbacks` before a commit, `client-screencopy-copies`) or the account's ends the
- * client with wl_display's implementation error naming the request and the
- * limit, and a log line naming its pid. A logger cannot stop the handler:
+ * `surface-frame-callbacks` before a commit, `client-screencopy-copies`)
+ * or the account's ends the client with wl_display's implementation error
+ * naming the request and the limit, and a log line naming its pid. A logger cannot stop the handler:
  * the refused request itself still runs, then libwayland destroys the
  * client at the end of that dispatch (one request past a limit, never
  * more). The compositor's own connection (Xwayland's) is charged, never
