@@ -181,7 +181,26 @@ struct smtwc_scheduler_config {
 	X("first-window-reserve-surfaces", first_window_reserve_surfaces, 64, 0, 1000000)   \
 	X("first-window-reserve-objects", first_window_reserve_objects, 1024, 0, 100000000) \
 	/* fds kept free below RLIMIT_NOFILE */                                             \
-	X("fd-headroom", fd_headroom, 256, 16, 1000000)
+	X("fd-headroom", fd_headroom, 256, 16, 1000000)                                     \
+	/* what wlroots keeps for core requests, per object (core_request_limits.h): */     \
+	/* MIME types offered on one data source (wl_data_source, primary        */         \
+	/* selection, data control), in number and in bytes                      */         \
+	X("source-mime-types", source_mime_types, 256, 1, 1000000)                          \
+	X("source-mime-bytes", source_mime_bytes, 65536, 256, 1u << 30)                     \
+	/* damage rects a surface collects before a commit; past it the damage */           \
+	/* becomes its bounding box (0: never)                                  */          \
+	X("surface-damage-rects", surface_damage_rects, 64, 0, 1000000)                     \
+	/* rectangles of one wl_region                                          */          \
+	X("region-rects", region_rects, 1024, 1, 1000000)                                   \
+	/* commits of a synchronized subsurface waiting for its parent's        */          \
+	X("surface-cached-commits", surface_cached_commits, 256, 1, 1000000)                \
+	/* frame callbacks asked on a surface before its commit; committed ones */          \
+	/* past it are answered at once                                         */          \
+	X("surface-frame-callbacks", surface_frame_callbacks, 64, 1, 1000000)               \
+	/* idle inhibitors of one connection (input/idle.c)                     */          \
+	X("client-idle-inhibitors", client_idle_inhibitors, 16, 1, 1000000)                 \
+	/* screencopy frames with a copy asked, not yet destroyed            */             \
+	X("client-screencopy-copies", client_screencopy_copies, 16, 1, 1000000)
 
 struct smtwc_limits_config {
 #define SMTWC_LIMITS_FIELD_(key, field, def, min, max) int field;

@@ -305,9 +305,14 @@ bool client_usage_charge(struct smtwc_client_usage *cu, enum smt_resource r, uin
 void client_usage_refuse(
 		struct wl_client *client, const char *request, const struct smt_usage_refusal *why)
 {
-	static struct log_limit refusal_log;
 	char text[160];
 	smt_usage_describe(why, text, sizeof(text));
+	client_usage_refuse_text(client, request, text);
+}
+
+void client_usage_refuse_text(struct wl_client *client, const char *request, const char *text)
+{
+	static struct log_limit refusal_log;
 	uint64_t left_out;
 	if (log_limit_allow(&refusal_log, &left_out)) {
 		pid_t pid = 0;

@@ -76,6 +76,9 @@ void client_usage_release(struct smtwc_client_usage *cu, enum smt_resource r, ui
  * without a request handler of ours to post a protocol error from. */
 void client_usage_refuse(
 		struct wl_client *client, const char *request, const struct smt_usage_refusal *why);
+/* The same for a limit of one object (a data source's MIME types, a
+ * region's rectangles): `text` says which ("limit region-rects=..."). */
+void client_usage_refuse_text(struct wl_client *client, const char *request, const char *text);
 
 /* Several resources at once (a ring: itself, its fds, mappings and their
  * address space): all or nothing, with client_usage_charge's error. */

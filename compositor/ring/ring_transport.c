@@ -14,6 +14,7 @@
 #include "compositor/ring/canvas.h"
 #include "compositor/ring/client_listen.h"
 #include "compositor/ring/client_usage.h"
+#include "compositor/ring/core_request_limits.h"
 #include "compositor/ring/heap_reclaim.h"
 #include "compositor/ring/ring.h"
 #include "compositor/ring/ring_transport.h"
@@ -37,6 +38,7 @@ struct smtwc_transport *transport_create(struct smtwc_server *server)
 	shm_pool_usage_init(transport);
 	surface_usage_init(transport);
 	object_usage_init(transport);
+	core_request_limits_init(transport);
 	void *page = NULL;
 	transport->global_status_fd = smt_server_page_create(
 			"smtwc-global-status", SMT_STATUS_MAP_SIZE, &page);
@@ -61,6 +63,7 @@ void transport_destroy(struct smtwc_transport *transport)
 	client_listen_stop(transport);
 	wl_global_destroy(transport->global);
 	canvases_unlisten(transport);
+	core_request_limits_finish(transport);
 	object_usage_finish(transport);
 	surface_usage_finish(transport);
 	shm_pool_usage_finish(transport);

@@ -256,6 +256,14 @@ static void test_defaults(void)
 	CHECK_INT(cfg.limits.client_memory_mib, 256);
 	CHECK_INT(cfg.limits.total_memory_mib, 2048);
 	CHECK_INT(cfg.limits.fd_headroom, 256);
+	CHECK_INT(cfg.limits.source_mime_types, 256);
+	CHECK_INT(cfg.limits.source_mime_bytes, 65536);
+	CHECK_INT(cfg.limits.surface_damage_rects, 64);
+	CHECK_INT(cfg.limits.region_rects, 1024);
+	CHECK_INT(cfg.limits.surface_cached_commits, 256);
+	CHECK_INT(cfg.limits.surface_frame_callbacks, 64);
+	CHECK_INT(cfg.limits.client_idle_inhibitors, 16);
+	CHECK_INT(cfg.limits.client_screencopy_copies, 16);
 	CHECK_INT(cfg.xwayland.sched_interval_ms, 1);
 	CHECK_INT(cfg.xwayland.sched_max_ms, 15);
 	CHECK_INT(cfg.xwayland.input_boost_us, 4000);
@@ -377,6 +385,8 @@ static void test_all_keys(void)
 			   "client-memory-mib = 16\n"
 			   "total-memory-mib = 100\n"
 			   "fd-headroom = 64\n"
+			   "surface-damage-rects = 0\n"
+			   "source-mime-types = 12\n"
 			   "\n"
 			   "[xwayland]\n"
 			   "sched-interval-ms = 3\n"
@@ -469,6 +479,8 @@ static void test_all_keys(void)
 	CHECK_INT(cfg.limits.client_memory_mib, 16);
 	CHECK_INT(cfg.limits.total_memory_mib, 100);
 	CHECK_INT(cfg.limits.fd_headroom, 64);
+	CHECK_INT(cfg.limits.surface_damage_rects, 0);
+	CHECK_INT(cfg.limits.source_mime_types, 12);
 	CHECK_INT(cfg.xwayland.sched_interval_ms, 3);
 	CHECK_INT(cfg.xwayland.sched_max_ms, 30);
 	CHECK_INT(cfg.xwayland.input_boost_us, 0);
@@ -745,7 +757,10 @@ static void test_errors(void)
 			"uid-canvases, uid-surfaces, uid-objects, total-connections, "
 			"total-memory-mib, total-mappings, total-address-space-mib, "
 			"first-window-reserve-mib, first-window-reserve-fds, "
-			"first-window-reserve-surfaces, first-window-reserve-objects, fd-headroom)");
+			"first-window-reserve-surfaces, first-window-reserve-objects, fd-headroom, "
+			"source-mime-types, source-mime-bytes, surface-damage-rects, region-rects, "
+			"surface-cached-commits, surface-frame-callbacks, client-idle-inhibitors, "
+			"client-screencopy-copies)");
 	EXPECT_ERROR("[xwayland]\nsched-interval-ms = 0\n", 2,
 			"invalid value '0' for 'sched-interval-ms' (expected an integer from 1 to 1000)");
 	EXPECT_ERROR("[xwayland]\nsched-interval = 2\n", 2,

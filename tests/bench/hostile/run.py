@@ -55,7 +55,8 @@ def config():
 
 
 class Bench:
-    def __init__(self, build):
+    def __init__(self, build, extra_limits=""):
+        """extra_limits: more [limits] lines (damage.py's settings)."""
         self.build = build
         self.hostile = os.path.join(build, "tests/tools/smt-hostile")
         self.procs = []
@@ -63,7 +64,7 @@ class Bench:
         os.chmod(self.dir, 0o700)
         cfg = os.path.join(self.dir, "smtwc.ini")
         with open(cfg, "w") as f:
-            f.write(config())
+            f.write(config() + extra_limits)
         self.env = dict(os.environ, XDG_RUNTIME_DIR=self.dir, WLR_BACKENDS="headless",
                         WLR_RENDERER="pixman")
         for name in ("DISPLAY", "WAYLAND_DISPLAY"):

@@ -176,4 +176,10 @@ int case_trip_on_line(struct hostile *h);
  * unknown name. */
 int hostile_lifecycle_case(struct hostile *h, const char *name, const char *arg);
 
+/* hostile_core.c: floods of core requests whose handlers are wlroots'
+ * (offers, damage, regions, subsurface commits, frame callbacks,
+ * activation tokens). *handled false for a name it does not know. */
+int hostile_core_case(struct hostile *h, const char *name, const char *arg, const char *arg2,
+		bool *handled);
+
 #endif

@@ -40,6 +40,11 @@
  * create_pool-ordered (refused naming ordered-requests),
  * canvas-surface-gone, trip-on-line (a victim: a round trip per line).
  *
+ * Core requests wlroots handles (hostile_core.c): offer-flood KIND [N] and
+ * hold-offers KIND N (KIND data, primary or control), damage-flood N
+ * [SECONDS], region-rects N, hold-region N, cached-commits N, frame-flood
+ * N, frame-commits N, token-flood N, inhibitor-flood N, screencopy-flood N.
+ *
  * Exit status: 0 when the compositor answered as the rule requires (the
  * expected protocol error, a refused mapping, or simply staying alive), 1
  * otherwise; 2 for usage errors. It prints what it saw. The protocol error
@@ -181,8 +186,8 @@ int main(int argc, char *argv[])
 		hostile_list_ops();
 		return 0;
 	}
-	if (argc != 2 && argc != 3) {
-		fputs("usage: smt-hostile CASE [ARG] | --list-ops\n", stderr);
+	if (argc < 2 || argc > 4) {
+		fputs("usage: smt-hostile CASE [ARG [ARG2]] | --list-ops\n", stderr);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -191,6 +196,11 @@ int main(int argc, char *argv[])
 		return 1;
 	}
 	bool handled;
-	int rc = run_new_case(&h, argv[1], argc == 3 ? argv[2] : NULL, &handled);
+	int rc = hostile_core_case(&h, argv[1], argc >= 3 ? argv[2] : NULL,
+			argc == 4 ? argv[3] : NULL, &handled);
+	if (handled) {
+		return rc;
+	}
+	rc = run_new_case(&h, argv[1], argc >= 3 ? argv[2] : NULL, &handled);
 	return handled ? rc : hostile_framing_case(&h, argv[1]);
 }

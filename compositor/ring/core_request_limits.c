@@ -1,0 +1,461 @@
+/*
+ * wlroots' handlers of core requests, bounded and counted from a protocol
+ * logger that runs before each of them (core_request_limits.h).
+ */
+#include <pixman.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <wlr/types/wlr_region.h>
+#include <wlr/types/wlr_surface.h>
+#include <wlr/types/wlr_xdg_activation_v1.h>
+#include <wlr/util/log.h>
+#include "compositor/log_limit.h"
+#include "compositor/server.h"
+#include "compositor/ring/client_usage.h"
+#include "compositor/ring/core_request_limits.h"
+#include "compositor/ring/ring_types.h"
+
+/* What an offered MIME type costs beyond its bytes: its pointer in
+ * wlroots' array and malloc's header of its copy. */
+#define MIME_ENTRY_BYTES 24u
+/* A region's first rectangles are part of what its object costs (every
+ * toolkit's input and opaque regions are a few); past them each of
+ * pixman's boxes is charged. */
+#define REGION_FREE_RECTS 32
+/* A committed activation token: wlroots' struct, its token string and
+ * its timer (the app id is charged by its length). */
+#define TOKEN_BYTES (sizeof(struct wlr_xdg_activation_token_v1) + 128u)
+
+/* What one object (a data source, a region, an activation token) has had
+ * charged to its client, given back when the object goes. */
+struct charge_record {
+	struct wl_listener destroy;
+	struct smtwc_client_usage *usage; /* a reference: tokens outlive
+					    * their client */
+	uint64_t memory, objects;
+	uint64_t mime_types, mime_bytes; /* a data source's offers */
+};
+
+/* The request being looked at; its name ("wl_region.add") is made only
+ * for a refusal or a log line. */
+struct request {
+	const char *class, *name;
+	char text[96];
+};
+
+static const char *request_name(struct request *rq)
+{
+	if (rq->text[0] == '\0') {
+		snprintf(rq->text, sizeof(rq->text), "%s.%s", rq->class, rq->name);
+	}
+	return rq->text;
+}
+
+static struct {
+	struct smtwc_transport *transport;
+	struct wl_protocol_logger *logger;
+	struct log_limit coalesce_log;
+} core;
+
+static const struct smtwc_limits_config *config(void)
+{
+	return &core.transport->server->config.limits;
+}
+
+static void record_release(struct charge_record *rec)
+{
+	wl_list_remove(&rec->destroy.link);
+	client_usage_release(rec->usage, SMT_RES_MEMORY, rec->memory);
+	client_usage_release(rec->usage, SMT_RES_OBJECTS, rec->objects);
+	client_usage_unref(rec->usage);
+	free(rec);
+}
+
+static void handle_record_destroy(struct wl_listener *listener, void *data)
+{
+	struct charge_record *rec = wl_container_of(listener, rec, destroy);
+	record_release(rec);
+}
+
+static bool own_connection(const struct smtwc_client_usage *cu)
+{
+	return cu->pid == getpid();
+}
+
+/* The record of `resource`, made at its first charge (NULL: a client
+ * without an account, or out of memory, said to the client). */
+static struct charge_record *record_of(struct wl_resource *resource)
+{
+	struct wl_listener *l = wl_resource_get_destroy_listener(resource, handle_record_destroy);
+	if (l != NULL) {
+		struct charge_record *rec = wl_container_of(l, rec, destroy);
+		return rec;
+	}
+	struct wl_client *client = wl_resource_get_client(resource);
+	struct smtwc_client_usage *cu = client_usage_find(client);
+	if (cu == NULL || cu->client == NULL) {
+		return NULL;
+	}
+	struct charge_record *rec = calloc(1, sizeof(*rec));
+	if (rec == NULL) {
+		wl_client_post_no_memory(client);
+		return NULL;
+	}
+	rec->usage = client_usage_hold(cu);
+	rec->destroy.notify = handle_record_destroy;
+	wl_resource_add_destroy_listener(resource, &rec->destroy);
+	return rec;
+}
+
+/* Charges n of r to the record's client; false: refused, the client is
+ * ended with the limit's name. */
+static bool record_charge(struct charge_record *rec, struct wl_client *client, struct request *rq,
+		enum smt_resource r, uint64_t n)
+{
+	struct smtwc_client_usage *cu = rec->usage;
+	if (own_connection(cu)) {
+		smt_usage_charge_over_limits(&cu->usage, r, n);
+	} else {
+		struct smt_usage_refusal why;
+		if (!smt_usage_charge(&cu->usage, r, n, &why)) {
+			client_usage_refuse(client, request_name(rq), &why);
+			return false;
+		}
+	}
+	if (r == SMT_RES_MEMORY) {
+		rec->memory += n;
+	} else {
+		rec->objects += n;
+	}
+	return true;
+}
+
+/* A per-object limit, unless the connection is the compositor's own. */
+static bool over_limit(struct wl_client *client, const struct smtwc_client_usage *cu,
+		struct request *rq, const char *key, int limit, uint64_t used, uint64_t asked,
+		const char *unit)
+{
+	if (used + asked <= (uint64_t)limit || own_connection(cu)) {
+		return false;
+	}
+	char text[160];
+	snprintf(text, sizeof(text), "limit %s=%d reached: %llu %s, %llu more asked", key, limit,
+			(unsigned long long)used, unit, (unsigned long long)asked);
+	client_usage_refuse_text(client, request_name(rq), text);
+	return true;
+}
+
+/* wl_data_source, zwp_primary_selection_source_v1 and
+ * zwlr_data_control_source_v1 .offer: wlroots keeps a copy of each MIME
+ * type (duplicates, which it drops, count too) until the source goes. */
+static void check_offer(struct wl_resource *resource, const char *mime, struct request *rq)
+{
+	struct wl_client *client = wl_resource_get_client(resource);
+	struct charge_record *rec = record_of(resource);
+	if (rec == NULL) {
+		return;
+	}
+	const struct smtwc_limits_config *c = config();
+	uint64_t len = (mime != NULL ? strlen(mime) : 0) + 1;
+	if (over_limit(client, rec->usage, rq, "source-mime-types", c->source_mime_types,
+			    rec->mime_types, 1, "offered") ||
+			over_limit(client, rec->usage, rq, "source-mime-bytes",
+					c->source_mime_bytes, rec->mime_bytes, len,
+					"bytes offered") ||
+			!record_charge(rec, client, rq, SMT_RES_MEMORY, len + MIME_ENTRY_BYTES)) {
+		return;
+	}
+	rec->mime_types++;
+	rec->mime_bytes += len;
+}
+
+/* wl_surface.damage / damage_buffer: wlroots unions each rectangle into
+ * the pending damage, at a cost that grows with the region. Past
+ * surface-damage-rects the region becomes its bounding box: a superset,
+ * so nothing that changed goes unpainted, and every later union is short. */
+static void coalesce_damage(struct wl_resource *resource, bool buffer, struct request *rq)
+{
+	int limit = config()->surface_damage_rects;
+	if (limit == 0) {
+		return;
+	}
+	struct wlr_surface *surface = wlr_surface_from_resource(resource);
+	pixman_region32_t *damage = buffer ? &surface->pending.buffer_damage :
+					     &surface->pending.surface_damage;
+	if (pixman_region32_n_rects(damage) < limit) {
+		return;
+	}
+	pixman_box32_t box = *pixman_region32_extents(damage);
+	pixman_region32_reset(damage, &box);
+	uint64_t left_out;
+	if (log_limit_allow(&core.coalesce_log, &left_out)) {
+		pid_t pid = 0;
+		wl_client_get_credentials(wl_resource_get_client(resource), &pid, NULL, NULL);
+		wlr_log(WLR_INFO,
+				"client pid %d: %s: past surface-damage-rects=%d rectangles before a "
+				"commit, damage made its bounding box %dx%d (%llu such not logged "
+				"before)",
+				(int)pid, request_name(rq), limit, box.x2 - box.x1, box.y2 - box.y1,
+				(unsigned long long)left_out);
+	}
+}
+
+/* wl_region.add / subtract: exact (input and opaque regions), so bounded
+ * by refusal; the boxes past a small region's are charged as memory. */
+static void check_region(struct wl_resource *resource, struct request *rq)
+{
+	struct wl_client *client = wl_resource_get_client(resource);
+	pixman_region32_t *region = wlr_region_from_resource(resource);
+	int n = pixman_region32_n_rects(region);
+	struct wl_listener *l = wl_resource_get_destroy_listener(resource, handle_record_destroy);
+	struct charge_record *rec = NULL;
+	if (l != NULL) {
+		rec = wl_container_of(l, rec, destroy);
+	}
+	struct smtwc_client_usage *cu = rec != NULL ? rec->usage : client_usage_find(client);
+	if (cu == NULL ||
+			over_limit(client, cu, rq, "region-rects", config()->region_rects,
+					(uint64_t)n, 1, "rectangles")) {
+		return;
+	}
+	if (rec == NULL && n > REGION_FREE_RECTS) {
+		rec = record_of(resource); /* a small region costs no record */
+	}
+	if (rec == NULL) {
+		return;
+	}
+	/* What the previous requests left: this one's boxes are charged at
+	 * the next request on the region, or never if it is the last. */
+	uint64_t want = n > REGION_FREE_RECTS ?
+			(uint64_t)(n - REGION_FREE_RECTS) * sizeof(pixman_box32_t) :
+			0;
+	if (want > rec->memory) {
+		record_charge(rec, client, rq, SMT_RES_MEMORY, want - rec->memory);
+	} else if (want < rec->memory) {
+		client_usage_release(rec->usage, SMT_RES_MEMORY, rec->memory - want);
+		rec->memory = want;
+	}
+}
+
+/* wl_surface.frame: the callbacks of a surface no output shows are never
+ * answered, and each commit adds its own. */
+static void check_frame(struct wl_resource *resource, struct request *rq)
+{
+	struct wlr_surface *surface = wlr_surface_from_resource(resource);
+	struct wl_client *client = wl_resource_get_client(resource);
+	int limit = config()->surface_frame_callbacks;
+	if (wl_list_length(&surface->current.frame_callback_list) >= limit) {
+		/* As if a frame had been shown: the client paces on them. */
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		wlr_surface_send_frame_done(surface, &now);
+	}
+	struct smtwc_client_usage *cu = client_usage_find(client);
+	if (cu == NULL) {
+		return;
+	}
+	int pending = wl_list_length(&surface->pending.frame_callback_list);
+	over_limit(client, cu, rq, "surface-frame-callbacks", limit, (uint64_t)pending, 1,
+			"asked before a commit");
+}
+
+/* wl_surface.commit of a synchronized subsurface: wlroots keeps each
+ * commit's state until the parent commits. */
+static void check_commit(struct wl_resource *resource, struct request *rq)
+{
+	struct wlr_surface *surface = wlr_surface_from_resource(resource);
+	if (wl_list_empty(&surface->cached)) {
+		return; /* the first commit it keeps is free */
+	}
+	struct wl_client *client = wl_resource_get_client(resource);
+	struct smtwc_client_usage *cu = client_usage_find(client);
+	if (cu == NULL) {
+		return;
+	}
+	int cached = wl_list_length(&surface->cached);
+	over_limit(client, cu, rq, "surface-cached-commits", config()->surface_cached_commits,
+			(uint64_t)cached, 1, "commits wait for the parent's");
+}
+
+static void handle_token_destroy(struct wl_listener *listener, void *data)
+{
+	struct charge_record *rec = wl_container_of(listener, rec, destroy);
+	record_release(rec);
+}
+
+/* xdg_activation_token_v1.commit: the token lives on after its object
+ * (until used, or 30 s), so it is charged as an object and its memory
+ * until wlroots destroys it. */
+static void check_token_commit(struct wl_resource *resource, struct request *rq)
+{
+	struct wlr_xdg_activation_token_v1 *token = wl_resource_get_user_data(resource);
+	if (token == NULL || wl_signal_get(&token->events.destroy, handle_token_destroy) != NULL) {
+		return; /* used already: wlroots posts its error */
+	}
+	struct wl_client *client = wl_resource_get_client(resource);
+	struct smtwc_client_usage *cu = client_usage_find(client);
+	if (cu == NULL || cu->client == NULL) {
+		return;
+	}
+	struct charge_record *rec = calloc(1, sizeof(*rec));
+	if (rec == NULL) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	rec->usage = client_usage_hold(cu);
+	rec->destroy.notify = handle_token_destroy;
+	wl_signal_add(&token->events.destroy, &rec->destroy);
+	uint64_t bytes = TOKEN_BYTES + (token->app_id != NULL ? strlen(token->app_id) + 1 : 0);
+	if (record_charge(rec, client, rq, SMT_RES_OBJECTS, 1)) {
+		record_charge(rec, client, rq, SMT_RES_MEMORY, bytes);
+	}
+}
+
+/* Copies waiting (asked, their frame not destroyed) of one client. */
+struct client_copies {
+	struct wl_listener client_destroy;
+	int waiting;
+	int refs; /* the client's, and each frame's: frames outlive the
+		   * client's destroy signal */
+};
+
+struct copy_record {
+	struct wl_listener destroy;
+	struct client_copies *copies;
+};
+
+static void copies_unref(struct client_copies *cc)
+{
+	if (--cc->refs == 0) {
+		free(cc);
+	}
+}
+
+static void handle_copies_client_destroy(struct wl_listener *listener, void *data)
+{
+	struct client_copies *cc = wl_container_of(listener, cc, client_destroy);
+	wl_list_remove(&cc->client_destroy.link);
+	copies_unref(cc);
+}
+
+static void handle_copy_destroy(struct wl_listener *listener, void *data)
+{
+	struct copy_record *rec = wl_container_of(listener, rec, destroy);
+	wl_list_remove(&rec->destroy.link);
+	rec->copies->waiting--;
+	copies_unref(rec->copies);
+	free(rec);
+}
+
+/* zwlr_screencopy_frame_v1.copy / copy_with_damage: at the output's next
+ * commit wlroots copies the whole output (or the frame's region) into the
+ * client's buffer, once for every frame waiting: thousands of frames on
+ * one wl_buffer were gigabytes of copying in one commit. A frame counts
+ * from its copy until the client destroys it (grim, wf-recorder: one per
+ * output at a time). */
+static void check_copy(struct wl_resource *resource, struct request *rq)
+{
+	if (wl_resource_get_destroy_listener(resource, handle_copy_destroy) != NULL) {
+		return; /* a second copy: wlroots' error */
+	}
+	struct wl_client *client = wl_resource_get_client(resource);
+	struct smtwc_client_usage *cu = client_usage_find(client);
+	if (cu == NULL) {
+		return;
+	}
+	struct wl_listener *l = wl_client_get_destroy_listener(
+			client, handle_copies_client_destroy);
+	struct client_copies *cc = NULL;
+	if (l != NULL) {
+		cc = wl_container_of(l, cc, client_destroy);
+	} else {
+		cc = calloc(1, sizeof(*cc));
+		if (cc == NULL) {
+			wl_client_post_no_memory(client);
+			return;
+		}
+		cc->refs = 1;
+		cc->client_destroy.notify = handle_copies_client_destroy;
+		wl_client_add_destroy_listener(client, &cc->client_destroy);
+	}
+	if (over_limit(client, cu, rq, "client-screencopy-copies",
+			    config()->client_screencopy_copies, (uint64_t)cc->waiting, 1,
+			    "waiting")) {
+		return;
+	}
+	struct copy_record *rec = calloc(1, sizeof(*rec));
+	if (rec == NULL) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	rec->copies = cc;
+	cc->refs++;
+	cc->waiting++;
+	rec->destroy.notify = handle_copy_destroy;
+	wl_resource_add_destroy_listener(resource, &rec->destroy);
+}
+
+static bool is(const char *a, const char *b)
+{
+	return strcmp(a, b) == 0;
+}
+
+static void handle_protocol_message(void *data, enum wl_protocol_logger_type type,
+		const struct wl_protocol_logger_message *m)
+{
+	if (type != WL_PROTOCOL_LOGGER_REQUEST) {
+		return;
+	}
+	const char *name = m->message->name;
+	/* Most requests are none of these: one character decides. */
+	if (strchr("odacfs", name[0]) == NULL) {
+		return;
+	}
+	struct wl_resource *resource = m->resource;
+	const char *class = wl_resource_get_class(resource);
+	struct request rq = { .class = class, .name = name };
+	if (is(name, "offer")) {
+		if (is(class, "wl_data_source") || is(class, "zwp_primary_selection_source_v1") ||
+				is(class, "zwlr_data_control_source_v1")) {
+			check_offer(resource, m->arguments_count > 0 ? m->arguments[0].s : NULL,
+					&rq);
+		}
+	} else if (is(class, "wl_surface")) {
+		if (is(name, "damage") || is(name, "damage_buffer")) {
+			coalesce_damage(resource, name[6] == '_', &rq);
+		} else if (is(name, "frame")) {
+			check_frame(resource, &rq);
+		} else if (is(name, "commit")) {
+			check_commit(resource, &rq);
+		}
+	} else if (is(class, "wl_region")) {
+		if (is(name, "add") || is(name, "subtract")) {
+			check_region(resource, &rq);
+		}
+	} else if (is(class, "zwlr_screencopy_frame_v1")) {
+		if (is(name, "copy") || is(name, "copy_with_damage")) {
+			check_copy(resource, &rq);
+		}
+	} else if (is(class, "xdg_activation_token_v1") && is(name, "commit")) {
+		check_token_commit(resource, &rq);
+	}
+}
+
+void core_request_limits_init(struct smtwc_transport *transport)
+{
+	core.transport = transport;
+	core.logger = wl_display_add_protocol_logger(
+			transport->server->display, handle_protocol_message, NULL);
+}
+
+void core_request_limits_finish(struct smtwc_transport *transport)
+{
+	if (core.logger != NULL) {
+		wl_protocol_logger_destroy(core.logger);
+		core.logger = NULL;
+	}
+	core.transport = NULL;
+}
