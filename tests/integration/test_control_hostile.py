@@ -16,7 +16,11 @@ on and its settings are unchanged.
   the settings as before;
 - another uid (nobody, through setpriv; needs root) with the runtime
   directory and the socket opened up: closed without a byte (before: it
-  was answered, and could change settings and inject input)."""
+  was answered, and could change settings and inject input);
+- a ring client whose app id holds `}{"pid":4242,...}{`, quotes and
+  terminal escapes: `smtctl clients` shows it as one row with that text
+  (escapes as '?'), no made-up row (before: smtctl split the list at any
+  '}', and the app id added a row for pid 4242)."""
 import json
 import os
 import socket
@@ -27,7 +31,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
-from harness import Session, check, log, scaled  # noqa: E402
+from harness import Session, build_program, check, log, scaled  # noqa: E402
 
 MAX_LINE = 4096          # compositor/control/control.c
 MAX_CONNECTIONS = 32
@@ -231,6 +235,28 @@ def other_uid(s):
     log(f"uid {NOBODY} on an opened-up control socket: closed without a byte")
 
 
+SPOOF = 'e\x1b[2J"}{"pid":4242,"app_id":"spoof"}{"x":"\x1b]0;t\x07'
+
+
+def spoofed_listing(s):
+    demo = s.spawn([build_program("SMT_DEMO", "clients/smt-demo"), "--static",
+                    "--app-id", SPOOF])
+    s.wait_until(lambda: "DEMO_READY" in open(demo.log_path).read(), timeout=15,
+                 what="smt-demo to draw its frame")
+    out = s.run([build_program("SMTCTL", "clients/smtctl"), "clients"]).stdout
+    rows = [line.split() for line in out.splitlines()[1:]]
+    check(len(rows) == 1 and rows[0][0] == str(demo.pid),
+          f"one ring client, yet smtctl clients listed:\n{out}")
+    # The APP column: the app id's first 16 characters, escapes as '?'.
+    want = SPOOF.replace("\x1b", "?").replace("\x07", "?")[:16]
+    check(f" {want} " in out,
+          f"the app id is not shown as {want!r}:\n{out}")
+    check("\x1b" not in out and "\x07" not in out, f"a terminal escape reached the output: {out!r}")
+    demo.terminate()
+    s.clients.remove(demo)
+    log("an app id with }{, quotes and escapes: one row in smtctl clients, shown as text")
+
+
 def test(h):
     with Session(h) as s:
         overlong_unread(s)
@@ -240,6 +266,7 @@ def test(h):
         never_reads(s)
         bad_sets(s)
         other_uid(s)
+        spoofed_listing(s)
         s.check_alive()
 
 
