@@ -60,14 +60,21 @@ def read_all(c):
         data += chunk
 
 
-def raw_answer(s, request):
+def answer_to(s, data, shut_write=True):
+    """What the compositor answers to `data` sent on a connection of its
+    own, until it closes it."""
     c = connect(s)
     try:
-        c.sendall(request + b"\n")
-        c.shutdown(socket.SHUT_WR)
+        c.sendall(data)
+        if shut_write:
+            c.shutdown(socket.SHUT_WR)
         return read_all(c)
     finally:
         c.close()
+
+
+def raw_answer(s, request):
+    return answer_to(s, request + b"\n")
 
 
 def overlong_unread(s):
@@ -91,15 +98,10 @@ def overlong_unread(s):
 
 
 def overlong_read(s):
-    # Exactly a full buffer and no more: anything the compositor leaves
-    # unread when it closes turns the close into a reset, and the answer
-    # may be lost with it.
-    c = connect(s)
-    try:
-        c.sendall(b"y" * MAX_LINE)
-        answer = read_all(c)
-    finally:
-        c.close()
+    # Exactly a full buffer and no more (and the connection left open for
+    # writing): anything the compositor leaves unread when it closes turns
+    # the close into a reset, and the answer may be lost with it.
+    answer = answer_to(s, b"y" * MAX_LINE, shut_write=False)
     check(json.loads(answer.decode()) == {"error": "request line too long"},
           f"overlong line answered {answer[:200]!r}")
     log("overlong line: named error, closed")
