@@ -355,11 +355,8 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[i], "--frames") && i + 1 < argc)
 			d.max_frames = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--transport") && i + 1 < argc) {
-			const char *t = argv[++i];
-			if (strcmp(t, "ring") && strcmp(t, "socket"))
+			if (!smt_transport_from_name(argv[++i], &opts.transport))
 				return usage();
-			opts.transport = !strcmp(t, "ring") ? SMT_TRANSPORT_RING :
-							      SMT_TRANSPORT_SOCKET;
 		} else if (!strcmp(argv[i], "--static"))
 			d.animate = false;
 		else if (!strcmp(argv[i], "--keep-on-resize"))
