@@ -3,7 +3,7 @@
  * with an animated cell presented with per-frame damage.
  *
  *   smt-demo [--frames N] [--transport ring|socket] [--static] [--keep-on-resize]
- *            [--dump FILE]
+ *            [--dump FILE] [--app-id ID]
  *
  * --static draws one deterministic frame, presents it, waits for a fence,
  * prints "DEMO_READY canvas=ID width=W height=H pool=ID pool_size=N" and
@@ -14,6 +14,8 @@
  * --keep-on-resize does not redraw after a resize: it presents the canvas
  * as the compositor resized it (what fitted of the old frame) and prints
  * "KEPT WxH" once that PRESENT is reported (tests compare pixels).
+ * --app-id ID sets the window's app id (default smt-demo), as shown by
+ * `smtctl clients`.
  */
 #include <errno.h>
 #include <math.h>
@@ -339,7 +341,7 @@ static int usage(void)
 {
 	fprintf(stderr,
 			"usage: smt-demo [--frames N] [--transport ring|socket] [--static] "
-			"[--keep-on-resize] [--dump FILE]\n");
+			"[--keep-on-resize] [--dump FILE] [--app-id ID]\n");
 	return 2;
 }
 
@@ -347,23 +349,22 @@ int main(int argc, char **argv)
 {
 	struct demo d = { .animate = true, .running = true };
 	struct smt_options opts = { 0 };
-	const char *dump = NULL;
+	const char *dump = NULL, *app_id = "smt-demo";
 	FILE *dump_f = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--frames") && i + 1 < argc)
 			d.max_frames = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--transport") && i + 1 < argc) {
-			const char *t = argv[++i];
-			if (strcmp(t, "ring") && strcmp(t, "socket"))
+			if (!smt_transport_from_name(argv[++i], &opts.transport))
 				return usage();
-			opts.transport = !strcmp(t, "ring") ? SMT_TRANSPORT_RING :
-							      SMT_TRANSPORT_SOCKET;
 		} else if (!strcmp(argv[i], "--static"))
 			d.animate = false;
 		else if (!strcmp(argv[i], "--keep-on-resize"))
 			d.keep_on_resize = true;
 		else if (!strcmp(argv[i], "--dump") && i + 1 < argc)
 			dump = argv[++i];
+		else if (!strcmp(argv[i], "--app-id") && i + 1 < argc)
+			app_id = argv[++i];
 		else
 			return usage();
 	}
@@ -376,7 +377,7 @@ int main(int argc, char **argv)
 		}
 		smt_set_tap(d.ctx, tap, dump_f);
 	}
-	d.win = smt_window_create(d.ctx, "smt-demo", "smt-demo", WIN_W, WIN_H);
+	d.win = smt_window_create(d.ctx, "smt-demo", app_id, WIN_W, WIN_H);
 	d.font = smt_font_load(d.ctx, "monospace", 13);
 	d.big = smt_font_load(d.ctx, "monospace:bold", 26);
 	d.pool = smt_pool_create(d.ctx, 256 * 1024);

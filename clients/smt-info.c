@@ -36,11 +36,8 @@ int main(int argc, char **argv)
 	bool json = false;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--transport") && i + 1 < argc) {
-			const char *t = argv[++i];
-			if (strcmp(t, "ring") && strcmp(t, "socket"))
+			if (!smt_transport_from_name(argv[++i], &opts.transport))
 				return usage();
-			opts.transport = !strcmp(t, "ring") ? SMT_TRANSPORT_RING :
-							      SMT_TRANSPORT_SOCKET;
 		} else if (!strcmp(argv[i], "--count") && i + 1 < argc)
 			count = strtoul(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--area") && i + 1 < argc)
@@ -101,7 +98,7 @@ int main(int argc, char **argv)
 		{ "generation", s.generation, "times the server went to sleep" },
 		{ "dead", s.dead, "ring killed by the compositor" },
 	};
-	const char *transport = s.transport == SMT_TRANSPORT_RING ? "ring" : "socket";
+	const char *transport = smt_transport_name(s.transport);
 	size_t n = sizeof(rows) / sizeof(*rows);
 	if (json) {
 		printf("{\"transport\": \"%s\", \"workload_commands\": %lu, \"seconds\": %.6f",

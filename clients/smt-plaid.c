@@ -72,11 +72,8 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
 			seconds = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--transport") && i + 1 < argc) {
-			const char *t = argv[++i];
-			if (strcmp(t, "ring") && strcmp(t, "socket"))
+			if (!smt_transport_from_name(argv[++i], &opts.transport))
 				return usage();
-			opts.transport = !strcmp(t, "ring") ? SMT_TRANSPORT_RING :
-							      SMT_TRANSPORT_SOCKET;
 		} else if (!strcmp(argv[i], "--size") && i + 1 < argc) {
 			if (sscanf(argv[++i], "%ux%u", &w, &h) != 2 || w < 16 || h < 16)
 				return usage();
@@ -133,9 +130,8 @@ done:;
 	int r = smt_sync(ctx);
 	double executed = now_s() - start;
 	printf("plaid: %s transport, %llu commands (%llu rects), %llu presents\n",
-			smt_transport(ctx) == SMT_TRANSPORT_RING ? "ring" : "socket",
-			(unsigned long long)commands, (unsigned long long)rect_count,
-			(unsigned long long)presents);
+			smt_transport_name(smt_transport(ctx)), (unsigned long long)commands,
+			(unsigned long long)rect_count, (unsigned long long)presents);
 	printf("plaid: %.0f commands/s written in %.2f s, %.0f commands/s executed in %.2f s\n",
 			(double)commands / written, written, (double)commands / executed, executed);
 	free(rects);

@@ -25,6 +25,8 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "clients/smtctl_json.h"
+
 static int control_connect(void)
 {
 	char path[108];
@@ -90,83 +92,37 @@ static char *request(int fd, const char *line)
 	return NULL;
 }
 
-/* ---- just enough JSON for the flat objects smtwc sends ------------------ */
+/* ---- the answers' values (smtctl_json.h: exact, whatever clients put in
+ * strings) ------------------------------------------------------------- */
 
-/* The value of "key" in the object starting at obj (first level only),
- * copied into out. Returns false if absent. */
+/* The value of "key" in the object obj as text, into out; false (out as it
+ * was) if absent. */
 static bool json_get(const char *obj, const char *key, char *out, size_t out_len)
 {
-	size_t klen = strlen(key);
-	int depth = 0;
-	bool in_string = false;
-	for (const char *p = obj; *p != '\0'; p++) {
-		if (in_string) {
-			if (*p == '\\' && p[1] != '\0') {
-				p++;
-			} else if (*p == '"') {
-				in_string = false;
-			}
-			continue;
-		}
-		if (*p == '{' || *p == '[') {
-			depth++;
-		} else if (*p == '}' || *p == ']') {
-			if (--depth == 0) {
-				return false;
-			}
-		} else if (*p == '"') {
-			if (depth == 1 && strncmp(p + 1, key, klen) == 0 && p[1 + klen] == '"' &&
-					p[2 + klen] == ':') {
-				const char *v = p + 3 + klen;
-				size_t n = 0;
-				if (*v == '"') {
-					for (v++; *v != '\0' && *v != '"' && n + 1 < out_len; v++) {
-						if (*v == '\\' && v[1] != '\0') {
-							v++;
-						}
-						out[n++] = *v;
-					}
-				} else {
-					while (*v != '\0' && *v != ',' && *v != '}' &&
-							n + 1 < out_len) {
-						out[n++] = *v++;
-					}
-				}
-				out[n] = '\0';
-				return true;
-			}
-			in_string = true;
-		}
-	}
-	return false;
+	const char *v = smtctl_json_member(obj, key);
+	return v != NULL && smtctl_json_text(v, out, out_len);
 }
 
-/* Calls fn for each object of the array `array` ("\"clients\":["). */
-static void for_each_object(const char *json, const char *array,
-		void (*fn)(const char *obj, void *), void *data)
+/* Calls fn for each object of the answer's array `key`. */
+static void for_each_object(
+		const char *json, const char *key, void (*fn)(const char *obj, void *), void *data)
 {
-	const char *p = strstr(json, array);
-	if (p == NULL) {
-		return;
-	}
-	p += strlen(array);
-	while ((p = strchr(p, '{')) != NULL) {
-		fn(p, data);
-		/* Client objects are flat: skip to the end of this one. */
-		const char *end = strchr(p, '}');
-		if (end == NULL) {
-			break;
-		}
-		p = end + 1;
-		if (*p == ']') {
-			break;
-		}
-	}
+	smtctl_json_each_object(smtctl_json_member(json, key), fn, data);
 }
 
-static void for_each_client(const char *json, void (*fn)(const char *obj, void *), void *data)
+/* text in a column `width` characters wide (left-aligned if width < 0),
+ * cut to it: widths count characters, not bytes. */
+static void print_cell(const char *text, int width)
 {
-	for_each_object(json, "\"clients\":[", fn, data);
+	size_t w = (size_t)(width < 0 ? -width : width);
+	size_t cols = smtctl_text_columns(text);
+	size_t pad = cols < w ? w - cols : 0;
+	if (width > 0)
+		printf("%*s", (int)pad, "");
+	fwrite(text, 1, smtctl_text_prefix(text, w), stdout);
+	if (width < 0)
+		printf("%*s", (int)pad, "");
+	putchar(' ');
 }
 
 /* "used/max", or "used" when the level has no limit; bytes in MiB. */
@@ -215,7 +171,7 @@ static void print_accounts_table(const char *json)
 	printf("%-10s %7s %6s %8s %11s %7s %5s %6s %10s %10s %11s %15s\n", "ACCOUNT", "ID", "UID",
 			"CONNS", "FDS", "INFLT", "RINGS", "POOLS", "CANVASES", "MEM(MiB)",
 			"MAPPINGS", "ADDR(MiB)");
-	for_each_object(json, "\"accounts\":[", print_account_row, NULL);
+	for_each_object(json, "accounts", print_account_row, NULL);
 }
 
 static void print_error_if_any(const char *json)
@@ -248,12 +204,11 @@ static void print_client_row(const char *obj, void *data)
 	static const int widths[] = { 7, 16, 5, 8, 10, 10, 12, 7, 7, 6, 9, 10, 10, 10, 4 };
 	(void)data;
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		char value[64] = "-";
-		json_get(obj, keys[i], value, sizeof(value));
-		if (strcmp(value, "null") == 0) {
+		char value[256];
+		if (!json_get(obj, keys[i], value, sizeof(value)) || strcmp(value, "null") == 0) {
 			strcpy(value, "-");
 		}
-		printf("%*.*s ", i == 1 ? -widths[i] : widths[i], widths[i], value);
+		print_cell(value, i == 1 ? -widths[i] : widths[i]);
 	}
 	putchar('\n');
 }
@@ -263,7 +218,7 @@ static void print_clients_table(const char *json)
 	printf("%7s %-16s %5s %8s %10s %10s %12s %7s %7s %6s %9s %10s %10s %10s %4s\n", "PID",
 			"APP", "PRIO", "SLICES", "TIME(ms)", "COMMANDS", "BYTES", "WK-IN", "WK-OUT",
 			"BOOSTS", "RING", "POOLS", "CANVASES", "PIXMAPS", "FDS");
-	for_each_client(json, print_client_row, NULL);
+	for_each_object(json, "clients", print_client_row, NULL);
 }
 
 static int run_top(int fd, int seconds)
@@ -283,12 +238,9 @@ static int run_top(int fd, int seconds)
 			break;
 		}
 		char mode[16] = "?", slice[16] = "?";
-		json_get(strstr(answer, "\"scheduler\":") ? strstr(answer, "\"scheduler\":") + 12 :
-							    answer,
-				"mode", mode, sizeof(mode));
-		json_get(strstr(answer, "\"scheduler\":") ? strstr(answer, "\"scheduler\":") + 12 :
-							    answer,
-				"slice-ms", slice, sizeof(slice));
+		const char *scheduler = smtctl_json_member(answer, "scheduler");
+		json_get(scheduler, "mode", mode, sizeof(mode));
+		json_get(scheduler, "slice-ms", slice, sizeof(slice));
 		printf("\033[H\033[2Jsmtwc: scheduler %s, slice %s ms\n\n", mode, slice);
 		print_clients_table(answer);
 		fflush(stdout);
@@ -354,7 +306,7 @@ int main(int argc, char *argv[])
 	if (answer == NULL) {
 		return 1;
 	}
-	int status = strstr(answer, "\"error\":") != NULL ? 1 : 0;
+	int status = smtctl_json_member(answer, "error") != NULL ? 1 : 0;
 	if (status != 0) {
 		print_error_if_any(answer);
 	} else if (json || strcmp(verb, "stats") == 0 || strcmp(verb, "get") == 0 ||

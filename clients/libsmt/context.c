@@ -101,6 +101,22 @@ enum smt_transport smt_transport(const struct smt_ctx *ctx)
 {
 	return ctx->transport;
 }
+bool smt_transport_from_name(const char *name, enum smt_transport *transport)
+{
+	if (!strcmp(name, "ring"))
+		*transport = SMT_TRANSPORT_RING;
+	else if (!strcmp(name, "socket"))
+		*transport = SMT_TRANSPORT_SOCKET;
+	else
+		return false;
+	return true;
+}
+const char *smt_transport_name(enum smt_transport transport)
+{
+	return transport == SMT_TRANSPORT_RING            ? "ring" :
+			transport == SMT_TRANSPORT_SOCKET ? "socket" :
+							    "auto";
+}
 int smt_get_fd(struct smt_ctx *ctx)
 {
 	return wl_display_get_fd(ctx->display);

@@ -75,6 +75,11 @@ struct smt_ctx *smt_connect(const struct smt_options *options);
 void smt_disconnect(struct smt_ctx *ctx);
 
 enum smt_transport smt_transport(const struct smt_ctx *ctx);
+/* A transport by its name, "ring" or "socket" (as the programs' --transport
+ * and $SMT_TRANSPORT take it); false for any other name. */
+bool smt_transport_from_name(const char *name, enum smt_transport *transport);
+/* "ring", "socket", or "auto" (not connected yet). */
+const char *smt_transport_name(enum smt_transport transport);
 const char *smt_error_message(const struct smt_ctx *ctx); /* "" if none */
 bool smt_failed(const struct smt_ctx *ctx);
 

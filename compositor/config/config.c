@@ -116,6 +116,22 @@ void config_report_oom(struct parser *p)
 	"general, keyboard, bindings, startup, output NAME, " \
 	"scheduler, limits, xwayland"
 
+/* The sections by name; those whose lines are keys of struct smtwc_config
+ * have their key table ([output NAME] is parsed apart). */
+static const struct {
+	const char *name;
+	enum section section;
+	const struct key_def *keys;
+} sections[] = {
+	{ "general", SECTION_GENERAL, config_general_keys },
+	{ "keyboard", SECTION_KEYBOARD, config_keyboard_keys },
+	{ "bindings", SECTION_BINDINGS, NULL },
+	{ "startup", SECTION_STARTUP, NULL },
+	{ "scheduler", SECTION_SCHEDULER, config_scheduler_keys },
+	{ "limits", SECTION_LIMITS, config_limits_keys },
+	{ "xwayland", SECTION_XWAYLAND, config_xwayland_keys },
+};
+
 static void parse_section(struct parser *p, char *line)
 {
 	struct shown s;
@@ -135,18 +151,6 @@ static void parse_section(struct parser *p, char *line)
 		return;
 	}
 	char *name = trim(line + 1);
-	static const struct {
-		const char *name;
-		enum section section;
-	} sections[] = {
-		{ "general", SECTION_GENERAL },
-		{ "keyboard", SECTION_KEYBOARD },
-		{ "bindings", SECTION_BINDINGS },
-		{ "startup", SECTION_STARTUP },
-		{ "scheduler", SECTION_SCHEDULER },
-		{ "limits", SECTION_LIMITS },
-		{ "xwayland", SECTION_XWAYLAND },
-	};
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
 		if (strcmp(name, sections[i].name) == 0) {
 			p->section = sections[i].section;
@@ -216,22 +220,14 @@ static void parse_line(struct parser *p, char *line)
 		config_report(p, "missing value for '%s'", show(&sh, key));
 		return;
 	}
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
+		if (sections[i].section == p->section && sections[i].keys != NULL) {
+			config_set_key(p, sections[i].name, sections[i].keys, key, value,
+					whole_config);
+			return;
+		}
+	}
 	switch (p->section) {
-	case SECTION_GENERAL:
-		config_set_key(p, "general", config_general_keys, key, value, whole_config);
-		break;
-	case SECTION_KEYBOARD:
-		config_set_key(p, "keyboard", config_keyboard_keys, key, value, whole_config);
-		break;
-	case SECTION_SCHEDULER:
-		config_set_key(p, "scheduler", config_scheduler_keys, key, value, whole_config);
-		break;
-	case SECTION_LIMITS:
-		config_set_key(p, "limits", config_limits_keys, key, value, whole_config);
-		break;
-	case SECTION_XWAYLAND:
-		config_set_key(p, "xwayland", config_xwayland_keys, key, value, whole_config);
-		break;
 	case SECTION_BINDINGS:
 		config_binding_line(p, key, value);
 		break;
@@ -241,8 +237,7 @@ static void parse_line(struct parser *p, char *line)
 	case SECTION_OUTPUT:
 		config_output_line(p, key, value);
 		break;
-	case SECTION_NONE:
-	case SECTION_SKIP:
+	default: /* NONE and SKIP are handled above, the rest by their keys */
 		break;
 	}
 }

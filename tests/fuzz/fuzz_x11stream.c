@@ -9,7 +9,10 @@
  * server side asks what is available, takes up to some amount, or applies a
  * REVERT position. The reader must never take more than was published and
  * validated, never move its tail backwards, never read past its area, and
- * stay dead once dead.
+ * stay dead once dead. The bytes taken go through the connection's request
+ * framer (watching for XInput's QueryExtension, as the server half does),
+ * and again, a byte at a time, through a second framer: both must agree on
+ * every count, position and finding, however the reads cut the stream.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -19,6 +22,7 @@
 #include <string.h>
 
 #include "xwayland-glue/stream/stream_reader.h"
+#include "xwayland-glue/stream/x11_xi1_query.h"
 
 #define AREA 4096u
 
@@ -38,7 +42,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	struct smt_ring_header *hdr = (struct smt_ring_header *)f->map;
 	struct stream_reader r;
-	stream_reader_init(&r, f->map, AREA, &f->status);
+	struct x11_request_framer framer = { 0 }, bytewise = { 0 };
+	struct x11_xi1_query xi1 = { 0 }, xi1_bytewise = { 0 };
+	x11_xi1_query_watch(&xi1, &framer);
+	x11_xi1_query_watch(&xi1_bytewise, &bytewise);
+	stream_reader_init(&r, f->map, AREA, &f->status, &framer);
 	for (size_t at = 0; at + 9 <= size; at += 9) {
 		uint8_t op = data[at];
 		uint64_t v;
@@ -72,6 +80,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (n > max || n > avail || (was_dead && n != 0))
 				abort();
 			if (r.tail != tail_before + n)
+				abort();
+			for (size_t i = 0; i < n; i++)
+				x11_request_framer_feed(&bytewise, dst + i, 1);
+			if (framer.requests != bytewise.requests || framer.skip != bytewise.skip ||
+					framer.have != bytewise.have ||
+					framer.setup_done != bytewise.setup_done ||
+					xi1.asked != xi1_bytewise.asked ||
+					xi1.asked_seq != xi1_bytewise.asked_seq ||
+					framer.have > sizeof(framer.head))
 				abort();
 			break;
 		}

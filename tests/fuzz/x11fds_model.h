@@ -54,6 +54,7 @@ struct model {
 	_Alignas(64) uint8_t map[SMT_RING_HEADER_SIZE + MODEL_AREA];
 	struct smt_ring_status status;
 	struct stream_reader rd;
+	struct x11_request_framer framer; /* the bytes read are random: counted, never checked */
 	struct stream_fds q;
 	struct stream_socket sock;
 	/* the socket */
@@ -137,7 +138,7 @@ static void model_init(struct model *mod, bool honest)
 {
 	memset(mod, 0, sizeof(*mod));
 	mod->honest = honest;
-	stream_reader_init(&mod->rd, mod->map, MODEL_AREA, &mod->status);
+	stream_reader_init(&mod->rd, mod->map, MODEL_AREA, &mod->status, &mod->framer);
 	mod->sock = (struct stream_socket){
 		.ctx = mod,
 		.take = model_take,

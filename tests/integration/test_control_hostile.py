@@ -16,7 +16,11 @@ on and its settings are unchanged.
   the settings as before;
 - another uid (nobody, through setpriv; needs root) with the runtime
   directory and the socket opened up: closed without a byte (before: it
-  was answered, and could change settings and inject input)."""
+  was answered, and could change settings and inject input);
+- a ring client whose app id holds `}{"pid":4242,...}{`, quotes and
+  terminal escapes: `smtctl clients` shows it as one row with that text
+  (escapes as '?'), no made-up row (before: smtctl split the list at any
+  '}', and the app id added a row for pid 4242)."""
 import json
 import os
 import socket
@@ -27,7 +31,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
-from harness import Session, check, log, scaled  # noqa: E402
+from harness import Session, build_program, check, log, scaled  # noqa: E402
 
 MAX_LINE = 4096          # compositor/control/control.c
 MAX_CONNECTIONS = 32
@@ -56,14 +60,21 @@ def read_all(c):
         data += chunk
 
 
-def raw_answer(s, request):
+def answer_to(s, data, shut_write=True):
+    """What the compositor answers to `data` sent on a connection of its
+    own, until it closes it."""
     c = connect(s)
     try:
-        c.sendall(request + b"\n")
-        c.shutdown(socket.SHUT_WR)
+        c.sendall(data)
+        if shut_write:
+            c.shutdown(socket.SHUT_WR)
         return read_all(c)
     finally:
         c.close()
+
+
+def raw_answer(s, request):
+    return answer_to(s, request + b"\n")
 
 
 def overlong_unread(s):
@@ -87,15 +98,10 @@ def overlong_unread(s):
 
 
 def overlong_read(s):
-    # Exactly a full buffer and no more: anything the compositor leaves
-    # unread when it closes turns the close into a reset, and the answer
-    # may be lost with it.
-    c = connect(s)
-    try:
-        c.sendall(b"y" * MAX_LINE)
-        answer = read_all(c)
-    finally:
-        c.close()
+    # Exactly a full buffer and no more (and the connection left open for
+    # writing): anything the compositor leaves unread when it closes turns
+    # the close into a reset, and the answer may be lost with it.
+    answer = answer_to(s, b"y" * MAX_LINE, shut_write=False)
     check(json.loads(answer.decode()) == {"error": "request line too long"},
           f"overlong line answered {answer[:200]!r}")
     log("overlong line: named error, closed")
@@ -231,6 +237,28 @@ def other_uid(s):
     log(f"uid {NOBODY} on an opened-up control socket: closed without a byte")
 
 
+SPOOF = 'e\x1b[2J"}{"pid":4242,"app_id":"spoof"}{"x":"\x1b]0;t\x07'
+
+
+def spoofed_listing(s):
+    demo = s.spawn([build_program("SMT_DEMO", "clients/smt-demo"), "--static",
+                    "--app-id", SPOOF])
+    s.wait_until(lambda: "DEMO_READY" in open(demo.log_path).read(), timeout=15,
+                 what="smt-demo to draw its frame")
+    out = s.run([build_program("SMTCTL", "clients/smtctl"), "clients"]).stdout
+    rows = [line.split() for line in out.splitlines()[1:]]
+    check(len(rows) == 1 and rows[0][0] == str(demo.pid),
+          f"one ring client, yet smtctl clients listed:\n{out}")
+    # The APP column: the app id's first 16 characters, escapes as '?'.
+    want = SPOOF.replace("\x1b", "?").replace("\x07", "?")[:16]
+    check(f" {want} " in out,
+          f"the app id is not shown as {want!r}:\n{out}")
+    check("\x1b" not in out and "\x07" not in out, f"a terminal escape reached the output: {out!r}")
+    demo.terminate()
+    s.clients.remove(demo)
+    log("an app id with }{, quotes and escapes: one row in smtctl clients, shown as text")
+
+
 def test(h):
     with Session(h) as s:
         overlong_unread(s)
@@ -240,6 +268,7 @@ def test(h):
         never_reads(s)
         bad_sets(s)
         other_uid(s)
+        spoofed_listing(s)
         s.check_alive()
 
 

@@ -84,6 +84,36 @@ def flooder_stats(s, flooders):
     return out
 
 
+def stop(s, procs):
+    for p in procs:
+        p.terminate()
+        s.clients.remove(p)
+
+
+def echo_among_flooders(s, transport, label, **echo_args):
+    """The flooders started, the x11-echo run among them for 2 s on one
+    transport (x11-echo's options as interactive.echo_run's), and what every
+    side's set-up must show: the echo answered, every flooder kept
+    executing requests. Returns the flooders, the echo's answers, its
+    statistics as it closed, and the flooders' statistics from before and
+    after the echo."""
+    flooders = start_flooders(s)
+    procs = [p for _, p in flooders]
+    before = flooder_stats(s, flooders)
+    n0 = bench.flooder_counts(s, procs)
+    lat, _ = bench.echo_run(s, transport, 2.0, label, 0, **echo_args)
+    n1 = bench.flooder_counts(s, procs)
+    answered = [x for x in lat if x is not None]
+    check(len(answered) >= 20, f"the echo answered {len(answered)} of {len(lat)}")
+    for pid in n1:
+        check(n1[pid][0] > n0[pid][0],
+              f"x11-plaid {pid} executed no request while the echo ran: "
+              f"{n0[pid][0]} then {n1[pid][0]}")
+    echo = [r for r in s.x11ring_closed() if r["transport"] == transport
+            and r.get("comm") == "x11-echo"][-1]
+    return flooders, answered, echo, before, flooder_stats(s, flooders)
+
+
 def closed_echo(s, pid):
     return s.wait_until(lambda: [r for r in s.x11ring_closed() if r["pid"] == pid],
                         timeout=10, what=f"Xwayland to log x11-echo {pid}'s close")[-1]
@@ -92,20 +122,9 @@ def closed_echo(s, pid):
 def typed_among_flooders(s, transport, boosted):
     """The echo typed into with XI2 keys among the flooders, on one
     transport; checks what the boost did (or, off, did not do)."""
-    flooders = start_flooders(s)
+    flooders, answered, echo, _, fl = echo_among_flooders(
+        s, transport, f"typed-xi2-{transport}", keys=True, xi2=True)
     procs = [p for _, p in flooders]
-    n0 = bench.flooder_counts(s, procs)
-    lat, _ = bench.echo_run(s, transport, 2.0, f"typed-xi2-{transport}", 0, keys=True, xi2=True)
-    n1 = bench.flooder_counts(s, procs)
-    answered = [x for x in lat if x is not None]
-    check(len(answered) >= 20, f"the echo answered {len(answered)} of {len(lat)} keys")
-    for pid in n1:
-        check(n1[pid][0] > n0[pid][0],
-              f"x11-plaid {pid} executed no request while the echo was typed into: "
-              f"{n0[pid][0]} then {n1[pid][0]}")
-    echo = [r for r in s.x11ring_closed() if r["transport"] == transport
-            and r.get("comm") == "x11-echo"][-1]
-    fl = flooder_stats(s, flooders)
     log(f"{transport}: echo {echo}")
     for pid, r in fl.items():
         log(f"{transport}: flooder {pid}: input_events={r['input_events']} "
@@ -117,9 +136,7 @@ def typed_among_flooders(s, transport, boosted):
               f"boost off, yet the echo was boosted: {echo}")
         check(all(r["yields"] == 0 for r in fl.values()),
               f"boost off, yet flooders were held back: {fl}")
-        for _, p in flooders:
-            p.terminate()
-            s.clients.remove(p)
+        stop(s, procs)
         return
     check(echo["input_events"] >= len(answered),
           f"{len(answered)} keys answered but {echo['input_events']} input events seen")
@@ -147,37 +164,22 @@ def typed_among_flooders(s, transport, boosted):
               f"x11-plaid {pid} held back after the keys stopped: {before[pid]['yields']} "
               f"then {after[pid]['yields']} yields ({n2[pid][0]} -> {n3[pid][0]} requests), "
               "and no flooder got a light grant")
-    for _, p in flooders:
-        p.terminate()
-        s.clients.remove(p)
+    stop(s, procs)
 
 
 def light_among_flooders(s, transport, light):
     """The timed echo (no input) among the flooders on one transport: with
     light grants on, its requests are read ahead of the flooders' (served
     while they are held back); off, nobody is held back."""
-    flooders = start_flooders(s)
-    procs = [p for _, p in flooders]
-    y0 = {pid: r["yields"] for pid, r in flooder_stats(s, flooders).items()}
-    n0 = bench.flooder_counts(s, procs)
-    lat, _ = bench.echo_run(s, transport, 2.0, f"light-{transport}-{light}", 0)
-    n1 = bench.flooder_counts(s, procs)
-    answered = [x for x in lat if x is not None]
-    check(len(answered) >= 20, f"the echo answered {len(answered)} of {len(lat)}")
-    for pid in n1:
-        check(n1[pid][0] > n0[pid][0],
-              f"x11-plaid {pid} executed no request while the echo ran: "
-              f"{n0[pid][0]} then {n1[pid][0]}")
-    echo = [r for r in s.x11ring_closed() if r["transport"] == transport
-            and r.get("comm") == "x11-echo"][-1]
-    fl = flooder_stats(s, flooders)
+    flooders, _, echo, before, fl = echo_among_flooders(s, transport,
+                                                        f"light-{transport}-{light}")
     log(f"{transport}, light {light}: echo {echo}")
     for pid, r in fl.items():
         log(f"{transport}: flooder {pid}: light_grants={r['light_grants']} "
             f"yields={r['yields']} xtime_us={r['xtime_us']}")
     check(echo["input_events"] == 0 and echo["boosts"] == 0,
           f"the timed echo got input or an input grant: {echo}")
-    held = sum(r["yields"] - y0[pid] for pid, r in fl.items())
+    held = sum(r["yields"] - before[pid]["yields"] for pid, r in fl.items())
     if light:
         check(echo["light_grants"] > 0, f"the timed echo got no light grant: {echo}")
         check(echo["boost_served"] > 0,
@@ -197,9 +199,7 @@ def light_among_flooders(s, transport, light):
         check(echo["light_grants"] == 0 and echo["boost_served"] == 0,
               f"light grants off, yet the echo got one: {echo}")
         check(held == 0, f"light grants off, yet flooders were held back: {fl}")
-    for _, p in flooders:
-        p.terminate()
-        s.clients.remove(p)
+    stop(s, [p for _, p in flooders])
 
 
 def xi1_keys_are_input(s):
@@ -229,9 +229,7 @@ def xi1_keys_are_input(s):
     check(st["boosts"] > 0, f"XInput 1 keys made no grant: {st}")
     check("XInput 1 device events are" in s.stderr_text(),
           "the server half did not log the XInput 1 event codes it learnt")
-    for p in tests + [echo]:
-        p.terminate()
-        s.clients.remove(p)
+    stop(s, tests + [echo])
 
 
 def type_keys(s, pid, n):
@@ -270,9 +268,7 @@ def focus_follows(s):
     check(second["boosts"] > 0, f"the focused second echo was not boosted: {second}")
     check(after["input_events"] == first["input_events"] and after["boosts"] == first["boosts"],
           f"the echo that lost the focus still got input or grants: {first} then {after}")
-    for p in echoes:
-        p.terminate()
-        s.clients.remove(p)
+    stop(s, echoes)
 
 
 def send_event_is_not_input(s):
@@ -295,9 +291,7 @@ def send_event_is_not_input(s):
     log(f"after 20 sent keys: {after}")
     check(after["input_events"] == before["input_events"] and after["boosts"] == before["boosts"],
           f"keys made with SendEvent counted as input: {before} then {after}")
-    for q in (p, other):
-        q.terminate()
-        s.clients.remove(q)
+    stop(s, [p, other])
 
 
 def test(h):

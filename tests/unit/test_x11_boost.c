@@ -233,9 +233,10 @@ static void test_shared(void)
 	CHECK_INT(share.tokens_ns, MS / 4);
 }
 
-/* XInput 1: the client's QueryExtension for XInputExtension found in its
- * requests at every cut (after a setup with authorization, a BIG-REQUESTS
- * request and a QueryExtension for another name), the reply with its
+/* XInput 1: the client's QueryExtension for XInputExtension found by its
+ * request framer's watch at every cut (after a setup with authorization, a
+ * BIG-REQUESTS request and a QueryExtension for another name; in
+ * BIG-REQUESTS form too; not with a wrong name length), the reply with its
  * sequence number read for the first event, and from then on its device
  * events (first + 1..5) counted as input, but not DeviceValuator (first +
  * 0), a SendEvent one, or anything while the first event is unknown. */
@@ -271,17 +272,56 @@ static void test_xi1(void)
 		req[n] = 1; /* one more request after it */
 		put16(req + n + 2, 1);
 		n += 4;
+		/* The same question in BIG-REQUESTS form (its fields after the
+		 * 32-bit length, as the X server reads them), seq 6, and the
+		 * name's length wrong, seq 7: asked once, at seq 4. */
+		size_t once = n;
+		req[n] = 98;
+		put16(req + n + 2, 0);
+		put32(req + n + 4, 2 + 4 + 1);
+		put16(req + n + 8, 15);
+		memcpy(req + n + 12, "XInputExtension", 15);
+		n += 28;
+		req[n] = 98;
+		put16(req + n + 2, 2 + 4);
+		put16(req + n + 4, 14);
+		memcpy(req + n + 8, "XInputExtension", 15);
+		n += 24;
 		const size_t cuts[] = { 1, 2, 5, 11, 23, 24, n };
 		for (size_t k = 0; k < sizeof(cuts) / sizeof(cuts[0]); k++) {
+			struct x11_request_framer f = { 0 };
 			struct x11_xi1_query q = { 0 };
+			x11_xi1_query_watch(&q, &f);
 			for (size_t at = 0; at < n; at += cuts[k])
-				x11_xi1_query_feed(
-						&q, req + at, at + cuts[k] > n ? n - at : cuts[k]);
+				x11_request_framer_feed(
+						&f, req + at, at + cuts[k] > n ? n - at : cuts[k]);
 			CHECK(q.asked);
 			CHECK_INT(q.asked_seq, 4);
-			CHECK_INT(q.seq, 5);
-			CHECK_INT(q.skip, 0);
+			CHECK(!x11_request_framer_watching(&f)); /* its reply is what matters now */
+			CHECK_INT(f.requests, 7);
+			CHECK_INT(f.skip, 0);
 		}
+		/* Without the first question: the BIG-REQUESTS one is found, the
+		 * wrong one is not. */
+		uint8_t later[256];
+		size_t m0 = once - 28; /* through the PutImage, seq 3 */
+		memcpy(later, req, m0);
+		memcpy(later + m0, req + once, n - once);
+		struct x11_request_framer f = { 0 };
+		struct x11_xi1_query q = { 0 };
+		x11_xi1_query_watch(&q, &f);
+		x11_request_framer_feed(&f, later, m0 + (n - once));
+		CHECK(q.asked);
+		CHECK_INT(q.asked_seq, 4);
+		CHECK_INT(f.requests, 5);
+		struct x11_request_framer g = { 0 };
+		struct x11_xi1_query wrong = { 0 };
+		x11_xi1_query_watch(&wrong, &g);
+		x11_request_framer_feed(&g, later, m0);
+		x11_request_framer_feed(&g, req + once + 28, n - once - 28);
+		CHECK(!wrong.asked);
+		CHECK(x11_request_framer_watching(&g));
+		CHECK_INT(g.requests, 4);
 
 		/* The output: the setup reply, a reply with another sequence number
 		 * (not believed), QueryExtension's (first event 66), then events. */

@@ -1,6 +1,6 @@
 /*
  * The X server's half of the byte-stream ring, linked alone
- * (xwayland-glue/stream): the request counter on streams cut anywhere, the
+ * (xwayland-glue/stream): the request framer on streams cut anywhere, the
  * reader against a client that lies about head, wraps the area, and waits
  * for room, and the fd side of its reads (stream_fds.c): the issue's fd
  * patterns as scenarios, then a property test over random interleavings of
@@ -13,7 +13,7 @@
 #include "protocol/smt-ring-client.h"
 #include "xwayland-glue/stream/stream_reader.h"
 #include "tests/unit/unit_check.h"
-#include "xwayland-glue/stream/x11_request_count.h"
+#include "xwayland-glue/stream/x11_request_framer.h"
 #include "tests/fuzz/x11fds_model.h"
 
 /* A setup (auth name 5 bytes, data 16 bytes, both padded), then requests of
@@ -62,29 +62,261 @@ static size_t build_stream(uint8_t *s, bool msb)
 	return n + 70000u * 4;
 }
 
-static void test_request_count(void)
+/* A watcher that writes down what it was handed. */
+struct seen_log {
+	unsigned n;
+	struct x11_request_view r[64];
+	uint8_t fields[64][X11_REQUEST_WATCH_MAX];
+	unsigned stop_after; /* ends the watch after this many (0: never) */
+};
+
+static void log_seen(void *ctx, struct x11_request_framer *f, const struct x11_request_view *r)
 {
-	current_test = "request count";
+	struct seen_log *log = ctx;
+	if (log->n < 64) {
+		log->r[log->n] = *r;
+		memcpy(log->fields[log->n], r->fields, r->fields_have);
+		log->r[log->n].fields = log->fields[log->n];
+	}
+	log->n++;
+	if (log->stop_after && log->n == log->stop_after)
+		x11_request_framer_unwatch(f);
+}
+
+/* Feeds s[0..n) in pieces of `cut` bytes. */
+static void feed_cut(struct x11_request_framer *f, const uint8_t *s, size_t n, size_t cut)
+{
+	for (size_t at = 0; at < n; at += cut)
+		x11_request_framer_feed(f, s + at, at + cut > n ? n - at : cut);
+}
+
+/* The framer (x11_request_framer.h) on the stream above cut anywhere, in
+ * both byte orders: four requests (one in BIG-REQUESTS form), nothing left
+ * over; a watch hands over each request of its opcode once, with its
+ * sequence number, length and the fields after its header (after the
+ * 32-bit length for the BIG-REQUESTS one). */
+static void test_framer_cuts(void)
+{
+	current_test = "framer: split reads, BIG-REQUESTS";
 	uint8_t *s = malloc(300000);
 	for (int msb = 0; msb <= 1; msb++) {
 		size_t n = build_stream(s, msb);
-		const size_t cuts[] = { 1, 3, 5, 7, 4096, n };
+		const size_t big_at = 12 + 8 + 16 + 4 * (1 + 3 + 2);
+		s[big_at + 8] = 0x55; /* the BIG-REQUESTS one's first field byte */
+		const size_t cuts[] = { 1, 2, 3, 4, 5, 7, 8, 9, 13, 4096, n };
 		for (size_t k = 0; k < sizeof(cuts) / sizeof(cuts[0]); k++) {
-			struct x11_request_count c = { 0 };
-			for (size_t at = 0; at < n; at += cuts[k])
-				x11_request_count_feed(
-						&c, s + at, at + cuts[k] > n ? n - at : cuts[k]);
-			CHECK_INT(c.requests, 4);
-			CHECK_INT(c.skip, 0);
-			CHECK_INT(c.have, 0);
+			struct x11_request_framer f = { 0 };
+			feed_cut(&f, s, n, cuts[k]);
+			CHECK_INT(f.requests, 4);
+			CHECK_INT(f.skip, 0);
+			CHECK_INT(f.have, 0);
+			CHECK_INT(f.msb_first, msb);
+
+			struct seen_log small = { 0 }, big = { 0 };
+			struct x11_request_framer w = { 0 };
+			x11_request_framer_watch(&w, 127, 6, log_seen, &small);
+			feed_cut(&w, s, n, cuts[k]);
+			CHECK_INT(w.requests, 4);
+			CHECK_INT(small.n, 3);
+			const unsigned fields[3] = { 0, 6, 4 }; /* 1, 3, 2 words; 6 asked */
+			for (unsigned i = 0; i < 3 && i < small.n; i++) {
+				CHECK_INT(small.r[i].seq, i + 1);
+				CHECK_INT(small.r[i].fields_have, fields[i]);
+				CHECK_INT(small.r[i].opcode, 127);
+				CHECK_INT(small.r[i].msb_first, msb);
+				for (unsigned b = 0; b < small.r[i].fields_have; b++)
+					CHECK_INT(small.r[i].fields[b], 0x33);
+			}
+			CHECK_INT(small.r[0].len, 4);
+			CHECK_INT(small.r[1].len, 12);
+			CHECK_INT(small.r[2].len, 8);
+
+			struct x11_request_framer wb = { 0 };
+			x11_request_framer_watch(&wb, 72, 200, log_seen, &big);
+			CHECK_INT(wb.watch_fields, X11_REQUEST_WATCH_MAX); /* bounded */
+			feed_cut(&wb, s, n, cuts[k]);
+			CHECK_INT(wb.requests, 4);
+			CHECK_INT(wb.skip, 0);
+			CHECK_INT(big.n, 1);
+			CHECK_INT(big.r[0].seq, 4);
+			CHECK_INT(big.r[0].len, 70000u * 4);
+			CHECK_INT(big.r[0].fields_have, X11_REQUEST_WATCH_MAX);
+			CHECK_INT(big.r[0].fields[0], 0x55);
+			CHECK_INT(big.r[0].fields[1], 0x44);
 		}
 		/* One byte short: the big request is counted, not yet finished. */
-		struct x11_request_count c = { 0 };
-		x11_request_count_feed(&c, s, n - 1);
-		CHECK_INT(c.requests, 4);
-		CHECK_INT(c.skip, 1);
+		struct x11_request_framer f = { 0 };
+		x11_request_framer_feed(&f, s, n - 1);
+		CHECK_INT(f.requests, 4);
+		CHECK_INT(f.skip, 1);
+		/* Cut inside the BIG-REQUESTS length: not counted yet. */
+		struct x11_request_framer g = { 0 };
+		x11_request_framer_feed(&g, s, big_at + 6);
+		CHECK_INT(g.requests, 3);
+		CHECK_INT(g.have, 6);
+		x11_request_framer_feed(&g, s + big_at + 6, n - big_at - 6);
+		CHECK_INT(g.requests, 4);
+		CHECK_INT(g.skip, 0);
 	}
 	free(s);
+}
+
+/* The watch ended by its watcher after the first request, and by its owner
+ * while a watched request's fields are half in: no more requests are
+ * handed over, and the framing goes on exactly. */
+static void test_framer_unwatch(void)
+{
+	current_test = "framer: the watch ends";
+	uint8_t *s = malloc(300000);
+	size_t n = build_stream(s, false);
+	struct seen_log once = { .stop_after = 1 };
+	struct x11_request_framer f = { 0 };
+	x11_request_framer_watch(&f, 127, 8, log_seen, &once);
+	feed_cut(&f, s, n, 5);
+	CHECK_INT(once.n, 1);
+	CHECK_INT(f.requests, 4);
+	CHECK(!x11_request_framer_watching(&f));
+
+	struct seen_log none = { 0 };
+	struct x11_request_framer g = { 0 };
+	x11_request_framer_watch(&g, 127, 8, log_seen, &none);
+	const size_t second = 12 + 8 + 16 + 4; /* the 3-word request */
+	x11_request_framer_feed(&g, s, second + 4 + 3);
+	CHECK_INT(g.have, 7); /* its header and 3 of its 8 fields */
+	CHECK_INT(none.n, 1);
+	x11_request_framer_unwatch(&g);
+	x11_request_framer_feed(&g, s + second + 7, n - second - 7);
+	CHECK_INT(none.n, 1);
+	CHECK_INT(g.requests, 4);
+	CHECK_INT(g.skip, 0);
+	CHECK_INT(g.have, 0);
+	free(s);
+}
+
+/* An independent walk over a whole stream: the requests whose header (8
+ * bytes for BIG-REQUESTS) is within it, and the sequence numbers of those
+ * with `opcode` whose first `want` field bytes are too (or the whole
+ * request, when shorter). */
+static uint64_t reference_walk(const uint8_t *s, size_t n, uint8_t opcode, size_t want,
+		uint64_t *seqs, unsigned *nseqs)
+{
+	bool msb = s[0] == 'B';
+	*nseqs = 0;
+	if (n < 12)
+		return 0;
+	uint64_t pos = 12;
+	uint32_t an = msb ? (uint32_t)s[6] << 8 | s[7] : (uint32_t)s[7] << 8 | s[6];
+	uint32_t ad = msb ? (uint32_t)s[8] << 8 | s[9] : (uint32_t)s[9] << 8 | s[8];
+	pos += ((an + 3u) & ~3u) + ((ad + 3u) & ~3u);
+	uint64_t count = 0;
+	while (pos + 4 <= n) {
+		const uint8_t *r = s + pos;
+		uint64_t len = 4 * (uint64_t)(msb ? r[2] << 8 | r[3] : r[3] << 8 | r[2]);
+		uint64_t header = 4;
+		if (len == 0) {
+			if (pos + 8 > n)
+				break;
+			uint32_t big;
+			if (msb)
+				big = (uint32_t)r[4] << 24 | (uint32_t)r[5] << 16 |
+						(uint32_t)r[6] << 8 | r[7];
+			else
+				big = (uint32_t)r[7] << 24 | (uint32_t)r[6] << 16 |
+						(uint32_t)r[5] << 8 | r[4];
+			len = 4 * (uint64_t)big;
+			if (len < 8)
+				len = 8;
+			header = 8;
+		}
+		if (r[0] == opcode) {
+			uint64_t need = header + want < len ? header + want : len;
+			if (pos + need > n)
+				break; /* not handed over yet, nor counted */
+			seqs[(*nseqs)++ % 64] = count + 1;
+		}
+		count++;
+		pos += len;
+	}
+	return count;
+}
+
+static void put_card(uint8_t *b, bool msb, uint32_t v, int bytes)
+{
+	for (int i = 0; i < bytes; i++)
+		b[msb ? bytes - 1 - i : i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Garbage: random streams fed in random pieces. Three rounds in four are
+ * requests of random bytes with lengths that mostly hold (1-6 words), some
+ * BIG-REQUESTS ones of 0-8 words (0 and 1 are lies), some of any 16-bit
+ * length, a watched opcode among them; the fourth is random bytes after
+ * the setup. All cut at a random length. The framer must count the same
+ * requests and hand over the same watched ones as the whole-stream walk,
+ * and never read a byte past what it was fed (ASan: each piece is its own
+ * allocation). */
+static void test_framer_garbage(void)
+{
+	current_test = "framer: garbage";
+	srand(7);
+	enum {
+		CAP = 2048
+	};
+	for (int round = 0; round < 4000; round++) {
+		bool msb = round % 2;
+		uint8_t *s = malloc(CAP);
+		for (size_t i = 0; i < CAP; i++)
+			s[i] = (uint8_t)rand();
+		s[0] = msb ? 'B' : 'l';
+		uint32_t an = (uint32_t)(rand() % 9), ad = (uint32_t)(rand() % 9);
+		put_card(s + 6, msb, an, 2);
+		put_card(s + 8, msb, ad, 2);
+		size_t at = 12 + ((an + 3) & ~3u) + ((ad + 3) & ~3u);
+		while (round % 4 != 3 && at + 8 <= CAP) {
+			uint8_t *r = s + at;
+			r[0] = (uint8_t)(96 + rand() % 4);
+			int kind = rand() % 16;
+			uint32_t words;
+			if (kind == 0) {
+				uint32_t big = (uint32_t)(rand() % 9);
+				put_card(r + 2, msb, 0, 2);
+				put_card(r + 4, msb, big, 4);
+				words = big < 2 ? 2 : big;
+			} else if (kind == 1) {
+				words = (uint32_t)rand() & 0xffff;
+				put_card(r + 2, msb, words, 2);
+				if (words == 0)
+					break; /* a BIG-REQUESTS length of random bytes */
+			} else {
+				words = 1 + (uint32_t)(rand() % 6);
+				put_card(r + 2, msb, words, 2);
+			}
+			at += 4 * (size_t)words;
+		}
+		size_t n = 1 + (size_t)(rand() % CAP);
+		uint64_t want_seqs[64];
+		unsigned want_n;
+		uint64_t want = reference_walk(s, n, 98, 6, want_seqs, &want_n);
+		struct seen_log seen = { 0 };
+		struct x11_request_framer f = { 0 };
+		x11_request_framer_watch(&f, 98, 6, log_seen, &seen);
+		for (size_t pos = 0; pos < n;) {
+			size_t cut = 1 + (size_t)(rand() % 40);
+			if (cut > n - pos)
+				cut = n - pos;
+			uint8_t *piece = malloc(cut);
+			memcpy(piece, s + pos, cut);
+			x11_request_framer_feed(&f, piece, cut);
+			free(piece);
+			pos += cut;
+		}
+		CHECK_INT(f.requests, want);
+		CHECK_INT(seen.n, want_n);
+		for (unsigned i = 0; i < want_n && i < seen.n && i < 64; i++) {
+			CHECK_INT(seen.r[i].seq, want_seqs[i]);
+			CHECK(seen.r[i].fields_have <= 6);
+		}
+		free(s);
+	}
 }
 
 #define AREA 256u
@@ -110,7 +342,8 @@ static void test_reader(void)
 	static struct fake_ring f;
 	memset(&f, 0, sizeof(f));
 	struct stream_reader r;
-	stream_reader_init(&r, f.map, AREA, &f.status);
+	struct x11_request_framer framer = { 0 };
+	stream_reader_init(&r, f.map, AREA, &f.status, &framer);
 	enum smt_error err;
 	bool wake;
 	uint8_t out[AREA];
@@ -170,7 +403,7 @@ static void test_reader(void)
 	 * reason (stream_fds.c), so the log says which. */
 	struct stream_reader r2;
 	memset(&f, 0, sizeof(f));
-	stream_reader_init(&r2, f.map, AREA, &f.status);
+	stream_reader_init(&r2, f.map, AREA, &f.status, &framer);
 	publish(&f, 10);
 	CHECK(!stream_reader_limit(&r2, 11));
 	CHECK(!r2.limited);
@@ -352,7 +585,9 @@ static void test_fd_interleavings(void)
 
 int main(void)
 {
-	test_request_count();
+	test_framer_cuts();
+	test_framer_unwatch();
+	test_framer_garbage();
 	test_reader();
 	test_fd_scenarios();
 	test_fd_interleavings();

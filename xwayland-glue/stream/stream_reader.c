@@ -2,11 +2,12 @@
 #include "xwayland-glue/stream/stream_reader.h"
 
 void stream_reader_init(struct stream_reader *r, const void *ring_map, uint32_t area_size,
-		struct smt_ring_status *status)
+		struct smt_ring_status *status, struct x11_request_framer *framer)
 {
 	*r = (struct stream_reader){
 		.area = (const uint8_t *)ring_map + SMT_RING_HEADER_SIZE,
 		.area_size = area_size,
+		.framer = framer,
 	};
 	smt_server_ring_init(&r->shared, ring_map, status);
 }
@@ -41,9 +42,9 @@ size_t stream_reader_take(
 	if (n == 0 || r->dead)
 		return 0;
 	smt_stream_copy_out(dst, r->area, r->area_size, r->tail, n);
-	x11_request_count_feed(&r->count, dst, n);
+	x11_request_framer_feed(r->framer, dst, n);
 	r->tail += n;
-	*wake_client = smt_server_publish(&r->shared, r->tail, r->count.requests, r->tail);
+	*wake_client = smt_server_publish(&r->shared, r->tail, r->framer->requests, r->tail);
 	return n;
 }
 

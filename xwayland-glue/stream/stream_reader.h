@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "protocol/smt-ring-server.h"
-#include "xwayland-glue/stream/x11_request_count.h"
+#include "xwayland-glue/stream/x11_request_framer.h"
 
 struct stream_reader {
 	/* The client's header page, our status page, the tail published and
@@ -32,11 +32,13 @@ struct stream_reader {
 	uint64_t limit; /* REVERT: never read past this */
 	bool limited;
 	bool dead;
-	struct x11_request_count count;
+	/* The connection's request framer (its owner's): fed every byte
+	 * taken; its count is published. */
+	struct x11_request_framer *framer;
 };
 
 void stream_reader_init(struct stream_reader *r, const void *ring_map, uint32_t area_size,
-		struct smt_ring_status *status);
+		struct smt_ring_status *status, struct x11_request_framer *framer);
 
 /* Bytes the client has published and we have not taken, from ONE load of
  * head; *err is set (and 0 returned) when head is impossible. */

@@ -1,5 +1,6 @@
 /* X protocol integers in either byte order (the connection's, from its
- * setup), for the stream scanners (x11_request_count.c, x11_input_scan.c). */
+ * setup), for the stream scanners (x11_request_framer.c, x11_input_scan.c,
+ * x11_xi1_query.c). */
 #ifndef SMT_X11_CARD_H
 #define SMT_X11_CARD_H
 

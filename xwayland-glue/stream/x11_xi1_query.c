@@ -1,4 +1,4 @@
-/* The request watcher of x11_xi1_query.h. */
+/* The QueryExtension watcher of x11_xi1_query.h. */
 #include "xwayland-glue/stream/x11_xi1_query.h"
 
 #include <string.h>
@@ -7,83 +7,27 @@
 
 enum {
 	X_QUERY_EXTENSION = 98,
-	SETUP_HEADER = 12,
-	REQUEST_HEADER = 4,
 };
 
 static const char XI_NAME[] = "XInputExtension";
-/* QueryExtension's fixed part (8 bytes), then the name */
-#define XI_QUERY_BYTES (8 + sizeof(XI_NAME) - 1)
+/* QueryExtension's fields: the name's length (2 bytes), 2 unused, the name */
+#define XI_NAME_LEN (sizeof(XI_NAME) - 1)
+#define XI_QUERY_FIELDS (4 + XI_NAME_LEN)
 
-static uint32_t card16(const struct x11_xi1_query *q, const uint8_t *b)
+static void seen(void *ctx, struct x11_request_framer *f, const struct x11_request_view *r)
 {
-	return x11_card16(q->msb_first, b);
+	struct x11_xi1_query *q = ctx;
+	if (r->fields_have < XI_QUERY_FIELDS ||
+			x11_card16(r->msb_first, r->fields) != XI_NAME_LEN ||
+			memcmp(r->fields + 4, XI_NAME, XI_NAME_LEN) != 0)
+		return;
+	q->asked = true;
+	q->asked_seq = (uint16_t)r->seq;
+	x11_request_framer_unwatch(f);
 }
 
-static uint64_t pad4(uint64_t n)
+void x11_xi1_query_watch(struct x11_xi1_query *q, struct x11_request_framer *f)
 {
-	return (n + 3) & ~(uint64_t)3;
-}
-
-/* The bytes collected so far are all this step needs: how many to skip
- * after them, or 0 with `want` raised when more are needed. */
-static uint64_t step(struct x11_xi1_query *q)
-{
-	const uint8_t *h = q->hdr;
-	if (!q->setup_done) {
-		q->msb_first = h[0] == 'B';
-		q->setup_done = 1;
-		return SETUP_HEADER + pad4(card16(q, h + 6)) + pad4(card16(q, h + 8));
-	}
-	uint64_t len = 4 * (uint64_t)card16(q, h + 2);
-	if (len == 0) { /* BIG-REQUESTS: the length follows the header */
-		if (q->have < 8) {
-			q->want = 8;
-			return 0;
-		}
-		len = 4 * (uint64_t)x11_card32(q->msb_first, h + 4);
-		if (len < 8)
-			len = 8; /* a lie: the X server ends that client anyway */
-	}
-	q->seq++;
-	if (h[0] == X_QUERY_EXTENSION && len >= XI_QUERY_BYTES) {
-		if (q->have < XI_QUERY_BYTES) {
-			q->seq--; /* counted again once the name is in */
-			q->want = XI_QUERY_BYTES;
-			return 0;
-		}
-		if (card16(q, h + 4) == sizeof(XI_NAME) - 1 &&
-				memcmp(h + 8, XI_NAME, sizeof(XI_NAME) - 1) == 0) {
-			q->asked = true;
-			q->asked_seq = q->seq;
-		}
-	}
-	return len;
-}
-
-void x11_xi1_query_feed(struct x11_xi1_query *q, const uint8_t *p, size_t n)
-{
-	while (n > 0) {
-		if (q->skip > 0) {
-			size_t s = q->skip < n ? (size_t)q->skip : n;
-			q->skip -= s;
-			p += s;
-			n -= s;
-			continue;
-		}
-		if (q->want == 0)
-			q->want = q->setup_done ? REQUEST_HEADER : SETUP_HEADER;
-		while (q->have < q->want && n > 0) {
-			q->hdr[q->have++] = *p++;
-			n--;
-		}
-		if (q->have < q->want)
-			break;
-		uint64_t len = step(q);
-		if (len == 0)
-			continue; /* more of the header wanted */
-		q->skip = len - q->have;
-		q->have = 0;
-		q->want = 0;
-	}
+	_Static_assert(XI_QUERY_FIELDS <= X11_REQUEST_WATCH_MAX, "the name fits the watch");
+	x11_request_framer_watch(f, X_QUERY_EXTENSION, XI_QUERY_FIELDS, seen, q);
 }

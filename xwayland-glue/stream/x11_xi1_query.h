@@ -1,41 +1,32 @@
 /*
- * Finds, in a client's request stream (fed in arbitrary pieces), its
- * QueryExtension for "XInputExtension", so that the X server's reply to it
- * tells the input boost which event codes are XInput 1 device events
- * (x11_input_scan.h). Their codes are the extension's first event plus 1-5,
- * and the first event is decided by the X server at start: the server half
- * learns it from the first reply that says it.
+ * Finds, among a client's requests (as its request framer hands them over,
+ * x11_request_framer.h), its QueryExtension for "XInputExtension", so that
+ * the X server's reply to it tells the input boost which event codes are
+ * XInput 1 device events (x11_input_scan.h). Their codes are the
+ * extension's first event plus 1-5, and the first event is decided by the
+ * X server at start: the server half learns it from the first reply that
+ * says it.
  *
- * The stream is the client's, so it may lie: the watcher only follows the
- * lengths it is given and never reads past what it was fed; a lying client
- * can only make its own reply be read wrongly, and a reply is only believed
- * when it says the extension is present with a first event in 64-127, the
- * range of extension events.
- *
- * The stream starts with the connection setup (12 bytes whose first gives
- * the byte order, then the padded authorization name and data); requests
- * are numbered from 1 (the X server's sequence numbers, 16 bits on the
- * wire). A request's length is in 4-byte units at bytes 2-3; 0 is a
- * BIG-REQUESTS request whose 32-bit length follows.
+ * The requests are the client's, so they may lie: a lying client can only
+ * make its own reply be read wrongly, and a reply is only believed when it
+ * says the extension is present with a first event in 64-127, the range of
+ * extension events.
  */
 #ifndef SMT_X11_XI1_QUERY_H
 #define SMT_X11_XI1_QUERY_H
 
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
 
+#include "xwayland-glue/stream/x11_request_framer.h"
+
 struct x11_xi1_query {
-	uint64_t skip;   /* bytes of the current request left to pass */
-	uint8_t hdr[24]; /* the request's first bytes collected so far */
-	uint8_t have, want;
-	uint8_t setup_done;
-	uint8_t msb_first;
-	uint16_t seq;       /* the current request's sequence number */
 	bool asked;         /* a QueryExtension for XInputExtension seen */
 	uint16_t asked_seq; /* its sequence number */
 };
 
-void x11_xi1_query_feed(struct x11_xi1_query *q, const uint8_t *p, size_t n);
+/* Watches f's requests until the question is seen (then its reply is what
+ * matters, and f's watch ends). */
+void x11_xi1_query_watch(struct x11_xi1_query *q, struct x11_request_framer *f);
 
 #endif

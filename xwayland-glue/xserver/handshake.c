@@ -135,7 +135,7 @@ static uint32_t attach(struct xconn *c, int memfd, int efd, uint32_t area_size)
 	c->map_len = len;
 	c->status = status;
 	/* Writes the status page's magic and version (smt-ring-server.h). */
-	stream_reader_init(&c->rd, map, area_size, status);
+	stream_reader_init(&c->rd, map, area_size, status, &c->framer);
 	c->server_efd = efd;
 	c->efd_epfd = c->epfd;
 	c->wake_fd = pair[0];

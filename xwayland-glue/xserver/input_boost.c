@@ -119,15 +119,24 @@ void input_boost_reading(struct xconn *c)
 	mark_ns = now;
 }
 
+void input_boost_track(struct xconn *c)
+{
+	/* Until some client's reply told XInput 1's first event (then every
+	 * watch ends: input_boost_answered); a client that asked ends its own
+	 * and waits for its reply. */
+	if (!xi1_first && config()->credit_ns != 0)
+		x11_xi1_query_watch(&c->xi1, &c->framer);
+}
+
 void input_boost_requests(struct xconn *c, const struct iovec *iov, int iovcnt, size_t n)
 {
-	/* Only until some client's reply told XInput 1's first event; a
-	 * client that asked already waits for its reply. */
-	if (xi1_first || c->xi1.asked || config()->credit_ns == 0)
+	/* A ring's reader framed these bytes as it took them; a socket's are
+	 * framed only while watched (the framer's count is the ring's). */
+	if (c->state == XCONN_RING || !x11_request_framer_watching(&c->framer))
 		return;
 	for (int i = 0; i < iovcnt && n > 0; i++) {
 		size_t k = iov[i].iov_len < n ? iov[i].iov_len : n;
-		x11_xi1_query_feed(&c->xi1, iov[i].iov_base, k);
+		x11_request_framer_feed(&c->framer, iov[i].iov_base, k);
 		n -= k;
 	}
 }
@@ -175,6 +184,10 @@ void input_boost_answered(struct xconn *c, const struct iovec *iov, int iovcnt, 
 		xi1_first = c->scan.learned;
 		xconn_log(c, "XInput 1 device events are %d-%d: input to the boost", xi1_first + 1,
 				xi1_first + 5);
+		unsigned nall;
+		struct xconn **all = xconn_all(&nall);
+		for (unsigned k = 0; k < nall; k++)
+			x11_request_framer_unwatch(&all[k]->framer);
 	}
 	if (input == 0)
 		return;
@@ -255,14 +268,14 @@ size_t input_boost_read_cap(const struct xconn *c, size_t count)
 	 * server). A socket client's reads are not cut: a large request would
 	 * take a turn per cut. */
 	if (nboosted == 0 || c->state != XCONN_RING || count <= INPUT_BOOST_READ_CAP ||
-			c->rd.count.have)
+			c->framer.have)
 		return count;
 	uint64_t now = monotonic_now_ns();
 	bool other_live = false;
 	for (unsigned i = 0; i < nboosted && !other_live; i++)
 		other_live = boosted[i] != c && x11_boost_live(&boosted[i]->boost, now);
 	/* the rest of the request under way, then up to the cap */
-	uint64_t cap = c->rd.count.skip + INPUT_BOOST_READ_CAP;
+	uint64_t cap = c->framer.skip + INPUT_BOOST_READ_CAP;
 	return other_live && cap < count ? (size_t)cap : count;
 }
 

@@ -130,6 +130,7 @@ static void track(int fd)
 	}
 	by_fd[fd] = c;
 	all[nall++] = c;
+	input_boost_track(c);
 }
 
 static void untrack(int fd)
@@ -212,6 +213,8 @@ static struct xconn *ring_conn(int fd)
 static void make_plain(struct xconn *c)
 {
 	nring--;
+	/* "requests" stays what the ring carried */
+	c->ring_requests = c->framer.requests;
 	xconn_release_ring(c);
 	c->socket_why = "reverted";
 	c->state = XCONN_PLAIN;

@@ -79,7 +79,9 @@ int xconn_format(char *buf, size_t n, const struct xconn *c)
 			"spin_preempted=%llu spin_skipped=%llu "
 			"light_grants=%llu xtime_us=%llu "
 			"why=%s\n",
-			c->fd, (int)c->pid, comm, mode, (unsigned long long)c->rd.count.requests,
+			c->fd, (int)c->pid, comm, mode,
+			(unsigned long long)(c->state == XCONN_RING ? c->framer.requests :
+								      c->ring_requests),
 			(unsigned long long)c->rd.tail, (unsigned long long)c->plain_bytes,
 			(unsigned long long)c->wakeups_from_client,
 			(unsigned long long)c->wakeups_to_client,

@@ -33,6 +33,7 @@
 #include "xwayland-glue/stream/x11_input_scan.h"
 #include "xwayland-glue/stream/x11_spin.h"
 #include "xwayland-glue/stream/x11_usage.h"
+#include "xwayland-glue/stream/x11_request_framer.h"
 #include "xwayland-glue/stream/x11_xi1_query.h"
 
 enum xconn_state {
@@ -52,6 +53,12 @@ struct xconn {
 	 * without the shim, e.g. setuid/setgid, 32-bit or static, or
 	 * SMT_X11RING=off), "refused" (a hello we refused), "reverted". */
 	const char *socket_why;
+	/* The client's requests as the X server reads them, framed once:
+	 * ring bytes by the ring's reader (rd), socket bytes by
+	 * input_boost_requests while a watch needs them (XInput 1's
+	 * QueryExtension), not after. */
+	struct x11_request_framer framer;
+	uint64_t ring_requests; /* framer.requests when the ring was reverted */
 	/* What the X server asked epoll for on this socket. */
 	int epfd;
 	uint32_t xevents;
@@ -81,7 +88,7 @@ struct xconn {
 
 	/* The input boost (input_boost.c), every connection */
 	struct x11_input_scan scan; /* what the X server wrote to it */
-	struct x11_xi1_query xi1;   /* what it asked, until XInput 1 is known */
+	struct x11_xi1_query xi1;   /* its question for XInput 1 (framer's watch) */
 	struct x11_boost boost;
 	struct x11_usage usage; /* the X server's time spent on it */
 	uint64_t input_events;  /* input events written to it */
@@ -131,6 +138,9 @@ void input_boost_answered(struct xconn *c, const struct iovec *iov, int iovcnt, 
 /* The X server reads c's requests (before input_boost_yield): charges it
  * the time since its last read. */
 void input_boost_reading(struct xconn *c);
+/* A new connection: its requests are watched for XInput 1's
+ * QueryExtension while the boost is on and XInput 1's events unknown. */
+void input_boost_track(struct xconn *c);
 /* The X server was given these n bytes of c's requests. */
 void input_boost_requests(struct xconn *c, const struct iovec *iov, int iovcnt, size_t n);
 /* The X server polls (returned false) or has polled (true): the time
