@@ -14,6 +14,8 @@ enum {
 static const char XI_NAME[] = "XInputExtension";
 /* QueryExtension's fixed part (8 bytes), then the name */
 #define XI_QUERY_BYTES (8 + sizeof(XI_NAME) - 1)
+/* the length the X server requires of it (REQUEST_FIXED_SIZE) */
+#define XI_QUERY_LENGTH ((XI_QUERY_BYTES + 3) & ~3u)
 
 static uint32_t card16(const struct x11_xi1_query *q, const uint8_t *b)
 {
@@ -36,17 +38,13 @@ static uint64_t step(struct x11_xi1_query *q)
 		return SETUP_HEADER + pad4(card16(q, h + 6)) + pad4(card16(q, h + 8));
 	}
 	uint64_t len = 4 * (uint64_t)card16(q, h + 2);
-	if (len == 0) { /* BIG-REQUESTS: the length follows the header */
-		if (q->have < 8) {
-			q->want = 8;
-			return 0;
-		}
-		len = 4 * (uint64_t)x11_card32(q->msb_first, h + 4);
-		if (len < 8)
-			len = 8; /* a lie: the X server ends that client anyway */
+	if (len == 0) {
+		/* BIG-REQUESTS or not: only the X server knows (x11_xi1_query.h) */
+		q->lost = true;
+		return 0;
 	}
 	q->seq++;
-	if (h[0] == X_QUERY_EXTENSION && len >= XI_QUERY_BYTES) {
+	if (h[0] == X_QUERY_EXTENSION && len == XI_QUERY_LENGTH) {
 		if (q->have < XI_QUERY_BYTES) {
 			q->seq--; /* counted again once the name is in */
 			q->want = XI_QUERY_BYTES;
@@ -63,7 +61,7 @@ static uint64_t step(struct x11_xi1_query *q)
 
 void x11_xi1_query_feed(struct x11_xi1_query *q, const uint8_t *p, size_t n)
 {
-	while (n > 0) {
+	while (n > 0 && !q->lost) {
 		if (q->skip > 0) {
 			size_t s = q->skip < n ? (size_t)q->skip : n;
 			q->skip -= s;
@@ -81,7 +79,7 @@ void x11_xi1_query_feed(struct x11_xi1_query *q, const uint8_t *p, size_t n)
 			break;
 		uint64_t len = step(q);
 		if (len == 0)
-			continue; /* more of the header wanted */
+			continue; /* more of the header wanted, or lost */
 		q->skip = len - q->have;
 		q->have = 0;
 		q->want = 0;

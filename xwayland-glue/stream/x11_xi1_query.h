@@ -7,10 +7,21 @@
  * learns it from the first reply that says it.
  *
  * The stream is the client's, so it may lie: the watcher only follows the
- * lengths it is given and never reads past what it was fed; a lying client
- * can only make its own reply be read wrongly, and a reply is only believed
- * when it says the extension is present with a first event in 64-127, the
- * range of extension events.
+ * lengths it is given and never reads past what it was fed, and a reply is
+ * only believed when it says the extension is present with a first event
+ * in 64-127, the range of extension events. What it learns is the X
+ * server's for every client, so the question must be the one the X server
+ * answers under that sequence number:
+ * - only the exact request: length 6 (the X server refuses any other with
+ *   BadLength and sends no reply; its sequence number came round again
+ *   65,536 requests later on another QueryExtension's reply);
+ * - nothing after a request of length 0: with BIG-REQUESTS enabled the X
+ *   server reads a 32-bit length after it, without (a client that never
+ *   sent BigReqEnable) it reads 4 bytes, and the watcher cannot know
+ *   which: a client that lied so counted its requests differently from
+ *   the X server and had another extension's reply (the first event of its
+ *   choice) taken for XInput's. Programs ask for XInput at start, long
+ *   before an image big enough for BIG-REQUESTS.
  *
  * The stream starts with the connection setup (12 bytes whose first gives
  * the byte order, then the padded authorization name and data); requests
@@ -34,6 +45,7 @@ struct x11_xi1_query {
 	uint16_t seq;       /* the current request's sequence number */
 	bool asked;         /* a QueryExtension for XInputExtension seen */
 	uint16_t asked_seq; /* its sequence number */
+	bool lost;          /* a request of length 0: the framing is not known */
 };
 
 void x11_xi1_query_feed(struct x11_xi1_query *q, const uint8_t *p, size_t n);
