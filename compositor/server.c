@@ -137,9 +137,12 @@ static void server_create_globals(struct smtwc_server *server)
 	server->new_decoration.notify = decoration_handle_new;
 	wl_signal_add(&decorations->events.new_toplevel_decoration, &server->new_decoration);
 	/* GTK3 and Qt5 still ask through the older KDE protocol. */
+	struct wlr_server_decoration_manager *kde_decorations =
+			wlr_server_decoration_manager_create(display);
 	wlr_server_decoration_manager_set_default_mode(
-			wlr_server_decoration_manager_create(display),
-			WLR_SERVER_DECORATION_MANAGER_MODE_SERVER);
+			kde_decorations, WLR_SERVER_DECORATION_MANAGER_MODE_SERVER);
+	server->new_kde_decoration.notify = decoration_handle_new_kde;
+	wl_signal_add(&kde_decorations->events.new_decoration, &server->new_kde_decoration);
 
 	struct wlr_xdg_activation_v1 *activation = wlr_xdg_activation_v1_create(display);
 	server->request_activate.notify = activation_handle_request;

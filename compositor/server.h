@@ -92,6 +92,7 @@ struct smtwc_server {
 	struct wl_listener layer_shell_output_destroy;       /* events.output_destroy */
 
 	struct wl_listener new_decoration;
+	struct wl_listener new_kde_decoration;
 	struct wl_listener request_activate;
 	struct wlr_foreign_toplevel_manager_v1 *foreign_toplevels; /* taskbars */
 	struct wl_listener foreign_toplevel_view_map;              /* events.view_map */

@@ -31,11 +31,13 @@ bench="weston wayland-utils xwayland x11-apps xfonts-base xterm xvfb x11-utils x
 # program under the session's per-class preload path (x11_launcher).
 # clang-format: the style test checks every C file against .clang-format.
 # xinput: its "test" listens to XInput 1 device events (x11_boost).
+# python3-gi and GTK 3's bindings: GTK 3 windows with and without a header
+# bar, made in a few lines (kde_decoration).
 test="$session $bench xauth valgrind swaybg wlr-randr clang libclang-rt-14-dev xclip wl-clipboard
   gtk-3-examples gtk-4-examples qtbase5-examples qtwayland5 swaylock swayidle wlsunset tk
   firefox-esr fontconfig fonts-noto-mono fonts-liberation2 fonts-urw-base35
   dconf-gsettings-backend dconf-cli libglib2.0-bin openjdk-17-jdk-headless openjdk-17-jre
-  gcc-multilib clang-format xinput"
+  gcc-multilib clang-format xinput python3-gi gir1.2-gtk-3.0"
 
 case "${1:-}" in
 session) wanted="$build $session" ;;

@@ -280,9 +280,13 @@ static void canvas_present_band(void *data, const pixman_box32_t *band)
 void canvas_present(struct smtwc_ring *ring, uint32_t canvas_id, const pixman_region32_t *damage,
 		uint32_t serial)
 {
+	/* The canvas the executor drew for under that id: a client may have
+	 * destroyed it and made another with the same id after the PRESENT,
+	 * and the new one waits for the commands before it (its id is
+	 * registered when they ran), so it must not take this PRESENT. */
 	struct smtwc_canvas *canvas = NULL, *it;
 	wl_list_for_each (it, &ring->canvases, ring_link) {
-		if (it->id == canvas_id) {
+		if (it->id == canvas_id && it->registered) {
 			canvas = it;
 			break;
 		}

@@ -58,8 +58,11 @@ void ordered_request_queue(struct smtwc_ring *ring, struct smtwc_ordered_request
 	pthread_mutex_lock(&ring->exec_lock);
 	/* (A dead ring applies its requests at once; it may have no stream.) */
 	req->pos = ring->dead ? 0 : smt_ring_reader_published(&ring->reader);
+	/* A PRESENT a worker ran and handed back (ring_settle has not shown it
+	 * yet) is waited for like one being copied: applied now, a canvas's
+	 * destroy overtook it and a new canvas under the same id took it. */
 	if (wl_list_empty(&ring->ordered) && !ring->dead && ring->presenting == NULL &&
-			req->prepare == NULL && reached(ring, req)) {
+			!ring->handoff.present && req->prepare == NULL && reached(ring, req)) {
 		req->apply(req); /* nothing to wait for; cheap (ordered_request.h) */
 	} else {
 		wl_list_insert(ring->ordered.prev, &req->link);

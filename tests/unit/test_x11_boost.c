@@ -233,95 +233,171 @@ static void test_shared(void)
 	CHECK_INT(share.tokens_ns, MS / 4);
 }
 
+/* A client's request stream for the XInput 1 watcher: the setup (with
+ * authorization), GetInputFocus (seq 1), QueryExtension "XKEYBOARD" (2),
+ * then, when `big`, a request of length 0 (BIG-REQUESTS or not: the X
+ * server decides), then QueryExtension "XInputExtension" whose length is
+ * `xi_units` and whose name's length is `name_len` (the X server answers
+ * only 6 and 15), then one more request. */
+static size_t xi1_requests(uint8_t *req, bool big, uint16_t xi_units, uint16_t name_len)
+{
+	size_t n = 0;
+	memset(req, 0, 256);
+	req[0] = msb ? 'B' : 'l';
+	put16(req + 6, 18); /* "MIT-MAGIC-COOKIE-1" */
+	put16(req + 8, 16);
+	n = 12 + 20 + 16;
+	req[n] = 43; /* GetInputFocus, seq 1 */
+	put16(req + n + 2, 1);
+	n += 4;
+	req[n] = 98; /* QueryExtension "XKEYBOARD", seq 2 */
+	put16(req + n + 2, 2 + 3);
+	put16(req + n + 4, 9);
+	memcpy(req + n + 8, "XKEYBOARD", 9);
+	n += 20;
+	if (big) {
+		req[n] = 72; /* a BIG-REQUESTS PutImage of 40 bytes, seq 3 */
+		put16(req + n + 2, 0);
+		put32(req + n + 4, 10);
+		n += 40;
+	}
+	req[n] = 98; /* QueryExtension "XInputExtension", seq 3 (4 after big) */
+	put16(req + n + 2, xi_units);
+	put16(req + n + 4, name_len);
+	memcpy(req + n + 8, "XInputExtension", 15);
+	n += 4 * (size_t)xi_units;
+	req[n] = 1; /* one more request after it */
+	put16(req + n + 2, 1);
+	n += 4;
+	return n;
+}
+
+/* Feeds the stream to a watched framer in pieces of `cut` bytes. */
+static void xi1_feed(struct x11_request_framer *f, struct x11_xi1_query *q, const uint8_t *req,
+		size_t n, size_t cut)
+{
+	*f = (struct x11_request_framer){ 0 };
+	*q = (struct x11_xi1_query){ 0 };
+	x11_xi1_query_watch(q, f);
+	for (size_t at = 0; at < n; at += cut)
+		x11_request_framer_feed(f, req + at, at + cut > n ? n - at : cut);
+}
+
+/* A reply (type 1), error (0) or event to the scanner, with sequence
+ * number `seq`; a reply says "present, first event `first`". */
+static size_t xi1_message(uint8_t *out, uint8_t type, uint16_t seq, uint8_t first)
+{
+	memset(out, 0, 32);
+	out[0] = type;
+	put16(out + 2, seq);
+	if (type == 1) {
+		out[8] = 1;
+		out[10] = first;
+	}
+	return 32;
+}
+
+/* The setup reply the scanner starts with. */
+static size_t xi1_setup_reply(uint8_t *out)
+{
+	memset(out, 0, 16);
+	out[0] = 1;
+	put16(out + 2, 11);
+	put16(out + 6, 2);
+	return 16;
+}
+
 /* XInput 1: the client's QueryExtension for XInputExtension found by its
- * request framer's watch at every cut (after a setup with authorization, a
- * BIG-REQUESTS request and a QueryExtension for another name; in
- * BIG-REQUESTS form too; not with a wrong name length), the reply with its
- * sequence number read for the first event, and from then on its device
- * events (first + 1..5) counted as input, but not DeviceValuator (first +
- * 0), a SendEvent one, or anything while the first event is unknown. */
+ * request framer's watch at every cut (after a setup with authorization and
+ * a QueryExtension for another name), the reply with its sequence number
+ * read for the first event, and from then on its device events (first +
+ * 1..5) counted as input, but not DeviceValuator (first + 0), a SendEvent
+ * one, or anything while the first event is unknown. What the server half
+ * learns holds for every client, so a question the X server does not
+ * answer as asked is not believed: one of another length (refused with
+ * BadLength), one with the name's length wrong, one after a request of
+ * length 0 or in BIG-REQUESTS form (whose framing only the X server knows),
+ * and an answer that was an error or never came (its sequence number comes
+ * round on another reply 65,536 requests later). */
 static void test_xi1(void)
 {
 	current_test = "XInput 1";
 	for (int order = 0; order <= 1; order++) {
 		msb = order;
-		uint8_t req[256];
-		size_t n = 0;
-		memset(req, 0, sizeof(req));
-		req[0] = msb ? 'B' : 'l';
-		put16(req + 6, 18); /* "MIT-MAGIC-COOKIE-1" */
-		put16(req + 8, 16);
-		n = 12 + 20 + 16;
-		req[n] = 43; /* GetInputFocus, seq 1 */
-		put16(req + n + 2, 1);
-		n += 4;
-		req[n] = 98; /* QueryExtension "XKEYBOARD", seq 2 */
-		put16(req + n + 2, 2 + 3);
-		put16(req + n + 4, 9);
-		memcpy(req + n + 8, "XKEYBOARD", 9);
-		n += 20;
-		req[n] = 72; /* a BIG-REQUESTS PutImage of 40 bytes, seq 3 */
-		put16(req + n + 2, 0);
-		put32(req + n + 4, 10);
-		n += 40;
-		req[n] = 98; /* QueryExtension "XInputExtension", seq 4 */
-		put16(req + n + 2, 2 + 4);
-		put16(req + n + 4, 15);
-		memcpy(req + n + 8, "XInputExtension", 15);
-		n += 24;
-		req[n] = 1; /* one more request after it */
-		put16(req + n + 2, 1);
-		n += 4;
-		/* The same question in BIG-REQUESTS form (its fields after the
-		 * 32-bit length, as the X server reads them), seq 6, and the
-		 * name's length wrong, seq 7: asked once, at seq 4. */
-		size_t once = n;
-		req[n] = 98;
-		put16(req + n + 2, 0);
-		put32(req + n + 4, 2 + 4 + 1);
-		put16(req + n + 8, 15);
-		memcpy(req + n + 12, "XInputExtension", 15);
-		n += 28;
-		req[n] = 98;
-		put16(req + n + 2, 2 + 4);
-		put16(req + n + 4, 14);
-		memcpy(req + n + 8, "XInputExtension", 15);
-		n += 24;
-		const size_t cuts[] = { 1, 2, 5, 11, 23, 24, n };
+		uint8_t req[256], req_big[256], req_long[256], req_name[256];
+		size_t n = xi1_requests(req, false, 2 + 4, 15);
+		size_t n_big = xi1_requests(req_big, true, 2 + 4, 15);
+		size_t n_long = xi1_requests(req_long, false, 2 + 5, 15);
+		size_t n_name = xi1_requests(req_name, false, 2 + 4, 14);
+		/* the question itself in BIG-REQUESTS form (its fields after the
+		 * 32-bit length, as the X server reads them) */
+		uint8_t req_bigq[256];
+		size_t n_bigq = n - 28;
+		memcpy(req_bigq, req, n_bigq);
+		req_bigq[n_bigq] = 98;
+		put16(req_bigq + n_bigq + 2, 0);
+		put32(req_bigq + n_bigq + 4, 2 + 4 + 1);
+		put16(req_bigq + n_bigq + 8, 15);
+		memcpy(req_bigq + n_bigq + 12, "XInputExtension", 15);
+		n_bigq += 28;
+		const size_t cuts[] = { 1, 2, 5, 11, 23, 24, 256 };
 		for (size_t k = 0; k < sizeof(cuts) / sizeof(cuts[0]); k++) {
-			struct x11_request_framer f = { 0 };
-			struct x11_xi1_query q = { 0 };
-			x11_xi1_query_watch(&q, &f);
-			for (size_t at = 0; at < n; at += cuts[k])
-				x11_request_framer_feed(
-						&f, req + at, at + cuts[k] > n ? n - at : cuts[k]);
+			struct x11_request_framer f;
+			struct x11_xi1_query q;
+			xi1_feed(&f, &q, req, n, cuts[k]);
 			CHECK(q.asked);
-			CHECK_INT(q.asked_seq, 4);
+			CHECK_INT(q.asked_seq, 3);
 			CHECK(!x11_request_framer_watching(&f)); /* its reply is what matters now */
-			CHECK_INT(f.requests, 7);
+			CHECK_INT(f.requests, 4);
 			CHECK_INT(f.skip, 0);
+			CHECK(!q.lost);
+			xi1_feed(&f, &q, req_big, n_big, cuts[k]);
+			CHECK(!q.asked);
+			CHECK(q.lost);
+			CHECK(!x11_request_framer_watching(&f));
+			CHECK_INT(f.requests, 5); /* counted on as BIG-REQUESTS */
+			xi1_feed(&f, &q, req_bigq, n_bigq, cuts[k]);
+			CHECK(!q.asked);
+			CHECK(q.lost);
+			xi1_feed(&f, &q, req_long, n_long, cuts[k]);
+			CHECK(!q.asked);
+			CHECK(x11_request_framer_watching(&f));
+			CHECK_INT(f.requests, 4);
+			xi1_feed(&f, &q, req_name, n_name, cuts[k]);
+			CHECK(!q.asked);
+			CHECK(x11_request_framer_watching(&f));
 		}
-		/* Without the first question: the BIG-REQUESTS one is found, the
-		 * wrong one is not. */
-		uint8_t later[256];
-		size_t m0 = once - 28; /* through the PutImage, seq 3 */
-		memcpy(later, req, m0);
-		memcpy(later + m0, req + once, n - once);
-		struct x11_request_framer f = { 0 };
-		struct x11_xi1_query q = { 0 };
-		x11_xi1_query_watch(&q, &f);
-		x11_request_framer_feed(&f, later, m0 + (n - once));
-		CHECK(q.asked);
-		CHECK_INT(q.asked_seq, 4);
-		CHECK_INT(f.requests, 5);
-		struct x11_request_framer g = { 0 };
-		struct x11_xi1_query wrong = { 0 };
-		x11_xi1_query_watch(&wrong, &g);
-		x11_request_framer_feed(&g, later, m0);
-		x11_request_framer_feed(&g, req + once + 28, n - once - 28);
-		CHECK(!wrong.asked);
-		CHECK(x11_request_framer_watching(&g));
-		CHECK_INT(g.requests, 4);
+
+		/* Answered by an error, or passed by an event or reply of a later
+		 * request: the same sequence number on a reply 65,536 requests
+		 * later (a QueryExtension for another name) is not the answer. */
+		for (int how = 0; how < 3; how++) {
+			uint8_t msgs[256];
+			memset(msgs, 0, sizeof(msgs));
+			size_t m = xi1_setup_reply(msgs);
+			m += xi1_message(msgs + m, 1, 3, 80); /* an earlier reply */
+			m += xi1_message(msgs + m, 6, 3, 0);  /* an event of an earlier request */
+			msgs[m] = 11;                         /* KeymapNotify: no sequence number */
+			put16(msgs + m + 2, 5);
+			m += 32;
+			struct x11_input_scan sc = { .want_reply = true, .want_seq = 4 };
+			x11_input_scan_feed(&sc, msgs, m);
+			CHECK(sc.want_reply);
+			CHECK(!sc.missed);
+			size_t mark = m;
+			if (how == 0)
+				m += xi1_message(msgs + m, 0, 4, 0); /* BadLength */
+			else if (how == 1)
+				m += xi1_message(msgs + m, 6, 5, 0); /* an event after it */
+			else
+				m += xi1_message(msgs + m, 1, 5, 90); /* the next reply */
+			m += xi1_message(msgs + m, 1, 4, 90);         /* 65,536 requests on */
+			for (size_t at = mark; at < m; at += 5)
+				x11_input_scan_feed(&sc, msgs + at, at + 5 > m ? m - at : 5);
+			CHECK(!sc.want_reply);
+			CHECK(sc.missed);
+			CHECK_INT(sc.learned, 0);
+		}
 
 		/* The output: the setup reply, a reply with another sequence number
 		 * (not believed), QueryExtension's (first event 66), then events. */

@@ -11,6 +11,7 @@ enum {
 	X_REPLY = 1,
 	X_KEY_PRESS = 2,
 	X_MOTION_NOTIFY = 6,
+	X_KEYMAP_NOTIFY = 11, /* the one message without a sequence number */
 	X_GENERIC_EVENT = 35,
 	X_SEND_EVENT_BIT = 0x80,
 	XI2_KEY_PRESS = 2,
@@ -58,12 +59,20 @@ static unsigned header_done(struct x11_input_scan *s, uint64_t *len)
 	*len = 32;
 	if (h[0] == X_REPLY || type == X_GENERIC_EVENT)
 		*len += 4 * (uint64_t)card32(s, h + 4);
-	if (h[0] == X_REPLY && s->want_reply && card16(s, h + 2) == s->want_seq) {
-		/* QueryExtension's reply: present at byte 8, first event at 10 */
-		s->want_reply = false;
-		if (h[8] == 1 && h[10] >= X_FIRST_EXTENSION_EVENT &&
-				h[10] <= X_LAST_EVENT - XI1_DEVICE_MOTION_NOTIFY)
-			s->learned = h[10];
+	if (s->want_reply && type != X_KEYMAP_NOTIFY) {
+		/* the X server's sequence number against the question's: equal,
+		 * or past it (by less than half the 16-bit circle) */
+		uint16_t past = (uint16_t)(card16(s, h + 2) - s->want_seq);
+		if (h[0] == X_REPLY && past == 0) {
+			/* QueryExtension's reply: present at byte 8, first event at 10 */
+			s->want_reply = false;
+			if (h[8] == 1 && h[10] >= X_FIRST_EXTENSION_EVENT &&
+					h[10] <= X_LAST_EVENT - XI1_DEVICE_MOTION_NOTIFY)
+				s->learned = h[10];
+		} else if ((h[0] == X_ERROR && past == 0) || (past != 0 && past < 0x8000)) {
+			s->want_reply = false;
+			s->missed = true;
+		}
 	}
 	if (h[0] == X_ERROR || h[0] == X_REPLY || sent)
 		return 0;

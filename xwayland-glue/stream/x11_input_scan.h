@@ -42,6 +42,10 @@ struct x11_input_scan {
 	uint8_t learned;
 	bool want_reply;
 	uint16_t want_seq;
+	/* The question was answered with an error, or the X server went past
+	 * it without a reply: its sequence number comes round again every
+	 * 65,536 requests on another reply, which is never the answer. */
+	bool missed;
 };
 
 /* Input events among the n bytes. */

@@ -45,9 +45,11 @@ static uint64_t request_len(const struct x11_request_framer *f)
 	return len;
 }
 
+/* A request the watcher is handed: its opcode, or any of length 0 (the
+ * header's first 4 bytes are in). */
 static bool watched(const struct x11_request_framer *f)
 {
-	return f->watcher != NULL && f->head[0] == f->watch_opcode;
+	return f->watcher != NULL && (f->head[0] == f->watch_opcode || card16(f, f->head + 2) == 0);
 }
 
 /* How many of the current element's first bytes are needed: the setup's
@@ -92,6 +94,7 @@ static void element_done(struct x11_request_framer *f)
 		.len = len,
 		.seq = f->requests,
 		.msb_first = f->msb_first,
+		.big = header == BIG_REQUEST_HEADER,
 	};
 	f->watcher(f->watcher_ctx, f, &r);
 }

@@ -39,11 +39,16 @@ struct x11_request_view {
 	uint64_t len;          /* the whole request in bytes (at least its header) */
 	uint64_t seq;          /* its sequence number */
 	bool msb_first;        /* the connection's byte order */
+	bool big;              /* length 0: BIG-REQUESTS form (handed over whatever its opcode) */
 };
 
 struct x11_request_framer;
 /* Called once per watched request, when its first bytes are in (and
- * counted). It may end or change the watch. */
+ * counted), and once per request of length 0 while a watch is on, whatever
+ * its opcode: only the X server knows whether such a request is followed
+ * by a 32-bit length (BIG-REQUESTS enabled) or is 4 bytes long, so the
+ * framing after it may not be the X server's. It may end or change the
+ * watch. */
 typedef void x11_request_watcher(
 		void *ctx, struct x11_request_framer *f, const struct x11_request_view *r);
 

@@ -7,10 +7,22 @@
  * X server at start: the server half learns it from the first reply that
  * says it.
  *
- * The requests are the client's, so they may lie: a lying client can only
- * make its own reply be read wrongly, and a reply is only believed when it
- * says the extension is present with a first event in 64-127, the range of
- * extension events.
+ * The requests are the client's, so they may lie, and a reply is only
+ * believed when it says the extension is present with a first event in
+ * 64-127, the range of extension events. What it learns is the X server's
+ * for every client, so the question must be the one the X server answers
+ * under that sequence number:
+ * - only the exact request: 24 bytes (the X server refuses any other
+ *   length with BadLength and sends no reply; its sequence number comes
+ *   round again 65,536 requests later on another QueryExtension's reply,
+ *   and x11_input_scan.h gives up at an error or a later number);
+ * - nothing after a request of length 0: with BIG-REQUESTS enabled the X
+ *   server reads a 32-bit length after it, without it reads 4 bytes, and
+ *   the framer cannot know which, so a client that lied so would count its
+ *   requests differently from the X server and could have another
+ *   extension's reply (the first event of its choice) taken for XInput's.
+ *   Programs ask for XInput at start, long before an image big enough for
+ *   BIG-REQUESTS.
  */
 #ifndef SMT_X11_XI1_QUERY_H
 #define SMT_X11_XI1_QUERY_H
@@ -23,6 +35,7 @@
 struct x11_xi1_query {
 	bool asked;         /* a QueryExtension for XInputExtension seen */
 	uint16_t asked_seq; /* its sequence number */
+	bool lost;          /* a request of length 0 came first: never asked */
 };
 
 /* Watches f's requests until the question is seen (then its reply is what

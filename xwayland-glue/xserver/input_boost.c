@@ -171,7 +171,8 @@ void input_boost_answered(struct xconn *c, const struct iovec *iov, int iovcnt, 
 		return;
 	unsigned input = 0;
 	c->scan.xi1_first = xi1_first;
-	if (!xi1_first && c->xi1.asked && !c->scan.want_reply && !c->scan.learned) {
+	if (!xi1_first && c->xi1.asked && !c->scan.want_reply && !c->scan.learned &&
+			!c->scan.missed) {
 		c->scan.want_reply = true;
 		c->scan.want_seq = c->xi1.asked_seq;
 	}

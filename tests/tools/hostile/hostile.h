@@ -63,9 +63,10 @@ void publish(struct hostile *h, uint64_t head);
 /* Waits for the connection to die with a protocol error; returns true if
  * it did and the error is on the expected interface with the expected
  * code. An error for a request arrives by the round trip after it; an
- * error for ring commands comes once the compositor ran them, and it marks
- * the ring DEAD (and wakes us) before it posts the error, so the round
- * trip after seeing DEAD brings it. */
+ * error for ring commands comes once the compositor ran them: it marks
+ * the ring DEAD (and wakes us), then posts the error (with workers, once
+ * the main thread settles the run, maybe after answering round trips), so
+ * round trips go on until the error ends the connection. */
 bool expect_error(struct hostile *h, const struct wl_interface *iface, uint32_t code);
 /* Waits (dispatching) until the compositor consumed up to pos. */
 bool wait_tail(struct hostile *h, uint64_t pos);
@@ -157,6 +158,7 @@ int case_split_around_request(struct hostile *h);
 int case_submit_shared_ring(struct hostile *h);
 int case_present_split(struct hostile *h);
 int case_present_attack(struct hostile *h, double seconds);
+int case_present_recanvas(struct hostile *h, int rounds);
 
 /* hostile_accounting.c: what bookkeeping costs (tables, canvases), teardown
  * of many objects, requests counted as ordered, a victim driven by lines. */

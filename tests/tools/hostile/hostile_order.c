@@ -273,3 +273,123 @@ int case_present_attack(struct hostile *h, double seconds)
 	}
 	return ring_dead(h) ? 1 : 0;
 }
+
+/* ---- a PRESENT, then its canvas replaced under the same id ------------- */
+
+#define RECANVAS_ID 7
+#define RECANVAS_SIDE 64
+
+/* One canvas of the sequence: its PRESENT's serial is its generation, so
+ * a presented event with another serial is a PRESENT the client wrote for
+ * the canvas it had destroyed (the one before) reported on this one. */
+struct recanvas {
+	uint32_t generation;
+	uint32_t *stale;
+	uint32_t *presented;
+};
+
+static void recanvas_presented(void *data, struct smt_canvas_v1 *canvas, uint32_t serial,
+		uint32_t exec_hi, uint32_t exec_lo, uint32_t display_hi, uint32_t display_lo)
+{
+	struct recanvas *r = data;
+	++*r->presented;
+	if (serial != r->generation) {
+		++*r->stale;
+		printf("canvas of generation %u: presented serial %u (its own is %u)\n",
+				r->generation, serial, r->generation);
+	}
+}
+static const struct smt_canvas_v1_listener recanvas_listener = { recanvas_presented };
+
+static struct smt_canvas_v1 *recanvas_new(struct hostile *h, struct wl_surface *surface,
+		struct recanvas *r, uint32_t generation, uint32_t *stale, uint32_t *presented)
+{
+	*r = (struct recanvas){ generation, stale, presented };
+	struct smt_canvas_v1 *canvas = smt_ring_v1_get_canvas(
+			h->ring, RECANVAS_ID, surface, RECANVAS_SIDE, RECANVAS_SIDE);
+	smt_canvas_v1_add_listener(canvas, &recanvas_listener, r);
+	return canvas;
+}
+
+/* A canvas destroyed and made again under the same drawable id, on the
+ * same surface, right after a PRESENT of the old one: the PRESENT was
+ * published before both requests, so it is the old canvas's (its copy and
+ * event go with it: none, its resource is gone), never the new one's,
+ * which gets only its own. Both ways, `rounds` times each:
+ * - the PRESENT published without waking the compositor, then the
+ *   requests: it runs the PRESENT after it read them (the new canvas
+ *   exists already, its id registered only after the destroy);
+ * - the PRESENT woken and run (the ring's tail past it), then the
+ *   requests at once: with workers they may arrive while the run's
+ *   PRESENT waits for the main thread. */
+int case_present_recanvas(struct hostile *h, int rounds)
+{
+	create_good_ring(h, 1u << 16);
+	struct wl_surface *surface = wl_compositor_create_surface(h->compositor);
+	uint32_t stale = 0, presented = 0, generation = 1;
+	struct recanvas gens[2];
+	struct smt_canvas_v1 *canvas = recanvas_new(
+			h, surface, &gens[generation % 2], generation, &stale, &presented);
+	if (wl_display_roundtrip(h->display) < 0) {
+		fprintf(stderr, "smt-hostile: get_canvas refused\n");
+		return 1;
+	}
+	for (int way = 0; way < 2; way++) {
+		for (int i = 0; i < rounds; i++) {
+			uint8_t buf[64];
+			if (!emit(h, buf,
+					    smt_encode_present(buf, RECANVAS_ID, generation, 0,
+							    NULL))) {
+				fprintf(stderr, "smt-hostile: the ring stalled\n");
+				return 1;
+			}
+			uint64_t after = h->head;
+			if (way == 0) {
+				atomic_store_explicit(&h->hdr->head, h->head, memory_order_release);
+			} else {
+				kick(h);
+				double end = now_ms() + HANG_MS;
+				while (atomic_load_explicit(&h->status->tail,
+						       memory_order_acquire) < after) {
+					if (ring_dead(h) || now_ms() > end) {
+						fprintf(stderr,
+								"smt-hostile: the PRESENT did not "
+								"run\n");
+						return 1;
+					}
+				}
+			}
+			smt_canvas_v1_destroy(canvas);
+			generation++;
+			canvas = recanvas_new(h, surface, &gens[generation % 2], generation, &stale,
+					&presented);
+			wl_display_flush(h->display);
+			kick(h);
+			if (!wait_tail_efd(h, after, HANG_MS) ||
+					wl_display_roundtrip(h->display) < 0) {
+				fprintf(stderr, "smt-hostile: the ring or connection died\n");
+				return 1;
+			}
+		}
+		/* The last canvas's own PRESENT is reported on it. */
+		uint8_t buf[64];
+		uint32_t before = presented;
+		emit(h, buf, smt_encode_present(buf, RECANVAS_ID, generation, 0, NULL));
+		kick(h);
+		double end = now_ms() + HANG_MS;
+		while (presented == before && now_ms() < end) {
+			if (wl_display_roundtrip(h->display) < 0) {
+				fprintf(stderr, "smt-hostile: the connection died\n");
+				return 1;
+			}
+		}
+		if (presented == before) {
+			fprintf(stderr, "smt-hostile: the new canvas's own PRESENT was not reported\n");
+			return 1;
+		}
+	}
+	printf("PRESENT_RECANVAS: %d canvases replaced after a PRESENT, %u presented events, "
+	       "%u stale\n",
+			2 * rounds, presented, stale);
+	return stale == 0 ? 0 : 1;
+}
