@@ -110,3 +110,11 @@ void x11_request_count_feed(struct x11_request_count *c, const uint8_t *p, size_
 		}
 	}
 }
+
+size_t x11_request_cut(const struct x11_request_count *c, size_t count, size_t extra)
+{
+	if (!c->setup_done || c->have)
+		return count;
+	uint64_t cap = c->skip + extra; /* skip < 2^34, extra a read's size */
+	return cap < count ? (size_t)cap : count;
+}

@@ -212,6 +212,7 @@ static struct xconn *ring_conn(int fd)
 static void make_plain(struct xconn *c)
 {
 	nring--;
+	c->plain_count = c->rd.count; /* the socket goes on from here */
 	xconn_release_ring(c);
 	c->socket_why = "reverted";
 	c->state = XCONN_PLAIN;
