@@ -490,11 +490,30 @@ static void test_read_cut(void)
 		CHECK_INT(d.skip, 8);
 		CHECK_INT(x11_request_cut(&d, 16384, 256), 8 + 256);
 		CHECK_INT(x11_request_cut(&d, 100, 256), 100); /* less asked: less given */
-		/* Inside a header still being collected: its length is not known,
-		 * so no cut. */
+		/* Inside a header still being collected: the rest of the header
+		 * and 256 bytes past it (not uncut: request sizes that put each
+		 * cut inside a header would keep the buffer whole). */
 		x11_request_count_feed(&d, stream + 12 + 12 * 10 + 4, 8 + 2);
 		CHECK_INT(d.have, 2);
-		CHECK_INT(x11_request_cut(&d, 16384, 256), 16384);
+		CHECK_INT(x11_request_cut(&d, 16384, 256), 2 + 256);
+		/* Reads that end inside a header (the X server's room is any
+		 * size: here 16 KiB, then 158 bytes): the next one still ends
+		 * within 256 bytes past that header, not 16 KiB later. */
+		struct x11_request_count e = { 0 };
+		len = fill_stream(stream, 100, 50);
+		x11_request_count_feed(&e, stream, 12);
+		size_t opos = 12;
+		unsigned inside = 0;
+		for (int k = 0; opos < len; k++) {
+			size_t room = k % 2 ? 158 : 16384, avail = len - opos;
+			size_t n = x11_request_cut(&e, room < avail ? room : avail, 256);
+			inside += e.have > 0;
+			CHECK(n <= e.skip + 8 + 256);
+			x11_request_count_feed(&e, stream + opos, n);
+			opos += n;
+		}
+		CHECK(inside > 0); /* the case was met */
+		CHECK_INT(e.requests, 100);
 		/* A BIG-REQUESTS request of 1 MiB under way: its rest is given
 		 * whole, however short the cut. */
 		struct x11_request_count big = { 0 };

@@ -113,8 +113,12 @@ void x11_request_count_feed(struct x11_request_count *c, const uint8_t *p, size_
 
 size_t x11_request_cut(const struct x11_request_count *c, size_t count, size_t extra)
 {
-	if (!c->setup_done || c->have)
+	if (!c->setup_done)
 		return count;
-	uint64_t cap = c->skip + extra; /* skip < 2^34, extra a read's size */
+	/* Inside a header (skip is 0 then): its rest, and `extra` past it.
+	 * Not uncut: a client whose request sizes put each cut inside the
+	 * next header would keep whole buffers. */
+	uint64_t header = c->have == 0 ? 0 : c->have < 4 ? 4u - c->have : 8u - c->have;
+	uint64_t cap = c->skip + header + extra; /* skip < 2^34, extra a read's size */
 	return cap < count ? (size_t)cap : count;
 }

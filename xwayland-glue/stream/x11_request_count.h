@@ -29,11 +29,11 @@ struct x11_request_count {
 void x11_request_count_feed(struct x11_request_count *c, const uint8_t *p, size_t n);
 
 /* How much of a read of `count` bytes to hand over so that the reader gets
- * the rest of the request under way and at most `extra` bytes of what
- * follows: whatever it buffers beyond the request it runs is less than one
- * request of more than `extra` bytes. Never cuts before the connection
- * setup is past or inside a header still being collected (whose length is
- * not known yet): then all of `count`. */
+ * the rest of the request under way (or of the header being collected)
+ * and at most `extra` bytes of what follows: whatever it buffers beyond
+ * the request it runs is less than one request of more than `extra`
+ * bytes. Never cuts before the connection setup is past: then all of
+ * `count`. */
 size_t x11_request_cut(const struct x11_request_count *c, size_t count, size_t extra);
 
 #endif
