@@ -222,7 +222,11 @@ struct smtwc_limits_config {
 	X("input-boost-us", input_boost_us, 4000, 0, 100000)                        \
 	/* a client that used less than this % of the mean X server time of */      \
 	/* the busy clients lately gets a grant when it has requests (0: off) */    \
-	X("light-boost-pct", light_boost_pct, 25, 0, 100)
+	X("light-boost-pct", light_boost_pct, 25, 0, 100)                           \
+	/* while a client is light and active, other ring clients' reads stop */    \
+	/* this many bytes past the request under way, and a light client's */      \
+	/* waiting requests are granted at others' reads (0: off; <= 16384) */      \
+	X("light-read-cap", light_read_cap, 256, 0, 16384)
 
 struct smtwc_xwayland_config {
 #define SMTWC_XWAYLAND_FIELD_(key, field, def, min, max) int field;

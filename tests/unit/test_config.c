@@ -268,6 +268,7 @@ static void test_defaults(void)
 	CHECK_INT(cfg.xwayland.sched_max_ms, 15);
 	CHECK_INT(cfg.xwayland.input_boost_us, 4000);
 	CHECK_INT(cfg.xwayland.light_boost_pct, 25);
+	CHECK_INT(cfg.xwayland.light_read_cap, 256);
 
 	CHECK_INT(cfg.binding_count, 7);
 	const uint32_t L = SMTWC_MOD_LOGO, S = SMTWC_MOD_SHIFT;
@@ -392,7 +393,8 @@ static void test_all_keys(void)
 			   "sched-interval-ms = 3\n"
 			   "sched-max-ms = 30\n"
 			   "input-boost-us = 0\n"
-			   "light-boost-pct = 10\n";
+			   "light-boost-pct = 10\n"
+			   "light-read-cap = 0\n";
 	struct smtwc_config cfg;
 	char *msg;
 	CHECK_INT(load(&cfg, text, &msg), 0);
@@ -485,6 +487,7 @@ static void test_all_keys(void)
 	CHECK_INT(cfg.xwayland.sched_max_ms, 30);
 	CHECK_INT(cfg.xwayland.input_boost_us, 0);
 	CHECK_INT(cfg.xwayland.light_boost_pct, 10);
+	CHECK_INT(cfg.xwayland.light_read_cap, 0);
 	smtwc_config_finish(&cfg);
 }
 
@@ -765,13 +768,16 @@ static void test_errors(void)
 			"invalid value '0' for 'sched-interval-ms' (expected an integer from 1 to 1000)");
 	EXPECT_ERROR("[xwayland]\nsched-interval = 2\n", 2,
 			"unknown key 'sched-interval' in [xwayland] (expected sched-interval-ms, "
-			"sched-max-ms, input-boost-us, light-boost-pct)");
+			"sched-max-ms, input-boost-us, light-boost-pct, light-read-cap)");
 	EXPECT_ERROR("[xwayland]\ninput-boost-us = 100001\n", 2,
 			"invalid value '100001' for 'input-boost-us' (expected an integer from 0 to "
 			"100000)");
 	EXPECT_ERROR("[xwayland]\nlight-boost-pct = 101\n", 2,
 			"invalid value '101' for 'light-boost-pct' (expected an integer from 0 to "
 			"100)");
+	EXPECT_ERROR("[xwayland]\nlight-read-cap = 16385\n", 2,
+			"invalid value '16385' for 'light-read-cap' (expected an integer from 0 to "
+			"16384)");
 	/* structure */
 	EXPECT_ERROR("modifier = alt\n", 1, "'modifier' is outside of any section");
 	EXPECT_ERROR("[colours]\nbackground = #ffffff\nnonsense\n", 1,

@@ -2,7 +2,8 @@
  * The input boost's pure parts (xwayland-glue/stream): the scanner that
  * finds input events in what the X server writes to a client, on streams
  * cut anywhere and in both byte orders, and the grant/credit accounting
- * that bounds what a boosted client takes from the others.
+ * that bounds what a boosted client takes from the others; the read cut
+ * that keeps what the X server buffers for a held client short.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "tests/unit/unit_check.h"
 #include "xwayland-glue/stream/x11_boost.h"
 #include "xwayland-glue/stream/x11_input_scan.h"
+#include "xwayland-glue/stream/x11_request_framer.h"
 #include "xwayland-glue/stream/x11_usage.h"
 #include "xwayland-glue/stream/x11_xi1_query.h"
 
@@ -547,6 +549,102 @@ static void test_light(void)
 	CHECK(!x11_boost_light(&z, &off, t0));
 }
 
+/* A connection setup (no authorization) and then `n` PolyFillRectangle
+ * requests of `rects` rectangles each: 12 + 8 * rects bytes apiece. */
+static size_t fill_stream(uint8_t *out, int n, int rects)
+{
+	memset(out, 0, 12);
+	out[0] = msb ? 'B' : 'l';
+	size_t len = 12;
+	for (int i = 0; i < n; i++) {
+		uint8_t *r = out + len;
+		size_t bytes = 12 + 8 * (size_t)rects;
+		memset(r, 0, bytes);
+		r[0] = 70; /* PolyFillRectangle */
+		put16(r + 2, (uint32_t)(bytes / 4));
+		len += bytes;
+	}
+	return len;
+}
+
+static void test_read_cut(void)
+{
+	current_test = "read cut";
+	for (int order = 0; order < 2; order++) {
+		msb = order;
+		static uint8_t stream[64 * 1024];
+		/* 412-byte requests, as x11-plaid's 50 rectangles. */
+		size_t len = fill_stream(stream, 100, 50);
+		struct x11_request_framer c = { 0 };
+		/* Before the setup is past: never cut. */
+		CHECK_INT(x11_request_framer_cut(&c, 16384, 256), 16384);
+		/* Reads as the X server makes them (16 KiB of room), each cut to
+		 * the rest of the request under way plus 256 bytes: every read
+		 * begins at most one request past the one it completes, and
+		 * never leaves the reader without the rest of a request it has
+		 * begun. */
+		x11_request_framer_feed(&c, stream, 12);
+		size_t pos = 12;
+		unsigned reads = 0;
+		while (pos < len) {
+			size_t room = 16384, avail = len - pos;
+			size_t n = x11_request_framer_cut(&c, room < avail ? room : avail, 256);
+			uint64_t begun = c.requests, rest = c.skip;
+			CHECK(n >= rest || n == avail);
+			CHECK(n <= rest + 256);
+			x11_request_framer_feed(&c, stream + pos, n);
+			CHECK(c.requests - begun <= 1);
+			pos += n;
+			reads++;
+		}
+		CHECK_INT(c.requests, 100);
+		CHECK(reads >= 100); /* about one read per request */
+		/* Small requests: up to 256 bytes of them past the one under way. */
+		struct x11_request_framer d = { 0 };
+		len = fill_stream(stream, 1000, 0); /* 12-byte requests */
+		x11_request_framer_feed(&d, stream, 12 + 12 * 10 + 4);
+		CHECK_INT(d.skip, 8);
+		CHECK_INT(x11_request_framer_cut(&d, 16384, 256), 8 + 256);
+		CHECK_INT(x11_request_framer_cut(&d, 100, 256), 100); /* less asked: less given */
+		/* Inside a header still being collected: the rest of the header
+		 * and 256 bytes past it (not uncut: request sizes that put each
+		 * cut inside a header would keep the buffer whole). */
+		x11_request_framer_feed(&d, stream + 12 + 12 * 10 + 4, 8 + 2);
+		CHECK_INT(d.have, 2);
+		CHECK_INT(x11_request_framer_cut(&d, 16384, 256), 2 + 256);
+		/* Reads that end inside a header (the X server's room is any
+		 * size: here 16 KiB, then 158 bytes): the next one still ends
+		 * within 256 bytes past that header, not 16 KiB later. */
+		struct x11_request_framer e = { 0 };
+		len = fill_stream(stream, 100, 50);
+		x11_request_framer_feed(&e, stream, 12);
+		size_t opos = 12;
+		unsigned inside = 0;
+		for (int k = 0; opos < len; k++) {
+			size_t room = k % 2 ? 158 : 16384, avail = len - opos;
+			size_t n = x11_request_framer_cut(&e, room < avail ? room : avail, 256);
+			inside += e.have > 0;
+			CHECK(n <= e.skip + 8 + 256);
+			x11_request_framer_feed(&e, stream + opos, n);
+			opos += n;
+		}
+		CHECK(inside > 0); /* the case was met */
+		CHECK_INT(e.requests, 100);
+		/* A BIG-REQUESTS request of 1 MiB under way: its rest is given
+		 * whole, however short the cut. */
+		struct x11_request_framer big = { 0 };
+		uint8_t hdr[12 + 8] = { 0 };
+		hdr[0] = msb ? 'B' : 'l';
+		hdr[12] = 72; /* PutImage */
+		put16(hdr + 14, 0);
+		put32(hdr + 16, (1u << 20) / 4);
+		x11_request_framer_feed(&big, hdr, sizeof(hdr));
+		CHECK_INT(big.skip, (1u << 20) - 8);
+		CHECK_INT(x11_request_framer_cut(&big, 2u << 20, 0), (1u << 20) - 8);
+	}
+	msb = false;
+}
+
 int main(void)
 {
 	test_scan();
@@ -555,5 +653,6 @@ int main(void)
 	test_shared();
 	test_light();
 	test_xi1();
+	test_read_cut();
 	return failures != 0;
 }

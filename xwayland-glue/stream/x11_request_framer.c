@@ -179,3 +179,15 @@ void x11_request_framer_unwatch(struct x11_request_framer *f)
 	f->watcher = NULL;
 	f->watcher_ctx = NULL;
 }
+
+size_t x11_request_framer_cut(const struct x11_request_framer *f, size_t count, size_t extra)
+{
+	if (!f->setup_done)
+		return count;
+	/* Inside an element's first bytes (skip is 0 then): their rest, and
+	 * `extra` past them. Not uncut: a client whose request sizes put each
+	 * cut inside the next header would keep whole buffers. */
+	uint64_t head = f->have == 0 ? 0 : wanted(f) - f->have;
+	uint64_t cap = f->skip + head + extra; /* skip < 2^34, extra a read's size */
+	return cap < count ? (size_t)cap : count;
+}

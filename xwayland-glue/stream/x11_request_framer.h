@@ -78,6 +78,14 @@ void x11_request_framer_watch(struct x11_request_framer *f, uint8_t opcode, uint
 		x11_request_watcher *watcher, void *ctx);
 void x11_request_framer_unwatch(struct x11_request_framer *f);
 
+/* How much of a read of `count` bytes to hand over so that the reader gets
+ * the rest of the request under way (or of the header being collected)
+ * and at most `extra` bytes of what follows: whatever it buffers beyond
+ * the request it runs is less than one request of more than `extra`
+ * bytes. Never cuts before the connection setup is past: then all of
+ * `count`. */
+size_t x11_request_framer_cut(const struct x11_request_framer *f, size_t count, size_t extra);
+
 static inline bool x11_request_framer_watching(const struct x11_request_framer *f)
 {
 	return f->watcher != NULL;

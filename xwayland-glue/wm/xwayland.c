@@ -543,6 +543,8 @@ static void xwayland_export_sched(const struct smtwc_xwayland_config *cfg)
 	setenv("SMT_XWAYLAND_INPUT_BOOST_US", v, true);
 	snprintf(v, sizeof(v), "%d", cfg->light_boost_pct);
 	setenv("SMT_XWAYLAND_LIGHT_BOOST_PCT", v, true);
+	snprintf(v, sizeof(v), "%d", cfg->light_read_cap);
+	setenv("SMT_XWAYLAND_LIGHT_READ_CAP", v, true);
 }
 
 /* Sets DISPLAY for everything the compositor launches afterwards. */

@@ -20,6 +20,22 @@
  *   what the X server already buffered for them (and runs without reading)
  *   is short when the favoured client's requests arrive.
  *
+ * Light clients' requests come unannounced, so with `light_cut`
+ * (SMT_XWAYLAND_LIGHT_READ_CAP) two more things happen while some client
+ * is light and active (it used the X server lately: an echo, an
+ * animation). Without them the X server ran each held client's buffered
+ * requests (up to 16 KiB, a whole slice) before the light one: a held
+ * client leaves the X server's ready list only at its next read, and the
+ * smart scheduler's round robin picks the held ones first about as often
+ * as not (docs/x11.md "The tail: held clients' buffered requests"):
+ * - other ring clients' reads are cut to the rest of the request under way
+ *   plus `light_cut` bytes all along, not only once a grant is live, so a
+ *   held client's buffer holds about nothing the X server could run;
+ * - at every read of another client, a light one's waiting requests (its
+ *   ring; a socket's FIONREAD at most every LIGHT_SOCKET_PEEK_NS) get it
+ *   its grant at once and that read is refused, instead of at the X
+ *   server's next poll, after the running client's slice.
+ *
  * Fair share: x11_boost.h. The connection to the window manager (a
  * socketpair Xwayland did not accept) is never held back.
  */
@@ -43,15 +59,37 @@
 #define INPUT_BOOST_GAP_CREDITS 4
 /* Connections with a grant at once; more wait for their next input. */
 #define INPUT_BOOST_MAX 16
+/* A light socket client's waiting requests are looked for (FIONREAD, a
+ * syscall) at another client's read at most this often; a ring's every
+ * time (a load from its header). */
+#define LIGHT_SOCKET_PEEK_NS 50000
+/* SMT_XWAYLAND_LIGHT_READ_CAP's upper bound: the X server's read buffer. */
+#define LIGHT_READ_CAP_MAX 16384
 
 static struct x11_boost_config cfg;
 static bool cfg_read;
 /* Light below this percentage of the mean recent use (0: no light grants). */
 static unsigned light_pct;
-/* The connection whose requests the X server is running since `mark_ns`
- * (its last read), or NULL: none read since the last poll. */
+/* Bytes past the request under way that another ring client's read may
+ * return while a client is light and active; 0: no such cut and no grant
+ * at reads (only at polls). */
+static size_t light_cut;
+/* Light clients that used the X server lately, found at the last poll. */
+static struct xconn *light[INPUT_BOOST_MAX];
+static unsigned nlight;
+static uint64_t socket_peek_ns; /* the last FIONREAD of a light socket */
+/* The connection the X server read in this pick (since its last poll),
+ * or NULL: none. Dispatch serves one client per pick, so what the pick
+ * cost is that client's work. */
 static struct xconn *running;
-static uint64_t mark_ns;
+/* The X server's thread CPU time at its last poll. CPU time, not wall
+ * time: on a loaded machine the kernel gives Xwayland's CPU to others in
+ * the middle of a pick, and by the wall clock that was charged to the
+ * client of the pick (an echo charged 150-550 ms in 2 s among 4-12
+ * flooders at load 14-19, a third of a flooder's, and so no longer light:
+ * session 25's runs of integration/x11_light_tail and
+ * tests/bench/x11/light_tail.py). */
+static uint64_t cpu_mark;
 /* The X server's working time so far, the clock of x11_usage: "lately" is
  * the last 100-200 ms of its work, not of the wall clock, so that on a
  * loaded machine, where Xwayland runs a fraction of the time, a window
@@ -60,6 +98,17 @@ static uint64_t mark_ns;
  * next: measured in integration/x11_boost under ASan and load). Starts
  * at 1: 0 means "never charged". */
 static uint64_t work_ns = 1;
+
+/* CLOCK_THREAD_CPUTIME_ID is a syscall (about 0.4 us here, against
+ * 0.03 for CLOCK_MONOTONIC through the vDSO): read once per poll, not per
+ * read. Xwayland's os layer and dispatch run on its main thread. */
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static void charge(struct xconn *c, uint64_t ns)
 {
@@ -102,21 +151,32 @@ static const struct x11_boost_config *config(void)
 			pct = 0;
 		}
 		light_pct = cfg.credit_ns ? (unsigned)pct : 0;
+		v = getenv("SMT_XWAYLAND_LIGHT_READ_CAP");
+		long cut = v && *v ? strtol(v, &end, 10) : 0;
+		if (v && *v && (*end || cut < 0 || cut > LIGHT_READ_CAP_MAX)) {
+			xconn_log(NULL, "SMT_XWAYLAND_LIGHT_READ_CAP=%s is not 0-%d: no cut", v,
+					LIGHT_READ_CAP_MAX);
+			cut = 0;
+		}
+		light_cut = light_pct ? (size_t)cut : 0;
 	}
 	return &cfg;
 }
 
-/* The time since the mark is the work of the client read last; right
- * after a poll, of the client read first (the X server runs one client per
- * pick, starting with the requests it buffered for it). */
+static uint64_t requests_begun(const struct xconn *c)
+{
+	return c->framer.requests;
+}
+
+/* The pick's client (the X server runs one client per pick, starting with
+ * the requests it buffered for it, so the pick's time before its first
+ * read is that client's too). */
 void input_boost_reading(struct xconn *c)
 {
-	uint64_t now = monotonic_now_ns();
-	struct xconn *who = running ? running : c;
-	if (mark_ns && now > mark_ns)
-		charge(who, now - mark_ns);
 	running = c;
-	mark_ns = now;
+	/* The X server reads only when it has no whole request of c left. */
+	c->unrun = 0;
+	c->begun_at_read = requests_begun(c);
 }
 
 void input_boost_track(struct xconn *c)
@@ -130,31 +190,44 @@ void input_boost_track(struct xconn *c)
 
 void input_boost_requests(struct xconn *c, const struct iovec *iov, int iovcnt, size_t n)
 {
-	/* A ring's reader framed these bytes as it took them; a socket's are
-	 * framed only while watched (the framer's count is the ring's). */
-	if (c->state == XCONN_RING || !x11_request_framer_watching(&c->framer))
+	/* A ring's reader framed these bytes as it took them; a socket's
+	 * are framed here while the boost is on (where its requests begin:
+	 * the light clients' accounting, XInput's watch). */
+	if (config()->credit_ns == 0)
 		return;
-	for (int i = 0; i < iovcnt && n > 0; i++) {
+	for (int i = 0; i < iovcnt && n > 0 && c->state != XCONN_RING; i++) {
 		size_t k = iov[i].iov_len < n ? iov[i].iov_len : n;
 		x11_request_framer_feed(&c->framer, iov[i].iov_base, k);
 		n -= k;
 	}
+	c->unrun = requests_begun(c) - c->begun_at_read;
 }
 
 void input_boost_polling(bool returned)
 {
-	uint64_t now = monotonic_now_ns();
-	if (running && mark_ns && now > mark_ns)
-		charge(running, now - mark_ns);
+	/* Waiting in epoll costs no CPU time: one reading per poll serves
+	 * as the end of one pick and the start of the next. */
+	if (returned || light_pct == 0)
+		return;
+	uint64_t now = thread_cpu_ns();
+	/* A pick that read nobody (a slice that ended inside buffered
+	 * requests) goes uncharged. */
+	if (running && cpu_mark && now > cpu_mark)
+		charge(running, now - cpu_mark);
 	running = NULL;
-	/* waiting in epoll is nobody's work; from its return on it is */
-	mark_ns = returned ? now : 0;
+	cpu_mark = now;
 }
 
 void input_boost_forget(struct xconn *c)
 {
 	if (running == c)
 		running = NULL;
+	for (unsigned i = 0; i < nlight; i++) {
+		if (light[i] == c) {
+			light[i] = light[--nlight];
+			break;
+		}
+	}
 	for (unsigned i = 0; i < nboosted; i++) {
 		if (boosted[i] == c) {
 			boosted[i] = boosted[--nboosted];
@@ -243,11 +316,64 @@ static bool is_boosted(const struct xconn *c, uint64_t now)
 	return false;
 }
 
+/* A light grant to c, whose requests are waiting: the other clients'
+ * requests the X server might still run before them are noted. */
+static void give_light(struct xconn *c, uint64_t now)
+{
+	bool listed = false;
+	for (unsigned k = 0; k < nboosted && !listed; k++)
+		listed = boosted[k] == c;
+	if (!listed && nboosted == INPUT_BOOST_MAX)
+		return;
+	if (!x11_boost_light(&c->boost, &cfg, now))
+		return;
+	if (!listed)
+		boosted[nboosted++] = c;
+	unsigned nall;
+	struct xconn **all = xconn_all(&nall);
+	uint64_t ahead = 0, most = 0;
+	for (unsigned k = 0; k < nall; k++) {
+		if (all[k] == c)
+			continue;
+		ahead += all[k]->unrun;
+		most = all[k]->unrun > most ? all[k]->unrun : most;
+	}
+	c->light_ahead += ahead;
+	/* nobody has more than the request under way buffered */
+	c->light_clear += most <= 1;
+}
+
+/* At self's read: a light client found waiting gets its grant now (and
+ * self's read is refused below), not at the X server's next poll. */
+static void grant_waiting_light(const struct xconn *self, uint64_t now)
+{
+	bool peek = now - socket_peek_ns >= LIGHT_SOCKET_PEEK_NS;
+	for (unsigned i = 0; i < nlight; i++) {
+		struct xconn *k = light[i];
+		if (k == self || x11_boost_live(&k->boost, now))
+			continue;
+		if (k->state != XCONN_RING) {
+			if (!peek)
+				continue;
+			socket_peek_ns = now;
+		}
+		if (!pending(k))
+			continue;
+		uint64_t before = k->boost.light_grants;
+		give_light(k, now);
+		k->light_early += k->boost.light_grants - before;
+	}
+}
+
 bool input_boost_yield(struct xconn *c)
 {
-	if (nboosted == 0 || c->state == XCONN_FRESH)
+	if (c->state == XCONN_FRESH || (nlight == 0 && nboosted == 0))
 		return false;
 	uint64_t now = monotonic_now_ns();
+	if (nlight)
+		grant_waiting_light(c, now);
+	if (nboosted == 0)
+		return false;
 	/* c's own read: it is being served, so its favour ends here. */
 	if (is_boosted(c, now)) {
 		x11_boost_served(&c->boost, now);
@@ -266,18 +392,22 @@ size_t input_boost_read_cap(const struct xconn *c, size_t count)
 	/* Ring connections only: the server half follows their request
 	 * lengths, so a cut never leaves a request short by more than the
 	 * next read gives (a short request ends the client's turn in the X
-	 * server). A socket client's reads are not cut: a large request would
-	 * take a turn per cut. */
-	if (nboosted == 0 || c->state != XCONN_RING || count <= INPUT_BOOST_READ_CAP ||
-			c->framer.have)
+	 * server). A socket client's reads are not cut: each cut would be a
+	 * syscall of the X server's. */
+	if ((nboosted == 0 && nlight == 0) || c->state != XCONN_RING)
 		return count;
-	uint64_t now = monotonic_now_ns();
-	bool other_live = false;
-	for (unsigned i = 0; i < nboosted && !other_live; i++)
-		other_live = boosted[i] != c && x11_boost_live(&boosted[i]->boost, now);
+	size_t extra = 0;
+	for (unsigned i = 0; i < nlight && !extra; i++)
+		if (light[i] != c)
+			extra = light_cut;
+	if (!extra && nboosted) {
+		uint64_t now = monotonic_now_ns();
+		for (unsigned i = 0; i < nboosted && !extra; i++)
+			if (boosted[i] != c && x11_boost_live(&boosted[i]->boost, now))
+				extra = light_cut ? light_cut : INPUT_BOOST_READ_CAP;
+	}
 	/* the rest of the request under way, then up to the cap */
-	uint64_t cap = c->framer.skip + INPUT_BOOST_READ_CAP;
-	return other_live && cap < count ? (size_t)cap : count;
+	return extra ? x11_request_framer_cut(&c->framer, count, extra) : count;
 }
 
 static struct xconn *conn_of(int epfd, const struct epoll_event *ev)
@@ -290,31 +420,42 @@ static struct xconn *conn_of(int epfd, const struct epoll_event *ev)
 	return NULL;
 }
 
-/* Light clients that epoll reports with requests waiting get a grant. */
-static void grant_light(int epfd, const struct epoll_event *ev, int n, uint64_t now)
+static struct x11_usage_sum usage_sum(void)
 {
 	struct x11_usage_sum sum = { 0 };
-	bool summed = false;
+	unsigned nall;
+	struct xconn **all = xconn_all(&nall);
+	for (unsigned k = 0; k < nall; k++)
+		x11_usage_add(&sum, &all[k]->usage, work_ns);
+	return sum;
+}
+
+/* The light clients that used the X server lately (light_cut's), and the
+ * light clients that epoll reports with requests waiting get a grant. */
+static void grant_light(int epfd, const struct epoll_event *ev, int n, uint64_t now)
+{
+	if (!light_cut && n == 0)
+		return;
+	struct x11_usage_sum sum = usage_sum();
+	nlight = 0;
+	if (light_cut) {
+		unsigned nall;
+		struct xconn **all = xconn_all(&nall);
+		for (unsigned k = 0; k < nall && nlight < INPUT_BOOST_MAX; k++) {
+			struct xconn *c = all[k];
+			if (c->state != XCONN_FRESH && x11_usage_recent(&c->usage, work_ns) > 0 &&
+					x11_usage_light(&c->usage, &sum, light_pct, work_ns))
+				light[nlight++] = c;
+		}
+	}
 	for (int i = 0; i < n && nboosted < INPUT_BOOST_MAX; i++) {
 		if (!(ev[i].events & EPOLLIN) || (ev[i].events & (EPOLLHUP | EPOLLERR)))
 			continue;
 		struct xconn *c = conn_of(epfd, &ev[i]);
 		if (!c || c->state == XCONN_FRESH || x11_boost_live(&c->boost, now))
 			continue;
-		if (!summed) {
-			unsigned nall;
-			struct xconn **all = xconn_all(&nall);
-			for (unsigned k = 0; k < nall; k++)
-				x11_usage_add(&sum, &all[k]->usage, work_ns);
-			summed = true;
-		}
-		if (!x11_usage_light(&c->usage, &sum, light_pct, work_ns))
-			continue;
-		bool listed = false;
-		for (unsigned k = 0; k < nboosted && !listed; k++)
-			listed = boosted[k] == c;
-		if (x11_boost_light(&c->boost, &cfg, now) && !listed)
-			boosted[nboosted++] = c;
+		if (x11_usage_light(&c->usage, &sum, light_pct, work_ns))
+			give_light(c, now);
 	}
 }
 

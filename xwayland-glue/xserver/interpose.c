@@ -213,7 +213,8 @@ static struct xconn *ring_conn(int fd)
 static void make_plain(struct xconn *c)
 {
 	nring--;
-	/* "requests" stays what the ring carried */
+	/* "requests" stays what the ring carried; the framer goes on from
+	 * here over the socket */
 	c->ring_requests = c->framer.requests;
 	xconn_release_ring(c);
 	c->socket_why = "reverted";

@@ -77,8 +77,8 @@ int xconn_format(char *buf, size_t n, const struct xconn *c)
 			"reverted=%d error=%d input_events=%llu boosts=%llu boosted_us=%llu boost_served=%llu "
 			"boost_lapsed=%llu yields=%llu spin_found=%llu spin_missed=%llu "
 			"spin_preempted=%llu spin_skipped=%llu "
-			"light_grants=%llu xtime_us=%llu "
-			"why=%s\n",
+			"light_grants=%llu xtime_us=%llu light_early=%llu light_ahead=%llu "
+			"light_clear=%llu why=%s\n",
 			c->fd, (int)c->pid, comm, mode,
 			(unsigned long long)(c->state == XCONN_RING ? c->framer.requests :
 								      c->ring_requests),
@@ -104,6 +104,8 @@ int xconn_format(char *buf, size_t n, const struct xconn *c)
 			(unsigned long long)c->spin_skipped,
 			(unsigned long long)c->boost.light_grants,
 			(unsigned long long)(c->usage.total_ns / 1000),
+			(unsigned long long)c->light_early, (unsigned long long)c->light_ahead,
+			(unsigned long long)c->light_clear,
 			c->other_user                           ? "other-uid" :
 					c->state == XCONN_RING  ? "ring" :
 					c->state == XCONN_FRESH ? "fresh" :
@@ -123,7 +125,7 @@ void xconn_stats_serve(void)
 		}
 		unsigned n;
 		struct xconn **all = xconn_all(&n);
-		size_t cap = 256 + (size_t)n * 640, len = 0;
+		size_t cap = 256 + (size_t)n * 768, len = 0;
 		char *buf = malloc(cap);
 		if (buf) {
 			for (unsigned i = 0; i < n; i++) {

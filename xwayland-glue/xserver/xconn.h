@@ -94,6 +94,16 @@ struct xconn {
 	uint64_t input_events;  /* input events written to it */
 	uint64_t yields;        /* reads refused for another's boost */
 	bool held;              /* refused or unreported: report it later */
+	/* Requests begun in the stream (framer.requests) at its last read, and
+	 * in its last read: until its next read the X server may still run
+	 * those (it reads only when it has no whole request left). */
+	uint64_t begun_at_read;
+	uint64_t unrun;
+	/* Light grants made at another client's read, before the X server
+	 * polled; over its light grants, the other clients' requests the X
+	 * server might still run before it (their `unrun` added up); and its
+	 * light grants when no other client had more than one. */
+	uint64_t light_early, light_ahead, light_clear;
 };
 
 /* The real libc functions (RTLD_NEXT). */
@@ -148,7 +158,10 @@ void input_boost_requests(struct xconn *c, const struct iovec *iov, int iovcnt, 
 void input_boost_polling(bool returned);
 /* c's read must say "nothing yet": another client is favoured. */
 bool input_boost_yield(struct xconn *c);
-/* How much of count c's read may return. */
+/* How much of count c's read may return: RING clients' reads are cut
+ * while another client's grant is live, or, with
+ * SMT_XWAYLAND_LIGHT_READ_CAP ([xwayland] light-read-cap), while another
+ * client is light and active. */
 size_t input_boost_read_cap(const struct xconn *c, size_t count);
 /* epoll_wait's events: held-back connections out, released ones in. */
 int input_boost_filter(int epfd, struct epoll_event *ev, int n, int max);
