@@ -8,9 +8,9 @@
  * otherwise when it comes (a newer move replaces an older one, as a
  * terminal coalesces typing); the frame callback of the commit showing it
  * says when the compositor rendered that frame (as received: its delivery
- * included). Not wp_presentation: smtwc sends no presentation feedback for
- * wl_shm surfaces (noticed here, not fixed: its renderer samples surfaces by
- * the scene's primary_output). Why not foot itself: typing into it gives no
+ * included). Not wp_presentation: this client received no feedback event
+ * from smtwc at all (neither presented nor discarded; noticed, not
+ * investigated). Why not foot itself: typing into it gives no
  * timestamp to match to a frame; this client does what foot does on the
  * path measured (input event, software drawing, attach, damage, commit,
  * frame callback), timed.
