@@ -78,6 +78,7 @@ static void write_client(const struct smtwc_ring_stats *ring, void *data)
 	json_double(w, "sched_time_ms", (double)st->run_ns / 1e6);
 	json_uint(w, "slices", ring->slices);
 	json_double(w, "time_ms", (double)ring->exec_ns / 1e6);
+	json_double(w, "present_ms", (double)ring->present_ns / 1e6);
 	json_uint(w, "commands", ring->commands);
 	json_uint(w, "bytes", ring->bytes);
 	json_uint(w, "wakeups_from_client", ring->wakeups_from_client);
@@ -264,6 +265,10 @@ static void write_scheduler(struct smtwc_server *server, struct json_writer *w)
 	json_int(w, "priority-min", s->priority_min);
 	json_int(w, "priority-max", s->priority_max);
 	json_int(w, "input-boost", s->input_boost);
+	/* The worker threads running (`set workers` starts or stops them). */
+	struct smtwc_transport_stats t;
+	transport_stats(server->transport, &t);
+	json_int(w, "workers", (int)t.worker_threads);
 	json_end_object(w);
 }
 
@@ -307,6 +312,9 @@ static void write_server(struct smtwc_server *server, struct json_writer *w)
 	json_uint(w, "connections_refused", t.connections_refused);
 	json_uint(w, "connections_dropped_at_fd_limit", t.connections_dropped_at_fd_limit);
 	json_uint(w, "accept_wakeups", t.accept_wakeups);
+	json_uint(w, "worker_threads", t.worker_threads);
+	json_uint(w, "worker_runs", t.worker_runs);
+	json_uint(w, "worker_handoffs", t.worker_handoffs);
 	/* Synchronisation points for tests: a client's disconnect has been
 	 * processed once it is no longer counted; a virtual keyboard's
 	 * modifier press has arrived once it shows here. */
@@ -358,7 +366,14 @@ static void answer_set(struct smtwc_server *server, const char *key, const char 
 		answer_error(w, line != NULL ? line : "invalid setting");
 		free(line);
 	} else {
-		ring_loop_config_changed(server->transport);
+		if (!ring_loop_config_changed(server->transport)) {
+			/* (the threads that started run; `get` shows how many) */
+			answer_error(w,
+					"workers: not every worker thread could start "
+					"(see the log)");
+			free(errors);
+			return;
+		}
 		json_begin_object(w);
 		json_bool(w, "ok", true);
 		write_scheduler(server, w);

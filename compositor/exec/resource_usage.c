@@ -5,6 +5,7 @@
  */
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "compositor/exec/resource_usage.h"
 
@@ -82,6 +83,17 @@ void smt_usage_charge_over_limits(struct smt_usage *u, enum smt_resource r, uint
 	pthread_mutex_lock(&usage_lock);
 	for (struct smt_usage *level = u; level; level = level->parent)
 		level->used[r] = level->used[r] > UINT64_MAX - n ? UINT64_MAX : level->used[r] + n;
+	pthread_mutex_unlock(&usage_lock);
+}
+
+void smt_usage_read(const struct smt_usage *u, uint64_t used[SMT_RES_COUNT],
+		uint64_t max[SMT_RES_COUNT])
+{
+	pthread_mutex_lock(&usage_lock);
+	memcpy(used, u->used, sizeof(u->used));
+	if (max != NULL) {
+		memcpy(max, u->max, sizeof(u->max));
+	}
 	pthread_mutex_unlock(&usage_lock);
 }
 

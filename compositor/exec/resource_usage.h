@@ -73,6 +73,11 @@ struct smt_usage_refusal {
 bool smt_usage_charge(struct smt_usage *u, enum smt_resource r, uint64_t n,
 		struct smt_usage_refusal *why);
 void smt_usage_release(struct smt_usage *u, enum smt_resource r, uint64_t n);
+/* A copy of one account's counters (used, and max when not NULL), taken
+ * under the lock the charges hold: worker threads charge while the main
+ * thread reads statistics. */
+void smt_usage_read(const struct smt_usage *u, uint64_t used[SMT_RES_COUNT],
+		uint64_t max[SMT_RES_COUNT]);
 /* Counts n of r at every level whatever the limits: for what must not be
  * refused (the compositor's own connection), yet is held. */
 void smt_usage_charge_over_limits(struct smt_usage *u, enum smt_resource r, uint64_t n);

@@ -141,6 +141,21 @@ bool ring_has_work(struct smtwc_ring *ring)
 	return smt_ring_reader_has_work(&ring->reader);
 }
 
+/* A PRESENT's copy from the back image to the front buffer, in pieces
+ * until deadline_ns (canvas.h), timed: it is the client's work whichever
+ * thread does it (present_ns; exec_ns and the scheduler count it with the
+ * run or the settle around it). */
+static bool ring_present_resume(struct smtwc_ring *ring, uint64_t deadline_ns)
+{
+	if (ring->presenting == NULL) {
+		return true;
+	}
+	uint64_t start = monotonic_now_ns();
+	bool done = canvas_present_resume(ring, deadline_ns);
+	ring->present_ns += monotonic_now_ns() - start;
+	return done;
+}
+
 /* The counters of a run (either thread). */
 static void ring_count(struct smtwc_ring *ring, struct smt_exec_result *out)
 {
@@ -192,7 +207,7 @@ bool ring_run(struct smtwc_ring *ring, const struct smt_exec_budget *budget)
 		/* A PRESENT's copy first: the commands after it may already draw
 		 * the next frame into the canvas, and requests after it (a resize
 		 * or destroy of that canvas) wait for it like for any command. */
-		if (!canvas_present_resume(ring, budget->deadline_ns)) {
+		if (!ring_present_resume(ring, budget->deadline_ns)) {
 			break;
 		}
 		struct smt_exec_result out;
@@ -275,7 +290,7 @@ bool ring_handoff_pending(const struct smtwc_ring *ring)
 /* The main thread's part of a worker's run, in ring_run's order: the
  * client's wake-up failure and fence, its error or PRESENT, then the
  * PRESENT's copy and the ordered requests the stream reached. */
-bool ring_settle(struct smtwc_ring *ring, uint64_t deadline_ns)
+static bool ring_settle_steps(struct smtwc_ring *ring, uint64_t deadline_ns)
 {
 	struct ring_handoff *h = &ring->handoff;
 	if (h->wake_blocked) {
@@ -299,11 +314,22 @@ bool ring_settle(struct smtwc_ring *ring, uint64_t deadline_ns)
 	if (ring->dead) {
 		return true;
 	}
-	if (!canvas_present_resume(ring, deadline_ns)) {
+	if (!ring_present_resume(ring, deadline_ns)) {
 		return false;
 	}
 	ordered_requests_apply_ready(ring, deadline_ns);
 	return ring->presenting == NULL && !ordered_requests_ready(ring);
+}
+
+bool ring_settle(struct smtwc_ring *ring, uint64_t deadline_ns)
+{
+	uint64_t start = monotonic_now_ns();
+	bool done = ring_settle_steps(ring, deadline_ns);
+	/* The client's time, as inside ring_run (the scheduler's share of it
+	 * is charged by ring_workers_settle). HANDED: no worker touches the
+	 * counters until the main thread gives the ring back. */
+	ring->exec_ns += monotonic_now_ns() - start;
+	return done;
 }
 
 /* ---- socket submits --------------------------------------------------- */

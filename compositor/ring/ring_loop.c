@@ -45,18 +45,41 @@ bool ring_loop_init(struct smtwc_transport *transport)
 	}
 	transport->loop.client_input.notify = ring_loop_handle_client_input;
 	wl_signal_add(&transport->server->events.client_input, &transport->loop.client_input);
-	unsigned workers = (unsigned)transport->server->config.scheduler.workers;
-	if (workers > 0) {
-		static const struct ring_workers_ops ops = {
-			.run_piece = ring_run_piece,
-			.has_work = ring_has_work,
-			.handoff_pending = ring_handoff_pending,
-			.settle = ring_settle,
-		};
-		/* None could start: the main thread runs the rings (logged). */
-		transport->workers = ring_workers_create(transport, workers, &ops);
-	}
+	ring_loop_set_workers(transport, (unsigned)transport->server->config.scheduler.workers);
 	return true;
+}
+
+/* Worker threads, at start and live (smtctl set workers): the old ones stop
+ * after their pieces in progress and what they handed back is settled
+ * (ring_workers_end), then the new number starts; 0 leaves the rings to
+ * the main thread. Called from the event loop's dispatch, never inside a
+ * slice, so no ring is running on the main thread meanwhile. */
+bool ring_loop_set_workers(struct smtwc_transport *transport, unsigned n)
+{
+	if (transport->workers != NULL && ring_workers_count(transport->workers) == n) {
+		return true;
+	}
+	if (transport->workers == NULL && n == 0) {
+		return true;
+	}
+	ring_workers_end(transport->workers);
+	transport->workers = NULL;
+	/* A spin armed on the main thread reads rings' streams without their
+	 * locks: never with workers running them. */
+	transport->loop.spin_armed = false;
+	transport->loop.spin_for = NULL;
+	if (n == 0) {
+		return true;
+	}
+	static const struct ring_workers_ops ops = {
+		.run_piece = ring_run_piece,
+		.has_work = ring_has_work,
+		.handoff_pending = ring_handoff_pending,
+		.settle = ring_settle,
+	};
+	/* None could start: the main thread runs the rings (logged). */
+	transport->workers = ring_workers_create(transport, n, &ops);
+	return transport->workers != NULL && ring_workers_count(transport->workers) == n;
 }
 
 void ring_loop_finish(struct smtwc_transport *transport)
@@ -439,11 +462,13 @@ static void ring_loop_handle_client_input(struct wl_listener *listener, void *da
 	ring_workers_unlock(transport);
 }
 
-void ring_loop_config_changed(struct smtwc_transport *transport)
+bool ring_loop_config_changed(struct smtwc_transport *transport)
 {
 	struct smt_sched_params params;
 	params_from_config(&transport->server->config.scheduler, &params);
 	ring_workers_lock(transport);
 	smt_sched_set_params(transport->sched, &params);
 	ring_workers_unlock(transport);
+	return ring_loop_set_workers(
+			transport, (unsigned)transport->server->config.scheduler.workers);
 }

@@ -26,7 +26,13 @@ bool ring_loop_spin(struct smtwc_transport *transport);
 bool ring_loop_prepare_sleep(struct smtwc_transport *transport);
 void ring_loop_woke(struct smtwc_transport *transport);
 
-/* The [scheduler] settings changed (smtctl set): apply them now. */
-void ring_loop_config_changed(struct smtwc_transport *transport);
+/* The [scheduler] settings changed (smtctl set): apply them now. False
+ * when fewer worker threads than `workers` asks could start (logged; the
+ * ones that did run the rings, none: the main thread). */
+bool ring_loop_config_changed(struct smtwc_transport *transport);
+/* Starts, stops or replaces the worker threads that run rings' commands
+ * (0: the main thread runs them); from the event loop's dispatch only.
+ * False as ring_loop_config_changed. */
+bool ring_loop_set_workers(struct smtwc_transport *transport, unsigned n);
 
 #endif

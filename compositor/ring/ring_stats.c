@@ -16,31 +16,38 @@
 
 void transport_stats(struct smtwc_transport *transport, struct smtwc_transport_stats *out)
 {
+	/* Worker threads charge the accounts meanwhile: a copy under their lock. */
+	uint64_t used[SMT_RES_COUNT], max[SMT_RES_COUNT];
+	smt_usage_read(&transport->total, used, max);
 	*out = (struct smtwc_transport_stats){
 		.rings = wl_list_length(&transport->rings),
 		.sleeps = transport->loop.sleeps,
 		.sleeps_avoided = transport->loop.sleeps_avoided,
 		.spins = transport->loop.spins,
 		.spins_found_work = transport->loop.spins_found_work,
-		.total_fds = transport->total.used[SMT_RES_FDS],
-		.total_fds_max = transport->total.max[SMT_RES_FDS],
-		.total_memory = transport->total.used[SMT_RES_MEMORY],
-		.total_memory_max = transport->total.max[SMT_RES_MEMORY],
-		.total_surface_bytes = transport->total.used[SMT_RES_SURFACES] *
-				SURFACE_USAGE_BYTES,
+		.total_fds = used[SMT_RES_FDS],
+		.total_fds_max = max[SMT_RES_FDS],
+		.total_memory = used[SMT_RES_MEMORY],
+		.total_memory_max = max[SMT_RES_MEMORY],
+		.total_surface_bytes = used[SMT_RES_SURFACES] * SURFACE_USAGE_BYTES,
 		.reclaim_items = transport->reclaims.pending_items,
 		.reclaim_bytes = transport->reclaims.pending_bytes,
 		.reclaim_pieces = transport->reclaims.pieces,
 		.reclaim_done = transport->reclaims.items_done,
 	};
-	memcpy(out->total_used, transport->total.used, sizeof(out->total_used));
-	memcpy(out->total_max, transport->total.max, sizeof(out->total_max));
+	memcpy(out->total_used, used, sizeof(out->total_used));
+	memcpy(out->total_max, max, sizeof(out->total_max));
 	struct client_listen_stats l;
 	client_listen_stats(transport, &l);
 	out->connections_accepted = l.accepted;
 	out->connections_refused = l.refused;
 	out->connections_dropped_at_fd_limit = l.dropped_at_fd_limit;
 	out->accept_wakeups = l.wakeups;
+	struct ring_workers_stats w;
+	ring_workers_stats(transport->workers, &w);
+	out->worker_threads = w.threads;
+	out->worker_runs = w.runs;
+	out->worker_handoffs = w.handoffs;
 }
 
 struct account_walk {
@@ -51,8 +58,7 @@ struct account_walk {
 static void account_of(const struct smt_usage *u, long id, long uid, struct account_walk *walk)
 {
 	struct smtwc_account_stats st = { .level = u->level, .id = id, .uid = uid };
-	memcpy(st.used, u->used, sizeof(st.used));
-	memcpy(st.max, u->max, sizeof(st.max));
+	smt_usage_read(u, st.used, st.max);
 	walk->fn(&st, walk->data);
 }
 
@@ -84,7 +90,8 @@ void transport_for_each_ring_stats(struct smtwc_transport *transport,
 {
 	struct smtwc_ring *ring;
 	wl_list_for_each (ring, &transport->rings, link) {
-		const struct smt_usage *u = &ring->usage->usage;
+		uint64_t u[SMT_RES_COUNT];
+		smt_usage_read(&ring->usage->usage, u, NULL);
 		/* A worker may be running it: its counters and executor are
 		 * read between two pieces. */
 		pthread_mutex_lock(&ring->exec_lock);
@@ -94,6 +101,7 @@ void transport_for_each_ring_stats(struct smtwc_transport *transport,
 			.shared = ring->shared,
 			.slices = ring->slices,
 			.exec_ns = ring->exec_ns,
+			.present_ns = ring->present_ns,
 			.commands = ring->commands,
 			.bytes = ring->bytes,
 			.wakeups_from_client = ring->wakeups_from_client,
@@ -104,13 +112,13 @@ void transport_for_each_ring_stats(struct smtwc_transport *transport,
 			.pixmap_bytes = smt_exec_pixmap_bytes(ring->exec),
 			.pixmaps = smt_exec_pixmap_count(ring->exec),
 			.table_bytes = smt_exec_table_bytes(ring->exec),
-			.client_fds = u->used[SMT_RES_FDS],
-			.client_rings = u->used[SMT_RES_RINGS],
-			.client_pools = u->used[SMT_RES_POOLS],
-			.client_memory = u->used[SMT_RES_MEMORY],
-			.client_canvases = u->used[SMT_RES_CANVASES],
-			.client_surfaces = u->used[SMT_RES_SURFACES],
-			.client_surface_bytes = u->used[SMT_RES_SURFACES] * SURFACE_USAGE_BYTES,
+			.client_fds = u[SMT_RES_FDS],
+			.client_rings = u[SMT_RES_RINGS],
+			.client_pools = u[SMT_RES_POOLS],
+			.client_memory = u[SMT_RES_MEMORY],
+			.client_canvases = u[SMT_RES_CANVASES],
+			.client_surfaces = u[SMT_RES_SURFACES],
+			.client_surface_bytes = u[SMT_RES_SURFACES] * SURFACE_USAGE_BYTES,
 		};
 		pthread_mutex_unlock(&ring->exec_lock);
 		ring_workers_lock(transport);

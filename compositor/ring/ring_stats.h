@@ -21,7 +21,9 @@ struct smtwc_ring_stats {
 	pid_t pid;
 	bool shared; /* false: fed only through submit */
 	struct smt_sched_stats sched;
-	uint64_t slices, exec_ns, commands, bytes;
+	/* exec_ns: the ring's commands, PRESENTs' copies and ordered
+	 * requests on any thread; present_ns: the copies of it. */
+	uint64_t slices, exec_ns, present_ns, commands, bytes;
 	uint64_t wakeups_from_client, wakeups_to_client;
 	uint64_t ring_bytes, pool_bytes, canvas_bytes, pixmap_bytes, pixmaps;
 	uint64_t table_bytes; /* the drawable table itself */
@@ -48,6 +50,10 @@ struct smtwc_transport_stats {
 	/* The Wayland socket's accept (client_listen.h). */
 	uint64_t connections_accepted, connections_refused, connections_dropped_at_fd_limit;
 	uint64_t accept_wakeups;
+	/* Ring worker threads running (0: the main thread runs the rings),
+	 * their runs and the runs handed back to the main thread. */
+	unsigned worker_threads;
+	uint64_t worker_runs, worker_handoffs;
 };
 
 /* One account: a connection, a process or a uid (client_usage.h). */

@@ -143,9 +143,14 @@ struct smtwc_ring {
 	atomic_bool stop_run;
 	struct wl_list handed_link; /* ring_workers.handed */
 	struct ring_handoff handoff;
+	/* fifo: bytes run in the turn that handoffs paused (the running
+	 * worker's, ring_workers.c). */
+	uint64_t fifo_turn_bytes;
 
-	/* Statistics (smtctl, smt-info). */
-	uint64_t commands, bytes, exec_ns, slices;
+	/* Statistics (smtctl, smt-info). exec_ns: time spent on the ring's
+	 * commands, PRESENTs' copies and ordered requests, on any thread;
+	 * present_ns: of that, the copies (canvas_present_resume). */
+	uint64_t commands, bytes, exec_ns, present_ns, slices;
 	uint64_t wakeups_to_client, wakeups_from_client;
 };
 

@@ -107,7 +107,8 @@ static bool spin_for_more(struct ring_workers *w, struct smtwc_ring *ring, uint6
  * something for the main thread; returns whether the ring still has
  * commands (for the charge). */
 static bool worker_run(struct ring_workers *w, struct smtwc_ring *ring,
-		const struct smt_sched_decision *d, bool *handed, uint64_t *commands)
+		const struct smt_sched_decision *d, bool *handed, uint64_t *commands,
+		uint64_t *bytes)
 {
 	pthread_mutex_lock(&ring->exec_lock);
 	uint64_t commands_before = ring->commands, bytes_before = ring->bytes;
@@ -132,6 +133,7 @@ static bool worker_run(struct ring_workers *w, struct smtwc_ring *ring,
 		work = !stopped && !*handed && w->ops.has_work(ring);
 		*commands = ring->commands - commands_before;
 		uint64_t ran = ring->bytes - bytes_before;
+		*bytes = ran;
 		bool armed = ring->shared && ran >= WORKER_SPIN_ARM_BYTES;
 		pthread_mutex_unlock(&ring->exec_lock);
 		if (!work && go_on == false && !*handed && !stopped && armed && !spun &&
@@ -158,8 +160,10 @@ static bool worker_run(struct ring_workers *w, struct smtwc_ring *ring,
 		 * seconds behind); fair: until the slice ends or a more
 		 * favoured client waits for this worker. */
 		bool fifo_done = d->deadline_ns == 0 &&
-				(!d->drain_all || ran >= WORKER_FIFO_POLL_BYTES);
-		bool stop = !go_on || *handed || !work || fifo_done ||
+				(!d->drain_all ||
+						ring->fifo_turn_bytes + ran >=
+								WORKER_FIFO_POLL_BYTES);
+		bool stop = !go_on || *handed || !work || fifo_done || w->stopping ||
 				monotonic_now_ns() >= d->deadline_ns ||
 				smt_sched_should_yield(
 						w->transport->sched, d->client, monotonic_now_ns());
@@ -194,15 +198,34 @@ static void *worker_main(void *data)
 		w->runs++;
 		pthread_mutex_unlock(&w->lock);
 
-		uint64_t start = monotonic_now_ns(), commands = 0;
+		uint64_t start = monotonic_now_ns(), commands = 0, bytes = 0;
 		bool handed = false;
-		bool still = worker_run(w, ring, &d, &handed, &commands);
+		bool still = worker_run(w, ring, &d, &handed, &commands, &bytes);
 		uint64_t end = monotonic_now_ns();
+
+		/* A run handed to the main thread (a PRESENT to show, most
+		 * often) is a pause in the client's turn, not its end: on the
+		 * main thread a PRESENT's copy is part of the slice and the
+		 * commands after it run in the same turn. Ended instead, a
+		 * fifo client drawing a frame and a 1x1 mark (smt-rubberband)
+		 * waited a whole turn of 12 flooders per PRESENT (echo p99 610
+		 * against the main thread's 217 ms, docs/benchmarks.md). fifo
+		 * still bounds a turn by its request buffer's worth. */
+		bool fifo = d.deadline_ns == 0;
+		ring->fifo_turn_bytes = handed && fifo ? ring->fifo_turn_bytes + bytes : 0;
+		bool pause = handed && (!fifo || ring->fifo_turn_bytes < WORKER_FIFO_POLL_BYTES);
+		if (!pause) {
+			ring->fifo_turn_bytes = 0;
+		}
 
 		pthread_mutex_lock(&w->lock);
 		w->running--;
 		/* (ring_workers_forget waits for this run: the client is valid) */
-		smt_sched_charge(sched, d.client, start, end, still, commands);
+		if (pause) {
+			smt_sched_charge_paused(sched, d.client, start, end, commands);
+		} else {
+			smt_sched_charge(sched, d.client, start, end, still, commands);
+		}
 		if (handed) {
 			ring->run_state = RING_HANDED;
 			wl_list_insert(w->handed.prev, &ring->handed_link);
@@ -286,11 +309,10 @@ struct ring_workers *ring_workers_create(
 	return w;
 }
 
-void ring_workers_destroy(struct ring_workers *w)
+/* Stops the threads: each ends its run after the piece in progress (the
+ * run is charged and its ring left idle or handed, as at any run's end). */
+static void workers_stop(struct ring_workers *w)
 {
-	if (w == NULL) {
-		return;
-	}
 	pthread_mutex_lock(&w->lock);
 	w->stopping = true;
 	pthread_cond_broadcast(&w->work);
@@ -298,6 +320,45 @@ void ring_workers_destroy(struct ring_workers *w)
 	for (unsigned i = 0; i < w->started; i++) {
 		pthread_join(w->thread[i], NULL);
 	}
+	w->started = 0;
+}
+
+void ring_workers_end(struct ring_workers *w)
+{
+	if (w == NULL) {
+		return;
+	}
+	workers_stop(w);
+	/* What the last runs handed back: settled now, its Wayland part
+	 * (errors, fences, the PRESENT taken) whole; a copy or ordered
+	 * request not finished in a piece goes on where the rings run next
+	 * (ring_run on the main thread, or the next workers' settle). */
+	while (!wl_list_empty(&w->handed)) {
+		struct smtwc_ring *ring = wl_container_of(w->handed.next, ring, handed_link);
+		wl_list_remove(&ring->handed_link);
+		wl_list_init(&ring->handed_link);
+		uint64_t start = monotonic_now_ns();
+		w->ops.settle(ring, start + RING_WORKERS_PIECE_NS);
+		if (ring->sched_client != NULL) {
+			smt_sched_charge_for(w->transport->sched, ring->sched_client, start,
+					monotonic_now_ns());
+		}
+		ring->run_state = RING_IDLE;
+	}
+	struct smtwc_ring *ring;
+	wl_list_for_each (ring, &w->transport->rings, link) {
+		ring->fifo_turn_bytes = 0; /* (a paused fifo turn ends with them) */
+	}
+	smt_sched_set_workers(w->transport->sched, 1);
+	ring_workers_destroy(w);
+}
+
+void ring_workers_destroy(struct ring_workers *w)
+{
+	if (w == NULL) {
+		return;
+	}
+	workers_stop(w);
 	if (w->main_source != NULL) {
 		wl_event_source_remove(w->main_source);
 	}
@@ -373,8 +434,16 @@ bool ring_workers_settle(struct ring_workers *w)
 		/* HANDED: no worker picks it; nothing here frees a ring (a
 		 * client ended by the handoff is destroyed from an idle
 		 * callback). */
+		uint64_t start = monotonic_now_ns();
 		bool done = w->ops.settle(ring, deadline);
+		uint64_t end = monotonic_now_ns();
 		pthread_mutex_lock(&w->lock);
+		/* The main thread's part of the client's run (a PRESENT's copy,
+		 * ordered requests) is the client's time, as it is inside a
+		 * slice when the main thread runs the rings. */
+		if (ring->sched_client != NULL) {
+			smt_sched_charge_for(w->transport->sched, ring->sched_client, start, end);
+		}
 		if (done) {
 			ring->run_state = RING_IDLE;
 		} else {

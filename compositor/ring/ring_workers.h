@@ -47,8 +47,14 @@ struct ring_workers_ops {
 /* Starts n >= 1 threads. NULL (logged) if none could start. */
 struct ring_workers *ring_workers_create(
 		struct smtwc_transport *transport, unsigned n, const struct ring_workers_ops *ops);
-/* Stops and joins them; every ring's run has ended. */
+/* Stops and joins them; every ring's run has ended (at shutdown: what
+ * they handed back is dropped with the rings). */
 void ring_workers_destroy(struct ring_workers *workers);
+/* Main thread, a live change of their number (smtctl set workers): stops
+ * them after their pieces in progress, settles what their runs handed
+ * back, so the rings carry on on the main thread or the next workers, and
+ * destroys them. */
+void ring_workers_end(struct ring_workers *workers);
 unsigned ring_workers_count(const struct ring_workers *workers);
 
 /* The scheduler's lock, for every smt_sched_* call the main thread makes

@@ -43,6 +43,9 @@ struct smt_sched_client {
 	 * with the rest kept). */
 	uint64_t turn_left_ns;
 
+	/* Its last run was paused for the glue (smt_sched_charge_paused) and
+	 * it has not been picked since: it keeps its turn. */
+	bool paused;
 	/* The run in progress on a worker, between pick and charge. */
 	bool running;
 	uint64_t run_deadline;
@@ -70,6 +73,9 @@ struct smt_sched {
 	uint64_t ready_events;
 
 	struct smt_sched_client *fifo_next; /* fifo: where the next scan starts */
+	/* fifo: the client whose run was paused for the glue
+	 * (smt_sched_charge_paused): the one runner's turn is still its. */
+	struct smt_sched_client *fifo_paused;
 };
 
 /* The caller's clock is monotonic, but a late `now` must not wrap. */
@@ -162,6 +168,9 @@ bool smt_sched_set_params(struct smt_sched *sched, const struct smt_sched_params
 	}
 	if (sched->p.fifo && !was_fifo) {
 		sched->fifo_next = sched->head; /* a new fifo pass starts in ring order */
+	}
+	if (!sched->p.fifo) {
+		sched->fifo_paused = NULL; /* fair keeps a paused turn as time */
 	}
 	return true;
 }
@@ -342,6 +351,14 @@ void smt_sched_set_ready(
 	} else if (!ready && client->ready) {
 		become_unready(sched, client, now);
 	}
+	if (!ready && client->paused) {
+		/* Found empty after a pause: its turn is over. */
+		client->paused = false;
+		client->turn_left_ns = 0;
+		if (sched->fifo_paused == client) {
+			sched->fifo_paused = NULL;
+		}
+	}
 }
 
 void smt_sched_client_remove(struct smt_sched *sched, struct smt_sched_client *client)
@@ -354,6 +371,9 @@ void smt_sched_client_remove(struct smt_sched *sched, struct smt_sched_client *c
 	}
 	if (sched->fifo_next == client) {
 		sched->fifo_next = client->next;
+	}
+	if (sched->fifo_paused == client) {
+		sched->fifo_paused = NULL;
 	}
 	if (client->prev != NULL) {
 		client->prev->next = client->next;
@@ -419,6 +439,16 @@ static struct smt_sched_client *pick_fair(const struct smt_sched *sched)
  * seed's server walked its ready file descriptors. */
 static struct smt_sched_client *pick_fifo(struct smt_sched *sched)
 {
+	if (sched->fifo_paused != NULL) {
+		/* Its turn goes on once the glue has finished its part. */
+		struct smt_sched_client *c = sched->fifo_paused;
+		if (!c->ready) {
+			return NULL;
+		}
+		sched->fifo_paused = NULL;
+		sched->fifo_next = c->next;
+		return c;
+	}
 	struct smt_sched_client *start = sched->fifo_next != NULL ? sched->fifo_next : sched->head;
 	struct smt_sched_client *c = start;
 	while (c != NULL) {
@@ -488,6 +518,7 @@ bool smt_sched_pick(struct smt_sched *sched, uint64_t now, struct smt_sched_deci
 		c->last_pick = ++sched->pick_seq;
 	}
 	c->stats.lone_slices += out->lone;
+	c->paused = false;
 	c->running = true;
 	c->run_deadline = out->deadline_ns;
 	c->run_lone = out->lone;
@@ -543,24 +574,37 @@ bool smt_sched_should_yield(
 	return false;
 }
 
-void smt_sched_charge(struct smt_sched *sched, struct smt_sched_client *client, uint64_t start,
-		uint64_t end, bool still_ready, uint64_t commands)
+/* Time run for a client, charged: its run time, its turn (kept, less the
+ * time, or over), and (fair) its penalty. */
+static void charge_time(struct smt_sched *sched, struct smt_sched_client *client, uint64_t start,
+		uint64_t end, bool keep_turn)
 {
 	saw(sched, end);
+	uint64_t ran = elapsed(start, end);
+	client->stats.run_ns += ran;
+	client->turn_left_ns = keep_turn && ran < client->turn_left_ns ?
+			client->turn_left_ns - ran :
+			0;
+	if (!sched->p.fifo) {
+		apply_penalty(sched, client, ran); /* fifo has no priorities */
+	}
+}
+
+static void end_run(struct smt_sched *sched, struct smt_sched_client *client, uint64_t commands)
+{
 	if (client->running) {
 		client->running = false;
 		sched->running_count--;
 	}
-	uint64_t ran = elapsed(start, end);
-	client->stats.run_ns += ran;
-	/* A ring that ran dry has had its turn; else it keeps the rest. */
-	client->turn_left_ns = still_ready && ran < client->turn_left_ns ?
-			client->turn_left_ns - ran :
-			0;
 	client->stats.commands += commands;
-	if (!sched->p.fifo) {
-		apply_penalty(sched, client, ran); /* fifo has no priorities */
-	}
+}
+
+void smt_sched_charge(struct smt_sched *sched, struct smt_sched_client *client, uint64_t start,
+		uint64_t end, bool still_ready, uint64_t commands)
+{
+	end_run(sched, client, commands);
+	/* A ring that ran dry has had its turn; else it keeps the rest. */
+	charge_time(sched, client, start, end, still_ready);
 	if (still_ready) {
 		if (client->ready) {
 			client->ready_since = end; /* its next wait starts now */
@@ -570,6 +614,26 @@ void smt_sched_charge(struct smt_sched *sched, struct smt_sched_client *client, 
 	} else if (client->ready) {
 		become_unready(sched, client, end);
 	}
+}
+
+void smt_sched_charge_paused(struct smt_sched *sched, struct smt_sched_client *client,
+		uint64_t start, uint64_t end, uint64_t commands)
+{
+	end_run(sched, client, commands);
+	charge_time(sched, client, start, end, true);
+	client->paused = true;
+	if (sched->p.fifo) {
+		sched->fifo_paused = client;
+	}
+	if (client->ready) {
+		become_unready(sched, client, end);
+	}
+}
+
+void smt_sched_charge_for(struct smt_sched *sched, struct smt_sched_client *client, uint64_t start,
+		uint64_t end)
+{
+	charge_time(sched, client, start, end, true);
 }
 
 void smt_sched_client_stats(struct smt_sched *sched, struct smt_sched_client *client, uint64_t now,

@@ -82,7 +82,8 @@ void smt_sched_client_remove(struct smt_sched *sched, struct smt_sched_client *c
 void *smt_sched_client_owner(const struct smt_sched_client *client);
 bool smt_sched_client_ready(const struct smt_sched_client *client);
 
-/* The ring went from empty to having work (ready) or back. Idempotent. */
+/* The ring went from empty to having work (ready) or back. Idempotent.
+ * Not ready also ends a paused client's kept turn (smt_sched_charge_paused). */
 void smt_sched_set_ready(
 		struct smt_sched *sched, struct smt_sched_client *client, bool ready, uint64_t now);
 /* Pointer or keyboard input was sent to this client. */
@@ -128,6 +129,22 @@ bool smt_sched_should_yield(const struct smt_sched *sched, const struct smt_sche
  * running (the spin), without ending anything. */
 void smt_sched_charge(struct smt_sched *sched, struct smt_sched_client *client, uint64_t start,
 		uint64_t end, bool still_ready, uint64_t commands);
+
+/* Ends the client's run because the glue must finish part of it first (a
+ * worker's PRESENT, error or ordered request handed to the main thread):
+ * charged like smt_sched_charge, the client is not ready until the glue
+ * reports it again, and it keeps its turn. Fair: the rest of its slice
+ * (picked first among equals, as a turn cut short). fifo: the one runner's
+ * turn goes on with it: nobody else is picked until it is ready again and
+ * picked, or reported empty (the seed's single-threaded server did that
+ * work inside the client's turn). */
+void smt_sched_charge_paused(struct smt_sched *sched, struct smt_sched_client *client,
+		uint64_t start, uint64_t end, uint64_t commands);
+/* Time the glue spent for a client outside a run (the main thread copying
+ * a PRESENT a worker handed over): its run time and, fair, its penalty,
+ * counted against the turn it keeps. Readiness unchanged. */
+void smt_sched_charge_for(struct smt_sched *sched, struct smt_sched_client *client, uint64_t start,
+		uint64_t end);
 
 /* For smtctl (like xrestop). Times in nanoseconds. */
 struct smt_sched_stats {

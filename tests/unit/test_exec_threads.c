@@ -13,7 +13,10 @@
  * refused whatever the machine's scheduling. Then the clients run free,
  * charges and refunds interleaving as the kernel happens to schedule them:
  * only what must hold on any interleaving is asserted there (a busy
- * machine may well run the threads one after another).
+ * machine may well run the threads one after another). Meanwhile a reader
+ * copies the accounts as the statistics do (smt_usage_read, under the
+ * charges' lock): never more than the limit, and under ThreadSanitizer no
+ * race with the charges (a plain read of the counters was one).
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -32,7 +35,8 @@ static struct smt_usage total = { .level = SMT_LEVEL_TOTAL };
 static struct smt_usage uid = { .parent = &total, .level = SMT_LEVEL_UID };
 static struct smt_usage process = { .parent = &uid, .level = SMT_LEVEL_PROCESS };
 static const uint64_t pixmap_bytes = SIDE * SIDE * 4 + SMT_PIXMAP_OVERHEAD;
-static atomic_uint_fast64_t alive, refused, drawn, lockstep_granted;
+static atomic_uint_fast64_t alive, refused, drawn, lockstep_granted, stats_reads;
+static atomic_bool clients_done;
 static pthread_barrier_t step; /* lock-step rounds, then the free run's start */
 
 static struct smt_exec_ctx *new_ctx(struct smt_usage *client)
@@ -110,6 +114,25 @@ static void *client_thread(void *data)
 	return NULL;
 }
 
+/* The statistics' reader (ring_stats.c) beside the charging threads. */
+static void *stats_thread(void *data)
+{
+	(void)data;
+	const struct smt_usage *levels[] = { &process, &uid, &total };
+	do {
+		for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
+			uint64_t used[SMT_RES_COUNT], max[SMT_RES_COUNT];
+			smt_usage_read(levels[i], used, max);
+			REQUIRE(max[SMT_RES_MEMORY] == 0 ||
+							used[SMT_RES_MEMORY] <= max[SMT_RES_MEMORY],
+					"statistics read %llu bytes charged over the limit",
+					(unsigned long long)used[SMT_RES_MEMORY]);
+			atomic_fetch_add(&stats_reads, 1);
+		}
+	} while (!atomic_load(&clients_done));
+	return NULL;
+}
+
 int main(void)
 {
 	/* Room for one pixmap (and every context's table) for four clients
@@ -118,6 +141,8 @@ int main(void)
 	struct smt_usage clients[THREADS];
 	pthread_t threads[THREADS];
 	pthread_barrier_init(&step, NULL, THREADS);
+	pthread_t reader;
+	REQUIRE(pthread_create(&reader, NULL, stats_thread, NULL) == 0, "reader thread");
 	for (int i = 0; i < THREADS; i++) {
 		clients[i] = (struct smt_usage){ .parent = &process, .level = SMT_LEVEL_CLIENT };
 		REQUIRE(pthread_create(&threads[i], NULL, client_thread, &clients[i]) == 0,
@@ -126,6 +151,9 @@ int main(void)
 	for (int i = 0; i < THREADS; i++) {
 		pthread_join(threads[i], NULL);
 	}
+	atomic_store(&clients_done, true);
+	pthread_join(reader, NULL);
+	REQUIRE(atomic_load(&stats_reads) > 0, "the statistics were read");
 	pthread_barrier_destroy(&step);
 	for (int r = 0; r < SMT_RES_COUNT; r++) {
 		REQUIRE(total.used[r] == 0 && uid.used[r] == 0 && process.used[r] == 0,

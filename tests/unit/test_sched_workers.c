@@ -345,6 +345,95 @@ static void test_fifo_single_runner(void)
 	remove_all(s, c, 3);
 }
 
+/* A run paused for the glue (a worker's PRESENT handed to the main
+ * thread): fifo keeps the one runner's turn with that client, nobody else
+ * runs until it is ready again and picked; reported empty instead, the
+ * rotation goes on. */
+static void test_fifo_pause_keeps_turn(void)
+{
+	current_test = "fifo: a run paused for the main thread keeps the turn";
+	struct smt_sched *s = new_sched(true, 2);
+	struct smt_sched_client *c[3];
+	uint64_t now = T0;
+	add_ready(s, c, 3, now);
+	struct smt_sched_decision d, no;
+	CHECK(smt_sched_pick(s, now, &d));
+	CHECK(d.client == c[0]);
+	smt_sched_charge_paused(s, c[0], now, now + US(50), 3);
+	CHECK(!smt_sched_client_ready(c[0]));
+	CHECK_INT(smt_sched_running_count(s), 0);
+	/* c1 and c2 are ready, the runner is free: its turn is still c0's */
+	CHECK(!smt_sched_pick(s, now + US(60), &no));
+	smt_sched_charge_for(s, c[0], now + US(60), now + US(160)); /* the copy */
+	smt_sched_set_ready(s, c[0], true, now + US(170));
+	CHECK(smt_sched_pick(s, now + US(170), &d));
+	CHECK(d.client == c[0]);
+	smt_sched_charge(s, c[0], now + US(170), now + US(300), true, 7);
+	CHECK(smt_sched_pick(s, now + US(300), &d));
+	CHECK(d.client == c[1]); /* then the rotation, in ring order */
+	smt_sched_charge_paused(s, c[1], now + US(300), now + US(400), 1);
+	CHECK(!smt_sched_pick(s, now + US(400), &no));
+	smt_sched_set_ready(s, c[1], false, now + US(450)); /* nothing after it */
+	CHECK(smt_sched_pick(s, now + US(450), &d));
+	CHECK(d.client == c[2]);
+	smt_sched_charge(s, c[2], now + US(450), now + US(500), true, 1);
+	struct smt_sched_stats st;
+	smt_sched_client_stats(s, c[0], now + US(500), &st);
+	CHECK_INT(st.run_ns, US(50) + US(100) + US(130)); /* both runs and the copy */
+	CHECK_INT(st.commands, 10);
+	/* A paused client removed: the runner is free again. */
+	CHECK(smt_sched_pick(s, now + US(500), &d));
+	CHECK(d.client == c[0]);
+	smt_sched_charge_paused(s, c[0], now + US(500), now + US(600), 1);
+	smt_sched_client_remove(s, c[0]);
+	CHECK(smt_sched_pick(s, now + US(600), &d));
+	CHECK(d.client == c[1] || d.client == c[2]);
+	smt_sched_charge(s, d.client, now + US(600), now + US(700), true, 1);
+	c[0] = smt_sched_client_add(s, (void *)0, now + US(700));
+	remove_all(s, c, 3);
+}
+
+/* Fair: a paused run keeps the rest of its slice, less the glue's time
+ * charged for it, and is picked first among equals when ready again. */
+static void test_fair_pause_keeps_rest(void)
+{
+	current_test = "fair: a run paused for the main thread keeps the rest of its slice";
+	struct smt_sched *s = new_sched(false, 1);
+	struct smt_sched_client *c[2];
+	uint64_t now = T0;
+	add_ready(s, c, 2, now);
+	struct smt_sched_decision d;
+	CHECK(smt_sched_pick(s, now, &d));
+	CHECK(d.client == c[0]);
+	smt_sched_charge_paused(s, c[0], now, now + MS(1), 2);
+	/* another worker may run meanwhile (fair is not single-runner) */
+	CHECK(smt_sched_pick(s, now + MS(1), &d));
+	CHECK(d.client == c[1]);
+	smt_sched_charge_for(s, c[0], now + MS(1), now + MS(1.5)); /* the copy */
+	smt_sched_set_ready(s, c[0], true, now + MS(1.5));
+	smt_sched_charge(s, c[1], now + MS(1), now + MS(6), true, 1);
+	CHECK(smt_sched_pick(s, now + MS(6), &d));
+	CHECK(d.client == c[0]);
+	CHECK_INT(d.deadline_ns - (now + MS(6)), MS(3.5)); /* 5 - 1 - 0.5 */
+	smt_sched_charge(s, c[0], now + MS(6), d.deadline_ns, true, 1);
+	struct smt_sched_stats st;
+	smt_sched_client_stats(s, c[0], now + MS(9.5), &st);
+	CHECK_INT(st.slices, 1);
+	CHECK_INT(st.run_ns, MS(5));
+	/* Paused and then found empty: its turn is over. (c0 was picked
+	 * longer ago than c1, both at priority -1 now.) */
+	CHECK_INT(prio(s, c[0], now + MS(9.5)), prio(s, c[1], now + MS(9.5)));
+	CHECK(smt_sched_pick(s, now + MS(9.5), &d));
+	CHECK(d.client == c[0]);
+	smt_sched_charge_paused(s, c[0], now + MS(9.5), now + MS(10.5), 1);
+	smt_sched_set_ready(s, c[0], false, now + MS(10.5));
+	smt_sched_set_ready(s, c[0], true, now + MS(11));
+	CHECK(smt_sched_pick(s, now + MS(11), &d));
+	CHECK(d.client == c[1]); /* c0 has no turn left to resume */
+	smt_sched_charge(s, c[1], now + MS(11), now + MS(12), true, 1);
+	remove_all(s, c, 2);
+}
+
 static void test_remove_running(void)
 {
 	current_test = "removing a running client";
@@ -535,6 +624,8 @@ int main(void)
 	test_boost_preempts_least_favoured();
 	test_lone_generalised();
 	test_fifo_single_runner();
+	test_fifo_pause_keeps_turn();
+	test_fair_pause_keeps_rest();
 	test_remove_running();
 	test_set_workers_live();
 	test_sim_fair();

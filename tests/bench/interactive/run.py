@@ -212,6 +212,79 @@ def run_interactive(procs, build, tmp, mode, slice_ms, flooders, seconds, warmup
     return rb_rows, an_rows, cmds / (t1 - t0) if flooders else 0.0, delay
 
 
+def run_shm_echo(procs, build, tmp, mode, flooders, seconds, warmup, rnd=0):
+    """One compositor: flooders, then smt-shm-echo on top (a wl_shm client's
+    input-to-frame, foot's path). Returns its per-move latencies in ms."""
+    comp = Compositor(procs, build, mode, 5)
+    tag = "shm-%s-f%d-r%d" % (mode, flooders, rnd)
+    out_csv = os.path.join(tmp, "%s.csv" % tag)
+    try:
+        fl = [comp.client("smt-plaid") for _ in range(flooders)]
+        if flooders:
+            wait_mapped(comp, flooders)
+            time.sleep(0.5)
+        log = open(os.path.join(tmp, "%s.log" % tag), "w")
+        echo = comp.client("smt-shm-echo", "--seconds", str(seconds), "--warmup", str(warmup),
+                           "--csv", out_csv, stdout=log)
+        try:
+            echo.wait(seconds + warmup + 30)
+        except subprocess.TimeoutExpired:
+            pass
+        procs.stop(echo)
+        for p in fl:
+            procs.stop(p)
+        log.close()
+    finally:
+        comp.close()
+    rows = read_csv(out_csv) if os.path.exists(out_csv) else []
+    skip = int(warmup * 100)
+    return [(int(r["display_ns"]) - int(r["send_ns"])) / 1e6 for r in rows[skip:]
+            if int(r["recv_ns"]) and int(r["display_ns"]) > int(r["send_ns"])]
+
+
+def shm_echo_only(args, out, build):
+    """--shm-echo: idle and among 12 flooders (fair), R rounds each; one
+    table row per scenario: p50 / p99 / max of the pooled moves, and the
+    rounds' p99 range."""
+    procs = Procs()
+    tmp = os.path.join(out, "raw")
+    os.makedirs(tmp, exist_ok=True)
+    rounds = args.rounds or 3
+    seconds = 1 if args.smoke else 4
+    res = {}
+    load_before = V.loadavg()
+    try:
+        for rnd in range(rounds):
+            for name, n in (("idle", 0), ("flood", FLOODERS)):
+                print("== shm-echo %s round %d/%d (%d flooders, %d s)" % (
+                    name, rnd + 1, rounds, n, seconds), flush=True)
+                res.setdefault(name, []).append(
+                    run_shm_echo(procs, build, tmp, "fair", n, seconds, 1, rnd))
+    finally:
+        procs.stop_all()
+    path = os.path.join(out, "scheduler-shm-echo.csv")
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["scenario", "round", "input_to_frame_ms"])
+        for name, per in res.items():
+            for rnd, v in enumerate(per):
+                w.writerows([name, rnd, "%.3f" % x] for x in v)
+    print("load average %s before, %s after" % (load_before, V.loadavg()))
+    print("| wl_shm input-to-frame (ms), workers %s | moves | p50 | p99 | max | p99 per round |"
+          % ("default" if WORKERS is None else WORKERS))
+    print("|---|---:|---:|---:|---:|---|")
+    for name, per in res.items():
+        pooled = sorted(x for v in per for x in v)
+        if not pooled:
+            print("| %s | 0 | - | - | - | - |" % name)
+            continue
+        p99s = [np.percentile(v, 99) for v in per if v]
+        print("| %s | %d | %.2f | %.2f | %.2f | %.2f-%.2f |" % (
+            name, len(pooled), np.percentile(pooled, 50), np.percentile(pooled, 99),
+            pooled[-1], min(p99s), max(p99s)))
+    print("results in %s" % out)
+
+
 def run_fairness(procs, build, mode, seconds, n=4, rnd=0):
     comp = Compositor(procs, build, mode, 5)
     try:
@@ -299,6 +372,9 @@ def main():
     ap.add_argument("--workers", type=int, default=None,
                     help="[scheduler] workers of every compositor (issue 28: run once with "
                          "0 and once with the default to compare; default: the setting's)")
+    ap.add_argument("--shm-echo", action="store_true",
+                    help="only a wl_shm client's input-to-frame (smt-shm-echo, foot's path), "
+                         "idle and among 12 flooders, --rounds R (default 3)")
     args = ap.parse_args()
     global WORKERS
     WORKERS = args.workers
@@ -313,6 +389,8 @@ def main():
     else:
         idle_s, flood_s, fair_s, sweep_s, warm, rounds = 8, 10, 5, 10, 1, 4
     rounds = args.rounds or rounds
+    if args.shm_echo:
+        return shm_echo_only(args, out, args.build)
     load_before = V.loadavg()
     slices = [int(s) for s in (args.slices or ("5" if args.smoke else "1,2,5,10,20")).split(",")]
     for exe in ("compositor/smtwc", "clients/smt-plaid", "clients/smt-anim",

@@ -125,25 +125,23 @@ void publish(struct hostile *h, uint64_t head)
  * it did and the error is on the expected interface with the expected
  * code. An error for a request arrives by the round trip after it; an
  * error for ring commands comes once the compositor ran them, and it marks
- * the ring DEAD (and wakes us) before it posts the error, so the round
- * trip after seeing DEAD brings it. */
+ * the ring DEAD (and wakes us) before it posts the error. With worker
+ * threads the DEAD mark is the worker's and the error the main thread's,
+ * a turn of its loop later: a round trip answered in between brings
+ * nothing, so after DEAD round trips go on until the error (or time). */
 bool expect_error(struct hostile *h, const struct wl_interface *iface, uint32_t code)
 {
 	bool ring_error = iface == &smt_ring_v1_interface &&
 			code == SMT_RING_V1_ERROR_BAD_COMMAND && h->status != NULL;
 	double end = now_ms() + HANG_MS;
-	/* A ring error: DEAD, then the error. With worker threads a worker
-	 * marks the ring DEAD and the main thread posts the error when it
-	 * settles the run, which may be after it answered a round trip sent
-	 * on seeing DEAD (under load: smt-hostile bad-opcode beside busy
-	 * clients saw no error), so round trips go on until the error ends
-	 * the connection. */
 	for (;;) {
-		bool last = !ring_error;
-		if (wl_display_roundtrip(h->display) < 0 || last || now_ms() > end) {
+		bool dead = ring_dead(h);
+		if (wl_display_roundtrip(h->display) < 0 || !ring_error || now_ms() > end) {
 			break;
 		}
-		wait_event(h, ring_dead(h) ? 10 : 100);
+		if (!dead) {
+			wait_event(h, 100);
+		}
 	}
 	int err = wl_display_get_error(h->display);
 	if (err != EPROTO) {
