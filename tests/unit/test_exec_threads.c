@@ -61,12 +61,13 @@ static bool ask_pixmap(struct smt_exec_ctx **ctx, struct smt_usage *client, stru
 	}
 	uint64_t now = atomic_fetch_add(&alive, 1) + 1;
 	REQUIRE(now * pixmap_bytes <= process.max[SMT_RES_MEMORY],
-			"%llu pixmaps alive: more than the process's limit", (unsigned long long)now);
+			"%llu pixmaps alive: more than the process's limit",
+			(unsigned long long)now);
 	return true;
 }
 
-static void draw_and_free(struct smt_exec_ctx *ctx, struct stream *s, struct smt_exec_result *res,
-		int round)
+static void draw_and_free(
+		struct smt_exec_ctx *ctx, struct stream *s, struct smt_exec_result *res, int round)
 {
 	struct smt_rect r = { 0, 0, SIDE, SIDE };
 	s->len = 0;
