@@ -130,7 +130,10 @@ def run(cmd):
             sys.stdout.write(line)
             sys.stdout.flush()
         rc = p.wait()
-        return rc, "".join(lines), not end_group(p.pid, 10)
+        # What it started and ended may still be exiting (a compositor
+        # freeing its clients) on a loaded machine: left behind means
+        # still there 30 s later.
+        return rc, "".join(lines), not end_group(p.pid, 30)
     finally:
         if p.poll() is None:  # interrupted: end it and everything it started
             os.killpg(p.pid, signal.SIGTERM)

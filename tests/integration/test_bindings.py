@@ -68,7 +68,7 @@ def default_bindings(h):
 
         # Logo+Shift+e quits: exit code 0, socket and lock removed.
         s.key("logo+shift+e")
-        s.wait_exit(timeout=5, what="exit on Logo+Shift+e")
+        s.wait_exit(what="exit on Logo+Shift+e")
         log("Logo+Shift+e: clean exit")
 
 

@@ -197,7 +197,7 @@ def test_sigterm_under_load(h):
         control_path = s.socket_path + ".smtwc"
         check(os.path.exists(control_path), "no control socket")
         os.kill(s.compositor.pid, signal.SIGTERM)
-        s.wait_exit(timeout=5, what="exit on SIGTERM under load")  # rc 0, socket + lock gone
+        s.wait_exit(what="exit on SIGTERM under load")  # rc 0, socket + lock gone
         check(not os.path.exists(control_path), f"control socket {control_path} left behind")
         log("clean exit under load")
 

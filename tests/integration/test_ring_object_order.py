@@ -53,9 +53,19 @@ def test(h):
     with Session(h) as s:
         shm = s.spawn(["weston-simple-shm"])
         pid = s.compositor.pid
-        # The baseline once simple-shm draws (its buffers mapped).
-        s.wait_screenshot(lambda img: img.count_not(BACKGROUND) > 100 * 100, timeout=10,
-                          what="weston-simple-shm on screen")
+        # The baseline once simple-shm draws with both its buffers (two
+        # different frames on screen) and the compositor has processed the
+        # screenshot clients' disconnects (counted: the keyboard anchor and
+        # simple-shm), so that neither a buffer mapped later nor a grim
+        # connection still open is in it. Taken at the first screenshot, a
+        # loaded machine could leave either in or out.
+        excl = s.cursor_exclusion()
+        img0, win = s.wait_screenshot(
+            lambda img: img.count_not(BACKGROUND) > 100 * 100 and
+            img.bbox_not(BACKGROUND, exclude=excl), what="weston-simple-shm on screen")
+        s.wait_screenshot(lambda img: img.diff_count(img0, win) > 1000 or None,
+                          what="weston-simple-shm to animate")
+        s.wait_clients(2)
         base = process_resources(pid)
         for case, args, expected in CASES:
             run_hostile_case(s, h, case, expected, *args)

@@ -50,6 +50,11 @@ def test(h):
             demos = [s.spawn([demo_path(h)], name=f"demo{i}") for i in range(3)]
             img0, _ = s.wait_screenshot(
                 lambda img: img.bbox_not(BACKGROUND, exclude=excl), what="the demos' windows")
+            # Every demo has its ring before the hostile clients come (one
+            # window on screen says nothing of the other two on a loaded
+            # machine), so the count below is of live rings only.
+            s.wait_until(lambda: s.server_stats()["rings"] >= len(demos),
+                         what="the demos' rings")
             bad = {case: s.spawn([hostile_tool(h), case], name=case) for case in CONCURRENT}
             # The demos keep presenting while the hostile clients run.
             s.wait_screenshot(lambda img: img.diff_count(img0) > 0 or None,

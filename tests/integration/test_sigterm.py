@@ -36,7 +36,7 @@ def test(h):
               f"no lock file {s.socket_path}.lock next to the socket while running")
         log(f"sending SIGTERM to the compositor (pid {s.compositor.pid})")
         os.kill(s.compositor.pid, signal.SIGTERM)
-        s.wait_exit(timeout=5, what="exit on SIGTERM")
+        s.wait_exit(what="exit on SIGTERM")
         log("compositor exited 0; socket and lock file removed")
 
         closed, _ = wait_closed(sock, 5)

@@ -58,12 +58,12 @@ def tools_part(s):
         got = [None]
 
         def pasted():
-            r = s.run(["wl-paste", "--no-newline"] + flag, timeout=5, check_rc=False)
+            r = s.run(["wl-paste", "--no-newline"] + flag, timeout=10, check_rc=False)
             got[0] = (r.returncode, r.stdout, r.stderr.strip())
             return r.returncode == 0 and r.stdout == text
 
         try:
-            s.wait_until(pasted, timeout=5, interval=0.2,
+            s.wait_until(pasted, timeout=15, interval=0.2,
                          what=f"wl-paste {' '.join(flag)} to read what xclip put in the X "
                               f"{sel.upper()} selection")
         except harness.TestFailure as e:
@@ -78,12 +78,12 @@ def tools_part(s):
         wc = s.spawn(["wl-copy", "--foreground"] + flag + ["--", text], name=f"wl-copy-{sel}")
 
         def xpasted():
-            r = s.run(["xclip", "-o", "-selection", sel], timeout=5, check_rc=False)
+            r = s.run(["xclip", "-o", "-selection", sel], timeout=10, check_rc=False)
             got[0] = (r.returncode, r.stdout, r.stderr.strip())
             return r.returncode == 0 and r.stdout == text
 
         try:
-            s.wait_until(xpasted, timeout=5, interval=0.2,
+            s.wait_until(xpasted, timeout=15, interval=0.2,
                          what=f"xclip -o to read what wl-copy {' '.join(flag)} put in the "
                               f"Wayland {sel} selection from the X {sel.upper()} selection")
         except harness.TestFailure as e:
@@ -138,10 +138,21 @@ def xterm_to_foot(s, sel, word, xrm, paste_key):
                     f"xterm to show {word!r}")
     # First line of the xterm: 2 px internal border, 13 px "fixed" font.
     double_click(s, g.x + 20, g.y + 9)
-    r = s.run(["xclip", "-o", "-selection", sel], timeout=5, check_rc=False)
-    check(r.stdout == word, f"the double-click in xterm did not put {word!r} into the X "
-                            f"{sel.upper()} selection (xclip -o: exit {r.returncode}, "
-                            f"{r.stdout!r} {r.stderr.strip()!r})")
+    # xterm takes the selection when it handles the release, which reaches
+    # it through Xwayland after the click was sent: ask until it has.
+    got = [None]
+
+    def selected():
+        r = s.run(["xclip", "-o", "-selection", sel], timeout=10, check_rc=False)
+        got[0] = (r.returncode, r.stdout, r.stderr.strip())
+        return r.stdout == word
+
+    try:
+        s.wait_until(selected, timeout=15, interval=0.2,
+                     what=f"xclip -o to show xterm's selection {word!r}")
+    except harness.TestFailure:
+        harness.fail(f"the double-click in xterm did not put {word!r} into the X "
+                     f"{sel.upper()} selection (xclip -o: {got[0]})")
     out = os.path.join(s.tmp, f"foot-{sel}.txt")
     dst = s.spawn(["foot"] + reader(out, word), name="foot-dst")
     new_focused_frame(s, frame)
@@ -162,7 +173,7 @@ def xterm_to_foot(s, sel, word, xrm, paste_key):
 
 def wl_paste(s, sel):
     flag = ["--primary"] if sel == "primary" else []
-    r = s.run(["wl-paste", "--no-newline"] + flag, timeout=5, check_rc=False)
+    r = s.run(["wl-paste", "--no-newline"] + flag, timeout=10, check_rc=False)
     return (r.returncode, r.stdout, r.stderr.strip())
 
 
@@ -184,7 +195,7 @@ def foot_to_xterm(s, sel, word, copy_key, xrm):
         return got[0][1] == word
 
     try:
-        s.wait_until(selected, timeout=3, interval=0.2,
+        s.wait_until(selected, timeout=15, interval=0.2,
                      what=f"wl-paste to show foot's selection {word!r}")
     except harness.TestFailure:
         harness.fail(f"the double-click in foot (then {copy_key or 'nothing'}) did not put "

@@ -3,14 +3,18 @@ and the shim keeps one segment however many calls it converts.
 
 Each case runs with a fixed repetition count (-reps, so the drawing is
 deterministic) and pauses after its run (-pause) with its window still up;
-the screen is captured with xwd during that pause. x11perf's output goes to
-a pseudo-terminal so that the result line arrives when the run ends rather
+the screen is captured with xwd during that pause, x11perf stopped
+(SIGSTOP) from the moment its result line is read until the capture is
+done: on a loaded machine xwd can take longer to start than the pause
+lasts, and the window would be gone. x11perf's output goes to a
+pseudo-terminal so that the result line arrives when the run ends rather
 than at exit.
 """
 import hashlib
 import os
 import pty
 import select
+import signal
 import subprocess
 import sys
 import tempfile
@@ -52,8 +56,13 @@ def capture_during_pause(case, env, prefix=()):
                 break
             out += chunk
             if shot is None and b"reps @" in out:
-                shot = subprocess.run(["xwd", "-root", "-silent"], env=env,
-                                      stdout=subprocess.PIPE, check=True).stdout
+                # Held in its pause (its window up) until xwd has the screen.
+                os.kill(p.pid, signal.SIGSTOP)
+                try:
+                    shot = subprocess.run(["xwd", "-root", "-silent"], env=env,
+                                          stdout=subprocess.PIPE, check=True).stdout
+                finally:
+                    os.kill(p.pid, signal.SIGCONT)
         p.wait(timeout=PAUSE + 30)
     finally:
         os.close(master)
