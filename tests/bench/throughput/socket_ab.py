@@ -26,6 +26,7 @@ Run on a quiet machine for a verdict; under load both sides share the
 noise (alternation) but the interval is wide.
 """
 import argparse
+import hashlib
 import csv
 import math
 import os
@@ -109,11 +110,11 @@ class Compositor:
 
 
 def one_round(bdir, args, out_csv):
-    """One smt-perf socket pass over the cases on a fresh compositor:
-    {case: objects/s}."""
+    """One smt-perf pass of the chosen transport over the cases on a fresh
+    compositor: {case: objects/s}."""
     comp = Compositor(bdir)
     try:
-        cmd = [os.path.join(bdir, "clients", "smt-perf"), "-t", "socket", "-r", "1",
+        cmd = [os.path.join(bdir, "clients", "smt-perf"), "-t", args.transport, "-r", "1",
                "-s", str(args.seconds), "-w", str(args.warmup), "--objects", args.objects,
                "--csv", out_csv]
         if args.cases:
@@ -123,7 +124,7 @@ def one_round(bdir, args, out_csv):
         comp.stop()
     with open(out_csv) as f:
         return {r["case"]: float(r["ops_per_s"]) for r in csv.DictReader(f)
-                if r["transport"] == "socket"}
+                if r["transport"] == args.transport}
 
 
 def main():
@@ -136,6 +137,8 @@ def main():
     ap.add_argument("--cases", default="")
     ap.add_argument("--objects", default="x11", choices=["x11", "1"])
     ap.add_argument("--dir", default="/tmp/smt-socket-ab")
+    ap.add_argument("--transport", default="socket", choices=["socket", "ring"],
+                    help="the same A/B over shared-memory rings (the server half's other user)")
     ap.add_argument("--csv", help="every round's figures, one row per side and case")
     args = ap.parse_args()
     if args.rounds < 2:
@@ -150,7 +153,9 @@ def main():
             cur_dir = os.path.join(args.dir, "build-" + cur_id)
         else:
             cur_src, cur_id = ROOT, ROOT
-            cur_dir = os.path.join(args.dir, "build-current")
+            # keyed by the tree: another clone's build directory is not this one's
+            cur_dir = os.path.join(args.dir, "build-current-" +
+                                   hashlib.sha1(ROOT.encode()).hexdigest()[:12])
         sides = {"base": os.path.join(args.dir, "build-" + base_id), "current": cur_dir}
         print(f"building {args.base} ({base_id}) and {cur_id} under {args.dir} ...", flush=True)
         build(src, sides["base"], log)
@@ -169,7 +174,7 @@ def main():
     load_after = V.loadavg()
 
     cases = [c for c in rates["base"][0] if all(c in x for s in rates.values() for x in s)]
-    print(f"\nsocket transport, {args.current or 'the working tree'} / {args.base}: "
+    print(f"\n{args.transport} transport, {args.current or 'the working tree'} / {args.base}: "
           f"{args.rounds} rounds, "
           f"{args.seconds} s per case, objects {args.objects}; "
           f"{V.load_text(load_before, load_after)}")
