@@ -32,29 +32,6 @@ def tool(h, var, name, sub="tests/tools"):
     return os.path.join(build, sub, name)
 
 
-def fd_targets(pid):
-    """What each of the process's fds is (for a leak check's message)."""
-    out = {}
-    for fd in os.listdir(f"/proc/{pid}/fd"):
-        try:
-            out[int(fd)] = os.readlink(f"/proc/{pid}/fd/{fd}")
-        except OSError:
-            pass
-    return out
-
-
-def control_sockets():
-    with open("/proc/net/unix") as f:
-        return sorted(p[6] for p in (line.split() for line in f)
-                      if len(p) > 7 and p[7].endswith(".smtwc"))
-
-
-def fd_diff(before, after):
-    gone = {fd: t for fd, t in before.items() if after.get(fd) != t}
-    new = {fd: t for fd, t in after.items() if before.get(fd) != t}
-    return f"gone {gone}, new {new}"
-
-
 def wl_outputs(s):
     text = s.run(["wayland-info"], timeout=10).stdout
     return sorted(set(re.findall(r"name: '(HEADLESS-\d+)'", text)))
@@ -90,9 +67,7 @@ def test_outputs(h):
         animating(s, win, "simple-shm to animate (both its buffers in use)")
         clients = 3  # the harness's keyboard anchor, simple-shm and the demo
         s.wait_clients(clients)
-        base_ctl = control_sockets()
-        base_fds = fd_targets(pid)
-        base = harness.process_resources(pid)
+        base = harness.ResourceBaseline(pid)
 
         # plug a third monitor in and out again: nothing leaks
         ans = s.control("output add")
@@ -106,12 +81,7 @@ def test_outputs(h):
         s.wait_until(lambda: new not in wl_outputs(s), what=f"{new} to disappear")
         # (wayland-info has exited; its disconnect is processed once counted)
         s.wait_clients(clients)
-        now_ctl = control_sockets()
-        now_fds = fd_targets(pid)
-        now = harness.process_resources(pid)
-        check(now == base, f"fds/mappings {now} after output add+remove, before {base}: "
-              f"{fd_diff(base_fds, now_fds)}; control sockets before {base_ctl} "
-              f"after {now_ctl}; fds before {sorted(base_fds.items())}")
+        base.wait_back(s, "fds and mappings after output add+remove as before")
 
         # unplug the monitor the windows are on: they must move to another one
         ans = s.control("output add")

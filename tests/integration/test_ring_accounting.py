@@ -126,7 +126,7 @@ def test(h):
     with Session(h, config=CONFIG) as s:
         pid = s.compositor.pid
         clients = s.wayland_clients()
-        base = harness.process_resources(pid)
+        base = harness.ResourceBaseline(pid)
 
         # Item 2: one pixmap with the largest id costs a chunk and a
         # directory, charged; tables that grow past the limit are refused.
@@ -174,8 +174,7 @@ def test(h):
                               st["total_fds"] == 2 * st["total_connections"] and
                               st["reclaim_items"] == 0)(s.server_stats()),
                      what="usage back to 0 after the clients left")
-        now = harness.process_resources(pid)
-        check(now == base, f"fds/mappings {now} did not return to {base}")
+        now = base.wait_back(s, "fds and mappings back at the start")
         log(f"usage back to 0; fds/mappings {now} as at the start")
 
 

@@ -129,7 +129,7 @@ def test(h):
         s.wait_clients(clients)
         # (without the control connection of wait_clients' last query,
         # which the compositor closes only when it reads the EOF)
-        base = harness.process_resources(pid)
+        base = harness.ResourceBaseline(pid)
         anim = s.spawn([tool(h, "SMT_DEMO", "clients/smt-demo")])
         img0, _ = s.wait_screenshot(lambda img: img.bbox(FOCUSED) is not None or None,
                                     what="the animated demo window")
@@ -141,8 +141,7 @@ def test(h):
         s.wait_screenshot(lambda img: s.only_background(img) or None,
                           what="the killed client's window to disappear")
         s.wait_clients(clients)
-        now = harness.process_resources(pid)
-        check(now == base, f"fds/mappings {now} did not return to {base} after the kill")
+        base.wait_back(s, "fds and mappings back at the start after the kill")
 
         # Wakeups: with a client keeping the compositor busy (a ring full of
         # seconds of work at every moment), a second client publishing

@@ -148,9 +148,9 @@ def test(h):
         # clients' disconnects are processed (their fds are not baseline).
         clients = 2
         s.wait_clients(clients)
-        base = harness.process_resources(pid)
+        base = harness.ResourceBaseline(pid)
         rss0 = rss_kb(pid)
-        log(f"baseline: {base[0]} fds, {base[1]} mappings, RSS {rss0} KiB")
+        log(f"baseline: {base.counts[0]} fds, {base.counts[1]} mappings, RSS {rss0} KiB")
 
         for case, expected in CASES.items():
             res = s.run([hostile_tool(h), case], timeout=60, check_rc=False)
@@ -223,8 +223,7 @@ def test(h):
                               st["total_rings"] == 0 and
                               st["reclaim_items"] == 0)(
             s.server_stats()), what="usage back to 0 after every ring client left")
-        now = harness.process_resources(pid)
-        check(now == base, f"fds/mappings {now} did not return to the baseline {base}")
+        base.wait_back(s, "fds and mappings back at the baseline")
         # Leaks: the heap's bytes in use (smtctl's heap_in_use, glibc's
         # mallinfo2), not RSS, which glibc trims only now and then (seen:
         # samples of 22, 29, 67, 64 MiB over identical runs). Running the
@@ -260,9 +259,7 @@ def test(h):
         # raises both.
         rss2 = min(rss_runs[2:])
         check(rss2 < rss0 + 96 * 1024, f"RSS {rss_runs[2:]} KiB vs baseline {rss0} KiB")
-        now = harness.process_resources(pid)
-        check(now == base, f"fds/mappings {now} did not return to the baseline {base} "
-                           "after the second run")
+        base.wait_back(s, "fds and mappings back at the baseline after the second run")
         check(s.run(["wayland-info"]).returncode == 0, "a new client cannot connect")
     foreign_canvas(h)
 

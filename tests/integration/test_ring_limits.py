@@ -29,7 +29,7 @@ def test(h):
     with Session(h, config=CONFIG) as s:
         pid = s.compositor.pid
         clients = s.wayland_clients()
-        base = harness.process_resources(pid)
+        base = harness.ResourceBaseline(pid)
 
         # 2 fds for the connection (its socket and the event loop's dup), 4
         # per shared ring (status page, two eventfds, the loop's dup of the
@@ -76,8 +76,7 @@ def test(h):
                               st["total_memory"] == 0 and st["total_rings"] == 0 and
                               st["reclaim_items"] == 0)(
             s.server_stats()), what="usage back to 0 after the clients left")
-        now = harness.process_resources(pid)
-        check(now == base, f"fds/mappings {now} did not return to {base}")
+        now = base.wait_back(s, "fds and mappings back at the start")
         log(f"usage back to 0; fds/mappings {now} as at the start")
 
 

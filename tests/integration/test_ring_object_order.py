@@ -22,7 +22,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
-from harness import BACKGROUND, Session, check, log, process_resources  # noqa: E402
+from harness import BACKGROUND, ResourceBaseline, Session, check, log  # noqa: E402
 from harness.hostile import hostile_tool, run_hostile_case  # noqa: E402
 
 CASES = [
@@ -66,7 +66,7 @@ def test(h):
         s.wait_screenshot(lambda img: img.diff_count(img0, win) > 1000 or None,
                           what="weston-simple-shm to animate")
         s.wait_clients(2)
-        base = process_resources(pid)
+        base = ResourceBaseline(pid)
         for case, args, expected in CASES:
             run_hostile_case(s, h, case, expected, *args)
         for name, expected in SIZES.items():
@@ -89,9 +89,8 @@ def test(h):
         check(shm.alive(), "weston-simple-shm died")
         # What the attackers held is given back (teardown runs in pieces
         # after a disconnect: wait for it).
-        s.wait_until(lambda: process_resources(pid) == base, timeout=20,
-                     what=f"fds and mappings back at {base} (now {process_resources(pid)})")
-        log(f"fds and mappings back at the start: {base}")
+        base.wait_back(s, "fds and mappings back at the start", timeout=20)
+        log(f"fds and mappings back at the start: {base.counts}")
         run_hostile_case(s, h, "echo-probe", "ECHO", "1")
 
 

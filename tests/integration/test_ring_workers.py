@@ -44,7 +44,7 @@ def test(h):
               "the compositor did not start its worker threads")
         clients = 1  # the harness's keyboard anchor
         s.wait_clients(clients)
-        base = harness.process_resources(pid)
+        base = harness.ResourceBaseline(pid)
 
         for r in range(ROUNDS):
             demos = [s.spawn([demo_path(h)], name=f"demo{i}") for i in range(3)]
@@ -86,8 +86,7 @@ def test(h):
             s.wait_until(lambda: (lambda st: st["total_memory"] == st["total_surface_bytes"] and
                                   st["reclaim_items"] == 0)(s.server_stats()),
                          what="every client's memory to be released")
-            now = harness.process_resources(pid)
-            check(now == base, f"round {r}: fds/mappings {now} did not return to {base}")
+            base.wait_back(s, f"round {r}: fds and mappings back at the start")
             log(f"round {r}: 3 demos and {len(CONCURRENT)} hostile clients at once; "
                 f"all released")
         check(s.compositor.alive(), "the compositor died")

@@ -69,7 +69,7 @@ def test(h):
     with Session(h) as s:
         pid = s.compositor.pid
         s.wait_clients(1)  # the harness's keyboard anchor
-        base_fds = harness.process_resources(pid)[0]
+        base = harness.ResourceBaseline(pid)
         sched = s.control("get")["scheduler"]
         check(sched.get("workers") == workers,
               f"get shows workers {sched.get('workers')}, the compositor runs {workers}")
@@ -110,9 +110,7 @@ def test(h):
         s.wait_until(lambda: (lambda st: st["total_memory"] == st["total_surface_bytes"] and
                               st["reclaim_items"] == 0)(s.server_stats()),
                      what="every client's memory to be released")
-        # fds only: glibc keeps gone threads' stacks and arenas mapped
-        fds = harness.process_resources(pid)[0]
-        check(fds == base_fds, f"fds {fds} did not return to {base_fds}")
+        base.wait_back(s, "fds back at the start", mappings=False)
         log_text = open(s.compositor_log).read()
         check("ring of client pid" not in log_text, "a client got a ring error")
         check(s.compositor.alive(), "the compositor died")

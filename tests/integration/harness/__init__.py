@@ -57,7 +57,8 @@ from .checks import TestFailure, check, fail, log, scaled
 from .defaults import BACKGROUND, FOCUSED, OUTPUT_H, OUTPUT_W, UNFOCUSED
 from .images import Image, Rect
 from .input import MODIFIER_BITS, modifier_mask
-from .processes import Process, _is_zombie, process_resources
+from .processes import (Process, ResourceBaseline, _is_zombie, fd_diff, fd_targets,
+                        process_resources)
 from .png import read_png, write_png
 from .programs import PACKAGES, QT_GALLERY, build_program, find_program
 from .raw_socket import raw_connect, wait_closed
@@ -68,7 +69,8 @@ from .session import Session
 __all__ = [
     "BACKGROUND", "FOCUSED", "UNFOCUSED", "OUTPUT_W", "OUTPUT_H", "QT_GALLERY", "PACKAGES",
     "MODIFIER_BITS", "TestFailure", "check", "fail", "log", "scaled", "Image", "Rect",
-    "modifier_mask", "Process", "_is_zombie", "process_resources", "build_program",
+    "modifier_mask", "Process", "_is_zombie", "process_resources",
+    "ResourceBaseline", "fd_targets", "fd_diff", "build_program",
     "find_program", "read_png", "write_png", "raw_connect", "wait_closed",
     "compare_images", "reference_path", "Harness", "main", "seeded_random", "Session",
 ]

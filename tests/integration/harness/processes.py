@@ -7,7 +7,7 @@ import os
 import signal
 import subprocess
 
-from .checks import log, scaled
+from .checks import TestFailure, log, scaled
 
 # ---------------------------------------------------------------------------
 # Processes
@@ -107,18 +107,34 @@ def _readlink(path):
         return None
 
 
+def fd_targets(pid):
+    """{fd: what it is} of a process, without control connections: the one
+    of the last query (wait_clients, stats) may still be open, as the
+    compositor closes it when it reads the EOF."""
+    with open("/proc/net/unix") as f:
+        control = {f"socket:[{p[6]}]" for p in (line.split() for line in f)
+                   if len(p) > 7 and p[7].endswith(".smtwc")}
+    targets = {}
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        target = _readlink(f"/proc/{pid}/fd/{fd}")
+        if target is not None and target not in control:
+            targets[int(fd)] = target
+    return targets
+
+
+def fd_diff(before, after):
+    """What changed between two fd_targets, for a leak check's message."""
+    gone = {fd: t for fd, t in before.items() if after.get(fd) != t}
+    new = {fd: t for fd, t in after.items() if before.get(fd) != t}
+    return f"gone {gone}, new {new}"
+
+
 def process_resources(pid):
     """(fds, mappings) of a process, for leak checks. Under ASan its allocator
     maps anonymous regions of its own as it grows and never unmaps them, so
     there only file-backed mappings count (client memfds, output buffers,
     libraries); LeakSanitizer checks the memory itself at exit."""
-    # The control connection of the last query (wait_clients, stats) may
-    # still be open: the compositor closes it when it reads the EOF.
-    with open("/proc/net/unix") as f:
-        control = {f"socket:[{p[6]}]" for p in (line.split() for line in f)
-                   if len(p) > 7 and p[7].endswith(".smtwc")}
-    fds = sum(1 for fd in os.listdir(f"/proc/{pid}/fd")
-              if _readlink(f"/proc/{pid}/fd/{fd}") not in control)
+    fds = len(fd_targets(pid))
     with open(f"/proc/{pid}/maps") as f:
         lines = f.readlines()
     # With ring worker threads (SMT_TEST_WORKERS) glibc gives threads
@@ -130,6 +146,37 @@ def process_resources(pid):
         return fds, sum(1 for line in lines if len(line.split(None, 5)) == 6
                         and line.split(None, 5)[5].startswith("/"))
     return fds, len(lines)
+
+
+class ResourceBaseline:
+    """A process's fds and mappings at one point, and the wait for it to hold
+    exactly those again. Waited for, not sampled once: a descriptor can
+    outlive the disconnect that frees it by a turn of the compositor's loop
+    (one queued in a live client's outgoing messages until the loop flushes
+    them) without being a leak; one that stays is named in the failure."""
+
+    def __init__(self, pid):
+        self.pid = pid
+        self.counts = process_resources(pid)
+        self.fds = fd_targets(pid)
+
+    def wait_back(self, session, what, timeout=15.0, mappings=True):
+        """mappings=False: fds only (glibc keeps gone threads' stacks and
+        arenas mapped)."""
+        n = 2 if mappings else 1
+        first = process_resources(self.pid)
+        if first[:n] != self.counts[:n]:
+            # (logged: which descriptors outlive a disconnect, and for how long)
+            log(f"{what}: not yet: fds/mappings {first}, at the start {self.counts}; "
+                f"fds {fd_diff(self.fds, fd_targets(self.pid))}")
+        try:
+            session.wait_until(lambda: process_resources(self.pid)[:n] == self.counts[:n],
+                               timeout=timeout, what=what)
+        except TestFailure:
+            raise TestFailure(
+                f"{what}: fds/mappings {process_resources(self.pid)}, at the start "
+                f"{self.counts}; fds {fd_diff(self.fds, fd_targets(self.pid))}") from None
+        return self.counts
 
 
 
