@@ -264,7 +264,7 @@ static void test_defaults(void)
 	CHECK_INT(cfg.limits.surface_frame_callbacks, 64);
 	CHECK_INT(cfg.limits.client_idle_inhibitors, 16);
 	CHECK_INT(cfg.limits.client_screencopy_copies, 16);
-	CHECK_INT(cfg.xwayland.sched_interval_ms, 1);
+	CHECK_INT(cfg.xwayland.sched_interval_ms, 2);
 	CHECK_INT(cfg.xwayland.sched_max_ms, 15);
 	CHECK_INT(cfg.xwayland.input_boost_us, 4000);
 	CHECK_INT(cfg.xwayland.light_boost_pct, 25);

@@ -54,6 +54,7 @@ import csv
 import datetime
 import os
 import platform
+import re
 import shutil
 import signal
 import statistics
@@ -89,6 +90,12 @@ def parse_args():
     ap.add_argument("--light", default="0,25",
                     help="[xwayland] light-boost-pct: the first with every setting, the others "
                          "at the shortest interval with the largest boost")
+    ap.add_argument("--settings", dest="explicit", default=None,
+                    help="the sessions' settings as INTERVAL/BOOST/LIGHT,... instead of the rule "
+                         "of --intervals, --boosts and --light (e.g. a longer interval with the "
+                         "boost and the light grants); must include 5/0/0 or its largest "
+                         "interval with its smallest boost and light, the base of the "
+                         "throughput ratios")
     ap.add_argument("--sched-max", type=int, default=15, help="[xwayland] sched-max-ms")
     ap.add_argument("--keys", action="store_true", help="also the typed-into echo")
     ap.add_argument("--xi2", action="store_true", help="also the echo typed into with XI2 keys")
@@ -101,7 +108,8 @@ def parse_args():
     args = ap.parse_args()
     if args.smoke:
         args.rounds, args.seconds, args.idle_seconds, args.flooders = 1, 1.5, 1.0, 4
-        args.intervals, args.keys, args.xi2, args.expose = "1", True, True, False
+        args.intervals, args.keys, args.xi2, args.expose = (str(compositor_defaults()[0]), True,
+                                                            True, False)
         args.boosts, args.light = "0,4000", "0,25"
         args.docs = False
     args.interval_list = [int(x) for x in args.intervals.split(",")]
@@ -122,8 +130,38 @@ def parse_args():
                      if b == args.boost_list[0] or i == min(args.interval_list)]
     args.settings += [(min(args.interval_list), max(args.boost_list), light)
                       for light in args.light_list[1:]]
+    if args.explicit:
+        try:
+            args.settings = [tuple(int(x) for x in one.split("/"))
+                             for one in args.explicit.split(",")]
+        except ValueError:
+            ap.error("--settings: INTERVAL/BOOST/LIGHT,...")
+        if any(len(t) != 3 for t in args.settings):
+            ap.error("--settings: INTERVAL/BOOST/LIGHT,...")
+        args.interval_list = sorted({t[0] for t in args.settings}, reverse=True)
+        args.boost_list = sorted({t[1] for t in args.settings})
+        args.light_list = sorted({t[2] for t in args.settings})
+        base = (5 if 5 in args.interval_list else args.interval_list[0], args.boost_list[0],
+                args.light_list[0])
+        if base not in args.settings:
+            ap.error(f"--settings must include {base[0]}/{base[1]}/{base[2]} (the base)")
     benchenv.use_build(args.smtwc)
     return args
+
+
+def compositor_defaults():
+    """(sched-interval-ms, input-boost-us, light-boost-pct) as the tree under
+    test defaults them: read from its config.h's [xwayland] rows, so the
+    targets are judged where users run."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                        "compositor", "config", "config.h")
+    with open(path) as f:
+        text = f.read()
+    values = []
+    for key in ("sched-interval-ms", "input-boost-us", "light-boost-pct"):
+        m = re.search(r'X\("' + key + r'",\s*\w+,\s*(\d+)', text)
+        values.append(int(m.group(1)) if m else -1)
+    return tuple(values)
 
 
 def program(name):
@@ -356,9 +394,13 @@ def table(rows, base, args, machine, load):
         f"x11-echo (every 10 ms: a rectangle, a property change, the PropertyNotify timed) on "
         f"smtwc's Xwayland (headless, pixman), {machine}. {args.rounds} rounds; each round "
         f"one session per setting of `[xwayland] sched-interval-ms`, `input-boost-us` and "
-        f"`light-boost-pct` (each interval with boost {args.boost_list[0]} us and light "
-        f"{args.light_list[0]}%, the other boosts at {min(args.interval_list)} ms, the other "
-        f"light settings there with boost {max(args.boost_list)} us; rotating which goes first, "
+        f"`light-boost-pct` ("
+        + (f"interval/boost/light {', '.join('/'.join(map(str, t)) for t in args.settings)}"
+           if args.explicit else
+           f"each interval with boost {args.boost_list[0]} us and light "
+           f"{args.light_list[0]}%, the other boosts at {min(args.interval_list)} ms, the other "
+           f"light settings there with boost {max(args.boost_list)} us") +
+        f"; rotating which goes first, "
         f"`sched-max-ms = {args.sched_max}`), in it the ring and the socket alternating which "
         f"goes first: the echo alone for {args.idle_seconds:g} s, then among "
         f"{args.flooders} x11-plaid flooders for {args.seconds:g} s"
@@ -511,7 +553,9 @@ def run(h, args):
     rows, base = summarize(results, args)
     # The compositor's defaults if measured, else the shortest interval and
     # the largest boost and light setting.
-    default = (min(args.interval_list), max(args.boost_list), max(args.light_list))
+    default = compositor_defaults()
+    if default not in args.settings:
+        default = (min(args.interval_list), max(args.boost_list), max(args.light_list))
     text = table(rows, base, args, benchenv.machine(), load)
     tally = V.Tally()
     judged = targets(rows, default, base, tally)
