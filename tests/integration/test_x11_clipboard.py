@@ -18,17 +18,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
-from harness import FOCUSED, Rect, Session, check, log  # noqa: E402
+from harness import FOCUSED, Rect, Session, check, log, read_file  # noqa: E402
 
 SELECTIONS = [("clipboard", []), ("primary", ["--primary"])]
-
-
-def read_file(path):
-    try:
-        with open(path) as f:
-            return f.read()
-    except FileNotFoundError:
-        return None
 
 
 def reader(path, word):

@@ -56,6 +56,7 @@ drivers, which import the harness): `from harness.x11_flood import ...`.
 """
 
 from .checks import TestFailure, check, fail, log, scaled
+from .clients import read_file
 from .defaults import BACKGROUND, FOCUSED, OUTPUT_H, OUTPUT_W, UNFOCUSED
 from .images import Image, Rect
 from .input import MODIFIER_BITS, modifier_mask

@@ -13,6 +13,16 @@ from .processes import Process, _preexec_client
 from .programs import find_program
 
 
+def read_file(path):
+    """What a client wrote to path so far, or None while it has made no
+    such file (tests wait for it, or check that it never came)."""
+    try:
+        with open(path) as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
 class ClientsMixin:
     # -- clients --------------------------------------------------------------
 
