@@ -62,8 +62,7 @@ def tools_part(s):
             harness.fail(f"{e}: wl-paste last gave (exit, stdout, stderr) {got[0]}, "
                          f"expected {text!r}")
         log(f"X {sel} -> Wayland: ok ({text!r})")
-        xc.terminate()
-        s.clients.remove(xc)
+        s.stop_client(xc)
 
         # Wayland -> X
         text = f"wayland {sel} to x11"
@@ -82,8 +81,7 @@ def tools_part(s):
             harness.fail(f"{e}: xclip last gave (exit, stdout, stderr) {got[0]}, "
                          f"expected {text!r}")
         log(f"Wayland {sel} -> X: ok ({text!r})")
-        wc.terminate()
-        s.clients.remove(wc)
+        s.stop_client(wc)
 
 
 def wait_text_shown(s, x, y, w, h, what):
@@ -159,8 +157,7 @@ def xterm_to_foot(s, sel, word, xrm, paste_key):
                                   f"got {read_file(out)!r}, expected {word!r}")
     log(f"xterm -> foot ({sel}): ok")
     for p in (dst, src):
-        p.terminate()
-        s.clients.remove(p)
+        s.stop_client(p)
 
 
 def wl_paste(s, sel):
@@ -206,8 +203,7 @@ def foot_to_xterm(s, sel, word, copy_key, xrm):
                                   f"{read_file(out)!r}, expected {word!r}")
     log(f"foot -> xterm ({sel}): ok")
     for p in (dst, src):
-        p.terminate()
-        s.clients.remove(p)
+        s.stop_client(p)
 
 
 def test(h):

@@ -50,6 +50,13 @@ class ClientsMixin:
         log(f"spawned {name} pid {p.pid}: {shlex.join(argv)}")
         return p
 
+    def stop_client(self, p):
+        """End a spawned client (its whole process group) before the
+        session ends; cleanup no longer owns it. Returns its exit code."""
+        rc = p.terminate()
+        self.clients.remove(p)
+        return rc
+
     def control(self, line, timeout=5.0):
         """One request on the compositor's control socket; the JSON answer."""
         c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -60,5 +60,4 @@ def stop(s, procs):
     """Ends clients a test started and no longer needs, before the
     session's end."""
     for p in procs:
-        p.terminate()
-        s.clients.remove(p)
+        s.stop_client(p)
