@@ -30,7 +30,7 @@ bench="weston wayland-utils xwayland x11-apps xfonts-base xterm xvfb x11-utils x
 # on X for the X ring's Java VFORK case; gcc-multilib: a real 32-bit
 # program under the session's per-class preload path (x11_launcher).
 # clang-format: the style test checks every C file against .clang-format.
-# xinput: its "test" listens to XInput 1 device events (x11_boost).
+# xinput: its "test" listens to XInput 1 device events (x11_boost_xwayland).
 # python3-gi and GTK 3's bindings: GTK 3 windows with and without a header
 # bar, made in a few lines (kde_decoration).
 test="$session $bench xauth valgrind swaybg wlr-randr clang libclang-rt-14-dev xclip wl-clipboard

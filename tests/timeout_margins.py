@@ -22,8 +22,8 @@ def main():
     build, logs = sys.argv[1], sys.argv[2:]
     tests = json.loads(subprocess.run(["meson", "introspect", "--tests", build],
                                       capture_output=True, text=True, check=True).stdout)
-    # testlog.json names a test "project:suite / name" (x11_boost is in
-    # two suites).
+    # testlog.json names a test "project:suite / name" (meson allows one
+    # name in two suites).
     timeout = {f"{t['suite'][0]} / {t['name']}": t["timeout"] or MESON_DEFAULT_TIMEOUT
                for t in tests}
     runs = {}

@@ -281,58 +281,78 @@ static int copy_in(struct submit_area *a, struct smt_ring_reader *r, const uint8
 	return 0;
 }
 
+/* Where the one walk over a submit's bytes stopped (frame). */
+struct framing {
+	size_t whole;      /* bytes of the whole commands at the start */
+	uint32_t commands; /* their count */
+	bool bad;          /* stopped at a header no command can have */
+};
+
+/* The one walk over submitted bytes, for both entry points: the whole
+ * commands at the start of buf, up to the end of the bytes, a command they
+ * end inside, or a header no command can have (size 0, not a multiple of
+ * 8, above SMT_SUBMIT_QUEUE_MAX). It only counts: every instruction here
+ * is paid per command, and a NOOP is 8 bytes (extra walks on this path
+ * cost -noop 21% once). framing_fault names where it stopped. */
+static struct framing frame(const uint8_t *buf, size_t len)
+{
+	struct framing fr = { 0, 0, false };
+	while (len - fr.whole >= sizeof(struct smt_cmd_header)) {
+		uint32_t size;
+		memcpy(&size, buf + fr.whole + offsetof(struct smt_cmd_header, size), sizeof(size));
+		if (size < sizeof(struct smt_cmd_header) || size % 8 != 0 ||
+				size > SMT_SUBMIT_QUEUE_MAX) {
+			fr.bad = true;
+			break;
+		}
+		if (size > len - fr.whole)
+			break;
+		fr.whole += size;
+		fr.commands++;
+	}
+	return fr;
+}
+
+/* The fault of the command frame stopped at, before the end of the len
+ * bytes of buf (the header is read again: once, only on a fault); base is
+ * the client's offset of buf[0]. Always -1. */
+static int framing_fault(const uint8_t *buf, size_t len, const struct framing *fr, uint64_t base,
+		struct smt_fault *f)
+{
+	uint64_t at = base + fr->whole;
+	if (len - fr->whole < sizeof(struct smt_cmd_header))
+		return fault(f, SMT_ERROR_TRUNCATED, 0xffff, at,
+				"submit ends inside a command header");
+	struct smt_cmd_header h;
+	memcpy(&h, buf + fr->whole, sizeof(h));
+	if (h.size == 0)
+		return fault(f, SMT_ERROR_BAD_SIZE, h.opcode, at, "size 0");
+	if (h.size % 8 != 0)
+		return fault(f, SMT_ERROR_BAD_SIZE, h.opcode, at, "size not a multiple of 8");
+	if (h.size > SMT_SUBMIT_QUEUE_MAX)
+		return fault(f, SMT_ERROR_TOO_LARGE, h.opcode, at,
+				"command larger than SMT_SUBMIT_QUEUE_MAX");
+	return fault(f, SMT_ERROR_TRUNCATED, h.opcode, at, "command spans submits");
+}
+
+/* The client's offset of the next byte written: what it submitted before,
+ * without the PADs the writer added (faults' offsets count so). */
+static uint64_t client_head(struct submit_area *a, const struct smt_ring_reader *r)
+{
+	pop_passed(a, r->tail);
+	return submit_area_client_offset(a, a->writer.head);
+}
+
 int submit_area_write(struct submit_area *a, struct smt_ring_reader *r, const void *bytes,
 		size_t len, struct smt_fault *f)
 {
-	const uint8_t *in = bytes;
-	/* Offsets in faults count the bytes submitted before (the PADs the
-	 * writer added are not the client's). */
-	pop_passed(a, r->tail);
-	uint64_t end = submit_area_client_offset(a, a->writer.head);
-
-	/* Framing: the bytes hold whole commands, never part of one. */
-	uint32_t commands = 0;
-	for (size_t off = 0; off < len; commands++) {
-		struct smt_cmd_header h;
-		if (len - off < sizeof(h))
-			return fault(f, SMT_ERROR_TRUNCATED, 0xffff, end + off,
-					"submit ends inside a command header");
-		memcpy(&h, in + off, sizeof(h));
-		if (h.size == 0 || h.size % 8)
-			return fault(f, SMT_ERROR_BAD_SIZE, h.opcode, end + off,
-					h.size ? "size not a multiple of 8" : "size 0");
-		if (h.size > len - off)
-			return fault(f, SMT_ERROR_TRUNCATED, h.opcode, end + off,
-					"command spans submits");
-		off += h.size;
-	}
+	/* The bytes hold whole commands, never part of one. */
+	struct framing fr = frame(bytes, len);
+	if (fr.whole < len)
+		return framing_fault(bytes, len, &fr, client_head(a, r), f);
 	if (len == 0)
 		return 0;
-	return copy_in(a, r, in, len, commands, end, f);
-}
-
-/* The whole commands at the start of buf: their length, and their count in
- * *commands. *bad when the walk stopped at a header no command can have
- * (0, not a multiple of 8, above SMT_SUBMIT_QUEUE_MAX). */
-static size_t frame_whole(const uint8_t *buf, size_t len, uint32_t *commands, bool *bad)
-{
-	size_t pos = 0;
-	*commands = 0;
-	*bad = false;
-	while (len - pos >= sizeof(struct smt_cmd_header)) {
-		uint32_t size;
-		memcpy(&size, buf + pos + 4, sizeof(size));
-		if (size < sizeof(struct smt_cmd_header) || size % 8 != 0 ||
-				size > SMT_SUBMIT_QUEUE_MAX) {
-			*bad = true;
-			break;
-		}
-		if (size > len - pos)
-			break;
-		pos += size;
-		(*commands)++;
-	}
-	return pos;
+	return copy_in(a, r, bytes, len, fr.commands, client_head(a, r), f);
 }
 
 /* The partial buffer holds at least need bytes (charged first). */
@@ -372,26 +392,22 @@ enum submit_result submit_area_submit(struct submit_area *a, struct smt_ring_rea
 	}
 	/* Whole commands go straight from the request into the area; room
 	 * for the rest first, so that nothing is published on a refusal. */
-	uint32_t commands;
-	bool bad;
-	size_t whole = frame_whole(in, len, &commands, &bad);
-	if (bad) /* the write's framing check names the fault */
-		return submit_area_write(a, r, in, len, f) < 0 ? SUBMIT_FAULT : SUBMIT_OK;
-	size_t rest = len - whole;
+	struct framing fr = frame(in, len);
+	if (fr.bad) {
+		framing_fault(in, len, &fr, client_head(a, r), f);
+		return SUBMIT_FAULT;
+	}
+	size_t rest = len - fr.whole;
 	if (in != a->partial) {
 		enum submit_result grown = grow_partial(a, rest, f);
 		if (grown != SUBMIT_OK)
 			return grown;
 	}
-	if (whole > 0) {
-		/* Framed once, above: copied without a second walk. */
-		pop_passed(a, r->tail);
-		if (copy_in(a, r, in, whole, commands, submit_area_client_offset(a, a->writer.head),
-				    f) < 0)
-			return SUBMIT_FAULT;
-	}
+	/* Framed once, above: copied without a second walk. */
+	if (fr.whole > 0 && copy_in(a, r, in, fr.whole, fr.commands, client_head(a, r), f) < 0)
+		return SUBMIT_FAULT;
 	if (rest > 0) /* (no buffer yet while nothing waited) */
-		memmove(a->partial, in + whole, rest);
+		memmove(a->partial, in + fr.whole, rest);
 	a->partial_len = rest;
 	return SUBMIT_OK;
 }

@@ -59,13 +59,15 @@ enum submit_result {
 };
 /* One smt_ring_v1.submit: appends bytes to the incomplete command, if
  * any, and writes and publishes every command now whole. A header whose
- * size no command can have (0, not a multiple of 8, above
- * SMT_SUBMIT_QUEUE_MAX) is a fault at once. Nothing is published on a
- * fault (the ring dies with it: nothing may be written after). */
+ * size no command can have (0, not a multiple of 8: BAD_SIZE; above
+ * SMT_SUBMIT_QUEUE_MAX: TOO_LARGE) is a fault at once. Nothing is
+ * published on a fault (the ring dies with it: nothing may be written
+ * after). */
 enum submit_result submit_area_submit(struct submit_area *a, struct smt_ring_reader *r,
 		const void *bytes, size_t len, struct smt_fault *f);
-/* Writes and publishes bytes holding whole commands only (framing checked
- * here: a command that spans the end is TRUNCATED). 0, or -1 with *f. */
+/* Writes and publishes bytes holding whole commands only (framed by the
+ * same walk as submit_area_submit: a command that spans the end is
+ * TRUNCATED). 0, or -1 with *f. */
 int submit_area_write(struct submit_area *a, struct smt_ring_reader *r, const void *bytes,
 		size_t len, struct smt_fault *f);
 /* Command bytes written and not yet run (PADs not counted). */

@@ -7,15 +7,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
-from harness import FOCUSED, UNFOCUSED, Rect, Session, check, fail, log  # noqa: E402
-
-
-def read_file(path):
-    try:
-        with open(path) as f:
-            return f.read()
-    except FileNotFoundError:
-        return None
+from harness import FOCUSED, UNFOCUSED, Rect, Session, check, fail, log, read_file  # noqa: E402
 
 
 def reader(path):

@@ -254,8 +254,7 @@ def spoofed_listing(s):
     check(f" {want} " in out,
           f"the app id is not shown as {want!r}:\n{out}")
     check("\x1b" not in out and "\x07" not in out, f"a terminal escape reached the output: {out!r}")
-    demo.terminate()
-    s.clients.remove(demo)
+    s.stop_client(demo)
     log("an app id with }{, quotes and escapes: one row in smtctl clients, shown as text")
 
 

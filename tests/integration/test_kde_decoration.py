@@ -47,8 +47,7 @@ def test(h):
                 f"title bar {w['title_bar']}")
             check((w["title_bar"]["height"] > 0) == server_side,
                   f"the {kind} window's title bar is {w['title_bar']}")
-            p.terminate()
-            s.clients.remove(p)
+            s.stop_client(p)
 
 
 harness.main(test)

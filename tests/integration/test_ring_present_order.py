@@ -37,8 +37,7 @@ def test(h):
         out = run_hostile_case(s, h, "present-recanvas", "0 stale", "200")
         log(out.strip().splitlines()[-1])
         for p in busy:
-            p.terminate()
-            s.clients.remove(p)
+            s.stop_client(p)
         s.wait_clients(1)
         check(s.server_stats()["rings"] == 0, "a ring outlived its client")
 

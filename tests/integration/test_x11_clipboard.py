@@ -18,17 +18,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
-from harness import FOCUSED, Rect, Session, check, log  # noqa: E402
+from harness import FOCUSED, Rect, Session, check, log, read_file  # noqa: E402
 
 SELECTIONS = [("clipboard", []), ("primary", ["--primary"])]
-
-
-def read_file(path):
-    try:
-        with open(path) as f:
-            return f.read()
-    except FileNotFoundError:
-        return None
 
 
 def reader(path, word):
@@ -70,8 +62,7 @@ def tools_part(s):
             harness.fail(f"{e}: wl-paste last gave (exit, stdout, stderr) {got[0]}, "
                          f"expected {text!r}")
         log(f"X {sel} -> Wayland: ok ({text!r})")
-        xc.terminate()
-        s.clients.remove(xc)
+        s.stop_client(xc)
 
         # Wayland -> X
         text = f"wayland {sel} to x11"
@@ -90,8 +81,7 @@ def tools_part(s):
             harness.fail(f"{e}: xclip last gave (exit, stdout, stderr) {got[0]}, "
                          f"expected {text!r}")
         log(f"Wayland {sel} -> X: ok ({text!r})")
-        wc.terminate()
-        s.clients.remove(wc)
+        s.stop_client(wc)
 
 
 def wait_text_shown(s, x, y, w, h, what):
@@ -167,8 +157,7 @@ def xterm_to_foot(s, sel, word, xrm, paste_key):
                                   f"got {read_file(out)!r}, expected {word!r}")
     log(f"xterm -> foot ({sel}): ok")
     for p in (dst, src):
-        p.terminate()
-        s.clients.remove(p)
+        s.stop_client(p)
 
 
 def wl_paste(s, sel):
@@ -214,8 +203,7 @@ def foot_to_xterm(s, sel, word, copy_key, xrm):
                                   f"{read_file(out)!r}, expected {word!r}")
     log(f"foot -> xterm ({sel}): ok")
     for p in (dst, src):
-        p.terminate()
-        s.clients.remove(p)
+        s.stop_client(p)
 
 
 def test(h):

@@ -9,17 +9,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
-from harness import FOCUSED, UNFOCUSED, Rect, Session, check, log  # noqa: E402
+from harness import FOCUSED, UNFOCUSED, Rect, Session, check, log, read_file  # noqa: E402
 
 BORDER = 2
-
-
-def read_file(path):
-    try:
-        with open(path) as f:
-            return f.read()
-    except FileNotFoundError:
-        return None
 
 
 def frame_of(r, title):

@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "bench"))
 sys.path.insert(0, os.path.join(HERE, "..", "bench", "x11"))
 import harness  # noqa: E402
 from harness import Session, check, log  # noqa: E402
+from harness.x11_flood import echo_among, start_flooders, stop  # noqa: E402
 import interactive as bench  # noqa: E402  (its x11-echo and x11-plaid drivers)
 
 FLOODERS = 4
@@ -37,20 +38,10 @@ FLOODERS = 4
 def echo_among_ring_flooders(s, what):
     """Runs the timed echo among the flooders; returns the echo's closing
     statistics."""
-    flooders = [s.spawn([bench.program("x11-plaid")], name=f"x11-plaid-{i}")
-                for i in range(FLOODERS)]
-    for p in flooders:
-        bench.wait_line(s, p, "ready", 30, f"x11-plaid {p.pid} to start")
-    n0 = bench.flooder_counts(s, flooders)
-    lat, _ = bench.echo_run(s, "ring", 2.0, what, 0)
-    n1 = bench.flooder_counts(s, flooders)
-    answered = [x for x in lat if x is not None]
-    check(len(answered) >= 20, f"the echo answered {len(answered)} of {len(lat)}")
-    for pid in n1:
-        check(n1[pid][0] > n0[pid][0],
-              f"x11-plaid {pid} executed no request while the echo ran: "
-              f"{n0[pid][0]} then {n1[pid][0]}")
-    fl = [r for r in s.x11ring_stats() if r.get("pid") in n1]
+    flooders = start_flooders(s, {"ring": FLOODERS})
+    echo_among(s, flooders, "ring", what)
+    pids = {p.pid for _, p in flooders}
+    fl = [r for r in s.x11ring_stats() if r.get("pid") in pids]
     check(len(fl) == FLOODERS and all(r["transport"] == "ring" for r in fl),
           f"the flooders should be on the ring: {fl}")
     echo = [r for r in s.x11ring_closed() if r.get("comm") == "x11-echo"][-1]
@@ -58,9 +49,7 @@ def echo_among_ring_flooders(s, what):
     log(f"{what}: echo {echo}")
     for r in fl:
         log(f"{what}: flooder {r['pid']}: yields={r['yields']} light_grants={r['light_grants']}")
-    for p in flooders:
-        p.terminate()
-        s.clients.remove(p)
+    stop(s, [p for _, p in flooders])
     check(echo["input_events"] == 0 and echo["boosts"] == 0,
           f"the timed echo got input or an input grant: {echo}")
     check(echo["light_grants"] > 0, f"the timed echo got no light grant: {echo}")

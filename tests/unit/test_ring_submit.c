@@ -576,6 +576,29 @@ static void test_submit_pieces(void)
 			"bad size");
 	target_fini(&t);
 
+	/* A size above what may wait is TOO_LARGE at its header, not a
+	 * command that spans submits. */
+	target_init(&t);
+	h = (struct smt_cmd_header){ SMT_OP_NOOP, 0, SMT_SUBMIT_QUEUE_MAX + 8 };
+	REQUIRE(submit_area_submit(t.sock.area, &t.sock.reader, &h, 8, &f) == SUBMIT_FAULT &&
+					f.code == SMT_ERROR_TOO_LARGE && f.offset == 0,
+			"above the bound: %s", f.what);
+	target_fini(&t);
+
+	/* Whole commands before a bad header in the same submit: the fault
+	 * names the header's offset, and nothing is published. */
+	target_init(&t);
+	BUF_DECL(two, 64);
+	memcpy(two, b, n1);
+	h = (struct smt_cmd_header){ SMT_OP_FENCE, 0, 12 };
+	memcpy(two + n1, &h, 8);
+	REQUIRE(submit_area_submit(t.sock.area, &t.sock.reader, two, n1 + 8, &f) == SUBMIT_FAULT &&
+					f.code == SMT_ERROR_BAD_SIZE && f.offset == n1 &&
+					f.opcode == SMT_OP_FENCE,
+			"bad header after a whole command: %s at %" PRIu64, f.what, f.offset);
+	REQUIRE(smt_ring_reader_published(&t.sock.reader) == 0, "nothing published");
+	target_fini(&t);
+
 	/* More than SMT_SUBMIT_PARTIAL_MAX of a command would wait: refused
 	 * (libwayland's 4 KiB messages never get there; a bigger array would). */
 	target_init(&t);

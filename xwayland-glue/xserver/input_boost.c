@@ -95,7 +95,7 @@ static uint64_t cpu_mark;
  * loaded machine, where Xwayland runs a fraction of the time, a window
  * still spans a whole round of the busy clients (by the wall clock, a
  * flooder the X server had no time for in one window looked light in the
- * next: measured in integration/x11_boost under ASan and load). Starts
+ * next: measured in integration/x11_boost_xwayland under ASan and load). Starts
  * at 1: 0 means "never charged". */
 static uint64_t work_ns = 1;
 

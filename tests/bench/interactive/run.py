@@ -422,30 +422,32 @@ def main():
     procs = Procs()
     tmp = os.path.join(out, "raw")
     os.makedirs(tmp, exist_ok=True)
-    scen = []   # (name, mode, slice, flooders, rb_rows, an_rows, throughput)
+    scen = []   # (name, mode, slice, flooders, rb_rows, an_rows, throughput, delays, round)
     fairness = []
+
+    def scenario(name, mode, slice_ms, flooders, seconds, rnd=0, plaid_args=()):
+        """One run_interactive, kept in scen under its scenario's name."""
+        rb, an, thr, dl = run_interactive(procs, args.build, tmp, mode, slice_ms, flooders,
+                                          seconds, warm, plaid_args=plaid_args, rnd=rnd)
+        scen.append((name, mode, slice_ms, flooders, rb, an, thr, dl, rnd))
     began = time.time()
     try:
         for mode in ("fair", "fifo"):
             print("== idle %s (%d s)" % (mode, idle_s), flush=True)
-            rb, an, thr, dl = run_interactive(procs, args.build, tmp, mode, 5, 0, idle_s, warm)
-            scen.append(("idle", mode, 5, 0, rb, an, thr, dl, 0))
+            scenario("idle", mode, 5, 0, idle_s)
         # The judged scenarios: rounds, fair and fifo alternating which runs
         # first, so that the machine's drift does not favour one.
         for rnd in range(rounds):
             for mode in (("fair", "fifo") if rnd % 2 == 0 else ("fifo", "fair")):
                 print("== flood %s round %d/%d (%d flooders, %d s)" % (
                     mode, rnd + 1, rounds, FLOODERS, flood_s), flush=True)
-                rb, an, thr, dl = run_interactive(procs, args.build, tmp, mode, 5, FLOODERS,
-                                                  flood_s, warm, rnd=rnd)
-                scen.append(("flood", mode, 5, FLOODERS, rb, an, thr, dl, rnd))
+                scenario("flood", mode, 5, FLOODERS, flood_s, rnd=rnd)
         # Attribution: the same, but the flooders present once a second
         # instead of every 16 ms, so the output rarely has to composite 12
         # fully damaged windows (the render is one long, unpreemptible step).
         print("== flood fair, flooders presenting once a second (%d s)" % flood_s, flush=True)
-        rb, an, thr, dl = run_interactive(procs, args.build, tmp, "fair", 5, FLOODERS, flood_s,
-                                          warm, plaid_args=("--present-ms", "1000"))
-        scen.append(("flood-rare-present", "fair", 5, FLOODERS, rb, an, thr, dl, 0))
+        scenario("flood-rare-present", "fair", 5, FLOODERS, flood_s,
+                 plaid_args=("--present-ms", "1000"))
         for rnd in range(rounds):
             for mode in (("fair", "fifo") if rnd % 2 == 0 else ("fifo", "fair")):
                 print("== fairness %s round %d/%d (4 flooders, %d s)" % (
@@ -453,13 +455,9 @@ def main():
                 fairness += run_fairness(procs, args.build, mode, fair_s, rnd=rnd)
         for s in slices:
             print("== slice %d ms fair (12 flooders, %d s)" % (s, sweep_s), flush=True)
-            rb, an, thr, dl = run_interactive(procs, args.build, tmp, "fair", s, FLOODERS,
-                                              sweep_s, warm)
-            scen.append(("sweep", "fair", s, FLOODERS, rb, an, thr, dl, 0))
+            scenario("sweep", "fair", s, FLOODERS, sweep_s)
         print("== fifo reference for the sweep (12 flooders, %d s)" % sweep_s, flush=True)
-        rb, an, thr, dl = run_interactive(procs, args.build, tmp, "fifo", 5, FLOODERS, sweep_s,
-                                          warm)
-        scen.append(("sweep", "fifo", 5, FLOODERS, rb, an, thr, dl, 0))
+        scenario("sweep", "fifo", 5, FLOODERS, sweep_s)
     finally:
         procs.stop_all()
     meta["elapsed_s"] = round(time.time() - began, 1)

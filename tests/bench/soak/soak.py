@@ -213,8 +213,7 @@ def run(h, args):
             # Start Xwayland (lazy) before the baseline, so that its fds count in it.
             p = s.spawn(["xeyes"])
             s.wait_x_window("--class", "xeyes", timeout=20)
-            p.terminate()
-            s.clients.remove(p)
+            s.stop_client(p)
             idle_clients += 1
         s.wait_clients(idle_clients)
         base = proc_sample(pid)

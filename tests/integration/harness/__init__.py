@@ -50,10 +50,13 @@ defaults (what an empty config shows), fonts (the fonts a session sees), images 
 reference (reference images), programs (finding binaries), processes
 (process groups, resources), session (a Session's life) with the mixins
 clients, input, screen and x11, raw_socket (below libwayland), runner
-(Harness, main). Everything a test uses is importable from `harness`.
+(Harness, main). Everything a test uses is importable from `harness`, but
+x11_flood (an x11-echo among x11-plaid flooders, with the X benchmark's
+drivers, which import the harness): `from harness.x11_flood import ...`.
 """
 
 from .checks import TestFailure, check, fail, log, scaled
+from .clients import read_file
 from .defaults import BACKGROUND, FOCUSED, OUTPUT_H, OUTPUT_W, UNFOCUSED
 from .images import Image, Rect
 from .input import MODIFIER_BITS, modifier_mask

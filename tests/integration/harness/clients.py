@@ -13,6 +13,16 @@ from .processes import Process, _preexec_client
 from .programs import find_program
 
 
+def read_file(path):
+    """What a client wrote to path so far, or None while it has made no
+    such file (tests wait for it, or check that it never came)."""
+    try:
+        with open(path) as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
 class ClientsMixin:
     # -- clients --------------------------------------------------------------
 
@@ -39,6 +49,13 @@ class ClientsMixin:
         self.clients.append(p)
         log(f"spawned {name} pid {p.pid}: {shlex.join(argv)}")
         return p
+
+    def stop_client(self, p):
+        """End a spawned client (its whole process group) before the
+        session ends; cleanup no longer owns it. Returns its exit code."""
+        rc = p.terminate()
+        self.clients.remove(p)
+        return rc
 
     def control(self, line, timeout=5.0):
         """One request on the compositor's control socket; the JSON answer."""

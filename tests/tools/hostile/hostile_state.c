@@ -86,6 +86,33 @@ static void emit_put_pool(struct hostile *h, uint32_t pool, uint64_t offset)
 	emit(h, &c, sizeof(c));
 }
 
+/* Pool 3 destroyed at once behind the published commands that name it
+ * (no round trip between): they all run first (the destroy waits for
+ * them; `ran` is printed), and a draw from it afterwards ends the ring
+ * with BAD_POOL. */
+static int destroy_pool_behind(struct hostile *h, const char *ran)
+{
+	uint64_t pending = h->head;
+	kick(h);
+	smt_pool_v1_destroy(h->pool);
+	wl_display_roundtrip(h->display);
+	if (!wait_tail_efd(h, pending, HANG_MS) || ring_dead(h)) {
+		fprintf(stderr,
+				"smt-hostile: commands published before the destroy did not all run "
+				"(tail %llu of %llu)\n",
+				(unsigned long long)atomic_load(&h->status->tail),
+				(unsigned long long)pending);
+		return 1;
+	}
+	printf("%s\n", ran);
+	emit_put_pool(h, 3, 0);
+	kick(h);
+	if (!expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_BAD_COMMAND)) {
+		return 1;
+	}
+	return check_death(h, SMT_ERROR_BAD_POOL, SMT_OP_PUT_IMAGE_POOL) ? 0 : 1;
+}
+
 /* pool-resize-destroy-pending: a resize and then the destroy, both queued
  * behind fills of a 2048x2048 pixmap: every command between them sees the
  * grown pool (one in the new part), commands after the destroy find no
@@ -115,25 +142,7 @@ static int pool_resize_destroy_pending(struct hostile *h, int pfd)
 	wl_display_roundtrip(h->display); /* the resize is where it is in the stream */
 	emit_put_pool(h, 3, 131072 - 64 * 256);
 	emit_fence(h, 8);
-	uint64_t pending = h->head;
-	kick(h);
-	smt_pool_v1_destroy(h->pool);
-	wl_display_roundtrip(h->display);
-	if (!wait_tail_efd(h, pending, HANG_MS) || ring_dead(h)) {
-		fprintf(stderr,
-				"smt-hostile: commands before the destroy did not all run "
-				"(tail %llu of %llu)\n",
-				(unsigned long long)atomic_load(&h->status->tail),
-				(unsigned long long)pending);
-		return 1;
-	}
-	printf("a draw from the grown part ran before the pool went away\n");
-	emit_put_pool(h, 3, 0);
-	kick(h);
-	if (!expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_BAD_COMMAND)) {
-		return 1;
-	}
-	return check_death(h, SMT_ERROR_BAD_POOL, SMT_OP_PUT_IMAGE_POOL) ? 0 : 1;
+	return destroy_pool_behind(h, "a draw from the grown part ran before the pool went away");
 }
 
 int case_pool(struct hostile *h, const char *name)
@@ -185,25 +194,7 @@ int case_pool(struct hostile *h, const char *name)
 		emit_put_pool(h, 3, (uint64_t)(i % 4) * 64 * 256);
 	}
 	emit_fence(h, 7);
-	uint64_t pending = h->head;
-	kick(h);
-	smt_pool_v1_destroy(h->pool);
-	wl_display_roundtrip(h->display);
-	if (!wait_tail_efd(h, pending, HANG_MS) || ring_dead(h)) {
-		fprintf(stderr,
-				"smt-hostile: commands published before destroy did not all run "
-				"(tail %llu of %llu)\n",
-				(unsigned long long)atomic_load(&h->status->tail),
-				(unsigned long long)pending);
-		return 1;
-	}
-	printf("100 pending PUT_IMAGE_POOL ran before the pool went away\n");
-	emit_put_pool(h, 3, 0);
-	kick(h);
-	if (!expect_error(h, ring, SMT_RING_V1_ERROR_BAD_COMMAND)) {
-		return 1;
-	}
-	return check_death(h, SMT_ERROR_BAD_POOL, SMT_OP_PUT_IMAGE_POOL) ? 0 : 1;
+	return destroy_pool_behind(h, "100 pending PUT_IMAGE_POOL ran before the pool went away");
 }
 
 /* Ten thousand small pixmaps are fine; twenty thousand 64x64 ones exceed

@@ -49,21 +49,10 @@ sys.path.insert(0, os.path.join(HERE, "..", "bench"))
 sys.path.insert(0, os.path.join(HERE, "..", "bench", "x11"))
 import harness  # noqa: E402
 from harness import Session, check, log  # noqa: E402
+from harness.x11_flood import echo_among, start_flooders, stop  # noqa: E402
 import interactive as bench  # noqa: E402  (its x11-echo and x11-plaid drivers)
 
 FLOODERS = {"ring": 2, "socket": 2}
-
-
-def start_flooders(s):
-    out = []
-    for transport, n in FLOODERS.items():
-        for i in range(n):
-            p = s.spawn([bench.program("x11-plaid")], name=f"x11-plaid-{transport}-{i}",
-                        env=bench.transport_env(transport))
-            out.append((transport, p))
-    for _, p in out:
-        bench.wait_line(s, p, "ready", 30, f"x11-plaid {p.pid} to start")
-    return out
 
 
 def stats_of(s, pid):
@@ -84,12 +73,6 @@ def flooder_stats(s, flooders):
     return out
 
 
-def stop(s, procs):
-    for p in procs:
-        p.terminate()
-        s.clients.remove(p)
-
-
 def echo_among_flooders(s, transport, label, **echo_args):
     """The flooders started, the x11-echo run among them for 2 s on one
     transport (x11-echo's options as interactive.echo_run's), and what every
@@ -97,18 +80,9 @@ def echo_among_flooders(s, transport, label, **echo_args):
     executing requests. Returns the flooders, the echo's answers, its
     statistics as it closed, and the flooders' statistics from before and
     after the echo."""
-    flooders = start_flooders(s)
-    procs = [p for _, p in flooders]
+    flooders = start_flooders(s, FLOODERS)
     before = flooder_stats(s, flooders)
-    n0 = bench.flooder_counts(s, procs)
-    lat, _ = bench.echo_run(s, transport, 2.0, label, 0, **echo_args)
-    n1 = bench.flooder_counts(s, procs)
-    answered = [x for x in lat if x is not None]
-    check(len(answered) >= 20, f"the echo answered {len(answered)} of {len(lat)}")
-    for pid in n1:
-        check(n1[pid][0] > n0[pid][0],
-              f"x11-plaid {pid} executed no request while the echo ran: "
-              f"{n0[pid][0]} then {n1[pid][0]}")
+    answered = echo_among(s, flooders, transport, label, **echo_args)
     echo = [r for r in s.x11ring_closed() if r["transport"] == transport
             and r.get("comm") == "x11-echo"][-1]
     return flooders, answered, echo, before, flooder_stats(s, flooders)
