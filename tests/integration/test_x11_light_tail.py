@@ -69,9 +69,12 @@ def test(h):
     # only logged here.
     log(f"light grants at a flooder's read: {cut['light_early']} of {cut['light_grants']}")
     clear = cut["light_clear"] / cut["light_grants"]
-    # The first grant comes when the echo is first found light, after
-    # reads of the flooders that nothing cut yet.
-    check(clear >= 0.75,
+    # Most, not all: a grant after a pause in which the echo was not
+    # active follows the flooders' uncut reads (the first grant, and more
+    # on a loaded machine: 12 of 17 clear in one ASan run beside other
+    # tests). With light-read-cap = 0 no grant was clear (0 of 20, 0 of
+    # 17 in two ASan runs), so "most" tells the cut from none.
+    check(clear > 0.5,
           f"at {cut['light_grants'] - cut['light_clear']} of {cut['light_grants']} light grants "
           f"some flooder had more than the request under way buffered: {cut}")
     with Session(h, "nocut", x11=True, config="[xwayland]\nlight-read-cap = 0\n") as s:
