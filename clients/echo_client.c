@@ -67,8 +67,8 @@ bool echo_mouse_open(struct echo_mouse *m, const char *program, size_t cap)
 		fprintf(stderr, "%s: cannot connect for the virtual pointer\n", program);
 		return false;
 	}
-	struct wl_registry *registry = wl_display_get_registry(m->display);
-	wl_registry_add_listener(registry, &registry_listener, m);
+	m->registry = wl_display_get_registry(m->display);
+	wl_registry_add_listener(m->registry, &registry_listener, m);
 	wl_display_roundtrip(m->display);
 	if (m->manager == NULL || m->seat == NULL) {
 		fprintf(stderr, "%s: no zwlr_virtual_pointer_manager_v1 or seat\n", program);
@@ -136,11 +136,23 @@ void echo_mouse_stop(struct echo_mouse *m)
 void echo_mouse_close(struct echo_mouse *m)
 {
 	echo_mouse_stop(m);
+	if (m->pointer != NULL)
+		zwlr_virtual_pointer_v1_destroy(m->pointer);
+	if (m->manager != NULL)
+		zwlr_virtual_pointer_manager_v1_destroy(m->manager);
+	if (m->seat != NULL)
+		wl_seat_destroy(m->seat);
+	if (m->registry != NULL)
+		wl_registry_destroy(m->registry);
 	if (m->display != NULL)
 		wl_display_disconnect(m->display);
 	free(m->due_ns);
 	free(m->send_ns);
 	m->display = NULL;
+	m->registry = NULL;
+	m->seat = NULL;
+	m->manager = NULL;
+	m->pointer = NULL;
 	m->due_ns = m->send_ns = NULL;
 }
 

@@ -35,6 +35,7 @@ bool echo_options_parse(int argc, char **argv, const char *program, const char *
 
 struct echo_mouse {
 	struct wl_display *display; /* its own connection */
+	struct wl_registry *registry;
 	struct wl_seat *seat;
 	struct zwlr_virtual_pointer_manager_v1 *manager;
 	struct zwlr_virtual_pointer_v1 *pointer;

@@ -95,12 +95,15 @@ struct echo {
 	struct xdg_wm_base *wm;
 	struct wl_seat *seat;
 	struct wp_presentation *presentation;
-	int64_t clock_id; /* -1 until the clock_id event */
+	struct wl_output *output; /* (bound for sync_output) */
+	int64_t clock_id;         /* -1 until the clock_id event */
 	struct wl_surface *surface;
 	struct wl_pointer *pointer;
 	struct buffer buf[NBUF];
 	bool configured, running, frame_pending;
-	bool entered, measuring; /* measuring: the mouse thread runs */
+	bool entered, measuring;      /* measuring: the mouse thread runs */
+	struct wl_callback *frame_cb; /* the pending frame callback, freed at the end */
+	struct frame *frame;
 	/* the newest matched move not drawn yet, the newest drawn, and the
 	 * newest whose frame callback / presentation came */
 	size_t want, drawn_upto, shown_upto, presented_upto;
@@ -263,6 +266,8 @@ static void draw(struct echo *e)
 	f->upto = e->want;
 	struct wl_callback *cb = wl_surface_frame(e->surface);
 	wl_callback_add_listener(cb, &frame_listener, f);
+	e->frame_cb = cb;
+	e->frame = f;
 	ask_feedback(e);
 	wl_surface_commit(e->surface);
 	e->frame_pending = true;
@@ -283,6 +288,8 @@ static void frame_done(void *data, struct wl_callback *cb, uint32_t time)
 		e->shown_upto = f->upto;
 	free(f);
 	wl_callback_destroy(cb);
+	e->frame_cb = NULL;
+	e->frame = NULL;
 	e->frame_pending = false;
 	if (e->dirty)
 		draw(e);
@@ -383,8 +390,8 @@ static void reg_global(void *data, struct wl_registry *reg, uint32_t name, const
 		e->seat = wl_registry_bind(reg, name, &wl_seat_interface, 1);
 	else if (!strcmp(iface, wp_presentation_interface.name))
 		e->presentation = wl_registry_bind(reg, name, &wp_presentation_interface, 1);
-	else if (!strcmp(iface, wl_output_interface.name))
-		wl_registry_bind(reg, name, &wl_output_interface, 1); /* for sync_output */
+	else if (!strcmp(iface, wl_output_interface.name) && !e->output)
+		e->output = wl_registry_bind(reg, name, &wl_output_interface, 1);
 }
 static void reg_remove(void *data, struct wl_registry *reg, uint32_t name)
 {
@@ -536,7 +543,29 @@ int main(int argc, char **argv)
 	echo_summary("shm-echo", "callback", to_frame, nf);
 	echo_summary("shm-echo", "presented", to_present, np);
 	echo_mouse_close(&e.mouse);
+	/* (everything freed: the sanitizer build's leak check) */
+	if (e.frame_cb != NULL) {
+		wl_callback_destroy(e.frame_cb);
+		free(e.frame);
+	}
+	for (int i = 0; i < NBUF; i++)
+		wl_buffer_destroy(e.buf[i].wl);
+	xdg_toplevel_destroy(top);
+	xdg_surface_destroy(xs);
+	wl_surface_destroy(e.surface);
+	wl_pointer_destroy(e.pointer);
+	if (e.output != NULL)
+		wl_output_destroy(e.output);
+	wp_presentation_destroy(e.presentation);
+	xdg_wm_base_destroy(e.wm);
+	wl_seat_destroy(e.seat);
+	wl_shm_destroy(e.shm);
+	wl_compositor_destroy(e.compositor);
+	wl_registry_destroy(reg);
+	wl_display_disconnect(e.display);
 	free(to_frame);
 	free(to_present);
+	free(e.mv);
+	free(e.commits);
 	return np > 0 ? 0 : 1;
 }
