@@ -148,17 +148,17 @@ void echo_mouse_close(struct echo_mouse *m)
 		wl_display_disconnect(m->display);
 	free(m->due_ns);
 	free(m->send_ns);
-	m->display = NULL;
-	m->registry = NULL;
-	m->seat = NULL;
-	m->manager = NULL;
-	m->pointer = NULL;
-	m->due_ns = m->send_ns = NULL;
+	*m = (struct echo_mouse){ .display = NULL };
 }
 
-size_t echo_match_move(size_t first, size_t sent, size_t k, size_t grid)
+size_t echo_match_move(const struct echo_mouse *m, size_t first, int32_t dx, int32_t dy,
+		int32_t step, size_t grid)
 {
-	for (size_t s = sent; s-- > first;) {
+	if (dx < 0 || dy < 0 || dx % step || dy % step || (size_t)(dx / step) >= grid ||
+			(size_t)(dy / step) >= grid)
+		return SIZE_MAX;
+	size_t k = (size_t)(dy / step) * grid + (size_t)(dx / step);
+	for (size_t s = atomic_load(&m->sent); s-- > first;) {
 		if (s % (grid * grid) == k)
 			return s;
 	}

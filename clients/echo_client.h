@@ -70,9 +70,12 @@ bool echo_mouse_start(struct echo_mouse *m, double hz,
 void echo_mouse_stop(struct echo_mouse *m);
 void echo_mouse_close(struct echo_mouse *m);
 
-/* The latest sent move before `sent`, not before `first`, whose
- * position index (seq % (grid * grid)) is k; SIZE_MAX if none. */
-size_t echo_match_move(size_t first, size_t sent, size_t k, size_t grid);
+/* The move a motion event at (dx, dy) from the raster's origin came from:
+ * the latest one sent, not before `first`, at that raster point (grid x
+ * grid points `step` apart, position(seq) = point seq % (grid * grid));
+ * SIZE_MAX if the point is off the raster or no such move was sent. */
+size_t echo_match_move(const struct echo_mouse *m, size_t first, int32_t dx, int32_t dy,
+		int32_t step, size_t grid);
 
 /* "PREFIX: NAME n=N mean= sd= p50= p99= max= ms" of v (ns, sorted in
  * place), or "PREFIX: NAME no samples". */

@@ -147,14 +147,9 @@ static void on_motion(void *data, struct smt_window *w, uint32_t time_ms, double
 	if (!r->measuring)
 		return;
 	int32_t px = (int32_t)lround(x), py = (int32_t)lround(y);
-	int32_t dx = px - r->origin_x, dy = py - r->origin_y;
-	if (dx < 0 || dy < 0 || dx % STEP || dy % STEP || dx / STEP >= GRID || dy / STEP >= GRID) {
-		r->unmatched++;
-		return;
-	}
 	/* the latest sent move with this position, not before the last match */
-	size_t seq = echo_match_move(r->next_match, atomic_load(&r->mouse.sent),
-			(size_t)(dy / STEP * GRID + dx / STEP), GRID);
+	size_t seq = echo_match_move(
+			&r->mouse, r->next_match, px - r->origin_x, py - r->origin_y, STEP, GRID);
 	if (seq == SIZE_MAX) {
 		r->unmatched++;
 		return;

@@ -316,14 +316,9 @@ static void p_motion(void *data, struct wl_pointer *p, uint32_t time, wl_fixed_t
 	uint64_t t = monotonic_now_ns();
 	if (!e->measuring)
 		return;
-	int32_t dx = (int32_t)lround(wl_fixed_to_double(fx)) - ORIGIN_X;
-	int32_t dy = (int32_t)lround(wl_fixed_to_double(fy)) - ORIGIN_Y;
-	if (dx < 0 || dy < 0 || dx % STEP || dy % STEP || dx / STEP >= GRID || dy / STEP >= GRID) {
-		e->unmatched++;
-		return;
-	}
-	size_t seq = echo_match_move(e->next_match, atomic_load(&e->mouse.sent),
-			(size_t)(dy / STEP * GRID + dx / STEP), GRID);
+	size_t seq = echo_match_move(&e->mouse, e->next_match,
+			(int32_t)lround(wl_fixed_to_double(fx)) - ORIGIN_X,
+			(int32_t)lround(wl_fixed_to_double(fy)) - ORIGIN_Y, STEP, GRID);
 	if (seq == SIZE_MAX) {
 		e->unmatched++;
 		return;
