@@ -45,18 +45,20 @@ def weston_presentation_shm(s):
                             f"(its output: {p.log_tail(5)!r})")
     p.terminate()
     commits = [int(m.group(1)) for m in got]
-    check(commits == list(range(commits[0], commits[0] + len(commits))),
-          f"weston-presentation-shm's presented commits are not consecutive: {commits}")
+    check(all(a < b for a, b in zip(commits, commits[1:])),
+          f"weston-presentation-shm's presented commits out of order: {commits}")
     # p2p: this presentation's time minus the previous one's (the first
     # line has none): never negative
     back = [m.group(0) for m in got[1:] if int(m.group(3)) < 0]
     check(not back, f"presentation times went back: {back}")
     seqs = [int(m.group(5)) for m in got]
     check(seqs == sorted(seqs), f"the refresh counter went back: {seqs}")
+    # (a commit replaced before a frame showed it is discarded: its own
+    # client may commit more than once a frame at the start; smt-shm-echo
+    # below never does, and there none may be discarded)
     with open(p.log_path, errors="replace") as f:
-        discarded = [line for line in f if "discarded" in line]
-    check(not discarded, f"commits of a window on screen discarded: {discarded[:5]}")
-    log(f"weston-presentation-shm: {len(got)} commits presented, "
+        discarded = sum("discarded" in line for line in f)
+    log(f"weston-presentation-shm: {len(got)} commits presented, {discarded} discarded, "
         f"c2p {sorted(int(m.group(2)) for m in got)[len(got) // 2]} ms (median), seq {seqs[-1]}")
 
 
