@@ -26,14 +26,13 @@
  * so issue - due is the machine's wake-up lateness; 0 = unknown).
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "common/monotonic_clock.h"
+#include "clients/echo_client.h"
 #include "clients/present_log.h"
 #include "clients/libsmt/smt.h"
 
@@ -102,54 +101,13 @@ static void draw_frame(struct anim *a, size_t i)
 	present_log_mark(&a->presents, m, i);
 }
 
-static int cmp_u64(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-	return a < b ? -1 : a > b;
-}
-
-static void summary(const char *name, uint64_t *v, size_t n)
-{
-	if (!n) {
-		printf("anim: %-9s no samples\n", name);
-		return;
-	}
-	double sum = 0, sq = 0;
-	for (size_t i = 0; i < n; i++) {
-		sum += (double)v[i];
-		sq += (double)v[i] * (double)v[i];
-	}
-	double mean = sum / (double)n, sd = sq / (double)n - mean * mean;
-	qsort(v, n, sizeof(*v), cmp_u64);
-	printf("anim: %-9s n=%zu mean=%.3f sd=%.3f p50=%.3f p99=%.3f max=%.3f ms\n", name, n,
-			mean / 1e6, (sd > 0 ? __builtin_sqrt(sd) : 0) / 1e6, (double)v[n / 2] / 1e6,
-			(double)v[(n * 99) / 100] / 1e6, (double)v[n - 1] / 1e6);
-}
-
-static int usage(void)
-{
-	fprintf(stderr, "usage: smt-anim [--seconds S] [--warmup S] [--period-ms MS] [--csv FILE]\n");
-	return 2;
-}
-
 int main(int argc, char **argv)
 {
-	double seconds = 10, warmup = 1, period_ms = 15;
-	const char *csv = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
-			seconds = atof(argv[++i]);
-		else if (!strcmp(argv[i], "--warmup") && i + 1 < argc)
-			warmup = atof(argv[++i]);
-		else if (!strcmp(argv[i], "--period-ms") && i + 1 < argc)
-			period_ms = atof(argv[++i]);
-		else if (!strcmp(argv[i], "--csv") && i + 1 < argc)
-			csv = argv[++i];
-		else
-			return usage();
-	}
-	if (seconds <= 0 || warmup < 0 || period_ms < 1)
-		return usage();
+	struct echo_options opt = { .seconds = 10, .warmup = 1, .rate = 15 };
+	if (!echo_options_parse(argc, argv, "smt-anim", "--period-ms", 1, 1e6, &opt))
+		return 2;
+	double seconds = opt.seconds, warmup = opt.warmup, period_ms = opt.rate;
+	const char *csv = opt.csv;
 	struct anim a = { .running = true, .last = { 40, 100, SQ, SQ } };
 	if (!(a.ctx = smt_connect(NULL)))
 		return 1;
@@ -212,8 +170,8 @@ int main(int argc, char **argv)
 		fclose(f);
 	printf("anim: %zu frames, %llu marker presents on screen (must be 0)\n", a.n,
 			(unsigned long long)a.presents.marks_on_screen);
-	summary("drawing", lat, nl);
-	summary("interval", iv, ni);
+	echo_summary("anim", "drawing", lat, nl);
+	echo_summary("anim", "interval", iv, ni);
 	int rc = smt_failed(a.ctx) ? 1 : 0;
 	smt_disconnect(a.ctx);
 	present_log_finish(&a.presents);

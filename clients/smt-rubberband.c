@@ -6,9 +6,8 @@
  *
  *   smt-rubberband [--seconds S] [--warmup S] [--hz N] [--csv FILE]
  *
- * A second thread owns a second Wayland connection with a
- * zwlr_virtual_pointer_v1 (the "mouse"): every 1/N s it takes a
- * CLOCK_MONOTONIC timestamp and sends an absolute move. Each position is
+ * The mouse (echo_client.h: a virtual pointer on its own connection, in a
+ * thread) sends an absolute move every 1/N s, timestamped. Each position is
  * unique over 1024 events (a 32x32 raster with 4-pixel steps), so a motion
  * event is matched to the move that caused it by its position, even if the
  * compositor coalesces motion.
@@ -36,10 +35,7 @@
  * A summary is printed on stdout.
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <math.h>
-#include <poll.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,22 +44,20 @@
 #include <wayland-client.h>
 
 #include "common/monotonic_clock.h"
+#include "clients/echo_client.h"
 #include "clients/present_log.h"
 #include "clients/libsmt/smt.h"
-#include "wlr-virtual-pointer-unstable-v1-client-protocol.h"
 
 #define WIN_W 1500 /* wider than the 1280-pixel output: placed at x = 0 */
 #define WIN_H 600
 #define MARK_X (WIN_W - 4)
 #define GRID 32 /* GRID x GRID unique positions */
 #define STEP 4
-#define EXTENT_W 1280 /* the headless output: absolute moves in its pixels */
-#define EXTENT_H 720
 #define BG 0xff1d2021u
 #define FG 0xfffabd2fu
 
 struct event {
-	uint64_t due, send, recv, exec, display;
+	uint64_t recv, exec, display; /* (due and send: the mouse's) */
 	uint32_t vis_serial, mark_serial;
 };
 
@@ -71,100 +65,25 @@ struct rb {
 	struct smt_ctx *ctx;
 	struct smt_window *win;
 	uint32_t canvas;
-	/* pointer placement: layout = local + offset */
-	bool entered;
-	double offset_x, offset_y;
+	bool entered, measuring;    /* measuring: the mouse thread runs */
 	int32_t origin_x, origin_y; /* window-local top-left of the raster */
-	/* the thread's moves */
+	struct echo_mouse mouse;
 	struct event *ev;
-	size_t cap;
-	_Atomic size_t sent;
-	_Atomic bool stop, go;
-	double hz;
 	/* matching */
 	size_t next_match; /* events before this are settled */
 	struct smt_rect last_line;
 	bool have_line;
 	struct present_log presents; /* items are events */
 	uint64_t received, unmatched;
-	struct wl_display *vdisplay;
-	struct zwlr_virtual_pointer_v1 *vptr;
-	struct wl_seat *seat;
-	struct zwlr_virtual_pointer_manager_v1 *manager;
 	bool running;
 };
 
-static void pos_of(struct rb *r, size_t seq, int32_t *x, int32_t *y)
+static void pos_of(void *data, size_t seq, int32_t *x, int32_t *y)
 {
+	const struct rb *r = data;
 	size_t k = seq % (GRID * GRID);
 	*x = r->origin_x + (int32_t)(k % GRID) * STEP;
 	*y = r->origin_y + (int32_t)(k / GRID) * STEP;
-}
-
-/* ---- the "mouse": a thread with its own connection ---------------------- */
-
-static void reg_global(void *data, struct wl_registry *reg, uint32_t name, const char *iface,
-		uint32_t version)
-{
-	struct rb *r = data;
-	if (!strcmp(iface, wl_seat_interface.name) && !r->seat)
-		r->seat = wl_registry_bind(reg, name, &wl_seat_interface, 1);
-	else if (!strcmp(iface, zwlr_virtual_pointer_manager_v1_interface.name))
-		r->manager = wl_registry_bind(
-				reg, name, &zwlr_virtual_pointer_manager_v1_interface, 1);
-}
-static void reg_remove(void *data, struct wl_registry *reg, uint32_t name)
-{
-}
-static const struct wl_registry_listener reg_listener = { reg_global, reg_remove };
-
-static bool vpointer_open(struct rb *r)
-{
-	r->vdisplay = wl_display_connect(NULL);
-	if (!r->vdisplay) {
-		fprintf(stderr, "smt-rubberband: cannot connect for the virtual pointer\n");
-		return false;
-	}
-	struct wl_registry *reg = wl_display_get_registry(r->vdisplay);
-	wl_registry_add_listener(reg, &reg_listener, r);
-	wl_display_roundtrip(r->vdisplay);
-	if (!r->manager) {
-		fprintf(stderr, "smt-rubberband: no zwlr_virtual_pointer_manager_v1\n");
-		return false;
-	}
-	r->vptr = zwlr_virtual_pointer_manager_v1_create_virtual_pointer(r->manager, r->seat);
-	wl_display_roundtrip(r->vdisplay);
-	return true;
-}
-
-static void vpointer_move(struct rb *r, double lx, double ly)
-{
-	zwlr_virtual_pointer_v1_motion_absolute(r->vptr, (uint32_t)(monotonic_now_ns() / 1000000u),
-			(uint32_t)lround(lx), (uint32_t)lround(ly), EXTENT_W, EXTENT_H);
-	zwlr_virtual_pointer_v1_frame(r->vptr);
-	wl_display_flush(r->vdisplay);
-}
-
-static void *mouse_thread(void *data)
-{
-	struct rb *r = data;
-	uint64_t period = (uint64_t)(1e9 / r->hz);
-	uint64_t t = monotonic_now_ns();
-	for (size_t seq = 0; seq < r->cap && !atomic_load(&r->stop); seq++) {
-		t += period;
-		struct timespec ts = { (time_t)(t / 1000000000u), (long)(t % 1000000000u) };
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-			;
-		int32_t x, y;
-		pos_of(r, seq, &x, &y);
-		r->ev[seq].due = t;
-		r->ev[seq].send = monotonic_now_ns();
-		atomic_store(&r->sent, seq + 1);
-		vpointer_move(r, x + r->offset_x, y + r->offset_y);
-		/* nothing is expected back; keep the queue from growing anyway */
-		wl_display_dispatch_pending(r->vdisplay);
-	}
-	return NULL;
 }
 
 /* ---- the window --------------------------------------------------------- */
@@ -216,9 +135,8 @@ static void on_enter(void *data, struct smt_window *w, double x, double y)
 	struct rb *r = data;
 	if (!r->entered) {
 		r->entered = true;
-		/* the probe move went to (EXTENT_W/2, EXTENT_H/2) */
-		r->offset_x = EXTENT_W / 2 - lround(x);
-		r->offset_y = EXTENT_H / 2 - lround(y);
+		/* the probe move went to the output's centre */
+		echo_mouse_set_offset(&r->mouse, x, y);
 	}
 }
 
@@ -226,24 +144,12 @@ static void on_motion(void *data, struct smt_window *w, uint32_t time_ms, double
 {
 	struct rb *r = data;
 	uint64_t t = monotonic_now_ns();
-	if (!atomic_load(&r->go))
+	if (!r->measuring)
 		return;
 	int32_t px = (int32_t)lround(x), py = (int32_t)lround(y);
-	int32_t dx = px - r->origin_x, dy = py - r->origin_y;
-	size_t sent = atomic_load(&r->sent);
-	if (dx < 0 || dy < 0 || dx % STEP || dy % STEP || dx / STEP >= GRID || dy / STEP >= GRID) {
-		r->unmatched++;
-		return;
-	}
-	size_t k = (size_t)(dy / STEP * GRID + dx / STEP);
 	/* the latest sent move with this position, not before the last match */
-	size_t seq = SIZE_MAX;
-	for (size_t s = sent; s-- > r->next_match;) {
-		if (s % (GRID * GRID) == k) {
-			seq = s;
-			break;
-		}
-	}
+	size_t seq = echo_match_move(
+			&r->mouse, r->next_match, px - r->origin_x, py - r->origin_y, STEP, GRID);
 	if (seq == SIZE_MAX) {
 		r->unmatched++;
 		return;
@@ -275,58 +181,21 @@ static void on_close(void *data, struct smt_window *w)
 static const struct smt_window_listener win_listener = { .close = on_close,
 	.presented = on_presented };
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static void summary(const char *name, uint64_t *v, size_t n)
-{
-	if (!n) {
-		printf("rubberband: %-8s no samples\n", name);
-		return;
-	}
-	qsort(v, n, sizeof(*v), cmp_u64);
-	double sum = 0;
-	for (size_t i = 0; i < n; i++)
-		sum += (double)v[i];
-	printf("rubberband: %-8s n=%zu mean=%.3f p50=%.3f p99=%.3f max=%.3f ms\n", name, n,
-			sum / (double)n / 1e6, (double)v[n / 2] / 1e6,
-			(double)v[(n * 99) / 100] / 1e6, (double)v[n - 1] / 1e6);
-}
-
-static int usage(void)
-{
-	fprintf(stderr, "usage: smt-rubberband [--seconds S] [--warmup S] [--hz N] [--csv FILE]\n");
-	return 2;
-}
-
 int main(int argc, char **argv)
 {
-	double seconds = 10, warmup = 1, hz = 100;
-	const char *csv = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
-			seconds = atof(argv[++i]);
-		else if (!strcmp(argv[i], "--warmup") && i + 1 < argc)
-			warmup = atof(argv[++i]);
-		else if (!strcmp(argv[i], "--hz") && i + 1 < argc)
-			hz = atof(argv[++i]);
-		else if (!strcmp(argv[i], "--csv") && i + 1 < argc)
-			csv = argv[++i];
-		else
-			return usage();
-	}
-	if (seconds <= 0 || warmup < 0 || hz <= 0 || hz > 10000)
-		return usage();
+	struct echo_options opt = { .seconds = 10, .warmup = 1, .rate = 100 };
+	if (!echo_options_parse(argc, argv, "smt-rubberband", "--hz", 1e-3, 10000, &opt))
+		return 2;
+	double seconds = opt.seconds, warmup = opt.warmup, hz = opt.rate;
+	const char *csv = opt.csv;
 
-	struct rb r = { .running = true, .hz = hz, .origin_x = 400, .origin_y = 200 };
+	struct rb r = { .running = true, .origin_x = 400, .origin_y = 200 };
+	size_t cap = (size_t)((seconds + warmup) * hz) + 16;
 	struct smt_options opts = { .input = &input_listener, .input_data = &r };
 	if (!(r.ctx = smt_connect(&opts)))
 		return 1;
 	r.win = smt_window_create(r.ctx, "smt-rubberband", "smt-rubberband", WIN_W, WIN_H);
-	if (!r.win || !vpointer_open(&r)) {
+	if (!r.win || !echo_mouse_open(&r.mouse, "smt-rubberband", cap)) {
 		fprintf(stderr, "smt-rubberband: setup failed: %s\n", smt_error_message(r.ctx));
 		return 1;
 	}
@@ -338,11 +207,10 @@ int main(int argc, char **argv)
 	smt_sync(r.ctx);
 
 	/* Find where the window is: move to the output centre, wait for enter. */
-	r.cap = (size_t)((seconds + warmup) * hz) + 16;
-	r.ev = calloc(r.cap, sizeof(*r.ev));
+	r.ev = calloc(cap, sizeof(*r.ev));
 	uint64_t deadline = monotonic_now_ns() + 3000000000u;
 	while (!r.entered && monotonic_now_ns() < deadline) {
-		vpointer_move(&r, EXTENT_W / 2, EXTENT_H / 2);
+		echo_mouse_move(&r.mouse, ECHO_OUTPUT_W / 2, ECHO_OUTPUT_H / 2);
 		smt_dispatch_until(r.ctx, monotonic_now_ns() + 100000000u, &r.running);
 	}
 	if (!r.entered) {
@@ -352,25 +220,23 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* raster: inside the visible part of the window */
-	int32_t want_x = 500 - (int32_t)r.offset_x, want_y = 260 - (int32_t)r.offset_y;
+	int32_t want_x = 500 - (int32_t)r.mouse.offset_x, want_y = 260 - (int32_t)r.mouse.offset_y;
 	r.origin_x = want_x < 8 ? 8 : want_x;
 	r.origin_y = want_y < 48 ? 48 : want_y;
-	atomic_store(&r.go, true);
-	pthread_t th;
+	r.measuring = true;
 	uint64_t start = monotonic_now_ns();
-	if (pthread_create(&th, NULL, mouse_thread, &r)) {
+	if (!echo_mouse_start(&r.mouse, hz, pos_of, &r)) {
 		fprintf(stderr, "smt-rubberband: pthread_create failed\n");
 		return 1;
 	}
 	smt_dispatch_until(r.ctx, start + (uint64_t)((seconds + warmup) * 1e9), &r.running);
-	atomic_store(&r.stop, true);
-	pthread_join(th, NULL);
+	echo_mouse_stop(&r.mouse);
 	/* let the last presents come back */
 	smt_sync(r.ctx);
 	smt_dispatch_until(r.ctx, monotonic_now_ns() + 200000000u, &r.running);
 
 	/* display time: first reported visible PRESENT at or after the event's */
-	size_t sent = atomic_load(&r.sent), cursor = 0;
+	size_t sent = atomic_load(&r.mouse.sent), cursor = 0;
 	for (size_t s = 0; s < sent; s++) {
 		struct event *e = &r.ev[s];
 		if (e->recv && e->vis_serial)
@@ -386,20 +252,22 @@ int main(int argc, char **argv)
 	size_t nr = 0, ne = 0, nd = 0, measured = 0;
 	for (size_t s = 0; s < sent; s++) {
 		struct event *e = &r.ev[s];
-		if (e->send < t0)
+		uint64_t send = r.mouse.send_ns[s];
+		if (send < t0)
 			continue;
 		measured++;
 		if (f)
-			fprintf(f, "%zu,%llu,%llu,%llu,%llu,%llu\n", s, (unsigned long long)e->due,
-					(unsigned long long)e->send, (unsigned long long)e->recv,
+			fprintf(f, "%zu,%llu,%llu,%llu,%llu,%llu\n", s,
+					(unsigned long long)r.mouse.due_ns[s],
+					(unsigned long long)send, (unsigned long long)e->recv,
 					(unsigned long long)e->exec,
 					(unsigned long long)e->display);
 		if (e->recv)
-			rec[nr++] = e->recv - e->send;
+			rec[nr++] = e->recv - send;
 		if (e->exec)
-			ex[ne++] = e->exec - e->send;
+			ex[ne++] = e->exec - send;
 		if (e->display)
-			di[nd++] = e->display - e->send;
+			di[nd++] = e->display - send;
 	}
 	if (f)
 		fclose(f);
@@ -407,12 +275,12 @@ int main(int argc, char **argv)
 	       "motion events, %llu marker presents on screen (must be 0)\n",
 			measured, seconds, nr, (unsigned long long)r.unmatched,
 			(unsigned long long)r.presents.marks_on_screen);
-	summary("receipt", rec, nr);
-	summary("echo", ex, ne);
-	summary("display", di, nd);
+	echo_summary("rubberband", "receipt", rec, nr);
+	echo_summary("rubberband", "echo", ex, ne);
+	echo_summary("rubberband", "display", di, nd);
 	int rc = smt_failed(r.ctx) ? 1 : 0;
 	smt_disconnect(r.ctx);
-	wl_display_disconnect(r.vdisplay);
+	echo_mouse_close(&r.mouse);
 	present_log_finish(&r.presents);
 	return rc;
 }

@@ -99,8 +99,9 @@ static void server_create_globals(struct smtwc_server *server)
 	wlr_data_control_manager_v1_create(display);
 	wlr_xdg_output_manager_v1_create(display, server->output_layout);
 	wlr_viewporter_create(display);
-	struct wlr_presentation *presentation = wlr_presentation_create(display, server->backend);
-	wlr_scene_set_presentation(server->scene, presentation);
+	/* Answered by the outputs (output/presentation_feedback.c), not by
+	 * the scene: wlroots' own tracking never answers on headless. */
+	server->presentation = wlr_presentation_create(display, server->backend);
 	wlr_screencopy_manager_v1_create(display);
 	wlr_export_dmabuf_manager_v1_create(display);
 	output_management_init(server);

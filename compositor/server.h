@@ -63,6 +63,7 @@ struct smtwc_server {
 	struct smtwc_config config;
 
 	struct wlr_scene *scene;
+	struct wlr_presentation *presentation; /* wp_presentation */
 	struct wlr_scene_tree *layers[SMTWC_LAYER_COUNT];
 	struct wlr_scene_rect *background;
 

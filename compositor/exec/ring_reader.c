@@ -355,7 +355,25 @@ void smt_ring_reader_complete_fence(struct smt_ring_reader *r, uint64_t serial)
 
 void smt_ring_reader_set_dead(struct smt_ring_reader *r, const struct smt_fault *f)
 {
+	if (r->end_deferred) {
+		r->end = *f;
+		r->end_held = true;
+		return;
+	}
 	smt_server_end(&r->shared, f->code, f->opcode, f->offset);
+}
+
+void smt_ring_reader_defer_end(struct smt_ring_reader *r)
+{
+	r->end_deferred = true;
+}
+
+void smt_ring_reader_publish_end(struct smt_ring_reader *r)
+{
+	if (r->end_held) {
+		r->end_held = false;
+		smt_server_end(&r->shared, r->end.code, r->end.opcode, r->end.offset);
+	}
 }
 
 void smt_ring_reader_count_wakeups(

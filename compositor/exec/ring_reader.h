@@ -78,6 +78,12 @@ struct smt_ring_reader {
 	 * formats the error. */
 	uint64_t (*client_offset)(const void *data, uint64_t pos);
 	const void *client_offset_data;
+
+	/* The death certificate held for smt_ring_reader_publish_end (a
+	 * glue that posts its protocol error first: docs/protocol.md, "What a
+	 * client sees first"). */
+	bool end_deferred, end_held;
+	struct smt_fault end;
 };
 
 /* ring_mem: the whole ring (header + area); a client's mapping already
@@ -156,7 +162,12 @@ bool smt_ring_reader_publish(struct smt_ring_reader *r);
 /* Re-check used around the server-asleep flag: unconsumed bytes? */
 bool smt_ring_reader_has_work(const struct smt_ring_reader *r);
 void smt_ring_reader_complete_fence(struct smt_ring_reader *r, uint64_t serial);
+/* The DEAD mark with the fault on the status page, or held until
+ * smt_ring_reader_publish_end after smt_ring_reader_defer_end. */
 void smt_ring_reader_set_dead(struct smt_ring_reader *r, const struct smt_fault *f);
+void smt_ring_reader_defer_end(struct smt_ring_reader *r);
+/* Publishes the held DEAD mark, if any. */
+void smt_ring_reader_publish_end(struct smt_ring_reader *r);
 void smt_ring_reader_count_wakeups(
 		struct smt_ring_reader *r, uint64_t to_client, uint64_t from_client);
 

@@ -8,6 +8,7 @@
 #include <wlr/util/log.h>
 #include "compositor/output/frame_pacing.h"
 #include "compositor/output/output.h"
+#include "compositor/output/presentation_feedback.h"
 #include "compositor/output/render.h"
 
 static void output_handle_frame(struct wl_listener *listener, void *data)
@@ -21,7 +22,13 @@ static void output_handle_frame(struct wl_listener *listener, void *data)
 	/* Canvases presented since the last frame are in this one. */
 	wl_signal_emit(&output->server->events.output_frame, output);
 	/* Renders only if something was damaged; an idle desktop costs nothing. */
+	uint32_t commits = output->wlr_output->commit_seq;
 	output_render_frame(scene_output, &output->server->render);
+	if (output->wlr_output->commit_seq != commits) {
+		presentation_feedbacks_frame_committed(output->feedbacks,
+				output->server->presentation, &output->server->scene->node,
+				output->wlr_output);
+	}
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	wlr_scene_output_send_frame_done(scene_output, &now);
@@ -31,6 +38,7 @@ static void output_handle_present(struct wl_listener *listener, void *data)
 {
 	struct smtwc_output *output = wl_container_of(listener, output, present);
 	struct wlr_output_event_present *event = data;
+	presentation_feedbacks_presented(output->feedbacks, event);
 	struct timespec when;
 	if (event->when != NULL) {
 		when = *event->when;
@@ -53,6 +61,7 @@ static void output_handle_destroy(struct wl_listener *listener, void *data)
 	wl_list_remove(&output->present.link);
 	wl_list_remove(&output->destroy.link);
 	wl_list_remove(&output->link);
+	presentation_feedbacks_destroy(output->feedbacks);
 	output->wlr_output->data = NULL;
 	free(output);
 	/* Windows that were only on the removed output must stay reachable. */
@@ -138,6 +147,11 @@ void output_handle_new(struct wl_listener *listener, void *data)
 	}
 	output->server = server;
 	output->wlr_output = wlr_output;
+	output->feedbacks = presentation_feedbacks_create();
+	if (output->feedbacks == NULL) {
+		free(output);
+		return;
+	}
 	wlr_output->data = output;
 	wl_list_init(&output->layer_surfaces);
 	output->frame.notify = output_handle_frame;

@@ -12,6 +12,7 @@
 #include <wlr/util/box.h>
 
 struct smtwc_server;
+struct presentation_feedbacks;
 
 struct smtwc_output {
 	struct wl_list link; /* smtwc_server.outputs */
@@ -22,6 +23,8 @@ struct smtwc_output {
 	 * coordinates. Maximized windows and new placements use it. */
 	struct wlr_box usable_area;
 	uint64_t seen_commit_seq; /* frame_pacing */
+	/* wp_presentation feedbacks of committed frames (presentation_feedback.c) */
+	struct presentation_feedbacks *feedbacks;
 
 	struct wl_listener frame;
 	struct wl_listener present;

@@ -22,7 +22,6 @@
 #include <wlr/types/wlr_buffer.h>
 #include <wlr/types/wlr_matrix.h>
 #include <wlr/types/wlr_output_damage.h>
-#include <wlr/types/wlr_presentation_time.h>
 #include <wlr/types/wlr_surface.h>
 #include <wlr/util/region.h>
 #include "compositor/output/render.h"
@@ -37,7 +36,6 @@ struct visible_node {
 
 struct frame_walk {
 	struct wlr_output *output;
-	struct wlr_presentation *presentation;
 	pixman_region32_t uncovered; /* damage that no opaque node covers yet */
 	struct visible_node *nodes;  /* top first */
 	size_t count, capacity;
@@ -201,15 +199,6 @@ static void walk_node(struct frame_walk *walk, struct wlr_scene_node *node, int 
 	}
 
 	struct wlr_output *output = walk->output;
-	if (node->type == WLR_SCENE_NODE_SURFACE && walk->presentation != NULL &&
-			wlr_scene_surface_from_node(node)->primary_output == output &&
-			wlr_surface_get_texture(wlr_scene_surface_from_node(node)->surface) !=
-					NULL) {
-		/* Covered or not, the surface is part of this frame: clients pace
-		 * themselves on this feedback, as they did with the scene renderer. */
-		wlr_presentation_surface_sampled_on_output(walk->presentation,
-				wlr_scene_surface_from_node(node)->surface, output);
-	}
 	struct wlr_box box = { .x = lx, .y = ly };
 	node_size(node, &box.width, &box.height);
 	if (box.width <= 0 || box.height <= 0) {
@@ -387,7 +376,7 @@ bool output_render_frame(struct wlr_scene_output *scene_output, struct smtwc_ren
 		wl_list_init(&pending->pending_link);
 	}
 
-	struct frame_walk walk = { .output = output, .presentation = scene->presentation };
+	struct frame_walk walk = { .output = output };
 	pixman_region32_init(&walk.uncovered);
 	pixman_region32_copy(&walk.uncovered, &damage);
 	walk_node(&walk, &scene->node, -scene_output->x, -scene_output->y);

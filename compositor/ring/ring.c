@@ -102,12 +102,20 @@ static void ring_end(struct smtwc_ring *ring, uint32_t wl_error, const char *mes
 				"before)",
 				(int)ring->pid, message, (unsigned long long)left_out);
 	}
+	/* What the client may see first (docs/protocol.md, "What a client
+	 * sees first"), whichever thread found the fault: the error is queued
+	 * on the connection before the status page says DEAD, so whatever the
+	 * client sends after it saw DEAD is answered after the error (a round
+	 * trip returns it); DEAD is stored before the error is sent, so a
+	 * client that read the error sees DEAD. Then it is sent at once. */
 	wl_resource_post_error(ring->resource, wl_error, "%s", message);
 	pthread_mutex_lock(&ring->exec_lock);
+	smt_ring_reader_publish_end(&ring->reader);
 	/* a client blocked on a full ring sees DEAD (a second blocked write
 	 * ends nothing more: dead is set) */
 	ring_wake_client_fd(ring);
 	pthread_mutex_unlock(&ring->exec_lock);
+	wl_client_flush(ring->client);
 	ring->kill_source = wl_event_loop_add_idle(
 			wl_display_get_event_loop(ring->transport->server->display),
 			ring_handle_kill, ring);
@@ -633,6 +641,8 @@ static void manager_handle_create_ring(struct wl_client *client, struct wl_resou
 		wl_client_post_no_memory(client);
 		return;
 	}
+	/* DEAD after the protocol error: ring_end publishes it. */
+	smt_ring_reader_defer_end(&ring->reader);
 	/* Published under the workers' lock: a worker between pieces reads
 	 * a shared ring's reader (ring_workers.c) once it sees shared. */
 	ring_workers_lock(transport);

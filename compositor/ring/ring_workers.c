@@ -359,6 +359,18 @@ void ring_workers_destroy(struct ring_workers *w)
 		return;
 	}
 	workers_stop(w);
+	/* At shutdown every ring was freed before (server_finish destroys the
+	 * clients first; ring_free's ring_workers_forget took each one off
+	 * this list), so nothing is left here: a handoff owns no memory (the
+	 * damage is the executor's, ordered requests and a PRESENT's copy are
+	 * the ring's, freed with it) and the charges go with the ring. A ring
+	 * still listed would point into this struct: off the list, idle. */
+	while (!wl_list_empty(&w->handed)) {
+		struct smtwc_ring *ring = wl_container_of(w->handed.next, ring, handed_link);
+		wl_list_remove(&ring->handed_link);
+		wl_list_init(&ring->handed_link);
+		ring->run_state = RING_IDLE;
+	}
 	if (w->main_source != NULL) {
 		wl_event_source_remove(w->main_source);
 	}

@@ -47,8 +47,10 @@ struct ring_workers_ops {
 /* Starts n >= 1 threads. NULL (logged) if none could start. */
 struct ring_workers *ring_workers_create(
 		struct smtwc_transport *transport, unsigned n, const struct ring_workers_ops *ops);
-/* Stops and joins them; every ring's run has ended (at shutdown: what
- * they handed back is dropped with the rings). */
+/* Stops and joins them; every ring's run has ended. At shutdown the rings
+ * are gone already (their clients were destroyed first, and a ring freed
+ * while handed is taken off the list: ring_workers_forget); a handoff
+ * holds nothing to free. */
 void ring_workers_destroy(struct ring_workers *workers);
 /* Main thread, a live change of their number (smtctl set workers): stops
  * them after their pieces in progress, settles what their runs handed

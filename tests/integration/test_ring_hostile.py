@@ -22,6 +22,8 @@ import harness  # noqa: E402
 from harness.hostile import hostile_tool  # noqa: E402
 from harness import BACKGROUND, Session, check, log  # noqa: E402
 
+ERROR_AT_DEAD_RUNS = 10
+
 # case -> text the protocol error must contain (None: no error expected)
 CASES = {
     "unsealed": "not sealed against shrinking",
@@ -161,6 +163,18 @@ def test(h):
                                        f"{out[-1500:]}")
             check(s.compositor.alive(), f"the compositor died in case {case}")
             log(f"{case}: ok")
+
+        # A client that stops at DEAD and makes one round trip gets its
+        # error, every time: queued before DEAD, with workers too
+        # (docs/protocol.md, "What a client sees first").
+        for i in range(ERROR_AT_DEAD_RUNS):
+            res = s.run([hostile_tool(h), "error-at-dead"], timeout=60, check_rc=False)
+            out = res.stdout + res.stderr
+            check(res.returncode == 0 and "ERROR_AT_DEAD the round trip after DEAD brought: "
+                  "smt_ring_v1@" in out and "bad_opcode" in out,
+                  f"error-at-dead run {i + 1}: exit {res.returncode}\n{out[-1500:]}")
+        log(f"error-at-dead: a round trip after DEAD brought the error in "
+            f"{ERROR_AT_DEAD_RUNS} runs")
 
         # The server maps client memory read-only: while a ring client runs,
         # none of the compositor's mappings of its memfd is writable.

@@ -214,7 +214,9 @@ def run_interactive(procs, build, tmp, mode, slice_ms, flooders, seconds, warmup
 
 def run_shm_echo(procs, build, tmp, mode, flooders, seconds, warmup, rnd=0):
     """One compositor: flooders, then smt-shm-echo on top (a wl_shm client's
-    input-to-frame, foot's path). Returns its per-move latencies in ms."""
+    input-to-frame, foot's path). Returns its per-move latencies in ms: to
+    the presented frame (wp_presentation feedback) and to the receipt of
+    that commit's frame callback."""
     comp = Compositor(procs, build, mode, 5)
     tag = "shm-%s-f%d-r%d" % (mode, flooders, rnd)
     out_csv = os.path.join(tmp, "%s.csv" % tag)
@@ -238,8 +240,11 @@ def run_shm_echo(procs, build, tmp, mode, flooders, seconds, warmup, rnd=0):
         comp.close()
     rows = read_csv(out_csv) if os.path.exists(out_csv) else []
     skip = int(warmup * 100)
-    return [(int(r["display_ns"]) - int(r["send_ns"])) / 1e6 for r in rows[skip:]
-            if int(r["recv_ns"]) and int(r["display_ns"]) > int(r["send_ns"])]
+
+    def latencies(column):
+        return [(int(r[column]) - int(r["send_ns"])) / 1e6 for r in rows[skip:]
+                if int(r["recv_ns"]) and int(r[column]) > int(r["send_ns"])]
+    return latencies("present_ns"), latencies("frame_ns")
 
 
 def shm_echo_only(args, out, build):
@@ -265,23 +270,29 @@ def shm_echo_only(args, out, build):
     path = os.path.join(out, "scheduler-shm-echo.csv")
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["scenario", "round", "input_to_frame_ms"])
+        w.writerow(["scenario", "round", "input_to_present_ms"])
         for name, per in res.items():
-            for rnd, v in enumerate(per):
+            for rnd, (v, _) in enumerate(per):
                 w.writerows([name, rnd, "%.3f" % x] for x in v)
     print("load average %s before, %s after" % (load_before, V.loadavg()))
-    print("| wl_shm input-to-frame (ms), workers %s | moves | p50 | p99 | max | p99 per round |"
-          % ("default" if WORKERS is None else WORKERS))
-    print("|---|---:|---:|---:|---:|---|")
+    # presented: the wp_presentation feedback's time of the frame that
+    # showed the move; callback: when the client received that commit's
+    # frame callback (what it measured before the feedback worked)
+    print("| wl_shm input-to-frame (ms), workers %s | moves | p50 | p99 | max | p99 per round "
+          "| callback p50 / p99 |" % ("default" if WORKERS is None else WORKERS))
+    print("|---|---:|---:|---:|---:|---|---|")
     for name, per in res.items():
-        pooled = sorted(x for v in per for x in v)
+        pooled = sorted(x for v, _ in per for x in v)
+        callback = sorted(x for _, v in per for x in v)
         if not pooled:
-            print("| %s | 0 | - | - | - | - |" % name)
+            print("| %s | 0 | - | - | - | - | - |" % name)
             continue
-        p99s = [np.percentile(v, 99) for v in per if v]
-        print("| %s | %d | %.2f | %.2f | %.2f | %.2f-%.2f |" % (
+        p99s = [np.percentile(v, 99) for v, _ in per if v]
+        print("| %s | %d | %.2f | %.2f | %.2f | %.2f-%.2f | %s |" % (
             name, len(pooled), np.percentile(pooled, 50), np.percentile(pooled, 99),
-            pooled[-1], min(p99s), max(p99s)))
+            pooled[-1], min(p99s), max(p99s),
+            "%.2f / %.2f" % (np.percentile(callback, 50), np.percentile(callback, 99))
+            if callback else "-"))
     print("results in %s" % out)
 
 

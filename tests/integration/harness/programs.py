@@ -18,6 +18,7 @@ PACKAGES = {
     "wtype": "wtype",
     "wayland-info": "wayland-utils",
     "weston-simple-shm": "weston",
+    "weston-presentation-shm": "weston",
     "wlr-randr": "wlr-randr",
     # X clients (Session(x11=True) tests)
     "xterm": "xterm",

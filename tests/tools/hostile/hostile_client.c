@@ -124,11 +124,10 @@ void publish(struct hostile *h, uint64_t head)
 /* Waits for the connection to die with a protocol error; returns true if
  * it did and the error is on the expected interface with the expected
  * code. An error for a request arrives by the round trip after it; an
- * error for ring commands comes once the compositor ran them, and it marks
- * the ring DEAD (and wakes us) before it posts the error. With worker
- * threads the DEAD mark is the worker's and the error the main thread's,
- * a turn of its loop later: a round trip answered in between brings
- * nothing, so after DEAD round trips go on until the error (or time). */
+ * error for ring commands comes once the compositor ran them: it queues
+ * the error, then marks the ring DEAD (and wakes us), so a round trip
+ * after DEAD brings it (case error-at-dead); until DEAD, round trips go
+ * on (or time runs out). */
 bool expect_error(struct hostile *h, const struct wl_interface *iface, uint32_t code)
 {
 	bool ring_error = iface == &smt_ring_v1_interface &&

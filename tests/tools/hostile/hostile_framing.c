@@ -148,8 +148,54 @@ static void target_own_pixmap(struct hostile *h)
 	cmd(h, SMT_OP_SET_TARGET, 16, target, sizeof(target));
 }
 
+/* What libwayland says of a protocol error (its log), kept. */
+static char error_text[512];
+
+static void keep_error_text(const char *fmt, va_list args)
+{
+	size_t used = strlen(error_text);
+	vsnprintf(error_text + used, sizeof(error_text) - used, fmt, args);
+}
+
+/* A client that stops at DEAD (docs/protocol.md, "What a client sees
+ * first"): a bad opcode, then it waits for DEAD without reading its
+ * socket, makes one round trip and exits. The round trip must bring the
+ * protocol error and its text, whichever thread ran the command: with
+ * workers the DEAD mark came a turn of the main loop before the error,
+ * and a round trip answered in between brought nothing. */
+static int case_error_at_dead(struct hostile *h)
+{
+	create_good_ring(h, 4096);
+	wl_log_set_handler_client(keep_error_text);
+	cmd(h, 999, 8, NULL, 0);
+	kick(h);
+	double end = now_ms() + HANG_MS;
+	/* spinning, as a client waiting for room does (libsmt): DEAD seen as
+	 * soon as it is stored, not when the compositor wakes us */
+	while (!ring_dead(h)) {
+		if (now_ms() > end) {
+			fputs("smt-hostile: the ring never became DEAD\n", stderr);
+			return 1;
+		}
+	}
+	wl_display_roundtrip(h->display);
+	int err = wl_display_get_error(h->display);
+	if (err != EPROTO || strstr(error_text, "bad_opcode") == NULL) {
+		fprintf(stderr,
+				"smt-hostile: a round trip after DEAD brought no protocol error "
+				"(display error %d, text '%s')\n",
+				err, error_text);
+		return 1;
+	}
+	printf("ERROR_AT_DEAD the round trip after DEAD brought: %s", error_text);
+	return 0;
+}
+
 int hostile_framing_case(struct hostile *h, const char *name)
 {
+	if (strcmp(name, "error-at-dead") == 0) {
+		return case_error_at_dead(h);
+	}
 	const struct wl_interface *mgr = &smt_ring_manager_v1_interface;
 	const struct wl_interface *ring = &smt_ring_v1_interface;
 	if (strcmp(name, "unsealed") == 0) {
