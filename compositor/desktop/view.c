@@ -3,6 +3,7 @@
  * focus, borders, maximize/fullscreen/minimize.
  */
 #include <stdlib.h>
+#include <time.h>
 #include <wlr/types/wlr_scene.h>
 #include <wlr/util/edges.h>
 #include <wlr/util/log.h>
@@ -93,10 +94,57 @@ static void view_update_borders(struct smtwc_view *view)
 	}
 }
 
-void view_update_title(struct smtwc_view *view)
+static int64_t monotonic_ms(void)
 {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void view_show_title(struct smtwc_view *view)
+{
+	view->title_shown_ms = monotonic_ms();
+	view->title_waiting = false;
 	view_update_borders(view);
 	wl_signal_emit(&view->server->events.view_change, view);
+}
+
+static int handle_title_timer(void *data)
+{
+	struct smtwc_view *view = data;
+	if (view->title_waiting) {
+		view_show_title(view);
+	}
+	return 0;
+}
+
+/* Each title shown is laid out with Pango over its whole length (up to a
+ * 4 KB message) into a new title bar buffer and sent to every taskbar:
+ * a client setting titles as fast as its socket takes them made the
+ * compositor do that thousands of times a second (session 26's red
+ * team). Paced per window: the first change at once, the ones after it
+ * merged until the interval is over; the last title always shows. */
+void view_update_title(struct smtwc_view *view)
+{
+	int64_t since = monotonic_ms() - view->title_shown_ms;
+	if (!view->title_waiting && since >= VIEW_TITLE_INTERVAL_MS) {
+		view_show_title(view);
+		return;
+	}
+	if (view->title_waiting) {
+		return; /* the timer is armed */
+	}
+	if (view->title_timer == NULL) {
+		view->title_timer = wl_event_loop_add_timer(
+				view->server->event_loop, handle_title_timer, view);
+		if (view->title_timer == NULL) {
+			view_show_title(view); /* out of memory: unpaced */
+			return;
+		}
+	}
+	view->title_waiting = true;
+	/* +1: the timer's milliseconds must not end before the interval */
+	wl_event_source_timer_update(view->title_timer, (int)(VIEW_TITLE_INTERVAL_MS - since) + 1);
 }
 
 void view_init(struct smtwc_view *view, struct smtwc_server *server,
@@ -130,6 +178,9 @@ void view_destroy(struct smtwc_view *view)
 		server->focused_view = NULL;
 	}
 	wl_list_remove(&view->link);
+	if (view->title_timer != NULL) {
+		wl_event_source_remove(view->title_timer);
+	}
 	title_bar_destroy(view->title_bar);
 	wlr_scene_node_destroy(&view->tree->node);
 }

@@ -7,6 +7,7 @@
 #define SMTWC_VIEW_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <wlr/util/box.h>
 #include "compositor/server.h"
 
@@ -67,6 +68,11 @@ struct smtwc_view {
 	uint32_t anchor_edges;
 	struct wlr_box anchor_box;
 	struct smtwc_foreign_toplevel *foreign_toplevel; /* while mapped */
+	/* Title changes shown at most every VIEW_TITLE_INTERVAL_MS (view.c):
+	 * when the last was shown, and the timer of a change waiting. */
+	int64_t title_shown_ms;
+	struct wl_event_source *title_timer;
+	bool title_waiting;
 };
 
 void view_init(struct smtwc_view *view, struct smtwc_server *server,
@@ -100,7 +106,10 @@ struct smtwc_frame_insets {
 struct smtwc_frame_insets view_frame_insets(struct smtwc_view *view);
 /* Layout box of the title bar; empty when the window shows none. */
 struct wlr_box view_title_bar_box(struct smtwc_view *view);
-/* The title changed: taskbars and the title bar follow. */
+/* The title (or app id) changed: taskbars and the title bar follow, at
+ * once if the last change was shown VIEW_TITLE_INTERVAL_MS ago or more,
+ * else all the changes until then together at that time. */
+#define VIEW_TITLE_INTERVAL_MS 50
 void view_update_title(struct smtwc_view *view);
 
 /* Focuses the least recently focused mapped view (minimized ones included). */
