@@ -73,6 +73,9 @@ struct smtwc_view {
 	int64_t title_shown_ms;
 	struct wl_event_source *title_timer;
 	bool title_waiting;
+	/* The title and app id as last shown (title bar, taskbars): other
+	 * changes (a commit, focus) redraw with these, not the newest. */
+	char *shown_title, *shown_app_id;
 };
 
 void view_init(struct smtwc_view *view, struct smtwc_server *server,
@@ -111,6 +114,9 @@ struct wlr_box view_title_bar_box(struct smtwc_view *view);
  * else all the changes until then together at that time. */
 #define VIEW_TITLE_INTERVAL_MS 50
 void view_update_title(struct smtwc_view *view);
+/* The title and app id as shown now (NULL: none). */
+const char *view_shown_title(const struct smtwc_view *view);
+const char *view_shown_app_id(const struct smtwc_view *view);
 
 /* Focuses the least recently focused mapped view (minimized ones included). */
 void views_cycle(struct smtwc_server *server);

@@ -23,6 +23,7 @@
  *                             "TITLES n SECONDS s" (s: from the first title
  *                             to the round trip after the last) and goes on
  *   --title-bytes N           their length (default 4000)
+ *   --title-commit            a wl_surface.commit after each title
  *   --tablet                  tablet-v2 ("tablet proximity in|out", "tablet down|up",
  *                             "tablet motion X Y", "tablet pressure P"; a pad's
  *                             "pad buttons N", "pad group buttons N", "pad added",
@@ -65,6 +66,7 @@ struct options {
 	bool confine, ssd;
 	double title_flood;
 	int title_bytes;
+	bool title_commit;
 	int confine_box[4];
 };
 
@@ -717,6 +719,9 @@ static int title_flood(struct probe *p, double seconds)
 		snprintf(title, 12, "%010ld", n % 10000000000L);
 		title[10] = ' ';
 		xdg_toplevel_set_title(p->toplevel, title);
+		if (p->opt.title_commit) {
+			wl_surface_commit(p->surface);
+		}
 		n++;
 		while (wl_display_flush(p->display) < 0) {
 			if (errno != EAGAIN) {
@@ -792,7 +797,7 @@ static void usage(void)
 	      "  [--idle-inhibit] [--shortcuts-inhibit] [--lock-pointer]\n"
 	      "  [--confine-pointer X,Y,W,H] [--relative] [--text-input] [--export]\n"
 	      "  [--import HANDLE] [--gestures] [--tablet] [--ssd] [--title-flood SECONDS]\n"
-	      "  [--title-bytes N]\n",
+	      "  [--title-bytes N] [--title-commit]\n",
 			stderr);
 	exit(2);
 }
@@ -848,6 +853,8 @@ static void parse_options(int argc, char *argv[], struct options *o)
 			o->ssd = true;
 		} else if (strcmp(a, "--title-flood") == 0 && next) {
 			o->title_flood = atof(argv[++i]);
+		} else if (strcmp(a, "--title-commit") == 0) {
+			o->title_commit = true;
 		} else if (strcmp(a, "--title-bytes") == 0 && next) {
 			o->title_bytes = atoi(argv[++i]);
 			if (o->title_bytes < 12 || o->title_bytes > 4000) {
