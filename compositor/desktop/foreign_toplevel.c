@@ -69,8 +69,9 @@ void foreign_toplevel_update(struct smtwc_view *view)
 		return;
 	}
 	struct wlr_foreign_toplevel_handle_v1 *handle = ft->handle;
-	const char *title = view->impl->title(view);
-	const char *app_id = view->impl->app_id(view);
+	/* as paced by view.c: a commit or a focus change sends no newer */
+	const char *title = view_shown_title(view);
+	const char *app_id = view_shown_app_id(view);
 	if (!same_string(handle->title, title)) {
 		wlr_foreign_toplevel_handle_v1_set_title(handle, title != NULL ? title : "");
 	}

@@ -3,6 +3,8 @@
  * focus, borders, maximize/fullscreen/minimize.
  */
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <wlr/types/wlr_scene.h>
 #include <wlr/util/edges.h>
 #include <wlr/util/log.h>
@@ -86,17 +88,96 @@ static void view_update_borders(struct smtwc_view *view)
 		wlr_scene_rect_set_color(rect, color);
 	}
 	if (framed) {
-		title_bar_show(view->title_bar, cfg, 0, -th, geo.width, th, view->impl->title(view),
+		title_bar_show(view->title_bar, cfg, 0, -th, geo.width, th, view->shown_title,
 				focused);
 	} else {
 		title_bar_hide(view->title_bar);
 	}
 }
 
-void view_update_title(struct smtwc_view *view)
+static int64_t monotonic_ms(void)
 {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Replaces *shown with a copy of now (kept on out of memory). */
+static void copy_name(char **shown, const char *now)
+{
+	if (now == NULL) {
+		free(*shown);
+		*shown = NULL;
+	} else if (*shown == NULL || strcmp(*shown, now) != 0) {
+		char *copy = strdup(now);
+		if (copy != NULL) {
+			free(*shown);
+			*shown = copy;
+		}
+	}
+}
+
+static void view_copy_names(struct smtwc_view *view)
+{
+	copy_name(&view->shown_title, view->impl->title(view));
+	copy_name(&view->shown_app_id, view->impl->app_id(view));
+}
+
+static void view_show_title(struct smtwc_view *view)
+{
+	view->title_shown_ms = monotonic_ms();
+	view->title_waiting = false;
+	view_copy_names(view);
 	view_update_borders(view);
 	wl_signal_emit(&view->server->events.view_change, view);
+}
+
+const char *view_shown_title(const struct smtwc_view *view)
+{
+	return view->shown_title;
+}
+
+const char *view_shown_app_id(const struct smtwc_view *view)
+{
+	return view->shown_app_id;
+}
+
+static int handle_title_timer(void *data)
+{
+	struct smtwc_view *view = data;
+	if (view->title_waiting) {
+		view_show_title(view);
+	}
+	return 0;
+}
+
+/* Each title shown is laid out with Pango over its whole length (up to a
+ * 4 KB message) into a new title bar buffer and sent to every taskbar:
+ * a client setting titles as fast as its socket takes them made the
+ * compositor do that thousands of times a second (session 26's red
+ * team). Paced per window: the first change at once, the ones after it
+ * merged until the interval is over; the last title always shows. */
+void view_update_title(struct smtwc_view *view)
+{
+	int64_t since = monotonic_ms() - view->title_shown_ms;
+	if (!view->title_waiting && since >= VIEW_TITLE_INTERVAL_MS) {
+		view_show_title(view);
+		return;
+	}
+	if (view->title_waiting) {
+		return; /* the timer is armed */
+	}
+	if (view->title_timer == NULL) {
+		view->title_timer = wl_event_loop_add_timer(
+				view->server->event_loop, handle_title_timer, view);
+		if (view->title_timer == NULL) {
+			view_show_title(view); /* out of memory: unpaced */
+			return;
+		}
+	}
+	view->title_waiting = true;
+	/* +1: the timer's milliseconds must not end before the interval */
+	wl_event_source_timer_update(view->title_timer, (int)(VIEW_TITLE_INTERVAL_MS - since) + 1);
 }
 
 void view_init(struct smtwc_view *view, struct smtwc_server *server,
@@ -130,6 +211,11 @@ void view_destroy(struct smtwc_view *view)
 		server->focused_view = NULL;
 	}
 	wl_list_remove(&view->link);
+	if (view->title_timer != NULL) {
+		wl_event_source_remove(view->title_timer);
+	}
+	free(view->shown_title);
+	free(view->shown_app_id);
 	title_bar_destroy(view->title_bar);
 	wlr_scene_node_destroy(&view->tree->node);
 }
@@ -249,6 +335,9 @@ void view_map(struct smtwc_view *view)
 {
 	view->mapped = true;
 	view->minimized = false;
+	/* Names set before our listeners were there (an X window's, read
+	 * when wlroots made it) show from the map on. */
+	view_copy_names(view);
 	/* A window larger than the usable area is asked to fit it, as sway and
 	 * labwc do; one that insists on its size still opens with its title
 	 * bar on the output. */

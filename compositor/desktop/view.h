@@ -7,6 +7,7 @@
 #define SMTWC_VIEW_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <wlr/util/box.h>
 #include "compositor/server.h"
 
@@ -67,6 +68,14 @@ struct smtwc_view {
 	uint32_t anchor_edges;
 	struct wlr_box anchor_box;
 	struct smtwc_foreign_toplevel *foreign_toplevel; /* while mapped */
+	/* Title changes shown at most every VIEW_TITLE_INTERVAL_MS (view.c):
+	 * when the last was shown, and the timer of a change waiting. */
+	int64_t title_shown_ms;
+	struct wl_event_source *title_timer;
+	bool title_waiting;
+	/* The title and app id as last shown (title bar, taskbars): other
+	 * changes (a commit, focus) redraw with these, not the newest. */
+	char *shown_title, *shown_app_id;
 };
 
 void view_init(struct smtwc_view *view, struct smtwc_server *server,
@@ -100,8 +109,14 @@ struct smtwc_frame_insets {
 struct smtwc_frame_insets view_frame_insets(struct smtwc_view *view);
 /* Layout box of the title bar; empty when the window shows none. */
 struct wlr_box view_title_bar_box(struct smtwc_view *view);
-/* The title changed: taskbars and the title bar follow. */
+/* The title (or app id) changed: taskbars and the title bar follow, at
+ * once if the last change was shown VIEW_TITLE_INTERVAL_MS ago or more,
+ * else all the changes until then together at that time. */
+#define VIEW_TITLE_INTERVAL_MS 50
 void view_update_title(struct smtwc_view *view);
+/* The title and app id as shown now (NULL: none). */
+const char *view_shown_title(const struct smtwc_view *view);
+const char *view_shown_app_id(const struct smtwc_view *view);
 
 /* Focuses the least recently focused mapped view (minimized ones included). */
 void views_cycle(struct smtwc_server *server);

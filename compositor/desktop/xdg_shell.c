@@ -7,7 +7,6 @@
 #include <wlr/util/log.h>
 #include "compositor/desktop/xdg_shell.h"
 #include "compositor/desktop/popup.h"
-#include "compositor/desktop/foreign_toplevel.h"
 #include "compositor/desktop/view.h"
 #include "compositor/input/cursor.h"
 #include "compositor/output/output.h"
@@ -216,7 +215,7 @@ static void xdg_view_handle_set_title(struct wl_listener *listener, void *data)
 static void xdg_view_handle_set_app_id(struct wl_listener *listener, void *data)
 {
 	struct smtwc_xdg_view *xv = wl_container_of(listener, xv, set_app_id);
-	foreign_toplevel_update(&xv->view);
+	view_update_title(&xv->view); /* paced like titles */
 }
 
 static void xdg_toplevel_create(struct smtwc_server *server, struct wlr_xdg_surface *xdg_surface)

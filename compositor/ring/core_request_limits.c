@@ -11,6 +11,7 @@
 #include <wlr/types/wlr_region.h>
 #include <wlr/types/wlr_surface.h>
 #include <wlr/types/wlr_xdg_activation_v1.h>
+#include <wlr/util/addon.h>
 #include <wlr/util/log.h>
 #include "compositor/log_limit.h"
 #include "compositor/server.h"
@@ -110,20 +111,29 @@ static struct charge_record *record_of(struct wl_resource *resource)
 	return rec;
 }
 
-/* Charges n of r to the record's client; false: refused, the client is
- * ended with the limit's name. */
+/* Charges n of r to cu; false: refused, the client is ended with the
+ * limit's name. The compositor's own connection is charged past limits. */
+static bool usage_charge(struct smtwc_client_usage *cu, struct wl_client *client,
+		struct request *rq, enum smt_resource r, uint64_t n)
+{
+	if (own_connection(cu)) {
+		smt_usage_charge_over_limits(&cu->usage, r, n);
+		return true;
+	}
+	struct smt_usage_refusal why;
+	if (!smt_usage_charge(&cu->usage, r, n, &why)) {
+		client_usage_refuse(client, request_name(rq), &why);
+		return false;
+	}
+	return true;
+}
+
+/* Charges n of r to the record's client (usage_charge). */
 static bool record_charge(struct charge_record *rec, struct wl_client *client, struct request *rq,
 		enum smt_resource r, uint64_t n)
 {
-	struct smtwc_client_usage *cu = rec->usage;
-	if (own_connection(cu)) {
-		smt_usage_charge_over_limits(&cu->usage, r, n);
-	} else {
-		struct smt_usage_refusal why;
-		if (!smt_usage_charge(&cu->usage, r, n, &why)) {
-			client_usage_refuse(client, request_name(rq), &why);
-			return false;
-		}
+	if (!usage_charge(rec->usage, client, rq, r, n)) {
+		return false;
 	}
 	if (r == SMT_RES_MEMORY) {
 		rec->memory += n;
@@ -280,6 +290,159 @@ static void check_commit(struct wl_resource *resource, struct request *rq)
 			(uint64_t)cached, 1, "commits wait for the parent's");
 }
 
+/* What a surface's states hold, charged to its client while the surface
+ * lives. wlroots copies a region into the pending state at
+ * set_opaque_region / set_input_region, again into the current state or a
+ * new cached state at each commit, and again clipped into the surface: one
+ * wl_region of 1024 boxes, charged once as a region, was 16 KB in each
+ * of these copies, in each of a client's surfaces, and a synchronized
+ * subsurface keeps up to surface-cached-commits states, each with its own
+ * copies and damage (session 26's red team: 4096 surfaces x 256 cached
+ * states x 32 KB was reachable, counted nowhere). */
+struct held_states {
+	struct wlr_addon addon;
+	struct wl_listener commit;
+	struct smtwc_client_usage *usage;
+	uint64_t memory;
+};
+
+/* A surface's first 4 KiB of states are not charged: every toolkit's
+ * regions and a frame's damage fit, so most surfaces' accounts never
+ * move (what goes uncounted: 16 MiB for a process at 4096 surfaces). */
+#define SURFACE_FREE_BYTES 4096u
+
+static uint64_t state_boxes(pixman_region32_t *opaque, pixman_region32_t *input,
+		pixman_region32_t *surface_damage, pixman_region32_t *buffer_damage)
+{
+	return (uint64_t)pixman_region32_n_rects(opaque) +
+			(uint64_t)pixman_region32_n_rects(input) +
+			(uint64_t)pixman_region32_n_rects(surface_damage) +
+			(uint64_t)pixman_region32_n_rects(buffer_damage);
+}
+
+static uint64_t pending_boxes(struct wlr_surface *surface)
+{
+	struct wlr_surface_state *p = &surface->pending;
+	return state_boxes(&p->opaque, &p->input, &p->surface_damage, &p->buffer_damage);
+}
+
+/* The bytes `surface` holds past its own cost, with `extra_boxes` and
+ * `extra_states` about to be added by the request being looked at. A
+ * cached state wlroots is applying (the commit signal comes before it
+ * frees it) is left out when `skip_applied`. */
+static uint64_t held_bytes(struct wlr_surface *surface, uint64_t extra_boxes, uint64_t extra_states,
+		bool skip_applied)
+{
+	struct wlr_surface_state *c = &surface->current;
+	uint64_t boxes = extra_boxes + pending_boxes(surface) +
+			state_boxes(&c->opaque, &c->input, &c->surface_damage, &c->buffer_damage) +
+			(uint64_t)pixman_region32_n_rects(&surface->opaque_region) +
+			(uint64_t)pixman_region32_n_rects(&surface->input_region) +
+			(uint64_t)pixman_region32_n_rects(&surface->buffer_damage);
+	uint64_t states = extra_states;
+	struct wlr_surface_state *st;
+	wl_list_for_each (st, &surface->cached, cached_state_link) {
+		if (skip_applied && st->cached_state_link.prev == &surface->cached &&
+				st->seq == c->seq) {
+			continue;
+		}
+		boxes += state_boxes(
+				&st->opaque, &st->input, &st->surface_damage, &st->buffer_damage);
+		states++;
+	}
+	uint64_t bytes = states * sizeof(struct wlr_surface_state) + boxes * sizeof(pixman_box32_t);
+	return bytes > SURFACE_FREE_BYTES ? bytes - SURFACE_FREE_BYTES : 0;
+}
+
+static void held_states_destroy(struct wlr_addon *addon)
+{
+	struct held_states *held = wl_container_of(addon, held, addon);
+	wlr_addon_finish(&held->addon);
+	wl_list_remove(&held->commit.link);
+	client_usage_release(held->usage, SMT_RES_MEMORY, held->memory);
+	client_usage_unref(held->usage);
+	free(held);
+}
+
+static const struct wlr_addon_interface held_states_impl = {
+	.name = "smtwc_held_states",
+	.destroy = held_states_destroy,
+};
+
+/* After a state was applied (the pending one, or a cached one at the
+ * parent's commit): what the surface holds now, exactly. Charges were
+ * made at the requests, each at least what they could add, so this mostly
+ * gives back; what a parent's commit applies is charged here, past the
+ * limits (wlroots' handler is running), and the client's next request
+ * meets the full account. */
+static void handle_held_commit(struct wl_listener *listener, void *data)
+{
+	struct held_states *held = wl_container_of(listener, held, commit);
+	struct wlr_surface *surface = data;
+	uint64_t now = held_bytes(surface, 0, 0, true);
+	if (now < held->memory) {
+		client_usage_release(held->usage, SMT_RES_MEMORY, held->memory - now);
+	} else if (now > held->memory) {
+		smt_usage_charge_over_limits(
+				&held->usage->usage, SMT_RES_MEMORY, now - held->memory);
+	}
+	held->memory = now;
+}
+
+/* Charges what `surface` will hold after the request being looked at
+ * (at most): `extra_boxes` boxes copied into it, `extra_states` states
+ * made. The record, made at a surface's first such request, watches its
+ * commits: what wlroots computes there (a union of two damages can have
+ * many more boxes than both) is charged exactly after it. */
+static void charge_held(struct wl_resource *resource, struct request *rq, uint64_t extra_boxes,
+		uint64_t extra_states)
+{
+	struct wlr_surface *surface = wlr_surface_from_resource(resource);
+	struct wlr_addon *addon = wlr_addon_find(
+			&surface->addons, core.transport, &held_states_impl);
+	struct held_states *held = NULL;
+	if (addon != NULL) {
+		held = wl_container_of(addon, held, addon);
+	}
+	uint64_t want = held_bytes(surface, extra_boxes, extra_states, false);
+	if (held == NULL) {
+		struct wl_client *client = wl_resource_get_client(resource);
+		struct smtwc_client_usage *cu = client_usage_find(client);
+		if (cu == NULL || cu->client == NULL) {
+			return;
+		}
+		held = calloc(1, sizeof(*held));
+		if (held == NULL) {
+			wl_client_post_no_memory(client);
+			return;
+		}
+		held->usage = client_usage_hold(cu);
+		wlr_addon_init(&held->addon, &surface->addons, core.transport, &held_states_impl);
+		held->commit.notify = handle_held_commit;
+		wl_signal_add(&surface->events.commit, &held->commit);
+	}
+	if (want <= held->memory) {
+		return;
+	}
+	if (usage_charge(held->usage, wl_resource_get_client(resource), rq, SMT_RES_MEMORY,
+			    want - held->memory)) {
+		held->memory = want;
+	}
+}
+
+/* wl_surface.set_opaque_region / set_input_region: the region (or the
+ * infinite one) becomes the pending state's copy. */
+static void check_set_region(const struct wl_protocol_logger_message *m, struct request *rq)
+{
+	struct wl_resource *region = m->arguments_count > 0 ?
+			(struct wl_resource *)m->arguments[0].o :
+			NULL;
+	uint64_t boxes = region != NULL ?
+			(uint64_t)pixman_region32_n_rects(wlr_region_from_resource(region)) :
+			1;
+	charge_held(m->resource, rq, boxes, 0);
+}
+
 static void handle_token_destroy(struct wl_listener *listener, void *data)
 {
 	struct charge_record *rec = wl_container_of(listener, rec, destroy);
@@ -430,6 +593,13 @@ static void handle_protocol_message(void *data, enum wl_protocol_logger_type typ
 			check_frame(resource, &rq);
 		} else if (is(name, "commit")) {
 			check_commit(resource, &rq);
+			/* At most: the pending state's copy into the current
+			 * state or a new cached one (a state too), the surface's
+			 * clipped regions and its buffer damage from it. */
+			charge_held(resource, &rq,
+					3 * pending_boxes(wlr_surface_from_resource(resource)), 1);
+		} else if (is(name, "set_opaque_region") || is(name, "set_input_region")) {
+			check_set_region(m, &rq);
 		}
 	} else if (is(class, "wl_region")) {
 		if (is(name, "add") || is(name, "subtract")) {

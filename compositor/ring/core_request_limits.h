@@ -11,7 +11,8 @@
  * parent commits; frame callbacks of a surface that is not shown pile up;
  * a committed xdg-activation token lives 30 s after its object is gone;
  * every screencopy frame waiting copies the whole output at its next
- * commit.
+ * commit; a region set as a surface's opaque or input region is copied
+ * into each of its states (pending, current, every cached commit).
  *
  * libwayland calls a display's protocol loggers with every request after
  * decoding it and before its handler runs, so one logger sees them all
@@ -20,7 +21,8 @@
  * (nothing visible is lost: a superset of the damage is repainted), and
  * the handler's union is then short; committed frame callbacks past
  * `surface-frame-callbacks` are answered at once, as a shown frame would;
- * memory (MIME types, large regions, activation tokens) is charged to the
+ * memory (MIME types, large regions, what a surface's states hold past
+ * its first 4 KiB, activation tokens) is charged to the
  * client's account; a request past a per-object limit (`source-mime-types`,
  * `source-mime-bytes`, `region-rects`, `surface-cached-commits`,
  * `surface-frame-callbacks` before a commit, `client-screencopy-copies`)

@@ -8,7 +8,8 @@ wl_display's implementation error naming the request and the limit, or
 (damage, committed frame callbacks) served cheaply; meanwhile
 weston-simple-shm keeps animating and another client's round trip is
 answered; what was charged shows in `smtctl accounts` and is gone with
-the client. (Behaviour only; the latency is tests/bench/hostile/damage.py's.)"""
+the client. Session 26: a region's copies in surfaces' states (pending,
+current, every cached commit) are charged too. (Behaviour only; the latency is tests/bench/hostile/damage.py's.)"""
 import os
 import sys
 
@@ -20,6 +21,7 @@ from harness import BACKGROUND, Session, check, log  # noqa: E402
 CONFIG = """
 [limits]
 client-objects = 2000
+client-memory-mib = 64
 """
 
 
@@ -116,6 +118,25 @@ def test(h):
         check(acc is not None and acc["memory"] >= (1000 - 32) * 16,
               f"a region of 1000 rectangles charged: {acc}")
         kill(s, p, clients)
+
+        # A region's copies in its surfaces' states (session 26's red
+        # team: charged once as a region, copied for free into every
+        # surface's pending, current and cached states): 8 synchronized
+        # subsurfaces x 100 commits each keep both regions of 1,000 boxes.
+        p = hold(s, h, ["hold-region-copies", "8", "100"], clients)
+        acc = process_account(s, p.pid)
+        held = 8 * 100 * 2 * 1000 * 16
+        check(acc is not None and acc["memory"] >= held,
+              f"8 x 100 cached commits of two 1,000-box regions ({held} bytes) charged: {acc}")
+        kill(s, p, clients)
+        s.wait_until(lambda: uid_used(s, "memory") == base_memory, timeout=10,
+                     what="the copies' memory back after the holder left")
+        # 16 x 256 such commits are 128 MiB: the account (64 MiB) refuses.
+        out = run_case(s, h, "region-copies", "limit client-memory-mib=64 reached", "16", "256")
+        check("wl_surface." in out, f"the refusal names a wl_surface request: {out[-600:]}")
+        s.wait_clients(clients)
+        s.wait_until(lambda: uid_used(s, "memory") == base_memory, timeout=10,
+                     what="memory back after the refused flood")
 
         # A synchronized subsurface whose parent never commits.
         run_case(s, h, "cached-commits",

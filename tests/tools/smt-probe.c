@@ -16,6 +16,14 @@
  *   --gestures                pointer gestures ("swipe begin N", "swipe update DX DY",
  *                             "swipe end", "pinch begin N", "pinch update SCALE",
  *                             "pinch end")
+ *   --ssd                     asks for server-side decoration (xdg-decoration)
+ *   --title-flood SECONDS     once mapped, sets titles (each different: the
+ *                             first 10 bytes are their number) as fast as the
+ *                             socket takes them for SECONDS, then prints
+ *                             "TITLES n SECONDS s" (s: from the first title
+ *                             to the round trip after the last) and goes on
+ *   --title-bytes N           their length (default 4000)
+ *   --title-commit            a wl_surface.commit after each title
  *   --tablet                  tablet-v2 ("tablet proximity in|out", "tablet down|up",
  *                             "tablet motion X Y", "tablet pressure P"; a pad's
  *                             "pad buttons N", "pad group buttons N", "pad added",
@@ -32,7 +40,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <poll.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 #include <wayland-client.h>
 #include "idle-inhibit-unstable-v1-client-protocol.h"
@@ -42,6 +53,7 @@
 #include "relative-pointer-unstable-v1-client-protocol.h"
 #include "tablet-unstable-v2-client-protocol.h"
 #include "text-input-unstable-v3-client-protocol.h"
+#include "xdg-decoration-unstable-v1-client-protocol.h"
 #include "xdg-foreign-unstable-v2-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
 
@@ -51,7 +63,10 @@ struct options {
 	uint32_t color;
 	bool idle_inhibit, shortcuts_inhibit, lock, relative, text_input, export;
 	bool gestures, tablet;
-	bool confine;
+	bool confine, ssd;
+	double title_flood;
+	int title_bytes;
+	bool title_commit;
 	int confine_box[4];
 };
 
@@ -71,6 +86,7 @@ struct probe {
 	struct zxdg_importer_v2 *importer;
 	struct zwp_pointer_gestures_v1 *gestures;
 	struct zwp_tablet_manager_v2 *tablets;
+	struct zxdg_decoration_manager_v1 *decorations;
 
 	struct wl_surface *surface;
 	struct xdg_surface *xdg;
@@ -674,6 +690,59 @@ static void imported_destroyed(void *data, struct zxdg_imported_v2 *imported)
 }
 static const struct zxdg_imported_v2_listener imported_listener = { imported_destroyed };
 
+/* --- title flood -------------------------------------------------------- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Titles of --title-bytes, each different, as fast as the compositor
+ * reads them, a round trip every 64 (events are read there). */
+static int title_flood(struct probe *p, double seconds)
+{
+	static char title[4001];
+	int len = p->opt.title_bytes;
+	long n = 0;
+	double start = now_s();
+	double end = start + seconds;
+	while (now_s() < end) {
+		title[len] = '\0';
+		for (int i = 0; i < len; i++) {
+			title[i] = (char)('a' + (i * 7 + n) % 26);
+			if (i % 9 == 8) {
+				title[i] = ' ';
+			}
+		}
+		snprintf(title, 12, "%010ld", n % 10000000000L);
+		title[10] = ' ';
+		xdg_toplevel_set_title(p->toplevel, title);
+		if (p->opt.title_commit) {
+			wl_surface_commit(p->surface);
+		}
+		n++;
+		while (wl_display_flush(p->display) < 0) {
+			if (errno != EAGAIN) {
+				fprintf(stderr, "smt-probe: title flood: connection lost\n");
+				return 1;
+			}
+			struct pollfd pfd = { .fd = wl_display_get_fd(p->display),
+				.events = POLLOUT };
+			poll(&pfd, 1, 1000);
+		}
+		if (n % 64 == 0 && wl_display_roundtrip(p->display) < 0) {
+			return 1;
+		}
+	}
+	if (wl_display_roundtrip(p->display) < 0) {
+		return 1;
+	}
+	say("TITLES %ld SECONDS %.3f", n, now_s() - start);
+	return 0;
+}
+
 /* --- set-up ------------------------------------------------------------ */
 
 #define BIND(iface, ver) \
@@ -710,6 +779,8 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 		p->gestures = BIND(zwp_pointer_gestures_v1, 1);
 	} else if (strcmp(interface, zwp_tablet_manager_v2_interface.name) == 0) {
 		p->tablets = BIND(zwp_tablet_manager_v2, 1);
+	} else if (strcmp(interface, zxdg_decoration_manager_v1_interface.name) == 0) {
+		p->decorations = BIND(zxdg_decoration_manager_v1, 1);
 	}
 }
 static void registry_global_remove(void *d, struct wl_registry *r, uint32_t n)
@@ -725,7 +796,8 @@ static void usage(void)
 	fputs("usage: smt-probe [--title T] [--app-id A] [--size WxH] [--color RRGGBB]\n"
 	      "  [--idle-inhibit] [--shortcuts-inhibit] [--lock-pointer]\n"
 	      "  [--confine-pointer X,Y,W,H] [--relative] [--text-input] [--export]\n"
-	      "  [--import HANDLE] [--gestures] [--tablet]\n",
+	      "  [--import HANDLE] [--gestures] [--tablet] [--ssd] [--title-flood SECONDS]\n"
+	      "  [--title-bytes N] [--title-commit]\n",
 			stderr);
 	exit(2);
 }
@@ -736,7 +808,8 @@ static void parse_options(int argc, char *argv[], struct options *o)
 		.app_id = "smt-probe",
 		.width = 320,
 		.height = 240,
-		.color = 0x3070c0 };
+		.color = 0x3070c0,
+		.title_bytes = 4000 };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
@@ -776,6 +849,17 @@ static void parse_options(int argc, char *argv[], struct options *o)
 			o->gestures = true;
 		} else if (strcmp(a, "--tablet") == 0) {
 			o->tablet = true;
+		} else if (strcmp(a, "--ssd") == 0) {
+			o->ssd = true;
+		} else if (strcmp(a, "--title-flood") == 0 && next) {
+			o->title_flood = atof(argv[++i]);
+		} else if (strcmp(a, "--title-commit") == 0) {
+			o->title_commit = true;
+		} else if (strcmp(a, "--title-bytes") == 0 && next) {
+			o->title_bytes = atoi(argv[++i]);
+			if (o->title_bytes < 12 || o->title_bytes > 4000) {
+				usage();
+			}
 		} else {
 			usage();
 		}
@@ -806,7 +890,8 @@ int main(int argc, char *argv[])
 			(p.opt.export && p.exporter == NULL) ||
 			(p.opt.import != NULL && p.importer == NULL) ||
 			(p.opt.gestures && p.gestures == NULL) ||
-			(p.opt.tablet && p.tablets == NULL)) {
+			(p.opt.tablet && p.tablets == NULL) ||
+			(p.opt.ssd && p.decorations == NULL)) {
 		die("the compositor does not offer a protocol asked for");
 	}
 	xdg_wm_base_add_listener(p.wm_base, &wm_base_listener, &p);
@@ -848,8 +933,21 @@ int main(int argc, char *argv[])
 				zwp_tablet_manager_v2_get_tablet_seat(p.tablets, p.seat),
 				&tablet_seat_listener, &p);
 	}
+	if (p.opt.ssd) {
+		zxdg_toplevel_decoration_v1_set_mode(
+				zxdg_decoration_manager_v1_get_toplevel_decoration(
+						p.decorations, p.toplevel),
+				ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
+	}
 	wl_seat_add_listener(p.seat, &seat_listener, &p);
 	wl_surface_commit(p.surface);
+	if (p.opt.title_flood > 0) {
+		while (!p.mapped && wl_display_dispatch(p.display) != -1) {
+		}
+		if (title_flood(&p, p.opt.title_flood) != 0) {
+			return 1;
+		}
+	}
 	while (!p.done && wl_display_dispatch(p.display) != -1) {
 	}
 	return 0;

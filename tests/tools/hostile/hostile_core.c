@@ -228,6 +228,46 @@ static int cached_commits(struct hostile *h, long n)
 	return 1;
 }
 
+/* region-copies SURFACES COMMITS / hold-region-copies: one wl_region of
+ * 1,000 checkered 1x1 rectangles (charged once, as a region), set as the
+ * opaque and the input region of SURFACES synchronized subsurfaces of one
+ * parent that never commits, each committing COMMITS times: wlroots keeps
+ * every commit with its own copies of both regions (32 KB each). Before
+ * session 26 none of it was counted (SURFACES x COMMITS x 32 KB); now it
+ * is charged to the client: the flood is refused by its memory account,
+ * the hold shows in it. */
+static int region_copies(struct hostile *h, long surfaces, long commits, bool hold)
+{
+	struct wl_region *region = wl_compositor_create_region(h->compositor);
+	for (long i = 0; i < 1000; i++) {
+		wl_region_add(region, (int32_t)(2 * (i % 100)), (int32_t)(2 * (i / 100)), 1, 1);
+	}
+	struct wl_surface *parent = wl_compositor_create_surface(h->compositor);
+	if (!flush_all(h) || wl_display_roundtrip(h->display) < 0) {
+		return refused(h, "region copies", 0);
+	}
+	long done = 0;
+	for (long s = 0; s < surfaces; s++) {
+		struct wl_surface *child = wl_compositor_create_surface(h->compositor);
+		wl_subcompositor_get_subsurface(core.subcompositor, child, parent);
+		for (long c = 0; c < commits; c++) {
+			wl_surface_set_opaque_region(child, region);
+			wl_surface_set_input_region(child, region);
+			wl_surface_commit(child);
+			done++;
+			if (!flush_all(h) ||
+					(done % 32 == 0 && wl_display_roundtrip(h->display) < 0)) {
+				return refused(h, "region copies", done);
+			}
+		}
+	}
+	if (wl_display_roundtrip(h->display) < 0) {
+		return refused(h, "region copies", done);
+	}
+	return hold ? hold_here(h, "region copies", done) :
+		      (printf("region copies: all %ld kept\n", done), 1);
+}
+
 static int frames_done;
 
 static void handle_frame_done(void *data, struct wl_callback *callback, uint32_t time)
@@ -336,26 +376,37 @@ static const struct zwlr_screencopy_frame_v1_listener frame_buffer_listener = {
 	.failed = handle_frame_failed,
 };
 
+/* A first frame of the output (*first), and a wl_shm buffer of the size
+ * and format it asks for (NULL: no format was said). */
+static struct wl_buffer *screencopy_buffer(
+		struct hostile *h, struct zwlr_screencopy_frame_v1 **first)
+{
+	*first = zwlr_screencopy_manager_v1_capture_output(core.screencopy, 0, core.output);
+	zwlr_screencopy_frame_v1_add_listener(*first, &frame_buffer_listener, NULL);
+	if (wl_display_roundtrip(h->display) < 0 || frame_buffer.width == 0) {
+		fprintf(stderr, "smt-hostile: no screencopy buffer format\n");
+		return NULL;
+	}
+	size_t size = (size_t)frame_buffer.stride * frame_buffer.height;
+	int fd = make_memfd(size, 0);
+	struct wl_shm_pool *pool = wl_shm_create_pool(core.shm, fd, (int32_t)size);
+	close(fd);
+	return wl_shm_pool_create_buffer(pool, 0, (int32_t)frame_buffer.width,
+			(int32_t)frame_buffer.height, (int32_t)frame_buffer.stride,
+			frame_buffer.format);
+}
+
 /* screencopy-flood N: N frames of the first output, each asked to copy
  * into one wl_shm buffer, none destroyed: refused past
  * client-screencopy-copies (each waiting copy is a copy of the whole
  * output at its next commit). */
 static int screencopy_flood(struct hostile *h, long n)
 {
-	struct zwlr_screencopy_frame_v1 *first = zwlr_screencopy_manager_v1_capture_output(
-			core.screencopy, 0, core.output);
-	zwlr_screencopy_frame_v1_add_listener(first, &frame_buffer_listener, NULL);
-	if (wl_display_roundtrip(h->display) < 0 || frame_buffer.width == 0) {
-		fprintf(stderr, "smt-hostile: no screencopy buffer format\n");
+	struct zwlr_screencopy_frame_v1 *first;
+	struct wl_buffer *buffer = screencopy_buffer(h, &first);
+	if (buffer == NULL) {
 		return 1;
 	}
-	size_t size = (size_t)frame_buffer.stride * frame_buffer.height;
-	int fd = make_memfd(size, 0);
-	struct wl_shm_pool *pool = wl_shm_create_pool(core.shm, fd, (int32_t)size);
-	close(fd);
-	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, (int32_t)frame_buffer.width,
-			(int32_t)frame_buffer.height, (int32_t)frame_buffer.stride,
-			frame_buffer.format);
 	zwlr_screencopy_frame_v1_copy(first, buffer);
 	for (long i = 1; i < n; i++) {
 		struct zwlr_screencopy_frame_v1 *frame = zwlr_screencopy_manager_v1_capture_output(
@@ -373,6 +424,60 @@ static int screencopy_flood(struct hostile *h, long n)
 	return 1;
 }
 
+static int copies_ready;
+
+static void handle_loop_ready(void *data, struct zwlr_screencopy_frame_v1 *frame, uint32_t sec_hi,
+		uint32_t sec_lo, uint32_t nsec)
+{
+	copies_ready++;
+	zwlr_screencopy_frame_v1_destroy(frame);
+	*(int *)data -= 1;
+}
+
+static void handle_loop_failed(void *data, struct zwlr_screencopy_frame_v1 *frame)
+{
+	zwlr_screencopy_frame_v1_destroy(frame);
+	*(int *)data -= 1;
+}
+
+static const struct zwlr_screencopy_frame_v1_listener loop_listener = {
+	.buffer = handle_frame_buffer,
+	.flags = handle_frame_flags,
+	.ready = handle_loop_ready,
+	.failed = handle_loop_failed,
+};
+
+/* screencopy-loop N SECONDS: N copies of the whole output always waiting
+ * (each one done is replaced at once), for SECONDS: every output commit
+ * copies the output N times. Served; prints "SCREENCOPY_LOOP copies=C". */
+static int screencopy_loop(struct hostile *h, long n, double seconds)
+{
+	struct zwlr_screencopy_frame_v1 *first;
+	struct wl_buffer *buffer = screencopy_buffer(h, &first);
+	if (buffer == NULL) {
+		return 1;
+	}
+	zwlr_screencopy_frame_v1_destroy(first);
+	int waiting = 0;
+	double end = now_ms() + seconds * 1000;
+	while (now_ms() < end) {
+		while (waiting < n) {
+			struct zwlr_screencopy_frame_v1 *frame =
+					zwlr_screencopy_manager_v1_capture_output(
+							core.screencopy, 0, core.output);
+			zwlr_screencopy_frame_v1_add_listener(frame, &loop_listener, &waiting);
+			zwlr_screencopy_frame_v1_copy(frame, buffer);
+			waiting++;
+		}
+		if (wl_display_dispatch(h->display) < 0) {
+			fprintf(stderr, "smt-hostile: screencopy-loop ended by the compositor\n");
+			return 1;
+		}
+	}
+	printf("SCREENCOPY_LOOP copies=%d\n", copies_ready);
+	return 0;
+}
+
 int hostile_core_case(struct hostile *h, const char *name, const char *arg, const char *arg2,
 		bool *handled)
 {
@@ -387,10 +492,16 @@ int hostile_core_case(struct hostile *h, const char *name, const char *arg, cons
 		return bind_core(h) ? damage_flood(h, n, arg2 != NULL ? atof(arg2) : 0) : 1;
 	} else if (strcmp(name, "region-rects") == 0 || strcmp(name, "hold-region") == 0) {
 		return bind_core(h) ? region_rects(h, n, name[0] == 'h') : 1;
+	} else if (strcmp(name, "region-copies") == 0 || strcmp(name, "hold-region-copies") == 0) {
+		return bind_core(h) ? region_copies(h, n, arg2 != NULL ? atol(arg2) : 256,
+						      name[0] == 'h') :
+				      1;
 	} else if (strcmp(name, "cached-commits") == 0) {
 		return bind_core(h) ? cached_commits(h, n) : 1;
 	} else if (strcmp(name, "frame-flood") == 0 || strcmp(name, "frame-commits") == 0) {
 		return bind_core(h) ? frames(h, n, name[6] == 'c') : 1;
+	} else if (strcmp(name, "screencopy-loop") == 0) {
+		return bind_core(h) ? screencopy_loop(h, n, arg2 != NULL ? atof(arg2) : 5) : 1;
 	} else if (strcmp(name, "screencopy-flood") == 0) {
 		return bind_core(h) ? screencopy_flood(h, n) : 1;
 	} else if (strcmp(name, "inhibitor-flood") == 0) {

@@ -44,8 +44,10 @@
  *
  * Core requests wlroots handles (hostile_core.c): offer-flood KIND [N] and
  * hold-offers KIND N (KIND data, primary or control), damage-flood N
- * [SECONDS], region-rects N, hold-region N, cached-commits N, frame-flood
- * N, frame-commits N, token-flood N, inhibitor-flood N, screencopy-flood N.
+ * [SECONDS], region-rects N, hold-region N, region-copies SURFACES
+ * COMMITS, hold-region-copies SURFACES COMMITS, cached-commits N,
+ * frame-flood N, frame-commits N, token-flood N, inhibitor-flood N,
+ * screencopy-flood N, screencopy-loop N SECONDS (N copies always waiting).
  *
  * Exit status: 0 when the compositor answered as the rule requires (the
  * expected protocol error, a refused mapping, or simply staying alive), 1
