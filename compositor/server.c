@@ -262,6 +262,9 @@ void server_finish(struct smtwc_server *server)
 	control_finish(server);
 	test_input_finish(server);
 	wl_display_destroy_clients(server->display);
+	if (server->title_timer != NULL) {
+		wl_event_source_remove(server->title_timer);
+	}
 	if (server->sigterm_source != NULL) {
 		wl_event_source_remove(server->sigterm_source);
 		wl_event_source_remove(server->sigint_source);

@@ -79,7 +79,11 @@ struct smtwc_server {
 	struct wlr_xdg_shell *xdg_shell;
 	struct wl_listener new_xdg_surface;
 	/* Mapped and unmapped views, most recently focused first. */
-	struct wl_list views;                          /* smtwc_view.link */
+	struct wl_list views; /* smtwc_view.link */
+	/* One timer for every window's paced title (view.c): a descriptor per
+	 * window would be one more a client could make the compositor hold. */
+	struct wl_event_source *title_timer;
+	int64_t title_timer_due_ms;                    /* when it is armed for; 0: not armed */
 	struct smtwc_view *focused_view;               /* activated, framed in the focus colour */
 	struct wl_listener views_output_layout_change; /* events.output_layout_change */
 	struct wl_listener views_output_removed;       /* events.output_removed */

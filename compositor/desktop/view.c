@@ -142,11 +142,34 @@ const char *view_shown_app_id(const struct smtwc_view *view)
 	return view->shown_app_id;
 }
 
+static void arm_title_timer(struct smtwc_server *server, int64_t due, int64_t now)
+{
+	server->title_timer_due_ms = due;
+	/* +1: the timer's milliseconds must not end before the interval */
+	wl_event_source_timer_update(server->title_timer, (int)(due - now) + 1);
+}
+
+/* Every window whose interval is over shows its newest title; the timer
+ * is armed again for the earliest still waiting. */
 static int handle_title_timer(void *data)
 {
-	struct smtwc_view *view = data;
-	if (view->title_waiting) {
-		view_show_title(view);
+	struct smtwc_server *server = data;
+	int64_t now = monotonic_ms(), next = 0;
+	server->title_timer_due_ms = 0;
+	struct smtwc_view *view, *tmp;
+	wl_list_for_each_safe (view, tmp, &server->views, link) {
+		if (!view->title_waiting) {
+			continue;
+		}
+		int64_t due = view->title_shown_ms + VIEW_TITLE_INTERVAL_MS;
+		if (due <= now) {
+			view_show_title(view);
+		} else if (next == 0 || due < next) {
+			next = due;
+		}
+	}
+	if (next != 0) {
+		arm_title_timer(server, next, now);
 	}
 	return 0;
 }
@@ -159,25 +182,28 @@ static int handle_title_timer(void *data)
  * merged until the interval is over; the last title always shows. */
 void view_update_title(struct smtwc_view *view)
 {
-	int64_t since = monotonic_ms() - view->title_shown_ms;
-	if (!view->title_waiting && since >= VIEW_TITLE_INTERVAL_MS) {
+	int64_t now = monotonic_ms();
+	if (!view->title_waiting && now - view->title_shown_ms >= VIEW_TITLE_INTERVAL_MS) {
 		view_show_title(view);
 		return;
 	}
 	if (view->title_waiting) {
-		return; /* the timer is armed */
+		return; /* the timer is armed for it */
 	}
-	if (view->title_timer == NULL) {
-		view->title_timer = wl_event_loop_add_timer(
-				view->server->event_loop, handle_title_timer, view);
-		if (view->title_timer == NULL) {
+	struct smtwc_server *server = view->server;
+	if (server->title_timer == NULL) {
+		server->title_timer = wl_event_loop_add_timer(
+				server->event_loop, handle_title_timer, server);
+		if (server->title_timer == NULL) {
 			view_show_title(view); /* out of memory: unpaced */
 			return;
 		}
 	}
 	view->title_waiting = true;
-	/* +1: the timer's milliseconds must not end before the interval */
-	wl_event_source_timer_update(view->title_timer, (int)(VIEW_TITLE_INTERVAL_MS - since) + 1);
+	int64_t due = view->title_shown_ms + VIEW_TITLE_INTERVAL_MS;
+	if (server->title_timer_due_ms == 0 || due < server->title_timer_due_ms) {
+		arm_title_timer(server, due, now);
+	}
 }
 
 void view_init(struct smtwc_view *view, struct smtwc_server *server,
@@ -211,9 +237,6 @@ void view_destroy(struct smtwc_view *view)
 		server->focused_view = NULL;
 	}
 	wl_list_remove(&view->link);
-	if (view->title_timer != NULL) {
-		wl_event_source_remove(view->title_timer);
-	}
 	free(view->shown_title);
 	free(view->shown_app_id);
 	title_bar_destroy(view->title_bar);

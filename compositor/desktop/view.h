@@ -69,9 +69,9 @@ struct smtwc_view {
 	struct wlr_box anchor_box;
 	struct smtwc_foreign_toplevel *foreign_toplevel; /* while mapped */
 	/* Title changes shown at most every VIEW_TITLE_INTERVAL_MS (view.c):
-	 * when the last was shown, and the timer of a change waiting. */
+	 * when the last was shown, and whether a change waits for the
+	 * server's title timer. */
 	int64_t title_shown_ms;
-	struct wl_event_source *title_timer;
 	bool title_waiting;
 	/* The title and app id as last shown (title bar, taskbars): other
 	 * changes (a commit, focus) redraw with these, not the newest. */
