@@ -641,8 +641,72 @@ static void test_read_cut(void)
 		x11_request_framer_feed(&big, hdr, sizeof(hdr));
 		CHECK_INT(big.skip, (1u << 20) - 8);
 		CHECK_INT(x11_request_framer_cut(&big, 2u << 20, 0), (1u << 20) - 8);
+		/* ... and the X server, which has grown its buffer for it, asks
+		 * for exactly that rest: still whole. */
+		CHECK_INT(x11_request_framer_cut(&big, (1u << 20) - 8, 256), (1u << 20) - 8);
+
+		/* A request of length 0 from a client without BIG-REQUESTS: the
+		 * X server reads it as 4 bytes, and the next 4 (taken here as a
+		 * 32-bit length) begin its next request. Believed, that length
+		 * left the client's reads uncut until the count caught up. */
+		struct x11_request_framer lie = { 0 };
+		x11_request_framer_feed(&lie, hdr, 12);
+		uint8_t zero[8] = { 127 };
+		put16(zero + 2, 0);
+		put32(zero + 4, 0x00100000); /* "4 MiB": 1 and 16 as the next header */
+		x11_request_framer_feed(&lie, zero, sizeof(zero));
+		CHECK(lie.skip > 16384);
+		/* The X server asks for its buffer's room, less than the rest we
+		 * counted: not its framing, so 256 bytes. */
+		CHECK_INT(x11_request_framer_cut(&lie, 16384, 256), 256);
+		/* A length that fits the X server's read (16,000 bytes), which
+		 * libxcb would never send in the BIG-REQUESTS form: 256 too. */
+		struct x11_request_framer odd = { 0 };
+		x11_request_framer_feed(&odd, hdr, 12);
+		put32(zero + 4, 16000 / 4);
+		x11_request_framer_feed(&odd, zero, sizeof(zero));
+		CHECK_INT(odd.skip, 16000 - 8);
+		CHECK_INT(x11_request_framer_cut(&odd, 16384, 256), 256);
+		/* The next ordinary request is believed again. */
+		uint8_t rest[16000 - 8 + 8] = { 0 };
+		rest[16000 - 8] = 70;
+		put16(rest + 16000 - 8 + 2, 412 / 4);
+		x11_request_framer_feed(&odd, rest, sizeof(rest));
+		CHECK_INT(odd.skip, 412 - 8);
+		CHECK_INT(x11_request_framer_cut(&odd, 16384, 256), 412 - 8 + 256);
 	}
 	msb = false;
+}
+
+/* Light grants use only the shared time above one credit: a person's
+ * input always finds a whole grant's worth left, however many light
+ * clients took turns before it (x11_boost_share_spare). */
+static void test_share_spare(void)
+{
+	current_test = "share kept for input";
+	const struct x11_boost_config cfg = {
+		.credit_ns = 4 * MS, .gap_ns = 16 * MS, .window_ns = 100 * MS
+	};
+	struct x11_boost_share share = { 0 };
+	const uint64_t t0 = 1000 * MS;
+	CHECK(x11_boost_share_left(&share, &cfg, t0)); /* starts at two credits */
+	CHECK(x11_boost_share_spare(&share, &cfg));
+	/* Light clients take turns as fast as they like: they are favoured
+	 * only while more than a credit is left, so what they spend stops
+	 * within one hold of that line. */
+	uint64_t t = t0, light_ns = 0;
+	for (int i = 0; i < 1000; i++, t += MS / 4) {
+		if (x11_boost_share_left(&share, &cfg, t) && x11_boost_share_spare(&share, &cfg)) {
+			x11_boost_share_spend(&share, MS); /* a 1 ms slice each */
+			light_ns += MS;
+		}
+		CHECK(share.tokens_ns > (int64_t)(2 * MS)); /* never below a credit minus a hold */
+	}
+	/* a quarter of the 250 ms and the credit above the line, no more */
+	CHECK(light_ns <= 250 * MS / 4 + 4 * MS + MS);
+	/* Input then has its credit, less at most the last light hold. */
+	CHECK(x11_boost_share_left(&share, &cfg, t));
+	CHECK(share.tokens_ns >= (int64_t)(3 * MS));
 }
 
 int main(void)
@@ -654,5 +718,6 @@ int main(void)
 	test_light();
 	test_xi1();
 	test_read_cut();
+	test_share_spare();
 	return failures != 0;
 }

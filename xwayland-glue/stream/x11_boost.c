@@ -13,6 +13,7 @@ bool x11_boost_input(struct x11_boost *b, const struct x11_boost_config *cfg, ui
 	b->expires_ns = now + cfg->window_ns;
 	b->last_grant_ns = now;
 	b->grants++;
+	b->light = false;
 	return true;
 }
 
@@ -24,6 +25,7 @@ bool x11_boost_light(struct x11_boost *b, const struct x11_boost_config *cfg, ui
 	b->credit_ns = cfg->credit_ns;
 	b->expires_ns = now + cfg->window_ns;
 	b->light_grants++;
+	b->light = true;
 	return true;
 }
 
@@ -96,4 +98,9 @@ void x11_boost_share_spend(struct x11_boost_share *s, uint64_t ns)
 	const int64_t floor = -(int64_t)1000000000;
 	int64_t n = ns > 1000000000u ? 1000000000 : (int64_t)ns;
 	s->tokens_ns = s->tokens_ns - n < floor ? floor : s->tokens_ns - n;
+}
+
+bool x11_boost_share_spare(const struct x11_boost_share *s, const struct x11_boost_config *cfg)
+{
+	return s->tokens_ns > (int64_t)cfg->credit_ns;
 }

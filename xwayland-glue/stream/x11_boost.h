@@ -35,6 +35,9 @@ struct x11_boost {
 	uint64_t served;       /* favoured until its requests were read */
 	uint64_t lapsed;       /* favoured until the credit ran out */
 	uint64_t light_grants; /* grants for being light (x11_usage.h) */
+	/* The current grant is a light one (x11_boost_light), not input's:
+	 * input's come first (x11_boost_share_spare, xserver/input_boost.c). */
+	bool light;
 };
 
 /* All favoured clients together: the time during which some client is
@@ -52,6 +55,12 @@ bool x11_boost_share_left(
 		struct x11_boost_share *s, const struct x11_boost_config *cfg, uint64_t now);
 /* Someone was favoured for ns. */
 void x11_boost_share_spend(struct x11_boost_share *s, uint64_t ns);
+/* More than one credit left (after x11_boost_share_left's refill): light
+ * grants may only use the time above one credit, so that light clients,
+ * however many and however often they take turns being light (a program
+ * with many connections that flood in turn), always leave a person's input
+ * a whole grant's worth of the shared time. */
+bool x11_boost_share_spare(const struct x11_boost_share *s, const struct x11_boost_config *cfg);
 
 /* The client was sent input at `now`. True if that made a grant. */
 bool x11_boost_input(struct x11_boost *b, const struct x11_boost_config *cfg, uint64_t now);

@@ -13,6 +13,8 @@ enum {
 	BIG_REQUEST_HEADER = 8,
 	/* above every opcode: the fast path's "nothing watched" */
 	NO_OPCODE = 256,
+	/* the longest request the 16-bit length holds, in 4-byte units */
+	ORDINARY_MAX_UNITS = 65535,
 };
 
 static uint32_t card16(const struct x11_request_framer *f, const uint8_t *b)
@@ -81,11 +83,12 @@ static void element_done(struct x11_request_framer *f)
 		return;
 	}
 	uint64_t len = request_len(f);
+	size_t header = header_size(f);
 	f->requests++;
 	f->skip = len > have ? len - have : 0;
+	f->odd_big = header == BIG_REQUEST_HEADER && len <= 4 * (uint64_t)ORDINARY_MAX_UNITS;
 	if (!watched(f))
 		return;
-	size_t header = header_size(f);
 	struct x11_request_view r = {
 		.opcode = f->head[0],
 		.data = f->head[1],
@@ -122,6 +125,7 @@ static inline __attribute__((always_inline)) size_t frame_whole(struct x11_reque
 		if (len >= n) {
 			f->requests = requests;
 			f->skip = len - n;
+			f->odd_big = 0;
 			return 0;
 		}
 		p += len;
@@ -188,6 +192,9 @@ size_t x11_request_framer_cut(const struct x11_request_framer *f, size_t count, 
 	 * `extra` past them. Not uncut: a client whose request sizes put each
 	 * cut inside the next header would keep whole buffers. */
 	uint64_t head = f->have == 0 ? 0 : wanted(f) - f->have;
-	uint64_t cap = f->skip + head + extra; /* skip < 2^34, extra a read's size */
+	/* the rest of the request under way, where the X server frames it so
+	 * too (x11_request_framer.h) */
+	uint64_t rest = f->odd_big || f->skip > count ? 0 : f->skip;
+	uint64_t cap = rest + head + extra; /* rest <= count, extra a read's size */
 	return cap < count ? (size_t)cap : count;
 }

@@ -60,6 +60,13 @@ struct x11_request_framer {
 	uint8_t head[8 + X11_REQUEST_WATCH_MAX];
 	uint8_t have;
 	uint8_t setup_done;
+	/* The request under way is in BIG-REQUESTS form (length 0) but would
+	 * fit the ordinary form: libxcb never sends one (it uses the big form
+	 * only past 65,535 units), and a client that has not enabled
+	 * BIG-REQUESTS gets it read by the X server as a 4-byte request, so
+	 * the 32-bit length we took is not the X server's: the cut does not
+	 * trust `skip` then. */
+	uint8_t odd_big;
 	uint8_t msb_first; /* byte order from the setup's first byte */
 	/* The watch (none while `watcher` is NULL): requests with this major
 	 * opcode go to the watcher with their first `watch_fields` field bytes. */
@@ -83,7 +90,17 @@ void x11_request_framer_unwatch(struct x11_request_framer *f);
  * and at most `extra` bytes of what follows: whatever it buffers beyond
  * the request it runs is less than one request of more than `extra`
  * bytes. Never cuts before the connection setup is past: then all of
- * `count`. */
+ * `count`.
+ *
+ * The rest of the request under way is believed only where the X server
+ * frames it as we do. The X server reads only when it holds no whole
+ * request, and then asks for at least the rest of the one it is reading
+ * (xserver's ReadRequestFromClient grows its buffer for it), so a `count`
+ * below the rest we counted means it framed the stream otherwise (a
+ * request of length 0 it took as 4 bytes, without BIG-REQUESTS); so does
+ * `odd_big`. Then the read gets `extra` bytes and no more: a client that
+ * lies about its lengths keeps no whole buffers, it only reads in small
+ * pieces. */
 size_t x11_request_framer_cut(const struct x11_request_framer *f, size_t count, size_t extra);
 
 static inline bool x11_request_framer_watching(const struct x11_request_framer *f)

@@ -15,9 +15,10 @@
  * the clients that used any time lately: the echo of a program that draws
  * now and then among flooders. Seed 001's fair share with praise for
  * idleness: a light client with requests waiting is served ahead of the
- * others. Splitting work over connections buys nothing beyond what the X
- * server's round robin already gives each connection: every favoured
- * connection used less than a fair share.
+ * others. The server half keeps one of these per connection (statistics)
+ * and one per program, the connections of one pid, and judges programs:
+ * judged per connection, one program's connections flooding in turn were
+ * each idle most of the time, and light (xserver/input_boost.c).
  */
 #ifndef SMT_X11_USAGE_H
 #define SMT_X11_USAGE_H

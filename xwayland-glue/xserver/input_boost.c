@@ -15,7 +15,7 @@
  *   and takes it off its ready list) and epoll does not report it, so the
  *   next pick finds the favoured client; once no client is favoured, the
  *   held ones are reported again;
- * - while any grant is live, other ring clients' reads are cut to the
+ * - while any grant is live, other clients' reads are cut to the
  *   rest of the request under way plus INPUT_BOOST_READ_CAP bytes, so
  *   what the X server already buffered for them (and runs without reading)
  *   is short when the favoured client's requests arrive.
@@ -28,13 +28,24 @@
  * client leaves the X server's ready list only at its next read, and the
  * smart scheduler's round robin picks the held ones first about as often
  * as not (docs/x11.md "The tail: held clients' buffered requests"):
- * - other ring clients' reads are cut to the rest of the request under way
- *   plus `light_cut` bytes all along, not only once a grant is live, so a
- *   held client's buffer holds about nothing the X server could run;
+ * - other clients' reads (ring and socket) are cut to the rest of the
+ *   request under way plus `light_cut` bytes all along, not only once a
+ *   grant is live, so a held client's buffer holds about nothing the X
+ *   server could run;
  * - at every read of another client, a light one's waiting requests (its
  *   ring; a socket's FIONREAD at most every LIGHT_SOCKET_PEEK_NS) get it
  *   its grant at once and that read is refused, instead of at the X
  *   server's next poll, after the running client's slice.
+ *
+ * Light is judged per program (struct xconn_owner: the connections of one
+ * pid), not per connection: a program with many connections that flood in
+ * turn has each of them idle most of the time, and judged one by one each
+ * would be light at the start of its turn (red team, session 26:
+ * x11-plaid --connections). Input grants come before light ones: while a
+ * client with an input grant is favoured, light-granted clients are held
+ * too, and light grants use only the shared time above one credit
+ * (x11_boost_share_spare), so however many programs take turns being
+ * light, a person's input keeps its grant.
  *
  * Fair share: x11_boost.h. The connection to the window manager (a
  * socketpair Xwayland did not accept) is never held back.
@@ -48,7 +59,7 @@
 #include "xwayland-glue/stream/x11_usage.h"
 #include "xwayland-glue/xserver/xconn.h"
 
-/* What another ring client's read may return past the request under way
+/* What another client's read may return past the request under way
  * while a grant is live: two or three ordinary requests. */
 #define INPUT_BOOST_READ_CAP 1024
 /* A grant unused this long after its input lapses: a reply to input that
@@ -70,7 +81,7 @@ static struct x11_boost_config cfg;
 static bool cfg_read;
 /* Light below this percentage of the mean recent use (0: no light grants). */
 static unsigned light_pct;
-/* Bytes past the request under way that another ring client's read may
+/* Bytes past the request under way that another client's read may
  * return while a client is light and active; 0: no such cut and no grant
  * at reads (only at polls). */
 static size_t light_cut;
@@ -116,6 +127,8 @@ static void charge(struct xconn *c, uint64_t ns)
 		ns = X11_USAGE_WINDOW_NS; /* a stall: the X server was not running */
 	work_ns += ns;
 	x11_usage_charge(&c->usage, work_ns, ns);
+	if (c->owner)
+		x11_usage_charge(&c->owner->usage, work_ns, ns);
 }
 /* XInput 1's first event in this X server (0: not known yet), from the
  * first reply to a client's QueryExtension for it (x11_xi1_query.h). */
@@ -179,8 +192,29 @@ void input_boost_reading(struct xconn *c)
 	c->begun_at_read = requests_begun(c);
 }
 
+/* c's program: the owner of another connection with the same pid, or a
+ * new one (a pid of 0, unknown, is nobody's to share). */
+static void join_owner(struct xconn *c)
+{
+	unsigned nall;
+	struct xconn **all = xconn_all(&nall);
+	for (unsigned k = 0; k < nall && c->pid > 0; k++) {
+		if (all[k] != c && all[k]->owner && all[k]->owner->pid == c->pid) {
+			c->owner = all[k]->owner;
+			c->owner->conns++;
+			return;
+		}
+	}
+	c->owner = calloc(1, sizeof(*c->owner));
+	if (c->owner) {
+		c->owner->pid = c->pid;
+		c->owner->conns = 1;
+	}
+}
+
 void input_boost_track(struct xconn *c)
 {
+	join_owner(c);
 	/* Until some client's reply told XInput 1's first event (then every
 	 * watch ends: input_boost_answered); a client that asked ends its own
 	 * and waits for its reply. */
@@ -220,6 +254,9 @@ void input_boost_polling(bool returned)
 
 void input_boost_forget(struct xconn *c)
 {
+	if (c->owner && --c->owner->conns == 0)
+		free(c->owner);
+	c->owner = NULL;
 	if (running == c)
 		running = NULL;
 	for (unsigned i = 0; i < nlight; i++) {
@@ -284,35 +321,55 @@ static bool pending(struct xconn *c)
 	return ioctl(c->fd, FIONREAD, &n) == 0 && n > 0;
 }
 
-/* Whether some boosted client other than `self` is favoured now; settles
- * every grant's credit and the shared time, and drops the spent grants. */
-static bool someone_favoured(const struct xconn *self, uint64_t now)
+/* Who is favoured: nobody, light-granted clients, or a client with an
+ * input grant (then light-granted ones are held back too). */
+enum favour {
+	FAVOUR_NONE,
+	FAVOUR_LIGHT,
+	FAVOUR_INPUT
+};
+
+/* Which grants of boosted clients other than `self` favour them now;
+ * settles every grant's credit and the shared time, and drops the spent
+ * grants. Light grants favour only while the shared time holds more than
+ * one credit (x11_boost_share_spare). */
+static enum favour someone_favoured(const struct xconn *self, uint64_t now)
 {
 	if (favour_since)
 		x11_boost_share_spend(&share, now - favour_since);
 	favour_since = 0;
-	bool any = false;
+	bool input = false, light = false;
 	for (unsigned i = 0; i < nboosted;) {
 		struct xconn *k = boosted[i];
-		bool fav = x11_boost_favoured(&k->boost, now, k != self && pending(k));
+		if (k == self) {
+			i++; /* its own read: settled by x11_boost_served, or held */
+			continue;
+		}
+		bool fav = x11_boost_favoured(&k->boost, now, pending(k));
 		if (!x11_boost_live(&k->boost, now)) {
 			boosted[i] = boosted[--nboosted];
 			continue;
 		}
-		any = any || fav;
+		input = input || (fav && !k->boost.light);
+		light = light || (fav && k->boost.light);
 		i++;
 	}
-	if (!any || !x11_boost_share_left(&share, &cfg, now))
-		return false;
+	if ((!input && !light) || !x11_boost_share_left(&share, &cfg, now))
+		return FAVOUR_NONE;
+	if (!input && !x11_boost_share_spare(&share, &cfg))
+		return FAVOUR_NONE;
 	favour_since = now;
-	return true;
+	return input ? FAVOUR_INPUT : FAVOUR_LIGHT;
 }
 
-static bool is_boosted(const struct xconn *c, uint64_t now)
+/* c holds a live grant that is not held back under `f`: any grant while
+ * light clients are favoured, an input grant while input is. */
+static bool is_boosted(const struct xconn *c, uint64_t now, enum favour f)
 {
 	for (unsigned i = 0; i < nboosted; i++)
 		if (boosted[i] == c)
-			return x11_boost_live(&c->boost, now);
+			return x11_boost_live(&c->boost, now) &&
+					(f != FAVOUR_INPUT || !c->boost.light);
 	return false;
 }
 
@@ -374,12 +431,15 @@ bool input_boost_yield(struct xconn *c)
 		grant_waiting_light(c, now);
 	if (nboosted == 0)
 		return false;
-	/* c's own read: it is being served, so its favour ends here. */
-	if (is_boosted(c, now)) {
+	/* c's own read: it is being served, so its favour ends here; but a
+	 * light grant gives way to another client's favoured input grant. */
+	bool live = is_boosted(c, now, FAVOUR_LIGHT);
+	enum favour f = live && !c->boost.light ? FAVOUR_NONE : someone_favoured(c, now);
+	if (live && (f != FAVOUR_INPUT || !c->boost.light)) {
 		x11_boost_served(&c->boost, now);
 		return false;
 	}
-	if (!someone_favoured(c, now))
+	if (f == FAVOUR_NONE)
 		return false;
 	c->yields++;
 	c->held = true;
@@ -389,12 +449,15 @@ bool input_boost_yield(struct xconn *c)
 
 size_t input_boost_read_cap(const struct xconn *c, size_t count)
 {
-	/* Ring connections only: the server half follows their request
-	 * lengths, so a cut never leaves a request short by more than the
-	 * next read gives (a short request ends the client's turn in the X
-	 * server). A socket client's reads are not cut: each cut would be a
-	 * syscall of the X server's. */
-	if ((nboosted == 0 && nlight == 0) || c->state != XCONN_RING)
+	/* Ring and socket connections alike: the server half follows their
+	 * request lengths (a ring's reader frames its bytes, a socket's are
+	 * framed as they are read while the boost is on), so a cut never
+	 * leaves a request short by more than the next read gives (a short
+	 * request ends the client's turn in the X server). A shorter read is
+	 * what a stream socket may always return; on the socket each cut read
+	 * costs the X server a recvmsg, paid only while a client is light and
+	 * active or holds a grant (docs/x11.md "Socket clients"). */
+	if ((nboosted == 0 && nlight == 0) || c->state == XCONN_FRESH)
 		return count;
 	size_t extra = 0;
 	for (unsigned i = 0; i < nlight && !extra; i++)
@@ -420,14 +483,28 @@ static struct xconn *conn_of(int epfd, const struct epoll_event *ev)
 	return NULL;
 }
 
+/* Over programs (owners), each counted once. */
 static struct x11_usage_sum usage_sum(void)
 {
+	static uint64_t pass;
+	pass++;
 	struct x11_usage_sum sum = { 0 };
 	unsigned nall;
 	struct xconn **all = xconn_all(&nall);
-	for (unsigned k = 0; k < nall; k++)
-		x11_usage_add(&sum, &all[k]->usage, work_ns);
+	for (unsigned k = 0; k < nall; k++) {
+		struct xconn_owner *o = all[k]->owner;
+		if (!o || o->summed == pass)
+			continue;
+		o->summed = pass;
+		x11_usage_add(&sum, &o->usage, work_ns);
+	}
 	return sum;
+}
+
+/* c's program used less than light_pct of the mean program's time lately. */
+static bool is_light(const struct xconn *c, const struct x11_usage_sum *sum)
+{
+	return c->owner && x11_usage_light(&c->owner->usage, sum, light_pct, work_ns);
 }
 
 /* The light clients that used the X server lately (light_cut's), and the
@@ -444,7 +521,7 @@ static void grant_light(int epfd, const struct epoll_event *ev, int n, uint64_t 
 		for (unsigned k = 0; k < nall && nlight < INPUT_BOOST_MAX; k++) {
 			struct xconn *c = all[k];
 			if (c->state != XCONN_FRESH && x11_usage_recent(&c->usage, work_ns) > 0 &&
-					x11_usage_light(&c->usage, &sum, light_pct, work_ns))
+					is_light(c, &sum))
 				light[nlight++] = c;
 		}
 	}
@@ -454,7 +531,7 @@ static void grant_light(int epfd, const struct epoll_event *ev, int n, uint64_t 
 		struct xconn *c = conn_of(epfd, &ev[i]);
 		if (!c || c->state == XCONN_FRESH || x11_boost_live(&c->boost, now))
 			continue;
-		if (x11_usage_light(&c->usage, &sum, light_pct, work_ns))
+		if (is_light(c, &sum))
 			give_light(c, now);
 	}
 }
@@ -468,13 +545,14 @@ int input_boost_filter(int epfd, struct epoll_event *ev, int n, int max)
 		grant_light(epfd, ev, n, now);
 	if (nboosted == 0 && !any_held)
 		return n;
-	if (someone_favoured(NULL, now)) {
+	enum favour f = someone_favoured(NULL, now);
+	if (f != FAVOUR_NONE) {
 		int out = 0;
 		for (int i = 0; i < n; i++) {
 			struct xconn *c = conn_of(epfd, &ev[i]);
 			if (c && (ev[i].events & EPOLLIN) &&
 					!(ev[i].events & (EPOLLHUP | EPOLLERR)) &&
-					!is_boosted(c, now)) {
+					!is_boosted(c, now, f)) {
 				c->held = true;
 				any_held = true;
 				continue;

@@ -36,6 +36,17 @@
 #include "xwayland-glue/stream/x11_request_framer.h"
 #include "xwayland-glue/stream/x11_xi1_query.h"
 
+/* The program a connection belongs to, by its SO_PEERCRED pid (each
+ * connection its own when the pid is unknown): light clients are judged
+ * per program, not per connection (input_boost.c), as Xwayland itself
+ * knows its clients' programs (XRes' client pids). */
+struct xconn_owner {
+	pid_t pid;
+	unsigned conns;
+	struct x11_usage usage; /* the X server's time spent on all its connections */
+	uint64_t summed;        /* the last sum over owners that counted it */
+};
+
 enum xconn_state {
 	XCONN_FRESH, /* accepted, no byte read yet: may send a hello */
 	XCONN_PLAIN, /* an ordinary socket client */
@@ -55,8 +66,8 @@ struct xconn {
 	const char *socket_why;
 	/* The client's requests as the X server reads them, framed once:
 	 * ring bytes by the ring's reader (rd), socket bytes by
-	 * input_boost_requests while a watch needs them (XInput 1's
-	 * QueryExtension), not after. */
+	 * input_boost_requests while the input boost is on (the read cut,
+	 * the light clients' accounting, XInput 1's watch). */
 	struct x11_request_framer framer;
 	uint64_t ring_requests; /* framer.requests when the ring was reverted */
 	/* What the X server asked epoll for on this socket. */
@@ -90,10 +101,11 @@ struct xconn {
 	struct x11_input_scan scan; /* what the X server wrote to it */
 	struct x11_xi1_query xi1;   /* its question for XInput 1 (framer's watch) */
 	struct x11_boost boost;
-	struct x11_usage usage; /* the X server's time spent on it */
-	uint64_t input_events;  /* input events written to it */
-	uint64_t yields;        /* reads refused for another's boost */
-	bool held;              /* refused or unreported: report it later */
+	struct x11_usage usage;    /* the X server's time spent on it */
+	struct xconn_owner *owner; /* NULL only if out of memory: never light */
+	uint64_t input_events;     /* input events written to it */
+	uint64_t yields;           /* reads refused for another's boost */
+	bool held;                 /* refused or unreported: report it later */
 	/* Requests begun in the stream (framer.requests) at its last read, and
 	 * in its last read: until its next read the X server may still run
 	 * those (it reads only when it has no whole request left). */
@@ -158,7 +170,7 @@ void input_boost_requests(struct xconn *c, const struct iovec *iov, int iovcnt, 
 void input_boost_polling(bool returned);
 /* c's read must say "nothing yet": another client is favoured. */
 bool input_boost_yield(struct xconn *c);
-/* How much of count c's read may return: RING clients' reads are cut
+/* How much of count c's read may return: reads (ring and socket) are cut
  * while another client's grant is live, or, with
  * SMT_XWAYLAND_LIGHT_READ_CAP ([xwayland] light-read-cap), while another
  * client is light and active. */
