@@ -424,7 +424,10 @@ def endpoints(h):
         # The squatter's file is left behind; the next Xwayland replaces it.
         check(os.path.exists(path), f"{path} vanished")
         os.kill(xw, signal.SIGKILL)
-        s.wait_until(lambda: s.xwayland_pid() is None, timeout=15, what="Xwayland to end")
+        # Gone, or already replaced: a connection still in the X socket's
+        # backlog (smt-x11run --stats' probe, when the killed Xwayland had
+        # not yet accepted it) makes wlroots start the next one at once.
+        s.wait_until(lambda: s.xwayland_pid() != xw, timeout=15, what="Xwayland to end")
         s.clients = [p for p in s.clients if p.alive()]
         drawn(s, "stale-eyes", "120x100+300+40")
         check(s.xwayland_pid() not in (None, xw), "no new Xwayland")
