@@ -317,9 +317,11 @@ static void write_server(struct smtwc_server *server, struct json_writer *w)
 	json_uint(w, "worker_handoffs", t.worker_handoffs);
 	/* Synchronisation points for tests: a client's disconnect has been
 	 * processed once it is no longer counted; a virtual keyboard's
-	 * modifier press has arrived once it shows here. */
+	 * modifier press has arrived once it shows here; its keymap once it
+	 * is counted in keyboards_with_keymap. */
 	json_int(w, "wayland_clients", wl_list_length(wl_display_get_client_list(server->display)));
 	json_uint(w, "keyboard_modifiers", keyboard_modifiers(server));
+	json_uint(w, "keyboards_with_keymap", keyboards_with_keymap(server));
 	json_end_object(w);
 	const struct smtwc_render *r = &server->render;
 	json_object_key(w, "render");

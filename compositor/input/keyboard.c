@@ -25,6 +25,16 @@ uint32_t keyboard_modifiers(struct smtwc_server *server)
 	return mods;
 }
 
+uint32_t keyboards_with_keymap(struct smtwc_server *server)
+{
+	uint32_t n = 0;
+	struct smtwc_keyboard *kb;
+	wl_list_for_each (kb, &server->keyboards, link) {
+		n += kb->device->keyboard->keymap != NULL;
+	}
+	return n;
+}
+
 static bool switch_vt(struct smtwc_server *server, xkb_keysym_t sym)
 {
 	if (sym < XKB_KEY_XF86Switch_VT_1 || sym > XKB_KEY_XF86Switch_VT_12) {

@@ -23,5 +23,8 @@ void keyboard_attach(
 		struct smtwc_server *server, struct wlr_input_device *device, bool apply_keymap);
 /* The modifiers currently held on any keyboard (for Mod+drag). */
 uint32_t keyboard_modifiers(struct smtwc_server *server);
+/* Keyboards whose keymap is set (a virtual keyboard's arrives after the
+ * keyboard itself; wlroots then holds its keymap file). */
+uint32_t keyboards_with_keymap(struct smtwc_server *server);
 
 #endif

@@ -41,6 +41,10 @@ class InputMixin:
         self.wait_until(lambda: "keyboard" in self.seat_capabilities(), timeout=5,
                         what="the seat to advertise a keyboard (a wtype virtual keyboard is "
                              "connected)")
+        # Its keymap comes after it: the compositor then holds wlroots'
+        # keymap file, which a leak check's baseline must already count.
+        self.wait_until(lambda: self.server_stats()["keyboards_with_keymap"] >= 1, timeout=5,
+                        what="the anchor's keymap")
 
     def vpointer(self, *actions):
         """Run smt-vpointer with the given actions (strings or numbers)."""
