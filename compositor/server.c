@@ -11,7 +11,6 @@
 #include <wlr/types/wlr_gamma_control_v1.h>
 #include <wlr/types/wlr_presentation_time.h>
 #include <wlr/types/wlr_primary_selection_v1.h>
-#include <wlr/types/wlr_screencopy_v1.h>
 #include <wlr/types/wlr_server_decoration.h>
 #include <wlr/types/wlr_viewporter.h>
 #include <wlr/types/wlr_xdg_activation_v1.h>
@@ -35,6 +34,7 @@
 #include "compositor/output/output.h"
 #include "compositor/output/output_management.h"
 #include "compositor/output/output_power.h"
+#include "compositor/output/screencopy_budget.h"
 #include "compositor/ring/client_listen.h"
 #include "compositor/ring/ring.h"
 #include "compositor/ring/ring_transport.h"
@@ -102,7 +102,8 @@ static void server_create_globals(struct smtwc_server *server)
 	/* Answered by the outputs (output/presentation_feedback.c), not by
 	 * the scene: wlroots' own tracking never answers on headless. */
 	server->presentation = wlr_presentation_create(display, server->backend);
-	wlr_screencopy_manager_v1_create(display);
+	/* Captures budgeted per output frame (output/screencopy_budget.h). */
+	screencopy_budget_init(server);
 	wlr_export_dmabuf_manager_v1_create(display);
 	output_management_init(server);
 	output_power_init(server);
@@ -288,6 +289,7 @@ void server_finish(struct smtwc_server *server)
 		wl_list_remove(&server->output_test.link);
 		server->output_manager = NULL;
 	}
+	screencopy_budget_finish(server);
 	if (server->backend != NULL) {
 		wlr_backend_destroy(server->backend);
 	}

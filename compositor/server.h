@@ -42,6 +42,7 @@ enum smtwc_cursor_mode {
 };
 
 struct smtwc_view;
+struct smtwc_screencopy;
 struct smtwc_gestures;
 
 struct smtwc_server {
@@ -168,6 +169,7 @@ struct smtwc_server {
 	struct wl_listener input_method_grab_destroy;
 	struct wl_listener input_method_destroy;
 	struct wlr_output_power_manager_v1 *output_power;
+	struct smtwc_screencopy *screencopy; /* output/screencopy_budget.c */
 	struct wl_listener output_power_set_mode;
 
 	/* What the window system (output/, desktop/, input/) tells the layers

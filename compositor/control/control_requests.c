@@ -27,6 +27,7 @@
 #include "compositor/input/input_inhibit.h"
 #include "compositor/input/shortcuts_inhibit.h"
 #include "compositor/output/output.h"
+#include "compositor/output/screencopy_budget.h"
 #include "compositor/server.h"
 #include "compositor/ring/ring_stats.h"
 #include "compositor/ring/ring_loop.h"
@@ -333,6 +334,37 @@ static void write_server(struct smtwc_server *server, struct json_writer *w)
 	json_end_object(w);
 }
 
+static void write_capture_client(const struct screencopy_client_stats *c, void *data)
+{
+	struct json_writer *w = data;
+	json_begin_object(w);
+	json_int(w, "pid", c->pid);
+	json_uint(w, "uid", c->uid);
+	json_uint(w, "copies", c->copies);
+	json_uint(w, "bytes", c->bytes);
+	json_uint(w, "held_back", c->held_back);
+	json_end_object(w);
+}
+
+/* Screen captures: the budget per output frame and what each connection
+ * that asked had copied (output/screencopy_budget.h). */
+static void write_screencopy(struct smtwc_server *server, struct json_writer *w)
+{
+	struct screencopy_stats s;
+	screencopy_budget_stats(server, &s);
+	json_object_key(w, "screencopy");
+	json_int(w, "budget_copies", s.budget_copies);
+	json_uint(w, "copies", s.copies);
+	json_uint(w, "bytes", s.bytes);
+	json_uint(w, "held_back", s.held_back);
+	json_uint(w, "max_frame_copies", s.max_frame_copies);
+	json_uint(w, "commits_with_copy", s.commits_with_copy);
+	json_begin_array(w, "clients");
+	screencopy_budget_for_each_client(server, write_capture_client, w);
+	json_end_array(w);
+	json_end_object(w);
+}
+
 static void answer_error(struct json_writer *w, const char *message)
 {
 	json_begin_object(w);
@@ -440,6 +472,7 @@ void control_answer(struct smtwc_server *server, char *line, struct json_writer 
 	} else if (strcmp(verb, "stats") == 0 && arg1 == NULL) {
 		json_begin_object(w);
 		write_server(server, w);
+		write_screencopy(server, w);
 		write_scheduler(server, w);
 		write_clients(server, w);
 		write_accounts(server, w);

@@ -5,6 +5,7 @@
  * either ends with wl_display's implementation error naming a limit
  * (exit 0 when it does) or must be served to its end (exit 0 then).
  */
+#include <signal.h>
 #include "tests/tools/hostile/hostile.h"
 #include "idle-inhibit-unstable-v1-client-protocol.h"
 #include "primary-selection-unstable-v1-client-protocol.h"
@@ -424,18 +425,58 @@ static int screencopy_flood(struct hostile *h, long n)
 	return 1;
 }
 
-static int copies_ready;
+/* What screencopy-loop saw: copies answered, failed, and per output
+ * commit (a ready event's time is its commit's) how many were answered. */
+static struct {
+	int ready, failed;
+	struct loop_commit {
+		uint64_t when_ns;
+		int copies;
+	} * commits;
+	size_t count, cap;
+} loop;
+
+static void loop_count_commit(uint64_t when_ns)
+{
+	if (loop.count > 0 && loop.commits[loop.count - 1].when_ns == when_ns) {
+		loop.commits[loop.count - 1].copies++;
+		return;
+	}
+	if (loop.count == loop.cap) {
+		size_t cap = loop.cap > 0 ? loop.cap * 2 : 256;
+		struct loop_commit *commits = realloc(loop.commits, cap * sizeof(*commits));
+		if (commits == NULL) {
+			return;
+		}
+		loop.commits = commits;
+		loop.cap = cap;
+	}
+	loop.commits[loop.count++] = (struct loop_commit){ when_ns, 1 };
+}
+
+/* SIGTERM: stop asking, wait for the copies asked, report. */
+static volatile sig_atomic_t loop_stop;
+
+static void handle_loop_stop(int sig)
+{
+	loop_stop = 1;
+}
 
 static void handle_loop_ready(void *data, struct zwlr_screencopy_frame_v1 *frame, uint32_t sec_hi,
 		uint32_t sec_lo, uint32_t nsec)
 {
-	copies_ready++;
+	if (loop.ready++ == 0) {
+		printf("SCREENCOPY_FIRST\n"); /* tests wait for it */
+		fflush(stdout);
+	}
+	loop_count_commit((((uint64_t)sec_hi << 32) | sec_lo) * 1000000000u + nsec);
 	zwlr_screencopy_frame_v1_destroy(frame);
 	*(int *)data -= 1;
 }
 
 static void handle_loop_failed(void *data, struct zwlr_screencopy_frame_v1 *frame)
 {
+	loop.failed++;
 	zwlr_screencopy_frame_v1_destroy(frame);
 	*(int *)data -= 1;
 }
@@ -448,8 +489,11 @@ static const struct zwlr_screencopy_frame_v1_listener loop_listener = {
 };
 
 /* screencopy-loop N SECONDS: N copies of the whole output always waiting
- * (each one done is replaced at once), for SECONDS: every output commit
- * copies the output N times. Served; prints "SCREENCOPY_LOOP copies=C". */
+ * (each one done is replaced at once), for SECONDS or until SIGTERM, then
+ * the last ones waited for: without a budget every output commit copies the output N
+ * times. Served; prints "SCREENCOPY_LOOP copies=C failed=F asked=A", then
+ * "SCREENCOPY_COMMITS" and each output commit that answered some as
+ * TIME_NS:COPIES (the budget's test merges several clients' lines). */
 static int screencopy_loop(struct hostile *h, long n, double seconds)
 {
 	struct zwlr_screencopy_frame_v1 *first;
@@ -458,23 +502,34 @@ static int screencopy_loop(struct hostile *h, long n, double seconds)
 		return 1;
 	}
 	zwlr_screencopy_frame_v1_destroy(first);
+	struct sigaction stop = { .sa_handler = handle_loop_stop };
+	sigaction(SIGTERM, &stop, NULL);
 	int waiting = 0;
+	long asked = 0;
 	double end = now_ms() + seconds * 1000;
-	while (now_ms() < end) {
-		while (waiting < n) {
+	while ((now_ms() < end && !loop_stop) || waiting > 0) {
+		while (waiting < n && now_ms() < end && !loop_stop) {
 			struct zwlr_screencopy_frame_v1 *frame =
 					zwlr_screencopy_manager_v1_capture_output(
 							core.screencopy, 0, core.output);
 			zwlr_screencopy_frame_v1_add_listener(frame, &loop_listener, &waiting);
 			zwlr_screencopy_frame_v1_copy(frame, buffer);
 			waiting++;
+			asked++;
 		}
 		if (wl_display_dispatch(h->display) < 0) {
 			fprintf(stderr, "smt-hostile: screencopy-loop ended by the compositor\n");
 			return 1;
 		}
 	}
-	printf("SCREENCOPY_LOOP copies=%d\n", copies_ready);
+	printf("SCREENCOPY_LOOP copies=%d failed=%d asked=%ld\n", loop.ready, loop.failed, asked);
+	printf("SCREENCOPY_COMMITS");
+	for (size_t i = 0; i < loop.count; i++) {
+		printf(" %llu:%d", (unsigned long long)loop.commits[i].when_ns,
+				loop.commits[i].copies);
+	}
+	printf("\n");
+	free(loop.commits);
 	return 0;
 }
 

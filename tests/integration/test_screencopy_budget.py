@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Screen captures are budgeted per output frame (session 26's red team: one
+client keeping 16 wlr-screencopy copies waiting made every output commit 16
+copies of the whole output, on the compositor's main thread, and another
+client's round trip p50 0.036 -> 1.8 ms; compositor/output/screencopy_budget.h).
+
+Three connections (`smt-hostile screencopy-loop 16`) keep 16 copies each
+always waiting, a fourth (`screencopy-loop 1`, a recorder's pace) one, and
+grim takes a screenshot meanwhile:
+- no output commit answers more than `frame-screencopy-copies` (2) copies,
+  counted from the clients' own `ready` events (their time is the commit's:
+  without the budget one commit answered 48) and in `smtctl stats`;
+- every copy asked is answered (`ready`, none `failed`): the ones held back
+  are copied at later frames; the compositor asks for those frames itself;
+- round robin: the one-copy connection is held back at most twice per copy
+  (three connections ahead of it, two served per commit, each served one
+  goes behind it), whatever the interleaving;
+- grim's screenshot is exact (the background only);
+- what was copied is counted against each connection (copies, bytes of
+  its buffers, times held back).
+(Behaviour, not speed: the other clients' latency is
+tests/bench/hostile/screencopy.py's.)"""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness import Session, check, log  # noqa: E402
+from harness.hostile import hostile_tool  # noqa: E402
+
+BUDGET = 2  # frame-screencopy-copies, set below as well as the default
+FLOODERS = 3
+
+
+def loop_result(p):
+    """What a stopped screencopy-loop printed: (copies, failed, asked,
+    {commit time ns: copies answered at it})."""
+    text = open(p.log_path).read()
+    m = re.search(r"SCREENCOPY_LOOP copies=(\d+) failed=(\d+) asked=(\d+)", text)
+    check(m is not None, f"{p.name} did not report: {p.log_tail()}")
+    commits = {}
+    m2 = re.search(r"SCREENCOPY_COMMITS(.*)", text)
+    for item in (m2.group(1).split() if m2 else []):
+        when, n = item.split(":")
+        commits[int(when)] = commits.get(int(when), 0) + int(n)
+    return int(m.group(1)), int(m.group(2)), int(m.group(3)), commits
+
+
+def capture_clients(s):
+    return {c["pid"]: c for c in s.control("stats")["screencopy"]["clients"]}
+
+
+def test(h):
+    config = f"[limits]\nframe-screencopy-copies = {BUDGET}\n"
+    with Session(h, config=config) as s:
+        flooders = [s.spawn([hostile_tool(h), "screencopy-loop", "16", "3600"],
+                            name=f"screencopy-16-{i}") for i in range(FLOODERS)]
+        light = s.spawn([hostile_tool(h), "screencopy-loop", "1", "3600"], name="screencopy-1")
+        loops = flooders + [light]
+        for p in loops:
+            s.wait_until(lambda: "SCREENCOPY_FIRST" in open(p.log_path).read() or not p.alive(),
+                         timeout=30, what=f"{p.name}'s first copy")
+            check(p.alive(), f"{p.name} ended: {p.log_tail()}")
+
+        # Another program's capture while they flood: served, and exact.
+        img = s.screenshot()
+        check(s.only_background(img), "grim's screenshot during the flood is not the desktop")
+
+        # Round robin, judged on the compositor's count for the one-copy
+        # connection (an invariant: true at any moment it is looked at).
+        s.wait_until(lambda: capture_clients(s).get(light.pid, {}).get("copies", 0) >= 10,
+                     timeout=60, what="the one-copy connection to have 10 copies")
+        clients = capture_clients(s)
+        lc = clients[light.pid]
+        log(f"one-copy connection: {lc['copies']} copies, held back {lc['held_back']} times")
+        held_bound = 2 * (lc["copies"] + 1)
+        check(lc["held_back"] <= held_bound,
+              f"the one-copy connection was held back {lc['held_back']} times for "
+              f"{lc['copies']} copies (round robin: at most {held_bound})")
+        for p in flooders:
+            check(p.pid in clients, f"{p.name} is not counted: {clients}")
+        for pid, c in clients.items():
+            check(c["bytes"] == c["copies"] * img.width * img.height * 4,
+                  f"pid {pid}: {c['bytes']} bytes counted for {c['copies']} whole-output copies")
+
+        # Stop asking; each waits for what it asked, then reports.
+        for p in loops:
+            p.signal_group(15)
+        for p in loops:
+            s.wait_until(lambda: not p.alive(), timeout=60, what=f"{p.name} to report and end")
+            s.clients.remove(p)
+        merged = {}
+        total = 0
+        for p in loops:
+            copies, failed, asked, commits = loop_result(p)
+            log(f"{p.name}: {copies} copies of {asked} asked, {failed} failed, "
+                f"at {len(commits)} commits")
+            check(failed == 0, f"{p.name}: {failed} copies failed")
+            check(copies == asked, f"{p.name}: {copies} copies answered of {asked} asked")
+            total += copies
+            for when, n in commits.items():
+                merged[when] = merged.get(when, 0) + n
+        most = max(merged.values())
+        log(f"{total} copies at {len(merged)} output commits, at most {most} at one")
+        check(most <= BUDGET,
+              f"one output commit answered {most} copies (budget {BUDGET} per frame)")
+
+        st = s.control("stats")["screencopy"]
+        log(f"stats: {st['copies']} copies, {st['bytes']} bytes, held back {st['held_back']}, "
+            f"at most {st['max_frame_copies']} per commit")
+        check(st["budget_copies"] == BUDGET, f"budget_copies {st['budget_copies']}")
+        check(st["max_frame_copies"] <= BUDGET, f"max_frame_copies {st['max_frame_copies']}")
+        check(st["held_back"] > 0, "nothing was held back: the flood did not meet the budget")
+        # The loops' copies and grim's (one, or one per retry).
+        check(total + 1 <= st["copies"] <= total + 3,
+              f"{st['copies']} copies counted, {total} + grim's made")
+        # Each copy is the whole output, 4 bytes a pixel.
+        whole = img.width * img.height * 4
+        check(st["bytes"] == st["copies"] * whole,
+              f"{st['bytes']} bytes counted for {st['copies']} copies of {whole} bytes")
+        # Disconnected clients are no longer listed.
+        s.wait_until(lambda: not (set(capture_clients(s)) & {p.pid for p in loops}),
+                     timeout=10, what="the capturing connections to leave the list")
+        check(s.compositor.alive(), "the compositor died")
+
+
+harness.main(test)
