@@ -59,30 +59,20 @@ def test(h):
         light = s.spawn([hostile_tool(h), "screencopy-loop", "1", "3600"], name="screencopy-1")
         loops = flooders + [light]
         for p in loops:
-            s.wait_until(lambda: "SCREENCOPY_FIRST" in open(p.log_path).read() or not p.alive(),
-                         timeout=30, what=f"{p.name}'s first copy")
+            s.wait_until(lambda: "SCREENCOPY_READY 1\n" in open(p.log_path).read()
+                         or not p.alive(), timeout=30, what=f"{p.name}'s first copy")
             check(p.alive(), f"{p.name} ended: {p.log_tail()}")
 
         # Another program's capture while they flood: served, and exact.
         img = s.screenshot()
         check(s.only_background(img), "grim's screenshot during the flood is not the desktop")
 
-        # Round robin, judged on the compositor's count for the one-copy
-        # connection (an invariant: true at any moment it is looked at).
-        s.wait_until(lambda: capture_clients(s).get(light.pid, {}).get("copies", 0) >= 10,
-                     timeout=60, what="the one-copy connection to have 10 copies")
-        clients = capture_clients(s)
-        lc = clients[light.pid]
-        log(f"one-copy connection: {lc['copies']} copies, held back {lc['held_back']} times")
-        held_bound = 2 * (lc["copies"] + 1)
-        check(lc["held_back"] <= held_bound,
-              f"the one-copy connection was held back {lc['held_back']} times for "
-              f"{lc['copies']} copies (round robin: at most {held_bound})")
-        for p in flooders:
-            check(p.pid in clients, f"{p.name} is not counted: {clients}")
-        for pid, c in clients.items():
-            check(c["bytes"] == c["copies"] * img.width * img.height * 4,
-                  f"pid {pid}: {c['bytes']} bytes counted for {c['copies']} whole-output copies")
+        s.wait_until(lambda: "SCREENCOPY_READY 10\n" in open(light.log_path).read()
+                     or not light.alive(), timeout=60,
+                     what="the one-copy connection's 10th copy")
+        # What the compositor counted, while all are connected (judged
+        # below, after what the clients saw).
+        sample = s.control("stats").get("screencopy")
 
         # Stop asking; each waits for what it asked, then reports.
         for p in loops:
@@ -105,6 +95,22 @@ def test(h):
         log(f"{total} copies at {len(merged)} output commits, at most {most} at one")
         check(most <= BUDGET,
               f"one output commit answered {most} copies (budget {BUDGET} per frame)")
+
+        check(sample is not None, "smtctl stats has no screencopy counts")
+        # Round robin, judged on the compositor's count for the one-copy
+        # connection (an invariant: true whenever it is looked at).
+        clients = {c["pid"]: c for c in sample["clients"]}
+        for p in loops:
+            check(p.pid in clients, f"{p.name} is not counted: {clients}")
+        lc = clients[light.pid]
+        log(f"one-copy connection: {lc['copies']} copies, held back {lc['held_back']} times")
+        held_bound = 2 * (lc["copies"] + 1)
+        check(lc["held_back"] <= held_bound,
+              f"the one-copy connection was held back {lc['held_back']} times for "
+              f"{lc['copies']} copies (round robin: at most {held_bound})")
+        for pid, c in clients.items():
+            check(c["bytes"] == c["copies"] * img.width * img.height * 4,
+                  f"pid {pid}: {c['bytes']} bytes counted for {c['copies']} whole-output copies")
 
         st = s.control("stats")["screencopy"]
         log(f"stats: {st['copies']} copies, {st['bytes']} bytes, held back {st['held_back']}, "

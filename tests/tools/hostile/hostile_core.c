@@ -465,8 +465,8 @@ static void handle_loop_stop(int sig)
 static void handle_loop_ready(void *data, struct zwlr_screencopy_frame_v1 *frame, uint32_t sec_hi,
 		uint32_t sec_lo, uint32_t nsec)
 {
-	if (loop.ready++ == 0) {
-		printf("SCREENCOPY_FIRST\n"); /* tests wait for it */
+	if (++loop.ready == 1 || loop.ready == 10) {
+		printf("SCREENCOPY_READY %d\n", loop.ready); /* tests wait for them */
 		fflush(stdout);
 	}
 	loop_count_commit((((uint64_t)sec_hi << 32) | sec_lo) * 1000000000u + nsec);
