@@ -204,7 +204,7 @@ struct smtwc_scheduler_config {
 	/* screencopy frames copied at one output frame, all clients together, */           \
 	/* and as many whole outputs' bytes; the rest wait for later frames,   */           \
 	/* served round robin by uid, then connection (output/screencopy_budget.h) */       \
-	X("frame-screencopy-copies", frame_screencopy_copies, 2, 1, 1000)
+	X("frame-screencopy-copies", frame_screencopy_copies, 1, 1, 1000)
 
 struct smtwc_limits_config {
 #define SMTWC_LIMITS_FIELD_(key, field, def, min, max) int field;
