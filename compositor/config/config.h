@@ -200,7 +200,7 @@ struct smtwc_scheduler_config {
 	/* idle inhibitors of one connection (input/idle.c)                     */          \
 	X("client-idle-inhibitors", client_idle_inhibitors, 16, 1, 1000000)                 \
 	/* screencopy frames with a copy asked, not yet destroyed            */             \
-	X("client-screencopy-copies", client_screencopy_copies, 16, 1, 1000000)            \
+	X("client-screencopy-copies", client_screencopy_copies, 16, 1, 1000000)             \
 	/* screencopy frames copied at one output frame, all clients together, */           \
 	/* and as many whole outputs' bytes; the rest wait for later frames,   */           \
 	/* served round robin by uid, then connection (output/screencopy_budget.h) */       \
