@@ -19,12 +19,16 @@ grim takes a screenshot meanwhile:
   viewer (the whole screen, then incremental updates of an animating
   window);
 - what was copied is counted against each connection (copies, bytes of
-  its buffers, times held back).
+  its buffers, times held back);
+- round robin by uid first (root only: another uid, nobody through
+  setpriv, on the opened-up socket): three of its connections with 16
+  copies waiting each never hold back our one connection with one.
 (Behaviour, not speed: the other clients' latency is
 tests/bench/hostile/screencopy.py's.)"""
 import os
 import re
 import socket
+import stat
 import struct
 import sys
 
@@ -33,6 +37,7 @@ import harness  # noqa: E402
 from harness import Session, check, log  # noqa: E402
 from harness.hostile import hostile_tool  # noqa: E402
 
+NOBODY = 65534
 BUDGET = 2  # frame-screencopy-copies, set below (the default, 1, never serves two at once)
 FLOODERS = 3
 
@@ -114,6 +119,78 @@ def capture_clients(s):
     return {c["pid"]: c for c in s.control("stats")["screencopy"]["clients"]}
 
 
+def check_commits(loops):
+    """Each stopped loop answered every copy it asked and none failed;
+    no output commit answered more than BUDGET of all of them together.
+    Returns how many copies they made."""
+    merged = {}
+    total = 0
+    for p in loops:
+        copies, failed, asked, commits = loop_result(p)
+        log(f"{p.name}: {copies} copies of {asked} asked, {failed} failed, "
+            f"at {len(commits)} commits")
+        check(failed == 0, f"{p.name}: {failed} copies failed")
+        check(copies == asked, f"{p.name}: {copies} copies answered of {asked} asked")
+        total += copies
+        for when, n in commits.items():
+            merged[when] = merged.get(when, 0) + n
+    most = max(merged.values())
+    log(f"{total} copies at {len(merged)} output commits, at most {most} at one")
+    check(most <= BUDGET, f"one output commit answered {most} copies (budget {BUDGET} per frame)")
+    return total
+
+
+def stop_loops(s, loops):
+    """Stop asking; each waits for what it asked, then reports."""
+    for p in loops:
+        p.signal_group(15)
+    for p in loops:
+        s.wait_until(lambda: not p.alive(), timeout=60, what=f"{p.name} to report and end")
+        s.clients.remove(p)
+
+
+def other_uid_flood(s, h):
+    """Round robin by uid first: another uid's three connections with 16
+    copies waiting each, and ours with one: with two copies per commit,
+    one turn is ours at every commit, so ours is never held back (by
+    connection alone it would wait behind theirs)."""
+    if os.geteuid() != 0:
+        log("not root: the other-uid case is left out")
+        return
+    modes = {p: stat.S_IMODE(os.stat(p).st_mode) for p in (s.tmp, s.runtime_dir, s.socket_path)}
+    try:
+        for p in (s.tmp, s.runtime_dir):
+            os.chmod(p, 0o711)
+        os.chmod(s.socket_path, 0o777)
+        theirs = [s.spawn(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+                           hostile_tool(h), "screencopy-loop", "16", "3600"],
+                          name=f"nobody-screencopy-16-{i}") for i in range(FLOODERS)]
+        for p in theirs:
+            s.wait_until(lambda: "SCREENCOPY_READY 1\n" in open(p.log_path).read()
+                         or not p.alive(), timeout=30, what=f"{p.name}'s first copy")
+            check(p.alive(), f"{p.name} ended: {p.log_tail()}")
+    finally:
+        for p, m in modes.items():
+            os.chmod(p, m)
+    ours = s.spawn([hostile_tool(h), "screencopy-loop", "1", "3600"], name="screencopy-1-ours")
+    s.wait_until(lambda: "SCREENCOPY_READY 10\n" in open(ours.log_path).read()
+                 or not ours.alive(), timeout=60, what="our one-copy connection's 10th copy")
+    clients = {c["pid"]: c for c in s.control("stats")["screencopy"]["clients"]}
+    stop_loops(s, theirs + [ours])
+    check_commits(theirs + [ours])
+    for p in theirs:
+        check(clients.get(p.pid, {}).get("uid") == NOBODY,
+              f"{p.name} is not counted as uid {NOBODY}: {clients}")
+    held = sum(clients[p.pid]["held_back"] for p in theirs)
+    check(held > 0, "the other uid's copies were never held back: nothing to share")
+    mine = clients[ours.pid]
+    log(f"uid {NOBODY}'s connections held back {held} times; ours {mine['held_back']} "
+        f"for {mine['copies']} copies")
+    check(mine["held_back"] == 0,
+          f"our one-copy connection was held back {mine['held_back']} times by another uid's "
+          f"{FLOODERS} connections (round robin by uid: never, at {BUDGET} per commit)")
+
+
 def test(h):
     config = f"[limits]\nframe-screencopy-copies = {BUDGET}\n"
     with Session(h, config=config) as s:
@@ -134,7 +211,7 @@ def test(h):
         # damage: wayvnc sends nothing for a screen that never changes).
         s.spawn(["weston-simple-shm"])
         port = free_port()
-        s.spawn(["wayvnc", "127.0.0.1", str(port)], name="wayvnc")
+        vnc = s.spawn(["wayvnc", "127.0.0.1", str(port)], name="wayvnc")
         s.wait_until(lambda: port_open(port), timeout=30, what="wayvnc to listen")
         width, height, updates = vnc_updates(port, 5)
         log(f"wayvnc: {width}x{height}, updates of {[len(u) for u in updates]} rectangles")
@@ -151,27 +228,8 @@ def test(h):
         # below, after what the clients saw).
         sample = s.control("stats").get("screencopy")
 
-        # Stop asking; each waits for what it asked, then reports.
-        for p in loops:
-            p.signal_group(15)
-        for p in loops:
-            s.wait_until(lambda: not p.alive(), timeout=60, what=f"{p.name} to report and end")
-            s.clients.remove(p)
-        merged = {}
-        total = 0
-        for p in loops:
-            copies, failed, asked, commits = loop_result(p)
-            log(f"{p.name}: {copies} copies of {asked} asked, {failed} failed, "
-                f"at {len(commits)} commits")
-            check(failed == 0, f"{p.name}: {failed} copies failed")
-            check(copies == asked, f"{p.name}: {copies} copies answered of {asked} asked")
-            total += copies
-            for when, n in commits.items():
-                merged[when] = merged.get(when, 0) + n
-        most = max(merged.values())
-        log(f"{total} copies at {len(merged)} output commits, at most {most} at one")
-        check(most <= BUDGET,
-              f"one output commit answered {most} copies (budget {BUDGET} per frame)")
+        stop_loops(s, loops)
+        total = check_commits(loops)
 
         check(sample is not None, "smtctl stats has no screencopy counts")
         # Round robin, judged on the compositor's count for the one-copy
@@ -207,6 +265,12 @@ def test(h):
         # Disconnected clients are no longer listed.
         s.wait_until(lambda: not (set(capture_clients(s)) & {p.pid for p in loops}),
                      timeout=10, what="the capturing connections to leave the list")
+
+        # Our uid's only other capturing connection, wayvnc, leaves first.
+        s.stop_client(vnc)
+        s.wait_until(lambda: vnc.pid not in capture_clients(s), timeout=10,
+                     what="wayvnc to leave the list")
+        other_uid_flood(s, h)
         check(s.compositor.alive(), "the compositor died")
 
 
