@@ -533,6 +533,79 @@ static int screencopy_loop(struct hostile *h, long n, double seconds)
 	return 0;
 }
 
+/* A screencopy-drop frame answered: its slot is emptied. */
+static void handle_drop_ready(void *data, struct zwlr_screencopy_frame_v1 *frame, uint32_t sec_hi,
+		uint32_t sec_lo, uint32_t nsec)
+{
+	loop.ready++;
+	*(struct zwlr_screencopy_frame_v1 **)data = NULL;
+	zwlr_screencopy_frame_v1_destroy(frame);
+}
+
+static void handle_drop_failed(void *data, struct zwlr_screencopy_frame_v1 *frame)
+{
+	loop.failed++;
+	*(struct zwlr_screencopy_frame_v1 **)data = NULL;
+	zwlr_screencopy_frame_v1_destroy(frame);
+}
+
+static const struct zwlr_screencopy_frame_v1_listener drop_listener = {
+	.buffer = handle_frame_buffer,
+	.flags = handle_frame_flags,
+	.ready = handle_drop_ready,
+	.failed = handle_drop_failed,
+};
+
+/* screencopy-drop N SECONDS: N copies asked at once, events read until
+ * one is answered (an output commit saw them all waiting), then the ones
+ * not yet answered destroyed, again and again for SECONDS: with a budget
+ * under N, frames that go while the budget holds them back. Served; prints "SCREENCOPY_DROP asked=A ready=R
+ * failed=F dropped=D". */
+static int screencopy_drop(struct hostile *h, long n, double seconds)
+{
+	struct zwlr_screencopy_frame_v1 *first;
+	struct wl_buffer *buffer = screencopy_buffer(h, &first);
+	if (buffer == NULL || n <= 0) {
+		return 1;
+	}
+	zwlr_screencopy_frame_v1_destroy(first);
+	struct zwlr_screencopy_frame_v1 **frames = calloc((size_t)n, sizeof(*frames));
+	if (frames == NULL) {
+		return 1;
+	}
+	long asked = 0, dropped = 0;
+	double end = now_ms() + seconds * 1000;
+	while (now_ms() < end) {
+		for (long i = 0; i < n; i++) {
+			frames[i] = zwlr_screencopy_manager_v1_capture_output(
+					core.screencopy, 0, core.output);
+			zwlr_screencopy_frame_v1_add_listener(
+					frames[i], &drop_listener, &frames[i]);
+			zwlr_screencopy_frame_v1_copy(frames[i], buffer);
+			asked++;
+		}
+		int answered = loop.ready + loop.failed;
+		while (loop.ready + loop.failed == answered) {
+			if (wl_display_dispatch(h->display) < 0) {
+				fprintf(stderr, "smt-hostile: screencopy-drop ended by the compositor\n");
+				free(frames);
+				return 1;
+			}
+		}
+		for (long i = 0; i < n; i++) {
+			if (frames[i] != NULL) {
+				zwlr_screencopy_frame_v1_destroy(frames[i]);
+				frames[i] = NULL;
+				dropped++;
+			}
+		}
+	}
+	free(frames);
+	printf("SCREENCOPY_DROP asked=%ld ready=%d failed=%d dropped=%ld\n", asked, loop.ready,
+			loop.failed, dropped);
+	return 0;
+}
+
 int hostile_core_case(struct hostile *h, const char *name, const char *arg, const char *arg2,
 		bool *handled)
 {
@@ -555,6 +628,8 @@ int hostile_core_case(struct hostile *h, const char *name, const char *arg, cons
 		return bind_core(h) ? cached_commits(h, n) : 1;
 	} else if (strcmp(name, "frame-flood") == 0 || strcmp(name, "frame-commits") == 0) {
 		return bind_core(h) ? frames(h, n, name[6] == 'c') : 1;
+	} else if (strcmp(name, "screencopy-drop") == 0) {
+		return bind_core(h) ? screencopy_drop(h, n, arg2 != NULL ? atof(arg2) : 5) : 1;
 	} else if (strcmp(name, "screencopy-loop") == 0) {
 		return bind_core(h) ? screencopy_loop(h, n, arg2 != NULL ? atof(arg2) : 5) : 1;
 	} else if (strcmp(name, "screencopy-flood") == 0) {

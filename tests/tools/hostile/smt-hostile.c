@@ -47,7 +47,8 @@
  * [SECONDS], region-rects N, hold-region N, region-copies SURFACES
  * COMMITS, hold-region-copies SURFACES COMMITS, cached-commits N,
  * frame-flood N, frame-commits N, token-flood N, inhibitor-flood N,
- * screencopy-flood N, screencopy-loop N SECONDS (N copies always waiting).
+ * screencopy-flood N, screencopy-loop N SECONDS (N copies always waiting),
+ * screencopy-drop N SECONDS (N copies asked, the unanswered destroyed).
  *
  * Exit status: 0 when the compositor answered as the rule requires (the
  * expected protocol error, a refused mapping, or simply staying alive), 1
