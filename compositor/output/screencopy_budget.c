@@ -41,8 +41,8 @@ struct capture_client {
 };
 
 /* A frame with a copy asked, from the first commit that saw it waiting
- * until its resource goes (frame->data points at it while the frame
- * lives; a frame wlroots answered leaves its resource inert). */
+ * until it is copied or its resource goes (frame->data points at it while
+ * the frame lives; a frame wlroots answered leaves its resource inert). */
 struct capture_frame {
 	struct wl_listener resource_destroy;
 	struct wl_resource *resource;
@@ -353,6 +353,10 @@ static void handle_commit(struct wl_listener *listener, void *data)
 			cf->client->stats.copies++;
 			cf->client->stats.bytes += cf->bytes;
 		}
+		/* Its resource stays until the client destroys it; the
+		 * record is done with. */
+		wl_list_remove(&cf->resource_destroy.link);
+		free(cf);
 	}
 	bo->served_count = 0;
 	sc->stats.copies += copied;
