@@ -10,9 +10,9 @@ nobody for as long as the flood went on.
 What is checked is what happened, never a duration. On the ring and on
 the socket, x11-titleflood floods until it is told to stop; while it
 floods:
-- the compositor reports the window manager's turns ended at their budget
-  and repeated PropertyNotify merged (without the pacer neither happens:
-  the test fails waiting for it);
+- the compositor reports PropertyNotify held for their interval and
+  repeated ones merged (without the pacer neither happens: the test fails
+  waiting for it);
 - another Wayland client's round trips are answered (smt-hostile
   sync-probe), and the control socket answers (stats), with the
   flooder still flooding;
@@ -33,7 +33,7 @@ from harness.hostile import hostile_tool  # noqa: E402
 import interactive as bench  # noqa: E402  (program(), wait_line(), transport_env())
 
 PACER_LINE = re.compile(r"X window manager under load: (\d+) PropertyNotify merged, "
-                        r"(\d+) turns ended at the budget")
+                        r"\d+ turns ended at the budget, (\d+) PropertyNotify held")
 
 
 def pacer_lines(s, since):
@@ -57,13 +57,13 @@ def flood(s, h, transport):
     before = (pacer_lines(s, 0) or [(0, 0)])[-1]
 
     def paced():
-        for merged, cut in pacer_lines(s, since):
-            if merged > before[0] and cut > before[1]:
-                return (merged, cut)
+        for merged, held in pacer_lines(s, since):
+            if merged > before[0] and held > before[1]:
+                return (merged, held)
         return None
-    merged, cut = s.wait_until(paced, timeout=90,
-                               what="the window manager's turns cut at their budget and "
-                                    "its PropertyNotify merged, during the flood")
+    merged, held = s.wait_until(paced, timeout=90,
+                                what="the window manager's PropertyNotify held for their "
+                                     "interval and merged, during the flood")
     check(p.alive() and not bench_said(p, "TITLES"),
           f"{transport}: the flood ended before the check (it floods until told)")
     # Served while the flood goes on.
@@ -81,7 +81,7 @@ def flood(s, h, transport):
     n = int(line.split()[1])
     s.wait_window(lambda w: w["title"] == f"final {n}", timeout=60,
                   what=f"the compositor's window list to show the last title (final {n})")
-    log(f"{transport}: {n} titles; the pacer said {merged} merged, {cut} turns cut "
+    log(f"{transport}: {n} titles; the pacer said {merged} merged, {held} held "
         f"(cumulative); probe: {probe.stdout.strip()}")
     check(s.compositor.alive(), "the compositor died")
     s.stop_client(p)

@@ -13,10 +13,12 @@
  * definition comes first in the lookup order); for the window manager's
  * connection only:
  *
- * - every event libxcb has is taken into a FIFO that merges the
- *   PropertyNotify wlroots would read twice (wm_event_queue.h), so a
- *   flood of title changes costs one GetProperty per turn, not one per
- *   change, and nothing piles up;
+ * - every event libxcb has is taken into a FIFO (wm_event_queue.h) that
+ *   merges the PropertyNotify wlroots would read twice and hands out one
+ *   per window and property every 50 ms at most, so a flood of title
+ *   changes costs two GetProperty (WM_NAME, _NET_WM_NAME) per interval,
+ *   not two per change, and nothing piles up; a timer brings the held
+ *   ones back when their time comes;
  * - a turn of the handler ends once it has run WM_TURN_BUDGET_NS (after
  *   at least one event): the loop serves everybody else, then the handler
  *   runs again. libxcb's fd is not readable then, the events being in our
@@ -52,10 +54,10 @@ static struct {
 	struct wm_event_queue queue;
 	bool in_turn;
 	uint64_t turn_start_ns;
-	unsigned handed;        /* events given to wlroots this turn */
-	uint64_t merged_before; /* by the connections before this one */
+	unsigned handed;                      /* events given to wlroots this turn */
+	uint64_t merged_before, paced_before; /* by the connections before this one */
 	uint64_t turns_cut, wakes;
-	uint64_t logged_merged, logged_cut, last_log_ns;
+	uint64_t logged_merged, logged_cut, logged_paced, last_log_ns;
 } pacer;
 
 static xcb_generic_event_t *(*real_poll_for_event)(xcb_connection_t *c);
@@ -76,23 +78,32 @@ static uint64_t merged_total(void)
 	return pacer.merged_before + (pacer.conn != NULL ? pacer.queue.merged : 0);
 }
 
+static uint64_t paced_total(void)
+{
+	return pacer.paced_before + (pacer.conn != NULL ? pacer.queue.paced : 0);
+}
+
 static void log_summary(const char *when)
 {
 	wlr_log(WLR_INFO,
 			"X window manager %s: %llu PropertyNotify merged, %llu turns ended "
-			"at the budget, %llu wake-ups, %zu events waiting (peak %zu)",
+			"at the budget, %llu PropertyNotify held for their interval, "
+			"%llu wake-ups, %zu events waiting (peak %zu)",
 			when, (unsigned long long)merged_total(),
-			(unsigned long long)pacer.turns_cut, (unsigned long long)pacer.wakes,
-			wm_event_queue_length(&pacer.queue), pacer.queue.peak);
+			(unsigned long long)pacer.turns_cut, (unsigned long long)paced_total(),
+			(unsigned long long)pacer.wakes, wm_event_queue_length(&pacer.queue),
+			pacer.queue.peak);
 	pacer.logged_merged = merged_total();
 	pacer.logged_cut = pacer.turns_cut;
+	pacer.logged_paced = paced_total();
 }
 
 /* Something to say (a flood is being merged or cut), said at most once a
  * second: the first time at once. */
 static void maybe_log(uint64_t now)
 {
-	if (merged_total() == pacer.logged_merged && pacer.turns_cut == pacer.logged_cut) {
+	if (merged_total() == pacer.logged_merged && pacer.turns_cut == pacer.logged_cut &&
+			paced_total() == pacer.logged_paced) {
 		return;
 	}
 	if (pacer.last_log_ns != 0 && now - pacer.last_log_ns < WM_LOG_INTERVAL_NS) {
@@ -106,6 +117,7 @@ static void forget_connection(void)
 {
 	if (pacer.conn != NULL) {
 		pacer.merged_before += pacer.queue.merged;
+		pacer.paced_before += pacer.queue.paced;
 		wm_event_queue_clear(&pacer.queue);
 		pacer.conn = NULL;
 	}
@@ -144,20 +156,39 @@ static void wake(xcb_connection_t *c)
 	wl_event_source_timer_update(pacer.retry, WM_WAKE_RETRY_MS);
 }
 
+/* The timer for the earliest held PropertyNotify, if any. */
+static void arm_for_held(uint64_t now)
+{
+	uint64_t due = wm_event_queue_next_due(&pacer.queue);
+	if (due != 0) {
+		uint64_t ms = due > now ? (due - now + 999999u) / 1000000u : 1;
+		wl_event_source_timer_update(pacer.retry, (int)ms);
+	}
+}
+
 static int handle_retry(void *data)
 {
 	(void)data;
-	if (pacer.conn != NULL && !pacer.in_turn && wm_event_queue_length(&pacer.queue) > 0 &&
-			!xcb_connection_has_error(pacer.conn)) {
+	if (pacer.conn == NULL || pacer.in_turn || xcb_connection_has_error(pacer.conn)) {
+		return 0;
+	}
+	uint64_t now = monotonic_now_ns();
+	uint64_t due = wm_event_queue_next_due(&pacer.queue);
+	if (wm_event_queue_length(&pacer.queue) > 0 || (due != 0 && due <= now)) {
 		wake(pacer.conn);
+	} else {
+		arm_for_held(now);
 	}
 	return 0;
 }
 
-static xcb_generic_event_t *end_turn(void)
+static xcb_generic_event_t *end_turn(uint64_t now)
 {
 	pacer.in_turn = false;
-	maybe_log(monotonic_now_ns());
+	if (wm_event_queue_length(&pacer.queue) == 0) {
+		arm_for_held(now);
+	}
+	maybe_log(now);
 	return NULL;
 }
 
@@ -182,16 +213,18 @@ xcb_generic_event_t *xcb_poll_for_event(xcb_connection_t *c)
 		}
 		wm_event_queue_push(&pacer.queue, ev);
 	}
-	if (wm_event_queue_length(&pacer.queue) == 0) {
-		return end_turn();
-	}
-	if (pacer.handed > 0 && now - pacer.turn_start_ns >= WM_TURN_BUDGET_NS) {
+	if (pacer.handed > 0 && now - pacer.turn_start_ns >= WM_TURN_BUDGET_NS &&
+			wm_event_queue_length(&pacer.queue) > 0) {
 		pacer.turns_cut++;
 		wake(c);
-		return end_turn();
+		return end_turn(now);
+	}
+	xcb_generic_event_t *ev = wm_event_queue_pop(&pacer.queue, now);
+	if (ev == NULL) {
+		return end_turn(now);
 	}
 	pacer.handed++;
-	return wm_event_queue_pop(&pacer.queue);
+	return ev;
 }
 
 void xcb_disconnect(xcb_connection_t *c)
@@ -217,7 +250,7 @@ bool wm_event_pacer_init(struct wl_event_loop *loop, struct wlr_xwayland *wlr)
 
 void wm_event_pacer_finish(void)
 {
-	if (pacer.turns_cut > 0 || merged_total() > 0) {
+	if (pacer.turns_cut > 0 || merged_total() > 0 || paced_total() > 0) {
 		log_summary("at the end");
 	}
 	forget_connection();

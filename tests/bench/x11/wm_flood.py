@@ -1,33 +1,36 @@
 #!/usr/bin/env python3
 """Another Wayland client's round trip while an X client floods its title
-(session 26's red team; docs/x11.md "The window manager first").
+(session 26's red team; docs/x11.md "The window manager's events").
 
     tests/bench/x11/wm_flood.py [--rounds R] [--seconds S] [--tail T]
-        [--transports ring,socket] [--smoke] [--out DIR]
+        [--transports ring,socket] [--before SMTWC] [--smoke] [--out DIR]
 
 x11-titleflood sets WM_NAME and _NET_WM_NAME on its mapped top-level in a
 loop for S seconds (wlroots' window manager answers each PropertyNotify
 with a synchronous GetProperty from the compositor's main loop) while
 `smt-hostile sync-probe` makes wl_display round trips every 10 ms for S + T
-seconds: the window manager drains what the flood queued for it after
-the flood too, one round trip per PropertyNotify, and a round trip in
-flight when the probe's time ends still counts, however long it waits. Each round starts one headless smtwc with the window
-manager first (`SMT_XWAYLAND_WM_FIRST=1`) and one without (the
-default), rotating which goes first, and in each runs every
-transport of the flooder. Also: the titles the flooder set, how long
-after the flood its final round trip returned (the X server and the window
-manager caught up with it), whether the
-compositor's window list showed the last one within 60 s after the flood
-(and how long after), and the flooder's reads refused for the window
-manager. Median over the rounds [min-max]; the target, the probe's maximum
-under 50 ms during the flood (tests/bench/hostile's), judged on the 95%
-interval of the rounds' maxima for "on". Writes DIR/x11-wm-flood.csv
-(DIR: build/bench). --smoke: one round of 1.5 s, ring only.
+seconds: an unpaced window manager drains what the flood queued after
+it too, one round trip per PropertyNotify, and a round trip in flight
+when the probe's time ends still counts, however long it waits. Each
+round starts one headless smtwc of this build ("paced") and, with
+--before, one of another build ("before": e.g. main's before the pacer,
+/path/build/compositor/smtwc), rotating which goes first, and in each
+runs every transport of the flooder. Also: the titles the flooder set,
+how long after the flood its final round trip returned (the X server and
+the window manager caught up with it), whether the compositor's window
+list showed the last one within 60 s after the flood (and how long
+after), and what the pacer said (PropertyNotify merged, turns cut at the
+budget; cumulative over the session's transports). Median over the
+rounds [min-max]; the target, the probe's maximum under 50 ms during the
+flood (tests/bench/hostile's), judged on the 95% interval of the rounds'
+maxima for "paced". Writes DIR/x11-wm-flood.csv (DIR: build/bench).
+--smoke: one round of 1.5 s, ring only.
 """
 import argparse
 import csv
 import datetime
 import os
+import re
 import sys
 import time
 
@@ -44,7 +47,8 @@ import interactive as I  # noqa: E402  (program(), wait_line(), spread(), transp
 
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 TARGET_MAX_MS = 50.0
-SETTINGS = {"on": {"SMT_XWAYLAND_WM_FIRST": "1"}, "off": {}}
+PACER_LINE = re.compile(r"X window manager (?:under load|at the end): (\d+) PropertyNotify "
+                        r"merged, (\d+) turns ended at the budget")
 
 
 def parse_args():
@@ -53,6 +57,7 @@ def parse_args():
     ap.add_argument("--seconds", type=float, default=4.0)
     ap.add_argument("--tail", type=float, default=5.0, help="the probe after the flood")
     ap.add_argument("--transports", default="ring,socket")
+    ap.add_argument("--before", default=None, help="another build's smtwc, measured beside")
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--out", default=None)
     ap.add_argument("--smtwc", default=None)
@@ -63,6 +68,9 @@ def parse_args():
     if any(t not in I.TRANSPORTS for t in args.transport_list):
         ap.error("--transports: ring, socket")
     benchenv.use_build(args.smtwc)
+    args.builds = {"paced": os.environ["SMTWC"]}
+    if args.before:
+        args.builds["before"] = os.path.abspath(args.before)
     return args
 
 
@@ -87,16 +95,17 @@ def one(s, h, args, rnd, setting, transport):
         shown = time.monotonic() - t0
     except Exception as e:  # noqa: BLE001  (a row saying "not shown" is the result)
         log(f"last title not shown: {e}")
-    st = [r for r in s.x11ring_stats() if r.get("pid") == p.pid]
+    said = [m.groups() for m in PACER_LINE.finditer(s.stderr_text())]
+    merged, cut = (int(said[-1][0]), int(said[-1][1])) if said else (0, 0)
     s.stop_client(p)
     s.stop_client(probe)
     r = {"round": rnd + 1, "setting": setting, "transport": transport, "n": int(f["n"]),
          "p50": float(f["p50"]), "p99": float(f["p99"]), "max": float(f["max"]),
          "titles": titles, "caught_up_s": caught_up, "shown_after_s": shown if shown is not None else float("nan"),
-         "wm_yields": st[0].get("wm_yields", 0) if st else 0, "load": I.loadavg()}
+         "merged": merged, "cut": cut, "load": I.loadavg()}
     log(f"round {rnd + 1}, {setting}, {transport}: probe p50 {r['p50']:.2f} p99 "
         f"{r['p99']:.2f} max {r['max']:.1f} ms ({r['n']} round trips); {titles} titles, "
-        f"last shown after {r['shown_after_s']:.2f} s; wm_yields {r['wm_yields']}")
+        f"last shown after {r['shown_after_s']:.2f} s; pacer: {merged} merged, {cut} cut")
     return r
 
 
@@ -105,12 +114,13 @@ def run(h, args):
     os.makedirs(out, exist_ok=True)
     results = []
     load_before = V.loadavg()
-    names = list(SETTINGS)
+    names = list(args.builds)
     for rnd in range(args.rounds):
         k = rnd % len(names)
         for j, setting in enumerate(names[k:] + names[:k]):
             order = args.transport_list if (rnd + j) % 2 == 0 else args.transport_list[::-1]
-            with Session(h, f"r{rnd}-{setting}", x11=True, env=SETTINGS[setting]) as s:
+            h.smtwc = args.builds[setting]
+            with Session(h, f"r{rnd}-{setting}", x11=True) as s:
                 for transport in order:
                     results.append(one(s, h, args, rnd, setting, transport))
     load_after = V.loadavg()
@@ -118,10 +128,10 @@ def run(h, args):
              f"(wl_display round trips every 10 ms, for {args.seconds + args.tail:g} s), "
              f"{benchenv.machine()}, {args.rounds} "
              f"rounds, {datetime.date.today().isoformat()}. Median over the rounds [min-max].",
-             "", "| window manager first | transport | probe p50 ms | p99 ms | max ms | "
+             "", "| build | transport | probe p50 ms | p99 ms | max ms | "
              "round trips | titles set | X caught up after the flood, s | last title shown "
-             "after that, s | flooder reads refused for the WM |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "after that, s | PropertyNotify merged | turns cut |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     tally = V.Tally()
     judged = []
     for transport in args.transport_list:
@@ -135,8 +145,9 @@ def run(h, args):
                 f"| {I.spread([r['titles'] for r in rs], '{:.0f}')} "
                 f"| {I.spread([r['caught_up_s'] for r in rs], '{:.1f}')} "
                 f"| {I.spread([r['shown_after_s'] for r in rs], '{:.2f}')} "
-                f"| {I.spread([r['wm_yields'] for r in rs], '{:.0f}')} |")
-            if setting == "on":
+                f"| {I.spread([r['merged'] for r in rs], '{:.0f}')} "
+                f"| {I.spread([r['cut'] for r in rs], '{:.0f}')} |")
+            if setting == "paced":
                 name = f"{transport}: another client's round trip max <= {TARGET_MAX_MS:g} ms"
                 iv = V.value_interval([r["max"] for r in rs])
                 judged.append((name, tally.judge(name, iv, TARGET_MAX_MS, False), iv))
