@@ -206,21 +206,36 @@ xcb_generic_event_t *xcb_poll_for_event(xcb_connection_t *c)
 		pacer.turn_start_ns = now;
 		pacer.handed = 0;
 	}
-	while (!wm_event_queue_full(&pacer.queue)) {
+	/* Reading is bounded too: a flood can write faster than a turn reads.
+	 * What libxcb still has (read from the socket or not) is left for the
+	 * next turn, which a wake-up makes sure of. */
+	bool more = true;
+	for (unsigned pulled = 1; !wm_event_queue_full(&pacer.queue); pulled++) {
+		if (pulled % 256 == 0) {
+			now = monotonic_now_ns();
+			if (now - pacer.turn_start_ns >= WM_TURN_BUDGET_NS) {
+				break;
+			}
+		}
 		xcb_generic_event_t *ev = real_poll_for_event(c);
 		if (ev == NULL) {
+			more = false;
 			break;
 		}
 		wm_event_queue_push(&pacer.queue, ev);
 	}
 	if (pacer.handed > 0 && now - pacer.turn_start_ns >= WM_TURN_BUDGET_NS &&
-			wm_event_queue_length(&pacer.queue) > 0) {
+			(more || wm_event_queue_length(&pacer.queue) > 0)) {
 		pacer.turns_cut++;
 		wake(c);
 		return end_turn(now);
 	}
 	xcb_generic_event_t *ev = wm_event_queue_pop(&pacer.queue, now);
 	if (ev == NULL) {
+		if (more) {
+			pacer.turns_cut++;
+			wake(c);
+		}
 		return end_turn(now);
 	}
 	pacer.handed++;
