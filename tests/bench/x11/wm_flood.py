@@ -79,10 +79,12 @@ def one(s, h, args, rnd, setting, transport):
                 name=f"x11-titleflood-{transport}", env=I.transport_env(transport))
     I.wait_line(s, p, "ready", 30, "x11-titleflood to map its window")
     flood_end = time.monotonic() + args.seconds  # it floods from "ready" on
+    cpu0 = I.cpu_ticks(s.compositor.pid)
     probe = s.spawn([hostile_tool(h), "sync-probe", args.seconds + args.tail],
                     name="sync-probe")
     line = I.wait_line(s, probe, "SYNC", 600, "the sync probe's result")[0]
     f = dict(kv.split("=") for kv in line.split()[1:] if "=" in kv)
+    cpu = (I.cpu_ticks(s.compositor.pid) - cpu0) / os.sysconf("SC_CLK_TCK")
     titles = int(I.wait_line(s, p, "TITLES", 600, "the title flood to end")[0].split()[1])
     t0 = time.monotonic()
     # The flooder's last request is a round trip: when it returns, the X
@@ -102,7 +104,7 @@ def one(s, h, args, rnd, setting, transport):
     r = {"round": rnd + 1, "setting": setting, "transport": transport, "n": int(f["n"]),
          "p50": float(f["p50"]), "p99": float(f["p99"]), "max": float(f["max"]),
          "titles": titles, "caught_up_s": caught_up, "shown_after_s": shown if shown is not None else float("nan"),
-         "merged": merged, "cut": cut, "load": I.loadavg()}
+         "merged": merged, "cut": cut, "compositor_cpu_s": cpu, "load": I.loadavg()}
     log(f"round {rnd + 1}, {setting}, {transport}: probe p50 {r['p50']:.2f} p99 "
         f"{r['p99']:.2f} max {r['max']:.1f} ms ({r['n']} round trips); {titles} titles, "
         f"last shown after {r['shown_after_s']:.2f} s; pacer: {merged} merged, {cut} cut")
@@ -130,8 +132,8 @@ def run(h, args):
              f"rounds, {datetime.date.today().isoformat()}. Median over the rounds [min-max].",
              "", "| build | transport | probe p50 ms | p99 ms | max ms | "
              "round trips | titles set | X caught up after the flood, s | last title shown "
-             "after that, s | PropertyNotify merged | turns cut |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "after that, s | PropertyNotify merged | turns cut | compositor CPU s during the probe |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     tally = V.Tally()
     judged = []
     for transport in args.transport_list:
@@ -146,7 +148,8 @@ def run(h, args):
                 f"| {I.spread([r['caught_up_s'] for r in rs], '{:.1f}')} "
                 f"| {I.spread([r['shown_after_s'] for r in rs], '{:.2f}')} "
                 f"| {I.spread([r['merged'] for r in rs], '{:.0f}')} "
-                f"| {I.spread([r['cut'] for r in rs], '{:.0f}')} |")
+                f"| {I.spread([r['cut'] for r in rs], '{:.0f}')} "
+                f"| {I.spread([r['compositor_cpu_s'] for r in rs], '{:.2f}')} |")
             if setting == "paced":
                 name = f"{transport}: another client's round trip max <= {TARGET_MAX_MS:g} ms"
                 iv = V.value_interval([r["max"] for r in rs])
