@@ -22,6 +22,7 @@
 #include "compositor/output/output.h"
 #include "compositor/server.h"
 #include "compositor/extension.h"
+#include "xwayland-glue/wm/wm_event_pacer.h"
 #include "xwayland-glue/wm/x11ring_session.h"
 
 struct smtwc_xwayland {
@@ -572,6 +573,11 @@ static bool xwayland_init(struct smtwc_server *server)
 		return false;
 	}
 	xw->wlr->data = server;
+	if (!wm_event_pacer_init(wl_display_get_event_loop(server->display), xw->wlr)) {
+		wlr_log(WLR_ERROR,
+				"X window manager: no timer for its pacing; an X client "
+				"flooding it can stall the compositor");
+	}
 	xw->ready.notify = xwayland_handle_ready;
 	wl_signal_add(&xw->wlr->events.ready, &xw->ready);
 	xw->new_surface.notify = xwayland_handle_new_surface;
@@ -609,6 +615,7 @@ static void xwayland_finish(struct smtwc_server *server)
 	wl_list_remove(&xw->ready.link);
 	wl_list_remove(&xw->new_surface.link);
 	wlr_xwayland_destroy(xw->wlr);
+	wm_event_pacer_finish();
 	x11ring_session_destroy(xw->ring);
 	free(xw);
 	server->xwayland = NULL;

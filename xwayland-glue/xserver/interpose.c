@@ -86,6 +86,7 @@ static void become_server(void)
 	done = true;
 	forget_preload();
 	xconn_stats_init();
+	wm_events_init();
 }
 
 struct xconn *xconn_get(int fd)
@@ -135,6 +136,7 @@ static void track(int fd)
 
 static void untrack(int fd)
 {
+	wm_events_closed(fd);
 	struct xconn *c = xconn_get(fd);
 	if (!c)
 		return;
@@ -322,6 +324,8 @@ static void note_answer(int fd, const struct iovec *iov, int n, ssize_t written)
 
 EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
 {
+	if (wm_events_is_wm(fd))
+		return wm_events_writev(fd, iov, n, real_writev);
 	ssize_t w = real_writev(fd, iov, n);
 	int saved = errno;
 	note_answer(fd, iov, n, w);
@@ -333,6 +337,8 @@ EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
 	ssize_t w = real_sendmsg(fd, msg, flags);
 	int saved = errno;
+	if (wm_events_is_wm(fd))
+		wm_events_sent(msg->msg_iov, (int)msg->msg_iovlen, w);
 	note_answer(fd, msg->msg_iov, (int)msg->msg_iovlen, w);
 	errno = saved;
 	return w;

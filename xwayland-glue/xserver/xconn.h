@@ -181,6 +181,19 @@ int input_boost_filter(int epfd, struct epoll_event *ev, int n, int max);
 int input_boost_timeout(int timeout);
 void input_boost_forget(struct xconn *c);
 
+/* wm_events.c: the window manager's connection (Xwayland's `-wm N`), its
+ * repeated PropertyNotify left out of each write (docs/x11.md "The window
+ * manager's events"). */
+void wm_events_init(void);
+bool wm_events_is_wm(int fd);
+void wm_events_closed(int fd);
+/* Writes iov to the window manager's fd through real_writev, less the
+ * repeats; returns how much of iov that stands for. */
+ssize_t wm_events_writev(int fd, const struct iovec *iov, int n,
+		ssize_t (*real_writev)(int, const struct iovec *, int));
+/* The X server sent `written` bytes of iov to it with sendmsg (fds along). */
+void wm_events_sent(const struct iovec *iov, int n, ssize_t written);
+
 /* stats.c */
 void xconn_stats_init(void);
 /* epoll_wait found the statistics socket readable. */

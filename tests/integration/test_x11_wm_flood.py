@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""An X client changing its title in a loop (session 26's red team: Tk's
+`wm title . $i`) must not stall the compositor in wlroots' window manager
+(docs/x11.md "The window manager's events",
+xwayland-glue/wm/wm_event_pacer.c). wlroots answers each PropertyNotify
+with a synchronous GetProperty from the compositor's main loop and reads
+events until there are none, so before the pacer the compositor answered
+nobody for as long as the flood went on.
+
+What is checked is what happened, never a duration. On the ring and on
+the socket, x11-titleflood floods until it is told to stop; while it
+floods:
+- the compositor reports PropertyNotify held for their interval and
+  repeated ones merged (without the pacer neither happens: the test fails
+  waiting for it);
+- another Wayland client's round trips are answered (smt-hostile
+  sync-probe), and the control socket answers (stats), with the
+  flooder still flooding;
+then it stops with the title "final N", and the compositor's window list
+shows exactly that title: merging loses no change.
+"""
+import os
+import re
+import signal
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "bench", "x11"))
+import harness  # noqa: E402
+from harness import Session, check, log  # noqa: E402
+from harness.hostile import hostile_tool  # noqa: E402
+import interactive as bench  # noqa: E402  (program(), wait_line(), transport_env())
+
+PACER_LINE = re.compile(r"X window manager under load: (\d+) PropertyNotify merged, "
+                        r"\d+ turns ended at the budget, (\d+) PropertyNotify held")
+
+
+def pacer_lines(s, since):
+    out = []
+    for ln in s.stderr_text().splitlines()[since:]:
+        m = PACER_LINE.search(ln)
+        if m:
+            out.append((int(m.group(1)), int(m.group(2))))
+    return out
+
+
+def flood(s, h, transport):
+    since = len(s.stderr_text().splitlines())
+    p = s.spawn([bench.program("x11-titleflood"), "--start-on-usr1", "--until-usr2"],
+                name=f"x11-titleflood-{transport}", env=bench.transport_env(transport))
+    bench.wait_line(s, p, "ready", 30, "x11-titleflood to map its window")
+    p.signal_group(signal.SIGUSR1)  # the flood begins
+
+    # Cumulative counts: what this flood added shows as growth over the
+    # last line before it.
+    before = (pacer_lines(s, 0) or [(0, 0)])[-1]
+
+    def paced():
+        for merged, held in pacer_lines(s, since):
+            if merged > before[0] and held > before[1]:
+                return (merged, held)
+        return None
+    merged, held = s.wait_until(paced, timeout=90,
+                                what="the window manager's PropertyNotify held for their "
+                                     "interval and merged, during the flood")
+    check(p.alive() and not bench_said(p, "TITLES"),
+          f"{transport}: the flood ended before the check (it floods until told)")
+    # Served while the flood goes on.
+    probe = s.run([hostile_tool(h), "sync-probe", "0.3"], timeout=120, check_rc=False)
+    check(probe.returncode == 0 and "SYNC" in probe.stdout,
+          f"{transport}: another Wayland client's round trips during the flood: "
+          f"rc={probe.returncode} {probe.stdout!r} {probe.stderr[-400:]!r}")
+    stats = s.control("stats", timeout=60)
+    check("server" in stats, f"{transport}: the control socket during the flood: {stats}")
+    check(p.alive() and not bench_said(p, "TITLES"),
+          f"{transport}: the flood ended before the probes were answered")
+
+    p.signal_group(signal.SIGUSR2)  # the flood ends with the title "final N"
+    line = bench.wait_line(s, p, "TITLES", 150, "the title flood to end")[0]
+    n = int(line.split()[1])
+    s.wait_window(lambda w: w["title"] == f"final {n}", timeout=60,
+                  what=f"the compositor's window list to show the last title (final {n})")
+    log(f"{transport}: {n} titles; the pacer said {merged} merged, {held} held "
+        f"(cumulative); probe: {probe.stdout.strip()}")
+    check(s.compositor.alive(), "the compositor died")
+    s.stop_client(p)
+
+
+def bench_said(p, prefix):
+    with open(p.log_path) as f:
+        return any(ln.startswith(prefix) for ln in f.read().splitlines())
+
+
+def test(h):
+    with Session(h, x11=True) as s:
+        for transport in ("ring", "socket"):
+            flood(s, h, transport)
+
+
+harness.main(test)

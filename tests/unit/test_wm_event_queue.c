@@ -1,0 +1,239 @@
+/*
+ * The X window manager's event FIFO (xwayland-glue/wm/wm_event_queue.c),
+ * on a fake clock: order kept, a PropertyNotify merged only into an
+ * identical one still waiting on a client's window, never across a
+ * DestroyNotify, never on the window manager's own windows; paced to one
+ * per key and interval, the held ones handed out when due, what comes
+ * behind them not held up.
+ */
+#include <stdlib.h>
+
+#include "tests/unit/unit_check.h"
+#include "xwayland-glue/wm/wm_event_queue.h"
+
+/* The window manager's XID range in these tests; clients' windows are
+ * outside it. */
+#define OWN_BASE 0x00200000u
+#define OWN_MASK 0x001fffffu
+#define CLIENT_A 0x00400001u
+#define CLIENT_B 0x00600001u
+#define OWN_WINDOW (OWN_BASE | 7u)
+#define WM_NAME 39u
+#define NET_WM_NAME 300u
+
+static xcb_generic_event_t *property(uint32_t window, uint32_t atom, uint8_t state)
+{
+	xcb_property_notify_event_t *pn = calloc(1, 32);
+	pn->response_type = XCB_PROPERTY_NOTIFY;
+	pn->window = window;
+	pn->atom = atom;
+	pn->state = state;
+	return (xcb_generic_event_t *)pn;
+}
+
+static xcb_generic_event_t *other(uint8_t type, uint32_t window)
+{
+	xcb_destroy_notify_event_t *ev = calloc(1, 32);
+	ev->response_type = type;
+	ev->window = window;
+	return (xcb_generic_event_t *)ev;
+}
+
+/* Pops one event, checks its type and window (the window field is at the
+ * same offset in the events used here: 4 for PropertyNotify, 8 for
+ * DestroyNotify and MapRequest), frees it. */
+#define MS 1000000ull
+/* The fake clock: far from 0 (0 means "never handed"). */
+static uint64_t now = 1000 * MS;
+
+static void expect(struct wm_event_queue *q, uint8_t type, uint32_t window)
+{
+	xcb_generic_event_t *ev = wm_event_queue_pop(q, now);
+	CHECK(ev != NULL);
+	if (ev == NULL) {
+		return;
+	}
+	CHECK_INT(ev->response_type & 0x7f, type);
+	uint32_t w = type == XCB_PROPERTY_NOTIFY ? ((xcb_property_notify_event_t *)ev)->window :
+						   ((xcb_destroy_notify_event_t *)ev)->window;
+	CHECK_INT(w, window);
+	free(ev);
+}
+
+static void test_order_and_merge(void)
+{
+	current_test = "order_and_merge";
+	struct wm_event_queue q;
+	REQUIRE(wm_event_queue_init(&q, OWN_BASE, OWN_MASK), "init");
+	wm_event_queue_push(&q, property(CLIENT_A, WM_NAME, XCB_PROPERTY_NEW_VALUE));
+	wm_event_queue_push(&q, other(XCB_MAP_REQUEST, CLIENT_B));
+	for (int i = 0; i < 1000; i++) {
+		wm_event_queue_push(&q, property(CLIENT_A, WM_NAME, XCB_PROPERTY_NEW_VALUE));
+		wm_event_queue_push(&q, property(CLIENT_A, NET_WM_NAME, XCB_PROPERTY_NEW_VALUE));
+	}
+	/* The first of each kind keeps its place; the rest were merged. */
+	CHECK_INT(wm_event_queue_length(&q), 3);
+	CHECK_INT(q.merged, 1999);
+	expect(&q, XCB_PROPERTY_NOTIFY, CLIENT_A);
+	expect(&q, XCB_MAP_REQUEST, CLIENT_B);
+	expect(&q, XCB_PROPERTY_NOTIFY, CLIENT_A);
+	CHECK(wm_event_queue_pop(&q, now) == NULL);
+	/* Once handed out, the next change is queued again. */
+	wm_event_queue_push(&q, property(CLIENT_A, WM_NAME, XCB_PROPERTY_NEW_VALUE));
+	CHECK_INT(wm_event_queue_length(&q), 1);
+	wm_event_queue_clear(&q);
+}
+
+static void test_paced(void)
+{
+	current_test = "paced";
+	struct wm_event_queue q;
+	REQUIRE(wm_event_queue_init(&q, OWN_BASE, OWN_MASK), "init");
+	uint64_t t0 = now;
+	/* The first change after a quiet spell goes at once. */
+	wm_event_queue_push(&q, property(CLIENT_A, WM_NAME, XCB_PROPERTY_NEW_VALUE));
+	expect(&q, XCB_PROPERTY_NOTIFY, CLIENT_A);
+	CHECK_INT(wm_event_queue_next_due(&q), 0);
+	/* The next, 1 ms later, is held until the interval is over; a map
+	 * request behind it is not held up; more changes merge into it. */
+	now = t0 + 1 * MS;
+	wm_event_queue_push(&q, property(CLIENT_A, WM_NAME, XCB_PROPERTY_NEW_VALUE));
+	wm_event_queue_push(&q, other(XCB_MAP_REQUEST, CLIENT_B));
+	expect(&q, XCB_MAP_REQUEST, CLIENT_B);
+	CHECK(wm_event_queue_pop(&q, now) == NULL);
+	CHECK_INT(q.paced, 1);
+	CHECK_INT(wm_event_queue_next_due(&q), t0 + WM_PROPERTY_INTERVAL_NS);
+	for (int i = 0; i < 100; i++) {
+		wm_event_queue_push(&q, property(CLIENT_A, WM_NAME, XCB_PROPERTY_NEW_VALUE));
+	}
+	CHECK_INT(q.merged, 100);
+	CHECK_INT(wm_event_queue_length(&q), 0);
+	/* Another window's first change is not held. */
+	wm_event_queue_push(&q, property(CLIENT_B, WM_NAME, XCB_PROPERTY_NEW_VALUE));
+	expect(&q, XCB_PROPERTY_NOTIFY, CLIENT_B);
+	now = t0 + WM_PROPERTY_INTERVAL_NS - 1;
+	CHECK(wm_event_queue_pop(&q, now) == NULL);
+	/* Due: handed out once, and the interval starts again from then. */
+	now = t0 + WM_PROPERTY_INTERVAL_NS;
+	expect(&q, XCB_PROPERTY_NOTIFY, CLIENT_A);
+	CHECK(wm_event_queue_pop(&q, now) == NULL);
+	CHECK_INT(wm_event_queue_next_due(&q), 0);
+	uint64_t t1 = now;
+	now = t1 + 10 * MS;
+	wm_event_queue_push(&q, property(CLIENT_A, WM_NAME, XCB_PROPERTY_NEW_VALUE));
+	CHECK(wm_event_queue_pop(&q, now) == NULL);
+	CHECK_INT(wm_event_queue_next_due(&q), t1 + WM_PROPERTY_INTERVAL_NS);
+	/* A held event is freed with the queue (ASan sees a leak). */
+	wm_event_queue_clear(&q);
+	now = t0 + 1000 * MS;
+}
+
+/* Held events: the earliest due first; the one moved in the held list to
+ * fill the place of one handed out keeps merging. */
+static void test_held_order(void)
+{
+	current_test = "held_order";
+	struct wm_event_queue q;
+	REQUIRE(wm_event_queue_init(&q, OWN_BASE, OWN_MASK), "init");
+	uint64_t t0 = now;
+	wm_event_queue_push(&q, property(CLIENT_B, WM_NAME, XCB_PROPERTY_NEW_VALUE));
+	expect(&q, XCB_PROPERTY_NOTIFY, CLIENT_B);
+	now = t0 + 20 * MS;
+	wm_event_queue_push(&q, property(CLIENT_A, WM_NAME, XCB_PROPERTY_NEW_VALUE));
+	expect(&q, XCB_PROPERTY_NOTIFY, CLIENT_A);
+	now = t0 + 30 * MS;
+	/* B's change held first (due t0+50), A's second (due t0+70). */
+	wm_event_queue_push(&q, property(CLIENT_B, WM_NAME, XCB_PROPERTY_NEW_VALUE));
+	wm_event_queue_push(&q, property(CLIENT_A, WM_NAME, XCB_PROPERTY_NEW_VALUE));
+	CHECK(wm_event_queue_pop(&q, now) == NULL);
+	CHECK_INT(q.held_count, 2);
+	CHECK_INT(wm_event_queue_next_due(&q), t0 + 50 * MS);
+	now = t0 + 60 * MS;
+	expect(&q, XCB_PROPERTY_NOTIFY, CLIENT_B);
+	CHECK(wm_event_queue_pop(&q, now) == NULL);
+	now = t0 + 100 * MS;
+	/* A's moved into B's place in the list: still merged into. */
+	wm_event_queue_push(&q, property(CLIENT_A, WM_NAME, XCB_PROPERTY_NEW_VALUE));
+	CHECK_INT(q.merged, 1);
+	expect(&q, XCB_PROPERTY_NOTIFY, CLIENT_A);
+	CHECK(wm_event_queue_pop(&q, now) == NULL);
+	wm_event_queue_clear(&q);
+	now = t0 + 1000 * MS;
+}
+
+static void test_what_is_not_merged(void)
+{
+	current_test = "not_merged";
+	struct wm_event_queue q;
+	REQUIRE(wm_event_queue_init(&q, OWN_BASE, OWN_MASK), "init");
+	wm_event_queue_push(&q, property(CLIENT_A, WM_NAME, XCB_PROPERTY_NEW_VALUE));
+	wm_event_queue_push(&q, property(CLIENT_A, WM_NAME, XCB_PROPERTY_DELETE));
+	wm_event_queue_push(&q, property(CLIENT_B, WM_NAME, XCB_PROPERTY_NEW_VALUE));
+	/* The window manager's own windows: selection transfers count these. */
+	wm_event_queue_push(&q, property(OWN_WINDOW, WM_NAME, XCB_PROPERTY_DELETE));
+	wm_event_queue_push(&q, property(OWN_WINDOW, WM_NAME, XCB_PROPERTY_DELETE));
+	CHECK_INT(wm_event_queue_length(&q), 5);
+	CHECK_INT(q.merged, 0);
+	/* A window's id may come back as another window after DestroyNotify:
+	 * what waited before it takes nothing after it. */
+	wm_event_queue_push(&q, other(XCB_DESTROY_NOTIFY, CLIENT_A));
+	wm_event_queue_push(&q, property(CLIENT_A, WM_NAME, XCB_PROPERTY_NEW_VALUE));
+	CHECK_INT(wm_event_queue_length(&q), 7);
+	CHECK_INT(q.merged, 0);
+	expect(&q, XCB_PROPERTY_NOTIFY, CLIENT_A);
+	expect(&q, XCB_PROPERTY_NOTIFY, CLIENT_A);
+	expect(&q, XCB_PROPERTY_NOTIFY, CLIENT_B);
+	expect(&q, XCB_PROPERTY_NOTIFY, OWN_WINDOW);
+	expect(&q, XCB_PROPERTY_NOTIFY, OWN_WINDOW);
+	expect(&q, XCB_DESTROY_NOTIFY, CLIENT_A);
+	/* Paced (the same key was handed out just now), not merged: it comes
+	 * when its interval is over. */
+	CHECK(wm_event_queue_pop(&q, now) == NULL);
+	CHECK_INT(q.held_count, 1);
+	now += WM_PROPERTY_INTERVAL_NS;
+	expect(&q, XCB_PROPERTY_NOTIFY, CLIENT_A);
+	wm_event_queue_clear(&q);
+
+	/* No XID range known: every window is taken as the manager's own. */
+	REQUIRE(wm_event_queue_init(&q, 0, 0), "init");
+	wm_event_queue_push(&q, property(CLIENT_A, WM_NAME, XCB_PROPERTY_NEW_VALUE));
+	wm_event_queue_push(&q, property(CLIENT_A, WM_NAME, XCB_PROPERTY_NEW_VALUE));
+	CHECK_INT(wm_event_queue_length(&q), 2);
+	wm_event_queue_clear(&q);
+}
+
+/* More windows than merge slots: collisions merge less, never wrongly
+ * (each window's first change is kept), and the FIFO stops at its cap. */
+static void test_many_windows_and_cap(void)
+{
+	current_test = "many_windows_and_cap";
+	struct wm_event_queue q;
+	REQUIRE(wm_event_queue_init(&q, OWN_BASE, OWN_MASK), "init");
+	uint32_t n = WM_EVENT_QUEUE_CAP;
+	for (uint32_t i = 0; i < n; i++) {
+		wm_event_queue_push(&q, property(CLIENT_A + i, WM_NAME, XCB_PROPERTY_NEW_VALUE));
+	}
+	CHECK_INT(q.merged, 0);
+	CHECK(wm_event_queue_full(&q));
+	CHECK_INT(q.peak, n);
+	for (uint32_t i = 0; i < n; i++) {
+		expect(&q, XCB_PROPERTY_NOTIFY, CLIENT_A + i);
+	}
+	CHECK(!wm_event_queue_full(&q));
+	/* Events still waiting are freed with the queue (ASan sees a leak). */
+	wm_event_queue_push(&q, other(XCB_MAP_REQUEST, CLIENT_B));
+	wm_event_queue_clear(&q);
+}
+
+int main(void)
+{
+	test_order_and_merge();
+	test_paced();
+	test_held_order();
+	test_what_is_not_merged();
+	test_many_windows_and_cap();
+	if (failures) {
+		fprintf(stderr, "%d check(s) failed\n", failures);
+	}
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,276 @@
+/*
+ * wlroots' X window manager, held to a budget on the compositor's main
+ * loop (docs/x11.md, "The window manager's events").
+ *
+ * wlroots 0.15 reads the window manager's X connection in one handler that
+ * takes events from libxcb until there are none, and answers every
+ * PropertyNotify on a client's window with a synchronous GetProperty. An X
+ * client setting its title in a loop (Tk's `wm title . $i`) keeps that
+ * handler busy for as long as it floods, and every other client of the
+ * compositor waits (session 26: seconds). We cannot change wlroots; we
+ * can stand between it and libxcb. The compositor defines
+ * xcb_poll_for_event, so wlroots' calls land here (the executable's
+ * definition comes first in the lookup order); for the window manager's
+ * connection only:
+ *
+ * - every event libxcb has is taken into a FIFO (wm_event_queue.h) that
+ *   merges the PropertyNotify wlroots would read twice and hands out one
+ *   per window and property every 50 ms at most, so a flood of title
+ *   changes costs two GetProperty (WM_NAME, _NET_WM_NAME) per interval,
+ *   not two per change, and nothing piles up; a timer brings the held
+ *   ones back when their time comes;
+ * - a turn of the handler ends once it has run WM_TURN_BUDGET_NS (after
+ *   at least one event): the loop serves everybody else, then the handler
+ *   runs again. libxcb's fd is not readable then, the events being in our
+ *   FIFO, so a cheap request (GetInputFocus, its reply discarded) makes
+ *   the X server write to it; a timer asks again should anything else
+ *   have read that reply first.
+ *
+ * Other connections (none today) pass through untouched.
+ */
+#define _GNU_SOURCE
+#include "xwayland-glue/wm/wm_event_pacer.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <wlr/util/log.h>
+#include <wlr/xwayland.h>
+
+#include "common/monotonic_clock.h"
+#include "xwayland-glue/dlsym_next.h"
+#include "xwayland-glue/wm/wm_event_queue.h"
+
+/* One turn of the window manager's handler, at most (then at least one
+ * event more, which may be a round trip). */
+#define WM_TURN_BUDGET_NS 1000000u
+/* How long a wake-up may go unanswered before it is asked again. */
+#define WM_WAKE_RETRY_MS 10
+#define WM_LOG_INTERVAL_NS 1000000000u
+
+static struct {
+	struct wlr_xwayland *wlr;
+	struct wl_event_source *retry;
+	xcb_connection_t *conn; /* whose events the FIFO holds; NULL: none */
+	struct wm_event_queue queue;
+	bool in_turn;
+	uint64_t turn_start_ns;
+	unsigned handed;                      /* events given to wlroots this turn */
+	uint64_t merged_before, paced_before; /* by the connections before this one */
+	uint64_t turns_cut, wakes;
+	uint64_t logged_merged, logged_cut, logged_paced, last_log_ns;
+} pacer;
+
+static xcb_generic_event_t *(*real_poll_for_event)(xcb_connection_t *c);
+static void (*real_disconnect)(xcb_connection_t *c);
+
+static bool is_window_manager(xcb_connection_t *c)
+{
+	if (c != NULL && c == pacer.conn) {
+		return true; /* also once Xwayland's end has gone, until wlroots disconnects */
+	}
+	return pacer.wlr != NULL && pacer.wlr->server != NULL && c != NULL &&
+			pacer.wlr->server->wm_fd[0] >= 0 &&
+			xcb_get_file_descriptor(c) == pacer.wlr->server->wm_fd[0];
+}
+
+static uint64_t merged_total(void)
+{
+	return pacer.merged_before + (pacer.conn != NULL ? pacer.queue.merged : 0);
+}
+
+static uint64_t paced_total(void)
+{
+	return pacer.paced_before + (pacer.conn != NULL ? pacer.queue.paced : 0);
+}
+
+static void log_summary(const char *when)
+{
+	wlr_log(WLR_INFO,
+			"X window manager %s: %llu PropertyNotify merged, %llu turns ended "
+			"at the budget, %llu PropertyNotify held for their interval, "
+			"%llu wake-ups, %zu events waiting (peak %zu)",
+			when, (unsigned long long)merged_total(),
+			(unsigned long long)pacer.turns_cut, (unsigned long long)paced_total(),
+			(unsigned long long)pacer.wakes, wm_event_queue_length(&pacer.queue),
+			pacer.queue.peak);
+	pacer.logged_merged = merged_total();
+	pacer.logged_cut = pacer.turns_cut;
+	pacer.logged_paced = paced_total();
+}
+
+/* Something to say (a flood is being merged or cut), said at most once a
+ * second: the first time at once. */
+static void maybe_log(uint64_t now)
+{
+	if (merged_total() == pacer.logged_merged && pacer.turns_cut == pacer.logged_cut &&
+			paced_total() == pacer.logged_paced) {
+		return;
+	}
+	if (pacer.last_log_ns != 0 && now - pacer.last_log_ns < WM_LOG_INTERVAL_NS) {
+		return;
+	}
+	pacer.last_log_ns = now;
+	log_summary("under load");
+}
+
+static void forget_connection(void)
+{
+	if (pacer.conn != NULL) {
+		pacer.merged_before += pacer.queue.merged;
+		pacer.paced_before += pacer.queue.paced;
+		wm_event_queue_clear(&pacer.queue);
+		pacer.conn = NULL;
+	}
+	pacer.in_turn = false;
+	if (pacer.retry != NULL) {
+		wl_event_source_timer_update(pacer.retry, 0);
+	}
+}
+
+/* The window manager's connection, first seen: its XID range tells its
+ * own windows from its clients'. False: pass through (no memory). */
+static bool adopt_connection(xcb_connection_t *c)
+{
+	forget_connection();
+	const xcb_setup_t *setup = xcb_get_setup(c);
+	if (setup == NULL ||
+			!wm_event_queue_init(&pacer.queue, setup->resource_id_base,
+					setup->resource_id_mask)) {
+		wlr_log(WLR_ERROR,
+				"X window manager: no memory for its event queue; "
+				"its events are not paced");
+		wm_event_queue_clear(&pacer.queue);
+		return false;
+	}
+	pacer.conn = c;
+	return true;
+}
+
+/* Make the X server write to the connection, so that its fd is readable
+ * and the loop runs wlroots' handler again. */
+static void wake(xcb_connection_t *c)
+{
+	xcb_discard_reply(c, xcb_get_input_focus(c).sequence);
+	xcb_flush(c);
+	pacer.wakes++;
+	wl_event_source_timer_update(pacer.retry, WM_WAKE_RETRY_MS);
+}
+
+/* The timer for the earliest held PropertyNotify, if any. */
+static void arm_for_held(uint64_t now)
+{
+	uint64_t due = wm_event_queue_next_due(&pacer.queue);
+	if (due != 0) {
+		uint64_t ms = due > now ? (due - now + 999999u) / 1000000u : 1;
+		wl_event_source_timer_update(pacer.retry, (int)ms);
+	}
+}
+
+static int handle_retry(void *data)
+{
+	(void)data;
+	if (pacer.conn == NULL || pacer.in_turn || xcb_connection_has_error(pacer.conn)) {
+		return 0;
+	}
+	uint64_t now = monotonic_now_ns();
+	uint64_t due = wm_event_queue_next_due(&pacer.queue);
+	if (wm_event_queue_length(&pacer.queue) > 0 || (due != 0 && due <= now)) {
+		wake(pacer.conn);
+	} else {
+		arm_for_held(now);
+	}
+	return 0;
+}
+
+static xcb_generic_event_t *end_turn(uint64_t now)
+{
+	pacer.in_turn = false;
+	if (wm_event_queue_length(&pacer.queue) == 0) {
+		arm_for_held(now);
+	}
+	maybe_log(now);
+	return NULL;
+}
+
+xcb_generic_event_t *xcb_poll_for_event(xcb_connection_t *c)
+{
+	if (real_poll_for_event == NULL) {
+		dlsym_next(&real_poll_for_event, "xcb_poll_for_event");
+	}
+	if (!is_window_manager(c) || (pacer.conn != c && !adopt_connection(c))) {
+		return real_poll_for_event(c);
+	}
+	uint64_t now = monotonic_now_ns();
+	if (!pacer.in_turn) {
+		pacer.in_turn = true;
+		pacer.turn_start_ns = now;
+		pacer.handed = 0;
+	}
+	/* Reading is bounded too: a flood can write faster than a turn reads.
+	 * What libxcb still has (read from the socket or not) is left for the
+	 * next turn, which a wake-up makes sure of. */
+	bool more = true;
+	for (unsigned pulled = 1; !wm_event_queue_full(&pacer.queue); pulled++) {
+		if (pulled % 256 == 0) {
+			now = monotonic_now_ns();
+			if (now - pacer.turn_start_ns >= WM_TURN_BUDGET_NS) {
+				break;
+			}
+		}
+		xcb_generic_event_t *ev = real_poll_for_event(c);
+		if (ev == NULL) {
+			more = false;
+			break;
+		}
+		wm_event_queue_push(&pacer.queue, ev);
+	}
+	if (pacer.handed > 0 && now - pacer.turn_start_ns >= WM_TURN_BUDGET_NS &&
+			(more || wm_event_queue_length(&pacer.queue) > 0)) {
+		pacer.turns_cut++;
+		wake(c);
+		return end_turn(now);
+	}
+	xcb_generic_event_t *ev = wm_event_queue_pop(&pacer.queue, now);
+	if (ev == NULL) {
+		if (more) {
+			pacer.turns_cut++;
+			wake(c);
+		}
+		return end_turn(now);
+	}
+	pacer.handed++;
+	return ev;
+}
+
+void xcb_disconnect(xcb_connection_t *c)
+{
+	if (real_disconnect == NULL) {
+		dlsym_next(&real_disconnect, "xcb_disconnect");
+	}
+	if (c != NULL && c == pacer.conn) {
+		forget_connection();
+	}
+	real_disconnect(c);
+}
+
+bool wm_event_pacer_init(struct wl_event_loop *loop, struct wlr_xwayland *wlr)
+{
+	pacer.retry = wl_event_loop_add_timer(loop, handle_retry, NULL);
+	if (pacer.retry == NULL) {
+		return false;
+	}
+	pacer.wlr = wlr;
+	return true;
+}
+
+void wm_event_pacer_finish(void)
+{
+	if (pacer.turns_cut > 0 || merged_total() > 0 || paced_total() > 0) {
+		log_summary("at the end");
+	}
+	forget_connection();
+	if (pacer.retry != NULL) {
+		wl_event_source_remove(pacer.retry);
+	}
+	memset(&pacer, 0, sizeof(pacer));
+}

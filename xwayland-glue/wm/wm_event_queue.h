@@ -1,0 +1,108 @@
+/*
+ * The X window manager's events, held between the X server and wlroots'
+ * window manager (wm_event_pacer.c): a FIFO that merges and paces the
+ * PropertyNotify events of clients' windows.
+ *
+ * wlroots 0.15 answers every PropertyNotify on a client's window with a
+ * synchronous GetProperty, and reads the property's value as it is when
+ * it gets there, not as it was when the event was sent. So:
+ * - merged: of two PropertyNotify for the same window, property and state,
+ *   the later adds nothing while the earlier still waits: it is dropped;
+ * - paced: one is handed out at most every WM_PROPERTY_INTERVAL_NS for the
+ *   same window, property and state (the interval views show titles at);
+ *   one that comes sooner is held until then, while the events behind it
+ *   go on (a property read later is the same as a PropertyNotify that came
+ *   later). The first change after a quiet spell is handed out at once.
+ * What stays in order and is never merged nor held: every other event,
+ * and every PropertyNotify on the window manager's own windows (selection
+ * transfers count them). A DestroyNotify ends merging into what waits
+ * (the window's id may come back as another window).
+ *
+ * Pure: no libxcb calls, only its protocol structs; the clock is the
+ * caller's. Unit-tested alone (tests/unit/test_wm_event_queue.c).
+ */
+#ifndef SMT_WM_EVENT_QUEUE_H
+#define SMT_WM_EVENT_QUEUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <xcb/xcb.h>
+
+/* Slots of the merge and pacing index: direct-mapped, so a collision only
+ * merges or paces less, never wrongly. */
+#define WM_EVENT_MERGE_SLOTS 4096u
+/* Events waiting in order at most (a power of two): with the FIFO full the
+ * pacer stops reading from libxcb, and what the X server sends waits
+ * there. */
+#define WM_EVENT_QUEUE_CAP 16384u
+/* PropertyNotify held for their time at most; past it they are handed out
+ * unpaced (still merged). */
+#define WM_EVENT_HELD_CAP 1024u
+#define WM_PROPERTY_INTERVAL_NS 50000000u
+
+enum wm_event_where {
+	WM_EVENT_GONE,
+	WM_EVENT_IN_FIFO,
+	WM_EVENT_HELD
+};
+
+struct wm_event_slot {
+	uint32_t window, atom;
+	uint8_t state;
+	enum wm_event_where where; /* of the event with this key that waits */
+	uint64_t gen;              /* merging into it only in this generation */
+	uint64_t seq;              /* its FIFO position (IN_FIFO) */
+	uint32_t held_index;       /* its place in held[] (HELD) */
+	uint64_t handed_ns;        /* the last one with this key handed out; 0: none */
+};
+
+struct wm_held_event {
+	xcb_generic_event_t *ev;
+	uint64_t due_ns;
+	uint64_t seq; /* as it was in the FIFO: tells it from a newer one */
+};
+
+struct wm_event_queue {
+	xcb_generic_event_t **ring; /* WM_EVENT_QUEUE_CAP slots */
+	uint64_t pushed, popped;    /* FIFO positions */
+	uint64_t gen;               /* bumped by a DestroyNotify */
+	/* Windows the window manager made (its XID range): never merged. */
+	uint32_t own_base, own_mask;
+	struct wm_event_slot slots[WM_EVENT_MERGE_SLOTS];
+	struct wm_held_event *held; /* WM_EVENT_HELD_CAP entries */
+	uint32_t held_count;
+	uint64_t merged, paced; /* events dropped as repeats; held for their time */
+	size_t peak;            /* most events in the FIFO at once */
+};
+
+/* False if memory could not be had. */
+bool wm_event_queue_init(struct wm_event_queue *q, uint32_t own_base, uint32_t own_mask);
+
+/* Frees every event still waiting or held, and the queue's memory. */
+void wm_event_queue_clear(struct wm_event_queue *q);
+
+static inline size_t wm_event_queue_length(const struct wm_event_queue *q)
+{
+	return (size_t)(q->pushed - q->popped);
+}
+
+static inline bool wm_event_queue_full(const struct wm_event_queue *q)
+{
+	return wm_event_queue_length(q) >= WM_EVENT_QUEUE_CAP;
+}
+
+/* Takes ownership of ev (malloc'd, as libxcb returns it): queues it, or
+ * frees it when a waiting event makes it redundant. The FIFO must not be
+ * full. */
+void wm_event_queue_push(struct wm_event_queue *q, xcb_generic_event_t *ev);
+
+/* The next event to hand out at now_ns, the caller's to free: a held one
+ * whose time has come, else the FIFO's oldest (holding the PropertyNotify
+ * that come too soon on the way). NULL: nothing to hand out now. */
+xcb_generic_event_t *wm_event_queue_pop(struct wm_event_queue *q, uint64_t now_ns);
+
+/* When the earliest held event is due; 0 if none is held. */
+uint64_t wm_event_queue_next_due(const struct wm_event_queue *q);
+
+#endif
