@@ -123,6 +123,12 @@ static void test_paced(void)
 	wm_event_queue_push(&q, property(CLIENT_A, WM_NAME, XCB_PROPERTY_NEW_VALUE));
 	CHECK(wm_event_queue_pop(&q, now) == NULL);
 	CHECK_INT(wm_event_queue_next_due(&q), t1 + WM_PROPERTY_INTERVAL_NS);
+	/* Deletions are never held (a selection transfer to a client waits
+	 * for each one), only merged while one waits. */
+	for (int i = 0; i < 3; i++) {
+		wm_event_queue_push(&q, property(CLIENT_A, NET_WM_NAME, XCB_PROPERTY_DELETE));
+		expect(&q, XCB_PROPERTY_NOTIFY, CLIENT_A);
+	}
 	/* A held event is freed with the queue (ASan sees a leak). */
 	wm_event_queue_clear(&q);
 	now = t0 + 1000 * MS;

@@ -166,6 +166,11 @@ static xcb_generic_event_t *take_held(struct wm_event_queue *q, uint32_t i, uint
 static bool hold(struct wm_event_queue *q, xcb_generic_event_t *ev,
 		const xcb_property_notify_event_t *pn, uint64_t seq, uint64_t now_ns)
 {
+	/* A deletion is what a selection transfer to a client (INCR) waits
+	 * for before each chunk: never held, or a paste would crawl. */
+	if (pn->state != XCB_PROPERTY_NEW_VALUE) {
+		return false;
+	}
 	struct wm_event_slot *slot = slot_of(q, pn);
 	if (!same_key(slot, pn) || slot->handed_ns == 0 ||
 			now_ns - slot->handed_ns >= WM_PROPERTY_INTERVAL_NS ||

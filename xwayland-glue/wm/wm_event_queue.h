@@ -8,8 +8,10 @@
  * it gets there, not as it was when the event was sent. So:
  * - merged: of two PropertyNotify for the same window, property and state,
  *   the later adds nothing while the earlier still waits: it is dropped;
- * - paced: one is handed out at most every WM_PROPERTY_INTERVAL_NS for the
- *   same window, property and state (the interval views show titles at);
+ * - paced: a new value is handed out at most every WM_PROPERTY_INTERVAL_NS
+ *   for the same window and property (the interval views show titles at;
+ *   a deletion never waits: a selection transfer to a client waits for
+ *   one before each chunk);
  *   one that comes sooner is held until then, while the events behind it
  *   go on (a property read later is the same as a PropertyNotify that came
  *   later). The first change after a quiet spell is handed out at once.
