@@ -17,7 +17,10 @@ floods:
   sync-probe), and the control socket answers (stats), with the
   flooder still flooding;
 then it stops with the title "final N", and the compositor's window list
-shows exactly that title: merging loses no change.
+shows exactly that title: merging loses no change. Again on the ring with
+new values of 5,000 properties the window manager does not read (no two
+alike in a row, nothing to merge): the compositor reports them ignored
+(never fetched), and answers meanwhile.
 """
 import os
 import re
@@ -33,37 +36,44 @@ from harness.hostile import hostile_tool  # noqa: E402
 import interactive as bench  # noqa: E402  (program(), wait_line(), transport_env())
 
 PACER_LINE = re.compile(r"X window manager under load: (\d+) PropertyNotify merged, "
-                        r"\d+ turns ended at the budget, (\d+) PropertyNotify held")
+                        r"\d+ turns ended at the budget, (\d+) PropertyNotify held for their "
+                        r"interval, (\d+) of properties it does not read")
 
 
 def pacer_lines(s, since):
+    """(merged, held, ignored) of each of the pacer's lines after line since."""
     out = []
     for ln in s.stderr_text().splitlines()[since:]:
         m = PACER_LINE.search(ln)
         if m:
-            out.append((int(m.group(1)), int(m.group(2))))
+            out.append(tuple(int(g) for g in m.groups()))
     return out
 
 
-def flood(s, h, transport):
+def flood(s, h, transport, atoms=0):
     since = len(s.stderr_text().splitlines())
-    p = s.spawn([bench.program("x11-titleflood"), "--start-on-usr1", "--until-usr2"],
+    more = ["--atoms", str(atoms)] if atoms else []
+    p = s.spawn([bench.program("x11-titleflood"), "--start-on-usr1", "--until-usr2"] + more,
                 name=f"x11-titleflood-{transport}", env=bench.transport_env(transport))
     bench.wait_line(s, p, "ready", 30, "x11-titleflood to map its window")
     p.signal_group(signal.SIGUSR1)  # the flood begins
 
     # Cumulative counts: what this flood added shows as growth over the
     # last line before it.
-    before = (pacer_lines(s, 0) or [(0, 0)])[-1]
+    before = (pacer_lines(s, 0) or [(0, 0, 0)])[-1]
 
     def paced():
-        for merged, held in pacer_lines(s, since):
-            if merged > before[0] and held > before[1]:
-                return (merged, held)
+        for merged, held, ignored in pacer_lines(s, since):
+            if atoms and ignored > before[2]:
+                return (merged, held, ignored)
+            if not atoms and merged > before[0] and held > before[1]:
+                return (merged, held, ignored)
         return None
-    merged, held = s.wait_until(paced, timeout=90,
-                                what="the window manager's PropertyNotify held for their "
-                                     "interval and merged, during the flood")
+    merged, held, ignored = s.wait_until(
+        paced, timeout=90,
+        what="the window manager's PropertyNotify of properties it does not read ignored"
+             if atoms else "the window manager's PropertyNotify held for their interval "
+                           "and merged, during the flood")
     check(p.alive() and not bench_said(p, "TITLES"),
           f"{transport}: the flood ended before the check (it floods until told)")
     # Served while the flood goes on.
@@ -81,7 +91,8 @@ def flood(s, h, transport):
     n = int(line.split()[1])
     s.wait_window(lambda w: w["title"] == f"final {n}", timeout=60,
                   what=f"the compositor's window list to show the last title (final {n})")
-    log(f"{transport}: {n} titles; the pacer said {merged} merged, {held} held "
+    log(f"{transport}{' (atoms)' if atoms else ''}: {n} changes; the pacer said {merged} "
+        f"merged, {held} held, {ignored} ignored "
         f"(cumulative); probe: {probe.stdout.strip()}")
     check(s.compositor.alive(), "the compositor died")
     s.stop_client(p)
@@ -96,6 +107,7 @@ def test(h):
     with Session(h, x11=True) as s:
         for transport in ("ring", "socket"):
             flood(s, h, transport)
+        flood(s, h, "ring", atoms=5000)
 
 
 harness.main(test)

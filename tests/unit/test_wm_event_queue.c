@@ -208,6 +208,32 @@ static void test_what_is_not_merged(void)
 	wm_event_queue_clear(&q);
 }
 
+/* Once told which properties the window manager reads, new values of the
+ * others go; deletions of any stay (selection transfers); the manager's
+ * own windows are left alone. */
+static void test_unread_properties(void)
+{
+	current_test = "unread_properties";
+	struct wm_event_queue q;
+	REQUIRE(wm_event_queue_init(&q, OWN_BASE, OWN_MASK), "init");
+	wm_event_queue_push(&q, property(CLIENT_A, 1234, XCB_PROPERTY_NEW_VALUE));
+	CHECK_INT(wm_event_queue_length(&q), 1); /* nothing known yet: kept */
+	expect(&q, XCB_PROPERTY_NOTIFY, CLIENT_A);
+	uint32_t known[] = { WM_NAME, NET_WM_NAME };
+	wm_event_queue_know_atoms(&q, known, 2);
+	wm_event_queue_push(&q, property(CLIENT_A, 1234, XCB_PROPERTY_NEW_VALUE));
+	wm_event_queue_push(&q, property(CLIENT_A, 1235, XCB_PROPERTY_NEW_VALUE));
+	CHECK_INT(q.ignored, 2);
+	wm_event_queue_push(&q, property(CLIENT_A, 1234, XCB_PROPERTY_DELETE));
+	wm_event_queue_push(&q, property(OWN_WINDOW, 1234, XCB_PROPERTY_NEW_VALUE));
+	wm_event_queue_push(&q, property(CLIENT_B, NET_WM_NAME, XCB_PROPERTY_NEW_VALUE));
+	CHECK_INT(wm_event_queue_length(&q), 3);
+	expect(&q, XCB_PROPERTY_NOTIFY, CLIENT_A);
+	expect(&q, XCB_PROPERTY_NOTIFY, OWN_WINDOW);
+	expect(&q, XCB_PROPERTY_NOTIFY, CLIENT_B);
+	wm_event_queue_clear(&q);
+}
+
 /* More windows than merge slots: collisions merge less, never wrongly
  * (each window's first change is kept), and the FIFO stops at its cap. */
 static void test_many_windows_and_cap(void)
@@ -237,6 +263,7 @@ int main(void)
 	test_paced();
 	test_held_order();
 	test_what_is_not_merged();
+	test_unread_properties();
 	test_many_windows_and_cap();
 	if (failures) {
 		fprintf(stderr, "%d check(s) failed\n", failures);

@@ -54,10 +54,10 @@ static struct {
 	struct wm_event_queue queue;
 	bool in_turn;
 	uint64_t turn_start_ns;
-	unsigned handed;                      /* events given to wlroots this turn */
-	uint64_t merged_before, paced_before; /* by the connections before this one */
+	unsigned handed; /* events given to wlroots this turn */
+	uint64_t merged_before, paced_before, ignored_before; /* earlier connections' */
 	uint64_t turns_cut, wakes;
-	uint64_t logged_merged, logged_cut, logged_paced, last_log_ns;
+	uint64_t logged_merged, logged_cut, logged_paced, logged_ignored, last_log_ns;
 } pacer;
 
 static xcb_generic_event_t *(*real_poll_for_event)(xcb_connection_t *c);
@@ -83,19 +83,26 @@ static uint64_t paced_total(void)
 	return pacer.paced_before + (pacer.conn != NULL ? pacer.queue.paced : 0);
 }
 
+static uint64_t ignored_total(void)
+{
+	return pacer.ignored_before + (pacer.conn != NULL ? pacer.queue.ignored : 0);
+}
+
 static void log_summary(const char *when)
 {
 	wlr_log(WLR_INFO,
 			"X window manager %s: %llu PropertyNotify merged, %llu turns ended "
 			"at the budget, %llu PropertyNotify held for their interval, "
-			"%llu wake-ups, %zu events waiting (peak %zu)",
+			"%llu of properties it does not read, %llu wake-ups, "
+			"%zu events waiting (peak %zu)",
 			when, (unsigned long long)merged_total(),
 			(unsigned long long)pacer.turns_cut, (unsigned long long)paced_total(),
-			(unsigned long long)pacer.wakes, wm_event_queue_length(&pacer.queue),
-			pacer.queue.peak);
+			(unsigned long long)ignored_total(), (unsigned long long)pacer.wakes,
+			wm_event_queue_length(&pacer.queue), pacer.queue.peak);
 	pacer.logged_merged = merged_total();
 	pacer.logged_cut = pacer.turns_cut;
 	pacer.logged_paced = paced_total();
+	pacer.logged_ignored = ignored_total();
 }
 
 /* Something to say (a flood is being merged or cut), said at most once a
@@ -103,7 +110,8 @@ static void log_summary(const char *when)
 static void maybe_log(uint64_t now)
 {
 	if (merged_total() == pacer.logged_merged && pacer.turns_cut == pacer.logged_cut &&
-			paced_total() == pacer.logged_paced) {
+			paced_total() == pacer.logged_paced &&
+			ignored_total() == pacer.logged_ignored) {
 		return;
 	}
 	if (pacer.last_log_ns != 0 && now - pacer.last_log_ns < WM_LOG_INTERVAL_NS) {
@@ -118,12 +126,45 @@ static void forget_connection(void)
 	if (pacer.conn != NULL) {
 		pacer.merged_before += pacer.queue.merged;
 		pacer.paced_before += pacer.queue.paced;
+		pacer.ignored_before += pacer.queue.ignored;
 		wm_event_queue_clear(&pacer.queue);
 		pacer.conn = NULL;
 	}
 	pacer.in_turn = false;
 	if (pacer.retry != NULL) {
 		wl_event_source_timer_update(pacer.retry, 0);
+	}
+}
+
+/* The properties wlroots 0.15's window manager reads on a client's window
+ * (xwm.c, read_surface_property); it fetches any other with a round trip
+ * and drops it. Asked once, all requests before any reply. */
+static void know_atoms(xcb_connection_t *c)
+{
+	static const char *const names[] = { "WM_CLASS", "WM_NAME", "_NET_WM_NAME",
+		"WM_TRANSIENT_FOR", "_NET_WM_PID", "_NET_WM_WINDOW_TYPE", "WM_PROTOCOLS",
+		"_NET_WM_STATE", "WM_HINTS", "WM_NORMAL_HINTS", "_MOTIF_WM_HINTS", "WM_WINDOW_ROLE",
+		"_NET_STARTUP_ID" };
+	enum {
+		N = sizeof(names) / sizeof(names[0])
+	};
+	_Static_assert(N <= WM_KNOWN_ATOMS_MAX, "WM_KNOWN_ATOMS_MAX");
+	xcb_intern_atom_cookie_t cookie[N];
+	for (unsigned i = 0; i < N; i++) {
+		cookie[i] = xcb_intern_atom(c, 0, (uint16_t)strlen(names[i]), names[i]);
+	}
+	uint32_t atoms[N];
+	unsigned got = 0;
+	for (unsigned i = 0; i < N; i++) {
+		xcb_intern_atom_reply_t *r = xcb_intern_atom_reply(c, cookie[i], NULL);
+		if (r != NULL && r->atom != XCB_ATOM_NONE) {
+			atoms[got++] = r->atom;
+		}
+		free(r);
+	}
+	/* All or none: a property missing from the list would be lost. */
+	if (got == N) {
+		wm_event_queue_know_atoms(&pacer.queue, atoms, N);
 	}
 }
 
@@ -143,6 +184,7 @@ static bool adopt_connection(xcb_connection_t *c)
 		return false;
 	}
 	pacer.conn = c;
+	know_atoms(c);
 	return true;
 }
 
@@ -265,7 +307,7 @@ bool wm_event_pacer_init(struct wl_event_loop *loop, struct wlr_xwayland *wlr)
 
 void wm_event_pacer_finish(void)
 {
-	if (pacer.turns_cut > 0 || merged_total() > 0 || paced_total() > 0) {
+	if (pacer.turns_cut > 0 || merged_total() > 0 || paced_total() > 0 || ignored_total() > 0) {
 		log_summary("at the end");
 	}
 	forget_connection();

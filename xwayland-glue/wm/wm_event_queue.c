@@ -20,6 +20,29 @@ bool wm_event_queue_init(struct wm_event_queue *q, uint32_t own_base, uint32_t o
 	return q->ring != NULL && q->held != NULL;
 }
 
+void wm_event_queue_know_atoms(struct wm_event_queue *q, const uint32_t *atoms, unsigned n)
+{
+	q->nknown = 0;
+	for (unsigned i = 0; i < n && i < WM_KNOWN_ATOMS_MAX; i++) {
+		q->known[q->nknown++] = atoms[i];
+	}
+}
+
+/* A new value nobody reads: the window manager would fetch it and drop it.
+ * A deletion always counts (selection transfers wait for them). */
+static bool unread(const struct wm_event_queue *q, const xcb_property_notify_event_t *pn)
+{
+	if (q->nknown == 0 || pn->state != XCB_PROPERTY_NEW_VALUE) {
+		return false;
+	}
+	for (unsigned i = 0; i < q->nknown; i++) {
+		if (q->known[i] == pn->atom) {
+			return false;
+		}
+	}
+	return true;
+}
+
 void wm_event_queue_clear(struct wm_event_queue *q)
 {
 	if (q->ring != NULL) {
@@ -90,6 +113,11 @@ void wm_event_queue_push(struct wm_event_queue *q, xcb_generic_event_t *ev)
 		q->gen++;
 	}
 	const xcb_property_notify_event_t *pn = client_property(q, ev);
+	if (pn != NULL && unread(q, pn)) {
+		q->ignored++;
+		free(ev);
+		return;
+	}
 	if (pn != NULL) {
 		struct wm_event_slot *slot = slot_of(q, pn);
 		bool mine = same_key(slot, pn);

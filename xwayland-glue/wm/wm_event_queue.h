@@ -15,6 +15,9 @@
  *   one that comes sooner is held until then, while the events behind it
  *   go on (a property read later is the same as a PropertyNotify that came
  *   later). The first change after a quiet spell is handed out at once.
+ * - ignored: a new value of a property the window manager does not read
+ *   (it would fetch it with a round trip and drop it), once the caller has
+ *   said which it reads (wm_event_queue_know_atoms).
  * What stays in order and is never merged nor held: every other event,
  * and every PropertyNotify on the window manager's own windows (selection
  * transfers count them). A DestroyNotify ends merging into what waits
@@ -42,6 +45,7 @@
  * unpaced (still merged). */
 #define WM_EVENT_HELD_CAP 1024u
 #define WM_PROPERTY_INTERVAL_NS 50000000u
+#define WM_KNOWN_ATOMS_MAX 16u
 
 enum wm_event_where {
 	WM_EVENT_GONE,
@@ -74,12 +78,19 @@ struct wm_event_queue {
 	struct wm_event_slot slots[WM_EVENT_MERGE_SLOTS];
 	struct wm_held_event *held; /* WM_EVENT_HELD_CAP entries */
 	uint32_t held_count;
-	uint64_t merged, paced; /* events dropped as repeats; held for their time */
-	size_t peak;            /* most events in the FIFO at once */
+	uint32_t known[WM_KNOWN_ATOMS_MAX]; /* properties the window manager reads */
+	unsigned nknown;                    /* 0: all, as far as we know */
+	uint64_t merged, paced;             /* events dropped as repeats; held for their time */
+	uint64_t ignored;                   /* new values of properties it does not read */
+	size_t peak;                        /* most events in the FIFO at once */
 };
 
 /* False if memory could not be had. */
 bool wm_event_queue_init(struct wm_event_queue *q, uint32_t own_base, uint32_t own_mask);
+
+/* The properties the window manager reads (at most WM_KNOWN_ATOMS_MAX;
+ * the rest are ignored as well: pass them all or none). */
+void wm_event_queue_know_atoms(struct wm_event_queue *q, const uint32_t *atoms, unsigned n);
 
 /* Frees every event still waiting or held, and the queue's memory. */
 void wm_event_queue_clear(struct wm_event_queue *q);

@@ -7,7 +7,11 @@
  * GetProperty from the compositor's main loop.
  *
  *   x11-titleflood (--count N | --seconds S | --until-usr2) [--start-on-usr1]
+ *                  [--atoms K]
  *
+ * --atoms K: instead of titles, new values of K properties the window
+ * manager does not read (SMT_FLOOD_0 .. K-1, in turn), each a round trip
+ * for wlroots' window manager to fetch and drop.
  * --until-usr2: floods until it gets SIGUSR2 (a test floods until the X
  * server's statistics show what it checks).
  * Prints "ready" once its window is mapped, then floods (with
@@ -57,6 +61,7 @@ int main(int argc, char **argv)
 	long count = -1;
 	double seconds = -1;
 	int on_usr1 = 0, until_usr2 = 0;
+	long atoms = 0;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--start-on-usr1") == 0) {
 			on_usr1 = 1;
@@ -72,6 +77,8 @@ int main(int argc, char **argv)
 			count = strtol(argv[i + 1], NULL, 10);
 		else if (strcmp(argv[i], "--seconds") == 0)
 			seconds = strtod(argv[i + 1], NULL);
+		else if (strcmp(argv[i], "--atoms") == 0)
+			atoms = strtol(argv[i + 1], NULL, 10);
 		i++;
 	}
 	sigset_t usr1;
@@ -111,6 +118,17 @@ int main(int argc, char **argv)
 		if (expose)
 			break;
 	}
+	xcb_atom_t *flood_atoms = NULL;
+	if (atoms > 0) {
+		flood_atoms = calloc((size_t)atoms, sizeof(*flood_atoms));
+		if (!flood_atoms)
+			return 1;
+		for (long k = 0; k < atoms; k++) {
+			char name[32];
+			snprintf(name, sizeof(name), "SMT_FLOOD_%ld", k);
+			flood_atoms[k] = atom(c, name);
+		}
+	}
 	printf("ready\n");
 	fflush(stdout);
 	int sig;
@@ -126,7 +144,11 @@ int main(int argc, char **argv)
 				 (n & 63) == 0 && (until_usr2 ? stop_flood : monotonic_now_ns() >= end))
 			break;
 		snprintf(t, sizeof(t), "%010ld flood", n);
-		set_title(c, w, net_name, utf8, t);
+		if (atoms > 0)
+			xcb_change_property(c, XCB_PROP_MODE_REPLACE, w, flood_atoms[n % atoms],
+					XCB_ATOM_STRING, 8, strlen(t), t);
+		else
+			set_title(c, w, net_name, utf8, t);
 		/* Written out in batches, as a toolkit's loop does (libxcb
 		 * writes when its buffer fills anyway). */
 		if ((n & 63) == 63)
@@ -141,5 +163,6 @@ int main(int argc, char **argv)
 	while ((e = xcb_wait_for_event(c)))
 		free(e);
 	xcb_disconnect(c);
+	free(flood_atoms);
 	return 0;
 }
