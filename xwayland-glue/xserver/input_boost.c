@@ -70,6 +70,10 @@
 #define INPUT_BOOST_GAP_CREDITS 4
 /* Connections with a grant at once; more wait for their next input. */
 #define INPUT_BOOST_MAX 16
+/* What the read that a light grant serves may take past the request
+ * under way: a light client's redraw (an echo's rectangle and property
+ * change are 44 bytes), and a bound on what one grant can buy. */
+#define LIGHT_GRANT_READ 4096
 /* A light socket client's waiting requests are looked for (FIONREAD, a
  * syscall) at another client's read at most this often; a ring's every
  * time (a load from its header). */
@@ -93,6 +97,11 @@ static uint64_t socket_peek_ns; /* the last FIONREAD of a light socket */
  * or NULL: none. Dispatch serves one client per pick, so what the pick
  * cost is that client's work. */
 static struct xconn *running;
+/* The connection whose light grant this pick's read used, or NULL: its
+ * further reads in the pick are refused (a light grant is one read, then
+ * back to Xwayland's round robin), and the pick's time is charged to
+ * light_share. */
+static struct xconn *light_serving;
 /* The X server's thread CPU time at its last poll. CPU time, not wall
  * time: on a loaded machine the kernel gives Xwayland's CPU to others in
  * the middle of a pick, and by the wall clock that was charged to the
@@ -135,6 +144,15 @@ static void charge(struct xconn *c, uint64_t ns)
 static uint8_t xi1_first;
 static struct xconn *boosted[INPUT_BOOST_MAX];
 static struct x11_boost_share share;
+/* The X server's time spent on the reads that light grants served, over
+ * all light clients, whatever program, process or uid they are: it
+ * refills at a quarter of the time, like the shared favour, and no light
+ * grant is made while it is spent. The favour share above bounds how long
+ * others wait for favoured clients to be read; this one what the reads
+ * then cost, so no set of processes, however many take turns being
+ * light, gets more than a quarter of the X server through light grants
+ * (docs/x11.md "Light clients": the forked gamer). */
+static struct x11_boost_share light_share;
 static uint64_t favour_since; /* someone favoured since (0: nobody) */
 static unsigned nboosted;
 /* Some connection is held back (a refused read or a dropped event) and
@@ -215,6 +233,7 @@ static void join_owner(struct xconn *c)
 void input_boost_track(struct xconn *c)
 {
 	join_owner(c);
+	c->light_earned = true;
 	/* Until some client's reply told XInput 1's first event (then every
 	 * watch ends: input_boost_answered); a client that asked ends its own
 	 * and waits for its reply. */
@@ -246,10 +265,19 @@ void input_boost_polling(bool returned)
 	uint64_t now = thread_cpu_ns();
 	/* A pick that read nobody (a slice that ended inside buffered
 	 * requests) goes uncharged. */
-	if (running && cpu_mark && now > cpu_mark)
+	if (running && cpu_mark && now > cpu_mark) {
 		charge(running, now - cpu_mark);
+		if (running == light_serving)
+			x11_boost_share_spend(&light_share, now - cpu_mark);
+	}
 	running = NULL;
+	light_serving = NULL;
 	cpu_mark = now;
+}
+
+void input_boost_drained(struct xconn *c)
+{
+	c->light_earned = true;
 }
 
 void input_boost_forget(struct xconn *c)
@@ -259,6 +287,8 @@ void input_boost_forget(struct xconn *c)
 	c->owner = NULL;
 	if (running == c)
 		running = NULL;
+	if (light_serving == c)
+		light_serving = NULL;
 	for (unsigned i = 0; i < nlight; i++) {
 		if (light[i] == c) {
 			light[i] = light[--nlight];
@@ -354,12 +384,21 @@ static enum favour someone_favoured(const struct xconn *self, uint64_t now)
 		light = light || (fav && k->boost.light);
 		i++;
 	}
-	if ((!input && !light) || !x11_boost_share_left(&share, &cfg, now))
-		return FAVOUR_NONE;
-	if (!input && !x11_boost_share_spare(&share, &cfg))
-		return FAVOUR_NONE;
-	favour_since = now;
-	return input ? FAVOUR_INPUT : FAVOUR_LIGHT;
+	enum favour f = FAVOUR_NONE;
+	if ((input || light) && x11_boost_share_left(&share, &cfg, now)) {
+		if (input)
+			f = FAVOUR_INPUT;
+		else if (x11_boost_share_spare(&share, &cfg))
+			f = FAVOUR_LIGHT;
+	}
+	/* Light grants not favoured now (input is, or the shared time is
+	 * kept for it) do not spend their credit meanwhile. */
+	for (unsigned i = 0; light && f != FAVOUR_LIGHT && i < nboosted; i++)
+		if (boosted[i] != self && boosted[i]->boost.light)
+			x11_boost_hold(&boosted[i]->boost);
+	if (f != FAVOUR_NONE)
+		favour_since = now;
+	return f;
 }
 
 /* c holds a live grant that is not held back under `f`: any grant while
@@ -373,10 +412,14 @@ static bool is_boosted(const struct xconn *c, uint64_t now, enum favour f)
 	return false;
 }
 
-/* A light grant to c, whose requests are waiting: the other clients'
- * requests the X server might still run before them are noted. */
+/* A light grant to c, whose requests are waiting, if it earned one (the
+ * X server found it idle since its last) and light grants' reads have
+ * not used their quarter of the X server: the other clients' requests the
+ * X server might still run before them are noted. */
 static void give_light(struct xconn *c, uint64_t now)
 {
+	if (!c->light_earned || !x11_boost_share_left(&light_share, &cfg, now))
+		return;
 	bool listed = false;
 	for (unsigned k = 0; k < nboosted && !listed; k++)
 		listed = boosted[k] == c;
@@ -384,6 +427,7 @@ static void give_light(struct xconn *c, uint64_t now)
 		return;
 	if (!x11_boost_light(&c->boost, &cfg, now))
 		return;
+	c->light_earned = false;
 	if (!listed)
 		boosted[nboosted++] = c;
 	unsigned nall;
@@ -422,11 +466,32 @@ static void grant_waiting_light(const struct xconn *self, uint64_t now)
 	}
 }
 
+/* c is held back (its read refused or its readiness unreported) while
+ * `f` is favoured: reported again once nobody is. */
+static void hold(struct xconn *c, enum favour f, uint64_t now)
+{
+	c->held = true;
+	any_held = true;
+	if (!x11_boost_live(&c->boost, now))
+		return;
+	if (!c->boost.light)
+		c->input_held++;
+	else if (f == FAVOUR_INPUT)
+		c->light_gave_way++;
+}
+
 bool input_boost_yield(struct xconn *c)
 {
-	if (c->state == XCONN_FRESH || (nlight == 0 && nboosted == 0))
+	if (c->state == XCONN_FRESH || (nlight == 0 && nboosted == 0 && !light_serving))
 		return false;
 	uint64_t now = monotonic_now_ns();
+	if (c == light_serving) {
+		/* Its light grant's read was this pick's: the rest of what it
+		 * has waits for its turn in Xwayland's round robin. */
+		c->yields++;
+		hold(c, FAVOUR_NONE, now);
+		return true;
+	}
 	if (nlight)
 		grant_waiting_light(c, now);
 	if (nboosted == 0)
@@ -436,14 +501,14 @@ bool input_boost_yield(struct xconn *c)
 	bool live = is_boosted(c, now, FAVOUR_LIGHT);
 	enum favour f = live && !c->boost.light ? FAVOUR_NONE : someone_favoured(c, now);
 	if (live && (f != FAVOUR_INPUT || !c->boost.light)) {
-		x11_boost_served(&c->boost, now);
+		if (x11_boost_served(&c->boost, now))
+			light_serving = c;
 		return false;
 	}
 	if (f == FAVOUR_NONE)
 		return false;
 	c->yields++;
-	c->held = true;
-	any_held = true;
+	hold(c, f, now);
 	return true;
 }
 
@@ -457,6 +522,8 @@ size_t input_boost_read_cap(const struct xconn *c, size_t count)
 	 * what a stream socket may always return; on the socket each cut read
 	 * costs the X server a recvmsg, paid only while a client is light and
 	 * active or holds a grant (docs/x11.md "Socket clients"). */
+	if (c == light_serving)
+		return x11_request_framer_cut(&c->framer, count, LIGHT_GRANT_READ);
 	if ((nboosted == 0 && nlight == 0) || c->state == XCONN_FRESH)
 		return count;
 	size_t extra = 0;
@@ -553,8 +620,7 @@ int input_boost_filter(int epfd, struct epoll_event *ev, int n, int max)
 			if (c && (ev[i].events & EPOLLIN) &&
 					!(ev[i].events & (EPOLLHUP | EPOLLERR)) &&
 					!is_boosted(c, now, f)) {
-				c->held = true;
-				any_held = true;
+				hold(c, f, now);
 				continue;
 			}
 			ev[out++] = ev[i];
