@@ -199,6 +199,15 @@ static uint64_t requests_begun(const struct xconn *c)
 	return c->framer.requests;
 }
 
+/* Requests of c not yet read by the X server. */
+static bool pending(struct xconn *c)
+{
+	if (c->state == XCONN_RING)
+		return xconn_has_input(c);
+	int n = 0;
+	return ioctl(c->fd, FIONREAD, &n) == 0 && n > 0;
+}
+
 /* The pick's client (the X server runs one client per pick, starting with
  * the requests it buffered for it, so the pick's time before its first
  * read is that client's too). */
@@ -254,6 +263,12 @@ void input_boost_requests(struct xconn *c, const struct iovec *iov, int iovcnt, 
 		n -= k;
 	}
 	c->unrun = requests_begun(c) - c->begun_at_read;
+	/* A light grant's read that left requests waiting (a flooder's:
+	 * the read is cut at LIGHT_GRANT_READ) earns no other until the X
+	 * server finds the client idle; one that took all it had (an echo's)
+	 * leaves it earned. */
+	if (c == light_serving)
+		c->light_earned = !pending(c);
 }
 
 void input_boost_polling(bool returned)
@@ -342,15 +357,6 @@ void input_boost_answered(struct xconn *c, const struct iovec *iov, int iovcnt, 
 		boosted[nboosted++] = c;
 }
 
-/* Requests of c not yet read by the X server. */
-static bool pending(struct xconn *c)
-{
-	if (c->state == XCONN_RING)
-		return xconn_has_input(c);
-	int n = 0;
-	return ioctl(c->fd, FIONREAD, &n) == 0 && n > 0;
-}
-
 /* Who is favoured: nobody, light-granted clients, or a client with an
  * input grant (then light-granted ones are held back too). */
 enum favour {
@@ -418,8 +424,14 @@ static bool is_boosted(const struct xconn *c, uint64_t now, enum favour f)
  * X server might still run before them are noted. */
 static void give_light(struct xconn *c, uint64_t now)
 {
-	if (!c->light_earned || !x11_boost_share_left(&light_share, &cfg, now))
+	if (!c->light_earned) {
+		c->light_unearned++;
 		return;
+	}
+	if (!x11_boost_share_left(&light_share, &cfg, now)) {
+		c->light_no_share++;
+		return;
+	}
 	bool listed = false;
 	for (unsigned k = 0; k < nboosted && !listed; k++)
 		listed = boosted[k] == c;
@@ -427,7 +439,6 @@ static void give_light(struct xconn *c, uint64_t now)
 		return;
 	if (!x11_boost_light(&c->boost, &cfg, now))
 		return;
-	c->light_earned = false;
 	if (!listed)
 		boosted[nboosted++] = c;
 	unsigned nall;

@@ -116,9 +116,10 @@ struct xconn {
 	 * server might still run before it (their `unrun` added up); and its
 	 * light grants when no other client had more than one. */
 	uint64_t light_early, light_ahead, light_clear;
-	/* The X server found it with nothing to read since its last light
-	 * grant: a light grant is earned by being idle, so a connection that
-	 * floods without a pause gets one per pause, not one per read. */
+	/* False from a light grant's read that left requests waiting until
+	 * the X server finds it with nothing to read: a connection that
+	 * floods without a pause gets one light grant per pause, not one per
+	 * read (input_boost.c). */
 	bool light_earned;
 	/* Statistics of input first: reads refused or readiness dropped while
 	 * it held a live light grant and an input grant was favoured
@@ -126,6 +127,7 @@ struct xconn {
 	 * back for a light one (input_held: input first makes that never
 	 * happen, integration/x11_light_input_first). */
 	uint64_t light_gave_way, input_held;
+	uint64_t light_unearned, light_no_share;
 };
 
 /* The real libc functions (RTLD_NEXT). */
