@@ -63,7 +63,6 @@ bool x11_boost_served(struct x11_boost *b, uint64_t now)
 	x11_boost_favoured(b, now, false);
 	if (!b->light || !x11_boost_live(b, now))
 		return false;
-	b->credit_ns = 0;
 	b->light_served++;
 	return true;
 }

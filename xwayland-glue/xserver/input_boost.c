@@ -365,6 +365,16 @@ enum favour {
 	FAVOUR_INPUT
 };
 
+/* c's grant, if live, may favour it: an input grant always; a light
+ * grant only while c is earned (its last read under the grant took all it
+ * had, or the X server found it idle since): a flooder that got a light
+ * grant at the start of a burst gets one read of it (LIGHT_GRANT_READ),
+ * not the grant's whole credit. */
+static bool usable(const struct xconn *c)
+{
+	return !c->boost.light || c->light_earned;
+}
+
 /* Which grants of boosted clients other than `self` favour them now;
  * settles every grant's credit and the shared time, and drops the spent
  * grants. Light grants favour only while the shared time holds more than
@@ -381,7 +391,7 @@ static enum favour someone_favoured(const struct xconn *self, uint64_t now)
 			i++; /* its own read: settled by x11_boost_served, or held */
 			continue;
 		}
-		bool fav = x11_boost_favoured(&k->boost, now, pending(k));
+		bool fav = x11_boost_favoured(&k->boost, now, usable(k) && pending(k));
 		if (!x11_boost_live(&k->boost, now)) {
 			boosted[i] = boosted[--nboosted];
 			continue;
@@ -413,7 +423,7 @@ static bool is_boosted(const struct xconn *c, uint64_t now, enum favour f)
 {
 	for (unsigned i = 0; i < nboosted; i++)
 		if (boosted[i] == c)
-			return x11_boost_live(&c->boost, now) &&
+			return x11_boost_live(&c->boost, now) && usable(c) &&
 					(f != FAVOUR_INPUT || !c->boost.light);
 	return false;
 }
