@@ -67,12 +67,19 @@ def input_first(s, transport):
     n0 = bench.flooder_counts(s, [typed])
     keys = s.spawn(["wtype", "-d", "10", "--", "x" * KEYS], name=f"wtype-{transport}")
 
+    last = {}
+
     def met():
         e, t = row(s, echo.pid), row(s, typed.pid)
-        return e and t and e["light_gave_way"] >= GAVE_WAY_MIN and t["boosts"] > 0 and (e, t)
-    e, t = s.wait_until(met, timeout=60,
-                        what=f"the echo's light grants to give way to the typed flooder's "
-                             f"input grants ({transport}) {GAVE_WAY_MIN} times")
+        last.update(echo=e, typed=t)
+        return e and t and e["light_gave_way"] >= GAVE_WAY_MIN and t["boosts"] > 0
+    try:
+        s.wait_until(met, timeout=60,
+                     what=f"the echo's light grants to give way to the typed flooder's "
+                          f"input grants ({transport}) {GAVE_WAY_MIN} times")
+    except BaseException:
+        log(f"{transport}: the last statistics looked at: {last}")
+        raise
     s.stop_client(keys)
     n1 = bench.flooder_counts(s, [typed])
     # the counters only grow: a look after the wait covers all of it

@@ -47,6 +47,17 @@
  * (x11_boost_share_spare), so however many programs take turns being
  * light, a person's input keeps its grant.
  *
+ * A program can fork: K processes taking turns are K programs, each light
+ * at its turn (session 27's red team: x11-plaid --fork), and nothing the
+ * kernel tells about a process that it cannot shed separates them (the
+ * uid is the whole session's; process group, session and parent chain can
+ * be left). So what light grants give is bounded instead of who gets
+ * them: a read served under a light grant takes at most LIGHT_GRANT_READ
+ * bytes past the request under way and ends the client's pick; one that
+ * left requests waiting (a burst) makes the grant unusable until the X
+ * server finds the client idle (light_earned); and the time of those
+ * reads, over everyone, stays within a quarter (light_share).
+ *
  * Fair share: x11_boost.h. The connection to the window manager (a
  * socketpair Xwayland did not accept) is never held back.
  */
