@@ -535,15 +535,39 @@ static void test_light(void)
 	CHECK(x11_boost_light(&b, &cfg, t0));
 	CHECK(!x11_boost_light(&b, &cfg, t0 + MS)); /* still live */
 	CHECK(x11_boost_favoured(&b, t0 + MS, true));
-	x11_boost_served(&b, t0 + 2 * MS);
+	/* A read under a light grant is told apart (the server half bounds
+	 * it); the grant stays live for the next requests. */
+	CHECK(x11_boost_served(&b, t0 + 2 * MS));
 	CHECK_INT(b.credit_ns, 3 * MS);
+	CHECK(x11_boost_live(&b, t0 + 2 * MS));
+	CHECK(x11_boost_served(&b, t0 + 3 * MS));
+	CHECK_INT(b.light_served, 2);
+	CHECK(!x11_boost_served(&b, t0 + 101 * MS)); /* expired: not under it */
+	CHECK_INT(b.light_served, 2);
 	CHECK(x11_boost_light(&b, &cfg, t0 + 101 * MS)); /* expired: a new one */
 	CHECK_INT(b.credit_ns, 4 * MS);
 	CHECK_INT(b.light_grants, 2);
 	CHECK_INT(b.grants, 0); /* input grants counted apart */
 	/* Input right after a light grant still makes an input grant (its gap
-	 * counts input grants only). */
-	CHECK(x11_boost_input(&b, &cfg, t0 + 102 * MS));
+	 * counts input grants only), and a read does not end it: the rest of
+	 * the answer to the input may follow. */
+	CHECK(x11_boost_input(&b, &cfg, t0 + 105 * MS));
+	CHECK(x11_boost_favoured(&b, t0 + 105 * MS, true));
+	CHECK(!x11_boost_served(&b, t0 + 106 * MS));
+	CHECK(x11_boost_live(&b, t0 + 106 * MS));
+	CHECK_INT(b.credit_ns, 3 * MS);
+
+	/* A light grant held back for input spends nothing meanwhile. */
+	struct x11_boost h = { 0 };
+	CHECK(x11_boost_light(&h, &cfg, t0));
+	CHECK(x11_boost_favoured(&h, t0, true));
+	x11_boost_hold(&h); /* input is favoured from t0 on */
+	CHECK(!x11_boost_favoured(&h, t0 + 3 * MS, true) || h.credit_ns == 4 * MS);
+	CHECK_INT(h.credit_ns, 4 * MS);
+	CHECK_INT(h.favoured_ns, 0);
+	/* favoured again from t0 + 3 ms: charged from there */
+	x11_boost_favoured(&h, t0 + 4 * MS, false);
+	CHECK_INT(h.credit_ns, 3 * MS);
 	struct x11_boost_config off = { 0 };
 	struct x11_boost z = { 0 };
 	CHECK(!x11_boost_light(&z, &off, t0));

@@ -56,11 +56,20 @@ bool x11_boost_favoured(struct x11_boost *b, uint64_t now, bool pending)
 	return true;
 }
 
-void x11_boost_served(struct x11_boost *b, uint64_t now)
+bool x11_boost_served(struct x11_boost *b, uint64_t now)
 {
 	if (b->pending_since)
 		b->served++;
 	x11_boost_favoured(b, now, false);
+	if (!b->light || !x11_boost_live(b, now))
+		return false;
+	b->light_served++;
+	return true;
+}
+
+void x11_boost_hold(struct x11_boost *b)
+{
+	b->pending_since = 0;
 }
 
 uint64_t x11_boost_deadline(const struct x11_boost *b, uint64_t now)

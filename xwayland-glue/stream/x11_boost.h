@@ -35,6 +35,7 @@ struct x11_boost {
 	uint64_t served;       /* favoured until its requests were read */
 	uint64_t lapsed;       /* favoured until the credit ran out */
 	uint64_t light_grants; /* grants for being light (x11_usage.h) */
+	uint64_t light_served; /* reads served under a light grant */
 	/* The current grant is a light one (x11_boost_light), not input's:
 	 * input's come first (x11_boost_share_spare, xserver/input_boost.c). */
 	bool light;
@@ -75,8 +76,15 @@ bool x11_boost_live(const struct x11_boost *b, uint64_t now);
  * time it has been favoured. Returns whether it is favoured now. */
 bool x11_boost_favoured(struct x11_boost *b, uint64_t now, bool pending);
 /* The X server reads the client's requests: if it was favoured, that
- * ended with it served ahead of the others. */
-void x11_boost_served(struct x11_boost *b, uint64_t now);
+ * ended with it served ahead of the others. True if the read was served
+ * under a live light grant (the server half then bounds what that read
+ * may take: xserver/input_boost.c). The grant stays live for the
+ * client's next requests, input's and light ones alike. */
+bool x11_boost_served(struct x11_boost *b, uint64_t now);
+/* Held back while favoured (a light grant giving way to an input grant):
+ * the time since its last charge is not spent from its credit, and it is
+ * not favoured until the next x11_boost_favoured says so. */
+void x11_boost_hold(struct x11_boost *b);
 /* When the current grant runs out if the client stays pending (for the X
  * server's sleep), or 0 if it is not live. */
 uint64_t x11_boost_deadline(const struct x11_boost *b, uint64_t now);

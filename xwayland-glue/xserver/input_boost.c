@@ -47,6 +47,17 @@
  * (x11_boost_share_spare), so however many programs take turns being
  * light, a person's input keeps its grant.
  *
+ * A program can fork: K processes taking turns are K programs, each light
+ * at its turn (session 27's red team: x11-plaid --fork), and nothing the
+ * kernel tells about a process that it cannot shed separates them (the
+ * uid is the whole session's; process group, session and parent chain can
+ * be left). So what light grants give is bounded instead of who gets
+ * them: a read served under a light grant takes at most LIGHT_GRANT_READ
+ * bytes past the request under way and ends the client's pick; one that
+ * left requests waiting (a burst) makes the grant unusable until the X
+ * server finds the client idle (light_earned); and the time of those
+ * reads, over everyone, stays within a quarter (light_share).
+ *
  * Fair share: x11_boost.h. The connection to the window manager (a
  * socketpair Xwayland did not accept) is never held back.
  */
@@ -70,6 +81,10 @@
 #define INPUT_BOOST_GAP_CREDITS 4
 /* Connections with a grant at once; more wait for their next input. */
 #define INPUT_BOOST_MAX 16
+/* What the read that a light grant serves may take past the request
+ * under way: a light client's redraw (an echo's rectangle and property
+ * change are 44 bytes), and a bound on what one grant can buy. */
+#define LIGHT_GRANT_READ 4096
 /* A light socket client's waiting requests are looked for (FIONREAD, a
  * syscall) at another client's read at most this often; a ring's every
  * time (a load from its header). */
@@ -93,6 +108,11 @@ static uint64_t socket_peek_ns; /* the last FIONREAD of a light socket */
  * or NULL: none. Dispatch serves one client per pick, so what the pick
  * cost is that client's work. */
 static struct xconn *running;
+/* The connection whose light grant this pick's read used, or NULL: its
+ * further reads in the pick are refused (a light grant is one read, then
+ * back to Xwayland's round robin), and the pick's time is charged to
+ * light_share. */
+static struct xconn *light_serving;
 /* The X server's thread CPU time at its last poll. CPU time, not wall
  * time: on a loaded machine the kernel gives Xwayland's CPU to others in
  * the middle of a pick, and by the wall clock that was charged to the
@@ -135,6 +155,15 @@ static void charge(struct xconn *c, uint64_t ns)
 static uint8_t xi1_first;
 static struct xconn *boosted[INPUT_BOOST_MAX];
 static struct x11_boost_share share;
+/* The X server's time spent on the reads that light grants served, over
+ * all light clients, whatever program, process or uid they are: it
+ * refills at a quarter of the time, like the shared favour, and no light
+ * grant is made while it is spent. The favour share above bounds how long
+ * others wait for favoured clients to be read; this one what the reads
+ * then cost, so no set of processes, however many take turns being
+ * light, gets more than a quarter of the X server through light grants
+ * (docs/x11.md "Light clients": the forked gamer). */
+static struct x11_boost_share light_share;
 static uint64_t favour_since; /* someone favoured since (0: nobody) */
 static unsigned nboosted;
 /* Some connection is held back (a refused read or a dropped event) and
@@ -181,6 +210,15 @@ static uint64_t requests_begun(const struct xconn *c)
 	return c->framer.requests;
 }
 
+/* Requests of c not yet read by the X server. */
+static bool pending(struct xconn *c)
+{
+	if (c->state == XCONN_RING)
+		return xconn_has_input(c);
+	int n = 0;
+	return ioctl(c->fd, FIONREAD, &n) == 0 && n > 0;
+}
+
 /* The pick's client (the X server runs one client per pick, starting with
  * the requests it buffered for it, so the pick's time before its first
  * read is that client's too). */
@@ -215,6 +253,7 @@ static void join_owner(struct xconn *c)
 void input_boost_track(struct xconn *c)
 {
 	join_owner(c);
+	c->light_earned = true;
 	/* Until some client's reply told XInput 1's first event (then every
 	 * watch ends: input_boost_answered); a client that asked ends its own
 	 * and waits for its reply. */
@@ -235,6 +274,12 @@ void input_boost_requests(struct xconn *c, const struct iovec *iov, int iovcnt, 
 		n -= k;
 	}
 	c->unrun = requests_begun(c) - c->begun_at_read;
+	/* A light grant's read that left requests waiting (a flooder's:
+	 * the read is cut at LIGHT_GRANT_READ) earns no other until the X
+	 * server finds the client idle; one that took all it had (an echo's)
+	 * leaves it earned. */
+	if (c == light_serving)
+		c->light_earned = !pending(c);
 }
 
 void input_boost_polling(bool returned)
@@ -246,10 +291,19 @@ void input_boost_polling(bool returned)
 	uint64_t now = thread_cpu_ns();
 	/* A pick that read nobody (a slice that ended inside buffered
 	 * requests) goes uncharged. */
-	if (running && cpu_mark && now > cpu_mark)
+	if (running && cpu_mark && now > cpu_mark) {
 		charge(running, now - cpu_mark);
+		if (running == light_serving)
+			x11_boost_share_spend(&light_share, now - cpu_mark);
+	}
 	running = NULL;
+	light_serving = NULL;
 	cpu_mark = now;
+}
+
+void input_boost_drained(struct xconn *c)
+{
+	c->light_earned = true;
 }
 
 void input_boost_forget(struct xconn *c)
@@ -259,6 +313,8 @@ void input_boost_forget(struct xconn *c)
 	c->owner = NULL;
 	if (running == c)
 		running = NULL;
+	if (light_serving == c)
+		light_serving = NULL;
 	for (unsigned i = 0; i < nlight; i++) {
 		if (light[i] == c) {
 			light[i] = light[--nlight];
@@ -312,15 +368,6 @@ void input_boost_answered(struct xconn *c, const struct iovec *iov, int iovcnt, 
 		boosted[nboosted++] = c;
 }
 
-/* Requests of c not yet read by the X server. */
-static bool pending(struct xconn *c)
-{
-	if (c->state == XCONN_RING)
-		return xconn_has_input(c);
-	int n = 0;
-	return ioctl(c->fd, FIONREAD, &n) == 0 && n > 0;
-}
-
 /* Who is favoured: nobody, light-granted clients, or a client with an
  * input grant (then light-granted ones are held back too). */
 enum favour {
@@ -328,6 +375,16 @@ enum favour {
 	FAVOUR_LIGHT,
 	FAVOUR_INPUT
 };
+
+/* c's grant, if live, may favour it: an input grant always; a light
+ * grant only while c is earned (its last read under the grant took all it
+ * had, or the X server found it idle since): a flooder that got a light
+ * grant at the start of a burst gets one read of it (LIGHT_GRANT_READ),
+ * not the grant's whole credit. */
+static bool usable(const struct xconn *c)
+{
+	return !c->boost.light || c->light_earned;
+}
 
 /* Which grants of boosted clients other than `self` favour them now;
  * settles every grant's credit and the shared time, and drops the spent
@@ -345,7 +402,7 @@ static enum favour someone_favoured(const struct xconn *self, uint64_t now)
 			i++; /* its own read: settled by x11_boost_served, or held */
 			continue;
 		}
-		bool fav = x11_boost_favoured(&k->boost, now, pending(k));
+		bool fav = x11_boost_favoured(&k->boost, now, usable(k) && pending(k));
 		if (!x11_boost_live(&k->boost, now)) {
 			boosted[i] = boosted[--nboosted];
 			continue;
@@ -354,12 +411,21 @@ static enum favour someone_favoured(const struct xconn *self, uint64_t now)
 		light = light || (fav && k->boost.light);
 		i++;
 	}
-	if ((!input && !light) || !x11_boost_share_left(&share, &cfg, now))
-		return FAVOUR_NONE;
-	if (!input && !x11_boost_share_spare(&share, &cfg))
-		return FAVOUR_NONE;
-	favour_since = now;
-	return input ? FAVOUR_INPUT : FAVOUR_LIGHT;
+	enum favour f = FAVOUR_NONE;
+	if ((input || light) && x11_boost_share_left(&share, &cfg, now)) {
+		if (input)
+			f = FAVOUR_INPUT;
+		else if (x11_boost_share_spare(&share, &cfg))
+			f = FAVOUR_LIGHT;
+	}
+	/* Light grants not favoured now (input is, or the shared time is
+	 * kept for it) do not spend their credit meanwhile. */
+	for (unsigned i = 0; light && f != FAVOUR_LIGHT && i < nboosted; i++)
+		if (boosted[i] != self && boosted[i]->boost.light)
+			x11_boost_hold(&boosted[i]->boost);
+	if (f != FAVOUR_NONE)
+		favour_since = now;
+	return f;
 }
 
 /* c holds a live grant that is not held back under `f`: any grant while
@@ -368,15 +434,25 @@ static bool is_boosted(const struct xconn *c, uint64_t now, enum favour f)
 {
 	for (unsigned i = 0; i < nboosted; i++)
 		if (boosted[i] == c)
-			return x11_boost_live(&c->boost, now) &&
+			return x11_boost_live(&c->boost, now) && usable(c) &&
 					(f != FAVOUR_INPUT || !c->boost.light);
 	return false;
 }
 
-/* A light grant to c, whose requests are waiting: the other clients'
- * requests the X server might still run before them are noted. */
+/* A light grant to c, whose requests are waiting, if it earned one (the
+ * X server found it idle since its last) and light grants' reads have
+ * not used their quarter of the X server: the other clients' requests the
+ * X server might still run before them are noted. */
 static void give_light(struct xconn *c, uint64_t now)
 {
+	if (!c->light_earned) {
+		c->light_unearned++;
+		return;
+	}
+	if (!x11_boost_share_left(&light_share, &cfg, now)) {
+		c->light_no_share++;
+		return;
+	}
 	bool listed = false;
 	for (unsigned k = 0; k < nboosted && !listed; k++)
 		listed = boosted[k] == c;
@@ -422,11 +498,32 @@ static void grant_waiting_light(const struct xconn *self, uint64_t now)
 	}
 }
 
+/* c is held back (its read refused or its readiness unreported) while
+ * `f` is favoured: reported again once nobody is. */
+static void hold(struct xconn *c, enum favour f, uint64_t now)
+{
+	c->held = true;
+	any_held = true;
+	if (!x11_boost_live(&c->boost, now))
+		return;
+	if (!c->boost.light)
+		c->input_held++;
+	else if (f == FAVOUR_INPUT)
+		c->light_gave_way++;
+}
+
 bool input_boost_yield(struct xconn *c)
 {
-	if (c->state == XCONN_FRESH || (nlight == 0 && nboosted == 0))
+	if (c->state == XCONN_FRESH || (nlight == 0 && nboosted == 0 && !light_serving))
 		return false;
 	uint64_t now = monotonic_now_ns();
+	if (c == light_serving) {
+		/* Its light grant's read was this pick's: the rest of what it
+		 * has waits for its turn in Xwayland's round robin. */
+		c->yields++;
+		hold(c, FAVOUR_NONE, now);
+		return true;
+	}
 	if (nlight)
 		grant_waiting_light(c, now);
 	if (nboosted == 0)
@@ -436,14 +533,14 @@ bool input_boost_yield(struct xconn *c)
 	bool live = is_boosted(c, now, FAVOUR_LIGHT);
 	enum favour f = live && !c->boost.light ? FAVOUR_NONE : someone_favoured(c, now);
 	if (live && (f != FAVOUR_INPUT || !c->boost.light)) {
-		x11_boost_served(&c->boost, now);
+		if (x11_boost_served(&c->boost, now))
+			light_serving = c;
 		return false;
 	}
 	if (f == FAVOUR_NONE)
 		return false;
 	c->yields++;
-	c->held = true;
-	any_held = true;
+	hold(c, f, now);
 	return true;
 }
 
@@ -457,6 +554,8 @@ size_t input_boost_read_cap(const struct xconn *c, size_t count)
 	 * what a stream socket may always return; on the socket each cut read
 	 * costs the X server a recvmsg, paid only while a client is light and
 	 * active or holds a grant (docs/x11.md "Socket clients"). */
+	if (c == light_serving)
+		return x11_request_framer_cut(&c->framer, count, LIGHT_GRANT_READ);
 	if ((nboosted == 0 && nlight == 0) || c->state == XCONN_FRESH)
 		return count;
 	size_t extra = 0;
@@ -553,8 +652,7 @@ int input_boost_filter(int epfd, struct epoll_event *ev, int n, int max)
 			if (c && (ev[i].events & EPOLLIN) &&
 					!(ev[i].events & (EPOLLHUP | EPOLLERR)) &&
 					!is_boosted(c, now, f)) {
-				c->held = true;
-				any_held = true;
+				hold(c, f, now);
 				continue;
 			}
 			ev[out++] = ev[i];

@@ -223,6 +223,18 @@ static void make_plain(struct xconn *c)
 	c->state = XCONN_PLAIN;
 }
 
+/* The X server found nothing to read from fd's client (the read said
+ * EAGAIN): it has no requests waiting, which light grants are earned by
+ * (input_boost.c). errno is kept. */
+static void note_drained(int fd, ssize_t n)
+{
+	if (n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+		return;
+	struct xconn *c = xconn_get(fd);
+	if (c)
+		input_boost_drained(c);
+}
+
 static ssize_t recv_request_bytes(int fd, struct msghdr *msg, int flags)
 {
 	struct xconn *c = ring_conn(fd);
@@ -232,14 +244,17 @@ static ssize_t recv_request_bytes(int fd, struct msghdr *msg, int flags)
 		 * child's first request (its ShmAttachFd got BadMatch). */
 		size_t room = msg->msg_controllen;
 		ssize_t n = xconn_serve(c, msg);
-		if (!c->reverted)
+		if (!c->reverted) {
+			note_drained(fd, n);
 			return n;
+		}
 		make_plain(c);
 		msg->msg_controllen = room;
 	}
 	ssize_t n = real_recvmsg(fd, msg, flags);
 	if (n > 0 && (c = xconn_get(fd)))
 		c->plain_bytes += (uint64_t)n;
+	note_drained(fd, n);
 	return n;
 }
 
@@ -295,11 +310,13 @@ EXPORT ssize_t read(int fd, void *buf, size_t count)
 		if (!c->reverted) {
 			if (n > 0)
 				input_boost_requests(c, &iov, 1, (size_t)n);
+			note_drained(fd, n);
 			return n;
 		}
 		make_plain(c);
 	}
 	n = real_read(fd, buf, count);
+	note_drained(fd, n);
 	if (n > 0 && (c = xconn_get(fd))) {
 		int saved = errno;
 		input_boost_requests(c, &iov, 1, (size_t)n);

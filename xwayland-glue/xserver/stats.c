@@ -78,7 +78,9 @@ int xconn_format(char *buf, size_t n, const struct xconn *c)
 			"boost_lapsed=%llu yields=%llu spin_found=%llu spin_missed=%llu "
 			"spin_preempted=%llu spin_skipped=%llu "
 			"light_grants=%llu xtime_us=%llu light_early=%llu light_ahead=%llu "
-			"light_clear=%llu why=%s\n",
+			"light_clear=%llu light_served=%llu light_gave_way=%llu input_held=%llu "
+			"light_unearned=%llu light_no_share=%llu "
+			"why=%s\n",
 			c->fd, (int)c->pid, comm, mode,
 			(unsigned long long)(c->state == XCONN_RING ? c->framer.requests :
 								      c->ring_requests),
@@ -106,6 +108,10 @@ int xconn_format(char *buf, size_t n, const struct xconn *c)
 			(unsigned long long)(c->usage.total_ns / 1000),
 			(unsigned long long)c->light_early, (unsigned long long)c->light_ahead,
 			(unsigned long long)c->light_clear,
+			(unsigned long long)c->boost.light_served,
+			(unsigned long long)c->light_gave_way, (unsigned long long)c->input_held,
+			(unsigned long long)c->light_unearned,
+			(unsigned long long)c->light_no_share,
 			c->other_user                           ? "other-uid" :
 					c->state == XCONN_RING  ? "ring" :
 					c->state == XCONN_FRESH ? "fresh" :

@@ -116,6 +116,18 @@ struct xconn {
 	 * server might still run before it (their `unrun` added up); and its
 	 * light grants when no other client had more than one. */
 	uint64_t light_early, light_ahead, light_clear;
+	/* False from a light grant's read that left requests waiting until
+	 * the X server finds it with nothing to read: a connection that
+	 * floods without a pause gets one light grant per pause, not one per
+	 * read (input_boost.c). */
+	bool light_earned;
+	/* Statistics of input first: reads refused or readiness dropped while
+	 * it held a live light grant and an input grant was favoured
+	 * (light_gave_way); while it held a live input grant and was held
+	 * back for a light one (input_held: input first makes that never
+	 * happen, integration/x11_light_input_first). */
+	uint64_t light_gave_way, input_held;
+	uint64_t light_unearned, light_no_share;
 };
 
 /* The real libc functions (RTLD_NEXT). */
@@ -180,6 +192,8 @@ int input_boost_filter(int epfd, struct epoll_event *ev, int n, int max);
 /* epoll_wait's timeout, shortened to release held-back connections. */
 int input_boost_timeout(int timeout);
 void input_boost_forget(struct xconn *c);
+/* The X server's read of c found nothing waiting (EAGAIN). */
+void input_boost_drained(struct xconn *c);
 
 /* wm_events.c: the window manager's connection (Xwayland's `-wm N`), its
  * repeated PropertyNotify left out of each write (docs/x11.md "The window
