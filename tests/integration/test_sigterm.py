@@ -43,8 +43,8 @@ def test(h):
         sock.close()
         check(closed, "the raw client's connection was not closed after the compositor exited")
         for p in (shm, foot):
-            rc = p.wait(5)
-            check(rc is not None, f"{p.name} (pid {p.pid}) still running 5 s after the "
+            rc = p.wait(15)  # (a hang bound: a loaded machine may take seconds)
+            check(rc is not None, f"{p.name} (pid {p.pid}) still running 15 s after the "
                                   f"compositor exited:\n{p.log_tail()}")
             log(f"{p.name} exited with {rc} after the disconnection")
 

@@ -76,7 +76,7 @@ def xmessage_part(s):
     # It has the keyboard: Return presses the default button, xmessage exits
     # with that button's code and its window goes away.
     s.key("Return")
-    rc = msg.wait(5)
+    rc = msg.wait(15)  # (a hang bound: under ASan its exit runs LeakSanitizer)
     check(rc == 7, f"xmessage did not get Return (exit code {rc}, expected 7): the dialog "
                    f"did not get keyboard focus?\n{msg.log_tail()}")
     s.clients.remove(msg)
