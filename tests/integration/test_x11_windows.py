@@ -147,7 +147,7 @@ def test(h):
         def ticked(img2):
             return img2.crop(c).diff_count(first) > 20
 
-        s.wait_screenshot(ticked, timeout=5, what=f"xclock {c} to redraw (its -update 1 tick)")
+        s.wait_screenshot(ticked, timeout=15, what=f"xclock {c} to redraw (its -update 1 tick)")
 
         # The last mapped window has focus, the others have unfocused frames,
         # each frame complete around everything the window covers (xeyes and
