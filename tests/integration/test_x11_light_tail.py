@@ -31,6 +31,7 @@ from harness import Session, check, log  # noqa: E402
 from harness.x11_flood import echo_among, start_flooders, stop  # noqa: E402
 
 FLOODERS = 4
+ATTEMPTS = 3  # echo runs among the same flooders until one gets a light grant
 TRANSPORTS = ("ring", "socket")
 
 
@@ -39,12 +40,22 @@ def echo_among_flooders(s, what, transport):
     statistics."""
     what = f"{what}, {transport}"
     flooders = start_flooders(s, {transport: FLOODERS})
-    echo_among(s, flooders, transport, what.replace(" ", "-").replace(",", ""))
+    # A light grant needs the echo measured light against the flooders for
+    # a window or two: a 2 s run on a loaded machine can have none (ASan
+    # beside two busy loops: 0 for the socket's echo with the cap off, 5
+    # for the ring's). The run is repeated, bounded: an X server that never
+    # grants the light echo fails every attempt.
+    for attempt in range(1, ATTEMPTS + 1):
+        echo_among(s, flooders, transport,
+                   f"{what.replace(' ', '-').replace(',', '')}-{attempt}")
+        echo = [r for r in s.x11ring_closed() if r.get("comm") == "x11-echo"][-1]
+        if echo["light_grants"] > 0:
+            break
+        log(f"{what}: attempt {attempt} of {ATTEMPTS}: the echo got no light grant: {echo}")
     pids = {p.pid for _, p in flooders}
     fl = [r for r in s.x11ring_stats() if r.get("pid") in pids]
     check(len(fl) == FLOODERS and all(r["transport"] == transport for r in fl),
           f"the flooders should be on the {transport}: {fl}")
-    echo = [r for r in s.x11ring_closed() if r.get("comm") == "x11-echo"][-1]
     check(echo["transport"] == transport, f"the echo should be on the {transport}: {echo}")
     log(f"{what}: echo {echo}")
     for r in fl:
