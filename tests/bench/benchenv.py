@@ -8,6 +8,7 @@ visible to /usr/bin/python3 only, so a benchmark that needs them and was
 started under a python3 that cannot import them (pyenv, a venv) says so and
 re-executes itself under /usr/bin/python3.
 """
+import csv
 import importlib.util
 import os
 import platform
@@ -87,3 +88,22 @@ def machine():
     except OSError:
         pass
     return f"{cpu}, {os.cpu_count()} CPUs, Linux {platform.release()}"
+
+
+def write_csv(path, rows):
+    """A benchmark's rows (dicts with the same keys, in the columns' order)
+    as CSV at path, floats to four decimals."""
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: (f"{v:.4f}" if isinstance(v, float) else v) for k, v in r.items()})
+
+
+def harness_main(harness_run, parse_args, run):
+    """main() of a benchmark built on the integration harness: its own
+    options parsed, then run(h, args) under harness_run (harness.main),
+    which reads a command line of its own: given none."""
+    args = parse_args()
+    sys.argv = [sys.argv[0]]
+    harness_run(lambda h: run(h, args))

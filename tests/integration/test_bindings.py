@@ -38,7 +38,7 @@ def default_bindings(h):
             u = img.bbox(UNFOCUSED, exclude=s.cursor_exclusion())
             return f == r1 and u == r2
 
-        s.wait_screenshot(cycled, timeout=5,
+        s.wait_screenshot(cycled, timeout=15,
                           what=f"Logo+Tab to move focus to the first window {r1} "
                                f"(focused border there, unfocused on {r2})")
         log("Logo+Tab cycled focus")
@@ -50,11 +50,11 @@ def default_bindings(h):
             r = s.window_border(img, FOCUSED)
             return r == r2 and img.bbox(UNFOCUSED, exclude=s.cursor_exclusion()) is None
 
-        s.wait_screenshot(one_left, timeout=5,
+        s.wait_screenshot(one_left, timeout=15,
                           what=f"Logo+Shift+q to close the focused window {r1}, leaving {r2} "
                                f"focused")
         s.key("logo+shift+q")
-        s.wait_screenshot(s.only_background, timeout=5,
+        s.wait_screenshot(s.only_background, timeout=15,
                           what="Logo+Shift+q to close the last window (screen back to background)")
         log("Logo+Shift+q closed both windows")
 
@@ -69,7 +69,7 @@ def startup_option(h):
         out = os.path.join(s.tmp, "startup-out")
         s.startup = f'printf %s "$WAYLAND_DISPLAY" > {shlex.quote(out)}'
         s.start()
-        got = s.wait_until(lambda: read_file(out), timeout=5,
+        got = s.wait_until(lambda: read_file(out), timeout=15,
                            what=f"the -s command to write {out}")
         check(got == s.display, f"-s command saw WAYLAND_DISPLAY={got!r}, expected {s.display!r}")
         log(f"-s command ran with WAYLAND_DISPLAY={got}")
@@ -91,7 +91,7 @@ def config_file(h):
         with open(s.config_path, "w") as f:
             f.write("\n".join(lines) + "\n")
         s.start()
-        got = s.wait_until(lambda: read_file(started), timeout=5,
+        got = s.wait_until(lambda: read_file(started), timeout=15,
                            what="the [startup] exec command to run")
         check(got == "started", f"[startup] command wrote {got!r}")
         err = s.stderr_text() + s.stdout_text()
@@ -100,7 +100,7 @@ def config_file(h):
               + err[-3000:])
         log("bad config line reported with file:line")
         s.key("logo+t")
-        got = s.wait_until(lambda: read_file(bound), timeout=5,
+        got = s.wait_until(lambda: read_file(bound), timeout=15,
                            what="the configured Logo+t binding to run its command")
         check(got == "bound", f"Logo+t command wrote {got!r}")
         log("configured binding works")

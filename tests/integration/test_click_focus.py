@@ -58,7 +58,7 @@ def test(h):
             b = img.bbox(UNFOCUSED, exclude=s.cursor_exclusion())
             return b if b == r2 else None
 
-        s.wait_screenshot(swapped, timeout=5,
+        s.wait_screenshot(swapped, timeout=15,
                           what=f"window 1 {r1} with a complete focused border (focused and raised) "
                                f"and window 2 {r2} with an unfocused one")
 

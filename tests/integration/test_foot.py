@@ -31,7 +31,7 @@ def test(h):
         check(got == "hello smtwc", f"typed 'hello smtwc' + Return, the shell read {got!r}")
         check(rc == 0, f"foot exited with code {rc}:\n{foot.log_tail()}")
         log("text arrived; waiting for the window to go away")
-        s.wait_screenshot(s.only_background, timeout=5,
+        s.wait_screenshot(s.only_background, timeout=15,
                           what="the screen to be background only after foot exited")
 
 

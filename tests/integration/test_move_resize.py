@@ -36,7 +36,7 @@ def test(h):
         drag(s, "left", r0.center(), (dx, dy))
         want = Rect(r0.x + dx, r0.y + dy, r0.w, r0.h)
         _, r1 = s.wait_screenshot(
-            lambda img: s.window_border(img, FOCUSED) == want and want, timeout=5,
+            lambda img: s.window_border(img, FOCUSED) == want and want, timeout=15,
             what=f"Logo+left drag by ({dx},{dy}) to move the window from {r0} to {want}")
         log(f"moved to {r1}")
 
@@ -55,7 +55,7 @@ def test(h):
             return r if ok else None
 
         _, r2 = s.wait_screenshot(
-            resized, timeout=5,
+            resized, timeout=15,
             what=f"Logo+right drag near the bottom-right corner by ({dw},{dh}) to resize "
                  f"{r1} to about {want2} (top-left fixed)")
         log(f"resized (bottom-right) to {r2}")
@@ -75,7 +75,7 @@ def test(h):
             return r if ok else None
 
         _, r3 = s.wait_screenshot(
-            resized_tl, timeout=5,
+            resized_tl, timeout=15,
             what=f"Logo+right drag near the top-left corner by ({dl},{dt}) to resize "
                  f"{r2} to about {want3} (bottom-right fixed)")
         log(f"resized (top-left) to {r3}")

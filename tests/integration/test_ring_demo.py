@@ -111,6 +111,10 @@ def test(h):
               f"FENCE round trips armed spins: {after} then {trickled}")
         log(f"FENCE trickle: {res.stdout.strip()}; no spin")
         demo.terminate()
+        # (gone from the screen before the socket demo, whose window has the
+        # same size and pixels: the comparison must find the new one)
+        s.wait_screenshot(lambda img: s.only_background(img) or None,
+                          what="the ring demo's window to disappear")
 
         dump2 = os.path.join(s.tmp, "socket.dump")
         demo, info2 = start_demo(s, h, "socket", dump2)

@@ -43,7 +43,7 @@ def test(h):
             d = img.diff_count(img1, inner)
             return d if d > 1000 else None
 
-        img2, d = s.wait_screenshot(changed, timeout=5,
+        img2, d = s.wait_screenshot(changed, timeout=15,
                                     what="the simple-shm pattern to change (animation)")
         log(f"{d} pixels changed between screenshots")
         # And outside the window nothing but background.

@@ -138,10 +138,22 @@ def check_region_capture(s, img, win, label):
     """grim -g of the window geometry shows exactly those pixels."""
     geo = window_rect(win).intersect(Rect(0, 0, OUTPUT_W, OUTPUT_H))
     path = os.path.join(s.tmp, "region.ppm")
-    s.run(["grim", "-t", "ppm", "-g", f"{geo.x},{geo.y} {geo.w}x{geo.h}", path], timeout=10)
-    with open(path, "rb") as f:
-        region = Image.from_ppm(f.read())
-    full = s.screenshot()
+
+    # Compared with whole-output shots taken just before and just after:
+    # a window may change between two captures (a blinking text cursor),
+    # so the comparison counts when those two agree.
+    def captured():
+        before = s.screenshot()
+        s.run(["grim", "-t", "ppm", "-g", f"{geo.x},{geo.y} {geo.w}x{geo.h}", path],
+              timeout=10)
+        with open(path, "rb") as f:
+            region = Image.from_ppm(f.read())
+        full = s.screenshot()
+        if before.crop(geo).diff_count(full.crop(geo)) != 0:
+            return None
+        return region, full
+    region, full = s.wait_until(captured, timeout=30, interval=0,
+                                what=f"{label}: the window unchanged around a region capture")
     check((region.width, region.height) == (geo.w, geo.h),
           f"{label}: grim -g {geo} gave {region.width}x{region.height}")
     diff = region.diff_count(full.crop(geo))

@@ -88,9 +88,11 @@ def echo_among_flooders(s, transport, label, **echo_args):
     return flooders, answered, echo, before, flooder_stats(s, flooders)
 
 
-def closed_echo(s, pid):
-    return s.wait_until(lambda: [r for r in s.x11ring_closed() if r["pid"] == pid],
-                        timeout=10, what=f"Xwayland to log x11-echo {pid}'s close")[-1]
+def log_flooders(transport, fl, *keys):
+    """The flooders' statistics that a run's checks are about, one line
+    each (fl: {pid: statistics})."""
+    for pid, r in fl.items():
+        log(f"{transport}: flooder {pid}: " + " ".join(f"{k}={r[k]}" for k in keys))
 
 
 def typed_among_flooders(s, transport, boosted):
@@ -100,9 +102,8 @@ def typed_among_flooders(s, transport, boosted):
         s, transport, f"typed-xi2-{transport}", keys=True, xi2=True)
     procs = [p for _, p in flooders]
     log(f"{transport}: echo {echo}")
+    log_flooders(transport, fl, "input_events", "boosts", "yields")
     for pid, r in fl.items():
-        log(f"{transport}: flooder {pid}: input_events={r['input_events']} "
-            f"boosts={r['boosts']} yields={r['yields']}")
         check(r["input_events"] == 0 and r["boosts"] == 0,
               f"x11-plaid {pid} got no input but {r}")
     if not boosted:
@@ -154,9 +155,7 @@ def light_among_flooders(s, transport, light):
     flooders, _, echo, before, fl = echo_among_flooders(s, transport,
                                                         f"light-{transport}-{light}")
     log(f"{transport}, light {light}: echo {echo}")
-    for pid, r in fl.items():
-        log(f"{transport}: flooder {pid}: light_grants={r['light_grants']} "
-            f"yields={r['yields']} xtime_us={r['xtime_us']}")
+    log_flooders(transport, fl, "light_grants", "yields", "xtime_us")
     check(echo["input_events"] == 0 and echo["boosts"] == 0,
           f"the timed echo got input or an input grant: {echo}")
     held = sum(r["yields"] - before[pid]["yields"] for pid, r in fl.items())

@@ -183,6 +183,16 @@ def xterm_to_foot(s, sel, word, xrm, paste_key):
     except harness.TestFailure:
         harness.fail(f"the double-click in xterm did not put {word!r} into the X "
                      f"{sel.upper()} selection (xclip -o: {got[0]})")
+    # The compositor's window manager offers the X selection to Wayland
+    # clients once Xwayland has told it of the new owner: an event of its
+    # own X connection, not ordered with xclip's answer above. foot pastes
+    # what Wayland offers, so that is waited for too.
+    try:
+        s.wait_until(lambda: wl_paste(s, sel)[1] == word, timeout=15, interval=0.2,
+                     what=f"wl-paste to show xterm's selection {word!r}")
+    except harness.TestFailure:
+        harness.fail(f"xterm's {sel.upper()} selection {word!r} never reached Wayland "
+                     f"clients (wl-paste: {wl_paste(s, sel)})")
     out = os.path.join(s.tmp, f"foot-{sel}.txt")
     dst = s.spawn(["foot"] + reader(out, word), name="foot-dst")
     new_focused_frame(s, frame)

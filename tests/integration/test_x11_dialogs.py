@@ -76,11 +76,11 @@ def xmessage_part(s):
     # It has the keyboard: Return presses the default button, xmessage exits
     # with that button's code and its window goes away.
     s.key("Return")
-    rc = msg.wait(5)
+    rc = msg.wait(15)  # (a hang bound: under ASan its exit runs LeakSanitizer)
     check(rc == 7, f"xmessage did not get Return (exit code {rc}, expected 7): the dialog "
                    f"did not get keyboard focus?\n{msg.log_tail()}")
     s.clients.remove(msg)
-    s.wait_screenshot(s.only_background, timeout=5, what="the dialog to disappear")
+    s.wait_screenshot(s.only_background, timeout=15, what="the dialog to disappear")
 
 
 def menu_part(s):
@@ -112,7 +112,7 @@ def menu_part(s):
     s.vpointer("down", "left")
     released = False
     try:
-        ors = s.wait_until(lambda: s.x_override_redirect_windows(min_size=20), timeout=4,
+        ors = s.wait_until(lambda: s.x_override_redirect_windows(min_size=20), timeout=15,
                            what="an override-redirect X window (xterm's Ctrl+click menu)")
         check(len(ors) == 1, f"{len(ors)} override-redirect windows: {ors}")
         (mwid, mi), = ors.items()
@@ -143,7 +143,7 @@ def menu_part(s):
                 return None
             return box
 
-        img, box = s.wait_screenshot(menu_drawn, timeout=5,
+        img, box = s.wait_screenshot(menu_drawn, timeout=15,
                                      what=f"the menu drawn where X has it, {mg} (the changed "
                                           f"area of the screen)")
         log(f"menu drawn at {box}")
@@ -174,7 +174,7 @@ def menu_part(s):
                 log(f"(releasing the button failed too: {e})")
         s.release_modifiers(hold)
 
-    s.wait_until(lambda: not s.x_override_redirect_windows(min_size=20), timeout=5,
+    s.wait_until(lambda: not s.x_override_redirect_windows(min_size=20), timeout=15,
                  what="the menu's X window to unmap after the button was released")
 
     def gone(img):
@@ -182,7 +182,7 @@ def menu_part(s):
                          exclude=[Rect(e.x - near.x, e.y - near.y, e.w, e.h)
                                   for e in excl]) is None
 
-    s.wait_screenshot(gone, timeout=5, what="the screen to show the xterm alone again after "
+    s.wait_screenshot(gone, timeout=15, what="the screen to show the xterm alone again after "
                                             "the menu closed")
 
 

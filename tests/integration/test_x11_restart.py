@@ -12,7 +12,7 @@ import harness  # noqa: E402
 from harness import BACKGROUND, Session, check, log  # noqa: E402
 
 
-def animating(s, rect, what, timeout=5):
+def animating(s, rect, what, timeout=15):
     """Wait for the pixels of rect to change between screenshots."""
     first = s.screenshot().crop(rect)
     s.wait_screenshot(lambda img: img.crop(rect).diff_count(first) > 100, timeout=timeout,
@@ -38,7 +38,7 @@ def test(h):
         os.kill(xw, signal.SIGKILL)
 
         s.wait_until(lambda: not os.path.exists(f"/proc/{xw}") or harness._is_zombie(xw),
-                     timeout=5, what=f"Xwayland (pid {xw}) to die")
+                     timeout=15, what=f"Xwayland (pid {xw}) to die")
         rc = eyes.wait(10)
         check(rc is not None, "xeyes still runs although its X server was killed")
         log(f"xeyes exited with {rc} (its X server died)")
@@ -52,7 +52,7 @@ def test(h):
         check(shm.alive(), f"weston-simple-shm died with Xwayland:\n{shm.log_tail()}")
         animating(s, shm_area, "weston-simple-shm after Xwayland died")
         # The dead X window is gone from the screen.
-        s.wait_screenshot(lambda img: img.count_not(BACKGROUND, rect=g) == 0, timeout=5,
+        s.wait_screenshot(lambda img: img.count_not(BACKGROUND, rect=g) == 0, timeout=15,
                           what=f"xeyes' window {g} to disappear after its X server died")
         s.check_alive()  # it has handled Xwayland's death by now
 

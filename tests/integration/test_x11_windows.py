@@ -89,77 +89,104 @@ def test(h):
                     return None
             return True
 
+        excl = s.cursor_exclusion()
+
+        def content_problems(img):
+            """What is not yet drawn as each program draws itself (every
+            pixel of each window, xterm's prompt, the eyes, the clock)."""
+            problems = []
+            for name, g in geo.items():
+                inside = g.w * g.h
+                drawn = img.count_not(BACKGROUND, rect=g, exclude=excl)
+                if drawn < 0.98 * inside:
+                    problems.append(f"{name}: only {drawn} of {inside} pixels of its window "
+                                    f"{g} are drawn")
+            x = geo["xterm"]
+            white = img.count(WHITE, rect=x, exclude=excl)
+            if white < 0.85 * x.w * x.h:
+                problems.append(f"xterm {x} is not mostly white: {white} of {x.w * x.h} white "
+                                f"pixels; colours {img.colors(x)}")
+            ink = img.count(BLACK, tol=40, rect=x, exclude=excl)
+            if ink < 30:
+                problems.append(f"no text in xterm {x} ({ink} dark pixels)")
+            e = geo["xeyes"]
+            b, w = img.count(BLACK, tol=40, rect=e), img.count(WHITE, tol=40, rect=e)
+            if b < 0.05 * e.w * e.h or w < 0.2 * e.w * e.h:
+                problems.append(f"xeyes {e} does not show black and white eyes: {b} black, "
+                                f"{w} white pixels; colours {img.colors(e)}")
+            c = geo["xclock"]
+            b, w = img.count(BLACK, tol=60, rect=c), img.count(WHITE, tol=10, rect=c)
+            if w < 0.6 * c.w * c.h or b < 100:
+                problems.append(f"xclock {c} does not show a clock face: {b} dark, {w} white "
+                                f"pixels; colours {img.colors(c)}")
+            return problems
+
+        # Where each window is comes first; what it shows follows as each
+        # program draws (xterm's prompt once its shell has started, which
+        # a busy machine can put after the windows' first frames).
         img, _ = s.wait_screenshot(shown, timeout=15,
                                    what="the three X windows drawn at their X geometry "
                                         f"{geo} (with a {BORDER} px frame and a {th} px title bar)")
-        excl = s.cursor_exclusion()
-
-        def saved():
-            return s.save(img, "windows")
-
+        try:
+            img, _ = s.wait_screenshot(lambda im: shown(im) and not content_problems(im),
+                                       timeout=15, what="each X program's content")
+        except harness.TestFailure:
+            img = s.last_image
+            problems = content_problems(img)
+            check(not problems and shown(img), lambda: "X windows not drawn as their programs "
+                  "draw them:\n  " + "\n  ".join(problems or ["(a window left its place)"])
+                  + f"\n(saved {s.save(img, 'windows')})")
         for name, g in geo.items():
             box = img.bbox_not(BACKGROUND, rect=grown(framed(g, th), 20), exclude=excl)
             log(f"{name}: on screen {box}, colours {img.colors(g, top=4)}")
-            inside = g.w * g.h
-            drawn = img.count_not(BACKGROUND, rect=g, exclude=excl)
-            check(drawn >= 0.98 * inside,
-                  lambda: f"{name}: only {drawn} of {inside} pixels of its window {g} are drawn "
-                          f"(saved {saved()})")
-
-        # Each one looks like itself.
-        x = geo["xterm"]
-        white = img.count(WHITE, rect=x, exclude=excl)
-        check(white >= 0.85 * x.w * x.h,
-              lambda: f"xterm {x} is not mostly white: {white} of {x.w * x.h} white pixels; "
-                      f"colours {img.colors(x)} (saved {saved()})")
-        ink = img.count(BLACK, tol=40, rect=x, exclude=excl)
-        check(ink >= 30, lambda: f"no text in xterm {x} ({ink} dark pixels) (saved {saved()})")
-        e = geo["xeyes"]
-        b, w = img.count(BLACK, tol=40, rect=e), img.count(WHITE, tol=40, rect=e)
-        check(b >= 0.05 * e.w * e.h and w >= 0.2 * e.w * e.h,
-              lambda: f"xeyes {e} does not show black and white eyes: {b} black, {w} white "
-                      f"pixels; colours {img.colors(e)} (saved {saved()})")
-        c = geo["xclock"]
-        b, w = img.count(BLACK, tol=60, rect=c), img.count(WHITE, tol=10, rect=c)
-        check(w >= 0.6 * c.w * c.h and b >= 100,
-              lambda: f"xclock {c} does not show a clock face: {b} dark, {w} white pixels; "
-                      f"colours {img.colors(c)} (saved {saved()})")
 
         # xclock keeps redrawing through Xwayland (second hand, -update 1).
+        c = geo["xclock"]
         first = img.crop(c)
 
         def ticked(img2):
             return img2.crop(c).diff_count(first) > 20
 
-        s.wait_screenshot(ticked, timeout=5, what=f"xclock {c} to redraw (its -update 1 tick)")
+        s.wait_screenshot(ticked, timeout=15, what=f"xclock {c} to redraw (its -update 1 tick)")
 
         # The last mapped window has focus, the others have unfocused frames,
         # each frame complete around everything the window covers (xeyes and
         # xclock have a 1 px X border: Xwayland draws it into the surface).
-        img = s.screenshot()
-        problems = []
-        for name, g in geo.items():
-            color = FOCUSED if name == "xclock" else UNFOCUSED
-            frame = framed(g, th)
-            match, total = img.frame_count(frame, color, width=BORDER)
-            bar = Rect(g.x, g.y - th, g.w, th)
-            bar_px = img.count(TITLE_COLOURS[color], rect=bar)
-            if bar_px < bar.w * bar.h // 2:
-                problems.append(f"{name}: only {bar_px} pixels of its title bar {bar} have the "
-                                f"title colour {TITLE_COLOURS[color]}")
-            if match < 0.9 * total:
-                sides = {side: img.count(color, rect=r) for side, r in (
-                    ("top", Rect(frame.x, frame.y, frame.w, BORDER)),
-                    ("bottom", Rect(frame.x, frame.y2 - BORDER, frame.w, BORDER)),
-                    ("left", Rect(frame.x, frame.y, BORDER, frame.h)),
-                    ("right", Rect(frame.x2 - BORDER, frame.y, BORDER, frame.h)))}
-                problems.append(
-                    f"{name} (X border width {info[name]['border']}): {match} of {total} "
-                    f"pixels of the {BORDER} px frame {frame} around its window {g} have the "
-                    f"{'focused' if color == FOCUSED else 'unfocused'} colour {color}; "
-                    f"per side: {sides}")
-        check(not problems, lambda: "incomplete window frames:\n  " + "\n  ".join(problems)
-                                    + f"\n(saved {s.save(img, 'frames')})")
+        def frame_problems(img):
+            problems = []
+            for name, g in geo.items():
+                color = FOCUSED if name == "xclock" else UNFOCUSED
+                frame = framed(g, th)
+                match, total = img.frame_count(frame, color, width=BORDER)
+                bar = Rect(g.x, g.y - th, g.w, th)
+                bar_px = img.count(TITLE_COLOURS[color], rect=bar)
+                if bar_px < bar.w * bar.h // 2:
+                    problems.append(f"{name}: only {bar_px} pixels of its title bar {bar} have "
+                                    f"the title colour {TITLE_COLOURS[color]}")
+                if match < 0.9 * total:
+                    sides = {side: img.count(color, rect=r) for side, r in (
+                        ("top", Rect(frame.x, frame.y, frame.w, BORDER)),
+                        ("bottom", Rect(frame.x, frame.y2 - BORDER, frame.w, BORDER)),
+                        ("left", Rect(frame.x, frame.y, BORDER, frame.h)),
+                        ("right", Rect(frame.x2 - BORDER, frame.y, BORDER, frame.h)))}
+                    problems.append(
+                        f"{name} (X border width {info[name]['border']}): {match} of {total} "
+                        f"pixels of the {BORDER} px frame {frame} around its window {g} have "
+                        f"the {'focused' if color == FOCUSED else 'unfocused'} colour {color}; "
+                        f"per side: {sides}")
+            return problems
+
+        # (waited for: the focus frame follows the window manager's focus of
+        # the last window mapped, which a loaded machine can draw a frame
+        # after xclock's first ticks)
+        try:
+            s.wait_screenshot(lambda im: not frame_problems(im), timeout=10,
+                              what="every window's frame in its focus colour")
+        except harness.TestFailure:
+            img = s.last_image
+            problems = frame_problems(img)
+            check(not problems, lambda: "incomplete window frames:\n  " + "\n  ".join(problems)
+                                        + f"\n(saved {s.save(img, 'frames')})")
 
         if "libasan" in s.env.get("LD_PRELOAD", ""):
             # As in test_x11_ring: gtk3-demo deadlocks under the ASan runtime

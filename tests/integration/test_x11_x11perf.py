@@ -32,9 +32,18 @@ def test(h):
                                     timeout=15, interval=0.2,
                                     what="x11perf's override-redirect test window")
                 g = s.x_geometry(max(wins, key=lambda w: wins[w]["width"] * wins[w]["height"]))
-                img = s.screenshot()
                 seen["geometry"] = g
-                seen["drawn"] = img.count_not(BACKGROUND, rect=g)
+
+                # Viewable in X is before Xwayland has committed the
+                # window's surface: the drawing is waited for (the check
+                # below judges the last look).
+                def drawn(img):
+                    seen["drawn"] = img.count_not(BACKGROUND, rect=g)
+                    return seen["drawn"] >= 0.5 * g.w * g.h
+                try:
+                    s.wait_screenshot(drawn, timeout=15, what="x11perf's window drawn")
+                except harness.TestFailure:
+                    pass  # reported below with the pixels drawn
             except BaseException as e:  # reported below
                 seen["error"] = e
 

@@ -88,12 +88,6 @@ def one(h, args, boost, rnd):
         return row
 
 
-def spread(v, fmt):
-    m = statistics.median(v)
-    return fmt.format(m) if len(v) == 1 else \
-        f"{fmt.format(m)} [{fmt.format(min(v))}-{fmt.format(max(v))}]"
-
-
 def run(h, args):
     rows = []
     for rnd in range(args.rounds):
@@ -110,17 +104,15 @@ def run(h, args):
         rs = [r for r in rows if r["boost"] == boost]
         ratio = [r["others"] / o["others"] for r in rs for o in rows
                  if o["boost"] == 0 and o["round"] == r["round"]]
-        lines.append(f"| {boost} | {spread([r['share'] for r in rs], '{:.3f}')} "
-                     f"| {spread(ratio, '{:.2f}')} "
-                     f"| {spread([r['favoured'] * 100 for r in rs], '{:.1f}')} "
-                     f"| {spread([r['grants'] for r in rs], '{:.0f}')} |")
+        lines.append(f"| {boost} | {bench.spread([r['share'] for r in rs], '{:.3f}')} "
+                     f"| {bench.spread(ratio, '{:.2f}')} "
+                     f"| {bench.spread([r['favoured'] * 100 for r in rs], '{:.1f}')} "
+                     f"| {bench.spread([r['grants'] for r in rs], '{:.0f}')} |")
     print("\n" + "\n".join(lines) + "\n")
 
 
 def main():
-    args = parse_args()
-    sys.argv = [sys.argv[0]]
-    harness.main(lambda h: run(h, args))
+    benchenv.harness_main(harness.main, parse_args, run)
 
 
 if __name__ == "__main__":

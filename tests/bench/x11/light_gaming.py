@@ -26,7 +26,6 @@ are what means something). Writes DIR/x11-light-gaming.csv (DIR:
 build/bench). --smoke: one round of 1.5 s per echo with 4 flooders.
 """
 import argparse
-import csv
 import datetime
 import os
 import statistics
@@ -182,18 +181,12 @@ def run(h, args):
     lines += ["", V.load_text(load_before, load_after) + "."]
     print("\n" + "\n".join(lines) + "\n")
     path = os.path.join(out, "x11-light-gaming.csv")
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(results[0].keys()))
-        w.writeheader()
-        for r in results:
-            w.writerow({k: (f"{v:.4f}" if isinstance(v, float) else v) for k, v in r.items()})
+    benchenv.write_csv(path, results)
     log(f"results in {path}")
 
 
 def main():
-    args = parse_args()
-    sys.argv = [sys.argv[0]]
-    harness.main(lambda h: run(h, args))
+    benchenv.harness_main(harness.main, parse_args, run)
 
 
 if __name__ == "__main__":

@@ -28,7 +28,6 @@ cap's. Writes DIR/x11-light-tail.csv (DIR: build/bench). --smoke: one round
 of 1.5 s with 4 flooders (the test suite's bench_x11lighttail).
 """
 import argparse
-import csv
 import datetime
 import os
 import statistics
@@ -183,18 +182,12 @@ def run(h, args):
     print("\n" + "\n".join(lines) + "\n")
     tally.write(os.path.join(out, "x11lighttail-verdicts.csv"))
     path = os.path.join(out, "x11-light-tail.csv")
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(results[0].keys()))
-        w.writeheader()
-        for r in results:
-            w.writerow({k: (f"{v:.4f}" if isinstance(v, float) else v) for k, v in r.items()})
+    benchenv.write_csv(path, results)
     log(f"results in {path}")
 
 
 def main():
-    args = parse_args()
-    sys.argv = [sys.argv[0]]
-    harness.main(lambda h: run(h, args))
+    benchenv.harness_main(harness.main, parse_args, run)
 
 
 if __name__ == "__main__":

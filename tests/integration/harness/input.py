@@ -38,12 +38,14 @@ class InputMixin:
         first key races with the client binding wl_keyboard (the press is
         lost, the client only gets the key in wl_keyboard.enter's array)."""
         self.kbd_anchor = self.spawn(["wtype", "-s", "600000"], name="kbd-anchor")
-        self.wait_until(lambda: "keyboard" in self.seat_capabilities(), timeout=5,
+        # (15 s: a hang bound for starting a process, which a loaded
+        # machine can stretch past a few seconds)
+        self.wait_until(lambda: "keyboard" in self.seat_capabilities(), timeout=15,
                         what="the seat to advertise a keyboard (a wtype virtual keyboard is "
                              "connected)")
         # Its keymap comes after it: the compositor then holds wlroots'
         # keymap file, which a leak check's baseline must already count.
-        self.wait_until(lambda: self.server_stats()["keyboards_with_keymap"] >= 1, timeout=5,
+        self.wait_until(lambda: self.server_stats()["keyboards_with_keymap"] >= 1, timeout=15,
                         what="the anchor's keymap")
 
     def vpointer(self, *actions):
