@@ -10,8 +10,9 @@
  * wl_region.add; a synchronized subsurface keeps each commit until its
  * parent commits; frame callbacks of a surface that is not shown pile up;
  * a committed xdg-activation token lives 30 s after its object is gone;
- * every screencopy frame waiting copies the whole output at its next
- * commit; a region set as a surface's opaque or input region is copied
+ * every screencopy frame waiting would copy the whole output at the next
+ * commit (output/screencopy_budget.c lets only a few copy per commit, and
+ * this limit bounds how many one client keeps waiting); a region set as a surface's opaque or input region is copied
  * into each of its states (pending, current, every cached commit).
  *
  * libwayland calls a display's protocol loggers with every request after
