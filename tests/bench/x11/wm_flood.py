@@ -27,7 +27,6 @@ maxima for "paced". Writes DIR/x11-wm-flood.csv (DIR: build/bench).
 --smoke: one round of 1.5 s, ring only.
 """
 import argparse
-import csv
 import datetime
 import os
 import re
@@ -163,18 +162,12 @@ def run(h, args):
     print("\n" + "\n".join(lines) + "\n")
     tally.write(os.path.join(out, "x11wmflood-verdicts.csv"))
     path = os.path.join(out, "x11-wm-flood.csv")
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(results[0].keys()))
-        w.writeheader()
-        for r in results:
-            w.writerow({k: (f"{v:.4f}" if isinstance(v, float) else v) for k, v in r.items()})
+    benchenv.write_csv(path, results)
     log(f"results in {path}")
 
 
 def main():
-    args = parse_args()
-    sys.argv = [sys.argv[0]]
-    harness.main(lambda h: run(h, args))
+    benchenv.harness_main(harness.main, parse_args, run)
 
 
 if __name__ == "__main__":
