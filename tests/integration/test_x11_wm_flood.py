@@ -12,12 +12,15 @@ the socket, x11-titleflood floods until it is told to stop; while it
 floods:
 - the compositor reports PropertyNotify held for their interval and
   repeated ones merged (without the pacer neither happens: the test fails
-  waiting for it);
+  waiting for it), and the window manager's GetProperty answered by the
+  one the pacer sent before it handed the event out (wm_property_fetch.c:
+  the compositor does not wait in it);
 - another Wayland client's round trips are answered (smt-hostile
   sync-probe), and the control socket answers (stats), with the
   flooder still flooding;
 then it stops with the title "final N", and the compositor's window list
-shows exactly that title: merging loses no change. Again on the ring with
+shows exactly that title: merging loses no change, and a value read
+ahead is the value. Again on the ring with
 new values of 5,000 properties the window manager does not read (no two
 alike in a row, nothing to merge): the compositor reports them ignored
 (never fetched), and answers meanwhile.
@@ -37,11 +40,14 @@ import interactive as bench  # noqa: E402  (program(), wait_line(), transport_en
 
 PACER_LINE = re.compile(r"X window manager under load: (\d+) PropertyNotify merged, "
                         r"\d+ turns ended at the budget, (\d+) PropertyNotify held for their "
-                        r"interval, (\d+) of properties it does not read")
+                        r"interval, (\d+) of properties it does not read, .*, "
+                        r"\d+ GetProperty sent ahead \((\d+) taken by it\)")
 
 
 def pacer_lines(s, since):
-    """(merged, held, ignored) of each of the pacer's lines after line since."""
+    """(merged, held, ignored, taken) of each of the pacer's lines after line
+    since; taken: the window manager's GetProperty answered by the pacer's
+    own, sent before the event was handed out."""
     out = []
     for ln in s.stderr_text().splitlines()[since:]:
         m = PACER_LINE.search(ln)
@@ -60,20 +66,20 @@ def flood(s, h, transport, atoms=0):
 
     # Cumulative counts: what this flood added shows as growth over the
     # last line before it.
-    before = (pacer_lines(s, 0) or [(0, 0, 0)])[-1]
+    before = (pacer_lines(s, 0) or [(0, 0, 0, 0)])[-1]
 
     def paced():
-        for merged, held, ignored in pacer_lines(s, since):
+        for merged, held, ignored, taken in pacer_lines(s, since):
             if atoms and ignored > before[2]:
-                return (merged, held, ignored)
-            if not atoms and merged > before[0] and held > before[1]:
-                return (merged, held, ignored)
+                return (merged, held, ignored, taken)
+            if not atoms and merged > before[0] and held > before[1] and taken > before[3]:
+                return (merged, held, ignored, taken)
         return None
-    merged, held, ignored = s.wait_until(
+    merged, held, ignored, taken = s.wait_until(
         paced, timeout=90,
         what="the window manager's PropertyNotify of properties it does not read ignored"
              if atoms else "the window manager's PropertyNotify held for their interval "
-                           "and merged, during the flood")
+                           "and merged, and its GetProperty answered ahead, during the flood")
     check(p.alive() and not bench_said(p, "TITLES"),
           f"{transport}: the flood ended before the check (it floods until told)")
     # Served while the flood goes on.
@@ -92,7 +98,7 @@ def flood(s, h, transport, atoms=0):
     s.wait_window(lambda w: w["title"] == f"final {n}", timeout=60,
                   what=f"the compositor's window list to show the last title (final {n})")
     log(f"{transport}{' (atoms)' if atoms else ''}: {n} changes; the pacer said {merged} "
-        f"merged, {held} held, {ignored} ignored "
+        f"merged, {held} held, {ignored} ignored, {taken} read ahead "
         f"(cumulative); probe: {probe.stdout.strip()}")
     check(s.compositor.alive(), "the compositor died")
     s.stop_client(p)

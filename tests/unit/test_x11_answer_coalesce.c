@@ -2,7 +2,8 @@
  * The X server's answers to one client, framed across writes, and one
  * write's repeated PropertyNotify left out
  * (xwayland-glue/stream/x11_answer_coalesce.c): what is kept, byte for
- * byte; what a partial write stands for; streams cut anywhere.
+ * byte; what a partial write stands for; streams cut anywhere; a new
+ * value left out across writes until the window manager's next request.
  */
 #include <stdlib.h>
 
@@ -98,7 +99,9 @@ static void test_whole_write(void)
 }
 
 /* Cut anywhere: pieces of every size pass whole (a PropertyNotify must be
- * whole in one write to be left out) and the framer follows. */
+ * whole in one write to be left out) and the framer follows. The window
+ * manager answers between writes here (requests read), so only one
+ * write's repeats could go. */
 static void test_cut_anywhere(void)
 {
 	current_test = "cut_anywhere";
@@ -121,6 +124,7 @@ static void test_cut_anywhere(void)
 			left_out += plan.left_out;
 			got += kept;
 			x11_answer_framer_feed(&f, stream + at, n);
+			x11_answer_framer_requests_read(&f);
 		}
 		CHECK(f.setup_done && f.left == 0 && f.head_have == 0);
 		/* Pieces under 64 bytes never hold two PropertyNotify whole. */
@@ -158,11 +162,75 @@ static void test_inside_messages(void)
 	CHECK(memcmp(out, stream + 40, plan.kept) == 0);
 }
 
+/* Consumed bytes of one write, fed as the X server half does. */
+static size_t write_all(struct x11_answer_framer *f, const uint8_t *in, size_t n, uint8_t *out)
+{
+	size_t kept = x11_coalesce(f, in, n, out, &plan);
+	x11_answer_framer_feed(f, in, x11_coalesce_consumed(&plan, kept));
+	return kept;
+}
+
+/* A new value written and not yet answered by a request of the window
+ * manager: the next ones of the same window and property are left out in
+ * later writes too; deletions, other properties, a DestroyNotify, a read
+ * of requests and what a partial write did not write end it. */
+static void test_across_writes(void)
+{
+	current_test = "across_writes";
+	struct x11_answer_framer f = { 0 };
+	uint8_t out[4096];
+	slen = 0;
+	setup_reply();
+	property(0x400001, 39, 0, 1);
+	CHECK_INT(write_all(&f, stream, slen, out), slen);
+
+	slen = 0;
+	property(0x400001, 39, 0, 2); /* left out: unanswered */
+	property(0x400001, 40, 0, 2); /* another property: kept */
+	property(0x400001, 39, 1, 2); /* a deletion: kept */
+	CHECK_INT(write_all(&f, stream, slen, out), 64);
+	CHECK_INT(plan.left_out, 1);
+	CHECK(memcmp(out, stream + 32, 64) == 0);
+
+	slen = 0;
+	property(0x400001, 40, 0, 3); /* one write alone: left out whole */
+	CHECK_INT(write_all(&f, stream, slen, out), 0);
+	CHECK_INT(plan.left_out, 1);
+	CHECK_INT(x11_coalesce_consumed(&plan, 0), 32);
+
+	x11_answer_framer_requests_read(&f);
+	slen = 0;
+	property(0x400001, 39, 0, 4); /* the window manager asked since: kept */
+	property(0x400001, 39, 0, 4); /* its repeat in the write: left out */
+	CHECK_INT(write_all(&f, stream, slen, out), 32);
+
+	slen = 0;
+	simple(17, 0x400001);         /* DestroyNotify */
+	property(0x400001, 39, 0, 5); /* the id may be another window's: kept */
+	CHECK_INT(write_all(&f, stream, slen, out), 64);
+	CHECK_INT(plan.left_out, 0);
+
+	/* A write that takes only the first of two: the second was not
+	 * written, so it is not taken as answered. */
+	x11_answer_framer_requests_read(&f);
+	slen = 0;
+	property(0x500001, 41, 0, 6);
+	property(0x500001, 42, 0, 6);
+	size_t kept = x11_coalesce(&f, stream, slen, out, &plan);
+	CHECK_INT(kept, 64);
+	x11_answer_framer_feed(&f, stream, x11_coalesce_consumed(&plan, 32));
+	CHECK_INT(write_all(&f, stream + 32, 32, out), 32);
+	CHECK_INT(plan.left_out, 0);
+	/* ...and the first was. */
+	CHECK_INT(write_all(&f, stream, 32, out), 0);
+}
+
 int main(void)
 {
 	test_whole_write();
 	test_cut_anywhere();
 	test_inside_messages();
+	test_across_writes();
 	if (failures) {
 		fprintf(stderr, "%d check(s) failed\n", failures);
 	}

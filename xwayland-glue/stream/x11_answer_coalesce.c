@@ -1,5 +1,6 @@
 #include "xwayland-glue/stream/x11_answer_coalesce.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define X_REPLY 1
@@ -8,17 +9,7 @@
 #define X_GENERIC_EVENT 35
 #define X_MESSAGE 32u /* an event's or error's size, and a reply's least */
 
-struct key {
-	uint32_t window, atom;
-	uint8_t state;
-	bool used;
-};
-
-/* The PropertyNotify this write has written, to leave out their repeats. */
-struct seen {
-	struct key slot[X11_COALESCE_KEYS];
-	unsigned used;
-};
+#define X_PROPERTY_NEW_VALUE 0
 
 static uint32_t host_u32(const uint8_t *p)
 {
@@ -47,11 +38,11 @@ static uint64_t message_length(bool setup, const uint8_t *head)
 	return X_MESSAGE;
 }
 
-/* True: the PropertyNotify at p repeats one of this write (left out);
- * otherwise remembered, if there is room. */
-static bool repeats(struct seen *s, const uint8_t *p)
+/* True: the PropertyNotify at p is in s; otherwise, with add, put there
+ * if there is room. */
+static bool in_keys(struct x11_property_keys *s, const uint8_t *p, bool add)
 {
-	struct key k = {
+	struct x11_property_key k = {
 		.window = host_u32(p + 4),
 		.atom = host_u32(p + 8),
 		.state = p[16],
@@ -59,10 +50,10 @@ static bool repeats(struct seen *s, const uint8_t *p)
 	};
 	uint32_t h = (k.window * 0x9e3779b1u) ^ (k.atom * 0x85ebca77u) ^ k.state;
 	for (unsigned i = 0; i < X11_COALESCE_KEYS; i++) {
-		struct key *e = &s->slot[(h + i) % X11_COALESCE_KEYS];
+		struct x11_property_key *e = &s->slot[(h + i) % X11_COALESCE_KEYS];
 		if (!e->used) {
 			/* Keep a quarter free so that probes stay short. */
-			if (s->used < X11_COALESCE_KEYS * 3 / 4) {
+			if (add && s->used < X11_COALESCE_KEYS * 3 / 4) {
 				*e = k;
 				s->used++;
 			}
@@ -73,6 +64,18 @@ static bool repeats(struct seen *s, const uint8_t *p)
 		}
 	}
 	return false;
+}
+
+/* True: the PropertyNotify at p tells the window manager nothing new: it
+ * repeats one of this write, or is a new value of one written since its
+ * last request. Otherwise remembered for the rest of this write. */
+static bool repeats(struct x11_property_keys *seen, struct x11_property_keys *unanswered,
+		const uint8_t *p)
+{
+	if (getenv("NOXRULE") == NULL && p[16] == X_PROPERTY_NEW_VALUE && in_keys(unanswered, p, false)) {
+		return true;
+	}
+	return in_keys(seen, p, true);
 }
 
 static void leave_out(struct x11_coalesce_plan *plan, size_t at_in, size_t at_out)
@@ -95,7 +98,7 @@ static void leave_out(struct x11_coalesce_plan *plan, size_t at_in, size_t at_ou
 static size_t walk(struct x11_answer_framer *f, const uint8_t *in, size_t len, uint8_t *out,
 		struct x11_coalesce_plan *plan)
 {
-	struct seen seen;
+	struct x11_property_keys seen;
 	if (out) {
 		memset(&seen, 0, sizeof(seen));
 	}
@@ -119,15 +122,25 @@ static size_t walk(struct x11_answer_framer *f, const uint8_t *in, size_t len, u
 			const uint8_t *m = in + pos;
 			uint64_t whole = message_length(!f->setup_done, m);
 			uint8_t type = m[0] & 0x7f;
-			if (f->setup_done && out && type == X_DESTROY_NOTIFY) {
-				memset(&seen, 0, sizeof(seen));
+			if (f->setup_done && type == X_DESTROY_NOTIFY) {
+				/* The window's id may come back as another window. */
+				if (out) {
+					memset(&seen, 0, sizeof(seen));
+				}
+				memset(&f->unanswered, 0, sizeof(f->unanswered));
 			}
 			if (f->setup_done && out && type == X_PROPERTY_NOTIFY &&
 					len - pos >= X_MESSAGE &&
-					plan->nranges < X11_COALESCE_RANGES && repeats(&seen, m)) {
+					plan->nranges < X11_COALESCE_RANGES &&
+					repeats(&seen, &f->unanswered, m)) {
 				leave_out(plan, pos, kept);
 				pos += X_MESSAGE;
 				continue;
+			}
+			if (f->setup_done && !out && type == X_PROPERTY_NOTIFY &&
+					len - pos >= X_MESSAGE && m[16] == X_PROPERTY_NEW_VALUE) {
+				/* Written, or left out as a repeat of one written. */
+				in_keys(&f->unanswered, m, true);
 			}
 			f->setup_done = true;
 			take = whole < len - pos ? (size_t)whole : len - pos;
@@ -163,4 +176,11 @@ size_t x11_coalesce_consumed(const struct x11_coalesce_plan *plan, size_t writte
 void x11_answer_framer_feed(struct x11_answer_framer *f, const uint8_t *in, size_t len)
 {
 	walk(f, in, len, NULL, NULL);
+}
+
+void x11_answer_framer_requests_read(struct x11_answer_framer *f)
+{
+	if (f->unanswered.used > 0) {
+		memset(&f->unanswered, 0, sizeof(f->unanswered));
+	}
 }

@@ -12,7 +12,12 @@
  * the later tells the window manager nothing the earlier does not: it
  * reads the property when it handles the event. So only the first is
  * written, unless a DestroyNotify comes between them (the window's id may
- * come back as another window). Nothing else changes: every other
+ * come back as another window). Across writes the same holds for a new
+ * value (not a deletion) until the window manager's next request is read
+ * (x11_answer_framer_requests_read): it reads the property after the
+ * event already written, in a request the X server has not read yet, so
+ * its reply has every value set before that request; a new value set
+ * after it makes an event again. Nothing else changes: every other
  * message, byte for byte and in order; sequence numbers stay as the X
  * server wrote them (an event's is that of the last request processed,
  * so one left out changes nobody's count).
@@ -28,19 +33,34 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Ranges of a write left out, ascending; past the last one nothing more is
+ * left out. */
+#define X11_COALESCE_RANGES 64
+/* Distinct PropertyNotify one write remembers, and the new values written
+ * since the window manager's last request; past them, new ones are
+ * written. */
+#define X11_COALESCE_KEYS 256
+
+struct x11_property_key {
+	uint32_t window, atom;
+	uint8_t state;
+	bool used;
+};
+
+/* A set of PropertyNotify by window, property and state. */
+struct x11_property_keys {
+	struct x11_property_key slot[X11_COALESCE_KEYS];
+	unsigned used;
+};
+
 struct x11_answer_framer {
 	bool setup_done; /* the connection setup's reply has gone */
 	uint64_t left;   /* bytes of the current message still to come */
 	uint8_t head[8]; /* a message's first bytes, while fewer than 8 */
 	uint8_t head_have;
+	/* New values written since the window manager's last request read. */
+	struct x11_property_keys unanswered;
 };
-
-/* Ranges of a write left out, ascending; past the last one nothing more is
- * left out. */
-#define X11_COALESCE_RANGES 64
-/* Distinct PropertyNotify one write remembers; past them, new ones are
- * written. */
-#define X11_COALESCE_KEYS 256
 
 /* Bytes of in left out at at_in, where out had at_out bytes. */
 struct x11_coalesce_range {
@@ -66,5 +86,9 @@ size_t x11_coalesce_consumed(const struct x11_coalesce_plan *plan, size_t writte
 
 /* The framer past len bytes of the stream (written or left out). */
 void x11_answer_framer_feed(struct x11_answer_framer *f, const uint8_t *in, size_t len);
+
+/* The X server has read requests of the window manager: a new value from
+ * now on is written again. */
+void x11_answer_framer_requests_read(struct x11_answer_framer *f);
 
 #endif

@@ -24,7 +24,11 @@
  *   runs again. libxcb's fd is not readable then, the events being in our
  *   FIFO, so a cheap request (GetInputFocus, its reply discarded) makes
  *   the X server write to it; a timer asks again should anything else
- *   have read that reply first.
+ *   have read that reply first;
+ * - a PropertyNotify on a client's window is handed out only once the
+ *   GetProperty wlroots will send for it has been answered: the pacer
+ *   sends it first (wm_property_fetch.h) and the loop runs while Xwayland
+ *   serves it, so wlroots' synchronous read finds its reply there.
  *
  * Other connections (none today) pass through untouched.
  */
@@ -39,6 +43,7 @@
 #include "common/monotonic_clock.h"
 #include "xwayland-glue/dlsym_next.h"
 #include "xwayland-glue/wm/wm_event_queue.h"
+#include "xwayland-glue/wm/wm_property_fetch.h"
 
 /* One turn of the window manager's handler, at most (then at least one
  * event more, which may be a round trip). */
@@ -57,6 +62,14 @@ static struct {
 	unsigned handed; /* events given to wlroots this turn */
 	uint64_t merged_before, paced_before, ignored_before; /* earlier connections' */
 	uint64_t turns_cut, wakes;
+	xcb_window_t root;
+	/* A PropertyNotify waiting for its GetProperty's reply (the FIFO's
+	 * next event: nothing after it is handed out first); NULL: none. */
+	xcb_generic_event_t *fetching;
+	/* The next event, taken from the FIFO, that may not overtake it. */
+	xcb_generic_event_t *parked;
+	uint64_t fetched;         /* GetProperty sent ahead of wlroots */
+	uint64_t longest_turn_ns; /* since the last log line */
 	uint64_t logged_merged, logged_cut, logged_paced, logged_ignored, last_log_ns;
 } pacer;
 
@@ -90,15 +103,22 @@ static uint64_t ignored_total(void)
 
 static void log_summary(const char *when)
 {
+	uint64_t waited_ns;
+	uint64_t waits = wm_property_fetch_waits(&waited_ns);
 	wlr_log(WLR_INFO,
 			"X window manager %s: %llu PropertyNotify merged, %llu turns ended "
 			"at the budget, %llu PropertyNotify held for their interval, "
 			"%llu of properties it does not read, %llu wake-ups, "
-			"%zu events waiting (peak %zu)",
+			"%zu events waiting (peak %zu), %llu GetProperty sent ahead "
+			"(%llu taken by it), %llu waited for in %.1f ms; longest turn %.2f ms",
 			when, (unsigned long long)merged_total(),
 			(unsigned long long)pacer.turns_cut, (unsigned long long)paced_total(),
 			(unsigned long long)ignored_total(), (unsigned long long)pacer.wakes,
-			wm_event_queue_length(&pacer.queue), pacer.queue.peak);
+			wm_event_queue_length(&pacer.queue), pacer.queue.peak,
+			(unsigned long long)pacer.fetched,
+			(unsigned long long)wm_property_fetch_taken(), (unsigned long long)waits,
+			(double)waited_ns / 1e6, (double)pacer.longest_turn_ns / 1e6);
+	pacer.longest_turn_ns = 0;
 	pacer.logged_merged = merged_total();
 	pacer.logged_cut = pacer.turns_cut;
 	pacer.logged_paced = paced_total();
@@ -130,6 +150,10 @@ static void forget_connection(void)
 		wm_event_queue_clear(&pacer.queue);
 		pacer.conn = NULL;
 	}
+	wm_property_fetch_forget();
+	free(pacer.fetching);
+	free(pacer.parked);
+	pacer.fetching = pacer.parked = NULL;
 	pacer.in_turn = false;
 	if (pacer.retry != NULL) {
 		wl_event_source_timer_update(pacer.retry, 0);
@@ -184,6 +208,8 @@ static bool adopt_connection(xcb_connection_t *c)
 		return false;
 	}
 	pacer.conn = c;
+	xcb_screen_iterator_t screen = xcb_setup_roots_iterator(setup);
+	pacer.root = screen.rem > 0 ? screen.data->root : XCB_WINDOW_NONE;
 	know_atoms(c);
 	return true;
 }
@@ -216,7 +242,8 @@ static int handle_retry(void *data)
 	}
 	uint64_t now = monotonic_now_ns();
 	uint64_t due = wm_event_queue_next_due(&pacer.queue);
-	if (wm_event_queue_length(&pacer.queue) > 0 || (due != 0 && due <= now)) {
+	if (pacer.fetching != NULL || pacer.parked != NULL ||
+			wm_event_queue_length(&pacer.queue) > 0 || (due != 0 && due <= now)) {
 		wake(pacer.conn);
 	} else {
 		arm_for_held(now);
@@ -227,11 +254,60 @@ static int handle_retry(void *data)
 static xcb_generic_event_t *end_turn(uint64_t now)
 {
 	pacer.in_turn = false;
-	if (wm_event_queue_length(&pacer.queue) == 0) {
+	if (now - pacer.turn_start_ns > pacer.longest_turn_ns) {
+		pacer.longest_turn_ns = now - pacer.turn_start_ns;
+	}
+	if (pacer.fetching != NULL) {
+		/* Its reply makes the fd readable, unless a synchronous request
+		 * of wlroots' elsewhere reads it first: the timer looks. */
+		wl_event_source_timer_update(pacer.retry, WM_WAKE_RETRY_MS);
+	} else if (wm_event_queue_length(&pacer.queue) == 0) {
 		arm_for_held(now);
 	}
 	maybe_log(now);
 	return NULL;
+}
+
+/* wlroots reads a client window's property when told it has a new value.
+ * The rest go as they are: deletions (an X client taking a selection
+ * chunk from the window manager deletes it on its window, and the
+ * transfer waits for each), its own windows' (selection transfers) and
+ * the root's (no client's window). */
+static bool read_by_window_manager(const xcb_generic_event_t *ev)
+{
+	if ((ev->response_type & 0x7f) != XCB_PROPERTY_NOTIFY) {
+		return false;
+	}
+	const xcb_property_notify_event_t *pn = (const xcb_property_notify_event_t *)ev;
+	return pn->state == XCB_PROPERTY_NEW_VALUE && pn->window != pacer.root &&
+			(pn->window & ~pacer.queue.own_mask) != pacer.queue.own_base;
+}
+
+/* An event that may not overtake a fetch under way: one that is to be
+ * fetched itself (one at a time), or the end of a window whose id may
+ * come back as another's. Any other goes ahead, as past a held one (a
+ * property read later is the same as an event that came later): wlroots
+ * pairs an X window with its Wayland surface only when it handles the
+ * ClientMessage that says which, and a surface that committed its buffer
+ * before that is shown only at its next commit (an idle xterm: never). */
+static bool waits_for_fetch(const xcb_generic_event_t *ev)
+{
+	return read_by_window_manager(ev) ||
+			(pacer.fetching != NULL &&
+					(ev->response_type & 0x7f) == XCB_DESTROY_NOTIFY);
+}
+
+/* The event waiting for its property, if the reply is here. */
+static xcb_generic_event_t *hand_out_fetched(xcb_connection_t *c)
+{
+	if (!wm_property_fetch_ready(c)) {
+		return NULL;
+	}
+	xcb_generic_event_t *ev = pacer.fetching;
+	pacer.fetching = NULL;
+	wm_property_fetch_offer();
+	pacer.handed++;
+	return ev;
 }
 
 xcb_generic_event_t *xcb_poll_for_event(xcb_connection_t *c)
@@ -247,6 +323,11 @@ xcb_generic_event_t *xcb_poll_for_event(xcb_connection_t *c)
 		pacer.in_turn = true;
 		pacer.turn_start_ns = now;
 		pacer.handed = 0;
+	}
+	/* wlroots asks for the property of the event handed out last before it
+	 * polls again: an offer still there was not wanted (no surface). */
+	if (pacer.fetching == NULL) {
+		wm_property_fetch_forget();
 	}
 	/* Reading is bounded too: a flood can write faster than a turn reads.
 	 * What libxcb still has (read from the socket or not) is left for the
@@ -266,22 +347,47 @@ xcb_generic_event_t *xcb_poll_for_event(xcb_connection_t *c)
 		}
 		wm_event_queue_push(&pacer.queue, ev);
 	}
-	if (pacer.handed > 0 && now - pacer.turn_start_ns >= WM_TURN_BUDGET_NS &&
-			(more || wm_event_queue_length(&pacer.queue) > 0)) {
-		pacer.turns_cut++;
-		wake(c);
-		return end_turn(now);
-	}
-	xcb_generic_event_t *ev = wm_event_queue_pop(&pacer.queue, now);
-	if (ev == NULL) {
-		if (more) {
+	for (;;) {
+		if (pacer.fetching != NULL) {
+			xcb_generic_event_t *ev = hand_out_fetched(c);
+			if (ev != NULL) {
+				return ev;
+			}
+			if (pacer.parked != NULL) {
+				return end_turn(now); /* the reply wakes the next turn */
+			}
+		}
+		if (pacer.handed > 0 && now - pacer.turn_start_ns >= WM_TURN_BUDGET_NS &&
+				(more || pacer.parked != NULL ||
+						wm_event_queue_length(&pacer.queue) > 0)) {
 			pacer.turns_cut++;
 			wake(c);
+			return end_turn(now);
 		}
-		return end_turn(now);
+		xcb_generic_event_t *ev = pacer.parked;
+		pacer.parked = NULL;
+		if (ev == NULL) {
+			ev = wm_event_queue_pop(&pacer.queue, now);
+		}
+		if (ev == NULL) {
+			if (more) {
+				pacer.turns_cut++;
+				wake(c);
+			}
+			return end_turn(now);
+		}
+		if (!waits_for_fetch(ev)) {
+			pacer.handed++;
+			return ev;
+		}
+		if (pacer.fetching != NULL) {
+			pacer.parked = ev;
+			return end_turn(now);
+		}
+		pacer.fetching = ev;
+		pacer.fetched++;
+		wm_property_fetch_start(c, (const xcb_property_notify_event_t *)ev);
 	}
-	pacer.handed++;
-	return ev;
 }
 
 void xcb_disconnect(xcb_connection_t *c)

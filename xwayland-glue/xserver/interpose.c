@@ -252,6 +252,7 @@ static ssize_t recv_request_bytes(int fd, struct msghdr *msg, int flags)
 		msg->msg_controllen = room;
 	}
 	ssize_t n = real_recvmsg(fd, msg, flags);
+	wm_events_read(fd, n);
 	if (n > 0 && (c = xconn_get(fd)))
 		c->plain_bytes += (uint64_t)n;
 	note_drained(fd, n);
@@ -316,6 +317,7 @@ EXPORT ssize_t read(int fd, void *buf, size_t count)
 		make_plain(c);
 	}
 	n = real_read(fd, buf, count);
+	wm_events_read(fd, n);
 	note_drained(fd, n);
 	if (n > 0 && (c = xconn_get(fd))) {
 		int saved = errno;

@@ -13,7 +13,12 @@
  * repeats one earlier in the same write is left out
  * (xwayland-glue/stream/x11_answer_coalesce.h): the X server buffers what
  * the window manager has not read yet, so the more it falls behind, the
- * more one write holds and the less of it is written.
+ * more one write holds and the less of it is written. A new value is also
+ * left out when one of the same window and property was written since
+ * the window manager's last request: that request, not read yet, or the
+ * one the event makes it send, reads the property after this change.
+ * Since the compositor reads and paces the events itself, this is what
+ * keeps it from reading a million a second (measured: ...).
  *
  * The connection is the socket Xwayland got as `-wm N` on its command
  * line, believed only if its peer is the compositor (SO_PEERCRED pid =
@@ -147,8 +152,8 @@ ssize_t wm_events_writev(int fd, const struct iovec *iov, int n,
 		ssize_t (*real_writev)(int, const struct iovec *, int))
 {
 	size_t total = iov_total(iov, n);
-	/* Two PropertyNotify at least, or there is nothing to leave out. */
-	if (total < 64 || !room_for(total)) {
+	/* A PropertyNotify at least, or there is nothing to leave out. */
+	if (total < 32 || !room_for(total)) {
 		ssize_t w = real_writev(fd, iov, n);
 		if (w > 0)
 			feed_iov(iov, n, (size_t)w);
@@ -163,7 +168,8 @@ ssize_t wm_events_writev(int fd, const struct iovec *iov, int n,
 	size_t kept = x11_coalesce(&framer, in_buf, total, out_buf, &plan);
 	struct iovec one = { .iov_base = plan.left_out ? out_buf : in_buf,
 		.iov_len = plan.left_out ? kept : total };
-	ssize_t w = real_writev(fd, &one, 1);
+	/* All of it left out: nothing to write, all of it taken. */
+	ssize_t w = kept > 0 ? real_writev(fd, &one, 1) : 0;
 	if (w < 0)
 		return w;
 	size_t consumed = plan.left_out ? x11_coalesce_consumed(&plan, (size_t)w) : (size_t)w;
@@ -173,6 +179,12 @@ ssize_t wm_events_writev(int fd, const struct iovec *iov, int n,
 		writes_coalesced++;
 	}
 	return (ssize_t)consumed;
+}
+
+void wm_events_read(int fd, ssize_t n)
+{
+	if (n > 0 && wm_events_is_wm(fd))
+		x11_answer_framer_requests_read(&framer);
 }
 
 void wm_events_sent(const struct iovec *iov, int n, ssize_t written)

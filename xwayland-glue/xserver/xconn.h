@@ -207,6 +207,9 @@ ssize_t wm_events_writev(int fd, const struct iovec *iov, int n,
 		ssize_t (*real_writev)(int, const struct iovec *, int));
 /* The X server sent `written` bytes of iov to it with sendmsg (fds along). */
 void wm_events_sent(const struct iovec *iov, int n, ssize_t written);
+/* The X server read n bytes of fd: the window manager's requests, if it
+ * is its connection (a new value is written again from now on). */
+void wm_events_read(int fd, ssize_t n);
 
 /* stats.c */
 void xconn_stats_init(void);

@@ -48,6 +48,17 @@ ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 TARGET_MAX_MS = 50.0
 PACER_LINE = re.compile(r"X window manager (?:under load|at the end): (\d+) PropertyNotify "
                         r"merged, (\d+) turns ended at the budget")
+# What the compositor still waited for (wm_property_fetch.c): GetProperty
+# replies read ahead and taken, those waited for, the time it stood still.
+FETCH_LINE = re.compile(r"GetProperty sent ahead \((\d+) taken by it\), (\d+) waited for in "
+                        r"([\d.]+) ms")
+
+
+def fetch_said(s):
+    """(taken, waits, waited ms) of the compositor's last word so far; None
+    from a build that does not read ahead."""
+    said = FETCH_LINE.findall(s.stderr_text())
+    return tuple(float(g) for g in said[-1]) if said else None
 
 
 def parse_args():
@@ -78,6 +89,7 @@ def one(s, h, args, rnd, setting, transport):
                 name=f"x11-titleflood-{transport}", env=I.transport_env(transport))
     I.wait_line(s, p, "ready", 30, "x11-titleflood to map its window")
     flood_end = time.monotonic() + args.seconds  # it floods from "ready" on
+    fetch0 = fetch_said(s) or (0.0, 0.0, 0.0)
     cpu0 = I.cpu_ticks(s.compositor.pid)
     probe = s.spawn([hostile_tool(h), "sync-probe", args.seconds + args.tail],
                     name="sync-probe")
@@ -97,13 +109,17 @@ def one(s, h, args, rnd, setting, transport):
     except Exception as e:  # noqa: BLE001  (a row saying "not shown" is the result)
         log(f"last title not shown: {e}")
     said = [m.groups() for m in PACER_LINE.finditer(s.stderr_text())]
+    fetch1 = fetch_said(s)
+    ahead, waited_ms = ((fetch1[0] - fetch0[0], fetch1[2] - fetch0[2]) if fetch1
+                        else (float("nan"), float("nan")))
     merged, cut = (int(said[-1][0]), int(said[-1][1])) if said else (0, 0)
     s.stop_client(p)
     s.stop_client(probe)
     r = {"round": rnd + 1, "setting": setting, "transport": transport, "n": int(f["n"]),
          "p50": float(f["p50"]), "p99": float(f["p99"]), "max": float(f["max"]),
          "titles": titles, "caught_up_s": caught_up, "shown_after_s": shown if shown is not None else float("nan"),
-         "merged": merged, "cut": cut, "compositor_cpu_s": cpu, "load": I.loadavg()}
+         "merged": merged, "cut": cut, "compositor_cpu_s": cpu, "read_ahead": ahead,
+         "waited_ms": waited_ms, "load": I.loadavg()}
     log(f"round {rnd + 1}, {setting}, {transport}: probe p50 {r['p50']:.2f} p99 "
         f"{r['p99']:.2f} max {r['max']:.1f} ms ({r['n']} round trips); {titles} titles, "
         f"last shown after {r['shown_after_s']:.2f} s; pacer: {merged} merged, {cut} cut")
@@ -131,8 +147,9 @@ def run(h, args):
              f"rounds, {datetime.date.today().isoformat()}. Median over the rounds [min-max].",
              "", "| build | transport | probe p50 ms | p99 ms | max ms | "
              "round trips | titles set | X caught up after the flood, s | last title shown "
-             "after that, s | PropertyNotify merged | turns cut | compositor CPU s during the probe |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "after that, s | PropertyNotify merged | turns cut | compositor CPU s during the probe "
+             "| GetProperty read ahead | compositor waited in GetProperty, ms |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     tally = V.Tally()
     judged = []
     for transport in args.transport_list:
@@ -148,7 +165,9 @@ def run(h, args):
                 f"| {I.spread([r['shown_after_s'] for r in rs], '{:.2f}')} "
                 f"| {I.spread([r['merged'] for r in rs], '{:.0f}')} "
                 f"| {I.spread([r['cut'] for r in rs], '{:.0f}')} "
-                f"| {I.spread([r['compositor_cpu_s'] for r in rs], '{:.2f}')} |")
+                f"| {I.spread([r['compositor_cpu_s'] for r in rs], '{:.2f}')} "
+                f"| {I.spread([r['read_ahead'] for r in rs], '{:.0f}')} "
+                f"| {I.spread([r['waited_ms'] for r in rs], '{:.1f}')} |")
             if setting == "paced":
                 name = f"{transport}: another client's round trip max <= {TARGET_MAX_MS:g} ms"
                 iv = V.value_interval([r["max"] for r in rs])
