@@ -212,7 +212,10 @@ struct smtwc_scheduler_config {
 	X("keymap-includes", keymap_includes, 16, 0, 100000)                                \
 	X("client-keymaps", client_keymaps, 8, 1, 1000000)                                  \
 	/* milliseconds a second one uid's keymaps may keep the loop compiling */           \
-	X("keymap-compile-ms", keymap_compile_ms, 50, 1, 1000)
+	X("keymap-compile-ms", keymap_compile_ms, 50, 1, 1000)                              \
+	/* times a second one uid's virtual keyboards may become the seat's  */             \
+	/* keyboard (each sends a keymap fd to every client)                  */            \
+	X("keyboard-switches", keyboard_switches, 32, 1, 100000)
 
 struct smtwc_limits_config {
 #define SMTWC_LIMITS_FIELD_(key, field, def, min, max) int field;

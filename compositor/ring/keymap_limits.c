@@ -42,10 +42,10 @@
  * an attacker's keymaps (each within keymap-bytes and keymap-includes)
  * cost others at most that share of the loop. */
 struct uid_budget {
-	struct wl_list link; /* km.budgets */
+	struct wl_list link; /* km.budgets or km.switches */
 	uid_t uid;
-	int64_t left_ns;
-	uint64_t at_ns; /* when left_ns was last refilled */
+	int64_t left;   /* ns of compiling, or keyboard switches */
+	uint64_t at_ns; /* when left was last refilled */
 };
 
 /* Filesystems whose reads can wait on another process or the network:
@@ -85,8 +85,9 @@ struct keyboard_charge {
 static struct {
 	struct smtwc_transport *transport;
 	struct wl_protocol_logger *logger;
-	int null_fd;            /* /dev/null: what a refused keymap's fd becomes */
-	struct wl_list budgets; /* uid_budget.link: uids that compiled lately */
+	int null_fd;             /* /dev/null: what a refused keymap's fd becomes */
+	struct wl_list budgets;  /* uid_budget.link: uids that compiled lately */
+	struct wl_list switches; /* uid_budget.link: uids that switched lately */
 	/* The keymap wlroots' handler is compiling: charged to its uid when
 	 * the keyboard announces it, or when its client goes (a keymap that
 	 * does not compile ends the client), or at the next keymap request. */
@@ -223,29 +224,23 @@ static int copy_keymap(int fd, uint32_t size, uint64_t *includes, char *why, siz
 	return copy;
 }
 
-static int64_t budget_cap_ns(void)
+/* The uid's budget in `list`, `cap` at most and refilled by `cap` a
+ * second, brought to now (NULL: out of memory). Budgets full again are
+ * dropped on the way: a list holds the uids that spent in the last
+ * second or so. */
+static struct uid_budget *budget_of(struct wl_list *list, int64_t cap, uid_t uid, uint64_t now)
 {
-	return (int64_t)config()->keymap_compile_ms * 1000000;
-}
-
-/* The uid's budget, refilled to now (NULL: out of memory). Budgets full
- * again are dropped on the way: the list holds the uids that compiled in
- * the last second or so. */
-static struct uid_budget *budget_of(uid_t uid, uint64_t now)
-{
-	int64_t cap = budget_cap_ns();
 	struct uid_budget *b, *tmp, *found = NULL;
-	wl_list_for_each_safe (b, tmp, &km.budgets, link) {
-		/* refill: keymap-compile-ms per second */
+	wl_list_for_each_safe (b, tmp, list, link) {
 		uint64_t elapsed = now - b->at_ns;
 		int64_t refill = elapsed >= 1000000000u ?
 				cap :
 				(int64_t)(elapsed * (uint64_t)cap / 1000000000u);
-		b->left_ns = b->left_ns + refill > cap ? cap : b->left_ns + refill;
+		b->left = b->left + refill > cap ? cap : b->left + refill;
 		b->at_ns = now;
 		if (b->uid == uid) {
 			found = b;
-		} else if (b->left_ns == cap && km.compiling.budget != b) {
+		} else if (b->left == cap && km.compiling.budget != b) {
 			wl_list_remove(&b->link);
 			free(b);
 		}
@@ -254,20 +249,28 @@ static struct uid_budget *budget_of(uid_t uid, uint64_t now)
 		found = calloc(1, sizeof(*found));
 		if (found != NULL) {
 			found->uid = uid;
-			found->left_ns = cap;
+			found->left = cap;
 			found->at_ns = now;
-			wl_list_insert(&km.budgets, &found->link);
+			wl_list_insert(list, &found->link);
 		}
 	}
 	return found;
+}
+
+static void budgets_free(struct wl_list *list)
+{
+	struct uid_budget *b, *tmp;
+	wl_list_for_each_safe (b, tmp, list, link) {
+		wl_list_remove(&b->link);
+		free(b);
+	}
 }
 
 /* The compile under way is over: its time comes off its uid's budget. */
 static void compiled(void)
 {
 	if (km.compiling.budget != NULL) {
-		km.compiling.budget->left_ns -= (int64_t)(monotonic_now_ns() -
-				km.compiling.start_ns);
+		km.compiling.budget->left -= (int64_t)(monotonic_now_ns() - km.compiling.start_ns);
 	}
 	km.compiling.budget = NULL;
 	km.compiling.client = NULL;
@@ -460,12 +463,13 @@ static int accept_keymap(const struct wl_protocol_logger_message *m, char *why, 
 		return copy;
 	}
 	uint64_t now = monotonic_now_ns();
-	struct uid_budget *budget = budget_of(cu->uid, now);
-	if (budget != NULL && budget->left_ns <= 0) {
+	struct uid_budget *budget = budget_of(
+			&km.budgets, (int64_t)c->keymap_compile_ms * 1000000, cu->uid, now);
+	if (budget != NULL && budget->left <= 0) {
 		snprintf(why, why_len,
 				"limit keymap-compile-ms=%d reached: the uid's keymaps took %lld ms "
 				"more than their share",
-				c->keymap_compile_ms, (long long)(-budget->left_ns / 1000000));
+				c->keymap_compile_ms, (long long)(-budget->left / 1000000));
 		close(copy);
 		return -1;
 	}
@@ -475,13 +479,56 @@ static int accept_keymap(const struct wl_protocol_logger_message *m, char *why, 
 	return copy;
 }
 
+/* zwp_virtual_keyboard_v1.key / modifiers on a keyboard that is not the
+ * seat's: the seat's keyboard changes to it, and wlroots sends its keymap
+ * (an fd) to every client's wl_keyboard, whatever keymap they had. Two
+ * keyboards typed on in turn did that at every key: 10,000 keys in 16 ms,
+ * and a client that did not read for those 16 ms was disconnected for 64
+ * unread fds. A uid's virtual keyboards may become the seat's keyboard
+ * keyboard-switches times a second, at most that many at once. */
+static void check_switch(struct wl_resource *resource)
+{
+	struct wlr_virtual_keyboard_v1 *vkb = wl_resource_get_user_data(resource);
+	if (vkb == NULL || !vkb->has_keymap ||
+			km.transport->server->seat->keyboard_state.keyboard ==
+					vkb->input_device.keyboard) {
+		return; /* wlroots' own error, or no change */
+	}
+	struct wl_client *client = wl_resource_get_client(resource);
+	struct smtwc_client_usage *cu = client_usage_find(client);
+	if (cu == NULL || cu->pid == getpid()) {
+		return;
+	}
+	int limit = config()->keyboard_switches;
+	struct uid_budget *budget = budget_of(&km.switches, limit, cu->uid, monotonic_now_ns());
+	if (budget == NULL) {
+		return;
+	}
+	if (budget->left <= 0) {
+		char why[160];
+		snprintf(why, sizeof(why),
+				"limit keyboard-switches=%d reached: the uid's keyboards became the "
+				"seat's %d times in the last second, 1 more asked",
+				limit, limit);
+		client_usage_refuse_text(client, "zwp_virtual_keyboard_v1.key", why);
+		return;
+	}
+	budget->left--;
+}
+
 static void handle_protocol_message(void *data, enum wl_protocol_logger_type type,
 		const struct wl_protocol_logger_message *m)
 {
-	if (type != WL_PROTOCOL_LOGGER_REQUEST || strcmp(m->message->name, "keymap") != 0 ||
+	if (type != WL_PROTOCOL_LOGGER_REQUEST ||
 			strcmp(wl_resource_get_class(m->resource), "zwp_virtual_keyboard_v1") !=
-					0 ||
-			m->arguments_count < 3) {
+					0) {
+		return;
+	}
+	if (strcmp(m->message->name, "key") == 0 || strcmp(m->message->name, "modifiers") == 0) {
+		check_switch(m->resource);
+		return;
+	}
+	if (strcmp(m->message->name, "keymap") != 0 || m->arguments_count < 3) {
 		return;
 	}
 	int fd = m->arguments[1].h;
@@ -510,6 +557,7 @@ void keymap_limits_init(struct smtwc_transport *transport)
 {
 	km.transport = transport;
 	wl_list_init(&km.budgets);
+	wl_list_init(&km.switches);
 	km.null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	km.logger = wl_display_add_protocol_logger(
 			transport->server->display, handle_protocol_message, NULL);
@@ -525,11 +573,8 @@ void keymap_limits_finish(struct smtwc_transport *transport)
 		close(km.null_fd);
 		km.null_fd = -1;
 	}
-	struct uid_budget *b, *tmp;
-	wl_list_for_each_safe (b, tmp, &km.budgets, link) {
-		wl_list_remove(&b->link);
-		free(b);
-	}
+	budgets_free(&km.budgets);
+	budgets_free(&km.switches);
 	km.compiling.budget = NULL;
 	km.transport = NULL;
 }

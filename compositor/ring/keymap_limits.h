@@ -1,6 +1,7 @@
 /*
  * Virtual keyboards' keymaps (zwp_virtual_keyboard_v1.keymap) made safe,
- * bounded and charged to the client that sent them.
+ * bounded and charged to the client that sent them, and the keymaps their
+ * keys make the compositor send to every client bounded.
  *
  * wlroots 0.15's handler maps the client's fd at the size the client
  * declares and compiles the text with xkb_keymap_new_from_string, which
@@ -34,6 +35,11 @@
  * is replaced by /dev/null, which cannot be mapped, so the handler that
  * still runs (a logger cannot stop it) fails at once and compiles
  * nothing.
+ *
+ * A key or modifiers request on a virtual keyboard that is not the
+ * seat's makes it the seat's keyboard, and wlroots then sends its keymap
+ * (an fd) to every client's wl_keyboard: a uid's virtual keyboards may do
+ * that `keyboard-switches` times a second; past it the client is ended.
  *
  * Each keyboard with a keymap is charged one fd (its memfd) and its
  * memory: an estimate from the declared size at the request, made exact

@@ -4,7 +4,9 @@
 keymap's fd at the size the client declares and compiles it with strlen:
 before, a file shorter than declared killed the compositor (SIGBUS), any
 size and any number of include statements was compiled on the main loop,
-and every keyboard held its keymap's memory and a memfd, counted nowhere.
+every keyboard held its keymap's memory and a memfd, counted nowhere,
+and two keyboards typed on in turn sent a keymap fd to every client per
+key (one that did not read for 16 ms was disconnected).
 Each case here is either refused with wl_display's implementation error
 naming what was refused, or served; the compositor lives through all of
 them, another client's round trips are answered, a holder's keymaps show
@@ -82,6 +84,33 @@ def test(h):
         s.wait_clients(clients)
         victim_served(s, h, "the bad keymaps")
 
+
+        # Two keyboards typed on in turn: each key made the seat's keyboard
+        # change, and wlroots sent its keymap to every client's keyboard.
+        # A client that reads nothing meanwhile (one wl_keyboard) must stay
+        # connected: the attacker is refused at keyboard-switches (32 a
+        # second per uid), long before the victim has 64 fds unread.
+        # Before: 10,000 keys in 16 ms, the victim disconnected.
+        victim = s.spawn([hostile_tool(h), "keymap-no-read", "1"], name="victim")
+        s.wait_until(lambda: "KEYMAPS asked 1" in open(victim.log_path).read()
+                     or not victim.alive(), what="the victim's keyboard")
+        run_case(s, h, "keymap-switch",
+                 ["zwp_virtual_keyboard_v1.key: limit keyboard-switches=32 reached",
+                  "keymap-switch: ended after"], "10000")
+        # (a round trip after it: the compositor has flushed what the
+        # switches sent, or disconnected the victim for it)
+        victim_served(s, h, "the keyboard switches")
+        check(victim.alive() and "DISCONNECTED" not in open(victim.log_path).read(),
+              f"the victim was disconnected by another client's keyboard switches: "
+              f"{victim.log_tail()}")
+        acc = process_account(s, victim.pid)
+        check(acc is not None and acc["fds_unread"] <= 1 + 33,
+              f"the victim's unread keymaps: {acc}")
+        log(f"keyboard switches: the victim holds {acc['fds_unread']} unread keymaps")
+        victim.signal_group(9)
+        victim.wait(10)
+        s.clients.remove(victim)
+        s.wait_clients(clients)
 
         # Keyboards with a keymap, per connection.
         run_case(s, h, "keymap-flood",

@@ -239,6 +239,39 @@ static int keymap_reload(struct hostile *h, long n)
 	return 1;
 }
 
+/* keymap-switch N: two keyboards with a keymap each, a key pressed and
+ * released on each in turn, N times, a round trip every 64: the seat's
+ * keyboard changes at every key, and wlroots sends the new keyboard's
+ * keymap to every client's wl_keyboard each time. Ended with an
+ * implementation error (keyboard-switches) or served: exit 0 both ways,
+ * what it costs others is their unread keymaps. */
+static int keymap_switch(struct hostile *h, long n)
+{
+	uint32_t size;
+	int fd = good_keymap(&size);
+	struct wl_proxy *keyboards[2];
+	for (int k = 0; k < 2; k++) {
+		keyboards[k] = new_keyboard(h);
+		send_keymap(keyboards[k], FORMAT_XKB_V1, fd, size);
+	}
+	close(fd);
+	for (long i = 0; i < n; i++) {
+		struct wl_proxy *kb = keyboards[i % 2];
+		/* KEY_A (evdev 30) is not in the small keymap: nothing types */
+		wl_proxy_marshal_flags(kb, 1, NULL, 1, 0, (uint32_t)i, 30u, 1u);
+		wl_proxy_marshal_flags(kb, 1, NULL, 1, 0, (uint32_t)i, 30u, 0u);
+		if ((i + 1) % 64 == 0 && wl_display_roundtrip(h->display) < 0) {
+			printf("keymap-switch: ended after %ld\n", i + 1);
+			return refused(h, "keymap-switch");
+		}
+	}
+	if (wl_display_roundtrip(h->display) < 0) {
+		return 1;
+	}
+	printf("KEYMAP_SWITCH served: %ld keys on two keyboards in turn\n", n);
+	return 0;
+}
+
 /* keymap-flood N / hold-keymaps N: N keyboards, each given the small
  * keymap, a round trip after each. The flood must be refused; the holder
  * keeps them until killed (their memory and fds in its account). */
@@ -269,8 +302,8 @@ static int keymaps(struct hostile *h, long n, bool hold)
 int hostile_keymap_case(struct hostile *h, const char *name, const char *arg, bool *handled)
 {
 	static const char *const names[] = { "keymap-short", "keymap-unterminated", "keymap-pipe",
-		"keymap-format", "keymap-huge", "keymap-includes", "keymap-reload", "keymap-flood",
-		"hold-keymaps" };
+		"keymap-format", "keymap-huge", "keymap-includes", "keymap-reload", "keymap-switch",
+		"keymap-flood", "hold-keymaps" };
 	*handled = false;
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		*handled = *handled || strcmp(name, names[i]) == 0;
@@ -294,6 +327,8 @@ int hostile_keymap_case(struct hostile *h, const char *name, const char *arg, bo
 		return keymap_huge(h, arg != NULL ? n : (1 << 20) + 4096);
 	} else if (strcmp(name, "keymap-includes") == 0) {
 		return keymap_includes(h, n);
+	} else if (strcmp(name, "keymap-switch") == 0) {
+		return keymap_switch(h, n);
 	} else if (strcmp(name, "keymap-reload") == 0) {
 		return keymap_reload(h, n);
 	} else if (strcmp(name, "keymap-flood") == 0 || strcmp(name, "hold-keymaps") == 0) {

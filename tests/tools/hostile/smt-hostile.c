@@ -54,7 +54,8 @@
  * Virtual keyboards' keymaps (hostile_keymap.c): keymap-short,
  * keymap-unterminated (served), keymap-pipe, keymap-format, keymap-huge
  * [BYTES], keymap-includes N, keymap-reload N (one keyboard's keymap
- * compiled N times), keymap-flood N, hold-keymaps N (held).
+ * compiled N times), keymap-switch N (keys on two keyboards in turn),
+ * keymap-flood N, hold-keymaps N (held).
  *
  * Exit status: 0 when the compositor answered as the rule requires (the
  * expected protocol error, a refused mapping, or simply staying alive), 1
