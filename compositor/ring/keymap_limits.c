@@ -422,7 +422,8 @@ static int accept_keymap(const struct wl_protocol_logger_message *m, char *why, 
 		snprintf(why, why_len, "an empty keymap (size 0)");
 		return -1;
 	}
-	if (size > (uint32_t)c->keymap_bytes && !own) {
+	/* (bounds on what is read and compiled hold for every connection) */
+	if (size > (uint32_t)c->keymap_bytes) {
 		snprintf(why, why_len, "limit keymap-bytes=%d reached: %u bytes declared",
 				c->keymap_bytes, size);
 		return -1;
@@ -432,7 +433,7 @@ static int accept_keymap(const struct wl_protocol_logger_message *m, char *why, 
 	if (copy < 0) {
 		return -1;
 	}
-	if (includes > (uint64_t)c->keymap_includes && !own) {
+	if (includes > (uint64_t)c->keymap_includes) {
 		snprintf(why, why_len, "limit keymap-includes=%d reached: %llu files included",
 				c->keymap_includes, (unsigned long long)includes);
 		close(copy);

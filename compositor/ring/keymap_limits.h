@@ -46,7 +46,9 @@
  * from the compiled keymap's text when wlroots announces it (what an
  * include pulls in is only known then; charged past the limits then, so
  * the client's next request meets the full account), all given back with
- * the keyboard. The compositor's own connection is charged, never refused.
+ * the keyboard. The compositor's own connection is charged, and refused
+ * only what no keymap may be (a bad file, a size or includes past the
+ * limits).
  */
 #ifndef SMTWC_KEYMAP_LIMITS_H
 #define SMTWC_KEYMAP_LIMITS_H
