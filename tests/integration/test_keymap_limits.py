@@ -104,7 +104,9 @@ def test(h):
               f"the victim was disconnected by another client's keyboard switches: "
               f"{victim.log_tail()}")
         acc = process_account(s, victim.pid)
-        check(acc is not None and acc["fds_unread"] <= 1 + 33,
+        # (its own keymap and at most a second's switches, plus what the
+        # budget refilled while the attacker ran: below the 64 that end it)
+        check(acc is not None and acc["fds_unread"] < 64,
               f"the victim's unread keymaps: {acc}")
         log(f"keyboard switches: the victim holds {acc['fds_unread']} unread keymaps")
         victim.signal_group(9)
