@@ -204,7 +204,18 @@ struct smtwc_scheduler_config {
 	/* screencopy frames copied at one output frame, all clients together, */           \
 	/* and as many whole outputs' bytes; the rest wait for later frames,   */           \
 	/* served round robin by uid, then connection (output/screencopy_budget.h) */       \
-	X("frame-screencopy-copies", frame_screencopy_copies, 1, 1, 1000)
+	X("frame-screencopy-copies", frame_screencopy_copies, 1, 1, 1000)                   \
+	/* virtual keyboards' keymaps (ring/keymap_limits.h): bytes of one    */            \
+	/* keymap's text, files its include statements name, and keyboards    */            \
+	/* with a keymap on one connection                                    */            \
+	X("keymap-bytes", keymap_bytes, 262144, 4096, 1 << 26)                              \
+	X("keymap-includes", keymap_includes, 16, 0, 100000)                                \
+	X("client-keymaps", client_keymaps, 8, 1, 1000000)                                  \
+	/* milliseconds a second one uid's keymaps may keep the loop compiling */           \
+	X("keymap-compile-ms", keymap_compile_ms, 50, 1, 1000)                              \
+	/* times a second one uid's virtual keyboards may become the seat's  */             \
+	/* keyboard (each sends a keymap fd to every client)                  */            \
+	X("keyboard-switches", keyboard_switches, 32, 1, 100000)
 
 struct smtwc_limits_config {
 #define SMTWC_LIMITS_FIELD_(key, field, def, min, max) int field;

@@ -90,8 +90,19 @@ static void serve(struct smtwc_transport *transport, struct smtwc_client_listen 
 {
 	struct wl_client *client = wl_client_create(transport->server->display, fd);
 	if (client == NULL) {
+		/* libwayland leaves the fd to us when it fails (its own accept
+		 * closes it): kept, it was an fd lost and a peer waiting for
+		 * ever. At the fd limit (the event loop's dup of it failed),
+		 * a drop like accept's own. */
+		int err = errno;
+		close(fd);
+		if (err == EMFILE || err == ENFILE) {
+			log_dropped(l);
+			return;
+		}
 		uint64_t left_out;
 		if (log_limit_allow(&l->error_log, &left_out)) {
+			errno = err;
 			wlr_log_errno(WLR_ERROR, "cannot create a client (%llu not logged before)",
 					(unsigned long long)left_out);
 		}

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <wlr/types/wlr_region.h>
+#include <wlr/types/wlr_screencopy_v1.h>
 #include <wlr/types/wlr_surface.h>
 #include <wlr/types/wlr_xdg_activation_v1.h>
 #include <wlr/util/addon.h>
@@ -488,7 +489,13 @@ struct client_copies {
 struct copy_record {
 	struct wl_listener destroy;
 	struct client_copies *copies;
+	struct smtwc_client_usage *usage; /* charged SCREENCOPY_FRAME_BYTES */
 };
+
+/* What a frame with a copy asked holds while it waits: wlroots' frame,
+ * this record and the budget's (output/screencopy_budget.c), with
+ * malloc's headers. Charged until the client destroys the frame. */
+#define SCREENCOPY_FRAME_BYTES (sizeof(struct wlr_screencopy_frame_v1) + 160u)
 
 static void copies_unref(struct client_copies *cc)
 {
@@ -510,6 +517,8 @@ static void handle_copy_destroy(struct wl_listener *listener, void *data)
 	wl_list_remove(&rec->destroy.link);
 	rec->copies->waiting--;
 	copies_unref(rec->copies);
+	client_usage_release(rec->usage, SMT_RES_MEMORY, SCREENCOPY_FRAME_BYTES);
+	client_usage_unref(rec->usage);
 	free(rec);
 }
 
@@ -518,7 +527,7 @@ static void handle_copy_destroy(struct wl_listener *listener, void *data)
  * client's buffer, once for every frame waiting: thousands of frames on
  * one wl_buffer were gigabytes of copying in one commit. A frame counts
  * from its copy until the client destroys it (grim, wf-recorder: one per
- * output at a time). */
+ * output at a time), and its memory is charged to the client as long. */
 static void check_copy(struct wl_resource *resource, struct request *rq)
 {
 	if (wl_resource_get_destroy_listener(resource, handle_copy_destroy) != NULL) {
@@ -554,6 +563,11 @@ static void check_copy(struct wl_resource *resource, struct request *rq)
 		wl_client_post_no_memory(client);
 		return;
 	}
+	if (!usage_charge(cu, client, rq, SMT_RES_MEMORY, SCREENCOPY_FRAME_BYTES)) {
+		free(rec);
+		return;
+	}
+	rec->usage = client_usage_hold(cu);
 	rec->copies = cc;
 	cc->refs++;
 	cc->waiting++;

@@ -16,6 +16,7 @@
 #include "compositor/ring/client_usage.h"
 #include "compositor/ring/core_request_limits.h"
 #include "compositor/ring/heap_reclaim.h"
+#include "compositor/ring/keymap_limits.h"
 #include "compositor/ring/ring.h"
 #include "compositor/ring/ring_transport.h"
 #include "compositor/ring/shm_pool_usage.h"
@@ -39,6 +40,7 @@ struct smtwc_transport *transport_create(struct smtwc_server *server)
 	surface_usage_init(transport);
 	object_usage_init(transport);
 	core_request_limits_init(transport);
+	keymap_limits_init(transport);
 	void *page = NULL;
 	transport->global_status_fd = smt_server_page_create(
 			"smtwc-global-status", SMT_STATUS_MAP_SIZE, &page);
@@ -63,6 +65,7 @@ void transport_destroy(struct smtwc_transport *transport)
 	client_listen_stop(transport);
 	wl_global_destroy(transport->global);
 	canvases_unlisten(transport);
+	keymap_limits_finish(transport);
 	core_request_limits_finish(transport);
 	object_usage_finish(transport);
 	surface_usage_finish(transport);

@@ -17,26 +17,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness.hostile import hostile_tool, run_hostile_case as run_case  # noqa: E402
 from harness import BACKGROUND, Session, check, log  # noqa: E402
+from harness.accounts import process_account, uid_used  # noqa: E402
 
 CONFIG = """
 [limits]
 client-objects = 2000
 client-memory-mib = 64
 """
-
-
-def process_account(s, pid):
-    for a in s.control("accounts")["accounts"]:
-        if a["level"] == "process" and a.get("pid") == pid:
-            return a
-    return None
-
-
-def uid_used(s, resource):
-    for a in s.control("accounts")["accounts"]:
-        if a["level"] == "uid" and a["uid"] == os.getuid():
-            return a[resource]
-    return 0
 
 
 def hold(s, h, args, clients):
@@ -161,6 +148,15 @@ def test(h):
         run_case(s, h, "screencopy-flood",
                  "zwlr_screencopy_frame_v1.copy: limit client-screencopy-copies=16 reached: "
                  "16 waiting, 1 more asked", "10000")
+        # Each frame with a copy asked is charged to its client until it
+        # destroys it (session 28; before, only counted).
+        p = hold(s, h, ["hold-screencopy", "16"], clients)
+        acc = process_account(s, p.pid)
+        check(acc is not None and acc["memory"] >= 16 * 300,
+              f"16 screencopy frames charged: {acc}")
+        kill(s, p, clients)
+        s.wait_until(lambda: uid_used(s, "memory") == base_memory,
+                     what="the screencopy frames' memory given back")
 
         # Activation tokens outlive their objects (30 s in wlroots): each
         # is an object of its client, with its memory.

@@ -26,6 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness.hostile import hostile_tool, run_hostile_case as run_case  # noqa: E402
 from harness import Session, check, log  # noqa: E402
+from harness.accounts import Accounts, at_rest, memfd_mappings, usage_at_rest  # noqa: E402
 
 CONFIG = """
 [limits]
@@ -34,76 +35,6 @@ process-memory-mib = 257
 total-memory-mib = 322
 first-window-reserve-mib = 65
 """
-
-
-def memfd_mappings(pid):
-    """The compositor's mappings of memfds (client rings and pools, ring
-    status pages) and their bytes: what SMT_RES_MAPPINGS and
-    SMT_RES_ADDRESS count, plus the baseline's own pages."""
-    n = size = 0
-    with open(f"/proc/{pid}/maps") as f:
-        for line in f:
-            parts = line.split(None, 5)
-            if len(parts) == 6 and parts[5].startswith("/memfd:smt"):
-                lo, hi = (int(x, 16) for x in parts[0].split("-"))
-                n += 1
-                size += hi - lo
-    return n, size
-
-
-class Accounts:
-    """The compositor's real fds and memfd mappings against what it
-    counts, as differences from the start (the harness's own clients and
-    the compositor's own files are there from the start)."""
-
-    def __init__(self, s):
-        self.s = s
-        self.pid = s.compositor.pid
-        self.base = self.sample()
-
-    def real(self):
-        fds, _ = harness.process_resources(self.pid)
-        return (fds, *memfd_mappings(self.pid))
-
-    def bracketed(self):
-        """/proc, the stats, /proc again; None unless both /proc reads agree.
-        A gone client's rings and pools are unmapped in pieces by the
-        teardown queue (heap_reclaim.h), between turns of the compositor's
-        loop that run while we read: a stats read followed by a /proc read
-        compares two different moments (on an idle machine the queue
-        unmaps hundreds of MiB in between). The compositor answers the
-        stats at one point of its loop, so when /proc read the same before
-        and after, that is what it held when it counted."""
-        before = self.real()
-        st = self.s.server_stats()
-        if self.real() != before:
-            return None
-        fds, maps, size = before
-        return {"fds": fds, "maps": maps, "address": size, "counted_fds": st["total_fds"],
-                "counted_maps": st["total_mappings"],
-                "counted_address": st["total_address_space"],
-                "in_flight": st["total_fds_in_flight"],
-                "connections": st["total_connections"]}
-
-    def sample(self):
-        return self.s.wait_until(self.bracketed, timeout=120, interval=0.002,
-                                 what="/proc to read the same around a stats read")
-
-    def check(self, phase, address=True):
-        a = self.sample()
-        d = {k: a[k] - self.base[k] for k in a}
-        check(d["fds"] == d["counted_fds"],
-              f"{phase}: the compositor holds {d['fds']} more fds, counts {d['counted_fds']}"
-              f" ({a})")
-        check(d["maps"] == d["counted_maps"],
-              f"{phase}: {d['maps']} more memfd mappings, counted {d['counted_maps']} ({a})")
-        if address:
-            check(d["address"] == d["counted_address"],
-                  f"{phase}: {d['address']} more bytes mapped, counted "
-                  f"{d['counted_address']} ({a})")
-        log(f"{phase}: fds +{d['fds']} (of which {a['in_flight']} in flight), mappings "
-            f"+{d['maps']}, address +{d['address']}, as counted")
-        return a
 
 
 def spawn_until(s, h, case, arg, line):
@@ -125,6 +56,7 @@ def stop(s, clients, *procs):
 def test(h):
     with Session(h, config=CONFIG) as s:
         clients = s.wayland_clients()
+        rest = usage_at_rest(s)
         acc = Accounts(s)
         acc.check("start")
         served = lambda: run_case(s, h, "echo-probe", "ECHO n=", "0.2")  # noqa: E731
@@ -171,7 +103,7 @@ def test(h):
         check(pool_maps == 2, f"{pool_maps} mappings of the attacker's memfds (ring + pool: 2)")
         served()
         stop(s, clients, p)
-        s.wait_until(lambda: s.server_stats()["total_memory"] == 0,
+        s.wait_until(lambda: at_rest(s.server_stats(), rest),
                      what="the attacker's pixmap to be freed")
         acc.check("after resize-stack")
 
@@ -249,7 +181,7 @@ def test(h):
         served()
         acc.check("during the memory holders")
         stop(s, clients, p, newcomer)
-        s.wait_until(lambda: s.server_stats()["total_memory"] == 0,
+        s.wait_until(lambda: at_rest(s.server_stats(), rest),
                      what="the holders' memory to be freed")
         a = acc.check("at the end")
         check(a == acc.base, f"not back to the start: {a} vs {acc.base}")

@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness.hostile import hostile_tool  # noqa: E402
 from harness import BACKGROUND, Session, check, log  # noqa: E402
+from harness.accounts import at_rest, memory_at_rest, usage_at_rest  # noqa: E402
 
 ERROR_AT_DEAD_RUNS = 10
 
@@ -150,6 +151,7 @@ def test(h):
         # clients' disconnects are processed (their fds are not baseline).
         clients = 2
         s.wait_clients(clients)
+        rest = usage_at_rest(s)
         base = harness.ResourceBaseline(pid)
         rss0 = rss_kb(pid)
         log(f"baseline: {base.counts[0]} fds, {base.counts[1]} mappings, RSS {rss0} KiB")
@@ -231,10 +233,8 @@ def test(h):
         # then nothing is still mapped or open either.
         s.wait_clients(clients)
         # (what stays counted: each remaining connection's socket, 2 fds,
-        # and simple-shm's surface)
-        s.wait_until(lambda: (lambda st: st["total_fds"] == 2 * st["total_connections"] and
-                              st["total_memory"] == st["total_surface_bytes"] and
-                              st["total_rings"] == 0 and
+        # simple-shm's surface and the keyboard anchor's keymap)
+        s.wait_until(lambda: (lambda st: at_rest(st, rest) and st["total_rings"] == 0 and
                               st["reclaim_items"] == 0)(
             s.server_stats()), what="usage back to 0 after every ring client left")
         base.wait_back(s, "fds and mappings back at the baseline")
@@ -250,7 +250,7 @@ def test(h):
             for case in heavy:
                 s.run([hostile_tool(h), case], timeout=60, check_rc=False)
             s.wait_clients(clients)
-            s.wait_until(lambda: (lambda st: st["total_memory"] == st["total_surface_bytes"] and
+            s.wait_until(lambda: (lambda st: memory_at_rest(st, rest) and
                                   st["reclaim_items"] == 0)(s.server_stats()),
                          what="the heavy cases' pixmaps to be freed")
             heap_runs.append(s.server_stats()["heap_in_use"])

@@ -14,6 +14,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness.hostile import hostile_tool, run_hostile_case as run_case  # noqa: E402
 from harness import Session, check, log  # noqa: E402
+from harness.accounts import at_rest, usage_at_rest  # noqa: E402
 
 CONFIG = """
 [limits]
@@ -29,6 +30,7 @@ def test(h):
     with Session(h, config=CONFIG) as s:
         pid = s.compositor.pid
         clients = s.wayland_clients()
+        rest = usage_at_rest(s)
         base = harness.ResourceBaseline(pid)
 
         # 2 fds for the connection (its socket and the event loop's dup), 4
@@ -46,10 +48,11 @@ def test(h):
         check(holder.alive(), f"holder: {holder.log_tail()}")
         # In use: the holder's two pixmaps and its ring's drawable table,
         # and the refused client's own table (one chunk, like the holder's:
-        # charged before its pixmap was refused).
+        # charged before its pixmap was refused), and the keyboard anchor's
+        # keymap.
         table = sum(c["table_bytes"] for c in s.control("stats")["clients"])
         check(0 < table < 64 << 10, f"the holder's drawable table: {table} bytes")
-        in_use = 2 * ((64 << 20) + 256) + 2 * table
+        in_use = 2 * ((64 << 20) + 256) + 2 * table + rest["memory"]
         run_case(s, h, "memory-rings", f"limit total-memory-mib=160 reached: {in_use} "
                                        "bytes in use, 67109120 more asked")
         # Neither refusal touched a third client: its FENCEs run.
@@ -58,7 +61,8 @@ def test(h):
         # read the end of its connection and freed it, in its own time (the
         # client's exit says nothing of that): waited for, then exact.
         s.wait_clients(clients + 1)
-        held = 2 * ((64 << 20) + 256) + table
+        # (and the keyboard anchor's keymap)
+        held = 2 * ((64 << 20) + 256) + table + rest["memory"]
         try:
             s.wait_until(lambda: s.server_stats()["total_memory"] == held,
                          what="only the holder's pixmaps and table to be counted")
@@ -76,14 +80,14 @@ def test(h):
         s.wait_clients(clients)
         # a gone ring's pixmaps are freed in pieces after it, counted until
         # they are
-        s.wait_until(lambda: s.server_stats()["total_memory"] == 0,
+        s.wait_until(lambda: at_rest(s.server_stats(), rest),
                      what="the holder's memory to be released")
         run_case(s, h, "memory-rings", "rings with a 64 MiB pixmap: 2")
 
         s.wait_clients(clients)
-        # (what stays counted: each remaining connection's socket, 2 fds)
-        s.wait_until(lambda: (lambda st: st["total_fds"] == 2 * st["total_connections"] and
-                              st["total_memory"] == 0 and st["total_rings"] == 0 and
+        # (what stays counted: each remaining connection's socket, 2 fds,
+        # and the keyboard anchor's keymap)
+        s.wait_until(lambda: (lambda st: at_rest(st, rest) and st["total_rings"] == 0 and
                               st["reclaim_items"] == 0)(
             s.server_stats()), what="usage back to 0 after the clients left")
         now = base.wait_back(s, "fds and mappings back at the start")

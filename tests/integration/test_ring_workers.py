@@ -21,6 +21,7 @@ os.environ.setdefault("SMT_TEST_WORKERS", "2")
 import harness  # noqa: E402
 from harness import BACKGROUND, Session, check, log  # noqa: E402
 from harness.hostile import hostile_tool  # noqa: E402
+from harness.accounts import memory_at_rest, usage_at_rest  # noqa: E402
 
 # case -> text its output must hold (test_ring_hostile.py's expectations)
 CONCURRENT = {
@@ -46,6 +47,7 @@ def test(h):
         clients = 1  # the harness's keyboard anchor
         s.wait_clients(clients)
         base = harness.ResourceBaseline(pid)
+        rest = usage_at_rest(s)
 
         for r in range(ROUNDS):
             demos = [s.spawn([demo_path(h)], name=f"demo{i}") for i in range(3)]
@@ -84,7 +86,7 @@ def test(h):
             for d in demos:
                 d.wait(5)
             s.wait_clients(clients)
-            s.wait_until(lambda: (lambda st: st["total_memory"] == st["total_surface_bytes"] and
+            s.wait_until(lambda: (lambda st: memory_at_rest(st, rest) and
                                   st["reclaim_items"] == 0)(s.server_stats()),
                          what="every client's memory to be released")
             base.wait_back(s, f"round {r}: fds and mappings back at the start")

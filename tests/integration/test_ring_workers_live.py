@@ -26,6 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness import Session, check, log  # noqa: E402
 from harness.hostile import hostile_tool  # noqa: E402
+from harness.accounts import memory_at_rest, usage_at_rest  # noqa: E402
 
 SAMPLES = 3
 CHANGES = [2, 0, 1, 3, 0, 2, 1]
@@ -70,6 +71,7 @@ def test(h):
         pid = s.compositor.pid
         s.wait_clients(1)  # the harness's keyboard anchor
         base = harness.ResourceBaseline(pid)
+        rest = usage_at_rest(s)
         sched = s.control("get")["scheduler"]
         check(sched.get("workers") == workers,
               f"get shows workers {sched.get('workers')}, the compositor runs {workers}")
@@ -107,7 +109,7 @@ def test(h):
         for p in procs.values():
             p.wait(10)
         s.wait_clients(1)
-        s.wait_until(lambda: (lambda st: st["total_memory"] == st["total_surface_bytes"] and
+        s.wait_until(lambda: (lambda st: memory_at_rest(st, rest) and
                               st["reclaim_items"] == 0)(s.server_stats()),
                      what="every client's memory to be released")
         base.wait_back(s, "fds back at the start", mappings=False)

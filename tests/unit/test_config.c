@@ -265,6 +265,11 @@ static void test_defaults(void)
 	CHECK_INT(cfg.limits.client_idle_inhibitors, 16);
 	CHECK_INT(cfg.limits.client_screencopy_copies, 16);
 	CHECK_INT(cfg.limits.frame_screencopy_copies, 1);
+	CHECK_INT(cfg.limits.keymap_bytes, 262144);
+	CHECK_INT(cfg.limits.keymap_includes, 16);
+	CHECK_INT(cfg.limits.client_keymaps, 8);
+	CHECK_INT(cfg.limits.keymap_compile_ms, 50);
+	CHECK_INT(cfg.limits.keyboard_switches, 32);
 	CHECK_INT(cfg.xwayland.sched_interval_ms, 2);
 	CHECK_INT(cfg.xwayland.sched_max_ms, 15);
 	CHECK_INT(cfg.xwayland.input_boost_us, 4000);
@@ -764,7 +769,8 @@ static void test_errors(void)
 			"first-window-reserve-surfaces, first-window-reserve-objects, fd-headroom, "
 			"source-mime-types, source-mime-bytes, surface-damage-rects, region-rects, "
 			"surface-cached-commits, surface-frame-callbacks, client-idle-inhibitors, "
-			"client-screencopy-copies, frame-screencopy-copies)");
+			"client-screencopy-copies, frame-screencopy-copies, keymap-bytes, keymap-includes, "
+			"client-keymaps, keymap-compile-ms, keyboard-switches)");
 	EXPECT_ERROR("[xwayland]\nsched-interval-ms = 0\n", 2,
 			"invalid value '0' for 'sched-interval-ms' (expected an integer from 1 to 1000)");
 	EXPECT_ERROR("[xwayland]\nsched-interval = 2\n", 2,

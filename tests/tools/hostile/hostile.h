@@ -185,4 +185,9 @@ int hostile_lifecycle_case(struct hostile *h, const char *name, const char *arg)
 int hostile_core_case(struct hostile *h, const char *name, const char *arg, const char *arg2,
 		bool *handled);
 
+/* hostile_keymap.c: virtual keyboards' keymaps (short, unterminated, not
+ * a file, too large, too many includes, too many keyboards). *handled
+ * false for a name it does not know. */
+int hostile_keymap_case(struct hostile *h, const char *name, const char *arg, bool *handled);
+
 #endif

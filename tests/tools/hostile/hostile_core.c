@@ -400,8 +400,9 @@ static struct wl_buffer *screencopy_buffer(
 /* screencopy-flood N: N frames of the first output, each asked to copy
  * into one wl_shm buffer, none destroyed: refused past
  * client-screencopy-copies (each waiting copy is a copy of the whole
- * output at its next commit). */
-static int screencopy_flood(struct hostile *h, long n)
+ * output at its next commit). hold-screencopy N: N such frames kept
+ * until killed (each charged to the client until destroyed). */
+static int screencopy_flood(struct hostile *h, long n, bool hold)
 {
 	struct zwlr_screencopy_frame_v1 *first;
 	struct wl_buffer *buffer = screencopy_buffer(h, &first);
@@ -422,7 +423,7 @@ static int screencopy_flood(struct hostile *h, long n)
 		return refused(h, "screencopy copies", n);
 	}
 	printf("screencopy: all %ld copies taken\n", n);
-	return 1;
+	return hold ? hold_here(h, "screencopy frames", n) : 1;
 }
 
 /* What screencopy-loop saw: copies answered, failed, and per output
@@ -632,8 +633,8 @@ int hostile_core_case(struct hostile *h, const char *name, const char *arg, cons
 		return bind_core(h) ? screencopy_drop(h, n, arg2 != NULL ? atof(arg2) : 5) : 1;
 	} else if (strcmp(name, "screencopy-loop") == 0) {
 		return bind_core(h) ? screencopy_loop(h, n, arg2 != NULL ? atof(arg2) : 5) : 1;
-	} else if (strcmp(name, "screencopy-flood") == 0) {
-		return bind_core(h) ? screencopy_flood(h, n) : 1;
+	} else if (strcmp(name, "screencopy-flood") == 0 || strcmp(name, "hold-screencopy") == 0) {
+		return bind_core(h) ? screencopy_flood(h, n, name[0] == 'h') : 1;
 	} else if (strcmp(name, "inhibitor-flood") == 0) {
 		return bind_core(h) ? inhibitor_flood(h, n) : 1;
 	} else if (strcmp(name, "token-flood") == 0) {

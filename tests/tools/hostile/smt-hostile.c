@@ -48,7 +48,14 @@
  * COMMITS, hold-region-copies SURFACES COMMITS, cached-commits N,
  * frame-flood N, frame-commits N, token-flood N, inhibitor-flood N,
  * screencopy-flood N, screencopy-loop N SECONDS (N copies always waiting),
- * screencopy-drop N SECONDS (N copies asked, the unanswered destroyed).
+ * screencopy-drop N SECONDS (N copies asked, the unanswered destroyed),
+ * hold-screencopy N (N copies asked, frames kept).
+ *
+ * Virtual keyboards' keymaps (hostile_keymap.c): keymap-short,
+ * keymap-unterminated (served), keymap-pipe, keymap-format, keymap-huge
+ * [BYTES], keymap-includes N, keymap-reload N (one keyboard's keymap
+ * compiled N times), keymap-switch N (keys on two keyboards in turn),
+ * keymap-flood N, hold-keymaps N (held).
  *
  * Exit status: 0 when the compositor answered as the rule requires (the
  * expected protocol error, a refused mapping, or simply staying alive), 1
@@ -205,6 +212,10 @@ int main(int argc, char *argv[])
 	bool handled;
 	int rc = hostile_core_case(&h, argv[1], argc >= 3 ? argv[2] : NULL,
 			argc == 4 ? argv[3] : NULL, &handled);
+	if (handled) {
+		return rc;
+	}
+	rc = hostile_keymap_case(&h, argv[1], argc >= 3 ? argv[2] : NULL, &handled);
 	if (handled) {
 		return rc;
 	}
