@@ -39,6 +39,7 @@
 #include "common/monotonic_clock.h"
 #include "xwayland-glue/dlsym_next.h"
 #include "xwayland-glue/wm/wm_event_queue.h"
+#include "xwayland-glue/wm/wm_paste_pipe.h"
 
 /* One turn of the window manager's handler, at most (then at least one
  * event more, which may be a round trip). */
@@ -216,7 +217,8 @@ static int handle_retry(void *data)
 	}
 	uint64_t now = monotonic_now_ns();
 	uint64_t due = wm_event_queue_next_due(&pacer.queue);
-	if (wm_event_queue_length(&pacer.queue) > 0 || (due != 0 && due <= now)) {
+	if (wm_event_queue_length(&pacer.queue) > 0 || wm_paste_pipe_has_ready() ||
+			(due != 0 && due <= now)) {
 		wake(pacer.conn);
 	} else {
 		arm_for_held(now);
@@ -272,7 +274,12 @@ xcb_generic_event_t *xcb_poll_for_event(xcb_connection_t *c)
 		wake(c);
 		return end_turn(now);
 	}
-	xcb_generic_event_t *ev = wm_event_queue_pop(&pacer.queue, now);
+	/* A paste's chunk held for room in its pipe first (wm_paste_pipe.h). */
+	xcb_generic_event_t *ev = wm_paste_pipe_take_ready();
+	while (ev == NULL && (ev = wm_event_queue_pop(&pacer.queue, now)) != NULL &&
+			wm_paste_pipe_hold(c, ev)) {
+		ev = NULL;
+	}
 	if (ev == NULL) {
 		if (more) {
 			pacer.turns_cut++;
@@ -292,7 +299,15 @@ void xcb_disconnect(xcb_connection_t *c)
 	if (c != NULL && c == pacer.conn) {
 		forget_connection();
 	}
+	wm_paste_pipe_forget(c);
 	real_disconnect(c);
+}
+
+void wm_event_pacer_wake(void)
+{
+	if (pacer.conn != NULL && !xcb_connection_has_error(pacer.conn)) {
+		wake(pacer.conn);
+	}
 }
 
 bool wm_event_pacer_init(struct wl_event_loop *loop, struct wlr_xwayland *wlr)
