@@ -324,15 +324,6 @@ void wm_paste_pipe_forget(xcb_connection_t *c)
 	}
 }
 
-struct wm_paste_pipe_stats wm_paste_pipe_stats(void)
-{
-	return (struct wm_paste_pipe_stats){
-		.held = paste.held,
-		.unguarded = paste.unguarded,
-		.waiting = waiting(),
-	};
-}
-
 static int handle_log_timer(void *data)
 {
 	(void)data;

@@ -22,19 +22,12 @@
 #define SMT_WM_PASTE_PIPE_H
 
 #include <stdbool.h>
-#include <stdint.h>
 #include <wayland-server-core.h>
 #include <xcb/xcb.h>
 
 /* Pastes followed at once; past this many, a new one goes unguarded (as
  * wlroots alone would do it) and the log says so. */
 #define WM_PASTE_PIPES_MAX 64
-
-struct wm_paste_pipe_stats {
-	uint64_t held;      /* events that waited for room in a client's pipe */
-	uint64_t unguarded; /* transfers begun with every slot taken */
-	unsigned waiting;   /* events waiting now */
-};
 
 /* wake: called when a held event may go, to make the window manager's
  * handler run again (wm_event_pacer_wake). */
@@ -55,8 +48,6 @@ bool wm_paste_pipe_has_ready(void);
 /* The window manager's connection c ends: every held event is freed,
  * every pipe forgotten. */
 void wm_paste_pipe_forget(xcb_connection_t *c);
-
-struct wm_paste_pipe_stats wm_paste_pipe_stats(void);
 
 /* At the compositor's end. */
 void wm_paste_pipe_finish(void);
