@@ -35,6 +35,14 @@
  * (xcb_destroy_window, also defined here), right after closing the pipe;
  * a descriptor number is also checked to still be the pipe it was
  * (device and inode) before it is looked at.
+ *
+ * When wlroots gives an INCR transfer up half-way (its write met EPIPE: the
+ * client closed its pipe), it destroys the window while the owner waits
+ * for the deletion of the chunk it put there; xclip then answers no other
+ * paste. So the window of a transfer that has had chunks is kept: its
+ * chunks are taken here (GetProperty with delete, the reply dropped) until
+ * the owner puts the empty last one, and then destroyed. After a transfer
+ * that ended well, that costs one GetProperty of the empty property.
  */
 #define _GNU_SOURCE
 #include "xwayland-glue/wm/wm_paste_pipe.h"
@@ -46,6 +54,7 @@
 #include <wlr/types/wlr_data_device.h>
 #include <wlr/types/wlr_primary_selection.h>
 #include <wlr/util/log.h>
+#include <xcb/xcbext.h>
 
 #include "common/monotonic_clock.h"
 #include "xwayland-glue/dlsym_next.h"
@@ -61,8 +70,14 @@ struct paste_pipe {
 	ino_t ino;
 	xcb_generic_event_t *held; /* would make wlroots write; waits for room */
 	struct wl_event_source *watch;
-	bool ready; /* held may go */
+	bool ready;      /* held may go */
+	unsigned chunks; /* chunks wlroots was given: an INCR transfer is under way */
+	bool draining;   /* wlroots has given it up: the owner's chunks are taken here */
+	bool asking;     /* a GetProperty of ours waits for its reply */
+	unsigned asked;  /* its sequence number */
 };
+
+static xcb_void_cookie_t (*real_destroy_window)(xcb_connection_t *, xcb_window_t);
 
 static struct {
 	struct wl_event_loop *loop;
@@ -70,8 +85,8 @@ static struct {
 	void (*wake)(void);
 	struct paste_pipe pipes[WM_PASTE_PIPES_MAX];
 	int sending_fd; /* inside a data source's send: its pipe; else -1 */
-	uint64_t held, unguarded;
-	uint64_t logged_held, logged_unguarded, last_log_ns;
+	uint64_t held, unguarded, drained;
+	uint64_t logged_held, logged_unguarded, logged_drained, last_log_ns;
 } paste = { .sending_fd = -1 };
 
 static void forget(struct paste_pipe *p)
@@ -97,7 +112,8 @@ static unsigned waiting(void)
  * a second, not a line a chunk. */
 static void maybe_log(void)
 {
-	if (paste.held == paste.logged_held && paste.unguarded == paste.logged_unguarded) {
+	if (paste.held == paste.logged_held && paste.unguarded == paste.logged_unguarded &&
+			paste.drained == paste.logged_drained) {
 		return;
 	}
 	uint64_t now = monotonic_now_ns();
@@ -111,11 +127,14 @@ static void maybe_log(void)
 	paste.last_log_ns = now;
 	paste.logged_held = paste.held;
 	paste.logged_unguarded = paste.unguarded;
+	paste.logged_drained = paste.drained;
 	wlr_log(WLR_INFO,
 			"X paste to Wayland: %llu X events held until the client's pipe had "
-			"room, %u waiting now, %llu pastes unguarded (more than %d at once)",
+			"room, %u waiting now, %llu pastes unguarded (more than %d at once), "
+			"%llu INCR transfers taken to their end after wlroots",
 			(unsigned long long)paste.held, waiting(),
-			(unsigned long long)paste.unguarded, WM_PASTE_PIPES_MAX);
+			(unsigned long long)paste.unguarded, WM_PASTE_PIPES_MAX,
+			(unsigned long long)paste.drained);
 }
 
 static struct paste_pipe *find(xcb_connection_t *c, xcb_window_t window)
@@ -127,6 +146,52 @@ static struct paste_pipe *find(xcb_connection_t *c, xcb_window_t window)
 		}
 	}
 	return NULL;
+}
+
+/* The owner is done (or gone): the window wlroots meant to destroy goes. */
+static void end_drain(struct paste_pipe *p)
+{
+	if (p->asking) {
+		xcb_discard_reply(p->conn, p->asked);
+	}
+	real_destroy_window(p->conn, p->window);
+	xcb_flush(p->conn);
+	forget(p);
+}
+
+/* Take the chunk the owner has put on the window (GetProperty with
+ * delete): the deletion tells the owner to put the next one. */
+static void ask(struct paste_pipe *p)
+{
+	if (p->asking) {
+		xcb_discard_reply(p->conn, p->asked); /* not come: a later chunk followed it */
+	}
+	p->asked = xcb_get_property(p->conn, 1, p->window, p->property, XCB_GET_PROPERTY_TYPE_ANY,
+			0, 0x1fffffff)
+				   .sequence;
+	p->asking = true;
+	xcb_flush(p->conn);
+}
+
+/* The reply to our last GetProperty, if it has come: an empty property (or
+ * none) was the owner's last. */
+static void check_drained(struct paste_pipe *p)
+{
+	void *reply = NULL;
+	xcb_generic_error_t *error = NULL;
+	if (!p->asking || !xcb_poll_for_reply(p->conn, p->asked, &reply, &error)) {
+		return;
+	}
+	p->asking = false;
+	xcb_get_property_reply_t *r = reply;
+	bool last = r == NULL || r->type == XCB_ATOM_NONE || xcb_get_property_value_length(r) == 0;
+	free(reply);
+	free(error);
+	if (last) {
+		paste.drained++;
+		end_drain(p);
+		maybe_log();
+	}
 }
 
 /* wlroots begins a paste: window will receive the selection for fd. */
@@ -143,6 +208,12 @@ static void follow(xcb_connection_t *c, xcb_window_t window, xcb_atom_t property
 	for (unsigned i = 0; p == NULL && i < WM_PASTE_PIPES_MAX; i++) {
 		if (paste.pipes[i].conn == NULL) {
 			p = &paste.pipes[i];
+		}
+	}
+	for (unsigned i = 0; p == NULL && i < WM_PASTE_PIPES_MAX; i++) {
+		if (paste.pipes[i].draining) {
+			p = &paste.pipes[i]; /* its owner has stopped: a paste now comes first */
+			end_drain(p);
 		}
 	}
 	if (p == NULL) {
@@ -204,15 +275,31 @@ xcb_void_cookie_t xcb_convert_selection(xcb_connection_t *c, xcb_window_t reques
 
 xcb_void_cookie_t xcb_destroy_window(xcb_connection_t *c, xcb_window_t window)
 {
-	static xcb_void_cookie_t (*real)(xcb_connection_t *, xcb_window_t);
-	if (real == NULL) {
-		dlsym_next(&real, "xcb_destroy_window");
+	if (real_destroy_window == NULL) {
+		dlsym_next(&real_destroy_window, "xcb_destroy_window");
 	}
 	struct paste_pipe *p = c != NULL ? find(c, window) : NULL;
+	if (p != NULL && p->chunks > 0 && !p->draining) {
+		/* wlroots ends an INCR paste: after its last chunk, or half-way
+		 * because its reader went (EPIPE), and then the owner waits for a
+		 * deletion that would never come (xclip serves nobody else
+		 * meanwhile). The window stays until the owner has put its
+		 * empty last chunk; ours to take and to destroy then. */
+		if (p->watch != NULL) {
+			wl_event_source_remove(p->watch);
+			p->watch = NULL;
+		}
+		free(p->held);
+		p->held = NULL;
+		p->ready = false;
+		p->draining = true;
+		ask(p);
+		return (xcb_void_cookie_t){ 0 };
+	}
 	if (p != NULL) {
 		forget(p);
 	}
-	return real(c, window);
+	return real_destroy_window(c, window);
 }
 
 /* The paste an event would make wlroots write for, if any. */
@@ -272,10 +359,33 @@ static int handle_room(int fd, uint32_t mask, void *data)
 	return 0;
 }
 
+static bool is_chunk(const xcb_generic_event_t *ev)
+{
+	return (ev->response_type & 0x7f) == XCB_PROPERTY_NOTIFY;
+}
+
 bool wm_paste_pipe_hold(xcb_connection_t *c, xcb_generic_event_t *ev)
 {
 	struct paste_pipe *p = paste.loop != NULL ? paste_of(c, ev) : NULL;
-	if (p == NULL || p->held != NULL || has_room(p)) {
+	if (p == NULL) {
+		return false;
+	}
+	if (p->draining) {
+		/* wlroots has no paste on this window any more: the chunk is
+		 * taken here, after the answer to the one before. */
+		if (is_chunk(ev)) {
+			check_drained(p);
+			if (p->draining) {
+				ask(p);
+			}
+		}
+		free(ev);
+		return true;
+	}
+	if (p->held != NULL || has_room(p)) {
+		if (p->conn != NULL && is_chunk(ev)) {
+			p->chunks++;
+		}
 		return false;
 	}
 	/* libwayland watches its own duplicate of the descriptor: wlroots'
@@ -295,10 +405,13 @@ xcb_generic_event_t *wm_paste_pipe_take_ready(void)
 {
 	for (unsigned i = 0; i < WM_PASTE_PIPES_MAX; i++) {
 		struct paste_pipe *p = &paste.pipes[i];
-		if (p->ready && p->held != NULL) {
+		if (p->draining) {
+			check_drained(p);
+		} else if (p->ready && p->held != NULL) {
 			xcb_generic_event_t *ev = p->held;
 			p->held = NULL;
 			p->ready = false;
+			p->chunks += is_chunk(ev);
 			return ev;
 		}
 	}

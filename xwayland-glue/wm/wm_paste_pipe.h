@@ -10,13 +10,17 @@
  * the client has pasted a prefix. Standing between wlroots and libxcb
  * (wm_event_pacer.c hands wlroots its events), this module gives wlroots
  * the event that makes it write only once the pipe can take a byte; the
- * rest of the window manager's events go on meanwhile.
+ * rest of the window manager's events go on meanwhile. An INCR transfer
+ * wlroots gives up half-way (the client closed its pipe) is taken to its
+ * end here, so that the X owner is not left waiting.
  *
  * It defines wlr_data_source_send, wlr_primary_selection_source_send,
  * xcb_convert_selection and xcb_destroy_window for the whole compositor
  * (the executable's definitions come first in the lookup order), to learn
  * which pipe belongs to which of wlroots' requestor windows and when a
- * transfer ends; they call through to the real ones unchanged.
+ * transfer ends; they call through to the real ones unchanged, except that
+ * the window of a transfer that has had chunks is destroyed once its
+ * owner has put the last one.
  */
 #ifndef SMT_WM_PASTE_PIPE_H
 #define SMT_WM_PASTE_PIPE_H
@@ -25,8 +29,9 @@
 #include <wayland-server-core.h>
 #include <xcb/xcb.h>
 
-/* Pastes followed at once; past this many, a new one goes unguarded (as
- * wlroots alone would do it) and the log says so. */
+/* Pastes followed at once (those whose owner is still being taken to its
+ * end give their place up first); past this many, a new one goes
+ * unguarded (as wlroots alone would do it) and the log says so. */
 #define WM_PASTE_PIPES_MAX 64
 
 /* wake: called when a held event may go, to make the window manager's
