@@ -27,6 +27,7 @@ void launch_command(const char *command)
 		sigset_t none;
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL); /* ignored by the compositor (main.c) */
 		pid_t grandchild = fork();
 		if (grandchild == 0) {
 			fd_limit_restore_for_child();

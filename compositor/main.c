@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +141,11 @@ int main(int argc, char *argv[])
 	}
 	wlr_log_init(verbosity, NULL);
 	log_limit_wayland();
+	/* A client that closes its end of a pipe the compositor writes to (a
+	 * paste from X it stops reading: wlroots writes the selection with
+	 * plain write()) must cost that write an EPIPE, not the compositor
+	 * its life. Launched programs get the default back (launch.c). */
+	signal(SIGPIPE, SIG_IGN);
 
 	static struct smtwc_server server;
 	smtwc_config_init(&server.config);

@@ -92,9 +92,8 @@ def big_part(s):
     each after the X client's PropertyNotify of the property's deletion;
     the X server half and the compositor merge and pace PropertyNotify
     (docs/x11.md "The window manager's events") and must lose none of
-    these. (The other way, xclip's 2 MB read by wl-paste, sometimes hangs
-    or gives other data with main's build before this change too: not
-    checked here; docs/x11.md says so.)"""
+    these. (The other way, X to Wayland with INCR, is
+    test_x11_clipboard_incr.py.)"""
     # Text (wl-copy offers it as text, which X asks for as STRING), no two
     # chunks alike.
     data = b"".join(b"%07d abcdefghijklmnopqrstuvwxyz\n" % i for i in range(2_000_000 // 35))

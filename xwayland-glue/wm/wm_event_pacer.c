@@ -43,6 +43,7 @@
 #include "common/monotonic_clock.h"
 #include "xwayland-glue/dlsym_next.h"
 #include "xwayland-glue/wm/wm_event_queue.h"
+#include "xwayland-glue/wm/wm_paste_pipe.h"
 #include "xwayland-glue/wm/wm_property_fetch.h"
 
 /* One turn of the window manager's handler, at most (then at least one
@@ -243,7 +244,8 @@ static int handle_retry(void *data)
 	uint64_t now = monotonic_now_ns();
 	uint64_t due = wm_event_queue_next_due(&pacer.queue);
 	if (pacer.fetching != NULL || pacer.parked != NULL ||
-			wm_event_queue_length(&pacer.queue) > 0 || (due != 0 && due <= now)) {
+			wm_event_queue_length(&pacer.queue) > 0 || wm_paste_pipe_has_ready() ||
+			(due != 0 && due <= now)) {
 		wake(pacer.conn);
 	} else {
 		arm_for_held(now);
@@ -367,7 +369,12 @@ xcb_generic_event_t *xcb_poll_for_event(xcb_connection_t *c)
 		xcb_generic_event_t *ev = pacer.parked;
 		pacer.parked = NULL;
 		if (ev == NULL) {
-			ev = wm_event_queue_pop(&pacer.queue, now);
+			/* A paste's chunk held for room in its pipe (wm_paste_pipe.h). */
+			ev = wm_paste_pipe_take_ready();
+		}
+		while (ev == NULL && (ev = wm_event_queue_pop(&pacer.queue, now)) != NULL &&
+				wm_paste_pipe_hold(c, ev)) {
+			ev = NULL;
 		}
 		if (ev == NULL) {
 			if (more) {
@@ -398,7 +405,15 @@ void xcb_disconnect(xcb_connection_t *c)
 	if (c != NULL && c == pacer.conn) {
 		forget_connection();
 	}
+	wm_paste_pipe_forget(c);
 	real_disconnect(c);
+}
+
+void wm_event_pacer_wake(void)
+{
+	if (pacer.conn != NULL && !xcb_connection_has_error(pacer.conn)) {
+		wake(pacer.conn);
+	}
 }
 
 bool wm_event_pacer_init(struct wl_event_loop *loop, struct wlr_xwayland *wlr)

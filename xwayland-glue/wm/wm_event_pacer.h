@@ -16,6 +16,9 @@ struct wlr_xwayland;
  * manager's connection. False: the window manager runs unpaced. */
 bool wm_event_pacer_init(struct wl_event_loop *loop, struct wlr_xwayland *wlr);
 
+/* Make wlroots' handler run again soon (a held event may go now). */
+void wm_event_pacer_wake(void);
+
 /* After wlr_xwayland_destroy. */
 void wm_event_pacer_finish(void);
 

@@ -23,6 +23,7 @@
 #include "compositor/server.h"
 #include "compositor/extension.h"
 #include "xwayland-glue/wm/wm_event_pacer.h"
+#include "xwayland-glue/wm/wm_paste_pipe.h"
 #include "xwayland-glue/wm/x11ring_session.h"
 
 struct smtwc_xwayland {
@@ -578,6 +579,7 @@ static bool xwayland_init(struct smtwc_server *server)
 				"X window manager: no timer for its pacing; an X client "
 				"flooding it can stall the compositor");
 	}
+	wm_paste_pipe_init(wl_display_get_event_loop(server->display), wm_event_pacer_wake);
 	xw->ready.notify = xwayland_handle_ready;
 	wl_signal_add(&xw->wlr->events.ready, &xw->ready);
 	xw->new_surface.notify = xwayland_handle_new_surface;
@@ -616,6 +618,7 @@ static void xwayland_finish(struct smtwc_server *server)
 	wl_list_remove(&xw->new_surface.link);
 	wlr_xwayland_destroy(xw->wlr);
 	wm_event_pacer_finish();
+	wm_paste_pipe_finish();
 	x11ring_session_destroy(xw->ring);
 	free(xw);
 	server->xwayland = NULL;

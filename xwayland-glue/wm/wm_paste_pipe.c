@@ -1,0 +1,466 @@
+/*
+ * A paste from an X program into a Wayland client, held back while the
+ * client's pipe is full (docs/x11.md "The clipboard between X and
+ * Wayland").
+ *
+ * wlroots 0.15 (xwayland/selection/incoming.c) asks the X owner for the
+ * selection on a window of its own, one per paste, and writes what it
+ * gets to the pipe the Wayland client gave it, made non-blocking: a small
+ * selection when the SelectionNotify comes, each chunk of a large one
+ * (ICCCM INCR) when a PropertyNotify says the owner has put it on that
+ * window. A partial write it finishes later from the event loop; but a
+ * write that finds the pipe full (-1, EAGAIN) it takes for an error: it
+ * ends the transfer and closes the pipe, and the client has pasted a
+ * prefix of the selection, and the owner is left waiting in the middle of
+ * its INCR transfer. The pipe is full at the start of a chunk whenever the
+ * client has not yet read what the last chunk filled it with: a reader
+ * slower than the X round trip (a loaded machine, a program that inserts
+ * as it reads) loses the rest of the paste.
+ *
+ * So the event that makes wlroots write (the PropertyNotify of a new
+ * chunk, or the SelectionNotify of a small selection) is given to it only
+ * once its pipe can take a byte: while the pipe is full, it is kept here
+ * and the pipe watched; every other event of the window manager goes on
+ * meanwhile (nothing else concerns that window: the owner waits for the
+ * deletion that follows the chunk). A pipe whose reader has gone is
+ * "ready" too: wlroots meets the error and ends the transfer, as before.
+ *
+ * Which pipe belongs to which window: wlroots' data sources for X
+ * selections call xcb_convert_selection (requestor = the window made for
+ * this paste) inside their send, which is given the pipe; both calls
+ * cross a library boundary, so the compositor's definitions of
+ * wlr_data_source_send, wlr_primary_selection_source_send and
+ * xcb_convert_selection see them (wm_event_pacer.c does the same with
+ * xcb_poll_for_event). The transfer ends when wlroots destroys its window
+ * (xcb_destroy_window, also defined here), right after closing the pipe;
+ * a descriptor number is also checked to still be the pipe it was
+ * (device and inode) before it is looked at.
+ *
+ * When wlroots gives an INCR transfer up half-way (its write met EPIPE: the
+ * client closed its pipe), it destroys the window while the owner waits
+ * for the deletion of the chunk it put there; xclip then answers no other
+ * paste. So the window of a transfer that has had chunks is kept: its
+ * chunks are taken here (GetProperty with delete, the reply dropped) until
+ * the owner puts the empty last one, and then destroyed. After a transfer
+ * that ended well, that costs one GetProperty of the empty property.
+ */
+#define _GNU_SOURCE
+#include "xwayland-glue/wm/wm_paste_pipe.h"
+
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <wlr/types/wlr_data_device.h>
+#include <wlr/types/wlr_primary_selection.h>
+#include <wlr/util/log.h>
+#include <xcb/xcbext.h>
+
+#include "common/monotonic_clock.h"
+#include "xwayland-glue/dlsym_next.h"
+
+#define PASTE_LOG_INTERVAL_NS 1000000000u
+
+struct paste_pipe {
+	xcb_connection_t *conn; /* NULL: a free slot */
+	xcb_window_t window;    /* wlroots' requestor window for this paste */
+	xcb_atom_t property;    /* where the owner puts the selection */
+	int fd;                 /* wlroots' descriptor of the client's pipe */
+	dev_t dev;              /* what it was when the paste began */
+	ino_t ino;
+	xcb_generic_event_t *held; /* would make wlroots write; waits for room */
+	struct wl_event_source *watch;
+	bool ready;      /* held may go */
+	unsigned chunks; /* chunks wlroots was given: an INCR transfer is under way */
+	bool draining;   /* wlroots has given it up: the owner's chunks are taken here */
+	bool asking;     /* a GetProperty of ours waits for its reply */
+	unsigned asked;  /* its sequence number */
+};
+
+static xcb_void_cookie_t (*real_destroy_window)(xcb_connection_t *, xcb_window_t);
+
+static struct {
+	struct wl_event_loop *loop;
+	struct wl_event_source *log_timer; /* says what the interval held back */
+	void (*wake)(void);
+	struct paste_pipe pipes[WM_PASTE_PIPES_MAX];
+	int sending_fd; /* inside a data source's send: its pipe; else -1 */
+	uint64_t held, unguarded, drained;
+	uint64_t logged_held, logged_unguarded, logged_drained, last_log_ns;
+} paste = { .sending_fd = -1 };
+
+static void forget(struct paste_pipe *p)
+{
+	if (p->watch != NULL) {
+		wl_event_source_remove(p->watch);
+	}
+	free(p->held);
+	memset(p, 0, sizeof(*p));
+}
+
+static unsigned waiting(void)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < WM_PASTE_PIPES_MAX; i++) {
+		n += paste.pipes[i].held != NULL;
+	}
+	return n;
+}
+
+/* Something new to say, at most once a second (the first at once, the
+ * rest when the second is over): a client that never reads costs a line
+ * a second, not a line a chunk. */
+static void maybe_log(void)
+{
+	if (paste.held == paste.logged_held && paste.unguarded == paste.logged_unguarded &&
+			paste.drained == paste.logged_drained) {
+		return;
+	}
+	uint64_t now = monotonic_now_ns();
+	if (paste.last_log_ns != 0 && now - paste.last_log_ns < PASTE_LOG_INTERVAL_NS) {
+		if (paste.log_timer != NULL) {
+			uint64_t left = PASTE_LOG_INTERVAL_NS - (now - paste.last_log_ns);
+			wl_event_source_timer_update(paste.log_timer, (int)(left / 1000000u) + 1);
+		}
+		return;
+	}
+	paste.last_log_ns = now;
+	paste.logged_held = paste.held;
+	paste.logged_unguarded = paste.unguarded;
+	paste.logged_drained = paste.drained;
+	wlr_log(WLR_INFO,
+			"X paste to Wayland: %llu X events held until the client's pipe had "
+			"room, %u waiting now, %llu pastes unguarded (more than %d at once), "
+			"%llu INCR transfers taken to their end after wlroots",
+			(unsigned long long)paste.held, waiting(),
+			(unsigned long long)paste.unguarded, WM_PASTE_PIPES_MAX,
+			(unsigned long long)paste.drained);
+}
+
+static struct paste_pipe *find(xcb_connection_t *c, xcb_window_t window)
+{
+	for (unsigned i = 0; i < WM_PASTE_PIPES_MAX; i++) {
+		struct paste_pipe *p = &paste.pipes[i];
+		if (p->conn != NULL && p->conn == c && p->window == window) {
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/* The owner is done (or gone): the window wlroots meant to destroy goes. */
+static void end_drain(struct paste_pipe *p)
+{
+	if (p->asking) {
+		xcb_discard_reply(p->conn, p->asked);
+	}
+	real_destroy_window(p->conn, p->window);
+	xcb_flush(p->conn);
+	forget(p);
+}
+
+/* Take the chunk the owner has put on the window (GetProperty with
+ * delete): the deletion tells the owner to put the next one. */
+static void ask(struct paste_pipe *p)
+{
+	if (p->asking) {
+		xcb_discard_reply(p->conn, p->asked); /* not come: a later chunk followed it */
+	}
+	p->asked = xcb_get_property(p->conn, 1, p->window, p->property, XCB_GET_PROPERTY_TYPE_ANY,
+			0, 0x1fffffff)
+				   .sequence;
+	p->asking = true;
+	xcb_flush(p->conn);
+}
+
+/* The reply to our last GetProperty, if it has come: an empty property (or
+ * none) was the owner's last. */
+static void check_drained(struct paste_pipe *p)
+{
+	void *reply = NULL;
+	xcb_generic_error_t *error = NULL;
+	if (!p->asking || !xcb_poll_for_reply(p->conn, p->asked, &reply, &error)) {
+		return;
+	}
+	p->asking = false;
+	xcb_get_property_reply_t *r = reply;
+	bool last = r == NULL || r->type == XCB_ATOM_NONE || xcb_get_property_value_length(r) == 0;
+	free(reply);
+	free(error);
+	if (last) {
+		paste.drained++;
+		end_drain(p);
+		maybe_log();
+	}
+}
+
+/* wlroots begins a paste: window will receive the selection for fd. */
+static void follow(xcb_connection_t *c, xcb_window_t window, xcb_atom_t property, int fd)
+{
+	struct paste_pipe *p = find(c, window);
+	if (p != NULL) {
+		forget(p); /* an id wlroots has reused: the old paste is over */
+	}
+	struct stat st;
+	if (paste.loop == NULL || fstat(fd, &st) != 0) {
+		return;
+	}
+	for (unsigned i = 0; p == NULL && i < WM_PASTE_PIPES_MAX; i++) {
+		if (paste.pipes[i].conn == NULL) {
+			p = &paste.pipes[i];
+		}
+	}
+	for (unsigned i = 0; p == NULL && i < WM_PASTE_PIPES_MAX; i++) {
+		if (paste.pipes[i].draining) {
+			p = &paste.pipes[i]; /* its owner has stopped: a paste now comes first */
+			end_drain(p);
+		}
+	}
+	if (p == NULL) {
+		paste.unguarded++;
+		maybe_log();
+		return;
+	}
+	*p = (struct paste_pipe){
+		.conn = c,
+		.window = window,
+		.property = property,
+		.fd = fd,
+		.dev = st.st_dev,
+		.ino = st.st_ino,
+	};
+}
+
+void wlr_data_source_send(struct wlr_data_source *source, const char *mime_type, int32_t fd)
+{
+	static void (*real)(struct wlr_data_source *, const char *, int32_t);
+	if (real == NULL) {
+		dlsym_next(&real, "wlr_data_source_send");
+	}
+	int outer = paste.sending_fd;
+	paste.sending_fd = fd;
+	real(source, mime_type, fd);
+	paste.sending_fd = outer;
+}
+
+void wlr_primary_selection_source_send(
+		struct wlr_primary_selection_source *source, const char *mime_type, int fd)
+{
+	static void (*real)(struct wlr_primary_selection_source *, const char *, int);
+	if (real == NULL) {
+		dlsym_next(&real, "wlr_primary_selection_source_send");
+	}
+	int outer = paste.sending_fd;
+	paste.sending_fd = fd;
+	real(source, mime_type, fd);
+	paste.sending_fd = outer;
+}
+
+xcb_void_cookie_t xcb_convert_selection(xcb_connection_t *c, xcb_window_t requestor,
+		xcb_atom_t selection, xcb_atom_t target, xcb_atom_t property, xcb_timestamp_t time)
+{
+	static xcb_void_cookie_t (*real)(xcb_connection_t *, xcb_window_t, xcb_atom_t, xcb_atom_t,
+			xcb_atom_t, xcb_timestamp_t);
+	if (real == NULL) {
+		dlsym_next(&real, "xcb_convert_selection");
+	}
+	/* Only a paste into a Wayland client converts inside a send: the
+	 * other way, wlroots reads a Wayland client's pipe and converts
+	 * nothing. */
+	if (paste.sending_fd >= 0 && c != NULL) {
+		follow(c, requestor, property, paste.sending_fd);
+	}
+	return real(c, requestor, selection, target, property, time);
+}
+
+xcb_void_cookie_t xcb_destroy_window(xcb_connection_t *c, xcb_window_t window)
+{
+	if (real_destroy_window == NULL) {
+		dlsym_next(&real_destroy_window, "xcb_destroy_window");
+	}
+	struct paste_pipe *p = c != NULL ? find(c, window) : NULL;
+	if (p != NULL && p->chunks > 0 && !p->draining) {
+		/* wlroots ends an INCR paste: after its last chunk, or half-way
+		 * because its reader went (EPIPE), and then the owner waits for a
+		 * deletion that would never come (xclip serves nobody else
+		 * meanwhile). The window stays until the owner has put its
+		 * empty last chunk; ours to take and to destroy then. */
+		if (p->watch != NULL) {
+			wl_event_source_remove(p->watch);
+			p->watch = NULL;
+		}
+		free(p->held);
+		p->held = NULL;
+		p->ready = false;
+		p->draining = true;
+		ask(p);
+		return (xcb_void_cookie_t){ 0 };
+	}
+	if (p != NULL) {
+		forget(p);
+	}
+	return real_destroy_window(c, window);
+}
+
+/* The paste an event would make wlroots write for, if any. */
+static struct paste_pipe *paste_of(xcb_connection_t *c, const xcb_generic_event_t *ev)
+{
+	struct paste_pipe *p = NULL;
+	switch (ev->response_type & 0x7f) {
+	case XCB_PROPERTY_NOTIFY: {
+		const xcb_property_notify_event_t *pn = (const xcb_property_notify_event_t *)ev;
+		if (pn->state == XCB_PROPERTY_NEW_VALUE) {
+			p = find(c, pn->window);
+			if (p != NULL && p->property != pn->atom) {
+				p = NULL;
+			}
+		}
+		break;
+	}
+	case XCB_SELECTION_NOTIFY: {
+		const xcb_selection_notify_event_t *sn = (const xcb_selection_notify_event_t *)ev;
+		/* property None: the owner refused, wlroots ends the paste. */
+		if (sn->property != XCB_ATOM_NONE) {
+			p = find(c, sn->requestor);
+		}
+		break;
+	}
+	default:
+		break;
+	}
+	return p;
+}
+
+/* Whether a write to p's pipe would get anywhere now: room for a byte, or
+ * an error it should meet (no reader). A descriptor that is no longer the
+ * pipe (closed, the number reused) ends the following. */
+static bool has_room(struct paste_pipe *p)
+{
+	struct stat st;
+	if (fstat(p->fd, &st) != 0 || st.st_dev != p->dev || st.st_ino != p->ino) {
+		forget(p);
+		return true;
+	}
+	struct pollfd pfd = { .fd = p->fd, .events = POLLOUT };
+	return poll(&pfd, 1, 0) != 0;
+}
+
+static int handle_room(int fd, uint32_t mask, void *data)
+{
+	(void)fd;
+	(void)mask;
+	struct paste_pipe *p = data;
+	wl_event_source_remove(p->watch);
+	p->watch = NULL;
+	p->ready = true;
+	if (paste.wake != NULL) {
+		paste.wake();
+	}
+	return 0;
+}
+
+static bool is_chunk(const xcb_generic_event_t *ev)
+{
+	return (ev->response_type & 0x7f) == XCB_PROPERTY_NOTIFY;
+}
+
+bool wm_paste_pipe_hold(xcb_connection_t *c, xcb_generic_event_t *ev)
+{
+	struct paste_pipe *p = paste.loop != NULL ? paste_of(c, ev) : NULL;
+	if (p == NULL) {
+		return false;
+	}
+	if (p->draining) {
+		/* wlroots has no paste on this window any more: the chunk is
+		 * taken here, after the answer to the one before. */
+		if (is_chunk(ev)) {
+			check_drained(p);
+			if (p->draining) {
+				ask(p);
+			}
+		}
+		free(ev);
+		return true;
+	}
+	if (p->held != NULL || has_room(p)) {
+		if (p->conn != NULL && is_chunk(ev)) {
+			p->chunks++;
+		}
+		return false;
+	}
+	/* libwayland watches its own duplicate of the descriptor: wlroots'
+	 * watch of the same pipe, added once it has the event, is another. */
+	p->watch = wl_event_loop_add_fd(paste.loop, p->fd, WL_EVENT_WRITABLE, handle_room, p);
+	if (p->watch == NULL) {
+		return false; /* as wlroots alone would do it */
+	}
+	p->held = ev;
+	p->ready = false;
+	paste.held++;
+	maybe_log();
+	return true;
+}
+
+xcb_generic_event_t *wm_paste_pipe_take_ready(void)
+{
+	for (unsigned i = 0; i < WM_PASTE_PIPES_MAX; i++) {
+		struct paste_pipe *p = &paste.pipes[i];
+		if (p->draining) {
+			check_drained(p);
+		} else if (p->ready && p->held != NULL) {
+			xcb_generic_event_t *ev = p->held;
+			p->held = NULL;
+			p->ready = false;
+			p->chunks += is_chunk(ev);
+			return ev;
+		}
+	}
+	return NULL;
+}
+
+bool wm_paste_pipe_has_ready(void)
+{
+	for (unsigned i = 0; i < WM_PASTE_PIPES_MAX; i++) {
+		if (paste.pipes[i].ready && paste.pipes[i].held != NULL) {
+			return true;
+		}
+	}
+	return false;
+}
+
+void wm_paste_pipe_forget(xcb_connection_t *c)
+{
+	for (unsigned i = 0; i < WM_PASTE_PIPES_MAX; i++) {
+		if (paste.pipes[i].conn != NULL && paste.pipes[i].conn == c) {
+			forget(&paste.pipes[i]);
+		}
+	}
+}
+
+static int handle_log_timer(void *data)
+{
+	(void)data;
+	maybe_log();
+	return 0;
+}
+
+void wm_paste_pipe_init(struct wl_event_loop *loop, void (*wake)(void))
+{
+	paste.loop = loop;
+	paste.wake = wake;
+	paste.log_timer = wl_event_loop_add_timer(loop, handle_log_timer, NULL);
+}
+
+void wm_paste_pipe_finish(void)
+{
+	for (unsigned i = 0; i < WM_PASTE_PIPES_MAX; i++) {
+		if (paste.pipes[i].conn != NULL) {
+			forget(&paste.pipes[i]);
+		}
+	}
+	if (paste.log_timer != NULL) {
+		wl_event_source_remove(paste.log_timer);
+	}
+	memset(&paste, 0, sizeof(paste));
+	paste.sending_fd = -1;
+}
