@@ -1,6 +1,5 @@
 #include "xwayland-glue/stream/x11_answer_coalesce.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #define X_REPLY 1
@@ -72,7 +71,7 @@ static bool in_keys(struct x11_property_keys *s, const uint8_t *p, bool add)
 static bool repeats(struct x11_property_keys *seen, struct x11_property_keys *unanswered,
 		const uint8_t *p)
 {
-	if (getenv("NOXRULE") == NULL && p[16] == X_PROPERTY_NEW_VALUE && in_keys(unanswered, p, false)) {
+	if (p[16] == X_PROPERTY_NEW_VALUE && in_keys(unanswered, p, false)) {
 		return true;
 	}
 	return in_keys(seen, p, true);
