@@ -420,9 +420,12 @@ static enum favour someone_favoured(const struct xconn *self, uint64_t now)
 	}
 	/* Light grants not favoured now (input is, or the shared time is
 	 * kept for it) do not spend their credit meanwhile. */
-	for (unsigned i = 0; light && f != FAVOUR_LIGHT && i < nboosted; i++)
-		if (boosted[i] != self && boosted[i]->boost.light)
+	for (unsigned i = 0; light && f != FAVOUR_LIGHT && i < nboosted; i++) {
+		if (boosted[i] != self && boosted[i]->boost.light) {
 			x11_boost_hold(&boosted[i]->boost);
+			boosted[i]->light_share_kept += !input;
+		}
+	}
 	if (f != FAVOUR_NONE)
 		favour_since = now;
 	return f;
@@ -456,8 +459,10 @@ static void give_light(struct xconn *c, uint64_t now)
 	bool listed = false;
 	for (unsigned k = 0; k < nboosted && !listed; k++)
 		listed = boosted[k] == c;
-	if (!listed && nboosted == INPUT_BOOST_MAX)
+	if (!listed && nboosted == INPUT_BOOST_MAX) {
+		c->light_no_slot++;
 		return;
+	}
 	if (!x11_boost_light(&c->boost, &cfg, now))
 		return;
 	if (!listed)
@@ -624,7 +629,7 @@ static void grant_light(int epfd, const struct epoll_event *ev, int n, uint64_t 
 				light[nlight++] = c;
 		}
 	}
-	for (int i = 0; i < n && nboosted < INPUT_BOOST_MAX; i++) {
+	for (int i = 0; i < n; i++) {
 		if (!(ev[i].events & EPOLLIN) || (ev[i].events & (EPOLLHUP | EPOLLERR)))
 			continue;
 		struct xconn *c = conn_of(epfd, &ev[i]);
@@ -632,6 +637,8 @@ static void grant_light(int epfd, const struct epoll_event *ev, int n, uint64_t 
 			continue;
 		if (is_light(c, &sum))
 			give_light(c, now);
+		else
+			c->light_heavy++;
 	}
 }
 

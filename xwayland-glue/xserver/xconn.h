@@ -128,6 +128,12 @@ struct xconn {
 	 * happen, integration/x11_light_input_first). */
 	uint64_t light_gave_way, input_held;
 	uint64_t light_unearned, light_no_share;
+	/* Why a light grant was not made or did not favour it (docs/x11.md
+	 * "Observing it"): reported by epoll with requests waiting while its
+	 * program was not light (light_heavy); light, but the table of grants
+	 * was full (light_no_slot); a live light grant not favoured because
+	 * the shared time was kept for input (light_share_kept). */
+	uint64_t light_heavy, light_no_slot, light_share_kept;
 };
 
 /* The real libc functions (RTLD_NEXT). */
