@@ -3,9 +3,11 @@
  * was just sent input (a key, a button, pointer motion: core or XInput 2)
  * has its next requests served before busy clients', as the compositor's
  * ring scheduler does for ring clients. So has a *light* client, one that
- * used less than a fair share of the X server lately (x11_usage.h: the
- * time between its reads is charged to it), when epoll reports it with
- * requests waiting: an animation or an echo that nobody types into. Xwayland's own smart scheduler
+ * used the X server lately for less than a quarter of the time it had
+ * nothing waiting (x11_usage.h: the time between its reads is charged to
+ * it; its idle time runs from a read that took all it had to the next
+ * sight of its requests), when epoll reports it with requests waiting: an
+ * animation or an echo that nobody types into. Xwayland's own smart scheduler
  * only praises core input events, not XI2 ones (GTK 3, Firefox), and a
  * client it favours still waits for the running client's slice; nothing of
  * Xwayland is patched here, only what it reads and when:
@@ -94,7 +96,8 @@
 
 static struct x11_boost_config cfg;
 static bool cfg_read;
-/* Light below this percentage of the mean recent use (0: no light grants). */
+/* Light below this percentage of its own idle time lately (0: no light
+ * grants). */
 static unsigned light_pct;
 /* Bytes past the request under way that another client's read may
  * return while a client is light and active; 0: no such cut and no grant
@@ -150,6 +153,27 @@ static void charge(struct xconn *c, uint64_t ns)
 	if (c->owner)
 		x11_usage_charge(&c->owner->usage, work_ns, ns);
 }
+
+/* c has requests waiting from now, or none: its idle time, and its
+ * program's while none of the program's connections waits, is what
+ * lightness is judged by (x11_usage.h). On the X server's working clock,
+ * like the time charged. */
+static void set_waiting(struct xconn *c, bool waiting)
+{
+	if (c->waiting == waiting || light_pct == 0)
+		return;
+	c->waiting = waiting;
+	struct xconn_owner *o = c->owner;
+	if (waiting) {
+		x11_usage_waiting(&c->usage, work_ns);
+		if (o && o->waiting++ == 0)
+			x11_usage_waiting(&o->usage, work_ns);
+	} else {
+		x11_usage_idle(&c->usage, work_ns);
+		if (o && --o->waiting == 0)
+			x11_usage_idle(&o->usage, work_ns);
+	}
+}
 /* XInput 1's first event in this X server (0: not known yet), from the
  * first reply to a client's QueryExtension for it (x11_xi1_query.h). */
 static uint8_t xi1_first;
@@ -166,6 +190,7 @@ static struct x11_boost_share share;
 static struct x11_boost_share light_share;
 static uint64_t favour_since; /* someone favoured since (0: nobody) */
 static unsigned nboosted;
+
 /* Some connection is held back (a refused read or a dropped event) and
  * needs reporting once nobody is favoured. */
 static bool any_held;
@@ -247,12 +272,14 @@ static void join_owner(struct xconn *c)
 	if (c->owner) {
 		c->owner->pid = c->pid;
 		c->owner->conns = 1;
+		x11_usage_idle(&c->owner->usage, work_ns);
 	}
 }
 
 void input_boost_track(struct xconn *c)
 {
 	join_owner(c);
+	x11_usage_idle(&c->usage, work_ns); /* until epoll or a read says otherwise */
 	c->light_earned = true;
 	/* Until some client's reply told XInput 1's first event (then every
 	 * watch ends: input_boost_answered); a client that asked ends its own
@@ -261,8 +288,14 @@ void input_boost_track(struct xconn *c)
 		x11_xi1_query_watch(&c->xi1, &c->framer);
 }
 
-void input_boost_requests(struct xconn *c, const struct iovec *iov, int iovcnt, size_t n)
+void input_boost_requests(
+		struct xconn *c, const struct iovec *iov, int iovcnt, size_t n, size_t asked)
 {
+	/* It had requests; a read that got fewer bytes than asked took all
+	 * of them, and it is idle from the end of this pick, when the X
+	 * server has run them (its time until then is charged, not idle). */
+	set_waiting(c, true);
+	c->drained_in_pick = n < asked;
 	/* A ring's reader framed these bytes as it took them; a socket's
 	 * are framed here while the boost is on (where its requests begin:
 	 * the light clients' accounting, XInput's watch). */
@@ -296,6 +329,10 @@ void input_boost_polling(bool returned)
 		if (running == light_serving)
 			x11_boost_share_spend(&light_share, now - cpu_mark);
 	}
+	if (running && running->drained_in_pick)
+		set_waiting(running, false);
+	if (running)
+		running->drained_in_pick = false;
 	running = NULL;
 	light_serving = NULL;
 	cpu_mark = now;
@@ -304,10 +341,12 @@ void input_boost_polling(bool returned)
 void input_boost_drained(struct xconn *c)
 {
 	c->light_earned = true;
+	c->drained_in_pick = true;
 }
 
 void input_boost_forget(struct xconn *c)
 {
+	set_waiting(c, false); /* its program's other connections may be idle */
 	if (c->owner && --c->owner->conns == 0)
 		free(c->owner);
 	c->owner = NULL;
@@ -497,6 +536,7 @@ static void grant_waiting_light(const struct xconn *self, uint64_t now)
 		}
 		if (!pending(k))
 			continue;
+		set_waiting(k, true);
 		uint64_t before = k->boost.light_grants;
 		give_light(k, now);
 		k->light_early += k->boost.light_grants - before;
@@ -605,7 +645,8 @@ static struct x11_usage_sum usage_sum(void)
 	return sum;
 }
 
-/* c's program used less than light_pct of the mean program's time lately. */
+/* c's program used less than light_pct of its idle time lately, and
+ * another program used the X server (x11_usage.h). */
 static bool is_light(const struct xconn *c, const struct x11_usage_sum *sum)
 {
 	return c->owner && x11_usage_light(&c->owner->usage, sum, light_pct, work_ns);
@@ -633,7 +674,10 @@ static void grant_light(int epfd, const struct epoll_event *ev, int n, uint64_t 
 		if (!(ev[i].events & EPOLLIN) || (ev[i].events & (EPOLLHUP | EPOLLERR)))
 			continue;
 		struct xconn *c = conn_of(epfd, &ev[i]);
-		if (!c || c->state == XCONN_FRESH || x11_boost_live(&c->boost, now))
+		if (!c || c->state == XCONN_FRESH)
+			continue;
+		set_waiting(c, true);
+		if (x11_boost_live(&c->boost, now))
 			continue;
 		if (is_light(c, &sum))
 			give_light(c, now);
