@@ -636,6 +636,22 @@ static void test_light(void)
 	struct x11_boost_config off = { 0 };
 	struct x11_boost z = { 0 };
 	CHECK(!x11_boost_light(&z, &off, t0));
+
+	/* A grant ended (a light grant's read that left requests waiting)
+	 * is over at once: not live, no read served under it, its favour
+	 * settled; a new one is the server half's to give (when the client
+	 * was found idle). */
+	struct x11_boost e = { 0 };
+	CHECK(x11_boost_light(&e, &cfg, t0));
+	CHECK(x11_boost_favoured(&e, t0, true));
+	CHECK(x11_boost_served(&e, t0 + MS));
+	x11_boost_end(&e);
+	CHECK(!x11_boost_live(&e, t0 + MS));
+	CHECK(!x11_boost_favoured(&e, t0 + MS, true));
+	CHECK(!x11_boost_served(&e, t0 + 2 * MS));
+	CHECK_INT(e.light_served, 1);
+	CHECK_INT(x11_boost_deadline(&e, t0 + 2 * MS), 0);
+	CHECK(x11_boost_light(&e, &cfg, t0 + 3 * MS));
 }
 
 /* A connection setup (no authorization) and then `n` PolyFillRectangle

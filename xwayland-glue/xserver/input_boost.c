@@ -83,6 +83,9 @@
 #define INPUT_BOOST_GAP_CREDITS 4
 /* Connections with a grant at once; more wait for their next input. */
 #define INPUT_BOOST_MAX 16
+/* Of those, at most this many light grants: the rest of the table is
+ * kept for input grants (input first), whatever light clients do. */
+#define LIGHT_GRANTS_MAX 12
 /* What the read that a light grant serves may take past the request
  * under way: a light client's redraw (an echo's rectangle and property
  * change are 44 bytes), and a bound on what one grant can buy. */
@@ -191,6 +194,29 @@ static struct x11_boost_share light_share;
 static uint64_t favour_since; /* someone favoured since (0: nobody) */
 static unsigned nboosted;
 
+/* Grants that lapsed leave the table (someone_favoured drops them as it
+ * settles them; this makes room between two of its sweeps). */
+static void drop_lapsed(uint64_t now)
+{
+	for (unsigned i = 0; i < nboosted;) {
+		struct x11_boost *b = &boosted[i]->boost;
+		if (x11_boost_live(b, now)) {
+			i++;
+			continue;
+		}
+		x11_boost_favoured(b, now, false); /* settles a hold under way */
+		boosted[i] = boosted[--nboosted];
+	}
+}
+
+/* c is in the table of grants. */
+static bool listed(const struct xconn *c)
+{
+	for (unsigned i = 0; i < nboosted; i++)
+		if (boosted[i] == c)
+			return true;
+	return false;
+}
 /* Some connection is held back (a refused read or a dropped event) and
  * needs reporting once nobody is favoured. */
 static bool any_held;
@@ -311,8 +337,16 @@ void input_boost_requests(
 	 * the read is cut at LIGHT_GRANT_READ) earns no other until the X
 	 * server finds the client idle; one that took all it had (an echo's)
 	 * leaves it earned. */
-	if (c == light_serving)
+	if (c == light_serving) {
 		c->light_earned = !pending(c);
+		/* Its light grant is over then, not only unusable: until
+		 * session 28 it stayed in the table for the rest of its 100 ms,
+		 * and a forked gamer's processes, one grant each per burst,
+		 * kept all 16 places (an echo beside them was refused 55,187
+		 * times in 3 s, `light_no_slot`, and waited 850 ms). */
+		if (!c->light_earned)
+			x11_boost_end(&c->boost);
+	}
 }
 
 void input_boost_polling(bool returned)
@@ -398,12 +432,13 @@ void input_boost_answered(struct xconn *c, const struct iovec *iov, int iovcnt, 
 	if (input == 0)
 		return;
 	c->input_events += input;
-	bool listed = false;
-	for (unsigned i = 0; i < nboosted && !listed; i++)
-		listed = boosted[i] == c;
-	if (!listed && nboosted == INPUT_BOOST_MAX)
+	uint64_t now = monotonic_now_ns();
+	bool in = listed(c);
+	if (!in && nboosted == INPUT_BOOST_MAX)
+		drop_lapsed(now);
+	if (!in && nboosted == INPUT_BOOST_MAX)
 		return; /* no grant until one of the others lapses */
-	if (x11_boost_input(&c->boost, &cfg, monotonic_now_ns()) && !listed)
+	if (x11_boost_input(&c->boost, &cfg, now) && !in)
 		boosted[nboosted++] = c;
 }
 
@@ -495,16 +530,20 @@ static void give_light(struct xconn *c, uint64_t now)
 		c->light_no_share++;
 		return;
 	}
-	bool listed = false;
-	for (unsigned k = 0; k < nboosted && !listed; k++)
-		listed = boosted[k] == c;
-	if (!listed && nboosted == INPUT_BOOST_MAX) {
-		c->light_no_slot++;
-		return;
+	bool in = listed(c);
+	if (!in) {
+		drop_lapsed(now);
+		unsigned nlight_grants = 0;
+		for (unsigned k = 0; k < nboosted; k++)
+			nlight_grants += boosted[k]->boost.light;
+		if (nlight_grants >= LIGHT_GRANTS_MAX || nboosted == INPUT_BOOST_MAX) {
+			c->light_no_slot++;
+			return;
+		}
 	}
 	if (!x11_boost_light(&c->boost, &cfg, now))
 		return;
-	if (!listed)
+	if (!in)
 		boosted[nboosted++] = c;
 	unsigned nall;
 	struct xconn **all = xconn_all(&nall);
