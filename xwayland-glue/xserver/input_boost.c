@@ -3,8 +3,8 @@
  * was just sent input (a key, a button, pointer motion: core or XInput 2)
  * has its next requests served before busy clients', as the compositor's
  * ring scheduler does for ring clients. So has a *light* client, one that
- * used the X server lately for less than a quarter of the time it had
- * nothing waiting (x11_usage.h: the time between its reads is charged to
+ * used the X server lately for less than light_pct (25%) of the time it
+ * had nothing waiting (x11_usage.h: the time between its reads is charged to
  * it; its idle time runs from a read that took all it had to the next
  * sight of its requests), when epoll reports it with requests waiting: an
  * animation or an echo that nobody types into. Xwayland's own smart scheduler
