@@ -171,7 +171,8 @@ def run(h, args):
     for rnd in range(args.rounds):
         trees = args.trees if rnd % 2 == 0 else args.trees[::-1]
         for tree, smtwc in trees:
-            use_tree(h, smtwc)
+            if args.before:
+                use_tree(h, smtwc)
             with Session(h, f"r{rnd}-{tree}", x11=True) as s:
                 order = args.transport_list if rnd % 2 == 0 else args.transport_list[::-1]
                 for j, transport in enumerate(order):
@@ -188,7 +189,8 @@ def run(h, args):
                     for p in flooders:
                         p.terminate()
                         s.clients.remove(p)
-    use_tree(h, args.trees[0][1])
+    if args.before:
+        use_tree(h, args.trees[0][1])
     load_after = V.loadavg()
     lines = [f"x11-echo among {args.flooders} x11-plaid flooders, with and without an "
              f"attacker ({args.connections} connections flooding in turn, {args.turn_ms} ms "
