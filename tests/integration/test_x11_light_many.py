@@ -64,7 +64,7 @@ import interactive as bench  # noqa: E402  (its x11-echo and x11-plaid drivers)
 
 FLOODERS = 40
 RECTS = 300
-ECHO_SECONDS = 6
+ECHO_SECONDS = 8
 # The measured part starts once the echo was idle for this much of the X
 # server's work (a window is 100 ms of it; its first charge must be a
 # window old before it can be light) ...
