@@ -235,8 +235,8 @@ struct smtwc_limits_config {
 	/* the input boost's credit per grant, in us (0: off; the server half's  */ \
 	/* input_boost.c; must stay <= INPUT_BOOST_MAX_US) */                       \
 	X("input-boost-us", input_boost_us, 4000, 0, 100000)                        \
-	/* a client that used less than this % of the mean X server time of */      \
-	/* the busy clients lately gets a grant when it has requests (0: off) */    \
+	/* a client whose X server time lately is below this % of the time */       \
+	/* it had nothing waiting gets a grant when it has requests (0: off) */     \
 	X("light-boost-pct", light_boost_pct, 25, 0, 100)                           \
 	/* while a client is light and active, other ring clients' reads stop */    \
 	/* this many bytes past the request under way, and a light client's */      \

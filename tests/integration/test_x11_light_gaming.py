@@ -20,9 +20,11 @@ server's half counted, never a duration:
 - why that holds on every interleaving: the attacker is charged at least
   300 ms of the X server's time before the echo starts (waited for in the
   statistics), so its program used nearly all of the last two 100 ms
-  windows of the X server's work; to fall under a quarter of the mean of
-  the two programs, the echo would have to be charged more than 87 ms
-  (checked below: an echo is charged a few ms).
+  windows of the X server's work, and while one of its connections floods
+  it always has requests waiting: idle about never, it is never light
+  (since session 28 lightness is the program's time against its own idle
+  time). The echo's charge is still checked against 87 ms, the bound of
+  the mean rule before session 28 (an echo is charged a few ms).
 Before the bound (per-connection lightness), the same run gave the
 attacker's connections light grants at most of their turns.
 """

@@ -454,68 +454,133 @@ static void test_xi1(void)
 }
 
 /* The X server's time per client (x11_usage.h): charged per window, light
- * against the mean of those that used any, and light grants as often as
- * the client stays light but never on top of a live grant. */
+ * against its own idle time, and light grants as often as the client
+ * stays light but never on top of a live grant. */
 static void test_light(void)
 {
 	current_test = "light clients";
 	const uint64_t W = X11_USAGE_WINDOW_NS;
 	const uint64_t t0 = 1000 * W; /* a window's start */
-	struct x11_usage flood[12] = { 0 }, echo = { 0 }, idle = { 0 };
-	/* Two windows: every flooder 8 ms a window, the echo 0.05 ms every
-	 * 10 ms (0.5 ms a window); `idle` never used anything. */
+	/* Two windows of the X server's work, in picks of 1 ms: N flooders
+	 * served in turn, each with requests waiting all along; an echo
+	 * that every 10 ms has 0.05 ms of requests and is idle until then. */
+	enum {
+		N = 12
+	};
+	struct x11_usage flood[N] = { 0 }, echo = { 0 }, idle = { 0 };
+	for (int i = 0; i < N; i++)
+		x11_usage_waiting(&flood[i], t0);
+	x11_usage_idle(&echo, t0);
+	x11_usage_idle(&idle, t0);
 	for (uint64_t t = t0; t < t0 + 2 * W; t += MS) {
-		for (int i = 0; i < 12; i++)
-			x11_usage_charge(&flood[i], t, 8 * MS / 100);
-		if ((t - t0) % (10 * MS) == 0)
-			x11_usage_charge(&echo, t, MS / 20);
+		if ((t - t0) % (10 * MS) == 0) {
+			x11_usage_waiting(&echo, t);
+			x11_usage_charge(&echo, t + MS / 20, MS / 20);
+			x11_usage_idle(&echo, t + MS / 20);
+		}
+		unsigned k = (unsigned)((t - t0) / MS) % N;
+		x11_usage_charge(&flood[k], t, MS);
 	}
 	uint64_t now = t0 + 2 * W - 1;
-	CHECK_INT(x11_usage_recent(&flood[0], now), 16 * MS);
 	CHECK_INT(x11_usage_recent(&echo, now), MS);
+	CHECK_INT(x11_usage_idle_recent(&flood[0], now), 0);
+	/* the echo was idle all but its 20 x 0.05 ms */
+	CHECK_INT(x11_usage_idle_recent(&echo, now), 2 * W - 1 - MS);
 	struct x11_usage_sum sum = { 0 };
-	for (int i = 0; i < 12; i++)
+	for (int i = 0; i < N; i++)
 		x11_usage_add(&sum, &flood[i], now);
 	x11_usage_add(&sum, &echo, now);
 	x11_usage_add(&sum, &idle, now);
-	CHECK_INT(sum.used, 13); /* `idle` used nothing: not in the mean */
+	CHECK_INT(sum.used, N + 1); /* `idle` used nothing */
 	CHECK(x11_usage_light(&echo, &sum, 25, now));
 	/* `idle` used nothing, so it has no history: not judged yet */
 	CHECK(!x11_usage_light(&idle, &sum, 25, now));
 	/* nor is a client that started within the last window */
 	struct x11_usage young = { 0 };
+	x11_usage_idle(&young, t0);
 	x11_usage_charge(&young, now - W / 2, MS / 20);
 	CHECK(!x11_usage_light(&young, &sum, 25, now));
 	CHECK(x11_usage_light(&young, &sum, 25, now - W / 2 + W));
-	for (int i = 0; i < 12; i++)
+	for (int i = 0; i < N; i++)
 		CHECK(!x11_usage_light(&flood[i], &sum, 25, now));
 	CHECK(!x11_usage_light(&echo, &sum, 0, now)); /* 0: off */
-	/* A flooder splitting its 8 ms a window over k connections: they are
-	 * light only while each uses under a quarter of the mean, so all k
-	 * together use less than the k fair shares the X server's round robin
-	 * gives k connections anyway: splitting buys no time. */
-	for (int k = 2; k <= 16; k *= 2) {
-		struct x11_usage parts[16] = { 0 };
-		struct x11_usage_sum split = { 0 };
-		for (int i = 1; i < 12; i++)
-			x11_usage_add(&split, &flood[i], now);
-		x11_usage_add(&split, &echo, now);
-		for (int i = 0; i < k; i++) {
-			x11_usage_charge(&parts[i], t0 + 1, 8 * MS / (uint64_t)k);
-			x11_usage_charge(&parts[i], t0 + W, 8 * MS / (uint64_t)k);
-			x11_usage_add(&split, &parts[i], now);
-		}
-		uint64_t mine = 0;
-		for (int i = 0; i < k; i++)
-			mine += x11_usage_recent(&parts[i], now);
-		bool light = x11_usage_light(&parts[0], &split, 25, now);
-		CHECK(!light || mine * split.used < (uint64_t)k * split.total_ns);
-		CHECK(light == (k >= 8)); /* 1 ms a window each among 16 ms flooders */
-	}
-	/* Alone (nobody else used any time): nobody to be served ahead of. */
+	/* Alone (nobody else used time lately): nobody to be served ahead of. */
 	struct x11_usage_sum alone = { 0 };
 	x11_usage_add(&alone, &echo, now);
 	CHECK(!x11_usage_light(&echo, &alone, 25, now));
+
+	/* However many flooders share the X server (session 28: among 76 an
+	 * echo used more than a quarter of the mean, which was the rule), a
+	 * flooder is never light and the echo always is: the echo's time
+	 * against its own idle time does not depend on the others. The
+	 * flooders' share of each window shrinks with their number; a
+	 * flooder the round robin did not reach lately used nothing, and
+	 * was not idle either. */
+	for (unsigned n = 12; n <= 200; n += 47) {
+		struct x11_usage f[200] = { 0 }, e = { 0 };
+		struct x11_usage_sum all = { 0 };
+		for (unsigned i = 0; i < n; i++)
+			x11_usage_waiting(&f[i], t0);
+		x11_usage_idle(&e, t0);
+		for (uint64_t t = t0, k = 0; t < t0 + 3 * W; t += 2 * MS, k++) {
+			if ((t - t0) % (10 * MS) == 0) {
+				x11_usage_waiting(&e, t);
+				x11_usage_charge(&e, t + MS / 10, MS / 10);
+				x11_usage_idle(&e, t + MS / 10);
+			}
+			x11_usage_charge(&f[k % n], t, 2 * MS);
+		}
+		uint64_t end = t0 + 3 * W - 1;
+		for (unsigned i = 0; i < n; i++)
+			x11_usage_add(&all, &f[i], end);
+		x11_usage_add(&all, &e, end);
+		CHECK(x11_usage_light(&e, &all, 25, end));
+		unsigned light = 0, unused = 0;
+		for (unsigned i = 0; i < n; i++) {
+			light += x11_usage_light(&f[i], &all, 25, end);
+			unused += x11_usage_recent(&f[i], end) == 0;
+		}
+		CHECK_INT(light, 0);
+		CHECK(n < 100 || unused > 0); /* the case the mean rule got wrong */
+	}
+
+	/* A program that uses a fifth of the X server and is idle the rest
+	 * (a heavy animation) is at the edge: light below pct = 25 only
+	 * while it uses less than a quarter of its idle time. */
+	for (unsigned use = 15; use <= 25; use += 10) {
+		struct x11_usage a = { 0 };
+		struct x11_usage_sum two = { .used = 2 };
+		x11_usage_idle(&a, t0);
+		for (uint64_t t = t0; t < t0 + 2 * W; t += 10 * MS) {
+			x11_usage_waiting(&a, t);
+			x11_usage_charge(&a, t + use * MS / 10, use * MS / 10);
+			x11_usage_idle(&a, t + use * MS / 10);
+		}
+		/* use% running, 100 - use% idle: light below 20% (a quarter of 80) */
+		CHECK(x11_usage_light(&a, &two, 25, t0 + 2 * W - 1) == (use < 20));
+	}
+
+	/* Idle spans: counted in the windows they cover, the one under way
+	 * too, and forgotten with their windows. */
+	struct x11_usage s = { 0 };
+	x11_usage_idle(&s, t0 + W / 2);
+	CHECK_INT(x11_usage_idle_recent(&s, t0 + W), W / 2);
+	CHECK_INT(x11_usage_idle_recent(&s, t0 + W + W / 4), W / 2 + W / 4);
+	x11_usage_idle(&s, t0 + W + W / 4); /* idle already: no new span */
+	x11_usage_waiting(&s, t0 + W + W / 2);
+	CHECK_INT(x11_usage_idle_recent(&s, t0 + W + W / 2), W);
+	CHECK_INT(s.idle_total_ns, W);
+	x11_usage_waiting(&s, t0 + W + W / 2 + 1); /* waiting already */
+	CHECK_INT(s.idle_total_ns, W);
+	/* a window later the first half-window is forgotten */
+	CHECK_INT(x11_usage_idle_recent(&s, t0 + 2 * W), W / 2);
+	CHECK_INT(x11_usage_idle_recent(&s, t0 + 3 * W), 0);
+	/* a span longer than two windows counts as the two it ends in */
+	x11_usage_idle(&s, t0 + 3 * W);
+	CHECK_INT(x11_usage_idle_recent(&s, t0 + 8 * W + W / 2), W + W / 2);
+	x11_usage_waiting(&s, t0 + 8 * W + W / 2);
+	CHECK_INT(x11_usage_idle_recent(&s, t0 + 8 * W + W / 2), W + W / 2);
+	CHECK_INT(x11_usage_idle_recent(&s, t0 + 9 * W), W / 2);
 
 	/* Windows roll: a window later the older one is forgotten, two
 	 * windows later everything is. */
@@ -571,6 +636,22 @@ static void test_light(void)
 	struct x11_boost_config off = { 0 };
 	struct x11_boost z = { 0 };
 	CHECK(!x11_boost_light(&z, &off, t0));
+
+	/* A grant ended (a light grant's read that left requests waiting)
+	 * is over at once: not live, no read served under it, its favour
+	 * settled; a new one is the server half's to give (when the client
+	 * was found idle). */
+	struct x11_boost e = { 0 };
+	CHECK(x11_boost_light(&e, &cfg, t0));
+	CHECK(x11_boost_favoured(&e, t0, true));
+	CHECK(x11_boost_served(&e, t0 + MS));
+	x11_boost_end(&e);
+	CHECK(!x11_boost_live(&e, t0 + MS));
+	CHECK(!x11_boost_favoured(&e, t0 + MS, true));
+	CHECK(!x11_boost_served(&e, t0 + 2 * MS));
+	CHECK_INT(e.light_served, 1);
+	CHECK_INT(x11_boost_deadline(&e, t0 + 2 * MS), 0);
+	CHECK(x11_boost_light(&e, &cfg, t0 + 3 * MS));
 }
 
 /* A connection setup (no authorization) and then `n` PolyFillRectangle

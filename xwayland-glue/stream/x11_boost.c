@@ -67,6 +67,12 @@ bool x11_boost_served(struct x11_boost *b, uint64_t now)
 	return true;
 }
 
+void x11_boost_end(struct x11_boost *b)
+{
+	b->pending_since = 0;
+	b->credit_ns = 0;
+}
+
 void x11_boost_hold(struct x11_boost *b)
 {
 	b->pending_since = 0;

@@ -81,6 +81,10 @@ bool x11_boost_favoured(struct x11_boost *b, uint64_t now, bool pending);
  * may take: xserver/input_boost.c). The grant stays live for the
  * client's next requests, input's and light ones alike. */
 bool x11_boost_served(struct x11_boost *b, uint64_t now);
+/* The grant is over (a light grant whose one read left requests
+ * waiting: xserver/input_boost.c): not live from now, so it favours the
+ * client no more and leaves the table of grants. */
+void x11_boost_end(struct x11_boost *b);
 /* Held back while favoured (a light grant giving way to an input grant):
  * the time since its last charge is not spent from its credit, and it is
  * not favoured until the next x11_boost_favoured says so. */

@@ -6,8 +6,11 @@ static void roll(struct x11_usage *u, uint64_t now)
 	uint64_t epoch = now / X11_USAGE_WINDOW_NS;
 	if (epoch == u->epoch)
 		return;
-	u->prev_ns = epoch == u->epoch + 1 ? u->cur_ns : 0;
+	bool next = epoch == u->epoch + 1;
+	u->prev_ns = next ? u->cur_ns : 0;
+	u->idle_prev_ns = next ? u->idle_cur_ns : 0;
 	u->cur_ns = 0;
+	u->idle_cur_ns = 0;
 	u->epoch = epoch;
 }
 
@@ -32,23 +35,63 @@ uint64_t x11_usage_recent(const struct x11_usage *u, uint64_t now)
 	return epoch == u->epoch + 1 ? u->cur_ns : 0;
 }
 
+/* The part of the span [from, now) in the window before now's and in
+ * now's own. */
+static void span_parts(uint64_t from, uint64_t now, uint64_t *prev, uint64_t *cur)
+{
+	uint64_t start = now / X11_USAGE_WINDOW_NS * X11_USAGE_WINDOW_NS;
+	uint64_t before = start >= X11_USAGE_WINDOW_NS ? start - X11_USAGE_WINDOW_NS : 0;
+	*cur = now - (from > start ? from : start);
+	*prev = from < start ? start - (from > before ? from : before) : 0;
+}
+
+void x11_usage_idle(struct x11_usage *u, uint64_t now)
+{
+	if (u->idle_since == 0)
+		u->idle_since = now;
+}
+
+void x11_usage_waiting(struct x11_usage *u, uint64_t now)
+{
+	if (u->idle_since == 0 || now < u->idle_since)
+		return;
+	roll(u, now);
+	uint64_t prev, cur;
+	span_parts(u->idle_since, now, &prev, &cur);
+	u->idle_prev_ns += prev;
+	u->idle_cur_ns += cur;
+	u->idle_total_ns += now - u->idle_since;
+	u->idle_since = 0;
+}
+
+uint64_t x11_usage_idle_recent(const struct x11_usage *u, uint64_t now)
+{
+	uint64_t epoch = now / X11_USAGE_WINDOW_NS;
+	uint64_t ended = epoch == u->epoch    ? u->idle_cur_ns + u->idle_prev_ns :
+			epoch == u->epoch + 1 ? u->idle_cur_ns :
+						0;
+	if (u->idle_since == 0 || now < u->idle_since)
+		return ended;
+	uint64_t prev, cur;
+	span_parts(u->idle_since, now, &prev, &cur);
+	return ended + prev + cur;
+}
+
 void x11_usage_add(struct x11_usage_sum *s, const struct x11_usage *u, uint64_t now)
 {
-	uint64_t r = x11_usage_recent(u, now);
-	if (r == 0)
-		return;
-	s->total_ns += r;
-	s->used++;
+	if (x11_usage_recent(u, now) > 0)
+		s->used++;
 }
 
 bool x11_usage_light(const struct x11_usage *u, const struct x11_usage_sum *s, unsigned pct,
 		uint64_t now)
 {
-	if (pct == 0 || s->used < 2)
+	uint64_t mine = x11_usage_recent(u, now);
+	if (pct == 0 || s->used <= (mine > 0 ? 1u : 0u))
 		return false; /* alone (or nobody busy): nobody to be served ahead of */
 	if (u->first_ns == 0 || now - u->first_ns < X11_USAGE_WINDOW_NS)
 		return false;
-	/* mine < pct% of total / used, in integers: a client's recent time is
-	 * at most 3 windows and pct <= 100, so nothing overflows */
-	return x11_usage_recent(u, now) * 100 * s->used < s->total_ns * pct;
+	/* mine < pct% of idle, in integers: both are at most a few windows
+	 * and pct <= 100, so nothing overflows */
+	return mine * 100 < x11_usage_idle_recent(u, now) * pct;
 }

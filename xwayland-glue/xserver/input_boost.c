@@ -3,9 +3,11 @@
  * was just sent input (a key, a button, pointer motion: core or XInput 2)
  * has its next requests served before busy clients', as the compositor's
  * ring scheduler does for ring clients. So has a *light* client, one that
- * used less than a fair share of the X server lately (x11_usage.h: the
- * time between its reads is charged to it), when epoll reports it with
- * requests waiting: an animation or an echo that nobody types into. Xwayland's own smart scheduler
+ * used the X server lately for less than light_pct (25%) of the time it
+ * had nothing waiting (x11_usage.h: the time between its reads is charged to
+ * it; its idle time runs from a read that took all it had to the next
+ * sight of its requests), when epoll reports it with requests waiting: an
+ * animation or an echo that nobody types into. Xwayland's own smart scheduler
  * only praises core input events, not XI2 ones (GTK 3, Firefox), and a
  * client it favours still waits for the running client's slice; nothing of
  * Xwayland is patched here, only what it reads and when:
@@ -81,6 +83,9 @@
 #define INPUT_BOOST_GAP_CREDITS 4
 /* Connections with a grant at once; more wait for their next input. */
 #define INPUT_BOOST_MAX 16
+/* Of those, at most this many light grants: the rest of the table is
+ * kept for input grants (input first), whatever light clients do. */
+#define LIGHT_GRANTS_MAX 12
 /* What the read that a light grant serves may take past the request
  * under way: a light client's redraw (an echo's rectangle and property
  * change are 44 bytes), and a bound on what one grant can buy. */
@@ -94,7 +99,8 @@
 
 static struct x11_boost_config cfg;
 static bool cfg_read;
-/* Light below this percentage of the mean recent use (0: no light grants). */
+/* Light below this percentage of its own idle time lately (0: no light
+ * grants). */
 static unsigned light_pct;
 /* Bytes past the request under way that another client's read may
  * return while a client is light and active; 0: no such cut and no grant
@@ -150,6 +156,27 @@ static void charge(struct xconn *c, uint64_t ns)
 	if (c->owner)
 		x11_usage_charge(&c->owner->usage, work_ns, ns);
 }
+
+/* c has requests waiting from now, or none: its idle time, and its
+ * program's while none of the program's connections waits, is what
+ * lightness is judged by (x11_usage.h). On the X server's working clock,
+ * like the time charged. */
+static void set_waiting(struct xconn *c, bool waiting)
+{
+	if (c->waiting == waiting || light_pct == 0)
+		return;
+	c->waiting = waiting;
+	struct xconn_owner *o = c->owner;
+	if (waiting) {
+		x11_usage_waiting(&c->usage, work_ns);
+		if (o && o->waiting++ == 0)
+			x11_usage_waiting(&o->usage, work_ns);
+	} else {
+		x11_usage_idle(&c->usage, work_ns);
+		if (o && --o->waiting == 0)
+			x11_usage_idle(&o->usage, work_ns);
+	}
+}
 /* XInput 1's first event in this X server (0: not known yet), from the
  * first reply to a client's QueryExtension for it (x11_xi1_query.h). */
 static uint8_t xi1_first;
@@ -166,6 +193,30 @@ static struct x11_boost_share share;
 static struct x11_boost_share light_share;
 static uint64_t favour_since; /* someone favoured since (0: nobody) */
 static unsigned nboosted;
+
+/* Grants that lapsed leave the table (someone_favoured drops them as it
+ * settles them; this makes room between two of its sweeps). */
+static void drop_lapsed(uint64_t now)
+{
+	for (unsigned i = 0; i < nboosted;) {
+		struct x11_boost *b = &boosted[i]->boost;
+		if (x11_boost_live(b, now)) {
+			i++;
+			continue;
+		}
+		x11_boost_favoured(b, now, false); /* settles a hold under way */
+		boosted[i] = boosted[--nboosted];
+	}
+}
+
+/* c is in the table of grants. */
+static bool listed(const struct xconn *c)
+{
+	for (unsigned i = 0; i < nboosted; i++)
+		if (boosted[i] == c)
+			return true;
+	return false;
+}
 /* Some connection is held back (a refused read or a dropped event) and
  * needs reporting once nobody is favoured. */
 static bool any_held;
@@ -247,12 +298,14 @@ static void join_owner(struct xconn *c)
 	if (c->owner) {
 		c->owner->pid = c->pid;
 		c->owner->conns = 1;
+		x11_usage_idle(&c->owner->usage, work_ns);
 	}
 }
 
 void input_boost_track(struct xconn *c)
 {
 	join_owner(c);
+	x11_usage_idle(&c->usage, work_ns); /* until epoll or a read says otherwise */
 	c->light_earned = true;
 	/* Until some client's reply told XInput 1's first event (then every
 	 * watch ends: input_boost_answered); a client that asked ends its own
@@ -261,8 +314,14 @@ void input_boost_track(struct xconn *c)
 		x11_xi1_query_watch(&c->xi1, &c->framer);
 }
 
-void input_boost_requests(struct xconn *c, const struct iovec *iov, int iovcnt, size_t n)
+void input_boost_requests(
+		struct xconn *c, const struct iovec *iov, int iovcnt, size_t n, size_t asked)
 {
+	/* It had requests; a read that got fewer bytes than asked took all
+	 * of them, and it is idle from the end of this pick, when the X
+	 * server has run them (its time until then is charged, not idle). */
+	set_waiting(c, true);
+	c->drained_in_pick = n < asked;
 	/* A ring's reader framed these bytes as it took them; a socket's
 	 * are framed here while the boost is on (where its requests begin:
 	 * the light clients' accounting, XInput's watch). */
@@ -278,8 +337,16 @@ void input_boost_requests(struct xconn *c, const struct iovec *iov, int iovcnt, 
 	 * the read is cut at LIGHT_GRANT_READ) earns no other until the X
 	 * server finds the client idle; one that took all it had (an echo's)
 	 * leaves it earned. */
-	if (c == light_serving)
+	if (c == light_serving) {
 		c->light_earned = !pending(c);
+		/* Its light grant is over then, not only unusable: until
+		 * session 28 it stayed in the table for the rest of its 100 ms,
+		 * and a forked gamer's processes, one grant each per burst,
+		 * kept all 16 places (an echo beside them was refused 55,187
+		 * times in 3 s, `light_no_slot`, and waited 850 ms). */
+		if (!c->light_earned)
+			x11_boost_end(&c->boost);
+	}
 }
 
 void input_boost_polling(bool returned)
@@ -296,6 +363,10 @@ void input_boost_polling(bool returned)
 		if (running == light_serving)
 			x11_boost_share_spend(&light_share, now - cpu_mark);
 	}
+	if (running && running->drained_in_pick)
+		set_waiting(running, false);
+	if (running)
+		running->drained_in_pick = false;
 	running = NULL;
 	light_serving = NULL;
 	cpu_mark = now;
@@ -304,10 +375,12 @@ void input_boost_polling(bool returned)
 void input_boost_drained(struct xconn *c)
 {
 	c->light_earned = true;
+	c->drained_in_pick = true;
 }
 
 void input_boost_forget(struct xconn *c)
 {
+	set_waiting(c, false); /* its program's other connections may be idle */
 	if (c->owner && --c->owner->conns == 0)
 		free(c->owner);
 	c->owner = NULL;
@@ -359,12 +432,13 @@ void input_boost_answered(struct xconn *c, const struct iovec *iov, int iovcnt, 
 	if (input == 0)
 		return;
 	c->input_events += input;
-	bool listed = false;
-	for (unsigned i = 0; i < nboosted && !listed; i++)
-		listed = boosted[i] == c;
-	if (!listed && nboosted == INPUT_BOOST_MAX)
+	uint64_t now = monotonic_now_ns();
+	bool in = listed(c);
+	if (!in && nboosted == INPUT_BOOST_MAX)
+		drop_lapsed(now);
+	if (!in && nboosted == INPUT_BOOST_MAX)
 		return; /* no grant until one of the others lapses */
-	if (x11_boost_input(&c->boost, &cfg, monotonic_now_ns()) && !listed)
+	if (x11_boost_input(&c->boost, &cfg, now) && !in)
 		boosted[nboosted++] = c;
 }
 
@@ -420,9 +494,12 @@ static enum favour someone_favoured(const struct xconn *self, uint64_t now)
 	}
 	/* Light grants not favoured now (input is, or the shared time is
 	 * kept for it) do not spend their credit meanwhile. */
-	for (unsigned i = 0; light && f != FAVOUR_LIGHT && i < nboosted; i++)
-		if (boosted[i] != self && boosted[i]->boost.light)
+	for (unsigned i = 0; light && f != FAVOUR_LIGHT && i < nboosted; i++) {
+		if (boosted[i] != self && boosted[i]->boost.light) {
 			x11_boost_hold(&boosted[i]->boost);
+			boosted[i]->light_share_kept += !input;
+		}
+	}
 	if (f != FAVOUR_NONE)
 		favour_since = now;
 	return f;
@@ -453,14 +530,20 @@ static void give_light(struct xconn *c, uint64_t now)
 		c->light_no_share++;
 		return;
 	}
-	bool listed = false;
-	for (unsigned k = 0; k < nboosted && !listed; k++)
-		listed = boosted[k] == c;
-	if (!listed && nboosted == INPUT_BOOST_MAX)
-		return;
+	bool in = listed(c);
+	if (!in) {
+		drop_lapsed(now);
+		unsigned nlight_grants = 0;
+		for (unsigned k = 0; k < nboosted; k++)
+			nlight_grants += boosted[k]->boost.light;
+		if (nlight_grants >= LIGHT_GRANTS_MAX || nboosted == INPUT_BOOST_MAX) {
+			c->light_no_slot++;
+			return;
+		}
+	}
 	if (!x11_boost_light(&c->boost, &cfg, now))
 		return;
-	if (!listed)
+	if (!in)
 		boosted[nboosted++] = c;
 	unsigned nall;
 	struct xconn **all = xconn_all(&nall);
@@ -492,6 +575,7 @@ static void grant_waiting_light(const struct xconn *self, uint64_t now)
 		}
 		if (!pending(k))
 			continue;
+		set_waiting(k, true);
 		uint64_t before = k->boost.light_grants;
 		give_light(k, now);
 		k->light_early += k->boost.light_grants - before;
@@ -600,7 +684,8 @@ static struct x11_usage_sum usage_sum(void)
 	return sum;
 }
 
-/* c's program used less than light_pct of the mean program's time lately. */
+/* c's program used less than light_pct of its idle time lately, and
+ * another program used the X server (x11_usage.h). */
 static bool is_light(const struct xconn *c, const struct x11_usage_sum *sum)
 {
 	return c->owner && x11_usage_light(&c->owner->usage, sum, light_pct, work_ns);
@@ -624,14 +709,19 @@ static void grant_light(int epfd, const struct epoll_event *ev, int n, uint64_t 
 				light[nlight++] = c;
 		}
 	}
-	for (int i = 0; i < n && nboosted < INPUT_BOOST_MAX; i++) {
+	for (int i = 0; i < n; i++) {
 		if (!(ev[i].events & EPOLLIN) || (ev[i].events & (EPOLLHUP | EPOLLERR)))
 			continue;
 		struct xconn *c = conn_of(epfd, &ev[i]);
-		if (!c || c->state == XCONN_FRESH || x11_boost_live(&c->boost, now))
+		if (!c || c->state == XCONN_FRESH)
+			continue;
+		set_waiting(c, true);
+		if (x11_boost_live(&c->boost, now))
 			continue;
 		if (is_light(c, &sum))
 			give_light(c, now);
+		else
+			c->light_heavy++;
 	}
 }
 

@@ -279,18 +279,23 @@ EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 		return -1;
 	struct xconn *c = xconn_get(fd);
 	if (!c || msg->msg_iovlen != 1) {
+		size_t asked = 0;
+		for (size_t i = 0; i < msg->msg_iovlen; i++)
+			asked += msg->msg_iov[i].iov_len;
 		ssize_t n = recv_request_bytes(fd, msg, flags);
 		if (n > 0 && (c = xconn_get(fd)))
-			input_boost_requests(c, msg->msg_iov, (int)msg->msg_iovlen, (size_t)n);
+			input_boost_requests(
+					c, msg->msg_iov, (int)msg->msg_iovlen, (size_t)n, asked);
 		return n;
 	}
 	size_t full = msg->msg_iov[0].iov_len;
-	msg->msg_iov[0].iov_len = input_boost_read_cap(c, full);
+	size_t asked = input_boost_read_cap(c, full);
+	msg->msg_iov[0].iov_len = asked;
 	ssize_t n = recv_request_bytes(fd, msg, flags);
 	int saved = errno;
 	msg->msg_iov[0].iov_len = full;
 	if (n > 0 && (c = xconn_get(fd)))
-		input_boost_requests(c, msg->msg_iov, 1, (size_t)n);
+		input_boost_requests(c, msg->msg_iov, 1, (size_t)n, asked);
 	errno = saved;
 	return n;
 }
@@ -310,7 +315,7 @@ EXPORT ssize_t read(int fd, void *buf, size_t count)
 		n = xconn_serve(c, &msg);
 		if (!c->reverted) {
 			if (n > 0)
-				input_boost_requests(c, &iov, 1, (size_t)n);
+				input_boost_requests(c, &iov, 1, (size_t)n, count);
 			note_drained(fd, n);
 			return n;
 		}
@@ -321,7 +326,7 @@ EXPORT ssize_t read(int fd, void *buf, size_t count)
 	note_drained(fd, n);
 	if (n > 0 && (c = xconn_get(fd))) {
 		int saved = errno;
-		input_boost_requests(c, &iov, 1, (size_t)n);
+		input_boost_requests(c, &iov, 1, (size_t)n, count);
 		errno = saved;
 	}
 	return n;

@@ -26,6 +26,11 @@ static pid_t stats_owner; /* a forked child that exits leaves it alone */
  * the X server by at most this many answers before it serves its clients
  * again (epoll reports the rest next time round). */
 #define STATS_ACCEPTS_PER_WAKEUP 4
+/* Room for one connection's line: every counter at 20 digits makes about
+ * 1,250 bytes. Until session 28 it was 768, which typical 7-digit
+ * counters (760 bytes) nearly filled, so with many clients the last
+ * lines were left out. */
+#define STATS_LINE_MAX 1536
 
 static void remove_stats_socket(void)
 {
@@ -79,7 +84,8 @@ int xconn_format(char *buf, size_t n, const struct xconn *c)
 			"spin_preempted=%llu spin_skipped=%llu "
 			"light_grants=%llu xtime_us=%llu light_early=%llu light_ahead=%llu "
 			"light_clear=%llu light_served=%llu light_gave_way=%llu input_held=%llu "
-			"light_unearned=%llu light_no_share=%llu "
+			"light_unearned=%llu light_no_share=%llu light_heavy=%llu "
+			"light_no_slot=%llu light_share_kept=%llu idle_us=%llu "
 			"why=%s\n",
 			c->fd, (int)c->pid, comm, mode,
 			(unsigned long long)(c->state == XCONN_RING ? c->framer.requests :
@@ -111,7 +117,10 @@ int xconn_format(char *buf, size_t n, const struct xconn *c)
 			(unsigned long long)c->boost.light_served,
 			(unsigned long long)c->light_gave_way, (unsigned long long)c->input_held,
 			(unsigned long long)c->light_unearned,
-			(unsigned long long)c->light_no_share,
+			(unsigned long long)c->light_no_share, (unsigned long long)c->light_heavy,
+			(unsigned long long)c->light_no_slot,
+			(unsigned long long)c->light_share_kept,
+			(unsigned long long)(c->usage.idle_total_ns / 1000),
 			c->other_user                           ? "other-uid" :
 					c->state == XCONN_RING  ? "ring" :
 					c->state == XCONN_FRESH ? "fresh" :
@@ -131,7 +140,7 @@ void xconn_stats_serve(void)
 		}
 		unsigned n;
 		struct xconn **all = xconn_all(&n);
-		size_t cap = 256 + (size_t)n * 768, len = 0;
+		size_t cap = 256 + (size_t)n * STATS_LINE_MAX, len = 0;
 		char *buf = malloc(cap);
 		if (buf) {
 			for (unsigned i = 0; i < n; i++) {

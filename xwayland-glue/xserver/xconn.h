@@ -44,6 +44,7 @@ struct xconn_owner {
 	pid_t pid;
 	unsigned conns;
 	struct x11_usage usage; /* the X server's time spent on all its connections */
+	unsigned waiting;       /* its connections with requests waiting */
 	uint64_t summed;        /* the last sum over owners that counted it */
 };
 
@@ -128,6 +129,18 @@ struct xconn {
 	 * happen, integration/x11_light_input_first). */
 	uint64_t light_gave_way, input_held;
 	uint64_t light_unearned, light_no_share;
+	/* Why a light grant was not made or did not favour it (docs/x11.md
+	 * "Observing it"): reported by epoll with requests waiting while its
+	 * program was not light (light_heavy); light, but the table of grants
+	 * was full (light_no_slot); a live light grant not favoured because
+	 * the shared time was kept for input (light_share_kept). */
+	uint64_t light_heavy, light_no_slot, light_share_kept;
+	/* Requests waiting (unread): seen by epoll, or read; not since a read
+	 * took all it had (at the end of that pick: drained_in_pick). Its
+	 * idle time is kept in `usage`, and its program's (while none of the
+	 * program's connections waits) in owner->usage: what lightness is
+	 * judged by (x11_usage.h). */
+	bool waiting, drained_in_pick;
 };
 
 /* The real libc functions (RTLD_NEXT). */
@@ -175,8 +188,10 @@ void input_boost_reading(struct xconn *c);
 /* A new connection: its requests are watched for XInput 1's
  * QueryExtension while the boost is on and XInput 1's events unknown. */
 void input_boost_track(struct xconn *c);
-/* The X server was given these n bytes of c's requests. */
-void input_boost_requests(struct xconn *c, const struct iovec *iov, int iovcnt, size_t n);
+/* The X server was given these n bytes of c's requests, of `asked`:
+ * fewer than asked, it took all c had (c is idle once the pick ends). */
+void input_boost_requests(
+		struct xconn *c, const struct iovec *iov, int iovcnt, size_t n, size_t asked);
 /* The X server polls (returned false) or has polled (true): the time
  * between is nobody's. */
 void input_boost_polling(bool returned);

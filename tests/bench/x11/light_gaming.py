@@ -4,7 +4,8 @@
 
     tests/bench/x11/light_gaming.py [--rounds R] [--seconds S] [--flooders N]
         [--connections K] [--turn-ms T] [--attackers none,program,processes]
-        [--transports ring,socket] [--smoke] [--out DIR] [--smtwc PATH]
+        [--transports ring,socket] [--before PATH] [--smoke] [--out DIR]
+        [--smtwc PATH]
 
 Seed 001's echo (x11-echo: every 10 ms a rectangle and a property change,
 the PropertyNotify timed) among N x11-plaid flooders, at the compositor's
@@ -20,10 +21,19 @@ by wtype, each answered by the same echo: a person typing) and timed
 smtwc; in it each transport (alternating which goes first), and in that
 each attacker (rotating which goes first). Beside each echo: the flooders'
 throughput, and what the X server's half counted: the echo's input and
-light grants, and the light grants the attacker's connections got. To compare the tree with an older
-one, run it twice with --smtwc (both builds' figures under the same load
-are what means something). Writes DIR/x11-light-gaming.csv (DIR:
-build/bench). --smoke: one round of 1.5 s per echo with 4 flooders.
+light grants, and the light grants the attacker's connections got, the flooders' light grants
+(a flooder should never look light), and why the echo was refused light
+grants (`light_heavy`: its program was judged not light; `light_no_share`,
+`light_unearned`, `light_no_slot`; counters an older build has not are
+blank). `--attackers none --flooders 76`: the echo among many ordinary
+flooders (issue 26's other tail).
+
+--before PATH (an older build's smtwc, e.g. main's built aside): each
+round runs a session of each tree, alternating which goes first, so both
+are measured under the same load in one run (the `tree` column); each
+tree's x11-echo, x11-plaid and smt-x11run are the ones beside its smtwc.
+Writes DIR/x11-light-gaming.csv (DIR: build/bench). --smoke: one round of
+1.5 s per echo with 4 flooders.
 """
 import argparse
 import datetime
@@ -59,6 +69,8 @@ def parse_args():
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--out", default=None)
     ap.add_argument("--smtwc", default=None)
+    ap.add_argument("--before", default=None,
+                    help="an older build's smtwc, measured beside this one in each round")
     args = ap.parse_args()
     if args.smoke:
         args.rounds, args.seconds, args.flooders = 1, 1.5, 4
@@ -72,10 +84,29 @@ def parse_args():
     if not 2 <= args.connections <= 200:
         ap.error("--connections: 2-200")
     benchenv.use_build(args.smtwc)
+    args.trees = [("this", os.path.abspath(os.environ["SMTWC"]))]
+    if args.before:
+        if not os.access(args.before, os.X_OK):
+            ap.error(f"--before {args.before}: not an executable")
+        args.trees.append(("before", os.path.abspath(args.before)))
     return args
 
 
-def one(s, args, rnd, transport, attack, flooders):
+# Why the echo got no light grant, counted by the X server's half (blank
+# for a build without the counter).
+WHY = ("light_heavy", "light_unearned", "light_no_share", "light_no_slot", "light_share_kept")
+
+
+def use_tree(h, smtwc):
+    """The sessions and the programs beside them (x11-echo, x11-plaid,
+    smt-x11run) from the build of this smtwc."""
+    h.smtwc = smtwc
+    os.environ["SMTWC"] = smtwc
+    for var in ("SMT_X11_ECHO", "SMT_X11_PLAID", "SMT_X11RUN"):
+        os.environ.pop(var, None)
+
+
+def one(s, args, rnd, tree, transport, attack, flooders):
     """Both echoes among the flooders (and the attacker, unless "none")."""
     out = []
     attacker = None
@@ -92,30 +123,39 @@ def one(s, args, rnd, transport, attack, flooders):
         # its processes: x11-plaid connections that are not the flooders'
         return [r for r in s.x11ring_stats()
                 if attacker and r.get("comm") == "x11-plaid" and r.get("pid") not in mine]
+    def flooder_light_grants():
+        return sum(r.get("light_grants", 0) for r in s.x11ring_stats() if r.get("pid") in mine)
     for echo in ECHOES:
         n0 = I.flooder_counts(s, flooders)
         before = {(r["pid"], r["fd"]): r for r in attackers()}
+        fl0 = flooder_light_grants()
         tag = f"r{rnd}-{transport}-{attack}-{echo}"
         lat, delay = I.echo_run(s, transport, args.seconds, tag, 0.5, keys=echo == "typed")
         n1 = I.flooder_counts(s, flooders)
         after = attackers()
+        fl1 = flooder_light_grants()
         e = [r for r in s.x11ring_closed() if r.get("comm") == "x11-echo"][-1]
         got = [x for x in lat if x is not None]
         span = statistics.median((n1[k][1] - n0[k][1]) / 1e9 for k in n1)
         won = sum(r["light_grants"] - before.get((r["pid"], r["fd"]), {}).get("light_grants", 0)
                   for r in after)
-        r = {"round": rnd + 1, "transport": transport, "attacker": attack,
+        r = {"round": rnd + 1, "tree": tree, "transport": transport, "attacker": attack,
              "echo": echo, "samples": len(lat), "lost": len(lat) - len(got),
              "p50": I.pct(got, 50), "p90": I.pct(got, 90), "p99": I.pct(got, 99),
              "max": max(got) if got else float("nan"), "echo_cpu_wait_ms": delay,
              "throughput": sum(n1[k][0] - n0[k][0] for k in n1) / span,
              "echo_grants": e.get("boosts", 0), "echo_light_grants": e.get("light_grants", 0),
              "echo_served": e.get("boost_served", 0),
-             "attacker_light_grants": won, "load": I.loadavg()}
-        log(f"round {rnd + 1}, {transport}, attacker {attack}, "
+             "attacker_light_grants": won, "flooder_light_grants": fl1 - fl0,
+             "echo_xtime_us": e.get("xtime_us", 0), "echo_idle_us": e.get("idle_us", ""),
+             "load": I.loadavg()}
+        r.update({k: e.get(k, "") for k in WHY})
+        log(f"round {rnd + 1}, {tree}, {transport}, attacker {attack}, "
             f"{echo}: echo p50 {r['p50']:.2f} p99 {r['p99']:.2f} max {r['max']:.2f} ms; "
             f"echo grants {r['echo_grants']} input, {r['echo_light_grants']} light; attacker "
-            f"{won} light grants; flooders {r['throughput']:.0f} req/s")
+            f"{won} light grants; flooders {r['throughput']:.0f} req/s, "
+            f"{r['flooder_light_grants']} light grants; echo refused: "
+            + ", ".join(f"{k} {r[k]}" for k in WHY))
         out.append(r)
     if attacker:
         attacker.terminate()
@@ -129,21 +169,28 @@ def run(h, args):
     results = []
     load_before = V.loadavg()
     for rnd in range(args.rounds):
-        with Session(h, f"r{rnd}", x11=True) as s:
-            order = args.transport_list if rnd % 2 == 0 else args.transport_list[::-1]
-            for j, transport in enumerate(order):
-                flooders = [s.spawn([I.program("x11-plaid")], name=f"x11-plaid-{transport}-{i}",
-                                    env=I.transport_env(transport))
-                            for i in range(args.flooders)]
-                for p in flooders:
-                    I.wait_line(s, p, "ready", 30, f"x11-plaid {p.pid} to start")
-                time.sleep(1)  # every flooder past its first batches (a warm-up)
-                k = (rnd + j) % len(args.attacker_list)
-                for attack in args.attacker_list[k:] + args.attacker_list[:k]:
-                    results += one(s, args, rnd, transport, attack, flooders)
-                for p in flooders:
-                    p.terminate()
-                    s.clients.remove(p)
+        trees = args.trees if rnd % 2 == 0 else args.trees[::-1]
+        for tree, smtwc in trees:
+            if args.before:
+                use_tree(h, smtwc)
+            with Session(h, f"r{rnd}-{tree}", x11=True) as s:
+                order = args.transport_list if rnd % 2 == 0 else args.transport_list[::-1]
+                for j, transport in enumerate(order):
+                    flooders = [s.spawn([I.program("x11-plaid")],
+                                        name=f"x11-plaid-{transport}-{i}",
+                                        env=I.transport_env(transport))
+                                for i in range(args.flooders)]
+                    for p in flooders:
+                        I.wait_line(s, p, "ready", 60, f"x11-plaid {p.pid} to start")
+                    time.sleep(1)  # every flooder past its first batches (a warm-up)
+                    k = (rnd + j) % len(args.attacker_list)
+                    for attack in args.attacker_list[k:] + args.attacker_list[:k]:
+                        results += one(s, args, rnd, tree, transport, attack, flooders)
+                    for p in flooders:
+                        p.terminate()
+                        s.clients.remove(p)
+    if args.before:
+        use_tree(h, args.trees[0][1])
     load_after = V.loadavg()
     lines = [f"x11-echo among {args.flooders} x11-plaid flooders, with and without an "
              f"attacker ({args.connections} connections flooding in turn, {args.turn_ms} ms "
@@ -153,31 +200,41 @@ def run(h, args):
              f"{datetime.date.today().isoformat()}. Median over the rounds [min-max]; the "
              "attacker's effect as the ratio of the echo's p99 with it to with none, paired "
              "per round.",
-             "", "| transport | echo | attacker | p50 ms | p90 ms | p99 ms | max ms | "
-             "p99 vs none | echo grants: input / light | attacker's light grants | "
-             "flooders req/s |",
-             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for transport in args.transport_list:
-        for echo in ECHOES:
-            base = {r["round"]: r for r in results
-                    if (r["transport"], r["echo"], r["attacker"]) == (transport, echo, "none")}
-            for attack in args.attacker_list:
-                attacked = attack != "none"
-                rs = [r for r in results
-                      if (r["transport"], r["echo"], r["attacker"]) == (transport, echo, attack)]
-                ratio = [r["p99"] / base[r["round"]]["p99"] for r in rs
-                         if attacked and r["round"] in base and base[r["round"]]["p99"] > 0]
-                lines.append(
-                    f"| {transport} | {echo} | {attack} "
-                    f"| {I.spread([r['p50'] for r in rs], '{:.2f}')} "
-                    f"| {I.spread([r['p90'] for r in rs], '{:.2f}')} "
-                    f"| {I.spread([r['p99'] for r in rs], '{:.2f}')} "
-                    f"| {I.spread([r['max'] for r in rs], '{:.1f}')} "
-                    f"| {I.spread(ratio, '{:.2f}') if ratio else ''} "
-                    f"| {sum(r['echo_grants'] for r in rs)} / "
-                    f"{sum(r['echo_light_grants'] for r in rs)} "
-                    f"| {sum(r['attacker_light_grants'] for r in rs) if attacked else ''} "
-                    f"| {I.spread([r['throughput'] for r in rs], '{:.0f}')} |")
+             "", "| tree | transport | echo | attacker | p50 ms | p90 ms | p99 ms | max ms | "
+             "p99 vs none | echo grants: input / light | echo refused: heavy / unearned / "
+             "no share / no slot / share kept | attacker's light grants | flooders' light "
+             "grants | flooders req/s |",
+             "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+
+    def total(rs, key):
+        v = [r[key] for r in rs if r.get(key, "") != ""]
+        return str(sum(v)) if v else "-"
+    for tree, _ in args.trees:
+        for transport in args.transport_list:
+            for echo in ECHOES:
+                base = {r["round"]: r for r in results
+                        if (r["tree"], r["transport"], r["echo"], r["attacker"]) ==
+                        (tree, transport, echo, "none")}
+                for attack in args.attacker_list:
+                    attacked = attack != "none"
+                    rs = [r for r in results
+                          if (r["tree"], r["transport"], r["echo"], r["attacker"]) ==
+                          (tree, transport, echo, attack)]
+                    ratio = [r["p99"] / base[r["round"]]["p99"] for r in rs
+                             if attacked and r["round"] in base and base[r["round"]]["p99"] > 0]
+                    lines.append(
+                        f"| {tree} | {transport} | {echo} | {attack} "
+                        f"| {I.spread([r['p50'] for r in rs], '{:.2f}')} "
+                        f"| {I.spread([r['p90'] for r in rs], '{:.2f}')} "
+                        f"| {I.spread([r['p99'] for r in rs], '{:.2f}')} "
+                        f"| {I.spread([r['max'] for r in rs], '{:.1f}')} "
+                        f"| {I.spread(ratio, '{:.2f}') if ratio else ''} "
+                        f"| {sum(r['echo_grants'] for r in rs)} / "
+                        f"{sum(r['echo_light_grants'] for r in rs)} "
+                        f"| {' / '.join(total(rs, k) for k in WHY)} "
+                        f"| {sum(r['attacker_light_grants'] for r in rs) if attacked else ''} "
+                        f"| {sum(r['flooder_light_grants'] for r in rs)} "
+                        f"| {I.spread([r['throughput'] for r in rs], '{:.0f}')} |")
     lines += ["", V.load_text(load_before, load_after) + "."]
     print("\n" + "\n".join(lines) + "\n")
     path = os.path.join(out, "x11-light-gaming.csv")

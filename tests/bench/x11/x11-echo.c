@@ -6,7 +6,7 @@
  * which is what a person typing into an X program waits for.
  *
  *   x11-echo --seconds S [--warmup S] [--period-ms MS] --csv PATH [--keys]
- *            [--expose] [--xi2]
+ *            [--expose] [--xi2] [--rects N]
  *
  * --keys: instead of a timer, a KeyPress the window receives (its focus,
  * keys from the compositor) starts an echo: the event's arrival in the
@@ -16,6 +16,11 @@
  *
  * --xi2: with --keys, the keys come as XInput 2 events (XI_KeyPress, as
  * GTK 3 and other XI2 programs take them) instead of core KeyPress.
+ *
+ * --rects N (1-400, default 1): each echo draws N rectangles of 100x100
+ * in one request instead of one of 20x20 (at most 3.2 KiB, read whole
+ * under a light grant): a program whose redraw costs the X server more,
+ * still idle between redraws (integration/x11_light_many).
  *
  * --expose (a diagnosis, docs/x11.md "Scheduling X clients"): each echo
  * begins with a ClearArea that exposes one pixel, so the server delivers
@@ -43,6 +48,7 @@
 #include "common/monotonic_clock.h"
 
 #define LOST_AFTER_NS 1000000000ull
+#define MAX_RECTS 400
 
 static void sleep_until(uint64_t ns)
 {
@@ -112,7 +118,7 @@ int main(int argc, char **argv)
 {
 	double seconds = 0, warmup = 1, period_ms = 10;
 	const char *csv = NULL;
-	int keys_mode = 0, expose = 0;
+	int keys_mode = 0, expose = 0, rects = 1;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
 			seconds = atof(argv[++i]);
@@ -128,14 +134,17 @@ int main(int argc, char **argv)
 			expose = 1;
 		else if (strcmp(argv[i], "--xi2") == 0)
 			use_xi2 = 1;
+		else if (strcmp(argv[i], "--rects") == 0 && i + 1 < argc)
+			rects = atoi(argv[++i]);
 		else
 			seconds = -1;
 	}
 	if (!(seconds > 0 && seconds <= 3600 && warmup >= 0 && warmup <= 60 && period_ms >= 1 &&
-			    period_ms <= 1000 && csv)) {
+			    period_ms <= 1000 && csv && rects >= 1 && rects <= MAX_RECTS)) {
 		fprintf(stderr,
 				"usage: x11-echo --seconds S [--warmup S] [--period-ms MS] "
-				"--csv PATH [--keys] [--expose] [--xi2]\n");
+				"--csv PATH [--keys] [--expose] [--xi2] [--rects 1-%d]\n",
+				MAX_RECTS);
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
@@ -227,8 +236,14 @@ int main(int argc, char **argv)
 		seq++;
 		if (expose) /* its Expose is dropped by wait_event */
 			xcb_clear_area(c, 1, win, 199, 99, 1, 1);
-		xcb_rectangle_t r = { (int16_t)(seq % 180), (int16_t)(seq / 180 % 80), 20, 20 };
-		xcb_poly_fill_rectangle(c, win, gc, 1, &r);
+		xcb_rectangle_t r[MAX_RECTS];
+		for (int i = 0; i < rects; i++) {
+			uint32_t k = seq + (uint32_t)i;
+			r[i] = rects == 1 ? (xcb_rectangle_t){ (int16_t)(k % 180),
+				(int16_t)(k / 180 % 80), 20, 20 } :
+					    (xcb_rectangle_t){ (int16_t)(k % 100), 0, 100, 100 };
+		}
+		xcb_poly_fill_rectangle(c, win, gc, (uint32_t)rects, r);
 		xcb_change_property(c, XCB_PROP_MODE_REPLACE, win, echo_atom, XCB_ATOM_CARDINAL, 32,
 				1, &seq);
 		xcb_flush(c);
