@@ -33,11 +33,13 @@ bench="weston wayland-utils xwayland x11-apps xfonts-base xterm xvfb x11-utils x
 # xinput: its "test" listens to XInput 1 device events (x11_boost_xwayland).
 # python3-gi and GTK 3's bindings: GTK 3 windows with and without a header
 # bar, made in a few lines (kde_decoration).
+# python3-fusepy, libfuse2, fuse3: a FUSE file whose reads never answer,
+# offered as a wl_shm pool (shm_pool_fuse).
 test="$session $bench xauth valgrind swaybg wlr-randr clang libclang-rt-14-dev xclip wl-clipboard
   gtk-3-examples gtk-4-examples qtbase5-examples qtwayland5 swaylock swayidle wlsunset tk
   firefox-esr fontconfig fonts-noto-mono fonts-liberation2 fonts-urw-base35
   dconf-gsettings-backend dconf-cli libglib2.0-bin openjdk-17-jdk-headless openjdk-17-jre
-  gcc-multilib clang-format xinput python3-gi gir1.2-gtk-3.0"
+  gcc-multilib clang-format xinput python3-gi gir1.2-gtk-3.0 python3-fusepy libfuse2 fuse3"
 
 case "${1:-}" in
 session) wanted="$build $session" ;;

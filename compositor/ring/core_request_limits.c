@@ -2,7 +2,9 @@
  * wlroots' handlers of core requests, bounded and counted from a protocol
  * logger that runs before each of them (core_request_limits.h).
  */
+#define _GNU_SOURCE
 #include <pixman.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,7 @@
 #include "compositor/ring/client_usage.h"
 #include "compositor/ring/core_request_limits.h"
 #include "compositor/ring/ring_types.h"
+#include "compositor/ring/waiting_filesystem.h"
 
 /* What an offered MIME type costs beyond its bytes: its pointer in
  * wlroots' array and malloc's header of its copy. */
@@ -60,6 +63,7 @@ static struct {
 	struct smtwc_transport *transport;
 	struct wl_protocol_logger *logger;
 	struct log_limit coalesce_log;
+	int null_fd; /* put in place of a pool's fd that must not be mapped */
 } core;
 
 static const struct smtwc_limits_config *config(void)
@@ -580,6 +584,35 @@ static bool is(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
+/* wl_shm.create_pool: libwayland maps the client's fd, and the compositor
+ * reads its pages whenever it draws a buffer of the pool, or writes them
+ * when it copies the screen into one, on the main loop. A file on FUSE or
+ * a network filesystem makes each of those a request to whoever serves
+ * it, who need never answer: the session would stand still. Refused (the
+ * client's error names the request and the filesystem); the fd is
+ * replaced by /dev/null, which cannot be mapped, so libwayland's handler,
+ * which still runs, fails at once. */
+static void check_shm_pool(const struct wl_protocol_logger_message *m, struct request *rq)
+{
+	if (m->arguments_count < 3) {
+		return;
+	}
+	int fd = m->arguments[1].h;
+	long type;
+	if (!fd_on_waiting_filesystem(fd, &type)) {
+		return;
+	}
+	char text[160];
+	snprintf(text, sizeof(text),
+			"the pool's fd is on a filesystem whose reads wait on another process "
+			"or the network (type 0x%lx): not mapped",
+			(unsigned long)type);
+	client_usage_refuse_text(wl_resource_get_client(m->resource), request_name(rq), text);
+	if (core.null_fd < 0 || dup3(core.null_fd, fd, O_CLOEXEC) < 0) {
+		close(fd); /* nothing to map: the handler's mmap fails */
+	}
+}
+
 static void handle_protocol_message(void *data, enum wl_protocol_logger_type type,
 		const struct wl_protocol_logger_message *m)
 {
@@ -625,12 +658,15 @@ static void handle_protocol_message(void *data, enum wl_protocol_logger_type typ
 		}
 	} else if (is(class, "xdg_activation_token_v1") && is(name, "commit")) {
 		check_token_commit(resource, &rq);
+	} else if (is(class, "wl_shm") && is(name, "create_pool")) {
+		check_shm_pool(m, &rq);
 	}
 }
 
 void core_request_limits_init(struct smtwc_transport *transport)
 {
 	core.transport = transport;
+	core.null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	core.logger = wl_display_add_protocol_logger(
 			transport->server->display, handle_protocol_message, NULL);
 }
@@ -640,6 +676,10 @@ void core_request_limits_finish(struct smtwc_transport *transport)
 	if (core.logger != NULL) {
 		wl_protocol_logger_destroy(core.logger);
 		core.logger = NULL;
+	}
+	if (core.null_fd >= 0) {
+		close(core.null_fd);
+		core.null_fd = -1;
 	}
 	core.transport = NULL;
 }

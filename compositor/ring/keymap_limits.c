@@ -12,7 +12,6 @@
 #include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 #include <wlr/types/wlr_keyboard.h>
 #include <wlr/types/wlr_virtual_keyboard_v1.h>
@@ -21,6 +20,7 @@
 #include "compositor/ring/client_usage.h"
 #include "compositor/ring/keymap_limits.h"
 #include "compositor/ring/ring_types.h"
+#include "compositor/ring/waiting_filesystem.h"
 
 /* wl_keyboard.keymap_format.xkb_v1: the only format wlroots compiles. */
 #define KEYMAP_FORMAT_XKB_V1 1u
@@ -46,22 +46,6 @@ struct uid_budget {
 	uid_t uid;
 	int64_t left;   /* ns of compiling, or keyboard switches */
 	uint64_t at_ns; /* when left was last refilled */
-};
-
-/* Filesystems whose reads can wait on another process or the network:
- * a keymap read from one would stall the main loop for as long as that
- * process or server likes. */
-static const long waiting_filesystems[] = {
-	0x65735546,       /* FUSE */
-	0x6969,           /* NFS */
-	0x517b,           /* SMB */
-	(long)0xff534d42, /* CIFS */
-	(long)0xfe534d42, /* SMB2 */
-	0x01021997,       /* 9p */
-	0x00c36400,       /* Ceph */
-	0x5346414f,       /* AFS */
-	0x6b414653,       /* kAFS */
-	0x73757245,       /* Coda */
 };
 
 /* Keyboards with a keymap on one connection. */
@@ -145,22 +129,6 @@ static uint64_t include_files(const char *text, size_t len)
 	return files;
 }
 
-static bool on_waiting_filesystem(int fd, long *type)
-{
-	struct statfs sfs;
-	if (fstatfs(fd, &sfs) != 0) {
-		*type = 0;
-		return true; /* cannot tell: not read */
-	}
-	*type = (long)sfs.f_type;
-	for (size_t i = 0; i < sizeof(waiting_filesystems) / sizeof(waiting_filesystems[0]); i++) {
-		if ((long)sfs.f_type == waiting_filesystems[i]) {
-			return true;
-		}
-	}
-	return false;
-}
-
 /* The client's keymap (`size` bytes of `fd`) copied into a memfd of ours
  * with a NUL inside the size, its include statements' files counted.
  * -1 and `why` said if it cannot be. */
@@ -172,7 +140,7 @@ static int copy_keymap(int fd, uint32_t size, uint64_t *includes, char *why, siz
 		snprintf(why, why_len, "the keymap's fd is not a regular file");
 		return -1;
 	}
-	if (on_waiting_filesystem(fd, &fs_type)) {
+	if (fd_on_waiting_filesystem(fd, &fs_type)) {
 		snprintf(why, why_len,
 				"the keymap's file is on a filesystem whose reads can wait "
 				"(type 0x%lx)",

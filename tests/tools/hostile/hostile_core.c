@@ -378,9 +378,10 @@ static const struct zwlr_screencopy_frame_v1_listener frame_buffer_listener = {
 };
 
 /* A first frame of the output (*first), and a wl_shm buffer of the size
- * and format it asks for (NULL: no format was said). */
-static struct wl_buffer *screencopy_buffer(
-		struct hostile *h, struct zwlr_screencopy_frame_v1 **first)
+ * and format it asks for (NULL: no format was said), in a memfd or, with
+ * path, in that file. */
+static struct wl_buffer *screencopy_buffer_in(
+		struct hostile *h, struct zwlr_screencopy_frame_v1 **first, const char *path)
 {
 	*first = zwlr_screencopy_manager_v1_capture_output(core.screencopy, 0, core.output);
 	zwlr_screencopy_frame_v1_add_listener(*first, &frame_buffer_listener, NULL);
@@ -389,12 +390,37 @@ static struct wl_buffer *screencopy_buffer(
 		return NULL;
 	}
 	size_t size = (size_t)frame_buffer.stride * frame_buffer.height;
-	int fd = make_memfd(size, 0);
+	int fd = path != NULL ? open(path, O_RDWR | O_CLOEXEC) : make_memfd(size, 0);
+	if (fd < 0) {
+		fprintf(stderr, "smt-hostile: %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
 	struct wl_shm_pool *pool = wl_shm_create_pool(core.shm, fd, (int32_t)size);
 	close(fd);
 	return wl_shm_pool_create_buffer(pool, 0, (int32_t)frame_buffer.width,
 			(int32_t)frame_buffer.height, (int32_t)frame_buffer.stride,
 			frame_buffer.format);
+}
+
+static struct wl_buffer *screencopy_buffer(
+		struct hostile *h, struct zwlr_screencopy_frame_v1 **first)
+{
+	return screencopy_buffer_in(h, first, NULL);
+}
+
+/* shm-pool-file PATH: a screen capture into a wl_shm pool of PATH (a file
+ * of the size the capture asks for, made by the caller: on FUSE, the
+ * compositor's copy into it would wait for the file's server). The pool
+ * must be refused. */
+static int shm_pool_file(struct hostile *h, const char *path)
+{
+	struct zwlr_screencopy_frame_v1 *first;
+	struct wl_buffer *buffer = screencopy_buffer_in(h, &first, path);
+	if (buffer == NULL) {
+		return 1;
+	}
+	zwlr_screencopy_frame_v1_copy(first, buffer);
+	return refused(h, "shm pool of a file", 1);
 }
 
 /* screencopy-flood N: N frames of the first output, each asked to copy
@@ -635,6 +661,8 @@ int hostile_core_case(struct hostile *h, const char *name, const char *arg, cons
 		return bind_core(h) ? screencopy_loop(h, n, arg2 != NULL ? atof(arg2) : 5) : 1;
 	} else if (strcmp(name, "screencopy-flood") == 0 || strcmp(name, "hold-screencopy") == 0) {
 		return bind_core(h) ? screencopy_flood(h, n, name[0] == 'h') : 1;
+	} else if (strcmp(name, "shm-pool-file") == 0) {
+		return arg != NULL && bind_core(h) ? shm_pool_file(h, arg) : 1;
 	} else if (strcmp(name, "inhibitor-flood") == 0) {
 		return bind_core(h) ? inhibitor_flood(h, n) : 1;
 	} else if (strcmp(name, "token-flood") == 0) {

@@ -49,7 +49,8 @@
  * frame-flood N, frame-commits N, token-flood N, inhibitor-flood N,
  * screencopy-flood N, screencopy-loop N SECONDS (N copies always waiting),
  * screencopy-drop N SECONDS (N copies asked, the unanswered destroyed),
- * hold-screencopy N (N copies asked, frames kept).
+ * hold-screencopy N (N copies asked, frames kept), shm-pool-file PATH (a
+ * capture into a wl_shm pool of that file: refused on FUSE).
  *
  * Virtual keyboards' keymaps (hostile_keymap.c): keymap-short,
  * keymap-unterminated (served), keymap-pipe, keymap-format, keymap-huge
