@@ -22,6 +22,7 @@
 #include "compositor/output/output.h"
 #include "compositor/server.h"
 #include "compositor/extension.h"
+#include "compositor/log_limit.h"
 #include "xwayland-glue/wm/wm_event_pacer.h"
 #include "xwayland-glue/wm/x11ring_session.h"
 
@@ -68,6 +69,10 @@ struct smtwc_unmanaged {
 
 static void xsurface_create_wrapper(
 		struct smtwc_server *server, struct wlr_xwayland_surface *xsurface);
+
+/* _NET_ACTIVE_WINDOW refused while a Wayland window has the focus. */
+static struct log_limit activation_refused_log;
+static unsigned long long activations_refused;
 
 /* ---- managed windows ------------------------------------------------- */
 
@@ -282,12 +287,37 @@ static void xview_handle_request_minimize(struct wl_listener *listener, void *da
 	view_set_minimized(&xv->view, event->minimize);
 }
 
+/* _NET_ACTIVE_WINDOW: any X client sends it for any window, its own or
+ * another client's, from any uid that reaches the X socket (Xwayland runs
+ * without authorisation). Among X windows that is X's own rule (a client
+ * can move the X input focus anyway); it must not take the keyboard from
+ * a Wayland window, which no Wayland client can do to another without a
+ * token (xdg-activation). So it is followed while an X window, or no
+ * window, has the focus; while a Wayland window has it, the focus stays
+ * (sway's default does not move it either). A new X window still takes
+ * the focus when it maps, as every window does. */
 static void xview_handle_request_activate(struct wl_listener *listener, void *data)
 {
 	struct smtwc_xview *xv = wl_container_of(listener, xv, request_activate);
-	if (xv->view.mapped) {
-		view_focus(&xv->view);
+	if (!xv->view.mapped) {
+		return;
 	}
+	struct smtwc_view *focused = view_focused(xv->view.server);
+	if (focused != NULL && focused->impl != &xview_impl) {
+		activations_refused++;
+		uint64_t left_out;
+		if (log_limit_allow(&activation_refused_log, &left_out)) {
+			wlr_log(WLR_INFO,
+					"X window 0x%x (pid %d) asked for the focus a Wayland "
+					"window has: left where it is (%llu refused in all, %llu "
+					"not logged before)",
+					(unsigned)xv->xsurface->window_id, (int)xv->xsurface->pid,
+					(unsigned long long)activations_refused,
+					(unsigned long long)left_out);
+		}
+		return;
+	}
+	view_focus(&xv->view);
 }
 
 static void xview_handle_set_title(struct wl_listener *listener, void *data)
