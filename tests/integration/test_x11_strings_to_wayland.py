@@ -28,7 +28,12 @@ What is checked is what happened, never a duration:
   typed into it reaches its shell (it is connected); the manager then
   sees a wl-copy (it is connected). Again with 300 short types (past
   source-mime-types=256, as a Wayland client's offers are held) for the
-  clipboard. A real X selection still reaches Wayland: x11_clipboard.
+  clipboard: not even read (xwayland-glue/wm/wm_selection_targets.c:
+  wlroots asked each name with a round trip of its own, 4,096 per take of
+  the selection);
+- 200 targets reach wl-paste --list-types exactly and in order, their
+  names asked ahead in batches (logged), not one round trip each. A real
+  X selection still reaches Wayland: x11_clipboard.
 """
 import os
 import re
@@ -39,7 +44,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness import Session, check, log, read_file  # noqa: E402
 
-REFUSED = re.compile(r"(a clipboard|an X primary) selection refused: (.*) \(\d+ refused in all")
+REFUSED = re.compile(r"(a clipboard selection refused|an X primary selection refused|"
+                     r"an X selection's TARGETS not read): (.*)$")
+AHEAD = re.compile(r"X selections' targets: (\d+) lists, (\d+) names asked ahead")
 
 
 def refusals(s):
@@ -140,6 +147,34 @@ def long_names(s, h):
         s.stop_client(q)
 
 
+def names_in_order(s, h):
+    """200 targets: their names are asked ahead (xwayland-glue/wm/
+    wm_selection_targets.c), and Wayland clients see exactly the X
+    client's MIME types, in its order."""
+    def ahead():
+        found = [tuple(int(g) for g in m.groups())
+                 for m in map(AHEAD.search, s.stderr_text().splitlines()) if m]
+        return found[-1] if found else (0, 0)
+    lists0, names0 = ahead()
+    p = s.spawn([wm_hostile(h), "targets", "200", "0", "--once"], name="x11-selection-200")
+    s.wait_until(lambda: "owner" in (read_file(p.log_path) or ""), timeout=60,
+                 what="the window manager to ask for the 200 targets")
+    expected = [f"application/x-smt-{i}" for i in range(200)]
+    seen = []
+
+    def offered():
+        seen[:] = s.run(["wl-paste", "--list-types"], timeout=30, check_rc=False).stdout.split()
+        return seen == expected
+    s.wait_until(offered, timeout=30, what="wl-paste --list-types to list the X client's 200 "
+                 "types in order")
+    lists, names = s.wait_until(lambda: ahead() if ahead()[1] >= names0 + 200 else None,
+                                timeout=30, what="the compositor to log the 200 names asked "
+                                                 "ahead")
+    log(f"200 targets offered in order; {lists - lists0} list(s), {names - names0} names "
+        f"asked ahead")
+    s.stop_client(p)
+
+
 def test(h):
     with Session(h, x11=True) as s:
         long_names(s, h)
@@ -148,7 +183,8 @@ def test(h):
         attack(s, h, "long-primary", True, ["1", "--name-bytes", "5000"],
                "a MIME type of more than 4083 bytes")
         attack(s, h, "many-clipboard", False, ["300"],
-               "300 MIME types (limit source-mime-types=256)")
+               "300 names (limit source-mime-types=256")
+        names_in_order(s, h)
 
 
 harness.main(test)

@@ -24,6 +24,7 @@
 #include "compositor/extension.h"
 #include "compositor/log_limit.h"
 #include "xwayland-glue/wm/wm_event_pacer.h"
+#include "xwayland-glue/wm/wm_selection_targets.h"
 #include "xwayland-glue/wm/x11ring_session.h"
 
 struct smtwc_xwayland {
@@ -546,6 +547,7 @@ static void xwayland_handle_ready(struct wl_listener *listener, void *data)
 {
 	struct smtwc_xwayland *xw = wl_container_of(listener, xw, ready);
 	struct smtwc_server *server = xw->wlr->data;
+	wm_selection_targets_forget_connection();
 	wlr_xwayland_set_seat(xw->wlr, server->seat);
 	struct wlr_xcursor *xcursor = wlr_xcursor_manager_get_xcursor(
 			server->cursor_manager, "left_ptr", 1);
@@ -608,6 +610,7 @@ static bool xwayland_init(struct smtwc_server *server)
 				"X window manager: no timer for its pacing; an X client "
 				"flooding it can stall the compositor");
 	}
+	wm_selection_targets_init(xw->wlr);
 	xw->ready.notify = xwayland_handle_ready;
 	wl_signal_add(&xw->wlr->events.ready, &xw->ready);
 	xw->new_surface.notify = xwayland_handle_new_surface;
@@ -646,6 +649,7 @@ static void xwayland_finish(struct smtwc_server *server)
 	wl_list_remove(&xw->new_surface.link);
 	wlr_xwayland_destroy(xw->wlr);
 	wm_event_pacer_finish();
+	wm_selection_targets_finish();
 	x11ring_session_destroy(xw->ring);
 	free(xw);
 	server->xwayland = NULL;
