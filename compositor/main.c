@@ -138,7 +138,7 @@ int main(int argc, char *argv[])
 		free(startup);
 		return 2;
 	}
-	wlr_log_init(verbosity, NULL);
+	log_limit_wlroots(verbosity);
 	log_limit_wayland();
 
 	static struct smtwc_server server;

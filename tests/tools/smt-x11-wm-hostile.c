@@ -30,9 +30,9 @@
  *   iconify-loop SECONDS    WM_CHANGE_STATE iconic, then _NET_ACTIVE_WINDOW,
  *                           in turn
  *   configure-loop SECONDS  moves and resizes its own window
- *   window-churn SECONDS [--or]
+ *   window-churn SECONDS [--or] [--count N]
  *                           creates, maps and destroys windows (override-
- *                           redirect with --or)
+ *                           redirect with --or), N at most
  *   windows-hold N [--map] [--or]
  *                           creates N windows (mapped with --map), prints
  *                           "holding N", waits for SIGTERM
@@ -375,11 +375,11 @@ static int case_loop(const char *name, double seconds)
 	return xcb_connection_has_error(conn) ? 1 : 0;
 }
 
-static int case_window_churn(double seconds, bool override_redirect)
+static int case_window_churn(double seconds, bool override_redirect, unsigned long most)
 {
 	unsigned long count = 0;
 	double t0 = monotonic_seconds();
-	while (loop_going(t0, seconds)) {
+	while (loop_going(t0, seconds) && (most == 0 || count < most)) {
 		xcb_window_t w = make_window(
 				override_redirect, (int16_t)(count % 800), (int16_t)(count % 500));
 		xcb_map_window(conn, w);
@@ -426,7 +426,7 @@ static int usage(void)
 			"  [--name-bytes B] [--once] |\n"
 			"  long-names TITLE_BYTES CLASS_BYTES |\n"
 			"  state-loop|iconify-loop|configure-loop SECONDS |\n"
-			"  window-churn SECONDS [--or] | windows-hold N [--map] [--or]\n");
+			"  window-churn SECONDS [--or] [--count N] | windows-hold N [--map] [--or]\n");
 	return 2;
 }
 
@@ -492,7 +492,8 @@ int main(int argc, char **argv)
 		rc = case_long_names((unsigned)strtoul(argv[2], NULL, 10),
 				(unsigned)strtoul(argv[3], NULL, 10));
 	} else if (strcmp(name, "window-churn") == 0 && argc >= 3) {
-		rc = case_window_churn(atof(argv[2]), has_flag(argc, argv, "--or"));
+		rc = case_window_churn(atof(argv[2]), has_flag(argc, argv, "--or"),
+				flag_value(argc, argv, "--count"));
 	} else if (strcmp(name, "windows-hold") == 0 && argc >= 3) {
 		rc = case_windows_hold((unsigned)strtoul(argv[2], NULL, 10),
 				has_flag(argc, argv, "--map"), has_flag(argc, argv, "--or"));
