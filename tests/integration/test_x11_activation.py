@@ -3,8 +3,8 @@
 only; it never takes the keyboard from a Wayland window (xwayland-glue/wm/
 xwayland.c, xview_handle_request_activate; red team, session 28).
 
-Any X client can send _NET_ACTIVE_WINDOW for any window, from any uid that
-reaches the X socket (Xwayland runs without authorisation). Before, the
+Any X client can send _NET_ACTIVE_WINDOW for any window (of the session's
+uid, or one let onto the display: uid nobody is refused). Before, the
 compositor focused the window at once: an X program could take the
 keyboard from a Wayland terminal in the middle of a password (keys typed
 then went to the X program), or flip the focus in a loop.

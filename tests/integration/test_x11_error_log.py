@@ -7,8 +7,8 @@ its requests on windows a client has already destroyed each get one
 (BadWindow on ChangeWindowAttributes, MapWindow, ConfigureWindow,
 ChangeProperty). A client creating, mapping and destroying windows as fast
 as it can made the compositor write about five lines per window: 159,567
-lines in 20 s, from any uid that reaches the X socket (Xwayland runs
-without authorisation). Those lines now go through the compositor's log
+lines in 20 s, from any X client the display lets in. Those lines now
+go through the compositor's log
 rate limit.
 
 What is checked is what happened, never a duration: smt-x11-wm-hostile

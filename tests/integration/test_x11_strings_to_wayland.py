@@ -8,8 +8,8 @@ too big for buffer") and disconnects the client it was for. A Wayland
 client's own strings always fit (its requests have the same bound), but an
 X client's reach the compositor through the window manager, bounded only by
 what wlroots reads: titles and WM_CLASS of up to 8 KB, atom names (the MIME
-types of its selections) of up to 64 KB, up to 4,096 of them. Any uid that
-reaches the X socket can send them (Xwayland runs without authorisation).
+types of its selections) of up to 64 KB, up to 4,096 of them. Any X
+client the display lets in can send them.
 Before: an X window with an 8,000-byte title ended every taskbar
 (wlr-foreign-toplevel) at once; an X client that took the clipboard (or
 PRIMARY) with one 5,000-byte MIME type ended the clipboard manager at once

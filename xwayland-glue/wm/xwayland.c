@@ -289,8 +289,8 @@ static void xview_handle_request_minimize(struct wl_listener *listener, void *da
 }
 
 /* _NET_ACTIVE_WINDOW: any X client sends it for any window, its own or
- * another client's, from any uid that reaches the X socket (Xwayland runs
- * without authorisation). Among X windows that is X's own rule (a client
+ * another client's (a program of the user's, sandboxed or not, or another
+ * user let onto the display). Among X windows that is X's own rule (a client
  * can move the X input focus anyway); it must not take the keyboard from
  * a Wayland window, which no Wayland client can do to another without a
  * token (xdg-activation). So it is followed while an X window, or no
