@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <wlr/util/log.h>
 
 #define LOG_LIMIT_PER_SECOND 5
 
@@ -22,6 +23,12 @@ struct log_limit {
 
 /* true: write this line; *left_out is how many were left out before it. */
 bool log_limit_allow(struct log_limit *limit, uint64_t *left_out);
+
+/* wlroots' own lines, printed as its default handler prints them (time
+ * since the start, level, the line; without its terminal colours), with
+ * the ones an X client causes at will through a limit: its window
+ * manager's "xcb error: ..." (log_limit.c). Instead of wlr_log_init. */
+void log_limit_wlroots(enum wlr_log_importance verbosity);
 
 /* libwayland's own messages ("error in client communication (pid N)",
  * one per misbehaving connection) through a limit, into wlroots' log.

@@ -139,7 +139,7 @@ int main(int argc, char *argv[])
 		free(startup);
 		return 2;
 	}
-	wlr_log_init(verbosity, NULL);
+	log_limit_wlroots(verbosity);
 	log_limit_wayland();
 	/* A client that closes its end of a pipe the compositor writes to (a
 	 * paste from X it stops reading: wlroots writes the selection with

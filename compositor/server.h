@@ -21,6 +21,7 @@
 #include <wlr/types/wlr_layer_shell_v1.h>
 
 #include "compositor/config/config.h"
+#include "compositor/log_limit.h"
 #include "compositor/output/render.h"
 
 /* Stacking of the scene, bottom to top. Layer-shell surfaces go into the four
@@ -113,6 +114,8 @@ struct smtwc_server {
 	struct wl_listener request_set_cursor;
 	struct wl_listener request_set_selection;
 	struct wl_listener request_set_primary_selection;
+	struct wl_listener set_primary_selection; /* one wlroots' X window manager set */
+	struct log_limit selection_refused_log;   /* input/selection_limits.h */
 	struct wl_listener request_start_drag;
 	struct wl_listener start_drag;
 

@@ -9,6 +9,7 @@
 #include <wlr/util/edges.h>
 #include <wlr/util/log.h>
 #include "compositor/desktop/title_bar.h"
+#include "compositor/desktop/wayland_string.h"
 #include "compositor/desktop/view.h"
 #include "compositor/input/input_inhibit.h"
 #include "compositor/output/output.h"
@@ -102,14 +103,19 @@ static int64_t monotonic_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Replaces *shown with a copy of now (kept on out of memory). */
+/* Replaces *shown with a copy of now (kept on out of memory), cut to what
+ * one Wayland event carries: taskbars get it as one (an X window's title
+ * or class can be 8 KB). */
 static void copy_name(char **shown, const char *now)
 {
 	if (now == NULL) {
 		free(*shown);
 		*shown = NULL;
-	} else if (*shown == NULL || strcmp(*shown, now) != 0) {
-		char *copy = strdup(now);
+		return;
+	}
+	size_t len = wayland_string_fit(now);
+	if (*shown == NULL || strlen(*shown) != len || strncmp(*shown, now, len) != 0) {
+		char *copy = strndup(now, len);
 		if (copy != NULL) {
 			free(*shown);
 			*shown = copy;

@@ -20,6 +20,7 @@
 #include "compositor/input/keyboard.h"
 #include "compositor/input/pointer_constraints.h"
 #include "compositor/input/seat.h"
+#include "compositor/input/selection_limits.h"
 #include "compositor/input/shortcuts_inhibit.h"
 #include "compositor/input/tablet.h"
 #include "compositor/input/text_input.h"
@@ -88,10 +89,38 @@ static void seat_handle_request_set_cursor(struct wl_listener *listener, void *d
 	}
 }
 
+/* A selection past selection_limits.h's bounds is not shown to anybody
+ * (it would end each Wayland client it is offered to); whoever made it
+ * keeps what it had before. Logged at a bounded rate. */
+static bool selection_allowed(
+		struct smtwc_server *server, const struct wl_array *mime_types, const char *which)
+{
+	char why[128];
+	if (selection_mime_types_allowed(mime_types, &server->config.limits, why, sizeof(why))) {
+		return true;
+	}
+	uint64_t left_out;
+	if (log_limit_allow(&server->selection_refused_log, &left_out)) {
+		wlr_log(WLR_ERROR, "%s refused: %s (%llu refused in all, %llu not logged before)",
+				which, why,
+				(unsigned long long)server->selection_refused_log.events,
+				(unsigned long long)left_out);
+	}
+	return false;
+}
+
 static void seat_handle_request_set_selection(struct wl_listener *listener, void *data)
 {
 	struct smtwc_server *server = wl_container_of(listener, server, request_set_selection);
 	struct wlr_seat_request_set_selection_event *event = data;
+	if (event->source != NULL &&
+			!selection_allowed(server, &event->source->mime_types,
+					"a clipboard selection")) {
+		/* Nobody holds a refused source: freed here (an X one would
+		 * leak, a client's is told it was cancelled). */
+		wlr_data_source_destroy(event->source);
+		return;
+	}
 	wlr_seat_set_selection(server->seat, event->source, event->serial);
 }
 
@@ -100,7 +129,28 @@ static void seat_handle_request_set_primary_selection(struct wl_listener *listen
 	struct smtwc_server *server = wl_container_of(
 			listener, server, request_set_primary_selection);
 	struct wlr_seat_request_set_primary_selection_event *event = data;
+	if (event->source != NULL &&
+			!selection_allowed(server, &event->source->mime_types,
+					"a primary selection")) {
+		wlr_primary_selection_source_destroy(event->source);
+		return;
+	}
 	wlr_seat_set_primary_selection(server->seat, event->source, event->serial);
+}
+
+/* wlroots' X window manager sets the primary selection itself, without a
+ * request. The focused client then is Xwayland, which binds no primary
+ * selection device; this listener, added before any clipboard manager's,
+ * takes a refused one away before they are told of it. */
+static void seat_handle_set_primary_selection(struct wl_listener *listener, void *data)
+{
+	struct smtwc_server *server = wl_container_of(listener, server, set_primary_selection);
+	struct wlr_primary_selection_source *source = server->seat->primary_selection_source;
+	if (source != NULL &&
+			!selection_allowed(server, &source->mime_types, "an X primary selection")) {
+		wlr_seat_set_primary_selection(
+				server->seat, NULL, wl_display_next_serial(server->display));
+	}
 }
 
 static void seat_handle_request_start_drag(struct wl_listener *listener, void *data)
@@ -200,6 +250,8 @@ void seat_init(struct smtwc_server *server)
 	server->request_set_primary_selection.notify = seat_handle_request_set_primary_selection;
 	wl_signal_add(&seat->events.request_set_primary_selection,
 			&server->request_set_primary_selection);
+	server->set_primary_selection.notify = seat_handle_set_primary_selection;
+	wl_signal_add(&seat->events.set_primary_selection, &server->set_primary_selection);
 	server->request_start_drag.notify = seat_handle_request_start_drag;
 	wl_signal_add(&seat->events.request_start_drag, &server->request_start_drag);
 	server->start_drag.notify = seat_handle_start_drag;
@@ -215,6 +267,7 @@ void seat_finish(struct smtwc_server *server)
 	wl_list_remove(&server->request_set_cursor.link);
 	wl_list_remove(&server->request_set_selection.link);
 	wl_list_remove(&server->request_set_primary_selection.link);
+	wl_list_remove(&server->set_primary_selection.link);
 	wl_list_remove(&server->request_start_drag.link);
 	wl_list_remove(&server->start_drag.link);
 	text_input_finish(server);

@@ -4,7 +4,8 @@
  * and xcb_get_property_reply come first in the lookup order, as
  * xcb_poll_for_event's does (wm_event_pacer.c); every call that is not
  * the window manager's GetProperty for the event just handed out goes to
- * libxcb's.
+ * libxcb's (and wm_selection_targets.c hears of each: the names of a
+ * selection's targets are asked ahead too).
  */
 #define _GNU_SOURCE
 #include "xwayland-glue/wm/wm_property_fetch.h"
@@ -15,6 +16,7 @@
 
 #include "common/monotonic_clock.h"
 #include "xwayland-glue/dlsym_next.h"
+#include "xwayland-glue/wm/wm_selection_targets.h"
 
 /* What read_surface_property in wlroots 0.15's xwm.c asks: the whole of
  * any type, up to 2048 longs, not deleted. */
@@ -137,7 +139,10 @@ xcb_get_property_cookie_t xcb_get_property(xcb_connection_t *c, uint8_t delete_,
 		fetch.state = FETCH_CLAIMED;
 		return (xcb_get_property_cookie_t){ .sequence = fetch.sequence };
 	}
-	return real_get_property(c, delete_, window, property, type, long_offset, long_length);
+	xcb_get_property_cookie_t cookie = real_get_property(
+			c, delete_, window, property, type, long_offset, long_length);
+	wm_selection_targets_property_asked(c, property, long_offset, long_length, cookie);
+	return cookie;
 }
 
 xcb_get_property_reply_t *xcb_get_property_reply(
@@ -150,6 +155,7 @@ xcb_get_property_reply_t *xcb_get_property_reply(
 		xcb_get_property_reply_t *reply = real_get_property_reply(c, cookie, e);
 		fetch.waited_ns += monotonic_now_ns() - t0;
 		fetch.waits++;
+		wm_selection_targets_property_reply(c, cookie, reply);
 		return reply;
 	}
 	xcb_get_property_reply_t *reply = fetch.reply;

@@ -22,8 +22,10 @@
 #include "compositor/output/output.h"
 #include "compositor/server.h"
 #include "compositor/extension.h"
+#include "compositor/log_limit.h"
 #include "xwayland-glue/wm/wm_event_pacer.h"
 #include "xwayland-glue/wm/wm_paste_pipe.h"
+#include "xwayland-glue/wm/wm_selection_targets.h"
 #include "xwayland-glue/wm/x11ring_session.h"
 
 struct smtwc_xwayland {
@@ -69,6 +71,10 @@ struct smtwc_unmanaged {
 
 static void xsurface_create_wrapper(
 		struct smtwc_server *server, struct wlr_xwayland_surface *xsurface);
+
+/* _NET_ACTIVE_WINDOW refused while a Wayland window has the focus. */
+static struct log_limit activation_refused_log;
+static unsigned long long activations_refused;
 
 /* ---- managed windows ------------------------------------------------- */
 
@@ -283,12 +289,37 @@ static void xview_handle_request_minimize(struct wl_listener *listener, void *da
 	view_set_minimized(&xv->view, event->minimize);
 }
 
+/* _NET_ACTIVE_WINDOW: any X client sends it for any window, its own or
+ * another client's (a program of the user's, sandboxed or not, or another
+ * user let onto the display). Among X windows that is X's own rule (a client
+ * can move the X input focus anyway); it must not take the keyboard from
+ * a Wayland window, which no Wayland client can do to another without a
+ * token (xdg-activation). So it is followed while an X window, or no
+ * window, has the focus; while a Wayland window has it, the focus stays
+ * (sway's default does not move it either). A new X window still takes
+ * the focus when it maps, as every window does. */
 static void xview_handle_request_activate(struct wl_listener *listener, void *data)
 {
 	struct smtwc_xview *xv = wl_container_of(listener, xv, request_activate);
-	if (xv->view.mapped) {
-		view_focus(&xv->view);
+	if (!xv->view.mapped) {
+		return;
 	}
+	struct smtwc_view *focused = view_focused(xv->view.server);
+	if (focused != NULL && focused->impl != &xview_impl) {
+		activations_refused++;
+		uint64_t left_out;
+		if (log_limit_allow(&activation_refused_log, &left_out)) {
+			wlr_log(WLR_INFO,
+					"X window 0x%x (pid %d) asked for the focus a Wayland "
+					"window has: left where it is (%llu refused in all, %llu "
+					"not logged before)",
+					(unsigned)xv->xsurface->window_id, (int)xv->xsurface->pid,
+					(unsigned long long)activations_refused,
+					(unsigned long long)left_out);
+		}
+		return;
+	}
+	view_focus(&xv->view);
 }
 
 static void xview_handle_set_title(struct wl_listener *listener, void *data)
@@ -517,6 +548,7 @@ static void xwayland_handle_ready(struct wl_listener *listener, void *data)
 {
 	struct smtwc_xwayland *xw = wl_container_of(listener, xw, ready);
 	struct smtwc_server *server = xw->wlr->data;
+	wm_selection_targets_forget_connection();
 	wlr_xwayland_set_seat(xw->wlr, server->seat);
 	struct wlr_xcursor *xcursor = wlr_xcursor_manager_get_xcursor(
 			server->cursor_manager, "left_ptr", 1);
@@ -580,6 +612,7 @@ static bool xwayland_init(struct smtwc_server *server)
 				"flooding it can stall the compositor");
 	}
 	wm_paste_pipe_init(wl_display_get_event_loop(server->display), wm_event_pacer_wake);
+	wm_selection_targets_init(xw->wlr);
 	xw->ready.notify = xwayland_handle_ready;
 	wl_signal_add(&xw->wlr->events.ready, &xw->ready);
 	xw->new_surface.notify = xwayland_handle_new_surface;
@@ -619,6 +652,7 @@ static void xwayland_finish(struct smtwc_server *server)
 	wlr_xwayland_destroy(xw->wlr);
 	wm_event_pacer_finish();
 	wm_paste_pipe_finish();
+	wm_selection_targets_finish();
 	x11ring_session_destroy(xw->ring);
 	free(xw);
 	server->xwayland = NULL;

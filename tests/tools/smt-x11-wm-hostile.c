@@ -1,0 +1,505 @@
+/*
+ * smt-x11-wm-hostile CASE [ARGS]: an X client (any uid that reaches the X
+ * socket: Xwayland runs without authorisation) asking the window manager
+ * (wlroots' xwm inside the compositor) for work, for the red team's
+ * measurements and tests (docs/reliability.md, "Red team and real programs
+ * (session 28)"). Each case prints what it did on stdout, one line a
+ * result, and exits 0 when the X connection lived through it.
+ *
+ *   steal-focus [TITLE]     maps a window (prints "mapped WINDOW"), then at
+ *                           each SIGUSR1 asks for it to be activated
+ *                           (_NET_ACTIVE_WINDOW, as a pager would) and
+ *                           prints "asked"; until SIGTERM
+ *   targets N SECONDS [--primary] [--name-bytes B] [--once]
+ *                           maps a window and waits for the X focus, interns
+ *                           N atoms application/x-smt-I (padded with 'x' to
+ *                           B bytes) and for SECONDS
+ *                           takes the CLIPBOARD (or PRIMARY) selection again
+ *                           each time the window manager has asked for its
+ *                           TARGETS (--once: takes it once and keeps it),
+ *                           answering each time with the N atoms; prints
+ *                           "owner" once it first answered, then at the end
+ *                           "asked K owned O" (TARGETS requests answered,
+ *                           times taken); 0 seconds: until SIGTERM
+ *   long-names TITLE_BYTES CLASS_BYTES
+ *                           maps a window whose WM_NAME and _NET_WM_NAME
+ *                           are TITLE_BYTES long and whose WM_CLASS class
+ *                           is CLASS_BYTES long (wlroots reads 8 KB of
+ *                           each); prints "mapped WINDOW", waits for SIGTERM
+ *   state-loop SECONDS      toggles its own _NET_WM_STATE fullscreen
+ *   iconify-loop SECONDS    WM_CHANGE_STATE iconic, then _NET_ACTIVE_WINDOW,
+ *                           in turn
+ *   configure-loop SECONDS  moves and resizes its own window
+ *   window-churn SECONDS [--or] [--count N]
+ *                           creates, maps and destroys windows (override-
+ *                           redirect with --or), N at most
+ *   windows-hold N [--map] [--or]
+ *                           creates N windows (mapped with --map), prints
+ *                           "holding N", waits for SIGTERM
+ * Loops make a round trip every 64 requests, so that the X server, not the
+ * client's buffer, holds the backlog; each prints "count K seconds S".
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <xcb/xcb.h>
+
+#include "common/monotonic_clock.h"
+
+static xcb_connection_t *conn;
+static xcb_screen_t *screen;
+static volatile sig_atomic_t stopping;
+static volatile sig_atomic_t go;
+static const char *window_title = "smt-x11-wm-hostile";
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	go = 1;
+}
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+static void drain_events(void);
+
+static xcb_atom_t atom(const char *name)
+{
+	xcb_intern_atom_reply_t *r = xcb_intern_atom_reply(
+			conn, xcb_intern_atom(conn, 0, (uint16_t)strlen(name), name), NULL);
+	xcb_atom_t a = r != NULL ? r->atom : XCB_ATOM_NONE;
+	free(r);
+	return a;
+}
+
+static void round_trip(void)
+{
+	free(xcb_get_input_focus_reply(conn, xcb_get_input_focus(conn), NULL));
+}
+
+static xcb_window_t make_window(bool override_redirect, int16_t x, int16_t y)
+{
+	xcb_window_t w = xcb_generate_id(conn);
+	uint32_t values[] = { screen->white_pixel, override_redirect ? 1u : 0u,
+		XCB_EVENT_MASK_STRUCTURE_NOTIFY | XCB_EVENT_MASK_PROPERTY_CHANGE |
+				XCB_EVENT_MASK_FOCUS_CHANGE };
+	xcb_create_window(conn, XCB_COPY_FROM_PARENT, w, screen->root, x, y, 200, 150, 0,
+			XCB_WINDOW_CLASS_INPUT_OUTPUT, screen->root_visual,
+			XCB_CW_BACK_PIXEL | XCB_CW_OVERRIDE_REDIRECT | XCB_CW_EVENT_MASK, values);
+	xcb_change_property(conn, XCB_PROP_MODE_REPLACE, w, XCB_ATOM_WM_NAME, XCB_ATOM_STRING, 8,
+			(uint32_t)strlen(window_title), window_title);
+	return w;
+}
+
+/* Maps w and waits for its MapNotify (the window manager has let it map). */
+static void map_and_wait(xcb_window_t w)
+{
+	xcb_map_window(conn, w);
+	xcb_flush(conn);
+	xcb_generic_event_t *ev;
+	while ((ev = xcb_wait_for_event(conn)) != NULL) {
+		bool mapped = (ev->response_type & 0x7f) == XCB_MAP_NOTIFY &&
+				((xcb_map_notify_event_t *)ev)->window == w;
+		free(ev);
+		if (mapped) {
+			return;
+		}
+	}
+	fprintf(stderr, "smt-x11-wm-hostile: the X connection ended\n");
+	exit(1);
+}
+
+/* Waits until w has the X input focus: the window manager gives it when
+ * the compositor focuses the window, some time after MapNotify. wlroots
+ * takes an X selection only while an X window has the focus. */
+static void wait_focus(xcb_window_t w)
+{
+	for (;;) {
+		xcb_get_input_focus_reply_t *r = xcb_get_input_focus_reply(
+				conn, xcb_get_input_focus(conn), NULL);
+		bool focused = r != NULL && r->focus == w;
+		free(r);
+		if (focused) {
+			return;
+		}
+		if (xcb_connection_has_error(conn)) {
+			fprintf(stderr, "smt-x11-wm-hostile: the X connection ended\n");
+			exit(1);
+		}
+		drain_events();
+		usleep(10000);
+	}
+}
+
+/* A client message to the root, as EWMH asks pagers and clients to send. */
+static void root_message(xcb_window_t w, xcb_atom_t type, uint32_t d0, uint32_t d1, uint32_t d2)
+{
+	xcb_client_message_event_t ev = {
+		.response_type = XCB_CLIENT_MESSAGE,
+		.format = 32,
+		.window = w,
+		.type = type,
+	};
+	ev.data.data32[0] = d0;
+	ev.data.data32[1] = d1;
+	ev.data.data32[2] = d2;
+	xcb_send_event(conn, 0, screen->root,
+			XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY,
+			(const char *)&ev);
+}
+
+/* Drops the events queued for us (none of the loops needs them). */
+static void drain_events(void)
+{
+	xcb_generic_event_t *ev;
+	while ((ev = xcb_poll_for_event(conn)) != NULL) {
+		free(ev);
+	}
+}
+
+static double monotonic_seconds(void)
+{
+	return (double)monotonic_now_ns() / 1e9;
+}
+
+static double seconds_since(double t0)
+{
+	return monotonic_seconds() - t0;
+}
+
+static bool loop_going(double t0, double seconds)
+{
+	return !stopping && (seconds <= 0 || seconds_since(t0) < seconds);
+}
+
+static int case_steal_focus(void)
+{
+	xcb_window_t w = make_window(false, 100, 100);
+	map_and_wait(w);
+	printf("mapped %u\n", w);
+	fflush(stdout);
+	xcb_atom_t active = atom("_NET_ACTIVE_WINDOW");
+	while (!stopping) {
+		if (go) {
+			go = 0;
+			root_message(w, active, 1, XCB_CURRENT_TIME, 0);
+			round_trip();
+			printf("asked\n");
+			fflush(stdout);
+		}
+		drain_events();
+		usleep(10000);
+	}
+	return 0;
+}
+
+/* A string of n bytes: a word, then 'x' up to n. */
+static char *long_string(const char *word, unsigned n)
+{
+	char *s = malloc(n + 1);
+	if (s == NULL) {
+		exit(1);
+	}
+	size_t w = strlen(word) < n ? strlen(word) : n;
+	memcpy(s, word, w);
+	memset(s + w, 'x', n - w);
+	s[n] = '\0';
+	return s;
+}
+
+static int case_long_names(unsigned title_bytes, unsigned class_bytes)
+{
+	xcb_window_t w = make_window(false, 100, 100);
+	char *title = long_string("long title ", title_bytes);
+	xcb_change_property(conn, XCB_PROP_MODE_REPLACE, w, XCB_ATOM_WM_NAME, XCB_ATOM_STRING, 8,
+			title_bytes, title);
+	xcb_change_property(conn, XCB_PROP_MODE_REPLACE, w, atom("_NET_WM_NAME"),
+			atom("UTF8_STRING"), 8, title_bytes, title);
+	free(title);
+	/* WM_CLASS: instance NUL class NUL */
+	char *class = long_string("longclass", class_bytes);
+	size_t len = strlen("instance") + 1 + class_bytes + 1;
+	char *value = malloc(len);
+	if (value == NULL) {
+		return 1;
+	}
+	memcpy(value, "instance", strlen("instance") + 1);
+	memcpy(value + strlen("instance") + 1, class, class_bytes + 1);
+	xcb_change_property(conn, XCB_PROP_MODE_REPLACE, w, XCB_ATOM_WM_CLASS, XCB_ATOM_STRING, 8,
+			(uint32_t)len, value);
+	free(value);
+	free(class);
+	map_and_wait(w);
+	printf("mapped %u\n", w);
+	fflush(stdout);
+	while (!stopping) {
+		drain_events();
+		usleep(100000);
+	}
+	return 0;
+}
+
+static int case_targets(unsigned n, double seconds, bool primary, unsigned name_bytes, bool once)
+{
+	xcb_atom_t selection = primary ? XCB_ATOM_PRIMARY : atom("CLIPBOARD");
+	xcb_atom_t targets_atom = atom("TARGETS");
+	xcb_atom_t *targets = calloc(n + 1, sizeof(*targets));
+	xcb_intern_atom_cookie_t *cookies = calloc(n + 1, sizeof(*cookies));
+	if (targets == NULL || cookies == NULL) {
+		return 1;
+	}
+	if (name_bytes > 65535) {
+		name_bytes = 65535;
+	}
+	char *name = malloc(name_bytes + 64);
+	if (name == NULL) {
+		return 1;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		int len = snprintf(name, 64, "application/x-smt-%u", i);
+		while ((unsigned)len < name_bytes) {
+			name[len++] = 'x';
+		}
+		cookies[i] = xcb_intern_atom(conn, 0, (uint16_t)len, name);
+	}
+	free(name);
+	for (unsigned i = 0; i < n; i++) {
+		xcb_intern_atom_reply_t *r = xcb_intern_atom_reply(conn, cookies[i], NULL);
+		targets[i] = r != NULL ? r->atom : XCB_ATOM_NONE;
+		free(r);
+	}
+	free(cookies);
+
+	xcb_window_t w = make_window(false, 100, 100);
+	map_and_wait(w);
+	wait_focus(w);
+	printf("mapped %u\n", w);
+	fflush(stdout);
+
+	unsigned asked = 0;
+	unsigned owned = 0;
+	double t0 = monotonic_seconds();
+	xcb_set_selection_owner(conn, w, selection, XCB_CURRENT_TIME);
+	owned++;
+	xcb_flush(conn);
+	while (loop_going(t0, seconds)) {
+		xcb_generic_event_t *ev = xcb_poll_for_event(conn);
+		if (ev == NULL) {
+			if (xcb_connection_has_error(conn)) {
+				break;
+			}
+			usleep(200);
+			continue;
+		}
+		if ((ev->response_type & 0x7f) == XCB_SELECTION_REQUEST) {
+			xcb_selection_request_event_t *req = (xcb_selection_request_event_t *)ev;
+			xcb_selection_notify_event_t note = {
+				.response_type = XCB_SELECTION_NOTIFY,
+				.time = req->time,
+				.requestor = req->requestor,
+				.selection = req->selection,
+				.target = req->target,
+				.property = XCB_ATOM_NONE,
+			};
+			if (req->target == targets_atom) {
+				xcb_change_property(conn, XCB_PROP_MODE_REPLACE, req->requestor,
+						req->property, XCB_ATOM_ATOM, 32, n, targets);
+				note.property = req->property;
+				if (asked++ == 0) {
+					printf("owner\n");
+					fflush(stdout);
+				}
+			}
+			xcb_send_event(conn, 0, req->requestor, 0, (const char *)&note);
+			if (!once) {
+				/* Taken again: the window manager asks for the targets anew. */
+				xcb_set_selection_owner(conn, w, selection, XCB_CURRENT_TIME);
+				owned++;
+			}
+			xcb_flush(conn);
+		}
+		free(ev);
+	}
+	printf("asked %u owned %u seconds %.3f\n", asked, owned, seconds_since(t0));
+	fflush(stdout);
+	free(targets);
+	return xcb_connection_has_error(conn) ? 1 : 0;
+}
+
+static int case_loop(const char *name, double seconds)
+{
+	xcb_window_t w = make_window(false, 100, 100);
+	map_and_wait(w);
+	printf("mapped %u\n", w);
+	fflush(stdout);
+	xcb_atom_t net_wm_state = atom("_NET_WM_STATE");
+	xcb_atom_t fullscreen = atom("_NET_WM_STATE_FULLSCREEN");
+	xcb_atom_t change_state = atom("WM_CHANGE_STATE");
+	xcb_atom_t active = atom("_NET_ACTIVE_WINDOW");
+	unsigned long count = 0;
+	double t0 = monotonic_seconds();
+	while (loop_going(t0, seconds)) {
+		if (strcmp(name, "state-loop") == 0) {
+			root_message(w, net_wm_state, 2 /* toggle */, fullscreen, 0);
+		} else if (strcmp(name, "iconify-loop") == 0) {
+			if (count % 2 == 0) {
+				root_message(w, change_state, 3 /* IconicState */, 0, 0);
+			} else {
+				root_message(w, active, 1, XCB_CURRENT_TIME, 0);
+			}
+		} else {
+			uint32_t v[] = { (uint32_t)(50 + count % 200), (uint32_t)(50 + count % 150),
+				(uint32_t)(100 + count % 300), (uint32_t)(80 + count % 200) };
+			xcb_configure_window(conn, w,
+					XCB_CONFIG_WINDOW_X | XCB_CONFIG_WINDOW_Y |
+							XCB_CONFIG_WINDOW_WIDTH |
+							XCB_CONFIG_WINDOW_HEIGHT,
+					v);
+		}
+		count++;
+		if (count % 64 == 0) {
+			round_trip();
+			drain_events();
+		}
+	}
+	round_trip();
+	printf("count %lu seconds %.3f\n", count, seconds_since(t0));
+	fflush(stdout);
+	return xcb_connection_has_error(conn) ? 1 : 0;
+}
+
+static int case_window_churn(double seconds, bool override_redirect, unsigned long most)
+{
+	unsigned long count = 0;
+	double t0 = monotonic_seconds();
+	while (loop_going(t0, seconds) && (most == 0 || count < most)) {
+		xcb_window_t w = make_window(
+				override_redirect, (int16_t)(count % 800), (int16_t)(count % 500));
+		xcb_map_window(conn, w);
+		xcb_destroy_window(conn, w);
+		count++;
+		if (count % 64 == 0) {
+			round_trip();
+			drain_events();
+		}
+	}
+	round_trip();
+	printf("count %lu seconds %.3f\n", count, seconds_since(t0));
+	fflush(stdout);
+	return xcb_connection_has_error(conn) ? 1 : 0;
+}
+
+static int case_windows_hold(unsigned n, bool map, bool override_redirect)
+{
+	for (unsigned i = 0; i < n; i++) {
+		xcb_window_t w = make_window(
+				override_redirect, (int16_t)(i % 800), (int16_t)(i % 500));
+		if (map) {
+			xcb_map_window(conn, w);
+		}
+		if (i % 64 == 63) {
+			round_trip();
+			drain_events();
+		}
+	}
+	round_trip();
+	printf("holding %u\n", n);
+	fflush(stdout);
+	while (!stopping) {
+		drain_events();
+		usleep(100000);
+	}
+	return 0;
+}
+
+static int usage(void)
+{
+	fprintf(stderr,
+			"usage: smt-x11-wm-hostile steal-focus [TITLE] | targets N SECONDS [--primary]\n"
+			"  [--name-bytes B] [--once] |\n"
+			"  long-names TITLE_BYTES CLASS_BYTES |\n"
+			"  state-loop|iconify-loop|configure-loop SECONDS |\n"
+			"  window-churn SECONDS [--or] [--count N] | windows-hold N [--map] [--or]\n");
+	return 2;
+}
+
+static bool has_flag(int argc, char **argv, const char *flag)
+{
+	for (int i = 2; i < argc; i++) {
+		if (strcmp(argv[i], flag) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static unsigned flag_value(int argc, char **argv, const char *flag)
+{
+	for (int i = 2; i + 1 < argc; i++) {
+		if (strcmp(argv[i], flag) == 0) {
+			return (unsigned)strtoul(argv[i + 1], NULL, 10);
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		return usage();
+	}
+	struct sigaction sa = { .sa_handler = on_term };
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	struct sigaction su = { .sa_handler = on_usr1 };
+	sigaction(SIGUSR1, &su, NULL);
+	int screen_no = 0;
+	conn = xcb_connect(NULL, &screen_no);
+	if (xcb_connection_has_error(conn)) {
+		fprintf(stderr, "smt-x11-wm-hostile: cannot connect to the X display\n");
+		return 1;
+	}
+	xcb_screen_iterator_t it = xcb_setup_roots_iterator(xcb_get_setup(conn));
+	for (int i = 0; i < screen_no; i++) {
+		xcb_screen_next(&it);
+	}
+	screen = it.data;
+
+	const char *name = argv[1];
+	int rc;
+	if (strcmp(name, "steal-focus") == 0) {
+		if (argc >= 3) {
+			window_title = argv[2];
+		}
+		rc = case_steal_focus();
+	} else if (strcmp(name, "targets") == 0 && argc >= 4) {
+		rc = case_targets((unsigned)strtoul(argv[2], NULL, 10), atof(argv[3]),
+				has_flag(argc, argv, "--primary"),
+				flag_value(argc, argv, "--name-bytes"),
+				has_flag(argc, argv, "--once"));
+	} else if ((strcmp(name, "state-loop") == 0 || strcmp(name, "iconify-loop") == 0 ||
+				   strcmp(name, "configure-loop") == 0) &&
+			argc >= 3) {
+		rc = case_loop(name, atof(argv[2]));
+	} else if (strcmp(name, "long-names") == 0 && argc >= 4) {
+		rc = case_long_names((unsigned)strtoul(argv[2], NULL, 10),
+				(unsigned)strtoul(argv[3], NULL, 10));
+	} else if (strcmp(name, "window-churn") == 0 && argc >= 3) {
+		rc = case_window_churn(atof(argv[2]), has_flag(argc, argv, "--or"),
+				flag_value(argc, argv, "--count"));
+	} else if (strcmp(name, "windows-hold") == 0 && argc >= 3) {
+		rc = case_windows_hold((unsigned)strtoul(argv[2], NULL, 10),
+				has_flag(argc, argv, "--map"), has_flag(argc, argv, "--or"));
+	} else {
+		rc = usage();
+	}
+	xcb_disconnect(conn);
+	return rc;
+}
