@@ -156,6 +156,7 @@ static bool named_by_wlroots(xcb_atom_t atom)
 /* Keeps NAMES_AHEAD names in flight, sent at once. */
 static void ask_ahead(xcb_connection_t *c)
 {
+	find_real();
 	unsigned before = targets.asked;
 	while (targets.asked < targets.count && targets.asked - targets.next < NAMES_AHEAD) {
 		targets.cookie[targets.asked] = real_get_atom_name(c, targets.list[targets.asked]);
