@@ -19,6 +19,7 @@
 #include "compositor/desktop/foreign_toplevel.h"
 #include "compositor/desktop/view.h"
 #include "compositor/input/cursor.h"
+#include "common/monotonic_clock.h"
 #include "compositor/output/output.h"
 #include "compositor/server.h"
 #include "compositor/extension.h"
@@ -54,6 +55,11 @@ struct smtwc_xview {
 	struct wl_listener set_title;
 	struct wl_listener set_parent;
 	struct wl_listener set_decorations;
+	/* Fullscreen and maximize asked by the client, paced (below). */
+	struct wl_event_source *state_timer;
+	uint64_t state_applied_ns;
+	unsigned state_pending; /* XVIEW_STATE_* asked since then */
+	bool state_waiting;     /* the timer is armed */
 };
 
 /* An override-redirect window: X placed it; we only show it. */
@@ -265,21 +271,75 @@ static void xview_handle_request_resize(struct wl_listener *listener, void *data
 			xv->view.server, &xv->view, SMTWC_CURSOR_RESIZE, event->edges, true);
 }
 
+/* A client's fullscreen and maximize requests (_NET_WM_STATE messages,
+ * which wlroots' window manager turns into these signals) each resize the
+ * window: a configure written to Xwayland, a new buffer from it, every
+ * taskbar told. A client toggling fullscreen as fast as the X server
+ * takes it (red team, session 28: `smt-x11-wm-hostile state-loop`) had the
+ * compositor block writing configures to Xwayland while Xwayland's
+ * buffers for it piled up on the other side, until Xwayland gave up
+ * ("can't send file descriptor") and every X client with it. Paced per
+ * window as titles are: the first request at once, the ones after it
+ * within the interval merged, and the window then takes the state its
+ * client last asked for. */
+#define XVIEW_STATE_INTERVAL_NS 50000000u
+enum {
+	XVIEW_STATE_FULLSCREEN = 1,
+	XVIEW_STATE_MAXIMIZE = 2
+};
+
+static void xview_apply_state(struct smtwc_xview *xv)
+{
+	unsigned which = xv->state_pending;
+	xv->state_pending = 0;
+	xv->state_waiting = false;
+	xv->state_applied_ns = monotonic_now_ns();
+	struct wlr_xwayland_surface *xs = xv->xsurface;
+	if (!xv->view.mapped) {
+		return;
+	}
+	if (which & XVIEW_STATE_FULLSCREEN) {
+		view_set_fullscreen(&xv->view, xs->fullscreen);
+	}
+	if (which & XVIEW_STATE_MAXIMIZE) {
+		view_set_maximized(&xv->view, xs->maximized_horz && xs->maximized_vert);
+	}
+}
+
+static int xview_handle_state_timer(void *data)
+{
+	xview_apply_state(data);
+	return 0;
+}
+
+static void xview_request_state(struct smtwc_xview *xv, unsigned which)
+{
+	xv->state_pending |= which;
+	uint64_t now = monotonic_now_ns();
+	if (xv->state_timer == NULL ||
+			(!xv->state_waiting &&
+					now - xv->state_applied_ns >= XVIEW_STATE_INTERVAL_NS)) {
+		xview_apply_state(xv);
+		return;
+	}
+	if (xv->state_waiting) {
+		return; /* merged into the one the timer applies */
+	}
+	xv->state_waiting = true;
+	uint64_t left = xv->state_applied_ns + XVIEW_STATE_INTERVAL_NS - now;
+	wl_event_source_timer_update(xv->state_timer, (int)(left / 1000000u) + 1);
+}
+
 static void xview_handle_request_maximize(struct wl_listener *listener, void *data)
 {
 	struct smtwc_xview *xv = wl_container_of(listener, xv, request_maximize);
-	struct wlr_xwayland_surface *xs = xv->xsurface;
-	if (xv->view.mapped) {
-		view_set_maximized(&xv->view, xs->maximized_horz && xs->maximized_vert);
-	}
+	xview_request_state(xv, XVIEW_STATE_MAXIMIZE);
 }
 
 static void xview_handle_request_fullscreen(struct wl_listener *listener, void *data)
 {
 	struct smtwc_xview *xv = wl_container_of(listener, xv, request_fullscreen);
-	if (xv->view.mapped) {
-		view_set_fullscreen(&xv->view, xv->xsurface->fullscreen);
-	}
+	xview_request_state(xv, XVIEW_STATE_FULLSCREEN);
 }
 
 static void xview_handle_request_minimize(struct wl_listener *listener, void *data)
@@ -364,6 +424,9 @@ static void xview_destroy(struct smtwc_xview *xv)
 	wl_list_remove(&xv->set_title.link);
 	wl_list_remove(&xv->set_parent.link);
 	wl_list_remove(&xv->set_decorations.link);
+	if (xv->state_timer != NULL) {
+		wl_event_source_remove(xv->state_timer);
+	}
 	xv->xsurface->data = NULL;
 	view_destroy(&xv->view);
 	free(xv);
@@ -400,6 +463,8 @@ static void xview_create(struct smtwc_server *server, struct wlr_xwayland_surfac
 	}
 	xv->xsurface = xs;
 	view_init(&xv->view, server, &xview_impl);
+	/* NULL (no memory): requests applied at once, unpaced. */
+	xv->state_timer = wl_event_loop_add_timer(server->event_loop, xview_handle_state_timer, xv);
 	xv->view.server_side_decoration = xview_wants_frame(xs);
 	xs->data = &xv->view;
 #define LISTEN(signal, field, handler) \
