@@ -229,7 +229,7 @@ struct smtwc_limits_config {
  * slice an X client may keep the server while others wait (Xwayland's own
  * default: 5); the defaults come from tests/bench/x11/interactive.py. */
 #define SMTWC_XWAYLAND_SETTINGS(X)                                                  \
-	X("sched-interval-ms", sched_interval_ms, 2, 1, 1000)                       \
+	X("sched-interval-ms", sched_interval_ms, 5, 1, 1000)                       \
 	/* the longest slice a lone busy client grows to (Xwayland's default) */    \
 	X("sched-max-ms", sched_max_ms, 15, 1, 1000)                                \
 	/* the input boost's credit per grant, in us (0: off; the server half's  */ \

@@ -67,7 +67,7 @@ def test(h):
 
     with Session(h, "defaults", x11=True) as s:
         got = sched_options(s)
-        check(got == {"-schedInterval": "2", "-schedMax": "15"},
+        check(got == {"-schedInterval": "5", "-schedMax": "15"},
               f"default session: Xwayland got {got}")
     with Session(h, "configured", x11=True,
                  config="[xwayland]\nsched-interval-ms = 3\nsched-max-ms = 40\n") as s:
@@ -77,7 +77,7 @@ def test(h):
     with Session(h, "refused", x11=True,
                  config="[xwayland]\nsched-interval-ms = 0\nsched-max-ms = 7\n") as s:
         got = sched_options(s)
-        check(got == {"-schedInterval": "2", "-schedMax": "7"},
+        check(got == {"-schedInterval": "5", "-schedMax": "7"},
               f"a refused interval: Xwayland got {got}")
         check("invalid value '0' for 'sched-interval-ms'" in s.stderr_text(),
               "the refused sched-interval-ms = 0 was not reported")

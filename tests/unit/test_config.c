@@ -270,7 +270,7 @@ static void test_defaults(void)
 	CHECK_INT(cfg.limits.client_keymaps, 8);
 	CHECK_INT(cfg.limits.keymap_compile_ms, 50);
 	CHECK_INT(cfg.limits.keyboard_switches, 32);
-	CHECK_INT(cfg.xwayland.sched_interval_ms, 2);
+	CHECK_INT(cfg.xwayland.sched_interval_ms, 5);
 	CHECK_INT(cfg.xwayland.sched_max_ms, 15);
 	CHECK_INT(cfg.xwayland.input_boost_us, 4000);
 	CHECK_INT(cfg.xwayland.light_boost_pct, 25);
