@@ -45,6 +45,7 @@
 #include "xwayland-glue/wm/wm_event_queue.h"
 #include "xwayland-glue/wm/wm_paste_pipe.h"
 #include "xwayland-glue/wm/wm_property_fetch.h"
+#include "xwayland-glue/wm/wm_surface_pairing.h"
 
 /* One turn of the window manager's handler, at most (then at least one
  * event more, which may be a round trip). */
@@ -320,6 +321,8 @@ xcb_generic_event_t *xcb_poll_for_event(xcb_connection_t *c)
 	if (!is_window_manager(c) || (pacer.conn != c && !adopt_connection(c))) {
 		return real_poll_for_event(c);
 	}
+	/* wlroots handled the event handed out last before it polls again. */
+	wm_surface_pairing_settle(pacer.wlr);
 	uint64_t now = monotonic_now_ns();
 	if (!pacer.in_turn) {
 		pacer.in_turn = true;
@@ -385,6 +388,7 @@ xcb_generic_event_t *xcb_poll_for_event(xcb_connection_t *c)
 		}
 		if (!waits_for_fetch(ev)) {
 			pacer.handed++;
+			wm_surface_pairing_handed(ev);
 			return ev;
 		}
 		if (pacer.fetching != NULL) {
