@@ -321,6 +321,8 @@ static void write_server(struct smtwc_server *server, struct json_writer *w)
 	json_uint(w, "worker_preempts", t.worker_preempts);
 	/* idle rings a worker found published and reported ready */
 	json_uint(w, "worker_reported", t.worker_reported);
+	json_uint(w, "worker_spins", t.worker_spins);
+	json_uint(w, "worker_spins_found", t.worker_spins_found);
 	/* Synchronisation points for tests: a client's disconnect has been
 	 * processed once it is no longer counted; a virtual keyboard's
 	 * modifier press has arrived once it shows here; its keymap once it

@@ -100,6 +100,8 @@ struct ring_workers_stats {
 	uint64_t preempts;
 	/* idle rings a worker reported ready (their head moved) */
 	uint64_t reported;
+	/* spins on a dry ring before a run ends, and those that found work */
+	uint64_t spins, spins_found;
 };
 void ring_workers_stats(struct ring_workers *workers, struct ring_workers_stats *out);
 
