@@ -118,7 +118,7 @@ struct smtwc_scheduler_config {
 	 * the main thread and clients keep theirs), so the main thread and
 	 * interactive clients get a CPU before the flooders' workers. */
 	int worker_nice;
-#define SMTWC_WORKER_NICE_DEFAULT 0
+#define SMTWC_WORKER_NICE_DEFAULT 5
 #define SMTWC_WORKER_NICE_MAX 19
 #define SMTWC_SCHED_FIELD_(key, cfg, def, min, max, check, param, unit) int cfg;
 	SMT_SCHED_SETTINGS(SMTWC_SCHED_FIELD_)
