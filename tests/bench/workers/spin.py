@@ -3,7 +3,7 @@
 put100 by default) per [scheduler] setting, side by side, with the counts
 that say how the compositor waited for it.
 
-    tests/bench/workers/spin.py [--rounds R] [--seconds S] [--case put100]
+    tests/bench/workers/spin.py [--rounds R] [--seconds S] [--case put100] [--clients N]
                                 [--build DIR] [--base NAME=DIR ...]
                                 [--settings 0,1,2,2@NAME,...] [--out DIR]
 
@@ -20,7 +20,6 @@ import argparse
 import csv
 import datetime
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -35,7 +34,7 @@ import echo as E  # noqa: E402
 import numpy as np  # noqa: E402
 
 
-def one(procs, build, tmp, workers, nice, case, seconds, tag):
+def one(procs, build, tmp, workers, nice, case, seconds, tag, clients=1):
     I.WORKERS = workers
     I.EXTRA_CONFIG = "worker-nice = %d\n" % nice if nice else ""
     comp = I.Compositor(procs, build, "fair", 5)
@@ -44,25 +43,31 @@ def one(procs, build, tmp, workers, nice, case, seconds, tag):
         pid = comp.p.pid
         t0 = E.threads(pid)
         s0 = comp.stats().get("server", {})
-        subprocess.run([os.path.join(build, "clients", "smt-perf"), "-t", "ring", "-s",
-                        str(seconds), "-w", "0", "-r", "1", "-c", case, "--csv", out_csv],
-                       env=comp.env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
-                       timeout=seconds * 4 + 30)
+        # (started through procs: ended by pid whatever happens)
+        runs = [procs.start([os.path.join(build, "clients", "smt-perf"), "-t", "ring", "-s",
+                             str(seconds), "-w", "0", "-r", "1", "-c", case, "--csv",
+                             out_csv + ".%d" % i], comp.env) for i in range(clients)]
+        for p in runs:
+            p.wait(seconds * 4 + 30)
+            procs.stop(p)
         t1 = E.threads(pid)
         s1 = comp.stats().get("server", {})
     finally:
         comp.close()
-    with open(out_csv) as f:
-        row = next(r for r in csv.DictReader(l for l in f if not l.startswith("#")))
+    rows = []
+    for i in range(clients):
+        with open(out_csv + ".%d" % i) as f:
+            rows.append(next(csv.DictReader(line for line in f if not line.startswith("#"))))
+    commands = sum(int(r["commands"]) for r in rows)
     main = E.delta(t0, t1, lambda t, c: t == str(pid))
     # (every other thread: a build before the threads were named has no
     # ring-worker; headless smtwc starts no other thread)
     workers_d = E.delta(t0, t1, lambda t, c: t != str(pid))
     return {
-        "rate": float(row["ops_per_s"]),
-        "commands": int(row["commands"]),
-        "c2s": int(row["wakeups_c2s"]) * 1e4 / max(1, int(row["commands"])),
-        "s2c": int(row["wakeups_s2c"]) * 1e4 / max(1, int(row["commands"])),
+        "rate": sum(float(r["ops_per_s"]) for r in rows),
+        "commands": commands,
+        "c2s": sum(int(r["wakeups_c2s"]) for r in rows) * 1e4 / max(1, commands),
+        "s2c": sum(int(r["wakeups_s2c"]) for r in rows) * 1e4 / max(1, commands),
         "main": main, "workers": workers_d,
         "runs": s1.get("worker_runs", 0) - s0.get("worker_runs", 0),
     }
@@ -78,6 +83,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=1.0)
     ap.add_argument("--case", default="put100")
+    ap.add_argument("--clients", type=int, default=1, help="smt-perf processes at once")
     ap.add_argument("--build", default=os.path.join(REPO, "build"))
     ap.add_argument("--base", action="append", default=[],
                     help="NAME=DIR: another build for @NAME settings")
@@ -103,13 +109,13 @@ def main():
             for (w, n, b) in order:
                 tag = "w%d-n%d-%s-r%d" % (w, n, b or "tree", rnd)
                 res[(w, n, b)].append(one(procs, bases[b] if b else args.build, tmp, w, n,
-                                          args.case, args.seconds, tag))
+                                          args.case, args.seconds, tag, args.clients))
             print("round %d of %d done" % (rnd + 1, args.rounds), file=sys.stderr, flush=True)
     finally:
         procs.stop_all()
     first = settings[0]
-    lines = ["# %s, one ring client, %d rounds of %.1f s; load before %s, after %s" % (
-        args.case, args.rounds, args.seconds, load_before, V.loadavg()),
+    lines = ["# %s, %d ring client(s) (objects/s: their sum), %d rounds of %.1f s; load before "
+             "%s, after %s" % (args.case, args.clients, args.rounds, args.seconds, load_before, V.loadavg()),
         "# objects/s median (range); ratio to %s paired by round: median (range); per 10k "
         "commands: wake-ups, context switches vol/invol, worker runs" % label(first)]
     lines.append("| setting | objects/s | ratio | c2s | s2c | main switches | worker switches "
