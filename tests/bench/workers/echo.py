@@ -6,8 +6,9 @@
                                 [--base NAME=DIR ...] [--settings 0,2,2:10,2@NAME,...]
                                 [--out DIR]
 
-A setting is WORKERS[:NICE][@NAME] (`workers`, `worker-nice`; @NAME: the
-compositor of the build --base NAME=DIR names, e.g. of the parent commit). Each round runs
+A setting is WORKERS[:NICE][@NAME] (`workers`, `worker-nice`: without
+:NICE none is written, the build's default holds; @NAME: the compositor of
+the build --base NAME=DIR names, e.g. of the parent commit). Each round runs
 every setting on a fresh compositor (fair, 5 ms slices; seed 001's rubber
 band at 100 Hz and animation every 15 ms on top of the flooders, as
 tests/bench/interactive/run.py), in an order alternating by round. Printed
@@ -82,12 +83,18 @@ def rb_sched(stats, pid):
     return None
 
 
+def label(s):
+    """w=N nice M (nice default: the build's own), and the build's name."""
+    return "w=%d nice %s%s" % (s[0], "default" if s[1] is None else s[1],
+                              " " + s[2] if s[2] else "")
+
+
 def one(procs, build, tmp, workers, nice, seconds, warmup, rnd, base):
     I.WORKERS = workers
-    # (a build without the key would refuse it)
-    I.EXTRA_CONFIG = "worker-nice = %d\n" % nice if nice else ""
+    # (a build without the key would refuse it: none unless asked)
+    I.EXTRA_CONFIG = "worker-nice = %d\n" % nice if nice is not None else ""
     comp = I.Compositor(procs, build, "fair", 5)
-    tag = "w%d-n%d-r%d%s" % (workers, nice, rnd, "-" + base if base else "")
+    tag = "w%d-n%s-r%d%s" % (workers, nice, rnd, "-" + base if base else "")
     rb_csv = os.path.join(tmp, "rb-%s.csv" % tag)
     an_csv = os.path.join(tmp, "anim-%s.csv" % tag)
     res = {}
@@ -161,7 +168,8 @@ def main():
     for s in args.settings.split(","):
         s, at, b = s.partition("@")
         w, _, n = s.partition(":")
-        settings.append((int(w), int(n or 0), b))
+        # (no :NICE: the build's default, nothing written)
+        settings.append((int(w), int(n) if n else None, b))
     bases = dict(b.split("=", 1) for b in args.base)
     out = args.out or os.path.join(args.build, "bench", "workers-echo-" +
                                    datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
@@ -174,7 +182,7 @@ def main():
         for rnd in range(args.rounds):
             order = settings if rnd % 2 == 0 else list(reversed(settings))
             for (w, n, b) in order:
-                print("== round %d/%d: workers %d, worker-nice %d%s" % (
+                print("== round %d/%d: workers %d, worker-nice %s%s" % (
                     rnd + 1, args.rounds, w, n, " (%s)" % b if b else ""), flush=True)
                 results[(w, n, b)].append(one(procs, bases[b] if b else args.build, tmp, w, n,
                                               args.seconds, 1, rnd, b))
@@ -184,7 +192,7 @@ def main():
         args.rounds, args.seconds, load_before, V.loadavg()),
         "# echo pooled over rounds [p99 range over rounds]; per second: ms waiting for a CPU, "
         "context switches voluntary/involuntary"]
-    cols = ["w=%d nice %d%s" % (w, n, " " + b if b else "") for (w, n, b) in settings]
+    cols = [label(x) for x in settings]
     lines.append("| | " + " | ".join(cols) + " |")
     lines.append("|---|" + "---|" * len(cols))
 

@@ -36,7 +36,8 @@ import numpy as np  # noqa: E402
 
 def one(procs, build, tmp, workers, nice, case, seconds, tag, clients=1):
     I.WORKERS = workers
-    I.EXTRA_CONFIG = "worker-nice = %d\n" % nice if nice else ""
+    # (a build without the key would refuse it: none unless asked)
+    I.EXTRA_CONFIG = "worker-nice = %d\n" % nice if nice is not None else ""
     comp = I.Compositor(procs, build, "fair", 5)
     out_csv = os.path.join(tmp, "%s.csv" % tag)
     try:
@@ -74,7 +75,9 @@ def one(procs, build, tmp, workers, nice, case, seconds, tag, clients=1):
 
 
 def label(s):
-    return "w=%d nice %d%s" % (s[0], s[1], " " + s[2] if s[2] else "")
+    """w=N nice M (nice default: the build's own), and the build's name."""
+    return "w=%d nice %s%s" % (s[0], "default" if s[1] is None else s[1],
+                              " " + s[2] if s[2] else "")
 
 
 def main():
@@ -94,7 +97,8 @@ def main():
     for s in args.settings.split(","):
         s, _, b = s.partition("@")
         w, _, n = s.partition(":")
-        settings.append((int(w), int(n or 0), b))
+        # (no :NICE: the build's default, nothing written)
+        settings.append((int(w), int(n) if n else None, b))
     bases = dict(b.split("=", 1) for b in args.base)
     out = args.out or os.path.join(args.build, "bench", "workers-spin-" +
                                    datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
@@ -107,7 +111,7 @@ def main():
         for rnd in range(args.rounds):
             order = settings if rnd % 2 == 0 else list(reversed(settings))
             for (w, n, b) in order:
-                tag = "w%d-n%d-%s-r%d" % (w, n, b or "tree", rnd)
+                tag = "w%d-n%s-%s-r%d" % (w, n, b or "tree", rnd)
                 res[(w, n, b)].append(one(procs, bases[b] if b else args.build, tmp, w, n,
                                           args.case, args.seconds, tag, args.clients))
             print("round %d of %d done" % (rnd + 1, args.rounds), file=sys.stderr, flush=True)
