@@ -59,8 +59,9 @@ static void raise_yields_locked(struct ring_workers *w);
  * shared rings nobody runs, not reported ready, whose head moved past
  * their tail to a value not seen before (by the main thread or a worker)
  * are reported ready now, and true returned if there was one. Only the
- * client's head (an atomic load) and the tail (written by the last run,
- * before its ring became idle under this lock) are read. The report is a
+ * client's head (an atomic load) and the tail are read, under the ring's
+ * exec_lock if it is free (before session 29 this ran only while the main
+ * thread slept, and read them unlocked). The report is a
  * guess the main thread corrects at its next turn (update_readiness:
  * ring_has_work, which reads what only it writes unlocked): a pick of a
  * ring with nothing to run (dead, or stopped at an ordered request) runs
@@ -75,16 +76,26 @@ static bool report_published_locked(struct ring_workers *w, uint64_t now)
 	bool found = false;
 	struct smtwc_ring *ring;
 	wl_list_for_each (ring, &w->transport->rings, link) {
-		if (ring->shared && ring->run_state == RING_IDLE && ring->sched_client != NULL &&
-				!smt_sched_client_ready(ring->sched_client)) {
-			uint64_t head = smt_server_load_head(&ring->reader.shared);
-			if (head != ring->reader.tail && head != ring->head_seen) {
-				ring->head_seen = head;
-				smt_sched_set_ready(
-						w->transport->sched, ring->sched_client, true, now);
-				w->reported++;
-				found = true;
-			}
+		if (!ring->shared || ring->run_state != RING_IDLE || ring->sched_client == NULL ||
+				smt_sched_client_ready(ring->sched_client)) {
+			continue;
+		}
+		/* The main thread changes an idle ring's reader (a request
+		 * applied at once: a resize maps a new stream) under its
+		 * exec_lock, not this lock. Tried, never waited for (the lock
+		 * order is exec_lock first): a ring the main thread holds is
+		 * one it is looking at anyway. */
+		if (pthread_mutex_trylock(&ring->exec_lock) != 0) {
+			continue;
+		}
+		uint64_t head = smt_server_load_head(&ring->reader.shared);
+		bool moved = head != ring->reader.tail && head != ring->head_seen;
+		pthread_mutex_unlock(&ring->exec_lock);
+		if (moved) {
+			ring->head_seen = head;
+			smt_sched_set_ready(w->transport->sched, ring->sched_client, true, now);
+			w->reported++;
+			found = true;
 		}
 	}
 	if (found) {
