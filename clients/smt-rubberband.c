@@ -278,6 +278,10 @@ int main(int argc, char **argv)
 	echo_summary("rubberband", "receipt", rec, nr);
 	echo_summary("rubberband", "echo", ex, ne);
 	echo_summary("rubberband", "display", di, nd);
+	free(rec);
+	free(ex);
+	free(di);
+	free(r.ev);
 	int rc = smt_failed(r.ctx) ? 1 : 0;
 	smt_disconnect(r.ctx);
 	echo_mouse_close(&r.mouse);

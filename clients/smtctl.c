@@ -266,7 +266,8 @@ static void usage(FILE *out)
 	fputs("usage: smtctl clients | top [SECONDS] | stats [--json] | accounts [--json] |\n"
 	      "              windows | seat | get | set KEY VALUE\n"
 	      "keys for set: mode (fair|fifo), slice-ms, lone-slice-ms, lone-after-ms,\n"
-	      "              priority-base, priority-min, priority-max, input-boost\n",
+	      "              priority-base, priority-min, priority-max, input-boost,\n"
+	      "              workers, worker-nice\n",
 			out);
 }
 

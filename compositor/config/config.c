@@ -61,6 +61,7 @@ bool smtwc_config_init(struct smtwc_config *cfg)
 #define SCHED_DEFAULT_(key, field, def, min, max, check, param, unit) .field = def,
 	cfg->scheduler = (struct smtwc_scheduler_config){ .fifo = SMT_SCHED_DEFAULT_FIFO,
 		.workers = SMTWC_WORKERS_DEFAULT,
+		.worker_nice = SMTWC_WORKER_NICE_DEFAULT,
 		SMT_SCHED_SETTINGS(SCHED_DEFAULT_) };
 #undef SCHED_DEFAULT_
 #define LIMITS_DEFAULT_(key, field, def, min, max) .field = def,

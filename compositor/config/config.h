@@ -114,6 +114,12 @@ struct smtwc_scheduler_config {
 	int workers;
 #define SMTWC_WORKERS_DEFAULT 0
 #define SMTWC_WORKERS_MAX 64
+	/* worker-nice = N: the OS nice value of every worker thread (0-19;
+	 * the main thread and clients keep theirs), so the main thread and
+	 * interactive clients get a CPU before the flooders' workers. */
+	int worker_nice;
+#define SMTWC_WORKER_NICE_DEFAULT 5
+#define SMTWC_WORKER_NICE_MAX 19
 #define SMTWC_SCHED_FIELD_(key, cfg, def, min, max, check, param, unit) int cfg;
 	SMT_SCHED_SETTINGS(SMTWC_SCHED_FIELD_)
 #undef SMTWC_SCHED_FIELD_

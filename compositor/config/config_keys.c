@@ -44,6 +44,7 @@ const struct key_def config_keyboard_keys[] = {
 const struct key_def config_scheduler_keys[] = {
 	{ "mode", KEY_SCHEDULER_MODE, FIELD(scheduler.fifo), 0, 0, 0 },
 	{ "workers", KEY_INT, FIELD(scheduler.workers), 0, SMTWC_WORKERS_MAX, 0 },
+	{ "worker-nice", KEY_INT, FIELD(scheduler.worker_nice), 0, SMTWC_WORKER_NICE_MAX, 0 },
 	SMT_SCHED_SETTINGS(SCHED_KEY_){ NULL, KEY_INT, 0, 0, 0, 0 },
 };
 #undef SCHED_KEY_

@@ -270,6 +270,7 @@ static void write_scheduler(struct smtwc_server *server, struct json_writer *w)
 	struct smtwc_transport_stats t;
 	transport_stats(server->transport, &t);
 	json_int(w, "workers", (int)t.worker_threads);
+	json_int(w, "worker-nice", s->worker_nice);
 	json_end_object(w);
 }
 
@@ -316,6 +317,12 @@ static void write_server(struct smtwc_server *server, struct json_writer *w)
 	json_uint(w, "worker_threads", t.worker_threads);
 	json_uint(w, "worker_runs", t.worker_runs);
 	json_uint(w, "worker_handoffs", t.worker_handoffs);
+	/* runs a worker ended early for a more favoured ready ring */
+	json_uint(w, "worker_preempts", t.worker_preempts);
+	/* idle rings a worker found published and reported ready */
+	json_uint(w, "worker_reported", t.worker_reported);
+	json_uint(w, "worker_spins", t.worker_spins);
+	json_uint(w, "worker_spins_found", t.worker_spins_found);
 	/* Synchronisation points for tests: a client's disconnect has been
 	 * processed once it is no longer counted; a virtual keyboard's
 	 * modifier press has arrived once it shows here; its keymap once it

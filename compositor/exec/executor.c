@@ -179,7 +179,9 @@ bool exec_charge_clock(struct smt_exec_ctx *ctx)
 {
 	ctx->run.since_check = 0;
 	ctx->run.pixels_at_check = ctx->run.pixels;
-	ctx->run.exhausted = monotonic_now_ns() >= ctx->run.budget->deadline_ns;
+	const atomic_bool *yield = ctx->run.budget->yield;
+	ctx->run.exhausted = monotonic_now_ns() >= ctx->run.budget->deadline_ns ||
+			(yield != NULL && atomic_load_explicit(yield, memory_order_relaxed));
 	return ctx->run.exhausted;
 }
 
@@ -438,7 +440,7 @@ static struct smt_fault *client_fault(const struct smt_ring_reader *r, struct sm
 static enum smt_exec_stop run(struct smt_exec_ctx *ctx, struct smt_ring_reader *r,
 		const struct smt_exec_budget *budget, struct smt_exec_result *out)
 {
-	static const struct smt_exec_budget unlimited = { 0, 0, 0 };
+	static const struct smt_exec_budget unlimited = { 0, 0, 0, NULL };
 	struct smt_fault f;
 	enum smt_exec_stop stop = SMT_EXEC_EMPTY;
 

@@ -22,6 +22,7 @@
 #define SMT_EXECUTOR_H
 
 #include <pixman.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -49,6 +50,11 @@ struct smt_exec_budget {
 	uint64_t deadline_ns;  /* CLOCK_MONOTONIC; 0 = no time limit */
 	uint64_t max_pixels;   /* 0 = unlimited */
 	uint32_t max_commands; /* 0 = unlimited (fifo mode uses 10) */
+	/* Another thread may raise it to end the run early, as if the
+	 * deadline had passed; looked at where the clock is (a worker's
+	 * piece ended for a more favoured client, ring_workers.c). NULL:
+	 * none. Only with a deadline. */
+	const atomic_bool *yield;
 };
 
 enum smt_exec_stop {

@@ -56,7 +56,11 @@ bool ring_loop_init(struct smtwc_transport *transport)
  * slice, so no ring is running on the main thread meanwhile. */
 bool ring_loop_set_workers(struct smtwc_transport *transport, unsigned n)
 {
-	if (transport->workers != NULL && ring_workers_count(transport->workers) == n) {
+	/* (a new nice value needs new threads: an unprivileged thread cannot
+	 * lower its own again) */
+	int nice = transport->server->config.scheduler.worker_nice;
+	if (transport->workers != NULL && ring_workers_count(transport->workers) == n &&
+			ring_workers_nice(transport->workers) == nice) {
 		return true;
 	}
 	if (transport->workers == NULL && n == 0) {
@@ -78,7 +82,7 @@ bool ring_loop_set_workers(struct smtwc_transport *transport, unsigned n)
 		.settle = ring_settle,
 	};
 	/* None could start: the main thread runs the rings (logged). */
-	transport->workers = ring_workers_create(transport, n, &ops);
+	transport->workers = ring_workers_create(transport, n, nice, &ops);
 	return transport->workers != NULL && ring_workers_count(transport->workers) == n;
 }
 

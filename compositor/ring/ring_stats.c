@@ -48,6 +48,10 @@ void transport_stats(struct smtwc_transport *transport, struct smtwc_transport_s
 	out->worker_threads = w.threads;
 	out->worker_runs = w.runs;
 	out->worker_handoffs = w.handoffs;
+	out->worker_preempts = w.preempts;
+	out->worker_reported = w.reported;
+	out->worker_spins = w.spins;
+	out->worker_spins_found = w.spins_found;
 }
 
 struct account_walk {

@@ -53,7 +53,8 @@ struct smtwc_transport_stats {
 	/* Ring worker threads running (0: the main thread runs the rings),
 	 * their runs and the runs handed back to the main thread. */
 	unsigned worker_threads;
-	uint64_t worker_runs, worker_handoffs;
+	uint64_t worker_runs, worker_handoffs, worker_preempts, worker_reported;
+	uint64_t worker_spins, worker_spins_found;
 };
 
 /* One account: a connection, a process or a uid (client_usage.h). */

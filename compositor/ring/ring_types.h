@@ -141,6 +141,10 @@ struct smtwc_ring {
 	 * shared ring: workers wake it only for a head it has not seen. */
 	uint64_t head_seen;
 	atomic_bool stop_run;
+	/* Raised by the main thread (under the workers' lock) while a worker
+	 * runs the ring and a more favoured ready ring waits for a worker:
+	 * the piece ends at the executor's next clock check. */
+	atomic_bool yield_run;
 	struct wl_list handed_link; /* ring_workers.handed */
 	struct ring_handoff handoff;
 	/* fifo: bytes run in the turn that handoffs paused (the running

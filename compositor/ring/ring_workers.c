@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <wlr/util/log.h>
 #include "compositor/server.h"
@@ -31,11 +32,13 @@ struct ring_workers {
 	 * (ring_workers.h says why). */
 	bool main_sleeping;
 	unsigned threads, started, running;
+	int nice; /* every worker thread's OS nice value ([scheduler] worker-nice) */
 	pthread_t *thread;
 	struct wl_list handed; /* smtwc_ring.handed_link, oldest first */
 	int main_fd;           /* eventfd the main thread's loop watches */
 	struct wl_event_source *main_source;
-	uint64_t runs, pieces, handoffs, main_wakeups;
+	uint64_t runs, pieces, handoffs, main_wakeups, preempts, reported;
+	uint64_t spins, spins_found;
 };
 
 static void wake_main_locked(struct ring_workers *w)
@@ -49,28 +52,61 @@ static void wake_main_locked(struct ring_workers *w)
 	}
 }
 
+static void raise_yields_locked(struct ring_workers *w);
+
 /* Under the workers' lock, which guards the transport's list of rings
- * (ring_create, ring_workers_forget) and every ring's run_state: whether
- * a shared ring nobody runs, not yet reported ready, has a head past its
- * tail that the main thread has not seen (a ring that cannot run, dead or
- * stopped at a limit, wakes it once per publish, not once per piece). Only the client's head (an atomic load) and the tail (written by
- * the last run, before its ring became idle under this lock) are read;
- * the main thread decides what the work is (ordered requests' limits,
- * ring_has_work). Socket rings' work arrives by a Wayland request, which
- * wakes the main thread anyway. */
-static bool idle_ring_published_locked(struct ring_workers *w)
+ * (ring_create, ring_workers_forget) and every ring's run_state: the
+ * shared rings nobody runs, not reported ready, whose head moved past
+ * their tail to a value not seen before (by the main thread or a worker)
+ * are reported ready now, and true returned if there was one. Only the
+ * client's head (an atomic load) and the tail are read, under the ring's
+ * exec_lock if it is free (before session 29 this ran only while the main
+ * thread slept, and read them unlocked). The report is a
+ * guess the main thread corrects at its next turn (update_readiness:
+ * ring_has_work, which reads what only it writes unlocked): a pick of a
+ * ring with nothing to run (dead, or stopped at an ordered request) runs
+ * an empty piece or hands the request to the main thread, as any run
+ * does. Made here, a boosted client's publish reaches the scheduler at
+ * the next piece end of any worker instead of after a wake-up of the
+ * main thread, which waited for a CPU beside as many busy workers as
+ * CPUs (docs/benchmarks.md, "Ring worker threads"). Socket rings' work
+ * arrives by a Wayland request, which wakes the main thread anyway. */
+static bool report_published_locked(struct ring_workers *w, uint64_t now)
 {
+	bool found = false;
 	struct smtwc_ring *ring;
 	wl_list_for_each (ring, &w->transport->rings, link) {
-		if (ring->shared && ring->run_state == RING_IDLE && ring->sched_client != NULL &&
-				!smt_sched_client_ready(ring->sched_client)) {
-			uint64_t head = smt_server_load_head(&ring->reader.shared);
-			if (head != ring->reader.tail && head != ring->head_seen) {
-				return true;
-			}
+		if (!ring->shared || ring->run_state != RING_IDLE || ring->sched_client == NULL ||
+				smt_sched_client_ready(ring->sched_client)) {
+			continue;
+		}
+		/* The main thread changes an idle ring's reader (a request
+		 * applied at once: a resize maps a new stream) under its
+		 * exec_lock, not this lock. Tried, never waited for (the lock
+		 * order is exec_lock first): a ring the main thread holds is
+		 * one it is looking at anyway. */
+		if (pthread_mutex_trylock(&ring->exec_lock) != 0) {
+			continue;
+		}
+		uint64_t head = smt_server_load_head(&ring->reader.shared);
+		bool moved = head != ring->reader.tail && head != ring->head_seen;
+		pthread_mutex_unlock(&ring->exec_lock);
+		if (moved) {
+			ring->head_seen = head;
+			smt_sched_set_ready(w->transport->sched, ring->sched_client, true, now);
+			w->reported++;
+			found = true;
 		}
 	}
-	return false;
+	if (found) {
+		/* idle workers pick it; busy ones yield if it is favoured */
+		if (w->running < w->threads) {
+			pthread_cond_broadcast(&w->work);
+		} else {
+			raise_yields_locked(w);
+		}
+	}
+	return found;
 }
 
 /* A client streaming through its ring publishes again a few microseconds
@@ -81,7 +117,12 @@ static bool idle_ring_published_locked(struct ring_workers *w)
  * sleeps for the same reason (ring_loop.c, "Spinning"). So a run that
  * executed at least SPIN_ARM_BYTES looks at its own ring for up to
  * SPIN_NS before it ends, once per run, within the slice: the time is
- * the run's, charged to that client like its commands. */
+ * the run's, charged to that client like its commands. A more favoured
+ * client waiting for a worker (yield_run) ends it. Counted (worker_spins,
+ * worker_spins_found): on the loaded 2-CPU machine one put100 client's
+ * spins found work 15 times in 1,190; a spin after every 4 KiB run instead
+ * of once per run, with or without the main thread's back-off, changed
+ * neither the runs per command nor the rate (docs/benchmarks.md). */
 #define WORKER_SPIN_NS 50000u
 #define WORKER_SPIN_ARM_BYTES 4096u
 #define WORKER_FIFO_POLL_BYTES 4096u
@@ -89,18 +130,19 @@ static bool idle_ring_published_locked(struct ring_workers *w)
 static bool spin_for_more(struct ring_workers *w, struct smtwc_ring *ring, uint64_t deadline_ns)
 {
 	uint64_t start = monotonic_now_ns(), now = start;
+	bool found = false;
 	while (now - start < WORKER_SPIN_NS && (deadline_ns == 0 || now < deadline_ns) &&
-			!atomic_load(&ring->stop_run)) {
+			!atomic_load(&ring->stop_run) && !atomic_load(&ring->yield_run)) {
 		pthread_mutex_lock(&ring->exec_lock);
-		bool work = w->ops.has_work(ring);
+		found = w->ops.has_work(ring);
 		pthread_mutex_unlock(&ring->exec_lock);
-		if (work) {
-			return true;
+		if (found) {
+			break;
 		}
 		cpu_relax();
 		now = monotonic_now_ns();
 	}
-	return false;
+	return found;
 }
 
 /* One run of a picked ring, in pieces. Sets *handed when the run left
@@ -115,10 +157,12 @@ static bool worker_run(struct ring_workers *w, struct smtwc_ring *ring,
 	ring->slices++;
 	pthread_mutex_unlock(&ring->exec_lock);
 	bool work = false, spun = false;
+	unsigned spins_found = 0;
 	*handed = false;
 	for (;;) {
 		uint64_t now = monotonic_now_ns();
-		struct smt_exec_budget budget = { .max_commands = d->max_commands };
+		struct smt_exec_budget budget = { .max_commands = d->max_commands,
+			.yield = &ring->yield_run };
 		if (d->deadline_ns != 0) {
 			budget.deadline_ns = now + RING_WORKERS_PIECE_NS < d->deadline_ns ?
 					now + RING_WORKERS_PIECE_NS :
@@ -136,20 +180,25 @@ static bool worker_run(struct ring_workers *w, struct smtwc_ring *ring,
 		*bytes = ran;
 		bool armed = ring->shared && ran >= WORKER_SPIN_ARM_BYTES;
 		pthread_mutex_unlock(&ring->exec_lock);
-		if (!work && go_on == false && !*handed && !stopped && armed && !spun &&
-				d->deadline_ns != 0) {
+		bool spinning = !work && !go_on && !*handed && !stopped && armed && !spun &&
+				d->deadline_ns != 0;
+		if (spinning) {
 			spun = true;
 			work = spin_for_more(w, ring, d->deadline_ns);
+			spins_found += work;
 			go_on = work;
 		}
 		pthread_mutex_lock(&w->lock);
 		w->pieces++;
+		w->spins += spinning;
+		w->spins_found += spins_found;
+		spins_found = 0;
 		/* While a worker runs, clients do not wake the sleeping main
 		 * thread (the server-asleep flag is down): between pieces the
-		 * workers look for rings that got work meanwhile and wake it
-		 * to tell the scheduler, as it does between its own pieces
-		 * (ring_loop.c). */
-		if (w->main_sleeping && idle_ring_published_locked(w)) {
+		 * workers look for rings that got work meanwhile, report them
+		 * to the scheduler and wake it, as it does between its own
+		 * pieces (ring_loop.c). */
+		if (report_published_locked(w, monotonic_now_ns()) && w->main_sleeping) {
 			wake_main_locked(w);
 		}
 		/* fifo (no deadline): pieces of fifo_commands until the ring
@@ -159,6 +208,10 @@ static bool worker_run(struct ring_workers *w, struct smtwc_ring *ring,
 		 * client drawing 100 frames a second among 12 flooders fell
 		 * seconds behind); fair: until the slice ends or a more
 		 * favoured client waits for this worker. */
+		/* A raised yield_run ended the piece early (or was raised
+		 * since): should_yield below says whether it still holds; the
+		 * next piece starts without it. */
+		atomic_store(&ring->yield_run, false);
 		bool fifo_done = d->deadline_ns == 0 &&
 				(!d->drain_all ||
 						ring->fifo_turn_bytes + ran >=
@@ -174,10 +227,35 @@ static bool worker_run(struct ring_workers *w, struct smtwc_ring *ring,
 	}
 }
 
+/* The worker's OS priority: `worker-nice` below the main thread's (nice
+ * is per thread on Linux and a new thread starts at its creator's, the
+ * main thread's), set by the thread itself. With as many busy workers as
+ * CPUs, flooders' workers at the main thread's priority took both CPUs
+ * and the main thread, the echo client and the animation waited for one
+ * (docs/benchmarks.md, "Ring worker threads"). Raising one's own nice
+ * needs no privilege; it is never lowered again (a change of worker-nice
+ * starts new threads). */
+static void worker_set_priority(struct ring_workers *w)
+{
+	if (w->nice == 0) {
+		return;
+	}
+	errno = 0;
+	int now = getpriority(PRIO_PROCESS, (id_t)gettid());
+	if (now == -1 && errno != 0) {
+		now = 0;
+	}
+	int want = now + w->nice > 19 ? 19 : now + w->nice;
+	if (setpriority(PRIO_PROCESS, (id_t)gettid(), want) != 0) {
+		wlr_log(WLR_ERROR, "ring workers: nice %d: %s", want, strerror(errno));
+	}
+}
+
 static void *worker_main(void *data)
 {
 	struct ring_workers *w = data;
 	struct smt_sched *sched = w->transport->sched;
+	worker_set_priority(w);
 	pthread_mutex_lock(&w->lock);
 	while (!w->stopping) {
 		struct smt_sched_decision d;
@@ -189,6 +267,7 @@ static void *worker_main(void *data)
 		}
 		struct smtwc_ring *ring = d.owner;
 		ring->run_state = RING_RUNNING;
+		atomic_store(&ring->yield_run, false);
 		if (w->main_sleeping) {
 			/* the main thread slept with the flag up; from now on the
 			 * workers wake it (worker_run) */
@@ -256,8 +335,8 @@ static int handle_main_wakeup(int fd, uint32_t mask, void *data)
 	return 0;
 }
 
-struct ring_workers *ring_workers_create(
-		struct smtwc_transport *transport, unsigned n, const struct ring_workers_ops *ops)
+struct ring_workers *ring_workers_create(struct smtwc_transport *transport, unsigned n, int nice,
+		const struct ring_workers_ops *ops)
 {
 	struct ring_workers *w = calloc(1, sizeof(*w));
 	if (w == NULL || n == 0) {
@@ -267,6 +346,7 @@ struct ring_workers *ring_workers_create(
 	w->transport = transport;
 	w->ops = *ops;
 	w->threads = n;
+	w->nice = nice;
 	wl_list_init(&w->handed);
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->work, NULL);
@@ -294,6 +374,8 @@ struct ring_workers *ring_workers_create(
 					strerror(err));
 			break;
 		}
+		/* (named for ps, top and tests: /proc/PID/task/TID/comm) */
+		pthread_setname_np(w->thread[i], RING_WORKERS_THREAD_NAME);
 		w->started++;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -305,7 +387,7 @@ struct ring_workers *ring_workers_create(
 	pthread_mutex_lock(&w->lock);
 	smt_sched_set_workers(transport->sched, w->started);
 	pthread_mutex_unlock(&w->lock);
-	wlr_log(WLR_INFO, "ring commands run on %u worker threads", w->started);
+	wlr_log(WLR_INFO, "ring commands run on %u worker threads (nice %d)", w->started, nice);
 	return w;
 }
 
@@ -389,6 +471,11 @@ unsigned ring_workers_count(const struct ring_workers *w)
 	return w != NULL ? w->threads : 0;
 }
 
+int ring_workers_nice(const struct ring_workers *w)
+{
+	return w != NULL ? w->nice : 0;
+}
+
 void ring_workers_lock(struct smtwc_transport *transport)
 {
 	if (transport->workers != NULL) {
@@ -403,11 +490,35 @@ void ring_workers_unlock(struct smtwc_transport *transport)
 	}
 }
 
+/* Every worker runs: a more favoured ring that became ready (input boost,
+ * praise for idleness, a publish) makes a less favoured runner yield. The
+ * worker would see it when its piece ends (up to RING_WORKERS_PIECE_NS,
+ * longer while its thread waits for a CPU); raised here, the piece ends at
+ * the executor's next clock check. Slice ends are the workers' own (their
+ * pieces' deadlines). */
+static void raise_yields_locked(struct ring_workers *w)
+{
+	struct smtwc_ring *ring;
+	wl_list_for_each (ring, &w->transport->rings, link) {
+		if (ring->run_state == RING_RUNNING && ring->sched_client != NULL &&
+				!atomic_load(&ring->yield_run) &&
+				smt_sched_should_preempt(w->transport->sched, ring->sched_client)) {
+			atomic_store(&ring->yield_run, true);
+			w->preempts++;
+		}
+	}
+}
+
 void ring_workers_kick_locked(struct ring_workers *w)
 {
-	if (smt_sched_ready_count(w->transport->sched) > 0 && w->running < w->threads) {
-		pthread_cond_broadcast(&w->work);
+	if (smt_sched_ready_count(w->transport->sched) == 0) {
+		return;
 	}
+	if (w->running < w->threads) {
+		pthread_cond_broadcast(&w->work);
+		return;
+	}
+	raise_yields_locked(w);
 }
 
 void ring_workers_saw_locked(struct smtwc_ring *ring)
@@ -498,7 +609,7 @@ void ring_workers_forget(struct smtwc_transport *transport, struct smtwc_ring *r
 		smt_sched_client_remove(transport->sched, ring->sched_client);
 		ring->sched_client = NULL;
 	}
-	/* (workers read the list between pieces: idle_ring_published_locked) */
+	/* (workers read the list between pieces: report_published_locked) */
 	wl_list_remove(&ring->link);
 	wl_list_init(&ring->link);
 	pthread_mutex_unlock(&w->lock);
@@ -516,5 +627,9 @@ void ring_workers_stats(struct ring_workers *w, struct ring_workers_stats *out)
 	out->pieces = w->pieces;
 	out->handoffs = w->handoffs;
 	out->main_wakeups = w->main_wakeups;
+	out->preempts = w->preempts;
+	out->reported = w->reported;
+	out->spins = w->spins;
+	out->spins_found = w->spins_found;
 	pthread_mutex_unlock(&w->lock);
 }

@@ -44,9 +44,13 @@ struct ring_workers_ops {
 	bool (*settle)(struct smtwc_ring *ring, uint64_t deadline_ns);
 };
 
-/* Starts n >= 1 threads. NULL (logged) if none could start. */
-struct ring_workers *ring_workers_create(
-		struct smtwc_transport *transport, unsigned n, const struct ring_workers_ops *ops);
+/* What the threads are called (/proc/PID/task/TID/comm, at most 15 bytes). */
+#define RING_WORKERS_THREAD_NAME "ring-worker"
+
+/* Starts n >= 1 threads, each at OS nice value `nice` (0-19). NULL
+ * (logged) if none could start. */
+struct ring_workers *ring_workers_create(struct smtwc_transport *transport, unsigned n, int nice,
+		const struct ring_workers_ops *ops);
 /* Stops and joins them; every ring's run has ended. At shutdown the rings
  * are gone already (their clients were destroyed first, and a ring freed
  * while handed is taken off the list: ring_workers_forget); a handoff
@@ -58,6 +62,8 @@ void ring_workers_destroy(struct ring_workers *workers);
  * destroys them. */
 void ring_workers_end(struct ring_workers *workers);
 unsigned ring_workers_count(const struct ring_workers *workers);
+/* The nice value the threads run at (0 without workers). */
+int ring_workers_nice(const struct ring_workers *workers);
 
 /* The scheduler's lock, for every smt_sched_* call the main thread makes
  * while workers exist (no-op without workers). */
@@ -90,6 +96,12 @@ void ring_workers_forget(struct smtwc_transport *transport, struct smtwc_ring *r
 struct ring_workers_stats {
 	unsigned threads;
 	uint64_t runs, pieces, handoffs, main_wakeups;
+	/* runs asked to end early for a more favoured ready ring */
+	uint64_t preempts;
+	/* idle rings a worker reported ready (their head moved) */
+	uint64_t reported;
+	/* spins on a dry ring before a run ends, and those that found work */
+	uint64_t spins, spins_found;
 };
 void ring_workers_stats(struct ring_workers *workers, struct ring_workers_stats *out);
 

@@ -527,20 +527,32 @@ bool smt_sched_pick(struct smt_sched *sched, uint64_t now, struct smt_sched_deci
 	return true;
 }
 
-/* The running client that yields first to a more favoured waiting one: the
- * lowest priority; among equals, the one that started running first. */
-static const struct smt_sched_client *least_favoured_running(const struct smt_sched *sched)
+bool smt_sched_should_preempt(const struct smt_sched *sched, const struct smt_sched_client *running)
 {
-	const struct smt_sched_client *least = NULL;
+	if (running == NULL || !running->running || sched->p.fifo) {
+		return false;
+	}
+	if (running->run_lone && contended(sched, sched->ready_count)) {
+		return true;
+	}
+	/* Preemption at command boundaries: a more favoured client (a light
+	 * or boosted one) that became ready does not wait for the end of a
+	 * flooder's slice. It takes a free worker if there is one; otherwise
+	 * every less favoured runner is asked and the first to reach a
+	 * command boundary makes room (its worker charges it and picks the
+	 * waiting client in one hold of the lock, so the others carry on).
+	 * Asking only the least favoured made the client wait whenever that
+	 * runner's thread waited for a CPU (12 flooders, 2 workers on 2 CPUs:
+	 * docs/benchmarks.md). Equals still take turns only at slice ends. */
+	if (sched->running_count < sched->workers) {
+		return false;
+	}
 	for (const struct smt_sched_client *c = sched->head; c != NULL; c = c->next) {
-		if (c->running &&
-				(least == NULL || c->priority < least->priority ||
-						(c->priority == least->priority &&
-								c->run_seq < least->run_seq))) {
-			least = c;
+		if (!c->running && c->ready && c->priority > running->priority) {
+			return true;
 		}
 	}
-	return least;
+	return false;
 }
 
 bool smt_sched_should_yield(
@@ -552,26 +564,7 @@ bool smt_sched_should_yield(
 	if (running->run_deadline != 0 && now >= running->run_deadline) {
 		return true;
 	}
-	if (sched->p.fifo) {
-		return false;
-	}
-	if (running->run_lone && contended(sched, sched->ready_count)) {
-		return true;
-	}
-	/* Preemption at command boundaries: a more favoured client (a light
-	 * or boosted one) that became ready does not wait for the end of a
-	 * flooder's slice. It takes a free worker if there is one; otherwise
-	 * the least favoured running client makes room, so one piece later
-	 * it runs. Equals still take turns only at slice ends. */
-	if (sched->running_count < sched->workers || least_favoured_running(sched) != running) {
-		return false;
-	}
-	for (const struct smt_sched_client *c = sched->head; c != NULL; c = c->next) {
-		if (!c->running && c->ready && c->priority > running->priority) {
-			return true;
-		}
-	}
-	return false;
+	return smt_sched_should_preempt(sched, running);
 }
 
 /* Time run for a client, charged: its run time, its turn (kept, less the

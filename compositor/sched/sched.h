@@ -123,6 +123,12 @@ bool smt_sched_pick(struct smt_sched *sched, uint64_t now, struct smt_sched_deci
  * waits at most one piece. NULL or a client not running: true. */
 bool smt_sched_should_yield(const struct smt_sched *sched, const struct smt_sched_client *running,
 		uint64_t now);
+/* should_yield without the deadline: true when a more favoured client (or,
+ * for a lone slice, any client) waits for `running`'s worker. The glue
+ * asks it when readiness or priorities change while every worker runs,
+ * to end the running piece early. */
+bool smt_sched_should_preempt(
+		const struct smt_sched *sched, const struct smt_sched_client *running);
 /* Ends the client's run (any order among running clients): it ran from
  * start to end and executed `commands`; still_ready says whether its ring
  * still has work. Also charges time spent for a client that is not

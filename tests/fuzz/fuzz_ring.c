@@ -170,7 +170,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct outcome runs, single;
 	if (size < 2)
 		return 0;
-	struct smt_exec_budget budget = { 0, data[1] ? 1ull << (data[1] % 24) : 0, 0 };
+	struct smt_exec_budget budget = { 0, data[1] ? 1ull << (data[1] % 24) : 0, 0, NULL };
 	/* Without a budget only PRESENT stops a call before the chunk is
 	 * done; one command per call takes one call per command (a chunk
 	 * holds at most 64 KiB of 8-byte commands): both run to the end. */

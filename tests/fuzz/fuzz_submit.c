@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
 		return 0;
-	struct smt_exec_budget budget = { 0, data[0] ? 1ull << (data[0] % 24) : 0, 0 };
+	struct smt_exec_budget budget = { 0, data[0] ? 1ull << (data[0] % 24) : 0, 0, NULL };
 	data++;
 	size--;
 

@@ -747,8 +747,8 @@ static void test_errors(void)
 		     "priority-base = 0\n",
 			4, "priority-min (1) <= priority-base (0)");
 	EXPECT_ERROR("[scheduler]\nquantum = 5\n", 2,
-			"unknown key 'quantum' in [scheduler] (expected mode, workers, slice-ms, "
-			"lone-slice-ms, lone-after-ms, priority-base, priority-min, "
+			"unknown key 'quantum' in [scheduler] (expected mode, workers, worker-nice, "
+			"slice-ms, lone-slice-ms, lone-after-ms, priority-base, priority-min, "
 			"priority-max, input-boost, fifo-commands, idle-praise-ms, "
 			"input-boost-interval-ms)");
 	EXPECT_ERROR("[limits]\nclient-fds = 2\n", 2,

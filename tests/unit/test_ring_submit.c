@@ -1,6 +1,7 @@
 /* The socket-submit path, ring sizes, budgets and resumption all give
  * identical pixels; submits are framed; resumed commands come from the
  * private copy, never from shared memory again. */
+#include <stdatomic.h>
 #include <time.h>
 
 #include "common/monotonic_clock.h"
@@ -203,6 +204,48 @@ static void test_deadline(void)
 	}
 	REQUIRE(res.pixels > 0 && res.pixels < 30ull * 1000 * W * H,
 			"stopped early: %" PRIu64 " pixels", res.pixels);
+	tr_fini(&r);
+	target_fini(&t);
+}
+
+/* A budget's yield flag, raised by another thread (a ring worker's piece
+ * ended for a more favoured client, ring_workers.c), ends a run as an
+ * expired deadline does, where the executor looks at the clock: at a
+ * command boundary. Lowered, the next run goes on with the next command,
+ * so every command runs once and in order. */
+static void test_yield(void)
+{
+	enum {
+		FILLS = 2000
+	};
+	struct target t;
+	struct test_ring r;
+	BUF_DECL(b, 256);
+	target_init(&t);
+	tr_init(&r, 1u << 20);
+	REQUIRE(tr_push(&r, b, smt_encode_set_target(b, 1)) == 0, "push");
+	for (uint32_t i = 0; i < FILLS; i++)
+		REQUIRE(tr_push(&r, b,
+					smt_encode_fill_rects(b, SMT_PAINT_SRC, 0xff000000u | i, 1,
+							&(struct smt_rect){ 0, 0, 1, 1 })) == 0,
+				"push");
+	atomic_bool yield = true;
+	const struct smt_exec_budget budget = { .deadline_ns = UINT64_MAX / 2, .yield = &yield };
+	struct smt_exec_result res;
+	enum smt_exec_stop st = smt_exec_run(t.ctx, &r.reader, &budget, &res);
+	REQUIRE(st == SMT_EXEC_BUDGET, "a raised flag ends the run (%d)", st);
+	REQUIRE(res.commands > 0 && res.commands < FILLS / 4,
+			"stopped at the first clock check: %" PRIu64 " commands", res.commands);
+	uint64_t ran = res.commands;
+	REQUIRE(pixel_at(t.canvas, 0, 0) == (0xff000000u | (uint32_t)(ran - 2)),
+			"the fills ran in order up to the stop: %08x after %" PRIu64,
+			pixel_at(t.canvas, 0, 0), ran);
+	atomic_store(&yield, false);
+	st = smt_exec_run(t.ctx, &r.reader, &budget, &res);
+	REQUIRE(st == SMT_EXEC_EMPTY, "lowered, the run goes on to the end (%d)", st);
+	REQUIRE(ran + res.commands == FILLS + 1, "every command once: %" PRIu64 " + %" PRIu64, ran,
+			res.commands);
+	REQUIRE(pixel_at(t.canvas, 0, 0) == (0xff000000u | (FILLS - 1)), "the last fill last");
 	tr_fini(&r);
 	target_fini(&t);
 }
@@ -619,6 +662,7 @@ int main(void)
 {
 	test_paths_identical();
 	test_deadline();
+	test_yield();
 	test_resume_uses_private_copy();
 	test_submit_framing();
 	test_submit_area();

@@ -1,5 +1,5 @@
 /* Unit tests for compositor/sched with several workers: picks while other
- * runs are outstanding, preemption of the least favoured runner, the lone
+ * runs are outstanding, preemption of less favoured runners, the lone
  * slice, fifo's single runner, removal and live changes; then simulations of
  * N workers (sched_workers_sim.h) asserting fairness and the boost's reach
  * in simulated time. */
@@ -181,9 +181,9 @@ static void test_highest_gets_next_worker(void)
 	remove_all(s, c, 4);
 }
 
-static void test_boost_preempts_least_favoured(void)
+static void test_boost_preempts_less_favoured(void)
 {
-	current_test = "a boosted waiting client makes the least favoured runner yield";
+	current_test = "a boosted waiting client makes every less favoured runner yield";
 	struct smt_sched *s = new_sched(false, 2);
 	struct smt_sched_client *c[3];
 	uint64_t now = T0;
@@ -213,23 +213,28 @@ static void test_boost_preempts_least_favoured(void)
 	CHECK(!smt_sched_should_yield(s, c[1], now + MS(1)));
 	smt_sched_set_ready(s, c[2], true, now + MS(1));
 	CHECK_INT(prio(s, c[2], now + MS(1)), 0);
-	/* c2 at 0 is above both: only the least favoured (c0) yields. */
+	/* c2 at 0 is above both: either may make room, whichever reaches a
+	 * command boundary first (the other's thread may wait for a CPU). */
 	CHECK(smt_sched_should_yield(s, c[0], now + MS(1)));
-	CHECK(!smt_sched_should_yield(s, c[1], now + MS(1)));
+	CHECK(smt_sched_should_yield(s, c[1], now + MS(1)));
+	CHECK(smt_sched_should_preempt(s, c[0]) && smt_sched_should_preempt(s, c[1]));
 	/* With a free worker c2 takes that; nobody yields. */
 	smt_sched_set_workers(s, 3);
 	CHECK(!smt_sched_should_yield(s, c[0], now + MS(1)));
+	CHECK(!smt_sched_should_preempt(s, c[1]));
 	smt_sched_set_workers(s, 2);
+	/* The first to yield makes room; the waiting client takes its
+	 * worker and the other runner carries on. */
 	smt_sched_charge(s, c[0], now, now + MS(1), true, 1);
 	CHECK(smt_sched_pick(s, now + MS(1), &d));
 	CHECK(d.client == c[2]);
+	CHECK(!smt_sched_should_yield(s, c[1], now + MS(1)));
 	/* c1 (-1) is now the least favoured runner, but c0 (-2) waiting is
 	 * below it: no yield. */
 	CHECK(!smt_sched_should_yield(s, c[1], now + MS(2)));
 	/* Deadlines still end each run on its own. */
 	CHECK(smt_sched_should_yield(s, c[1], d1.deadline_ns));
 	CHECK(smt_sched_should_yield(s, c[2], d.deadline_ns));
-	/* Among equals the one running longest yields. */
 	smt_sched_charge(s, c[1], now, now + MS(2), true, 1);
 	smt_sched_charge(s, c[2], now + MS(1), now + MS(2), true, 1);
 	remove_all(s, c, 3);
@@ -242,8 +247,9 @@ static void test_boost_preempts_least_favoured(void)
 	CHECK(smt_sched_pick(s, now + MS(1), &d1));
 	smt_sched_input(s, c[2], now + MS(2));
 	smt_sched_set_ready(s, c[2], true, now + MS(2));
+	/* Equal runners below a boosted client: both asked. */
 	CHECK(smt_sched_should_yield(s, d0.client, now + MS(2)));
-	CHECK(!smt_sched_should_yield(s, d1.client, now + MS(2)));
+	CHECK(smt_sched_should_yield(s, d1.client, now + MS(2)));
 	smt_sched_charge(s, d0.client, now, now + MS(2), true, 1);
 	smt_sched_charge(s, d1.client, now + MS(1), now + MS(2), true, 1);
 	remove_all(s, c, 3);
@@ -621,7 +627,7 @@ int main(void)
 	test_turn_resumes();
 	test_preempted_turn_kept();
 	test_highest_gets_next_worker();
-	test_boost_preempts_least_favoured();
+	test_boost_preempts_less_favoured();
 	test_lone_generalised();
 	test_fifo_single_runner();
 	test_fifo_pause_keeps_turn();

@@ -45,6 +45,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 FLOODERS = 12
 WORKERS = None  # --workers: [scheduler] workers of every compositor
+EXTRA_CONFIG = ""  # more [scheduler] lines (tests/bench/workers/echo.py)
 
 
 class Procs:
@@ -79,6 +80,7 @@ class Compositor:
             f.write("[scheduler]\nmode = %s\nslice-ms = %d\n" % (mode, slice_ms))
             if WORKERS is not None:
                 f.write("workers = %d\n" % WORKERS)
+            f.write(EXTRA_CONFIG)
         env = dict(os.environ)
         for k in ("WAYLAND_DISPLAY", "DISPLAY", "WAYLAND_SOCKET"):
             env.pop(k, None)

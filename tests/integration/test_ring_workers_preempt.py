@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Ring worker threads (issue 28) yield to a more favoured client, and run
+below the main thread's OS priority.
+
+Priority: every worker thread (named ring-worker, /proc/PID/task/TID/comm)
+runs at the main thread's nice plus `worker-nice` ([scheduler], here 5),
+the main thread keeps its own; after `smtctl set workers 3` the three new
+threads, and after `set worker-nice 9` the replaced ones, at the new value.
+Waited for, never sampled once: a thread sets its own nice as it starts.
+
+Preemption: with two workers and four smt-plaid clients flooding their
+rings, the rubber band (seed 001's echo client: a virtual pointer moves
+over its window, it draws after every motion event and so gets the input
+boost) waits for no flooder's slice: the main thread or a worker that sees
+it ready ends a less favoured runner's piece early (worker_preempts
+counts them). What that must not change: its PRESENTs run in the order it
+wrote them (the compositor's execution times, one per motion event, rise
+with the events), every event it received is executed, nobody gets a ring error, and
+the flooders are still served after it."""
+import csv
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness import Session, check, log  # noqa: E402
+
+NICE = 5
+FLOODERS = 4
+
+
+def client(h, name):
+    build = os.path.dirname(os.path.dirname(h.smtwc))
+    return os.path.join(build, "clients", name)
+
+
+def nice_of(pid, tid):
+    with open(f"/proc/{pid}/task/{tid}/stat") as f:
+        # (fields after the command's closing parenthesis; nice is the 19th
+        # field of the line, the 17th after it)
+        return int(f.read().rsplit(")", 1)[1].split()[16])
+
+
+def workers_at(pid, n, nice):
+    """The compositor has exactly n ring-worker threads, each at nice."""
+    seen = []
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                if f.read().strip() == "ring-worker":
+                    seen.append(nice_of(pid, tid))
+        except OSError:
+            pass  # (a thread that ended meanwhile)
+    return len(seen) == n and all(v == nice for v in seen)
+
+
+def test(h):
+    config = f"[scheduler]\nworkers = 2\nworker-nice = {NICE}\n"
+    # (a test's own [scheduler] keys: not the _workers runs' switch)
+    os.environ.pop("SMT_TEST_WORKERS", None)
+    with Session(h, config=config) as s:
+        pid = s.compositor.pid
+        main_nice = nice_of(pid, pid)
+        want = min(19, main_nice + NICE)
+        s.wait_until(lambda: workers_at(pid, 2, want), timeout=10,
+                     what=f"two ring-worker threads at nice {want}")
+        check(nice_of(pid, pid) == main_nice, "the main thread's nice changed")
+        sched = s.control("get")["scheduler"]
+        check(sched.get("worker-nice") == NICE, f"get: {sched}")
+        log(f"main thread nice {main_nice}, workers {want}")
+
+        plaid = [s.spawn([client(h, "smt-plaid"), "--seconds", "120"], name=f"plaid{i}")
+                 for i in range(FLOODERS)]
+
+        def flooders_counts():
+            return {c["pid"]: c["commands"] for c in s.control("stats")["clients"]
+                    if c["pid"] in {p.pid for p in plaid}}
+        s.wait_until(lambda: len(flooders_counts()) == FLOODERS and
+                     all(v > 0 for v in flooders_counts().values()),
+                     timeout=60, what="every flooder served")
+        before = s.server_stats()["worker_preempts"]
+        rb_csv = os.path.join(s.tmp, "rubberband.csv")
+        rb = s.spawn([client(h, "smt-rubberband"), "--seconds", "3", "--warmup", "0.5",
+                      "--csv", rb_csv], name="rubberband")
+        check(rb.wait(120) == 0, f"smt-rubberband: {rb.log_tail()}")
+        preempts = s.server_stats()["worker_preempts"] - before
+        check(preempts > 0, "no worker's run ended early for the rubber band")
+        with open(rb_csv) as f:
+            rows = [r for r in csv.DictReader(f)]
+        check(len(rows) > 100, f"only {len(rows)} events")
+        # (a move whose motion event the compositor merged with the next
+        # one was never received, so never drawn; the last moves' drawing
+        # may still be under way when the client ends)
+        missing = [int(r["seq"]) for r in rows[:-2]
+                   if int(r["recv_ns"]) != 0 and int(r["exec_ns"]) == 0]
+        check(not missing, f"received, never executed: events {missing[:10]}")
+        execs = [int(r["exec_ns"]) for r in rows if int(r["exec_ns"]) != 0]
+        check(len(execs) > 100, f"only {len(execs)} events executed")
+        out_of_order = [i for i in range(1, len(execs)) if execs[i] <= execs[i - 1]]
+        check(not out_of_order,
+              f"PRESENTs executed out of order at events {out_of_order[:10]}")
+        log(f"{len(rows)} events executed in order; {preempts} runs ended early")
+
+        after = flooders_counts()
+        s.wait_until(lambda: all(v > after[k] for k, v in flooders_counts().items()),
+                     timeout=60, what="the flooders served after the rubber band")
+
+        answer = s.control("set workers 3")
+        check(answer.get("ok"), f"set workers 3: {answer}")
+        s.wait_until(lambda: workers_at(pid, 3, want), timeout=10,
+                     what=f"three ring-worker threads at nice {want}")
+        answer = s.control("set worker-nice 9")
+        check(answer.get("ok") and answer["scheduler"]["worker-nice"] == 9,
+              f"set worker-nice 9: {answer}")
+        want = min(19, main_nice + 9)
+        s.wait_until(lambda: workers_at(pid, 3, want), timeout=10,
+                     what=f"three ring-worker threads at nice {want}")
+        check(nice_of(pid, pid) == main_nice, "the main thread's nice changed")
+
+        for p in plaid:
+            check(p.alive(), f"{p.name} ended: {p.log_tail()}")
+        check("ring of client pid" not in open(s.compositor_log).read(),
+              "a client got a ring error")
+
+
+harness.main(test)
