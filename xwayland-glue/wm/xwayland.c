@@ -27,6 +27,7 @@
 #include "xwayland-glue/wm/wm_event_pacer.h"
 #include "xwayland-glue/wm/wm_paste_pipe.h"
 #include "xwayland-glue/wm/wm_selection_targets.h"
+#include "xwayland-glue/wm/wm_window_budget.h"
 #include "xwayland-glue/wm/x11ring_session.h"
 
 struct smtwc_xwayland {
@@ -678,6 +679,7 @@ static bool xwayland_init(struct smtwc_server *server)
 	}
 	wm_paste_pipe_init(wl_display_get_event_loop(server->display), wm_event_pacer_wake);
 	wm_selection_targets_init(xw->wlr);
+	wm_window_budget_init(xw->wlr, &server->config.limits);
 	xw->ready.notify = xwayland_handle_ready;
 	wl_signal_add(&xw->wlr->events.ready, &xw->ready);
 	xw->new_surface.notify = xwayland_handle_new_surface;
@@ -718,13 +720,22 @@ static void xwayland_finish(struct smtwc_server *server)
 	wm_event_pacer_finish();
 	wm_paste_pipe_finish();
 	wm_selection_targets_finish();
+	wm_window_budget_finish();
 	x11ring_session_destroy(xw->ring);
 	free(xw);
 	server->xwayland = NULL;
+}
+
+/* What X clients make the compositor hold (docs/reliability.md). */
+static void xwayland_stats(struct smtwc_server *server, const struct smtwc_stats_out *out)
+{
+	(void)server;
+	wm_window_budget_stats(out);
 }
 
 const struct smtwc_extension smtwc_xwayland_extension = {
 	.name = "Xwayland (X applications)",
 	.init = xwayland_init,
 	.finish = xwayland_finish,
+	.stats = xwayland_stats,
 };
