@@ -223,9 +223,12 @@ struct smtwc_scheduler_config {
 	X("x11-client-windows", x11_client_windows, 1024, 1, 1000000)                       \
 	X("x11-windows", x11_windows, 8192, 1, 10000000)                                    \
 	X("x11-first-windows", x11_first_windows, 32, 0, 1000000)                           \
-	/* Wayland selections being sent to one X client at once (each a pipe */            \
-	/* and up to 64 KiB; wm_selection_budget.h); past it a request fails  */            \
-	X("x11-client-selection-transfers", x11_client_selection_transfers, 8, 1, 100000)
+	/* Wayland selections being sent to one X client at once, and to all */             \
+	/* together (each a pipe, up to 64 KiB, and an fd sent to the Wayland */            \
+	/* source: keep it below client-fds-unread; wm_selection_budget.h);   */            \
+	/* past either a request is answered "refused"                         */           \
+	X("x11-client-selection-transfers", x11_client_selection_transfers, 8, 1, 100000)   \
+	X("x11-selection-transfers", x11_selection_transfers, 32, 1, 1000000)
 
 struct smtwc_limits_config {
 #define SMTWC_LIMITS_FIELD_(key, field, def, min, max) int field;

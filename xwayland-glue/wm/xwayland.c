@@ -26,6 +26,7 @@
 #include "compositor/log_limit.h"
 #include "xwayland-glue/wm/wm_event_pacer.h"
 #include "xwayland-glue/wm/wm_paste_pipe.h"
+#include "xwayland-glue/wm/wm_selection_budget.h"
 #include "xwayland-glue/wm/wm_selection_targets.h"
 #include "xwayland-glue/wm/wm_window_budget.h"
 #include "xwayland-glue/wm/x11ring_session.h"
@@ -680,6 +681,7 @@ static bool xwayland_init(struct smtwc_server *server)
 	wm_paste_pipe_init(wl_display_get_event_loop(server->display), wm_event_pacer_wake);
 	wm_selection_targets_init(xw->wlr);
 	wm_window_budget_init(xw->wlr, &server->config.limits);
+	wm_selection_budget_init(&server->config.limits);
 	xw->ready.notify = xwayland_handle_ready;
 	wl_signal_add(&xw->wlr->events.ready, &xw->ready);
 	xw->new_surface.notify = xwayland_handle_new_surface;
@@ -721,6 +723,7 @@ static void xwayland_finish(struct smtwc_server *server)
 	wm_paste_pipe_finish();
 	wm_selection_targets_finish();
 	wm_window_budget_finish();
+	wm_selection_budget_finish();
 	x11ring_session_destroy(xw->ring);
 	free(xw);
 	server->xwayland = NULL;
@@ -731,6 +734,7 @@ static void xwayland_stats(struct smtwc_server *server, const struct smtwc_stats
 {
 	(void)server;
 	wm_window_budget_stats(out);
+	wm_selection_budget_stats(out);
 }
 
 const struct smtwc_extension smtwc_xwayland_extension = {
