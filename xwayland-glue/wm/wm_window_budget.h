@@ -38,6 +38,8 @@ bool wm_window_budget_refuse(xcb_connection_t *c, xcb_generic_event_t *ev);
 /* `smtctl stats`' "x11_windows". */
 void wm_window_budget_stats(const struct smtwc_stats_out *out);
 
+/* Before wlr_xwayland_destroy (its new_surface signal goes with it); the
+ * surfaces destroyed after it are no longer counted. */
 void wm_window_budget_finish(void);
 
 #endif

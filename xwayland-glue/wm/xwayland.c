@@ -718,11 +718,11 @@ static void xwayland_finish(struct smtwc_server *server)
 	xwayland_end_before_destroy(server, xw->wlr);
 	wl_list_remove(&xw->ready.link);
 	wl_list_remove(&xw->new_surface.link);
+	wm_window_budget_finish(); /* its listener too, before wlroots frees the signal */
 	wlr_xwayland_destroy(xw->wlr);
 	wm_event_pacer_finish();
 	wm_paste_pipe_finish();
 	wm_selection_targets_finish();
-	wm_window_budget_finish();
 	wm_selection_budget_finish();
 	x11ring_session_destroy(xw->ring);
 	free(xw);
