@@ -30,8 +30,11 @@
 #include <sys/stat.h>
 #include <wlr/util/log.h>
 
+#include "common/monotonic_clock.h"
 #include "compositor/config/config.h"
 #include "compositor/log_limit.h"
+
+#define DEPARTED_LOOK_NS 100000000u
 
 struct transfer {
 	uint32_t client; /* the requestor's resource base */
@@ -62,6 +65,9 @@ static struct {
 	uint32_t pending_client;
 	xcb_window_t pending_requestor;
 	uint64_t started, refused, refused_client, refused_total, unseen;
+	/* forget_departed's last look: when, and how many had started then
+	 * (a flood of refused requests costs a look every 100 ms at most). */
+	uint64_t looked_ns, looked_started;
 	struct log_limit log;
 } sel;
 
@@ -125,7 +131,9 @@ static void count_under_way(uint32_t client, xcb_window_t requestor, size_t *of_
  * has gone, so the limits are not used up for good nor passed to the
  * client that takes the same client bits next; still shown as abandoned
  * in the statistics. One round trip (a GetGeometry per counted record),
- * only when a request is past a limit. */
+ * only when a request is past a limit, and then only if a transfer has
+ * started since the last look or 100 ms have passed: a flood of requests
+ * refused one after another in a turn costs a look, not one each. */
 static void forget_departed(xcb_connection_t *c)
 {
 	enum {
@@ -199,7 +207,12 @@ bool wm_selection_budget_refuse(xcb_connection_t *c, xcb_generic_event_t *ev)
 	const struct smtwc_limits_config *l = sel.limits;
 	bool over_client = of_client >= (size_t)l->x11_client_selection_transfers;
 	bool over_total = all >= (size_t)l->x11_selection_transfers;
-	if (over_total || over_client) {
+	uint64_t now = monotonic_now_ns();
+	if ((over_total || over_client) &&
+			(sel.started != sel.looked_started ||
+					now - sel.looked_ns >= DEPARTED_LOOK_NS)) {
+		sel.looked_ns = now;
+		sel.looked_started = sel.started;
 		forget_departed(c);
 		count_under_way(client, req->requestor, &of_client, &all);
 		over_client = of_client >= (size_t)l->x11_client_selection_transfers;
