@@ -55,6 +55,7 @@ enum {
 
 static struct {
 	const struct smtwc_limits_config *limits;
+	void (*wake)(void);
 	xcb_connection_t *conn; /* whose atoms and XID mask these are */
 	uint32_t own_base, mask;
 	xcb_atom_t atoms[ATOM_COUNT];
@@ -70,6 +71,8 @@ static struct {
 	uint64_t looked_ns, looked_started;
 	struct log_limit log;
 } sel;
+
+static void woken_after_round_trip(void);
 
 static bool know_connection(xcb_connection_t *c)
 {
@@ -91,6 +94,7 @@ static bool know_connection(xcb_connection_t *c)
 		sel.atoms[i] = r != NULL ? r->atom : XCB_ATOM_NONE;
 		free(r);
 	}
+	woken_after_round_trip();
 	sel.conn = c;
 	sel.own_base = setup->resource_id_base;
 	sel.mask = setup->resource_id_mask;
@@ -159,6 +163,7 @@ static void forget_departed(xcb_connection_t *c)
 		free(r);
 		free(error);
 	}
+	woken_after_round_trip();
 }
 
 static bool makes_pipe(const xcb_selection_request_event_t *req)
@@ -326,9 +331,20 @@ void wm_selection_budget_stats(const struct smtwc_stats_out *out)
 	out->end_object(out->ctx);
 }
 
-void wm_selection_budget_init(const struct smtwc_limits_config *limits)
+void wm_selection_budget_init(const struct smtwc_limits_config *limits, void (*wake)(void))
 {
 	sel.limits = limits;
+	sel.wake = wake;
+}
+
+/* After a round trip of ours: its replies' reading may have read events
+ * into libxcb's queue with nobody to take them until the connection's fd
+ * is readable again. */
+static void woken_after_round_trip(void)
+{
+	if (sel.wake != NULL) {
+		sel.wake();
+	}
 }
 
 void wm_selection_budget_finish(void)

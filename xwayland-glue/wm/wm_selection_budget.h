@@ -27,7 +27,8 @@
 
 struct smtwc_limits_config;
 
-void wm_selection_budget_init(const struct smtwc_limits_config *limits);
+/* wake: as wm_window_budget_init's (after round trips of this module's). */
+void wm_selection_budget_init(const struct smtwc_limits_config *limits, void (*wake)(void));
 
 /* ev is about to be handed to wlroots on the window manager's connection
  * c. True: a SelectionRequest past its client's budget, answered and

@@ -61,6 +61,7 @@ struct tracked_window {
 static struct {
 	struct wlr_xwayland *wlr;
 	const struct smtwc_limits_config *limits;
+	void (*wake)(void);
 	struct wl_listener new_surface;
 	bool listening;
 	xcb_connection_t *conn; /* whose setup gave base and mask */
@@ -103,10 +104,21 @@ static void collect_pid(struct window_client *cl, bool wait)
 	}
 	void *answer = NULL;
 	xcb_generic_error_t *error = NULL;
+	bool got;
 	if (wait) {
 		xcb_res_query_client_ids_cookie_t cookie = { cl->asked };
 		answer = xcb_res_query_client_ids_reply(budget.conn, cookie, &error);
-	} else if (!xcb_poll_for_reply(budget.conn, cl->asked, &answer, &error)) {
+		got = true;
+	} else {
+		got = xcb_poll_for_reply(budget.conn, cl->asked, &answer, &error) != 0;
+	}
+	/* Reading (the reply, or looking for it) may have read events into
+	 * libxcb's queue with nobody to take them until the connection's fd
+	 * is readable again. */
+	if (budget.wake != NULL) {
+		budget.wake();
+	}
+	if (!got) {
 		return;
 	}
 	cl->asking = false;
@@ -315,10 +327,12 @@ void wm_window_budget_stats(const struct smtwc_stats_out *out)
 	out->end_object(out->ctx);
 }
 
-void wm_window_budget_init(struct wlr_xwayland *wlr, const struct smtwc_limits_config *limits)
+void wm_window_budget_init(struct wlr_xwayland *wlr, const struct smtwc_limits_config *limits,
+		void (*wake)(void))
 {
 	budget.wlr = wlr;
 	budget.limits = limits;
+	budget.wake = wake;
 	budget.new_surface.notify = handle_new_surface;
 	wl_signal_add(&wlr->events.new_surface, &budget.new_surface);
 	budget.listening = true;

@@ -27,8 +27,12 @@
 struct wlr_xwayland;
 struct smtwc_limits_config;
 
-/* limits: read at every window (a changed config applies to the next). */
-void wm_window_budget_init(struct wlr_xwayland *wlr, const struct smtwc_limits_config *limits);
+/* limits: read at every window (a changed config applies to the next).
+ * wake: makes the window manager's handler run again
+ * (wm_event_pacer_wake), called after this module has read replies, and
+ * so maybe events, from the connection outside of the handler's loop. */
+void wm_window_budget_init(struct wlr_xwayland *wlr, const struct smtwc_limits_config *limits,
+		void (*wake)(void));
 
 /* ev is about to be handed to wlroots on the window manager's connection
  * c. True: a CreateNotify past its client's budget, freed here; wlroots
