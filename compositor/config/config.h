@@ -221,7 +221,20 @@ struct smtwc_scheduler_config {
 	X("keymap-compile-ms", keymap_compile_ms, 50, 1, 1000)                              \
 	/* times a second one uid's virtual keyboards may become the seat's  */             \
 	/* keyboard (each sends a keymap fd to every client)                  */            \
-	X("keyboard-switches", keyboard_switches, 32, 1, 100000)
+	X("keyboard-switches", keyboard_switches, 32, 1, 100000)                            \
+	/* X clients (Xwayland's connections, told apart by their XIDs' client */           \
+	/* bits; xwayland-glue/wm/wm_window_budget.h): top-level windows the    */          \
+	/* window manager tracks for one, and for all together past each one's */           \
+	/* first x11-first-windows; past either its new windows are left alone */           \
+	X("x11-client-windows", x11_client_windows, 1024, 1, 1000000)                       \
+	X("x11-windows", x11_windows, 8192, 1, 10000000)                                    \
+	X("x11-first-windows", x11_first_windows, 32, 0, 1000000)                           \
+	/* Wayland selections being sent to one X client at once, and to all */             \
+	/* together (each a pipe, up to 64 KiB, and an fd sent to the Wayland */            \
+	/* source: keep it below client-fds-unread; wm_selection_budget.h);   */            \
+	/* past either a request is answered "refused"                         */           \
+	X("x11-client-selection-transfers", x11_client_selection_transfers, 8, 1, 100000)   \
+	X("x11-selection-transfers", x11_selection_transfers, 32, 1, 1000000)
 
 struct smtwc_limits_config {
 #define SMTWC_LIMITS_FIELD_(key, field, def, min, max) int field;

@@ -65,7 +65,7 @@ const struct key_def config_xwayland_keys[] = {
 static void report_unknown_key(
 		struct parser *p, const char *key, const char *section, const struct key_def *keys)
 {
-	char list[1024]; /* [limits] has about 30 keys */
+	char list[2048]; /* [limits] has about 50 keys, 1,100 bytes of names */
 	size_t used = 0;
 	list[0] = '\0';
 	for (const struct key_def *k = keys; k->name; k++) {

@@ -22,6 +22,7 @@
 #include "compositor/control/test_input.h"
 #include "compositor/desktop/view.h"
 #include "compositor/desktop/xdg_shell.h"
+#include "compositor/extension.h"
 #include "compositor/input/keyboard.h"
 #include "compositor/input/idle.h"
 #include "compositor/input/input_inhibit.h"
@@ -372,6 +373,63 @@ static void write_screencopy(struct smtwc_server *server, struct json_writer *w)
 	json_end_object(w);
 }
 
+/* smtwc_stats_out onto the answer's JSON writer. */
+static void stats_begin_object(void *ctx, const char *key)
+{
+	json_object_key(ctx, key);
+}
+
+static void stats_end_object(void *ctx)
+{
+	json_end_object(ctx);
+}
+
+static void stats_begin_list(void *ctx, const char *key)
+{
+	json_begin_array(ctx, key);
+}
+
+static void stats_begin_item(void *ctx)
+{
+	json_begin_object(ctx);
+}
+
+static void stats_end_list(void *ctx)
+{
+	json_end_array(ctx);
+}
+
+static void stats_number(void *ctx, const char *key, uint64_t value)
+{
+	json_uint(ctx, key, value);
+}
+
+static void stats_string(void *ctx, const char *key, const char *value)
+{
+	json_string(ctx, key, value);
+}
+
+/* What the extensions count (the X window manager's budgets). */
+static void write_extensions(struct smtwc_server *server, struct json_writer *w)
+{
+	const struct smtwc_stats_out out = {
+		.ctx = w,
+		.begin_object = stats_begin_object,
+		.end_object = stats_end_object,
+		.begin_list = stats_begin_list,
+		.begin_item = stats_begin_item,
+		.end_item = stats_end_object,
+		.end_list = stats_end_list,
+		.number = stats_number,
+		.string = stats_string,
+	};
+	for (const struct smtwc_extension *const *ext = smtwc_extensions; *ext != NULL; ext++) {
+		if ((*ext)->stats != NULL) {
+			(*ext)->stats(server, &out);
+		}
+	}
+}
+
 static void answer_error(struct json_writer *w, const char *message)
 {
 	json_begin_object(w);
@@ -480,6 +538,7 @@ void control_answer(struct smtwc_server *server, char *line, struct json_writer 
 		json_begin_object(w);
 		write_server(server, w);
 		write_screencopy(server, w);
+		write_extensions(server, w);
 		write_scheduler(server, w);
 		write_clients(server, w);
 		write_accounts(server, w);

@@ -584,32 +584,37 @@ static bool is(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
-/* wl_shm.create_pool: libwayland maps the client's fd, and the compositor
- * reads its pages whenever it draws a buffer of the pool, or writes them
- * when it copies the screen into one, on the main loop. A file on FUSE or
- * a network filesystem makes each of those a request to whoever serves
- * it, who need never answer: the session would stand still. Refused (the
+/* Requests whose fd the compositor reads or maps on its main loop:
+ * wl_shm.create_pool (libwayland maps it; the compositor reads its pages
+ * whenever it draws a buffer of the pool, or writes them when it copies
+ * the screen into one), zwlr_gamma_control_v1.set_gamma (wlroots reads
+ * the table with read(2): O_NONBLOCK, which it sets, does not keep a read
+ * of a FUSE file from waiting) and zwp_linux_buffer_params_v1.add (a
+ * plane's fd; with a GPU the renderer imports it). A file on FUSE or a
+ * network filesystem makes each of those a request to whoever serves it,
+ * who need never answer: the session would stand still. Refused (the
  * client's error names the request and the filesystem); the fd is
- * replaced by /dev/null, which cannot be mapped, so libwayland's handler,
- * which still runs, fails at once. */
-static void check_shm_pool(const struct wl_protocol_logger_message *m, struct request *rq)
+ * replaced by /dev/null, which cannot be mapped and reads empty, so the
+ * handler, which still runs, fails at once. */
+static void check_waiting_fd(const struct wl_protocol_logger_message *m, struct request *rq,
+		int arg, const char *what)
 {
-	if (m->arguments_count < 3) {
+	if (m->arguments_count <= arg) {
 		return;
 	}
-	int fd = m->arguments[1].h;
+	int fd = m->arguments[arg].h;
 	long type;
 	if (!fd_on_waiting_filesystem(fd, &type)) {
 		return;
 	}
-	char text[160];
+	char text[192];
 	snprintf(text, sizeof(text),
-			"the pool's fd is on a filesystem whose reads wait on another process "
-			"or the network (type 0x%lx): not mapped",
-			(unsigned long)type);
+			"%s fd is on a filesystem whose reads wait on another process "
+			"or the network (type 0x%lx): not read",
+			what, (unsigned long)type);
 	client_usage_refuse_text(wl_resource_get_client(m->resource), request_name(rq), text);
 	if (core.null_fd < 0 || dup3(core.null_fd, fd, O_CLOEXEC) < 0) {
-		close(fd); /* nothing to map: the handler's mmap fails */
+		close(fd); /* nothing to map or read: the handler fails */
 	}
 }
 
@@ -659,7 +664,11 @@ static void handle_protocol_message(void *data, enum wl_protocol_logger_type typ
 	} else if (is(class, "xdg_activation_token_v1") && is(name, "commit")) {
 		check_token_commit(resource, &rq);
 	} else if (is(class, "wl_shm") && is(name, "create_pool")) {
-		check_shm_pool(m, &rq);
+		check_waiting_fd(m, &rq, 1, "the pool's");
+	} else if (is(class, "zwlr_gamma_control_v1") && is(name, "set_gamma")) {
+		check_waiting_fd(m, &rq, 0, "the gamma table's");
+	} else if (is(class, "zwp_linux_buffer_params_v1") && is(name, "add")) {
+		check_waiting_fd(m, &rq, 0, "the plane's");
 	}
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A wl_shm pool whose fd is a file on FUSE is refused
-(compositor/ring/core_request_limits.c, check_shm_pool; red team of
+(compositor/ring/core_request_limits.c, check_waiting_fd; red team of
 session 28). libwayland maps the pool's fd and the compositor reads and
 writes its pages on the main loop whenever it draws or copies into a
 buffer of it; a page of a FUSE file is a request to the process serving

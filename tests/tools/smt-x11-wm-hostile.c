@@ -36,6 +36,16 @@
  *   windows-hold N [--map] [--or]
  *                           creates N windows (mapped with --map), prints
  *                           "holding N", waits for SIGTERM
+ *   selection-hold N [--primary]
+ *                           maps a window, waits for the X focus, then asks
+ *                           the CLIPBOARD (or PRIMARY) selection as
+ *                           UTF8_STRING from N requestor windows (children
+ *                           of its window: no top-level windows), and
+ *                           never reads nor deletes what it is sent (an
+ *                           INCR transfer then waits for it for good);
+ *                           prints "asked N notified K refused R" after
+ *                           its requests and whenever K changed (R: with
+ *                           property None), until SIGTERM
  * Loops make a round trip every 64 requests, so that the X server, not the
  * client's buffer, holds the backlog; each prints "count K seconds S".
  */
@@ -419,6 +429,45 @@ static int case_windows_hold(unsigned n, bool map, bool override_redirect)
 	return 0;
 }
 
+static int case_selection_hold(unsigned n, bool primary)
+{
+	xcb_window_t w = make_window(false, 100, 100);
+	map_and_wait(w);
+	wait_focus(w);
+	xcb_atom_t selection = primary ? XCB_ATOM_PRIMARY : atom("CLIPBOARD");
+	xcb_atom_t target = atom("UTF8_STRING");
+	xcb_atom_t property = atom("SMT_SELECTION_HOLD");
+	for (unsigned i = 0; i < n; i++) {
+		xcb_window_t r = xcb_generate_id(conn);
+		xcb_create_window(conn, XCB_COPY_FROM_PARENT, r, w, 0, 0, 1, 1, 0,
+				XCB_WINDOW_CLASS_INPUT_ONLY, XCB_COPY_FROM_PARENT, 0, NULL);
+		xcb_convert_selection(conn, r, selection, target, property, XCB_CURRENT_TIME);
+		if (i % 64 == 63) {
+			round_trip();
+		}
+	}
+	round_trip();
+	unsigned notified = 0, refused = 0, said = ~0u;
+	while (!stopping && !xcb_connection_has_error(conn)) {
+		xcb_generic_event_t *ev;
+		while ((ev = xcb_poll_for_event(conn)) != NULL) {
+			if ((ev->response_type & 0x7f) == XCB_SELECTION_NOTIFY) {
+				notified++;
+				refused += ((xcb_selection_notify_event_t *)ev)->property ==
+						XCB_ATOM_NONE;
+			}
+			free(ev);
+		}
+		if (notified != said) {
+			said = notified;
+			printf("asked %u notified %u refused %u\n", n, notified, refused);
+			fflush(stdout);
+		}
+		usleep(10000);
+	}
+	return 0;
+}
+
 static int usage(void)
 {
 	fprintf(stderr,
@@ -426,7 +475,8 @@ static int usage(void)
 			"  [--name-bytes B] [--once] |\n"
 			"  long-names TITLE_BYTES CLASS_BYTES |\n"
 			"  state-loop|iconify-loop|configure-loop SECONDS |\n"
-			"  window-churn SECONDS [--or] [--count N] | windows-hold N [--map] [--or]\n");
+			"  window-churn SECONDS [--or] [--count N] | windows-hold N [--map] [--or] |\n"
+			"  selection-hold N [--primary]\n");
 	return 2;
 }
 
@@ -497,6 +547,9 @@ int main(int argc, char **argv)
 	} else if (strcmp(name, "windows-hold") == 0 && argc >= 3) {
 		rc = case_windows_hold((unsigned)strtoul(argv[2], NULL, 10),
 				has_flag(argc, argv, "--map"), has_flag(argc, argv, "--or"));
+	} else if (strcmp(name, "selection-hold") == 0 && argc >= 3) {
+		rc = case_selection_hold((unsigned)strtoul(argv[2], NULL, 10),
+				has_flag(argc, argv, "--primary"));
 	} else {
 		rc = usage();
 	}

@@ -45,7 +45,9 @@
 #include "xwayland-glue/wm/wm_event_queue.h"
 #include "xwayland-glue/wm/wm_paste_pipe.h"
 #include "xwayland-glue/wm/wm_property_fetch.h"
+#include "xwayland-glue/wm/wm_selection_budget.h"
 #include "xwayland-glue/wm/wm_surface_pairing.h"
+#include "xwayland-glue/wm/wm_window_budget.h"
 
 /* One turn of the window manager's handler, at most (then at least one
  * event more, which may be a round trip). */
@@ -376,7 +378,8 @@ xcb_generic_event_t *xcb_poll_for_event(xcb_connection_t *c)
 			ev = wm_paste_pipe_take_ready();
 		}
 		while (ev == NULL && (ev = wm_event_queue_pop(&pacer.queue, now)) != NULL &&
-				wm_paste_pipe_hold(c, ev)) {
+				(wm_paste_pipe_hold(c, ev) || wm_window_budget_refuse(c, ev) ||
+						wm_selection_budget_refuse(c, ev))) {
 			ev = NULL;
 		}
 		if (ev == NULL) {

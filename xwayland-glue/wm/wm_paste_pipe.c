@@ -58,6 +58,7 @@
 
 #include "common/monotonic_clock.h"
 #include "xwayland-glue/dlsym_next.h"
+#include "xwayland-glue/wm/wm_selection_budget.h"
 
 #define PASTE_LOG_INTERVAL_NS 1000000000u
 
@@ -237,6 +238,7 @@ void wlr_data_source_send(struct wlr_data_source *source, const char *mime_type,
 	if (real == NULL) {
 		dlsym_next(&real, "wlr_data_source_send");
 	}
+	wm_selection_budget_sending(fd);
 	int outer = paste.sending_fd;
 	paste.sending_fd = fd;
 	real(source, mime_type, fd);
@@ -250,6 +252,7 @@ void wlr_primary_selection_source_send(
 	if (real == NULL) {
 		dlsym_next(&real, "wlr_primary_selection_source_send");
 	}
+	wm_selection_budget_sending(fd);
 	int outer = paste.sending_fd;
 	paste.sending_fd = fd;
 	real(source, mime_type, fd);

@@ -26,7 +26,9 @@
 #include "compositor/log_limit.h"
 #include "xwayland-glue/wm/wm_event_pacer.h"
 #include "xwayland-glue/wm/wm_paste_pipe.h"
+#include "xwayland-glue/wm/wm_selection_budget.h"
 #include "xwayland-glue/wm/wm_selection_targets.h"
+#include "xwayland-glue/wm/wm_window_budget.h"
 #include "xwayland-glue/wm/x11ring_session.h"
 
 struct smtwc_xwayland {
@@ -678,6 +680,8 @@ static bool xwayland_init(struct smtwc_server *server)
 	}
 	wm_paste_pipe_init(wl_display_get_event_loop(server->display), wm_event_pacer_wake);
 	wm_selection_targets_init(xw->wlr);
+	wm_window_budget_init(xw->wlr, &server->config.limits, wm_event_pacer_wake);
+	wm_selection_budget_init(&server->config.limits, wm_event_pacer_wake);
 	xw->ready.notify = xwayland_handle_ready;
 	wl_signal_add(&xw->wlr->events.ready, &xw->ready);
 	xw->new_surface.notify = xwayland_handle_new_surface;
@@ -714,17 +718,28 @@ static void xwayland_finish(struct smtwc_server *server)
 	xwayland_end_before_destroy(server, xw->wlr);
 	wl_list_remove(&xw->ready.link);
 	wl_list_remove(&xw->new_surface.link);
+	wm_window_budget_finish(); /* its listener too, before wlroots frees the signal */
 	wlr_xwayland_destroy(xw->wlr);
 	wm_event_pacer_finish();
 	wm_paste_pipe_finish();
 	wm_selection_targets_finish();
+	wm_selection_budget_finish();
 	x11ring_session_destroy(xw->ring);
 	free(xw);
 	server->xwayland = NULL;
+}
+
+/* What X clients make the compositor hold (docs/reliability.md). */
+static void xwayland_stats(struct smtwc_server *server, const struct smtwc_stats_out *out)
+{
+	(void)server;
+	wm_window_budget_stats(out);
+	wm_selection_budget_stats(out);
 }
 
 const struct smtwc_extension smtwc_xwayland_extension = {
 	.name = "Xwayland (X applications)",
 	.init = xwayland_init,
 	.finish = xwayland_finish,
+	.stats = xwayland_stats,
 };

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Wayland selections sent to X clients are counted per X client and
+bounded (xwayland-glue/wm/wm_selection_budget.c; docs/reliability.md,
+"What a client can make the compositor hold").
+
+For each request of an X client for a selection a Wayland client owns,
+wlroots 0.15 makes a pipe, sends its write end to the Wayland source and
+keeps the read end (and up to 64 KiB) until the transfer ends; it
+replaces an older transfer only of the same requestor window, and never
+ends one whose requestor is a child window (it cleans up only windows
+with a surface). `smt-x11-wm-hostile selection-hold 80` (80 requestor
+windows, nothing ever read) before: the compositor held a pipe per
+request, and wl-copy, the clipboard's owner, was disconnected for the fds
+it had not read yet (client-fds-unread): the clipboard was gone.
+
+Checked (what happened, never a duration), with `x11-selection-transfers
+= 12` for all X clients: the attacker gets its 8 transfers
+(`x11-client-selection-transfers`), the other 72 requests are answered
+refused (SelectionNotify, property None: the tool counts them), the
+statistics say so, wl-copy is still connected and never disconnected; a
+second X client meanwhile gets the 4 left of the 12 in all and is refused
+past them, naming the total. Another Wayland client's round trips are
+answered at the end. (Not tested: a transfer whose requestor window has
+gone stops counting; see wm_selection_budget.c, forget_departed.)"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness import Session, check, log  # noqa: E402
+from harness.hostile import hostile_tool  # noqa: E402
+
+CLIENT = 8  # x11-client-selection-transfers' default
+TOTAL = 12
+HOLD = 80
+CONFIG = f"[limits]\nx11-selection-transfers = {TOTAL}\n"
+
+
+def wm_hostile(h):
+    return os.environ.get("SMT_X11_WM_HOSTILE") or os.path.join(
+        os.path.dirname(h.vpointer), "smt-x11-wm-hostile")
+
+
+def said(p, text):
+    with open(p.log_path) as f:
+        return text in f.read()
+
+
+def selections(s):
+    st = s.control("stats")
+    check("x11_selections" in st, f"`smtctl stats` has no x11_selections: {sorted(st)}")
+    return st["x11_selections"]
+
+
+def attack(s, h, name, granted=CLIENT):
+    p = s.spawn([wm_hostile(h), "selection-hold", str(HOLD)], name=name)
+    # Refusals are answered at once; the transfers let through wait for
+    # good (the tool deletes nothing): `refused R` is final.
+    s.wait_until(lambda: said(p, f"refused {HOLD - granted}\n"), timeout=90,
+                 what=f"{name}: {HOLD - granted} requests answered refused")
+    return p
+
+
+def test(h):
+    with Session(h, x11=True, config=CONFIG) as s:
+        data = os.path.join(s.tmp, "clipboard.txt")
+        with open(data, "w") as f:
+            f.write("smt " * (1 << 18))  # 1 MiB: an INCR transfer
+        owner = s.spawn(["sh", "-c", f"exec wl-copy --foreground < '{data}'"], name="wl-copy")
+        s.wait_until(lambda: "text/plain" in s.run(["wl-paste", "--list-types"],
+                                                   check_rc=False).stdout,
+                     timeout=30, what="wl-copy's selection")
+
+        a = attack(s, h, "attacker-a")
+        st = selections(s)
+        check(st["transfers"] == CLIENT and st["refused"] == HOLD - CLIENT and
+              st["refused_client_limit"] == HOLD - CLIENT and st["abandoned"] == 0,
+              f"x11_selections after attacker-a: {st}")
+        check(owner.alive(), "wl-copy ended")
+        gone = [ln for ln in s.stderr_text().splitlines()
+                if f"client pid {owner.pid} disconnected" in ln]
+        check(not gone, f"wl-copy was disconnected: {gone}")
+
+        # A second X client, while the first holds its 8: what is left of
+        # the 12 in all, then refused naming the total.
+        b = attack(s, h, "attacker-b", TOTAL - CLIENT)
+        st = selections(s)
+        check(st["transfers"] == TOTAL and st["refused_client_limit"] == HOLD - CLIENT and
+              st["refused_total_limit"] == HOLD - (TOTAL - CLIENT),
+              f"x11_selections after attacker-b: {st}")
+        check(owner.alive(), "wl-copy ended")
+        gone = [ln for ln in s.stderr_text().splitlines()
+                if f"client pid {owner.pid} disconnected" in ln]
+        check(not gone, f"wl-copy was disconnected: {gone}")
+        # (Logged through the log rate limit: attacker-a's may have used
+        # up the second's lines.)
+        refusals = [ln for ln in s.stderr_text().splitlines()
+                    if "limit x11-client-selection-transfers=8 reached" in ln]
+        check(refusals, "no refusal was logged")
+
+        probe = s.run([hostile_tool(h), "sync-probe", "0.2"], timeout=120, check_rc=False)
+        check(probe.returncode == 0 and "SYNC" in probe.stdout,
+              f"another client's round trips: {probe.stdout!r} {probe.stderr[-300:]!r}")
+        log(f"x11_selections at the end: {st}")
+        s.stop_client(b)
+        s.stop_client(a)
+        s.stop_client(owner)
+
+
+harness.main(test)
