@@ -257,10 +257,11 @@ struct smtwc_limits_config {
 	/* a client whose X server time lately is below this % of the time */       \
 	/* it had nothing waiting gets a grant when it has requests (0: off) */     \
 	X("light-boost-pct", light_boost_pct, 25, 0, 100)                           \
-	/* while a client is light and active, other ring clients' reads stop */    \
-	/* this many bytes past the request under way, and a light client's */      \
-	/* waiting requests are granted at others' reads (0: off; <= 16384) */      \
-	X("light-read-cap", light_read_cap, 256, 0, 16384)
+	/* while a client is light and active, other clients' reads stop this */    \
+	/* many bytes past the request under way, and a light client's waiting */   \
+	/* requests are granted at others' reads (0: off; <= 16384); 2048 since */  \
+	/* session 29: 256 cost socket flooders ~9% of the X server per request */  \
+	X("light-read-cap", light_read_cap, 2048, 0, 16384)
 
 struct smtwc_xwayland_config {
 #define SMTWC_XWAYLAND_FIELD_(key, field, def, min, max) int field;

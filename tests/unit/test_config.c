@@ -274,7 +274,7 @@ static void test_defaults(void)
 	CHECK_INT(cfg.xwayland.sched_max_ms, 15);
 	CHECK_INT(cfg.xwayland.input_boost_us, 4000);
 	CHECK_INT(cfg.xwayland.light_boost_pct, 25);
-	CHECK_INT(cfg.xwayland.light_read_cap, 256);
+	CHECK_INT(cfg.xwayland.light_read_cap, 2048);
 
 	CHECK_INT(cfg.binding_count, 7);
 	const uint32_t L = SMTWC_MOD_LOGO, S = SMTWC_MOD_SHIFT;

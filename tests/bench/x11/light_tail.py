@@ -52,7 +52,7 @@ def parse_args():
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--seconds", type=float, default=6.0, help="echo among the flooders")
     ap.add_argument("--flooders", type=int, default=12)
-    ap.add_argument("--caps", default="0,256", help="[xwayland] light-read-cap values")
+    ap.add_argument("--caps", default="0,256,2048", help="[xwayland] light-read-cap values")
     ap.add_argument("--transports", default="ring,socket")
     ap.add_argument("--echo-warmup", type=float, default=1.0)
     ap.add_argument("--smoke", action="store_true")
