@@ -174,9 +174,13 @@ static double seconds_since(double t0)
 	return monotonic_seconds() - t0;
 }
 
+/* A connection the X server ended (Xwayland killed) ends every loop: xcb
+ * then makes each request a no-op, and a loop without a time limit would
+ * spin on a CPU for good. */
 static bool loop_going(double t0, double seconds)
 {
-	return !stopping && (seconds <= 0 || seconds_since(t0) < seconds);
+	return !stopping && !xcb_connection_has_error(conn) &&
+			(seconds <= 0 || seconds_since(t0) < seconds);
 }
 
 static int case_steal_focus(void)
