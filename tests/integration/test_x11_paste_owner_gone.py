@@ -10,13 +10,17 @@ xclip's selection never saw the end of its pipe. Now the compositor, which
 follows every paste and hears of the owner's end (XFixes), gives wlroots
 the end it waits for; the client has what came before.
 
-Checked, what happened, never a duration: xclip owns 8 MB; a Wayland
-reader takes its first bytes (so the transfer is under way: wlroots writes
-xclip's first chunk, about 1 MiB, into a pipe that is full) and then stops;
-xclip is killed; the reader is let go: it must come to the end of its pipe
-(hang bound: without the mend it waits for good) with an exact prefix of
-the selection, the compositor must say it ended a paste because its owner
-went, and a paste of a new owner's selection afterwards is whole.
+Checked, what happened, never a duration:
+1. xclip owns 8 MB; a Wayland reader takes its first bytes (so the
+   transfer is under way: wlroots writes xclip's first chunk, about 1 MiB,
+   into a pipe that is full) and then stops; xclip is killed; the reader
+   is let go: it must come to the end of its pipe (hang bound: without the
+   mend it waits for good) with an exact prefix of the selection, the
+   compositor must say it ended a paste because its owner went, and a
+   paste of a new owner's selection afterwards is whole;
+2. an owner that answers TARGETS and nothing else (smt-x11-wm-hostile
+   targets --silent) is asked for a paste and then ends: the paste must
+   end, empty (wlroots waited for the owner's answer for good).
 """
 import os
 import re
@@ -73,6 +77,41 @@ def orphaned(s):
     return counts[-1] if counts else 0
 
 
+def wm_hostile(h):
+    return os.environ.get("SMT_X11_WM_HOSTILE") or os.path.join(
+        os.path.dirname(h.vpointer), "smt-x11-wm-hostile")
+
+
+def silent_owner_part(s):
+    before = orphaned(s)
+    owner = s.spawn([wm_hostile(s.h), "targets", "1", "0", "--once", "--silent"],
+                    name="silent-owner")
+    mime = "application/x-smt-0"
+
+    def owner_says(word):
+        return word in (read_bytes(owner.log_path) or b"").decode(errors="replace")
+    s.wait_until(lambda: owner_says("owner"), timeout=60,
+                 what="the silent owner to have its TARGETS read")
+    s.wait_until(lambda: mime in s.run(["wl-paste", "--list-types"], check_rc=False).stdout,
+                 timeout=30, interval=0.2, what=f"{mime} offered to Wayland clients")
+    out = os.path.join(s.tmp, "out-silent")
+    rp = s.spawn(["sh", "-c", f"exec {shlex.join(['wl-paste', '-n', '-t', mime])} > "
+                              f"{shlex.quote(out)}"], name="silent-reader")
+    s.wait_until(lambda: owner_says("unanswered"), timeout=30,
+                 what="the silent owner to be asked for the paste")
+    s.stop_client(owner)  # goes without answering
+    try:
+        s.wait_until(lambda: not rp.alive(), timeout=60, what="the paste to end")
+    except harness.TestFailure as e:
+        harness.fail(f"{e}: a paste asked of an owner that went before answering never ended")
+    check(read_bytes(out) == b"", f"the paste of an owner that never answered has "
+                                  f"{len(read_bytes(out))} bytes")
+    s.wait_until(lambda: orphaned(s) > before, timeout=30,
+                 what="the compositor to count the paste of the owner that went")
+    s.stop_client(rp)
+    log("a paste asked of an owner that went before answering ended, empty")
+
+
 def test(h):
     with Session(h, "owner-gone", x11=True) as s:
         s.spawn(["xterm", "-name", "focusholder", "-geometry", "40x5+800+500"], name="xterm")
@@ -125,6 +164,8 @@ def test(h):
               f"the next paste: {len(read_bytes(out2))} of {len(data2)} bytes")
         s.stop_client(owner2)
         log("the next owner's paste whole")
+
+        silent_owner_part(s)
 
 
 harness.main(test)

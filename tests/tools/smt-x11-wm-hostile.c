@@ -10,7 +10,7 @@
  *                           each SIGUSR1 asks for it to be activated
  *                           (_NET_ACTIVE_WINDOW, as a pager would) and
  *                           prints "asked"; until SIGTERM
- *   targets N SECONDS [--primary] [--name-bytes B] [--once]
+ *   targets N SECONDS [--primary] [--name-bytes B] [--once] [--silent]
  *                           maps a window and waits for the X focus, interns
  *                           N atoms application/x-smt-I (padded with 'x' to
  *                           B bytes) and for SECONDS
@@ -20,7 +20,11 @@
  *                           answering each time with the N atoms; prints
  *                           "owner" once it first answered, then at the end
  *                           "asked K owned O" (TARGETS requests answered,
- *                           times taken); 0 seconds: until SIGTERM
+ *                           times taken); 0 seconds: until SIGTERM;
+ *                           --silent: every request but TARGETS is left
+ *                           unanswered (prints "unanswered TARGET" each),
+ *                           as by an owner that hangs or dies before it
+ *                           answers
  *   long-names TITLE_BYTES CLASS_BYTES
  *                           maps a window whose WM_NAME and _NET_WM_NAME
  *                           are TITLE_BYTES long and whose WM_CLASS class
@@ -250,7 +254,8 @@ static int case_long_names(unsigned title_bytes, unsigned class_bytes)
 	return 0;
 }
 
-static int case_targets(unsigned n, double seconds, bool primary, unsigned name_bytes, bool once)
+static int case_targets(unsigned n, double seconds, bool primary, unsigned name_bytes, bool once,
+		bool silent)
 {
 	xcb_atom_t selection = primary ? XCB_ATOM_PRIMARY : atom("CLIPBOARD");
 	xcb_atom_t targets_atom = atom("TARGETS");
@@ -320,6 +325,11 @@ static int case_targets(unsigned n, double seconds, bool primary, unsigned name_
 					printf("owner\n");
 					fflush(stdout);
 				}
+			} else if (silent) {
+				printf("unanswered %u\n", req->target);
+				fflush(stdout);
+				free(ev);
+				continue;
 			}
 			xcb_send_event(conn, 0, req->requestor, 0, (const char *)&note);
 			if (!once) {
@@ -427,7 +437,7 @@ static int usage(void)
 {
 	fprintf(stderr,
 			"usage: smt-x11-wm-hostile steal-focus [TITLE] | targets N SECONDS [--primary]\n"
-			"  [--name-bytes B] [--once] |\n"
+			"  [--name-bytes B] [--once] [--silent] |\n"
 			"  long-names TITLE_BYTES CLASS_BYTES |\n"
 			"  state-loop|iconify-loop|configure-loop SECONDS |\n"
 			"  window-churn SECONDS [--or] [--count N] | windows-hold N [--map] [--or]\n");
@@ -487,7 +497,7 @@ int main(int argc, char **argv)
 		rc = case_targets((unsigned)strtoul(argv[2], NULL, 10), atof(argv[3]),
 				has_flag(argc, argv, "--primary"),
 				flag_value(argc, argv, "--name-bytes"),
-				has_flag(argc, argv, "--once"));
+				has_flag(argc, argv, "--once"), has_flag(argc, argv, "--silent"));
 	} else if ((strcmp(name, "state-loop") == 0 || strcmp(name, "iconify-loop") == 0 ||
 				   strcmp(name, "configure-loop") == 0) &&
 			argc >= 3) {
