@@ -34,6 +34,8 @@
  *   iconify-loop SECONDS    WM_CHANGE_STATE iconic, then _NET_ACTIVE_WINDOW,
  *                           in turn
  *   configure-loop SECONDS  moves and resizes its own window
+ *   title-delete-loop SECONDS
+ *                           sets its WM_NAME and deletes it, in turn
  *   window-churn SECONDS [--or] [--count N]
  *                           creates, maps and destroys windows (override-
  *                           redirect with --or), N at most
@@ -362,6 +364,18 @@ static int case_loop(const char *name, double seconds)
 	while (loop_going(t0, seconds)) {
 		if (strcmp(name, "state-loop") == 0) {
 			root_message(w, net_wm_state, 2 /* toggle */, fullscreen, 0);
+		} else if (strcmp(name, "title-delete-loop") == 0) {
+			/* The window manager reads WM_NAME after each change (ahead,
+			 * wm_property_fetch.c); a deletion is never left out. */
+			if (count % 2 == 0) {
+				char title[32];
+				int len = snprintf(title, sizeof(title), "title %lu", count);
+				xcb_change_property(conn, XCB_PROP_MODE_REPLACE, w,
+						XCB_ATOM_WM_NAME, XCB_ATOM_STRING, 8, (uint32_t)len,
+						title);
+			} else {
+				xcb_delete_property(conn, w, XCB_ATOM_WM_NAME);
+			}
 		} else if (strcmp(name, "iconify-loop") == 0) {
 			if (count % 2 == 0) {
 				root_message(w, change_state, 3 /* IconicState */, 0, 0);
@@ -439,7 +453,7 @@ static int usage(void)
 			"usage: smt-x11-wm-hostile steal-focus [TITLE] | targets N SECONDS [--primary]\n"
 			"  [--name-bytes B] [--once] [--silent] |\n"
 			"  long-names TITLE_BYTES CLASS_BYTES |\n"
-			"  state-loop|iconify-loop|configure-loop SECONDS |\n"
+			"  state-loop|iconify-loop|configure-loop|title-delete-loop SECONDS |\n"
 			"  window-churn SECONDS [--or] [--count N] | windows-hold N [--map] [--or]\n");
 	return 2;
 }
@@ -499,7 +513,8 @@ int main(int argc, char **argv)
 				flag_value(argc, argv, "--name-bytes"),
 				has_flag(argc, argv, "--once"), has_flag(argc, argv, "--silent"));
 	} else if ((strcmp(name, "state-loop") == 0 || strcmp(name, "iconify-loop") == 0 ||
-				   strcmp(name, "configure-loop") == 0) &&
+				   strcmp(name, "configure-loop") == 0 ||
+				   strcmp(name, "title-delete-loop") == 0) &&
 			argc >= 3) {
 		rc = case_loop(name, atof(argv[2]));
 	} else if (strcmp(name, "long-names") == 0 && argc >= 4) {
