@@ -341,6 +341,7 @@ xcb_void_cookie_t xcb_destroy_window(xcb_connection_t *c, xcb_window_t window)
 		free(p->held);
 		p->held = NULL;
 		p->ready = false;
+		p->end_due = false; /* wlroots has no transfer left to end */
 		p->draining = true;
 		ask(p);
 		return (xcb_void_cookie_t){ 0 };
@@ -576,7 +577,8 @@ bool wm_paste_pipe_has_ready(void)
 {
 	for (unsigned i = 0; i < WM_PASTE_PIPES_MAX; i++) {
 		const struct paste_pipe *p = &paste.pipes[i];
-		if ((p->ready && p->held != NULL) || (p->end_due && p->held == NULL)) {
+		if ((p->ready && p->held != NULL) ||
+				(p->end_due && p->held == NULL && !p->draining)) {
 			return true;
 		}
 	}
