@@ -8,6 +8,7 @@
 #define SMTWC_SERVER_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 #include <wayland-server-core.h>
 #include <wlr/backend.h>
 #include <wlr/render/allocator.h>
@@ -210,6 +211,13 @@ struct smtwc_server {
 	 * canvases) take input for that surface: the surface a node stands in
 	 * for, or NULL. Set by the layer that creates such nodes (ring/). */
 	struct wlr_surface *(*stand_in_surface)(struct wlr_scene_node *node);
+	/* The process a window's surface belongs to when its Wayland client
+	 * speaks for others: every X window is a surface of Xwayland's
+	 * connection, which wlroots makes with socketpair in the compositor
+	 * (its credentials are our own pid). true and *pid (0: not known) for
+	 * such a surface; false: the client's own credentials hold. Set by the
+	 * layer that knows (the X window manager's extension); NULL without. */
+	bool (*surface_owner_pid)(struct wlr_surface *surface, pid_t *pid);
 
 	struct smtwc_transport *transport;   /* smt-ring-v1 */
 	struct smtwc_xwayland *xwayland;     /* NULL without Xwayland */

@@ -183,7 +183,9 @@ static void write_windows(struct smtwc_server *server, struct json_writer *w)
 		struct wlr_box box = view_box(view);
 		struct wlr_surface *surface = view->impl->surface(view);
 		pid_t pid = 0;
-		if (surface != NULL) {
+		if (surface != NULL &&
+				(server->surface_owner_pid == NULL ||
+						!server->surface_owner_pid(surface, &pid))) {
 			wl_client_get_credentials(wl_resource_get_client(surface->resource), &pid,
 					NULL, NULL);
 		}

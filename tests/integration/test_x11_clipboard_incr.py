@@ -39,8 +39,9 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness import FOCUSED, ResourceBaseline, Session, check, log  # noqa: E402
+from harness.selections import TEXT, describe, offered, selection_text  # noqa: E402
+from harness.selections import read_bytes as read  # noqa: E402
 
-TEXT = "text/plain;charset=utf-8"
 
 # Owns the CLIPBOARD with a file's bytes (ASCII: UTF8_STRING is the same
 # bytes), says "ready" once it does.
@@ -85,23 +86,6 @@ def held_lines(s, since):
     return [(int(m.group(1)), int(m.group(2))) for m in map(HELD.search, lines) if m]
 
 
-def selection_text(tag, size):
-    """size bytes of lines that name tag and their number: no two chunks
-    alike, so a chunk lost, repeated or out of place changes the digest."""
-    out = bytearray()
-    n = 0
-    while len(out) < size:
-        out += b"%s %09d abcdefghijklmnopqrstuvwxyz0123456789\n" % (tag.encode(), n)
-        n += 1
-    return bytes(out[:size])
-
-
-def describe(got, want):
-    if got == want:
-        return "whole"
-    k = next((i for i in range(min(len(got), len(want))) if got[i] != want[i]),
-             min(len(got), len(want)))
-    return f"{len(got)} of {len(want)} bytes, first difference at byte {k}"
 
 
 def wl_paste_argv(primary):
@@ -138,9 +122,7 @@ class Owner:
                      what=f"{self.tag} offered to Wayland clients as {TEXT}")
 
     def offered(self):
-        r = self.s.run(["wl-paste", "--list-types"] + (["--primary"] if self.primary else []),
-                       check_rc=False)
-        return r.returncode == 0 and TEXT in r.stdout.split()
+        return offered(self.s, self.primary)
 
     def paste(self, label):
         """wl-paste into a file; fails unless the bytes are exactly ours."""
@@ -156,13 +138,6 @@ class Owner:
     def stop(self):
         self.s.stop_client(self.p)
 
-
-def read(path):
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except FileNotFoundError:
-        return b""
 
 
 def exact_part(s, transport):

@@ -10,7 +10,7 @@
  *                           each SIGUSR1 asks for it to be activated
  *                           (_NET_ACTIVE_WINDOW, as a pager would) and
  *                           prints "asked"; until SIGTERM
- *   targets N SECONDS [--primary] [--name-bytes B] [--once]
+ *   targets N SECONDS [--primary] [--name-bytes B] [--once] [--silent]
  *                           maps a window and waits for the X focus, interns
  *                           N atoms application/x-smt-I (padded with 'x' to
  *                           B bytes) and for SECONDS
@@ -20,7 +20,11 @@
  *                           answering each time with the N atoms; prints
  *                           "owner" once it first answered, then at the end
  *                           "asked K owned O" (TARGETS requests answered,
- *                           times taken); 0 seconds: until SIGTERM
+ *                           times taken); 0 seconds: until SIGTERM;
+ *                           --silent: every request but TARGETS is left
+ *                           unanswered (prints "unanswered TARGET" each),
+ *                           as by an owner that hangs or dies before it
+ *                           answers
  *   long-names TITLE_BYTES CLASS_BYTES
  *                           maps a window whose WM_NAME and _NET_WM_NAME
  *                           are TITLE_BYTES long and whose WM_CLASS class
@@ -30,6 +34,8 @@
  *   iconify-loop SECONDS    WM_CHANGE_STATE iconic, then _NET_ACTIVE_WINDOW,
  *                           in turn
  *   configure-loop SECONDS  moves and resizes its own window
+ *   title-delete-loop SECONDS
+ *                           sets its WM_NAME and deletes it, in turn
  *   window-churn SECONDS [--or] [--count N]
  *                           creates, maps and destroys windows (override-
  *                           redirect with --or), N at most
@@ -184,9 +190,13 @@ static double seconds_since(double t0)
 	return monotonic_seconds() - t0;
 }
 
+/* A connection the X server ended (Xwayland killed) ends every loop: xcb
+ * then makes each request a no-op, and a loop without a time limit would
+ * spin on a CPU for good. */
 static bool loop_going(double t0, double seconds)
 {
-	return !stopping && (seconds <= 0 || seconds_since(t0) < seconds);
+	return !stopping && !xcb_connection_has_error(conn) &&
+			(seconds <= 0 || seconds_since(t0) < seconds);
 }
 
 static int case_steal_focus(void)
@@ -256,7 +266,8 @@ static int case_long_names(unsigned title_bytes, unsigned class_bytes)
 	return 0;
 }
 
-static int case_targets(unsigned n, double seconds, bool primary, unsigned name_bytes, bool once)
+static int case_targets(unsigned n, double seconds, bool primary, unsigned name_bytes, bool once,
+		bool silent)
 {
 	xcb_atom_t selection = primary ? XCB_ATOM_PRIMARY : atom("CLIPBOARD");
 	xcb_atom_t targets_atom = atom("TARGETS");
@@ -326,6 +337,11 @@ static int case_targets(unsigned n, double seconds, bool primary, unsigned name_
 					printf("owner\n");
 					fflush(stdout);
 				}
+			} else if (silent) {
+				printf("unanswered %u\n", req->target);
+				fflush(stdout);
+				free(ev);
+				continue;
 			}
 			xcb_send_event(conn, 0, req->requestor, 0, (const char *)&note);
 			if (!once) {
@@ -358,6 +374,18 @@ static int case_loop(const char *name, double seconds)
 	while (loop_going(t0, seconds)) {
 		if (strcmp(name, "state-loop") == 0) {
 			root_message(w, net_wm_state, 2 /* toggle */, fullscreen, 0);
+		} else if (strcmp(name, "title-delete-loop") == 0) {
+			/* The window manager reads WM_NAME after each change (ahead,
+			 * wm_property_fetch.c); a deletion is never left out. */
+			if (count % 2 == 0) {
+				char title[32];
+				int len = snprintf(title, sizeof(title), "title %lu", count);
+				xcb_change_property(conn, XCB_PROP_MODE_REPLACE, w,
+						XCB_ATOM_WM_NAME, XCB_ATOM_STRING, 8, (uint32_t)len,
+						title);
+			} else {
+				xcb_delete_property(conn, w, XCB_ATOM_WM_NAME);
+			}
 		} else if (strcmp(name, "iconify-loop") == 0) {
 			if (count % 2 == 0) {
 				root_message(w, change_state, 3 /* IconicState */, 0, 0);
@@ -472,9 +500,9 @@ static int usage(void)
 {
 	fprintf(stderr,
 			"usage: smt-x11-wm-hostile steal-focus [TITLE] | targets N SECONDS [--primary]\n"
-			"  [--name-bytes B] [--once] |\n"
+			"  [--name-bytes B] [--once] [--silent] |\n"
 			"  long-names TITLE_BYTES CLASS_BYTES |\n"
-			"  state-loop|iconify-loop|configure-loop SECONDS |\n"
+			"  state-loop|iconify-loop|configure-loop|title-delete-loop SECONDS |\n"
 			"  window-churn SECONDS [--or] [--count N] | windows-hold N [--map] [--or] |\n"
 			"  selection-hold N [--primary]\n");
 	return 2;
@@ -533,9 +561,10 @@ int main(int argc, char **argv)
 		rc = case_targets((unsigned)strtoul(argv[2], NULL, 10), atof(argv[3]),
 				has_flag(argc, argv, "--primary"),
 				flag_value(argc, argv, "--name-bytes"),
-				has_flag(argc, argv, "--once"));
+				has_flag(argc, argv, "--once"), has_flag(argc, argv, "--silent"));
 	} else if ((strcmp(name, "state-loop") == 0 || strcmp(name, "iconify-loop") == 0 ||
-				   strcmp(name, "configure-loop") == 0) &&
+				   strcmp(name, "configure-loop") == 0 ||
+				   strcmp(name, "title-delete-loop") == 0) &&
 			argc >= 3) {
 		rc = case_loop(name, atof(argv[2]));
 	} else if (strcmp(name, "long-names") == 0 && argc >= 4) {

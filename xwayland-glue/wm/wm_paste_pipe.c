@@ -43,6 +43,21 @@
  * chunks are taken here (GetProperty with delete, the reply dropped) until
  * the owner puts the empty last one, and then destroyed. After a transfer
  * that ended well, that costs one GetProperty of the empty property.
+ *
+ * When the owner goes in the middle of a paste (its window destroyed, its
+ * client gone: XFixes tells wlroots, and so this module, as the selection's
+ * owner change), wlroots keeps waiting for the answer or the next chunk,
+ * and the Wayland client with it, for good (red team, session 29: the
+ * reader of a paste from a killed xclip never saw the end of its pipe). So
+ * each paste remembers which owner of its selection it asked (a count of
+ * the selection's owner changes), and when that owner goes, wlroots is
+ * given the end it waits for: a SelectionNotify with no property (the
+ * owner refused) before the answer, or after it a NewValue of the paste's
+ * property, whose GetProperty finds nothing (the INCR transfer's empty
+ * last chunk). While wlroots still writes a chunk it ignores a NewValue
+ * (its "X11 client offered a new property before we deleted"), so the end
+ * is given again once it deletes the chunk (xcb_delete_property, also
+ * defined here). The client has pasted what came before.
  */
 #define _GNU_SOURCE
 #include "xwayland-glue/wm/wm_paste_pipe.h"
@@ -55,6 +70,7 @@
 #include <wlr/types/wlr_primary_selection.h>
 #include <wlr/util/log.h>
 #include <xcb/xcbext.h>
+#include <xcb/xfixes.h>
 
 #include "common/monotonic_clock.h"
 #include "xwayland-glue/dlsym_next.h"
@@ -71,12 +87,21 @@ struct paste_pipe {
 	ino_t ino;
 	xcb_generic_event_t *held; /* would make wlroots write; waits for room */
 	struct wl_event_source *watch;
-	bool ready;      /* held may go */
-	unsigned chunks; /* chunks wlroots was given: an INCR transfer is under way */
-	bool draining;   /* wlroots has given it up: the owner's chunks are taken here */
-	bool asking;     /* a GetProperty of ours waits for its reply */
-	unsigned asked;  /* its sequence number */
+	bool ready;           /* held may go */
+	unsigned chunks;      /* chunks wlroots was given: an INCR transfer is under way */
+	bool draining;        /* wlroots has given it up: the owner's chunks are taken here */
+	bool asking;          /* a GetProperty of ours waits for its reply */
+	unsigned asked;       /* its sequence number */
+	xcb_atom_t selection; /* CLIPBOARD or PRIMARY */
+	uint32_t owner;       /* the selection's owner change it was asked after */
+	bool answered;        /* the owner's SelectionNotify went to wlroots */
+	bool owner_gone;      /* that owner's window or client went */
+	bool end_due;         /* wlroots is to be given the paste's end */
 };
+
+/* Owner changes seen per selection (XFixes SelectionNotify): which owner a
+ * paste asked is the count when it began. */
+#define SELECTIONS_TRACKED 4
 
 static xcb_void_cookie_t (*real_destroy_window)(xcb_connection_t *, xcb_window_t);
 
@@ -86,8 +111,12 @@ static struct {
 	void (*wake)(void);
 	struct paste_pipe pipes[WM_PASTE_PIPES_MAX];
 	int sending_fd; /* inside a data source's send: its pipe; else -1 */
-	uint64_t held, unguarded, drained;
-	uint64_t logged_held, logged_unguarded, logged_drained, last_log_ns;
+	struct {
+		xcb_atom_t selection;
+		uint32_t changes;
+	} owners[SELECTIONS_TRACKED];
+	uint64_t held, unguarded, drained, orphaned;
+	uint64_t logged_held, logged_unguarded, logged_drained, logged_orphaned, last_log_ns;
 } paste = { .sending_fd = -1 };
 
 static void forget(struct paste_pipe *p)
@@ -114,7 +143,8 @@ static unsigned waiting(void)
 static void maybe_log(void)
 {
 	if (paste.held == paste.logged_held && paste.unguarded == paste.logged_unguarded &&
-			paste.drained == paste.logged_drained) {
+			paste.drained == paste.logged_drained &&
+			paste.orphaned == paste.logged_orphaned) {
 		return;
 	}
 	uint64_t now = monotonic_now_ns();
@@ -129,13 +159,15 @@ static void maybe_log(void)
 	paste.logged_held = paste.held;
 	paste.logged_unguarded = paste.unguarded;
 	paste.logged_drained = paste.drained;
+	paste.logged_orphaned = paste.orphaned;
 	wlr_log(WLR_INFO,
 			"X paste to Wayland: %llu X events held until the client's pipe had "
 			"room, %u waiting now, %llu pastes unguarded (more than %d at once), "
-			"%llu INCR transfers taken to their end after wlroots",
+			"%llu INCR transfers taken to their end after wlroots, %llu pastes "
+			"ended because their owner went",
 			(unsigned long long)paste.held, waiting(),
 			(unsigned long long)paste.unguarded, WM_PASTE_PIPES_MAX,
-			(unsigned long long)paste.drained);
+			(unsigned long long)paste.drained, (unsigned long long)paste.orphaned);
 }
 
 static struct paste_pipe *find(xcb_connection_t *c, xcb_window_t window)
@@ -195,8 +227,23 @@ static void check_drained(struct paste_pipe *p)
 	}
 }
 
+/* The count of selection's owner changes seen so far (its slot made if
+ * need be; past SELECTIONS_TRACKED selections, the last slot is shared:
+ * wlroots bridges two). */
+static uint32_t *owner_changes(xcb_atom_t selection)
+{
+	unsigned i = 0;
+	while (i + 1 < SELECTIONS_TRACKED && paste.owners[i].selection != XCB_ATOM_NONE &&
+			paste.owners[i].selection != selection) {
+		i++;
+	}
+	paste.owners[i].selection = selection;
+	return &paste.owners[i].changes;
+}
+
 /* wlroots begins a paste: window will receive the selection for fd. */
-static void follow(xcb_connection_t *c, xcb_window_t window, xcb_atom_t property, int fd)
+static void follow(xcb_connection_t *c, xcb_window_t window, xcb_atom_t selection,
+		xcb_atom_t property, int fd)
 {
 	struct paste_pipe *p = find(c, window);
 	if (p != NULL) {
@@ -229,6 +276,8 @@ static void follow(xcb_connection_t *c, xcb_window_t window, xcb_atom_t property
 		.fd = fd,
 		.dev = st.st_dev,
 		.ino = st.st_ino,
+		.selection = selection,
+		.owner = *owner_changes(selection),
 	};
 }
 
@@ -271,7 +320,7 @@ xcb_void_cookie_t xcb_convert_selection(xcb_connection_t *c, xcb_window_t reques
 	 * other way, wlroots reads a Wayland client's pipe and converts
 	 * nothing. */
 	if (paste.sending_fd >= 0 && c != NULL) {
-		follow(c, requestor, property, paste.sending_fd);
+		follow(c, requestor, selection, property, paste.sending_fd);
 	}
 	return real(c, requestor, selection, target, property, time);
 }
@@ -295,6 +344,7 @@ xcb_void_cookie_t xcb_destroy_window(xcb_connection_t *c, xcb_window_t window)
 		free(p->held);
 		p->held = NULL;
 		p->ready = false;
+		p->end_due = false; /* wlroots has no transfer left to end */
 		p->draining = true;
 		ask(p);
 		return (xcb_void_cookie_t){ 0 };
@@ -303,6 +353,95 @@ xcb_void_cookie_t xcb_destroy_window(xcb_connection_t *c, xcb_window_t window)
 		forget(p);
 	}
 	return real_destroy_window(c, window);
+}
+
+xcb_void_cookie_t xcb_delete_property(xcb_connection_t *c, xcb_window_t window, xcb_atom_t property)
+{
+	static xcb_void_cookie_t (*real)(xcb_connection_t *, xcb_window_t, xcb_atom_t);
+	if (real == NULL) {
+		dlsym_next(&real, "xcb_delete_property");
+	}
+	xcb_void_cookie_t cookie = real(c, window, property);
+	/* wlroots has written a chunk and asks for the next: from an owner
+	 * that has gone, none comes. */
+	struct paste_pipe *p = c != NULL ? find(c, window) : NULL;
+	if (p != NULL && p->owner_gone && !p->draining && property == p->property) {
+		p->end_due = true;
+		if (paste.wake != NULL) {
+			paste.wake();
+		}
+	}
+	return cookie;
+}
+
+/* The owner whose pastes p asked for has gone: its transfer ends. */
+static void orphan(struct paste_pipe *p)
+{
+	if (p->owner_gone) {
+		return;
+	}
+	p->owner_gone = true;
+	paste.orphaned++;
+	if (p->draining) {
+		end_drain(p); /* no chunk will come to take */
+	} else if (p->held == NULL) {
+		p->end_due = true; /* a held chunk is the owner's last: it goes first */
+	}
+	maybe_log();
+	if (paste.wake != NULL) {
+		paste.wake();
+	}
+}
+
+/* An XFixes SelectionNotify (wlroots selects them for the selections it
+ * bridges): the selection's owner changed; if its window or client went,
+ * the pastes it was asked for end. */
+static void note_owner_change(xcb_connection_t *c, const xcb_generic_event_t *ev)
+{
+	const xcb_query_extension_reply_t *xfixes = xcb_get_extension_data(c, &xcb_xfixes_id);
+	if (xfixes == NULL || !xfixes->present ||
+			(ev->response_type & 0x7f) !=
+					xfixes->first_event + XCB_XFIXES_SELECTION_NOTIFY) {
+		return;
+	}
+	const xcb_xfixes_selection_notify_event_t *sn =
+			(const xcb_xfixes_selection_notify_event_t *)ev;
+	uint32_t *changes = owner_changes(sn->selection);
+	if (sn->subtype == XCB_XFIXES_SELECTION_EVENT_SELECTION_WINDOW_DESTROY ||
+			sn->subtype == XCB_XFIXES_SELECTION_EVENT_SELECTION_CLIENT_CLOSE) {
+		for (unsigned i = 0; i < WM_PASTE_PIPES_MAX; i++) {
+			struct paste_pipe *p = &paste.pipes[i];
+			if (p->conn == c && p->selection == sn->selection && p->owner == *changes) {
+				orphan(p);
+			}
+		}
+	}
+	(*changes)++;
+}
+
+/* What wlroots waits for from an owner that has gone: before the answer,
+ * the owner's refusal; after it, a NewValue whose GetProperty finds the
+ * property gone (the empty last chunk). */
+static xcb_generic_event_t *end_event(struct paste_pipe *p)
+{
+	xcb_generic_event_t *ev = calloc(1, sizeof(*ev));
+	if (ev == NULL) {
+		return NULL;
+	}
+	if (!p->answered) {
+		xcb_selection_notify_event_t *sn = (xcb_selection_notify_event_t *)ev;
+		sn->response_type = XCB_SELECTION_NOTIFY;
+		sn->requestor = p->window;
+		sn->selection = p->selection;
+		sn->property = XCB_ATOM_NONE;
+	} else {
+		xcb_property_notify_event_t *pn = (xcb_property_notify_event_t *)ev;
+		pn->response_type = XCB_PROPERTY_NOTIFY;
+		pn->window = p->window;
+		pn->atom = p->property;
+		pn->state = XCB_PROPERTY_NEW_VALUE;
+	}
+	return ev;
 }
 
 /* The paste an event would make wlroots write for, if any. */
@@ -367,8 +506,21 @@ static bool is_chunk(const xcb_generic_event_t *ev)
 	return (ev->response_type & 0x7f) == XCB_PROPERTY_NOTIFY;
 }
 
+/* ev goes to wlroots for paste p. */
+static void handed(struct paste_pipe *p, const xcb_generic_event_t *ev)
+{
+	if (is_chunk(ev)) {
+		p->chunks++;
+	} else {
+		p->answered = true;
+	}
+}
+
 bool wm_paste_pipe_hold(xcb_connection_t *c, xcb_generic_event_t *ev)
 {
+	if (paste.loop != NULL) {
+		note_owner_change(c, ev);
+	}
 	struct paste_pipe *p = paste.loop != NULL ? paste_of(c, ev) : NULL;
 	if (p == NULL) {
 		return false;
@@ -386,8 +538,8 @@ bool wm_paste_pipe_hold(xcb_connection_t *c, xcb_generic_event_t *ev)
 		return true;
 	}
 	if (p->held != NULL || has_room(p)) {
-		if (p->conn != NULL && is_chunk(ev)) {
-			p->chunks++;
+		if (p->conn != NULL) {
+			handed(p, ev);
 		}
 		return false;
 	}
@@ -414,8 +566,11 @@ xcb_generic_event_t *wm_paste_pipe_take_ready(void)
 			xcb_generic_event_t *ev = p->held;
 			p->held = NULL;
 			p->ready = false;
-			p->chunks += is_chunk(ev);
+			handed(p, ev);
 			return ev;
+		} else if (p->end_due && p->held == NULL) {
+			p->end_due = false;
+			return end_event(p);
 		}
 	}
 	return NULL;
@@ -424,7 +579,9 @@ xcb_generic_event_t *wm_paste_pipe_take_ready(void)
 bool wm_paste_pipe_has_ready(void)
 {
 	for (unsigned i = 0; i < WM_PASTE_PIPES_MAX; i++) {
-		if (paste.pipes[i].ready && paste.pipes[i].held != NULL) {
+		const struct paste_pipe *p = &paste.pipes[i];
+		if ((p->ready && p->held != NULL) ||
+				(p->end_due && p->held == NULL && !p->draining)) {
 			return true;
 		}
 	}

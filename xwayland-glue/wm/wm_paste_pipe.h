@@ -12,10 +12,13 @@
  * the event that makes it write only once the pipe can take a byte; the
  * rest of the window manager's events go on meanwhile. An INCR transfer
  * wlroots gives up half-way (the client closed its pipe) is taken to its
- * end here, so that the X owner is not left waiting.
+ * end here, so that the X owner is not left waiting. A paste whose owner
+ * goes (its window or client: XFixes) is given its end, so that the client
+ * is not left waiting for the rest.
  *
  * It defines wlr_data_source_send, wlr_primary_selection_source_send,
- * xcb_convert_selection and xcb_destroy_window for the whole compositor
+ * xcb_convert_selection, xcb_destroy_window and xcb_delete_property for
+ * the whole compositor
  * (the executable's definitions come first in the lookup order), to learn
  * which pipe belongs to which of wlroots' requestor windows and when a
  * transfer ends; they call through to the real ones unchanged, except that

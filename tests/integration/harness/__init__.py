@@ -52,7 +52,9 @@ reference (reference images), programs (finding binaries), processes
 clients, input, screen and x11, raw_socket (below libwayland), runner
 (Harness, main). Everything a test uses is importable from `harness`, but
 x11_flood (an x11-echo among x11-plaid flooders, with the X benchmark's
-drivers, which import the harness): `from harness.x11_flood import ...`.
+drivers, which import the harness): `from harness.x11_flood import ...`; and
+selections (clipboard tests' data, compared to the byte, and whether a
+selection is offered): `from harness.selections import ...`.
 """
 
 from .checks import TestFailure, check, fail, log, scaled
