@@ -172,8 +172,9 @@ static size_t write_all(struct x11_answer_framer *f, const uint8_t *in, size_t n
 
 /* A new value written and not yet answered by a request of the window
  * manager: the next ones of the same window and property are left out in
- * later writes too; deletions, other properties, a DestroyNotify, a read
- * of requests and what a partial write did not write end it. */
+ * later writes too, and so are deletions after a deletion; other
+ * properties, a DestroyNotify, a read of requests and what a partial
+ * write did not write end it. */
 static void test_across_writes(void)
 {
 	current_test = "across_writes";
@@ -187,10 +188,19 @@ static void test_across_writes(void)
 	slen = 0;
 	property(0x400001, 39, 0, 2); /* left out: unanswered */
 	property(0x400001, 40, 0, 2); /* another property: kept */
-	property(0x400001, 39, 1, 2); /* a deletion: kept */
+	property(0x400001, 39, 1, 2); /* a deletion: kept (its state is new) */
 	CHECK_INT(write_all(&f, stream, slen, out), 64);
 	CHECK_INT(plan.left_out, 1);
 	CHECK(memcmp(out, stream + 32, 64) == 0);
+
+	/* Set and deleted in turn (session 29's red team: title-delete-loop):
+	 * until a request of the window manager is read, both states were
+	 * written once and every later one is a repeat. */
+	slen = 0;
+	property(0x400001, 39, 0, 3);
+	property(0x400001, 39, 1, 3);
+	CHECK_INT(write_all(&f, stream, slen, out), 0);
+	CHECK_INT(plan.left_out, 2);
 
 	slen = 0;
 	property(0x400001, 40, 0, 3); /* one write alone: left out whole */

@@ -71,7 +71,7 @@ static bool in_keys(struct x11_property_keys *s, const uint8_t *p, bool add)
 static bool repeats(struct x11_property_keys *seen, struct x11_property_keys *unanswered,
 		const uint8_t *p)
 {
-	if (p[16] == X_PROPERTY_NEW_VALUE && in_keys(unanswered, p, false)) {
+	if (in_keys(unanswered, p, false)) {
 		return true;
 	}
 	return in_keys(seen, p, true);
@@ -137,8 +137,10 @@ static size_t walk(struct x11_answer_framer *f, const uint8_t *in, size_t len, u
 				continue;
 			}
 			if (f->setup_done && !out && type == X_PROPERTY_NOTIFY &&
-					len - pos >= X_MESSAGE && m[16] == X_PROPERTY_NEW_VALUE) {
-				/* Written, or left out as a repeat of one written. */
+					len - pos >= X_MESSAGE) {
+				/* Written, or left out as a repeat of one written
+				 * (a new value or a deletion: each is keyed by its
+				 * state). */
 				in_keys(&f->unanswered, m, true);
 			}
 			f->setup_done = true;
