@@ -200,8 +200,27 @@ static uint32_t state_action(const xcb_client_message_event_t *cm)
 	return a;
 }
 
+/* WM_CHANGE_STATE and _NET_ACTIVE_WINDOW share a run: each decides
+ * whether the window is shown, minimized or focused, so the last asked
+ * wins (xwayland.c applies them so too), with one exception: a
+ * WM_CHANGE_STATE to NormalState after an activation adds nothing (the
+ * activation shows the window) and must not undo the focus. */
+#define WM_ICONIC_STATE 3u
+#define WM_MESSAGE_ACTIVITY 0xffffffffu /* the run's key in place of a type */
+
+static bool merge_activity(const struct wm_event_queue *q, xcb_client_message_event_t *last,
+		const xcb_client_message_event_t *cm)
+{
+	bool normal = cm->type == q->wm_change_state && cm->data.data32[0] != WM_ICONIC_STATE;
+	if (!(normal && last->type == q->net_active_window)) {
+		last->type = cm->type;
+		last->data = cm->data;
+	}
+	return true;
+}
+
 /* A client's window-state message, folded into the window's last one
- * still waiting when it repeats it (true: ev freed). */
+ * still waiting when it continues its run (true: ev freed). */
 static bool merge_message(struct wm_event_queue *q, xcb_generic_event_t *ev)
 {
 	if ((ev->response_type & 0x7f) != XCB_CLIENT_MESSAGE || q->messages == NULL) {
@@ -214,6 +233,7 @@ static bool merge_message(struct wm_event_queue *q, xcb_generic_event_t *ev)
 		return false;
 	}
 	bool state = cm->type == q->net_wm_state;
+	uint32_t key = state ? cm->type : WM_MESSAGE_ACTIVITY;
 	uint32_t p1 = state ? cm->data.data32[1] : 0;
 	uint32_t p2 = state ? cm->data.data32[2] : 0;
 	if (state) {
@@ -222,15 +242,15 @@ static bool merge_message(struct wm_event_queue *q, xcb_generic_event_t *ev)
 	uint32_t h = cm->window * 0x9e3779b1u;
 	struct wm_message_slot *slot = &q->messages[(h ^ (h >> 16)) & (WM_MESSAGE_SLOTS - 1u)];
 	if (slot->window == cm->window && slot->gen == q->gen && slot->seq >= q->popped &&
-			slot->seq < q->pushed && slot->type == cm->type && slot->p1 == p1 &&
+			slot->seq < q->pushed && slot->type == key && slot->p1 == p1 &&
 			slot->p2 == p2) {
 		xcb_client_message_event_t *last = (xcb_client_message_event_t *)
 								   q->ring[slot->seq & QUEUE_MASK];
 		if (state) {
 			last->data.data32[0] = compose_state_actions(
 					last->data.data32[0], cm->data.data32[0]);
-		} else if (cm->type == q->wm_change_state) {
-			last->data.data32[0] = cm->data.data32[0]; /* the last asked wins */
+		} else {
+			merge_activity(q, last, cm);
 		}
 		q->messages_merged++;
 		free(ev);
@@ -238,7 +258,7 @@ static bool merge_message(struct wm_event_queue *q, xcb_generic_event_t *ev)
 	}
 	*slot = (struct wm_message_slot){
 		.window = cm->window,
-		.type = cm->type,
+		.type = key,
 		.p1 = p1,
 		.p2 = p2,
 		.gen = q->gen,

@@ -28,8 +28,10 @@
  *   window's last such message still waiting (same type, same
  *   properties) is folded into it, which then does what the run would
  *   have done (toggles of a state compose: two toggles do nothing, a
- *   remove or add then toggles is a remove or add; the last
- *   WM_CHANGE_STATE wins; activations are one).
+ *   remove or add then toggles is a remove or add); a window's
+ *   WM_CHANGE_STATE and _NET_ACTIVE_WINDOW form one run in which the last
+ *   asked wins (minimize and activate in turn is one message), except
+ *   that NormalState after an activation adds nothing.
  * What stays in order and is never merged nor held: every other event,
  * and every PropertyNotify on the window manager's own windows (selection
  * transfers count them). A DestroyNotify ends merging into what waits
