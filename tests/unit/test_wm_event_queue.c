@@ -528,6 +528,34 @@ static void test_state_messages(void)
 	expect_message(&q, CLIENT_A, WM_CHANGE_STATE);
 	expect_message(&q, CLIENT_A, NET_WM_STATE);
 	expect_message(&q, CLIENT_A, NET_ACTIVE_WINDOW);
+	/* A run of ConfigureRequests (configure-loop) is one: what any asks,
+	 * each field's last value. */
+	for (uint16_t i = 0; i < 100; i++) {
+		xcb_configure_request_event_t *cr = calloc(1, 32);
+		cr->response_type = XCB_CONFIGURE_REQUEST;
+		cr->window = CLIENT_A;
+		cr->value_mask = i == 0 ? XCB_CONFIG_WINDOW_STACK_MODE :
+					  (XCB_CONFIG_WINDOW_X | XCB_CONFIG_WINDOW_WIDTH);
+		cr->stack_mode = XCB_STACK_MODE_ABOVE;
+		cr->x = (int16_t)i;
+		cr->width = (uint16_t)(100 + i);
+		wm_event_queue_push(&q, (xcb_generic_event_t *)cr);
+	}
+	wm_event_queue_push(&q, other(XCB_MAP_REQUEST, CLIENT_B));
+	CHECK_INT(wm_event_queue_length(&q), 2);
+	xcb_configure_request_event_t *cr = (xcb_configure_request_event_t *)wm_event_queue_pop(
+			&q, now);
+	CHECK(cr != NULL && (cr->response_type & 0x7f) == XCB_CONFIGURE_REQUEST);
+	if (cr != NULL) {
+		CHECK_INT(cr->value_mask,
+				XCB_CONFIG_WINDOW_STACK_MODE | XCB_CONFIG_WINDOW_X |
+						XCB_CONFIG_WINDOW_WIDTH);
+		CHECK_INT(cr->x, 99);
+		CHECK_INT(cr->width, 199);
+		CHECK_INT(cr->stack_mode, XCB_STACK_MODE_ABOVE);
+		free(cr);
+	}
+	expect(&q, XCB_MAP_REQUEST, CLIENT_B);
 	/* Across a DestroyNotify (of another window: the id may come back). */
 	wm_event_queue_push(&q, message(CLIENT_A, NET_WM_STATE, WM_STATE_TOGGLE, FULLSCREEN, 0));
 	wm_event_queue_push(&q, other(XCB_DESTROY_NOTIFY, CLIENT_B));

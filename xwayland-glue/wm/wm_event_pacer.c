@@ -37,6 +37,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <wlr/util/log.h>
 #include <wlr/xwayland.h>
 
@@ -74,6 +75,11 @@ static struct {
 	uint64_t longest_turn_ns; /* since the last log line */
 	uint64_t logged_merged, logged_cut, logged_paced, logged_ignored, last_log_ns;
 	uint64_t logged_dropped; /* dropped and messages merged, at the last line */
+	/* The connection's socket as adopted: xcb_disconnect checks that its
+	 * fd still is it (below). */
+	dev_t conn_dev;
+	ino_t conn_ino;
+	uint64_t orphaned; /* connections not closed again (below) */
 } pacer;
 
 static xcb_generic_event_t *(*real_poll_for_event)(xcb_connection_t *c);
@@ -241,6 +247,11 @@ static bool adopt_connection(xcb_connection_t *c)
 		return false;
 	}
 	pacer.conn = c;
+	struct stat st;
+	if (fstat(xcb_get_file_descriptor(c), &st) == 0) {
+		pacer.conn_dev = st.st_dev;
+		pacer.conn_ino = st.st_ino;
+	}
 	xcb_screen_iterator_t screen = xcb_setup_roots_iterator(setup);
 	pacer.root = screen.rem > 0 ? screen.data->root : XCB_WINDOW_NONE;
 	know_atoms(c);
@@ -429,13 +440,46 @@ xcb_generic_event_t *xcb_poll_for_event(xcb_connection_t *c)
 	}
 }
 
+/* wlroots 0.15 closes the window manager's fd itself when Xwayland's
+ * Wayland connection ends first (server.c, server_finish_process closes
+ * wm_fd[0]), and its window manager disconnects later: by then the fd's
+ * number may be another's. Seen when Xwayland gave up during a flood
+ * (red team's configure-loop): the number had gone to libwayland's
+ * duplicate of the X listening socket (the lazy restart's watch), which
+ * libxcb then shut down and closed; the watch's removal failed, its epoll
+ * entry stayed with a freed source, and the compositor crashed at the
+ * next X connection (SIGSEGV in wl_event_loop_dispatch). So a connection
+ * whose fd is no longer its socket is not disconnected: its memory is kept
+ * (reachable, a few KiB per Xwayland that died so) and its fd left to its
+ * new owner. */
+static bool fd_still_ours(xcb_connection_t *c)
+{
+	struct stat st;
+	return fstat(xcb_get_file_descriptor(c), &st) == 0 && st.st_dev == pacer.conn_dev &&
+			st.st_ino == pacer.conn_ino;
+}
+
+#define WM_ORPHANS_KEPT 64u
+static xcb_connection_t *orphans[WM_ORPHANS_KEPT];
+
 void xcb_disconnect(xcb_connection_t *c)
 {
 	if (real_disconnect == NULL) {
 		dlsym_next(&real_disconnect, "xcb_disconnect");
 	}
 	if (c != NULL && c == pacer.conn) {
+		bool ours = fd_still_ours(c);
 		forget_connection();
+		if (!ours) {
+			wm_paste_pipe_forget(c);
+			orphans[pacer.orphaned++ % WM_ORPHANS_KEPT] = c;
+			wlr_log(WLR_ERROR,
+					"X window manager: its connection's fd was closed "
+					"before it was disconnected (Xwayland's end first); "
+					"not closed again (%llu so far)",
+					(unsigned long long)pacer.orphaned);
+			return;
+		}
 	}
 	wm_paste_pipe_forget(c);
 	real_disconnect(c);

@@ -219,45 +219,95 @@ static bool merge_activity(const struct wm_event_queue *q, xcb_client_message_ev
 	return true;
 }
 
-/* A client's window-state message, folded into the window's last one
- * still waiting when it continues its run (true: ev freed). */
+#define WM_MESSAGE_CONFIGURE 0xfffffffeu /* a ConfigureRequest's key */
+
+/* A later ConfigureRequest of the same window, folded into one: what
+ * either asks, the later's values where both ask. */
+static void merge_configure(
+		xcb_configure_request_event_t *last, const xcb_configure_request_event_t *cr)
+{
+	uint16_t m = cr->value_mask;
+	if (m & XCB_CONFIG_WINDOW_X) {
+		last->x = cr->x;
+	}
+	if (m & XCB_CONFIG_WINDOW_Y) {
+		last->y = cr->y;
+	}
+	if (m & XCB_CONFIG_WINDOW_WIDTH) {
+		last->width = cr->width;
+	}
+	if (m & XCB_CONFIG_WINDOW_HEIGHT) {
+		last->height = cr->height;
+	}
+	if (m & XCB_CONFIG_WINDOW_BORDER_WIDTH) {
+		last->border_width = cr->border_width;
+	}
+	if (m & XCB_CONFIG_WINDOW_SIBLING) {
+		last->sibling = cr->sibling;
+	}
+	if (m & XCB_CONFIG_WINDOW_STACK_MODE) {
+		last->stack_mode = cr->stack_mode;
+	}
+	last->value_mask |= m;
+}
+
+/* A client's window-state message or ConfigureRequest, folded into the
+ * window's last one still waiting when it continues its run (true: ev
+ * freed). */
 static bool merge_message(struct wm_event_queue *q, xcb_generic_event_t *ev)
 {
-	if ((ev->response_type & 0x7f) != XCB_CLIENT_MESSAGE || q->messages == NULL) {
+	if (q->messages == NULL) {
 		return false;
 	}
-	xcb_client_message_event_t *cm = (xcb_client_message_event_t *)ev;
-	if (cm->format != 32 || cm->type == 0 || !client_window(q, cm->window) ||
-			(cm->type != q->net_wm_state && cm->type != q->wm_change_state &&
-					cm->type != q->net_active_window)) {
+	uint8_t type = ev->response_type & 0x7f;
+	uint32_t window, key, p1 = 0, p2 = 0;
+	if (type == XCB_CONFIGURE_REQUEST) {
+		window = ((xcb_configure_request_event_t *)ev)->window;
+		key = WM_MESSAGE_CONFIGURE;
+	} else if (type == XCB_CLIENT_MESSAGE) {
+		xcb_client_message_event_t *cm = (xcb_client_message_event_t *)ev;
+		if (cm->format != 32 || cm->type == 0 ||
+				(cm->type != q->net_wm_state && cm->type != q->wm_change_state &&
+						cm->type != q->net_active_window)) {
+			return false;
+		}
+		window = cm->window;
+		key = WM_MESSAGE_ACTIVITY;
+		if (cm->type == q->net_wm_state) {
+			key = cm->type;
+			p1 = cm->data.data32[1];
+			p2 = cm->data.data32[2];
+			cm->data.data32[0] = state_action(cm);
+		}
+	} else {
 		return false;
 	}
-	bool state = cm->type == q->net_wm_state;
-	uint32_t key = state ? cm->type : WM_MESSAGE_ACTIVITY;
-	uint32_t p1 = state ? cm->data.data32[1] : 0;
-	uint32_t p2 = state ? cm->data.data32[2] : 0;
-	if (state) {
-		cm->data.data32[0] = state_action(cm);
+	if (!client_window(q, window)) {
+		return false;
 	}
-	uint32_t h = cm->window * 0x9e3779b1u;
+	uint32_t h = window * 0x9e3779b1u;
 	struct wm_message_slot *slot = &q->messages[(h ^ (h >> 16)) & (WM_MESSAGE_SLOTS - 1u)];
-	if (slot->window == cm->window && slot->gen == q->gen && slot->seq >= q->popped &&
+	if (slot->window == window && slot->gen == q->gen && slot->seq >= q->popped &&
 			slot->seq < q->pushed && slot->type == key && slot->p1 == p1 &&
 			slot->p2 == p2) {
-		xcb_client_message_event_t *last = (xcb_client_message_event_t *)
-								   q->ring[slot->seq & QUEUE_MASK];
-		if (state) {
-			last->data.data32[0] = compose_state_actions(
-					last->data.data32[0], cm->data.data32[0]);
+		xcb_generic_event_t *last = q->ring[slot->seq & QUEUE_MASK];
+		if (key == WM_MESSAGE_CONFIGURE) {
+			merge_configure((xcb_configure_request_event_t *)last,
+					(const xcb_configure_request_event_t *)ev);
+		} else if (key == WM_MESSAGE_ACTIVITY) {
+			merge_activity(q, (xcb_client_message_event_t *)last,
+					(const xcb_client_message_event_t *)ev);
 		} else {
-			merge_activity(q, last, cm);
+			xcb_client_message_event_t *lm = (xcb_client_message_event_t *)last;
+			lm->data.data32[0] = compose_state_actions(lm->data.data32[0],
+					((const xcb_client_message_event_t *)ev)->data.data32[0]);
 		}
 		q->messages_merged++;
 		free(ev);
 		return true;
 	}
 	*slot = (struct wm_message_slot){
-		.window = cm->window,
+		.window = window,
 		.type = key,
 		.p1 = p1,
 		.p2 = p2,

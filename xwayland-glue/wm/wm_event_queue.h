@@ -31,7 +31,9 @@
  *   remove or add then toggles is a remove or add); a window's
  *   WM_CHANGE_STATE and _NET_ACTIVE_WINDOW form one run in which the last
  *   asked wins (minimize and activate in turn is one message), except
- *   that NormalState after an activation adds nothing.
+ *   that NormalState after an activation adds nothing; and a window's
+ *   run of ConfigureRequests is one (what any of them asks, each field's
+ *   last value).
  * What stays in order and is never merged nor held: every other event,
  * and every PropertyNotify on the window manager's own windows (selection
  * transfers count them). A DestroyNotify ends merging into what waits

@@ -59,9 +59,10 @@ struct smtwc_xview {
 	 * paced (below). */
 	struct wl_event_source *state_timer;
 	uint64_t state_applied_ns;
-	unsigned state_pending; /* XVIEW_STATE_* asked since then */
-	bool state_waiting;     /* the timer is armed */
-	bool minimize_wanted;   /* with XVIEW_STATE_MINIMIZE: the last asked */
+	unsigned state_pending;          /* XVIEW_STATE_* asked since then */
+	bool state_waiting;              /* the timer is armed */
+	bool minimize_wanted;            /* with XVIEW_STATE_MINIMIZE: the last asked */
+	struct wlr_box configure_wanted; /* with XVIEW_STATE_CONFIGURE: likewise */
 };
 
 /* An override-redirect window: X placed it; we only show it. */
@@ -238,27 +239,6 @@ static void xview_handle_unmap(struct wl_listener *listener, void *data)
 	}
 }
 
-static void xview_handle_request_configure(struct wl_listener *listener, void *data)
-{
-	struct smtwc_xview *xv = wl_container_of(listener, xv, request_configure);
-	struct wlr_xwayland_surface_configure_event *event = data;
-	struct smtwc_view *view = &xv->view;
-	if (view->fullscreen || view->maximized) {
-		/* The state decides the size; repeat it to the client. */
-		struct wlr_box box = view_box(view);
-		wlr_xwayland_surface_configure(xv->xsurface, (int16_t)view->x, (int16_t)view->y,
-				(uint16_t)box.width, (uint16_t)box.height);
-		return;
-	}
-	view->x = event->x;
-	view->y = event->y;
-	if (view->mapped) {
-		wlr_scene_node_set_position(&view->tree->node, view->x, view->y);
-	}
-	wlr_xwayland_surface_configure(
-			xv->xsurface, event->x, event->y, event->width, event->height);
-}
-
 static void xview_handle_request_move(struct wl_listener *listener, void *data)
 {
 	struct smtwc_xview *xv = wl_container_of(listener, xv, request_move);
@@ -296,8 +276,11 @@ enum {
 	XVIEW_STATE_FULLSCREEN = 1,
 	XVIEW_STATE_MAXIMIZE = 2,
 	XVIEW_STATE_MINIMIZE = 4,
-	XVIEW_STATE_ACTIVATE = 8
+	XVIEW_STATE_ACTIVATE = 8,
+	XVIEW_STATE_CONFIGURE = 16
 };
+
+static void xview_apply_configure(struct smtwc_xview *xv, struct wlr_box want);
 
 /* _NET_ACTIVE_WINDOW: any X client sends it for any window, its own or
  * another client's (a program of the user's, sandboxed or not, or another
@@ -335,6 +318,10 @@ static void xview_apply_state(struct smtwc_xview *xv)
 	xv->state_waiting = false;
 	xv->state_applied_ns = monotonic_now_ns();
 	struct wlr_xwayland_surface *xs = xv->xsurface;
+	if (which & XVIEW_STATE_CONFIGURE) {
+		/* Also before the window maps: it asks for its first size. */
+		xview_apply_configure(xv, xv->configure_wanted);
+	}
 	if (!xv->view.mapped) {
 		return;
 	}
@@ -386,6 +373,43 @@ static void xview_handle_request_fullscreen(struct wl_listener *listener, void *
 {
 	struct smtwc_xview *xv = wl_container_of(listener, xv, request_fullscreen);
 	xview_request_state(xv, XVIEW_STATE_FULLSCREEN);
+}
+
+static void xview_apply_configure(struct smtwc_xview *xv, struct wlr_box want)
+{
+	struct smtwc_view *view = &xv->view;
+	if (view->fullscreen || view->maximized) {
+		/* The state decides the size; repeat it to the client. */
+		struct wlr_box box = view_box(view);
+		wlr_xwayland_surface_configure(xv->xsurface, (int16_t)view->x, (int16_t)view->y,
+				(uint16_t)box.width, (uint16_t)box.height);
+		return;
+	}
+	view->x = want.x;
+	view->y = want.y;
+	if (view->mapped) {
+		wlr_scene_node_set_position(&view->tree->node, view->x, view->y);
+	}
+	wlr_xwayland_surface_configure(xv->xsurface, (int16_t)want.x, (int16_t)want.y,
+			(uint16_t)want.width, (uint16_t)want.height);
+}
+
+/* A client's ConfigureRequest (move, resize), paced per window with its
+ * state requests (below): each configure resizes the window in Xwayland,
+ * which makes a new buffer (a wl_shm pool, an fd) for it, and the
+ * compositor writes it to Xwayland and flushes. A client moving and
+ * resizing its window in a loop (red team, session 28: `configure-loop`)
+ * had the compositor stand in that flush for up to 0.9 s a turn while
+ * Xwayland's buffers piled up on the other side, until Xwayland gave up
+ * ("can't send file descriptor"). The first request at once, the next
+ * within the interval merged: the window then takes the geometry its
+ * client last asked for. */
+static void xview_handle_request_configure(struct wl_listener *listener, void *data)
+{
+	struct smtwc_xview *xv = wl_container_of(listener, xv, request_configure);
+	struct wlr_xwayland_surface_configure_event *event = data;
+	xv->configure_wanted = (struct wlr_box){ event->x, event->y, event->width, event->height };
+	xview_request_state(xv, XVIEW_STATE_CONFIGURE);
 }
 
 static void xview_handle_request_minimize(struct wl_listener *listener, void *data)
