@@ -136,7 +136,7 @@ static void log_summary(const char *when)
 			"%zu events waiting (peak %zu), %llu GetProperty sent ahead "
 			"(%llu taken by it), %llu waited for in %.1f ms; longest turn %.2f ms; "
 			"%llu events of windows already destroyed dropped, %llu windows "
-			"never shown, %llu window-state messages merged",
+			"never shown, %llu window state and configure requests merged",
 			when, (unsigned long long)merged_total(),
 			(unsigned long long)pacer.turns_cut, (unsigned long long)paced_total(),
 			(unsigned long long)ignored_total(), (unsigned long long)pacer.wakes,
