@@ -80,6 +80,9 @@ static struct {
 	dev_t conn_dev;
 	ino_t conn_ino;
 	uint64_t orphaned; /* connections not closed again (below) */
+	xcb_atom_t wl_surface_id;
+	uint32_t paired_window; /* WL_SURFACE_ID handed out last turn; 0: none */
+	void (*paired)(uint32_t window);
 } pacer;
 
 static xcb_generic_event_t *(*real_poll_for_event)(xcb_connection_t *c);
@@ -202,13 +205,14 @@ static void know_atoms(xcb_connection_t *c)
 	static const char *const names[] = { "WM_CLASS", "WM_NAME", "_NET_WM_NAME",
 		"WM_TRANSIENT_FOR", "_NET_WM_PID", "_NET_WM_WINDOW_TYPE", "WM_PROTOCOLS",
 		"_NET_WM_STATE", "WM_HINTS", "WM_NORMAL_HINTS", "_MOTIF_WM_HINTS", "WM_WINDOW_ROLE",
-		"_NET_STARTUP_ID", "WM_CHANGE_STATE", "_NET_ACTIVE_WINDOW" };
+		"_NET_STARTUP_ID", "WM_CHANGE_STATE", "_NET_ACTIVE_WINDOW", "WL_SURFACE_ID" };
 	enum {
 		N = sizeof(names) / sizeof(names[0]),
-		READ = N - 2, /* the first READ are properties read */
+		READ = N - 3, /* the first READ are properties read */
 		NET_WM_STATE = 7,
-		WM_CHANGE_STATE = N - 2,
-		NET_ACTIVE_WINDOW = N - 1
+		WM_CHANGE_STATE = N - 3,
+		NET_ACTIVE_WINDOW = N - 2,
+		WL_SURFACE_ID = N - 1
 	};
 	_Static_assert(READ <= WM_KNOWN_ATOMS_MAX, "WM_KNOWN_ATOMS_MAX");
 	xcb_intern_atom_cookie_t cookie[N];
@@ -228,6 +232,7 @@ static void know_atoms(xcb_connection_t *c)
 		wm_event_queue_know_atoms(&pacer.queue, atoms, READ);
 		wm_event_queue_know_messages(&pacer.queue, atoms[NET_WM_STATE],
 				atoms[WM_CHANGE_STATE], atoms[NET_ACTIVE_WINDOW]);
+		pacer.wl_surface_id = atoms[WL_SURFACE_ID];
 	}
 }
 
@@ -369,6 +374,13 @@ xcb_generic_event_t *xcb_poll_for_event(xcb_connection_t *c)
 		pacer.turn_start_ns = now;
 		pacer.handed = 0;
 	}
+	if (pacer.paired_window != 0) {
+		uint32_t window = pacer.paired_window;
+		pacer.paired_window = 0;
+		if (pacer.paired != NULL) {
+			pacer.paired(window);
+		}
+	}
 	/* wlroots asks for the property of the event handed out last before it
 	 * polls again: an offer still there was not wanted (no surface). */
 	if (pacer.fetching == NULL) {
@@ -428,6 +440,12 @@ xcb_generic_event_t *xcb_poll_for_event(xcb_connection_t *c)
 		}
 		if (!waits_for_fetch(ev)) {
 			pacer.handed++;
+			if ((ev->response_type & 0x7f) == XCB_CLIENT_MESSAGE &&
+					pacer.wl_surface_id != XCB_ATOM_NONE &&
+					((xcb_client_message_event_t *)ev)->type ==
+							pacer.wl_surface_id) {
+				pacer.paired_window = ((xcb_client_message_event_t *)ev)->window;
+			}
 			return ev;
 		}
 		if (pacer.fetching != NULL) {
@@ -483,6 +501,11 @@ void xcb_disconnect(xcb_connection_t *c)
 	}
 	wm_paste_pipe_forget(c);
 	real_disconnect(c);
+}
+
+void wm_event_pacer_on_paired(void (*paired)(uint32_t window))
+{
+	pacer.paired = paired;
 }
 
 void wm_event_pacer_wake(void)

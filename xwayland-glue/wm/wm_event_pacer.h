@@ -8,6 +8,7 @@
 #define SMT_WM_EVENT_PACER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <wayland-server-core.h>
 
 struct wlr_xwayland;
@@ -18,6 +19,10 @@ bool wm_event_pacer_init(struct wl_event_loop *loop, struct wlr_xwayland *wlr);
 
 /* Make wlroots' handler run again soon (a held event may go now). */
 void wm_event_pacer_wake(void);
+
+/* Called with an X window once wlroots has handled the WL_SURFACE_ID
+ * message that pairs it with its Wayland surface (at its next poll). */
+void wm_event_pacer_on_paired(void (*paired)(uint32_t window));
 
 /* After wlr_xwayland_destroy. */
 void wm_event_pacer_finish(void);

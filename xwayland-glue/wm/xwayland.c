@@ -541,6 +541,39 @@ static void xview_create(struct smtwc_server *server, struct wlr_xwayland_surfac
 #undef LISTEN
 }
 
+/* wlroots 0.15 shows an X window when its Wayland surface commits a
+ * buffer after the window manager paired the two (WL_SURFACE_ID); a
+ * surface that committed its first buffer before the pairing is shown
+ * only at its next commit, and an idle client never commits again. Any
+ * delay of the window manager's events makes that likelier (seen once in
+ * twelve new windows during a move-and-resize flood of another client:
+ * the window mapped in X, never on screen). So once wlroots has handled a
+ * pairing (wm_event_pacer_on_paired), a managed window whose surface
+ * already has a buffer is shown now, as wlroots would at a commit. */
+static struct smtwc_server *paired_server;
+static unsigned long long late_pairings;
+
+static void xview_handle_paired(uint32_t window)
+{
+	struct smtwc_view *view;
+	wl_list_for_each (view, &paired_server->views, link) {
+		if (view->impl != &xview_impl || xview(view)->xsurface->window_id != window) {
+			continue;
+		}
+		struct wlr_xwayland_surface *xs = xview(view)->xsurface;
+		if (xs->surface != NULL && !xs->mapped && wlr_surface_has_buffer(xs->surface)) {
+			late_pairings++;
+			wlr_log(WLR_INFO,
+					"X window 0x%x paired after its surface's first buffer: "
+					"shown now (%llu so far)",
+					(unsigned)window, late_pairings);
+			xs->mapped = true;
+			wl_signal_emit(&xs->events.map, xs);
+		}
+		return;
+	}
+}
+
 /* ---- override-redirect windows --------------------------------------- */
 
 static void unmanaged_handle_set_geometry(struct wl_listener *listener, void *data)
@@ -730,6 +763,8 @@ static bool xwayland_init(struct smtwc_server *server)
 				"X window manager: no timer for its pacing; an X client "
 				"flooding it can stall the compositor");
 	}
+	paired_server = server;
+	wm_event_pacer_on_paired(xview_handle_paired);
 	wm_paste_pipe_init(wl_display_get_event_loop(server->display), wm_event_pacer_wake);
 	wm_selection_targets_init(xw->wlr);
 	xw->ready.notify = xwayland_handle_ready;
