@@ -37,6 +37,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <wlr/util/log.h>
 #include <wlr/xwayland.h>
 
@@ -65,6 +66,7 @@ static struct {
 	uint64_t turn_start_ns;
 	unsigned handed; /* events given to wlroots this turn */
 	uint64_t merged_before, paced_before, ignored_before; /* earlier connections' */
+	uint64_t dropped_before, unborn_before, messages_before;
 	uint64_t turns_cut, wakes;
 	xcb_window_t root;
 	/* A PropertyNotify waiting for its GetProperty's reply (the FIFO's
@@ -75,6 +77,12 @@ static struct {
 	uint64_t fetched;         /* GetProperty sent ahead of wlroots */
 	uint64_t longest_turn_ns; /* since the last log line */
 	uint64_t logged_merged, logged_cut, logged_paced, logged_ignored, last_log_ns;
+	uint64_t logged_dropped; /* dropped and messages merged, at the last line */
+	/* The connection's socket as adopted: xcb_disconnect checks that its
+	 * fd still is it (below). */
+	dev_t conn_dev;
+	ino_t conn_ino;
+	uint64_t orphaned; /* connections not closed again (below) */
 } pacer;
 
 static xcb_generic_event_t *(*real_poll_for_event)(xcb_connection_t *c);
@@ -105,6 +113,21 @@ static uint64_t ignored_total(void)
 	return pacer.ignored_before + (pacer.conn != NULL ? pacer.queue.ignored : 0);
 }
 
+static uint64_t dropped_total(void)
+{
+	return pacer.dropped_before + (pacer.conn != NULL ? pacer.queue.dropped : 0);
+}
+
+static uint64_t unborn_total(void)
+{
+	return pacer.unborn_before + (pacer.conn != NULL ? pacer.queue.unborn : 0);
+}
+
+static uint64_t messages_total(void)
+{
+	return pacer.messages_before + (pacer.conn != NULL ? pacer.queue.messages_merged : 0);
+}
+
 static void log_summary(const char *when)
 {
 	uint64_t waited_ns;
@@ -114,19 +137,24 @@ static void log_summary(const char *when)
 			"at the budget, %llu PropertyNotify held for their interval, "
 			"%llu of properties it does not read, %llu wake-ups, "
 			"%zu events waiting (peak %zu), %llu GetProperty sent ahead "
-			"(%llu taken by it), %llu waited for in %.1f ms; longest turn %.2f ms",
+			"(%llu taken by it), %llu waited for in %.1f ms; longest turn %.2f ms; "
+			"%llu events of windows already destroyed dropped, %llu windows "
+			"never shown, %llu window state and configure requests merged",
 			when, (unsigned long long)merged_total(),
 			(unsigned long long)pacer.turns_cut, (unsigned long long)paced_total(),
 			(unsigned long long)ignored_total(), (unsigned long long)pacer.wakes,
 			wm_event_queue_length(&pacer.queue), pacer.queue.peak,
 			(unsigned long long)pacer.fetched,
 			(unsigned long long)wm_property_fetch_taken(), (unsigned long long)waits,
-			(double)waited_ns / 1e6, (double)pacer.longest_turn_ns / 1e6);
+			(double)waited_ns / 1e6, (double)pacer.longest_turn_ns / 1e6,
+			(unsigned long long)dropped_total(), (unsigned long long)unborn_total(),
+			(unsigned long long)messages_total());
 	pacer.longest_turn_ns = 0;
 	pacer.logged_merged = merged_total();
 	pacer.logged_cut = pacer.turns_cut;
 	pacer.logged_paced = paced_total();
 	pacer.logged_ignored = ignored_total();
+	pacer.logged_dropped = dropped_total() + messages_total();
 }
 
 /* Something to say (a flood is being merged or cut), said at most once a
@@ -135,7 +163,8 @@ static void maybe_log(uint64_t now)
 {
 	if (merged_total() == pacer.logged_merged && pacer.turns_cut == pacer.logged_cut &&
 			paced_total() == pacer.logged_paced &&
-			ignored_total() == pacer.logged_ignored) {
+			ignored_total() == pacer.logged_ignored &&
+			dropped_total() + messages_total() == pacer.logged_dropped) {
 		return;
 	}
 	if (pacer.last_log_ns != 0 && now - pacer.last_log_ns < WM_LOG_INTERVAL_NS) {
@@ -151,6 +180,9 @@ static void forget_connection(void)
 		pacer.merged_before += pacer.queue.merged;
 		pacer.paced_before += pacer.queue.paced;
 		pacer.ignored_before += pacer.queue.ignored;
+		pacer.dropped_before += pacer.queue.dropped;
+		pacer.unborn_before += pacer.queue.unborn;
+		pacer.messages_before += pacer.queue.messages_merged;
 		wm_event_queue_clear(&pacer.queue);
 		pacer.conn = NULL;
 	}
@@ -166,17 +198,22 @@ static void forget_connection(void)
 
 /* The properties wlroots 0.15's window manager reads on a client's window
  * (xwm.c, read_surface_property); it fetches any other with a round trip
- * and drops it. Asked once, all requests before any reply. */
+ * and drops it. Then the ClientMessages merged per window
+ * (wm_event_queue.h). Asked once, all requests before any reply. */
 static void know_atoms(xcb_connection_t *c)
 {
 	static const char *const names[] = { "WM_CLASS", "WM_NAME", "_NET_WM_NAME",
 		"WM_TRANSIENT_FOR", "_NET_WM_PID", "_NET_WM_WINDOW_TYPE", "WM_PROTOCOLS",
 		"_NET_WM_STATE", "WM_HINTS", "WM_NORMAL_HINTS", "_MOTIF_WM_HINTS", "WM_WINDOW_ROLE",
-		"_NET_STARTUP_ID" };
+		"_NET_STARTUP_ID", "WM_CHANGE_STATE", "_NET_ACTIVE_WINDOW" };
 	enum {
-		N = sizeof(names) / sizeof(names[0])
+		N = sizeof(names) / sizeof(names[0]),
+		READ = N - 2, /* the first READ are properties read */
+		NET_WM_STATE = 7,
+		WM_CHANGE_STATE = N - 2,
+		NET_ACTIVE_WINDOW = N - 1
 	};
-	_Static_assert(N <= WM_KNOWN_ATOMS_MAX, "WM_KNOWN_ATOMS_MAX");
+	_Static_assert(READ <= WM_KNOWN_ATOMS_MAX, "WM_KNOWN_ATOMS_MAX");
 	xcb_intern_atom_cookie_t cookie[N];
 	for (unsigned i = 0; i < N; i++) {
 		cookie[i] = xcb_intern_atom(c, 0, (uint16_t)strlen(names[i]), names[i]);
@@ -185,14 +222,15 @@ static void know_atoms(xcb_connection_t *c)
 	unsigned got = 0;
 	for (unsigned i = 0; i < N; i++) {
 		xcb_intern_atom_reply_t *r = xcb_intern_atom_reply(c, cookie[i], NULL);
-		if (r != NULL && r->atom != XCB_ATOM_NONE) {
-			atoms[got++] = r->atom;
-		}
+		atoms[i] = r != NULL ? r->atom : XCB_ATOM_NONE;
+		got += atoms[i] != XCB_ATOM_NONE;
 		free(r);
 	}
 	/* All or none: a property missing from the list would be lost. */
 	if (got == N) {
-		wm_event_queue_know_atoms(&pacer.queue, atoms, N);
+		wm_event_queue_know_atoms(&pacer.queue, atoms, READ);
+		wm_event_queue_know_messages(&pacer.queue, atoms[NET_WM_STATE],
+				atoms[WM_CHANGE_STATE], atoms[NET_ACTIVE_WINDOW]);
 	}
 }
 
@@ -212,6 +250,11 @@ static bool adopt_connection(xcb_connection_t *c)
 		return false;
 	}
 	pacer.conn = c;
+	struct stat st;
+	if (fstat(xcb_get_file_descriptor(c), &st) == 0) {
+		pacer.conn_dev = st.st_dev;
+		pacer.conn_ino = st.st_ino;
+	}
 	xcb_screen_iterator_t screen = xcb_setup_roots_iterator(setup);
 	pacer.root = screen.rem > 0 ? screen.data->root : XCB_WINDOW_NONE;
 	know_atoms(c);
@@ -404,13 +447,46 @@ xcb_generic_event_t *xcb_poll_for_event(xcb_connection_t *c)
 	}
 }
 
+/* wlroots 0.15 closes the window manager's fd itself when Xwayland's
+ * Wayland connection ends first (server.c, server_finish_process closes
+ * wm_fd[0]), and its window manager disconnects later: by then the fd's
+ * number may be another's. Seen when Xwayland gave up during a flood
+ * (red team's configure-loop): the number had gone to libwayland's
+ * duplicate of the X listening socket (the lazy restart's watch), which
+ * libxcb then shut down and closed; the watch's removal failed, its epoll
+ * entry stayed with a freed source, and the compositor crashed at the
+ * next X connection (SIGSEGV in wl_event_loop_dispatch). So a connection
+ * whose fd is no longer its socket is not disconnected: its memory is kept
+ * (reachable, a few KiB per Xwayland that died so) and its fd left to its
+ * new owner. */
+static bool fd_still_ours(xcb_connection_t *c)
+{
+	struct stat st;
+	return fstat(xcb_get_file_descriptor(c), &st) == 0 && st.st_dev == pacer.conn_dev &&
+			st.st_ino == pacer.conn_ino;
+}
+
+#define WM_ORPHANS_KEPT 64u
+static xcb_connection_t *orphans[WM_ORPHANS_KEPT];
+
 void xcb_disconnect(xcb_connection_t *c)
 {
 	if (real_disconnect == NULL) {
 		dlsym_next(&real_disconnect, "xcb_disconnect");
 	}
 	if (c != NULL && c == pacer.conn) {
+		bool ours = fd_still_ours(c);
 		forget_connection();
+		if (!ours) {
+			wm_paste_pipe_forget(c);
+			orphans[pacer.orphaned++ % WM_ORPHANS_KEPT] = c;
+			wlr_log(WLR_ERROR,
+					"X window manager: its connection's fd was closed "
+					"before it was disconnected (Xwayland's end first); "
+					"not closed again (%llu so far)",
+					(unsigned long long)pacer.orphaned);
+			return;
+		}
 	}
 	wm_paste_pipe_forget(c);
 	real_disconnect(c);
@@ -435,7 +511,8 @@ bool wm_event_pacer_init(struct wl_event_loop *loop, struct wlr_xwayland *wlr)
 
 void wm_event_pacer_finish(void)
 {
-	if (pacer.turns_cut > 0 || merged_total() > 0 || paced_total() > 0 || ignored_total() > 0) {
+	if (pacer.turns_cut > 0 || merged_total() > 0 || paced_total() > 0 || ignored_total() > 0 ||
+			dropped_total() > 0 || messages_total() > 0) {
 		log_summary("at the end");
 	}
 	forget_connection();

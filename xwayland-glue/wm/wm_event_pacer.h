@@ -8,6 +8,7 @@
 #define SMT_WM_EVENT_PACER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <wayland-server-core.h>
 
 struct wlr_xwayland;

@@ -14,10 +14,20 @@ bool wm_event_queue_init(struct wm_event_queue *q, uint32_t own_base, uint32_t o
 	memset(q, 0, sizeof(*q));
 	q->ring = calloc(WM_EVENT_QUEUE_CAP, sizeof(*q->ring));
 	q->held = calloc(WM_EVENT_HELD_CAP, sizeof(*q->held));
+	q->messages = calloc(WM_MESSAGE_SLOTS, sizeof(*q->messages));
 	q->own_base = own_base;
 	q->own_mask = own_mask;
 	q->gen = 1;
-	return q->ring != NULL && q->held != NULL;
+	bool doomed = wm_doomed_init(&q->doomed);
+	return q->ring != NULL && q->held != NULL && q->messages != NULL && doomed;
+}
+
+void wm_event_queue_know_messages(struct wm_event_queue *q, uint32_t net_wm_state,
+		uint32_t wm_change_state, uint32_t net_active_window)
+{
+	q->net_wm_state = net_wm_state;
+	q->wm_change_state = wm_change_state;
+	q->net_active_window = net_active_window;
 }
 
 void wm_event_queue_know_atoms(struct wm_event_queue *q, const uint32_t *atoms, unsigned n)
@@ -55,8 +65,11 @@ void wm_event_queue_clear(struct wm_event_queue *q)
 	}
 	free(q->ring);
 	free(q->held);
+	free(q->messages);
+	wm_doomed_clear(&q->doomed);
 	q->ring = NULL;
 	q->held = NULL;
+	q->messages = NULL;
 	q->held_count = 0;
 }
 
@@ -87,6 +100,223 @@ static const xcb_property_notify_event_t *client_property(
 	return pn;
 }
 
+/* A client's window: not the window manager's own (nor any, with no XID
+ * range known). */
+static bool client_window(const struct wm_event_queue *q, uint32_t window)
+{
+	return q->own_mask != 0 && (window & ~q->own_mask) != q->own_base;
+}
+
+static uint32_t u32_at(const xcb_generic_event_t *ev, unsigned offset)
+{
+	uint32_t v;
+	memcpy(&v, (const uint8_t *)ev + offset, sizeof(v));
+	return v;
+}
+
+/* The window an event is about, for the kinds wlroots 0.15 looks its
+ * surface up by (0: another kind: never dropped). The window field is at
+ * 8 in the structure events (4 is the parent or the window selected on),
+ * at 4 in PropertyNotify and ClientMessage. */
+static uint32_t window_of(const xcb_generic_event_t *ev)
+{
+	switch (ev->response_type & 0x7f) {
+	case XCB_MAP_REQUEST:
+	case XCB_MAP_NOTIFY:
+	case XCB_UNMAP_NOTIFY:
+	case XCB_CONFIGURE_REQUEST:
+	case XCB_CONFIGURE_NOTIFY:
+		return u32_at(ev, 8);
+	case XCB_PROPERTY_NOTIFY:
+	case XCB_CLIENT_MESSAGE:
+		return u32_at(ev, 4);
+	default:
+		return 0;
+	}
+}
+
+/* The event at seq, leaving the FIFO: true if it goes to nobody (the
+ * caller frees it). */
+static bool drop_doomed(struct wm_event_queue *q, const xcb_generic_event_t *ev, uint64_t seq)
+{
+	uint8_t type = ev->response_type & 0x7f;
+	if (type == XCB_CREATE_NOTIFY) {
+		uint32_t w = u32_at(ev, 8);
+		if (client_window(q, w) && wm_doomed_unborn(&q->doomed, w, seq)) {
+			q->unborn++;
+			return true;
+		}
+		return false;
+	}
+	if (type == XCB_DESTROY_NOTIFY) {
+		uint32_t w = u32_at(ev, 8);
+		return client_window(q, w) && wm_doomed_destroy_leaves(&q->doomed, w, seq);
+	}
+	if (type == XCB_SELECTION_REQUEST) {
+		wm_doomed_request_leaves(&q->doomed, u32_at(ev, 12), seq);
+		return false;
+	}
+	uint32_t w = window_of(ev);
+	if (w != 0 && client_window(q, w) && wm_doomed_after(&q->doomed, w, seq)) {
+		q->dropped++;
+		return true;
+	}
+	return false;
+}
+
+/* Applying a then b to one state, as one action. */
+static uint32_t compose_state_actions(uint32_t a, uint32_t b)
+{
+	if (b == WM_STATE_REMOVE || b == WM_STATE_ADD) {
+		return b;
+	}
+	if (b == WM_STATE_KEEP) {
+		return a;
+	}
+	switch (a) {
+	case WM_STATE_REMOVE:
+		return WM_STATE_ADD;
+	case WM_STATE_ADD:
+		return WM_STATE_REMOVE;
+	case WM_STATE_TOGGLE:
+		return WM_STATE_KEEP;
+	default:
+		return WM_STATE_TOGGLE;
+	}
+}
+
+/* What one _NET_WM_STATE message does to each property it names: wlroots
+ * applies its action to both, so naming one twice toggles it twice. An
+ * action EWMH does not define does nothing. */
+static uint32_t state_action(const xcb_client_message_event_t *cm)
+{
+	uint32_t a = cm->data.data32[0];
+	if (a > WM_STATE_TOGGLE) {
+		return WM_STATE_KEEP;
+	}
+	if (a == WM_STATE_TOGGLE && cm->data.data32[1] == cm->data.data32[2]) {
+		return WM_STATE_KEEP;
+	}
+	return a;
+}
+
+/* WM_CHANGE_STATE and _NET_ACTIVE_WINDOW share a run: each decides
+ * whether the window is shown, minimized or focused, so the last asked
+ * wins (xwayland.c applies them so too), with one exception: a
+ * WM_CHANGE_STATE to NormalState after an activation adds nothing (the
+ * activation shows the window) and must not undo the focus. */
+#define WM_ICONIC_STATE 3u
+#define WM_MESSAGE_ACTIVITY 0xffffffffu /* the run's key in place of a type */
+
+static bool merge_activity(const struct wm_event_queue *q, xcb_client_message_event_t *last,
+		const xcb_client_message_event_t *cm)
+{
+	bool normal = cm->type == q->wm_change_state && cm->data.data32[0] != WM_ICONIC_STATE;
+	if (!(normal && last->type == q->net_active_window)) {
+		last->type = cm->type;
+		last->data = cm->data;
+	}
+	return true;
+}
+
+#define WM_MESSAGE_CONFIGURE 0xfffffffeu /* a ConfigureRequest's key */
+
+/* A later ConfigureRequest of the same window, folded into one: what
+ * either asks, the later's values where both ask. */
+static void merge_configure(
+		xcb_configure_request_event_t *last, const xcb_configure_request_event_t *cr)
+{
+	uint16_t m = cr->value_mask;
+	if (m & XCB_CONFIG_WINDOW_X) {
+		last->x = cr->x;
+	}
+	if (m & XCB_CONFIG_WINDOW_Y) {
+		last->y = cr->y;
+	}
+	if (m & XCB_CONFIG_WINDOW_WIDTH) {
+		last->width = cr->width;
+	}
+	if (m & XCB_CONFIG_WINDOW_HEIGHT) {
+		last->height = cr->height;
+	}
+	if (m & XCB_CONFIG_WINDOW_BORDER_WIDTH) {
+		last->border_width = cr->border_width;
+	}
+	if (m & XCB_CONFIG_WINDOW_SIBLING) {
+		last->sibling = cr->sibling;
+	}
+	if (m & XCB_CONFIG_WINDOW_STACK_MODE) {
+		last->stack_mode = cr->stack_mode;
+	}
+	last->value_mask |= m;
+}
+
+/* A client's window-state message or ConfigureRequest, folded into the
+ * window's last one still waiting when it continues its run (true: ev
+ * freed). */
+static bool merge_message(struct wm_event_queue *q, xcb_generic_event_t *ev)
+{
+	if (q->messages == NULL) {
+		return false;
+	}
+	uint8_t type = ev->response_type & 0x7f;
+	uint32_t window, key, p1 = 0, p2 = 0;
+	if (type == XCB_CONFIGURE_REQUEST) {
+		window = ((xcb_configure_request_event_t *)ev)->window;
+		key = WM_MESSAGE_CONFIGURE;
+	} else if (type == XCB_CLIENT_MESSAGE) {
+		xcb_client_message_event_t *cm = (xcb_client_message_event_t *)ev;
+		if (cm->format != 32 || cm->type == 0 ||
+				(cm->type != q->net_wm_state && cm->type != q->wm_change_state &&
+						cm->type != q->net_active_window)) {
+			return false;
+		}
+		window = cm->window;
+		key = WM_MESSAGE_ACTIVITY;
+		if (cm->type == q->net_wm_state) {
+			key = cm->type;
+			p1 = cm->data.data32[1];
+			p2 = cm->data.data32[2];
+			cm->data.data32[0] = state_action(cm);
+		}
+	} else {
+		return false;
+	}
+	if (!client_window(q, window)) {
+		return false;
+	}
+	uint32_t h = window * 0x9e3779b1u;
+	struct wm_message_slot *slot = &q->messages[(h ^ (h >> 16)) & (WM_MESSAGE_SLOTS - 1u)];
+	if (slot->window == window && slot->gen == q->gen && slot->seq >= q->popped &&
+			slot->seq < q->pushed && slot->type == key && slot->p1 == p1 &&
+			slot->p2 == p2) {
+		xcb_generic_event_t *last = q->ring[slot->seq & QUEUE_MASK];
+		if (key == WM_MESSAGE_CONFIGURE) {
+			merge_configure((xcb_configure_request_event_t *)last,
+					(const xcb_configure_request_event_t *)ev);
+		} else if (key == WM_MESSAGE_ACTIVITY) {
+			merge_activity(q, (xcb_client_message_event_t *)last,
+					(const xcb_client_message_event_t *)ev);
+		} else {
+			xcb_client_message_event_t *lm = (xcb_client_message_event_t *)last;
+			lm->data.data32[0] = compose_state_actions(lm->data.data32[0],
+					((const xcb_client_message_event_t *)ev)->data.data32[0]);
+		}
+		q->messages_merged++;
+		free(ev);
+		return true;
+	}
+	*slot = (struct wm_message_slot){
+		.window = window,
+		.type = key,
+		.p1 = p1,
+		.p2 = p2,
+		.gen = q->gen,
+		.seq = q->pushed,
+	};
+	return false;
+}
+
 static struct wm_event_slot *slot_of(
 		struct wm_event_queue *q, const xcb_property_notify_event_t *pn)
 {
@@ -109,8 +339,16 @@ static bool slot_waits(const struct wm_event_queue *q, const struct wm_event_slo
 
 void wm_event_queue_push(struct wm_event_queue *q, xcb_generic_event_t *ev)
 {
-	if ((ev->response_type & 0x7f) == XCB_DESTROY_NOTIFY) {
+	uint8_t type = ev->response_type & 0x7f;
+	if (type == XCB_DESTROY_NOTIFY) {
 		q->gen++;
+		if (client_window(q, u32_at(ev, 8))) {
+			wm_doomed_destroy_queued(&q->doomed, u32_at(ev, 8), q->pushed);
+		}
+	} else if (type == XCB_SELECTION_REQUEST) {
+		wm_doomed_request_queued(&q->doomed, u32_at(ev, 12), q->pushed);
+	} else if (merge_message(q, ev)) {
+		return;
 	}
 	const xcb_property_notify_event_t *pn = client_property(q, ev);
 	if (pn != NULL && unread(q, pn)) {
@@ -229,13 +467,23 @@ xcb_generic_event_t *wm_event_queue_pop(struct wm_event_queue *q, uint64_t now_n
 		}
 	}
 	if (due < q->held_count) {
-		return take_held(q, due, now_ns);
+		uint64_t seq = q->held[due].seq;
+		xcb_generic_event_t *ev = take_held(q, due, now_ns);
+		if (!drop_doomed(q, ev, seq)) {
+			return ev;
+		}
+		free(ev);
+		return wm_event_queue_pop(q, now_ns);
 	}
 	while (q->popped != q->pushed) {
 		uint64_t seq = q->popped;
 		xcb_generic_event_t *ev = q->ring[seq & QUEUE_MASK];
 		q->ring[seq & QUEUE_MASK] = NULL;
 		q->popped++;
+		if (drop_doomed(q, ev, seq)) {
+			free(ev);
+			continue;
+		}
 		const xcb_property_notify_event_t *pn = client_property(q, ev);
 		if (pn == NULL) {
 			return ev;

@@ -18,6 +18,22 @@
  * - ignored: a new value of a property the window manager does not read
  *   (it would fetch it with a round trip and drop it), once the caller has
  *   said which it reads (wm_event_queue_know_atoms).
+ * - dropped: an event about a client's window whose DestroyNotify waits
+ *   behind it (wm_doomed_windows.h): wlroots would act on a window that is
+ *   gone; a window created and destroyed within what waits is never shown
+ *   to wlroots (its CreateNotify and DestroyNotify dropped too);
+ * - messages merged: a client's _NET_WM_STATE, WM_CHANGE_STATE and
+ *   _NET_ACTIVE_WINDOW ClientMessages for one window, once the caller has
+ *   said their atoms (wm_event_queue_know_messages): one that repeats the
+ *   window's last such message still waiting (same type, same
+ *   properties) is folded into it, which then does what the run would
+ *   have done (toggles of a state compose: two toggles do nothing, a
+ *   remove or add then toggles is a remove or add); a window's
+ *   WM_CHANGE_STATE and _NET_ACTIVE_WINDOW form one run in which the last
+ *   asked wins (minimize and activate in turn is one message), except
+ *   that NormalState after an activation adds nothing; and a window's
+ *   run of ConfigureRequests is one (what any of them asks, each field's
+ *   last value).
  * What stays in order and is never merged nor held: every other event,
  * and every PropertyNotify on the window manager's own windows (selection
  * transfers count them). A DestroyNotify ends merging into what waits
@@ -34,6 +50,8 @@
 #include <stdint.h>
 #include <xcb/xcb.h>
 
+#include "xwayland-glue/wm/wm_doomed_windows.h"
+
 /* Slots of the merge and pacing index: direct-mapped, so a collision only
  * merges or paces less, never wrongly. */
 #define WM_EVENT_MERGE_SLOTS 4096u
@@ -46,6 +64,16 @@
 #define WM_EVENT_HELD_CAP 1024u
 #define WM_PROPERTY_INTERVAL_NS 50000000u
 #define WM_KNOWN_ATOMS_MAX 16u
+/* Direct-mapped by window: a collision merges less, never wrongly. */
+#define WM_MESSAGE_SLOTS 4096u
+/* _NET_WM_STATE's actions (EWMH), and the one a run of toggles that
+ * cancel out becomes: wlroots 0.15 changes nothing for it. */
+enum {
+	WM_STATE_REMOVE = 0,
+	WM_STATE_ADD = 1,
+	WM_STATE_TOGGLE = 2,
+	WM_STATE_KEEP = 3
+};
 
 enum wm_event_where {
 	WM_EVENT_GONE,
@@ -61,6 +89,13 @@ struct wm_event_slot {
 	uint64_t seq;              /* its FIFO position (IN_FIFO) */
 	uint32_t held_index;       /* its place in held[] (HELD) */
 	uint64_t handed_ns;        /* the last one with this key handed out; 0: none */
+};
+
+/* A window's last mergeable ClientMessage in the FIFO. */
+struct wm_message_slot {
+	uint32_t window, type, p1, p2;
+	uint64_t gen;
+	uint64_t seq; /* its FIFO position: merged into while >= popped */
 };
 
 struct wm_held_event {
@@ -82,7 +117,14 @@ struct wm_event_queue {
 	unsigned nknown;                    /* 0: all, as far as we know */
 	uint64_t merged, paced;             /* events dropped as repeats; held for their time */
 	uint64_t ignored;                   /* new values of properties it does not read */
-	size_t peak;                        /* most events in the FIFO at once */
+	struct wm_doomed_windows doomed;
+	uint64_t dropped; /* events about windows whose DestroyNotify waited behind them */
+	uint64_t unborn;  /* windows created and destroyed in the FIFO: never shown */
+	/* _NET_WM_STATE, WM_CHANGE_STATE, _NET_ACTIVE_WINDOW; 0: not known */
+	uint32_t net_wm_state, wm_change_state, net_active_window;
+	struct wm_message_slot *messages; /* WM_MESSAGE_SLOTS */
+	uint64_t messages_merged;
+	size_t peak; /* most events in the FIFO at once */
 };
 
 /* False if memory could not be had. */
@@ -91,6 +133,11 @@ bool wm_event_queue_init(struct wm_event_queue *q, uint32_t own_base, uint32_t o
 /* The properties the window manager reads (at most WM_KNOWN_ATOMS_MAX;
  * the rest are ignored as well: pass them all or none). */
 void wm_event_queue_know_atoms(struct wm_event_queue *q, const uint32_t *atoms, unsigned n);
+
+/* The atoms of the ClientMessages merged per window (0: that kind not
+ * merged). */
+void wm_event_queue_know_messages(struct wm_event_queue *q, uint32_t net_wm_state,
+		uint32_t wm_change_state, uint32_t net_active_window);
 
 /* Frees every event still waiting or held, and the queue's memory. */
 void wm_event_queue_clear(struct wm_event_queue *q);

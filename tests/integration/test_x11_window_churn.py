@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""An X client creating, mapping and destroying windows in a loop
+(`smt-x11-wm-hostile window-churn`, red team of session 28) must not stall
+the compositor (xwayland-glue/wm/wm_doomed_windows.c, wm_event_queue.c).
+wlroots 0.15's window manager made a surface for every CreateNotify with a
+synchronous GetGeometry, answered every MapRequest, paired every
+WL_SURFACE_ID with twelve round trips, for windows already gone: the
+compositor stood in xcb_wait_for_reply while the X server queued more,
+another client went unanswered until seconds after the attacker stopped,
+and SIGTERM was not obeyed within 30 s. Now the window manager's FIFO
+drops what comes before a window's queued DestroyNotify, and a window
+created and destroyed within it is never shown to wlroots.
+
+Checked while the attacker still churns (what happened, never a
+duration): the compositor says it dropped such windows, another Wayland
+client's round trips, the control socket and another X client's round
+trips are answered; after the attacker stops, another X client's window
+is shown; then, with the attacker churning again, the compositor exits
+cleanly on SIGTERM (the harness's bound). Managed windows on the ring
+(the X programs' default); override-redirect ones on the socket.
+(Override-redirect churn also has Xwayland create a wl_shm pool per
+window: Xwayland may still give up with "can't send file descriptor"
+when the compositor falls behind; that is not checked here, see
+docs/reliability.md.)"""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness import Session, check, log  # noqa: E402
+from harness.hostile import hostile_tool  # noqa: E402
+
+NEVER_SHOWN = re.compile(r"(\d+) windows never shown")
+
+
+def wm_hostile(h):
+    return os.environ.get("SMT_X11_WM_HOSTILE") or os.path.join(
+        os.path.dirname(h.vpointer), "smt-x11-wm-hostile")
+
+
+def never_shown(s):
+    said = NEVER_SHOWN.findall(s.stderr_text())
+    return int(said[-1]) if said else 0
+
+
+def churn(h, s, flags, env):
+    """Starts the attacker and waits until the compositor has dropped
+    windows it created and destroyed (more than it had before)."""
+    before = never_shown(s)
+    attacker = s.spawn([wm_hostile(h), "window-churn", "0"] + flags, name="churn", env=env)
+    s.wait_until(lambda: never_shown(s) > before + 100, timeout=60,
+                 what="the window manager to drop windows already destroyed")
+    return attacker
+
+
+def test(h):
+    for flags, transport in (([], "ring"), (["--or"], "socket")):
+        env = {"SMT_X11RING": "off"} if transport == "socket" else None
+        with Session(h, f"churn{''.join(flags)}", x11=True) as s:
+            attacker = churn(h, s, flags, env)
+            probe = s.run([hostile_tool(h), "sync-probe", "0.3"], timeout=120, check_rc=False)
+            check(probe.returncode == 0 and "SYNC n=" in probe.stdout,
+                  f"another Wayland client's round trips during the churn: {probe.stdout}"
+                  f"{probe.stderr[-300:]}")
+            stats = s.control("stats", timeout=60)
+            check("server" in stats, f"the control socket during the churn: {stats}")
+            xr = s.run(["xwininfo", "-root"], timeout=120, check_rc=False)
+            check(xr.returncode == 0 and "Window id" in xr.stdout,
+                  f"another X client during the churn: {xr.returncode} {xr.stderr[-300:]}")
+            # Managed windows cost Xwayland no buffer; override-redirect ones
+            # a wl_shm pool each, and Xwayland may still give up on a busy
+            # machine (its connection then ends the attacker's): noted.
+            gave_up = "Fatal server error" in s.stderr_text()
+            check(attacker.alive() or (flags and gave_up),
+                  "the attacker ended before the checks were done")
+            if gave_up:
+                log("Xwayland gave up during the override-redirect churn")
+            log(f"{' '.join(flags) or 'managed'} during the churn: {probe.stdout.strip()}; "
+                f"{never_shown(s)} windows never shown")
+            s.stop_client(attacker)
+            other = s.spawn([wm_hostile(h), "steal-focus", "bystander"], name="bystander")
+            s.wait_window(lambda w: w["title"] == "bystander", timeout=120,
+                          what="another X client's window after the churn")
+            s.stop_client(other)
+            # SIGTERM while it churns again: a clean exit within the bound.
+            churn(h, s, flags, env)
+            s.stop()
+
+
+harness.main(test)
