@@ -109,11 +109,49 @@ def bench_said(p, prefix):
         return any(ln.startswith(prefix) for ln in f.read().splitlines())
 
 
+FETCH_LINE = re.compile(r"X window manager under load: .*, (\d+) GetProperty sent ahead "
+                        r"\((\d+) taken by it\), (\d+) waited for in")
+
+
+def fetch_counts(s):
+    """(sent ahead, waited for) of the pacer's last line, or (0, 0)."""
+    found = FETCH_LINE.findall(s.stderr_text())
+    return tuple(int(x) for x in found[-1][::2]) if found else (0, 0)
+
+
+def set_delete_flood(s, h):
+    """A title set and deleted in turn (session 29's red team): wlroots reads
+    the property at a deletion as at a new value. Before session 29 the pacer
+    read ahead only for new values, and the main loop stood in wlroots'
+    synchronous GetProperty once per deletion (about one per event handed
+    out); now deletions are read ahead too, so the reads the compositor
+    waited for stay a small part of those sent ahead."""
+    sent0, waited0 = fetch_counts(s)
+    tool = os.environ.get("SMT_X11_WM_HOSTILE") or os.path.join(
+        os.path.dirname(h.vpointer), "smt-x11-wm-hostile")
+    p = s.spawn([tool, "title-delete-loop", "4"], name="x11-title-delete-loop")
+
+    def read_ahead():
+        sent, waited = fetch_counts(s)
+        return (sent, waited) if sent - sent0 >= 1000 else None
+    s.wait_until(read_ahead, timeout=120,
+                 what="1,000 GetProperty of a set/delete title loop read ahead")
+    check(p.wait(120) == 0, f"title-delete-loop exited with {p.returncode}:\n{p.log_tail()}")
+    s.clients.remove(p)
+    sent, waited = fetch_counts(s)
+    log(f"set/delete loop: {sent - sent0} GetProperty read ahead, {waited - waited0} waited for")
+    check((waited - waited0) * 10 < sent - sent0,
+          f"set/delete loop: the compositor waited for {waited - waited0} GetProperty replies "
+          f"against {sent - sent0} read ahead")
+    check(s.compositor.alive(), "the compositor died")
+
+
 def test(h):
     with Session(h, x11=True) as s:
         for transport in ("ring", "socket"):
             flood(s, h, transport)
         flood(s, h, "ring", atoms=5000)
+        set_delete_flood(s, h)
 
 
 harness.main(test)

@@ -316,18 +316,22 @@ static xcb_generic_event_t *end_turn(uint64_t now)
 	return NULL;
 }
 
-/* wlroots reads a client window's property when told it has a new value.
- * The rest go as they are: deletions (an X client taking a selection
- * chunk from the window manager deletes it on its window, and the
- * transfer waits for each), its own windows' (selection transfers) and
- * the root's (no client's window). */
+/* wlroots reads a client window's property at every PropertyNotify of
+ * it, a new value or a deletion (a selection chunk an X requestor took
+ * from its window too, when the window is one wlroots tracks: fetched
+ * ahead, that deletion reaches the transfer one round trip later, with
+ * the loop running meanwhile, instead of after wlroots' own synchronous
+ * one). The rest go as they are: its own windows' (selection transfers)
+ * and the root's (no client's window). */
 static bool read_by_window_manager(const xcb_generic_event_t *ev)
 {
 	if ((ev->response_type & 0x7f) != XCB_PROPERTY_NOTIFY) {
 		return false;
 	}
+	/* Deletions since session 29: a title set and deleted in turn stood
+	 * the main loop in a synchronous GetProperty per deletion. */
 	const xcb_property_notify_event_t *pn = (const xcb_property_notify_event_t *)ev;
-	return pn->state == XCB_PROPERTY_NEW_VALUE && pn->window != pacer.root &&
+	return pn->window != pacer.root &&
 			(pn->window & ~pacer.queue.own_mask) != pacer.queue.own_base;
 }
 
