@@ -76,8 +76,3 @@ void wm_surface_pairing_settle(struct wlr_xwayland *wlr)
 				(unsigned long long)left_out);
 	}
 }
-
-uint64_t wm_surface_pairing_late_maps(void)
-{
-	return pairing.late_maps;
-}

@@ -40,7 +40,4 @@ void wm_surface_pairing_handed(const xcb_generic_event_t *ev);
  * paired if its surface already has a buffer. */
 void wm_surface_pairing_settle(struct wlr_xwayland *wlr);
 
-/* Windows mapped here (paired after their surface's buffer), so far. */
-uint64_t wm_surface_pairing_late_maps(void);
-
 #endif
