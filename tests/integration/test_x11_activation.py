@@ -25,20 +25,16 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness import Session, check, log, read_file  # noqa: E402
+from harness.hostile import wm_hostile_tool  # noqa: E402
 
 REFUSED = re.compile(r"X window 0x([0-9a-f]+) \(pid (-?\d+)\) asked for the focus a Wayland "
                      r"window has: left where it is")
 
 
-def wm_hostile(h):
-    return os.environ.get("SMT_X11_WM_HOSTILE") or os.path.join(
-        os.path.dirname(h.vpointer), "smt-x11-wm-hostile")
-
-
 def x_window(s, name):
     """An smt-x11-wm-hostile steal-focus window, mapped: (process, its
     window id)."""
-    p = s.spawn([wm_hostile(s.h), "steal-focus", name], name=name)
+    p = s.spawn([wm_hostile_tool(s.h), "steal-focus", name], name=name)
     line = s.wait_until(lambda: next((ln for ln in (read_file(p.log_path) or "").splitlines()
                                       if ln.startswith("mapped ")), None),
                         timeout=60, what=f"{name} to map its window")

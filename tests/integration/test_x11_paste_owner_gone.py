@@ -30,6 +30,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness import FOCUSED, Session, check, log  # noqa: E402
+from harness.hostile import wm_hostile_tool  # noqa: E402
 from harness.selections import TEXT, offered, read_bytes, selection_text  # noqa: E402
 
 # Copies stdin to argv[1]; once it has its first bytes it makes the file
@@ -77,14 +78,9 @@ def orphaned(s):
     return counts[-1] if counts else 0
 
 
-def wm_hostile(h):
-    return os.environ.get("SMT_X11_WM_HOSTILE") or os.path.join(
-        os.path.dirname(h.vpointer), "smt-x11-wm-hostile")
-
-
 def silent_owner_part(s):
     before = orphaned(s)
-    owner = s.spawn([wm_hostile(s.h), "targets", "1", "0", "--once", "--silent"],
+    owner = s.spawn([wm_hostile_tool(s.h), "targets", "1", "0", "--once", "--silent"],
                     name="silent-owner")
     mime = "application/x-smt-0"
 

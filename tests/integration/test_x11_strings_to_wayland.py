@@ -43,6 +43,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness import Session, check, log, read_file  # noqa: E402
+from harness.hostile import wm_hostile_tool  # noqa: E402
 
 REFUSED = re.compile(r"(a clipboard selection refused|an X primary selection refused|"
                      r"an X selection's TARGETS not read): (.*)$")
@@ -51,11 +52,6 @@ AHEAD = re.compile(r"X selections' targets: (\d+) lists, (\d+) names asked ahead
 
 def refusals(s):
     return [m.groups() for m in map(REFUSED.search, s.stderr_text().splitlines()) if m]
-
-
-def wm_hostile(h):
-    return os.environ.get("SMT_X11_WM_HOSTILE") or os.path.join(
-        os.path.dirname(h.vpointer), "smt-x11-wm-hostile")
 
 
 def attack(s, h, label, primary, args, expect):
@@ -73,7 +69,7 @@ def attack(s, h, label, primary, args, expect):
     s.wait_window(lambda w: w["app_id"] == f"foot-{label}", timeout=30, what="foot's window")
 
     before = len(refusals(s))
-    p = s.spawn([wm_hostile(h), "targets", args[0], "0"] + args[1:] + ["--once"] + flag,
+    p = s.spawn([wm_hostile_tool(h), "targets", args[0], "0"] + args[1:] + ["--once"] + flag,
                 name=f"x11-selection-{label}")
     s.wait_until(lambda: "owner" in (read_file(p.log_path) or ""), timeout=60,
                  what="the window manager to ask the attacker for its TARGETS")
@@ -125,7 +121,7 @@ def taskbar_lines(p):
 
 def long_names(s, h):
     bar = s.spawn([desktop_tool(h), "toplevels", "--watch"], name="taskbar")
-    p = s.spawn([wm_hostile(h), "long-names", "8000", "8000"], name="x11-long-names")
+    p = s.spawn([wm_hostile_tool(h), "long-names", "8000", "8000"], name="x11-long-names")
     line = s.wait_until(lambda: next((ln for ln in taskbar_lines(bar)
                                       if ln.startswith("toplevel long title ")), None)
                         or not bar.alive(), timeout=60,
@@ -156,7 +152,7 @@ def names_in_order(s, h):
                  for m in map(AHEAD.search, s.stderr_text().splitlines()) if m]
         return found[-1] if found else (0, 0)
     lists0, names0 = ahead()
-    p = s.spawn([wm_hostile(h), "targets", "200", "0", "--once"], name="x11-selection-200")
+    p = s.spawn([wm_hostile_tool(h), "targets", "200", "0", "--once"], name="x11-selection-200")
     s.wait_until(lambda: "owner" in (read_file(p.log_path) or ""), timeout=60,
                  what="the window manager to ask for the 200 targets")
     expected = [f"application/x-smt-{i}" for i in range(200)]

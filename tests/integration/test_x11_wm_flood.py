@@ -35,7 +35,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "bench", "x11"))
 import harness  # noqa: E402
 from harness import Session, check, log  # noqa: E402
-from harness.hostile import hostile_tool  # noqa: E402
+from harness.hostile import wm_hostile_tool, round_trips_answered  # noqa: E402
 import interactive as bench  # noqa: E402  (program(), wait_line(), transport_env())
 
 PACER_LINE = re.compile(r"X window manager under load: (\d+) PropertyNotify merged, "
@@ -83,10 +83,7 @@ def flood(s, h, transport, atoms=0):
     check(p.alive() and not bench_said(p, "TITLES"),
           f"{transport}: the flood ended before the check (it floods until told)")
     # Served while the flood goes on.
-    probe = s.run([hostile_tool(h), "sync-probe", "0.3"], timeout=120, check_rc=False)
-    check(probe.returncode == 0 and "SYNC" in probe.stdout,
-          f"{transport}: another Wayland client's round trips during the flood: "
-          f"rc={probe.returncode} {probe.stdout!r} {probe.stderr[-400:]!r}")
+    answered = round_trips_answered(s, h, f"the {transport} flood")
     stats = s.control("stats", timeout=60)
     check("server" in stats, f"{transport}: the control socket during the flood: {stats}")
     check(p.alive() and not bench_said(p, "TITLES"),
@@ -99,7 +96,7 @@ def flood(s, h, transport, atoms=0):
                   what=f"the compositor's window list to show the last title (final {n})")
     log(f"{transport}{' (atoms)' if atoms else ''}: {n} changes; the pacer said {merged} "
         f"merged, {held} held, {ignored} ignored, {taken} read ahead "
-        f"(cumulative); probe: {probe.stdout.strip()}")
+        f"(cumulative); probe: {answered}")
     check(s.compositor.alive(), "the compositor died")
     s.stop_client(p)
 
@@ -127,9 +124,7 @@ def set_delete_flood(s, h):
     out); now deletions are read ahead too, so the reads the compositor
     waited for stay a small part of those sent ahead."""
     sent0, waited0 = fetch_counts(s)
-    tool = os.environ.get("SMT_X11_WM_HOSTILE") or os.path.join(
-        os.path.dirname(h.vpointer), "smt-x11-wm-hostile")
-    p = s.spawn([tool, "title-delete-loop", "4"], name="x11-title-delete-loop")
+    p = s.spawn([wm_hostile_tool(h), "title-delete-loop", "4"], name="x11-title-delete-loop")
 
     def read_ahead():
         sent, waited = fetch_counts(s)

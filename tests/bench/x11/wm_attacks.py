@@ -34,7 +34,7 @@ sys.path.insert(0, HERE)
 import benchenv  # noqa: E402
 import harness  # noqa: E402
 from harness import Session, log  # noqa: E402
-from harness.hostile import hostile_tool  # noqa: E402
+from harness.hostile import hostile_tool, wm_hostile_tool  # noqa: E402
 import interactive as I  # noqa: E402  (cpu_ticks(), spread(), loadavg())
 
 CASES = {
@@ -65,11 +65,6 @@ def parse_args():
     return args
 
 
-def tool(h):
-    return os.environ.get("SMT_X11_WM_HOSTILE") or os.path.join(
-        os.path.dirname(h.vpointer), "smt-x11-wm-hostile")
-
-
 def rss_mib(pid):
     try:
         with open(f"/proc/{pid}/status") as f:
@@ -94,7 +89,7 @@ def one(h, args, rnd, build, case):
     with Session(h, f"r{rnd}-{build}-{case}", x11=True) as s:
         pid = s.compositor.pid
         r["rss0"] = rss_mib(pid)
-        attacker = s.spawn([tool(h)] + CASES[case], name=case)
+        attacker = s.spawn([wm_hostile_tool(h)] + CASES[case], name=case)
         time.sleep(1.0)
         cpu0 = I.cpu_ticks(pid)
         probe = s.spawn([hostile_tool(h), "sync-probe", str(args.probe)], name="sync-probe")
@@ -113,7 +108,7 @@ def one(h, args, rnd, build, case):
         s.stop_client(probe)
         r["attacker_rc"] = attacker.returncode
         t0 = time.monotonic()
-        other = s.spawn([tool(h), "steal-focus", "bystander"], name="bystander")
+        other = s.spawn([wm_hostile_tool(h), "steal-focus", "bystander"], name="bystander")
         try:
             s.wait_window(lambda w: w["title"] == "bystander", timeout=60,
                           what="another X client's window after the attack")
@@ -125,7 +120,7 @@ def one(h, args, rnd, build, case):
         time.sleep(2.0)
         r["rss2"] = rss_mib(pid)
         r["fatal"] = "yes" if "Fatal server error" in s.stderr_text() else "no"
-        again = s.spawn([tool(h)] + CASES[case], name=case + "-again")
+        again = s.spawn([wm_hostile_tool(h)] + CASES[case], name=case + "-again")
         time.sleep(1.0)
         t1 = time.monotonic()
         os.kill(pid, signal.SIGTERM)
