@@ -29,14 +29,9 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness import Session, check, log  # noqa: E402
-from harness.hostile import hostile_tool  # noqa: E402
+from harness.hostile import wm_hostile_tool, everyone_answered  # noqa: E402
 
 NEVER_SHOWN = re.compile(r"(\d+) windows never shown")
-
-
-def wm_hostile(h):
-    return os.environ.get("SMT_X11_WM_HOSTILE") or os.path.join(
-        os.path.dirname(h.vpointer), "smt-x11-wm-hostile")
 
 
 def never_shown(s):
@@ -44,14 +39,29 @@ def never_shown(s):
     return int(said[-1]) if said else 0
 
 
-def churn(h, s, flags, env):
+def gave_up_times(s):
+    return s.stderr_text().count("Fatal server error")
+
+
+def churn(h, s, flags, env, tries=5):
     """Starts the attacker and waits until the compositor has dropped
-    windows it created and destroyed (more than it had before)."""
-    before = never_shown(s)
-    attacker = s.spawn([wm_hostile(h), "window-churn", "0"] + flags, name="churn", env=env)
-    s.wait_until(lambda: never_shown(s) > before + 100, timeout=60,
-                 what="the window manager to drop windows already destroyed")
-    return attacker
+    windows it created and destroyed (more than it had before). Xwayland
+    may give up under the override-redirect churn on a busy machine (an fd
+    per mapped window; noted in the test's docstring) before that, taking
+    the attacker with it: then the attacker is started again (Xwayland
+    restarts for it), at most `tries` times."""
+    for _ in range(tries):
+        before, deaths = never_shown(s), gave_up_times(s)
+        attacker = s.spawn([wm_hostile_tool(h), "window-churn", "0"] + flags, name="churn",
+                           env=env)
+        s.wait_until(lambda: never_shown(s) > before + 100 or
+                     (flags and gave_up_times(s) > deaths), timeout=60,
+                     what="the window manager to drop windows already destroyed")
+        if never_shown(s) > before + 100:
+            return attacker
+        log("Xwayland gave up under the override-redirect churn before the drop: again")
+        s.stop_client(attacker)
+    check(False, f"Xwayland gave up {tries} times before the window manager dropped a window")
 
 
 def test(h):
@@ -59,15 +69,7 @@ def test(h):
         env = {"SMT_X11RING": "off"} if transport == "socket" else None
         with Session(h, f"churn{''.join(flags)}", x11=True) as s:
             attacker = churn(h, s, flags, env)
-            probe = s.run([hostile_tool(h), "sync-probe", "0.3"], timeout=120, check_rc=False)
-            check(probe.returncode == 0 and "SYNC n=" in probe.stdout,
-                  f"another Wayland client's round trips during the churn: {probe.stdout}"
-                  f"{probe.stderr[-300:]}")
-            stats = s.control("stats", timeout=60)
-            check("server" in stats, f"the control socket during the churn: {stats}")
-            xr = s.run(["xwininfo", "-root"], timeout=120, check_rc=False)
-            check(xr.returncode == 0 and "Window id" in xr.stdout,
-                  f"another X client during the churn: {xr.returncode} {xr.stderr[-300:]}")
+            answered = everyone_answered(s, h, "the churn")
             # Managed windows cost Xwayland no buffer; override-redirect ones
             # a wl_shm pool each, and Xwayland may still give up on a busy
             # machine (its connection then ends the attacker's): noted.
@@ -76,10 +78,10 @@ def test(h):
                   "the attacker ended before the checks were done")
             if gave_up:
                 log("Xwayland gave up during the override-redirect churn")
-            log(f"{' '.join(flags) or 'managed'} during the churn: {probe.stdout.strip()}; "
+            log(f"{' '.join(flags) or 'managed'} during the churn: {answered}; "
                 f"{never_shown(s)} windows never shown")
             s.stop_client(attacker)
-            other = s.spawn([wm_hostile(h), "steal-focus", "bystander"], name="bystander")
+            other = s.spawn([wm_hostile_tool(h), "steal-focus", "bystander"], name="bystander")
             s.wait_window(lambda w: w["title"] == "bystander", timeout=120,
                           what="another X client's window after the churn")
             s.stop_client(other)
