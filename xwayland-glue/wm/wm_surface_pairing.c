@@ -62,9 +62,16 @@ void wm_surface_pairing_settle(struct wlr_xwayland *wlr)
 			!wlr_surface_has_buffer(surface)) {
 		return;
 	}
-	/* As xwayland_surface_role_commit: the signal, then the flag. */
-	wl_signal_emit(&xs->events.map, xs);
-	xs->mapped = true;
+	/* wlroots' own map, as at a commit: its role's commit hook (the role
+	 * the pairing gave the surface) emits map, sets `mapped` and rewrites
+	 * _NET_CLIENT_LIST, which nothing exported does otherwise. */
+	if (surface->role == NULL || surface->role->commit == NULL) {
+		return;
+	}
+	surface->role->commit(surface);
+	if (!xs->mapped) {
+		return;
+	}
 	pairing.late_maps++;
 	uint64_t left_out;
 	if (log_limit_allow(&pairing.log, &left_out)) {

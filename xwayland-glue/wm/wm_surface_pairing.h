@@ -20,9 +20,11 @@
  * next poll (so after wlroots handled it) the surface it named is looked
  * up among Xwayland's, and if it is paired with that window, has a
  * buffer and is not mapped, the window is mapped as wlroots would have
- * at that commit (its map signal, then `mapped`). Only wlroots'
- * _NET_CLIENT_LIST update is not made (its function is not exported):
- * the next map or unmap of any window makes it.
+ * at that commit: by its role's commit hook, wlroots' own
+ * (xwayland_surface_role_commit: map signal, `mapped`, and the window in
+ * _NET_CLIENT_LIST, which wlroots rewrites again at its unmap; session 29
+ * emitted the signal itself and left the window out of the list until
+ * another window mapped or unmapped).
  */
 #ifndef SMT_WM_SURFACE_PAIRING_H
 #define SMT_WM_SURFACE_PAIRING_H
