@@ -28,7 +28,14 @@
  * - a PropertyNotify on a client's window is handed out only once the
  *   GetProperty wlroots will send for it has been answered: the pacer
  *   sends it first (wm_property_fetch.h) and the loop runs while Xwayland
- *   serves it, so wlroots' synchronous read finds its reply there.
+ *   serves it, so wlroots' synchronous read finds its reply there;
+ * - likewise a WL_SURFACE_ID message with which wlroots will pair a
+ *   window (wm_surface_pairing.h): its eleven GetProperty and X-Resource
+ *   query are sent together, and the message handed out once all are
+ *   answered; nothing overtakes it meanwhile. When the pairing is made
+ *   from the Wayland side instead (the surface created after the
+ *   message), the same requests are sent just before wlroots makes them:
+ *   it waits for the first answer, not for twelve in turn.
  *
  * Other connections (none today) pass through untouched.
  */
@@ -75,6 +82,11 @@ static struct {
 	/* The next event, taken from the FIFO, that may not overtake it. */
 	xcb_generic_event_t *parked;
 	uint64_t fetched;         /* GetProperty sent ahead of wlroots */
+	uint64_t pairings_fetched; /* of which for pairings, held or eager */
+	bool fetching_pairing;     /* `fetching` is a WL_SURFACE_ID message */
+	xcb_atom_t surface_id_atom;
+	xcb_atom_t pairing_atoms[WM_FETCH_PAIRING_MAX];
+	unsigned npairing_atoms;
 	uint64_t longest_turn_ns; /* since the last log line */
 	uint64_t logged_merged, logged_cut, logged_paced, logged_ignored, last_log_ns;
 	uint64_t logged_dropped; /* dropped and messages merged, at the last line */
@@ -139,7 +151,8 @@ static void log_summary(const char *when)
 			"%zu events waiting (peak %zu), %llu GetProperty sent ahead "
 			"(%llu taken by it), %llu waited for in %.1f ms; longest turn %.2f ms; "
 			"%llu events of windows already destroyed dropped, %llu windows "
-			"never shown, %llu window state and configure requests merged",
+			"never shown, %llu window state and configure requests merged, "
+			"%llu windows' pairings read ahead",
 			when, (unsigned long long)merged_total(),
 			(unsigned long long)pacer.turns_cut, (unsigned long long)paced_total(),
 			(unsigned long long)ignored_total(), (unsigned long long)pacer.wakes,
@@ -148,7 +161,8 @@ static void log_summary(const char *when)
 			(unsigned long long)wm_property_fetch_taken(), (unsigned long long)waits,
 			(double)waited_ns / 1e6, (double)pacer.longest_turn_ns / 1e6,
 			(unsigned long long)dropped_total(), (unsigned long long)unborn_total(),
-			(unsigned long long)messages_total());
+			(unsigned long long)messages_total(),
+			(unsigned long long)pacer.pairings_fetched);
 	pacer.longest_turn_ns = 0;
 	pacer.logged_merged = merged_total();
 	pacer.logged_cut = pacer.turns_cut;
@@ -190,6 +204,7 @@ static void forget_connection(void)
 	free(pacer.fetching);
 	free(pacer.parked);
 	pacer.fetching = pacer.parked = NULL;
+	pacer.fetching_pairing = false;
 	pacer.in_turn = false;
 	if (pacer.retry != NULL) {
 		wl_event_source_timer_update(pacer.retry, 0);
@@ -199,20 +214,27 @@ static void forget_connection(void)
 /* The properties wlroots 0.15's window manager reads on a client's window
  * (xwm.c, read_surface_property); it fetches any other with a round trip
  * and drops it. Then the ClientMessages merged per window
- * (wm_event_queue.h). Asked once, all requests before any reply. */
+ * (wm_event_queue.h), and the one that pairs a window with its surface.
+ * Asked once, all requests before any reply. */
 static void know_atoms(xcb_connection_t *c)
 {
 	static const char *const names[] = { "WM_CLASS", "WM_NAME", "_NET_WM_NAME",
 		"WM_TRANSIENT_FOR", "_NET_WM_PID", "_NET_WM_WINDOW_TYPE", "WM_PROTOCOLS",
 		"_NET_WM_STATE", "WM_HINTS", "WM_NORMAL_HINTS", "_MOTIF_WM_HINTS", "WM_WINDOW_ROLE",
-		"_NET_STARTUP_ID", "WM_CHANGE_STATE", "_NET_ACTIVE_WINDOW" };
+		"_NET_STARTUP_ID", "WM_CHANGE_STATE", "_NET_ACTIVE_WINDOW", "WL_SURFACE_ID" };
 	enum {
 		N = sizeof(names) / sizeof(names[0]),
-		READ = N - 2, /* the first READ are properties read */
+		READ = 13, /* the first READ are properties read */
 		NET_WM_STATE = 7,
-		WM_CHANGE_STATE = N - 2,
-		NET_ACTIVE_WINDOW = N - 1
+		WM_CHANGE_STATE = 13,
+		NET_ACTIVE_WINDOW = 14,
+		WL_SURFACE_ID = 15
 	};
+	/* What wlroots reads when it pairs a window (xwm_map_shell_surface,
+	 * 0.15.1), by index in names. */
+	static const unsigned pairing_reads[] = { 0, 1, 3, 6, 8, 9, 10, 12, 7, 5, 2 };
+	_Static_assert(sizeof(pairing_reads) / sizeof(pairing_reads[0]) <= WM_FETCH_PAIRING_MAX,
+			"WM_FETCH_PAIRING_MAX");
 	_Static_assert(READ <= WM_KNOWN_ATOMS_MAX, "WM_KNOWN_ATOMS_MAX");
 	xcb_intern_atom_cookie_t cookie[N];
 	for (unsigned i = 0; i < N; i++) {
@@ -231,6 +253,11 @@ static void know_atoms(xcb_connection_t *c)
 		wm_event_queue_know_atoms(&pacer.queue, atoms, READ);
 		wm_event_queue_know_messages(&pacer.queue, atoms[NET_WM_STATE],
 				atoms[WM_CHANGE_STATE], atoms[NET_ACTIVE_WINDOW]);
+		pacer.surface_id_atom = atoms[WL_SURFACE_ID];
+		pacer.npairing_atoms = sizeof(pairing_reads) / sizeof(pairing_reads[0]);
+		for (unsigned i = 0; i < pacer.npairing_atoms; i++) {
+			pacer.pairing_atoms[i] = atoms[pairing_reads[i]];
+		}
 	}
 }
 
@@ -335,18 +362,28 @@ static bool read_by_window_manager(const xcb_generic_event_t *ev)
 			(pn->window & ~pacer.queue.own_mask) != pacer.queue.own_base;
 }
 
+/* A WL_SURFACE_ID message with which wlroots will pair a window now, its
+ * reads fetched first. */
+static bool pairs_now(const xcb_generic_event_t *ev)
+{
+	return pacer.npairing_atoms > 0 && wm_surface_pairing_pairs_now(ev, pacer.surface_id_atom);
+}
+
 /* An event that may not overtake a fetch under way: one that is to be
- * fetched itself (one at a time), or the end of a window whose id may
- * come back as another's. Any other goes ahead, as past a held one (a
- * property read later is the same as an event that came later): wlroots
- * pairs an X window with its Wayland surface only when it handles the
- * ClientMessage that says which, and a surface that committed its buffer
- * before that is shown only at its next commit (an idle xterm: never). */
+ * fetched itself (one at a time), the end of a window whose id may come
+ * back as another's, and any event at all behind a pairing (an unmap of
+ * the window, or another pairing, would change what wlroots pairs). Any
+ * other goes ahead of a PropertyNotify, as past a held one (a property
+ * read later is the same as an event that came later): wlroots pairs an
+ * X window with its Wayland surface only when it handles the ClientMessage
+ * that says which, and a surface that committed its buffer before that is
+ * shown only at its next commit (wm_surface_pairing.h). */
 static bool waits_for_fetch(const xcb_generic_event_t *ev)
 {
-	return read_by_window_manager(ev) ||
+	return read_by_window_manager(ev) || pairs_now(ev) ||
 			(pacer.fetching != NULL &&
-					(ev->response_type & 0x7f) == XCB_DESTROY_NOTIFY);
+					(pacer.fetching_pairing ||
+							(ev->response_type & 0x7f) == XCB_DESTROY_NOTIFY));
 }
 
 /* The event waiting for its property, if the reply is here. */
@@ -357,8 +394,10 @@ static xcb_generic_event_t *hand_out_fetched(xcb_connection_t *c)
 	}
 	xcb_generic_event_t *ev = pacer.fetching;
 	pacer.fetching = NULL;
+	pacer.fetching_pairing = false;
 	wm_property_fetch_offer();
 	pacer.handed++;
+	wm_surface_pairing_handed(ev);
 	return ev;
 }
 
@@ -371,18 +410,16 @@ xcb_generic_event_t *xcb_poll_for_event(xcb_connection_t *c)
 		return real_poll_for_event(c);
 	}
 	/* wlroots handled the event handed out last before it polls again. */
-	wm_surface_pairing_settle(pacer.wlr);
+	wm_surface_pairing_settle();
 	uint64_t now = monotonic_now_ns();
 	if (!pacer.in_turn) {
 		pacer.in_turn = true;
 		pacer.turn_start_ns = now;
 		pacer.handed = 0;
 	}
-	/* wlroots asks for the property of the event handed out last before it
-	 * polls again: an offer still there was not wanted (no surface). */
-	if (pacer.fetching == NULL) {
-		wm_property_fetch_forget();
-	}
+	/* wlroots asks for what the event handed out last made it read before
+	 * it polls again: an offer still there was not wanted (no surface). */
+	wm_property_fetch_forget_offered();
 	/* Reading is bounded too: a flood can write faster than a turn reads.
 	 * What libxcb still has (read from the socket or not) is left for the
 	 * next turn, which a wake-up makes sure of. */
@@ -446,8 +483,16 @@ xcb_generic_event_t *xcb_poll_for_event(xcb_connection_t *c)
 			return end_turn(now);
 		}
 		pacer.fetching = ev;
-		pacer.fetched++;
-		wm_property_fetch_start(c, (const xcb_property_notify_event_t *)ev);
+		if ((ev->response_type & 0x7f) == XCB_PROPERTY_NOTIFY) {
+			pacer.fetched++;
+			wm_property_fetch_start(c, (const xcb_property_notify_event_t *)ev);
+			continue;
+		}
+		const xcb_client_message_event_t *m = (const xcb_client_message_event_t *)ev;
+		pacer.fetching_pairing = true;
+		pacer.fetched += pacer.npairing_atoms;
+		pacer.pairings_fetched++;
+		wm_property_fetch_pairing(c, m->window, pacer.pairing_atoms, pacer.npairing_atoms, false);
 	}
 }
 
@@ -496,6 +541,21 @@ void xcb_disconnect(xcb_connection_t *c)
 	real_disconnect(c);
 }
 
+/* wlroots is about to pair window from the Wayland side (in the
+ * compositor's new_surface signal, after this): what it reads is sent
+ * now, all at once. */
+static void pairing_from_surface(xcb_window_t window)
+{
+	if (pacer.conn == NULL || pacer.npairing_atoms == 0 ||
+			xcb_connection_has_error(pacer.conn)) {
+		return;
+	}
+	pacer.fetched += pacer.npairing_atoms;
+	pacer.pairings_fetched++;
+	wm_property_fetch_pairing(
+			pacer.conn, window, pacer.pairing_atoms, pacer.npairing_atoms, true);
+}
+
 void wm_event_pacer_wake(void)
 {
 	if (pacer.conn != NULL && !xcb_connection_has_error(pacer.conn)) {
@@ -510,13 +570,16 @@ bool wm_event_pacer_init(struct wl_event_loop *loop, struct wlr_xwayland *wlr)
 		return false;
 	}
 	pacer.wlr = wlr;
+	wm_surface_pairing_init(wlr, pairing_from_surface);
 	return true;
 }
 
 void wm_event_pacer_finish(void)
 {
+	uint64_t waited_ns;
 	if (pacer.turns_cut > 0 || merged_total() > 0 || paced_total() > 0 || ignored_total() > 0 ||
-			dropped_total() > 0 || messages_total() > 0) {
+			dropped_total() > 0 || messages_total() > 0 || pacer.fetched > 0 ||
+			wm_property_fetch_waits(&waited_ns) > 0) {
 		log_summary("at the end");
 	}
 	forget_connection();
