@@ -49,6 +49,7 @@
 #include <wlr/xwayland.h>
 
 #include "common/monotonic_clock.h"
+#include "compositor/log_limit.h"
 #include "xwayland-glue/dlsym_next.h"
 #include "xwayland-glue/wm/wm_event_queue.h"
 #include "xwayland-glue/wm/wm_paste_pipe.h"
@@ -63,6 +64,7 @@
 /* How long a wake-up may go unanswered before it is asked again. */
 #define WM_WAKE_RETRY_MS 10
 #define WM_LOG_INTERVAL_NS 1000000000u
+#define WM_SURFACE_ID_SLOTS 256u
 
 static struct {
 	struct wlr_xwayland *wlr;
@@ -83,7 +85,16 @@ static struct {
 	xcb_generic_event_t *parked;
 	uint64_t fetched;         /* GetProperty sent ahead of wlroots */
 	uint64_t pairings_fetched; /* of which for pairings, held or eager */
-	bool fetching_pairing;     /* `fetching` is a WL_SURFACE_ID message */
+	bool fetching_surface_id;  /* `fetching` is a WL_SURFACE_ID message */
+	/* Xwayland's surfaces destroyed when a WL_SURFACE_ID message was taken
+	 * from libxcb, by window (direct-mapped: a window not found there is
+	 * judged without it). */
+	struct {
+		xcb_window_t window;
+		uint64_t destroys;
+	} surface_id_read[WM_SURFACE_ID_SLOTS];
+	uint64_t surface_ids_forged, surface_ids_stale; /* such messages dropped */
+	struct log_limit surface_id_log;
 	xcb_atom_t surface_id_atom;
 	xcb_atom_t pairing_atoms[WM_FETCH_PAIRING_MAX];
 	unsigned npairing_atoms;
@@ -152,7 +163,8 @@ static void log_summary(const char *when)
 			"(%llu taken by it), %llu waited for in %.1f ms; longest turn %.2f ms; "
 			"%llu events of windows already destroyed dropped, %llu windows "
 			"never shown, %llu window state and configure requests merged, "
-			"%llu windows' pairings read ahead",
+			"%llu windows' pairings read ahead, %llu WL_SURFACE_ID messages "
+			"sent by X clients and %llu naming a surface gone dropped",
 			when, (unsigned long long)merged_total(),
 			(unsigned long long)pacer.turns_cut, (unsigned long long)paced_total(),
 			(unsigned long long)ignored_total(), (unsigned long long)pacer.wakes,
@@ -162,7 +174,9 @@ static void log_summary(const char *when)
 			(double)waited_ns / 1e6, (double)pacer.longest_turn_ns / 1e6,
 			(unsigned long long)dropped_total(), (unsigned long long)unborn_total(),
 			(unsigned long long)messages_total(),
-			(unsigned long long)pacer.pairings_fetched);
+			(unsigned long long)pacer.pairings_fetched,
+			(unsigned long long)pacer.surface_ids_forged,
+			(unsigned long long)pacer.surface_ids_stale);
 	pacer.longest_turn_ns = 0;
 	pacer.logged_merged = merged_total();
 	pacer.logged_cut = pacer.turns_cut;
@@ -204,7 +218,7 @@ static void forget_connection(void)
 	free(pacer.fetching);
 	free(pacer.parked);
 	pacer.fetching = pacer.parked = NULL;
-	pacer.fetching_pairing = false;
+	pacer.fetching_surface_id = false;
 	pacer.in_turn = false;
 	if (pacer.retry != NULL) {
 		wl_event_source_timer_update(pacer.retry, 0);
@@ -369,6 +383,48 @@ static bool pairs_now(const xcb_generic_event_t *ev)
 	return pacer.npairing_atoms > 0 && wm_surface_pairing_pairs_now(ev, pacer.surface_id_atom);
 }
 
+/* A WL_SURFACE_ID message: Xwayland's word that the window's wl_surface
+ * has that id (wlroots 0.15 takes whatever object has it for the
+ * window's surface, asserting it is one). */
+static bool is_surface_id(const xcb_generic_event_t *ev)
+{
+	const xcb_client_message_event_t *m = (const xcb_client_message_event_t *)ev;
+	return pacer.surface_id_atom != XCB_ATOM_NONE &&
+			(ev->response_type & 0x7f) == XCB_CLIENT_MESSAGE && m->format == 32 &&
+			m->type == pacer.surface_id_atom;
+}
+
+static void say_surface_id_dropped(const xcb_client_message_event_t *m, const char *why)
+{
+	uint64_t left_out;
+	if (log_limit_allow(&pacer.surface_id_log, &left_out)) {
+		wlr_log(WLR_INFO,
+				"X window manager: WL_SURFACE_ID of X window 0x%x naming Wayland "
+				"object %u dropped: %s (%llu sent by X clients, %llu naming a "
+				"surface gone, so far; %llu lines left out)",
+				(unsigned)m->window, (unsigned)m->data.data32[0], why,
+				(unsigned long long)pacer.surface_ids_forged,
+				(unsigned long long)pacer.surface_ids_stale,
+				(unsigned long long)left_out);
+	}
+}
+
+/* Xwayland sends WL_SURFACE_ID itself; an X client's SendEvent is marked
+ * so (the high bit of its type). Handed to wlroots, a forged one naming
+ * any object of Xwayland's (wl_display is 1) ended the compositor in an
+ * assertion, and one naming another window's surface gave that surface a
+ * second window. Freed here if so. */
+static bool refuse_forged(xcb_generic_event_t *ev)
+{
+	if (!is_surface_id(ev) || !(ev->response_type & 0x80)) {
+		return false;
+	}
+	pacer.surface_ids_forged++;
+	say_surface_id_dropped((const xcb_client_message_event_t *)ev, "sent by an X client");
+	free(ev);
+	return true;
+}
+
 /* An event that may not overtake a fetch under way: one that is to be
  * fetched itself (one at a time), the end of a window whose id may come
  * back as another's, and any event at all behind a pairing (an unmap of
@@ -382,20 +438,111 @@ static bool waits_for_fetch(const xcb_generic_event_t *ev)
 {
 	return read_by_window_manager(ev) || pairs_now(ev) ||
 			(pacer.fetching != NULL &&
-					(pacer.fetching_pairing ||
+					(pacer.fetching_surface_id ||
 							(ev->response_type & 0x7f) == XCB_DESTROY_NOTIFY));
 }
 
-/* The event waiting for its property, if the reply is here. */
-static xcb_generic_event_t *hand_out_fetched(xcb_connection_t *c)
+/* Takes what libxcb has into the FIFO, until it has none or the FIFO is
+ * full (then false: more may wait), or, if budgeted, until the turn's
+ * budget is spent. */
+static bool pull_events(xcb_connection_t *c, bool budgeted, uint64_t *now)
+{
+	for (unsigned pulled = 1; !wm_event_queue_full(&pacer.queue); pulled++) {
+		if (budgeted && pulled % 256 == 0) {
+			*now = monotonic_now_ns();
+			if (*now - pacer.turn_start_ns >= WM_TURN_BUDGET_NS) {
+				return false;
+			}
+		}
+		xcb_generic_event_t *ev = real_poll_for_event(c);
+		if (ev == NULL) {
+			return true;
+		}
+		if (is_surface_id(ev)) {
+			xcb_window_t w = ((const xcb_client_message_event_t *)ev)->window;
+			pacer.surface_id_read[w & (WM_SURFACE_ID_SLOTS - 1)].window = w;
+			pacer.surface_id_read[w & (WM_SURFACE_ID_SLOTS - 1)].destroys =
+					wm_surface_pairing_destroys();
+		}
+		wm_event_queue_push(&pacer.queue, ev);
+	}
+	return false;
+}
+
+/* The X server's UnmapNotify or DestroyNotify of window (an X client's
+ * SendEvent of one, marked so, would let it drop another's pairing). */
+static bool ends_window(const xcb_generic_event_t *ev, xcb_window_t window)
+{
+	uint8_t type = ev != NULL ? ev->response_type : 0;
+	return (type == XCB_UNMAP_NOTIFY &&
+			       ((const xcb_unmap_notify_event_t *)ev)->window == window) ||
+			(type == XCB_DESTROY_NOTIFY &&
+					((const xcb_destroy_notify_event_t *)ev)->window == window);
+}
+
+/* A WL_SURFACE_ID message about to be handed out names a surface that is
+ * not (or soon not) its window's. Xwayland destroys a window's surface
+ * when the window is unmapped, and the freed id goes to its next Wayland
+ * object, maybe the next window's surface: wlroots would pair the window
+ * with that (its role taken, the other window's contents shown for it),
+ * or end in an assertion if it is no surface. Said by: the window's
+ * unmap or destruction waiting behind the message; a surface by that id
+ * destroyed since the message was read (Xwayland had sent it while its
+ * surface lived, so that was the one); the id naming something else.
+ * With `pulled`, a round trip made after the message has been answered,
+ * and every event the X server sent before that answer (an unmap of the
+ * window that came before the surface's destruction reached the
+ * compositor) is first taken from libxcb, as the FIFO has room. */
+static bool surface_id_stale(
+		xcb_connection_t *c, const xcb_generic_event_t *ev, bool pulled, bool *more)
+{
+	const xcb_client_message_event_t *m = (const xcb_client_message_event_t *)ev;
+	if (!wm_surface_pairing_knows(m->window)) {
+		return false; /* wlroots ignores it */
+	}
+	if (pulled) {
+		uint64_t now;
+		*more = !pull_events(c, false, &now) || *more;
+	}
+	unsigned slot = m->window & (WM_SURFACE_ID_SLOTS - 1);
+	uint64_t destroys = pacer.surface_id_read[slot].window == m->window ?
+			pacer.surface_id_read[slot].destroys :
+			UINT64_MAX;
+	return ends_window(pacer.parked, m->window) ||
+			wm_event_queue_ends_window(&pacer.queue, m->window) ||
+			wm_surface_pairing_stale(m, destroys);
+}
+
+/* ev (a WL_SURFACE_ID message, the pairing's round trip answered if
+ * pulled) is not for wlroots: counted, said, freed. */
+static bool refuse_stale(xcb_connection_t *c, xcb_generic_event_t *ev, bool pulled, bool *more)
+{
+	if (!is_surface_id(ev) || !surface_id_stale(c, ev, pulled, more)) {
+		return false;
+	}
+	pacer.surface_ids_stale++;
+	say_surface_id_dropped((const xcb_client_message_event_t *)ev,
+			"the surface it names is gone, or goes with the window's unmap");
+	free(ev);
+	return true;
+}
+
+/* The event waiting for its fetch, if the replies are here (else NULL,
+ * and `fetching` stays); a WL_SURFACE_ID message found stale then is
+ * dropped (NULL, and `fetching` is NULL). */
+static xcb_generic_event_t *hand_out_fetched(xcb_connection_t *c, bool *more)
 {
 	if (!wm_property_fetch_ready(c)) {
 		return NULL;
 	}
 	xcb_generic_event_t *ev = pacer.fetching;
 	pacer.fetching = NULL;
-	pacer.fetching_pairing = false;
+	bool surface_id = pacer.fetching_surface_id;
+	pacer.fetching_surface_id = false;
 	wm_property_fetch_offer();
+	if (surface_id && refuse_stale(c, ev, true, more)) {
+		return NULL;
+	}
 	pacer.handed++;
 	wm_surface_pairing_handed(ev);
 	return ev;
@@ -423,28 +570,14 @@ xcb_generic_event_t *xcb_poll_for_event(xcb_connection_t *c)
 	/* Reading is bounded too: a flood can write faster than a turn reads.
 	 * What libxcb still has (read from the socket or not) is left for the
 	 * next turn, which a wake-up makes sure of. */
-	bool more = true;
-	for (unsigned pulled = 1; !wm_event_queue_full(&pacer.queue); pulled++) {
-		if (pulled % 256 == 0) {
-			now = monotonic_now_ns();
-			if (now - pacer.turn_start_ns >= WM_TURN_BUDGET_NS) {
-				break;
-			}
-		}
-		xcb_generic_event_t *ev = real_poll_for_event(c);
-		if (ev == NULL) {
-			more = false;
-			break;
-		}
-		wm_event_queue_push(&pacer.queue, ev);
-	}
+	bool more = !pull_events(c, true, &now);
 	for (;;) {
 		if (pacer.fetching != NULL) {
-			xcb_generic_event_t *ev = hand_out_fetched(c);
+			xcb_generic_event_t *ev = hand_out_fetched(c, &more);
 			if (ev != NULL) {
 				return ev;
 			}
-			if (pacer.parked != NULL) {
+			if (pacer.fetching != NULL && pacer.parked != NULL) {
 				return end_turn(now); /* the reply wakes the next turn */
 			}
 		}
@@ -462,7 +595,8 @@ xcb_generic_event_t *xcb_poll_for_event(xcb_connection_t *c)
 			ev = wm_paste_pipe_take_ready();
 		}
 		while (ev == NULL && (ev = wm_event_queue_pop(&pacer.queue, now)) != NULL &&
-				(wm_paste_pipe_hold(c, ev) || wm_window_budget_refuse(c, ev) ||
+				(refuse_forged(ev) || wm_paste_pipe_hold(c, ev) ||
+						wm_window_budget_refuse(c, ev) ||
 						wm_selection_budget_refuse(c, ev))) {
 			ev = NULL;
 		}
@@ -474,6 +608,9 @@ xcb_generic_event_t *xcb_poll_for_event(xcb_connection_t *c)
 			return end_turn(now);
 		}
 		if (!waits_for_fetch(ev)) {
+			if (refuse_stale(c, ev, false, &more)) {
+				continue;
+			}
 			pacer.handed++;
 			wm_surface_pairing_handed(ev);
 			return ev;
@@ -488,8 +625,10 @@ xcb_generic_event_t *xcb_poll_for_event(xcb_connection_t *c)
 			wm_property_fetch_start(c, (const xcb_property_notify_event_t *)ev);
 			continue;
 		}
+		/* A WL_SURFACE_ID message with which wlroots pairs now: judged
+		 * again once its reads are answered (refuse_stale). */
+		pacer.fetching_surface_id = true;
 		const xcb_client_message_event_t *m = (const xcb_client_message_event_t *)ev;
-		pacer.fetching_pairing = true;
 		pacer.fetched += pacer.npairing_atoms;
 		pacer.pairings_fetched++;
 		wm_property_fetch_pairing(c, m->window, pacer.pairing_atoms, pacer.npairing_atoms, false);

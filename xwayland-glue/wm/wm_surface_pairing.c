@@ -19,6 +19,22 @@ struct known_window {
 	struct wl_listener destroy;
 };
 
+/* Xwayland's surfaces' destructions, by id: direct-mapped (a power of
+ * two), so a collision forgets one, and a message is then judged by the
+ * X side alone (wm_event_pacer.c), never dropped for it. */
+#define DESTROYED_SLOTS 1024u
+
+struct destroyed_slot {
+	uint32_t id;
+	uint64_t seq; /* destroy_seq at its last destruction */
+};
+
+/* A surface of Xwayland's, until it goes. */
+struct xwayland_surface_watch {
+	struct wl_listener destroy;
+	uint32_t id;
+};
+
 static struct {
 	bool pending;
 	xcb_window_t window;
@@ -31,7 +47,19 @@ static struct {
 	struct wl_listener new_window;     /* wlroots' new_surface */
 	struct wl_listener surface_create; /* the compositor's new_surface */
 	bool listening;
+	uint64_t destroy_seq; /* Xwayland's surfaces destroyed so far */
+	struct destroyed_slot destroyed[DESTROYED_SLOTS];
 } pairing;
+
+static void handle_xwayland_surface_destroy(struct wl_listener *listener, void *data)
+{
+	(void)data;
+	struct xwayland_surface_watch *w = wl_container_of(listener, w, destroy);
+	pairing.destroyed[w->id & (DESTROYED_SLOTS - 1)] =
+			(struct destroyed_slot){ .id = w->id, .seq = ++pairing.destroy_seq };
+	wl_list_remove(&w->destroy.link);
+	free(w);
+}
 
 static void handle_known_destroy(struct wl_listener *listener, void *data)
 {
@@ -70,11 +98,16 @@ static void handle_surface_create(struct wl_listener *listener, void *data)
 	(void)listener;
 	struct wlr_surface *surface = data;
 	struct wl_client *client = xwayland_client();
-	if (client == NULL || wl_resource_get_client(surface->resource) != client ||
-			pairing.will_pair == NULL) {
+	if (client == NULL || wl_resource_get_client(surface->resource) != client) {
 		return;
 	}
 	uint32_t id = wl_resource_get_id(surface->resource);
+	struct xwayland_surface_watch *w = calloc(1, sizeof(*w));
+	if (w != NULL) { /* else its end is not seen: messages judged by X alone */
+		w->id = id;
+		w->destroy.notify = handle_xwayland_surface_destroy;
+		wl_signal_add(&surface->events.destroy, &w->destroy);
+	}
 	struct known_window *k;
 	wl_list_for_each (k, &pairing.known, link) {
 		if (k->xs->surface_id == id && k->xs->surface == NULL) {
@@ -95,6 +128,37 @@ static struct wlr_surface *xwayland_surface_by_id(uint32_t id)
 		return NULL;
 	}
 	return wlr_surface_from_resource(res);
+}
+
+uint64_t wm_surface_pairing_destroys(void)
+{
+	return pairing.destroy_seq;
+}
+
+bool wm_surface_pairing_stale(const xcb_client_message_event_t *m, uint64_t destroys)
+{
+	uint32_t id = m->data.data32[0];
+	const struct destroyed_slot *d = &pairing.destroyed[id & (DESTROYED_SLOTS - 1)];
+	if (d->id == id && d->seq > destroys) {
+		return true;
+	}
+	struct wl_client *client = xwayland_client();
+	struct wl_resource *res = client != NULL ? wl_client_get_object(client, id) : NULL;
+	return res != NULL && strcmp(wl_resource_get_class(res), "wl_surface") != 0;
+}
+
+bool wm_surface_pairing_knows(xcb_window_t window)
+{
+	if (!pairing.listening) {
+		return false;
+	}
+	struct known_window *k;
+	wl_list_for_each (k, &pairing.known, link) {
+		if (k->xs->window_id == window) {
+			return true;
+		}
+	}
+	return false;
 }
 
 bool wm_surface_pairing_pairs_now(const xcb_generic_event_t *ev, xcb_atom_t surface_id_atom)

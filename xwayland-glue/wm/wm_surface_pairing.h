@@ -52,6 +52,21 @@ void wm_surface_pairing_init(struct wlr_xwayland *wlr, void (*will_pair)(xcb_win
 /* Before wlr_xwayland_destroy (its signals go with it). */
 void wm_surface_pairing_finish(void);
 
+/* wlroots tracks window (it made a wlr_xwayland_surface for it: not one
+ * of the window manager's own, nor one the window budget left alone). */
+bool wm_surface_pairing_knows(xcb_window_t window);
+
+/* Xwayland's wl_surfaces destroyed so far (a count to give back to
+ * wm_surface_pairing_stale). */
+uint64_t wm_surface_pairing_destroys(void);
+
+/* The WL_SURFACE_ID message m names a surface that cannot be its window's
+ * any more: one by its id was destroyed since the count was `destroys`
+ * (the id may be another's now), or the id names an object that is not a
+ * wl_surface (wlroots 0.15 would take it for one: an assertion ends the
+ * compositor). */
+bool wm_surface_pairing_stale(const xcb_client_message_event_t *m, uint64_t destroys);
+
 /* ev, about to be handed to wlroots, is a WL_SURFACE_ID message
  * (surface_id_atom) with which wlroots will pair its window with an
  * existing surface now. */
