@@ -35,7 +35,12 @@
  *   answered; nothing overtakes it meanwhile. When the pairing is made
  *   from the Wayland side instead (the surface created after the
  *   message), the same requests are sent just before wlroots makes them:
- *   it waits for the first answer, not for twelve in turn.
+ *   it waits for the first answer, not for twelve in turn;
+ * - a WL_SURFACE_ID message that an X client sent (SendEvent), or that
+ *   names a surface gone since (its id may be another object's now), is
+ *   not handed out: wlroots would pair the window with whatever object
+ *   has the id, asserting it is a wl_surface (refuse_forged,
+ *   refuse_stale).
  *
  * Other connections (none today) pass through untouched.
  */
@@ -541,6 +546,7 @@ static xcb_generic_event_t *hand_out_fetched(xcb_connection_t *c, bool *more)
 	pacer.fetching_surface_id = false;
 	wm_property_fetch_offer();
 	if (surface_id && refuse_stale(c, ev, true, more)) {
+		wm_property_fetch_forget_offered(); /* its reads: wlroots will not ask */
 		return NULL;
 	}
 	pacer.handed++;
