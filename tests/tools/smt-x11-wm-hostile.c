@@ -634,8 +634,9 @@ int main(int argc, char **argv)
 		rc = case_forge_surface_id((uint32_t)strtoul(argv[2], NULL, 10));
 	} else if (strcmp(name, "remap-or") == 0 && argc >= 3) {
 		rc = case_remap_or(atof(argv[2]), flag_value(argc, argv, "--windows"),
-				has_flag(argc, argv, "--pause-us") ? flag_value(argc, argv, "--pause-us")
-								   : 1000);
+				has_flag(argc, argv, "--pause-us") ?
+						flag_value(argc, argv, "--pause-us") :
+						1000);
 	} else if (strcmp(name, "windows-hold") == 0 && argc >= 3) {
 		rc = case_windows_hold((unsigned)strtoul(argv[2], NULL, 10),
 				has_flag(argc, argv, "--map"), has_flag(argc, argv, "--or"));

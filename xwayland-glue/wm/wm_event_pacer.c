@@ -88,7 +88,7 @@ static struct {
 	xcb_generic_event_t *fetching;
 	/* The next event, taken from the FIFO, that may not overtake it. */
 	xcb_generic_event_t *parked;
-	uint64_t fetched;         /* GetProperty sent ahead of wlroots */
+	uint64_t fetched;          /* GetProperty sent ahead of wlroots */
 	uint64_t pairings_fetched; /* of which for pairings, held or eager */
 	bool fetching_surface_id;  /* `fetching` is a WL_SURFACE_ID message */
 	/* Xwayland's surfaces destroyed when a WL_SURFACE_ID message was taken
@@ -444,7 +444,8 @@ static bool waits_for_fetch(const xcb_generic_event_t *ev)
 	return read_by_window_manager(ev) || pairs_now(ev) ||
 			(pacer.fetching != NULL &&
 					(pacer.fetching_surface_id ||
-							(ev->response_type & 0x7f) == XCB_DESTROY_NOTIFY));
+							(ev->response_type & 0x7f) ==
+									XCB_DESTROY_NOTIFY));
 }
 
 /* Takes what libxcb has into the FIFO, until it has none or the FIFO is
@@ -637,7 +638,8 @@ xcb_generic_event_t *xcb_poll_for_event(xcb_connection_t *c)
 		const xcb_client_message_event_t *m = (const xcb_client_message_event_t *)ev;
 		pacer.fetched += pacer.npairing_atoms;
 		pacer.pairings_fetched++;
-		wm_property_fetch_pairing(c, m->window, pacer.pairing_atoms, pacer.npairing_atoms, false);
+		wm_property_fetch_pairing(
+				c, m->window, pacer.pairing_atoms, pacer.npairing_atoms, false);
 	}
 }
 

@@ -132,8 +132,12 @@ static struct fetch_entry *new_entry(xcb_connection_t *c, bool eager, enum entry
 	for (unsigned i = 0; i < WM_FETCH_ENTRIES; i++) {
 		struct fetch_entry *en = &fetch.e[i];
 		if (!en->used) {
-			*en = (struct fetch_entry){ .used = true, .eager = eager, .offered = eager,
-				.kind = kind, .window = window, .atom = atom };
+			*en = (struct fetch_entry){ .used = true,
+				.eager = eager,
+				.offered = eager,
+				.kind = kind,
+				.window = window,
+				.atom = atom };
 			return en;
 		}
 	}

@@ -43,7 +43,7 @@ static struct {
 	struct log_limit log; /* an X client can make new windows at will */
 	struct wlr_xwayland *wlr;
 	void (*will_pair)(xcb_window_t window);
-	struct wl_list known; /* struct known_window */
+	struct wl_list known;              /* struct known_window */
 	struct wl_listener new_window;     /* wlroots' new_surface */
 	struct wl_listener surface_create; /* the compositor's new_surface */
 	bool listening;
@@ -55,8 +55,8 @@ static void handle_xwayland_surface_destroy(struct wl_listener *listener, void *
 {
 	(void)data;
 	struct xwayland_surface_watch *w = wl_container_of(listener, w, destroy);
-	pairing.destroyed[w->id & (DESTROYED_SLOTS - 1)] =
-			(struct destroyed_slot){ .id = w->id, .seq = ++pairing.destroy_seq };
+	pairing.destroyed[w->id & (DESTROYED_SLOTS - 1)] = (struct destroyed_slot){ .id = w->id,
+		.seq = ++pairing.destroy_seq };
 	wl_list_remove(&w->destroy.link);
 	free(w);
 }
