@@ -18,7 +18,11 @@ it paired one after its surface drew (the premise), at most MAX_WINDOWS.
 Checked for each: mapped in X, then listed by the compositor (waited for;
 without the mend the window of the late pairing is never listed and the
 test fails there), and the late pairing named by the pid of an xmessage
-that was then shown.
+that was then shown. The late window must then be in the root's
+_NET_CLIENT_LIST exactly once (what wmctrl, xdotool and taskbars read;
+wlroots writes it at its own map only, and session 29's mend left the
+window out until another window mapped or unmapped), and leave it when
+its program ends.
 """
 import os
 import re
@@ -33,11 +37,23 @@ from harness import Session, check, log  # noqa: E402
 import interactive as bench  # noqa: E402  (program(), wait_line())
 
 MAX_WINDOWS = 300
-LATE = re.compile(r"X window 0x[0-9a-f]+ \(pid (-?\d+)\) paired after its surface drew")
+LATE = re.compile(r"X window (0x[0-9a-f]+) \(pid (-?\d+)\) paired after its surface drew")
 
 
-def late_pids(s):
-    return [int(m.group(1)) for m in LATE.finditer(s.stderr_text())]
+def late_windows(s):
+    """{pid: X window id} of the windows the compositor paired late."""
+    return {int(m.group(2)): int(m.group(1), 16) for m in LATE.finditer(s.stderr_text())}
+
+
+def check_client_list(s, title, wid):
+    """The late window is in _NET_CLIENT_LIST exactly once while shown."""
+    s.wait_until(lambda: wid in s.x_client_list(), timeout=20,
+                 what=f"{title} (0x{wid:x}, paired late) in the root's _NET_CLIENT_LIST",
+                 interval=0.1)
+    listed = s.x_client_list()
+    check(listed.count(wid) == 1,
+          f"{title} (0x{wid:x}) is {listed.count(wid)} times in _NET_CLIENT_LIST: "
+          f"{[hex(w) for w in listed]}")
 
 
 def test(h):
@@ -55,11 +71,17 @@ def test(h):
             s.wait_until(lambda: any(w["title"] == title for w in s.windows()), timeout=60,
                          what=f"{title}, mapped in X, shown by the compositor", interval=0.05)
             shown[x.pid] = title
+            late_wid = late_windows(s).get(x.pid)
+            if late_wid is not None:
+                check_client_list(s, title, late_wid)
             x.terminate()
             s.clients.remove(x)
-            if any(pid in shown for pid in late_pids(s)):
+            if late_wid is not None:
+                s.wait_until(lambda: late_wid not in s.x_client_list(), timeout=20,
+                             what=f"{title} (0x{late_wid:x}) out of _NET_CLIENT_LIST once "
+                                  "its program ended", interval=0.1)
                 break
-        late = [pid for pid in late_pids(s) if pid in shown]
+        late = [pid for pid in late_windows(s) if pid in shown]
         log(f"{len(shown)} xmessage windows shown; paired after their surface drew: "
             f"{[shown[p] for p in late]}")
         check(late, f"none of {len(shown)} xmessage windows was paired after its surface "

@@ -52,6 +52,22 @@
  *                           prints "asked N notified K refused R" after
  *                           its requests and whenever K changed (R: with
  *                           property None), until SIGTERM
+ *   forge-surface-id ID     maps a window, then sends the root a
+ *                           WL_SURFACE_ID ClientMessage for it naming
+ *                           Wayland object ID of Xwayland's connection (as
+ *                           only the X server itself should: wlroots 0.15
+ *                           takes any object by that id for a wl_surface);
+ *                           prints "sent", waits for SIGTERM
+ *   remap-or SECONDS [--windows K] [--pause-us U]
+ *                           maps and unmaps K override-redirect windows
+ *                           (16 by default) in turn, a round trip and a
+ *                           pause of U microseconds (1000) after each:
+ *                           Xwayland makes each map a wl_surface and says
+ *                           which by a WL_SURFACE_ID message, destroys it
+ *                           at the unmap, and the next map's objects take
+ *                           the freed Wayland ids again (unpaused,
+ *                           Xwayland gives up at once: a wl_shm pool per
+ *                           map)
  * Loops make a round trip every 64 requests, so that the X server, not the
  * client's buffer, holds the backlog; each prints "count K seconds S".
  */
@@ -434,6 +450,46 @@ static int case_window_churn(double seconds, bool override_redirect, unsigned lo
 	return xcb_connection_has_error(conn) ? 1 : 0;
 }
 
+static int case_forge_surface_id(uint32_t id)
+{
+	xcb_window_t w = make_window(false, 100, 100);
+	map_and_wait(w);
+	round_trip();
+	root_message(w, atom("WL_SURFACE_ID"), id, 0, 0);
+	round_trip();
+	printf("sent\n");
+	fflush(stdout);
+	while (!stopping && !xcb_connection_has_error(conn)) {
+		drain_events();
+		usleep(100000);
+	}
+	return xcb_connection_has_error(conn) ? 1 : 0;
+}
+
+static int case_remap_or(double seconds, unsigned k, unsigned pause_us)
+{
+	xcb_window_t w[256];
+	k = k == 0 ? 16 : k > 256 ? 256 : k;
+	for (unsigned i = 0; i < k; i++) {
+		w[i] = make_window(true, (int16_t)(i * 10), (int16_t)(i * 10));
+	}
+	unsigned long count = 0;
+	double t0 = monotonic_seconds();
+	while (loop_going(t0, seconds)) {
+		xcb_window_t one = w[count % k];
+		xcb_map_window(conn, one);
+		xcb_unmap_window(conn, one);
+		count++;
+		round_trip();
+		drain_events();
+		usleep(pause_us);
+	}
+	round_trip();
+	printf("count %lu seconds %.3f\n", count, seconds_since(t0));
+	fflush(stdout);
+	return xcb_connection_has_error(conn) ? 1 : 0;
+}
+
 static int case_windows_hold(unsigned n, bool map, bool override_redirect)
 {
 	for (unsigned i = 0; i < n; i++) {
@@ -504,7 +560,8 @@ static int usage(void)
 			"  long-names TITLE_BYTES CLASS_BYTES |\n"
 			"  state-loop|iconify-loop|configure-loop|title-delete-loop SECONDS |\n"
 			"  window-churn SECONDS [--or] [--count N] | windows-hold N [--map] [--or] |\n"
-			"  selection-hold N [--primary]\n");
+			"  selection-hold N [--primary] | forge-surface-id ID |\n"
+			"  remap-or SECONDS [--windows K] [--pause-us U]\n");
 	return 2;
 }
 
@@ -573,6 +630,13 @@ int main(int argc, char **argv)
 	} else if (strcmp(name, "window-churn") == 0 && argc >= 3) {
 		rc = case_window_churn(atof(argv[2]), has_flag(argc, argv, "--or"),
 				flag_value(argc, argv, "--count"));
+	} else if (strcmp(name, "forge-surface-id") == 0 && argc >= 3) {
+		rc = case_forge_surface_id((uint32_t)strtoul(argv[2], NULL, 10));
+	} else if (strcmp(name, "remap-or") == 0 && argc >= 3) {
+		rc = case_remap_or(atof(argv[2]), flag_value(argc, argv, "--windows"),
+				has_flag(argc, argv, "--pause-us") ?
+						flag_value(argc, argv, "--pause-us") :
+						1000);
 	} else if (strcmp(name, "windows-hold") == 0 && argc >= 3) {
 		rc = case_windows_hold((unsigned)strtoul(argv[2], NULL, 10),
 				has_flag(argc, argv, "--map"), has_flag(argc, argv, "--or"));

@@ -564,6 +564,33 @@ static void test_state_messages(void)
 	wm_event_queue_clear(&q);
 }
 
+/* What says a window's WL_SURFACE_ID message is stale: the X server's
+ * unmap or destruction of it waiting, not an X client's SendEvent of an
+ * unmap, nor another window's, nor one already handed out. */
+static void test_ends_window(void)
+{
+	struct wm_event_queue q;
+	CHECK(wm_event_queue_init(&q, OWN_BASE, OWN_MASK));
+	CHECK(!wm_event_queue_ends_window(&q, CLIENT_A));
+	wm_event_queue_push(&q, other(XCB_MAP_REQUEST, CLIENT_A));
+	wm_event_queue_push(&q, other(XCB_UNMAP_NOTIFY | 0x80, CLIENT_A));
+	wm_event_queue_push(&q, other(XCB_UNMAP_NOTIFY, CLIENT_B));
+	CHECK(!wm_event_queue_ends_window(&q, CLIENT_A));
+	CHECK(wm_event_queue_ends_window(&q, CLIENT_B));
+	wm_event_queue_push(&q, other(XCB_UNMAP_NOTIFY, CLIENT_A));
+	CHECK(wm_event_queue_ends_window(&q, CLIENT_A));
+	expect(&q, XCB_MAP_REQUEST, CLIENT_A);
+	expect(&q, XCB_UNMAP_NOTIFY, CLIENT_A); /* the SendEvent one */
+	expect(&q, XCB_UNMAP_NOTIFY, CLIENT_B);
+	CHECK(!wm_event_queue_ends_window(&q, CLIENT_B));
+	CHECK(wm_event_queue_ends_window(&q, CLIENT_A));
+	expect(&q, XCB_UNMAP_NOTIFY, CLIENT_A);
+	CHECK(!wm_event_queue_ends_window(&q, CLIENT_A));
+	wm_event_queue_push(&q, other(XCB_DESTROY_NOTIFY, CLIENT_B));
+	CHECK(wm_event_queue_ends_window(&q, CLIENT_B));
+	wm_event_queue_clear(&q);
+}
+
 int main(void)
 {
 	test_order_and_merge();
@@ -575,6 +602,7 @@ int main(void)
 	test_destroyed_windows();
 	test_destroyed_many();
 	test_state_messages();
+	test_ends_window();
 	if (failures) {
 		fprintf(stderr, "%d check(s) failed\n", failures);
 	}

@@ -28,7 +28,19 @@
  * - a PropertyNotify on a client's window is handed out only once the
  *   GetProperty wlroots will send for it has been answered: the pacer
  *   sends it first (wm_property_fetch.h) and the loop runs while Xwayland
- *   serves it, so wlroots' synchronous read finds its reply there.
+ *   serves it, so wlroots' synchronous read finds its reply there;
+ * - likewise a WL_SURFACE_ID message with which wlroots will pair a
+ *   window (wm_surface_pairing.h): its eleven GetProperty and X-Resource
+ *   query are sent together, and the message handed out once all are
+ *   answered; nothing overtakes it meanwhile. When the pairing is made
+ *   from the Wayland side instead (the surface created after the
+ *   message), the same requests are sent just before wlroots makes them:
+ *   it waits for the first answer, not for twelve in turn;
+ * - a WL_SURFACE_ID message that an X client sent (SendEvent), or that
+ *   names a surface gone since (its id may be another object's now), is
+ *   not handed out: wlroots would pair the window with whatever object
+ *   has the id, asserting it is a wl_surface (refuse_forged,
+ *   refuse_stale).
  *
  * Other connections (none today) pass through untouched.
  */
@@ -42,6 +54,7 @@
 #include <wlr/xwayland.h>
 
 #include "common/monotonic_clock.h"
+#include "compositor/log_limit.h"
 #include "xwayland-glue/dlsym_next.h"
 #include "xwayland-glue/wm/wm_event_queue.h"
 #include "xwayland-glue/wm/wm_paste_pipe.h"
@@ -56,6 +69,7 @@
 /* How long a wake-up may go unanswered before it is asked again. */
 #define WM_WAKE_RETRY_MS 10
 #define WM_LOG_INTERVAL_NS 1000000000u
+#define WM_SURFACE_ID_SLOTS 256u
 
 static struct {
 	struct wlr_xwayland *wlr;
@@ -74,7 +88,21 @@ static struct {
 	xcb_generic_event_t *fetching;
 	/* The next event, taken from the FIFO, that may not overtake it. */
 	xcb_generic_event_t *parked;
-	uint64_t fetched;         /* GetProperty sent ahead of wlroots */
+	uint64_t fetched;          /* GetProperty sent ahead of wlroots */
+	uint64_t pairings_fetched; /* of which for pairings, held or eager */
+	bool fetching_surface_id;  /* `fetching` is a WL_SURFACE_ID message */
+	/* Xwayland's surfaces destroyed when a WL_SURFACE_ID message was taken
+	 * from libxcb, by window (direct-mapped: a window not found there is
+	 * judged without it). */
+	struct {
+		xcb_window_t window;
+		uint64_t destroys;
+	} surface_id_read[WM_SURFACE_ID_SLOTS];
+	uint64_t surface_ids_forged, surface_ids_stale; /* such messages dropped */
+	struct log_limit surface_id_log;
+	xcb_atom_t surface_id_atom;
+	xcb_atom_t pairing_atoms[WM_FETCH_PAIRING_MAX];
+	unsigned npairing_atoms;
 	uint64_t longest_turn_ns; /* since the last log line */
 	uint64_t logged_merged, logged_cut, logged_paced, logged_ignored, last_log_ns;
 	uint64_t logged_dropped; /* dropped and messages merged, at the last line */
@@ -139,7 +167,9 @@ static void log_summary(const char *when)
 			"%zu events waiting (peak %zu), %llu GetProperty sent ahead "
 			"(%llu taken by it), %llu waited for in %.1f ms; longest turn %.2f ms; "
 			"%llu events of windows already destroyed dropped, %llu windows "
-			"never shown, %llu window state and configure requests merged",
+			"never shown, %llu window state and configure requests merged, "
+			"%llu windows' pairings read ahead, %llu WL_SURFACE_ID messages "
+			"sent by X clients and %llu naming a surface gone dropped",
 			when, (unsigned long long)merged_total(),
 			(unsigned long long)pacer.turns_cut, (unsigned long long)paced_total(),
 			(unsigned long long)ignored_total(), (unsigned long long)pacer.wakes,
@@ -148,7 +178,10 @@ static void log_summary(const char *when)
 			(unsigned long long)wm_property_fetch_taken(), (unsigned long long)waits,
 			(double)waited_ns / 1e6, (double)pacer.longest_turn_ns / 1e6,
 			(unsigned long long)dropped_total(), (unsigned long long)unborn_total(),
-			(unsigned long long)messages_total());
+			(unsigned long long)messages_total(),
+			(unsigned long long)pacer.pairings_fetched,
+			(unsigned long long)pacer.surface_ids_forged,
+			(unsigned long long)pacer.surface_ids_stale);
 	pacer.longest_turn_ns = 0;
 	pacer.logged_merged = merged_total();
 	pacer.logged_cut = pacer.turns_cut;
@@ -190,6 +223,7 @@ static void forget_connection(void)
 	free(pacer.fetching);
 	free(pacer.parked);
 	pacer.fetching = pacer.parked = NULL;
+	pacer.fetching_surface_id = false;
 	pacer.in_turn = false;
 	if (pacer.retry != NULL) {
 		wl_event_source_timer_update(pacer.retry, 0);
@@ -199,20 +233,27 @@ static void forget_connection(void)
 /* The properties wlroots 0.15's window manager reads on a client's window
  * (xwm.c, read_surface_property); it fetches any other with a round trip
  * and drops it. Then the ClientMessages merged per window
- * (wm_event_queue.h). Asked once, all requests before any reply. */
+ * (wm_event_queue.h), and the one that pairs a window with its surface.
+ * Asked once, all requests before any reply. */
 static void know_atoms(xcb_connection_t *c)
 {
 	static const char *const names[] = { "WM_CLASS", "WM_NAME", "_NET_WM_NAME",
 		"WM_TRANSIENT_FOR", "_NET_WM_PID", "_NET_WM_WINDOW_TYPE", "WM_PROTOCOLS",
 		"_NET_WM_STATE", "WM_HINTS", "WM_NORMAL_HINTS", "_MOTIF_WM_HINTS", "WM_WINDOW_ROLE",
-		"_NET_STARTUP_ID", "WM_CHANGE_STATE", "_NET_ACTIVE_WINDOW" };
+		"_NET_STARTUP_ID", "WM_CHANGE_STATE", "_NET_ACTIVE_WINDOW", "WL_SURFACE_ID" };
 	enum {
 		N = sizeof(names) / sizeof(names[0]),
-		READ = N - 2, /* the first READ are properties read */
+		READ = 13, /* the first READ are properties read */
 		NET_WM_STATE = 7,
-		WM_CHANGE_STATE = N - 2,
-		NET_ACTIVE_WINDOW = N - 1
+		WM_CHANGE_STATE = 13,
+		NET_ACTIVE_WINDOW = 14,
+		WL_SURFACE_ID = 15
 	};
+	/* What wlroots reads when it pairs a window (xwm_map_shell_surface,
+	 * 0.15.1), by index in names. */
+	static const unsigned pairing_reads[] = { 0, 1, 3, 6, 8, 9, 10, 12, 7, 5, 2 };
+	_Static_assert(sizeof(pairing_reads) / sizeof(pairing_reads[0]) <= WM_FETCH_PAIRING_MAX,
+			"WM_FETCH_PAIRING_MAX");
 	_Static_assert(READ <= WM_KNOWN_ATOMS_MAX, "WM_KNOWN_ATOMS_MAX");
 	xcb_intern_atom_cookie_t cookie[N];
 	for (unsigned i = 0; i < N; i++) {
@@ -231,6 +272,11 @@ static void know_atoms(xcb_connection_t *c)
 		wm_event_queue_know_atoms(&pacer.queue, atoms, READ);
 		wm_event_queue_know_messages(&pacer.queue, atoms[NET_WM_STATE],
 				atoms[WM_CHANGE_STATE], atoms[NET_ACTIVE_WINDOW]);
+		pacer.surface_id_atom = atoms[WL_SURFACE_ID];
+		pacer.npairing_atoms = sizeof(pairing_reads) / sizeof(pairing_reads[0]);
+		for (unsigned i = 0; i < pacer.npairing_atoms; i++) {
+			pacer.pairing_atoms[i] = atoms[pairing_reads[i]];
+		}
 	}
 }
 
@@ -335,30 +381,177 @@ static bool read_by_window_manager(const xcb_generic_event_t *ev)
 			(pn->window & ~pacer.queue.own_mask) != pacer.queue.own_base;
 }
 
-/* An event that may not overtake a fetch under way: one that is to be
- * fetched itself (one at a time), or the end of a window whose id may
- * come back as another's. Any other goes ahead, as past a held one (a
- * property read later is the same as an event that came later): wlroots
- * pairs an X window with its Wayland surface only when it handles the
- * ClientMessage that says which, and a surface that committed its buffer
- * before that is shown only at its next commit (an idle xterm: never). */
-static bool waits_for_fetch(const xcb_generic_event_t *ev)
+/* A WL_SURFACE_ID message with which wlroots will pair a window now, its
+ * reads fetched first. */
+static bool pairs_now(const xcb_generic_event_t *ev)
 {
-	return read_by_window_manager(ev) ||
-			(pacer.fetching != NULL &&
-					(ev->response_type & 0x7f) == XCB_DESTROY_NOTIFY);
+	return pacer.npairing_atoms > 0 && wm_surface_pairing_pairs_now(ev, pacer.surface_id_atom);
 }
 
-/* The event waiting for its property, if the reply is here. */
-static xcb_generic_event_t *hand_out_fetched(xcb_connection_t *c)
+/* A WL_SURFACE_ID message: Xwayland's word that the window's wl_surface
+ * has that id (wlroots 0.15 takes whatever object has it for the
+ * window's surface, asserting it is one). */
+static bool is_surface_id(const xcb_generic_event_t *ev)
+{
+	const xcb_client_message_event_t *m = (const xcb_client_message_event_t *)ev;
+	return pacer.surface_id_atom != XCB_ATOM_NONE &&
+			(ev->response_type & 0x7f) == XCB_CLIENT_MESSAGE && m->format == 32 &&
+			m->type == pacer.surface_id_atom;
+}
+
+static void say_surface_id_dropped(const xcb_client_message_event_t *m, const char *why)
+{
+	uint64_t left_out;
+	if (log_limit_allow(&pacer.surface_id_log, &left_out)) {
+		wlr_log(WLR_INFO,
+				"X window manager: WL_SURFACE_ID of X window 0x%x naming Wayland "
+				"object %u dropped: %s (%llu sent by X clients, %llu naming a "
+				"surface gone, so far; %llu lines left out)",
+				(unsigned)m->window, (unsigned)m->data.data32[0], why,
+				(unsigned long long)pacer.surface_ids_forged,
+				(unsigned long long)pacer.surface_ids_stale,
+				(unsigned long long)left_out);
+	}
+}
+
+/* Xwayland sends WL_SURFACE_ID itself; an X client's SendEvent is marked
+ * so (the high bit of its type). Handed to wlroots, a forged one naming
+ * any object of Xwayland's (wl_display is 1) ended the compositor in an
+ * assertion, and one naming another window's surface gave that surface a
+ * second window. Freed here if so. */
+static bool refuse_forged(xcb_generic_event_t *ev)
+{
+	if (!is_surface_id(ev) || !(ev->response_type & 0x80)) {
+		return false;
+	}
+	pacer.surface_ids_forged++;
+	say_surface_id_dropped((const xcb_client_message_event_t *)ev, "sent by an X client");
+	free(ev);
+	return true;
+}
+
+/* An event that may not overtake a fetch under way: one that is to be
+ * fetched itself (one at a time), the end of a window whose id may come
+ * back as another's, and any event at all behind a pairing (an unmap of
+ * the window, or another pairing, would change what wlroots pairs). Any
+ * other goes ahead of a PropertyNotify, as past a held one (a property
+ * read later is the same as an event that came later): wlroots pairs an
+ * X window with its Wayland surface only when it handles the ClientMessage
+ * that says which, and a surface that committed its buffer before that is
+ * shown only at its next commit (wm_surface_pairing.h). */
+static bool waits_for_fetch(const xcb_generic_event_t *ev)
+{
+	return read_by_window_manager(ev) || pairs_now(ev) ||
+			(pacer.fetching != NULL &&
+					(pacer.fetching_surface_id ||
+							(ev->response_type & 0x7f) ==
+									XCB_DESTROY_NOTIFY));
+}
+
+/* Takes what libxcb has into the FIFO, until it has none or the FIFO is
+ * full (then false: more may wait), or, if budgeted, until the turn's
+ * budget is spent. */
+static bool pull_events(xcb_connection_t *c, bool budgeted, uint64_t *now)
+{
+	for (unsigned pulled = 1; !wm_event_queue_full(&pacer.queue); pulled++) {
+		if (budgeted && pulled % 256 == 0) {
+			*now = monotonic_now_ns();
+			if (*now - pacer.turn_start_ns >= WM_TURN_BUDGET_NS) {
+				return false;
+			}
+		}
+		xcb_generic_event_t *ev = real_poll_for_event(c);
+		if (ev == NULL) {
+			return true;
+		}
+		if (is_surface_id(ev)) {
+			xcb_window_t w = ((const xcb_client_message_event_t *)ev)->window;
+			pacer.surface_id_read[w & (WM_SURFACE_ID_SLOTS - 1)].window = w;
+			pacer.surface_id_read[w & (WM_SURFACE_ID_SLOTS - 1)].destroys =
+					wm_surface_pairing_destroys();
+		}
+		wm_event_queue_push(&pacer.queue, ev);
+	}
+	return false;
+}
+
+/* The X server's UnmapNotify or DestroyNotify of window (an X client's
+ * SendEvent of one, marked so, would let it drop another's pairing). */
+static bool ends_window(const xcb_generic_event_t *ev, xcb_window_t window)
+{
+	uint8_t type = ev != NULL ? ev->response_type : 0;
+	return (type == XCB_UNMAP_NOTIFY &&
+			       ((const xcb_unmap_notify_event_t *)ev)->window == window) ||
+			(type == XCB_DESTROY_NOTIFY &&
+					((const xcb_destroy_notify_event_t *)ev)->window == window);
+}
+
+/* A WL_SURFACE_ID message about to be handed out names a surface that is
+ * not (or soon not) its window's. Xwayland destroys a window's surface
+ * when the window is unmapped, and the freed id goes to its next Wayland
+ * object, maybe the next window's surface: wlroots would pair the window
+ * with that (its role taken, the other window's contents shown for it),
+ * or end in an assertion if it is no surface. Said by: the window's
+ * unmap or destruction waiting behind the message; a surface by that id
+ * destroyed since the message was read (Xwayland had sent it while its
+ * surface lived, so that was the one); the id naming something else.
+ * With `pulled`, a round trip made after the message has been answered,
+ * and every event the X server sent before that answer (an unmap of the
+ * window that came before the surface's destruction reached the
+ * compositor) is first taken from libxcb, as the FIFO has room. */
+static bool surface_id_stale(
+		xcb_connection_t *c, const xcb_generic_event_t *ev, bool pulled, bool *more)
+{
+	const xcb_client_message_event_t *m = (const xcb_client_message_event_t *)ev;
+	if (!wm_surface_pairing_knows(m->window)) {
+		return false; /* wlroots ignores it */
+	}
+	if (pulled) {
+		uint64_t now;
+		*more = !pull_events(c, false, &now) || *more;
+	}
+	unsigned slot = m->window & (WM_SURFACE_ID_SLOTS - 1);
+	uint64_t destroys = pacer.surface_id_read[slot].window == m->window ?
+			pacer.surface_id_read[slot].destroys :
+			UINT64_MAX;
+	return ends_window(pacer.parked, m->window) ||
+			wm_event_queue_ends_window(&pacer.queue, m->window) ||
+			wm_surface_pairing_stale(m, destroys);
+}
+
+/* ev (a WL_SURFACE_ID message, the pairing's round trip answered if
+ * pulled) is not for wlroots: counted, said, freed. */
+static bool refuse_stale(xcb_connection_t *c, xcb_generic_event_t *ev, bool pulled, bool *more)
+{
+	if (!is_surface_id(ev) || !surface_id_stale(c, ev, pulled, more)) {
+		return false;
+	}
+	pacer.surface_ids_stale++;
+	say_surface_id_dropped((const xcb_client_message_event_t *)ev,
+			"the surface it names is gone, or goes with the window's unmap");
+	free(ev);
+	return true;
+}
+
+/* The event waiting for its fetch, if the replies are here (else NULL,
+ * and `fetching` stays); a WL_SURFACE_ID message found stale then is
+ * dropped (NULL, and `fetching` is NULL). */
+static xcb_generic_event_t *hand_out_fetched(xcb_connection_t *c, bool *more)
 {
 	if (!wm_property_fetch_ready(c)) {
 		return NULL;
 	}
 	xcb_generic_event_t *ev = pacer.fetching;
 	pacer.fetching = NULL;
+	bool surface_id = pacer.fetching_surface_id;
+	pacer.fetching_surface_id = false;
 	wm_property_fetch_offer();
+	if (surface_id && refuse_stale(c, ev, true, more)) {
+		wm_property_fetch_forget_offered(); /* its reads: wlroots will not ask */
+		return NULL;
+	}
 	pacer.handed++;
+	wm_surface_pairing_handed(ev);
 	return ev;
 }
 
@@ -371,43 +564,27 @@ xcb_generic_event_t *xcb_poll_for_event(xcb_connection_t *c)
 		return real_poll_for_event(c);
 	}
 	/* wlroots handled the event handed out last before it polls again. */
-	wm_surface_pairing_settle(pacer.wlr);
+	wm_surface_pairing_settle();
 	uint64_t now = monotonic_now_ns();
 	if (!pacer.in_turn) {
 		pacer.in_turn = true;
 		pacer.turn_start_ns = now;
 		pacer.handed = 0;
 	}
-	/* wlroots asks for the property of the event handed out last before it
-	 * polls again: an offer still there was not wanted (no surface). */
-	if (pacer.fetching == NULL) {
-		wm_property_fetch_forget();
-	}
+	/* wlroots asks for what the event handed out last made it read before
+	 * it polls again: an offer still there was not wanted (no surface). */
+	wm_property_fetch_forget_offered();
 	/* Reading is bounded too: a flood can write faster than a turn reads.
 	 * What libxcb still has (read from the socket or not) is left for the
 	 * next turn, which a wake-up makes sure of. */
-	bool more = true;
-	for (unsigned pulled = 1; !wm_event_queue_full(&pacer.queue); pulled++) {
-		if (pulled % 256 == 0) {
-			now = monotonic_now_ns();
-			if (now - pacer.turn_start_ns >= WM_TURN_BUDGET_NS) {
-				break;
-			}
-		}
-		xcb_generic_event_t *ev = real_poll_for_event(c);
-		if (ev == NULL) {
-			more = false;
-			break;
-		}
-		wm_event_queue_push(&pacer.queue, ev);
-	}
+	bool more = !pull_events(c, true, &now);
 	for (;;) {
 		if (pacer.fetching != NULL) {
-			xcb_generic_event_t *ev = hand_out_fetched(c);
+			xcb_generic_event_t *ev = hand_out_fetched(c, &more);
 			if (ev != NULL) {
 				return ev;
 			}
-			if (pacer.parked != NULL) {
+			if (pacer.fetching != NULL && pacer.parked != NULL) {
 				return end_turn(now); /* the reply wakes the next turn */
 			}
 		}
@@ -425,7 +602,8 @@ xcb_generic_event_t *xcb_poll_for_event(xcb_connection_t *c)
 			ev = wm_paste_pipe_take_ready();
 		}
 		while (ev == NULL && (ev = wm_event_queue_pop(&pacer.queue, now)) != NULL &&
-				(wm_paste_pipe_hold(c, ev) || wm_window_budget_refuse(c, ev) ||
+				(refuse_forged(ev) || wm_paste_pipe_hold(c, ev) ||
+						wm_window_budget_refuse(c, ev) ||
 						wm_selection_budget_refuse(c, ev))) {
 			ev = NULL;
 		}
@@ -437,6 +615,9 @@ xcb_generic_event_t *xcb_poll_for_event(xcb_connection_t *c)
 			return end_turn(now);
 		}
 		if (!waits_for_fetch(ev)) {
+			if (refuse_stale(c, ev, false, &more)) {
+				continue;
+			}
 			pacer.handed++;
 			wm_surface_pairing_handed(ev);
 			return ev;
@@ -446,8 +627,19 @@ xcb_generic_event_t *xcb_poll_for_event(xcb_connection_t *c)
 			return end_turn(now);
 		}
 		pacer.fetching = ev;
-		pacer.fetched++;
-		wm_property_fetch_start(c, (const xcb_property_notify_event_t *)ev);
+		if ((ev->response_type & 0x7f) == XCB_PROPERTY_NOTIFY) {
+			pacer.fetched++;
+			wm_property_fetch_start(c, (const xcb_property_notify_event_t *)ev);
+			continue;
+		}
+		/* A WL_SURFACE_ID message with which wlroots pairs now: judged
+		 * again once its reads are answered (refuse_stale). */
+		pacer.fetching_surface_id = true;
+		const xcb_client_message_event_t *m = (const xcb_client_message_event_t *)ev;
+		pacer.fetched += pacer.npairing_atoms;
+		pacer.pairings_fetched++;
+		wm_property_fetch_pairing(
+				c, m->window, pacer.pairing_atoms, pacer.npairing_atoms, false);
 	}
 }
 
@@ -496,6 +688,21 @@ void xcb_disconnect(xcb_connection_t *c)
 	real_disconnect(c);
 }
 
+/* wlroots is about to pair window from the Wayland side (in the
+ * compositor's new_surface signal, after this): what it reads is sent
+ * now, all at once. */
+static void pairing_from_surface(xcb_window_t window)
+{
+	if (pacer.conn == NULL || pacer.npairing_atoms == 0 ||
+			xcb_connection_has_error(pacer.conn)) {
+		return;
+	}
+	pacer.fetched += pacer.npairing_atoms;
+	pacer.pairings_fetched++;
+	wm_property_fetch_pairing(
+			pacer.conn, window, pacer.pairing_atoms, pacer.npairing_atoms, true);
+}
+
 void wm_event_pacer_wake(void)
 {
 	if (pacer.conn != NULL && !xcb_connection_has_error(pacer.conn)) {
@@ -510,13 +717,16 @@ bool wm_event_pacer_init(struct wl_event_loop *loop, struct wlr_xwayland *wlr)
 		return false;
 	}
 	pacer.wlr = wlr;
+	wm_surface_pairing_init(wlr, pairing_from_surface);
 	return true;
 }
 
 void wm_event_pacer_finish(void)
 {
+	uint64_t waited_ns;
 	if (pacer.turns_cut > 0 || merged_total() > 0 || paced_total() > 0 || ignored_total() > 0 ||
-			dropped_total() > 0 || messages_total() > 0) {
+			dropped_total() > 0 || messages_total() > 0 || pacer.fetched > 0 ||
+			wm_property_fetch_waits(&waited_ns) > 0) {
 		log_summary("at the end");
 	}
 	forget_connection();

@@ -135,6 +135,20 @@ static uint32_t window_of(const xcb_generic_event_t *ev)
 	}
 }
 
+bool wm_event_queue_ends_window(const struct wm_event_queue *q, uint32_t window)
+{
+	for (uint64_t seq = q->popped; seq != q->pushed; seq++) {
+		const xcb_generic_event_t *ev = q->ring[seq & QUEUE_MASK];
+		/* Not an X client's SendEvent of one (its type marked so). */
+		uint8_t type = ev != NULL ? ev->response_type : 0;
+		if ((type == XCB_UNMAP_NOTIFY || type == XCB_DESTROY_NOTIFY) &&
+				u32_at(ev, 8) == window) {
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The event at seq, leaving the FIFO: true if it goes to nobody (the
  * caller frees it). */
 static bool drop_doomed(struct wm_event_queue *q, const xcb_generic_event_t *ev, uint64_t seq)

@@ -162,6 +162,11 @@ void wm_event_queue_push(struct wm_event_queue *q, xcb_generic_event_t *ev);
  * that come too soon on the way). NULL: nothing to hand out now. */
 xcb_generic_event_t *wm_event_queue_pop(struct wm_event_queue *q, uint64_t now_ns);
 
+/* The X server's UnmapNotify or DestroyNotify of window (not an X
+ * client's SendEvent of one) waits in the FIFO (a scan of what waits: at
+ * most WM_EVENT_QUEUE_CAP events). */
+bool wm_event_queue_ends_window(const struct wm_event_queue *q, uint32_t window);
+
 /* When the earliest held event is due; 0 if none is held. */
 uint64_t wm_event_queue_next_due(const struct wm_event_queue *q);
 

@@ -28,6 +28,7 @@
 #include "xwayland-glue/wm/wm_paste_pipe.h"
 #include "xwayland-glue/wm/wm_selection_budget.h"
 #include "xwayland-glue/wm/wm_selection_targets.h"
+#include "xwayland-glue/wm/wm_surface_pairing.h"
 #include "xwayland-glue/wm/wm_window_budget.h"
 #include "xwayland-glue/wm/x11ring_session.h"
 
@@ -772,7 +773,9 @@ static void xwayland_finish(struct smtwc_server *server)
 	xwayland_end_before_destroy(server, xw->wlr);
 	wl_list_remove(&xw->ready.link);
 	wl_list_remove(&xw->new_surface.link);
-	wm_window_budget_finish(); /* its listener too, before wlroots frees the signal */
+	/* Their listeners too, before wlroots frees the signals. */
+	wm_window_budget_finish();
+	wm_surface_pairing_finish();
 	wlr_xwayland_destroy(xw->wlr);
 	wm_event_pacer_finish();
 	wm_paste_pipe_finish();

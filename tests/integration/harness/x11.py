@@ -89,6 +89,14 @@ class X11Mixin:
         check(len(found) == 1, f"{len(found)} X windows match {criteria}: {found}")
         return found[0]
 
+    def x_client_list(self):
+        """The root's _NET_CLIENT_LIST as `xprop -root` reads it: window ids
+        (ints) in its order, repeats kept; [] when the property is not set."""
+        check(self.x_display, "x_client_list needs Session(x11=True)")
+        res = self.run(["xprop", "-root", "-notype", "_NET_CLIENT_LIST"], timeout=10.0)
+        _, _, ids = res.stdout.partition("#")
+        return [int(w, 16) for w in re.findall(r"0x[0-9a-fA-F]+", ids)]
+
     def x_window_info(self, wid):
         """What xwininfo says of an X window: a dict with x, y (outer
         top-left on the root, as xwininfo's "Absolute upper-left"), width and
