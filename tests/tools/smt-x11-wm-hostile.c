@@ -58,6 +58,12 @@
  *                           only the X server itself should: wlroots 0.15
  *                           takes any object by that id for a wl_surface);
  *                           prints "sent", waits for SIGTERM
+ *   forge-end WINDOW        sends the root (SendEvent, with the mask the
+ *                           window manager selected there) a
+ *                           ConfigureRequest, an UnmapNotify and a
+ *                           DestroyNotify for X window WINDOW (another
+ *                           client's: only the X server should make
+ *                           these); prints "sent", waits for SIGTERM
  *   remap-or SECONDS [--windows K] [--pause-us U]
  *                           maps and unmaps K override-redirect windows
  *                           (16 by default) in turn, a round trip and a
@@ -466,6 +472,51 @@ static int case_forge_surface_id(uint32_t id)
 	return xcb_connection_has_error(conn) ? 1 : 0;
 }
 
+static void root_event(const void *ev)
+{
+	xcb_send_event(conn, 0, screen->root,
+			XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY,
+			(const char *)ev);
+}
+
+static int case_forge_end(xcb_window_t victim)
+{
+	/* (xcb_send_event sends 32 bytes from each: padded events) */
+	union {
+		xcb_configure_request_event_t configure;
+		xcb_unmap_notify_event_t unmap;
+		xcb_destroy_notify_event_t destroy;
+		char pad[32];
+	} ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.configure.response_type = XCB_CONFIGURE_REQUEST;
+	ev.configure.parent = screen->root;
+	ev.configure.window = victim;
+	ev.configure.width = 1;
+	ev.configure.height = 1;
+	ev.configure.value_mask = XCB_CONFIG_WINDOW_X | XCB_CONFIG_WINDOW_Y |
+			XCB_CONFIG_WINDOW_WIDTH | XCB_CONFIG_WINDOW_HEIGHT;
+	root_event(&ev);
+	memset(&ev, 0, sizeof(ev));
+	ev.unmap.response_type = XCB_UNMAP_NOTIFY;
+	ev.unmap.event = screen->root;
+	ev.unmap.window = victim;
+	root_event(&ev);
+	memset(&ev, 0, sizeof(ev));
+	ev.destroy.response_type = XCB_DESTROY_NOTIFY;
+	ev.destroy.event = screen->root;
+	ev.destroy.window = victim;
+	root_event(&ev);
+	round_trip();
+	printf("sent\n");
+	fflush(stdout);
+	while (!stopping && !xcb_connection_has_error(conn)) {
+		drain_events();
+		usleep(100000);
+	}
+	return xcb_connection_has_error(conn) ? 1 : 0;
+}
+
 static int case_remap_or(double seconds, unsigned k, unsigned pause_us)
 {
 	xcb_window_t w[256];
@@ -560,7 +611,7 @@ static int usage(void)
 			"  long-names TITLE_BYTES CLASS_BYTES |\n"
 			"  state-loop|iconify-loop|configure-loop|title-delete-loop SECONDS |\n"
 			"  window-churn SECONDS [--or] [--count N] | windows-hold N [--map] [--or] |\n"
-			"  selection-hold N [--primary] | forge-surface-id ID |\n"
+			"  selection-hold N [--primary] | forge-surface-id ID | forge-end WINDOW |\n"
 			"  remap-or SECONDS [--windows K] [--pause-us U]\n");
 	return 2;
 }
@@ -632,6 +683,8 @@ int main(int argc, char **argv)
 				flag_value(argc, argv, "--count"));
 	} else if (strcmp(name, "forge-surface-id") == 0 && argc >= 3) {
 		rc = case_forge_surface_id((uint32_t)strtoul(argv[2], NULL, 10));
+	} else if (strcmp(name, "forge-end") == 0 && argc >= 3) {
+		rc = case_forge_end((xcb_window_t)strtoul(argv[2], NULL, 0));
 	} else if (strcmp(name, "remap-or") == 0 && argc >= 3) {
 		rc = case_remap_or(atof(argv[2]), flag_value(argc, argv, "--windows"),
 				has_flag(argc, argv, "--pause-us") ?

@@ -36,6 +36,10 @@
  *   from the Wayland side instead (the surface created after the
  *   message), the same requests are sent just before wlroots makes them:
  *   it waits for the first answer, not for twelve in turn;
+ * - an event an X client sent with SendEvent that only the X server
+ *   makes (DestroyNotify, UnmapNotify, MapRequest, ConfigureRequest...:
+ *   any client may send them to the root) is dropped before anything
+ *   reads it (refuse_synthetic);
  * - a WL_SURFACE_ID message that an X client sent (SendEvent), or that
  *   names a surface gone since (its id may be another object's now), is
  *   not handed out: wlroots would pair the window with whatever object
@@ -100,6 +104,8 @@ static struct {
 	} surface_id_read[WM_SURFACE_ID_SLOTS];
 	uint64_t surface_ids_forged, surface_ids_stale; /* such messages dropped */
 	struct log_limit surface_id_log;
+	uint64_t synthetic_dropped; /* X clients' SendEvent of server events */
+	struct log_limit synthetic_log;
 	xcb_atom_t surface_id_atom;
 	xcb_atom_t pairing_atoms[WM_FETCH_PAIRING_MAX];
 	unsigned npairing_atoms;
@@ -414,6 +420,39 @@ static void say_surface_id_dropped(const xcb_client_message_event_t *m, const ch
 	}
 }
 
+/* Any X client may SendEvent any event to the root window with the mask
+ * the window manager selected there (SubstructureRedirect/Notify); the X
+ * server marks it (the high bit of its type) and changes nothing else.
+ * wlroots 0.15 reads the type without the mark, so a forged DestroyNotify
+ * or UnmapNotify naming another client's window destroyed or unmapped
+ * that window in the compositor (and in wm_doomed_windows' index), a
+ * forged MapRequest or ConfigureRequest mapped or moved it. Only two
+ * kinds reach a window manager so legitimately: ClientMessage (EWMH and
+ * ICCCM requests, and WL_SURFACE_ID's forgery is judged at its turn:
+ * refuse_forged) and SelectionNotify (a selection owner's answer is
+ * always a SendEvent). ICCCM's synthetic UnmapNotify (a client
+ * withdrawing its window) follows the real unmap, which the window
+ * manager gets anyway. Freed here, counted, said. */
+static bool refuse_synthetic(xcb_generic_event_t *ev)
+{
+	uint8_t type = ev->response_type & 0x7f;
+	if (!(ev->response_type & 0x80) || type == XCB_CLIENT_MESSAGE ||
+			type == XCB_SELECTION_NOTIFY) {
+		return false;
+	}
+	pacer.synthetic_dropped++;
+	uint64_t left_out;
+	if (log_limit_allow(&pacer.synthetic_log, &left_out)) {
+		wlr_log(WLR_INFO,
+				"X window manager: an X client's SendEvent of event type %u dropped "
+				"(only the X server makes it; %llu so far, %llu lines left out)",
+				(unsigned)type, (unsigned long long)pacer.synthetic_dropped,
+				(unsigned long long)left_out);
+	}
+	free(ev);
+	return true;
+}
+
 /* Xwayland sends WL_SURFACE_ID itself; an X client's SendEvent is marked
  * so (the high bit of its type). Handed to wlroots, a forged one naming
  * any object of Xwayland's (wl_display is 1) ended the compositor in an
@@ -463,6 +502,9 @@ static bool pull_events(xcb_connection_t *c, bool budgeted, uint64_t *now)
 		xcb_generic_event_t *ev = real_poll_for_event(c);
 		if (ev == NULL) {
 			return true;
+		}
+		if (refuse_synthetic(ev)) {
+			continue;
 		}
 		if (is_surface_id(ev)) {
 			xcb_window_t w = ((const xcb_client_message_event_t *)ev)->window;
