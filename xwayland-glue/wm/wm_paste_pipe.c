@@ -73,7 +73,7 @@
 #include <xcb/xfixes.h>
 
 #include "common/monotonic_clock.h"
-#include "xwayland-glue/dlsym_next.h"
+#include "common/dlsym_next.h"
 #include "xwayland-glue/wm/wm_selection_budget.h"
 
 #define PASTE_LOG_INTERVAL_NS 1000000000u
