@@ -36,6 +36,10 @@ bool log_limit_allow(struct log_limit *limit, uint64_t *left_out)
  * one: a client creating, mapping and destroying windows in a loop made
  * the compositor write 40,000 lines a second (red team, session 28). */
 static struct log_limit xcb_error_log;
+/* And its "convert selection failed" for every paste from an X program
+ * refused (by its owner, or by xwayland-glue/wm/wm_paste_pipe.c past
+ * x11-client-pastes): a Wayland client pasting in a loop. */
+static struct log_limit convert_failed_log;
 static enum wlr_log_importance wlroots_verbosity;
 static uint64_t wlroots_log_start_ns;
 
@@ -46,6 +50,10 @@ static void wlroots_log_handler(enum wlr_log_importance importance, const char *
 	}
 	uint64_t left_out = 0;
 	if (strstr(fmt, "xcb error:") != NULL && !log_limit_allow(&xcb_error_log, &left_out)) {
+		return;
+	}
+	if (strstr(fmt, "convert selection failed") != NULL &&
+			!log_limit_allow(&convert_failed_log, &left_out)) {
 		return;
 	}
 	static const char *const level[] = {
@@ -60,7 +68,8 @@ static void wlroots_log_handler(enum wlr_log_importance importance, const char *
 			importance < WLR_LOG_IMPORTANCE_LAST ? level[importance] : "");
 	vfprintf(stderr, fmt, args);
 	if (left_out > 0) {
-		fprintf(stderr, " (%llu X errors not logged before)", (unsigned long long)left_out);
+		fprintf(stderr, " (%llu such lines not logged before)",
+				(unsigned long long)left_out);
 	}
 	fputc('\n', stderr);
 }

@@ -58,6 +58,17 @@
  * (its "X11 client offered a new property before we deleted"), so the end
  * is given again once it deletes the chunk (xcb_delete_property, also
  * defined here). The client has pasted what came before.
+ *
+ * Each paste is charged to the X client that owns the selection it asks
+ * (its owner window's client bits, from XFixes, as wm_window_budget.c
+ * tells clients apart): an owner that never answers, or never finishes
+ * its INCR transfers while the readers wait, holds a slot per paste, and
+ * one such owner took all 64 from every other (session 29's audit). Past
+ * `x11-client-pastes` pastes of one owner under way, a new one is refused
+ * before the owner is asked: wlroots is given the owner's refusal
+ * (SelectionNotify, property None), the reader an empty paste, the log a
+ * line naming the limit. A paste being drained (wlroots has given it up)
+ * is not counted: its slot goes to the next paste that needs one.
  */
 #define _GNU_SOURCE
 #include "xwayland-glue/wm/wm_paste_pipe.h"
@@ -72,8 +83,10 @@
 #include <xcb/xcbext.h>
 #include <xcb/xfixes.h>
 
-#include "common/monotonic_clock.h"
 #include "common/dlsym_next.h"
+#include "common/monotonic_clock.h"
+#include "compositor/config/config.h"
+#include "compositor/log_limit.h"
 #include "xwayland-glue/wm/wm_selection_budget.h"
 
 #define PASTE_LOG_INTERVAL_NS 1000000000u
@@ -87,16 +100,19 @@ struct paste_pipe {
 	ino_t ino;
 	xcb_generic_event_t *held; /* would make wlroots write; waits for room */
 	struct wl_event_source *watch;
-	bool ready;           /* held may go */
-	unsigned chunks;      /* chunks wlroots was given: an INCR transfer is under way */
-	bool draining;        /* wlroots has given it up: the owner's chunks are taken here */
-	bool asking;          /* a GetProperty of ours waits for its reply */
-	unsigned asked;       /* its sequence number */
-	xcb_atom_t selection; /* CLIPBOARD or PRIMARY */
-	uint32_t owner;       /* the selection's owner change it was asked after */
-	bool answered;        /* the owner's SelectionNotify went to wlroots */
-	bool owner_gone;      /* that owner's window or client went */
-	bool end_due;         /* wlroots is to be given the paste's end */
+	bool ready;                /* held may go */
+	unsigned chunks;           /* chunks wlroots was given: an INCR transfer is under way */
+	bool draining;             /* wlroots has given it up: the owner's chunks are taken here */
+	bool asking;               /* a GetProperty of ours waits for its reply */
+	unsigned asked;            /* its sequence number */
+	xcb_atom_t selection;      /* CLIPBOARD or PRIMARY */
+	uint32_t owner;            /* the selection's owner change it was asked after */
+	xcb_window_t owner_window; /* that owner's window, as XFixes named it */
+	uint32_t owner_client;     /* its client bits; 0: not known (not charged) */
+	bool refused;              /* past its owner's budget: only its refusal is to go */
+	bool answered;             /* the owner's SelectionNotify went to wlroots */
+	bool owner_gone;           /* that owner's window or client went */
+	bool end_due;              /* wlroots is to be given the paste's end */
 };
 
 /* Owner changes seen per selection (XFixes SelectionNotify): which owner a
@@ -114,7 +130,11 @@ static struct {
 	struct {
 		xcb_atom_t selection;
 		uint32_t changes;
+		xcb_window_t owner; /* the last owner XFixes named; None: none */
 	} owners[SELECTIONS_TRACKED];
+	const struct smtwc_limits_config *limits;
+	struct log_limit refusal_log;
+	uint64_t followed, refused;
 	uint64_t held, unguarded, drained, orphaned;
 	uint64_t logged_held, logged_unguarded, logged_drained, logged_orphaned, last_log_ns;
 } paste = { .sending_fd = -1 };
@@ -227,10 +247,10 @@ static void check_drained(struct paste_pipe *p)
 	}
 }
 
-/* The count of selection's owner changes seen so far (its slot made if
- * need be; past SELECTIONS_TRACKED selections, the last slot is shared:
- * wlroots bridges two). */
-static uint32_t *owner_changes(xcb_atom_t selection)
+/* What is known of selection's owners (its slot made if need be; past
+ * SELECTIONS_TRACKED selections, the last slot is shared: wlroots bridges
+ * two). */
+static unsigned owner_slot(xcb_atom_t selection)
 {
 	unsigned i = 0;
 	while (i + 1 < SELECTIONS_TRACKED && paste.owners[i].selection != XCB_ATOM_NONE &&
@@ -238,11 +258,63 @@ static uint32_t *owner_changes(xcb_atom_t selection)
 		i++;
 	}
 	paste.owners[i].selection = selection;
-	return &paste.owners[i].changes;
+	return i;
 }
 
-/* wlroots begins a paste: window will receive the selection for fd. */
-static void follow(xcb_connection_t *c, xcb_window_t window, xcb_atom_t selection,
+/* The count of selection's owner changes seen so far. */
+static uint32_t *owner_changes(xcb_atom_t selection)
+{
+	return &paste.owners[owner_slot(selection)].changes;
+}
+
+/* The client bits of selection's owner on c; 0: not known. */
+static uint32_t owner_client(xcb_connection_t *c, xcb_atom_t selection)
+{
+	xcb_window_t owner = paste.owners[owner_slot(selection)].owner;
+	const xcb_setup_t *setup = xcb_get_setup(c);
+	if (owner == XCB_WINDOW_NONE || setup == NULL || setup->resource_id_mask == 0) {
+		return 0;
+	}
+	return owner & ~setup->resource_id_mask;
+}
+
+/* Pastes of client's selections on c that hold a slot (not given up by
+ * wlroots, not refused). */
+static unsigned pastes_of(xcb_connection_t *c, uint32_t client)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < WM_PASTE_PIPES_MAX; i++) {
+		const struct paste_pipe *p = &paste.pipes[i];
+		n += p->conn == c && p->owner_client == client && !p->draining && !p->refused;
+	}
+	return n;
+}
+
+/* p, a paste of client's, is past its budget: only its refusal goes to
+ * wlroots (take_ready), and the owner is not asked. */
+static void refuse(struct paste_pipe *p, uint32_t client, unsigned under_way)
+{
+	p->refused = true;
+	p->end_due = true;
+	paste.refused++;
+	uint64_t left_out;
+	if (log_limit_allow(&paste.refusal_log, &left_out)) {
+		wlr_log(WLR_ERROR,
+				"X client 0x%x owns a selection with %u pastes into Wayland "
+				"clients under way: limit x11-client-pastes=%d reached; a new "
+				"paste is answered refused, the owner not asked (%llu refused in "
+				"all, %llu such lines not logged before)",
+				(unsigned)client, under_way, paste.limits->x11_client_pastes,
+				(unsigned long long)paste.refused, (unsigned long long)left_out);
+	}
+	if (paste.wake != NULL) {
+		paste.wake();
+	}
+}
+
+/* wlroots begins a paste: window will receive the selection for fd.
+ * True: the paste is refused (its owner is not to be asked). */
+static bool follow(xcb_connection_t *c, xcb_window_t window, xcb_atom_t selection,
 		xcb_atom_t property, int fd)
 {
 	struct paste_pipe *p = find(c, window);
@@ -251,7 +323,7 @@ static void follow(xcb_connection_t *c, xcb_window_t window, xcb_atom_t selectio
 	}
 	struct stat st;
 	if (paste.loop == NULL || fstat(fd, &st) != 0) {
-		return;
+		return false;
 	}
 	for (unsigned i = 0; p == NULL && i < WM_PASTE_PIPES_MAX; i++) {
 		if (paste.pipes[i].conn == NULL) {
@@ -267,8 +339,10 @@ static void follow(xcb_connection_t *c, xcb_window_t window, xcb_atom_t selectio
 	if (p == NULL) {
 		paste.unguarded++;
 		maybe_log();
-		return;
+		return false;
 	}
+	uint32_t client = owner_client(c, selection);
+	unsigned under_way = client != 0 ? pastes_of(c, client) : 0;
 	*p = (struct paste_pipe){
 		.conn = c,
 		.window = window,
@@ -278,7 +352,16 @@ static void follow(xcb_connection_t *c, xcb_window_t window, xcb_atom_t selectio
 		.ino = st.st_ino,
 		.selection = selection,
 		.owner = *owner_changes(selection),
+		.owner_window = paste.owners[owner_slot(selection)].owner,
+		.owner_client = client,
 	};
+	if (paste.limits != NULL && client != 0 &&
+			under_way >= (unsigned)paste.limits->x11_client_pastes) {
+		refuse(p, client, under_way);
+		return true;
+	}
+	paste.followed++;
+	return false;
 }
 
 void wlr_data_source_send(struct wlr_data_source *source, const char *mime_type, int32_t fd)
@@ -319,8 +402,9 @@ xcb_void_cookie_t xcb_convert_selection(xcb_connection_t *c, xcb_window_t reques
 	/* Only a paste into a Wayland client converts inside a send: the
 	 * other way, wlroots reads a Wayland client's pipe and converts
 	 * nothing. */
-	if (paste.sending_fd >= 0 && c != NULL) {
-		follow(c, requestor, selection, property, paste.sending_fd);
+	if (paste.sending_fd >= 0 && c != NULL &&
+			follow(c, requestor, selection, property, paste.sending_fd)) {
+		return (xcb_void_cookie_t){ 0 }; /* refused: the owner is not asked */
 	}
 	return real(c, requestor, selection, target, property, time);
 }
@@ -407,16 +491,38 @@ static void note_owner_change(xcb_connection_t *c, const xcb_generic_event_t *ev
 	const xcb_xfixes_selection_notify_event_t *sn =
 			(const xcb_xfixes_selection_notify_event_t *)ev;
 	uint32_t *changes = owner_changes(sn->selection);
+	paste.owners[owner_slot(sn->selection)].owner = sn->owner;
 	if (sn->subtype == XCB_XFIXES_SELECTION_EVENT_SELECTION_WINDOW_DESTROY ||
 			sn->subtype == XCB_XFIXES_SELECTION_EVENT_SELECTION_CLIENT_CLOSE) {
 		for (unsigned i = 0; i < WM_PASTE_PIPES_MAX; i++) {
 			struct paste_pipe *p = &paste.pipes[i];
-			if (p->conn == c && p->selection == sn->selection && p->owner == *changes) {
+			if (p->conn == c && p->selection == sn->selection && p->owner == *changes &&
+					!p->refused) {
 				orphan(p);
 			}
 		}
 	}
 	(*changes)++;
+}
+
+/* A DestroyNotify (the window manager has them for top-level windows,
+ * which owners' windows usually are): pastes asked of that window end. An
+ * owner that lost the selection to another before it went is not named
+ * by XFixes when it goes; its pastes ended only here (before session 30:
+ * never, if it had not answered). */
+static void note_destroy(xcb_connection_t *c, const xcb_generic_event_t *ev)
+{
+	if ((ev->response_type & 0x7f) != XCB_DESTROY_NOTIFY) {
+		return;
+	}
+	const xcb_destroy_notify_event_t *dn = (const xcb_destroy_notify_event_t *)ev;
+	for (unsigned i = 0; i < WM_PASTE_PIPES_MAX; i++) {
+		struct paste_pipe *p = &paste.pipes[i];
+		if (p->conn == c && p->owner_window == dn->window &&
+				dn->window != XCB_WINDOW_NONE && !p->refused) {
+			orphan(p);
+		}
+	}
 }
 
 /* What wlroots waits for from an owner that has gone: before the answer,
@@ -520,6 +626,7 @@ bool wm_paste_pipe_hold(xcb_connection_t *c, xcb_generic_event_t *ev)
 {
 	if (paste.loop != NULL) {
 		note_owner_change(c, ev);
+		note_destroy(c, ev);
 	}
 	struct paste_pipe *p = paste.loop != NULL ? paste_of(c, ev) : NULL;
 	if (p == NULL) {
@@ -604,9 +711,52 @@ static int handle_log_timer(void *data)
 	return 0;
 }
 
-void wm_paste_pipe_init(struct wl_event_loop *loop, void (*wake)(void))
+void wm_paste_pipe_stats(const struct smtwc_stats_out *out)
+{
+	out->begin_object(out->ctx, "x11_pastes");
+	unsigned slots = 0, draining = 0;
+	for (unsigned i = 0; i < WM_PASTE_PIPES_MAX; i++) {
+		slots += paste.pipes[i].conn != NULL;
+		draining += paste.pipes[i].draining;
+	}
+	out->number(out->ctx, "slots_used", slots);
+	out->number(out->ctx, "draining", draining);
+	out->number(out->ctx, "slots_max", WM_PASTE_PIPES_MAX);
+	out->number(out->ctx, "followed", paste.followed);
+	out->number(out->ctx, "refused", paste.refused);
+	out->number(out->ctx, "unguarded", paste.unguarded);
+	out->number(out->ctx, "orphaned", paste.orphaned);
+	if (paste.limits != NULL) {
+		out->number(out->ctx, "client_pastes_max",
+				(uint64_t)paste.limits->x11_client_pastes);
+	}
+	/* Each owner once, at its first slot (64 slots at most). */
+	out->begin_list(out->ctx, "clients");
+	for (unsigned i = 0; i < WM_PASTE_PIPES_MAX; i++) {
+		const struct paste_pipe *p = &paste.pipes[i];
+		bool seen = p->conn == NULL || p->owner_client == 0 || p->draining || p->refused;
+		for (unsigned j = 0; j < i && !seen; j++) {
+			seen = paste.pipes[j].conn == p->conn &&
+					paste.pipes[j].owner_client == p->owner_client &&
+					!paste.pipes[j].draining && !paste.pipes[j].refused;
+		}
+		if (seen) {
+			continue;
+		}
+		out->begin_item(out->ctx);
+		out->number(out->ctx, "client", p->owner_client);
+		out->number(out->ctx, "pastes", pastes_of(p->conn, p->owner_client));
+		out->end_item(out->ctx);
+	}
+	out->end_list(out->ctx);
+	out->end_object(out->ctx);
+}
+
+void wm_paste_pipe_init(struct wl_event_loop *loop, const struct smtwc_limits_config *limits,
+		void (*wake)(void))
 {
 	paste.loop = loop;
+	paste.limits = limits;
 	paste.wake = wake;
 	paste.log_timer = wl_event_loop_add_timer(loop, handle_log_timer, NULL);
 }
