@@ -18,8 +18,8 @@ Checked, what happened, never a duration, with `x11-client-pastes = 4`:
    to one client and count 8 refused; the log names the limit;
 2. meanwhile another X client (xclip) takes the clipboard: its paste is
    whole and followed (not refused, not unguarded);
-3. the silent owner goes (it had lost the selection, so XFixes does not
-   name it): its 4 readers reach the end of their pipes (before: they
+3. the silent owner, no longer owning the selection, has not answered:
+   its 4 readers are given the end of their pipes, empty (before: they
    waited for good).
 """
 import os
@@ -54,8 +54,12 @@ def test(h):
                         name="silent-owner")
 
         def asked():
+            """The requestor windows the owner was asked from (an owner that
+            has not answered is asked again after a while: the same
+            window)."""
             text = (read_bytes(owner.log_path) or b"").decode(errors="replace")
-            return text.count("unanswered")
+            return len({ln.split()[-1] for ln in text.splitlines()
+                        if ln.startswith("unanswered ")})
         s.wait_until(lambda: "owner" in open(owner.log_path).read(), timeout=60,
                      what="the silent owner to have its TARGETS read")
         s.wait_until(lambda: MIME in s.run(["wl-paste", "--list-types"],
@@ -106,15 +110,19 @@ def test(h):
               st["unguarded"] == 0, f"x11_pastes after xclip's paste: {st}")
         log("another X client's paste whole and followed")
 
-        # The silent owner goes, no longer owning the selection: its
-        # readers reach the end of their pipes.
-        s.stop_client(owner)
+        # The silent owner, no longer owning the selection, never answers:
+        # its readers are given the end of their pipes, empty.
         s.wait_until(lambda: all(not r.alive() for r in readers), timeout=60,
-                     what="the gone owner's readers to end")
+                     what="the silent owner's readers to end")
+        for i in range(READERS):
+            check(read_bytes(os.path.join(s.tmp, f"out-{i}")) == b"",
+                  f"reader {i} of the silent owner has bytes")
         st = pastes(s)
-        check(st["clients"] == [], f"x11_pastes after the owner went: {st}")
+        check(st["clients"] == [] and st["unanswered"] == LIMIT,
+              f"x11_pastes after the silent owner's pastes ended: {st}")
+        s.stop_client(owner)
         s.stop_client(xclip)
-        log("the gone owner's pastes ended")
+        log("the silent owner's pastes ended, empty")
 
 
 harness.main(test)

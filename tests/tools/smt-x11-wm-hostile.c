@@ -22,7 +22,8 @@
  *                           "asked K owned O" (TARGETS requests answered,
  *                           times taken); 0 seconds: until SIGTERM;
  *                           --silent: every request but TARGETS is left
- *                           unanswered (prints "unanswered TARGET" each),
+ *                           unanswered (prints "unanswered TARGET
+ *                           requestor WINDOW" each),
  *                           as by an owner that hangs or dies before it
  *                           answers
  *   long-names TITLE_BYTES CLASS_BYTES
@@ -342,7 +343,7 @@ static int case_targets(unsigned n, double seconds, bool primary, unsigned name_
 					fflush(stdout);
 				}
 			} else if (silent) {
-				printf("unanswered %u\n", req->target);
+				printf("unanswered %u requestor %u\n", req->target, req->requestor);
 				fflush(stdout);
 				free(ev);
 				continue;
