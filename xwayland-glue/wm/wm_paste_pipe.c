@@ -763,6 +763,12 @@ bool wm_paste_pipe_hold(xcb_connection_t *c, xcb_generic_event_t *ev)
 		free(ev);
 		return true;
 	}
+	if (p->abandoned && is_chunk(ev)) {
+		/* Its end goes to wlroots first; the chunk is then taken here
+		 * with the rest (draining starts by asking for it). */
+		free(ev);
+		return true;
+	}
 	if (p->held != NULL || has_room(p)) {
 		if (p->conn != NULL) {
 			handed(p, ev);
