@@ -35,4 +35,8 @@ void log_limit_wlroots(enum wlr_log_importance verbosity);
  * After wlr_log_init, which installs wlroots' handler. */
 void log_limit_wayland(void);
 
+/* xkbcommon's messages go through a limit too, into wlroots' log:
+ * log_limit.c defines xkb_context_new for the whole compositor (wlroots'
+ * contexts included) and gives each context a log function. */
+
 #endif

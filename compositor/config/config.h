@@ -234,7 +234,11 @@ struct smtwc_scheduler_config {
 	/* source: keep it below client-fds-unread; wm_selection_budget.h);   */            \
 	/* past either a request is answered "refused"                         */           \
 	X("x11-client-selection-transfers", x11_client_selection_transfers, 8, 1, 100000)   \
-	X("x11-selection-transfers", x11_selection_transfers, 32, 1, 1000000)
+	X("x11-selection-transfers", x11_selection_transfers, 32, 1, 1000000)               \
+	/* pastes from one X client (the selection's owner) into Wayland     */             \
+	/* clients under way at once (each holds one of the window manager's */             \
+	/* 64 paste slots; wm_paste_pipe.h); past it a paste is refused       */            \
+	X("x11-client-pastes", x11_client_pastes, 16, 1, 64)
 
 struct smtwc_limits_config {
 #define SMTWC_LIMITS_FIELD_(key, field, def, min, max) int field;

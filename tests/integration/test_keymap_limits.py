@@ -58,6 +58,40 @@ def compile_budget(h):
                      timeout=15, what="a keymap compiled again once the uid's share refilled")
 
 
+XKB_ERRORS = 200
+# The 3 messages of the keymap, as xkbcommon 1.5 words them.
+XKB_ERROR_TEXTS = ('Identifier "SmtNoSuchModifier"', "Action SetMods definition ignored",
+                   "Illegal action definition for <K1>")
+
+
+def xkbcommon_errors(s):
+    return [ln for ln in s.stderr_text().splitlines() if any(t in ln for t in XKB_ERROR_TEXTS)]
+
+
+def xkbcommon_lines(s, h):
+    """A keymap that compiles but makes xkbcommon log 3 errors, sent 200
+    times by one keyboard: its messages go through the compositor's log
+    limit (log_limit.c gives every xkb_context a log function). Before:
+    600 lines on stderr, one per message. Counted: the lines written are
+    fewer than the messages, at least one is written, and a later one says
+    how many were left out before it."""
+    before = len(xkbcommon_errors(s))
+    run_case(s, h, "keymap-errors",
+             f"keymap-errors: {XKB_ERRORS} of {XKB_ERRORS} keymaps served", str(XKB_ERRORS))
+    lines = xkbcommon_errors(s)[before:]
+    messages = 3 * XKB_ERRORS
+    check(0 < len(lines) < messages // 2,
+          f"xkbcommon's lines for {messages} messages: {len(lines)} written")
+    check(all(ln.count("[xkbcommon]") == 1 for ln in lines),
+          f"xkbcommon's lines not through the compositor's log: {lines[:3]}")
+    # The next message once the limit's second is over says how many were
+    # left out (asked again until then: no sleep).
+    s.wait_until(lambda: run_case(s, h, "keymap-errors", "keymap-errors: 1 of 1", "1") and
+                 "messages of xkbcommon not logged before" in s.stderr_text(),
+                 timeout=60, what="a line saying how many of xkbcommon's messages were left out")
+    log(f"keymap-errors {XKB_ERRORS}: {len(lines)} of {messages} xkbcommon lines written")
+
+
 def test(h):
     compile_budget(h)
     with Session(h, config=CONFIG) as s:
@@ -83,7 +117,7 @@ def test(h):
                  "KEYMAP served: a keymap without a NUL in two whole pages")
         s.wait_clients(clients)
         victim_served(s, h, "the bad keymaps")
-
+        xkbcommon_lines(s, h)
 
         # Two keyboards typed on in turn: each key made the seat's keyboard
         # change, and wlroots sent its keymap to every client's keyboard.

@@ -20,8 +20,16 @@ refused (SelectionNotify, property None: the tool counts them), the
 statistics say so, wl-copy is still connected and never disconnected; a
 second X client meanwhile gets the 4 left of the 12 in all and is refused
 past them, naming the total. Another Wayland client's round trips are
-answered at the end. (Not tested: a transfer whose requestor window has
-gone stops counting; see wm_selection_budget.c, forget_departed.)"""
+answered at the end.
+
+Then both attackers go: their transfers stay in wlroots (their requestors
+were child windows) but no longer count (abandoned: the window manager saw
+each requestor's DestroyNotify). A third attacker, given the client bits
+of one of them by the X server, first makes windows that take the ids the
+gone one's requestors had, and must still get its 8 transfers: before
+session 30 the compositor asked whether each requestor still existed
+(GetGeometry), the reused ids answered, and the newcomer was refused for
+its predecessor's transfers (0 transfers, 80 refused)."""
 import os
 import sys
 
@@ -47,13 +55,55 @@ def selections(s):
     return st["x11_selections"]
 
 
-def attack(s, h, name, granted=CLIENT):
-    p = s.spawn([wm_hostile_tool(h), "selection-hold", str(HOLD)], name=name)
+def attack(s, h, name, granted=CLIENT, spare=0):
+    p = s.spawn([wm_hostile_tool(h), "selection-hold", str(HOLD), "--spare", str(spare)],
+                name=name)
     # Refusals are answered at once; the transfers let through wait for
     # good (the tool deletes nothing): `refused R` is final.
     s.wait_until(lambda: said(p, f"refused {HOLD - granted}\n"), timeout=90,
                  what=f"{name}: {HOLD - granted} requests answered refused")
     return p
+
+
+def base_of(p):
+    with open(p.log_path) as f:
+        for line in f:
+            if line.startswith("base "):
+                return int(line.split()[1], 16)
+    return None
+
+
+def windows_of(s, base):
+    """Top-level windows the window manager tracks for the X client `base`."""
+    return sum(c["windows"] for c in s.control("stats")["x11_windows"]["clients"]
+               if c["client"] == base)
+
+
+def reused_ids(s, h, a, b):
+    """After both attackers have gone, a third with the client bits of one
+    of them, its spare windows taking that one's requestor ids."""
+    bases = {base_of(a), base_of(b)}
+    check(None not in bases and len(bases) == 2, f"the attackers' bases: {bases}")
+    s.stop_client(b)
+    s.stop_client(a)
+    # Gone for the X server (their top-level windows destroyed), so that
+    # the next client is given the lower of their client bits.
+    s.wait_until(lambda: all(windows_of(s, base) == 0 for base in bases), timeout=60,
+                 what="the attackers' windows to go")
+    s.wait_until(lambda: selections(s)["abandoned"] == TOTAL, timeout=60,
+                 what=f"the gone attackers' {TOTAL} transfers to stop counting")
+    st = selections(s)
+    check(st["transfers"] == 0, f"x11_selections after the attackers went: {st}")
+    refused_before = st["refused"]
+    c = attack(s, h, "attacker-c", spare=2 * HOLD)
+    check(base_of(c) in bases,
+          f"the third attacker's base {base_of(c):#x} is not a gone one's {bases}")
+    st = selections(s)
+    check(st["transfers"] == CLIENT and st["refused"] - refused_before == HOLD - CLIENT,
+          f"x11_selections after attacker-c (the ids of a gone client's requestors "
+          f"reused): {st}")
+    log(f"attacker-c (base {base_of(c):#x}, a gone attacker's) got its {CLIENT} transfers")
+    s.stop_client(c)
 
 
 def test(h):
@@ -94,9 +144,9 @@ def test(h):
         check(refusals, "no refusal was logged")
 
         round_trips_answered(s, h, "the attack", "0.2")
-        log(f"x11_selections at the end: {st}")
-        s.stop_client(b)
-        s.stop_client(a)
+        log(f"x11_selections after two attackers: {st}")
+        reused_ids(s, h, a, b)
+        check(owner.alive(), "wl-copy ended")
         s.stop_client(owner)
 
 

@@ -22,7 +22,8 @@
  *                           "asked K owned O" (TARGETS requests answered,
  *                           times taken); 0 seconds: until SIGTERM;
  *                           --silent: every request but TARGETS is left
- *                           unanswered (prints "unanswered TARGET" each),
+ *                           unanswered (prints "unanswered TARGET
+ *                           requestor WINDOW" each),
  *                           as by an owner that hangs or dies before it
  *                           answers
  *   long-names TITLE_BYTES CLASS_BYTES
@@ -42,8 +43,12 @@
  *   windows-hold N [--map] [--or]
  *                           creates N windows (mapped with --map), prints
  *                           "holding N", waits for SIGTERM
- *   selection-hold N [--primary]
- *                           maps a window, waits for the X focus, then asks
+ *   selection-hold N [--primary] [--spare K]
+ *                           prints "base XID" (its client's resource
+ *                           base), maps a window, waits for the X focus,
+ *                           makes K child windows that ask for nothing
+ *                           (--spare: they reuse an earlier client's
+ *                           window ids when it had the same base), then asks
  *                           the CLIPBOARD (or PRIMARY) selection as
  *                           UTF8_STRING from N requestor windows (children
  *                           of its window: no top-level windows), and
@@ -360,7 +365,7 @@ static int case_targets(unsigned n, double seconds, bool primary, unsigned name_
 					fflush(stdout);
 				}
 			} else if (silent) {
-				printf("unanswered %u\n", req->target);
+				printf("unanswered %u requestor %u\n", req->target, req->requestor);
 				fflush(stdout);
 				free(ev);
 				continue;
@@ -564,14 +569,22 @@ static int case_windows_hold(unsigned n, bool map, bool override_redirect)
 	return 0;
 }
 
-static int case_selection_hold(unsigned n, bool primary)
+static int case_selection_hold(unsigned n, bool primary, unsigned spare)
 {
+	printf("base 0x%x\n", xcb_get_setup(conn)->resource_id_base);
+	fflush(stdout);
 	xcb_window_t w = make_window(false, 100, 100);
 	map_and_wait(w);
 	wait_focus(w);
 	xcb_atom_t selection = primary ? XCB_ATOM_PRIMARY : atom("CLIPBOARD");
 	xcb_atom_t target = atom("UTF8_STRING");
 	xcb_atom_t property = atom("SMT_SELECTION_HOLD");
+	/* Windows that ask for nothing, made first: they take the ids an
+	 * earlier client with the same client bits gave its requestors. */
+	for (unsigned i = 0; i < spare; i++) {
+		xcb_create_window(conn, XCB_COPY_FROM_PARENT, xcb_generate_id(conn), w, 0, 0, 1, 1,
+				0, XCB_WINDOW_CLASS_INPUT_ONLY, XCB_COPY_FROM_PARENT, 0, NULL);
+	}
 	for (unsigned i = 0; i < n; i++) {
 		xcb_window_t r = xcb_generate_id(conn);
 		xcb_create_window(conn, XCB_COPY_FROM_PARENT, r, w, 0, 0, 1, 1, 0,
@@ -611,8 +624,8 @@ static int usage(void)
 			"  long-names TITLE_BYTES CLASS_BYTES |\n"
 			"  state-loop|iconify-loop|configure-loop|title-delete-loop SECONDS |\n"
 			"  window-churn SECONDS [--or] [--count N] | windows-hold N [--map] [--or] |\n"
-			"  selection-hold N [--primary] | forge-surface-id ID | forge-end WINDOW |\n"
-			"  remap-or SECONDS [--windows K] [--pause-us U]\n");
+			"  selection-hold N [--primary] [--spare K] | forge-surface-id ID |\n"
+			"  forge-end WINDOW | remap-or SECONDS [--windows K] [--pause-us U]\n");
 	return 2;
 }
 
@@ -695,7 +708,8 @@ int main(int argc, char **argv)
 				has_flag(argc, argv, "--map"), has_flag(argc, argv, "--or"));
 	} else if (strcmp(name, "selection-hold") == 0 && argc >= 3) {
 		rc = case_selection_hold((unsigned)strtoul(argv[2], NULL, 10),
-				has_flag(argc, argv, "--primary"));
+				has_flag(argc, argv, "--primary"),
+				flag_value(argc, argv, "--spare"));
 	} else {
 		rc = usage();
 	}

@@ -772,7 +772,7 @@ static void test_errors(void)
 			"client-screencopy-copies, frame-screencopy-copies, keymap-bytes, keymap-includes, "
 			"client-keymaps, keymap-compile-ms, keyboard-switches, "
 			"x11-client-windows, x11-windows, x11-first-windows, x11-client-selection-transfers, "
-			"x11-selection-transfers)");
+			"x11-selection-transfers, x11-client-pastes)");
 	EXPECT_ERROR("[xwayland]\nsched-interval-ms = 0\n", 2,
 			"invalid value '0' for 'sched-interval-ms' (expected an integer from 1 to 1000)");
 	EXPECT_ERROR("[xwayland]\nsched-interval = 2\n", 2,

@@ -20,7 +20,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "xwayland-glue/dlsym_next.h"
+#include "common/dlsym_next.h"
 #include "xwayland-glue/stream/scm_rights.h"
 #include "xwayland-glue/shim/syms.h"
 

@@ -5,7 +5,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "xwayland-glue/dlsym_next.h"
+#include "common/dlsym_next.h"
 
 struct xshim_syms xshim_real;
 

@@ -58,8 +58,8 @@
 #include <wlr/xwayland.h>
 
 #include "common/monotonic_clock.h"
+#include "common/dlsym_next.h"
 #include "compositor/log_limit.h"
-#include "xwayland-glue/dlsym_next.h"
 #include "xwayland-glue/wm/wm_event_queue.h"
 #include "xwayland-glue/wm/wm_paste_pipe.h"
 #include "xwayland-glue/wm/wm_property_fetch.h"

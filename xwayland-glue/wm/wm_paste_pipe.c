@@ -58,6 +58,31 @@
  * (its "X11 client offered a new property before we deleted"), so the end
  * is given again once it deletes the chunk (xcb_delete_property, also
  * defined here). The client has pasted what came before.
+ *
+ * Each paste is charged to the X client that owns the selection it asks
+ * (its owner window's client bits, from XFixes, as wm_window_budget.c
+ * tells clients apart): an owner that never answers, or never finishes
+ * its INCR transfers while the readers wait, holds a slot per paste, and
+ * one such owner took all 64 from every other (session 29's audit). Past
+ * `x11-client-pastes` pastes of one owner under way, a new one is refused
+ * before the owner is asked: wlroots is given the owner's refusal
+ * (SelectionNotify, property None), the reader an empty paste, the log a
+ * line naming the limit. A paste being drained (wlroots has given it up)
+ * is not counted: its slot goes to the next paste that needs one.
+ *
+ * A Wayland client that stops reading its paste in the middle of an INCR
+ * transfer keeps the owner waiting for the deletion of a chunk that is
+ * never written whole, and an owner that serves one transfer at a time
+ * (xclip) answers no other paste meanwhile (red team, session 29: every
+ * later paste waited for good). So a paste whose pipe has taken nothing
+ * for PASTE_STALL_MS while an INCR transfer is under way is abandoned:
+ * wlroots is given the owner's refusal (SelectionNotify, property None),
+ * on which it ends the transfer whatever it was doing (waiting for room to
+ * write the rest of a chunk, or for a chunk held here), closes the pipe and
+ * destroys its window; the owner's chunks are then taken here to its end
+ * (draining, above), and the reader keeps what it was sent. (Growing the
+ * pipe, F_SETPIPE_SZ, lets wlroots finish the chunk, but the next one then
+ * finds room for a few bytes and waits again.)
  */
 #define _GNU_SOURCE
 #include "xwayland-glue/wm/wm_paste_pipe.h"
@@ -72,11 +97,19 @@
 #include <xcb/xcbext.h>
 #include <xcb/xfixes.h>
 
+#include "common/dlsym_next.h"
 #include "common/monotonic_clock.h"
-#include "xwayland-glue/dlsym_next.h"
+#include "compositor/config/config.h"
+#include "compositor/log_limit.h"
 #include "xwayland-glue/wm/wm_selection_budget.h"
 
 #define PASTE_LOG_INTERVAL_NS 1000000000u
+/* How long a paste's pipe may take nothing while its owner waits (X
+ * toolkits give an INCR requestor 5-30 s), and how often it is looked at. */
+#define PASTE_STALL_MS 5000u
+#define PASTE_STALL_CHECK_MS 1000
+/* Times an owner that has not answered is asked again. */
+#define PASTE_ASK_AGAIN 5u
 
 struct paste_pipe {
 	xcb_connection_t *conn; /* NULL: a free slot */
@@ -87,16 +120,23 @@ struct paste_pipe {
 	ino_t ino;
 	xcb_generic_event_t *held; /* would make wlroots write; waits for room */
 	struct wl_event_source *watch;
-	bool ready;           /* held may go */
-	unsigned chunks;      /* chunks wlroots was given: an INCR transfer is under way */
-	bool draining;        /* wlroots has given it up: the owner's chunks are taken here */
-	bool asking;          /* a GetProperty of ours waits for its reply */
-	unsigned asked;       /* its sequence number */
-	xcb_atom_t selection; /* CLIPBOARD or PRIMARY */
-	uint32_t owner;       /* the selection's owner change it was asked after */
-	bool answered;        /* the owner's SelectionNotify went to wlroots */
-	bool owner_gone;      /* that owner's window or client went */
-	bool end_due;         /* wlroots is to be given the paste's end */
+	bool ready;            /* held may go */
+	unsigned chunks;       /* chunks wlroots was given: an INCR transfer is under way */
+	bool draining;         /* wlroots has given it up: the owner's chunks are taken here */
+	bool asking;           /* a GetProperty of ours waits for its reply */
+	unsigned asked;        /* its sequence number */
+	xcb_atom_t selection;  /* CLIPBOARD or PRIMARY */
+	uint32_t owner;        /* the selection's owner change it was asked after */
+	uint32_t owner_client; /* its client bits; 0: not known (not charged) */
+	bool refused;          /* past its owner's budget: only its refusal is to go */
+	bool answered;         /* the owner's SelectionNotify went to wlroots */
+	bool owner_gone;       /* that owner's window or client went */
+	bool end_due;          /* wlroots is to be given the paste's end */
+	xcb_atom_t target;     /* what was asked, to ask again */
+	uint64_t asked_ns;     /* when the owner was asked (again) */
+	unsigned asked_again;
+	uint64_t full_since_ns; /* its pipe had no room at every look since; 0: it had */
+	bool abandoned;         /* its reader stalled the owner: to be ended */
 };
 
 /* Owner changes seen per selection (XFixes SelectionNotify): which owner a
@@ -104,6 +144,8 @@ struct paste_pipe {
 #define SELECTIONS_TRACKED 4
 
 static xcb_void_cookie_t (*real_destroy_window)(xcb_connection_t *, xcb_window_t);
+static xcb_void_cookie_t (*real_convert_selection)(xcb_connection_t *, xcb_window_t, xcb_atom_t,
+		xcb_atom_t, xcb_atom_t, xcb_timestamp_t);
 
 static struct {
 	struct wl_event_loop *loop;
@@ -114,10 +156,24 @@ static struct {
 	struct {
 		xcb_atom_t selection;
 		uint32_t changes;
+		xcb_window_t owner; /* the last owner XFixes named; None: none */
 	} owners[SELECTIONS_TRACKED];
+	const struct smtwc_limits_config *limits;
+	struct log_limit refusal_log, stall_log;
+	struct wl_event_source *stall_timer; /* looks at pastes under way */
+	bool stall_armed;
+	uint64_t followed, refused, abandoned, asked_again, unanswered;
 	uint64_t held, unguarded, drained, orphaned;
 	uint64_t logged_held, logged_unguarded, logged_drained, logged_orphaned, last_log_ns;
 } paste = { .sending_fd = -1 };
+
+static void arm_stall_check(void)
+{
+	if (!paste.stall_armed && paste.stall_timer != NULL) {
+		paste.stall_armed = true;
+		wl_event_source_timer_update(paste.stall_timer, PASTE_STALL_CHECK_MS);
+	}
+}
 
 static void forget(struct paste_pipe *p)
 {
@@ -227,10 +283,10 @@ static void check_drained(struct paste_pipe *p)
 	}
 }
 
-/* The count of selection's owner changes seen so far (its slot made if
- * need be; past SELECTIONS_TRACKED selections, the last slot is shared:
- * wlroots bridges two). */
-static uint32_t *owner_changes(xcb_atom_t selection)
+/* What is known of selection's owners (its slot made if need be; past
+ * SELECTIONS_TRACKED selections, the last slot is shared: wlroots bridges
+ * two). */
+static unsigned owner_slot(xcb_atom_t selection)
 {
 	unsigned i = 0;
 	while (i + 1 < SELECTIONS_TRACKED && paste.owners[i].selection != XCB_ATOM_NONE &&
@@ -238,12 +294,64 @@ static uint32_t *owner_changes(xcb_atom_t selection)
 		i++;
 	}
 	paste.owners[i].selection = selection;
-	return &paste.owners[i].changes;
+	return i;
 }
 
-/* wlroots begins a paste: window will receive the selection for fd. */
-static void follow(xcb_connection_t *c, xcb_window_t window, xcb_atom_t selection,
-		xcb_atom_t property, int fd)
+/* The count of selection's owner changes seen so far. */
+static uint32_t *owner_changes(xcb_atom_t selection)
+{
+	return &paste.owners[owner_slot(selection)].changes;
+}
+
+/* The client bits of selection's owner on c; 0: not known. */
+static uint32_t owner_client(xcb_connection_t *c, xcb_atom_t selection)
+{
+	xcb_window_t owner = paste.owners[owner_slot(selection)].owner;
+	const xcb_setup_t *setup = xcb_get_setup(c);
+	if (owner == XCB_WINDOW_NONE || setup == NULL || setup->resource_id_mask == 0) {
+		return 0;
+	}
+	return owner & ~setup->resource_id_mask;
+}
+
+/* Pastes of client's selections on c that hold a slot (not given up by
+ * wlroots, not refused). */
+static unsigned pastes_of(xcb_connection_t *c, uint32_t client)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < WM_PASTE_PIPES_MAX; i++) {
+		const struct paste_pipe *p = &paste.pipes[i];
+		n += p->conn == c && p->owner_client == client && !p->draining && !p->refused;
+	}
+	return n;
+}
+
+/* p, a paste of client's, is past its budget: only its refusal goes to
+ * wlroots (take_ready), and the owner is not asked. */
+static void refuse(struct paste_pipe *p, uint32_t client, unsigned under_way)
+{
+	p->refused = true;
+	p->end_due = true;
+	paste.refused++;
+	uint64_t left_out;
+	if (log_limit_allow(&paste.refusal_log, &left_out)) {
+		wlr_log(WLR_ERROR,
+				"X client 0x%x owns a selection with %u pastes into Wayland "
+				"clients under way: limit x11-client-pastes=%d reached; a new "
+				"paste is answered refused, the owner not asked (%llu refused in "
+				"all, %llu such lines not logged before)",
+				(unsigned)client, under_way, paste.limits->x11_client_pastes,
+				(unsigned long long)paste.refused, (unsigned long long)left_out);
+	}
+	if (paste.wake != NULL) {
+		paste.wake();
+	}
+}
+
+/* wlroots begins a paste: window will receive the selection for fd.
+ * True: the paste is refused (its owner is not to be asked). */
+static bool follow(xcb_connection_t *c, xcb_window_t window, xcb_atom_t selection,
+		xcb_atom_t target, xcb_atom_t property, int fd)
 {
 	struct paste_pipe *p = find(c, window);
 	if (p != NULL) {
@@ -251,7 +359,7 @@ static void follow(xcb_connection_t *c, xcb_window_t window, xcb_atom_t selectio
 	}
 	struct stat st;
 	if (paste.loop == NULL || fstat(fd, &st) != 0) {
-		return;
+		return false;
 	}
 	for (unsigned i = 0; p == NULL && i < WM_PASTE_PIPES_MAX; i++) {
 		if (paste.pipes[i].conn == NULL) {
@@ -267,8 +375,10 @@ static void follow(xcb_connection_t *c, xcb_window_t window, xcb_atom_t selectio
 	if (p == NULL) {
 		paste.unguarded++;
 		maybe_log();
-		return;
+		return false;
 	}
+	uint32_t client = owner_client(c, selection);
+	unsigned under_way = client != 0 ? pastes_of(c, client) : 0;
 	*p = (struct paste_pipe){
 		.conn = c,
 		.window = window,
@@ -278,7 +388,18 @@ static void follow(xcb_connection_t *c, xcb_window_t window, xcb_atom_t selectio
 		.ino = st.st_ino,
 		.selection = selection,
 		.owner = *owner_changes(selection),
+		.owner_client = client,
+		.target = target,
+		.asked_ns = monotonic_now_ns(),
 	};
+	arm_stall_check();
+	if (paste.limits != NULL && client != 0 &&
+			under_way >= (unsigned)paste.limits->x11_client_pastes) {
+		refuse(p, client, under_way);
+		return true;
+	}
+	paste.followed++;
+	return false;
 }
 
 void wlr_data_source_send(struct wlr_data_source *source, const char *mime_type, int32_t fd)
@@ -311,18 +432,17 @@ void wlr_primary_selection_source_send(
 xcb_void_cookie_t xcb_convert_selection(xcb_connection_t *c, xcb_window_t requestor,
 		xcb_atom_t selection, xcb_atom_t target, xcb_atom_t property, xcb_timestamp_t time)
 {
-	static xcb_void_cookie_t (*real)(xcb_connection_t *, xcb_window_t, xcb_atom_t, xcb_atom_t,
-			xcb_atom_t, xcb_timestamp_t);
-	if (real == NULL) {
-		dlsym_next(&real, "xcb_convert_selection");
+	if (real_convert_selection == NULL) {
+		dlsym_next(&real_convert_selection, "xcb_convert_selection");
 	}
 	/* Only a paste into a Wayland client converts inside a send: the
 	 * other way, wlroots reads a Wayland client's pipe and converts
 	 * nothing. */
-	if (paste.sending_fd >= 0 && c != NULL) {
-		follow(c, requestor, selection, property, paste.sending_fd);
+	if (paste.sending_fd >= 0 && c != NULL &&
+			follow(c, requestor, selection, target, property, paste.sending_fd)) {
+		return (xcb_void_cookie_t){ 0 }; /* refused: the owner is not asked */
 	}
-	return real(c, requestor, selection, target, property, time);
+	return real_convert_selection(c, requestor, selection, target, property, time);
 }
 
 xcb_void_cookie_t xcb_destroy_window(xcb_connection_t *c, xcb_window_t window)
@@ -407,11 +527,13 @@ static void note_owner_change(xcb_connection_t *c, const xcb_generic_event_t *ev
 	const xcb_xfixes_selection_notify_event_t *sn =
 			(const xcb_xfixes_selection_notify_event_t *)ev;
 	uint32_t *changes = owner_changes(sn->selection);
+	paste.owners[owner_slot(sn->selection)].owner = sn->owner;
 	if (sn->subtype == XCB_XFIXES_SELECTION_EVENT_SELECTION_WINDOW_DESTROY ||
 			sn->subtype == XCB_XFIXES_SELECTION_EVENT_SELECTION_CLIENT_CLOSE) {
 		for (unsigned i = 0; i < WM_PASTE_PIPES_MAX; i++) {
 			struct paste_pipe *p = &paste.pipes[i];
-			if (p->conn == c && p->selection == sn->selection && p->owner == *changes) {
+			if (p->conn == c && p->selection == sn->selection && p->owner == *changes &&
+					!p->refused) {
 				orphan(p);
 			}
 		}
@@ -428,7 +550,7 @@ static xcb_generic_event_t *end_event(struct paste_pipe *p)
 	if (ev == NULL) {
 		return NULL;
 	}
-	if (!p->answered) {
+	if (!p->answered || p->abandoned) {
 		xcb_selection_notify_event_t *sn = (xcb_selection_notify_event_t *)ev;
 		sn->response_type = XCB_SELECTION_NOTIFY;
 		sn->requestor = p->window;
@@ -516,6 +638,110 @@ static void handed(struct paste_pipe *p, const xcb_generic_event_t *ev)
 	}
 }
 
+/* p's reader has taken nothing for PASTE_STALL_MS while its owner waits
+ * to send the rest (INCR): the transfer is to end (see the top). */
+static void abandon(struct paste_pipe *p)
+{
+	p->abandoned = true;
+	paste.abandoned++;
+	if (p->watch != NULL) {
+		wl_event_source_remove(p->watch);
+		p->watch = NULL;
+	}
+	free(p->held); /* a chunk waiting for room: taken with the rest */
+	p->held = NULL;
+	p->ready = false;
+	p->end_due = true;
+	if (paste.wake != NULL) {
+		paste.wake();
+	}
+	uint64_t left_out;
+	if (log_limit_allow(&paste.stall_log, &left_out)) {
+		wlr_log(WLR_ERROR,
+				"X paste to Wayland: a Wayland client has read nothing of a paste for "
+				"%u ms while X client 0x%x waits to send the rest; the paste is "
+				"abandoned (the reader keeps what came) so that the owner can serve "
+				"others (%llu abandoned in all, %llu such lines not logged before)",
+				PASTE_STALL_MS, (unsigned)p->owner_client,
+				(unsigned long long)paste.abandoned, (unsigned long long)left_out);
+	}
+}
+
+/* A paste whose owner has not answered for PASTE_STALL_MS: asked again
+ * (an owner busy with another requestor's INCR transfer may have dropped
+ * the request: xclip does), up to PASTE_ASK_AGAIN times while it still
+ * owns the selection; then given its refusal (the reader an empty paste). */
+static void owner_silent(struct paste_pipe *p, uint64_t now)
+{
+	if (p->owner == *owner_changes(p->selection) && p->asked_again < PASTE_ASK_AGAIN &&
+			real_convert_selection != NULL) {
+		real_convert_selection(p->conn, p->window, p->selection, p->target, p->property,
+				XCB_CURRENT_TIME);
+		xcb_flush(p->conn);
+		p->asked_again++;
+		p->asked_ns = now;
+		paste.asked_again++;
+		return;
+	}
+	p->end_due = true;
+	paste.unanswered++;
+	if (paste.wake != NULL) {
+		paste.wake();
+	}
+	uint64_t left_out;
+	if (log_limit_allow(&paste.stall_log, &left_out)) {
+		wlr_log(WLR_ERROR,
+				"X paste to Wayland: X client 0x%x has not answered a paste "
+				"(asked %u times, %u ms apart)%s; the paste is ended, empty "
+				"(%llu so in all, %llu such lines not logged before)",
+				(unsigned)p->owner_client, p->asked_again + 1, PASTE_STALL_MS,
+				p->owner == *owner_changes(p->selection) ?
+						"" :
+						" and no longer owns the selection",
+				(unsigned long long)paste.unanswered, (unsigned long long)left_out);
+	}
+}
+
+/* Every paste under way is looked at once a PASTE_STALL_CHECK_MS while any
+ * is: one whose owner has not answered (owner_silent), one whose pipe had
+ * no room at every look for PASTE_STALL_MS while an INCR transfer is under
+ * way (abandon). */
+static int handle_stall_check(void *data)
+{
+	(void)data;
+	paste.stall_armed = false;
+	uint64_t now = monotonic_now_ns();
+	bool any = false;
+	for (unsigned i = 0; i < WM_PASTE_PIPES_MAX; i++) {
+		struct paste_pipe *p = &paste.pipes[i];
+		if (p->conn == NULL || p->draining || p->refused || p->abandoned || p->end_due) {
+			continue;
+		}
+		any = true;
+		if (!p->answered && p->chunks == 0) {
+			if (p->held == NULL &&
+					now - p->asked_ns >= (uint64_t)PASTE_STALL_MS * 1000000u) {
+				owner_silent(p, now);
+			}
+			continue;
+		}
+		if (p->chunks == 0) {
+			continue; /* the owner has given it all */
+		}
+		if (has_room(p)) {
+			p->full_since_ns = 0; /* (forgotten if it is no longer the pipe) */
+		} else if (p->full_since_ns == 0) {
+			p->full_since_ns = now;
+		} else if (now - p->full_since_ns >= (uint64_t)PASTE_STALL_MS * 1000000u) {
+			abandon(p);
+		}
+	}
+	if (any) {
+		arm_stall_check();
+	}
+	return 0;
+}
+
 bool wm_paste_pipe_hold(xcb_connection_t *c, xcb_generic_event_t *ev)
 {
 	if (paste.loop != NULL) {
@@ -534,6 +760,12 @@ bool wm_paste_pipe_hold(xcb_connection_t *c, xcb_generic_event_t *ev)
 				ask(p);
 			}
 		}
+		free(ev);
+		return true;
+	}
+	if (p->abandoned && is_chunk(ev)) {
+		/* Its end goes to wlroots first; the chunk is then taken here
+		 * with the rest (draining starts by asking for it). */
 		free(ev);
 		return true;
 	}
@@ -604,11 +836,58 @@ static int handle_log_timer(void *data)
 	return 0;
 }
 
-void wm_paste_pipe_init(struct wl_event_loop *loop, void (*wake)(void))
+void wm_paste_pipe_stats(const struct smtwc_stats_out *out)
+{
+	out->begin_object(out->ctx, "x11_pastes");
+	unsigned slots = 0, draining = 0;
+	for (unsigned i = 0; i < WM_PASTE_PIPES_MAX; i++) {
+		slots += paste.pipes[i].conn != NULL;
+		draining += paste.pipes[i].draining;
+	}
+	out->number(out->ctx, "slots_used", slots);
+	out->number(out->ctx, "draining", draining);
+	out->number(out->ctx, "slots_max", WM_PASTE_PIPES_MAX);
+	out->number(out->ctx, "followed", paste.followed);
+	out->number(out->ctx, "refused", paste.refused);
+	out->number(out->ctx, "unguarded", paste.unguarded);
+	out->number(out->ctx, "orphaned", paste.orphaned);
+	out->number(out->ctx, "abandoned", paste.abandoned);
+	out->number(out->ctx, "asked_again", paste.asked_again);
+	out->number(out->ctx, "unanswered", paste.unanswered);
+	if (paste.limits != NULL) {
+		out->number(out->ctx, "client_pastes_max",
+				(uint64_t)paste.limits->x11_client_pastes);
+	}
+	/* Each owner once, at its first slot (64 slots at most). */
+	out->begin_list(out->ctx, "clients");
+	for (unsigned i = 0; i < WM_PASTE_PIPES_MAX; i++) {
+		const struct paste_pipe *p = &paste.pipes[i];
+		bool seen = p->conn == NULL || p->owner_client == 0 || p->draining || p->refused;
+		for (unsigned j = 0; j < i && !seen; j++) {
+			seen = paste.pipes[j].conn == p->conn &&
+					paste.pipes[j].owner_client == p->owner_client &&
+					!paste.pipes[j].draining && !paste.pipes[j].refused;
+		}
+		if (seen) {
+			continue;
+		}
+		out->begin_item(out->ctx);
+		out->number(out->ctx, "client", p->owner_client);
+		out->number(out->ctx, "pastes", pastes_of(p->conn, p->owner_client));
+		out->end_item(out->ctx);
+	}
+	out->end_list(out->ctx);
+	out->end_object(out->ctx);
+}
+
+void wm_paste_pipe_init(struct wl_event_loop *loop, const struct smtwc_limits_config *limits,
+		void (*wake)(void))
 {
 	paste.loop = loop;
+	paste.limits = limits;
 	paste.wake = wake;
 	paste.log_timer = wl_event_loop_add_timer(loop, handle_log_timer, NULL);
+	paste.stall_timer = wl_event_loop_add_timer(loop, handle_stall_check, NULL);
 }
 
 void wm_paste_pipe_finish(void)
@@ -620,6 +899,9 @@ void wm_paste_pipe_finish(void)
 	}
 	if (paste.log_timer != NULL) {
 		wl_event_source_remove(paste.log_timer);
+	}
+	if (paste.stall_timer != NULL) {
+		wl_event_source_remove(paste.stall_timer);
 	}
 	memset(&paste, 0, sizeof(paste));
 	paste.sending_fd = -1;

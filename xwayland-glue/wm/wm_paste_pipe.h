@@ -24,6 +24,9 @@
  * transfer ends; they call through to the real ones unchanged, except that
  * the window of a transfer that has had chunks is destroyed once its
  * owner has put the last one.
+ *
+ * Each paste is charged to the X client owning its selection: past
+ * `x11-client-pastes` of one owner under way, a new one is refused.
  */
 #ifndef SMT_WM_PASTE_PIPE_H
 #define SMT_WM_PASTE_PIPE_H
@@ -32,14 +35,22 @@
 #include <wayland-server-core.h>
 #include <xcb/xcb.h>
 
+#include "compositor/extension.h"
+
+struct smtwc_limits_config;
+
 /* Pastes followed at once (those whose owner is still being taken to its
  * end give their place up first); past this many, a new one goes
  * unguarded (as wlroots alone would do it) and the log says so. */
 #define WM_PASTE_PIPES_MAX 64
 
 /* wake: called when a held event may go, to make the window manager's
- * handler run again (wm_event_pacer_wake). */
-void wm_paste_pipe_init(struct wl_event_loop *loop, void (*wake)(void));
+ * handler run again (wm_event_pacer_wake). limits: read at every paste. */
+void wm_paste_pipe_init(struct wl_event_loop *loop, const struct smtwc_limits_config *limits,
+		void (*wake)(void));
+
+/* `smtctl stats`' "x11_pastes": slots, pastes per owning X client, refused. */
+void wm_paste_pipe_stats(const struct smtwc_stats_out *out);
 
 /* ev is about to be handed to wlroots on connection c (the window
  * manager's). True: it would make wlroots write to a pipe that is full;

@@ -17,7 +17,7 @@
 #include <xcb/xproto.h>
 
 #include "common/monotonic_clock.h"
-#include "xwayland-glue/dlsym_next.h"
+#include "common/dlsym_next.h"
 #include "xwayland-glue/wm/wm_selection_targets.h"
 
 /* What read_surface_property in wlroots 0.15's xwm.c asks: the whole of

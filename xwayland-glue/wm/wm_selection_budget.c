@@ -18,8 +18,8 @@
  * not counted.
  *
  * The X client is the requestor window's client bits (wm_window_budget.c
- * says why those name a connection); a transfer counts while its
- * requestor window exists (forget_departed). Requests for TARGETS, TIMESTAMP and
+ * says why those name a connection); a transfer counts until its requestor
+ * window is destroyed (note_destroyed). Requests for TARGETS, TIMESTAMP and
  * DELETE, and to the clipboard manager, make no pipe: not counted.
  */
 #define _GNU_SOURCE
@@ -29,16 +29,17 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <wlr/util/log.h>
+#include <xcb/xcbext.h>
 
-#include "common/monotonic_clock.h"
 #include "compositor/config/config.h"
 #include "compositor/log_limit.h"
-
-#define DEPARTED_LOOK_NS 100000000u
+#include "xwayland-glue/wm/wm_window_budget.h"
 
 struct transfer {
-	uint32_t client; /* the requestor's resource base */
-	bool abandoned;  /* its client has gone: no longer counted */
+	uint32_t client;   /* the requestor's resource base */
+	bool abandoned;    /* its requestor window was destroyed: no longer counted */
+	bool selecting;    /* our selection of its DestroyNotify waits for its answer */
+	unsigned selected; /* that request's sequence number */
 	xcb_window_t requestor;
 	int fd; /* wlroots' read end */
 	dev_t dev;
@@ -66,9 +67,6 @@ static struct {
 	uint32_t pending_client;
 	xcb_window_t pending_requestor;
 	uint64_t started, refused, refused_client, refused_total, unseen;
-	/* forget_departed's last look: when, and how many had started then
-	 * (a flood of refused requests costs a look every 100 ms at most). */
-	uint64_t looked_ns, looked_started;
 	struct log_limit log;
 } sel;
 
@@ -103,6 +101,24 @@ static bool know_connection(xcb_connection_t *c)
 	return true;
 }
 
+/* Whether the requestor was already gone when its DestroyNotify was
+ * asked for (the request's error, BadWindow), once the answer is here:
+ * then no DestroyNotify comes. */
+static void settle_selection(struct transfer *t)
+{
+	void *reply = NULL;
+	xcb_generic_error_t *error = NULL;
+	if (!t->selecting || !xcb_poll_for_reply(sel.conn, t->selected, &reply, &error)) {
+		return;
+	}
+	t->selecting = false;
+	if (error != NULL) {
+		t->abandoned = true;
+	}
+	free(reply);
+	free(error);
+}
+
 /* Whether wlroots still holds t's read end. */
 static bool under_way(const struct transfer *t)
 {
@@ -118,9 +134,13 @@ static void count_under_way(uint32_t client, xcb_window_t requestor, size_t *of_
 	for (size_t i = 0; i < sel.count;) {
 		struct transfer *t = &sel.transfers[i];
 		if (!under_way(t)) {
+			if (t->selecting) {
+				xcb_discard_reply(sel.conn, t->selected);
+			}
 			sel.transfers[i] = sel.transfers[--sel.count];
 			continue;
 		}
+		settle_selection(t);
 		bool counted = t->requestor != requestor && !t->abandoned;
 		*all += counted;
 		*of_client += t->client == client && counted;
@@ -134,36 +154,40 @@ static void count_under_way(uint32_t client, xcb_window_t requestor, size_t *of_
  * (its pipe and up to 64 KiB). Not counted against anyone once the window
  * has gone, so the limits are not used up for good nor passed to the
  * client that takes the same client bits next; still shown as abandoned
- * in the statistics. One round trip (a GetGeometry per counted record),
- * only when a request is past a limit, and then only if a transfer has
- * started since the last look or 100 ms have passed: a flood of requests
- * refused one after another in a turn costs a look, not one each. */
-static void forget_departed(xcb_connection_t *c)
+ * in the statistics. Gone means its DestroyNotify came: the window
+ * manager has it for top-level windows (its SubstructureNotify on the
+ * root) and asks for it on any other requestor (StructureNotify, below).
+ * Before session 30 a GetGeometry of the requestor said whether it was
+ * still there; the X server gives the next client the same client bits
+ * and, often, the same window ids, which then looked alive, and the new
+ * client was refused for the old one's transfers. */
+static void note_destroyed(const xcb_destroy_notify_event_t *ev)
 {
-	enum {
-		BATCH = 256
-	};
-	size_t at[BATCH];
-	xcb_get_geometry_cookie_t cookie[BATCH];
-	unsigned n = 0;
-	for (size_t i = 0; i < sel.count && n < BATCH; i++) {
-		if (!sel.transfers[i].abandoned) {
-			at[n] = i;
-			cookie[n++] = xcb_get_geometry(c, sel.transfers[i].requestor);
+	for (size_t i = 0; i < sel.count; i++) {
+		if (sel.transfers[i].requestor == ev->window) {
+			sel.transfers[i].abandoned = true;
 		}
 	}
-	for (unsigned j = 0; j < n; j++) {
-		xcb_generic_error_t *error = NULL;
-		xcb_get_geometry_reply_t *r = xcb_get_geometry_reply(c, cookie[j], &error);
-		if (r == NULL && error != NULL &&
-				(error->error_code == XCB_DRAWABLE ||
-						error->error_code == XCB_WINDOW)) {
-			sel.transfers[at[j]].abandoned = true;
-		}
-		free(r);
-		free(error);
+}
+
+/* The window manager's DestroyNotify of t's requestor. wlroots selects
+ * events on the windows it has a surface for (a mask of its own: not to
+ * be replaced, and their DestroyNotify comes through the root); on any
+ * other window the window manager's connection has selected nothing, and
+ * StructureNotify brings only structure events about that window, which
+ * wlroots ignores for a window it does not know. Checked: a requestor
+ * already destroyed answers with an error (settle_selection). */
+static void select_destroy(struct transfer *t)
+{
+	if (wm_window_budget_tracks(t->requestor)) {
+		return;
 	}
-	woken_after_round_trip();
+	uint32_t mask = XCB_EVENT_MASK_STRUCTURE_NOTIFY;
+	t->selected = xcb_change_window_attributes_checked(
+			sel.conn, t->requestor, XCB_CW_EVENT_MASK, &mask)
+				      .sequence;
+	t->selecting = true;
+	xcb_flush(sel.conn);
 }
 
 static bool makes_pipe(const xcb_selection_request_event_t *req)
@@ -198,6 +222,10 @@ bool wm_selection_budget_refuse(xcb_connection_t *c, xcb_generic_event_t *ev)
 		sel.pending = false;
 		sel.unseen++;
 	}
+	if ((ev->response_type & 0x7f) == XCB_DESTROY_NOTIFY && c == sel.conn) {
+		note_destroyed((const xcb_destroy_notify_event_t *)ev);
+		return false;
+	}
 	if ((ev->response_type & 0x7f) != XCB_SELECTION_REQUEST || sel.limits == NULL ||
 			!know_connection(c)) {
 		return false;
@@ -212,17 +240,6 @@ bool wm_selection_budget_refuse(xcb_connection_t *c, xcb_generic_event_t *ev)
 	const struct smtwc_limits_config *l = sel.limits;
 	bool over_client = of_client >= (size_t)l->x11_client_selection_transfers;
 	bool over_total = all >= (size_t)l->x11_selection_transfers;
-	uint64_t now = monotonic_now_ns();
-	if ((over_total || over_client) &&
-			(sel.started != sel.looked_started ||
-					now - sel.looked_ns >= DEPARTED_LOOK_NS)) {
-		sel.looked_ns = now;
-		sel.looked_started = sel.started;
-		forget_departed(c);
-		count_under_way(client, req->requestor, &of_client, &all);
-		over_client = of_client >= (size_t)l->x11_client_selection_transfers;
-		over_total = all >= (size_t)l->x11_selection_transfers;
-	}
 	if (!over_client && !over_total) {
 		sel.pending = true;
 		sel.pending_client = client;
@@ -274,13 +291,15 @@ void wm_selection_budget_sending(int fd)
 			sel.transfers = t;
 			sel.cap = cap;
 		}
-		sel.transfers[sel.count++] = (struct transfer){
+		struct transfer *t = &sel.transfers[sel.count++];
+		*t = (struct transfer){
 			.client = sel.pending_client,
 			.requestor = sel.pending_requestor,
 			.fd = read_end,
 			.dev = rs.st_dev,
 			.ino = rs.st_ino,
 		};
+		select_destroy(t);
 		sel.started++;
 		return;
 	}

@@ -51,7 +51,7 @@
 
 #include "compositor/log_limit.h"
 #include "compositor/server.h"
-#include "xwayland-glue/dlsym_next.h"
+#include "common/dlsym_next.h"
 
 /* What one GetProperty of 4096 units can hold. */
 #define TARGETS_MAX 4096

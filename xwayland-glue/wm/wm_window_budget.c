@@ -55,6 +55,8 @@ struct window_client {
 /* One per surface wlroots made: its client's index, until it goes. */
 struct tracked_window {
 	struct wl_listener destroy;
+	struct wl_list link; /* budget.tracked */
+	uint32_t window;
 	uint32_t index; /* UINT32_MAX: counted in the total only */
 };
 
@@ -69,7 +71,8 @@ static struct {
 	unsigned shift; /* client index = xid >> shift */
 	struct window_client *clients;
 	uint32_t nclients;
-	uint64_t windows; /* tracked, every client */
+	struct wl_list tracked; /* struct tracked_window */
+	uint64_t windows;       /* tracked, every client */
 	uint64_t refused, refused_client, refused_total;
 	struct log_limit log;
 } budget;
@@ -155,6 +158,7 @@ static void handle_window_destroy(struct wl_listener *listener, void *data)
 		budget.windows--;
 	}
 	wl_list_remove(&t->destroy.link);
+	wl_list_remove(&t->link);
 	free(t);
 }
 
@@ -166,6 +170,7 @@ static void handle_new_surface(struct wl_listener *listener, void *data)
 	if (t == NULL) {
 		return; /* not counted: what wlroots holds is then under the count */
 	}
+	t->window = xs->window_id;
 	t->index = index_of(xs->window_id);
 	struct window_client *cl = client_at(t->index);
 	if (cl != NULL && cl->windows++ == 0 && cl->pid == 0 && !cl->asking) {
@@ -174,6 +179,21 @@ static void handle_new_surface(struct wl_listener *listener, void *data)
 	budget.windows++;
 	t->destroy.notify = handle_window_destroy;
 	wl_signal_add(&xs->events.destroy, &t->destroy);
+	wl_list_insert(&budget.tracked, &t->link);
+}
+
+bool wm_window_budget_tracks(uint32_t window)
+{
+	if (!budget.listening) {
+		return false;
+	}
+	struct tracked_window *t;
+	wl_list_for_each (t, &budget.tracked, link) {
+		if (t->window == window) {
+			return true;
+		}
+	}
+	return false;
 }
 
 /* The window manager's connection, first seen or new (Xwayland started
@@ -333,6 +353,7 @@ void wm_window_budget_init(struct wlr_xwayland *wlr, const struct smtwc_limits_c
 	budget.wlr = wlr;
 	budget.limits = limits;
 	budget.wake = wake;
+	wl_list_init(&budget.tracked);
 	budget.new_surface.notify = handle_new_surface;
 	wl_signal_add(&wlr->events.new_surface, &budget.new_surface);
 	budget.listening = true;
@@ -342,6 +363,12 @@ void wm_window_budget_finish(void)
 {
 	if (budget.listening) {
 		wl_list_remove(&budget.new_surface.link);
+		/* Surfaces destroyed later leave no list behind. */
+		struct tracked_window *t, *next;
+		wl_list_for_each_safe (t, next, &budget.tracked, link) {
+			wl_list_remove(&t->link);
+			wl_list_init(&t->link);
+		}
 	}
 	free(budget.clients);
 	memset(&budget, 0, sizeof(budget));

@@ -39,6 +39,11 @@ void wm_window_budget_init(struct wlr_xwayland *wlr, const struct smtwc_limits_c
  * never sees it (and so never makes a surface for the window). */
 bool wm_window_budget_refuse(xcb_connection_t *c, xcb_generic_event_t *ev);
 
+/* Whether wlroots has a surface for window (it then selects the window
+ * manager's events on it itself: wm_selection_budget.c leaves it alone).
+ * A walk of the tracked windows (x11-windows of them at most). */
+bool wm_window_budget_tracks(uint32_t window);
+
 /* `smtctl stats`' "x11_windows". */
 void wm_window_budget_stats(const struct smtwc_stats_out *out);
 

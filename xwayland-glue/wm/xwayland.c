@@ -733,7 +733,8 @@ static bool xwayland_init(struct smtwc_server *server)
 				"X window manager: no timer for its pacing; an X client "
 				"flooding it can stall the compositor");
 	}
-	wm_paste_pipe_init(wl_display_get_event_loop(server->display), wm_event_pacer_wake);
+	wm_paste_pipe_init(wl_display_get_event_loop(server->display), &server->config.limits,
+			wm_event_pacer_wake);
 	wm_selection_targets_init(xw->wlr);
 	wm_window_budget_init(xw->wlr, &server->config.limits, wm_event_pacer_wake);
 	wm_selection_budget_init(&server->config.limits, wm_event_pacer_wake);
@@ -792,6 +793,7 @@ static void xwayland_stats(struct smtwc_server *server, const struct smtwc_stats
 	(void)server;
 	wm_window_budget_stats(out);
 	wm_selection_budget_stats(out);
+	wm_paste_pipe_stats(out);
 }
 
 const struct smtwc_extension smtwc_xwayland_extension = {

@@ -10,7 +10,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "xwayland-glue/dlsym_next.h"
+#include "common/dlsym_next.h"
 #include "xwayland-glue/xserver/xconn.h"
 
 #define EXPORT __attribute__((visibility("default")))

@@ -239,6 +239,37 @@ static int keymap_reload(struct hostile *h, long n)
 	return 1;
 }
 
+/* keymap-errors N: one keyboard given, N times, a keymap that compiles
+ * but makes xkbcommon log 3 errors (an action naming a modifier that does
+ * not exist), a round trip every 8; prints how many were served. Before
+ * session 30 each error was a line on the compositor's stderr. */
+static int keymap_errors(struct hostile *h, long n)
+{
+	static const char text[] =
+			"xkb_keymap {\n"
+			"xkb_keycodes \"(unnamed)\" { minimum = 8; maximum = 255; <K1> = 9; };\n"
+			"xkb_types \"(unnamed)\" { include \"complete\" };\n"
+			"xkb_compatibility \"(unnamed)\" { include \"complete\" };\n"
+			"xkb_symbols \"(unnamed)\" { key <K1> { [a], "
+			"actions[Group1] = [SetMods(modifiers = SmtNoSuchModifier)] }; };\n"
+			"};\n";
+	int fd = keymap_file(text, sizeof(text), '\0');
+	struct wl_proxy *keyboard = new_keyboard(h);
+	long served = 0;
+	for (long i = 0; i < n; i++) {
+		send_keymap(keyboard, FORMAT_XKB_V1, fd, (uint32_t)sizeof(text));
+		if ((i + 1) % 8 == 0 || i + 1 == n) {
+			if (wl_display_roundtrip(h->display) < 0) {
+				break;
+			}
+			served = i + 1;
+		}
+	}
+	close(fd);
+	printf("keymap-errors: %ld of %ld keymaps served\n", served, n);
+	return served == n ? 0 : 1;
+}
+
 /* keymap-switch N: two keyboards with a keymap each, a key pressed and
  * released on each in turn, N times, a round trip every 64: the seat's
  * keyboard changes at every key, and wlroots sends the new keyboard's
@@ -303,7 +334,7 @@ int hostile_keymap_case(struct hostile *h, const char *name, const char *arg, bo
 {
 	static const char *const names[] = { "keymap-short", "keymap-unterminated", "keymap-pipe",
 		"keymap-format", "keymap-huge", "keymap-includes", "keymap-reload", "keymap-switch",
-		"keymap-flood", "hold-keymaps" };
+		"keymap-flood", "hold-keymaps", "keymap-errors" };
 	*handled = false;
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		*handled = *handled || strcmp(name, names[i]) == 0;
@@ -331,6 +362,8 @@ int hostile_keymap_case(struct hostile *h, const char *name, const char *arg, bo
 		return keymap_switch(h, n);
 	} else if (strcmp(name, "keymap-reload") == 0) {
 		return keymap_reload(h, n);
+	} else if (strcmp(name, "keymap-errors") == 0) {
+		return keymap_errors(h, n);
 	} else if (strcmp(name, "keymap-flood") == 0 || strcmp(name, "hold-keymaps") == 0) {
 		return keymaps(h, n, name[0] == 'h');
 	}

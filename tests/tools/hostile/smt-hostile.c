@@ -56,7 +56,8 @@
  * keymap-unterminated (served), keymap-pipe, keymap-format, keymap-huge
  * [BYTES], keymap-includes N, keymap-reload N (one keyboard's keymap
  * compiled N times), keymap-switch N (keys on two keyboards in turn),
- * keymap-flood N, hold-keymaps N (held).
+ * keymap-flood N, hold-keymaps N (held), keymap-errors N (a keymap
+ * making xkbcommon log 3 errors, served N times).
  *
  * Exit status: 0 when the compositor answered as the rule requires (the
  * expected protocol error, a refused mapping, or simply staying alive), 1

@@ -1,8 +1,10 @@
 /*
- * The one way both preloaded libraries (the shim in X programs, the server
- * half in Xwayland) find the definition they wrap: the next one in the
- * lookup order after ours (dlsym(RTLD_NEXT)), stored into a function
- * pointer. Include after defining _GNU_SOURCE (RTLD_NEXT).
+ * The one way a definition of ours that wraps a library's finds the one it
+ * wraps (the preloaded shim in X programs and server half in Xwayland; the
+ * compositor's own, which wlroots' calls reach: the X window manager's
+ * xcb calls, xkbcommon's contexts): the next one in the lookup order after
+ * ours (dlsym(RTLD_NEXT)), stored into a function pointer. Include after
+ * defining _GNU_SOURCE (RTLD_NEXT).
  */
 #ifndef SMT_DLSYM_NEXT_H
 #define SMT_DLSYM_NEXT_H
