@@ -210,11 +210,16 @@ def flooder_counts(s, flooders):
     return out
 
 
-def echo_run(s, transport, seconds, tag, warmup, keys=False, expose=False, xi2=False):
+def echo_run(s, transport, seconds, tag, warmup, keys=False, expose=False, xi2=False,
+             min_answers=0):
     """One x11-echo run: its samples in ms (None: lost) and the ms it
-    waited for a CPU while measuring."""
+    waited for a CPU while measuring. min_answers (timer mode): the run
+    goes on past `seconds` until that many echoes were answered (tests:
+    a count, not a rate)."""
     csv_path = os.path.join(s.tmp, f"echo-{tag}.csv")
     argv = [program("x11-echo"), "--seconds", seconds, "--warmup", warmup, "--csv", csv_path]
+    if min_answers:
+        argv += ["--min-answers", min_answers]
     if keys:
         argv.append("--keys")
     if expose:
@@ -227,7 +232,7 @@ def echo_run(s, transport, seconds, tag, warmup, keys=False, expose=False, xi2=F
         # Focus is the newest window's: keys 10 ms apart for the whole run.
         n = int((seconds + 1.5) * 100)
         s.run(["wtype", "-d", "10", "--", "x" * n], timeout=seconds + 60)
-    rc = p.wait(seconds + 60)
+    rc = p.wait(seconds + 60 + (180 if min_answers else 0))
     s.clients.remove(p)
     check(rc == 0, f"x11-echo ({tag}) exited with {rc}:\n{p.log_tail()}")
     rows = list(csv.DictReader(open(csv_path)))
