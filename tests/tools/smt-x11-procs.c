@@ -17,6 +17,10 @@
  *                      with close and closefrom file actions
  *   threads-vfork N    one thread makes round trips while another runs the
  *                      vfork + close loop N times
+ *   threads-displays N N threads, each opening its own connection,
+ *                      making round trips and closing it, 5 times over, all
+ *                      at once (more than the 16 rings a process may have:
+ *                      the rest on the socket)
  *   fork-shm           fork; the child's first request is ShmAttachFd
  *                      (checked), then its own round trip; the parent
  *                      waits and does not touch the connection again
@@ -252,6 +256,50 @@ static int threads_vfork(int n)
 	return 0;
 }
 
+/* One thread of threads-displays: its own connections, one after another,
+ * each made, used and closed while the other threads do the same. */
+static atomic_int displays_failed;
+static int displays_rounds;
+
+static void *display_thread(void *arg)
+{
+	(void)arg;
+	for (int r = 0; r < displays_rounds && !atomic_load(&displays_failed); r++) {
+		xcb_connection_t *c = xcb_connect(NULL, NULL);
+		bool ok = !xcb_connection_has_error(c);
+		for (int i = 0; ok && i < 20; i++) {
+			xcb_get_input_focus_reply_t *rep = xcb_get_input_focus_reply(
+					c, xcb_get_input_focus(c), NULL);
+			ok = rep != NULL;
+			free(rep);
+		}
+		if (!ok)
+			atomic_store(&displays_failed, 1);
+		xcb_disconnect(c);
+	}
+	return NULL;
+}
+
+static int threads_displays(int n)
+{
+	pthread_t t[64];
+	if (n > 64)
+		n = 64;
+	displays_rounds = 5;
+	for (int i = 0; i < n; i++) {
+		if (pthread_create(&t[i], NULL, display_thread, NULL) != 0)
+			return fail("pthread_create");
+	}
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	if (atomic_load(&displays_failed))
+		return fail("a thread's own connection failed");
+	if (!round_trip())
+		return fail("the round trip after the threads' connections");
+	printf("ok threads-displays %d threads, %d connections each\n", n, displays_rounds);
+	return 0;
+}
+
 static int fork_shm(void)
 {
 	pid_t pid = fork();
@@ -391,7 +439,7 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		fprintf(stderr,
 				"usage: smt-x11-procs shm-burst|vfork-close|vfork-closefrom|spawn|"
-				"threads-vfork N | fork-shm | closefrom-own | rawfork-requests | "
+				"threads-vfork|threads-displays N | fork-shm | closefrom-own | rawfork-requests | "
 				"clone-requests | rawfork-reuse | drop-gid-exec CMD...\n");
 		return 2;
 	}
@@ -422,6 +470,8 @@ int main(int argc, char **argv)
 		rc = spawn_loop(n);
 	else if (!strcmp(c, "threads-vfork"))
 		rc = threads_vfork(n);
+	else if (!strcmp(c, "threads-displays"))
+		rc = threads_displays(n);
 	else if (!strcmp(c, "fork-shm"))
 		rc = fork_shm();
 	else if (!strcmp(c, "closefrom-own"))
