@@ -20,7 +20,9 @@ test_x11_ring_fds.py programs|hostile
             the X socket with a raw syscall and writes on a socketpair put
             on its number writes there, not into the parent's ring, whose
             connection carries on. 32 threads each opening and closing
-            their own connections at once all end healthy. A Java program in VFORK launch mode runs
+            their own connections at once all end healthy. A program that
+            puts /dev/null on the X socket's number with dup2 and the socket
+            back keeps its connection (on the socket). A Java program in VFORK launch mode runs
             children while it keeps a window. A setgid program's X child is
             on the socket (ld.so drops LD_PRELOAD) and keeps its display;
             started through smt-x11run it is on the ring.
@@ -144,6 +146,9 @@ def children(s):
     # The child's connection is the parent's: it reverts to the socket.
     run_procs(s, ["fork-shm"], expect="reverted")
     run_procs(s, ["closefrom-own"], expect="reverted")
+    # Another file put on the X socket's number, then the socket back
+    # (red team, session 30): the rest goes through the socket.
+    run_procs(s, ["dup2-restore"], expect="reverted")
     # Children that bypass libc's fork (no pthread_atfork handler ran):
     # the shim finds out from its wipe-on-fork page, as a fork child.
     run_procs(s, ["rawfork-requests"], expect="reverted")

@@ -37,6 +37,9 @@
  *                      writes there: the bytes reach the socketpair (not
  *                      the parent's ring); the parent's connection then
  *                      makes round trips as before
+ *   dup2-restore       /dev/null put on the X socket's number with dup2,
+ *                      then the socket (saved with dup) put back: the
+ *                      connection goes on, on the socket
  *   drop-gid-exec CMD...  (no X connection) gives up a setgid gid, as
  *                      urxvt and other setgid programs do before they start
  *                      a child, and execs CMD: run from a setgid copy of
@@ -434,13 +437,37 @@ static int closefrom_own(void)
 	return 0;
 }
 
+/* The program puts another file on the X socket's number and the socket
+ * back (saved with dup), as a program may around a library that writes to
+ * fixed numbers; then it goes on. Before, the ring ended with the first
+ * dup2 and libxcb's next bytes reached the X server raw on a connection
+ * it read as a ring's: the connection was closed. */
+static int dup2_restore(void)
+{
+	int xfd = xcb_get_file_descriptor(conn);
+	int save = dup(xfd);
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (save < 0 || null < 0)
+		return fail("dup / open /dev/null");
+	if (dup2(null, xfd) != xfd || dup2(save, xfd) != xfd)
+		return fail("dup2");
+	close(save);
+	close(null);
+	for (int i = 0; i < 10; i++) {
+		if (!round_trip())
+			return fail("a round trip after the X socket was put back on its number");
+	}
+	printf("ok dup2-restore the connection went on\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
 		fprintf(stderr,
 				"usage: smt-x11-procs shm-burst|vfork-close|vfork-closefrom|spawn|"
 				"threads-vfork|threads-displays N | fork-shm | closefrom-own | rawfork-requests | "
-				"clone-requests | rawfork-reuse | drop-gid-exec CMD...\n");
+				"clone-requests | rawfork-reuse | dup2-restore | drop-gid-exec CMD...\n");
 		return 2;
 	}
 	const char *c = argv[1];
@@ -474,6 +501,8 @@ int main(int argc, char **argv)
 		rc = threads_displays(n);
 	else if (!strcmp(c, "fork-shm"))
 		rc = fork_shm();
+	else if (!strcmp(c, "dup2-restore"))
+		rc = dup2_restore();
 	else if (!strcmp(c, "closefrom-own"))
 		rc = closefrom_own();
 	else if (!strcmp(c, "rawfork-requests"))

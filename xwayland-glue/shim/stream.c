@@ -479,16 +479,31 @@ XSHIM_EXPORT int close(int fd)
 	return REAL(close)(fd);
 }
 
+/* newfd is about to name another file (dup2, dup3). If it is an attached
+ * X socket, that socket may live on under another number (a program that
+ * saved it with dup and puts it back later, as on a plain socket): the
+ * rest of its stream goes through the socket, so it works wherever the
+ * socket is written from next. If it was the last reference, the X server
+ * reads the REVERT, then the end. */
+static void replacing(int newfd)
+{
+	struct xstream *s = find(newfd);
+	if (s && !s->forked && owns_memory())
+		revert(s, newfd);
+	else
+		closing(newfd);
+}
+
 XSHIM_EXPORT int dup2(int oldfd, int newfd)
 {
 	if (oldfd != newfd)
-		closing(newfd);
+		replacing(newfd);
 	return REAL(dup2)(oldfd, newfd);
 }
 
 XSHIM_EXPORT int dup3(int oldfd, int newfd, int flags)
 {
-	closing(newfd);
+	replacing(newfd);
 	return REAL(dup3)(oldfd, newfd, flags);
 }
 
