@@ -19,7 +19,10 @@ test_x11_ring_fds.py programs|hostile
             requests are served, on the socket (reverted); one that closes
             the X socket with a raw syscall and writes on a socketpair put
             on its number writes there, not into the parent's ring, whose
-            connection carries on. A Java program in VFORK launch mode runs
+            connection carries on. 32 threads each opening and closing
+            their own connections at once all end healthy. A program that
+            puts /dev/null on the X socket's number with dup2 and the socket
+            back keeps its connection (on the socket). A Java program in VFORK launch mode runs
             children while it keeps a window. A setgid program's X child is
             on the socket (ld.so drops LD_PRELOAD) and keeps its display;
             started through smt-x11run it is on the ring.
@@ -108,6 +111,33 @@ def fd_bursts(s):
               f"shm-burst {n}: only {row['fd_messages']} fd messages through the ring")
 
 
+def threads_displays(s):
+    """32 threads each making and closing its own connections at once
+    (red team, session 30): another thread's close of a new fd whose number
+    a closing connection's ring had just given back was taken for that
+    ring's (a REVERT on a connection being closed, through its unmapped
+    pages): the program crashed (SIGSEGV) 6 of 6 times. Every connection
+    now ends healthy: 16 on rings at most, the rest on the socket."""
+    threads, rounds = 32, 5
+    p = s.spawn([build_program(*PROCS), "threads-displays", str(threads)],
+                name="smt-x11-procs")
+    rc = p.wait(harness.scaled(120))
+    s.clients.remove(p)
+    with open(p.log_path) as f:
+        out = f.read()
+    check(rc == 0 and "ok threads-displays" in out,
+          f"smt-x11-procs threads-displays exited with {rc} (-11: SIGSEGV):\n{out[-2000:]}")
+    want = threads * rounds + 1
+    rows = s.wait_until(lambda: closed_of(s, p.pid) if len(closed_of(s, p.pid)) >= want
+                        else None, timeout=30,
+                        what=f"Xwayland to log the close of all {want} connections")
+    bad = [r for r in rows if r["error"] or r["reverted"]]
+    check(not bad, f"threads-displays: connections ended with an error or reverted: {bad[:4]}")
+    on_ring = sum(r["transport"] == "ring" for r in rows)
+    check(on_ring > 0, f"threads-displays: no connection on a ring: {rows[:4]}")
+    log(f"threads-displays: {len(rows)} connections closed healthy, {on_ring} on rings")
+
+
 def children(s):
     run_procs(s, ["vfork-close", "20"])
     run_procs(s, ["vfork-closefrom", "20"])
@@ -116,11 +146,15 @@ def children(s):
     # The child's connection is the parent's: it reverts to the socket.
     run_procs(s, ["fork-shm"], expect="reverted")
     run_procs(s, ["closefrom-own"], expect="reverted")
+    # Another file put on the X socket's number, then the socket back
+    # (red team, session 30): the rest goes through the socket.
+    run_procs(s, ["dup2-restore"], expect="reverted")
     # Children that bypass libc's fork (no pthread_atfork handler ran):
     # the shim finds out from its wipe-on-fork page, as a fork child.
     run_procs(s, ["rawfork-requests"], expect="reverted")
     run_procs(s, ["clone-requests"], expect="reverted")
     run_procs(s, ["rawfork-reuse"])
+    threads_displays(s)
 
 
 def java_vfork(s):

@@ -17,6 +17,10 @@
  *                      with close and closefrom file actions
  *   threads-vfork N    one thread makes round trips while another runs the
  *                      vfork + close loop N times
+ *   threads-displays N N threads, each opening its own connection,
+ *                      making round trips and closing it, 5 times over, all
+ *                      at once (more than the 16 rings a process may have:
+ *                      the rest on the socket)
  *   fork-shm           fork; the child's first request is ShmAttachFd
  *                      (checked), then its own round trip; the parent
  *                      waits and does not touch the connection again
@@ -33,6 +37,9 @@
  *                      writes there: the bytes reach the socketpair (not
  *                      the parent's ring); the parent's connection then
  *                      makes round trips as before
+ *   dup2-restore       /dev/null put on the X socket's number with dup2,
+ *                      then the socket (saved with dup) put back: the
+ *                      connection goes on, on the socket
  *   drop-gid-exec CMD...  (no X connection) gives up a setgid gid, as
  *                      urxvt and other setgid programs do before they start
  *                      a child, and execs CMD: run from a setgid copy of
@@ -252,6 +259,50 @@ static int threads_vfork(int n)
 	return 0;
 }
 
+/* One thread of threads-displays: its own connections, one after another,
+ * each made, used and closed while the other threads do the same. */
+static atomic_int displays_failed;
+static int displays_rounds;
+
+static void *display_thread(void *arg)
+{
+	(void)arg;
+	for (int r = 0; r < displays_rounds && !atomic_load(&displays_failed); r++) {
+		xcb_connection_t *c = xcb_connect(NULL, NULL);
+		bool ok = !xcb_connection_has_error(c);
+		for (int i = 0; ok && i < 20; i++) {
+			xcb_get_input_focus_reply_t *rep = xcb_get_input_focus_reply(
+					c, xcb_get_input_focus(c), NULL);
+			ok = rep != NULL;
+			free(rep);
+		}
+		if (!ok)
+			atomic_store(&displays_failed, 1);
+		xcb_disconnect(c);
+	}
+	return NULL;
+}
+
+static int threads_displays(int n)
+{
+	pthread_t t[64];
+	if (n > 64)
+		n = 64;
+	displays_rounds = 5;
+	for (int i = 0; i < n; i++) {
+		if (pthread_create(&t[i], NULL, display_thread, NULL) != 0)
+			return fail("pthread_create");
+	}
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	if (atomic_load(&displays_failed))
+		return fail("a thread's own connection failed");
+	if (!round_trip())
+		return fail("the round trip after the threads' connections");
+	printf("ok threads-displays %d threads, %d connections each\n", n, displays_rounds);
+	return 0;
+}
+
 static int fork_shm(void)
 {
 	pid_t pid = fork();
@@ -386,13 +437,37 @@ static int closefrom_own(void)
 	return 0;
 }
 
+/* The program puts another file on the X socket's number and the socket
+ * back (saved with dup), as a program may around a library that writes to
+ * fixed numbers; then it goes on. Before, the ring ended with the first
+ * dup2 and libxcb's next bytes reached the X server raw on a connection
+ * it read as a ring's: the connection was closed. */
+static int dup2_restore(void)
+{
+	int xfd = xcb_get_file_descriptor(conn);
+	int save = dup(xfd);
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (save < 0 || null < 0)
+		return fail("dup / open /dev/null");
+	if (dup2(null, xfd) != xfd || dup2(save, xfd) != xfd)
+		return fail("dup2");
+	close(save);
+	close(null);
+	for (int i = 0; i < 10; i++) {
+		if (!round_trip())
+			return fail("a round trip after the X socket was put back on its number");
+	}
+	printf("ok dup2-restore the connection went on\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
 		fprintf(stderr,
 				"usage: smt-x11-procs shm-burst|vfork-close|vfork-closefrom|spawn|"
-				"threads-vfork N | fork-shm | closefrom-own | rawfork-requests | "
-				"clone-requests | rawfork-reuse | drop-gid-exec CMD...\n");
+				"threads-vfork|threads-displays N | fork-shm | closefrom-own | rawfork-requests | "
+				"clone-requests | rawfork-reuse | dup2-restore | drop-gid-exec CMD...\n");
 		return 2;
 	}
 	const char *c = argv[1];
@@ -422,8 +497,12 @@ int main(int argc, char **argv)
 		rc = spawn_loop(n);
 	else if (!strcmp(c, "threads-vfork"))
 		rc = threads_vfork(n);
+	else if (!strcmp(c, "threads-displays"))
+		rc = threads_displays(n);
 	else if (!strcmp(c, "fork-shm"))
 		rc = fork_shm();
+	else if (!strcmp(c, "dup2-restore"))
+		rc = dup2_restore();
 	else if (!strcmp(c, "closefrom-own"))
 		rc = closefrom_own();
 	else if (!strcmp(c, "rawfork-requests"))

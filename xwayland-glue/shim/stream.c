@@ -229,6 +229,15 @@ void xstream_unmap(struct xstream *s)
 
 void xstream_free_slot(struct xstream *s)
 {
+	/* Out of every other thread's view before its fds are closed: once
+	 * closed, their numbers are the next open's, and another thread that
+	 * closes such a new fd must not find this slot by the old number
+	 * (closing_ring_fd: a REVERT on a connection being closed, its pages
+	 * already unmapped; 32 threads each opening and closing displays
+	 * crashed there). */
+	pthread_mutex_lock(&slots_lock);
+	atomic_store_explicit(&s->fd, -2, memory_order_release);
+	pthread_mutex_unlock(&slots_lock);
 	xstream_unmap(s);
 	pthread_mutex_lock(&slots_lock);
 	atomic_store_explicit(&s->fd, -1, memory_order_release);
@@ -429,19 +438,28 @@ static void closing_ring_fd(int fd)
 	if (atomic_load_explicit(&nattached, memory_order_relaxed) == 0 || fd < 0)
 		return;
 	adopt_if_fork_copy();
-	for (int i = 0; i < XSTREAM_MAX; i++) {
+	if (!owns_memory())
+		return;
+	/* Matched under the lock that xstream_free_slot takes before it
+	 * closes a slot's fds, so a number another thread's connection just
+	 * gave back is never taken for that connection's. */
+	struct xstream *found = NULL;
+	int sock = -1;
+	pthread_mutex_lock(&slots_lock);
+	for (int i = 0; i < XSTREAM_MAX && !found; i++) {
 		struct xstream *s = &slots[i];
-		int sock = atomic_load_explicit(&s->fd, memory_order_acquire);
-		if (sock < 0 || (s->server_efd != fd && s->wake_fd != fd) || !owns_memory())
+		sock = atomic_load_explicit(&s->fd, memory_order_acquire);
+		if (sock < 0 || (s->server_efd != fd && s->wake_fd != fd))
 			continue;
 		if (s->server_efd == fd)
 			s->server_efd = -1; /* the caller closes it */
 		else
 			s->wake_fd = -1;
-		if (!s->forked) /* a fork child reverts when it writes */
-			revert(s, sock);
-		return;
+		found = s;
 	}
+	pthread_mutex_unlock(&slots_lock);
+	if (found && !found->forked) /* a fork child reverts when it writes */
+		revert(found, sock);
 }
 
 /* fd is being closed (or replaced) in this process: its ring goes, unless
@@ -461,16 +479,31 @@ XSHIM_EXPORT int close(int fd)
 	return REAL(close)(fd);
 }
 
+/* newfd is about to name another file (dup2, dup3). If it is an attached
+ * X socket, that socket may live on under another number (a program that
+ * saved it with dup and puts it back later, as on a plain socket): the
+ * rest of its stream goes through the socket, so it works wherever the
+ * socket is written from next. If it was the last reference, the X server
+ * reads the REVERT, then the end. */
+static void replacing(int newfd)
+{
+	struct xstream *s = find(newfd);
+	if (s && !s->forked && owns_memory())
+		revert(s, newfd);
+	else
+		closing(newfd);
+}
+
 XSHIM_EXPORT int dup2(int oldfd, int newfd)
 {
 	if (oldfd != newfd)
-		closing(newfd);
+		replacing(newfd);
 	return REAL(dup2)(oldfd, newfd);
 }
 
 XSHIM_EXPORT int dup3(int oldfd, int newfd, int flags)
 {
-	closing(newfd);
+	replacing(newfd);
 	return REAL(dup3)(oldfd, newfd, flags);
 }
 
