@@ -25,6 +25,7 @@
 #include "compositor/ring/heap_reclaim.h"
 #include "compositor/ring/ordered_request.h"
 #include "compositor/ring/ring_types.h"
+#include "compositor/trace/trace.h"
 #include "compositor/exec/drawable_table.h"
 #include "common/monotonic_clock.h"
 
@@ -300,6 +301,7 @@ void canvas_present(struct smtwc_ring *ring, uint32_t canvas_id, const pixman_re
 	}
 	canvas->present_serial = serial;
 	canvas->present_exec_ns = monotonic_now_ns();
+	trace_event(TRACE_PRESENT_EXEC, ring->pid, serial);
 	ring->presenting = canvas;
 }
 

@@ -15,6 +15,7 @@
 #include "compositor/server.h"
 #include "compositor/ring/ring_workers.h"
 #include "compositor/ring/wake_fd.h"
+#include "compositor/trace/trace.h"
 #include "common/cpu_relax.h"
 #include "common/monotonic_clock.h"
 
@@ -48,6 +49,7 @@ static void wake_main_locked(struct ring_workers *w)
 	 * is already pending. */
 	uint64_t one = 1;
 	if (write(w->main_fd, &one, sizeof(one)) == sizeof(one)) {
+		trace_event(TRACE_WAKE_MAIN, 0, 0);
 		w->main_wakeups++;
 	}
 }
@@ -94,6 +96,7 @@ static bool report_published_locked(struct ring_workers *w, uint64_t now)
 		if (moved) {
 			ring->head_seen = head;
 			smt_sched_set_ready(w->transport->sched, ring->sched_client, true, now);
+			trace_event(TRACE_REPORTED, ring->pid, 0);
 			w->reported++;
 			found = true;
 		}
@@ -211,6 +214,7 @@ static bool worker_run(struct ring_workers *w, struct smtwc_ring *ring,
 		/* A raised yield_run ended the piece early (or was raised
 		 * since): should_yield below says whether it still holds; the
 		 * next piece starts without it. */
+		trace_event(TRACE_PIECE_END, ring->pid, atomic_load(&ring->yield_run));
 		atomic_store(&ring->yield_run, false);
 		bool fifo_done = d->deadline_ns == 0 &&
 				(!d->drain_all ||
@@ -266,6 +270,11 @@ static void *worker_main(void *data)
 			continue;
 		}
 		struct smtwc_ring *ring = d.owner;
+		trace_event(TRACE_PICK, ring->pid,
+				(d.deadline_ns > monotonic_now_ns() ?
+								(d.deadline_ns - monotonic_now_ns()) / 1000 :
+								0) |
+						(uint64_t)d.lone << 32);
 		ring->run_state = RING_RUNNING;
 		atomic_store(&ring->yield_run, false);
 		if (w->main_sleeping) {
@@ -299,6 +308,8 @@ static void *worker_main(void *data)
 
 		pthread_mutex_lock(&w->lock);
 		w->running--;
+		trace_event(TRACE_RUN_END, ring->pid,
+				(uint64_t)handed | (uint64_t)still << 1 | (uint64_t)pause << 2);
 		/* (ring_workers_forget waits for this run: the client is valid) */
 		if (pause) {
 			smt_sched_charge_paused(sched, d.client, start, end, commands);
@@ -504,6 +515,7 @@ static void raise_yields_locked(struct ring_workers *w)
 				!atomic_load(&ring->yield_run) &&
 				smt_sched_should_preempt(w->transport->sched, ring->sched_client)) {
 			atomic_store(&ring->yield_run, true);
+			trace_event(TRACE_YIELD_RAISED, ring->pid, 0);
 			w->preempts++;
 		}
 	}
@@ -558,8 +570,10 @@ bool ring_workers_settle(struct ring_workers *w)
 		 * client ended by the handoff is destroyed from an idle
 		 * callback). */
 		uint64_t start = monotonic_now_ns();
+		trace_event(TRACE_SETTLE_BEGIN, ring->pid, 0);
 		bool done = w->ops.settle(ring, deadline);
 		uint64_t end = monotonic_now_ns();
+		trace_event(TRACE_SETTLE_END, ring->pid, done);
 		pthread_mutex_lock(&w->lock);
 		/* The main thread's part of the client's run (a PRESENT's copy,
 		 * ordered requests) is the client's time, as it is inside a
