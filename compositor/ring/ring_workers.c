@@ -17,6 +17,7 @@
 #include "compositor/ring/wake_fd.h"
 #include "compositor/trace/trace.h"
 #include "common/cpu_relax.h"
+#include "common/waiter_first.h"
 #include "common/monotonic_clock.h"
 
 struct ring_workers {
@@ -40,6 +41,8 @@ struct ring_workers {
 	struct wl_event_source *main_source;
 	uint64_t runs, pieces, handoffs, main_wakeups, preempts, reported;
 	uint64_t spins, spins_found;
+	/* main thread only (ring_workers_lock_ring) */
+	uint64_t main_lock_waits, main_lock_wait_ns, main_lock_wait_max_ns;
 };
 
 static void wake_main_locked(struct ring_workers *w)
@@ -55,6 +58,14 @@ static void wake_main_locked(struct ring_workers *w)
 }
 
 static void raise_yields_locked(struct ring_workers *w);
+
+/* Before a worker takes its ring's exec_lock for the next piece: the main
+ * thread waiting for it (ring_workers_lock_ring) goes first. Its hold is
+ * short (a request queued, a submit copied, counters read). */
+static void give_way_to_main(struct smtwc_ring *ring)
+{
+	waiter_first_give_way(&ring->main_waiting);
+}
 
 /* Under the workers' lock, which guards the transport's list of rings
  * (ring_create, ring_workers_forget) and every ring's run_state: the
@@ -87,7 +98,8 @@ static bool report_published_locked(struct ring_workers *w, uint64_t now)
 		 * exec_lock, not this lock. Tried, never waited for (the lock
 		 * order is exec_lock first): a ring the main thread holds is
 		 * one it is looking at anyway. */
-		if (pthread_mutex_trylock(&ring->exec_lock) != 0) {
+		if (waiter_first_waiting(&ring->main_waiting) ||
+				pthread_mutex_trylock(&ring->exec_lock) != 0) {
 			continue;
 		}
 		uint64_t head = smt_server_load_head(&ring->reader.shared);
@@ -136,6 +148,7 @@ static bool spin_for_more(struct ring_workers *w, struct smtwc_ring *ring, uint6
 	bool found = false;
 	while (now - start < WORKER_SPIN_NS && (deadline_ns == 0 || now < deadline_ns) &&
 			!atomic_load(&ring->stop_run) && !atomic_load(&ring->yield_run)) {
+		give_way_to_main(ring);
 		pthread_mutex_lock(&ring->exec_lock);
 		found = w->ops.has_work(ring);
 		pthread_mutex_unlock(&ring->exec_lock);
@@ -171,6 +184,7 @@ static bool worker_run(struct ring_workers *w, struct smtwc_ring *ring,
 					now + RING_WORKERS_PIECE_NS :
 					d->deadline_ns;
 		}
+		give_way_to_main(ring);
 		pthread_mutex_lock(&ring->exec_lock);
 		bool stopped = atomic_load(&ring->stop_run);
 		bool go_on = !stopped && w->ops.run_piece(ring, &budget);
@@ -597,6 +611,26 @@ bool ring_workers_settle(struct ring_workers *w)
 	return left;
 }
 
+void ring_workers_lock_ring(struct smtwc_ring *ring)
+{
+	struct ring_workers *w = ring->transport->workers;
+	uint64_t start = monotonic_now_ns();
+	if (!waiter_first_lock(&ring->exec_lock, &ring->main_waiting) || w == NULL) {
+		return;
+	}
+	uint64_t waited = monotonic_now_ns() - start;
+	w->main_lock_waits++;
+	w->main_lock_wait_ns += waited;
+	if (waited > w->main_lock_wait_max_ns) {
+		w->main_lock_wait_max_ns = waited;
+	}
+}
+
+void ring_workers_unlock_ring(struct smtwc_ring *ring)
+{
+	pthread_mutex_unlock(&ring->exec_lock);
+}
+
 void ring_workers_forget(struct smtwc_transport *transport, struct smtwc_ring *ring)
 {
 	struct ring_workers *w = transport->workers;
@@ -646,4 +680,7 @@ void ring_workers_stats(struct ring_workers *w, struct ring_workers_stats *out)
 	out->spins = w->spins;
 	out->spins_found = w->spins_found;
 	pthread_mutex_unlock(&w->lock);
+	out->main_lock_waits = w->main_lock_waits;
+	out->main_lock_wait_ns = w->main_lock_wait_ns;
+	out->main_lock_wait_max_ns = w->main_lock_wait_max_ns;
 }
