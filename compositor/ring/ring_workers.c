@@ -45,14 +45,15 @@ struct ring_workers {
 	uint64_t main_lock_waits, main_lock_wait_ns, main_lock_wait_max_ns;
 };
 
-static void wake_main_locked(struct ring_workers *w)
+/* why: a trace_wake_reason (trace.h) */
+static void wake_main_locked(struct ring_workers *w, enum trace_wake_reason why)
 {
 	/* Our own eventfd, non-blocking, never full in practice (the main
 	 * thread drains it each wake-up); a failed write is a wake-up that
 	 * is already pending. */
 	uint64_t one = 1;
 	if (write(w->main_fd, &one, sizeof(one)) == sizeof(one)) {
-		trace_event(TRACE_WAKE_MAIN, 0, 0);
+		trace_event(TRACE_WAKE_MAIN, 0, why);
 		w->main_wakeups++;
 	}
 }
@@ -216,7 +217,7 @@ static bool worker_run(struct ring_workers *w, struct smtwc_ring *ring,
 		 * to the scheduler and wake it, as it does between its own
 		 * pieces (ring_loop.c). */
 		if (report_published_locked(w, monotonic_now_ns()) && w->main_sleeping) {
-			wake_main_locked(w);
+			wake_main_locked(w, TRACE_WAKE_REPORTED);
 		}
 		/* fifo (no deadline): pieces of fifo_commands until the ring
 		 * is empty or ran a request buffer's worth, what the seed's
@@ -284,11 +285,12 @@ static void *worker_main(void *data)
 			continue;
 		}
 		struct smtwc_ring *ring = d.owner;
-		trace_event(TRACE_PICK, ring->pid,
-				(d.deadline_ns > monotonic_now_ns() ?
-								(d.deadline_ns - monotonic_now_ns()) / 1000 :
-								0) |
-						(uint64_t)d.lone << 32);
+		if (trace_enabled) {
+			uint64_t now = monotonic_now_ns();
+			trace_event(TRACE_PICK, ring->pid,
+					(d.deadline_ns > now ? (d.deadline_ns - now) / 1000 : 0) |
+							(uint64_t)d.lone << 32);
+		}
 		ring->run_state = RING_RUNNING;
 		atomic_store(&ring->yield_run, false);
 		if (w->main_sleeping) {
@@ -334,13 +336,13 @@ static void *worker_main(void *data)
 			ring->run_state = RING_HANDED;
 			wl_list_insert(w->handed.prev, &ring->handed_link);
 			w->handoffs++;
-			wake_main_locked(w);
+			wake_main_locked(w, TRACE_WAKE_HANDOFF);
 		} else {
 			ring->run_state = RING_IDLE;
 			if (w->main_sleeping) {
 				/* it looks at the rings again, and raises the flag
 				 * if no worker runs */
-				wake_main_locked(w);
+				wake_main_locked(w, TRACE_WAKE_RUN_END);
 			}
 		}
 		pthread_cond_broadcast(&w->ended);

@@ -24,7 +24,7 @@ enum trace_event {
 	TRACE_PICK,         /* a worker picked it: arg = slice us | lone << 32 */
 	TRACE_PIECE_END,    /* a piece ended: arg = 1 if a raised yield was seen */
 	TRACE_RUN_END,      /* arg = handed | still << 1 | pause << 2 */
-	TRACE_WAKE_MAIN,    /* a worker wrote the main thread's eventfd */
+	TRACE_WAKE_MAIN,    /* a worker wrote the main thread's eventfd: arg = why */
 	TRACE_MAIN_SLEEP,   /* the main thread blocks in its event loop */
 	TRACE_MAIN_WOKE,    /* ... and returned from it */
 	TRACE_SETTLE_BEGIN, /* the main thread settles a handed run */
@@ -33,6 +33,13 @@ enum trace_event {
 	TRACE_RENDER_BEGIN, /* an output frame's render */
 	TRACE_RENDER_END,
 	TRACE_EVENT_COUNT,
+};
+
+/* Why a worker woke the main thread (TRACE_WAKE_MAIN's arg). */
+enum trace_wake_reason {
+	TRACE_WAKE_HANDOFF,  /* a run handed something over */
+	TRACE_WAKE_RUN_END,  /* a run left its ring idle while the main thread slept */
+	TRACE_WAKE_REPORTED, /* a worker reported an idle ring's publish */
 };
 
 extern bool trace_enabled;

@@ -155,6 +155,49 @@ def runs_summary(ev, main_tid):
               fmt(sum(o for _, o in long_)), fmt(sum(w for w, _ in long_))))
 
 
+def mechanics(ev, main_tid):
+    """Counts of the handoff machinery: runs handed to the main thread, the
+    main thread's wake-ups per handoff, how long a raised yield took to end
+    the runner's piece (its reach), lone slices picked, and handoffs that
+    an output render overtook (the PRESENT settled after a repaint began
+    that it could have been in: shown a frame later)."""
+    handed = woke = lone = 0
+    wakes = [0, 0, 0]  # trace.h's trace_wake_reason
+    raised = {}
+    reach = []
+    pending = {}
+    overtaken = 0
+    for t, tid, name, p, arg, _ in ev:
+        if name == "run_end" and arg & 1:
+            handed += 1
+            pending[p] = False
+        elif name == "wake_main":
+            wakes[min(arg, 2)] += 1
+        elif name == "main_woke":
+            woke += 1
+        elif name == "pick":
+            lone += arg >> 32
+            raised.pop(p, None)  # (a raise after the run's last piece)
+        elif name == "yield_raised":
+            raised.setdefault(p, t)
+        elif name == "piece_end" and p in raised:
+            reach.append(t - raised.pop(p))
+        elif name == "render_begin":
+            for k in pending:
+                pending[k] = True
+        elif name == "settle_begin" and p in pending:
+            overtaken += pending.pop(p)
+    reach.sort()
+    print("  handoffs %d; main thread woken by workers %d times (%.2f per handoff: at a "
+          "handoff %d, a run's end %d, a report %d), woke from sleep %d; lone slices "
+          "picked %d; handoffs a render overtook %d" % (
+              handed, sum(wakes), sum(wakes) / max(1, handed), wakes[0], wakes[1], wakes[2],
+              woke, lone, overtaken))
+    if reach:
+        print("  a raised yield to the runner's piece end: p50 %s / p99 %s / max %s ms (%d)" % (
+            fmt(pct(reach, 50)), fmt(pct(reach, 99)), fmt(reach[-1]), len(reach)))
+
+
 def fmt(v):
     return "%.2f" % (v / 1e6)
 
@@ -169,6 +212,7 @@ def analyse(raw, tag, worst):
     an_rows = [r for r in read_csv(os.path.join(raw, "anim-%s.csv" % tag)) if r["exec_ns"]]
     print("== %s: %d events, %d echoes, %d frames" % (tag, len(ev), len(rb_rows), len(an_rows)))
     runs_summary(ev, main_tid)
+    mechanics(ev, main_tid)
     echo = [(r["exec_ns"] - r["send_ns"], r, phases(ev, times, rb, r["recv_ns"], r["exec_ns"]))
             for r in rb_rows]
     frames = [(r["exec_ns"] - r["issue_ns"], r, phases(ev, times, an, r["issue_ns"],
