@@ -29,9 +29,9 @@ struct ring_workers {
 	pthread_cond_t work;  /* idle workers: rings became ready, or stop */
 	pthread_cond_t ended; /* a run ended (ring_workers_forget waits) */
 	bool stopping;
-	/* The main thread is about to block or blocked in its event loop: a
-	 * worker that leaves a ring idle wakes it to look at the ring again
-	 * (ring_workers.h says why). */
+	/* The main thread is about to block or blocked in its event loop: the
+	 * last worker to stop after a run left a ring idle wakes it to look at
+	 * the rings again (ring_workers.h says why; worker_main). */
 	bool main_sleeping;
 	unsigned threads, started, running;
 	int nice; /* every worker thread's OS nice value ([scheduler] worker-nice) */

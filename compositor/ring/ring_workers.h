@@ -16,8 +16,9 @@
  * up (clients wake it) only while no worker runs; while one does, the
  * flag is down, so a client publishing into a busy compositor makes no
  * system call; between pieces the worker looks at the idle rings' heads
- * and wakes the main thread when one moved, and it wakes it at the end of
- * its run: a publish seen by nobody cannot be lost.
+ * and wakes the main thread when one moved, and a worker that finds
+ * nothing to pick wakes it when no worker runs after its run left a ring
+ * idle: a publish seen by nobody cannot be lost.
  */
 #ifndef SMTWC_RING_WORKERS_H
 #define SMTWC_RING_WORKERS_H

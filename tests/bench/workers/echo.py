@@ -4,7 +4,7 @@
 
     tests/bench/workers/echo.py [--rounds R] [--seconds S] [--build DIR]
                                 [--base NAME=DIR ...] [--settings 0,2,2:10,2@NAME,...]
-                                [--out DIR]
+                                [--out DIR] [--trace]
 
 A setting is WORKERS[:NICE][@NAME] (`workers`, `worker-nice`: without
 :NICE none is written, the build's default holds; @NAME: the compositor of
@@ -19,7 +19,9 @@ time runnable but waiting for a CPU (/proc/PID/task/TID/schedstat) of the
 compositor's main thread, of its worker threads together, of the rubber
 band and of the animation; their context switches (voluntary and not,
 /proc/.../status); and the scheduler's own wait of the rubber band's ring
-(ready until picked, smtctl stats: mean and max).
+(ready until picked, smtctl stats: mean and max). --trace: the compositor's
+event trace per round (SMTWC_TRACE) beside the clients' CSVs, for
+tests/bench/workers/trace.py.
 """
 import argparse
 import datetime
