@@ -62,9 +62,12 @@ void trace_record(enum trace_event event, int32_t pid, uint64_t arg)
 	}
 	struct timespec cpu;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
-	entries[i] = (struct trace_entry){ .t = monotonic_now_ns(), .arg = arg,
-		.cpu = (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec, .pid = pid,
-		.tid_low = tid, .event = (uint16_t)event };
+	entries[i] = (struct trace_entry){ .t = monotonic_now_ns(),
+		.arg = arg,
+		.cpu = (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec,
+		.pid = pid,
+		.tid_low = tid,
+		.event = (uint16_t)event };
 }
 
 void trace_init(void)
