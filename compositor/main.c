@@ -11,6 +11,7 @@
 #include <wlr/util/log.h>
 #include "compositor/log_limit.h"
 #include "compositor/server.h"
+#include "compositor/trace/trace.h"
 
 static const char usage[] =
 		"usage: smtwc [options]\n"
@@ -164,6 +165,7 @@ int main(int argc, char *argv[])
 
 	server.headless = select_backend(backend);
 	int status = 1;
+	trace_init();
 	if (server_init(&server) && server_start(&server)) {
 		printf("WAYLAND_DISPLAY=%s\n", server.socket);
 		fflush(stdout);
@@ -180,6 +182,7 @@ int main(int argc, char *argv[])
 		status = 0;
 	}
 	server_finish(&server);
+	trace_finish();
 	free(startup);
 	return status;
 }

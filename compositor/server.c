@@ -39,6 +39,7 @@
 #include "compositor/ring/ring.h"
 #include "compositor/ring/ring_transport.h"
 #include "compositor/ring/ring_loop.h"
+#include "compositor/trace/trace.h"
 
 static int handle_terminate_signal(int signal, void *data)
 {
@@ -69,7 +70,13 @@ void server_run(struct smtwc_server *server)
 		}
 		/* Block only when every ring is empty and the clients know it. */
 		int timeout = !busy && ring_loop_prepare_sleep(server->transport) ? -1 : 0;
+		if (timeout != 0) {
+			trace_event(TRACE_MAIN_SLEEP, 0, 0);
+		}
 		wl_event_loop_dispatch(server->event_loop, timeout);
+		if (timeout != 0) {
+			trace_event(TRACE_MAIN_WOKE, 0, 0);
+		}
 		ring_loop_woke(server->transport);
 	}
 }

@@ -688,6 +688,9 @@ struct result {
 	double ops_per_s;
 	uint64_t ops;
 	double secs;
+	/* the measured interval (CLOCK_MONOTONIC): several processes' totals
+	 * are taken over their common span (tests/bench/workers/report.py) */
+	uint64_t start_ns, end_ns;
 	struct counters d;
 };
 
@@ -727,6 +730,8 @@ static void run_case(
 	read_counters(b, &k1);
 	out->ops = n * case_objects(c); /* objects, like x11perf */
 	out->secs = (double)(t1 - t0) / 1e9;
+	out->start_ns = t0;
+	out->end_ns = t1;
 	out->ops_per_s = (double)out->ops / out->secs;
 	out->d.cmds = k1.cmds - k0.cmds;
 	out->d.wake_c2s = k1.wake_c2s - k0.wake_c2s;
@@ -804,7 +809,7 @@ int throughput(const char *tlist, double secs, double warm, int rounds, const ch
 					"transport,case,x11perf,objects_per_command,ops_per_s,ops,seconds,"
 					"commands,wakeups_c2s,wakeups_s2c,full_waits,sleeps,min_ops_per_s,"
 					"max_ops_per_s,rounds,spins,spins_reached,spins_server_asleep,"
-					"spin_skips,slow_drain_sleeps\n");
+					"spin_skips,slow_drain_sleeps,start_ns,end_ns\n");
 	}
 	printf("# smt-perf transports=%s window=%dx%d seconds=%.2f warmup=%.2f rounds=%d "
 	       "objects=%s (median round)\n",
@@ -836,14 +841,16 @@ int throughput(const char *tlist, double secs, double warm, int rounds, const ch
 						"%s,%s,%s,%" PRIu32 ",%.1f,%" PRIu64
 						",%.4f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 						",%" PRIu64 ",%.1f,%.1f,%d,%" PRIu64 ",%" PRIu64
-						",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+						",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+						",%" PRIu64 "\n",
 						names[k], c->name, c->x11perf ? c->x11perf : "",
 						case_objects(c), m->ops_per_s, m->ops, m->secs,
 						m->d.cmds, m->d.wake_c2s, m->d.wake_s2c,
 						m->d.full_waits, m->d.sleeps, rs[0].ops_per_s,
 						rs[rounds - 1].ops_per_s, rounds, m->d.spins,
 						m->d.spins_reached, m->d.spins_server_asleep,
-						m->d.spin_skips, m->d.slow_drain_sleeps);
+						m->d.spin_skips, m->d.slow_drain_sleeps,
+						m->start_ns, m->end_ns);
 		}
 		fflush(stdout);
 		if (f)

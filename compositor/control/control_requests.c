@@ -326,6 +326,11 @@ static void write_server(struct smtwc_server *server, struct json_writer *w)
 	json_uint(w, "worker_reported", t.worker_reported);
 	json_uint(w, "worker_spins", t.worker_spins);
 	json_uint(w, "worker_spins_found", t.worker_spins_found);
+	/* the main thread's waits for a ring's lock a worker held */
+	json_uint(w, "worker_main_lock_waits", t.worker_main_lock_waits);
+	json_double(w, "worker_main_lock_wait_ms", (double)t.worker_main_lock_wait_ns / 1e6);
+	json_double(w, "worker_main_lock_wait_max_ms",
+			(double)t.worker_main_lock_wait_max_ns / 1e6);
 	/* Synchronisation points for tests: a client's disconnect has been
 	 * processed once it is no longer counted; a virtual keyboard's
 	 * modifier press has arrived once it shows here; its keymap once it

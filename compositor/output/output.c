@@ -10,6 +10,7 @@
 #include "compositor/output/output.h"
 #include "compositor/output/presentation_feedback.h"
 #include "compositor/output/render.h"
+#include "compositor/trace/trace.h"
 
 static void output_handle_frame(struct wl_listener *listener, void *data)
 {
@@ -23,7 +24,9 @@ static void output_handle_frame(struct wl_listener *listener, void *data)
 	wl_signal_emit(&output->server->events.output_frame, output);
 	/* Renders only if something was damaged; an idle desktop costs nothing. */
 	uint32_t commits = output->wlr_output->commit_seq;
+	trace_event(TRACE_RENDER_BEGIN, 0, 0);
 	output_render_frame(scene_output, &output->server->render);
+	trace_event(TRACE_RENDER_END, 0, output->wlr_output->commit_seq != commits);
 	if (output->wlr_output->commit_seq != commits) {
 		presentation_feedbacks_frame_committed(output->feedbacks,
 				output->server->presentation, &output->server->scene->node,

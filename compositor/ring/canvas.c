@@ -25,6 +25,8 @@
 #include "compositor/ring/heap_reclaim.h"
 #include "compositor/ring/ordered_request.h"
 #include "compositor/ring/ring_types.h"
+#include "compositor/ring/ring_workers.h"
+#include "compositor/trace/trace.h"
 #include "compositor/exec/drawable_table.h"
 #include "common/monotonic_clock.h"
 
@@ -300,6 +302,7 @@ void canvas_present(struct smtwc_ring *ring, uint32_t canvas_id, const pixman_re
 	}
 	canvas->present_serial = serial;
 	canvas->present_exec_ns = monotonic_now_ns();
+	trace_event(TRACE_PRESENT_EXEC, ring->pid, serial);
 	ring->presenting = canvas;
 }
 
@@ -556,9 +559,9 @@ static void canvas_handle_resource_destroy(struct wl_resource *resource)
 	if (req == NULL) {
 		/* out of memory: queued commands fail cleanly (a worker may be
 		 * drawing: it is the ring's for one piece at most) */
-		pthread_mutex_lock(&canvas->ring->exec_lock);
+		ring_workers_lock_ring(canvas->ring);
 		canvas_free(canvas);
-		pthread_mutex_unlock(&canvas->ring->exec_lock);
+		ring_workers_unlock_ring(canvas->ring);
 		return;
 	}
 	/* (canvases_ring_destroyed frees it if the ring goes first) */

@@ -5,6 +5,7 @@
  */
 #include <pthread.h>
 #include "compositor/ring/ordered_request.h"
+#include "compositor/ring/ring_workers.h"
 #include "compositor/ring/ring_types.h"
 #include "common/monotonic_clock.h"
 
@@ -55,7 +56,7 @@ void ordered_request_queue(struct smtwc_ring *ring, struct smtwc_ordered_request
 {
 	/* A worker may be running the ring: the stream's position, the
 	 * executor (apply) and the limit are its for one piece at most. */
-	pthread_mutex_lock(&ring->exec_lock);
+	ring_workers_lock_ring(ring);
 	/* (A dead ring applies its requests at once; it may have no stream.) */
 	req->pos = ring->dead ? 0 : smt_ring_reader_published(&ring->reader);
 	/* A PRESENT a worker ran and handed back (ring_settle has not shown it
@@ -69,7 +70,7 @@ void ordered_request_queue(struct smtwc_ring *ring, struct smtwc_ordered_request
 		ring->ordered_count++;
 		set_limit(ring);
 	}
-	pthread_mutex_unlock(&ring->exec_lock);
+	ring_workers_unlock_ring(ring);
 }
 
 bool ordered_request_room(struct smtwc_ring *ring, struct wl_resource *resource, uint32_t code,

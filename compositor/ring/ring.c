@@ -90,9 +90,9 @@ static void ring_end(struct smtwc_ring *ring, uint32_t wl_error, const char *mes
 	}
 	/* A worker may be running it (a submit's fault): it sees dead at its
 	 * next piece. */
-	pthread_mutex_lock(&ring->exec_lock);
+	ring_workers_lock_ring(ring);
 	ring->dead = true;
-	pthread_mutex_unlock(&ring->exec_lock);
+	ring_workers_unlock_ring(ring);
 	/* A client can fail and reconnect in a loop: its log is bounded. */
 	static struct log_limit fail_log;
 	uint64_t left_out;
@@ -109,12 +109,12 @@ static void ring_end(struct smtwc_ring *ring, uint32_t wl_error, const char *mes
 	 * trip returns it); DEAD is stored before the error is sent, so a
 	 * client that read the error sees DEAD. Then it is sent at once. */
 	wl_resource_post_error(ring->resource, wl_error, "%s", message);
-	pthread_mutex_lock(&ring->exec_lock);
+	ring_workers_lock_ring(ring);
 	smt_ring_reader_publish_end(&ring->reader);
 	/* a client blocked on a full ring sees DEAD (a second blocked write
 	 * ends nothing more: dead is set) */
 	ring_wake_client_fd(ring);
-	pthread_mutex_unlock(&ring->exec_lock);
+	ring_workers_unlock_ring(ring);
 	wl_client_flush(ring->client);
 	ring->kill_source = wl_event_loop_add_idle(
 			wl_display_get_event_loop(ring->transport->server->display),
@@ -360,13 +360,13 @@ static void ring_handle_submit(
 	struct smt_fault fault;
 	struct smt_exec_error error = { .code = SMT_ERROR_LIMIT, .opcode = 0xffff };
 	struct smt_exec_result out;
-	pthread_mutex_lock(&ring->exec_lock);
+	ring_workers_lock_ring(ring);
 	enum submit_result result = submit_area_submit(
 			ring->socket, &ring->reader, commands->data, commands->size, &fault);
 	if (result == SUBMIT_FAULT) {
 		smt_exec_fail(ring->exec, &ring->reader, &fault, &out);
 	}
-	pthread_mutex_unlock(&ring->exec_lock);
+	ring_workers_unlock_ring(ring);
 	switch (result) {
 	case SUBMIT_OK:
 		break;

@@ -15,6 +15,7 @@
 #include "compositor/ring/ring_workers.h"
 #include "compositor/sched/sched_settings.h"
 #include "common/cpu_relax.h"
+#include "compositor/trace/trace.h"
 #include "common/monotonic_clock.h"
 
 static void params_from_config(const struct smtwc_scheduler_config *c, struct smt_sched_params *p)
@@ -107,8 +108,11 @@ static void update_readiness(struct smtwc_transport *transport, uint64_t now)
 	wl_list_for_each (ring, &transport->rings, link) {
 		if (ring->sched_client != NULL && ring_workers_ring_idle(ring)) {
 			ring_workers_saw_locked(ring);
-			smt_sched_set_ready(transport->sched, ring->sched_client,
-					ring_has_work(ring), now);
+			bool work = ring_has_work(ring);
+			if (work && !smt_sched_client_ready(ring->sched_client)) {
+				trace_event(TRACE_READY, ring->pid, 0);
+			}
+			smt_sched_set_ready(transport->sched, ring->sched_client, work, now);
 		}
 	}
 }
@@ -178,6 +182,9 @@ static void run_decision(struct smtwc_transport *transport, const struct smt_sch
 	struct smtwc_ring *ring = d->owner;
 	uint64_t start = monotonic_now_ns(), commands_before = ring->commands;
 	uint64_t bytes_before = ring->bytes;
+	trace_event(TRACE_PICK, ring->pid,
+			(d->deadline_ns > start ? (d->deadline_ns - start) / 1000 : 0) |
+					(uint64_t)d->lone << 32);
 	struct smt_exec_budget budget = {
 		.deadline_ns = d->deadline_ns,
 		.max_commands = d->max_commands,
@@ -211,7 +218,9 @@ static void run_decision(struct smtwc_transport *transport, const struct smt_sch
 	}
 	/* The ring may have died (bad command) and been freed only later, at
 	 * the idle kill; its scheduler client is still valid here. */
-	smt_sched_charge(transport->sched, ring->sched_client, start, end, ring_has_work(ring),
+	bool still = ring_has_work(ring);
+	trace_event(TRACE_RUN_END, ring->pid, (uint64_t)still << 1);
+	smt_sched_charge(transport->sched, ring->sched_client, start, end, still,
 			ring->commands - commands_before);
 }
 
@@ -404,6 +413,7 @@ static bool prepare_sleep_with_workers(struct smtwc_transport *transport)
 		}
 		ring_workers_saw_locked(ring);
 		if (!smt_sched_client_ready(ring->sched_client) && ring_has_work(ring)) {
+			trace_event(TRACE_READY, ring->pid, 1);
 			smt_sched_set_ready(transport->sched, ring->sched_client, true, now);
 		}
 	}
@@ -460,6 +470,7 @@ static void ring_loop_handle_client_input(struct wl_listener *listener, void *da
 	ring_workers_lock(transport);
 	wl_list_for_each (ring, &transport->rings, link) {
 		if (ring->client == client && ring->sched_client != NULL) {
+			trace_event(TRACE_INPUT, ring->pid, 0);
 			smt_sched_input(transport->sched, ring->sched_client, now);
 		}
 	}

@@ -52,6 +52,9 @@ void transport_stats(struct smtwc_transport *transport, struct smtwc_transport_s
 	out->worker_reported = w.reported;
 	out->worker_spins = w.spins;
 	out->worker_spins_found = w.spins_found;
+	out->worker_main_lock_waits = w.main_lock_waits;
+	out->worker_main_lock_wait_ns = w.main_lock_wait_ns;
+	out->worker_main_lock_wait_max_ns = w.main_lock_wait_max_ns;
 }
 
 struct account_walk {
@@ -98,7 +101,7 @@ void transport_for_each_ring_stats(struct smtwc_transport *transport,
 		smt_usage_read(&ring->usage->usage, u, NULL);
 		/* A worker may be running it: its counters and executor are
 		 * read between two pieces. */
-		pthread_mutex_lock(&ring->exec_lock);
+		ring_workers_lock_ring(ring);
 		struct smtwc_ring_stats st = {
 			.client = ring->client,
 			.pid = ring->pid,
@@ -124,7 +127,7 @@ void transport_for_each_ring_stats(struct smtwc_transport *transport,
 			.client_surfaces = u[SMT_RES_SURFACES],
 			.client_surface_bytes = u[SMT_RES_SURFACES] * SURFACE_USAGE_BYTES,
 		};
-		pthread_mutex_unlock(&ring->exec_lock);
+		ring_workers_unlock_ring(ring);
 		ring_workers_lock(transport);
 		smt_sched_client_stats(transport->sched, ring->sched_client, monotonic_now_ns(),
 				&st.sched);

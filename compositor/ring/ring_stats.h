@@ -55,6 +55,8 @@ struct smtwc_transport_stats {
 	unsigned worker_threads;
 	uint64_t worker_runs, worker_handoffs, worker_preempts, worker_reported;
 	uint64_t worker_spins, worker_spins_found;
+	/* the main thread's waits for a ring a worker held (ring_workers.h) */
+	uint64_t worker_main_lock_waits, worker_main_lock_wait_ns, worker_main_lock_wait_max_ns;
 };
 
 /* One account: a connection, a process or a uid (client_usage.h). */

@@ -145,6 +145,10 @@ struct smtwc_ring {
 	 * runs the ring and a more favoured ready ring waits for a worker:
 	 * the piece ends at the executor's next clock check. */
 	atomic_bool yield_run;
+	/* The main thread is waiting for exec_lock (ring_workers_lock_ring):
+	 * a worker running the ring lets it in before it takes the lock for
+	 * its next piece. */
+	atomic_uint main_waiting;
 	struct wl_list handed_link; /* ring_workers.handed */
 	struct ring_handoff handoff;
 	/* fifo: bytes run in the turn that handoffs paused (the running

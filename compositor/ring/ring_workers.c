@@ -15,7 +15,9 @@
 #include "compositor/server.h"
 #include "compositor/ring/ring_workers.h"
 #include "compositor/ring/wake_fd.h"
+#include "compositor/trace/trace.h"
 #include "common/cpu_relax.h"
+#include "common/waiter_first.h"
 #include "common/monotonic_clock.h"
 
 struct ring_workers {
@@ -27,9 +29,9 @@ struct ring_workers {
 	pthread_cond_t work;  /* idle workers: rings became ready, or stop */
 	pthread_cond_t ended; /* a run ended (ring_workers_forget waits) */
 	bool stopping;
-	/* The main thread is about to block or blocked in its event loop: a
-	 * worker that leaves a ring idle wakes it to look at the ring again
-	 * (ring_workers.h says why). */
+	/* The main thread is about to block or blocked in its event loop: the
+	 * last worker to stop after a run left a ring idle wakes it to look at
+	 * the rings again (ring_workers.h says why; worker_main). */
 	bool main_sleeping;
 	unsigned threads, started, running;
 	int nice; /* every worker thread's OS nice value ([scheduler] worker-nice) */
@@ -39,20 +41,32 @@ struct ring_workers {
 	struct wl_event_source *main_source;
 	uint64_t runs, pieces, handoffs, main_wakeups, preempts, reported;
 	uint64_t spins, spins_found;
+	/* main thread only (ring_workers_lock_ring) */
+	uint64_t main_lock_waits, main_lock_wait_ns, main_lock_wait_max_ns;
 };
 
-static void wake_main_locked(struct ring_workers *w)
+/* why: a trace_wake_reason (trace.h) */
+static void wake_main_locked(struct ring_workers *w, enum trace_wake_reason why)
 {
 	/* Our own eventfd, non-blocking, never full in practice (the main
 	 * thread drains it each wake-up); a failed write is a wake-up that
 	 * is already pending. */
 	uint64_t one = 1;
 	if (write(w->main_fd, &one, sizeof(one)) == sizeof(one)) {
+		trace_event(TRACE_WAKE_MAIN, 0, why);
 		w->main_wakeups++;
 	}
 }
 
 static void raise_yields_locked(struct ring_workers *w);
+
+/* Before a worker takes its ring's exec_lock for the next piece: the main
+ * thread waiting for it (ring_workers_lock_ring) goes first. Its hold is
+ * short (a request queued, a submit copied, counters read). */
+static void give_way_to_main(struct smtwc_ring *ring)
+{
+	waiter_first_give_way(&ring->main_waiting);
+}
 
 /* Under the workers' lock, which guards the transport's list of rings
  * (ring_create, ring_workers_forget) and every ring's run_state: the
@@ -85,7 +99,8 @@ static bool report_published_locked(struct ring_workers *w, uint64_t now)
 		 * exec_lock, not this lock. Tried, never waited for (the lock
 		 * order is exec_lock first): a ring the main thread holds is
 		 * one it is looking at anyway. */
-		if (pthread_mutex_trylock(&ring->exec_lock) != 0) {
+		if (waiter_first_waiting(&ring->main_waiting) ||
+				pthread_mutex_trylock(&ring->exec_lock) != 0) {
 			continue;
 		}
 		uint64_t head = smt_server_load_head(&ring->reader.shared);
@@ -94,6 +109,7 @@ static bool report_published_locked(struct ring_workers *w, uint64_t now)
 		if (moved) {
 			ring->head_seen = head;
 			smt_sched_set_ready(w->transport->sched, ring->sched_client, true, now);
+			trace_event(TRACE_REPORTED, ring->pid, 0);
 			w->reported++;
 			found = true;
 		}
@@ -133,6 +149,7 @@ static bool spin_for_more(struct ring_workers *w, struct smtwc_ring *ring, uint6
 	bool found = false;
 	while (now - start < WORKER_SPIN_NS && (deadline_ns == 0 || now < deadline_ns) &&
 			!atomic_load(&ring->stop_run) && !atomic_load(&ring->yield_run)) {
+		give_way_to_main(ring);
 		pthread_mutex_lock(&ring->exec_lock);
 		found = w->ops.has_work(ring);
 		pthread_mutex_unlock(&ring->exec_lock);
@@ -168,6 +185,7 @@ static bool worker_run(struct ring_workers *w, struct smtwc_ring *ring,
 					now + RING_WORKERS_PIECE_NS :
 					d->deadline_ns;
 		}
+		give_way_to_main(ring);
 		pthread_mutex_lock(&ring->exec_lock);
 		bool stopped = atomic_load(&ring->stop_run);
 		bool go_on = !stopped && w->ops.run_piece(ring, &budget);
@@ -199,7 +217,7 @@ static bool worker_run(struct ring_workers *w, struct smtwc_ring *ring,
 		 * to the scheduler and wake it, as it does between its own
 		 * pieces (ring_loop.c). */
 		if (report_published_locked(w, monotonic_now_ns()) && w->main_sleeping) {
-			wake_main_locked(w);
+			wake_main_locked(w, TRACE_WAKE_REPORTED);
 		}
 		/* fifo (no deadline): pieces of fifo_commands until the ring
 		 * is empty or ran a request buffer's worth, what the seed's
@@ -211,6 +229,7 @@ static bool worker_run(struct ring_workers *w, struct smtwc_ring *ring,
 		/* A raised yield_run ended the piece early (or was raised
 		 * since): should_yield below says whether it still holds; the
 		 * next piece starts without it. */
+		trace_event(TRACE_PIECE_END, ring->pid, atomic_load(&ring->yield_run));
 		atomic_store(&ring->yield_run, false);
 		bool fifo_done = d->deadline_ns == 0 &&
 				(!d->drain_all ||
@@ -256,16 +275,35 @@ static void *worker_main(void *data)
 	struct ring_workers *w = data;
 	struct smt_sched *sched = w->transport->sched;
 	worker_set_priority(w);
+	/* This worker's last run left its ring idle while the main thread
+	 * slept: the main thread must look at the rings again once no worker
+	 * runs (it raises the server-asleep flag only then; while a worker
+	 * runs, that worker's reports between pieces see a publish to the
+	 * idle ring). Owed until the next pick: a worker that picks again
+	 * runs, and waking the main thread at every run's end woke it 1.3
+	 * times per handoff among 12 flooders for nothing (trace, session 30). */
+	bool owe_wake = false;
 	pthread_mutex_lock(&w->lock);
 	while (!w->stopping) {
 		struct smt_sched_decision d;
 		/* (the scheduler returns nobody while every worker runs, and
 		 * in fifo mode while anyone runs) */
 		if (!smt_sched_pick(sched, monotonic_now_ns(), &d)) {
+			if (owe_wake && w->main_sleeping && w->running == 0) {
+				wake_main_locked(w, TRACE_WAKE_RUN_END);
+			}
+			owe_wake = false;
 			pthread_cond_wait(&w->work, &w->lock);
 			continue;
 		}
+		owe_wake = false;
 		struct smtwc_ring *ring = d.owner;
+		if (trace_enabled) {
+			uint64_t now = monotonic_now_ns();
+			trace_event(TRACE_PICK, ring->pid,
+					(d.deadline_ns > now ? (d.deadline_ns - now) / 1000 : 0) |
+							(uint64_t)d.lone << 32);
+		}
 		ring->run_state = RING_RUNNING;
 		atomic_store(&ring->yield_run, false);
 		if (w->main_sleeping) {
@@ -299,6 +337,8 @@ static void *worker_main(void *data)
 
 		pthread_mutex_lock(&w->lock);
 		w->running--;
+		trace_event(TRACE_RUN_END, ring->pid,
+				(uint64_t)handed | (uint64_t)still << 1 | (uint64_t)pause << 2);
 		/* (ring_workers_forget waits for this run: the client is valid) */
 		if (pause) {
 			smt_sched_charge_paused(sched, d.client, start, end, commands);
@@ -309,14 +349,10 @@ static void *worker_main(void *data)
 			ring->run_state = RING_HANDED;
 			wl_list_insert(w->handed.prev, &ring->handed_link);
 			w->handoffs++;
-			wake_main_locked(w);
+			wake_main_locked(w, TRACE_WAKE_HANDOFF);
 		} else {
 			ring->run_state = RING_IDLE;
-			if (w->main_sleeping) {
-				/* it looks at the rings again, and raises the flag
-				 * if no worker runs */
-				wake_main_locked(w);
-			}
+			owe_wake = true;
 		}
 		pthread_cond_broadcast(&w->ended);
 		/* another worker may wait for the run this one ended */
@@ -504,6 +540,7 @@ static void raise_yields_locked(struct ring_workers *w)
 				!atomic_load(&ring->yield_run) &&
 				smt_sched_should_preempt(w->transport->sched, ring->sched_client)) {
 			atomic_store(&ring->yield_run, true);
+			trace_event(TRACE_YIELD_RAISED, ring->pid, 0);
 			w->preempts++;
 		}
 	}
@@ -558,8 +595,10 @@ bool ring_workers_settle(struct ring_workers *w)
 		 * client ended by the handoff is destroyed from an idle
 		 * callback). */
 		uint64_t start = monotonic_now_ns();
+		trace_event(TRACE_SETTLE_BEGIN, ring->pid, 0);
 		bool done = w->ops.settle(ring, deadline);
 		uint64_t end = monotonic_now_ns();
+		trace_event(TRACE_SETTLE_END, ring->pid, done);
 		pthread_mutex_lock(&w->lock);
 		/* The main thread's part of the client's run (a PRESENT's copy,
 		 * ordered requests) is the client's time, as it is inside a
@@ -581,6 +620,26 @@ bool ring_workers_settle(struct ring_workers *w)
 	bool left = !wl_list_empty(&w->handed);
 	pthread_mutex_unlock(&w->lock);
 	return left;
+}
+
+void ring_workers_lock_ring(struct smtwc_ring *ring)
+{
+	struct ring_workers *w = ring->transport->workers;
+	uint64_t start = monotonic_now_ns();
+	if (!waiter_first_lock(&ring->exec_lock, &ring->main_waiting) || w == NULL) {
+		return;
+	}
+	uint64_t waited = monotonic_now_ns() - start;
+	w->main_lock_waits++;
+	w->main_lock_wait_ns += waited;
+	if (waited > w->main_lock_wait_max_ns) {
+		w->main_lock_wait_max_ns = waited;
+	}
+}
+
+void ring_workers_unlock_ring(struct smtwc_ring *ring)
+{
+	pthread_mutex_unlock(&ring->exec_lock);
 }
 
 void ring_workers_forget(struct smtwc_transport *transport, struct smtwc_ring *ring)
@@ -632,4 +691,7 @@ void ring_workers_stats(struct ring_workers *w, struct ring_workers_stats *out)
 	out->spins = w->spins;
 	out->spins_found = w->spins_found;
 	pthread_mutex_unlock(&w->lock);
+	out->main_lock_waits = w->main_lock_waits;
+	out->main_lock_wait_ns = w->main_lock_wait_ns;
+	out->main_lock_wait_max_ns = w->main_lock_wait_max_ns;
 }

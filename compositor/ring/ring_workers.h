@@ -16,8 +16,9 @@
  * up (clients wake it) only while no worker runs; while one does, the
  * flag is down, so a client publishing into a busy compositor makes no
  * system call; between pieces the worker looks at the idle rings' heads
- * and wakes the main thread when one moved, and it wakes it at the end of
- * its run: a publish seen by nobody cannot be lost.
+ * and wakes the main thread when one moved, and a worker that finds
+ * nothing to pick wakes it when no worker runs after its run left a ring
+ * idle: a publish seen by nobody cannot be lost.
  */
 #ifndef SMTWC_RING_WORKERS_H
 #define SMTWC_RING_WORKERS_H
@@ -83,6 +84,17 @@ unsigned ring_workers_running_locked(const struct ring_workers *workers);
  * it and no handoff waits); under ring_workers_lock. */
 bool ring_workers_ring_idle(const struct smtwc_ring *ring);
 
+/* Main thread: takes the ring's exec_lock (to change what a worker reads:
+ * a request, a submit, stats), waiting for at most the piece in progress.
+ * A plain pthread_mutex_lock could wait for the worker's whole run: the
+ * worker took the lock again for its next piece before the woken main
+ * thread got a CPU (measured: `smtctl stats` took up to 35 ms with one
+ * worker among 12 flooders, against 2.5-4.6 ms with the main thread
+ * running the rings, and the echo and the animation waited as long:
+ * docs/benchmarks.md, "Ring worker threads"). Without workers, a lock. */
+void ring_workers_lock_ring(struct smtwc_ring *ring);
+void ring_workers_unlock_ring(struct smtwc_ring *ring);
+
 /* Main thread, each turn of its loop: settles handed rings for up to one
  * piece. True when some are left (the loop must not block). */
 bool ring_workers_settle(struct ring_workers *workers);
@@ -102,6 +114,9 @@ struct ring_workers_stats {
 	uint64_t reported;
 	/* spins on a dry ring before a run ends, and those that found work */
 	uint64_t spins, spins_found;
+	/* the main thread's waits for a ring's exec_lock a worker held
+	 * (ring_workers_lock_ring): how many, their sum and the longest */
+	uint64_t main_lock_waits, main_lock_wait_ns, main_lock_wait_max_ns;
 };
 void ring_workers_stats(struct ring_workers *workers, struct ring_workers_stats *out);
 

@@ -27,7 +27,8 @@ LAYERS = [
     # no wlroots: linked alone by unit tests and fuzzers
     ("pure", ["config/", "exec/", "sched/"]),
     # the server struct every module shares, and what it embeds or declares
-    ("core", ["server.h", "extension.h", "fd_limit.", "log_limit.", "launch.c", "output/render."]),
+    ("core", ["server.h", "extension.h", "fd_limit.", "log_limit.", "launch.c", "output/render.",
+              "trace/"]),
     # the window system: outputs, windows, input
     ("shell", ["output/", "desktop/", "input/"]),
     # the ring protocol's Wayland objects and the ring loop (slices, spinning, sleep)

@@ -4,7 +4,7 @@
 
     tests/bench/workers/echo.py [--rounds R] [--seconds S] [--build DIR]
                                 [--base NAME=DIR ...] [--settings 0,2,2:10,2@NAME,...]
-                                [--out DIR]
+                                [--out DIR] [--trace]
 
 A setting is WORKERS[:NICE][@NAME] (`workers`, `worker-nice`: without
 :NICE none is written, the build's default holds; @NAME: the compositor of
@@ -19,7 +19,9 @@ time runnable but waiting for a CPU (/proc/PID/task/TID/schedstat) of the
 compositor's main thread, of its worker threads together, of the rubber
 band and of the animation; their context switches (voluntary and not,
 /proc/.../status); and the scheduler's own wait of the rubber band's ring
-(ready until picked, smtctl stats: mean and max).
+(ready until picked, smtctl stats: mean and max). --trace: the compositor's
+event trace per round (SMTWC_TRACE) beside the clients' CSVs, for
+tests/bench/workers/trace.py.
 """
 import argparse
 import datetime
@@ -89,12 +91,19 @@ def label(s):
                               " " + s[2] if s[2] else "")
 
 
-def one(procs, build, tmp, workers, nice, seconds, warmup, rnd, base):
+def one(procs, build, tmp, workers, nice, seconds, warmup, rnd, base, trace):
     I.WORKERS = workers
     # (a build without the key would refuse it: none unless asked)
     I.EXTRA_CONFIG = "worker-nice = %d\n" % nice if nice is not None else ""
-    comp = I.Compositor(procs, build, "fair", 5)
     tag = "w%d-n%s-r%d%s" % (workers, nice, rnd, "-" + base if base else "")
+    if trace:
+        # the compositor's event trace (compositor/trace/trace.h), written
+        # at its exit; trace.py reads it beside the clients' CSVs
+        os.environ["SMTWC_TRACE"] = os.path.join(tmp, "trace-%s.txt" % tag)
+    try:
+        comp = I.Compositor(procs, build, "fair", 5)
+    finally:
+        os.environ.pop("SMTWC_TRACE", None)
     rb_csv = os.path.join(tmp, "rb-%s.csv" % tag)
     an_csv = os.path.join(tmp, "anim-%s.csv" % tag)
     res = {}
@@ -109,6 +118,8 @@ def one(procs, build, tmp, workers, nice, seconds, warmup, rnd, base):
                          "--csv", rb_csv)
         time.sleep(warmup + 0.3)
         pid = comp.p.pid
+        with open(os.path.join(tmp, "pids-%s.txt" % tag), "w") as f:
+            f.write("rubberband %d\nanim %d\ncompositor %d\n" % (rb.pid, an.pid, pid))
         t0 = {"smtwc": threads(pid), "rb": threads(rb.pid), "an": threads(an.pid)}
         st0 = comp.stats()
         c0, s0 = I.flooder_counters(st0), time.monotonic()
@@ -163,6 +174,9 @@ def main():
                     help="NAME=DIR: another build for @NAME settings")
     ap.add_argument("--settings", default="0,1,2,1:10,2:10")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--trace", action="store_true",
+                    help="record the compositor's event trace (SMTWC_TRACE) per round, "
+                         "for tests/bench/workers/trace.py")
     args = ap.parse_args()
     settings = []
     for s in args.settings.split(","):
@@ -185,7 +199,7 @@ def main():
                 print("== round %d/%d: workers %d, worker-nice %s%s" % (
                     rnd + 1, args.rounds, w, n, " (%s)" % b if b else ""), flush=True)
                 results[(w, n, b)].append(one(procs, bases[b] if b else args.build, tmp, w, n,
-                                              args.seconds, 1, rnd, b))
+                                              args.seconds, 1, rnd, b, args.trace))
     finally:
         procs.stop_all()
     lines = ["# 12 smt-plaid flooders, fair; %d rounds of %.0f s; load before %s, after %s" % (
