@@ -14,8 +14,8 @@ having come with it).
 WINDOWS xmessage windows, half one after another and half at once, each
 listed by the compositor; then the compositor ends and its pacer's last
 line must say every window's pairing was read ahead and that it waited for
-at most one reply per window (without the read-ahead: eleven per window,
-checked with the build before).
+at most three replies per window (usually one; without the read-ahead:
+eleven per window, checked with the build before).
 """
 import os
 import re
@@ -55,9 +55,14 @@ def test(h):
         ahead = AHEAD.search(said[-1][1])
         log(f"{WINDOWS} windows: {waits} replies waited for, pairings read ahead: "
             f"{ahead.group(1) if ahead else 'not said'}")
-        check(waits <= WINDOWS,
+        # Usually at most one each (the first of a pairing made from the
+        # Wayland side: the other eleven come with it); on a loaded machine
+        # Xwayland's answers can reach the compositor in more than one read
+        # (13 for 12 windows beside two busy loops), so the bound is a few
+        # per window: the build before waits for all eleven, one by one.
+        check(waits <= 3 * WINDOWS,
               f"{waits} replies waited for on the main loop for {WINDOWS} windows "
-              "(at most one each: the first of a pairing made from the Wayland side)")
+              f"(at most 3 each; the build before waits for 11 each)")
         check(ahead and int(ahead.group(1)) >= WINDOWS,
               f"not every window's pairing read ahead: {said[-1][1]}")
 

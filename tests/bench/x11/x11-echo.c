@@ -150,7 +150,8 @@ int main(int argc, char **argv)
 	}
 	if (!(seconds > 0 && seconds <= 3600 && warmup >= 0 && warmup <= 60 && period_ms >= 1 &&
 			    period_ms <= 1000 && csv && rects >= 1 && rects <= MAX_RECTS &&
-			    min_answers >= 0 && min_answers <= 100000 && !(keys_mode && min_answers))) {
+			    min_answers >= 0 && min_answers <= 100000 &&
+			    !(keys_mode && min_answers))) {
 		fprintf(stderr,
 				"usage: x11-echo --seconds S [--warmup S] [--period-ms MS] "
 				"--csv PATH [--keys] [--expose] [--xi2] [--rects 1-%d] "
@@ -211,7 +212,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 
 	size_t cap = (size_t)((seconds + warmup + (min_answers ? MIN_ANSWERS_GRACE_S : 0)) *
-				      1000.0 / period_ms) +
+				     1000.0 / period_ms) +
 			16;
 	if (keys_mode)
 		cap = (size_t)((seconds + warmup) * 2000.0) + 16; /* up to 2,000 keys/s */
