@@ -182,6 +182,15 @@ static void wait_focus(xcb_window_t w)
 }
 
 /* A client message to the root, as EWMH asks pagers and clients to send. */
+/* Sends the root an event (32 bytes at ev) as any client may: with the
+ * mask the window manager selected there. */
+static void root_event(const void *ev)
+{
+	xcb_send_event(conn, 0, screen->root,
+			XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY,
+			(const char *)ev);
+}
+
 static void root_message(xcb_window_t w, xcb_atom_t type, uint32_t d0, uint32_t d1, uint32_t d2)
 {
 	xcb_client_message_event_t ev = {
@@ -193,9 +202,7 @@ static void root_message(xcb_window_t w, xcb_atom_t type, uint32_t d0, uint32_t 
 	ev.data.data32[0] = d0;
 	ev.data.data32[1] = d1;
 	ev.data.data32[2] = d2;
-	xcb_send_event(conn, 0, screen->root,
-			XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY,
-			(const char *)&ev);
+	root_event(&ev);
 }
 
 /* Drops the events queued for us (none of the loops needs them). */
@@ -205,6 +212,19 @@ static void drain_events(void)
 	while ((ev = xcb_poll_for_event(conn)) != NULL) {
 		free(ev);
 	}
+}
+
+/* The forging cases' end: "sent", then idle until SIGTERM or the
+ * connection's end (1 then). */
+static int say_sent_and_hold(void)
+{
+	printf("sent\n");
+	fflush(stdout);
+	while (!stopping && !xcb_connection_has_error(conn)) {
+		drain_events();
+		usleep(100000);
+	}
+	return xcb_connection_has_error(conn) ? 1 : 0;
 }
 
 static double monotonic_seconds(void)
@@ -468,20 +488,7 @@ static int case_forge_surface_id(uint32_t id)
 	round_trip();
 	root_message(w, atom("WL_SURFACE_ID"), id, 0, 0);
 	round_trip();
-	printf("sent\n");
-	fflush(stdout);
-	while (!stopping && !xcb_connection_has_error(conn)) {
-		drain_events();
-		usleep(100000);
-	}
-	return xcb_connection_has_error(conn) ? 1 : 0;
-}
-
-static void root_event(const void *ev)
-{
-	xcb_send_event(conn, 0, screen->root,
-			XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY,
-			(const char *)ev);
+	return say_sent_and_hold();
 }
 
 static int case_forge_end(xcb_window_t victim)
@@ -513,13 +520,7 @@ static int case_forge_end(xcb_window_t victim)
 	ev.destroy.window = victim;
 	root_event(&ev);
 	round_trip();
-	printf("sent\n");
-	fflush(stdout);
-	while (!stopping && !xcb_connection_has_error(conn)) {
-		drain_events();
-		usleep(100000);
-	}
-	return xcb_connection_has_error(conn) ? 1 : 0;
+	return say_sent_and_hold();
 }
 
 static int case_remap_or(double seconds, unsigned k, unsigned pause_us)
