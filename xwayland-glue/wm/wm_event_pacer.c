@@ -43,7 +43,7 @@
  * - a WL_SURFACE_ID message that an X client sent (SendEvent), or that
  *   names a surface gone since (its id may be another object's now), is
  *   not handed out: wlroots would pair the window with whatever object
- *   has the id, asserting it is a wl_surface (refuse_forged,
+ *   has the id, asserting it is a wl_surface (refuse_synthetic,
  *   refuse_stale).
  *
  * Other connections (none today) pass through untouched.
@@ -428,16 +428,29 @@ static void say_surface_id_dropped(const xcb_client_message_event_t *m, const ch
  * that window in the compositor (and in wm_doomed_windows' index), a
  * forged MapRequest or ConfigureRequest mapped or moved it. Only two
  * kinds reach a window manager so legitimately: ClientMessage (EWMH and
- * ICCCM requests, and WL_SURFACE_ID's forgery is judged at its turn:
- * refuse_forged) and SelectionNotify (a selection owner's answer is
+ * ICCCM requests; but not WL_SURFACE_ID, below) and SelectionNotify (a selection owner's answer is
  * always a SendEvent). ICCCM's synthetic UnmapNotify (a client
  * withdrawing its window) follows the real unmap, which the window
  * manager gets anyway. Freed here, counted, said. */
 static bool refuse_synthetic(xcb_generic_event_t *ev)
 {
 	uint8_t type = ev->response_type & 0x7f;
-	if (!(ev->response_type & 0x80) || type == XCB_CLIENT_MESSAGE ||
-			type == XCB_SELECTION_NOTIFY) {
+	if (!(ev->response_type & 0x80)) {
+		return false;
+	}
+	/* Xwayland sends WL_SURFACE_ID itself. Handed to wlroots, a forged one
+	 * naming any object of Xwayland's (wl_display is 1) ended the
+	 * compositor in an assertion, and one naming another window's surface
+	 * gave that surface a second window; dropped here, it also never
+	 * stands in for the window's genuine message in surface_id_read. */
+	if (is_surface_id(ev)) {
+		pacer.surface_ids_forged++;
+		say_surface_id_dropped(
+				(const xcb_client_message_event_t *)ev, "sent by an X client");
+		free(ev);
+		return true;
+	}
+	if (type == XCB_CLIENT_MESSAGE || type == XCB_SELECTION_NOTIFY) {
 		return false;
 	}
 	pacer.synthetic_dropped++;
@@ -449,22 +462,6 @@ static bool refuse_synthetic(xcb_generic_event_t *ev)
 				(unsigned)type, (unsigned long long)pacer.synthetic_dropped,
 				(unsigned long long)left_out);
 	}
-	free(ev);
-	return true;
-}
-
-/* Xwayland sends WL_SURFACE_ID itself; an X client's SendEvent is marked
- * so (the high bit of its type). Handed to wlroots, a forged one naming
- * any object of Xwayland's (wl_display is 1) ended the compositor in an
- * assertion, and one naming another window's surface gave that surface a
- * second window. Freed here if so. */
-static bool refuse_forged(xcb_generic_event_t *ev)
-{
-	if (!is_surface_id(ev) || !(ev->response_type & 0x80)) {
-		return false;
-	}
-	pacer.surface_ids_forged++;
-	say_surface_id_dropped((const xcb_client_message_event_t *)ev, "sent by an X client");
 	free(ev);
 	return true;
 }
@@ -644,8 +641,7 @@ xcb_generic_event_t *xcb_poll_for_event(xcb_connection_t *c)
 			ev = wm_paste_pipe_take_ready();
 		}
 		while (ev == NULL && (ev = wm_event_queue_pop(&pacer.queue, now)) != NULL &&
-				(refuse_forged(ev) || wm_paste_pipe_hold(c, ev) ||
-						wm_window_budget_refuse(c, ev) ||
+				(wm_paste_pipe_hold(c, ev) || wm_window_budget_refuse(c, ev) ||
 						wm_selection_budget_refuse(c, ev))) {
 			ev = NULL;
 		}
