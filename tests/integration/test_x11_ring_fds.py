@@ -77,17 +77,24 @@ def closed_of(s, pid):
     return [r for r in s.x11ring_closed() if r["pid"] == pid]
 
 
-def run_procs(s, args, expect="ring", connections=1, env=None):
-    """smt-x11-procs ARGS to its end; its closed connections must be
-    healthy and on `expect` (or reverted to the socket: "reverted")."""
+def procs_to_end(s, args, ok="ok ", env=None):
+    """smt-x11-procs ARGS run to its end, which must be a success that
+    printed `ok`; returns its pid and output."""
     p = s.spawn([build_program(*PROCS)] + args, name="smt-x11-procs", env=env)
     rc = p.wait(harness.scaled(120))
     s.clients.remove(p)
     with open(p.log_path) as f:
         out = f.read()
-    check(rc == 0 and "ok " in out, f"smt-x11-procs {' '.join(args)} exited with {rc}:\n"
-                                    f"{out[-2000:]}")
-    rows = s.wait_until(lambda: closed_of(s, p.pid) if len(closed_of(s, p.pid)) >= connections
+    check(rc == 0 and ok in out, f"smt-x11-procs {' '.join(args)} exited with {rc} "
+                                 f"(-11: SIGSEGV):\n{out[-2000:]}")
+    return p.pid, out
+
+
+def run_procs(s, args, expect="ring", connections=1, env=None):
+    """smt-x11-procs ARGS to its end; its closed connections must be
+    healthy and on `expect` (or reverted to the socket: "reverted")."""
+    pid, out = procs_to_end(s, args, env=env)
+    rows = s.wait_until(lambda: closed_of(s, pid) if len(closed_of(s, pid)) >= connections
                         else None, timeout=10,
                         what=f"Xwayland to log the close of smt-x11-procs {args[0]}")
     main = rows[0]
@@ -119,16 +126,9 @@ def threads_displays(s):
     pages): the program crashed (SIGSEGV) 6 of 6 times. Every connection
     now ends healthy: 16 on rings at most, the rest on the socket."""
     threads, rounds = 32, 5
-    p = s.spawn([build_program(*PROCS), "threads-displays", str(threads)],
-                name="smt-x11-procs")
-    rc = p.wait(harness.scaled(120))
-    s.clients.remove(p)
-    with open(p.log_path) as f:
-        out = f.read()
-    check(rc == 0 and "ok threads-displays" in out,
-          f"smt-x11-procs threads-displays exited with {rc} (-11: SIGSEGV):\n{out[-2000:]}")
+    pid, _ = procs_to_end(s, ["threads-displays", str(threads)], ok="ok threads-displays")
     want = threads * rounds + 1
-    rows = s.wait_until(lambda: closed_of(s, p.pid) if len(closed_of(s, p.pid)) >= want
+    rows = s.wait_until(lambda: closed_of(s, pid) if len(closed_of(s, pid)) >= want
                         else None, timeout=30,
                         what=f"Xwayland to log the close of all {want} connections")
     bad = [r for r in rows if r["error"] or r["reverted"]]
