@@ -53,6 +53,52 @@ def stop(s, clients, *procs):
     s.wait_clients(clients)
 
 
+def teardown_round(s, h, acc, clients):
+    """Two gone clients' 8 x 31,000 pixmaps, then four gone clients' pools
+    queued behind them for unmapping; samples /proc/PID/maps against the
+    compositor's counts until the queue is empty. Returns how many samples
+    fell while the pools were still queued and mapped."""
+    pixmaps = [spawn_until(s, h, "hold-pixmaps", "8x31000", "HOLDING") for _ in range(2)]
+    holders = [spawn_until(s, h, "hold-address", "3", "HOLDING") for _ in range(4)]
+    acc.check("during hold-address", address=True)
+    for p in pixmaps:
+        p.signal_group(9)
+    # (the holders' pools queue behind the pixmaps only if these are still
+    # queued when the holders go; a round that did not see them queued
+    # within 10 s is one without a sample during the teardown)
+    queued_deadline = time.monotonic() + 10
+    while s.server_stats()["reclaim_items"] == 0 and time.monotonic() < queued_deadline:
+        time.sleep(0.002)
+    for p in holders:
+        p.signal_group(9)
+    base, samples, during = acc.base, 0, 0
+    deadline = time.monotonic() + 120
+    while True:
+        m1 = memfd_mappings(acc.pid)
+        st = s.server_stats()
+        m2 = memfd_mappings(acc.pid)
+        if m1 == m2:
+            samples += 1
+            check(m1[0] - base["maps"] == st["total_mappings"] - base["counted_maps"] and
+                  m1[1] - base["address"] ==
+                  st["total_address_space"] - base["counted_address"],
+                  f"teardown: {m1} mapped, counted {st['total_mappings']} mappings, "
+                  f"{st['total_address_space']} bytes (start: {base})")
+            during += (st["reclaim_items"] > 0 and
+                       st["wayland_clients"] <= clients and m1[1] > base["address"])
+        if st["reclaim_items"] == 0 and st["total_address_space"] == base["counted_address"]:
+            break
+        check(time.monotonic() < deadline, f"teardown not done in 120 s: {st}")
+    log(f"teardown of 2 x 8 x 31,000 pixmaps and 48 GiB of pools: {samples} samples "
+        f"matched /proc, {during} of them with the gone clients' pools still mapped and "
+        f"queued")
+    for p in pixmaps + holders:
+        p.wait(10)
+        s.clients.remove(p)
+    s.wait_clients(clients)
+    return during
+
+
 def test(h):
     with Session(h, config=CONFIG) as s:
         clients = s.wayland_clients()
@@ -119,41 +165,18 @@ def test(h):
         # pools' pieces queue behind two gone clients' 8 x 31,000 pixmaps
         # (freed over many turns of the loop). A sample counts when the
         # maps did not change around the stats read.
-        pixmaps = [spawn_until(s, h, "hold-pixmaps", "8x31000", "HOLDING") for _ in range(2)]
-        holders = [spawn_until(s, h, "hold-address", "3", "HOLDING") for _ in range(4)]
-        acc.check("during hold-address", address=True)
-        for p in pixmaps:
-            p.signal_group(9)
-        s.wait_until(lambda: s.server_stats()["reclaim_items"] > 0, interval=0.002,
-                     what="the pixmap holders' teardown to be queued")
-        for p in holders:
-            p.signal_group(9)
-        base, samples, during = acc.base, 0, 0
-        deadline = time.monotonic() + 120
-        while True:
-            m1 = memfd_mappings(acc.pid)
-            st = s.server_stats()
-            m2 = memfd_mappings(acc.pid)
-            if m1 == m2:
-                samples += 1
-                check(m1[0] - base["maps"] == st["total_mappings"] - base["counted_maps"] and
-                      m1[1] - base["address"] ==
-                      st["total_address_space"] - base["counted_address"],
-                      f"teardown: {m1} mapped, counted {st['total_mappings']} mappings, "
-                      f"{st['total_address_space']} bytes (start: {base})")
-                during += (st["reclaim_items"] > 0 and
-                           st["wayland_clients"] <= clients and m1[1] > base["address"])
-            if st["reclaim_items"] == 0 and st["total_address_space"] == base["counted_address"]:
+        # Whether a sample falls while the queue still holds the pools is a
+        # race with the compositor's loop (on a loaded machine the whole
+        # teardown can end between two samples: seen once in a CI-like
+        # run): the round is made again, 3 times at most, until one does;
+        # every sample of every round must match /proc.
+        for attempt in range(1, 4):
+            during = teardown_round(s, h, acc, clients)
+            if during > 0:
                 break
-            check(time.monotonic() < deadline, f"teardown not done in 120 s: {st}")
-        log(f"teardown of 2 x 8 x 31,000 pixmaps and 48 GiB of pools: {samples} samples "
-            f"matched /proc, {during} of them with the gone clients' pools still mapped and "
-            f"queued")
-        check(during > 0, "no sample while the gone clients' pools were queued for unmapping")
-        for p in pixmaps + holders:
-            p.wait(10)
-            s.clients.remove(p)
-        s.wait_clients(clients)
+            log(f"teardown round {attempt}: no sample while the pools were queued; again")
+        check(during > 0, "no sample while the gone clients' pools were queued for unmapping "
+                          "(3 rounds)")
         acc.check("after hold-address")
 
         # core wl_shm pools: libwayland maps each, the client is charged
