@@ -71,6 +71,7 @@ __attribute__((constructor)) static void resolve_real(void)
 	dlsym_next(&real_dup3, "dup3");
 	dlsym_next(&real_writev, "writev");
 	dlsym_next(&real_sendmsg, "sendmsg");
+	wayland_backlog_init(real_sendmsg);
 }
 
 /* The process that registers fds with epoll is the X server. A wrapper
@@ -183,6 +184,7 @@ EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 EXPORT int close(int fd)
 {
 	untrack(fd);
+	wayland_backlog_closed(fd);
 	return real_close(fd);
 }
 
@@ -359,6 +361,8 @@ EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
 
 EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
+	if (wayland_backlog_owns(fd))
+		return wayland_backlog_sendmsg(fd, msg, flags);
 	ssize_t w = real_sendmsg(fd, msg, flags);
 	int saved = errno;
 	if (wm_events_is_wm(fd))

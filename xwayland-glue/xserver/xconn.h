@@ -226,6 +226,16 @@ void wm_events_sent(const struct iovec *iov, int n, ssize_t written);
  * is its connection (a new value is written again from now on). */
 void wm_events_read(int fd, ssize_t n);
 
+/* wayland_backlog.c: Xwayland's writes to the compositor that the socket
+ * refuses (EAGAIN) are held and written by a thread, in order, instead of
+ * libwayland 1.21 ending Xwayland. init reads WAYLAND_SOCKET (before
+ * libwayland takes it); sendmsg on that fd goes through here. */
+void wayland_backlog_init(ssize_t (*real_sendmsg)(int, const struct msghdr *, int));
+bool wayland_backlog_owns(int fd);
+ssize_t wayland_backlog_sendmsg(int fd, const struct msghdr *msg, int flags);
+/* Xwayland closes fd: what is held for it goes. */
+void wayland_backlog_closed(int fd);
+
 /* stats.c */
 void xconn_stats_init(void);
 /* epoll_wait found the statistics socket readable. */

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Xwayland outlives a compositor that reads its Wayland connection late
+(xwayland-glue/xserver/wayland_backlog.c).
+
+Debian 12's libwayland ends a client whose socket is full as soon as a
+request carries an fd, and Xwayland sends one (a wl_shm pool) for every
+window it shows: X clients mapping windows faster than the compositor
+turns its loop made Xwayland exit ("request could not be marshaled: can't
+send file descriptor") with every X client (CI, x11_window_churn beside
+two busy loops; `windows-hold 3000 --map --or` every time). Now the server
+half preloaded into Xwayland holds what the socket refuses and writes it
+in order as the compositor reads.
+
+Made certain here: the compositor is stopped (SIGSTOP) while an X client
+maps 1,500 override-redirect windows, far more fd-carrying writes than a
+socket buffer holds. Checked (what happened): the X client is answered
+while the compositor is stopped; after SIGCONT Xwayland is the same
+process and never gave up, the log says requests were held, an X window
+shown before is still there and a new X client's window is shown; when
+the attacker ends, Xwayland holds no more fds than before it (nothing held
+leaks)."""
+import os
+import signal
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness import Session, check, log  # noqa: E402
+from harness.hostile import wm_hostile_tool  # noqa: E402
+from harness.processes import ResourceBaseline  # noqa: E402
+
+WINDOWS = 1500
+HELD = "requests held in order until it catches up"
+
+
+def said(p, text):
+    with open(p.log_path) as f:
+        return text in f.read()
+
+
+def test(h):
+    with Session(h, x11=True) as s:
+        before = s.spawn([wm_hostile_tool(h), "steal-focus", "before"], name="before")
+        s.wait_window(lambda w: w["title"] == "before", timeout=60, what="an X window before")
+        xw = s.xwayland_pid()
+        check(xw is not None, "no Xwayland although an X client runs")
+        fds = ResourceBaseline(xw)
+
+        os.kill(s.compositor.pid, signal.SIGSTOP)
+        try:
+            holder = s.spawn([wm_hostile_tool(h), "windows-hold", str(WINDOWS), "--map", "--or"],
+                             name="holder")
+            # Xwayland answers its X clients without the compositor: the
+            # holder's last round trip comes back with the compositor stopped.
+            s.wait_until(lambda: said(holder, f"holding {WINDOWS}") or not holder.alive(),
+                         timeout=60, what=f"the X client to map {WINDOWS} windows")
+            check(holder.alive(), f"the X client ended while the compositor was stopped:\n"
+                  f"{holder.log_tail(5)}\n{s.stderr_text()[-1500:]}")
+        finally:
+            os.kill(s.compositor.pid, signal.SIGCONT)
+
+        s.wait_until(lambda: HELD in s.stderr_text() or "Fatal server error" in s.stderr_text(),
+                     timeout=60, what="the server half to say it held requests")
+        text = s.stderr_text()
+        check("Fatal server error" not in text,
+              f"Xwayland gave up while the compositor was stopped:\n{text[-2000:]}")
+        check(s.xwayland_pid() == xw, f"Xwayland {xw} is gone ({s.xwayland_pid()} runs)")
+        log(next(line for line in text.splitlines() if HELD in line))
+
+        after = s.spawn([wm_hostile_tool(h), "steal-focus", "after"], name="after")
+        s.wait_window(lambda w: w["title"] == "after", timeout=60,
+                      what="a new X client's window after the compositor caught up")
+        check(any(w["title"] == "before" for w in s.windows()),
+              "the X window shown before the stop is gone")
+        check(holder.alive() and before.alive(), "an X client ended")
+
+        s.stop_client(holder)
+        s.stop_client(after)
+        fds.wait_back(s, "Xwayland's fds once the holder's windows are gone", timeout=60,
+                      mappings=False)
+        check("Fatal server error" not in s.stderr_text(), "Xwayland gave up at the end")
+        s.stop_client(before)
+        s.stop()
+
+
+harness.main(test)
