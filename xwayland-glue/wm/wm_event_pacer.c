@@ -62,6 +62,7 @@
 #include "compositor/log_limit.h"
 #include "xwayland-glue/wm/wm_event_queue.h"
 #include "xwayland-glue/wm/wm_paste_pipe.h"
+#include "xwayland-glue/wm/wm_geometry_fetch.h"
 #include "xwayland-glue/wm/wm_property_fetch.h"
 #include "xwayland-glue/wm/wm_selection_budget.h"
 #include "xwayland-glue/wm/wm_surface_pairing.h"
@@ -166,6 +167,8 @@ static void log_summary(const char *when)
 {
 	uint64_t waited_ns;
 	uint64_t waits = wm_property_fetch_waits(&waited_ns);
+	uint64_t geo_sent, geo_taken, geo_unforeseen;
+	wm_geometry_fetch_counts(&geo_sent, &geo_taken, &geo_unforeseen);
 	wlr_log(WLR_INFO,
 			"X window manager %s: %llu PropertyNotify merged, %llu turns ended "
 			"at the budget, %llu PropertyNotify held for their interval, "
@@ -175,7 +178,9 @@ static void log_summary(const char *when)
 			"%llu events of windows already destroyed dropped, %llu windows "
 			"never shown, %llu window state and configure requests merged, "
 			"%llu windows' pairings read ahead, %llu WL_SURFACE_ID messages "
-			"sent by X clients and %llu naming a surface gone dropped",
+			"sent by X clients and %llu naming a surface gone dropped; "
+			"%llu GetGeometry of new windows sent ahead (%llu taken by it, "
+			"%llu asked unforeseen)",
 			when, (unsigned long long)merged_total(),
 			(unsigned long long)pacer.turns_cut, (unsigned long long)paced_total(),
 			(unsigned long long)ignored_total(), (unsigned long long)pacer.wakes,
@@ -187,7 +192,8 @@ static void log_summary(const char *when)
 			(unsigned long long)messages_total(),
 			(unsigned long long)pacer.pairings_fetched,
 			(unsigned long long)pacer.surface_ids_forged,
-			(unsigned long long)pacer.surface_ids_stale);
+			(unsigned long long)pacer.surface_ids_stale, (unsigned long long)geo_sent,
+			(unsigned long long)geo_taken, (unsigned long long)geo_unforeseen);
 	pacer.longest_turn_ns = 0;
 	pacer.logged_merged = merged_total();
 	pacer.logged_cut = pacer.turns_cut;
@@ -226,6 +232,7 @@ static void forget_connection(void)
 		pacer.conn = NULL;
 	}
 	wm_property_fetch_forget();
+	wm_geometry_fetch_forget();
 	free(pacer.fetching);
 	free(pacer.parked);
 	pacer.fetching = pacer.parked = NULL;
@@ -487,7 +494,19 @@ static bool waits_for_fetch(const xcb_generic_event_t *ev)
 /* Takes what libxcb has into the FIFO, until it has none or the FIFO is
  * full (then false: more may wait), or, if budgeted, until the turn's
  * budget is spent. */
-static bool pull_events(xcb_connection_t *c, bool budgeted, uint64_t *now)
+/* A window's GetGeometry is sent as its CreateNotify is taken, all of a
+ * pull's together (wm_geometry_fetch.h). */
+static void fetch_geometry(xcb_connection_t *c, const xcb_generic_event_t *ev)
+{
+	uint8_t type = ev->response_type & 0x7f;
+	if (type == XCB_CREATE_NOTIFY) {
+		wm_geometry_fetch_created(c, ((const xcb_create_notify_event_t *)ev)->window);
+	} else if (type == XCB_DESTROY_NOTIFY) {
+		wm_geometry_fetch_destroyed(c, ((const xcb_destroy_notify_event_t *)ev)->window);
+	}
+}
+
+static bool pull_events_unflushed(xcb_connection_t *c, bool budgeted, uint64_t *now)
 {
 	for (unsigned pulled = 1; !wm_event_queue_full(&pacer.queue); pulled++) {
 		if (budgeted && pulled % 256 == 0) {
@@ -503,6 +522,7 @@ static bool pull_events(xcb_connection_t *c, bool budgeted, uint64_t *now)
 		if (refuse_synthetic(ev)) {
 			continue;
 		}
+		fetch_geometry(c, ev);
 		if (is_surface_id(ev)) {
 			xcb_window_t w = ((const xcb_client_message_event_t *)ev)->window;
 			pacer.surface_id_read[w & (WM_SURFACE_ID_SLOTS - 1)].window = w;
@@ -512,6 +532,13 @@ static bool pull_events(xcb_connection_t *c, bool budgeted, uint64_t *now)
 		wm_event_queue_push(&pacer.queue, ev);
 	}
 	return false;
+}
+
+static bool pull_events(xcb_connection_t *c, bool budgeted, uint64_t *now)
+{
+	bool all = pull_events_unflushed(c, budgeted, now);
+	wm_geometry_fetch_flush(c);
+	return all;
 }
 
 /* The X server's UnmapNotify or DestroyNotify of window (an X client's
