@@ -591,8 +591,36 @@ static void test_ends_window(void)
 	wm_event_queue_clear(&q);
 }
 
+/* The windows the window manager will make surfaces for next: created,
+ * in order, not those whose DestroyNotify waits behind, at most max. */
+static void test_next_created(void)
+{
+	current_test = "next_created";
+	struct wm_event_queue q;
+	CHECK(wm_event_queue_init(&q, OWN_BASE, OWN_MASK));
+	uint32_t w[4];
+	CHECK_INT(wm_event_queue_next_created(&q, w, 4), 0);
+	wm_event_queue_push(&q, created(CLIENT_A));
+	wm_event_queue_push(&q, other(XCB_MAP_REQUEST, CLIENT_A));
+	wm_event_queue_push(&q, created(CLIENT_B));
+	wm_event_queue_push(&q, created(CLIENT_B + 1));
+	wm_event_queue_push(&q, other(XCB_DESTROY_NOTIFY, CLIENT_B));
+	wm_event_queue_push(&q, created(CLIENT_B + 2));
+	CHECK_INT(wm_event_queue_next_created(&q, w, 4), 3);
+	CHECK_INT(w[0], CLIENT_A);
+	CHECK_INT(w[1], CLIENT_B + 1);
+	CHECK_INT(w[2], CLIENT_B + 2);
+	CHECK_INT(wm_event_queue_next_created(&q, w, 2), 2);
+	CHECK_INT(w[1], CLIENT_B + 1);
+	expect(&q, XCB_CREATE_NOTIFY, CLIENT_A);
+	CHECK_INT(wm_event_queue_next_created(&q, w, 4), 2);
+	CHECK_INT(w[0], CLIENT_B + 1);
+	wm_event_queue_clear(&q);
+}
+
 int main(void)
 {
+	test_next_created();
 	test_order_and_merge();
 	test_paced();
 	test_held_order();

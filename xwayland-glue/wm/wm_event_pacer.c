@@ -494,19 +494,7 @@ static bool waits_for_fetch(const xcb_generic_event_t *ev)
 /* Takes what libxcb has into the FIFO, until it has none or the FIFO is
  * full (then false: more may wait), or, if budgeted, until the turn's
  * budget is spent. */
-/* A window's GetGeometry is sent as its CreateNotify is taken, all of a
- * pull's together (wm_geometry_fetch.h). */
-static void fetch_geometry(xcb_connection_t *c, const xcb_generic_event_t *ev)
-{
-	uint8_t type = ev->response_type & 0x7f;
-	if (type == XCB_CREATE_NOTIFY) {
-		wm_geometry_fetch_created(c, ((const xcb_create_notify_event_t *)ev)->window);
-	} else if (type == XCB_DESTROY_NOTIFY) {
-		wm_geometry_fetch_destroyed(c, ((const xcb_destroy_notify_event_t *)ev)->window);
-	}
-}
-
-static bool pull_events_unflushed(xcb_connection_t *c, bool budgeted, uint64_t *now)
+static bool pull_events(xcb_connection_t *c, bool budgeted, uint64_t *now)
 {
 	for (unsigned pulled = 1; !wm_event_queue_full(&pacer.queue); pulled++) {
 		if (budgeted && pulled % 256 == 0) {
@@ -522,7 +510,10 @@ static bool pull_events_unflushed(xcb_connection_t *c, bool budgeted, uint64_t *
 		if (refuse_synthetic(ev)) {
 			continue;
 		}
-		fetch_geometry(c, ev);
+		if ((ev->response_type & 0x7f) == XCB_DESTROY_NOTIFY) {
+			wm_geometry_fetch_destroyed(
+					c, ((const xcb_destroy_notify_event_t *)ev)->window);
+		}
 		if (is_surface_id(ev)) {
 			xcb_window_t w = ((const xcb_client_message_event_t *)ev)->window;
 			pacer.surface_id_read[w & (WM_SURFACE_ID_SLOTS - 1)].window = w;
@@ -534,11 +525,29 @@ static bool pull_events_unflushed(xcb_connection_t *c, bool budgeted, uint64_t *
 	return false;
 }
 
-static bool pull_events(xcb_connection_t *c, bool budgeted, uint64_t *now)
+/* ev, a CreateNotify about to be handed out whose GetGeometry was not
+ * sent ahead: it is sent now with those of the next windows the window
+ * manager will make surfaces for (not those whose DestroyNotify waits
+ * behind: they are never shown), all together (wm_geometry_fetch.h). */
+#define WM_GEOMETRY_AHEAD 64u
+static void fetch_geometry_ahead(xcb_connection_t *c, const xcb_generic_event_t *ev)
 {
-	bool all = pull_events_unflushed(c, budgeted, now);
-	wm_geometry_fetch_flush(c);
-	return all;
+	if ((ev->response_type & 0x7f) != XCB_CREATE_NOTIFY) {
+		return;
+	}
+	xcb_window_t window = ((const xcb_create_notify_event_t *)ev)->window;
+	if (wm_geometry_fetch_has(c, window)) {
+		return;
+	}
+	uint32_t next[WM_GEOMETRY_AHEAD];
+	next[0] = window;
+	unsigned n = 1 + wm_event_queue_next_created(&pacer.queue, next + 1, WM_GEOMETRY_AHEAD - 1);
+	for (unsigned i = 0; i < n; i++) {
+		if (!wm_geometry_fetch_has(c, next[i])) {
+			wm_geometry_fetch_created(c, next[i]);
+		}
+	}
+	xcb_flush(c);
 }
 
 /* The X server's UnmapNotify or DestroyNotify of window (an X client's
@@ -683,6 +692,7 @@ xcb_generic_event_t *xcb_poll_for_event(xcb_connection_t *c)
 			if (refuse_stale(c, ev, false, &more)) {
 				continue;
 			}
+			fetch_geometry_ahead(c, ev);
 			pacer.handed++;
 			wm_surface_pairing_handed(ev);
 			return ev;

@@ -471,6 +471,25 @@ static bool hold(struct wm_event_queue *q, xcb_generic_event_t *ev,
 	return true;
 }
 
+unsigned wm_event_queue_next_created(
+		const struct wm_event_queue *q, uint32_t *windows, unsigned max)
+{
+	unsigned n = 0;
+	uint64_t end = q->pushed - q->popped > WM_EVENT_LOOKAHEAD ? q->popped + WM_EVENT_LOOKAHEAD :
+								    q->pushed;
+	for (uint64_t seq = q->popped; seq != end && n < max; seq++) {
+		const xcb_generic_event_t *ev = q->ring[seq & QUEUE_MASK];
+		if (ev == NULL || (ev->response_type & 0x7f) != XCB_CREATE_NOTIFY) {
+			continue;
+		}
+		uint32_t w = u32_at(ev, 8);
+		if (client_window(q, w) && !wm_doomed_after(&q->doomed, w, seq)) {
+			windows[n++] = w;
+		}
+	}
+	return n;
+}
+
 xcb_generic_event_t *wm_event_queue_pop(struct wm_event_queue *q, uint64_t now_ns)
 {
 	uint32_t due = q->held_count;

@@ -167,6 +167,13 @@ xcb_generic_event_t *wm_event_queue_pop(struct wm_event_queue *q, uint64_t now_n
  * most WM_EVENT_QUEUE_CAP events). */
 bool wm_event_queue_ends_window(const struct wm_event_queue *q, uint32_t window);
 
+/* Windows of the next CreateNotify waiting in the FIFO whose DestroyNotify
+ * does not wait behind them (what the window manager will make surfaces
+ * for next), at most max, looking at WM_EVENT_LOOKAHEAD events at most. */
+#define WM_EVENT_LOOKAHEAD 4096u
+unsigned wm_event_queue_next_created(
+		const struct wm_event_queue *q, uint32_t *windows, unsigned max);
+
 /* When the earliest held event is due; 0 if none is held. */
 uint64_t wm_event_queue_next_due(const struct wm_event_queue *q);
 

@@ -25,7 +25,6 @@ static struct {
 	xcb_connection_t *conn;
 	struct geometry_slot s[GEOMETRY_SLOTS];
 	unsigned next; /* where the next one goes (oldest first when full) */
-	bool unflushed;
 	uint64_t sent, taken, unforeseen;
 } geo;
 
@@ -46,7 +45,6 @@ void wm_geometry_fetch_forget(void)
 	}
 	geo.conn = NULL;
 	geo.next = 0;
-	geo.unflushed = false;
 }
 
 static struct geometry_slot *find(xcb_connection_t *c, xcb_window_t window)
@@ -82,7 +80,6 @@ void wm_geometry_fetch_created(xcb_connection_t *c, xcb_window_t window)
 	slot->window = window;
 	slot->sequence = real_get_geometry(c, window).sequence;
 	geo.sent++;
-	geo.unflushed = true;
 }
 
 void wm_geometry_fetch_destroyed(xcb_connection_t *c, xcb_window_t window)
@@ -93,12 +90,9 @@ void wm_geometry_fetch_destroyed(xcb_connection_t *c, xcb_window_t window)
 	}
 }
 
-void wm_geometry_fetch_flush(xcb_connection_t *c)
+bool wm_geometry_fetch_has(xcb_connection_t *c, xcb_window_t window)
 {
-	if (geo.unflushed && c == geo.conn) {
-		geo.unflushed = false;
-		xcb_flush(c);
-	}
+	return find(c, window) != NULL;
 }
 
 void wm_geometry_fetch_counts(uint64_t *sent, uint64_t *taken, uint64_t *unforeseen)
