@@ -170,19 +170,29 @@ static void note_destroyed(const xcb_destroy_notify_event_t *ev)
 	}
 }
 
-/* The window manager's DestroyNotify of t's requestor. wlroots selects
- * events on the windows it has a surface for (a mask of its own: not to
- * be replaced, and their DestroyNotify comes through the root); on any
- * other window the window manager's connection has selected nothing, and
- * StructureNotify brings only structure events about that window, which
- * wlroots ignores for a window it does not know. Checked: a requestor
- * already destroyed answers with an error (settle_selection). */
-static void select_destroy(struct transfer *t)
+/* The window manager's DestroyNotify and PropertyNotify of t's requestor.
+ * wlroots selects events on the windows it has a surface for (a mask of
+ * its own: not to be replaced, and their DestroyNotify comes through the
+ * root); on any other window the window manager's connection has selected
+ * nothing. StructureNotify brings only structure events about that
+ * window, which wlroots ignores for a window it does not know.
+ * PropertyChange is what an INCR transfer needs: wlroots puts each chunk
+ * on the requestor and the next when a PropertyNotify says the requestor
+ * deleted it; without it a requestor that is not a top-level window (Xt's
+ * widget window: xterm) never got past the first chunk, and the source's
+ * writer stayed blocked on the pipe (session 30's red team; xclip and xsel
+ * ask from top-level windows). Sent inside wlr_data_source_send, before
+ * wlroots has read a byte: ahead of its INCR property on the same
+ * connection, so ahead of the requestor's first deletion. The other
+ * PropertyNotify of that window reach wlroots, which finds no surface for
+ * them; the pacer drops new values of atoms it does not read. Checked: a
+ * requestor already destroyed answers with an error (settle_selection). */
+static void select_requestor_events(struct transfer *t)
 {
 	if (wm_window_budget_tracks(t->requestor)) {
 		return;
 	}
-	uint32_t mask = XCB_EVENT_MASK_STRUCTURE_NOTIFY;
+	uint32_t mask = XCB_EVENT_MASK_STRUCTURE_NOTIFY | XCB_EVENT_MASK_PROPERTY_CHANGE;
 	t->selected = xcb_change_window_attributes_checked(
 			sel.conn, t->requestor, XCB_CW_EVENT_MASK, &mask)
 				      .sequence;
@@ -299,7 +309,7 @@ void wm_selection_budget_sending(int fd)
 			.dev = rs.st_dev,
 			.ino = rs.st_ino,
 		};
-		select_destroy(t);
+		select_requestor_events(t);
 		sel.started++;
 		return;
 	}
