@@ -717,6 +717,7 @@ void xcb_disconnect(xcb_connection_t *c)
 		forget_connection();
 		if (!ours) {
 			wm_paste_pipe_forget(c);
+			wm_selection_budget_forget(c);
 			orphans[pacer.orphaned++ % WM_ORPHANS_KEPT] = c;
 			wlr_log(WLR_ERROR,
 					"X window manager: its connection's fd was closed "
@@ -727,6 +728,7 @@ void xcb_disconnect(xcb_connection_t *c)
 		}
 	}
 	wm_paste_pipe_forget(c);
+	wm_selection_budget_forget(c);
 	real_disconnect(c);
 }
 

@@ -519,6 +519,16 @@ void wm_selection_budget_sending(int fd)
 	}
 }
 
+void wm_selection_budget_forget(xcb_connection_t *c)
+{
+	if (c == NULL || c != sel.conn) {
+		return;
+	}
+	sel.conn = NULL;
+	sel.count = 0;
+	sel.pending = false;
+}
+
 void wm_selection_budget_stats(const struct smtwc_stats_out *out)
 {
 	size_t of_client, all;

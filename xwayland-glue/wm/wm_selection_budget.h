@@ -51,6 +51,10 @@ void wm_selection_budget_sending(int fd);
 xcb_generic_event_t *wm_selection_budget_take_ready(void);
 bool wm_selection_budget_has_ready(void);
 
+/* The window manager's connection c ends: its transfers are forgotten
+ * (wlroots ends them with it), nothing more is handed out for them. */
+void wm_selection_budget_forget(xcb_connection_t *c);
+
 /* `smtctl stats`' "x11_selections". */
 void wm_selection_budget_stats(const struct smtwc_stats_out *out);
 
