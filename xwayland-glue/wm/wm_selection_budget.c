@@ -28,12 +28,16 @@
  * with a requestor that takes everything: the read end it holds is
  * replaced (dup3) by a pipe whose writer is closed, which ends the
  * source's side (its writer gets EPIPE) and gives wlroots the end of the
- * data at its next read; and wlroots is given, one a second, up to
- * END_DELETES PropertyNotify (Delete) of the requestor's property, each
- * of which makes it put the next chunk (on a window that is gone: an X
- * error, logged through the log limit) and, after the end of the data,
- * destroy the transfer. Two are enough from any state it can wait in for
- * the requestor; one more for a read of the end between them. Never for a
+ * data at its next read; and wlroots is given, one a second,
+ * PropertyNotify (Delete) of the requestor's property, each of which
+ * makes it put the next chunk (on a window that is gone: an X error,
+ * logged through the log limit) and read on, until the end of the data
+ * closes the read end, and then END_DELETES_AFTER_CLOSE more, which take
+ * it from any state it can then wait in for the requestor to the
+ * transfer's end. While wlroots still reads a source that writes on (it
+ * reads the original pipe through libwayland's duplicate until it has a
+ * chunk), at most END_DELETES_OPEN of them: a source that never stops
+ * writing holds its transfer as it would with any requestor. Never for a
  * window id wlroots has since given a surface, nor while a newer transfer
  * to the same id is under way (wlroots would take the deletion for it).
  *
@@ -59,7 +63,8 @@
 
 /* PropertyNotify (Delete) given to wlroots for a transfer whose requestor
  * has gone, one every END_DELETE_INTERVAL_MS (see the top). */
-#define END_DELETES 3u
+#define END_DELETES_AFTER_CLOSE 2u
+#define END_DELETES_OPEN 30u
 #define END_DELETE_INTERVAL_MS 1000
 /* Records of transfers that closed their read end while their requestor
  * lives, kept for its going (see the top); past this many, one is
@@ -74,10 +79,12 @@ struct transfer {
 	unsigned selected; /* that request's sequence number */
 	xcb_window_t requestor;
 	xcb_atom_t selection;
-	xcb_atom_t property;  /* where wlroots puts the data */
-	unsigned deletes_due; /* PropertyNotify (Delete) still to give wlroots */
-	bool delete_ready;    /* one of them may go now */
-	int fd;               /* wlroots' read end (or the ended pipe put in its place) */
+	xcb_atom_t property;   /* where wlroots puts the data */
+	bool ending;           /* its requestor has gone: deletions are given to wlroots */
+	unsigned deletes_due;  /* those still to give once wlroots has closed the read end */
+	unsigned deletes_open; /* those given while it had not */
+	bool delete_ready;     /* one of them may go now */
+	int fd;                /* wlroots' read end (or the ended pipe put in its place) */
 	dev_t dev;
 	ino_t ino;
 };
@@ -184,7 +191,7 @@ static void drop(size_t i)
  * gone requestor's has had its deletions. */
 static bool over(const struct transfer *t)
 {
-	return t->top_level || (t->abandoned && t->deletes_due == 0 && !t->delete_ready);
+	return t->top_level || (t->abandoned && !t->ending && !t->delete_ready);
 }
 
 /* Drops the records of transfers that ended; counts those of client
@@ -263,7 +270,8 @@ static void end_for_gone_requestor(struct transfer *t)
 		return;
 	}
 	end_source_side(t);
-	t->deletes_due = END_DELETES;
+	t->ending = true;
+	t->deletes_due = END_DELETES_AFTER_CLOSE;
 	arm_end_timer();
 }
 
@@ -284,6 +292,24 @@ static bool id_taken(const struct transfer *t)
 	return false;
 }
 
+/* Whether one more deletion is to go for t (and counts it). */
+static bool delete_due(struct transfer *t)
+{
+	if (id_taken(t)) {
+		t->ending = false;
+		return false;
+	}
+	if (under_way(t)) {
+		return t->deletes_open < END_DELETES_OPEN && ++t->deletes_open;
+	}
+	if (t->deletes_due == 0) {
+		t->ending = false;
+		return false;
+	}
+	t->deletes_due--;
+	return true;
+}
+
 /* One deletion more for each transfer of a gone requestor that has some
  * due, a second apart. */
 static int handle_end_timer(void *data)
@@ -293,16 +319,10 @@ static int handle_end_timer(void *data)
 	bool any = false;
 	for (size_t i = 0; i < sel.count; i++) {
 		struct transfer *t = &sel.transfers[i];
-		if (t->deletes_due == 0) {
-			continue;
+		if (t->ending && delete_due(t)) {
+			t->delete_ready = true;
+			any = true;
 		}
-		if (id_taken(t)) {
-			t->deletes_due = 0;
-			continue;
-		}
-		t->deletes_due--;
-		t->delete_ready = true;
-		any = true;
 	}
 	if (any) {
 		arm_end_timer();
