@@ -30,7 +30,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness import FOCUSED, Session, check, log  # noqa: E402
 from harness.hostile import wm_hostile_tool  # noqa: E402
-from harness.selections import TEXT, describe, offered, read_bytes, selection_text  # noqa: E402
+from harness.selections import describe, paste_text, read_bytes, selection_text  # noqa: E402
+from harness.selections import xclip_owns  # noqa: E402
 
 LIMIT = 4
 READERS = 12
@@ -93,18 +94,10 @@ def test(h):
 
         # Another X client's paste is followed and whole meanwhile.
         data = selection_text("xclip", 300_000)
-        path = os.path.join(s.tmp, "xclip.txt")
-        with open(path, "wb") as f:
-            f.write(data)
-        xclip = s.spawn(["xclip", "-quiet", "-selection", "clipboard", "-i", path], name="xclip")
-        s.wait_until(lambda: offered(s) and MIME not in s.run(
-            ["wl-paste", "--list-types"], check_rc=False).stdout,
-            timeout=30, interval=0.2, what="xclip's selection offered to Wayland clients")
+        xclip = xclip_owns(s, data, MIME)
         followed = pastes(s)["followed"]
-        out = os.path.join(s.tmp, "out-xclip")
-        s.run(["sh", "-c", f"exec {shlex.join(['wl-paste', '-n', '-t', TEXT])} > "
-                           f"{shlex.quote(out)}"], timeout=60)
-        check(read_bytes(out) == data, f"xclip's paste: {describe(read_bytes(out), data)}")
+        got = paste_text(s, "out-xclip")
+        check(got == data, f"xclip's paste: {describe(got, data)}")
         st = pastes(s)
         check(st["followed"] == followed + 1 and st["refused"] == refused and
               st["unguarded"] == 0, f"x11_pastes after xclip's paste: {st}")

@@ -22,9 +22,17 @@ second X client meanwhile gets the 4 left of the 12 in all and is refused
 past them, naming the total. Another Wayland client's round trips are
 answered at the end.
 
-Then both attackers go: their transfers stay in wlroots (their requestors
-were child windows) but no longer count (abandoned: the window manager saw
-each requestor's DestroyNotify). A third attacker, given the client bits
+Then both attackers go. wlroots 0.15 ends a transfer whose requestor is
+destroyed only if that window had a surface: before session 31 the 12
+transfers to their child windows stayed in wlroots for good (the
+compositor's pipes, 11 of them with a second descriptor, wl-copy's writer
+blocked, and wl-copy, which serves one paste at a time, gave nobody
+anything afterwards: wl-paste hung), only no longer counted. Now the
+window manager drives them to their end: the compositor holds no pipe more
+than before the attack, none of wl-copy's writers is left, x11_selections
+counts 12 ended for a gone requestor and none abandoned, and wl-paste
+reads the 1 MiB whole (the build before: pipes held, wl-paste timed out,
+checked). A third attacker, given the client bits
 of one of them by the X server, first makes windows that take the ids the
 gone one's requestors had, and must still get its 8 transfers: before
 session 30 the compositor asked whether each requestor still existed
@@ -37,6 +45,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness import Session, check, log  # noqa: E402
 from harness.hostile import wm_hostile_tool, round_trips_answered  # noqa: E402
+from harness.processes import fd_targets  # noqa: E402
 
 CLIENT = 8  # x11-client-selection-transfers' default
 TOTAL = 12
@@ -79,9 +88,29 @@ def windows_of(s, base):
                if c["client"] == base)
 
 
-def reused_ids(s, h, a, b):
-    """After both attackers have gone, a third with the client bits of one
-    of them, its spare windows taking that one's requestor ids."""
+def pipes(s):
+    """The compositor's pipe descriptors."""
+    return sorted(fd for fd, what in fd_targets(s.compositor.pid).items()
+                  if what.startswith("pipe:"))
+
+
+def children(p):
+    """The pids of p's children (wl-copy's writers, one per transfer it
+    serves)."""
+    out = []
+    for task in os.listdir(f"/proc/{p.pid}/task"):
+        try:
+            with open(f"/proc/{p.pid}/task/{task}/children") as f:
+                out += f.read().split()
+        except OSError:
+            pass
+    return out
+
+
+def reused_ids(s, h, a, b, owner, pipes_before, data):
+    """After both attackers have gone, their transfers end; then a third
+    with the client bits of one of them, its spare windows taking that
+    one's requestor ids."""
     bases = {base_of(a), base_of(b)}
     check(None not in bases and len(bases) == 2, f"the attackers' bases: {bases}")
     s.stop_client(b)
@@ -90,10 +119,23 @@ def reused_ids(s, h, a, b):
     # the next client is given the lower of their client bits.
     s.wait_until(lambda: all(windows_of(s, base) == 0 for base in bases), timeout=60,
                  what="the attackers' windows to go")
-    s.wait_until(lambda: selections(s)["abandoned"] == TOTAL, timeout=60,
-                 what=f"the gone attackers' {TOTAL} transfers to stop counting")
+    try:
+        s.wait_until(lambda: pipes(s) == pipes_before, timeout=60,
+                     what=f"the compositor's pipes to be those before the attack {pipes_before}")
+    except harness.TestFailure as e:
+        harness.fail(f"{e}: it has {pipes(s)}; x11_selections {selections(s)}")
+    s.wait_until(lambda: children(owner) == [], timeout=30,
+                 what="wl-copy's writers to the gone requestors to end")
+    s.wait_until(lambda: selections(s).get("ended_for_gone_requestor") == TOTAL, timeout=30,
+                 what=f"x11_selections to count {TOTAL} transfers ended for a gone requestor")
     st = selections(s)
-    check(st["transfers"] == 0, f"x11_selections after the attackers went: {st}")
+    check(st["transfers"] == 0 and st["abandoned"] == 0,
+          f"x11_selections after the attackers went: {st}")
+    got = s.run(["wl-paste", "--no-newline"], timeout=60, check_rc=False)
+    check(got.returncode == 0 and got.stdout == data,
+          f"wl-paste after the attackers went: rc {got.returncode}, {len(got.stdout)} of "
+          f"{len(data)} bytes")
+    log(f"the gone attackers' {TOTAL} transfers ended: no pipe left, wl-copy serves again")
     refused_before = st["refused"]
     c = attack(s, h, "attacker-c", spare=2 * HOLD)
     check(base_of(c) in bases,
@@ -109,12 +151,14 @@ def reused_ids(s, h, a, b):
 def test(h):
     with Session(h, x11=True, config=CONFIG) as s:
         data = os.path.join(s.tmp, "clipboard.txt")
+        text = "smt " * (1 << 18)  # 1 MiB: an INCR transfer
         with open(data, "w") as f:
-            f.write("smt " * (1 << 18))  # 1 MiB: an INCR transfer
+            f.write(text)
         owner = s.spawn(["sh", "-c", f"exec wl-copy --foreground < '{data}'"], name="wl-copy")
         s.wait_until(lambda: "text/plain" in s.run(["wl-paste", "--list-types"],
                                                    check_rc=False).stdout,
                      timeout=30, what="wl-copy's selection")
+        pipes_before = pipes(s)
 
         a = attack(s, h, "attacker-a")
         st = selections(s)
@@ -145,7 +189,7 @@ def test(h):
 
         round_trips_answered(s, h, "the attack", "0.2")
         log(f"x11_selections after two attackers: {st}")
-        reused_ids(s, h, a, b)
+        reused_ids(s, h, a, b, owner, pipes_before, text)
         check(owner.alive(), "wl-copy ended")
         s.stop_client(owner)
 

@@ -25,7 +25,16 @@
  *                           unanswered (prints "unanswered TARGET
  *                           requestor WINDOW" each),
  *                           as by an owner that hangs or dies before it
- *                           answers
+ *                           answers;
+ *                           --incr K: every request but TARGETS is answered
+ *                           as a large selection is (ICCCM INCR: the INCR
+ *                           property, then a chunk of 1000 bytes each time
+ *                           the requestor deleted the last one), but after
+ *                           K chunks no more comes, nor the empty end
+ *                           (prints "incr TARGET requestor WINDOW" at the
+ *                           answer, "stalled requestor WINDOW chunks K" when
+ *                           the requestor waits for chunk K+1), as by an
+ *                           owner that hangs in the middle
  *   long-names TITLE_BYTES CLASS_BYTES
  *                           maps a window whose WM_NAME and _NET_WM_NAME
  *                           are TITLE_BYTES long and whose WM_CLASS class
@@ -313,9 +322,88 @@ static int case_long_names(unsigned title_bytes, unsigned class_bytes)
 	return 0;
 }
 
-static int case_targets(unsigned n, double seconds, bool primary, unsigned name_bytes, bool once,
-		bool silent)
+/* Answers req: the selection is on its property, or (None) refused. */
+static void notify_requestor(const xcb_selection_request_event_t *req, xcb_atom_t property)
 {
+	xcb_selection_notify_event_t note = {
+		.response_type = XCB_SELECTION_NOTIFY,
+		.time = req->time,
+		.requestor = req->requestor,
+		.selection = req->selection,
+		.target = req->target,
+		.property = property,
+	};
+	xcb_send_event(conn, 0, req->requestor, 0, (const char *)&note);
+}
+
+/* --incr: the transfers answered with INCR, by requestor window. */
+#define INCR_TRANSFERS 64
+#define INCR_CHUNK_BYTES 1000
+
+struct incr_transfer {
+	xcb_window_t requestor;
+	xcb_atom_t property;
+	xcb_atom_t target;
+	unsigned chunks; /* put so far */
+};
+
+static struct incr_transfer incr_transfers[INCR_TRANSFERS];
+
+/* Answers req with an INCR transfer: its property says one is coming, and
+ * the requestor's deletions of it (PropertyChange, selected here) ask for
+ * the chunks. */
+static void incr_answer(const xcb_selection_request_event_t *req, xcb_atom_t incr)
+{
+	struct incr_transfer *t = NULL;
+	for (unsigned i = 0; i < INCR_TRANSFERS && t == NULL; i++) {
+		if (incr_transfers[i].requestor == XCB_WINDOW_NONE ||
+				incr_transfers[i].requestor == req->requestor) {
+			t = &incr_transfers[i];
+		}
+	}
+	if (t == NULL) {
+		return;
+	}
+	*t = (struct incr_transfer){ req->requestor, req->property, req->target, 0 };
+	uint32_t mask = XCB_EVENT_MASK_PROPERTY_CHANGE;
+	xcb_change_window_attributes(conn, req->requestor, XCB_CW_EVENT_MASK, &mask);
+	uint32_t size = 1000000;
+	xcb_change_property(conn, XCB_PROP_MODE_REPLACE, req->requestor, req->property, incr, 32, 1,
+			&size);
+	notify_requestor(req, req->property);
+	xcb_flush(conn);
+	printf("incr %u requestor %u\n", req->target, req->requestor);
+	fflush(stdout);
+}
+
+/* A deletion on a requestor of ours: the next chunk, up to chunks of them. */
+static void incr_next(const xcb_property_notify_event_t *pn, unsigned chunks)
+{
+	for (unsigned i = 0; i < INCR_TRANSFERS; i++) {
+		struct incr_transfer *t = &incr_transfers[i];
+		if (t->requestor != pn->window || t->property != pn->atom ||
+				pn->state != XCB_PROPERTY_DELETE) {
+			continue;
+		}
+		if (t->chunks >= chunks) {
+			printf("stalled requestor %u chunks %u\n", t->requestor, t->chunks);
+			fflush(stdout);
+			return;
+		}
+		char chunk[INCR_CHUNK_BYTES];
+		memset(chunk, 'a' + (int)(t->chunks % 26), sizeof(chunk));
+		xcb_change_property(conn, XCB_PROP_MODE_REPLACE, t->requestor, t->property,
+				t->target, 8, sizeof(chunk), chunk);
+		xcb_flush(conn);
+		t->chunks++;
+		return;
+	}
+}
+
+static int case_targets(unsigned n, double seconds, bool primary, unsigned name_bytes, bool once,
+		bool silent, int incr_chunks)
+{
+	xcb_atom_t incr = atom("INCR");
 	xcb_atom_t selection = primary ? XCB_ATOM_PRIMARY : atom("CLIPBOARD");
 	xcb_atom_t targets_atom = atom("TARGETS");
 	xcb_atom_t *targets = calloc(n + 1, sizeof(*targets));
@@ -368,35 +456,34 @@ static int case_targets(unsigned n, double seconds, bool primary, unsigned name_
 		}
 		if ((ev->response_type & 0x7f) == XCB_SELECTION_REQUEST) {
 			xcb_selection_request_event_t *req = (xcb_selection_request_event_t *)ev;
-			xcb_selection_notify_event_t note = {
-				.response_type = XCB_SELECTION_NOTIFY,
-				.time = req->time,
-				.requestor = req->requestor,
-				.selection = req->selection,
-				.target = req->target,
-				.property = XCB_ATOM_NONE,
-			};
+			xcb_atom_t property = XCB_ATOM_NONE;
 			if (req->target == targets_atom) {
 				xcb_change_property(conn, XCB_PROP_MODE_REPLACE, req->requestor,
 						req->property, XCB_ATOM_ATOM, 32, n, targets);
-				note.property = req->property;
+				property = req->property;
 				if (asked++ == 0) {
 					printf("owner\n");
 					fflush(stdout);
 				}
+			} else if (incr_chunks >= 0) {
+				incr_answer(req, incr);
+				free(ev);
+				continue;
 			} else if (silent) {
 				printf("unanswered %u requestor %u\n", req->target, req->requestor);
 				fflush(stdout);
 				free(ev);
 				continue;
 			}
-			xcb_send_event(conn, 0, req->requestor, 0, (const char *)&note);
+			notify_requestor(req, property);
 			if (!once) {
 				/* Taken again: the window manager asks for the targets anew. */
 				xcb_set_selection_owner(conn, w, selection, XCB_CURRENT_TIME);
 				owned++;
 			}
 			xcb_flush(conn);
+		} else if ((ev->response_type & 0x7f) == XCB_PROPERTY_NOTIFY && incr_chunks >= 0) {
+			incr_next((const xcb_property_notify_event_t *)ev, (unsigned)incr_chunks);
 		}
 		free(ev);
 	}
@@ -621,7 +708,7 @@ static int usage(void)
 {
 	fprintf(stderr,
 			"usage: smt-x11-wm-hostile steal-focus [TITLE] | targets N SECONDS [--primary]\n"
-			"  [--name-bytes B] [--once] [--silent] |\n"
+			"  [--name-bytes B] [--once] [--silent | --incr K] |\n"
 			"  long-names TITLE_BYTES CLASS_BYTES |\n"
 			"  state-loop|iconify-loop|configure-loop|title-delete-loop SECONDS |\n"
 			"  window-churn SECONDS [--or] [--count N] | windows-hold N [--map] [--or] |\n"
@@ -683,7 +770,10 @@ int main(int argc, char **argv)
 		rc = case_targets((unsigned)strtoul(argv[2], NULL, 10), atof(argv[3]),
 				has_flag(argc, argv, "--primary"),
 				flag_value(argc, argv, "--name-bytes"),
-				has_flag(argc, argv, "--once"), has_flag(argc, argv, "--silent"));
+				has_flag(argc, argv, "--once"), has_flag(argc, argv, "--silent"),
+				has_flag(argc, argv, "--incr") ?
+						(int)flag_value(argc, argv, "--incr") :
+						-1);
 	} else if ((strcmp(name, "state-loop") == 0 || strcmp(name, "iconify-loop") == 0 ||
 				   strcmp(name, "configure-loop") == 0 ||
 				   strcmp(name, "title-delete-loop") == 0) &&

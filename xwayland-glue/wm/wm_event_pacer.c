@@ -350,7 +350,7 @@ static int handle_retry(void *data)
 	uint64_t due = wm_event_queue_next_due(&pacer.queue);
 	if (pacer.fetching != NULL || pacer.parked != NULL ||
 			wm_event_queue_length(&pacer.queue) > 0 || wm_paste_pipe_has_ready() ||
-			(due != 0 && due <= now)) {
+			wm_selection_budget_has_ready() || (due != 0 && due <= now)) {
 		wake(pacer.conn);
 	} else {
 		arm_for_held(now);
@@ -676,6 +676,10 @@ xcb_generic_event_t *xcb_poll_for_event(xcb_connection_t *c)
 			/* A paste's chunk held for room in its pipe (wm_paste_pipe.h). */
 			ev = wm_paste_pipe_take_ready();
 		}
+		if (ev == NULL) {
+			/* The end of a transfer to a gone requestor (wm_selection_budget.h). */
+			ev = wm_selection_budget_take_ready();
+		}
 		while (ev == NULL && (ev = wm_event_queue_pop(&pacer.queue, now)) != NULL &&
 				(wm_paste_pipe_hold(c, ev) || wm_window_budget_refuse(c, ev) ||
 						wm_selection_budget_refuse(c, ev))) {
@@ -750,6 +754,7 @@ void xcb_disconnect(xcb_connection_t *c)
 		forget_connection();
 		if (!ours) {
 			wm_paste_pipe_forget(c);
+			wm_selection_budget_forget(c);
 			orphans[pacer.orphaned++ % WM_ORPHANS_KEPT] = c;
 			wlr_log(WLR_ERROR,
 					"X window manager: its connection's fd was closed "
@@ -760,6 +765,7 @@ void xcb_disconnect(xcb_connection_t *c)
 		}
 	}
 	wm_paste_pipe_forget(c);
+	wm_selection_budget_forget(c);
 	real_disconnect(c);
 }
 

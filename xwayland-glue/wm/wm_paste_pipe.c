@@ -83,6 +83,17 @@
  * (draining, above), and the reader keeps what it was sent. (Growing the
  * pipe, F_SETPIPE_SZ, lets wlroots finish the chunk, but the next one then
  * finds room for a few bytes and waits again.)
+ *
+ * An owner that answers with INCR and then sends no chunk (or stops after
+ * some) kept its paste's slot and the reader waiting for good, bounded
+ * only by `x11-client-pastes` (session 30). wlroots waits for the owner's
+ * next chunk from its reading of the answer (GetProperty with delete,
+ * whose reply has the type INCR: seen through wm_property_fetch.c's
+ * definitions of xcb_get_property and its reply) and from each deletion of
+ * a chunk it has written (xcb_delete_property, below) until the next
+ * chunk's PropertyNotify comes. A paste whose owner has let wlroots wait so
+ * for PASTE_STALL_MS is ended as a stalled reader's is: the reader keeps
+ * what came, and the owner's later chunks are taken here.
  */
 #define _GNU_SOURCE
 #include "xwayland-glue/wm/wm_paste_pipe.h"
@@ -136,7 +147,11 @@ struct paste_pipe {
 	uint64_t asked_ns;     /* when the owner was asked (again) */
 	unsigned asked_again;
 	uint64_t full_since_ns; /* its pipe had no room at every look since; 0: it had */
-	bool abandoned;         /* its reader stalled the owner: to be ended */
+	bool abandoned;         /* its reader (or INCR owner) stalled: to be ended */
+	bool answer_reading;    /* wlroots reads the owner's answer (GetProperty) */
+	unsigned answer_read;   /* that request's sequence number */
+	bool incr;              /* the answer was INCR: chunks are to come */
+	uint64_t chunk_wait_ns; /* wlroots waits for the owner's next chunk since; 0: not */
 };
 
 /* Owner changes seen per selection (XFixes SelectionNotify): which owner a
@@ -162,7 +177,13 @@ static struct {
 	struct log_limit refusal_log, stall_log;
 	struct wl_event_source *stall_timer; /* looks at pastes under way */
 	bool stall_armed;
-	uint64_t followed, refused, abandoned, asked_again, unanswered;
+	/* The INCR atom of a connection: asked at its first paste, read at
+	 * the first answer (its reply came before that answer's). */
+	xcb_connection_t *incr_conn;
+	xcb_atom_t incr_atom;
+	bool incr_asking;
+	unsigned incr_asked;
+	uint64_t followed, refused, abandoned, owner_stalled, asked_again, unanswered;
 	uint64_t held, unguarded, drained, orphaned;
 	uint64_t logged_held, logged_unguarded, logged_drained, logged_orphaned, last_log_ns;
 } paste = { .sending_fd = -1 };
@@ -393,6 +414,15 @@ static bool follow(xcb_connection_t *c, xcb_window_t window, xcb_atom_t selectio
 		.asked_ns = monotonic_now_ns(),
 	};
 	arm_stall_check();
+	if (paste.incr_conn != c) {
+		if (paste.incr_asking) {
+			xcb_discard_reply(paste.incr_conn, paste.incr_asked);
+		}
+		paste.incr_conn = c;
+		paste.incr_atom = XCB_ATOM_NONE;
+		paste.incr_asked = xcb_intern_atom(c, 0, 4, "INCR").sequence;
+		paste.incr_asking = true;
+	}
 	if (paste.limits != NULL && client != 0 &&
 			under_way >= (unsigned)paste.limits->x11_client_pastes) {
 		refuse(p, client, under_way);
@@ -400,6 +430,49 @@ static bool follow(xcb_connection_t *c, xcb_window_t window, xcb_atom_t selectio
 	}
 	paste.followed++;
 	return false;
+}
+
+/* c's INCR atom (None until known). Asked at c's first paste, before
+ * wlroots converted the selection: its reply came before the owner's
+ * answer, hence before any reply to wlroots' reading of it. */
+static xcb_atom_t incr_atom(xcb_connection_t *c)
+{
+	if (paste.incr_conn == c && paste.incr_asking) {
+		paste.incr_asking = false;
+		xcb_intern_atom_reply_t *r = xcb_intern_atom_reply(
+				c, (xcb_intern_atom_cookie_t){ paste.incr_asked }, NULL);
+		paste.incr_atom = r != NULL ? r->atom : XCB_ATOM_NONE;
+		free(r);
+	}
+	return paste.incr_conn == c ? paste.incr_atom : XCB_ATOM_NONE;
+}
+
+void wm_paste_pipe_property_asked(xcb_connection_t *c, uint8_t delete_, xcb_window_t window,
+		xcb_atom_t property, xcb_get_property_cookie_t cookie)
+{
+	struct paste_pipe *p = c != NULL && delete_ ? find(c, window) : NULL;
+	if (p != NULL && !p->draining && !p->incr && property == p->property) {
+		p->answer_reading = true;
+		p->answer_read = cookie.sequence;
+	}
+}
+
+void wm_paste_pipe_property_reply(xcb_connection_t *c, xcb_get_property_cookie_t cookie,
+		const xcb_get_property_reply_t *reply)
+{
+	for (unsigned i = 0; i < WM_PASTE_PIPES_MAX; i++) {
+		struct paste_pipe *p = &paste.pipes[i];
+		if (p->conn != c || !p->answer_reading || p->answer_read != cookie.sequence) {
+			continue;
+		}
+		p->answer_reading = false;
+		if (reply != NULL && reply->type != XCB_ATOM_NONE && reply->type == incr_atom(c)) {
+			p->incr = true; /* wlroots now waits for the first chunk */
+			p->chunk_wait_ns = monotonic_now_ns();
+			arm_stall_check();
+		}
+		return;
+	}
 }
 
 void wlr_data_source_send(struct wlr_data_source *source, const char *mime_type, int32_t fd)
@@ -485,6 +558,9 @@ xcb_void_cookie_t xcb_delete_property(xcb_connection_t *c, xcb_window_t window, 
 	/* wlroots has written a chunk and asks for the next: from an owner
 	 * that has gone, none comes. */
 	struct paste_pipe *p = c != NULL ? find(c, window) : NULL;
+	if (p != NULL && p->incr && !p->draining && property == p->property) {
+		p->chunk_wait_ns = monotonic_now_ns();
+	}
 	if (p != NULL && p->owner_gone && !p->draining && property == p->property) {
 		p->end_due = true;
 		if (paste.wake != NULL) {
@@ -639,11 +715,17 @@ static void handed(struct paste_pipe *p, const xcb_generic_event_t *ev)
 }
 
 /* p's reader has taken nothing for PASTE_STALL_MS while its owner waits
- * to send the rest (INCR): the transfer is to end (see the top). */
-static void abandon(struct paste_pipe *p)
+ * to send the rest (INCR), or (owner) its INCR owner has sent no chunk for
+ * as long while wlroots waits for one: the transfer is to end (see the
+ * top). */
+static void abandon(struct paste_pipe *p, bool owner)
 {
 	p->abandoned = true;
-	paste.abandoned++;
+	if (owner) {
+		paste.owner_stalled++;
+	} else {
+		paste.abandoned++;
+	}
 	if (p->watch != NULL) {
 		wl_event_source_remove(p->watch);
 		p->watch = NULL;
@@ -656,7 +738,15 @@ static void abandon(struct paste_pipe *p)
 		paste.wake();
 	}
 	uint64_t left_out;
-	if (log_limit_allow(&paste.stall_log, &left_out)) {
+	if (owner && log_limit_allow(&paste.stall_log, &left_out)) {
+		wlr_log(WLR_ERROR,
+				"X paste to Wayland: X client 0x%x has sent no chunk of its INCR "
+				"transfer for %u ms (%u came); the paste is ended (the reader keeps "
+				"what came) (%llu so in all, %llu such lines not logged before)",
+				(unsigned)p->owner_client, PASTE_STALL_MS, p->chunks,
+				(unsigned long long)paste.owner_stalled,
+				(unsigned long long)left_out);
+	} else if (!owner && log_limit_allow(&paste.stall_log, &left_out)) {
 		wlr_log(WLR_ERROR,
 				"X paste to Wayland: a Wayland client has read nothing of a paste for "
 				"%u ms while X client 0x%x waits to send the rest; the paste is "
@@ -725,15 +815,20 @@ static int handle_stall_check(void *data)
 			}
 			continue;
 		}
+		if (p->chunk_wait_ns != 0 &&
+				now - p->chunk_wait_ns >= (uint64_t)PASTE_STALL_MS * 1000000u) {
+			abandon(p, true);
+			continue;
+		}
 		if (p->chunks == 0) {
-			continue; /* the owner has given it all */
+			continue; /* the owner has given it all, or its first chunk is awaited */
 		}
 		if (has_room(p)) {
 			p->full_since_ns = 0; /* (forgotten if it is no longer the pipe) */
 		} else if (p->full_since_ns == 0) {
 			p->full_since_ns = now;
 		} else if (now - p->full_since_ns >= (uint64_t)PASTE_STALL_MS * 1000000u) {
-			abandon(p);
+			abandon(p, false);
 		}
 	}
 	if (any) {
@@ -750,6 +845,9 @@ bool wm_paste_pipe_hold(xcb_connection_t *c, xcb_generic_event_t *ev)
 	struct paste_pipe *p = paste.loop != NULL ? paste_of(c, ev) : NULL;
 	if (p == NULL) {
 		return false;
+	}
+	if (is_chunk(ev)) {
+		p->chunk_wait_ns = 0; /* the owner has put the next chunk */
 	}
 	if (p->draining) {
 		/* wlroots has no paste on this window any more: the chunk is
@@ -822,6 +920,13 @@ bool wm_paste_pipe_has_ready(void)
 
 void wm_paste_pipe_forget(xcb_connection_t *c)
 {
+	if (paste.incr_conn == c) {
+		if (paste.incr_asking) {
+			xcb_discard_reply(c, paste.incr_asked);
+		}
+		paste.incr_conn = NULL;
+		paste.incr_asking = false;
+	}
 	for (unsigned i = 0; i < WM_PASTE_PIPES_MAX; i++) {
 		if (paste.pipes[i].conn != NULL && paste.pipes[i].conn == c) {
 			forget(&paste.pipes[i]);
@@ -852,6 +957,7 @@ void wm_paste_pipe_stats(const struct smtwc_stats_out *out)
 	out->number(out->ctx, "unguarded", paste.unguarded);
 	out->number(out->ctx, "orphaned", paste.orphaned);
 	out->number(out->ctx, "abandoned", paste.abandoned);
+	out->number(out->ctx, "owner_stalled", paste.owner_stalled);
 	out->number(out->ctx, "asked_again", paste.asked_again);
 	out->number(out->ctx, "unanswered", paste.unanswered);
 	if (paste.limits != NULL) {

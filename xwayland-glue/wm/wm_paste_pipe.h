@@ -64,6 +64,14 @@ xcb_generic_event_t *wm_paste_pipe_take_ready(void);
 
 bool wm_paste_pipe_has_ready(void);
 
+/* wlroots asks for (and gets) a property of a window: its reading of an
+ * owner's answer tells whether chunks are to come (INCR). Called from
+ * wm_property_fetch.c's xcb_get_property and xcb_get_property_reply. */
+void wm_paste_pipe_property_asked(xcb_connection_t *c, uint8_t delete_, xcb_window_t window,
+		xcb_atom_t property, xcb_get_property_cookie_t cookie);
+void wm_paste_pipe_property_reply(xcb_connection_t *c, xcb_get_property_cookie_t cookie,
+		const xcb_get_property_reply_t *reply);
+
 /* The window manager's connection c ends: every held event is freed,
  * every pipe forgotten. */
 void wm_paste_pipe_forget(xcb_connection_t *c);

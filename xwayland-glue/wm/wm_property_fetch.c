@@ -18,6 +18,7 @@
 
 #include "common/monotonic_clock.h"
 #include "common/dlsym_next.h"
+#include "xwayland-glue/wm/wm_paste_pipe.h"
 #include "xwayland-glue/wm/wm_selection_targets.h"
 
 /* What read_surface_property in wlroots 0.15's xwm.c asks: the whole of
@@ -321,6 +322,7 @@ xcb_get_property_cookie_t xcb_get_property(xcb_connection_t *c, uint8_t delete_,
 	xcb_get_property_cookie_t cookie = real_get_property(
 			c, delete_, window, property, type, long_offset, long_length);
 	wm_selection_targets_property_asked(c, property, long_offset, long_length, cookie);
+	wm_paste_pipe_property_asked(c, delete_, window, property, cookie);
 	return cookie;
 }
 
@@ -337,6 +339,7 @@ xcb_get_property_reply_t *xcb_get_property_reply(
 	xcb_get_property_reply_t *reply = real_get_property_reply(c, cookie, e);
 	waited_since(t0);
 	wm_selection_targets_property_reply(c, cookie, reply);
+	wm_paste_pipe_property_reply(c, cookie, reply);
 	return reply;
 }
 

@@ -737,7 +737,8 @@ static bool xwayland_init(struct smtwc_server *server)
 			wm_event_pacer_wake);
 	wm_selection_targets_init(xw->wlr);
 	wm_window_budget_init(xw->wlr, &server->config.limits, wm_event_pacer_wake);
-	wm_selection_budget_init(&server->config.limits, wm_event_pacer_wake);
+	wm_selection_budget_init(wl_display_get_event_loop(server->display), &server->config.limits,
+			wm_event_pacer_wake);
 	xw->ready.notify = xwayland_handle_ready;
 	wl_signal_add(&xw->wlr->events.ready, &xw->ready);
 	xw->new_surface.notify = xwayland_handle_new_surface;

@@ -1,6 +1,9 @@
 """What clipboard tests paste and compare: selection data whose every chunk
 differs, a file's bytes, how two byte strings differ, and whether the
-compositor offers a selection to Wayland clients as text (wl-paste)."""
+compositor offers a selection to Wayland clients as text (wl-paste);
+xclip as an owner, wl-paste as a reader."""
+import os
+import shlex
 
 TEXT = "text/plain;charset=utf-8"
 
@@ -39,3 +42,25 @@ def offered(s, primary=False):
     r = s.run(["wl-paste", "--list-types"] + (["--primary"] if primary else []),
               check_rc=False)
     return r.returncode == 0 and TEXT in r.stdout.split()
+
+
+def paste_text(s, name):
+    """wl-paste of the clipboard as TEXT into a file of s.tmp, to its end;
+    the file's bytes."""
+    out = os.path.join(s.tmp, name)
+    s.run(["sh", "-c", f"exec {shlex.join(['wl-paste', '-n', '-t', TEXT])} > "
+                       f"{shlex.quote(out)}"], timeout=60)
+    return read_bytes(out)
+
+
+def xclip_owns(s, data, replacing):
+    """xclip owns the clipboard with data (bytes), once Wayland clients are
+    offered it instead of the MIME type `replacing`; its Process."""
+    path = os.path.join(s.tmp, "xclip.txt")
+    with open(path, "wb") as f:
+        f.write(data)
+    xclip = s.spawn(["xclip", "-quiet", "-selection", "clipboard", "-i", path], name="xclip")
+    s.wait_until(lambda: offered(s) and replacing not in s.run(
+        ["wl-paste", "--list-types"], check_rc=False).stdout,
+        timeout=30, interval=0.2, what="xclip's selection offered to Wayland clients")
+    return xclip
