@@ -107,6 +107,7 @@ struct xconn {
 	uint64_t input_events;     /* input events written to it */
 	uint64_t yields;           /* reads refused for another's boost */
 	bool held;                 /* refused or unreported: report it later */
+	bool wayland_held;         /* the same while Xwayland's Wayland connection is full */
 	/* Requests begun in the stream (framer.requests) at its last read, and
 	 * in its last read: until its next read the X server may still run
 	 * those (it reads only when it has no whole request left). */
@@ -225,6 +226,16 @@ void wm_events_sent(const struct iovec *iov, int n, ssize_t written);
 /* The X server read n bytes of fd: the window manager's requests, if it
  * is its connection (a new value is written again from now on). */
 void wm_events_read(int fd, ssize_t n);
+
+/* wayland_conn.c: Xwayland's own Wayland connection. Xwayland sent on fd
+ * (wl_display_flush's sendmsg): X clients are held while the compositor
+ * has too much of it unread. */
+void xwayland_conn_sent(int fd);
+/* At c's read: true if it must be refused (EAGAIN) for now. */
+bool xwayland_conn_holds(struct xconn *c);
+/* epoll_wait's timeout and reported events while clients are held. */
+int xwayland_conn_timeout(int timeout);
+int xwayland_conn_filter(int epfd, struct epoll_event *ev, int n, int max);
 
 /* stats.c */
 void xconn_stats_init(void);
