@@ -152,7 +152,9 @@ void xwayland_conn_sent(int fd)
 
 bool xwayland_conn_holds(struct xconn *c)
 {
-	if (!backlogged)
+	/* Only a client epoll can report again (the X server's sets are
+	 * edge-triggered: a refused read's bytes are not reported anew). */
+	if (!backlogged || c->epfd < 0 || !(c->xevents & EPOLLIN))
 		return false;
 	c->wayland_held = true;
 	any_held = true;
