@@ -88,6 +88,12 @@
  *                           the freed Wayland ids again (unpaused,
  *                           Xwayland gives up at once: a wl_shm pool per
  *                           map)
+ *   pixmap-churn COUNT      creates and frees COUNT 64x64 pixmaps (each a
+ *                           wl_shm pool, an fd, from Xwayland to the
+ *                           compositor and two delete_id events back)
+ *   resize-or K ROUNDS      maps K 40x40 override-redirect windows, then
+ *                           resizes (and fills) each in turn, ROUNDS times
+ *                           (each resize a new window pixmap: a wl_shm pool)
  * Loops make a round trip every 64 requests, so that the X server, not the
  * client's buffer, holds the backlog; each prints "count K seconds S".
  */
@@ -568,6 +574,61 @@ static int case_window_churn(double seconds, bool override_redirect, unsigned lo
 	return xcb_connection_has_error(conn) ? 1 : 0;
 }
 
+/* Until `most` steps are made or the connection breaks (Xwayland gave up):
+ * prints "count K seconds S". */
+static int counted_end(unsigned long count, double t0)
+{
+	round_trip();
+	printf("count %lu seconds %.3f\n", count, seconds_since(t0));
+	fflush(stdout);
+	return xcb_connection_has_error(conn) ? 1 : 0;
+}
+
+static int case_pixmap_churn(unsigned long most)
+{
+	unsigned long count = 0;
+	double t0 = monotonic_seconds();
+	while (!stopping && !xcb_connection_has_error(conn) && count < most) {
+		xcb_pixmap_t p = xcb_generate_id(conn);
+		xcb_create_pixmap(conn, screen->root_depth, p, screen->root, 64, 64);
+		xcb_free_pixmap(conn, p);
+		if (++count % 64 == 0) {
+			round_trip();
+		}
+	}
+	return counted_end(count, t0);
+}
+
+static int case_resize_or(unsigned k, unsigned long rounds)
+{
+	xcb_window_t w[256];
+	k = k == 0 ? 16 : k > 256 ? 256 : k;
+	xcb_gcontext_t gc = xcb_generate_id(conn);
+	xcb_create_gc(conn, gc, screen->root, XCB_GC_FOREGROUND, &screen->black_pixel);
+	for (unsigned i = 0; i < k; i++) {
+		w[i] = make_window(true, (int16_t)(i * 37 % 1100), (int16_t)(i * 53 % 600));
+		xcb_map_window(conn, w[i]);
+	}
+	round_trip();
+	unsigned long count = 0;
+	double t0 = monotonic_seconds();
+	for (unsigned long r = 0; r < rounds && !stopping && !xcb_connection_has_error(conn); r++) {
+		for (unsigned i = 0; i < k; i++) {
+			uint32_t size[] = { (uint32_t)(40 + r % 64 + i % 7),
+				(uint32_t)(40 + r * 3 % 64) };
+			xcb_configure_window(conn, w[i],
+					XCB_CONFIG_WINDOW_WIDTH | XCB_CONFIG_WINDOW_HEIGHT, size);
+			xcb_rectangle_t all = { 0, 0, (uint16_t)size[0], (uint16_t)size[1] };
+			xcb_poly_fill_rectangle(conn, w[i], gc, 1, &all);
+			if (++count % 64 == 0) {
+				round_trip();
+				drain_events();
+			}
+		}
+	}
+	return counted_end(count, t0);
+}
+
 static int case_forge_surface_id(uint32_t id)
 {
 	xcb_window_t w = make_window(false, 100, 100);
@@ -713,7 +774,8 @@ static int usage(void)
 			"  state-loop|iconify-loop|configure-loop|title-delete-loop SECONDS |\n"
 			"  window-churn SECONDS [--or] [--count N] | windows-hold N [--map] [--or] |\n"
 			"  selection-hold N [--primary] [--spare K] | forge-surface-id ID |\n"
-			"  forge-end WINDOW | remap-or SECONDS [--windows K] [--pause-us U]\n");
+			"  forge-end WINDOW | remap-or SECONDS [--windows K] [--pause-us U] |\n"
+			"  pixmap-churn COUNT | resize-or K ROUNDS\n");
 	return 2;
 }
 
@@ -794,6 +856,11 @@ int main(int argc, char **argv)
 				has_flag(argc, argv, "--pause-us") ?
 						flag_value(argc, argv, "--pause-us") :
 						1000);
+	} else if (strcmp(name, "pixmap-churn") == 0 && argc >= 3) {
+		rc = case_pixmap_churn(strtoul(argv[2], NULL, 10));
+	} else if (strcmp(name, "resize-or") == 0 && argc >= 4) {
+		rc = case_resize_or(
+				(unsigned)strtoul(argv[2], NULL, 10), strtoul(argv[3], NULL, 10));
 	} else if (strcmp(name, "windows-hold") == 0 && argc >= 3) {
 		rc = case_windows_hold((unsigned)strtoul(argv[2], NULL, 10),
 				has_flag(argc, argv, "--map"), has_flag(argc, argv, "--or"));

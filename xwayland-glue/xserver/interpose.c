@@ -261,11 +261,16 @@ static ssize_t recv_request_bytes(int fd, struct msghdr *msg, int flags)
 	return n;
 }
 
-/* A client's read while another has the input boost: refused, or cut
- * short (input_boost.c). */
+/* A client's read while Xwayland's Wayland connection is full
+ * (wayland_conn.c) or another has the input boost: refused, or cut short
+ * (input_boost.c). */
 static bool boost_refuses(int fd)
 {
 	struct xconn *c = xconn_get(fd);
+	if (c && xwayland_conn_holds(c)) {
+		errno = EAGAIN;
+		return true;
+	}
 	if (c)
 		input_boost_reading(c);
 	if (c && input_boost_yield(c)) {
@@ -361,8 +366,16 @@ EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
 
 EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
-	if (wayland_backlog_owns(fd))
-		return wayland_backlog_sendmsg(fd, msg, flags);
+	if (wayland_backlog_owns(fd)) {
+		/* Xwayland's own Wayland connection: what the socket refuses
+		 * is held (wayland_backlog.c), and X clients wait while the
+		 * compositor has much of it unread (wayland_conn.c). */
+		ssize_t w = wayland_backlog_sendmsg(fd, msg, flags);
+		int saved = errno;
+		xwayland_conn_sent(fd);
+		errno = saved;
+		return w;
+	}
 	ssize_t w = real_sendmsg(fd, msg, flags);
 	int saved = errno;
 	if (wm_events_is_wm(fd))
@@ -533,7 +546,7 @@ EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
 	struct smt_global_status *g = nring ? xconn_global() : NULL;
 	bool slept = false;
 	input_boost_polling(false);
-	timeout = input_boost_timeout(timeout);
+	timeout = xwayland_conn_timeout(input_boost_timeout(timeout));
 	if (g && timeout != 0 && spin_for_ring_input())
 		timeout = 0;
 	if (g && timeout != 0) {
@@ -556,5 +569,6 @@ EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
 		errno = saved;
 		return n;
 	}
-	return input_boost_filter(epfd, ev, rewrite_events(epfd, ev, n, max), max);
+	n = input_boost_filter(epfd, ev, rewrite_events(epfd, ev, n, max), max);
+	return xwayland_conn_filter(epfd, ev, n, max);
 }

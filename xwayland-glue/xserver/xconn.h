@@ -107,6 +107,7 @@ struct xconn {
 	uint64_t input_events;     /* input events written to it */
 	uint64_t yields;           /* reads refused for another's boost */
 	bool held;                 /* refused or unreported: report it later */
+	bool wayland_held;         /* the same while Xwayland's Wayland connection is full */
 	/* Requests begun in the stream (framer.requests) at its last read, and
 	 * in its last read: until its next read the X server may still run
 	 * those (it reads only when it has no whole request left). */
@@ -235,6 +236,15 @@ bool wayland_backlog_owns(int fd);
 ssize_t wayland_backlog_sendmsg(int fd, const struct msghdr *msg, int flags);
 /* Xwayland closes fd: what is held for it goes. */
 void wayland_backlog_closed(int fd);
+/* wayland_conn.c: Xwayland's own Wayland connection. Xwayland sent on fd
+ * (wl_display_flush's sendmsg): X clients are held while the compositor
+ * has too much of it unread. */
+void xwayland_conn_sent(int fd);
+/* At c's read: true if it must be refused (EAGAIN) for now. */
+bool xwayland_conn_holds(struct xconn *c);
+/* epoll_wait's timeout and reported events while clients are held. */
+int xwayland_conn_timeout(int timeout);
+int xwayland_conn_filter(int epfd, struct epoll_event *ev, int n, int max);
 
 /* stats.c */
 void xconn_stats_init(void);
