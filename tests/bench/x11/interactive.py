@@ -229,7 +229,13 @@ def echo_run(s, transport, seconds, tag, warmup, keys=False, expose=False, xi2=F
     p = s.spawn(argv, name=f"x11-echo-{tag}", env=transport_env(transport))
     wait_line(s, p, "ready", 30, f"x11-echo ({tag}) to map its window")
     if keys:
-        # Focus is the newest window's: keys 10 ms apart for the whole run.
+        # Focus is the newest window's, once the compositor has shown it
+        # (its Expose can come first: a CI-like run typed every key into
+        # the window before and the echo wrote no sample): keys 10 ms
+        # apart for the whole run.
+        s.wait_until(lambda: any(w.get("pid") == p.pid and w.get("focused")
+                                 for w in s.windows()),
+                     timeout=60, what=f"x11-echo ({tag})'s window to have the focus")
         n = int((seconds + 1.5) * 100)
         s.run(["wtype", "-d", "10", "--", "x" * n], timeout=seconds + 60)
     rc = p.wait(seconds + 60 + (180 if min_answers else 0))
