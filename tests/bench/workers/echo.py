@@ -42,7 +42,7 @@ WORKER_COMM = "ring-worker"  # RING_WORKERS_THREAD_NAME
 
 
 def threads(pid):
-    """{tid: (comm, run_delay_ms, voluntary, involuntary switches)}."""
+    """{tid: (comm, run_delay_ms, voluntary, involuntary switches, cpu_ms)}."""
     out = {}
     try:
         tids = os.listdir("/proc/%d/task" % pid)
@@ -52,29 +52,31 @@ def threads(pid):
         try:
             base = "/proc/%d/task/%s/" % (pid, t)
             comm = open(base + "comm").read().strip()
-            delay = int(open(base + "schedstat").read().split()[1]) / 1e6
+            sched = open(base + "schedstat").read().split()
+            cpu, delay = int(sched[0]) / 1e6, int(sched[1]) / 1e6
             vol = invol = 0
             for line in open(base + "status"):
                 if line.startswith("voluntary_ctxt_switches"):
                     vol = int(line.split()[1])
                 elif line.startswith("nonvoluntary_ctxt_switches"):
                     invol = int(line.split()[1])
-            out[t] = (comm, delay, vol, invol)
+            out[t] = (comm, delay, vol, invol, cpu)
         except (OSError, ValueError, IndexError):
             pass
     return out
 
 
 def delta(a, b, pick):
-    """Summed (delay, voluntary, involuntary) of the threads `pick` keeps."""
-    s = [0.0, 0, 0]
+    """Summed (delay, voluntary, involuntary, cpu_ms) of the threads `pick` keeps."""
+    s = [0.0, 0, 0, 0.0]
     for t, v in b.items():
         if not pick(t, v[0]):
             continue
-        o = a.get(t, (v[0], 0.0, 0, 0))
+        o = a.get(t, (v[0], 0.0, 0, 0, 0.0))
         s[0] += v[1] - o[1]
         s[1] += v[2] - o[2]
         s[2] += v[3] - o[3]
+        s[3] += v[4] - o[4]
     return s
 
 
