@@ -152,9 +152,7 @@ static bool report_published_locked(struct ring_workers *w, uint64_t now)
 static bool anyone_waiting(struct ring_workers *w)
 {
 	pthread_mutex_lock(&w->lock);
-	if (report_published_locked(w, monotonic_now_ns()) && w->main_sleeping) {
-		wake_main_locked(w, TRACE_WAKE_REPORTED);
-	}
+	report_published_locked(w, monotonic_now_ns());
 	bool waiting = smt_sched_anyone_waiting(w->transport->sched);
 	w->spins_skipped += waiting;
 	pthread_mutex_unlock(&w->lock);
@@ -234,12 +232,14 @@ static bool worker_run(struct ring_workers *w, struct smtwc_ring *ring,
 		spins_found = 0;
 		/* While a worker runs, clients do not wake the sleeping main
 		 * thread (the server-asleep flag is down): between pieces the
-		 * workers look for rings that got work meanwhile, report them
-		 * to the scheduler and wake it, as it does between its own
-		 * pieces (ring_loop.c). */
-		if (report_published_locked(w, monotonic_now_ns()) && w->main_sleeping) {
-			wake_main_locked(w, TRACE_WAKE_REPORTED);
-		}
+		 * workers look for rings that got work meanwhile and report
+		 * them to the scheduler, as the main thread does between its
+		 * own pieces (ring_loop.c). The main thread is not woken for
+		 * them: a worker picks them, and the last worker to find
+		 * nothing to pick wakes it (worker_main). Woken at every
+		 * report, it woke ~9,000 times a second among 12 put100
+		 * clients for nothing (trace, session 31). */
+		report_published_locked(w, monotonic_now_ns());
 		/* fifo (no deadline): pieces of fifo_commands until the ring
 		 * is empty or ran a request buffer's worth, what the seed's
 		 * server read per client per select(2) (ring_loop.c,
