@@ -18,8 +18,10 @@ that say where the echo's time goes, per second of the measured window:
 time runnable but waiting for a CPU (/proc/PID/task/TID/schedstat) of the
 compositor's main thread, of its worker threads together, of the rubber
 band and of the animation; their context switches (voluntary and not,
-/proc/.../status); and the scheduler's own wait of the rubber band's ring
-(ready until picked, smtctl stats: mean and max). --trace: the compositor's
+/proc/.../status); the scheduler's own wait of the rubber band's ring
+(ready until picked, smtctl stats: mean and max); handoffs per second and
+the main thread's spins (those that found ring work), the CPUs workers
+yielded to it (a favoured client's handoff) and its CPU time. --trace: the compositor's
 event trace per round (SMTWC_TRACE) beside the clients' CSVs, for
 tests/bench/workers/trace.py.
 """
@@ -137,11 +139,12 @@ def one(procs, build, tmp, workers, nice, seconds, warmup, rnd, base, trace):
         res["rubberband"] = delta(t0["rb"], t1["rb"], lambda t, c: True)
         res["anim"] = delta(t0["an"], t1["an"], lambda t, c: True)
         for k in ("main", "workers", "rubberband", "anim"):
-            res[k] = [res[k][0] / span, res[k][1] / span, res[k][2] / span]
+            res[k] = [v / span for v in res[k]]
         res["nice_seen"] = sorted(set(
             int(open("/proc/%d/task/%s/stat" % (pid, t)).read().rsplit(")", 1)[1].split()[16])
             for t, v in t1["smtwc"].items() if v[0] == WORKER_COMM)) if workers else []
-        for k in ("worker_preempts", "worker_reported"):
+        for k in ("worker_preempts", "worker_reported", "worker_handoffs", "spins",
+                  "spins_found_work", "worker_cpu_yields"):
             res[k] = (st1.get("server", {}).get(k, 0) - st0.get("server", {}).get(k, 0)) / span
         res["cmds"] = sum(c1[k][0] - c0[k][0] for k in c1 if k in c0) / span
         if r1:
@@ -245,6 +248,13 @@ def main():
         [r["worker_preempts"] for r in rs]))
     row("idle rings reported by workers/s", lambda rs: "%.0f" % np.median(
         [r["worker_reported"] for r in rs]))
+    row("handoffs/s; main thread spins/s (found work)", lambda rs:
+        "%.0f; %.0f (%.0f)" % (np.median([r["worker_handoffs"] for r in rs]),
+                               np.median([r["spins"] for r in rs]),
+                               np.median([r["spins_found_work"] for r in rs])))
+    row("CPUs yielded by workers to the main thread/s", lambda rs: "%.0f" % np.median(
+        [r["worker_cpu_yields"] for r in rs]))
+    row("main: CPU ms/s", lambda rs: "%.1f" % np.median([r["main"][3] for r in rs]))
     row("workers' nice seen", lambda rs: ",".join(str(x) for x in sorted(
         set(n for r in rs for n in r["nice_seen"]))) or "-")
     row("events not received", lambda rs: "%d/%d" % (
