@@ -5,7 +5,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +40,7 @@ struct ring_workers {
 	int main_fd;           /* eventfd the main thread's loop watches */
 	struct wl_event_source *main_source;
 	uint64_t runs, pieces, handoffs, main_wakeups, preempts, reported;
-	uint64_t spins, spins_found, spins_skipped, cpu_yields;
+	uint64_t spins, spins_found, spins_skipped;
 	/* main thread only (ring_workers_lock_ring) */
 	uint64_t main_lock_waits, main_lock_wait_ns, main_lock_wait_max_ns;
 };
@@ -379,22 +378,6 @@ static void *worker_main(void *data)
 		pthread_cond_broadcast(&w->ended);
 		/* another worker may wait for the run this one ended */
 		pthread_cond_signal(&w->work);
-		/* The main thread just woken for the handoff of the most
-		 * favoured client (a rubber band's line or mark, an
-		 * animation's frame) often waits for a CPU: woken on this
-		 * CPU, behind this worker, or beside clients on the other.
-		 * The echo crosses it twice per event; traced among 12
-		 * flooders (loaded machine), the wait from the handoff to the
-		 * settle had a p99 of 1.1-1.7 ms, and 0.05-1.1 ms with this
-		 * yield (docs/benchmarks.md, session 31). Only for that
-		 * client: a flooder's PRESENT can wait for the main thread's
-		 * turn, and each yield may cost this worker a CPU. */
-		if (handed && w->main_sleeping && smt_sched_most_favoured(sched, d.client)) {
-			w->cpu_yields++;
-			pthread_mutex_unlock(&w->lock);
-			sched_yield();
-			pthread_mutex_lock(&w->lock);
-		}
 	}
 	pthread_mutex_unlock(&w->lock);
 	wake_fd_thread_done();
@@ -729,7 +712,6 @@ void ring_workers_stats(struct ring_workers *w, struct ring_workers_stats *out)
 	out->spins = w->spins;
 	out->spins_found = w->spins_found;
 	out->spins_skipped = w->spins_skipped;
-	out->cpu_yields = w->cpu_yields;
 	pthread_mutex_unlock(&w->lock);
 	out->main_lock_waits = w->main_lock_waits;
 	out->main_lock_wait_ns = w->main_lock_wait_ns;

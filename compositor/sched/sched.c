@@ -216,16 +216,6 @@ unsigned smt_sched_ready_count(const struct smt_sched *sched)
 	return sched->ready_count;
 }
 
-bool smt_sched_most_favoured(const struct smt_sched *sched, const struct smt_sched_client *client)
-{
-	for (const struct smt_sched_client *c = sched->head; c != NULL; c = c->next) {
-		if (c != client && (c->ready || c->running) && c->priority >= client->priority) {
-			return false;
-		}
-	}
-	return true;
-}
-
 bool smt_sched_anyone_waiting(const struct smt_sched *sched)
 {
 	for (const struct smt_sched_client *c = sched->head; c != NULL; c = c->next) {

@@ -175,8 +175,5 @@ unsigned smt_sched_ready_count(const struct smt_sched *sched);
 /* True when a ready client is not running: it waits for a worker. A worker
  * whose ring ran dry spins on it for more only when nobody does. */
 bool smt_sched_anyone_waiting(const struct smt_sched *sched);
-/* True when no other ready or running client is as favoured as `client`
- * (fair priorities; in fifo every client is 0, so only a client alone). */
-bool smt_sched_most_favoured(const struct smt_sched *sched, const struct smt_sched_client *client);
 
 #endif

@@ -498,54 +498,6 @@ static void test_anyone_waiting(void)
 	remove_all(s, c, 2);
 }
 
-static void test_most_favoured(void)
-{
-	current_test = "the most favoured of the ready and running clients";
-	struct smt_sched *s = new_sched(false, 1);
-	struct smt_sched_client *c[3];
-	uint64_t now = T0;
-	for (int i = 0; i < 3; i++) {
-		c[i] = smt_sched_client_add(s, (void *)(intptr_t)i, now);
-	}
-	/* Alone: favoured whether ready or not. */
-	CHECK(smt_sched_most_favoured(s, c[0]));
-	/* c0 floods and sinks to -2; c1 (0) becomes ready above it. */
-	smt_sched_set_ready(s, c[0], true, now);
-	struct smt_sched_decision d;
-	for (int k = 0; k < 2; k++) {
-		CHECK(smt_sched_pick(s, now, &d));
-		smt_sched_charge(s, c[0], now, now + MS(5), true, 1);
-	}
-	CHECK(smt_sched_most_favoured(s, c[0])); /* c1, c2 not ready */
-	smt_sched_set_ready(s, c[1], true, now);
-	CHECK(!smt_sched_most_favoured(s, c[0]));
-	CHECK(smt_sched_most_favoured(s, c[1]));
-	/* A running client counts too: c1 runs, then hands over (charged
-	 * paused, not ready): c0 is below it no longer. */
-	CHECK(smt_sched_pick(s, now, &d));
-	CHECK(d.client == c[1]);
-	CHECK(smt_sched_most_favoured(s, c[1]));
-	CHECK(!smt_sched_most_favoured(s, c[0]));
-	smt_sched_charge_paused(s, c[1], now, now + US(50), 1);
-	CHECK(smt_sched_most_favoured(s, c[1]));
-	/* An equal (c2 at 0, ready) ends it; c1, paused, is neither ready
-	 * nor running: it does not count against c2. */
-	smt_sched_set_ready(s, c[2], true, now + US(50));
-	CHECK(!smt_sched_most_favoured(s, c[1]));
-	CHECK(smt_sched_most_favoured(s, c[2]));
-	smt_sched_set_ready(s, c[1], true, now + US(60));
-	CHECK(!smt_sched_most_favoured(s, c[2]));
-	remove_all(s, c, 3);
-
-	/* fifo: every client at 0: only one alone. */
-	s = new_sched(true, 1);
-	add_ready(s, c, 2, now);
-	CHECK(!smt_sched_most_favoured(s, c[0]));
-	smt_sched_set_ready(s, c[1], false, now);
-	CHECK(smt_sched_most_favoured(s, c[0]));
-	remove_all(s, c, 2);
-}
-
 static void test_set_workers_live(void)
 {
 	current_test = "the number of workers changed live";
@@ -712,7 +664,6 @@ int main(void)
 	test_fair_pause_keeps_rest();
 	test_remove_running();
 	test_anyone_waiting();
-	test_most_favoured();
 	test_set_workers_live();
 	test_sim_fair();
 	test_sim_boost_reach();

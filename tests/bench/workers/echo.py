@@ -18,10 +18,10 @@ that say where the echo's time goes, per second of the measured window:
 time runnable but waiting for a CPU (/proc/PID/task/TID/schedstat) of the
 compositor's main thread, of its worker threads together, of the rubber
 band and of the animation; their context switches (voluntary and not,
-/proc/.../status); the scheduler's own wait of the rubber band's ring
-(ready until picked, smtctl stats: mean and max); handoffs per second and
-the main thread's spins (those that found ring work), the CPUs workers
-yielded to it (a favoured client's handoff) and its CPU time. --trace: the compositor's
+/proc/.../status); and the scheduler's own wait of the rubber band's ring
+(ready until picked, smtctl stats: mean and max); handoffs per second, the
+main thread's spins (those that found ring work) and its CPU time. --trace:
+the compositor's
 event trace per round (SMTWC_TRACE) beside the clients' CSVs, for
 tests/bench/workers/trace.py.
 """
@@ -144,7 +144,7 @@ def one(procs, build, tmp, workers, nice, seconds, warmup, rnd, base, trace):
             int(open("/proc/%d/task/%s/stat" % (pid, t)).read().rsplit(")", 1)[1].split()[16])
             for t, v in t1["smtwc"].items() if v[0] == WORKER_COMM)) if workers else []
         for k in ("worker_preempts", "worker_reported", "worker_handoffs", "spins",
-                  "spins_found_work", "worker_cpu_yields"):
+                  "spins_found_work"):
             res[k] = (st1.get("server", {}).get(k, 0) - st0.get("server", {}).get(k, 0)) / span
         res["cmds"] = sum(c1[k][0] - c0[k][0] for k in c1 if k in c0) / span
         if r1:
@@ -252,8 +252,6 @@ def main():
         "%.0f; %.0f (%.0f)" % (np.median([r["worker_handoffs"] for r in rs]),
                                np.median([r["spins"] for r in rs]),
                                np.median([r["spins_found_work"] for r in rs])))
-    row("CPUs yielded by workers to the main thread/s", lambda rs: "%.0f" % np.median(
-        [r["worker_cpu_yields"] for r in rs]))
     row("main: CPU ms/s", lambda rs: "%.1f" % np.median([r["main"][3] for r in rs]))
     row("workers' nice seen", lambda rs: ",".join(str(x) for x in sorted(
         set(n for r in rs for n in r["nice_seen"]))) or "-")
