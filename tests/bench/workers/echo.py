@@ -20,10 +20,9 @@ compositor's main thread, of its worker threads together, of the rubber
 band and of the animation; their context switches (voluntary and not,
 /proc/.../status); and the scheduler's own wait of the rubber band's ring
 (ready until picked, smtctl stats: mean and max); handoffs per second, the
-main thread's spins (those that found ring work) and its CPU time. --trace:
-the compositor's
-event trace per round (SMTWC_TRACE) beside the clients' CSVs, for
-tests/bench/workers/trace.py.
+main thread's spins (those that found ring work) and its CPU time.
+--trace: the compositor's event trace per round (SMTWC_TRACE) beside the
+clients' CSVs, for tests/bench/workers/trace.py.
 """
 import argparse
 import datetime
