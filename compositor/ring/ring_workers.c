@@ -145,10 +145,11 @@ static bool report_published_locked(struct ring_workers *w, uint64_t now)
 
 /* Whether a ready ring waits for a worker, the rings published since the
  * last piece reported first: then a ring that ran dry ends its run instead
- * of spinning. Spun while others waited, one worker among 4 and 12 put100
- * clients (each ring dry after ~17 commands, 50 us per run spun for
- * nothing) ran at 0.62-0.85x of the main thread, which spins only when no
- * ring has work (ring_loop.c; docs/benchmarks.md, session 31). */
+ * of spinning, as the main thread spins only when no ring has work
+ * (ring_loop.c). Among 12 put100 clients (each ring dry after 10-17
+ * commands) one worker spun 373-462 times per 10k commands waiting for one
+ * client's refill while 11 rings waited: its CPU per command 1.2x the main
+ * thread's (docs/benchmarks.md, session 31). */
 static bool anyone_waiting(struct ring_workers *w)
 {
 	pthread_mutex_lock(&w->lock);
