@@ -87,7 +87,7 @@ static void give_way_to_main(struct smtwc_ring *ring)
  * arrives by a Wayland request, which wakes the main thread anyway. */
 static bool report_published_locked(struct ring_workers *w, uint64_t now)
 {
-	bool found = false;
+	bool found = false, light = false;
 	struct smtwc_ring *ring;
 	wl_list_for_each (ring, &w->transport->rings, link) {
 		if (!ring->shared || ring->run_state != RING_IDLE || ring->sched_client == NULL ||
@@ -109,6 +109,8 @@ static bool report_published_locked(struct ring_workers *w, uint64_t now)
 		if (moved) {
 			ring->head_seen = head;
 			smt_sched_set_ready(w->transport->sched, ring->sched_client, true, now);
+			light |= smt_sched_client_unpenalised(
+					w->transport->sched, ring->sched_client);
 			trace_event(TRACE_REPORTED, ring->pid, 0);
 			w->reported++;
 			found = true;
@@ -121,6 +123,18 @@ static bool report_published_locked(struct ring_workers *w, uint64_t now)
 		} else {
 			raise_yields_locked(w);
 		}
+	}
+	/* A light client's publish (its priority not pushed below base: an
+	 * animation's frame, a rubber band's line) wakes the sleeping main
+	 * thread; a flooder's does not. Woken at every report, the main
+	 * thread woke ~9,000 times a second among 12 put100 clients for
+	 * nothing it does (a worker picks what it reports); woken at none,
+	 * the animation's frame interval sd among 12 flooders was worse in
+	 * 4 of 4 alternating pairs (1.33-2.75 against 1.04-1.66 ms, load ~5;
+	 * the main thread then waits longer for a CPU at the handoff that
+	 * follows; docs/benchmarks.md, session 31). */
+	if (light && w->main_sleeping) {
+		wake_main_locked(w, TRACE_WAKE_REPORTED);
 	}
 	return found;
 }
@@ -235,11 +249,9 @@ static bool worker_run(struct ring_workers *w, struct smtwc_ring *ring,
 		 * thread (the server-asleep flag is down): between pieces the
 		 * workers look for rings that got work meanwhile and report
 		 * them to the scheduler, as the main thread does between its
-		 * own pieces (ring_loop.c). The main thread is not woken for
-		 * them: a worker picks them, and the last worker to find
-		 * nothing to pick wakes it (worker_main). Woken at every
-		 * report, it woke ~9,000 times a second among 12 put100
-		 * clients for nothing (trace, session 31). */
+		 * own pieces (ring_loop.c); a worker picks them, and the last
+		 * worker to find nothing to pick wakes the main thread
+		 * (worker_main), which a light client's report also does. */
 		report_published_locked(w, monotonic_now_ns());
 		/* fifo (no deadline): pieces of fifo_commands until the ring
 		 * is empty or ran a request buffer's worth, what the seed's

@@ -35,12 +35,12 @@ enum trace_event {
 	TRACE_EVENT_COUNT,
 };
 
-/* Why a worker woke the main thread (TRACE_WAKE_MAIN's arg). (2 was a
- * worker's report of an idle ring's publish, until session 31: a worker
- * picks what it reports; trace.py still counts it in older traces.) */
+/* Why a worker woke the main thread (TRACE_WAKE_MAIN's arg). */
 enum trace_wake_reason {
-	TRACE_WAKE_HANDOFF, /* a run handed something over */
-	TRACE_WAKE_RUN_END, /* a run left its ring idle while the main thread slept */
+	TRACE_WAKE_HANDOFF,  /* a run handed something over */
+	TRACE_WAKE_RUN_END,  /* a run left its ring idle while the main thread slept */
+	TRACE_WAKE_REPORTED, /* a worker reported a light client's publish (since
+			      * session 31 not a flooder's) */
 };
 
 extern bool trace_enabled;
