@@ -54,7 +54,7 @@ struct smtwc_transport_stats {
 	 * their runs and the runs handed back to the main thread. */
 	unsigned worker_threads;
 	uint64_t worker_runs, worker_handoffs, worker_preempts, worker_reported;
-	uint64_t worker_spins, worker_spins_found;
+	uint64_t worker_spins, worker_spins_found, worker_spins_skipped;
 	/* the main thread's waits for a ring a worker held (ring_workers.h) */
 	uint64_t worker_main_lock_waits, worker_main_lock_wait_ns, worker_main_lock_wait_max_ns;
 };

@@ -40,7 +40,7 @@ struct ring_workers {
 	int main_fd;           /* eventfd the main thread's loop watches */
 	struct wl_event_source *main_source;
 	uint64_t runs, pieces, handoffs, main_wakeups, preempts, reported;
-	uint64_t spins, spins_found;
+	uint64_t spins, spins_found, spins_skipped;
 	/* main thread only (ring_workers_lock_ring) */
 	uint64_t main_lock_waits, main_lock_wait_ns, main_lock_wait_max_ns;
 };
@@ -87,7 +87,7 @@ static void give_way_to_main(struct smtwc_ring *ring)
  * arrives by a Wayland request, which wakes the main thread anyway. */
 static bool report_published_locked(struct ring_workers *w, uint64_t now)
 {
-	bool found = false;
+	bool found = false, light = false;
 	struct smtwc_ring *ring;
 	wl_list_for_each (ring, &w->transport->rings, link) {
 		if (!ring->shared || ring->run_state != RING_IDLE || ring->sched_client == NULL ||
@@ -109,6 +109,8 @@ static bool report_published_locked(struct ring_workers *w, uint64_t now)
 		if (moved) {
 			ring->head_seen = head;
 			smt_sched_set_ready(w->transport->sched, ring->sched_client, true, now);
+			light |= smt_sched_client_unpenalised(
+					w->transport->sched, ring->sched_client);
 			trace_event(TRACE_REPORTED, ring->pid, 0);
 			w->reported++;
 			found = true;
@@ -121,6 +123,18 @@ static bool report_published_locked(struct ring_workers *w, uint64_t now)
 		} else {
 			raise_yields_locked(w);
 		}
+	}
+	/* A light client's publish (its priority not pushed below base: an
+	 * animation's frame, a rubber band's line) wakes the sleeping main
+	 * thread; a flooder's does not. Woken at every report, the main
+	 * thread woke ~9,000 times a second among 12 put100 clients for
+	 * nothing it does (a worker picks what it reports); woken at none,
+	 * the animation's frame interval sd among 12 flooders was worse in
+	 * 4 of 4 alternating pairs (1.33-2.75 against 1.04-1.66 ms, load ~5;
+	 * the main thread then waits longer for a CPU at the handoff that
+	 * follows; docs/benchmarks.md, session 31). */
+	if (light && w->main_sleeping) {
+		wake_main_locked(w, TRACE_WAKE_REPORTED);
 	}
 	return found;
 }
@@ -142,6 +156,23 @@ static bool report_published_locked(struct ring_workers *w, uint64_t now)
 #define WORKER_SPIN_NS 50000u
 #define WORKER_SPIN_ARM_BYTES 4096u
 #define WORKER_FIFO_POLL_BYTES 4096u
+
+/* Whether a ready ring waits for a worker, the rings published since the
+ * last piece reported first: then a ring that ran dry ends its run instead
+ * of spinning, as the main thread spins only when no ring has work
+ * (ring_loop.c). Among 12 put100 clients (each ring dry after 10-17
+ * commands) one worker spun 373-462 times per 10k commands waiting for one
+ * client's refill while 11 rings waited: its CPU per command 1.2x the main
+ * thread's (docs/benchmarks.md, session 31). */
+static bool anyone_waiting(struct ring_workers *w)
+{
+	pthread_mutex_lock(&w->lock);
+	report_published_locked(w, monotonic_now_ns());
+	bool waiting = smt_sched_anyone_waiting(w->transport->sched);
+	w->spins_skipped += waiting;
+	pthread_mutex_unlock(&w->lock);
+	return waiting;
+}
 
 static bool spin_for_more(struct ring_workers *w, struct smtwc_ring *ring, uint64_t deadline_ns)
 {
@@ -202,6 +233,9 @@ static bool worker_run(struct ring_workers *w, struct smtwc_ring *ring,
 				d->deadline_ns != 0;
 		if (spinning) {
 			spun = true;
+			spinning = !anyone_waiting(w);
+		}
+		if (spinning) {
 			work = spin_for_more(w, ring, d->deadline_ns);
 			spins_found += work;
 			go_on = work;
@@ -213,12 +247,12 @@ static bool worker_run(struct ring_workers *w, struct smtwc_ring *ring,
 		spins_found = 0;
 		/* While a worker runs, clients do not wake the sleeping main
 		 * thread (the server-asleep flag is down): between pieces the
-		 * workers look for rings that got work meanwhile, report them
-		 * to the scheduler and wake it, as it does between its own
-		 * pieces (ring_loop.c). */
-		if (report_published_locked(w, monotonic_now_ns()) && w->main_sleeping) {
-			wake_main_locked(w, TRACE_WAKE_REPORTED);
-		}
+		 * workers look for rings that got work meanwhile and report
+		 * them to the scheduler, as the main thread does between its
+		 * own pieces (ring_loop.c); a worker picks them, and the last
+		 * worker to find nothing to pick wakes the main thread
+		 * (worker_main), which a light client's report also does. */
+		report_published_locked(w, monotonic_now_ns());
 		/* fifo (no deadline): pieces of fifo_commands until the ring
 		 * is empty or ran a request buffer's worth, what the seed's
 		 * server read per client per select(2) (ring_loop.c,
@@ -690,6 +724,7 @@ void ring_workers_stats(struct ring_workers *w, struct ring_workers_stats *out)
 	out->reported = w->reported;
 	out->spins = w->spins;
 	out->spins_found = w->spins_found;
+	out->spins_skipped = w->spins_skipped;
 	pthread_mutex_unlock(&w->lock);
 	out->main_lock_waits = w->main_lock_waits;
 	out->main_lock_wait_ns = w->main_lock_wait_ns;

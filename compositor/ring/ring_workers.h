@@ -113,7 +113,7 @@ struct ring_workers_stats {
 	/* idle rings a worker reported ready (their head moved) */
 	uint64_t reported;
 	/* spins on a dry ring before a run ends, and those that found work */
-	uint64_t spins, spins_found;
+	uint64_t spins, spins_found, spins_skipped; /* skipped: a ring waited */
 	/* the main thread's waits for a ring's exec_lock a worker held
 	 * (ring_workers_lock_ring): how many, their sum and the longest */
 	uint64_t main_lock_waits, main_lock_wait_ns, main_lock_wait_max_ns;

@@ -216,6 +216,22 @@ unsigned smt_sched_ready_count(const struct smt_sched *sched)
 	return sched->ready_count;
 }
 
+bool smt_sched_client_unpenalised(
+		const struct smt_sched *sched, const struct smt_sched_client *client)
+{
+	return !sched->p.fifo && client->priority >= sched->p.prio_base;
+}
+
+bool smt_sched_anyone_waiting(const struct smt_sched *sched)
+{
+	for (const struct smt_sched_client *c = sched->head; c != NULL; c = c->next) {
+		if (c->ready && !c->running) {
+			return true;
+		}
+	}
+	return false;
+}
+
 /*
  * Praise: idle time (ring empty) earns +1 per idle_praise_ns, up to base.
  * Credit is kept across short gaps so a light client that idles often but

@@ -172,5 +172,12 @@ struct smt_sched_stats {
 void smt_sched_client_stats(struct smt_sched *sched, struct smt_sched_client *client, uint64_t now,
 		struct smt_sched_stats *out);
 unsigned smt_sched_ready_count(const struct smt_sched *sched);
+/* True when a ready client is not running: it waits for a worker. A worker
+ * whose ring ran dry spins on it for more only when nobody does. */
+bool smt_sched_anyone_waiting(const struct smt_sched *sched);
+/* Fair: the client's priority is at or above prio_base (a light, idle or
+ * boosted client, not a flooder run time has pushed down). fifo: false. */
+bool smt_sched_client_unpenalised(
+		const struct smt_sched *sched, const struct smt_sched_client *client);
 
 #endif

@@ -39,7 +39,8 @@ enum trace_event {
 enum trace_wake_reason {
 	TRACE_WAKE_HANDOFF,  /* a run handed something over */
 	TRACE_WAKE_RUN_END,  /* a run left its ring idle while the main thread slept */
-	TRACE_WAKE_REPORTED, /* a worker reported an idle ring's publish */
+	TRACE_WAKE_REPORTED, /* a worker reported a light client's publish (since
+			      * session 31 not a flooder's) */
 };
 
 extern bool trace_enabled;

@@ -468,6 +468,64 @@ static void test_remove_running(void)
 	smt_sched_destroy(s);
 }
 
+static void test_anyone_waiting(void)
+{
+	current_test = "a ready client that is not running waits for a worker";
+	struct smt_sched *s = new_sched(false, 1);
+	struct smt_sched_client *c[2];
+	uint64_t now = T0;
+	c[0] = smt_sched_client_add(s, (void *)(intptr_t)0, now);
+	c[1] = smt_sched_client_add(s, (void *)(intptr_t)1, now);
+	CHECK(!smt_sched_anyone_waiting(s));
+	smt_sched_set_ready(s, c[0], true, now);
+	CHECK(smt_sched_anyone_waiting(s));
+	struct smt_sched_decision d;
+	CHECK(smt_sched_pick(s, now, &d));
+	/* The one ready client runs: nobody waits (its worker may spin on
+	 * its ring when it runs dry). */
+	CHECK(!smt_sched_anyone_waiting(s));
+	/* Another ring's publish reported: it waits (the worker ends its run
+	 * instead). */
+	smt_sched_set_ready(s, c[1], true, now + US(10));
+	CHECK(smt_sched_anyone_waiting(s));
+	smt_sched_charge(s, c[0], now, now + US(100), false, 1);
+	CHECK(smt_sched_anyone_waiting(s));
+	CHECK(smt_sched_pick(s, now + US(100), &d));
+	CHECK(d.client == c[1]);
+	CHECK(!smt_sched_anyone_waiting(s));
+	smt_sched_charge(s, c[1], now + US(100), now + US(200), false, 1);
+	CHECK(!smt_sched_anyone_waiting(s));
+	remove_all(s, c, 2);
+}
+
+static void test_unpenalised(void)
+{
+	current_test = "a client at or above prio_base is unpenalised";
+	struct smt_sched *s = new_sched(false, 1);
+	struct smt_sched_client *c[2];
+	uint64_t now = T0;
+	add_ready(s, c, 2, now);
+	CHECK(smt_sched_client_unpenalised(s, c[0]));
+	/* c0 floods: its run time pushes it below base. */
+	struct smt_sched_decision d;
+	CHECK(smt_sched_pick(s, now, &d));
+	CHECK(d.client == c[0]);
+	smt_sched_charge(s, c[0], now, now + MS(5), true, 1);
+	CHECK(prio(s, c[0], now + MS(5)) < 0);
+	CHECK(!smt_sched_client_unpenalised(s, c[0]));
+	CHECK(smt_sched_client_unpenalised(s, c[1]));
+	/* Input lifts it above base again. */
+	smt_sched_input(s, c[0], now + MS(5));
+	CHECK(smt_sched_client_unpenalised(s, c[0]));
+	remove_all(s, c, 2);
+
+	/* fifo has no priorities: never. */
+	s = new_sched(true, 1);
+	add_ready(s, c, 1, now);
+	CHECK(!smt_sched_client_unpenalised(s, c[0]));
+	remove_all(s, c, 1);
+}
+
 static void test_set_workers_live(void)
 {
 	current_test = "the number of workers changed live";
@@ -633,6 +691,8 @@ int main(void)
 	test_fifo_pause_keeps_turn();
 	test_fair_pause_keeps_rest();
 	test_remove_running();
+	test_anyone_waiting();
+	test_unpenalised();
 	test_set_workers_live();
 	test_sim_fair();
 	test_sim_boost_reach();

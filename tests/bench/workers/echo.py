@@ -19,9 +19,10 @@ time runnable but waiting for a CPU (/proc/PID/task/TID/schedstat) of the
 compositor's main thread, of its worker threads together, of the rubber
 band and of the animation; their context switches (voluntary and not,
 /proc/.../status); and the scheduler's own wait of the rubber band's ring
-(ready until picked, smtctl stats: mean and max). --trace: the compositor's
-event trace per round (SMTWC_TRACE) beside the clients' CSVs, for
-tests/bench/workers/trace.py.
+(ready until picked, smtctl stats: mean and max); handoffs per second, the
+main thread's spins (those that found ring work) and its CPU time.
+--trace: the compositor's event trace per round (SMTWC_TRACE) beside the
+clients' CSVs, for tests/bench/workers/trace.py.
 """
 import argparse
 import datetime
@@ -42,7 +43,7 @@ WORKER_COMM = "ring-worker"  # RING_WORKERS_THREAD_NAME
 
 
 def threads(pid):
-    """{tid: (comm, run_delay_ms, voluntary, involuntary switches)}."""
+    """{tid: (comm, run_delay_ms, voluntary, involuntary switches, cpu_ms)}."""
     out = {}
     try:
         tids = os.listdir("/proc/%d/task" % pid)
@@ -52,29 +53,31 @@ def threads(pid):
         try:
             base = "/proc/%d/task/%s/" % (pid, t)
             comm = open(base + "comm").read().strip()
-            delay = int(open(base + "schedstat").read().split()[1]) / 1e6
+            sched = open(base + "schedstat").read().split()
+            cpu, delay = int(sched[0]) / 1e6, int(sched[1]) / 1e6
             vol = invol = 0
             for line in open(base + "status"):
                 if line.startswith("voluntary_ctxt_switches"):
                     vol = int(line.split()[1])
                 elif line.startswith("nonvoluntary_ctxt_switches"):
                     invol = int(line.split()[1])
-            out[t] = (comm, delay, vol, invol)
+            out[t] = (comm, delay, vol, invol, cpu)
         except (OSError, ValueError, IndexError):
             pass
     return out
 
 
 def delta(a, b, pick):
-    """Summed (delay, voluntary, involuntary) of the threads `pick` keeps."""
-    s = [0.0, 0, 0]
+    """Summed (delay, voluntary, involuntary, cpu_ms) of the threads `pick` keeps."""
+    s = [0.0, 0, 0, 0.0]
     for t, v in b.items():
         if not pick(t, v[0]):
             continue
-        o = a.get(t, (v[0], 0.0, 0, 0))
+        o = a.get(t, (v[0], 0.0, 0, 0, 0.0))
         s[0] += v[1] - o[1]
         s[1] += v[2] - o[2]
         s[2] += v[3] - o[3]
+        s[3] += v[4] - o[4]
     return s
 
 
@@ -135,11 +138,12 @@ def one(procs, build, tmp, workers, nice, seconds, warmup, rnd, base, trace):
         res["rubberband"] = delta(t0["rb"], t1["rb"], lambda t, c: True)
         res["anim"] = delta(t0["an"], t1["an"], lambda t, c: True)
         for k in ("main", "workers", "rubberband", "anim"):
-            res[k] = [res[k][0] / span, res[k][1] / span, res[k][2] / span]
+            res[k] = [v / span for v in res[k]]
         res["nice_seen"] = sorted(set(
             int(open("/proc/%d/task/%s/stat" % (pid, t)).read().rsplit(")", 1)[1].split()[16])
             for t, v in t1["smtwc"].items() if v[0] == WORKER_COMM)) if workers else []
-        for k in ("worker_preempts", "worker_reported"):
+        for k in ("worker_preempts", "worker_reported", "worker_handoffs", "spins",
+                  "spins_found_work"):
             res[k] = (st1.get("server", {}).get(k, 0) - st0.get("server", {}).get(k, 0)) / span
         res["cmds"] = sum(c1[k][0] - c0[k][0] for k in c1 if k in c0) / span
         if r1:
@@ -243,6 +247,11 @@ def main():
         [r["worker_preempts"] for r in rs]))
     row("idle rings reported by workers/s", lambda rs: "%.0f" % np.median(
         [r["worker_reported"] for r in rs]))
+    row("handoffs/s; main thread spins/s (found work)", lambda rs:
+        "%.0f; %.0f (%.0f)" % (np.median([r["worker_handoffs"] for r in rs]),
+                               np.median([r["spins"] for r in rs]),
+                               np.median([r["spins_found_work"] for r in rs])))
+    row("main: CPU ms/s", lambda rs: "%.1f" % np.median([r["main"][3] for r in rs]))
     row("workers' nice seen", lambda rs: ",".join(str(x) for x in sorted(
         set(n for r in rs for n in r["nice_seen"]))) or "-")
     row("events not received", lambda rs: "%d/%d" % (

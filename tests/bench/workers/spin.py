@@ -9,17 +9,22 @@ that say how the compositor waited for it.
 
 A setting is WORKERS[:NICE][@NAME] as in echo.py. Each round runs every
 setting on a fresh compositor, in an order alternating by round. Printed per
-setting: objects/s (median and range over rounds; ratio to the first
-setting, paired by round), smt-perf's wake-ups per 10k commands (c2s: the
+setting: objects/s (the processes' objects over their common span, as
+report.py; median and range over rounds; ratio to the first setting, paired
+by round), smt-perf's wake-ups per 10k commands (c2s: the
 client woke the compositor; s2c: the compositor woke the client), and per
 10k commands the compositor's context switches (no warm-up: smt-perf's
 commands are all the compositor ran) (voluntary / involuntary) of
-its main thread and of its worker threads, and its worker runs.
+its main thread and of its worker threads, its worker runs and their spins
+on a dry ring (found work; skipped: another ring waited); the CPU
+time of the main thread, of the workers (/proc/PID/task/TID/schedstat) and
+of the clients (their rusage), and the workers' time waiting for a CPU.
 """
 import argparse
 import csv
 import datetime
 import os
+import resource
 import sys
 import tempfile
 
@@ -44,6 +49,8 @@ def one(procs, build, tmp, workers, nice, case, seconds, tag, clients=1):
         pid = comp.p.pid
         t0 = E.threads(pid)
         s0 = comp.stats().get("server", {})
+        # (the clients are our only children reaped in between)
+        u0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         # (started through procs: ended by pid whatever happens)
         runs = [procs.start([os.path.join(build, "clients", "smt-perf"), "-t", "ring", "-s",
                              str(seconds), "-w", "0", "-r", "1", "-c", case, "--csv",
@@ -51,6 +58,7 @@ def one(procs, build, tmp, workers, nice, case, seconds, tag, clients=1):
         for p in runs:
             p.wait(seconds * 4 + 30)
             procs.stop(p)
+        u1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t1 = E.threads(pid)
         s1 = comp.stats().get("server", {})
     finally:
@@ -64,13 +72,19 @@ def one(procs, build, tmp, workers, nice, case, seconds, tag, clients=1):
     # (every other thread: a build before the threads were named has no
     # ring-worker; headless smtwc starts no other thread)
     workers_d = E.delta(t0, t1, lambda t, c: t != str(pid))
+    # the processes' objects over their common span (report.py's total)
+    span = (max(int(r["end_ns"]) for r in rows) - min(int(r["start_ns"]) for r in rows)) / 1e9
     return {
-        "rate": sum(float(r["ops_per_s"]) for r in rows),
+        "rate": sum(float(r["ops"]) for r in rows) / span,
+        "clients_cpu": (u1.ru_utime + u1.ru_stime - u0.ru_utime - u0.ru_stime) * 1e3,
         "commands": commands,
         "c2s": sum(int(r["wakeups_c2s"]) for r in rows) * 1e4 / max(1, commands),
         "s2c": sum(int(r["wakeups_s2c"]) for r in rows) * 1e4 / max(1, commands),
         "main": main, "workers": workers_d,
         "runs": s1.get("worker_runs", 0) - s0.get("worker_runs", 0),
+        # (a build before session 31 has no worker_spins_skipped: 0)
+        "spins": [s1.get(k, 0) - s0.get(k, 0) for k in
+                  ("worker_spins", "worker_spins_found", "worker_spins_skipped")],
     }
 
 
@@ -121,10 +135,13 @@ def main():
     lines = ["# %s, %d ring client(s) (objects/s: their sum), %d rounds of %.1f s; load before "
              "%s, after %s" % (args.case, args.clients, args.rounds, args.seconds, load_before, V.loadavg()),
         "# objects/s median (range); ratio to %s paired by round: median (range); per 10k "
-        "commands: wake-ups, context switches vol/invol, worker runs" % label(first)]
+        "commands: wake-ups, context switches vol/invol, worker runs, the workers' spins on a dry ring (those that found work, those skipped because a ring waited); CPU ms per 10k commands "
+        "(/proc schedstat: the main thread, the workers; the clients' user+system); the "
+        "workers' wait for a CPU, ms per 10k commands" % label(first)]
     lines.append("| setting | objects/s | ratio | c2s | s2c | main switches | worker switches "
-                 "| worker runs |")
-    lines.append("|---|---|---|---|---|---|---|---|")
+                 "| worker runs | spins / found / skipped | CPU main / workers / clients "
+                 "| workers waiting |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|---|")
     for s in settings:
         rs = res[s]
         rates = [r["rate"] for r in rs]
@@ -133,13 +150,17 @@ def main():
         def per10k(f):
             return np.median([f(r) * 1e4 / max(1, r["commands"]) for r in rs])
         lines.append("| %s | %.0f (%.0f-%.0f) | %.3f (%.3f-%.3f) | %.0f | %.0f | "
-                     "%.0f / %.0f | %.0f / %.0f | %.0f |" % (
+                     "%.0f / %.0f | %.0f / %.0f | %.0f | %.0f / %.0f / %.0f | %.0f / %.0f / %.0f | %.0f |" % (
                          label(s), np.median(rates), min(rates),
                          max(rates), np.median(ratios), min(ratios), max(ratios),
                          np.median([r["c2s"] for r in rs]), np.median([r["s2c"] for r in rs]),
                          per10k(lambda r: r["main"][1]), per10k(lambda r: r["main"][2]),
                          per10k(lambda r: r["workers"][1]), per10k(lambda r: r["workers"][2]),
-                         per10k(lambda r: r["runs"])))
+                         per10k(lambda r: r["runs"]),
+                         per10k(lambda r: r["spins"][0]), per10k(lambda r: r["spins"][1]),
+                         per10k(lambda r: r["spins"][2]),
+                         per10k(lambda r: r["main"][3]), per10k(lambda r: r["workers"][3]),
+                         per10k(lambda r: r["clients_cpu"]), per10k(lambda r: r["workers"][0])))
     text = "\n".join(lines)
     print(text)
     with open(os.path.join(out, "workers-spin.md"), "w") as f:
