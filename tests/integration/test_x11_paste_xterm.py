@@ -46,6 +46,17 @@ def transfers(s):
     return s.control("stats")["x11_selections"]["transfers"]
 
 
+def pasted(s, out, want, what):
+    """Waits until xterm's output file holds len(want) bytes, then checks
+    they are want."""
+    try:
+        s.wait_until(lambda: len(read_bytes(out)) >= len(want), timeout=60, interval=0.2,
+                     what=f"xterm to paste {what}")
+    except harness.TestFailure as e:
+        harness.fail(f"{e}: xterm got {describe(read_bytes(out), want)}")
+    check(read_bytes(out) == want, f"{what} pasted into xterm: {describe(read_bytes(out), want)}")
+
+
 def paste_into_xterm(s, how):
     out = os.path.join(s.tmp, "xterm-out")
     # -icanon: the terminal hands on lines of any length; -echo: xterm does
@@ -69,13 +80,7 @@ def paste_into_xterm(s, how):
                  what="the Wayland PRIMARY selection offered")
 
     s.click(geo["x"] + 40, geo["y"] + 40, "middle")
-    try:
-        s.wait_until(lambda: len(read_bytes(out)) >= len(primary), timeout=60, interval=0.2,
-                     what=f"xterm to paste {len(primary)} bytes of PRIMARY ({how})")
-    except harness.TestFailure as e:
-        harness.fail(f"{e}: xterm got {describe(read_bytes(out), primary)}")
-    check(read_bytes(out) == primary,
-          f"PRIMARY pasted into xterm ({how}): {describe(read_bytes(out), primary)}")
+    pasted(s, out, primary, f"{len(primary)} bytes of PRIMARY ({how})")
     again = s.run(["wl-paste", "--primary", "--no-newline"], timeout=30, check_rc=False)
     check(again.stdout.encode() == primary,
           f"wl-paste --primary after xterm's paste: {describe(again.stdout.encode(), primary)}")
@@ -87,14 +92,7 @@ def paste_into_xterm(s, how):
     s.wait_until(lambda: offered(s), timeout=30, interval=0.2,
                  what="the Wayland clipboard offered")
     s.key("shift+Insert")
-    want = primary + clipboard
-    try:
-        s.wait_until(lambda: len(read_bytes(out)) >= len(want), timeout=60, interval=0.2,
-                     what=f"xterm to paste {len(clipboard)} bytes of CLIPBOARD ({how})")
-    except harness.TestFailure as e:
-        harness.fail(f"{e}: xterm got {describe(read_bytes(out), want)}")
-    check(read_bytes(out) == want,
-          f"CLIPBOARD pasted into xterm ({how}): {describe(read_bytes(out), want)}")
+    pasted(s, out, primary + clipboard, f"{len(clipboard)} bytes of CLIPBOARD ({how})")
     log(f"{how}: xterm's Shift+Insert pasted {len(clipboard)} bytes of CLIPBOARD, whole")
 
     s.wait_until(lambda: transfers(s) == 0, timeout=30,

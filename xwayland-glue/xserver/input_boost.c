@@ -751,30 +751,8 @@ int input_boost_filter(int epfd, struct epoll_event *ev, int n, int max)
 	}
 	if (!any_held)
 		return n;
-	/* Nobody favoured: whoever was held back is reported (once: the X
-	 * server reads it until it says EAGAIN, and epoll reports new bytes). */
-	unsigned nall;
-	struct xconn **all = xconn_all(&nall);
-	any_held = false;
-	for (unsigned k = 0; k < nall; k++) {
-		struct xconn *c = all[k];
-		if (!c->held || c->epfd != epfd)
-			continue;
-		if (n >= max) {
-			any_held = true;
-			break;
-		}
-		c->held = false;
-		bool listed = false;
-		for (int i = 0; i < n && !listed; i++)
-			listed = ev[i].data.u64 == c->xdata.u64;
-		if (!listed && (c->xevents & EPOLLIN)) {
-			ev[n].events = EPOLLIN;
-			ev[n].data = c->xdata;
-			n++;
-		}
-	}
-	return n;
+	/* Nobody favoured: whoever was held back is reported once more. */
+	return xconn_report_held(epfd, ev, n, max, offsetof(struct xconn, held), &any_held);
 }
 
 int input_boost_timeout(int timeout)

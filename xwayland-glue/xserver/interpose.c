@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,32 @@ struct xconn **xconn_all(unsigned *n)
 {
 	*n = nall;
 	return all;
+}
+
+int xconn_report_held(
+		int epfd, struct epoll_event *ev, int n, int max, size_t flag_offset, bool *left)
+{
+	*left = false;
+	for (unsigned k = 0; k < nall; k++) {
+		struct xconn *c = all[k];
+		bool *held = (bool *)((char *)c + flag_offset);
+		if (!*held || c->epfd != epfd)
+			continue;
+		if (n >= max) {
+			*left = true;
+			break;
+		}
+		*held = false;
+		bool listed = false;
+		for (int i = 0; i < n && !listed; i++)
+			listed = ev[i].data.u64 == c->xdata.u64;
+		if (!listed && (c->xevents & EPOLLIN)) {
+			ev[n].events = EPOLLIN;
+			ev[n].data = c->xdata;
+			n++;
+		}
+	}
+	return n;
 }
 
 static void track(int fd)

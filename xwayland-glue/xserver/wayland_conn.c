@@ -39,6 +39,7 @@
 #include <linux/sockios.h>
 #include <poll.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -199,26 +200,6 @@ int xwayland_conn_filter(int epfd, struct epoll_event *ev, int n, int max)
 		}
 		return out;
 	}
-	/* Read: every held client is reported once (the X server reads it
-	 * until EAGAIN; epoll reports new bytes after that). */
-	any_held = false;
-	for (unsigned k = 0; k < nall; k++) {
-		struct xconn *c = all[k];
-		if (!c->wayland_held || c->epfd != epfd)
-			continue;
-		if (n >= max) {
-			any_held = true;
-			break;
-		}
-		c->wayland_held = false;
-		bool listed = false;
-		for (int i = 0; i < n && !listed; i++)
-			listed = ev[i].data.u64 == c->xdata.u64;
-		if (!listed && (c->xevents & EPOLLIN)) {
-			ev[n].events = EPOLLIN;
-			ev[n].data = c->xdata;
-			n++;
-		}
-	}
-	return n;
+	/* Read: every held client is reported once more. */
+	return xconn_report_held(epfd, ev, n, max, offsetof(struct xconn, wayland_held), &any_held);
 }

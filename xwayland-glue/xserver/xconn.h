@@ -158,6 +158,13 @@ unsigned xconn_ring_count(void);
 #define XCONN_MAX_RINGS 128
 /* Every tracked connection, for epoll_wait's scan and the statistics. */
 struct xconn **xconn_all(unsigned *n);
+/* Clients of epfd held back by a flag (the bool at flag_offset in struct
+ * xconn: held, wayland_held) are reported once more in ev (n events, room
+ * for max), the flag cleared: the X server reads each until EAGAIN, and
+ * epoll reports new bytes after that. Returns the new count; *left is set
+ * when ev had no room for all (the others stay held). */
+int xconn_report_held(
+		int epfd, struct epoll_event *ev, int n, int max, size_t flag_offset, bool *left);
 
 /* handshake.c: a FRESH connection's first read. Leaves it PLAIN or RING. */
 void xconn_handshake(struct xconn *c);
