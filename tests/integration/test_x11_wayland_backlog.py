@@ -12,7 +12,7 @@ half preloaded into Xwayland holds what the socket refuses and writes it
 in order as the compositor reads.
 
 Made certain here: the compositor is stopped (SIGSTOP) while an X client
-maps 600 override-redirect windows, far more fd-carrying writes than a
+maps 400 override-redirect windows, far more fd-carrying writes than a
 socket buffer holds (300 end Xwayland on the build before). The server
 half also holds X clients while the compositor has a quarter of the
 socket unread (wayland_conn.c, x11_pixmap_churn): the X client is either
@@ -32,7 +32,7 @@ from harness import Session, check, log  # noqa: E402
 from harness.hostile import wm_hostile_tool  # noqa: E402
 from harness.processes import ResourceBaseline  # noqa: E402
 
-WINDOWS = 600
+WINDOWS = 400
 HELD = "requests held in order until it catches up"
 WAITING = "X clients wait until it reads them"
 FATAL = "Fatal server error"
@@ -45,7 +45,7 @@ def said(p, text):
 
 def shown(s, title):
     """Whether a window of that title is mapped. The compositor catching
-    up with 600 windows can take seconds on a loaded machine before it
+    up with 400 windows can take a minute (ASan beside two busy loops) before it
     answers: the query's own timeout is long (what is checked is that it
     answers, not when)."""
     return any(w["title"] == title for w in s.control("windows", timeout=60)["windows"])
@@ -85,7 +85,7 @@ def test(h):
         holder = stopped_while(s, h, lambda p: said(p, f"holding {WINDOWS}") or
                                WAITING in s.stderr_text())
         s.wait_until(lambda: said(holder, f"holding {WINDOWS}") or FATAL in s.stderr_text(),
-                     timeout=60, what=f"the X client to have its {WINDOWS} windows")
+                     timeout=150, what=f"the X client to have its {WINDOWS} windows")
         text = s.stderr_text()
         check(FATAL not in text, f"Xwayland gave up:\n{text[-2000:]}")
         check(s.xwayland_pid() == xw, f"Xwayland {xw} is gone ({s.xwayland_pid()} runs)")
@@ -94,7 +94,7 @@ def test(h):
                      f"(not said: {said_line})"))
 
         after = s.spawn([wm_hostile_tool(h), "steal-focus", "after"], name="after")
-        s.wait_until(lambda: shown(s, "after"), timeout=60, interval=0.5,
+        s.wait_until(lambda: shown(s, "after"), timeout=120, interval=0.5,
                      what="a new X client's window after the compositor caught up")
         check(shown(s, "before"), "the X window shown before the stop is gone")
         check(holder.alive() and before.alive(), "an X client ended")
