@@ -49,6 +49,28 @@ static struct smt_exec_ctx *new_ctx(struct smt_usage *client)
 	return ctx;
 }
 
+/* What a context's drawable table charges for pixmap 1's slot, measured
+ * with an account of its own (no limit). */
+static uint64_t table_bytes_per_client(void)
+{
+	struct smt_usage alone = { .level = SMT_LEVEL_CLIENT };
+	struct smt_exec_ctx *ctx = new_ctx(&alone);
+	struct stream s;
+	st_init(&s);
+	struct smt_exec_result res;
+	ST(&s, smt_encode_create_pixmap(st_at(&s), 1, SIDE, SIDE, SMT_FORMAT_ARGB8888));
+	expect_ok(run_ring(ctx, &s, 4096, &res), &res, "measuring pixmap");
+	uint64_t used[SMT_RES_COUNT], max[SMT_RES_COUNT];
+	smt_usage_read(&alone, used, max);
+	REQUIRE(used[SMT_RES_MEMORY] > pixmap_bytes, "the table was charged");
+	uint64_t table = used[SMT_RES_MEMORY] - pixmap_bytes;
+	smt_exec_destroy(ctx);
+	st_fini(&s);
+	smt_usage_read(&alone, used, max);
+	REQUIRE(used[SMT_RES_MEMORY] == 0, "the measuring context's charge was refunded");
+	return table;
+}
+
 /* Creates pixmap 1; false when the process's limit refused it (the client
  * is then ended by its error and *ctx is a new connection). */
 static bool ask_pixmap(struct smt_exec_ctx **ctx, struct smt_usage *client, struct stream *s,
@@ -135,9 +157,18 @@ static void *stats_thread(void *data)
 
 int main(void)
 {
-	/* Room for one pixmap (and every context's table) for four clients
-	 * that each want one: they meet the limit all the time. */
-	process.max[SMT_RES_MEMORY] = pixmap_bytes + pixmap_bytes / 2;
+	/* Room for one pixmap and every context's table for four clients
+	 * that each want one: they meet the limit all the time. A pixmap's
+	 * ask charges the context's table first (kept until the context
+	 * ends), so four tables charged at once must still leave room for
+	 * the one pixmap: an allowance of half a pixmap for all of them once
+	 * refused all four asks of a lock-step round (CI, under TSan). Two
+	 * pixmaps never fit, whichever tables are charged: a quarter of a
+	 * pixmap is less than two tables' worth of room left. */
+	uint64_t table = table_bytes_per_client();
+	REQUIRE(pixmap_bytes * 3 / 4 > 2 * table, "a table (%llu bytes) is small beside a pixmap",
+			(unsigned long long)table);
+	process.max[SMT_RES_MEMORY] = pixmap_bytes + THREADS * table + pixmap_bytes / 4;
 	struct smt_usage clients[THREADS];
 	pthread_t threads[THREADS];
 	pthread_barrier_init(&step, NULL, THREADS);
