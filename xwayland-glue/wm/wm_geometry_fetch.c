@@ -15,27 +15,57 @@
 /* Windows whose request is under way at once: more than the pacer's FIFO
  * holds CreateNotify for at a time in practice; the oldest goes first. */
 #define GEOMETRY_SLOTS 1024u
+/* Slots are found by window through chains from these buckets: a scan of
+ * every slot per lookup cost up to 65 x 1,024 compares for each
+ * CreateNotify handed out (wm_event_pacer.c asks for the next 64). */
+#define GEOMETRY_BUCKETS 2048u
 
 struct geometry_slot {
 	xcb_window_t window; /* 0: free */
 	unsigned int sequence;
+	uint16_t next; /* 1 + the next slot of its bucket's chain; 0 ends it */
 };
 
 static struct {
 	xcb_connection_t *conn;
 	struct geometry_slot s[GEOMETRY_SLOTS];
-	unsigned next; /* where the next one goes (oldest first when full) */
+	uint16_t bucket[GEOMETRY_BUCKETS]; /* 1 + a chain's first slot; 0 empty */
+	unsigned next;                     /* where the next one goes (oldest first when full) */
 	uint64_t sent, taken, unforeseen;
 } geo;
 
 static xcb_get_geometry_cookie_t (*real_get_geometry)(xcb_connection_t *c, xcb_drawable_t d);
+
+static uint16_t *bucket_of(xcb_window_t window)
+{
+	/* XIDs of one client share their high bits: Fibonacci hashing
+	 * spreads the low ones. */
+	return &geo.bucket[(uint32_t)(window * 2654435761u) >> 21];
+}
+
+/* The slot leaves its chain and is free. */
+static void release(struct geometry_slot *slot)
+{
+	if (slot->window == 0) {
+		return;
+	}
+	uint16_t self = (uint16_t)(slot - geo.s + 1);
+	for (uint16_t *link = bucket_of(slot->window); *link != 0; link = &geo.s[*link - 1].next) {
+		if (*link == self) {
+			*link = slot->next;
+			break;
+		}
+	}
+	slot->window = 0;
+	slot->next = 0;
+}
 
 static void discard(struct geometry_slot *slot)
 {
 	if (slot->window != 0 && geo.conn != NULL && !xcb_connection_has_error(geo.conn)) {
 		xcb_discard_reply(geo.conn, slot->sequence);
 	}
-	slot->window = 0;
+	release(slot);
 }
 
 void wm_geometry_fetch_forget(void)
@@ -52,9 +82,9 @@ static struct geometry_slot *find(xcb_connection_t *c, xcb_window_t window)
 	if (c == NULL || c != geo.conn || window == 0) {
 		return NULL;
 	}
-	for (unsigned i = 0; i < GEOMETRY_SLOTS; i++) {
-		if (geo.s[i].window == window) {
-			return &geo.s[i];
+	for (uint16_t i = *bucket_of(window); i != 0; i = geo.s[i - 1].next) {
+		if (geo.s[i - 1].window == window) {
+			return &geo.s[i - 1];
 		}
 	}
 	return NULL;
@@ -79,6 +109,9 @@ void wm_geometry_fetch_created(xcb_connection_t *c, xcb_window_t window)
 	discard(slot);
 	slot->window = window;
 	slot->sequence = real_get_geometry(c, window).sequence;
+	uint16_t *head = bucket_of(window);
+	slot->next = *head;
+	*head = (uint16_t)(slot - geo.s + 1);
 	geo.sent++;
 }
 
@@ -110,7 +143,7 @@ xcb_get_geometry_cookie_t xcb_get_geometry(xcb_connection_t *c, xcb_drawable_t d
 	struct geometry_slot *slot = find(c, d);
 	if (slot != NULL) {
 		xcb_get_geometry_cookie_t cookie = { .sequence = slot->sequence };
-		slot->window = 0; /* its reply is the caller's to take now */
+		release(slot); /* its reply is the caller's to take now */
 		geo.taken++;
 		return cookie;
 	}
