@@ -178,11 +178,17 @@ int main(void)
 	}
 	int small = 4096;
 	setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
-	char num[16];
-	snprintf(num, sizeof(num), "%d", sv[0]);
-	setenv("WAYLAND_SOCKET", num, 1);
 	wayland_backlog_init(sendmsg);
-	REQUIRE(wayland_backlog_owns(sv[0]), "the WAYLAND_SOCKET fd taken as the Wayland socket");
+	CHECK(wayland_backlog_fd() == -1);
+	/* What wayland_conn.c does when Xwayland's wl_display_connect
+	 * returns; only the first adoption counts, and only a stream socket. */
+	int not_a_socket = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	wayland_backlog_adopt(not_a_socket);
+	CHECK(wayland_backlog_fd() == -1);
+	close(not_a_socket);
+	wayland_backlog_adopt(sv[0]);
+	wayland_backlog_adopt(sv[1]);
+	REQUIRE(wayland_backlog_owns(sv[0]), "the adopted fd taken as the Wayland socket");
 	CHECK(!wayland_backlog_owns(sv[1]));
 
 	current_test = "reader away";
@@ -219,5 +225,21 @@ int main(void)
 	wayland_backlog_closed(sv[0]);
 	close(sv[0]);
 	CHECK_INT(open_fds(), fds_before - 2);
+	CHECK(!wayland_backlog_owns(sv[0]));
+
+	/* An X server's reset connects again, often on the same number: the
+	 * new socket is adopted, and a write the old one's reader never took
+	 * does not fail it (it did, with the errno kept from the old one). */
+	current_test = "connected again";
+	int again[2];
+	REQUIRE(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, again) == 0, "socketpair");
+	wayland_backlog_adopt(again[0]);
+	REQUIRE(wayland_backlog_owns(again[0]), "the new connection adopted");
+	n = wayland_backlog_sendmsg(again[0], &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+	CHECK_INT(n, (ssize_t)sizeof(one));
+	CHECK_INT(read(again[1], one, sizeof(one)), (ssize_t)sizeof(one));
+	wayland_backlog_closed(again[0]);
+	close(again[0]);
+	close(again[1]);
 	return failures ? 1 : 0;
 }

@@ -405,9 +405,6 @@ EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 	}
 	ssize_t w = real_sendmsg(fd, msg, flags);
 	int saved = errno;
-	/* Xwayland's Wayland fd as libwayland knows it, when WAYLAND_SOCKET
-	 * did not name it to the backlog. */
-	xwayland_conn_sent(fd);
 	if (wm_events_is_wm(fd))
 		wm_events_sent(msg->msg_iov, (int)msg->msg_iovlen, w);
 	note_answer(fd, msg->msg_iov, (int)msg->msg_iovlen, w);

@@ -80,23 +80,29 @@ static ssize_t (*send_next)(int, const struct msghdr *, int);
 void wayland_backlog_init(ssize_t (*real_sendmsg)(int, const struct msghdr *, int))
 {
 	send_next = real_sendmsg;
-	/* libwayland takes WAYLAND_SOCKET and unsets it in main; the
-	 * constructor runs first. */
-	const char *v = getenv("WAYLAND_SOCKET");
-	if (!v || !*v)
-		return;
-	char *end;
-	long fd = strtol(v, &end, 10);
+}
+
+void wayland_backlog_adopt(int fd)
+{
 	int type;
 	socklen_t len = sizeof(type);
-	if (*end || fd < 0 || fd > INT32_MAX ||
-			getsockopt((int)fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0 ||
+	if (backlog.fd >= 0 || fd < 0 || getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0 ||
 			type != SOCK_STREAM)
 		return;
-	backlog.fd = (int)fd;
 	struct rlimit lim;
 	rlim_t half = getrlimit(RLIMIT_NOFILE, &lim) == 0 ? lim.rlim_cur / 2 : 512;
+	/* The writer reads the fd under the lock: it may be waiting from an
+	 * earlier connection (an X server's reset connects again). */
+	pthread_mutex_lock(&backlog.lock);
 	backlog.max_fds = half < BACKLOG_MAX_FDS ? (unsigned)half : BACKLOG_MAX_FDS;
+	backlog.fd = fd;
+	backlog.failed = 0;
+	pthread_mutex_unlock(&backlog.lock);
+}
+
+int wayland_backlog_fd(void)
+{
+	return backlog.fd;
 }
 
 bool wayland_backlog_owns(int fd)
@@ -177,8 +183,8 @@ static void *write_backlog(void *arg)
 			pthread_cond_wait(&backlog.queued, &backlog.lock);
 		if (send_head())
 			continue;
-		pthread_mutex_unlock(&backlog.lock);
 		struct pollfd p = { .fd = backlog.fd, .events = POLLOUT };
+		pthread_mutex_unlock(&backlog.lock);
 		poll(&p, 1, -1);
 		pthread_mutex_lock(&backlog.lock);
 	}
@@ -324,8 +330,13 @@ void wayland_backlog_closed(int fd)
 {
 	if (!wayland_backlog_owns(fd))
 		return;
+	/* What is held goes with the connection, and the fd's number, free
+	 * now, is no longer Xwayland's Wayland socket: an X server reset's
+	 * new connection is adopted when it is made (on the same number, a
+	 * writer's errno kept from the old one made it fail at once). */
 	pthread_mutex_lock(&backlog.lock);
 	drop_all();
-	backlog.failed = EBADF;
+	backlog.fd = -1;
+	backlog.failed = 0;
 	pthread_mutex_unlock(&backlog.lock);
 }

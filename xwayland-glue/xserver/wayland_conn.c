@@ -62,8 +62,9 @@ static int (*real_read_events)(struct wl_display *);
 static int (*real_prepare_read)(struct wl_display *);
 static int (*real_dispatch_pending)(struct wl_display *);
 static int (*real_get_fd)(struct wl_display *);
+static struct wl_display *(*real_connect)(const char *);
+static struct wl_display *(*real_connect_to_fd)(int);
 
-static int wl_fd = -1;
 static int sndbuf;
 static bool backlogged, any_held;
 static unsigned long holds;
@@ -76,19 +77,35 @@ __attribute__((constructor)) static void resolve_wayland(void)
 	dlsym_next(&real_prepare_read, "wl_display_prepare_read");
 	dlsym_next(&real_dispatch_pending, "wl_display_dispatch_pending");
 	dlsym_next(&real_get_fd, "wl_display_get_fd");
+	dlsym_next(&real_connect, "wl_display_connect");
+	dlsym_next(&real_connect_to_fd, "wl_display_connect_to_fd");
 }
 
 /* Whether the call came from outside libwayland-client: its own
  * wl_display_dispatch_queue (round trips) reads through the exported
- * function too, and must get exactly what it asked for. */
+ * function too, and must get exactly what it asked for. Xwayland calls
+ * from one place (xwl_read_events), so the answer for its last caller is
+ * kept: two dladdr per read were two searches of the loaded objects. */
 static bool called_from_outside_libwayland(const void *caller)
 {
-	Dl_info at, lib;
-	void *fn;
-	memcpy(&fn, &real_read_events, sizeof(fn));
-	if (!dladdr(caller, &at) || !dladdr(fn, &lib))
+	static const void *lib_base, *last_caller;
+	static bool last_outside;
+	if (caller == last_caller)
+		return last_outside;
+	Dl_info at;
+	if (lib_base == NULL) {
+		Dl_info lib;
+		void *fn;
+		memcpy(&fn, &real_read_events, sizeof(fn));
+		if (!dladdr(fn, &lib))
+			return false;
+		lib_base = lib.dli_fbase;
+	}
+	if (!dladdr(caller, &at))
 		return false;
-	return at.dli_fbase != lib.dli_fbase;
+	last_caller = caller;
+	last_outside = at.dli_fbase != lib_base;
+	return last_outside;
 }
 
 static bool more_to_read(int fd)
@@ -97,14 +114,41 @@ static bool more_to_read(int fd)
 	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
 }
 
+/* Xwayland's connection is known from the moment it is made, before its
+ * first request: the backlog (wayland_backlog.c) takes its writes from
+ * then on. Learnt at Xwayland's first read of events instead, a compositor
+ * that never sent any (stopped from the start) left both mends off: 1,472
+ * pixmaps ended an Xwayland started with WAYLAND_DISPLAY. */
 static void learn_fd(struct wl_display *display)
 {
-	if (wl_fd >= 0)
+	if (display == NULL || !real_get_fd)
 		return;
-	wl_fd = real_get_fd(display);
+	wayland_backlog_adopt(real_get_fd(display));
+	int fd = wayland_backlog_fd();
 	socklen_t len = sizeof(sndbuf);
-	if (getsockopt(wl_fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len) != 0 || sndbuf <= 0)
+	if (fd < 0 || getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len) != 0 || sndbuf <= 0)
 		sndbuf = 212992; /* net.core.wmem_default's default */
+}
+
+/* libwayland's wl_display_connect (WAYLAND_SOCKET or WAYLAND_DISPLAY)
+ * calls wl_display_connect_to_fd within the library; an outside call of
+ * either is Xwayland's. */
+EXPORT struct wl_display *wl_display_connect(const char *name)
+{
+	if (!real_connect)
+		return NULL;
+	struct wl_display *display = real_connect(name);
+	learn_fd(display);
+	return display;
+}
+
+EXPORT struct wl_display *wl_display_connect_to_fd(int fd)
+{
+	if (!real_connect_to_fd)
+		return NULL;
+	struct wl_display *display = real_connect_to_fd(fd);
+	learn_fd(display);
+	return display;
 }
 
 EXPORT int wl_display_read_events(struct wl_display *display)
@@ -115,8 +159,9 @@ EXPORT int wl_display_read_events(struct wl_display *display)
 	if (ret < 0 || !real_prepare_read || !real_dispatch_pending || !real_get_fd ||
 			!called_from_outside_libwayland(__builtin_return_address(0)))
 		return ret;
-	learn_fd(display);
-	for (int i = 0; i < DRAIN_READS_MAX && more_to_read(wl_fd); i++) {
+	for (int i = 0; i < DRAIN_READS_MAX && wayland_backlog_fd() >= 0 &&
+			more_to_read(wayland_backlog_fd());
+			i++) {
 		/* Errors stay on the display: Xwayland's own
 		 * dispatch_pending next sees them and gives up as it would. */
 		if (real_dispatch_pending(display) < 0)
@@ -133,12 +178,12 @@ EXPORT int wl_display_read_events(struct wl_display *display)
 static int unread(void)
 {
 	int n = 0;
-	return ioctl(wl_fd, SIOCOUTQ, &n) == 0 ? n : 0;
+	return ioctl(wayland_backlog_fd(), SIOCOUTQ, &n) == 0 ? n : 0;
 }
 
 void xwayland_conn_sent(int fd)
 {
-	if (fd < 0 || fd != wl_fd || backlogged)
+	if (!wayland_backlog_owns(fd) || backlogged)
 		return;
 	int n = unread();
 	if (n <= sndbuf / HOLD_ABOVE_DIV)

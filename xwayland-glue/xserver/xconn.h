@@ -236,9 +236,13 @@ void wm_events_read(int fd, ssize_t n);
 
 /* wayland_backlog.c: Xwayland's writes to the compositor that the socket
  * refuses (EAGAIN) are held and written by a thread, in order, instead of
- * libwayland 1.21 ending Xwayland. init reads WAYLAND_SOCKET (before
- * libwayland takes it); sendmsg on that fd goes through here. */
+ * libwayland 1.21 ending Xwayland. It knows Xwayland's Wayland fd for both
+ * mends of the connection: wayland_conn.c adopts it when Xwayland's
+ * wl_display_connect returns. sendmsg on that fd goes through here. */
 void wayland_backlog_init(ssize_t (*real_sendmsg)(int, const struct msghdr *, int));
+void wayland_backlog_adopt(int fd);
+/* Xwayland's Wayland fd, -1 while not known. */
+int wayland_backlog_fd(void);
 bool wayland_backlog_owns(int fd);
 ssize_t wayland_backlog_sendmsg(int fd, const struct msghdr *msg, int flags);
 /* Xwayland closes fd: what is held for it goes. */
