@@ -123,15 +123,25 @@ def big_part(s):
     log("2 MB from Wayland to X through the clipboard (INCR): whole")
 
 
-def wait_text_shown(s, x, y, w, h, what):
-    """Wait until the terminal shows text in the line at (x, y, w, h): more
-    than a few pixels there differ from the line's background (taken just
-    right of it). The shell's output reaches the screen when the terminal
-    has read and drawn it; no fixed delay covers that on a loaded machine."""
+def wait_text_shown(s, where, what):
+    """Wait until the terminal shows text in the line at where() = (x, y,
+    w, h), asked again for each screenshot: more than a few pixels there
+    differ from the line's background (taken just right of it). The shell's
+    output reaches the screen when the terminal has read and drawn it; no
+    fixed delay covers that on a loaded machine. Returns the last where()."""
+    last = [None]
+
     def shown(img):
+        x, y, w, h = last[0] = where()
         bg = img.pixel(min(img.width - 1, x + w + 30), y + h // 2)
         return img.count_not(bg, rect=Rect(x, y, w, h)) >= 10
-    s.wait_screenshot(shown, what=what)
+    # 10 s was once too little beside a CI run, two helpers' loads and a
+    # benchmark at nice -19.
+    try:
+        s.wait_screenshot(shown, timeout=30, what=what)
+    except harness.TestFailure as e:
+        harness.fail(f"{e} (the line looked at: {last[0]})")
+    return last[0]
 
 
 def double_click(s, x, y):
@@ -160,11 +170,23 @@ def xterm_to_foot(s, sel, word, xrm, paste_key):
     src = s.spawn(["xterm", "-name", "xsrc", "-geometry", "40x5+760+60"] + xrm
                   + ["-e"] + shower(word), name="xterm-src")
     wid = s.wait_x_window("--classname", "xsrc", timeout=15)
-    g = s.x_geometry(wid)
     _, frame = s.wait_for_border(FOCUSED, what="the source xterm focused")
-    # The word after the first cell (where the cursor was before it printed).
-    wait_text_shown(s, g.x + 2 + 6, g.y + 2, 6 * (len(word) - 1), 13,
-                    f"xterm to show {word!r}")
+    geometries = []
+
+    def word_line():
+        # The X geometry is read again: once it was not where the window
+        # showed the word (a CI run: the word on screen, the wait looking
+        # elsewhere for 10 s).
+        g = s.x_geometry(wid)
+        if not geometries or geometries[-1] != g:
+            geometries.append(g)
+        # The word after the first cell (where the cursor was before it printed).
+        return (g.x + 2 + 6, g.y + 2, 6 * (len(word) - 1), 13)
+
+    wait_text_shown(s, word_line, f"xterm to show {word!r}")
+    g = geometries[-1]
+    log(f"xterm {wid:#x}: X geometry {' then '.join(map(str, geometries))}, "
+        f"focused frame on screen {frame}")
     # First line of the xterm: 2 px internal border, 13 px "fixed" font.
     double_click(s, g.x + 20, g.y + 9)
     # xterm takes the selection when it handles the release, which reaches
@@ -222,7 +244,7 @@ def foot_to_xterm(s, sel, word, copy_key, xrm):
     # First line of foot's text: its content starts at its window geometry,
     # below the compositor's title bar.
     geo = next(w for w in s.windows() if w["focused"])
-    wait_text_shown(s, geo["x"] + 12, geo["y"], 40, 14, f"foot to show {word!r}")
+    wait_text_shown(s, lambda: (geo["x"] + 12, geo["y"], 40, 14), f"foot to show {word!r}")
     double_click(s, geo["x"] + 20, geo["y"] + 8)
     if copy_key:
         s.key(copy_key)
