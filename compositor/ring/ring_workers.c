@@ -39,7 +39,7 @@ struct ring_workers {
 	struct wl_list handed; /* smtwc_ring.handed_link, oldest first */
 	int main_fd;           /* eventfd the main thread's loop watches */
 	struct wl_event_source *main_source;
-	uint64_t runs, pieces, handoffs, main_wakeups, preempts, reported;
+	uint64_t runs, pieces, handoffs, main_wakeups, preempts, reported, posted_wakeups;
 	uint64_t spins, spins_found, spins_skipped;
 	/* main thread only (ring_workers_lock_ring) */
 	uint64_t main_lock_waits, main_lock_wait_ns, main_lock_wait_max_ns;
@@ -221,6 +221,8 @@ static bool worker_run(struct ring_workers *w, struct smtwc_ring *ring,
 		bool stopped = atomic_load(&ring->stop_run);
 		bool go_on = !stopped && w->ops.run_piece(ring, &budget);
 		*handed = w->ops.handoff_pending(ring);
+		bool posted = ring->handoff.posted;
+		ring->handoff.posted = false;
 		/* A ring being freed is charged as empty: no worker picks it
 		 * again while the main thread waits to free it. */
 		work = !stopped && !*handed && w->ops.has_work(ring);
@@ -241,6 +243,14 @@ static bool worker_run(struct ring_workers *w, struct smtwc_ring *ring,
 			go_on = work;
 		}
 		pthread_mutex_lock(&w->lock);
+		/* A PRESENT this piece copied and posted to an empty post: a
+		 * sleeping main thread is woken to show it; an awake one takes
+		 * it at its next turn or frame (prepare_sleep_with_workers
+		 * looks at the post after it raised main_sleeping). */
+		if (posted && w->main_sleeping) {
+			wake_main_locked(w, TRACE_WAKE_POSTED);
+			w->posted_wakeups++;
+		}
 		w->pieces++;
 		w->spins += spinning;
 		w->spins_found += spins_found;
@@ -347,9 +357,10 @@ static void *worker_main(void *data)
 		}
 		w->running++;
 		w->runs++;
+		uint64_t start = monotonic_now_ns(), commands = 0, bytes = 0;
+		ring->run_start_ns = start;
 		pthread_mutex_unlock(&w->lock);
 
-		uint64_t start = monotonic_now_ns(), commands = 0, bytes = 0;
 		bool handed = false;
 		bool still = worker_run(w, ring, &d, &handed, &commands, &bytes);
 		uint64_t end = monotonic_now_ns();
@@ -481,6 +492,7 @@ void ring_workers_end(struct ring_workers *w)
 		return;
 	}
 	workers_stop(w);
+	w->ops.take_posted(w->transport);
 	/* What the last runs handed back: settled now, its Wayland part
 	 * (errors, fences, the PRESENT taken) whole; a copy or ordered
 	 * request not finished in a piece goes on where the rings run next
@@ -614,8 +626,18 @@ bool ring_workers_ring_idle(const struct smtwc_ring *ring)
 	return ring->run_state == RING_IDLE;
 }
 
+uint64_t ring_workers_run_ns_locked(const struct smtwc_ring *ring, uint64_t now)
+{
+	return ring->run_state == RING_RUNNING && now > ring->run_start_ns ?
+			now - ring->run_start_ns :
+			0;
+}
+
 bool ring_workers_settle(struct ring_workers *w)
 {
+	/* Posted before anything a ring handed since (a piece stops at a
+	 * handoff), so a ring's events keep its stream's order. */
+	w->ops.take_posted(w->transport);
 	uint64_t deadline = monotonic_now_ns() + RING_WORKERS_PIECE_NS;
 	struct wl_list again;
 	wl_list_init(&again);
@@ -722,6 +744,7 @@ void ring_workers_stats(struct ring_workers *w, struct ring_workers_stats *out)
 	out->main_wakeups = w->main_wakeups;
 	out->preempts = w->preempts;
 	out->reported = w->reported;
+	out->posted_wakeups = w->posted_wakeups;
 	out->spins = w->spins;
 	out->spins_found = w->spins_found;
 	out->spins_skipped = w->spins_skipped;

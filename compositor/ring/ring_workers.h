@@ -43,6 +43,9 @@ struct ring_workers_ops {
 	/* Main thread: acts on the handoff and continues a PRESENT's copy and
 	 * ordered requests until deadline_ns; true when nothing is left. */
 	bool (*settle)(struct smtwc_ring *ring, uint64_t deadline_ns);
+	/* Main thread: shows the PRESENTs workers copied and posted (before
+	 * the handed rings are settled: they were posted first). */
+	bool (*take_posted)(struct smtwc_transport *transport);
 };
 
 /* What the threads are called (/proc/PID/task/TID/comm, at most 15 bytes). */
@@ -83,6 +86,10 @@ unsigned ring_workers_running_locked(const struct ring_workers *workers);
 /* Whether the scheduler may look at this ring's stream now (nobody runs
  * it and no handoff waits); under ring_workers_lock. */
 bool ring_workers_ring_idle(const struct smtwc_ring *ring);
+/* Under ring_workers_lock: how long a worker's run of the ring has been
+ * going (0: none), the time its client is charged when it ends; what it
+ * did (commands, PRESENTs' copies) shows in the ring's counters already. */
+uint64_t ring_workers_run_ns_locked(const struct smtwc_ring *ring, uint64_t now);
 
 /* Main thread: takes the ring's exec_lock (to change what a worker reads:
  * a request, a submit, stats), waiting for at most the piece in progress.
@@ -112,6 +119,8 @@ struct ring_workers_stats {
 	uint64_t preempts;
 	/* idle rings a worker reported ready (their head moved) */
 	uint64_t reported;
+	/* main_wakeups for a PRESENT a worker copied and posted */
+	uint64_t posted_wakeups;
 	/* spins on a dry ring before a run ends, and those that found work */
 	uint64_t spins, spins_found, spins_skipped; /* skipped: a ring waited */
 	/* the main thread's waits for a ring's exec_lock a worker held
