@@ -35,7 +35,7 @@ struct present_outbox {
 };
 
 struct present_post {
-	pthread_mutex_t lock; /* a leaf: nothing is locked while it is held */
+	pthread_mutex_t lock;                /* a leaf: nothing is locked while it is held */
 	struct present_outbox *first, *last; /* in the order of their first post */
 	uint64_t posted, taken, dropped, refused;
 };

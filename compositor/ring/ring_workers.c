@@ -365,10 +365,11 @@ static void *worker_main(void *data)
 		bool still = worker_run(w, ring, &d, &handed, &commands, &bytes);
 		uint64_t end = monotonic_now_ns();
 
-		/* A run handed to the main thread (a PRESENT to show, most
-		 * often) is a pause in the client's turn, not its end: on the
-		 * main thread a PRESENT's copy is part of the slice and the
-		 * commands after it run in the same turn. Ended instead, a
+		/* A run handed to the main thread (an ordered request, a
+		 * fence, a PRESENT left to it; before session 32 every PRESENT)
+		 * is a pause in the client's turn, not its end: on the main
+		 * thread a PRESENT's copy is part of the slice and the commands
+		 * after it run in the same turn. Ended instead, a
 		 * fifo client drawing a frame and a 1x1 mark (smt-rubberband)
 		 * waited a whole turn of 12 flooders per PRESENT (echo p99 610
 		 * against the main thread's 217 ms, docs/benchmarks.md). fifo

@@ -6,9 +6,11 @@
  * One scheduler (compositor/sched, not thread-safe) for all of them, under
  * the workers' lock. A worker picks the most favoured ready ring, runs it
  * in pieces of at most RING_WORKERS_PIECE_NS (holding the ring's
- * exec_lock for one piece at a time) and charges it. What needs the main
- * thread (a PRESENT to show, a protocol error, a socket ring's fence,
- * ordered requests the stream reached) stops the run: the ring is handed
+ * exec_lock for one piece at a time) and charges it. A PRESENT's copy is
+ * the worker's, and the complete PRESENT is posted to the main thread
+ * without stopping the run (canvas.h, present_post.h). What needs the
+ * main thread (a protocol error, a socket ring's fence, ordered requests
+ * the stream reached, a PRESENT a worker cannot finish) stops the run: the ring is handed
  * to the main thread through a list and an eventfd in the event loop, and
  * not picked again until the main thread settled it. Which rings have
  * work is the main thread's to say (it reads their streams each turn of

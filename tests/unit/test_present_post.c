@@ -96,7 +96,8 @@ static void alone(void)
 	bool was_empty = false;
 	for (uint32_t s = 1; s <= PRESENT_OUTBOX_MAX; s++) {
 		pixman_region32_init_rect(&d, 0, 0, 2, 2);
-		CHECK(present_post_put(&post, &boxes[0], &canvases[0][s % 2], s, 0, &d, &was_empty));
+		CHECK(present_post_put(
+				&post, &boxes[0], &canvases[0][s % 2], s, 0, &d, &was_empty));
 		CHECK(was_empty == (s == 1));
 		pixman_region32_fini(&d);
 	}

@@ -331,7 +331,8 @@ static bool each_wait(struct hostile *h, struct each_canvas c[2], uint32_t want)
 #define EACH_PIXMAP_SIDE 1024
 #define EACH_FILLS_BEFORE 40
 #define EACH_FILLS_AFTER 600
-static int each_trailed(struct hostile *h, struct each_canvas c[2], uint32_t *serial, uint32_t *sent)
+static int each_trailed(
+		struct hostile *h, struct each_canvas c[2], uint32_t *serial, uint32_t *sent)
 {
 	uint8_t buf[128];
 	struct smt_rect all = { 0, 0, EACH_PIXMAP_SIDE, EACH_PIXMAP_SIDE };
@@ -348,12 +349,15 @@ static int each_trailed(struct hostile *h, struct each_canvas c[2], uint32_t *se
 		for (int i = 0; i < EACH_FILLS_BEFORE + 1 + EACH_FILLS_AFTER && ok; i++) {
 			if (i == EACH_FILLS_BEFORE) {
 				++*serial;
-				ok = emit(h, buf, smt_encode_present(buf, c[*serial % 2].id, *serial, 0, NULL));
+				ok = emit(h, buf,
+						smt_encode_present(buf, c[*serial % 2].id, *serial,
+								0, NULL));
 				++*sent;
 			} else {
 				ok = emit(h, buf,
 						smt_encode_fill_rects(buf, SMT_PAINT_SRC,
-								0xff000000u | (uint32_t)i, 1, &all));
+								0xff000000u | (uint32_t)i, 1,
+								&all));
 			}
 		}
 		if (!ok) {
@@ -405,8 +409,8 @@ int case_present_each(struct hostile *h, int rounds)
 				uint8_t buf[64];
 				serial++;
 				if (!emit(h, buf,
-						    smt_encode_present(buf, c[serial % 2].id, serial,
-								    0, NULL))) {
+						    smt_encode_present(buf, c[serial % 2].id,
+								    serial, 0, NULL))) {
 					fprintf(stderr, "smt-hostile: the ring stalled\n");
 					return 1;
 				}
