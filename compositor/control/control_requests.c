@@ -330,6 +330,8 @@ static void write_server(struct smtwc_server *server, struct json_writer *w)
 	 * they copied and posted */
 	json_uint(w, "worker_main_wakeups", t.worker_main_wakeups);
 	json_uint(w, "worker_posted_wakeups", t.worker_posted_wakeups);
+	/* posted while it slept with a frame to come: no wake-up */
+	json_uint(w, "worker_posted_for_frame", t.worker_posted_for_frame);
 	/* PRESENTs workers copied themselves; left to the main thread (outbox full) */
 	json_uint(w, "presents_posted", t.presents_posted);
 	json_uint(w, "presents_refused", t.presents_refused);

@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include "compositor/server.h"
+#include "compositor/output/output.h"
 #include "compositor/ring/canvas.h"
 #include "compositor/ring/heap_reclaim.h"
 #include "compositor/ring/ring.h"
@@ -403,7 +404,8 @@ bool ring_loop_spin(struct smtwc_transport *transport)
 static bool prepare_sleep_with_workers(struct smtwc_transport *transport)
 {
 	ring_workers_lock(transport);
-	ring_workers_main_sleeping_locked(transport->workers, true);
+	ring_workers_main_sleeping_locked(
+			transport->workers, true, outputs_frame_coming(transport->server));
 	if (ring_workers_running_locked(transport->workers) == 0) {
 		smt_global_prepare_sleep(transport->global_status);
 	}
@@ -458,7 +460,7 @@ void ring_loop_woke(struct smtwc_transport *transport)
 	smt_global_wake(transport->global_status);
 	ring_workers_lock(transport);
 	if (transport->workers != NULL) {
-		ring_workers_main_sleeping_locked(transport->workers, false);
+		ring_workers_main_sleeping_locked(transport->workers, false, false);
 	}
 	ring_workers_unlock(transport);
 }

@@ -52,6 +52,7 @@ void transport_stats(struct smtwc_transport *transport, struct smtwc_transport_s
 	out->worker_reported = w.reported;
 	out->worker_main_wakeups = w.main_wakeups;
 	out->worker_posted_wakeups = w.posted_wakeups;
+	out->worker_posted_for_frame = w.posted_for_frame;
 	pthread_mutex_lock(&transport->presents.lock);
 	out->presents_posted = transport->presents.posted;
 	out->presents_refused = transport->presents.refused;

@@ -61,6 +61,7 @@ struct smtwc_transport_stats {
 	/* the workers' writes of the main thread's eventfd, and of those the
 	 * ones for a PRESENT they posted (present_post.h) */
 	uint64_t worker_main_wakeups, worker_posted_wakeups;
+	uint64_t worker_posted_for_frame; /* posts left to a coming frame */
 	/* PRESENTs workers copied and posted; those left to the main thread
 	 * because the ring's outbox was full */
 	uint64_t presents_posted, presents_refused;

@@ -33,13 +33,16 @@ struct ring_workers {
 	 * last worker to stop after a run left a ring idle wakes it to look at
 	 * the rings again (ring_workers.h says why; worker_main). */
 	bool main_sleeping;
+	/* ... with an output's frame event to come (ring_workers.h) */
+	bool main_frame_coming;
 	unsigned threads, started, running;
 	int nice; /* every worker thread's OS nice value ([scheduler] worker-nice) */
 	pthread_t *thread;
 	struct wl_list handed; /* smtwc_ring.handed_link, oldest first */
 	int main_fd;           /* eventfd the main thread's loop watches */
 	struct wl_event_source *main_source;
-	uint64_t runs, pieces, handoffs, main_wakeups, preempts, reported, posted_wakeups;
+	uint64_t runs, pieces, handoffs, main_wakeups, preempts, reported;
+	uint64_t posted_wakeups, posted_for_frame;
 	uint64_t spins, spins_found, spins_skipped;
 	/* main thread only (ring_workers_lock_ring) */
 	uint64_t main_lock_waits, main_lock_wait_ns, main_lock_wait_max_ns;
@@ -244,12 +247,18 @@ static bool worker_run(struct ring_workers *w, struct smtwc_ring *ring,
 		}
 		pthread_mutex_lock(&w->lock);
 		/* A PRESENT this piece copied and posted to an empty post: a
-		 * sleeping main thread is woken to show it; an awake one takes
-		 * it at its next turn or frame (prepare_sleep_with_workers
-		 * looks at the post after it raised main_sleeping). */
-		if (posted && w->main_sleeping) {
+		 * sleeping main thread is woken to show it, unless an output's
+		 * frame event will wake it (it takes the post before it
+		 * renders: the PRESENT is in that frame either way, and one
+		 * no output shows is reported then, within a refresh
+		 * interval); an awake one takes it at its next turn or frame
+		 * (prepare_sleep_with_workers looks at the post after it
+		 * raised main_sleeping). */
+		if (posted && w->main_sleeping && !w->main_frame_coming) {
 			wake_main_locked(w, TRACE_WAKE_POSTED);
 			w->posted_wakeups++;
+		} else if (posted && w->main_sleeping) {
+			w->posted_for_frame++;
 		}
 		w->pieces++;
 		w->spins += spinning;
@@ -612,9 +621,10 @@ void ring_workers_saw_locked(struct smtwc_ring *ring)
 	}
 }
 
-void ring_workers_main_sleeping_locked(struct ring_workers *w, bool sleeping)
+void ring_workers_main_sleeping_locked(struct ring_workers *w, bool sleeping, bool frame_coming)
 {
 	w->main_sleeping = sleeping;
+	w->main_frame_coming = sleeping && frame_coming;
 }
 
 unsigned ring_workers_running_locked(const struct ring_workers *w)
@@ -746,6 +756,7 @@ void ring_workers_stats(struct ring_workers *w, struct ring_workers_stats *out)
 	out->preempts = w->preempts;
 	out->reported = w->reported;
 	out->posted_wakeups = w->posted_wakeups;
+	out->posted_for_frame = w->posted_for_frame;
 	out->spins = w->spins;
 	out->spins_found = w->spins_found;
 	out->spins_skipped = w->spins_skipped;

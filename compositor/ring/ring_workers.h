@@ -78,8 +78,11 @@ void ring_workers_unlock(struct smtwc_transport *transport);
 /* Under ring_workers_lock: ready rings were reported; idle workers wake. */
 void ring_workers_kick_locked(struct ring_workers *workers);
 /* Under ring_workers_lock: the main thread is about to block (true) or
- * woke (false); a worker that leaves a ring idle meanwhile wakes it. */
-void ring_workers_main_sleeping_locked(struct ring_workers *workers, bool sleeping);
+ * woke (false); a worker that leaves a ring idle meanwhile wakes it.
+ * frame_coming: an output's frame event will wake it anyway (a PRESENT a
+ * worker posts then waits for that frame). */
+void ring_workers_main_sleeping_locked(
+		struct ring_workers *workers, bool sleeping, bool frame_coming);
 /* Under ring_workers_lock, main thread: it looked at this idle ring's
  * stream (workers wake it for a head it has not seen). */
 void ring_workers_saw_locked(struct smtwc_ring *ring);
@@ -121,8 +124,9 @@ struct ring_workers_stats {
 	uint64_t preempts;
 	/* idle rings a worker reported ready (their head moved) */
 	uint64_t reported;
-	/* main_wakeups for a PRESENT a worker copied and posted */
-	uint64_t posted_wakeups;
+	/* main_wakeups for a PRESENT a worker copied and posted, and posts
+	 * that woke nobody: the main thread slept with a frame coming */
+	uint64_t posted_wakeups, posted_for_frame;
 	/* spins on a dry ring before a run ends, and those that found work */
 	uint64_t spins, spins_found, spins_skipped; /* skipped: a ring waited */
 	/* the main thread's waits for a ring's exec_lock a worker held

@@ -144,7 +144,7 @@ def one(procs, build, tmp, workers, nice, seconds, warmup, rnd, base, trace):
             for t, v in t1["smtwc"].items() if v[0] == WORKER_COMM)) if workers else []
         for k in ("worker_preempts", "worker_reported", "worker_handoffs", "spins",
                   "spins_found_work", "worker_main_wakeups", "worker_posted_wakeups",
-                  "presents_posted"):
+                  "presents_posted", "worker_posted_for_frame"):
             res[k] = (st1.get("server", {}).get(k, 0) - st0.get("server", {}).get(k, 0)) / span
         res["cmds"] = sum(c1[k][0] - c0[k][0] for k in c1 if k in c0) / span
         if r1:
@@ -262,10 +262,12 @@ def main():
                                np.median([r["spins"] for r in rs]),
                                np.median([r["spins_found_work"] for r in rs])))
     row("main: CPU ms/s", lambda rs: "%.1f" % np.median([r["main"][3] for r in rs]))
-    row("main woken by workers/s (for a posted PRESENT); PRESENTs posted/s", lambda rs:
-        "%.0f (%.0f); %.0f" % (np.median([r["worker_main_wakeups"] for r in rs]),
-                               np.median([r["worker_posted_wakeups"] for r in rs]),
-                               np.median([r["presents_posted"] for r in rs])))
+    row("main woken by workers/s (for a posted PRESENT); PRESENTs posted/s (left to a "
+        "coming frame)", lambda rs:
+        "%.0f (%.0f); %.0f (%.0f)" % (np.median([r["worker_main_wakeups"] for r in rs]),
+                                      np.median([r["worker_posted_wakeups"] for r in rs]),
+                                      np.median([r["presents_posted"] for r in rs]),
+                                      np.median([r["worker_posted_for_frame"] for r in rs])))
     row("workers' nice seen", lambda rs: ",".join(str(x) for x in sorted(
         set(n for r in rs for n in r["nice_seen"]))) or "-")
     row("events not received", lambda rs: "%d/%d" % (
