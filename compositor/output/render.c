@@ -365,7 +365,12 @@ static bool output_render_frame_locked(
 /* Every buffer it may read stays still meanwhile (render.h, front_lock). */
 bool output_render_frame(struct wlr_scene_output *scene_output, struct smtwc_render *stats)
 {
-	pthread_rwlock_wrlock(&stats->front_lock);
+	if (pthread_rwlock_trywrlock(&stats->front_lock) != 0) {
+		uint64_t start = monotonic_now_ns();
+		pthread_rwlock_wrlock(&stats->front_lock);
+		stats->front_waits++;
+		stats->front_wait_ns += monotonic_now_ns() - start;
+	}
 	bool ok = output_render_frame_locked(scene_output, stats);
 	pthread_rwlock_unlock(&stats->front_lock);
 	return ok;

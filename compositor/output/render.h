@@ -7,6 +7,7 @@
 #define SMTWC_OUTPUT_RENDER_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <wlr/types/wlr_scene.h>
@@ -26,6 +27,10 @@ struct smtwc_render {
 	 * its copy (~256K pixels). Writers first, so bands of several workers
 	 * cannot hold a frame off. */
 	pthread_rwlock_t front_lock;
+	/* Its contention: frames that waited for a worker's band and their
+	 * wait in all (main thread); bands that waited for a frame (workers) */
+	uint64_t front_waits, front_wait_ns;
+	atomic_uint_fast64_t front_copier_waits;
 };
 
 void output_render_init(struct smtwc_render *render);

@@ -358,7 +358,8 @@ static enum canvas_present_step canvas_present_resume_worker(
 		return CANVAS_PRESENT_FOR_MAIN;
 	}
 	if (!canvas_copy_run(&canvas->present_copy, canvas->back, canvas->front->image, deadline_ns,
-			    &server->render.front_lock, NULL, NULL)) {
+			    &server->render.front_lock, &server->render.front_copier_waits, NULL,
+			    NULL)) {
 		return CANVAS_PRESENT_COPYING;
 	}
 	bool was_empty = false;
@@ -386,7 +387,7 @@ enum canvas_present_step canvas_present_resume(
 	}
 	/* (The main thread renders: it needs no front_lock to write.) */
 	if (!canvas_copy_run(&canvas->present_copy, canvas->back, canvas->front->image, deadline_ns,
-			    NULL, canvas_present_band, canvas)) {
+			    NULL, NULL, canvas_present_band, canvas)) {
 		return CANVAS_PRESENT_COPYING;
 	}
 	canvas_present_complete(canvas, &canvas->present_copy.region, canvas->present_serial,
@@ -580,9 +581,9 @@ static bool canvas_resize_prepare(struct smtwc_ordered_request *base, uint64_t d
 		req->copying = true;
 	}
 	return canvas_copy_run(&req->back_copy, canvas->back, req->back, deadline_ns, NULL, NULL,
-			       NULL) &&
+			       NULL, NULL) &&
 			canvas_copy_run(&req->front_copy, canvas->front->image, req->front->image,
-					deadline_ns, NULL, NULL, NULL);
+					deadline_ns, NULL, NULL, NULL, NULL);
 }
 
 static void canvas_resize_apply(struct smtwc_ordered_request *base)

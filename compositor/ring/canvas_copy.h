@@ -13,6 +13,7 @@
 
 #include <pixman.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -39,9 +40,10 @@ typedef void (*canvas_copy_band_fn)(void *data, const pixman_box32_t *band);
  * one band per call so every call makes progress. true once all is
  * copied. Both images must cover the region. dst_shared (NULL: none) is
  * held shared around each band: dst is on screen and another thread
- * renders it (the frame holds it alone, output/render.h). */
+ * renders it (the frame holds it alone, output/render.h); a band that
+ * found it held alone counts in *dst_waits. */
 bool canvas_copy_run(struct canvas_copy *copy, pixman_image_t *src, pixman_image_t *dst,
-		uint64_t deadline_ns, pthread_rwlock_t *dst_shared, canvas_copy_band_fn band_done,
-		void *data);
+		uint64_t deadline_ns, pthread_rwlock_t *dst_shared, atomic_uint_fast64_t *dst_waits,
+		canvas_copy_band_fn band_done, void *data);
 
 #endif

@@ -147,6 +147,8 @@ def one(procs, build, tmp, workers, nice, seconds, warmup, rnd, base, trace):
                   "presents_posted", "worker_posted_for_frame"):
             res[k] = (st1.get("server", {}).get(k, 0) - st0.get("server", {}).get(k, 0)) / span
         res["cmds"] = sum(c1[k][0] - c0[k][0] for k in c1 if k in c0) / span
+        for k in ("frames", "front_waits", "front_wait_ns", "front_copier_waits"):
+            res[k] = (st1.get("render", {}).get(k, 0) - st0.get("render", {}).get(k, 0)) / span
         if r1:
             # (the ring's whole life: warm-up and the measured window)
             res["sched_wait"] = (r1.get("wait_mean_ms", 0.0), r1.get("wait_max_ms", 0.0))
@@ -268,6 +270,11 @@ def main():
                                       np.median([r["worker_posted_wakeups"] for r in rs]),
                                       np.median([r["presents_posted"] for r in rs]),
                                       np.median([r["worker_posted_for_frame"] for r in rs])))
+    row("frames/s; frames that waited for a worker's band/s (ms/s); bands that waited "
+        "for a frame/s", lambda rs: "%.0f; %.1f (%.3f); %.1f" % (
+            np.median([r["frames"] for r in rs]), np.median([r["front_waits"] for r in rs]),
+            np.median([r["front_wait_ns"] for r in rs]) / 1e6,
+            np.median([r["front_copier_waits"] for r in rs])))
     row("workers' nice seen", lambda rs: ",".join(str(x) for x in sorted(
         set(n for r in rs for n in r["nice_seen"]))) or "-")
     row("events not received", lambda rs: "%d/%d" % (
