@@ -91,9 +91,9 @@ def test(h):
             served_again(s, {"present": present}, f"sample {i}")
             check_charged(rings_by_pid(s)[present.pid], f"workers {workers}, sample {i}")
         if workers > 0:
-            st = s.server_stats()
-            check(st["presents_posted"] > 0 and st["worker_runs"] > 0,
-                  f"no PRESENT copied and posted by a worker: {st}")
+            # (a copy of 77 MiB takes a while: polled, not read once)
+            s.wait_until(lambda: s.server_stats()["presents_posted"] > 0, timeout=120,
+                         what="a PRESENT copied and posted by a worker")
 
         demos = [s.spawn([demo_path(h)], name=f"demo{i}") for i in range(2)]
         procs = {"present": present, "demo0": demos[0], "demo1": demos[1]}
