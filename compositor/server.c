@@ -101,6 +101,7 @@ static void server_create_globals(struct smtwc_server *server)
 	server->compositor = wlr_compositor_create(display, server->renderer);
 	frame_pacing_init(server);
 	server->render.culling = true;
+	output_render_init(&server->render);
 	wlr_data_device_manager_create(display);
 	wlr_primary_selection_v1_device_manager_create(display);
 	wlr_data_control_manager_v1_create(display);
@@ -314,6 +315,7 @@ void server_finish(struct smtwc_server *server)
 	}
 	wl_display_destroy(server->display);
 	server->display = NULL;
+	output_render_finish(&server->render);
 	title_bar_fonts_finish();
 	smtwc_config_finish(&server->config);
 }

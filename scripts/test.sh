@@ -32,7 +32,7 @@ run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false --buildtype
 # concurrently) and the scheduler. Only these targets: the compositor
 # itself does not run under TSan (wlroots and libwayland are not built
 # for it). A minute or two on two cores.
-tsan_tests="exec_threads sched sched_workers waiter_first wayland_backlog"
+tsan_tests="exec_threads present_post sched sched_workers waiter_first wayland_backlog"
 if [ -d build-tsan ]; then
 	CC=clang meson setup --reconfigure build-tsan -Db_sanitize=thread -Db_lundef=false >/dev/null
 else

@@ -78,6 +78,8 @@ static void write_client(const struct smtwc_ring_stats *ring, void *data)
 			st->slices != 0 ? (double)st->wait_total_ns / (double)st->slices / 1e6 :
 					  0.0);
 	json_double(w, "sched_time_ms", (double)st->run_ns / 1e6);
+	/* a worker's run in progress, charged when it ends */
+	json_double(w, "run_ms", (double)ring->run_ns / 1e6);
 	json_uint(w, "slices", ring->slices);
 	json_double(w, "time_ms", (double)ring->exec_ns / 1e6);
 	json_double(w, "present_ms", (double)ring->present_ns / 1e6);
@@ -324,6 +326,15 @@ static void write_server(struct smtwc_server *server, struct json_writer *w)
 	json_uint(w, "worker_preempts", t.worker_preempts);
 	/* idle rings a worker found published and reported ready */
 	json_uint(w, "worker_reported", t.worker_reported);
+	/* the workers' wake-ups of the main thread, and those for a PRESENT
+	 * they copied and posted */
+	json_uint(w, "worker_main_wakeups", t.worker_main_wakeups);
+	json_uint(w, "worker_posted_wakeups", t.worker_posted_wakeups);
+	/* posted while it slept with a frame to come: no wake-up */
+	json_uint(w, "worker_posted_for_frame", t.worker_posted_for_frame);
+	/* PRESENTs workers copied themselves; left to the main thread (outbox full) */
+	json_uint(w, "presents_posted", t.presents_posted);
+	json_uint(w, "presents_refused", t.presents_refused);
 	json_uint(w, "worker_spins", t.worker_spins);
 	json_uint(w, "worker_spins_found", t.worker_spins_found);
 	json_uint(w, "worker_spins_skipped", t.worker_spins_skipped);
@@ -347,6 +358,12 @@ static void write_server(struct smtwc_server *server, struct json_writer *w)
 	json_uint(w, "ns_max", r->ns_max);
 	json_uint(w, "pixels_damaged", r->pixels_damaged);
 	json_uint(w, "pixels_painted", r->pixels_painted);
+	/* the canvases' front buffers' lock (render.h): frames that waited
+	 * for a worker's band, how long in all; bands that waited for a frame */
+	json_uint(w, "front_waits", r->front_waits);
+	json_uint(w, "front_wait_ns", r->front_wait_ns);
+	json_uint(w, "front_copier_waits",
+			atomic_load_explicit(&r->front_copier_waits, memory_order_relaxed));
 	json_end_object(w);
 }
 

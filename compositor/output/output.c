@@ -208,6 +208,17 @@ struct smtwc_output *output_at(struct smtwc_server *server, double lx, double ly
 	return output_from_wlr(wlr_output_layout_output_at(server->output_layout, lx, ly));
 }
 
+bool outputs_frame_coming(struct smtwc_server *server)
+{
+	struct smtwc_output *output;
+	wl_list_for_each (output, &server->outputs, link) {
+		if (output->wlr_output->enabled && output->wlr_output->frame_pending) {
+			return true;
+		}
+	}
+	return false;
+}
+
 struct smtwc_output *output_focused(struct smtwc_server *server)
 {
 	struct smtwc_output *output = output_at(server, server->cursor->x, server->cursor->y);

@@ -17,5 +17,8 @@ struct wlr_box output_layout_box(struct smtwc_output *output);
 struct smtwc_output *output_focused(struct smtwc_server *server);
 struct smtwc_output *output_at(struct smtwc_server *server, double lx, double ly);
 struct smtwc_output *output_from_wlr(struct wlr_output *wlr_output);
+/* Whether some output committed a frame whose frame event is still to
+ * come (wlr_output.frame_pending): the main thread will wake for it. */
+bool outputs_frame_coming(struct smtwc_server *server);
 
 #endif

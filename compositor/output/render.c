@@ -15,7 +15,7 @@
  * scene renderer it replaces, so output scale and transform behave as before.
  * Not done here: direct scan-out of a single fullscreen buffer (no DRM here).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include <math.h>
 #include <stdlib.h>
 #include <wlr/render/wlr_renderer.h>
@@ -345,7 +345,39 @@ static bool render_frame_with_scene(
 	return ok;
 }
 
+void output_render_init(struct smtwc_render *render)
+{
+	pthread_rwlockattr_t attr;
+	pthread_rwlockattr_init(&attr);
+	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&render->front_lock, &attr);
+	pthread_rwlockattr_destroy(&attr);
+}
+
+void output_render_finish(struct smtwc_render *render)
+{
+	pthread_rwlock_destroy(&render->front_lock);
+}
+
+static bool output_render_frame_locked(
+		struct wlr_scene_output *scene_output, struct smtwc_render *stats);
+
+/* Every buffer it may read stays still meanwhile (render.h, front_lock). */
 bool output_render_frame(struct wlr_scene_output *scene_output, struct smtwc_render *stats)
+{
+	if (pthread_rwlock_trywrlock(&stats->front_lock) != 0) {
+		uint64_t start = monotonic_now_ns();
+		pthread_rwlock_wrlock(&stats->front_lock);
+		stats->front_waits++;
+		stats->front_wait_ns += monotonic_now_ns() - start;
+	}
+	bool ok = output_render_frame_locked(scene_output, stats);
+	pthread_rwlock_unlock(&stats->front_lock);
+	return ok;
+}
+
+static bool output_render_frame_locked(
+		struct wlr_scene_output *scene_output, struct smtwc_render *stats)
 {
 	if (!stats->culling) {
 		return render_frame_with_scene(scene_output, stats);

@@ -6,6 +6,8 @@
 #ifndef SMTWC_OUTPUT_RENDER_H
 #define SMTWC_OUTPUT_RENDER_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <wlr/types/wlr_scene.h>
@@ -19,7 +21,20 @@ struct smtwc_render {
 	uint64_t ns_total, ns_max; /* time spent in the renders themselves */
 	uint64_t pixels_damaged;   /* what the frames had to repaint */
 	uint64_t pixels_painted;   /* what culling left to paint, clears included */
+	/* The canvases' front buffers, which ring worker threads write (a
+	 * PRESENT's copy, ring/canvas.c) while a frame may read them: a frame
+	 * holds it alone while it renders, a worker shared for one band of
+	 * its copy (~256K pixels). Writers first, so bands of several workers
+	 * cannot hold a frame off. */
+	pthread_rwlock_t front_lock;
+	/* Its contention: frames that waited for a worker's band and their
+	 * wait in all (main thread); bands that waited for a frame (workers) */
+	uint64_t front_waits, front_wait_ns;
+	atomic_uint_fast64_t front_copier_waits;
 };
+
+void output_render_init(struct smtwc_render *render);
+void output_render_finish(struct smtwc_render *render);
 
 /* Renders and commits one frame of the scene on this output, painting only
  * what of each node is damaged and not covered by opaque nodes above it.

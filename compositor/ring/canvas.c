@@ -24,6 +24,7 @@
 #include "compositor/ring/client_usage.h"
 #include "compositor/ring/heap_reclaim.h"
 #include "compositor/ring/ordered_request.h"
+#include "compositor/ring/present_post.h"
 #include "compositor/ring/ring_types.h"
 #include "compositor/ring/ring_workers.h"
 #include "compositor/trace/trace.h"
@@ -285,7 +286,10 @@ void canvas_present(struct smtwc_ring *ring, uint32_t canvas_id, const pixman_re
 	/* The canvas the executor drew for under that id: a client may have
 	 * destroyed it and made another with the same id after the PRESENT,
 	 * and the new one waits for the commands before it (its id is
-	 * registered when they ran), so it must not take this PRESENT. */
+	 * registered when they ran), so it must not take this PRESENT.
+	 * (On a worker: the list and `registered` change under the ring's
+	 * exec_lock or while the ring is handed, canvas_create and
+	 * ordered_request.h.) */
 	struct smtwc_canvas *canvas = NULL, *it;
 	wl_list_for_each (it, &ring->canvases, ring_link) {
 		if (it->id == canvas_id && it->registered) {
@@ -312,41 +316,104 @@ static void canvas_present_end(struct smtwc_canvas *canvas)
 	canvas->ring->presenting = NULL;
 }
 
-bool canvas_present_resume(struct smtwc_ring *ring, uint64_t deadline_ns)
+/* A PRESENT whose copy is complete, on the main thread: the outputs that
+ * show the damage are damaged (so a repaint for it shows all of it) and
+ * its `presented` waits for their frame, or is sent now if none shows it. */
+static void canvas_present_complete(struct smtwc_canvas *canvas, pixman_region32_t *damage,
+		uint32_t serial, uint64_t exec_ns)
 {
-	struct smtwc_canvas *canvas = ring->presenting;
-	if (canvas == NULL) {
-		return true;
-	}
-	if (!canvas_copy_run(&canvas->present_copy, canvas->back, canvas->front->image, deadline_ns,
-			    canvas_present_band, canvas)) {
-		return false;
-	}
-	/* Damaged only now, so a repaint for this PRESENT shows all of it. */
 	int n = 0;
-	const pixman_box32_t *rects = pixman_region32_rectangles(&canvas->present_copy.region, &n);
+	const pixman_box32_t *rects = pixman_region32_rectangles(damage, &n);
 	bool shown = false;
 	for (int i = 0; i < n; i++) {
 		shown |= canvas_damage_outputs(canvas, &rects[i]);
 	}
-	canvas_present_end(canvas);
 	if (shown) {
 		if (!canvas->pending) {
 			wl_list_insert(canvas->ring->transport->canvases_pending.prev,
 					&canvas->pending_link);
 		}
 		canvas->pending = true;
-		canvas->pending_serial = canvas->present_serial;
-		canvas->pending_exec_ns = canvas->present_exec_ns;
+		canvas->pending_serial = serial;
+		canvas->pending_exec_ns = exec_ns;
 	} else {
-		canvas_send_presented(canvas, canvas->present_serial, canvas->present_exec_ns, 0);
+		canvas_send_presented(canvas, serial, exec_ns, 0);
 	}
-	return true;
+}
+
+/* Whether a worker may write a front buffer: with the pixman renderer the
+ * frame reads our memory, under the render's front_lock; another renderer
+ * keeps a texture the main thread uploads (canvas_present_band). */
+static bool canvas_copies_on_workers(struct smtwc_server *server)
+{
+	return wlr_renderer_is_pixman(server->renderer);
+}
+
+/* On a worker: the copy under the frame's front_lock, then posted. */
+static enum canvas_present_step canvas_present_resume_worker(
+		struct smtwc_ring *ring, struct smtwc_canvas *canvas, uint64_t deadline_ns)
+{
+	struct smtwc_server *server = canvas_server(canvas);
+	if (!canvas_copies_on_workers(server)) {
+		return CANVAS_PRESENT_FOR_MAIN;
+	}
+	if (!canvas_copy_run(&canvas->present_copy, canvas->back, canvas->front->image, deadline_ns,
+			    &server->render.front_lock, &server->render.front_copier_waits, NULL,
+			    NULL)) {
+		return CANVAS_PRESENT_COPYING;
+	}
+	bool was_empty = false;
+	if (!present_post_put(&ring->transport->presents, &ring->outbox, canvas,
+			    canvas->present_serial, canvas->present_exec_ns,
+			    &canvas->present_copy.region, &was_empty)) {
+		/* The outbox is full: the main thread reports this one itself
+		 * (the copy is done), after the posted ones. */
+		return CANVAS_PRESENT_FOR_MAIN;
+	}
+	ring->handoff.posted |= was_empty;
+	canvas_present_end(canvas);
+	return CANVAS_PRESENT_DONE;
+}
+
+enum canvas_present_step canvas_present_resume(
+		struct smtwc_ring *ring, uint64_t deadline_ns, bool on_worker)
+{
+	struct smtwc_canvas *canvas = ring->presenting;
+	if (canvas == NULL) {
+		return CANVAS_PRESENT_DONE;
+	}
+	if (on_worker) {
+		return canvas_present_resume_worker(ring, canvas, deadline_ns);
+	}
+	/* (The main thread renders: it needs no front_lock to write.) */
+	if (!canvas_copy_run(&canvas->present_copy, canvas->back, canvas->front->image, deadline_ns,
+			    NULL, NULL, canvas_present_band, canvas)) {
+		return CANVAS_PRESENT_COPYING;
+	}
+	canvas_present_complete(canvas, &canvas->present_copy.region, canvas->present_serial,
+			canvas->present_exec_ns);
+	canvas_present_end(canvas);
+	return CANVAS_PRESENT_DONE;
+}
+
+static void canvas_take_posted(void *data, const struct present_posted *posted)
+{
+	(void)data;
+	canvas_present_complete(posted->canvas, (pixman_region32_t *)&posted->damage,
+			posted->serial, posted->exec_ns);
+}
+
+bool canvases_take_posted(struct smtwc_transport *transport)
+{
+	return present_post_take(&transport->presents, canvas_take_posted, NULL) > 0;
 }
 
 /* Before a frame is rendered: the PRESENTs it shows are in flight. */
 static void canvases_output_frame(struct smtwc_output *output)
 {
+	/* What workers copied since the main thread's last turn is in this
+	 * frame: its damage is added before the render. */
+	canvases_take_posted(output->server->transport);
 	struct wlr_box box = output_layout_box(output);
 	struct smtwc_canvas *canvas, *tmp;
 	wl_list_for_each_safe (
@@ -394,6 +461,8 @@ static void canvas_free(struct smtwc_canvas *canvas)
 	if (canvas->ring->presenting == canvas) {
 		canvas_present_end(canvas); /* the ring is going away */
 	}
+	/* (no `presented` for a canvas the client destroyed) */
+	present_post_drop(&canvas->ring->transport->presents, &canvas->ring->outbox, canvas);
 	canvas_forget_surface(canvas);
 	if (canvas->registered) {
 		smt_exec_unregister_canvas(canvas->ring->exec, canvas->id);
@@ -511,9 +580,10 @@ static bool canvas_resize_prepare(struct smtwc_ordered_request *base, uint64_t d
 		canvas_copy_init_box(&req->front_copy, width, height);
 		req->copying = true;
 	}
-	return canvas_copy_run(&req->back_copy, canvas->back, req->back, deadline_ns, NULL, NULL) &&
+	return canvas_copy_run(&req->back_copy, canvas->back, req->back, deadline_ns, NULL, NULL,
+			       NULL, NULL) &&
 			canvas_copy_run(&req->front_copy, canvas->front->image, req->front->image,
-					deadline_ns, NULL, NULL);
+					deadline_ns, NULL, NULL, NULL, NULL);
 }
 
 static void canvas_resize_apply(struct smtwc_ordered_request *base)
@@ -717,7 +787,10 @@ void canvas_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t i
 	wl_signal_add(&surface->events.commit, &canvas->surface_commit);
 	canvas->surface_destroy.notify = canvas_handle_surface_destroy;
 	wl_signal_add(&surface->events.destroy, &canvas->surface_destroy);
+	/* A worker looks PRESENTs' canvases up in the list (canvas_present). */
+	ring_workers_lock_ring(ring);
 	wl_list_insert(&ring->canvases, &canvas->ring_link);
+	ring_workers_unlock_ring(ring);
 	wl_list_init(&canvas->pending_link);
 	wl_list_init(&canvas->inflight_link);
 	wlr_addon_init(&canvas->surface_addon, &surface->addons, ring->transport,
@@ -761,6 +834,8 @@ static bool gone_canvases_some(void *data, uint64_t deadline_ns)
 
 void canvases_ring_destroyed(struct smtwc_ring *ring)
 {
+	/* (no worker runs it any more: ring_workers_forget) */
+	present_post_drop(&ring->transport->presents, &ring->outbox, NULL);
 	if (wl_list_empty(&ring->canvases)) {
 		return;
 	}

@@ -66,14 +66,32 @@ struct smtwc_canvas {
 
 void canvas_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t id,
 		uint32_t canvas_id, struct wl_resource *surface, uint32_t width, uint32_t height);
-/* A PRESENT the executor ran: starts copying its damage (copied here) to
- * the front buffer. The copy runs in canvas_present_resume, in bands under
- * the ring's budget; the ring's later commands and requests wait for it. */
+/* A PRESENT the executor ran (on whichever thread runs the ring): starts
+ * copying its damage (copied here) to the front buffer. The copy runs in
+ * canvas_present_resume, in bands under the ring's budget; the ring's later
+ * commands and requests wait for it. */
 void canvas_present(struct smtwc_ring *ring, uint32_t canvas_id, const pixman_region32_t *damage,
 		uint32_t serial);
-/* Continues the ring's PRESENT copy, if any, while the clock is before
- * deadline_ns (0: no limit; at least one band). true when none is left. */
-bool canvas_present_resume(struct smtwc_ring *ring, uint64_t deadline_ns);
+enum canvas_present_step {
+	CANVAS_PRESENT_DONE,     /* none left (copied, and shown or posted) */
+	CANVAS_PRESENT_COPYING,  /* the deadline came first: call again */
+	CANVAS_PRESENT_FOR_MAIN, /* on a worker: the main thread must go on */
+};
+/* Continues the ring's PRESENT, if any, while the clock is before
+ * deadline_ns (0: no limit; at least one band). On the main thread the
+ * complete copy damages the outputs (and `presented` follows their frame,
+ * or is sent now when none shows it). On a worker (under the ring's
+ * exec_lock) the copy holds the render's front_lock shared per band and
+ * the complete PRESENT is posted to the main thread (present_post.h), or
+ * left to it when the ring's outbox is full or the renderer is not
+ * pixman's. */
+enum canvas_present_step canvas_present_resume(
+		struct smtwc_ring *ring, uint64_t deadline_ns, bool on_worker);
+/* Main thread: damages the outputs for the PRESENTs workers posted and
+ * sends or schedules their `presented`, in each ring's order; true if
+ * there were any. Each turn of its loop, before a frame and before it
+ * settles what runs handed back. */
+bool canvases_take_posted(struct smtwc_transport *transport);
 void canvases_ring_destroyed(struct smtwc_ring *ring);
 uint64_t canvases_bytes(struct smtwc_ring *ring);
 

@@ -32,7 +32,8 @@ bool canvas_copy_done(const struct canvas_copy *copy)
 }
 
 bool canvas_copy_run(struct canvas_copy *copy, pixman_image_t *src, pixman_image_t *dst,
-		uint64_t deadline_ns, canvas_copy_band_fn band_done, void *data)
+		uint64_t deadline_ns, pthread_rwlock_t *dst_shared, atomic_uint_fast64_t *dst_waits,
+		canvas_copy_band_fn band_done, void *data)
 {
 	int n = 0;
 	const pixman_box32_t *rects = pixman_region32_rectangles(&copy->region, &n);
@@ -44,8 +45,17 @@ bool canvas_copy_run(struct canvas_copy *copy, pixman_image_t *src, pixman_image
 				1;
 		int rows = height - copy->row < band ? height - copy->row : band;
 		pixman_box32_t done = { r->x1, r->y1 + copy->row, r->x2, r->y1 + copy->row + rows };
+		if (dst_shared != NULL && pthread_rwlock_tryrdlock(dst_shared) != 0) {
+			if (dst_waits != NULL) {
+				atomic_fetch_add_explicit(dst_waits, 1, memory_order_relaxed);
+			}
+			pthread_rwlock_rdlock(dst_shared);
+		}
 		pixman_image_composite32(PIXMAN_OP_SRC, src, NULL, dst, done.x1, done.y1, 0, 0,
 				done.x1, done.y1, width, rows);
+		if (dst_shared != NULL) {
+			pthread_rwlock_unlock(dst_shared);
+		}
 		copy->row += rows;
 		if (copy->row >= height) {
 			copy->rect++;

@@ -12,6 +12,8 @@
 #define SMTWC_RING_CANVAS_COPY_H
 
 #include <pixman.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -36,8 +38,12 @@ typedef void (*canvas_copy_band_fn)(void *data, const pixman_box32_t *band);
 /* Copies (PIXMAN_OP_SRC) bands of about CANVAS_COPY_BAND_PIXELS from src
  * to dst while the clock is before deadline_ns (0: no limit), at least
  * one band per call so every call makes progress. true once all is
- * copied. Both images must cover the region. */
+ * copied. Both images must cover the region. dst_shared (NULL: none) is
+ * held shared around each band: dst is on screen and another thread
+ * renders it (the frame holds it alone, output/render.h); a band that
+ * found it held alone counts in *dst_waits. */
 bool canvas_copy_run(struct canvas_copy *copy, pixman_image_t *src, pixman_image_t *dst,
-		uint64_t deadline_ns, canvas_copy_band_fn band_done, void *data);
+		uint64_t deadline_ns, pthread_rwlock_t *dst_shared, atomic_uint_fast64_t *dst_waits,
+		canvas_copy_band_fn band_done, void *data);
 
 #endif

@@ -59,11 +59,13 @@ void ordered_request_queue(struct smtwc_ring *ring, struct smtwc_ordered_request
 	ring_workers_lock_ring(ring);
 	/* (A dead ring applies its requests at once; it may have no stream.) */
 	req->pos = ring->dead ? 0 : smt_ring_reader_published(&ring->reader);
-	/* A PRESENT a worker ran and handed back (ring_settle has not shown it
-	 * yet) is waited for like one being copied: applied now, a canvas's
-	 * destroy overtook it and a new canvas under the same id took it. */
+	/* A PRESENT being copied, or left to the main thread by a worker
+	 * (ring->presenting either way), is waited for like a command. One a
+	 * worker copied and posted (present_post.h) is not: its canvas was
+	 * found when it ran, and a destroy applied now drops it with the
+	 * canvas (canvas_free). */
 	if (wl_list_empty(&ring->ordered) && !ring->dead && ring->presenting == NULL &&
-			!ring->handoff.present && req->prepare == NULL && reached(ring, req)) {
+			req->prepare == NULL && reached(ring, req)) {
 		req->apply(req); /* nothing to wait for; cheap (ordered_request.h) */
 	} else {
 		wl_list_insert(ring->ordered.prev, &req->link);

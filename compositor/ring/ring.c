@@ -153,15 +153,16 @@ bool ring_has_work(struct smtwc_ring *ring)
  * until deadline_ns (canvas.h), timed: it is the client's work whichever
  * thread does it (present_ns; exec_ns and the scheduler count it with the
  * run or the settle around it). */
-static bool ring_present_resume(struct smtwc_ring *ring, uint64_t deadline_ns)
+static enum canvas_present_step ring_present_resume(
+		struct smtwc_ring *ring, uint64_t deadline_ns, bool on_worker)
 {
 	if (ring->presenting == NULL) {
-		return true;
+		return CANVAS_PRESENT_DONE;
 	}
 	uint64_t start = monotonic_now_ns();
-	bool done = canvas_present_resume(ring, deadline_ns);
+	enum canvas_present_step step = canvas_present_resume(ring, deadline_ns, on_worker);
 	ring->present_ns += monotonic_now_ns() - start;
-	return done;
+	return step;
 }
 
 /* The counters of a run (either thread). */
@@ -215,7 +216,7 @@ bool ring_run(struct smtwc_ring *ring, const struct smt_exec_budget *budget)
 		/* A PRESENT's copy first: the commands after it may already draw
 		 * the next frame into the canvas, and requests after it (a resize
 		 * or destroy of that canvas) wait for it like for any command. */
-		if (!ring_present_resume(ring, budget->deadline_ns)) {
+		if (ring_present_resume(ring, budget->deadline_ns, false) != CANVAS_PRESENT_DONE) {
 			break;
 		}
 		struct smt_exec_result out;
@@ -242,46 +243,77 @@ bool ring_run(struct smtwc_ring *ring, const struct smt_exec_budget *budget)
 
 /* ---- on worker threads (ring_workers.h) ------------------------------ */
 
+/* A PRESENT's copy is the worker's too (canvas.h): the run goes on
+ * after it in the same piece, as ring_run does, and the main thread only
+ * damages the outputs and sends `presented` (canvases_take_posted). Handed
+ * back, every PRESENT made the echo among flooders wait for the main
+ * thread twice (docs/benchmarks.md, session 31). A piece stops at anything
+ * for the main thread, so what it sends keeps the stream's order. */
 bool ring_run_piece(struct smtwc_ring *ring, const struct smt_exec_budget *budget)
 {
 	struct ring_handoff *h = &ring->handoff;
 	if (ring->dead) {
 		return false;
 	}
-	if (ring->presenting != NULL || ordered_requests_ready(ring)) {
-		/* (an ordered request the main thread queued since the pick) */
-		h->ordered = true;
-		return false;
-	}
 	uint64_t start = monotonic_now_ns();
-	struct smt_exec_result out;
-	enum smt_exec_stop stop = smt_exec_run(ring->exec, &ring->reader, budget, &out);
-	ring_count(ring, &out);
-	if (out.wake_client && !ring_wake_client_fd(ring)) {
-		h->wake_blocked = true;
-	}
-	if (out.fences > 0 && !ring->shared) {
-		h->fence = true;
-		h->last_fence = out.last_fence;
-	}
 	bool go_on = false;
-	switch (stop) {
-	case SMT_EXEC_PRESENT:
-		h->present = true;
-		h->present_canvas = out.present.canvas_id;
-		h->present_serial = out.present.serial;
-		h->present_damage = out.present.damage;
-		break;
-	case SMT_EXEC_ERROR:
-		h->error = true;
-		h->error_detail = out.error;
-		break;
-	case SMT_EXEC_EMPTY:
-		/* The stream reached a request, or the client's last command. */
-		h->ordered = ordered_requests_ready(ring);
-		break;
-	case SMT_EXEC_BUDGET:
-		go_on = true;
+	for (;;) {
+		enum canvas_present_step step = ring_present_resume(
+				ring, budget->deadline_ns, true);
+		if (step == CANVAS_PRESENT_COPYING) {
+			go_on = true;
+			break;
+		}
+		if (step == CANVAS_PRESENT_FOR_MAIN) {
+			h->present = true;
+			break;
+		}
+		if (ordered_requests_ready(ring)) {
+			/* (an ordered request the main thread queued since the
+			 * pick, or one the stream reached after a PRESENT) */
+			h->ordered = true;
+			break;
+		}
+		struct smt_exec_result out;
+		enum smt_exec_stop stop = smt_exec_run(ring->exec, &ring->reader, budget, &out);
+		ring_count(ring, &out);
+		if (out.wake_client && !ring_wake_client_fd(ring)) {
+			h->wake_blocked = true;
+		}
+		if (out.fences > 0 && !ring->shared) {
+			h->fence = true;
+			h->last_fence = out.last_fence;
+		}
+		if (stop == SMT_EXEC_PRESENT) {
+			canvas_present(ring, out.present.canvas_id, out.present.damage,
+					out.present.serial);
+			if (ring_handoff_pending(ring)) {
+				break;
+			}
+			if (budget->deadline_ns != 0 &&
+					(monotonic_now_ns() >= budget->deadline_ns ||
+							(budget->yield != NULL &&
+									atomic_load(budget->yield)))) {
+				go_on = true;
+				break;
+			}
+			continue;
+		}
+		switch (stop) {
+		case SMT_EXEC_ERROR:
+			h->error = true;
+			h->error_detail = out.error;
+			break;
+		case SMT_EXEC_EMPTY:
+			/* The stream reached a request, or the client's last command. */
+			h->ordered = ordered_requests_ready(ring);
+			break;
+		case SMT_EXEC_BUDGET:
+			go_on = true;
+			break;
+		case SMT_EXEC_PRESENT:
+			break;
+		}
 		break;
 	}
 	ring->exec_ns += monotonic_now_ns() - start;
@@ -314,15 +346,12 @@ static bool ring_settle_steps(struct smtwc_ring *ring, uint64_t deadline_ns)
 		h->error = false;
 		ring_fail(ring, &h->error_detail);
 	}
-	if (h->present) {
-		h->present = false;
-		canvas_present(ring, h->present_canvas, h->present_damage, h->present_serial);
-	}
+	h->present = false; /* (ring->presenting: resumed below) */
 	h->ordered = false;
 	if (ring->dead) {
 		return true;
 	}
-	if (!ring_present_resume(ring, deadline_ns)) {
+	if (ring_present_resume(ring, deadline_ns, false) != CANVAS_PRESENT_DONE) {
 		return false;
 	}
 	ordered_requests_apply_ready(ring, deadline_ns);

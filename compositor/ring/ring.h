@@ -20,11 +20,12 @@ bool ring_run(struct smtwc_ring *ring, const struct smt_exec_budget *budget);
 bool ring_has_work(struct smtwc_ring *ring);
 
 /* With worker threads (ring_workers.h), a run is split: ring_run_piece on
- * a worker, under ring->exec_lock, runs the executor for one budget and
- * records in ring->handoff what needs the main thread (then returns
- * false; ring_handoff_pending says so); ring_settle on the main thread
- * acts on it and continues the PRESENT's copy and the ordered requests
- * until deadline_ns, true when the ring may be picked again. */
+ * a worker, under ring->exec_lock, runs the executor for one budget (and
+ * PRESENTs' copies, posted to the main thread: canvas.h) and records in
+ * ring->handoff what needs the main thread (then returns false;
+ * ring_handoff_pending says so); ring_settle on the main thread acts on
+ * it and finishes a PRESENT left to it and the ordered requests until
+ * deadline_ns, true when the ring may be picked again. */
 bool ring_run_piece(struct smtwc_ring *ring, const struct smt_exec_budget *budget);
 bool ring_handoff_pending(const struct smtwc_ring *ring);
 bool ring_settle(struct smtwc_ring *ring, uint64_t deadline_ns);

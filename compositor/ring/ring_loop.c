@@ -9,6 +9,8 @@
 #include <poll.h>
 #include <stdlib.h>
 #include "compositor/server.h"
+#include "compositor/output/output.h"
+#include "compositor/ring/canvas.h"
 #include "compositor/ring/heap_reclaim.h"
 #include "compositor/ring/ring.h"
 #include "compositor/ring/ring_loop.h"
@@ -81,6 +83,7 @@ bool ring_loop_set_workers(struct smtwc_transport *transport, unsigned n)
 		.has_work = ring_has_work,
 		.handoff_pending = ring_handoff_pending,
 		.settle = ring_settle,
+		.take_posted = canvases_take_posted,
 	};
 	/* None could start: the main thread runs the rings (logged). */
 	transport->workers = ring_workers_create(transport, n, nice, &ops);
@@ -401,7 +404,8 @@ bool ring_loop_spin(struct smtwc_transport *transport)
 static bool prepare_sleep_with_workers(struct smtwc_transport *transport)
 {
 	ring_workers_lock(transport);
-	ring_workers_main_sleeping_locked(transport->workers, true);
+	ring_workers_main_sleeping_locked(
+			transport->workers, true, outputs_frame_coming(transport->server));
 	if (ring_workers_running_locked(transport->workers) == 0) {
 		smt_global_prepare_sleep(transport->global_status);
 	}
@@ -419,6 +423,11 @@ static bool prepare_sleep_with_workers(struct smtwc_transport *transport)
 	}
 	ring_workers_kick_locked(transport->workers);
 	ring_workers_unlock(transport);
+	/* A PRESENT posted before main_sleeping went up woke nobody (the
+	 * worker saw the main thread awake): taken at the next turn. */
+	if (present_post_pending(&transport->presents)) {
+		return false;
+	}
 	transport->loop.sleeps++;
 	transport->loop.spun_since_sleep_ns = 0;
 	return true;
@@ -451,7 +460,7 @@ void ring_loop_woke(struct smtwc_transport *transport)
 	smt_global_wake(transport->global_status);
 	ring_workers_lock(transport);
 	if (transport->workers != NULL) {
-		ring_workers_main_sleeping_locked(transport->workers, false);
+		ring_workers_main_sleeping_locked(transport->workers, false, false);
 	}
 	ring_workers_unlock(transport);
 }

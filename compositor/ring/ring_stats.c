@@ -50,6 +50,13 @@ void transport_stats(struct smtwc_transport *transport, struct smtwc_transport_s
 	out->worker_handoffs = w.handoffs;
 	out->worker_preempts = w.preempts;
 	out->worker_reported = w.reported;
+	out->worker_main_wakeups = w.main_wakeups;
+	out->worker_posted_wakeups = w.posted_wakeups;
+	out->worker_posted_for_frame = w.posted_for_frame;
+	pthread_mutex_lock(&transport->presents.lock);
+	out->presents_posted = transport->presents.posted;
+	out->presents_refused = transport->presents.refused;
+	pthread_mutex_unlock(&transport->presents.lock);
 	out->worker_spins = w.spins;
 	out->worker_spins_found = w.spins_found;
 	out->worker_spins_skipped = w.spins_skipped;
@@ -130,8 +137,9 @@ void transport_for_each_ring_stats(struct smtwc_transport *transport,
 		};
 		ring_workers_unlock_ring(ring);
 		ring_workers_lock(transport);
-		smt_sched_client_stats(transport->sched, ring->sched_client, monotonic_now_ns(),
-				&st.sched);
+		uint64_t now = monotonic_now_ns();
+		smt_sched_client_stats(transport->sched, ring->sched_client, now, &st.sched);
+		st.run_ns = ring_workers_run_ns_locked(ring, now);
 		ring_workers_unlock(transport);
 		fn(&st, data);
 	}

@@ -21,6 +21,9 @@ struct smtwc_ring_stats {
 	pid_t pid;
 	bool shared; /* false: fed only through submit */
 	struct smt_sched_stats sched;
+	/* A worker's run in progress (ring_workers_run_ns_locked): not in
+	 * sched.run_ns before it ends, its copies in present_ns already. */
+	uint64_t run_ns;
 	/* exec_ns: the ring's commands, PRESENTs' copies and ordered
 	 * requests on any thread; present_ns: the copies of it. */
 	uint64_t slices, exec_ns, present_ns, commands, bytes;
@@ -55,6 +58,13 @@ struct smtwc_transport_stats {
 	unsigned worker_threads;
 	uint64_t worker_runs, worker_handoffs, worker_preempts, worker_reported;
 	uint64_t worker_spins, worker_spins_found, worker_spins_skipped;
+	/* the workers' writes of the main thread's eventfd, and of those the
+	 * ones for a PRESENT they posted (present_post.h) */
+	uint64_t worker_main_wakeups, worker_posted_wakeups;
+	uint64_t worker_posted_for_frame; /* posts left to a coming frame */
+	/* PRESENTs workers copied and posted; those left to the main thread
+	 * because the ring's outbox was full */
+	uint64_t presents_posted, presents_refused;
 	/* the main thread's waits for a ring a worker held (ring_workers.h) */
 	uint64_t worker_main_lock_waits, worker_main_lock_wait_ns, worker_main_lock_wait_max_ns;
 };

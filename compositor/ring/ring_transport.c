@@ -33,6 +33,7 @@ struct smtwc_transport *transport_create(struct smtwc_server *server)
 	wl_list_init(&transport->rings);
 	wl_list_init(&transport->canvases_pending);
 	wl_list_init(&transport->canvases_inflight);
+	present_post_init(&transport->presents);
 	heap_reclaim_init(&transport->reclaims);
 	wl_list_init(&transport->clients);
 	client_usage_init_total(transport);
@@ -46,6 +47,7 @@ struct smtwc_transport *transport_create(struct smtwc_server *server)
 			"smtwc-global-status", SMT_STATUS_MAP_SIZE, &page);
 	if (transport->global_status_fd < 0) {
 		wlr_log_errno(WLR_ERROR, "cannot create the ring status page");
+		present_post_finish(&transport->presents);
 		free(transport);
 		return NULL;
 	}
@@ -74,5 +76,6 @@ void transport_destroy(struct smtwc_transport *transport)
 	heap_reclaim_finish(&transport->reclaims);
 	munmap(transport->global_status, SMT_STATUS_MAP_SIZE);
 	close(transport->global_status_fd);
+	present_post_finish(&transport->presents);
 	free(transport);
 }

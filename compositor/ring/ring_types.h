@@ -17,6 +17,7 @@
 #include "compositor/exec/executor.h"
 #include "compositor/exec/resource_usage.h"
 #include "compositor/exec/ring_reader.h"
+#include "compositor/ring/present_post.h"
 #include "compositor/ring/ring_loop_state.h"
 #include "compositor/sched/sched.h"
 
@@ -56,6 +57,8 @@ struct smtwc_transport {
 	/* Worker threads that run rings' commands ([scheduler] workers;
 	 * NULL: the main thread runs them, ring/ring_workers.h). */
 	struct ring_workers *workers;
+	/* PRESENTs workers copied, for the main thread to show (canvas.c) */
+	struct present_post presents;
 	/* The window system's events (server.h) that rings act on. */
 	struct wl_listener output_frame;     /* canvas.c */
 	struct wl_listener output_presented; /* canvas.c */
@@ -70,20 +73,21 @@ enum ring_run_state {
 };
 
 /* What a worker's run leaves for the main thread: Wayland events and
- * errors, and the PRESENT a worker cannot show (docs/architecture.md,
+ * errors, and a PRESENT a worker cannot finish (docs/architecture.md,
  * "Threads"). */
 struct ring_handoff {
 	bool error;        /* a bad command: error holds it */
 	bool wake_blocked; /* the client's eventfd blocked a wake-up */
 	bool fence;        /* a socket ring's FENCE: last_fence */
-	bool present;      /* a PRESENT: present_* */
-	bool ordered;      /* the stream reached an ordered request */
+	/* ring->presenting needs the main thread (its outbox was full, or the
+	 * renderer is not pixman's: canvas_present_resume) */
+	bool present;
+	bool ordered; /* the stream reached an ordered request */
+	/* Not a handoff (the run goes on): a PRESENT was posted to an empty
+	 * post (present_post.h), so a sleeping main thread must be woken. */
+	bool posted;
 	struct smt_exec_error error_detail;
 	uint64_t last_fence;
-	uint32_t present_canvas, present_serial;
-	/* the executor's region (valid until the ring runs again, and it
-	 * does not before the main thread took this) */
-	const pixman_region32_t *present_damage;
 };
 
 /* What a ring keeps, charged with it: fds (its status page; for a shared
@@ -125,6 +129,9 @@ struct smtwc_ring {
 	/* The canvas whose PRESENT is being copied, or NULL: until the copy
 	 * is complete the ring runs nothing else (canvas.h). */
 	struct smtwc_canvas *presenting;
+	/* PRESENTs a worker copied, waiting for the main thread (canvas.c;
+	 * guarded by transport->presents' lock) */
+	struct present_outbox outbox;
 	bool dead;
 	/* its eventfd blocked a wake-up (wake_fd.h): never written again */
 	bool wake_blocked;
@@ -149,6 +156,9 @@ struct smtwc_ring {
 	 * a worker running the ring lets it in before it takes the lock for
 	 * its next piece. */
 	atomic_uint main_waiting;
+	/* When the worker's run in progress began (RUNNING): charged to the
+	 * client from there when it ends (statistics show it meanwhile). */
+	uint64_t run_start_ns;
 	struct wl_list handed_link; /* ring_workers.handed */
 	struct ring_handoff handoff;
 	/* fifo: bytes run in the turn that handoffs paused (the running

@@ -33,6 +33,8 @@ struct ring_workers {
 	 * last worker to stop after a run left a ring idle wakes it to look at
 	 * the rings again (ring_workers.h says why; worker_main). */
 	bool main_sleeping;
+	/* ... with an output's frame event to come (ring_workers.h) */
+	bool main_frame_coming;
 	unsigned threads, started, running;
 	int nice; /* every worker thread's OS nice value ([scheduler] worker-nice) */
 	pthread_t *thread;
@@ -40,6 +42,7 @@ struct ring_workers {
 	int main_fd;           /* eventfd the main thread's loop watches */
 	struct wl_event_source *main_source;
 	uint64_t runs, pieces, handoffs, main_wakeups, preempts, reported;
+	uint64_t posted_wakeups, posted_for_frame;
 	uint64_t spins, spins_found, spins_skipped;
 	/* main thread only (ring_workers_lock_ring) */
 	uint64_t main_lock_waits, main_lock_wait_ns, main_lock_wait_max_ns;
@@ -221,6 +224,8 @@ static bool worker_run(struct ring_workers *w, struct smtwc_ring *ring,
 		bool stopped = atomic_load(&ring->stop_run);
 		bool go_on = !stopped && w->ops.run_piece(ring, &budget);
 		*handed = w->ops.handoff_pending(ring);
+		bool posted = ring->handoff.posted;
+		ring->handoff.posted = false;
 		/* A ring being freed is charged as empty: no worker picks it
 		 * again while the main thread waits to free it. */
 		work = !stopped && !*handed && w->ops.has_work(ring);
@@ -241,6 +246,20 @@ static bool worker_run(struct ring_workers *w, struct smtwc_ring *ring,
 			go_on = work;
 		}
 		pthread_mutex_lock(&w->lock);
+		/* A PRESENT this piece copied and posted to an empty post: a
+		 * sleeping main thread is woken to show it, unless an output's
+		 * frame event will wake it (it takes the post before it
+		 * renders: the PRESENT is in that frame either way, and one
+		 * no output shows is reported then, within a refresh
+		 * interval); an awake one takes it at its next turn or frame
+		 * (prepare_sleep_with_workers looks at the post after it
+		 * raised main_sleeping). */
+		if (posted && w->main_sleeping && !w->main_frame_coming) {
+			wake_main_locked(w, TRACE_WAKE_POSTED);
+			w->posted_wakeups++;
+		} else if (posted && w->main_sleeping) {
+			w->posted_for_frame++;
+		}
 		w->pieces++;
 		w->spins += spinning;
 		w->spins_found += spins_found;
@@ -347,17 +366,19 @@ static void *worker_main(void *data)
 		}
 		w->running++;
 		w->runs++;
+		uint64_t start = monotonic_now_ns(), commands = 0, bytes = 0;
+		ring->run_start_ns = start;
 		pthread_mutex_unlock(&w->lock);
 
-		uint64_t start = monotonic_now_ns(), commands = 0, bytes = 0;
 		bool handed = false;
 		bool still = worker_run(w, ring, &d, &handed, &commands, &bytes);
 		uint64_t end = monotonic_now_ns();
 
-		/* A run handed to the main thread (a PRESENT to show, most
-		 * often) is a pause in the client's turn, not its end: on the
-		 * main thread a PRESENT's copy is part of the slice and the
-		 * commands after it run in the same turn. Ended instead, a
+		/* A run handed to the main thread (an ordered request, a
+		 * fence, a PRESENT left to it; before session 32 every PRESENT)
+		 * is a pause in the client's turn, not its end: on the main
+		 * thread a PRESENT's copy is part of the slice and the commands
+		 * after it run in the same turn. Ended instead, a
 		 * fifo client drawing a frame and a 1x1 mark (smt-rubberband)
 		 * waited a whole turn of 12 flooders per PRESENT (echo p99 610
 		 * against the main thread's 217 ms, docs/benchmarks.md). fifo
@@ -481,6 +502,7 @@ void ring_workers_end(struct ring_workers *w)
 		return;
 	}
 	workers_stop(w);
+	w->ops.take_posted(w->transport);
 	/* What the last runs handed back: settled now, its Wayland part
 	 * (errors, fences, the PRESENT taken) whole; a copy or ordered
 	 * request not finished in a piece goes on where the rings run next
@@ -599,9 +621,10 @@ void ring_workers_saw_locked(struct smtwc_ring *ring)
 	}
 }
 
-void ring_workers_main_sleeping_locked(struct ring_workers *w, bool sleeping)
+void ring_workers_main_sleeping_locked(struct ring_workers *w, bool sleeping, bool frame_coming)
 {
 	w->main_sleeping = sleeping;
+	w->main_frame_coming = sleeping && frame_coming;
 }
 
 unsigned ring_workers_running_locked(const struct ring_workers *w)
@@ -614,8 +637,18 @@ bool ring_workers_ring_idle(const struct smtwc_ring *ring)
 	return ring->run_state == RING_IDLE;
 }
 
+uint64_t ring_workers_run_ns_locked(const struct smtwc_ring *ring, uint64_t now)
+{
+	return ring->run_state == RING_RUNNING && now > ring->run_start_ns ?
+			now - ring->run_start_ns :
+			0;
+}
+
 bool ring_workers_settle(struct ring_workers *w)
 {
+	/* Posted before anything a ring handed since (a piece stops at a
+	 * handoff), so a ring's events keep its stream's order. */
+	w->ops.take_posted(w->transport);
 	uint64_t deadline = monotonic_now_ns() + RING_WORKERS_PIECE_NS;
 	struct wl_list again;
 	wl_list_init(&again);
@@ -722,6 +755,8 @@ void ring_workers_stats(struct ring_workers *w, struct ring_workers_stats *out)
 	out->main_wakeups = w->main_wakeups;
 	out->preempts = w->preempts;
 	out->reported = w->reported;
+	out->posted_wakeups = w->posted_wakeups;
+	out->posted_for_frame = w->posted_for_frame;
 	out->spins = w->spins;
 	out->spins_found = w->spins_found;
 	out->spins_skipped = w->spins_skipped;

@@ -6,9 +6,11 @@
  * One scheduler (compositor/sched, not thread-safe) for all of them, under
  * the workers' lock. A worker picks the most favoured ready ring, runs it
  * in pieces of at most RING_WORKERS_PIECE_NS (holding the ring's
- * exec_lock for one piece at a time) and charges it. What needs the main
- * thread (a PRESENT to show, a protocol error, a socket ring's fence,
- * ordered requests the stream reached) stops the run: the ring is handed
+ * exec_lock for one piece at a time) and charges it. A PRESENT's copy is
+ * the worker's, and the complete PRESENT is posted to the main thread
+ * without stopping the run (canvas.h, present_post.h). What needs the
+ * main thread (a protocol error, a socket ring's fence, ordered requests
+ * the stream reached, a PRESENT a worker cannot finish) stops the run: the ring is handed
  * to the main thread through a list and an eventfd in the event loop, and
  * not picked again until the main thread settled it. Which rings have
  * work is the main thread's to say (it reads their streams each turn of
@@ -43,6 +45,9 @@ struct ring_workers_ops {
 	/* Main thread: acts on the handoff and continues a PRESENT's copy and
 	 * ordered requests until deadline_ns; true when nothing is left. */
 	bool (*settle)(struct smtwc_ring *ring, uint64_t deadline_ns);
+	/* Main thread: shows the PRESENTs workers copied and posted (before
+	 * the handed rings are settled: they were posted first). */
+	bool (*take_posted)(struct smtwc_transport *transport);
 };
 
 /* What the threads are called (/proc/PID/task/TID/comm, at most 15 bytes). */
@@ -73,8 +78,11 @@ void ring_workers_unlock(struct smtwc_transport *transport);
 /* Under ring_workers_lock: ready rings were reported; idle workers wake. */
 void ring_workers_kick_locked(struct ring_workers *workers);
 /* Under ring_workers_lock: the main thread is about to block (true) or
- * woke (false); a worker that leaves a ring idle meanwhile wakes it. */
-void ring_workers_main_sleeping_locked(struct ring_workers *workers, bool sleeping);
+ * woke (false); a worker that leaves a ring idle meanwhile wakes it.
+ * frame_coming: an output's frame event will wake it anyway (a PRESENT a
+ * worker posts then waits for that frame). */
+void ring_workers_main_sleeping_locked(
+		struct ring_workers *workers, bool sleeping, bool frame_coming);
 /* Under ring_workers_lock, main thread: it looked at this idle ring's
  * stream (workers wake it for a head it has not seen). */
 void ring_workers_saw_locked(struct smtwc_ring *ring);
@@ -83,6 +91,10 @@ unsigned ring_workers_running_locked(const struct ring_workers *workers);
 /* Whether the scheduler may look at this ring's stream now (nobody runs
  * it and no handoff waits); under ring_workers_lock. */
 bool ring_workers_ring_idle(const struct smtwc_ring *ring);
+/* Under ring_workers_lock: how long a worker's run of the ring has been
+ * going (0: none), the time its client is charged when it ends; what it
+ * did (commands, PRESENTs' copies) shows in the ring's counters already. */
+uint64_t ring_workers_run_ns_locked(const struct smtwc_ring *ring, uint64_t now);
 
 /* Main thread: takes the ring's exec_lock (to change what a worker reads:
  * a request, a submit, stats), waiting for at most the piece in progress.
@@ -112,6 +124,9 @@ struct ring_workers_stats {
 	uint64_t preempts;
 	/* idle rings a worker reported ready (their head moved) */
 	uint64_t reported;
+	/* main_wakeups for a PRESENT a worker copied and posted, and posts
+	 * that woke nobody: the main thread slept with a frame coming */
+	uint64_t posted_wakeups, posted_for_frame;
 	/* spins on a dry ring before a run ends, and those that found work */
 	uint64_t spins, spins_found, spins_skipped; /* skipped: a ring waited */
 	/* the main thread's waits for a ring's exec_lock a worker held

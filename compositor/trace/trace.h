@@ -41,6 +41,7 @@ enum trace_wake_reason {
 	TRACE_WAKE_RUN_END,  /* a run left its ring idle while the main thread slept */
 	TRACE_WAKE_REPORTED, /* a worker reported a light client's publish (since
 			      * session 31 not a flooder's) */
+	TRACE_WAKE_POSTED,   /* a worker copied a PRESENT and posted it (session 32) */
 };
 
 extern bool trace_enabled;

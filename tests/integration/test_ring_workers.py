@@ -2,7 +2,9 @@
 """Rings' commands on worker threads ([scheduler] workers = 2), many clients
 at once: animated ring clients keep presenting frames while hostile clients
 concurrently flood pixmaps, race their own ring, destroy a pool with
-commands pending, send bad commands and die mid-command. Each bad client
+commands pending, send bad commands and die mid-command, and one keeps its
+ring full of huge PRESENTs, copied by the workers, until it is killed in
+the middle of one. Each bad client
 gets its protocol error (posted by the main thread, the compositor logging
 it with the client's pid), the animated clients keep drawing, the main
 loop keeps answering, and once everyone is gone (the animated clients
@@ -38,6 +40,10 @@ def demo_path(h):
         os.path.dirname(os.path.dirname(h.smtwc)), "clients", "smt-demo")
 
 
+def rings_by_pid(s):
+    return {c["pid"]: c for c in s.control("stats")["clients"]}
+
+
 def test(h):
     with Session(h) as s:
         pid = s.compositor.pid
@@ -59,6 +65,11 @@ def test(h):
             s.wait_until(lambda: s.server_stats()["rings"] >= len(demos),
                          what="the demos' rings")
             bad = {case: s.spawn([hostile_tool(h), case], name=case) for case in CONCURRENT}
+            # A client whose ring is full of full-damage PRESENTs of a huge
+            # canvas (each a 77 MiB copy in bands, on a worker since
+            # session 32): killed below in the middle of one.
+            before = s.server_stats()["presents_posted"]
+            present = s.spawn([hostile_tool(h), "present-attack", "600"], name="present-attack")
             # The demos keep presenting while the hostile clients run.
             s.wait_screenshot(lambda img: img.diff_count(img0) > 0 or None,
                               what="the demos to animate beside the hostile clients")
@@ -80,18 +91,27 @@ def test(h):
             # The main loop answers while the demos draw.
             check(s.server_stats()["rings"] >= len(demos),
                   "the control socket did not answer with the demos' rings")
+            # The PRESENT client's copies run on the workers: killed while
+            # its ring runs, almost surely inside a copy (its ring holds
+            # nothing else), with the PRESENTs it had copied maybe still
+            # waiting for the main thread.
+            s.wait_until(lambda: present.pid in rings_by_pid(s) and
+                         rings_by_pid(s)[present.pid]["present_ms"] > 0 and
+                         s.server_stats()["presents_posted"] > before,
+                         timeout=60, what="a PRESENT copied and posted by a worker")
+            check(present.alive(), f"present-attack: {present.log_tail()}")
             # Killed mid-stream, in the middle of whatever their workers run.
-            for d in demos:
+            for d in demos + [present]:
                 d.signal_group(signal.SIGKILL)
-            for d in demos:
+            for d in demos + [present]:
                 d.wait(5)
             s.wait_clients(clients)
             s.wait_until(lambda: (lambda st: memory_at_rest(st, rest) and
                                   st["reclaim_items"] == 0)(s.server_stats()),
                          what="every client's memory to be released")
             base.wait_back(s, f"round {r}: fds and mappings back at the start")
-            log(f"round {r}: 3 demos and {len(CONCURRENT)} hostile clients at once; "
-                f"all released")
+            log(f"round {r}: 3 demos, a PRESENT client and {len(CONCURRENT)} hostile "
+                f"clients at once; all released")
         check(s.compositor.alive(), "the compositor died")
 
         # The session ends while clients draw: when SIGTERM comes, runs may

@@ -59,7 +59,7 @@ static int check_split(const char *name, pixman_image_t *src, int dst_w, int dst
 	struct canvas_copy c;
 	struct bands b_whole = { 0 }, b_split = { 0 };
 	CHECK(canvas_copy_init(&c, region));
-	CHECK(canvas_copy_run(&c, src, whole, 0, count_band, &b_whole));
+	CHECK(canvas_copy_run(&c, src, whole, 0, NULL, NULL, count_band, &b_whole));
 	CHECK(canvas_copy_done(&c));
 	canvas_copy_fini(&c);
 
@@ -68,7 +68,7 @@ static int check_split(const char *name, pixman_image_t *src, int dst_w, int dst
 	bool done = false;
 	while (!done && calls < 100000) {
 		int before = b_split.count;
-		done = canvas_copy_run(&c, src, split, 1, count_band, &b_split);
+		done = canvas_copy_run(&c, src, split, 1, NULL, NULL, count_band, &b_split);
 		calls++;
 		/* past the deadline: one band, none only when there was none left */
 		CHECK_INT(b_split.count - before, done && b_split.count == before ? 0 : 1);

@@ -143,9 +143,12 @@ def one(procs, build, tmp, workers, nice, seconds, warmup, rnd, base, trace):
             int(open("/proc/%d/task/%s/stat" % (pid, t)).read().rsplit(")", 1)[1].split()[16])
             for t, v in t1["smtwc"].items() if v[0] == WORKER_COMM)) if workers else []
         for k in ("worker_preempts", "worker_reported", "worker_handoffs", "spins",
-                  "spins_found_work"):
+                  "spins_found_work", "worker_main_wakeups", "worker_posted_wakeups",
+                  "presents_posted", "worker_posted_for_frame"):
             res[k] = (st1.get("server", {}).get(k, 0) - st0.get("server", {}).get(k, 0)) / span
         res["cmds"] = sum(c1[k][0] - c0[k][0] for k in c1 if k in c0) / span
+        for k in ("frames", "front_waits", "front_wait_ns", "front_copier_waits"):
+            res[k] = (st1.get("render", {}).get(k, 0) - st0.get("render", {}).get(k, 0)) / span
         if r1:
             # (the ring's whole life: warm-up and the measured window)
             res["sched_wait"] = (r1.get("wait_mean_ms", 0.0), r1.get("wait_max_ms", 0.0))
@@ -164,6 +167,10 @@ def one(procs, build, tmp, workers, nice, seconds, warmup, rnd, base, trace):
     m, lost = I.metrics(rb_rows, an_rows)
     res["echo"] = m["echo"]
     res["frame"] = m["frame-interval"]
+    # (the echo and the frame intervals are stamped where the PRESENT ran:
+    # since session 32 on the worker; these are the frames shown)
+    res["echo_display"] = m["echo-display"]
+    res["display"] = m["display-interval"]
     res["lost"] = lost
     return res
 
@@ -231,6 +238,11 @@ def main():
     row("frame interval sd (ms)", lambda rs: "%.2f [%.2f-%.2f]" % (
         np.std(pooled(rs, "frame")), min(np.std(r["frame"]) for r in rs),
         max(np.std(r["frame"]) for r in rs)))
+    row("echo to display p50 / p99 (ms)", lambda rs: "%.2f / %.2f" % (
+        pct(pooled(rs, "echo_display"), 50), pct(pooled(rs, "echo_display"), 99)))
+    row("display interval sd (ms)", lambda rs: "%.2f [%.2f-%.2f]" % (
+        np.std(pooled(rs, "display")), min(np.std(r["display"]) for r in rs),
+        max(np.std(r["display"]) for r in rs)))
     row("flooders' commands/s", lambda rs: "%.0f [%.0f-%.0f]" % (
         np.median([r["cmds"] for r in rs]), min(r["cmds"] for r in rs),
         max(r["cmds"] for r in rs)))
@@ -252,6 +264,17 @@ def main():
                                np.median([r["spins"] for r in rs]),
                                np.median([r["spins_found_work"] for r in rs])))
     row("main: CPU ms/s", lambda rs: "%.1f" % np.median([r["main"][3] for r in rs]))
+    row("main woken by workers/s (for a posted PRESENT); PRESENTs posted/s (left to a "
+        "coming frame)", lambda rs:
+        "%.0f (%.0f); %.0f (%.0f)" % (np.median([r["worker_main_wakeups"] for r in rs]),
+                                      np.median([r["worker_posted_wakeups"] for r in rs]),
+                                      np.median([r["presents_posted"] for r in rs]),
+                                      np.median([r["worker_posted_for_frame"] for r in rs])))
+    row("frames/s; frames that waited for a worker's band/s (ms/s); bands that waited "
+        "for a frame/s", lambda rs: "%.0f; %.1f (%.3f); %.1f" % (
+            np.median([r["frames"] for r in rs]), np.median([r["front_waits"] for r in rs]),
+            np.median([r["front_wait_ns"] for r in rs]) / 1e6,
+            np.median([r["front_copier_waits"] for r in rs])))
     row("workers' nice seen", lambda rs: ",".join(str(x) for x in sorted(
         set(n for r in rs for n in r["nice_seen"]))) or "-")
     row("events not received", lambda rs: "%d/%d" % (

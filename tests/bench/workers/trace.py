@@ -162,7 +162,7 @@ def mechanics(ev, main_tid):
     an output render overtook (the PRESENT settled after a repaint began
     that it could have been in: shown a frame later)."""
     handed = woke = lone = 0
-    wakes = [0, 0, 0]  # trace.h's trace_wake_reason
+    wakes = [0, 0, 0, 0]  # trace.h's trace_wake_reason
     raised = {}
     reach = []
     pending = {}
@@ -172,7 +172,7 @@ def mechanics(ev, main_tid):
             handed += 1
             pending[p] = False
         elif name == "wake_main":
-            wakes[min(arg, 2)] += 1
+            wakes[min(arg, 3)] += 1
         elif name == "main_woke":
             woke += 1
         elif name == "pick":
@@ -189,9 +189,10 @@ def mechanics(ev, main_tid):
             overtaken += pending.pop(p)
     reach.sort()
     print("  handoffs %d; main thread woken by workers %d times (%.2f per handoff: at a "
-          "handoff %d, a run's end %d, a report %d), woke from sleep %d; lone slices "
+          "handoff %d, a run's end %d, a report %d, a posted PRESENT %d), woke from sleep %d; "
+          "lone slices "
           "picked %d; handoffs a render overtook %d" % (
-              handed, sum(wakes), sum(wakes) / max(1, handed), wakes[0], wakes[1], wakes[2],
+              handed, sum(wakes), sum(wakes) / max(1, handed), wakes[0], wakes[1], wakes[2], wakes[3],
               woke, lone, overtaken))
     if reach:
         print("  a raised yield to the runner's piece end: p50 %s / p99 %s / max %s ms (%d)" % (

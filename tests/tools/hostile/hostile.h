@@ -160,6 +160,7 @@ int case_submit_shared_ring(struct hostile *h);
 int case_present_split(struct hostile *h);
 int case_present_attack(struct hostile *h, double seconds);
 int case_present_recanvas(struct hostile *h, int rounds);
+int case_present_each(struct hostile *h, int rounds);
 
 /* hostile_accounting.c: what bookkeeping costs (tables, canvases), teardown
  * of many objects, requests counted as ordered, a victim driven by lines. */

@@ -283,6 +283,164 @@ int case_present_attack(struct hostile *h, double seconds)
 	return ring_dead(h) ? 1 : 0;
 }
 
+/* ---- every PRESENT of a canvas no output shows, reported in order ---- */
+
+#define EACH_SIDE 64
+#define EACH_BURST 24 /* more than a worker's outbox holds (present_post.h) */
+
+struct each_canvas {
+	uint32_t id, last, count;
+	bool out_of_order;
+};
+
+static void each_presented(void *data, struct smt_canvas_v1 *canvas, uint32_t serial,
+		uint32_t exec_hi, uint32_t exec_lo, uint32_t display_hi, uint32_t display_lo)
+{
+	struct each_canvas *c = data;
+	if (serial <= c->last || display_hi != 0 || display_lo != 0) {
+		c->out_of_order = true;
+		printf("canvas %u: presented serial %u after %u (display %u:%u)\n", c->id, serial,
+				c->last, display_hi, display_lo);
+	}
+	c->last = serial;
+	c->count++;
+}
+static const struct smt_canvas_v1_listener each_listener = { each_presented };
+
+/* Waits until both canvases were reported `want` PRESENTs in all. */
+static bool each_wait(struct hostile *h, struct each_canvas c[2], uint32_t want)
+{
+	double end = now_ms() + HANG_MS;
+	while (c[0].count + c[1].count < want) {
+		if (ring_dead(h) || now_ms() > end || !wait_event(h, 100)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Then PRESENTs inside a long run: fills of a big pixmap before each (so
+ * the main thread is asleep when it runs) and after it (so the run goes
+ * on long after it). Its `presented` must come while the fills after it
+ * still run: with workers the main thread, asleep, is woken for the
+ * PRESENT a worker copied and posted (without that wake it learnt of it
+ * only when the run ended, after all the fills). Returns how many of
+ * EACH_TRAILED came so, -1 if something failed. */
+#define EACH_TRAILED 6
+#define EACH_PIXMAP 9
+#define EACH_PIXMAP_SIDE 1024
+#define EACH_FILLS_BEFORE 40
+#define EACH_FILLS_AFTER 600
+static int each_trailed(
+		struct hostile *h, struct each_canvas c[2], uint32_t *serial, uint32_t *sent)
+{
+	uint8_t buf[128];
+	struct smt_rect all = { 0, 0, EACH_PIXMAP_SIDE, EACH_PIXMAP_SIDE };
+	if (!emit(h, buf,
+			    smt_encode_create_pixmap(buf, EACH_PIXMAP, EACH_PIXMAP_SIDE,
+					    EACH_PIXMAP_SIDE, SMT_FORMAT_ARGB8888)) ||
+			!emit(h, buf, smt_encode_set_target(buf, EACH_PIXMAP))) {
+		fprintf(stderr, "smt-hostile: the ring stalled\n");
+		return -1;
+	}
+	int early = 0;
+	for (int r = 0; r < EACH_TRAILED; r++) {
+		bool ok = true;
+		for (int i = 0; i < EACH_FILLS_BEFORE + 1 + EACH_FILLS_AFTER && ok; i++) {
+			if (i == EACH_FILLS_BEFORE) {
+				++*serial;
+				ok = emit(h, buf,
+						smt_encode_present(buf, c[*serial % 2].id, *serial,
+								0, NULL));
+				++*sent;
+			} else {
+				ok = emit(h, buf,
+						smt_encode_fill_rects(buf, SMT_PAINT_SRC,
+								0xff000000u | (uint32_t)i, 1,
+								&all));
+			}
+		}
+		if (!ok) {
+			fprintf(stderr, "smt-hostile: the ring stalled\n");
+			return -1;
+		}
+		uint64_t end = h->head;
+		kick(h);
+		if (!each_wait(h, c, *sent)) {
+			fprintf(stderr, "smt-hostile: a trailed PRESENT was not reported\n");
+			return -1;
+		}
+		early += atomic_load_explicit(&h->status->tail, memory_order_acquire) < end;
+		if (!wait_tail_efd(h, end, HANG_MS)) {
+			fprintf(stderr, "smt-hostile: the fills did not run\n");
+			return -1;
+		}
+	}
+	return early;
+}
+
+/* Two canvases on surfaces no output shows: every PRESENT is reported at
+ * once (display time 0), each canvas's in the order of its serials, none
+ * lost, none twice. With workers the copy is the worker's and the main
+ * thread only sends the event, woken for it if it sleeps: first `rounds`
+ * single PRESENTs, each waited for (the main thread is asleep between
+ * them, nothing else would wake it: no frame, no request), then `rounds`
+ * bursts of EACH_BURST alternating between the canvases, more than a
+ * ring's outbox of posted PRESENTs holds; then each_trailed. */
+int case_present_each(struct hostile *h, int rounds)
+{
+	create_good_ring(h, 1u << 16);
+	struct each_canvas c[2] = { { .id = 1 }, { .id = 2 } };
+	for (int i = 0; i < 2; i++) {
+		struct wl_surface *surface = wl_compositor_create_surface(h->compositor);
+		struct smt_canvas_v1 *canvas = smt_ring_v1_get_canvas(
+				h->ring, c[i].id, surface, EACH_SIDE, EACH_SIDE);
+		smt_canvas_v1_add_listener(canvas, &each_listener, &c[i]);
+	}
+	if (wl_display_roundtrip(h->display) < 0) {
+		fprintf(stderr, "smt-hostile: get_canvas refused\n");
+		return 1;
+	}
+	uint32_t serial = 0, sent = 0;
+	for (int way = 0; way < 2; way++) {
+		for (int r = 0; r < rounds; r++) {
+			int n = way == 0 ? 1 : EACH_BURST;
+			for (int i = 0; i < n; i++) {
+				uint8_t buf[64];
+				serial++;
+				if (!emit(h, buf,
+						    smt_encode_present(buf, c[serial % 2].id,
+								    serial, 0, NULL))) {
+					fprintf(stderr, "smt-hostile: the ring stalled\n");
+					return 1;
+				}
+				sent++;
+			}
+			kick(h);
+			if (!each_wait(h, c, sent)) {
+				fprintf(stderr,
+						"smt-hostile: %u of %u PRESENTs reported (%s, round "
+						"%d)\n",
+						c[0].count + c[1].count, sent,
+						way == 0 ? "single" : "bursts", r);
+				return 1;
+			}
+		}
+	}
+	if (c[0].out_of_order || c[1].out_of_order || c[0].count + c[1].count != sent) {
+		fprintf(stderr, "smt-hostile: PRESENTs reported out of order or twice\n");
+		return 1;
+	}
+	int early = each_trailed(h, c, &serial, &sent);
+	if (early < 0) {
+		return 1;
+	}
+	printf("PRESENT_EACH: %u PRESENTs reported once each, in order; %d of %d reported "
+	       "before the fills after them ran\n",
+			sent, early, EACH_TRAILED);
+	return 0;
+}
+
 /* ---- a PRESENT, then its canvas replaced under the same id ------------- */
 
 #define RECANVAS_ID 7

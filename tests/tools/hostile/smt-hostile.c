@@ -18,7 +18,8 @@
  * present-split (other clients are answered while a huge PRESENT copies),
  * split-around-request (a command split around a request runs after it),
  * present-recanvas [N] (a canvas replaced under its id right after its
- * PRESENT: the PRESENT stays the old canvas's),
+ * PRESENT: the PRESENT stays the old canvas's), present-each [N] (every
+ * PRESENT of unshown canvases reported, in order: N single, N bursts),
  * submit-shared-ring (a submit on a shared-memory ring is refused),
  * hold-memory N (keeps N 64 MiB pixmaps until killed). Issue 24's accounts:
  * park-fds N (a message that never completes, with N fds: disconnected
@@ -128,6 +129,8 @@ static int run_new_case(struct hostile *h, const char *name, const char *arg, bo
 		return case_present_attack(h, secs);
 	} else if (strcmp(name, "present-recanvas") == 0) {
 		return case_present_recanvas(h, arg ? atoi(arg) : 50);
+	} else if (strcmp(name, "present-each") == 0) {
+		return case_present_each(h, arg ? atoi(arg) : 50);
 	} else if (strcmp(name, "park-fds") == 0) {
 		return case_park_fds(h, arg ? atoi(arg) : 1000);
 	} else if (strcmp(name, "hold-parked") == 0) {
