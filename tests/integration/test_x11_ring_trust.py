@@ -11,6 +11,10 @@ test_x11_ring_trust.py users|endpoints|fallback
              the discovery and statistics sockets refuse it (0700 runtime
              directory), and still give it nothing when the directory and
              sockets are opened up; its smt-x11run --stats prints nothing.
+             400 idle connections of that uid (more than the X server's
+             client slots) leave the session's xdpyinfo its slot: at
+             most 64 of them reach the X server, the rest are closed at
+             once (said once in the log).
              A program of our uid named like a terminal escape shows as
              '?'s in the log and the statistics. A same-uid hello flood is
              logged at the rate limit, with a count of the lines left out.
@@ -267,6 +271,41 @@ def other_uid_holds_connections(s):
     log(f"uid {NOBODY}: 40 idle connections on the socket, xdpyinfo on the ring beside them")
 
 
+# More than the X server's client slots (LimitClients, 256).
+SLOT_HOLDERS = 400
+# xserver/xconn.h: OTHER_UID_CONNECTIONS.
+OTHER_UID_CONNECTIONS = 64
+SLOTS_SAID = "connections of other uids past"
+
+
+def other_uid_takes_no_slots(s):
+    """Another uid holding more idle connections than the X server has
+    client slots (it never sends its setup, so the X server never asks for
+    its authorization) must leave the session's programs theirs: before
+    session 32, xdpyinfo got "Maximum number of clients reached" for as
+    long as the holder liked."""
+    holder = s.spawn(peer_argv("hold", SLOT_HOLDERS), name="peer-slots",
+                     stdin=subprocess.PIPE, env={"LD_PRELOAD": "", "ASAN_OPTIONS": ""})
+    s.wait_until(lambda: "holding" in open(holder.log_path).read(), timeout=60,
+                 what=f"uid {NOBODY} to hold {SLOT_HOLDERS} X connections")
+    # The X server accepts in order: xdpyinfo's connection comes after
+    # every one of the holder's.
+    xdpyinfo_on(s, "ring")
+    held = [r for r in s.x11ring_stats() if r["comm"] == "python3"]
+    check(len(held) <= OTHER_UID_CONNECTIONS,
+          f"uid {NOBODY} holds {len(held)} connections in Xwayland, more than "
+          f"{OTHER_UID_CONNECTIONS}")
+    said = s.stderr_text().count(SLOTS_SAID)
+    check(said == 1, f"the refusal of another uid's connections said {said} times, not once")
+    holder.popen.stdin.close()
+    check(holder.wait(harness.scaled(30)) == 0, f"the holder: {holder.log_tail()}")
+    s.clients.remove(holder)
+    s.wait_until(lambda: not [r for r in s.x11ring_stats() if r["comm"] == "python3"],
+                 timeout=15, what="Xwayland to drop the held connections")
+    log(f"uid {NOBODY}: {SLOT_HOLDERS} idle connections, {len(held)} of them in Xwayland; "
+        f"xdpyinfo answered beside them")
+
+
 def other_uid_endpoints(s):
     key = s.compositor.pid
     disc = os.path.join(s.runtime_dir, f"smtwc-x11ring-{key}")
@@ -354,6 +393,7 @@ def users(h):
                                 what="xeyes in the statistics")[0], "xeyes")
         other_uid_hellos(s, xw)
         other_uid_holds_connections(s)
+        other_uid_takes_no_slots(s)
         other_uid_endpoints(s)
         escapes_in_comm(s)
         same_uid_flood_rate_limited(s)

@@ -744,6 +744,12 @@ static bool xwayland_init(struct smtwc_server *server)
 	xw->new_surface.notify = xwayland_handle_new_surface;
 	wl_signal_add(&xw->wlr->events.new_surface, &xw->new_surface);
 	setenv("DISPLAY", xw->wlr->display_name, true);
+	/* Java's AWT waits for a reparenting window manager's frame before it
+	 * draws a window's contents, unless it knows the window manager does
+	 * not reparent (a list of names, or this variable); wlroots' does not,
+	 * and Swing windows stayed blank grey (docs/x11.md, "Java programs").
+	 * A value the user set is kept. */
+	setenv("_JAVA_AWT_WM_NONREPARENTING", "1", false);
 	server->xwayland = xw;
 	return true;
 }

@@ -148,6 +148,7 @@ static void track(int fd)
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
 		c->pid = cred.pid;
 		c->other_user = cred.uid != geteuid();
+		c->peer_uid = cred.uid;
 		char path[64];
 		snprintf(path, sizeof(path), "/proc/%d/comm", (int)cred.pid);
 		FILE *f = fopen(path, "re");
@@ -197,14 +198,16 @@ static void untrack(int fd)
 EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)
 {
 	int cfd = real_accept(fd, addr, len);
-	track(cfd);
+	if (!other_uids_refuse(cfd))
+		track(cfd);
 	return cfd;
 }
 
 EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 {
 	int cfd = real_accept4(fd, addr, len, flags);
-	track(cfd);
+	if (!other_uids_refuse(cfd))
+		track(cfd);
 	return cfd;
 }
 

@@ -60,6 +60,7 @@ struct xconn {
 	pid_t pid;
 	char comm[16];   /* as /proc says: the client chooses it */
 	bool other_user; /* SO_PEERCRED uid is not ours: never a ring */
+	uint32_t peer_uid;
 	/* Why a PLAIN connection is on the socket, for the statistics (a
 	 * literal): "other-uid", "no-hello" (its first bytes were X: a program
 	 * without the shim, e.g. setuid/setgid, 32-bit or static, or
@@ -158,6 +159,12 @@ unsigned xconn_ring_count(void);
 #define XCONN_MAX_RINGS 128
 /* Every tracked connection, for epoll_wait's scan and the statistics. */
 struct xconn **xconn_all(unsigned *n);
+/* A new connection of another uid past its share of the X server's
+ * client slots: shut down (the X server closes it at its first read) and
+ * true, then it is not tracked (other_uids.c). */
+bool other_uids_refuse(int fd);
+#define OTHER_UID_CONNECTIONS 64
+#define OTHER_UIDS_CONNECTIONS 128
 /* Clients of epfd held back by a flag (the bool at flag_offset in struct
  * xconn: held, wayland_held) are reported once more in ev (n events, room
  * for max), the flag cleared: the X server reads each until EAGAIN, and
