@@ -524,10 +524,16 @@ static int ring_handle_wakeup(int fd, uint32_t mask, void *data)
 	struct smtwc_ring *ring = data;
 	uint64_t count = wake_fd_take(fd);
 	if (count > 0) {
+		/* A worker counts its wake-ups of the client in the same
+		 * reader under the ring's lock (ThreadSanitizer, a compositor
+		 * with workers: the two counts raced). A client writes this fd
+		 * only while the server sleeps, so no worker holds it then. */
+		ring_workers_lock_ring(ring);
 		ring->wakeups_from_client += count;
 		if (ring->shared) {
 			smt_ring_reader_count_wakeups(&ring->reader, 0, count);
 		}
+		ring_workers_unlock_ring(ring);
 	}
 	if (mask & (WL_EVENT_HANGUP | WL_EVENT_ERROR)) {
 		wl_event_source_remove(ring->wakeup_source);
