@@ -530,20 +530,31 @@ static bool pull_events(xcb_connection_t *c, bool budgeted, uint64_t *now)
  * manager will make surfaces for (not those whose DestroyNotify waits
  * behind: they are never shown), all together (wm_geometry_fetch.h). */
 #define WM_GEOMETRY_AHEAD 64u
+
+/* A window of the window manager's own connection (its XID from the
+ * connection's resource range): wlroots makes no surface for those (its
+ * selection and check windows), so no GetGeometry is sent for them (four
+ * per session were, never taken). */
+static bool wm_own_window(xcb_connection_t *c, xcb_window_t window)
+{
+	const xcb_setup_t *setup = xcb_get_setup(c);
+	return setup != NULL && (window & ~setup->resource_id_mask) == setup->resource_id_base;
+}
+
 static void fetch_geometry_ahead(xcb_connection_t *c, const xcb_generic_event_t *ev)
 {
 	if ((ev->response_type & 0x7f) != XCB_CREATE_NOTIFY) {
 		return;
 	}
 	xcb_window_t window = ((const xcb_create_notify_event_t *)ev)->window;
-	if (wm_geometry_fetch_has(c, window)) {
+	if (wm_geometry_fetch_has(c, window) || wm_own_window(c, window)) {
 		return;
 	}
 	uint32_t next[WM_GEOMETRY_AHEAD];
 	next[0] = window;
 	unsigned n = 1 + wm_event_queue_next_created(&pacer.queue, next + 1, WM_GEOMETRY_AHEAD - 1);
 	for (unsigned i = 0; i < n; i++) {
-		if (!wm_geometry_fetch_has(c, next[i])) {
+		if (!wm_geometry_fetch_has(c, next[i]) && !wm_own_window(c, next[i])) {
 			wm_geometry_fetch_created(c, next[i]);
 		}
 	}
