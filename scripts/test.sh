@@ -1,5 +1,6 @@
 #!/bin/sh
-# The whole test suite, twice: a normal build and an ASan+UBSan build.
+# The whole test suite: a normal build, the fuzzers, an ASan+UBSan build,
+# and a ThreadSanitizer build of what runs on several threads.
 # Installs what the tests need first. CI runs exactly this (.ci/run).
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
