@@ -85,7 +85,7 @@ int xconn_format(char *buf, size_t n, const struct xconn *c)
 			"light_grants=%llu xtime_us=%llu light_early=%llu light_ahead=%llu "
 			"light_clear=%llu light_served=%llu light_gave_way=%llu input_held=%llu "
 			"light_unearned=%llu light_no_share=%llu light_heavy=%llu "
-			"light_no_slot=%llu light_share_kept=%llu idle_us=%llu "
+			"light_no_slot=%llu light_share_kept=%llu idle_us=%llu wayland_waits=%llu "
 			"why=%s\n",
 			c->fd, (int)c->pid, comm, mode,
 			(unsigned long long)(c->state == XCONN_RING ? c->framer.requests :
@@ -121,6 +121,7 @@ int xconn_format(char *buf, size_t n, const struct xconn *c)
 			(unsigned long long)c->light_no_slot,
 			(unsigned long long)c->light_share_kept,
 			(unsigned long long)(c->usage.idle_total_ns / 1000),
+			(unsigned long long)c->wayland_waits,
 			c->other_user                           ? "other-uid" :
 					c->state == XCONN_RING  ? "ring" :
 					c->state == XCONN_FRESH ? "fresh" :

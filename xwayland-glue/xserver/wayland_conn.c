@@ -203,6 +203,7 @@ bool xwayland_conn_holds(struct xconn *c)
 	if (!backlogged || c->epfd < 0 || !(c->xevents & EPOLLIN))
 		return false;
 	c->wayland_held = true;
+	c->wayland_waits++;
 	any_held = true;
 	return true;
 }
@@ -238,6 +239,7 @@ int xwayland_conn_filter(int epfd, struct epoll_event *ev, int n, int max)
 			if (c && (ev[i].events & EPOLLIN) &&
 					!(ev[i].events & (EPOLLHUP | EPOLLERR))) {
 				c->wayland_held = true;
+				c->wayland_waits++;
 				any_held = true;
 				continue;
 			}

@@ -109,6 +109,7 @@ struct xconn {
 	uint64_t yields;           /* reads refused for another's boost */
 	bool held;                 /* refused or unreported: report it later */
 	bool wayland_held;         /* the same while Xwayland's Wayland connection is full */
+	uint64_t wayland_waits;    /* reads refused or reports left out for that */
 	/* Requests begun in the stream (framer.requests) at its last read, and
 	 * in its last read: until its next read the X server may still run
 	 * those (it reads only when it has no whole request left). */
