@@ -179,9 +179,8 @@ bool exec_charge_clock(struct smt_exec_ctx *ctx)
 {
 	ctx->run.since_check = 0;
 	ctx->run.pixels_at_check = ctx->run.pixels;
-	const atomic_bool *yield = ctx->run.budget->yield;
-	ctx->run.exhausted = monotonic_now_ns() >= ctx->run.budget->deadline_ns ||
-			(yield != NULL && atomic_load_explicit(yield, memory_order_relaxed));
+	/* (only asked with a deadline: exec_charge_units) */
+	ctx->run.exhausted = smt_exec_budget_time_spent(ctx->run.budget, monotonic_now_ns());
 	return ctx->run.exhausted;
 }
 

@@ -57,6 +57,18 @@ struct smt_exec_budget {
 	const atomic_bool *yield;
 };
 
+/* The budget's time is spent: it has a deadline and that passed, or
+ * another thread raised yield (the executor's clock checks and a worker's
+ * run between PRESENTs, ring.c, ask the same). */
+static inline bool smt_exec_budget_time_spent(const struct smt_exec_budget *b, uint64_t now_ns)
+{
+	return b->deadline_ns != 0 &&
+			(now_ns >= b->deadline_ns ||
+					(b->yield != NULL &&
+							atomic_load_explicit(b->yield,
+									memory_order_relaxed)));
+}
+
 enum smt_exec_stop {
 	SMT_EXEC_EMPTY = 0,   /* no more complete commands */
 	SMT_EXEC_BUDGET = 1,  /* budget used up; call again later */

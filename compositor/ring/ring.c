@@ -290,10 +290,7 @@ bool ring_run_piece(struct smtwc_ring *ring, const struct smt_exec_budget *budge
 			if (ring_handoff_pending(ring)) {
 				break;
 			}
-			if (budget->deadline_ns != 0 &&
-					(monotonic_now_ns() >= budget->deadline_ns ||
-							(budget->yield != NULL &&
-									atomic_load(budget->yield)))) {
+			if (smt_exec_budget_time_spent(budget, monotonic_now_ns())) {
 				go_on = true;
 				break;
 			}
