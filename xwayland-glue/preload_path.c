@@ -28,11 +28,15 @@ const char *preload_find(
 	return installed;
 }
 
-const char *preload_asan_runtime(void)
+const char *preload_sanitizer_runtime(bool for_server)
 {
-#ifdef SMT_ASAN_RUNTIME
-	return SMT_ASAN_RUNTIME;
+#if defined(SMT_SANITIZER_RUNTIME_SERVER_ONLY)
+	return for_server ? SMT_SANITIZER_RUNTIME : NULL;
+#elif defined(SMT_SANITIZER_RUNTIME)
+	(void)for_server;
+	return SMT_SANITIZER_RUNTIME;
 #else
+	(void)for_server;
 	return NULL;
 #endif
 }
@@ -99,7 +103,7 @@ static void add(char *out, const char *entry, size_t len)
 	strncat(out, entry, len);
 }
 
-char *preload_list(const char *current, const char *path, const char *drop, bool asan_first)
+char *preload_list(const char *current, const char *path, const char *drop, bool for_server)
 {
 	/* ld.so splits LD_PRELOAD at both; such a path cannot be preloaded. */
 	if (strpbrk(path, ": "))
@@ -108,15 +112,15 @@ char *preload_list(const char *current, const char *path, const char *drop, bool
 	const char *plain = path;
 	char per_class[PATH_MAX];
 	path = preload_per_class(path, per_class, sizeof(per_class));
-	const char *asan = asan_first ? preload_asan_runtime() : NULL;
+	const char *runtime = preload_sanitizer_runtime(for_server);
 	if (!current)
 		current = "";
-	size_t cap = strlen(current) + strlen(path) + (asan ? strlen(asan) : 0) + 3;
+	size_t cap = strlen(current) + strlen(path) + (runtime ? strlen(runtime) : 0) + 3;
 	char *out = calloc(1, cap);
 	if (!out)
 		return NULL;
-	if (asan)
-		add(out, asan, strlen(asan));
+	if (runtime)
+		add(out, runtime, strlen(runtime));
 	for (const char *p = current; *p;) {
 		size_t l = strcspn(p, ": ");
 		bool is_plain = path != plain && l == strlen(plain) && !strncmp(p, plain, l);

@@ -19,13 +19,16 @@ const char *preload_find(
  * the twin instead of failing loudly on a 64-bit library. Else `path`. */
 const char *preload_per_class(const char *path, char *buf, size_t n);
 
-/* LD_PRELOAD with `path` appended (once, per class: preload_per_class) and, if `asan_first` in a
- * sanitizer build, the ASan runtime in front; entries containing `drop` are
- * removed. Returns a malloc'ed string, or NULL (out of memory, or a path
- * ld.so cannot take). */
-char *preload_list(const char *current, const char *path, const char *drop, bool asan_first);
+/* LD_PRELOAD with `path` appended (once, per class: preload_per_class) and,
+ * in a sanitizer build, preload_sanitizer_runtime(for_server) in front;
+ * entries containing `drop` are removed. Returns a malloc'ed string, or NULL
+ * (out of memory, or a path ld.so cannot take). */
+char *preload_list(const char *current, const char *path, const char *drop, bool for_server);
 
-/* The ASan runtime a sanitizer build must preload first, or NULL. */
-const char *preload_asan_runtime(void);
+/* The sanitizer's runtime a sanitizer build must preload first into
+ * programs built without it, or NULL: ASan's for Xwayland (for_server) and
+ * the X clients; gcc's TSan's for Xwayland only (xwayland-glue/meson.build
+ * says why). */
+const char *preload_sanitizer_runtime(bool for_server);
 
 #endif

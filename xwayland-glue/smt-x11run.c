@@ -194,8 +194,8 @@ int main(int argc, char **argv)
 	}
 	if (i >= argc)
 		return usage(stderr);
-	/* An instrumented shim (sanitizer build) needs ASan's runtime first. */
-	char *list = preload_list(getenv("LD_PRELOAD"), shim, NULL, true);
+	/* An instrumented shim (sanitizer build) needs the sanitizer's runtime first. */
+	char *list = preload_list(getenv("LD_PRELOAD"), shim, NULL, false);
 	if (!list) {
 		fprintf(stderr, "smt-x11run: cannot preload %s\n", shim);
 		return 125;

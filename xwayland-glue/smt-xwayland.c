@@ -66,7 +66,7 @@ int main(int argc, char **argv)
 	char *list = preload_list(getenv("LD_PRELOAD"), half, "libsmt-x11shim", true);
 	if (list && access(half, R_OK) == 0) {
 		setenv("LD_PRELOAD", list, 1);
-		if (preload_asan_runtime()) {
+		if (preload_sanitizer_runtime(true)) {
 			const char *o = getenv("ASAN_OPTIONS");
 			char opts[1024];
 			snprintf(opts, sizeof(opts), "%s%sdetect_leaks=0", o ? o : "",

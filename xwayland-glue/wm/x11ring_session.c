@@ -75,7 +75,7 @@ struct x11ring_session *x11ring_session_create(struct wl_event_loop *loop)
 			sizeof(s->discovery_path), why, sizeof(why));
 	s->discovery = wl_event_loop_add_fd(
 			loop, s->discovery_fd, WL_EVENT_READABLE, handle_discovery, s);
-	char *list = preload_list(getenv("LD_PRELOAD"), shim, NULL, true);
+	char *list = preload_list(getenv("LD_PRELOAD"), shim, NULL, false);
 	if (s->discovery == NULL || list == NULL) {
 		free(list);
 		x11ring_session_destroy(s);
@@ -88,9 +88,10 @@ struct x11ring_session *x11ring_session_create(struct wl_event_loop *loop)
 	setenv("SMT_X11RING_KEY", key, true);
 	setenv("WLR_XWAYLAND", launcher, true);
 	setenv("LD_PRELOAD", list, true);
-	if (preload_asan_runtime() != NULL) {
-		/* Programs without ASan run under its runtime only to host the
-		 * sanitized shim; their leaks are not ours to report. */
+	if (preload_sanitizer_runtime(false) != NULL) {
+		/* Programs without the sanitizer run under its runtime only to
+		 * host the sanitized shim; their leaks are not ours to report
+		 * (TSan ignores ASAN_OPTIONS). */
 		const char *o = getenv("ASAN_OPTIONS");
 		char opts[1024];
 		snprintf(opts, sizeof(opts), "%s%sdetect_leaks=0", o ? o : "", o ? ":" : "");

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +37,20 @@ static unsigned nall;
 static unsigned nring; /* RING connections: epoll_wait's fast path is 0 */
 
 /* Xwayland runs xkbcomp through a shell: they must not get this library
- * (nor its statistics socket). Our own LD_PRELOAD entry goes. */
+ * (nor its statistics socket), nor the sanitizer's runtime that hosts it in
+ * a sanitizer build (dash dies at its start under gcc's TSan runtime, and
+ * neither program has code of ours). */
+static bool preload_entry_ours(const char *entry, size_t len)
+{
+	if (memmem(entry, len, "libsmt-x11ring-server", 21))
+		return true;
+#ifdef SMT_SANITIZER_RUNTIME
+	if (len == strlen(SMT_SANITIZER_RUNTIME) && !strncmp(entry, SMT_SANITIZER_RUNTIME, len))
+		return true;
+#endif
+	return false;
+}
+
 static void forget_preload(void)
 {
 	const char *v = getenv("LD_PRELOAD");
@@ -47,7 +61,7 @@ static void forget_preload(void)
 		return;
 	for (const char *p = v; *p;) {
 		size_t l = strcspn(p, ": ");
-		if (l && !memmem(p, l, "libsmt-x11ring-server", 21)) {
+		if (l && !preload_entry_ours(p, l)) {
 			if (*out)
 				strcat(out, ":");
 			strncat(out, p, l);
