@@ -379,6 +379,10 @@ bool output_render_frame(struct wlr_scene_output *scene_output, struct smtwc_ren
 static bool output_render_frame_locked(
 		struct wlr_scene_output *scene_output, struct smtwc_render *stats)
 {
+	uint64_t rects = (uint64_t)pixman_region32_n_rects(&scene_output->damage->current);
+	if (rects > stats->damage_rects_max) {
+		stats->damage_rects_max = rects;
+	}
 	if (!stats->culling) {
 		return render_frame_with_scene(scene_output, stats);
 	}

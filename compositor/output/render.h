@@ -21,6 +21,10 @@ struct smtwc_render {
 	uint64_t ns_total, ns_max; /* time spent in the renders themselves */
 	uint64_t pixels_damaged;   /* what the frames had to repaint */
 	uint64_t pixels_painted;   /* what culling left to paint, clears included */
+	/* The most rectangles an output's damage (wlr_output_damage.current)
+	 * held when a frame began: each damage added before it costs a union
+	 * that walks them all (ring/canvas.c keeps them few). */
+	uint64_t damage_rects_max;
 	/* The canvases' front buffers, which ring worker threads write (a
 	 * PRESENT's copy, ring/canvas.c) while a frame may read them: a frame
 	 * holds it alone while it renders, a worker shared for one band of

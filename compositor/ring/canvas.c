@@ -229,6 +229,20 @@ static const struct wlr_addon_interface canvas_addon_impl = {
 	.destroy = canvas_addon_destroy,
 };
 
+/* Each rectangle added to an output's damage is a union that walks all it
+ * holds: a client's PRESENTs of thousands of separate rectangles made that
+ * quadratic on the main thread (red team, session 33). wlroots renders
+ * the damage as its extents past max_rects (wlr_output_damage_attach_render),
+ * so holding more gains nothing: past that, the extents are kept. */
+static void output_damage_add_few(struct wlr_output_damage *damage, struct wlr_box *box)
+{
+	wlr_output_damage_add_box(damage, box);
+	if (pixman_region32_n_rects(&damage->current) > damage->max_rects) {
+		pixman_box32_t extents = *pixman_region32_extents(&damage->current);
+		pixman_region32_reset(&damage->current, &extents);
+	}
+}
+
 /* Damages the outputs where the rectangle (canvas coordinates) shows;
  * returns whether any does. */
 static bool canvas_damage_outputs(struct smtwc_canvas *canvas, const pixman_box32_t *rect)
@@ -260,7 +274,7 @@ static bool canvas_damage_outputs(struct smtwc_canvas *canvas, const pixman_box3
 		} else {
 			struct wlr_box local = { inter.x - so->x, inter.y - so->y, inter.width,
 				inter.height };
-			wlr_output_damage_add_box(so->damage, &local);
+			output_damage_add_few(so->damage, &local);
 		}
 	}
 	return shown;
@@ -316,6 +330,10 @@ static void canvas_present_end(struct smtwc_canvas *canvas)
 	canvas->ring->presenting = NULL;
 }
 
+/* wlroots' default wlr_output_damage.max_rects: a damage of more
+ * rectangles is rendered as its extents. */
+#define CANVAS_DAMAGE_RECTS_MAX 20
+
 /* A PRESENT whose copy is complete, on the main thread: the outputs that
  * show the damage are damaged (so a repaint for it shows all of it) and
  * its `presented` waits for their frame, or is sent now if none shows it. */
@@ -325,6 +343,12 @@ static void canvas_present_complete(struct smtwc_canvas *canvas, pixman_region32
 	int n = 0;
 	const pixman_box32_t *rects = pixman_region32_rectangles(damage, &n);
 	bool shown = false;
+	if (n > CANVAS_DAMAGE_RECTS_MAX) {
+		/* Rendered as its extents anyway (output_damage_add_few); one
+		 * rectangle instead of thousands of looks at every output. */
+		shown = canvas_damage_outputs(canvas, pixman_region32_extents(damage));
+		n = 0;
+	}
 	for (int i = 0; i < n; i++) {
 		shown |= canvas_damage_outputs(canvas, &rects[i]);
 	}

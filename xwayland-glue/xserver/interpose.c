@@ -157,6 +157,8 @@ static void track(int fd)
 	c->fd = fd;
 	c->epfd = -1;
 	c->server_efd = c->wake_fd = -1;
+	static uint64_t accepted;
+	c->accepted = ++accepted;
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {

@@ -61,6 +61,10 @@ struct xconn {
 	char comm[16];   /* as /proc says: the client chooses it */
 	bool other_user; /* SO_PEERCRED uid is not ours: never a ring */
 	uint32_t peer_uid;
+	uint64_t accepted; /* order of acceptance, 1 for the first */
+	/* Another uid's connection shut down for a uid below its share of
+	 * the other uids' connections (other_uids.c): no longer counted. */
+	bool gave_way;
 	/* Why a PLAIN connection is on the socket, for the statistics (a
 	 * literal): "other-uid", "no-hello" (its first bytes were X: a program
 	 * without the shim, e.g. setuid/setgid, 32-bit or static, or
