@@ -32,11 +32,11 @@ run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false --buildtype
 # executor on several threads (test_exec_threads: accounts charged
 # concurrently), the scheduler, the posted PRESENTs and Xwayland's backlog;
 # then the compositor itself with workers (every integration test named
-# *_workers). wlroots, libwayland and pixman are not built for TSan, so
+# *_workers, and ring_workers_preempt: input watched for, session 33). wlroots, libwayland and pixman are not built for TSan, so
 # what they touch is not seen; what our threads share is (a TSan-built
 # compositor found the client's wake-up counts written by the main thread
 # and a worker at once). About six minutes on two cores.
-tsan_tests="exec_threads present_post sched sched_workers waiter_first wayland_backlog"
+tsan_tests="exec_threads present_post sched sched_workers waiter_first wayland_backlog ring_workers_preempt"
 if [ -d build-tsan ]; then
 	CC=clang meson setup --reconfigure build-tsan -Db_sanitize=thread -Db_lundef=false >/dev/null
 else
