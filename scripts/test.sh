@@ -32,14 +32,15 @@ run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false --buildtype
 # pure executor on several threads (test_exec_threads: accounts charged
 # concurrently), the scheduler, the posted PRESENTs and Xwayland's backlog;
 # then the compositor itself with workers (every integration test named
-# *_workers), and X tests with the X server half under TSan inside Xwayland
-# (its runtime preloaded first there: xwayland-glue/meson.build). wlroots,
-# libwayland, pixman and Xwayland are not built for TSan, so what they
-# touch is not seen; what our threads share is (a TSan-built compositor
-# found the client's wake-up counts written by the main thread and a worker
-# at once). gcc's, not clang's: clang's runtime cannot be preloaded into
-# Xwayland. About seven minutes on two cores.
-tsan_tests="exec_threads present_post sched sched_workers waiter_first wayland_backlog"
+# *_workers, and ring_workers_preempt: input watched for, session 33), and X
+# tests with the X server half under TSan inside Xwayland (its runtime
+# preloaded first there: xwayland-glue/meson.build). wlroots, libwayland,
+# pixman and Xwayland are not built for TSan, so what they touch is not
+# seen; what our threads share is (a TSan-built compositor found the
+# client's wake-up counts written by the main thread and a worker at once).
+# gcc's, not clang's: clang's runtime cannot be preloaded into Xwayland.
+# About seven minutes on two cores.
+tsan_tests="exec_threads present_post sched sched_workers waiter_first wayland_backlog ring_workers_preempt"
 tsan_x11="x11_wayland_backlog x11_restart x11_ring_clients"
 if grep -qs '"command": "clang' build-tsan/compile_commands.json; then
 	rm -rf build-tsan # set up with clang before: meson keeps a build's compiler

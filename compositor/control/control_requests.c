@@ -338,6 +338,8 @@ static void write_server(struct smtwc_server *server, struct json_writer *w)
 	json_uint(w, "worker_spins", t.worker_spins);
 	json_uint(w, "worker_spins_found", t.worker_spins_found);
 	json_uint(w, "worker_spins_skipped", t.worker_spins_skipped);
+	json_uint(w, "worker_watches", t.worker_watches);
+	json_uint(w, "worker_watch_pieces", t.worker_watch_pieces);
 	/* the main thread's waits for a ring's lock a worker held */
 	json_uint(w, "worker_main_lock_waits", t.worker_main_lock_waits);
 	json_double(w, "worker_main_lock_wait_ms", (double)t.worker_main_lock_wait_ns / 1e6);

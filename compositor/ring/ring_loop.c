@@ -114,6 +114,7 @@ static void update_readiness(struct smtwc_transport *transport, uint64_t now)
 			bool work = ring_has_work(ring);
 			if (work && !smt_sched_client_ready(ring->sched_client)) {
 				trace_event(TRACE_READY, ring->pid, 0);
+				ring_workers_watch_seen_locked(transport->workers, ring);
 			}
 			smt_sched_set_ready(transport->sched, ring->sched_client, work, now);
 		}
@@ -418,6 +419,7 @@ static bool prepare_sleep_with_workers(struct smtwc_transport *transport)
 		ring_workers_saw_locked(ring);
 		if (!smt_sched_client_ready(ring->sched_client) && ring_has_work(ring)) {
 			trace_event(TRACE_READY, ring->pid, 1);
+			ring_workers_watch_seen_locked(transport->workers, ring);
 			smt_sched_set_ready(transport->sched, ring->sched_client, true, now);
 		}
 	}
@@ -481,6 +483,11 @@ static void ring_loop_handle_client_input(struct wl_listener *listener, void *da
 		if (ring->client == client && ring->sched_client != NULL) {
 			trace_event(TRACE_INPUT, ring->pid, 0);
 			smt_sched_input(transport->sched, ring->sched_client, now);
+			/* (its publish, while workers run, is seen between
+			 * their pieces: short ones until it is) */
+			if (transport->workers != NULL) {
+				ring_workers_watch_locked(transport->workers, ring, now);
+			}
 		}
 	}
 	ring_workers_unlock(transport);

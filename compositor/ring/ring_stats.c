@@ -60,6 +60,8 @@ void transport_stats(struct smtwc_transport *transport, struct smtwc_transport_s
 	out->worker_spins = w.spins;
 	out->worker_spins_found = w.spins_found;
 	out->worker_spins_skipped = w.spins_skipped;
+	out->worker_watches = w.watches;
+	out->worker_watch_pieces = w.watch_pieces;
 	out->worker_main_lock_waits = w.main_lock_waits;
 	out->worker_main_lock_wait_ns = w.main_lock_wait_ns;
 	out->worker_main_lock_wait_max_ns = w.main_lock_wait_max_ns;

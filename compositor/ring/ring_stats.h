@@ -58,6 +58,8 @@ struct smtwc_transport_stats {
 	unsigned worker_threads;
 	uint64_t worker_runs, worker_handoffs, worker_preempts, worker_reported;
 	uint64_t worker_spins, worker_spins_found, worker_spins_skipped;
+	/* input whose publish workers watched for, and their short pieces */
+	uint64_t worker_watches, worker_watch_pieces;
 	/* the workers' writes of the main thread's eventfd, and of those the
 	 * ones for a PRESENT they posted (present_post.h) */
 	uint64_t worker_main_wakeups, worker_posted_wakeups;

@@ -44,6 +44,12 @@ struct ring_workers {
 	uint64_t runs, pieces, handoffs, main_wakeups, preempts, reported;
 	uint64_t posted_wakeups, posted_for_frame;
 	uint64_t spins, spins_found, spins_skipped;
+	/* The ring sent input whose publish the workers watch for, and until
+	 * when (ring_workers_watch_locked; watch_until is read by workers
+	 * without the lock, to size a piece). */
+	struct smtwc_ring *watch_ring;
+	_Atomic uint64_t watch_until_ns;
+	uint64_t watches, watch_pieces;
 	/* main thread only (ring_workers_lock_ring) */
 	uint64_t main_lock_waits, main_lock_wait_ns, main_lock_wait_max_ns;
 };
@@ -110,6 +116,7 @@ static bool report_published_locked(struct ring_workers *w, uint64_t now)
 		bool moved = head != ring->reader.tail && head != ring->head_seen;
 		pthread_mutex_unlock(&ring->exec_lock);
 		if (moved) {
+			ring_workers_watch_seen_locked(w, ring);
 			ring->head_seen = head;
 			smt_sched_set_ready(w->transport->sched, ring->sched_client, true, now);
 			light |= smt_sched_client_unpenalised(
@@ -208,16 +215,22 @@ static bool worker_run(struct ring_workers *w, struct smtwc_ring *ring,
 	ring->slices++;
 	pthread_mutex_unlock(&ring->exec_lock);
 	bool work = false, spun = false;
-	unsigned spins_found = 0;
+	unsigned spins_found = 0, watch_pieces = 0;
 	*handed = false;
 	for (;;) {
 		uint64_t now = monotonic_now_ns();
 		struct smt_exec_budget budget = { .max_commands = d->max_commands,
 			.yield = &ring->yield_run };
 		if (d->deadline_ns != 0) {
-			budget.deadline_ns = now + RING_WORKERS_PIECE_NS < d->deadline_ns ?
-					now + RING_WORKERS_PIECE_NS :
-					d->deadline_ns;
+			/* (a client sent input not yet published: short pieces,
+			 * so the report between them sees its publish soon) */
+			bool watch = now < atomic_load_explicit(&w->watch_until_ns,
+							   memory_order_relaxed);
+			uint64_t piece = watch ? RING_WORKERS_WATCH_PIECE_NS :
+						 RING_WORKERS_PIECE_NS;
+			budget.deadline_ns = now + piece < d->deadline_ns ? now + piece :
+									    d->deadline_ns;
+			watch_pieces += watch;
 		}
 		give_way_to_main(ring);
 		pthread_mutex_lock(&ring->exec_lock);
@@ -264,6 +277,8 @@ static bool worker_run(struct ring_workers *w, struct smtwc_ring *ring,
 		w->spins += spinning;
 		w->spins_found += spins_found;
 		spins_found = 0;
+		w->watch_pieces += watch_pieces;
+		watch_pieces = 0;
 		/* While a worker runs, clients do not wake the sleeping main
 		 * thread (the server-asleep flag is down): between pieces the
 		 * workers look for rings that got work meanwhile and report
@@ -602,6 +617,34 @@ static void raise_yields_locked(struct ring_workers *w)
 	}
 }
 
+void ring_workers_watch_locked(struct ring_workers *w, struct smtwc_ring *ring, uint64_t now)
+{
+	if (w->running == 0 || ring->run_state != RING_IDLE || ring->sched_client == NULL ||
+			smt_sched_client_ready(ring->sched_client)) {
+		return;
+	}
+	w->watch_ring = ring;
+	atomic_store(&w->watch_until_ns, now + RING_WORKERS_WATCH_NS);
+	w->watches++;
+	/* The pieces in progress began long: ended at their next clock
+	 * check, the runs go on in short ones (should_yield decides, as for
+	 * any raised yield; nobody more favoured is ready yet). */
+	struct smtwc_ring *r;
+	wl_list_for_each (r, &w->transport->rings, link) {
+		if (r->run_state == RING_RUNNING) {
+			atomic_store(&r->yield_run, true);
+		}
+	}
+}
+
+void ring_workers_watch_seen_locked(struct ring_workers *w, const struct smtwc_ring *ring)
+{
+	if (w != NULL && w->watch_ring == ring) {
+		w->watch_ring = NULL;
+		atomic_store(&w->watch_until_ns, 0);
+	}
+}
+
 void ring_workers_kick_locked(struct ring_workers *w)
 {
 	if (smt_sched_ready_count(w->transport->sched) == 0) {
@@ -735,6 +778,7 @@ void ring_workers_forget(struct smtwc_transport *transport, struct smtwc_ring *r
 		smt_sched_client_remove(transport->sched, ring->sched_client);
 		ring->sched_client = NULL;
 	}
+	ring_workers_watch_seen_locked(w, ring);
 	/* (workers read the list between pieces: report_published_locked) */
 	wl_list_remove(&ring->link);
 	wl_list_init(&ring->link);
@@ -760,6 +804,8 @@ void ring_workers_stats(struct ring_workers *w, struct ring_workers_stats *out)
 	out->spins = w->spins;
 	out->spins_found = w->spins_found;
 	out->spins_skipped = w->spins_skipped;
+	out->watches = w->watches;
+	out->watch_pieces = w->watch_pieces;
 	pthread_mutex_unlock(&w->lock);
 	out->main_lock_waits = w->main_lock_waits;
 	out->main_lock_wait_ns = w->main_lock_wait_ns;

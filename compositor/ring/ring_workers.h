@@ -33,6 +33,15 @@
  * exec_lock (as ring_loop's pieces on the main thread). */
 #define RING_WORKERS_PIECE_NS 500000u
 
+/* While a client that was just sent input has not published yet and
+ * workers run: their pieces are at most RING_WORKERS_WATCH_PIECE_NS, so its
+ * publish is seen (reported, a runner yields) that much after it is made,
+ * not up to a whole piece later; for at most RING_WORKERS_WATCH_NS after
+ * the input, or until that client's ring is reported or ready
+ * (ring_workers_watch_locked). */
+#define RING_WORKERS_WATCH_PIECE_NS 100000u
+#define RING_WORKERS_WATCH_NS 3000000u
+
 /* What the workers call in ring.c (wired by ring_loop.c: ring.c cannot be
  * included here, it includes this). */
 struct ring_workers_ops {
@@ -75,6 +84,15 @@ int ring_workers_nice(const struct ring_workers *workers);
  * while workers exist (no-op without workers). */
 void ring_workers_lock(struct smtwc_transport *transport);
 void ring_workers_unlock(struct smtwc_transport *transport);
+/* Under ring_workers_lock, main thread: input was sent to the client of
+ * this idle ring, which is not ready: while a worker runs, its publish is
+ * seen only between pieces; the pieces are short until it is
+ * (RING_WORKERS_WATCH_NS). Rings ready or running are not watched. */
+void ring_workers_watch_locked(struct ring_workers *workers, struct smtwc_ring *ring, uint64_t now);
+/* Under ring_workers_lock (a worker's report, the main thread's readiness,
+ * the ring forgotten): the watched ring's publish was seen, the pieces are
+ * long again. No-op for another ring, or without workers (NULL). */
+void ring_workers_watch_seen_locked(struct ring_workers *workers, const struct smtwc_ring *ring);
 /* Under ring_workers_lock: ready rings were reported; idle workers wake. */
 void ring_workers_kick_locked(struct ring_workers *workers);
 /* Under ring_workers_lock: the main thread is about to block (true) or
@@ -129,6 +147,9 @@ struct ring_workers_stats {
 	uint64_t posted_wakeups, posted_for_frame;
 	/* spins on a dry ring before a run ends, and those that found work */
 	uint64_t spins, spins_found, spins_skipped; /* skipped: a ring waited */
+	/* input watched for (ring_workers_watch_locked), and the pieces made
+	 * short for it */
+	uint64_t watches, watch_pieces;
 	/* the main thread's waits for a ring's exec_lock a worker held
 	 * (ring_workers_lock_ring): how many, their sum and the longest */
 	uint64_t main_lock_waits, main_lock_wait_ns, main_lock_wait_max_ns;

@@ -16,7 +16,13 @@ it ready ends a less favoured runner's piece early (worker_preempts
 counts them). What that must not change: its PRESENTs run in the order it
 wrote them (the compositor's execution times, one per motion event, rise
 with the events), every event it received is executed, nobody gets a ring error, and
-the flooders are still served after it."""
+the flooders are still served after it.
+
+Input watched for: a motion event sent to the rubber band while workers
+run makes their pieces short (and ends the ones in progress) until its
+publish is reported, so the publish is not seen up to a whole piece late
+(worker_watches, worker_watch_pieces); the flooders alone, sent no input,
+never get a short piece."""
 import csv
 import os
 import sys
@@ -78,13 +84,29 @@ def test(h):
         s.wait_until(lambda: len(flooders_counts()) == FLOODERS and
                      all(v > 0 for v in flooders_counts().values()),
                      timeout=60, what="every flooder served")
-        before = s.server_stats()["worker_preempts"]
+        # Input watched for (ring_workers_watch_locked): while the
+        # flooders run and nobody is sent input, no piece is cut short
+        # (a watch ends 3 ms after its input at the latest: one a window's
+        # focus caused before this is over)
+        quiet = s.server_stats()
+        served = flooders_counts()
+        s.wait_until(lambda: all(v > served[k] for k, v in flooders_counts().items()),
+                     timeout=60, what="the flooders served again")
+        idle = s.server_stats()
+        check(idle["worker_watch_pieces"] == quiet["worker_watch_pieces"],
+              f"pieces cut short with no input sent: {quiet} -> {idle}")
+        before = idle["worker_preempts"]
         rb_csv = os.path.join(s.tmp, "rubberband.csv")
         rb = s.spawn([client(h, "smt-rubberband"), "--seconds", "3", "--warmup", "0.5",
                       "--csv", rb_csv], name="rubberband")
         check(rb.wait(120) == 0, f"smt-rubberband: {rb.log_tail()}")
-        preempts = s.server_stats()["worker_preempts"] - before
+        stats = s.server_stats()
+        preempts = stats["worker_preempts"] - before
         check(preempts > 0, "no worker's run ended early for the rubber band")
+        # its motion events came while flooders ran: the workers watched
+        # for its publish in short pieces
+        check(stats["worker_watches"] > 0 and stats["worker_watch_pieces"] > 0,
+              f"the rubber band's input not watched for: {stats}")
         with open(rb_csv) as f:
             rows = [r for r in csv.DictReader(f)]
         check(len(rows) > 100, f"only {len(rows)} events")

@@ -144,7 +144,8 @@ def one(procs, build, tmp, workers, nice, seconds, warmup, rnd, base, trace):
             for t, v in t1["smtwc"].items() if v[0] == WORKER_COMM)) if workers else []
         for k in ("worker_preempts", "worker_reported", "worker_handoffs", "spins",
                   "spins_found_work", "worker_main_wakeups", "worker_posted_wakeups",
-                  "presents_posted", "worker_posted_for_frame"):
+                  "presents_posted", "worker_posted_for_frame", "worker_watches",
+                  "worker_watch_pieces"):
             res[k] = (st1.get("server", {}).get(k, 0) - st0.get("server", {}).get(k, 0)) / span
         res["cmds"] = sum(c1[k][0] - c0[k][0] for k in c1 if k in c0) / span
         for k in ("frames", "front_waits", "front_wait_ns", "front_copier_waits"):
@@ -275,6 +276,9 @@ def main():
             np.median([r["frames"] for r in rs]), np.median([r["front_waits"] for r in rs]),
             np.median([r["front_wait_ns"] for r in rs]) / 1e6,
             np.median([r["front_copier_waits"] for r in rs])))
+    row("input watched for/s (short pieces/s)", lambda rs: "%.0f (%.0f)" % (
+        np.median([r["worker_watches"] for r in rs]),
+        np.median([r["worker_watch_pieces"] for r in rs])))
     row("workers' nice seen", lambda rs: ",".join(str(x) for x in sorted(
         set(n for r in rs for n in r["nice_seen"]))) or "-")
     row("events not received", lambda rs: "%d/%d" % (

@@ -85,6 +85,9 @@ def one(procs, build, tmp, workers, nice, case, seconds, tag, clients=1):
         # (a build before session 31 has no worker_spins_skipped: 0)
         "spins": [s1.get(k, 0) - s0.get(k, 0) for k in
                   ("worker_spins", "worker_spins_found", "worker_spins_skipped")],
+        # (session 33: input watched for, the short pieces; 0 before)
+        "watch": [s1.get(k, 0) - s0.get(k, 0) for k in
+                  ("worker_watches", "worker_watch_pieces")],
     }
 
 
@@ -137,11 +140,12 @@ def main():
         "# objects/s median (range); ratio to %s paired by round: median (range); per 10k "
         "commands: wake-ups, context switches vol/invol, worker runs, the workers' spins on a dry ring (those that found work, those skipped because a ring waited); CPU ms per 10k commands "
         "(/proc schedstat: the main thread, the workers; the clients' user+system); the "
-        "workers' wait for a CPU, ms per 10k commands" % label(first)]
+        "workers' wait for a CPU, ms per 10k commands; input watched for (its short "
+        "pieces), in all" % label(first)]
     lines.append("| setting | objects/s | ratio | c2s | s2c | main switches | worker switches "
                  "| worker runs | spins / found / skipped | CPU main / workers / clients "
-                 "| workers waiting |")
-    lines.append("|---|---|---|---|---|---|---|---|---|---|---|")
+                 "| workers waiting | watched (short pieces) |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for s in settings:
         rs = res[s]
         rates = [r["rate"] for r in rs]
@@ -150,7 +154,8 @@ def main():
         def per10k(f):
             return np.median([f(r) * 1e4 / max(1, r["commands"]) for r in rs])
         lines.append("| %s | %.0f (%.0f-%.0f) | %.3f (%.3f-%.3f) | %.0f | %.0f | "
-                     "%.0f / %.0f | %.0f / %.0f | %.0f | %.0f / %.0f / %.0f | %.0f / %.0f / %.0f | %.0f |" % (
+                     "%.0f / %.0f | %.0f / %.0f | %.0f | %.0f / %.0f / %.0f | %.0f / %.0f / %.0f | %.0f | "
+                     "%d (%d) |" % (
                          label(s), np.median(rates), min(rates),
                          max(rates), np.median(ratios), min(ratios), max(ratios),
                          np.median([r["c2s"] for r in rs]), np.median([r["s2c"] for r in rs]),
@@ -160,7 +165,8 @@ def main():
                          per10k(lambda r: r["spins"][0]), per10k(lambda r: r["spins"][1]),
                          per10k(lambda r: r["spins"][2]),
                          per10k(lambda r: r["main"][3]), per10k(lambda r: r["workers"][3]),
-                         per10k(lambda r: r["clients_cpu"]), per10k(lambda r: r["workers"][0])))
+                         per10k(lambda r: r["clients_cpu"]), per10k(lambda r: r["workers"][0]),
+                         sum(r["watch"][0] for r in rs), sum(r["watch"][1] for r in rs)))
     text = "\n".join(lines)
     print(text)
     with open(os.path.join(out, "workers-spin.md"), "w") as f:

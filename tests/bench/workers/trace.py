@@ -18,7 +18,11 @@ events are cut into phases, summed over the two PRESENTs each one crosses:
   handoff   a worker's run end until the main thread began to settle it
   settle    the main thread's settle (the PRESENT's copy)
 
-plus the output renders that overlapped the span. Printed per tag: mean,
+plus the output renders that overlapped the span. The echoes at or over
+the round's p99 are also cut from the mouse's send (tail_split: the main
+thread's dispatch of the move, the client's wake-up, the publish noticed,
+the scheduler's wait, the execution while the runner ran and while it
+waited for a CPU). Printed per tag: mean,
 p99 and max of each phase; the frame-interval outliers' and the worst
 echoes' phases; and the N worst echoes' and frames' whole timelines.
 """
@@ -199,6 +203,83 @@ def mechanics(ev, main_tid):
             fmt(pct(reach, 50)), fmt(pct(reach, 99)), fmt(reach[-1]), len(reach)))
 
 
+TAIL = ("dispatch", "client", "notice", "sched", "exec_cpu", "exec_wait")
+
+
+def tail_split(ev, times, pid, send, recv, exec_):
+    """One echo from the mouse's send to the mark's execution, cut into:
+    dispatch  send until the main thread sent the motion (TRACE_INPUT): its
+              wake-up, its wait for a CPU, what it ran before
+    client    that until the client's callback ran (recv): the echo
+              client woken by the event and waiting for a CPU (workers 0
+              has the same wait; no compositor change reaches it)
+    notice    recv until the scheduler heard of the ring's work (ready,
+              reported): the client's drawing, its publish seen
+    sched     heard of until a worker (or the main thread) picked the ring
+    exec_cpu  picked until the run ended or the PRESENT ran, while the
+              runner's thread ran (its CLOCK_THREAD_CPUTIME_ID)
+    exec_wait the same span while the runner held the ring but did not run
+              (waiting for a CPU)
+    summed over the runs the echo crosses."""
+    out = dict.fromkeys(TAIL, 0)
+    i = bisect.bisect_left(times, send)
+    j = bisect.bisect_right(times, exec_)
+    inp = None
+    for t, tid, name, p, arg, cpu in ev[i:j]:
+        if p == pid and name == "input" and t <= recv:
+            inp = t
+    if inp is None:  # (coalesced, or outside the trace: all dispatch)
+        inp = recv
+    out["dispatch"] = inp - send
+    out["client"] = recv - inp
+    state, since, run_tid, last = "notice", recv, None, None
+    i = bisect.bisect_left(times, recv)
+    for t, tid, name, p, arg, cpu in ev[i:j]:
+        if p != pid:
+            continue
+        if name in ("ready", "reported") and state == "notice":
+            out["notice"] += t - since
+            state, since = "sched", t
+        elif name == "pick" and state in ("notice", "sched"):
+            out[state] += t - since
+            state, since, run_tid, last = "ran", t, tid, (t, cpu)
+        elif state == "ran" and tid == run_tid and name in ("piece_end", "run_end",
+                                                            "present_exec"):
+            wall, used = t - last[0], cpu - last[1]
+            used = max(0, min(wall, used))
+            out["exec_cpu"] += used
+            out["exec_wait"] += wall - used
+            last = (t, cpu)
+            if name == "run_end":
+                state, since = "notice", t
+    if state == "ran":
+        out["exec_cpu"] += exec_ - last[0]
+    elif state in out:
+        out[state] += exec_ - since
+    return out
+
+
+def tail(ev, times, pid, rb_rows, q=99):
+    """The echoes over the round's p99: their phases (tail_split) summed,
+    and which phase was the largest in how many of them."""
+    lat = sorted(r["exec_ns"] - r["send_ns"] for r in rb_rows)
+    if not lat:
+        return
+    cut = pct(lat, q)
+    slow = [r for r in rb_rows if r["exec_ns"] - r["send_ns"] >= cut]
+    split = [tail_split(ev, times, pid, r["send_ns"], r["recv_ns"], r["exec_ns"]) for r in slow]
+    total = sum(sum(s.values()) for s in split) or 1
+    largest = dict.fromkeys(TAIL, 0)
+    for s in split:
+        largest[max(TAIL, key=lambda k: s[k])] += 1
+    print("  echoes at or over p%d (%s ms): %d; phase: share of their time, mean ms, "
+          "largest in" % (q, fmt(cut), len(slow)))
+    for k in TAIL:
+        v = [s[k] for s in split]
+        print("    %-9s %5.1f%%  %s  %d" % (k, 100 * sum(v) / total, fmt(sum(v) / len(v)),
+                                           largest[k]))
+
+
 def fmt(v):
     return "%.2f" % (v / 1e6)
 
@@ -214,6 +295,7 @@ def analyse(raw, tag, worst):
     print("== %s: %d events, %d echoes, %d frames" % (tag, len(ev), len(rb_rows), len(an_rows)))
     runs_summary(ev, main_tid)
     mechanics(ev, main_tid)
+    tail(ev, times, rb, rb_rows)
     echo = [(r["exec_ns"] - r["send_ns"], r, phases(ev, times, rb, r["recv_ns"], r["exec_ns"]))
             for r in rb_rows]
     frames = [(r["exec_ns"] - r["issue_ns"], r, phases(ev, times, an, r["issue_ns"],
