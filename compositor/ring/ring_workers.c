@@ -489,8 +489,10 @@ struct ring_workers *ring_workers_create(struct smtwc_transport *transport, unsi
 		ring_workers_destroy(w);
 		return NULL;
 	}
-	w->threads = w->started;
+	/* Under the lock: the threads already started read it there (a
+	 * worker reporting a publish: ThreadSanitizer saw the two at once). */
 	pthread_mutex_lock(&w->lock);
+	w->threads = w->started;
 	smt_sched_set_workers(transport->sched, w->started);
 	pthread_mutex_unlock(&w->lock);
 	wlr_log(WLR_INFO, "ring commands run on %u worker threads (nice %d)", w->started, nice);
