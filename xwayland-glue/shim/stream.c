@@ -1,7 +1,7 @@
 /*
- * The writing side of stream.h: libc's writev, sendmsg, close, dup2, dup3,
- * close_range and closefrom wrapped for attached X sockets, and fork and
- * vfork handled. Every process the session starts has the shim preloaded,
+ * The writing side of stream.h: libc's writev, sendmsg, write, send,
+ * sendto, close, dup2, dup3, close_range and closefrom wrapped for
+ * attached X sockets, and fork and vfork handled. Every process the session starts has the shim preloaded,
  * so the common case (no attached connection) is one load and a branch in
  * front of the real call.
  */
@@ -54,6 +54,9 @@ static void adopt_if_fork_copy(void);
 
 static ssize_t (*real_writev)(int, const struct iovec *, int);
 static ssize_t (*real_sendmsg)(int, const struct msghdr *, int);
+static ssize_t (*real_write)(int, const void *, size_t);
+static ssize_t (*real_send)(int, const void *, size_t, int);
+static ssize_t (*real_sendto)(int, const void *, size_t, int, const struct sockaddr *, socklen_t);
 static int (*real_close)(int);
 static int (*real_dup2)(int, int);
 static int (*real_dup3)(int, int, int);
@@ -64,6 +67,9 @@ static void resolve_real(void)
 {
 	dlsym_next(&real_writev, "writev");
 	dlsym_next(&real_sendmsg, "sendmsg");
+	dlsym_next(&real_write, "write");
+	dlsym_next(&real_send, "send");
+	dlsym_next(&real_sendto, "sendto");
 	dlsym_next(&real_close, "close");
 	dlsym_next(&real_dup2, "dup2");
 	dlsym_next(&real_dup3, "dup3");
@@ -387,6 +393,49 @@ XSHIM_EXPORT ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
 	if (!s || s->forked)
 		return REAL(writev)(fd, iov, iovcnt);
 	return ring_write(s, fd, iov, iovcnt);
+}
+
+/* The program's own writer on the X fd (write, send: a library that took
+ * the socket with xcb_take_socket and writes it itself, a program that
+ * speaks some X requests on its own): the same bytes the socket would
+ * take, so they go where libxcb's go, into the ring. Before (session 33),
+ * they reached the socket raw, where the X server half reads only fd
+ * messages: the connection was closed ("a socket message that is no fd
+ * message"). */
+static ssize_t write_bytes(int fd, const void *buf, size_t len)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	return writev(fd, &iov, 1);
+}
+
+XSHIM_EXPORT ssize_t write(int fd, const void *buf, size_t len)
+{
+	if (!find(fd))
+		return REAL(write)(fd, buf, len);
+	return write_bytes(fd, buf, len);
+}
+
+/* MSG_NOSIGNAL, MSG_DONTWAIT and MSG_MORE mean nothing to a ring (it
+ * signals nothing and takes every byte); anything else, and an address,
+ * is the socket's to answer. */
+static bool ring_send_flags(int flags)
+{
+	return (flags & ~(MSG_NOSIGNAL | MSG_DONTWAIT | MSG_MORE)) == 0;
+}
+
+XSHIM_EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
+{
+	if (!find(fd) || !ring_send_flags(flags))
+		return REAL(send)(fd, buf, len, flags);
+	return write_bytes(fd, buf, len);
+}
+
+XSHIM_EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags,
+		const struct sockaddr *to, socklen_t tolen)
+{
+	if (!find(fd) || to || !ring_send_flags(flags))
+		return REAL(sendto)(fd, buf, len, flags, to, tolen);
+	return write_bytes(fd, buf, len);
 }
 
 /* The fds of one sendmsg, in messages of at most SMT_STREAM_MAX_FDS, all
