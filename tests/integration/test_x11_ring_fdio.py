@@ -97,6 +97,13 @@ def programs(h):
             fdio(s, case)
         rows = fdio(s, ["sigalrm", "256"], env={"SMT_X11RING_AREA": "65536"})
         check(rows[0]["client_full_waits"] > 0, f"sigalrm: the ring never filled: {rows[0]}")
+        # A signal handler's close() (async-signal-safe) while the same
+        # thread was inside the shim's table lock (XOpenDisplay,
+        # XCloseDisplay, a close): it waited for that lock for ever before
+        # the session-33 mend (hung in 2 of 2 runs).
+        rows = fdio(s, ["sigclose", "2000"], connections=2001)
+        off_ring = [r for r in rows if r["transport"] != "ring"]
+        check(not off_ring, f"sigclose: connections not on the ring: {off_ring[:3]}")
         fdio(s, ["take-socket", "50"], connections=2)
         rows = fdio(s, ["reopen", "40"], connections=40)
         check(all(r["transport"] == "ring" for r in rows),

@@ -28,6 +28,11 @@
  *                     N ChangeProperty requests of 192 KiB fill the ring
  *                     (run it with a small SMT_X11RING_AREA) and round
  *                     trips run
+ *   sigclose N        SIGALRM every 50 µs whose handler close()s a number
+ *                     that is not open (as a SIGCHLD handler closes a
+ *                     child's pipe; close is async-signal-safe), while
+ *                     N displays are opened and closed beside one kept
+ *                     open
  *   raw-write         the program writes a GetInputFocus itself, with
  *                     write() and send() on the X fd, inside
  *                     xcb_take_socket (as a library with its own writer
@@ -451,6 +456,40 @@ static int sigalrm(int n)
 	return 0;
 }
 
+static void on_alarm_close(int sig)
+{
+	(void)sig;
+	int saved = errno;
+	close(FD_SETSIZE + 7); /* never opened here: EBADF */
+	errno = saved;
+	atomic_fetch_add(&alarms, 1);
+}
+
+static int sigclose(int n)
+{
+	struct sigaction sa = { .sa_handler = on_alarm_close }; /* no SA_RESTART */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	Display *keep = XOpenDisplay(NULL); /* an attached ring: close looks at the table */
+	if (!keep)
+		return fail("XOpenDisplay");
+	struct itimerval it = { { 0, 50 }, { 0, 50 } };
+	setitimer(ITIMER_REAL, &it, NULL);
+	for (int i = 0; i < n; i++) {
+		Display *d = XOpenDisplay(NULL);
+		if (!d)
+			return fail("XOpenDisplay under SIGALRM");
+		XSync(d, False);
+		XCloseDisplay(d);
+	}
+	it = (struct itimerval){ { 0, 0 }, { 0, 0 } };
+	setitimer(ITIMER_REAL, &it, NULL);
+	XSync(keep, False);
+	XCloseDisplay(keep);
+	printf("ok sigclose %d displays opened and closed, %d alarms\n", n, atomic_load(&alarms));
+	return 0;
+}
+
 /* ---- the program's own writer ------------------------------------------ */
 
 static void return_socket(void *closure)
@@ -491,7 +530,7 @@ int main(int argc, char **argv)
 {
 	if (argc < 2) {
 		fprintf(stderr, "usage: smt-x11-fdio fd-limit K | select N | peek N | fcntl N | "
-				"epoll-thread N | take-socket N | reopen N | sigalrm N | raw-write N\n");
+				"epoll-thread N | take-socket N | reopen N | sigalrm N | sigclose N | raw-write N\n");
 		return 2;
 	}
 	const char *c = argv[1];
@@ -509,6 +548,8 @@ int main(int argc, char **argv)
 		return reopen(n);
 	if (!strcmp(c, "sigalrm"))
 		return sigalrm(n);
+	if (!strcmp(c, "sigclose"))
+		return sigclose(n);
 	if (!connect_default())
 		return fail("xcb_connect");
 	int rc;

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -32,6 +33,27 @@
 static struct xstream slots[XSTREAM_MAX] = { [0 ... XSTREAM_MAX - 1] = { .fd = -1 } };
 static atomic_int nattached;
 static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Set on a thread from before it takes slots_lock until after it lets it
+ * go. close and dup2 are async-signal-safe, and programs call them in
+ * signal handlers (a SIGCHLD handler closing a child's pipe): a handler
+ * that interrupts this thread inside the lock must not take it again.
+ * Before (session 33), such a close waited for the lock its own thread
+ * held, for ever (a SIGALRM handler's close during XOpenDisplay). */
+static _Thread_local volatile sig_atomic_t slots_lock_here;
+
+static void lock_slots(void)
+{
+	slots_lock_here = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	pthread_mutex_lock(&slots_lock);
+}
+
+static void unlock_slots(void)
+{
+	pthread_mutex_unlock(&slots_lock);
+	atomic_signal_fence(memory_order_seq_cst);
+	slots_lock_here = 0;
+}
 /* The process whose memory holds the slots: the attacher, or a fork child
  * (pthread_atfork) with its own copy. A vfork child, posix_spawn's child
  * (clone with CLONE_VM) or a thread of such a clone shares this memory but
@@ -180,7 +202,7 @@ struct xstream *xstream_claim_slot(void)
 {
 	static bool atfork;
 	adopt_if_fork_copy();
-	pthread_mutex_lock(&slots_lock);
+	lock_slots();
 	if (!atfork)
 		atfork = pthread_atfork(NULL, NULL, forked_child) == 0;
 	arm_copy_mark();
@@ -192,7 +214,7 @@ struct xstream *xstream_claim_slot(void)
 			atomic_store_explicit(&s->fd, -2, memory_order_relaxed); /* claimed */
 		}
 	}
-	pthread_mutex_unlock(&slots_lock);
+	unlock_slots();
 	if (s) {
 		s->map = NULL;
 		s->status = NULL;
@@ -241,13 +263,13 @@ void xstream_free_slot(struct xstream *s)
 	 * (closing_ring_fd: a REVERT on a connection being closed, its pages
 	 * already unmapped; 32 threads each opening and closing displays
 	 * crashed there). */
-	pthread_mutex_lock(&slots_lock);
+	lock_slots();
 	atomic_store_explicit(&s->fd, -2, memory_order_release);
-	pthread_mutex_unlock(&slots_lock);
+	unlock_slots();
 	xstream_unmap(s);
-	pthread_mutex_lock(&slots_lock);
+	lock_slots();
 	atomic_store_explicit(&s->fd, -1, memory_order_release);
-	pthread_mutex_unlock(&slots_lock);
+	unlock_slots();
 }
 
 static void detach(struct xstream *s)
@@ -487,14 +509,17 @@ static void closing_ring_fd(int fd)
 	if (atomic_load_explicit(&nattached, memory_order_relaxed) == 0 || fd < 0)
 		return;
 	adopt_if_fork_copy();
-	if (!owns_memory())
+	/* A signal handler's close on a thread inside the lock: the table
+	 * cannot be looked at. Only a ring's own fd would be found, and a
+	 * handler that closes those closes what it never opened. */
+	if (!owns_memory() || slots_lock_here)
 		return;
 	/* Matched under the lock that xstream_free_slot takes before it
 	 * closes a slot's fds, so a number another thread's connection just
 	 * gave back is never taken for that connection's. */
 	struct xstream *found = NULL;
 	int sock = -1;
-	pthread_mutex_lock(&slots_lock);
+	lock_slots();
 	for (int i = 0; i < XSTREAM_MAX && !found; i++) {
 		struct xstream *s = &slots[i];
 		sock = atomic_load_explicit(&s->fd, memory_order_acquire);
@@ -506,7 +531,7 @@ static void closing_ring_fd(int fd)
 			s->wake_fd = -1;
 		found = s;
 	}
-	pthread_mutex_unlock(&slots_lock);
+	unlock_slots();
 	if (found && !found->forked) /* a fork child reverts when it writes */
 		revert(found, sock);
 }
