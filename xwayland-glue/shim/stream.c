@@ -1,9 +1,9 @@
 /*
  * The writing side of stream.h: libc's writev, sendmsg, write, send,
  * sendto, close, dup2, dup3, close_range and closefrom wrapped for
- * attached X sockets, and fork and vfork handled. Every process the session starts has the shim preloaded,
- * so the common case (no attached connection) is one load and a branch in
- * front of the real call.
+ * attached X sockets, and fork and vfork handled. Every process the
+ * session starts has the shim preloaded, so the common case (no attached
+ * connection) is one load and a branch in front of the real call.
  */
 #define _GNU_SOURCE
 #include "xwayland-glue/shim/stream.h"
@@ -438,8 +438,8 @@ XSHIM_EXPORT ssize_t write(int fd, const void *buf, size_t len)
 }
 
 /* MSG_NOSIGNAL, MSG_DONTWAIT and MSG_MORE mean nothing to a ring (it
- * signals nothing and takes every byte); anything else, and an address,
- * is the socket's to answer. */
+ * signals nothing and takes every byte, as libxcb's writev does); other
+ * flags (MSG_OOB) and an address are left to the socket, as before. */
 static bool ring_send_flags(int flags)
 {
 	return (flags & ~(MSG_NOSIGNAL | MSG_DONTWAIT | MSG_MORE)) == 0;
