@@ -76,8 +76,7 @@ static int fail(const char *what)
 /* A round trip on c, and no error queued: the connection works. */
 static bool round_trip_on(xcb_connection_t *c)
 {
-	xcb_get_input_focus_reply_t *r = xcb_get_input_focus_reply(
-			c, xcb_get_input_focus(c), NULL);
+	xcb_get_input_focus_reply_t *r = xcb_get_input_focus_reply(c, xcb_get_input_focus(c), NULL);
 	if (!r)
 		return false;
 	free(r);
@@ -172,7 +171,8 @@ static xcb_window_t make_window(void)
 	xcb_window_t w = xcb_generate_id(conn);
 	uint32_t mask = XCB_EVENT_MASK_PROPERTY_CHANGE;
 	xcb_create_window(conn, XCB_COPY_FROM_PARENT, w, screen->root, 0, 0, 10, 10, 0,
-			XCB_WINDOW_CLASS_INPUT_OUTPUT, screen->root_visual, XCB_CW_EVENT_MASK, &mask);
+			XCB_WINDOW_CLASS_INPUT_OUTPUT, screen->root_visual, XCB_CW_EVENT_MASK,
+			&mask);
 	return w;
 }
 
@@ -362,8 +362,8 @@ static int take_socket(int n)
 		int fmt;
 		unsigned long nitems, after;
 		unsigned char *data = NULL;
-		if (XGetWindowProperty(d, root, XA_CUT_BUFFER7, 0, 4, False, XA_STRING, &type,
-				    &fmt, &nitems, &after, &data) != Success ||
+		if (XGetWindowProperty(d, root, XA_CUT_BUFFER7, 0, 4, False, XA_STRING, &type, &fmt,
+				    &nitems, &after, &data) != Success ||
 				nitems != 3 || memcmp(data, "smt", 3))
 			return fail("XGetWindowProperty after xcb's round trip");
 		XFree(data);
@@ -394,8 +394,8 @@ static int reopen(int n)
 			fds0 = fds;
 			maps0 = maps;
 		} else if (fds != fds0 || maps != maps0) {
-			printf("round %d: %d fds, %d ring mappings; after the first %d, %d\n", i, fds,
-					maps, fds0, maps0);
+			printf("round %d: %d fds, %d ring mappings; after the first %d, %d\n", i,
+					fds, maps, fds0, maps0);
 			return fail("XCloseDisplay left fds or mappings behind");
 		}
 	}
@@ -529,7 +529,8 @@ static int raw_write(int n)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: smt-x11-fdio fd-limit K | select N | peek N | fcntl N | "
+		fprintf(stderr,
+				"usage: smt-x11-fdio fd-limit K | select N | peek N | fcntl N | "
 				"epoll-thread N | take-socket N | reopen N | sigalrm N | sigclose N | raw-write N\n");
 		return 2;
 	}
