@@ -1,9 +1,9 @@
 /*
- * The writing side of stream.h: libc's writev, sendmsg, close, dup2, dup3,
- * close_range and closefrom wrapped for attached X sockets, and fork and
- * vfork handled. Every process the session starts has the shim preloaded,
- * so the common case (no attached connection) is one load and a branch in
- * front of the real call.
+ * The writing side of stream.h: libc's writev, sendmsg, write, send,
+ * sendto, close, dup2, dup3, close_range and closefrom wrapped for
+ * attached X sockets, and fork and vfork handled. Every process the
+ * session starts has the shim preloaded, so the common case (no attached
+ * connection) is one load and a branch in front of the real call.
  */
 #define _GNU_SOURCE
 #include "xwayland-glue/shim/stream.h"
@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -32,6 +33,27 @@
 static struct xstream slots[XSTREAM_MAX] = { [0 ... XSTREAM_MAX - 1] = { .fd = -1 } };
 static atomic_int nattached;
 static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Set on a thread from before it takes slots_lock until after it lets it
+ * go. close and dup2 are async-signal-safe, and programs call them in
+ * signal handlers (a SIGCHLD handler closing a child's pipe): a handler
+ * that interrupts this thread inside the lock must not take it again.
+ * Before (session 33), such a close waited for the lock its own thread
+ * held, for ever (a SIGALRM handler's close during XOpenDisplay). */
+static _Thread_local volatile sig_atomic_t slots_lock_here;
+
+static void lock_slots(void)
+{
+	slots_lock_here = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	pthread_mutex_lock(&slots_lock);
+}
+
+static void unlock_slots(void)
+{
+	pthread_mutex_unlock(&slots_lock);
+	atomic_signal_fence(memory_order_seq_cst);
+	slots_lock_here = 0;
+}
 /* The process whose memory holds the slots: the attacher, or a fork child
  * (pthread_atfork) with its own copy. A vfork child, posix_spawn's child
  * (clone with CLONE_VM) or a thread of such a clone shares this memory but
@@ -54,6 +76,9 @@ static void adopt_if_fork_copy(void);
 
 static ssize_t (*real_writev)(int, const struct iovec *, int);
 static ssize_t (*real_sendmsg)(int, const struct msghdr *, int);
+static ssize_t (*real_write)(int, const void *, size_t);
+static ssize_t (*real_send)(int, const void *, size_t, int);
+static ssize_t (*real_sendto)(int, const void *, size_t, int, const struct sockaddr *, socklen_t);
 static int (*real_close)(int);
 static int (*real_dup2)(int, int);
 static int (*real_dup3)(int, int, int);
@@ -64,6 +89,9 @@ static void resolve_real(void)
 {
 	dlsym_next(&real_writev, "writev");
 	dlsym_next(&real_sendmsg, "sendmsg");
+	dlsym_next(&real_write, "write");
+	dlsym_next(&real_send, "send");
+	dlsym_next(&real_sendto, "sendto");
 	dlsym_next(&real_close, "close");
 	dlsym_next(&real_dup2, "dup2");
 	dlsym_next(&real_dup3, "dup3");
@@ -174,7 +202,7 @@ struct xstream *xstream_claim_slot(void)
 {
 	static bool atfork;
 	adopt_if_fork_copy();
-	pthread_mutex_lock(&slots_lock);
+	lock_slots();
 	if (!atfork)
 		atfork = pthread_atfork(NULL, NULL, forked_child) == 0;
 	arm_copy_mark();
@@ -186,7 +214,7 @@ struct xstream *xstream_claim_slot(void)
 			atomic_store_explicit(&s->fd, -2, memory_order_relaxed); /* claimed */
 		}
 	}
-	pthread_mutex_unlock(&slots_lock);
+	unlock_slots();
 	if (s) {
 		s->map = NULL;
 		s->status = NULL;
@@ -235,13 +263,13 @@ void xstream_free_slot(struct xstream *s)
 	 * (closing_ring_fd: a REVERT on a connection being closed, its pages
 	 * already unmapped; 32 threads each opening and closing displays
 	 * crashed there). */
-	pthread_mutex_lock(&slots_lock);
+	lock_slots();
 	atomic_store_explicit(&s->fd, -2, memory_order_release);
-	pthread_mutex_unlock(&slots_lock);
+	unlock_slots();
 	xstream_unmap(s);
-	pthread_mutex_lock(&slots_lock);
+	lock_slots();
 	atomic_store_explicit(&s->fd, -1, memory_order_release);
-	pthread_mutex_unlock(&slots_lock);
+	unlock_slots();
 }
 
 static void detach(struct xstream *s)
@@ -389,6 +417,49 @@ XSHIM_EXPORT ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
 	return ring_write(s, fd, iov, iovcnt);
 }
 
+/* The program's own writer on the X fd (write, send: a library that took
+ * the socket with xcb_take_socket and writes it itself, a program that
+ * speaks some X requests on its own): the same bytes the socket would
+ * take, so they go where libxcb's go, into the ring. Before (session 33),
+ * they reached the socket raw, where the X server half reads only fd
+ * messages: the connection was closed ("a socket message that is no fd
+ * message"). */
+static ssize_t write_bytes(int fd, const void *buf, size_t len)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	return writev(fd, &iov, 1);
+}
+
+XSHIM_EXPORT ssize_t write(int fd, const void *buf, size_t len)
+{
+	if (!find(fd))
+		return REAL(write)(fd, buf, len);
+	return write_bytes(fd, buf, len);
+}
+
+/* MSG_NOSIGNAL, MSG_DONTWAIT and MSG_MORE mean nothing to a ring (it
+ * signals nothing and takes every byte, as libxcb's writev does); other
+ * flags (MSG_OOB) and an address are left to the socket, as before. */
+static bool ring_send_flags(int flags)
+{
+	return (flags & ~(MSG_NOSIGNAL | MSG_DONTWAIT | MSG_MORE)) == 0;
+}
+
+XSHIM_EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
+{
+	if (!find(fd) || !ring_send_flags(flags))
+		return REAL(send)(fd, buf, len, flags);
+	return write_bytes(fd, buf, len);
+}
+
+XSHIM_EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags,
+		const struct sockaddr *to, socklen_t tolen)
+{
+	if (!find(fd) || to || !ring_send_flags(flags))
+		return REAL(sendto)(fd, buf, len, flags, to, tolen);
+	return write_bytes(fd, buf, len);
+}
+
 /* The fds of one sendmsg, in messages of at most SMT_STREAM_MAX_FDS, all
  * at the position of its bytes: the server hands them over together, in
  * order, as the socket would (a socket takes up to 253 in one message). */
@@ -438,14 +509,17 @@ static void closing_ring_fd(int fd)
 	if (atomic_load_explicit(&nattached, memory_order_relaxed) == 0 || fd < 0)
 		return;
 	adopt_if_fork_copy();
-	if (!owns_memory())
+	/* A signal handler's close on a thread inside the lock: the table
+	 * cannot be looked at. Only a ring's own fd would be found, and a
+	 * handler that closes those closes what it never opened. */
+	if (!owns_memory() || slots_lock_here)
 		return;
 	/* Matched under the lock that xstream_free_slot takes before it
 	 * closes a slot's fds, so a number another thread's connection just
 	 * gave back is never taken for that connection's. */
 	struct xstream *found = NULL;
 	int sock = -1;
-	pthread_mutex_lock(&slots_lock);
+	lock_slots();
 	for (int i = 0; i < XSTREAM_MAX && !found; i++) {
 		struct xstream *s = &slots[i];
 		sock = atomic_load_explicit(&s->fd, memory_order_acquire);
@@ -457,7 +531,7 @@ static void closing_ring_fd(int fd)
 			s->wake_fd = -1;
 		found = s;
 	}
-	pthread_mutex_unlock(&slots_lock);
+	unlock_slots();
 	if (found && !found->forked) /* a fork child reverts when it writes */
 		revert(found, sock);
 }

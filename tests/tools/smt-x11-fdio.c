@@ -1,0 +1,569 @@
+/*
+ * smt-x11-fdio CASE [N]: an ordinary X program (the session preloads the X
+ * ring's shim into it) doing what event loops and toolkits do with the X
+ * connection's fd and with signals, for test_x11_ring_fdio.py (session 33,
+ * docs/x11.md "The X fd in the program's own hands"). Each case ends with
+ * round trips; it prints "ok CASE ..." and exits 0 when every reply and
+ * event came and the X server saw no error, else says what broke and exits 1.
+ *
+ *   fd-limit K        RLIMIT_NOFILE set so that only K fds are free when
+ *                     the display is opened (a program that opened many
+ *                     files first; its X fd above 1024): the connection
+ *                     works, on the ring or the socket
+ *   select            the X fd watched with select() (an event loop of
+ *                     the old kind): a PropertyNotify the program caused
+ *                     wakes it and is read
+ *   peek              ioctl(FIONREAD) and recv(MSG_PEEK) on the X fd
+ *                     show the event before libxcb reads it
+ *   fcntl             O_NONBLOCK set again, FD_CLOEXEC cleared and set,
+ *                     F_DUPFD_CLOEXEC copies made and closed: round trips
+ *   epoll-thread      XInitThreads; a thread waits in epoll on the X fd
+ *                     while the main thread makes Xlib round trips
+ *   take-socket       Xlib and xcb on one connection (XGetXCBConnection:
+ *                     Xlib takes the socket with xcb_take_socket), their
+ *                     requests interleaved; a second connection by xcb
+ *   reopen N          XOpenDisplay, round trip, XCloseDisplay N times:
+ *                     the process's fds and mappings are back each time
+ *   sigalrm N         SIGALRM every 200 µs (no SA_RESTART) while
+ *                     N ChangeProperty requests of 192 KiB fill the ring
+ *                     (run it with a small SMT_X11RING_AREA) and round
+ *                     trips run
+ *   sigclose N        SIGALRM every 50 µs whose handler close()s a number
+ *                     that is not open (as a SIGCHLD handler closes a
+ *                     child's pipe; close is async-signal-safe), while
+ *                     N displays are opened and closed beside one kept
+ *                     open
+ *   raw-write         the program writes a GetInputFocus itself, with
+ *                     write() and send() on the X fd, inside
+ *                     xcb_take_socket (as a library with its own writer
+ *                     might), and reads the replies with libxcb
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include <X11/Xlib-xcb.h>
+#include <X11/Xlib.h>
+#include <X11/Xatom.h>
+#include <xcb/xcb.h>
+#include <xcb/xcbext.h>
+
+static xcb_connection_t *conn;
+static xcb_screen_t *screen;
+
+static int fail(const char *what)
+{
+	printf("FAILED: %s (errno %d %s)\n", what, errno, strerror(errno));
+	fflush(stdout);
+	return 1;
+}
+
+/* A round trip on c, and no error queued: the connection works. */
+static bool round_trip_on(xcb_connection_t *c)
+{
+	xcb_get_input_focus_reply_t *r = xcb_get_input_focus_reply(c, xcb_get_input_focus(c), NULL);
+	if (!r)
+		return false;
+	free(r);
+	xcb_generic_event_t *ev;
+	while ((ev = xcb_poll_for_event(c))) {
+		bool error = ev->response_type == 0;
+		if (error)
+			printf("X error %u (major %u) on sequence %u\n",
+					((xcb_generic_error_t *)ev)->error_code,
+					((xcb_generic_error_t *)ev)->major_code, ev->sequence);
+		free(ev);
+		if (error)
+			return false;
+	}
+	return !xcb_connection_has_error(c);
+}
+
+static bool round_trip(void)
+{
+	return round_trip_on(conn);
+}
+
+static bool connect_default(void)
+{
+	conn = xcb_connect(NULL, NULL);
+	if (xcb_connection_has_error(conn))
+		return false;
+	screen = xcb_setup_roots_iterator(xcb_get_setup(conn)).data;
+	return round_trip();
+}
+
+static int count_fds(void)
+{
+	int n = 0;
+	for (int fd = 0; fd < 4096; fd++)
+		n += fcntl(fd, F_GETFD) >= 0;
+	return n;
+}
+
+static int count_ring_maps(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return -1;
+	char line[512];
+	int n = 0;
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, "smt-x11ring") != NULL || strstr(line, "smt-stream") != NULL;
+	fclose(f);
+	return n;
+}
+
+/* ---- fd-limit ---------------------------------------------------------- */
+
+static int fd_limit(int k)
+{
+	/* Open files first as a busy program would, to past 1024, then leave
+	 * exactly k fds free under the limit. */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return fail("getrlimit");
+	rlim_t want = 1100;
+	if (rl.rlim_max < want + 64)
+		return fail("the hard fd limit is too low for this case");
+	int top = -1;
+	for (;;) {
+		int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return fail("open /dev/null");
+		top = fd;
+		if ((rlim_t)fd + 1 >= want)
+			break;
+	}
+	rl.rlim_cur = (rlim_t)top + 1 + (rlim_t)k;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return fail("setrlimit");
+	if (!connect_default())
+		return fail("xcb_connect / the first round trip with few fds free");
+	int xfd = xcb_get_file_descriptor(conn);
+	for (int i = 0; i < 20; i++) {
+		if (!round_trip())
+			return fail("a round trip with few fds free");
+	}
+	printf("ok fd-limit %d X fd %d, limit %lu\n", k, xfd, (unsigned long)rl.rlim_cur);
+	return 0;
+}
+
+/* ---- select, peek ------------------------------------------------------ */
+
+static xcb_window_t make_window(void)
+{
+	xcb_window_t w = xcb_generate_id(conn);
+	uint32_t mask = XCB_EVENT_MASK_PROPERTY_CHANGE;
+	xcb_create_window(conn, XCB_COPY_FROM_PARENT, w, screen->root, 0, 0, 10, 10, 0,
+			XCB_WINDOW_CLASS_INPUT_OUTPUT, screen->root_visual, XCB_CW_EVENT_MASK,
+			&mask);
+	return w;
+}
+
+static void touch_property(xcb_window_t w, uint32_t v)
+{
+	xcb_change_property(conn, XCB_PROP_MODE_REPLACE, w, XCB_ATOM_WM_NAME, XCB_ATOM_STRING, 8,
+			sizeof(v), &v);
+	xcb_flush(conn);
+}
+
+static bool is_property_notify(xcb_generic_event_t *ev, xcb_window_t w)
+{
+	return ev && (ev->response_type & 0x7f) == XCB_PROPERTY_NOTIFY &&
+			((xcb_property_notify_event_t *)ev)->window == w;
+}
+
+static int select_loop(int n)
+{
+	xcb_window_t w = make_window();
+	int xfd = xcb_get_file_descriptor(conn);
+	if (xfd >= FD_SETSIZE)
+		return fail("the X fd is above FD_SETSIZE");
+	for (int i = 0; i < n; i++) {
+		touch_property(w, (uint32_t)i);
+		xcb_generic_event_t *ev = NULL;
+		for (int tries = 0; tries < 600 && !ev; tries++) {
+			ev = xcb_poll_for_event(conn);
+			if (ev)
+				break;
+			fd_set rd;
+			FD_ZERO(&rd);
+			FD_SET(xfd, &rd);
+			struct timeval tv = { .tv_sec = 0, .tv_usec = 100000 };
+			if (select(xfd + 1, &rd, NULL, NULL, &tv) < 0 && errno != EINTR)
+				return fail("select");
+		}
+		if (!is_property_notify(ev, w)) {
+			free(ev);
+			return fail("select: no PropertyNotify for the change");
+		}
+		free(ev);
+	}
+	if (!round_trip())
+		return fail("a round trip after the select loop");
+	printf("ok select %d events through select()\n", n);
+	return 0;
+}
+
+static int peek(int n)
+{
+	xcb_window_t w = make_window();
+	if (!round_trip())
+		return fail("round trip");
+	int xfd = xcb_get_file_descriptor(conn);
+	for (int i = 0; i < n; i++) {
+		touch_property(w, (uint32_t)i);
+		/* As a toolkit asks "anything pending?" before it calls into the
+		 * library: the 32-byte event must be there to see. */
+		int avail = 0;
+		for (int tries = 0; tries < 600 && avail < 32; tries++) {
+			if (ioctl(xfd, FIONREAD, &avail) != 0)
+				return fail("FIONREAD");
+			if (avail < 32) {
+				struct timeval tv = { .tv_sec = 0, .tv_usec = 100000 };
+				fd_set rd;
+				FD_ZERO(&rd);
+				FD_SET(xfd, &rd);
+				select(xfd + 1, &rd, NULL, NULL, &tv);
+			}
+		}
+		if (avail < 32)
+			return fail("FIONREAD never showed the event");
+		uint8_t b[32];
+		ssize_t got = recv(xfd, b, sizeof(b), MSG_PEEK | MSG_DONTWAIT);
+		if (got != 32 || (b[0] & 0x7f) != XCB_PROPERTY_NOTIFY)
+			return fail("recv(MSG_PEEK) did not show a PropertyNotify");
+		xcb_generic_event_t *ev = xcb_wait_for_event(conn);
+		bool ok = is_property_notify(ev, w);
+		free(ev);
+		if (!ok)
+			return fail("libxcb's next event is not the one peeked at");
+	}
+	if (!round_trip())
+		return fail("a round trip after peeking");
+	printf("ok peek %d events seen with FIONREAD and MSG_PEEK first\n", n);
+	return 0;
+}
+
+/* ---- fcntl ------------------------------------------------------------- */
+
+static int fcntls(int n)
+{
+	int xfd = xcb_get_file_descriptor(conn);
+	for (int i = 0; i < n; i++) {
+		int fl = fcntl(xfd, F_GETFL);
+		if (fl < 0 || fcntl(xfd, F_SETFL, fl | O_NONBLOCK) != 0)
+			return fail("F_SETFL O_NONBLOCK");
+		if (fcntl(xfd, F_SETFD, 0) != 0 || fcntl(xfd, F_SETFD, FD_CLOEXEC) != 0)
+			return fail("F_SETFD");
+		int d = fcntl(xfd, F_DUPFD_CLOEXEC, 3);
+		int d2 = fcntl(xfd, F_DUPFD, 100 + i);
+		if (d < 0 || d2 < 0)
+			return fail("F_DUPFD");
+		if (!round_trip())
+			return fail("a round trip with copies of the X fd open");
+		close(d);
+		close(d2);
+		if (!round_trip())
+			return fail("a round trip after the copies of the X fd were closed");
+	}
+	printf("ok fcntl %d rounds\n", n);
+	return 0;
+}
+
+/* ---- epoll from another thread ----------------------------------------- */
+
+static atomic_bool stop_watch;
+static atomic_int watch_wakeups;
+
+static void *watch(void *arg)
+{
+	int xfd = *(int *)arg;
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	struct epoll_event e = { .events = EPOLLIN, .data.fd = xfd };
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, xfd, &e) != 0)
+		return (void *)1;
+	while (!atomic_load(&stop_watch)) {
+		struct epoll_event out;
+		if (epoll_wait(ep, &out, 1, 50) > 0) {
+			atomic_fetch_add(&watch_wakeups, 1);
+			usleep(1000); /* level-triggered: let the main thread read */
+		}
+	}
+	close(ep);
+	return NULL;
+}
+
+static int epoll_thread(int n)
+{
+	if (!XInitThreads())
+		return fail("XInitThreads");
+	Display *d = XOpenDisplay(NULL);
+	if (!d)
+		return fail("XOpenDisplay");
+	int xfd = ConnectionNumber(d);
+	pthread_t t;
+	pthread_create(&t, NULL, watch, &xfd);
+	Window root = DefaultRootWindow(d);
+	for (int i = 0; i < n; i++) {
+		Window r, c;
+		int rx, ry, wx, wy;
+		unsigned m;
+		if (!XQueryPointer(d, root, &r, &c, &rx, &ry, &wx, &wy, &m))
+			return fail("XQueryPointer");
+		XSync(d, False);
+	}
+	atomic_store(&stop_watch, true);
+	void *rv;
+	pthread_join(t, &rv);
+	if (rv)
+		return fail("epoll on the X fd");
+	XCloseDisplay(d);
+	printf("ok epoll-thread %d round trips, watcher woke %d times\n", n,
+			atomic_load(&watch_wakeups));
+	return 0;
+}
+
+/* ---- Xlib and xcb ------------------------------------------------------ */
+
+static int take_socket(int n)
+{
+	Display *d = XOpenDisplay(NULL);
+	if (!d)
+		return fail("XOpenDisplay");
+	xcb_connection_t *xc = XGetXCBConnection(d);
+	if (!connect_default())
+		return fail("a second connection by xcb");
+	Window root = DefaultRootWindow(d);
+	for (int i = 0; i < n; i++) {
+		/* Xlib's request (queued by Xlib, which owns the socket), then
+		 * xcb's on the same connection (libxcb takes it back). */
+		XChangeProperty(d, root, XA_CUT_BUFFER7, XA_STRING, 8, PropModeReplace,
+				(const unsigned char *)"smt", 3);
+		if (!round_trip_on(xc))
+			return fail("an xcb round trip on Xlib's connection");
+		Atom type;
+		int fmt;
+		unsigned long nitems, after;
+		unsigned char *data = NULL;
+		if (XGetWindowProperty(d, root, XA_CUT_BUFFER7, 0, 4, False, XA_STRING, &type, &fmt,
+				    &nitems, &after, &data) != Success ||
+				nitems != 3 || memcmp(data, "smt", 3))
+			return fail("XGetWindowProperty after xcb's round trip");
+		XFree(data);
+		if (!round_trip())
+			return fail("a round trip on the second connection");
+	}
+	xcb_disconnect(conn);
+	conn = NULL;
+	XCloseDisplay(d);
+	printf("ok take-socket %d rounds, Xlib and xcb interleaved, two connections\n", n);
+	return 0;
+}
+
+static int reopen(int n)
+{
+	int fds0 = -1, maps0 = -1;
+	for (int i = 0; i < n; i++) {
+		Display *d = XOpenDisplay(NULL);
+		if (!d)
+			return fail("XOpenDisplay");
+		XSync(d, False);
+		/* The count below must be able to see a ring's mapping. */
+		if (i == 0 && count_ring_maps() < 1)
+			return fail("no ring mapping seen while the display was open");
+		XCloseDisplay(d);
+		int fds = count_fds(), maps = count_ring_maps();
+		if (i == 0) {
+			fds0 = fds;
+			maps0 = maps;
+		} else if (fds != fds0 || maps != maps0) {
+			printf("round %d: %d fds, %d ring mappings; after the first %d, %d\n", i,
+					fds, maps, fds0, maps0);
+			return fail("XCloseDisplay left fds or mappings behind");
+		}
+	}
+	printf("ok reopen %d displays opened and closed, %d fds, %d ring mappings\n", n, fds0,
+			maps0);
+	return 0;
+}
+
+/* ---- signals ----------------------------------------------------------- */
+
+static atomic_int alarms;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	atomic_fetch_add(&alarms, 1);
+}
+
+static int sigalrm(int n)
+{
+	struct sigaction sa = { .sa_handler = on_alarm }; /* no SA_RESTART */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	struct itimerval it = { { 0, 200 }, { 0, 200 } };
+	setitimer(ITIMER_REAL, &it, NULL);
+	if (!connect_default())
+		return fail("xcb_connect under SIGALRM");
+	/* ChangeProperty of 192 KiB (no image, so nothing of it goes through
+	 * MIT-SHM): through a 64 KiB ring every one waits for room. */
+	xcb_window_t w = make_window();
+	size_t len = 192u * 1024u;
+	uint8_t *data = malloc(len);
+	for (int i = 0; i < n; i++) {
+		memset(data, i, len);
+		xcb_change_property(conn, XCB_PROP_MODE_REPLACE, w, XCB_ATOM_CUT_BUFFER0,
+				XCB_ATOM_STRING, 8, (uint32_t)len, data);
+		if (i % 8 == 7 && !round_trip())
+			return fail("a round trip under SIGALRM");
+	}
+	xcb_get_property_reply_t *r = xcb_get_property_reply(conn,
+			xcb_get_property(conn, 0, w, XCB_ATOM_CUT_BUFFER0, XCB_ATOM_STRING,
+					(uint32_t)(len / 4 - 1), 1),
+			NULL);
+	it = (struct itimerval){ { 0, 0 }, { 0, 0 } };
+	setitimer(ITIMER_REAL, &it, NULL);
+	if (!r)
+		return fail("GetProperty under SIGALRM");
+	uint8_t last = (uint8_t)(n - 1);
+	bool right = xcb_get_property_value_length(r) == 4 &&
+			((uint8_t *)xcb_get_property_value(r))[3] == last;
+	free(r);
+	free(data);
+	if (!right)
+		return fail("the last ChangeProperty's bytes are not there");
+	if (!round_trip())
+		return fail("a round trip after SIGALRM");
+	printf("ok sigalrm %d properties of 192 KiB, %d alarms\n", n, atomic_load(&alarms));
+	return 0;
+}
+
+static void on_alarm_close(int sig)
+{
+	(void)sig;
+	int saved = errno;
+	close(FD_SETSIZE + 7); /* never opened here: EBADF */
+	errno = saved;
+	atomic_fetch_add(&alarms, 1);
+}
+
+static int sigclose(int n)
+{
+	struct sigaction sa = { .sa_handler = on_alarm_close }; /* no SA_RESTART */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	Display *keep = XOpenDisplay(NULL); /* an attached ring: close looks at the table */
+	if (!keep)
+		return fail("XOpenDisplay");
+	struct itimerval it = { { 0, 50 }, { 0, 50 } };
+	setitimer(ITIMER_REAL, &it, NULL);
+	for (int i = 0; i < n; i++) {
+		Display *d = XOpenDisplay(NULL);
+		if (!d)
+			return fail("XOpenDisplay under SIGALRM");
+		XSync(d, False);
+		XCloseDisplay(d);
+	}
+	it = (struct itimerval){ { 0, 0 }, { 0, 0 } };
+	setitimer(ITIMER_REAL, &it, NULL);
+	XSync(keep, False);
+	XCloseDisplay(keep);
+	printf("ok sigclose %d displays opened and closed, %d alarms\n", n, atomic_load(&alarms));
+	return 0;
+}
+
+/* ---- the program's own writer ------------------------------------------ */
+
+static void return_socket(void *closure)
+{
+	(void)closure;
+}
+
+static int raw_write(int n)
+{
+	int xfd = xcb_get_file_descriptor(conn);
+	for (int i = 0; i < n; i++) {
+		uint64_t sent = 0;
+		if (!xcb_take_socket(conn, return_socket, NULL, 0, &sent))
+			return fail("xcb_take_socket");
+		/* GetInputFocus: opcode 43, length 1 (4 bytes). */
+		uint8_t req[4] = { 43, 0, 1, 0 };
+		ssize_t w = (i & 1) ? send(xfd, req, sizeof(req), MSG_NOSIGNAL) :
+				      write(xfd, req, sizeof(req));
+		if (w != (ssize_t)sizeof(req))
+			return fail("the program's own write on the X fd");
+		/* Tell libxcb a request went out, expecting a reply. */
+		struct iovec none = { .iov_base = NULL, .iov_len = 0 };
+		if (!xcb_writev(conn, &none, 0, 1))
+			return fail("xcb_writev");
+		xcb_get_input_focus_cookie_t ck = { (unsigned)(sent + 1) };
+		xcb_get_input_focus_reply_t *r = xcb_get_input_focus_reply(conn, ck, NULL);
+		if (!r)
+			return fail("no reply to the program's own GetInputFocus");
+		free(r);
+		if (!round_trip())
+			return fail("a round trip after the program's own write");
+	}
+	printf("ok raw-write %d requests written by the program itself\n", n);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr,
+				"usage: smt-x11-fdio fd-limit K | select N | peek N | fcntl N | "
+				"epoll-thread N | take-socket N | reopen N | sigalrm N | sigclose N | raw-write N\n");
+		return 2;
+	}
+	const char *c = argv[1];
+	int n = argc > 2 ? atoi(argv[2]) : 10;
+	if (n < 0)
+		n = 0;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(c, "fd-limit"))
+		return fd_limit(n);
+	if (!strcmp(c, "epoll-thread"))
+		return epoll_thread(n);
+	if (!strcmp(c, "take-socket"))
+		return take_socket(n);
+	if (!strcmp(c, "reopen"))
+		return reopen(n);
+	if (!strcmp(c, "sigalrm"))
+		return sigalrm(n);
+	if (!strcmp(c, "sigclose"))
+		return sigclose(n);
+	if (!connect_default())
+		return fail("xcb_connect");
+	int rc;
+	if (!strcmp(c, "select"))
+		rc = select_loop(n);
+	else if (!strcmp(c, "peek"))
+		rc = peek(n);
+	else if (!strcmp(c, "fcntl"))
+		rc = fcntls(n);
+	else if (!strcmp(c, "raw-write"))
+		rc = raw_write(n);
+	else
+		return fail("unknown case");
+	xcb_disconnect(conn);
+	return rc;
+}
