@@ -691,8 +691,7 @@ uint64_t ring_workers_run_ns_locked(const struct smtwc_ring *ring, uint64_t now)
 
 bool ring_workers_settle(struct ring_workers *w)
 {
-	/* Posted before anything a ring handed since (a piece stops at a
-	 * handoff), so a ring's events keep its stream's order. */
+	/* What workers posted without handing anything back. */
 	w->ops.take_posted(w->transport);
 	uint64_t deadline = monotonic_now_ns() + RING_WORKERS_PIECE_NS;
 	struct wl_list again;
@@ -703,6 +702,14 @@ bool ring_workers_settle(struct ring_workers *w)
 		wl_list_remove(&ring->handed_link);
 		wl_list_init(&ring->handed_link);
 		pthread_mutex_unlock(&w->lock);
+		/* The ring's PRESENTs posted before its handoff come first, so
+		 * its events keep its stream's order. Taken again here, not
+		 * only above: a worker may have posted and handed this ring
+		 * after the take above (its posts precede its handoff under
+		 * the workers' lock, which this thread took since); settled
+		 * first, a PRESENT the full outbox refused was reported
+		 * before the eight posted ahead of it (CI, session 33). */
+		w->ops.take_posted(w->transport);
 		/* HANDED: no worker picks it; nothing here frees a ring (a
 		 * client ended by the handoff is destroyed from an idle
 		 * callback). */
