@@ -62,6 +62,7 @@
 #include <X11/Xatom.h>
 #include <xcb/xcb.h>
 #include <xcb/xcbext.h>
+#include "tests/tools/x11_round_trip.h"
 
 static xcb_connection_t *conn;
 static xcb_screen_t *screen;
@@ -73,30 +74,9 @@ static int fail(const char *what)
 	return 1;
 }
 
-/* A round trip on c, and no error queued: the connection works. */
-static bool round_trip_on(xcb_connection_t *c)
-{
-	xcb_get_input_focus_reply_t *r = xcb_get_input_focus_reply(c, xcb_get_input_focus(c), NULL);
-	if (!r)
-		return false;
-	free(r);
-	xcb_generic_event_t *ev;
-	while ((ev = xcb_poll_for_event(c))) {
-		bool error = ev->response_type == 0;
-		if (error)
-			printf("X error %u (major %u) on sequence %u\n",
-					((xcb_generic_error_t *)ev)->error_code,
-					((xcb_generic_error_t *)ev)->major_code, ev->sequence);
-		free(ev);
-		if (error)
-			return false;
-	}
-	return !xcb_connection_has_error(c);
-}
-
 static bool round_trip(void)
 {
-	return round_trip_on(conn);
+	return x11_round_trip(conn);
 }
 
 static bool connect_default(void)
@@ -356,7 +336,7 @@ static int take_socket(int n)
 		 * xcb's on the same connection (libxcb takes it back). */
 		XChangeProperty(d, root, XA_CUT_BUFFER7, XA_STRING, 8, PropModeReplace,
 				(const unsigned char *)"smt", 3);
-		if (!round_trip_on(xc))
+		if (!x11_round_trip(xc))
 			return fail("an xcb round trip on Xlib's connection");
 		Atom type;
 		int fmt;

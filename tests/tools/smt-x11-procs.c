@@ -67,6 +67,7 @@
 #include <unistd.h>
 #include <xcb/shm.h>
 #include <xcb/xcb.h>
+#include "tests/tools/x11_round_trip.h"
 
 extern char **environ;
 
@@ -80,26 +81,9 @@ static int fail(const char *what)
 	return 1;
 }
 
-/* A round trip, and no error queued: the connection works. */
 static bool round_trip(void)
 {
-	xcb_get_input_focus_reply_t *r = xcb_get_input_focus_reply(
-			conn, xcb_get_input_focus(conn), NULL);
-	if (!r)
-		return false;
-	free(r);
-	xcb_generic_event_t *ev;
-	while ((ev = xcb_poll_for_event(conn))) {
-		bool error = ev->response_type == 0;
-		if (error)
-			printf("X error %u (major %u) on sequence %u\n",
-					((xcb_generic_error_t *)ev)->error_code,
-					((xcb_generic_error_t *)ev)->major_code, ev->sequence);
-		free(ev);
-		if (error)
-			return false;
-	}
-	return !xcb_connection_has_error(conn);
+	return x11_round_trip(conn);
 }
 
 static int memfd_of(size_t size)
