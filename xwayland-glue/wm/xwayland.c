@@ -204,6 +204,8 @@ static void xview_handle_commit(struct wl_listener *listener, void *data)
 	view_update_geometry(&xv->view);
 }
 
+static void xview_apply_held_configure(struct smtwc_xview *xv);
+
 static void xview_handle_map(struct wl_listener *listener, void *data)
 {
 	struct smtwc_xview *xv = wl_container_of(listener, xv, map);
@@ -212,6 +214,7 @@ static void xview_handle_map(struct wl_listener *listener, void *data)
 	view->content = wlr_scene_subsurface_tree_create(&view->tree->node, xs->surface);
 	xv->commit.notify = xview_handle_commit;
 	wl_signal_add(&xs->surface->events.commit, &xv->commit);
+	xview_apply_held_configure(xv);
 	view->x = xs->x;
 	view->y = xs->y;
 	view->keep_position = size_hints_give_position(xs);
@@ -413,6 +416,21 @@ static void xview_handle_request_configure(struct wl_listener *listener, void *d
 	struct wlr_xwayland_surface_configure_event *event = data;
 	xv->configure_wanted = (struct wlr_box){ event->x, event->y, event->width, event->height };
 	xview_request_state(xv, XVIEW_STATE_CONFIGURE);
+}
+
+/* Where and how large its client last asked it to be, when the window
+ * maps with that still held by the pacing above: the place its first frame
+ * shows it at. Xt's shells (xterm -geometry +X+Y) create their window at
+ * 0,0, ask for their size twice and then for their place, each after the
+ * answer to the last, and map: the place came within the interval and was
+ * held, so the window showed at 0,0 (clamped below its title bar) and
+ * moved where it asked when the timer fired (session 34). */
+static void xview_apply_held_configure(struct smtwc_xview *xv)
+{
+	if (xv->state_pending & XVIEW_STATE_CONFIGURE) {
+		xv->state_pending &= ~(unsigned)XVIEW_STATE_CONFIGURE;
+		xview_apply_configure(xv, xv->configure_wanted);
+	}
 }
 
 static void xview_handle_request_minimize(struct wl_listener *listener, void *data)

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""An X window that asks for a place is shown there from its first frame
+(session 34; docs/x11.md, "Where an X window is first shown").
+
+Xt's shells (xterm -geometry 40x5+560+300) create their window at 0,0 and
+ask for their size, then their place, by ConfigureRequests just before
+they map, with WM_NORMAL_HINTS saying USPosition. The compositor paces a
+window's ConfigureRequests (the first at once, the next within 50 ms held
+for a timer); the held place was applied after the window mapped, so the
+window was shown at 0,0 clamped below the title bar, (2, 27), and moved
+where it asked a moment later. Three CI-like runs read it there.
+
+Every place the X server gives each window is recorded by a watcher on the
+root (smt-x11-place watch: CreateNotify, ConfigureNotify, MapNotify in the
+X server's order). The compositor moves the X window wherever it shows it
+(its X position follows the view), so from the window's MapNotify on, every
+place must be the one asked for. Cases: xterm; the same sequence by
+smt-x11-place configure; and two that were right before too: a window
+created where it asks (create), and one whose hints come just after its
+map (hints-late: read when the window manager pairs it with its surface,
+which is after the map)."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness import Session, check, log, read_file  # noqa: E402
+from harness.programs import build_program  # noqa: E402
+
+PLACE = build_program("SMT_X11_PLACE", "tests/tools/smt-x11-place")
+
+
+def cases():
+    return [
+        ("xterm", ["xterm", "-name", "placexterm", "-geometry", "40x5+560+300"],
+         "placexterm", (560, 300)),
+        ("configure", [PLACE, "configure", "400", "150", "200", "100", "placeconf"],
+         "placeconf", (400, 150)),
+        ("create", [PLACE, "create", "150", "420", "200", "100", "placecreate"],
+         "placecreate", (150, 420)),
+        ("hints-late", [PLACE, "hints-late", "300", "350", "200", "100", "placelate"],
+         "placelate", (300, 350)),
+    ]
+
+
+def history(path, wid):
+    """The watcher's lines about X window wid since it was last created
+    (a later client may get an earlier one's ids): [(what, x, y)], x and y
+    None for map, unmap and destroy."""
+    out = []
+    for line in (read_file(path) or "").splitlines():
+        f = line.split()
+        if len(f) >= 2 and f[1] == str(wid):
+            if f[0] == "create":
+                out = []
+            xy = (int(f[2]), int(f[3])) if f[0] in ("create", "configure") else (None, None)
+            out.append((f[0],) + xy)
+    return out
+
+
+def last_place(events):
+    places = [(x, y) for what, x, y in events if x is not None]
+    return places[-1] if places else None
+
+
+def test(h):
+    with Session(h, x11=True) as s:
+        watcher = s.spawn([PLACE, "watch"], name="watcher")
+        s.wait_until(lambda: "watching" in (read_file(watcher.log_path) or ""), timeout=30,
+                     what="the watcher's selection on the root")
+        misplaced = []
+        for name, argv, wm_class, asked in cases():
+            p = s.spawn(argv, name=name)
+            wid = s.wait_x_window("--classname", wm_class, timeout=60)
+            seen = []
+
+            def listed():
+                w = next((w for w in s.windows() if w["pid"] == p.pid), None)
+                place = w and (w["x"], w["y"])
+                if not seen or seen[-1] != place:
+                    seen.append(place)
+                return w if place == asked else None
+
+            try:
+                win = s.wait_until(listed, timeout=60, what=f"{name}'s window listed at {asked}")
+            finally:
+                log(f"{name}: places the compositor listed (None: not listed) {seen}; "
+                    f"X server's events {history(watcher.log_path, wid)}")
+            # The watcher has seen everything up to the place the window
+            # is at now once it has seen that place.
+            s.wait_until(lambda: last_place(history(watcher.log_path, wid)) == asked,
+                         timeout=30, what=f"the watcher seeing {name}'s window at {asked}")
+            events = history(watcher.log_path, wid)
+            log(f"{name}: window {wid:#x}, compositor at ({win['x']}, {win['y']}), "
+                f"X server's events {events}")
+            maps = [i for i, e in enumerate(events) if e[0] == "map"]
+            check(len(maps) == 1, f"{name}: {len(maps)} MapNotify for {wid:#x}: {events}")
+            elsewhere = [e for e in events[maps[0]:] if e[1] is not None and e[1:] != asked]
+            if elsewhere:
+                misplaced.append(f"{name}: window {wid:#x} put at {elsewhere} after it was "
+                                 f"mapped, before or after the {asked} it asked for: {events}")
+            s.stop_client(p)
+        check(not misplaced, "\n".join(misplaced))
+
+
+harness.main(test)
