@@ -414,7 +414,26 @@ static void xview_handle_request_configure(struct wl_listener *listener, void *d
 {
 	struct smtwc_xview *xv = wl_container_of(listener, xv, request_configure);
 	struct wlr_xwayland_surface_configure_event *event = data;
-	xv->configure_wanted = (struct wlr_box){ event->x, event->y, event->width, event->height };
+	struct wlr_box want = { event->x, event->y, event->width, event->height };
+	if (xv->state_pending & XVIEW_STATE_CONFIGURE) {
+		/* One is held: what this one does not ask keeps the held value
+		 * (wlroots fills it in from the window's geometry, which does not
+		 * have the held one yet: a size asked after a held move undid
+		 * the move). */
+		if (!(event->mask & XCB_CONFIG_WINDOW_X)) {
+			want.x = xv->configure_wanted.x;
+		}
+		if (!(event->mask & XCB_CONFIG_WINDOW_Y)) {
+			want.y = xv->configure_wanted.y;
+		}
+		if (!(event->mask & XCB_CONFIG_WINDOW_WIDTH)) {
+			want.width = xv->configure_wanted.width;
+		}
+		if (!(event->mask & XCB_CONFIG_WINDOW_HEIGHT)) {
+			want.height = xv->configure_wanted.height;
+		}
+	}
+	xv->configure_wanted = want;
 	xview_request_state(xv, XVIEW_STATE_CONFIGURE);
 }
 
