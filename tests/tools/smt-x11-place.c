@@ -32,13 +32,14 @@
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: smt-x11-place create|configure|hints-late X Y WIDTH HEIGHT NAME\n"
+	fprintf(stderr,
+			"usage: smt-x11-place create|configure|hints-late X Y WIDTH HEIGHT NAME\n"
 			"       smt-x11-place watch\n");
 	exit(2);
 }
 
-static void set_position_hints(xcb_connection_t *c, xcb_window_t w, int x, int y,
-		int width, int height)
+static void set_position_hints(
+		xcb_connection_t *c, xcb_window_t w, int x, int y, int width, int height)
 {
 	xcb_size_hints_t hints;
 	memset(&hints, 0, sizeof(hints));
@@ -185,9 +186,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	xcb_screen_t *screen = xcb_setup_roots_iterator(xcb_get_setup(c)).data;
-	int rc = watching ? watch(c, screen)
-			  : place(c, screen, argv[1], atoi(argv[2]), atoi(argv[3]),
-					  atoi(argv[4]), atoi(argv[5]), argv[6]);
+	int rc = watching ? watch(c, screen) :
+			    place(c, screen, argv[1], atoi(argv[2]), atoi(argv[3]), atoi(argv[4]),
+					    atoi(argv[5]), argv[6]);
 	xcb_disconnect(c);
 	return rc;
 }

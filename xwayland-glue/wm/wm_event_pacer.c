@@ -44,7 +44,10 @@
  *   names a surface gone since (its id may be another object's now), is
  *   not handed out: wlroots would pair the window with whatever object
  *   has the id, asserting it is a wl_surface (refuse_synthetic,
- *   refuse_stale).
+ *   refuse_stale);
+ * - a client's MapRequest is announced (before_map) just before wlroots
+ *   gets it and maps the window in X: the compositor applies a move its
+ *   own pacing still holds for the window first (xwayland.c).
  *
  * Other connections (none today) pass through untouched.
  */
@@ -118,6 +121,7 @@ static struct {
 	dev_t conn_dev;
 	ino_t conn_ino;
 	uint64_t orphaned; /* connections not closed again (below) */
+	void (*before_map)(struct wlr_xwayland_surface *xs);
 } pacer;
 
 static xcb_generic_event_t *(*real_poll_for_event)(xcb_connection_t *c);
@@ -525,6 +529,21 @@ static bool pull_events(xcb_connection_t *c, bool budgeted, uint64_t *now)
 	return false;
 }
 
+/* ev, a MapRequest about to be handed out (synthetic ones were dropped
+ * before): whoever asked is told first, while the window is still
+ * unmapped in X. */
+static void announce_map(const xcb_generic_event_t *ev)
+{
+	if ((ev->response_type & 0x7f) != XCB_MAP_REQUEST || pacer.before_map == NULL) {
+		return;
+	}
+	struct wlr_xwayland_surface *xs = wm_surface_pairing_find(
+			((const xcb_map_request_event_t *)ev)->window);
+	if (xs != NULL) {
+		pacer.before_map(xs);
+	}
+}
+
 /* ev, a CreateNotify about to be handed out whose GetGeometry was not
  * sent ahead: it is sent now with those of the next windows the window
  * manager will make surfaces for (not those whose DestroyNotify waits
@@ -708,6 +727,7 @@ xcb_generic_event_t *xcb_poll_for_event(xcb_connection_t *c)
 				continue;
 			}
 			fetch_geometry_ahead(c, ev);
+			announce_map(ev);
 			pacer.handed++;
 			wm_surface_pairing_handed(ev);
 			return ev;
@@ -802,13 +822,15 @@ void wm_event_pacer_wake(void)
 	}
 }
 
-bool wm_event_pacer_init(struct wl_event_loop *loop, struct wlr_xwayland *wlr)
+bool wm_event_pacer_init(struct wl_event_loop *loop, struct wlr_xwayland *wlr,
+		void (*before_map)(struct wlr_xwayland_surface *xs))
 {
 	pacer.retry = wl_event_loop_add_timer(loop, handle_retry, NULL);
 	if (pacer.retry == NULL) {
 		return false;
 	}
 	pacer.wlr = wlr;
+	pacer.before_map = before_map;
 	wm_surface_pairing_init(wlr, pairing_from_surface);
 	return true;
 }

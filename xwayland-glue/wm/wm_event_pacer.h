@@ -12,10 +12,14 @@
 #include <wayland-server-core.h>
 
 struct wlr_xwayland;
+struct wlr_xwayland_surface;
 
 /* After wlr_xwayland_create: wlr->server->wm_fd[0] names the window
- * manager's connection. False: the window manager runs unpaced. */
-bool wm_event_pacer_init(struct wl_event_loop *loop, struct wlr_xwayland *wlr);
+ * manager's connection. False: the window manager runs unpaced.
+ * before_map(xs) runs just before wlroots is handed a client's MapRequest
+ * of a window it tracks (wlroots then maps it in X at once). */
+bool wm_event_pacer_init(struct wl_event_loop *loop, struct wlr_xwayland *wlr,
+		void (*before_map)(struct wlr_xwayland_surface *xs));
 
 /* Make wlroots' handler run again soon (a held event may go now). */
 void wm_event_pacer_wake(void);

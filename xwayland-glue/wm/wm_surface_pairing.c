@@ -147,18 +147,23 @@ bool wm_surface_pairing_stale(const xcb_client_message_event_t *m, uint64_t dest
 	return res != NULL && strcmp(wl_resource_get_class(res), "wl_surface") != 0;
 }
 
-bool wm_surface_pairing_knows(xcb_window_t window)
+struct wlr_xwayland_surface *wm_surface_pairing_find(xcb_window_t window)
 {
 	if (!pairing.listening) {
-		return false;
+		return NULL;
 	}
 	struct known_window *k;
 	wl_list_for_each (k, &pairing.known, link) {
 		if (k->xs->window_id == window) {
-			return true;
+			return k->xs;
 		}
 	}
-	return false;
+	return NULL;
+}
+
+bool wm_surface_pairing_knows(xcb_window_t window)
+{
+	return wm_surface_pairing_find(window) != NULL;
 }
 
 bool wm_surface_pairing_pairs_now(const xcb_generic_event_t *ev, xcb_atom_t surface_id_atom)

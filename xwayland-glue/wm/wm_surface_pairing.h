@@ -42,6 +42,7 @@
 #include <xcb/xcb.h>
 
 struct wlr_xwayland;
+struct wlr_xwayland_surface;
 
 /* After wlr_xwayland_create (before Xwayland starts: wlroots' window
  * manager adds its own listener to surface creation when it starts).
@@ -55,6 +56,9 @@ void wm_surface_pairing_finish(void);
 /* wlroots tracks window (it made a wlr_xwayland_surface for it: not one
  * of the window manager's own, nor one the window budget left alone). */
 bool wm_surface_pairing_knows(xcb_window_t window);
+
+/* wlroots' surface for window, or NULL (as wm_surface_pairing_knows). */
+struct wlr_xwayland_surface *wm_surface_pairing_find(xcb_window_t window);
 
 /* Xwayland's wl_surfaces destroyed so far (a count to give back to
  * wm_surface_pairing_stale). */

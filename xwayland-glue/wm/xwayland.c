@@ -438,17 +438,26 @@ static void xview_handle_request_configure(struct wl_listener *listener, void *d
 }
 
 /* Where and how large its client last asked it to be, when the window
- * maps with that still held by the pacing above: the place its first frame
- * shows it at. Xt's shells (xterm -geometry +X+Y) create their window at
- * 0,0, ask for their size twice and then for their place, each after the
- * answer to the last, and map: the place came within the interval and was
- * held, so the window showed at 0,0 (clamped below its title bar) and
- * moved where it asked when the timer fired (session 34). */
+ * maps with that still held by the pacing above: applied before wlroots
+ * maps it in X (the pacer's before_map), so it is viewable in X where it
+ * asked, and again if held since when its surface maps, so its first
+ * frame shows it there. Xt's shells (xterm -geometry +X+Y) create their
+ * window at 0,0, ask for their size twice and then for their place, each
+ * after the answer to the last, and map: the place came within the
+ * interval and was held, so the window showed at 0,0 (clamped below its
+ * title bar) and moved where it asked when the timer fired (session 34). */
 static void xview_apply_held_configure(struct smtwc_xview *xv)
 {
 	if (xv->state_pending & XVIEW_STATE_CONFIGURE) {
 		xv->state_pending &= ~(unsigned)XVIEW_STATE_CONFIGURE;
 		xview_apply_configure(xv, xv->configure_wanted);
+	}
+}
+
+static void xwayland_before_map(struct wlr_xwayland_surface *xs)
+{
+	if (!xs->override_redirect && xs->data != NULL) {
+		xview_apply_held_configure(xview(xs->data));
 	}
 }
 
@@ -765,7 +774,8 @@ static bool xwayland_init(struct smtwc_server *server)
 		return false;
 	}
 	xw->wlr->data = server;
-	if (!wm_event_pacer_init(wl_display_get_event_loop(server->display), xw->wlr)) {
+	if (!wm_event_pacer_init(wl_display_get_event_loop(server->display), xw->wlr,
+			    xwayland_before_map)) {
 		wlr_log(WLR_ERROR,
 				"X window manager: no timer for its pacing; an X client "
 				"flooding it can stall the compositor");
