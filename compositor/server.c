@@ -59,6 +59,7 @@ void server_run(struct smtwc_server *server)
 {
 	server->running = true;
 	while (server->running) {
+		server->loop_turns++;
 		bool busy = ring_loop_run_slice(server->transport);
 		/* Idle callbacks (wlroots sends configure events from them) queue
 		 * events: run them now so the flush below sends those events

@@ -224,6 +224,12 @@ struct smtwc_server {
 	struct smtwc_control *control;       /* NULL without a control socket */
 	struct smtwc_test_input *test_input; /* control's headless devices, if used */
 	bool running;
+	/* Turns of the main loop (server_run), counted. libwayland calls a
+	 * handler marked with wl_event_source_check again, in the same
+	 * dispatch, for as long as it says it did something (wlroots' X
+	 * window manager: every event it handled); a handler held to one
+	 * turn of its own per turn of the loop compares this. */
+	uint64_t loop_turns;
 
 	struct wl_event_source *sigterm_source;
 	struct wl_event_source *sigint_source;

@@ -291,6 +291,7 @@ static void write_server(struct smtwc_server *server, struct json_writer *w)
 	json_uint(w, "sleeps_avoided", t.sleeps_avoided);
 	json_uint(w, "spins", t.spins);
 	json_uint(w, "spins_found_work", t.spins_found_work);
+	json_uint(w, "loop_turns", server->loop_turns);
 	/* Every client's usage together, and its caps (limits). */
 	json_uint(w, "total_fds", t.total_fds);
 	json_uint(w, "total_fds_max", t.total_fds_max);

@@ -22,7 +22,14 @@ client's round trips to Xwayland; another X client's window is shown
 (its MapRequest queued behind the flood: before the FIFO folded them, it
 waited over a minute behind fullscreen toggles in the ASan build beside
 two busy loops); Xwayland never gave up (no fatal error); the compositor
-exits cleanly on SIGTERM during the flood."""
+exits cleanly on SIGTERM during the flood.
+
+And the window manager's handler ran no more turns than the compositor's
+loop turned (wm_event_pacer.c, begin_turn): libwayland calls wlroots'
+handler again in the same dispatch for as long as it handled an event,
+and under these floods (the ASan build beside two busy loops) that held
+the loop for seconds, the control socket unread; before the mend the
+handler's turns outnumbered the loop's many times over."""
 import os
 import re
 import sys
@@ -41,6 +48,19 @@ def said(p, prefix):
 MERGED = re.compile(r"(\d+) window state and configure requests merged")
 
 
+def one_turn_per_loop_turn(s, case):
+    stats = s.control("stats", timeout=60)
+    wm, loop = stats["x11_window_manager"], stats["server"]["loop_turns"]
+    check(wm["turns"] <= loop,
+          f"{case}: the window manager's handler ran {wm['turns']} turns while the "
+          f"compositor's loop turned {loop} times: it held the loop")
+    check(wm["turns"] > 0 and wm["turns_deferred"] > 0,
+          f"{case}: the window manager's turns were not counted, or none was "
+          f"deferred to the next turn of the loop: {wm}")
+    log(f"{case}: {wm['turns']} window manager turns ({wm['turns_deferred']} deferred) "
+        f"in {loop} turns of the loop")
+
+
 def test(h):
     for case in ("state-loop", "iconify-loop", "configure-loop"):
         flood(h, case)
@@ -56,6 +76,7 @@ def flood(h, case):
                      what="the window manager under the attacker's load")
         check(attacker.alive(), f"{case}: the attacker ended before the checks")
         answered = everyone_answered(s, h, f"the {case} flood")
+        one_turn_per_loop_turn(s, case)
         other = s.spawn([wm_hostile_tool(h), "steal-focus", "bystander"], name="bystander")
         s.wait_window(lambda w: w["title"] == "bystander", timeout=120,
                       what=f"another X client's window during the {case} flood")

@@ -25,6 +25,12 @@
  *   FIFO, so a cheap request (GetInputFocus, its reply discarded) makes
  *   the X server write to it; a timer asks again should anything else
  *   have read that reply first;
+ * - one turn per turn of the compositor's loop: wlroots marks its source
+ *   with wl_event_source_check, so libwayland calls the handler again in
+ *   the same dispatch for as long as it handled an event, and a flood that
+ *   gave every turn one kept the loop in that dispatch for seconds (the
+ *   control socket, Wayland clients and Xwayland's Wayland connection
+ *   unread: begin_turn);
  * - a PropertyNotify on a client's window is handed out only once the
  *   GetProperty wlroots will send for it has been answered: the pacer
  *   sends it first (wm_property_fetch.h) and the loop runs while Xwayland
@@ -62,6 +68,7 @@
 
 #include "common/monotonic_clock.h"
 #include "common/dlsym_next.h"
+#include "compositor/extension.h"
 #include "compositor/log_limit.h"
 #include "xwayland-glue/wm/wm_event_queue.h"
 #include "xwayland-glue/wm/wm_paste_pipe.h"
@@ -86,6 +93,12 @@ static struct {
 	struct wm_event_queue queue;
 	bool in_turn;
 	uint64_t turn_start_ns;
+	/* The main loop's turns (server.h) and the one the last turn of ours
+	 * began in. */
+	const uint64_t *loop_turns;
+	uint64_t turn_loop;
+	bool turned; /* a turn has begun since the pacer started */
+	uint64_t turns, turns_deferred;
 	unsigned handed; /* events given to wlroots this turn */
 	uint64_t merged_before, paced_before, ignored_before; /* earlier connections' */
 	uint64_t dropped_before, unborn_before, messages_before;
@@ -184,7 +197,8 @@ static void log_summary(const char *when)
 			"%llu windows' pairings read ahead, %llu WL_SURFACE_ID messages "
 			"sent by X clients and %llu naming a surface gone dropped; "
 			"%llu GetGeometry of new windows sent ahead (%llu taken by it, "
-			"%llu asked unforeseen)",
+			"%llu asked unforeseen); %llu turns, %llu calls told to wait for "
+			"the next turn of the loop",
 			when, (unsigned long long)merged_total(),
 			(unsigned long long)pacer.turns_cut, (unsigned long long)paced_total(),
 			(unsigned long long)ignored_total(), (unsigned long long)pacer.wakes,
@@ -197,7 +211,8 @@ static void log_summary(const char *when)
 			(unsigned long long)pacer.pairings_fetched,
 			(unsigned long long)pacer.surface_ids_forged,
 			(unsigned long long)pacer.surface_ids_stale, (unsigned long long)geo_sent,
-			(unsigned long long)geo_taken, (unsigned long long)geo_unforeseen);
+			(unsigned long long)geo_taken, (unsigned long long)geo_unforeseen,
+			(unsigned long long)pacer.turns, (unsigned long long)pacer.turns_deferred);
 	pacer.longest_turn_ns = 0;
 	pacer.logged_merged = merged_total();
 	pacer.logged_cut = pacer.turns_cut;
@@ -495,36 +510,46 @@ static bool waits_for_fetch(const xcb_generic_event_t *ev)
 									XCB_DESTROY_NOTIFY));
 }
 
-/* Takes what libxcb has into the FIFO, until it has none or the FIFO is
- * full (then false: more may wait), or, if budgeted, until the turn's
- * budget is spent. */
-static bool pull_events(xcb_connection_t *c, bool budgeted, uint64_t *now)
+/* ev, taken from libxcb, into the FIFO (or refused). */
+static void take_event(xcb_connection_t *c, xcb_generic_event_t *ev)
+{
+	if (refuse_synthetic(ev)) {
+		return;
+	}
+	if ((ev->response_type & 0x7f) == XCB_DESTROY_NOTIFY) {
+		wm_geometry_fetch_destroyed(c, ((const xcb_destroy_notify_event_t *)ev)->window);
+	}
+	if (is_surface_id(ev)) {
+		xcb_window_t w = ((const xcb_client_message_event_t *)ev)->window;
+		pacer.surface_id_read[w & (WM_SURFACE_ID_SLOTS - 1)].window = w;
+		pacer.surface_id_read[w & (WM_SURFACE_ID_SLOTS - 1)].destroys =
+				wm_surface_pairing_destroys();
+	}
+	wm_event_queue_push(&pacer.queue, ev);
+}
+
+/* Takes events from libxcb into the FIFO, until it has none or the FIFO
+ * is full (then false: more may wait). Reading the socket too, until the
+ * turn's budget is spent (then false); or, queued_only, only what libxcb
+ * has read already: however fast the X server writes, that ends (a read
+ * of the socket without a budget, while a window paired during a
+ * configure flood, held the loop for seconds in the ASan build: merged
+ * into one, the flood never filled the FIFO). */
+static bool pull_events(xcb_connection_t *c, bool queued_only, uint64_t *now)
 {
 	for (unsigned pulled = 1; !wm_event_queue_full(&pacer.queue); pulled++) {
-		if (budgeted && pulled % 256 == 0) {
+		if (!queued_only && pulled % 256 == 0) {
 			*now = monotonic_now_ns();
 			if (*now - pacer.turn_start_ns >= WM_TURN_BUDGET_NS) {
 				return false;
 			}
 		}
-		xcb_generic_event_t *ev = real_poll_for_event(c);
+		xcb_generic_event_t *ev = queued_only ? xcb_poll_for_queued_event(c) :
+							real_poll_for_event(c);
 		if (ev == NULL) {
 			return true;
 		}
-		if (refuse_synthetic(ev)) {
-			continue;
-		}
-		if ((ev->response_type & 0x7f) == XCB_DESTROY_NOTIFY) {
-			wm_geometry_fetch_destroyed(
-					c, ((const xcb_destroy_notify_event_t *)ev)->window);
-		}
-		if (is_surface_id(ev)) {
-			xcb_window_t w = ((const xcb_client_message_event_t *)ev)->window;
-			pacer.surface_id_read[w & (WM_SURFACE_ID_SLOTS - 1)].window = w;
-			pacer.surface_id_read[w & (WM_SURFACE_ID_SLOTS - 1)].destroys =
-					wm_surface_pairing_destroys();
-		}
-		wm_event_queue_push(&pacer.queue, ev);
+		take_event(c, ev);
 	}
 	return false;
 }
@@ -542,6 +567,41 @@ static void announce_map(const xcb_generic_event_t *ev)
 	if (xs != NULL) {
 		pacer.before_map(xs);
 	}
+}
+
+/* A turn begins (true), or the handler is told there is nothing (false)
+ * because one has begun in this turn of the compositor's loop already.
+ * wlroots 0.15 marks its source with wl_event_source_check, and
+ * libwayland 1.21 calls such a handler again after every dispatch, in a
+ * loop, until it returns 0; wlroots' returns how many events it handled.
+ * A turn ended at its budget has handed out at least one, so under a
+ * flood that gave each turn an event the loop never left that dispatch:
+ * seconds without the control socket, a Wayland client or Xwayland's
+ * Wayland connection read (configure-loop in the ASan build beside two
+ * busy loops: 6.5 s). Every turn's end has arranged its next (a wake-up,
+ * a fetch's reply, the held events' timer), bar one case: events that
+ * wlroots' synchronous requests, made while it handled this turn's,
+ * read into libxcb after the turn's last pull. The socket may then be
+ * empty and its fd not readable, so one is looked for in libxcb's queue
+ * (no read) and the loop woken for it. */
+static bool begin_turn(xcb_connection_t *c)
+{
+	uint64_t loop = *pacer.loop_turns;
+	if (pacer.turned && loop == pacer.turn_loop) {
+		pacer.turns_deferred++;
+		xcb_generic_event_t *ev = wm_event_queue_full(&pacer.queue) ?
+				NULL :
+				xcb_poll_for_queued_event(c);
+		if (ev != NULL) {
+			take_event(c, ev);
+			wake(c);
+		}
+		return false;
+	}
+	pacer.turned = true;
+	pacer.turn_loop = loop;
+	pacer.turns++;
+	return true;
 }
 
 /* ev, a CreateNotify about to be handed out whose GetGeometry was not
@@ -603,7 +663,9 @@ static bool ends_window(const xcb_generic_event_t *ev, xcb_window_t window)
  * With `pulled`, a round trip made after the message has been answered,
  * and every event the X server sent before that answer (an unmap of the
  * window that came before the surface's destruction reached the
- * compositor) is first taken from libxcb, as the FIFO has room. */
+ * compositor) is first taken from libxcb, as the FIFO has room: libxcb
+ * parsed them before that answer, so they are in its queue already, and
+ * nothing more is read from the socket. */
 static bool surface_id_stale(
 		xcb_connection_t *c, const xcb_generic_event_t *ev, bool pulled, bool *more)
 {
@@ -613,7 +675,7 @@ static bool surface_id_stale(
 	}
 	if (pulled) {
 		uint64_t now;
-		*more = !pull_events(c, false, &now) || *more;
+		*more = !pull_events(c, true, &now) || *more;
 	}
 	unsigned slot = m->window & (WM_SURFACE_ID_SLOTS - 1);
 	uint64_t destroys = pacer.surface_id_read[slot].window == m->window ?
@@ -670,6 +732,9 @@ xcb_generic_event_t *xcb_poll_for_event(xcb_connection_t *c)
 	}
 	/* wlroots handled the event handed out last before it polls again. */
 	wm_surface_pairing_settle();
+	if (!pacer.in_turn && !begin_turn(c)) {
+		return NULL;
+	}
 	uint64_t now = monotonic_now_ns();
 	if (!pacer.in_turn) {
 		pacer.in_turn = true;
@@ -682,7 +747,7 @@ xcb_generic_event_t *xcb_poll_for_event(xcb_connection_t *c)
 	/* Reading is bounded too: a flood can write faster than a turn reads.
 	 * What libxcb still has (read from the socket or not) is left for the
 	 * next turn, which a wake-up makes sure of. */
-	bool more = !pull_events(c, true, &now);
+	bool more = !pull_events(c, false, &now);
 	for (;;) {
 		if (pacer.fetching != NULL) {
 			xcb_generic_event_t *ev = hand_out_fetched(c, &more);
@@ -823,7 +888,7 @@ void wm_event_pacer_wake(void)
 }
 
 bool wm_event_pacer_init(struct wl_event_loop *loop, struct wlr_xwayland *wlr,
-		void (*before_map)(struct wlr_xwayland_surface *xs))
+		const uint64_t *loop_turns, void (*before_map)(struct wlr_xwayland_surface *xs))
 {
 	pacer.retry = wl_event_loop_add_timer(loop, handle_retry, NULL);
 	if (pacer.retry == NULL) {
@@ -831,8 +896,19 @@ bool wm_event_pacer_init(struct wl_event_loop *loop, struct wlr_xwayland *wlr,
 	}
 	pacer.wlr = wlr;
 	pacer.before_map = before_map;
+	pacer.loop_turns = loop_turns;
 	wm_surface_pairing_init(wlr, pairing_from_surface);
 	return true;
+}
+
+void wm_event_pacer_stats(const struct smtwc_stats_out *out)
+{
+	out->begin_object(out->ctx, "x11_window_manager");
+	out->number(out->ctx, "turns", pacer.turns);
+	out->number(out->ctx, "turns_cut", pacer.turns_cut);
+	out->number(out->ctx, "turns_deferred", pacer.turns_deferred);
+	out->number(out->ctx, "events_waiting", wm_event_queue_length(&pacer.queue));
+	out->end_object(out->ctx);
 }
 
 void wm_event_pacer_finish(void)

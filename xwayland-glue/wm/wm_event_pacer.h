@@ -13,13 +13,20 @@
 
 struct wlr_xwayland;
 struct wlr_xwayland_surface;
+struct smtwc_stats_out;
 
 /* After wlr_xwayland_create: wlr->server->wm_fd[0] names the window
- * manager's connection. False: the window manager runs unpaced.
- * before_map(xs) runs just before wlroots is handed a client's MapRequest
- * of a window it tracks (wlroots then maps it in X at once). */
+ * manager's connection; loop_turns counts the main loop's turns
+ * (server.h): wlroots' handler gets one turn of the pacer's per turn of
+ * the loop. before_map(xs) runs just before wlroots is handed a client's
+ * MapRequest of a window it tracks (wlroots then maps it in X at once).
+ * False: the window manager runs unpaced. */
 bool wm_event_pacer_init(struct wl_event_loop *loop, struct wlr_xwayland *wlr,
-		void (*before_map)(struct wlr_xwayland_surface *xs));
+		const uint64_t *loop_turns, void (*before_map)(struct wlr_xwayland_surface *xs));
+
+/* Its turns, those cut at the budget and the calls told to wait for the
+ * next turn of the loop, for `smtctl stats` ("x11_window_manager"). */
+void wm_event_pacer_stats(const struct smtwc_stats_out *out);
 
 /* Make wlroots' handler run again soon (a held event may go now). */
 void wm_event_pacer_wake(void);

@@ -775,7 +775,7 @@ static bool xwayland_init(struct smtwc_server *server)
 	}
 	xw->wlr->data = server;
 	if (!wm_event_pacer_init(wl_display_get_event_loop(server->display), xw->wlr,
-			    xwayland_before_map)) {
+			    &server->loop_turns, xwayland_before_map)) {
 		wlr_log(WLR_ERROR,
 				"X window manager: no timer for its pacing; an X client "
 				"flooding it can stall the compositor");
@@ -845,6 +845,7 @@ static void xwayland_finish(struct smtwc_server *server)
 static void xwayland_stats(struct smtwc_server *server, const struct smtwc_stats_out *out)
 {
 	(void)server;
+	wm_event_pacer_stats(out);
 	wm_window_budget_stats(out);
 	wm_selection_budget_stats(out);
 	wm_paste_pipe_stats(out);
