@@ -251,7 +251,8 @@ static uint64_t loop_cpu_now_ns(void)
 static void compiled(void)
 {
 	if (km.compiling.budget != NULL) {
-		km.compiling.budget->left -= (int64_t)(loop_cpu_now_ns() - km.compiling.start_cpu_ns);
+		km.compiling.budget->left -= (int64_t)(loop_cpu_now_ns() -
+				km.compiling.start_cpu_ns);
 	}
 	km.compiling.budget = NULL;
 	km.compiling.client = NULL;

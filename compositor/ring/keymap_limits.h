@@ -30,11 +30,11 @@
  * keyboards with a keymap on the connection; the memory and the fd past
  * the client's account; a keymap of a uid whose keymaps already kept the
  * main loop compiling `keymap-compile-ms` milliseconds in the last second
- * (the main thread's CPU time from this logger to wlroots' keymap signal, or to the end of
- * a client whose keymap did not compile). A refused request's descriptor
- * is replaced by /dev/null, which cannot be mapped, so the handler that
- * still runs (a logger cannot stop it) fails at once and compiles
- * nothing.
+ * (the main thread's CPU time from this logger to wlroots' keymap signal,
+ * or to the end of a client whose keymap did not compile). A refused
+ * request's descriptor is replaced by /dev/null, which cannot be mapped,
+ * so the handler that still runs (a logger cannot stop it) fails at once
+ * and compiles nothing.
  *
  * A key or modifiers request on a virtual keyboard that is not the
  * seat's makes it the seat's keyboard, and wlroots then sends its keymap
