@@ -148,7 +148,7 @@ def children(s):
     run_procs(s, ["closefrom-own"], expect="reverted")
     # Another file put on the X socket's number, then the socket back
     # (red team, session 30): the rest goes through the socket.
-    run_procs(s, ["dup2-restore"])
+    run_procs(s, ["dup2-restore"], expect="reverted")
     # Children that bypass libc's fork (no pthread_atfork handler ran):
     # the shim finds out from its wipe-on-fork page, as a fork child.
     run_procs(s, ["rawfork-requests"], expect="reverted")
