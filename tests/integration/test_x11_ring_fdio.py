@@ -136,8 +136,16 @@ def dups(h):
     (session 34, docs/x11.md "Copies of the X fd"). Before, every write
     through a copy reached the socket raw and the connection was lost."""
     with Session(h, x11=True) as s:
-        for case in (["dup-write", "30"], ["dup-fork"], ["dup-many", "4"]):
+        for case in (["dup-write", "30"], ["dup-fork"], ["dup-many", "4"],
+                     ["dup-threads", "2000"]):
             healthy_ring(fdio(s, case), case[0])
+        # A signal handler's dup and close of the X fd (both
+        # async-signal-safe) while its thread may be inside the shim's
+        # table lock (XOpenDisplay, XCloseDisplay): no hang, the kept
+        # display works on the ring.
+        rows = fdio(s, ["sigdup", "1000"], connections=1001)
+        off_ring = [r for r in rows if r["transport"] != "ring" or r["reverted"]]
+        check(not off_ring, f"sigdup: connections not on the ring: {off_ring[:3]}")
         # The X fd closed while its copy lives: the copy carries the ring;
         # /dev/null, opened on the closed number, gets its own bytes: the
         # server saw each round's GetInputFocus and round trip, plus the

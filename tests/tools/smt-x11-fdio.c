@@ -56,6 +56,11 @@
  *                     the connection); the parent then only disconnects
  *   dup-many N        N copies open at once, each written through, then
  *                     closed in turn, libxcb's round trips between
+ *   dup-threads N     N round trips while another thread makes and closes
+ *                     copies of the X fd (dup, F_DUPFD_CLOEXEC, dup2)
+ *   sigdup N          as sigclose, the handler dup()s the kept display's
+ *                     X fd and closes the copy; the kept display then
+ *                     makes round trips
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -456,16 +461,25 @@ static int sigalrm(int n)
 	return 0;
 }
 
+/* sigdup: the kept display's X fd, which the handler copies and closes. */
+static volatile sig_atomic_t sig_dup_fd = -1;
+
 static void on_alarm_close(int sig)
 {
 	(void)sig;
 	int saved = errno;
-	close(FD_SETSIZE + 7); /* never opened here: EBADF */
+	if (sig_dup_fd >= 0) {
+		int d = dup(sig_dup_fd); /* dup and close: async-signal-safe */
+		if (d >= 0)
+			close(d);
+	} else {
+		close(FD_SETSIZE + 7); /* never opened here: EBADF */
+	}
 	errno = saved;
 	atomic_fetch_add(&alarms, 1);
 }
 
-static int sigclose(int n)
+static int sigclose(int n, bool copies)
 {
 	struct sigaction sa = { .sa_handler = on_alarm_close }; /* no SA_RESTART */
 	sigemptyset(&sa.sa_mask);
@@ -473,6 +487,8 @@ static int sigclose(int n)
 	Display *keep = XOpenDisplay(NULL); /* an attached ring: close looks at the table */
 	if (!keep)
 		return fail("XOpenDisplay");
+	if (copies)
+		sig_dup_fd = ConnectionNumber(keep);
 	struct itimerval it = { { 0, 50 }, { 0, 50 } };
 	setitimer(ITIMER_REAL, &it, NULL);
 	for (int i = 0; i < n; i++) {
@@ -484,9 +500,17 @@ static int sigclose(int n)
 	}
 	it = (struct itimerval){ { 0, 0 }, { 0, 0 } };
 	setitimer(ITIMER_REAL, &it, NULL);
-	XSync(keep, False);
+	sig_dup_fd = -1;
+	for (int i = 0; i < 20; i++) {
+		Window r, c;
+		int rx, ry, wx, wy;
+		unsigned m;
+		if (!XQueryPointer(keep, DefaultRootWindow(keep), &r, &c, &rx, &ry, &wx, &wy, &m))
+			return fail("a round trip on the kept display");
+	}
 	XCloseDisplay(keep);
-	printf("ok sigclose %d displays opened and closed, %d alarms\n", n, atomic_load(&alarms));
+	printf("ok %s %d displays opened and closed, %d alarms\n", copies ? "sigdup" : "sigclose",
+			n, atomic_load(&alarms));
 	return 0;
 }
 
@@ -707,6 +731,45 @@ static int dup_fork(bool child_writes)
 	return 0;
 }
 
+static atomic_bool stop_copying;
+
+/* Copies of the X fd made and closed on another thread, none written. */
+static void *copy_and_close(void *arg)
+{
+	int xfd = *(int *)arg;
+	long rounds = 0;
+	while (!atomic_load(&stop_copying)) {
+		int d = rounds % 3 == 0 ? dup(xfd) :
+			rounds % 3 == 1 ? fcntl(xfd, F_DUPFD_CLOEXEC, 50) :
+					  dup2(xfd, 90);
+		if (d < 0 || close(d) != 0)
+			return (void *)1;
+		rounds++;
+	}
+	return (void *)rounds;
+}
+
+static int dup_threads(int n)
+{
+	int xfd = xcb_get_file_descriptor(conn);
+	pthread_t t;
+	if (pthread_create(&t, NULL, copy_and_close, &xfd) != 0)
+		return fail("pthread_create");
+	bool ok = true;
+	for (int i = 0; i < n && ok; i++)
+		ok = round_trip();
+	atomic_store(&stop_copying, true);
+	void *rounds;
+	pthread_join(t, &rounds);
+	if (!ok)
+		return fail("a round trip while another thread copies the X fd");
+	if (rounds == (void *)1)
+		return fail("dup or close on the copying thread");
+	printf("ok dup-threads %d round trips, %ld copies made and closed meanwhile\n", n,
+			(long)rounds);
+	return 0;
+}
+
 static int dup_many(int n)
 {
 	int xfd = xcb_get_file_descriptor(conn);
@@ -735,7 +798,8 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 				"usage: smt-x11-fdio fd-limit K | select N | peek N | fcntl N | "
 				"epoll-thread N | take-socket N | reopen N | sigalrm N | sigclose N | raw-write N | "
-				"dup-write N | dup-close N | dup-fork | dup-fork-child | dup-many N\n");
+				"dup-write N | dup-close N | dup-fork | dup-fork-child | dup-many N | "
+				"dup-threads N | sigdup N\n");
 		return 2;
 	}
 	const char *c = argv[1];
@@ -754,7 +818,9 @@ int main(int argc, char **argv)
 	if (!strcmp(c, "sigalrm"))
 		return sigalrm(n);
 	if (!strcmp(c, "sigclose"))
-		return sigclose(n);
+		return sigclose(n, false);
+	if (!strcmp(c, "sigdup"))
+		return sigclose(n, true);
 	if (!connect_default())
 		return fail("xcb_connect");
 	int rc;
@@ -776,6 +842,8 @@ int main(int argc, char **argv)
 		rc = dup_fork(true);
 	else if (!strcmp(c, "dup-many"))
 		rc = dup_many(n);
+	else if (!strcmp(c, "dup-threads"))
+		rc = dup_threads(n);
 	else
 		return fail("unknown case");
 	xcb_disconnect(conn);

@@ -692,11 +692,13 @@ static void copied(int oldfd, int newfd)
 		revert(s, newfd);
 }
 
-/* The copy of an open fd replaces nothing; of a closed one, dup2 leaves
- * newfd as it was (EBADF), so a name of a connection stays its name. */
-static bool is_open(int fd)
+/* Will dup2/dup3 from oldfd replace what newfd names? Not when oldfd is
+ * not open: they fail with EBADF and leave newfd as it was, so a name of
+ * a connection stays its name. (A syscall only while a ring is attached.) */
+static bool may_replace(int oldfd)
 {
-	return REAL(fcntl)(fd, F_GETFD) >= 0;
+	return atomic_load_explicit(&nattached, memory_order_relaxed) == 0 ||
+			REAL(fcntl)(oldfd, F_GETFD) >= 0;
 }
 
 XSHIM_EXPORT int dup(int oldfd)
@@ -708,7 +710,7 @@ XSHIM_EXPORT int dup(int oldfd)
 
 XSHIM_EXPORT int dup2(int oldfd, int newfd)
 {
-	if (oldfd != newfd && is_open(oldfd))
+	if (oldfd != newfd && may_replace(oldfd))
 		replacing(newfd);
 	int r = REAL(dup2)(oldfd, newfd);
 	copied(oldfd, r);
@@ -717,7 +719,7 @@ XSHIM_EXPORT int dup2(int oldfd, int newfd)
 
 XSHIM_EXPORT int dup3(int oldfd, int newfd, int flags)
 {
-	if (oldfd != newfd && is_open(oldfd))
+	if (oldfd != newfd && may_replace(oldfd))
 		replacing(newfd);
 	int r = REAL(dup3)(oldfd, newfd, flags);
 	copied(oldfd, r);
