@@ -587,7 +587,8 @@ static bool own_requests_through(int fd, xcb_window_t w, uint32_t v)
 static bool property_is(xcb_window_t w, uint32_t want)
 {
 	xcb_get_property_reply_t *r = xcb_get_property_reply(conn,
-			xcb_get_property(conn, 0, w, XCB_ATOM_WM_NAME, XCB_ATOM_STRING, 0, 1), NULL);
+			xcb_get_property(conn, 0, w, XCB_ATOM_WM_NAME, XCB_ATOM_STRING, 0, 1),
+			NULL);
 	bool ok = r && xcb_get_property_value_length(r) == 4 &&
 			!memcmp(xcb_get_property_value(r), &want, 4);
 	free(r);
@@ -739,9 +740,9 @@ static void *copy_and_close(void *arg)
 	int xfd = *(int *)arg;
 	long rounds = 0;
 	while (!atomic_load(&stop_copying)) {
-		int d = rounds % 3 == 0 ? dup(xfd) :
-			rounds % 3 == 1 ? fcntl(xfd, F_DUPFD_CLOEXEC, 50) :
-					  dup2(xfd, 90);
+		int d = rounds % 3 == 0         ? dup(xfd) :
+				rounds % 3 == 1 ? fcntl(xfd, F_DUPFD_CLOEXEC, 50) :
+						  dup2(xfd, 90);
 		if (d < 0 || close(d) != 0)
 			return (void *)1;
 		rounds++;

@@ -661,6 +661,8 @@ XSHIM_EXPORT int close(int fd)
 static void replacing(int newfd)
 {
 	struct xstream *s = find(newfd);
+	if (s && slots_lock_here)
+		return; /* a signal handler inside the lock: not seen, as in closing */
 	if (s && !s->forked && owns_memory()) {
 		if (!drop_name_locked(s, newfd))
 			revert(s, newfd);
