@@ -6,6 +6,7 @@ preloaded by the session) that must end with every reply and event right;
 its connections must then be closed healthy by Xwayland.
 
 test_x11_ring_fdio.py programs
+test_x11_ring_fdio.py dups   (session 34: copies of the X fd, "xdup")
 """
 import os
 import signal
@@ -123,7 +124,51 @@ def programs(h):
         s.check_alive()
 
 
+def healthy_ring(rows, case):
+    """The connection stayed on the ring to its end, no REVERT."""
+    check(rows[0]["transport"] == "ring" and not rows[0]["reverted"] and rows[0]["requests"] > 0,
+          f"{case}: expected the ring to the end, got {rows[0]}")
+
+
+def dups(h):
+    """Copies of the X fd (dup, F_DUPFD_CLOEXEC, dup2 onto a free number)
+    written through, the X fd closed while a copy lives, fork after dup
+    (session 34, docs/x11.md "Copies of the X fd"). Before, every write
+    through a copy reached the socket raw and the connection was lost."""
+    with Session(h, x11=True) as s:
+        for case in (["dup-write", "30"], ["dup-fork"], ["dup-many", "4"],
+                     ["dup-threads", "2000"]):
+            healthy_ring(fdio(s, case), case[0])
+        # A signal handler's dup and close of the X fd (both
+        # async-signal-safe) while its thread may be inside the shim's
+        # table lock (XOpenDisplay, XCloseDisplay): no hang, the kept
+        # display works on the ring.
+        rows = fdio(s, ["sigdup", "1000"], connections=1001)
+        off_ring = [r for r in rows if r["transport"] != "ring" or r["reverted"]]
+        check(not off_ring, f"sigdup: connections not on the ring: {off_ring[:3]}")
+        # The X fd closed while its copy lives: the copy carries the ring;
+        # /dev/null, opened on the closed number, gets its own bytes: the
+        # server saw each round's GetInputFocus and round trip, plus the
+        # first round trip, and nothing more.
+        rows = fdio(s, ["dup-close", "20"])
+        healthy_ring(rows, "dup-close")
+        check(rows[0]["requests"] == 2 * 20 + 1,
+              f"dup-close: {rows[0]['requests']} requests on the ring, want 41")
+        # A fork child that writes the connection takes it to the socket
+        # (its first write REVERTs it, through the copy as through the X
+        # fd), as a child that writes through the X fd does.
+        rows = fdio(s, ["dup-fork-child"], expect="socket")
+        check(rows[0]["reverted"], f"dup-fork-child: not reverted: {rows[0]}")
+        # More copies than the shim keeps names for: the connection goes
+        # back to the socket at the copy that does not fit, and works.
+        rows = fdio(s, ["dup-many", "12"], expect="socket")
+        check(rows[0]["reverted"] and rows[0]["ring_bytes"] > 0,
+              f"dup-many 12: not reverted from the ring: {rows[0]}")
+        fdio(s, ["dup-write", "9"], env={"SMT_X11RING": "off"}, expect="socket")
+        s.check_alive()
+
+
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] == "programs":
-        sys.argv.pop(1)
-    harness.main(programs)
+    mode = sys.argv.pop(1) if len(sys.argv) > 1 and sys.argv[1] in ("programs", "dups") \
+        else "programs"
+    harness.main(programs if mode == "programs" else dups)

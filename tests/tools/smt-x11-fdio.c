@@ -37,6 +37,30 @@
  *                     write() and send() on the X fd, inside
  *                     xcb_take_socket (as a library with its own writer
  *                     might), and reads the replies with libxcb
+ *   dup-write N       copies of the X fd made with dup, F_DUPFD(_CLOEXEC),
+ *                     dup2 and dup3 onto a free number; the program writes a
+ *                     ChangeProperty and a GetInputFocus through the
+ *                     copy between libxcb's own requests: the server must
+ *                     take them in the order written (the property read
+ *                     back is the copy's, the reply comes)
+ *   dup-close N       the X fd saved with dup (F_DUPFD_CLOEXEC every
+ *                     other round), closed, /dev/null opened (on its
+ *                     number) and written, a GetInputFocus written through
+ *                     the copy, the copy put back with dup2 and closed:
+ *                     libxcb reads the reply and goes on
+ *   dup-fork          a copy made, then fork: the child closes its copies
+ *                     and exits; the parent goes on through the copy and
+ *                     libxcb (on the ring)
+ *   dup-fork-child    a copy made, then fork: the child writes through the
+ *                     copy and makes round trips (as xclip's child uses
+ *                     the connection); the parent then only disconnects
+ *   dup-many N        N copies open at once, each written through, then
+ *                     closed in turn, libxcb's round trips between
+ *   dup-threads N     N round trips while another thread makes and closes
+ *                     copies of the X fd (dup, F_DUPFD_CLOEXEC, dup2)
+ *   sigdup N          as sigclose, the handler dup()s the kept display's
+ *                     X fd and closes the copy; the kept display then
+ *                     makes round trips
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -56,6 +80,7 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <X11/Xlib-xcb.h>
 #include <X11/Xlib.h>
@@ -436,16 +461,25 @@ static int sigalrm(int n)
 	return 0;
 }
 
+/* sigdup: the kept display's X fd, which the handler copies and closes. */
+static volatile sig_atomic_t sig_dup_fd = -1;
+
 static void on_alarm_close(int sig)
 {
 	(void)sig;
 	int saved = errno;
-	close(FD_SETSIZE + 7); /* never opened here: EBADF */
+	if (sig_dup_fd >= 0) {
+		int d = dup(sig_dup_fd); /* dup and close: async-signal-safe */
+		if (d >= 0)
+			close(d);
+	} else {
+		close(FD_SETSIZE + 7); /* never opened here: EBADF */
+	}
 	errno = saved;
 	atomic_fetch_add(&alarms, 1);
 }
 
-static int sigclose(int n)
+static int sigclose(int n, bool copies)
 {
 	struct sigaction sa = { .sa_handler = on_alarm_close }; /* no SA_RESTART */
 	sigemptyset(&sa.sa_mask);
@@ -453,6 +487,8 @@ static int sigclose(int n)
 	Display *keep = XOpenDisplay(NULL); /* an attached ring: close looks at the table */
 	if (!keep)
 		return fail("XOpenDisplay");
+	if (copies)
+		sig_dup_fd = ConnectionNumber(keep);
 	struct itimerval it = { { 0, 50 }, { 0, 50 } };
 	setitimer(ITIMER_REAL, &it, NULL);
 	for (int i = 0; i < n; i++) {
@@ -464,9 +500,17 @@ static int sigclose(int n)
 	}
 	it = (struct itimerval){ { 0, 0 }, { 0, 0 } };
 	setitimer(ITIMER_REAL, &it, NULL);
-	XSync(keep, False);
+	sig_dup_fd = -1;
+	for (int i = 0; i < 20; i++) {
+		Window r, c;
+		int rx, ry, wx, wy;
+		unsigned m;
+		if (!XQueryPointer(keep, DefaultRootWindow(keep), &r, &c, &rx, &ry, &wx, &wy, &m))
+			return fail("a round trip on the kept display");
+	}
 	XCloseDisplay(keep);
-	printf("ok sigclose %d displays opened and closed, %d alarms\n", n, atomic_load(&alarms));
+	printf("ok %s %d displays opened and closed, %d alarms\n", copies ? "sigdup" : "sigclose",
+			n, atomic_load(&alarms));
 	return 0;
 }
 
@@ -475,6 +519,21 @@ static int sigclose(int n)
 static void return_socket(void *closure)
 {
 	(void)closure;
+}
+
+/* The program wrote `requests` requests itself inside xcb_take_socket
+ * (which reported `sent`), the last a GetInputFocus: libxcb is told, and
+ * the GetInputFocus's reply must come. */
+static bool told_and_answered(uint64_t sent, unsigned requests)
+{
+	struct iovec none = { .iov_base = NULL, .iov_len = 0 };
+	if (!xcb_writev(conn, &none, 0, requests))
+		return false;
+	xcb_get_input_focus_cookie_t ck = { (unsigned)(sent + requests) };
+	xcb_get_input_focus_reply_t *r = xcb_get_input_focus_reply(conn, ck, NULL);
+	bool answered = r != NULL;
+	free(r);
+	return answered;
 }
 
 static int raw_write(int n)
@@ -490,19 +549,247 @@ static int raw_write(int n)
 				      write(xfd, req, sizeof(req));
 		if (w != (ssize_t)sizeof(req))
 			return fail("the program's own write on the X fd");
-		/* Tell libxcb a request went out, expecting a reply. */
-		struct iovec none = { .iov_base = NULL, .iov_len = 0 };
-		if (!xcb_writev(conn, &none, 0, 1))
-			return fail("xcb_writev");
-		xcb_get_input_focus_cookie_t ck = { (unsigned)(sent + 1) };
-		xcb_get_input_focus_reply_t *r = xcb_get_input_focus_reply(conn, ck, NULL);
-		if (!r)
+		if (!told_and_answered(sent, 1))
 			return fail("no reply to the program's own GetInputFocus");
-		free(r);
 		if (!round_trip())
 			return fail("a round trip after the program's own write");
 	}
 	printf("ok raw-write %d requests written by the program itself\n", n);
+	return 0;
+}
+
+/* ---- copies of the X fd ------------------------------------------------- */
+
+/* The program's own ChangeProperty of WM_NAME on w to the 4 bytes v, and
+ * GetInputFocus, written with write() on fd (any number naming the X
+ * socket), between libxcb's requests: libxcb's buffer is flushed first
+ * (xcb_take_socket) and is told afterwards what went out. Then the
+ * GetInputFocus's reply must come, and WM_NAME must read v: what the
+ * program wrote through fd went to the server after libxcb's earlier
+ * requests and before its later ones. */
+static bool own_requests_through(int fd, xcb_window_t w, uint32_t v)
+{
+	uint64_t sent = 0;
+	if (!xcb_take_socket(conn, return_socket, NULL, 0, &sent))
+		return false;
+	uint8_t req[28] = { XCB_CHANGE_PROPERTY, XCB_PROP_MODE_REPLACE, 7, 0 };
+	uint32_t words[5] = { w, XCB_ATOM_WM_NAME, XCB_ATOM_STRING, 8, 4 };
+	memcpy(req + 4, words, sizeof(words));
+	memcpy(req + 24, &v, 4);
+	uint8_t focus[4] = { XCB_GET_INPUT_FOCUS, 0, 1, 0 };
+	if (write(fd, req, sizeof(req)) != (ssize_t)sizeof(req) ||
+			write(fd, focus, sizeof(focus)) != (ssize_t)sizeof(focus))
+		return false;
+	return told_and_answered(sent, 2);
+}
+
+/* libxcb's own ChangeProperty to v, then WM_NAME read back must be want. */
+static bool property_is(xcb_window_t w, uint32_t want)
+{
+	xcb_get_property_reply_t *r = xcb_get_property_reply(conn,
+			xcb_get_property(conn, 0, w, XCB_ATOM_WM_NAME, XCB_ATOM_STRING, 0, 1),
+			NULL);
+	bool ok = r && xcb_get_property_value_length(r) == 4 &&
+			!memcmp(xcb_get_property_value(r), &want, 4);
+	free(r);
+	return ok;
+}
+
+/* libxcb's ChangeProperty (queued), the program's own through fd, libxcb's
+ * read: the read must see the program's value. */
+static bool interleaved(int fd, xcb_window_t w, uint32_t i)
+{
+	touch_property(w, 0x10000 + i);
+	return own_requests_through(fd, w, 0x20000 + i) && property_is(w, 0x20000 + i) &&
+			round_trip();
+}
+
+static int free_number(int from)
+{
+	while (fcntl(from, F_GETFD) >= 0)
+		from++;
+	return from;
+}
+
+static int dup_write(int n)
+{
+	int xfd = xcb_get_file_descriptor(conn);
+	xcb_window_t w = make_window();
+	for (int i = 0; i < n; i++) {
+		int d;
+		const char *how;
+		switch (i % 5) {
+		case 0:
+			how = "dup";
+			d = dup(xfd);
+			break;
+		case 1:
+			how = "F_DUPFD_CLOEXEC";
+			d = fcntl(xfd, F_DUPFD_CLOEXEC, 3);
+			break;
+		case 2:
+			how = "F_DUPFD";
+			d = fcntl(xfd, F_DUPFD, 100);
+			break;
+		case 3:
+			how = "dup2";
+			d = dup2(xfd, free_number(200 + i));
+			break;
+		default:
+			how = "dup3";
+			d = dup3(xfd, free_number(300 + i), O_CLOEXEC);
+			break;
+		}
+		if (d < 0)
+			return fail(how);
+		if (!interleaved(d, w, (uint32_t)i)) {
+			printf("round %d, a copy made with %s\n", i, how);
+			return fail("requests written through a copy of the X fd");
+		}
+		close(d);
+		if (!round_trip())
+			return fail("a round trip after the copy was closed");
+	}
+	printf("ok dup-write %d rounds through copies of the X fd, in order\n", n);
+	return 0;
+}
+
+static int dup_close(int n)
+{
+	int xfd = xcb_get_file_descriptor(conn);
+	int reused = 0; /* rounds in which /dev/null took the X fd's number */
+	for (int i = 0; i < n; i++) {
+		uint64_t sent = 0;
+		if (!xcb_take_socket(conn, return_socket, NULL, 0, &sent))
+			return fail("xcb_take_socket");
+		int save = (i & 1) ? fcntl(xfd, F_DUPFD_CLOEXEC, 3) : dup(xfd);
+		if (save < 0 || close(xfd) != 0)
+			return fail("dup / close of the X fd");
+		/* Another file on the number, written: its bytes are its own. */
+		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		uint8_t focus[4] = { XCB_GET_INPUT_FOCUS, 0, 1, 0 };
+		if (null < 0 || write(null, focus, sizeof(focus)) != (ssize_t)sizeof(focus))
+			return fail("a write to /dev/null after the X fd was closed");
+		reused += null == xfd;
+		close(null);
+		if (write(save, focus, sizeof(focus)) != (ssize_t)sizeof(focus))
+			return fail("a write through the copy after the X fd was closed");
+		if (dup2(save, xfd) != xfd || close(save) != 0)
+			return fail("the copy put back with dup2");
+		if (!told_and_answered(sent, 1))
+			return fail("no reply to the GetInputFocus written through the copy");
+		if (!round_trip())
+			return fail("a round trip after the X fd was put back");
+	}
+	if (reused != n) /* else the write to /dev/null above proves nothing */
+		return fail("/dev/null did not take the closed X fd's number every round");
+	printf("ok dup-close %d rounds: X fd closed, written through its copy, put back; "
+	       "/dev/null on its number in %d\n",
+			n, reused);
+	return 0;
+}
+
+static int dup_fork(bool child_writes)
+{
+	int xfd = xcb_get_file_descriptor(conn);
+	xcb_window_t w = make_window();
+	int d = dup(xfd);
+	if (d < 0 || !round_trip())
+		return fail("dup");
+	pid_t pid = fork();
+	if (pid < 0)
+		return fail("fork");
+	if (pid == 0) {
+		if (!child_writes) {
+			close(d);
+			_exit(0);
+		}
+		/* Its first write is through the copy. */
+		bool ok = own_requests_through(d, w, 99) && property_is(w, 99);
+		for (uint32_t i = 0; i < 10 && ok; i++)
+			ok = interleaved(d, w, 100 + i);
+		_exit(ok ? 0 : 3);
+	}
+	int status = 0;
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		printf("child status %#x\n", status);
+		return fail(child_writes ? "the fork child writing through the copy" :
+					   "the fork child");
+	}
+	if (child_writes) {
+		/* The connection is the child's now, as on a socket after
+		 * xclip's fork: the parent only lets it go. */
+		close(d);
+		printf("ok dup-fork-child the child wrote through the copy\n");
+		return 0;
+	}
+	for (uint32_t i = 0; i < 10; i++) {
+		if (!interleaved(i & 1 ? d : xfd, w, 200 + i))
+			return fail("the parent's requests through the copy after the fork");
+	}
+	close(d);
+	printf("ok dup-fork the parent went on through the copy\n");
+	return 0;
+}
+
+static atomic_bool stop_copying;
+
+/* Copies of the X fd made and closed on another thread, none written. */
+static void *copy_and_close(void *arg)
+{
+	int xfd = *(int *)arg;
+	long rounds = 0;
+	while (!atomic_load(&stop_copying)) {
+		int d = rounds % 3 == 0         ? dup(xfd) :
+				rounds % 3 == 1 ? fcntl(xfd, F_DUPFD_CLOEXEC, 50) :
+						  dup2(xfd, 90);
+		if (d < 0 || close(d) != 0)
+			return (void *)1;
+		rounds++;
+	}
+	return (void *)rounds;
+}
+
+static int dup_threads(int n)
+{
+	int xfd = xcb_get_file_descriptor(conn);
+	pthread_t t;
+	if (pthread_create(&t, NULL, copy_and_close, &xfd) != 0)
+		return fail("pthread_create");
+	bool ok = true;
+	for (int i = 0; i < n && ok; i++)
+		ok = round_trip();
+	atomic_store(&stop_copying, true);
+	void *rounds;
+	pthread_join(t, &rounds);
+	if (!ok)
+		return fail("a round trip while another thread copies the X fd");
+	if (rounds == (void *)1)
+		return fail("dup or close on the copying thread");
+	printf("ok dup-threads %d round trips, %ld copies made and closed meanwhile\n", n,
+			(long)rounds);
+	return 0;
+}
+
+static int dup_many(int n)
+{
+	int xfd = xcb_get_file_descriptor(conn);
+	xcb_window_t w = make_window();
+	int *d = calloc((size_t)n + 1, sizeof(int));
+	for (int i = 0; i < n; i++) {
+		d[i] = dup(xfd);
+		if (d[i] < 0)
+			return fail("dup");
+		if (!interleaved(d[i], w, (uint32_t)i))
+			return fail("requests through one of many copies");
+	}
+	for (int i = 0; i < n; i++) {
+		close(d[i]);
+		if (!interleaved(i + 1 < n ? d[i + 1] : xfd, w, 1000 + (uint32_t)i))
+			return fail("requests after a copy was closed");
+	}
+	free(d);
+	printf("ok dup-many %d copies open at once, each written through\n", n);
 	return 0;
 }
 
@@ -511,7 +798,9 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		fprintf(stderr,
 				"usage: smt-x11-fdio fd-limit K | select N | peek N | fcntl N | "
-				"epoll-thread N | take-socket N | reopen N | sigalrm N | sigclose N | raw-write N\n");
+				"epoll-thread N | take-socket N | reopen N | sigalrm N | sigclose N | raw-write N | "
+				"dup-write N | dup-close N | dup-fork | dup-fork-child | dup-many N | "
+				"dup-threads N | sigdup N\n");
 		return 2;
 	}
 	const char *c = argv[1];
@@ -530,7 +819,9 @@ int main(int argc, char **argv)
 	if (!strcmp(c, "sigalrm"))
 		return sigalrm(n);
 	if (!strcmp(c, "sigclose"))
-		return sigclose(n);
+		return sigclose(n, false);
+	if (!strcmp(c, "sigdup"))
+		return sigclose(n, true);
 	if (!connect_default())
 		return fail("xcb_connect");
 	int rc;
@@ -542,6 +833,18 @@ int main(int argc, char **argv)
 		rc = fcntls(n);
 	else if (!strcmp(c, "raw-write"))
 		rc = raw_write(n);
+	else if (!strcmp(c, "dup-write"))
+		rc = dup_write(n);
+	else if (!strcmp(c, "dup-close"))
+		rc = dup_close(n);
+	else if (!strcmp(c, "dup-fork"))
+		rc = dup_fork(false);
+	else if (!strcmp(c, "dup-fork-child"))
+		rc = dup_fork(true);
+	else if (!strcmp(c, "dup-many"))
+		rc = dup_many(n);
+	else if (!strcmp(c, "dup-threads"))
+		rc = dup_threads(n);
 	else
 		return fail("unknown case");
 	xcb_disconnect(conn);

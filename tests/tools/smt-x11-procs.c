@@ -39,7 +39,8 @@
  *                      makes round trips as before
  *   dup2-restore       /dev/null put on the X socket's number with dup2,
  *                      then the socket (saved with dup) put back: the
- *                      connection goes on, on the socket
+ *                      connection goes on, on the ring (the saved copy
+ *                      carries it meanwhile; session 34)
  *   drop-gid-exec CMD...  (no X connection) gives up a setgid gid, as
  *                      urxvt and other setgid programs do before they start
  *                      a child, and execs CMD: run from a setgid copy of
@@ -423,9 +424,11 @@ static int closefrom_own(void)
 
 /* The program puts another file on the X socket's number and the socket
  * back (saved with dup), as a program may around a library that writes to
- * fixed numbers; then it goes on. Before, the ring ended with the first
- * dup2 and libxcb's next bytes reached the X server raw on a connection
- * it read as a ring's: the connection was closed. */
+ * fixed numbers; then it goes on. Before session 33, the ring ended with
+ * the first dup2 and libxcb's next bytes reached the X server raw on a
+ * connection it read as a ring's: the connection was closed; in session
+ * 33 the first dup2 reverted it to the socket; since session 34 the saved
+ * copy is a name of the connection and it stays on the ring. */
 static int dup2_restore(void)
 {
 	int xfd = xcb_get_file_descriptor(conn);

@@ -25,8 +25,15 @@ struct xstream_file_id {
 
 #include "protocol/smt-ring-client.h"
 
+/* Other numbers a connection's socket goes by in this process: copies the
+ * program made with dup, fcntl F_DUPFD(_CLOEXEC), dup2 or dup3 (stream.c,
+ * "Copies of the X fd"). One more copy than this reverts the connection
+ * to the socket. */
+#define XSTREAM_MAX_ALIASES 7
+
 struct xstream {
-	_Atomic int fd; /* -1: slot free */
+	_Atomic int fd; /* -1: slot free, -2: claimed or closing; else a number of the socket */
+	_Atomic int alias[XSTREAM_MAX_ALIASES]; /* -1: none; looked at while fd >= 0 */
 	void *map;
 	size_t map_len;
 	struct smt_ring_header *hdr;

@@ -156,9 +156,12 @@ ssize_t xconn_serve(struct xconn *c, struct msghdr *msg)
 		errno = ECONNRESET;
 		return -1;
 	case STREAM_READ_REVERTED:
-		/* A forked child took the connection back to the socket; the
-		 * parent reads why in the death certificate. */
-		xconn_log(c, "reverted to the socket by a forked child at position %llu",
+		/* The client took the connection back to the socket: a fork
+		 * child's first write, dup2 over its only known X fd, one
+		 * copy of the X fd more than the shim names, or one of the
+		 * ring's own fds closed (docs/x11.md); the parent of a fork
+		 * child reads why in the death certificate. */
+		xconn_log(c, "reverted to the socket by the client at position %llu",
 				(unsigned long long)c->rd.tail);
 		c->reverted = true;
 		break;
