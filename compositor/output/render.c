@@ -25,6 +25,8 @@
 #include <wlr/types/wlr_surface.h>
 #include <wlr/util/region.h>
 #include "compositor/output/render.h"
+#include "compositor/output/paint_direct.h"
+#include "compositor/output/buffer_opacity.h"
 #include "common/monotonic_clock.h"
 
 /* One node that shows somewhere in this frame. */
@@ -32,6 +34,7 @@ struct visible_node {
 	struct wlr_scene_node *node;
 	struct wlr_box box;       /* output-buffer coordinates, scaled */
 	pixman_region32_t region; /* what of it must be painted */
+	bool opaque;              /* all of it, so nothing under it shows */
 };
 
 struct frame_walk {
@@ -40,6 +43,7 @@ struct frame_walk {
 	struct visible_node *nodes;  /* top first */
 	size_t count, capacity;
 	bool out_of_memory;
+	uint64_t painted_direct, painted_transformed; /* nodes, by path */
 };
 
 /* The scene renderer's rounding: both edges of a box are rounded, so boxes
@@ -104,6 +108,25 @@ static struct wlr_texture *buffer_texture(
 	return scene_buffer->texture;
 }
 
+/* An ARGB buffer whose owner knows which of its pixels are opaque
+ * (buffer_opacity.h: a ring canvas), shown at its own size: that part. */
+static void buffer_opaque_part(struct wlr_scene_buffer *buffer, const struct wlr_box *box,
+		struct wlr_output *output, pixman_region32_t *out)
+{
+	struct buffer_opacity *opacity = buffer_opacity_get(buffer->buffer);
+	if (opacity == NULL || output->scale != 1.0f || !wlr_fbox_empty(&buffer->src_box) ||
+			box->width != buffer->buffer->width ||
+			box->height != buffer->buffer->height) {
+		return;
+	}
+	pixman_region32_t opaque;
+	pixman_region32_init_rect(&opaque, 0, 0, (unsigned)box->width, (unsigned)box->height);
+	pixman_region32_subtract(&opaque, &opaque, &opacity->translucent);
+	pixman_region32_translate(&opaque, box->x, box->y);
+	pixman_region32_union(out, out, &opaque);
+	pixman_region32_fini(&opaque);
+}
+
 /* Adds the part of the node that is certainly opaque (output-buffer
  * coordinates) to `out`. Translucent content adds nothing, and neither does
  * rotated content: wlroots 0.15's pixman renderer places rotated textures a
@@ -128,11 +151,15 @@ static void node_opaque_region(struct wlr_scene_node *node, const struct wlr_box
 	case WLR_SCENE_NODE_BUFFER:;
 		struct wlr_scene_buffer *buffer = (struct wlr_scene_buffer *)node;
 		struct wlr_texture *texture = buffer_texture(buffer, output->renderer);
-		if (texture != NULL && wlr_texture_is_opaque(texture) &&
-				buffer->transform == WL_OUTPUT_TRANSFORM_NORMAL) {
+		if (texture == NULL || buffer->transform != WL_OUTPUT_TRANSFORM_NORMAL) {
+			return;
+		}
+		if (wlr_texture_is_opaque(texture)) {
 			pixman_region32_union_rect(out, out, box->x, box->y, (unsigned)box->width,
 					(unsigned)box->height);
+			return;
 		}
+		buffer_opaque_part(buffer, box, output, out);
 		return;
 	case WLR_SCENE_NODE_SURFACE:;
 		struct wlr_surface *surface = wlr_scene_surface_from_node(node)->surface;
@@ -154,7 +181,7 @@ static void node_opaque_region(struct wlr_scene_node *node, const struct wlr_box
 	}
 }
 
-static void walk_add(
+static struct visible_node *walk_add(
 		struct frame_walk *walk, struct wlr_scene_node *node, const struct wlr_box *box)
 {
 	pixman_region32_t region;
@@ -163,7 +190,7 @@ static void walk_add(
 	pixman_region32_intersect(&region, &region, &walk->uncovered);
 	if (!pixman_region32_not_empty(&region)) {
 		pixman_region32_fini(&region);
-		return;
+		return NULL;
 	}
 	if (walk->count == walk->capacity) {
 		size_t capacity = walk->capacity ? walk->capacity * 2 : 64;
@@ -171,14 +198,15 @@ static void walk_add(
 		if (nodes == NULL) {
 			pixman_region32_fini(&region);
 			walk->out_of_memory = true;
-			return;
+			return NULL;
 		}
 		walk->nodes = nodes;
 		walk->capacity = capacity;
 	}
-	walk->nodes[walk->count++] = (struct visible_node){
+	walk->nodes[walk->count] = (struct visible_node){
 		.node = node, .box = *box, .region = region
 	};
+	return &walk->nodes[walk->count++];
 }
 
 /* Front to back: children last in the list are on top. (lx, ly) is the
@@ -205,11 +233,16 @@ static void walk_node(struct frame_walk *walk, struct wlr_scene_node *node, int 
 		return;
 	}
 	scale_box(&box, output->scale);
-	walk_add(walk, node, &box);
+	struct visible_node *visible = walk_add(walk, node, &box);
 
 	pixman_region32_t opaque;
 	pixman_region32_init(&opaque);
 	node_opaque_region(node, &box, lx, ly, output, &opaque);
+	if (visible != NULL) {
+		pixman_box32_t whole = { box.x, box.y, box.x + box.width, box.y + box.height };
+		visible->opaque = pixman_region32_contains_rectangle(&opaque, &whole) ==
+				PIXMAN_REGION_IN;
+	}
 	pixman_region32_subtract(&walk->uncovered, &walk->uncovered, &opaque);
 	pixman_region32_fini(&opaque);
 }
@@ -243,8 +276,38 @@ static void paint_texture(struct wlr_output *output, const struct visible_node *
 	}
 }
 
-static void paint_node(struct wlr_output *output, const struct visible_node *v)
+/* The buffer whose pixels a texture shows: a client's buffer's source
+ * (wl_shm), or the buffer itself. NULL when the client destroyed it. */
+static struct wlr_buffer *pixels_of(struct wlr_buffer *buffer)
 {
+	struct wlr_client_buffer *client_buffer = wlr_client_buffer_get(buffer);
+	return client_buffer != NULL ? client_buffer->source : buffer;
+}
+
+/* Paints a node's texture, straight with pixman when nothing scales or
+ * rotates it (paint_direct.c), else through wlroots' transform. */
+static void paint_content(struct frame_walk *walk, const struct visible_node *v,
+		struct wlr_texture *texture, struct wlr_buffer *buffer,
+		const struct wlr_fbox *source, enum wl_output_transform transform)
+{
+	struct wlr_output *output = walk->output;
+	if (buffer != NULL && output->transform == WL_OUTPUT_TRANSFORM_NORMAL &&
+			output->scale == 1.0f && transform == WL_OUTPUT_TRANSFORM_NORMAL) {
+		/* (an empty source box is the whole buffer) */
+		struct wlr_fbox all = { 0, 0, buffer->width, buffer->height };
+		if (paint_direct(output->renderer, buffer, wlr_fbox_empty(source) ? &all : source,
+				    &v->box, &v->region, v->opaque)) {
+			walk->painted_direct++;
+			return;
+		}
+	}
+	walk->painted_transformed++;
+	paint_texture(output, v, texture, source, transform);
+}
+
+static void paint_node(struct frame_walk *walk, const struct visible_node *v)
+{
+	struct wlr_output *output = walk->output;
 	struct wlr_scene_node *node = v->node;
 	switch (node->type) {
 	case WLR_SCENE_NODE_ROOT:
@@ -256,7 +319,11 @@ static void paint_node(struct wlr_output *output, const struct visible_node *v)
 		if (texture != NULL) {
 			struct wlr_fbox source;
 			wlr_surface_get_buffer_source_box(surface, &source);
-			paint_texture(output, v, texture, &source, surface->current.transform);
+			struct wlr_buffer *pixels = surface->buffer != NULL ?
+					surface->buffer->source :
+					NULL;
+			paint_content(walk, v, texture, pixels, &source,
+					surface->current.transform);
 		}
 		return;
 	case WLR_SCENE_NODE_RECT:;
@@ -274,7 +341,8 @@ static void paint_node(struct wlr_output *output, const struct visible_node *v)
 		struct wlr_scene_buffer *buffer = (struct wlr_scene_buffer *)node;
 		struct wlr_texture *buffer_tex = buffer_texture(buffer, output->renderer);
 		if (buffer_tex != NULL) {
-			paint_texture(output, v, buffer_tex, &buffer->src_box, buffer->transform);
+			paint_content(walk, v, buffer_tex, pixels_of(buffer->buffer),
+					&buffer->src_box, buffer->transform);
 		}
 		return;
 	}
@@ -292,7 +360,7 @@ static void paint_frame(struct wlr_output *output, struct frame_walk *walk)
 		wlr_renderer_clear(output->renderer, black);
 	}
 	for (size_t i = walk->count; i-- > 0;) {
-		paint_node(output, &walk->nodes[i]);
+		paint_node(walk, &walk->nodes[i]);
 	}
 	wlr_renderer_scissor(output->renderer, NULL);
 }
@@ -440,6 +508,8 @@ static bool output_render_frame_locked(
 	wlr_output_render_software_cursors(output, &damage);
 	wlr_renderer_end(renderer);
 	render_stats_add(stats, monotonic_now_ns() - start, painted, region_area(&damage));
+	stats->nodes_painted_direct += walk.painted_direct;
+	stats->nodes_painted_transformed += walk.painted_transformed;
 	pixman_region32_fini(&damage);
 
 	int width, height;

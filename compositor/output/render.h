@@ -21,6 +21,9 @@ struct smtwc_render {
 	uint64_t ns_total, ns_max; /* time spent in the renders themselves */
 	uint64_t pixels_damaged;   /* what the frames had to repaint */
 	uint64_t pixels_painted;   /* what culling left to paint, clears included */
+	/* Nodes painted straight with pixman (shown at their own size:
+	 * paint_direct.c) and through wlroots' transform (scaled, rotated) */
+	uint64_t nodes_painted_direct, nodes_painted_transformed;
 	/* The most rectangles an output's damage (wlr_output_damage.current)
 	 * held when a frame began: each damage added before it costs a union
 	 * that walks them all (ring/canvas.c keeps them few). */

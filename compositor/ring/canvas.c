@@ -28,6 +28,7 @@
 #include "compositor/ring/ring_types.h"
 #include "compositor/ring/ring_workers.h"
 #include "compositor/trace/trace.h"
+#include "compositor/output/buffer_opacity.h"
 #include "compositor/exec/drawable_table.h"
 #include "common/monotonic_clock.h"
 
@@ -36,6 +37,9 @@ struct smtwc_canvas_buffer {
 	void *data;
 	size_t stride;
 	pixman_image_t *image; /* over data, for copying into */
+	/* What of it is opaque, for the renderer's culling: written by its
+	 * copies (canvas_copy.h), under the render's front_lock on a worker */
+	struct buffer_opacity opacity;
 };
 
 static void canvas_buffer_destroy(struct wlr_buffer *wlr_buffer)
@@ -84,6 +88,7 @@ static struct smtwc_canvas_buffer *canvas_buffer_create(int width, int height)
 		return NULL;
 	}
 	wlr_buffer_init(&buffer->base, &canvas_buffer_impl, width, height);
+	buffer_opacity_attach(&buffer->opacity, &buffer->base);
 	return buffer;
 }
 
@@ -318,6 +323,7 @@ void canvas_present(struct smtwc_ring *ring, uint32_t canvas_id, const pixman_re
 	if (!canvas_copy_init(&canvas->present_copy, damage)) {
 		canvas_copy_init_box(&canvas->present_copy, canvas->width, canvas->height);
 	}
+	canvas->present_copy.dst_translucent = &canvas->front->opacity.translucent;
 	canvas->present_serial = serial;
 	canvas->present_exec_ns = monotonic_now_ns();
 	trace_event(TRACE_PRESENT_EXEC, ring->pid, serial);
@@ -516,14 +522,20 @@ struct canvas_request {
 };
 
 /* What a canvas costs the compositor besides its pixels: its struct and
- * the front buffer's, two pixman images, the scene node that shows it, and
- * its resource (a client with 52,000 1x1 canvases was charged 8 bytes
- * each, issue 24). The wl_surface it stands on is charged as every
- * surface is (surface_usage.h). */
+ * the front buffer's, two pixman images, the scene node that shows it, its
+ * resource (a client with 52,000 1x1 canvases was charged 8 bytes each,
+ * issue 24), and its front's translucent region at its largest (pixman's
+ * header and twice the rectangles canvas_copy.h allows, while an
+ * operation builds the next). The wl_surface it stands on is charged as
+ * every surface is (surface_usage.h). */
 #define CANVAS_BOOKKEEPING                                                          \
 	(sizeof(struct smtwc_canvas) + sizeof(struct smtwc_canvas_buffer) +         \
 			2 * SMT_PIXMAP_OVERHEAD + sizeof(struct wlr_scene_buffer) + \
-			sizeof(struct canvas_request) + WL_RESOURCE_BYTES)
+			sizeof(struct canvas_request) + WL_RESOURCE_BYTES +         \
+			CANVAS_TRANSLUCENT_BYTES)
+/* libwayland's struct wl_resource with its listeners and map entry. */
+#define CANVAS_TRANSLUCENT_BYTES \
+	(2u * (16u + (2u * CANVAS_TRANSLUCENT_RECTS_MAX + 2u) * sizeof(pixman_box32_t)))
 /* libwayland's struct wl_resource with its listeners and map entry. */
 #define WL_RESOURCE_BYTES 128u
 
@@ -602,6 +614,7 @@ static bool canvas_resize_prepare(struct smtwc_ordered_request *base, uint64_t d
 		int height = canvas->height < (int)req->height ? canvas->height : (int)req->height;
 		canvas_copy_init_box(&req->back_copy, width, height);
 		canvas_copy_init_box(&req->front_copy, width, height);
+		req->front_copy.dst_translucent = &req->front->opacity.translucent;
 		req->copying = true;
 	}
 	return canvas_copy_run(&req->back_copy, canvas->back, req->back, deadline_ns, NULL, NULL,

@@ -24,7 +24,15 @@ struct canvas_copy {
 	pixman_region32_t region; /* a private copy: the caller's may change */
 	int rect;                 /* the next rectangle of region */
 	int row;                  /* rows of it already copied */
+	/* NULL (init's), or where dst may be translucent, kept no smaller
+	 * than the truth as bands land: a band whose pixels are all opaque
+	 * leaves it, any other joins it. Never more than
+	 * CANVAS_TRANSLUCENT_RECTS_MAX rectangles (its extents beyond), so a
+	 * client's pattern of damage cannot grow it. Written with dst. */
+	pixman_region32_t *dst_translucent;
 };
+
+#define CANVAS_TRANSLUCENT_RECTS_MAX 8
 
 /* false when out of memory (nothing to fini then). */
 bool canvas_copy_init(struct canvas_copy *copy, const pixman_region32_t *region);

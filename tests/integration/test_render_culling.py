@@ -7,7 +7,9 @@ windows (an ARGB canvas over an opaque 1x1 surface scaled by wp_viewporter)
 and a popup. After partial repaints (a click raises a window) and at output
 scale 1, 1.5 (rotated 90 degrees) and 2, the culled frame must be
 byte-identical to the same scene repainted whole by the scene renderer
-(`render scene` on the control socket) and by the culling renderer again.
+(`render scene` on the control socket) and by the culling renderer again,
+which paints buffers shown at their own size straight with pixman
+(output/paint_direct.c) and the rest through wlroots' transform.
 And culling must actually cull: a full repaint of this stack paints each
 damaged pixel little more than twice, where the scene renderer paints it
 once per window under it."""
@@ -35,7 +37,7 @@ def render_stats(s):
     return s.control("stats")["render"]
 
 
-def compare_renderers(s, label):
+def compare_renderers(s, label, own_size=True):
     culled = settle(s, f"{label}, culled")
     check(s.control("render scene").get("ok"), "render scene refused")
     scene = settle(s, f"{label}, scene renderer")
@@ -52,12 +54,51 @@ def compare_renderers(s, label):
     frames = after["frames"] - before["frames"]
     damaged = after["pixels_damaged"] - before["pixels_damaged"]
     painted = after["pixels_painted"] - before["pixels_painted"]
+    direct = after["nodes_painted_direct"] - before["nodes_painted_direct"]
+    transformed = after["nodes_painted_transformed"] - before["nodes_painted_transformed"]
     log(f"{label}: identical; full culled repaint: {frames} frames, "
-        f"{painted / max(1, damaged):.2f} painted per damaged pixel")
+        f"{painted / max(1, damaged):.2f} painted per damaged pixel, nodes painted "
+        f"{direct} straight with pixman, {transformed} through wlroots' transform")
+    # At scale 1 untransformed every buffer here is shown at its own size
+    # (or is a ring window's stretched 1x1 pixel): none needs a transform.
+    # Scaled or rotated, every node does.
+    if own_size:
+        check(direct > 0 and transformed == 0,
+              f"{label}: {direct} nodes painted straight, {transformed} transformed")
+    else:
+        check(direct == 0 and transformed > 0,
+              f"{label}: {direct} nodes painted straight, {transformed} transformed")
     check(frames >= 1 and damaged >= culled.width * culled.height,
           f"{label}: switching back to culling did not repaint the whole output "
           f"({frames} frames, {damaged} pixels damaged)")
     return painted / damaged
+
+
+def check_ring_window_culls(h, demo):
+    """A ring window's canvas is ARGB, but the compositor follows which of
+    its pixels are opaque (output/buffer_opacity.h): over those nothing
+    under it is painted, its own 1x1 background surface included. The demo
+    fills its canvas opaque but for a small XOR patch (translucent, so
+    tracked as such), so a full repaint paints little more than the
+    output: without the tracking the window's area was painted twice."""
+    with Session(h) as s:
+        s.spawn([demo, "--static"], name="demo")
+        win = s.wait_window(lambda w: w["app_id"] == "smt-demo", what="the demo window")
+        settle(s, "the demo window drawn")
+        check(s.control("render scene").get("ok"), "render scene refused")
+        settle(s, "the demo window, scene renderer")
+        before = render_stats(s)
+        check(s.control("render culled").get("ok"), "render culled refused")
+        settle(s, "the demo window, culled")
+        after = render_stats(s)
+        damaged = after["pixels_damaged"] - before["pixels_damaged"]
+        painted = after["pixels_painted"] - before["pixels_painted"]
+        area = win["width"] * win["height"]
+        log(f"one ring window {win['width']}x{win['height']}: {painted - damaged} pixels "
+            f"painted beyond the {damaged} damaged")
+        check(damaged > 0 and painted - damaged < area // 2,
+              f"a full repaint of one opaque ring window painted {painted - damaged} pixels "
+              f"beyond the {damaged} damaged: its canvas (area {area}) was not culled under")
 
 
 def test(h):
@@ -99,7 +140,8 @@ def test(h):
         for scale, transform in (("1.5", "normal"), ("2", "90"), ("1", "flipped-180")):
             s.run(["wlr-randr", "--output", "HEADLESS-1", "--scale", scale,
                    "--transform", transform])
-            compare_renderers(s, f"scale{scale}-{transform}")
+            compare_renderers(s, f"scale{scale}-{transform}", own_size=False)
+    check_ring_window_culls(h, demo)
 
 
 if __name__ == "__main__":

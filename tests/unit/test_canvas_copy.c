@@ -2,7 +2,8 @@
  * slices (compositor/ring/canvas_copy.c): a copy stopped after every band
  * (a deadline already past) must leave the destination byte for byte as a
  * copy without a deadline, must really have stopped inside rectangles, and
- * must touch nothing outside the region. */
+ * must touch nothing outside the region. And where the destination may be
+ * translucent, for the renderer's culling, is never less than the truth. */
 #include <stdlib.h>
 #include "tests/unit/unit_check.h"
 #include "compositor/ring/canvas_copy.h"
@@ -110,8 +111,123 @@ static int check_split(const char *name, pixman_image_t *src, int dst_w, int dst
 	return calls;
 }
 
+static pixman_image_t *filled(int width, int height, uint32_t pixel)
+{
+	pixman_image_t *img = pixman_image_create_bits(PIXMAN_a8r8g8b8, width, height, NULL, 0);
+	uint32_t *p = pixman_image_get_data(img);
+	for (size_t i = 0; i < (size_t)width * (size_t)height; i++) {
+		p[i] = pixel;
+	}
+	return img;
+}
+
+static void fill(pixman_image_t *img, int x, int y, int w, int h, uint32_t pixel)
+{
+	uint32_t *p = pixman_image_get_data(img);
+	int width = pixman_image_get_width(img);
+	for (int j = y; j < y + h; j++) {
+		for (int i = x; i < x + w; i++) {
+			p[(size_t)j * (size_t)width + (size_t)i] = pixel;
+		}
+	}
+}
+
+/* The renderer culls under what the region leaves out, so every pixel
+ * that is not opaque must be in it; and it stays small. */
+static void check_translucent_covers(
+		const char *what, pixman_image_t *img, pixman_region32_t *translucent)
+{
+	current_test = what;
+	const uint32_t *p = pixman_image_get_data(img);
+	int width = pixman_image_get_width(img), height = pixman_image_get_height(img);
+	int missed = 0;
+	for (int y = 0; y < height; y++) {
+		for (int x = 0; x < width; x++) {
+			if (p[(size_t)y * (size_t)width + (size_t)x] < 0xff000000u &&
+					!pixman_region32_contains_point(translucent, x, y, NULL)) {
+				missed++;
+			}
+		}
+	}
+	CHECK(missed == 0);
+	CHECK(pixman_region32_n_rects(translucent) <= CANVAS_TRANSLUCENT_RECTS_MAX);
+}
+
+/* Copies `damage` from src into dst one band per call, checking the
+ * translucent region after each. */
+static void copy_tracking(const char *what, pixman_image_t *src, pixman_image_t *dst,
+		const pixman_region32_t *damage, pixman_region32_t *translucent)
+{
+	struct canvas_copy c;
+	CHECK(canvas_copy_init(&c, damage));
+	c.dst_translucent = translucent;
+	bool done;
+	do {
+		done = canvas_copy_run(&c, src, dst, 1, NULL, NULL, NULL, NULL);
+		check_translucent_covers(what, dst, translucent);
+	} while (!done);
+	canvas_copy_fini(&c);
+}
+
+/* A canvas's front starts translucent all over (zeros); opaque PRESENTs
+ * take their bands out of the region, translucent ones put theirs back. */
+static void check_translucent_tracking(void)
+{
+	const int w = 700, h = 900; /* a band is 374 rows of 700 */
+	pixman_image_t *dst = filled(w, h, 0);
+	pixman_image_t *src = filled(w, h, 0xff336699u);
+	pixman_region32_t translucent, damage;
+	pixman_region32_init_rect(&translucent, 0, 0, w, h);
+
+	pixman_region32_init_rect(&damage, 0, 0, w, h);
+	copy_tracking("opaque whole canvas", src, dst, &damage, &translucent);
+	current_test = "opaque whole canvas leaves nothing translucent";
+	CHECK(!pixman_region32_not_empty(&translucent));
+	pixman_region32_fini(&damage);
+
+	/* a translucent rectangle and a transparent one inside the damage */
+	fill(src, 100, 500, 40, 30, 0x80102030u);
+	fill(src, 600, 20, 10, 10, 0);
+	pixman_region32_init_rect(&damage, 50, 450, 200, 200);
+	pixman_region32_union_rect(&damage, &damage, 590, 10, 50, 50);
+	copy_tracking("translucent parts", src, dst, &damage, &translucent);
+	current_test = "translucent parts stay within their damage";
+	pixman_region32_t outside;
+	pixman_region32_init(&outside);
+	pixman_region32_subtract(&outside, &translucent, &damage);
+	CHECK(!pixman_region32_not_empty(&outside));
+	CHECK(pixman_region32_not_empty(&translucent));
+	pixman_region32_fini(&outside);
+	pixman_region32_fini(&damage);
+
+	/* painted opaque again: out of the region */
+	fill(src, 0, 0, w, h, 0xff000000u);
+	pixman_region32_init_rect(&damage, 0, 0, w, h);
+	copy_tracking("opaque again", src, dst, &damage, &translucent);
+	current_test = "opaque again leaves nothing translucent";
+	CHECK(!pixman_region32_not_empty(&translucent));
+	pixman_region32_fini(&damage);
+
+	/* a checkerboard of translucent pixels, each its own damage: the
+	 * region must not grow a rectangle per pixel */
+	pixman_region32_init(&damage);
+	for (int i = 0; i < 64; i++) {
+		int x = (i % 8) * 80 + 3, y = (i / 8) * 100 + 7;
+		fill(src, x, y, 1, 1, 0x01010101u);
+		pixman_region32_union_rect(&damage, &damage, x, y, 1, 1);
+	}
+	copy_tracking("a checkerboard of translucent pixels", src, dst, &damage, &translucent);
+	pixman_region32_fini(&damage);
+
+	pixman_region32_fini(&translucent);
+	pixman_image_unref(src);
+	pixman_image_unref(dst);
+}
+
 int main(void)
 {
+	check_translucent_tracking();
+
 	pixman_image_t *src = image(1500, 1100, 1);
 	pixman_region32_t region;
 

@@ -1,0 +1,27 @@
+/*
+ * Painting a buffer shown at its own size straight with pixman (paint_direct.c
+ * says why).
+ */
+#ifndef SMTWC_OUTPUT_PAINT_DIRECT_H
+#define SMTWC_OUTPUT_PAINT_DIRECT_H
+
+#include <pixman.h>
+#include <stdbool.h>
+#include <wlr/render/wlr_renderer.h>
+#include <wlr/types/wlr_buffer.h>
+#include <wlr/util/box.h>
+
+/* Paints `region` (output-buffer coordinates, inside `box`) of `buffer`'s
+ * `source` box, shown at `box` untransformed: the caller has checked that
+ * the output and the content are neither scaled nor rotated. A 1x1 source
+ * may be stretched over any box (it is one colour). `opaque`: the caller
+ * knows every pixel has alpha 1 (a copy then does what blending would).
+ * Returns false, having
+ * painted nothing, when it cannot: another renderer, a source that is not
+ * whole pixels or not the box's size, a buffer without CPU access or in a
+ * format it does not know; the caller then paints through wlroots. */
+bool paint_direct(struct wlr_renderer *renderer, struct wlr_buffer *buffer,
+		const struct wlr_fbox *source, const struct wlr_box *box,
+		const pixman_region32_t *region, bool opaque);
+
+#endif
