@@ -618,6 +618,48 @@ static void check_waiting_fd(const struct wl_protocol_logger_message *m, struct 
 	}
 }
 
+/* Bytes a pixel of the wl_shm formats the renderer offers (wayland-info:
+ * 16-bit RGB565/BGR565, the rest 32-bit); libwayland refuses the others. */
+static int shm_bytes_per_pixel(uint32_t format)
+{
+	switch (format) {
+	case WL_SHM_FORMAT_RGB565:
+	case WL_SHM_FORMAT_BGR565:
+		return 2;
+	case WL_SHM_FORMAT_RGB888:
+	case WL_SHM_FORMAT_BGR888:
+		return 3;
+	default:
+		return 4;
+	}
+}
+
+/* wl_shm_pool.create_buffer: libwayland checks that the rows fit the pool
+ * as stride x height, and only that stride >= width, in bytes. A stride
+ * shorter than a row's pixels makes rows overlap and the last one run
+ * past the pool by up to three rows' worth: wlroots' renderer and ours
+ * read it, past the mapping (the compositor died of SIGSEGV on a 1000x8
+ * ARGB buffer of stride 1000, session 35). Refused before the buffer is
+ * made, so nothing ever draws it. */
+static void check_shm_stride(const struct wl_protocol_logger_message *m, struct request *rq)
+{
+	if (m->arguments_count < 6) {
+		return;
+	}
+	int32_t width = m->arguments[2].i, stride = m->arguments[4].i;
+	uint32_t format = m->arguments[5].u;
+	int bpp = shm_bytes_per_pixel(format);
+	if (width <= 0 || stride < 0 || (int64_t)stride >= (int64_t)width * bpp) {
+		return; /* libwayland's own checks refuse the rest */
+	}
+	char text[160];
+	snprintf(text, sizeof(text),
+			"stride %d is less than width %d x %d bytes a pixel (format 0x%x): its rows "
+			"would be read past the pool",
+			(int)stride, (int)width, bpp, (unsigned)format);
+	client_usage_refuse_text(wl_resource_get_client(m->resource), request_name(rq), text);
+}
+
 static void handle_protocol_message(void *data, enum wl_protocol_logger_type type,
 		const struct wl_protocol_logger_message *m)
 {
@@ -663,6 +705,8 @@ static void handle_protocol_message(void *data, enum wl_protocol_logger_type typ
 		}
 	} else if (is(class, "xdg_activation_token_v1") && is(name, "commit")) {
 		check_token_commit(resource, &rq);
+	} else if (is(class, "wl_shm_pool") && is(name, "create_buffer")) {
+		check_shm_stride(m, &rq);
 	} else if (is(class, "wl_shm") && is(name, "create_pool")) {
 		check_waiting_fd(m, &rq, 1, "the pool's");
 	} else if (is(class, "zwlr_gamma_control_v1") && is(name, "set_gamma")) {

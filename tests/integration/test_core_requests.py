@@ -9,7 +9,8 @@ wl_display's implementation error naming the request and the limit, or
 weston-simple-shm keeps animating and another client's round trip is
 answered; what was charged shows in `smtctl accounts` and is gone with
 the client. Session 26: a region's copies in surfaces' states (pending,
-current, every cached commit) are charged too. (Behaviour only; the latency is tests/bench/hostile/damage.py's.)"""
+current, every cached commit) are charged too. Session 35: a wl_shm
+buffer whose stride is shorter than its pixels is refused. (Behaviour only; the latency is tests/bench/hostile/damage.py's.)"""
 import os
 import sys
 
@@ -172,6 +173,16 @@ def test(h):
                      what="the tokens' objects given back when they expire")
         s.wait_until(lambda: uid_used(s, "memory") == base_memory, timeout=10,
                      what="every byte given back")
+
+        # A wl_shm buffer whose stride is shorter than its row of pixels
+        # (libwayland checks only stride >= width): its last rows were read
+        # past the pool, and the compositor died of SIGSEGV (session 35).
+        for fmt, stride in (("argb8888", 1000), ("argb8888", 3996), ("rgb565", 1998)):
+            run_case(s, h, "shm-stride", [f"stride {stride} is less than width 1000",
+                                          "shm buffer with a short stride: refused"],
+                     fmt, str(stride))
+        for fmt, stride in (("argb8888", 4000), ("rgb565", 2000)):
+            run_case(s, h, "shm-stride", "served", fmt, str(stride))
 
         victim_served(s, h, "every flood")
         shot = s.screenshot()

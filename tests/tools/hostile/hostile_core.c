@@ -423,6 +423,39 @@ static int shm_pool_file(struct hostile *h, const char *path)
 	return refused(h, "shm pool of a file", 1);
 }
 
+/* shm-stride FORMAT STRIDE: a wl_shm buffer 1000 pixels wide and 8 rows
+ * in a pool of exactly STRIDE x 8 bytes (what libwayland asks). A stride
+ * shorter than its pixels of FORMAT (argb8888, rgb565) made the compositor read its
+ * last rows past the pool (SIGSEGV, session 35): it must be refused
+ * (exit 0 on the implementation error); a stride that fits must be
+ * served (exit 0 after a round trip without error, "served"). */
+static int shm_stride(struct hostile *h, const char *format_name, int stride)
+{
+	const int width = 1000;
+	uint32_t format = strcmp(format_name, "rgb565") == 0 ? WL_SHM_FORMAT_RGB565 :
+							       WL_SHM_FORMAT_ARGB8888;
+	int bpp = format == WL_SHM_FORMAT_RGB565 ? 2 : 4;
+	const int height = 8;
+	int fd = make_memfd((size_t)stride * height, 0);
+	if (fd < 0) {
+		return 1;
+	}
+	struct wl_shm_pool *pool = wl_shm_create_pool(core.shm, fd, stride * height);
+	close(fd);
+	struct wl_buffer *buffer = wl_shm_pool_create_buffer(
+			pool, 0, width, height, stride, format);
+	(void)buffer;
+	if (stride < width * bpp) {
+		return refused(h, "shm buffer with a short stride", 1);
+	}
+	if (wl_display_roundtrip(h->display) < 0) {
+		fprintf(stderr, "smt-hostile: a buffer of a fitting stride refused\n");
+		return 1;
+	}
+	printf("shm buffer %dx%d stride %d: served\n", width, height, stride);
+	return 0;
+}
+
 /* screencopy-flood N: N frames of the first output, each asked to copy
  * into one wl_shm buffer, none destroyed: refused past
  * client-screencopy-copies (each waiting copy is a copy of the whole
@@ -663,6 +696,10 @@ int hostile_core_case(struct hostile *h, const char *name, const char *arg, cons
 		return bind_core(h) ? screencopy_flood(h, n, name[0] == 'h') : 1;
 	} else if (strcmp(name, "shm-pool-file") == 0) {
 		return arg != NULL && bind_core(h) ? shm_pool_file(h, arg) : 1;
+	} else if (strcmp(name, "shm-stride") == 0) {
+		return arg != NULL && arg2 != NULL && bind_core(h) ?
+				shm_stride(h, arg, atoi(arg2)) :
+				1;
 	} else if (strcmp(name, "inhibitor-flood") == 0) {
 		return bind_core(h) ? inhibitor_flood(h, n) : 1;
 	} else if (strcmp(name, "token-flood") == 0) {
