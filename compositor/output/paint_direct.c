@@ -41,6 +41,33 @@ static pixman_format_code_t pixman_format_of(uint32_t drm_format)
 	}
 }
 
+static int bytes_per_pixel(uint32_t drm_format)
+{
+	switch (drm_format) {
+	case DRM_FORMAT_RGB565:
+	case DRM_FORMAT_BGR565:
+		return 2;
+	case DRM_FORMAT_RGB888:
+	case DRM_FORMAT_BGR888:
+		return 3;
+	default:
+		return 4; /* every other format the renderer offers */
+	}
+}
+
+bool buffer_rows_fit(struct wlr_buffer *buffer)
+{
+	void *data;
+	uint32_t drm_format;
+	size_t stride;
+	if (!wlr_buffer_begin_data_ptr_access(
+			    buffer, WLR_BUFFER_DATA_PTR_ACCESS_READ, &data, &drm_format, &stride)) {
+		return true;
+	}
+	wlr_buffer_end_data_ptr_access(buffer);
+	return stride >= (size_t)buffer->width * (size_t)bytes_per_pixel(drm_format);
+}
+
 /* The source box in whole pixels inside the buffer, or false. */
 static bool whole_pixels(
 		const struct wlr_fbox *source, const struct wlr_buffer *buffer, struct wlr_box *out)

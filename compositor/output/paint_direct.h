@@ -24,4 +24,12 @@ bool paint_direct(struct wlr_renderer *renderer, struct wlr_buffer *buffer,
 		const struct wlr_fbox *source, const struct wlr_box *box,
 		const pixman_region32_t *region, bool opaque);
 
+/* Whether every row of the buffer lies within its memory: false for a
+ * wl_shm buffer whose stride is shorter than its row of pixels (rows
+ * overlap and the last runs past the pool). Xwayland makes such buffers
+ * (every other client is refused them, ring/core_request_limits.c); the
+ * frame leaves them out, as if they were not there. true for a buffer
+ * without CPU access (nothing of ours reads it). */
+bool buffer_rows_fit(struct wlr_buffer *buffer);
+
 #endif

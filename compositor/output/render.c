@@ -44,6 +44,7 @@ struct frame_walk {
 	size_t count, capacity;
 	bool out_of_memory;
 	uint64_t painted_direct, painted_transformed; /* nodes, by path */
+	uint64_t unreadable;                          /* nodes left out: rows past their buffer */
 };
 
 /* The scene renderer's rounding: both edges of a box are rounded, so boxes
@@ -209,6 +210,23 @@ static struct visible_node *walk_add(
 	return &walk->nodes[walk->count++];
 }
 
+/* The buffer whose pixels a node shows: a client's buffer's source
+ * (wl_shm), or a scene buffer's own. NULL: none, or the client destroyed
+ * it. */
+static struct wlr_buffer *node_pixels(struct wlr_scene_node *node)
+{
+	struct wlr_buffer *buffer = NULL;
+	if (node->type == WLR_SCENE_NODE_SURFACE) {
+		struct wlr_surface *surface = wlr_scene_surface_from_node(node)->surface;
+		return surface->buffer != NULL ? surface->buffer->source : NULL;
+	} else if (node->type == WLR_SCENE_NODE_BUFFER) {
+		buffer = ((struct wlr_scene_buffer *)node)->buffer;
+	}
+	struct wlr_client_buffer *client_buffer = buffer != NULL ? wlr_client_buffer_get(buffer) :
+								   NULL;
+	return client_buffer != NULL ? client_buffer->source : buffer;
+}
+
 /* Front to back: children last in the list are on top. (lx, ly) is the
  * parent's position relative to the output. */
 static void walk_node(struct frame_walk *walk, struct wlr_scene_node *node, int lx, int ly)
@@ -231,6 +249,11 @@ static void walk_node(struct frame_walk *walk, struct wlr_scene_node *node, int 
 	node_size(node, &box.width, &box.height);
 	if (box.width <= 0 || box.height <= 0) {
 		return;
+	}
+	struct wlr_buffer *pixels = node_pixels(node);
+	if (pixels != NULL && !buffer_rows_fit(pixels)) {
+		walk->unreadable++;
+		return; /* not painted, and hides nothing */
 	}
 	scale_box(&box, output->scale);
 	struct visible_node *visible = walk_add(walk, node, &box);
@@ -274,14 +297,6 @@ static void paint_texture(struct wlr_output *output, const struct visible_node *
 		scissor_output(output, &rects[i]);
 		wlr_render_subtexture_with_matrix(output->renderer, texture, source, matrix, 1.0f);
 	}
-}
-
-/* The buffer whose pixels a texture shows: a client's buffer's source
- * (wl_shm), or the buffer itself. NULL when the client destroyed it. */
-static struct wlr_buffer *pixels_of(struct wlr_buffer *buffer)
-{
-	struct wlr_client_buffer *client_buffer = wlr_client_buffer_get(buffer);
-	return client_buffer != NULL ? client_buffer->source : buffer;
 }
 
 /* Paints a node's texture, straight with pixman when nothing scales or
@@ -341,8 +356,8 @@ static void paint_node(struct frame_walk *walk, const struct visible_node *v)
 		struct wlr_scene_buffer *buffer = (struct wlr_scene_buffer *)node;
 		struct wlr_texture *buffer_tex = buffer_texture(buffer, output->renderer);
 		if (buffer_tex != NULL) {
-			paint_content(walk, v, buffer_tex, pixels_of(buffer->buffer),
-					&buffer->src_box, buffer->transform);
+			paint_content(walk, v, buffer_tex, node_pixels(node), &buffer->src_box,
+					buffer->transform);
 		}
 		return;
 	}
@@ -510,6 +525,7 @@ static bool output_render_frame_locked(
 	render_stats_add(stats, monotonic_now_ns() - start, painted, region_area(&damage));
 	stats->nodes_painted_direct += walk.painted_direct;
 	stats->nodes_painted_transformed += walk.painted_transformed;
+	stats->nodes_unreadable += walk.unreadable;
 	pixman_region32_fini(&damage);
 
 	int width, height;

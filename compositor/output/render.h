@@ -24,6 +24,9 @@ struct smtwc_render {
 	/* Nodes painted straight with pixman (shown at their own size:
 	 * paint_direct.c) and through wlroots' transform (scaled, rotated) */
 	uint64_t nodes_painted_direct, nodes_painted_transformed;
+	/* Nodes left out: a buffer whose rows overlap past its memory
+	 * (paint_direct.h, buffer_rows_fit) */
+	uint64_t nodes_unreadable;
 	/* The most rectangles an output's damage (wlr_output_damage.current)
 	 * held when a frame began: each damage added before it costs a union
 	 * that walks them all (ring/canvas.c keeps them few). */

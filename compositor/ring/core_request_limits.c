@@ -640,7 +640,11 @@ static int shm_bytes_per_pixel(uint32_t format)
  * past the pool by up to three rows' worth: wlroots' renderer and ours
  * read it, past the mapping (the compositor died of SIGSEGV on a 1000x8
  * ARGB buffer of stride 1000, session 35). Refused before the buffer is
- * made, so nothing ever draws it. */
+ * made. Not on the compositor's own connections: Xwayland makes one for
+ * every depth-16 pixmap (XRGB8888 named, 16-bit rows: its
+ * shm_format_for_depth tests an enum with #ifdef), and ending its
+ * connection would end every X program; the frame leaves such a buffer
+ * out instead (output/paint_direct.h, buffer_rows_fit). */
 static void check_shm_stride(const struct wl_protocol_logger_message *m, struct request *rq)
 {
 	if (m->arguments_count < 6) {
@@ -652,12 +656,18 @@ static void check_shm_stride(const struct wl_protocol_logger_message *m, struct 
 	if (width <= 0 || stride < 0 || (int64_t)stride >= (int64_t)width * bpp) {
 		return; /* libwayland's own checks refuse the rest */
 	}
+	struct wl_client *client = wl_resource_get_client(m->resource);
+	pid_t pid = 0;
+	wl_client_get_credentials(client, &pid, NULL, NULL);
+	if (pid == getpid()) {
+		return;
+	}
 	char text[160];
 	snprintf(text, sizeof(text),
 			"stride %d is less than width %d x %d bytes a pixel (format 0x%x): its rows "
 			"would be read past the pool",
 			(int)stride, (int)width, bpp, (unsigned)format);
-	client_usage_refuse_text(wl_resource_get_client(m->resource), request_name(rq), text);
+	client_usage_refuse_text(client, request_name(rq), text);
 }
 
 static void handle_protocol_message(void *data, enum wl_protocol_logger_type type,
