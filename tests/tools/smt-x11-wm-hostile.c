@@ -52,6 +52,14 @@
  *   windows-hold N [--map] [--or]
  *                           creates N windows (mapped with --map), prints
  *                           "holding N", waits for SIGTERM
+ *   windows-burst N         creates N override-redirect windows of 10x10,
+ *                           unmapped, window i at (i % 128 * 10,
+ *                           i / 128 * 10) with background pixel
+ *                           0x800000 | (i / 128) << 16 | (i % 128) << 9 | 0x55;
+ *                           prints "created N"; at SIGUSR1 maps them all
+ *                           with one MapSubwindows of the root, prints
+ *                           "sent", then "mapped N" once the X server
+ *                           answered a round trip; waits for SIGTERM
  *   selection-hold N [--primary] [--spare K]
  *                           prints "base XID" (its client's resource
  *                           base), maps a window, waits for the X focus,
@@ -718,6 +726,54 @@ static int case_windows_hold(unsigned n, bool map, bool override_redirect)
 	return 0;
 }
 
+/* One request that makes the X server realise n top-level windows: their
+ * Wayland requests (a surface, and a wl_shm pool with its fd for each
+ * window's pixmap) are sent in that one request's time, before the X
+ * server reads anything more from any client (docs/x11.md "Xwayland's own
+ * Wayland connection"). MapSubwindows of the root maps every unmapped
+ * top-level window, the session's others too: the test runs no other. */
+static int case_windows_burst(unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		xcb_window_t w = xcb_generate_id(conn);
+		uint32_t pixel = 0x800000u | (i / 128) << 16 | (i % 128) << 9 | 0x55u;
+		uint32_t values[] = { pixel, 1u };
+		xcb_create_window(conn, XCB_COPY_FROM_PARENT, w, screen->root,
+				(int16_t)(i % 128 * 10), (int16_t)(i / 128 * 10), 10, 10, 0,
+				XCB_WINDOW_CLASS_INPUT_OUTPUT, screen->root_visual,
+				XCB_CW_BACK_PIXEL | XCB_CW_OVERRIDE_REDIRECT, values);
+		if (i % 256 == 255) {
+			round_trip();
+		}
+	}
+	round_trip();
+	printf("created %u\n", n);
+	fflush(stdout);
+	sigset_t usr1, old;
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, &old);
+	while (!go && !stopping) {
+		sigsuspend(&old);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (stopping) {
+		return 0;
+	}
+	xcb_map_subwindows(conn, screen->root);
+	xcb_flush(conn);
+	printf("sent\n");
+	fflush(stdout);
+	round_trip();
+	printf("mapped %u\n", n);
+	fflush(stdout);
+	while (!stopping && !xcb_connection_has_error(conn)) {
+		drain_events();
+		usleep(100000);
+	}
+	return 0;
+}
+
 static int case_selection_hold(unsigned n, bool primary, unsigned spare)
 {
 	printf("base 0x%x\n", xcb_get_setup(conn)->resource_id_base);
@@ -773,6 +829,7 @@ static int usage(void)
 			"  long-names TITLE_BYTES CLASS_BYTES |\n"
 			"  state-loop|iconify-loop|configure-loop|title-delete-loop SECONDS |\n"
 			"  window-churn SECONDS [--or] [--count N] | windows-hold N [--map] [--or] |\n"
+			"  windows-burst N |\n"
 			"  selection-hold N [--primary] [--spare K] | forge-surface-id ID |\n"
 			"  forge-end WINDOW | remap-or SECONDS [--windows K] [--pause-us U] |\n"
 			"  pixmap-churn COUNT | resize-or K ROUNDS\n");
@@ -864,6 +921,8 @@ int main(int argc, char **argv)
 	} else if (strcmp(name, "windows-hold") == 0 && argc >= 3) {
 		rc = case_windows_hold((unsigned)strtoul(argv[2], NULL, 10),
 				has_flag(argc, argv, "--map"), has_flag(argc, argv, "--or"));
+	} else if (strcmp(name, "windows-burst") == 0 && argc >= 3) {
+		rc = case_windows_burst((unsigned)strtoul(argv[2], NULL, 10));
 	} else if (strcmp(name, "selection-hold") == 0 && argc >= 3) {
 		rc = case_selection_hold((unsigned)strtoul(argv[2], NULL, 10),
 				has_flag(argc, argv, "--primary"),
