@@ -84,13 +84,19 @@ def test(h):
                      timeout=60, what=f"the X client to create {WINDOWS} windows")
         check(burst.alive(), f"the X client ended:\n{burst.log_tail(5)}")
 
+        # Only what the log says from here on counts (each of the two lines
+        # comes at most once per 10 s: an earlier episode would hide these).
+        start = len(s.stderr_text())
+
+        def since():
+            return s.stderr_text()[start:]
         os.kill(s.compositor.pid, signal.SIGSTOP)
         try:
             os.kill(burst.pid, signal.SIGUSR1)
-            s.wait_until(lambda: HELD in s.stderr_text() or FATAL in s.stderr_text() or
+            s.wait_until(lambda: HELD in since() or FATAL in since() or
                          not burst.alive(), timeout=60,
                          what="the backlog to start while the compositor is stopped")
-            text = s.stderr_text()
+            text = since()
             check(FATAL not in text,
                   f"Xwayland gave up while the compositor was stopped:\n{text[-2000:]}")
             check(HELD in text, f"no backlog:\n{text[-1500:]}")
@@ -99,8 +105,7 @@ def test(h):
         finally:
             os.kill(s.compositor.pid, signal.SIGCONT)
 
-        m = s.wait_until(lambda: CAUGHT_UP.search(s.stderr_text()) or
-                         FATAL in s.stderr_text(), timeout=120,
+        m = s.wait_until(lambda: CAUGHT_UP.search(since()) or FATAL in since(), timeout=120,
                          what="the backlog's writer to catch up")
         check(FATAL not in s.stderr_text(), f"Xwayland gave up:\n{s.stderr_text()[-2000:]}")
         log(m.group(0))
