@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <wlr/util/log.h>
+#include "common/monotonic_clock.h"
 #include "compositor/output/frame_pacing.h"
 #include "compositor/output/output.h"
 #include "compositor/output/presentation_feedback.h"
@@ -42,15 +43,9 @@ static void output_handle_present(struct wl_listener *listener, void *data)
 	struct smtwc_output *output = wl_container_of(listener, output, present);
 	struct wlr_output_event_present *event = data;
 	presentation_feedbacks_presented(output->feedbacks, event);
-	struct timespec when;
-	if (event->when != NULL) {
-		when = *event->when;
-	} else {
-		clock_gettime(CLOCK_MONOTONIC, &when);
-	}
 	struct smtwc_output_presented presented = {
 		.output = output,
-		.when_ns = (uint64_t)when.tv_sec * 1000000000u + (uint64_t)when.tv_nsec,
+		.when_ns = event->when != NULL ? timespec_ns(event->when) : monotonic_now_ns(),
 	};
 	wl_signal_emit(&output->server->events.output_presented, &presented);
 }

@@ -240,11 +240,8 @@ static void budgets_free(struct wl_list *list)
  * keymap, was refused at keymap-compile-ms=50 (session 34). */
 static uint64_t loop_cpu_now_ns(void)
 {
-	struct timespec ts;
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) {
-		return monotonic_now_ns();
-	}
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	uint64_t ns = thread_cpu_now_ns();
+	return ns != 0 ? ns : monotonic_now_ns();
 }
 
 /* The compile under way is over: its time comes off its uid's budget. */

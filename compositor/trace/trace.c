@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include <stdatomic.h>
 #include <stdio.h>
-#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -60,11 +59,9 @@ void trace_record(enum trace_event event, int32_t pid, uint64_t arg)
 	if (tid == 0) {
 		tid = (uint16_t)(gettid() | 1);
 	}
-	struct timespec cpu;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
 	entries[i] = (struct trace_entry){ .t = monotonic_now_ns(),
 		.arg = arg,
-		.cpu = (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec,
+		.cpu = thread_cpu_now_ns(),
 		.pid = pid,
 		.tid_low = tid,
 		.event = (uint16_t)event };

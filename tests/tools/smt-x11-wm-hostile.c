@@ -52,6 +52,28 @@
  *   windows-hold N [--map] [--or]
  *                           creates N windows (mapped with --map), prints
  *                           "holding N", waits for SIGTERM
+ *   windows-burst N         creates N override-redirect windows of 10x10,
+ *                           unmapped, window i at (i % 128 * 10,
+ *                           i / 128 * 10) with background pixel
+ *                           0x800000 | (i / 128) << 16 | (i % 128) << 9 | 0x55;
+ *                           prints "created N"; at SIGUSR1 maps them all
+ *                           with one MapSubwindows of the root, prints
+ *                           "sent", then "mapped N" once the X server
+ *                           answered a round trip; waits for SIGTERM
+ *   configure-held TRIES    maps a window, prints "mapped WINDOW"; at
+ *                           SIGUSR1 (once the compositor shows it where it
+ *                           placed it), up to TRIES times: asks a
+ *                           geometry and waits for it, asks a move (held
+ *                           by the window manager's 50 ms pacing), waits
+ *                           until the window manager has configured a new
+ *                           unmapped probe window (so the move was handed
+ *                           to it in an earlier turn), asks a size only,
+ *                           and waits for that size; the try "merged" when
+ *                           no ConfigureNotify had the moved place with
+ *                           the old size. Prints "not merged try T" or
+ *                           "merged try T at X Y W H want X Y W H" (the
+ *                           first merged try ends the loop), then
+ *                           "done WINDOW"; waits for SIGTERM
  *   selection-hold N [--primary] [--spare K]
  *                           prints "base XID" (its client's resource
  *                           base), maps a window, waits for the X focus,
@@ -98,6 +120,7 @@
  * client's buffer, holds the backlog; each prints "count K seconds S".
  */
 #define _GNU_SOURCE
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -718,6 +741,198 @@ static int case_windows_hold(unsigned n, bool map, bool override_redirect)
 	return 0;
 }
 
+/* One request that makes the X server realise n top-level windows: their
+ * Wayland requests (a surface, and a wl_shm pool with its fd for each
+ * window's pixmap) are sent in that one request's time, before the X
+ * server reads anything more from any client (docs/x11.md "Xwayland's own
+ * Wayland connection"). MapSubwindows of the root maps every unmapped
+ * top-level window, the session's others too: the test runs no other. */
+static int case_windows_burst(unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		xcb_window_t w = xcb_generate_id(conn);
+		uint32_t pixel = 0x800000u | (i / 128) << 16 | (i % 128) << 9 | 0x55u;
+		uint32_t values[] = { pixel, 1u };
+		xcb_create_window(conn, XCB_COPY_FROM_PARENT, w, screen->root,
+				(int16_t)(i % 128 * 10), (int16_t)(i / 128 * 10), 10, 10, 0,
+				XCB_WINDOW_CLASS_INPUT_OUTPUT, screen->root_visual,
+				XCB_CW_BACK_PIXEL | XCB_CW_OVERRIDE_REDIRECT, values);
+		if (i % 256 == 255) {
+			round_trip();
+		}
+	}
+	round_trip();
+	printf("created %u\n", n);
+	fflush(stdout);
+	sigset_t usr1, old;
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, &old);
+	while (!go && !stopping) {
+		sigsuspend(&old);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (stopping) {
+		return 0;
+	}
+	xcb_map_subwindows(conn, screen->root);
+	xcb_flush(conn);
+	printf("sent\n");
+	fflush(stdout);
+	round_trip();
+	printf("mapped %u\n", n);
+	fflush(stdout);
+	while (!stopping && !xcb_connection_has_error(conn)) {
+		drain_events();
+		usleep(100000);
+	}
+	return 0;
+}
+
+struct geometry {
+	int x, y, w, h;
+};
+
+/* Waits (10 s at most) for a ConfigureNotify of w with width and height
+ * (x, y too unless any_place); every ConfigureNotify of watch seen meanwhile
+ * goes to seen(), the last one's geometry to *last. */
+static bool wait_configured(xcb_window_t w, struct geometry want, bool any_place,
+		xcb_window_t watch, void (*seen)(struct geometry), struct geometry *last)
+{
+	uint64_t end = monotonic_now_ns() + 10000000000ull;
+	xcb_flush(conn);
+	while (!stopping && !xcb_connection_has_error(conn) && monotonic_now_ns() < end) {
+		xcb_generic_event_t *ev = xcb_poll_for_event(conn);
+		if (ev == NULL) {
+			struct pollfd p = { .fd = xcb_get_file_descriptor(conn), .events = POLLIN };
+			poll(&p, 1, 100);
+			continue;
+		}
+		bool done = false;
+		if ((ev->response_type & 0x7f) == XCB_CONFIGURE_NOTIFY) {
+			xcb_configure_notify_event_t *c = (xcb_configure_notify_event_t *)ev;
+			struct geometry g = { c->x, c->y, c->width, c->height };
+			if (c->window == watch && seen != NULL) {
+				seen(g);
+			}
+			if (c->window == w && g.w == want.w && g.h == want.h &&
+					(any_place || (g.x == want.x && g.y == want.y))) {
+				if (last != NULL) {
+					*last = g;
+				}
+				done = true;
+			}
+		}
+		free(ev);
+		if (done) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static void configure(xcb_window_t w, uint16_t mask, struct geometry g)
+{
+	uint32_t values[4];
+	unsigned n = 0;
+	if (mask & XCB_CONFIG_WINDOW_X) {
+		values[n++] = (uint32_t)g.x;
+	}
+	if (mask & XCB_CONFIG_WINDOW_Y) {
+		values[n++] = (uint32_t)g.y;
+	}
+	if (mask & XCB_CONFIG_WINDOW_WIDTH) {
+		values[n++] = (uint32_t)g.w;
+	}
+	if (mask & XCB_CONFIG_WINDOW_HEIGHT) {
+		values[n++] = (uint32_t)g.h;
+	}
+	xcb_configure_window(conn, w, mask, values);
+}
+
+static struct geometry moved_old_size;
+static bool split;
+
+/* A ConfigureNotify of the tried window: the held move applied on its own. */
+static void seen_on_tried(struct geometry g)
+{
+	if (g.x == moved_old_size.x && g.y == moved_old_size.y && g.w == moved_old_size.w &&
+			g.h == moved_old_size.h) {
+		split = true;
+	}
+}
+
+/* docs/x11.md "Paced per window": a ConfigureRequest that asks only some
+ * fields, arriving while an earlier one is held, keeps the held values of
+ * the others (session 34). */
+static int case_configure_held(unsigned tries)
+{
+	xcb_window_t w = make_window(false, 100, 100);
+	map_and_wait(w);
+	printf("mapped %u\n", w);
+	fflush(stdout);
+	sigset_t usr1, old;
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, &old);
+	while (!go && !stopping) {
+		sigsuspend(&old);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	drain_events();
+	const uint16_t place = XCB_CONFIG_WINDOW_X | XCB_CONFIG_WINDOW_Y;
+	const uint16_t size = XCB_CONFIG_WINDOW_WIDTH | XCB_CONFIG_WINDOW_HEIGHT;
+	for (unsigned t = 0; t < tries && !stopping; t++) {
+		struct geometry first = { 100, 100, 210 + (int)(t % 50) * 2, 160 };
+		struct geometry moved = { 300 + (int)(t % 50), 200, 0, 0 };
+		struct geometry sized = { 0, 0, 260 + (int)(t % 50) * 2, 190 };
+		configure(w, place | size, first);
+		if (!wait_configured(w, first, false, XCB_NONE, NULL, NULL)) {
+			fprintf(stderr, "smt-x11-wm-hostile: the first geometry never came\n");
+			return 1;
+		}
+		moved_old_size = (struct geometry){ moved.x, moved.y, first.w, first.h };
+		split = false;
+		configure(w, place, moved);
+		/* A new window's first ConfigureRequest is applied at once: once
+		 * it is, the window manager has read the move before it. */
+		xcb_window_t probe = xcb_generate_id(conn);
+		uint32_t mask_values[] = { XCB_EVENT_MASK_STRUCTURE_NOTIFY };
+		xcb_create_window(conn, XCB_COPY_FROM_PARENT, probe, screen->root, 0, 0, 20, 20, 0,
+				XCB_WINDOW_CLASS_INPUT_OUTPUT, screen->root_visual,
+				XCB_CW_EVENT_MASK, mask_values);
+		struct geometry probe_size = { 0, 0, 40 + (int)t, 30 };
+		configure(probe, size, probe_size);
+		bool probed = wait_configured(probe, probe_size, true, w, seen_on_tried, NULL);
+		configure(w, size, sized);
+		struct geometry got = { 0 };
+		bool sized_ok = wait_configured(w, sized, true, w, seen_on_tried, &got);
+		xcb_destroy_window(conn, probe);
+		if (!probed || !sized_ok) {
+			fprintf(stderr, "smt-x11-wm-hostile: try %u: no ConfigureNotify (%s)\n", t,
+					probed ? "size" : "probe");
+			return 1;
+		}
+		if (split) {
+			printf("not merged try %u\n", t);
+			fflush(stdout);
+			continue;
+		}
+		printf("merged try %u at %d %d %d %d want %d %d %d %d\n", t, got.x, got.y, got.w,
+				got.h, moved.x, moved.y, sized.w, sized.h);
+		fflush(stdout);
+		break;
+	}
+	round_trip();
+	printf("done %u\n", w);
+	fflush(stdout);
+	while (!stopping && !xcb_connection_has_error(conn)) {
+		drain_events();
+		usleep(100000);
+	}
+	return 0;
+}
+
 static int case_selection_hold(unsigned n, bool primary, unsigned spare)
 {
 	printf("base 0x%x\n", xcb_get_setup(conn)->resource_id_base);
@@ -773,6 +988,7 @@ static int usage(void)
 			"  long-names TITLE_BYTES CLASS_BYTES |\n"
 			"  state-loop|iconify-loop|configure-loop|title-delete-loop SECONDS |\n"
 			"  window-churn SECONDS [--or] [--count N] | windows-hold N [--map] [--or] |\n"
+			"  windows-burst N | configure-held TRIES |\n"
 			"  selection-hold N [--primary] [--spare K] | forge-surface-id ID |\n"
 			"  forge-end WINDOW | remap-or SECONDS [--windows K] [--pause-us U] |\n"
 			"  pixmap-churn COUNT | resize-or K ROUNDS\n");
@@ -864,6 +1080,10 @@ int main(int argc, char **argv)
 	} else if (strcmp(name, "windows-hold") == 0 && argc >= 3) {
 		rc = case_windows_hold((unsigned)strtoul(argv[2], NULL, 10),
 				has_flag(argc, argv, "--map"), has_flag(argc, argv, "--or"));
+	} else if (strcmp(name, "configure-held") == 0 && argc >= 3) {
+		rc = case_configure_held((unsigned)strtoul(argv[2], NULL, 10));
+	} else if (strcmp(name, "windows-burst") == 0 && argc >= 3) {
+		rc = case_windows_burst((unsigned)strtoul(argv[2], NULL, 10));
 	} else if (strcmp(name, "selection-hold") == 0 && argc >= 3) {
 		rc = case_selection_hold((unsigned)strtoul(argv[2], NULL, 10),
 				has_flag(argc, argv, "--primary"),

@@ -1,24 +1,19 @@
 /*
  * The writing side of stream.h: libc's writev, sendmsg, write, send,
- * sendto, close, dup, dup2, dup3, fcntl's F_DUPFD, close_range and
- * closefrom wrapped for attached X sockets, and fork and vfork handled.
+ * sendto, close, close_range and closefrom wrapped for attached X sockets,
+ * and fork and vfork handled; copies of the X fd (dup, dup2, dup3, fcntl's
+ * F_DUPFD) are stream_fd_copies.c's.
  * Every process the session starts has the shim preloaded, so the common
  * case (no attached connection) is one load and a branch in front of the
  * real call.
  */
-/* fcntl and fcntl64 are both wrapped (a program built with
- * _FILE_OFFSET_BITS=64 calls the second); with the macro set here,
- * <fcntl.h> would name the first the second. */
-#undef _FILE_OFFSET_BITS
 #define _GNU_SOURCE
-#include "xwayland-glue/shim/stream.h"
+#include "xwayland-glue/shim/stream_table.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -39,9 +34,6 @@
  * (A range designator: GNU C, which gcc and clang, our two compilers, take.) */
 static struct xstream slots[XSTREAM_MAX] = { [0 ... XSTREAM_MAX - 1] = { .fd = -1 } };
 static atomic_int nattached;
-/* Copies of attached sockets named in slots' alias lists, so that a
- * process with none looks at no list. */
-static atomic_int naliases;
 static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Set on a thread from before it takes slots_lock until after it lets it
  * go. close and dup2 are async-signal-safe, and programs call them in
@@ -51,18 +43,28 @@ static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
  * held, for ever (a SIGALRM handler's close during XOpenDisplay). */
 static _Thread_local volatile sig_atomic_t slots_lock_here;
 
-static void lock_slots(void)
+void xstream_lock_table(void)
 {
 	slots_lock_here = 1;
 	atomic_signal_fence(memory_order_seq_cst);
 	pthread_mutex_lock(&slots_lock);
 }
 
-static void unlock_slots(void)
+void xstream_unlock_table(void)
 {
 	pthread_mutex_unlock(&slots_lock);
 	atomic_signal_fence(memory_order_seq_cst);
 	slots_lock_here = 0;
+}
+
+bool xstream_table_locked_here(void)
+{
+	return slots_lock_here;
+}
+
+bool xstream_any_attached(void)
+{
+	return atomic_load_explicit(&nattached, memory_order_relaxed) != 0;
 }
 /* The process whose memory holds the slots: the attacher, or a fork child
  * (pthread_atfork) with its own copy. A vfork child, posix_spawn's child
@@ -90,11 +92,6 @@ static ssize_t (*real_write)(int, const void *, size_t);
 static ssize_t (*real_send)(int, const void *, size_t, int);
 static ssize_t (*real_sendto)(int, const void *, size_t, int, const struct sockaddr *, socklen_t);
 static int (*real_close)(int);
-static int (*real_dup)(int);
-static int (*real_fcntl)(int, int, ...);
-static int (*real_fcntl64)(int, int, ...);
-static int (*real_dup2)(int, int);
-static int (*real_dup3)(int, int, int);
 static int (*real_close_range)(unsigned, unsigned, int);
 static void (*real_closefrom)(int);
 
@@ -106,11 +103,6 @@ static void resolve_real(void)
 	dlsym_next(&real_send, "send");
 	dlsym_next(&real_sendto, "sendto");
 	dlsym_next(&real_close, "close");
-	dlsym_next(&real_dup, "dup");
-	dlsym_next(&real_fcntl, "fcntl");
-	dlsym_next(&real_fcntl64, "fcntl64");
-	dlsym_next(&real_dup2, "dup2");
-	dlsym_next(&real_dup3, "dup3");
 	dlsym_next(&real_close_range, "close_range");
 	dlsym_next(&real_closefrom, "closefrom");
 }
@@ -123,7 +115,7 @@ __attribute__((constructor)) static void stream_init(void)
 }
 #define REAL(name) (real_##name ? real_##name : (resolve_real(), real_##name))
 
-static struct xstream *find(int fd)
+struct xstream *xstream_find(int fd)
 {
 	if (atomic_load_explicit(&nattached, memory_order_relaxed) == 0 || fd < 0)
 		return NULL;
@@ -132,22 +124,19 @@ static struct xstream *find(int fd)
 		if (atomic_load_explicit(&slots[i].fd, memory_order_acquire) == fd)
 			return &slots[i];
 	}
-	if (atomic_load_explicit(&naliases, memory_order_relaxed) == 0)
+	if (!xstream_any_copies())
 		return NULL;
 	for (int i = 0; i < XSTREAM_MAX; i++) {
-		if (atomic_load_explicit(&slots[i].fd, memory_order_acquire) < 0)
-			continue;
-		for (int k = 0; k < XSTREAM_MAX_ALIASES; k++) {
-			if (atomic_load_explicit(&slots[i].alias[k], memory_order_acquire) == fd)
-				return &slots[i];
-		}
+		if (atomic_load_explicit(&slots[i].fd, memory_order_acquire) >= 0 &&
+				xstream_named_by_copy(&slots[i], fd))
+			return &slots[i];
 	}
 	return NULL;
 }
 
 bool xstream_is_attached(int fd)
 {
-	return find(fd) != NULL;
+	return xstream_find(fd) != NULL;
 }
 
 /* The raw syscall: glibc caches nothing for getpid since 2.25, but a
@@ -158,7 +147,7 @@ static int current_pid(void)
 }
 
 /* May this process change the slots (detach a connection it closes)? */
-static bool owns_memory(void)
+bool xstream_owns_memory(void)
 {
 	return current_pid() == atomic_load_explicit(&memory_owner, memory_order_relaxed);
 }
@@ -228,7 +217,7 @@ struct xstream *xstream_claim_slot(void)
 {
 	static bool atfork;
 	adopt_if_fork_copy();
-	lock_slots();
+	xstream_lock_table();
 	if (!atfork)
 		atfork = pthread_atfork(NULL, NULL, forked_child) == 0;
 	arm_copy_mark();
@@ -240,7 +229,7 @@ struct xstream *xstream_claim_slot(void)
 			atomic_store_explicit(&s->fd, -2, memory_order_relaxed); /* claimed */
 		}
 	}
-	unlock_slots();
+	xstream_unlock_table();
 	if (s) {
 		s->map = NULL;
 		s->status = NULL;
@@ -291,78 +280,20 @@ void xstream_free_slot(struct xstream *s)
 	 * (closing_ring_fd: a REVERT on a connection being closed, its pages
 	 * already unmapped; 32 threads each opening and closing displays
 	 * crashed there). */
-	lock_slots();
+	xstream_lock_table();
 	atomic_store_explicit(&s->fd, -2, memory_order_release);
-	for (int k = 0; k < XSTREAM_MAX_ALIASES; k++) {
-		if (atomic_exchange_explicit(&s->alias[k], -1, memory_order_relaxed) >= 0)
-			atomic_fetch_sub_explicit(&naliases, 1, memory_order_relaxed);
-	}
-	unlock_slots();
+	xstream_forget_copies(s);
+	xstream_unlock_table();
 	xstream_unmap(s);
-	lock_slots();
+	xstream_lock_table();
 	atomic_store_explicit(&s->fd, -1, memory_order_release);
-	unlock_slots();
+	xstream_unlock_table();
 }
 
 static void detach(struct xstream *s)
 {
 	atomic_fetch_sub_explicit(&nattached, 1, memory_order_relaxed);
 	xstream_free_slot(s);
-}
-
-/* Copies of the X fd (session 34). A program that writes its connection
- * through a copy of the X fd (dup, F_DUPFD, dup2 onto another number)
- * writes the same socket, so the bytes belong in the ring, in the order
- * it writes them; before, they reached the socket raw, where the X server
- * half reads only fd messages, and the connection was lost. Every copy
- * made through the wrappers below is one more name of the connection; its
- * bytes go into the ring; the ring ends when its last name is closed. */
-
-/* Records newfd as another name of s; false when s has no room left
- * (the caller reverts the connection to the socket). Under slots_lock. */
-static bool add_name(struct xstream *s, int newfd)
-{
-	for (int k = 0; k < XSTREAM_MAX_ALIASES; k++) {
-		if (atomic_load_explicit(&s->alias[k], memory_order_relaxed) == -1) {
-			atomic_store_explicit(&s->alias[k], newfd, memory_order_release);
-			atomic_fetch_add_explicit(&naliases, 1, memory_order_relaxed);
-			return true;
-		}
-	}
-	return false;
-}
-
-/* fd, a name of s, is going away. True when s keeps another name (fd is
- * dropped from the list: the connection stays on the ring); false when fd
- * is its last. Under slots_lock. A copy takes the place of the primary
- * name before it leaves the list, so a lookup on another thread finds the
- * slot by it at every moment. */
-static bool drop_name(struct xstream *s, int fd)
-{
-	int primary = atomic_load_explicit(&s->fd, memory_order_relaxed);
-	for (int k = 0; k < XSTREAM_MAX_ALIASES; k++) {
-		int a = atomic_load_explicit(&s->alias[k], memory_order_relaxed);
-		if (a < 0 || (a != fd && primary != fd))
-			continue;
-		if (a != fd)
-			atomic_store_explicit(&s->fd, a, memory_order_release);
-		atomic_store_explicit(&s->alias[k], -1, memory_order_release);
-		atomic_fetch_sub_explicit(&naliases, 1, memory_order_relaxed);
-		return true;
-	}
-	return false;
-}
-
-/* As drop_name, taking the table's lock; false also where the table
- * cannot be changed (a signal handler on a thread inside the lock). */
-static bool drop_name_locked(struct xstream *s, int fd)
-{
-	if (slots_lock_here)
-		return false;
-	lock_slots();
-	bool kept = atomic_load_explicit(&s->fd, memory_order_relaxed) >= 0 && drop_name(s, fd);
-	unlock_slots();
-	return kept;
 }
 
 static bool dead(const struct xstream *s)
@@ -485,10 +416,10 @@ static bool send_fd_message(struct xstream *s, int fd, uint32_t kind, const int 
  * syscall and the number was reused), that name is stale: dropped (the
  * slot with it if it was the last), and the write goes to whatever fd
  * names now. */
-static bool revert(struct xstream *s, int fd)
+bool xstream_revert(struct xstream *s, int fd)
 {
 	if (!same_file(fd, s->sock_id)) {
-		if (!drop_name_locked(s, fd))
+		if (!xstream_drop_name_locked(s, fd))
 			detach(s);
 		return true;
 	}
@@ -499,8 +430,8 @@ static bool revert(struct xstream *s, int fd)
 
 XSHIM_EXPORT ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
 {
-	struct xstream *s = find(fd);
-	if (s && s->forked && !revert(s, fd)) {
+	struct xstream *s = xstream_find(fd);
+	if (s && s->forked && !xstream_revert(s, fd)) {
 		errno = EPIPE;
 		return -1;
 	}
@@ -524,7 +455,7 @@ static ssize_t write_bytes(int fd, const void *buf, size_t len)
 
 XSHIM_EXPORT ssize_t write(int fd, const void *buf, size_t len)
 {
-	if (!find(fd))
+	if (!xstream_find(fd))
 		return REAL(write)(fd, buf, len);
 	return write_bytes(fd, buf, len);
 }
@@ -539,7 +470,7 @@ static bool ring_send_flags(int flags)
 
 XSHIM_EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
 {
-	if (!find(fd) || !ring_send_flags(flags))
+	if (!xstream_find(fd) || !ring_send_flags(flags))
 		return REAL(send)(fd, buf, len, flags);
 	return write_bytes(fd, buf, len);
 }
@@ -547,7 +478,7 @@ XSHIM_EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
 XSHIM_EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags,
 		const struct sockaddr *to, socklen_t tolen)
 {
-	if (!find(fd) || to || !ring_send_flags(flags))
+	if (!xstream_find(fd) || to || !ring_send_flags(flags))
 		return REAL(sendto)(fd, buf, len, flags, to, tolen);
 	return write_bytes(fd, buf, len);
 }
@@ -578,8 +509,8 @@ static bool send_fds(struct xstream *s, int fd, const struct msghdr *msg)
 
 XSHIM_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
-	struct xstream *s = find(fd);
-	if (s && s->forked && !revert(s, fd)) {
+	struct xstream *s = xstream_find(fd);
+	if (s && s->forked && !xstream_revert(s, fd)) {
 		errno = EPIPE;
 		return -1;
 	}
@@ -604,14 +535,14 @@ static void closing_ring_fd(int fd)
 	/* A signal handler's close on a thread inside the lock: the table
 	 * cannot be looked at. Only a ring's own fd would be found, and a
 	 * handler that closes those closes what it never opened. */
-	if (!owns_memory() || slots_lock_here)
+	if (!xstream_owns_memory() || slots_lock_here)
 		return;
 	/* Matched under the lock that xstream_free_slot takes before it
 	 * closes a slot's fds, so a number another thread's connection just
 	 * gave back is never taken for that connection's. */
 	struct xstream *found = NULL;
 	int sock = -1;
-	lock_slots();
+	xstream_lock_table();
 	for (int i = 0; i < XSTREAM_MAX && !found; i++) {
 		struct xstream *s = &slots[i];
 		sock = atomic_load_explicit(&s->fd, memory_order_acquire);
@@ -623,9 +554,9 @@ static void closing_ring_fd(int fd)
 			s->wake_fd = -1;
 		found = s;
 	}
-	unlock_slots();
+	xstream_unlock_table();
 	if (found && !found->forked) /* a fork child reverts when it writes */
-		revert(found, sock);
+		xstream_revert(found, sock);
 }
 
 /* fd is being closed (or replaced) in this process: one name of its
@@ -633,11 +564,11 @@ static void closing_ring_fd(int fd)
  * only shares its parent's memory (vfork, posix_spawn). A signal handler
  * on a thread inside the table's lock cannot change the table: its close
  * of an X fd is not seen. */
-static void closing(int fd)
+void xstream_closing(int fd)
 {
-	struct xstream *s = find(fd);
-	if (s && owns_memory()) {
-		if (!slots_lock_here && !drop_name_locked(s, fd))
+	struct xstream *s = xstream_find(fd);
+	if (s && xstream_owns_memory()) {
+		if (!slots_lock_here && !xstream_drop_name_locked(s, fd))
 			detach(s);
 	} else if (!s) {
 		closing_ring_fd(fd);
@@ -646,115 +577,8 @@ static void closing(int fd)
 
 XSHIM_EXPORT int close(int fd)
 {
-	closing(fd);
+	xstream_closing(fd);
 	return REAL(close)(fd);
-}
-
-/* newfd is about to name another file (dup2, dup3). If it is a name of
- * an attached X socket that has others (copies the program made), the
- * connection goes on through those, on the ring. If it is its only known
- * name, the socket may still live on under a number the shim never saw (a
- * copy made by a raw syscall, or in a signal handler inside the table's
- * lock): the rest of its stream goes through the socket, so it works
- * wherever the socket is written from next. If it was the last reference,
- * the X server reads the REVERT, then the end. */
-static void replacing(int newfd)
-{
-	struct xstream *s = find(newfd);
-	if (s && slots_lock_here)
-		return; /* a signal handler inside the lock: not seen, as in closing */
-	if (s && !s->forked && owns_memory()) {
-		if (!drop_name_locked(s, newfd))
-			revert(s, newfd);
-	} else {
-		closing(newfd);
-	}
-}
-
-/* newfd is a copy of oldfd just made (dup, F_DUPFD, dup2, dup3). If oldfd
- * names an attached connection, newfd is recorded as another of its names.
- * Where it cannot be (more copies than a slot has names for), the
- * connection goes back to the socket at once, where every copy writes
- * right. Not recorded: copies made in a process that only shares the
- * owner's memory (vfork, posix_spawn: their numbers mean nothing to it), a
- * fork child's copies beyond the names (a REVERT there would take the
- * connection from the parent, which may go on using it), and copies made
- * by a signal handler on a thread inside the table's lock. */
-static void copied(int oldfd, int newfd)
-{
-	if (newfd < 0 || oldfd == newfd)
-		return;
-	struct xstream *s = find(oldfd);
-	if (!s || !owns_memory() || slots_lock_here)
-		return;
-	lock_slots();
-	bool named = atomic_load_explicit(&s->fd, memory_order_relaxed) >= 0 && add_name(s, newfd);
-	unlock_slots();
-	if (!named && !s->forked)
-		revert(s, newfd);
-}
-
-/* Will dup2/dup3 from oldfd replace what newfd names? Not when oldfd is
- * not open: they fail with EBADF and leave newfd as it was, so a name of
- * a connection stays its name. (A syscall only while a ring is attached.) */
-static bool may_replace(int oldfd)
-{
-	return atomic_load_explicit(&nattached, memory_order_relaxed) == 0 ||
-			REAL(fcntl)(oldfd, F_GETFD) >= 0;
-}
-
-XSHIM_EXPORT int dup(int oldfd)
-{
-	int newfd = REAL(dup)(oldfd);
-	copied(oldfd, newfd);
-	return newfd;
-}
-
-XSHIM_EXPORT int dup2(int oldfd, int newfd)
-{
-	if (oldfd != newfd && may_replace(oldfd))
-		replacing(newfd);
-	int r = REAL(dup2)(oldfd, newfd);
-	copied(oldfd, r);
-	return r;
-}
-
-XSHIM_EXPORT int dup3(int oldfd, int newfd, int flags)
-{
-	if (oldfd != newfd && may_replace(oldfd))
-		replacing(newfd);
-	int r = REAL(dup3)(oldfd, newfd, flags);
-	copied(oldfd, r);
-	return r;
-}
-
-/* Every fcntl command takes an int, a long or a pointer, all passed as a
- * word: glibc's own fcntl forwards its argument as a void *. */
-static int fcntl_with(int (*real)(int, int, ...), int fd, int cmd, void *arg)
-{
-	if (cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC)
-		return real(fd, cmd, arg);
-	int newfd = real(fd, cmd, (int)(intptr_t)arg);
-	copied(fd, newfd);
-	return newfd;
-}
-
-XSHIM_EXPORT int fcntl(int fd, int cmd, ...)
-{
-	va_list ap;
-	va_start(ap, cmd);
-	void *arg = va_arg(ap, void *);
-	va_end(ap);
-	return fcntl_with(REAL(fcntl), fd, cmd, arg);
-}
-
-XSHIM_EXPORT int fcntl64(int fd, int cmd, ...)
-{
-	va_list ap;
-	va_start(ap, cmd);
-	void *arg = va_arg(ap, void *);
-	va_end(ap);
-	return fcntl_with(REAL(fcntl64) ? real_fcntl64 : REAL(fcntl), fd, cmd, arg);
 }
 
 /* Every attached connection in [first, last]; a close loop's cost when
@@ -764,7 +588,7 @@ static void closing_range(unsigned first, unsigned last)
 	if (atomic_load_explicit(&nattached, memory_order_relaxed) == 0)
 		return;
 	adopt_if_fork_copy();
-	if (!owns_memory())
+	if (!xstream_owns_memory())
 		return;
 	for (int i = 0; i < XSTREAM_MAX; i++) {
 		struct xstream *s = &slots[i];
@@ -772,14 +596,10 @@ static void closing_range(unsigned first, unsigned last)
 			continue;
 		/* Its copies in the range, then its primary name: the ring goes
 		 * with the last of them. */
-		for (int k = 0; k < XSTREAM_MAX_ALIASES; k++) {
-			int a = atomic_load_explicit(&s->alias[k], memory_order_relaxed);
-			if (a >= 0 && (unsigned)a >= first && (unsigned)a <= last)
-				drop_name_locked(s, a);
-		}
+		xstream_drop_copies_in(s, first, last);
 		int fd = atomic_load_explicit(&s->fd, memory_order_acquire);
 		if (fd >= 0 && (unsigned)fd >= first && (unsigned)fd <= last &&
-				!drop_name_locked(s, fd)) {
+				!xstream_drop_name_locked(s, fd)) {
 			detach(s);
 			continue;
 		}

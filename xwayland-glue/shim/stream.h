@@ -26,8 +26,8 @@ struct xstream_file_id {
 #include "protocol/smt-ring-client.h"
 
 /* Other numbers a connection's socket goes by in this process: copies the
- * program made with dup, fcntl F_DUPFD(_CLOEXEC), dup2 or dup3 (stream.c,
- * "Copies of the X fd"). One more copy than this reverts the connection
+ * program made with dup, fcntl F_DUPFD(_CLOEXEC), dup2 or dup3
+ * (stream_fd_copies.c). One more copy than this reverts the connection
  * to the socket. */
 #define XSTREAM_MAX_ALIASES 7
 

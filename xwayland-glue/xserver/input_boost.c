@@ -136,17 +136,6 @@ static uint64_t cpu_mark;
  * at 1: 0 means "never charged". */
 static uint64_t work_ns = 1;
 
-/* CLOCK_THREAD_CPUTIME_ID is a syscall (about 0.4 us here, against
- * 0.03 for CLOCK_MONOTONIC through the vDSO): read once per poll, not per
- * read. Xwayland's os layer and dispatch run on its main thread. */
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void charge(struct xconn *c, uint64_t ns)
 {
 	if (ns > X11_USAGE_WINDOW_NS)
@@ -352,10 +341,11 @@ void input_boost_requests(
 void input_boost_polling(bool returned)
 {
 	/* Waiting in epoll costs no CPU time: one reading per poll serves
-	 * as the end of one pick and the start of the next. */
+	 * as the end of one pick and the start of the next (the main
+	 * thread's: Xwayland's os layer and dispatch run there). */
 	if (returned || light_pct == 0)
 		return;
-	uint64_t now = thread_cpu_ns();
+	uint64_t now = thread_cpu_now_ns();
 	/* A pick that read nobody (a slice that ended inside buffered
 	 * requests) goes uncharged. */
 	if (running && cpu_mark && now > cpu_mark) {

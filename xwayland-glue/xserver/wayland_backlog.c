@@ -32,6 +32,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -69,6 +70,10 @@ static struct {
 	unsigned long held_writes, refused_writes, episodes;
 	size_t peak_bytes;
 	uint64_t said_ns;
+	/* The writer's work: held writes it finished sending, their bytes
+	 * and fds; when it last said it caught up. */
+	unsigned long sent_writes, sent_fds;
+	uint64_t sent_bytes, caught_up_said_ns;
 } backlog = {
 	.fd = -1,
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -161,17 +166,43 @@ static bool send_head(void)
 	}
 	if (w->nfds > 0) {
 		backlog.fds -= (unsigned)w->nfds;
+		backlog.sent_fds += (unsigned)w->nfds;
 		close_fds(w);
 	}
 	w->sent += (size_t)n;
 	backlog.bytes -= (size_t)n;
+	backlog.sent_bytes += (size_t)n;
 	if (w->sent == w->len) {
+		backlog.sent_writes++;
 		backlog.head = w->next;
 		if (!backlog.head)
 			backlog.tail = NULL;
 		free(w);
 	}
 	return true;
+}
+
+/* The writer emptied the backlog: a line saying what it sent, at most one
+ * per 10 s (the first always), so that a test and a user see the held
+ * writes leave. Formatted under the lock, written after it: xconn_log
+ * keeps its rate limit for the main thread alone, so this thread writes
+ * stderr itself. */
+static void say_caught_up(void)
+{
+	uint64_t now = monotonic_now_ns();
+	if (backlog.caught_up_said_ns && now - backlog.caught_up_said_ns < 10000000000ull)
+		return;
+	backlog.caught_up_said_ns = now;
+	char line[256];
+	snprintf(line, sizeof(line),
+			"smt-x11ring: Xwayland's Wayland connection: the compositor caught up; "
+			"the backlog's writer sent %lu of %lu held writes in order (%llu bytes, "
+			"%lu fds)\n",
+			backlog.sent_writes, backlog.held_writes,
+			(unsigned long long)backlog.sent_bytes, backlog.sent_fds);
+	pthread_mutex_unlock(&backlog.lock);
+	fputs(line, stderr);
+	pthread_mutex_lock(&backlog.lock);
 }
 
 static void *write_backlog(void *arg)
@@ -181,8 +212,11 @@ static void *write_backlog(void *arg)
 	for (;;) {
 		while (!backlog.head)
 			pthread_cond_wait(&backlog.queued, &backlog.lock);
-		if (send_head())
+		if (send_head()) {
+			if (!backlog.head && !backlog.failed)
+				say_caught_up();
 			continue;
+		}
 		struct pollfd p = { .fd = backlog.fd, .events = POLLOUT };
 		pthread_mutex_unlock(&backlog.lock);
 		poll(&p, 1, -1);
