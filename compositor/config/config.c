@@ -4,10 +4,13 @@
  * config_outputs.c, config_bindings.c; values config_values.c. See
  * config.h and docs/config.md.
  */
+#define _GNU_SOURCE
 #include "compositor/config/config_internal.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
+#include <unistd.h>
 
 void smtwc_color_to_rgba(uint32_t rgb, float rgba[4])
 {
@@ -41,6 +44,18 @@ void smtwc_config_finish(struct smtwc_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 }
 
+/* The default of `workers` (docs/config.md): every CPU this process may
+ * run on but the main thread's, at least one. */
+static int config_default_workers(void)
+{
+	cpu_set_t set;
+	int cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ?
+			CPU_COUNT(&set) :
+			(int)sysconf(_SC_NPROCESSORS_ONLN);
+	int workers = cpus - 1;
+	return workers < 1 ? 1 : workers > SMTWC_WORKERS_MAX ? SMTWC_WORKERS_MAX : workers;
+}
+
 bool smtwc_config_init(struct smtwc_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -60,7 +75,7 @@ bool smtwc_config_init(struct smtwc_config *cfg)
 	cfg->keyboard.repeat_delay = 600;
 #define SCHED_DEFAULT_(key, field, def, min, max, check, param, unit) .field = def,
 	cfg->scheduler = (struct smtwc_scheduler_config){ .fifo = SMT_SCHED_DEFAULT_FIFO,
-		.workers = SMTWC_WORKERS_DEFAULT,
+		.workers = config_default_workers(),
 		.worker_nice = SMTWC_WORKER_NICE_DEFAULT,
 		SMT_SCHED_SETTINGS(SCHED_DEFAULT_) };
 #undef SCHED_DEFAULT_

@@ -110,9 +110,9 @@ struct smtwc_keyboard_config {
 struct smtwc_scheduler_config {
 	bool fifo; /* mode = fifo; false: fair */
 	/* workers = N: threads that run rings' commands (0: the main thread
-	 * runs them; read at start). */
+	 * runs them; read at start). Default: the CPUs the compositor may run
+	 * on, minus the main thread's, at least one (config_default_workers). */
 	int workers;
-#define SMTWC_WORKERS_DEFAULT 0
 #define SMTWC_WORKERS_MAX 64
 	/* worker-nice = N: the OS nice value of every worker thread (0-19;
 	 * the main thread and clients keep theirs), so the main thread and

@@ -86,10 +86,11 @@ def test(h):
         # compositor looked at the rings before sleeping; with the ring
         # client idle, each request wakes it and it sleeps again at once,
         # without spinning (a spin only follows ring commands).
-        # With worker threads (SMT_TEST_WORKERS) the main thread runs no
-        # ring commands, so nothing arms a spin there: none at all.
-        workers = int(os.environ.get("SMT_TEST_WORKERS", "0"))
+        # With worker threads (the default's, or SMT_TEST_WORKERS's) the
+        # main thread runs no ring commands, so nothing arms a spin there:
+        # none at all.
         before = s.server_stats()
+        workers = before["worker_threads"]
         if workers:
             check(before["spins"] == 0, f"a spin with {workers} workers: {before}")
         else:

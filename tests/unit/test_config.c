@@ -1,8 +1,10 @@
 /* Unit tests for compositor/config (pure C, no compositor). */
+#define _GNU_SOURCE
 #include "compositor/config/config.h"
 #include "tests/unit/unit_check.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,7 +226,10 @@ static void test_defaults(void)
 	CHECK_INT(cfg.output_count, 0);
 	CHECK(smtwc_config_find_output(&cfg, "HEADLESS-1") == NULL);
 	CHECK(!cfg.scheduler.fifo);
-	CHECK_INT(cfg.scheduler.workers, 0);
+	/* every CPU this process may run on but the main thread's, at least 1 */
+	cpu_set_t cpus;
+	CHECK(sched_getaffinity(0, sizeof(cpus), &cpus) == 0);
+	CHECK_INT(cfg.scheduler.workers, CPU_COUNT(&cpus) > 1 ? CPU_COUNT(&cpus) - 1 : 1);
 	CHECK_INT(cfg.scheduler.slice_ms, 5);
 	CHECK_INT(cfg.scheduler.lone_slice_ms, 15);
 	CHECK_INT(cfg.scheduler.lone_after_ms, 1000);

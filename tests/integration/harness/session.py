@@ -57,10 +57,11 @@ class Session(ClientsMixin, InputMixin, ScreenMixin, X11Mixin):
         os.mkdir(self.config_home, 0o700)
         os.mkdir(self.config_dirs, 0o700)
         self.config_path = None
-        # SMT_TEST_WORKERS=N (meson's *_workers runs of the ring tests):
-        # every compositor of the test runs rings' commands on N worker
-        # threads ([scheduler] workers), so both modes stay tested. Last
-        # in the file: a test's own [scheduler] keys stay.
+        # SMT_TEST_WORKERS=N (meson's plain and *_workers runs of the ring
+        # tests: 0 and 2): every compositor of the test runs rings'
+        # commands on N worker threads ([scheduler] workers; 0: the main
+        # thread), so every mode stays tested beside the default's. Last in
+        # the file: a test's own [scheduler] keys stay.
         workers = os.environ.get("SMT_TEST_WORKERS")
         if workers is not None and not any(a in ("-c", "--config") for a in self.extra_args):
             config = (config or "") + f"\n[scheduler]\nworkers = {int(workers)}\n"
