@@ -631,7 +631,8 @@ void ring_workers_watch_locked(struct ring_workers *w, struct smtwc_ring *ring, 
 	 * pieces short for as long as it moved (session 35). Its publish
 	 * seen ends the watch and the rest: the next input is watched. */
 	bool fresh = ring->watch_since_ns == 0 ||
-			now - ring->watch_since_ns >= RING_WORKERS_WATCH_NS + RING_WORKERS_WATCH_REST_NS;
+			now - ring->watch_since_ns >=
+					RING_WORKERS_WATCH_NS + RING_WORKERS_WATCH_REST_NS;
 	if (fresh) {
 		ring->watch_since_ns = now;
 	}
