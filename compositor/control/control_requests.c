@@ -361,6 +361,7 @@ static void write_server(struct smtwc_server *server, struct json_writer *w)
 	json_uint(w, "ns_max", r->ns_max);
 	json_uint(w, "pixels_damaged", r->pixels_damaged);
 	json_uint(w, "pixels_painted", r->pixels_painted);
+	json_uint(w, "rect_fill_pixels", r->rect_fill_pixels);
 	json_uint(w, "damage_rects_max", r->damage_rects_max);
 	/* the canvases' front buffers' lock (render.h): frames that waited
 	 * for a worker's band, how long in all; bands that waited for a frame */

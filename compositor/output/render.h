@@ -21,6 +21,9 @@ struct smtwc_render {
 	uint64_t ns_total, ns_max; /* time spent in the renders themselves */
 	uint64_t pixels_damaged;   /* what the frames had to repaint */
 	uint64_t pixels_painted;   /* what culling left to paint, clears included */
+	/* The boxes handed to wlr_render_rect (each one an image the renderer
+	 * makes and fills whole): the visible pieces of rectangle nodes. */
+	uint64_t rect_fill_pixels;
 	/* The most rectangles an output's damage (wlr_output_damage.current)
 	 * held when a frame began: each damage added before it costs a union
 	 * that walks them all (ring/canvas.c keeps them few). */
