@@ -364,6 +364,7 @@ static void write_server(struct smtwc_server *server, struct json_writer *w)
 	json_uint(w, "nodes_painted_direct", r->nodes_painted_direct);
 	json_uint(w, "nodes_painted_transformed", r->nodes_painted_transformed);
 	json_uint(w, "nodes_unreadable", r->nodes_unreadable);
+	json_uint(w, "rect_fill_pixels", r->rect_fill_pixels);
 	json_uint(w, "damage_rects_max", r->damage_rects_max);
 	/* the canvases' front buffers' lock (render.h): frames that waited
 	 * for a worker's band, how long in all; bands that waited for a frame */

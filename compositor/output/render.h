@@ -27,6 +27,9 @@ struct smtwc_render {
 	/* Nodes left out: a buffer whose rows overlap past its memory
 	 * (paint_direct.h, buffer_rows_fit) */
 	uint64_t nodes_unreadable;
+	/* The boxes handed to wlr_render_rect (each one an image the renderer
+	 * makes and fills whole): the visible pieces of rectangle nodes. */
+	uint64_t rect_fill_pixels;
 	/* The most rectangles an output's damage (wlr_output_damage.current)
 	 * held when a frame began: each damage added before it costs a union
 	 * that walks them all (ring/canvas.c keeps them few). */

@@ -147,6 +147,11 @@ struct smtwc_ring {
 	/* The client's head when the main thread last looked at an idle
 	 * shared ring: workers wake it only for a head it has not seen. */
 	uint64_t head_seen;
+	/* When input was first sent to this idle ring since its last publish
+	 * seen or its last rest (0: none): its watch runs RING_WORKERS_WATCH_NS
+	 * from there, however much more input comes, then rests
+	 * (ring_workers_watch_locked; the workers' lock's). */
+	uint64_t watch_since_ns;
 	atomic_bool stop_run;
 	/* Raised by the main thread (under the workers' lock) while a worker
 	 * runs the ring and a more favoured ready ring waits for a worker:

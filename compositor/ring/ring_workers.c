@@ -625,8 +625,23 @@ void ring_workers_watch_locked(struct ring_workers *w, struct smtwc_ring *ring, 
 			smt_sched_client_ready(ring->sched_client)) {
 		return;
 	}
+	/* A client that does not answer its input is watched for 3 ms of
+	 * every 30 at most, not 3 ms after every event: a pointer moving
+	 * over a window that draws nothing for it kept every other ring's
+	 * pieces short for as long as it moved (session 35). Its publish
+	 * seen ends the watch and the rest: the next input is watched. */
+	bool fresh = ring->watch_since_ns == 0 ||
+			now - ring->watch_since_ns >=
+					RING_WORKERS_WATCH_NS + RING_WORKERS_WATCH_REST_NS;
+	if (fresh) {
+		ring->watch_since_ns = now;
+	}
+	uint64_t until = ring->watch_since_ns + RING_WORKERS_WATCH_NS;
+	if (until <= now || (!fresh && w->watch_ring == ring)) {
+		return; /* resting, or watched already */
+	}
 	w->watch_ring = ring;
-	atomic_store(&w->watch_until_ns, now + RING_WORKERS_WATCH_NS);
+	atomic_store(&w->watch_until_ns, until);
 	w->watches++;
 	/* The pieces in progress began long: ended at their next clock
 	 * check, the runs go on in short ones (should_yield decides, as for
@@ -639,8 +654,9 @@ void ring_workers_watch_locked(struct ring_workers *w, struct smtwc_ring *ring, 
 	}
 }
 
-void ring_workers_watch_seen_locked(struct ring_workers *w, const struct smtwc_ring *ring)
+void ring_workers_watch_seen_locked(struct ring_workers *w, struct smtwc_ring *ring)
 {
+	ring->watch_since_ns = 0;
 	if (w != NULL && w->watch_ring == ring) {
 		w->watch_ring = NULL;
 		atomic_store(&w->watch_until_ns, 0);

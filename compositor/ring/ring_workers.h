@@ -37,10 +37,14 @@
  * workers run: their pieces are at most RING_WORKERS_WATCH_PIECE_NS, so its
  * publish is seen (reported, a runner yields) that much after it is made,
  * not up to a whole piece later; for at most RING_WORKERS_WATCH_NS after
- * the input, or until that client's ring is reported or ready
+ * the first input since its last publish, or until that client's ring is reported or ready
  * (ring_workers_watch_locked). */
 #define RING_WORKERS_WATCH_PIECE_NS 100000u
 #define RING_WORKERS_WATCH_NS 3000000u
+/* A ring whose watch ended without its publish is not watched again for
+ * this long, however much input it is sent: short pieces for a tenth of
+ * the time at most (session 35). */
+#define RING_WORKERS_WATCH_REST_NS 27000000u
 
 /* What the workers call in ring.c (wired by ring_loop.c: ring.c cannot be
  * included here, it includes this). */
@@ -86,13 +90,15 @@ void ring_workers_lock(struct smtwc_transport *transport);
 void ring_workers_unlock(struct smtwc_transport *transport);
 /* Under ring_workers_lock, main thread: input was sent to the client of
  * this idle ring, which is not ready: while a worker runs, its publish is
- * seen only between pieces; the pieces are short until it is
- * (RING_WORKERS_WATCH_NS). Rings ready or running are not watched. */
+ * seen only between pieces; the pieces are short until it is, for
+ * RING_WORKERS_WATCH_NS from the first input since its last publish seen,
+ * then none for RING_WORKERS_WATCH_REST_NS. Rings ready or running are
+ * not watched. */
 void ring_workers_watch_locked(struct ring_workers *workers, struct smtwc_ring *ring, uint64_t now);
 /* Under ring_workers_lock (a worker's report, the main thread's readiness,
  * the ring forgotten): the watched ring's publish was seen, the pieces are
  * long again. No-op for another ring, or without workers (NULL). */
-void ring_workers_watch_seen_locked(struct ring_workers *workers, const struct smtwc_ring *ring);
+void ring_workers_watch_seen_locked(struct ring_workers *workers, struct smtwc_ring *ring);
 /* Under ring_workers_lock: ready rings were reported; idle workers wake. */
 void ring_workers_kick_locked(struct ring_workers *workers);
 /* Under ring_workers_lock: the main thread is about to block (true) or

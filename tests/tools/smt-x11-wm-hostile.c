@@ -45,6 +45,15 @@
  *                           in turn
  *   configure-loop SECONDS  moves and resizes its own window
  *   title-delete-loop SECONDS
+ *   message-loop SECONDS    sends the root ClientMessages of a type the
+ *                           window manager does not know (SMT_NOBODY_KNOWS)
+ *   protocols-loop SECONDS  WM_PROTOCOLS messages that are no ping
+ *   state-unknown-loop SECONDS
+ *                           _NET_WM_STATE add of two properties nobody
+ *                           knows, in turn (SMT_STATE_A, SMT_STATE_B)
+ *                           (wlroots 0.15 asks the X server each unknown
+ *                           atom's name, a round trip: session 35); these
+ *                           three print "sent N" at each 2^20 messages
  *                           sets its WM_NAME and deletes it, in turn
  *   window-churn SECONDS [--or] [--count N]
  *                           creates, maps and destroys windows (override-
@@ -532,6 +541,12 @@ static int case_loop(const char *name, double seconds)
 	xcb_atom_t fullscreen = atom("_NET_WM_STATE_FULLSCREEN");
 	xcb_atom_t change_state = atom("WM_CHANGE_STATE");
 	xcb_atom_t active = atom("_NET_ACTIVE_WINDOW");
+	xcb_atom_t unknown = atom("SMT_NOBODY_KNOWS");
+	xcb_atom_t protocols = atom("WM_PROTOCOLS");
+	xcb_atom_t state_a = atom("SMT_STATE_A"), state_b = atom("SMT_STATE_B");
+	/* (the message loops say each 2^20 sent: "sent N") */
+	bool messages = strcmp(name, "message-loop") == 0 || strcmp(name, "protocols-loop") == 0 ||
+			strcmp(name, "state-unknown-loop") == 0;
 	unsigned long count = 0;
 	double t0 = monotonic_seconds();
 	while (loop_going(t0, seconds)) {
@@ -549,6 +564,13 @@ static int case_loop(const char *name, double seconds)
 			} else {
 				xcb_delete_property(conn, w, XCB_ATOM_WM_NAME);
 			}
+		} else if (strcmp(name, "message-loop") == 0) {
+			root_message(w, unknown, (uint32_t)count, 0, 0);
+		} else if (strcmp(name, "protocols-loop") == 0) {
+			root_message(w, protocols, unknown, XCB_CURRENT_TIME, w);
+		} else if (strcmp(name, "state-unknown-loop") == 0) {
+			root_message(w, net_wm_state, 1 /* add */, count % 2 ? state_a : state_b,
+					0);
 		} else if (strcmp(name, "iconify-loop") == 0) {
 			if (count % 2 == 0) {
 				root_message(w, change_state, 3 /* IconicState */, 0, 0);
@@ -568,6 +590,10 @@ static int case_loop(const char *name, double seconds)
 		if (count % 64 == 0) {
 			round_trip();
 			drain_events();
+		}
+		if (count % (1u << 20) == 0 && messages) {
+			printf("sent %lu\n", count);
+			fflush(stdout);
 		}
 	}
 	round_trip();
@@ -986,7 +1012,8 @@ static int usage(void)
 			"usage: smt-x11-wm-hostile steal-focus [TITLE] | targets N SECONDS [--primary]\n"
 			"  [--name-bytes B] [--once] [--silent | --incr K] |\n"
 			"  long-names TITLE_BYTES CLASS_BYTES |\n"
-			"  state-loop|iconify-loop|configure-loop|title-delete-loop SECONDS |\n"
+			"  state-loop|iconify-loop|configure-loop|title-delete-loop|message-loop|\n"
+			"  protocols-loop|state-unknown-loop SECONDS |\n"
 			"  window-churn SECONDS [--or] [--count N] | windows-hold N [--map] [--or] |\n"
 			"  windows-burst N | configure-held TRIES |\n"
 			"  selection-hold N [--primary] [--spare K] | forge-surface-id ID |\n"
@@ -1054,7 +1081,10 @@ int main(int argc, char **argv)
 						-1);
 	} else if ((strcmp(name, "state-loop") == 0 || strcmp(name, "iconify-loop") == 0 ||
 				   strcmp(name, "configure-loop") == 0 ||
-				   strcmp(name, "title-delete-loop") == 0) &&
+				   strcmp(name, "title-delete-loop") == 0 ||
+				   strcmp(name, "message-loop") == 0 ||
+				   strcmp(name, "protocols-loop") == 0 ||
+				   strcmp(name, "state-unknown-loop") == 0) &&
 			argc >= 3) {
 		rc = case_loop(name, atof(argv[2]));
 	} else if (strcmp(name, "long-names") == 0 && argc >= 4) {

@@ -618,8 +618,74 @@ static void test_next_created(void)
 	wm_event_queue_clear(&q);
 }
 
+/* ClientMessages wlroots does nothing with but ask their type's name
+ * (session 35): dropped as they come, once what it handles is known; a
+ * _NET_WM_STATE message keeps its known property, an unknown one is made
+ * None (and two that then look alike merge); the window manager's own
+ * windows are no exception (wlroots asks there too); what it handles, and
+ * a WM_PROTOCOLS ping, stay in order. */
+#define WL_SURFACE_ID 320u
+#define WM_PROTOCOLS 321u
+#define NET_WM_PING 322u
+#define UNKNOWN 323u
+#define UNKNOWN_STATE 324u
+
+static void test_ignored_messages(void)
+{
+	current_test = "ignored_messages";
+	struct wm_event_queue q;
+	REQUIRE(wm_event_queue_init(&q, OWN_BASE, OWN_MASK), "init");
+	/* Nothing dropped before what it handles is known. */
+	wm_event_queue_push(&q, message(CLIENT_A, UNKNOWN, 0, 0, 0));
+	CHECK_INT(wm_event_queue_length(&q), 1);
+	expect_message(&q, CLIENT_A, UNKNOWN);
+	wm_event_queue_know_messages(&q, NET_WM_STATE, WM_CHANGE_STATE, NET_ACTIVE_WINDOW);
+	const uint32_t types[] = { WL_SURFACE_ID, NET_WM_STATE, WM_PROTOCOLS, WM_CHANGE_STATE,
+		NET_ACTIVE_WINDOW };
+	const uint32_t states[] = { FULLSCREEN, MAXIMIZED_VERT };
+	wm_event_queue_know_handled(&q, types, 5, WM_PROTOCOLS, NET_WM_PING, states, 2);
+
+	for (int i = 0; i < 1000; i++) {
+		wm_event_queue_push(&q, message(CLIENT_A, UNKNOWN, (uint32_t)i, 0, 0));
+		wm_event_queue_push(&q, message(OWN_WINDOW, UNKNOWN, 0, 0, 0));
+		wm_event_queue_push(&q, message(CLIENT_A, WM_PROTOCOLS, UNKNOWN, 0, 0));
+	}
+	wm_event_queue_push(&q, message(CLIENT_A, WM_PROTOCOLS, NET_WM_PING, 0, CLIENT_A));
+	wm_event_queue_push(&q, message(CLIENT_B, WL_SURFACE_ID, 5, 0, 0));
+	wm_event_queue_push(&q, other(XCB_MAP_REQUEST, CLIENT_B));
+	CHECK_INT(wm_event_queue_length(&q), 3);
+	CHECK_INT(q.messages_ignored, 3000);
+	CHECK_INT(expect_message(&q, CLIENT_A, WM_PROTOCOLS), NET_WM_PING);
+	CHECK_INT(expect_message(&q, CLIENT_B, WL_SURFACE_ID), 5);
+	expect(&q, XCB_MAP_REQUEST, CLIENT_B);
+
+	/* Unknown state properties made None: in turn with two of them, the
+	 * messages then alike and merged; a known one kept. */
+	for (int i = 0; i < 100; i++) {
+		wm_event_queue_push(&q,
+				message(CLIENT_A, NET_WM_STATE, WM_STATE_ADD,
+						i % 2 ? UNKNOWN_STATE : UNKNOWN, 0));
+	}
+	wm_event_queue_push(&q, message(CLIENT_B, NET_WM_STATE, WM_STATE_ADD, UNKNOWN, FULLSCREEN));
+	CHECK_INT(wm_event_queue_length(&q), 2);
+	CHECK_INT(q.messages_ignored, 3101);
+	xcb_client_message_event_t *cm = (xcb_client_message_event_t *)wm_event_queue_pop(&q, now);
+	REQUIRE(cm != NULL, "pop");
+	CHECK_INT(cm->data.data32[1], XCB_ATOM_NONE);
+	CHECK_INT(cm->data.data32[2], XCB_ATOM_NONE);
+	free(cm);
+	cm = (xcb_client_message_event_t *)wm_event_queue_pop(&q, now);
+	REQUIRE(cm != NULL, "pop");
+	CHECK_INT(cm->window, CLIENT_B);
+	CHECK_INT(cm->data.data32[1], XCB_ATOM_NONE);
+	CHECK_INT(cm->data.data32[2], FULLSCREEN);
+	free(cm);
+	wm_event_queue_clear(&q);
+}
+
 int main(void)
 {
+	test_ignored_messages();
 	test_next_created();
 	test_order_and_merge();
 	test_paced();

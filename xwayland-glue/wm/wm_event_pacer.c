@@ -101,7 +101,7 @@ static struct {
 	uint64_t turns, turns_deferred;
 	unsigned handed; /* events given to wlroots this turn */
 	uint64_t merged_before, paced_before, ignored_before; /* earlier connections' */
-	uint64_t dropped_before, unborn_before, messages_before;
+	uint64_t dropped_before, unborn_before, messages_before, messages_ignored_before;
 	uint64_t turns_cut, wakes;
 	xcb_window_t root;
 	/* A PropertyNotify waiting for its GetProperty's reply (the FIFO's
@@ -180,6 +180,12 @@ static uint64_t messages_total(void)
 	return pacer.messages_before + (pacer.conn != NULL ? pacer.queue.messages_merged : 0);
 }
 
+static uint64_t messages_ignored_total(void)
+{
+	return pacer.messages_ignored_before +
+			(pacer.conn != NULL ? pacer.queue.messages_ignored : 0);
+}
+
 static void log_summary(const char *when)
 {
 	uint64_t waited_ns;
@@ -194,7 +200,8 @@ static void log_summary(const char *when)
 			"(%llu taken by it), %llu waited for in %.1f ms; longest turn %.2f ms; "
 			"%llu events of windows already destroyed dropped, %llu windows "
 			"never shown, %llu window state and configure requests merged, "
-			"%llu windows' pairings read ahead, %llu WL_SURFACE_ID messages "
+			"%llu ClientMessages and state properties it does nothing with "
+			"ignored, %llu windows' pairings read ahead, %llu WL_SURFACE_ID messages "
 			"sent by X clients and %llu naming a surface gone dropped; "
 			"%llu GetGeometry of new windows sent ahead (%llu taken by it, "
 			"%llu asked unforeseen); %llu turns, %llu calls told to wait for "
@@ -208,6 +215,7 @@ static void log_summary(const char *when)
 			(double)waited_ns / 1e6, (double)pacer.longest_turn_ns / 1e6,
 			(unsigned long long)dropped_total(), (unsigned long long)unborn_total(),
 			(unsigned long long)messages_total(),
+			(unsigned long long)messages_ignored_total(),
 			(unsigned long long)pacer.pairings_fetched,
 			(unsigned long long)pacer.surface_ids_forged,
 			(unsigned long long)pacer.surface_ids_stale, (unsigned long long)geo_sent,
@@ -218,7 +226,7 @@ static void log_summary(const char *when)
 	pacer.logged_cut = pacer.turns_cut;
 	pacer.logged_paced = paced_total();
 	pacer.logged_ignored = ignored_total();
-	pacer.logged_dropped = dropped_total() + messages_total();
+	pacer.logged_dropped = dropped_total() + messages_total() + messages_ignored_total();
 }
 
 /* Something to say (a flood is being merged or cut), said at most once a
@@ -228,7 +236,8 @@ static void maybe_log(uint64_t now)
 	if (merged_total() == pacer.logged_merged && pacer.turns_cut == pacer.logged_cut &&
 			paced_total() == pacer.logged_paced &&
 			ignored_total() == pacer.logged_ignored &&
-			dropped_total() + messages_total() == pacer.logged_dropped) {
+			dropped_total() + messages_total() + messages_ignored_total() ==
+					pacer.logged_dropped) {
 		return;
 	}
 	if (pacer.last_log_ns != 0 && now - pacer.last_log_ns < WM_LOG_INTERVAL_NS) {
@@ -247,6 +256,7 @@ static void forget_connection(void)
 		pacer.dropped_before += pacer.queue.dropped;
 		pacer.unborn_before += pacer.queue.unborn;
 		pacer.messages_before += pacer.queue.messages_merged;
+		pacer.messages_ignored_before += pacer.queue.messages_ignored;
 		wm_event_queue_clear(&pacer.queue);
 		pacer.conn = NULL;
 	}
@@ -265,28 +275,43 @@ static void forget_connection(void)
 /* The properties wlroots 0.15's window manager reads on a client's window
  * (xwm.c, read_surface_property); it fetches any other with a round trip
  * and drops it. Then the ClientMessages merged per window
- * (wm_event_queue.h), and the one that pairs a window with its surface.
+ * (wm_event_queue.h), those it acts on at all, and the one that pairs a
+ * window with its surface.
  * Asked once, all requests before any reply. */
 static void know_atoms(xcb_connection_t *c)
 {
 	static const char *const names[] = { "WM_CLASS", "WM_NAME", "_NET_WM_NAME",
 		"WM_TRANSIENT_FOR", "_NET_WM_PID", "_NET_WM_WINDOW_TYPE", "WM_PROTOCOLS",
 		"_NET_WM_STATE", "WM_HINTS", "WM_NORMAL_HINTS", "_MOTIF_WM_HINTS", "WM_WINDOW_ROLE",
-		"_NET_STARTUP_ID", "WM_CHANGE_STATE", "_NET_ACTIVE_WINDOW", "WL_SURFACE_ID" };
+		"_NET_STARTUP_ID", "WM_CHANGE_STATE", "_NET_ACTIVE_WINDOW", "WL_SURFACE_ID",
+		"_NET_WM_MOVERESIZE", "_NET_STARTUP_INFO", "_NET_STARTUP_INFO_BEGIN", "XdndStatus",
+		"XdndFinished", "_NET_WM_PING", "_NET_WM_STATE_MODAL", "_NET_WM_STATE_FULLSCREEN",
+		"_NET_WM_STATE_MAXIMIZED_VERT", "_NET_WM_STATE_MAXIMIZED_HORZ",
+		"_NET_WM_STATE_HIDDEN" };
 	enum {
 		N = sizeof(names) / sizeof(names[0]),
 		READ = 13, /* the first READ are properties read */
+		WM_PROTOCOLS = 6,
 		NET_WM_STATE = 7,
 		WM_CHANGE_STATE = 13,
 		NET_ACTIVE_WINDOW = 14,
-		WL_SURFACE_ID = 15
+		WL_SURFACE_ID = 15,
+		NET_WM_PING = 21,
+		STATES = 22 /* the last five: _NET_WM_STATE's properties it knows */
 	};
+	/* The ClientMessage types wlroots 0.15.1 acts on (xwm.c,
+	 * xwm_handle_client_message, and selection/dnd.c), by index in
+	 * names: any other it only asks the name of, to log it. */
+	static const unsigned handled[] = { 15, 7, 16, 6, 14, 17, 18, 13, 19, 20 };
 	/* What wlroots reads when it pairs a window (xwm_map_shell_surface,
 	 * 0.15.1), by index in names. */
 	static const unsigned pairing_reads[] = { 0, 1, 3, 6, 8, 9, 10, 12, 7, 5, 2 };
 	_Static_assert(sizeof(pairing_reads) / sizeof(pairing_reads[0]) <= WM_FETCH_PAIRING_MAX,
 			"WM_FETCH_PAIRING_MAX");
 	_Static_assert(READ <= WM_KNOWN_ATOMS_MAX, "WM_KNOWN_ATOMS_MAX");
+	_Static_assert(sizeof(handled) / sizeof(handled[0]) <= WM_HANDLED_MESSAGES_MAX &&
+					N - STATES <= WM_HANDLED_STATES_MAX,
+			"WM_HANDLED_MESSAGES_MAX");
 	xcb_intern_atom_cookie_t cookie[N];
 	for (unsigned i = 0; i < N; i++) {
 		cookie[i] = xcb_intern_atom(c, 0, (uint16_t)strlen(names[i]), names[i]);
@@ -304,6 +329,13 @@ static void know_atoms(xcb_connection_t *c)
 		wm_event_queue_know_atoms(&pacer.queue, atoms, READ);
 		wm_event_queue_know_messages(&pacer.queue, atoms[NET_WM_STATE],
 				atoms[WM_CHANGE_STATE], atoms[NET_ACTIVE_WINDOW]);
+		uint32_t types[sizeof(handled) / sizeof(handled[0])];
+		for (unsigned i = 0; i < sizeof(handled) / sizeof(handled[0]); i++) {
+			types[i] = atoms[handled[i]];
+		}
+		wm_event_queue_know_handled(&pacer.queue, types,
+				sizeof(handled) / sizeof(handled[0]), atoms[WM_PROTOCOLS],
+				atoms[NET_WM_PING], atoms + STATES, N - STATES);
 		pacer.surface_id_atom = atoms[WL_SURFACE_ID];
 		pacer.npairing_atoms = sizeof(pairing_reads) / sizeof(pairing_reads[0]);
 		for (unsigned i = 0; i < pacer.npairing_atoms; i++) {
@@ -908,6 +940,7 @@ void wm_event_pacer_stats(const struct smtwc_stats_out *out)
 	out->number(out->ctx, "turns_cut", pacer.turns_cut);
 	out->number(out->ctx, "turns_deferred", pacer.turns_deferred);
 	out->number(out->ctx, "events_waiting", wm_event_queue_length(&pacer.queue));
+	out->number(out->ctx, "messages_ignored", messages_ignored_total());
 	out->end_object(out->ctx);
 }
 
@@ -915,7 +948,8 @@ void wm_event_pacer_finish(void)
 {
 	uint64_t waited_ns;
 	if (pacer.turns_cut > 0 || merged_total() > 0 || paced_total() > 0 || ignored_total() > 0 ||
-			dropped_total() > 0 || messages_total() > 0 || pacer.fetched > 0 ||
+			dropped_total() > 0 || messages_total() > 0 ||
+			messages_ignored_total() > 0 || pacer.fetched > 0 ||
 			wm_property_fetch_waits(&waited_ns) > 0) {
 		log_summary("at the end");
 	}

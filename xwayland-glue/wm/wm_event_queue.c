@@ -30,6 +30,59 @@ void wm_event_queue_know_messages(struct wm_event_queue *q, uint32_t net_wm_stat
 	q->net_active_window = net_active_window;
 }
 
+void wm_event_queue_know_handled(struct wm_event_queue *q, const uint32_t *types, unsigned ntypes,
+		uint32_t wm_protocols, uint32_t net_wm_ping, const uint32_t *states,
+		unsigned nstates)
+{
+	q->nhandled = 0;
+	q->nstates = 0;
+	if (ntypes > WM_HANDLED_MESSAGES_MAX || nstates > WM_HANDLED_STATES_MAX) {
+		return; /* all or none */
+	}
+	for (unsigned i = 0; i < ntypes; i++) {
+		q->handled[q->nhandled++] = types[i];
+	}
+	for (unsigned i = 0; i < nstates; i++) {
+		q->states[q->nstates++] = states[i];
+	}
+	q->wm_protocols = wm_protocols;
+	q->net_wm_ping = net_wm_ping;
+}
+
+static bool atom_in(const uint32_t *atoms, unsigned n, uint32_t atom)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (atoms[i] == atom) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A ClientMessage wlroots would only ask the name of (dropped: true), or
+ * a _NET_WM_STATE message whose unknown properties become None. */
+static bool ignore_message(struct wm_event_queue *q, xcb_client_message_event_t *cm)
+{
+	if (q->nhandled == 0) {
+		return false;
+	}
+	if (!atom_in(q->handled, q->nhandled, cm->type) ||
+			(cm->type == q->wm_protocols && cm->data.data32[0] != q->net_wm_ping)) {
+		q->messages_ignored++;
+		return true;
+	}
+	if (cm->type == q->net_wm_state && cm->format == 32 && q->nstates > 0) {
+		for (unsigned i = 1; i <= 2; i++) {
+			uint32_t p = cm->data.data32[i];
+			if (p != XCB_ATOM_NONE && !atom_in(q->states, q->nstates, p)) {
+				cm->data.data32[i] = XCB_ATOM_NONE;
+				q->messages_ignored++;
+			}
+		}
+	}
+	return false;
+}
+
 void wm_event_queue_know_atoms(struct wm_event_queue *q, const uint32_t *atoms, unsigned n)
 {
 	q->nknown = 0;
@@ -361,6 +414,10 @@ void wm_event_queue_push(struct wm_event_queue *q, xcb_generic_event_t *ev)
 		}
 	} else if (type == XCB_SELECTION_REQUEST) {
 		wm_doomed_request_queued(&q->doomed, u32_at(ev, 12), q->pushed);
+	} else if (type == XCB_CLIENT_MESSAGE &&
+			ignore_message(q, (xcb_client_message_event_t *)ev)) {
+		free(ev);
+		return;
 	} else if (merge_message(q, ev)) {
 		return;
 	}

@@ -34,6 +34,13 @@
  *   that NormalState after an activation adds nothing; and a window's
  *   run of ConfigureRequests is one (what any of them asks, each field's
  *   last value).
+ * - messages ignored: a ClientMessage wlroots does nothing with but
+ *   ask the X server its type's name (an unknown type, a WM_PROTOCOLS
+ *   message other than a ping), and a _NET_WM_STATE property it does not
+ *   know (made None), once the caller has said what it handles
+ *   (wm_event_queue_know_handled): a client sending such messages to the
+ *   root in a loop made the window manager wait for one round trip each
+ *   (session 35).
  * What stays in order and is never merged nor held: every other event,
  * and every PropertyNotify on the window manager's own windows (selection
  * transfers count them). A DestroyNotify ends merging into what waits
@@ -66,6 +73,10 @@
 #define WM_KNOWN_ATOMS_MAX 16u
 /* Direct-mapped by window: a collision merges less, never wrongly. */
 #define WM_MESSAGE_SLOTS 4096u
+/* The ClientMessage types and _NET_WM_STATE properties wlroots acts on
+ * (wm_event_queue_know_handled), at most. */
+#define WM_HANDLED_MESSAGES_MAX 12u
+#define WM_HANDLED_STATES_MAX 8u
 /* _NET_WM_STATE's actions (EWMH), and the one a run of toggles that
  * cancel out becomes: wlroots 0.15 changes nothing for it. */
 enum {
@@ -124,7 +135,14 @@ struct wm_event_queue {
 	uint32_t net_wm_state, wm_change_state, net_active_window;
 	struct wm_message_slot *messages; /* WM_MESSAGE_SLOTS */
 	uint64_t messages_merged;
-	size_t peak; /* most events in the FIFO at once */
+	/* ClientMessages wlroots acts on (0 types: all, as far as we know) */
+	uint32_t handled[WM_HANDLED_MESSAGES_MAX];
+	unsigned nhandled;
+	uint32_t wm_protocols, net_wm_ping;
+	uint32_t states[WM_HANDLED_STATES_MAX];
+	unsigned nstates;
+	uint64_t messages_ignored; /* ClientMessages and state properties it does nothing with */
+	size_t peak;               /* most events in the FIFO at once */
 };
 
 /* False if memory could not be had. */
@@ -138,6 +156,16 @@ void wm_event_queue_know_atoms(struct wm_event_queue *q, const uint32_t *atoms, 
  * merged). */
 void wm_event_queue_know_messages(struct wm_event_queue *q, uint32_t net_wm_state,
 		uint32_t wm_change_state, uint32_t net_active_window);
+
+/* What wlroots 0.15 does something with, past which it asks the X server
+ * an atom's name (a round trip, to log it) and does nothing: ClientMessage
+ * types (types, all of them: a missing one would be lost), WM_PROTOCOLS
+ * messages only of _NET_WM_PING, and _NET_WM_STATE's properties (states).
+ * Other messages are dropped as they come, other properties of a
+ * _NET_WM_STATE message made None (counted in messages_ignored). */
+void wm_event_queue_know_handled(struct wm_event_queue *q, const uint32_t *types, unsigned ntypes,
+		uint32_t wm_protocols, uint32_t net_wm_ping, const uint32_t *states,
+		unsigned nstates);
 
 /* Frees every event still waiting or held, and the queue's memory. */
 void wm_event_queue_clear(struct wm_event_queue *q);
