@@ -45,7 +45,7 @@ struct frame_walk {
 	bool out_of_memory;
 	uint64_t painted_direct, painted_transformed; /* nodes, by path */
 	uint64_t unreadable;                          /* nodes left out: rows past their buffer */
-	uint64_t rect_fill_pixels; /* what wlr_render_rect was asked to fill */
+	uint64_t rect_fill_pixels;                    /* what wlr_render_rect was asked to fill */
 };
 
 /* The scene renderer's rounding: both edges of a box are rounded, so boxes
