@@ -52,8 +52,11 @@
  *                           _NET_WM_STATE add of two properties nobody
  *                           knows, in turn (SMT_STATE_A, SMT_STATE_B)
  *                           (wlroots 0.15 asks the X server each unknown
- *                           atom's name, a round trip: session 35); these
- *                           three print "sent N" at each 2^20 messages
+ *                           atom's name, a round trip: session 35)
+ *   startup-loop SECONDS    _NET_STARTUP_INFO messages of 20 bytes with no
+ *                           NUL (never ending), each naming another window
+ *                           id (wlroots keeps each one's text); these four
+ *                           print "sent N" at each 2^20 messages
  *                           sets its WM_NAME and deletes it, in turn
  *   window-churn SECONDS [--or] [--count N]
  *                           creates, maps and destroys windows (override-
@@ -546,7 +549,9 @@ static int case_loop(const char *name, double seconds)
 	xcb_atom_t state_a = atom("SMT_STATE_A"), state_b = atom("SMT_STATE_B");
 	/* (the message loops say each 2^20 sent: "sent N") */
 	bool messages = strcmp(name, "message-loop") == 0 || strcmp(name, "protocols-loop") == 0 ||
-			strcmp(name, "state-unknown-loop") == 0;
+			strcmp(name, "state-unknown-loop") == 0 ||
+			strcmp(name, "startup-loop") == 0;
+	xcb_atom_t startup_info = atom("_NET_STARTUP_INFO");
 	unsigned long count = 0;
 	double t0 = monotonic_seconds();
 	while (loop_going(t0, seconds)) {
@@ -568,6 +573,15 @@ static int case_loop(const char *name, double seconds)
 			root_message(w, unknown, (uint32_t)count, 0, 0);
 		} else if (strcmp(name, "protocols-loop") == 0) {
 			root_message(w, protocols, unknown, XCB_CURRENT_TIME, w);
+		} else if (strcmp(name, "startup-loop") == 0) {
+			xcb_client_message_event_t ev = {
+				.response_type = XCB_CLIENT_MESSAGE,
+				.format = 8,
+				.window = (xcb_window_t)(0x3000000u + count),
+				.type = startup_info,
+			};
+			memset(ev.data.data8, 'x', sizeof(ev.data.data8));
+			root_event(&ev);
 		} else if (strcmp(name, "state-unknown-loop") == 0) {
 			root_message(w, net_wm_state, 1 /* add */, count % 2 ? state_a : state_b,
 					0);
@@ -1013,7 +1027,7 @@ static int usage(void)
 			"  [--name-bytes B] [--once] [--silent | --incr K] |\n"
 			"  long-names TITLE_BYTES CLASS_BYTES |\n"
 			"  state-loop|iconify-loop|configure-loop|title-delete-loop|message-loop|\n"
-			"  protocols-loop|state-unknown-loop SECONDS |\n"
+			"  protocols-loop|state-unknown-loop|startup-loop SECONDS |\n"
 			"  window-churn SECONDS [--or] [--count N] | windows-hold N [--map] [--or] |\n"
 			"  windows-burst N | configure-held TRIES |\n"
 			"  selection-hold N [--primary] [--spare K] | forge-surface-id ID |\n"
@@ -1084,7 +1098,8 @@ int main(int argc, char **argv)
 				   strcmp(name, "title-delete-loop") == 0 ||
 				   strcmp(name, "message-loop") == 0 ||
 				   strcmp(name, "protocols-loop") == 0 ||
-				   strcmp(name, "state-unknown-loop") == 0) &&
+				   strcmp(name, "state-unknown-loop") == 0 ||
+				   strcmp(name, "startup-loop") == 0) &&
 			argc >= 3) {
 		rc = case_loop(name, atof(argv[2]));
 	} else if (strcmp(name, "long-names") == 0 && argc >= 4) {
