@@ -4,7 +4,10 @@
  * config_outputs.c, config_bindings.c; values config_values.c. See
  * config.h and docs/config.md.
  */
+/* (the fuzzers compile with -D_GNU_SOURCE already) */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "compositor/config/config_internal.h"
 
 #include <errno.h>
