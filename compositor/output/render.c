@@ -374,6 +374,89 @@ static void paint_node(struct frame_walk *walk, const struct visible_node *v)
 	}
 }
 
+/* What of a node the nodes above it hide (output_hide_under_opaque). */
+struct hide_walk {
+	struct wlr_output *output;
+	pixman_region32_t *visible;
+	size_t budget;
+};
+
+/* Takes from walk->visible what the node and its subtree hide, topmost
+ * first, as the frame's walk would find it opaque; stops once nothing is
+ * left to hide or the budget is spent. (lx, ly) is the parent's position. */
+static void hide_under_subtree(struct hide_walk *walk, struct wlr_scene_node *node, int lx, int ly)
+{
+	if (!node->state.enabled || walk->budget == 0 ||
+			!pixman_region32_not_empty(walk->visible)) {
+		return;
+	}
+	walk->budget--;
+	lx += node->state.x;
+	ly += node->state.y;
+	struct wlr_scene_node *child;
+	wl_list_for_each_reverse (child, &node->state.children, state.link) {
+		hide_under_subtree(walk, child, lx, ly);
+	}
+	if (node->type == WLR_SCENE_NODE_ROOT || node->type == WLR_SCENE_NODE_TREE) {
+		return;
+	}
+	struct wlr_box box = { .x = lx, .y = ly };
+	node_size(node, &box.width, &box.height);
+	if (box.width <= 0 || box.height <= 0) {
+		return;
+	}
+	const pixman_box32_t *extents = pixman_region32_extents(walk->visible);
+	if (box.x >= extents->x2 || box.y >= extents->y2 || box.x + box.width <= extents->x1 ||
+			box.y + box.height <= extents->y1) {
+		return;
+	}
+	struct wlr_buffer *pixels = node_pixels(node);
+	if (pixels != NULL && !buffer_rows_fit(pixels)) {
+		return; /* the frame leaves it out: it hides nothing */
+	}
+	pixman_region32_t opaque;
+	pixman_region32_init(&opaque);
+	node_opaque_region(node, &box, lx, ly, walk->output, &opaque);
+	pixman_region32_subtract(walk->visible, walk->visible, &opaque);
+	pixman_region32_fini(&opaque);
+}
+
+/* How deep in the scene a node may be for output_hide_under_opaque to
+ * look above it (a window's content is 3-4 levels down). */
+#define HIDE_DEPTH_MAX 16
+
+void output_hide_under_opaque(struct wlr_scene_node *node, struct wlr_output *output, int ox,
+		int oy, pixman_region32_t *visible, size_t budget)
+{
+	if (output->scale != 1.0f || output->transform != WL_OUTPUT_TRANSFORM_NORMAL) {
+		return; /* (node_opaque_region's boxes would be scaled or hide nothing) */
+	}
+	struct wlr_scene_node *chain[HIDE_DEPTH_MAX];
+	size_t depth = 0;
+	struct wlr_scene_node *n = node;
+	for (; n->parent != NULL && depth < HIDE_DEPTH_MAX; n = n->parent) {
+		chain[depth++] = n;
+	}
+	if (n->parent != NULL) {
+		return; /* deeper than we look: all of it stays visible */
+	}
+	struct hide_walk walk = { .output = output, .visible = visible, .budget = budget };
+	/* From the root down, each level's siblings above the chain, topmost
+	 * first: the windows on top hide the most. */
+	int lx = ox + n->state.x, ly = oy + n->state.y;
+	for (size_t i = depth; i-- > 0;) {
+		struct wlr_scene_node *on_chain = chain[i];
+		struct wl_list *siblings = &on_chain->parent->state.children;
+		for (struct wl_list *link = siblings->prev; link != &on_chain->state.link;
+				link = link->prev) {
+			struct wlr_scene_node *above = wl_container_of(link, above, state.link);
+			hide_under_subtree(&walk, above, lx, ly);
+		}
+		lx += on_chain->state.x;
+		ly += on_chain->state.y;
+	}
+}
+
 /* Paints the damage: what no node covers is cleared to black, then the
  * visible parts of the nodes, bottom to top. */
 static void paint_frame(struct wlr_output *output, struct frame_walk *walk)

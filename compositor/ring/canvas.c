@@ -19,6 +19,7 @@
 #include "smt-ring-v1-protocol.h"
 #include "compositor/desktop/view.h"
 #include "compositor/output/output.h"
+#include "compositor/output/render.h"
 #include "compositor/server.h"
 #include "compositor/ring/canvas.h"
 #include "compositor/ring/client_usage.h"
@@ -248,39 +249,76 @@ static void output_damage_add_few(struct wlr_output_damage *damage, struct wlr_b
 	}
 }
 
-/* Damages the outputs where the rectangle (canvas coordinates) shows;
- * returns whether any does. */
-static bool canvas_damage_outputs(struct smtwc_canvas *canvas, const pixman_box32_t *rect)
+/* How many nodes above a canvas a PRESENT looks at for what hides its
+ * damage: a desktop's windows; past that the rest of the damage stays. */
+#define CANVAS_HIDE_BUDGET 256
+
+/* Damages each output where the rectangles (canvas coordinates) show and
+ * no opaque window above the canvas hides them: repainting a hidden
+ * canvas's damage only repaints what covers it, and among a dozen
+ * flooders under one window that was most of a frame's render, which
+ * input waits behind (benchmarks.md, session 36). An output the canvas's
+ * damage reaches but where all of it is hidden still gets a frame, for
+ * the PRESENT's `presented`. Returns whether the damage reaches any
+ * output. */
+static bool canvas_damage_outputs(struct smtwc_canvas *canvas, const pixman_box32_t *rects, int n)
 {
 	int lx, ly;
 	if (canvas->node == NULL || !wlr_scene_node_coords(&canvas->node->node, &lx, &ly)) {
 		return false;
 	}
-	struct wlr_box box = {
-		lx + rect->x1,
-		ly + rect->y1,
-		rect->x2 - rect->x1,
-		rect->y2 - rect->y1,
-	};
 	bool shown = false;
 	struct wlr_scene_output *so;
 	wl_list_for_each (so, &canvas_server(canvas)->scene->outputs, link) {
 		struct wlr_output *output = so->output;
 		int width, height;
 		wlr_output_effective_resolution(output, &width, &height);
-		struct wlr_box area = { so->x, so->y, width, height }, inter;
-		if (!wlr_box_intersection(&inter, &box, &area)) {
-			continue;
+		struct wlr_box area = { so->x, so->y, width, height };
+		bool whole = output->scale != 1.0f ||
+				output->transform != WL_OUTPUT_TRANSFORM_NORMAL;
+		pixman_region32_t visible;
+		pixman_region32_init_rect(
+				&visible, lx - so->x, ly - so->y, canvas->width, canvas->height);
+		pixman_region32_intersect_rect(
+				&visible, &visible, 0, 0, (unsigned)width, (unsigned)height);
+		if (!whole) {
+			output_hide_under_opaque(&canvas->node->node, output, -so->x, -so->y,
+					&visible, CANVAS_HIDE_BUDGET);
 		}
-		shown = true;
-		if (output->scale != 1.0f || output->transform != WL_OUTPUT_TRANSFORM_NORMAL) {
-			/* Rare on the machines that use rings; exactness over speed. */
-			wlr_output_damage_add_whole(so->damage);
-		} else {
-			struct wlr_box local = { inter.x - so->x, inter.y - so->y, inter.width,
-				inter.height };
-			output_damage_add_few(so->damage, &local);
+		bool reached = false, damaged = false;
+		for (int i = 0; i < n; i++) {
+			struct wlr_box box = { lx + rects[i].x1, ly + rects[i].y1,
+				rects[i].x2 - rects[i].x1, rects[i].y2 - rects[i].y1 };
+			struct wlr_box inter;
+			if (!wlr_box_intersection(&inter, &box, &area)) {
+				continue;
+			}
+			reached = true;
+			if (whole) {
+				/* Rare on the machines that use rings; exactness over speed. */
+				wlr_output_damage_add_whole(so->damage);
+				damaged = true;
+				break;
+			}
+			pixman_region32_t part;
+			pixman_region32_init_rect(&part, inter.x - so->x, inter.y - so->y,
+					(unsigned)inter.width, (unsigned)inter.height);
+			pixman_region32_intersect(&part, &part, &visible);
+			int count;
+			const pixman_box32_t *shows = pixman_region32_rectangles(&part, &count);
+			for (int k = 0; k < count; k++) {
+				struct wlr_box local = { shows[k].x1, shows[k].y1,
+					shows[k].x2 - shows[k].x1, shows[k].y2 - shows[k].y1 };
+				output_damage_add_few(so->damage, &local);
+				damaged = true;
+			}
+			pixman_region32_fini(&part);
 		}
+		pixman_region32_fini(&visible);
+		if (reached && !damaged) {
+			wlr_output_schedule_frame(output);
+		}
+		shown |= reached;
 	}
 	return shown;
 }
@@ -348,16 +386,12 @@ static void canvas_present_complete(struct smtwc_canvas *canvas, pixman_region32
 {
 	int n = 0;
 	const pixman_box32_t *rects = pixman_region32_rectangles(damage, &n);
-	bool shown = false;
-	if (n > CANVAS_DAMAGE_RECTS_MAX) {
-		/* Rendered as its extents anyway (output_damage_add_few); one
-		 * rectangle instead of thousands of looks at every output. */
-		shown = canvas_damage_outputs(canvas, pixman_region32_extents(damage));
-		n = 0;
-	}
-	for (int i = 0; i < n; i++) {
-		shown |= canvas_damage_outputs(canvas, &rects[i]);
-	}
+	/* Past that many, rendered as its extents anyway
+	 * (output_damage_add_few); one rectangle instead of thousands of looks
+	 * at every output. */
+	bool shown = n > CANVAS_DAMAGE_RECTS_MAX ?
+			canvas_damage_outputs(canvas, pixman_region32_extents(damage), 1) :
+			canvas_damage_outputs(canvas, rects, n);
 	if (shown) {
 		if (!canvas->pending) {
 			wl_list_insert(canvas->ring->transport->canvases_pending.prev,

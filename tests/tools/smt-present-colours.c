@@ -1,0 +1,108 @@
+/*
+ * smt-present-colours: a ring window that fills its whole canvas with a
+ * new colour per PRESENT when told to, for the test of damage under other
+ * windows (test_ring_hidden_damage.py):
+ *
+ *   smt-present-colours SIDE
+ *
+ * Maps a SIDE x SIDE window filled with the first colour, waits for its
+ * `presented` and prints "READY". Then per line "N" on stdin: N times, a
+ * fill of the next colour and a PRESENT of the whole canvas, each waited
+ * for (its `presented`, 30 s at most), and prints "PRESENTED n SHOWN m
+ * COLOUR RRGGBB": how many came, how many of them with a display time
+ * (shown on an output's frame, not "not visible"), the last colour.
+ * Exits at the end of stdin.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "clients/libsmt/smt.h"
+#include "common/monotonic_clock.h"
+
+struct waited {
+	uint32_t serial;
+	bool came, shown;
+};
+
+static void on_presented(void *data, struct smt_window *win, uint32_t serial, uint64_t exec_ns,
+		uint64_t display_ns)
+{
+	(void)win, (void)exec_ns;
+	struct waited *w = data;
+	if (serial == w->serial) {
+		w->came = true;
+		w->shown = display_ns != 0;
+	}
+}
+
+static const struct smt_window_listener listener = { .presented = on_presented };
+
+/* Distinct opaque colours, none black (the output's clear). */
+static uint32_t colour_of(uint32_t k)
+{
+	return 0xff000000u | ((k * 0x9e3779b1u) & 0x00ffffffu) | 0x00404040u;
+}
+
+static bool present_colour(struct smt_ctx *ctx, struct smt_window *win, struct waited *w,
+		uint32_t side, uint32_t colour)
+{
+	smt_fill_rect(ctx, SMT_PAINT_SRC, colour, 0, 0, side, side);
+	*w = (struct waited){ 0 };
+	if (smt_window_present(win, 0, NULL, &w->serial) < 0 || smt_flush(ctx) < 0) {
+		return false;
+	}
+	uint64_t deadline = monotonic_now_ns() + 30ull * 1000000000ull;
+	while (!w->came && monotonic_now_ns() < deadline) {
+		if (smt_dispatch(ctx, 100) < 0) {
+			return false;
+		}
+	}
+	return true;
+}
+
+int main(int argc, char **argv)
+{
+	uint32_t side = argc == 2 ? (uint32_t)strtoul(argv[1], NULL, 10) : 0;
+	if (side == 0 || side > 4096) {
+		fputs("usage: smt-present-colours SIDE (1..4096)\n", stderr);
+		return 2;
+	}
+	struct smt_options opts = { 0 };
+	struct smt_ctx *ctx = smt_connect(&opts);
+	struct smt_window *win = ctx ?
+			smt_window_create(ctx, "present-colours", "present-colours", side, side) :
+			NULL;
+	if (win == NULL) {
+		fputs("smt-present-colours: no window\n", stderr);
+		return 1;
+	}
+	struct waited w = { 0 };
+	smt_window_set_listener(win, &listener, &w);
+	smt_set_target(ctx, smt_window_canvas(win));
+	uint32_t k = 0;
+	if (!present_colour(ctx, win, &w, side, colour_of(k)) || !w.came) {
+		fprintf(stderr, "smt-present-colours: first PRESENT: %s\n", smt_error_message(ctx));
+		return 1;
+	}
+	puts("READY");
+	fflush(stdout);
+	char line[64];
+	while (fgets(line, sizeof(line), stdin) != NULL) {
+		uint32_t n = (uint32_t)strtoul(line, NULL, 10), came = 0, shown = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			if (!present_colour(ctx, win, &w, side, colour_of(++k))) {
+				fprintf(stderr, "smt-present-colours: %s\n",
+						smt_error_message(ctx));
+				return 1;
+			}
+			came += w.came;
+			shown += w.shown;
+		}
+		printf("PRESENTED %" PRIu32 " SHOWN %" PRIu32 " COLOUR %06" PRIx32 "\n", came,
+				shown, colour_of(k) & 0xffffffu);
+		fflush(stdout);
+	}
+	smt_disconnect(ctx);
+	return 0;
+}
