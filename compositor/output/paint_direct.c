@@ -22,8 +22,10 @@
 #include <drm_fourcc.h>
 #include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <wlr/render/pixman.h>
 #include "compositor/output/paint_direct.h"
+#include "compositor/output/pixel_format.h"
 
 static pixman_format_code_t pixman_format_of(uint32_t drm_format)
 {
@@ -41,21 +43,29 @@ static pixman_format_code_t pixman_format_of(uint32_t drm_format)
 	}
 }
 
-static int bytes_per_pixel(uint32_t drm_format)
+/* A buffer's width, format and stride never change, so its rows are looked
+ * at once in its life and the verdict kept on it: a frame's walk asks for
+ * every node it passes, and a look is a data access of its own (for a
+ * client's wl_shm buffer, libwayland's SIGBUS guard), beside the one the
+ * paint opens to read the pixels. */
+struct rows_verdict {
+	struct wlr_addon addon;
+	bool fit;
+};
+
+static void rows_verdict_destroy(struct wlr_addon *addon)
 {
-	switch (drm_format) {
-	case DRM_FORMAT_RGB565:
-	case DRM_FORMAT_BGR565:
-		return 2;
-	case DRM_FORMAT_RGB888:
-	case DRM_FORMAT_BGR888:
-		return 3;
-	default:
-		return 4; /* every other format the renderer offers */
-	}
+	struct rows_verdict *verdict = wl_container_of(addon, verdict, addon);
+	wlr_addon_finish(addon);
+	free(verdict);
 }
 
-bool buffer_rows_fit(struct wlr_buffer *buffer)
+static const struct wlr_addon_interface rows_verdict_impl = {
+	.name = "smtwc_rows_verdict",
+	.destroy = rows_verdict_destroy,
+};
+
+static bool rows_fit_now(struct wlr_buffer *buffer)
 {
 	void *data;
 	uint32_t drm_format;
@@ -65,7 +75,23 @@ bool buffer_rows_fit(struct wlr_buffer *buffer)
 		return true;
 	}
 	wlr_buffer_end_data_ptr_access(buffer);
-	return stride >= (size_t)buffer->width * (size_t)bytes_per_pixel(drm_format);
+	return stride >= (size_t)buffer->width * (size_t)drm_format_bytes_per_pixel(drm_format);
+}
+
+bool buffer_rows_fit(struct wlr_buffer *buffer)
+{
+	struct wlr_addon *addon = wlr_addon_find(&buffer->addons, buffer, &rows_verdict_impl);
+	if (addon != NULL) {
+		struct rows_verdict *verdict = wl_container_of(addon, verdict, addon);
+		return verdict->fit;
+	}
+	bool fit = rows_fit_now(buffer);
+	struct rows_verdict *verdict = calloc(1, sizeof(*verdict));
+	if (verdict != NULL) { /* else looked at again next frame */
+		verdict->fit = fit;
+		wlr_addon_init(&verdict->addon, &buffer->addons, buffer, &rows_verdict_impl);
+	}
+	return fit;
 }
 
 /* The source box in whole pixels inside the buffer, or false. */

@@ -29,7 +29,9 @@ bool paint_direct(struct wlr_renderer *renderer, struct wlr_buffer *buffer,
  * overlap and the last runs past the pool). Xwayland makes such buffers
  * (every other client is refused them, ring/core_request_limits.c); the
  * frame leaves them out, as if they were not there. true for a buffer
- * without CPU access (nothing of ours reads it). */
+ * without CPU access (nothing of ours reads it). Looked at once per
+ * buffer (a few bytes kept on it until its end; a client's buffers are
+ * Wayland objects, counted), so a frame's walk opens no data access. */
 bool buffer_rows_fit(struct wlr_buffer *buffer);
 
 #endif
