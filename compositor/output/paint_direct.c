@@ -115,7 +115,7 @@ static bool whole_pixels(
 
 bool paint_direct(struct wlr_renderer *renderer, struct wlr_buffer *buffer,
 		const struct wlr_fbox *source, const struct wlr_box *box,
-		const pixman_region32_t *region, bool opaque)
+		const pixman_region32_t *region, const pixman_region32_t *opaque)
 {
 	struct wlr_box src;
 	if (!wlr_renderer_is_pixman(renderer) || !whole_pixels(source, buffer, &src)) {
@@ -155,16 +155,25 @@ bool paint_direct(struct wlr_renderer *renderer, struct wlr_buffer *buffer,
 	pixman_image_t *target = wlr_pixman_renderer_get_current_image(renderer);
 	/* The region is the clip; the renderer's scissor must not cut it. */
 	wlr_renderer_scissor(renderer, NULL);
-	int count;
-	const pixman_box32_t *rects = pixman_region32_rectangles(
-			(pixman_region32_t *)region, &count);
-	for (int i = 0; i < count; i++) {
-		const pixman_box32_t *r = &rects[i];
-		int sx = solid ? 0 : r->x1 - box->x + src.x;
-		int sy = solid ? 0 : r->y1 - box->y + src.y;
-		pixman_image_composite32(opaque ? PIXMAN_OP_SRC : PIXMAN_OP_OVER, image, NULL,
-				target, sx, sy, 0, 0, r->x1, r->y1, r->x2 - r->x1, r->y2 - r->y1);
+	pixman_region32_t blended;
+	pixman_region32_init(&blended);
+	pixman_region32_subtract(
+			&blended, (pixman_region32_t *)region, (pixman_region32_t *)opaque);
+	const pixman_region32_t *parts[] = { opaque, &blended };
+	for (int p = 0; p < 2; p++) {
+		int count;
+		const pixman_box32_t *rects = pixman_region32_rectangles(
+				(pixman_region32_t *)parts[p], &count);
+		for (int i = 0; i < count; i++) {
+			const pixman_box32_t *r = &rects[i];
+			int sx = solid ? 0 : r->x1 - box->x + src.x;
+			int sy = solid ? 0 : r->y1 - box->y + src.y;
+			pixman_image_composite32(p == 0 ? PIXMAN_OP_SRC : PIXMAN_OP_OVER, image,
+					NULL, target, sx, sy, 0, 0, r->x1, r->y1, r->x2 - r->x1,
+					r->y2 - r->y1);
+		}
 	}
+	pixman_region32_fini(&blended);
 	pixman_image_unref(image);
 	wlr_buffer_end_data_ptr_access(buffer);
 	return true;
