@@ -8,7 +8,7 @@ set -eu
 
 build="build-essential meson ninja-build pkg-config libwlroots-dev libwayland-dev
   wayland-protocols libpixman-1-dev libxkbcommon-dev libfreetype-dev libfontconfig-dev
-  fonts-dejavu-core xcursor-themes libx11-dev libx11-xcb-dev libxcb1-dev libxcb-shm0-dev libxcb-xinput-dev libxcb-res0-dev
+  fonts-dejavu-core xcursor-themes libx11-dev libx11-xcb-dev libxcb1-dev libxcb-shm0-dev libxcb-present-dev libxcb-xinput-dev libxcb-res0-dev
   libpango1.0-dev libcairo2-dev"
 # The session's demo clients, and the tools it tells you to look with.
 session="foot weston grim wayvnc wayland-utils xwayland x11-apps xterm"

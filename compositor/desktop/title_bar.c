@@ -197,6 +197,11 @@ void title_bar_show(struct smtwc_title_bar *bar, const struct smtwc_config *cfg,
 		free(copy);
 		return;
 	}
+	/* The whole buffer named (an empty source box is the node's size on
+	 * the output to wlroots 0.15's scene renderer: the bar's text did not
+	 * scale with the output; ring/canvas.c the same). */
+	wlr_scene_buffer_set_source_box(node,
+			&(struct wlr_fbox){ 0, 0, node->buffer->width, node->buffer->height });
 	if (bar->node != NULL) {
 		wlr_scene_node_destroy(&bar->node->node);
 	}

@@ -22,8 +22,10 @@
 #include <drm_fourcc.h>
 #include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <wlr/render/pixman.h>
 #include "compositor/output/paint_direct.h"
+#include "compositor/output/pixel_format.h"
 
 static pixman_format_code_t pixman_format_of(uint32_t drm_format)
 {
@@ -41,21 +43,29 @@ static pixman_format_code_t pixman_format_of(uint32_t drm_format)
 	}
 }
 
-static int bytes_per_pixel(uint32_t drm_format)
+/* A buffer's width, format and stride never change, so its rows are looked
+ * at once in its life and the verdict kept on it: a frame's walk asks for
+ * every node it passes, and a look is a data access of its own (for a
+ * client's wl_shm buffer, libwayland's SIGBUS guard), beside the one the
+ * paint opens to read the pixels. */
+struct rows_verdict {
+	struct wlr_addon addon;
+	bool fit;
+};
+
+static void rows_verdict_destroy(struct wlr_addon *addon)
 {
-	switch (drm_format) {
-	case DRM_FORMAT_RGB565:
-	case DRM_FORMAT_BGR565:
-		return 2;
-	case DRM_FORMAT_RGB888:
-	case DRM_FORMAT_BGR888:
-		return 3;
-	default:
-		return 4; /* every other format the renderer offers */
-	}
+	struct rows_verdict *verdict = wl_container_of(addon, verdict, addon);
+	wlr_addon_finish(addon);
+	free(verdict);
 }
 
-bool buffer_rows_fit(struct wlr_buffer *buffer)
+static const struct wlr_addon_interface rows_verdict_impl = {
+	.name = "smtwc_rows_verdict",
+	.destroy = rows_verdict_destroy,
+};
+
+static bool rows_fit_now(struct wlr_buffer *buffer)
 {
 	void *data;
 	uint32_t drm_format;
@@ -65,7 +75,23 @@ bool buffer_rows_fit(struct wlr_buffer *buffer)
 		return true;
 	}
 	wlr_buffer_end_data_ptr_access(buffer);
-	return stride >= (size_t)buffer->width * (size_t)bytes_per_pixel(drm_format);
+	return stride >= (size_t)buffer->width * (size_t)drm_format_bytes_per_pixel(drm_format);
+}
+
+bool buffer_rows_fit(struct wlr_buffer *buffer)
+{
+	struct wlr_addon *addon = wlr_addon_find(&buffer->addons, buffer, &rows_verdict_impl);
+	if (addon != NULL) {
+		struct rows_verdict *verdict = wl_container_of(addon, verdict, addon);
+		return verdict->fit;
+	}
+	bool fit = rows_fit_now(buffer);
+	struct rows_verdict *verdict = calloc(1, sizeof(*verdict));
+	if (verdict != NULL) { /* else looked at again next frame */
+		verdict->fit = fit;
+		wlr_addon_init(&verdict->addon, &buffer->addons, buffer, &rows_verdict_impl);
+	}
+	return fit;
 }
 
 /* The source box in whole pixels inside the buffer, or false. */
@@ -89,7 +115,7 @@ static bool whole_pixels(
 
 bool paint_direct(struct wlr_renderer *renderer, struct wlr_buffer *buffer,
 		const struct wlr_fbox *source, const struct wlr_box *box,
-		const pixman_region32_t *region, bool opaque)
+		const pixman_region32_t *region, const pixman_region32_t *opaque)
 {
 	struct wlr_box src;
 	if (!wlr_renderer_is_pixman(renderer) || !whole_pixels(source, buffer, &src)) {
@@ -129,16 +155,25 @@ bool paint_direct(struct wlr_renderer *renderer, struct wlr_buffer *buffer,
 	pixman_image_t *target = wlr_pixman_renderer_get_current_image(renderer);
 	/* The region is the clip; the renderer's scissor must not cut it. */
 	wlr_renderer_scissor(renderer, NULL);
-	int count;
-	const pixman_box32_t *rects = pixman_region32_rectangles(
-			(pixman_region32_t *)region, &count);
-	for (int i = 0; i < count; i++) {
-		const pixman_box32_t *r = &rects[i];
-		int sx = solid ? 0 : r->x1 - box->x + src.x;
-		int sy = solid ? 0 : r->y1 - box->y + src.y;
-		pixman_image_composite32(opaque ? PIXMAN_OP_SRC : PIXMAN_OP_OVER, image, NULL,
-				target, sx, sy, 0, 0, r->x1, r->y1, r->x2 - r->x1, r->y2 - r->y1);
+	pixman_region32_t blended;
+	pixman_region32_init(&blended);
+	pixman_region32_subtract(
+			&blended, (pixman_region32_t *)region, (pixman_region32_t *)opaque);
+	const pixman_region32_t *parts[] = { opaque, &blended };
+	for (int p = 0; p < 2; p++) {
+		int count;
+		const pixman_box32_t *rects = pixman_region32_rectangles(
+				(pixman_region32_t *)parts[p], &count);
+		for (int i = 0; i < count; i++) {
+			const pixman_box32_t *r = &rects[i];
+			int sx = solid ? 0 : r->x1 - box->x + src.x;
+			int sy = solid ? 0 : r->y1 - box->y + src.y;
+			pixman_image_composite32(p == 0 ? PIXMAN_OP_SRC : PIXMAN_OP_OVER, image,
+					NULL, target, sx, sy, 0, 0, r->x1, r->y1, r->x2 - r->x1,
+					r->y2 - r->y1);
+		}
 	}
+	pixman_region32_fini(&blended);
 	pixman_image_unref(image);
 	wlr_buffer_end_data_ptr_access(buffer);
 	return true;

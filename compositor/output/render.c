@@ -18,6 +18,7 @@
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdlib.h>
+#include <wlr/render/pixman.h>
 #include <wlr/render/wlr_renderer.h>
 #include <wlr/types/wlr_buffer.h>
 #include <wlr/types/wlr_matrix.h>
@@ -34,7 +35,11 @@ struct visible_node {
 	struct wlr_scene_node *node;
 	struct wlr_box box;       /* output-buffer coordinates, scaled */
 	pixman_region32_t region; /* what of it must be painted */
-	bool opaque;              /* all of it, so nothing under it shows */
+	/* What of the region its own opaque region covers: nothing under it
+	 * is painted there, so its pixels must replace what the output
+	 * buffer held (a client that calls translucent pixels opaque must
+	 * not show an older frame through them). */
+	pixman_region32_t opaque;
 };
 
 struct frame_walk {
@@ -116,7 +121,11 @@ static void buffer_opaque_part(struct wlr_scene_buffer *buffer, const struct wlr
 		struct wlr_output *output, pixman_region32_t *out)
 {
 	struct buffer_opacity *opacity = buffer_opacity_get(buffer->buffer);
-	if (opacity == NULL || output->scale != 1.0f || !wlr_fbox_empty(&buffer->src_box) ||
+	const struct wlr_fbox *src = &buffer->src_box;
+	bool whole = wlr_fbox_empty(src) ||
+			(src->x == 0 && src->y == 0 && src->width == buffer->buffer->width &&
+					src->height == buffer->buffer->height);
+	if (opacity == NULL || output->scale != 1.0f || !whole ||
 			box->width != buffer->buffer->width ||
 			box->height != buffer->buffer->height) {
 		return;
@@ -208,6 +217,7 @@ static struct visible_node *walk_add(
 	walk->nodes[walk->count] = (struct visible_node){
 		.node = node, .box = *box, .region = region
 	};
+	pixman_region32_init(&walk->nodes[walk->count].opaque);
 	return &walk->nodes[walk->count++];
 }
 
@@ -263,9 +273,7 @@ static void walk_node(struct frame_walk *walk, struct wlr_scene_node *node, int 
 	pixman_region32_init(&opaque);
 	node_opaque_region(node, &box, lx, ly, output, &opaque);
 	if (visible != NULL) {
-		pixman_box32_t whole = { box.x, box.y, box.x + box.width, box.y + box.height };
-		visible->opaque = pixman_region32_contains_rectangle(&opaque, &whole) ==
-				PIXMAN_REGION_IN;
+		pixman_region32_intersect(&visible->opaque, &visible->region, &opaque);
 	}
 	pixman_region32_subtract(&walk->uncovered, &walk->uncovered, &opaque);
 	pixman_region32_fini(&opaque);
@@ -288,9 +296,20 @@ static void paint_texture(struct wlr_output *output, const struct visible_node *
 	float matrix[9];
 	wlr_matrix_project_box(matrix, &v->box, wlr_output_transform_invert(transform), 0.0f,
 			output->transform_matrix);
-	struct wlr_fbox whole = { 0, 0, v->box.width, v->box.height };
+	/* An empty source box is the whole texture (wlroots 0.15's scene
+	 * renderer took the box's size on the output: at scale 2 a buffer
+	 * showed at 1:1 in a quarter of its box). */
+	struct wlr_fbox whole = { 0, 0, texture->width, texture->height };
 	if (wlr_fbox_empty(source)) {
 		source = &whole;
+	}
+	if (wlr_renderer_is_pixman(output->renderer) && (source->x != 0 || source->y != 0)) {
+		/* wlroots 0.15's pixman renderer scales by the source box's
+		 * size but never moves to its corner ("TODO clip properly with
+		 * src_x and src_y"): a viewporter crop showed the buffer's top
+		 * left instead. The move, in the unit square the matrix maps. */
+		wlr_matrix_translate(matrix, (float)(-source->x / source->width),
+				(float)(-source->y / source->height));
 	}
 	int count;
 	pixman_box32_t *rects = pixman_region32_rectangles((pixman_region32_t *)&v->region, &count);
@@ -312,12 +331,24 @@ static void paint_content(struct frame_walk *walk, const struct visible_node *v,
 		/* (an empty source box is the whole buffer) */
 		struct wlr_fbox all = { 0, 0, buffer->width, buffer->height };
 		if (paint_direct(output->renderer, buffer, wlr_fbox_empty(source) ? &all : source,
-				    &v->box, &v->region, v->opaque)) {
+				    &v->box, &v->region, &v->opaque)) {
 			walk->painted_direct++;
 			return;
 		}
 	}
 	walk->painted_transformed++;
+	if (!wlr_texture_is_opaque(texture)) {
+		/* Blended, so over black where nothing under it was painted:
+		 * what a copy of its pixels would leave (paint_direct). */
+		const float black[4] = { 0.0f, 0.0f, 0.0f, 1.0f };
+		int count;
+		pixman_box32_t *rects = pixman_region32_rectangles(
+				(pixman_region32_t *)&v->opaque, &count);
+		for (int i = 0; i < count; i++) {
+			scissor_output(output, &rects[i]);
+			wlr_renderer_clear(output->renderer, black);
+		}
+	}
 	paint_texture(output, v, texture, source, transform);
 }
 
@@ -597,6 +628,7 @@ static bool output_render_frame_locked(
 		/* Cannot cull without the list: paint everything under the damage. */
 		for (size_t i = 0; i < walk.count; i++) {
 			pixman_region32_fini(&walk.nodes[i].region);
+			pixman_region32_fini(&walk.nodes[i].opaque);
 		}
 		walk.count = 0;
 		pixman_region32_copy(&walk.uncovered, &damage);
@@ -611,6 +643,7 @@ static bool output_render_frame_locked(
 	for (size_t i = 0; i < walk.count; i++) {
 		painted += region_area(&walk.nodes[i].region);
 		pixman_region32_fini(&walk.nodes[i].region);
+		pixman_region32_fini(&walk.nodes[i].opaque);
 	}
 	free(walk.nodes);
 	pixman_region32_fini(&walk.uncovered);

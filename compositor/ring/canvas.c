@@ -191,6 +191,12 @@ static void canvas_attach(struct smtwc_canvas *canvas)
 	if (canvas->node == NULL) {
 		return;
 	}
+	/* The whole buffer named: wlroots 0.15's scene renderer reads an
+	 * empty source box as the node's size on the output, so at output
+	 * scale 2 the canvas showed at 1:1 in a quarter of its window. */
+	wlr_scene_buffer_set_source_box(canvas->node,
+			&(struct wlr_fbox){ 0, 0, canvas->front->base.width,
+					canvas->front->base.height });
 	wlr_scene_node_raise_to_top(&canvas->node->node);
 	canvas->node->node.data = canvas;
 	canvas->node_destroy.notify = canvas_handle_node_destroy;

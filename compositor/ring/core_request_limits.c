@@ -17,6 +17,7 @@
 #include <wlr/util/addon.h>
 #include <wlr/util/log.h>
 #include "compositor/log_limit.h"
+#include "compositor/output/pixel_format.h"
 #include "compositor/server.h"
 #include "compositor/ring/client_usage.h"
 #include "compositor/ring/core_request_limits.h"
@@ -618,22 +619,6 @@ static void check_waiting_fd(const struct wl_protocol_logger_message *m, struct 
 	}
 }
 
-/* Bytes a pixel of the wl_shm formats the renderer offers (wayland-info:
- * 16-bit RGB565/BGR565, the rest 32-bit); libwayland refuses the others. */
-static int shm_bytes_per_pixel(uint32_t format)
-{
-	switch (format) {
-	case WL_SHM_FORMAT_RGB565:
-	case WL_SHM_FORMAT_BGR565:
-		return 2;
-	case WL_SHM_FORMAT_RGB888:
-	case WL_SHM_FORMAT_BGR888:
-		return 3;
-	default:
-		return 4;
-	}
-}
-
 /* wl_shm_pool.create_buffer: libwayland checks that the rows fit the pool
  * as stride x height, and only that stride >= width, in bytes. A stride
  * shorter than a row's pixels makes rows overlap and the last one run
@@ -652,7 +637,7 @@ static void check_shm_stride(const struct wl_protocol_logger_message *m, struct 
 	}
 	int32_t width = m->arguments[2].i, stride = m->arguments[4].i;
 	uint32_t format = m->arguments[5].u;
-	int bpp = shm_bytes_per_pixel(format);
+	int bpp = drm_format_bytes_per_pixel(drm_format_of_shm(format));
 	if (width <= 0 || stride < 0 || (int64_t)stride >= (int64_t)width * bpp) {
 		return; /* libwayland's own checks refuse the rest */
 	}

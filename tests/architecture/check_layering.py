@@ -29,7 +29,7 @@ LAYERS = [
     # the server struct every module shares, and what it embeds or declares
     # (the frame renderer and the two helpers it paints with)
     ("core", ["server.h", "extension.h", "fd_limit.", "log_limit.", "launch.c", "output/render.",
-              "output/paint_direct.", "output/buffer_opacity.",
+              "output/paint_direct.", "output/buffer_opacity.", "output/pixel_format.",
               "trace/"]),
     # the window system: outputs, windows, input
     ("shell", ["output/", "desktop/", "input/"]),
