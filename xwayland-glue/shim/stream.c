@@ -237,6 +237,7 @@ struct xstream *xstream_claim_slot(void)
 		s->server_efd = s->wake_fd = -1;
 		s->head = s->wakeups_sent = s->full_waits = s->fd_messages = 0;
 		s->forked = false;
+		atomic_store_explicit(&s->handed_off, false, memory_order_relaxed);
 		for (int k = 0; k < XSTREAM_MAX_ALIASES; k++)
 			atomic_store_explicit(&s->alias[k], -1, memory_order_relaxed);
 	}
@@ -428,9 +429,42 @@ bool xstream_revert(struct xstream *s, int fd)
 	return ok;
 }
 
-XSHIM_EXPORT ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
+/* A copy of the X socket is leaving the shim's sight: a posix_spawn file
+ * action (glibc makes the copy in the child, where no wrapper runs) or a
+ * copy made in a vfork child, which then execs. The program it reaches
+ * writes the socket raw, where the X server half reads only fd messages,
+ * so the connection goes back to the socket here, for every writer (before,
+ * session 36: the child's first bytes ended the connection, the parent's
+ * included). The owner REVERTs as a fork child that writes does. A vfork
+ * child has our memory but its own fd table: its REVERT goes through its
+ * copy, and the owner, whose eventfd and wake socket only it can close,
+ * detaches at its next write (handed_off). */
+void xstream_hand_off(struct xstream *s, int fd)
+{
+	if (xstream_owns_memory()) {
+		xstream_revert(s, fd);
+		return;
+	}
+	if (!atomic_exchange_explicit(&s->handed_off, true, memory_order_acq_rel) && !dead(s))
+		send_fd_message(s, fd, SMT_STREAM_REVERT, NULL, 0);
+}
+
+/* The ring of fd, NULL when fd's bytes go to the socket: not attached,
+ * or handed off (the owner detaches it then; a vfork child leaves the
+ * owner's memory alone). */
+static struct xstream *ring_of(int fd)
 {
 	struct xstream *s = xstream_find(fd);
+	if (!s || !atomic_load_explicit(&s->handed_off, memory_order_acquire))
+		return s;
+	if (xstream_owns_memory())
+		detach(s);
+	return NULL;
+}
+
+XSHIM_EXPORT ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
+{
+	struct xstream *s = ring_of(fd);
 	if (s && s->forked && !xstream_revert(s, fd)) {
 		errno = EPIPE;
 		return -1;
@@ -509,7 +543,7 @@ static bool send_fds(struct xstream *s, int fd, const struct msghdr *msg)
 
 XSHIM_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
-	struct xstream *s = xstream_find(fd);
+	struct xstream *s = ring_of(fd);
 	if (s && s->forked && !xstream_revert(s, fd)) {
 		errno = EPIPE;
 		return -1;

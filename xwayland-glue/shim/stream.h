@@ -46,6 +46,10 @@ struct xstream {
 	uint64_t head;  /* private; published to hdr->head */
 	uint64_t wakeups_sent, full_waits, fd_messages;
 	bool forked; /* we are a fork child of the attacher */
+	/* A child sharing our memory (vfork) handed a copy of the socket to a
+	 * program the shim cannot follow and sent the REVERT: the owner's
+	 * writes go to the socket, and it detaches at the first. */
+	_Atomic bool handed_off;
 	struct xstream_file_id sock_id, server_efd_id, wake_id; /* at attach */
 };
 
