@@ -176,8 +176,8 @@ def escapes(h):
     glibc), dup2 in a vfork child, each child exec'ing a program that
     writes X requests raw on fd 50. The connection goes back to the socket
     where the copy is made, the parent's and the child's requests all
-    reach the X server in the order written, and the parent gives back
-    the ring's fds. Before, the child's bytes reached the socket raw,
+    reach the X server in the order written, and the closed connection
+    gives back the ring's fds and pages. Before, the child's bytes reached the socket raw,
     where the server half reads only fd messages: the connection was
     closed, the parent's too (error=bad_message)."""
     with Session(h, x11=True) as s:
@@ -185,6 +185,13 @@ def escapes(h):
             rows = fdio(s, case, expect="socket")
             check(rows[0]["reverted"] and rows[0]["ring_bytes"] > 0,
                   f"{case[0]}: not reverted from the ring: {rows[0]}")
+        # The hand-off on one thread while another writes through libxcb:
+        # the REVERT goes between two whole writes (the first version of
+        # the mend freed the ring under the writer: SIGSEGV in the third
+        # connection).
+        rows = fdio(s, ["spawn-race", "40"], connections=40, expect=None)
+        bad = [r for r in rows if not r["reverted"] or r["transport"] != "socket"]
+        check(not bad, f"spawn-race: connections not handed off: {bad[:3]}")
         s.check_alive()
 
 

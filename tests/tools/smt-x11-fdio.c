@@ -67,11 +67,15 @@
  *                     again as `child-write 50 W V`, writes a
  *                     ChangeProperty and a GetInputFocus raw on fd 50 and
  *                     exits; the parent is told, reads the reply and the
- *                     property, N rounds; at the end the ring's mappings
- *                     and its two fds are given back
+ *                     property, N rounds; closed, the connection gives
+ *                     back the ring's mappings and fds
  *   vfork-dup2 N      as spawn-dup2, the copy made by dup2() in a vfork
  *                     child before it execs
  *   child-write FD W V  (the children above) the two requests, raw on FD
+ *   spawn-race N      N connections, each: a thread writes 8 KiB
+ *                     ChangeProperty requests while the main thread adds
+ *                     a posix_spawn dup2 action for the X fd (the hand-off
+ *                     between whole writes), then a round trip
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -847,12 +851,56 @@ static int child_writes(enum escape how, int xfd, xcb_window_t w, uint32_t v)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+static atomic_bool stop_writing;
+
+/* libxcb's requests, flushed one by one, until told to stop. */
+static void *write_properties(void *arg)
+{
+	(void)arg;
+	static uint8_t big[8192];
+	while (!atomic_load(&stop_writing)) {
+		xcb_change_property(conn, XCB_PROP_MODE_REPLACE, screen->root,
+				XCB_ATOM_CUT_BUFFER0, XCB_ATOM_STRING, 8, sizeof(big), big);
+		xcb_flush(conn);
+	}
+	return NULL;
+}
+
+/* The hand-off on the main thread while another writes; n connections. */
+static int spawn_race(int n)
+{
+	for (int k = 0; k < n; k++) {
+		if (!connect_default())
+			return fail("xcb_connect");
+		atomic_store(&stop_writing, false);
+		pthread_t t;
+		if (pthread_create(&t, NULL, write_properties, NULL) != 0)
+			return fail("pthread_create");
+		usleep((useconds_t)(k % 10) * 200);
+		posix_spawn_file_actions_t fa;
+		posix_spawn_file_actions_init(&fa);
+		posix_spawn_file_actions_adddup2(&fa, xcb_get_file_descriptor(conn), CHILD_FD);
+		posix_spawn_file_actions_destroy(&fa);
+		usleep(1000);
+		atomic_store(&stop_writing, true);
+		pthread_join(t, NULL);
+		if (!round_trip()) {
+			printf("connection %d\n", k);
+			return fail("a round trip after a hand-off beside another thread's writes");
+		}
+		xcb_disconnect(conn);
+	}
+	conn = NULL;
+	printf("ok spawn-race %d connections handed off beside another thread's writes\n", n);
+	return 0;
+}
+
 static int escaped(enum escape how, int n)
 {
 	static const char *const names[] = { "spawn-dup2", "vfork-dup2" };
 	int xfd = xcb_get_file_descriptor(conn);
 	xcb_window_t w = make_window();
-	int fds = count_fds();
+	int fds = count_fds(); /* the X socket and the ring's eventfd and wake socket among them */
 	if (count_ring_maps() < 1)
 		return fail("the connection is not on the ring");
 	for (int i = 0; i < n; i++) {
@@ -875,12 +923,14 @@ static int escaped(enum escape how, int n)
 			return fail("the property written through the unseen copy");
 		}
 	}
-	/* Back on the socket, the ring's pages and its two fds (eventfd, wake
-	 * socket) given back: a vfork child's hand-off is finished by the
-	 * parent at its next write. */
-	if (count_ring_maps() != 0 || count_fds() != fds - 2) {
-		printf("%d ring mappings, %d fds (%d before)\n", count_ring_maps(), count_fds(), fds);
-		return fail("the ring's resources after the hand-off");
+	/* Handed off, the slot keeps the ring's pages and fds until the
+	 * connection is closed: then all are given back. */
+	xcb_disconnect(conn);
+	conn = NULL;
+	if (count_ring_maps() != 0 || count_fds() != fds - 3) {
+		printf("%d ring mappings, %d fds (%d before the close)\n", count_ring_maps(),
+				count_fds(), fds);
+		return fail("the ring's resources after the close");
 	}
 	printf("ok %s %d rounds written through a copy the shim did not see\n", names[how], n);
 	return 0;
@@ -893,7 +943,7 @@ int main(int argc, char **argv)
 				"usage: smt-x11-fdio fd-limit K | select N | peek N | fcntl N | "
 				"epoll-thread N | take-socket N | reopen N | sigalrm N | sigclose N | raw-write N | "
 				"dup-write N | dup-close N | dup-fork | dup-fork-child | dup-many N | "
-				"dup-threads N | sigdup N | spawn-dup2 N | vfork-dup2 N\n");
+				"dup-threads N | sigdup N | spawn-dup2 N | vfork-dup2 N | spawn-race N\n");
 		return 2;
 	}
 	const char *c = argv[1];
@@ -908,6 +958,8 @@ int main(int argc, char **argv)
 				3;
 	if (!strcmp(c, "fd-limit"))
 		return fd_limit(n);
+	if (!strcmp(c, "spawn-race"))
+		return spawn_race(n);
 	if (!strcmp(c, "epoll-thread"))
 		return epoll_thread(n);
 	if (!strcmp(c, "take-socket"))

@@ -109,9 +109,18 @@ static void resolve_real(void)
 
 /* Early, and again on first use in case another library's constructor
  * writes before ours ran. */
+/* Fresh write locks: at start, and in a fork child (a lock another
+ * thread of the parent held at the fork stays held in the child). */
+static void init_write_locks(void)
+{
+	for (int i = 0; i < XSTREAM_MAX; i++)
+		pthread_mutex_init(&slots[i].write_lock, NULL);
+}
+
 __attribute__((constructor)) static void stream_init(void)
 {
 	resolve_real();
+	init_write_locks();
 }
 #define REAL(name) (real_##name ? real_##name : (resolve_real(), real_##name))
 
@@ -157,6 +166,7 @@ bool xstream_owns_memory(void)
 static void forked_child(void)
 {
 	atomic_store_explicit(&memory_owner, current_pid(), memory_order_relaxed);
+	init_write_locks();
 	for (int i = 0; i < XSTREAM_MAX; i++)
 		slots[i].forked = true;
 	atomic_uchar *mark = atomic_load_explicit(&copy_mark, memory_order_relaxed);
@@ -435,31 +445,49 @@ bool xstream_revert(struct xstream *s, int fd)
  * writes the socket raw, where the X server half reads only fd messages,
  * so the connection goes back to the socket here, for every writer (before,
  * session 36: the child's first bytes ended the connection, the parent's
- * included). The owner REVERTs as a fork child that writes does. A vfork
- * child has our memory but its own fd table: its REVERT goes through its
- * copy, and the owner, whose eventfd and wake socket only it can close,
- * detaches at its next write (handed_off). */
+ * included). A fork child REVERTs as its first write would. Otherwise the
+ * REVERT goes between two whole writes (write_lock: the hand-off may come
+ * on another thread than libxcb's writes, or from a vfork child, which has
+ * our memory but its own fd table), and the slot stays, handed off, until
+ * the owner closes the socket's last name: freeing it here would unmap
+ * the ring under a writer (a thread spawning while another wrote crashed)
+ * and, from a vfork child, could not close the owner's eventfd and wake
+ * socket. */
 void xstream_hand_off(struct xstream *s, int fd)
 {
-	if (xstream_owns_memory()) {
+	if (s->forked && xstream_owns_memory()) {
 		xstream_revert(s, fd);
 		return;
 	}
-	if (!atomic_exchange_explicit(&s->handed_off, true, memory_order_acq_rel) && !dead(s))
+	pthread_mutex_lock(&s->write_lock);
+	if (!atomic_load_explicit(&s->handed_off, memory_order_relaxed) && !dead(s))
 		send_fd_message(s, fd, SMT_STREAM_REVERT, NULL, 0);
+	atomic_store_explicit(&s->handed_off, true, memory_order_release);
+	pthread_mutex_unlock(&s->write_lock);
 }
 
-/* The ring of fd, NULL when fd's bytes go to the socket: not attached,
- * or handed off (the owner detaches it then; a vfork child leaves the
- * owner's memory alone). */
+static bool handed_off(struct xstream *s)
+{
+	return atomic_load_explicit(&s->handed_off, memory_order_acquire);
+}
+
+/* The ring of fd, NULL when fd's bytes go to the socket (not attached,
+ * or handed off). */
 static struct xstream *ring_of(int fd)
 {
 	struct xstream *s = xstream_find(fd);
-	if (!s || !atomic_load_explicit(&s->handed_off, memory_order_acquire))
-		return s;
-	if (xstream_owns_memory())
-		detach(s);
-	return NULL;
+	return s && !handed_off(s) ? s : NULL;
+}
+
+/* Locks s for one write into its ring; false (unlocked) when it was
+ * handed off meanwhile: the write goes to the socket. */
+static bool lock_for_write(struct xstream *s)
+{
+	pthread_mutex_lock(&s->write_lock);
+	if (!handed_off(s))
+		return true;
+	pthread_mutex_unlock(&s->write_lock);
+	return false;
 }
 
 XSHIM_EXPORT ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
@@ -469,9 +497,11 @@ XSHIM_EXPORT ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
 		errno = EPIPE;
 		return -1;
 	}
-	if (!s || s->forked)
+	if (!s || s->forked || !lock_for_write(s))
 		return REAL(writev)(fd, iov, iovcnt);
-	return ring_write(s, fd, iov, iovcnt);
+	ssize_t n = ring_write(s, fd, iov, iovcnt);
+	pthread_mutex_unlock(&s->write_lock);
+	return n;
 }
 
 /* The program's own writer on the X fd (write, send: a library that took
@@ -548,13 +578,15 @@ XSHIM_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 		errno = EPIPE;
 		return -1;
 	}
-	if (!s || s->forked)
+	if (!s || s->forked || !lock_for_write(s))
 		return REAL(sendmsg)(fd, msg, flags);
-	if (dead(s) || !send_fds(s, fd, msg)) {
+	ssize_t n = -1;
+	if (dead(s) || !send_fds(s, fd, msg))
 		errno = EPIPE;
-		return -1;
-	}
-	return ring_write(s, fd, msg->msg_iov, (int)msg->msg_iovlen);
+	else
+		n = ring_write(s, fd, msg->msg_iov, (int)msg->msg_iovlen);
+	pthread_mutex_unlock(&s->write_lock);
+	return n;
 }
 
 /* fd, one of a ring's own fds (its eventfd or wake socket), is being
