@@ -71,7 +71,11 @@
  *                     back the ring's mappings and fds
  *   vfork-dup2 N      as spawn-dup2, the copy made by dup2() in a vfork
  *                     child before it execs
+ *   send-fd N         as spawn-dup2, the child given a Unix socket on 50
+ *                     and the X fd through it (SCM_RIGHTS), as
+ *                     `child-recv-write 50 W V`
  *   child-write FD W V  (the children above) the two requests, raw on FD
+ *   child-recv-write SOCK W V  the same through the fd received on SOCK
  *   spawn-race N      N connections, each: a thread writes 8 KiB
  *                     ChangeProperty requests while the main thread adds
  *                     a posix_spawn dup2 action for the X fd (the hand-off
@@ -814,7 +818,7 @@ static int dup_many(int n)
 
 /* ---- copies the shim cannot see (session 36) ---------------------------- */
 
-enum escape { SPAWN_DUP2, VFORK_DUP2 };
+enum escape { SPAWN_DUP2, VFORK_DUP2, SEND_FD };
 #define CHILD_FD 50
 
 /* This program again as `child-write 50 W V`, fd 50 a copy of the X fd
@@ -827,9 +831,40 @@ static int child_writes(enum escape how, int xfd, xcb_window_t w, uint32_t v)
 	snprintf(fd_arg, sizeof(fd_arg), "%d", CHILD_FD);
 	snprintf(w_arg, sizeof(w_arg), "%u", (unsigned)w);
 	snprintf(v_arg, sizeof(v_arg), "%u", (unsigned)v);
-	char *argv[] = { "smt-x11-fdio", "child-write", fd_arg, w_arg, v_arg, NULL };
+	char *argv[] = { "smt-x11-fdio", how == SEND_FD ? "child-recv-write" : "child-write",
+		fd_arg, w_arg, v_arg, NULL };
 	pid_t pid = -1;
-	if (how == SPAWN_DUP2) {
+	if (how == SEND_FD) {
+		/* The child gets a Unix socket on 50 and the X fd through it. */
+		int pair[2];
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
+			return -1;
+		posix_spawn_file_actions_t fa;
+		posix_spawn_file_actions_init(&fa);
+		posix_spawn_file_actions_adddup2(&fa, pair[1], CHILD_FD);
+		int e = posix_spawn(&pid, "/proc/self/exe", &fa, NULL, argv, environ);
+		posix_spawn_file_actions_destroy(&fa);
+		close(pair[1]);
+		union {
+			char buf[CMSG_SPACE(sizeof(int))];
+			struct cmsghdr align;
+		} u;
+		memset(&u, 0, sizeof(u));
+		struct iovec iov = { .iov_base = "x", .iov_len = 1 };
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+			.msg_controllen = sizeof(u.buf) };
+		struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &xfd, sizeof(int));
+		bool sent = e == 0 && sendmsg(pair[0], &m, MSG_NOSIGNAL) == 1;
+		close(pair[0]);
+		if (e != 0)
+			return -1;
+		if (!sent)
+			kill(pid, SIGKILL);
+	} else if (how == SPAWN_DUP2) {
 		posix_spawn_file_actions_t fa;
 		posix_spawn_file_actions_init(&fa);
 		posix_spawn_file_actions_adddup2(&fa, xfd, CHILD_FD);
@@ -895,9 +930,29 @@ static int spawn_race(int n)
 	return 0;
 }
 
+/* The fd that came with one byte on the Unix socket sock; -1 if none. */
+static int received_fd(int sock)
+{
+	char byte;
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+		.msg_controllen = sizeof(u.buf) };
+	if (recvmsg(sock, &m, 0) != 1)
+		return -1;
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+	int fd = -1;
+	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+		memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
 static int escaped(enum escape how, int n)
 {
-	static const char *const names[] = { "spawn-dup2", "vfork-dup2" };
+	static const char *const names[] = { "spawn-dup2", "vfork-dup2", "send-fd" };
 	int xfd = xcb_get_file_descriptor(conn);
 	xcb_window_t w = make_window();
 	int fds = count_fds(); /* the X socket and the ring's eventfd and wake socket among them */
@@ -943,7 +998,7 @@ int main(int argc, char **argv)
 				"usage: smt-x11-fdio fd-limit K | select N | peek N | fcntl N | "
 				"epoll-thread N | take-socket N | reopen N | sigalrm N | sigclose N | raw-write N | "
 				"dup-write N | dup-close N | dup-fork | dup-fork-child | dup-many N | "
-				"dup-threads N | sigdup N | spawn-dup2 N | vfork-dup2 N | spawn-race N\n");
+				"dup-threads N | sigdup N | spawn-dup2 N | vfork-dup2 N | send-fd N | spawn-race N\n");
 		return 2;
 	}
 	const char *c = argv[1];
@@ -951,6 +1006,12 @@ int main(int argc, char **argv)
 	if (n < 0)
 		n = 0;
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(c, "child-recv-write") && argc == 5)
+		return write_own_requests(received_fd(atoi(argv[2])),
+				       (xcb_window_t)strtoul(argv[3], NULL, 10),
+				       (uint32_t)strtoul(argv[4], NULL, 10)) ?
+				0 :
+				3;
 	if (!strcmp(c, "child-write") && argc == 5)
 		return write_own_requests(atoi(argv[2]), (xcb_window_t)strtoul(argv[3], NULL, 10),
 				       (uint32_t)strtoul(argv[4], NULL, 10)) ?
@@ -999,6 +1060,8 @@ int main(int argc, char **argv)
 		rc = escaped(SPAWN_DUP2, n);
 	else if (!strcmp(c, "vfork-dup2"))
 		rc = escaped(VFORK_DUP2, n);
+	else if (!strcmp(c, "send-fd"))
+		rc = escaped(SEND_FD, n);
 	else
 		return fail("unknown case");
 	xcb_disconnect(conn);

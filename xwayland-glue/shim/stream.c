@@ -571,9 +571,34 @@ static bool send_fds(struct xstream *s, int fd, const struct msghdr *msg)
 	return !nfds || send_fd_message(s, fd, SMT_STREAM_FDS, fds, nfds);
 }
 
+/* A message on another socket that carries a name of an attached X
+ * socket (SCM_RIGHTS) gives a copy to whoever receives it, where the shim
+ * cannot follow: handed off, as a posix_spawn file action's copy is. */
+static void passing_fds(const struct msghdr *msg)
+{
+	if (atomic_load_explicit(&nattached, memory_order_relaxed) == 0 || !msg ||
+			!msg->msg_control || msg->msg_controllen < sizeof(struct cmsghdr))
+		return;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(msg); cm;
+			cm = CMSG_NXTHDR((struct msghdr *)msg, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < k; i++) {
+			int passed;
+			memcpy(&passed, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+			struct xstream *x = xstream_find(passed);
+			if (x && !slots_lock_here)
+				xstream_hand_off(x, passed);
+		}
+	}
+}
+
 XSHIM_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
 	struct xstream *s = ring_of(fd);
+	if (!s)
+		passing_fds(msg);
 	if (s && s->forked && !xstream_revert(s, fd)) {
 		errno = EPIPE;
 		return -1;
