@@ -74,6 +74,8 @@
  *   send-fd N         as spawn-dup2, the child given a Unix socket on 50
  *                     and the X fd through it (SCM_RIGHTS), as
  *                     `child-recv-write 50 W V`
+ *   inherit N         as spawn-dup2, the X fd itself inherited (its
+ *                     FD_CLOEXEC cleared, set again after the spawn)
  *   child-write FD W V  (the children above) the two requests, raw on FD
  *   child-recv-write SOCK W V  the same through the fd received on SOCK
  *   spawn-race N      N connections, each: a thread writes 8 KiB
@@ -818,7 +820,7 @@ static int dup_many(int n)
 
 /* ---- copies the shim cannot see (session 36) ---------------------------- */
 
-enum escape { SPAWN_DUP2, VFORK_DUP2, SEND_FD };
+enum escape { SPAWN_DUP2, VFORK_DUP2, SEND_FD, INHERIT };
 #define CHILD_FD 50
 
 /* This program again as `child-write 50 W V`, fd 50 a copy of the X fd
@@ -834,7 +836,14 @@ static int child_writes(enum escape how, int xfd, xcb_window_t w, uint32_t v)
 	char *argv[] = { "smt-x11-fdio", how == SEND_FD ? "child-recv-write" : "child-write",
 		fd_arg, w_arg, v_arg, NULL };
 	pid_t pid = -1;
-	if (how == SEND_FD) {
+	if (how == INHERIT) {
+		/* The X fd itself, its FD_CLOEXEC cleared: no file action. */
+		snprintf(fd_arg, sizeof(fd_arg), "%d", xfd);
+		if (fcntl(xfd, F_SETFD, 0) != 0 ||
+				posix_spawn(&pid, "/proc/self/exe", NULL, NULL, argv, environ) != 0)
+			return -1;
+		fcntl(xfd, F_SETFD, FD_CLOEXEC);
+	} else if (how == SEND_FD) {
 		/* The child gets a Unix socket on 50 and the X fd through it. */
 		int pair[2];
 		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
@@ -952,7 +961,7 @@ static int received_fd(int sock)
 
 static int escaped(enum escape how, int n)
 {
-	static const char *const names[] = { "spawn-dup2", "vfork-dup2", "send-fd" };
+	static const char *const names[] = { "spawn-dup2", "vfork-dup2", "send-fd", "inherit" };
 	int xfd = xcb_get_file_descriptor(conn);
 	xcb_window_t w = make_window();
 	int fds = count_fds(); /* the X socket and the ring's eventfd and wake socket among them */
@@ -998,7 +1007,7 @@ int main(int argc, char **argv)
 				"usage: smt-x11-fdio fd-limit K | select N | peek N | fcntl N | "
 				"epoll-thread N | take-socket N | reopen N | sigalrm N | sigclose N | raw-write N | "
 				"dup-write N | dup-close N | dup-fork | dup-fork-child | dup-many N | "
-				"dup-threads N | sigdup N | spawn-dup2 N | vfork-dup2 N | send-fd N | spawn-race N\n");
+				"dup-threads N | sigdup N | spawn-dup2 N | vfork-dup2 N | send-fd N | inherit N | spawn-race N\n");
 		return 2;
 	}
 	const char *c = argv[1];
@@ -1062,6 +1071,8 @@ int main(int argc, char **argv)
 		rc = escaped(VFORK_DUP2, n);
 	else if (!strcmp(c, "send-fd"))
 		rc = escaped(SEND_FD, n);
+	else if (!strcmp(c, "inherit"))
+		rc = escaped(INHERIT, n);
 	else
 		return fail("unknown case");
 	xcb_disconnect(conn);

@@ -11,6 +11,7 @@
 #include "xwayland-glue/shim/stream_table.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -464,6 +465,35 @@ void xstream_hand_off(struct xstream *s, int fd)
 		send_fd_message(s, fd, SMT_STREAM_REVERT, NULL, 0);
 	atomic_store_explicit(&s->handed_off, true, memory_order_release);
 	pthread_mutex_unlock(&s->write_lock);
+}
+
+/* A program is about to be exec'd (posix_spawn, exec, a vfork child's
+ * exec): the names of X sockets without FD_CLOEXEC will be plain numbers
+ * in it, so their connections are handed off. Not a fork child's (a
+ * REVERT there would take the connection from the parent, which may go
+ * on using it, whether or not the program exec'd ever writes). */
+void xstream_hand_off_inherited(void)
+{
+	if (atomic_load_explicit(&nattached, memory_order_relaxed) == 0 || slots_lock_here)
+		return;
+	adopt_if_fork_copy();
+	for (int i = 0; i < XSTREAM_MAX; i++) {
+		struct xstream *s = &slots[i];
+		int names[1 + XSTREAM_MAX_ALIASES];
+		names[0] = atomic_load_explicit(&s->fd, memory_order_acquire);
+		if (names[0] < 0 || s->forked ||
+				atomic_load_explicit(&s->handed_off, memory_order_relaxed))
+			continue;
+		for (int k = 0; k < XSTREAM_MAX_ALIASES; k++)
+			names[1 + k] = atomic_load_explicit(&s->alias[k], memory_order_relaxed);
+		for (int k = 0; k <= XSTREAM_MAX_ALIASES; k++) {
+			int flags = names[k] >= 0 ? fcntl(names[k], F_GETFD) : -1;
+			if (flags >= 0 && !(flags & FD_CLOEXEC)) {
+				xstream_hand_off(s, names[k]);
+				break;
+			}
+		}
+	}
 }
 
 static bool handed_off(struct xstream *s)

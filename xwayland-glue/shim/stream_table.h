@@ -28,6 +28,9 @@ bool xstream_revert(struct xstream *s, int fd);
 /* fd, a name of s, is being handed to a program the shim cannot follow
  * (xstream_hand_off in stream.c). */
 void xstream_hand_off(struct xstream *s, int fd);
+/* A program is about to be exec'd: hands off the connections it will
+ * inherit (a name without FD_CLOEXEC). */
+void xstream_hand_off_inherited(void);
 /* fd is being closed: what close does before the real close. */
 void xstream_closing(int fd);
 
