@@ -820,7 +820,12 @@ static int dup_many(int n)
 
 /* ---- copies the shim cannot see (session 36) ---------------------------- */
 
-enum escape { SPAWN_DUP2, VFORK_DUP2, SEND_FD, INHERIT };
+enum escape {
+	SPAWN_DUP2,
+	VFORK_DUP2,
+	SEND_FD,
+	INHERIT
+};
 #define CHILD_FD 50
 
 /* This program again as `child-write 50 W V`, fd 50 a copy of the X fd
@@ -860,7 +865,9 @@ static int child_writes(enum escape how, int xfd, xcb_window_t w, uint32_t v)
 		} u;
 		memset(&u, 0, sizeof(u));
 		struct iovec iov = { .iov_base = "x", .iov_len = 1 };
-		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+		struct msghdr m = { .msg_iov = &iov,
+			.msg_iovlen = 1,
+			.msg_control = u.buf,
 			.msg_controllen = sizeof(u.buf) };
 		struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
 		cm->cmsg_level = SOL_SOCKET;
@@ -903,8 +910,8 @@ static void *write_properties(void *arg)
 	(void)arg;
 	static uint8_t big[8192];
 	while (!atomic_load(&stop_writing)) {
-		xcb_change_property(conn, XCB_PROP_MODE_REPLACE, screen->root,
-				XCB_ATOM_CUT_BUFFER0, XCB_ATOM_STRING, 8, sizeof(big), big);
+		xcb_change_property(conn, XCB_PROP_MODE_REPLACE, screen->root, XCB_ATOM_CUT_BUFFER0,
+				XCB_ATOM_STRING, 8, sizeof(big), big);
 		xcb_flush(conn);
 	}
 	return NULL;
@@ -948,7 +955,9 @@ static int received_fd(int sock)
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+	struct msghdr m = { .msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = u.buf,
 		.msg_controllen = sizeof(u.buf) };
 	if (recvmsg(sock, &m, 0) != 1)
 		return -1;

@@ -108,8 +108,6 @@ static void resolve_real(void)
 	dlsym_next(&real_closefrom, "closefrom");
 }
 
-/* Early, and again on first use in case another library's constructor
- * writes before ours ran. */
 /* Fresh write locks: at start, and in a fork child (a lock another
  * thread of the parent held at the fork stays held in the child). */
 static void init_write_locks(void)
@@ -118,6 +116,8 @@ static void init_write_locks(void)
 		pthread_mutex_init(&slots[i].write_lock, NULL);
 }
 
+/* Early, and again on first use in case another library's constructor
+ * writes before ours ran. */
 __attribute__((constructor)) static void stream_init(void)
 {
 	resolve_real();
@@ -441,8 +441,10 @@ bool xstream_revert(struct xstream *s, int fd)
 }
 
 /* A copy of the X socket is leaving the shim's sight: a posix_spawn file
- * action (glibc makes the copy in the child, where no wrapper runs) or a
- * copy made in a vfork child, which then execs. The program it reaches
+ * action (glibc makes the copy in the child, where no wrapper runs), a
+ * copy made in a vfork child, which then execs, the socket sent as
+ * SCM_RIGHTS, or a name without FD_CLOEXEC at a spawn or exec. The
+ * program it reaches
  * writes the socket raw, where the X server half reads only fd messages,
  * so the connection goes back to the socket here, for every writer (before,
  * session 36: the child's first bytes ended the connection, the parent's
@@ -613,6 +615,12 @@ static void passing_fds(const struct msghdr *msg)
 			cm = CMSG_NXTHDR((struct msghdr *)msg, cm)) {
 		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
 			continue;
+		/* The kernel refuses a header longer than the buffer; so do we,
+		 * before reading past it. */
+		size_t room = (size_t)((const char *)msg->msg_control + msg->msg_controllen -
+				(const char *)CMSG_DATA(cm));
+		if (cm->cmsg_len < CMSG_LEN(0) || cm->cmsg_len - CMSG_LEN(0) > room)
+			break;
 		size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
 		for (size_t i = 0; i < k; i++) {
 			int passed;

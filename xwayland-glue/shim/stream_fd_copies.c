@@ -233,8 +233,7 @@ XSHIM_EXPORT int dup3(int oldfd, int newfd, int flags)
  * program spawned writes the socket as it would without the ring. Also
  * when fd == newfd: the action then clears FD_CLOEXEC (glibc 2.35), and
  * the child inherits the X fd itself. */
-XSHIM_EXPORT int posix_spawn_file_actions_adddup2(
-		posix_spawn_file_actions_t *fa, int fd, int newfd)
+XSHIM_EXPORT int posix_spawn_file_actions_adddup2(posix_spawn_file_actions_t *fa, int fd, int newfd)
 {
 	struct xstream *s = xstream_find(fd);
 	if (s && !xstream_table_locked_here())
@@ -247,17 +246,15 @@ XSHIM_EXPORT int posix_spawn_file_actions_adddup2(
  * first, so what it writes there reaches the X server as on a plain
  * socket. glibc's system() and popen() spawn through internal calls that
  * no wrapper sees; execl and its kin are not wrapped either. */
-XSHIM_EXPORT int posix_spawn(pid_t *pid, const char *path,
-		const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr,
-		char *const argv[], char *const envp[])
+XSHIM_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+		const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	xstream_hand_off_inherited();
 	return REAL(posix_spawn)(pid, path, fa, attr, argv, envp);
 }
 
-XSHIM_EXPORT int posix_spawnp(pid_t *pid, const char *file,
-		const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr,
-		char *const argv[], char *const envp[])
+XSHIM_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+		const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	xstream_hand_off_inherited();
 	return REAL(posix_spawnp)(pid, file, fa, attr, argv, envp);
