@@ -76,6 +76,8 @@
  *                     `child-recv-write 50 W V`
  *   inherit N         as spawn-dup2, the X fd itself inherited (its
  *                     FD_CLOEXEC cleared, set again after the spawn)
+ *   vfork-inherit N   as vfork-dup2, the vfork child clears FD_CLOEXEC on
+ *                     the X fd itself and execs (the exec hands off)
  *   child-write FD W V  (the children above) the two requests, raw on FD
  *   child-recv-write SOCK W V  the same through the fd received on SOCK
  *   spawn-race N      N connections, each: a thread writes 8 KiB
@@ -824,7 +826,8 @@ enum escape {
 	SPAWN_DUP2,
 	VFORK_DUP2,
 	SEND_FD,
-	INHERIT
+	INHERIT,
+	VFORK_INHERIT
 };
 #define CHILD_FD 50
 
@@ -889,9 +892,14 @@ static int child_writes(enum escape how, int xfd, xcb_window_t w, uint32_t v)
 		if (e != 0)
 			return -1;
 	} else {
+		if (how == VFORK_INHERIT)
+			snprintf(fd_arg, sizeof(fd_arg), "%d", xfd);
 		pid = vfork();
 		if (pid == 0) {
-			if (dup2(xfd, CHILD_FD) == CHILD_FD)
+			/* The child's fd table is its own: the parent's X fd keeps
+			 * FD_CLOEXEC. */
+			if (how == VFORK_INHERIT ? fcntl(xfd, F_SETFD, 0) == 0 :
+						   dup2(xfd, CHILD_FD) == CHILD_FD)
 				execve("/proc/self/exe", argv, environ);
 			_exit(127);
 		}
@@ -970,7 +978,8 @@ static int received_fd(int sock)
 
 static int escaped(enum escape how, int n)
 {
-	static const char *const names[] = { "spawn-dup2", "vfork-dup2", "send-fd", "inherit" };
+	static const char *const names[] = { "spawn-dup2", "vfork-dup2", "send-fd", "inherit",
+		"vfork-inherit" };
 	int xfd = xcb_get_file_descriptor(conn);
 	xcb_window_t w = make_window();
 	int fds = count_fds(); /* the X socket and the ring's eventfd and wake socket among them */
@@ -1016,7 +1025,7 @@ int main(int argc, char **argv)
 				"usage: smt-x11-fdio fd-limit K | select N | peek N | fcntl N | "
 				"epoll-thread N | take-socket N | reopen N | sigalrm N | sigclose N | raw-write N | "
 				"dup-write N | dup-close N | dup-fork | dup-fork-child | dup-many N | "
-				"dup-threads N | sigdup N | spawn-dup2 N | vfork-dup2 N | send-fd N | inherit N | spawn-race N\n");
+				"dup-threads N | sigdup N | spawn-dup2 N | vfork-dup2 N | send-fd N | inherit N | vfork-inherit N | spawn-race N\n");
 		return 2;
 	}
 	const char *c = argv[1];
@@ -1082,6 +1091,8 @@ int main(int argc, char **argv)
 		rc = escaped(SEND_FD, n);
 	else if (!strcmp(c, "inherit"))
 		rc = escaped(INHERIT, n);
+	else if (!strcmp(c, "vfork-inherit"))
+		rc = escaped(VFORK_INHERIT, n);
 	else
 		return fail("unknown case");
 	xcb_disconnect(conn);
