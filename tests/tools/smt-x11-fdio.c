@@ -61,11 +61,35 @@
  *   sigdup N          as sigclose, the handler dup()s the kept display's
  *                     X fd and closes the copy; the kept display then
  *                     makes round trips
+ *   spawn-dup2 N      (session 36) posix_spawn with a file action that
+ *                     dup2()s the X fd onto 50 in the child (inside glibc,
+ *                     out of the shim's sight); the child, this program
+ *                     again as `child-write 50 W V`, writes a
+ *                     ChangeProperty and a GetInputFocus raw on fd 50 and
+ *                     exits; the parent is told, reads the reply and the
+ *                     property, N rounds; closed, the connection gives
+ *                     back the ring's mappings and fds
+ *   vfork-dup2 N      as spawn-dup2, the copy made by dup2() in a vfork
+ *                     child before it execs
+ *   send-fd N         as spawn-dup2, the child given a Unix socket on 50
+ *                     and the X fd through it (SCM_RIGHTS), as
+ *                     `child-recv-write 50 W V`
+ *   inherit N         as spawn-dup2, the X fd itself inherited (its
+ *                     FD_CLOEXEC cleared, set again after the spawn)
+ *   vfork-inherit N   as vfork-dup2, the vfork child clears FD_CLOEXEC on
+ *                     the X fd itself and execs (the exec hands off)
+ *   child-write FD W V  (the children above) the two requests, raw on FD
+ *   child-recv-write SOCK W V  the same through the fd received on SOCK
+ *   spawn-race N      N connections, each: a thread writes 8 KiB
+ *                     ChangeProperty requests while the main thread adds
+ *                     a posix_spawn dup2 action for the X fd (the hand-off
+ *                     between whole writes), then a round trip
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <spawn.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -567,20 +591,23 @@ static int raw_write(int n)
  * GetInputFocus's reply must come, and WM_NAME must read v: what the
  * program wrote through fd went to the server after libxcb's earlier
  * requests and before its later ones. */
-static bool own_requests_through(int fd, xcb_window_t w, uint32_t v)
+static bool write_own_requests(int fd, xcb_window_t w, uint32_t v)
 {
-	uint64_t sent = 0;
-	if (!xcb_take_socket(conn, return_socket, NULL, 0, &sent))
-		return false;
 	uint8_t req[28] = { XCB_CHANGE_PROPERTY, XCB_PROP_MODE_REPLACE, 7, 0 };
 	uint32_t words[5] = { w, XCB_ATOM_WM_NAME, XCB_ATOM_STRING, 8, 4 };
 	memcpy(req + 4, words, sizeof(words));
 	memcpy(req + 24, &v, 4);
 	uint8_t focus[4] = { XCB_GET_INPUT_FOCUS, 0, 1, 0 };
-	if (write(fd, req, sizeof(req)) != (ssize_t)sizeof(req) ||
-			write(fd, focus, sizeof(focus)) != (ssize_t)sizeof(focus))
+	return write(fd, req, sizeof(req)) == (ssize_t)sizeof(req) &&
+			write(fd, focus, sizeof(focus)) == (ssize_t)sizeof(focus);
+}
+
+static bool own_requests_through(int fd, xcb_window_t w, uint32_t v)
+{
+	uint64_t sent = 0;
+	if (!xcb_take_socket(conn, return_socket, NULL, 0, &sent))
 		return false;
-	return told_and_answered(sent, 2);
+	return write_own_requests(fd, w, v) && told_and_answered(sent, 2);
 }
 
 /* libxcb's own ChangeProperty to v, then WM_NAME read back must be want. */
@@ -793,6 +820,204 @@ static int dup_many(int n)
 	return 0;
 }
 
+/* ---- copies the shim cannot see (session 36) ---------------------------- */
+
+enum escape {
+	SPAWN_DUP2,
+	VFORK_DUP2,
+	SEND_FD,
+	INHERIT,
+	VFORK_INHERIT
+};
+#define CHILD_FD 50
+
+/* This program again as `child-write 50 W V`, fd 50 a copy of the X fd
+ * made in the child (a posix_spawn file action, or dup2 in a vfork child
+ * before it execs); its exit status. */
+static int child_writes(enum escape how, int xfd, xcb_window_t w, uint32_t v)
+{
+	extern char **environ;
+	char fd_arg[16], w_arg[16], v_arg[16];
+	snprintf(fd_arg, sizeof(fd_arg), "%d", CHILD_FD);
+	snprintf(w_arg, sizeof(w_arg), "%u", (unsigned)w);
+	snprintf(v_arg, sizeof(v_arg), "%u", (unsigned)v);
+	char *argv[] = { "smt-x11-fdio", how == SEND_FD ? "child-recv-write" : "child-write",
+		fd_arg, w_arg, v_arg, NULL };
+	pid_t pid = -1;
+	if (how == INHERIT) {
+		/* The X fd itself, its FD_CLOEXEC cleared: no file action. */
+		snprintf(fd_arg, sizeof(fd_arg), "%d", xfd);
+		if (fcntl(xfd, F_SETFD, 0) != 0 ||
+				posix_spawn(&pid, "/proc/self/exe", NULL, NULL, argv, environ) != 0)
+			return -1;
+		fcntl(xfd, F_SETFD, FD_CLOEXEC);
+	} else if (how == SEND_FD) {
+		/* The child gets a Unix socket on 50 and the X fd through it. */
+		int pair[2];
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
+			return -1;
+		posix_spawn_file_actions_t fa;
+		posix_spawn_file_actions_init(&fa);
+		posix_spawn_file_actions_adddup2(&fa, pair[1], CHILD_FD);
+		int e = posix_spawn(&pid, "/proc/self/exe", &fa, NULL, argv, environ);
+		posix_spawn_file_actions_destroy(&fa);
+		close(pair[1]);
+		union {
+			char buf[CMSG_SPACE(sizeof(int))];
+			struct cmsghdr align;
+		} u;
+		memset(&u, 0, sizeof(u));
+		struct iovec iov = { .iov_base = "x", .iov_len = 1 };
+		struct msghdr m = { .msg_iov = &iov,
+			.msg_iovlen = 1,
+			.msg_control = u.buf,
+			.msg_controllen = sizeof(u.buf) };
+		struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &xfd, sizeof(int));
+		bool sent = e == 0 && sendmsg(pair[0], &m, MSG_NOSIGNAL) == 1;
+		close(pair[0]);
+		if (e != 0)
+			return -1;
+		if (!sent)
+			kill(pid, SIGKILL);
+	} else if (how == SPAWN_DUP2) {
+		posix_spawn_file_actions_t fa;
+		posix_spawn_file_actions_init(&fa);
+		posix_spawn_file_actions_adddup2(&fa, xfd, CHILD_FD);
+		int e = posix_spawn(&pid, "/proc/self/exe", &fa, NULL, argv, environ);
+		posix_spawn_file_actions_destroy(&fa);
+		if (e != 0)
+			return -1;
+	} else {
+		if (how == VFORK_INHERIT)
+			snprintf(fd_arg, sizeof(fd_arg), "%d", xfd);
+		pid = vfork();
+		if (pid == 0) {
+			/* The child's fd table is its own: the parent's X fd keeps
+			 * FD_CLOEXEC. */
+			if (how == VFORK_INHERIT ? fcntl(xfd, F_SETFD, 0) == 0 :
+						   dup2(xfd, CHILD_FD) == CHILD_FD)
+				execve("/proc/self/exe", argv, environ);
+			_exit(127);
+		}
+	}
+	int status = 0;
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static atomic_bool stop_writing;
+
+/* libxcb's requests, flushed one by one, until told to stop. */
+static void *write_properties(void *arg)
+{
+	(void)arg;
+	static uint8_t big[8192];
+	while (!atomic_load(&stop_writing)) {
+		xcb_change_property(conn, XCB_PROP_MODE_REPLACE, screen->root, XCB_ATOM_CUT_BUFFER0,
+				XCB_ATOM_STRING, 8, sizeof(big), big);
+		xcb_flush(conn);
+	}
+	return NULL;
+}
+
+/* The hand-off on the main thread while another writes; n connections. */
+static int spawn_race(int n)
+{
+	for (int k = 0; k < n; k++) {
+		if (!connect_default())
+			return fail("xcb_connect");
+		atomic_store(&stop_writing, false);
+		pthread_t t;
+		if (pthread_create(&t, NULL, write_properties, NULL) != 0)
+			return fail("pthread_create");
+		usleep((useconds_t)(k % 10) * 200);
+		posix_spawn_file_actions_t fa;
+		posix_spawn_file_actions_init(&fa);
+		posix_spawn_file_actions_adddup2(&fa, xcb_get_file_descriptor(conn), CHILD_FD);
+		posix_spawn_file_actions_destroy(&fa);
+		usleep(1000);
+		atomic_store(&stop_writing, true);
+		pthread_join(t, NULL);
+		if (!round_trip()) {
+			printf("connection %d\n", k);
+			return fail("a round trip after a hand-off beside another thread's writes");
+		}
+		xcb_disconnect(conn);
+	}
+	conn = NULL;
+	printf("ok spawn-race %d connections handed off beside another thread's writes\n", n);
+	return 0;
+}
+
+/* The fd that came with one byte on the Unix socket sock; -1 if none. */
+static int received_fd(int sock)
+{
+	char byte;
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = u.buf,
+		.msg_controllen = sizeof(u.buf) };
+	if (recvmsg(sock, &m, 0) != 1)
+		return -1;
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+	int fd = -1;
+	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+		memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+static int escaped(enum escape how, int n)
+{
+	static const char *const names[] = { "spawn-dup2", "vfork-dup2", "send-fd", "inherit",
+		"vfork-inherit" };
+	int xfd = xcb_get_file_descriptor(conn);
+	xcb_window_t w = make_window();
+	int fds = count_fds(); /* the X socket and the ring's eventfd and wake socket among them */
+	if (count_ring_maps() < 1)
+		return fail("the connection is not on the ring");
+	for (int i = 0; i < n; i++) {
+		uint32_t v = 0x30000u + (uint32_t)i;
+		touch_property(w, 0x10000u + (uint32_t)i);
+		uint64_t sent = 0;
+		if (!xcb_take_socket(conn, return_socket, NULL, 0, &sent))
+			return fail("xcb_take_socket");
+		int rc = child_writes(how, xfd, w, v);
+		if (rc != 0) {
+			printf("round %d: the child exited with %d\n", i, rc);
+			return fail("the child writing the X fd");
+		}
+		if (!told_and_answered(sent, 2)) {
+			printf("round %d\n", i);
+			return fail("no reply to the GetInputFocus written through the unseen copy");
+		}
+		if (!property_is(w, v) || !round_trip()) {
+			printf("round %d\n", i);
+			return fail("the property written through the unseen copy");
+		}
+	}
+	/* Handed off, the slot keeps the ring's pages and fds until the
+	 * connection is closed: then all are given back. */
+	xcb_disconnect(conn);
+	conn = NULL;
+	if (count_ring_maps() != 0 || count_fds() != fds - 3) {
+		printf("%d ring mappings, %d fds (%d before the close)\n", count_ring_maps(),
+				count_fds(), fds);
+		return fail("the ring's resources after the close");
+	}
+	printf("ok %s %d rounds written through a copy the shim did not see\n", names[how], n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -800,7 +1025,7 @@ int main(int argc, char **argv)
 				"usage: smt-x11-fdio fd-limit K | select N | peek N | fcntl N | "
 				"epoll-thread N | take-socket N | reopen N | sigalrm N | sigclose N | raw-write N | "
 				"dup-write N | dup-close N | dup-fork | dup-fork-child | dup-many N | "
-				"dup-threads N | sigdup N\n");
+				"dup-threads N | sigdup N | spawn-dup2 N | vfork-dup2 N | send-fd N | inherit N | vfork-inherit N | spawn-race N\n");
 		return 2;
 	}
 	const char *c = argv[1];
@@ -808,8 +1033,21 @@ int main(int argc, char **argv)
 	if (n < 0)
 		n = 0;
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(c, "child-recv-write") && argc == 5)
+		return write_own_requests(received_fd(atoi(argv[2])),
+				       (xcb_window_t)strtoul(argv[3], NULL, 10),
+				       (uint32_t)strtoul(argv[4], NULL, 10)) ?
+				0 :
+				3;
+	if (!strcmp(c, "child-write") && argc == 5)
+		return write_own_requests(atoi(argv[2]), (xcb_window_t)strtoul(argv[3], NULL, 10),
+				       (uint32_t)strtoul(argv[4], NULL, 10)) ?
+				0 :
+				3;
 	if (!strcmp(c, "fd-limit"))
 		return fd_limit(n);
+	if (!strcmp(c, "spawn-race"))
+		return spawn_race(n);
 	if (!strcmp(c, "epoll-thread"))
 		return epoll_thread(n);
 	if (!strcmp(c, "take-socket"))
@@ -845,6 +1083,16 @@ int main(int argc, char **argv)
 		rc = dup_many(n);
 	else if (!strcmp(c, "dup-threads"))
 		rc = dup_threads(n);
+	else if (!strcmp(c, "spawn-dup2"))
+		rc = escaped(SPAWN_DUP2, n);
+	else if (!strcmp(c, "vfork-dup2"))
+		rc = escaped(VFORK_DUP2, n);
+	else if (!strcmp(c, "send-fd"))
+		rc = escaped(SEND_FD, n);
+	else if (!strcmp(c, "inherit"))
+		rc = escaped(INHERIT, n);
+	else if (!strcmp(c, "vfork-inherit"))
+		rc = escaped(VFORK_INHERIT, n);
 	else
 		return fail("unknown case");
 	xcb_disconnect(conn);

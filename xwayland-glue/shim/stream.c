@@ -11,6 +11,7 @@
 #include "xwayland-glue/shim/stream_table.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -107,11 +108,20 @@ static void resolve_real(void)
 	dlsym_next(&real_closefrom, "closefrom");
 }
 
+/* Fresh write locks: at start, and in a fork child (a lock another
+ * thread of the parent held at the fork stays held in the child). */
+static void init_write_locks(void)
+{
+	for (int i = 0; i < XSTREAM_MAX; i++)
+		pthread_mutex_init(&slots[i].write_lock, NULL);
+}
+
 /* Early, and again on first use in case another library's constructor
  * writes before ours ran. */
 __attribute__((constructor)) static void stream_init(void)
 {
 	resolve_real();
+	init_write_locks();
 }
 #define REAL(name) (real_##name ? real_##name : (resolve_real(), real_##name))
 
@@ -157,6 +167,7 @@ bool xstream_owns_memory(void)
 static void forked_child(void)
 {
 	atomic_store_explicit(&memory_owner, current_pid(), memory_order_relaxed);
+	init_write_locks();
 	for (int i = 0; i < XSTREAM_MAX; i++)
 		slots[i].forked = true;
 	atomic_uchar *mark = atomic_load_explicit(&copy_mark, memory_order_relaxed);
@@ -237,6 +248,7 @@ struct xstream *xstream_claim_slot(void)
 		s->server_efd = s->wake_fd = -1;
 		s->head = s->wakeups_sent = s->full_waits = s->fd_messages = 0;
 		s->forked = false;
+		atomic_store_explicit(&s->handed_off, false, memory_order_relaxed);
 		for (int k = 0; k < XSTREAM_MAX_ALIASES; k++)
 			atomic_store_explicit(&s->alias[k], -1, memory_order_relaxed);
 	}
@@ -428,16 +440,100 @@ bool xstream_revert(struct xstream *s, int fd)
 	return ok;
 }
 
-XSHIM_EXPORT ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
+/* A copy of the X socket is leaving the shim's sight: a posix_spawn file
+ * action (glibc makes the copy in the child, where no wrapper runs), a
+ * copy made in a vfork child, which then execs, the socket sent as
+ * SCM_RIGHTS, or a name without FD_CLOEXEC at a spawn or exec. The
+ * program it reaches
+ * writes the socket raw, where the X server half reads only fd messages,
+ * so the connection goes back to the socket here, for every writer (before,
+ * session 36: the child's first bytes ended the connection, the parent's
+ * included). A fork child REVERTs as its first write would. Otherwise the
+ * REVERT goes between two whole writes (write_lock: the hand-off may come
+ * on another thread than libxcb's writes, or from a vfork child, which has
+ * our memory but its own fd table), and the slot stays, handed off, until
+ * the owner closes the socket's last name: freeing it here would unmap
+ * the ring under a writer (a thread spawning while another wrote crashed)
+ * and, from a vfork child, could not close the owner's eventfd and wake
+ * socket. */
+void xstream_hand_off(struct xstream *s, int fd)
+{
+	if (s->forked && xstream_owns_memory()) {
+		xstream_revert(s, fd);
+		return;
+	}
+	pthread_mutex_lock(&s->write_lock);
+	if (!atomic_load_explicit(&s->handed_off, memory_order_relaxed) && !dead(s))
+		send_fd_message(s, fd, SMT_STREAM_REVERT, NULL, 0);
+	atomic_store_explicit(&s->handed_off, true, memory_order_release);
+	pthread_mutex_unlock(&s->write_lock);
+}
+
+/* A program is about to be exec'd (posix_spawn, exec, a vfork child's
+ * exec): the names of X sockets without FD_CLOEXEC will be plain numbers
+ * in it, so their connections are handed off. Not a fork child's (a
+ * REVERT there would take the connection from the parent, which may go
+ * on using it, whether or not the program exec'd ever writes). */
+void xstream_hand_off_inherited(void)
+{
+	if (atomic_load_explicit(&nattached, memory_order_relaxed) == 0 || slots_lock_here)
+		return;
+	adopt_if_fork_copy();
+	for (int i = 0; i < XSTREAM_MAX; i++) {
+		struct xstream *s = &slots[i];
+		int names[1 + XSTREAM_MAX_ALIASES];
+		names[0] = atomic_load_explicit(&s->fd, memory_order_acquire);
+		if (names[0] < 0 || s->forked ||
+				atomic_load_explicit(&s->handed_off, memory_order_relaxed))
+			continue;
+		for (int k = 0; k < XSTREAM_MAX_ALIASES; k++)
+			names[1 + k] = atomic_load_explicit(&s->alias[k], memory_order_relaxed);
+		for (int k = 0; k <= XSTREAM_MAX_ALIASES; k++) {
+			int flags = names[k] >= 0 ? fcntl(names[k], F_GETFD) : -1;
+			if (flags >= 0 && !(flags & FD_CLOEXEC)) {
+				xstream_hand_off(s, names[k]);
+				break;
+			}
+		}
+	}
+}
+
+static bool handed_off(struct xstream *s)
+{
+	return atomic_load_explicit(&s->handed_off, memory_order_acquire);
+}
+
+/* The ring of fd, NULL when fd's bytes go to the socket (not attached,
+ * or handed off). */
+static struct xstream *ring_of(int fd)
 {
 	struct xstream *s = xstream_find(fd);
+	return s && !handed_off(s) ? s : NULL;
+}
+
+/* Locks s for one write into its ring; false (unlocked) when it was
+ * handed off meanwhile: the write goes to the socket. */
+static bool lock_for_write(struct xstream *s)
+{
+	pthread_mutex_lock(&s->write_lock);
+	if (!handed_off(s))
+		return true;
+	pthread_mutex_unlock(&s->write_lock);
+	return false;
+}
+
+XSHIM_EXPORT ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
+{
+	struct xstream *s = ring_of(fd);
 	if (s && s->forked && !xstream_revert(s, fd)) {
 		errno = EPIPE;
 		return -1;
 	}
-	if (!s || s->forked)
+	if (!s || s->forked || !lock_for_write(s))
 		return REAL(writev)(fd, iov, iovcnt);
-	return ring_write(s, fd, iov, iovcnt);
+	ssize_t n = ring_write(s, fd, iov, iovcnt);
+	pthread_mutex_unlock(&s->write_lock);
+	return n;
 }
 
 /* The program's own writer on the X fd (write, send: a library that took
@@ -507,20 +603,53 @@ static bool send_fds(struct xstream *s, int fd, const struct msghdr *msg)
 	return !nfds || send_fd_message(s, fd, SMT_STREAM_FDS, fds, nfds);
 }
 
+/* A message on another socket that carries a name of an attached X
+ * socket (SCM_RIGHTS) gives a copy to whoever receives it, where the shim
+ * cannot follow: handed off, as a posix_spawn file action's copy is. */
+static void passing_fds(const struct msghdr *msg)
+{
+	if (atomic_load_explicit(&nattached, memory_order_relaxed) == 0 || !msg ||
+			!msg->msg_control || msg->msg_controllen < sizeof(struct cmsghdr))
+		return;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(msg); cm;
+			cm = CMSG_NXTHDR((struct msghdr *)msg, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		/* The kernel refuses a header longer than the buffer; so do we,
+		 * before reading past it. */
+		size_t room = (size_t)((const char *)msg->msg_control + msg->msg_controllen -
+				(const char *)CMSG_DATA(cm));
+		if (cm->cmsg_len < CMSG_LEN(0) || cm->cmsg_len - CMSG_LEN(0) > room)
+			break;
+		size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < k; i++) {
+			int passed;
+			memcpy(&passed, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+			struct xstream *x = xstream_find(passed);
+			if (x && !slots_lock_here)
+				xstream_hand_off(x, passed);
+		}
+	}
+}
+
 XSHIM_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
-	struct xstream *s = xstream_find(fd);
+	struct xstream *s = ring_of(fd);
+	if (!s)
+		passing_fds(msg);
 	if (s && s->forked && !xstream_revert(s, fd)) {
 		errno = EPIPE;
 		return -1;
 	}
-	if (!s || s->forked)
+	if (!s || s->forked || !lock_for_write(s))
 		return REAL(sendmsg)(fd, msg, flags);
-	if (dead(s) || !send_fds(s, fd, msg)) {
+	ssize_t n = -1;
+	if (dead(s) || !send_fds(s, fd, msg))
 		errno = EPIPE;
-		return -1;
-	}
-	return ring_write(s, fd, msg->msg_iov, (int)msg->msg_iovlen);
+	else
+		n = ring_write(s, fd, msg->msg_iov, (int)msg->msg_iovlen);
+	pthread_mutex_unlock(&s->write_lock);
+	return n;
 }
 
 /* fd, one of a ring's own fds (its eventfd or wake socket), is being

@@ -11,6 +11,7 @@
 #ifndef SMT_X11SHIM_STREAM_H
 #define SMT_X11SHIM_STREAM_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -46,6 +47,14 @@ struct xstream {
 	uint64_t head;  /* private; published to hdr->head */
 	uint64_t wakeups_sent, full_waits, fd_messages;
 	bool forked; /* we are a fork child of the attacher */
+	/* A copy of the socket went to a program the shim cannot follow
+	 * (xstream_hand_off) and the REVERT was sent: every write goes to the
+	 * socket; the slot is freed when its last name is closed. */
+	_Atomic bool handed_off;
+	/* Held across a write into the ring and across a hand-off's REVERT,
+	 * so the REVERT's position is where a whole write ended: another
+	 * thread may hand off while libxcb's writes. */
+	pthread_mutex_t write_lock;
 	struct xstream_file_id sock_id, server_efd_id, wake_id; /* at attach */
 };
 

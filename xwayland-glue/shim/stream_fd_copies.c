@@ -16,6 +16,7 @@
 #undef _FILE_OFFSET_BITS
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -33,6 +34,14 @@ static int (*real_fcntl)(int, int, ...);
 static int (*real_fcntl64)(int, int, ...);
 static int (*real_dup2)(int, int);
 static int (*real_dup3)(int, int, int);
+static int (*real_posix_spawn_file_actions_adddup2)(posix_spawn_file_actions_t *, int, int);
+typedef int spawn_fn(pid_t *, const char *, const posix_spawn_file_actions_t *,
+		const posix_spawnattr_t *, char *const[], char *const[]);
+static spawn_fn *real_posix_spawn, *real_posix_spawnp;
+static int (*real_execve)(const char *, char *const[], char *const[]);
+static int (*real_execv)(const char *, char *const[]);
+static int (*real_execvp)(const char *, char *const[]);
+static int (*real_execvpe)(const char *, char *const[], char *const[]);
 
 static void resolve_real(void)
 {
@@ -41,6 +50,13 @@ static void resolve_real(void)
 	dlsym_next(&real_fcntl64, "fcntl64");
 	dlsym_next(&real_dup2, "dup2");
 	dlsym_next(&real_dup3, "dup3");
+	dlsym_next(&real_posix_spawn_file_actions_adddup2, "posix_spawn_file_actions_adddup2");
+	dlsym_next(&real_posix_spawn, "posix_spawn");
+	dlsym_next(&real_posix_spawnp, "posix_spawnp");
+	dlsym_next(&real_execve, "execve");
+	dlsym_next(&real_execv, "execv");
+	dlsym_next(&real_execvp, "execvp");
+	dlsym_next(&real_execvpe, "execvpe");
 }
 
 /* Early, and again on first use in case another library's constructor
@@ -154,18 +170,24 @@ static void replacing(int newfd)
  * names an attached connection, newfd is recorded as another of its names.
  * Where it cannot be (more copies than a slot has names for), the
  * connection goes back to the socket at once, where every copy writes
- * right. Not recorded: copies made in a process that only shares the
- * owner's memory (vfork, posix_spawn: their numbers mean nothing to it), a
- * fork child's copies beyond the names (a REVERT there would take the
- * connection from the parent, which may go on using it), and copies made
- * by a signal handler on a thread inside the table's lock. */
+ * right. A copy made in a process that only shares the owner's memory (a
+ * vfork child: its numbers mean nothing to the owner) is for the program
+ * it execs, which the shim cannot follow: handed off, the connection goes
+ * back to the socket. Not recorded: a fork child's copies beyond the
+ * names (a REVERT there would take the connection from the parent, which
+ * may go on using it), and copies made by a signal handler on a thread
+ * inside the table's lock. */
 static void copied(int oldfd, int newfd)
 {
 	if (newfd < 0 || oldfd == newfd)
 		return;
 	struct xstream *s = xstream_find(oldfd);
-	if (!s || !xstream_owns_memory() || xstream_table_locked_here())
+	if (!s || xstream_table_locked_here())
 		return;
+	if (!xstream_owns_memory()) {
+		xstream_hand_off(s, newfd);
+		return;
+	}
 	xstream_lock_table();
 	bool named = atomic_load_explicit(&s->fd, memory_order_relaxed) >= 0 && add_name(s, newfd);
 	xstream_unlock_table();
@@ -204,6 +226,62 @@ XSHIM_EXPORT int dup3(int oldfd, int newfd, int flags)
 	int r = REAL(dup3)(oldfd, newfd, flags);
 	copied(oldfd, r);
 	return r;
+}
+
+/* glibc makes this copy in the child, after the clone, where no wrapper
+ * runs, and the child execs: the connection is handed off now, so the
+ * program spawned writes the socket as it would without the ring. Also
+ * when fd == newfd: the action then clears FD_CLOEXEC (glibc 2.35), and
+ * the child inherits the X fd itself. */
+XSHIM_EXPORT int posix_spawn_file_actions_adddup2(posix_spawn_file_actions_t *fa, int fd, int newfd)
+{
+	struct xstream *s = xstream_find(fd);
+	if (s && !xstream_table_locked_here())
+		xstream_hand_off(s, fd);
+	return REAL(posix_spawn_file_actions_adddup2)(fa, fd, newfd);
+}
+
+/* The program spawned or exec'd inherits every name of an X socket
+ * without FD_CLOEXEC (cleared by the program, or a dup copy): handed off
+ * first, so what it writes there reaches the X server as on a plain
+ * socket. glibc's system() and popen() spawn through internal calls that
+ * no wrapper sees; execl and its kin are not wrapped either. */
+XSHIM_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+		const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	xstream_hand_off_inherited();
+	return REAL(posix_spawn)(pid, path, fa, attr, argv, envp);
+}
+
+XSHIM_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+		const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	xstream_hand_off_inherited();
+	return REAL(posix_spawnp)(pid, file, fa, attr, argv, envp);
+}
+
+XSHIM_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	xstream_hand_off_inherited();
+	return REAL(execve)(path, argv, envp);
+}
+
+XSHIM_EXPORT int execv(const char *path, char *const argv[])
+{
+	xstream_hand_off_inherited();
+	return REAL(execv)(path, argv);
+}
+
+XSHIM_EXPORT int execvp(const char *file, char *const argv[])
+{
+	xstream_hand_off_inherited();
+	return REAL(execvp)(file, argv);
+}
+
+XSHIM_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	xstream_hand_off_inherited();
+	return REAL(execvpe)(file, argv, envp);
 }
 
 /* Every fcntl command takes an int, a long or a pointer, all passed as a

@@ -25,6 +25,12 @@ bool xstream_table_locked_here(void);
 bool xstream_owns_memory(void);
 /* The connection goes back to the socket from here (a REVERT at fd). */
 bool xstream_revert(struct xstream *s, int fd);
+/* fd, a name of s, is being handed to a program the shim cannot follow
+ * (xstream_hand_off in stream.c). */
+void xstream_hand_off(struct xstream *s, int fd);
+/* A program is about to be exec'd: hands off the connections it will
+ * inherit (a name without FD_CLOEXEC). */
+void xstream_hand_off_inherited(void);
 /* fd is being closed: what close does before the real close. */
 void xstream_closing(int fd);
 
