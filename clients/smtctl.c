@@ -56,13 +56,28 @@ static int control_connect(void)
 	return fd;
 }
 
+/* The compositor answers its own uid only (SO_PEERCRED) and tells
+ * another nothing, closing at once: say whose it is (root through sudo). */
+static void say_refused(int fd, const char *what)
+{
+	struct ucred peer;
+	socklen_t peer_len = sizeof(peer);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &peer_len) == 0 &&
+			peer.uid != geteuid()) {
+		fprintf(stderr, "smtctl: %s: it runs as uid %u and answers that uid only (this is uid %u)\n",
+				what, (unsigned)peer.uid, (unsigned)geteuid());
+		return;
+	}
+	fprintf(stderr, "smtctl: %s\n", what);
+}
+
 /* Sends one request and returns the one-line answer (malloc'd). */
 static char *request(int fd, const char *line)
 {
 	size_t len = strlen(line);
 	if (send(fd, line, len, MSG_NOSIGNAL) != (ssize_t)len ||
 			send(fd, "\n", 1, MSG_NOSIGNAL) != 1) {
-		fprintf(stderr, "smtctl: the compositor closed the connection\n");
+		say_refused(fd, "the compositor closed the connection");
 		return NULL;
 	}
 	size_t cap = 4096, used = 0;
@@ -88,7 +103,7 @@ static char *request(int fd, const char *line)
 		}
 	}
 	free(buf);
-	fprintf(stderr, "smtctl: no answer from the compositor\n");
+	say_refused(fd, "no answer from the compositor");
 	return NULL;
 }
 

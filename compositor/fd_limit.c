@@ -39,6 +39,11 @@ rlim_t fd_limit_raise(void)
 	return lim.rlim_cur;
 }
 
+rlim_t fd_limit_started_with(void)
+{
+	return raised ? started_with.rlim_cur : 1024;
+}
+
 void fd_limit_restore_for_child(void)
 {
 	if (raised) {

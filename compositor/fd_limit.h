@@ -13,6 +13,9 @@
 /* Raises the soft limit to the hard one (remembering the first one seen);
  * returns the soft limit now in force, 1024 if it cannot be read. */
 rlim_t fd_limit_raise(void);
+/* The soft limit the process started with (what launched programs get
+ * back); 1024 if it could not be read. */
+rlim_t fd_limit_started_with(void);
 /* In a launched program before exec. */
 void fd_limit_restore_for_child(void);
 

@@ -26,6 +26,21 @@ static uint64_t fd_budget(int headroom)
 	return soft > (uint64_t)headroom + 64 ? soft - (uint64_t)headroom : soft / 2;
 }
 
+/* fds sent to clients and not read by them yet. The kernel counts them
+ * against this uid's fds in flight, and refuses every process of the uid
+ * an fd-carrying send (ETOOMANYREFS: a wl_shm pool, a D-Bus or PipeWire
+ * fd) while that count is past the process's own RLIMIT_NOFILE; root is
+ * exempt. Programs run with the soft limit the compositor started with
+ * (1024 on most desktops), so the compositor keeps its part to a quarter
+ * of that: as an ordinary user, 20 clients not reading 55 keymaps each
+ * (below client-fds-unread) made weston-simple-shm's first pool fail. */
+static uint64_t unread_budget(uint64_t fd_total)
+{
+	rlim_t started = fd_limit_started_with();
+	uint64_t quarter = started == RLIM_INFINITY ? fd_total : (uint64_t)started / 4;
+	return quarter < fd_total ? quarter : fd_total;
+}
+
 static void client_usage_handle_client_created(struct wl_listener *listener, void *data);
 
 /* Limits of 0: none at that level. */
@@ -40,8 +55,9 @@ void client_usage_init_total(struct smtwc_transport *transport)
 	struct smt_usage *total = &transport->total;
 	*total = (struct smt_usage){ .level = SMT_LEVEL_TOTAL };
 	total->max[SMT_RES_FDS] = fd_budget(c->fd_headroom);
-	/* The kernel refuses fds in flight past RLIMIT_NOFILE of them. */
-	total->max[SMT_RES_FDS_UNREAD] = total->max[SMT_RES_FDS];
+	total->max[SMT_RES_FDS_UNREAD] = unread_budget(total->max[SMT_RES_FDS]);
+	/* A client's first keymap still goes when others filled the rest. */
+	total->reserve[SMT_RES_FDS_UNREAD] = (uint64_t)c->client_fds_unread;
 	total->max[SMT_RES_MEMORY] = (uint64_t)c->total_memory_mib << 20;
 	total->max[SMT_RES_MAPPINGS] = (uint64_t)c->total_mappings;
 	total->max[SMT_RES_ADDRESS] = (uint64_t)c->total_address_space_mib << 20;
@@ -59,13 +75,15 @@ void client_usage_init_total(struct smtwc_transport *transport)
 	wlr_log(WLR_INFO,
 			"client limits: %d fds, %d rings, %d pools, %d canvases, %d surfaces, "
 			"%d MiB, %d mappings each; per process %d connections, %d fds, %d MiB, "
-			"%d canvases, %d surfaces; per uid %d canvases, %d surfaces; %llu fds, %d MiB, "
-			"%d mappings, %d connections in total, %d MiB and %d fds kept for first windows",
+			"%d canvases, %d surfaces; per uid %d canvases, %d surfaces; %llu fds (%llu "
+			"unread by clients), %d MiB, %d mappings, %d connections in total, %d MiB and %d "
+			"fds kept for first windows",
 			c->client_fds, c->client_rings, c->client_pools, c->client_canvases,
 			c->client_surfaces, c->client_memory_mib, c->client_mappings,
 			c->process_connections, c->process_fds, c->process_memory_mib,
 			c->process_canvases, c->process_surfaces, c->uid_canvases, c->uid_surfaces,
-			(unsigned long long)total->max[SMT_RES_FDS], c->total_memory_mib,
+			(unsigned long long)total->max[SMT_RES_FDS],
+			(unsigned long long)total->max[SMT_RES_FDS_UNREAD], c->total_memory_mib,
 			c->total_mappings, c->total_connections, c->first_window_reserve_mib,
 			c->first_window_reserve_fds);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <wlr/util/log.h>
@@ -29,7 +30,7 @@ static size_t watch_cap;
 static _Thread_local bool on_main_thread;
 static bool watching;
 static struct wl_protocol_logger *logger;
-static struct log_limit refusal_log, send_refusal_log;
+static struct log_limit refusal_log, send_refusal_log, kernel_refusal_log;
 
 typedef ssize_t (*recvmsg_fn)(int fd, struct msghdr *msg, int flags);
 typedef ssize_t (*sendmsg_fn)(int fd, const struct msghdr *msg, int flags);
@@ -165,6 +166,30 @@ ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	return -1;
 }
 
+/* The kernel refused fds we send (ETOOMANYREFS, never for root): the
+ * uid's processes hold more fds in flight than our RLIMIT_NOFILE, most
+ * likely another process of the user on sockets of its own (ours are
+ * bounded: total-fds-unread). libwayland ends the client for it; the
+ * user needs the cause, which libwayland's "error in client
+ * communication" does not say. */
+static void say_kernel_refused(struct watch *w, uint64_t count)
+{
+	uint64_t left_out;
+	if (!log_limit_allow(&kernel_refusal_log, &left_out)) {
+		return;
+	}
+	pid_t pid = 0;
+	wl_client_get_credentials(w->client, &pid, NULL, NULL);
+	struct rlimit lim = { 0, 0 };
+	getrlimit(RLIMIT_NOFILE, &lim);
+	wlr_log(WLR_ERROR,
+			"client pid %d disconnected: the kernel refused to send it %llu fds "
+			"(ETOOMANYREFS): this user's processes hold more fds unread in Unix sockets "
+			"than the compositor's RLIMIT_NOFILE (%llu) (%llu such not logged before)",
+			(int)pid, (unsigned long long)count, (unsigned long long)lim.rlim_cur,
+			(unsigned long long)left_out);
+}
+
 /* Every sendmsg of the process comes here first (libwayland flushes its
  * connections with it); only fds sent on watched client sockets count. */
 ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
@@ -201,6 +226,9 @@ ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 	} else {
 		int saved = errno;
 		smt_usage_release(w->usage, SMT_RES_FDS_UNREAD, count);
+		if (saved == ETOOMANYREFS) {
+			say_kernel_refused(w, count);
+		}
 		errno = saved;
 	}
 	return n;

@@ -227,6 +227,12 @@ def other_uid(s):
         res = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}",
                               "--clear-groups", sys.executable, "-c", PEER, path],
                              capture_output=True, text=True, timeout=scaled(30))
+        # smtctl of another uid (root through sudo, for a user's session)
+        # is told why nothing comes back.
+        ctl = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}",
+                              "--clear-groups", build_program("SMTCTL", "clients/smtctl"), "get"],
+                             env={**os.environ, "SMTWC_CONTROL": path},
+                             capture_output=True, text=True, timeout=scaled(30))
     finally:
         for p, m in modes.items():
             os.chmod(p, m)
@@ -235,6 +241,10 @@ def other_uid(s):
           f"{res.stdout.strip()} bytes, {res.stderr[-500:]}")
     check(s.control("get").get("scheduler") is not None, "control socket gone")
     log(f"uid {NOBODY} on an opened-up control socket: closed without a byte")
+    check(ctl.returncode != 0 and
+          f"it runs as uid {os.geteuid()} and answers that uid only" in ctl.stderr,
+          f"smtctl as uid {NOBODY}: rc {ctl.returncode}, {ctl.stderr[-300:]!r}")
+    log(f"smtctl as uid {NOBODY}: {ctl.stderr.strip()}")
 
 
 SPOOF = 'e\x1b[2J"}{"pid":4242,"app_id":"spoof"}{"x":"\x1b]0;t\x07'

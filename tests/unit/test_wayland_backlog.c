@@ -5,14 +5,17 @@
  * reader then gets every byte in order with every fd, each fd no later
  * than the bytes of the write it came with; the held fds are closed once
  * sent; a reader reading while the writer writes (also run under TSan)
- * gets the same; after the socket's close, writes fail and nothing stays
- * held.
+ * gets the same; writes whose fds the kernel refuses for the uid's fds in
+ * flight (ETOOMANYREFS, made here) are held and retried until it takes
+ * them, then read in order; after the socket's close, writes fail and
+ * nothing stays held.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +31,21 @@
 #define MSG_BYTES 64
 #define FD_EVERY 7
 
+/* While set, an fd-carrying send fails as the kernel fails it when the
+ * uid's fds in flight are past RLIMIT_NOFILE; tries counted. */
+static atomic_bool refuse_refs;
+static atomic_int refused_tries;
+
+static ssize_t send_or_refuse(int fd, const struct msghdr *msg, int flags)
+{
+	if (atomic_load(&refuse_refs) && msg->msg_controllen > 0) {
+		atomic_fetch_add(&refused_tries, 1);
+		errno = ETOOMANYREFS;
+		return -1;
+	}
+	return sendmsg(fd, msg, flags);
+}
+
 static int open_fds(void)
 {
 	int n = 0;
@@ -41,7 +59,7 @@ static int open_fds(void)
 
 /* Write i: MSG_BYTES bytes starting with i; every FD_EVERY-th carries a
  * memfd holding i. */
-static void write_one(int fd, uint32_t i, bool retry)
+static bool write_one(int fd, uint32_t i, bool retry)
 {
 	unsigned char data[MSG_BYTES];
 	memset(data, (int)(i & 0xff), sizeof(data));
@@ -89,6 +107,7 @@ static void write_one(int fd, uint32_t i, bool retry)
 	CHECK_INT(n, MSG_BYTES);
 	if (mfd >= 0)
 		close(mfd); /* what libwayland does once a write is taken */
+	return n == MSG_BYTES;
 }
 
 struct reader {
@@ -178,7 +197,7 @@ int main(void)
 	}
 	int small = 4096;
 	setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
-	wayland_backlog_init(sendmsg);
+	wayland_backlog_init(send_or_refuse);
 	CHECK(wayland_backlog_fd() == -1);
 	/* What wayland_conn.c does when Xwayland's wl_display_connect
 	 * returns; only the first adoption counts, and only a stream socket. */
@@ -213,6 +232,25 @@ int main(void)
 	check_read(&r2, r2.count);
 	/* Everything was read: the writer thread has sent and closed every
 	 * held fd (the reader's own are closed too). */
+	CHECK_INT(open_fds_settled(fds_before), fds_before);
+
+	/* The kernel refuses fds (ETOOMANYREFS): held, not failed, and
+	 * retried; once it takes fds again all are read in order. */
+	current_test = "fds in flight refused";
+	const uint32_t during = 100;
+	atomic_store(&refuse_refs, true);
+	bool all_taken = true;
+	for (uint32_t i = 0; i < during; i++)
+		all_taken = write_one(sv[0], i, false) && all_taken;
+	for (int i = 0; i < 500 && atomic_load(&refused_tries) < 3; i++)
+		usleep(10000);
+	CHECK(atomic_load(&refused_tries) >= 3); /* tried again, not given up */
+	atomic_store(&refuse_refs, false);
+	/* (a write given back failed is not to be waited for) */
+	REQUIRE(all_taken, "every write taken while fds were refused");
+	struct reader r3 = { .fd = sv[1], .count = during };
+	read_all(&r3);
+	check_read(&r3, during);
 	CHECK_INT(open_fds_settled(fds_before), fds_before);
 
 	current_test = "socket closed";

@@ -23,6 +23,16 @@
  * libwayland as before. Never blocking Xwayland is the point: the
  * compositor's window manager waits for Xwayland's replies, so Xwayland
  * waiting for the compositor could deadlock both.
+ *
+ * A write whose fds the kernel refuses with ETOOMANYREFS is held the same
+ * way. The kernel counts every fd sent over a Unix socket and not yet
+ * received against the sender's uid, and refuses an fd-carrying write
+ * while that count is above the sender's RLIMIT_NOFILE (root is exempt):
+ * an ordinary user's other processes (any of them, on sockets of their
+ * own) holding that many fds unread made Xwayland give up ("failed to
+ * write to Xwayland fd: Too many references") with every X client. The
+ * kernel says nothing when the count falls, so the writer tries again
+ * after REFS_RETRY_MIN_MS, doubling up to REFS_RETRY_MAX_MS.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -47,6 +57,9 @@
 #define BACKLOG_MAX_FDS 16384u
 /* libwayland's own limit of fds per write (MAX_FDS_OUT). */
 #define WRITE_MAX_FDS 28
+/* Retries of a write refused with ETOOMANYREFS. */
+#define REFS_RETRY_MIN_MS 1
+#define REFS_RETRY_MAX_MS 64
 
 struct held_write {
 	struct held_write *next;
@@ -65,9 +78,14 @@ static struct {
 	unsigned fds;
 	unsigned max_fds;
 	int failed; /* an errno the socket gave the writer; later writes get it */
+	/* The head's last try was refused with ETOOMANYREFS: the writer
+	 * retries on a timer, not on POLLOUT (the socket has room). */
+	bool refs_refused;
 	bool thread_started;
 	/* Statistics and log state, under lock. */
 	unsigned long held_writes, refused_writes, episodes;
+	unsigned long refs_refusals; /* ETOOMANYREFS seen, first tries and retries */
+	uint64_t refs_said_ns;
 	size_t peak_bytes;
 	uint64_t said_ns;
 	/* The writer's work: held writes it finished sending, their bytes
@@ -81,6 +99,12 @@ static struct {
 };
 
 static ssize_t (*send_next)(int, const struct msghdr *, int);
+
+/* The socket cannot take the write now, but may later: hold it. */
+static bool send_would_wait(int err)
+{
+	return err == EAGAIN || err == EWOULDBLOCK || err == ETOOMANYREFS;
+}
 
 void wayland_backlog_init(ssize_t (*real_sendmsg)(int, const struct msghdr *, int))
 {
@@ -157,8 +181,11 @@ static bool send_head(void)
 	do {
 		n = send_next(backlog.fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
 	} while (n < 0 && errno == EINTR);
+	backlog.refs_refused = n < 0 && errno == ETOOMANYREFS;
 	if (n < 0) {
-		if (errno == EAGAIN || errno == EWOULDBLOCK)
+		if (backlog.refs_refused)
+			backlog.refs_refusals++;
+		if (send_would_wait(errno))
 			return false;
 		backlog.failed = errno;
 		drop_all();
@@ -195,7 +222,7 @@ static void say_caught_up(void)
 	backlog.caught_up_said_ns = now;
 	char line[256];
 	snprintf(line, sizeof(line),
-			"smt-x11ring: Xwayland's Wayland connection: the compositor caught up; "
+			"smt-x11ring: Xwayland's Wayland connection: caught up (the compositor read, the kernel took the fds); "
 			"the backlog's writer sent %lu of %lu held writes in order (%llu bytes, "
 			"%lu fds)\n",
 			backlog.sent_writes, backlog.held_writes,
@@ -208,18 +235,29 @@ static void say_caught_up(void)
 static void *write_backlog(void *arg)
 {
 	(void)arg;
+	int refs_retry_ms = REFS_RETRY_MIN_MS;
 	pthread_mutex_lock(&backlog.lock);
 	for (;;) {
 		while (!backlog.head)
 			pthread_cond_wait(&backlog.queued, &backlog.lock);
 		if (send_head()) {
+			refs_retry_ms = REFS_RETRY_MIN_MS;
 			if (!backlog.head && !backlog.failed)
 				say_caught_up();
 			continue;
 		}
+		/* Refused for fds in flight: no event says when the uid's
+		 * count falls, so a timed wait (POLLOUT would be at once). */
 		struct pollfd p = { .fd = backlog.fd, .events = POLLOUT };
+		int timeout = -1;
+		if (backlog.refs_refused) {
+			p.events = 0;
+			timeout = refs_retry_ms;
+			if (refs_retry_ms < REFS_RETRY_MAX_MS)
+				refs_retry_ms *= 2;
+		}
 		pthread_mutex_unlock(&backlog.lock);
-		poll(&p, 1, -1);
+		poll(&p, 1, timeout);
 		pthread_mutex_lock(&backlog.lock);
 	}
 	return NULL;
@@ -306,11 +344,26 @@ static bool hold(const struct msghdr *msg, size_t len)
 }
 
 /* A line when the compositor starts reading behind, at most one per
- * 10 s (it happens in bursts under load); how often since, said in it. */
-static void say_episode(size_t bytes, unsigned fds)
+ * 10 s (it happens in bursts under load); how often since, said in it.
+ * Refused for fds in flight, its own line (the user's to act on). */
+static void say_episode(size_t bytes, unsigned fds, bool refs, unsigned long refs_refusals)
 {
 	uint64_t now = monotonic_now_ns();
 	backlog.episodes++;
+	if (refs) {
+		if (backlog.refs_said_ns && now - backlog.refs_said_ns < 10000000000ull)
+			return;
+		backlog.refs_said_ns = now;
+		struct rlimit lim = { 0, 0 };
+		getrlimit(RLIMIT_NOFILE, &lim);
+		xconn_log(NULL,
+				"Xwayland's Wayland connection: the kernel refuses to send fds "
+				"(ETOOMANYREFS): this user's processes hold more fds unread in Unix "
+				"sockets than Xwayland's RLIMIT_NOFILE (%llu); requests held in order "
+				"until it takes fds again (%zu bytes, %u fds now; %lu refusals so far)",
+				(unsigned long long)lim.rlim_cur, bytes, fds, refs_refusals);
+		return;
+	}
 	if (backlog.said_ns && now - backlog.said_ns < 10000000000ull)
 		return;
 	backlog.said_ns = now;
@@ -330,13 +383,19 @@ ssize_t wayland_backlog_sendmsg(int fd, const struct msghdr *msg, int flags)
 		errno = e;
 		return -1;
 	}
+	bool refs = false;
 	if (!backlog.head) {
 		ssize_t n = send_next(fd, msg, flags);
-		if (n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
+		if (n >= 0 || !send_would_wait(errno)) {
 			int e = errno;
 			pthread_mutex_unlock(&backlog.lock);
 			errno = e;
 			return n;
+		}
+		refs = errno == ETOOMANYREFS;
+		if (refs) {
+			backlog.refs_refused = true;
+			backlog.refs_refusals++;
 		}
 	}
 	size_t len = msg_bytes(msg);
@@ -345,6 +404,7 @@ ssize_t wayland_backlog_sendmsg(int fd, const struct msghdr *msg, int flags)
 	unsigned long refused = held ? 0 : ++backlog.refused_writes;
 	size_t bytes = backlog.bytes;
 	unsigned fds = backlog.fds;
+	unsigned long refs_refusals = backlog.refs_refusals;
 	pthread_mutex_unlock(&backlog.lock);
 	if (!held) {
 		if (refused == 1)
@@ -356,8 +416,16 @@ ssize_t wayland_backlog_sendmsg(int fd, const struct msghdr *msg, int flags)
 		return -1;
 	}
 	if (was_empty)
-		say_episode(bytes, fds);
+		say_episode(bytes, fds, refs, refs_refusals);
 	return (ssize_t)len;
+}
+
+size_t wayland_backlog_bytes(void)
+{
+	pthread_mutex_lock(&backlog.lock);
+	size_t n = backlog.bytes;
+	pthread_mutex_unlock(&backlog.lock);
+	return n;
 }
 
 void wayland_backlog_closed(int fd)

@@ -29,13 +29,16 @@
  *   (EAGAIN, as the input boost holds clients: xwayland_conn_holds) and
  *   epoll's reports of them left out, and the X server polls every
  *   millisecond until the compositor has read all but an eighth; then the
- *   held clients are reported again. X clients wait as they would for a
+ *   held clients are reported again. Writes held by wayland_backlog.c
+ *   count as unread (for fds refused with ETOOMANYREFS the socket is
+ *   empty while they wait). X clients wait as they would for a
  *   slow X server. The window manager's connection (the compositor's) is
  *   never held: the compositor may wait for its replies.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <linux/sockios.h>
 #include <poll.h>
 #include <stdbool.h>
@@ -174,11 +177,16 @@ EXPORT int wl_display_read_events(struct wl_display *display)
 	return ret;
 }
 
-/* Bytes Xwayland sent the compositor that it has not read yet. */
+/* Bytes Xwayland sent the compositor that it has not read yet: in the
+ * socket, and held before it (a write the kernel refused for the uid's
+ * fds in flight holds bytes while the socket is empty). */
 static int unread(void)
 {
 	int n = 0;
-	return ioctl(wayland_backlog_fd(), SIOCOUTQ, &n) == 0 ? n : 0;
+	size_t held = wayland_backlog_bytes();
+	if (ioctl(wayland_backlog_fd(), SIOCOUTQ, &n) != 0)
+		n = 0;
+	return held > (size_t)(INT_MAX - n) ? INT_MAX : n + (int)held;
 }
 
 void xwayland_conn_sent(int fd)

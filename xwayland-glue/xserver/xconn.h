@@ -247,7 +247,7 @@ void wm_events_sent(const struct iovec *iov, int n, ssize_t written);
 void wm_events_read(int fd, ssize_t n);
 
 /* wayland_backlog.c: Xwayland's writes to the compositor that the socket
- * refuses (EAGAIN) are held and written by a thread, in order, instead of
+ * refuses (EAGAIN, or ETOOMANYREFS: the uid's fds in flight) are held and written by a thread, in order, instead of
  * libwayland 1.21 ending Xwayland. It knows Xwayland's Wayland fd for both
  * mends of the connection: wayland_conn.c adopts it when Xwayland's
  * wl_display_connect returns. sendmsg on that fd goes through here. */
@@ -257,6 +257,8 @@ void wayland_backlog_adopt(int fd);
 int wayland_backlog_fd(void);
 bool wayland_backlog_owns(int fd);
 ssize_t wayland_backlog_sendmsg(int fd, const struct msghdr *msg, int flags);
+/* Bytes held, not yet given to the socket. */
+size_t wayland_backlog_bytes(void);
 /* Xwayland closes fd: what is held for it goes. */
 void wayland_backlog_closed(int fd);
 /* wayland_conn.c: Xwayland's own Wayland connection. Xwayland sent on fd

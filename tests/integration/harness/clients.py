@@ -44,7 +44,8 @@ class ClientsMixin:
         with open(log_path, "wb") as out:
             popen = subprocess.Popen(
                 argv, env=self.client_env(env), stdin=stdin, stdout=out, stderr=subprocess.STDOUT,
-                cwd=self.tmp, start_new_session=True, preexec_fn=_preexec_client)
+                cwd=self.tmp, start_new_session=True, preexec_fn=_preexec_client,
+                **self.as_user())
         p = Process(name, argv, popen, log_path)
         self.clients.append(p)
         log(f"spawned {name} pid {p.pid}: {shlex.join(argv)}")
@@ -62,7 +63,18 @@ class ClientsMixin:
         c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         c.settimeout(scaled(timeout))
         try:
-            c.connect(self.socket_path + ".smtwc")
+            if self.user is None:
+                c.connect(self.socket_path + ".smtwc")
+            else:
+                # The control socket answers its own uid only (SO_PEERCRED,
+                # taken at connect): connect as the session's user.
+                os.setegid(self.user)
+                os.seteuid(self.user)
+                try:
+                    c.connect(self.socket_path + ".smtwc")
+                finally:
+                    os.seteuid(0)
+                    os.setegid(0)
             c.sendall(line.encode() + b"\n")
             data = b""
             while not data.endswith(b"\n"):
@@ -101,7 +113,7 @@ class ClientsMixin:
             argv, env=self.client_env(env),
             stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=self.tmp,
-            start_new_session=True, preexec_fn=_preexec_client)
+            start_new_session=True, preexec_fn=_preexec_client, **self.as_user())
         p = Process(os.path.basename(argv[0]), argv, popen, None)
         self.clients.append(p)
         try:

@@ -29,8 +29,14 @@ class Session(ClientsMixin, InputMixin, ScreenMixin, X11Mixin):
     SIGTERM and removes its socket, and deletes the temporary directory."""
 
     def __init__(self, h, label="main", args=(), config=None, outputs=None, env=None,
-                 startup=None, start=True, park=True, keyboard=True, x11=False):
+                 startup=None, start=True, park=True, keyboard=True, x11=False, user=None):
         self.h = h
+        # user=UID: the compositor and every process the test starts run
+        # as that uid (its gid the same, no supplementary groups), as an
+        # ordinary user's session does: limits root is exempt from (the
+        # uid's fds in flight, CAP_SYS_RESOURCE) then apply. The test
+        # process stays root and acts as that uid only to connect.
+        self.user = user
         self.x11 = x11
         self.x_display = None
         self.park = park
@@ -56,6 +62,9 @@ class Session(ClientsMixin, InputMixin, ScreenMixin, X11Mixin):
         os.mkdir(self.runtime_dir, 0o700)
         os.mkdir(self.config_home, 0o700)
         os.mkdir(self.config_dirs, 0o700)
+        if user is not None:
+            for d in (self.tmp, self.runtime_dir, self.config_home, self.config_dirs):
+                os.chown(d, user, user)
         self.config_path = None
         # SMT_TEST_WORKERS=N (meson's plain and *_workers runs of the ring
         # tests: 0 and 2): every compositor of the test runs rings'
@@ -69,6 +78,8 @@ class Session(ClientsMixin, InputMixin, ScreenMixin, X11Mixin):
             self.config_path = os.path.join(self.tmp, "smtwc.conf")
             with open(self.config_path, "w") as f:
                 f.write(config)
+            if user is not None:
+                os.chown(self.config_path, user, user)
         self.env = self._base_env()
         self._stdout_lines = []
         self._ready = threading.Event()
@@ -132,7 +143,7 @@ class Session(ClientsMixin, InputMixin, ScreenMixin, X11Mixin):
             popen = subprocess.Popen(
                 argv, env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                 stderr=errf, cwd=self.tmp, start_new_session=True,
-                preexec_fn=_preexec_compositor)
+                preexec_fn=_preexec_compositor, **self.as_user())
         finally:
             errf.close()
         self.compositor = Process("smtwc", argv, popen, self.compositor_log)
@@ -194,6 +205,12 @@ class Session(ClientsMixin, InputMixin, ScreenMixin, X11Mixin):
                 if m and not self._ready.is_set():
                     self.display = m.group(1)
                     self._ready.set()
+
+    def as_user(self):
+        """Popen's arguments that start a process as the session's user."""
+        if self.user is None:
+            return {}
+        return {"user": self.user, "group": self.user, "extra_groups": []}
 
     def stdout_text(self):
         return "".join(self._stdout_lines)
