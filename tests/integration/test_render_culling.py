@@ -21,29 +21,17 @@ import harness  # noqa: E402
 from harness import FOCUSED, Rect, Session, check, log  # noqa: E402
 
 
-def settle(s, what):
-    """A screenshot once two in a row are identical."""
-    prev = [None]
-
-    def still(img):
-        same = prev[0] is not None and img.diff_count(prev[0]) == 0
-        prev[0] = img
-        return img if same else None
-
-    return s.wait_screenshot(still, timeout=15, what=f"a still screen ({what})")[0]
-
-
 def render_stats(s):
     return s.control("stats")["render"]
 
 
 def compare_renderers(s, label, own_size=True):
-    culled = settle(s, f"{label}, culled")
+    culled = s.wait_still(f"{label}, culled")
     check(s.control("render scene").get("ok"), "render scene refused")
-    scene = settle(s, f"{label}, scene renderer")
+    scene = s.wait_still(f"{label}, scene renderer")
     before = render_stats(s)
     check(s.control("render culled").get("ok"), "render culled refused")
-    again = settle(s, f"{label}, culled after a full repaint")
+    again = s.wait_still(f"{label}, culled after a full repaint")
     after = render_stats(s)
     for name, img in (("scene renderer", scene), ("full culled repaint", again)):
         diff = img.diff_count(culled)
@@ -84,12 +72,12 @@ def check_ring_window_culls(h, demo):
     with Session(h) as s:
         s.spawn([demo, "--static"], name="demo")
         win = s.wait_window(lambda w: w["app_id"] == "smt-demo", what="the demo window")
-        settle(s, "the demo window drawn")
+        s.wait_still("the demo window drawn")
         check(s.control("render scene").get("ok"), "render scene refused")
-        settle(s, "the demo window, scene renderer")
+        s.wait_still("the demo window, scene renderer")
         before = render_stats(s)
         check(s.control("render culled").get("ok"), "render culled refused")
-        settle(s, "the demo window, culled")
+        s.wait_still("the demo window, culled")
         after = render_stats(s)
         damaged = after["pixels_damaged"] - before["pixels_damaged"]
         painted = after["pixels_painted"] - before["pixels_painted"]
@@ -119,7 +107,7 @@ def test(h):
                  "sleep", "600"], name="foot-translucent")
         s.wait_for_border(FOCUSED, timeout=20, what="the last window focused")
         s.spawn([popup, 300, 200, 150, 100, 120, 160], name="popup")
-        settle(s, "every window mapped")
+        s.wait_still("every window mapped")
         for bad in ("render", "render sideways", "render culled extra"):
             ans = s.control(bad)
             check("usage: render" in ans.get("error", ""), f"{bad!r} answered {ans}")

@@ -61,17 +61,6 @@ def tool_path(h):
         os.path.dirname(h.vpointer), "smt-shm-geometry")
 
 
-def settle(s, what):
-    prev = [None]
-
-    def still(img):
-        same = prev[0] is not None and img.diff_count(prev[0]) == 0
-        prev[0] = img
-        return img if same else None
-
-    return s.wait_screenshot(still, timeout=15, what=f"a still screen ({what})")[0]
-
-
 def show(s, tool, label, args):
     p = s.spawn([tool] + args, name=label)
     s.wait_until(lambda: "ready" in open(p.log_path).read(), timeout=15,
@@ -81,11 +70,11 @@ def show(s, tool, label, args):
 
 
 def compare_with_scene(s, label, failures):
-    culled = settle(s, f"{label}, culled")
+    culled = s.wait_still(f"{label}, culled")
     check(s.control("render scene").get("ok"), "render scene refused")
-    scene = settle(s, f"{label}, scene renderer")
+    scene = s.wait_still(f"{label}, scene renderer")
     check(s.control("render culled").get("ok"), "render culled refused")
-    again = settle(s, f"{label}, culled after a full repaint")
+    again = s.wait_still(f"{label}, culled after a full repaint")
     for name, img in (("scene renderer", scene), ("full culled repaint", again)):
         diff = img.diff_count(culled)
         if diff:
@@ -122,7 +111,7 @@ def check_crops(h, failures):
             for scale, transform in (("1", "normal"), ("2", "normal"), ("1", "180")):
                 s.run(["wlr-randr", "--output", "HEADLESS-1", "--scale", scale,
                        "--transform", transform])
-                img = settle(s, f"{label} at scale {scale}, transform {transform}")
+                img = s.wait_still(f"{label} at scale {scale}, transform {transform}")
                 f = int(scale)
                 inner = Rect((win["x"] + 2) * f, (win["y"] + 2) * f,
                              (win["width"] - 4) * f, (win["height"] - 4) * f)
@@ -152,11 +141,11 @@ def check_canvas_scale2(h, failures):
     with Session(h, "canvas-scale2") as s:
         s.spawn([demo, "--static"], name="demo")
         win = s.wait_window(lambda w: w["app_id"] == "smt-demo", what="the demo window")
-        settle(s, "the demo drawn")
+        s.wait_still("the demo drawn")
         s.run(["wlr-randr", "--output", "HEADLESS-1", "--scale", "2"])
         for mode in ("culled", "scene"):
             check(s.control(f"render {mode}").get("ok"), f"render {mode} refused")
-            img = settle(s, f"the demo at scale 2, {mode}")
+            img = s.wait_still(f"the demo at scale 2, {mode}")
             # Its lower right quadrant: the canvas's "frame 0" text and
             # panels, or with the canvas at 1:1 its one-colour background.
             quad = Rect(2 * win["x"] + win["width"], 2 * win["y"] + win["height"],
@@ -185,9 +174,9 @@ def check_lying_opaque_region(h, failures):
         # column: not opaque as a whole, so blended where it is not copied.
         liar, lwin = show(s, tool, "liar", ["size=300x200", "format=argb",
                                             "opaque=4,0,296,200"])
-        settle(s, "the liar over the victim")
+        s.wait_still("the liar over the victim")
         victim.terminate()
-        img = settle(s, "the victim gone")
+        img = s.wait_still("the victim gone")
         wrong = 0
         for y in range(0, lwin["height"], 3):
             for x in range(4, lwin["width"], 7):
