@@ -456,11 +456,16 @@ static void hide_under_subtree(struct hide_walk *walk, struct wlr_scene_node *no
  * look above it (a window's content is 3-4 levels down). */
 #define HIDE_DEPTH_MAX 16
 
-void output_hide_under_opaque(struct wlr_scene_node *node, struct wlr_output *output, int ox,
-		int oy, pixman_region32_t *visible, size_t budget)
+void output_hide_under_opaque(struct smtwc_render *render, struct wlr_scene_node *node,
+		struct wlr_output *output, int ox, int oy, pixman_region32_t *visible, size_t budget)
 {
 	if (output->scale != 1.0f || output->transform != WL_OUTPUT_TRANSFORM_NORMAL) {
 		return; /* (node_opaque_region's boxes would be scaled or hide nothing) */
+	}
+	if (!render->culling) {
+		/* wlroots' scene renderer blends every node: a window whose
+		 * opaque region covers translucent pixels shows what is under. */
+		return;
 	}
 	struct wlr_scene_node *chain[HIDE_DEPTH_MAX];
 	size_t depth = 0;
