@@ -477,7 +477,8 @@ static void hide_under_subtree(struct hide_walk *walk, struct wlr_scene_node *no
 #define HIDE_DEPTH_MAX 16
 
 void output_hide_under_opaque(struct smtwc_render *render, struct wlr_scene_node *node,
-		struct wlr_output *output, int ox, int oy, pixman_region32_t *visible, size_t budget)
+		struct wlr_output *output, int ox, int oy, pixman_region32_t *visible,
+		size_t budget)
 {
 	if (output->scale != 1.0f || output->transform != WL_OUTPUT_TRANSFORM_NORMAL) {
 		return; /* (node_opaque_region's boxes would be scaled or hide nothing) */

@@ -63,7 +63,8 @@ bool output_render_frame(struct wlr_scene_output *scene_output, struct smtwc_ren
  * canvas's opacity, which workers rewrite. A ring canvas's damage is clipped by it
  * (ring/canvas.c), as weston clips a view's damage by the views above. */
 void output_hide_under_opaque(struct smtwc_render *render, struct wlr_scene_node *node,
-		struct wlr_output *output, int ox, int oy, pixman_region32_t *visible, size_t budget);
+		struct wlr_output *output, int ox, int oy, pixman_region32_t *visible,
+		size_t budget);
 /* Switches renderers; every output repaints whole with the new one. */
 void output_render_set_culling(struct smtwc_render *render, struct wlr_scene *scene, bool culling);
 
