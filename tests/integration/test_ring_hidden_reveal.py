@@ -13,6 +13,8 @@ for byte; then `render culled` again (a whole repaint) for the next case:
 - a foot window maximized over it: unmaximized, moved by a Logo drag,
   resized by a Logo right drag, minimized, restored, made fullscreen and
   back, the ring window raised by a click, foot closed;
+- an xterm and an override-redirect xeyes (shaped) over it, closed; a
+  layer-shell panel filling the overlay layer, a popup's menu, closed;
 - the ring window under another ring window whose translucent rows move
   with each PRESENT (smt-present-colours bands: its opaque rows change);
 - output scale 2 and a rotated output (the clipping is off there);
@@ -231,11 +233,64 @@ def scene_renderer_liar(s, p):
     s.stop_client(liar)
 
 
+def x_windows_above(s, p):
+    """An xterm, then an override-redirect (shaped) xeyes, over the ring
+    window, closed after hidden PRESENTs."""
+    rect = window(s, "present-colours")
+    for name, argv in (
+            ("xterm", ["xterm", "-bg", "white", "-geometry", "100x40+0+0"]),
+            ("xeyes", ["xeyes", "-xrm", "*overrideRedirect: True",
+                       "-geometry", "420x420+0+0"])):
+        x = s.spawn(argv, name=name)
+        if name == "xeyes":  # (x_search finds no override-redirect window by class)
+            wid = s.wait_until(lambda: next(iter(s.x_override_redirect_windows(400)), None),
+                               timeout=30, what="xeyes' override-redirect window")
+        else:
+            wid = s.wait_x_window("--classname", name, timeout=30)
+        g = s.x_geometry(wid)
+        check(g.intersect(rect) == rect, f"{name} {g} does not cover the ring window {rect}")
+        s.park_pointer()
+        settled(s)
+        present(s, p, HIDDEN, hidden=False)  # (xeyes is shaped: parts show)
+        same_as_scene(s, f"{name} over the ring window")
+        s.stop_client(x)
+        same_as_scene(s, f"{name} closed")
+
+
+def wayland_covers(s, p):
+    """A layer-shell panel filling the overlay layer, then a popup's menu
+    over the ring window, closed after hidden PRESENTs."""
+    panel = build_program("SMT_PANEL", "tests/tools/smt-panel")
+    popup = build_program("SMT_POPUP", "tests/tools/smt-popup")
+    rect = window(s, "present-colours")
+    for name, argv, ready in (
+            ("panel", [panel, "--anchor", "fill", "--layer", "overlay"], "configured"),
+            ("popup", [popup, "120", "80", "10", "10", "600", "500"], "popup ")):
+        c = s.spawn(argv, name=name)
+        s.wait_until(lambda: ready in (read_file(c.log_path) or ""), timeout=30,
+                     what=f"the {name} shown")
+        if name == "popup":  # its menu (X Y W H from the window's geometry) over it
+            x, y, w, hh = map(int, [ln for ln in (read_file(c.log_path) or "").splitlines()
+                                    if ln.startswith("popup ")][-1].split()[1:])
+            top = window(s, "smt-popup", key="title")
+            menu = Rect(top.x + x, top.y + y, w, hh)
+            check(menu.intersect(rect).w > 0, f"the menu {menu} is not over {rect}")
+            log(f"the menu {menu} over the ring window {rect}")
+        s.park_pointer()
+        settled(s)
+        present(s, p, HIDDEN, hidden=False)
+        same_as_scene(s, f"a {name} over the ring window")
+        s.stop_client(c)
+        same_as_scene(s, f"the {name} gone")
+
+
 def test(h):
     tool = build_program("SMT_PRESENT_COLOURS", "tests/tools/smt-present-colours")
     desktop_tool = desktop_clients.desktop_tool(h)
-    with Session(h) as s:
+    with Session(h, x11=True) as s:
         p = foot_cases(s, tool, desktop_tool)
+        x_windows_above(s, p)
+        wayland_covers(s, p)
         ring_above_ring(s, tool, desktop_tool, p)
         scene_renderer_liar(s, p)
         untouched_outputs(s, p)
