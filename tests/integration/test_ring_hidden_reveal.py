@@ -17,6 +17,8 @@ for byte; then `render culled` again (a whole repaint) for the next case:
   layer-shell panel filling the overlay layer, a popup's menu, closed;
 - the ring window under another ring window whose translucent rows move
   with each PRESENT (smt-present-colours bands: its opaque rows change);
+- the ring window across the edge of two outputs, foot maximized on the
+  first over its left part, closed;
 - output scale 2 and a rotated output (the clipping is off there);
 - the scene renderer itself (`render scene` left on): a window whose
   opaque region covers translucent pixels over the ring window, which the
@@ -284,6 +286,33 @@ def wayland_covers(s, p):
         same_as_scene(s, f"the {name} gone")
 
 
+def two_outputs(s, p, desktop_tool):
+    """A second output right of the first, the ring window dragged across
+    their edge, foot maximized on the first over its left part: hidden
+    PRESENTs there, foot closed."""
+    ans = s.control("output add")
+    check(ans.get("ok"), f"output add: {ans}")
+    rect = window(s, "present-colours")
+    drag(s, "left", rect.center(), (1280 - rect.x - rect.w // 2, 0))
+    rect = s.wait_until(lambda: next((r for r in [window(s, "present-colours")]
+                                      if r.x < 1280 < r.x + r.w), None),
+                        timeout=20, what="the ring window across the outputs' edge")
+    foot = s.spawn(["foot", "--title", COVER, "sleep", "600"], name="foot-left")
+    s.wait_window(lambda w: w["app_id"] == "foot", what="foot")
+    s.run([desktop_tool, "toplevels", "maximize", COVER], timeout=10)
+    left = Rect(rect.x, rect.y, 1280 - rect.x, rect.h)
+    s.wait_until(lambda: next((w for w in s.windows() if w["app_id"] == "foot" and
+                               w["maximized"] and Rect(w["x"], w["y"], w["width"],
+                                                       w["height"]).intersect(left) == left),
+                              None), timeout=20, what="foot maximized over the left part")
+    s.park_pointer()
+    settled(s)
+    present(s, p, HIDDEN)
+    same_as_scene(s, f"the ring window {rect} across two outputs, its left part under foot")
+    s.stop_client(foot)
+    same_as_scene(s, "foot closed on the first of two outputs")
+
+
 def test(h):
     tool = build_program("SMT_PRESENT_COLOURS", "tests/tools/smt-present-colours")
     desktop_tool = desktop_clients.desktop_tool(h)
@@ -294,6 +323,7 @@ def test(h):
         ring_above_ring(s, tool, desktop_tool, p)
         scene_renderer_liar(s, p)
         untouched_outputs(s, p)
+        two_outputs(s, p, desktop_tool)
         s.check_alive()
 
 
