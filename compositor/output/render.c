@@ -410,7 +410,22 @@ struct hide_walk {
 	struct wlr_output *output;
 	pixman_region32_t *visible;
 	size_t budget;
+	struct smtwc_render *render;
+	bool locked; /* holds render->front_lock */
 };
+
+/* Takes the front_lock as the frame does: a ring canvas's front buffer's
+ * opacity (buffer_opacity) is rewritten by ring workers' copies under it,
+ * and pixman's regions are reallocated as they change. */
+static void front_lock_take(struct smtwc_render *render)
+{
+	if (pthread_rwlock_trywrlock(&render->front_lock) != 0) {
+		uint64_t start = monotonic_now_ns();
+		pthread_rwlock_wrlock(&render->front_lock);
+		render->front_waits++;
+		render->front_wait_ns += monotonic_now_ns() - start;
+	}
+}
 
 /* Takes from walk->visible what the node and its subtree hide, topmost
  * first, as the frame's walk would find it opaque; stops once nothing is
@@ -445,6 +460,11 @@ static void hide_under_subtree(struct hide_walk *walk, struct wlr_scene_node *no
 	if (pixels != NULL && !buffer_rows_fit(pixels)) {
 		return; /* the frame leaves it out: it hides nothing */
 	}
+	if (!walk->locked && node->type == WLR_SCENE_NODE_BUFFER &&
+			buffer_opacity_get(((struct wlr_scene_buffer *)node)->buffer) != NULL) {
+		front_lock_take(walk->render);
+		walk->locked = true;
+	}
 	pixman_region32_t opaque;
 	pixman_region32_init(&opaque);
 	node_opaque_region(node, &box, lx, ly, walk->output, &opaque);
@@ -456,11 +476,17 @@ static void hide_under_subtree(struct hide_walk *walk, struct wlr_scene_node *no
  * look above it (a window's content is 3-4 levels down). */
 #define HIDE_DEPTH_MAX 16
 
-void output_hide_under_opaque(struct wlr_scene_node *node, struct wlr_output *output, int ox,
-		int oy, pixman_region32_t *visible, size_t budget)
+void output_hide_under_opaque(struct smtwc_render *render, struct wlr_scene_node *node,
+		struct wlr_output *output, int ox, int oy, pixman_region32_t *visible,
+		size_t budget)
 {
 	if (output->scale != 1.0f || output->transform != WL_OUTPUT_TRANSFORM_NORMAL) {
 		return; /* (node_opaque_region's boxes would be scaled or hide nothing) */
+	}
+	if (!render->culling) {
+		/* wlroots' scene renderer blends every node: a window whose
+		 * opaque region covers translucent pixels shows what is under. */
+		return;
 	}
 	struct wlr_scene_node *chain[HIDE_DEPTH_MAX];
 	size_t depth = 0;
@@ -471,7 +497,9 @@ void output_hide_under_opaque(struct wlr_scene_node *node, struct wlr_output *ou
 	if (n->parent != NULL) {
 		return; /* deeper than we look: all of it stays visible */
 	}
-	struct hide_walk walk = { .output = output, .visible = visible, .budget = budget };
+	struct hide_walk walk = {
+		.output = output, .visible = visible, .budget = budget, .render = render
+	};
 	/* From the root down, each level's siblings above the chain, topmost
 	 * first: the windows on top hide the most. */
 	int lx = ox + n->state.x, ly = oy + n->state.y;
@@ -485,6 +513,9 @@ void output_hide_under_opaque(struct wlr_scene_node *node, struct wlr_output *ou
 		}
 		lx += on_chain->state.x;
 		ly += on_chain->state.y;
+	}
+	if (walk.locked) {
+		pthread_rwlock_unlock(&render->front_lock);
 	}
 }
 

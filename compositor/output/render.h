@@ -40,8 +40,9 @@ struct smtwc_render {
 	 * its copy (~256K pixels). Writers first, so bands of several workers
 	 * cannot hold a frame off. */
 	pthread_rwlock_t front_lock;
-	/* Its contention: frames that waited for a worker's band and their
-	 * wait in all (main thread); bands that waited for a frame (workers) */
+	/* Its contention: frames (and output_hide_under_opaque) that waited
+	 * for a worker's band and their wait in all (main thread); bands that
+	 * waited for a frame (workers) */
 	uint64_t front_waits, front_wait_ns;
 	atomic_uint_fast64_t front_copier_waits;
 };
@@ -56,11 +57,14 @@ bool output_render_frame(struct wlr_scene_output *scene_output, struct smtwc_ren
 /* Takes from `visible` (`output`'s buffer coordinates; (ox, oy): the
  * scene root's position there) what opaque nodes above `node` hide, as
  * the culling frame would find them. Looks at `budget` nodes at most and
- * only on outputs at scale 1 without a transform: what it leaves is never
- * less than what shows. A ring canvas's damage is clipped by it
+ * only on outputs at scale 1 without a transform, and hides nothing under
+ * wlroots' scene renderer (`render scene`): what it leaves is never less
+ * than what shows. Main thread; takes the front_lock while it reads a
+ * canvas's opacity, which workers rewrite. A ring canvas's damage is clipped by it
  * (ring/canvas.c), as weston clips a view's damage by the views above. */
-void output_hide_under_opaque(struct wlr_scene_node *node, struct wlr_output *output, int ox,
-		int oy, pixman_region32_t *visible, size_t budget);
+void output_hide_under_opaque(struct smtwc_render *render, struct wlr_scene_node *node,
+		struct wlr_output *output, int ox, int oy, pixman_region32_t *visible,
+		size_t budget);
 /* Switches renderers; every output repaints whole with the new one. */
 void output_render_set_culling(struct smtwc_render *render, struct wlr_scene *scene, bool culling);
 

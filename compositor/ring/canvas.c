@@ -288,8 +288,9 @@ static bool canvas_damage_outputs(struct smtwc_canvas *canvas, const pixman_box3
 		pixman_region32_intersect_rect(
 				&visible, &visible, 0, 0, (unsigned)width, (unsigned)height);
 		if (!whole) {
-			output_hide_under_opaque(&canvas->node->node, output, -so->x, -so->y,
-					&visible, CANVAS_HIDE_BUDGET);
+			output_hide_under_opaque(&canvas_server(canvas)->render,
+					&canvas->node->node, output, -so->x, -so->y, &visible,
+					CANVAS_HIDE_BUDGET);
 		}
 		bool reached = false, damaged = false;
 		for (int i = 0; i < n; i++) {
