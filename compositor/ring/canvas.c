@@ -258,6 +258,45 @@ static void output_damage_add_few(struct wlr_output_damage *damage, struct wlr_b
 /* How many nodes above a canvas a PRESENT looks at for what hides its
  * damage: a desktop's windows; past that the rest of the damage stays. */
 #define CANVAS_HIDE_BUDGET 256
+/* A canvas's shown part kept between frames (canvas_shown_part): at most
+ * that many rectangles, and what pixman allocates for them. */
+#define CANVAS_SHOWN_RECTS_MAX 8
+#define CANVAS_SHOWN_BYTES (16u + CANVAS_SHOWN_RECTS_MAX * sizeof(pixman_box32_t))
+
+/* What of the canvas shows on the scene output (output coordinates):
+ * found by a walk of what is above it, then kept until any frame is
+ * rendered, for the PRESENTs before it. A client's thousands of small
+ * PRESENTs under hundreds of windows walked 256 nodes each (red team,
+ * session 36: 9-12 us of the main thread a PRESENT, 1-7 before the
+ * clipping). Reusing it is safe: whatever uncovers a hidden part after
+ * the walk (a window above moved, closed, turned translucent; the canvas
+ * itself moved) damages that part itself, and that damage is painted at
+ * the next render, from the canvas's pixels of then, before the kept
+ * region is walked again. Kept as at most CANVAS_SHOWN_RECTS_MAX
+ * rectangles (else their extents: more damage, never less), charged in
+ * CANVAS_BOOKKEEPING. */
+static void canvas_shown_part(struct smtwc_canvas *canvas, struct wlr_scene_output *so, int lx,
+		int ly, int width, int height, pixman_region32_t *visible)
+{
+	struct smtwc_render *render = &canvas_server(canvas)->render;
+	if (canvas->shown_output == so && canvas->shown_frames == render->frames) {
+		pixman_region32_copy(visible, &canvas->shown);
+		return;
+	}
+	pixman_region32_reset(visible,
+			&(pixman_box32_t){ lx - so->x, ly - so->y, lx - so->x + canvas->width,
+					ly - so->y + canvas->height });
+	pixman_region32_intersect_rect(visible, visible, 0, 0, (unsigned)width, (unsigned)height);
+	output_hide_under_opaque(render, &canvas->node->node, so->output, -so->x, -so->y, visible,
+			CANVAS_HIDE_BUDGET);
+	if (pixman_region32_n_rects(visible) > CANVAS_SHOWN_RECTS_MAX) {
+		pixman_region32_reset(&canvas->shown, pixman_region32_extents(visible));
+	} else {
+		pixman_region32_copy(&canvas->shown, visible);
+	}
+	canvas->shown_output = so;
+	canvas->shown_frames = render->frames;
+}
 
 /* Damages each output where the rectangles (canvas coordinates) show and
  * no opaque window above the canvas hides them: repainting a hidden
@@ -283,14 +322,9 @@ static bool canvas_damage_outputs(struct smtwc_canvas *canvas, const pixman_box3
 		bool whole = output->scale != 1.0f ||
 				output->transform != WL_OUTPUT_TRANSFORM_NORMAL;
 		pixman_region32_t visible;
-		pixman_region32_init_rect(
-				&visible, lx - so->x, ly - so->y, canvas->width, canvas->height);
-		pixman_region32_intersect_rect(
-				&visible, &visible, 0, 0, (unsigned)width, (unsigned)height);
+		pixman_region32_init(&visible);
 		if (!whole) {
-			output_hide_under_opaque(&canvas_server(canvas)->render,
-					&canvas->node->node, output, -so->x, -so->y, &visible,
-					CANVAS_HIDE_BUDGET);
+			canvas_shown_part(canvas, so, lx, ly, width, height, &visible);
 		}
 		bool reached = false, damaged = false;
 		for (int i = 0; i < n; i++) {
@@ -544,6 +578,7 @@ static void canvas_free(struct smtwc_canvas *canvas)
 	canvas_images_reclaim(canvas->ring->transport, canvas->ring->usage, canvas->back,
 			canvas->front, canvas->charged);
 	client_usage_release(canvas->ring->usage, SMT_RES_CANVASES, 1);
+	pixman_region32_fini(&canvas->shown);
 	free(canvas);
 }
 
@@ -573,7 +608,7 @@ struct canvas_request {
 	(sizeof(struct smtwc_canvas) + sizeof(struct smtwc_canvas_buffer) +         \
 			2 * SMT_PIXMAP_OVERHEAD + sizeof(struct wlr_scene_buffer) + \
 			sizeof(struct canvas_request) + WL_RESOURCE_BYTES +         \
-			CANVAS_TRANSLUCENT_BYTES)
+			CANVAS_TRANSLUCENT_BYTES + CANVAS_SHOWN_BYTES)
 /* libwayland's struct wl_resource with its listeners and map entry. */
 #define CANVAS_TRANSLUCENT_BYTES \
 	(2u * (16u + (2u * CANVAS_TRANSLUCENT_RECTS_MAX + 2u) * sizeof(pixman_box32_t)))
@@ -869,6 +904,7 @@ void canvas_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t i
 	ring_workers_lock_ring(ring);
 	wl_list_insert(&ring->canvases, &canvas->ring_link);
 	ring_workers_unlock_ring(ring);
+	pixman_region32_init(&canvas->shown);
 	wl_list_init(&canvas->pending_link);
 	wl_list_init(&canvas->inflight_link);
 	wlr_addon_init(&canvas->surface_addon, &surface->addons, ring->transport,

@@ -49,6 +49,13 @@ struct smtwc_canvas {
 	uint64_t pending_exec_ns, inflight_exec_ns;
 	struct wlr_output *inflight_output;
 
+	/* What of it shows on one scene output (output coordinates), kept
+	 * for the PRESENTs until the next frame renders (canvas.c,
+	 * canvas_shown_part); shown_output NULL: nothing kept. */
+	pixman_region32_t shown;
+	struct wlr_scene_output *shown_output;
+	uint64_t shown_frames; /* render.frames when it was found */
+
 	/* A PRESENT whose copy to the front buffer runs over the ring's
 	 * slices (ring->presenting points here meanwhile): the outputs are
 	 * damaged and the serial reported only once it is complete. */

@@ -67,7 +67,7 @@ def test(h):
                          name="holder")
         s.wait_until(lambda: "holding" in open(holder.log_path).read(), timeout=600,
                      what="OR windows mapped")
-            w = [x for x in s.windows() if x["app_id"] == "present-colours"][0]
+        w = [x for x in s.windows() if x["app_id"] == "present-colours"][0]
         print(f"RESULT {LABEL} window at {w['x']},{w['y']}", flush=True)
         flood(s, p, pid, f"{N_OR} OR windows above", 1)
         flood(s, p, pid, f"{N_OR} OR windows above, again", 2)
