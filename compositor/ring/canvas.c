@@ -936,6 +936,7 @@ static bool gone_canvases_some(void *data, uint64_t deadline_ns)
 		canvas_images_reclaim(gone->transport, gone->usage, canvas->back, canvas->front,
 				canvas->charged);
 		client_usage_release(gone->usage, SMT_RES_CANVASES, 1);
+		pixman_region32_fini(&canvas->shown);
 		free(canvas);
 		if (deadline_ns != 0 && ++n % 64 == 0 && monotonic_now_ns() >= deadline_ns) {
 			return false;
