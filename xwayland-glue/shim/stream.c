@@ -86,7 +86,11 @@ static atomic_int memory_owner;
  * detected. */
 static _Atomic(atomic_uchar *) copy_mark;
 static void adopt_if_fork_copy(void);
-static _Thread_local int this_tid;
+/* The slot whose write lock this thread holds or is taking, from before it
+ * takes it until after it lets it go (as slots_lock_here, for the same
+ * reason: a signal handler's dup2 or close on this thread must not wait
+ * for the lock its own thread holds). */
+static _Thread_local struct xstream *volatile writing_here;
 
 static ssize_t (*real_writev)(int, const struct iovec *, int);
 static ssize_t (*real_sendmsg)(int, const struct msghdr *, int);
@@ -113,10 +117,8 @@ static void resolve_real(void)
  * thread of the parent held at the fork stays held in the child). */
 static void init_write_locks(void)
 {
-	for (int i = 0; i < XSTREAM_MAX; i++) {
+	for (int i = 0; i < XSTREAM_MAX; i++)
 		pthread_mutex_init(&slots[i].write_lock, NULL);
-		atomic_store_explicit(&slots[i].writer_tid, 0, memory_order_relaxed);
-	}
 }
 
 /* Early, and again on first use in case another library's constructor
@@ -170,7 +172,7 @@ bool xstream_owns_memory(void)
 static void forked_child(void)
 {
 	atomic_store_explicit(&memory_owner, current_pid(), memory_order_relaxed);
-	this_tid = 0;
+	writing_here = NULL;
 	init_write_locks();
 	for (int i = 0; i < XSTREAM_MAX; i++)
 		slots[i].forked = true;
@@ -428,15 +430,6 @@ static bool send_fd_message(struct xstream *s, int fd, uint32_t kind, const int 
 	return true;
 }
 
-/* The thread id, cached per thread (this_tid: gettid is a syscall; a
- * fork child's thread forgets its parent's, forked_child). */
-static int current_tid(void)
-{
-	if (!this_tid)
-		this_tid = (int)syscall(SYS_gettid);
-	return this_tid;
-}
-
 static bool handed_off(struct xstream *s)
 {
 	return atomic_load_explicit(&s->handed_off, memory_order_acquire);
@@ -447,17 +440,24 @@ static bool handed_off(struct xstream *s)
  * thread's write into the ring, which must finish before any REVERT. */
 static bool lock_writes(struct xstream *s)
 {
-	if (atomic_load_explicit(&s->writer_tid, memory_order_relaxed) == current_tid())
+	if (writing_here == s)
 		return false;
+	struct xstream *outer = writing_here; /* a handler's, inside another's write */
+	writing_here = s;
+	atomic_signal_fence(memory_order_seq_cst);
 	pthread_mutex_lock(&s->write_lock);
-	atomic_store_explicit(&s->writer_tid, current_tid(), memory_order_relaxed);
+	s->outer_writing = outer;
 	return true;
 }
 
+/* Marked until after the unlock: a handler that comes between finds the
+ * mark and leaves its REVERT to the next write's end (end_write). */
 static void unlock_writes(struct xstream *s)
 {
-	atomic_store_explicit(&s->writer_tid, 0, memory_order_relaxed);
+	struct xstream *outer = s->outer_writing;
 	pthread_mutex_unlock(&s->write_lock);
+	atomic_signal_fence(memory_order_seq_cst);
+	writing_here = outer;
 }
 
 /* The REVERT itself, under s's write lock: sent once, at a position where

@@ -56,9 +56,10 @@ struct xstream {
 	_Atomic bool revert_pending;
 	/* Held across a write into the ring and across a REVERT, so the
 	 * REVERT's position is where a whole write ended: another thread may
-	 * revert while libxcb writes. writer_tid: the thread holding it. */
+	 * revert while libxcb writes. outer_writing: the holder's mark to
+	 * put back at the unlock (stream.c, writing_here). */
 	pthread_mutex_t write_lock;
-	_Atomic int writer_tid;
+	struct xstream *outer_writing;
 	struct xstream_file_id sock_id, server_efd_id, wake_id; /* at attach */
 };
 
