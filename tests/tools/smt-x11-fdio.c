@@ -84,6 +84,12 @@
  *                     ChangeProperty requests while the main thread adds
  *                     a posix_spawn dup2 action for the X fd (the hand-off
  *                     between whole writes), then a round trip
+ *   revert-race N     (session 36) as spawn-race, the main thread taking
+ *                     the older ways back to the socket in turn: dup2 of
+ *                     an unseen copy (a raw dup syscall) onto the X fd's
+ *                     number, an eighth copy of the X fd, closing the
+ *                     ring's eventfd; then a round trip, and at the close
+ *                     the ring's pages and fds given back
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -102,6 +108,7 @@
 #include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -954,6 +961,94 @@ static int spawn_race(int n)
 	return 0;
 }
 
+/* The ring's eventfd, found as a program that closes what it does not
+ * know would find it; -1 if none. */
+static int ring_eventfd(void)
+{
+	for (int fd = 0; fd < 4096; fd++) {
+		char path[64], link[64];
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		ssize_t k = readlink(path, link, sizeof(link) - 1);
+		if (k > 0) {
+			link[k] = '\0';
+			if (strstr(link, "eventfd"))
+				return fd;
+		}
+	}
+	return -1;
+}
+
+/* One of the older ways back to the socket, taken while another thread
+ * writes: 0 dup2 of an unseen copy onto the X fd's number, 1 an eighth
+ * copy, 2 the ring's eventfd closed. False if the program's own part
+ * failed. */
+static bool revert_by(int way, int xfd)
+{
+	if (way == 0) {
+		/* A copy the shim does not see, put back on the X fd's number:
+		 * the number is replaced, the socket stays under it. */
+		int unseen = (int)syscall(SYS_dup, xfd);
+		bool ok = unseen >= 0 && dup2(unseen, xfd) == xfd;
+		if (unseen >= 0)
+			syscall(SYS_close, unseen);
+		return ok;
+	}
+	if (way == 1) {
+		int copies[8], made = 0;
+		while (made < 8 && (copies[made] = dup(xfd)) >= 0)
+			made++;
+		for (int i = 0; i < made; i++)
+			close(copies[i]);
+		return made == 8;
+	}
+	int efd = ring_eventfd();
+	return efd >= 0 && close(efd) == 0;
+}
+
+/* The older REVERTs on the main thread while another writes; n
+ * connections, the three ways in turn. */
+static int revert_race(int n)
+{
+	static const char *const ways[] = { "dup2 onto the X fd", "an eighth copy",
+		"closing the ring's eventfd" };
+	for (int k = 0; k < n; k++) {
+		if (!connect_default())
+			return fail("xcb_connect");
+		int fds = count_fds();
+		if (count_ring_maps() < 1)
+			return fail("the connection is not on the ring");
+		atomic_store(&stop_writing, false);
+		pthread_t t;
+		if (pthread_create(&t, NULL, write_properties, NULL) != 0)
+			return fail("pthread_create");
+		usleep((useconds_t)(k % 10) * 200);
+		bool done = revert_by(k % 3, xcb_get_file_descriptor(conn));
+		usleep(1000);
+		atomic_store(&stop_writing, true);
+		pthread_join(t, NULL);
+		if (!done) {
+			printf("connection %d: %s\n", k, ways[k % 3]);
+			return fail("the program's own part");
+		}
+		if (!round_trip()) {
+			printf("connection %d: %s\n", k, ways[k % 3]);
+			return fail("a round trip after a REVERT beside another thread's writes");
+		}
+		xcb_disconnect(conn);
+		/* The X socket, the ring's eventfd (closed by the program in
+		 * the third way) and its wake socket. */
+		int left = count_fds();
+		if (count_ring_maps() != 0 || left != fds - 3) {
+			printf("connection %d: %s: %d ring mappings, %d fds (%d before the close)\n",
+					k, ways[k % 3], count_ring_maps(), left, fds);
+			return fail("the ring's resources after the close");
+		}
+	}
+	conn = NULL;
+	printf("ok revert-race %d connections reverted beside another thread's writes\n", n);
+	return 0;
+}
+
 /* The fd that came with one byte on the Unix socket sock; -1 if none. */
 static int received_fd(int sock)
 {
@@ -1025,7 +1120,7 @@ int main(int argc, char **argv)
 				"usage: smt-x11-fdio fd-limit K | select N | peek N | fcntl N | "
 				"epoll-thread N | take-socket N | reopen N | sigalrm N | sigclose N | raw-write N | "
 				"dup-write N | dup-close N | dup-fork | dup-fork-child | dup-many N | "
-				"dup-threads N | sigdup N | spawn-dup2 N | vfork-dup2 N | send-fd N | inherit N | vfork-inherit N | spawn-race N\n");
+				"dup-threads N | sigdup N | spawn-dup2 N | vfork-dup2 N | send-fd N | inherit N | vfork-inherit N | spawn-race N | revert-race N\n");
 		return 2;
 	}
 	const char *c = argv[1];
@@ -1048,6 +1143,8 @@ int main(int argc, char **argv)
 		return fd_limit(n);
 	if (!strcmp(c, "spawn-race"))
 		return spawn_race(n);
+	if (!strcmp(c, "revert-race"))
+		return revert_race(n);
 	if (!strcmp(c, "epoll-thread"))
 		return epoll_thread(n);
 	if (!strcmp(c, "take-socket"))

@@ -86,6 +86,11 @@ static atomic_int memory_owner;
  * detected. */
 static _Atomic(atomic_uchar *) copy_mark;
 static void adopt_if_fork_copy(void);
+/* The slot whose write lock this thread holds or is taking, from before it
+ * takes it until after it lets it go (as slots_lock_here, for the same
+ * reason: a signal handler's dup2 or close on this thread must not wait
+ * for the lock its own thread holds). */
+static _Thread_local struct xstream *volatile writing_here;
 
 static ssize_t (*real_writev)(int, const struct iovec *, int);
 static ssize_t (*real_sendmsg)(int, const struct msghdr *, int);
@@ -167,6 +172,7 @@ bool xstream_owns_memory(void)
 static void forked_child(void)
 {
 	atomic_store_explicit(&memory_owner, current_pid(), memory_order_relaxed);
+	writing_here = NULL;
 	init_write_locks();
 	for (int i = 0; i < XSTREAM_MAX; i++)
 		slots[i].forked = true;
@@ -249,6 +255,7 @@ struct xstream *xstream_claim_slot(void)
 		s->head = s->wakeups_sent = s->full_waits = s->fd_messages = 0;
 		s->forked = false;
 		atomic_store_explicit(&s->handed_off, false, memory_order_relaxed);
+		atomic_store_explicit(&s->revert_pending, false, memory_order_relaxed);
 		for (int k = 0; k < XSTREAM_MAX_ALIASES; k++)
 			atomic_store_explicit(&s->alias[k], -1, memory_order_relaxed);
 	}
@@ -423,50 +430,84 @@ static bool send_fd_message(struct xstream *s, int fd, uint32_t kind, const int 
 	return true;
 }
 
-/* A fork child writes: the connection goes back to the socket from here.
- * If fd no longer names the X socket (the child closed it with a raw
- * syscall and the number was reused), that name is stale: dropped (the
- * slot with it if it was the last), and the write goes to whatever fd
- * names now. */
+static bool handed_off(struct xstream *s)
+{
+	return atomic_load_explicit(&s->handed_off, memory_order_acquire);
+}
+
+/* Takes s's write lock; false when this thread holds it already: a signal
+ * handler (dup2 and close are async-signal-safe) that interrupted this
+ * thread's write into the ring, which must finish before any REVERT. */
+static bool lock_writes(struct xstream *s)
+{
+	if (writing_here == s)
+		return false;
+	struct xstream *outer = writing_here; /* a handler's, inside another's write */
+	writing_here = s;
+	atomic_signal_fence(memory_order_seq_cst);
+	pthread_mutex_lock(&s->write_lock);
+	s->outer_writing = outer;
+	return true;
+}
+
+/* Marked until after the unlock: a handler that comes between finds the
+ * mark and leaves its REVERT to the next write's end (end_write). */
+static void unlock_writes(struct xstream *s)
+{
+	struct xstream *outer = s->outer_writing;
+	pthread_mutex_unlock(&s->write_lock);
+	atomic_signal_fence(memory_order_seq_cst);
+	writing_here = outer;
+}
+
+/* The REVERT itself, under s's write lock: sent once, at a position where
+ * a whole write ended; from here every write of every thread goes to the
+ * socket (ring_of, lock_for_write). False when it could not be sent (the
+ * server is gone, or fd no longer names the socket). */
+static bool revert_locked(struct xstream *s, int fd)
+{
+	bool ok = handed_off(s) || (!dead(s) && send_fd_message(s, fd, SMT_STREAM_REVERT, NULL, 0));
+	atomic_store_explicit(&s->handed_off, true, memory_order_release);
+	atomic_store_explicit(&s->revert_pending, false, memory_order_relaxed);
+	return ok;
+}
+
+/* The connection goes back to the socket from here, at fd, one of its
+ * names. One way for every cause: a fork child's first write, a copy of
+ * the socket leaving the shim's sight (a posix_spawn file action, a copy
+ * made in a vfork child, the socket sent as SCM_RIGHTS, a name without
+ * FD_CLOEXEC at a spawn or exec: the program it reaches writes the socket
+ * raw, where the X server half reads only fd messages), the only known
+ * name replaced by dup2 or dup3, one copy more than a slot has names for,
+ * one of the ring's own fds closed. The REVERT goes between two whole
+ * writes (write_lock: the cause may come on another thread than libxcb's
+ * writes, or from a vfork child, which has our memory but its own fd
+ * table), and the slot stays, handed off, until the owner closes the
+ * socket's last name. Before (session 36), every cause but a hand-off
+ * freed the slot at once, unmapping the ring under another thread's write
+ * (SIGSEGV: smt-x11-fdio revert-race; spawn-race for the hand-off), and a
+ * vfork child could not close the owner's eventfd and wake socket. A
+ * signal handler that interrupted this thread's write into the same ring
+ * leaves the REVERT to the end of that write (revert_pending).
+ *
+ * A fork child's fd that no longer names the X socket (the child closed
+ * it with a raw syscall and the number was reused) is a stale name:
+ * dropped (the slot with it if it was the last), and the write goes to
+ * whatever fd names now. */
 bool xstream_revert(struct xstream *s, int fd)
 {
-	if (!same_file(fd, s->sock_id)) {
+	if (s->forked && xstream_owns_memory() && !same_file(fd, s->sock_id)) {
 		if (!xstream_drop_name_locked(s, fd))
 			detach(s);
 		return true;
 	}
-	bool ok = !dead(s) && send_fd_message(s, fd, SMT_STREAM_REVERT, NULL, 0);
-	detach(s);
-	return ok;
-}
-
-/* A copy of the X socket is leaving the shim's sight: a posix_spawn file
- * action (glibc makes the copy in the child, where no wrapper runs), a
- * copy made in a vfork child, which then execs, the socket sent as
- * SCM_RIGHTS, or a name without FD_CLOEXEC at a spawn or exec. The
- * program it reaches
- * writes the socket raw, where the X server half reads only fd messages,
- * so the connection goes back to the socket here, for every writer (before,
- * session 36: the child's first bytes ended the connection, the parent's
- * included). A fork child REVERTs as its first write would. Otherwise the
- * REVERT goes between two whole writes (write_lock: the hand-off may come
- * on another thread than libxcb's writes, or from a vfork child, which has
- * our memory but its own fd table), and the slot stays, handed off, until
- * the owner closes the socket's last name: freeing it here would unmap
- * the ring under a writer (a thread spawning while another wrote crashed)
- * and, from a vfork child, could not close the owner's eventfd and wake
- * socket. */
-void xstream_hand_off(struct xstream *s, int fd)
-{
-	if (s->forked && xstream_owns_memory()) {
-		xstream_revert(s, fd);
-		return;
+	if (!lock_writes(s)) {
+		atomic_store_explicit(&s->revert_pending, true, memory_order_relaxed);
+		return true;
 	}
-	pthread_mutex_lock(&s->write_lock);
-	if (!atomic_load_explicit(&s->handed_off, memory_order_relaxed) && !dead(s))
-		send_fd_message(s, fd, SMT_STREAM_REVERT, NULL, 0);
-	atomic_store_explicit(&s->handed_off, true, memory_order_release);
-	pthread_mutex_unlock(&s->write_lock);
+	bool ok = revert_locked(s, fd);
+	unlock_writes(s);
+	return ok;
 }
 
 /* A program is about to be exec'd (posix_spawn, exec, a vfork child's
@@ -491,16 +532,11 @@ void xstream_hand_off_inherited(void)
 		for (int k = 0; k <= XSTREAM_MAX_ALIASES; k++) {
 			int flags = names[k] >= 0 ? fcntl(names[k], F_GETFD) : -1;
 			if (flags >= 0 && !(flags & FD_CLOEXEC)) {
-				xstream_hand_off(s, names[k]);
+				xstream_revert(s, names[k]);
 				break;
 			}
 		}
 	}
-}
-
-static bool handed_off(struct xstream *s)
-{
-	return atomic_load_explicit(&s->handed_off, memory_order_acquire);
 }
 
 /* The ring of fd, NULL when fd's bytes go to the socket (not attached,
@@ -512,14 +548,27 @@ static struct xstream *ring_of(int fd)
 }
 
 /* Locks s for one write into its ring; false (unlocked) when it was
- * handed off meanwhile: the write goes to the socket. */
+ * handed off meanwhile (the write goes to the socket), or when this
+ * thread is inside a write into it already (a signal handler's write:
+ * its bytes would land inside the interrupted request; they go to the
+ * socket, as on a connection without a ring). */
 static bool lock_for_write(struct xstream *s)
 {
-	pthread_mutex_lock(&s->write_lock);
+	if (!lock_writes(s))
+		return false;
 	if (!handed_off(s))
 		return true;
-	pthread_mutex_unlock(&s->write_lock);
+	unlock_writes(s);
 	return false;
+}
+
+/* The end of a write into s's ring: a REVERT a signal handler asked for
+ * during it goes here, after the whole write. */
+static void end_write(struct xstream *s, int fd)
+{
+	if (atomic_load_explicit(&s->revert_pending, memory_order_relaxed))
+		revert_locked(s, fd);
+	unlock_writes(s);
 }
 
 XSHIM_EXPORT ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
@@ -532,7 +581,7 @@ XSHIM_EXPORT ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
 	if (!s || s->forked || !lock_for_write(s))
 		return REAL(writev)(fd, iov, iovcnt);
 	ssize_t n = ring_write(s, fd, iov, iovcnt);
-	pthread_mutex_unlock(&s->write_lock);
+	end_write(s, fd);
 	return n;
 }
 
@@ -627,7 +676,7 @@ static void passing_fds(const struct msghdr *msg)
 			memcpy(&passed, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
 			struct xstream *x = xstream_find(passed);
 			if (x && !slots_lock_here)
-				xstream_hand_off(x, passed);
+				xstream_revert(x, passed);
 		}
 	}
 }
@@ -648,7 +697,7 @@ XSHIM_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 		errno = EPIPE;
 	else
 		n = ring_write(s, fd, msg->msg_iov, (int)msg->msg_iovlen);
-	pthread_mutex_unlock(&s->write_lock);
+	end_write(s, fd);
 	return n;
 }
 
@@ -670,22 +719,38 @@ static void closing_ring_fd(int fd)
 	 * closes a slot's fds, so a number another thread's connection just
 	 * gave back is never taken for that connection's. */
 	struct xstream *found = NULL;
-	int sock = -1;
 	xstream_lock_table();
 	for (int i = 0; i < XSTREAM_MAX && !found; i++) {
 		struct xstream *s = &slots[i];
-		sock = atomic_load_explicit(&s->fd, memory_order_acquire);
-		if (sock < 0 || (s->server_efd != fd && s->wake_fd != fd))
-			continue;
-		if (s->server_efd == fd)
-			s->server_efd = -1; /* the caller closes it */
-		else
-			s->wake_fd = -1;
-		found = s;
+		if (atomic_load_explicit(&s->fd, memory_order_acquire) >= 0 &&
+				(s->server_efd == fd || s->wake_fd == fd))
+			found = s;
 	}
 	xstream_unlock_table();
-	if (found && !found->forked) /* a fork child reverts when it writes */
-		xstream_revert(found, sock);
+	if (!found)
+		return;
+	/* The fd leaves the slot between two whole writes (a write on
+	 * another thread uses both), and the REVERT goes there, so taken
+	 * before the table's lock; matched again under it. A signal handler
+	 * inside this thread's write into the ring: the write finishes with
+	 * the fd gone (its wake-up is lost; the REVERT follows it). */
+	bool locked = lock_writes(found);
+	xstream_lock_table();
+	int sock = atomic_load_explicit(&found->fd, memory_order_acquire);
+	bool still = sock >= 0 && (found->server_efd == fd || found->wake_fd == fd);
+	if (still && found->server_efd == fd)
+		found->server_efd = -1; /* the caller closes it */
+	else if (still)
+		found->wake_fd = -1;
+	xstream_unlock_table();
+	if (still && !found->forked) { /* a fork child reverts when it writes */
+		if (locked)
+			revert_locked(found, sock);
+		else
+			atomic_store_explicit(&found->revert_pending, true, memory_order_relaxed);
+	}
+	if (locked)
+		unlock_writes(found);
 }
 
 /* fd is being closed (or replaced) in this process: one name of its

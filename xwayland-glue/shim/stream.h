@@ -47,14 +47,19 @@ struct xstream {
 	uint64_t head;  /* private; published to hdr->head */
 	uint64_t wakeups_sent, full_waits, fd_messages;
 	bool forked; /* we are a fork child of the attacher */
-	/* A copy of the socket went to a program the shim cannot follow
-	 * (xstream_hand_off) and the REVERT was sent: every write goes to the
-	 * socket; the slot is freed when its last name is closed. */
+	/* The REVERT was sent (xstream_revert, whatever its cause): every
+	 * write goes to the socket; the slot is freed when its last name is
+	 * closed. */
 	_Atomic bool handed_off;
-	/* Held across a write into the ring and across a hand-off's REVERT,
-	 * so the REVERT's position is where a whole write ended: another
-	 * thread may hand off while libxcb's writes. */
+	/* Asked for by a signal handler inside this ring's write on its own
+	 * thread: sent at the end of that write. */
+	_Atomic bool revert_pending;
+	/* Held across a write into the ring and across a REVERT, so the
+	 * REVERT's position is where a whole write ended: another thread may
+	 * revert while libxcb writes. outer_writing: the holder's mark to
+	 * put back at the unlock (stream.c, writing_here). */
 	pthread_mutex_t write_lock;
+	struct xstream *outer_writing;
 	struct xstream_file_id sock_id, server_efd_id, wake_id; /* at attach */
 };
 

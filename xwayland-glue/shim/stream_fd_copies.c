@@ -152,13 +152,16 @@ bool xstream_drop_name_locked(struct xstream *s, int fd)
  * copy made by a raw syscall, or in a signal handler inside the table's
  * lock): the rest of its stream goes through the socket, so it works
  * wherever the socket is written from next. If it was the last reference,
- * the X server reads the REVERT, then the end. */
+ * the X server reads the REVERT, then the end. The slot stays, named by
+ * newfd, until newfd is closed or replaced (as a close: the connection is
+ * on the socket already). */
 static void replacing(int newfd)
 {
 	struct xstream *s = xstream_find(newfd);
 	if (s && xstream_table_locked_here())
 		return; /* a signal handler inside the lock: not seen, as in closing */
-	if (s && !s->forked && xstream_owns_memory()) {
+	if (s && !s->forked && xstream_owns_memory() &&
+			!atomic_load_explicit(&s->handed_off, memory_order_acquire)) {
 		if (!xstream_drop_name_locked(s, newfd))
 			xstream_revert(s, newfd);
 	} else {
@@ -185,7 +188,7 @@ static void copied(int oldfd, int newfd)
 	if (!s || xstream_table_locked_here())
 		return;
 	if (!xstream_owns_memory()) {
-		xstream_hand_off(s, newfd);
+		xstream_revert(s, newfd);
 		return;
 	}
 	xstream_lock_table();
@@ -237,7 +240,7 @@ XSHIM_EXPORT int posix_spawn_file_actions_adddup2(posix_spawn_file_actions_t *fa
 {
 	struct xstream *s = xstream_find(fd);
 	if (s && !xstream_table_locked_here())
-		xstream_hand_off(s, fd);
+		xstream_revert(s, fd);
 	return REAL(posix_spawn_file_actions_adddup2)(fa, fd, newfd);
 }
 

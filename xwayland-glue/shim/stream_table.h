@@ -23,11 +23,11 @@ void xstream_unlock_table(void);
 bool xstream_table_locked_here(void);
 /* May this process change the table (not a vfork or posix_spawn child)? */
 bool xstream_owns_memory(void);
-/* The connection goes back to the socket from here (a REVERT at fd). */
+/* The connection goes back to the socket from here (a REVERT at fd,
+ * between whole writes; the slot kept to the last close), for every cause:
+ * a fork child's write, fd handed to a program the shim cannot follow, a
+ * copy too many, the only name replaced, a ring's own fd closed. */
 bool xstream_revert(struct xstream *s, int fd);
-/* fd, a name of s, is being handed to a program the shim cannot follow
- * (xstream_hand_off in stream.c). */
-void xstream_hand_off(struct xstream *s, int fd);
 /* A program is about to be exec'd: hands off the connections it will
  * inherit (a name without FD_CLOEXEC). */
 void xstream_hand_off_inherited(void);
