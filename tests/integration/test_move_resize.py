@@ -9,22 +9,6 @@ import harness  # noqa: E402
 from harness import FOCUSED, Rect, Session, check, log  # noqa: E402
 
 
-def drag(s, button, start, delta, steps=5):
-    """Hold Logo, press button at start, move by delta in steps, release."""
-    x0, y0 = start
-    dx, dy = delta
-    actions = ["move", x0, y0, "down", button]
-    for i in range(1, steps + 1):
-        actions += ["move", x0 + dx * i // steps, y0 + dy * i // steps]
-    actions += ["up", button]
-    hold = s.hold_modifiers("logo")
-    try:
-        s.vpointer(*actions)
-    finally:
-        s.release_modifiers(hold)
-    s.park_pointer()
-
-
 def test(h):
     with Session(h) as s:
         s.spawn(["foot", "sh", "-c", "read l"])
@@ -33,7 +17,7 @@ def test(h):
 
         # Move: grab the middle, drag by (+200, +100).
         dx, dy = 200, 100
-        drag(s, "left", r0.center(), (dx, dy))
+        s.logo_drag("left", r0.center(), (dx, dy))
         want = Rect(r0.x + dx, r0.y + dy, r0.w, r0.h)
         _, r1 = s.wait_screenshot(
             lambda img: s.window_border(img, FOCUSED) == want and want, timeout=15,
@@ -43,7 +27,7 @@ def test(h):
         # Resize from the bottom-right corner: grab near it, drag by (-150, -100).
         dw, dh = -150, -100
         grab = (r1.x2 - 40, r1.y2 - 40)
-        drag(s, "right", grab, (dw, dh))
+        s.logo_drag("right", grab, (dw, dh))
         want2 = Rect(r1.x, r1.y, r1.w + dw, r1.h + dh)
 
         def resized(img):
@@ -63,7 +47,7 @@ def test(h):
         # Resize from the top-left corner: the bottom-right corner stays put.
         dl, dt = -60, -40
         grab = (r2.x + 40, r2.y + 40)
-        drag(s, "right", grab, (dl, dt))
+        s.logo_drag("right", grab, (dl, dt))
         want3 = Rect(r2.x + dl, r2.y + dt, r2.w - dl, r2.h - dt)
 
         def resized_tl(img):

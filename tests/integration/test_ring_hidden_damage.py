@@ -20,43 +20,16 @@ waits for each one's `presented`:
   colour;
 - the frame then equals wlroots' scene renderer's full repaint."""
 import os
-import re
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness import Rect, Session, build_program, check, log  # noqa: E402
-from harness.clients import read_file  # noqa: E402
+from harness.present_colours import present_colours, start_colours  # noqa: E402
 
 SIDE = 256
 HIDDEN_PRESENTS = 20
 BORDER = 40  # more than a window's decorations around its geometry
-
-
-def colour(hexrgb):
-    """RRGGBB as the screenshot's (r, g, b)."""
-    v = int(hexrgb, 16)
-    return (v >> 16 & 0xff, v >> 8 & 0xff, v & 0xff)
-
-
-def tool_lines(p):
-    return (read_file(p.log_path) or "").splitlines()
-
-
-def present(s, p, n):
-    """Tells the tool to present n colours; its report line's match."""
-    before = len([ln for ln in tool_lines(p) if ln.startswith("PRESENTED")])
-    p.popen.stdin.write(f"{n}\n".encode())
-    p.popen.stdin.flush()
-
-    def reported():
-        lines = [ln for ln in tool_lines(p) if ln.startswith("PRESENTED")]
-        return lines[before] if len(lines) > before else None
-    line = s.wait_until(reported, timeout=60, what=f"{n} PRESENTs reported")
-    m = re.fullmatch(r"PRESENTED (\d+) SHOWN (\d+) COLOUR ([0-9a-f]{6})", line)
-    check(m is not None, f"smt-present-colours said {line!r}")
-    return int(m.group(1)), int(m.group(2)), colour(m.group(3))
 
 
 def canvas_rect(s):
@@ -82,8 +55,7 @@ def wait_colour_any(s, rect):
 def test(h):
     tool = build_program("SMT_PRESENT_COLOURS", "tests/tools/smt-present-colours")
     with Session(h) as s:
-        p = s.spawn([tool, SIDE], name="colours", stdin=subprocess.PIPE)
-        s.wait_until(lambda: "READY" in tool_lines(p), timeout=30, what="the tool's window")
+        p = start_colours(s, tool, SIDE)
         rect = canvas_rect(s)
         s.park_pointer()
         first = wait_colour_any(s, rect)
@@ -101,7 +73,7 @@ def test(h):
             return img if len(top) == 1 and top[0][0] != first else None
         s.wait_screenshot(covered, timeout=15, what="foot's background over the window")
         before = s.control("stats")["render"]
-        came, shown, last = present(s, p, HIDDEN_PRESENTS)
+        came, shown, last = present_colours(s, p, HIDDEN_PRESENTS)
         after = s.control("stats")["render"]
         damaged = after["pixels_damaged"] - before["pixels_damaged"]
         frames = after["frames"] - before["frames"]
@@ -125,7 +97,7 @@ def test(h):
               f"foot at {top} does not cover part of the window {rect}")
         s.park_pointer()
         for _ in range(3):
-            came, shown, last = present(s, p, 1)
+            came, shown, last = present_colours(s, p, 1)
             check(came == 1 and shown == 1, f"a half-covered PRESENT: {came}, {shown}")
             # The strip of the window left of (or above) foot.
             # (short of foot's border and title bar: BORDER pixels)

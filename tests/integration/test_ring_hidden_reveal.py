@@ -24,8 +24,6 @@ for byte; then `render culled` again (a whole repaint) for the next case:
   opaque region covers translucent pixels over the ring window, which the
   scene renderer blends (it knows no opaque regions)."""
 import os
-import re
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -33,36 +31,19 @@ import desktop_clients  # noqa: E402
 import harness  # noqa: E402
 from harness import Rect, Session, build_program, check, log  # noqa: E402
 from harness.clients import read_file  # noqa: E402
+from harness.present_colours import present_colours, start_colours  # noqa: E402
 
 SIDE = 256
 HIDDEN = 4
 COVER = "hidecover"
 
 
-def tool_lines(p):
-    return (read_file(p.log_path) or "").splitlines()
-
-
 def present(s, p, n, hidden=True):
     """Tells the tool to present n colours; checks each got `presented`
     with a display time."""
-    before = len([ln for ln in tool_lines(p) if ln.startswith("PRESENTED")])
-    p.popen.stdin.write(f"{n}\n".encode())
-    p.popen.stdin.flush()
-
-    def reported():
-        lines = [ln for ln in tool_lines(p) if ln.startswith("PRESENTED")]
-        return lines[before] if len(lines) > before else None
-    line = s.wait_until(reported, timeout=60, what=f"{n} PRESENTs reported")
-    m = re.fullmatch(r"PRESENTED (\d+) SHOWN (\d+) COLOUR ([0-9a-f]{6})", line)
-    check(m is not None and int(m.group(1)) == n and int(m.group(2)) == n,
-          f"{n} {'hidden ' if hidden else ''}PRESENTs: smt-present-colours said {line!r}")
-
-
-def start_colours(s, tool, *args, app_id="present-colours"):
-    p = s.spawn([tool, SIDE, *args], name=app_id, stdin=subprocess.PIPE)
-    s.wait_until(lambda: "READY" in tool_lines(p), timeout=30, what=f"{app_id}'s window")
-    return p
+    came, shown, _ = present_colours(s, p, n)
+    check(came == n and shown == n,
+          f"{n} {'hidden ' if hidden else ''}PRESENTs: {came} reported, {shown} shown")
 
 
 def window(s, app_id, key="app_id"):
@@ -72,14 +53,7 @@ def window(s, app_id, key="app_id"):
 
 def settled(s):
     """A screenshot equal to the one before it (clients done redrawing)."""
-    prev = [s.screenshot()]
-
-    def same(img):
-        if img.diff_count(prev[0]) == 0:
-            return img
-        prev[0] = img
-        return None
-    return s.wait_screenshot(same, timeout=30, what="the screen settled", interval=0.3)[0]
+    return s.wait_still("the screen settled", timeout=30, interval=0.3)
 
 
 def same_as_scene(s, what):
@@ -113,22 +87,8 @@ def cover_with_foot(s, desktop_tool, colours_rect):
     settled(s)
 
 
-def drag(s, button, start, delta):
-    x0, y0 = start
-    actions = ["move", x0, y0, "down", button]
-    for i in range(1, 6):
-        actions += ["move", x0 + delta[0] * i // 5, y0 + delta[1] * i // 5]
-    actions += ["up", button]
-    hold = s.hold_modifiers("logo")
-    try:
-        s.vpointer(*actions)
-    finally:
-        s.release_modifiers(hold)
-    s.park_pointer()
-
-
 def foot_cases(s, tool, desktop_tool):
-    p = start_colours(s, tool)
+    p = start_colours(s, tool, SIDE)
     rect = window(s, "present-colours")
     foot = s.spawn(["foot", "--title", COVER, "sleep", "600"], name="foot")
     s.wait_window(lambda w: w["app_id"] == "foot", what="foot")
@@ -139,7 +99,7 @@ def foot_cases(s, tool, desktop_tool):
     def drag_foot(button, delta):
         def do():  # from near its bottom right corner, up and left
             r = window(s, "foot")
-            drag(s, button, (r.x + r.w - 40, r.y + r.h - 40), delta)
+            s.logo_drag(button, (r.x + r.w - 40, r.y + r.h - 40), delta)
         return do
 
     cases = [
@@ -177,7 +137,7 @@ def foot_cases(s, tool, desktop_tool):
 def ring_above_ring(s, tool, desktop_tool, p):
     """A ring window whose translucent band moves with each PRESENT, over
     the other: the lower one's PRESENTs are hidden in its opaque rows."""
-    bands = start_colours(s, tool, "bands", app_id="present-bands")
+    bands = start_colours(s, tool, SIDE, "bands", app_id="present-bands")
     low = window(s, "present-colours")
     high = window(s, "present-bands")
     check(high.intersect(low).w > 0, f"the band window {high} is not over {low}")
@@ -293,7 +253,7 @@ def two_outputs(s, p, desktop_tool):
     ans = s.control("output add")
     check(ans.get("ok"), f"output add: {ans}")
     rect = window(s, "present-colours")
-    drag(s, "left", rect.center(), (1280 - rect.x - rect.w // 2, 0))
+    s.logo_drag("left", rect.center(), (1280 - rect.x - rect.w // 2, 0))
     rect = s.wait_until(lambda: next((r for r in [window(s, "present-colours")]
                                       if r.x < 1280 < r.x + r.w), None),
                         timeout=20, what="the ring window across the outputs' edge")

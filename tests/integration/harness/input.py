@@ -95,6 +95,22 @@ class InputMixin:
             argv += ["-m", m.lower()]
         self.run(argv, timeout=10.0)
 
+    def logo_drag(self, button, start, delta, steps=5):
+        """Hold Logo, press button at start, move by delta in steps,
+        release; the pointer parked after."""
+        x0, y0 = start
+        dx, dy = delta
+        actions = ["move", x0, y0, "down", button]
+        for i in range(1, steps + 1):
+            actions += ["move", x0 + dx * i // steps, y0 + dy * i // steps]
+        actions += ["up", button]
+        hold = self.hold_modifiers("logo")
+        try:
+            self.vpointer(*actions)
+        finally:
+            self.release_modifiers(hold)
+        self.park_pointer()
+
     def hold_modifiers(self, *mods):
         """Start a wtype that presses mods and keeps them pressed until its
         stdin is closed (release_modifiers). Returns the Process."""

@@ -75,7 +75,7 @@ class ScreenMixin:
                      f"last screenshot: {path} (most common colours: {img.colors(top=6)})")
             time.sleep(interval)
 
-    def wait_still(self, what, timeout=15.0):
+    def wait_still(self, what, timeout=15.0, interval=0.1):
         """A screenshot once two in a row are identical."""
         prev = [None]
 
@@ -84,7 +84,8 @@ class ScreenMixin:
             prev[0] = img
             return img if same else None
 
-        return self.wait_screenshot(still, timeout=timeout, what=f"a still screen ({what})")[0]
+        return self.wait_screenshot(still, timeout=timeout, what=f"a still screen ({what})",
+                                    interval=interval)[0]
 
     def window_border(self, img, color=FOCUSED, min_w=50, min_h=50):
         """Bounding box of the pixels of a border colour if it looks like a
