@@ -19,8 +19,6 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness import FOCUSED, Rect, Session, check, log  # noqa: E402
-from harness.images import Image  # noqa: E402
-from harness.reference import compare_images  # noqa: E402
 
 
 def render_stats(s):
@@ -43,21 +41,11 @@ def software_cursor(s, scale):
 
 
 def compare_renderers(s, label, own_size=True, scale=1):
-    culled = s.wait_still(f"{label}, culled")
-    check(s.control("render scene").get("ok"), "render scene refused")
-    scene = s.wait_still(f"{label}, scene renderer")
-    before = render_stats(s)
-    check(s.control("render culled").get("ok"), "render culled refused")
-    again = s.wait_still(f"{label}, culled after a full repaint")
-    after = render_stats(s)
-    cursor = software_cursor(s, scale)
-    for name, img in (("scene renderer", scene), ("full culled repaint", again)):
-        diff, mask = compare_images(img, culled, 0, [cursor])
-        if diff:
-            paths = (s.save(culled, f"{label}-culled"), s.save(img, f"{label}-other"))
-            check(False, f"{label}: {diff} pixels differ between the culled frame and the "
-                         f"{name}, within {Image._mask_bbox(mask, img.rect)} "
-                         f"(the cursor, left out: {cursor}; saved {paths[0]}, {paths[1]})")
+    culled, scene, again, before, after = s.frames_of_both_renderers(label)
+    differ = s.renderer_differences(label, culled, (("scene renderer", scene),
+                                                    ("full culled repaint", again)),
+                                    exclude=[software_cursor(s, scale)])
+    check(differ is None, differ)
     frames = after["frames"] - before["frames"]
     damaged = after["pixels_damaged"] - before["pixels_damaged"]
     painted = after["pixels_painted"] - before["pixels_painted"]

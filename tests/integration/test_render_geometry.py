@@ -70,20 +70,14 @@ def show(s, tool, label, args):
 
 
 def compare_with_scene(s, label, failures):
-    culled = s.wait_still(f"{label}, culled")
-    check(s.control("render scene").get("ok"), "render scene refused")
-    scene = s.wait_still(f"{label}, scene renderer")
-    check(s.control("render culled").get("ok"), "render culled refused")
-    again = s.wait_still(f"{label}, culled after a full repaint")
-    for name, img in (("scene renderer", scene), ("full culled repaint", again)):
-        diff = img.diff_count(culled)
-        if diff:
-            paths = (s.save(culled, f"{label}-culled"), s.save(img, f"{label}-other"))
-            failures.append(f"{label}: {diff} pixels differ between the culled frame and "
-                            f"the {name} (saved {paths[0]}, {paths[1]})")
-            log(failures[-1])
-            return
-    log(f"{label}: identical")
+    culled, scene, again, _, _ = s.frames_of_both_renderers(label)
+    differ = s.renderer_differences(label, culled, (("scene renderer", scene),
+                                                    ("full culled repaint", again)))
+    if differ:
+        failures.append(differ)
+        log(differ)
+    else:
+        log(f"{label}: identical")
 
 
 def magenta_in(img, rect):

@@ -87,6 +87,39 @@ class ScreenMixin:
         return self.wait_screenshot(still, timeout=timeout, what=f"a still screen ({what})",
                                     interval=interval)[0]
 
+    def frames_of_both_renderers(self, label):
+        """(culled, scene, again, before, after): the settled frame of the
+        culling renderer (output/render.c), the scene renderer's full
+        repaint of the same scene (`render scene`), the culling renderer's
+        own full repaint after it (`render culled`), and the compositor's
+        render stats from just before and just after that last repaint."""
+        culled = self.wait_still(f"{label}, culled")
+        self._render_with("scene")
+        scene = self.wait_still(f"{label}, scene renderer")
+        before = self.control("stats")["render"]
+        self._render_with("culled")
+        again = self.wait_still(f"{label}, culled after a full repaint")
+        return culled, scene, again, before, self.control("stats")["render"]
+
+    def _render_with(self, renderer):
+        answer = self.control(f"render {renderer}")
+        if not answer.get("ok"):
+            fail(f"render {renderer} refused: {answer}")
+
+    def renderer_differences(self, label, culled, others, exclude=()):
+        """None if every (name, image) of others equals the culled frame
+        outside the exclude rects; else what differs, where, and the two
+        frames saved."""
+        for name, img in others:
+            count, mask = reference.compare_images(img, culled, 0, exclude)
+            if count:
+                paths = (self.save(culled, f"{label}-culled"), self.save(img, f"{label}-other"))
+                return (f"{label}: {count} pixels differ between the culled frame and the "
+                        f"{name}, within {Image._mask_bbox(mask, img.rect)}"
+                        f"{f' (left out: {list(exclude)})' if exclude else ''} "
+                        f"(saved {paths[0]}, {paths[1]})")
+        return None
+
     def window_border(self, img, color=FOCUSED, min_w=50, min_h=50):
         """Bounding box of the pixels of a border colour if it looks like a
         window frame (big enough, frame mostly of that colour)."""
