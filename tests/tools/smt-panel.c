@@ -10,9 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #include <wayland-client.h>
+#include "tests/tools/solid_buffer.h"
 #include "wlr-layer-shell-unstable-v1-client-protocol.h"
 
 struct panel {
@@ -38,26 +38,8 @@ static void usage(void)
 
 static void draw(struct panel *p, uint32_t width, uint32_t height)
 {
-	size_t stride = (size_t)width * 4, size = stride * height;
-	int fd = memfd_create("smt-panel", MFD_CLOEXEC);
-	if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
-		perror("smt-panel: memfd");
-		exit(1);
-	}
-	uint32_t *pixels = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (pixels == MAP_FAILED) {
-		perror("smt-panel: mmap");
-		exit(1);
-	}
-	for (size_t i = 0; i < size / 4; i++) {
-		pixels[i] = 0xff000000u | p->color;
-	}
-	munmap(pixels, size);
-	struct wl_shm_pool *pool = wl_shm_create_pool(p->shm, fd, (int32_t)size);
-	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, (int32_t)width,
-			(int32_t)height, (int32_t)stride, WL_SHM_FORMAT_XRGB8888);
-	wl_shm_pool_destroy(pool);
-	close(fd);
+	struct wl_buffer *buffer = solid_buffer(
+			p->shm, (int)width, (int)height, 0xff000000u | p->color, "smt-panel");
 	wl_surface_attach(p->surface, buffer, 0, 0);
 	wl_surface_damage(p->surface, 0, 0, (int32_t)width, (int32_t)height);
 	wl_surface_commit(p->surface);

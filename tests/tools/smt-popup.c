@@ -10,9 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #include <wayland-client.h>
+#include "tests/tools/solid_buffer.h"
 #include "xdg-shell-client-protocol.h"
 
 struct app {
@@ -25,31 +25,6 @@ struct app {
 	int width, height, menu_w, menu_h, anchor_x, anchor_y;
 	bool menu_opened, done;
 };
-
-static struct wl_buffer *solid_buffer(struct app *app, int w, int h, uint32_t argb)
-{
-	size_t size = (size_t)w * (size_t)h * 4;
-	int fd = memfd_create("smt-popup", MFD_CLOEXEC);
-	if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
-		perror("smt-popup: memfd");
-		exit(1);
-	}
-	uint32_t *px = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (px == MAP_FAILED) {
-		perror("smt-popup: mmap");
-		exit(1);
-	}
-	for (size_t i = 0; i < size / 4; i++) {
-		px[i] = argb;
-	}
-	munmap(px, size);
-	struct wl_shm_pool *pool = wl_shm_create_pool(app->shm, fd, (int32_t)size);
-	struct wl_buffer *buffer = wl_shm_pool_create_buffer(
-			pool, 0, w, h, w * 4, WL_SHM_FORMAT_XRGB8888);
-	wl_shm_pool_destroy(pool);
-	close(fd);
-	return buffer;
-}
 
 static void wm_base_ping(void *data, struct xdg_wm_base *base, uint32_t serial)
 {
@@ -81,7 +56,9 @@ static void menu_xdg_configure(void *data, struct xdg_surface *xdg, uint32_t ser
 {
 	struct app *app = data;
 	xdg_surface_ack_configure(xdg, serial);
-	wl_surface_attach(app->menu, solid_buffer(app, app->menu_w, app->menu_h, 0xffff8000), 0, 0);
+	wl_surface_attach(app->menu,
+			solid_buffer(app->shm, app->menu_w, app->menu_h, 0xffff8000, "smt-popup"),
+			0, 0);
 	wl_surface_commit(app->menu);
 }
 static const struct xdg_surface_listener menu_xdg_listener = { menu_xdg_configure };
@@ -111,8 +88,9 @@ static void window_xdg_configure(void *data, struct xdg_surface *xdg, uint32_t s
 {
 	struct app *app = data;
 	xdg_surface_ack_configure(xdg, serial);
-	wl_surface_attach(
-			app->window, solid_buffer(app, app->width, app->height, 0xff808080), 0, 0);
+	wl_surface_attach(app->window,
+			solid_buffer(app->shm, app->width, app->height, 0xff808080, "smt-popup"), 0,
+			0);
 	wl_surface_commit(app->window);
 	if (!app->menu_opened) {
 		app->menu_opened = true;

@@ -42,10 +42,10 @@
 #include <string.h>
 #include <errno.h>
 #include <poll.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 #include <wayland-client.h>
+#include "tests/tools/solid_buffer.h"
 #include "idle-inhibit-unstable-v1-client-protocol.h"
 #include "keyboard-shortcuts-inhibit-unstable-v1-client-protocol.h"
 #include "pointer-constraints-unstable-v1-client-protocol.h"
@@ -113,29 +113,6 @@ static void die(const char *what)
 {
 	fprintf(stderr, "smt-probe: %s\n", what);
 	exit(1);
-}
-
-static struct wl_buffer *solid_buffer(struct probe *p, int w, int h)
-{
-	size_t size = (size_t)w * (size_t)h * 4;
-	int fd = memfd_create("smt-probe", MFD_CLOEXEC);
-	if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
-		die("cannot create a buffer");
-	}
-	uint32_t *px = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (px == MAP_FAILED) {
-		die("cannot map a buffer");
-	}
-	for (size_t i = 0; i < size / 4; i++) {
-		px[i] = 0xff000000 | p->opt.color;
-	}
-	munmap(px, size);
-	struct wl_shm_pool *pool = wl_shm_create_pool(p->shm, fd, (int32_t)size);
-	struct wl_buffer *buffer = wl_shm_pool_create_buffer(
-			pool, 0, w, h, w * 4, WL_SHM_FORMAT_XRGB8888);
-	wl_shm_pool_destroy(pool);
-	close(fd);
-	return buffer;
 }
 
 /* --- pointer, keyboard, constraints, relative motion ------------------- */
@@ -641,7 +618,10 @@ static void xdg_configure(void *data, struct xdg_surface *xdg, uint32_t serial)
 {
 	struct probe *p = data;
 	xdg_surface_ack_configure(xdg, serial);
-	wl_surface_attach(p->surface, solid_buffer(p, p->width, p->height), 0, 0);
+	wl_surface_attach(p->surface,
+			solid_buffer(p->shm, p->width, p->height, 0xff000000 | p->opt.color,
+					"smt-probe"),
+			0, 0);
 	wl_surface_damage(p->surface, 0, 0, p->width, p->height);
 	wl_surface_commit(p->surface);
 	if (!p->mapped) {
