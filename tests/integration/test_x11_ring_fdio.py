@@ -8,6 +8,8 @@ its connections must then be closed healthy by Xwayland.
 test_x11_ring_fdio.py programs
 test_x11_ring_fdio.py dups   (session 34: copies of the X fd, "xdup")
 test_x11_ring_fdio.py escapes   (session 36: copies the shim cannot see)
+test_x11_ring_fdio.py handlers   (session 37: a signal handler inside its
+                                   own thread's write)
 """
 import os
 import signal
@@ -203,7 +205,33 @@ def escapes(h):
         s.check_alive()
 
 
-MODES = {"programs": programs, "dups": dups, "escapes": escapes}
+def handlers(h):
+    """A signal handler that interrupts its own thread's write into a full
+    ring (1 MiB requests through a 64 KiB ring) and takes the ring's way
+    back to the socket there (session 37, docs/x11.md "Every REVERT one
+    way"): it closes the ring's eventfd, or makes one copy of the X fd too
+    many. Every request arrives, the connection goes on, on the socket.
+    Before, the close left the write waiting for room with no way to wake
+    the X server: the program hung (3 of 3 runs of sig-close-efd). The X
+    server does not spin (SMT_X11RING_SPIN_US=0), so it is asleep whenever
+    the ring is drained, as on a loaded machine, and the writer must wake
+    it after every wait for room."""
+    with Session(h, x11=True, env={"SMT_X11RING_SPIN_US": "0"}) as s:
+        for case in ("sig-close-efd", "sig-revert"):
+            n = 12
+            rows = fdio(s, [case, str(n)], connections=n, expect=None,
+                        env={"SMT_X11RING_AREA": "65536"})
+            bad = [r for r in rows if not r["reverted"] or r["transport"] != "socket"]
+            check(not bad, f"{case}: connections not reverted from the ring: {bad[:3]}")
+            # The handler came inside a write that had filled the ring
+            # (more than the ring's bytes went through it) on some of the
+            # connections, elsewhere between the writes.
+            check(any(r["ring_bytes"] > 65536 for r in rows),
+                  f"{case}: no REVERT from inside a write that filled the ring: {rows[:3]}")
+        s.check_alive()
+
+
+MODES = {"programs": programs, "dups": dups, "escapes": escapes, "handlers": handlers}
 
 if __name__ == "__main__":
     mode = sys.argv.pop(1) if len(sys.argv) > 1 and sys.argv[1] in MODES else "programs"

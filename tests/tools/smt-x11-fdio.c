@@ -90,6 +90,16 @@
  *                     number, an eighth copy of the X fd, closing the
  *                     ring's eventfd; then a round trip, and at the close
  *                     the ring's pages and fds given back
+ *   sig-close-efd N   (session 37) N connections, each: SIGALRM every
+ *                     200 µs whose handler, once, close()s the ring's
+ *                     eventfd while the main thread writes 1 MiB
+ *                     ChangeProperty requests (run it with a 64 KiB ring:
+ *                     the writes wait for room); then the last property
+ *                     read back and round trips
+ *   sig-revert N      as sig-close-efd, the handler makes eight dup()
+ *                     copies of the X fd and closes them (the eighth
+ *                     reverts the connection from inside its own
+ *                     thread's write)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -1049,6 +1059,103 @@ static int revert_race(int n)
 	return 0;
 }
 
+/* ---- a signal handler inside its own thread's write (session 37) ------ */
+
+/* What the handler acts on, set before the timer runs; it acts once. */
+static volatile sig_atomic_t sig_ring_efd = -1, sig_xfd = -1, sig_acted, sig_in_writes,
+			     sig_acted_in_writes;
+
+/* Closes the ring's eventfd (close is async-signal-safe), as a handler
+ * closing fds it believes are its own would. */
+static void on_alarm_close_efd(int sig)
+{
+	(void)sig;
+	int saved = errno;
+	if (!sig_acted) {
+		sig_acted = 1;
+		sig_acted_in_writes = sig_in_writes;
+		close(sig_ring_efd);
+	}
+	errno = saved;
+}
+
+/* Eight copies of the X fd made and closed (dup and close are
+ * async-signal-safe): one more than the shim keeps names for, a REVERT
+ * asked for inside this thread's write. */
+static void on_alarm_eight_copies(int sig)
+{
+	(void)sig;
+	int saved = errno;
+	if (!sig_acted) {
+		sig_acted = 1;
+		sig_acted_in_writes = sig_in_writes;
+		int copies[8], made = 0;
+		while (made < 8 && (copies[made] = dup(sig_xfd)) >= 0)
+			made++;
+		for (int i = 0; i < made; i++)
+			close(copies[i]);
+	}
+	errno = saved;
+}
+
+/* n connections; on each the handler acts once while 1 MiB requests go
+ * through a (small) ring (each write waits for room many times); every
+ * request must arrive and the connection go on. */
+static int sig_in_write(int n, bool close_efd)
+{
+	const char *name = close_efd ? "sig-close-efd" : "sig-revert";
+	struct sigaction sa = { .sa_handler = close_efd ? on_alarm_close_efd :
+							  on_alarm_eight_copies }; /* no SA_RESTART */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	size_t len = 1024u * 1024u; /* BigRequests: libxcb's own */
+	uint8_t *data = malloc(len);
+	int in_writes = 0;
+	for (int k = 0; k < n; k++) {
+		if (!connect_default())
+			return fail("xcb_connect");
+		if (count_ring_maps() < 1)
+			return fail("the connection is not on the ring");
+		xcb_window_t w = make_window();
+		sig_ring_efd = ring_eventfd();
+		sig_xfd = xcb_get_file_descriptor(conn);
+		if (sig_ring_efd < 0)
+			return fail("no ring eventfd");
+		sig_acted = 0;
+		struct itimerval it = { { 0, 200 }, { 0, 200 } };
+		setitimer(ITIMER_REAL, &it, NULL);
+		uint8_t last = 0;
+		for (int i = 0; i < 8 || !sig_acted; i++) {
+			last = (uint8_t)(k * 8 + i);
+			memset(data, last, len);
+			sig_in_writes = 1;
+			xcb_change_property(conn, XCB_PROP_MODE_REPLACE, w, XCB_ATOM_CUT_BUFFER0,
+					XCB_ATOM_STRING, 8, (uint32_t)len, data);
+			xcb_flush(conn);
+			sig_in_writes = 0;
+		}
+		it = (struct itimerval){ { 0, 0 }, { 0, 0 } };
+		setitimer(ITIMER_REAL, &it, NULL);
+		in_writes += sig_acted_in_writes;
+		xcb_get_property_reply_t *r = xcb_get_property_reply(conn,
+				xcb_get_property(conn, 0, w, XCB_ATOM_CUT_BUFFER0, XCB_ATOM_STRING,
+						(uint32_t)(len / 4 - 1), 1),
+				NULL);
+		bool right = r && xcb_get_property_value_length(r) == 4 &&
+				((uint8_t *)xcb_get_property_value(r))[3] == last;
+		free(r);
+		if (!right || !round_trip()) {
+			printf("connection %d\n", k);
+			return fail("the last property or a round trip after the handler");
+		}
+		xcb_disconnect(conn);
+	}
+	conn = NULL;
+	free(data);
+	printf("ok %s %d connections, the handler inside the writes in %d\n", name, n, in_writes);
+	return 0;
+}
+
 /* The fd that came with one byte on the Unix socket sock; -1 if none. */
 static int received_fd(int sock)
 {
@@ -1120,7 +1227,7 @@ int main(int argc, char **argv)
 				"usage: smt-x11-fdio fd-limit K | select N | peek N | fcntl N | "
 				"epoll-thread N | take-socket N | reopen N | sigalrm N | sigclose N | raw-write N | "
 				"dup-write N | dup-close N | dup-fork | dup-fork-child | dup-many N | "
-				"dup-threads N | sigdup N | spawn-dup2 N | vfork-dup2 N | send-fd N | inherit N | vfork-inherit N | spawn-race N | revert-race N\n");
+				"dup-threads N | sigdup N | spawn-dup2 N | vfork-dup2 N | send-fd N | inherit N | vfork-inherit N | spawn-race N | revert-race N | sig-close-efd N | sig-revert N\n");
 		return 2;
 	}
 	const char *c = argv[1];
@@ -1145,6 +1252,10 @@ int main(int argc, char **argv)
 		return spawn_race(n);
 	if (!strcmp(c, "revert-race"))
 		return revert_race(n);
+	if (!strcmp(c, "sig-close-efd"))
+		return sig_in_write(n, true);
+	if (!strcmp(c, "sig-revert"))
+		return sig_in_write(n, false);
 	if (!strcmp(c, "epoll-thread"))
 		return epoll_thread(n);
 	if (!strcmp(c, "take-socket"))

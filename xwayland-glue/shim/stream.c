@@ -334,10 +334,27 @@ static void publish(struct xstream *s)
 	}
 }
 
-/* Ring full: wait until tail >= need, the server dies, or the socket ends.
- * The bytes so far are published (and the server woken) first. */
-static bool wait_for_room(struct xstream *s, int fd, uint64_t need)
+/* A REVERT asked for inside this thread's write into s (a signal handler
+ * that closed one of the ring's own fds, or handed the X fd off): the
+ * ring may have lost its way to wake the X server, so a full ring is not
+ * waited on but left (ring_write). */
+static bool revert_asked(const struct xstream *s)
 {
+	return atomic_load_explicit(&s->revert_pending, memory_order_relaxed);
+}
+
+enum room { ROOM, ROOM_GONE, ROOM_REVERT };
+
+/* Ring full: wait until tail >= need, the server dies, the socket ends,
+ * or a signal handler asks for a REVERT (a handler's close of the ring's
+ * eventfd left no way to wake a sleeping server: before, session 37,
+ * this waited for ever). The bytes so far are published (and the server
+ * woken) first. A handler that comes between the look at revert_pending
+ * and the poll costs that poll's timeout, no more. */
+static enum room wait_for_room(struct xstream *s, int fd, uint64_t need)
+{
+	if (revert_asked(s))
+		return ROOM_REVERT;
 	publish(s);
 	s->full_waits++;
 	atomic_store_explicit(&s->hdr->full_waits, s->full_waits, memory_order_relaxed);
@@ -354,10 +371,30 @@ static bool wait_for_room(struct xstream *s, int fd, uint64_t need)
 			}
 		}
 		if (n > 0 && (p[1].revents & (POLLRDHUP | POLLHUP | POLLERR)))
-			return false;
+			return ROOM_GONE;
+		if (revert_asked(s))
+			return ROOM_REVERT;
 	}
-	return !dead(s);
+	return dead(s) ? ROOM_GONE : ROOM;
 }
+
+/* The rest of a write whose ring was left for the socket at a byte
+ * position (ring_write): the REVERT went at the position reached, so the
+ * stream goes on there, on the socket. The piece p, len of iov[i], then
+ * the iovecs after it, as many as fit in one call; a short count is a
+ * writer's to retry, as on any socket. */
+static ssize_t rest_to_socket(int fd, const struct iovec *iov, int iovcnt, int i,
+		const uint8_t *p, size_t len)
+{
+	struct iovec rest[64];
+	int k = 0;
+	rest[k++] = (struct iovec){ .iov_base = (void *)p, .iov_len = len };
+	for (int j = i + 1; j < iovcnt && k < 64; j++)
+		rest[k++] = iov[j];
+	return REAL(writev)(fd, rest, k);
+}
+
+static bool revert_locked(struct xstream *s, int fd);
 
 static ssize_t ring_write(struct xstream *s, int fd, const struct iovec *iov, int iovcnt)
 {
@@ -385,7 +422,23 @@ static ssize_t ring_write(struct xstream *s, int fd, const struct iovec *iov, in
 				 * piece made the server send a wake-up every few KiB
 				 * (x11perf -rect1: one wait per two requests). */
 				uint64_t want = s->area_size / 2;
-				if (!wait_for_room(s, fd, s->head + want - s->area_size)) {
+				enum room r = wait_for_room(s, fd, s->head + want - s->area_size);
+				if (r == ROOM_REVERT) {
+					/* The stream is bytes: the REVERT may go at any
+					 * position this writer reached (it holds the write
+					 * lock), and it wakes the server through the
+					 * socket. */
+					publish(s);
+					if (!revert_locked(s, fd)) {
+						errno = EPIPE;
+						return total ? (ssize_t)total : -1;
+					}
+					ssize_t more = rest_to_socket(fd, iov, iovcnt, i, p, len);
+					if (more < 0)
+						return total ? (ssize_t)total : -1;
+					return (ssize_t)(total + (size_t)more);
+				}
+				if (r == ROOM_GONE) {
 					errno = EPIPE;
 					return -1;
 				}
