@@ -184,7 +184,7 @@ def escapes(h):
     closed, the parent's too (error=bad_message)."""
     with Session(h, x11=True) as s:
         for case in (["spawn-dup2", "5"], ["vfork-dup2", "5"], ["send-fd", "5"],
-                     ["inherit", "5"], ["vfork-inherit", "5"]):
+                     ["send-fd-mmsg", "5"], ["inherit", "5"], ["vfork-inherit", "5"]):
             rows = fdio(s, case, expect="socket")
             check(rows[0]["reverted"] and rows[0]["ring_bytes"] > 0,
                   f"{case[0]}: not reverted from the ring: {rows[0]}")

@@ -34,7 +34,7 @@
  *                     N displays are opened and closed beside one kept
  *                     open
  *   raw-write         the program writes a GetInputFocus itself, with
- *                     write() and send() on the X fd, inside
+ *                     write(), send() and sendmmsg() on the X fd, inside
  *                     xcb_take_socket (as a library with its own writer
  *                     might), and reads the replies with libxcb
  *   dup-write N       copies of the X fd made with dup, F_DUPFD(_CLOEXEC),
@@ -74,6 +74,8 @@
  *   send-fd N         as spawn-dup2, the child given a Unix socket on 50
  *                     and the X fd through it (SCM_RIGHTS), as
  *                     `child-recv-write 50 W V`
+ *   send-fd-mmsg N    (session 37) as send-fd, the X fd sent with
+ *                     sendmmsg (one message)
  *   inherit N         as spawn-dup2, the X fd itself inherited (its
  *                     FD_CLOEXEC cleared, set again after the spawn)
  *   vfork-inherit N   as vfork-dup2, the vfork child clears FD_CLOEXEC on
@@ -586,8 +588,17 @@ static int raw_write(int n)
 			return fail("xcb_take_socket");
 		/* GetInputFocus: opcode 43, length 1 (4 bytes). */
 		uint8_t req[4] = { 43, 0, 1, 0 };
-		ssize_t w = (i & 1) ? send(xfd, req, sizeof(req), MSG_NOSIGNAL) :
-				      write(xfd, req, sizeof(req));
+		ssize_t w = -1;
+		if (i % 3 == 0) {
+			w = write(xfd, req, sizeof(req));
+		} else if (i % 3 == 1) {
+			w = send(xfd, req, sizeof(req), MSG_NOSIGNAL);
+		} else { /* one message through sendmmsg (session 37) */
+			struct iovec iov = { .iov_base = req, .iov_len = sizeof(req) };
+			struct mmsghdr mm = { .msg_hdr = { .msg_iov = &iov, .msg_iovlen = 1 } };
+			if (sendmmsg(xfd, &mm, 1, MSG_NOSIGNAL) == 1)
+				w = (ssize_t)mm.msg_len;
+		}
 		if (w != (ssize_t)sizeof(req))
 			return fail("the program's own write on the X fd");
 		if (!told_and_answered(sent, 1))
@@ -843,6 +854,7 @@ enum escape {
 	SPAWN_DUP2,
 	VFORK_DUP2,
 	SEND_FD,
+	SEND_FD_MMSG,
 	INHERIT,
 	VFORK_INHERIT
 };
@@ -858,7 +870,8 @@ static int child_writes(enum escape how, int xfd, xcb_window_t w, uint32_t v)
 	snprintf(fd_arg, sizeof(fd_arg), "%d", CHILD_FD);
 	snprintf(w_arg, sizeof(w_arg), "%u", (unsigned)w);
 	snprintf(v_arg, sizeof(v_arg), "%u", (unsigned)v);
-	char *argv[] = { "smt-x11-fdio", how == SEND_FD ? "child-recv-write" : "child-write",
+	bool sends = how == SEND_FD || how == SEND_FD_MMSG;
+	char *argv[] = { "smt-x11-fdio", sends ? "child-recv-write" : "child-write",
 		fd_arg, w_arg, v_arg, NULL };
 	pid_t pid = -1;
 	if (how == INHERIT) {
@@ -868,8 +881,9 @@ static int child_writes(enum escape how, int xfd, xcb_window_t w, uint32_t v)
 				posix_spawn(&pid, "/proc/self/exe", NULL, NULL, argv, environ) != 0)
 			return -1;
 		fcntl(xfd, F_SETFD, FD_CLOEXEC);
-	} else if (how == SEND_FD) {
-		/* The child gets a Unix socket on 50 and the X fd through it. */
+	} else if (sends) {
+		/* The child gets a Unix socket on 50 and the X fd through it
+		 * (sendmsg, or sendmmsg with one message). */
 		int pair[2];
 		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
 			return -1;
@@ -894,7 +908,10 @@ static int child_writes(enum escape how, int xfd, xcb_window_t w, uint32_t v)
 		cm->cmsg_type = SCM_RIGHTS;
 		cm->cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(cm), &xfd, sizeof(int));
-		bool sent = e == 0 && sendmsg(pair[0], &m, MSG_NOSIGNAL) == 1;
+		struct mmsghdr mm = { .msg_hdr = m };
+		bool sent = e == 0 &&
+				(how == SEND_FD ? sendmsg(pair[0], &m, MSG_NOSIGNAL) == 1 :
+						  sendmmsg(pair[0], &mm, 1, MSG_NOSIGNAL) == 1);
 		close(pair[0]);
 		if (e != 0)
 			return -1;
@@ -1180,8 +1197,8 @@ static int received_fd(int sock)
 
 static int escaped(enum escape how, int n)
 {
-	static const char *const names[] = { "spawn-dup2", "vfork-dup2", "send-fd", "inherit",
-		"vfork-inherit" };
+	static const char *const names[] = { "spawn-dup2", "vfork-dup2", "send-fd", "send-fd-mmsg",
+		"inherit", "vfork-inherit" };
 	int xfd = xcb_get_file_descriptor(conn);
 	xcb_window_t w = make_window();
 	int fds = count_fds(); /* the X socket and the ring's eventfd and wake socket among them */
@@ -1227,7 +1244,7 @@ int main(int argc, char **argv)
 				"usage: smt-x11-fdio fd-limit K | select N | peek N | fcntl N | "
 				"epoll-thread N | take-socket N | reopen N | sigalrm N | sigclose N | raw-write N | "
 				"dup-write N | dup-close N | dup-fork | dup-fork-child | dup-many N | "
-				"dup-threads N | sigdup N | spawn-dup2 N | vfork-dup2 N | send-fd N | inherit N | vfork-inherit N | spawn-race N | revert-race N | sig-close-efd N | sig-revert N\n");
+				"dup-threads N | sigdup N | spawn-dup2 N | vfork-dup2 N | send-fd N | send-fd-mmsg N | inherit N | vfork-inherit N | spawn-race N | revert-race N | sig-close-efd N | sig-revert N\n");
 		return 2;
 	}
 	const char *c = argv[1];
@@ -1297,6 +1314,8 @@ int main(int argc, char **argv)
 		rc = escaped(VFORK_DUP2, n);
 	else if (!strcmp(c, "send-fd"))
 		rc = escaped(SEND_FD, n);
+	else if (!strcmp(c, "send-fd-mmsg"))
+		rc = escaped(SEND_FD_MMSG, n);
 	else if (!strcmp(c, "inherit"))
 		rc = escaped(INHERIT, n);
 	else if (!strcmp(c, "vfork-inherit"))

@@ -1,6 +1,6 @@
 /*
- * The writing side of stream.h: libc's writev, sendmsg, write, send,
- * sendto, close, close_range and closefrom wrapped for attached X sockets,
+ * The writing side of stream.h: libc's writev, sendmsg, sendmmsg, write,
+ * send, sendto, close, close_range and closefrom wrapped for attached X sockets,
  * and fork and vfork handled; copies of the X fd (dup, dup2, dup3, fcntl's
  * F_DUPFD) are stream_fd_copies.c's.
  * Every process the session starts has the shim preloaded, so the common
@@ -94,6 +94,7 @@ static _Thread_local struct xstream *volatile writing_here;
 
 static ssize_t (*real_writev)(int, const struct iovec *, int);
 static ssize_t (*real_sendmsg)(int, const struct msghdr *, int);
+static int (*real_sendmmsg)(int, struct mmsghdr *, unsigned int, int);
 static ssize_t (*real_write)(int, const void *, size_t);
 static ssize_t (*real_send)(int, const void *, size_t, int);
 static ssize_t (*real_sendto)(int, const void *, size_t, int, const struct sockaddr *, socklen_t);
@@ -105,6 +106,7 @@ static void resolve_real(void)
 {
 	dlsym_next(&real_writev, "writev");
 	dlsym_next(&real_sendmsg, "sendmsg");
+	dlsym_next(&real_sendmmsg, "sendmmsg");
 	dlsym_next(&real_write, "write");
 	dlsym_next(&real_send, "send");
 	dlsym_next(&real_sendto, "sendto");
@@ -752,6 +754,34 @@ XSHIM_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 		n = ring_write(s, fd, msg->msg_iov, (int)msg->msg_iovlen);
 	end_write(s, fd);
 	return n;
+}
+
+/* Several messages in one call: on another socket, each message's
+ * SCM_RIGHTS may hand an X fd off, as sendmsg's may (before, session 37,
+ * not wrapped: the receiver's raw bytes closed the connection); on the X
+ * fd itself, message by message through sendmsg above, into the ring.
+ * The kernel takes at most UIO_MAXIOV (1024) messages a call. */
+XSHIM_EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags)
+{
+	if (vlen > 1024)
+		vlen = 1024;
+	if (atomic_load_explicit(&nattached, memory_order_relaxed) != 0 && vec && ring_of(fd)) {
+		unsigned int i = 0;
+		for (; i < vlen; i++) {
+			ssize_t n = sendmsg(fd, &vec[i].msg_hdr, flags);
+			if (n < 0)
+				return i ? (int)i : -1;
+			vec[i].msg_len = (unsigned int)n;
+		}
+		return (int)i;
+	}
+	for (unsigned int i = 0; vec && i < vlen; i++)
+		passing_fds(&vec[i].msg_hdr);
+	if (!REAL(sendmmsg)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return REAL(sendmmsg)(fd, vec, vlen, flags);
 }
 
 /* fd, one of a ring's own fds (its eventfd or wake socket), is being
