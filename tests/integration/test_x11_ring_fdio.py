@@ -124,6 +124,12 @@ def programs(h):
                                                for r in rows))
         fdio(s, ["raw-write", "10"], env={"SMT_X11RING": "off"}, expect="socket")
         fdio(s, ["raw-write", "10"])
+        # Helpers started while connected (system, popen, fork + exec with
+        # the X fd inherited and never written), each with its own
+        # connection on the ring: the parent's stays on the ring, answered
+        # throughout (session 37: worked before too; real programs that
+        # do this are in docs/reliability.md's session-37 list).
+        healthy_ring(fdio(s, ["helpers", "3"]), "helpers")
         s.check_alive()
 
 

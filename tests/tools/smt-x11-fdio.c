@@ -80,6 +80,14 @@
  *                     FD_CLOEXEC cleared, set again after the spawn)
  *   vfork-inherit N   as vfork-dup2, the vfork child clears FD_CLOEXEC on
  *                     the X fd itself and execs (the exec hands off)
+ *   helpers N         (session 37) N rounds of helpers started while
+ *                     connected, each opening its own connection
+ *                     (`child-connect`): through system(), popen(), and
+ *                     fork + exec with the X fd's FD_CLOEXEC cleared
+ *                     (inherited, never written), the parent's requests
+ *                     answered meanwhile and after; its connection stays
+ *                     on the ring
+ *   child-connect     (helpers' child) its own connection, on the ring
  *   child-write FD W V  (the children above) the two requests, raw on FD
  *   child-recv-write SOCK W V  the same through the fd received on SOCK
  *   spawn-race N      N connections, each: a thread writes 8 KiB
@@ -1173,6 +1181,100 @@ static int sig_in_write(int n, bool close_efd)
 	return 0;
 }
 
+/* ---- helpers started while connected (session 37) ----------------------- */
+
+/* This program's own path, for children started through a shell. */
+static bool self_path(char *buf, size_t n)
+{
+	ssize_t k = readlink("/proc/self/exe", buf, n - 1);
+	if (k <= 0)
+		return false;
+	buf[k] = '\0';
+	return true;
+}
+
+/* A helper: its own X connection, on the ring, round trips; the X fd it
+ * may have inherited from its parent is left alone. */
+static int child_connect(void)
+{
+	if (!connect_default())
+		return 3;
+	bool ok = count_ring_maps() >= 1;
+	for (int i = 0; i < 5 && ok; i++)
+		ok = round_trip();
+	xcb_disconnect(conn);
+	printf("ok child-connect\n");
+	return ok ? 0 : 4;
+}
+
+/* The parent's requests go on, and are answered, while and after a
+ * helper runs. */
+static bool parent_draws(xcb_window_t w, uint32_t v)
+{
+	touch_property(w, v);
+	return property_is(w, v) && round_trip();
+}
+
+/* Helpers started the ways programs start them while connected (xdg-open
+ * and friends, a terminal's or an editor's shell commands): system(),
+ * popen(), and fork + exec with the X fd's FD_CLOEXEC cleared (the child
+ * inherits it and never writes it), each helper opening its own
+ * connection; n rounds. The parent's connection stays on the ring. */
+static int helpers(int n)
+{
+	char self[4096], cmd[4200];
+	if (!self_path(self, sizeof(self)))
+		return fail("readlink /proc/self/exe");
+	snprintf(cmd, sizeof(cmd), "exec '%s' child-connect", self);
+	int xfd = xcb_get_file_descriptor(conn);
+	xcb_window_t w = make_window();
+	for (int i = 0; i < n; i++) {
+		uint32_t v = 0x40000u + (uint32_t)i * 4u;
+		int rc = system(cmd);
+		if (rc != 0 || !parent_draws(w, v)) {
+			printf("round %d: system() %d\n", i, rc);
+			return fail("a helper through system(), or the parent after it");
+		}
+		FILE *f = popen(cmd, "r");
+		char line[64] = "";
+		bool said = f && fgets(line, sizeof(line), f) && !strcmp(line, "ok child-connect\n");
+		rc = f ? pclose(f) : -1;
+		if (!said || rc != 0 || !parent_draws(w, v + 1)) {
+			printf("round %d: popen() %d, said '%s'\n", i, rc, line);
+			return fail("a helper through popen(), or the parent after it");
+		}
+		if (fcntl(xfd, F_SETFD, 0) != 0)
+			return fail("FD_CLOEXEC cleared");
+		pid_t pid = fork();
+		if (pid == 0) {
+			execl(self, "smt-x11-fdio", "child-connect", (char *)NULL);
+			_exit(127);
+		}
+		fcntl(xfd, F_SETFD, FD_CLOEXEC);
+		/* The parent draws while the child holds a copy of its X fd. */
+		int status = -1;
+		bool ok = pid > 0;
+		for (uint32_t k = 0; ok; k++) {
+			ok = parent_draws(w, v + 2 + (k & 1));
+			pid_t done = waitpid(pid, &status, WNOHANG);
+			if (done == pid)
+				break;
+			if (done < 0)
+				ok = false;
+		}
+		if (!ok || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+				!parent_draws(w, v + 3)) {
+			printf("round %d: fork+exec status %d\n", i, status);
+			return fail("a fork+exec helper holding the X fd, or the parent beside it");
+		}
+	}
+	if (count_ring_maps() < 1)
+		return fail("the parent's connection left the ring");
+	printf("ok helpers %d rounds of system(), popen() and fork+exec with the X fd inherited\n",
+			n);
+	return 0;
+}
+
 /* The fd that came with one byte on the Unix socket sock; -1 if none. */
 static int received_fd(int sock)
 {
@@ -1244,7 +1346,7 @@ int main(int argc, char **argv)
 				"usage: smt-x11-fdio fd-limit K | select N | peek N | fcntl N | "
 				"epoll-thread N | take-socket N | reopen N | sigalrm N | sigclose N | raw-write N | "
 				"dup-write N | dup-close N | dup-fork | dup-fork-child | dup-many N | "
-				"dup-threads N | sigdup N | spawn-dup2 N | vfork-dup2 N | send-fd N | send-fd-mmsg N | inherit N | vfork-inherit N | spawn-race N | revert-race N | sig-close-efd N | sig-revert N\n");
+				"dup-threads N | sigdup N | spawn-dup2 N | vfork-dup2 N | send-fd N | send-fd-mmsg N | inherit N | vfork-inherit N | spawn-race N | revert-race N | sig-close-efd N | sig-revert N | helpers N\n");
 		return 2;
 	}
 	const char *c = argv[1];
@@ -1263,6 +1365,8 @@ int main(int argc, char **argv)
 				       (uint32_t)strtoul(argv[4], NULL, 10)) ?
 				0 :
 				3;
+	if (!strcmp(c, "child-connect"))
+		return child_connect();
 	if (!strcmp(c, "fd-limit"))
 		return fd_limit(n);
 	if (!strcmp(c, "spawn-race"))
@@ -1314,6 +1418,8 @@ int main(int argc, char **argv)
 		rc = escaped(VFORK_DUP2, n);
 	else if (!strcmp(c, "send-fd"))
 		rc = escaped(SEND_FD, n);
+	else if (!strcmp(c, "helpers"))
+		rc = helpers(n);
 	else if (!strcmp(c, "send-fd-mmsg"))
 		rc = escaped(SEND_FD_MMSG, n);
 	else if (!strcmp(c, "inherit"))
