@@ -215,15 +215,15 @@ def handlers(h):
     """A signal handler that interrupts its own thread's write into a full
     ring (1 MiB requests through a 64 KiB ring) and takes the ring's way
     back to the socket there (session 37, docs/x11.md "Every REVERT one
-    way"): it closes the ring's eventfd, or makes one copy of the X fd too
-    many. Every request arrives, the connection goes on, on the socket.
+    way"): it closes the ring's eventfd or its wake socket, or makes one
+    copy of the X fd too many. Every request arrives, the connection goes on, on the socket.
     Before, the close left the write waiting for room with no way to wake
-    the X server: the program hung (3 of 3 runs of sig-close-efd). The X
+    the X server: the program hung (5 of 5 runs of sig-close-efd). The X
     server does not spin (SMT_X11RING_SPIN_US=0), so it is asleep whenever
     the ring is drained, as on a loaded machine, and the writer must wake
     it after every wait for room."""
     with Session(h, x11=True, env={"SMT_X11RING_SPIN_US": "0"}) as s:
-        for case in ("sig-close-efd", "sig-revert"):
+        for case in ("sig-close-efd", "sig-close-wake", "sig-revert"):
             n = 12
             rows = fdio(s, [case, str(n)], connections=n, expect=None,
                         env={"SMT_X11RING_AREA": "65536"})

@@ -106,6 +106,8 @@
  *                     ChangeProperty requests (run it with a 64 KiB ring:
  *                     the writes wait for room); then the last property
  *                     read back and round trips
+ *   sig-close-wake N  as sig-close-efd, the handler closes the ring's
+ *                     wake socket
  *   sig-revert N      as sig-close-efd, the handler makes eight dup()
  *                     copies of the X fd and closes them (the eighth
  *                     reverts the connection from inside its own
@@ -1087,19 +1089,19 @@ static int revert_race(int n)
 /* ---- a signal handler inside its own thread's write (session 37) ------ */
 
 /* What the handler acts on, set before the timer runs; it acts once. */
-static volatile sig_atomic_t sig_ring_efd = -1, sig_xfd = -1, sig_acted, sig_in_writes,
+static volatile sig_atomic_t sig_ring_fd = -1, sig_xfd = -1, sig_acted, sig_in_writes,
 			     sig_acted_in_writes;
 
-/* Closes the ring's eventfd (close is async-signal-safe), as a handler
- * closing fds it believes are its own would. */
-static void on_alarm_close_efd(int sig)
+/* Closes one of the ring's own fds (close is async-signal-safe), as a
+ * handler closing fds it believes are its own would. */
+static void on_alarm_close_ring_fd(int sig)
 {
 	(void)sig;
 	int saved = errno;
 	if (!sig_acted) {
 		sig_acted = 1;
 		sig_acted_in_writes = sig_in_writes;
-		close(sig_ring_efd);
+		close(sig_ring_fd);
 	}
 	errno = saved;
 }
@@ -1126,11 +1128,31 @@ static void on_alarm_eight_copies(int sig)
 /* n connections; on each the handler acts once while 1 MiB requests go
  * through a (small) ring (each write waits for room many times); every
  * request must arrive and the connection go on. */
-static int sig_in_write(int n, bool close_efd)
+enum in_write { CLOSE_EVENTFD, CLOSE_WAKE_SOCKET, EIGHT_COPIES };
+
+/* The ring's wake socket: the one socket besides the X fd. */
+static int ring_wake_socket(int xfd)
 {
-	const char *name = close_efd ? "sig-close-efd" : "sig-revert";
-	struct sigaction sa = { .sa_handler = close_efd ? on_alarm_close_efd :
-							  on_alarm_eight_copies }; /* no SA_RESTART */
+	for (int fd = 0; fd < 4096; fd++) {
+		char path[64], link[64];
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		ssize_t k = readlink(path, link, sizeof(link) - 1);
+		if (k > 0 && fd != xfd) {
+			link[k] = '\0';
+			if (!strncmp(link, "socket:", 7))
+				return fd;
+		}
+	}
+	return -1;
+}
+
+static int sig_in_write(int n, enum in_write how)
+{
+	static const char *const names[] = { "sig-close-efd", "sig-close-wake", "sig-revert" };
+	const char *name = names[how];
+	struct sigaction sa = { .sa_handler = how == EIGHT_COPIES ?
+					      on_alarm_eight_copies :
+					      on_alarm_close_ring_fd }; /* no SA_RESTART */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGALRM, &sa, NULL);
 	size_t len = 1024u * 1024u; /* BigRequests: libxcb's own */
@@ -1142,10 +1164,10 @@ static int sig_in_write(int n, bool close_efd)
 		if (count_ring_maps() < 1)
 			return fail("the connection is not on the ring");
 		xcb_window_t w = make_window();
-		sig_ring_efd = ring_eventfd();
 		sig_xfd = xcb_get_file_descriptor(conn);
-		if (sig_ring_efd < 0)
-			return fail("no ring eventfd");
+		sig_ring_fd = how == CLOSE_WAKE_SOCKET ? ring_wake_socket(sig_xfd) : ring_eventfd();
+		if (sig_ring_fd < 0)
+			return fail("no ring eventfd or wake socket");
 		sig_acted = 0;
 		struct itimerval it = { { 0, 200 }, { 0, 200 } };
 		setitimer(ITIMER_REAL, &it, NULL);
@@ -1346,7 +1368,7 @@ int main(int argc, char **argv)
 				"usage: smt-x11-fdio fd-limit K | select N | peek N | fcntl N | "
 				"epoll-thread N | take-socket N | reopen N | sigalrm N | sigclose N | raw-write N | "
 				"dup-write N | dup-close N | dup-fork | dup-fork-child | dup-many N | "
-				"dup-threads N | sigdup N | spawn-dup2 N | vfork-dup2 N | send-fd N | send-fd-mmsg N | inherit N | vfork-inherit N | spawn-race N | revert-race N | sig-close-efd N | sig-revert N | helpers N\n");
+				"dup-threads N | sigdup N | spawn-dup2 N | vfork-dup2 N | send-fd N | send-fd-mmsg N | inherit N | vfork-inherit N | spawn-race N | revert-race N | sig-close-efd N | sig-close-wake N | sig-revert N | helpers N\n");
 		return 2;
 	}
 	const char *c = argv[1];
@@ -1374,9 +1396,11 @@ int main(int argc, char **argv)
 	if (!strcmp(c, "revert-race"))
 		return revert_race(n);
 	if (!strcmp(c, "sig-close-efd"))
-		return sig_in_write(n, true);
+		return sig_in_write(n, CLOSE_EVENTFD);
+	if (!strcmp(c, "sig-close-wake"))
+		return sig_in_write(n, CLOSE_WAKE_SOCKET);
 	if (!strcmp(c, "sig-revert"))
-		return sig_in_write(n, false);
+		return sig_in_write(n, EIGHT_COPIES);
 	if (!strcmp(c, "epoll-thread"))
 		return epoll_thread(n);
 	if (!strcmp(c, "take-socket"))
