@@ -881,8 +881,8 @@ static int child_writes(enum escape how, int xfd, xcb_window_t w, uint32_t v)
 	snprintf(w_arg, sizeof(w_arg), "%u", (unsigned)w);
 	snprintf(v_arg, sizeof(v_arg), "%u", (unsigned)v);
 	bool sends = how == SEND_FD || how == SEND_FD_MMSG;
-	char *argv[] = { "smt-x11-fdio", sends ? "child-recv-write" : "child-write",
-		fd_arg, w_arg, v_arg, NULL };
+	char *argv[] = { "smt-x11-fdio", sends ? "child-recv-write" : "child-write", fd_arg, w_arg,
+		v_arg, NULL };
 	pid_t pid = -1;
 	if (how == INHERIT) {
 		/* The X fd itself, its FD_CLOEXEC cleared: no file action. */
@@ -1125,10 +1125,12 @@ static void on_alarm_eight_copies(int sig)
 	errno = saved;
 }
 
-/* n connections; on each the handler acts once while 1 MiB requests go
- * through a (small) ring (each write waits for room many times); every
- * request must arrive and the connection go on. */
-enum in_write { CLOSE_EVENTFD, CLOSE_WAKE_SOCKET, EIGHT_COPIES };
+/* What the handler does. */
+enum in_write {
+	CLOSE_EVENTFD,
+	CLOSE_WAKE_SOCKET,
+	EIGHT_COPIES
+};
 
 /* The ring's wake socket: the one socket besides the X fd. */
 static int ring_wake_socket(int xfd)
@@ -1146,13 +1148,16 @@ static int ring_wake_socket(int xfd)
 	return -1;
 }
 
+/* n connections; on each the handler acts once while 1 MiB requests go
+ * through a (small) ring (each write waits for room many times); every
+ * request must arrive and the connection go on. */
 static int sig_in_write(int n, enum in_write how)
 {
 	static const char *const names[] = { "sig-close-efd", "sig-close-wake", "sig-revert" };
 	const char *name = names[how];
-	struct sigaction sa = { .sa_handler = how == EIGHT_COPIES ?
-					      on_alarm_eight_copies :
-					      on_alarm_close_ring_fd }; /* no SA_RESTART */
+	struct sigaction sa = {
+		.sa_handler = how == EIGHT_COPIES ? on_alarm_eight_copies : on_alarm_close_ring_fd
+	}; /* no SA_RESTART */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGALRM, &sa, NULL);
 	size_t len = 1024u * 1024u; /* BigRequests: libxcb's own */
@@ -1259,7 +1264,8 @@ static int helpers(int n)
 		}
 		FILE *f = popen(cmd, "r");
 		char line[64] = "";
-		bool said = f && fgets(line, sizeof(line), f) && !strcmp(line, "ok child-connect\n");
+		bool said = f && fgets(line, sizeof(line), f) &&
+				!strcmp(line, "ok child-connect\n");
 		rc = f ? pclose(f) : -1;
 		if (!said || rc != 0 || !parent_draws(w, v + 1)) {
 			printf("round %d: popen() %d, said '%s'\n", i, rc, line);

@@ -345,7 +345,11 @@ static bool revert_asked(const struct xstream *s)
 	return atomic_load_explicit(&s->revert_pending, memory_order_relaxed);
 }
 
-enum room { ROOM, ROOM_GONE, ROOM_REVERT };
+enum room {
+	ROOM,
+	ROOM_GONE,
+	ROOM_REVERT
+};
 
 /* Ring full: wait until tail >= need, the server dies, the socket ends,
  * or a signal handler asks for a REVERT (a handler's close of the ring's
@@ -385,8 +389,8 @@ static enum room wait_for_room(struct xstream *s, int fd, uint64_t need)
  * stream goes on there, on the socket. The piece p, len of iov[i], then
  * the iovecs after it, as many as fit in one call; a short count is a
  * writer's to retry, as on any socket. */
-static ssize_t rest_to_socket(int fd, const struct iovec *iov, int iovcnt, int i,
-		const uint8_t *p, size_t len)
+static ssize_t rest_to_socket(
+		int fd, const struct iovec *iov, int iovcnt, int i, const uint8_t *p, size_t len)
 {
 	struct iovec rest[64];
 	int k = 0;
