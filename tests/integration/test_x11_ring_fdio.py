@@ -232,8 +232,10 @@ def handlers(h):
             # The handler came inside a write that had filled the ring
             # (more than the ring's bytes went through it) on some of the
             # connections, elsewhere between the writes.
-            check(any(r["ring_bytes"] > 65536 for r in rows),
+            inside = sum(r["ring_bytes"] > 65536 for r in rows)
+            check(inside > 0,
                   f"{case}: no REVERT from inside a write that filled the ring: {rows[:3]}")
+            log(f"{case}: {inside} of {len(rows)} connections reverted inside a full write")
         s.check_alive()
 
 
