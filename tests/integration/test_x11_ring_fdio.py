@@ -8,6 +8,8 @@ its connections must then be closed healthy by Xwayland.
 test_x11_ring_fdio.py programs
 test_x11_ring_fdio.py dups   (session 34: copies of the X fd, "xdup")
 test_x11_ring_fdio.py escapes   (session 36: copies the shim cannot see)
+test_x11_ring_fdio.py handlers   (session 37: a signal handler inside its
+                                   own thread's write)
 """
 import os
 import signal
@@ -122,6 +124,12 @@ def programs(h):
                                                for r in rows))
         fdio(s, ["raw-write", "10"], env={"SMT_X11RING": "off"}, expect="socket")
         fdio(s, ["raw-write", "10"])
+        # Helpers started while connected (system, popen, fork + exec with
+        # the X fd inherited and never written), each with its own
+        # connection on the ring: the parent's stays on the ring, answered
+        # throughout (session 37: worked before too; real programs that
+        # do this are in docs/reliability.md's session-37 list).
+        healthy_ring(fdio(s, ["helpers", "3"]), "helpers")
         s.check_alive()
 
 
@@ -182,7 +190,7 @@ def escapes(h):
     closed, the parent's too (error=bad_message)."""
     with Session(h, x11=True) as s:
         for case in (["spawn-dup2", "5"], ["vfork-dup2", "5"], ["send-fd", "5"],
-                     ["inherit", "5"], ["vfork-inherit", "5"]):
+                     ["send-fd-mmsg", "5"], ["inherit", "5"], ["vfork-inherit", "5"]):
             rows = fdio(s, case, expect="socket")
             check(rows[0]["reverted"] and rows[0]["ring_bytes"] > 0,
                   f"{case[0]}: not reverted from the ring: {rows[0]}")
@@ -203,7 +211,35 @@ def escapes(h):
         s.check_alive()
 
 
-MODES = {"programs": programs, "dups": dups, "escapes": escapes}
+def handlers(h):
+    """A signal handler that interrupts its own thread's write into a full
+    ring (1 MiB requests through a 64 KiB ring) and takes the ring's way
+    back to the socket there (session 37, docs/x11.md "Every REVERT one
+    way"): it closes the ring's eventfd or its wake socket, or makes one
+    copy of the X fd too many. Every request arrives, the connection goes on, on the socket.
+    Before, the close left the write waiting for room with no way to wake
+    the X server: the program hung (5 of 5 runs of sig-close-efd). The X
+    server does not spin (SMT_X11RING_SPIN_US=0), so it is asleep whenever
+    the ring is drained, as on a loaded machine, and the writer must wake
+    it after every wait for room."""
+    with Session(h, x11=True, env={"SMT_X11RING_SPIN_US": "0"}) as s:
+        for case in ("sig-close-efd", "sig-close-wake", "sig-revert"):
+            n = 12
+            rows = fdio(s, [case, str(n)], connections=n, expect=None,
+                        env={"SMT_X11RING_AREA": "65536"})
+            bad = [r for r in rows if not r["reverted"] or r["transport"] != "socket"]
+            check(not bad, f"{case}: connections not reverted from the ring: {bad[:3]}")
+            # The handler came inside a write that had filled the ring
+            # (more than the ring's bytes went through it) on some of the
+            # connections, elsewhere between the writes.
+            inside = sum(r["ring_bytes"] > 65536 for r in rows)
+            check(inside > 0,
+                  f"{case}: no REVERT from inside a write that filled the ring: {rows[:3]}")
+            log(f"{case}: {inside} of {len(rows)} connections reverted inside a full write")
+        s.check_alive()
+
+
+MODES = {"programs": programs, "dups": dups, "escapes": escapes, "handlers": handlers}
 
 if __name__ == "__main__":
     mode = sys.argv.pop(1) if len(sys.argv) > 1 and sys.argv[1] in MODES else "programs"

@@ -34,7 +34,7 @@
  *                     N displays are opened and closed beside one kept
  *                     open
  *   raw-write         the program writes a GetInputFocus itself, with
- *                     write() and send() on the X fd, inside
+ *                     write(), send() and sendmmsg() on the X fd, inside
  *                     xcb_take_socket (as a library with its own writer
  *                     might), and reads the replies with libxcb
  *   dup-write N       copies of the X fd made with dup, F_DUPFD(_CLOEXEC),
@@ -74,10 +74,20 @@
  *   send-fd N         as spawn-dup2, the child given a Unix socket on 50
  *                     and the X fd through it (SCM_RIGHTS), as
  *                     `child-recv-write 50 W V`
+ *   send-fd-mmsg N    (session 37) as send-fd, the X fd sent with
+ *                     sendmmsg (one message)
  *   inherit N         as spawn-dup2, the X fd itself inherited (its
  *                     FD_CLOEXEC cleared, set again after the spawn)
  *   vfork-inherit N   as vfork-dup2, the vfork child clears FD_CLOEXEC on
  *                     the X fd itself and execs (the exec hands off)
+ *   helpers N         (session 37) N rounds of helpers started while
+ *                     connected, each opening its own connection
+ *                     (`child-connect`): through system(), popen(), and
+ *                     fork + exec with the X fd's FD_CLOEXEC cleared
+ *                     (inherited, never written), the parent's requests
+ *                     answered meanwhile and after; its connection stays
+ *                     on the ring
+ *   child-connect     (helpers' child) its own connection, on the ring
  *   child-write FD W V  (the children above) the two requests, raw on FD
  *   child-recv-write SOCK W V  the same through the fd received on SOCK
  *   spawn-race N      N connections, each: a thread writes 8 KiB
@@ -90,6 +100,18 @@
  *                     number, an eighth copy of the X fd, closing the
  *                     ring's eventfd; then a round trip, and at the close
  *                     the ring's pages and fds given back
+ *   sig-close-efd N   (session 37) N connections, each: SIGALRM every
+ *                     200 µs whose handler, once, close()s the ring's
+ *                     eventfd while the main thread writes 1 MiB
+ *                     ChangeProperty requests (run it with a 64 KiB ring:
+ *                     the writes wait for room); then the last property
+ *                     read back and round trips
+ *   sig-close-wake N  as sig-close-efd, the handler closes the ring's
+ *                     wake socket
+ *   sig-revert N      as sig-close-efd, the handler makes eight dup()
+ *                     copies of the X fd and closes them (the eighth
+ *                     reverts the connection from inside its own
+ *                     thread's write)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -576,8 +598,17 @@ static int raw_write(int n)
 			return fail("xcb_take_socket");
 		/* GetInputFocus: opcode 43, length 1 (4 bytes). */
 		uint8_t req[4] = { 43, 0, 1, 0 };
-		ssize_t w = (i & 1) ? send(xfd, req, sizeof(req), MSG_NOSIGNAL) :
-				      write(xfd, req, sizeof(req));
+		ssize_t w = -1;
+		if (i % 3 == 0) {
+			w = write(xfd, req, sizeof(req));
+		} else if (i % 3 == 1) {
+			w = send(xfd, req, sizeof(req), MSG_NOSIGNAL);
+		} else { /* one message through sendmmsg (session 37) */
+			struct iovec iov = { .iov_base = req, .iov_len = sizeof(req) };
+			struct mmsghdr mm = { .msg_hdr = { .msg_iov = &iov, .msg_iovlen = 1 } };
+			if (sendmmsg(xfd, &mm, 1, MSG_NOSIGNAL) == 1)
+				w = (ssize_t)mm.msg_len;
+		}
 		if (w != (ssize_t)sizeof(req))
 			return fail("the program's own write on the X fd");
 		if (!told_and_answered(sent, 1))
@@ -833,6 +864,7 @@ enum escape {
 	SPAWN_DUP2,
 	VFORK_DUP2,
 	SEND_FD,
+	SEND_FD_MMSG,
 	INHERIT,
 	VFORK_INHERIT
 };
@@ -848,8 +880,9 @@ static int child_writes(enum escape how, int xfd, xcb_window_t w, uint32_t v)
 	snprintf(fd_arg, sizeof(fd_arg), "%d", CHILD_FD);
 	snprintf(w_arg, sizeof(w_arg), "%u", (unsigned)w);
 	snprintf(v_arg, sizeof(v_arg), "%u", (unsigned)v);
-	char *argv[] = { "smt-x11-fdio", how == SEND_FD ? "child-recv-write" : "child-write",
-		fd_arg, w_arg, v_arg, NULL };
+	bool sends = how == SEND_FD || how == SEND_FD_MMSG;
+	char *argv[] = { "smt-x11-fdio", sends ? "child-recv-write" : "child-write", fd_arg, w_arg,
+		v_arg, NULL };
 	pid_t pid = -1;
 	if (how == INHERIT) {
 		/* The X fd itself, its FD_CLOEXEC cleared: no file action. */
@@ -858,8 +891,9 @@ static int child_writes(enum escape how, int xfd, xcb_window_t w, uint32_t v)
 				posix_spawn(&pid, "/proc/self/exe", NULL, NULL, argv, environ) != 0)
 			return -1;
 		fcntl(xfd, F_SETFD, FD_CLOEXEC);
-	} else if (how == SEND_FD) {
-		/* The child gets a Unix socket on 50 and the X fd through it. */
+	} else if (sends) {
+		/* The child gets a Unix socket on 50 and the X fd through it
+		 * (sendmsg, or sendmmsg with one message). */
 		int pair[2];
 		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
 			return -1;
@@ -884,7 +918,10 @@ static int child_writes(enum escape how, int xfd, xcb_window_t w, uint32_t v)
 		cm->cmsg_type = SCM_RIGHTS;
 		cm->cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(cm), &xfd, sizeof(int));
-		bool sent = e == 0 && sendmsg(pair[0], &m, MSG_NOSIGNAL) == 1;
+		struct mmsghdr mm = { .msg_hdr = m };
+		bool sent = e == 0 &&
+				(how == SEND_FD ? sendmsg(pair[0], &m, MSG_NOSIGNAL) == 1 :
+						  sendmmsg(pair[0], &mm, 1, MSG_NOSIGNAL) == 1);
 		close(pair[0]);
 		if (e != 0)
 			return -1;
@@ -1049,6 +1086,225 @@ static int revert_race(int n)
 	return 0;
 }
 
+/* ---- a signal handler inside its own thread's write (session 37) ------ */
+
+/* What the handler acts on, set before the timer runs; it acts once,
+ * at the first alarm that comes while the main thread is inside a 1 MiB
+ * request's call (sig_in_writes), which is libxcb's writev into the
+ * ring nearly all its time. */
+static volatile sig_atomic_t sig_ring_fd = -1, sig_xfd = -1, sig_acted, sig_in_writes;
+
+/* Closes one of the ring's own fds (close is async-signal-safe), as a
+ * handler closing fds it believes are its own would. */
+static void on_alarm_close_ring_fd(int sig)
+{
+	(void)sig;
+	int saved = errno;
+	if (!sig_acted && sig_in_writes) {
+		sig_acted = 1;
+		close(sig_ring_fd);
+	}
+	errno = saved;
+}
+
+/* Eight copies of the X fd made and closed (dup and close are
+ * async-signal-safe): one more than the shim keeps names for, a REVERT
+ * asked for inside this thread's write. */
+static void on_alarm_eight_copies(int sig)
+{
+	(void)sig;
+	int saved = errno;
+	if (!sig_acted && sig_in_writes) {
+		sig_acted = 1;
+		int copies[8], made = 0;
+		while (made < 8 && (copies[made] = dup(sig_xfd)) >= 0)
+			made++;
+		for (int i = 0; i < made; i++)
+			close(copies[i]);
+	}
+	errno = saved;
+}
+
+/* What the handler does. */
+enum in_write {
+	CLOSE_EVENTFD,
+	CLOSE_WAKE_SOCKET,
+	EIGHT_COPIES
+};
+
+/* The ring's wake socket: the one socket besides the X fd. */
+static int ring_wake_socket(int xfd)
+{
+	for (int fd = 0; fd < 4096; fd++) {
+		char path[64], link[64];
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		ssize_t k = readlink(path, link, sizeof(link) - 1);
+		if (k > 0 && fd != xfd) {
+			link[k] = '\0';
+			if (!strncmp(link, "socket:", 7))
+				return fd;
+		}
+	}
+	return -1;
+}
+
+/* n connections; on each the handler acts once while 1 MiB requests go
+ * through a (small) ring (each write waits for room many times); every
+ * request must arrive and the connection go on. */
+static int sig_in_write(int n, enum in_write how)
+{
+	static const char *const names[] = { "sig-close-efd", "sig-close-wake", "sig-revert" };
+	const char *name = names[how];
+	struct sigaction sa = {
+		.sa_handler = how == EIGHT_COPIES ? on_alarm_eight_copies : on_alarm_close_ring_fd
+	}; /* no SA_RESTART */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	size_t len = 1024u * 1024u; /* BigRequests: libxcb's own */
+	uint8_t *data = malloc(len);
+	for (int k = 0; k < n; k++) {
+		if (!connect_default())
+			return fail("xcb_connect");
+		/* BigRequests' round trip now, not inside the first request's
+		 * call (where the handler would come during libxcb's wait
+		 * for its reply, outside any write). */
+		xcb_get_maximum_request_length(conn);
+		if (count_ring_maps() < 1)
+			return fail("the connection is not on the ring");
+		xcb_window_t w = make_window();
+		sig_xfd = xcb_get_file_descriptor(conn);
+		sig_ring_fd = how == CLOSE_WAKE_SOCKET ? ring_wake_socket(sig_xfd) : ring_eventfd();
+		if (sig_ring_fd < 0)
+			return fail("no ring eventfd or wake socket");
+		sig_acted = 0;
+		struct itimerval it = { { 0, 200 }, { 0, 200 } };
+		setitimer(ITIMER_REAL, &it, NULL);
+		uint8_t last = 0;
+		for (int i = 0; i < 8 || !sig_acted; i++) {
+			last = (uint8_t)(k * 8 + i);
+			memset(data, last, len);
+			sig_in_writes = 1;
+			xcb_change_property(conn, XCB_PROP_MODE_REPLACE, w, XCB_ATOM_CUT_BUFFER0,
+					XCB_ATOM_STRING, 8, (uint32_t)len, data);
+			xcb_flush(conn);
+			sig_in_writes = 0;
+		}
+		it = (struct itimerval){ { 0, 0 }, { 0, 0 } };
+		setitimer(ITIMER_REAL, &it, NULL);
+		xcb_get_property_reply_t *r = xcb_get_property_reply(conn,
+				xcb_get_property(conn, 0, w, XCB_ATOM_CUT_BUFFER0, XCB_ATOM_STRING,
+						(uint32_t)(len / 4 - 1), 1),
+				NULL);
+		bool right = r && xcb_get_property_value_length(r) == 4 &&
+				((uint8_t *)xcb_get_property_value(r))[3] == last;
+		free(r);
+		if (!right || !round_trip()) {
+			printf("connection %d\n", k);
+			return fail("the last property or a round trip after the handler");
+		}
+		xcb_disconnect(conn);
+	}
+	conn = NULL;
+	free(data);
+	printf("ok %s %d connections, the handler inside a request's call in each\n", name, n);
+	return 0;
+}
+
+/* ---- helpers started while connected (session 37) ----------------------- */
+
+/* This program's own path, for children started through a shell. */
+static bool self_path(char *buf, size_t n)
+{
+	ssize_t k = readlink("/proc/self/exe", buf, n - 1);
+	if (k <= 0)
+		return false;
+	buf[k] = '\0';
+	return true;
+}
+
+/* A helper: its own X connection, on the ring, round trips; the X fd it
+ * may have inherited from its parent is left alone. */
+static int child_connect(void)
+{
+	if (!connect_default())
+		return 3;
+	bool ok = count_ring_maps() >= 1;
+	for (int i = 0; i < 5 && ok; i++)
+		ok = round_trip();
+	xcb_disconnect(conn);
+	printf("ok child-connect\n");
+	return ok ? 0 : 4;
+}
+
+/* The parent's requests go on, and are answered, while and after a
+ * helper runs. */
+static bool parent_draws(xcb_window_t w, uint32_t v)
+{
+	touch_property(w, v);
+	return property_is(w, v) && round_trip();
+}
+
+/* Helpers started the ways programs start them while connected (xdg-open
+ * and friends, a terminal's or an editor's shell commands): system(),
+ * popen(), and fork + exec with the X fd's FD_CLOEXEC cleared (the child
+ * inherits it and never writes it), each helper opening its own
+ * connection; n rounds. The parent's connection stays on the ring. */
+static int helpers(int n)
+{
+	char self[4096], cmd[4200];
+	if (!self_path(self, sizeof(self)))
+		return fail("readlink /proc/self/exe");
+	snprintf(cmd, sizeof(cmd), "exec '%s' child-connect", self);
+	int xfd = xcb_get_file_descriptor(conn);
+	xcb_window_t w = make_window();
+	for (int i = 0; i < n; i++) {
+		uint32_t v = 0x40000u + (uint32_t)i * 4u;
+		int rc = system(cmd);
+		if (rc != 0 || !parent_draws(w, v)) {
+			printf("round %d: system() %d\n", i, rc);
+			return fail("a helper through system(), or the parent after it");
+		}
+		FILE *f = popen(cmd, "r");
+		char line[64] = "";
+		bool said = f && fgets(line, sizeof(line), f) &&
+				!strcmp(line, "ok child-connect\n");
+		rc = f ? pclose(f) : -1;
+		if (!said || rc != 0 || !parent_draws(w, v + 1)) {
+			printf("round %d: popen() %d, said '%s'\n", i, rc, line);
+			return fail("a helper through popen(), or the parent after it");
+		}
+		if (fcntl(xfd, F_SETFD, 0) != 0)
+			return fail("FD_CLOEXEC cleared");
+		pid_t pid = fork();
+		if (pid == 0) {
+			execl(self, "smt-x11-fdio", "child-connect", (char *)NULL);
+			_exit(127);
+		}
+		fcntl(xfd, F_SETFD, FD_CLOEXEC);
+		/* The parent draws while the child holds a copy of its X fd. */
+		int status = -1;
+		bool ok = pid > 0;
+		for (uint32_t k = 0; ok; k++) {
+			ok = parent_draws(w, v + 2 + (k & 1));
+			pid_t done = waitpid(pid, &status, WNOHANG);
+			if (done == pid)
+				break;
+			if (done < 0)
+				ok = false;
+		}
+		if (!ok || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+				!parent_draws(w, v + 3)) {
+			printf("round %d: fork+exec status %d\n", i, status);
+			return fail("a fork+exec helper holding the X fd, or the parent beside it");
+		}
+	}
+	if (count_ring_maps() < 1)
+		return fail("the parent's connection left the ring");
+	printf("ok helpers %d rounds of system(), popen() and fork+exec with the X fd inherited\n",
+			n);
+	return 0;
+}
+
 /* The fd that came with one byte on the Unix socket sock; -1 if none. */
 static int received_fd(int sock)
 {
@@ -1073,8 +1329,8 @@ static int received_fd(int sock)
 
 static int escaped(enum escape how, int n)
 {
-	static const char *const names[] = { "spawn-dup2", "vfork-dup2", "send-fd", "inherit",
-		"vfork-inherit" };
+	static const char *const names[] = { "spawn-dup2", "vfork-dup2", "send-fd", "send-fd-mmsg",
+		"inherit", "vfork-inherit" };
 	int xfd = xcb_get_file_descriptor(conn);
 	xcb_window_t w = make_window();
 	int fds = count_fds(); /* the X socket and the ring's eventfd and wake socket among them */
@@ -1120,7 +1376,7 @@ int main(int argc, char **argv)
 				"usage: smt-x11-fdio fd-limit K | select N | peek N | fcntl N | "
 				"epoll-thread N | take-socket N | reopen N | sigalrm N | sigclose N | raw-write N | "
 				"dup-write N | dup-close N | dup-fork | dup-fork-child | dup-many N | "
-				"dup-threads N | sigdup N | spawn-dup2 N | vfork-dup2 N | send-fd N | inherit N | vfork-inherit N | spawn-race N | revert-race N\n");
+				"dup-threads N | sigdup N | spawn-dup2 N | vfork-dup2 N | send-fd N | send-fd-mmsg N | inherit N | vfork-inherit N | spawn-race N | revert-race N | sig-close-efd N | sig-close-wake N | sig-revert N | helpers N\n");
 		return 2;
 	}
 	const char *c = argv[1];
@@ -1139,12 +1395,20 @@ int main(int argc, char **argv)
 				       (uint32_t)strtoul(argv[4], NULL, 10)) ?
 				0 :
 				3;
+	if (!strcmp(c, "child-connect"))
+		return child_connect();
 	if (!strcmp(c, "fd-limit"))
 		return fd_limit(n);
 	if (!strcmp(c, "spawn-race"))
 		return spawn_race(n);
 	if (!strcmp(c, "revert-race"))
 		return revert_race(n);
+	if (!strcmp(c, "sig-close-efd"))
+		return sig_in_write(n, CLOSE_EVENTFD);
+	if (!strcmp(c, "sig-close-wake"))
+		return sig_in_write(n, CLOSE_WAKE_SOCKET);
+	if (!strcmp(c, "sig-revert"))
+		return sig_in_write(n, EIGHT_COPIES);
 	if (!strcmp(c, "epoll-thread"))
 		return epoll_thread(n);
 	if (!strcmp(c, "take-socket"))
@@ -1186,6 +1450,10 @@ int main(int argc, char **argv)
 		rc = escaped(VFORK_DUP2, n);
 	else if (!strcmp(c, "send-fd"))
 		rc = escaped(SEND_FD, n);
+	else if (!strcmp(c, "helpers"))
+		rc = helpers(n);
+	else if (!strcmp(c, "send-fd-mmsg"))
+		rc = escaped(SEND_FD_MMSG, n);
 	else if (!strcmp(c, "inherit"))
 		rc = escaped(INHERIT, n);
 	else if (!strcmp(c, "vfork-inherit"))

@@ -1,6 +1,6 @@
 /*
- * The writing side of stream.h: libc's writev, sendmsg, write, send,
- * sendto, close, close_range and closefrom wrapped for attached X sockets,
+ * The writing side of stream.h: libc's writev, sendmsg, sendmmsg, write,
+ * send, sendto, close, close_range and closefrom wrapped for attached X sockets,
  * and fork and vfork handled; copies of the X fd (dup, dup2, dup3, fcntl's
  * F_DUPFD) are stream_fd_copies.c's.
  * Every process the session starts has the shim preloaded, so the common
@@ -94,6 +94,7 @@ static _Thread_local struct xstream *volatile writing_here;
 
 static ssize_t (*real_writev)(int, const struct iovec *, int);
 static ssize_t (*real_sendmsg)(int, const struct msghdr *, int);
+static int (*real_sendmmsg)(int, struct mmsghdr *, unsigned int, int);
 static ssize_t (*real_write)(int, const void *, size_t);
 static ssize_t (*real_send)(int, const void *, size_t, int);
 static ssize_t (*real_sendto)(int, const void *, size_t, int, const struct sockaddr *, socklen_t);
@@ -105,6 +106,7 @@ static void resolve_real(void)
 {
 	dlsym_next(&real_writev, "writev");
 	dlsym_next(&real_sendmsg, "sendmsg");
+	dlsym_next(&real_sendmmsg, "sendmmsg");
 	dlsym_next(&real_write, "write");
 	dlsym_next(&real_send, "send");
 	dlsym_next(&real_sendto, "sendto");
@@ -334,10 +336,31 @@ static void publish(struct xstream *s)
 	}
 }
 
-/* Ring full: wait until tail >= need, the server dies, or the socket ends.
- * The bytes so far are published (and the server woken) first. */
-static bool wait_for_room(struct xstream *s, int fd, uint64_t need)
+/* A REVERT asked for inside this thread's write into s (a signal handler
+ * that closed one of the ring's own fds, or handed the X fd off): the
+ * ring may have lost its way to wake the X server, so a full ring is not
+ * waited on but left (ring_write). */
+static bool revert_asked(const struct xstream *s)
 {
+	return atomic_load_explicit(&s->revert_pending, memory_order_relaxed);
+}
+
+enum room {
+	ROOM,
+	ROOM_GONE,
+	ROOM_REVERT
+};
+
+/* Ring full: wait until tail >= need, the server dies, the socket ends,
+ * or a signal handler asks for a REVERT (a handler's close of the ring's
+ * eventfd left no way to wake a sleeping server: before, session 37,
+ * this waited for ever). The bytes so far are published (and the server
+ * woken) first. A handler that comes between the look at revert_pending
+ * and the poll costs that poll's timeout, no more. */
+static enum room wait_for_room(struct xstream *s, int fd, uint64_t need)
+{
+	if (revert_asked(s))
+		return ROOM_REVERT;
 	publish(s);
 	s->full_waits++;
 	atomic_store_explicit(&s->hdr->full_waits, s->full_waits, memory_order_relaxed);
@@ -354,10 +377,30 @@ static bool wait_for_room(struct xstream *s, int fd, uint64_t need)
 			}
 		}
 		if (n > 0 && (p[1].revents & (POLLRDHUP | POLLHUP | POLLERR)))
-			return false;
+			return ROOM_GONE;
+		if (revert_asked(s))
+			return ROOM_REVERT;
 	}
-	return !dead(s);
+	return dead(s) ? ROOM_GONE : ROOM;
 }
+
+/* The rest of a write whose ring was left for the socket at a byte
+ * position (ring_write): the REVERT went at the position reached, so the
+ * stream goes on there, on the socket. The piece p, len of iov[i], then
+ * the iovecs after it, as many as fit in one call; a short count is a
+ * writer's to retry, as on any socket. */
+static ssize_t rest_to_socket(
+		int fd, const struct iovec *iov, int iovcnt, int i, const uint8_t *p, size_t len)
+{
+	struct iovec rest[64];
+	int k = 0;
+	rest[k++] = (struct iovec){ .iov_base = (void *)p, .iov_len = len };
+	for (int j = i + 1; j < iovcnt && k < 64; j++)
+		rest[k++] = iov[j];
+	return REAL(writev)(fd, rest, k);
+}
+
+static bool revert_locked(struct xstream *s, int fd);
 
 static ssize_t ring_write(struct xstream *s, int fd, const struct iovec *iov, int iovcnt)
 {
@@ -385,7 +428,23 @@ static ssize_t ring_write(struct xstream *s, int fd, const struct iovec *iov, in
 				 * piece made the server send a wake-up every few KiB
 				 * (x11perf -rect1: one wait per two requests). */
 				uint64_t want = s->area_size / 2;
-				if (!wait_for_room(s, fd, s->head + want - s->area_size)) {
+				enum room r = wait_for_room(s, fd, s->head + want - s->area_size);
+				if (r == ROOM_REVERT) {
+					/* The stream is bytes: the REVERT may go at any
+					 * position this writer reached (it holds the write
+					 * lock), and it wakes the server through the
+					 * socket. */
+					publish(s);
+					if (!revert_locked(s, fd)) {
+						errno = EPIPE;
+						return total ? (ssize_t)total : -1;
+					}
+					ssize_t more = rest_to_socket(fd, iov, iovcnt, i, p, len);
+					if (more < 0)
+						return total ? (ssize_t)total : -1;
+					return (ssize_t)(total + (size_t)more);
+				}
+				if (r == ROOM_GONE) {
 					errno = EPIPE;
 					return -1;
 				}
@@ -699,6 +758,34 @@ XSHIM_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 		n = ring_write(s, fd, msg->msg_iov, (int)msg->msg_iovlen);
 	end_write(s, fd);
 	return n;
+}
+
+/* Several messages in one call: on another socket, each message's
+ * SCM_RIGHTS may hand an X fd off, as sendmsg's may (before, session 37,
+ * not wrapped: the receiver's raw bytes closed the connection); on the X
+ * fd itself, message by message through sendmsg above, into the ring.
+ * The kernel takes at most UIO_MAXIOV (1024) messages a call. */
+XSHIM_EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags)
+{
+	if (vlen > 1024)
+		vlen = 1024;
+	if (atomic_load_explicit(&nattached, memory_order_relaxed) != 0 && vec && ring_of(fd)) {
+		unsigned int i = 0;
+		for (; i < vlen; i++) {
+			ssize_t n = sendmsg(fd, &vec[i].msg_hdr, flags);
+			if (n < 0)
+				return i ? (int)i : -1;
+			vec[i].msg_len = (unsigned int)n;
+		}
+		return (int)i;
+	}
+	for (unsigned int i = 0; vec && i < vlen; i++)
+		passing_fds(&vec[i].msg_hdr);
+	if (!REAL(sendmmsg)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return REAL(sendmmsg)(fd, vec, vlen, flags);
 }
 
 /* fd, one of a ring's own fds (its eventfd or wake socket), is being
