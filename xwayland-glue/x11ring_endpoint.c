@@ -70,11 +70,22 @@ int x11ring_endpoint_connect(const char *kind, long key, pid_t *peer_pid, char *
 	if (!x11ring_endpoint_path(kind, key, path, sizeof(path), why, why_n))
 		return -1;
 	struct sockaddr_un a;
-	int fd = socket_at(path, &a);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
-		snprintf(why, why_n, "%s: %s", path, strerror(errno));
+	int fd;
+	/* A connect waiting for room in a busy listener's backlog ends with
+	 * EINTR at any signal (a program's SIGALRM or SIGCHLD): asked again on
+	 * a new socket, as an interrupted connect leaves its socket's state
+	 * to the kernel. Before (session 37), such a program's X connection
+	 * went to the socket without a ring ("no-hello"). */
+	for (;;) {
+		fd = socket_at(path, &a);
+		if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0)
+			break;
+		int err = errno;
 		if (fd >= 0)
 			close(fd);
+		if (fd >= 0 && err == EINTR)
+			continue;
+		snprintf(why, why_n, "%s: %s", path, strerror(err));
 		return -1;
 	}
 	struct ucred cred;
