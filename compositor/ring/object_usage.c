@@ -17,6 +17,11 @@ struct object_record {
 					    * their client's destroy signal */
 };
 
+/* The estimate covers what it says (object_usage.h): libwayland's
+ * resource (about 128 bytes with its allocation) and its map entry. */
+_Static_assert(OBJECT_USAGE_BYTES >= sizeof(struct object_record) + 128 + 8 + 32,
+		"OBJECT_USAGE_BYTES below an object's size");
+
 struct client_watch {
 	struct wl_listener resource_created, client_destroy;
 	/* A reference, taken at the client's first object: client_usage.c
@@ -37,6 +42,7 @@ static void object_destroyed(struct wl_listener *listener, void *data)
 	struct object_record *rec = wl_container_of(listener, rec, destroy);
 	wl_list_remove(&rec->destroy.link);
 	client_usage_release(rec->usage, SMT_RES_OBJECTS, 1);
+	client_usage_release(rec->usage, SMT_RES_MEMORY, OBJECT_USAGE_BYTES);
 	client_usage_unref(rec->usage);
 	free(rec);
 }
@@ -72,9 +78,16 @@ static void handle_resource_created(struct wl_listener *listener, void *data)
 	struct smtwc_client_usage *cu = w->usage;
 	if (cu->pid == getpid()) {
 		smt_usage_charge_over_limits(&cu->usage, SMT_RES_OBJECTS, 1);
+		smt_usage_charge_over_limits(&cu->usage, SMT_RES_MEMORY, OBJECT_USAGE_BYTES);
 	} else {
 		struct smt_usage_refusal why;
 		if (!smt_usage_charge(&cu->usage, SMT_RES_OBJECTS, 1, &why)) {
+			free(rec);
+			refuse(w, resource, &why);
+			return;
+		}
+		if (!smt_usage_charge(&cu->usage, SMT_RES_MEMORY, OBJECT_USAGE_BYTES, &why)) {
+			smt_usage_release(&cu->usage, SMT_RES_OBJECTS, 1);
 			free(rec);
 			refuse(w, resource, &why);
 			return;

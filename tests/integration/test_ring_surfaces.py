@@ -109,6 +109,21 @@ def test(h):
             s.wait_clients(clients)
         check(uid_used(s, "objects") == base_objects,
               f"objects counted after the refusal: {uid_used(s, 'objects')}, {base_objects} before")
+        # ... and is charged what it costs: a holder's regions grow the
+        # compositor's heap (mallinfo2: bytes allocated, exact, unlike RSS)
+        # by about what its account's memory says (before session 37:
+        # 238 bytes a region in the heap, nothing in the account).
+        heap0, memory0 = s.server_stats()["heap_in_use"], uid_used(s, "memory")
+        p = hold(s, h, "region-flood", 1500)
+        grown = s.server_stats()["heap_in_use"] - heap0
+        charged = uid_used(s, "memory") - memory0
+        log(f"1500 regions: the heap grew {grown} bytes, the account {charged}")
+        check(grown > 1500 * 100 and grown * 0.9 <= charged <= grown * 2,
+              f"1500 regions grew the heap {grown} bytes, the account {charged}")
+        stop(s, [p], clients)
+        check(uid_used(s, "memory") == memory0 and uid_used(s, "objects") == base_objects,
+              f"the regions' memory counted after their holder left: {uid_used(s, 'memory')}, "
+              f"{memory0} before")
 
         # Canvases: per process, then per uid (the same reserve).
         run_case(s, h, "canvas-flood",

@@ -9,16 +9,16 @@ from harness.checks import check, log
 
 
 def usage_at_rest(s):
-    """What the accounts hold besides surfaces and the sockets (2 fds a
-    connection) while only the harness's own clients are connected: the
-    keyboard anchor's keymap (wtype's virtual keyboard: memory and its
+    """What the accounts hold besides surfaces, Wayland objects and the
+    sockets (2 fds a connection) while only the harness's own clients are
+    connected: the keyboard anchor's keymap (wtype's virtual keyboard: memory and its
     memfd, charged since session 28). "Usage back to the start" is
     `at_rest(stats, usage_at_rest(...))`."""
     return rest_of(s.server_stats())
 
 
 def rest_of(st):
-    return {"memory": st["total_memory"] - st["total_surface_bytes"],
+    return {"memory": st["total_memory"] - st["total_surface_bytes"] - st["total_object_bytes"],
             "fds": st["total_fds"] - 2 * st["total_connections"]}
 
 
