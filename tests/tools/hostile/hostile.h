@@ -132,6 +132,7 @@ int case_drain_attack(struct hostile *h, double seconds);
 int case_no_read(struct hostile *h, double seconds);
 int case_keymap_no_read(struct hostile *h, int n);
 int case_keymap_read(struct hostile *h, int n);
+int case_keymaps_idle(struct hostile *h, int connections);
 int case_ring_full(struct hostile *h, double seconds, uint32_t side);
 int case_echo_probe(struct hostile *h, double seconds, int interval_ms, bool verbose);
 int case_sync_probe(struct hostile *h, double seconds);
