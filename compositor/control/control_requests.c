@@ -102,6 +102,7 @@ static void write_client(const struct smtwc_ring_stats *ring, void *data)
 	json_uint(w, "client_surfaces", ring->client_surfaces);
 	json_uint(w, "client_surface_bytes", ring->client_surface_bytes);
 	json_uint(w, "client_object_bytes", ring->client_object_bytes);
+	json_uint(w, "client_connection_bytes", ring->client_connection_bytes);
 	json_end_object(w);
 }
 
@@ -300,6 +301,7 @@ static void write_server(struct smtwc_server *server, struct json_writer *w)
 	json_uint(w, "total_memory_max", t.total_memory_max);
 	json_uint(w, "total_surface_bytes", t.total_surface_bytes);
 	json_uint(w, "total_object_bytes", t.total_object_bytes);
+	json_uint(w, "total_connection_bytes", t.total_connection_bytes);
 	json_uint(w, "reclaim_items", t.reclaim_items);
 	json_uint(w, "reclaim_bytes", t.reclaim_bytes);
 	json_uint(w, "reclaim_pieces", t.reclaim_pieces);

@@ -50,18 +50,21 @@ def test(h):
         # In use: the holder's two pixmaps and its ring's drawable table,
         # and the refused client's own table (one chunk, like the holder's:
         # charged before its pixmap was refused), and the keyboard anchor's
-        # keymap; and every client's Wayland objects, the refused client's
-        # few among them (object_usage.h).
+        # keymap; and every client's Wayland objects and connection, the
+        # refused client's among them (object_usage.h, client_usage.h).
         table = sum(c["table_bytes"] for c in s.control("stats")["clients"])
         check(0 < table < 64 << 10, f"the holder's drawable table: {table} bytes")
+        st = s.server_stats()
         in_use = (2 * ((64 << 20) + 256) + 2 * table + rest["memory"] +
-                  s.server_stats()["total_object_bytes"])
+                  st["total_object_bytes"] + st["total_connection_bytes"])
         out = run_case(s, h, "memory-rings", ["limit total-memory-mib=160 reached: ",
                                               " bytes in use, 67109120 more asked"])
         said = int(re.search(r"reached: (\d+) bytes in use", out).group(1))
-        check(0 < said - in_use <= 32 * 256 and (said - in_use) % 256 == 0,
+        objects = (said - in_use - st["total_connection_bytes"] // st["total_connections"])
+        check(0 < objects <= 32 * 256 and objects % 256 == 0,
               f"memory-rings: {said} bytes in use said, {in_use} known before it came "
-              "(the rest should be the refused client's own objects, 256 bytes each)")
+              "(the rest should be the refused client's connection and its own objects, "
+              "256 bytes each)")
         # Neither refusal touched a third client: its FENCEs run.
         run_case(s, h, "echo-probe", "ECHO n=", "1")
         # The refused client's table stays counted until the compositor has
