@@ -156,6 +156,24 @@ static void write_account(const struct smtwc_account_stats *a, void *data)
 
 /* Every account (uids, processes, connections) with what it holds and its
  * limits (0: none at that level); keys as the [limits] settings'. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+/* The sanitizers' allocator (not glibc's: mallinfo2 says 0 there) counts
+ * the bytes allocated and not freed (sanitizer/allocator_interface.h,
+ * which gcc 12 does not ship). */
+size_t __sanitizer_get_current_allocated_bytes(void);
+
+static uint64_t heap_in_use(void)
+{
+	return __sanitizer_get_current_allocated_bytes();
+}
+#else
+static uint64_t heap_in_use(void)
+{
+	struct mallinfo2 heap = mallinfo2();
+	return heap.uordblks + heap.hblkhd;
+}
+#endif
+
 static void write_accounts(struct smtwc_server *server, struct json_writer *w)
 {
 	json_begin_array(w, "accounts");
@@ -308,8 +326,7 @@ static void write_server(struct smtwc_server *server, struct json_writer *w)
 	json_uint(w, "reclaim_done", t.reclaim_done);
 	/* What the heap holds allocated (not what the kernel keeps resident,
 	 * which glibc trims now and then): a leak test's exact measure. */
-	struct mallinfo2 heap = mallinfo2();
-	json_uint(w, "heap_in_use", heap.uordblks + heap.hblkhd);
+	json_uint(w, "heap_in_use", heap_in_use());
 	for (int r = 0; r < SMT_RES_COUNT; r++) {
 		if (r == SMT_RES_FDS || r == SMT_RES_MEMORY) {
 			continue; /* above */

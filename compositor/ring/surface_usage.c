@@ -98,7 +98,7 @@ static void handle_view_frame_memory(struct wl_listener *listener, void *data)
 {
 	struct smtwc_view *view = data;
 	struct wlr_surface *surface = view->impl->surface(view);
-	const struct wlr_addon *addon = surface != NULL ?
+	struct wlr_addon *addon = surface != NULL ?
 			wlr_addon_find(&surface->addons, watch.transport, &surface_record_impl) :
 			NULL;
 	if (addon == NULL) {
