@@ -33,6 +33,7 @@ void transport_stats(struct smtwc_transport *transport, struct smtwc_transport_s
 		.total_surface_bytes = used[SMT_RES_SURFACES] * SURFACE_USAGE_BYTES,
 		.total_object_bytes = used[SMT_RES_OBJECTS] * OBJECT_USAGE_BYTES,
 		.total_connection_bytes = used[SMT_RES_CONNECTIONS] * CONNECTION_USAGE_BYTES,
+		.total_frame_bytes = surface_usage_frame_bytes(),
 		.reclaim_items = transport->reclaims.pending_items,
 		.reclaim_bytes = transport->reclaims.pending_bytes,
 		.reclaim_pieces = transport->reclaims.pieces,

@@ -53,6 +53,8 @@ struct smtwc_transport_stats {
 	 * part, object_usage.h) and every connection (client_usage.h):
 	 * every client has some. */
 	uint64_t total_object_bytes, total_connection_bytes;
+	/* And windows' title bars (surface_usage.h). */
+	uint64_t total_frame_bytes;
 	/* Gone rings' teardown in pieces (heap_reclaim.h): what waits, the
 	 * pieces run and the items finished. */
 	uint64_t reclaim_items, reclaim_bytes, reclaim_pieces, reclaim_done;

@@ -35,6 +35,7 @@ static struct {
 	struct smtwc_transport *transport;
 	struct wl_listener new_surface;
 	struct wl_listener view_frame_memory;
+	uint64_t frame_bytes; /* every record's, for statistics */
 } watch;
 
 static void surface_record_destroy(struct wlr_addon *addon)
@@ -43,6 +44,7 @@ static void surface_record_destroy(struct wlr_addon *addon)
 	wlr_addon_finish(&rec->addon);
 	client_usage_release(rec->usage, SMT_RES_SURFACES, 1);
 	client_usage_release(rec->usage, SMT_RES_MEMORY, SURFACE_BYTES + rec->frame_bytes);
+	watch.frame_bytes -= rec->frame_bytes;
 	client_usage_unref(rec->usage);
 	free(rec);
 }
@@ -108,6 +110,7 @@ static void handle_view_frame_memory(struct wl_listener *listener, void *data)
 	uint64_t now = view->frame_bytes;
 	if (now <= rec->frame_bytes) {
 		client_usage_release(rec->usage, SMT_RES_MEMORY, rec->frame_bytes - now);
+		watch.frame_bytes -= rec->frame_bytes - now;
 		rec->frame_bytes = now;
 		return;
 	}
@@ -121,7 +124,13 @@ static void handle_view_frame_memory(struct wl_listener *listener, void *data)
 		}
 		return;
 	}
+	watch.frame_bytes += now - rec->frame_bytes;
 	rec->frame_bytes = now;
+}
+
+uint64_t surface_usage_frame_bytes(void)
+{
+	return watch.frame_bytes;
 }
 
 void surface_usage_init(struct smtwc_transport *transport)
