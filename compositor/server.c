@@ -172,6 +172,7 @@ bool server_init(struct smtwc_server *server)
 	wl_list_init(&server->outputs);
 	wl_list_init(&server->views);
 	wl_signal_init(&server->events.client_input);
+	wl_signal_init(&server->events.view_frame_memory);
 	wl_signal_init(&server->events.output_frame);
 	wl_signal_init(&server->events.output_presented);
 	wl_signal_init(&server->events.output_layout_change);

@@ -206,6 +206,10 @@ struct smtwc_server {
 		 * restored (data: struct smtwc_view): idle inhibitors on its
 		 * surfaces start or stop counting. */
 		struct wl_signal view_visibility;
+		/* What a view's frame (its title bar's buffer) holds changed
+		 * (data: struct smtwc_view, its frame_bytes now): its
+		 * surface's client is charged it. */
+		struct wl_signal view_frame_memory;
 	} events;
 	/* Scene buffers that show a surface's content drawn another way (ring
 	 * canvases) take input for that surface: the surface a node stands in

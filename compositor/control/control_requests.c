@@ -101,6 +101,8 @@ static void write_client(const struct smtwc_ring_stats *ring, void *data)
 	json_uint(w, "client_canvases", ring->client_canvases);
 	json_uint(w, "client_surfaces", ring->client_surfaces);
 	json_uint(w, "client_surface_bytes", ring->client_surface_bytes);
+	json_uint(w, "client_object_bytes", ring->client_object_bytes);
+	json_uint(w, "client_connection_bytes", ring->client_connection_bytes);
 	json_end_object(w);
 }
 
@@ -154,6 +156,24 @@ static void write_account(const struct smtwc_account_stats *a, void *data)
 
 /* Every account (uids, processes, connections) with what it holds and its
  * limits (0: none at that level); keys as the [limits] settings'. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+/* The sanitizers' allocator (not glibc's: mallinfo2 says 0 there) counts
+ * the bytes allocated and not freed (sanitizer/allocator_interface.h,
+ * which gcc 12 does not ship). */
+size_t __sanitizer_get_current_allocated_bytes(void);
+
+static uint64_t heap_in_use(void)
+{
+	return __sanitizer_get_current_allocated_bytes();
+}
+#else
+static uint64_t heap_in_use(void)
+{
+	struct mallinfo2 heap = mallinfo2();
+	return heap.uordblks + heap.hblkhd;
+}
+#endif
+
 static void write_accounts(struct smtwc_server *server, struct json_writer *w)
 {
 	json_begin_array(w, "accounts");
@@ -298,14 +318,16 @@ static void write_server(struct smtwc_server *server, struct json_writer *w)
 	json_uint(w, "total_memory", t.total_memory);
 	json_uint(w, "total_memory_max", t.total_memory_max);
 	json_uint(w, "total_surface_bytes", t.total_surface_bytes);
+	json_uint(w, "total_object_bytes", t.total_object_bytes);
+	json_uint(w, "total_connection_bytes", t.total_connection_bytes);
+	json_uint(w, "total_frame_bytes", t.total_frame_bytes);
 	json_uint(w, "reclaim_items", t.reclaim_items);
 	json_uint(w, "reclaim_bytes", t.reclaim_bytes);
 	json_uint(w, "reclaim_pieces", t.reclaim_pieces);
 	json_uint(w, "reclaim_done", t.reclaim_done);
 	/* What the heap holds allocated (not what the kernel keeps resident,
 	 * which glibc trims now and then): a leak test's exact measure. */
-	struct mallinfo2 heap = mallinfo2();
-	json_uint(w, "heap_in_use", heap.uordblks + heap.hblkhd);
+	json_uint(w, "heap_in_use", heap_in_use());
 	for (int r = 0; r < SMT_RES_COUNT; r++) {
 		if (r == SMT_RES_FDS || r == SMT_RES_MEMORY) {
 			continue; /* above */

@@ -215,6 +215,19 @@ void title_bar_show(struct smtwc_title_bar *bar, const struct smtwc_config *cfg,
 	bar->text = text;
 }
 
+/* The buffer's struct, the scene node that shows it and the kept title,
+ * besides its pixels. */
+#define TITLE_BAR_NODE_BYTES 512u
+
+uint64_t title_bar_bytes(const struct smtwc_title_bar *bar)
+{
+	if (bar == NULL || bar->node == NULL) {
+		return 0;
+	}
+	return (uint64_t)bar->width * (uint64_t)bar->height * 4u + TITLE_BAR_NODE_BYTES +
+			(bar->title != NULL ? strlen(bar->title) : 0);
+}
+
 void title_bar_hide(struct smtwc_title_bar *bar)
 {
 	if (bar != NULL) {

@@ -8,6 +8,7 @@
 #define SMTWC_TITLE_BAR_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <wlr/types/wlr_scene.h>
 #include "compositor/config/config.h"
 
@@ -27,6 +28,10 @@ int title_bar_height(const struct smtwc_config *cfg);
 void title_bar_show(struct smtwc_title_bar *bar, const struct smtwc_config *cfg, int x, int y,
 		int width, int height, const char *title, bool focused);
 void title_bar_hide(struct smtwc_title_bar *bar);
+/* Bytes the bar's rendered buffer and node hold (kept while hidden): a
+ * window's width of pixels times the bar's height, up to cairo's 32767
+ * pixels wide, charged to the window's client (view_frame_bytes). */
+uint64_t title_bar_bytes(const struct smtwc_title_bar *bar);
 
 /* At exit, after every title bar is gone: Pango's and fontconfig's caches
  * are freed, so leak checkers see only real leaks. */

@@ -64,6 +64,16 @@ struct wlr_box view_title_bar_box(struct smtwc_view *view)
 /* The border goes around the title bar and the window geometry; both sit
  * outside the geometry so the client's content keeps the size it was
  * configured to. */
+/* The window's client is charged what its frame holds (a title bar as
+ * wide as a 16384-pixel window is 1.6 MiB): said to the layers above. */
+static void view_frame_memory_changed(struct smtwc_view *view, uint64_t bytes)
+{
+	if (bytes != view->frame_bytes) {
+		view->frame_bytes = bytes;
+		wl_signal_emit(&view->server->events.view_frame_memory, view);
+	}
+}
+
 static void view_update_borders(struct smtwc_view *view)
 {
 	const struct smtwc_config *cfg = &view->server->config;
@@ -94,6 +104,7 @@ static void view_update_borders(struct smtwc_view *view)
 	} else {
 		title_bar_hide(view->title_bar);
 	}
+	view_frame_memory_changed(view, title_bar_bytes(view->title_bar));
 }
 
 static int64_t monotonic_ms(void)
@@ -245,6 +256,7 @@ void view_destroy(struct smtwc_view *view)
 	wl_list_remove(&view->link);
 	free(view->shown_title);
 	free(view->shown_app_id);
+	view_frame_memory_changed(view, 0);
 	title_bar_destroy(view->title_bar);
 	wlr_scene_node_destroy(&view->tree->node);
 }

@@ -55,6 +55,9 @@ struct smtwc_view {
 	struct wlr_scene_node *content;
 	struct wlr_scene_rect *border[4];  /* top, bottom, left, right */
 	struct smtwc_title_bar *title_bar; /* above the geometry, inside the border */
+	/* What the title bar held when the view last said so
+	 * (server->events.view_frame_memory). */
+	uint64_t frame_bytes;
 
 	int x, y;
 	bool mapped, minimized, maximized, fullscreen;

@@ -598,22 +598,21 @@ struct canvas_request {
 };
 
 /* What a canvas costs the compositor besides its pixels: its struct and
- * the front buffer's, two pixman images, the scene node that shows it, its
- * resource (a client with 52,000 1x1 canvases was charged 8 bytes each,
- * issue 24), and its front's translucent region at its largest (pixman's
- * header and twice the rectangles canvas_copy.h allows, while an
+ * the front buffer's, two pixman images, the scene node that shows it (a
+ * client with 52,000 1x1 canvases was charged 8 bytes each, issue 24),
+ * and its front's translucent region at its largest (pixman's header and
+ * twice the rectangles canvas_copy.h allows, while an
  * operation builds the next). The wl_surface it stands on is charged as
- * every surface is (surface_usage.h). */
+ * every surface is (surface_usage.h), its resource as every object is
+ * (object_usage.h). */
 #define CANVAS_BOOKKEEPING                                                          \
 	(sizeof(struct smtwc_canvas) + sizeof(struct smtwc_canvas_buffer) +         \
 			2 * SMT_PIXMAP_OVERHEAD + sizeof(struct wlr_scene_buffer) + \
-			sizeof(struct canvas_request) + WL_RESOURCE_BYTES +         \
-			CANVAS_TRANSLUCENT_BYTES + CANVAS_SHOWN_BYTES)
-/* libwayland's struct wl_resource with its listeners and map entry. */
+			sizeof(struct canvas_request) + CANVAS_TRANSLUCENT_BYTES +  \
+			CANVAS_SHOWN_BYTES)
+/* A canvas's front translucent region at its largest, twice. */
 #define CANVAS_TRANSLUCENT_BYTES \
 	(2u * (16u + (2u * CANVAS_TRANSLUCENT_RECTS_MAX + 2u) * sizeof(pixman_box32_t)))
-/* libwayland's struct wl_resource with its listeners and map entry. */
-#define WL_RESOURCE_BYTES 128u
 
 /* The back image and the front buffer, and the bookkeeping around them. */
 static uint64_t canvas_memory(uint32_t width, uint32_t height)

@@ -177,6 +177,7 @@ static void client_usage_handle_client_destroy(struct wl_listener *listener, voi
 	if (cu->socket_charged) {
 		smt_usage_release(&cu->usage, SMT_RES_FDS, SOCKET_FDS);
 		smt_usage_release(&cu->usage, SMT_RES_CONNECTIONS, 1);
+		smt_usage_release(&cu->usage, SMT_RES_MEMORY, CONNECTION_USAGE_BYTES);
 		cu->socket_charged = false;
 	}
 	cu->client = NULL;
@@ -237,8 +238,9 @@ static struct smtwc_client_usage *client_usage_create(
 }
 
 /* Every new connection: its socket is a connection of its process and two
- * fds (libwayland's event source for the client holds a dup of it). A refusal is kept in `refused` for the accept path
- * (client_listen.c), which ends the client with it. */
+ * fds (libwayland's event source for the client holds a dup of it), and
+ * libwayland's buffers are memory. A refusal is kept in `refused` for the
+ * accept path (client_listen.c), which ends the client with it. */
 static void client_usage_handle_client_created(struct wl_listener *listener, void *data)
 {
 	struct smtwc_transport *transport = wl_container_of(listener, transport, client_created);
@@ -253,6 +255,12 @@ static void client_usage_handle_client_created(struct wl_listener *listener, voi
 		return;
 	}
 	if (!smt_usage_charge(&cu->usage, SMT_RES_FDS, SOCKET_FDS, &why)) {
+		smt_usage_release(&cu->usage, SMT_RES_CONNECTIONS, 1);
+		smt_usage_describe(&why, cu->refused, sizeof(cu->refused));
+		return;
+	}
+	if (!smt_usage_charge(&cu->usage, SMT_RES_MEMORY, CONNECTION_USAGE_BYTES, &why)) {
+		smt_usage_release(&cu->usage, SMT_RES_FDS, SOCKET_FDS);
 		smt_usage_release(&cu->usage, SMT_RES_CONNECTIONS, 1);
 		smt_usage_describe(&why, cu->refused, sizeof(cu->refused));
 		return;

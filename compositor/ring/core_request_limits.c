@@ -244,9 +244,13 @@ static void check_region(struct wl_resource *resource, struct request *rq)
 		return;
 	}
 	/* What the previous requests left: this one's boxes are charged at
-	 * the next request on the region, or never if it is the last. */
-	uint64_t want = n > REGION_FREE_RECTS ?
-			(uint64_t)(n - REGION_FREE_RECTS) * sizeof(pixman_box32_t) :
+	 * the next request on the region, or never if it is the last. What
+	 * pixman allocated, not the boxes in use: its union keeps room for
+	 * about three times as many (a region of 1,000 boxes held 55 KB, 16
+	 * bytes a box charged before session 37). */
+	long room = region->data != NULL ? region->data->size : 0;
+	uint64_t want = room > REGION_FREE_RECTS ?
+			(uint64_t)(room - REGION_FREE_RECTS) * sizeof(pixman_box32_t) :
 			0;
 	if (want > rec->memory) {
 		record_charge(rec, client, rq, SMT_RES_MEMORY, want - rec->memory);

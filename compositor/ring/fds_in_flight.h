@@ -23,7 +23,8 @@
  * total below RLIMIT_NOFILE) until the client has read everything sent
  * (the socket's unread bytes, SIOCOUTQ, are 0: checked when the
  * compositor next sends to it or hears from it, so an idle client's last
- * fds may stay counted until then). A send the account cannot take
+ * fds may stay counted until then; a send refused above the connection
+ * settles every other client's first). A send the account cannot take
  * fails, and libwayland disconnects the client (which reads nothing, so
  * the reason goes to the log, rate-limited).
  */

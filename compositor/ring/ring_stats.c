@@ -8,6 +8,7 @@
 #include "compositor/ring/client_listen.h"
 #include "compositor/ring/client_usage.h"
 #include "compositor/ring/image_pool.h"
+#include "compositor/ring/object_usage.h"
 #include "compositor/ring/ring_types.h"
 #include "compositor/ring/ring_stats.h"
 #include "compositor/ring/ring_workers.h"
@@ -30,6 +31,9 @@ void transport_stats(struct smtwc_transport *transport, struct smtwc_transport_s
 		.total_memory = used[SMT_RES_MEMORY],
 		.total_memory_max = max[SMT_RES_MEMORY],
 		.total_surface_bytes = used[SMT_RES_SURFACES] * SURFACE_USAGE_BYTES,
+		.total_object_bytes = used[SMT_RES_OBJECTS] * OBJECT_USAGE_BYTES,
+		.total_connection_bytes = used[SMT_RES_CONNECTIONS] * CONNECTION_USAGE_BYTES,
+		.total_frame_bytes = surface_usage_frame_bytes(),
 		.reclaim_items = transport->reclaims.pending_items,
 		.reclaim_bytes = transport->reclaims.pending_bytes,
 		.reclaim_pieces = transport->reclaims.pieces,
@@ -136,6 +140,8 @@ void transport_for_each_ring_stats(struct smtwc_transport *transport,
 			.client_canvases = u[SMT_RES_CANVASES],
 			.client_surfaces = u[SMT_RES_SURFACES],
 			.client_surface_bytes = u[SMT_RES_SURFACES] * SURFACE_USAGE_BYTES,
+			.client_object_bytes = u[SMT_RES_OBJECTS] * OBJECT_USAGE_BYTES,
+			.client_connection_bytes = u[SMT_RES_CONNECTIONS] * CONNECTION_USAGE_BYTES,
 		};
 		ring_workers_unlock_ring(ring);
 		ring_workers_lock(transport);

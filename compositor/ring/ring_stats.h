@@ -35,6 +35,10 @@ struct smtwc_ring_stats {
 	uint64_t client_canvases;
 	/* Its wl_surfaces, and the memory charged for them (surface_usage.h). */
 	uint64_t client_surfaces, client_surface_bytes;
+	/* The memory charged for its Wayland objects (object_usage.h: the
+	 * fixed part, windows' rest not included) and for the connection
+	 * itself (client_usage.h). */
+	uint64_t client_object_bytes, client_connection_bytes;
 };
 
 struct smtwc_transport_stats {
@@ -45,6 +49,12 @@ struct smtwc_transport_stats {
 	/* Of total_memory, what the wl_surfaces are charged (surface_usage.h):
 	 * every ordinary client has some, rings or not. */
 	uint64_t total_surface_bytes;
+	/* Of total_memory, what every Wayland object is charged (the fixed
+	 * part, object_usage.h) and every connection (client_usage.h):
+	 * every client has some. */
+	uint64_t total_object_bytes, total_connection_bytes;
+	/* And windows' title bars (surface_usage.h). */
+	uint64_t total_frame_bytes;
 	/* Gone rings' teardown in pieces (heap_reclaim.h): what waits, the
 	 * pieces run and the items finished. */
 	uint64_t reclaim_items, reclaim_bytes, reclaim_pieces, reclaim_done;

@@ -16,6 +16,8 @@
 #ifndef SMTWC_SURFACE_USAGE_H
 #define SMTWC_SURFACE_USAGE_H
 
+#include <stdint.h>
+
 struct smtwc_transport;
 
 /* Memory a surface is charged: wlroots' surface with its states, our
@@ -25,5 +27,8 @@ struct smtwc_transport;
 
 void surface_usage_init(struct smtwc_transport *transport);
 void surface_usage_finish(struct smtwc_transport *transport);
+/* Of the memory charged, what windows' title bars hold (statistics:
+ * every client with a decorated window has some). */
+uint64_t surface_usage_frame_bytes(void);
 
 #endif

@@ -5,8 +5,16 @@ read them: a client that never reads is disconnected once it has
 client-fds-unread of them unread, with the reason in the log (it reads
 nothing, so no protocol error reaches it); before, only the socket's byte
 buffer bounded them. A client that reads keeps nothing counted. Counts
-back to the start once the clients are gone; other clients served."""
+back to the start once the clients are gone; other clients served.
+
+Idle clients that read their keymaps keep them counted until the
+compositor next hears from them (the count settles then): 128 of them
+filled total-fds-unread (128 at a soft RLIMIT_NOFILE of 512), and a
+newcomer was disconnected at its first keymap (session 37). Now a send
+refused above the connection settles the others first: the newcomer gets
+its keymap."""
 import os
+import resource
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -85,6 +93,49 @@ def test(h):
         # others are served
         res = s.run(["wayland-info"], timeout=10)
         check(res.returncode == 0, "wayland-info after the attack")
+
+    idle_clients_leave_room(h)
+
+
+def idle_clients_leave_room(h):
+    """128 idle connections (8 processes of 16, process-connections) that
+    read their keymap fill the total's 128 unread fds with counts the
+    compositor has not settled; a newcomer's keymap still goes."""
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    # The compositor's total-fds-unread is a quarter of the soft limit it
+    # starts with: 128.
+    resource.setrlimit(resource.RLIMIT_NOFILE, (512, hard))
+    try:
+        s = Session(h, "idle")
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    with s:
+        s.spawn(["wtype", "-M", "shift", "-s", "600000"], name="held-shift")
+        s.wait_until(lambda: s.server_stats()["keyboard_modifiers"] != 0,
+                     what="the held shift to reach the seat")
+        check(s.server_stats()["total_fds_unread_max"] == 128,
+              f"total-fds-unread at a soft limit of 512: {s.server_stats()}")
+        base = uid_unread(s)
+        idle = []
+        for i in range(8):
+            p = spawn(s, h, "keymaps-idle", 16, "HOLDING")
+            check("HOLDING 16 keymaps read (16 received)" in open(p.log_path).read(),
+                  f"idle connections {i}: {p.log_tail()}")
+            idle.append(p)
+        # Counted until the compositor hears from them again.
+        check(uid_unread(s) == base + 128, f"128 idle clients' keymaps: {uid_unread(s)} counted")
+        newcomer = spawn(s, h, "keymaps-idle", 1, "HOLDING")
+        check(newcomer.alive() and "HOLDING 1 keymaps read (1 received)" in
+              open(newcomer.log_path).read(), f"the newcomer: {newcomer.log_tail()}")
+        # Its connection stays: the compositor did not hang up after.
+        res = s.run(["wayland-info"], timeout=10)
+        check(res.returncode == 0, "wayland-info beside the idle clients")
+        check("DISCONNECTED" not in open(newcomer.log_path).read() and
+              "limit total-fds-unread" not in s.stderr_text(),
+              f"the newcomer was disconnected: {newcomer.log_tail()}")
+        log(f"128 idle clients with their keymaps counted; a newcomer got its keymap, "
+            f"{uid_unread(s) - base} counted after it")
 
 
 harness.main(test)

@@ -49,11 +49,12 @@ def rings_of(s, pid):
 def check_charged(s, pid, what):
     """The connection's memory as charged equals what its rings hold:
     pixmaps, drawable tables and canvases (with their bookkeeping), and
-    what its wl_surfaces are charged."""
+    what its wl_surfaces, Wayland objects and connection are charged."""
     rings = rings_of(s, pid)
     check(rings, f"{what}: no ring of pid {pid} in the stats")
     held = sum(r["pixmap_bytes"] + r["table_bytes"] + r["canvas_bytes"] for r in rings)
-    held += rings[0]["client_surface_bytes"]
+    held += (rings[0]["client_surface_bytes"] + rings[0]["client_object_bytes"] +
+             rings[0]["client_connection_bytes"])
     charged = rings[0]["client_memory"]
     check(charged == held, f"{what}: charged {charged} bytes, its rings hold {held}: {rings}")
     return rings

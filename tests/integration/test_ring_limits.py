@@ -8,13 +8,14 @@ gone the same request succeeds up to the client's own limit; and at the end
 nothing is counted against anyone and the compositor's fds and mappings
 are back where they started."""
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness.hostile import hostile_tool, run_hostile_case as run_case  # noqa: E402
 from harness import Session, check, log  # noqa: E402
-from harness.accounts import at_rest, usage_at_rest  # noqa: E402
+from harness.accounts import at_rest, rest_of, usage_at_rest  # noqa: E402
 
 CONFIG = """
 [limits]
@@ -49,12 +50,21 @@ def test(h):
         # In use: the holder's two pixmaps and its ring's drawable table,
         # and the refused client's own table (one chunk, like the holder's:
         # charged before its pixmap was refused), and the keyboard anchor's
-        # keymap.
+        # keymap; and every client's Wayland objects and connection, the
+        # refused client's among them (object_usage.h, client_usage.h).
         table = sum(c["table_bytes"] for c in s.control("stats")["clients"])
         check(0 < table < 64 << 10, f"the holder's drawable table: {table} bytes")
-        in_use = 2 * ((64 << 20) + 256) + 2 * table + rest["memory"]
-        run_case(s, h, "memory-rings", f"limit total-memory-mib=160 reached: {in_use} "
-                                       "bytes in use, 67109120 more asked")
+        st = s.server_stats()
+        in_use = (2 * ((64 << 20) + 256) + 2 * table + rest["memory"] +
+                  st["total_object_bytes"] + st["total_connection_bytes"])
+        out = run_case(s, h, "memory-rings", ["limit total-memory-mib=160 reached: ",
+                                              " bytes in use, 67109120 more asked"])
+        said = int(re.search(r"reached: (\d+) bytes in use", out).group(1))
+        objects = (said - in_use - st["total_connection_bytes"] // st["total_connections"])
+        check(0 < objects <= 32 * 256 and objects % 256 == 0,
+              f"memory-rings: {said} bytes in use said, {in_use} known before it came "
+              "(the rest should be the refused client's connection and its own objects, "
+              "256 bytes each)")
         # Neither refusal touched a third client: its FENCEs run.
         run_case(s, h, "echo-probe", "ECHO n=", "1")
         # The refused client's table stays counted until the compositor has
@@ -64,12 +74,12 @@ def test(h):
         # (and the keyboard anchor's keymap)
         held = 2 * ((64 << 20) + 256) + table + rest["memory"]
         try:
-            s.wait_until(lambda: s.server_stats()["total_memory"] == held,
+            s.wait_until(lambda: rest_of(s.server_stats())["memory"] == held,
                          what="only the holder's pixmaps and table to be counted")
         except harness.TestFailure:
             pass  # named below
         stats = s.server_stats()
-        check(stats["total_memory"] == held,
+        check(rest_of(stats)["memory"] == held,
               f"the holder's pixmaps and table ({held} bytes) are not what is counted: {stats}")
 
         # Gone holder, released memory: two pixmaps fit again (the third

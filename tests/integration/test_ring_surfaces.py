@@ -41,11 +41,13 @@ def uid_used(s, resource):
     return 0
 
 
-def hold(s, h, case, n):
-    p = s.spawn([hostile_tool(h), case, str(n)], name=f"{case}-{n}")
-    s.wait_until(lambda: "HOLDING" in open(p.log_path).read() or not p.alive(),
-                 what=f"{case} {n} to hold", interval=0.05)
-    check(p.alive(), f"{case} {n}: {p.log_tail()}")
+def hold(s, h, case, *args):
+    what = " ".join([case, *map(str, args)])
+    p = s.spawn([hostile_tool(h), case, *map(str, args)], name="-".join([case, *map(str, args)]))
+    ready = "CONNECTIONS accepted" if case == "hold-connections" else "HOLDING"
+    s.wait_until(lambda: ready in open(p.log_path).read() or not p.alive(),
+                 what=f"{what} to hold", interval=0.05)
+    check(p.alive(), f"{what}: {p.log_tail()}")
     return p
 
 
@@ -109,6 +111,33 @@ def test(h):
             s.wait_clients(clients)
         check(uid_used(s, "objects") == base_objects,
               f"objects counted after the refusal: {uid_used(s, 'objects')}, {base_objects} before")
+        # ... and is charged what it costs: a holder's objects grow the
+        # compositor's heap (mallinfo2: bytes allocated, exact, unlike RSS)
+        # by about what its account's memory says (before session 37:
+        # 238 bytes a region in the heap, nothing in the account; windows
+        # 8,300 bytes each, 2,900 charged; a 16384-pixel wide window's
+        # title bar 1.6 MiB, nothing charged; a connection 17,600 bytes,
+        # nothing charged).
+        memory0 = uid_used(s, "memory")
+        for case in (["region-flood", "1500"], ["hold-objects", "mapped", "100"],
+                     ["hold-objects", "wide", "10"], ["hold-connections", "15"],
+                     ["hold-region", "1000"]):
+            heap0 = s.server_stats()["heap_in_use"]
+            p = hold(s, h, *case)
+            grown = s.server_stats()["heap_in_use"] - heap0
+            charged = uid_used(s, "memory") - memory0
+            log(f"{' '.join(case)}: the heap grew {grown} bytes, the account {charged}")
+            check(grown > 40000 and grown * 0.85 <= charged <= grown * 2,
+                  f"{' '.join(case)} grew the heap {grown} bytes, the account {charged}")
+            stop(s, [p], clients)
+            check(uid_used(s, "memory") == memory0 and uid_used(s, "objects") == base_objects,
+                  f"{' '.join(case)}: memory counted after its holder left: "
+                  f"{uid_used(s, 'memory')}, {memory0} before")
+        # Title bars past the uid's memory end their client, naming it.
+        run_case(s, h, "hold-objects", "title bar: limit uid-memory-mib=100 reached",
+                 "wide", "80")
+        s.wait_clients(clients)
+        check(uid_used(s, "memory") == memory0, "title bars counted after the refusal")
 
         # Canvases: per process, then per uid (the same reserve).
         run_case(s, h, "canvas-flood",

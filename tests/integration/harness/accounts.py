@@ -9,8 +9,9 @@ from harness.checks import check, log
 
 
 def usage_at_rest(s):
-    """What the accounts hold besides surfaces and the sockets (2 fds a
-    connection) while only the harness's own clients are connected: the
+    """What the accounts hold besides surfaces, Wayland objects, windows'
+    title bars and connections (their memory, and 2 fds each: the
+    socket) while only the harness's own clients are connected: the
     keyboard anchor's keymap (wtype's virtual keyboard: memory and its
     memfd, charged since session 28). "Usage back to the start" is
     `at_rest(stats, usage_at_rest(...))`."""
@@ -18,7 +19,8 @@ def usage_at_rest(s):
 
 
 def rest_of(st):
-    return {"memory": st["total_memory"] - st["total_surface_bytes"],
+    return {"memory": st["total_memory"] - st["total_surface_bytes"] - st["total_object_bytes"]
+            - st["total_connection_bytes"] - st["total_frame_bytes"],
             "fds": st["total_fds"] - 2 * st["total_connections"]}
 
 

@@ -132,6 +132,11 @@ int case_drain_attack(struct hostile *h, double seconds);
 int case_no_read(struct hostile *h, double seconds);
 int case_keymap_no_read(struct hostile *h, int n);
 int case_keymap_read(struct hostile *h, int n);
+int case_keymaps_idle(struct hostile *h, int connections);
+
+/* hostile_objects.c: hold-objects KIND N (what each kind of Wayland
+ * object costs, held for the accounts to be read). */
+int case_hold_objects(struct hostile *h, const char *kind, int n);
 int case_ring_full(struct hostile *h, double seconds, uint32_t side);
 int case_echo_probe(struct hostile *h, double seconds, int interval_ms, bool verbose);
 int case_sync_probe(struct hostile *h, double seconds);

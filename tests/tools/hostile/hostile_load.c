@@ -278,3 +278,61 @@ int case_hold_fds(struct hostile *h, int pools)
 	}
 	return 0;
 }
+
+/* keymaps-idle C: C connections (this one and C - 1 more) each ask one
+ * wl_keyboard and read its keymap in one round trip, then send nothing
+ * more: well-behaved clients waiting for input. The compositor learns
+ * that a keymap was read only when it next hears from the client or
+ * sends to it (fds_in_flight.h), so each idle connection's keymap may
+ * stay counted as unread. Prints "HOLDING C keymaps read" and holds,
+ * reading whatever comes without a request, until killed; "DISCONNECTED
+ * after i" if the compositor hung up on connection i (its keymap
+ * refused). */
+int case_keymaps_idle(struct hostile *h, int connections)
+{
+	struct pollfd *fds = calloc((size_t)connections, sizeof(*fds));
+	struct wl_display **displays = calloc((size_t)connections, sizeof(*displays));
+	if (fds == NULL || displays == NULL) {
+		return 1;
+	}
+	for (int i = 0; i < connections; i++) {
+		struct hostile *c = i == 0 ? h : calloc(1, sizeof(*c));
+		if (c == NULL) {
+			return 1;
+		}
+		if (i > 0) {
+			*c = (struct hostile){
+				.status_fd = -1, .global_fd = -1, .server_efd = -1, .client_efd = -1
+			};
+			if (!hostile_connect(c)) {
+				printf("DISCONNECTED after %d (cannot connect)\n", i + 1);
+				return 0;
+			}
+		}
+		if (c->seat == NULL) {
+			fprintf(stderr, "smt-hostile: no wl_seat\n");
+			return 1;
+		}
+		wl_keyboard_add_listener(wl_seat_get_keyboard(c->seat), &keymap_counter, NULL);
+		if (wl_display_roundtrip(c->display) < 0) {
+			printf("DISCONNECTED after %d\n", i + 1);
+			return 0;
+		}
+		displays[i] = c->display;
+		fds[i] = (struct pollfd){ .fd = wl_display_get_fd(c->display), .events = POLLIN };
+	}
+	printf("HOLDING %d keymaps read (%d received)\n", connections, keymaps_seen);
+	fflush(stdout);
+	for (;;) {
+		if (poll(fds, (nfds_t)connections, -1) < 0 && errno != EINTR) {
+			return 1;
+		}
+		for (int i = 0; i < connections; i++) {
+			if (fds[i].revents != 0 && wl_display_dispatch(displays[i]) < 0) {
+				printf("DISCONNECTED connection %d\n", i + 1);
+				fflush(stdout);
+				fds[i].fd = -1;
+			}
+		}
+	}
+}

@@ -36,6 +36,13 @@
  * fills), drain-attack SECONDS, present-attack SECONDS, hold-fds N (a ring and N pools until
  * killed), sync-probe SECONDS (wl_display round trips, "SYNC n= p50= ...").
  *
+ * Keymaps sent to the client (fds unread): keymap-no-read N, keymap-read
+ * N, keymaps-idle C (C connections each reading one keymap, then idle).
+ *
+ * What each kind of Wayland object costs (hostile_objects.c): hold-objects
+ * KIND [N] (subsurface, toplevel, mapped, positioner, viewport,
+ * data-device, frame, buffer; held).
+ *
  * Memory and costs (issue 24): hold-pixmaps RINGSxPIXMAPS, hold-top-id [RINGS],
  * pixmap-churn, canvas-flood N, surface-flood N and region-flood N (held
  * until killed once made), sparse-ids
@@ -111,6 +118,8 @@ static int run_new_case(struct hostile *h, const char *name, const char *arg, bo
 		return case_keymap_no_read(h, arg ? atoi(arg) : 1000);
 	} else if (strcmp(name, "keymap-read") == 0) {
 		return case_keymap_read(h, arg ? atoi(arg) : 20);
+	} else if (strcmp(name, "keymaps-idle") == 0) {
+		return case_keymaps_idle(h, arg ? atoi(arg) : 1);
 	} else if (strcmp(name, "ring-full") == 0) {
 		return case_ring_full(h, secs, 1024);
 	} else if (strcmp(name, "big-fill") == 0) {
@@ -213,6 +222,9 @@ int main(int argc, char *argv[])
 	struct hostile h = { .status_fd = -1, .global_fd = -1, .server_efd = -1, .client_efd = -1 };
 	if (!hostile_connect(&h)) {
 		return 1;
+	}
+	if (strcmp(argv[1], "hold-objects") == 0 && argc >= 3) {
+		return case_hold_objects(&h, argv[2], argc == 4 ? atoi(argv[3]) : 1000);
 	}
 	bool handled;
 	int rc = hostile_core_case(&h, argv[1], argc >= 3 ? argv[2] : NULL,

@@ -1,0 +1,178 @@
+/*
+ * hold-objects KIND N: N Wayland objects of one kind, made in bursts with
+ * a round trip after each and held until killed, so that a test can set
+ * what the compositor's heap grew (smtctl stats heap_in_use) beside what
+ * the client's account says (smtctl accounts): every object a client
+ * makes is to be charged what it costs (compositor/ring/object_usage.h).
+ * Prints "HOLDING N KIND", or ends with the refusal (wl_display's
+ * implementation error naming a limit: exit 0).
+ *
+ * KIND: subsurface (a surface and its wl_subsurface under one parent),
+ * toplevel (a surface, its xdg_surface and xdg_toplevel with a server-side
+ * decoration asked, committed once: a window not yet mapped), mapped (the same with a 1x1 wl_shm buffer:
+ * a window shown, with its scene nodes), wide (the same 16384x1: its title
+ * bar as wide), positioner (xdg_positioner),
+ * viewport (a surface and its wp_viewport), data-device (a wl_data_device
+ * of the seat), frame (a surface with a frame callback, never committed),
+ * buffer (a 1x1 wl_buffer of one shared pool).
+ */
+#include "tests/tools/hostile/hostile.h"
+#include "presentation-time-client-protocol.h"
+#include "viewporter-client-protocol.h"
+#include "xdg-decoration-unstable-v1-client-protocol.h"
+#include "xdg-shell-client-protocol.h"
+
+static struct {
+	struct wl_subcompositor *subcompositor;
+	struct xdg_wm_base *wm;
+	struct zxdg_decoration_manager_v1 *decoration;
+	struct wp_viewporter *viewporter;
+	struct wl_data_device_manager *data;
+	struct wl_shm *shm;
+	struct wl_shm_pool *pool;
+} g;
+
+static void handle_global(void *data, struct wl_registry *registry, uint32_t name,
+		const char *interface, uint32_t version)
+{
+	if (strcmp(interface, wl_subcompositor_interface.name) == 0) {
+		g.subcompositor = wl_registry_bind(registry, name, &wl_subcompositor_interface, 1);
+	} else if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
+		g.wm = wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
+	} else if (strcmp(interface, zxdg_decoration_manager_v1_interface.name) == 0) {
+		g.decoration = wl_registry_bind(
+				registry, name, &zxdg_decoration_manager_v1_interface, 1);
+	} else if (strcmp(interface, wp_viewporter_interface.name) == 0) {
+		g.viewporter = wl_registry_bind(registry, name, &wp_viewporter_interface, 1);
+	} else if (strcmp(interface, wl_data_device_manager_interface.name) == 0) {
+		g.data = wl_registry_bind(registry, name, &wl_data_device_manager_interface, 3);
+	} else if (strcmp(interface, wl_shm_interface.name) == 0) {
+		g.shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
+	}
+}
+
+static void handle_global_remove(void *data, struct wl_registry *registry, uint32_t name)
+{
+}
+
+static const struct wl_registry_listener registry_listener = {
+	.global = handle_global,
+	.global_remove = handle_global_remove,
+};
+
+static void wm_ping(void *data, struct xdg_wm_base *wm, uint32_t serial)
+{
+	xdg_wm_base_pong(wm, serial);
+}
+
+static const struct xdg_wm_base_listener wm_listener = { .ping = wm_ping };
+
+/* Acknowledges every configure, as a window does before it commits. */
+static void xdg_configure(void *data, struct xdg_surface *xs, uint32_t serial)
+{
+	xdg_surface_ack_configure(xs, serial);
+}
+
+static const struct xdg_surface_listener xdg_listener = { .configure = xdg_configure };
+
+/* Buffers 1 pixel high of one pool, every one at offset 0 (at most
+ * WIDE_PIXELS wide). */
+#define WIDE_PIXELS 16384
+static struct wl_buffer *row_buffer(int width)
+{
+	if (g.pool == NULL) {
+		int fd = make_memfd(WIDE_PIXELS * 4, 0);
+		g.pool = wl_shm_create_pool(g.shm, fd, WIDE_PIXELS * 4);
+		close(fd);
+	}
+	return wl_shm_pool_create_buffer(g.pool, 0, width, 1, width * 4, WL_SHM_FORMAT_ARGB8888);
+}
+
+static void make_toplevel(struct hostile *h, int map_width)
+{
+	struct wl_surface *s = wl_compositor_create_surface(h->compositor);
+	struct xdg_surface *xs = xdg_wm_base_get_xdg_surface(g.wm, s);
+	xdg_surface_add_listener(xs, &xdg_listener, NULL);
+	struct xdg_toplevel *top = xdg_surface_get_toplevel(xs);
+	xdg_toplevel_set_title(top, "hold-objects");
+	if (g.decoration != NULL) {
+		/* drawn by the compositor: a title bar as wide as the window */
+		zxdg_toplevel_decoration_v1_set_mode(
+				zxdg_decoration_manager_v1_get_toplevel_decoration(
+						g.decoration, top),
+				ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
+	}
+	wl_surface_commit(s);
+	if (map_width > 0) {
+		/* the initial configure is acknowledged by the next round trip's
+		 * dispatch; the buffer goes with a commit after it */
+		wl_display_roundtrip(h->display);
+		wl_surface_attach(s, row_buffer(map_width), 0, 0);
+		wl_surface_commit(s);
+	}
+}
+
+/* One object of the kind (with what it stands on); false: unknown kind
+ * or its global missing. */
+static bool make_one(struct hostile *h, const char *kind, struct wl_surface *parent)
+{
+	if (strcmp(kind, "subsurface") == 0 && g.subcompositor != NULL) {
+		wl_subcompositor_get_subsurface(g.subcompositor,
+				wl_compositor_create_surface(h->compositor), parent);
+	} else if (strcmp(kind, "toplevel") == 0 && g.wm != NULL) {
+		make_toplevel(h, 0);
+	} else if (strcmp(kind, "mapped") == 0 && g.wm != NULL && g.shm != NULL) {
+		make_toplevel(h, 1);
+	} else if (strcmp(kind, "wide") == 0 && g.wm != NULL && g.shm != NULL) {
+		make_toplevel(h, WIDE_PIXELS);
+	} else if (strcmp(kind, "positioner") == 0 && g.wm != NULL) {
+		xdg_wm_base_create_positioner(g.wm);
+	} else if (strcmp(kind, "viewport") == 0 && g.viewporter != NULL) {
+		wp_viewporter_get_viewport(
+				g.viewporter, wl_compositor_create_surface(h->compositor));
+	} else if (strcmp(kind, "data-device") == 0 && g.data != NULL && h->seat != NULL) {
+		wl_data_device_manager_get_data_device(g.data, h->seat);
+	} else if (strcmp(kind, "frame") == 0) {
+		wl_surface_frame(wl_compositor_create_surface(h->compositor));
+	} else if (strcmp(kind, "buffer") == 0 && g.shm != NULL) {
+		row_buffer(1);
+	} else {
+		return false;
+	}
+	return true;
+}
+
+int case_hold_objects(struct hostile *h, const char *kind, int n)
+{
+	struct wl_registry *registry = wl_display_get_registry(h->display);
+	wl_registry_add_listener(registry, &registry_listener, NULL);
+	if (wl_display_roundtrip(h->display) < 0) {
+		return 1;
+	}
+	if (g.wm != NULL) {
+		xdg_wm_base_add_listener(g.wm, &wm_listener, NULL);
+	}
+	struct wl_surface *parent = wl_compositor_create_surface(h->compositor);
+	for (int i = 1; i <= n; i++) {
+		if (!make_one(h, kind, parent)) {
+			fprintf(stderr, "smt-hostile: hold-objects: unknown kind %s or no global\n",
+					kind);
+			return 2;
+		}
+		if ((i % 100 == 0 || i == n) && wl_display_roundtrip(h->display) < 0) {
+			printf("%s before the refusal: about %d\n", kind, i);
+			return expect_error(h, &wl_display_interface,
+					       WL_DISPLAY_ERROR_IMPLEMENTATION) ?
+					0 :
+					1;
+		}
+	}
+	/* a mapped window's first frame has come and gone (its callbacks
+	 * and damage settled) before the accounts are read */
+	wl_display_roundtrip(h->display);
+	printf("HOLDING %d %s\n", n, kind);
+	fflush(stdout);
+	while (wl_display_dispatch(h->display) >= 0) {
+	}
+	return 0;
+}
