@@ -326,6 +326,18 @@ static void cursor_handle_frame(struct wl_listener *listener, void *data)
 	wlr_seat_pointer_notify_frame(server->seat);
 }
 
+void cursor_output_scale_set(struct smtwc_server *server, float scale)
+{
+	/* wlr_cursor sets an image of a given scale only on outputs of exactly
+	 * that scale; the others keep what they had. */
+	wlr_xcursor_manager_load(server->cursor_manager, scale);
+	if (server->seat->pointer_state.focused_surface == NULL) {
+		/* A client under the pointer owns the image: its own surface. */
+		wlr_xcursor_manager_set_cursor_image(
+				server->cursor_manager, "left_ptr", server->cursor);
+	}
+}
+
 void cursor_attach_pointer(struct smtwc_server *server, struct wlr_input_device *device)
 {
 	wlr_cursor_attach_input_device(server->cursor, device);
