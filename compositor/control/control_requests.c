@@ -23,6 +23,7 @@
 #include "compositor/desktop/view.h"
 #include "compositor/desktop/xdg_shell.h"
 #include "compositor/extension.h"
+#include "compositor/input/cursor.h"
 #include "compositor/input/keyboard.h"
 #include "compositor/input/idle.h"
 #include "compositor/input/input_inhibit.h"
@@ -353,6 +354,8 @@ static void write_server(struct smtwc_server *server, struct json_writer *w)
 	json_int(w, "wayland_clients", wl_list_length(wl_display_get_client_list(server->display)));
 	json_uint(w, "keyboard_modifiers", keyboard_modifiers(server));
 	json_uint(w, "keyboards_with_keymap", keyboards_with_keymap(server));
+	/* scales the cursor theme is loaded at: those of outputs, and 1 */
+	json_uint(w, "cursor_themes", cursor_themes_loaded(server));
 	json_end_object(w);
 	const struct smtwc_render *r = &server->render;
 	json_object_key(w, "render");

@@ -70,6 +70,7 @@ static void output_handle_destroy(struct wl_listener *listener, void *data)
 	wl_list_remove(&output->commit.link);
 	wl_list_remove(&output->destroy.link);
 	wl_list_remove(&output->link);
+	cursor_themes_prune(server);
 	presentation_feedbacks_destroy(output->feedbacks);
 	output->wlr_output->data = NULL;
 	free(output);

@@ -8,7 +8,8 @@ size of everything else, in 1-pixel detail a scale-2 theme has finer.
 The theme is the test's own (written here, found through XCURSOR_PATH):
 left_ptr is a 24x24 red square at size 24 and a 48x48 green one at size 48,
 so what the output shows says which image it got, whatever cursor themes
-the machine has."""
+the machine has. Themes of scales no output has any more are unloaded
+(smtctl stats' cursor_themes)."""
 import os
 import struct
 import sys
@@ -49,8 +50,22 @@ def write_theme(root):
         f.write("[Icon Theme]\nName=smt-test\n")
 
 
+CONFIG = """
+[general]
+cursor-theme = smt-test
+cursor-size = 24
+
+[output HEADLESS-1]
+position = 0,0
+
+[output HEADLESS-2]
+scale = 3
+position = 1280,0
+"""
+
+
 def test(h):
-    s = Session(h, config="[general]\ncursor-theme = smt-test\ncursor-size = 24\n", start=False, park=False)
+    s = Session(h, config=CONFIG, start=False, park=False)
     with s:
         themes = os.path.join(s.tmp, "icons")
         write_theme(themes)
@@ -86,6 +101,31 @@ def test(h):
         s.run(["wlr-randr", "--output", "HEADLESS-1", "--transform", "normal", "--scale", "1"])
         s.vpointer("--extent", "1280x720", "move", 300, 300)
         cursor_at(300, 300, 24, "back at scale 1")
+
+        # The theme is loaded per scale (about 2 MB each for Adwaita): a
+        # client stepping through scales must not leave one loaded for each
+        # (100 scales grew the compositor by 200 MB). Only scale 1 and the
+        # outputs' scales stay loaded.
+        check(s.server_stats()["cursor_themes"] == 1,
+              f"cursor themes loaded at scale 1: {s.server_stats()['cursor_themes']}")
+        for i in range(1, 13):
+            s.run(["wlr-randr", "--output", "HEADLESS-1", "--scale", f"{1 + i / 8}"])
+        themes = s.server_stats()["cursor_themes"]
+        check(themes == 2, f"after 12 scales, {themes} cursor themes loaded (expected 2: 1 and 2.5)")
+        s.vpointer("--extent", "512x288", "move", 120, 120)
+        cursor_at(300, 300, 48, "scale 2.5 after 12 scales")
+        s.run(["wlr-randr", "--output", "HEADLESS-1", "--scale", "1"])
+        themes = s.server_stats()["cursor_themes"]
+        check(themes == 1, f"back at scale 1, {themes} cursor themes loaded")
+        # An output added at a scale of its own brings its theme, which goes
+        # with the output.
+        s.control("output add")
+        s.wait_until(lambda: s.server_stats()["cursor_themes"] == 2, timeout=10,
+                     what="HEADLESS-2 (scale 3) to load the theme at its scale")
+        s.control("output remove HEADLESS-2")
+        s.wait_until(lambda: s.server_stats()["cursor_themes"] == 1, timeout=10,
+                     what="the theme of scale 3 to go with HEADLESS-2")
+        log("cursor themes: only scale 1's and the output's stay loaded")
 
 
 harness.main(test)
