@@ -23,11 +23,11 @@
 #include "compositor/desktop/view.h"
 #include "compositor/desktop/xdg_shell.h"
 #include "compositor/extension.h"
-#include "compositor/input/cursor.h"
 #include "compositor/input/keyboard.h"
 #include "compositor/input/idle.h"
 #include "compositor/input/input_inhibit.h"
 #include "compositor/input/shortcuts_inhibit.h"
+#include "compositor/output/cursor_theme.h"
 #include "compositor/output/output.h"
 #include "compositor/output/screencopy_budget.h"
 #include "compositor/server.h"
@@ -355,7 +355,7 @@ static void write_server(struct smtwc_server *server, struct json_writer *w)
 	json_uint(w, "keyboard_modifiers", keyboard_modifiers(server));
 	json_uint(w, "keyboards_with_keymap", keyboards_with_keymap(server));
 	/* scales the cursor theme is loaded at: those of outputs, and 1 */
-	json_uint(w, "cursor_themes", cursor_themes_loaded(server));
+	json_uint(w, "cursor_themes", cursor_theme_count(server));
 	json_end_object(w);
 	const struct smtwc_render *r = &server->render;
 	json_object_key(w, "render");

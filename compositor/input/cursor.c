@@ -18,7 +18,6 @@
 #include "compositor/input/input_inhibit.h"
 #include "compositor/input/keyboard.h"
 #include "compositor/input/pointer_constraints.h"
-#include "compositor/output/output_types.h"
 
 enum {
 	MIN_WINDOW_SIZE = 32
@@ -325,60 +324,6 @@ static void cursor_handle_frame(struct wl_listener *listener, void *data)
 {
 	struct smtwc_server *server = wl_container_of(listener, server, cursor_frame);
 	wlr_seat_pointer_notify_frame(server->seat);
-}
-
-static bool output_has_scale(struct smtwc_server *server, float scale)
-{
-	struct smtwc_output *output;
-	wl_list_for_each (output, &server->outputs, link) {
-		if (output->wlr_output->scale == scale) {
-			return true;
-		}
-	}
-	return false;
-}
-
-void cursor_themes_prune(struct smtwc_server *server)
-{
-	if (server->cursor_manager == NULL) {
-		return; /* outputs go after the seat when the session ends */
-	}
-	/* Scale 1 stays: Xwayland's root cursor is its image (xwayland.c). */
-	struct wlr_xcursor_manager_theme *theme, *tmp;
-	wl_list_for_each_safe (theme, tmp, &server->cursor_manager->scaled_themes, link) {
-		if (theme->scale != 1 && !output_has_scale(server, theme->scale)) {
-			wl_list_remove(&theme->link);
-			wlr_xcursor_theme_destroy(theme->theme);
-			free(theme); /* allocated by wlr_xcursor_manager_load */
-		}
-	}
-}
-
-uint32_t cursor_themes_loaded(struct smtwc_server *server)
-{
-	if (server->cursor_manager == NULL) {
-		return 0;
-	}
-	return (uint32_t)wl_list_length(&server->cursor_manager->scaled_themes);
-}
-
-void cursor_output_scale_set(struct smtwc_server *server, float scale)
-{
-	/* wlr_cursor sets an image of a given scale only on outputs of exactly
-	 * that scale; the others keep what they had. */
-	if (server->cursor_manager == NULL) {
-		return;
-	}
-	wlr_xcursor_manager_load(server->cursor_manager, scale);
-	if (server->seat->pointer_state.focused_surface == NULL) {
-		/* A client under the pointer owns the image: its own surface. */
-		wlr_xcursor_manager_set_cursor_image(
-				server->cursor_manager, "left_ptr", server->cursor);
-	}
-	/* A theme is about 2 MB (Adwaita): a client of wlr-output-management
-	 * stepping through scales must not keep one per scale it tried. The
-	 * outputs' images are copies (wlr_output_cursor's texture or buffer). */
-	cursor_themes_prune(server);
 }
 
 void cursor_attach_pointer(struct smtwc_server *server, struct wlr_input_device *device)

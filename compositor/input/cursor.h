@@ -21,14 +21,6 @@ void cursor_begin_interactive(struct smtwc_server *server, struct smtwc_view *vi
 void cursor_process_motion(struct smtwc_server *server, uint32_t time_msec);
 void cursor_process_button(struct smtwc_server *server, uint32_t time_msec, uint32_t button,
 		enum wlr_button_state state);
-/* An output now has this scale (new, or changed at run time): the cursor
- * theme is loaded at it and the compositor's own image set again, else
- * that output would keep showing the image of its former scale. */
-void cursor_output_scale_set(struct smtwc_server *server, float scale);
-/* Unloads the cursor theme of each scale no output has (but 1's). */
-void cursor_themes_prune(struct smtwc_server *server);
-/* Scales the cursor theme is loaded at (smtctl stats). */
-uint32_t cursor_themes_loaded(struct smtwc_server *server);
 /* Re-sends pointer focus after the scene changed under a still cursor. */
 void cursor_refocus(struct smtwc_server *server, uint32_t time_msec);
 

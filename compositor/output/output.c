@@ -7,7 +7,7 @@
 #include <time.h>
 #include <wlr/util/log.h>
 #include "common/monotonic_clock.h"
-#include "compositor/input/cursor.h"
+#include "compositor/output/cursor_theme.h"
 #include "compositor/output/frame_pacing.h"
 #include "compositor/output/output.h"
 #include "compositor/output/presentation_feedback.h"
@@ -56,7 +56,7 @@ static void output_handle_commit(struct wl_listener *listener, void *data)
 	struct smtwc_output *output = wl_container_of(listener, output, commit);
 	struct wlr_output_event_commit *event = data;
 	if (event->committed & WLR_OUTPUT_STATE_SCALE) {
-		cursor_output_scale_set(output->server, output->wlr_output->scale);
+		cursor_theme_output_scale(output->server, output->wlr_output->scale);
 	}
 }
 
@@ -70,7 +70,7 @@ static void output_handle_destroy(struct wl_listener *listener, void *data)
 	wl_list_remove(&output->commit.link);
 	wl_list_remove(&output->destroy.link);
 	wl_list_remove(&output->link);
-	cursor_themes_prune(server);
+	cursor_theme_prune(server);
 	presentation_feedbacks_destroy(output->feedbacks);
 	output->wlr_output->data = NULL;
 	free(output);
@@ -184,7 +184,7 @@ void output_handle_new(struct wl_listener *listener, void *data)
 	} else {
 		wlr_output_layout_add_auto(server->output_layout, wlr_output);
 	}
-	cursor_output_scale_set(server, wlr_output->scale);
+	cursor_theme_output_scale(server, wlr_output->scale);
 	wlr_log(WLR_INFO, "output %s: %dx%d scale %.2f", wlr_output->name, wlr_output->width,
 			wlr_output->height, wlr_output->scale);
 }

@@ -40,8 +40,10 @@ static bool head_state_in_bounds(const struct wlr_output_configuration_head_v1 *
 	if (!st->enabled && st->output->enabled &&
 			(wlr_output_is_headless(st->output) || wlr_output_is_wl(st->output) ||
 					wlr_output_is_x11(st->output))) {
-		wlr_log(WLR_INFO, "output %s: this backend cannot turn outputs off "
-				"(wlroots 0.15: DRM outputs only)", st->output->name);
+		wlr_log(WLR_INFO,
+				"output %s: this backend cannot turn outputs off "
+				"(wlroots 0.15: DRM outputs only)",
+				st->output->name);
 		return false;
 	}
 	if (st->enabled && !(st->scale > 0 && st->scale <= SMTWC_OUTPUT_MAX_SCALE)) {
