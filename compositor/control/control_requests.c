@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <wlr/backend/headless.h>
+#include <wlr/types/wlr_data_device.h>
 #include <wlr/types/wlr_idle.h>
 #include <wlr/types/wlr_pointer_constraints_v1.h>
 #include <wlr/types/wlr_xdg_shell.h>
@@ -257,6 +258,19 @@ static void write_seat(struct smtwc_server *server, struct json_writer *w)
 					c->type == WLR_POINTER_CONSTRAINT_V1_LOCKED ? "locked" :
 										      "confined");
 	json_bool(w, "input_method", server->input_method != NULL);
+	/* A drag and drop under way: the client it is over, and whether that
+	 * client took it (a MIME type and an action), which a drop needs. */
+	struct wlr_drag *drag = seat->drag;
+	pid_t drag_pid = 0;
+	if (drag != NULL && drag->focus_client != NULL) {
+		wl_client_get_credentials(drag->focus_client->client, &drag_pid, NULL, NULL);
+	}
+	json_bool(w, "dragging", drag != NULL);
+	json_int(w, "drag_target_pid", drag_pid);
+	json_bool(w, "drag_accepted",
+			drag != NULL && drag->source != NULL && drag->source->accepted &&
+					drag->source->current_dnd_action !=
+							WL_DATA_DEVICE_MANAGER_DND_ACTION_NONE);
 	json_end_object(w);
 }
 

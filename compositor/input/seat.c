@@ -193,7 +193,7 @@ static void seat_handle_start_drag(struct wl_listener *listener, void *data)
 		return;
 	}
 	icon->server = server;
-	server->drag_icon = wlr_scene_tree_create(&server->layers[SMTWC_LAYER_POPUPS]->node);
+	server->drag_icon = wlr_scene_tree_create(&server->drag_icons->node);
 	wlr_scene_subsurface_tree_create(&server->drag_icon->node, drag->icon->surface);
 	wlr_scene_node_set_position(
 			&server->drag_icon->node, (int)server->cursor->x, (int)server->cursor->y);
