@@ -92,6 +92,8 @@ static void server_create_scene(struct smtwc_server *server)
 	for (int i = 0; i < SMTWC_LAYER_COUNT; i++) {
 		server->layers[i] = wlr_scene_tree_create(&server->scene->node);
 	}
+	/* Above everything, and outside what input looks under the pointer. */
+	server->drag_icons = wlr_scene_tree_create(&server->scene->node);
 	wlr_scene_attach_output_layout(server->scene, server->output_layout);
 }
 

@@ -136,7 +136,14 @@ struct smtwc_server {
 	struct wlr_box grab_target; /* last size asked of the client */
 	uint32_t resize_edges;
 	bool grab_from_client;
-	struct wlr_scene_tree *drag_icon; /* follows the cursor during DnD */
+	/* The implicit grab (input/cursor.c): layout position of the surface
+	 * origin a held button was pressed on. */
+	double implicit_grab_x, implicit_grab_y;
+	/* Drag icons' tree, on top of the layers; input never finds them
+	 * (desktop_owner_at), else the icon under the pointer would be the
+	 * drop target. drag_icon: the one that follows the cursor in a DnD. */
+	struct wlr_scene_tree *drag_icons;
+	struct wlr_scene_tree *drag_icon;
 
 	/* Desktop protocols on the seat (input/): idle, locking, constraints,
 	 * shortcut inhibitors, gestures, input methods. */

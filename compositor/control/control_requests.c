@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <wlr/backend/headless.h>
+#include <wlr/types/wlr_data_device.h>
 #include <wlr/types/wlr_idle.h>
 #include <wlr/types/wlr_pointer_constraints_v1.h>
 #include <wlr/types/wlr_xdg_shell.h>
@@ -27,6 +28,7 @@
 #include "compositor/input/idle.h"
 #include "compositor/input/input_inhibit.h"
 #include "compositor/input/shortcuts_inhibit.h"
+#include "compositor/output/cursor_theme.h"
 #include "compositor/output/output.h"
 #include "compositor/output/screencopy_budget.h"
 #include "compositor/server.h"
@@ -276,6 +278,19 @@ static void write_seat(struct smtwc_server *server, struct json_writer *w)
 					c->type == WLR_POINTER_CONSTRAINT_V1_LOCKED ? "locked" :
 										      "confined");
 	json_bool(w, "input_method", server->input_method != NULL);
+	/* A drag and drop under way: the client it is over, and whether that
+	 * client took it (a MIME type and an action), which a drop needs. */
+	struct wlr_drag *drag = seat->drag;
+	pid_t drag_pid = 0;
+	if (drag != NULL && drag->focus_client != NULL) {
+		wl_client_get_credentials(drag->focus_client->client, &drag_pid, NULL, NULL);
+	}
+	json_bool(w, "dragging", drag != NULL);
+	json_int(w, "drag_target_pid", drag_pid);
+	json_bool(w, "drag_accepted",
+			drag != NULL && drag->source != NULL && drag->source->accepted &&
+					drag->source->current_dnd_action !=
+							WL_DATA_DEVICE_MANAGER_DND_ACTION_NONE);
 	json_end_object(w);
 }
 
@@ -375,6 +390,8 @@ static void write_server(struct smtwc_server *server, struct json_writer *w)
 	json_int(w, "wayland_clients", wl_list_length(wl_display_get_client_list(server->display)));
 	json_uint(w, "keyboard_modifiers", keyboard_modifiers(server));
 	json_uint(w, "keyboards_with_keymap", keyboards_with_keymap(server));
+	/* scales the cursor theme is loaded at: those of outputs, and 1 */
+	json_uint(w, "cursor_themes", cursor_theme_count(server));
 	json_end_object(w);
 	const struct smtwc_render *r = &server->render;
 	json_object_key(w, "render");

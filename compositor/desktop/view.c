@@ -663,7 +663,13 @@ enum smtwc_node_kind *desktop_owner_at(struct smtwc_server *server, double lx, d
 		struct wlr_surface **surface, double *sx, double *sy)
 {
 	*surface = NULL;
-	struct wlr_scene_node *node = wlr_scene_node_at(&server->scene->node, lx, ly, sx, sy);
+	/* The layers, top first (the scene's root and its layer trees are at
+	 * 0,0); not the drag icons above them: an icon under the pointer made
+	 * its own source client the drop target, and no drop ever landed. */
+	struct wlr_scene_node *node = NULL;
+	for (int i = SMTWC_LAYER_COUNT - 1; i >= 0 && node == NULL; i--) {
+		node = wlr_scene_node_at(&server->layers[i]->node, lx, ly, sx, sy);
+	}
 	if (node != NULL && node->type == WLR_SCENE_NODE_SURFACE) {
 		*surface = wlr_scene_surface_from_node(node)->surface;
 	} else if (node != NULL && server->stand_in_surface != NULL &&

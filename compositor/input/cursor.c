@@ -87,6 +87,21 @@ static void notify_input(struct smtwc_server *server)
 static void process_passthrough(struct smtwc_server *server, uint32_t time_msec)
 {
 	struct wlr_seat *seat = server->seat;
+	struct wlr_surface *held = seat->pointer_state.focused_surface;
+	if (seat->pointer_state.button_count > 0 && held != NULL &&
+			!wlr_seat_pointer_has_grab(seat) && input_inhibit_allows(server, held)) {
+		/* The implicit grab: while a button is held, the surface it was
+		 * pressed on keeps the pointer, motion in its coordinates and the
+		 * release, as in X and other compositors. Without it, a press
+		 * that left the window lost its release (the client kept the
+		 * button down) and a drag asked for after leaving was refused.
+		 * wlroots' own grabs (a drag, a popup's) pick their focus. */
+		wlr_seat_pointer_notify_motion(seat, time_msec,
+				server->cursor->x - server->implicit_grab_x,
+				server->cursor->y - server->implicit_grab_y);
+		notify_input(server);
+		return;
+	}
 	double sx, sy;
 	struct wlr_surface *surface = NULL;
 	desktop_owner_at(server, server->cursor->x, server->cursor->y, &surface, &sx, &sy);
@@ -300,8 +315,20 @@ void cursor_process_button(struct smtwc_server *server, uint32_t time_msec, uint
 			return;
 		}
 	}
+	struct wlr_seat_pointer_state *pointer = &server->seat->pointer_state;
+	if (state == WLR_BUTTON_PRESSED && pointer->button_count == 0) {
+		/* The implicit grab's origin: the surface-local position last
+		 * sent is that of the cursor now. */
+		server->implicit_grab_x = server->cursor->x - pointer->sx;
+		server->implicit_grab_y = server->cursor->y - pointer->sy;
+	}
 	wlr_seat_pointer_notify_button(server->seat, time_msec, button, state);
 	notify_input(server);
+	if (state == WLR_BUTTON_RELEASED && pointer->button_count == 0 &&
+			server->cursor_mode == SMTWC_CURSOR_PASSTHROUGH) {
+		/* The implicit grab ends: the pointer goes to what is under it. */
+		process_passthrough(server, time_msec);
+	}
 }
 
 static void cursor_handle_button(struct wl_listener *listener, void *data)
@@ -359,5 +386,6 @@ void cursor_finish(struct smtwc_server *server)
 	wl_list_remove(&server->cursor_axis.link);
 	wl_list_remove(&server->cursor_frame.link);
 	wlr_xcursor_manager_destroy(server->cursor_manager);
+	server->cursor_manager = NULL;
 	wlr_cursor_destroy(server->cursor);
 }

@@ -159,6 +159,10 @@ static void seat_handle_request_start_drag(struct wl_listener *listener, void *d
 	struct wlr_seat_request_start_drag_event *event = data;
 	if (wlr_seat_validate_pointer_grab_serial(server->seat, event->origin, event->serial)) {
 		wlr_seat_start_pointer_drag(server->seat, event->drag, event->serial);
+		/* wlroots clears the pointer's focus as the drag starts: the drag
+		 * is over what is under the pointer now, not from its next motion
+		 * on (released at once, it was dropped on nothing). */
+		cursor_refocus(server, 0);
 		return;
 	}
 	/* A drag not started by a click of ours is refused. */
@@ -193,7 +197,7 @@ static void seat_handle_start_drag(struct wl_listener *listener, void *data)
 		return;
 	}
 	icon->server = server;
-	server->drag_icon = wlr_scene_tree_create(&server->layers[SMTWC_LAYER_POPUPS]->node);
+	server->drag_icon = wlr_scene_tree_create(&server->drag_icons->node);
 	wlr_scene_subsurface_tree_create(&server->drag_icon->node, drag->icon->surface);
 	wlr_scene_node_set_position(
 			&server->drag_icon->node, (int)server->cursor->x, (int)server->cursor->y);

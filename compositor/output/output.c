@@ -7,6 +7,7 @@
 #include <time.h>
 #include <wlr/util/log.h>
 #include "common/monotonic_clock.h"
+#include "compositor/output/cursor_theme.h"
 #include "compositor/output/frame_pacing.h"
 #include "compositor/output/output.h"
 #include "compositor/output/presentation_feedback.h"
@@ -50,6 +51,15 @@ static void output_handle_present(struct wl_listener *listener, void *data)
 	wl_signal_emit(&output->server->events.output_presented, &presented);
 }
 
+static void output_handle_commit(struct wl_listener *listener, void *data)
+{
+	struct smtwc_output *output = wl_container_of(listener, output, commit);
+	struct wlr_output_event_commit *event = data;
+	if (event->committed & WLR_OUTPUT_STATE_SCALE) {
+		cursor_theme_output_scale(output->server, output->wlr_output->scale);
+	}
+}
+
 static void output_handle_destroy(struct wl_listener *listener, void *data)
 {
 	struct smtwc_output *output = wl_container_of(listener, output, destroy);
@@ -57,8 +67,10 @@ static void output_handle_destroy(struct wl_listener *listener, void *data)
 	wl_signal_emit(&server->events.output_destroy, output);
 	wl_list_remove(&output->frame.link);
 	wl_list_remove(&output->present.link);
+	wl_list_remove(&output->commit.link);
 	wl_list_remove(&output->destroy.link);
 	wl_list_remove(&output->link);
+	cursor_theme_prune(server);
 	presentation_feedbacks_destroy(output->feedbacks);
 	output->wlr_output->data = NULL;
 	free(output);
@@ -156,6 +168,8 @@ void output_handle_new(struct wl_listener *listener, void *data)
 	wl_signal_add(&wlr_output->events.frame, &output->frame);
 	output->present.notify = output_handle_present;
 	wl_signal_add(&wlr_output->events.present, &output->present);
+	output->commit.notify = output_handle_commit;
+	wl_signal_add(&wlr_output->events.commit, &output->commit);
 	output->destroy.notify = output_handle_destroy;
 	wl_signal_add(&wlr_output->events.destroy, &output->destroy);
 	wl_list_insert(server->outputs.prev, &output->link);
@@ -170,7 +184,7 @@ void output_handle_new(struct wl_listener *listener, void *data)
 	} else {
 		wlr_output_layout_add_auto(server->output_layout, wlr_output);
 	}
-	wlr_xcursor_manager_load(server->cursor_manager, wlr_output->scale);
+	cursor_theme_output_scale(server, wlr_output->scale);
 	wlr_log(WLR_INFO, "output %s: %dx%d scale %.2f", wlr_output->name, wlr_output->width,
 			wlr_output->height, wlr_output->scale);
 }

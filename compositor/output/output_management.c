@@ -2,6 +2,9 @@
  * Every change is tried first (wlr_output_test) on every output, and only
  * then committed, so a configuration is applied whole or not at all.
  */
+#include <wlr/backend/headless.h>
+#include <wlr/backend/wayland.h>
+#include <wlr/backend/x11.h>
 #include <wlr/types/wlr_output_management_v1.h>
 #include <wlr/util/log.h>
 #include "compositor/config/config.h"
@@ -12,7 +15,8 @@
 static void output_management_update(struct smtwc_server *server);
 
 /* A client's custom mode and scale within what the config file accepts
- * (config.h): a headless or nested output takes whatever it is given. */
+ * (config.h): a headless or nested output takes whatever it is given; and
+ * an output turned off only where the backend can. */
 static bool head_state_in_bounds(const struct wlr_output_configuration_head_v1 *head)
 {
 	const struct wlr_output_head_v1_state *st = &head->state;
@@ -28,6 +32,18 @@ static bool head_state_in_bounds(const struct wlr_output_configuration_head_v1 *
 				st->output->name, st->custom_mode.width, st->custom_mode.height,
 				st->custom_mode.refresh, SMTWC_OUTPUT_MAX_SIDE,
 				SMTWC_OUTPUT_MAX_SIDE, SMTWC_OUTPUT_MAX_REFRESH_MHZ);
+		return false;
+	}
+	/* wlroots 0.15's headless, Wayland and X11 outputs refuse the enabled
+	 * field at commit, yet pass wlr_output_test: refused here, the test
+	 * says so and no other head of the configuration is committed first. */
+	if (!st->enabled && st->output->enabled &&
+			(wlr_output_is_headless(st->output) || wlr_output_is_wl(st->output) ||
+					wlr_output_is_x11(st->output))) {
+		wlr_log(WLR_INFO,
+				"output %s: this backend cannot turn outputs off "
+				"(wlroots 0.15: DRM outputs only)",
+				st->output->name);
 		return false;
 	}
 	if (st->enabled && !(st->scale > 0 && st->scale <= SMTWC_OUTPUT_MAX_SCALE)) {

@@ -28,6 +28,7 @@ struct smtwc_output {
 
 	struct wl_listener frame;
 	struct wl_listener present;
+	struct wl_listener commit; /* a new scale needs the cursor theme at it */
 	struct wl_listener destroy;
 };
 

@@ -75,6 +75,31 @@ def test(h):
         check((img.width, img.height) == (1024, 768), f"grim gave {img.width}x{img.height}")
         log("modes past 16384 px or 1000 Hz and scales past 10 refused; frames still drawn")
 
+    # Turning an output off (session 37): wlroots 0.15's headless, Wayland
+    # and X11 outputs cannot be disabled (their commit refuses the enabled
+    # field; DRM outputs can), and their test did not say so. A test of
+    # `--off` passed and applying it failed; with another output's change
+    # before it in the configuration, that change was committed and stayed
+    # although the client was told the configuration failed.
+    with Session(h, "off", outputs=2, park=False) as s:
+        before = xdg_outputs(s.run(["wayland-info"]).stdout)
+        check(set(before) == {"HEADLESS-1", "HEADLESS-2"}, f"two outputs expected: {before}")
+        res = s.run(["wlr-randr", "--dryrun", "--output", "HEADLESS-2", "--off"], check_rc=False)
+        check(res.returncode != 0,
+              "the test of turning a headless output off passed (applying it fails)")
+        res = s.run(["wlr-randr", "--output", "HEADLESS-1", "--scale", "2",
+                     "--output", "HEADLESS-2", "--off"], check_rc=False)
+        check(res.returncode != 0, "turning a headless output off was reported applied")
+        outputs = xdg_outputs(s.run(["wayland-info"]).stdout)
+        check(outputs == before,
+              f"a configuration reported failed changed the outputs (scale 2 applied alone): "
+              f"{before} before, {outputs} after")
+        check(re.search(r"HEADLESS-2: this backend cannot turn outputs off", s.stderr_text()),
+              f"no line saying why --off was refused in the log:\n{s.stderr_text()[-1500:]}")
+        img = s.screenshot(output="HEADLESS-2")
+        check((img.width, img.height) == (1280, 720), f"grim gave {img.width}x{img.height}")
+        log("--off refused whole at the test, nothing of the configuration applied")
+
     # A bad output line is reported with file and line, and the rest applies.
     with Session(h, "bad", config="[output HEADLESS-1]\nmode = huge\nscale = 2\n", park=False) as s:
         err = s.stderr_text()
