@@ -168,7 +168,13 @@ static uint64_t heap_in_use(void)
 {
 	return __sanitizer_get_current_allocated_bytes();
 }
+#if defined(__SANITIZE_ADDRESS__)
+#define HEAP_ALLOCATOR "asan"
 #else
+#define HEAP_ALLOCATOR "tsan"
+#endif
+#else
+#define HEAP_ALLOCATOR "glibc"
 static uint64_t heap_in_use(void)
 {
 	struct mallinfo2 heap = mallinfo2();
@@ -343,6 +349,9 @@ static void write_server(struct smtwc_server *server, struct json_writer *w)
 	/* What the heap holds allocated (not what the kernel keeps resident,
 	 * which glibc trims now and then): a leak test's exact measure. */
 	json_uint(w, "heap_in_use", heap_in_use());
+	/* whose count that is: the sanitizers' allocators size and keep
+	 * allocations their own way */
+	json_string(w, "heap_allocator", HEAP_ALLOCATOR);
 	for (int r = 0; r < SMT_RES_COUNT; r++) {
 		if (r == SMT_RES_FDS || r == SMT_RES_MEMORY) {
 			continue; /* above */
