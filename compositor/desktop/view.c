@@ -61,9 +61,6 @@ struct wlr_box view_title_bar_box(struct smtwc_view *view)
 	return (struct wlr_box){ view->x, view->y - th, geo.width, th };
 }
 
-/* The border goes around the title bar and the window geometry; both sit
- * outside the geometry so the client's content keeps the size it was
- * configured to. */
 /* The window's client is charged what its frame holds (a title bar as
  * wide as a 16384-pixel window is 1.6 MiB): said to the layers above. */
 static void view_frame_memory_changed(struct smtwc_view *view, uint64_t bytes)
@@ -74,6 +71,9 @@ static void view_frame_memory_changed(struct smtwc_view *view, uint64_t bytes)
 	}
 }
 
+/* The border goes around the title bar and the window geometry; both sit
+ * outside the geometry so the client's content keeps the size it was
+ * configured to. */
 static void view_update_borders(struct smtwc_view *view)
 {
 	const struct smtwc_config *cfg = &view->server->config;
