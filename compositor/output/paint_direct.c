@@ -14,6 +14,15 @@
  * OVER (a copy where the caller knows the pixels opaque, which blending
  * would leave as they are): test_render_culling compares the frames.
  *
+ * Scene rects (the background, window borders) are filled here too, at every
+ * output transform: wlroots 0.15's pixman renderer makes an image of the
+ * rect's size from its matrix without the output's turn, so on an output
+ * rotated 90 or 270 degrees a window's side border became a few pixels at
+ * its top (session 37: a focused border's box 660x4 where it is 1220x710
+ * unrotated), and how much showed depended on how the damage cut the rect
+ * into pieces, so a partial repaint could leave a border's row that a full
+ * one does not have. A rect stays a rect under an output's turn.
+ *
  * The buffer is read between begin and end of its data access, as wlroots
  * does: for a client's wl_shm buffer that is what turns a pool truncated
  * under us into zeros rather than SIGBUS.
@@ -176,5 +185,36 @@ bool paint_direct(struct wlr_renderer *renderer, struct wlr_buffer *buffer,
 	pixman_region32_fini(&blended);
 	pixman_image_unref(image);
 	wlr_buffer_end_data_ptr_access(buffer);
+	return true;
+}
+
+static uint16_t colour_channel(float value)
+{
+	if (!(value > 0.0f)) { /* NaN too */
+		return 0;
+	}
+	return value >= 1.0f ? 0xffff : (uint16_t)lroundf(value * 65535.0f);
+}
+
+bool fill_direct(struct wlr_renderer *renderer, const struct wlr_box *box,
+		const float color[static 4])
+{
+	if (!wlr_renderer_is_pixman(renderer)) {
+		return false;
+	}
+	if (box->width <= 0 || box->height <= 0 || !(color[3] > 0.0f)) {
+		return true; /* nothing to paint */
+	}
+	const pixman_color_t colour = { colour_channel(color[0]), colour_channel(color[1]),
+		colour_channel(color[2]), colour_channel(color[3]) };
+	pixman_image_t *fill = pixman_image_create_solid_fill(&colour);
+	if (fill == NULL) {
+		return false;
+	}
+	pixman_image_t *target = wlr_pixman_renderer_get_current_image(renderer);
+	wlr_renderer_scissor(renderer, NULL); /* the box is the clip */
+	pixman_image_composite32(colour.alpha == 0xffff ? PIXMAN_OP_SRC : PIXMAN_OP_OVER, fill,
+			NULL, target, 0, 0, 0, 0, box->x, box->y, box->width, box->height);
+	pixman_image_unref(fill);
 	return true;
 }

@@ -26,6 +26,12 @@ bool paint_direct(struct wlr_renderer *renderer, struct wlr_buffer *buffer,
 		const struct wlr_fbox *source, const struct wlr_box *box,
 		const pixman_region32_t *region, const pixman_region32_t *opaque);
 
+/* Fills `box` (output-buffer coordinates: after the output's scale and
+ * transform) with a premultiplied colour, blended unless opaque, as a scene
+ * rect is drawn. false, having filled nothing, with another renderer. */
+bool fill_direct(struct wlr_renderer *renderer, const struct wlr_box *box,
+		const float color[static 4]);
+
 /* Whether every row of the buffer lies within its memory: false for a
  * wl_shm buffer whose stride is shorter than its row of pixels (rows
  * overlap and the last runs past the pool). Xwayland makes such buffers

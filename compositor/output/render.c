@@ -50,7 +50,7 @@ struct frame_walk {
 	bool out_of_memory;
 	uint64_t painted_direct, painted_transformed; /* nodes, by path */
 	uint64_t unreadable;                          /* nodes left out: rows past their buffer */
-	uint64_t rect_fill_pixels;                    /* what wlr_render_rect was asked to fill */
+	uint64_t rect_fill_pixels;                    /* what rect fills were asked to fill */
 };
 
 /* The scene renderer's rounding: both edges of a box are rounded, so boxes
@@ -279,13 +279,21 @@ static void walk_node(struct frame_walk *walk, struct wlr_scene_node *node, int 
 	pixman_region32_fini(&opaque);
 }
 
-static void scissor_output(struct wlr_output *output, const pixman_box32_t *rect)
+/* A box of the frame's walk (the output's pixels before its transform) in
+ * the output buffer's coordinates. */
+static struct wlr_box box_in_buffer(struct wlr_output *output, const pixman_box32_t *rect)
 {
 	struct wlr_box box = { rect->x1, rect->y1, rect->x2 - rect->x1, rect->y2 - rect->y1 };
 	int width, height;
 	wlr_output_transformed_resolution(output, &width, &height);
 	wlr_box_transform(
 			&box, &box, wlr_output_transform_invert(output->transform), width, height);
+	return box;
+}
+
+static void scissor_output(struct wlr_output *output, const pixman_box32_t *rect)
+{
+	struct wlr_box box = box_in_buffer(output, rect);
 	wlr_renderer_scissor(output->renderer, &box);
 }
 
@@ -374,11 +382,11 @@ static void paint_node(struct frame_walk *walk, const struct visible_node *v)
 		}
 		return;
 	case WLR_SCENE_NODE_RECT:;
-		/* Each visible piece filled as a rectangle of its own: wlroots
-		 * 0.15's pixman renderer makes and fills an image the size of
-		 * the box it is given at every call, whatever the scissor, so
-		 * the whole node's box per piece cost a full-output clear and
-		 * fill for each piece of a background that windows cut into
+		/* Each visible piece filled as a rectangle of its own, straight
+		 * with pixman where it can (paint_direct.c: wlroots 0.15's
+		 * pixman renderer misdraws rects on a rotated output); through
+		 * wlroots, the whole node's box per piece cost a full-output
+		 * image for each piece of a background that windows cut into
 		 * hundreds (session 35: 0.2 s frames). A solid colour is the
 		 * same drawn in pieces. */
 		struct wlr_scene_rect *rect = (struct wlr_scene_rect *)node;
@@ -388,9 +396,12 @@ static void paint_node(struct frame_walk *walk, const struct visible_node *v)
 		for (int i = 0; i < count; i++) {
 			struct wlr_box piece = { rects[i].x1, rects[i].y1,
 				rects[i].x2 - rects[i].x1, rects[i].y2 - rects[i].y1 };
-			scissor_output(output, &rects[i]);
-			wlr_render_rect(output->renderer, &piece, rect->color,
-					output->transform_matrix);
+			struct wlr_box in_buffer = box_in_buffer(output, &rects[i]);
+			if (!fill_direct(output->renderer, &in_buffer, rect->color)) {
+				wlr_renderer_scissor(output->renderer, &in_buffer);
+				wlr_render_rect(output->renderer, &piece, rect->color,
+						output->transform_matrix);
+			}
 			walk->rect_fill_pixels += (uint64_t)piece.width * (uint64_t)piece.height;
 		}
 		return;
