@@ -177,6 +177,38 @@ def one(procs, build, tmp, workers, nice, seconds, warmup, rnd, base, trace):
     return res
 
 
+def judge_targets(settings, results):
+    """Issue 28's interactivity targets, the default setting (online CPUs
+    minus one worker, at least one; the build's worker-nice) against
+    workers 0 ("today's"), each on the 95% interval of the ratio paired
+    round by round (tests/bench/verdict.py): echo p50, p99 and a round's
+    max at least 2x better, the animation's frame interval sd no worse.
+    Nothing to judge unless both ran in this build."""
+    default = (max(1, (os.cpu_count() or 2) - 1), None, "")
+    today = (0, None, "")
+    if default not in results or today not in results or len(results[today]) < 2:
+        return []
+    tally = V.Tally()
+    out = ["# targets (issue 28), workers %d (the default) against 0, judged on the 95%% "
+           "interval of the ratio paired by round:" % default[0]]
+    pairs = [(a, b) for a, b in zip(results[today], results[default])
+             if len(a["echo"]) and len(b["echo"]) and len(a["frame"]) and len(b["frame"])]
+
+    def better(name, f):
+        iv = V.ratio_interval([f(a) for a, _ in pairs], [f(b) for _, b in pairs])
+        v = tally.judge(name, iv, 2.0)
+        out.append("#   %s, 0/default >= 2: %s %s" % (name, iv.text(2), v))
+    better("echo p50", lambda r: np.percentile(r["echo"], 50))
+    better("echo p99", lambda r: np.percentile(r["echo"], 99))
+    better("echo max of a round", lambda r: r["echo"].max())
+    iv = V.ratio_interval([np.std(b["frame"]) for _, b in pairs],
+                          [np.std(a["frame"]) for a, _ in pairs])
+    v = tally.judge("frame interval sd", iv, 1.0, higher=False)
+    out.append("#   frame interval sd, default/0 <= 1: %s %s" % (iv.text(2), v))
+    out.append("# " + tally.summary())
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -289,6 +321,7 @@ def main():
         set(n for r in rs for n in r["nice_seen"]))) or "-")
     row("events not received", lambda rs: "%d/%d" % (
         sum(r["lost"]["not_received"] for r in rs), sum(r["lost"]["events"] for r in rs)))
+    lines += judge_targets(settings, results)
     text = "\n".join(lines)
     print(text)
     with open(os.path.join(out, "workers-echo.md"), "w") as f:
