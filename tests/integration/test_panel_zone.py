@@ -10,7 +10,8 @@ the panel starts (its first commit, which reserves the zone, comes after
 every placement). A window the zone now covers moves down by as much as
 the zone's edge came in (where it would have opened had the panel been
 first); one below the zone stays where it is; a window opened afterwards
-opens below the panel. The same along the left edge.
+opens below the panel. The same along the left edge, and for an X window
+(xterm), whose new place X learns.
 
 Before the mend the covered window did not move (its title bar at y 4,
 under the 24-pixel panel)."""
@@ -100,6 +101,28 @@ def test(h):
               f"should straddle the left zone's edge {left}")
         add_panel(s, h, window_of, near, far, "left", left, "30c050")
         log("windows the new zones covered moved out by the zones' width; the others stayed")
+
+    # An X window under a new zone: moved, and X is told (a configure), so
+    # what X programs and their popups compute from their position agrees.
+    with Session(h, x11=True) as s:
+        xterm = s.spawn(["xterm", "-name", "zoneterm"], name="xterm")
+        before = s.wait_until(lambda: next((w for w in s.windows() if w["pid"] == xterm.pid),
+                                           None), what="xterm's window")
+        check(frame_top(before) < ZONE, f"xterm's frame top at {frame_top(before)}")
+        s.spawn([panel_tool(h), "--anchor", "top", "--size", ZONE, "--exclusive", ZONE,
+                 "--color", "3050c0"], name="top-panel")
+        after = s.wait_until(
+            lambda: next((w for w in s.windows() if w["pid"] == xterm.pid and
+                          w["y"] != before["y"]), None),
+            timeout=10, what="xterm under the new zone to move")
+        check((after["x"], after["y"]) == (before["x"], before["y"] + ZONE),
+              f"xterm moved from {before['x']},{before['y']} to {after['x']},{after['y']}")
+        xid = s.wait_until(lambda: s.x_search("--classname", "zoneterm") or None,
+                           what="xterm's X window")[0]
+        s.wait_until(lambda: f"Position: {after['x']},{after['y']} " in
+                     s.run(["xdotool", "getwindowgeometry", xid]).stdout,
+                     what=f"X to place xterm at {after['x']},{after['y']}")
+        log(f"xterm moved to {after['x']},{after['y']}, and X has it there")
 
 
 harness.main(test)
