@@ -284,11 +284,14 @@ static void write_seat(struct smtwc_server *server, struct json_writer *w)
 					c->type == WLR_POINTER_CONSTRAINT_V1_LOCKED ? "locked" :
 										      "confined");
 	json_bool(w, "input_method", server->input_method != NULL);
-	/* A drag and drop under way: the client it is over, and whether that
-	 * client took it (a MIME type and an action), which a drop needs. */
+	/* A drag and drop under way: the client it is over (an X window's own
+	 * program, not Xwayland), and whether that client took it (a MIME type
+	 * and an action), which a drop needs. */
 	struct wlr_drag *drag = seat->drag;
 	pid_t drag_pid = 0;
-	if (drag != NULL && drag->focus_client != NULL) {
+	if (drag != NULL && drag->focus_client != NULL &&
+			(drag->focus == NULL || server->surface_owner_pid == NULL ||
+					!server->surface_owner_pid(drag->focus, &drag_pid))) {
 		wl_client_get_credentials(drag->focus_client->client, &drag_pid, NULL, NULL);
 	}
 	json_bool(w, "dragging", drag != NULL);

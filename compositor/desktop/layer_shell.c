@@ -139,8 +139,17 @@ static void layer_shell_arrange(struct smtwc_output *output)
 	bool changed = usable.x != output->usable_area.x || usable.y != output->usable_area.y ||
 			usable.width != output->usable_area.width ||
 			usable.height != output->usable_area.height;
+	struct wlr_box old_usable = output->usable_area, old_full = output->usable_full;
 	output->usable_area = usable;
+	output->usable_full = full;
 	if (changed) {
+		/* A panel that reserves space after windows were placed (they
+		 * may map before its first commit) pushes them out from under
+		 * it; an output's own change is views_handle_output_layout_change's. */
+		if (old_full.x == full.x && old_full.y == full.y && old_full.width == full.width &&
+				old_full.height == full.height) {
+			views_leave_zones(output->server, old_usable, usable);
+		}
 		views_arrange(output->server);
 	}
 }

@@ -659,6 +659,55 @@ void views_arrange(struct smtwc_server *server)
 	}
 }
 
+/* One axis of views_leave_zones: the frame [pos, pos + len) was inside
+ * [old_start, old_end); the area is now [new_start, new_end). Returns the
+ * frame's new start. */
+static int leave_zone_axis(int pos, int len, int old_start, int old_end, int new_start, int new_end)
+{
+	if (new_start > old_start && pos >= old_start && pos < new_start) {
+		pos += new_start - old_start; /* the near edge came in */
+	} else if (new_end < old_end && pos + len <= old_end && pos + len > new_end) {
+		pos -= old_end - new_end; /* the far edge came in */
+	} else {
+		return pos;
+	}
+	return clamp_axis(pos, len, new_start, new_end - new_start);
+}
+
+void views_leave_zones(
+		struct smtwc_server *server, struct wlr_box old_area, struct wlr_box new_area)
+{
+	struct smtwc_view *view;
+	wl_list_for_each (view, &server->views, link) {
+		/* Maximized and fullscreen ones are re-fitted (views_arrange);
+		 * one the user is moving or resizing stays under the pointer. */
+		if (!view->mapped || view->maximized || view->fullscreen ||
+				view == server->grabbed_view) {
+			continue;
+		}
+		struct wlr_box geo = view->impl->geometry(view);
+		struct smtwc_frame_insets f = view_frame_insets(view);
+		struct wlr_box frame = { view->x - f.left, view->y - f.top,
+			geo.width + f.left + f.right, geo.height + f.top + f.bottom };
+		/* Windows of other outputs do not meet this one's area. */
+		if (frame.x >= old_area.x + old_area.width || frame.x + frame.width <= old_area.x ||
+				frame.y >= old_area.y + old_area.height ||
+				frame.y + frame.height <= old_area.y) {
+			continue;
+		}
+		int x = leave_zone_axis(frame.x, frame.width, old_area.x,
+				old_area.x + old_area.width, new_area.x,
+				new_area.x + new_area.width);
+		int y = leave_zone_axis(frame.y, frame.height, old_area.y,
+				old_area.y + old_area.height, new_area.y,
+				new_area.y + new_area.height);
+		if (x != frame.x || y != frame.y) {
+			view_move(view, x + f.left, y + f.top);
+			wl_signal_emit(&server->events.view_change, view);
+		}
+	}
+}
+
 enum smtwc_node_kind *desktop_owner_at(struct smtwc_server *server, double lx, double ly,
 		struct wlr_surface **surface, double *sx, double *sy)
 {

@@ -129,6 +129,13 @@ void views_handle_output_layout_change(struct wl_listener *listener, void *data)
 void views_handle_output_removed(struct wl_listener *listener, void *data);
 /* Re-fits maximized/fullscreen views after output or usable-area changes. */
 void views_arrange(struct smtwc_server *server);
+/* An output's exclusive zones changed its usable area from old_area to
+ * new_area (the output itself unchanged): a floating window that was inside
+ * old_area along an edge the new zones moved in, and is now under them,
+ * moves by as much as that edge did (where it would have been placed had
+ * the zone been there first), kept inside new_area. */
+void views_leave_zones(
+		struct smtwc_server *server, struct wlr_box old_area, struct wlr_box new_area);
 
 /* What is under a layout point: the owner of the scene node (a view or a
  * layer surface, told apart by the kind it starts with) and the wlr_surface

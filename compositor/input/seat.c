@@ -14,6 +14,7 @@
 #include "compositor/desktop/layer_shell.h"
 #include "compositor/desktop/view.h"
 #include "compositor/input/cursor.h"
+#include "compositor/input/drop_focus.h"
 #include "compositor/input/gestures.h"
 #include "compositor/input/idle.h"
 #include "compositor/input/input_inhibit.h"
@@ -189,6 +190,7 @@ static void seat_handle_start_drag(struct wl_listener *listener, void *data)
 {
 	struct smtwc_server *server = wl_container_of(listener, server, start_drag);
 	struct wlr_drag *drag = data;
+	drop_focus_follow(drag);
 	if (drag->icon == NULL || server->drag_icon != NULL) {
 		return;
 	}

@@ -20,8 +20,11 @@ struct smtwc_output {
 	struct wlr_output *wlr_output;
 	struct wl_list layer_surfaces; /* smtwc_layer_surface.link */
 	/* What layer-shell exclusive zones leave for windows, in layout
-	 * coordinates. Maximized windows and new placements use it. */
+	 * coordinates. Maximized windows and new placements use it; windows a
+	 * new zone covers move out of it. usable_full: the output's box it was
+	 * taken from (another box: the output changed, not the zones). */
 	struct wlr_box usable_area;
+	struct wlr_box usable_full;
 	uint64_t seen_commit_seq; /* frame_pacing */
 	/* wp_presentation feedbacks of committed frames (presentation_feedback.c) */
 	struct presentation_feedbacks *feedbacks;
