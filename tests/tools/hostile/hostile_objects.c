@@ -14,10 +14,19 @@
  * bar as wide), positioner (xdg_positioner),
  * viewport (a surface and its wp_viewport), data-device (a wl_data_device
  * of the seat), frame (a surface with a frame callback, never committed),
- * buffer (a 1x1 wl_buffer of one shared pool).
+ * buffer (a 1x1 wl_buffer of one shared pool),
+ * text-input (a zwp_text_input_v3 of the seat with a surrounding text of
+ * LONG_TEXT bytes committed and another such text pending), named (a
+ * toplevel not mapped whose title and app id are LONG_TEXT bytes each),
+ * input-method (a zwp_input_method_v2 of the seat with a commit string
+ * and a preedit string of LONG_TEXT bytes committed, and two more
+ * pending), im-commits (one input method committing both strings N
+ * times: what it holds must not grow).
  */
 #include "tests/tools/hostile/hostile.h"
 #include "presentation-time-client-protocol.h"
+#include "input-method-unstable-v2-client-protocol.h"
+#include "text-input-unstable-v3-client-protocol.h"
 #include "viewporter-client-protocol.h"
 #include "xdg-decoration-unstable-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
@@ -30,7 +39,14 @@ static struct {
 	struct wl_data_device_manager *data;
 	struct wl_shm *shm;
 	struct wl_shm_pool *pool;
+	struct zwp_text_input_manager_v3 *text_input;
+	struct zwp_input_method_manager_v2 *input_method;
 } g;
+
+/* The longest string a Wayland message carries (4096 bytes, its header
+ * and the string's length and padding taken off). */
+#define LONG_TEXT 4000
+static char long_text[LONG_TEXT + 1];
 
 static void handle_global(void *data, struct wl_registry *registry, uint32_t name,
 		const char *interface, uint32_t version)
@@ -48,6 +64,12 @@ static void handle_global(void *data, struct wl_registry *registry, uint32_t nam
 		g.data = wl_registry_bind(registry, name, &wl_data_device_manager_interface, 3);
 	} else if (strcmp(interface, wl_shm_interface.name) == 0) {
 		g.shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
+	} else if (strcmp(interface, zwp_text_input_manager_v3_interface.name) == 0) {
+		g.text_input = wl_registry_bind(
+				registry, name, &zwp_text_input_manager_v3_interface, 1);
+	} else if (strcmp(interface, zwp_input_method_manager_v2_interface.name) == 0) {
+		g.input_method = wl_registry_bind(
+				registry, name, &zwp_input_method_manager_v2_interface, 1);
 	}
 }
 
@@ -88,13 +110,16 @@ static struct wl_buffer *row_buffer(int width)
 	return wl_shm_pool_create_buffer(g.pool, 0, width, 1, width * 4, WL_SHM_FORMAT_ARGB8888);
 }
 
-static void make_toplevel(struct hostile *h, int map_width)
+static void make_toplevel(struct hostile *h, int map_width, bool named)
 {
 	struct wl_surface *s = wl_compositor_create_surface(h->compositor);
 	struct xdg_surface *xs = xdg_wm_base_get_xdg_surface(g.wm, s);
 	xdg_surface_add_listener(xs, &xdg_listener, NULL);
 	struct xdg_toplevel *top = xdg_surface_get_toplevel(xs);
-	xdg_toplevel_set_title(top, "hold-objects");
+	xdg_toplevel_set_title(top, named ? long_text : "hold-objects");
+	if (named) {
+		xdg_toplevel_set_app_id(top, long_text);
+	}
 	if (g.decoration != NULL) {
 		/* drawn by the compositor: a title bar as wide as the window */
 		zxdg_toplevel_decoration_v1_set_mode(
@@ -120,11 +145,11 @@ static bool make_one(struct hostile *h, const char *kind, struct wl_surface *par
 		wl_subcompositor_get_subsurface(g.subcompositor,
 				wl_compositor_create_surface(h->compositor), parent);
 	} else if (strcmp(kind, "toplevel") == 0 && g.wm != NULL) {
-		make_toplevel(h, 0);
+		make_toplevel(h, 0, false);
 	} else if (strcmp(kind, "mapped") == 0 && g.wm != NULL && g.shm != NULL) {
-		make_toplevel(h, 1);
+		make_toplevel(h, 1, false);
 	} else if (strcmp(kind, "wide") == 0 && g.wm != NULL && g.shm != NULL) {
-		make_toplevel(h, WIDE_PIXELS);
+		make_toplevel(h, WIDE_PIXELS, false);
 	} else if (strcmp(kind, "positioner") == 0 && g.wm != NULL) {
 		xdg_wm_base_create_positioner(g.wm);
 	} else if (strcmp(kind, "viewport") == 0 && g.viewporter != NULL) {
@@ -136,6 +161,34 @@ static bool make_one(struct hostile *h, const char *kind, struct wl_surface *par
 		wl_surface_frame(wl_compositor_create_surface(h->compositor));
 	} else if (strcmp(kind, "buffer") == 0 && g.shm != NULL) {
 		row_buffer(1);
+	} else if (strcmp(kind, "input-method") == 0 && g.input_method != NULL &&
+			h->seat != NULL) {
+		struct zwp_input_method_v2 *im =
+				zwp_input_method_manager_v2_get_input_method(g.input_method, h->seat);
+		for (int k = 0; k < 2; k++) {
+			zwp_input_method_v2_commit_string(im, long_text);
+			zwp_input_method_v2_set_preedit_string(im, long_text, 0, 0);
+			if (k == 0) {
+				zwp_input_method_v2_commit(im, 0);
+			}
+		}
+	} else if (strcmp(kind, "im-commits") == 0 && g.input_method != NULL &&
+			h->seat != NULL) {
+		static struct zwp_input_method_v2 *im;
+		if (im == NULL) {
+			im = zwp_input_method_manager_v2_get_input_method(g.input_method, h->seat);
+		}
+		zwp_input_method_v2_commit_string(im, long_text);
+		zwp_input_method_v2_set_preedit_string(im, long_text, 0, 0);
+		zwp_input_method_v2_commit(im, 0);
+	} else if (strcmp(kind, "named") == 0 && g.wm != NULL) {
+		make_toplevel(h, 0, true);
+	} else if (strcmp(kind, "text-input") == 0 && g.text_input != NULL && h->seat != NULL) {
+		struct zwp_text_input_v3 *ti =
+				zwp_text_input_manager_v3_get_text_input(g.text_input, h->seat);
+		zwp_text_input_v3_set_surrounding_text(ti, long_text, 0, 0);
+		zwp_text_input_v3_commit(ti);
+		zwp_text_input_v3_set_surrounding_text(ti, long_text, 0, 0);
 	} else {
 		return false;
 	}
@@ -144,6 +197,7 @@ static bool make_one(struct hostile *h, const char *kind, struct wl_surface *par
 
 int case_hold_objects(struct hostile *h, const char *kind, int n)
 {
+	memset(long_text, 'x', LONG_TEXT);
 	struct wl_registry *registry = wl_display_get_registry(h->display);
 	wl_registry_add_listener(registry, &registry_listener, NULL);
 	if (wl_display_roundtrip(h->display) < 0) {
@@ -159,7 +213,12 @@ int case_hold_objects(struct hostile *h, const char *kind, int n)
 					kind);
 			return 2;
 		}
-		if ((i % 100 == 0 || i == n) && wl_display_roundtrip(h->display) < 0) {
+		/* (kinds with long strings: one round trip each, as 100 of
+		 * them fill the socket) */
+		bool long_strings = strcmp(kind, "named") == 0 || strcmp(kind, "text-input") == 0 ||
+				strncmp(kind, "i", 1) == 0;
+		if ((long_strings || i % 100 == 0 || i == n) &&
+				wl_display_roundtrip(h->display) < 0) {
 			printf("%s before the refusal: about %d\n", kind, i);
 			return expect_error(h, &wl_display_interface,
 					       WL_DISPLAY_ERROR_IMPLEMENTATION) ?

@@ -1,0 +1,139 @@
+/* Text-input and input-method strings: see text_input_strings.h. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <wayland-server-core.h>
+#include <wlr/types/wlr_input_method_v2.h>
+#include <wlr/types/wlr_text_input_v3.h>
+#include "compositor/server.h"
+#include "compositor/ring/client_usage.h"
+#include "compositor/ring/ring_types.h"
+#include "compositor/ring/text_input_strings.h"
+
+/* What malloc adds to each string it holds (its header, rounded). */
+#define STRING_OVERHEAD 16u
+
+/* What one text input has had charged for its strings. */
+struct strings_record {
+	struct wl_listener destroy;
+	struct smtwc_client_usage *usage; /* a reference */
+	uint64_t memory;
+};
+
+static struct wl_protocol_logger *logger;
+
+static uint64_t string_bytes(const char *s)
+{
+	return s != NULL ? strlen(s) + 1 + STRING_OVERHEAD : 0;
+}
+
+static void handle_record_destroy(struct wl_listener *listener, void *data)
+{
+	struct strings_record *rec = wl_container_of(listener, rec, destroy);
+	wl_list_remove(&rec->destroy.link);
+	client_usage_release(rec->usage, SMT_RES_MEMORY, rec->memory);
+	client_usage_unref(rec->usage);
+	free(rec);
+}
+
+/* The text input's charge made `want` bytes: the difference charged (or
+ * the client ended, naming the limit) or given back. */
+static void charge_text_input(struct wl_resource *resource, const char *request, uint64_t want)
+{
+	struct wl_listener *l = wl_resource_get_destroy_listener(resource, handle_record_destroy);
+	struct strings_record *rec = NULL;
+	struct wl_client *client = wl_resource_get_client(resource);
+	if (l != NULL) {
+		rec = wl_container_of(l, rec, destroy);
+	} else {
+		struct smtwc_client_usage *cu = client_usage_find(client);
+		if (cu == NULL || cu->client == NULL || want == 0) {
+			return;
+		}
+		rec = calloc(1, sizeof(*rec));
+		if (rec == NULL) {
+			wl_client_post_no_memory(client);
+			return;
+		}
+		rec->usage = client_usage_hold(cu);
+		rec->destroy.notify = handle_record_destroy;
+		wl_resource_add_destroy_listener(resource, &rec->destroy);
+	}
+	if (want < rec->memory) {
+		client_usage_release(rec->usage, SMT_RES_MEMORY, rec->memory - want);
+		rec->memory = want;
+		return;
+	}
+	uint64_t more = want - rec->memory;
+	if (more == 0) {
+		return;
+	}
+	if (rec->usage->pid == getpid()) { /* our own connection: never refused */
+		smt_usage_charge_over_limits(&rec->usage->usage, SMT_RES_MEMORY, more);
+	} else {
+		struct smt_usage_refusal why;
+		if (!smt_usage_charge(&rec->usage->usage, SMT_RES_MEMORY, more, &why)) {
+			client_usage_refuse(client, request, &why);
+			return;
+		}
+	}
+	rec->memory = want;
+}
+
+static void handle_protocol_message(void *data, enum wl_protocol_logger_type type,
+		const struct wl_protocol_logger_message *m)
+{
+	if (type != WL_PROTOCOL_LOGGER_REQUEST) {
+		return;
+	}
+	const char *name = m->message->name;
+	if (name[0] != 'c' && name[0] != 's') {
+		return;
+	}
+	const char *class = wl_resource_get_class(m->resource);
+	if (strcmp(class, "zwp_input_method_v2") == 0 && strcmp(name, "commit") == 0) {
+		/* (NULL: made unavailable, its state freed; the handler
+		 * returns at once) */
+		struct wlr_input_method_v2 *im = wl_resource_get_user_data(m->resource);
+		if (im != NULL) {
+			free(im->current.commit_text);
+			free(im->current.preedit.text);
+			im->current.commit_text = NULL;
+			im->current.preedit.text = NULL;
+		}
+		return;
+	}
+	if (strcmp(class, "zwp_text_input_v3") != 0) {
+		return;
+	}
+	struct wlr_text_input_v3 *ti = wl_resource_get_user_data(m->resource);
+	if (ti == NULL) {
+		return;
+	}
+	if (strcmp(name, "set_surrounding_text") == 0 && m->arguments_count > 0) {
+		/* the new pending string beside the current one */
+		charge_text_input(m->resource, "zwp_text_input_v3.set_surrounding_text",
+				string_bytes(m->arguments[0].s) +
+						string_bytes(ti->current.surrounding.text));
+	} else if (strcmp(name, "commit") == 0) {
+		/* the pending string stays, and the current state gets a copy */
+		charge_text_input(m->resource, "zwp_text_input_v3.commit",
+				2 * string_bytes(ti->pending.surrounding.text));
+	}
+}
+
+void text_input_strings_init(struct smtwc_transport *transport)
+{
+	logger = wl_display_add_protocol_logger(
+			transport->server->display, handle_protocol_message, NULL);
+}
+
+void text_input_strings_finish(struct smtwc_transport *transport)
+{
+	(void)transport;
+	if (logger != NULL) {
+		wl_protocol_logger_destroy(logger);
+		logger = NULL;
+	}
+}
