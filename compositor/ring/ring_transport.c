@@ -17,7 +17,7 @@
 #include "compositor/ring/core_request_limits.h"
 #include "compositor/ring/heap_reclaim.h"
 #include "compositor/ring/keymap_limits.h"
-#include "compositor/ring/text_input_strings.h"
+#include "compositor/ring/request_strings.h"
 #include "compositor/ring/ring.h"
 #include "compositor/ring/ring_transport.h"
 #include "compositor/ring/shm_pool_usage.h"
@@ -43,7 +43,7 @@ struct smtwc_transport *transport_create(struct smtwc_server *server)
 	object_usage_init(transport);
 	core_request_limits_init(transport);
 	keymap_limits_init(transport);
-	text_input_strings_init(transport);
+	request_strings_init(transport);
 	void *page = NULL;
 	transport->global_status_fd = smt_server_page_create(
 			"smtwc-global-status", SMT_STATUS_MAP_SIZE, &page);
@@ -69,7 +69,7 @@ void transport_destroy(struct smtwc_transport *transport)
 	client_listen_stop(transport);
 	wl_global_destroy(transport->global);
 	canvases_unlisten(transport);
-	text_input_strings_finish(transport);
+	request_strings_finish(transport);
 	keymap_limits_finish(transport);
 	core_request_limits_finish(transport);
 	object_usage_finish(transport);

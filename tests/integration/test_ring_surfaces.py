@@ -8,7 +8,8 @@ surfaces are kept for a process's first windows; when the clients are
 gone every count is back where it was. The uid's memory has a limit of
 its own too (uid-memory-mib), and every Wayland object counts
 (client-objects). Text inputs are charged the surrounding texts wlroots
-keeps for them, and an input method's commits hold no more than its last
+keeps for them, layer surfaces their namespaces, and an input method's
+commits hold no more than its last
 (session 38). (Behaviour only: what was refused,
 what was counted. The latency is the hostile benchmark's, `surfaces x40`
 and `canvases x40`.)"""
@@ -124,7 +125,8 @@ def test(h):
         allocator = s.server_stats()["heap_allocator"]
         for case in (["region-flood", "1500"], ["hold-objects", "mapped", "100"],
                      ["hold-objects", "wide", "10"], ["hold-connections", "15"],
-                     ["hold-region", "1000"], ["hold-objects", "text-input", "1000"]):
+                     ["hold-region", "1000"], ["hold-objects", "text-input", "1000"],
+                     ["hold-objects", "layer", "250"]):
             heap0 = s.server_stats()["heap_in_use"]
             p = hold(s, h, *case)
             grown = s.server_stats()["heap_in_use"] - heap0

@@ -26,6 +26,8 @@
 #include "tests/tools/hostile/hostile.h"
 #include "presentation-time-client-protocol.h"
 #include "input-method-unstable-v2-client-protocol.h"
+#include "wlr-layer-shell-unstable-v1-client-protocol.h"
+#include "xdg-activation-v1-client-protocol.h"
 #include "text-input-unstable-v3-client-protocol.h"
 #include "viewporter-client-protocol.h"
 #include "xdg-decoration-unstable-v1-client-protocol.h"
@@ -41,6 +43,8 @@ static struct {
 	struct wl_shm_pool *pool;
 	struct zwp_text_input_manager_v3 *text_input;
 	struct zwp_input_method_manager_v2 *input_method;
+	struct zwlr_layer_shell_v1 *layer_shell;
+	struct xdg_activation_v1 *activation;
 } g;
 
 /* The longest string a Wayland message carries (4096 bytes, its header
@@ -70,6 +74,10 @@ static void handle_global(void *data, struct wl_registry *registry, uint32_t nam
 	} else if (strcmp(interface, zwp_input_method_manager_v2_interface.name) == 0) {
 		g.input_method = wl_registry_bind(
 				registry, name, &zwp_input_method_manager_v2_interface, 1);
+	} else if (strcmp(interface, zwlr_layer_shell_v1_interface.name) == 0) {
+		g.layer_shell = wl_registry_bind(registry, name, &zwlr_layer_shell_v1_interface, 1);
+	} else if (strcmp(interface, xdg_activation_v1_interface.name) == 0) {
+		g.activation = wl_registry_bind(registry, name, &xdg_activation_v1_interface, 1);
 	}
 }
 
@@ -181,6 +189,37 @@ static bool make_one(struct hostile *h, const char *kind, struct wl_surface *par
 		zwp_input_method_v2_commit_string(im, long_text);
 		zwp_input_method_v2_set_preedit_string(im, long_text, 0, 0);
 		zwp_input_method_v2_commit(im, 0);
+	} else if (strcmp(kind, "layer") == 0 && g.layer_shell != NULL) {
+		zwlr_layer_shell_v1_get_layer_surface(g.layer_shell,
+				wl_compositor_create_surface(h->compositor), NULL,
+				ZWLR_LAYER_SHELL_V1_LAYER_TOP, long_text);
+	} else if (strcmp(kind, "token-churn") == 0 && g.activation != NULL) {
+		static struct xdg_activation_token_v1 *token;
+		if (token == NULL) {
+			token = xdg_activation_v1_get_activation_token(g.activation);
+		}
+		xdg_activation_token_v1_set_app_id(token, long_text);
+	} else if (strcmp(kind, "title-churn") == 0 && g.wm != NULL) {
+		static struct xdg_toplevel *top;
+		if (top == NULL) {
+			struct wl_surface *s = wl_compositor_create_surface(h->compositor);
+			struct xdg_surface *xs = xdg_wm_base_get_xdg_surface(g.wm, s);
+			xdg_surface_add_listener(xs, &xdg_listener, NULL);
+			top = xdg_surface_get_toplevel(xs);
+			wl_surface_commit(s);
+		}
+		static unsigned seq;
+		long_text[0] = (char)('a' + seq++ % 26);
+		xdg_toplevel_set_title(top, long_text);
+		xdg_toplevel_set_app_id(top, long_text);
+	} else if (strcmp(kind, "surrounding-churn") == 0 && g.text_input != NULL &&
+			h->seat != NULL) {
+		static struct zwp_text_input_v3 *ti;
+		if (ti == NULL) {
+			ti = zwp_text_input_manager_v3_get_text_input(g.text_input, h->seat);
+		}
+		zwp_text_input_v3_set_surrounding_text(ti, long_text, 0, 0);
+		zwp_text_input_v3_commit(ti);
 	} else if (strcmp(kind, "named") == 0 && g.wm != NULL) {
 		make_toplevel(h, 0, true);
 	} else if (strcmp(kind, "text-input") == 0 && g.text_input != NULL && h->seat != NULL) {
@@ -216,7 +255,8 @@ int case_hold_objects(struct hostile *h, const char *kind, int n)
 		/* (kinds with long strings: one round trip each, as 100 of
 		 * them fill the socket) */
 		bool long_strings = strcmp(kind, "named") == 0 || strcmp(kind, "text-input") == 0 ||
-				strncmp(kind, "i", 1) == 0;
+				strncmp(kind, "i", 1) == 0 || strstr(kind, "churn") != NULL ||
+				strcmp(kind, "layer") == 0;
 		if ((long_strings || i % 100 == 0 || i == n) &&
 				wl_display_roundtrip(h->display) < 0) {
 			printf("%s before the refusal: about %d\n", kind, i);

@@ -1,4 +1,4 @@
-/* Text-input and input-method strings: see text_input_strings.h. */
+/* Strings wlroots keeps for a client's requests: see request_strings.h. */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -9,12 +9,13 @@
 #include "compositor/server.h"
 #include "compositor/ring/client_usage.h"
 #include "compositor/ring/ring_types.h"
-#include "compositor/ring/text_input_strings.h"
+#include "compositor/ring/request_strings.h"
 
 /* What malloc adds to each string it holds (its header, rounded). */
 #define STRING_OVERHEAD 16u
 
-/* What one text input has had charged for its strings. */
+/* What one object (a text input, a layer surface's wl_surface) has had
+ * charged for the strings it holds. */
 struct strings_record {
 	struct wl_listener destroy;
 	struct smtwc_client_usage *usage; /* a reference */
@@ -37,9 +38,9 @@ static void handle_record_destroy(struct wl_listener *listener, void *data)
 	free(rec);
 }
 
-/* The text input's charge made `want` bytes: the difference charged (or
- * the client ended, naming the limit) or given back. */
-static void charge_text_input(struct wl_resource *resource, const char *request, uint64_t want)
+/* The object's charge made `want` bytes: the difference charged (or the
+ * client ended, naming the limit) or given back. */
+static void charge_strings(struct wl_resource *resource, const char *request, uint64_t want)
 {
 	struct wl_listener *l = wl_resource_get_destroy_listener(resource, handle_record_destroy);
 	struct strings_record *rec = NULL;
@@ -88,10 +89,21 @@ static void handle_protocol_message(void *data, enum wl_protocol_logger_type typ
 		return;
 	}
 	const char *name = m->message->name;
-	if (name[0] != 'c' && name[0] != 's') {
+	if (name[0] != 'c' && name[0] != 's' && name[0] != 'g') {
 		return;
 	}
 	const char *class = wl_resource_get_class(m->resource);
+	if (strcmp(class, "zwlr_layer_shell_v1") == 0 &&
+			strcmp(name, "get_layer_surface") == 0 && m->arguments_count >= 5 &&
+			m->arguments[1].o != NULL) {
+		/* wlroots keeps the namespace with the layer surface; charged
+		 * to the wl_surface it stands on (a second layer surface on it
+		 * replaces the charge), until that goes */
+		charge_strings((struct wl_resource *)m->arguments[1].o,
+				"zwlr_layer_shell_v1.get_layer_surface",
+				string_bytes(m->arguments[4].s));
+		return;
+	}
 	if (strcmp(class, "zwp_input_method_v2") == 0 && strcmp(name, "commit") == 0) {
 		/* (NULL: made unavailable, its state freed; the handler
 		 * returns at once) */
@@ -113,23 +125,23 @@ static void handle_protocol_message(void *data, enum wl_protocol_logger_type typ
 	}
 	if (strcmp(name, "set_surrounding_text") == 0 && m->arguments_count > 0) {
 		/* the new pending string beside the current one */
-		charge_text_input(m->resource, "zwp_text_input_v3.set_surrounding_text",
+		charge_strings(m->resource, "zwp_text_input_v3.set_surrounding_text",
 				string_bytes(m->arguments[0].s) +
 						string_bytes(ti->current.surrounding.text));
 	} else if (strcmp(name, "commit") == 0) {
 		/* the pending string stays, and the current state gets a copy */
-		charge_text_input(m->resource, "zwp_text_input_v3.commit",
+		charge_strings(m->resource, "zwp_text_input_v3.commit",
 				2 * string_bytes(ti->pending.surrounding.text));
 	}
 }
 
-void text_input_strings_init(struct smtwc_transport *transport)
+void request_strings_init(struct smtwc_transport *transport)
 {
 	logger = wl_display_add_protocol_logger(
 			transport->server->display, handle_protocol_message, NULL);
 }
 
-void text_input_strings_finish(struct smtwc_transport *transport)
+void request_strings_finish(struct smtwc_transport *transport)
 {
 	(void)transport;
 	if (logger != NULL) {
