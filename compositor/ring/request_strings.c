@@ -93,9 +93,8 @@ static void handle_protocol_message(void *data, enum wl_protocol_logger_type typ
 		return;
 	}
 	const char *class = wl_resource_get_class(m->resource);
-	if (strcmp(class, "zwlr_layer_shell_v1") == 0 &&
-			strcmp(name, "get_layer_surface") == 0 && m->arguments_count >= 5 &&
-			m->arguments[1].o != NULL) {
+	if (strcmp(class, "zwlr_layer_shell_v1") == 0 && strcmp(name, "get_layer_surface") == 0 &&
+			m->arguments_count >= 5 && m->arguments[1].o != NULL) {
 		/* wlroots keeps the namespace with the layer surface; charged
 		 * to the wl_surface it stands on (a second layer surface on it
 		 * replaces the charge), until that goes */

@@ -169,10 +169,9 @@ static bool make_one(struct hostile *h, const char *kind, struct wl_surface *par
 		wl_surface_frame(wl_compositor_create_surface(h->compositor));
 	} else if (strcmp(kind, "buffer") == 0 && g.shm != NULL) {
 		row_buffer(1);
-	} else if (strcmp(kind, "input-method") == 0 && g.input_method != NULL &&
-			h->seat != NULL) {
-		struct zwp_input_method_v2 *im =
-				zwp_input_method_manager_v2_get_input_method(g.input_method, h->seat);
+	} else if (strcmp(kind, "input-method") == 0 && g.input_method != NULL && h->seat != NULL) {
+		struct zwp_input_method_v2 *im = zwp_input_method_manager_v2_get_input_method(
+				g.input_method, h->seat);
 		for (int k = 0; k < 2; k++) {
 			zwp_input_method_v2_commit_string(im, long_text);
 			zwp_input_method_v2_set_preedit_string(im, long_text, 0, 0);
@@ -180,8 +179,7 @@ static bool make_one(struct hostile *h, const char *kind, struct wl_surface *par
 				zwp_input_method_v2_commit(im, 0);
 			}
 		}
-	} else if (strcmp(kind, "im-commits") == 0 && g.input_method != NULL &&
-			h->seat != NULL) {
+	} else if (strcmp(kind, "im-commits") == 0 && g.input_method != NULL && h->seat != NULL) {
 		static struct zwp_input_method_v2 *im;
 		if (im == NULL) {
 			im = zwp_input_method_manager_v2_get_input_method(g.input_method, h->seat);
@@ -223,8 +221,8 @@ static bool make_one(struct hostile *h, const char *kind, struct wl_surface *par
 	} else if (strcmp(kind, "named") == 0 && g.wm != NULL) {
 		make_toplevel(h, 0, true);
 	} else if (strcmp(kind, "text-input") == 0 && g.text_input != NULL && h->seat != NULL) {
-		struct zwp_text_input_v3 *ti =
-				zwp_text_input_manager_v3_get_text_input(g.text_input, h->seat);
+		struct zwp_text_input_v3 *ti = zwp_text_input_manager_v3_get_text_input(
+				g.text_input, h->seat);
 		zwp_text_input_v3_set_surrounding_text(ti, long_text, 0, 0);
 		zwp_text_input_v3_commit(ti);
 		zwp_text_input_v3_set_surrounding_text(ti, long_text, 0, 0);
