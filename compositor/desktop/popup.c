@@ -3,6 +3,8 @@
  * (popup.h). Both shells open popups: xdg toplevels' menus and panels'
  * (layer surfaces') menus.
  */
+#include <limits.h>
+#include <stdint.h>
 #include <wlr/types/wlr_layer_shell_v1.h>
 #include <wlr/types/wlr_scene.h>
 #include <wlr/types/wlr_xdg_shell.h>
@@ -47,10 +49,25 @@ static bool popup_root_origin(struct wlr_xdg_popup *popup, int *x, int *y)
 	if (wlr_surface_is_xdg_surface(root)) {
 		struct wlr_box geo;
 		wlr_xdg_surface_get_geometry(wlr_xdg_surface_from_wlr_surface(root), &geo);
-		*x -= geo.x;
-		*y -= geo.y;
+		/* The geometry's offset is the client's to choose, any int32:
+		 * subtracted in 64 bits, and an origin no int holds is none
+		 * (signed overflow otherwise, session 38's red team). */
+		int64_t ox = (int64_t)*x - geo.x, oy = (int64_t)*y - geo.y;
+		if (ox < INT_MIN || ox > INT_MAX || oy < INT_MIN || oy > INT_MAX) {
+			return false;
+		}
+		*x = (int)ox;
+		*y = (int)oy;
 	}
 	return true;
+}
+
+/* a - b, clamped into an int: the output's box in the root's coordinates,
+ * whose origin the client's geometry may put anywhere. */
+static int clamped_difference(int a, int b)
+{
+	int64_t d = (int64_t)a - b;
+	return d < INT_MIN ? INT_MIN : d > INT_MAX ? INT_MAX : (int)d;
 }
 
 void popup_unconstrain(struct smtwc_server *server, struct wlr_xdg_popup *popup)
@@ -62,7 +79,10 @@ void popup_unconstrain(struct smtwc_server *server, struct wlr_xdg_popup *popup)
 	int popup_x, popup_y;
 	wlr_xdg_popup_get_toplevel_coords(
 			popup, popup->geometry.x, popup->geometry.y, &popup_x, &popup_y);
-	struct smtwc_output *output = output_at(server, root_x + popup_x, root_y + popup_y);
+	/* (in doubles: the positioner's offset and anchor are the client's,
+	 * and their sum with the root's place need not fit an int) */
+	struct smtwc_output *output = output_at(
+			server, (double)root_x + popup_x, (double)root_y + popup_y);
 	if (output == NULL) {
 		output = output_at(server, root_x, root_y);
 	}
@@ -74,8 +94,8 @@ void popup_unconstrain(struct smtwc_server *server, struct wlr_xdg_popup *popup)
 	}
 	struct wlr_box box = output_layout_box(output);
 	struct wlr_box root_space = {
-		.x = box.x - root_x,
-		.y = box.y - root_y,
+		.x = clamped_difference(box.x, root_x),
+		.y = clamped_difference(box.y, root_y),
 		.width = box.width,
 		.height = box.height,
 	};

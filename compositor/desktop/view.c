@@ -71,6 +71,21 @@ static void view_frame_memory_changed(struct smtwc_view *view, uint64_t bytes)
 	}
 }
 
+static int clamp_coord(int v, int lo)
+{
+	return v < lo ? lo : v > VIEW_COORD_LIMIT ? VIEW_COORD_LIMIT : v;
+}
+
+struct wlr_box view_clamp_geometry(struct wlr_box box)
+{
+	return (struct wlr_box){
+		.x = clamp_coord(box.x, -VIEW_COORD_LIMIT),
+		.y = clamp_coord(box.y, -VIEW_COORD_LIMIT),
+		.width = clamp_coord(box.width, 0),
+		.height = clamp_coord(box.height, 0),
+	};
+}
+
 /* The border goes around the title bar and the window geometry; both sit
  * outside the geometry so the client's content keeps the size it was
  * configured to. */

@@ -104,6 +104,14 @@ void view_close(struct smtwc_view *view);
 struct smtwc_view *view_from_surface(struct smtwc_server *server, struct wlr_surface *surface);
 /* Layout box of the window geometry. */
 struct wlr_box view_box(struct smtwc_view *view);
+/* A window geometry a client gave (any int32: xdg_surface's window
+ * geometry, or a surface a viewport made 2^31 - 1 wide) kept within
+ * +-VIEW_COORD_LIMIT, so that what the compositor adds to it (borders,
+ * title bars, centring over a parent, a popup's root) fits an int.
+ * Session 38's red team: a window geometry 2^31 - 1 wide overflowed
+ * view_update_borders (the UBSan build died). */
+#define VIEW_COORD_LIMIT (1 << 24)
+struct wlr_box view_clamp_geometry(struct wlr_box box);
 /* What the compositor draws around the geometry, in pixels per side: the
  * border, and above it the title bar. All 0 for undecorated windows. */
 struct smtwc_frame_insets {

@@ -42,7 +42,7 @@ static struct wlr_box xdg_view_geometry(struct smtwc_view *view)
 {
 	struct wlr_box box;
 	wlr_xdg_surface_get_geometry(xdg_view(view)->xdg_surface, &box);
-	return box;
+	return view_clamp_geometry(box);
 }
 
 static void xdg_view_configure(struct smtwc_view *view, int width, int height)

@@ -2,7 +2,10 @@
 """xdg popups (menus): placed where the client's positioner asks, relative to
 its window, and flipped or slid to stay on the output when they would not
 fit; drawn above their window, whole (the window's area is the reference
-picture reference/popup-*.png)."""
+picture reference/popup-*.png). A window geometry and a positioner at the
+int32 limits (any client may send them) leave the compositor running, the
+window's geometry held within the view's limit, and a menu opened after it
+placed as usual (session 38: the sums overflowed; the UBSan build died)."""
 import os
 import sys
 
@@ -59,6 +62,35 @@ def test(h):
         p, img, win, menu = open_menu(s, h, [600, 680, 20, 670, 200, 150])
         check(menu.y + menu.h <= 720, f"menu {menu} runs off the bottom of the output")
         check(menu.y >= 0, f"menu {menu} runs off the top of the output")
+
+    with Session(h, "extreme") as s:
+        for mode in ("--extreme-menu", "--extreme"):
+            extreme_window(s, h, mode)
+        p, img, win, menu = open_menu(s, h, [400, 300, 100, 50, 150, 120])
+        check((menu.x - win.x, menu.y - win.y) == (101, 51),
+              f"after the extreme windows: menu at {menu.x - win.x},{menu.y - win.y}, "
+              f"expected 101,51")
+        s.check_alive()
+
+
+def extreme_window(s, h, mode):
+    """A window whose menu's anchor and offset (and with --extreme its
+    geometry) are at the int32 limits: the compositor lives, the window's
+    geometry is listed within the view's limit, and it goes cleanly."""
+    p = s.spawn([popup_tool(h), "300", "200", "10", "10", "100", "80", mode])
+    s.wait_until(lambda: "popup " in open(p.log_path).read() or not p.alive(),
+                 what="the extreme window's menu to be configured")
+    s.wait_until(lambda: any(w.get("title") == "smt-popup" for w in s.windows()),
+                 what="the extreme window to be listed")
+    s.check_alive()
+    win = [w for w in s.windows() if w.get("title") == "smt-popup"][0]
+    check(win["width"] <= 1 << 24 and win["height"] <= 1 << 24,
+          f"a window geometry of 2^31 - 1 listed as {win}")
+    log(f"{mode}: window listed as {win['width']}x{win['height']}, "
+        f"its menu: {open(p.log_path).read().strip()}")
+    p.terminate()
+    s.wait_until(lambda: not any(w.get("title") == "smt-popup" for w in s.windows()),
+                 what="the extreme window gone")
 
 
 harness.main(test)

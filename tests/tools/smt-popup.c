@@ -4,9 +4,16 @@
  * adjustment. Tests use it to check that popups appear where the client
  * asks and stay on the output. The window is grey, the popup is orange;
  * it prints "popup X Y W H" for every popup configure.
+ *
+ * --extreme (after the six numbers; session 38's red team): the window
+ * says its geometry is 2^31 - 1 pixels square (at 5,5) and the menu's anchor and
+ * offset are near 2^31: values any client may send, which the compositor's
+ * sums (borders, a popup's place on the outputs) must survive.
+ * --extreme-menu: only the menu's anchor and offset.
  */
 #define _GNU_SOURCE
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +30,7 @@ struct app {
 	struct xdg_surface *window_xdg, *menu_xdg;
 	struct xdg_toplevel *toplevel;
 	int width, height, menu_w, menu_h, anchor_x, anchor_y;
-	bool menu_opened, done;
+	bool menu_opened, done, extreme, extreme_window;
 };
 
 static void wm_base_ping(void *data, struct xdg_wm_base *base, uint32_t serial)
@@ -67,7 +74,12 @@ static void open_menu(struct app *app)
 {
 	struct xdg_positioner *pos = xdg_wm_base_create_positioner(app->wm_base);
 	xdg_positioner_set_size(pos, app->menu_w, app->menu_h);
-	xdg_positioner_set_anchor_rect(pos, app->anchor_x, app->anchor_y, 1, 1);
+	if (app->extreme) {
+		xdg_positioner_set_anchor_rect(pos, 2147483000, 2147483000, 600, 600);
+		xdg_positioner_set_offset(pos, 2147483000, 2147483000);
+	} else {
+		xdg_positioner_set_anchor_rect(pos, app->anchor_x, app->anchor_y, 1, 1);
+	}
 	xdg_positioner_set_anchor(pos, XDG_POSITIONER_ANCHOR_BOTTOM_RIGHT);
 	xdg_positioner_set_gravity(pos, XDG_POSITIONER_GRAVITY_BOTTOM_RIGHT);
 	xdg_positioner_set_constraint_adjustment(pos,
@@ -88,6 +100,11 @@ static void window_xdg_configure(void *data, struct xdg_surface *xdg, uint32_t s
 {
 	struct app *app = data;
 	xdg_surface_ack_configure(xdg, serial);
+	if (app->extreme_window) {
+		/* (at 5,5: wlroots 0.15 intersects it with the surface, and
+		 * its own sum 5 + 2^31 - 1 wraps to a box of any size) */
+		xdg_surface_set_window_geometry(xdg, 5, 5, INT32_MAX, INT32_MAX);
+	}
 	wl_surface_attach(app->window,
 			solid_buffer(app->shm, app->width, app->height, 0xff808080, "smt-popup"), 0,
 			0);
@@ -153,8 +170,12 @@ static int parse_int(const char *s)
 
 int main(int argc, char *argv[])
 {
-	if (argc != 7) {
-		fputs("usage: smt-popup WIN_W WIN_H ANCHOR_X ANCHOR_Y MENU_W MENU_H\n", stderr);
+	bool extreme_window = argc == 8 && strcmp(argv[7], "--extreme") == 0;
+	bool extreme = extreme_window || (argc == 8 && strcmp(argv[7], "--extreme-menu") == 0);
+	if (argc != 7 && !extreme) {
+		fputs("usage: smt-popup WIN_W WIN_H ANCHOR_X ANCHOR_Y MENU_W MENU_H "
+		      "[--extreme|--extreme-menu]\n",
+				stderr);
 		return 2;
 	}
 	struct app app = {
@@ -164,6 +185,8 @@ int main(int argc, char *argv[])
 		.anchor_y = parse_int(argv[4]),
 		.menu_w = parse_int(argv[5]),
 		.menu_h = parse_int(argv[6]),
+		.extreme = extreme,
+		.extreme_window = extreme_window,
 	};
 	struct wl_display *display = wl_display_connect(NULL);
 	if (display == NULL) {
