@@ -74,6 +74,15 @@ struct smtwc_server {
 	struct wl_list outputs; /* smtwc_output.link */
 	struct wl_listener new_output;
 	struct wl_listener layout_change;
+	/* An output configuration applied head by head passes through layouts
+	 * nobody asked for (wlroots re-places the auto-placed outputs at each
+	 * head): while held (output_layout_hold), windows and the pointer do
+	 * not follow them; the layout's change is told once, at the release. */
+	struct {
+		int depth;
+		bool changed;
+		double cursor_x, cursor_y; /* where the pointer was at the hold */
+	} output_layout_held;
 	struct wlr_output_manager_v1 *output_manager;
 	struct wl_listener output_apply;
 	struct wl_listener output_test;

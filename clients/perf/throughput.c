@@ -79,6 +79,17 @@ static void lend(struct be *b, uint32_t size)
 	smt_ring_writer_commit(&b->w, size);
 }
 
+/* A remote command that failed (the connection lost with the compositor,
+ * a protocol error) ends the run: a case's loop runs until its time is up,
+ * and would otherwise spin on failing calls for the rest of it. */
+static void remote_ok(struct be *b, int rc)
+{
+	if (rc) {
+		fprintf(stderr, "smt-perf: %s\n", smt_error_message(b->ctx));
+		exit(1);
+	}
+}
+
 static void be_open(struct be *b, enum tkind kind)
 {
 	memset(b, 0, sizeof(*b));
@@ -134,7 +145,7 @@ static void be_open(struct be *b, enum tkind kind)
 		smt_encode_set_target(lbegin(b, sz), b->canvas);
 		lend(b, sz);
 	} else {
-		smt_set_target(b->ctx, b->canvas);
+		remote_ok(b, smt_set_target(b->ctx, b->canvas));
 	}
 }
 
@@ -197,7 +208,7 @@ static void op_noop(struct be *b)
 		smt_encode_noop(lbegin(b, 8), SMT_OP_NOOP, 8);
 		lend(b, 8);
 	} else {
-		smt_noop(b->ctx, 8);
+		remote_ok(b, smt_noop(b->ctx, 8));
 	}
 }
 
@@ -208,7 +219,7 @@ static void op_fill(struct be *b, uint32_t colour, uint32_t n, const struct smt_
 		smt_encode_fill_rects(lbegin(b, sz), SMT_PAINT_SRC, colour, n, r);
 		lend(b, sz);
 	} else {
-		smt_fill_rects(b->ctx, SMT_PAINT_SRC, colour, n, r);
+		remote_ok(b, smt_fill_rects(b->ctx, SMT_PAINT_SRC, colour, n, r));
 	}
 }
 
@@ -219,7 +230,7 @@ static void op_points(struct be *b, uint32_t colour, uint32_t n, const struct sm
 		smt_encode_points(lbegin(b, sz), SMT_PAINT_SRC, colour, n, p);
 		lend(b, sz);
 	} else {
-		smt_points(b->ctx, SMT_PAINT_SRC, colour, n, p);
+		remote_ok(b, smt_points(b->ctx, SMT_PAINT_SRC, colour, n, p));
 	}
 }
 
@@ -231,7 +242,7 @@ static void op_segs(
 		smt_encode_segments(lbegin(b, sz), SMT_PAINT_SRC, colour, lw, n, s);
 		lend(b, sz);
 	} else {
-		smt_segments(b->ctx, SMT_PAINT_SRC, colour, lw, n, s);
+		remote_ok(b, smt_segments(b->ctx, SMT_PAINT_SRC, colour, lw, n, s));
 	}
 }
 
@@ -281,7 +292,7 @@ static void op_put_pool(struct be *b, struct img *im, int32_t x, int32_t y)
 				im->h, SMT_FORMAT_ARGB8888, x, y);
 		lend(b, sz);
 	} else {
-		smt_put_image_pool(b->ctx, b->pool, &im->si, x, y);
+		remote_ok(b, smt_put_image_pool(b->ctx, b->pool, &im->si, x, y));
 	}
 }
 
@@ -293,7 +304,7 @@ static void op_copy(struct be *b, uint32_t src, int32_t sx, int32_t sy, uint32_t
 		smt_encode_copy_area(lbegin(b, sz), src, sx, sy, w, h, dx, dy);
 		lend(b, sz);
 	} else {
-		smt_copy_area(b->ctx, src, sx, sy, w, h, dx, dy);
+		remote_ok(b, smt_copy_area(b->ctx, src, sx, sy, w, h, dx, dy));
 	}
 }
 
@@ -305,7 +316,8 @@ static void op_composite(struct be *b, uint32_t src, int32_t dx, int32_t dy, uin
 				lbegin(b, sz), SMT_PAINT_OVER, src, 0, 0, 0, 0, 0, dx, dy, w, h);
 		lend(b, sz);
 	} else {
-		smt_composite(b->ctx, SMT_PAINT_OVER, src, 0, 0, 0, 0, 0, dx, dy, w, h);
+		int rc = smt_composite(b->ctx, SMT_PAINT_OVER, src, 0, 0, 0, 0, 0, dx, dy, w, h);
+		remote_ok(b, rc);
 	}
 }
 
@@ -317,7 +329,7 @@ static void op_glyphs(struct be *b, uint32_t atlas, int32_t x, int32_t y, uint32
 		smt_encode_glyphs(lbegin(b, sz), SMT_PAINT_OVER, 0xff000000u, atlas, x, y, n, g);
 		lend(b, sz);
 	} else {
-		smt_glyphs(b->ctx, SMT_PAINT_OVER, 0xff000000u, atlas, x, y, n, g);
+		remote_ok(b, smt_glyphs(b->ctx, SMT_PAINT_OVER, 0xff000000u, atlas, x, y, n, g));
 	}
 }
 
@@ -343,7 +355,7 @@ static void be_target(struct be *b, uint32_t id)
 		smt_encode_set_target(lbegin(b, sz), id);
 		lend(b, sz);
 	} else {
-		smt_set_target(b->ctx, id);
+		remote_ok(b, smt_set_target(b->ctx, id));
 	}
 }
 

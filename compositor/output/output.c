@@ -140,6 +140,32 @@ static bool output_apply_config(struct smtwc_output *output, const struct smtwc_
 	return true;
 }
 
+/* Puts the pointer at (lx, ly), or the nearest place an output shows, and
+ * every output's cursor image there. wlr_cursor moves its images only when
+ * the pointer moves: a new output's image starts at the output's corner
+ * and an image keeps its place on an output that changed scale or
+ * transform. No motion reaches clients: the pointer did not move. */
+static void cursor_images_to(struct smtwc_server *server, double lx, double ly)
+{
+	struct wlr_output_layout *layout = server->output_layout;
+	if (wl_list_empty(&layout->outputs)) {
+		return; /* the closest point of nothing is (0, 0) */
+	}
+	double x, y;
+	wlr_output_layout_closest_point(layout, NULL, lx, ly, &x, &y);
+	/* wlroots 0.15's wlr_output_cursor_move does nothing when the place it
+	 * is given, in the output's logical units, equals the place it keeps,
+	 * in pixels: after a change of scale the same place can look unmoved
+	 * (300 at scale 1 is 300 pixels; at scale 2, 600). A step through a
+	 * place 1/1024 aside first, which no image keeps. */
+	double aside = 1.0 / 1024;
+	if (!wlr_output_layout_contains_point(layout, NULL, x + aside, y)) {
+		aside = -aside;
+	}
+	wlr_cursor_warp_closest(server->cursor, NULL, x + aside, y);
+	wlr_cursor_warp_closest(server->cursor, NULL, x, y);
+}
+
 void output_handle_new(struct wl_listener *listener, void *data)
 {
 	struct smtwc_server *server = wl_container_of(listener, server, new_output);
@@ -185,19 +211,57 @@ void output_handle_new(struct wl_listener *listener, void *data)
 		wlr_output_layout_add_auto(server->output_layout, wlr_output);
 	}
 	cursor_theme_output_scale(server, wlr_output->scale);
+	/* wlr_cursor made this output's cursor image after the layout's change
+	 * event, at the output's corner. */
+	cursor_images_to(server, server->cursor->x, server->cursor->y);
 	wlr_log(WLR_INFO, "output %s: %dx%d scale %.2f", wlr_output->name, wlr_output->width,
 			wlr_output->height, wlr_output->scale);
 }
 
-void output_handle_layout_change(struct wl_listener *listener, void *data)
+static void layout_changed(struct smtwc_server *server)
 {
-	struct smtwc_server *server = wl_container_of(listener, server, layout_change);
 	struct wlr_box *extents = wlr_output_layout_get_box(server->output_layout, NULL);
 	if (extents != NULL) {
 		wlr_scene_node_set_position(&server->background->node, extents->x, extents->y);
 		wlr_scene_rect_set_size(server->background, extents->width, extents->height);
 	}
 	wl_signal_emit(&server->events.output_layout_change, NULL);
+}
+
+void output_handle_layout_change(struct wl_listener *listener, void *data)
+{
+	struct smtwc_server *server = wl_container_of(listener, server, layout_change);
+	if (server->output_layout_held.depth > 0) {
+		server->output_layout_held.changed = true;
+		return;
+	}
+	/* An output that moved, or whose scale or transform changed, shows the
+	 * cursor's image where its old geometry put it. */
+	cursor_images_to(server, server->cursor->x, server->cursor->y);
+	layout_changed(server);
+}
+
+void output_layout_hold(struct smtwc_server *server)
+{
+	if (server->output_layout_held.depth++ == 0) {
+		server->output_layout_held.changed = false;
+		server->output_layout_held.cursor_x = server->cursor->x;
+		server->output_layout_held.cursor_y = server->cursor->y;
+	}
+}
+
+void output_layout_release(struct smtwc_server *server)
+{
+	if (--server->output_layout_held.depth > 0) {
+		return;
+	}
+	/* wlr_cursor moved the pointer off outputs that the steps moved away
+	 * for a while; back to where it was, or the nearest place shown. */
+	cursor_images_to(server, server->output_layout_held.cursor_x,
+			server->output_layout_held.cursor_y);
+	if (server->output_layout_held.changed) {
+		layout_changed(server);
+	}
 }
 
 struct wlr_box output_layout_box(struct smtwc_output *output)

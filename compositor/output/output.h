@@ -10,6 +10,13 @@
 
 void output_handle_new(struct wl_listener *listener, void *data);
 void output_handle_layout_change(struct wl_listener *listener, void *data);
+/* Around a change of the layout made in several steps (an output
+ * configuration's heads, one by one): what follows the layout (windows,
+ * panels, output management's clients) sees only the result, and the
+ * pointer stays where it was if an output still shows that place.
+ * Holds nest. */
+void output_layout_hold(struct smtwc_server *server);
+void output_layout_release(struct smtwc_server *server);
 
 /* Layout-coordinate box of the whole output. */
 struct wlr_box output_layout_box(struct smtwc_output *output);

@@ -107,7 +107,13 @@ static void handle_apply(struct wl_listener *listener, void *data)
 {
 	struct smtwc_server *server = wl_container_of(listener, server, output_apply);
 	struct wlr_output_configuration_v1 *config = data;
-	if (apply_configuration(server, config, true)) {
+	/* Head by head, wlroots re-places the auto-placed outputs after each
+	 * one: windows and the pointer on an output that only seemed gone for
+	 * a step would be moved onto another. */
+	output_layout_hold(server);
+	bool ok = apply_configuration(server, config, true);
+	output_layout_release(server);
+	if (ok) {
 		wlr_output_configuration_v1_send_succeeded(config);
 	} else {
 		wlr_output_configuration_v1_send_failed(config);

@@ -5,56 +5,21 @@ session 37 the theme was loaded only at an output's creation, so after
 `wlr-randr --scale 2` the output kept the scale-1 image: a cursor half the
 size of everything else, in 1-pixel detail a scale-2 theme has finer.
 
-The theme is the test's own (written here, found through XCURSOR_PATH):
-left_ptr is a 24x24 red square at size 24 and a 48x48 green one at size 48,
-so what the output shows says which image it got, whatever cursor themes
-the machine has. Themes of scales no output has any more are unloaded
-(smtctl stats' cursor_themes)."""
+The theme is the test's own (harness/cursor_theme.py): left_ptr is a 24x24
+red square at size 24 and a 48x48 green one at size 48, so what the output
+shows says which image it got, whatever cursor themes the machine has.
+Themes of scales no output has any more are unloaded (smtctl stats'
+cursor_themes)."""
 import os
-import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness import Rect, Session, check, log  # noqa: E402
+from harness.cursor_theme import (CURSOR_THEME_CONFIG, SQUARES,  # noqa: E402
+                                  session_with_theme)
 
-RED = (255, 0, 0)
-GREEN = (0, 255, 0)
-SQUARES = {24: (0xFFFF0000, RED), 48: (0xFF00FF00, GREEN)}  # nominal size: ARGB, RGB
-
-
-def xcursor_file(sizes):
-    """An Xcursor file holding one square image per nominal size, hotspot
-    0,0 (the format of libXcursor's xcursor.c)."""
-    image_type = 0xFFFD0002
-    header_len, toc_len, chunk_header_len = 16, 12, 36
-    out = struct.pack("<4sIII", b"Xcur", header_len, 0x10000, len(sizes))
-    pos = header_len + toc_len * len(sizes)
-    chunks = b""
-    for size, argb in sizes:
-        out += struct.pack("<III", image_type, size, pos)
-        chunk = struct.pack("<IIIIIIIII", chunk_header_len, image_type, size, 1,
-                            size, size, 0, 0, 0)
-        chunk += struct.pack("<I", argb) * (size * size)
-        chunks += chunk
-        pos += len(chunk)
-    return out + chunks
-
-
-def write_theme(root):
-    cursors = os.path.join(root, "smt-test", "cursors")
-    os.makedirs(cursors)
-    with open(os.path.join(cursors, "left_ptr"), "wb") as f:
-        f.write(xcursor_file([(size, argb) for size, (argb, _) in SQUARES.items()]))
-    with open(os.path.join(root, "smt-test", "index.theme"), "w") as f:
-        f.write("[Icon Theme]\nName=smt-test\n")
-
-
-CONFIG = """
-[general]
-cursor-theme = smt-test
-cursor-size = 24
-
+CONFIG = CURSOR_THEME_CONFIG + """
 [output HEADLESS-1]
 position = 0,0
 
@@ -67,10 +32,7 @@ position = 1280,0
 def test(h):
     s = Session(h, config=CONFIG, start=False, park=False)
     with s:
-        themes = os.path.join(s.tmp, "icons")
-        write_theme(themes)
-        s.env["XCURSOR_PATH"] = themes  # (the environment is made at Session())
-        s.start()
+        session_with_theme(s)
 
         def cursor_at(px, py, size, what):
             """The square of `size` pixels at the pointer's pixel (px, py)."""

@@ -54,7 +54,9 @@ clients, input, screen and x11, raw_socket (below libwayland), runner
 x11_flood (an x11-echo among x11-plaid flooders, with the X benchmark's
 drivers, which import the harness): `from harness.x11_flood import ...`; and
 selections (clipboard tests' data, compared to the byte, and whether a
-selection is offered): `from harness.selections import ...`.
+selection is offered): `from harness.selections import ...`; and
+cursor_theme (a cursor theme of squares that shows where the pointer's
+image is and at which scale): `from harness.cursor_theme import ...`.
 """
 
 from .checks import TestFailure, check, fail, log, scaled

@@ -57,15 +57,16 @@ class ScreenMixin:
         return self.h.save_image(img, f"{self.label}-{label}")
 
 
-    def wait_screenshot(self, pred, timeout=10.0, what="screen condition", interval=0.1):
-        """Take screenshots until pred(img) returns a true value; returns
-        (img, value). On timeout the last screenshot is saved and its path
-        is in the failure message."""
+    def wait_screenshot(self, pred, timeout=10.0, what="screen condition", interval=0.1,
+                        output=None):
+        """Take screenshots (of one output if given) until pred(img) returns
+        a true value; returns (img, value). On timeout the last screenshot
+        is saved and its path is in the failure message."""
         deadline = time.monotonic() + scaled(timeout)
         img = None
         while True:
             self.check_alive()
-            img = self.screenshot()
+            img = self.screenshot(output)
             v = pred(img)
             if v:
                 return img, v
