@@ -412,6 +412,10 @@ void view_map(struct smtwc_view *view)
 	}
 	view_place(view, area, width, height);
 	view_update_geometry(view);
+	/* The frame is charged with the window's surface, which may be new
+	 * (an X window remapped: Xwayland gives it another surface, and the
+	 * bar, unchanged, would not be said again): said once more. */
+	wl_signal_emit(&view->server->events.view_frame_memory, view);
 	wlr_scene_node_set_enabled(&view->tree->node, true);
 	wl_signal_emit(&view->server->events.view_map, view);
 	view_focus(view);

@@ -33,8 +33,11 @@ enum smt_drawable_kind {
 	SMT_DRAWABLE_CANVAS
 };
 
-/* Bytes charged per pixmap on top of its pixels (pixman image + slot). */
-#define SMT_PIXMAP_OVERHEAD 256u
+/* Bytes charged per pixmap on top of its pixels: pixman's image struct,
+ * its bits' allocation (at least a 32-byte chunk) and the slot. 8,000
+ * 1x1 pixmaps grew the heap 364 bytes each (mallinfo2, session 37:
+ * charged 256 then, 0.88 of the heap with their ring; session 38). */
+#define SMT_PIXMAP_OVERHEAD 320u
 
 struct smt_drawable {
 	pixman_image_t *image; /* executor's own view */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <wlr/util/log.h>
 #include "compositor/server.h"
 #include "compositor/ring/client_usage.h"
 #include "compositor/ring/object_usage.h"
@@ -20,28 +21,64 @@ struct object_record {
 };
 
 /* Objects with more behind them than a small struct, charged the rest
- * with the object (by interface name: the objects wlroots makes have no
- * signal of ours before they exist). A window (xdg_toplevel) is wlroots'
- * toplevel with its states, our view with its scene tree, four border
- * rectangles and a title bar's tree, and taskbars' handles: 200 windows
- * not yet mapped grew the heap 4,980 bytes each, 300 mapped ones (1x1)
- * 6,150 and 50 more 8,500 (mallinfo2, session 37), with 2,068 and 3,015
- * charged before these rows. Title bars' pixels are charged apart
+ * with the object. A window (xdg_toplevel) is wlroots' toplevel with its
+ * states, our view with its scene tree, four border rectangles and a
+ * title bar's tree, and taskbars' handles: 200 windows not yet mapped
+ * grew the heap 4,980 bytes each, 300 mapped ones (1x1) 6,150 and 50
+ * more 8,500 (mallinfo2, session 37), with 2,068 and 3,015 charged
+ * before these rows. Title bars' pixels are charged apart
  * (surface_usage.c). */
-static const struct {
-	const char *interface;
+static struct {
+	const struct wl_interface *interface; /* wlroots' own (set at init) */
 	uint64_t bytes;
 } object_extra[] = {
-	{ "xdg_surface", 512 },
-	{ "xdg_toplevel", 4096 },
-	{ "xdg_popup", 4096 },
+	{ NULL, 512 },  /* xdg_surface */
+	{ NULL, 4096 }, /* xdg_toplevel */
+	{ NULL, 4096 }, /* xdg_popup */
 };
+
+/* The interface of the object a request of iface creates (its new_id,
+ * the first argument); NULL if iface has no such request. */
+static const struct wl_interface *created_by(const struct wl_interface *iface, const char *request)
+{
+	for (int i = 0; iface != NULL && i < iface->method_count; i++) {
+		if (strcmp(iface->methods[i].name, request) == 0) {
+			return iface->methods[i].types[0];
+		}
+	}
+	return NULL;
+}
+
+/* The interfaces wlroots made the xdg-shell global with: its generated
+ * protocol code is private to it (ours would be other structs), so they
+ * are found once through the global, as what its requests create. */
+static void find_xdg_interfaces(struct wlr_xdg_shell *shell)
+{
+	const struct wl_interface *xdg_surface = created_by(
+			wl_global_get_interface(shell->global), "get_xdg_surface");
+	const struct wl_interface *found[] = {
+		xdg_surface,
+		created_by(xdg_surface, "get_toplevel"),
+		created_by(xdg_surface, "get_popup"),
+	};
+	static const char *const names[] = { "xdg_surface", "xdg_toplevel", "xdg_popup" };
+	for (size_t i = 0; i < sizeof(found) / sizeof(found[0]); i++) {
+		if (found[i] != NULL && strcmp(found[i]->name, names[i]) == 0) {
+			object_extra[i].interface = found[i];
+		} else {
+			wlr_log(WLR_ERROR, "xdg-shell's %s not found: charged as any object",
+					names[i]);
+		}
+	}
+}
 
 static uint64_t object_memory(const struct wl_resource *resource)
 {
+	/* wl_resource shows its interface only as its name, a field of the
+	 * interface: the same pointer for the same interface */
 	const char *name = wl_resource_get_class((struct wl_resource *)resource);
 	for (size_t i = 0; i < sizeof(object_extra) / sizeof(object_extra[0]); i++) {
-		if (strcmp(name, object_extra[i].interface) == 0) {
+		if (object_extra[i].interface != NULL && name == object_extra[i].interface->name) {
 			return OBJECT_USAGE_BYTES + object_extra[i].bytes;
 		}
 	}
@@ -156,6 +193,7 @@ static void handle_client_created(struct wl_listener *listener, void *data)
 
 void object_usage_init(struct smtwc_transport *transport)
 {
+	find_xdg_interfaces(transport->server->xdg_shell);
 	watch.client_created.notify = handle_client_created;
 	wl_display_add_client_created_listener(transport->server->display, &watch.client_created);
 }

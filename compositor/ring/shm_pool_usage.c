@@ -11,6 +11,14 @@
 #include "compositor/ring/shm_pool_usage.h"
 #include "compositor/ring/ring_types.h"
 
+/* Heap beyond the objects' own charge (object_usage.h): a pool's
+ * libwayland struct and our record, kept while a buffer of it lives
+ * (200 buffers each kept after its pool object: 573 bytes of heap each,
+ * 256 charged); a buffer's libwayland struct and our reference (2,000
+ * buffers of one pool: 308 each, 256 charged; session 38). */
+#define SHM_POOL_BYTES 192u
+#define SHM_BUFFER_BYTES 64u
+
 struct shm_pool_record {
 	struct smtwc_client_usage *usage;
 	uint64_t size; /* charged as address space */
@@ -32,7 +40,8 @@ struct shm_client_watch {
 static struct {
 	struct smtwc_client_usage *usage; /* create_pool charged, no pool yet */
 	uint64_t size;
-	struct shm_pool_record *buffer_pool; /* create_buffer on this pool */
+	struct shm_pool_record *buffer_pool; /* create_buffer on this pool, */
+	struct wl_client *buffer_client;     /* by this client, charged */
 } pending;
 
 static struct wl_protocol_logger *logger;
@@ -46,6 +55,7 @@ static void record_unref(struct shm_pool_record *r)
 	}
 	client_usage_release(r->usage, SMT_RES_MAPPINGS, 1);
 	client_usage_release(r->usage, SMT_RES_ADDRESS, r->size);
+	client_usage_release(r->usage, SMT_RES_MEMORY, SHM_POOL_BYTES);
 	client_usage_unref(r->usage);
 	free(r);
 }
@@ -71,6 +81,7 @@ static void handle_buffer_destroy(struct wl_listener *listener, void *data)
 {
 	struct shm_buffer_ref *b = wl_container_of(listener, b, destroy);
 	wl_list_remove(&b->destroy.link);
+	client_usage_release(b->pool->usage, SMT_RES_MEMORY, SHM_BUFFER_BYTES);
 	record_unref(b->pool);
 	free(b);
 }
@@ -81,9 +92,13 @@ static void drop_pending(void)
 	if (pending.usage != NULL) {
 		client_usage_release(pending.usage, SMT_RES_MAPPINGS, 1);
 		client_usage_release(pending.usage, SMT_RES_ADDRESS, pending.size);
+		client_usage_release(pending.usage, SMT_RES_MEMORY, SHM_POOL_BYTES);
 		pending.usage = NULL;
 	}
-	pending.buffer_pool = NULL;
+	if (pending.buffer_pool != NULL) {
+		client_usage_release(pending.buffer_pool->usage, SMT_RES_MEMORY, SHM_BUFFER_BYTES);
+		pending.buffer_pool = NULL;
+	}
 }
 
 static void log_request(void *data, enum wl_protocol_logger_type type,
@@ -118,6 +133,10 @@ static void log_request(void *data, enum wl_protocol_logger_type type,
 		} else if (!smt_usage_charge(&cu->usage, SMT_RES_ADDRESS, bytes, &why)) {
 			smt_usage_release(&cu->usage, SMT_RES_MAPPINGS, 1);
 			client_usage_refuse(client, "wl_shm.create_pool", &why);
+		} else if (!smt_usage_charge(&cu->usage, SMT_RES_MEMORY, SHM_POOL_BYTES, &why)) {
+			smt_usage_release(&cu->usage, SMT_RES_MAPPINGS, 1);
+			smt_usage_release(&cu->usage, SMT_RES_ADDRESS, bytes);
+			client_usage_refuse(client, "wl_shm.create_pool", &why);
 		} else {
 			pending.usage = cu;
 			pending.size = bytes;
@@ -129,7 +148,12 @@ static void log_request(void *data, enum wl_protocol_logger_type type,
 		return;
 	}
 	if (create_buffer) {
-		pending.buffer_pool = r;
+		if (smt_usage_charge(&r->usage->usage, SMT_RES_MEMORY, SHM_BUFFER_BYTES, &why)) {
+			pending.buffer_pool = r;
+			pending.buffer_client = client;
+		} else {
+			client_usage_refuse(client, "wl_shm_pool.create_buffer", &why);
+		}
 		return;
 	}
 	int32_t size = m->arguments[0].i;
@@ -162,12 +186,14 @@ static void handle_resource_created(struct wl_listener *listener, void *data)
 		pending.usage = NULL;
 	} else if (pending.buffer_pool != NULL && strcmp(class, "wl_buffer") == 0) {
 		struct shm_buffer_ref *b = calloc(1, sizeof(*b));
-		if (b != NULL) {
-			b->pool = pending.buffer_pool;
-			b->pool->refs++;
-			b->destroy.notify = handle_buffer_destroy;
-			wl_resource_add_destroy_listener(resource, &b->destroy);
+		if (b == NULL) {
+			drop_pending();
+			return;
 		}
+		b->pool = pending.buffer_pool;
+		b->pool->refs++;
+		b->destroy.notify = handle_buffer_destroy;
+		wl_resource_add_destroy_listener(resource, &b->destroy);
 		pending.buffer_pool = NULL;
 	}
 }
@@ -177,8 +203,9 @@ static void handle_client_destroy(struct wl_listener *listener, void *data)
 	struct shm_client_watch *w = wl_container_of(listener, w, client_destroy);
 	/* (the client's pools and buffers go after this, each through its
 	 * own destroy listener) */
-	if (pending.usage != NULL && pending.usage->client == data) {
-		drop_pending();
+	if ((pending.usage != NULL && pending.usage->client == data) ||
+			(pending.buffer_pool != NULL && pending.buffer_client == data)) {
+		drop_pending(); /* a request refused: its pool record goes next */
 	}
 	wl_list_remove(&w->resource_created.link);
 	wl_list_remove(&w->client_destroy.link);

@@ -55,10 +55,10 @@ def test(h):
         table = sum(c["table_bytes"] for c in s.control("stats")["clients"])
         check(0 < table < 64 << 10, f"the holder's drawable table: {table} bytes")
         st = s.server_stats()
-        in_use = (2 * ((64 << 20) + 256) + 2 * table + rest["memory"] +
+        in_use = (2 * ((64 << 20) + 320) + 2 * table + rest["memory"] +
                   st["total_object_bytes"] + st["total_connection_bytes"])
         out = run_case(s, h, "memory-rings", ["limit total-memory-mib=160 reached: ",
-                                              " bytes in use, 67109120 more asked"])
+                                              " bytes in use, 67109184 more asked"])
         said = int(re.search(r"reached: (\d+) bytes in use", out).group(1))
         objects = (said - in_use - st["total_connection_bytes"] // st["total_connections"])
         check(0 < objects <= 32 * 256 and objects % 256 == 0,
@@ -72,7 +72,7 @@ def test(h):
         # client's exit says nothing of that): waited for, then exact.
         s.wait_clients(clients + 1)
         # (and the keyboard anchor's keymap)
-        held = 2 * ((64 << 20) + 256) + table + rest["memory"]
+        held = 2 * ((64 << 20) + 320) + table + rest["memory"]
         try:
             s.wait_until(lambda: rest_of(s.server_stats())["memory"] == held,
                          what="only the holder's pixmaps and table to be counted")

@@ -30,6 +30,8 @@ uid-canvases = 200
 first-window-reserve-surfaces = 50
 uid-memory-mib = 100
 client-objects = 2000
+# 60 pools held below (hold-objects pool)
+client-pools = 64
 # the uid's whole memory for whoever comes (test_ring_accounts tests the reserve)
 first-window-reserve-mib = 0
 """
@@ -120,13 +122,19 @@ def test(h):
         # 238 bytes a region in the heap, nothing in the account; windows
         # 8,300 bytes each, 2,900 charged; a 16384-pixel wide window's
         # title bar 1.6 MiB, nothing charged; a connection 17,600 bytes,
-        # nothing charged).
+        # nothing charged; session 38: a wl_buffer kept after its pool
+        # object 573 bytes, 370 charged with its share of the holder's
+        # connection (0.64); an smt_pool_v1 838, 640 (0.76); before
+        # too, within the bounds: 1x1 pixmaps 0.88, buffers of one pool
+        # 0.87; every global bound 50 times, bounded by client-objects).
         memory0 = uid_used(s, "memory")
         allocator = s.server_stats()["heap_allocator"]
         for case in (["region-flood", "1500"], ["hold-objects", "mapped", "100"],
                      ["hold-objects", "wide", "10"], ["hold-connections", "15"],
                      ["hold-region", "1000"], ["hold-objects", "text-input", "1000"],
-                     ["hold-objects", "layer", "250"]):
+                     ["hold-objects", "layer", "250"], ["hold-pixmaps", "1x8000"],
+                     ["hold-objects", "kept-buffer", "200"], ["hold-objects", "pool", "60"],
+                     ["hold-objects", "buffer", "1500"], ["hold-objects", "globals", "50"]):
             heap0 = s.server_stats()["heap_in_use"]
             p = hold(s, h, *case)
             grown = s.server_stats()["heap_in_use"] - heap0

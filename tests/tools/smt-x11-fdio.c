@@ -969,24 +969,40 @@ static void *write_properties(void *arg)
 	return NULL;
 }
 
+/* Starts write_properties on a thread of its own, after a pause that
+ * differs by connection k (the race's other side lands at different
+ * points of the writes); false if no thread. */
+static bool start_writer(pthread_t *t, int k)
+{
+	atomic_store(&stop_writing, false);
+	if (pthread_create(t, NULL, write_properties, NULL) != 0)
+		return false;
+	usleep((useconds_t)(k % 10) * 200);
+	return true;
+}
+
+/* Lets the writer go on a moment past the main thread's part, then ends it. */
+static void stop_writer(pthread_t t)
+{
+	usleep(1000);
+	atomic_store(&stop_writing, true);
+	pthread_join(t, NULL);
+}
+
 /* The hand-off on the main thread while another writes; n connections. */
 static int spawn_race(int n)
 {
 	for (int k = 0; k < n; k++) {
 		if (!connect_default())
 			return fail("xcb_connect");
-		atomic_store(&stop_writing, false);
 		pthread_t t;
-		if (pthread_create(&t, NULL, write_properties, NULL) != 0)
+		if (!start_writer(&t, k))
 			return fail("pthread_create");
-		usleep((useconds_t)(k % 10) * 200);
 		posix_spawn_file_actions_t fa;
 		posix_spawn_file_actions_init(&fa);
 		posix_spawn_file_actions_adddup2(&fa, xcb_get_file_descriptor(conn), CHILD_FD);
 		posix_spawn_file_actions_destroy(&fa);
-		usleep(1000);
-		atomic_store(&stop_writing, true);
-		pthread_join(t, NULL);
+		stop_writer(t);
 		if (!round_trip()) {
 			printf("connection %d\n", k);
 			return fail("a round trip after a hand-off beside another thread's writes");
@@ -1054,15 +1070,11 @@ static int revert_race(int n)
 		int fds = count_fds();
 		if (count_ring_maps() < 1)
 			return fail("the connection is not on the ring");
-		atomic_store(&stop_writing, false);
 		pthread_t t;
-		if (pthread_create(&t, NULL, write_properties, NULL) != 0)
+		if (!start_writer(&t, k))
 			return fail("pthread_create");
-		usleep((useconds_t)(k % 10) * 200);
 		bool done = revert_by(k % 3, xcb_get_file_descriptor(conn));
-		usleep(1000);
-		atomic_store(&stop_writing, true);
-		pthread_join(t, NULL);
+		stop_writer(t);
 		if (!done) {
 			printf("connection %d: %s\n", k, ways[k % 3]);
 			return fail("the program's own part");

@@ -97,6 +97,20 @@ bool check_death(struct hostile *h, uint32_t code, int opcode);
 /* Connects and binds smt_ring_manager_v1; false (said on stderr) if not. */
 bool hostile_connect(struct hostile *h);
 
+/* A global a case binds: the first one of its interface the registry
+ * offers, at the given version, into *proxy (left NULL if not offered).
+ * bind_globals fills name too. */
+struct hostile_global {
+	const struct wl_interface *interface;
+	uint32_t version;
+	void **proxy;
+	uint32_t name; /* the registry's, for binding it again */
+};
+/* Binds each of the n wanted globals the compositor offers (one round
+ * trip); returns the registry (kept for more binds), NULL if the round
+ * trip failed. */
+struct wl_registry *bind_globals(struct hostile *h, struct hostile_global *wanted, size_t n);
+
 /* ---- the cases, by kind ------------------------------------------------ */
 
 /* hostile_framing.c: bad fds and sizes at ring creation, bad heads,

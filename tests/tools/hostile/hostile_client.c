@@ -40,6 +40,43 @@ static void ring_fence(void *data, struct smt_ring_v1 *ring, uint32_t hi, uint32
 
 static const struct smt_ring_v1_listener ring_listener = { ring_status, ring_fence };
 
+struct wanted_globals {
+	struct hostile_global *wanted;
+	size_t n;
+};
+
+static void wanted_global(void *data, struct wl_registry *registry, uint32_t name,
+		const char *interface, uint32_t version)
+{
+	struct wanted_globals *w = data;
+	for (size_t i = 0; i < w->n; i++) {
+		struct hostile_global *g = &w->wanted[i];
+		if (*g->proxy == NULL && strcmp(interface, g->interface->name) == 0) {
+			*g->proxy = wl_registry_bind(registry, name, g->interface, g->version);
+			g->name = name;
+		}
+	}
+}
+
+static const struct wl_registry_listener wanted_listener = {
+	wanted_global,
+	registry_global_remove,
+};
+
+struct wl_registry *bind_globals(struct hostile *h, struct hostile_global *wanted, size_t n)
+{
+	struct wanted_globals w = { wanted, n };
+	struct wl_registry *registry = wl_display_get_registry(h->display);
+	wl_registry_add_listener(registry, &wanted_listener, &w);
+	if (wl_display_roundtrip(h->display) < 0) {
+		return NULL;
+	}
+	/* later globals (an output plugged in) are not bound */
+	static struct wanted_globals none;
+	wl_registry_set_user_data(registry, &none);
+	return registry;
+}
+
 int make_memfd(size_t size, unsigned int seals)
 {
 	int fd = memfd_create("smt-hostile", MFD_CLOEXEC | MFD_ALLOW_SEALING);

@@ -25,51 +25,23 @@ static struct {
 	struct wl_shm *shm;
 } core;
 
-static void handle_global(void *data, struct wl_registry *registry, uint32_t name,
-		const char *interface, uint32_t version)
-{
-	if (strcmp(interface, wl_data_device_manager_interface.name) == 0) {
-		core.data = wl_registry_bind(registry, name, &wl_data_device_manager_interface, 3);
-	} else if (strcmp(interface, zwp_primary_selection_device_manager_v1_interface.name) == 0) {
-		core.primary = wl_registry_bind(registry, name,
-				&zwp_primary_selection_device_manager_v1_interface, 1);
-	} else if (strcmp(interface, zwlr_data_control_manager_v1_interface.name) == 0) {
-		core.control = wl_registry_bind(
-				registry, name, &zwlr_data_control_manager_v1_interface, 1);
-	} else if (strcmp(interface, wl_subcompositor_interface.name) == 0) {
-		core.subcompositor = wl_registry_bind(
-				registry, name, &wl_subcompositor_interface, 1);
-	} else if (strcmp(interface, zwp_idle_inhibit_manager_v1_interface.name) == 0) {
-		core.inhibit = wl_registry_bind(
-				registry, name, &zwp_idle_inhibit_manager_v1_interface, 1);
-	} else if (strcmp(interface, zwlr_screencopy_manager_v1_interface.name) == 0) {
-		core.screencopy = wl_registry_bind(
-				registry, name, &zwlr_screencopy_manager_v1_interface, 1);
-	} else if (strcmp(interface, wl_output_interface.name) == 0 && core.output == NULL) {
-		core.output = wl_registry_bind(registry, name, &wl_output_interface, 1);
-	} else if (strcmp(interface, wl_shm_interface.name) == 0) {
-		core.shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
-	} else if (strcmp(interface, xdg_activation_v1_interface.name) == 0) {
-		core.activation = wl_registry_bind(registry, name, &xdg_activation_v1_interface, 1);
-	}
-}
-
-static void handle_global_remove(void *data, struct wl_registry *registry, uint32_t name)
-{
-}
-
-static const struct wl_registry_listener registry_listener = {
-	.global = handle_global,
-	.global_remove = handle_global_remove,
-};
-
 static bool bind_core(struct hostile *h)
 {
-	struct wl_registry *registry = wl_display_get_registry(h->display);
-	wl_registry_add_listener(registry, &registry_listener, NULL);
-	if (wl_display_roundtrip(h->display) < 0 || core.data == NULL || core.primary == NULL ||
-			core.control == NULL || core.subcompositor == NULL ||
-			core.activation == NULL) {
+	struct hostile_global wanted[] = {
+		{ &wl_data_device_manager_interface, 3, (void **)&core.data, 0 },
+		{ &zwp_primary_selection_device_manager_v1_interface, 1, (void **)&core.primary,
+				0 },
+		{ &zwlr_data_control_manager_v1_interface, 1, (void **)&core.control, 0 },
+		{ &wl_subcompositor_interface, 1, (void **)&core.subcompositor, 0 },
+		{ &zwp_idle_inhibit_manager_v1_interface, 1, (void **)&core.inhibit, 0 },
+		{ &zwlr_screencopy_manager_v1_interface, 1, (void **)&core.screencopy, 0 },
+		{ &wl_output_interface, 1, (void **)&core.output, 0 },
+		{ &wl_shm_interface, 1, (void **)&core.shm, 0 },
+		{ &xdg_activation_v1_interface, 1, (void **)&core.activation, 0 },
+	};
+	if (bind_globals(h, wanted, sizeof(wanted) / sizeof(wanted[0])) == NULL ||
+			core.data == NULL || core.primary == NULL || core.control == NULL ||
+			core.subcompositor == NULL || core.activation == NULL) {
 		fprintf(stderr, "smt-hostile: a core global is missing\n");
 		return false;
 	}

@@ -21,14 +21,31 @@
  * input-method (a zwp_input_method_v2 of the seat with a commit string
  * and a preedit string of LONG_TEXT bytes committed, and two more
  * pending), im-commits (one input method committing both strings N
- * times: what it holds must not grow).
+ * times: what it holds must not grow),
+ * kept-buffer (a 1x1
+ * wl_buffer of its own one-page pool, the pool object destroyed at once),
+ * pool (an smt_pool_v1 of one page on one ring), globals (every global
+ * of the table below bound once more: N binds of each).
  */
 #include "tests/tools/hostile/hostile.h"
-#include "presentation-time-client-protocol.h"
+#include "idle-inhibit-unstable-v1-client-protocol.h"
 #include "input-method-unstable-v2-client-protocol.h"
-#include "wlr-layer-shell-unstable-v1-client-protocol.h"
-#include "xdg-activation-v1-client-protocol.h"
+#include "keyboard-shortcuts-inhibit-unstable-v1-client-protocol.h"
+#include "pointer-constraints-unstable-v1-client-protocol.h"
+#include "pointer-gestures-unstable-v1-client-protocol.h"
+#include "primary-selection-unstable-v1-client-protocol.h"
+#include "relative-pointer-unstable-v1-client-protocol.h"
+#include "tablet-unstable-v2-client-protocol.h"
 #include "text-input-unstable-v3-client-protocol.h"
+#include "wlr-data-control-unstable-v1-client-protocol.h"
+#include "wlr-foreign-toplevel-management-unstable-v1-client-protocol.h"
+#include "wlr-layer-shell-unstable-v1-client-protocol.h"
+#include "wlr-output-power-management-unstable-v1-client-protocol.h"
+#include "wlr-screencopy-unstable-v1-client-protocol.h"
+#include "wlr-virtual-pointer-unstable-v1-client-protocol.h"
+#include "xdg-activation-v1-client-protocol.h"
+#include "xdg-foreign-unstable-v2-client-protocol.h"
+#include "presentation-time-client-protocol.h"
 #include "viewporter-client-protocol.h"
 #include "xdg-decoration-unstable-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
@@ -40,11 +57,18 @@ static struct {
 	struct wp_viewporter *viewporter;
 	struct wl_data_device_manager *data;
 	struct wl_shm *shm;
+	struct wl_output *output;
+	struct wp_presentation *presentation;
+	struct wl_compositor *compositor;
+	struct wl_seat *seat;
+	struct smt_ring_manager_v1 *manager;
+	void *others[14]; /* globals no kind stands on */
 	struct wl_shm_pool *pool;
 	struct zwp_text_input_manager_v3 *text_input;
 	struct zwp_input_method_manager_v2 *input_method;
 	struct zwlr_layer_shell_v1 *layer_shell;
 	struct xdg_activation_v1 *activation;
+	struct wl_registry *registry;
 } g;
 
 /* The longest string a Wayland message carries (4096 bytes, its header
@@ -52,43 +76,74 @@ static struct {
 #define LONG_TEXT 4000
 static char long_text[LONG_TEXT + 1];
 
-static void handle_global(void *data, struct wl_registry *registry, uint32_t name,
-		const char *interface, uint32_t version)
+/* The globals the kinds stand on, and those the kind "globals" binds
+ * again (every one a client of ours binds). */
+static struct hostile_global globals[] = {
+	{ &wl_subcompositor_interface, 1, (void **)&g.subcompositor, 0 },
+	{ &xdg_wm_base_interface, 1, (void **)&g.wm, 0 },
+	{ &zxdg_decoration_manager_v1_interface, 1, (void **)&g.decoration, 0 },
+	{ &wp_viewporter_interface, 1, (void **)&g.viewporter, 0 },
+	{ &wl_data_device_manager_interface, 3, (void **)&g.data, 0 },
+	{ &wl_shm_interface, 1, (void **)&g.shm, 0 },
+	{ &wl_output_interface, 1, (void **)&g.output, 0 },
+	{ &wp_presentation_interface, 1, (void **)&g.presentation, 0 },
+	{ &wl_compositor_interface, 4, (void **)&g.compositor, 0 },
+	{ &wl_seat_interface, 1, (void **)&g.seat, 0 },
+	{ &smt_ring_manager_v1_interface, 1, (void **)&g.manager, 0 },
+	{ &zwp_idle_inhibit_manager_v1_interface, 1, &g.others[0], 0 },
+	{ &zwp_input_method_manager_v2_interface, 1, (void **)&g.input_method, 0 },
+	{ &zwp_keyboard_shortcuts_inhibit_manager_v1_interface, 1, &g.others[1], 0 },
+	{ &zwp_pointer_constraints_v1_interface, 1, &g.others[2], 0 },
+	{ &zwp_pointer_gestures_v1_interface, 1, &g.others[3], 0 },
+	{ &zwp_primary_selection_device_manager_v1_interface, 1, &g.others[4], 0 },
+	{ &zwp_relative_pointer_manager_v1_interface, 1, &g.others[5], 0 },
+	{ &zwp_tablet_manager_v2_interface, 1, &g.others[6], 0 },
+	{ &zwp_text_input_manager_v3_interface, 1, (void **)&g.text_input, 0 },
+	{ &zwlr_data_control_manager_v1_interface, 1, &g.others[7], 0 },
+	{ &zwlr_foreign_toplevel_manager_v1_interface, 1, &g.others[8], 0 },
+	{ &zwlr_layer_shell_v1_interface, 1, (void **)&g.layer_shell, 0 },
+	{ &zwlr_output_power_manager_v1_interface, 1, &g.others[9], 0 },
+	{ &zwlr_screencopy_manager_v1_interface, 1, &g.others[10], 0 },
+	{ &zwlr_virtual_pointer_manager_v1_interface, 1, &g.others[11], 0 },
+	{ &xdg_activation_v1_interface, 1, (void **)&g.activation, 0 },
+	{ &zxdg_exporter_v2_interface, 1, &g.others[12], 0 },
+	{ &zxdg_importer_v2_interface, 1, &g.others[13], 0 },
+};
+#define GLOBALS (sizeof(globals) / sizeof(globals[0]))
+
+/* Every global of the table bound once more (objects the client keeps). */
+static void bind_again(void)
 {
-	if (strcmp(interface, wl_subcompositor_interface.name) == 0) {
-		g.subcompositor = wl_registry_bind(registry, name, &wl_subcompositor_interface, 1);
-	} else if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
-		g.wm = wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
-	} else if (strcmp(interface, zxdg_decoration_manager_v1_interface.name) == 0) {
-		g.decoration = wl_registry_bind(
-				registry, name, &zxdg_decoration_manager_v1_interface, 1);
-	} else if (strcmp(interface, wp_viewporter_interface.name) == 0) {
-		g.viewporter = wl_registry_bind(registry, name, &wp_viewporter_interface, 1);
-	} else if (strcmp(interface, wl_data_device_manager_interface.name) == 0) {
-		g.data = wl_registry_bind(registry, name, &wl_data_device_manager_interface, 3);
-	} else if (strcmp(interface, wl_shm_interface.name) == 0) {
-		g.shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
-	} else if (strcmp(interface, zwp_text_input_manager_v3_interface.name) == 0) {
-		g.text_input = wl_registry_bind(
-				registry, name, &zwp_text_input_manager_v3_interface, 1);
-	} else if (strcmp(interface, zwp_input_method_manager_v2_interface.name) == 0) {
-		g.input_method = wl_registry_bind(
-				registry, name, &zwp_input_method_manager_v2_interface, 1);
-	} else if (strcmp(interface, zwlr_layer_shell_v1_interface.name) == 0) {
-		g.layer_shell = wl_registry_bind(registry, name, &zwlr_layer_shell_v1_interface, 1);
-	} else if (strcmp(interface, xdg_activation_v1_interface.name) == 0) {
-		g.activation = wl_registry_bind(registry, name, &xdg_activation_v1_interface, 1);
+	for (size_t i = 0; i < GLOBALS; i++) {
+		if (globals[i].name != 0) {
+			wl_registry_bind(g.registry, globals[i].name, globals[i].interface,
+					globals[i].version);
+		}
 	}
 }
 
-static void handle_global_remove(void *data, struct wl_registry *registry, uint32_t name)
+/* A wl_buffer whose pool object is destroyed at once: libwayland keeps
+ * the pool (and its one-page mapping) for the buffer. */
+static void kept_buffer(void)
 {
+	int fd = make_memfd(4096, 0);
+	struct wl_shm_pool *pool = wl_shm_create_pool(g.shm, fd, 4096);
+	close(fd);
+	wl_shm_pool_create_buffer(pool, 0, 1, 1, 4, WL_SHM_FORMAT_ARGB8888);
+	wl_shm_pool_destroy(pool);
 }
 
-static const struct wl_registry_listener registry_listener = {
-	.global = handle_global,
-	.global_remove = handle_global_remove,
-};
+/* An smt_pool_v1 of one page on the connection's ring (made at the first). */
+static void ring_pool(struct hostile *h)
+{
+	static uint32_t id;
+	if (h->ring == NULL) {
+		create_good_ring(h, 4096);
+	}
+	int fd = make_memfd(4096, F_SEAL_SHRINK);
+	smt_ring_v1_create_pool(h->ring, ++id, fd, 4096);
+	close(fd);
+}
 
 static void wm_ping(void *data, struct xdg_wm_base *wm, uint32_t serial)
 {
@@ -226,6 +281,12 @@ static bool make_one(struct hostile *h, const char *kind, struct wl_surface *par
 		zwp_text_input_v3_set_surrounding_text(ti, long_text, 0, 0);
 		zwp_text_input_v3_commit(ti);
 		zwp_text_input_v3_set_surrounding_text(ti, long_text, 0, 0);
+	} else if (strcmp(kind, "kept-buffer") == 0 && g.shm != NULL) {
+		kept_buffer();
+	} else if (strcmp(kind, "pool") == 0) {
+		ring_pool(h);
+	} else if (strcmp(kind, "globals") == 0) {
+		bind_again();
 	} else {
 		return false;
 	}
@@ -235,9 +296,8 @@ static bool make_one(struct hostile *h, const char *kind, struct wl_surface *par
 int case_hold_objects(struct hostile *h, const char *kind, int n)
 {
 	memset(long_text, 'x', LONG_TEXT);
-	struct wl_registry *registry = wl_display_get_registry(h->display);
-	wl_registry_add_listener(registry, &registry_listener, NULL);
-	if (wl_display_roundtrip(h->display) < 0) {
+	g.registry = bind_globals(h, globals, GLOBALS);
+	if (g.registry == NULL) {
 		return 1;
 	}
 	if (g.wm != NULL) {
