@@ -28,6 +28,8 @@ import subprocess
 import sys
 import tempfile
 
+from run_tests import run_tests
+
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000
 MS_BIND = 4096
@@ -202,16 +204,7 @@ def main():
         dconf = make_hostile_dconf(tmp)
         enter_hostile_system(conf_d, xdg, dconf)
         check_setup()
-        failed = []
-        for t in tests:
-            name = os.path.basename(t)
-            print(f"--- {name} on the hostile system ---", flush=True)
-            # Each test script bounds its own waits; meson's timeout bounds the whole.
-            r = subprocess.run([sys.executable, t], stdin=subprocess.DEVNULL)
-            print(f"--- {name}: {'ok' if r.returncode == 0 else f'FAILED ({r.returncode})'}",
-                  flush=True)
-            if r.returncode != 0:
-                failed.append(name)
+        failed = run_tests(tests, "on the hostile system")
     if failed:
         fail(f"{', '.join(failed)} failed when the system prefers other fonts: their result "
              f"depends on the machine's fonts again (each test's own output is above)")

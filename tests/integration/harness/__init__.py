@@ -32,7 +32,11 @@ Other environment knobs:
   SMT_TEST_LOGDIR        where failing screenshots/logs are saved (meson-logs)
   SMT_TEST_TIMEOUT_SCALE multiply every timeout (slow machines, sanitizers)
   SMT_TEST_VERBOSE=1     print the compositor's log even when a test passes
-Everything else (ASAN_OPTIONS, WLR_RENDERER, ...) is passed through, but
+The sanitizers' options (ASAN_OPTIONS, TSAN_OPTIONS...), PATH and the suite's
+SMT* variables are passed through; nothing else of the caller's environment
+is (environment.py: a private empty HOME and XDG data and cache directories,
+C.UTF-8, TZ=UTC, SHELL=/bin/sh; no DISPLAY, GTK_THEME, GDK_SCALE, QT_*,
+XCURSOR_*, XKB_DEFAULT_*, LD_PRELOAD, WLR_RENDERER of the caller's), and
 fonts: every process of a session sees the suite's (fonts.py: FONTCONFIG_FILE
 is tests/fonts/fonts.conf, Xwayland's core font path xfonts-base's), whatever
 the machine has installed or prefers.
@@ -46,7 +50,8 @@ image are written to SMT_TEST_LOGDIR; SMT_TEST_UPDATE_REFERENCES=1 writes
 the references from what the tests see instead (look at them, then commit).
 
 The package, one module per job: checks (fail, check, log, timeouts),
-defaults (what an empty config shows), fonts (the fonts a session sees), images (Rect, Image), png and
+defaults (what an empty config shows), environment (the rest of what a
+session's processes see), fonts (the fonts a session sees), images (Rect, Image), png and
 reference (reference images), programs (finding binaries), processes
 (process groups, resources), session (a Session's life) with the mixins
 clients, input, screen and x11, raw_socket (below libwayland), runner

@@ -15,6 +15,7 @@ import time
 
 from .checks import TestFailure, check, fail, log, scaled
 from .clients import ClientsMixin
+from .environment import pin_environment
 from .fonts import pin_fonts
 from .input import InputMixin
 from .processes import Process, _describe_rc, _is_zombie, _preexec_compositor, _tail
@@ -59,11 +60,15 @@ class Session(ClientsMixin, InputMixin, ScreenMixin, X11Mixin):
         # Empty: the system's /etc/xdg (foot.ini, weston.ini, GTK's
         # settings.ini: fonts among them) is an administrator's to change.
         self.config_dirs = os.path.join(self.tmp, "config-dirs")
+        # Empty too: the caller's ~/.Xresources, ~/.config/weston.ini,
+        # ~/.icons, ~/.bashrc are a user's (harness/environment.py).
+        self.home = os.path.join(self.tmp, "home")
         os.mkdir(self.runtime_dir, 0o700)
         os.mkdir(self.config_home, 0o700)
         os.mkdir(self.config_dirs, 0o700)
+        os.mkdir(self.home, 0o700)
         if user is not None:
-            for d in (self.tmp, self.runtime_dir, self.config_home, self.config_dirs):
+            for d in (self.tmp, self.runtime_dir, self.config_home, self.config_dirs, self.home):
                 os.chown(d, user, user)
         self.config_path = None
         # SMT_TEST_WORKERS=N (meson's plain and *_workers runs of the ring
@@ -94,18 +99,16 @@ class Session(ClientsMixin, InputMixin, ScreenMixin, X11Mixin):
     # -- environment and start ------------------------------------------------
 
     def _base_env(self):
-        env = dict(os.environ)
-        for k in ("WAYLAND_DISPLAY", "WAYLAND_SOCKET", "DISPLAY", "WLR_BACKENDS",
-                  "WLR_HEADLESS_OUTPUTS", "SWAYSOCK", "I3SOCK", "XAUTHORITY"):
-            env.pop(k, None)
+        # Built from a list: the outer session's WAYLAND_DISPLAY, DISPLAY,
+        # XAUTHORITY, WLR_*, a user's locale, toolkit and cursor variables
+        # are not on it.
+        env = pin_environment(os.environ, self.home)
         env["XDG_RUNTIME_DIR"] = self.runtime_dir
         env["XDG_CONFIG_HOME"] = self.config_home
         env["XDG_CONFIG_DIRS"] = self.config_dirs
         # GSettings from the schemas' defaults: no dconf database, the
         # system's (/etc/dconf: an administrator's font-name) included.
         env["GSETTINGS_BACKEND"] = "memory"
-        env["LC_ALL"] = "C.UTF-8"
-        env.pop("LANGUAGE", None)
         pin_fonts(env)
         if self.outputs is not None:
             env["WLR_HEADLESS_OUTPUTS"] = str(self.outputs)
