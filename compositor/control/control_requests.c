@@ -345,6 +345,7 @@ static void write_server(struct smtwc_server *server, struct json_writer *w)
 	json_uint(w, "total_object_bytes", t.total_object_bytes);
 	json_uint(w, "total_connection_bytes", t.total_connection_bytes);
 	json_uint(w, "total_frame_bytes", t.total_frame_bytes);
+	json_uint(w, "total_shm_record_bytes", t.total_shm_record_bytes);
 	json_uint(w, "reclaim_items", t.reclaim_items);
 	json_uint(w, "reclaim_bytes", t.reclaim_bytes);
 	json_uint(w, "reclaim_pieces", t.reclaim_pieces);

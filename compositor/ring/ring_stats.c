@@ -11,6 +11,7 @@
 #include "compositor/ring/object_usage.h"
 #include "compositor/ring/ring_types.h"
 #include "compositor/ring/ring_stats.h"
+#include "compositor/ring/shm_pool_usage.h"
 #include "compositor/ring/ring_workers.h"
 #include "compositor/ring/surface_usage.h"
 #include "common/monotonic_clock.h"
@@ -34,6 +35,7 @@ void transport_stats(struct smtwc_transport *transport, struct smtwc_transport_s
 		.total_object_bytes = used[SMT_RES_OBJECTS] * OBJECT_USAGE_BYTES,
 		.total_connection_bytes = used[SMT_RES_CONNECTIONS] * CONNECTION_USAGE_BYTES,
 		.total_frame_bytes = surface_usage_frame_bytes(),
+		.total_shm_record_bytes = shm_pool_usage_record_bytes(),
 		.reclaim_items = transport->reclaims.pending_items,
 		.reclaim_bytes = transport->reclaims.pending_bytes,
 		.reclaim_pieces = transport->reclaims.pieces,

@@ -55,6 +55,7 @@ struct smtwc_transport_stats {
 	uint64_t total_object_bytes, total_connection_bytes;
 	/* And windows' title bars (surface_usage.h). */
 	uint64_t total_frame_bytes;
+	uint64_t total_shm_record_bytes; /* wl_shm pools' and buffers' records */
 	/* Gone rings' teardown in pieces (heap_reclaim.h): what waits, the
 	 * pieces run and the items finished. */
 	uint64_t reclaim_items, reclaim_bytes, reclaim_pieces, reclaim_done;

@@ -19,6 +19,29 @@
 #define SHM_POOL_BYTES 192u
 #define SHM_BUFFER_BYTES 64u
 
+/* What those two charges hold now, over every client (main thread only). */
+static uint64_t record_bytes;
+
+static bool charge_record(struct smt_usage *usage, uint64_t bytes, struct smt_usage_refusal *why)
+{
+	if (!smt_usage_charge(usage, SMT_RES_MEMORY, bytes, why)) {
+		return false;
+	}
+	record_bytes += bytes;
+	return true;
+}
+
+static void release_record(struct smtwc_client_usage *usage, uint64_t bytes)
+{
+	client_usage_release(usage, SMT_RES_MEMORY, bytes);
+	record_bytes -= bytes;
+}
+
+uint64_t shm_pool_usage_record_bytes(void)
+{
+	return record_bytes;
+}
+
 struct shm_pool_record {
 	struct smtwc_client_usage *usage;
 	uint64_t size; /* charged as address space */
@@ -55,7 +78,7 @@ static void record_unref(struct shm_pool_record *r)
 	}
 	client_usage_release(r->usage, SMT_RES_MAPPINGS, 1);
 	client_usage_release(r->usage, SMT_RES_ADDRESS, r->size);
-	client_usage_release(r->usage, SMT_RES_MEMORY, SHM_POOL_BYTES);
+	release_record(r->usage, SHM_POOL_BYTES);
 	client_usage_unref(r->usage);
 	free(r);
 }
@@ -81,7 +104,7 @@ static void handle_buffer_destroy(struct wl_listener *listener, void *data)
 {
 	struct shm_buffer_ref *b = wl_container_of(listener, b, destroy);
 	wl_list_remove(&b->destroy.link);
-	client_usage_release(b->pool->usage, SMT_RES_MEMORY, SHM_BUFFER_BYTES);
+	release_record(b->pool->usage, SHM_BUFFER_BYTES);
 	record_unref(b->pool);
 	free(b);
 }
@@ -92,11 +115,11 @@ static void drop_pending(void)
 	if (pending.usage != NULL) {
 		client_usage_release(pending.usage, SMT_RES_MAPPINGS, 1);
 		client_usage_release(pending.usage, SMT_RES_ADDRESS, pending.size);
-		client_usage_release(pending.usage, SMT_RES_MEMORY, SHM_POOL_BYTES);
+		release_record(pending.usage, SHM_POOL_BYTES);
 		pending.usage = NULL;
 	}
 	if (pending.buffer_pool != NULL) {
-		client_usage_release(pending.buffer_pool->usage, SMT_RES_MEMORY, SHM_BUFFER_BYTES);
+		release_record(pending.buffer_pool->usage, SHM_BUFFER_BYTES);
 		pending.buffer_pool = NULL;
 	}
 }
@@ -133,7 +156,7 @@ static void log_request(void *data, enum wl_protocol_logger_type type,
 		} else if (!smt_usage_charge(&cu->usage, SMT_RES_ADDRESS, bytes, &why)) {
 			smt_usage_release(&cu->usage, SMT_RES_MAPPINGS, 1);
 			client_usage_refuse(client, "wl_shm.create_pool", &why);
-		} else if (!smt_usage_charge(&cu->usage, SMT_RES_MEMORY, SHM_POOL_BYTES, &why)) {
+		} else if (!charge_record(&cu->usage, SHM_POOL_BYTES, &why)) {
 			smt_usage_release(&cu->usage, SMT_RES_MAPPINGS, 1);
 			smt_usage_release(&cu->usage, SMT_RES_ADDRESS, bytes);
 			client_usage_refuse(client, "wl_shm.create_pool", &why);
@@ -148,7 +171,7 @@ static void log_request(void *data, enum wl_protocol_logger_type type,
 		return;
 	}
 	if (create_buffer) {
-		if (smt_usage_charge(&r->usage->usage, SMT_RES_MEMORY, SHM_BUFFER_BYTES, &why)) {
+		if (charge_record(&r->usage->usage, SHM_BUFFER_BYTES, &why)) {
 			pending.buffer_pool = r;
 			pending.buffer_client = client;
 		} else {

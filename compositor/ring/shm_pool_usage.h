@@ -16,9 +16,17 @@
 #ifndef SMTWC_SHM_POOL_USAGE_H
 #define SMTWC_SHM_POOL_USAGE_H
 
+#include <stdint.h>
+
 struct smtwc_transport;
 
 void shm_pool_usage_init(struct smtwc_transport *transport);
 void shm_pool_usage_finish(struct smtwc_transport *transport);
+
+/* The memory charged for pools' and buffers' records (beyond their
+ * objects' own charge), over every client: what smtctl stats calls
+ * total_shm_record_bytes, so that a count of the accounts' other memory
+ * can leave out a client's varying number of buffers (Xwayland's). */
+uint64_t shm_pool_usage_record_bytes(void);
 
 #endif

@@ -45,7 +45,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 import benchenv  # noqa: E402
 import harness  # noqa: E402
 from harness import Session, check, log  # noqa: E402
-from harness.accounts import memory_at_rest, usage_at_rest  # noqa: E402
+from harness.accounts import memory_at_rest, rest_of, usage_at_rest  # noqa: E402
 
 
 def parse_args():
@@ -373,9 +373,15 @@ def run(h, args):
         s.wait_clients(idle_clients, timeout=60)
         # (what a gone ring leaves is freed in pieces after it)
         # (the remaining clients' surfaces stay charged)
-        s.wait_until(lambda: (lambda st: memory_at_rest(st, rest) and
-                              st["reclaim_items"] == 0)(s.server_stats()), timeout=60,
-                     what="every ring client's memory to be freed")
+        try:
+            s.wait_until(lambda: (lambda st: memory_at_rest(st, rest) and
+                                  st["reclaim_items"] == 0)(s.server_stats()), timeout=60,
+                         what="every ring client's memory to be freed (the accounts' memory "
+                              f"beyond surfaces, objects, connections and title bars: {rest['memory']} "
+                              f"at the start, {rest_of(s.server_stats())['memory']} before this wait)")
+        except harness.TestFailure:
+            log(f"accounts at the failure: {json.dumps(s.control('accounts')['accounts'])}")
+            raise
         # Waited for, not sampled once (as harness.ResourceBaseline): a
         # descriptor queued in a live client's outgoing messages is let go
         # when the loop flushes them; one that stays fails the check below.

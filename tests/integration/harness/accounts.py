@@ -10,7 +10,7 @@ from harness.checks import check, log
 
 def usage_at_rest(s):
     """What the accounts hold besides surfaces, Wayland objects, windows'
-    title bars and connections (their memory, and 2 fds each: the
+    title bars, wl_shm pools' and buffers' records and connections (their memory, and 2 fds each: the
     socket) while only the harness's own clients are connected: the
     keyboard anchor's keymap (wtype's virtual keyboard: memory and its
     memfd, charged since session 28). "Usage back to the start" is
@@ -20,7 +20,8 @@ def usage_at_rest(s):
 
 def rest_of(st):
     return {"memory": st["total_memory"] - st["total_surface_bytes"] - st["total_object_bytes"]
-            - st["total_connection_bytes"] - st["total_frame_bytes"],
+            - st["total_connection_bytes"] - st["total_frame_bytes"]
+            - st["total_shm_record_bytes"],
             "fds": st["total_fds"] - 2 * st["total_connections"]}
 
 
