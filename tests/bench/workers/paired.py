@@ -4,7 +4,12 @@ paired segments (issue 28's "one client within 5% of today's on every case
 of the throughput run").
 
     tests/bench/workers/paired.py [--rounds R] [--segments K] [--seconds S]
-                                  [--cases a,b] [--build DIR] [--out DIR]
+                                  [--cases a,b] [--build DIR] [--out DIR] [--smoke]
+
+--out DIR writes DIR/bench/bench-workers-paired.csv (the table) and
+DIR/workers-paired-verdicts.csv (the verdicts, for tests/bench/reproduce).
+--smoke: 2 rounds of 1 segment of 0.05 s, rect100 and put100 (the suite's
+plumbing check; its figures mean nothing).
 
 Why not tests/bench/workers/run: there each round starts one compositor
 per setting and runs every case on it, so the two figures of a pair are
@@ -106,8 +111,11 @@ def main():
     ap.add_argument("--warmup", type=float, default=0.05)
     ap.add_argument("--cases", default=CASES)
     ap.add_argument("--build", default=os.path.join(REPO, "build"))
-    ap.add_argument("--out", default=None, help="write DIR/bench/bench-workers-paired.csv")
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--smoke", action="store_true")
     a = ap.parse_args()
+    if a.smoke:
+        a.rounds, a.segments, a.seconds, a.cases = 2, 1, 0.05, "rect100,put100"
     cases = a.cases.split(",")
     dflt = default_workers()
     load_before = V.loadavg()
@@ -142,14 +150,13 @@ def main():
     print(f"{'case':8} {'w=0':>22} {'w=default':>22} {'rounds (min-max)':>18} "
           f"{'ratio':>22} verdict")
     rows = []
-    tally = []
+    tally = V.Tally()
     for c in cases:
         w0 = [p[0] for rnd in pairs[c] for p in rnd]
         wd = [p[1] for rnd in pairs[c] for p in rnd]
         per_round = [statistics.median(d / z for z, d in rnd) for rnd in pairs[c]]
         iv = V.value_interval(per_round)
-        v = V.verdict(iv, TARGET)
-        tally.append(v)
+        v = tally.judge(f"one client {c}, default/0", iv, TARGET)
 
         def fig(xs):
             return f"{statistics.median(xs) / 1e6:.2f}M ({min(xs) / 1e6:.2f}-{max(xs) / 1e6:.2f})"
@@ -161,8 +168,8 @@ def main():
                      "ratio": f"{iv.median:.4f}", "ratio_lo": f"{iv.lo:.4f}",
                      "ratio_hi": f"{iv.hi:.4f}", "verdict": v})
     print(f"# target (issue 28): one client, default/0 >= {TARGET} on every case: "
-          f"{V.all_of(tally)} ({tally.count(V.MET)} met, {tally.count(V.MISSED)} missed, "
-          f"{tally.count(V.UNDECIDED)} undecided of {len(tally)})")
+          f"{V.all_of(r[4] for r in tally.rows)}")
+    print(tally.summary())
     if a.out:
         os.makedirs(os.path.join(a.out, "bench"), exist_ok=True)
         with open(os.path.join(a.out, "bench", "bench-workers-paired.csv"), "w",
@@ -170,6 +177,7 @@ def main():
             w = csv.DictWriter(f, fieldnames=list(rows[0]))
             w.writeheader()
             w.writerows(rows)
+        tally.write(os.path.join(a.out, "workers-paired-verdicts.csv"))
 
 
 if __name__ == "__main__":
