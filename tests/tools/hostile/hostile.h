@@ -172,6 +172,8 @@ int case_hold_memory_conns(struct hostile *h, int connections);
 /* hostile_wakeup.c: the wake-up eventfds made blocking by the client. */
 int case_wake_full(struct hostile *h);
 int case_wake_steal(struct hostile *h, double seconds);
+int case_wake_semaphore(struct hostile *h);
+int case_pool_holes(struct hostile *h, int mib);
 
 /* hostile_order.c: order and slicing of queued work (split commands, a
  * PRESENT copied in bands). */
