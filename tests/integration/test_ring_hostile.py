@@ -88,6 +88,8 @@ CASES = {
     # a server eventfd made with EFD_SEMAPHORE: a read takes one count, so
     # one write would keep it readable and the loop busy for good
     "wake-semaphore": "WAKE_SEMAPHORE refused",
+    # pools of every kind of fd: only memfds sealed against shrinking
+    "fd-kinds-pool": "POOL_FD_KINDS as expected",
     # one stream per ring: a submit on a shared-memory ring is refused
     "submit-shared-ring": "SUBMIT_SHARED refused",
 }

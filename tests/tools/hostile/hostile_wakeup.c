@@ -211,35 +211,3 @@ int case_wake_semaphore(struct hostile *h)
 			(unsigned long long)reads);
 	return 1;
 }
-
-/* sparse-pool MIB (session 39, exploration): a pool of MIB MiB that the
- * client never wrote (ftruncate only: holes), read whole by
- * PUT_IMAGE_POOL into a 1x16384 pixmap, one 4-byte pixel per page. A
- * shared mapping's read of a tmpfs hole allocates the page, in the
- * faulting process: the compositor. Held until killed. */
-int case_pool_holes(struct hostile *h, int mib)
-{
-	create_good_ring(h, 65536);
-	uint64_t size = (uint64_t)mib << 20;
-	int fd = make_memfd(size, F_SEAL_SHRINK);
-	smt_ring_v1_create_pool(h->ring, 1, fd, (uint32_t)size);
-	close(fd);
-	wl_display_roundtrip(h->display);
-	emit_create(h, 1, 1, 16384, SMT_FORMAT_ARGB8888);
-	emit_target(h, 1);
-	for (uint64_t off = 0; off + 16384 * 4096ull <= size; off += 16384 * 4096ull) {
-		struct smt_cmd_put_image_pool image = { { SMT_OP_PUT_IMAGE_POOL, 0, sizeof(image) },
-			1, SMT_FORMAT_ARGB8888, off, 4096, 1, 16384, 0, 0, 0 };
-		emit(h, &image, sizeof(image));
-	}
-	emit_fence(h, 1);
-	kick(h);
-	if (!wait_tail_efd(h, h->head, HANG_MS)) {
-		fputs("SPARSE_POOL: the ring died or did not finish\n", stderr);
-		return 1;
-	}
-	printf("SPARSE_POOL read %d MiB of holes\n", mib);
-	for (;;) {
-		pause();
-	}
-}

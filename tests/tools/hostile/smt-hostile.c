@@ -179,6 +179,8 @@ static int run_new_case(struct hostile *h, const char *name, const char *arg, bo
 		return case_wake_steal(h, arg ? atof(arg) : 2);
 	} else if (strcmp(name, "wake-semaphore") == 0) {
 		return case_wake_semaphore(h);
+	} else if (strcmp(name, "fd-kinds-pool") == 0) {
+		return case_pool_fd_kinds();
 	} else if (strcmp(name, "sparse-pool") == 0) {
 		return case_pool_holes(h, arg ? atoi(arg) : 64);
 	}
