@@ -658,6 +658,13 @@ static void manager_handle_create_ring(struct wl_client *client, struct wl_resou
 				"create_ring: server_eventfd and client_eventfd must be eventfds");
 		return;
 	}
+	if (wake_fd_is_semaphore(server_eventfd)) {
+		close(ring_fd);
+		wl_resource_post_error(resource, SMT_RING_MANAGER_V1_ERROR_BAD_EVENTFD,
+				"create_ring: server_eventfd reads one count at a time "
+				"(EFD_SEMAPHORE, or a full count): it would stay readable");
+		return;
+	}
 	const char *why = NULL;
 	size_t map_size = SMT_RING_HEADER_SIZE + (size_t)area_size;
 	ring->ring_map = shm_fd_map_client(ring_fd, map_size, &why);

@@ -119,3 +119,12 @@ enum wake_fd_result wake_fd_signal(int fd)
 		/* another signal: try again, under a fresh guard */
 	}
 }
+
+bool wake_fd_is_semaphore(int fd)
+{
+	wake_fd_take(fd);
+	if (wake_fd_signal(fd) != WAKE_FD_SENT || wake_fd_signal(fd) != WAKE_FD_SENT) {
+		return true;
+	}
+	return wake_fd_take(fd) == 1;
+}

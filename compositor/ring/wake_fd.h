@@ -12,6 +12,7 @@
 #ifndef SMTWC_RING_WAKE_FD_H
 #define SMTWC_RING_WAKE_FD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Takes the eventfd's count (0 if there is none), never waiting. */
@@ -32,6 +33,18 @@ enum wake_fd_result {
  * the thread: wake_fd_thread_done deletes it before the thread ends. */
 enum wake_fd_result wake_fd_signal(int fd);
 void wake_fd_thread_done(void);
+
+/* True when the eventfd was made with EFD_SEMAPHORE (or refuses the
+ * probe's writes): a read then takes one count, not all of them, and one
+ * write of a count near 2^64 keeps the fd readable for good, so a
+ * level-triggered event loop would read it once a turn and never sleep
+ * (smt-hostile wake-semaphore). A probe, for kernels before 6.4, whose
+ * fdinfo does not show the flag: it adds two and takes once, which
+ * yields 1 only from a semaphore (or a client racing its own reads
+ * against ours). For a fresh ring's server eventfd only: it leaves the
+ * count at 0 and the client has no reason to write before the ring
+ * exists. */
+bool wake_fd_is_semaphore(int fd);
 
 #define WAKE_FD_GUARD_NS 1000000
 

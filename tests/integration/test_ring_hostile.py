@@ -85,6 +85,11 @@ CASES = {
     # file description): the compositor never waits on it
     "wake-full": "WAKE_FULL answered; the ring ended with bad_fd",
     "wake-steal": "WAKE_STEAL answered",
+    # a server eventfd made with EFD_SEMAPHORE: a read takes one count, so
+    # one write would keep it readable and the loop busy for good
+    "wake-semaphore": "WAKE_SEMAPHORE refused",
+    # pools of every kind of fd: only memfds sealed against shrinking
+    "fd-kinds-pool": "POOL_FD_KINDS as expected",
     # one stream per ring: a submit on a shared-memory ring is refused
     "submit-shared-ring": "SUBMIT_SHARED refused",
 }

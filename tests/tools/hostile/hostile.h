@@ -172,6 +172,11 @@ int case_hold_memory_conns(struct hostile *h, int connections);
 /* hostile_wakeup.c: the wake-up eventfds made blocking by the client. */
 int case_wake_full(struct hostile *h);
 int case_wake_steal(struct hostile *h, double seconds);
+int case_wake_semaphore(struct hostile *h);
+
+/* hostile_pool_fds.c: pools of fds of every kind, and of holes. */
+int case_pool_holes(struct hostile *h, int mib);
+int case_pool_fd_kinds(void);
 
 /* hostile_order.c: order and slicing of queued work (split commands, a
  * PRESENT copied in bands). */

@@ -15,6 +15,12 @@
  *
  * Either way the case then needs a second connection's round trip to be
  * answered (within HANG_MS: only a compositor that never answers fails).
+ *
+ * - wake-semaphore (session 39): the server's eventfd made with
+ *   EFD_SEMAPHORE, where a read takes one count, not all of them. One
+ *   write of a count near 2^64 would keep it readable for good: the
+ *   compositor's level-triggered event loop would read it once a turn and
+ *   never sleep again. create_ring must refuse it (bad_eventfd).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -157,4 +163,51 @@ int case_wake_steal(struct hostile *h, double seconds)
 	bool alive = wl_display_roundtrip(h->display) >= 0;
 	printf("WAKE_STEAL answered: %lu wake-ups raced by a blocking reader\n", rounds);
 	return alive ? 0 : 1;
+}
+
+int case_wake_semaphore(struct hostile *h)
+{
+	size_t size = SMT_RING_HEADER_SIZE + 4096;
+	int fd = make_memfd(size, F_SEAL_SHRINK | F_SEAL_GROW);
+	h->mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (h->mem == MAP_FAILED) {
+		perror("smt-hostile: mmap");
+		return 1;
+	}
+	h->hdr = (struct smt_ring_header *)h->mem;
+	h->area = h->mem + SMT_RING_HEADER_SIZE;
+	h->server_efd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE | EFD_NONBLOCK);
+	h->client_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	create_ring_with(h, fd, 4096, dup(h->server_efd), dup(h->client_efd));
+	close(fd);
+	if (wl_display_roundtrip(h->display) < 0) {
+		bool refused = expect_error(h, &smt_ring_manager_v1_interface,
+				SMT_RING_MANAGER_V1_ERROR_BAD_EVENTFD);
+		printf("WAKE_SEMAPHORE %s\n", refused ? "refused" : "ended otherwise");
+		return refused ? 0 : 1;
+	}
+	const struct smt_ring_status *status =
+			mmap(NULL, SMT_STATUS_MAP_SIZE, PROT_READ, MAP_SHARED, h->status_fd, 0);
+	if (status == MAP_FAILED) {
+		perror("smt-hostile: mmap status");
+		return 1;
+	}
+	/* One write, no more: every read the compositor makes after it is a
+	 * turn of its loop this client did not pay for. */
+	uint64_t lots = UINT64_MAX - 1;
+	if (write(h->server_efd, &lots, sizeof(lots)) != sizeof(lots)) {
+		perror("smt-hostile: eventfd");
+		return 1;
+	}
+	double end = now_ms() + HANG_MS;
+	uint64_t reads = 0;
+	while (now_ms() < end && (reads = atomic_load(&status->wakeups_from_client)) < 100000) {
+		if (wl_display_roundtrip(h->display) < 0) {
+			break;
+		}
+	}
+	printf("WAKE_SEMAPHORE accepted: the compositor read the eventfd %llu times "
+	       "after one write\n",
+			(unsigned long long)reads);
+	return 1;
 }

@@ -67,6 +67,10 @@
  * keymap-flood N, hold-keymaps N (held), keymap-errors N (a keymap
  * making xkbcommon log 3 errors, served N times).
  *
+ * Session 39: wake-semaphore (an EFD_SEMAPHORE server eventfd: refused by
+ * create_ring), sparse-pool MIB (a pool never written, read whole through
+ * PUT_IMAGE_POOL: the compositor's reads allocate its pages; held).
+ *
  * Exit status: 0 when the compositor answered as the rule requires (the
  * expected protocol error, a refused mapping, or simply staying alive), 1
  * otherwise; 2 for usage errors. It prints what it saw. The protocol error
@@ -173,6 +177,12 @@ static int run_new_case(struct hostile *h, const char *name, const char *arg, bo
 		return case_wake_full(h);
 	} else if (strcmp(name, "wake-steal") == 0) {
 		return case_wake_steal(h, arg ? atof(arg) : 2);
+	} else if (strcmp(name, "wake-semaphore") == 0) {
+		return case_wake_semaphore(h);
+	} else if (strcmp(name, "fd-kinds-pool") == 0) {
+		return case_pool_fd_kinds();
+	} else if (strcmp(name, "sparse-pool") == 0) {
+		return case_pool_holes(h, arg ? atoi(arg) : 64);
 	}
 	return run_accounting_case(h, name, arg, handled);
 }
