@@ -238,9 +238,24 @@ static struct wlr_buffer *node_pixels(struct wlr_scene_node *node)
 	return client_buffer != NULL ? client_buffer->source : buffer;
 }
 
+/* How far from an output's origin a node may be for the frame to look at
+ * it. A client places its popups (a positioner's anchor and offset, any
+ * int32) and its subsurfaces where it likes, and the sum of the positions
+ * down the scene overflowed an int here (session 39: a menu 2^31 - 1 from
+ * its window, UBSan: 96 + 2147483647). The positions are summed in 64 bits;
+ * a node past the limit is on no output and hides nothing (its children,
+ * placed relative to it, are still looked at). */
+#define NODE_POSITION_LIMIT (1 << 30)
+
+static bool node_placed(int64_t x, int64_t y)
+{
+	return x >= -NODE_POSITION_LIMIT && x <= NODE_POSITION_LIMIT && y >= -NODE_POSITION_LIMIT &&
+			y <= NODE_POSITION_LIMIT;
+}
+
 /* Front to back: children last in the list are on top. (lx, ly) is the
  * parent's position relative to the output. */
-static void walk_node(struct frame_walk *walk, struct wlr_scene_node *node, int lx, int ly)
+static void walk_node(struct frame_walk *walk, struct wlr_scene_node *node, int64_t lx, int64_t ly)
 {
 	if (!node->state.enabled || walk->out_of_memory) {
 		return;
@@ -251,12 +266,13 @@ static void walk_node(struct frame_walk *walk, struct wlr_scene_node *node, int 
 	wl_list_for_each_reverse (child, &node->state.children, state.link) {
 		walk_node(walk, child, lx, ly);
 	}
-	if (node->type == WLR_SCENE_NODE_ROOT || node->type == WLR_SCENE_NODE_TREE) {
+	if (node->type == WLR_SCENE_NODE_ROOT || node->type == WLR_SCENE_NODE_TREE ||
+			!node_placed(lx, ly)) {
 		return;
 	}
 
 	struct wlr_output *output = walk->output;
-	struct wlr_box box = { .x = lx, .y = ly };
+	struct wlr_box box = { .x = (int)lx, .y = (int)ly };
 	node_size(node, &box.width, &box.height);
 	if (box.width <= 0 || box.height <= 0) {
 		return;
@@ -271,7 +287,7 @@ static void walk_node(struct frame_walk *walk, struct wlr_scene_node *node, int 
 
 	pixman_region32_t opaque;
 	pixman_region32_init(&opaque);
-	node_opaque_region(node, &box, lx, ly, output, &opaque);
+	node_opaque_region(node, &box, (int)lx, (int)ly, output, &opaque);
 	if (visible != NULL) {
 		pixman_region32_intersect(&visible->opaque, &visible->region, &opaque);
 	}
@@ -441,7 +457,8 @@ static void front_lock_take(struct smtwc_render *render)
 /* Takes from walk->visible what the node and its subtree hide, topmost
  * first, as the frame's walk would find it opaque; stops once nothing is
  * left to hide or the budget is spent. (lx, ly) is the parent's position. */
-static void hide_under_subtree(struct hide_walk *walk, struct wlr_scene_node *node, int lx, int ly)
+static void hide_under_subtree(
+		struct hide_walk *walk, struct wlr_scene_node *node, int64_t lx, int64_t ly)
 {
 	if (!node->state.enabled || walk->budget == 0 ||
 			!pixman_region32_not_empty(walk->visible)) {
@@ -454,10 +471,11 @@ static void hide_under_subtree(struct hide_walk *walk, struct wlr_scene_node *no
 	wl_list_for_each_reverse (child, &node->state.children, state.link) {
 		hide_under_subtree(walk, child, lx, ly);
 	}
-	if (node->type == WLR_SCENE_NODE_ROOT || node->type == WLR_SCENE_NODE_TREE) {
+	if (node->type == WLR_SCENE_NODE_ROOT || node->type == WLR_SCENE_NODE_TREE ||
+			!node_placed(lx, ly)) {
 		return;
 	}
-	struct wlr_box box = { .x = lx, .y = ly };
+	struct wlr_box box = { .x = (int)lx, .y = (int)ly };
 	node_size(node, &box.width, &box.height);
 	if (box.width <= 0 || box.height <= 0) {
 		return;
@@ -478,7 +496,7 @@ static void hide_under_subtree(struct hide_walk *walk, struct wlr_scene_node *no
 	}
 	pixman_region32_t opaque;
 	pixman_region32_init(&opaque);
-	node_opaque_region(node, &box, lx, ly, walk->output, &opaque);
+	node_opaque_region(node, &box, (int)lx, (int)ly, walk->output, &opaque);
 	pixman_region32_subtract(walk->visible, walk->visible, &opaque);
 	pixman_region32_fini(&opaque);
 }
@@ -513,7 +531,7 @@ void output_hide_under_opaque(struct smtwc_render *render, struct wlr_scene_node
 	};
 	/* From the root down, each level's siblings above the chain, topmost
 	 * first: the windows on top hide the most. */
-	int lx = ox + n->state.x, ly = oy + n->state.y;
+	int64_t lx = (int64_t)ox + n->state.x, ly = (int64_t)oy + n->state.y;
 	for (size_t i = depth; i-- > 0;) {
 		struct wlr_scene_node *on_chain = chain[i];
 		struct wl_list *siblings = &on_chain->parent->state.children;

@@ -5,7 +5,11 @@ fit; drawn above their window, whole (the window's area is the reference
 picture reference/popup-*.png). A window geometry and a positioner at the
 int32 limits (any client may send them) leave the compositor running, the
 window's geometry held within the view's limit, and a menu opened after it
-placed as usual (session 38: the sums overflowed; the UBSan build died)."""
+placed as usual (session 38: the sums overflowed; the UBSan build died).
+A menu 2^31 - 1 from its window (`--far-menu`) overflows any 32-bit sum of
+the window's place and the menu's: popup_unconstrain's (session 38's mend,
+in 64 bits) and the frame walk's (render.c, session 39): the sanitizer
+build dies without either; the release build wraps and shows nothing."""
 import os
 import sys
 
@@ -64,7 +68,7 @@ def test(h):
         check(menu.y >= 0, f"menu {menu} runs off the top of the output")
 
     with Session(h, "extreme") as s:
-        for mode in ("--extreme-menu", "--extreme"):
+        for mode in ("--extreme-menu", "--extreme", "--far-menu"):
             extreme_window(s, h, mode)
         p, img, win, menu = open_menu(s, h, [400, 300, 100, 50, 150, 120])
         check((menu.x - win.x, menu.y - win.y) == (101, 51),
@@ -75,7 +79,8 @@ def test(h):
 
 def extreme_window(s, h, mode):
     """A window whose menu's anchor and offset (and with --extreme its
-    geometry) are at the int32 limits: the compositor lives, the window's
+    geometry; with --far-menu the anchor only, the menu at 2^31 - 1 in the
+    window) are at the int32 limits: the compositor lives, the window's
     geometry is listed within the view's limit, and it goes cleanly."""
     p = s.spawn([popup_tool(h), "300", "200", "10", "10", "100", "80", mode])
     s.wait_until(lambda: "popup " in open(p.log_path).read() or not p.alive(),

@@ -78,7 +78,10 @@ def test(h):
                  "wl_compositor.create_surface: limit client-surfaces=300 reached: "
                  "300 in use, 1 more asked", "1000")
         s.wait_clients(clients)
-        check(uid_used(s, "surfaces") == base_surfaces, "surfaces still counted after a refusal")
+        # (the refused client's surfaces are given back when its connection
+        # is torn down, which the client count may see first: waited for)
+        s.wait_until(lambda: uid_used(s, "surfaces") == base_surfaces,
+                     what=f"the surfaces given back after a refusal ({base_surfaces} before)")
 
         # Processes of one uid share uid-surfaces; a process past the
         # first-window reserve is refused 50 below the limit.
@@ -98,11 +101,14 @@ def test(h):
         # (the refused process's 50 given back first: its end is read by
         # the compositor in its own time, not before its exit returns).
         s.wait_clients(clients + len(holders))
+        s.wait_until(lambda: uid_used(s, "surfaces") == base_surfaces + 500,
+                     what="the refused process's surfaces given back (the holders' 500 left)")
         first = hold(s, h, "surface-flood", 40)
         check(uid_used(s, "surfaces") == base_surfaces + 540, "the newcomer's 40 surfaces")
         stop(s, holders + [first], clients)
-        check(uid_used(s, "surfaces") == base_surfaces,
-              f"surfaces counted after the holders left: {uid_used(s, 'surfaces')}")
+        s.wait_until(lambda: uid_used(s, "surfaces") == base_surfaces,
+                     what=f"the surfaces given back after the holders left "
+                          f"({base_surfaces} before)")
 
         # Every object counts (client-objects): a flood of wl_regions, which
         # nothing else bounds, is refused naming the limit.

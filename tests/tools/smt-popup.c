@@ -10,6 +10,10 @@
  * offset are near 2^31: values any client may send, which the compositor's
  * sums (borders, a popup's place on the outputs) must survive.
  * --extreme-menu: only the menu's anchor and offset.
+ * --far-menu (session 39): the menu's anchor rectangle is the window's last
+ * pixel, 2^31 - 2 across and down (no sum of wlroots' wraps), so the menu's
+ * place in the window is 2^31 - 1: added to the window's place on the
+ * outputs in 32 bits it overflows for any window not at 0,0.
  */
 #define _GNU_SOURCE
 #include <stdbool.h>
@@ -30,7 +34,7 @@ struct app {
 	struct xdg_surface *window_xdg, *menu_xdg;
 	struct xdg_toplevel *toplevel;
 	int width, height, menu_w, menu_h, anchor_x, anchor_y;
-	bool menu_opened, done, extreme, extreme_window;
+	bool menu_opened, done, extreme, extreme_window, far_menu;
 };
 
 static void wm_base_ping(void *data, struct xdg_wm_base *base, uint32_t serial)
@@ -77,6 +81,8 @@ static void open_menu(struct app *app)
 	if (app->extreme) {
 		xdg_positioner_set_anchor_rect(pos, 2147483000, 2147483000, 600, 600);
 		xdg_positioner_set_offset(pos, 2147483000, 2147483000);
+	} else if (app->far_menu) {
+		xdg_positioner_set_anchor_rect(pos, INT32_MAX - 1, INT32_MAX - 1, 1, 1);
 	} else {
 		xdg_positioner_set_anchor_rect(pos, app->anchor_x, app->anchor_y, 1, 1);
 	}
@@ -172,9 +178,10 @@ int main(int argc, char *argv[])
 {
 	bool extreme_window = argc == 8 && strcmp(argv[7], "--extreme") == 0;
 	bool extreme = extreme_window || (argc == 8 && strcmp(argv[7], "--extreme-menu") == 0);
-	if (argc != 7 && !extreme) {
+	bool far_menu = argc == 8 && strcmp(argv[7], "--far-menu") == 0;
+	if (argc != 7 && !extreme && !far_menu) {
 		fputs("usage: smt-popup WIN_W WIN_H ANCHOR_X ANCHOR_Y MENU_W MENU_H "
-		      "[--extreme|--extreme-menu]\n",
+		      "[--extreme|--extreme-menu|--far-menu]\n",
 				stderr);
 		return 2;
 	}
@@ -187,6 +194,7 @@ int main(int argc, char *argv[])
 		.menu_h = parse_int(argv[6]),
 		.extreme = extreme,
 		.extreme_window = extreme_window,
+		.far_menu = far_menu,
 	};
 	struct wl_display *display = wl_display_connect(NULL);
 	if (display == NULL) {

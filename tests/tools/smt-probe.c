@@ -24,6 +24,16 @@
  *                             to the round trip after the last) and goes on
  *   --title-bytes N           their length (default 4000)
  *   --title-commit            a wl_surface.commit after each title
+ *   --damage                  once mapped and shown, prints "DAMAGE_READY";
+ *                             then per stdin line "KIND N": N commits of a
+ *                             new buffer, each shown (its frame callback)
+ *                             before the next, and "DAMAGED KIND N". KIND:
+ *                             inside (the whole surface damaged), far (one
+ *                             rectangle from -2^30 to 2^30 - 1 over it and
+ *                             32 far outside in surface and in buffer
+ *                             coordinates, 2^24 apart), outside (only
+ *                             rectangles outside the surface, the last
+ *                             commit 1x1 at 0,0 more: its frame is waited for)
  *   --tablet                  tablet-v2 ("tablet proximity in|out", "tablet down|up",
  *                             "tablet motion X Y", "tablet pressure P"; a pad's
  *                             "pad buttons N", "pad group buttons N", "pad added",
@@ -67,6 +77,7 @@ struct options {
 	double title_flood;
 	int title_bytes;
 	bool title_commit;
+	bool damage;
 	int confine_box[4];
 };
 
@@ -96,6 +107,7 @@ struct probe {
 	struct zwp_text_input_v3 *text_input;
 	int width, height;
 	bool mapped, done;
+	unsigned frames_shown;
 };
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -771,13 +783,101 @@ static const struct wl_registry_listener registry_listener = {
 	registry_global_remove,
 };
 
+/* --- damage far from the surface (--damage) --------------------------- */
+
+static void damage_frame_done(void *data, struct wl_callback *cb, uint32_t time)
+{
+	((struct probe *)data)->frames_shown++;
+	wl_callback_destroy(cb);
+}
+static const struct wl_callback_listener damage_frame_listener = { damage_frame_done };
+
+/* Rectangles no part of which is on the surface, in both coordinate
+ * spaces (and none of whose sums overflows). */
+static void damage_outside(struct probe *p)
+{
+	for (int k = 1; k <= 32; k++) {
+		wl_surface_damage(p->surface, k << 24, k << 24, 1, 1);
+		wl_surface_damage_buffer(p->surface, -(k << 24), k << 24, 1, 1);
+	}
+	wl_surface_damage(p->surface, p->width, 0, 1 << 30, 1 << 30);
+	wl_surface_damage_buffer(p->surface, -(1 << 30), -(1 << 30), (1 << 30) - 1, (1 << 30) - 1);
+}
+
+/* N commits of KIND's damage; inside and far ones each waited for until
+ * shown, outside ones by a round trip (nothing of theirs is to be shown),
+ * the last with a 1x1 damage on the surface that is shown. */
+static bool damage_commits(struct probe *p, const char *kind, int n)
+{
+	bool inside = strcmp(kind, "inside") == 0, far = strcmp(kind, "far") == 0;
+	if (!inside && !far && strcmp(kind, "outside") != 0) {
+		return false;
+	}
+	for (int i = 0; i < n; i++) {
+		bool shown = inside || far || i == n - 1;
+		wl_surface_attach(p->surface,
+				solid_buffer(p->shm, p->width, p->height,
+						0xff000000 | (p->opt.color ^ (uint32_t)i),
+						"smt-probe"),
+				0, 0);
+		if (inside) {
+			wl_surface_damage(p->surface, 0, 0, p->width, p->height);
+		} else {
+			damage_outside(p);
+		}
+		if (far) {
+			wl_surface_damage(p->surface, -(1 << 30), -(1 << 30), INT32_MAX, INT32_MAX);
+		}
+		if (!inside && !far && i == n - 1) {
+			wl_surface_damage(p->surface, 0, 0, 1, 1);
+		}
+		unsigned target = p->frames_shown + 1;
+		if (shown) {
+			wl_callback_add_listener(
+					wl_surface_frame(p->surface), &damage_frame_listener, p);
+		}
+		wl_surface_commit(p->surface);
+		if (wl_display_roundtrip(p->display) < 0) {
+			return false;
+		}
+		while (shown && p->frames_shown < target) {
+			if (wl_display_dispatch(p->display) < 0) {
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+static int damage_lines(struct probe *p)
+{
+	while (!p->mapped && wl_display_dispatch(p->display) != -1) {
+	}
+	/* shown twice: the map's and the activation's configures are behind */
+	if (!damage_commits(p, "inside", 2)) {
+		return 1;
+	}
+	say("DAMAGE_READY");
+	char line[64], kind[16];
+	int n;
+	while (fgets(line, sizeof(line), stdin) != NULL) {
+		if (sscanf(line, "%15s %d", kind, &n) != 2 || n < 1 || n > 1000 ||
+				!damage_commits(p, kind, n)) {
+			fprintf(stderr, "smt-probe: damage: bad line or connection lost: %s", line);
+			return 1;
+		}
+		say("DAMAGED %s %d", kind, n);
+	}
+	return 0;
+}
+
 static void usage(void)
 {
 	fputs("usage: smt-probe [--title T] [--app-id A] [--size WxH] [--color RRGGBB]\n"
 	      "  [--idle-inhibit] [--shortcuts-inhibit] [--lock-pointer]\n"
 	      "  [--confine-pointer X,Y,W,H] [--relative] [--text-input] [--export]\n"
 	      "  [--import HANDLE] [--gestures] [--tablet] [--ssd] [--title-flood SECONDS]\n"
-	      "  [--title-bytes N] [--title-commit]\n",
+	      "  [--title-bytes N] [--title-commit] [--damage]\n",
 			stderr);
 	exit(2);
 }
@@ -833,6 +933,8 @@ static void parse_options(int argc, char *argv[], struct options *o)
 			o->ssd = true;
 		} else if (strcmp(a, "--title-flood") == 0 && next) {
 			o->title_flood = atof(argv[++i]);
+		} else if (strcmp(a, "--damage") == 0) {
+			o->damage = true;
 		} else if (strcmp(a, "--title-commit") == 0) {
 			o->title_commit = true;
 		} else if (strcmp(a, "--title-bytes") == 0 && next) {
@@ -927,6 +1029,9 @@ int main(int argc, char *argv[])
 		if (title_flood(&p, p.opt.title_flood) != 0) {
 			return 1;
 		}
+	}
+	if (p.opt.damage) {
+		return damage_lines(&p);
 	}
 	while (!p.done && wl_display_dispatch(p.display) != -1) {
 	}
