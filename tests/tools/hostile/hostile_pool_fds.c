@@ -71,13 +71,17 @@ int case_pool_fd_kinds(void)
 		{ "memfd-future-write", make_memfd(65536, F_SEAL_FUTURE_WRITE), false },
 		{ "memfd-unsealed-grown", make_memfd(1 << 20, 0), false },
 		{ "memfd-sealed-then-grown", sealed_then_grown(), true },
-		{ "memfd-all-seals", make_memfd(65536, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE |
-						  F_SEAL_SEAL), true },
+		{ "memfd-all-seals",
+				make_memfd(65536,
+						F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE |
+								F_SEAL_SEAL),
+				true },
 	};
 	int bad = 0;
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		struct hostile h = { .status_fd = -1, .global_fd = -1, .server_efd = -1,
-			.client_efd = -1 };
+		struct hostile h = {
+			.status_fd = -1, .global_fd = -1, .server_efd = -1, .client_efd = -1
+		};
 		if (!hostile_connect(&h)) {
 			fprintf(stderr, "POOL_FD %s: the compositor no longer answers\n",
 					kinds[i].name);
@@ -97,7 +101,7 @@ int case_pool_fd_kinds(void)
 		}
 		bool ok = kinds[i].accept ? accepted :
 					    !accepted && iface == &smt_ring_v1_interface &&
-							    code == SMT_RING_V1_ERROR_BAD_FD;
+						code == SMT_RING_V1_ERROR_BAD_FD;
 		printf("POOL_FD %s: %s%s\n", kinds[i].name, accepted ? "accepted" : "refused",
 				ok ? "" : " (NOT AS EXPECTED)");
 		bad += !ok;

@@ -186,8 +186,8 @@ int case_wake_semaphore(struct hostile *h)
 		printf("WAKE_SEMAPHORE %s\n", refused ? "refused" : "ended otherwise");
 		return refused ? 0 : 1;
 	}
-	const struct smt_ring_status *status =
-			mmap(NULL, SMT_STATUS_MAP_SIZE, PROT_READ, MAP_SHARED, h->status_fd, 0);
+	const struct smt_ring_status *status = mmap(
+			NULL, SMT_STATUS_MAP_SIZE, PROT_READ, MAP_SHARED, h->status_fd, 0);
 	if (status == MAP_FAILED) {
 		perror("smt-hostile: mmap status");
 		return 1;
