@@ -156,13 +156,16 @@ static bool report_published_locked(struct ring_workers *w, uint64_t now)
  * client ran at 0.3-0.5x of the main thread's rate, which spins before it
  * sleeps for the same reason (ring_loop.c, "Spinning"). So a run that
  * executed at least SPIN_ARM_BYTES looks at its own ring for up to
- * SPIN_NS before it ends, once per run, within the slice: the time is
- * the run's, charged to that client like its commands. A more favoured
- * client waiting for a worker (yield_run) ends it. Counted (worker_spins,
- * worker_spins_found): on the loaded 2-CPU machine one put100 client's
- * spins found work 15 times in 1,190; a spin after every 4 KiB run instead
- * of once per run, with or without the main thread's back-off, changed
- * neither the runs per command nor the rate (docs/benchmarks.md). */
+ * SPIN_NS whenever it runs dry, within the slice, until a spin finds
+ * nothing: the time is the run's, charged to that client like its
+ * commands. Nobody else may be waiting (anyone_waiting), and a more
+ * favoured client waiting for a worker (yield_run) ends it. Spinning once
+ * per run (before session 40), a lone put100 client's 40 KB images ended
+ * a run every ~4.5 commands (40,000 runs a second, each a pick, a charge
+ * and the locks) although its spins found work 99.8% of the time, and ran
+ * at 0.95-0.98x of the main thread's rate; spinning until a spin misses,
+ * 0.98-1.01x (tests/bench/workers/paired.py; docs/benchmarks.md, session
+ * 40). */
 #define WORKER_SPIN_NS 50000u
 #define WORKER_SPIN_ARM_BYTES 4096u
 #define WORKER_FIFO_POLL_BYTES 4096u
@@ -214,7 +217,7 @@ static bool worker_run(struct ring_workers *w, struct smtwc_ring *ring,
 	uint64_t commands_before = ring->commands, bytes_before = ring->bytes;
 	ring->slices++;
 	pthread_mutex_unlock(&ring->exec_lock);
-	bool work = false, spun = false;
+	bool work = false, spin_missed = false;
 	unsigned spins_found = 0, watch_pieces = 0;
 	*handed = false;
 	for (;;) {
@@ -247,15 +250,16 @@ static bool worker_run(struct ring_workers *w, struct smtwc_ring *ring,
 		*bytes = ran;
 		bool armed = ring->shared && ran >= WORKER_SPIN_ARM_BYTES;
 		pthread_mutex_unlock(&ring->exec_lock);
-		bool spinning = !work && !go_on && !*handed && !stopped && armed && !spun &&
-				d->deadline_ns != 0;
+		bool spinning = !work && !go_on && !*handed && !stopped && armed &&
+				!spin_missed && d->deadline_ns != 0;
 		if (spinning) {
-			spun = true;
 			spinning = !anyone_waiting(w);
+			spin_missed = !spinning;
 		}
 		if (spinning) {
 			work = spin_for_more(w, ring, d->deadline_ns);
 			spins_found += work;
+			spin_missed = !work;
 			go_on = work;
 		}
 		pthread_mutex_lock(&w->lock);
