@@ -250,8 +250,8 @@ static bool worker_run(struct ring_workers *w, struct smtwc_ring *ring,
 		*bytes = ran;
 		bool armed = ring->shared && ran >= WORKER_SPIN_ARM_BYTES;
 		pthread_mutex_unlock(&ring->exec_lock);
-		bool spinning = !work && !go_on && !*handed && !stopped && armed &&
-				!spin_missed && d->deadline_ns != 0;
+		bool spinning = !work && !go_on && !*handed && !stopped && armed && !spin_missed &&
+				d->deadline_ns != 0;
 		if (spinning) {
 			spinning = !anyone_waiting(w);
 			spin_missed = !spinning;
