@@ -187,10 +187,14 @@ def escapes(h):
     reach the X server in the order written, and the closed connection
     gives back the ring's fds and pages. Before, the child's bytes reached the socket raw,
     where the server half reads only fd messages: the connection was
-    closed, the parent's too (error=bad_message)."""
+    closed, the parent's too (error=bad_message). Session 40: the same
+    inheritance through system(), popen() (a dup copy) and execl() in a
+    vfork child, which glibc spawns and execs through internal calls that
+    the posix_spawn and execve wrappers never saw: lost before."""
     with Session(h, x11=True) as s:
         for case in (["spawn-dup2", "5"], ["vfork-dup2", "5"], ["send-fd", "5"],
-                     ["send-fd-mmsg", "5"], ["inherit", "5"], ["vfork-inherit", "5"]):
+                     ["send-fd-mmsg", "5"], ["inherit", "5"], ["vfork-inherit", "5"],
+                     ["system-inherit", "3"], ["popen-dup", "3"], ["vfork-execl", "4"]):
             rows = fdio(s, case, expect="socket")
             check(rows[0]["reverted"] and rows[0]["ring_bytes"] > 0,
                   f"{case[0]}: not reverted from the ring: {rows[0]}")

@@ -80,6 +80,12 @@
  *                     FD_CLOEXEC cleared, set again after the spawn)
  *   vfork-inherit N   as vfork-dup2, the vfork child clears FD_CLOEXEC on
  *                     the X fd itself and execs (the exec hands off)
+ *   system-inherit N  (session 40) as inherit, the child started by
+ *                     system() (glibc spawns it through internal calls)
+ *   popen-dup N       as system-inherit, through popen(), the child
+ *                     given a dup() copy (no FD_CLOEXEC), closed after
+ *   vfork-execl N     as vfork-inherit, the child exec'd with execl(),
+ *                     execle(), execlp() and fexecve() in turn
  *   helpers N         (session 37) N rounds of helpers started while
  *                     connected, each opening its own connection
  *                     (`child-connect`): through system(), popen(), and
@@ -866,8 +872,75 @@ enum escape {
 	SEND_FD,
 	SEND_FD_MMSG,
 	INHERIT,
-	VFORK_INHERIT
+	VFORK_INHERIT,
+	SYSTEM_INHERIT,
+	POPEN_DUP,
+	VFORK_EXECL
 };
+static bool self_path(char *buf, size_t n);
+
+/* Session 40: the child started the ways glibc starts programs through
+ * internal calls no wrapper of posix_spawn or execve sees: system() with
+ * the X fd's FD_CLOEXEC cleared, popen() holding a dup() copy (copies
+ * have no FD_CLOEXEC), execl() and its kin or fexecve() in a vfork child
+ * with FD_CLOEXEC cleared there. The child writes its requests raw on the number it inherited. */
+static int child_writes_via_libc(enum escape how, int xfd, char *const argv[])
+{
+	char self[4096], cmd[4400];
+	if (!self_path(self, sizeof(self)))
+		return -1;
+	int fd = how == POPEN_DUP ? dup(xfd) : xfd;
+	if (fd < 0)
+		return -1;
+	snprintf(cmd, sizeof(cmd), "exec '%s' child-write %d %s %s", self, fd, argv[3], argv[4]);
+	int rc = -1;
+	if (how == SYSTEM_INHERIT) {
+		if (fcntl(xfd, F_SETFD, 0) != 0)
+			return -1;
+		int status = system(cmd);
+		fcntl(xfd, F_SETFD, FD_CLOEXEC);
+		rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	} else if (how == POPEN_DUP) {
+		FILE *f = popen(cmd, "r");
+		int status = f ? pclose(f) : -1;
+		close(fd);
+		rc = status < 0 ? -1 : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	} else {
+		/* Each round another of the exec calls glibc makes through
+		 * internal ones: execl, execle, execlp, fexecve. */
+		static unsigned round;
+		unsigned way = round++ % 4;
+		extern char **environ;
+		char fd_arg[16];
+		snprintf(fd_arg, sizeof(fd_arg), "%d", xfd);
+		char *child_argv[] = { "smt-x11-fdio", "child-write", fd_arg, argv[3], argv[4], NULL };
+		int exe = way == 3 ? open(self, O_RDONLY | O_CLOEXEC) : -1;
+		pid_t pid = vfork();
+		if (pid == 0) {
+			if (fcntl(xfd, F_SETFD, 0) != 0)
+				_exit(127);
+			if (way == 0)
+				execl(self, "smt-x11-fdio", "child-write", fd_arg, argv[3], argv[4],
+						(char *)NULL);
+			else if (way == 1)
+				execle(self, "smt-x11-fdio", "child-write", fd_arg, argv[3], argv[4],
+						(char *)NULL, environ);
+			else if (way == 2)
+				execlp(self, "smt-x11-fdio", "child-write", fd_arg, argv[3], argv[4],
+						(char *)NULL);
+			else
+				fexecve(exe, child_argv, environ);
+			_exit(127);
+		}
+		if (exe >= 0)
+			close(exe);
+		int status = 0;
+		if (pid < 0 || waitpid(pid, &status, 0) != pid)
+			return -1;
+		rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	}
+	return rc;
+}
 #define CHILD_FD 50
 
 /* This program again as `child-write 50 W V`, fd 50 a copy of the X fd
@@ -884,6 +957,8 @@ static int child_writes(enum escape how, int xfd, xcb_window_t w, uint32_t v)
 	char *argv[] = { "smt-x11-fdio", sends ? "child-recv-write" : "child-write", fd_arg, w_arg,
 		v_arg, NULL };
 	pid_t pid = -1;
+	if (how >= SYSTEM_INHERIT)
+		return child_writes_via_libc(how, xfd, argv);
 	if (how == INHERIT) {
 		/* The X fd itself, its FD_CLOEXEC cleared: no file action. */
 		snprintf(fd_arg, sizeof(fd_arg), "%d", xfd);
@@ -1342,7 +1417,7 @@ static int received_fd(int sock)
 static int escaped(enum escape how, int n)
 {
 	static const char *const names[] = { "spawn-dup2", "vfork-dup2", "send-fd", "send-fd-mmsg",
-		"inherit", "vfork-inherit" };
+		"inherit", "vfork-inherit", "system-inherit", "popen-dup", "vfork-execl" };
 	int xfd = xcb_get_file_descriptor(conn);
 	xcb_window_t w = make_window();
 	int fds = count_fds(); /* the X socket and the ring's eventfd and wake socket among them */
@@ -1388,7 +1463,7 @@ int main(int argc, char **argv)
 				"usage: smt-x11-fdio fd-limit K | select N | peek N | fcntl N | "
 				"epoll-thread N | take-socket N | reopen N | sigalrm N | sigclose N | raw-write N | "
 				"dup-write N | dup-close N | dup-fork | dup-fork-child | dup-many N | "
-				"dup-threads N | sigdup N | spawn-dup2 N | vfork-dup2 N | send-fd N | send-fd-mmsg N | inherit N | vfork-inherit N | spawn-race N | revert-race N | sig-close-efd N | sig-close-wake N | sig-revert N | helpers N\n");
+				"dup-threads N | sigdup N | spawn-dup2 N | vfork-dup2 N | send-fd N | send-fd-mmsg N | inherit N | vfork-inherit N | system-inherit N | popen-dup N | vfork-execl N | spawn-race N | revert-race N | sig-close-efd N | sig-close-wake N | sig-revert N | helpers N\n");
 		return 2;
 	}
 	const char *c = argv[1];
@@ -1470,6 +1545,12 @@ int main(int argc, char **argv)
 		rc = escaped(INHERIT, n);
 	else if (!strcmp(c, "vfork-inherit"))
 		rc = escaped(VFORK_INHERIT, n);
+	else if (!strcmp(c, "system-inherit"))
+		rc = escaped(SYSTEM_INHERIT, n);
+	else if (!strcmp(c, "popen-dup"))
+		rc = escaped(POPEN_DUP, n);
+	else if (!strcmp(c, "vfork-execl"))
+		rc = escaped(VFORK_EXECL, n);
 	else
 		return fail("unknown case");
 	xcb_disconnect(conn);

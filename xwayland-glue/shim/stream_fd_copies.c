@@ -35,13 +35,6 @@ static int (*real_fcntl64)(int, int, ...);
 static int (*real_dup2)(int, int);
 static int (*real_dup3)(int, int, int);
 static int (*real_posix_spawn_file_actions_adddup2)(posix_spawn_file_actions_t *, int, int);
-typedef int spawn_fn(pid_t *, const char *, const posix_spawn_file_actions_t *,
-		const posix_spawnattr_t *, char *const[], char *const[]);
-static spawn_fn *real_posix_spawn, *real_posix_spawnp;
-static int (*real_execve)(const char *, char *const[], char *const[]);
-static int (*real_execv)(const char *, char *const[]);
-static int (*real_execvp)(const char *, char *const[]);
-static int (*real_execvpe)(const char *, char *const[], char *const[]);
 
 static void resolve_real(void)
 {
@@ -51,12 +44,6 @@ static void resolve_real(void)
 	dlsym_next(&real_dup2, "dup2");
 	dlsym_next(&real_dup3, "dup3");
 	dlsym_next(&real_posix_spawn_file_actions_adddup2, "posix_spawn_file_actions_adddup2");
-	dlsym_next(&real_posix_spawn, "posix_spawn");
-	dlsym_next(&real_posix_spawnp, "posix_spawnp");
-	dlsym_next(&real_execve, "execve");
-	dlsym_next(&real_execv, "execv");
-	dlsym_next(&real_execvp, "execvp");
-	dlsym_next(&real_execvpe, "execvpe");
 }
 
 /* Early, and again on first use in case another library's constructor
@@ -242,49 +229,6 @@ XSHIM_EXPORT int posix_spawn_file_actions_adddup2(posix_spawn_file_actions_t *fa
 	if (s && !xstream_table_locked_here())
 		xstream_revert(s, fd);
 	return REAL(posix_spawn_file_actions_adddup2)(fa, fd, newfd);
-}
-
-/* The program spawned or exec'd inherits every name of an X socket
- * without FD_CLOEXEC (cleared by the program, or a dup copy): handed off
- * first, so what it writes there reaches the X server as on a plain
- * socket. glibc's system() and popen() spawn through internal calls that
- * no wrapper sees; execl and its kin are not wrapped either. */
-XSHIM_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
-		const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
-{
-	xstream_hand_off_inherited();
-	return REAL(posix_spawn)(pid, path, fa, attr, argv, envp);
-}
-
-XSHIM_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
-		const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
-{
-	xstream_hand_off_inherited();
-	return REAL(posix_spawnp)(pid, file, fa, attr, argv, envp);
-}
-
-XSHIM_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
-{
-	xstream_hand_off_inherited();
-	return REAL(execve)(path, argv, envp);
-}
-
-XSHIM_EXPORT int execv(const char *path, char *const argv[])
-{
-	xstream_hand_off_inherited();
-	return REAL(execv)(path, argv);
-}
-
-XSHIM_EXPORT int execvp(const char *file, char *const argv[])
-{
-	xstream_hand_off_inherited();
-	return REAL(execvp)(file, argv);
-}
-
-XSHIM_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
-{
-	xstream_hand_off_inherited();
-	return REAL(execvpe)(file, argv, envp);
 }
 
 /* Every fcntl command takes an int, a long or a pointer, all passed as a
