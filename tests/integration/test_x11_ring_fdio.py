@@ -10,6 +10,7 @@ test_x11_ring_fdio.py dups   (session 34: copies of the X fd, "xdup")
 test_x11_ring_fdio.py escapes   (session 36: copies the shim cannot see)
 test_x11_ring_fdio.py handlers   (session 37: a signal handler inside its
                                    own thread's write)
+test_x11_ring_fdio.py unseen   (session 40: fds closed by a raw syscall)
 """
 import os
 import signal
@@ -243,7 +244,22 @@ def handlers(h):
         s.check_alive()
 
 
-MODES = {"programs": programs, "dups": dups, "escapes": escapes, "handlers": handlers}
+def unseen(h):
+    """Fds closed where the shim cannot see it (session 40): every fd
+    above 2 closed by the raw close_range syscall, as a daemonising
+    program written before glibc's wrapper does, the X fd and the ring's
+    own among them: a display opened next, on the old number, is
+    answered, on the ring. Before, its setup went into the old connection's
+    dead ring and it waited for ever."""
+    with Session(h, x11=True) as s:
+        rows = fdio(s, ["rawclose", "3"], connections=4, expect=None)
+        check(all(r["transport"] == "ring" for r in rows),
+              f"rawclose: connections not on the ring: {rows}")
+        s.check_alive()
+
+
+MODES = {"programs": programs, "dups": dups, "escapes": escapes, "handlers": handlers,
+         "unseen": unseen}
 
 if __name__ == "__main__":
     mode = sys.argv.pop(1) if len(sys.argv) > 1 and sys.argv[1] in MODES else "programs"

@@ -222,10 +222,11 @@ static struct xstream_file_id file_id(int fd)
 	return (struct xstream_file_id){ st.st_dev, st.st_ino };
 }
 
-/* Does fd still name the file it named at attach? Only a fork child asks:
- * the owner's close wrappers see every close of these fds, a child's raw
- * close syscall does not. (Every eventfd shares one inode, so for the
- * ring's eventfd this tells only that the number names some eventfd.) */
+/* Does fd still name the file it named at attach? The close wrappers see
+ * every close made through libc; a raw close or close_range syscall (a
+ * fork child's, or a program's own that closes every fd above 2) does
+ * not. (Every eventfd shares one inode, so for the ring's eventfd this
+ * tells only that the number names some eventfd.) */
 static bool same_file(int fd, struct xstream_file_id id)
 {
 	struct xstream_file_id now = file_id(fd);
@@ -281,11 +282,12 @@ void xstream_unmap(struct xstream *s)
 		munmap((void *)s->status, SMT_STATUS_MAP_SIZE);
 	if (s->global)
 		munmap((void *)s->global, SMT_STATUS_MAP_SIZE);
-	/* A fork child may have closed them itself (a raw syscall) and reused
-	 * the numbers: close what is still ours only. */
-	if (s->server_efd >= 0 && (!s->forked || same_file(s->server_efd, s->server_efd_id)))
+	/* The program may have closed them itself (a raw syscall: a fork
+	 * child's, or the owner's close_range, session 40) and reused the
+	 * numbers: close what is still ours only. */
+	if (s->server_efd >= 0 && same_file(s->server_efd, s->server_efd_id))
 		REAL(close)(s->server_efd);
-	if (s->wake_fd >= 0 && (!s->forked || same_file(s->wake_fd, s->wake_id)))
+	if (s->wake_fd >= 0 && same_file(s->wake_fd, s->wake_id))
 		REAL(close)(s->wake_fd);
 	s->map = NULL;
 	s->status = NULL;
@@ -598,11 +600,39 @@ void xstream_hand_off_inherited(void)
 	}
 }
 
+/* fd, a name of s, no longer names s's socket: the program closed it
+ * with a raw syscall (close_range above 2, as a daemonising program
+ * does) and the kernel gave the number to another file. The name is
+ * dropped, and the slot with its last name (its ring's fds closed only
+ * if their numbers still name them). True when it was so. Before
+ * (session 40), the next file on that number had its bytes written
+ * into the dead ring, and a display opened on it wrote its setup there
+ * and waited for ever (smt-x11-fdio rawclose). */
+static bool forget_if_stale(struct xstream *s, int fd)
+{
+	if (s->forked || xstream_table_locked_here() || same_file(fd, s->sock_id))
+		return false;
+	if (!xstream_drop_name_locked(s, fd))
+		detach(s);
+	return true;
+}
+
+void xstream_forget_stale(int fd)
+{
+	struct xstream *s;
+	while ((s = xstream_find(fd)) && forget_if_stale(s, fd)) {
+	}
+}
+
 /* The ring of fd, NULL when fd's bytes go to the socket (not attached,
- * or handed off). */
+ * or handed off) or to another file: a ring the X server has ended is
+ * looked at once more (one fstat), in case its number was closed where
+ * the shim could not see (forget_if_stale). */
 static struct xstream *ring_of(int fd)
 {
 	struct xstream *s = xstream_find(fd);
+	if (s && s->status && dead(s) && forget_if_stale(s, fd))
+		return NULL;
 	return s && !handed_off(s) ? s : NULL;
 }
 

@@ -70,6 +70,9 @@ bool xstream_attach(int fd);
 
 /* stream.c */
 struct xstream *xstream_claim_slot(void);
+/* A new X connection is attached on fd: slots still named fd, whose
+ * socket the program closed with a raw syscall, let go of that name. */
+void xstream_forget_stale(int fd);
 void xstream_publish_slot(struct xstream *s, int fd);
 void xstream_free_slot(struct xstream *s);
 /* Unmaps and closes a slot's resources (not the X socket). */

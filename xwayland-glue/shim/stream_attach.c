@@ -281,6 +281,10 @@ static bool create_ring(struct xstream *s, int *memfd)
 bool xstream_attach(int fd)
 {
 	struct x_server x;
+	/* Before anything else takes a number: a slot still named fd is
+	 * stale (its socket closed by a raw syscall), and its ring's fds are
+	 * closed only if their numbers still name them. */
+	xstream_forget_stale(fd);
 	if (!ring_wanted() || !server_may_have_stream_half(fd, &x))
 		return false;
 	struct xstream *s = xstream_claim_slot();
