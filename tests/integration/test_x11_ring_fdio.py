@@ -255,6 +255,11 @@ def unseen(h):
         rows = fdio(s, ["rawclose", "3"], connections=4, expect=None)
         check(all(r["transport"] == "ring" for r in rows),
               f"rawclose: connections not on the ring: {rows}")
+        # The same through glibc's closefrom, which the shim sees
+        # (coverage: passed before the mend too).
+        rows = fdio(s, ["closefrom-reopen", "3"], connections=4)
+        check(all(r["transport"] == "ring" for r in rows),
+              f"closefrom-reopen: connections not on the ring: {rows}")
         s.check_alive()
 
 

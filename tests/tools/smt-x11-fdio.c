@@ -93,6 +93,8 @@
  *   rawclose-file N   as rawclose, first a socket pair on the X fd's old
  *                     number written and read back (not in the tests:
  *                     lost while the X server has not seen the close)
+ *   closefrom-reopen N  as rawclose, through glibc's closefrom(3), which
+ *                     the shim wraps
  *   helpers N         (session 37) N rounds of helpers started while
  *                     connected, each opening its own connection
  *                     (`child-connect`): through system(), popen(), and
@@ -911,7 +913,9 @@ static int child_writes_via_libc(enum escape how, int xfd, char *const argv[])
 		FILE *f = popen(cmd, "r");
 		int status = f ? pclose(f) : -1;
 		close(fd);
-		rc = status < 0 ? -1 : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		rc = status < 0                   ? -1 :
+				WIFEXITED(status) ? WEXITSTATUS(status) :
+						    128 + WTERMSIG(status);
 	} else {
 		/* Each round another of the exec calls glibc makes through
 		 * internal ones: execl, execle, execlp, fexecve. */
@@ -920,7 +924,8 @@ static int child_writes_via_libc(enum escape how, int xfd, char *const argv[])
 		extern char **environ;
 		char fd_arg[16];
 		snprintf(fd_arg, sizeof(fd_arg), "%d", xfd);
-		char *child_argv[] = { "smt-x11-fdio", "child-write", fd_arg, argv[3], argv[4], NULL };
+		char *child_argv[] = { "smt-x11-fdio", "child-write", fd_arg, argv[3], argv[4],
+			NULL };
 		int exe = way == 3 ? open(self, O_RDONLY | O_CLOEXEC) : -1;
 		pid_t pid = vfork();
 		if (pid == 0) {
@@ -930,11 +935,11 @@ static int child_writes_via_libc(enum escape how, int xfd, char *const argv[])
 				execl(self, "smt-x11-fdio", "child-write", fd_arg, argv[3], argv[4],
 						(char *)NULL);
 			else if (way == 1)
-				execle(self, "smt-x11-fdio", "child-write", fd_arg, argv[3], argv[4],
-						(char *)NULL, environ);
+				execle(self, "smt-x11-fdio", "child-write", fd_arg, argv[3],
+						argv[4], (char *)NULL, environ);
 			else if (way == 2)
-				execlp(self, "smt-x11-fdio", "child-write", fd_arg, argv[3], argv[4],
-						(char *)NULL);
+				execlp(self, "smt-x11-fdio", "child-write", fd_arg, argv[3],
+						argv[4], (char *)NULL);
 			else
 				fexecve(exe, child_argv, environ);
 			_exit(127);
@@ -1487,8 +1492,8 @@ static bool file_on_old_number(int xfd, int i)
 	close(wr);
 	close(rd);
 	if (!piped) {
-		printf("round %d: the socket on %d (writing %d) read back '%.5s'\n", i, xfd,
-				wr, got);
+		printf("round %d: the socket on %d (writing %d) read back '%.5s'\n", i, xfd, wr,
+				got);
 		fail("bytes written to a socket on the closed X fd's number");
 		return false;
 	}
@@ -1504,11 +1509,13 @@ static bool file_on_old_number(int xfd, int i)
  * with close_range again. With `file` (rawclose-file), first a socket pair
  * on the old number, written and read back: still lost when it comes
  * before the X server has seen the old socket's end (docs/x11.md). */
-static int rawclose(int n, bool file)
+static int rawclose(int n, bool file, bool libc)
 {
 	int xfd = xcb_get_file_descriptor(conn);
 	for (int i = 0; i < n; i++) {
-		if (syscall(SYS_close_range, 3u, ~0u, 0u) != 0)
+		if (libc)
+			closefrom(3);
+		else if (syscall(SYS_close_range, 3u, ~0u, 0u) != 0)
 			return fail("close_range");
 		conn = NULL;
 		if (file && !file_on_old_number(xfd, i))
@@ -1526,8 +1533,11 @@ static int rawclose(int n, bool file)
 		}
 		xfd = nfd;
 	}
-	printf("ok %s %d rounds of close_range by syscall, then a display on the numbers\n",
-			file ? "rawclose-file" : "rawclose", n);
+	printf("ok %s %d rounds of every fd above 2 closed, then a display on the numbers\n",
+			libc                 ? "closefrom-reopen" :
+					file ? "rawclose-file" :
+					       "rawclose",
+			n);
 	return 0;
 }
 
@@ -1621,9 +1631,11 @@ int main(int argc, char **argv)
 	else if (!strcmp(c, "vfork-inherit"))
 		rc = escaped(VFORK_INHERIT, n);
 	else if (!strcmp(c, "rawclose"))
-		rc = rawclose(n, false);
+		rc = rawclose(n, false, false);
 	else if (!strcmp(c, "rawclose-file"))
-		rc = rawclose(n, true);
+		rc = rawclose(n, true, false);
+	else if (!strcmp(c, "closefrom-reopen"))
+		rc = rawclose(n, false, true);
 	else if (!strcmp(c, "system-inherit"))
 		rc = escaped(SYSTEM_INHERIT, n);
 	else if (!strcmp(c, "popen-dup"))

@@ -107,8 +107,8 @@ XSHIM_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 
 /* glibc 2.34 on; with an older one the program could not have called it
  * through glibc. */
-XSHIM_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
-		int flags)
+XSHIM_EXPORT int execveat(
+		int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
 {
 	if (!REAL(execveat)) {
 		errno = ENOSYS;
@@ -141,9 +141,14 @@ XSHIM_EXPORT FILE *popen(const char *command, const char *mode)
  * given back if the exec fails. */
 #define EXECL_STACK_ARGS 256
 
-enum execl_kind { EXECL, EXECLP, EXECLE };
+enum execl_kind {
+	EXECL,
+	EXECLP,
+	EXECLE
+};
 
-static int execl_with(enum execl_kind kind, const char *path, char *const argv[], char *const envp[])
+static int execl_with(
+		enum execl_kind kind, const char *path, char *const argv[], char *const envp[])
 {
 	xstream_hand_off_inherited();
 	if (kind == EXECLP)
@@ -165,8 +170,8 @@ static size_t execl_argc(const char *arg0, va_list ap)
 /* argv[0 .. n], the NULL included: reads the n - 1 arguments after arg0
  * and the NULL (none when arg0 is NULL), so that execle's next va_arg is
  * its environment; then the exec. */
-static int execl_list(enum execl_kind kind, const char *path, const char *arg0, size_t n,
-		va_list ap)
+static int execl_list(
+		enum execl_kind kind, const char *path, const char *arg0, size_t n, va_list ap)
 {
 	char *stack[EXECL_STACK_ARGS];
 	char **argv = stack;
@@ -176,7 +181,8 @@ static int execl_list(enum execl_kind kind, const char *path, const char *arg0, 
 			errno = E2BIG;
 			return -1;
 		}
-		argv = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		argv = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+				0);
 		if (argv == MAP_FAILED)
 			return -1;
 	}
@@ -193,16 +199,16 @@ static int execl_list(enum execl_kind kind, const char *path, const char *arg0, 
 	return r;
 }
 
-#define EXECL_BODY(kind, path, arg0)                               \
-	do {                                                       \
-		va_list ap;                                        \
-		va_start(ap, arg0);                                \
-		size_t n = execl_argc(arg0, ap);                   \
-		va_end(ap);                                        \
-		va_start(ap, arg0);                                \
-		int r = execl_list(kind, path, arg0, n, ap);       \
-		va_end(ap);                                        \
-		return r;                                          \
+#define EXECL_BODY(kind, path, arg0)                         \
+	do {                                                 \
+		va_list ap;                                  \
+		va_start(ap, arg0);                          \
+		size_t n = execl_argc(arg0, ap);             \
+		va_end(ap);                                  \
+		va_start(ap, arg0);                          \
+		int r = execl_list(kind, path, arg0, n, ap); \
+		va_end(ap);                                  \
+		return r;                                    \
 	} while (0)
 
 XSHIM_EXPORT int execl(const char *path, const char *arg0, ...)
