@@ -23,6 +23,9 @@ from harness import Session, build_program, check, log  # noqa: E402
 FDIO = ("SMT_X11_FDIO", "tests/tools/smt-x11-fdio")
 
 
+LAST_OUT = [""]  # the last smt-x11-fdio run's output
+
+
 def closed_of(s, pid):
     return [r for r in s.x11ring_closed() if r["pid"] == pid]
 
@@ -37,6 +40,7 @@ def fdio(s, args, connections=1, expect="ring", env=None, until=None):
     s.clients.remove(p)
     with open(p.log_path) as f:
         out = f.read()
+    LAST_OUT[0] = out
     check(rc == 0 and f"ok {args[0]}" in out,
           f"smt-x11-fdio {' '.join(args)} exited with {rc}:\n{out[-2000:]}")
     def closed():
@@ -255,6 +259,18 @@ def unseen(h):
         rows = fdio(s, ["rawclose", "3"], connections=4, expect=None)
         check(all(r["transport"] == "ring" for r in rows),
               f"rawclose: connections not on the ring: {rows}")
+        # The same in a fork child, the parent's connection beside it.
+        rows = fdio(s, ["rawclose-fork", "3"])
+        check(all(r["transport"] == "ring" for r in rows) and
+              not any(r["reverted"] for r in rows),
+              f"rawclose-fork: connections not on the ring to the end: {rows}")
+        # The child's three displays, opened on numbers its raw close
+        # freed: on the ring (before the mend they went off it).
+        child = int(LAST_OUT[0].split("fork child ")[1].split(",")[0])
+        kids = s.wait_until(lambda: (lambda r: r if len(r) >= 3 else None)(closed_of(s, child)),
+                            timeout=10, what="Xwayland to log the close of the child's displays")
+        check(all(r["transport"] == "ring" and not r["error"] for r in kids),
+              f"rawclose-fork: the child's displays not on the ring: {kids}")
         # The same through glibc's closefrom, which the shim sees
         # (coverage: passed before the mend too).
         rows = fdio(s, ["closefrom-reopen", "3"], connections=4)

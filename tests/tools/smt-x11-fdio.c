@@ -93,6 +93,8 @@
  *   rawclose-file N   as rawclose, first a socket pair on the X fd's old
  *                     number written and read back (not in the tests:
  *                     lost while the X server has not seen the close)
+ *   rawclose-fork N   rawclose in a fork child; the parent's round trips
+ *                     after it (its connection stays on the ring)
  *   closefrom-reopen N  as rawclose, through glibc's closefrom(3), which
  *                     the shim wraps
  *   helpers N         (session 37) N rounds of helpers started while
@@ -1541,6 +1543,28 @@ static int rawclose(int n, bool file, bool libc)
 	return 0;
 }
 
+/* rawclose in a fork child (a helper that forks, closes every inherited
+ * fd with the raw syscall and opens its own display); the parent's
+ * connection, which the child never wrote, stays on the ring. */
+static int rawclose_fork(int n)
+{
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(rawclose(n, false, false));
+	int status = -1;
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+			WEXITSTATUS(status) != 0) {
+		printf("the child: status %d\n", status);
+		return fail("rawclose in a fork child");
+	}
+	for (int k = 0; k < 5; k++)
+		if (!round_trip())
+			return fail("the parent's round trips after the child's");
+	printf("ok rawclose-fork %d rounds in a fork child %d, the parent answered after\n", n,
+			(int)pid);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -1634,6 +1658,8 @@ int main(int argc, char **argv)
 		rc = rawclose(n, false, false);
 	else if (!strcmp(c, "rawclose-file"))
 		rc = rawclose(n, true, false);
+	else if (!strcmp(c, "rawclose-fork"))
+		rc = rawclose_fork(n);
 	else if (!strcmp(c, "closefrom-reopen"))
 		rc = rawclose(n, false, true);
 	else if (!strcmp(c, "system-inherit"))

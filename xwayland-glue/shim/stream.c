@@ -610,7 +610,7 @@ void xstream_hand_off_inherited(void)
  * and waited for ever (smt-x11-fdio rawclose). */
 static bool forget_if_stale(struct xstream *s, int fd)
 {
-	if (s->forked || xstream_table_locked_here() || same_file(fd, s->sock_id))
+	if (xstream_table_locked_here() || same_file(fd, s->sock_id))
 		return false;
 	if (!xstream_drop_name_locked(s, fd))
 		detach(s);
