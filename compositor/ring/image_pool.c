@@ -96,7 +96,8 @@ static void pool_register_apply(struct smtwc_ordered_request *base)
 {
 	struct pool_request *req = wl_container_of(base, req, base);
 	struct smtwc_pool *pool = req->pool;
-	if (smt_exec_register_pool(pool->ring->exec, pool->id, pool->map, pool->size) == 0) {
+	if (smt_exec_register_pool_file(
+			    pool->ring->exec, pool->id, pool->map, pool->size, pool->fd) == 0) {
 		pool->registered = true;
 	} else {
 		wl_resource_post_error(pool->ring->resource, SMT_RING_V1_ERROR_BAD_ID,
@@ -127,8 +128,8 @@ static void pool_remap_apply(struct smtwc_ordered_request *base)
 		pool->size = req->size;
 	}
 	if (registered &&
-			smt_exec_register_pool(pool->ring->exec, pool->id, pool->map, pool->size) ==
-					0) {
+			smt_exec_register_pool_file(pool->ring->exec, pool->id, pool->map,
+					pool->size, pool->fd) == 0) {
 		pool->registered = true;
 	}
 	free(req);
