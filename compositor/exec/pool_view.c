@@ -9,6 +9,7 @@
 #include "compositor/exec/pool_view.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,8 @@ void smt_pools_init(struct smt_pool_table *t, uint32_t max_id)
 
 void smt_pools_fini(struct smt_pool_table *t)
 {
+	for (uint32_t i = 0; i < t->cap; i++)
+		free(t->slots[i].in_file);
 	free(t->slots);
 	memset(t, 0, sizeof(*t));
 }
@@ -45,7 +48,14 @@ int smt_pools_register(
 	}
 	if (t->slots[id].base)
 		return -1;
-	t->slots[id] = (struct smt_pool_view){ base, size, fd };
+	uint8_t *in_file = NULL;
+	int seals = fd >= 0 ? fcntl(fd, F_GET_SEALS) : -1;
+	if (seals > 0 && (seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE))) {
+		in_file = calloc(1, (size_t)smt_pool_view_bitmap_bytes(size));
+		if (!in_file)
+			return -1;
+	}
+	t->slots[id] = (struct smt_pool_view){ base, size, fd, in_file };
 	return 0;
 }
 
@@ -53,7 +63,8 @@ int smt_pools_unregister(struct smt_pool_table *t, uint32_t id)
 {
 	if (id == 0 || id >= t->cap || !t->slots[id].base)
 		return -1;
-	t->slots[id] = (struct smt_pool_view){ NULL, 0, -1 };
+	free(t->slots[id].in_file);
+	t->slots[id] = (struct smt_pool_view){ NULL, 0, -1, NULL };
 	return 0;
 }
 
@@ -74,8 +85,8 @@ const uint8_t *smt_pool_view_range(
 	return v->base + offset;
 }
 
-/* mincore's answer for up to this many pages at a time (a stack array). */
-#define POOL_VIEW_MINCORE_PAGES 1024u
+/* Grains mincore is asked about at once when one is not known. */
+#define POOL_VIEW_MINCORE_GRAINS 64u
 
 static uint64_t page_size(void)
 {
@@ -83,29 +94,48 @@ static uint64_t page_size(void)
 	uint64_t p = atomic_load_explicit(&cached, memory_order_relaxed);
 	if (p == 0) {
 		long s = sysconf(_SC_PAGESIZE);
-		p = s > 0 ? (uint64_t)s : 4096;
+		p = s > 0 ? (uint64_t)s : SMT_POOL_VIEW_GRAIN;
 		atomic_store_explicit(&cached, p, memory_order_relaxed);
 	}
 	return p;
 }
 
-/* Pages [first, last] of the mapping all in the file. */
-static bool pages_in_file(const struct smt_pool_view *v, uint64_t first, uint64_t last)
+static bool known(const struct smt_pool_view *v, uint64_t g)
 {
-	uint64_t ps = page_size();
-	unsigned char vec[POOL_VIEW_MINCORE_PAGES];
-	for (uint64_t p = first; p <= last;) {
-		uint64_t n = last - p + 1;
-		if (n > POOL_VIEW_MINCORE_PAGES)
-			n = POOL_VIEW_MINCORE_PAGES;
-		/* base is the glue's mapping: page-aligned */
-		if (mincore((void *)(uintptr_t)(v->base + p * ps), (size_t)(n * ps), vec) != 0)
-			return false; /* unknown: read it the safe way */
-		for (uint64_t i = 0; i < n; i++) {
-			if (!(vec[i] & 1))
-				return false;
-		}
-		p += n;
+	return v->in_file[g / 8] & (1u << (g % 8));
+}
+
+/* Grain g in the file: known, or found now with mincore (with the grains
+ * after it, up to POOL_VIEW_MINCORE_GRAINS: a pool's pages are looked at
+ * once each, not once a command), and then known for good: the pool is
+ * sealed against losing pages. */
+static bool grain_in_file(const struct smt_pool_view *v, uint64_t g)
+{
+	if (known(v, g))
+		return true;
+	uint64_t ps = page_size(),
+		 grains = (v->size + SMT_POOL_VIEW_GRAIN - 1) / SMT_POOL_VIEW_GRAIN;
+	uint64_t n = grains - g < POOL_VIEW_MINCORE_GRAINS ? grains - g : POOL_VIEW_MINCORE_GRAINS;
+	/* base is page-aligned (the glue's mapping); pages of any size */
+	uint64_t from = g * SMT_POOL_VIEW_GRAIN / ps * ps;
+	uint64_t to = ((g + n) * SMT_POOL_VIEW_GRAIN + ps - 1) / ps * ps;
+	unsigned char vec[POOL_VIEW_MINCORE_GRAINS + 1];
+	if ((to - from) / ps > sizeof(vec) ||
+			mincore((void *)(uintptr_t)(v->base + from), (size_t)(to - from), vec) != 0)
+		return false; /* unknown: read it the safe way */
+	for (uint64_t i = g; i < g + n; i++) {
+		if (vec[(i * SMT_POOL_VIEW_GRAIN - from) / ps] & 1)
+			v->in_file[i / 8] |= (uint8_t)(1u << (i % 8));
+	}
+	return known(v, g);
+}
+
+/* Every grain of [from, to) in the file. */
+static bool range_in_file(const struct smt_pool_view *v, uint64_t from, uint64_t to)
+{
+	for (uint64_t g = from / SMT_POOL_VIEW_GRAIN; g <= (to - 1) / SMT_POOL_VIEW_GRAIN; g++) {
+		if (!grain_in_file(v, g))
+			return false;
 	}
 	return true;
 }
@@ -115,16 +145,16 @@ bool smt_pool_view_rows_in_file(const struct smt_pool_view *v, uint64_t offset, 
 {
 	if (v->fd < 0 || rows == 0 || row_bytes == 0)
 		return true;
-	uint64_t ps = page_size();
-	uint64_t span_end = offset + (uint64_t)stride * (rows - 1) + row_bytes; /* in range */
-	uint64_t span_pages = (span_end - 1) / ps - offset / ps + 1;
-	/* Rows close together: their whole span in a few calls; rows pages
-	 * apart (a large stride): each row's own pages. */
-	if (span_pages <= 2 * (uint64_t)rows + 64)
-		return pages_in_file(v, offset / ps, (span_end - 1) / ps);
+	if (!v->in_file)
+		return false;
+	uint64_t end = offset + (uint64_t)stride * (rows - 1) + row_bytes; /* in range */
+	/* Rows close together: the grains of their whole span; rows grains
+	 * apart (a large stride): each row's own. */
+	if ((end - offset) / SMT_POOL_VIEW_GRAIN <= 2 * (uint64_t)rows)
+		return range_in_file(v, offset, end);
 	for (uint32_t r = 0; r < rows; r++) {
 		uint64_t start = offset + (uint64_t)stride * r;
-		if (!pages_in_file(v, start / ps, (start + row_bytes - 1) / ps))
+		if (!range_in_file(v, start, start + row_bytes))
 			return false;
 	}
 	return true;

@@ -1,8 +1,9 @@
 /* Pools of holes (session 40): PUT_IMAGE_POOL from a memfd whose pages the
  * client wrote only in part must draw what a copy of its bytes in memory
  * draws (a hole reads as zeros), whichever layout (packed, strided, A8,
- * rows wider than the executor's bounce buffer, clipped), and must create
- * no page in the file: a read of a hole through the shared mapping would
+ * rows wider than the executor's bounce buffer, clipped), sealed against
+ * writes (pages found in the file read through the mapping) or not (pread
+ * throughout), and must create no page in the file: a read of a hole through the shared mapping would
  * create it in the compositor (docs/reliability.md, "Pools of holes,
  * session 40"). */
 #define _GNU_SOURCE
@@ -43,9 +44,9 @@ static const struct target targets[] = {
 };
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))
 
-static void put_all(struct stream *st)
+static void put_all(struct stream *st, bool create)
 {
-	for (size_t i = 0; i < NTARGETS; i++)
+	for (size_t i = 0; create && i < NTARGETS; i++)
 		ST(st,
 				smt_encode_create_pixmap(st_at(st), targets[i].id, targets[i].w,
 						targets[i].h, targets[i].format));
@@ -89,56 +90,93 @@ static long file_blocks(int fd)
 	return (long)s.st_blocks;
 }
 
-int main(void)
+/* The client's pool, written as page_written says, sealed against
+ * shrinking and, if sealed_writes, against writes but through its one
+ * mapping (libsmt's pools). copy: what the pool reads as. */
+static int client_pool(bool sealed_writes, uint32_t *copy)
 {
 	int fd = memfd_create("pool-holes", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	REQUIRE(fd >= 0 && ftruncate(fd, POOL_SIZE) == 0 &&
 					fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) == 0,
 			"memfd");
-	/* What the client writes, and what the pool reads as: a copy in
-	 * memory with zeros for the holes, made without reading the file. */
 	uint32_t *client = mmap(NULL, POOL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	uint32_t *copy = calloc(1, POOL_SIZE);
-	REQUIRE(client != MAP_FAILED && copy, "mappings");
+	REQUIRE(client != MAP_FAILED, "the client's mapping");
+	REQUIRE(!sealed_writes || fcntl(fd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE) == 0, "seal");
 	for (uint32_t i = 0; i < POOL_SIZE / 4; i++) {
 		if (page_written(i * 4 / PAGE))
 			client[i] = copy[i] = word_at(i);
 	}
 	munmap(client, POOL_SIZE);
+	return fd;
+}
+
+/* Each put from the file draws what it draws from the copy, and no page
+ * is created in the file. Twice: the second time a sealed pool's bitmap
+ * knows the pages in the file. */
+static void check_pool(bool sealed_writes, const uint32_t *copy, struct smt_exec_ctx *from_copy)
+{
+	uint32_t *own = calloc(1, POOL_SIZE);
+	REQUIRE(own, "copy");
+	int fd = client_pool(sealed_writes, own);
 	long written = file_blocks(fd);
 	const void *mapped = mmap(NULL, POOL_SIZE, PROT_READ, MAP_SHARED, fd, 0);
 	REQUIRE(mapped != MAP_FAILED, "the compositor's mapping");
+	REQUIRE(memcmp(own, copy, POOL_SIZE) == 0, "the same contents");
+	for (int pass = 0; pass < 2; pass++) {
+		struct smt_exec_ctx *from_file = smt_exec_create(NULL);
+		REQUIRE(from_file, "ctx");
+		REQUIRE(smt_exec_register_pool_file(from_file, POOL_ID, mapped, POOL_SIZE, fd) == 0,
+				"pool of the file");
+		for (int run = 0; run <= pass; run++) {
+			struct stream st;
+			struct smt_exec_result res;
+			st_init(&st);
+			put_all(&st, run == 0);
+			REQUIRE(run_ring(from_file, &st, 65536, &res) == SMT_EXEC_EMPTY, "file: %s",
+					res.error.message);
+			st_fini(&st);
+		}
+		for (size_t i = 0; i < NTARGETS; i++) {
+			char what[96];
+			snprintf(what, sizeof(what), "%s, pass %d, pixmap %u",
+					sealed_writes ? "sealed" : "not sealed", pass,
+					targets[i].id);
+			current_test = what;
+			expect_same(smt_exec_drawable_image(from_file, targets[i].id),
+					smt_exec_drawable_image(from_copy, targets[i].id), what);
+		}
+		current_test = sealed_writes ? "sealed: no page created" :
+					       "not sealed: no page created";
+		CHECK_INT(file_blocks(fd), written);
+		smt_exec_destroy(from_file);
+	}
+	munmap((void *)mapped, POOL_SIZE);
+	free(own);
+	close(fd);
+}
 
-	struct smt_exec_ctx *from_file = smt_exec_create(NULL), *from_copy = smt_exec_create(NULL);
-	REQUIRE(from_file && from_copy, "ctx");
-	REQUIRE(smt_exec_register_pool_file(from_file, POOL_ID, mapped, POOL_SIZE, fd) == 0,
-			"pool of the file");
+int main(void)
+{
+	uint32_t *copy = calloc(1, POOL_SIZE);
+	REQUIRE(copy, "copy");
+	for (uint32_t i = 0; i < POOL_SIZE / 4; i++) {
+		if (page_written(i * 4 / PAGE))
+			copy[i] = word_at(i);
+	}
+	struct smt_exec_ctx *from_copy = smt_exec_create(NULL);
+	REQUIRE(from_copy, "ctx");
 	REQUIRE(smt_exec_register_pool(from_copy, POOL_ID, copy, POOL_SIZE) == 0, "pool copy");
 	struct stream st;
 	st_init(&st);
-	put_all(&st);
+	put_all(&st, true);
 	struct smt_exec_result res;
-	REQUIRE(run_ring(from_file, &st, 65536, &res) == SMT_EXEC_EMPTY, "file: %s",
-			res.error.message);
 	REQUIRE(run_ring(from_copy, &st, 65536, &res) == SMT_EXEC_EMPTY, "copy: %s",
 			res.error.message);
 	st_fini(&st);
-
-	for (size_t i = 0; i < NTARGETS; i++) {
-		char what[64];
-		snprintf(what, sizeof(what), "pixmap %u", targets[i].id);
-		current_test = what;
-		expect_same(smt_exec_drawable_image(from_file, targets[i].id),
-				smt_exec_drawable_image(from_copy, targets[i].id), what);
-	}
-	current_test = "no page created";
-	CHECK_INT(file_blocks(fd), written);
-
-	smt_exec_destroy(from_file);
+	check_pool(false, copy, from_copy);
+	check_pool(true, copy, from_copy);
 	smt_exec_destroy(from_copy);
-	munmap((void *)mapped, POOL_SIZE);
 	free(copy);
-	close(fd);
 	if (failures)
 		return 1;
 	printf("test_ring_pool_reads: ok\n");
