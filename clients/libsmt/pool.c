@@ -72,7 +72,13 @@ struct smt_pool *smt_pool_create(struct smt_ctx *ctx, uint64_t initial_size)
 			fcntl(pool->fd, F_ADD_SEALS, F_SEAL_SHRINK) < 0)
 		goto fail;
 	pool->map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, pool->fd, 0);
-	if (pool->map == MAP_FAILED || smt_palloc_init(&pool->alloc, size))
+	/* Sealed against writes except through this mapping (which grows with
+	 * mremap): no page can be punched out of the pool, so the compositor
+	 * reads pages it once found in the file straight from its mapping;
+	 * without the seal it reads every image with pread (docs/protocol.md,
+	 * "Reading a pool"). */
+	if (pool->map == MAP_FAILED || fcntl(pool->fd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE) < 0 ||
+			smt_palloc_init(&pool->alloc, size))
 		goto fail;
 	pool->proxy = smt_ring_v1_create_pool(ctx->ring, pool->id, pool->fd, (uint32_t)size);
 	wl_list_insert(&ctx->pools, &pool->link);

@@ -100,6 +100,57 @@ int exec_put_image(struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct
 	return rc;
 }
 
+/* What a band of a pool image with pages not in the file is read into:
+ * on the stack of the thread that runs the ring (main or worker), so no
+ * client causes it and no two runs share it. */
+#define POOL_BOUNCE_BYTES (32u << 10)
+
+/* A band [from, to) of PUT_IMAGE_POOL read with pread into a bounce
+ * buffer, as many rows (or as much of a row) at a time as it holds, only
+ * the columns the clip extents can show: a hole reads as zeros and no
+ * page is created in the client's file (pool_view.h). 0, or -1 (fault). */
+static int put_pool_band_read(struct smt_exec_ctx *ctx, const struct smt_cmd_put_image_pool *c,
+		const struct smt_pool_view *pool, struct smt_drawable *dst, int64_t from,
+		int64_t to, uint64_t *px)
+{
+	_Alignas(8) uint8_t bounce[POOL_BOUNCE_BYTES];
+	uint32_t bpp = smt_format_bpp(c->format) / 8;
+	const pixman_box32_t *e = &ctx->clip.extents;
+	int64_t left = c->dst_x > e->x1 ? c->dst_x : e->x1;
+	int64_t right = (int64_t)c->dst_x + c->width < e->x2 ? (int64_t)c->dst_x + c->width : e->x2;
+	*px = 0;
+	uint32_t per_chunk = POOL_BOUNCE_BYTES / bpp; /* pixels of a row at a time */
+	for (int64_t x = left; x < right; x += per_chunk) {
+		uint32_t w = right - x < per_chunk ? (uint32_t)(right - x) : per_chunk;
+		uint32_t row_bytes = (w * bpp + 3u) & ~3u; /* pixman's stride */
+		int64_t rows_at_once = POOL_BOUNCE_BYTES / row_bytes;
+		for (int64_t y = from; y < to; y += rows_at_once) {
+			int64_t n = to - y < rows_at_once ? to - y : rows_at_once;
+			uint64_t at = c->offset + (uint64_t)(y - c->dst_y) * c->stride +
+					(uint64_t)(x - c->dst_x) * bpp;
+			/* Whole rows packed in the pool: one read for all of them. */
+			bool packed = (uint64_t)w * bpp == c->stride, read = true;
+			if (packed)
+				read = smt_pool_view_read(
+						pool, at, (uint64_t)n * row_bytes, bounce);
+			for (int64_t r = 0; read && !packed && r < n; r++)
+				read = smt_pool_view_read(pool, at + (uint64_t)r * c->stride,
+						(uint64_t)w * bpp, bounce + r * row_bytes);
+			if (!read)
+				return exec_fail(ctx, SMT_ERROR_BAD_POOL,
+						"the pool's file could not be read", UINT32_MAX);
+			pixman_image_t *src = wrap_pixels(
+					ctx, c->format, w, (uint32_t)n, bounce, row_bytes);
+			if (!src)
+				return -1;
+			*px += blit(ctx, PIXMAN_OP_SRC, src, NULL, dst->image, 0, 0, 0, 0, x, y, w,
+					n);
+			pixman_image_unref(src);
+		}
+	}
+	return 0;
+}
+
 int exec_put_image_pool(
 		struct smt_exec_ctx *ctx, const struct smt_decoded *d, struct smt_resume *resume)
 {
@@ -125,14 +176,21 @@ int exec_put_image_pool(
 		exec_charge(ctx, 0);
 		return 0;
 	}
+	uint32_t bytes_per_pixel = smt_format_bpp(c->format) / 8;
 	while (band_next(&b, &from, &to)) {
-		pixman_image_t *src = wrap_pixels(ctx, c->format, c->width, (uint32_t)(to - from),
-				pixels + (uint64_t)(from - c->dst_y) * c->stride, c->stride);
-		if (!src)
+		uint64_t row0 = (uint64_t)(from - c->dst_y) * c->stride, px;
+		if (smt_pool_view_rows_in_file(pool, c->offset + row0, c->stride,
+				    (uint32_t)(to - from), c->width * bytes_per_pixel)) {
+			pixman_image_t *src = wrap_pixels(ctx, c->format, c->width,
+					(uint32_t)(to - from), pixels + row0, c->stride);
+			if (!src)
+				return -1;
+			px = blit(ctx, PIXMAN_OP_SRC, src, NULL, dst->image, 0, 0, 0, 0, c->dst_x,
+					from, c->width, to - from);
+			pixman_image_unref(src);
+		} else if (put_pool_band_read(ctx, c, pool, dst, from, to, &px) != 0) {
 			return -1;
-		uint64_t px = blit(ctx, PIXMAN_OP_SRC, src, NULL, dst->image, 0, 0, 0, 0, c->dst_x,
-				from, c->width, to - from);
-		pixman_image_unref(src);
+		}
 		if (band_stop(ctx, &b, px, resume))
 			return EXEC_PARTIAL;
 	}

@@ -93,7 +93,13 @@ uint32_t smt_exec_unregister_canvas(struct smt_exec_ctx *ctx, uint32_t id)
 
 int smt_exec_register_pool(struct smt_exec_ctx *ctx, uint32_t id, const void *base, uint64_t size)
 {
-	return smt_pools_register(&ctx->pools, id, base, size);
+	return smt_pools_register(&ctx->pools, id, base, size, -1);
+}
+
+int smt_exec_register_pool_file(
+		struct smt_exec_ctx *ctx, uint32_t id, const void *base, uint64_t size, int fd)
+{
+	return smt_pools_register(&ctx->pools, id, base, size, fd);
 }
 
 int smt_exec_unregister_pool(struct smt_exec_ctx *ctx, uint32_t id)

@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "smt-ring-v1-protocol.h"
+#include "compositor/exec/pool_view.h"
 #include "compositor/ring/client_usage.h"
 #include "compositor/ring/heap_reclaim.h"
 #include "compositor/ring/ordered_request.h"
@@ -33,7 +34,9 @@ struct pool_request {
 
 /* A pool's charges: itself, the fd kept for resizes, its one mapping,
  * the address space of its declared size (whole pages, as mapped) and
- * its bookkeeping. */
+ * its bookkeeping, with the executor's bitmap of the pages it knows are
+ * in the file (a bit per 4 KiB of the declared size: 32 KiB a GiB; held
+ * for pools sealed against writes, charged for every pool). */
 #define POOL_CHARGES 5
 static void pool_charges(uint64_t declared, struct client_charge out[POOL_CHARGES])
 {
@@ -41,7 +44,8 @@ static void pool_charges(uint64_t declared, struct client_charge out[POOL_CHARGE
 	out[1] = (struct client_charge){ SMT_RES_FDS, 1 };
 	out[2] = (struct client_charge){ SMT_RES_MAPPINGS, 1 };
 	out[3] = (struct client_charge){ SMT_RES_ADDRESS, shm_fd_address_space(declared) };
-	out[4] = (struct client_charge){ SMT_RES_MEMORY, POOL_BOOKKEEPING_BYTES };
+	out[4] = (struct client_charge){ SMT_RES_MEMORY,
+		POOL_BOOKKEEPING_BYTES + smt_pool_view_bitmap_bytes(declared) };
 }
 
 static void pool_free(struct smtwc_pool *pool)
@@ -96,7 +100,8 @@ static void pool_register_apply(struct smtwc_ordered_request *base)
 {
 	struct pool_request *req = wl_container_of(base, req, base);
 	struct smtwc_pool *pool = req->pool;
-	if (smt_exec_register_pool(pool->ring->exec, pool->id, pool->map, pool->size) == 0) {
+	if (smt_exec_register_pool_file(
+			    pool->ring->exec, pool->id, pool->map, pool->size, pool->fd) == 0) {
 		pool->registered = true;
 	} else {
 		wl_resource_post_error(pool->ring->resource, SMT_RING_V1_ERROR_BAD_ID,
@@ -127,8 +132,8 @@ static void pool_remap_apply(struct smtwc_ordered_request *base)
 		pool->size = req->size;
 	}
 	if (registered &&
-			smt_exec_register_pool(pool->ring->exec, pool->id, pool->map, pool->size) ==
-					0) {
+			smt_exec_register_pool_file(pool->ring->exec, pool->id, pool->map,
+					pool->size, pool->fd) == 0) {
 		pool->registered = true;
 	}
 	free(req);
@@ -186,9 +191,15 @@ static void pool_handle_resize(
 				"pool %u: resize to %u bytes: %s", pool->id, size, why);
 		return;
 	}
-	if (!client_usage_charge(pool->ring->usage, SMT_RES_ADDRESS,
-			    shm_fd_address_space(size) - shm_fd_address_space(pool->declared),
-			    pool->ring->resource, SMT_RING_V1_ERROR_LIMIT, "smt_pool_v1.resize")) {
+	struct client_charge grown[2] = {
+		{ SMT_RES_ADDRESS,
+				shm_fd_address_space(size) - shm_fd_address_space(pool->declared) },
+		{ SMT_RES_MEMORY,
+				smt_pool_view_bitmap_bytes(size) -
+						smt_pool_view_bitmap_bytes(pool->declared) },
+	};
+	if (!client_usage_charge_all(pool->ring->usage, grown, 2, pool->ring->resource,
+			    SMT_RING_V1_ERROR_LIMIT, "smt_pool_v1.resize")) {
 		return;
 	}
 	pool->declared = size;

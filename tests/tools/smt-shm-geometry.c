@@ -19,9 +19,12 @@
  * done), then waits; a line "shrink BYTES" on stdin truncates the main
  * buffer's pool file to that size and commits its whole damage again
  * (the pool shrunk under a buffer the compositor shows), then prints
- * "shrunk".
+ * "shrunk"; a line "punch" punches the main buffer's pool file into one
+ * hole (its size kept) and commits its whole damage again (session 40: the
+ * compositor's reads of holes), then prints "punched".
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -291,17 +294,34 @@ static void parse_args(struct app *app, int argc, char *argv[])
 	}
 }
 
+/* The main buffer committed again with its whole damage, after its file
+ * changed under it; then `said` on stdout. */
+static void recommit(struct app *app, const char *said)
+{
+	wl_surface_attach(app->main.surface, app->main.buffer, 0, 0);
+	wl_surface_damage_buffer(app->main.surface, 0, 0, INT32_MAX, INT32_MAX);
+	wl_surface_commit(app->main.surface);
+	puts(said);
+	fflush(stdout);
+}
+
 static void shrink(struct app *app, long bytes)
 {
 	if (bytes < 0 || ftruncate(app->main.fd, (off_t)bytes) != 0) {
 		perror("smt-shm-geometry: ftruncate");
 		exit(1);
 	}
-	wl_surface_attach(app->main.surface, app->main.buffer, 0, 0);
-	wl_surface_damage_buffer(app->main.surface, 0, 0, INT32_MAX, INT32_MAX);
-	wl_surface_commit(app->main.surface);
-	puts("shrunk");
-	fflush(stdout);
+	recommit(app, "shrunk");
+}
+
+static void punch(struct app *app)
+{
+	if (fallocate(app->main.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
+			    (off_t)app->main.size) != 0) {
+		perror("smt-shm-geometry: fallocate");
+		exit(1);
+	}
+	recommit(app, "punched");
 }
 
 int main(int argc, char *argv[])
@@ -402,6 +422,8 @@ int main(int argc, char *argv[])
 				long bytes;
 				if (sscanf(line, "shrink %ld", &bytes) == 1) {
 					shrink(&app, bytes);
+				} else if (strcmp(line, "punch") == 0) {
+					punch(&app);
 				}
 				used = 0;
 			} else if (used == sizeof(line) - 1) {

@@ -175,7 +175,7 @@ int case_wake_steal(struct hostile *h, double seconds);
 int case_wake_semaphore(struct hostile *h);
 
 /* hostile_pool_fds.c: pools of fds of every kind, and of holes. */
-int case_pool_holes(struct hostile *h, int mib);
+int case_pool_holes(struct hostile *h, int mib, bool sealed_writes);
 int case_pool_fd_kinds(void);
 
 /* hostile_order.c: order and slicing of queued work (split commands, a

@@ -8,16 +8,18 @@
 #include <unistd.h>
 #include "tests/tools/hostile/hostile.h"
 
-/* sparse-pool MIB (session 39, exploration): a pool of MIB MiB that the
- * client never wrote (ftruncate only: holes), read whole by
- * PUT_IMAGE_POOL into a 1x16384 pixmap, one 4-byte pixel per page. A
- * shared mapping's read of a tmpfs hole allocates the page, in the
- * faulting process: the compositor. Held until killed. */
-int case_pool_holes(struct hostile *h, int mib)
+/* sparse-pool MIB (session 39): a pool of MIB MiB that the client never
+ * wrote (ftruncate only: holes), read whole by PUT_IMAGE_POOL into a
+ * 1x16384 pixmap, one 4-byte pixel per page. A shared mapping's read of a
+ * tmpfs hole allocates the page, in the faulting process: the compositor
+ * (until session 40). sealed_writes: sealed against writes too
+ * (F_SEAL_FUTURE_WRITE), the pools the compositor reads through its
+ * mapping where it knows the pages are there. Held until killed. */
+int case_pool_holes(struct hostile *h, int mib, bool sealed_writes)
 {
 	create_good_ring(h, 65536);
 	uint64_t size = (uint64_t)mib << 20;
-	int fd = make_memfd(size, F_SEAL_SHRINK);
+	int fd = make_memfd(size, F_SEAL_SHRINK | (sealed_writes ? F_SEAL_FUTURE_WRITE : 0));
 	smt_ring_v1_create_pool(h->ring, 1, fd, (uint32_t)size);
 	close(fd);
 	wl_display_roundtrip(h->display);
