@@ -347,6 +347,22 @@ static int clamp_axis(int pos, int len, int area_pos, int area_len)
 	return pos < area_pos ? area_pos : pos;
 }
 
+void view_keep_frame_top_left(struct smtwc_view *view, int *x, int *y)
+{
+	struct smtwc_output *output = output_at(view->server, *x + 1, *y + 1);
+	if (output == NULL) {
+		return; /* off every output: the client's own business */
+	}
+	struct wlr_box area = output->usable_area;
+	struct smtwc_frame_insets f = view_frame_insets(view);
+	if (*x >= area.x && *x - f.left < area.x) {
+		*x = area.x + f.left;
+	}
+	if (*y >= area.y && *y - f.top < area.y) {
+		*y = area.y + f.top;
+	}
+}
+
 /* Where a window opens: client-chosen positions are kept, others cascade
  * from the top-left of the usable area so windows opened in a row never
  * hide one another exactly; either way the window is moved inside the area

@@ -95,6 +95,12 @@ void view_update_geometry(struct smtwc_view *view);
 void view_focus(struct smtwc_view *view);
 struct smtwc_view *view_focused(struct smtwc_server *server);
 void view_move(struct smtwc_view *view, int x, int y);
+/* A place a client asks for its mapped window (x, y: the content's top
+ * left), moved so that the frame's top and left edges stay inside the
+ * usable area of the output that place is on: a window asking for 0,0
+ * keeps its title bar on the output, as at its map. A place on no output,
+ * or already clear of the edges, is left as it is. */
+void view_keep_frame_top_left(struct smtwc_view *view, int *x, int *y);
 void view_set_maximized(struct smtwc_view *view, bool maximized);
 void view_set_fullscreen(struct smtwc_view *view, bool fullscreen);
 void view_set_minimized(struct smtwc_view *view, bool minimized);

@@ -20,7 +20,13 @@ it is viewable in X, which is before the compositor shows it. Cases: xterm; the 
 smt-x11-place configure; and two that were right before too: a window
 created where it asks (create), and one whose hints come just after its
 map (hints-late: read when the window manager pairs it with its surface,
-which is after the map)."""
+which is after the map).
+
+Then a mapped window its client moves (xdotool windowmove: a
+ConfigureRequest): to a place on the output it goes exactly there; to 0,0
+(what a Java frame asks for after it maps) its title bar stays on the
+output, at (2, 27) as at a map (session 40: it went to 0,0 with its title
+bar above the output, out of reach), in the compositor and in X."""
 import os
 import sys
 
@@ -105,6 +111,33 @@ def test(h):
                                  f"mapped on, not only at the {asked} it asked for: {events}")
             s.stop_client(p)
         check(not misplaced, "\n".join(misplaced))
+        moved_by_client(s)
+
+
+def moved_by_client(s):
+    p = s.spawn(["xterm", "-name", "movexterm", "-geometry", "40x5+300+300"], name="xterm")
+    wid = s.wait_x_window("--classname", "movexterm", timeout=60)
+    s.wait_until(lambda: any(w["pid"] == p.pid for w in s.windows()), timeout=60,
+                 what="the xterm listed")
+    for asked, expected in (((200, 150), (200, 150)), ((0, 0), (2, 27))):
+        s.run(["xdotool", "windowmove", str(wid), str(asked[0]), str(asked[1])], timeout=30)
+        seen = []
+
+        def placed():
+            w = next((w for w in s.windows() if w["pid"] == p.pid), None)
+            g = s.x_geometry(wid)
+            place = w and ((w["x"], w["y"]), w["title_bar"]["y"], (g.x, g.y))
+            if not seen or seen[-1] != place:
+                seen.append(place)
+            return place is not None and place[0] == expected and place[2] == expected
+
+        try:
+            s.wait_until(placed, timeout=30,
+                         what=f"the xterm moved by its client to {asked} shown at {expected}")
+        finally:
+            log(f"moved to {asked}: (compositor place, title bar y, X place) seen {seen}")
+        check(seen[-1][1] >= 0, f"the title bar at y {seen[-1][1]}, above the output")
+    s.stop_client(p)
 
 
 harness.main(test)

@@ -37,6 +37,17 @@
  * little stricter than the seat's. With it, a list is asked in one batch
  * (NAMES_AHEAD >= the default limit), and a take of the selection costs
  * the compositor two round trips, like a title change.
+ *
+ * A list with STRING but neither UTF8_STRING nor TEXT (Motif and Xt
+ * programs' clipboard: nedit offers TARGETS, TIMESTAMP and STRING) left
+ * Wayland clients nothing: wlroots names UTF8_STRING and TEXT as MIME
+ * types itself and drops every other name without a '/', STRING among
+ * them, so such a copy never reached a Wayland program (session 40). The
+ * name of STRING in such a list is given to wlroots as "text/plain", as
+ * wlroots names TEXT (whose encoding is the owner's choice too); wlroots
+ * keeps the atom beside the name, so a paste of "text/plain" asks the
+ * owner for STRING. STRING is ISO 8859-1: ASCII arrives as it is, other
+ * characters as their Latin-1 bytes.
  */
 #define _GNU_SOURCE
 #include "xwayland-glue/wm/wm_selection_targets.h"
@@ -77,17 +88,26 @@ static struct {
 	xcb_atom_t list[TARGETS_MAX];
 	xcb_get_atom_name_cookie_t cookie[TARGETS_MAX];
 	unsigned count, next, asked;
+	/* The list under way names STRING "text/plain"; the cookie of that
+	 * name, once wlroots has asked it (0: none). */
+	bool string_as_text;
+	unsigned string_sequence;
 	uint64_t lists, names_ahead, discarded, largest;
 	struct log_limit refused_log;
 	struct log_limit list_log;
 } targets;
 
 static xcb_get_atom_name_cookie_t (*real_get_atom_name)(xcb_connection_t *c, xcb_atom_t atom);
+static xcb_get_atom_name_reply_t *(*real_get_atom_name_reply)(
+		xcb_connection_t *c, xcb_get_atom_name_cookie_t cookie, xcb_generic_error_t **e);
 
 static void find_real(void)
 {
 	if (real_get_atom_name == NULL) {
 		dlsym_next(&real_get_atom_name, "xcb_get_atom_name");
+	}
+	if (real_get_atom_name_reply == NULL) {
+		dlsym_next(&real_get_atom_name_reply, "xcb_get_atom_name_reply");
 	}
 }
 
@@ -109,6 +129,7 @@ static void end_list(xcb_connection_t *c)
 		}
 	}
 	targets.count = targets.next = targets.asked = 0;
+	targets.string_as_text = false;
 }
 
 /* The window manager's connection, first seen (or a new one after an
@@ -215,7 +236,11 @@ static void start_list(xcb_connection_t *c, xcb_get_property_reply_t *reply)
 	end_list(c);
 	const xcb_atom_t *value = xcb_get_property_value(reply);
 	uint32_t n = reply->value_len < TARGETS_MAX ? reply->value_len : TARGETS_MAX;
+	bool string = false, text = false;
 	for (uint32_t i = 0; i < n; i++) {
+		string = string || value[i] == XCB_ATOM_STRING;
+		text = text || value[i] == targets.atoms[ATOM_UTF8_STRING] ||
+				value[i] == targets.atoms[ATOM_TEXT];
 		if (!named_by_wlroots(value[i])) {
 			targets.list[targets.count++] = value[i];
 		}
@@ -223,6 +248,7 @@ static void start_list(xcb_connection_t *c, xcb_get_property_reply_t *reply)
 	if (targets.count == 0 || refuse_long_list(reply)) {
 		return;
 	}
+	targets.string_as_text = string && !text;
 	targets.lists++;
 	if (targets.count > targets.largest) {
 		targets.largest = targets.count;
@@ -258,17 +284,54 @@ xcb_get_atom_name_cookie_t xcb_get_atom_name(xcb_connection_t *c, xcb_atom_t ato
 	if (targets.next < targets.asked && c == targets.conn) {
 		if (targets.list[targets.next] == atom) {
 			xcb_get_atom_name_cookie_t cookie = targets.cookie[targets.next++];
+			if (atom == XCB_ATOM_STRING && targets.string_as_text) {
+				targets.string_sequence = cookie.sequence;
+			}
 			if (targets.asked - targets.next <= NAMES_AHEAD / 2) {
 				ask_ahead(c);
 			}
 			if (targets.next == targets.count) {
 				targets.count = targets.next = targets.asked = 0;
+				targets.string_as_text = false;
 			}
 			return cookie;
 		}
 		end_list(c); /* wlroots asks something else: we guessed wrong */
 	}
 	return real_get_atom_name(c, atom);
+}
+
+/* The name of STRING in a list that has no other text target, as the
+ * owner's only text: "text/plain". The reply is wlroots' to free. */
+static xcb_get_atom_name_reply_t *named_text_plain(xcb_get_atom_name_reply_t *reply)
+{
+	static const char name[] = "text/plain";
+	const uint16_t len = sizeof(name) - 1;
+	xcb_get_atom_name_reply_t *named = malloc(sizeof(*named) + len);
+	if (named == NULL) {
+		return reply;
+	}
+	*named = *reply;
+	named->name_len = len;
+	named->length = (len + 3) / 4;
+	memcpy(named + 1, name, len);
+	free(reply);
+	return named;
+}
+
+xcb_get_atom_name_reply_t *xcb_get_atom_name_reply(
+		xcb_connection_t *c, xcb_get_atom_name_cookie_t cookie, xcb_generic_error_t **e)
+{
+	find_real();
+	xcb_get_atom_name_reply_t *reply = real_get_atom_name_reply(c, cookie, e);
+	if (targets.string_sequence != 0 && cookie.sequence == targets.string_sequence &&
+			c == targets.conn) {
+		targets.string_sequence = 0;
+		if (reply != NULL) {
+			reply = named_text_plain(reply);
+		}
+	}
+	return reply;
 }
 
 void wm_selection_targets_init(struct wlr_xwayland *wlr)
@@ -281,6 +344,8 @@ void wm_selection_targets_forget_connection(void)
 	targets.conn = NULL;
 	targets.count = targets.next = targets.asked = 0;
 	targets.targets_sequence = 0;
+	targets.string_as_text = false;
+	targets.string_sequence = 0;
 }
 
 void wm_selection_targets_finish(void)

@@ -1,8 +1,10 @@
 /*
  * The names of an X selection's targets asked ahead, for wlroots' X window
- * manager (wm_selection_targets.c). The module defines xcb_get_property,
- * xcb_get_property_reply and xcb_get_atom_name for the whole compositor;
- * it acts on the window manager's connection only.
+ * manager, and the name of STRING where it is the only text target
+ * (wm_selection_targets.c). The module defines xcb_get_property,
+ * xcb_get_property_reply, xcb_get_atom_name and xcb_get_atom_name_reply
+ * for the whole compositor; it acts on the window manager's connection
+ * only.
  */
 #ifndef SMT_WM_SELECTION_TARGETS_H
 #define SMT_WM_SELECTION_TARGETS_H

@@ -391,6 +391,12 @@ static void xview_apply_configure(struct smtwc_xview *xv, struct wlr_box want)
 				(uint16_t)box.width, (uint16_t)box.height);
 		return;
 	}
+	if (view->mapped) {
+		/* Java frames ask for 0,0 after they map: their title bar went
+		 * above the output, out of reach (session 40). At the map
+		 * view_place does the same. */
+		view_keep_frame_top_left(view, &want.x, &want.y);
+	}
 	view->x = want.x;
 	view->y = want.y;
 	if (view->mapped) {

@@ -32,6 +32,7 @@ PACKAGES = {
     "xlsfonts": "x11-utils",
     "fc-match": "fontconfig",
     "xclip": "xclip",
+    "nedit": "nedit",
     "wl-copy": "wl-clipboard",
     "wl-paste": "wl-clipboard",
     # Toolkits as people run them (test_toolkits and friends)
