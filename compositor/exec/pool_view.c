@@ -5,7 +5,9 @@
  * which of a range's pages are in the file, so holes are read without
  * creating them.
  */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* F_SEAL_FUTURE_WRITE, mincore; the fuzzers' build defines it */
+#endif
 #include "compositor/exec/pool_view.h"
 
 #include <errno.h>
