@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <wlr/util/log.h>
+#include "common/runtime_dir.h"
 #include "compositor/log_limit.h"
 #include "compositor/server.h"
 #include "compositor/trace/trace.h"
@@ -139,6 +140,15 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "smtwc: unknown backend '%s'\n%s", backend, usage);
 		free(startup);
 		return 2;
+	}
+	/* Our sockets only where no other user can replace them
+	 * (common/runtime_dir.h): checked before anything starts (Xwayland's
+	 * sockets, the config's programs). */
+	char why[256];
+	if (!runtime_dir_private(getenv("XDG_RUNTIME_DIR"), why, sizeof(why))) {
+		fprintf(stderr, "smtwc: refusing to start: %s\n", why);
+		free(startup);
+		return 1;
 	}
 	log_limit_wlroots(verbosity);
 	log_limit_wayland();

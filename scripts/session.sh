@@ -10,12 +10,7 @@ scripts/deps.sh session
 [ -d build ] || meson setup build
 meson compile -C build
 
-if [ -z "${XDG_RUNTIME_DIR:-}" ] || [ ! -d "$XDG_RUNTIME_DIR" ]; then
-	XDG_RUNTIME_DIR=/tmp/smtwc-runtime-$(id -u)
-	mkdir -p "$XDG_RUNTIME_DIR"
-	chmod 700 "$XDG_RUNTIME_DIR"
-	export XDG_RUNTIME_DIR
-fi
+. scripts/runtime-dir.sh
 # foot refuses to start without a UTF-8 locale.
 case "${LC_ALL:-${LC_CTYPE:-${LANG:-}}}" in
 *UTF-8*|*utf8*) ;;

@@ -11,6 +11,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "common/runtime_dir.h"
 #include "protocol/smt-ring.h"
 
 bool x11ring_peer_is_us(int fd, struct ucred *cred)
@@ -28,23 +29,8 @@ bool x11ring_endpoint_path(
 		const char *kind, long key, char *path, size_t n, char *why, size_t why_n)
 {
 	const char *dir = getenv("XDG_RUNTIME_DIR");
-	struct stat st;
-	if (!dir || dir[0] != '/') {
-		snprintf(why, why_n, "XDG_RUNTIME_DIR is not set");
-		return false;
-	}
-	if (stat(dir, &st) != 0) {
-		snprintf(why, why_n, "XDG_RUNTIME_DIR %s: %s", dir, strerror(errno));
-		return false;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		snprintf(why, why_n, "XDG_RUNTIME_DIR %s is no directory", dir);
-		return false;
-	}
 	/* Nobody but us may create or reach a socket in it. */
-	if (st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
-		snprintf(why, why_n, "XDG_RUNTIME_DIR %s is not private (uid %u, mode %03o)", dir,
-				(unsigned)st.st_uid, (unsigned)(st.st_mode & 0777));
+	if (!runtime_dir_private(dir, why, why_n)) {
 		return false;
 	}
 	int len = snprintf(path, n, "%s/%s%ld%s", dir, SMT_STREAM_DISCOVERY, key, kind);
