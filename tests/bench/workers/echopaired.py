@@ -337,6 +337,16 @@ def main():
                          "ratio_lo": "%.4f" % iv.lo if iv else "",
                          "ratio_hi": "%.4f" % iv.hi if iv else "",
                          "rounds": len(rounds), "target": what, "verdict": v})
+        if probe == "echo" and len(rounds) >= 2:
+            # "No worse" at a margin of 0 is never decided for two equal
+            # figures (the interval of their ratio straddles 1 however many
+            # rounds): the difference in ms says how close they are.
+            sd = [float(np.std(r["default"]["frame"])) - float(np.std(r["0"]["frame"]))
+                  for r in rounds]
+            iv = V.value_interval(sd, log=False)
+            print("# frame interval sd, default - 0: mean %+.3f ms [%+.3f..%+.3f] "
+                  "(frames every %.1f ms)" % (float(np.mean(sd)), iv.lo, iv.hi, float(np.median(
+                      [np.mean(r["0"]["frame"]) for r in rounds]))))
         for s in SETTINGS:
             print("# %s, w=%s: %d samples, %d cut (not shown before the side froze), "
                   "rounds usable %d of %d" % (
