@@ -32,7 +32,7 @@ int case_pool_flood(struct hostile *h)
 {
 	create_good_ring(h, 4096);
 	for (uint32_t id = 1; id < 1024; id++) {
-		int fd = make_memfd(4096, F_SEAL_SHRINK);
+		int fd = make_pool_memfd(4096);
 		smt_ring_v1_create_pool(h->ring, id, fd, 4096);
 		close(fd);
 		if (wl_display_roundtrip(h->display) < 0) {
@@ -137,7 +137,7 @@ static uint64_t start_drain(struct hostile *h)
 	}
 	kick(h);
 	uint64_t queued = h->head;
-	int fd = make_memfd(65536, F_SEAL_SHRINK);
+	int fd = make_pool_memfd(65536);
 	struct smt_pool_v1 *pool = smt_ring_v1_create_pool(h->ring, 1, fd, 4096);
 	smt_pool_v1_resize(pool, 65536);
 	close(fd);
