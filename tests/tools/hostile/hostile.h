@@ -180,6 +180,7 @@ int case_wake_semaphore(struct hostile *h);
 
 /* hostile_pool_fds.c: pools of fds of every kind, and of holes. */
 int case_pool_holes(struct hostile *h, int mib);
+int case_ring_holes(struct hostile *h, int rings);
 int case_pool_fd_kinds(void);
 
 /* hostile_order.c: order and slicing of queued work (split commands, a

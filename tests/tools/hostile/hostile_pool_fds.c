@@ -116,3 +116,47 @@ int case_pool_fd_kinds(void)
 	}
 	return bad == 0 ? 0 : 1;
 }
+
+/* ring-holes N (session 41): N rings of the largest area (16 MiB), each
+ * carrying two PUT_IMAGEs of 8 MiB whose pixels the client never wrote
+ * (only the commands' first 32 bytes are): the pixels are read in place
+ * through the compositor's mapping of the area, and a read of a hole
+ * there creates the page in the compositor, as a pool's did before
+ * session 40. A ring area cannot be sealed against writes (the client
+ * writes it), so it is charged instead: as memory, its whole size (what
+ * the compositor may make resident of it). Held until killed; prints
+ * RING_HOLES read, or REFUSED at the ring a limit refused. */
+int case_ring_holes(struct hostile *h, int rings)
+{
+	const uint32_t area = SMT_RING_AREA_MAX, width = 1024, stride = width * 4;
+	const uint32_t rows = (area / 2 - 64) / stride; /* a command: at most half the area */
+	for (int i = 0; i < rings; i++) {
+		create_good_ring(h, area);
+		if (wl_display_roundtrip(h->display) < 0) {
+			printf("REFUSED: ring %d of %u bytes\n", i + 1, area);
+			return 0;
+		}
+		/* one column shown: pixman still reads a pixel of every row,
+		 * a page each (the stride) */
+		emit_create(h, 1, 1, 2 * rows, SMT_FORMAT_ARGB8888);
+		emit_target(h, 1);
+		for (uint32_t half = 0; half < 2; half++) {
+			struct smt_cmd_put_image image = { { SMT_OP_PUT_IMAGE, 0,
+								   (uint32_t)sizeof(image) + rows * stride },
+				0, (int32_t)(half * rows), width, rows, SMT_FORMAT_ARGB8888, stride };
+			put(h, &image, sizeof(image));
+			h->head += (uint64_t)rows * stride; /* the pixels: holes */
+		}
+		emit_fence(h, (uint64_t)i + 1);
+		kick(h);
+		if (!wait_tail_efd(h, h->head, HANG_MS)) {
+			printf("REFUSED: ring %d's commands\n", i + 1);
+			return 0;
+		}
+	}
+	printf("RING_HOLES read %d rings of %u MiB of holes\n", rings, area >> 20);
+	fflush(stdout);
+	for (;;) {
+		pause();
+	}
+}

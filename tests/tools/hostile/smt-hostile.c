@@ -73,6 +73,9 @@
  * pages; held; sealed against writes since session 41, when create_pool
  * began to require it and sparse-pool-sealed, the sealed twin, went).
  *
+ * Session 41: ring-holes N (N rings of 16 MiB whose PUT_IMAGE pixels were
+ * never written, read in place by the compositor; held).
+ *
  * Exit status: 0 when the compositor answered as the rule requires (the
  * expected protocol error, a refused mapping, or simply staying alive), 1
  * otherwise; 2 for usage errors. It prints what it saw. The protocol error
@@ -185,6 +188,8 @@ static int run_new_case(struct hostile *h, const char *name, const char *arg, bo
 		return case_pool_fd_kinds();
 	} else if (strcmp(name, "sparse-pool") == 0) {
 		return case_pool_holes(h, arg ? atoi(arg) : 64);
+	} else if (strcmp(name, "ring-holes") == 0) {
+		return case_ring_holes(h, arg ? atoi(arg) : 1);
 	}
 	return run_accounting_case(h, name, arg, handled);
 }
