@@ -74,7 +74,9 @@
  * began to require it and sparse-pool-sealed, the sealed twin, went).
  *
  * Session 41: ring-holes N (N rings of 16 MiB whose PUT_IMAGE pixels were
- * never written, read in place by the compositor; held).
+ * never written, read in place by the compositor; held), clip-grid [N]
+ * (a SET_CLIP whose union would be about 4 million boxes: must be refused
+ * naming the limit; with N, N rings of it held if accepted).
  *
  * Exit status: 0 when the compositor answered as the rule requires (the
  * expected protocol error, a refused mapping, or simply staying alive), 1
@@ -190,6 +192,8 @@ static int run_new_case(struct hostile *h, const char *name, const char *arg, bo
 		return case_pool_holes(h, arg ? atoi(arg) : 64);
 	} else if (strcmp(name, "ring-holes") == 0) {
 		return case_ring_holes(h, arg ? atoi(arg) : 1);
+	} else if (strcmp(name, "clip-grid") == 0) {
+		return case_clip_grid(h, arg ? atoi(arg) : 1, arg != NULL);
 	}
 	return run_accounting_case(h, name, arg, handled);
 }
