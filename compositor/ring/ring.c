@@ -569,8 +569,7 @@ static struct smtwc_ring *ring_create(struct smtwc_transport *transport, struct 
 	struct client_charge charges[RING_CHARGES];
 	ring_cost_charges(cost, charges);
 	if (!client_usage_charge_all(usage, charges, RING_CHARGES, manager,
-			    SMT_RING_MANAGER_V1_ERROR_LIMIT,
-			    "create_ring")) {
+			    SMT_RING_MANAGER_V1_ERROR_LIMIT, "create_ring")) {
 		client_usage_unref(usage);
 		free(ring);
 		return NULL;

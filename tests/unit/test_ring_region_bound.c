@@ -12,14 +12,14 @@
 
 static int failures;
 
-#define CHECK(cond, ...)                                   \
-	do {                                               \
-		if (!(cond)) {                             \
+#define CHECK(cond, ...)                                                     \
+	do {                                                                 \
+		if (!(cond)) {                                               \
 			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-			fprintf(stderr, __VA_ARGS__);      \
-			fputc('\n', stderr);               \
-			failures++;                        \
-		}                                          \
+			fprintf(stderr, __VA_ARGS__);                        \
+			fputc('\n', stderr);                                 \
+			failures++;                                          \
+		}                                                            \
 	} while (0)
 
 static uint64_t pixman_boxes(const pixman_box32_t *b, int n)
@@ -38,7 +38,9 @@ static int32_t rnd(int32_t below)
 	return (int32_t)((rnd_state >> 8) % (uint32_t)below);
 }
 
-enum { MAX_N = 4095 };
+enum {
+	MAX_N = 4095
+};
 static pixman_box32_t boxes[MAX_N];
 
 int main(void)
@@ -53,7 +55,8 @@ int main(void)
 				y + 1 + rnd(space / 4) };
 		}
 		uint64_t bound = smt_region_boxes_bound(boxes, n), made = pixman_boxes(boxes, n);
-		CHECK(bound >= made, "round %d: %d rectangles, bound %llu below pixman's %llu boxes",
+		CHECK(bound >= made,
+				"round %d: %d rectangles, bound %llu below pixman's %llu boxes",
 				round, n, (unsigned long long)bound, (unsigned long long)made);
 	}
 	/* A checkerboard of 4,095 cells that do not overlap: its own count. */

@@ -141,9 +141,10 @@ int case_ring_holes(struct hostile *h, int rings)
 		emit_create(h, 1, 1, 2 * rows, SMT_FORMAT_ARGB8888);
 		emit_target(h, 1);
 		for (uint32_t half = 0; half < 2; half++) {
-			struct smt_cmd_put_image image = { { SMT_OP_PUT_IMAGE, 0,
-								   (uint32_t)sizeof(image) + rows * stride },
-				0, (int32_t)(half * rows), width, rows, SMT_FORMAT_ARGB8888, stride };
+			struct smt_cmd_put_image image = {
+				{ SMT_OP_PUT_IMAGE, 0, (uint32_t)sizeof(image) + rows * stride }, 0,
+				(int32_t)(half * rows), width, rows, SMT_FORMAT_ARGB8888, stride
+			};
 			put(h, &image, sizeof(image));
 			h->head += (uint64_t)rows * stride; /* the pixels: holes */
 		}

@@ -221,7 +221,10 @@ int case_drain_attack(struct hostile *h, double seconds)
  * hold, what was accepted is held until killed (prints CLIP_GRID held). */
 int case_clip_grid(struct hostile *h, int rings, bool hold)
 {
-	enum { N = (SMT_CMD_CONTROL_MAX - sizeof(struct smt_cmd_set_clip)) / sizeof(struct smt_rect) };
+	enum {
+		N = (SMT_CMD_CONTROL_MAX - sizeof(struct smt_cmd_set_clip)) /
+				sizeof(struct smt_rect)
+	};
 	static struct {
 		struct smt_cmd_set_clip c;
 		struct smt_rect r[N];

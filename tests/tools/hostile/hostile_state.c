@@ -151,10 +151,10 @@ int case_pool(struct hostile *h, const char *name)
 	const struct wl_interface *ring = &smt_ring_v1_interface;
 	/* no seal at all; too short; sealed against shrinking only (session
 	 * 41: a pool must be sealed against writes too) */
-	int bad = strcmp(name, "pool-unsealed") == 0 ? make_memfd(65536, 0) :
-		  strcmp(name, "pool-short") == 0    ? make_pool_memfd(4096) :
-		  strcmp(name, "pool-writable") == 0 ? make_memfd(65536, F_SEAL_SHRINK) :
-						       -1;
+	int bad = strcmp(name, "pool-unsealed") == 0       ? make_memfd(65536, 0) :
+			strcmp(name, "pool-short") == 0    ? make_pool_memfd(4096) :
+			strcmp(name, "pool-writable") == 0 ? make_memfd(65536, F_SEAL_SHRINK) :
+							     -1;
 	if (bad >= 0) {
 		smt_ring_v1_create_pool(h->ring, 3, bad, 65536);
 		return expect_error(h, ring, SMT_RING_V1_ERROR_BAD_FD) ? 0 : 1;
