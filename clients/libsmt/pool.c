@@ -75,8 +75,8 @@ struct smt_pool *smt_pool_create(struct smt_ctx *ctx, uint64_t initial_size)
 	/* Sealed against writes except through this mapping (which grows with
 	 * mremap): no page can be punched out of the pool, so the compositor
 	 * reads pages it once found in the file straight from its mapping;
-	 * without the seal it reads every image with pread (docs/protocol.md,
-	 * "Reading a pool"). */
+	 * create_pool refuses a pool without the seal (session 41;
+	 * docs/protocol.md, "Reading a pool"). */
 	if (pool->map == MAP_FAILED || fcntl(pool->fd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE) < 0 ||
 			smt_palloc_init(&pool->alloc, size))
 		goto fail;

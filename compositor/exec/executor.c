@@ -3,8 +3,10 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "compositor/exec/exec_internal.h"
+#include "compositor/exec/region_bound.h"
 #include "common/monotonic_clock.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,7 +193,9 @@ bool exec_charge_clock(struct smt_exec_ctx *ctx)
 }
 
 /* Region of rects clamped to [0,w)x[0,h), dropping empty ones first (pixman
- * logs "Invalid rectangle" for malformed boxes, which a client could spam). */
+ * logs "Invalid rectangle" for malformed boxes, which a client could spam),
+ * refused if its union could have more than SMT_REGION_BOXES_MAX boxes
+ * (region_bound.h: a grid of rows and columns makes millions). */
 static int region_from_rects(struct smt_exec_ctx *ctx, pixman_region32_t *out,
 		const struct smt_rect *r, uint32_t n, int32_t w, int32_t h)
 {
@@ -210,7 +214,14 @@ static int region_from_rects(struct smt_exec_ctx *ctx, pixman_region32_t *out,
 			boxes[k++] = (pixman_box32_t){ (int32_t)x1, (int32_t)y1, (int32_t)x2,
 				(int32_t)y2 };
 	}
-	/* init_rects merges overlaps in O(n log n). */
+	if (smt_region_boxes_bound(boxes, k) > SMT_REGION_BOXES_MAX) {
+		free(boxes);
+		static_assert(SMT_REGION_BOXES_MAX == 16384, "the message names it");
+		return exec_fail(ctx, SMT_ERROR_LIMIT,
+				"rectangles whose union could have more than 16384 boxes",
+				UINT32_MAX);
+	}
+	/* init_rects merges overlaps in O(n log n + the boxes it makes). */
 	bool ok = pixman_region32_init_rects(out, boxes, k);
 	free(boxes);
 	return ok ? 0 : exec_fail(ctx, SMT_ERROR_NO_MEMORY, "out of memory", UINT32_MAX);

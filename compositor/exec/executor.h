@@ -121,9 +121,10 @@ uint32_t smt_exec_replace_canvas(struct smt_exec_ctx *ctx, uint32_t id, pixman_i
 bool smt_exec_free_pixmaps(struct smt_exec_ctx *ctx, uint64_t max_bytes, uint64_t deadline_ns);
 /* base/size: memory that is no file's (tests, in-process benchmarks); 0 or -1. */
 int smt_exec_register_pool(struct smt_exec_ctx *ctx, uint32_t id, const void *base, uint64_t size);
-/* base/size: the glue's sealed mapping of the memfd fd, which stays open
- * while the pool is registered: a range with pages not in the file is
- * read with pread (pool_view.h). 0 or -1. */
+/* base/size: the glue's mapping of the memfd fd, which stays open while
+ * the pool is registered and must be sealed against writes: a range with
+ * pages not in the file is read with pread (pool_view.h). 0 or -1 (also
+ * for an fd without the seal). */
 int smt_exec_register_pool_file(
 		struct smt_exec_ctx *ctx, uint32_t id, const void *base, uint64_t size, int fd);
 int smt_exec_unregister_pool(struct smt_exec_ctx *ctx, uint32_t id);

@@ -51,8 +51,13 @@ int smt_pools_register(
 	if (t->slots[id].base)
 		return -1;
 	uint8_t *in_file = NULL;
-	int seals = fd >= 0 ? fcntl(fd, F_GET_SEALS) : -1;
-	if (seals > 0 && (seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE))) {
+	if (fd >= 0) {
+		/* The bitmap is only true of a file that loses no page: the
+		 * glue refused a pool without the seal (create_pool, shm_fd.c);
+		 * looked at again here, where the bitmap depends on it. */
+		int seals = fcntl(fd, F_GET_SEALS);
+		if (seals < 0 || !(seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)))
+			return -1;
 		in_file = calloc(1, (size_t)smt_pool_view_bitmap_bytes(size));
 		if (!in_file)
 			return -1;
@@ -147,8 +152,6 @@ bool smt_pool_view_rows_in_file(const struct smt_pool_view *v, uint64_t offset, 
 {
 	if (v->fd < 0 || rows == 0 || row_bytes == 0)
 		return true;
-	if (!v->in_file)
-		return false;
 	uint64_t end = offset + (uint64_t)stride * (rows - 1) + row_bytes; /* in range */
 	/* Rows close together: the grains of their whole span; rows grains
 	 * apart (a large stride): each row's own. */

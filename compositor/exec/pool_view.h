@@ -12,11 +12,12 @@
  * range is read through the mapping only when its pages are known to be in
  * the file; otherwise with pread, which returns zeros for a hole and
  * creates nothing (docs/reliability.md, "Pools of holes, session 40").
- * Known only in a memfd sealed against writes (F_SEAL_FUTURE_WRITE or
- * F_SEAL_WRITE): no page can leave it (no hole punched, no shrink), so a
- * page mincore once found in the file stays there, kept in a bitmap. A pool
- * without that seal is read with pread throughout: a page found in the
- * file could be punched out before the read that follows.
+ * Known because a pool's memfd is sealed against writes (F_SEAL_FUTURE_WRITE
+ * or F_SEAL_WRITE; required by create_pool since session 41, and refused
+ * here without it): no page can leave it (no hole punched, no shrink), so
+ * a page mincore once found in the file stays there, kept in a bitmap.
+ * Without the seal a page found in the file could be punched out before
+ * the read that follows.
  */
 #ifndef SMT_POOL_VIEW_H
 #define SMT_POOL_VIEW_H
@@ -29,8 +30,7 @@ struct smt_pool_view {
 	const uint8_t *base; /* NULL: slot unused */
 	uint64_t size;
 	int fd; /* the memfd mapped at base; -1: memory that is no file (tests) */
-	/* A bit per SMT_POOL_VIEW_GRAIN bytes: in the file (a sealed pool's;
-	 * NULL: no seal, pread throughout). */
+	/* A bit per SMT_POOL_VIEW_GRAIN bytes: in the file (NULL: no file). */
 	uint8_t *in_file;
 };
 
@@ -51,8 +51,9 @@ struct smt_pool_table {
 
 void smt_pools_init(struct smt_pool_table *t, uint32_t max_id);
 void smt_pools_fini(struct smt_pool_table *t);
-/* 0, or -1: id 0/out of range, already registered, or no memory. fd: the
- * memfd mapped at base (kept open while registered), or -1. */
+/* 0, or -1: id 0/out of range, already registered, no memory, or fd not
+ * sealed against writes. fd: the memfd mapped at base (kept open while
+ * registered), or -1. */
 int smt_pools_register(
 		struct smt_pool_table *t, uint32_t id, const void *base, uint64_t size, int fd);
 int smt_pools_unregister(struct smt_pool_table *t, uint32_t id);
@@ -67,8 +68,7 @@ const uint8_t *smt_pool_view_range(
 /* Every page of rows rows of row_bytes bytes, stride apart, from offset
  * (inside the pool: smt_pool_view_range's check) is known to be in the
  * file, for good: the range may be read through the mapping. True for a
- * pool of no file, false for one not sealed against writes. Learns what
- * it did not know with mincore. */
+ * pool of no file. Learns what it did not know with mincore. */
 bool smt_pool_view_rows_in_file(const struct smt_pool_view *v, uint64_t offset, uint32_t stride,
 		uint32_t rows, uint32_t row_bytes);
 /* len bytes at offset (inside the pool) with pread: holes read as zeros

@@ -35,8 +35,8 @@ struct pool_request {
 /* A pool's charges: itself, the fd kept for resizes, its one mapping,
  * the address space of its declared size (whole pages, as mapped) and
  * its bookkeeping, with the executor's bitmap of the pages it knows are
- * in the file (a bit per 4 KiB of the declared size: 32 KiB a GiB; held
- * for pools sealed against writes, charged for every pool). */
+ * in the file (a bit per 4 KiB of the declared size: 32 KiB a GiB; every
+ * pool is sealed against writes since session 41, so every pool has one). */
 #define POOL_CHARGES 5
 static void pool_charges(uint64_t declared, struct client_charge out[POOL_CHARGES])
 {
@@ -121,7 +121,8 @@ static void pool_remap_apply(struct smtwc_ordered_request *base)
 		pool->registered = false;
 	}
 	/* The file is sealed against shrinking and was at least this large
-	 * when the resize arrived, so the larger mapping cannot fault. */
+	 * when the resize arrived, so the larger mapping cannot fault; its
+	 * seal against writes (create_pool's check) cannot be taken off. */
 	void *map = mremap(pool->map, (size_t)pool->size, (size_t)req->size, MREMAP_MAYMOVE);
 	if (map == MAP_FAILED) {
 		wl_resource_post_error(pool->ring->resource, SMT_RING_V1_ERROR_LIMIT,
@@ -257,7 +258,7 @@ void pool_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t id,
 		return;
 	}
 	const char *why = NULL;
-	void *map = shm_fd_map_client(fd, size, &why);
+	void *map = shm_fd_map_pool(fd, size, &why);
 	struct smtwc_pool *pool = map != NULL ? calloc(1, sizeof(*pool)) : NULL;
 	struct pool_request *free_request = pool != NULL ?
 			pool_request_new(pool, pool_free_apply, pool_request_free) :

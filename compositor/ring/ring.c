@@ -442,19 +442,21 @@ static const struct smt_ring_v1_interface ring_impl = {
 };
 
 /* A ring's cost (ring_types.h) as the charges against the client. */
-static void ring_cost_charges(const struct ring_cost *cost, struct client_charge out[4])
+#define RING_CHARGES 5
+static void ring_cost_charges(const struct ring_cost *cost, struct client_charge out[RING_CHARGES])
 {
 	out[0] = (struct client_charge){ SMT_RES_RINGS, 1 };
 	out[1] = (struct client_charge){ SMT_RES_FDS, cost->fds };
 	out[2] = (struct client_charge){ SMT_RES_MAPPINGS, cost->mappings };
 	out[3] = (struct client_charge){ SMT_RES_ADDRESS, cost->address };
+	out[4] = (struct client_charge){ SMT_RES_MEMORY, cost->memory };
 }
 
 static void ring_uncharge(struct smtwc_ring *ring)
 {
-	struct client_charge charges[4];
+	struct client_charge charges[RING_CHARGES];
 	ring_cost_charges(&ring->cost, charges);
-	client_usage_release_all(ring->usage, charges, 4);
+	client_usage_release_all(ring->usage, charges, RING_CHARGES);
 	client_usage_unref(ring->usage);
 }
 
@@ -564,10 +566,10 @@ static struct smtwc_ring *ring_create(struct smtwc_transport *transport, struct 
 		wl_client_post_no_memory(client);
 		return NULL;
 	}
-	struct client_charge charges[4];
+	struct client_charge charges[RING_CHARGES];
 	ring_cost_charges(cost, charges);
-	if (!client_usage_charge_all(usage, charges, 4, manager, SMT_RING_MANAGER_V1_ERROR_LIMIT,
-			    "create_ring")) {
+	if (!client_usage_charge_all(usage, charges, RING_CHARGES, manager,
+			    SMT_RING_MANAGER_V1_ERROR_LIMIT, "create_ring")) {
 		client_usage_unref(usage);
 		free(ring);
 		return NULL;
@@ -628,12 +630,15 @@ static void manager_handle_create_ring(struct wl_client *client, struct wl_resou
 		int32_t client_eventfd)
 {
 	struct smtwc_transport *transport = wl_resource_get_user_data(resource);
+	/* (a size out of range is refused as bad_size just after) */
+	uint64_t mapped = SMT_STATUS_MAP_SIZE + SMT_RING_HEADER_SIZE +
+			(area_size <= SMT_RING_AREA_MAX ? (uint64_t)area_size : 0);
+	/* Every page of the area may become the compositor's: a PUT_IMAGE's
+	 * pixels are read in place, and the client need not have written
+	 * them (smt-hostile ring-holes: 8 rings of 16 MiB, 131 MiB of the
+	 * compositor's RssShmem, none of it charged, before session 41). */
 	const struct ring_cost cost = {
-		.fds = 4,
-		.mappings = 2,
-		/* (a size out of range is refused as bad_size just after) */
-		.address = SMT_STATUS_MAP_SIZE + SMT_RING_HEADER_SIZE +
-				(area_size <= SMT_RING_AREA_MAX ? (uint64_t)area_size : 0),
+		.fds = 4, .mappings = 2, .address = mapped, .memory = mapped
 	};
 	struct smtwc_ring *ring = ring_create(transport, client, resource, id, &cost);
 	if (ring == NULL) {
@@ -703,7 +708,10 @@ static void manager_handle_create_socket_ring(
 		struct wl_client *client, struct wl_resource *resource, uint32_t id)
 {
 	struct smtwc_transport *transport = wl_resource_get_user_data(resource);
-	const struct ring_cost cost = { .fds = 1, .mappings = 1, .address = SMT_STATUS_MAP_SIZE };
+	const struct ring_cost cost = { .fds = 1,
+		.mappings = 1,
+		.address = SMT_STATUS_MAP_SIZE,
+		.memory = SMT_STATUS_MAP_SIZE };
 	struct smtwc_ring *ring = ring_create(transport, client, resource, id, &cost);
 	if (ring == NULL) {
 		return;

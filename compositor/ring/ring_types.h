@@ -93,9 +93,13 @@ struct ring_handoff {
 /* What a ring keeps, charged with it: fds (its status page; for a shared
  * ring also the two eventfds and the event loop's dup of the server's)
  * and mappings (the status page; for a shared ring its area too) with
- * their address space. */
+ * their address space; and as memory the pages of those mappings the
+ * compositor may make resident: the status page it writes, and a shared
+ * ring's header and area, whose pages the client need not have written
+ * (a read of a hole through the mapping creates the page in the
+ * compositor; docs/reliability.md, "Counted, session 41"). */
 struct ring_cost {
-	uint64_t fds, mappings, address;
+	uint64_t fds, mappings, address, memory;
 };
 
 struct smtwc_ring {

@@ -18,6 +18,10 @@ void *shm_fd_map_client(int fd, uint64_t size, const char **why);
 /* The same checks without mapping (a pool resize is checked when it
  * arrives, mapped when it applies). */
 bool shm_fd_check_client(int fd, uint64_t size, const char **why);
+/* A pool's memfd (create_pool): shm_fd_map_client's checks, and sealed
+ * against writes (F_SEAL_FUTURE_WRITE or F_SEAL_WRITE), which no one can
+ * take off, so a resize need not look again. */
+void *shm_fd_map_pool(int fd, uint64_t size, const char **why);
 
 /* The address space a mapping of size bytes takes, as /proc/PID/maps
  * shows it: whole pages (mmap rounds the length up). What a client's

@@ -13,7 +13,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness.hostile import hostile_tool, run_hostile_case  # noqa: E402
 from harness import Session, check, log  # noqa: E402
-from harness.accounts import at_rest, memory_at_rest, usage_at_rest  # noqa: E402
+from harness.accounts import at_rest, rest_of, usage_at_rest  # noqa: E402
 
 # Room for the attacks that must succeed (8 rings x 31,000 pixmaps with
 # their tables: about 79 MiB a connection), small enough that the sparse
@@ -48,11 +48,13 @@ def rings_of(s, pid):
 
 def check_charged(s, pid, what):
     """The connection's memory as charged equals what its rings hold:
-    pixmaps, drawable tables and canvases (with their bookkeeping), and
-    what its wl_surfaces, Wayland objects and connection are charged."""
+    pixmaps, drawable tables and canvases (with their bookkeeping), the
+    rings' own pages (session 41), and what its wl_surfaces, Wayland
+    objects and connection are charged."""
     rings = rings_of(s, pid)
     check(rings, f"{what}: no ring of pid {pid} in the stats")
-    held = sum(r["pixmap_bytes"] + r["table_bytes"] + r["canvas_bytes"] for r in rings)
+    held = sum(r["pixmap_bytes"] + r["table_bytes"] + r["canvas_bytes"] +
+               r["ring_memory_bytes"] for r in rings)
     held += (rings[0]["client_surface_bytes"] + rings[0]["client_object_bytes"] +
              rings[0]["client_connection_bytes"])
     charged = rings[0]["client_memory"]
@@ -116,9 +118,12 @@ def test_teardown(s, h, clients, rest):
           f"before {before}, after {after}")
     s.wait_until(lambda: s.server_stats()["reclaim_items"] == 0, timeout=120,
                  what="the teardown to finish")
+    # Only the victim's ring is left: its pages are charged (session 41).
+    victim_pages = sum(r["ring_memory_bytes"] for r in rings_of(s, victim.pid))
     st = s.server_stats()
-    check(memory_at_rest(st, rest) and st["reclaim_bytes"] == 0,
-          f"memory still counted after the teardown: {st}")
+    check(rest_of(st)["memory"] == rest["memory"] + victim_pages and st["reclaim_bytes"] == 0,
+          f"memory still counted after the teardown (the victim's ring: {victim_pages} "
+          f"bytes): {st}")
     victim.popen.stdin.close()
     victim.wait(10)
     s.wait_clients(clients)

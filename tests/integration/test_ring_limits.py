@@ -54,8 +54,13 @@ def test(h):
         # refused client's among them (object_usage.h, client_usage.h).
         table = sum(c["table_bytes"] for c in s.control("stats")["clients"])
         check(0 < table < 64 << 10, f"the holder's drawable table: {table} bytes")
+        # And the rings' own pages (session 41): the holder's, and the
+        # refused client's ring like it (a 4 KiB area, charged before its
+        # pixmap was refused).
+        ring_pages = sum(c["ring_memory_bytes"] for c in s.control("stats")["clients"])
+        check(ring_pages == 3 * 4096, f"the holder's ring: {ring_pages} bytes of pages")
         st = s.server_stats()
-        in_use = (2 * ((64 << 20) + 320) + 2 * table + rest["memory"] +
+        in_use = (2 * ((64 << 20) + 320) + 2 * table + 2 * ring_pages + rest["memory"] +
                   st["total_object_bytes"] + st["total_connection_bytes"])
         out = run_case(s, h, "memory-rings", ["limit total-memory-mib=160 reached: ",
                                               " bytes in use, 67109184 more asked"])
@@ -72,15 +77,16 @@ def test(h):
         # client's exit says nothing of that): waited for, then exact.
         s.wait_clients(clients + 1)
         # (and the keyboard anchor's keymap)
-        held = 2 * ((64 << 20) + 320) + table + rest["memory"]
+        held = 2 * ((64 << 20) + 320) + table + ring_pages + rest["memory"]
         try:
             s.wait_until(lambda: rest_of(s.server_stats())["memory"] == held,
-                         what="only the holder's pixmaps and table to be counted")
+                         what="only the holder's pixmaps, table and ring to be counted")
         except harness.TestFailure:
             pass  # named below
         stats = s.server_stats()
         check(rest_of(stats)["memory"] == held,
-              f"the holder's pixmaps and table ({held} bytes) are not what is counted: {stats}")
+              f"the holder's pixmaps, table and ring ({held} bytes) are not what is counted: "
+              f"{stats}")
 
         # Gone holder, released memory: two pixmaps fit again (the third
         # crosses the total of 160 MiB, the client's own 200 MiB not yet).

@@ -53,6 +53,10 @@ struct hostile {
 #define HANG_MS 120000
 
 int make_memfd(size_t size, unsigned int seals);
+/* A pool's memfd as create_pool requires it (session 41): sealed against
+ * shrinking and against writes (F_SEAL_FUTURE_WRITE). Holes only: the
+ * cases that use it never write their pools. */
+int make_pool_memfd(size_t size);
 /* Creates a ring with the given fd and size; keeps a writable mapping. */
 void create_ring_with(
 		struct hostile *h, int fd, uint32_t area_size, int server_efd, int client_efd);
@@ -138,6 +142,7 @@ int case_pool_flood(struct hostile *h);
 int case_canvas_huge(struct hostile *h);
 int case_canvas_grow(struct hostile *h);
 int case_memory_rings(struct hostile *h);
+int case_clip_grid(struct hostile *h, int rings, bool hold);
 int case_hold_memory(struct hostile *h, int n);
 int case_drain_stall(struct hostile *h);
 int case_drain_attack(struct hostile *h, double seconds);
@@ -175,7 +180,8 @@ int case_wake_steal(struct hostile *h, double seconds);
 int case_wake_semaphore(struct hostile *h);
 
 /* hostile_pool_fds.c: pools of fds of every kind, and of holes. */
-int case_pool_holes(struct hostile *h, int mib, bool sealed_writes);
+int case_pool_holes(struct hostile *h, int mib);
+int case_ring_holes(struct hostile *h, int rings);
 int case_pool_fd_kinds(void);
 
 /* hostile_order.c: order and slicing of queued work (split commands, a

@@ -204,7 +204,7 @@ int case_ordered_flood(struct hostile *h, const char *name)
 		} else {
 			/* Destroyed at once (a destroy waits too): the pool
 			 * limit (32) is not what refuses. */
-			int fd = make_memfd(4096, F_SEAL_SHRINK);
+			int fd = make_pool_memfd(4096);
 			smt_pool_v1_destroy(smt_ring_v1_create_pool(h->ring, i, fd, 4096));
 			close(fd);
 		}

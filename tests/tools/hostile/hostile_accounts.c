@@ -158,7 +158,7 @@ int case_pool_resize_stack(struct hostile *h, int n)
 	}
 	kick(h);
 	size_t max = 4096u * (size_t)(n + 1);
-	int fd = make_memfd(max, F_SEAL_SHRINK);
+	int fd = make_pool_memfd(max);
 	struct smt_pool_v1 *pool = smt_ring_v1_create_pool(h->ring, 1, fd, 4096);
 	close(fd);
 	for (int i = 1; i <= n; i++) {
@@ -181,7 +181,7 @@ int case_address_flood(struct hostile *h)
 	create_good_ring(h, 4096);
 	const uint32_t size = 0xfffff000u;
 	for (uint32_t id = 1; id < 1024; id++) {
-		int fd = make_memfd(size, F_SEAL_SHRINK);
+		int fd = make_pool_memfd(size);
 		smt_ring_v1_create_pool(h->ring, id, fd, size);
 		close(fd);
 		if (wl_display_roundtrip(h->display) < 0) {
@@ -252,7 +252,7 @@ int case_hold_address(struct hostile *h, int n)
 	create_good_ring(h, 4096);
 	const uint32_t size = 0xfffff000u;
 	for (int id = 1; id <= n; id++) {
-		int fd = make_memfd(size, F_SEAL_SHRINK);
+		int fd = make_pool_memfd(size);
 		smt_ring_v1_create_pool(h->ring, (uint32_t)id, fd, size);
 		close(fd);
 	}

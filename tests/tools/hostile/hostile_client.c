@@ -91,6 +91,11 @@ int make_memfd(size_t size, unsigned int seals)
 	return fd;
 }
 
+int make_pool_memfd(size_t size)
+{
+	return make_memfd(size, F_SEAL_SHRINK | F_SEAL_FUTURE_WRITE);
+}
+
 /* Creates a ring with the given fd and size; keeps a writable mapping. */
 void create_ring_with(struct hostile *h, int fd, uint32_t area_size, int server_efd, int client_efd)
 {

@@ -285,7 +285,7 @@ int hostile_framing_case(struct hostile *h, const char *name)
 		publish(h, h->head);
 	} else if (strcmp(name, "pool-offset-overflow") == 0) {
 		target_own_pixmap(h);
-		int pfd = make_memfd(65536, F_SEAL_SHRINK);
+		int pfd = make_pool_memfd(65536);
 		smt_ring_v1_create_pool(h->ring, 3, pfd, 65536);
 		wl_display_roundtrip(h->display); /* the pool exists before commands use it */
 		struct smt_cmd_put_image_pool image = { { SMT_OP_PUT_IMAGE_POOL, 0, sizeof(image) },
@@ -359,7 +359,7 @@ int hostile_framing_case(struct hostile *h, const char *name)
 		/* A pixmap and a pool in use, half a command published, death. */
 		uint32_t create[4] = { 5, 256, 256, SMT_FORMAT_ARGB8888 };
 		cmd(h, SMT_OP_CREATE_PIXMAP, 24, create, sizeof(create));
-		int pfd = make_memfd(1 << 20, F_SEAL_SHRINK);
+		int pfd = make_pool_memfd(1 << 20);
 		smt_ring_v1_create_pool(h->ring, 3, pfd, 1 << 20);
 		struct smt_cmd_header hdr = { SMT_OP_SET_TARGET, 0, 16 };
 		put(h, &hdr, sizeof(hdr));

@@ -34,7 +34,7 @@ static bool ring_answers(struct hostile *h, uint64_t serial)
 
 static struct smt_pool_v1 *make_pool(struct hostile *h, uint32_t pool_id, uint32_t size)
 {
-	int fd = make_memfd(size, F_SEAL_SHRINK);
+	int fd = make_pool_memfd(size);
 	struct smt_pool_v1 *pool = smt_ring_v1_create_pool(h->ring, pool_id, fd, size);
 	close(fd);
 	return pool;
@@ -173,8 +173,13 @@ static int fd_kinds_case(const char *where)
 		bool right;
 		if (strcmp(where, "pool") == 0) {
 			create_good_ring(&h, 4096);
-			smt_ring_v1_create_pool(h.ring, 3, fd, 65536);
 			right = strcmp(kind, "memfd") == 0;
+			/* a pool's memfd is sealed against writes too (session 41) */
+			if (right && fcntl(fd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE) != 0) {
+				perror("smt-hostile: seal");
+				return 1;
+			}
+			smt_ring_v1_create_pool(h.ring, 3, fd, 65536);
 		} else {
 			int ring = strcmp(where, "ring") == 0 ?
 					fd :
@@ -221,7 +226,7 @@ static int sizes(const char *which)
 		struct wl_surface *surface = wl_compositor_create_surface(h.compositor);
 		if (strcmp(which, "pool-0") == 0) {
 			make_pool(&h, 3, 4096);
-			int fd = make_memfd(4096, F_SEAL_SHRINK);
+			int fd = make_pool_memfd(4096);
 			smt_ring_v1_create_pool(h.ring, 4, fd, 0);
 		} else if (strcmp(which, "pool-resize-0") == 0) {
 			smt_pool_v1_resize(make_pool(&h, 3, 4096), 0);

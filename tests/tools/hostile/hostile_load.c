@@ -265,7 +265,7 @@ int case_hold_fds(struct hostile *h, int pools)
 {
 	create_good_ring(h, 4096);
 	for (int id = 1; id <= pools; id++) {
-		int fd = make_memfd(4096, F_SEAL_SHRINK);
+		int fd = make_pool_memfd(4096);
 		smt_ring_v1_create_pool(h->ring, (uint32_t)id, fd, 4096);
 		close(fd);
 	}

@@ -140,7 +140,7 @@ static void ring_pool(struct hostile *h)
 	if (h->ring == NULL) {
 		create_good_ring(h, 4096);
 	}
-	int fd = make_memfd(4096, F_SEAL_SHRINK);
+	int fd = make_pool_memfd(4096);
 	smt_ring_v1_create_pool(h->ring, ++id, fd, 4096);
 	close(fd);
 }

@@ -246,7 +246,7 @@ int hostile_op_case(struct hostile *h, const char *name)
 	if (h->status == NULL || h->global == NULL) {
 		return 1;
 	}
-	int pfd = make_memfd(65536, F_SEAL_SHRINK);
+	int pfd = make_pool_memfd(65536);
 	h->pool = smt_ring_v1_create_pool(h->ring, 3, pfd, 65536);
 	close(pfd);
 	wl_display_roundtrip(h->display);

@@ -57,7 +57,7 @@ static struct smt_ring_v1 *split_put(struct hostile *h, uint64_t *fence, bool po
 
 static void split_create_pool(struct hostile *h, struct smt_ring_v1 *ring)
 {
-	int fd = make_memfd(4096, F_SEAL_SHRINK);
+	int fd = make_pool_memfd(4096);
 	h->pool = smt_ring_v1_create_pool(ring, 1, fd, 4096);
 	close(fd);
 }

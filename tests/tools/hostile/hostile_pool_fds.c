@@ -12,14 +12,14 @@
  * wrote (ftruncate only: holes), read whole by PUT_IMAGE_POOL into a
  * 1x16384 pixmap, one 4-byte pixel per page. A shared mapping's read of a
  * tmpfs hole allocates the page, in the faulting process: the compositor
- * (until session 40). sealed_writes: sealed against writes too
- * (F_SEAL_FUTURE_WRITE), the pools the compositor reads through its
- * mapping where it knows the pages are there. Held until killed. */
-int case_pool_holes(struct hostile *h, int mib, bool sealed_writes)
+ * (until session 40). Sealed against writes too (F_SEAL_FUTURE_WRITE, as
+ * create_pool requires since session 41): the compositor reads it through
+ * its mapping where it knows the pages are there. Held until killed. */
+int case_pool_holes(struct hostile *h, int mib)
 {
 	create_good_ring(h, 65536);
 	uint64_t size = (uint64_t)mib << 20;
-	int fd = make_memfd(size, F_SEAL_SHRINK | (sealed_writes ? F_SEAL_FUTURE_WRITE : 0));
+	int fd = make_pool_memfd(size);
 	smt_ring_v1_create_pool(h->ring, 1, fd, (uint32_t)size);
 	close(fd);
 	wl_display_roundtrip(h->display);
@@ -44,8 +44,9 @@ int case_pool_holes(struct hostile *h, int mib, bool sealed_writes)
 
 /* pool-fd-kinds (session 39): create_pool with every kind of fd a client
  * can pass, each on a connection of its own (a refusal ends it). Only a
- * memfd sealed against shrinking may be accepted; the others must end
- * with bad_fd, and the compositor must answer a new connection after. */
+ * memfd sealed against shrinking and against writes (session 41) may be
+ * accepted; the others must end with bad_fd, and the compositor must
+ * answer a new connection after. */
 struct fd_kind {
 	const char *name;
 	int fd;
@@ -54,7 +55,7 @@ struct fd_kind {
 
 static int sealed_then_grown(void)
 {
-	int fd = make_memfd(65536, F_SEAL_SHRINK);
+	int fd = make_pool_memfd(65536);
 	return ftruncate(fd, 1 << 20) == 0 ? fd : -1;
 }
 
@@ -72,6 +73,7 @@ int case_pool_fd_kinds(void)
 		{ "eventfd", eventfd(0, EFD_CLOEXEC), false },
 		{ "memfd-future-write", make_memfd(65536, F_SEAL_FUTURE_WRITE), false },
 		{ "memfd-unsealed-grown", make_memfd(1 << 20, 0), false },
+		{ "memfd-shrink-only", make_memfd(65536, F_SEAL_SHRINK), false },
 		{ "memfd-sealed-then-grown", sealed_then_grown(), true },
 		{ "memfd-all-seals",
 				make_memfd(65536,
@@ -113,4 +115,49 @@ int case_pool_fd_kinds(void)
 		printf("POOL_FD_KINDS as expected\n");
 	}
 	return bad == 0 ? 0 : 1;
+}
+
+/* ring-holes N (session 41): N rings of the largest area (16 MiB), each
+ * carrying two PUT_IMAGEs of 8 MiB whose pixels the client never wrote
+ * (only the commands' first 32 bytes are): the pixels are read in place
+ * through the compositor's mapping of the area, and a read of a hole
+ * there creates the page in the compositor, as a pool's did before
+ * session 40. A ring area cannot be sealed against writes (the client
+ * writes it), so it is charged instead: as memory, its whole size (what
+ * the compositor may make resident of it). Held until killed; prints
+ * RING_HOLES read, or REFUSED at the ring a limit refused. */
+int case_ring_holes(struct hostile *h, int rings)
+{
+	const uint32_t area = SMT_RING_AREA_MAX, width = 1024, stride = width * 4;
+	const uint32_t rows = (area / 2 - 64) / stride; /* a command: at most half the area */
+	for (int i = 0; i < rings; i++) {
+		create_good_ring(h, area);
+		if (wl_display_roundtrip(h->display) < 0) {
+			printf("REFUSED: ring %d of %u bytes\n", i + 1, area);
+			return 0;
+		}
+		/* one column shown: pixman still reads a pixel of every row,
+		 * a page each (the stride) */
+		emit_create(h, 1, 1, 2 * rows, SMT_FORMAT_ARGB8888);
+		emit_target(h, 1);
+		for (uint32_t half = 0; half < 2; half++) {
+			struct smt_cmd_put_image image = {
+				{ SMT_OP_PUT_IMAGE, 0, (uint32_t)sizeof(image) + rows * stride }, 0,
+				(int32_t)(half * rows), width, rows, SMT_FORMAT_ARGB8888, stride
+			};
+			put(h, &image, sizeof(image));
+			h->head += (uint64_t)rows * stride; /* the pixels: holes */
+		}
+		emit_fence(h, (uint64_t)i + 1);
+		kick(h);
+		if (!wait_tail_efd(h, h->head, HANG_MS)) {
+			printf("REFUSED: ring %d's commands\n", i + 1);
+			return 0;
+		}
+	}
+	printf("RING_HOLES read %d rings of %u MiB of holes\n", rings, area >> 20);
+	fflush(stdout);
+	for (;;) {
+		pause();
+	}
 }

@@ -32,7 +32,7 @@ int case_pool_flood(struct hostile *h)
 {
 	create_good_ring(h, 4096);
 	for (uint32_t id = 1; id < 1024; id++) {
-		int fd = make_memfd(4096, F_SEAL_SHRINK);
+		int fd = make_pool_memfd(4096);
 		smt_ring_v1_create_pool(h->ring, id, fd, 4096);
 		close(fd);
 		if (wl_display_roundtrip(h->display) < 0) {
@@ -137,7 +137,7 @@ static uint64_t start_drain(struct hostile *h)
 	}
 	kick(h);
 	uint64_t queued = h->head;
-	int fd = make_memfd(65536, F_SEAL_SHRINK);
+	int fd = make_pool_memfd(65536);
 	struct smt_pool_v1 *pool = smt_ring_v1_create_pool(h->ring, 1, fd, 4096);
 	smt_pool_v1_resize(pool, 65536);
 	close(fd);
@@ -210,4 +210,51 @@ int case_drain_attack(struct hostile *h, double seconds)
 		wl_display_flush(h->display);
 	}
 	return ring_dead(h) ? 1 : 0;
+}
+
+/* clip-grid RINGS (session 41): on each of RINGS rings a SET_CLIP of the
+ * most rectangles one command carries, half of them rows and half columns
+ * one pixel wide, on a 4096x4096 A8 pixmap: their union has a band for
+ * every gap between two rows and a box in it for every column, so about
+ * (n/2)^2 boxes (4 million, 64 MiB) from a 64 KiB command. The clip stays
+ * with the ring. Since session 41 refused (limit, naming the boxes); with
+ * hold, what was accepted is held until killed (prints CLIP_GRID held). */
+int case_clip_grid(struct hostile *h, int rings, bool hold)
+{
+	enum {
+		N = (SMT_CMD_CONTROL_MAX - sizeof(struct smt_cmd_set_clip)) /
+				sizeof(struct smt_rect)
+	};
+	static struct {
+		struct smt_cmd_set_clip c;
+		struct smt_rect r[N];
+	} clip;
+	clip.c = (struct smt_cmd_set_clip){ { SMT_OP_SET_CLIP, 0, sizeof(clip) }, N, 0 };
+	for (uint32_t i = 0; i < N / 2; i++) {
+		clip.r[i] = (struct smt_rect){ 0, (int32_t)(2 * i), 4096, 1 };
+		clip.r[N / 2 + i] = (struct smt_rect){ (int32_t)(2 * i), 0, 1, 4096 };
+	}
+	for (int i = 0; i < rings; i++) {
+		create_good_ring(h, 1u << 20);
+		emit_create(h, 1, 4096, 4096, SMT_FORMAT_A8);
+		emit_target(h, 1);
+		emit(h, &clip, sizeof(clip));
+		emit_fence(h, 1);
+		kick(h);
+		if (!wait_tail_efd(h, h->head, HANG_MS)) {
+			printf("CLIP_GRID refused at ring %d\n", i + 1);
+			if (!expect_error(h, &smt_ring_v1_interface,
+					    SMT_RING_V1_ERROR_BAD_COMMAND)) {
+				return 1;
+			}
+			return check_death(h, SMT_ERROR_LIMIT, SMT_OP_SET_CLIP) ? 0 : 1;
+		}
+	}
+	printf("CLIP_GRID %s: %d rings, %d rectangles each\n", hold ? "held" : "accepted", rings,
+			(int)N);
+	fflush(stdout);
+	while (hold) {
+		pause();
+	}
+	return 1;
 }

@@ -149,13 +149,17 @@ int case_pool(struct hostile *h, const char *name)
 {
 	create_good_ring(h, 65536);
 	const struct wl_interface *ring = &smt_ring_v1_interface;
-	if (strcmp(name, "pool-unsealed") == 0 || strcmp(name, "pool-short") == 0) {
-		bool unsealed = name[5] == 'u';
-		int pfd = make_memfd(unsealed ? 65536 : 4096, unsealed ? 0 : F_SEAL_SHRINK);
-		smt_ring_v1_create_pool(h->ring, 3, pfd, 65536);
+	/* no seal at all; too short; sealed against shrinking only (session
+	 * 41: a pool must be sealed against writes too) */
+	int bad = strcmp(name, "pool-unsealed") == 0       ? make_memfd(65536, 0) :
+			strcmp(name, "pool-short") == 0    ? make_pool_memfd(4096) :
+			strcmp(name, "pool-writable") == 0 ? make_memfd(65536, F_SEAL_SHRINK) :
+							     -1;
+	if (bad >= 0) {
+		smt_ring_v1_create_pool(h->ring, 3, bad, 65536);
 		return expect_error(h, ring, SMT_RING_V1_ERROR_BAD_FD) ? 0 : 1;
 	}
-	int pfd = make_memfd(65536, F_SEAL_SHRINK);
+	int pfd = make_pool_memfd(65536);
 	h->pool = smt_ring_v1_create_pool(h->ring, 3, pfd, 65536);
 	wl_display_roundtrip(h->display);
 	emit_create(h, 5, 64, 64, SMT_FORMAT_ARGB8888);

@@ -70,8 +70,13 @@
  * Session 39: wake-semaphore (an EFD_SEMAPHORE server eventfd: refused by
  * create_ring), sparse-pool MIB (a pool never written, read whole through
  * PUT_IMAGE_POOL: until session 40 the compositor's reads allocated its
- * pages; held), sparse-pool-sealed MIB (the same sealed against writes
- * too, F_SEAL_FUTURE_WRITE: the compositor's zero-copy case).
+ * pages; held; sealed against writes since session 41, when create_pool
+ * began to require it and sparse-pool-sealed, the sealed twin, went).
+ *
+ * Session 41: ring-holes N (N rings of 16 MiB whose PUT_IMAGE pixels were
+ * never written, read in place by the compositor; held), clip-grid [N]
+ * (a SET_CLIP whose union would be about 4 million boxes: must be refused
+ * naming the limit; with N, N rings of it held if accepted).
  *
  * Exit status: 0 when the compositor answered as the rule requires (the
  * expected protocol error, a refused mapping, or simply staying alive), 1
@@ -184,9 +189,11 @@ static int run_new_case(struct hostile *h, const char *name, const char *arg, bo
 	} else if (strcmp(name, "fd-kinds-pool") == 0) {
 		return case_pool_fd_kinds();
 	} else if (strcmp(name, "sparse-pool") == 0) {
-		return case_pool_holes(h, arg ? atoi(arg) : 64, false);
-	} else if (strcmp(name, "sparse-pool-sealed") == 0) {
-		return case_pool_holes(h, arg ? atoi(arg) : 64, true);
+		return case_pool_holes(h, arg ? atoi(arg) : 64);
+	} else if (strcmp(name, "ring-holes") == 0) {
+		return case_ring_holes(h, arg ? atoi(arg) : 1);
+	} else if (strcmp(name, "clip-grid") == 0) {
+		return case_clip_grid(h, arg ? atoi(arg) : 1, arg != NULL);
 	}
 	return run_accounting_case(h, name, arg, handled);
 }
