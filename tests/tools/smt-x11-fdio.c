@@ -115,6 +115,9 @@
  *                     answered meanwhile and after; its connection stays
  *                     on the ring
  *   child-connect     (helpers' child) its own connection, on the ring
+ *   handed FD N       (session 41) the X connection on FD, connected by
+ *                     another process (run as another uid), set up with
+ *                     xcb_connect_to_fd: N round trips
  *   child-write FD W V  (the children above) the two requests, raw on FD
  *   child-recv-write SOCK W V  the same through the fd received on SOCK
  *   spawn-race N      N connections, each: a thread writes 8 KiB
@@ -284,6 +287,22 @@ static int limit_after(int n)
 		return fail("a display opened with the limit back");
 	printf("ok limit-after %d round trips at limit 4, a display at 4 %s, one after\n", n,
 			refused ? "refused" : "opened");
+	return 0;
+}
+
+/* Session 41: an X connection another process connected and handed to
+ * this one (inherited as fd), set up here with xcb_connect_to_fd, as a
+ * program run under another uid by one of the session's would get it
+ * (x11_ring_trust users). n round trips; prints its uid. */
+static int handed(int fd, int n)
+{
+	conn = xcb_connect_to_fd(fd, NULL);
+	if (xcb_connection_has_error(conn))
+		return fail("xcb_connect_to_fd on the handed socket");
+	for (int i = 0; i < n; i++)
+		if (!round_trip())
+			return fail("a round trip on the handed socket");
+	printf("ok handed %d round trips as uid %d\n", n, (int)getuid());
 	return 0;
 }
 
@@ -1679,6 +1698,8 @@ int main(int argc, char **argv)
 				3;
 	if (!strcmp(c, "child-connect"))
 		return child_connect();
+	if (!strcmp(c, "handed") && argc == 4)
+		return handed(atoi(argv[2]), atoi(argv[3]));
 	if (!strcmp(c, "fd-limit"))
 		return fd_limit(n);
 	if (!strcmp(c, "spawn-race"))
