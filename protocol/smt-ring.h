@@ -532,6 +532,9 @@ enum smt_stream_result {
 	SMT_STREAM_REFUSED_EVENTFD = 3,
 	SMT_STREAM_REFUSED_LIMIT = 4,  /* too many rings in this server */
 	SMT_STREAM_REFUSED_SERVER = 5, /* the server could not set up its side */
+	/* the hello came from a process of another uid than the one that
+	 * connected (a connected socket handed on): session 41 */
+	SMT_STREAM_REFUSED_SENDER = 6,
 };
 
 struct smt_stream_ack {

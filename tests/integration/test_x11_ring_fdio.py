@@ -127,6 +127,14 @@ def programs(h):
             rows = fdio(s, ["fd-limit", str(k)], expect=None,
                         until=lambda rows: any(r["requests"] > 0 or r["socket_bytes"] > 0
                                                for r in rows))
+        # The limit lowered to 4 after the connect (session 41, coverage:
+        # passed before): the ring goes on; a display opened at 4 has no
+        # room for a ring and is on the socket; with the limit back, the
+        # ring again.
+        rows = fdio(s, ["limit-after", "20"], connections=3)
+        check([r["transport"] for r in rows] == ["ring", "socket", "ring"] and
+              not any(r["reverted"] for r in rows),
+              f"limit-after: expected ring, socket, ring: {rows}")
         fdio(s, ["raw-write", "10"], env={"SMT_X11RING": "off"}, expect="socket")
         fdio(s, ["raw-write", "10"])
         # Helpers started while connected (system, popen, fork + exec with
@@ -254,11 +262,20 @@ def unseen(h):
     program written before glibc's wrapper does, the X fd and the ring's
     own among them: a display opened next, on the old number, is
     answered, on the ring. Before, its setup went into the old connection's
-    dead ring and it waited for ever."""
+    dead ring and it waited for ever. A socket pair on the old number
+    written at once with write(), writev() or sendmsg() (session 41) gets
+    its own bytes."""
     with Session(h, x11=True) as s:
         rows = fdio(s, ["rawclose", "3"], connections=4, expect=None)
         check(all(r["transport"] == "ring" for r in rows),
               f"rawclose: connections not on the ring: {rows}")
+        # Session 41: first a socket pair put on the old number and written
+        # (write, writev, sendmsg round by round) before the X server saw
+        # the old socket's end: its bytes reach the pair (before, into the
+        # dead ring: hung).
+        rows = fdio(s, ["rawclose-file", "3"], connections=4, expect=None)
+        check(all(r["transport"] == "ring" for r in rows),
+              f"rawclose-file: connections not on the ring: {rows}")
         # The same in a fork child, the parent's connection beside it.
         rows = fdio(s, ["rawclose-fork", "3"])
         check(all(r["transport"] == "ring" for r in rows) and

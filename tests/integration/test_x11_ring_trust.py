@@ -18,6 +18,8 @@ test_x11_ring_trust.py users|endpoints|fallback
              each do not lock out a third (daemon, let in with xhost):
              its connections and its xdpyinfo get in, the holders give
              way, and a holder past its share connecting again is closed.
+             A socket our uid connected, handed to nobody: its hello is
+             refused (another sender), its X program runs on the socket.
              A program of our uid named like a terminal escape shows as
              '?'s in the log and the statistics. A same-uid hello flood is
              logged at the rate limit, with a count of the lines left out.
@@ -38,11 +40,13 @@ test_x11_ring_trust.py users|endpoints|fallback
 """
 import json
 import os
+import shutil
 import signal
 import socket
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -138,14 +142,28 @@ elif action == "named":
     out = {}
 elif action == "connect":
     out = {p: try_connect(p) for p in sys.argv[2:]}
+elif action == "handed":
+    # An X socket another process connected, inherited as fd argv[2]: a
+    # sealed hello on it, and the answer.
+    s = socket.socket(fileno=int(sys.argv[2]))
+    hello(s, True)
+    s.settimeout(20)
+    data = s.recv(64)
+    result = (struct.unpack_from("<I", data, 8)[0]
+              if len(data) >= 16 and struct.unpack_from("<I", data)[0] == 0x31415853 else None)
+    out = {"bytes": len(data), "result": result}
 print(json.dumps(out), flush=True)
 '''
 
 
+def as_uid(uid=NOBODY):
+    """The prefix that runs a command as uid (none for None: our own)."""
+    return [] if uid is None else ["setpriv", f"--reuid={uid}", f"--regid={uid}",
+                                   "--clear-groups"]
+
+
 def peer_argv(action, *args, uid=NOBODY):
-    pre = [] if uid is None else ["setpriv", f"--reuid={uid}", f"--regid={uid}",
-                                  "--clear-groups"]
-    return pre + ["/usr/bin/python3", "-c", PEER, action] + [str(a) for a in args]
+    return as_uid(uid) + ["/usr/bin/python3", "-c", PEER, action] + [str(a) for a in args]
 
 
 def peer(s, action, *args, uid=NOBODY, timeout=120):
@@ -381,6 +399,69 @@ def other_uids_share(s):
         f"{counts}; connecting again: {again}")
 
 
+def handed_socket(s, xw):
+    """An X socket connected by a process of the session's uid (this test,
+    root) and handed to uid nobody, which sends the ring's hello on it
+    (session 41): the peer's credentials are the connector's, so before,
+    the server half took the hello and nobody got a ring (Xwayland mapped
+    its memfd and handed it the status and global pages). The hello's own
+    sender is asked now: refused (reason 6, SMT_STREAM_REFUSED_SENDER),
+    the connection stays on the socket, no fd of it kept."""
+    fds_before = len(os.listdir(f"/proc/{xw}/fd"))
+    num = s.x_display.split(":")[1].split(".")[0]
+    x = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    x.connect("\0/tmp/.X11-unix/X" + num)
+    env = dict(s.env)
+    env.update({"LD_PRELOAD": "", "ASAN_OPTIONS": ""})
+    try:
+        res = subprocess.run(peer_argv("handed", x.fileno()), pass_fds=[x.fileno()], env=env,
+                             capture_output=True, text=True, timeout=harness.scaled(60))
+    finally:
+        x.close()
+    seen = json.loads(res.stdout.strip().splitlines()[-1])
+    check(seen == {"bytes": 16, "result": 6},
+          f"uid {NOBODY}'s hello on a socket our uid connected: {seen} (result 0 is a "
+          f"ring), expected the refusal for another sender (6); stderr {res.stderr[-300:]}")
+    # The same through the shim: an X program of nobody's (smt-x11-fdio
+    # handed) whose shim finds a discovery socket (nobody's own listener,
+    # named for this compositor in nobody's runtime directory) sends the
+    # hello, is refused and runs on the socket.
+    # (Not under the session's directory, which only root may enter.)
+    rt = tempfile.mkdtemp(prefix="smtwc-nobody-runtime-")
+    os.chown(rt, NOBODY, NOBODY)
+    os.chmod(rt, 0o700)
+    listen = ("import socket\nc = socket.socket(socket.AF_UNIX)\n"
+              f"c.bind({os.path.join(rt, f'smtwc-x11ring-{s.compositor.pid}')!r})\n"
+              "c.listen(8)\nprint('listening', flush=True)\n"
+              "while True:\n    c.accept()[0].close()\n")
+    lst = subprocess.Popen(as_uid() + ["/usr/bin/python3", "-c", listen],
+                           stdout=subprocess.PIPE, text=True, env={"LD_PRELOAD": ""})
+    x = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        check(lst.stdout.readline().strip() == "listening", "nobody's discovery listener")
+        x.connect("\0/tmp/.X11-unix/X" + num)
+        env = dict(s.env)
+        env.update({"XDG_RUNTIME_DIR": rt, "HOME": rt, "SMT_X11SHIM_DEBUG": "1"})
+        res = subprocess.run(as_uid() +
+                             [build_program("SMT_X11_FDIO", "tests/tools/smt-x11-fdio"),
+                              "handed", str(x.fileno()), "20"],
+                             pass_fds=[x.fileno()], env=env, capture_output=True, text=True,
+                             timeout=harness.scaled(60))
+    finally:
+        x.close()
+        lst.kill()
+        lst.wait()
+        shutil.rmtree(rt, ignore_errors=True)
+    check(res.returncode == 0 and f"ok handed 20 round trips as uid {NOBODY}" in res.stdout and
+          "refused a ring (reason 6)" in res.stderr,
+          f"smt-x11-fdio handed as uid {NOBODY}: rc {res.returncode}, {res.stdout[-300:]!r}, "
+          f"{res.stderr[-300:]!r}")
+    s.wait_until(lambda: len(os.listdir(f"/proc/{xw}/fd")) <= fds_before, timeout=10,
+                 what=f"Xwayland's fds back to {fds_before} after the handed sockets")
+    log(f"uid {NOBODY}'s hello on a handed socket: {seen}, refused; its X program on the "
+        f"socket: {res.stdout.strip().splitlines()[-1]}")
+
+
 def other_uid_endpoints(s):
     key = s.compositor.pid
     disc = os.path.join(s.runtime_dir, f"smtwc-x11ring-{key}")
@@ -471,6 +552,7 @@ def users(h):
         other_uid_takes_no_slots(s)
         other_uids_share(s)
         other_uid_endpoints(s)
+        handed_socket(s, xw)
         escapes_in_comm(s)
         same_uid_flood_rate_limited(s)
         xdpyinfo_on(s, "ring")

@@ -10,6 +10,9 @@
  *                     the display is opened (a program that opened many
  *                     files first; its X fd above 1024): the connection
  *                     works, on the ring or the socket
+ *   limit-after N     (session 41) RLIMIT_NOFILE set to 4 after the
+ *                     display is open: N round trips, the close, a new
+ *                     display refused at 4 and opened with the limit back
  *   select            the X fd watched with select() (an event loop of
  *                     the old kind): a PropertyNotify the program caused
  *                     wakes it and is read
@@ -86,13 +89,20 @@
  *                     given a dup() copy (no FD_CLOEXEC), closed after
  *   vfork-execl N     as vfork-inherit, the child exec'd with execl(),
  *                     execle(), execlp() and fexecve() in turn
+ *   fork-exec N       (session 41, not in the tests: the connection is
+ *                     lost) as inherit, the child made by fork() and
+ *                     exec'd with the X fd's FD_CLOEXEC cleared
+ *   raw-dup N         (session 41, not in the tests: lost) the two
+ *                     requests written by this program through a copy
+ *                     made by the raw dup syscall
  *   rawclose N        (session 40) every fd above 2 closed with the raw
  *                     close_range syscall (the shim does not see it),
  *                     then a new display opened (on the X fd's old
  *                     number) and used; N rounds
  *   rawclose-file N   as rawclose, first a socket pair on the X fd's old
- *                     number written and read back (not in the tests:
- *                     lost while the X server has not seen the close)
+ *                     number written (write(), writev(), sendmsg() round
+ *                     by round) and read back (session 41: in the tests;
+ *                     hung before)
  *   rawclose-fork N   rawclose in a fork child; the parent's round trips
  *                     after it (its connection stays on the ring)
  *   closefrom-reopen N  as rawclose, through glibc's closefrom(3), which
@@ -105,6 +115,9 @@
  *                     answered meanwhile and after; its connection stays
  *                     on the ring
  *   child-connect     (helpers' child) its own connection, on the ring
+ *   handed FD N       (session 41) the X connection on FD, connected by
+ *                     another process (run as another uid), set up with
+ *                     xcb_connect_to_fd: N round trips
  *   child-write FD W V  (the children above) the two requests, raw on FD
  *   child-recv-write SOCK W V  the same through the fd received on SOCK
  *   spawn-race N      N connections, each: a thread writes 8 KiB
@@ -236,6 +249,60 @@ static int fd_limit(int k)
 			return fail("a round trip with few fds free");
 	}
 	printf("ok fd-limit %d X fd %d, limit %lu\n", k, xfd, (unsigned long)rl.rlim_cur);
+	return 0;
+}
+
+/* Session 41: the fd limit lowered to 4 after the display is open (below
+ * the fds already open: the X fd and the ring's two among them), as a
+ * program that drops its limit after start-up does: round trips and
+ * properties go on, the display closes, a new one cannot be opened (on the
+ * socket as well: no fd for it) and can once the limit is back. */
+static xcb_window_t make_window(void);
+static void touch_property(xcb_window_t w, uint32_t v);
+static bool property_is(xcb_window_t w, uint32_t want);
+
+static int limit_after(int n)
+{
+	struct rlimit rl, low;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return fail("getrlimit");
+	xcb_window_t w = make_window();
+	low = rl;
+	low.rlim_cur = 4;
+	if (setrlimit(RLIMIT_NOFILE, &low) != 0)
+		return fail("setrlimit 4");
+	for (int i = 0; i < n; i++) {
+		touch_property(w, 0x40000u + (uint32_t)i);
+		if (!round_trip() || !property_is(w, 0x40000u + (uint32_t)i))
+			return fail("a round trip with the fd limit at 4 after the connect");
+	}
+	xcb_disconnect(conn);
+	conn = xcb_connect(NULL, NULL);
+	bool refused = xcb_connection_has_error(conn);
+	xcb_disconnect(conn);
+	conn = NULL;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return fail("setrlimit back");
+	if (!connect_default())
+		return fail("a display opened with the limit back");
+	printf("ok limit-after %d round trips at limit 4, a display at 4 %s, one after\n", n,
+			refused ? "refused" : "opened");
+	return 0;
+}
+
+/* Session 41: an X connection another process connected and handed to
+ * this one (inherited as fd), set up here with xcb_connect_to_fd, as a
+ * program run under another uid by one of the session's would get it
+ * (x11_ring_trust users). n round trips; prints its uid. */
+static int handed(int fd, int n)
+{
+	conn = xcb_connect_to_fd(fd, NULL);
+	if (xcb_connection_has_error(conn))
+		return fail("xcb_connect_to_fd on the handed socket");
+	for (int i = 0; i < n; i++)
+		if (!round_trip())
+			return fail("a round trip on the handed socket");
+	printf("ok handed %d round trips as uid %d\n", n, (int)getuid());
 	return 0;
 }
 
@@ -886,7 +953,9 @@ enum escape {
 	VFORK_INHERIT,
 	SYSTEM_INHERIT,
 	POPEN_DUP,
-	VFORK_EXECL
+	VFORK_EXECL,
+	FORK_EXEC,
+	RAW_DUP
 };
 static bool self_path(char *buf, size_t n);
 
@@ -957,6 +1026,21 @@ static int child_writes_via_libc(enum escape how, int xfd, char *const argv[])
 }
 #define CHILD_FD 50
 
+/* Session 41: a copy made by the raw dup syscall (the shim never sees
+ * it), written by this process itself with write(), then closed raw. */
+static int raw_dup_writes(int xfd, char *const argv[])
+{
+	int copy = (int)syscall(SYS_dup, xfd);
+	if (copy < 0)
+		return -1;
+	int rc = write_own_requests(copy, (xcb_window_t)strtoul(argv[3], NULL, 10),
+				 (uint32_t)strtoul(argv[4], NULL, 10)) ?
+			0 :
+			3;
+	syscall(SYS_close, copy);
+	return rc;
+}
+
 /* This program again as `child-write 50 W V`, fd 50 a copy of the X fd
  * made in the child (a posix_spawn file action, or dup2 in a vfork child
  * before it execs); its exit status. */
@@ -971,7 +1055,9 @@ static int child_writes(enum escape how, int xfd, xcb_window_t w, uint32_t v)
 	char *argv[] = { "smt-x11-fdio", sends ? "child-recv-write" : "child-write", fd_arg, w_arg,
 		v_arg, NULL };
 	pid_t pid = -1;
-	if (how >= SYSTEM_INHERIT)
+	if (how == RAW_DUP)
+		return raw_dup_writes(xfd, argv);
+	if (how >= SYSTEM_INHERIT && how <= VFORK_EXECL)
 		return child_writes_via_libc(how, xfd, argv);
 	if (how == INHERIT) {
 		/* The X fd itself, its FD_CLOEXEC cleared: no file action. */
@@ -1024,6 +1110,17 @@ static int child_writes(enum escape how, int xfd, xcb_window_t w, uint32_t v)
 		posix_spawn_file_actions_destroy(&fa);
 		if (e != 0)
 			return -1;
+	} else if (how == FORK_EXEC) {
+		/* Session 41: a fork child (libc's fork) that execs a program
+		 * inheriting the X fd (FD_CLOEXEC cleared in the child); the
+		 * parent keeps its connection meanwhile. */
+		snprintf(fd_arg, sizeof(fd_arg), "%d", xfd);
+		pid = fork();
+		if (pid == 0) {
+			if (fcntl(xfd, F_SETFD, 0) == 0)
+				execve("/proc/self/exe", argv, environ);
+			_exit(127);
+		}
 	} else {
 		if (how == VFORK_INHERIT)
 			snprintf(fd_arg, sizeof(fd_arg), "%d", xfd);
@@ -1431,7 +1528,8 @@ static int received_fd(int sock)
 static int escaped(enum escape how, int n)
 {
 	static const char *const names[] = { "spawn-dup2", "vfork-dup2", "send-fd", "send-fd-mmsg",
-		"inherit", "vfork-inherit", "system-inherit", "popen-dup", "vfork-execl" };
+		"inherit", "vfork-inherit", "system-inherit", "popen-dup", "vfork-execl",
+		"fork-exec", "raw-dup" };
 	int xfd = xcb_get_file_descriptor(conn);
 	xcb_window_t w = make_window();
 	int fds = count_fds(); /* the X socket and the ring's eventfd and wake socket among them */
@@ -1489,8 +1587,14 @@ static bool file_on_old_number(int xfd, int i)
 	int wr = sv[1] == xfd ? sv[1] : sv[0];
 	int rd = wr == sv[0] ? sv[1] : sv[0];
 	char got[8] = "";
-	bool piped = write(wr, "pipe!", 5) == 5 && read(rd, got, sizeof(got)) == 5 &&
-			!memcmp(got, "pipe!", 5);
+	/* Written as a program's own writer (write), and as libxcb and
+	 * libwayland write (writev, sendmsg), round by round. */
+	struct iovec iov = { .iov_base = "pipe!", .iov_len = 5 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t w = i % 3 == 0     ? write(wr, "pipe!", 5) :
+			i % 3 == 1 ? writev(wr, &iov, 1) :
+				     sendmsg(wr, &m, MSG_NOSIGNAL);
+	bool piped = w == 5 && read(rd, got, sizeof(got)) == 5 && !memcmp(got, "pipe!", 5);
 	close(wr);
 	close(rd);
 	if (!piped) {
@@ -1509,8 +1613,9 @@ static bool file_on_old_number(int xfd, int i)
  * whatever has the number then). Then, n rounds: a new display opened (its
  * socket gets the old number), its round trips answered; that one closed
  * with close_range again. With `file` (rawclose-file), first a socket pair
- * on the old number, written and read back: still lost when it comes
- * before the X server has seen the old socket's end (docs/x11.md). */
+ * on the old number, written (write, writev, sendmsg in turn) and read
+ * back (lost, hung, until session 41 when it came before the X server had
+ * seen the old socket's end: docs/x11.md). */
 static int rawclose(int n, bool file, bool libc)
 {
 	int xfd = xcb_get_file_descriptor(conn);
@@ -1593,6 +1698,8 @@ int main(int argc, char **argv)
 				3;
 	if (!strcmp(c, "child-connect"))
 		return child_connect();
+	if (!strcmp(c, "handed") && argc == 4)
+		return handed(atoi(argv[2]), atoi(argv[3]));
 	if (!strcmp(c, "fd-limit"))
 		return fd_limit(n);
 	if (!strcmp(c, "spawn-race"))
@@ -1668,6 +1775,12 @@ int main(int argc, char **argv)
 		rc = escaped(POPEN_DUP, n);
 	else if (!strcmp(c, "vfork-execl"))
 		rc = escaped(VFORK_EXECL, n);
+	else if (!strcmp(c, "limit-after"))
+		rc = limit_after(n);
+	else if (!strcmp(c, "fork-exec"))
+		rc = escaped(FORK_EXEC, n);
+	else if (!strcmp(c, "raw-dup"))
+		rc = escaped(RAW_DUP, n);
 	else
 		return fail("unknown case");
 	if (conn)

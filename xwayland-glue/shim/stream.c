@@ -624,6 +624,15 @@ void xstream_forget_stale(int fd)
 	}
 }
 
+/* The kernel never gives out an open number: a new file on a number the
+ * table names means the socket once there was closed unseen. Not in a
+ * vfork child (its fd table is its own, the slots are its parent's). */
+void xstream_number_reused(int fd)
+{
+	if (fd >= 0 && xstream_find(fd) && xstream_owns_memory())
+		xstream_forget_stale(fd);
+}
+
 /* The ring of fd, NULL when fd's bytes go to the socket (not attached,
  * or handed off) or to another file: a ring the X server has ended is
  * looked at once more (one fstat), in case its number was closed where
@@ -687,9 +696,30 @@ static ssize_t write_bytes(int fd, const void *buf, size_t len)
 	return writev(fd, &iov, 1);
 }
 
+/* Is fd, written by the program's own writer (write, send, sendto), a
+ * name of an attached X socket? libxcb never writes with these (it uses
+ * writev and sendmsg), so here, and only here, the number is looked at
+ * each time (one fstat): a program that closed the X fd with a raw
+ * syscall and got the number back for a file of its own (a socket pair,
+ * a log) writes that file, and the stale name is dropped. Before (session
+ * 40's rawclose-file), those bytes went into the old connection's ring
+ * while the X server had not yet seen the socket's end, and the program
+ * waited for ever for them. A vfork child leaves the table alone. */
+static bool own_writer_on_ring(int fd)
+{
+	struct xstream *s = xstream_find(fd);
+	if (!s)
+		return false;
+	if (same_file(fd, s->sock_id))
+		return true;
+	if (xstream_owns_memory())
+		xstream_forget_stale(fd);
+	return false;
+}
+
 XSHIM_EXPORT ssize_t write(int fd, const void *buf, size_t len)
 {
-	if (!xstream_find(fd))
+	if (!own_writer_on_ring(fd))
 		return REAL(write)(fd, buf, len);
 	return write_bytes(fd, buf, len);
 }
@@ -704,7 +734,7 @@ static bool ring_send_flags(int flags)
 
 XSHIM_EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
 {
-	if (!xstream_find(fd) || !ring_send_flags(flags))
+	if (!ring_send_flags(flags) || !own_writer_on_ring(fd))
 		return REAL(send)(fd, buf, len, flags);
 	return write_bytes(fd, buf, len);
 }
@@ -712,7 +742,7 @@ XSHIM_EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
 XSHIM_EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags,
 		const struct sockaddr *to, socklen_t tolen)
 {
-	if (!xstream_find(fd) || to || !ring_send_flags(flags))
+	if (to || !ring_send_flags(flags) || !own_writer_on_ring(fd))
 		return REAL(sendto)(fd, buf, len, flags, to, tolen);
 	return write_bytes(fd, buf, len);
 }

@@ -33,6 +33,9 @@ bool xstream_revert(struct xstream *s, int fd);
 void xstream_hand_off_inherited(void);
 /* fd is being closed: what close does before the real close. */
 void xstream_closing(int fd);
+/* The kernel just gave out fd (a new socket): a name of it in the table
+ * is stale (closed by a raw syscall) and is dropped. */
+void xstream_number_reused(int fd);
 
 /* stream_fd_copies.c */
 /* Does any attached connection have a copy (so lookups need the lists)? */

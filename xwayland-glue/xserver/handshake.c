@@ -10,11 +10,21 @@
  * its first byte goes to the X server as on any socket, which closes a
  * connection whose byte order is 0, before authorization. It holds no
  * ring slot, no fd of ours, no memory of ours and writes no log line.
+ *
+ * The peer's credentials are the connecting process's: a socket connected
+ * by a process of our uid and handed on (SCM_RIGHTS, inheritance across a
+ * setuid) to another uid would pass that check with the other uid's
+ * hello. So the hello's own sender is asked too (SCM_CREDENTIALS, which
+ * the kernel records for every message sent on a Unix socket), and a
+ * hello from another uid is refused (session 41: before, uid nobody,
+ * handed a socket root had connected, got a ring, its memfd mapped by
+ * Xwayland and the global page's wake-up counter to read).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -147,7 +157,20 @@ static uint32_t attach(struct xconn *c, int memfd, int efd, uint32_t area_size)
 	return SMT_STREAM_OK;
 }
 
+static void decide(struct xconn *c);
+
 void xconn_handshake(struct xconn *c)
+{
+	decide(c);
+	/* Decided: the X server's own reads and the fd messages' exact
+	 * control buffer must not get credentials. */
+	if (c->state != XCONN_FRESH) {
+		int off = 0;
+		setsockopt(c->fd, SOL_SOCKET, SO_PASSCRED, &off, sizeof(off));
+	}
+}
+
+static void decide(struct xconn *c)
 {
 	/* Asked again rather than trusting track(): a failed getsockopt there
 	 * must not let a peer in here. */
@@ -175,7 +198,7 @@ void xconn_handshake(struct xconn *c)
 	}
 
 	union {
-		char buf[CMSG_SPACE(4 * sizeof(int))];
+		char buf[CMSG_SPACE(4 * sizeof(int)) + CMSG_SPACE(sizeof(struct ucred))];
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = { .iov_base = &hello, .iov_len = sizeof(hello) };
@@ -183,11 +206,28 @@ void xconn_handshake(struct xconn *c)
 		.msg_iovlen = 1,
 		.msg_control = u.buf,
 		.msg_controllen = sizeof(u.buf) };
+	/* SO_PASSCRED is on since the accept (interpose.c, ask_senders), so
+	 * the kernel recorded the hello's sender; xconn_handshake turns it
+	 * off after this read. */
 	n = real_recvmsg(c->fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 	int fds[4];
 	unsigned nfds = 0;
+	/* No sender named (no credentials, or pid 0: the kernel recorded
+	 * none) is refused only on a connection whose every message names
+	 * one. */
+	bool sender_is_us = !c->senders_named;
 	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msg); n > 0 && cm; cm = CMSG_NXTHDR(&msg, cm)) {
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+		if (cm->cmsg_level != SOL_SOCKET)
+			continue;
+		if (cm->cmsg_type == SCM_CREDENTIALS &&
+				cm->cmsg_len == CMSG_LEN(sizeof(struct ucred))) {
+			struct ucred sender;
+			memcpy(&sender, CMSG_DATA(cm), sizeof(sender));
+			if (sender.pid != 0)
+				sender_is_us = sender.uid == geteuid();
+			continue;
+		}
+		if (cm->cmsg_type != SCM_RIGHTS)
 			continue;
 		unsigned k = (unsigned)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
 		for (unsigned i = 0; i < k && nfds < 4; i++)
@@ -196,6 +236,8 @@ void xconn_handshake(struct xconn *c)
 	uint32_t result;
 	if (n != (ssize_t)sizeof(hello) || (msg.msg_flags & MSG_CTRUNC) || nfds != 2)
 		result = SMT_STREAM_REFUSED_MEMFD;
+	else if (!sender_is_us)
+		result = SMT_STREAM_REFUSED_SENDER;
 	else if (hello.version != SMT_RING_VERSION)
 		result = SMT_STREAM_REFUSED_VERSION;
 	else if (xconn_ring_count() >= XCONN_MAX_RINGS)

@@ -211,19 +211,52 @@ static void untrack(int fd)
 	free(c);
 }
 
+/* The ring's hello is taken only from a sender of our uid (handshake.c),
+ * and the kernel records a message's sender only for a receiver with
+ * SO_PASSCRED at the send, or one not yet accepted. Set on the listener,
+ * a connection made after it has it from its start (the kernel copies
+ * it); set on the accepted socket alone, a hello sent between the accept
+ * and that setsockopt named no sender and was refused (seen under ASan,
+ * session 41). Connections made before the first accept (those waiting
+ * when Xwayland starts) get it at their accept: senders_named false, a
+ * hello without a sender is judged by the peer's credentials alone, as
+ * before. The first read's decision turns it off (xconn_handshake); a
+ * socket not tracked has it off at once. */
+static void ask_senders(int listener)
+{
+	int on = 1;
+	setsockopt(listener, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on));
+}
+
+static void accepted(int cfd)
+{
+	if (cfd < 0 || other_uids_refuse(cfd))
+		return;
+	int on = 0;
+	socklen_t len = sizeof(on);
+	bool inherited = getsockopt(cfd, SOL_SOCKET, SO_PASSCRED, &on, &len) == 0 && on;
+	track(cfd);
+	struct xconn *c = xconn_get(cfd);
+	int want = c != NULL;
+	if (c)
+		c->senders_named = inherited;
+	if (want != inherited)
+		setsockopt(cfd, SOL_SOCKET, SO_PASSCRED, &want, sizeof(want));
+}
+
 EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)
 {
+	ask_senders(fd);
 	int cfd = real_accept(fd, addr, len);
-	if (!other_uids_refuse(cfd))
-		track(cfd);
+	accepted(cfd);
 	return cfd;
 }
 
 EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 {
+	ask_senders(fd);
 	int cfd = real_accept4(fd, addr, len, flags);
-	if (!other_uids_refuse(cfd))
-		track(cfd);
+	accepted(cfd);
 	return cfd;
 }
 

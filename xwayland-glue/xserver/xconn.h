@@ -60,6 +60,10 @@ struct xconn {
 	pid_t pid;
 	char comm[16];   /* as /proc says: the client chooses it */
 	bool other_user; /* SO_PEERCRED uid is not ours: never a ring */
+	/* SO_PASSCRED was on from the connection's start (inherited from the
+	 * listener): every message it carries names its sender, so a hello
+	 * without one is refused (interpose.c, handshake.c; session 41) */
+	bool senders_named;
 	uint32_t peer_uid;
 	uint64_t accepted; /* order of acceptance, 1 for the first */
 	/* Another uid's connection shut down for a uid below its share of
