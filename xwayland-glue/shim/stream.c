@@ -558,7 +558,7 @@ static bool revert_locked(struct xstream *s, int fd)
 bool xstream_revert(struct xstream *s, int fd)
 {
 	if (s->forked && xstream_owns_memory() && !same_file(fd, s->sock_id)) {
-		if (!xstream_drop_name_locked(s, fd))
+		if (xstream_drop_last_name(s, fd))
 			detach(s);
 		return true;
 	}
@@ -612,7 +612,7 @@ static bool forget_if_stale(struct xstream *s, int fd)
 {
 	if (xstream_table_locked_here() || same_file(fd, s->sock_id))
 		return false;
-	if (!xstream_drop_name_locked(s, fd))
+	if (xstream_drop_last_name(s, fd))
 		detach(s);
 	return true;
 }
@@ -909,7 +909,7 @@ void xstream_closing(int fd)
 {
 	struct xstream *s = xstream_find(fd);
 	if (s && xstream_owns_memory()) {
-		if (!slots_lock_here && !xstream_drop_name_locked(s, fd))
+		if (!slots_lock_here && xstream_drop_last_name(s, fd))
 			detach(s);
 	} else if (!s) {
 		closing_ring_fd(fd);
@@ -940,7 +940,7 @@ static void closing_range(unsigned first, unsigned last)
 		xstream_drop_copies_in(s, first, last);
 		int fd = atomic_load_explicit(&s->fd, memory_order_acquire);
 		if (fd >= 0 && (unsigned)fd >= first && (unsigned)fd <= last &&
-				!xstream_drop_name_locked(s, fd)) {
+				xstream_drop_last_name(s, fd)) {
 			detach(s);
 			continue;
 		}

@@ -132,6 +132,19 @@ bool xstream_drop_name_locked(struct xstream *s, int fd)
 	return kept;
 }
 
+bool xstream_drop_last_name(struct xstream *s, int fd)
+{
+	if (xstream_table_locked_here())
+		return false;
+	xstream_lock_table();
+	int primary = atomic_load_explicit(&s->fd, memory_order_relaxed);
+	bool last = primary >= 0 && !drop_name(s, fd) && primary == fd;
+	if (last)
+		atomic_store_explicit(&s->fd, -2, memory_order_release);
+	xstream_unlock_table();
+	return last;
+}
+
 /* newfd is about to name another file (dup2, dup3). If it is a name of
  * an attached X socket that has others (copies the program made), the
  * connection goes on through those, on the ring. If it is its only known

@@ -44,6 +44,15 @@ bool xstream_named_by_copy(struct xstream *s, int fd);
 /* fd, a name of s, is going away: true when s keeps another name; false
  * when fd was its last, or the table cannot be changed here. */
 bool xstream_drop_name_locked(struct xstream *s, int fd);
+/* fd, a name of s, is going away, and s with its last name: true when
+ * fd was its last and this caller took s to free it (detach: from now on
+ * no lookup finds s by any number); false when s keeps another name, fd
+ * names s no more (another thread dropped it or freed s first), or the
+ * table cannot be changed here. So two threads that find the same stale
+ * or closing name free the slot once (before session 41 both could take
+ * "not kept" for "last": nattached counted down twice, the ring's pages
+ * unmapped twice, the second time perhaps another mapping's). */
+bool xstream_drop_last_name(struct xstream *s, int fd);
 /* Forgets every copy of s (its slot is being freed). Under the lock. */
 void xstream_forget_copies(struct xstream *s);
 /* Drops the copies of s numbered in [first, last] (close_range). */
