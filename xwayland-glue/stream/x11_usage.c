@@ -106,5 +106,9 @@ bool x11_usage_light(const struct x11_usage *u, const struct x11_usage_sum *s, u
 bool x11_usage_newcomer(const struct x11_usage *u, const struct x11_usage_sum *s, unsigned pct,
 		uint64_t now)
 {
-	return pct != 0 && u->total_ns < X11_USAGE_NEW_BUDGET_NS && not_alone(u, s, now);
+	/* only in the window x11_usage_light cannot judge: a program that
+	 * floods in short turns (the forked gamer's processes) stays under
+	 * the budget for many of them */
+	bool young = u->first_ns == 0 || now - u->first_ns < X11_USAGE_WINDOW_NS;
+	return pct != 0 && young && u->total_ns < X11_USAGE_NEW_BUDGET_NS && not_alone(u, s, now);
 }

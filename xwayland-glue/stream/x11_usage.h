@@ -82,8 +82,10 @@ bool x11_usage_light(const struct x11_usage *u, const struct x11_usage_sum *s, u
  * mapped and drawn) are a few hundred microseconds to a few milliseconds
  * of it. */
 #define X11_USAGE_NEW_BUDGET_NS 10000000ull /* 10 ms */
-/* A newcomer: used less than X11_USAGE_NEW_BUDGET_NS in all (pct 0: no
- * newcomers either), and some other client used time lately. It has no
+/* A newcomer: used less than X11_USAGE_NEW_BUDGET_NS in all, within a
+ * window of its first charge (never charged, or younger than
+ * x11_usage_light asks for), and some other client used time lately (pct
+ * 0: no newcomers either). It has no
  * window of history for x11_usage_light to judge, and until session 41
  * its start-up waited in the flooders' round robin at every round trip
  * (docs/x11.md "Newcomers"); the server half gives it light grants within
