@@ -508,6 +508,27 @@ static void test_light(void)
 	struct x11_usage_sum alone = { 0 };
 	x11_usage_add(&alone, &echo, now);
 	CHECK(!x11_usage_light(&echo, &alone, 25, now));
+	/* A newcomer (session 41): the young client, and one never charged,
+	 * until it has used X11_USAGE_NEW_BUDGET_NS in all or is a window
+	 * old; never alone, never with pct 0; a flooder that was charged more
+	 * is none. */
+	CHECK(x11_usage_newcomer(&young, &sum, 25, now));
+	CHECK(x11_usage_newcomer(&idle, &sum, 25, now));
+	CHECK(!x11_usage_newcomer(&young, &sum, 0, now));
+	struct x11_usage_sum only_young = { 0 };
+	x11_usage_add(&only_young, &young, now);
+	CHECK(!x11_usage_newcomer(&young, &only_young, 25, now));
+	x11_usage_charge(&young, now, X11_USAGE_NEW_BUDGET_NS - MS / 20 - 1);
+	CHECK(x11_usage_newcomer(&young, &sum, 25, now));
+	x11_usage_charge(&young, now, 1);
+	CHECK(!x11_usage_newcomer(&young, &sum, 25, now));
+	/* nor, under the budget, once a window old: the light rule judges it */
+	struct x11_usage old = { 0 };
+	x11_usage_charge(&old, now - W / 2, MS / 20);
+	CHECK(x11_usage_newcomer(&old, &sum, 25, now));
+	CHECK(!x11_usage_newcomer(&old, &sum, 25, now - W / 2 + W));
+	for (int i = 0; i < N; i++)
+		CHECK(!x11_usage_newcomer(&flood[i], &sum, 25, now));
 
 	/* However many flooders share the X server (session 28: among 76 an
 	 * echo used more than a quarter of the mean, which was the rule), a

@@ -83,15 +83,32 @@ void x11_usage_add(struct x11_usage_sum *s, const struct x11_usage *u, uint64_t 
 		s->used++;
 }
 
+/* Some client other than u used time lately: someone to be served ahead
+ * of. */
+static bool not_alone(const struct x11_usage *u, const struct x11_usage_sum *s, uint64_t now)
+{
+	return s->used > (x11_usage_recent(u, now) > 0 ? 1u : 0u);
+}
+
 bool x11_usage_light(const struct x11_usage *u, const struct x11_usage_sum *s, unsigned pct,
 		uint64_t now)
 {
 	uint64_t mine = x11_usage_recent(u, now);
-	if (pct == 0 || s->used <= (mine > 0 ? 1u : 0u))
+	if (pct == 0 || !not_alone(u, s, now))
 		return false; /* alone (or nobody busy): nobody to be served ahead of */
 	if (u->first_ns == 0 || now - u->first_ns < X11_USAGE_WINDOW_NS)
 		return false;
 	/* mine < pct% of idle, in integers: both are at most a few windows
 	 * and pct <= 100, so nothing overflows */
 	return mine * 100 < x11_usage_idle_recent(u, now) * pct;
+}
+
+bool x11_usage_newcomer(const struct x11_usage *u, const struct x11_usage_sum *s, unsigned pct,
+		uint64_t now)
+{
+	/* only in the window x11_usage_light cannot judge: a program that
+	 * floods in short turns (the forked gamer's processes) stays under
+	 * the budget for many of them */
+	bool young = u->first_ns == 0 || now - u->first_ns < X11_USAGE_WINDOW_NS;
+	return pct != 0 && young && u->total_ns < X11_USAGE_NEW_BUDGET_NS && not_alone(u, s, now);
 }

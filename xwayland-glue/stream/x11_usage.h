@@ -77,4 +77,21 @@ void x11_usage_add(struct x11_usage_sum *s, const struct x11_usage *u, uint64_t 
 bool x11_usage_light(const struct x11_usage *u, const struct x11_usage_sum *s, unsigned pct,
 		uint64_t now);
 
+/* What a program may use of the X server in all while it is a newcomer:
+ * a start-up's round trips (connect, InternAtom, GetProperty, a window
+ * mapped and drawn) are a few hundred microseconds to a few milliseconds
+ * of it. */
+#define X11_USAGE_NEW_BUDGET_NS 10000000ull /* 10 ms */
+/* A newcomer: used less than X11_USAGE_NEW_BUDGET_NS in all, within a
+ * window of its first charge (never charged, or younger than
+ * x11_usage_light asks for), and some other client used time lately (pct
+ * 0: no newcomers either). It has no
+ * window of history for x11_usage_light to judge, and until session 41
+ * its start-up waited in the flooders' round robin at every round trip
+ * (docs/x11.md "Newcomers"); the server half gives it light grants within
+ * the budget, paid from the time light clients leave spare, so a flooder
+ * that is new gets one read of them (input_boost.c). */
+bool x11_usage_newcomer(const struct x11_usage *u, const struct x11_usage_sum *s, unsigned pct,
+		uint64_t now);
+
 #endif

@@ -96,6 +96,12 @@
 #define LIGHT_SOCKET_PEEK_NS 50000
 /* SMT_XWAYLAND_LIGHT_READ_CAP's upper bound: the X server's read buffer. */
 #define LIGHT_READ_CAP_MAX 16384
+/* The pids of the last programs that left: one of them connecting again
+ * is no newcomer (x11_usage_newcomer's budget is per program, and a
+ * program that closes its last connection and reconnects would renew it).
+ * A new process is a new pid: what bounds those is that newcomers' grants
+ * are paid from the light time left spare (give_light). */
+#define RETURNING_PIDS 64
 
 static struct x11_boost_config cfg;
 static bool cfg_read;
@@ -119,6 +125,10 @@ static struct xconn *running;
  * back to Xwayland's round robin), and the pick's time is charged to
  * light_share. */
 static struct xconn *light_serving;
+/* The connection whose light grant this pick's read used, FRESH ones
+ * included (a newcomer's hello or connection setup, read whole, never cut
+ * or refused): the pick's time is charged to light_share. */
+static struct xconn *light_paying;
 /* The X server's thread CPU time at its last poll. CPU time, not wall
  * time: on a loaded machine the kernel gives Xwayland's CPU to others in
  * the middle of a pick, and by the wall clock that was charged to the
@@ -272,6 +282,17 @@ void input_boost_reading(struct xconn *c)
 
 /* c's program: the owner of another connection with the same pid, or a
  * new one (a pid of 0, unknown, is nobody's to share). */
+static pid_t left_pids[RETURNING_PIDS];
+static unsigned left_next;
+
+static bool left_lately(pid_t pid)
+{
+	for (unsigned i = 0; i < RETURNING_PIDS; i++)
+		if (left_pids[i] == pid)
+			return true;
+	return false;
+}
+
 static void join_owner(struct xconn *c)
 {
 	unsigned nall;
@@ -287,6 +308,7 @@ static void join_owner(struct xconn *c)
 	if (c->owner) {
 		c->owner->pid = c->pid;
 		c->owner->conns = 1;
+		c->owner->returning = c->pid > 0 && left_lately(c->pid);
 		x11_usage_idle(&c->owner->usage, work_ns);
 	}
 }
@@ -350,7 +372,7 @@ void input_boost_polling(bool returned)
 	 * requests) goes uncharged. */
 	if (running && cpu_mark && now > cpu_mark) {
 		charge(running, now - cpu_mark);
-		if (running == light_serving)
+		if (running == light_paying)
 			x11_boost_share_spend(&light_share, now - cpu_mark);
 	}
 	if (running && running->drained_in_pick)
@@ -359,6 +381,7 @@ void input_boost_polling(bool returned)
 		running->drained_in_pick = false;
 	running = NULL;
 	light_serving = NULL;
+	light_paying = NULL;
 	cpu_mark = now;
 }
 
@@ -371,13 +394,20 @@ void input_boost_drained(struct xconn *c)
 void input_boost_forget(struct xconn *c)
 {
 	set_waiting(c, false); /* its program's other connections may be idle */
-	if (c->owner && --c->owner->conns == 0)
+	if (c->owner && --c->owner->conns == 0) {
+		if (c->owner->pid > 0 && !left_lately(c->owner->pid)) {
+			left_pids[left_next] = c->owner->pid;
+			left_next = (left_next + 1) % RETURNING_PIDS;
+		}
 		free(c->owner);
+	}
 	c->owner = NULL;
 	if (running == c)
 		running = NULL;
 	if (light_serving == c)
 		light_serving = NULL;
+	if (light_paying == c)
+		light_paying = NULL;
 	for (unsigned i = 0; i < nlight; i++) {
 		if (light[i] == c) {
 			light[i] = light[--nlight];
@@ -516,7 +546,12 @@ static void give_light(struct xconn *c, uint64_t now)
 		c->light_unearned++;
 		return;
 	}
-	if (!x11_boost_share_left(&light_share, &cfg, now)) {
+	/* A newcomer's grants use only the light time above one credit, as
+	 * light grants use only the shared favour above one: however many new
+	 * processes connect (100 a second, each a newcomer with one read),
+	 * light clients with history keep a credit's worth of reads. */
+	if (!x11_boost_share_left(&light_share, &cfg, now) ||
+			(c->newcomer && !x11_boost_share_spare(&light_share, &cfg))) {
 		c->light_no_share++;
 		return;
 	}
@@ -535,6 +570,7 @@ static void give_light(struct xconn *c, uint64_t now)
 		return;
 	if (!in)
 		boosted[nboosted++] = c;
+	c->light_new += c->newcomer;
 	unsigned nall;
 	struct xconn **all = xconn_all(&nall);
 	uint64_t ahead = 0, most = 0;
@@ -588,9 +624,18 @@ static void hold(struct xconn *c, enum favour f, uint64_t now)
 
 bool input_boost_yield(struct xconn *c)
 {
-	if (c->state == XCONN_FRESH || (nlight == 0 && nboosted == 0 && !light_serving))
+	if (nlight == 0 && nboosted == 0 && !light_serving)
 		return false;
 	uint64_t now = monotonic_now_ns();
+	if (c->state == XCONN_FRESH) {
+		/* Its first read (the ring's hello, or the connection setup
+		 * on the socket): never refused, the handshake reads it. A
+		 * newcomer's light grant is served by it, and the pick is paid
+		 * from the light grants' quarter like any light grant's read. */
+		if (is_boosted(c, now, FAVOUR_LIGHT) && x11_boost_served(&c->boost, now))
+			light_paying = c;
+		return false;
+	}
 	if (c == light_serving) {
 		/* Its light grant's read was this pick's: the rest of what it
 		 * has waits for its turn in Xwayland's round robin. */
@@ -608,7 +653,7 @@ bool input_boost_yield(struct xconn *c)
 	enum favour f = live && !c->boost.light ? FAVOUR_NONE : someone_favoured(c, now);
 	if (live && (f != FAVOUR_INPUT || !c->boost.light)) {
 		if (x11_boost_served(&c->boost, now))
-			light_serving = c;
+			light_serving = light_paying = c;
 		return false;
 	}
 	if (f == FAVOUR_NONE)
@@ -674,11 +719,21 @@ static struct x11_usage_sum usage_sum(void)
 	return sum;
 }
 
-/* c's program used less than light_pct of its idle time lately, and
- * another program used the X server (x11_usage.h). */
-static bool is_light(const struct xconn *c, const struct x11_usage_sum *sum)
+/* c's program used less than light_pct of its idle time lately, or is a
+ * newcomer (c->newcomer: it used little of the X server in all, and its
+ * pid did not leave lately), and another program used the X server
+ * (x11_usage.h). */
+static bool is_light(struct xconn *c, const struct x11_usage_sum *sum)
 {
-	return c->owner && x11_usage_light(&c->owner->usage, sum, light_pct, work_ns);
+	struct xconn_owner *o = c->owner;
+	c->newcomer = false;
+	if (!o)
+		return false;
+	if (x11_usage_light(&o->usage, sum, light_pct, work_ns))
+		return true;
+	c->newcomer = !o->returning && !c->other_user &&
+			x11_usage_newcomer(&o->usage, sum, light_pct, work_ns);
+	return c->newcomer;
 }
 
 /* The light clients that used the X server lately (light_cut's), and the
@@ -702,8 +757,15 @@ static void grant_light(int epfd, const struct epoll_event *ev, int n, uint64_t 
 	for (int i = 0; i < n; i++) {
 		if (!(ev[i].events & EPOLLIN) || (ev[i].events & (EPOLLHUP | EPOLLERR)))
 			continue;
+		/* A FRESH connection too: a new program's hello or connection
+		 * setup waited a whole round of the flooders' turns (Xwayland's
+		 * smart scheduler praises the flooders that waited two slices
+		 * up to a new client's priority), and a ring client has two
+		 * such steps before its first request (session 41: 6-18 ms for
+		 * the hello's ack and 16-53 ms for the setup's reply among 4
+		 * flooders, against 1 ms without them). */
 		struct xconn *c = conn_of(epfd, &ev[i]);
-		if (!c || c->state == XCONN_FRESH)
+		if (!c)
 			continue;
 		set_waiting(c, true);
 		if (x11_boost_live(&c->boost, now))

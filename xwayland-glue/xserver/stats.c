@@ -86,7 +86,7 @@ int xconn_format(char *buf, size_t n, const struct xconn *c)
 			"light_clear=%llu light_served=%llu light_gave_way=%llu input_held=%llu "
 			"light_unearned=%llu light_no_share=%llu light_heavy=%llu "
 			"light_no_slot=%llu light_share_kept=%llu idle_us=%llu wayland_waits=%llu "
-			"why=%s\n",
+			"light_new=%llu why=%s\n",
 			c->fd, (int)c->pid, comm, mode,
 			(unsigned long long)(c->state == XCONN_RING ? c->framer.requests :
 								      c->ring_requests),
@@ -121,7 +121,7 @@ int xconn_format(char *buf, size_t n, const struct xconn *c)
 			(unsigned long long)c->light_no_slot,
 			(unsigned long long)c->light_share_kept,
 			(unsigned long long)(c->usage.idle_total_ns / 1000),
-			(unsigned long long)c->wayland_waits,
+			(unsigned long long)c->wayland_waits, (unsigned long long)c->light_new,
 			c->other_user                           ? "other-uid" :
 					c->state == XCONN_RING  ? "ring" :
 					c->state == XCONN_FRESH ? "fresh" :

@@ -46,6 +46,9 @@ struct xconn_owner {
 	struct x11_usage usage; /* the X server's time spent on all its connections */
 	unsigned waiting;       /* its connections with requests waiting */
 	uint64_t summed;        /* the last sum over owners that counted it */
+	/* Its pid had a program here lately (input_boost.c): a program that
+	 * reconnects is no newcomer again. */
+	bool returning;
 };
 
 enum xconn_state {
@@ -146,6 +149,11 @@ struct xconn {
 	 * was full (light_no_slot); a live light grant not favoured because
 	 * the shared time was kept for input (light_share_kept). */
 	uint64_t light_heavy, light_no_slot, light_share_kept;
+	/* Light grants made while its program was a newcomer
+	 * (x11_usage_newcomer), and whether the last judgement found it one
+	 * (then its grants are paid from the light time left spare). */
+	uint64_t light_new;
+	bool newcomer;
 	/* Requests waiting (unread): seen by epoll, or read; not since a read
 	 * took all it had (at the end of that pick: drained_in_pick). Its
 	 * idle time is kept in `usage`, and its program's (while none of the

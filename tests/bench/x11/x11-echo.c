@@ -7,6 +7,7 @@
  *
  *   x11-echo --seconds S [--warmup S] [--period-ms MS] --csv PATH [--keys]
  *            [--expose] [--xi2] [--rects N] [--min-answers N]
+ *   x11-echo --mapped
  *
  * --min-answers N (timer mode): the run goes on past S seconds until N
  * echoes were answered (at most MIN_ANSWERS_GRACE_S seconds more): a test
@@ -32,6 +33,10 @@
  * the client an Expose, one of the events for which Xwayland's smart
  * scheduler praises a client (+1), as it does for key, button and motion
  * events.
+ *
+ * --mapped: a start-up and nothing else (tests/bench/x11/startup.py): the
+ * window created, named, mapped, and the client exits 0 at its first
+ * Expose.
  *
  * CSV: seq,due_ns,send_ns,recv_ns (CLOCK_MONOTONIC; recv_ns 0: no
  * PropertyNotify within a second, counted as lost). Prints "ready" once its
@@ -124,10 +129,12 @@ int main(int argc, char **argv)
 {
 	double seconds = 0, warmup = 1, period_ms = 10;
 	const char *csv = NULL;
-	int keys_mode = 0, expose = 0, rects = 1;
+	int keys_mode = 0, expose = 0, rects = 1, mapped_only = 0;
 	long min_answers = 0;
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
+		if (strcmp(argv[i], "--mapped") == 0)
+			mapped_only = 1;
+		else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
 			seconds = atof(argv[++i]);
 		else if (strcmp(argv[i], "--warmup") == 0 && i + 1 < argc)
 			warmup = atof(argv[++i]);
@@ -147,6 +154,10 @@ int main(int argc, char **argv)
 			min_answers = atol(argv[++i]);
 		else
 			seconds = -1;
+	}
+	if (mapped_only && argc == 2) {
+		seconds = 1; /* what the checks below ask; nothing is timed */
+		csv = "-";
 	}
 	if (!(seconds > 0 && seconds <= 3600 && warmup >= 0 && warmup <= 60 && period_ms >= 1 &&
 			    period_ms <= 1000 && csv && rects >= 1 && rects <= MAX_RECTS &&
@@ -210,6 +221,10 @@ int main(int argc, char **argv)
 	free(wait_event(c, XCB_EXPOSE, monotonic_now_ns() + 30 * 1000000000ull));
 	printf("ready\n");
 	fflush(stdout);
+	if (mapped_only) {
+		xcb_disconnect(c);
+		return 0;
+	}
 
 	size_t cap = (size_t)((seconds + warmup + (min_answers ? MIN_ANSWERS_GRACE_S : 0)) *
 				     1000.0 / period_ms) +
