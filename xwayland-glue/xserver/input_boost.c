@@ -280,8 +280,8 @@ void input_boost_reading(struct xconn *c)
 	c->begun_at_read = requests_begun(c);
 }
 
-/* c's program: the owner of another connection with the same pid, or a
- * new one (a pid of 0, unknown, is nobody's to share). */
+/* The pids of the last programs whose last connection went (a ring of
+ * RETURNING_PIDS; 0: empty). */
 static pid_t left_pids[RETURNING_PIDS];
 static unsigned left_next;
 
@@ -293,6 +293,8 @@ static bool left_lately(pid_t pid)
 	return false;
 }
 
+/* c's program: the owner of another connection with the same pid, or a
+ * new one (a pid of 0, unknown, is nobody's to share). */
 static void join_owner(struct xconn *c)
 {
 	unsigned nall;
