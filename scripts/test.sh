@@ -23,10 +23,8 @@ failed=0
 run_suite build
 # Every libFuzzer target for a bounded time (clang's -fsanitize=fuzzer).
 CLANG=clang tests/fuzz/fuzz.sh "${SMT_FUZZ_SECONDS:-60}" || failed=1
-# Sanitizers: any error aborts the process, so a test cannot pass over one.
-export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1:halt_on_error=1"
-export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
-export LSAN_OPTIONS="suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0"
+# Sanitizers: any error aborts the process, so a test cannot pass over one
+# (the options are the test setup's, tests/meson.build).
 run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false --buildtype=debug
 # ThreadSanitizer (gcc) over the code that runs on several threads: the
 # pure executor on several threads (test_exec_threads: accounts charged
@@ -53,7 +51,7 @@ fi
 if meson compile -C build-tsan; then
 	tsan_workers=$(meson test -C build-tsan --no-rebuild --list 2>/dev/null |
 		sed -n 's|^smtwc:integration / \(.*_workers\)$|\1|p')
-	TSAN_OPTIONS="halt_on_error=1" meson test -C build-tsan --no-rebuild --print-errorlogs \
+	meson test -C build-tsan --no-rebuild --print-errorlogs \
 		--num-processes 2 $tsan_tests $tsan_workers $tsan_x11 || failed=1
 else
 	failed=1
