@@ -36,6 +36,7 @@
 #include "compositor/output/output_power.h"
 #include "compositor/output/screencopy_budget.h"
 #include "compositor/ring/client_listen.h"
+#include "compositor/ring/privileged_globals.h"
 #include "compositor/ring/ring.h"
 #include "compositor/ring/ring_transport.h"
 #include "compositor/ring/ring_loop.h"
@@ -167,6 +168,9 @@ static void server_create_globals(struct smtwc_server *server)
 			display);
 	wlr_xdg_foreign_v1_create(display, foreign_registry);
 	wlr_xdg_foreign_v2_create(display, foreign_registry);
+	/* Sandboxed clients do not see the globals that watch or drive the
+	 * whole session. */
+	privileged_globals_init(display);
 }
 
 bool server_init(struct smtwc_server *server)

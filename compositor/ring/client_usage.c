@@ -14,6 +14,7 @@
 #include "compositor/server.h"
 #include "compositor/ring/client_usage.h"
 #include "compositor/ring/fds_in_flight.h"
+#include "compositor/ring/process_confined.h"
 #include "compositor/ring/ring_types.h"
 
 /* fds this process may still open for clients: the soft limit, raised to
@@ -42,6 +43,9 @@ static uint64_t unread_budget(uint64_t fd_total)
 }
 
 static void client_usage_handle_client_created(struct wl_listener *listener, void *data);
+
+/* One line per confined connection, at most a few a second. */
+static struct log_limit confined_log;
 
 /* Limits of 0: none at that level. */
 static const struct smtwc_limits_config unlimited;
@@ -213,6 +217,15 @@ static struct smtwc_client_usage *client_usage_create(
 	if (own) {
 		c = &unlimited;
 		memset(cu->process->usage.max, 0, sizeof(cu->process->usage.max));
+	}
+	char why[64];
+	uint64_t left_out = 0;
+	cu->confined = process_confined("/proc", "self", cu->pid, why, sizeof(why));
+	if (cu->confined && log_limit_allow(&confined_log, &left_out)) {
+		wlr_log(WLR_INFO,
+				"client pid %d runs confined (%s): privileged globals hidden "
+				"(%llu such not logged before)",
+				(int)cu->pid, why, (unsigned long long)left_out);
 	}
 	cu->transport = transport;
 	cu->client = client;

@@ -52,6 +52,9 @@ struct smtwc_client_usage {
 	 * memory freed in pieces, heap_reclaim.h) must never be found for a
 	 * new client that got the same address. */
 	struct wl_listener client_destroy;
+	/* Runs in a sandbox: privileged globals hidden (privileged_globals.h);
+	 * judged once, at the connection, while its pid is surely its own. */
+	bool confined;
 	/* Why the connection was refused, or empty. */
 	char refused[160];
 };

@@ -1,0 +1,20 @@
+/*
+ * Whether a process runs in a sandbox, from procfs alone (pure: no
+ * Wayland; unit-tested against directory trees). privileged_globals.h
+ * says what it is for.
+ */
+#ifndef SMTWC_PROCESS_CONFINED_H
+#define SMTWC_PROCESS_CONFINED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Whether process `pid` runs confined, judged from `proc` (the procfs
+ * mount: "/proc"; a directory tree in unit tests) against `self` (a
+ * process name under it: "self"). A process whose namespaces cannot be
+ * read (gone, or not ours to look at) counts as confined. `why` gets a
+ * short reason ("another mount namespace", ...) or "" when not confined. */
+bool process_confined(const char *proc, const char *self, pid_t pid, char *why, size_t why_size);
+
+#endif
