@@ -56,8 +56,9 @@ static int control_connect(void)
 	return fd;
 }
 
-/* The compositor answers its own uid only (SO_PEERCRED) and tells
- * another nothing, closing at once: say whose it is (root through sudo). */
+/* The compositor answers its own uid only (SO_PEERCRED), outside a
+ * sandbox, and tells another nothing, closing at once: say whose it is
+ * (root through sudo), or that a sandbox may be why. */
 static void say_refused(int fd, const char *what)
 {
 	struct ucred peer;
@@ -68,7 +69,10 @@ static void say_refused(int fd, const char *what)
 				what, (unsigned)peer.uid, (unsigned)geteuid());
 		return;
 	}
-	fprintf(stderr, "smtctl: %s\n", what);
+	fprintf(stderr,
+			"smtctl: %s (it answers no program in a sandbox: another mount or user "
+			"namespace than its own)\n",
+			what);
 }
 
 /* Sends one request and returns the one-line answer (malloc'd). */

@@ -13,8 +13,10 @@
 #include <unistd.h>
 #include <wlr/util/log.h>
 #include "compositor/fd_limit.h"
+#include "compositor/log_limit.h"
 #include "compositor/control/control.h"
 #include "compositor/control/control_requests.h"
+#include "compositor/ring/process_confined.h"
 #include "compositor/server.h"
 
 enum {
@@ -41,6 +43,7 @@ struct smtwc_control {
 	struct wl_event_source *source;
 	struct wl_list connections;
 	int count;
+	struct log_limit confined_log; /* refused sandboxed peers */
 };
 
 static void connection_close(struct control_connection *c)
@@ -171,6 +174,21 @@ static int control_handle_accept(int fd, uint32_t mask, void *data)
 	socklen_t peer_len = sizeof(peer);
 	if (getsockopt(client, SOL_SOCKET, SO_PEERCRED, &peer, &peer_len) != 0 ||
 			peer.uid != geteuid()) {
+		close(client);
+		return 0;
+	}
+	/* Nor a sandboxed program's of our uid that can reach the socket: it
+	 * does not get the Wayland globals that watch or drive the session
+	 * either (ring/privileged_globals.h). */
+	char why[64];
+	if (process_confined("/proc", "self", peer.pid, why, sizeof(why))) {
+		uint64_t left_out = 0;
+		if (log_limit_allow(&control->confined_log, &left_out)) {
+			wlr_log(WLR_INFO,
+					"control: pid %d runs confined (%s): refused "
+					"(%llu such not logged before)",
+					(int)peer.pid, why, (unsigned long long)left_out);
+		}
 		close(client);
 		return 0;
 	}

@@ -3,7 +3,8 @@
 bubblewrap) does not get the globals that watch or drive the whole session:
 it cannot capture the screen, read the clipboard unfocused, type or click
 into other windows, list them, cover the screen or change the outputs,
-not even by binding such a global's name guessed from outside. It still
+not even by binding such a global's name guessed from outside, nor use
+the control socket (smtctl) if it can reach it. It still
 gets everything an ordinary window needs, and draws. An unconfined client
 keeps them all (grim, wtype and the other tools the suite itself uses).
 docs/reliability.md, "Confined clients"."""
@@ -13,7 +14,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
-from harness import BACKGROUND, Session, check, log  # noqa: E402
+from harness import BACKGROUND, Session, build_program, check, log  # noqa: E402
 
 PRIVILEGED = [
     "zwlr_screencopy_manager_v1",
@@ -120,6 +121,15 @@ def test(h):
         check(res.returncode != 0 and "screencopy" in res.stderr,
               f"grim in a sandbox: rc {res.returncode}, stderr {res.stderr!r}")
 
+        # The control socket (settings, every client's statistics, input
+        # injection) answers outside, not inside.
+        smtctl = build_program("SMTCTL", "clients/smtctl")
+        s.run([smtctl, "stats"], timeout=10)
+        res = s.run(["unshare", "-m", smtctl, "stats"],
+                    timeout=10, check_rc=False)
+        check(res.returncode != 0 and '"clients"' not in res.stdout,
+              f"smtctl in a sandbox: rc {res.returncode}, stdout {res.stdout[:200]!r}")
+
         # A confined program still makes a window and draws in it.
         s.spawn(["unshare", "-m", "weston-simple-shm"], name="confined-simple-shm")
         excl = s.cursor_exclusion()
@@ -133,6 +143,9 @@ def test(h):
         check(re.search(r"runs confined \(another mount namespace\): privileged globals hidden",
                         s.stderr_text()),
               "the compositor's log does not name a confined client")
+        check(re.search(r"control: pid \d+ runs confined \(another mount namespace\): refused",
+                        s.stderr_text()),
+              "the compositor's log does not name the confined smtctl")
 
 
 harness.main(test)
