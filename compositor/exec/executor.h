@@ -134,6 +134,8 @@ uint64_t smt_exec_pixmap_bytes(const struct smt_exec_ctx *ctx);
 uint32_t smt_exec_pixmap_count(const struct smt_exec_ctx *ctx);
 /* What the drawable table itself holds (charged like pixmaps). */
 uint64_t smt_exec_table_bytes(const struct smt_exec_ctx *ctx);
+/* What the clip and the last PRESENT's damage hold (charged like pixmaps). */
+uint64_t smt_exec_region_bytes(const struct smt_exec_ctx *ctx);
 /* After smt_exec_register_canvas returned SMT_ERROR_LIMIT: the limit that
  * refused the table's growth, or NULL. */
 const struct smt_usage_refusal *smt_exec_last_refusal(const struct smt_exec_ctx *ctx);
