@@ -179,6 +179,15 @@ uint64_t smt_exec_region_bytes(const struct smt_exec_ctx *ctx)
 	return ctx->clip_bytes + ctx->damage_bytes;
 }
 
+uint64_t smt_exec_take_damage(struct smt_exec_ctx *ctx, pixman_region32_t *out)
+{
+	*out = ctx->damage; /* its rectangles move with it */
+	pixman_region32_init(&ctx->damage);
+	uint64_t charged = ctx->damage_bytes;
+	ctx->damage_bytes = 0;
+	return charged;
+}
+
 const struct smt_usage_refusal *smt_exec_last_refusal(const struct smt_exec_ctx *ctx)
 {
 	return ctx->drawables.refusal.asked != 0 ? &ctx->drawables.refusal : NULL;

@@ -304,6 +304,17 @@ static void test_region_charges(void)
 	REQUIRE(both >= clip + least && client.used[SMT_RES_MEMORY] == images + both,
 			"the damage charged too: %llu bytes", (unsigned long long)both);
 
+	/* The glue takes the damage with its charge (ring/canvas.c): the
+	 * ring holds none of it, the client's memory still does. */
+	pixman_region32_t taken;
+	uint64_t charged = smt_exec_take_damage(ctx, &taken);
+	REQUIRE(charged == both - clip && smt_exec_region_bytes(ctx) == clip &&
+					client.used[SMT_RES_MEMORY] == images + both &&
+					pixman_region32_n_rects(&taken) == 4 * REGION_RECTS,
+			"taken: %llu bytes", (unsigned long long)charged);
+	pixman_region32_fini(&taken);
+	smt_usage_release(&client, SMT_RES_MEMORY, charged);
+
 	s.len = 0;
 	ST(&s, smt_encode_present(st_at(&s), 2, 2, 0, NULL));
 	ST(&s, smt_encode_set_target(st_at(&s), 1));

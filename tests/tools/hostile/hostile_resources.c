@@ -265,7 +265,7 @@ int case_clip_grid(struct hostile *h, int rings, bool hold)
  * one-pixel columns, each four rows tall and starting one row lower than
  * the one before, cycling, so no two bands of their union are alike and
  * it has 16,376 boxes (the bound: 16,384, 256 KiB). Each ring keeps
- * both with it.
+ * its clip; the damage is charged until its copy is reported.
  * First every ring gets its images (and ring 1 BALLAST_KIB more of
  * pixmaps), then every ring its regions: with the ballast the regions are
  * what reaches the client's memory limit (the ring dies with LIMIT naming

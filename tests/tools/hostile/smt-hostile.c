@@ -79,8 +79,8 @@
  * naming the limit; with N, N rings of it held if accepted).
  *
  * Session 42: clip-max N[:KIB] (N rings, each with a clip and a PRESENT
- * damage of 16,376 boxes, charged as the client's memory: held, or with
- * KIB of pixmaps first refused at the memory limit naming it).
+ * damage of 16,376 boxes, charged as the client's memory: the clips held,
+ * or with KIB of pixmaps first refused at the memory limit naming it).
  *
  * Exit status: 0 when the compositor answered as the rule requires (the
  * expected protocol error, a refused mapping, or simply staying alive), 1
