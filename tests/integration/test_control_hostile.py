@@ -163,7 +163,7 @@ def rss_anon_kib(pid):
     return 0
 
 
-def fill_until_blocked(c):
+def fill_until_blocked(s, c):
     """Writes "stats" lines without reading until the compositor stops
     taking them (the socket full: True) or closes (False) or SEND_CAP."""
     c.setblocking(False)
@@ -173,9 +173,10 @@ def fill_until_blocked(c):
             try:
                 sent += c.send(b"stats\n" * 512)
             except BlockingIOError:
-                # the kernel's buffers full: once more after the
-                # compositor's next turn, in case it was only behind
-                time.sleep(0.05)
+                # the kernel's buffers full: once more after a request of
+                # ours was answered (the compositor had a turn since), in
+                # case it was only behind
+                s.control("get")
                 try:
                     sent += c.send(b"stats\n" * 512)
                 except BlockingIOError:
@@ -199,7 +200,7 @@ def never_reads(s):
         c = connect(s)
         c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         peers.append(c)
-    results = [fill_until_blocked(c) for c in peers]
+    results = [fill_until_blocked(s, c) for c in peers]
     # (logged, not judged: a sanitizer build's heap grows by its own
     # bookkeeping; what is held is judged by the peers being held off)
     grown = rss_anon_kib(pid) - rss0
