@@ -36,7 +36,9 @@ struct present_outbox {
 };
 
 struct present_post {
-	pthread_mutex_t lock;                /* a leaf: nothing is locked while it is held */
+	/* Nothing is locked while it is held but the accounts' lock
+	 * (resource_usage.c, a leaf): take's fn releases a damage's charge. */
+	pthread_mutex_t lock;
 	struct present_outbox *first, *last; /* in the order of their first post */
 	uint64_t posted, taken, dropped, refused;
 };
