@@ -96,6 +96,7 @@ static void write_client(const struct smtwc_ring_stats *ring, void *data)
 	json_uint(w, "pixmaps", ring->pixmaps);
 	json_uint(w, "table_bytes", ring->table_bytes);
 	json_uint(w, "ring_memory_bytes", ring->ring_memory_bytes);
+	json_uint(w, "region_bytes", ring->region_bytes);
 	/* The connection's whole usage, shared by its rings (limits). */
 	json_uint(w, "client_fds", ring->client_fds);
 	json_uint(w, "client_rings", ring->client_rings);

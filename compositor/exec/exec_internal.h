@@ -31,6 +31,10 @@ struct smt_exec_ctx {
 	uint32_t target_id;       /* 0: none */
 	pixman_region32_t clip;   /* target bounds (n SET_CLIP rects) */
 	pixman_region32_t damage; /* last PRESENT's damage */
+	/* What clip's and damage's boxes are charged as memory (up to 256 KiB
+	 * each, region_bound.h), held with the ring until the next SET_CLIP,
+	 * SET_TARGET or PRESENT replaces them. */
+	uint64_t clip_bytes, damage_bytes;
 
 	struct { /* the current run's budget */
 		const struct smt_exec_budget *budget;

@@ -46,6 +46,9 @@ void smt_exec_destroy(struct smt_exec_ctx *ctx)
 		return;
 	smt_drawables_fini(&ctx->drawables);
 	smt_pools_fini(&ctx->pools);
+	if (ctx->cfg.usage)
+		smt_usage_release(ctx->cfg.usage, SMT_RES_MEMORY,
+				ctx->clip_bytes + ctx->damage_bytes);
 	pixman_region32_fini(&ctx->clip);
 	pixman_region32_fini(&ctx->damage);
 	free(ctx->mask_buf);
@@ -58,6 +61,49 @@ bool smt_exec_free_pixmaps(struct smt_exec_ctx *ctx, uint64_t max_bytes, uint64_
 	return smt_drawables_free_some(&ctx->drawables, max_bytes, deadline_ns);
 }
 
+/* malloc's own header per block, counted with the region's boxes. */
+#define REGION_ALLOC_OVERHEAD 16u
+
+/* What a region holds on the heap: pixman's header and the boxes it
+ * allocated (data->size, at least numRects). A rectangle or an empty
+ * region keeps its box inline and holds nothing. */
+static uint64_t region_heap_bytes(const pixman_region32_t *region)
+{
+	if (region->data == NULL || region->data->size <= 0)
+		return 0;
+	return sizeof(*region->data) + (uint64_t)region->data->size * sizeof(pixman_box32_t) +
+			REGION_ALLOC_OVERHEAD;
+}
+
+static void release_region(struct smt_exec_ctx *ctx, uint64_t *charged)
+{
+	if (ctx->cfg.usage && *charged)
+		smt_usage_release(ctx->cfg.usage, SMT_RES_MEMORY, *charged);
+	*charged = 0;
+}
+
+/* Charges what region holds now, *charged being what it was charged
+ * before (0 after release_region): the client's memory pays for a clip or
+ * damage it keeps with the ring (up to 256 KiB each), as for its pixmaps.
+ * -1 with a LIMIT fault naming the limit when refused (*charged kept). */
+static int charge_region(
+		struct smt_exec_ctx *ctx, const pixman_region32_t *region, uint64_t *charged)
+{
+	uint64_t now = region_heap_bytes(region);
+	struct smt_usage *u = ctx->cfg.usage;
+	if (u && now > *charged) {
+		struct smt_usage_refusal why;
+		if (!smt_usage_charge(u, SMT_RES_MEMORY, now - *charged, &why)) {
+			smt_usage_describe(&why, ctx->limit_message, sizeof(ctx->limit_message));
+			return exec_fail(ctx, SMT_ERROR_LIMIT, ctx->limit_message, UINT32_MAX);
+		}
+	} else if (u && now < *charged) {
+		smt_usage_release(u, SMT_RES_MEMORY, *charged - now);
+	}
+	*charged = now;
+	return 0;
+}
+
 static void reset_target(struct smt_exec_ctx *ctx, uint32_t id)
 {
 	struct smt_drawable *d = smt_drawables_get(&ctx->drawables, id);
@@ -68,6 +114,7 @@ static void reset_target(struct smt_exec_ctx *ctx, uint32_t id)
 				&ctx->clip, 0, 0, (unsigned)d->width, (unsigned)d->height);
 	else
 		pixman_region32_init(&ctx->clip);
+	release_region(ctx, &ctx->clip_bytes);
 }
 
 uint32_t smt_exec_register_canvas(struct smt_exec_ctx *ctx, uint32_t id, pixman_image_t *image)
@@ -126,6 +173,19 @@ uint32_t smt_exec_pixmap_count(const struct smt_exec_ctx *ctx)
 uint64_t smt_exec_table_bytes(const struct smt_exec_ctx *ctx)
 {
 	return ctx->drawables.table_bytes;
+}
+uint64_t smt_exec_region_bytes(const struct smt_exec_ctx *ctx)
+{
+	return ctx->clip_bytes + ctx->damage_bytes;
+}
+
+uint64_t smt_exec_take_damage(struct smt_exec_ctx *ctx, pixman_region32_t *out)
+{
+	*out = ctx->damage; /* its rectangles move with it */
+	pixman_region32_init(&ctx->damage);
+	uint64_t charged = ctx->damage_bytes;
+	ctx->damage_bytes = 0;
+	return charged;
 }
 
 const struct smt_usage_refusal *smt_exec_last_refusal(const struct smt_exec_ctx *ctx)
@@ -242,6 +302,10 @@ static int set_clip(struct smt_exec_ctx *ctx, const struct smt_decoded *d)
 		return -1;
 	pixman_region32_intersect(&ctx->clip, &ctx->clip, &rects);
 	pixman_region32_fini(&rects);
+	if (charge_region(ctx, &ctx->clip, &ctx->clip_bytes)) {
+		reset_target(ctx, ctx->target_id);
+		return -1;
+	}
 	exec_charge(ctx, n);
 	return 0;
 }
@@ -256,6 +320,7 @@ static int present(
 				ctx, SMT_ERROR_BAD_DRAWABLE, "PRESENT of a non-canvas", UINT32_MAX);
 	pixman_region32_fini(&ctx->damage);
 	pixman_region32_init_rect(&ctx->damage, 0, 0, (unsigned)cv->width, (unsigned)cv->height);
+	release_region(ctx, &ctx->damage_bytes);
 	uint32_t n = (uint32_t)d->array_len;
 	if (n) {
 		pixman_region32_t rects;
@@ -263,6 +328,11 @@ static int present(
 			return -1;
 		pixman_region32_intersect(&ctx->damage, &ctx->damage, &rects);
 		pixman_region32_fini(&rects);
+		if (charge_region(ctx, &ctx->damage, &ctx->damage_bytes)) {
+			pixman_region32_fini(&ctx->damage);
+			pixman_region32_init(&ctx->damage);
+			return -1;
+		}
 	}
 	out->present.canvas_id = c->canvas_id;
 	out->present.serial = c->serial;

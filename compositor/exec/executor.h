@@ -91,7 +91,8 @@ struct smt_exec_result {
 	bool wake_client; /* write the client's eventfd */
 	struct {
 		uint32_t canvas_id, serial;
-		/* clipped to the canvas; owned by the context, valid until
+		/* clipped to the canvas; owned by the context (until
+		 * smt_exec_take_damage), valid until
 		 * the next run call */
 		const pixman_region32_t *damage;
 	} present;
@@ -134,6 +135,13 @@ uint64_t smt_exec_pixmap_bytes(const struct smt_exec_ctx *ctx);
 uint32_t smt_exec_pixmap_count(const struct smt_exec_ctx *ctx);
 /* What the drawable table itself holds (charged like pixmaps). */
 uint64_t smt_exec_table_bytes(const struct smt_exec_ctx *ctx);
+/* What the clip and the last PRESENT's damage hold (charged like pixmaps). */
+uint64_t smt_exec_region_bytes(const struct smt_exec_ctx *ctx);
+/* After a PRESENT stop: moves its damage into *out (initialised here) and
+ * returns the bytes of the client's memory it is charged (to cfg.usage),
+ * leaving the ring none: the taker holds the charge and releases it with
+ * the region (the copy to the screen and its report, ring/canvas.c). */
+uint64_t smt_exec_take_damage(struct smt_exec_ctx *ctx, pixman_region32_t *out);
 /* After smt_exec_register_canvas returned SMT_ERROR_LIMIT: the limit that
  * refused the table's growth, or NULL. */
 const struct smt_usage_refusal *smt_exec_last_refusal(const struct smt_exec_ctx *ctx);

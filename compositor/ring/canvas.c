@@ -378,9 +378,22 @@ static void canvas_present_band(void *data, const pixman_box32_t *band)
 	}
 }
 
-void canvas_present(struct smtwc_ring *ring, uint32_t canvas_id, const pixman_region32_t *damage,
-		uint32_t serial)
+/* A PRESENT's damage, taken from the executor, is charged as the
+ * client's memory until its copy is reported (session 42). */
+static void release_present_damage(struct smtwc_ring *ring, uint64_t charged)
 {
+	if (charged == 0) {
+		return;
+	}
+	atomic_fetch_sub(&ring->present_region_bytes, charged);
+	client_usage_release(ring->usage, SMT_RES_MEMORY, charged);
+}
+
+void canvas_present(struct smtwc_ring *ring, uint32_t canvas_id, uint32_t serial)
+{
+	pixman_region32_t damage;
+	uint64_t charged = smt_exec_take_damage(ring->exec, &damage);
+	atomic_fetch_add(&ring->present_region_bytes, charged);
 	/* The canvas the executor drew for under that id: a client may have
 	 * destroyed it and made another with the same id after the PRESENT,
 	 * and the new one waits for the commands before it (its id is
@@ -396,12 +409,12 @@ void canvas_present(struct smtwc_ring *ring, uint32_t canvas_id, const pixman_re
 		}
 	}
 	if (canvas == NULL) {
+		pixman_region32_fini(&damage);
+		release_present_damage(ring, charged);
 		return;
 	}
-	/* Out of memory for the region: the whole canvas is right too. */
-	if (!canvas_copy_init(&canvas->present_copy, damage)) {
-		canvas_copy_init_box(&canvas->present_copy, canvas->width, canvas->height);
-	}
+	canvas_copy_init_take(&canvas->present_copy, &damage);
+	canvas->present_charged = charged;
 	canvas->present_copy.dst_translucent = &canvas->front->opacity.translucent;
 	canvas->present_serial = serial;
 	canvas->present_exec_ns = monotonic_now_ns();
@@ -412,6 +425,8 @@ void canvas_present(struct smtwc_ring *ring, uint32_t canvas_id, const pixman_re
 static void canvas_present_end(struct smtwc_canvas *canvas)
 {
 	canvas_copy_fini(&canvas->present_copy);
+	release_present_damage(canvas->ring, canvas->present_charged);
+	canvas->present_charged = 0;
 	canvas->ring->presenting = NULL;
 }
 
@@ -470,11 +485,12 @@ static enum canvas_present_step canvas_present_resume_worker(
 	bool was_empty = false;
 	if (!present_post_put(&ring->transport->presents, &ring->outbox, canvas,
 			    canvas->present_serial, canvas->present_exec_ns,
-			    &canvas->present_copy.region, &was_empty)) {
+			    &canvas->present_copy.region, canvas->present_charged, &was_empty)) {
 		/* The outbox is full: the main thread reports this one itself
 		 * (the copy is done), after the posted ones. */
 		return CANVAS_PRESENT_FOR_MAIN;
 	}
+	canvas->present_charged = 0; /* posted with it */
 	ring->handoff.posted |= was_empty;
 	canvas_present_end(canvas);
 	return CANVAS_PRESENT_DONE;
@@ -504,8 +520,10 @@ enum canvas_present_step canvas_present_resume(
 static void canvas_take_posted(void *data, const struct present_posted *posted)
 {
 	(void)data;
-	canvas_present_complete(posted->canvas, (pixman_region32_t *)&posted->damage,
-			posted->serial, posted->exec_ns);
+	struct smtwc_canvas *canvas = posted->canvas;
+	canvas_present_complete(canvas, (pixman_region32_t *)&posted->damage, posted->serial,
+			posted->exec_ns);
+	release_present_damage(canvas->ring, posted->charged);
 }
 
 bool canvases_take_posted(struct smtwc_transport *transport)
@@ -567,7 +585,9 @@ static void canvas_free(struct smtwc_canvas *canvas)
 		canvas_present_end(canvas); /* the ring is going away */
 	}
 	/* (no `presented` for a canvas the client destroyed) */
-	present_post_drop(&canvas->ring->transport->presents, &canvas->ring->outbox, canvas);
+	release_present_damage(canvas->ring,
+			present_post_drop(&canvas->ring->transport->presents, &canvas->ring->outbox,
+					canvas));
 	canvas_forget_surface(canvas);
 	if (canvas->registered) {
 		smt_exec_unregister_canvas(canvas->ring->exec, canvas->id);
@@ -949,7 +969,8 @@ static bool gone_canvases_some(void *data, uint64_t deadline_ns)
 void canvases_ring_destroyed(struct smtwc_ring *ring)
 {
 	/* (no worker runs it any more: ring_workers_forget) */
-	present_post_drop(&ring->transport->presents, &ring->outbox, NULL);
+	release_present_damage(
+			ring, present_post_drop(&ring->transport->presents, &ring->outbox, NULL));
 	if (wl_list_empty(&ring->canvases)) {
 		return;
 	}

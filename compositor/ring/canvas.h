@@ -60,6 +60,7 @@ struct smtwc_canvas {
 	 * slices (ring->presenting points here meanwhile): the outputs are
 	 * damaged and the serial reported only once it is complete. */
 	struct canvas_copy present_copy;
+	uint64_t present_charged; /* the client's memory present_copy's region is */
 	uint32_t present_serial;
 	uint64_t present_exec_ns;
 
@@ -74,11 +75,11 @@ struct smtwc_canvas {
 void canvas_create(struct smtwc_ring *ring, struct wl_client *client, uint32_t id,
 		uint32_t canvas_id, struct wl_resource *surface, uint32_t width, uint32_t height);
 /* A PRESENT the executor ran (on whichever thread runs the ring): starts
- * copying its damage (copied here) to the front buffer. The copy runs in
+ * copying its damage (taken from the executor with its charge, released
+ * when the copy is reported) to the front buffer. The copy runs in
  * canvas_present_resume, in bands under the ring's budget; the ring's later
  * commands and requests wait for it. */
-void canvas_present(struct smtwc_ring *ring, uint32_t canvas_id, const pixman_region32_t *damage,
-		uint32_t serial);
+void canvas_present(struct smtwc_ring *ring, uint32_t canvas_id, uint32_t serial);
 enum canvas_present_step {
 	CANVAS_PRESENT_DONE,     /* none left (copied, and shown or posted) */
 	CANVAS_PRESENT_COPYING,  /* the deadline came first: call again */

@@ -1,17 +1,13 @@
 #include "compositor/ring/canvas_copy.h"
 #include "common/monotonic_clock.h"
 
-bool canvas_copy_init(struct canvas_copy *copy, const pixman_region32_t *region)
+void canvas_copy_init_take(struct canvas_copy *copy, pixman_region32_t *region)
 {
 	copy->rect = 0;
 	copy->row = 0;
 	copy->dst_translucent = NULL;
-	pixman_region32_init(&copy->region);
-	if (!pixman_region32_copy(&copy->region, (pixman_region32_t *)region)) {
-		pixman_region32_fini(&copy->region);
-		return false;
-	}
-	return true;
+	copy->region = *region; /* its rectangles move with it */
+	pixman_region32_init(region);
 }
 
 bool canvas_copy_init_box(struct canvas_copy *copy, int width, int height)

@@ -21,7 +21,7 @@
 #define CANVAS_COPY_BAND_PIXELS (1 << 18)
 
 struct canvas_copy {
-	pixman_region32_t region; /* a private copy: the caller's may change */
+	pixman_region32_t region; /* taken over from the caller */
 	int rect;                 /* the next rectangle of region */
 	int row;                  /* rows of it already copied */
 	/* NULL (init's), or where dst may be translucent, kept no smaller
@@ -34,8 +34,10 @@ struct canvas_copy {
 
 #define CANVAS_TRANSLUCENT_RECTS_MAX 8
 
-/* false when out of memory (nothing to fini then). */
-bool canvas_copy_init(struct canvas_copy *copy, const pixman_region32_t *region);
+/* Takes *region over (left empty and initialised): the executor's damage
+ * with its charge, not a copy of it (session 42: a copy was up to 256 KiB
+ * more per PRESENT in flight, uncharged). */
+void canvas_copy_init_take(struct canvas_copy *copy, pixman_region32_t *region);
 bool canvas_copy_init_box(struct canvas_copy *copy, int width, int height);
 void canvas_copy_fini(struct canvas_copy *copy);
 bool canvas_copy_done(const struct canvas_copy *copy);

@@ -28,7 +28,8 @@ static void outbox_unlist(struct present_post *post, struct present_outbox *box)
 }
 
 bool present_post_put(struct present_post *post, struct present_outbox *box, void *canvas,
-		uint32_t serial, uint64_t exec_ns, pixman_region32_t *damage, bool *was_empty)
+		uint32_t serial, uint64_t exec_ns, pixman_region32_t *damage, uint64_t charged,
+		bool *was_empty)
 {
 	pthread_mutex_lock(&post->lock);
 	*was_empty = post->first == NULL;
@@ -43,6 +44,7 @@ bool present_post_put(struct present_post *post, struct present_outbox *box, voi
 	p->exec_ns = exec_ns;
 	p->damage = *damage; /* the region's rectangles move with it */
 	pixman_region32_init(damage);
+	p->charged = charged;
 	if (box->count == 1) {
 		box->prev = post->last;
 		box->next = NULL;
@@ -77,13 +79,16 @@ unsigned present_post_take(struct present_post *post, present_taken_fn fn, void 
 	return n;
 }
 
-void present_post_drop(struct present_post *post, struct present_outbox *box, const void *canvas)
+uint64_t present_post_drop(
+		struct present_post *post, struct present_outbox *box, const void *canvas)
 {
 	pthread_mutex_lock(&post->lock);
 	unsigned kept = 0, count = box->count;
+	uint64_t charged = 0;
 	for (unsigned i = 0; i < count; i++) {
 		if (canvas == NULL || box->posted[i].canvas == canvas) {
 			pixman_region32_fini(&box->posted[i].damage);
+			charged += box->posted[i].charged;
 			post->dropped++;
 		} else {
 			box->posted[kept++] = box->posted[i];
@@ -94,6 +99,7 @@ void present_post_drop(struct present_post *post, struct present_outbox *box, co
 		outbox_unlist(post, box);
 	}
 	pthread_mutex_unlock(&post->lock);
+	return charged;
 }
 
 bool present_post_pending(struct present_post *post)

@@ -24,6 +24,7 @@ struct present_posted {
 	uint32_t serial;
 	uint64_t exec_ns; /* when the worker executed it */
 	pixman_region32_t damage;
+	uint64_t charged; /* the client's memory the damage is charged */
 };
 
 /* One ring's posted PRESENTs, in stream order; zero-initialised. The
@@ -35,7 +36,9 @@ struct present_outbox {
 };
 
 struct present_post {
-	pthread_mutex_t lock;                /* a leaf: nothing is locked while it is held */
+	/* Nothing is locked while it is held but the accounts' lock
+	 * (resource_usage.c, a leaf): take's fn releases a damage's charge. */
+	pthread_mutex_t lock;
 	struct present_outbox *first, *last; /* in the order of their first post */
 	uint64_t posted, taken, dropped, refused;
 };
@@ -49,7 +52,8 @@ void present_post_finish(struct present_post *post);
  * *was_empty: nothing else waited in the post (a sleeping main thread must
  * be woken for it). */
 bool present_post_put(struct present_post *post, struct present_outbox *box, void *canvas,
-		uint32_t serial, uint64_t exec_ns, pixman_region32_t *damage, bool *was_empty);
+		uint32_t serial, uint64_t exec_ns, pixman_region32_t *damage, uint64_t charged,
+		bool *was_empty);
 
 typedef void (*present_taken_fn)(void *data, const struct present_posted *posted);
 /* Main thread: calls fn for every posted PRESENT (under the post's lock:
@@ -58,8 +62,10 @@ typedef void (*present_taken_fn)(void *data, const struct present_posted *posted
  * how many. */
 unsigned present_post_take(struct present_post *post, present_taken_fn fn, void *data);
 /* Main thread: drops the outbox's PRESENTs of canvas (NULL: all of them),
- * a canvas or ring being freed; the others keep their order. */
-void present_post_drop(struct present_post *post, struct present_outbox *box, const void *canvas);
+ * a canvas or ring being freed; the others keep their order. Returns what
+ * the dropped damage was charged (the caller releases it). */
+uint64_t present_post_drop(
+		struct present_post *post, struct present_outbox *box, const void *canvas);
 bool present_post_pending(struct present_post *post);
 
 #endif

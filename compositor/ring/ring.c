@@ -192,8 +192,7 @@ static bool ring_account(
 	}
 	switch (stop) {
 	case SMT_EXEC_PRESENT:
-		canvas_present(ring, out->present.canvas_id, out->present.damage,
-				out->present.serial);
+		canvas_present(ring, out->present.canvas_id, out->present.serial);
 		return true;
 	case SMT_EXEC_ERROR:
 		ring_fail(ring, &out->error);
@@ -285,8 +284,7 @@ bool ring_run_piece(struct smtwc_ring *ring, const struct smt_exec_budget *budge
 			h->last_fence = out.last_fence;
 		}
 		if (stop == SMT_EXEC_PRESENT) {
-			canvas_present(ring, out.present.canvas_id, out.present.damage,
-					out.present.serial);
+			canvas_present(ring, out.present.canvas_id, out.present.serial);
 			if (ring_handoff_pending(ring)) {
 				break;
 			}

@@ -136,6 +136,8 @@ void transport_for_each_ring_stats(struct smtwc_transport *transport,
 			.pixmaps = smt_exec_pixmap_count(ring->exec),
 			.table_bytes = smt_exec_table_bytes(ring->exec),
 			.ring_memory_bytes = ring->cost.memory,
+			.region_bytes = smt_exec_region_bytes(ring->exec) +
+					atomic_load(&ring->present_region_bytes),
 			.client_fds = u[SMT_RES_FDS],
 			.client_rings = u[SMT_RES_RINGS],
 			.client_pools = u[SMT_RES_POOLS],

@@ -32,6 +32,8 @@ struct smtwc_ring_stats {
 	uint64_t table_bytes; /* the drawable table itself */
 	/* The ring's pages charged as memory (ring_types.h, ring_cost). */
 	uint64_t ring_memory_bytes;
+	/* Its clip and last PRESENT's damage, charged as memory (session 42). */
+	uint64_t region_bytes;
 	/* The connection's whole usage, shared by its rings (limits). */
 	uint64_t client_fds, client_rings, client_pools, client_memory;
 	uint64_t client_canvases;

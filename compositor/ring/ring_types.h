@@ -111,6 +111,10 @@ struct smtwc_ring {
 	struct smt_sched_client *sched_client;
 	struct smtwc_client_usage *usage; /* shared by the client's rings */
 	struct ring_cost cost;            /* charged with the ring (ring.c) */
+	/* PRESENT damage taken from the executor with its charge, while its
+	 * copy runs or it waits in the outbox (canvas.c): smtctl's
+	 * region_bytes with the executor's. */
+	atomic_uint_fast64_t present_region_bytes;
 
 	bool shared;    /* false: fed only through submit */
 	void *ring_map; /* client memory, read-only */

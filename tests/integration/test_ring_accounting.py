@@ -49,12 +49,13 @@ def rings_of(s, pid):
 def check_charged(s, pid, what):
     """The connection's memory as charged equals what its rings hold:
     pixmaps, drawable tables and canvases (with their bookkeeping), the
-    rings' own pages (session 41), and what its wl_surfaces, Wayland
-    objects and connection are charged."""
+    rings' own pages (session 41), their clips and PRESENT damage (session
+    42), and what its wl_surfaces, Wayland objects and connection are
+    charged."""
     rings = rings_of(s, pid)
     check(rings, f"{what}: no ring of pid {pid} in the stats")
     held = sum(r["pixmap_bytes"] + r["table_bytes"] + r["canvas_bytes"] +
-               r["ring_memory_bytes"] for r in rings)
+               r["ring_memory_bytes"] + r.get("region_bytes", 0) for r in rings)
     held += (rings[0]["client_surface_bytes"] + rings[0]["client_object_bytes"] +
              rings[0]["client_connection_bytes"])
     charged = rings[0]["client_memory"]
@@ -129,6 +130,39 @@ def test_teardown(s, h, clients, rest):
     s.wait_clients(clients)
 
 
+# clip-max: a clip and a PRESENT damage of 16,376 boxes on each ring, the
+# most region_bound.h lets through (16 bytes a box).
+CLIP_MAX_RINGS = 8
+CLIP_MAX_BOXES = 16376
+
+
+def test_regions(s, h, clients):
+    """Session 42: what a ring keeps of a client's rectangles, its clip
+    (up to 256 KiB; a PRESENT's damage too, until its copy is reported),
+    is charged as the client's memory, shown as `region_bytes`, and is
+    what refuses the client at its memory limit, naming it (before: held
+    uncharged, region_bytes unknown, and with the same ballast no
+    refusal)."""
+    p = hold(s, h, "clip-max", str(CLIP_MAX_RINGS))
+    rings = check_charged(s, p.pid, "clip-max")
+    regions = [r.get("region_bytes", 0) for r in rings]
+    check(len(rings) == CLIP_MAX_RINGS and
+          all(b >= CLIP_MAX_BOXES * 16 for b in regions),
+          f"clip-max: regions charged {regions}")
+    memory = rings[0]["client_memory"]
+    log(f"clip-max: {CLIP_MAX_RINGS} rings' clips charged {sum(regions)} bytes "
+        f"of the connection's {memory}")
+    kill_and_wait(s, [p], clients)
+    # The same images and more pixmaps, leaving half the regions' room
+    # under the limit: the regions reach it.
+    ballast_kib = ((96 << 20) - memory + sum(regions) // 2) // 1024
+    out = run_case(s, h, "clip-max", ["CLIP_MAX refused at ring ",
+                                      "limit client-memory-mib=96 reached"],
+                   f"{CLIP_MAX_RINGS}:{ballast_kib}")
+    check("'s regions" in out, f"clip-max: refused before its regions: {out[-1500:]}")
+    s.wait_clients(clients)
+
+
 def test(h):
     with Session(h, config=CONFIG) as s:
         pid = s.compositor.pid
@@ -173,6 +207,8 @@ def test(h):
                  "create_pool: limit ordered-requests=64 reached")
         run_case(s, h, "canvas-surface-gone", "50 rounds, no error")
         s.wait_clients(clients)
+
+        test_regions(s, h, clients)
 
         # Item 1.
         test_teardown(s, h, clients, rest)

@@ -29,7 +29,7 @@ static void post_one(int w, int which, uint32_t serial)
 	pixman_region32_t damage;
 	pixman_region32_init_rect(&damage, (int)(serial % 1000), w, 1, 1);
 	bool was_empty;
-	while (!present_post_put(&post, &boxes[w], &canvases[w][which], serial, serial, &damage,
+	while (!present_post_put(&post, &boxes[w], &canvases[w][which], serial, serial, &damage, 0,
 			&was_empty)) {
 		atomic_fetch_add(&refused, 1);
 		sched_yield();
@@ -97,19 +97,23 @@ static void alone(void)
 	for (uint32_t s = 1; s <= PRESENT_OUTBOX_MAX; s++) {
 		pixman_region32_init_rect(&d, 0, 0, 2, 2);
 		CHECK(present_post_put(
-				&post, &boxes[0], &canvases[0][s % 2], s, 0, &d, &was_empty));
+				&post, &boxes[0], &canvases[0][s % 2], s, 0, &d, s, &was_empty));
 		CHECK(was_empty == (s == 1));
 		pixman_region32_fini(&d);
 	}
 	pixman_region32_init_rect(&d, 0, 0, 2, 2);
-	CHECK(!present_post_put(&post, &boxes[0], &canvases[0][0], 99, 0, &d, &was_empty));
+	CHECK(!present_post_put(&post, &boxes[0], &canvases[0][0], 99, 0, &d, 99, &was_empty));
 	CHECK(pixman_region32_not_empty(&d)); /* refused: still the caller's */
 	pixman_region32_fini(&d);
 	pixman_region32_init_rect(&d, 0, 0, 2, 2);
-	CHECK(present_post_put(&post, &boxes[1], &canvases[1][0], 50, 0, &d, &was_empty));
+	CHECK(present_post_put(&post, &boxes[1], &canvases[1][0], 50, 0, &d, 50, &was_empty));
 	pixman_region32_fini(&d);
-	/* canvas [0][1] had the odd serials */
-	present_post_drop(&post, &boxes[0], &canvases[0][1]);
+	/* canvas [0][1] had the odd serials, each charged its serial: the
+	 * drop hands their charges back to be released */
+	uint64_t odd = 0;
+	for (uint32_t s = 1; s <= PRESENT_OUTBOX_MAX; s += 2)
+		odd += s;
+	CHECK(present_post_drop(&post, &boxes[0], &canvases[0][1]) == odd);
 	struct order o = { .n = 0 };
 	CHECK_INT(present_post_take(&post, record, &o), PRESENT_OUTBOX_MAX / 2 + 1);
 	CHECK_INT(o.n, PRESENT_OUTBOX_MAX / 2 + 1);
@@ -120,9 +124,9 @@ static void alone(void)
 	CHECK(!present_post_pending(&post));
 	/* a drop of everything unlists the outbox */
 	pixman_region32_init_rect(&d, 0, 0, 2, 2);
-	CHECK(present_post_put(&post, &boxes[2], &canvases[2][0], 7, 0, &d, &was_empty));
+	CHECK(present_post_put(&post, &boxes[2], &canvases[2][0], 7, 0, &d, 7, &was_empty));
 	pixman_region32_fini(&d);
-	present_post_drop(&post, &boxes[2], NULL);
+	CHECK(present_post_drop(&post, &boxes[2], NULL) == 7);
 	CHECK(!present_post_pending(&post));
 	CHECK_INT(post.posted, PRESENT_OUTBOX_MAX + 2);
 	CHECK_INT(post.taken + post.dropped, post.posted);

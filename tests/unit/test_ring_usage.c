@@ -4,7 +4,8 @@
  * and its drawable table to a client shared by two contexts (two rings of
  * one connection) and releases it on FREE_PIXMAP and when a context goes;
  * the table costs what it allocates (a chunk per range of ids used), not
- * the largest id, and its growth is refused naming the limit. */
+ * the largest id, and its growth is refused naming the limit; a ring's
+ * clip and damage regions are charged while it keeps them (session 42). */
 #include <unistd.h>
 
 #include "compositor/exec/drawable_table.h"
@@ -244,6 +245,116 @@ static void test_table_charges(void)
 	st_fini(&s);
 }
 
+/* Session 42: a ring's clip and last PRESENT's damage (up to 16,384
+ * boxes, 256 KiB each) are the client's memory while the ring keeps them:
+ * charged when a SET_CLIP or PRESENT makes them, released when replaced or
+ * with the context, and refused at the limit naming it. */
+enum {
+	REGION_RECTS = 4094,
+	REGION_W = 2 * REGION_RECTS,
+	REGION_H = 7
+};
+
+static void region_rects(struct smt_rect *r)
+{
+	/* one-pixel columns, each a row lower than the one before, cycling:
+	 * no two bands alike, 4 x 4,094 boxes */
+	for (uint32_t i = 0; i < REGION_RECTS; i++)
+		r[i] = (struct smt_rect){ (int32_t)(2 * i), (int32_t)(i % 4), 1, 4 };
+}
+
+static void test_region_charges(void)
+{
+	struct smt_usage total = { .level = SMT_LEVEL_TOTAL };
+	struct smt_usage client = { .parent = &total };
+	client.max[SMT_RES_MEMORY] = 4u << 20;
+	struct smt_exec_config cfg;
+	smt_exec_config_defaults(&cfg);
+	cfg.usage = &client;
+	struct smt_exec_ctx *ctx = smt_exec_create(&cfg);
+	static struct smt_rect rects[REGION_RECTS];
+	region_rects(rects);
+	const uint64_t least = (uint64_t)REGION_RECTS * 4 * sizeof(pixman_box32_t);
+	struct smt_exec_result res;
+	struct stream s;
+	st_init(&s);
+
+	pixman_image_t *img = pixman_image_create_bits(
+			PIXMAN_a8r8g8b8, REGION_W, REGION_H, NULL, 0);
+	REQUIRE(smt_exec_register_canvas(ctx, 2, img) == SMT_ERROR_NONE, "canvas");
+	ST(&s, smt_encode_create_pixmap(st_at(&s), 1, REGION_W, REGION_H, SMT_FORMAT_A8));
+	ST(&s, smt_encode_set_target(st_at(&s), 1));
+	expect_ok(run_ring(ctx, &s, 1u << 18, &res), &res, "a pixmap as the target");
+	const uint64_t images = client.used[SMT_RES_MEMORY];
+	REQUIRE(smt_exec_region_bytes(ctx) == 0, "a clip of the target's bounds holds nothing");
+
+	s.len = 0;
+	ST(&s, smt_encode_set_clip(st_at(&s), REGION_RECTS, rects));
+	expect_ok(run_ring(ctx, &s, 1u << 18, &res), &res, "the largest clip");
+	uint64_t clip = smt_exec_region_bytes(ctx);
+	REQUIRE(clip >= least && clip < 2 * least, "clip: %llu bytes", (unsigned long long)clip);
+	REQUIRE(client.used[SMT_RES_MEMORY] == images + clip &&
+					total.used[SMT_RES_MEMORY] == images + clip,
+			"the clip charged to the client and the total");
+
+	s.len = 0;
+	ST(&s, smt_encode_present(st_at(&s), 2, 1, REGION_RECTS, rects));
+	expect_ok(run_ring(ctx, &s, 1u << 18, &res), &res, "the largest damage");
+	uint64_t both = smt_exec_region_bytes(ctx);
+	REQUIRE(both >= clip + least && client.used[SMT_RES_MEMORY] == images + both,
+			"the damage charged too: %llu bytes", (unsigned long long)both);
+
+	/* The glue takes the damage with its charge (ring/canvas.c): the
+	 * ring holds none of it, the client's memory still does. */
+	pixman_region32_t taken;
+	uint64_t charged = smt_exec_take_damage(ctx, &taken);
+	REQUIRE(charged == both - clip && smt_exec_region_bytes(ctx) == clip &&
+					client.used[SMT_RES_MEMORY] == images + both &&
+					pixman_region32_n_rects(&taken) == 4 * REGION_RECTS,
+			"taken: %llu bytes", (unsigned long long)charged);
+	pixman_region32_fini(&taken);
+	smt_usage_release(&client, SMT_RES_MEMORY, charged);
+
+	s.len = 0;
+	ST(&s, smt_encode_present(st_at(&s), 2, 2, 0, NULL));
+	ST(&s, smt_encode_set_target(st_at(&s), 1));
+	expect_ok(run_ring(ctx, &s, 1u << 18, &res), &res, "whole damage, target again");
+	REQUIRE(smt_exec_region_bytes(ctx) == 0 && client.used[SMT_RES_MEMORY] == images,
+			"replaced by rectangles: released");
+
+	/* Room for less than the clip: refused naming the limit, nothing kept. */
+	client.max[SMT_RES_MEMORY] = images + least / 2;
+	s.len = 0;
+	ST(&s, smt_encode_set_clip(st_at(&s), REGION_RECTS, rects));
+	REQUIRE(run_ring(ctx, &s, 1u << 18, &res) == SMT_EXEC_ERROR &&
+					res.error.code == SMT_ERROR_LIMIT &&
+					strstr(res.error.message, "limit client-memory-mib=") &&
+					strstr(res.error.message, "opcode SET_CLIP"),
+			"%s", res.error.message);
+	REQUIRE(smt_exec_region_bytes(ctx) == 0 && client.used[SMT_RES_MEMORY] == images,
+			"the refused clip is not charged");
+	smt_exec_destroy(ctx);
+	pixman_image_unref(img);
+	REQUIRE(client.used[SMT_RES_MEMORY] == 0 && total.used[SMT_RES_MEMORY] == 0,
+			"everything released with the context");
+
+	/* A context that goes holding both releases them. */
+	client.max[SMT_RES_MEMORY] = 4u << 20;
+	ctx = smt_exec_create(&cfg);
+	img = pixman_image_create_bits(PIXMAN_a8r8g8b8, REGION_W, REGION_H, NULL, 0);
+	REQUIRE(smt_exec_register_canvas(ctx, 2, img) == SMT_ERROR_NONE, "canvas");
+	s.len = 0;
+	ST(&s, smt_encode_set_target(st_at(&s), 2));
+	ST(&s, smt_encode_set_clip(st_at(&s), REGION_RECTS, rects));
+	ST(&s, smt_encode_present(st_at(&s), 2, 3, REGION_RECTS, rects));
+	expect_ok(run_ring(ctx, &s, 1u << 18, &res), &res, "a clip and a damage held");
+	REQUIRE(smt_exec_region_bytes(ctx) >= 2 * least, "both held");
+	smt_exec_destroy(ctx);
+	pixman_image_unref(img);
+	REQUIRE(client.used[SMT_RES_MEMORY] == 0, "released with the context");
+	st_fini(&s);
+}
+
 /* page_release gives back only the pages wholly inside the block, in
  * pieces, and leaves the partial pages at both ends (the allocator's
  * headers may live there) as they were. */
@@ -315,6 +426,7 @@ int main(void)
 	test_over_limits();
 	test_executor_charges();
 	test_table_charges();
+	test_region_charges();
 	test_page_release();
 	test_large_pixmap_in_pieces();
 	printf("test_ring_usage: ok\n");

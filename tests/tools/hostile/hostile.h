@@ -143,6 +143,7 @@ int case_canvas_huge(struct hostile *h);
 int case_canvas_grow(struct hostile *h);
 int case_memory_rings(struct hostile *h);
 int case_clip_grid(struct hostile *h, int rings, bool hold);
+int case_clip_max(struct hostile *h, int rings, uint64_t ballast_kib);
 int case_hold_memory(struct hostile *h, int n);
 int case_drain_stall(struct hostile *h);
 int case_drain_attack(struct hostile *h, double seconds);

@@ -258,3 +258,92 @@ int case_clip_grid(struct hostile *h, int rings, bool hold)
 	}
 	return 1;
 }
+
+/* clip-max RINGS [BALLAST_KIB] (session 42): on each of RINGS rings an A8
+ * pixmap and a canvas of 8188x7, the pixmap's clip and the canvas's
+ * PRESENT damage the largest regions the executor accepts: 4,094
+ * one-pixel columns, each four rows tall and starting one row lower than
+ * the one before, cycling, so no two bands of their union are alike and
+ * it has 16,376 boxes (the bound: 16,384, 256 KiB). Each ring keeps
+ * its clip; the damage is charged until its copy is reported.
+ * First every ring gets its images (and ring 1 BALLAST_KIB more of
+ * pixmaps), then every ring its regions: with the ballast the regions are
+ * what reaches the client's memory limit (the ring dies with LIMIT naming
+ * it on SET_CLIP or PRESENT: prints CLIP_MAX refused); without it, prints
+ * HOLDING and holds until killed. */
+enum {
+	CLIP_MAX_RECTS = 4094,
+	CLIP_MAX_W = 2 * CLIP_MAX_RECTS,
+	CLIP_MAX_H = 7
+};
+
+static void clip_max_rects(struct smt_rect *r)
+{
+	for (uint32_t i = 0; i < CLIP_MAX_RECTS; i++)
+		r[i] = (struct smt_rect){ (int32_t)(2 * i), (int32_t)(i % 4), 1, 4 };
+}
+
+static bool clip_max_wait(struct hostile *h, int ring, const char *what)
+{
+	emit_fence(h, 1);
+	kick(h);
+	if (wait_tail_efd(h, h->head, HANG_MS))
+		return true;
+	printf("CLIP_MAX refused at ring %d's %s\n", ring, what);
+	fflush(stdout);
+	return false;
+}
+
+int case_clip_max(struct hostile *h, int rings, uint64_t ballast_kib)
+{
+	static struct {
+		struct smt_cmd_set_clip c;
+		struct smt_rect r[CLIP_MAX_RECTS];
+	} clip;
+	static struct {
+		struct smt_cmd_present p;
+		struct smt_rect r[CLIP_MAX_RECTS];
+	} present;
+	static_assert(sizeof(clip) <= SMT_CMD_CONTROL_MAX, "one command");
+	static_assert(sizeof(present) <= SMT_CMD_CONTROL_MAX, "one command");
+	clip.c = (struct smt_cmd_set_clip){ { SMT_OP_SET_CLIP, 0, sizeof(clip) }, CLIP_MAX_RECTS,
+		0 };
+	clip_max_rects(clip.r);
+	present.p = (struct smt_cmd_present){ { SMT_OP_PRESENT, 0, sizeof(present) }, 2, 1,
+		CLIP_MAX_RECTS, 0 };
+	clip_max_rects(present.r);
+	if (rings < 1 || rings > 64)
+		return 2;
+	struct hostile *ring = calloc((size_t)rings, sizeof(*ring));
+	for (int i = 0; i < rings; i++) {
+		create_good_ring(h, 1u << 17);
+		struct wl_surface *surface = wl_compositor_create_surface(h->compositor);
+		smt_ring_v1_get_canvas(h->ring, 2, surface, CLIP_MAX_W, CLIP_MAX_H);
+		emit_create(h, 1, CLIP_MAX_W, CLIP_MAX_H, SMT_FORMAT_A8);
+		/* 256 ARGB pixels a row: a KiB, up to 4096 rows a pixmap */
+		for (uint32_t id = 3; i == 0 && ballast_kib > 0; id++) {
+			uint64_t rows = ballast_kib < 4096 ? ballast_kib : 4096;
+			emit_create(h, id, 256, (uint32_t)rows, SMT_FORMAT_ARGB8888);
+			ballast_kib -= rows;
+		}
+		if (!clip_max_wait(h, i + 1, "images"))
+			return 1; /* the ballast or the images already: no verdict */
+		ring[i] = *h;
+	}
+	for (int i = 0; i < rings; i++) {
+		*h = ring[i];
+		emit_target(h, 1);
+		emit(h, &clip, sizeof(clip));
+		emit(h, &present, sizeof(present));
+		if (!clip_max_wait(h, i + 1, "regions")) {
+			if (!expect_error(h, &smt_ring_v1_interface, SMT_RING_V1_ERROR_BAD_COMMAND))
+				return 1;
+			return check_death(h, SMT_ERROR_LIMIT, -1) ? 0 : 1;
+		}
+	}
+	printf("HOLDING %d rings with a clip and a damage of 16376 boxes each\n", rings);
+	fflush(stdout);
+	while (wl_display_dispatch(h->display) >= 0) {
+	}
+	return 0;
+}

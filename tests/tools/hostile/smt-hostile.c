@@ -78,6 +78,10 @@
  * (a SET_CLIP whose union would be about 4 million boxes: must be refused
  * naming the limit; with N, N rings of it held if accepted).
  *
+ * Session 42: clip-max N[:KIB] (N rings, each with a clip and a PRESENT
+ * damage of 16,376 boxes, charged as the client's memory: the clips held,
+ * or with KIB of pixmaps first refused at the memory limit naming it).
+ *
  * Exit status: 0 when the compositor answered as the rule requires (the
  * expected protocol error, a refused mapping, or simply staying alive), 1
  * otherwise; 2 for usage errors. It prints what it saw. The protocol error
@@ -194,6 +198,11 @@ static int run_new_case(struct hostile *h, const char *name, const char *arg, bo
 		return case_ring_holes(h, arg ? atoi(arg) : 1);
 	} else if (strcmp(name, "clip-grid") == 0) {
 		return case_clip_grid(h, arg ? atoi(arg) : 1, arg != NULL);
+	} else if (strcmp(name, "clip-max") == 0) {
+		/* "RINGS" or "RINGS:BALLAST_KIB" */
+		const char *colon = arg ? strchr(arg, ':') : NULL;
+		return case_clip_max(
+				h, arg ? atoi(arg) : 8, colon ? strtoull(colon + 1, NULL, 10) : 0);
 	}
 	return run_accounting_case(h, name, arg, handled);
 }
