@@ -6,6 +6,7 @@ import os
 import shlex
 import signal
 import socket
+import struct
 import subprocess
 
 from .checks import fail, log, scaled
@@ -61,7 +62,13 @@ class ClientsMixin:
     def control(self, line, timeout=5.0):
         """One request on the compositor's control socket; the JSON answer."""
         c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        c.settimeout(scaled(timeout))
+        # A blocking connect waits for room in the control socket's listen
+        # backlog (8) for up to SO_SNDTIMEO; a socket with a Python timeout
+        # is non-blocking and gets EAGAIN at once while the backlog is full
+        # (control_hostile's 31 peers not yet all accepted).
+        c.setblocking(True)
+        c.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO,
+                     struct.pack("ll", int(scaled(timeout)), 0))
         try:
             if self.user is None:
                 c.connect(self.socket_path + ".smtwc")
@@ -75,6 +82,7 @@ class ClientsMixin:
                 finally:
                     os.seteuid(0)
                     os.setegid(0)
+            c.settimeout(scaled(timeout))
             c.sendall(line.encode() + b"\n")
             data = b""
             while not data.endswith(b"\n"):
