@@ -38,12 +38,14 @@ bench="weston wayland-utils xwayland x11-apps xfonts-base xterm xvfb x11-utils x
 # x11-xserver-utils: xhost lets a third uid in (x11_ring_trust's users case;
 # a fresh machine of session 38 did not have it).
 # nedit: a Motif program whose clipboard is STRING alone (x11_clipboard_string).
+# locales: fonts_hostile_user generates a real tr_TR.UTF-8 with localedef
+# from its sources (a fresh machine may have only C.UTF-8).
 test="$session $bench xauth valgrind swaybg wlr-randr clang libclang-rt-14-dev xclip wl-clipboard
   gtk-3-examples gtk-4-examples qtbase5-examples qtwayland5 swaylock swayidle wlsunset tk
   firefox-esr fontconfig fonts-noto-mono fonts-liberation2 fonts-urw-base35
   dconf-gsettings-backend dconf-cli libglib2.0-bin openjdk-17-jdk-headless openjdk-17-jre
   gcc-multilib clang-format xinput python3-gi gir1.2-gtk-3.0 python3-fusepy libfuse2 fuse3
-  x11-xserver-utils nedit"
+  x11-xserver-utils nedit locales"
 
 case "${1:-}" in
 session) wanted="$build $session" ;;

@@ -21,20 +21,15 @@ the hostile setup did nothing. The tests run as the calling user, with the
 environment meson gives this check (the integration tests' own).
 
 docs/reliability.md, "Fonts in tests"."""
-import ctypes
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 
+from private_mounts import MountError, bind, enter_private_mounts
 from run_tests import run_tests
 
-CLONE_NEWNS = 0x00020000
-CLONE_NEWUSER = 0x10000000
-MS_BIND = 4096
-MS_REC = 16384
-MS_PRIVATE = 1 << 18
 CONF_D = "/etc/fonts/conf.d"
 XDG = "/etc/xdg"
 DCONF = "/etc/dconf"
@@ -82,37 +77,16 @@ def fail(msg):
     sys.exit(1)
 
 
-def libc_call(libc, name, *args, hint=""):
-    if getattr(libc, name)(*args) != 0:
-        fail(f"{name}{args[:2]}: {os.strerror(ctypes.get_errno())}{hint}")
-
-
 def enter_hostile_system(conf_d, xdg, dconf):
-    """A mount namespace of our own where conf_d, xdg and dconf are
-    /etc/fonts/conf.d, /etc/xdg and /etc/dconf. Root
-    needs nothing else; another user needs a user namespace too, where only
-    its own uid and gid are mapped (the tests still run as that user; a
-    program that chowns to another group, as xterm does with its pty, gets
-    EINVAL instead of EPERM there)."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.mount.argtypes = [ctypes.c_char_p] * 3 + [ctypes.c_ulong, ctypes.c_void_p]
-    uid, gid = os.getuid(), os.getgid()
-    if uid == 0:
-        libc_call(libc, "unshare", CLONE_NEWNS)
-    else:
-        libc_call(libc, "unshare", CLONE_NEWUSER | CLONE_NEWNS, hint=" (a user other than root needs unprivileged user namespaces: "
-                  "kernel.unprivileged_userns_clone=1 on Debian)")
-        with open("/proc/self/setgroups", "w") as f:
-            f.write("deny")
-        with open("/proc/self/uid_map", "w") as f:
-            f.write(f"{uid} {uid} 1")
-        with open("/proc/self/gid_map", "w") as f:
-            f.write(f"{gid} {gid} 1")
-    # Mounts made from now on stay in this namespace.
-    libc_call(libc, "mount", b"none", b"/", None, MS_REC | MS_PRIVATE, None)
-    libc_call(libc, "mount", conf_d.encode(), CONF_D.encode(), None, MS_BIND, None)
-    libc_call(libc, "mount", xdg.encode(), XDG.encode(), None, MS_BIND, None)
-    libc_call(libc, "mount", dconf.encode(), DCONF.encode(), None, MS_BIND, None)
+    """A mount namespace of our own (private_mounts.py) where conf_d, xdg and
+    dconf are /etc/fonts/conf.d, /etc/xdg and /etc/dconf."""
+    try:
+        enter_private_mounts()
+        bind(conf_d, CONF_D)
+        bind(xdg, XDG)
+        bind(dconf, DCONF)
+    except MountError as e:
+        fail(str(e))
 
 
 def make_hostile_dconf(tmp):

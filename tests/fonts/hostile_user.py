@@ -11,15 +11,18 @@ and a font directory of its own; foot.ini, weston.ini, ~/.Xresources and
 ~/.Xdefaults (xterm's face, size, colours and geometry), GTK 2, 3 and 4
 settings (a dark theme, another font), a default cursor theme in ~/.icons,
 a ~/.bashrc with its own prompt, smtwc's own config. The environment is an
-odd one: LANG=tr_TR.UTF-8 and LC_ALL unset, TZ far from UTC, TERM unset,
+odd one: LANG=tr_TR.UTF-8 (a real locale, generated with localedef into a
+LOCPATH of its own: Turkish has a dotless i, and this machine may have only
+C.UTF-8) and LC_ALL unset, FONTCONFIG_PATH and FC_LANG, TZ far from UTC, TERM unset,
 GDK_SCALE/GDK_DPI_SCALE/QT_SCALE_FACTOR/GTK_THEME, XCURSOR_THEME/SIZE, an
 XKB layout (XKB_DEFAULT_*), input-method variables, a shared XDG_RUNTIME_DIR
 with an outer session's WAYLAND_DISPLAY (a listening socket: no test may
 connect to it) and DISPLAY, umask 077.
 
 Before the tests run, fc-match must show the user's preference in effect
-for a process that reads the user's configuration, so the check cannot pass
-because the setup did nothing. docs/reliability.md, "Fonts in tests"."""
+for a process that reads the user's configuration, and the locale must be
+one the C library sets, so the check cannot pass because the setup did
+nothing. docs/reliability.md, "Fonts in tests"."""
 import os
 import socket
 import subprocess
@@ -87,8 +90,11 @@ HOSTILE_ENV = {
     "XCURSOR_SIZE": "64", "XKB_DEFAULT_LAYOUT": "de", "XKB_DEFAULT_VARIANT": "dvorak",
     "XKB_DEFAULT_OPTIONS": "ctrl:swapcaps", "XMODIFIERS": "@im=ibus",
     "GTK_IM_MODULE": "ibus", "QT_IM_MODULE": "ibus", "PS1": "HOSTILE-PROMPT $ ",
-    "SHELL": "/bin/bash", "DISPLAY": ":0", "XENVIRONMENT": None,
+    "SHELL": "/bin/bash", "DISPLAY": ":0", "XENVIRONMENT": None, "FC_LANG": "tr",
 }
+# The user's locale, made for this run (localedef, from the locales package's
+# sources: scripts/deps.sh test), as LANG names it.
+LOCALE, LOCALE_SOURCE, LOCALE_CHARMAP = "tr_TR.UTF-8", "tr_TR", "UTF-8"
 UNSET = ("LC_ALL", "LC_CTYPE", "LANGUAGE", "TERM", "XDG_CONFIG_HOME", "GSETTINGS_BACKEND")
 SUITE_KEEP = ("FONTCONFIG_FILE", "SMT_XWAYLAND_FONT_PATH")
 
@@ -110,7 +116,17 @@ def make_home(home):
         os.symlink(USER_FONT, os.path.join(fonts, "UsersOwn.ttf"))
 
 
-def hostile_env(home, runtime, outer):
+def make_locale(locpath):
+    os.makedirs(locpath)
+    r = subprocess.run(["localedef", "-i", LOCALE_SOURCE, "-f", LOCALE_CHARMAP,
+                        os.path.join(locpath, LOCALE)], capture_output=True, text=True,
+                       timeout=120)
+    if r.returncode != 0:
+        fail(f"localedef {LOCALE}: {r.stderr.strip() or r.stdout.strip()} "
+             f"(the locales package: scripts/deps.sh test)")
+
+
+def hostile_env(home, runtime, outer, locpath):
     env = dict(os.environ)
     for k in UNSET:
         env.pop(k, None)
@@ -119,6 +135,8 @@ def hostile_env(home, runtime, outer):
     env["XENVIRONMENT"] = os.path.join(home, ".Xresources")
     env["XDG_DATA_HOME"] = os.path.join(home, ".local", "share")
     env["XDG_CACHE_HOME"] = os.path.join(home, ".cache")
+    env["FONTCONFIG_PATH"] = os.path.join(home, ".config", "fontconfig")
+    env["LOCPATH"] = locpath
     env["XDG_RUNTIME_DIR"] = runtime
     env["WAYLAND_DISPLAY"] = outer
     return env
@@ -139,8 +157,13 @@ def check_setup(env):
         if got != want or aa != "False":
             fail(f"the hostile user's fontconfig is not in effect: {family} is {got!r} "
                  f"(antialias {aa}), not {want!r} unantialiased")
+    r = subprocess.run(["locale"], env=user, capture_output=True, text=True, timeout=60)
+    if r.returncode != 0 or r.stderr.strip() or f"LC_CTYPE=\"{LOCALE}\"" not in r.stdout:
+        fail(f"the hostile user's locale {LOCALE} is not in effect: {r.stderr.strip()} "
+             f"{r.stdout.splitlines()[:1]}")
     print("hostile user: monospace -> Noto Sans Mono, sans-serif -> Liberation Sans, no "
-          f"antialiasing; HOME={env['HOME']}, LANG={env['LANG']}, TZ={env['TZ']}, "
+          f"antialiasing; HOME={env['HOME']}, LANG={env['LANG']} (generated), "
+          f"TZ={env['TZ']}, "
           f"XKB_DEFAULT_LAYOUT={env['XKB_DEFAULT_LAYOUT']}, umask 077", flush=True)
 
 
@@ -162,7 +185,9 @@ def main():
         outer.bind(outer_path)
         outer.listen(64)
         outer.setblocking(False)
-        env = hostile_env(home, runtime, "wayland-outer")
+        locpath = os.path.join(tmp, "locale")
+        make_locale(locpath)
+        env = hostile_env(home, runtime, "wayland-outer", locpath)
         check_setup(env)
         old_umask = os.umask(0o077)
         try:

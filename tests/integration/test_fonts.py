@@ -15,17 +15,14 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness import FOCUSED, Session, check, log  # noqa: E402
+from harness.fonts import SUITE_FACES, X_MISC  # noqa: E402
 
 DEJAVU = "/usr/share/fonts/truetype/dejavu/"
-SUITE_FACES = {DEJAVU + f for f in (
-    "DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSansMono.ttf", "DejaVuSansMono-Bold.ttf",
-    "DejaVuSerif.ttf", "DejaVuSerif-Bold.ttf")}
 FONT_FILE = re.compile(r"\.(ttf|ttc|otf|otc|pfb|pfa|pcf|pcf\.gz|woff2?)$", re.IGNORECASE)
 GENERIC = {"monospace": "DejaVu Sans Mono", "mono": "DejaVu Sans Mono",
            "sans-serif": "DejaVu Sans", "sans": "DejaVu Sans", "serif": "DejaVu Serif",
            "system-ui": "DejaVu Sans", "Cantarell": "DejaVu Sans", "Noto Sans Mono": "DejaVu Sans",
            "Liberation Mono": "DejaVu Sans", "Helvetica": "DejaVu Sans"}
-X_MISC = "/usr/share/fonts/X11/misc"
 GTK_FONTS = {"font-name": "'Cantarell 11'", "monospace-font-name": "'Monospace 11'"}
 # What Xt gives a program that names no font (XtDefaultFont).
 XT_DEFAULT_FONT = "-*-*-*-R-*-*-*-120-*-*-*-*-ISO8859-*"

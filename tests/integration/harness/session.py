@@ -16,7 +16,7 @@ import time
 from .checks import TestFailure, check, fail, log, scaled
 from .clients import ClientsMixin
 from .environment import pin_environment
-from .fonts import pin_fonts
+from .fonts import pin_fonts, require_suite_fonts
 from .input import InputMixin
 from .processes import Process, _describe_rc, _is_zombie, _preexec_compositor, _tail
 from .screen import ScreenMixin
@@ -31,6 +31,9 @@ class Session(ClientsMixin, InputMixin, ScreenMixin, X11Mixin):
 
     def __init__(self, h, label="main", args=(), config=None, outputs=None, env=None,
                  startup=None, start=True, park=True, keyboard=True, x11=False, user=None):
+        # Before anything is made: a machine without the suite's fonts is
+        # told so, not left to time out.
+        require_suite_fonts()
         self.h = h
         # user=UID: the compositor and every process the test starts run
         # as that uid (its gid the same, no supplementary groups), as an
