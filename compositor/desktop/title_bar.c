@@ -238,6 +238,4 @@ void title_bar_hide(struct smtwc_title_bar *bar)
 void title_bar_fonts_finish(void)
 {
 	pango_cairo_font_map_set_default(NULL);
-	cairo_debug_reset_static_data();
-	FcFini();
 }

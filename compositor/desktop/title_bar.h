@@ -33,8 +33,11 @@ void title_bar_hide(struct smtwc_title_bar *bar);
  * pixels wide, charged to the window's client (view_frame_bytes). */
 uint64_t title_bar_bytes(const struct smtwc_title_bar *bar);
 
-/* At exit, after every title bar is gone: Pango's and fontconfig's caches
- * are freed, so leak checkers see only real leaks. */
+/* At exit, after every title bar is gone: Pango's default font map is
+ * dropped (otherwise lost for good, as valgrind says). Not cairo's or
+ * fontconfig's static caches: their debug resets assert when anything
+ * still holds a font, which aborted the compositor at exit now and then
+ * (docs/reliability.md); those caches stay reachable, not leaks. */
 void title_bar_fonts_finish(void);
 
 #endif
