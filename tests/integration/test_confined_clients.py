@@ -10,11 +10,17 @@ keeps them all (grim, wtype and the other tools the suite itself uses).
 docs/reliability.md, "Confined clients"."""
 import os
 import re
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness import BACKGROUND, Session, build_program, check, log  # noqa: E402
+
+# An ordinary uid with a passwd entry (the session's owner below), and
+# Debian's python, which it may run (not a python under /root).
+USER = 65534
+SYSTEM_PYTHON = "/usr/bin/python3"
 
 PRIVILEGED = [
     "zwlr_screencopy_manager_v1",
@@ -36,8 +42,10 @@ PRIVILEGED = [
 # given and reports, per bind, whether the compositor answered the sync
 # after it or posted an error (and its text).
 RAW_BIND = r"""
-import socket, struct, sys
+import ctypes, os, socket, struct, sys
 path, binds = sys.argv[1], sys.argv[2:]
+if os.environ.get("NON_DUMPABLE"):  # as setgid programs and key agents are
+    ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE
 def msg(obj, op, body):
     return struct.pack("<II", obj, ((8 + len(body)) << 16) | op) + body
 def string(s):
@@ -105,7 +113,7 @@ def test(h):
         # refused with libwayland's error; an ordinary one still binds.
         specs = [f"{outside[g]}:{g}:1" for g in PRIVILEGED]
         specs.append(f"{outside['wl_compositor']}:wl_compositor:4")
-        res = s.run(["unshare", "-m", sys.executable, "-c", RAW_BIND, s.socket_path] + specs,
+        res = s.run(["unshare", "-m", SYSTEM_PYTHON, "-c", RAW_BIND, s.socket_path] + specs,
                     timeout=30)
         answers = dict(line.split(": ", 1) for line in res.stdout.splitlines())
         for g in PRIVILEGED:
@@ -140,12 +148,31 @@ def test(h):
 
         s.wait_screenshot(window, timeout=15, what="the confined weston-simple-shm's window")
         s.check_alive()
-        check(re.search(r"runs confined \(another mount namespace\): privileged globals hidden",
+        check(re.search(r"runs confined \(another mount namespace or root\): privileged globals hidden",
                         s.stderr_text()),
               "the compositor's log does not name a confined client")
-        check(re.search(r"control: pid \d+ runs confined \(another mount namespace\): refused",
+        check(re.search(r"control: pid \d+ runs confined \(another mount namespace or root\): refused",
                         s.stderr_text()),
               "the compositor's log does not name the confined smtctl")
+
+
+    # An ordinary user's session: its clients' /proc/PID/ns are not the
+    # compositor's to read when they are not dumpable (setgid programs,
+    # key agents) or root's; they are not confined for it. (The first
+    # version judged by ns/: the X test of fds in flight, whose harness
+    # connects as the session's uid from a root process, was refused.)
+    with Session(h, "user", user=USER) as s:
+        outside = globals_of(s.run(["wayland-info"], timeout=10))
+        spec = f"{outside['zwlr_screencopy_manager_v1']}:zwlr_screencopy_manager_v1:1"
+        res = s.run([SYSTEM_PYTHON, "-c", RAW_BIND, s.socket_path, spec], timeout=30,
+                    env={"NON_DUMPABLE": "1"})
+        check(res.stdout.strip() == "zwlr_screencopy_manager_v1: bound",
+              f"a non-dumpable client of the session's uid: {res.stdout!r}")
+        res = subprocess.run([SYSTEM_PYTHON, "-c", RAW_BIND, s.socket_path, spec],
+                             capture_output=True, text=True, timeout=30)
+        check(res.stdout.strip() == "zwlr_screencopy_manager_v1: bound",
+              f"root's client in uid {USER}'s session: {res.stdout!r} {res.stderr[-300:]!r}")
+        log(f"uid {USER}'s session: a non-dumpable client and root's keep screencopy")
 
 
 harness.main(test)

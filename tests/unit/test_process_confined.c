@@ -1,7 +1,9 @@
 /*
  * compositor/ring/process_confined.c against procfs-shaped trees: a
- * process is confined when its mount or user namespace or its root
- * differs from ours, or when any of them cannot be read (a process gone).
+ * process is confined when its root mount (mountinfo's line for "/": the
+ * mount's ID and root) or its uid map differs from ours, when no mount is
+ * its root (chrooted below a mount point), or when its entries cannot be
+ * read (a process gone).
  */
 #define _GNU_SOURCE
 #include <stdbool.h>
@@ -15,72 +17,38 @@
 
 static char base[256];
 
-static void path_of(char *out, size_t size, const char *rel)
-{
-	snprintf(out, size, "%s/%s", base, rel);
-}
+#define OUR_MOUNTS                                        \
+	"22 27 0:21 / /proc rw,relatime - proc proc rw\n" \
+	"27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n" \
+	"28 27 0:5 / /dev rw - devtmpfs udev rw\n"
+#define OUR_UIDS "         0          0 4294967295\n"
 
-static void make_dir(const char *rel)
+static void write_file(const char *pid, const char *name, const char *text)
 {
 	char p[512];
-	path_of(p, sizeof(p), rel);
-	CHECK(mkdir(p, 0700) == 0);
-}
-
-static void make_file(const char *rel)
-{
-	char p[512];
-	path_of(p, sizeof(p), rel);
+	snprintf(p, sizeof(p), "%s/%s", base, pid);
+	mkdir(p, 0700);
+	snprintf(p, sizeof(p), "%s/%s/%s", base, pid, name);
 	FILE *f = fopen(p, "w");
-	CHECK(f != NULL);
+	REQUIRE(f != NULL, "cannot write the tree");
+	fputs(text, f);
 	fclose(f);
 }
 
-/* `rel` another name of `target`: the same inode, as two processes in
- * one namespace see it. */
-static void make_link(const char *target, const char *rel)
+static void make_process(const char *pid, const char *mounts, const char *uids)
 {
-	char a[512], b[512];
-	path_of(a, sizeof(a), target);
-	path_of(b, sizeof(b), rel);
-	CHECK(link(a, b) == 0);
-}
-
-/* A process entry `pid` sharing self's mount namespace, user namespace
- * and root where asked, with its own otherwise. */
-static void make_process(const char *pid, bool mnt, bool user, bool root)
-{
-	char rel[128];
-	make_dir(pid);
-	snprintf(rel, sizeof(rel), "%s/ns", pid);
-	make_dir(rel);
-	snprintf(rel, sizeof(rel), "%s/ns/mnt", pid);
-	if (mnt) {
-		make_link("self/ns/mnt", rel);
-	} else {
-		make_file(rel);
+	if (mounts != NULL) {
+		write_file(pid, "mountinfo", mounts);
 	}
-	snprintf(rel, sizeof(rel), "%s/ns/user", pid);
-	if (user) {
-		make_link("self/ns/user", rel);
-	} else {
-		make_file(rel);
-	}
-	snprintf(rel, sizeof(rel), "%s/root", pid);
-	if (root) {
-		char target[512];
-		path_of(target, sizeof(target), "self/root");
-		char p[512];
-		path_of(p, sizeof(p), rel);
-		CHECK(symlink(target, p) == 0);
-	} else {
-		make_dir(rel);
+	if (uids != NULL) {
+		write_file(pid, "uid_map", uids);
 	}
 }
 
 static void expect(pid_t pid, bool confined, const char *why_want)
 {
 	char why[64];
+	current_test = "tree";
 	CHECK_INT(process_confined(base, "self", pid, why, sizeof(why)), confined);
 	CHECK_STR(why, why_want);
 }
@@ -89,33 +57,41 @@ int main(void)
 {
 	snprintf(base, sizeof(base), "%s/smt-confined-XXXXXX",
 			getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
-	CHECK(mkdtemp(base) != NULL);
-	make_dir("self");
-	make_dir("self/ns");
-	make_file("self/ns/mnt");
-	make_file("self/ns/user");
-	make_dir("self/root");
-	make_process("100", true, true, true);
-	make_process("200", false, true, true);
-	make_process("300", true, false, true);
-	make_process("400", true, true, false);
-	make_process("500", false, false, false);
+	REQUIRE(mkdtemp(base) != NULL, "mkdtemp");
+	make_process("self", OUR_MOUNTS, OUR_UIDS);
+	/* the same namespace, mounts listed in another order */
+	make_process("100",
+			"28 27 0:5 / /dev rw - devtmpfs udev rw\n"
+			"27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n",
+			OUR_UIDS);
+	/* a copy of our mounts: a mount namespace of its own (unshare -m) */
+	make_process("200", "43 42 254:0 / / rw,relatime - ext4 /dev/vda rw\n", OUR_UIDS);
+	/* chrooted below a mount point: no mount is its root */
+	make_process("300", "", OUR_UIDS);
+	/* pivoted into a directory of our root's file system */
+	make_process("400", "27 1 254:0 /srv/jail / rw - ext4 /dev/vda rw\n", OUR_UIDS);
+	/* a user namespace of its own mapping our uid alone (unshare -U) */
+	make_process("500", OUR_MOUNTS, "         0       1000          1\n");
+	make_process("510", OUR_MOUNTS, "");
+	/* half there: mountinfo only */
+	make_process("600", OUR_MOUNTS, NULL);
 
 	expect(100, false, "");
-	expect(200, true, "another mount namespace");
-	expect(300, true, "another user namespace");
-	expect(400, true, "another root directory");
-	expect(500, true, "another mount namespace");
-	expect(600, true, "its namespaces cannot be read"); /* gone */
+	expect(200, true, "another mount namespace or root");
+	expect(300, true, "another mount namespace or root");
+	expect(400, true, "another mount namespace or root");
+	expect(500, true, "another user namespace");
+	expect(510, true, "another user namespace");
+	expect(600, true, "its /proc entries cannot be read");
+	expect(700, true, "its /proc entries cannot be read"); /* gone */
 
 	/* And on the real procfs: this process is not confined from itself;
 	 * a pid above pid_max names nobody. */
-	{
-		char why[64];
-		CHECK(!process_confined("/proc", "self", getpid(), why, sizeof(why)));
-		CHECK(process_confined("/proc", "self", 1 << 30, why, sizeof(why)));
-		CHECK(strcmp(why, "its namespaces cannot be read") == 0);
-	}
+	current_test = "procfs";
+	char why[64];
+	CHECK(!process_confined("/proc", "self", getpid(), why, sizeof(why)));
+	CHECK(process_confined("/proc", "self", 1 << 30, why, sizeof(why)));
+	CHECK_STR(why, "its /proc entries cannot be read");
 
 	char cmd[300];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
