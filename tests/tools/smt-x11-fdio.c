@@ -106,7 +106,9 @@
  *   rawclose-other N  (session 42) as rawclose-file, the old number
  *                     reused round by round by a pipe (its read end,
  *                     written: EBADF), a file from open(), a file from
- *                     fopen(), an fd received with SCM_RIGHTS, each
+ *                     fopen(), an fd received with SCM_RIGHTS, a file
+ *                     from mkstemp(), from tmpfile(), a memfd, an
+ *                     eventfd, each
  *                     written with writev (sendmsg for the received
  *                     socket) and read back (before: the bytes went
  *                     into the dead ring)
@@ -163,6 +165,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/select.h>
@@ -1666,7 +1670,8 @@ static bool read_back(int fd, const char *what, int i, int xfd)
  * end (a write to it is refused, EBADF, as the kernel does; before, the
  * shim took the bytes into the dead ring), a file from open(), a file
  * from fopen(), a socket received with SCM_RIGHTS through carry (the
- * other end of passed). Each written at once with writev (sendmsg on the
+ * other end of passed), a file from mkstemp(), one from tmpfile(), a
+ * memfd, an eventfd (its count read back). Each written at once with writev (sendmsg on the
  * socket), as libxcb writes, before the X server has seen the old
  * socket's end, and read back. */
 static bool other_file_on_old_number(int xfd, int i, int carry[2], int passed[2])
@@ -1676,13 +1681,18 @@ static bool other_file_on_old_number(int xfd, int i, int carry[2], int passed[2]
 	char path[64];
 	snprintf(path, sizeof(path), "/tmp/smt-x11-fdio-%d", (int)getpid());
 	struct iovec iov = { .iov_base = "pipe!", .iov_len = 5 };
-	int kind = i % 4, fd = -1, other = -1;
+	int kind = i % 8, fd = -1, other = -1;
+	char tmpl[] = "/tmp/smt-x11-fdio-XXXXXX";
 	bool ok = false;
 	FILE *f = NULL;
 	const char *what = kind == 0 ? "a pipe's read end" :
 			   kind == 1 ? "a file from open()" :
 			   kind == 2 ? "a file from fopen()" :
-				       "a socket received with SCM_RIGHTS";
+			   kind == 3 ? "a socket received with SCM_RIGHTS" :
+			   kind == 4 ? "a file from mkstemp()" :
+			   kind == 5 ? "a file from tmpfile()" :
+			   kind == 6 ? "a memfd" :
+				       "an eventfd";
 	if (kind == 0) {
 		int p[2];
 		if (pipe(p) == 0) {
@@ -1694,6 +1704,17 @@ static bool other_file_on_old_number(int xfd, int i, int carry[2], int passed[2]
 	} else if (kind == 2) {
 		f = fopen(path, "w+");
 		fd = f ? fileno(f) : -1;
+	} else if (kind == 4) {
+		fd = mkstemp(tmpl);
+		if (fd >= 0)
+			unlink(tmpl);
+	} else if (kind == 5) {
+		f = tmpfile();
+		fd = f ? fileno(f) : -1;
+	} else if (kind == 6) {
+		fd = memfd_create("smt-x11-fdio", 0);
+	} else if (kind == 7) {
+		fd = eventfd(0, 0);
 	} else {
 		char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
 		char byte = 'f';
@@ -1737,6 +1758,15 @@ static bool other_file_on_old_number(int xfd, int i, int carry[2], int passed[2]
 		if (!ok) {
 			printf("round %d: %s on %d read back '%.5s'\n", i, what, fd, got);
 			fail("bytes written to a received socket on the closed X fd's number");
+		}
+	} else if (kind == 7) {
+		uint64_t one = 1, got = 0;
+		struct iovec e = { .iov_base = &one, .iov_len = sizeof(one) };
+		ok = writev(fd, &e, 1) == sizeof(one) && read(fd, &got, sizeof(got)) == sizeof(got) &&
+			got == 1;
+		if (!ok) {
+			printf("round %d: %s on %d counted %llu\n", i, what, fd, (unsigned long long)got);
+			fail("a write to an eventfd on the closed X fd's number");
 		}
 	} else {
 		ok = writev(fd, &iov, 1) == 5 && read_back(fd, what, i, xfd);
