@@ -276,6 +276,14 @@ def unseen(h):
         rows = fdio(s, ["rawclose-file", "3"], connections=4, expect=None)
         check(all(r["transport"] == "ring" for r in rows),
               f"rawclose-file: connections not on the ring: {rows}")
+        # Session 42: the old number reused by a pipe, a file from open()
+        # and fopen(), an fd received with SCM_RIGHTS, a file from mkstemp()
+        # and tmpfile(), a memfd, an eventfd, written at once with writev
+        # (sendmsg): the kernel's answer and the file's own bytes (before,
+        # into the dead ring: the pipe's read end "took" them).
+        rows = fdio(s, ["rawclose-other", "8"], connections=9, expect=None)
+        check(all(r["transport"] == "ring" for r in rows),
+              f"rawclose-other: connections not on the ring: {rows}")
         # The same in a fork child, the parent's connection beside it.
         rows = fdio(s, ["rawclose-fork", "3"])
         check(all(r["transport"] == "ring" for r in rows) and

@@ -103,6 +103,15 @@
  *                     number written (write(), writev(), sendmsg() round
  *                     by round) and read back (session 41: in the tests;
  *                     hung before)
+ *   rawclose-other N  (session 42) as rawclose-file, the old number
+ *                     reused round by round by a pipe (its read end,
+ *                     written: EBADF), a file from open(), a file from
+ *                     fopen(), an fd received with SCM_RIGHTS, a file
+ *                     from mkstemp(), from tmpfile(), a memfd, an
+ *                     eventfd, each
+ *                     written with writev (sendmsg for the received
+ *                     socket) and read back (before: the bytes went
+ *                     into the dead ring)
  *   rawclose-fork N   rawclose in a fork child; the parent's round trips
  *                     after it (its connection stays on the ring)
  *   closefrom-reopen N  as rawclose, through glibc's closefrom(3), which
@@ -156,6 +165,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/select.h>
@@ -1606,6 +1617,179 @@ static bool file_on_old_number(int xfd, int i)
 	return true;
 }
 
+/* ---- the old number reused by files that are no new socket (session 42) */
+
+#define CARRIER_FD 500
+
+/* A socket pair to carry an fd (carry) and the socket pair whose one end
+ * it passes (passed), all four above CARRIER_FD - 1, where the raw close
+ * does not reach. */
+static bool carrier_above(int carry[2], int passed[2])
+{
+	int a[2], b[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, a) != 0 || socketpair(AF_UNIX, SOCK_STREAM, 0, b) != 0) {
+		fail("socketpair for the carrier");
+		return false;
+	}
+	int from[4] = { a[0], a[1], b[0], b[1] };
+	int *to[4] = { &carry[0], &carry[1], &passed[0], &passed[1] };
+	for (int k = 0; k < 4; k++) {
+		*to[k] = fcntl(from[k], F_DUPFD, CARRIER_FD + k);
+		close(from[k]);
+		if (*to[k] < CARRIER_FD) {
+			fail("the carrier above the raw close");
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Holds every free number below xfd (/dev/null), so that the next new
+ * file takes xfd; returns how many, their numbers in held. */
+static int hold_below(int xfd, int held[], int max)
+{
+	int k = 0;
+	for (int fd = 3; fd < xfd && k < max; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && (held[k] = open("/dev/null", O_RDONLY)) >= 0)
+			k++;
+	return k;
+}
+
+static bool read_back(int fd, const char *what, int i, int xfd)
+{
+	char got[8] = "";
+	bool ok = pread(fd, got, 5, 0) == 5 && !memcmp(got, "pipe!", 5);
+	if (!ok) {
+		printf("round %d: %s on %d read back '%.5s'\n", i, what, xfd, got);
+		fail("bytes written to a file on the closed X fd's number");
+	}
+	return ok;
+}
+
+/* Round i puts on the closed X fd's number xfd, in turn: a pipe's read
+ * end (a write to it is refused, EBADF, as the kernel does; before, the
+ * shim took the bytes into the dead ring), a file from open(), a file
+ * from fopen(), a socket received with SCM_RIGHTS through carry (the
+ * other end of passed), a file from mkstemp(), one from tmpfile(), a
+ * memfd, an eventfd (its count read back). Each written at once with writev (sendmsg on the
+ * socket), as libxcb writes, before the X server has seen the old
+ * socket's end, and read back. */
+static bool other_file_on_old_number(int xfd, int i, int carry[2], int passed[2])
+{
+	int held[64];
+	int nheld = hold_below(xfd, held, 64);
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/smt-x11-fdio-%d", (int)getpid());
+	struct iovec iov = { .iov_base = "pipe!", .iov_len = 5 };
+	int kind = i % 8, fd = -1, other = -1;
+	char tmpl[] = "/tmp/smt-x11-fdio-XXXXXX";
+	bool ok = false;
+	FILE *f = NULL;
+	const char *what = kind == 0 ? "a pipe's read end" :
+			   kind == 1 ? "a file from open()" :
+			   kind == 2 ? "a file from fopen()" :
+			   kind == 3 ? "a socket received with SCM_RIGHTS" :
+			   kind == 4 ? "a file from mkstemp()" :
+			   kind == 5 ? "a file from tmpfile()" :
+			   kind == 6 ? "a memfd" :
+				       "an eventfd";
+	if (kind == 0) {
+		int p[2];
+		if (pipe(p) == 0) {
+			fd = p[0];
+			other = p[1];
+		}
+	} else if (kind == 1) {
+		fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	} else if (kind == 2) {
+		f = fopen(path, "w+");
+		fd = f ? fileno(f) : -1;
+	} else if (kind == 4) {
+		fd = mkstemp(tmpl);
+		if (fd >= 0)
+			unlink(tmpl);
+	} else if (kind == 5) {
+		f = tmpfile();
+		fd = f ? fileno(f) : -1;
+	} else if (kind == 6) {
+		fd = memfd_create("smt-x11-fdio", 0);
+	} else if (kind == 7) {
+		fd = eventfd(0, 0);
+	} else {
+		char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+		char byte = 'f';
+		struct iovec one = { .iov_base = &byte, .iov_len = 1 };
+		struct msghdr m = { .msg_iov = &one, .msg_iovlen = 1, .msg_control = cbuf,
+			.msg_controllen = sizeof(cbuf) };
+		struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &passed[0], sizeof(int));
+		if (sendmsg(carry[0], &m, MSG_NOSIGNAL) == 1) {
+			memset(cbuf, 0, sizeof(cbuf));
+			m.msg_controllen = sizeof(cbuf);
+			if (recvmsg(carry[1], &m, 0) == 1 && (c = CMSG_FIRSTHDR(&m)) &&
+					c->cmsg_type == SCM_RIGHTS)
+				memcpy(&fd, CMSG_DATA(c), sizeof(int));
+		}
+	}
+	if (fd != xfd) {
+		printf("round %d: %s got %d, not the X fd's old %d\n", i, what, fd, xfd);
+		fail("a file on the closed X fd's number");
+		goto out;
+	}
+	if (kind == 0) {
+		errno = 0;
+		ssize_t w = writev(fd, &iov, 1);
+		char got[8] = "";
+		ok = w < 0 && errno == EBADF && write(other, "pipe!", 5) == 5 &&
+			read(fd, got, sizeof(got)) == 5 && !memcmp(got, "pipe!", 5);
+		if (!ok) {
+			printf("round %d: writev on %s on %d gave %zd (errno %d), read '%.5s'\n", i,
+					what, fd, w, errno, got);
+			fail("a write to a pipe's read end on the closed X fd's number");
+		}
+	} else if (kind == 3) {
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+		char got[8] = "";
+		ok = sendmsg(fd, &m, MSG_NOSIGNAL) == 5 && read(passed[1], got, 5) == 5 &&
+			!memcmp(got, "pipe!", 5);
+		if (!ok) {
+			printf("round %d: %s on %d read back '%.5s'\n", i, what, fd, got);
+			fail("bytes written to a received socket on the closed X fd's number");
+		}
+	} else if (kind == 7) {
+		uint64_t one = 1, got = 0;
+		struct iovec e = { .iov_base = &one, .iov_len = sizeof(one) };
+		ok = writev(fd, &e, 1) == sizeof(one) && read(fd, &got, sizeof(got)) == sizeof(got) &&
+			got == 1;
+		if (!ok) {
+			printf("round %d: %s on %d counted %llu\n", i, what, fd, (unsigned long long)got);
+			fail("a write to an eventfd on the closed X fd's number");
+		}
+	} else {
+		ok = writev(fd, &iov, 1) == 5 && read_back(fd, what, i, xfd);
+		if (!ok)
+			printf("round %d: writev on %s failed or its bytes went elsewhere\n", i, what);
+	}
+out:
+	if (f)
+		fclose(f);
+	else if (fd >= 0)
+		close(fd);
+	if (other >= 0)
+		close(other);
+	unlink(path);
+	for (int k = 0; k < nheld; k++)
+		close(held[k]);
+	for (int k = 0; k < 2; k++) {
+		close(carry[k]);
+		close(passed[k]);
+	}
+	return ok;
+}
+
 /* The program closes every fd above 2 with the raw close_range syscall
  * (code written before glibc's wrapper, or another libc), the X fd and the
  * ring's own among them, as a daemonising program does; libxcb is not
@@ -1616,16 +1800,26 @@ static bool file_on_old_number(int xfd, int i)
  * on the old number, written (write, writev, sendmsg in turn) and read
  * back (lost, hung, until session 41 when it came before the X server had
  * seen the old socket's end: docs/x11.md). */
-static int rawclose(int n, bool file, bool libc)
+enum reuse { REUSE_NONE, REUSE_SOCKETPAIR, REUSE_OTHER };
+
+static int rawclose(int n, enum reuse file, bool libc)
 {
 	int xfd = xcb_get_file_descriptor(conn);
 	for (int i = 0; i < n; i++) {
+		/* rawclose-other's carrier for SCM_RIGHTS and the socket it
+		 * passes, above every number the raw close takes. */
+		int carry[2] = { -1, -1 }, passed[2] = { -1, -1 };
+		if (file == REUSE_OTHER && !carrier_above(carry, passed))
+			return 1;
 		if (libc)
 			closefrom(3);
-		else if (syscall(SYS_close_range, 3u, ~0u, 0u) != 0)
+		else if (syscall(SYS_close_range, 3u, file == REUSE_OTHER ? CARRIER_FD - 1u : ~0u,
+					 0u) != 0)
 			return fail("close_range");
 		conn = NULL;
-		if (file && !file_on_old_number(xfd, i))
+		if (file == REUSE_SOCKETPAIR && !file_on_old_number(xfd, i))
+			return 1;
+		if (file == REUSE_OTHER && !other_file_on_old_number(xfd, i, carry, passed))
 			return 1;
 		if (!connect_default()) {
 			printf("round %d\n", i);
@@ -1641,9 +1835,10 @@ static int rawclose(int n, bool file, bool libc)
 		xfd = nfd;
 	}
 	printf("ok %s %d rounds of every fd above 2 closed, then a display on the numbers\n",
-			libc                 ? "closefrom-reopen" :
-					file ? "rawclose-file" :
-					       "rawclose",
+			libc                            ? "closefrom-reopen" :
+			file == REUSE_SOCKETPAIR        ? "rawclose-file" :
+			file == REUSE_OTHER             ? "rawclose-other" :
+							  "rawclose",
 			n);
 	return 0;
 }
@@ -1655,7 +1850,7 @@ static int rawclose_fork(int n)
 {
 	pid_t pid = fork();
 	if (pid == 0)
-		_exit(rawclose(n, false, false));
+		_exit(rawclose(n, REUSE_NONE, false));
 	int status = -1;
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
 			WEXITSTATUS(status) != 0) {
@@ -1762,13 +1957,15 @@ int main(int argc, char **argv)
 	else if (!strcmp(c, "vfork-inherit"))
 		rc = escaped(VFORK_INHERIT, n);
 	else if (!strcmp(c, "rawclose"))
-		rc = rawclose(n, false, false);
+		rc = rawclose(n, REUSE_NONE, false);
 	else if (!strcmp(c, "rawclose-file"))
-		rc = rawclose(n, true, false);
+		rc = rawclose(n, REUSE_SOCKETPAIR, false);
+	else if (!strcmp(c, "rawclose-other"))
+		rc = rawclose(n, REUSE_OTHER, false);
 	else if (!strcmp(c, "rawclose-fork"))
 		rc = rawclose_fork(n);
 	else if (!strcmp(c, "closefrom-reopen"))
-		rc = rawclose(n, false, true);
+		rc = rawclose(n, REUSE_NONE, true);
 	else if (!strcmp(c, "system-inherit"))
 		rc = escaped(SYSTEM_INHERIT, n);
 	else if (!strcmp(c, "popen-dup"))
