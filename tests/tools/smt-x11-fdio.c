@@ -1627,7 +1627,8 @@ static bool file_on_old_number(int xfd, int i)
 static bool carrier_above(int carry[2], int passed[2])
 {
 	int a[2], b[2];
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, a) != 0 || socketpair(AF_UNIX, SOCK_STREAM, 0, b) != 0) {
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, a) != 0 ||
+			socketpair(AF_UNIX, SOCK_STREAM, 0, b) != 0) {
 		fail("socketpair for the carrier");
 		return false;
 	}
@@ -1686,12 +1687,12 @@ static bool other_file_on_old_number(int xfd, int i, int carry[2], int passed[2]
 	bool ok = false;
 	FILE *f = NULL;
 	const char *what = kind == 0 ? "a pipe's read end" :
-			   kind == 1 ? "a file from open()" :
-			   kind == 2 ? "a file from fopen()" :
-			   kind == 3 ? "a socket received with SCM_RIGHTS" :
-			   kind == 4 ? "a file from mkstemp()" :
-			   kind == 5 ? "a file from tmpfile()" :
-			   kind == 6 ? "a memfd" :
+			kind == 1    ? "a file from open()" :
+			kind == 2    ? "a file from fopen()" :
+			kind == 3    ? "a socket received with SCM_RIGHTS" :
+			kind == 4    ? "a file from mkstemp()" :
+			kind == 5    ? "a file from tmpfile()" :
+			kind == 6    ? "a memfd" :
 				       "an eventfd";
 	if (kind == 0) {
 		int p[2];
@@ -1719,7 +1720,9 @@ static bool other_file_on_old_number(int xfd, int i, int carry[2], int passed[2]
 		char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
 		char byte = 'f';
 		struct iovec one = { .iov_base = &byte, .iov_len = 1 };
-		struct msghdr m = { .msg_iov = &one, .msg_iovlen = 1, .msg_control = cbuf,
+		struct msghdr m = { .msg_iov = &one,
+			.msg_iovlen = 1,
+			.msg_control = cbuf,
 			.msg_controllen = sizeof(cbuf) };
 		struct cmsghdr *c = CMSG_FIRSTHDR(&m);
 		c->cmsg_level = SOL_SOCKET;
@@ -1744,7 +1747,7 @@ static bool other_file_on_old_number(int xfd, int i, int carry[2], int passed[2]
 		ssize_t w = writev(fd, &iov, 1);
 		char got[8] = "";
 		ok = w < 0 && errno == EBADF && write(other, "pipe!", 5) == 5 &&
-			read(fd, got, sizeof(got)) == 5 && !memcmp(got, "pipe!", 5);
+				read(fd, got, sizeof(got)) == 5 && !memcmp(got, "pipe!", 5);
 		if (!ok) {
 			printf("round %d: writev on %s on %d gave %zd (errno %d), read '%.5s'\n", i,
 					what, fd, w, errno, got);
@@ -1754,7 +1757,7 @@ static bool other_file_on_old_number(int xfd, int i, int carry[2], int passed[2]
 		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
 		char got[8] = "";
 		ok = sendmsg(fd, &m, MSG_NOSIGNAL) == 5 && read(passed[1], got, 5) == 5 &&
-			!memcmp(got, "pipe!", 5);
+				!memcmp(got, "pipe!", 5);
 		if (!ok) {
 			printf("round %d: %s on %d read back '%.5s'\n", i, what, fd, got);
 			fail("bytes written to a received socket on the closed X fd's number");
@@ -1762,16 +1765,18 @@ static bool other_file_on_old_number(int xfd, int i, int carry[2], int passed[2]
 	} else if (kind == 7) {
 		uint64_t one = 1, got = 0;
 		struct iovec e = { .iov_base = &one, .iov_len = sizeof(one) };
-		ok = writev(fd, &e, 1) == sizeof(one) && read(fd, &got, sizeof(got)) == sizeof(got) &&
-			got == 1;
+		ok = writev(fd, &e, 1) == sizeof(one) &&
+				read(fd, &got, sizeof(got)) == sizeof(got) && got == 1;
 		if (!ok) {
-			printf("round %d: %s on %d counted %llu\n", i, what, fd, (unsigned long long)got);
+			printf("round %d: %s on %d counted %llu\n", i, what, fd,
+					(unsigned long long)got);
 			fail("a write to an eventfd on the closed X fd's number");
 		}
 	} else {
 		ok = writev(fd, &iov, 1) == 5 && read_back(fd, what, i, xfd);
 		if (!ok)
-			printf("round %d: writev on %s failed or its bytes went elsewhere\n", i, what);
+			printf("round %d: writev on %s failed or its bytes went elsewhere\n", i,
+					what);
 	}
 out:
 	if (f)
@@ -1800,7 +1805,11 @@ out:
  * on the old number, written (write, writev, sendmsg in turn) and read
  * back (lost, hung, until session 41 when it came before the X server had
  * seen the old socket's end: docs/x11.md). */
-enum reuse { REUSE_NONE, REUSE_SOCKETPAIR, REUSE_OTHER };
+enum reuse {
+	REUSE_NONE,
+	REUSE_SOCKETPAIR,
+	REUSE_OTHER
+};
 
 static int rawclose(int n, enum reuse file, bool libc)
 {
@@ -1835,10 +1844,10 @@ static int rawclose(int n, enum reuse file, bool libc)
 		xfd = nfd;
 	}
 	printf("ok %s %d rounds of every fd above 2 closed, then a display on the numbers\n",
-			libc                            ? "closefrom-reopen" :
-			file == REUSE_SOCKETPAIR        ? "rawclose-file" :
-			file == REUSE_OTHER             ? "rawclose-other" :
-							  "rawclose",
+			libc                                     ? "closefrom-reopen" :
+					file == REUSE_SOCKETPAIR ? "rawclose-file" :
+					file == REUSE_OTHER      ? "rawclose-other" :
+								   "rawclose",
 			n);
 	return 0;
 }

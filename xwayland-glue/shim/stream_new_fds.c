@@ -212,8 +212,8 @@ XSHIM_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 	va_start(ap, flags);
 	mode_t mode = mode_arg(flags, ap);
 	va_end(ap);
-	int fd = REAL(openat64) ? real_openat64(dirfd, path, flags, mode)
-				: REAL(openat)(dirfd, path, flags, mode);
+	int fd = REAL(openat64) ? real_openat64(dirfd, path, flags, mode) :
+				  REAL(openat)(dirfd, path, flags, mode);
 	xstream_number_reused(fd);
 	return fd;
 }
@@ -292,8 +292,8 @@ XSHIM_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	return n;
 }
 
-XSHIM_EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
-		struct timespec *timeout)
+XSHIM_EXPORT int recvmmsg(
+		int fd, struct mmsghdr *vec, unsigned int vlen, int flags, struct timespec *timeout)
 {
 	int n = REAL(recvmmsg)(fd, vec, vlen, flags, timeout);
 	for (int i = 0; i < n && xstream_any_attached(); i++)
@@ -356,16 +356,16 @@ XSHIM_EXPORT int mkostemp64(char *tmpl, int flags)
 
 XSHIM_EXPORT int mkstemps64(char *tmpl, int suffixlen)
 {
-	int fd = REAL(mkstemps64) ? real_mkstemps64(tmpl, suffixlen)
-				  : REAL(mkstemps)(tmpl, suffixlen);
+	int fd = REAL(mkstemps64) ? real_mkstemps64(tmpl, suffixlen) :
+				    REAL(mkstemps)(tmpl, suffixlen);
 	xstream_number_reused(fd);
 	return fd;
 }
 
 XSHIM_EXPORT int mkostemps64(char *tmpl, int suffixlen, int flags)
 {
-	int fd = REAL(mkostemps64) ? real_mkostemps64(tmpl, suffixlen, flags)
-				   : REAL(mkostemps)(tmpl, suffixlen, flags);
+	int fd = REAL(mkostemps64) ? real_mkostemps64(tmpl, suffixlen, flags) :
+				     REAL(mkostemps)(tmpl, suffixlen, flags);
 	xstream_number_reused(fd);
 	return fd;
 }
