@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "compositor/ring/process_confined.h"
-#include "unit_check.h"
+#include "tests/unit/unit_check.h"
 
 static char base[256];
 
