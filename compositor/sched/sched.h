@@ -115,6 +115,16 @@ unsigned smt_sched_running_count(const struct smt_sched *sched);
  * client that is not running. False (out->client NULL): no ready client is
  * waiting, or every worker is busy (fifo: one client is running). */
 bool smt_sched_pick(struct smt_sched *sched, uint64_t now, struct smt_sched_decision *out);
+/* The boost lane (docs/scheduler.md "The boost lane"): one more runner,
+ * beside the workers and never counted among them, for a client that sent
+ * input within the last input-boost interval and is not penalised below
+ * base, so its answer need not wait for a worker busy with (or descheduled
+ * in) a flooder's slice. A lane pick is an ordinary run: its slice, charged
+ * with smt_sched_charge or _paused, the client not picked elsewhere until
+ * then. False: the lane runs already, fifo, or nobody is eligible. */
+bool smt_sched_pick_lane(struct smt_sched *sched, uint64_t now, struct smt_sched_decision *out);
+/* Whether smt_sched_pick_lane would pick someone now. */
+bool smt_sched_lane_waiting(const struct smt_sched *sched, uint64_t now);
 /* True when `running`'s slice should end now: its deadline passed; or it is
  * a lone slice and a ready client waits for a worker; or (fair mode) a ready
  * client of higher priority is waiting, no worker is free and `running` is
