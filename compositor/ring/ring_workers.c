@@ -396,6 +396,11 @@ static void runner_loop(struct ring_workers *w, bool lane)
 			continue;
 		}
 		owe_wake = false;
+		if (!lane) {
+			/* (the pick may have taken the last free worker from a
+			 * client sent input that was waiting: now the lane's) */
+			lane_kick_locked(w);
+		}
 		struct smtwc_ring *ring = d.owner;
 		if (trace_enabled) {
 			uint64_t now = monotonic_now_ns();
