@@ -542,9 +542,9 @@ struct ring_workers *ring_workers_create(struct smtwc_transport *transport, unsi
 		pthread_setname_np(w->thread[i], RING_WORKERS_THREAD_NAME);
 		w->started++;
 	}
-	if (w->started > 0 && pthread_create(&w->lane, NULL, lane_main, w) == 0) {
+	bool lane = w->started > 0 && pthread_create(&w->lane, NULL, lane_main, w) == 0;
+	if (lane) {
 		pthread_setname_np(w->lane, RING_WORKERS_LANE_THREAD_NAME);
-		w->lane_started = true;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (w->started == 0) {
@@ -552,9 +552,11 @@ struct ring_workers *ring_workers_create(struct smtwc_transport *transport, unsi
 		return NULL;
 	}
 	/* Under the lock: the threads already started read it there (a
-	 * worker reporting a publish: ThreadSanitizer saw the two at once). */
+	 * worker reporting a publish: ThreadSanitizer saw the two at once;
+	 * and lane_started, read by a worker's pick, session 42). */
 	pthread_mutex_lock(&w->lock);
 	w->threads = w->started;
+	w->lane_started = lane;
 	smt_sched_set_workers(transport->sched, w->started);
 	pthread_mutex_unlock(&w->lock);
 	wlr_log(WLR_INFO, "ring commands run on %u worker threads (nice %d)", w->started, nice);
