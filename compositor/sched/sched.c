@@ -574,7 +574,8 @@ static bool lane_eligible(
 static struct smt_sched_client *lane_candidate(const struct smt_sched *sched, uint64_t now)
 {
 	/* fifo: the seed's one runner, no lane; a free worker takes it itself */
-	if (sched->p.fifo || sched->lane_busy || sched->running_count < sched->workers) {
+	if (sched->p.fifo || !sched->p.boost_lane || sched->lane_busy ||
+			sched->running_count < sched->workers) {
 		return NULL;
 	}
 	struct smt_sched_client *best = NULL;

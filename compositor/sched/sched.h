@@ -52,6 +52,8 @@ struct smt_sched_params {
 	/* At most one boost per this interval per client, so pointer motion at
 	 * 1000 Hz cannot pin a busy client at max. 0: 2 * slice_ns. */
 	uint64_t input_boost_interval_ns;
+	/* 1: the boost lane may run a client sent input (smt_sched_pick_lane) */
+	int boost_lane;
 };
 
 /* The defaults of sched_settings.h (the X server's: fair, 5 ms slice,

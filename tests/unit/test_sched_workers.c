@@ -785,6 +785,28 @@ static void test_boost_lane_penalised_removed_fifo(void)
 	CHECK(!smt_sched_pick_lane(s, now, &lane));
 	smt_sched_charge(s, d.client, now, now + MS(1), true, 1);
 	remove_all(s, c, 3);
+
+	/* [scheduler] boost-lane = 0: no lane; 1 again (live): the lane. */
+	s = new_sched(false, 1);
+	add_ready(s, c, 2, now);
+	c[2] = smt_sched_client_add(s, (void *)2, now);
+	CHECK(smt_sched_pick(s, now, &d));
+	smt_sched_set_ready(s, c[2], true, now);
+	smt_sched_input(s, c[2], now);
+	struct smt_sched_params p;
+	smt_sched_get_params(s, &p);
+	CHECK_INT(p.boost_lane, 1); /* the default */
+	p.boost_lane = 0;
+	CHECK(smt_sched_set_params(s, &p));
+	CHECK(!smt_sched_lane_waiting(s, now));
+	CHECK(!smt_sched_pick_lane(s, now, &lane));
+	p.boost_lane = 1;
+	CHECK(smt_sched_set_params(s, &p));
+	CHECK(smt_sched_pick_lane(s, now, &lane));
+	CHECK(lane.client == c[2]);
+	smt_sched_charge(s, c[2], now, now + MS(1), true, 1);
+	smt_sched_charge(s, d.client, now, now + MS(1), true, 1);
+	remove_all(s, c, 3);
 }
 
 int main(void)
