@@ -38,7 +38,7 @@ run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false --buildtype
 # client's wake-up counts written by the main thread and a worker at once).
 # gcc's, not clang's: clang's runtime cannot be preloaded into Xwayland.
 # About seven minutes on two cores.
-tsan_tests="exec_threads present_post sched sched_workers waiter_first wayland_backlog ring_workers_preempt"
+tsan_tests="exec_threads present_post sched sched_workers waiter_first wayland_backlog ring_workers_preempt ring_boost_lane"
 tsan_x11="x11_wayland_backlog x11_backlog_writer x11_fds_in_flight x11_restart x11_ring_clients"
 if grep -qs '"command": "clang' build-tsan/compile_commands.json; then
 	rm -rf build-tsan # set up with clang before: meson keeps a build's compiler

@@ -377,6 +377,8 @@ static void write_server(struct smtwc_server *server, struct json_writer *w)
 	json_uint(w, "worker_handoffs", t.worker_handoffs);
 	/* runs a worker ended early for a more favoured ready ring */
 	json_uint(w, "worker_preempts", t.worker_preempts);
+	/* runs of a client sent input on the boost lane, every worker busy */
+	json_uint(w, "worker_lane_runs", t.worker_lane_runs);
 	/* idle rings a worker found published and reported ready */
 	json_uint(w, "worker_reported", t.worker_reported);
 	/* the workers' wake-ups of the main thread, and those for a PRESENT

@@ -55,6 +55,7 @@ void transport_stats(struct smtwc_transport *transport, struct smtwc_transport_s
 	out->worker_runs = w.runs;
 	out->worker_handoffs = w.handoffs;
 	out->worker_preempts = w.preempts;
+	out->worker_lane_runs = w.lane_runs;
 	out->worker_reported = w.reported;
 	out->worker_main_wakeups = w.main_wakeups;
 	out->worker_posted_wakeups = w.posted_wakeups;

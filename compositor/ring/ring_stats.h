@@ -75,6 +75,8 @@ struct smtwc_transport_stats {
 	uint64_t worker_spins, worker_spins_found, worker_spins_skipped;
 	/* input whose publish workers watched for, and their short pieces */
 	uint64_t worker_watches, worker_watch_pieces;
+	/* runs on the boost lane's thread */
+	uint64_t worker_lane_runs;
 	/* the workers' writes of the main thread's eventfd, and of those the
 	 * ones for a PRESENT they posted (present_post.h) */
 	uint64_t worker_main_wakeups, worker_posted_wakeups;

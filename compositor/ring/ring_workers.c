@@ -28,6 +28,12 @@ struct ring_workers {
 	pthread_mutex_t lock;
 	pthread_cond_t work;  /* idle workers: rings became ready, or stop */
 	pthread_cond_t ended; /* a run ended (ring_workers_forget waits) */
+	/* The boost lane (lane_main): a thread at the main thread's nice that
+	 * runs only a ring smt_sched_pick_lane gives it; waits on lane_work. */
+	pthread_cond_t lane_work;
+	pthread_t lane;
+	bool lane_started, lane_running;
+	uint64_t lane_runs;
 	bool stopping;
 	/* The main thread is about to block or blocked in its event loop: the
 	 * last worker to stop after a run left a ring idle wakes it to look at
@@ -68,6 +74,23 @@ static void wake_main_locked(struct ring_workers *w, enum trace_wake_reason why)
 }
 
 static void raise_yields_locked(struct ring_workers *w);
+
+/* Every worker (the lane aside) runs a ring. */
+static bool workers_all_busy(const struct ring_workers *w)
+{
+	return w->running - (unsigned)w->lane_running >= w->threads;
+}
+
+/* A ring the lane may run is ready while every worker runs: the lane, if
+ * idle, is woken to pick it (the runners are asked to yield as well: a
+ * worker at a command boundary may take it first). */
+static void lane_kick_locked(struct ring_workers *w)
+{
+	if (w->lane_started && !w->lane_running &&
+			smt_sched_lane_waiting(w->transport->sched, monotonic_now_ns())) {
+		pthread_cond_signal(&w->lane_work);
+	}
+}
 
 /* Before a worker takes its ring's exec_lock for the next piece: the main
  * thread waiting for it (ring_workers_lock_ring) goes first. Its hold is
@@ -128,9 +151,10 @@ static bool report_published_locked(struct ring_workers *w, uint64_t now)
 	}
 	if (found) {
 		/* idle workers pick it; busy ones yield if it is favoured */
-		if (w->running < w->threads) {
+		if (!workers_all_busy(w)) {
 			pthread_cond_broadcast(&w->work);
 		} else {
+			lane_kick_locked(w);
 			raise_yields_locked(w);
 		}
 	}
@@ -342,11 +366,12 @@ static void worker_set_priority(struct ring_workers *w)
 	}
 }
 
-static void *worker_main(void *data)
+/* A worker's loop, or the lane's (lane: picks with smt_sched_pick_lane,
+ * waits on lane_work, keeps the main thread's nice). */
+static void runner_loop(struct ring_workers *w, bool lane)
 {
-	struct ring_workers *w = data;
 	struct smt_sched *sched = w->transport->sched;
-	worker_set_priority(w);
+	pthread_cond_t *work = lane ? &w->lane_work : &w->work;
 	/* This worker's last run left its ring idle while the main thread
 	 * slept: the main thread must look at the rings again once no worker
 	 * runs (it raises the server-asleep flag only then; while a worker
@@ -360,15 +385,22 @@ static void *worker_main(void *data)
 		struct smt_sched_decision d;
 		/* (the scheduler returns nobody while every worker runs, and
 		 * in fifo mode while anyone runs) */
-		if (!smt_sched_pick(sched, monotonic_now_ns(), &d)) {
+		bool picked = lane ? smt_sched_pick_lane(sched, monotonic_now_ns(), &d) :
+				     smt_sched_pick(sched, monotonic_now_ns(), &d);
+		if (!picked) {
 			if (owe_wake && w->main_sleeping && w->running == 0) {
 				wake_main_locked(w, TRACE_WAKE_RUN_END);
 			}
 			owe_wake = false;
-			pthread_cond_wait(&w->work, &w->lock);
+			pthread_cond_wait(work, &w->lock);
 			continue;
 		}
 		owe_wake = false;
+		if (!lane) {
+			/* (the pick may have taken the last free worker from a
+			 * client sent input that was waiting: now the lane's) */
+			lane_kick_locked(w);
+		}
 		struct smtwc_ring *ring = d.owner;
 		if (trace_enabled) {
 			uint64_t now = monotonic_now_ns();
@@ -385,6 +417,8 @@ static void *worker_main(void *data)
 		}
 		w->running++;
 		w->runs++;
+		w->lane_running = lane;
+		w->lane_runs += lane;
 		uint64_t start = monotonic_now_ns(), commands = 0, bytes = 0;
 		ring->run_start_ns = start;
 		pthread_mutex_unlock(&w->lock);
@@ -411,6 +445,9 @@ static void *worker_main(void *data)
 
 		pthread_mutex_lock(&w->lock);
 		w->running--;
+		if (lane) {
+			w->lane_running = false;
+		}
 		trace_event(TRACE_RUN_END, ring->pid,
 				(uint64_t)handed | (uint64_t)still << 1 | (uint64_t)pause << 2);
 		/* (ring_workers_forget waits for this run: the client is valid) */
@@ -434,6 +471,22 @@ static void *worker_main(void *data)
 	}
 	pthread_mutex_unlock(&w->lock);
 	wake_fd_thread_done();
+}
+
+static void *worker_main(void *data)
+{
+	struct ring_workers *w = data;
+	worker_set_priority(w);
+	runner_loop(w, false);
+	return NULL;
+}
+
+/* The boost lane's thread: the main thread's nice, not worker-nice, so a
+ * client answering input runs as soon as a CPU is free instead of waiting
+ * for the one worker in (or descheduled during) a flooder's slice. */
+static void *lane_main(void *data)
+{
+	runner_loop(data, true);
 	return NULL;
 }
 
@@ -461,6 +514,7 @@ struct ring_workers *ring_workers_create(struct smtwc_transport *transport, unsi
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->work, NULL);
 	pthread_cond_init(&w->ended, NULL);
+	pthread_cond_init(&w->lane_work, NULL);
 	w->main_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	w->thread = calloc(n, sizeof(*w->thread));
 	if (w->main_fd >= 0) {
@@ -488,15 +542,21 @@ struct ring_workers *ring_workers_create(struct smtwc_transport *transport, unsi
 		pthread_setname_np(w->thread[i], RING_WORKERS_THREAD_NAME);
 		w->started++;
 	}
+	bool lane = w->started > 0 && pthread_create(&w->lane, NULL, lane_main, w) == 0;
+	if (lane) {
+		pthread_setname_np(w->lane, RING_WORKERS_LANE_THREAD_NAME);
+	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (w->started == 0) {
 		ring_workers_destroy(w);
 		return NULL;
 	}
 	/* Under the lock: the threads already started read it there (a
-	 * worker reporting a publish: ThreadSanitizer saw the two at once). */
+	 * worker reporting a publish: ThreadSanitizer saw the two at once;
+	 * and lane_started, read by a worker's pick, session 42). */
 	pthread_mutex_lock(&w->lock);
 	w->threads = w->started;
+	w->lane_started = lane;
 	smt_sched_set_workers(transport->sched, w->started);
 	pthread_mutex_unlock(&w->lock);
 	wlr_log(WLR_INFO, "ring commands run on %u worker threads (nice %d)", w->started, nice);
@@ -510,11 +570,16 @@ static void workers_stop(struct ring_workers *w)
 	pthread_mutex_lock(&w->lock);
 	w->stopping = true;
 	pthread_cond_broadcast(&w->work);
+	pthread_cond_broadcast(&w->lane_work);
 	pthread_mutex_unlock(&w->lock);
 	for (unsigned i = 0; i < w->started; i++) {
 		pthread_join(w->thread[i], NULL);
 	}
 	w->started = 0;
+	if (w->lane_started) {
+		pthread_join(w->lane, NULL);
+		w->lane_started = false;
+	}
 }
 
 void ring_workers_end(struct ring_workers *w)
@@ -573,6 +638,7 @@ void ring_workers_destroy(struct ring_workers *w)
 		close(w->main_fd);
 	}
 	pthread_cond_destroy(&w->ended);
+	pthread_cond_destroy(&w->lane_work);
 	pthread_cond_destroy(&w->work);
 	pthread_mutex_destroy(&w->lock);
 	free(w->thread);
@@ -672,10 +738,11 @@ void ring_workers_kick_locked(struct ring_workers *w)
 	if (smt_sched_ready_count(w->transport->sched) == 0) {
 		return;
 	}
-	if (w->running < w->threads) {
+	if (!workers_all_busy(w)) {
 		pthread_cond_broadcast(&w->work);
 		return;
 	}
+	lane_kick_locked(w);
 	raise_yields_locked(w);
 }
 
@@ -827,6 +894,7 @@ void ring_workers_stats(struct ring_workers *w, struct ring_workers_stats *out)
 	out->handoffs = w->handoffs;
 	out->main_wakeups = w->main_wakeups;
 	out->preempts = w->preempts;
+	out->lane_runs = w->lane_runs;
 	out->reported = w->reported;
 	out->posted_wakeups = w->posted_wakeups;
 	out->posted_for_frame = w->posted_for_frame;

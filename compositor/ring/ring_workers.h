@@ -65,6 +65,8 @@ struct ring_workers_ops {
 
 /* What the threads are called (/proc/PID/task/TID/comm, at most 15 bytes). */
 #define RING_WORKERS_THREAD_NAME "ring-worker"
+/* The boost lane's thread (ring_workers.c, lane_main) */
+#define RING_WORKERS_LANE_THREAD_NAME "ring-lane"
 
 /* Starts n >= 1 threads, each at OS nice value `nice` (0-19). NULL
  * (logged) if none could start. */
@@ -156,6 +158,8 @@ struct ring_workers_stats {
 	/* input watched for (ring_workers_watch_locked), and the pieces made
 	 * short for it */
 	uint64_t watches, watch_pieces;
+	/* runs on the boost lane (a client sent input, every worker busy) */
+	uint64_t lane_runs;
 	/* the main thread's waits for a ring's exec_lock a worker held
 	 * (ring_workers_lock_ring): how many, their sum and the longest */
 	uint64_t main_lock_waits, main_lock_wait_ns, main_lock_wait_max_ns;

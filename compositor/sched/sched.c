@@ -20,7 +20,9 @@ struct smt_sched_client {
 	uint64_t run_debt_ns;    /* run time not yet turned into penalties */
 	uint64_t last_pick;      /* pick sequence number: round robin */
 	uint64_t last_boost;
-	bool boosted; /* last_boost is valid */
+	bool boosted;        /* last_boost is valid */
+	uint64_t last_input; /* smt_sched_input's last call: the boost lane's window */
+	bool had_input;      /* last_input is valid */
 
 	/* Lone streak: since lone_since this client has been ready with no
 	 * ready client waiting for a worker (or resting only briefly, with
@@ -48,6 +50,7 @@ struct smt_sched_client {
 	bool paused;
 	/* The run in progress on a worker, between pick and charge. */
 	bool running;
+	bool on_lane; /* ... picked by smt_sched_pick_lane: not one of running_count */
 	uint64_t run_deadline;
 	bool run_lone;
 	uint64_t run_seq; /* pick order of the runs in progress: ties among the least favoured */
@@ -67,6 +70,9 @@ struct smt_sched {
 	unsigned workers;
 	unsigned running_count;
 	uint64_t run_seq;
+	/* The boost lane's run in progress (smt_sched_pick_lane): one at most,
+	 * beside the workers' runs, never counted among them. */
+	bool lane_busy;
 
 	/* Counts every client becoming ready: a client resting through one
 	 * of these lost its lone streak (somebody else wanted a worker). */
@@ -382,7 +388,9 @@ void smt_sched_client_remove(struct smt_sched *sched, struct smt_sched_client *c
 	if (client->ready) {
 		become_unready(sched, client, sched->latest);
 	}
-	if (client->running) {
+	if (client->running && client->on_lane) {
+		sched->lane_busy = false; /* its outstanding run is forgotten */
+	} else if (client->running) {
 		sched->running_count--; /* its outstanding run is forgotten */
 	}
 	if (sched->fifo_next == client) {
@@ -408,6 +416,8 @@ void smt_sched_input(struct smt_sched *sched, struct smt_sched_client *client, u
 {
 	saw(sched, now);
 	client->stats.inputs++;
+	client->last_input = now;
+	client->had_input = true;
 	if (sched->p.fifo || sched->p.input_boost == 0) {
 		return; /* fifo has no priorities */
 	}
@@ -499,19 +509,10 @@ static uint64_t fair_slice(struct smt_sched *sched, struct smt_sched_client *c, 
 	return slice;
 }
 
-bool smt_sched_pick(struct smt_sched *sched, uint64_t now, struct smt_sched_decision *out)
+/* A run of c starts: its slice, its wait's statistics, running. */
+static void start_run(struct smt_sched *sched, struct smt_sched_client *c, uint64_t now,
+		struct smt_sched_decision *out)
 {
-	*out = (struct smt_sched_decision){ 0 };
-	saw(sched, now);
-	/* fifo reproduces the original single-threaded X server: one runner. */
-	unsigned runners = sched->p.fifo ? 1 : sched->workers;
-	if (sched->running_count >= runners) {
-		return false;
-	}
-	struct smt_sched_client *c = sched->p.fifo ? pick_fifo(sched) : pick_fair(sched);
-	if (c == NULL) {
-		return false;
-	}
 	out->client = c;
 	out->owner = c->owner;
 	bool resumed = false;
@@ -539,7 +540,72 @@ bool smt_sched_pick(struct smt_sched *sched, uint64_t now, struct smt_sched_deci
 	c->run_deadline = out->deadline_ns;
 	c->run_lone = out->lone;
 	c->run_seq = ++sched->run_seq;
+}
+
+bool smt_sched_pick(struct smt_sched *sched, uint64_t now, struct smt_sched_decision *out)
+{
+	*out = (struct smt_sched_decision){ 0 };
+	saw(sched, now);
+	/* fifo reproduces the original single-threaded X server: one runner. */
+	unsigned runners = sched->p.fifo ? 1 : sched->workers;
+	if (sched->running_count >= runners) {
+		return false;
+	}
+	struct smt_sched_client *c = sched->p.fifo ? pick_fifo(sched) : pick_fair(sched);
+	if (c == NULL) {
+		return false;
+	}
+	start_run(sched, c, now, out);
 	sched->running_count++;
+	return true;
+}
+
+/* Sent input within the last input-boost interval and not penalised below
+ * base: a client answering its user, not a flooder the pointer is over. */
+static bool lane_eligible(
+		const struct smt_sched *sched, const struct smt_sched_client *c, uint64_t now)
+{
+	return c->ready && !c->running && c->had_input &&
+			elapsed(c->last_input, now) < sched->p.input_boost_interval_ns &&
+			c->priority >= sched->p.prio_base;
+}
+
+/* The best lane-eligible client, as pick_fair orders them. */
+static struct smt_sched_client *lane_candidate(const struct smt_sched *sched, uint64_t now)
+{
+	/* fifo: the seed's one runner, no lane; a free worker takes it itself */
+	if (sched->p.fifo || !sched->p.boost_lane || sched->lane_busy ||
+			sched->running_count < sched->workers) {
+		return NULL;
+	}
+	struct smt_sched_client *best = NULL;
+	for (struct smt_sched_client *c = sched->head; c != NULL; c = c->next) {
+		if (lane_eligible(sched, c, now) &&
+				(best == NULL || c->priority > best->priority ||
+						(c->priority == best->priority &&
+								c->last_pick < best->last_pick))) {
+			best = c;
+		}
+	}
+	return best;
+}
+
+bool smt_sched_lane_waiting(const struct smt_sched *sched, uint64_t now)
+{
+	return lane_candidate(sched, now) != NULL;
+}
+
+bool smt_sched_pick_lane(struct smt_sched *sched, uint64_t now, struct smt_sched_decision *out)
+{
+	*out = (struct smt_sched_decision){ 0 };
+	saw(sched, now);
+	struct smt_sched_client *c = lane_candidate(sched, now);
+	if (c == NULL) {
+		return false;
+	}
+	start_run(sched, c, now, out);
+	c->on_lane = true;
+	sched->lane_busy = true;
 	return true;
 }
 
@@ -601,7 +667,11 @@ static void charge_time(struct smt_sched *sched, struct smt_sched_client *client
 
 static void end_run(struct smt_sched *sched, struct smt_sched_client *client, uint64_t commands)
 {
-	if (client->running) {
+	if (client->running && client->on_lane) {
+		client->running = false;
+		client->on_lane = false;
+		sched->lane_busy = false;
+	} else if (client->running) {
 		client->running = false;
 		sched->running_count--;
 	}

@@ -52,6 +52,8 @@ struct smt_sched_params {
 	/* At most one boost per this interval per client, so pointer motion at
 	 * 1000 Hz cannot pin a busy client at max. 0: 2 * slice_ns. */
 	uint64_t input_boost_interval_ns;
+	/* 1: the boost lane may run a client sent input (smt_sched_pick_lane) */
+	int boost_lane;
 };
 
 /* The defaults of sched_settings.h (the X server's: fair, 5 ms slice,
@@ -115,6 +117,16 @@ unsigned smt_sched_running_count(const struct smt_sched *sched);
  * client that is not running. False (out->client NULL): no ready client is
  * waiting, or every worker is busy (fifo: one client is running). */
 bool smt_sched_pick(struct smt_sched *sched, uint64_t now, struct smt_sched_decision *out);
+/* The boost lane (docs/scheduler.md "The boost lane"): one more runner,
+ * beside the workers and never counted among them, for a client that sent
+ * input within the last input-boost interval and is not penalised below
+ * base, so its answer need not wait for a worker busy with (or descheduled
+ * in) a flooder's slice. A lane pick is an ordinary run: its slice, charged
+ * with smt_sched_charge or _paused, the client not picked elsewhere until
+ * then. False: the lane runs already, fifo, or nobody is eligible. */
+bool smt_sched_pick_lane(struct smt_sched *sched, uint64_t now, struct smt_sched_decision *out);
+/* Whether smt_sched_pick_lane would pick someone now. */
+bool smt_sched_lane_waiting(const struct smt_sched *sched, uint64_t now);
 /* True when `running`'s slice should end now: its deadline passed; or it is
  * a lone slice and a ready client waits for a worker; or (fair mode) a ready
  * client of higher priority is waiting, no worker is free and `running` is

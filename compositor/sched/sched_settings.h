@@ -28,6 +28,7 @@
 	X("fifo-commands", fifo_commands, 10, 1, 100000, INT, fifo_commands, 1)        \
 	X("idle-praise-ms", idle_praise_ms, 0, 0, 60000, INT, idle_praise_ns, 1000000) \
 	X("input-boost-interval-ms", input_boost_interval_ms, 0, 0, 60000, INT,        \
-			input_boost_interval_ns, 1000000)
+			input_boost_interval_ns, 1000000)                              \
+	X("boost-lane", boost_lane, 1, 0, 1, INT, boost_lane, 1)
 
 #endif

@@ -755,7 +755,7 @@ static void test_errors(void)
 			"unknown key 'quantum' in [scheduler] (expected mode, workers, worker-nice, "
 			"slice-ms, lone-slice-ms, lone-after-ms, priority-base, priority-min, "
 			"priority-max, input-boost, fifo-commands, idle-praise-ms, "
-			"input-boost-interval-ms)");
+			"input-boost-interval-ms, boost-lane)");
 	EXPECT_ERROR("[limits]\nclient-fds = 2\n", 2,
 			"invalid value '2' for 'client-fds' (expected an integer from 3 to 1000000)");
 	EXPECT_ERROR("[limits]\nrings = 2\n", 2,

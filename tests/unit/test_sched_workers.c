@@ -679,6 +679,136 @@ static void test_sim_workers_change(void)
 	wsim_finish(&sim);
 }
 
+static void test_boost_lane(void)
+{
+	current_test = "the boost lane runs a client sent input while every worker runs";
+	struct smt_sched *s = new_sched(false, 1);
+	struct smt_sched_client *c[3];
+	uint64_t now = T0;
+	add_ready(s, c, 2, now); /* c0, c1: flooders */
+	c[2] = smt_sched_client_add(s, (void *)2, now);
+	struct smt_sched_decision d, lane;
+	CHECK(smt_sched_pick(s, now, &d));
+	CHECK(d.client == c[0]);
+	/* Ready but sent no input: the ordinary pool's. */
+	smt_sched_set_ready(s, c[2], true, now);
+	CHECK(!smt_sched_lane_waiting(s, now));
+	CHECK(!smt_sched_pick_lane(s, now, &lane));
+	/* Sent input: the lane takes it beside the busy worker, within a slice. */
+	smt_sched_input(s, c[2], now + MS(1));
+	CHECK(smt_sched_lane_waiting(s, now + MS(1)));
+	CHECK(smt_sched_pick_lane(s, now + MS(1), &lane));
+	CHECK(lane.client == c[2]);
+	CHECK(lane.deadline_ns > now + MS(1) && lane.deadline_ns <= now + MS(1) + MS(5));
+	/* Not one of the workers' runs; one lane run at a time; the ring runs
+	 * on one thread at a time: the worker's next pick is a flooder. */
+	CHECK_INT(smt_sched_running_count(s), 1);
+	CHECK(!smt_sched_pick_lane(s, now + MS(1), &d));
+	CHECK(!smt_sched_pick(s, now + MS(1), &d)); /* the one worker runs c0 */
+	/* The lane's run does not make the flooder yield (it is not waiting). */
+	CHECK(!smt_sched_should_yield(s, c[0], now + MS(1)));
+	smt_sched_charge(s, c[0], now - MS(3), now + MS(2), true, 1); /* a whole slice */
+	CHECK(smt_sched_pick(s, now + MS(2), &d));
+	CHECK(d.client == c[1]);
+	/* Charged like any run (its run time counted); the lane is free again. */
+	smt_sched_charge(s, c[2], now + MS(1), now + MS(2), true, 1);
+	struct smt_sched_stats st;
+	smt_sched_client_stats(s, c[2], now + MS(2), &st);
+	CHECK(st.run_ns == MS(1));
+	CHECK_INT(smt_sched_running_count(s), 1);
+	/* Mid-stream between lanes: still ready, still within the input's
+	 * interval: the lane again while the worker runs c1 ... */
+	CHECK(smt_sched_pick_lane(s, now + MS(2), &lane));
+	CHECK(lane.client == c[2]);
+	smt_sched_charge(s, c[2], now + MS(2), now + MS(3), true, 1);
+	/* ... then, the interval (twice the slice) over, the ordinary pool's:
+	 * the worker picks it at its next pick (its priority above the
+	 * flooders'). */
+	CHECK(!smt_sched_lane_waiting(s, now + MS(12)));
+	smt_sched_charge(s, c[1], now + MS(2), now + MS(12), true, 1);
+	CHECK(smt_sched_pick(s, now + MS(12), &d));
+	CHECK(d.client == c[2]);
+	CHECK(!smt_sched_pick_lane(s, now + MS(12), &lane)); /* running: never twice */
+	smt_sched_charge(s, c[2], now + MS(12), now + MS(13), true, 1);
+	/* A free worker takes it itself: no lane then. */
+	smt_sched_input(s, c[2], now + MS(13));
+	CHECK(!smt_sched_lane_waiting(s, now + MS(13)));
+	CHECK(smt_sched_pick(s, now + MS(13), &d));
+	CHECK(d.client == c[2]);
+	smt_sched_charge(s, c[2], now + MS(13), now + MS(14), true, 1);
+	remove_all(s, c, 3);
+}
+
+static void test_boost_lane_penalised_removed_fifo(void)
+{
+	current_test = "the boost lane: not a penalised client; removal frees it; never in fifo";
+	struct smt_sched *s = new_sched(false, 1);
+	struct smt_sched_client *c[3];
+	uint64_t now = T0;
+	add_ready(s, c, 3, now);
+	struct smt_sched_decision d, lane;
+	/* c0 runs a long run and sinks below base ... */
+	CHECK(smt_sched_pick(s, now, &d));
+	CHECK(d.client == c[0]);
+	smt_sched_charge(s, c[0], now, now + MS(20), true, 1);
+	CHECK(prio(s, c[0], now + MS(20)) < 0);
+	CHECK(smt_sched_pick(s, now + MS(20), &d));
+	CHECK(d.client == c[1]);
+	/* ... so input to it does not put it on the lane (the boost lifts
+	 * it by one level, still below base); input to c2 does. */
+	smt_sched_input(s, c[0], now + MS(20));
+	CHECK(prio(s, c[0], now + MS(20)) < 0);
+	CHECK(!smt_sched_lane_waiting(s, now + MS(20)));
+	smt_sched_input(s, c[2], now + MS(20));
+	CHECK(smt_sched_pick_lane(s, now + MS(20), &lane));
+	CHECK(lane.client == c[2]);
+	/* Ended while on the lane: the lane is free, the worker's run counted
+	 * as before. */
+	smt_sched_client_remove(s, c[2]);
+	CHECK_INT(smt_sched_running_count(s), 1);
+	c[2] = smt_sched_client_add(s, (void *)2, now + MS(21));
+	smt_sched_set_ready(s, c[2], true, now + MS(21));
+	smt_sched_input(s, c[2], now + MS(21));
+	CHECK(smt_sched_pick_lane(s, now + MS(21), &lane));
+	CHECK(lane.client == c[2]);
+	smt_sched_charge(s, c[2], now + MS(21), now + MS(22), false, 1);
+	smt_sched_charge(s, c[1], now + MS(20), now + MS(22), true, 1);
+	remove_all(s, c, 3);
+
+	s = new_sched(true, 1);
+	add_ready(s, c, 2, now);
+	c[2] = smt_sched_client_add(s, (void *)2, now);
+	CHECK(smt_sched_pick(s, now, &d));
+	smt_sched_set_ready(s, c[2], true, now);
+	smt_sched_input(s, c[2], now);
+	CHECK(!smt_sched_lane_waiting(s, now)); /* the seed's one runner */
+	CHECK(!smt_sched_pick_lane(s, now, &lane));
+	smt_sched_charge(s, d.client, now, now + MS(1), true, 1);
+	remove_all(s, c, 3);
+
+	/* [scheduler] boost-lane = 0: no lane; 1 again (live): the lane. */
+	s = new_sched(false, 1);
+	add_ready(s, c, 2, now);
+	c[2] = smt_sched_client_add(s, (void *)2, now);
+	CHECK(smt_sched_pick(s, now, &d));
+	smt_sched_set_ready(s, c[2], true, now);
+	smt_sched_input(s, c[2], now);
+	struct smt_sched_params p;
+	smt_sched_get_params(s, &p);
+	CHECK_INT(p.boost_lane, 1); /* the default */
+	p.boost_lane = 0;
+	CHECK(smt_sched_set_params(s, &p));
+	CHECK(!smt_sched_lane_waiting(s, now));
+	CHECK(!smt_sched_pick_lane(s, now, &lane));
+	p.boost_lane = 1;
+	CHECK(smt_sched_set_params(s, &p));
+	CHECK(smt_sched_pick_lane(s, now, &lane));
+	CHECK(lane.client == c[2]);
+	smt_sched_charge(s, c[2], now, now + MS(1), true, 1);
+	smt_sched_charge(s, d.client, now, now + MS(1), true, 1);
+	remove_all(s, c, 3);
+}
+
 int main(void)
 {
 	test_no_double_run();
@@ -691,6 +821,8 @@ int main(void)
 	test_fifo_pause_keeps_turn();
 	test_fair_pause_keeps_rest();
 	test_remove_running();
+	test_boost_lane();
+	test_boost_lane_penalised_removed_fifo();
 	test_anyone_waiting();
 	test_unpenalised();
 	test_set_workers_live();

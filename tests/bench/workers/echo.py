@@ -146,7 +146,7 @@ def one(procs, build, tmp, workers, nice, seconds, warmup, rnd, base, trace):
         for k in ("worker_preempts", "worker_reported", "worker_handoffs", "spins",
                   "spins_found_work", "worker_main_wakeups", "worker_posted_wakeups",
                   "presents_posted", "worker_posted_for_frame", "worker_watches",
-                  "worker_watch_pieces"):
+                  "worker_watch_pieces", "worker_lane_runs"):
             res[k] = (st1.get("server", {}).get(k, 0) - st0.get("server", {}).get(k, 0)) / span
         res["cmds"] = sum(c1[k][0] - c0[k][0] for k in c1 if k in c0) / span
         for k in ("frames", "front_waits", "front_wait_ns", "front_copier_waits"):
@@ -317,6 +317,8 @@ def main():
     row("input watched for/s (short pieces/s)", lambda rs: "%.0f (%.0f)" % (
         np.median([r["worker_watches"] for r in rs]),
         np.median([r["worker_watch_pieces"] for r in rs])))
+    row("runs on the boost lane/s", lambda rs: "%.0f" % (
+        np.median([r["worker_lane_runs"] for r in rs])))
     row("workers' nice seen", lambda rs: ",".join(str(x) for x in sorted(
         set(n for r in rs for n in r["nice_seen"]))) or "-")
     row("events not received", lambda rs: "%d/%d" % (
