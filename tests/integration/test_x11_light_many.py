@@ -94,26 +94,37 @@ def rows_of(s, pids):
 
 def measured_echo(s, procs, label, rects, tries=3):
     """measured_one_echo until its measured part has ECHOES_MIN echoes, at
-    most `tries` runs: the part starts once the echo has settled, which on
-    a loaded machine took most of a run (39 echoes, ASan beside other
-    work), and a count of echoes in a fixed time is a rate."""
+    most `tries` runs, each twice as long as the one before: the part
+    starts once the echo has settled, which on a loaded machine took most
+    of a run (39 echoes, ASan beside other work) or all of it (session 42:
+    the echo exited before it settled), and a count of echoes in a fixed
+    time is a rate. What is checked is per echo, whatever the run's
+    length."""
+    seconds = ECHO_SECONDS
     for attempt in range(tries):
-        a, b, fa, fb = measured_one_echo(s, procs, f"{label}-{attempt}", rects)
-        if (b["requests"] - a["requests"]) // 2 >= ECHOES_MIN:
-            break
-        log(f"{label}: {(b['requests'] - a['requests']) // 2} echoes in the measured part: "
-            f"the echo again")
+        got = measured_one_echo(s, procs, f"{label}-{attempt}", rects, seconds)
+        if got is None:
+            log(f"{label}: the echo exited ({seconds} s) before it settled")
+        else:
+            a, b, fa, fb = got
+            if (b["requests"] - a["requests"]) // 2 >= ECHOES_MIN:
+                break
+            log(f"{label}: {(b['requests'] - a['requests']) // 2} echoes in the measured part "
+                f"({seconds} s)")
+        seconds *= 2
+    check(got is not None, f"{label}: the echo exited before it settled in all {tries} runs")
     return a, b, fa, fb
 
 
-def measured_one_echo(s, procs, label, rects):
+def measured_one_echo(s, procs, label, rects, seconds):
     """The echo among the running flooders, its statistics at the start
     of the measured part (once it was idle for SETTLED_IDLE_US of the X
     server's work) and at its close, the flooders' rows at both, and every
-    flooder checked to execute requests meanwhile."""
+    flooder checked to execute requests meanwhile; None if the echo
+    exited before it settled."""
     pids = {p.pid for p in procs}
     csv_path = os.path.join(s.tmp, f"echo-{label}.csv")
-    echo = s.spawn([bench.program("x11-echo"), "--seconds", ECHO_SECONDS, "--warmup", 0,
+    echo = s.spawn([bench.program("x11-echo"), "--seconds", seconds, "--warmup", 0,
                     "--rects", rects, "--period-ms", PERIOD_MS, "--csv", csv_path],
                    name=f"x11-echo-{label}")
     bench.wait_line(s, echo, "ready", 60, f"x11-echo ({label}) to map its window")
@@ -121,11 +132,16 @@ def measured_one_echo(s, procs, label, rects):
     def settled():
         r = rows_of(s, {echo.pid}).get(echo.pid)
         return r if r and r.get("idle_us", 0) >= SETTLED_IDLE_US else None
-    a = s.wait_until(settled, timeout=60,
+    a = s.wait_until(lambda: settled() or not echo.alive(), timeout=seconds + 60,
                      what=f"the echo idle for {SETTLED_IDLE_US} us of the X server's work")
+    if a is True:
+        rc = echo.wait(10)
+        s.clients.remove(echo)
+        check(rc == 0, f"x11-echo ({label}) exited with {rc}:\n{echo.log_tail()}")
+        return None
     fa = rows_of(s, pids)
     n0 = bench.flooder_counts(s, procs)
-    rc = echo.wait(ECHO_SECONDS + 60)
+    rc = echo.wait(seconds + 60)
     s.clients.remove(echo)
     check(rc == 0, f"x11-echo ({label}) exited with {rc}:\n{echo.log_tail()}")
     n1 = bench.flooder_counts(s, procs)

@@ -603,6 +603,31 @@ static void test_light(void)
 	CHECK_INT(x11_usage_idle_recent(&s, t0 + 8 * W + W / 2), W + W / 2);
 	CHECK_INT(x11_usage_idle_recent(&s, t0 + 9 * W), W / 2);
 
+	/* Session 42, the light rule's `0 < 0`: a program kept waiting with
+	 * requests unread for two whole windows (refused a grant: the light
+	 * share spent, a full table) used nothing and was idle not at all in
+	 * them. That says nothing of it: it is judged by the last windows it
+	 * was charged or idle in. The echo above stays light; a flooder kept
+	 * waiting as long stays heavy; a program with no evidence at all
+	 * (never charged nor idle) is not light. */
+	{
+		struct x11_usage e = echo, f = flood[0];
+		x11_usage_waiting(&e, now);
+		x11_usage_waiting(&f, now);
+		uint64_t later = now + 3 * W; /* two whole windows later */
+		CHECK_INT(x11_usage_recent(&e, later), 0);
+		CHECK_INT(x11_usage_idle_recent(&e, later), 0);
+		CHECK(x11_usage_light(&e, &sum, 25, later));
+		CHECK(!x11_usage_light(&f, &sum, 25, later));
+		CHECK(!x11_usage_light(&e, &sum, 0, later)); /* 0: off still */
+		/* once read and charged, it is judged on the new windows: the
+		 * echo turned flooder, charged with nothing idle, is heavy */
+		x11_usage_charge(&e, later, MS);
+		CHECK(!x11_usage_light(&e, &sum, 25, later + 1));
+		struct x11_usage blank = { .first_ns = t0 };
+		CHECK(!x11_usage_light(&blank, &sum, 25, later));
+	}
+
 	/* Windows roll: a window later the older one is forgotten, two
 	 * windows later everything is. */
 	CHECK_INT(x11_usage_recent(&echo, now + W), echo.cur_ns);

@@ -98,9 +98,20 @@ bool x11_usage_light(const struct x11_usage *u, const struct x11_usage_sum *s, u
 		return false; /* alone (or nobody busy): nobody to be served ahead of */
 	if (u->first_ns == 0 || now - u->first_ns < X11_USAGE_WINDOW_NS)
 		return false;
+	uint64_t idle = x11_usage_idle_recent(u, now);
+	if (mine == 0 && idle == 0) {
+		/* Waiting with requests unread for two whole windows (refused
+		 * grants: the light share spent, a full table): that says
+		 * nothing of the program, and `0 < 0` judged it heavy until
+		 * it was read (session 42). Judge it by the last windows it
+		 * was charged or idle in, as they were kept: a flooder's show
+		 * its use, a light program's its idleness; none, not light. */
+		mine = u->cur_ns + u->prev_ns;
+		idle = u->idle_cur_ns + u->idle_prev_ns;
+	}
 	/* mine < pct% of idle, in integers: both are at most a few windows
 	 * and pct <= 100, so nothing overflows */
-	return mine * 100 < x11_usage_idle_recent(u, now) * pct;
+	return mine * 100 < idle * pct;
 }
 
 bool x11_usage_newcomer(const struct x11_usage *u, const struct x11_usage_sum *s, unsigned pct,

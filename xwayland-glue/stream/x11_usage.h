@@ -73,7 +73,11 @@ void x11_usage_add(struct x11_usage_sum *s, const struct x11_usage *u, uint64_t 
 /* Used less than pct percent of its idle time lately (pct 0: nobody is
  * light), some other client used time lately (alone, nobody to be served
  * ahead of), and known for a whole window: a client that just started
- * has no history yet (a new flooder's first requests would look light). */
+ * has no history yet (a new flooder's first requests would look light).
+ * A client that used nothing and was idle not at all in both windows (it
+ * waited with requests unread all along: refused grants) is judged by the
+ * last windows it was charged or idle in (session 42: until then `0 < 0`
+ * judged it heavy whatever it had been). */
 bool x11_usage_light(const struct x11_usage *u, const struct x11_usage_sum *s, unsigned pct,
 		uint64_t now);
 
