@@ -28,33 +28,13 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
-from harness import Session, check, log  # noqa: E402
+from harness import (Session, build_program, check, log, thread_nice,  # noqa: E402
+                     thread_nices)
 
 NICE = 5
 FLOODERS = 4
-
-
-def client(h, name):
-    build = os.path.dirname(os.path.dirname(h.smtwc))
-    return os.path.join(build, "clients", name)
-
-
-def nice_of(pid, tid):
-    with open(f"/proc/{pid}/task/{tid}/stat") as f:
-        return int(f.read().rsplit(")", 1)[1].split()[16])
-
-
-def threads_named(pid, comm):
-    """The nice of every thread of pid named comm."""
-    seen = []
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{tid}/comm") as f:
-                if f.read().strip() == comm:
-                    seen.append(nice_of(pid, tid))
-        except OSError:
-            pass  # (a thread that ended meanwhile)
-    return seen
+PLAID = build_program("SMT_PLAID", "clients/smt-plaid")
+RUBBERBAND = build_program("SMT_RUBBERBAND", "clients/smt-rubberband")
 
 
 def rubberband_rows(path):
@@ -80,11 +60,11 @@ def test(h):
     os.environ.pop("SMT_TEST_WORKERS", None)  # (this test's own workers)
     with Session(h, config=config) as s:
         pid = s.compositor.pid
-        main_nice = nice_of(pid, pid)
-        s.wait_until(lambda: threads_named(pid, "ring-lane") == [main_nice] and
-                     len(threads_named(pid, "ring-worker")) == 1, timeout=10,
+        main_nice = thread_nice(pid, pid)
+        s.wait_until(lambda: thread_nices(pid, "ring-lane") == [main_nice] and
+                     len(thread_nices(pid, "ring-worker")) == 1, timeout=10,
                      what=f"one ring-lane thread at the main thread's nice {main_nice}")
-        plaid = [s.spawn([client(h, "smt-plaid"), "--seconds", "120"], name=f"plaid{i}")
+        plaid = [s.spawn([PLAID, "--seconds", "120"], name=f"plaid{i}")
                  for i in range(FLOODERS)]
 
         def flooders_counts():
@@ -99,7 +79,7 @@ def test(h):
               f"the lane ran with nobody sent input: {before['worker_lane_runs']}")
 
         rb_csv = os.path.join(s.tmp, "rubberband.csv")
-        rb = s.spawn([client(h, "smt-rubberband"), "--seconds", "3", "--warmup", "0.5",
+        rb = s.spawn([RUBBERBAND, "--seconds", "3", "--warmup", "0.5",
                       "--csv", rb_csv], name="rubberband")
         slices = {}
 
@@ -118,7 +98,7 @@ def test(h):
         log(f"rubber band: {slices.get('rb')} slices, {lane_runs} on the lane, in order")
 
         # Ended while it answers input (on the lane, or about to be).
-        doomed = s.spawn([client(h, "smt-rubberband"), "--seconds", "60", "--warmup", "0.5",
+        doomed = s.spawn([RUBBERBAND, "--seconds", "60", "--warmup", "0.5",
                           "--csv", os.path.join(s.tmp, "doomed.csv")], name="doomed")
         mark = s.server_stats()["worker_lane_runs"]
         s.wait_until(lambda: s.server_stats()["worker_lane_runs"] > mark + 20, timeout=60,
@@ -132,7 +112,7 @@ def test(h):
                      timeout=60, what="the flooders served after the kill")
         rb3_csv = os.path.join(s.tmp, "rubberband3.csv")
         mark = s.server_stats()["worker_lane_runs"]
-        rb3 = s.spawn([client(h, "smt-rubberband"), "--seconds", "2", "--warmup", "0.5",
+        rb3 = s.spawn([RUBBERBAND, "--seconds", "2", "--warmup", "0.5",
                        "--csv", rb3_csv], name="rubberband3")
         check(rb3.wait(120) == 0, f"smt-rubberband 3: {rb3.log_tail()}")
         check(s.server_stats()["worker_lane_runs"] > mark, "the lane did not run after the kill")

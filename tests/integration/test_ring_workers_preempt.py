@@ -29,34 +29,18 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
-from harness import Session, check, log  # noqa: E402
+from harness import (Session, build_program, check, log, thread_nice,  # noqa: E402
+                     thread_nices)
 
 NICE = 5
 FLOODERS = 4
-
-
-def client(h, name):
-    build = os.path.dirname(os.path.dirname(h.smtwc))
-    return os.path.join(build, "clients", name)
-
-
-def nice_of(pid, tid):
-    with open(f"/proc/{pid}/task/{tid}/stat") as f:
-        # (fields after the command's closing parenthesis; nice is the 19th
-        # field of the line, the 17th after it)
-        return int(f.read().rsplit(")", 1)[1].split()[16])
+PLAID = build_program("SMT_PLAID", "clients/smt-plaid")
+RUBBERBAND = build_program("SMT_RUBBERBAND", "clients/smt-rubberband")
 
 
 def workers_at(pid, n, nice):
     """The compositor has exactly n ring-worker threads, each at nice."""
-    seen = []
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{tid}/comm") as f:
-                if f.read().strip() == "ring-worker":
-                    seen.append(nice_of(pid, tid))
-        except OSError:
-            pass  # (a thread that ended meanwhile)
+    seen = thread_nices(pid, "ring-worker")
     return len(seen) == n and all(v == nice for v in seen)
 
 
@@ -66,16 +50,16 @@ def test(h):
     os.environ.pop("SMT_TEST_WORKERS", None)
     with Session(h, config=config) as s:
         pid = s.compositor.pid
-        main_nice = nice_of(pid, pid)
+        main_nice = thread_nice(pid, pid)
         want = min(19, main_nice + NICE)
         s.wait_until(lambda: workers_at(pid, 2, want), timeout=10,
                      what=f"two ring-worker threads at nice {want}")
-        check(nice_of(pid, pid) == main_nice, "the main thread's nice changed")
+        check(thread_nice(pid, pid) == main_nice, "the main thread's nice changed")
         sched = s.control("get")["scheduler"]
         check(sched.get("worker-nice") == NICE, f"get: {sched}")
         log(f"main thread nice {main_nice}, workers {want}")
 
-        plaid = [s.spawn([client(h, "smt-plaid"), "--seconds", "120"], name=f"plaid{i}")
+        plaid = [s.spawn([PLAID, "--seconds", "120"], name=f"plaid{i}")
                  for i in range(FLOODERS)]
 
         def flooders_counts():
@@ -97,7 +81,7 @@ def test(h):
               f"pieces cut short with no input sent: {quiet} -> {idle}")
         before = idle["worker_preempts"]
         rb_csv = os.path.join(s.tmp, "rubberband.csv")
-        rb = s.spawn([client(h, "smt-rubberband"), "--seconds", "3", "--warmup", "0.5",
+        rb = s.spawn([RUBBERBAND, "--seconds", "3", "--warmup", "0.5",
                       "--csv", rb_csv], name="rubberband")
         check(rb.wait(120) == 0, f"smt-rubberband: {rb.log_tail()}")
         stats = s.server_stats()
@@ -137,7 +121,7 @@ def test(h):
         want = min(19, main_nice + 9)
         s.wait_until(lambda: workers_at(pid, 3, want), timeout=10,
                      what=f"three ring-worker threads at nice {want}")
-        check(nice_of(pid, pid) == main_nice, "the main thread's nice changed")
+        check(thread_nice(pid, pid) == main_nice, "the main thread's nice changed")
 
         for p in plaid:
             check(p.alive(), f"{p.name} ended: {p.log_tail()}")

@@ -70,7 +70,7 @@ from .defaults import BACKGROUND, FOCUSED, OUTPUT_H, OUTPUT_W, UNFOCUSED
 from .images import Image, Rect
 from .input import MODIFIER_BITS, modifier_mask
 from .processes import (Process, ResourceBaseline, _is_zombie, fd_diff, fd_targets,
-                        process_resources)
+                        process_resources, thread_nice, thread_nices)
 from .png import read_png, write_png
 from .programs import PACKAGES, QT_GALLERY, build_program, find_program
 from .raw_socket import raw_connect, wait_closed

@@ -107,6 +107,27 @@ def _readlink(path):
         return None
 
 
+def thread_nice(pid, tid):
+    """A thread's nice value, from /proc (the 17th field after the
+    command's closing parenthesis: the 19th of the line)."""
+    with open(f"/proc/{pid}/task/{tid}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[16])
+
+
+def thread_nices(pid, comm):
+    """The nice of every thread of pid named comm (ring-worker,
+    ring-lane...)."""
+    seen = []
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                if f.read().strip() == comm:
+                    seen.append(thread_nice(pid, tid))
+        except OSError:
+            pass  # (a thread that ended meanwhile)
+    return seen
+
+
 def fd_targets(pid):
     """{fd: what it is} of a process, without control connections: the one
     of the last query (wait_clients, stats) may still be open, as the
