@@ -66,13 +66,7 @@ def test(h):
                      what=f"one ring-lane thread at the main thread's nice {main_nice}")
         plaid = [s.spawn([PLAID, "--seconds", "120"], name=f"plaid{i}")
                  for i in range(FLOODERS)]
-
-        def flooders_counts():
-            return {c["pid"]: c["commands"] for c in s.control("stats")["clients"]
-                    if c["pid"] in {p.pid for p in plaid}}
-        s.wait_until(lambda: len(flooders_counts()) == FLOODERS and
-                     all(v > 0 for v in flooders_counts().values()),
-                     timeout=60, what="every flooder served")
+        s.wait_served(plaid)
         before = s.server_stats()
         check("worker_lane_runs" in before, f"no worker_lane_runs in stats: {before}")
         check(before["worker_lane_runs"] == 0,
@@ -107,9 +101,8 @@ def test(h):
         doomed.wait(10)
         s.wait_until(lambda: doomed.pid not in {c["pid"] for c in s.control("stats")["clients"]},
                      timeout=30, what="the killed rubber band freed")
-        served = flooders_counts()
-        s.wait_until(lambda: all(v > served[k] for k, v in flooders_counts().items()),
-                     timeout=60, what="the flooders served after the kill")
+        served = s.ring_commands(plaid)
+        s.wait_served(plaid, since=served, what="the flooders served after the kill")
         rb3_csv = os.path.join(s.tmp, "rubberband3.csv")
         mark = s.server_stats()["worker_lane_runs"]
         rb3 = s.spawn([RUBBERBAND, "--seconds", "2", "--warmup", "0.5",

@@ -44,14 +44,7 @@ def test(h):
     with Session(h, config="[scheduler]\nworkers = 1\n") as s:
         plaid = [s.spawn([client(h, "smt-plaid"), "--seconds", "300"], name=f"plaid{i}")
                  for i in range(FLOODERS)]
-        pids = {p.pid for p in plaid}
-
-        def flooders_counts():
-            return {c["pid"]: c["commands"] for c in s.control("stats")["clients"]
-                    if c["pid"] in pids}
-        s.wait_until(lambda: len(flooders_counts()) == FLOODERS and
-                     all(v > 0 for v in flooders_counts().values()),
-                     timeout=60, what="every flooder served")
+        s.wait_served(plaid)
         demo = s.spawn([client(h, "smt-demo"), "--static"], name="demo")
         s.wait_until(lambda: "DEMO_READY" in open(demo.log_path).read(), timeout=30,
                      what="the static demo drawn")
@@ -62,7 +55,7 @@ def test(h):
         for i in range(MOVES):
             moves += ["move", x0 + (i % 2) * 40, y0 + (i % 3) * 30, "sleep", 1]
         s.vpointer("move", x0, y0)
-        served = flooders_counts()
+        served = s.ring_commands(plaid)
         before = s.server_stats()
         start = time.monotonic()
         s.vpointer(*moves)
@@ -79,8 +72,7 @@ def test(h):
         check(watches <= cycles and watches < MOVES // 3,
               f"{watches} watches for {MOVES} motion events a client never answered "
               f"in {elapsed:.3f} s, at most {cycles} allowed ({pieces} short pieces)")
-        s.wait_until(lambda: all(v > served[k] for k, v in flooders_counts().items()),
-                     timeout=60, what="the flooders served during the moves")
+        s.wait_served(plaid, since=served, what="the flooders served during the moves")
 
         # A client that answers its input is still watched for.
         s.vpointer("move", 1279, 719)

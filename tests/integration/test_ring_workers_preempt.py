@@ -65,21 +65,14 @@ def test(h):
 
         plaid = [s.spawn([PLAID, "--seconds", "120"], name=f"plaid{i}")
                  for i in range(FLOODERS)]
-
-        def flooders_counts():
-            return {c["pid"]: c["commands"] for c in s.control("stats")["clients"]
-                    if c["pid"] in {p.pid for p in plaid}}
-        s.wait_until(lambda: len(flooders_counts()) == FLOODERS and
-                     all(v > 0 for v in flooders_counts().values()),
-                     timeout=60, what="every flooder served")
+        s.wait_served(plaid)
         # Input watched for (ring_workers_watch_locked): while the
         # flooders run and nobody is sent input, no piece is cut short
         # (a watch ends 3 ms after its input at the latest: one a window's
         # focus caused before this is over)
         quiet = s.server_stats()
-        served = flooders_counts()
-        s.wait_until(lambda: all(v > served[k] for k, v in flooders_counts().items()),
-                     timeout=60, what="the flooders served again")
+        served = s.ring_commands(plaid)
+        s.wait_served(plaid, since=served, what="the flooders served again")
         idle = s.server_stats()
         check(idle["worker_watch_pieces"] == quiet["worker_watch_pieces"],
               f"pieces cut short with no input sent: {quiet} -> {idle}")
@@ -111,9 +104,8 @@ def test(h):
               f"PRESENTs executed out of order at events {out_of_order[:10]}")
         log(f"{len(rows)} events executed in order; {preempts} runs ended early")
 
-        after = flooders_counts()
-        s.wait_until(lambda: all(v > after[k] for k, v in flooders_counts().items()),
-                     timeout=60, what="the flooders served after the rubber band")
+        after = s.ring_commands(plaid)
+        s.wait_served(plaid, since=after, what="the flooders served after the rubber band")
 
         answer = s.control("set workers 3")
         check(answer.get("ok"), f"set workers 3: {answer}")

@@ -99,6 +99,25 @@ class ClientsMixin:
             c.close()
         return json.loads(data.decode())
 
+    def ring_commands(self, procs):
+        """{pid: ring commands executed} of these client processes, from
+        the control socket's stats (a process not counted yet is absent)."""
+        pids = {p.pid for p in procs}
+        return {c["pid"]: c["commands"] for c in self.control("stats")["clients"]
+                if c["pid"] in pids}
+
+    def wait_served(self, procs, since=None, timeout=60.0, what="every flooder served"):
+        """Until each of procs has had ring commands executed (more than in
+        `since`, an earlier ring_commands()); returns the counts then."""
+        def served():
+            now = self.ring_commands(procs)
+            if since is None:
+                ok = len(now) == len(procs) and all(v > 0 for v in now.values())
+            else:
+                ok = all(v > since[k] for k, v in now.items())
+            return now if ok else None
+        return self.wait_until(served, timeout=timeout, what=what)
+
     def windows(self):
         """The compositor's mapped windows, front to back: dicts with pid,
         app_id, title, x, y, width, height (the window geometry in layout
