@@ -192,6 +192,10 @@ static int control_handle_accept(int fd, uint32_t mask, void *data)
 		close(client);
 		return 0;
 	}
+	if (control->count >= MAX_CONNECTIONS) {
+		close(client);
+		return 0;
+	}
 	/* Nor a sandboxed program's of our uid that can reach the socket: it
 	 * does not get the Wayland globals that watch or drive the session
 	 * either (ring/privileged_globals.h). */
@@ -204,10 +208,6 @@ static int control_handle_accept(int fd, uint32_t mask, void *data)
 					"(%llu such not logged before)",
 					(int)peer.pid, why, (unsigned long long)left_out);
 		}
-		close(client);
-		return 0;
-	}
-	if (control->count >= MAX_CONNECTIONS) {
 		close(client);
 		return 0;
 	}
